@@ -1,0 +1,59 @@
+// Package cli implements hark's command-line interface. Conventions for
+// every command: results on stdout, progress and logs on stderr, exit code
+// 0 only when everything asked for succeeded.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError carries a specific exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// NewRoot builds the command tree with the given output streams.
+func NewRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "hark",
+		Short:         "Local speech-to-text and LLM chat on Hark's own inference engine",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	for _, add := range commands {
+		root.AddCommand(add())
+	}
+	return root
+}
+
+// commands holds the constructors of the subcommands; each command's file
+// registers itself in an init function.
+var commands []func() *cobra.Command
+
+func register(f func() *cobra.Command) { commands = append(commands, f) }
+
+// Execute runs the CLI with args and returns the process exit code.
+func Execute(args []string) int {
+	root := NewRoot(os.Stdout, os.Stderr)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "hark:", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,25 @@
+package plan
+
+// Backend turns a plan into something it can execute. Model code depends on
+// this interface only; it never calls a backend's kernels directly.
+type Backend interface {
+	Name() string
+	// Load allocates the plan's buffers (mapping or uploading weights) and
+	// prepares its passes.
+	Load(p *Plan) (Executable, error)
+}
+
+// Executable is a loaded plan.
+type Executable interface {
+	// Run replays pass number pass once with the given step variables.
+	Run(pass int, vars *Vars) error
+	// RunSeq replays pass once per entry of steps, in order, without
+	// returning to the host in between where the backend can (a GPU chains
+	// them in one command buffer).
+	RunSeq(pass int, steps []Vars) error
+	// Write and Read move bytes between host memory and a buffer.
+	Write(buf BufID, off int64, src []byte) error
+	Read(buf BufID, off int64, dst []byte) error
+	// Close releases the buffers.
+	Close() error
+}

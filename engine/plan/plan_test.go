@@ -1,0 +1,51 @@
+package plan
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestResolvedAppliesPatches(t *testing.T) {
+	d := Dispatch{Kernel: RopeKV, NBind: 4, NPatch: 2}
+	d.P[5] = 7
+	d.Patch[0] = Patch{Target: PatchParam0 + 5, Var: VarPos, Mul: 1}
+	d.Patch[1] = Patch{Target: PatchOffset0 + 2, Var: VarPos, Mul: 128, Base: 4096}
+	vars := Vars{VarPos: 9}
+	r := d.Resolved(&vars)
+	require.Equal(t, uint32(9), r.P[5])
+	require.Equal(t, uint64(4096+9*128), r.Bind[2].Off)
+	require.Equal(t, uint32(7), d.P[5], "the plan itself is not modified")
+}
+
+func TestValidate(t *testing.T) {
+	var p Plan
+	b := p.AddBuffer(Buffer{Name: "x", Kind: Scratch, Size: 64})
+	ps, _ := p.AddPass("step")
+	ps.Add(Dispatch{Kernel: Scale, NBind: 2, Bind: [MaxBind]Binding{{Buf: b}, {Buf: b, Off: 32}}})
+	require.NoError(t, p.Validate())
+	ps.Add(Dispatch{Kernel: Scale, NBind: 2, Bind: [MaxBind]Binding{{Buf: b}, {Buf: 5}}})
+	require.ErrorContains(t, p.Validate(), "names buffer 5")
+	ps.Ops = ps.Ops[:1]
+	ps.Add(Dispatch{Kernel: Scale, NBind: 1})
+	require.ErrorContains(t, p.Validate(), "want at least 2")
+}
+
+func TestEveryKernelHasInfo(t *testing.T) {
+	for _, k := range Kernels() {
+		_, ok := k.Info()
+		require.True(t, ok, "kernel %d", k)
+	}
+}
+
+func TestUniform(t *testing.T) {
+	seen := map[float32]bool{}
+	for s := uint64(0); s < 1000; s++ {
+		u := Uniform(42, s)
+		require.GreaterOrEqual(t, u, float32(0))
+		require.Less(t, u, float32(1))
+		seen[u] = true
+	}
+	require.Greater(t, len(seen), 990)
+	require.Equal(t, Uniform(1, 2), Uniform(1, 2))
+}

@@ -1,0 +1,76 @@
+// Package shared locates the shared test data (models, audio, reference
+// outputs) that lives outside the repository. Tests fail, never skip, when
+// it is missing.
+package shared
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Root returns the test-data directory: $HARK_TESTDATA, or ../shared
+// relative to the module root (the directory holding go.mod).
+func Root() (string, error) {
+	if d := os.Getenv("HARK_TESTDATA"); d != "" {
+		return checkDir(d)
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	return checkDir(filepath.Join(root, "..", "shared"))
+}
+
+// ModuleRoot walks up from the working directory to the directory with go.mod.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("shared: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+func checkDir(d string) (string, error) {
+	abs, err := filepath.Abs(d)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	if err != nil || !st.IsDir() {
+		return "", fmt.Errorf("shared: %s is not a directory: set HARK_TESTDATA to the shared test data (models, audio, kits)", abs)
+	}
+	return abs, nil
+}
+
+// Dir returns the test-data root, failing the test when it is missing.
+func Dir(t testing.TB) string {
+	t.Helper()
+	d, err := Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Path joins elements onto the test-data root and fails the test if the
+// file does not exist.
+func Path(t testing.TB, elem ...string) string {
+	t.Helper()
+	p := filepath.Join(append([]string{Dir(t)}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("test data missing: %v", err)
+	}
+	return p
+}
