@@ -1,0 +1,207 @@
+package whisper
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// DecodeOptions control the decoding of one 30-s window.
+type DecodeOptions struct {
+	Task     string // "transcribe" (default) or "translate"; multilingual models only
+	Language string // language code; multilingual models only ("" = detect)
+	// Temperature 0 decodes greedily; above 0 it samples BestOf candidates.
+	Temperature float32
+	BestOf      int
+	Seed        uint64
+	// WithoutTimestamps decodes text only (<|notimestamps|>).
+	WithoutTimestamps bool
+	// Prompt holds earlier text tokens the window is conditioned on.
+	Prompt []int32
+	// Suppress lists tokens never sampled (the non-speech symbols and
+	// control tokens by default; see Tokenizer.DefaultSuppress).
+	Suppress []int32
+	// SuppressBlank lists tokens not allowed first (" " and EOT).
+	SuppressBlank []int32
+	// MaxInitialTimestamp bounds the first timestamp, in seconds (1.0 by
+	// default in the reference); negative means no bound.
+	MaxInitialTimestamp float32
+	// SampleLen bounds the sampled tokens (n_text_ctx/2 by default).
+	SampleLen int
+}
+
+// DecodeResult is one decoded window.
+type DecodeResult struct {
+	Tokens       []int32 // sampled tokens, without the final EOT
+	SumLogprob   float64
+	AvgLogprob   float64
+	NoSpeechProb float64
+	Temperature  float32
+	Language     string
+}
+
+// initialTokens builds [<|startofprev|> prompt…] sot [lang task] [notimestamps].
+func (m *Model) initialTokens(sp Specials, opt *DecodeOptions) ([]int32, int, error) {
+	var toks []int32
+	if len(opt.Prompt) > 0 {
+		keep := m.H.NTextCtx/2 - 1
+		p := opt.Prompt
+		if len(p) > keep {
+			p = p[len(p)-keep:]
+		}
+		toks = append(toks, sp.SOTPrev)
+		toks = append(toks, p...)
+	}
+	sotIndex := len(toks)
+	toks = append(toks, sp.SOT)
+	if m.H.Multilingual() {
+		lang := opt.Language
+		if lang == "" {
+			lang = "en"
+		}
+		lt, err := sp.LanguageToken(lang)
+		if err != nil {
+			return nil, 0, err
+		}
+		task := sp.Transcribe
+		if opt.Task == "translate" {
+			task = sp.Translate
+		} else if opt.Task != "" && opt.Task != "transcribe" {
+			return nil, 0, fmt.Errorf("whisper: unknown task %q", opt.Task)
+		}
+		toks = append(toks, lt, task)
+	}
+	if opt.WithoutTimestamps {
+		toks = append(toks, sp.NoTimestamps)
+	}
+	return toks, sotIndex, nil
+}
+
+// DecodeWindow decodes the window last passed to Encode.
+func (m *Model) DecodeWindow(opt DecodeOptions) (*DecodeResult, error) {
+	sp, err := SpecialsFor(m.H.NVocab)
+	if err != nil {
+		return nil, err
+	}
+	init, sotIndex, err := m.initialTokens(sp, &opt)
+	if err != nil {
+		return nil, err
+	}
+	sampleLen := opt.SampleLen
+	if sampleLen <= 0 {
+		sampleLen = m.H.NTextCtx / 2
+	}
+	sampleLen = min(sampleLen, m.H.NTextCtx-len(init))
+	filter := &logitFilter{sp: sp, suppressBlank: opt.SuppressBlank, suppress: opt.Suppress,
+		timestamps: !opt.WithoutTimestamps, maxInitialTsIx: -1}
+	if opt.MaxInitialTimestamp >= 0 {
+		// 0.02 s per timestamp step; 1.0 s -> index 50.
+		filter.maxInitialTsIx = int(math.Round(float64(opt.MaxInitialTimestamp) / 0.02))
+	}
+
+	candidates := 1
+	if opt.Temperature > 0 {
+		candidates = max(opt.BestOf, 1)
+	}
+	var best *DecodeResult
+	bestScore := math.Inf(-1)
+	for c := range candidates {
+		r, err := m.decodeOne(sp, init, sotIndex, sampleLen, filter, opt, uint64(c))
+		if err != nil {
+			return nil, err
+		}
+		score := r.SumLogprob / float64(len(r.Tokens)+1)
+		if best == nil || score > bestScore {
+			best, bestScore = r, score
+		}
+	}
+	return best, nil
+}
+
+// decodeOne runs one sequence from the initial tokens to EOT or the length limit.
+func (m *Model) decodeOne(sp Specials, init []int32, sotIndex, sampleLen int, filter *logitFilter, opt DecodeOptions, stream uint64) (*DecodeResult, error) {
+	res := &DecodeResult{Temperature: opt.Temperature, Language: opt.Language}
+	// Feed up to and including SOT first: the no-speech probability is read
+	// from the logits at SOT.
+	logits, err := m.Prompt(init[:sotIndex+1], 0)
+	if err != nil {
+		return nil, err
+	}
+	res.NoSpeechProb = math.Exp(float64(logSoftmaxAt(logits, sp.NoSpeech)))
+	pos := sotIndex + 1
+	if rest := init[sotIndex+1:]; len(rest) > 0 {
+		if logits, err = m.Prompt(rest, pos); err != nil {
+			return nil, err
+		}
+		pos += len(rest)
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, stream))
+	for len(res.Tokens) < sampleLen {
+		filter.apply(logits, res.Tokens)
+		var tok int32
+		if opt.Temperature > 0 {
+			tok = sampleTemperature(logits, opt.Temperature, rng)
+		} else {
+			tok = argmax(logits)
+		}
+		res.SumLogprob += float64(logSoftmaxAt(logits, tok))
+		if tok == sp.EOT {
+			break
+		}
+		res.Tokens = append(res.Tokens, tok)
+		if pos >= m.H.NTextCtx {
+			break
+		}
+		if logits, err = m.Prompt([]int32{tok}, pos); err != nil {
+			return nil, err
+		}
+		pos++
+	}
+	res.AvgLogprob = res.SumLogprob / float64(len(res.Tokens)+1)
+	return res, nil
+}
+
+func argmax(s []float32) int32 {
+	best := 0
+	for i, v := range s {
+		if v > s[best] {
+			best = i
+		}
+	}
+	return int32(best)
+}
+
+func sampleTemperature(logits []float32, temp float32, rng *rand.Rand) int32 {
+	m := negInf
+	for _, v := range logits {
+		m = max(m, v)
+	}
+	var sum float64
+	for _, v := range logits {
+		sum += math.Exp(float64((v - m) / temp))
+	}
+	u := rng.Float64() * sum
+	var acc float64
+	for i, v := range logits {
+		acc += math.Exp(float64((v - m) / temp))
+		if acc > u {
+			return int32(i)
+		}
+	}
+	return argmax(logits)
+}
+
+// CompressionRatio is len(text)/len(zlib(text)), the reference's
+// repetition detector (above 2.4 a window is decoded again, hotter).
+func CompressionRatio(text string) float64 {
+	if text == "" {
+		return 0
+	}
+	var b bytes.Buffer
+	w := zlib.NewWriter(&b)
+	w.Write([]byte(text))
+	w.Close()
+	return float64(len(text)) / float64(b.Len())
+}

@@ -1,0 +1,131 @@
+package whisper
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// Model is a loaded Whisper model: its plan, executed by a backend, plus
+// the host-side buffers decoding reuses.
+type Model struct {
+	H      HParams
+	exec   plan.Executable
+	lay    *layout
+	logits []float32 // host copy of the last logits read
+	buf    []byte    // staging for Read/Write
+	vars   plan.Vars
+}
+
+// Load builds the plan for h and w and loads it on backend.
+func Load(backend plan.Backend, h HParams, w Weights, opt Options) (*Model, error) {
+	p, lay, err := buildPlan(h, w, opt)
+	if err != nil {
+		return nil, err
+	}
+	exec, err := backend.Load(p)
+	if err != nil {
+		return nil, fmt.Errorf("whisper: loading the plan on %s: %w", backend.Name(), err)
+	}
+	return &Model{H: h, exec: exec, lay: lay, logits: make([]float32, opt.beamsOrOne()*h.NVocab)}, nil
+}
+
+func (o Options) beamsOrOne() int { return max(o.Beams, 1) }
+
+// Close releases the backend's buffers.
+func (m *Model) Close() error { return m.exec.Close() }
+
+// MaxTokens is the most tokens Prompt accepts at once.
+func (m *Model) MaxTokens() int { return m.lay.maxTokens }
+
+func (m *Model) staging(n int) []byte {
+	if cap(m.buf) < n {
+		m.buf = make([]byte, n)
+	}
+	return m.buf[:n]
+}
+
+func (m *Model) writeF32(id plan.BufID, off int, v []float32) error {
+	b := m.staging(4 * len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return m.exec.Write(id, int64(off)*4, b)
+}
+
+func (m *Model) readF32(id plan.BufID, off int, dst []float32) error {
+	b := m.staging(4 * len(dst))
+	if err := m.exec.Read(id, int64(off)*4, b); err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return nil
+}
+
+func (m *Model) writeTokens(tokens []int32) error {
+	b := m.staging(4 * len(tokens))
+	for i, t := range tokens {
+		binary.LittleEndian.PutUint32(b[4*i:], uint32(t))
+	}
+	return m.exec.Write(m.lay.tokens, 0, b)
+}
+
+// Encode runs the encoder on one window's log-mel spectrogram, laid out
+// [n_mels][n_frames], and prepares the cross-attention keys and values the
+// decoder reads until the next Encode.
+func (m *Model) Encode(mel []float32) error {
+	if len(mel) != m.H.NMels*m.H.NFrames() {
+		return fmt.Errorf("whisper: mel has %d values, want %d×%d", len(mel), m.H.NMels, m.H.NFrames())
+	}
+	if err := m.writeF32(m.lay.mel, 0, mel); err != nil {
+		return err
+	}
+	m.vars = plan.Vars{}
+	return m.exec.Run(PassEncode, &m.vars)
+}
+
+// EncoderOutput copies the last window's encoder output ([n_audio_ctx][n_audio_state]).
+func (m *Model) EncoderOutput(dst []float32) error {
+	if len(dst) != m.H.NAudioCtx*m.H.NAudioState {
+		return fmt.Errorf("whisper: encoder output has %d values, got room for %d", m.H.NAudioCtx*m.H.NAudioState, len(dst))
+	}
+	return m.readF32(m.lay.encOut, 0, dst)
+}
+
+// Prompt feeds tokens at positions pos, pos+1, ... of the single sequence
+// (earlier positions stay in the KV cache) and returns the logits after the
+// last one. The slice is reused by the next call.
+func (m *Model) Prompt(tokens []int32, pos int) ([]float32, error) {
+	n := len(tokens)
+	if n == 0 || n > m.lay.maxTokens || pos < 0 || pos+n > m.H.NTextCtx {
+		return nil, fmt.Errorf("whisper: cannot feed %d tokens at position %d (at most %d, context %d)", n, pos, m.lay.maxTokens, m.H.NTextCtx)
+	}
+	if err := m.writeTokens(tokens); err != nil {
+		return nil, err
+	}
+	m.vars = plan.Vars{plan.VarPos: int64(pos), plan.VarNTok: int64(n), plan.VarKVLen: int64(pos + n)}
+	pass := PassPrompt
+	if n == 1 {
+		pass = PassStep
+	}
+	if err := m.exec.Run(pass, &m.vars); err != nil {
+		return nil, err
+	}
+	out := m.logits[:m.H.NVocab]
+	return out, m.readF32(m.lay.logits, 0, out)
+}
+
+// Alignment copies the cross-attention weights of decoder layer l written
+// by the last multi-token Prompt call: [head][token][n_audio_ctx] for the
+// n tokens fed.
+func (m *Model) Alignment(l, n int, dst []float32) error {
+	h := m.H
+	if l < 0 || l >= h.NTextLayer || n <= 0 || n > m.lay.maxTokens || len(dst) != h.NTextHead*n*h.NAudioCtx {
+		return fmt.Errorf("whisper: bad alignment request (layer %d, %d tokens, %d values)", l, n, len(dst))
+	}
+	return m.readF32(m.lay.alignment, l*h.NTextHead*m.lay.maxTokens*h.NAudioCtx, dst)
+}
