@@ -1,0 +1,253 @@
+package whisper
+
+import (
+	"context"
+	"math"
+	"strings"
+)
+
+// Audio constants shared by every Whisper model.
+const (
+	SampleRate  = 16000
+	HopLength   = 160
+	WindowSecs  = 30
+	ChunkFrames = WindowSecs * SampleRate / HopLength // 3000 mel frames per window
+)
+
+// TextDecoder turns text tokens into text.
+type TextDecoder interface {
+	Decode(tokens []int32) string
+}
+
+// TranscribeOptions follow the reference transcribe()'s options.
+type TranscribeOptions struct {
+	DecodeOptions
+	// Temperatures tried in turn when a window fails the thresholds
+	// (default 0, 0.2, ..., 1.0). A single entry disables fallback.
+	Temperatures []float32
+	// CompressionRatioThreshold (2.4), LogprobThreshold (-1.0) and
+	// NoSpeechThreshold (0.6) drive fallback and silence skipping; NaN
+	// disables a threshold.
+	CompressionRatioThreshold float64
+	LogprobThreshold          float64
+	NoSpeechThreshold         float64
+	// ConditionOnPreviousText feeds earlier text as the next window's prompt.
+	ConditionOnPreviousText bool
+	// InitialPrompt tokens precede the first window (custom vocabulary).
+	InitialPrompt []int32
+	// OnSegment, if set, receives each segment as soon as its window is done.
+	OnSegment func(Segment)
+	// OnProgress, if set, receives the fraction of audio processed.
+	OnProgress func(done float64)
+}
+
+// DefaultTranscribeOptions are the reference implementation's defaults.
+func DefaultTranscribeOptions() TranscribeOptions {
+	return TranscribeOptions{
+		DecodeOptions:             DecodeOptions{MaxInitialTimestamp: 1.0, BestOf: 5},
+		Temperatures:              []float32{0, 0.2, 0.4, 0.6, 0.8, 1.0},
+		CompressionRatioThreshold: 2.4,
+		LogprobThreshold:          -1.0,
+		NoSpeechThreshold:         0.6,
+		ConditionOnPreviousText:   true,
+	}
+}
+
+// Segment is a timed piece of transcript, shaped like the reference's.
+type Segment struct {
+	ID               int     `json:"id"`
+	Seek             int     `json:"seek"`
+	Start            float64 `json:"start"`
+	End              float64 `json:"end"`
+	Text             string  `json:"text"`
+	Tokens           []int32 `json:"tokens"`
+	Temperature      float32 `json:"temperature"`
+	AvgLogprob       float64 `json:"avg_logprob"`
+	CompressionRatio float64 `json:"compression_ratio"`
+	NoSpeechProb     float64 `json:"no_speech_prob"`
+	Words            []Word  `json:"words,omitempty"`
+}
+
+// Word is a word with its time span.
+type Word struct {
+	Word        string  `json:"word"`
+	Start       float64 `json:"start"`
+	End         float64 `json:"end"`
+	Probability float64 `json:"probability"`
+}
+
+// Result is a whole transcription.
+type Result struct {
+	Text     string    `json:"text"`
+	Segments []Segment `json:"segments"`
+	Language string    `json:"language"`
+}
+
+// Transcribe decodes a log-mel spectrogram of the whole audio, computed
+// with 30 s of silence appended (mel is [n_mels][frames]; contentFrames of
+// them are audio), window by window as the reference does: each window
+// starts where the last complete segment ended.
+func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFrames int, tok TextDecoder, opt TranscribeOptions) (*Result, error) {
+	sp, err := SpecialsFor(m.H.NVocab)
+	if err != nil {
+		return nil, err
+	}
+	nMels := m.H.NMels
+	nFrames := m.H.NFrames()
+	inputStride := nFrames / m.H.NAudioCtx // mel frames per output token: 2
+	timePrecision := float64(inputStride*HopLength) / SampleRate
+	window := make([]float32, nMels*nFrames)
+	res := &Result{Language: opt.Language}
+	if res.Language == "" {
+		res.Language = "en"
+	}
+
+	allTokens := append([]int32(nil), opt.InitialPrompt...)
+	promptResetSince := 0
+	seek := 0
+	for seek < contentFrames {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		timeOffset := float64(seek*HopLength) / SampleRate
+		segSize := min(nFrames, contentFrames-seek)
+		segDuration := float64(segSize*HopLength) / SampleRate
+		for c := range nMels {
+			row := window[c*nFrames : (c+1)*nFrames]
+			copy(row, mel[c*frames+seek:c*frames+seek+segSize])
+			clear(row[segSize:])
+		}
+		if err := m.Encode(window); err != nil {
+			return nil, err
+		}
+		dopt := opt.DecodeOptions
+		dopt.Prompt = allTokens[promptResetSince:]
+		r, cr, err := m.decodeWithFallback(sp, tok, dopt, &opt)
+		if err != nil {
+			return nil, err
+		}
+		if !math.IsNaN(opt.NoSpeechThreshold) && r.NoSpeechProb > opt.NoSpeechThreshold &&
+			(math.IsNaN(opt.LogprobThreshold) || r.AvgLogprob <= opt.LogprobThreshold) {
+			seek += segSize // silence: skip the window
+			continue
+		}
+
+		newSeg := func(start, end float64, toks []int32) Segment {
+			return Segment{Seek: seek, Start: start, End: end, Text: tok.Decode(textTokens(toks, sp)),
+				Tokens: append([]int32(nil), toks...), Temperature: r.Temperature, AvgLogprob: r.AvgLogprob,
+				CompressionRatio: cr, NoSpeechProb: r.NoSpeechProb}
+		}
+		toks := r.Tokens
+		isTs := func(i int) bool { return sp.IsTimestamp(toks[i]) }
+		n := len(toks)
+		singleTsEnding := n >= 2 && !isTs(n-2) && isTs(n-1)
+		var consecutive []int
+		for i := 1; i < n; i++ {
+			if isTs(i-1) && isTs(i) {
+				consecutive = append(consecutive, i)
+			}
+		}
+		var cur []Segment
+		if len(consecutive) > 0 {
+			slices := consecutive
+			if singleTsEnding {
+				slices = append(slices, n)
+			}
+			last := 0
+			for _, s := range slices {
+				part := toks[last:s]
+				startPos := float64(part[0] - sp.TimestampBegin)
+				endPos := float64(part[len(part)-1] - sp.TimestampBegin)
+				cur = append(cur, newSeg(timeOffset+startPos*timePrecision, timeOffset+endPos*timePrecision, part))
+				last = s
+			}
+			if singleTsEnding {
+				seek += segSize
+			} else {
+				seek += int(toks[last-1]-sp.TimestampBegin) * inputStride
+			}
+		} else {
+			duration := segDuration
+			for i := n - 1; i >= 0; i-- {
+				if isTs(i) {
+					if toks[i] != sp.TimestampBegin {
+						duration = float64(toks[i]-sp.TimestampBegin) * timePrecision
+					}
+					break
+				}
+			}
+			cur = append(cur, newSeg(timeOffset, timeOffset+duration, toks))
+			seek += segSize
+		}
+		for i := range cur {
+			if cur[i].Start == cur[i].End || strings.TrimSpace(cur[i].Text) == "" {
+				cur[i].Text, cur[i].Tokens, cur[i].Words = "", nil, nil
+			}
+			cur[i].ID = len(res.Segments)
+			res.Segments = append(res.Segments, cur[i])
+			allTokens = append(allTokens, cur[i].Tokens...)
+			if opt.OnSegment != nil {
+				opt.OnSegment(cur[i])
+			}
+		}
+		if !opt.ConditionOnPreviousText || r.Temperature > 0.5 {
+			promptResetSince = len(allTokens)
+		}
+		if opt.OnProgress != nil {
+			opt.OnProgress(min(1, float64(seek)/float64(contentFrames)))
+		}
+	}
+	var sb strings.Builder
+	for _, s := range res.Segments {
+		sb.WriteString(s.Text)
+	}
+	res.Text = sb.String()
+	return res, nil
+}
+
+func textTokens(toks []int32, sp Specials) []int32 {
+	out := make([]int32, 0, len(toks))
+	for _, t := range toks {
+		if t < sp.EOT {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// decodeWithFallback decodes the current window at rising temperatures
+// until the result is neither too repetitive nor too unlikely.
+func (m *Model) decodeWithFallback(sp Specials, tok TextDecoder, dopt DecodeOptions, opt *TranscribeOptions) (*DecodeResult, float64, error) {
+	temps := opt.Temperatures
+	if len(temps) == 0 {
+		temps = []float32{dopt.Temperature}
+	}
+	var (
+		r  *DecodeResult
+		cr float64
+	)
+	for _, t := range temps {
+		dopt.Temperature = t
+		var err error
+		if r, err = m.DecodeWindow(dopt); err != nil {
+			return nil, 0, err
+		}
+		text := strings.TrimSpace(tok.Decode(textTokens(r.Tokens, sp)))
+		cr = CompressionRatio(text)
+		fallback := false
+		if !math.IsNaN(opt.CompressionRatioThreshold) && cr > opt.CompressionRatioThreshold {
+			fallback = true
+		}
+		if !math.IsNaN(opt.LogprobThreshold) && r.AvgLogprob < opt.LogprobThreshold {
+			fallback = true
+		}
+		if !math.IsNaN(opt.NoSpeechThreshold) && r.NoSpeechProb > opt.NoSpeechThreshold &&
+			!math.IsNaN(opt.LogprobThreshold) && r.AvgLogprob < opt.LogprobThreshold {
+			fallback = false // silence; the caller skips it
+		}
+		if !fallback {
+			break
+		}
+	}
+	return r, cr, nil
+}
