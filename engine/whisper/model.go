@@ -119,13 +119,33 @@ func (m *Model) Prompt(tokens []int32, pos int) ([]float32, error) {
 	return out, m.readF32(m.lay.logits, 0, out)
 }
 
-// Alignment copies the cross-attention weights of decoder layer l written
-// by the last multi-token Prompt call: [head][token][n_audio_ctx] for the
-// n tokens fed.
-func (m *Model) Alignment(l, n int, dst []float32) error {
+// Align feeds tokens from position 0 (for the window last encoded) and
+// returns every row's logits ([n][n_vocab]) and, per decoder layer, the
+// cross-attention weights [head][n][n_audio_ctx]. Word timestamps are
+// derived from them.
+func (m *Model) Align(tokens []int32) (logits []float32, weights [][]float32, err error) {
 	h := m.H
-	if l < 0 || l >= h.NTextLayer || n <= 0 || n > m.lay.maxTokens || len(dst) != h.NTextHead*n*h.NAudioCtx {
-		return fmt.Errorf("whisper: bad alignment request (layer %d, %d tokens, %d values)", l, n, len(dst))
+	n := len(tokens)
+	if n == 0 || n > alignRows(h) {
+		return nil, nil, fmt.Errorf("whisper: cannot align %d tokens (at most %d)", n, alignRows(h))
 	}
-	return m.readF32(m.lay.alignment, l*h.NTextHead*m.lay.maxTokens*h.NAudioCtx, dst)
+	if err := m.writeTokens(tokens); err != nil {
+		return nil, nil, err
+	}
+	m.vars = plan.Vars{plan.VarPos: 0, plan.VarNTok: int64(n), plan.VarKVLen: int64(n)}
+	if err := m.exec.Run(PassAlign, &m.vars); err != nil {
+		return nil, nil, err
+	}
+	logits = make([]float32, n*h.NVocab)
+	if err := m.readF32(m.lay.alignLog, 0, logits); err != nil {
+		return nil, nil, err
+	}
+	weights = make([][]float32, h.NTextLayer)
+	for l := range weights {
+		weights[l] = make([]float32, h.NTextHead*n*h.NAudioCtx)
+		if err := m.readF32(m.lay.alignment, l*h.NTextHead*alignRows(h)*h.NAudioCtx, weights[l]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return logits, weights, nil
 }

@@ -33,10 +33,15 @@ type Options struct {
 // Pass indices of a whisper plan.
 const (
 	PassEncode = iota // mel window -> encoder output and cross-attention K/V of every layer
-	PassPrompt        // VarNTok tokens of one sequence from VarPos (matrix products); writes alignment weights
+	PassPrompt        // VarNTok tokens of one sequence from VarPos (matrix products); last row's logits
 	PassStep          // one token of one sequence at VarPos (matrix-vector products)
 	PassBeams         // one token for each of Beams sequences at VarPos
+	PassAlign         // VarNTok tokens from position 0: every row's logits and the cross-attention weights
 )
+
+// alignRows bounds the tokens of an alignment pass: a window's text
+// tokens (at most n_text_ctx/2) plus the start sequence and EOT.
+func alignRows(h HParams) int { return min(h.NTextCtx, h.NTextCtx/2+8) }
 
 // layout records the buffers of a built plan that the host touches.
 type layout struct {
@@ -44,7 +49,8 @@ type layout struct {
 	encOut    plan.BufID // State: [n_audio_ctx][n_audio_state] encoder output
 	tokens    plan.BufID // IO: i32[max(MaxTokens, Beams)]
 	logits    plan.BufID // IO: f32[max(1,Beams)][n_vocab]
-	alignment plan.BufID // IO: f32 cross-attention weights [layer][head][MaxTokens][n_audio_ctx]
+	alignment plan.BufID // IO: f32 cross-attention weights [layer][head][tokens][n_audio_ctx]
+	alignLog  plan.BufID // IO: f32 logits of every row of an alignment pass
 	selfK     []plan.BufID
 	selfV     []plan.BufID
 	maxTokens int
@@ -292,8 +298,10 @@ func (b *builder) decoder(lay *layout, opt Options) {
 	rows := max(opt.MaxTokens, opt.Beams)
 	lay.tokens = b.p.AddBuffer(plan.Buffer{Name: "tokens", Kind: plan.IO, Size: int64(rows) * 4})
 	lay.logits = b.p.AddBuffer(plan.Buffer{Name: "logits", Kind: plan.IO, Size: int64(opt.Beams*nv) * 4})
+	ar := alignRows(h)
 	lay.alignment = b.p.AddBuffer(plan.Buffer{Name: "alignment", Kind: plan.IO,
-		Size: int64(h.NTextLayer*h.NTextHead*opt.MaxTokens*nctx) * 4})
+		Size: int64(h.NTextLayer*h.NTextHead*ar*nctx) * 4})
+	lay.alignLog = b.p.AddBuffer(plan.Buffer{Name: "align.logits", Kind: plan.IO, Size: int64(ar*nv) * 4})
 	x := b.scratch("dec.x", rows*ns)
 	hb := b.scratch("dec.h", rows*ns)
 	qkv := b.scratch("dec.qkv", rows*3*ns)
@@ -319,24 +327,29 @@ func (b *builder) decoder(lay *layout, opt Options) {
 		lay.selfV[l] = b.p.AddBuffer(plan.Buffer{Name: fmt.Sprintf("self.v%d", l), Kind: plan.State, Size: int64(cacheFloats) * 4})
 	}
 
-	passes := []struct {
-		name        string
-		kern        plan.Kernel
-		m           int
-		ntok, beams bool
-	}{
-		{"prompt", plan.MatMul, opt.MaxTokens, true, false},
-		{"step", plan.MatVec, 1, false, false},
-		{"beams", plan.MatVec, opt.Beams, false, true},
-	}
-	for _, pc := range passes {
+	for _, pc := range []decPass{
+		{name: "prompt", kern: plan.MatMul, m: opt.MaxTokens, ntok: true},
+		{name: "step", kern: plan.MatVec, m: 1},
+		{name: "beams", kern: plan.MatVec, m: opt.Beams, beams: true},
+		{name: "align", kern: plan.MatMul, m: alignRows(h), ntok: true, align: true},
+	} {
 		ps, _ := b.p.AddPass(pc.name)
-		b.decoderPass(ps, lay, crossK, crossV, x, hb, qkv, att, ff, pc.kern, pc.m, pc.ntok, pc.beams)
+		b.decoderPass(ps, lay, crossK, crossV, x, hb, qkv, att, ff, pc)
 	}
 }
 
-func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.BufID, x, hb, qkv, att, ff plan.BufID,
-	kern plan.Kernel, m int, ntok, beams bool) {
+// decPass configures one decoder pass.
+type decPass struct {
+	name  string
+	kern  plan.Kernel
+	m     int
+	ntok  bool // m is patched from VarNTok
+	beams bool // row t is beam t (one token each)
+	align bool // every row's logits plus cross-attention weights
+}
+
+func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.BufID, x, hb, qkv, att, ff plan.BufID, pc decPass) {
+	kern, m, ntok, beams := pc.kern, pc.m, pc.ntok, pc.beams
 	h := b.h
 	ns, nctx, nv := h.NTextState, h.NAudioCtx, h.NVocab
 	emb, et := b.weight("decoder.token_embedding.weight", int64(nv*ns))
@@ -404,8 +417,8 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 		b.layerNorm(ps, pre+"cross_attn_ln", ns, m, ntok, at(x, 0), at(hb, 0))
 		b.linear(ps, kern, pre+"cross_attn.query", true, ns, ns, m, ntok, at(hb, 0), ns, at(qkv, 0), ns, none, 0)
 		probs := none
-		if ntok {
-			probs = at(lay.alignment, l*h.NTextHead*lay.maxTokens*nctx)
+		if pc.align {
+			probs = at(lay.alignment, l*h.NTextHead*alignRows(h)*nctx)
 		}
 		b.attention(ps, h.NTextHead, ns, attn{q: at(qkv, 0), ldq: ns, k: at(crossK[l], 0), v: at(crossV[l], 0),
 			kvType: ggml.F32, posStride: ns, out: at(att, 0), m: m, kvLen: nctx, ntok: ntok,
@@ -418,10 +431,16 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 		b.linear(ps, kern, pre+"mlp.2", true, ns, 4*ns, m, ntok, at(ff, 0), 4*ns, at(x, 0), ns, at(x, 0), ns)
 	}
 
-	// Logits: a prompt needs only its last row; beams need every row.
+	// Logits: a prompt needs only its last row; beams and alignment need
+	// every row.
+	if pc.align {
+		b.layerNorm(ps, "decoder.ln", ns, m, true, at(x, 0), at(hb, 0))
+		b.logits(ps, emb, et, m, true, at(hb, 0), at(lay.alignLog, 0))
+		return
+	}
 	if !ntok {
 		b.layerNorm(ps, "decoder.ln", ns, m, false, at(x, 0), at(hb, 0))
-		b.logits(ps, emb, et, m, at(hb, 0), lay)
+		b.logits(ps, emb, et, m, false, at(hb, 0), at(lay.logits, 0))
 		return
 	}
 	last := plan.Dispatch{Kernel: plan.LayerNorm, Grid: [3]uint32{1, 1, 1}}
@@ -430,13 +449,22 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	last.Patch[0] = plan.Patch{Target: plan.PatchOffset0 + 0, Var: plan.VarNTok, Mul: int64(ns) * 4, Base: -int64(ns) * 4}
 	last.NPatch = 1
 	ps.Add(last)
-	b.logits(ps, emb, et, 1, at(hb, 0), lay)
+	b.logits(ps, emb, et, 1, false, at(hb, 0), at(lay.logits, 0))
 }
 
-func (b *builder) logits(ps *plan.Pass, emb plan.Binding, et ggml.Type, m int, x plan.Binding, lay *layout) {
+// logits projects m rows onto the (tied) token embedding.
+func (b *builder) logits(ps *plan.Pass, emb plan.Binding, et ggml.Type, m int, ntok bool, x, out plan.Binding) {
 	ns, nv := b.h.NTextState, b.h.NVocab
-	d := plan.Dispatch{Kernel: plan.MatVec, Type: et, Grid: [3]uint32{uint32(nv), uint32(m), 1}}
-	d.Bind, d.NBind = binds(emb, x, at(lay.logits, 0), none, none)
+	k := plan.MatVec
+	if ntok {
+		k = plan.MatMul
+	}
+	d := plan.Dispatch{Kernel: k, Type: et, Grid: [3]uint32{uint32(nv), uint32(m), 1}}
+	d.Bind, d.NBind = binds(emb, x, out, none, none)
 	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4] = uint32(nv), uint32(ns), uint32(m), uint32(ns), uint32(nv)
+	if ntok {
+		d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 2, Var: plan.VarNTok, Mul: 1}
+		d.NPatch = 1
+	}
 	ps.Add(d)
 }

@@ -35,6 +35,8 @@ type TranscribeOptions struct {
 	ConditionOnPreviousText bool
 	// InitialPrompt tokens precede the first window (custom vocabulary).
 	InitialPrompt []int32
+	// WordTimestamps times every word (cross-attention alignment).
+	WordTimestamps bool
 	// OnSegment, if set, receives each segment as soon as its window is done.
 	OnSegment func(Segment)
 	// OnProgress, if set, receives the fraction of audio processed.
@@ -87,7 +89,7 @@ type Result struct {
 // with 30 s of silence appended (mel is [n_mels][frames]; contentFrames of
 // them are audio), window by window as the reference does: each window
 // starts where the last complete segment ended.
-func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFrames int, tok TextDecoder, opt TranscribeOptions) (*Result, error) {
+func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFrames int, tok TokenText, opt TranscribeOptions) (*Result, error) {
 	sp, err := SpecialsFor(m.H.NVocab)
 	if err != nil {
 		return nil, err
@@ -103,6 +105,7 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 	}
 
 	allTokens := append([]int32(nil), opt.InitialPrompt...)
+	lastSpeech := 0.0
 	promptResetSince := 0
 	seek := 0
 	for seek < contentFrames {
@@ -179,6 +182,22 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 			cur = append(cur, newSeg(timeOffset, timeOffset+duration, toks))
 			seek += segSize
 		}
+		if opt.WordTimestamps {
+			init, sotIndex, err := m.initialTokens(sp, &DecodeOptions{Language: opt.Language, Task: opt.Task})
+			if err != nil {
+				return nil, err
+			}
+			if err := m.addWordTimestamps(sp, tok, init[sotIndex:], cur, segSize, lastSpeech); err != nil {
+				return nil, err
+			}
+			end, ok := lastEnd(cur)
+			if !singleTsEnding && ok && end > timeOffset {
+				seek = int(math.RoundToEven(end * SampleRate / HopLength))
+			}
+			if ok {
+				lastSpeech = end
+			}
+		}
 		for i := range cur {
 			if cur[i].Start == cur[i].End || strings.TrimSpace(cur[i].Text) == "" {
 				cur[i].Text, cur[i].Tokens, cur[i].Words = "", nil, nil
@@ -203,6 +222,19 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 	}
 	res.Text = sb.String()
 	return res, nil
+}
+
+// lastEnd is the end of the last word, or of the last segment.
+func lastEnd(segs []Segment) (float64, bool) {
+	for i := len(segs) - 1; i >= 0; i-- {
+		if w := segs[i].Words; len(w) > 0 {
+			return w[len(w)-1].End, true
+		}
+	}
+	if len(segs) > 0 {
+		return segs[len(segs)-1].End, true
+	}
+	return 0, false
 }
 
 func textTokens(toks []int32, sp Specials) []int32 {
