@@ -192,3 +192,14 @@ func TestKitVecDot(t *testing.T) {
 		})
 	}
 }
+
+func TestKitIQ4NLRef(t *testing.T) {
+	k := loadKit(t)
+	e := k.byName(t)["iq4_nl"]
+	require.False(t, e.FromFloatIdentical)
+	require.Equal(t, "iq4_nl.quant_ref.bin", e.QuantRefFile)
+	got := make([]byte, k.Rows*e.RowBytes)
+	require.NoError(t, QuantizeIQ4NLRef(k.input, got))
+	requireSameBytes(t, kitFile(t, e.QuantRefFile), got, BlockIQ4NLBytes, "iq4_nl ref")
+	require.Error(t, QuantizeIQ4NLRef(k.input, got[:1]))
+}
