@@ -170,7 +170,6 @@ func TestKitActivation(t *testing.T) {
 	}
 }
 
-
 func TestKitVecDot(t *testing.T) {
 	k := loadKit(t)
 	for _, e := range k.Types {
