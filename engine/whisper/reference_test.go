@@ -1,0 +1,131 @@
+package whisper
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+func readF32(t *testing.T, path string) []float32 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, v))
+}
+
+// requireClose checks got against want within tol × max|want|.
+func requireClose(t *testing.T, want, got []float32, tol float64, what string) {
+	t.Helper()
+	require.Len(t, got, len(want), what)
+	var maxRef, maxDiff float64
+	worst := 0
+	for i := range want {
+		maxRef = math.Max(maxRef, math.Abs(float64(want[i])))
+		if d := math.Abs(float64(want[i] - got[i])); d > maxDiff || math.IsNaN(d) {
+			maxDiff, worst = d, i
+		}
+	}
+	t.Logf("%s: max |diff| %.3g (max |ref| %.3g, relative %.3g)", what, maxDiff, maxRef, maxDiff/maxRef)
+	require.LessOrEqual(t, maxDiff, tol*maxRef, "%s: element %d: want %g got %g", what, worst, want[worst], got[worst])
+}
+
+func loadKit(t *testing.T, name string) (*File, *Model) {
+	t.Helper()
+	f, err := OpenFile(shared.Path(t, "whisper-kit", "models", name))
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	m, err := f.Load(cpu.New(cpu.Options{}), Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { m.Close() })
+	return f, m
+}
+
+// The encoder output and the first decoder steps' logits must match
+// openai-whisper's fp32 tensors for the kit model (f16 weights, computed in
+// f32) within 1e-4 of the tensor's largest magnitude.
+func TestKitEncoderAndLogits(t *testing.T) {
+	_, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
+	dir := shared.Path(t, "whisper-kit", "reference", "tensors")
+	mel := readF32(t, dir+"/jfk.mel.f32")
+	require.NoError(t, m.Encode(mel))
+	enc := make([]float32, m.H.NAudioCtx*m.H.NAudioState)
+	require.NoError(t, m.EncoderOutput(enc))
+	requireClose(t, readF32(t, dir+"/jfk.encoder-mel.f32"), enc, 1e-4, "encoder output")
+
+	nv := m.H.NVocab
+	for _, c := range []struct {
+		file   string
+		prompt []int32
+		fed    []int32
+	}{
+		{"jfk.logits-notimestamps.f32", []int32{50257, 50362}, []int32{843, 523}},
+		{"jfk.logits-timestamps.f32", []int32{50257}, []int32{50363, 843}},
+	} {
+		want := readF32(t, dir+"/"+c.file)
+		logits, err := m.Prompt(c.prompt, 0)
+		require.NoError(t, err)
+		requireClose(t, want[:nv], logits, 1e-4, c.file+" step 0")
+		pos := len(c.prompt)
+		for i, tok := range c.fed {
+			logits, err = m.Prompt([]int32{tok}, pos)
+			require.NoError(t, err)
+			requireClose(t, want[(i+1)*nv:(i+2)*nv], logits, 1e-4, c.file+" next step")
+			pos++
+		}
+	}
+}
+
+// Greedy decoding of the reference mel gives the reference tokens, with
+// and without timestamps.
+func TestKitDecodeWindow(t *testing.T) {
+	f, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
+	var ref struct {
+		WithoutTimestamps struct {
+			Tokens       []int32 `json:"tokens"`
+			Text         string  `json:"text"`
+			AvgLogprob   float64 `json:"avg_logprob"`
+			NoSpeechProb float64 `json:"no_speech_prob"`
+		} `json:"without_timestamps"`
+		WithTimestamps struct {
+			Tokens     []int32 `json:"tokens"`
+			AvgLogprob float64 `json:"avg_logprob"`
+		} `json:"with_timestamps"`
+	}
+	readJSON(t, shared.Path(t, "whisper-kit", "reference", "decode", "jfk.json"), &ref)
+	require.NoError(t, m.Encode(readF32(t, shared.Path(t, "whisper-kit", "reference", "tensors", "jfk.mel.f32"))))
+	sp := f.Vocab.Specials()
+	opt := DecodeOptions{MaxInitialTimestamp: 1, SuppressBlank: []int32{220, sp.EOT},
+		Suppress: []int32{sp.Translate, sp.Transcribe, sp.SOT, sp.SOTPrev, sp.SOTLM, sp.NoSpeech}}
+
+	opt.WithoutTimestamps = true
+	r, err := m.DecodeWindow(opt)
+	require.NoError(t, err)
+	require.Equal(t, ref.WithoutTimestamps.Tokens, r.Tokens)
+	require.Equal(t, ref.WithoutTimestamps.Text, f.Vocab.Decode(r.Tokens)[1:])
+	require.InDelta(t, ref.WithoutTimestamps.AvgLogprob, r.AvgLogprob, 1e-4)
+	require.InDelta(t, ref.WithoutTimestamps.NoSpeechProb, r.NoSpeechProb, 1e-6)
+
+	opt.WithoutTimestamps = false
+	r, err = m.DecodeWindow(opt)
+	require.NoError(t, err)
+	require.Equal(t, ref.WithTimestamps.Tokens, r.Tokens)
+	require.InDelta(t, ref.WithTimestamps.AvgLogprob, r.AvgLogprob, 1e-4)
+}
