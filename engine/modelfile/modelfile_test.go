@@ -67,7 +67,7 @@ func TestWhisper(t *testing.T) {
 	require.EqualValues(t, 2007, meta(t, f, "whisper.ftype"))
 	require.EqualValues(t, 7, meta(t, f, "whisper.file_type"))
 	require.EqualValues(t, 2, meta(t, f, "whisper.quantization_version"))
-	require.Equal(t, []int32{80, 201}, meta(t, f, "whisper.mel_filters.shape"))
+	require.Equal(t, []int64{80, 201}, meta(t, f, "whisper.mel_filters.shape"))
 	require.Equal(t, &Tokenizer{Model: "whisper", VocabSize: 51864, Tokens: 50256}, f.Tokenizer)
 	require.NoError(t, f.CheckSupported())
 }

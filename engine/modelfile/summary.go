@@ -123,7 +123,7 @@ func (f *File) fromGGML(g *ggmlbin.File) {
 	f.Metadata = append(f.Metadata,
 		Entry{"whisper.file_type", h.FileType()},
 		Entry{"whisper.quantization_version", h.QuantVersion()},
-		Entry{"whisper.mel_filters.shape", []int32{g.Mel.NMel, g.Mel.NFFT}},
+		Entry{"whisper.mel_filters.shape", []int64{int64(g.Mel.NMel), int64(g.Mel.NFFT)}},
 		Entry{"tokenizer.tokens", len(g.Vocab)},
 	)
 	for _, t := range g.Tensors {
