@@ -1,32 +1,17 @@
 package cpu
 
-import (
-	"encoding/binary"
-	"math"
+import "github.com/harkapp/hark/engine/ggml"
 
-	"github.com/harkapp/hark/engine/ggml"
-)
-
-// canDequantRow reports whether dequantRow handles t.
+// canDequantRow reports whether dequantRow handles t: an empty decode
+// succeeds exactly for the types ggml.Dequantize supports.
 func canDequantRow(t ggml.Type) bool {
-	return t == ggml.F32 || t == ggml.F16 || t == ggml.BF16
+	return t != ggml.I32 && ggml.Dequantize(t, nil, nil) == nil
 }
 
-// dequantRow expands one row of t into dst (len(dst) elements).
-// TEMPORARY float-only version until engine/ggml.Dequantize is merged.
+// dequantRow expands one row of t into dst. The type was checked at load
+// and the row length at dispatch, so an error here is a bug.
 func dequantRow(t ggml.Type, src []byte, dst []float32) {
-	switch t {
-	case ggml.F32:
-		for i := range dst {
-			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))
-		}
-	case ggml.F16:
-		for i := range dst {
-			dst[i] = halfLUT[binary.LittleEndian.Uint16(src[2*i:])]
-		}
-	case ggml.BF16:
-		for i := range dst {
-			dst[i] = ggml.BF16ToFP32(binary.LittleEndian.Uint16(src[2*i:]))
-		}
+	if err := ggml.Dequantize(t, src, dst); err != nil {
+		panic("cpu: " + err.Error())
 	}
 }
