@@ -56,9 +56,9 @@ func (a *attnTask) Do(w, lo, hi int) {
 			off := base + j*a.ps
 			var d float32
 			if a.k.h != nil {
-				d = dotHalf(q, a.k.h[off:off+hd])
+				d = attnDotHalf(q, a.k.h[off:off+hd])
 			} else {
-				d = dotF32(q, a.k.f[off:off+hd])
+				d = attnDotF32(q, a.k.f[off:off+hd])
 			}
 			d *= a.scale
 			s[j] = d
@@ -84,7 +84,7 @@ func (a *attnTask) Do(w, lo, hi int) {
 	}
 }
 
-func dotF32(a, b []float32) float32 {
+func attnDotF32(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	i := 0
@@ -100,7 +100,7 @@ func dotF32(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-func dotHalf(a []float32, b []uint16) float32 {
+func attnDotHalf(a []float32, b []uint16) float32 {
 	b = b[:len(a)]
 	lut := halfLUT
 	var s0, s1, s2, s3 float32
@@ -187,7 +187,7 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 		e.ensureWorker(a.kvLen)
 	}
 	a.scores = e.wsf
-	e.pool.Run(a.m*a.nHead, grainFor(satMul(a.kvLen, 2*a.hd)), a)
+	e.pool.Run(a.m*a.nHead, chunkGrain(satMul(a.kvLen, 2*a.hd)), a)
 	*a = attnTask{}
 	return nil
 }

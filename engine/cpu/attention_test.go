@@ -83,8 +83,8 @@ func TestAttention(t *testing.T) {
 			lay := cacheLayout{seqs: seqs, heads: c.nKV, ctx: c.kvLen + 2, hd: c.hd}
 			hs, ps, ss := lay.strides()
 			ldq, ldo := c.nHead*c.hd+3, c.nHead*c.hd+5
-			q := randF32(r, (c.m-1)*ldq+c.nHead*c.hd, 1)
-			kv := [2][]float32{randF32(r, lay.size(), 1), randF32(r, lay.size(), 1)}
+			q := randVec(r, (c.m-1)*ldq+c.nHead*c.hd, 1)
+			kv := [2][]float32{randVec(r, lay.size(), 1), randVec(r, lay.size(), 1)}
 			h := newHarness(t)
 			qb := h.f32("q", q)
 			var kvb [2]plan.BufID
@@ -118,9 +118,9 @@ func TestAttention(t *testing.T) {
 				return func(s, hh, p, i int) float64 { return float64(v[lay.at(s, hh, p, i)]) }
 			}
 			want, wantP := refAttention(q, ldq, c.m, c.nHead, c.nKV, c.hd, at(kv[0]), at(kv[1]), c.kvLen, c.pos0, c.causal, c.perSeq, float64(float32(scale)))
-			checkRows(t, h.readF32(ob), want, c.m, ldo, c.nHead*c.hd, 2e-5, "attention out")
+			checkOut(t, h.readF32(ob), want, c.m, ldo, c.nHead*c.hd, 2e-5, "attention out")
 			if c.probs {
-				checkRows(t, h.readF32(pb), wantP, c.nHead*c.m, ldp, c.kvLen, 2e-5, "attention probs")
+				checkOut(t, h.readF32(pb), wantP, c.nHead*c.m, ldp, c.kvLen, 2e-5, "attention probs")
 			}
 		})
 	}
@@ -135,7 +135,7 @@ func TestDecodeMatchesPrefill(t *testing.T) {
 	const w = (nHead + 2*nKV) * hd
 	lay := cacheLayout{seqs: 1, heads: nKV, ctx: 16, hd: hd}
 	hs, ps, ss := lay.strides()
-	qkv := randF32(r, T*w, 1)
+	qkv := randVec(r, T*w, 1)
 	freqs := ropeFreqs(hd/2, 10000)
 	scale := plan.F32(float32(1 / math.Sqrt(hd)))
 

@@ -101,7 +101,7 @@ func (e *Exec) conv1d(d *plan.Dispatch) error {
 	for to0 := 0; to0 < tout; to0 += tile {
 		rows := min(tile, tout-to0)
 		ct.to0 = to0
-		e.pool.Run(rows, grainFor(k), ct)
+		e.pool.Run(rows, chunkGrain(k), ct)
 		a.m = rows
 		a.out = out[to0*ldo:]
 		if err := e.mul(d, &a, cols[:rows*k], k); err != nil {

@@ -2,15 +2,15 @@ package cpu
 
 import "github.com/harkapp/hark/engine/ggml"
 
-// canDequantRow reports whether dequantRow handles t: an empty decode
+// canDequantRow reports whether embedRow handles t: an empty decode
 // succeeds exactly for the types ggml.Dequantize supports.
 func canDequantRow(t ggml.Type) bool {
 	return t != ggml.I32 && ggml.Dequantize(t, nil, nil) == nil
 }
 
-// dequantRow expands one row of t into dst. The type was checked at load
+// embedRow expands one row of t into dst. The type was checked at load
 // and the row length at dispatch, so an error here is a bug.
-func dequantRow(t ggml.Type, src []byte, dst []float32) {
+func embedRow(t ggml.Type, src []byte, dst []float32) {
 	if err := ggml.Dequantize(t, src, dst); err != nil {
 		panic("cpu: " + err.Error())
 	}

@@ -127,7 +127,7 @@ func (e *Exec) runEW(d *plan.Dispatch, op ewOp, n, m, aSlot, lda, bSlot, ldb, oS
 	if err != nil {
 		return err
 	}
-	e.pool.Run(m, grainFor(n), k)
+	e.pool.Run(m, chunkGrain(n), k)
 	k.a, k.b, k.out, k.h = nil, nil, nil, nil
 	return nil
 }

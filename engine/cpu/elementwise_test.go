@@ -14,7 +14,7 @@ import (
 func TestSiLUMul(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	n, m, ldg, ldu, ldo := 2560, 3, 2570, 2561, 2563
-	g, u := randF32(r, (m-1)*ldg+n, 3), randF32(r, (m-1)*ldu+n, 1)
+	g, u := randVec(r, (m-1)*ldg+n, 3), randVec(r, (m-1)*ldu+n, 1)
 	h := newHarness(t)
 	gb, ub, ob := h.f32("g", g), h.f32("u", u), h.nan("o", (m-1)*ldo+n+5)
 	h.add(op(plan.SiLUMul, 0, []plan.BufID{gb, ub, ob}, uint32(n), uint32(m), uint32(ldg), uint32(ldu), uint32(ldo)))
@@ -26,13 +26,13 @@ func TestSiLUMul(t *testing.T) {
 			want[i*n+j] = x / (1 + math.Exp(-x)) * float64(u[i*ldu+j])
 		}
 	}
-	checkRows(t, h.readF32(ob), want, m, ldo, n, 1e-6, "silu_mul")
+	checkOut(t, h.readF32(ob), want, m, ldo, n, 1e-6, "silu_mul")
 }
 
 func TestGELU(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	n, m, ldx, ldo := 1537, 4, 1540, 1539
-	x := randF32(r, (m-1)*ldx+n, 3)
+	x := randVec(r, (m-1)*ldx+n, 3)
 	for mode, f := range []func(float64) float64{
 		func(v float64) float64 { return 0.5 * v * (1 + math.Erf(v/math.Sqrt2)) },
 		func(v float64) float64 {
@@ -49,7 +49,7 @@ func TestGELU(t *testing.T) {
 				want[i*n+j] = f(float64(x[i*ldx+j]))
 			}
 		}
-		checkRows(t, h.readF32(ob), want, m, ldo, n, 1e-6, "gelu")
+		checkOut(t, h.readF32(ob), want, m, ldo, n, 1e-6, "gelu")
 	}
 	// the two modes really differ
 	require.NotEqual(t, geluErf(1.3), geluTanh(1.3))
@@ -58,9 +58,9 @@ func TestGELU(t *testing.T) {
 func TestAddBroadcastAndScale(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	n, m, lda, ldo := 897, 5, 900, 899
-	a := randF32(r, (m-1)*lda+n, 1)
+	a := randVec(r, (m-1)*lda+n, 1)
 	for _, ldb := range []int{0, 905} {
-		b := randF32(r, max(m-1, 0)*ldb+n, 1)
+		b := randVec(r, max(m-1, 0)*ldb+n, 1)
 		h := newHarness(t)
 		ab, bb, ob := h.f32("a", a), h.f32("b", b), h.nan("o", (m-1)*ldo+n+2)
 		sb := h.nan("s", (m-1)*ldo+n+2)
@@ -74,15 +74,15 @@ func TestAddBroadcastAndScale(t *testing.T) {
 				wantS[i*n+j] = float64(a[i*lda+j]) * float64(float32(-0.37))
 			}
 		}
-		checkRows(t, h.readF32(ob), want, m, ldo, n, 1e-7, "add")
-		checkRows(t, h.readF32(sb), wantS, m, ldo, n, 1e-7, "scale")
+		checkOut(t, h.readF32(ob), want, m, ldo, n, 1e-7, "add")
+		checkOut(t, h.readF32(sb), wantS, m, ldo, n, 1e-7, "scale")
 	}
 }
 
 func TestCopyConverts(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	n, m, lds, ldd := 129, 3, 131, 140
-	src := randF32(r, (m-1)*lds+n, 10)
+	src := randVec(r, (m-1)*lds+n, 10)
 	for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.BF16} {
 		es := 4
 		if typ != ggml.F32 {
@@ -122,7 +122,7 @@ func TestCopyConverts(t *testing.T) {
 func TestSoftmax(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	n, m, ldx, ldo := 1500, 4, 1504, 1501
-	x := randF32(r, (m-1)*ldx+n, 30) // large logits: needs max subtraction
+	x := randVec(r, (m-1)*ldx+n, 30) // large logits: needs max subtraction
 	const scale = 0.125
 	h := newHarness(t)
 	xb, ob := h.f32("x", x), h.nan("o", (m-1)*ldo+n+6)
@@ -132,7 +132,7 @@ func TestSoftmax(t *testing.T) {
 	for i := 0; i < m; i++ {
 		refSoftmax(toF64(x[i*ldx:i*ldx+n]), scale, want[i*n:(i+1)*n])
 	}
-	checkRows(t, h.readF32(ob), want, m, ldo, n, 1e-5, "softmax")
+	checkOut(t, h.readF32(ob), want, m, ldo, n, 1e-5, "softmax")
 }
 
 func refSoftmax(x []float64, scale float64, out []float64) {
@@ -153,7 +153,7 @@ func refSoftmax(x []float64, scale float64, out []float64) {
 func TestArgmax(t *testing.T) {
 	r := rand.New(rand.NewPCG(19, 20))
 	n, m, ldx := 51865, 3, 51870
-	x := randF32(r, (m-1)*ldx+n, 1)
+	x := randVec(r, (m-1)*ldx+n, 1)
 	x[0*ldx+100], x[0*ldx+40000] = 9, 9 // tie: the lower index wins
 	x[1*ldx+n-1] = 7                   // last element
 	x[2*ldx+5] = float32(math.NaN())   // NaN never wins

@@ -24,11 +24,11 @@ func (k *embedTask) Do(w, lo, hi int) {
 		row := k.table[id*k.rowBytes : (id+1)*k.rowBytes]
 		o := k.out[t*k.ldo : t*k.ldo+k.dim]
 		if !k.acc {
-			dequantRow(k.t, row, o)
+			embedRow(k.t, row, o)
 			continue
 		}
 		tmp := k.tmp[w][:k.dim]
-		dequantRow(k.t, row, tmp)
+		embedRow(k.t, row, tmp)
 		for i, v := range tmp {
 			o[i] += v
 		}
@@ -70,7 +70,7 @@ func (e *Exec) embed(d *plan.Dispatch) error {
 	k := &e.embedT
 	*k = embedTask{t: d.Type, table: tb.b[off:], rowBytes: int(rb), dim: dim, ids: ids, out: out, ldo: ldo,
 		acc: d.P[3]&plan.FlagAccumulate != 0, tmp: e.wsf}
-	e.pool.Run(n, grainFor(dim), k)
+	e.pool.Run(n, chunkGrain(dim), k)
 	k.table, k.ids, k.out, k.tmp = nil, nil, nil, nil
 	return nil
 }

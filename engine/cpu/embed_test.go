@@ -19,7 +19,7 @@ func TestEmbed(t *testing.T) {
 				if typ.BlockSize() == 1 {
 					dim, ldo = 897, 903 // odd width where the type allows it
 				}
-				src := randF32(r, dim*rows, 1)
+				src := randVec(r, dim*rows, 1)
 				rb, err := ggml.RowBytes(typ, int64(dim))
 				require.NoError(t, err)
 				table := make([]byte, int(rb)*rows)
@@ -28,7 +28,7 @@ func TestEmbed(t *testing.T) {
 				require.NoError(t, ggml.Dequantize(typ, table, deq))
 
 				ids := []int32{3, 0, 36, 3, 17}
-				base := randF32(r, (n-1)*ldo+dim+9, 1)
+				base := randVec(r, (n-1)*ldo+dim+9, 1)
 				outInit := nans((n-1)*ldo + dim + 9)
 				if acc {
 					outInit = append([]float32(nil), base...)
@@ -61,7 +61,7 @@ func TestEmbed(t *testing.T) {
 						want[i*dim+j] = w
 					}
 				}
-				checkRows(t, h.readF32(ob), want, n, ldo, dim, 0, "embed")
+				checkOut(t, h.readF32(ob), want, n, ldo, dim, 0, "embed")
 			})
 		}
 	}

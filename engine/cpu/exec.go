@@ -408,9 +408,9 @@ func (e *Exec) typedView(d *plan.Dispatch, slot, need int) (typed, error) {
 	return v, err
 }
 
-// grainFor picks a chunk size so each chunk does roughly 32k element-ops:
+// chunkGrain picks a chunk size so each chunk does roughly 32k element-ops:
 // small enough to balance, large enough to amortise the pool handoff.
-func grainFor(perItem int) int {
+func chunkGrain(perItem int) int {
 	if perItem <= 0 {
 		return 1 << 20
 	}

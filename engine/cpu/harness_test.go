@@ -140,7 +140,7 @@ func (h *harness) readI32(id plan.BufID) []int32 {
 	return v
 }
 
-func randF32(r *rand.Rand, n int, scale float64) []float32 {
+func randVec(r *rand.Rand, n int, scale float64) []float32 {
 	v := make([]float32, n)
 	for i := range v {
 		v[i] = float32(r.NormFloat64() * scale)
@@ -165,10 +165,10 @@ func roundF16(v []float32) []float32 {
 	return o
 }
 
-// checkRows compares m rows of n (row stride ld) of got against want
+// checkOut compares m rows of n (row stride ld) of got against want
 // (dense m×n), |got-want| <= tol·(1+|want|), and requires every other
 // element of got to still hold its NaN poison.
-func checkRows(t *testing.T, got []float32, want []float64, m, ld, n int, tol float64, what string) {
+func checkOut(t *testing.T, got []float32, want []float64, m, ld, n int, tol float64, what string) {
 	t.Helper()
 	written := make([]bool, len(got))
 	for i := 0; i < m; i++ {

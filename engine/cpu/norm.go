@@ -109,7 +109,7 @@ func (e *Exec) rmsNorm(d *plan.Dispatch) error {
 	}
 	k := &e.normT
 	*k = normTask{x: x, out: out, w: w, dim: dim, inner: inner, ldx: ldx, ldo: ldo, eps: d.PF(4)}
-	e.pool.Run(rows, grainFor(dim), k)
+	e.pool.Run(rows, chunkGrain(dim), k)
 	k.x, k.out, k.w = nil, nil, nil
 	return nil
 }
@@ -140,7 +140,7 @@ func (e *Exec) layerNorm(d *plan.Dispatch) error {
 	}
 	k := &e.normT
 	*k = normTask{x: x, out: out, w: w, b: b, dim: dim, inner: 1, ldx: ldx, ldo: ldo, eps: d.PF(4), layer: true}
-	e.pool.Run(rows, grainFor(dim), k)
+	e.pool.Run(rows, chunkGrain(dim), k)
 	k.x, k.out, k.w, k.b = nil, nil, nil, nil
 	return nil
 }

@@ -42,8 +42,8 @@ func TestRMSNorm(t *testing.T) {
 			inner := max(c.inner, 1)
 			xl := rowsExtent(c.rows, inner, c.dim, c.ldx)
 			ol := rowsExtent(c.rows, inner, c.dim, c.ldo) + 13
-			x := randF32(r, xl, 2)
-			w := randF32(r, c.dim, 1)
+			x := randVec(r, xl, 2)
+			w := randVec(r, c.dim, 1)
 			h := newHarness(t)
 			xb := h.f32("x", x)
 			wb := plan.NoBuf
@@ -90,7 +90,7 @@ func checkGrouped(t *testing.T, got []float32, want []float64, written []bool, t
 
 func TestRMSNormInPlace(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	x := randF32(r, 3*896, 1)
+	x := randVec(r, 3*896, 1)
 	h := newHarness(t)
 	xb := h.f32("x", x)
 	h.add(op(plan.RMSNorm, ggml.F32, []plan.BufID{xb, plan.NoBuf, xb}, 896, 3, 896, 896, plan.F32(1e-6)))
@@ -99,17 +99,17 @@ func TestRMSNormInPlace(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		want = append(want, refRMSNorm(toF64(x[i*896:(i+1)*896]), nil, 1e-6)...)
 	}
-	checkRows(t, h.readF32(xb), want, 3, 896, 896, 2e-6, "in place")
+	checkOut(t, h.readF32(xb), want, 3, 896, 896, 2e-6, "in place")
 }
 
 func TestLayerNorm(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	dim, rows, ldx, ldo := 384, 9, 390, 385
-	x := randF32(r, (rows-1)*ldx+dim, 3)
+	x := randVec(r, (rows-1)*ldx+dim, 3)
 	for i := range x {
 		x[i] += 5 // a large mean stresses the variance computation
 	}
-	w, b := randF32(r, dim, 1), randF32(r, dim, 1)
+	w, b := randVec(r, dim, 1), randVec(r, dim, 1)
 	h := newHarness(t)
 	xb, wb, bb := h.f32("x", x), h.f32("w", w), h.f32("b", b)
 	ob := h.nan("out", (rows-1)*ldo+dim+4)
@@ -131,5 +131,5 @@ func TestLayerNorm(t *testing.T) {
 			want[i*dim+j] = (v-mean)/math.Sqrt(vr+1e-5)*float64(w[j]) + float64(b[j])
 		}
 	}
-	checkRows(t, h.readF32(ob), want, rows, ldo, dim, 5e-6, "layernorm")
+	checkOut(t, h.readF32(ob), want, rows, ldo, dim, 5e-6, "layernorm")
 }

@@ -90,7 +90,7 @@ func (e *Exec) rmsNormMatVec(d *plan.Dispatch) error {
 	act := e.ensureAct(satMul(a.m, a.k))
 	nt := &e.normT
 	*nt = normTask{x: x, out: act, w: g, dim: a.k, inner: 1, ldx: ldx, ldo: a.k, eps: d.PF(6)}
-	e.pool.Run(a.m, grainFor(a.k), nt)
+	e.pool.Run(a.m, chunkGrain(a.k), nt)
 	nt.x, nt.out, nt.w = nil, nil, nil
 	return e.mul(d, &a, act, a.k)
 }
@@ -114,7 +114,7 @@ func (e *Exec) siluMulMatVec(d *plan.Dispatch) error {
 		return err
 	}
 	k.out = e.ensureAct(satMul(a.m, a.k))
-	e.pool.Run(a.m, grainFor(a.k), k)
+	e.pool.Run(a.m, chunkGrain(a.k), k)
 	act := k.out
 	k.a, k.b, k.out = nil, nil, nil
 	return e.mul(d, &a, act, a.k)

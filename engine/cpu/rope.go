@@ -144,7 +144,7 @@ func (e *Exec) rope(d *plan.Dispatch) error {
 	if k.x, err = e.f32(d, 0, extent(m, ldx, w)); err != nil {
 		return err
 	}
-	e.pool.Run(m, grainFor(w), k)
+	e.pool.Run(m, chunkGrain(w), k)
 	k.x, k.freqs, k.cs = nil, nil, nil
 	return nil
 }
@@ -186,7 +186,7 @@ func (e *Exec) ropeKV(d *plan.Dispatch) error {
 	if k.vc, err = e.typedView(d, 3, need); err != nil {
 		return err
 	}
-	e.pool.Run(m, grainFor(w), k)
+	e.pool.Run(m, chunkGrain(w), k)
 	*k = ropeTask{}
 	return nil
 }

@@ -42,7 +42,7 @@ func TestRope(t *testing.T) {
 		for _, ropeDim := range []int{64, 32} {
 			for _, perSeq := range []bool{false, true} {
 				for _, ms := range []float32{0, 1.25} {
-					x := randF32(r, (m-1)*ldx+nHead*hd, 1)
+					x := randVec(r, (m-1)*ldx+nHead*hd, 1)
 					for i := 0; i < m-1; i++ {
 						for j := nHead * hd; j < ldx; j++ {
 							x[i*ldx+j] = float32NaN() // gaps must stay untouched
@@ -77,7 +77,7 @@ func TestRope(t *testing.T) {
 							copy(want[(i*nHead+hh)*hd:], v)
 						}
 					}
-					checkRows(t, got, want, m, ldx, nHead*hd, 2e-6, "rope")
+					checkOut(t, got, want, m, ldx, nHead*hd, 2e-6, "rope")
 					// dims past ropeDim are bit-identical
 					for i := 0; i < m; i++ {
 						for hh := 0; hh < nHead; hh++ {
@@ -109,7 +109,7 @@ func TestRopeKV(t *testing.T) {
 	for _, typ := range []ggml.Type{ggml.F32, ggml.F16} {
 		for _, perSeq := range []bool{false, true} {
 			for _, mode := range []int{plan.RopeNormal, plan.RopeNeoX} {
-				qkv := randF32(r, (m-1)*ldq+(nHead+2*nKV)*hd, 1)
+				qkv := randVec(r, (m-1)*ldq+(nHead+2*nKV)*hd, 1)
 				freqs := ropeFreqs(hd/4, 10000) // ropeDim = hd/2
 				h := newHarness(t)
 				qb, fb := h.f32("qkv", qkv), h.f32("freqs", freqs)

@@ -52,7 +52,7 @@ func (e *Exec) softmax(d *plan.Dispatch) error {
 	if k.out, err = e.f32(d, 1, extent(m, ldo, n)); err != nil {
 		return err
 	}
-	e.pool.Run(m, grainFor(n), k)
+	e.pool.Run(m, chunkGrain(n), k)
 	k.x, k.out = nil, nil
 	return nil
 }
