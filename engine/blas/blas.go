@@ -13,13 +13,6 @@ import (
 	"unsafe"
 )
 
-// CBLAS enum values (cblas.h).
-const (
-	cblasRowMajor = 101
-	cblasNoTrans  = 111
-	cblasTrans    = 112
-)
-
 // DisableEnv, when set to a non-empty value, keeps the library unloaded so
 // the pure-Go fallbacks can be exercised and compared.
 const DisableEnv = "HARK_NOBLAS"
@@ -29,17 +22,28 @@ var (
 	loadErr  error
 	libName  string
 
-	// sgemm is cblas_sgemm. blasint is 32-bit in the LP64 builds we load.
-	sgemm func(order, transA, transB, m, n, k int32, alpha float32,
-		a unsafe.Pointer, lda int32, b unsafe.Pointer, ldb int32,
-		beta float32, c unsafe.Pointer, ldc int32)
-	// setThreads is openblas_set_num_threads, nil where the library lacks it.
-	setThreads func(n int32)
+	// sgemmFn is the Fortran-interface sgemm_. Every argument is a pointer,
+	// so purego.SyscallN can call it without reflection or allocation
+	// (cblas_sgemm takes floats by value, which only the allocating
+	// RegisterFunc path can pass).
+	sgemmFn uintptr
+	// setThreadsFn is openblas_set_num_threads, 0 where the library lacks it.
+	setThreadsFn uintptr
 
 	// callMu serialises calls: OpenBLAS runs its own thread team per call
 	// and is not meant to be entered from several of our workers at once.
+	// It also guards fargs.
 	callMu  sync.Mutex
 	threads int
+
+	// fargs holds sgemm_'s by-reference scalars. A package variable is never
+	// moved by the runtime, so its address can cross into C.
+	fargs struct {
+		transA, transB byte
+		m, n, k        int32
+		lda, ldb, ldc  int32
+		alpha, beta    float32
+	}
 )
 
 // ErrUnavailable is returned by Sgemm when no BLAS library could be loaded.
@@ -52,9 +56,9 @@ func load() {
 			return
 		}
 		libName, loadErr = open()
-		if loadErr == nil && setThreads != nil {
+		if loadErr == nil && setThreadsFn != 0 {
 			threads = runtime.NumCPU()
-			setThreads(int32(threads))
+			callSetThreads(threads)
 		}
 	})
 }
@@ -83,8 +87,8 @@ func SetThreads(n int) {
 	}
 	callMu.Lock()
 	defer callMu.Unlock()
-	if setThreads != nil {
-		setThreads(int32(n))
+	if setThreadsFn != 0 {
+		callSetThreads(n)
 		threads = n
 	}
 }
@@ -136,13 +140,6 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 			return fmt.Errorf("blas: dimension %d exceeds the 32-bit BLAS interface", v)
 		}
 	}
-	ta, tb := int32(cblasNoTrans), int32(cblasNoTrans)
-	if transA {
-		ta = cblasTrans
-	}
-	if transB {
-		tb = cblasTrans
-	}
 	pa, pb := unsafe.Pointer(nil), unsafe.Pointer(nil)
 	if k > 0 {
 		pa, pb = unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0])
@@ -152,13 +149,25 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		lda, ldb = max(lda, 1), max(ldb, 1)
 	}
 	callMu.Lock()
-	sgemm(cblasRowMajor, ta, tb, int32(m), int32(n), int32(k), alpha,
-		pa, int32(lda), pb, int32(ldb), beta, unsafe.Pointer(&c[0]), int32(ldc))
+	// Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: swap
+	// the operands and their transposes, keep the strides.
+	fargs.transA, fargs.transB = transChar(transB), transChar(transA)
+	fargs.m, fargs.n, fargs.k = int32(n), int32(m), int32(k)
+	fargs.lda, fargs.ldb, fargs.ldc = int32(ldb), int32(lda), int32(ldc)
+	fargs.alpha, fargs.beta = alpha, beta
+	callSgemm(pb, pa, unsafe.Pointer(&c[0]))
 	callMu.Unlock()
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)
 	runtime.KeepAlive(c)
 	return nil
+}
+
+func transChar(t bool) byte {
+	if t {
+		return 'T'
+	}
+	return 'N'
 }
 
 // checkMat verifies that s holds a rows×cols row-major matrix with stride ld.

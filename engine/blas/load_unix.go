@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"unsafe"
 
 	"github.com/ebitengine/purego"
 )
@@ -26,18 +27,31 @@ func open() (string, error) {
 			errs = append(errs, err.Error())
 			continue
 		}
-		// Dlsym first: RegisterLibFunc panics on a missing symbol, and
-		// plain reference BLAS builds may lack the CBLAS layer.
-		if _, err := purego.Dlsym(lib, "cblas_sgemm"); err != nil {
-			errs = append(errs, fmt.Sprintf("%s: no cblas_sgemm", name))
+		fn, err := purego.Dlsym(lib, "sgemm_")
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: no sgemm_", name))
 			purego.Dlclose(lib)
 			continue
 		}
-		purego.RegisterLibFunc(&sgemm, lib, "cblas_sgemm")
-		if _, err := purego.Dlsym(lib, "openblas_set_num_threads"); err == nil {
-			purego.RegisterLibFunc(&setThreads, lib, "openblas_set_num_threads")
+		sgemmFn = fn
+		if fn, err := purego.Dlsym(lib, "openblas_set_num_threads"); err == nil {
+			setThreadsFn = fn
 		}
 		return name, nil
 	}
 	return "", fmt.Errorf("blas: no library loaded (%s)", strings.Join(errs, "; "))
 }
+
+// callSgemm calls sgemm_ with fargs; the trailing 1, 1 are the hidden
+// Fortran lengths of the two character arguments.
+func callSgemm(a, b, c unsafe.Pointer) {
+	f := &fargs
+	purego.SyscallN(sgemmFn,
+		uintptr(unsafe.Pointer(&f.transA)), uintptr(unsafe.Pointer(&f.transB)),
+		uintptr(unsafe.Pointer(&f.m)), uintptr(unsafe.Pointer(&f.n)), uintptr(unsafe.Pointer(&f.k)),
+		uintptr(unsafe.Pointer(&f.alpha)), uintptr(a), uintptr(unsafe.Pointer(&f.lda)),
+		uintptr(b), uintptr(unsafe.Pointer(&f.ldb)), uintptr(unsafe.Pointer(&f.beta)),
+		uintptr(c), uintptr(unsafe.Pointer(&f.ldc)), 1, 1)
+}
+
+func callSetThreads(n int) { purego.SyscallN(setThreadsFn, uintptr(n)) }
