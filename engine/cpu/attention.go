@@ -84,21 +84,8 @@ func (a *attnTask) Do(w, lo, hi int) {
 	}
 }
 
-func attnDotF32(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
+// attnDotF32 uses the product's dot (SIMD where the CPU has it).
+func attnDotF32(a, b []float32) float32 { return dotF32(a, b[:len(a)]) }
 
 func attnDotHalf(a []float32, b []uint16) float32 {
 	b = b[:len(a)]

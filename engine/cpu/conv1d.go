@@ -10,8 +10,11 @@ import (
 // row of a matrix product with W (cout rows of cin·kw), so the convolution
 // runs on the same optimised product as every linear layer.
 
-// convTileRows bounds the im2col tile to about 4 MiB of floats.
-func convTileRows(k int) int { return max(1, (1<<20)/max(k, 1)) }
+// convTileFloats bounds the im2col tile (4 MiB); a variable so tests can
+// force several tiles.
+var convTileFloats = 1 << 20
+
+func convTileRows(k int) int { return max(1, convTileFloats/max(k, 1)) }
 
 type im2colTask struct {
 	x         []float32

@@ -155,8 +155,8 @@ func TestArgmax(t *testing.T) {
 	n, m, ldx := 51865, 3, 51870
 	x := randVec(r, (m-1)*ldx+n, 1)
 	x[0*ldx+100], x[0*ldx+40000] = 9, 9 // tie: the lower index wins
-	x[1*ldx+n-1] = 7                   // last element
-	x[2*ldx+5] = float32(math.NaN())   // NaN never wins
+	x[1*ldx+n-1] = 7                    // last element
+	x[2*ldx+5] = float32(math.NaN())    // NaN never wins
 	x[2*ldx+6] = 8
 	h := newHarness(t)
 	xb := h.f32("x", x)

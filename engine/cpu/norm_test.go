@@ -28,9 +28,9 @@ func refRMSNorm(x []float64, w []float32, eps float64) []float64 {
 func TestRMSNorm(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	cases := []struct {
-		name                          string
-		dim, rows, ldx, ldo, inner    int
-		weight                        bool
+		name                       string
+		dim, rows, ldx, ldo, inner int
+		weight                     bool
 	}{
 		{"rows", 896, 5, 901, 899, 0, true},
 		{"noweight", 2560, 3, 2560, 2560, 1, false},
