@@ -3,8 +3,10 @@ module github.com/harkapp/hark
 go 1.26.8
 
 require (
+	github.com/ebitengine/purego v0.11.3
 	github.com/spf13/cobra v1.10.1
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.38.0
 )
 
 require (

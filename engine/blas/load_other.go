@@ -1,0 +1,16 @@
+//go:build !((linux || darwin || freebsd || netbsd) && !android)
+
+package blas
+
+import (
+	"errors"
+	"unsafe"
+)
+
+func open() (string, error) {
+	return "", errors.New("blas: dynamic loading is not supported on this platform")
+}
+
+func callSgemm(a, b, c unsafe.Pointer) {}
+
+func callSetThreads(n int) {}

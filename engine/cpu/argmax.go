@@ -1,0 +1,46 @@
+package cpu
+
+import "github.com/harkapp/hark/engine/plan"
+
+// argmaxRow returns the index of the largest value, the lowest index on
+// ties; NaNs never win.
+func argmaxRow(x []float32) int {
+	best := -1
+	var bv float32
+	for i, v := range x {
+		if v != v {
+			continue
+		}
+		if best < 0 || v > bv {
+			best, bv = i, v
+		}
+	}
+	return max(best, 0)
+}
+
+// argmax: Bind 0 x, 1 out (i32). P 0 n, 1 m, 2 ldx. Rows are few (one per
+// sequence), so this runs on the calling goroutine.
+func (e *Exec) argmax(d *plan.Dispatch) error {
+	n, m, ldx := int(d.P[0]), int(d.P[1]), int(d.P[2])
+	if m == 0 {
+		return nil
+	}
+	if n == 0 {
+		return e.errf("argmax over an empty row")
+	}
+	if m > 1 && ldx < n {
+		return e.errf("ldx %d smaller than n %d", ldx, n)
+	}
+	x, err := e.f32(d, 0, extent(m, ldx, n))
+	if err != nil {
+		return err
+	}
+	out, err := e.i32(d, 1, m)
+	if err != nil {
+		return err
+	}
+	for t := range out {
+		out[t] = int32(argmaxRow(x[t*ldx : t*ldx+n]))
+	}
+	return nil
+}

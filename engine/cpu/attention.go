@@ -1,0 +1,180 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// attnTask computes one (query row, head) pair per item: scores against the
+// visible keys, a max-subtracted softmax, and the weighted sum of values.
+type attnTask struct {
+	q, out, probs  []float32
+	k, v           typed
+	hd, nHead      int
+	group          int // query heads per KV head
+	m              int
+	ldq, ldo, ldp  int
+	kvLen, pos0    int
+	causal, perSeq bool
+	scale          float32
+	hs, ps, ss     int
+	scores         [][]float32
+}
+
+func (a *attnTask) Do(w, lo, hi int) {
+	hd := a.hd
+	for it := lo; it < hi; it++ {
+		t, h := it/a.nHead, it%a.nHead
+		seq, qpos := 0, a.pos0+t
+		if a.perSeq {
+			seq, qpos = t, a.pos0
+		}
+		nvis := a.kvLen
+		if a.causal {
+			nvis = min(nvis, qpos+1)
+		}
+		base := seq*a.ss + (h/a.group)*a.hs
+		q := a.q[t*a.ldq+h*hd : t*a.ldq+h*hd+hd]
+		o := a.out[t*a.ldo+h*hd : t*a.ldo+h*hd+hd]
+		var s []float32
+		if a.probs != nil {
+			// the probs row doubles as score storage
+			r := (h*a.m + t) * a.ldp
+			s = a.probs[r : r+a.kvLen]
+			clear(s[nvis:])
+		} else {
+			s = a.scores[w][:nvis]
+		}
+		s = s[:nvis]
+		clear(o)
+		if nvis == 0 {
+			continue // nothing visible: the output is zero
+		}
+		mx := float32(math.Inf(-1))
+		for j := range s {
+			off := base + j*a.ps
+			var d float32
+			if a.k.h != nil {
+				d = attnDotHalf(q, a.k.h[off:off+hd])
+			} else {
+				d = attnDotF32(q, a.k.f[off:off+hd])
+			}
+			d *= a.scale
+			s[j] = d
+			mx = max(mx, d)
+		}
+		var sum float64
+		for j, d := range s {
+			e := float32(math.Exp(float64(d - mx)))
+			s[j] = e
+			sum += float64(e)
+		}
+		inv := float32(1 / sum)
+		for j := range s {
+			p := s[j] * inv
+			s[j] = p
+			off := base + j*a.ps
+			if a.v.h != nil {
+				axpyHalf(o, p, a.v.h[off:off+hd])
+			} else {
+				axpyF32(o, p, a.v.f[off:off+hd])
+			}
+		}
+	}
+}
+
+// attnDotF32 uses the product's dot (SIMD where the CPU has it).
+func attnDotF32(a, b []float32) float32 { return dotF32(a, b[:len(a)]) }
+
+func attnDotHalf(a []float32, b []uint16) float32 {
+	b = b[:len(a)]
+	lut := halfLUT
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * lut[b[i]]
+		s1 += a[i+1] * lut[b[i+1]]
+		s2 += a[i+2] * lut[b[i+2]]
+		s3 += a[i+3] * lut[b[i+3]]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * lut[b[i]]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+func axpyF32(o []float32, p float32, v []float32) {
+	v = v[:len(o)]
+	for i := range o {
+		o[i] += p * v[i]
+	}
+}
+
+func axpyHalf(o []float32, p float32, v []uint16) {
+	v = v[:len(o)]
+	lut := halfLUT
+	for i := range o {
+		o[i] += p * lut[v[i]]
+	}
+}
+
+// attention: Bind 0 q, 1 K, 2 V, 3 out, 4 probs.
+// P 0 headDim, 1 nHead, 2 nKV, 3 m, 4 ldq, 5 ldo, 6 kvLen, 7 pos0,
+// 8 flags, 9 scale, 10 headStride, 11 posStride, 12 seqStride, 13 ldp.
+// Probabilities of masked keys (j < kvLen) are written as zero; a query
+// that sees no key gets a zero output.
+func (e *Exec) attention(d *plan.Dispatch) error {
+	p := &d.P
+	a := &e.attnT
+	*a = attnTask{hd: int(p[0]), nHead: int(p[1]), m: int(p[3]), ldq: int(p[4]), ldo: int(p[5]),
+		kvLen: int(p[6]), pos0: int(p[7]), causal: p[8]&plan.FlagCausal != 0, perSeq: p[8]&plan.FlagPerSeqRows != 0,
+		scale: d.PF(9), hs: int(p[10]), ps: int(p[11]), ss: int(p[12]), ldp: int(p[13])}
+	nKV := int(p[2])
+	if a.m == 0 || a.nHead == 0 {
+		return nil
+	}
+	if a.hd == 0 || nKV == 0 || a.nHead%nKV != 0 {
+		return e.errf("%d query heads cannot share %d KV heads (head size %d)", a.nHead, nKV, a.hd)
+	}
+	a.group = a.nHead / nKV
+	w := satMul(a.nHead, a.hd)
+	if a.m > 1 && (a.ldq < w || a.ldo < w) {
+		return e.errf("row strides (%d, %d) smaller than %d heads of %d", a.ldq, a.ldo, a.nHead, a.hd)
+	}
+	var err error
+	if a.q, err = e.f32(d, 0, extent(a.m, a.ldq, w)); err != nil {
+		return err
+	}
+	if a.out, err = e.f32(d, 3, extent(a.m, a.ldo, w)); err != nil {
+		return err
+	}
+	seqs := 1
+	if a.perSeq {
+		seqs = a.m
+	}
+	need := cacheExtent(seqs, a.ss, nKV, a.hs, a.kvLen, a.ps, a.hd)
+	if a.k, err = e.typedView(d, 1, need); err != nil {
+		return err
+	}
+	if a.v, err = e.typedView(d, 2, need); err != nil {
+		return err
+	}
+	if present(d, 4) {
+		if a.kvLen > 0 && a.ldp < a.kvLen {
+			return e.errf("probs row stride %d smaller than kvLen %d", a.ldp, a.kvLen)
+		}
+		if a.probs, err = e.f32(d, 4, extent(satMul(a.nHead, a.m), a.ldp, a.kvLen)); err != nil {
+			return err
+		}
+		if a.kvLen == 0 {
+			a.probs = nil
+		}
+	} else {
+		e.ensureWorker(a.kvLen)
+	}
+	a.scores = e.wsf
+	e.pool.Run(a.m*a.nHead, chunkGrain(satMul(a.kvLen, 2*a.hd)), a)
+	*a = attnTask{}
+	return nil
+}

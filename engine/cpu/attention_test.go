@@ -1,0 +1,188 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+type kvAt func(seq, head, pos, i int) float64
+
+// refAttention is the contract in float64: out is m×(nHead·hd) dense, probs
+// is [nHead][m][kvLen] with masked keys zero.
+func refAttention(q []float32, ldq, m, nHead, nKV, hd int, K, V kvAt, kvLen, pos0 int, causal, perSeq bool, scale float64) (out, probs []float64) {
+	out = make([]float64, m*nHead*hd)
+	probs = make([]float64, nHead*m*kvLen)
+	for t := 0; t < m; t++ {
+		seq, qpos := 0, pos0+t
+		if perSeq {
+			seq, qpos = t, pos0
+		}
+		for h := 0; h < nHead; h++ {
+			kvh := h / (nHead / nKV)
+			nvis := kvLen
+			if causal {
+				nvis = min(kvLen, qpos+1)
+			}
+			s := make([]float64, nvis)
+			mx := math.Inf(-1)
+			for j := range s {
+				for i := 0; i < hd; i++ {
+					s[j] += float64(q[t*ldq+h*hd+i]) * K(seq, kvh, j, i)
+				}
+				s[j] *= scale
+				mx = math.Max(mx, s[j])
+			}
+			var sum float64
+			for j := range s {
+				s[j] = math.Exp(s[j] - mx)
+				sum += s[j]
+			}
+			for j := range s {
+				p := s[j] / sum
+				probs[(h*m+t)*kvLen+j] = p
+				for i := 0; i < hd; i++ {
+					out[(t*nHead+h)*hd+i] += p * V(seq, kvh, j, i)
+				}
+			}
+		}
+	}
+	return out, probs
+}
+
+type attnCase struct {
+	name                  string
+	typ                   ggml.Type
+	hd, nHead, nKV, m     int
+	kvLen, pos0           int
+	causal, perSeq, probs bool
+}
+
+func TestAttention(t *testing.T) {
+	cases := []attnCase{
+		{"prefill_gqa_f32", ggml.F32, 64, 6, 2, 7, 7, 0, true, false, false},
+		{"chunk_f16", ggml.F16, 64, 4, 4, 4, 9, 5, true, false, false},
+		{"decode_f16", ggml.F16, 64, 9, 3, 1, 13, 12, true, false, false},
+		{"cross_probs", ggml.F32, 64, 6, 6, 5, 1500, 0, false, false, true},
+		{"cross_probs_causal", ggml.F16, 32, 2, 1, 6, 11, 3, true, false, true},
+		{"beams_f16", ggml.F16, 64, 4, 2, 3, 10, 9, true, true, false},
+		{"beams_probs", ggml.F32, 48, 2, 2, 3, 10, 9, true, true, true},
+	}
+	for ci, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(ci), 25))
+			seqs := 1
+			if c.perSeq {
+				seqs = c.m
+			}
+			lay := cacheLayout{seqs: seqs, heads: c.nKV, ctx: c.kvLen + 2, hd: c.hd}
+			hs, ps, ss := lay.strides()
+			ldq, ldo := c.nHead*c.hd+3, c.nHead*c.hd+5
+			q := randVec(r, (c.m-1)*ldq+c.nHead*c.hd, 1)
+			kv := [2][]float32{randVec(r, lay.size(), 1), randVec(r, lay.size(), 1)}
+			h := newHarness(t)
+			qb := h.f32("q", q)
+			var kvb [2]plan.BufID
+			for i := range kvb {
+				if c.typ == ggml.F16 {
+					kv[i] = roundF16(kv[i])
+					kvb[i] = h.buf("kv", f16Bytes(kv[i]))
+				} else {
+					kvb[i] = h.f32("kv", kv[i])
+				}
+			}
+			ob := h.nan("out", (c.m-1)*ldo+c.nHead*c.hd+7)
+			ldp := c.kvLen + 3
+			pb := plan.NoBuf
+			if c.probs {
+				pb = h.nan("probs", (c.nHead*c.m-1)*ldp+c.kvLen+2)
+			}
+			flags := uint32(0)
+			if c.causal {
+				flags |= plan.FlagCausal
+			}
+			if c.perSeq {
+				flags |= plan.FlagPerSeqRows
+			}
+			scale := 1 / math.Sqrt(float64(c.hd))
+			h.add(op(plan.Attention, c.typ, []plan.BufID{qb, kvb[0], kvb[1], ob, pb},
+				uint32(c.hd), uint32(c.nHead), uint32(c.nKV), uint32(c.m), uint32(ldq), uint32(ldo), uint32(c.kvLen), uint32(c.pos0),
+				flags, plan.F32(float32(scale)), uint32(hs), uint32(ps), uint32(ss), uint32(ldp)))
+			h.run(plan.Vars{})
+			at := func(v []float32) kvAt {
+				return func(s, hh, p, i int) float64 { return float64(v[lay.at(s, hh, p, i)]) }
+			}
+			want, wantP := refAttention(q, ldq, c.m, c.nHead, c.nKV, c.hd, at(kv[0]), at(kv[1]), c.kvLen, c.pos0, c.causal, c.perSeq, float64(float32(scale)))
+			checkOut(t, h.readF32(ob), want, c.m, ldo, c.nHead*c.hd, 2e-5, "attention out")
+			if c.probs {
+				checkOut(t, h.readF32(pb), wantP, c.nHead*c.m, ldp, c.kvLen, 2e-5, "attention probs")
+			}
+		})
+	}
+}
+
+// TestDecodeMatchesPrefill fills a KV cache one token at a time through
+// patched RopeKV and Attention dispatches and checks each step's output
+// against one causal prefill over the same tokens.
+func TestDecodeMatchesPrefill(t *testing.T) {
+	r := rand.New(rand.NewPCG(26, 27))
+	const hd, nHead, nKV, T = 64, 6, 2, 9
+	const w = (nHead + 2*nKV) * hd
+	lay := cacheLayout{seqs: 1, heads: nKV, ctx: 16, hd: hd}
+	hs, ps, ss := lay.strides()
+	qkv := randVec(r, T*w, 1)
+	freqs := ropeFreqs(hd/2, 10000)
+	scale := plan.F32(float32(1 / math.Sqrt(hd)))
+
+	h := newHarness(t)
+	fb := h.f32("freqs", freqs)
+	qP, qD := h.f32("qkvP", qkv), h.f32("qkvD", qkv)
+	kvBytes := int64(2 * lay.size())
+	cache := func(name string) plan.BufID {
+		return h.p.AddBuffer(plan.Buffer{Name: name, Kind: plan.State, Size: kvBytes})
+	}
+	kP, vP, kD, vD := cache("kP"), cache("vP"), cache("kD"), cache("vD")
+	oP, oD := h.nan("outP", T*nHead*hd), h.nan("outD", T*nHead*hd)
+
+	// pass 0: prefill of all T tokens
+	h.add(op(plan.RopeKV, ggml.F16, []plan.BufID{qP, fb, kP, vP}, hd, nHead, nKV, T, w, 0, plan.RopeNeoX, hd, uint32(hs), uint32(ps), uint32(ss), 0, 0))
+	h.add(op(plan.Attention, ggml.F16, []plan.BufID{qP, kP, vP, oP}, hd, nHead, nKV, T, w, nHead*hd, T, 0, plan.FlagCausal, scale, uint32(hs), uint32(ps), uint32(ss)))
+	// pass 1: one decode step at position VarPos
+	dec, _ := h.p.AddPass("decode")
+	rk := op(plan.RopeKV, ggml.F16, []plan.BufID{qD, fb, kD, vD}, hd, nHead, nKV, 1, w, 0, plan.RopeNeoX, hd, uint32(hs), uint32(ps), uint32(ss), 0, 0)
+	rk.NPatch = 2
+	rk.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 5, Var: plan.VarPos, Mul: 1}
+	rk.Patch[1] = plan.Patch{Target: plan.PatchOffset0 + 0, Var: plan.VarPos, Mul: 4 * w}
+	dec.Add(rk)
+	at := op(plan.Attention, ggml.F16, []plan.BufID{qD, kD, vD, oD}, hd, nHead, nKV, 1, w, nHead*hd, 0, 0, plan.FlagCausal, scale, uint32(hs), uint32(ps), uint32(ss))
+	at.NPatch = 4
+	at.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 6, Var: plan.VarKVLen, Mul: 1}
+	at.Patch[1] = plan.Patch{Target: plan.PatchParam0 + 7, Var: plan.VarPos, Mul: 1}
+	at.Patch[2] = plan.Patch{Target: plan.PatchOffset0 + 0, Var: plan.VarPos, Mul: 4 * w}
+	at.Patch[3] = plan.Patch{Target: plan.PatchOffset0 + 3, Var: plan.VarPos, Mul: 4 * nHead * hd}
+	dec.Add(at)
+
+	ex := h.load()
+	require.NoError(t, ex.Run(0, nil))
+	// the first steps one by one, the rest chained
+	for p := 0; p < 3; p++ {
+		require.NoError(t, ex.Run(1, &plan.Vars{plan.VarPos: int64(p), plan.VarKVLen: int64(p + 1)}))
+	}
+	var steps []plan.Vars
+	for p := 3; p < T; p++ {
+		steps = append(steps, plan.Vars{plan.VarPos: int64(p), plan.VarKVLen: int64(p + 1)})
+	}
+	require.NoError(t, ex.RunSeq(1, steps))
+
+	require.Equal(t, h.read(kP), h.read(kD), "K caches")
+	require.Equal(t, h.read(vP), h.read(vD), "V caches")
+	got, want := h.readF32(oD), h.readF32(oP)
+	for i := range want {
+		require.InDelta(t, want[i], got[i], 1e-6, "element %d", i)
+	}
+}

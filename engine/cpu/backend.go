@@ -1,0 +1,248 @@
+package cpu
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// Options configures a CPU backend.
+type Options struct {
+	// Threads is the number of workers (0 = GOMAXPROCS). Ignored when Pool
+	// is set.
+	Threads int
+	// Pool lets several backends share one set of workers.
+	Pool *Pool
+}
+
+// Backend executes plans on the CPU. It implements plan.Backend.
+type Backend struct {
+	pool    *Pool
+	ownPool bool
+}
+
+// New returns a CPU backend. Its worker pool lives until Close.
+func New(opts Options) *Backend {
+	if opts.Pool != nil {
+		return &Backend{pool: opts.Pool}
+	}
+	return &Backend{pool: NewPool(opts.Threads), ownPool: true}
+}
+
+// Name implements plan.Backend.
+func (b *Backend) Name() string { return "cpu" }
+
+// Pool is the backend's worker pool.
+func (b *Backend) Pool() *Pool { return b.pool }
+
+// Close stops the worker pool if the backend created it. Executables loaded
+// from b must not run afterwards.
+func (b *Backend) Close() {
+	if b.ownPool {
+		b.pool.Close()
+		b.ownPool = false
+	}
+}
+
+// maxBufferBytes bounds a single non-weight buffer so that a corrupt plan
+// cannot ask for an absurd allocation (64 GiB is beyond any model we run).
+const maxBufferBytes = 64 << 30
+
+// Load validates p, allocates its Scratch, State and IO buffers (zeroed,
+// 64-byte aligned), wraps its weights without copying, and checks each
+// dispatch's static properties (types, parameter ranges that no patch can
+// change). Everything a step needs is allocated here, so Run does not
+// allocate.
+func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
+	if p == nil {
+		return nil, fmt.Errorf("cpu: nil plan")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("cpu: %w", err)
+	}
+	e := &Exec{pool: b.pool, name: p.Name, mm: NewMatMul(b.pool)}
+	var total int64
+	for i, bd := range p.Buffers {
+		if bd.Size < 0 {
+			return nil, fmt.Errorf("cpu: plan %s: buffer %d (%q) has negative size %d", p.Name, i, bd.Name, bd.Size)
+		}
+		var mem []byte
+		switch bd.Kind {
+		case plan.BufWeights:
+			if int64(len(bd.Data)) < bd.Size {
+				return nil, fmt.Errorf("cpu: plan %s: weights buffer %q has %d bytes of data, declared %d", p.Name, bd.Name, len(bd.Data), bd.Size)
+			}
+			mem = bd.Data[:bd.Size:bd.Size]
+			// Typed views need 4-byte alignment; mapped GGUF data always has
+			// it, but a plan built from arbitrary slices may not.
+			if len(mem) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(mem)))&3 != 0 {
+				c := alignedBytes(bd.Size)
+				copy(c, mem)
+				mem = c
+			}
+		case plan.Scratch, plan.State, plan.IO:
+			if bd.Data != nil {
+				return nil, fmt.Errorf("cpu: plan %s: buffer %q is not a weights buffer but has Data", p.Name, bd.Name)
+			}
+			if bd.Size > maxBufferBytes || total+bd.Size > maxBufferBytes {
+				return nil, fmt.Errorf("cpu: plan %s: buffer %q: %d bytes is too large", p.Name, bd.Name, bd.Size)
+			}
+			total += bd.Size
+			mem = alignedBytes(bd.Size)
+		default:
+			return nil, fmt.Errorf("cpu: plan %s: buffer %q has unknown kind %d", p.Name, bd.Name, bd.Kind)
+		}
+		e.bufs = append(e.bufs, newBuffer(bd.Name, bd.Kind, mem))
+	}
+	for _, ps := range p.Passes {
+		if ps == nil {
+			return nil, fmt.Errorf("cpu: plan %s: nil pass", p.Name)
+		}
+		cp := compiledPass{name: ps.Name, ops: append([]plan.Dispatch(nil), ps.Ops...)}
+		for i := range cp.ops {
+			if err := e.check(&cp.ops[i]); err != nil {
+				return nil, fmt.Errorf("cpu: plan %s/%s op %d (%s): %w", p.Name, ps.Name, i, cp.ops[i].Kernel, err)
+			}
+		}
+		e.passes = append(e.passes, cp)
+	}
+	e.allocScratch()
+	return e, nil
+}
+
+// alignedBytes returns n zeroed bytes starting on a 64-byte boundary (a
+// cache line, and the widest SIMD load).
+func alignedBytes(n int64) []byte {
+	raw := make([]byte, n+63)
+	off := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw)))) & 63
+	return raw[off : off+int(n) : off+int(n)]
+}
+
+// buffer is one allocated plan buffer with typed views made once at load.
+type buffer struct {
+	name string
+	kind plan.BufKind
+	b    []byte
+	f    []float32 // b as float32 (len(b)/4 elements)
+	i    []int32
+	h    []uint16
+}
+
+func newBuffer(name string, kind plan.BufKind, b []byte) buffer {
+	bf := buffer{name: name, kind: kind, b: b}
+	if len(b) >= 4 {
+		p := unsafe.Pointer(unsafe.SliceData(b))
+		bf.f = unsafe.Slice((*float32)(p), len(b)/4)
+		bf.i = unsafe.Slice((*int32)(p), len(b)/4)
+	}
+	if len(b) >= 2 {
+		bf.h = unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
+	}
+	return bf
+}
+
+// check validates what a dispatch fixes at load: the element type its
+// kernel supports and the parameters that no patch rewrites. Parameters
+// that patches can change are checked again at every step.
+func (e *Exec) check(d *plan.Dispatch) error {
+	patched := func(i int) bool {
+		for _, pt := range d.Patch[:d.NPatch] {
+			if int(pt.Target) == int(plan.PatchParam0)+i {
+				return true
+			}
+		}
+		return false
+	}
+	for _, pt := range d.Patch[:d.NPatch] {
+		if pt.Var >= plan.NumVars {
+			return fmt.Errorf("patch reads unknown variable %d", pt.Var)
+		}
+		switch {
+		case pt.Target < plan.PatchParam0+plan.MaxParams:
+		case pt.Target >= plan.PatchOffset0 && pt.Target < plan.PatchOffset0+plan.MaxBind:
+			if int(pt.Target-plan.PatchOffset0) >= int(d.NBind) || d.Bind[pt.Target-plan.PatchOffset0].Buf == plan.NoBuf {
+				return fmt.Errorf("patch rewrites the offset of empty binding %d", pt.Target-plan.PatchOffset0)
+			}
+		default:
+			return fmt.Errorf("patch target %d is neither a parameter nor an offset", pt.Target)
+		}
+	}
+	for j, bd := range d.Bind[:d.NBind] {
+		if bd.Buf == plan.NoBuf {
+			continue
+		}
+		if j < plan.MaxBind && isOutput(d.Kernel, j) && e.bufs[bd.Buf].kind == plan.BufWeights {
+			return fmt.Errorf("binding %d writes to weights buffer %q", j, e.bufs[bd.Buf].name)
+		}
+	}
+	// required bindings must be present (Validate only counts them)
+	info, _ := d.Kernel.Info()
+	for j := 0; j < info.MinBind; j++ {
+		if d.Bind[j].Buf == plan.NoBuf && !optionalBind(d.Kernel, j) {
+			return fmt.Errorf("required binding %d is empty", j)
+		}
+	}
+	switch d.Kernel {
+	case plan.Embed:
+		if !canDequantRow(d.Type) {
+			return fmt.Errorf("embedding table type %s is not supported", d.Type)
+		}
+	case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.Conv1D:
+		if !d.Type.Supported() || d.Type == ggml.I32 || d.Type == ggml.Q8_K || d.Type == ggml.Q8_1 {
+			return fmt.Errorf("weight type %s is not supported", d.Type)
+		}
+	case plan.Attention, plan.RopeKV:
+		if d.Type != ggml.F32 && d.Type != ggml.F16 {
+			return fmt.Errorf("KV type %s is not supported (f32 or f16)", d.Type)
+		}
+	case plan.Copy:
+		if d.Type != ggml.F32 && d.Type != ggml.F16 && d.Type != ggml.BF16 {
+			return fmt.Errorf("destination type %s is not supported (f32, f16 or bf16)", d.Type)
+		}
+	case plan.GELU:
+		if !patched(4) && d.P[4] > 1 {
+			return fmt.Errorf("unknown GELU mode %d", d.P[4])
+		}
+	case plan.Rope:
+		if !patched(5) && d.P[5] != plan.RopeNormal && d.P[5] != plan.RopeNeoX {
+			return fmt.Errorf("unknown rope mode %d", d.P[5])
+		}
+	}
+	return nil
+}
+
+// isOutput reports whether binding j of kernel k is written.
+func isOutput(k plan.Kernel, j int) bool {
+	switch k {
+	case plan.Embed, plan.RMSNorm, plan.SiLUMul, plan.Add, plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec:
+		return j == 2
+	case plan.LayerNorm, plan.Conv1D, plan.Attention:
+		return j == 3 || (k == plan.Attention && j == 4)
+	case plan.GELU, plan.Scale, plan.Softmax, plan.Argmax, plan.Copy:
+		return j == 1
+	case plan.Rope:
+		return j == 0
+	case plan.RopeKV:
+		return j == 0 || j == 2 || j == 3
+	case plan.Sample:
+		return j == 1 || j == 3
+	}
+	return false
+}
+
+// optionalBind reports bindings counted by MinBind that may still be NoBuf.
+func optionalBind(k plan.Kernel, j int) bool {
+	switch k {
+	case plan.RMSNorm, plan.LayerNorm, plan.Rope, plan.RopeKV:
+		return j == 1 || (k == plan.LayerNorm && j == 2)
+	case plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.MatVec, plan.MatMul:
+		return j == 3 || j == 4
+	case plan.Conv1D:
+		return j == 2
+	case plan.Sample:
+		return j == 2
+	}
+	return false
+}

@@ -1,0 +1,173 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// ewOp selects the row operation of an ewTask.
+type ewOp uint8
+
+const (
+	ewSiLUMul ewOp = iota
+	ewGELUErf
+	ewGELUTanh
+	ewAdd
+	ewScale
+	ewCopyF32
+	ewCopyF16
+	ewCopyBF16
+)
+
+// ewTask applies an element-wise operation to m rows of n, each operand
+// with its own row stride (0 for b broadcasts its first row).
+type ewTask struct {
+	op            ewOp
+	a, b, out     []float32
+	h             []uint16 // f16/bf16 destination of Copy
+	n             int
+	lda, ldb, ldo int
+	s             float32
+}
+
+func (k *ewTask) Do(_, lo, hi int) {
+	n := k.n
+	for r := lo; r < hi; r++ {
+		a := k.a[r*k.lda : r*k.lda+n]
+		switch k.op {
+		case ewCopyF16:
+			h := k.h[r*k.ldo : r*k.ldo+n]
+			for i, v := range a {
+				h[i] = ggml.FP32ToFP16(v)
+			}
+			continue
+		case ewCopyBF16:
+			h := k.h[r*k.ldo : r*k.ldo+n]
+			for i, v := range a {
+				h[i] = ggml.FP32ToBF16(v)
+			}
+			continue
+		}
+		o := k.out[r*k.ldo : r*k.ldo+n]
+		switch k.op {
+		case ewSiLUMul:
+			b := k.b[r*k.ldb : r*k.ldb+n]
+			for i, v := range a {
+				o[i] = silu(v) * b[i]
+			}
+		case ewGELUErf:
+			for i, v := range a {
+				o[i] = geluErf(v)
+			}
+		case ewGELUTanh:
+			for i, v := range a {
+				o[i] = geluTanh(v)
+			}
+		case ewAdd:
+			b := k.b[r*k.ldb : r*k.ldb+n]
+			for i, v := range a {
+				o[i] = v + b[i]
+			}
+		case ewScale:
+			s := k.s
+			for i, v := range a {
+				o[i] = v * s
+			}
+		case ewCopyF32:
+			copy(o, a)
+		}
+	}
+}
+
+func silu(x float32) float32 { return x / (1 + float32(math.Exp(float64(-x)))) }
+
+// geluErf is the exact GELU, x·Φ(x), as PyTorch's nn.GELU() computes it.
+func geluErf(x float32) float32 {
+	return float32(0.5 * float64(x) * (1 + math.Erf(float64(x)*(1/math.Sqrt2))))
+}
+
+// geluTanh is GELU's tanh approximation (nn.GELU(approximate="tanh")).
+func geluTanh(x float32) float32 {
+	const c = 0.7978845608028654 // sqrt(2/pi)
+	v := float64(x)
+	return float32(0.5 * v * (1 + math.Tanh(c*(v+0.044715*v*v*v))))
+}
+
+// runEW checks the operands of an element-wise dispatch and runs it. The
+// operand slots are given by the caller; bSlot < 0 means no second input.
+func (e *Exec) runEW(d *plan.Dispatch, op ewOp, n, m, aSlot, lda, bSlot, ldb, oSlot, ldo int, s float32) error {
+	if n == 0 || m == 0 {
+		return nil
+	}
+	if m > 1 && (lda < n || ldo < n || (bSlot >= 0 && ldb < n && !(op == ewAdd && ldb == 0))) {
+		return e.errf("row strides (%d, %d, %d) smaller than row length %d", lda, ldb, ldo, n)
+	}
+	k := &e.ewT
+	*k = ewTask{op: op, n: n, lda: lda, ldb: ldb, ldo: ldo, s: s}
+	var err error
+	if k.a, err = e.f32(d, aSlot, extent(m, lda, n)); err != nil {
+		return err
+	}
+	if bSlot >= 0 {
+		bm := m
+		if ldb == 0 {
+			bm = 1
+		}
+		if k.b, err = e.f32(d, bSlot, extent(bm, ldb, n)); err != nil {
+			return err
+		}
+	}
+	if op == ewCopyF16 || op == ewCopyBF16 {
+		k.h, err = e.u16(d, oSlot, extent(m, ldo, n))
+	} else {
+		k.out, err = e.f32(d, oSlot, extent(m, ldo, n))
+	}
+	if err != nil {
+		return err
+	}
+	e.pool.Run(m, chunkGrain(n), k)
+	k.a, k.b, k.out, k.h = nil, nil, nil, nil
+	return nil
+}
+
+func (e *Exec) siluMul(d *plan.Dispatch) error {
+	p := &d.P
+	return e.runEW(d, ewSiLUMul, int(p[0]), int(p[1]), 0, int(p[2]), 1, int(p[3]), 2, int(p[4]), 0)
+}
+
+func (e *Exec) gelu(d *plan.Dispatch) error {
+	p := &d.P
+	op := ewGELUErf
+	switch p[4] {
+	case 0:
+	case 1:
+		op = ewGELUTanh
+	default:
+		return e.errf("unknown GELU mode %d", p[4])
+	}
+	return e.runEW(d, op, int(p[0]), int(p[1]), 0, int(p[2]), -1, 0, 1, int(p[3]), 0)
+}
+
+func (e *Exec) add(d *plan.Dispatch) error {
+	p := &d.P
+	return e.runEW(d, ewAdd, int(p[0]), int(p[1]), 0, int(p[2]), 1, int(p[3]), 2, int(p[4]), 0)
+}
+
+func (e *Exec) scale(d *plan.Dispatch) error {
+	p := &d.P
+	return e.runEW(d, ewScale, int(p[0]), int(p[1]), 0, int(p[2]), -1, 0, 1, int(p[3]), d.PF(4))
+}
+
+func (e *Exec) copyOp(d *plan.Dispatch) error {
+	p := &d.P
+	op := ewCopyF32
+	switch d.Type {
+	case ggml.F16:
+		op = ewCopyF16
+	case ggml.BF16:
+		op = ewCopyBF16
+	}
+	return e.runEW(d, op, int(p[0]), int(p[1]), 0, int(p[2]), -1, 0, 1, int(p[3]), 0)
+}

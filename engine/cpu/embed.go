@@ -1,0 +1,76 @@
+package cpu
+
+import (
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// embedTask copies (or adds) dequantized table rows for a list of ids.
+type embedTask struct {
+	t        ggml.Type
+	table    []byte
+	rowBytes int
+	dim      int
+	ids      []int32
+	out      []float32
+	ldo      int
+	acc      bool
+	tmp      [][]float32
+}
+
+func (k *embedTask) Do(w, lo, hi int) {
+	for t := lo; t < hi; t++ {
+		id := int(k.ids[t])
+		row := k.table[id*k.rowBytes : (id+1)*k.rowBytes]
+		o := k.out[t*k.ldo : t*k.ldo+k.dim]
+		if !k.acc {
+			embedRow(k.t, row, o)
+			continue
+		}
+		tmp := k.tmp[w][:k.dim]
+		embedRow(k.t, row, tmp)
+		for i, v := range tmp {
+			o[i] += v
+		}
+	}
+}
+
+func (e *Exec) embed(d *plan.Dispatch) error {
+	dim, n, ldo := int(d.P[0]), int(d.P[1]), int(d.P[2])
+	if n == 0 || dim == 0 {
+		return nil
+	}
+	rb, err := ggml.RowBytes(d.Type, int64(dim))
+	if err != nil {
+		return e.errf("table rows: %v", err)
+	}
+	if n > 1 && ldo < dim {
+		return e.errf("ldo %d smaller than dim %d", ldo, dim)
+	}
+	tb, _, _ := e.bind(d, 0)
+	off := d.Bind[0].Off
+	if off > uint64(len(tb.b)) {
+		return e.errf("table offset %d beyond buffer %q", off, tb.name)
+	}
+	rows := (uint64(len(tb.b)) - off) / uint64(rb)
+	ids, err := e.i32(d, 1, n)
+	if err != nil {
+		return err
+	}
+	for t, id := range ids {
+		if id < 0 || uint64(id) >= rows {
+			return e.errf("token %d: id %d outside the table's %d rows", t, id, rows)
+		}
+	}
+	out, err := e.f32(d, 2, extent(n, ldo, dim))
+	if err != nil {
+		return err
+	}
+	e.ensureWorker(dim)
+	k := &e.embedT
+	*k = embedTask{t: d.Type, table: tb.b[off:], rowBytes: int(rb), dim: dim, ids: ids, out: out, ldo: ldo,
+		acc: d.P[3]&plan.FlagAccumulate != 0, tmp: e.wsf}
+	e.pool.Run(n, chunkGrain(dim), k)
+	k.table, k.ids, k.out, k.tmp = nil, nil, nil, nil
+	return nil
+}

@@ -1,0 +1,418 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// Exec is a plan loaded on the CPU backend; it implements plan.Executable.
+// Calls are serialised: one step runs at a time.
+type Exec struct {
+	mu     sync.Mutex
+	pool   *Pool
+	mm     *MatMul
+	name   string
+	bufs   []buffer
+	passes []compiledPass
+	closed bool
+
+	// position of the running dispatch, for error messages
+	curPass, curOp int
+	curKernel      plan.Kernel
+
+	// scratch sized at load from the plan's static parameters
+	act    []float32   // fused activation rows and conv1d im2col tiles
+	wsf    [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
+	sorter candSorter
+
+	// kernel tasks, reused by every dispatch so the pool needs no allocation
+	embedT embedTask
+	normT  normTask
+	ewT    ewTask
+	ropeT  ropeTask
+	attnT  attnTask
+	smT    softmaxTask
+	colT   im2colTask
+}
+
+type compiledPass struct {
+	name string
+	ops  []plan.Dispatch
+}
+
+// Run implements plan.Executable.
+func (e *Exec) Run(pass int, vars *plan.Vars) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.ready(pass); err != nil {
+		return err
+	}
+	return e.runPass(pass, vars)
+}
+
+// RunSeq implements plan.Executable: the CPU simply runs the steps in order.
+func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.ready(pass); err != nil {
+		return err
+	}
+	for i := range steps {
+		if err := e.runPass(pass, &steps[i]); err != nil {
+			return fmt.Errorf("step %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (e *Exec) ready(pass int) error {
+	if e.closed {
+		return fmt.Errorf("cpu: plan %s: executable is closed", e.name)
+	}
+	if pass < 0 || pass >= len(e.passes) {
+		return fmt.Errorf("cpu: plan %s: pass %d out of range (%d passes)", e.name, pass, len(e.passes))
+	}
+	return nil
+}
+
+func (e *Exec) runPass(pass int, vars *plan.Vars) error {
+	var zero plan.Vars
+	if vars == nil {
+		vars = &zero
+	}
+	ops := e.passes[pass].ops
+	e.curPass = pass
+	for i := range ops {
+		r := ops[i].Resolved(vars)
+		e.curOp, e.curKernel = i, r.Kernel
+		if err := e.dispatch(&r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Exec) dispatch(d *plan.Dispatch) error {
+	switch d.Kernel {
+	case plan.Embed:
+		return e.embed(d)
+	case plan.RMSNorm:
+		return e.rmsNorm(d)
+	case plan.LayerNorm:
+		return e.layerNorm(d)
+	case plan.MatVec, plan.MatMul:
+		return e.matProduct(d)
+	case plan.RMSNormMatVec:
+		return e.rmsNormMatVec(d)
+	case plan.SiLUMul:
+		return e.siluMul(d)
+	case plan.SiLUMulMatVec:
+		return e.siluMulMatVec(d)
+	case plan.GELU:
+		return e.gelu(d)
+	case plan.Add:
+		return e.add(d)
+	case plan.Scale:
+		return e.scale(d)
+	case plan.Rope:
+		return e.rope(d)
+	case plan.RopeKV:
+		return e.ropeKV(d)
+	case plan.Attention:
+		return e.attention(d)
+	case plan.Softmax:
+		return e.softmax(d)
+	case plan.Conv1D:
+		return e.conv1d(d)
+	case plan.Argmax:
+		return e.argmax(d)
+	case plan.Sample:
+		return e.sample(d)
+	case plan.Copy:
+		return e.copyOp(d)
+	}
+	return e.errf("unknown kernel %d", d.Kernel)
+}
+
+// errf wraps a kernel error with the plan position. It only runs on the
+// error path, so its allocations do not count against a step.
+func (e *Exec) errf(format string, a ...any) error {
+	ps := ""
+	if e.curPass < len(e.passes) {
+		ps = e.passes[e.curPass].name
+	}
+	return fmt.Errorf("cpu: %s/%s op %d (%s): %s", e.name, ps, e.curOp, e.curKernel, fmt.Sprintf(format, a...))
+}
+
+// Write implements plan.Executable.
+func (e *Exec) Write(buf plan.BufID, off int64, src []byte) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, err := e.hostRange(buf, off, len(src), "write")
+	if err != nil {
+		return err
+	}
+	if b.kind == plan.BufWeights {
+		return fmt.Errorf("cpu: plan %s: buffer %q holds weights and is read-only", e.name, b.name)
+	}
+	copy(b.b[off:], src)
+	return nil
+}
+
+// Read implements plan.Executable.
+func (e *Exec) Read(buf plan.BufID, off int64, dst []byte) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, err := e.hostRange(buf, off, len(dst), "read")
+	if err != nil {
+		return err
+	}
+	copy(dst, b.b[off:])
+	return nil
+}
+
+func (e *Exec) hostRange(buf plan.BufID, off int64, n int, what string) (*buffer, error) {
+	if e.closed {
+		return nil, fmt.Errorf("cpu: plan %s: executable is closed", e.name)
+	}
+	if int(buf) >= len(e.bufs) {
+		return nil, fmt.Errorf("cpu: plan %s: %s of unknown buffer %d", e.name, what, buf)
+	}
+	b := &e.bufs[buf]
+	if off < 0 || off > int64(len(b.b)) || int64(n) > int64(len(b.b))-off {
+		return nil, fmt.Errorf("cpu: plan %s: %s of %d bytes at %d is outside buffer %q (%d bytes)", e.name, what, n, off, b.name, len(b.b))
+	}
+	return b, nil
+}
+
+// Close implements plan.Executable. Buffers are Go memory, so closing just
+// drops them for the collector.
+func (e *Exec) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	e.bufs, e.act, e.wsf = nil, nil, nil
+	return nil
+}
+
+// BufferBytes exposes a buffer's memory for tests and tools on the same
+// host; the bytes are only stable between steps.
+func (e *Exec) BufferBytes(buf plan.BufID) []byte {
+	if int(buf) >= len(e.bufs) {
+		return nil
+	}
+	return e.bufs[buf].b
+}
+
+// ---- scratch ----
+
+// allocScratch sizes the shared scratch from the static parameters of every
+// dispatch. A patch that grows a shape past them makes the step allocate
+// (ensureAct / ensureWorker), which is correct, just not free.
+func (e *Exec) allocScratch() {
+	act, ws := 0, 0
+	for _, ps := range e.passes {
+		for i := range ps.ops {
+			a, w := scratchNeeds(&ps.ops[i], e)
+			act, ws = max(act, a), max(ws, w)
+		}
+	}
+	e.ensureAct(act)
+	e.ensureWorker(ws)
+}
+
+// scratchNeeds returns the shared activation and per-worker floats a
+// dispatch uses with its static parameters.
+func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
+	p := func(i int) int { return int(d.P[i]) }
+	switch d.Kernel {
+	case plan.RMSNormMatVec, plan.SiLUMulMatVec:
+		return satMul(p(1), p(2)), 0
+	case plan.Conv1D:
+		k := satMul(p(0), p(3))
+		return satMul(convTileRows(k), k), 0
+	case plan.Embed:
+		return 0, p(0)
+	case plan.Rope:
+		return 0, p(0) + 2
+	case plan.RopeKV:
+		return 0, p(0) + 2
+	case plan.Attention:
+		kv := p(6)
+		// KV length is usually patched; size for the whole cache.
+		if ps := p(11); ps > 0 && d.Bind[1].Buf != plan.NoBuf {
+			es := 4
+			if d.Type == ggml.F16 {
+				es = 2
+			}
+			avail := len(e.bufs[d.Bind[1].Buf].b) / es
+			kv = max(kv, avail/ps+1)
+		}
+		return 0, min(kv, 1<<22)
+	}
+	return 0, 0
+}
+
+func (e *Exec) ensureAct(n int) []float32 {
+	if n > len(e.act) {
+		e.act = make([]float32, n)
+	}
+	return e.act[:n]
+}
+
+func (e *Exec) ensureWorker(n int) {
+	if len(e.wsf) == e.pool.Workers() && len(e.wsf[0]) >= n {
+		return
+	}
+	e.wsf = make([][]float32, e.pool.Workers())
+	for i := range e.wsf {
+		e.wsf[i] = make([]float32, n)
+	}
+}
+
+// ---- bounds-checked views of bindings ----
+
+// satMul multiplies non-negative ints, saturating instead of overflowing so
+// a hostile parameter fails the bounds check rather than wrapping.
+func satMul(a, b int) int {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > math.MaxInt/b {
+		return math.MaxInt
+	}
+	return a * b
+}
+
+func satAdd(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+// extent is the number of elements m rows of n with row stride ld span.
+func extent(m, ld, n int) int {
+	if m <= 0 || n <= 0 {
+		return 0
+	}
+	return satAdd(satMul(m-1, ld), n)
+}
+
+// view returns binding slot's memory from its offset on, or nil for an
+// empty optional slot.
+func (e *Exec) bind(d *plan.Dispatch, slot int) (*buffer, uint64, bool) {
+	if slot >= int(d.NBind) || d.Bind[slot].Buf == plan.NoBuf {
+		return nil, 0, false
+	}
+	bd := d.Bind[slot]
+	return &e.bufs[bd.Buf], bd.Off, true
+}
+
+// f32 returns need float32 elements of binding slot; nil with no error for
+// an empty optional slot.
+func (e *Exec) f32(d *plan.Dispatch, slot, need int) ([]float32, error) {
+	b, off, ok := e.bind(d, slot)
+	if !ok {
+		return nil, nil
+	}
+	if off%4 != 0 || b.f == nil && need > 0 {
+		return nil, e.errf("binding %d: offset %d of %q is not 4-byte aligned", slot, off, b.name)
+	}
+	start := off / 4
+	if start > uint64(len(b.f)) || uint64(need) > uint64(len(b.f))-start {
+		return nil, e.errf("binding %d: %d floats at byte %d overrun buffer %q (%d bytes)", slot, need, off, b.name, len(b.b))
+	}
+	return b.f[start : start+uint64(need)], nil
+}
+
+func (e *Exec) i32(d *plan.Dispatch, slot, need int) ([]int32, error) {
+	b, off, ok := e.bind(d, slot)
+	if !ok {
+		return nil, nil
+	}
+	if off%4 != 0 || b.i == nil && need > 0 {
+		return nil, e.errf("binding %d: offset %d of %q is not 4-byte aligned", slot, off, b.name)
+	}
+	start := off / 4
+	if start > uint64(len(b.i)) || uint64(need) > uint64(len(b.i))-start {
+		return nil, e.errf("binding %d: %d int32s at byte %d overrun buffer %q (%d bytes)", slot, need, off, b.name, len(b.b))
+	}
+	return b.i[start : start+uint64(need)], nil
+}
+
+func (e *Exec) u16(d *plan.Dispatch, slot, need int) ([]uint16, error) {
+	b, off, ok := e.bind(d, slot)
+	if !ok {
+		return nil, nil
+	}
+	if off%2 != 0 || b.h == nil && need > 0 {
+		return nil, e.errf("binding %d: offset %d of %q is not 2-byte aligned", slot, off, b.name)
+	}
+	start := off / 2
+	if start > uint64(len(b.h)) || uint64(need) > uint64(len(b.h))-start {
+		return nil, e.errf("binding %d: %d halves at byte %d overrun buffer %q (%d bytes)", slot, need, off, b.name, len(b.b))
+	}
+	return b.h[start : start+uint64(need)], nil
+}
+
+func (e *Exec) bytes(d *plan.Dispatch, slot, need int) ([]byte, error) {
+	b, off, ok := e.bind(d, slot)
+	if !ok {
+		return nil, nil
+	}
+	if off > uint64(len(b.b)) || uint64(need) > uint64(len(b.b))-off {
+		return nil, e.errf("binding %d: %d bytes at %d overrun buffer %q (%d bytes)", slot, need, off, b.name, len(b.b))
+	}
+	return b.b[off : off+uint64(need)], nil
+}
+
+// req turns a missing required binding into an error.
+func (e *Exec) req(slot int, ok bool) error {
+	if !ok {
+		return e.errf("binding %d is required", slot)
+	}
+	return nil
+}
+
+// present reports whether an optional binding is set. Buffers cannot be
+// patched, so required ones were already checked at load.
+func present(d *plan.Dispatch, slot int) bool {
+	return slot < int(d.NBind) && d.Bind[slot].Buf != plan.NoBuf
+}
+
+// typed is a view of a KV cache in f32 or f16.
+type typed struct {
+	f []float32
+	h []uint16
+}
+
+func (e *Exec) typedView(d *plan.Dispatch, slot, need int) (typed, error) {
+	var v typed
+	var err error
+	if d.Type == ggml.F16 {
+		v.h, err = e.u16(d, slot, need)
+		if err == nil && v.h == nil {
+			err = e.req(slot, false)
+		}
+	} else {
+		v.f, err = e.f32(d, slot, need)
+		if err == nil && v.f == nil {
+			err = e.req(slot, false)
+		}
+	}
+	return v, err
+}
+
+// chunkGrain picks a chunk size so each chunk does roughly 32k element-ops:
+// small enough to balance, large enough to amortise the pool handoff.
+func chunkGrain(perItem int) int {
+	if perItem <= 0 {
+		return 1 << 20
+	}
+	return max(1, 32768/perItem)
+}

@@ -1,0 +1,201 @@
+package cpu
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/harkapp/hark/engine/blas"
+	"github.com/harkapp/hark/engine/ggml"
+)
+
+// MatMul computes out = x·Wᵀ (+ bias) (+ res) for every weight type. It owns
+// the scratch (quantized activations, dequantized weight tiles) and the
+// task structs, so after the first call of a given size it allocates
+// nothing. A MatMul is not safe for concurrent use; make one per executor.
+type MatMul struct {
+	pool *Pool
+	act  []byte    // x rows in the weight type's activation format
+	tile []float32 // dequantized weight rows for the GEMM path
+
+	args   mulArgs // the current call's operands; a field so tasks don't allocate
+	rows   rowTask
+	quant  quantTask
+	deq    dequantTask
+	prep   prepTask
+	gemm   gemmTask
+	noBLAS bool // tests force the pure-Go path
+}
+
+// NewMatMul returns a MatMul running on pool.
+func NewMatMul(pool *Pool) *MatMul {
+	return &MatMul{pool: pool}
+}
+
+// gemmMinM is the number of activation rows from which the tiled GEMM path
+// beats streaming the weights once per row block with dot products.
+const gemmMinM = 16
+
+// tileFloats bounds the dequantized weight tile (4 MiB of float32).
+const tileFloats = 1 << 20
+
+// Mul computes, for i < m and j < n,
+//
+//	out[i*ldo+j] = Σ_kk x[i*ldx+kk]·W[j,kk] (+ bias[j]) (+ res[i*ldr+j])
+//
+// where W is n rows of k elements of type t in ggml layout. bias and res
+// may be nil; res may alias out exactly (same start and ldr == ldo).
+// Quantized types quantize x to their activation format and use ggml's
+// block dot products.
+func (mm *MatMul) Mul(t ggml.Type, w []byte, n, k, m int, x []float32, ldx int,
+	out []float32, ldo int, bias, res []float32, ldr int) error {
+	kd, ok := kinds[t]
+	if !ok {
+		return fmt.Errorf("matmul: weight type %s is not supported", t)
+	}
+	if n < 0 || k < 0 || m < 0 {
+		return fmt.Errorf("matmul: negative size n=%d k=%d m=%d", n, k, m)
+	}
+	if n == 0 || m == 0 {
+		return nil
+	}
+	if k == 0 || k%kd.blockSize != 0 {
+		return fmt.Errorf("matmul: k=%d is not a positive multiple of %s's block size %d", k, t, kd.blockSize)
+	}
+	rb := k / kd.blockSize * kd.typeSize
+	if len(w)/rb < n {
+		return fmt.Errorf("matmul: %s weights have %d bytes, need %d rows of %d", t, len(w), n, rb)
+	}
+	if err := checkRows("x", x, m, k, ldx); err != nil {
+		return err
+	}
+	if err := checkRows("out", out, m, n, ldo); err != nil {
+		return err
+	}
+	if bias != nil && len(bias) < n {
+		return fmt.Errorf("matmul: bias has %d elements, need %d", len(bias), n)
+	}
+	if res != nil {
+		if err := checkRows("res", res, m, n, ldr); err != nil {
+			return err
+		}
+		if overlaps(res[:(m-1)*ldr+n], out[:(m-1)*ldo+n]) && (&res[0] != &out[0] || ldr != ldo) {
+			return fmt.Errorf("matmul: res overlaps out without aliasing it exactly")
+		}
+	}
+	if overlaps(x[:(m-1)*ldx+k], out[:(m-1)*ldo+n]) {
+		return fmt.Errorf("matmul: x overlaps out")
+	}
+	mm.args = mulArgs{kd: kd, w: w[:n*rb], rb: rb, n: n, k: k, m: m, x: x, ldx: ldx,
+		out: out, ldo: ldo, bias: bias, res: res, ldr: ldr}
+	a := &mm.args
+	defer func() { mm.args = mulArgs{} }() // drop references to the caller's slices
+	if m >= gemmMinM && !mm.noBLAS && blas.Available() {
+		return mm.mulBLAS(a)
+	}
+	mm.mulRows(a)
+	return nil
+}
+
+// mulArgs is one call's operands, shared by the tasks.
+type mulArgs struct {
+	kd        *kind
+	w         []byte
+	rb        int // weight row bytes
+	n, k, m   int
+	x         []float32
+	ldx       int
+	out       []float32
+	ldo       int
+	bias, res []float32
+	ldr       int
+	act       []byte // quantized x rows, actRB bytes each
+	actRB     int
+}
+
+func checkRows(name string, s []float32, rows, cols, ld int) error {
+	if ld < cols {
+		return fmt.Errorf("matmul: %s stride %d < row length %d", name, ld, cols)
+	}
+	if need := (rows-1)*ld + cols; len(s) < need {
+		return fmt.Errorf("matmul: %s has %d elements, need %d", name, len(s), need)
+	}
+	return nil
+}
+
+// overlaps reports whether two slices share memory.
+func overlaps(a, b []float32) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	a0 := uintptr(unsafe.Pointer(&a[0]))
+	b0 := uintptr(unsafe.Pointer(&b[0]))
+	return a0 < b0+uintptr(4*len(b)) && b0 < a0+uintptr(4*len(a))
+}
+
+// grainFor picks a chunk size giving each worker several chunks to balance
+// on, without chunks so small that scheduling dominates.
+func grainFor(n, workers, minGrain int) int {
+	g := (n + 4*workers - 1) / (4 * workers)
+	return max(g, minGrain, 1)
+}
+
+// quantizeActs fills mm.act with x's rows in kd's activation format.
+func (mm *MatMul) quantizeActs(a *mulArgs) {
+	a.actRB = a.k / a.kd.blockSize * a.kd.actBytes
+	need := a.m * a.actRB
+	if cap(mm.act) < need {
+		mm.act = make([]byte, need)
+	}
+	a.act = mm.act[:need]
+	mm.quant.a = a
+	mm.pool.Run(a.m, grainFor(a.m, mm.pool.Workers(), max(1, 4096/a.k)), &mm.quant)
+	mm.quant.a = nil
+}
+
+type quantTask struct{ a *mulArgs }
+
+func (t *quantTask) Do(_, lo, hi int) {
+	a := t.a
+	for i := lo; i < hi; i++ {
+		a.kd.quantize(a.x[i*a.ldx:i*a.ldx+a.k], a.act[i*a.actRB:(i+1)*a.actRB])
+	}
+}
+
+// mulRows is the dot-product path: each weight row is read once and dotted
+// with all m activation rows, so it streams W at memory speed for m = 1
+// and reuses the quantized activations across rows for small m (beams).
+func (mm *MatMul) mulRows(a *mulArgs) {
+	if a.kd.id == kindQuant {
+		mm.quantizeActs(a)
+	}
+	mm.rows.a = a
+	mm.pool.Run(a.n, grainFor(a.n, mm.pool.Workers(), 4), &mm.rows)
+	mm.rows.a = nil
+}
+
+type rowTask struct{ a *mulArgs }
+
+func (t *rowTask) Do(_, lo, hi int) {
+	a := t.a
+	nb := a.k / a.kd.blockSize
+	for j := lo; j < hi; j++ {
+		wr := a.w[j*a.rb : (j+1)*a.rb]
+		var b float32
+		if a.bias != nil {
+			b = a.bias[j]
+		}
+		for i := 0; i < a.m; i++ {
+			var v float32
+			if a.kd.id == kindQuant {
+				v = a.kd.dotQ(wr, a.act[i*a.actRB:(i+1)*a.actRB], nb)
+			} else {
+				v = a.kd.dotF(wr, a.x[i*a.ldx:i*a.ldx+a.k])
+			}
+			v += b
+			if a.res != nil {
+				v += a.res[i*a.ldr+j]
+			}
+			a.out[i*a.ldo+j] = v
+		}
+	}
+}

@@ -1,0 +1,121 @@
+package cpu
+
+import (
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// prodArgs are the checked operands of a matrix product dispatch.
+type prodArgs struct {
+	w              []byte
+	n, k, m        int
+	out, bias, res []float32
+	ldo, ldr       int
+}
+
+// prodOperands checks the weight, output, bias and residual of a product
+// (bindings 0, 2, 3, 4; params n, k, m at 0..2, ldo at 4, ldr at 5).
+func (e *Exec) prodOperands(d *plan.Dispatch) (prodArgs, error) {
+	a := prodArgs{n: int(d.P[0]), k: int(d.P[1]), m: int(d.P[2]), ldo: int(d.P[4]), ldr: int(d.P[5])}
+	rb, err := ggml.RowBytes(d.Type, int64(a.k))
+	if err != nil {
+		return a, e.errf("weight rows: %v", err)
+	}
+	if a.m > 1 && a.ldo < a.n {
+		return a, e.errf("ldo %d smaller than n %d", a.ldo, a.n)
+	}
+	if a.w, err = e.bytes(d, 0, satMul(a.n, int(rb))); err != nil {
+		return a, err
+	}
+	if a.out, err = e.f32(d, 2, extent(a.m, a.ldo, a.n)); err != nil {
+		return a, err
+	}
+	if a.bias, err = e.f32(d, 3, a.n); err != nil {
+		return a, err
+	}
+	if present(d, 4) {
+		if a.m > 1 && a.ldr < a.n {
+			return a, e.errf("ldr %d smaller than n %d", a.ldr, a.n)
+		}
+		if a.res, err = e.f32(d, 4, extent(a.m, a.ldr, a.n)); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+func (e *Exec) mul(d *plan.Dispatch, a *prodArgs, x []float32, ldx int) error {
+	if err := e.mm.Mul(d.Type, a.w, a.n, a.k, a.m, x, ldx, a.out, a.ldo, a.bias, a.res, a.ldr); err != nil {
+		return e.errf("%v", err)
+	}
+	return nil
+}
+
+// matProduct runs MatVec and MatMul: out = x·Wᵀ + bias + res.
+func (e *Exec) matProduct(d *plan.Dispatch) error {
+	a, err := e.prodOperands(d)
+	if err != nil || a.n == 0 || a.m == 0 {
+		return err
+	}
+	ldx := int(d.P[3])
+	if a.m > 1 && ldx < a.k {
+		return e.errf("ldx %d smaller than k %d", ldx, a.k)
+	}
+	x, err := e.f32(d, 1, extent(a.m, ldx, a.k))
+	if err != nil {
+		return err
+	}
+	return e.mul(d, &a, x, ldx)
+}
+
+// rmsNormMatVec normalises the m input rows into scratch, then multiplies;
+// the normalised rows never reach a plan buffer.
+func (e *Exec) rmsNormMatVec(d *plan.Dispatch) error {
+	a, err := e.prodOperands(d)
+	if err != nil || a.n == 0 || a.m == 0 {
+		return err
+	}
+	ldx := int(d.P[3])
+	if a.m > 1 && ldx < a.k {
+		return e.errf("ldx %d smaller than k %d", ldx, a.k)
+	}
+	x, err := e.f32(d, 1, extent(a.m, ldx, a.k))
+	if err != nil {
+		return err
+	}
+	g, err := e.f32(d, 5, a.k)
+	if err != nil {
+		return err
+	}
+	act := e.ensureAct(satMul(a.m, a.k))
+	nt := &e.normT
+	*nt = normTask{x: x, out: act, w: g, dim: a.k, inner: 1, ldx: ldx, ldo: a.k, eps: d.PF(6)}
+	e.pool.Run(a.m, chunkGrain(a.k), nt)
+	nt.x, nt.out, nt.w = nil, nil, nil
+	return e.mul(d, &a, act, a.k)
+}
+
+// siluMulMatVec computes silu(gate)⊙up into scratch, then multiplies.
+func (e *Exec) siluMulMatVec(d *plan.Dispatch) error {
+	a, err := e.prodOperands(d)
+	if err != nil || a.n == 0 || a.m == 0 {
+		return err
+	}
+	ldg, ldu := int(d.P[3]), int(d.P[6])
+	if a.m > 1 && (ldg < a.k || ldu < a.k) {
+		return e.errf("row strides (%d, %d) smaller than k %d", ldg, ldu, a.k)
+	}
+	k := &e.ewT
+	*k = ewTask{op: ewSiLUMul, n: a.k, lda: ldg, ldb: ldu, ldo: a.k}
+	if k.a, err = e.f32(d, 1, extent(a.m, ldg, a.k)); err != nil {
+		return err
+	}
+	if k.b, err = e.f32(d, 5, extent(a.m, ldu, a.k)); err != nil {
+		return err
+	}
+	k.out = e.ensureAct(satMul(a.m, a.k))
+	e.pool.Run(a.m, chunkGrain(a.k), k)
+	act := k.out
+	k.a, k.b, k.out = nil, nil, nil
+	return e.mul(d, &a, act, a.k)
+}

@@ -1,0 +1,231 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// weightsOf quantizes random rows into t and returns the bytes with their
+// exact dequantized values (the reference multiplies those in float64).
+func weightsOf(t *testing.T, r *rand.Rand, typ ggml.Type, n, k int) ([]byte, []float32) {
+	src := randVec(r, n*k, 0.5)
+	rb, err := ggml.RowBytes(typ, int64(k))
+	require.NoError(t, err)
+	w := make([]byte, int(rb)*n)
+	require.NoError(t, ggml.Quantize(typ, src, w))
+	deq := make([]float32, n*k)
+	require.NoError(t, ggml.Dequantize(typ, w, deq))
+	return w, deq
+}
+
+// refProduct: out[i,j] = Σ x[i,kk]·W[j,kk] + bias[j] + res[i,j] (dense
+// x rows given, res with stride ldr or nil).
+func refProduct(x [][]float64, w []float32, n, k int, bias []float32, res []float32, ldr int) []float64 {
+	out := make([]float64, len(x)*n)
+	for i, row := range x {
+		for j := 0; j < n; j++ {
+			var s float64
+			for kk, v := range row {
+				s += v * float64(w[j*k+kk])
+			}
+			if bias != nil {
+				s += float64(bias[j])
+			}
+			if res != nil {
+				s += float64(res[i*ldr+j])
+			}
+			out[i*n+j] = s
+		}
+	}
+	return out
+}
+
+// productTol: quantized types multiply against x quantized to 8 bits, so
+// they are compared loosely; the exactness of the block dots is MM's test.
+func productTol(typ ggml.Type) float64 {
+	switch typ {
+	case ggml.F32:
+		return 1e-5
+	case ggml.F16, ggml.BF16:
+		return 1e-4
+	}
+	return 3e-2
+}
+
+func TestMatProducts(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 29))
+	cases := []struct {
+		kernel  plan.Kernel
+		typ     ggml.Type
+		n, k, m int
+	}{
+		{plan.MatVec, ggml.F32, 897, 96, 1},
+		{plan.MatVec, ggml.F16, 51865, 64, 1},
+		{plan.MatVec, ggml.Q8_0, 257, 576, 3},
+		{plan.MatMul, ggml.F32, 385, 384, 21},
+		{plan.MatMul, ggml.Q4_0, 130, 256, 19},
+	}
+	for _, c := range cases {
+		for _, extras := range []bool{false, true} {
+			t.Run(c.kernel.String()+"_"+c.typ.String(), func(t *testing.T) {
+				w, deq := weightsOf(t, r, c.typ, c.n, c.k)
+				ldx, ldo, ldr := c.k+5, c.n+3, c.n+7
+				x := randVec(r, (c.m-1)*ldx+c.k, 1)
+				h := newHarness(t)
+				wb, xb := h.weights("w", w), h.f32("x", x)
+				ob := h.nan("out", (c.m-1)*ldo+c.n+4)
+				bb, rb := plan.NoBuf, plan.NoBuf
+				var bias, res []float32
+				if extras {
+					bias, res = randVec(r, c.n, 1), randVec(r, (c.m-1)*ldr+c.n, 1)
+					bb, rb = h.f32("bias", bias), h.f32("res", res)
+				}
+				h.add(op(c.kernel, c.typ, []plan.BufID{wb, xb, ob, bb, rb}, uint32(c.n), uint32(c.k), uint32(c.m), uint32(ldx), uint32(ldo), uint32(ldr)))
+				h.run(plan.Vars{})
+				rows := make([][]float64, c.m)
+				for i := range rows {
+					rows[i] = toF64(x[i*ldx : i*ldx+c.k])
+				}
+				want := refProduct(rows, deq, c.n, c.k, bias, res, ldr)
+				checkOut(t, h.readF32(ob), want, c.m, ldo, c.n, productTol(c.typ)*math.Sqrt(float64(c.k)), "product")
+			})
+		}
+	}
+}
+
+// TestResidualInPlace: res aliasing out is the transformer's x += f(x).
+func TestResidualInPlace(t *testing.T) {
+	r := rand.New(rand.NewPCG(30, 31))
+	n, k, m := 96, 64, 2
+	w, deq := weightsOf(t, r, ggml.F32, n, k)
+	x, res := randVec(r, m*k, 1), randVec(r, m*n, 1)
+	h := newHarness(t)
+	wb, xb, ob := h.weights("w", w), h.f32("x", x), h.f32("out", res)
+	h.add(op(plan.MatMul, ggml.F32, []plan.BufID{wb, xb, ob, plan.NoBuf, ob}, uint32(n), uint32(k), uint32(m), uint32(k), uint32(n), uint32(n)))
+	h.run(plan.Vars{})
+	rows := [][]float64{toF64(x[:k]), toF64(x[k:])}
+	checkOut(t, h.readF32(ob), refProduct(rows, deq, n, k, nil, res, n), m, n, n, 1e-5, "residual")
+}
+
+func TestRMSNormMatVec(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 33))
+	for _, typ := range []ggml.Type{ggml.F32, ggml.Q8_0} {
+		n, k, m := 577, 896, 2
+		ldx, ldo, ldr := k+1, n+2, n+3
+		w, deq := weightsOf(t, r, typ, n, k)
+		x, g := randVec(r, (m-1)*ldx+k, 2), randVec(r, k, 1)
+		bias, res := randVec(r, n, 1), randVec(r, (m-1)*ldr+n, 1)
+		h := newHarness(t)
+		wb, xb, gb := h.weights("w", w), h.f32("x", x), h.f32("g", g)
+		bb, rb := h.f32("bias", bias), h.f32("res", res)
+		ob := h.nan("out", (m-1)*ldo+n+1)
+		h.add(op(plan.RMSNormMatVec, typ, []plan.BufID{wb, xb, ob, bb, rb, gb}, uint32(n), uint32(k), uint32(m), uint32(ldx), uint32(ldo), uint32(ldr), plan.F32(1e-5)))
+		h.run(plan.Vars{})
+		rows := make([][]float64, m)
+		for i := range rows {
+			rows[i] = refRMSNorm(toF64(x[i*ldx:i*ldx+k]), g, 1e-5)
+		}
+		want := refProduct(rows, deq, n, k, bias, res, ldr)
+		checkOut(t, h.readF32(ob), want, m, ldo, n, productTol(typ)*math.Sqrt(float64(k)), "rms_norm_mat_vec "+typ.String())
+	}
+}
+
+func TestSiLUMulMatVec(t *testing.T) {
+	r := rand.New(rand.NewPCG(34, 35))
+	for _, typ := range []ggml.Type{ggml.F16, ggml.Q4_0} {
+		n, k, m := 97, 2560, 3
+		ldg, ldu, ldo, ldr := 2*k, 2*k, n+1, n
+		w, deq := weightsOf(t, r, typ, n, k)
+		gu := randVec(r, (m-1)*ldg+2*k, 1) // gate and up interleaved as one fused row
+		res := randVec(r, (m-1)*ldr+n, 1)
+		h := newHarness(t)
+		wb, gub, rb := h.weights("w", w), h.f32("gu", gu), h.f32("res", res)
+		ob := h.nan("out", (m-1)*ldo+n+2)
+		d := op(plan.SiLUMulMatVec, typ, []plan.BufID{wb, gub, ob, plan.NoBuf, rb, gub}, uint32(n), uint32(k), uint32(m), uint32(ldg), uint32(ldo), uint32(ldr), uint32(ldu))
+		d.Bind[5].Off = uint64(4 * k) // up follows gate in each row
+		h.add(d)
+		h.run(plan.Vars{})
+		rows := make([][]float64, m)
+		for i := range rows {
+			rows[i] = make([]float64, k)
+			for j := range rows[i] {
+				gv, uv := float64(gu[i*ldg+j]), float64(gu[i*ldg+k+j])
+				rows[i][j] = gv / (1 + math.Exp(-gv)) * uv
+			}
+		}
+		want := refProduct(rows, deq, n, k, nil, res, ldr)
+		checkOut(t, h.readF32(ob), want, m, ldo, n, productTol(typ)*math.Sqrt(float64(k)), "silu_mul_mat_vec "+typ.String())
+	}
+}
+
+func TestConv1D(t *testing.T) {
+	r := rand.New(rand.NewPCG(36, 37))
+	cases := []struct {
+		name                          string
+		typ                           ggml.Type
+		cin, cout, T, kw, stride, pad int
+		chanMajor                     bool
+	}{
+		{"mel_frontend", ggml.F16, 80, 67, 301, 3, 1, 1, true},
+		{"stride2", ggml.F32, 67, 45, 301, 3, 2, 1, false},
+		{"nopad_wide", ggml.F32, 5, 7, 40, 5, 3, 0, false},
+		{"chanmajor_stride2", ggml.F16, 16, 24, 33, 3, 2, 1, true},
+		{"tiled", ggml.F32, 8, 9, 50, 3, 1, 1, false}, // 24-float rows, 100-float tiles
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.name == "tiled" {
+				old := convTileFloats
+				convTileFloats = 100
+				defer func() { convTileFloats = old }()
+			}
+			tout := (c.T+2*c.pad-c.kw)/c.stride + 1
+			k := c.cin * c.kw
+			w, deq := weightsOf(t, r, c.typ, c.cout, k)
+			xm, xn := c.T, c.cin
+			if c.chanMajor {
+				xm, xn = c.cin, c.T
+			}
+			ldx, ldo := xn+3, c.cout+2
+			x := randVec(r, (xm-1)*ldx+xn, 1)
+			bias := randVec(r, c.cout, 1)
+			h := newHarness(t)
+			wb, xb, bb := h.weights("w", w), h.f32("x", x), h.f32("b", bias)
+			ob := h.nan("out", (tout-1)*ldo+c.cout+3)
+			flags := uint32(0)
+			if c.chanMajor {
+				flags = plan.FlagChannelMaj
+			}
+			h.add(op(plan.Conv1D, c.typ, []plan.BufID{wb, xb, bb, ob}, uint32(c.cin), uint32(c.cout), uint32(c.T), uint32(c.kw), uint32(c.stride), uint32(c.pad), flags, uint32(ldx), uint32(ldo)))
+			h.run(plan.Vars{})
+			in := func(tt, ci int) float64 {
+				if tt < 0 || tt >= c.T {
+					return 0
+				}
+				if c.chanMajor {
+					return float64(x[ci*ldx+tt])
+				}
+				return float64(x[tt*ldx+ci])
+			}
+			want := make([]float64, tout*c.cout)
+			for to := 0; to < tout; to++ {
+				for co := 0; co < c.cout; co++ {
+					s := float64(bias[co])
+					for ci := 0; ci < c.cin; ci++ {
+						for j := 0; j < c.kw; j++ {
+							s += float64(deq[co*k+ci*c.kw+j]) * in(to*c.stride+j-c.pad, ci)
+						}
+					}
+					want[to*c.cout+co] = s
+				}
+			}
+			checkOut(t, h.readF32(ob), want, tout, ldo, c.cout, productTol(c.typ)*math.Sqrt(float64(k)), "conv1d")
+		})
+	}
+}

@@ -1,0 +1,201 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// ropeTask rotates the heads of m rows (Rope), and for RopeKV also stores
+// each row's K and V heads into the caches.
+type ropeTask struct {
+	x            []float32
+	ldx          int
+	hd, nRot     int // head size; heads rotated per row (Q, plus K for RopeKV)
+	half         int // ropeDim/2
+	neox, perSeq bool
+	pos0         int
+	freqs        []float32 // nil: no rotation
+	mscale       float32
+	cs           [][]float32
+	kv           bool
+	nHead, nKV   int
+	kc, vc       typed
+	hs, ps, ss   int
+}
+
+func (k *ropeTask) Do(w, lo, hi int) {
+	hd := k.hd
+	for t := lo; t < hi; t++ {
+		pos, seq := k.pos0+t, 0
+		if k.perSeq {
+			pos, seq = k.pos0, t
+		}
+		row := k.x[t*k.ldx:]
+		if k.freqs != nil {
+			cs := k.cs[w][:2*k.half]
+			for i := 0; i < k.half; i++ {
+				// The angle in float64: pos·freq loses digits in float32
+				// at long contexts.
+				s, c := math.Sincos(float64(pos) * float64(k.freqs[i]))
+				cs[2*i], cs[2*i+1] = float32(c)*k.mscale, float32(s)*k.mscale
+			}
+			for h := 0; h < k.nRot; h++ {
+				v := row[h*hd : h*hd+hd]
+				if k.neox {
+					rotNeoX(v, cs, k.half)
+				} else {
+					rotNormal(v, cs, k.half)
+				}
+			}
+		}
+		if !k.kv {
+			continue
+		}
+		for h := 0; h < k.nKV; h++ {
+			dst := seq*k.ss + h*k.hs + pos*k.ps
+			kv := row[(k.nHead+h)*hd : (k.nHead+h)*hd+hd]
+			vv := row[(k.nHead+k.nKV+h)*hd : (k.nHead+k.nKV+h)*hd+hd]
+			storeRow(k.kc, dst, kv)
+			storeRow(k.vc, dst, vv)
+		}
+	}
+}
+
+func rotNormal(v, cs []float32, half int) {
+	for i := 0; i < half; i++ {
+		c, s := cs[2*i], cs[2*i+1]
+		a, b := v[2*i], v[2*i+1]
+		v[2*i], v[2*i+1] = a*c-b*s, a*s+b*c
+	}
+}
+
+func rotNeoX(v, cs []float32, half int) {
+	for i := 0; i < half; i++ {
+		c, s := cs[2*i], cs[2*i+1]
+		a, b := v[i], v[i+half]
+		v[i], v[i+half] = a*c-b*s, a*s+b*c
+	}
+}
+
+// storeRow writes src at element dst of a cache.
+func storeRow(c typed, dst int, src []float32) {
+	if c.h != nil {
+		h := c.h[dst : dst+len(src)]
+		for i, v := range src {
+			h[i] = ggml.FP32ToFP16(v)
+		}
+		return
+	}
+	copy(c.f[dst:dst+len(src)], src)
+}
+
+// ropeSetup fills the rotation part of the task shared by Rope and RopeKV.
+func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, hd, mode, ropeDim int, ms float32) error {
+	if hd == 0 {
+		return e.errf("head size 0")
+	}
+	if ropeDim == 0 {
+		ropeDim = hd
+	}
+	if ropeDim > hd || ropeDim%2 != 0 {
+		return e.errf("rope dims %d must be even and at most the head size %d", ropeDim, hd)
+	}
+	switch mode {
+	case plan.RopeNormal:
+	case plan.RopeNeoX:
+		k.neox = true
+	default:
+		return e.errf("unknown rope mode %d", mode)
+	}
+	k.half = ropeDim / 2
+	if ms == 0 {
+		ms = 1
+	}
+	k.mscale = ms
+	var err error
+	if k.freqs, err = e.f32(d, 1, k.half); err != nil {
+		return err
+	}
+	e.ensureWorker(ropeDim)
+	k.cs = e.wsf
+	return nil
+}
+
+// rope: P 0 headDim, 1 nHead, 2 m, 3 ldx, 4 pos0, 5 mode, 6 ropeDim,
+// 7 flags, 8 mscale. ropeDim 0 means the whole head.
+func (e *Exec) rope(d *plan.Dispatch) error {
+	p := &d.P
+	hd, nHead, m, ldx := int(p[0]), int(p[1]), int(p[2]), int(p[3])
+	if m == 0 || nHead == 0 {
+		return nil
+	}
+	k := &e.ropeT
+	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead, pos0: int(p[4]), perSeq: p[7]&plan.FlagPerSeqRows != 0}
+	if err := e.ropeSetup(d, k, hd, int(p[5]), int(p[6]), d.PF(8)); err != nil {
+		return err
+	}
+	w := satMul(nHead, hd)
+	if m > 1 && ldx < w {
+		return e.errf("ldx %d smaller than %d heads of %d", ldx, nHead, hd)
+	}
+	var err error
+	if k.x, err = e.f32(d, 0, extent(m, ldx, w)); err != nil {
+		return err
+	}
+	e.pool.Run(m, chunkGrain(w), k)
+	k.x, k.freqs, k.cs = nil, nil, nil
+	return nil
+}
+
+// ropeKV: P 0 headDim, 1 nHead, 2 nKV, 3 m, 4 ldqkv, 5 pos0, 6 mode,
+// 7 ropeDim, 8 headStride, 9 posStride, 10 seqStride, 11 flags, 12 mscale.
+// K is rotated in the qkv row as well as in the cache.
+func (e *Exec) ropeKV(d *plan.Dispatch) error {
+	p := &d.P
+	hd, nHead, nKV, m, ldx := int(p[0]), int(p[1]), int(p[2]), int(p[3]), int(p[4])
+	if m == 0 {
+		return nil
+	}
+	k := &e.ropeT
+	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead + nKV, pos0: int(p[5]), perSeq: p[11]&plan.FlagPerSeqRows != 0,
+		kv: true, nHead: nHead, nKV: nKV, hs: int(p[8]), ps: int(p[9]), ss: int(p[10])}
+	if err := e.ropeSetup(d, k, hd, int(p[6]), int(p[7]), d.PF(12)); err != nil {
+		return err
+	}
+	w := satMul(satAdd(nHead, satMul(2, nKV)), hd)
+	if m > 1 && ldx < w {
+		return e.errf("ldqkv %d smaller than %d heads of %d", ldx, nHead+2*nKV, hd)
+	}
+	var err error
+	if k.x, err = e.f32(d, 0, extent(m, ldx, w)); err != nil {
+		return err
+	}
+	seqs, lastPos := 1, satAdd(k.pos0, m-1)
+	if k.perSeq {
+		seqs, lastPos = m, k.pos0
+	}
+	need := 0
+	if nKV > 0 {
+		need = cacheExtent(seqs, k.ss, nKV, k.hs, lastPos+1, k.ps, hd)
+	}
+	if k.kc, err = e.typedView(d, 2, need); err != nil {
+		return err
+	}
+	if k.vc, err = e.typedView(d, 3, need); err != nil {
+		return err
+	}
+	e.pool.Run(m, chunkGrain(w), k)
+	*k = ropeTask{}
+	return nil
+}
+
+// cacheExtent is the number of elements a cache region spans: seqs
+// sequences, heads heads, positions 0..npos-1, hd dims each.
+func cacheExtent(seqs, ss, heads, hs, npos, ps, hd int) int {
+	if seqs <= 0 || heads <= 0 || npos <= 0 || hd <= 0 {
+		return 0
+	}
+	return satAdd(satAdd(satAdd(satMul(seqs-1, ss), satMul(heads-1, hs)), satMul(npos-1, ps)), hd)
+}

@@ -1,0 +1,205 @@
+package cpu
+
+import (
+	"math"
+	"sort"
+	"unsafe"
+
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// candSorter orders candidate token ids by descending logit, ties by the
+// lower id; this is "descending probability" of the contract, taken on the
+// logits because equal-looking probabilities may come from distinct logits.
+type candSorter struct {
+	idx []int32
+	l   []float32
+}
+
+func (s *candSorter) Len() int      { return len(s.idx) }
+func (s *candSorter) Swap(i, j int) { s.idx[i], s.idx[j] = s.idx[j], s.idx[i] }
+func (s *candSorter) Less(i, j int) bool {
+	a, b := s.idx[i], s.idx[j]
+	if s.l[a] != s.l[b] {
+		return s.l[a] > s.l[b]
+	}
+	return a < b
+}
+
+// sample implements the Sample kernel of the contract:
+//
+//  1. penalties over hist[0:histLen] (the binding's offset selects the
+//     window; ids outside [0, n) are ignored): each distinct seen token
+//     gets the repetition penalty once, then presence + count·frequency;
+//  2. temperature (temp <= 0: argmax);
+//  3. top-k, softmax over the survivors, top-p, min-p;
+//  4. the first token whose cumulative renormalised mass exceeds
+//     plan.Uniform(seed, step).
+//
+// NaN logits count as -Inf. Only the head of the sorted order matters, so
+// candidates are gathered above a logit threshold that widens until the
+// kept set is decided; the result is the same as sorting the whole
+// vocabulary. Sums are in float64.
+//
+// Scratch (binding 3, f32[2n]): [0, n) the adjusted logits, [n, 2n) the
+// candidate ids (as int32), which first serve as the penalty counters.
+func (e *Exec) sample(d *plan.Dispatch) error {
+	p := &d.P
+	n, topK, histLen := int(p[0]), int(p[1]), int(p[8])
+	topP, minP, temp, rep := d.PF(2), d.PF(3), d.PF(4), d.PF(5)
+	pres, freq := d.PF(10), d.PF(11)
+	seed := uint64(p[6]) | uint64(p[7])<<32
+	step := uint64(p[9])
+	if n == 0 {
+		return e.errf("sampling from an empty vocabulary")
+	}
+	x, err := e.f32(d, 0, n)
+	if err != nil {
+		return err
+	}
+	out, err := e.i32(d, 1, 1)
+	if err != nil {
+		return err
+	}
+	var hist []int32
+	if present(d, 2) {
+		if hist, err = e.i32(d, 2, histLen); err != nil {
+			return err
+		}
+	}
+	scr, err := e.f32(d, 3, satMul(2, n))
+	if err != nil {
+		return err
+	}
+	l := scr[:n]
+	ids := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(scr[n:]))), n)
+	for i, v := range x {
+		if v != v {
+			v = float32(math.Inf(-1))
+		}
+		l[i] = v
+	}
+
+	// 1. penalties
+	penRep := rep != 0 && rep != 1
+	if len(hist) > 0 && (penRep || pres != 0 || freq != 0) {
+		clear(ids)
+		for _, id := range hist {
+			if id >= 0 && int(id) < n {
+				ids[id]++
+			}
+		}
+		for _, id := range hist {
+			if id < 0 || int(id) >= n || ids[id] == 0 {
+				continue
+			}
+			v := l[id]
+			if penRep {
+				if v > 0 {
+					v /= rep
+				} else {
+					v *= rep
+				}
+			}
+			v -= pres + float32(ids[id])*freq
+			l[id] = v
+			ids[id] = 0
+		}
+	}
+
+	// 2. temperature
+	if temp <= 0 || temp != temp {
+		out[0] = int32(argmaxRow(l))
+		return nil
+	}
+	lmax := float32(math.Inf(-1))
+	for i := range l {
+		l[i] /= temp
+		lmax = max(lmax, l[i])
+	}
+	if math.IsInf(float64(lmax), 0) {
+		// every logit -Inf, or some +Inf: the distribution degenerates to
+		// the first maximum
+		out[0] = int32(argmaxRow(l))
+		return nil
+	}
+
+	// 3. candidates. Without top-k the softmax runs over the whole
+	// vocabulary, so its normaliser is known up front.
+	k := n
+	if topK > 0 && topK < n {
+		k = topK
+	}
+	var z float64
+	if k == n {
+		for _, v := range l {
+			z += math.Exp(float64(v - lmax))
+		}
+	}
+	s := &e.sorter
+	defer func() { s.idx, s.l = nil, nil }()
+	for delta := 16.0; ; delta *= 4 {
+		all := delta > 1e4
+		thr := lmax - float32(delta)
+		c := 0
+		for i, v := range l {
+			if all || v >= thr {
+				ids[c] = int32(i)
+				c++
+			}
+		}
+		*s = candSorter{idx: ids[:c], l: l}
+		sort.Sort(s)
+		// complete: the candidates include the whole kept set's range
+		complete := c == n
+		if c >= k {
+			c, complete = k, true
+		}
+		if k < n {
+			if !complete {
+				continue
+			}
+			z = 0
+			for _, id := range ids[:c] {
+				z += math.Exp(float64(l[id] - lmax))
+			}
+		}
+		keep := -1
+		var cum float64
+		for i, id := range ids[:c] {
+			ev := math.Exp(float64(l[id] - lmax))
+			// the top token has ev = 1, so min-p compares against minP
+			if minP > 0 && i > 0 && ev < float64(minP) {
+				keep = i
+				break
+			}
+			cum += ev
+			if topP < 1 && cum >= float64(topP)*z {
+				keep = i + 1
+				break
+			}
+		}
+		if keep < 0 {
+			if !complete {
+				continue
+			}
+			keep = c
+		}
+		// 4. draw
+		var mass float64
+		for _, id := range ids[:keep] {
+			mass += math.Exp(float64(l[id] - lmax))
+		}
+		target := float64(plan.Uniform(seed, step)) * mass
+		cum = 0
+		for _, id := range ids[:keep] {
+			cum += math.Exp(float64(l[id] - lmax))
+			if cum > target {
+				out[0] = id
+				return nil
+			}
+		}
+		out[0] = ids[keep-1]
+		return nil
+	}
+}
