@@ -425,4 +425,3 @@ func hfPostProcessor(raw json.RawMessage, t *Tokenizer) (prefix, suffix []int32,
 	}
 	return nil, nil, fmt.Errorf("tokenizer: post-processor %q is not supported", c.Type)
 }
-

@@ -35,7 +35,9 @@ func loadTokref(t *testing.T, name string) []tokrefCase {
 // ids, ids with special tokens, decode and decode without specials, plus
 // the streaming decoder against Decode.
 func TestReferenceTokenizations(t *testing.T) {
-	tok := func(elem ...string) string { return shared.Path(t, append([]string{"llm-kit", "tokenizers"}, elem...)...) }
+	tok := func(elem ...string) string {
+		return shared.Path(t, append([]string{"llm-kit", "tokenizers"}, elem...)...)
+	}
 	for _, tc := range []struct{ name, ref, path string }{
 		{"smollm2", "smollm2", tok("smollm2")},
 		{"smollm2/tokenizer.json", "smollm2", tok("smollm2", "tokenizer.json")},
