@@ -1,0 +1,227 @@
+package gguf
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+)
+
+// maxDepth bounds nesting of arrays of arrays; real files use at most one
+// level, and the bound keeps hostile files from recursing deeply.
+const maxDepth = 8
+
+// decoder reads little-endian GGUF fields from an in-memory file. Every
+// read is checked against the bytes left, and every count is checked
+// against what those bytes could hold before anything is allocated, so a
+// hostile header cannot cause an allocation larger than a small multiple
+// of the file size.
+type decoder struct {
+	b   []byte
+	pos int
+}
+
+func (d *decoder) remaining() int { return len(d.b) - d.pos }
+
+func (d *decoder) take(n int, what string) ([]byte, error) {
+	if n < 0 || n > d.remaining() {
+		return nil, fmt.Errorf("truncated file: %s needs %d bytes at offset %d, %d left", what, n, d.pos, d.remaining())
+	}
+	s := d.b[d.pos : d.pos+n]
+	d.pos += n
+	return s, nil
+}
+
+func (d *decoder) u32(what string) (uint32, error) {
+	s, err := d.take(4, what)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(s), nil
+}
+
+func (d *decoder) u64(what string) (uint64, error) {
+	s, err := d.take(8, what)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(s), nil
+}
+
+// count reads a u64 element count and checks that count elements of at
+// least minSize bytes each fit in the rest of the file.
+func (d *decoder) count(minSize int, what string) (int, error) {
+	at := d.pos
+	n, err := d.u64(what)
+	if err != nil {
+		return 0, err
+	}
+	if minSize < 1 {
+		minSize = 1
+	}
+	if n > uint64(d.remaining()/minSize) {
+		return 0, fmt.Errorf("%s %d at offset %d is larger than the rest of the file allows", what, n, at)
+	}
+	return int(n), nil
+}
+
+func (d *decoder) str(what string) (string, error) {
+	n, err := d.count(1, what+" length")
+	if err != nil {
+		return "", err
+	}
+	s, err := d.take(n, what)
+	return string(s), err
+}
+
+func (d *decoder) valueType(what string) (ValueType, error) {
+	at := d.pos
+	t, err := d.u32(what)
+	if err != nil {
+		return 0, err
+	}
+	if !ValueType(t).Valid() {
+		return 0, fmt.Errorf("unknown metadata value type %d at offset %d", t, at)
+	}
+	return ValueType(t), nil
+}
+
+func (d *decoder) value(t ValueType, depth int) (Value, error) {
+	switch t {
+	case TypeString:
+		s, err := d.str("string")
+		return String(s), err
+	case TypeArray:
+		a, err := d.array(depth + 1)
+		return ArrayValue(a), err
+	}
+	s, err := d.take(t.fixedSize(), t.String())
+	if err != nil {
+		return Value{}, err
+	}
+	var bits uint64
+	switch len(s) {
+	case 1:
+		bits = uint64(s[0])
+	case 2:
+		bits = uint64(binary.LittleEndian.Uint16(s))
+	case 4:
+		bits = uint64(binary.LittleEndian.Uint32(s))
+	case 8:
+		bits = binary.LittleEndian.Uint64(s)
+	}
+	if t == TypeBool && bits > 1 {
+		return Value{}, fmt.Errorf("invalid bool value %d at offset %d", bits, d.pos-1)
+	}
+	return scalar(t, bits), nil
+}
+
+func (d *decoder) array(depth int) (*Array, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("arrays nested deeper than %d at offset %d", maxDepth, d.pos)
+	}
+	elem, err := d.valueType("array element type")
+	if err != nil {
+		return nil, err
+	}
+	n, err := d.count(elem.minSize(), "array length")
+	if err != nil {
+		return nil, err
+	}
+	switch elem {
+	case TypeString:
+		v := make([]string, n)
+		for i := range v {
+			if v[i], err = d.str("string"); err != nil {
+				return nil, err
+			}
+		}
+		return &Array{Elem: elem, data: v}, nil
+	case TypeArray:
+		v := make([]*Array, n)
+		for i := range v {
+			if v[i], err = d.array(depth + 1); err != nil {
+				return nil, err
+			}
+		}
+		return &Array{Elem: elem, data: v}, nil
+	}
+	raw, err := d.take(n*elem.fixedSize(), "array data")
+	if err != nil {
+		return nil, err
+	}
+	return decodeNumbers(elem, raw, n)
+}
+
+// decodeNumbers converts n little-endian fixed-size elements.
+func decodeNumbers(t ValueType, raw []byte, n int) (*Array, error) {
+	le := binary.LittleEndian
+	var data any
+	switch t {
+	case TypeUint8:
+		data = append([]uint8(nil), raw...)
+	case TypeInt8:
+		v := make([]int8, n)
+		for i := range v {
+			v[i] = int8(raw[i])
+		}
+		data = v
+	case TypeBool:
+		v := make([]bool, n)
+		for i := range v {
+			if raw[i] > 1 {
+				return nil, fmt.Errorf("invalid bool value %d in array", raw[i])
+			}
+			v[i] = raw[i] == 1
+		}
+		data = v
+	case TypeUint16:
+		v := make([]uint16, n)
+		for i := range v {
+			v[i] = le.Uint16(raw[2*i:])
+		}
+		data = v
+	case TypeInt16:
+		v := make([]int16, n)
+		for i := range v {
+			v[i] = int16(le.Uint16(raw[2*i:]))
+		}
+		data = v
+	case TypeUint32:
+		v := make([]uint32, n)
+		for i := range v {
+			v[i] = le.Uint32(raw[4*i:])
+		}
+		data = v
+	case TypeInt32:
+		v := make([]int32, n)
+		for i := range v {
+			v[i] = int32(le.Uint32(raw[4*i:]))
+		}
+		data = v
+	case TypeFloat32:
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
+		}
+		data = v
+	case TypeUint64:
+		v := make([]uint64, n)
+		for i := range v {
+			v[i] = le.Uint64(raw[8*i:])
+		}
+		data = v
+	case TypeInt64:
+		v := make([]int64, n)
+		for i := range v {
+			v[i] = int64(le.Uint64(raw[8*i:]))
+		}
+		data = v
+	case TypeFloat64:
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
+		}
+		data = v
+	}
+	return &Array{Elem: t, data: data}, nil
+}
