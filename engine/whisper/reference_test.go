@@ -13,7 +13,7 @@ import (
 	"github.com/harkapp/hark/internal/shared"
 )
 
-func readF32(t *testing.T, path string) []float32 {
+func readF32(t testing.TB, path string) []float32 {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -24,7 +24,7 @@ func readF32(t *testing.T, path string) []float32 {
 	return out
 }
 
-func readJSON(t *testing.T, path string, v any) {
+func readJSON(t testing.TB, path string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -47,7 +47,7 @@ func requireClose(t *testing.T, want, got []float32, tol float64, what string) {
 	require.LessOrEqual(t, maxDiff, tol*maxRef, "%s: element %d: want %g got %g", what, worst, want[worst], got[worst])
 }
 
-func loadKit(t *testing.T, name string) (*File, *Model) {
+func loadKit(t testing.TB, name string) (*File, *Model) {
 	t.Helper()
 	f, err := OpenFile(shared.Path(t, "whisper-kit", "models", name))
 	require.NoError(t, err)
