@@ -19,13 +19,16 @@ type mp3Stream struct {
 	d    *mp3.Decoder
 	buf  []byte
 	done bool
+	// Gapless trimming: frames still to drop, frames left to return (-1: all).
+	skip, left int64
 }
 
 // readOnly hides io.Seeker so go-mp3 does not scan the whole file up front
 // to compute its length.
 type readOnly struct{ io.Reader }
 
-func newMP3(f *os.File) (*mp3Stream, error) {
+func newMP3(f *os.File, start int64) (*mp3Stream, error) {
+	skip, total := mp3Gapless(f, start)
 	d, err := mp3.NewDecoder(readOnly{bufio.NewReaderSize(f, 64<<10)})
 	if err != nil {
 		return nil, err
@@ -33,7 +36,7 @@ func newMP3(f *os.File) (*mp3Stream, error) {
 	if r := d.SampleRate(); r < minSampleRate || r > maxSampleRate {
 		return nil, errors.New("invalid sample rate")
 	}
-	return &mp3Stream{f: f, d: d}, nil
+	return &mp3Stream{f: f, d: d, skip: skip, left: total}, nil
 }
 
 func (s *mp3Stream) SampleRate() int { return s.d.SampleRate() }
@@ -42,6 +45,28 @@ func (s *mp3Stream) Format() string  { return "mp3" }
 func (s *mp3Stream) Close() error    { return s.f.Close() }
 
 func (s *mp3Stream) Read(p []float32) (int, error) {
+	for s.skip > 0 && !s.done {
+		tmp := make([]float32, 2*min(s.skip, 8192))
+		n, err := s.read(tmp)
+		s.skip -= int64(n)
+		if err != nil {
+			return 0, err
+		}
+	}
+	if s.left == 0 {
+		return 0, io.EOF
+	}
+	if s.left > 0 && int64(len(p)/2) > s.left {
+		p = p[:2*s.left]
+	}
+	n, err := s.read(p)
+	if s.left > 0 {
+		s.left -= int64(n)
+	}
+	return n, err
+}
+
+func (s *mp3Stream) read(p []float32) (int, error) {
 	if s.done {
 		return 0, io.EOF
 	}

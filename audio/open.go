@@ -69,7 +69,7 @@ func open(path string) (Stream, error) {
 		}
 	case "mp3":
 		if _, err = f.Seek(start, io.SeekStart); err == nil {
-			s, err = newMP3(f)
+			s, err = newMP3(f, start)
 		}
 	case "vorbis":
 		if _, err = f.Seek(0, io.SeekStart); err == nil {

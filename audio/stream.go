@@ -56,3 +56,32 @@ func ReadAll(s Stream) ([]float32, error) {
 		}
 	}
 }
+
+// sliceStream serves samples already in memory (a microphone buffer, tests).
+type sliceStream struct {
+	data     []float32
+	rate, ch int
+}
+
+// FromSamples wraps interleaved in-memory samples as a Stream.
+func FromSamples(samples []float32, sampleRate, channels int) Stream {
+	return &sliceStream{data: samples[:len(samples)/channels*channels], rate: sampleRate, ch: channels}
+}
+
+func (s *sliceStream) SampleRate() int { return s.rate }
+func (s *sliceStream) Channels() int   { return s.ch }
+func (s *sliceStream) Format() string  { return "memory" }
+func (s *sliceStream) Close() error    { return nil }
+
+func (s *sliceStream) Read(p []float32) (int, error) {
+	if len(s.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p)/s.ch, len(s.data)/s.ch)
+	if n == 0 {
+		return 0, errors.New("audio: Read buffer smaller than one frame")
+	}
+	copy(p, s.data[:n*s.ch])
+	s.data = s.data[n*s.ch:]
+	return n, nil
+}
