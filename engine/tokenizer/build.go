@@ -108,15 +108,19 @@ func (b *builder) build() *Tokenizer {
 	}
 	t.raw, t.normalized = newAddedSet(raw), newAddedSet(norm)
 	ids := b.ids
-	resolve := func(dst *int32, names ...string) {
+	// Names from the configuration may be any token; the conventional
+	// fallbacks must be added or control tokens, since byte-level
+	// vocabularies hold "<s>" as ordinary text.
+	resolve := func(dst *int32, configured string, fallbacks ...string) {
 		if *dst >= 0 {
 			return
 		}
-		for _, n := range names {
-			if n == "" {
-				continue
-			}
-			if id, ok := t.TokenID(n); ok {
+		if id, ok := t.TokenID(configured); ok && configured != "" {
+			*dst = id
+			return
+		}
+		for _, n := range fallbacks {
+			if id, ok := t.TokenID(n); ok && (t.special[id] || t.added[id].Content == n) {
 				*dst = id
 				return
 			}
