@@ -5,11 +5,11 @@ go 1.26.8
 require (
 	github.com/spf13/cobra v1.10.1
 	github.com/stretchr/testify v1.12.1
+	golang.org/x/sys v0.38.0
 )
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sys v0.38.0 // indirect
 )
