@@ -199,8 +199,10 @@ func (f *File) readVocab(d *decoder) error {
 	if n < 0 || int(n) > d.remaining()/4 {
 		return fmt.Errorf("vocabulary size %d does not fit in the file", n)
 	}
-	f.Vocab = make([]string, n)
-	for i := range f.Vocab {
+	// Grow as tokens are read: a corrupt count must not size the
+	// allocation (a Go string header is 4 times its length prefix).
+	f.Vocab = make([]string, 0, min(n, 1<<10))
+	for i := range int(n) {
 		l, err := d.u32("token length")
 		if err != nil {
 			return err
@@ -209,7 +211,7 @@ func (f *File) readVocab(d *decoder) error {
 		if err != nil {
 			return err
 		}
-		f.Vocab[i] = string(s)
+		f.Vocab = append(f.Vocab, string(s))
 	}
 	return nil
 }

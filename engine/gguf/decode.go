@@ -10,6 +10,10 @@ import (
 // level, and the bound keeps hostile files from recursing deeply.
 const maxDepth = 8
 
+// maxPrealloc caps capacity reserved from a count read from the file;
+// beyond it slices grow only as entries are actually decoded.
+const maxPrealloc = 1 << 10
+
 // decoder reads little-endian GGUF fields from an in-memory file. Every
 // read is checked against the bytes left, and every count is checked
 // against what those bytes could hold before anything is allocated, so a
@@ -127,21 +131,28 @@ func (d *decoder) array(depth int) (*Array, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Strings and arrays grow as they are read: their Go form is larger
+	// than their smallest encoding, so a corrupt count in a large file
+	// must not size the allocation.
 	switch elem {
 	case TypeString:
-		v := make([]string, n)
-		for i := range v {
-			if v[i], err = d.str("string"); err != nil {
+		v := make([]string, 0, min(n, maxPrealloc))
+		for range n {
+			s, err := d.str("string")
+			if err != nil {
 				return nil, err
 			}
+			v = append(v, s)
 		}
 		return &Array{Elem: elem, data: v}, nil
 	case TypeArray:
-		v := make([]*Array, n)
-		for i := range v {
-			if v[i], err = d.array(depth + 1); err != nil {
+		v := make([]*Array, 0, min(n, maxPrealloc))
+		for range n {
+			a, err := d.array(depth + 1)
+			if err != nil {
 				return nil, err
 			}
+			v = append(v, a)
 		}
 		return &Array{Elem: elem, data: v}, nil
 	}

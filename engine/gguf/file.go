@@ -152,8 +152,8 @@ func parse(b []byte) (*File, error) {
 }
 
 func (f *File) readKVs(d *decoder, n int) error {
-	f.KVs = make([]KV, 0, n)
-	f.kvIndex = make(map[string]int, n)
+	f.KVs = make([]KV, 0, min(n, maxPrealloc))
+	f.kvIndex = make(map[string]int, min(n, maxPrealloc))
 	for range n {
 		at := d.pos
 		key, err := d.str("metadata key")
@@ -185,9 +185,10 @@ func (f *File) readKVs(d *decoder, n int) error {
 }
 
 func (f *File) readTensorInfos(d *decoder, n int) error {
-	f.Tensors = make([]Tensor, n)
-	f.tensorIndex = make(map[string]int, n)
-	for i := range f.Tensors {
+	f.Tensors = make([]Tensor, 0, min(n, maxPrealloc))
+	f.tensorIndex = make(map[string]int, min(n, maxPrealloc))
+	for i := range n {
+		f.Tensors = append(f.Tensors, Tensor{})
 		t := &f.Tensors[i]
 		at := d.pos
 		var err error

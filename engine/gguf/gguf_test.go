@@ -344,3 +344,14 @@ func TestWriterErrors(t *testing.T) {
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func BenchmarkOpenVocabSPM(b *testing.B) {
+	path := shared.Path(b, "llm-kit", "gguf-vocab", "ggml-vocab-llama-spm.gguf")
+	for b.Loop() {
+		f, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}

@@ -152,3 +152,21 @@ func TestAllocationBound(t *testing.T) {
 	ms[1].read()
 	require.Less(t, ms[1].total-ms[0].total, uint64(1<<20), "bytes allocated by 10 parses")
 }
+
+// TestCorruptCountInLargeFile: a count that the file's size allows but its
+// content does not back must not reserve memory for every claimed entry.
+func TestCorruptCountInLargeFile(t *testing.T) {
+	const size = 4 << 20
+	for _, b := range [][]byte{
+		rawFile(3, size/24, 0, nil, nil, size),                                           // zero infos: duplicate "" name
+		rawFile(3, 0, 1, kvBytes("k", 9, le32(8), le64(size/8), le64(1<<40)), nil, size), // string array
+		rawFile(3, 0, size/13, kvBytes("k", 0, []byte{1}), nil, size),                    // KVs: duplicate key ""
+	} {
+		var ms [2]runtimeMem
+		ms[0].read()
+		_, err := Parse(b)
+		ms[1].read()
+		require.Error(t, err)
+		require.Less(t, ms[1].total-ms[0].total, uint64(size/2), "bytes allocated")
+	}
+}
