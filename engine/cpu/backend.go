@@ -59,9 +59,6 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if p == nil {
 		return nil, fmt.Errorf("cpu: nil plan")
 	}
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("cpu: %w", err)
-	}
 	e := &Exec{pool: b.pool, name: p.Name, mm: NewMatMul(b.pool)}
 	var total int64
 	for i, bd := range p.Buffers {
@@ -100,6 +97,11 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		if ps == nil {
 			return nil, fmt.Errorf("cpu: plan %s: nil pass", p.Name)
 		}
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("cpu: %w", err)
+	}
+	for _, ps := range p.Passes {
 		cp := compiledPass{name: ps.Name, ops: append([]plan.Dispatch(nil), ps.Ops...)}
 		for i := range cp.ops {
 			if err := e.check(&cp.ops[i]); err != nil {

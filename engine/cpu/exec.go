@@ -87,10 +87,25 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	ops := e.passes[pass].ops
 	e.curPass = pass
 	for i := range ops {
+		e.curOp, e.curKernel = i, ops[i].Kernel
+		if err := e.checkPatches(&ops[i], vars); err != nil {
+			return err
+		}
 		r := ops[i].Resolved(vars)
-		e.curOp, e.curKernel = i, r.Kernel
 		if err := e.dispatch(&r); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkPatches rejects patched values that Resolved would truncate: a
+// negative or oversized position must fail, not wrap into a valid one.
+func (e *Exec) checkPatches(d *plan.Dispatch, vars *plan.Vars) error {
+	for _, p := range d.Patch[:d.NPatch] {
+		v := p.Base + p.Mul*vars[p.Var]
+		if v < 0 || (p.Target < plan.PatchOffset0 && v > math.MaxUint32) {
+			return e.errf("patch of field %d gives %d (variable %d = %d)", p.Target, v, p.Var, vars[p.Var])
 		}
 	}
 	return nil

@@ -1,0 +1,217 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/plan"
+)
+
+type sampleParams struct {
+	topK                              int
+	topP, minP, temp, rep, pres, freq float32
+	seed, step                        uint64
+}
+
+// refSample is the contract written plainly: penalties, temperature, a
+// full sort, top-k, softmax, top-p, min-p, inverse-CDF draw.
+func refSample(x []float32, hist []int32, sp sampleParams) int32 {
+	n := len(x)
+	l := make([]float32, n)
+	for i, v := range x {
+		if v != v {
+			v = float32(math.Inf(-1))
+		}
+		l[i] = v
+	}
+	counts := map[int32]int{}
+	for _, id := range hist {
+		if id >= 0 && int(id) < n {
+			counts[id]++
+		}
+	}
+	if sp.rep != 0 && sp.rep != 1 || sp.pres != 0 || sp.freq != 0 {
+		for id, c := range counts {
+			v := l[id]
+			if sp.rep != 0 && sp.rep != 1 {
+				if v > 0 {
+					v /= sp.rep
+				} else {
+					v *= sp.rep
+				}
+			}
+			l[id] = v - (sp.pres + float32(c)*sp.freq)
+		}
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return l[order[a]] > l[order[b]] })
+	if sp.temp <= 0 {
+		return int32(order[0])
+	}
+	for i := range l {
+		l[i] /= sp.temp
+	}
+	sort.SliceStable(order, func(a, b int) bool { return l[order[a]] > l[order[b]] })
+	if sp.topK > 0 && sp.topK < n {
+		order = order[:sp.topK]
+	}
+	lmax := l[order[0]]
+	e := make([]float64, len(order))
+	var z float64
+	for i, id := range order {
+		e[i] = math.Exp(float64(l[id] - lmax))
+		z += e[i]
+	}
+	keep := len(order)
+	if sp.topP < 1 {
+		var cum float64
+		for i := range e {
+			cum += e[i]
+			if cum >= float64(sp.topP)*z {
+				keep = i + 1
+				break
+			}
+		}
+	}
+	if sp.minP > 0 {
+		for i := 1; i < keep; i++ {
+			if e[i] < float64(sp.minP)*e[0] {
+				keep = i
+				break
+			}
+		}
+	}
+	var mass float64
+	for _, v := range e[:keep] {
+		mass += v
+	}
+	u := float64(plan.Uniform(sp.seed, sp.step)) * mass
+	var cum float64
+	for i, v := range e[:keep] {
+		cum += v
+		if cum > u {
+			return int32(order[i])
+		}
+	}
+	return int32(order[keep-1])
+}
+
+// sampleOnce runs the Sample kernel through a plan with the step patched
+// from VarStep, so the plan path is part of the test.
+func sampleOnce(t *testing.T, x []float32, hist []int32, sp sampleParams) int32 {
+	n := len(x)
+	h := newHarness(t)
+	xb := h.f32("x", x)
+	ob := h.i32("out", []int32{-1, -9})
+	hb := plan.NoBuf
+	if hist != nil {
+		hb = h.i32("hist", append([]int32{12345}, hist...)) // the window starts at 4 bytes
+	}
+	sb := h.nan("scratch", 2*n)
+	d := op(plan.Sample, 0, []plan.BufID{xb, ob, hb, sb}, uint32(n), uint32(sp.topK), plan.F32(sp.topP), plan.F32(sp.minP), plan.F32(sp.temp),
+		plan.F32(sp.rep), uint32(sp.seed), uint32(sp.seed>>32), uint32(len(hist)), 0, plan.F32(sp.pres), plan.F32(sp.freq))
+	if hist != nil {
+		d.Bind[2].Off = 4
+	}
+	d.NPatch = 1
+	d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 9, Var: plan.VarStep, Mul: 1}
+	h.add(d)
+	h.run(plan.Vars{plan.VarStep: int64(sp.step)})
+	require.Equal(t, f32Bytes(x), h.read(xb), "logits must be left unchanged")
+	out := h.readI32(ob)
+	require.Equal(t, int32(-9), out[1], "only one id is written")
+	return out[0]
+}
+
+func TestSampleMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(38, 39))
+	trials := 400
+	if testing.Short() {
+		trials = 100
+	}
+	pick := func(v ...float32) float32 { return v[r.IntN(len(v))] }
+	for trial := 0; trial < trials; trial++ {
+		n := []int{7, 50, 1000, 4099}[r.IntN(4)]
+		if trial%50 == 0 {
+			n = 51865
+		}
+		scale := []float64{0.3, 2, 8}[r.IntN(3)]
+		x := randVec(r, n, scale)
+		if r.IntN(3) == 0 { // coarse logits: many ties
+			for i := range x {
+				x[i] = float32(math.Round(float64(x[i])))
+			}
+		}
+		if r.IntN(5) == 0 {
+			x[r.IntN(n)] = float32(math.NaN())
+			x[r.IntN(n)] = float32(math.Inf(-1))
+		}
+		var hist []int32
+		if r.IntN(3) > 0 {
+			hist = make([]int32, r.IntN(24))
+			for i := range hist {
+				hist[i] = int32(r.IntN(min(n, 30)))
+			}
+			if len(hist) > 2 {
+				hist[0], hist[1] = -1, int32(n+5) // ignored
+			}
+		}
+		sp := sampleParams{
+			topK: []int{0, 1, 5, 40, n + 3}[r.IntN(5)],
+			topP: pick(1, 0.95, 0.5, 0), minP: pick(0, 0.05, 0.3),
+			temp: pick(0, 0.7, 1, 1.6), rep: pick(0, 1, 1.3), pres: pick(0, 0.5), freq: pick(0, 0.25),
+			seed: r.Uint64(), step: uint64(r.IntN(1000)),
+		}
+		want := refSample(x, hist, sp)
+		got := sampleOnce(t, x, hist, sp)
+		require.Equal(t, want, got, "trial %d: n=%d params %+v", trial, n, sp)
+	}
+}
+
+// TestSampleDistribution draws many tokens from a fixed distribution and
+// checks the frequencies follow the softmax (with top-p cutting the tail).
+func TestSampleDistribution(t *testing.T) {
+	x := []float32{2, 1, 0.5, 0, -1, -3}
+	// expected: softmax, keep the prefix reaching 0.9, renormalise
+	e := make([]float64, len(x))
+	var z float64
+	for i, v := range x {
+		e[i] = math.Exp(float64(v - 2))
+		z += e[i]
+	}
+	keep, cum := 0, 0.0
+	for keep < len(e) {
+		cum += e[keep]
+		keep++
+		if cum >= 0.9*z {
+			break
+		}
+	}
+	h := newHarness(t)
+	xb, ob, sb := h.f32("x", x), h.i32("out", []int32{0}), h.nan("s", 12)
+	d := op(plan.Sample, 0, []plan.BufID{xb, ob, plan.NoBuf, sb}, 6, 0, plan.F32(0.9), 0, plan.F32(1), 0, 7, 0, 0, 0)
+	d.NPatch = 1
+	d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 9, Var: plan.VarStep, Mul: 1}
+	h.add(d)
+	h.load()
+	const draws = 20000
+	counts := make([]int, len(x))
+	for s := 0; s < draws; s++ {
+		require.NoError(t, h.ex.Run(0, &plan.Vars{plan.VarStep: int64(s)}))
+		counts[h.readI32(ob)[0]]++
+	}
+	for i := range x {
+		want := 0.0
+		if i < keep {
+			want = e[i] / cum
+		}
+		require.InDelta(t, want, float64(counts[i])/draws, 0.015, "token %d", i)
+	}
+}
