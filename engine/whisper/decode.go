@@ -205,3 +205,31 @@ func CompressionRatio(text string) float64 {
 	w.Close()
 	return float64(len(text)) / float64(b.Len())
 }
+
+// DetectLanguage returns the most likely language of the window last
+// encoded, from the decoder's logits after <|startoftranscript|>, and the
+// probability of each language code.
+func (m *Model) DetectLanguage() (string, map[string]float64, error) {
+	sp, err := SpecialsFor(m.H.NVocab)
+	if err != nil {
+		return "", nil, err
+	}
+	if sp.NLanguages == 0 {
+		return "en", map[string]float64{"en": 1}, nil
+	}
+	logits, err := m.Prompt([]int32{sp.SOT}, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	langs := logits[sp.SOT+1 : sp.SOT+1+int32(sp.NLanguages)]
+	lse := logSumExp(langs)
+	probs := make(map[string]float64, len(langs))
+	best := 0
+	for i, v := range langs {
+		probs[Languages[i]] = math.Exp(float64(v - lse))
+		if v > langs[best] {
+			best = i
+		}
+	}
+	return Languages[best], probs, nil
+}

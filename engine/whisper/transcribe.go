@@ -123,6 +123,13 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 		if err := m.Encode(window); err != nil {
 			return nil, err
 		}
+		if opt.Language == "" && m.H.Multilingual() {
+			lang, _, err := m.DetectLanguage()
+			if err != nil {
+				return nil, err
+			}
+			opt.Language, res.Language = lang, lang
+		}
 		dopt := opt.DecodeOptions
 		dopt.Prompt = allTokens[promptResetSince:]
 		r, cr, err := m.decodeWithFallback(sp, tok, dopt, &opt)

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+func init() { register(newTranscribeCmd) }
+
+type transcribeFlags struct {
+	model          string
+	format         string
+	temperature    float32
+	noFallback     bool
+	language       string
+	translate      bool
+	prompt         string
+	wordTimestamps bool
+	outputDir      string
+	threads        int
+}
+
+func newTranscribeCmd() *cobra.Command {
+	var fl transcribeFlags
+	cmd := &cobra.Command{
+		Use:   "transcribe --model PATH [flags] FILE...",
+		Short: "Transcribe audio or video files with a Whisper model",
+		Long: `Transcribe audio or video files with a Whisper model (a whisper.cpp .bin file).
+
+WAV, FLAC, MP3 and Ogg Vorbis are decoded directly; other formats (m4a, mp4,
+mkv, webm, ...) need ffmpeg on PATH. Without --output-dir results go to
+stdout, preceded by "==> FILE <==" when there are several files.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTranscribe(cmd, fl, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&fl.model, "model", "", "Whisper model file (whisper.cpp GGML .bin)")
+	f.StringVar(&fl.format, "format", whisper.FormatTXT, "output format: "+strings.Join(whisper.Formats, ", "))
+	f.Float32Var(&fl.temperature, "temperature", 0, "sampling temperature of the first attempt (0 = greedy)")
+	f.BoolVar(&fl.noFallback, "no-fallback", false, "do not retry a window at higher temperatures when it looks wrong")
+	f.StringVar(&fl.language, "language", "", "spoken language code (multilingual models; detected when empty)")
+	f.BoolVar(&fl.translate, "translate", false, "translate into English (multilingual models)")
+	f.StringVar(&fl.prompt, "prompt", "", "initial prompt: context or custom vocabulary for the first window")
+	f.BoolVar(&fl.wordTimestamps, "word-timestamps", false, "time every word (json output includes them)")
+	f.StringVar(&fl.outputDir, "output-dir", "", "write NAME.FORMAT files into this directory instead of stdout")
+	f.IntVar(&fl.threads, "threads", 0, "worker threads (0 = all cores)")
+	return cmd
+}
+
+func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error {
+	if !slices.Contains(whisper.Formats, fl.format) {
+		return fmt.Errorf("unknown --format %q (want one of %s)", fl.format, strings.Join(whisper.Formats, ", "))
+	}
+	if fl.model == "" {
+		return errors.New("no model: pass --model with a whisper.cpp .bin file")
+	}
+	if fl.temperature < 0 || fl.temperature > 1 {
+		return fmt.Errorf("--temperature %g is outside [0, 1]", fl.temperature)
+	}
+	if fl.outputDir != "" {
+		if err := os.MkdirAll(fl.outputDir, 0o755); err != nil {
+			return err
+		}
+	}
+	stderr := cmd.ErrOrStderr()
+	mf, err := whisper.OpenFile(fl.model)
+	if err != nil {
+		return err
+	}
+	defer mf.Close()
+	backend := cpu.New(cpu.Options{Threads: fl.threads})
+	defer backend.Close()
+	model, err := mf.Load(backend, whisper.Options{})
+	if err != nil {
+		return err
+	}
+	defer model.Close()
+
+	opt := whisper.DefaultTranscribeOptions()
+	opt.Temperatures = temperatures(fl.temperature, fl.noFallback)
+	opt.WordTimestamps = fl.wordTimestamps
+	opt.Language = fl.language
+	if fl.translate {
+		if !mf.H.Multilingual() {
+			return errors.New("--translate needs a multilingual model; this one is English-only")
+		}
+		opt.Task = "translate"
+	}
+	if !mf.H.Multilingual() {
+		if fl.language != "" && fl.language != "en" {
+			fmt.Fprintf(stderr, "hark: the model is English-only; ignoring --language %s\n", fl.language)
+		}
+		opt.Language = "en"
+	}
+	if p := strings.TrimSpace(fl.prompt); p != "" {
+		opt.InitialPrompt = mf.Vocab.Encode(" " + p)
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+	failed := 0
+	for i, path := range files {
+		if err := transcribeOne(ctx, cmd, mf, model, opt, fl, path, i, len(files)); err != nil {
+			fmt.Fprintf(stderr, "hark: %s: %v\n", path, err)
+			failed++
+			if ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	if failed > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("%d of %d files failed", failed, len(files))}
+	}
+	return nil
+}
+
+// temperatures are the fallback schedule: from t up to 1.0 in steps of 0.2.
+func temperatures(t float32, noFallback bool) []float32 {
+	if noFallback {
+		return []float32{t}
+	}
+	var out []float32
+	for v := float64(t); v <= 1.0+1e-6; v += 0.2 {
+		out = append(out, float32(math.Round(v*100)/100))
+	}
+	return out
+}
+
+func transcribeOne(ctx context.Context, cmd *cobra.Command, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fl transcribeFlags, path string, idx, total int) error {
+	stderr := cmd.ErrOrStderr()
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		bar := progressbar.NewOptions(1000, progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription(filepath.Base(path)), progressbar.OptionClearOnFinish())
+		opt.OnProgress = func(done float64) { bar.Set(int(done * 1000)) }
+		defer bar.Finish()
+	}
+	res, err := mf.TranscribeFile(ctx, model, path, opt)
+	if err != nil {
+		return err
+	}
+	if fl.outputDir != "" {
+		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + "." + fl.format
+		return writeFileAtomic(filepath.Join(fl.outputDir, name), func(w io.Writer) error {
+			return whisper.Write(w, res, fl.format)
+		})
+	}
+	out := cmd.OutOrStdout()
+	if total > 1 {
+		if idx > 0 {
+			fmt.Fprintln(out)
+		}
+		fmt.Fprintf(out, "==> %s <==\n", path)
+	}
+	return whisper.Write(out, res, fl.format)
+}
+
+// writeFileAtomic writes through a temporary file renamed into place, so
+// a failure (a full disk) never leaves a truncated result behind.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
