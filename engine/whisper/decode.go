@@ -1,8 +1,6 @@
 package whisper
 
 import (
-	"bytes"
-	"compress/zlib"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -193,18 +191,6 @@ func sampleTemperature(logits []float32, temp float32, rng *rand.Rand) int32 {
 	return argmax(logits)
 }
 
-// CompressionRatio is len(text)/len(zlib(text)), the reference's
-// repetition detector (above 2.4 a window is decoded again, hotter).
-func CompressionRatio(text string) float64 {
-	if text == "" {
-		return 0
-	}
-	var b bytes.Buffer
-	w := zlib.NewWriter(&b)
-	w.Write([]byte(text))
-	w.Close()
-	return float64(len(text)) / float64(b.Len())
-}
 
 // DetectLanguage returns the most likely language of the window last
 // encoded, from the decoder's logits after <|startoftranscript|>, and the

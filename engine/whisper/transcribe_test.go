@@ -1,0 +1,109 @@
+package whisper
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// refResult is the reference implementation's transcribe() output.
+type refResult struct {
+	Text     string    `json:"text"`
+	Segments []Segment `json:"segments"`
+}
+
+// compareResult checks text exactly, tokens exactly, segment times within
+// segTol and word times within wordTol.
+func compareResult(t *testing.T, name string, want *refResult, got *Result, segTol, wordTol float64) {
+	t.Helper()
+	require.Equal(t, strings.TrimSpace(want.Text), strings.TrimSpace(got.Text), "%s: text", name)
+	require.Len(t, got.Segments, len(want.Segments), "%s: segments", name)
+	for i, ws := range want.Segments {
+		gs := got.Segments[i]
+		require.Equal(t, ws.Tokens, gs.Tokens, "%s: segment %d tokens", name, i)
+		require.Equal(t, ws.Seek, gs.Seek, "%s: segment %d seek", name, i)
+		require.InDelta(t, ws.Start, gs.Start, segTol, "%s: segment %d start", name, i)
+		require.InDelta(t, ws.End, gs.End, segTol, "%s: segment %d end", name, i)
+		require.InDelta(t, ws.AvgLogprob, gs.AvgLogprob, 1e-3, "%s: segment %d avg_logprob", name, i)
+		require.InDelta(t, ws.NoSpeechProb, gs.NoSpeechProb, 1e-4, "%s: segment %d no_speech_prob", name, i)
+		require.InDelta(t, ws.CompressionRatio, gs.CompressionRatio, 0.05, "%s: segment %d compression_ratio", name, i)
+		if wordTol > 0 {
+			require.Len(t, gs.Words, len(ws.Words), "%s: segment %d words", name, i)
+			for j, ww := range ws.Words {
+				gw := gs.Words[j]
+				require.Equal(t, ww.Word, gw.Word, "%s: segment %d word %d", name, i, j)
+				require.InDelta(t, ww.Start, gw.Start, wordTol, "%s: %q start", name, ww.Word)
+				require.InDelta(t, ww.End, gw.End, wordTol, "%s: %q end", name, ww.Word)
+				require.InDelta(t, ww.Probability, gw.Probability, 1e-3, "%s: %q probability", name, ww.Word)
+			}
+		}
+	}
+}
+
+// Every shared clip transcribes greedily (with word timestamps, as the
+// reference was run) to the reference's text, tokens and times.
+func TestKitClipsGreedy(t *testing.T) {
+	f, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
+	refs, err := filepath.Glob(filepath.Join(shared.Dir(t), "whisper-kit", "reference", "transcribe", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, refs, 30, "the kit has 30 clip references")
+	if testing.Short() {
+		refs = refs[:3]
+	}
+	opt := DefaultTranscribeOptions()
+	opt.Temperatures = []float32{0}
+	opt.WordTimestamps = true
+	opt.Language = "en"
+	for _, ref := range refs {
+		name := strings.TrimSuffix(filepath.Base(ref), ".json")
+		var want refResult
+		readJSON(t, ref, &want)
+		got, err := f.TranscribeFile(context.Background(), m, shared.Path(t, "audio", name+".wav"), opt)
+		require.NoError(t, err, name)
+		compareResult(t, name, &want, got, 0.02, 0.1)
+	}
+}
+
+func TestSubtitleFormats(t *testing.T) {
+	r := &Result{Text: " a b", Segments: []Segment{
+		{Start: 0, End: 1.5, Text: " Hello --> world"},
+		{Start: 3599.9996, End: 3725.25, Text: " Second."},
+		{Start: 4, End: 4, Text: ""},
+	}}
+	var b strings.Builder
+	require.NoError(t, Write(&b, r, FormatSRT))
+	require.Equal(t, "1\n00:00:00,000 --> 00:00:01,500\nHello -> world\n\n2\n01:00:00,000 --> 01:02:05,250\nSecond.\n\n", b.String())
+	b.Reset()
+	require.NoError(t, Write(&b, r, FormatVTT))
+	require.Equal(t, "WEBVTT\n\n00:00.000 --> 00:01.500\nHello -> world\n\n01:00:00.000 --> 01:02:05.250\nSecond.\n\n", b.String())
+	b.Reset()
+	require.NoError(t, Write(&b, r, FormatTXT))
+	require.Equal(t, "Hello --> world\nSecond.\n", b.String())
+	require.Error(t, Write(&b, r, "doc"))
+}
+
+func TestTranscribeRejectsEmptyAudio(t *testing.T) {
+	f, m := loadKit(t, "ggml-kit-tiny.en-q8_0.bin")
+	_, err := f.TranscribeSamples(context.Background(), m, nil, DefaultTranscribeOptions())
+	require.Error(t, err)
+	empty := filepath.Join(t.TempDir(), "empty.wav")
+	require.NoError(t, os.WriteFile(empty, nil, 0o644))
+	_, err = f.TranscribeFile(context.Background(), m, empty, DefaultTranscribeOptions())
+	require.Error(t, err)
+	_ = math.Pi
+}
+
+func TestCompressionRatioMatchesZlib(t *testing.T) {
+	// Python: len(t)/len(zlib.compress(t)) = 107/79.
+	text := "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
+	require.InDelta(t, 107.0/79.0, CompressionRatio(text), 1e-12)
+	require.Zero(t, CompressionRatio(""))
+	require.Greater(t, CompressionRatio(strings.Repeat("thank you ", 50)), 2.4)
+}
