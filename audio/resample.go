@@ -123,6 +123,7 @@ type resampleStream struct {
 	i, frac int64 // next output at input time i + frac/l
 	eof     bool
 	inLen   int64 // input samples read so far (the total once eof)
+	empty   int   // consecutive empty source reads
 	row     []float32
 	chunk   []float32
 }
@@ -153,6 +154,13 @@ func (s *resampleStream) Close() error    { return s.src.Close() }
 // taps reach into.
 func (s *resampleStream) fill() error {
 	n, err := s.src.Read(s.chunk)
+	if n == 0 && err == nil {
+		if s.empty++; s.empty >= maxEmptyReads {
+			return errors.New("audio: source makes no progress")
+		}
+	} else {
+		s.empty = 0
+	}
 	if n > 0 {
 		s.buf = append(s.buf, s.chunk[:n]...)
 		s.inLen += int64(n)
