@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // FuzzOpen feeds arbitrary bytes to the sniffer and the in-process decoders
@@ -17,6 +18,12 @@ func FuzzOpen(f *testing.F) {
 	f.Add([]byte("ID3\x03\x00\x00\x00\x00\x00\x00\xff\xfb\x90\x64" + string(bytes.Repeat([]byte{0}, 400))))
 	f.Add([]byte("OggS\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x1e\x01vorbis\x00\x00\x00\x00\x01\x80\x3e\x00\x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		t0 := time.Now()
+		defer func() {
+			if d := time.Since(t0); d > 5*time.Second {
+				t.Fatalf("slow input: %v", d)
+			}
+		}()
 		p := filepath.Join(t.TempDir(), "in")
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)

@@ -123,6 +123,7 @@ type resampleStream struct {
 	i, frac int64 // next output at input time i + frac/l
 	eof     bool
 	inLen   int64 // input samples read so far (the total once eof)
+	empty   int   // consecutive empty source reads
 	row     []float32
 	chunk   []float32
 }
@@ -153,6 +154,13 @@ func (s *resampleStream) Close() error    { return s.src.Close() }
 // taps reach into.
 func (s *resampleStream) fill() error {
 	n, err := s.src.Read(s.chunk)
+	if n == 0 && err == nil {
+		if s.empty++; s.empty >= maxEmptyReads {
+			return errors.New("audio: source makes no progress")
+		}
+	} else {
+		s.empty = 0
+	}
 	if n > 0 {
 		s.buf = append(s.buf, s.chunk[:n]...)
 		s.inLen += int64(n)
@@ -190,12 +198,7 @@ func (s *resampleStream) Read(out []float32) (int, error) {
 		for n < len(out) && s.i < avail && !(s.eof && s.i >= s.inLen) {
 			x := s.buf[s.i-int64(p.half)+1-s.base:]
 			x = x[:p.taps]
-			c := s.coeffRow()
-			var acc float32
-			for j, v := range c {
-				acc += v * x[j]
-			}
-			out[n] = acc
+			out[n] = dot(s.coeffRow(), x)
 			n++
 			s.frac += p.m
 			s.i += s.frac / p.l
@@ -235,4 +238,22 @@ func (s *resampleStream) compact() {
 	m := copy(s.buf, s.buf[drop:])
 	s.buf = s.buf[:m]
 	s.base = keep
+}
+
+// dot is the filter's inner product; taps is even, and four partial sums
+// break the add dependency chain (about 2x faster than one).
+func dot(c, x []float32) float32 {
+	x = x[:len(c)]
+	var a0, a1, a2, a3 float32
+	j := 0
+	for ; j+4 <= len(c); j += 4 {
+		a0 += c[j] * x[j]
+		a1 += c[j+1] * x[j+1]
+		a2 += c[j+2] * x[j+2]
+		a3 += c[j+3] * x[j+3]
+	}
+	for ; j < len(c); j++ {
+		a0 += c[j] * x[j]
+	}
+	return (a0 + a1) + (a2 + a3)
 }

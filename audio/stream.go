@@ -29,6 +29,10 @@ type Stream interface {
 // decoder from exhausting memory.
 const maxReadAllSamples = 24 * 3600 * 16000
 
+// maxEmptyReads is how many empty, error-free reads of a source count as a
+// stuck decoder (corrupt input) rather than a slow one.
+const maxEmptyReads = 1000
+
 // ErrNoAudio is returned when a file decodes to zero samples.
 var ErrNoAudio = errors.New("no audio samples")
 
@@ -40,8 +44,16 @@ func ReadAll(s Stream) ([]float32, error) {
 	}
 	buf := make([]float32, 0, 1<<16)
 	chunk := make([]float32, 4096*ch)
+	empty := 0
 	for {
 		n, err := s.Read(chunk)
+		if n == 0 && err == nil {
+			if empty++; empty >= maxEmptyReads {
+				return nil, fmt.Errorf("audio: %s decoder makes no progress (corrupt data?)", s.Format())
+			}
+			continue
+		}
+		empty = 0
 		if n > 0 {
 			if len(buf)+n*ch > maxReadAllSamples {
 				return nil, fmt.Errorf("audio: %s stream longer than %d samples", s.Format(), maxReadAllSamples)

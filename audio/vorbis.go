@@ -42,7 +42,8 @@ func (s *vorbisStream) Read(p []float32) (int, error) {
 	if len(p) == 0 {
 		return 0, errors.New("audio: Read buffer smaller than one frame")
 	}
-	for {
+	// Bounded: a corrupt stream can make the decoder return nothing forever.
+	for range maxEmptyReads {
 		n, err := s.r.Read(p)
 		if n > 0 {
 			return n / ch, nil
@@ -54,4 +55,5 @@ func (s *vorbisStream) Read(p []float32) (int, error) {
 			return 0, fmt.Errorf("vorbis: %w", err)
 		}
 	}
+	return 0, errors.New("vorbis: decoder makes no progress (corrupt stream)")
 }
