@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/dsp/fourier"
+
+	"github.com/harkapp/hark/engine/blas"
 )
 
 // Spectrogram is a log-mel spectrogram laid out as Whisper's encoder takes
@@ -56,6 +58,14 @@ func LogMel(samples []float32, f *MelFilters, padding int) (*Spectrogram, error)
 	nFrames := total / HopLength
 	out := &Spectrogram{NMels: f.NMels, NFrames: nFrames, Data: make([]float32, f.NMels*nFrames)}
 
+	if useSgemmDFT && blas.Available() {
+		top, err := melFramesSgemm(out, samples, total, f)
+		if err != nil {
+			return nil, err
+		}
+		out.finish(top)
+		return out, nil
+	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), nFrames/64))
 	per := (nFrames + workers - 1) / workers
 	maxes := make([]float64, workers)
@@ -74,11 +84,16 @@ func LogMel(samples []float32, f *MelFilters, padding int) (*Spectrogram, error)
 	for _, m := range maxes {
 		top = math.Max(top, m)
 	}
-	floor := float32(top - 8)
-	for i, v := range out.Data {
-		out.Data[i] = (max(v, floor) + 4) / 4
-	}
+	out.finish(top)
 	return out, nil
+}
+
+// finish clamps to (max - 8) and rescales, as the reference does.
+func (s *Spectrogram) finish(top float64) {
+	floor := float32(top - 8)
+	for i, v := range s.Data {
+		s.Data[i] = (max(v, floor) + 4) / 4
+	}
 }
 
 // melFrames fills log10 mel energies of frames [lo, hi) into out and returns
@@ -117,17 +132,25 @@ func melFrames(out *Spectrogram, x []float32, total int, f *MelFilters, lo, hi i
 		for k, c := range coeff {
 			power[k] = real(c)*real(c) + imag(c)*imag(c)
 		}
-		for m := range f.NMels {
-			s := f.span[m]
-			row := f.Data[m*NFreq : (m+1)*NFreq]
-			var e float64
-			for k := s[0]; k < s[1]; k++ {
-				e += float64(row[k]) * power[k]
-			}
-			v := math.Log10(math.Max(e, 1e-10))
-			top = math.Max(top, v)
-			out.Data[m*out.NFrames+t] = float32(v)
+		top = math.Max(top, melColumn(out, f, t, power))
+	}
+	return top
+}
+
+// melColumn applies the filters to one frame's power spectrum, stores the
+// log10 energies in column t and returns their maximum.
+func melColumn(out *Spectrogram, f *MelFilters, t int, power []float64) float64 {
+	top := math.Inf(-1)
+	for m := range f.NMels {
+		s := f.span[m]
+		row := f.Data[m*NFreq : (m+1)*NFreq]
+		var e float64
+		for k := s[0]; k < s[1]; k++ {
+			e += float64(row[k]) * power[k]
 		}
+		v := math.Log10(math.Max(e, 1e-10))
+		top = math.Max(top, v)
+		out.Data[m*out.NFrames+t] = float32(v)
 	}
 	return top
 }

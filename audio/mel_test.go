@@ -8,6 +8,8 @@ import (
 
 	"github.com/harkapp/hark/internal/shared"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/blas"
 )
 
 func readF32(t testing.TB, path string) []float32 {
@@ -43,6 +45,18 @@ func maxAbsDiff(a, b []float32) (float64, int) {
 // jfk.wav: transcribe()'s input (content frames, zero-padded in log-mel
 // space) and the padded spectrogram's first 3000 frames.
 func TestLogMelMatchesReference(t *testing.T) {
+	t.Run("fft", func(t *testing.T) { checkLogMelReference(t, false) })
+	// The matrix-product STFT is macOS's path (Accelerate); here it runs on
+	// OpenBLAS, which CI installs.
+	t.Run("sgemm", func(t *testing.T) {
+		require.True(t, blas.Available(), "the sgemm STFT needs a BLAS: %s", blas.Library())
+		checkLogMelReference(t, true)
+	})
+}
+
+func checkLogMelReference(t *testing.T, sgemm bool) {
+	defer func(old bool) { useSgemmDFT = old }(useSgemmDFT)
+	useSgemmDFT = sgemm
 	x, err := Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
 	require.Len(t, x, 176000)
