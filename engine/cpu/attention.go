@@ -119,6 +119,11 @@ func axpyHalf(o []float32, p float32, v []uint16) {
 	}
 }
 
+// maxKV bounds the keys one attention dispatch sees, and so its score
+// scratch (a zero position stride would otherwise let any kvLen pass the
+// bounds check).
+const maxKV = 1 << 22
+
 // attention: Bind 0 q, 1 K, 2 V, 3 out, 4 probs.
 // P 0 headDim, 1 nHead, 2 nKV, 3 m, 4 ldq, 5 ldo, 6 kvLen, 7 pos0,
 // 8 flags, 9 scale, 10 headStride, 11 posStride, 12 seqStride, 13 ldp.
@@ -136,6 +141,9 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 	}
 	if a.hd == 0 || nKV == 0 || a.nHead%nKV != 0 {
 		return e.errf("%d query heads cannot share %d KV heads (head size %d)", a.nHead, nKV, a.hd)
+	}
+	if a.kvLen > maxKV {
+		return e.errf("kvLen %d beyond the supported %d", a.kvLen, maxKV)
 	}
 	a.group = a.nHead / nKV
 	w := satMul(a.nHead, a.hd)

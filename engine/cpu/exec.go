@@ -241,25 +241,31 @@ func (e *Exec) allocScratch() {
 }
 
 // scratchNeeds returns the shared activation and per-worker floats a
-// dispatch uses with its static parameters.
+// dispatch uses with its static parameters, capped by what its buffers can
+// hold so that absurd parameters (rejected later, at run) cannot make Load
+// allocate absurd scratch.
 func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 	p := func(i int) int { return int(d.P[i]) }
+	floats := func(slot int) int {
+		if !present(d, slot) {
+			return 0
+		}
+		return len(e.bufs[d.Bind[slot].Buf].b) / 4
+	}
 	switch d.Kernel {
 	case plan.RMSNormMatVec, plan.SiLUMulMatVec:
-		return satMul(p(1), p(2)), 0
+		return min(satMul(p(1), p(2)), floats(1)), 0
 	case plan.Conv1D:
-		k := satMul(p(0), p(3))
-		return satMul(convTileRows(k), k), 0
+		k := min(satMul(p(0), p(3)), 4*floats(0))
+		return satMul(min(convTileRows(k), satAdd(p(2), satMul(2, p(5)))), k), 0
 	case plan.Embed:
-		return 0, p(0)
-	case plan.Rope:
-		return 0, p(0) + 2
-	case plan.RopeKV:
-		return 0, p(0) + 2
+		return 0, min(p(0), floats(2))
+	case plan.Rope, plan.RopeKV:
+		return 0, min(p(0), floats(0)) + 2
 	case plan.Attention:
 		kv := p(6)
 		// KV length is usually patched; size for the whole cache.
-		if ps := p(11); ps > 0 && d.Bind[1].Buf != plan.NoBuf {
+		if ps := p(11); ps > 0 && present(d, 1) {
 			es := 4
 			if d.Type == ggml.F16 {
 				es = 2
@@ -267,7 +273,7 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 			avail := len(e.bufs[d.Bind[1].Buf].b) / es
 			kv = max(kv, avail/ps+1)
 		}
-		return 0, min(kv, 1<<22)
+		return 0, min(kv, maxKV)
 	}
 	return 0, 0
 }
