@@ -215,3 +215,17 @@ func TestSampleDistribution(t *testing.T) {
 		require.InDelta(t, want, float64(counts[i])/draws, 0.015, "token %d", i)
 	}
 }
+
+// TestSampleTopPBoundary: with four equal logits each holds exactly a
+// quarter of the mass, so top-p 0.5 is reached by the first two tokens
+// ("reaches" means >=) and the others must never be drawn.
+func TestSampleTopPBoundary(t *testing.T) {
+	x := []float32{1, 1, 1, 1}
+	seen := map[int32]int{}
+	for step := uint64(0); step < 64; step++ {
+		seen[sampleOnce(t, x, nil, sampleParams{topP: 0.5, temp: 1, seed: 3, step: step})]++
+	}
+	require.Len(t, seen, 2)
+	require.Positive(t, seen[0])
+	require.Positive(t, seen[1])
+}
