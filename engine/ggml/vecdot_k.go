@@ -101,7 +101,7 @@ func dotK4Like(n, blockBytes int, w, act []byte, codes func(w []byte, a *[QK_K]i
 		laneDot(&a, act[4:260], func(e int) int32 { return sc[e/32] }, &lanes)
 		yd := q8kD(act)
 		addLanes(&sums, half(w)*yd, &lanes)
-		sum -= float32(half(w[2:])*yd) * float32(sumi)
+		sum -= float32(float32(half(w[2:])*yd) * float32(sumi))
 	}
 	for _, s := range sums {
 		sum += s

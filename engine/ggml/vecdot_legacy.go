@@ -15,7 +15,7 @@ func dotQ4_0(n int, w, act []byte) float32 {
 			si += (int32(qs[j]&0xf) - 8) * int32(int8(q8[j]))
 			si += (int32(qs[j]>>4) - 8) * int32(int8(q8[j+16]))
 		}
-		sum += float32(float32(si)*half(w)) * half(act)
+		sum += float32(float32(float32(si)*half(w)) * half(act))
 	}
 	return sum
 }
@@ -45,7 +45,7 @@ func dotQ5_0(n int, w, act []byte) float32 {
 		for j := range 32 {
 			si += (c[j] - 16) * int32(int8(q8[j]))
 		}
-		sum += float32(half(w)*half(act)) * float32(si)
+		sum += float32(float32(half(w)*half(act)) * float32(si))
 	}
 	return sum
 }
@@ -72,7 +72,7 @@ func dotQ8_0(n int, w, act []byte) float32 {
 		for j := range 32 {
 			si += int32(int8(w[2+j])) * int32(int8(act[2+j]))
 		}
-		sum += float32(si) * float32(half(w)*half(act))
+		sum += float32(float32(si) * float32(half(w)*half(act)))
 	}
 	return sum
 }
@@ -87,7 +87,7 @@ func dotIQ4NL(n int, w, act []byte) float32 {
 			si += int32(int8(q8[j])) * int32(KValuesIQ4NL[qs[j]&0xf])
 			si += int32(int8(q8[j+16])) * int32(KValuesIQ4NL[qs[j]>>4])
 		}
-		sum += d * float32(si)
+		sum += float32(d * float32(si))
 	}
 	return sum
 }
