@@ -66,7 +66,7 @@ func (a *attnTask) Do(w, lo, hi int) {
 		}
 		var sum float64
 		for j, d := range s {
-			e := float32(math.Exp(float64(d - mx)))
+			e := exp32(d - mx)
 			s[j] = e
 			sum += float64(e)
 		}
@@ -182,7 +182,11 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 		e.ensureWorker(a.kvLen)
 	}
 	a.scores = e.wsf
-	e.pool.Run(a.m*a.nHead, chunkGrain(satMul(a.kvLen, 2*a.hd)), a)
+	if useAttnGEMM(a) {
+		err = e.attentionGEMM(a, nKV)
+	} else {
+		e.pool.Run(a.m*a.nHead, chunkGrain(satMul(a.kvLen, 2*a.hd)), a)
+	}
 	*a = attnTask{}
-	return nil
+	return err
 }

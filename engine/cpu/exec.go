@@ -25,18 +25,21 @@ type Exec struct {
 	curKernel      plan.Kernel
 
 	// scratch sized at load from the plan's static parameters
-	act    []float32   // fused activation rows and conv1d im2col tiles
-	wsf    [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
-	sorter candSorter
+	act     []float32   // fused activation rows and conv1d im2col tiles
+	attnScr []float32   // packed K, transposed V and scores of attentionGEMM
+	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
+	sorter  candSorter
 
 	// kernel tasks, reused by every dispatch so the pool needs no allocation
-	embedT embedTask
-	normT  normTask
-	ewT    ewTask
-	ropeT  ropeTask
-	attnT  attnTask
-	smT    softmaxTask
-	colT   im2colTask
+	embedT    embedTask
+	normT     normTask
+	ewT       ewTask
+	ropeT     ropeTask
+	attnT     attnTask
+	smT       softmaxTask
+	colT      im2colTask
+	packT     attnPackTask
+	attnSoftT attnSoftTask
 }
 
 type compiledPass struct {
@@ -210,7 +213,7 @@ func (e *Exec) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
-	e.bufs, e.act, e.wsf = nil, nil, nil
+	e.bufs, e.act, e.wsf, e.attnScr = nil, nil, nil, nil
 	return nil
 }
 
@@ -229,15 +232,20 @@ func (e *Exec) BufferBytes(buf plan.BufID) []byte {
 // dispatch. A patch that grows a shape past them makes the step allocate
 // (ensureAct / ensureWorker), which is correct, just not free.
 func (e *Exec) allocScratch() {
-	act, ws := 0, 0
+	act, ws, at := 0, 0, 0
 	for _, ps := range e.passes {
 		for i := range ps.ops {
-			a, w := scratchNeeds(&ps.ops[i], e)
+			d := &ps.ops[i]
+			a, w := scratchNeeds(d, e)
 			act, ws = max(act, a), max(ws, w)
+			if d.Kernel == plan.Attention {
+				at = max(at, attnGEMMNeeds(d, w))
+			}
 		}
 	}
 	e.ensureAct(act)
 	e.ensureWorker(ws)
+	e.ensureAttn(at)
 }
 
 // scratchNeeds returns the shared activation and per-worker floats a

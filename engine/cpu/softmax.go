@@ -24,7 +24,7 @@ func (k *softmaxTask) Do(_, lo, hi int) {
 		}
 		var sum float64
 		for i, v := range x {
-			e := float32(math.Exp(float64(v*k.scale - mx)))
+			e := exp32(v*k.scale - mx)
 			o[i] = e
 			sum += float64(e)
 		}
@@ -56,3 +56,6 @@ func (e *Exec) softmax(d *plan.Dispatch) error {
 	k.x, k.out = nil, nil
 	return nil
 }
+
+// exp32 is e^x for the softmaxes.
+func exp32(x float32) float32 { return float32(math.Exp(float64(x))) }
