@@ -34,10 +34,10 @@ func (p *attnPackTask) Do(_, lo, hi int) {
 		kr := p.kp[j*hd : j*hd+hd]
 		if p.k.h != nil {
 			for i, b := range p.k.h[src : src+hd] {
-				kr[i] = halfLUT[b]
+				kr[i] = f16Table[b]
 			}
 			for i, b := range p.v.h[src : src+hd] {
-				p.vt[i*p.kvLen+j] = halfLUT[b]
+				p.vt[i*p.kvLen+j] = f16Table[b]
 			}
 			continue
 		}
@@ -76,10 +76,7 @@ func softmaxScaled(s []float32, scale float32) {
 	if len(s) == 0 {
 		return
 	}
-	mx := s[0] * scale
-	for _, v := range s {
-		mx = max(mx, v*scale)
-	}
+	mx := maxScaled(s, scale)
 	var sum float64
 	for j, v := range s {
 		e := exp32(v*scale - mx)

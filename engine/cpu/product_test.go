@@ -113,6 +113,19 @@ func TestResidualInPlace(t *testing.T) {
 	checkOut(t, h.readF32(ob), refProduct(rows, deq, n, k, nil, res, n), m, n, n, 1e-5, "residual")
 }
 
+// TestSingleRowIgnoresStrides: with m = 1 the strides may be left zero.
+func TestSingleRowIgnoresStrides(t *testing.T) {
+	r := rand.New(rand.NewPCG(44, 45))
+	n, k := 33, 64
+	w, deq := weightsOf(t, r, ggml.F16, n, k)
+	x, res := randVec(r, k, 1), randVec(r, n, 1)
+	h := newHarness(t)
+	wb, xb, rb, ob := h.weights("w", w), h.f32("x", x), h.f32("res", res), h.nan("out", n+2)
+	h.add(op(plan.MatVec, ggml.F16, []plan.BufID{wb, xb, ob, plan.NoBuf, rb}, uint32(n), uint32(k), 1, 0, 0, 0))
+	h.run(plan.Vars{})
+	checkOut(t, h.readF32(ob), refProduct([][]float64{toF64(x)}, deq, n, k, nil, res, n), 1, n, n, 1e-4, "m=1")
+}
+
 func TestRMSNormMatVec(t *testing.T) {
 	r := rand.New(rand.NewPCG(32, 33))
 	for _, typ := range []ggml.Type{ggml.F32, ggml.Q8_0} {

@@ -115,7 +115,9 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 	lmax := float32(math.Inf(-1))
 	for i := range l {
 		l[i] /= temp
-		lmax = max(lmax, l[i])
+		if l[i] > lmax {
+			lmax = l[i]
+		}
 	}
 	if math.IsInf(float64(lmax), 0) {
 		// every logit -Inf, or some +Inf: the distribution degenerates to
