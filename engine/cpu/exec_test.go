@@ -12,7 +12,7 @@ import (
 
 // decodePlan is a small decoder step that uses every kernel once, with the
 // per-step fields patched from Vars like model code does.
-func decodePlan(t *testing.T) (*harness, plan.BufID) {
+func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	r := rand.New(rand.NewPCG(40, 41))
 	const (
 		dim, hd, nHead, nKV, ff, vocab, ctx = 64, 16, 4, 2, 96, 301, 32

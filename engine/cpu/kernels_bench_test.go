@@ -87,3 +87,21 @@ func BenchmarkSampleTopPOnly(b *testing.B) {
 	h.add(op(plan.Sample, 0, []plan.BufID{x, o, plan.NoBuf, s}, n, 0, plan.F32(0.95), 0, plan.F32(1), 0, 1, 0, 0, 0))
 	benchOne(b, h, 0)
 }
+
+// BenchmarkToyDecodeStep replays the 23-dispatch toy decoder step of
+// decodePlan: with tiny shapes it measures the executor's per-dispatch
+// overhead (patching, checks, pool handoffs) more than the kernels.
+func BenchmarkToyDecodeStep(b *testing.B) {
+	h, _ := decodePlan(b)
+	ex := h.load()
+	p := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		v := plan.Vars{plan.VarPos: int64(p % 24), plan.VarKVLen: int64(p%24 + 1), plan.VarSlot: int64(p % 24), plan.VarStep: int64(p)}
+		if err := ex.Run(0, &v); err != nil {
+			b.Fatal(err)
+		}
+		p++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(h.pass.Ops)), "ns/dispatch")
+}

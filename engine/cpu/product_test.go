@@ -13,7 +13,7 @@ import (
 
 // weightsOf quantizes random rows into t and returns the bytes with their
 // exact dequantized values (the reference multiplies those in float64).
-func weightsOf(t *testing.T, r *rand.Rand, typ ggml.Type, n, k int) ([]byte, []float32) {
+func weightsOf(t testing.TB, r *rand.Rand, typ ggml.Type, n, k int) ([]byte, []float32) {
 	src := randVec(r, n*k, 0.5)
 	rb, err := ggml.RowBytes(typ, int64(k))
 	require.NoError(t, err)
