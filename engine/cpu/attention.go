@@ -2,6 +2,9 @@ package cpu
 
 import (
 	"math"
+	"unsafe"
+
+	"github.com/harkapp/hark/engine/ggml"
 
 	"github.com/harkapp/hark/engine/plan"
 )
@@ -20,6 +23,7 @@ type attnTask struct {
 	scale          float32
 	hs, ps, ss     int
 	scores         [][]float32
+	dotH           func(w []byte, x []float32) float32 // f16 dot (SIMD where available)
 }
 
 func (a *attnTask) Do(w, lo, hi int) {
@@ -56,17 +60,19 @@ func (a *attnTask) Do(w, lo, hi int) {
 			off := base + j*a.ps
 			var d float32
 			if a.k.h != nil {
-				d = attnDotHalf(q, a.k.h[off:off+hd])
+				d = a.dotH(halfBytes(a.k.h[off:off+hd]), q)
 			} else {
 				d = attnDotF32(q, a.k.f[off:off+hd])
 			}
 			d *= a.scale
 			s[j] = d
-			mx = max(mx, d)
+			if d > mx {
+				mx = d
+			}
 		}
 		var sum float64
 		for j, d := range s {
-			e := float32(math.Exp(float64(d - mx)))
+			e := exp32(d - mx)
 			s[j] = e
 			sum += float64(e)
 		}
@@ -87,21 +93,9 @@ func (a *attnTask) Do(w, lo, hi int) {
 // attnDotF32 uses the product's dot (SIMD where the CPU has it).
 func attnDotF32(a, b []float32) float32 { return dotF32(a, b[:len(a)]) }
 
-func attnDotHalf(a []float32, b []uint16) float32 {
-	b = b[:len(a)]
-	lut := halfLUT
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * lut[b[i]]
-		s1 += a[i+1] * lut[b[i+1]]
-		s2 += a[i+2] * lut[b[i+2]]
-		s3 += a[i+3] * lut[b[i+3]]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * lut[b[i]]
-	}
-	return (s0 + s1) + (s2 + s3)
+// halfBytes views f16 elements as the bytes the product's dots take.
+func halfBytes(h []uint16) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(h))), 2*len(h))
 }
 
 func axpyF32(o []float32, p float32, v []float32) {
@@ -113,11 +107,21 @@ func axpyF32(o []float32, p float32, v []float32) {
 
 func axpyHalf(o []float32, p float32, v []uint16) {
 	v = v[:len(o)]
-	lut := halfLUT
-	for i := range o {
+	lut := f16Table
+	i := 0
+	for ; i+4 <= len(o); i += 4 {
+		o0, o1, o2, o3 := o[i]+p*lut[v[i]], o[i+1]+p*lut[v[i+1]], o[i+2]+p*lut[v[i+2]], o[i+3]+p*lut[v[i+3]]
+		o[i], o[i+1], o[i+2], o[i+3] = o0, o1, o2, o3
+	}
+	for ; i < len(o); i++ {
 		o[i] += p * lut[v[i]]
 	}
 }
+
+// maxKV bounds the keys one attention dispatch sees, and so its score
+// scratch (a zero position stride would otherwise let any kvLen pass the
+// bounds check).
+const maxKV = 1 << 22
 
 // attention: Bind 0 q, 1 K, 2 V, 3 out, 4 probs.
 // P 0 headDim, 1 nHead, 2 nKV, 3 m, 4 ldq, 5 ldo, 6 kvLen, 7 pos0,
@@ -136,6 +140,9 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 	}
 	if a.hd == 0 || nKV == 0 || a.nHead%nKV != 0 {
 		return e.errf("%d query heads cannot share %d KV heads (head size %d)", a.nHead, nKV, a.hd)
+	}
+	if a.kvLen > maxKV {
+		return e.errf("kvLen %d beyond the supported %d", a.kvLen, maxKV)
 	}
 	a.group = a.nHead / nKV
 	w := satMul(a.nHead, a.hd)
@@ -174,7 +181,12 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 		e.ensureWorker(a.kvLen)
 	}
 	a.scores = e.wsf
-	e.pool.Run(a.m*a.nHead, chunkGrain(satMul(a.kvLen, 2*a.hd)), a)
+	a.dotH = kinds[ggml.F16].dotF
+	if useAttnGEMM(a) {
+		err = e.attentionGEMM(a, nKV)
+	} else {
+		e.pool.Run(a.m*a.nHead, chunkGrain(satMul(a.kvLen, 2*a.hd)), a)
+	}
 	*a = attnTask{}
-	return nil
+	return err
 }

@@ -89,6 +89,9 @@ func (e *Exec) conv1d(d *plan.Dispatch) error {
 	if a.bias, err = e.f32(d, 2, cout); err != nil {
 		return err
 	}
+	if tout == 1 {
+		a.ldo = max(ldo, cout)
+	}
 	if tout > 1 && ldo < cout {
 		return e.errf("ldo %d smaller than cout %d", ldo, cout)
 	}

@@ -81,18 +81,33 @@ func (k *ewTask) Do(_, lo, hi int) {
 	}
 }
 
-func silu(x float32) float32 { return x / (1 + float32(math.Exp(float64(-x)))) }
+func silu(x float32) float32 { return x / (1 + exp32(-x)) }
 
-// geluErf is the exact GELU, x·Φ(x), as PyTorch's nn.GELU() computes it.
+// geluErf is the exact GELU, x·Φ(x) = x/2·(1+erf(x/√2)), as PyTorch's
+// nn.GELU() defines it. erf uses Abramowitz & Stegun 7.1.26 (absolute
+// error below 1.5e-7, float32's own resolution near 1); for x < 0 the
+// polynomial gives 1+erf directly, so there is no cancellation in the tail.
 func geluErf(x float32) float32 {
-	return float32(0.5 * float64(x) * (1 + math.Erf(float64(x)*(1/math.Sqrt2))))
+	z := x * (1 / math.Sqrt2)
+	az := z
+	if az < 0 {
+		az = -az
+	}
+	t := 1 / (1 + 0.3275911*az)
+	p := ((((1.061405429*t-1.453152027)*t+1.421413741)*t-0.284496736)*t + 0.254829592) * t
+	c := p * exp32(-az*az) // 1 - erf(|z|)
+	if z < 0 {
+		return 0.5 * x * c
+	}
+	return 0.5 * x * (2 - c)
 }
 
-// geluTanh is GELU's tanh approximation (nn.GELU(approximate="tanh")).
+// geluTanh is GELU's tanh approximation (nn.GELU(approximate="tanh")),
+// with 1+tanh(y) = 2 - 2/(e^{2y}+1).
 func geluTanh(x float32) float32 {
 	const c = 0.7978845608028654 // sqrt(2/pi)
-	v := float64(x)
-	return float32(0.5 * v * (1 + math.Tanh(c*(v+0.044715*v*v*v))))
+	y := c * (x + 0.044715*x*x*x)
+	return 0.5 * x * (2 - 2/(exp32(2*y)+1))
 }
 
 // runEW checks the operands of an element-wise dispatch and runs it. The

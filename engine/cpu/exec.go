@@ -25,18 +25,21 @@ type Exec struct {
 	curKernel      plan.Kernel
 
 	// scratch sized at load from the plan's static parameters
-	act    []float32   // fused activation rows and conv1d im2col tiles
-	wsf    [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
-	sorter candSorter
+	act     []float32   // fused activation rows and conv1d im2col tiles
+	attnScr []float32   // packed K, transposed V and scores of attentionGEMM
+	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
+	sorter  candSorter
 
 	// kernel tasks, reused by every dispatch so the pool needs no allocation
-	embedT embedTask
-	normT  normTask
-	ewT    ewTask
-	ropeT  ropeTask
-	attnT  attnTask
-	smT    softmaxTask
-	colT   im2colTask
+	embedT    embedTask
+	normT     normTask
+	ewT       ewTask
+	ropeT     ropeTask
+	attnT     attnTask
+	smT       softmaxTask
+	colT      im2colTask
+	packT     attnPackTask
+	attnSoftT attnSoftTask
 }
 
 type compiledPass struct {
@@ -210,7 +213,7 @@ func (e *Exec) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
-	e.bufs, e.act, e.wsf = nil, nil, nil
+	e.bufs, e.act, e.wsf, e.attnScr = nil, nil, nil, nil
 	return nil
 }
 
@@ -229,37 +232,48 @@ func (e *Exec) BufferBytes(buf plan.BufID) []byte {
 // dispatch. A patch that grows a shape past them makes the step allocate
 // (ensureAct / ensureWorker), which is correct, just not free.
 func (e *Exec) allocScratch() {
-	act, ws := 0, 0
+	act, ws, at := 0, 0, 0
 	for _, ps := range e.passes {
 		for i := range ps.ops {
-			a, w := scratchNeeds(&ps.ops[i], e)
+			d := &ps.ops[i]
+			a, w := scratchNeeds(d, e)
 			act, ws = max(act, a), max(ws, w)
+			if d.Kernel == plan.Attention {
+				at = max(at, attnGEMMNeeds(d, w))
+			}
 		}
 	}
 	e.ensureAct(act)
 	e.ensureWorker(ws)
+	e.ensureAttn(at)
 }
 
 // scratchNeeds returns the shared activation and per-worker floats a
-// dispatch uses with its static parameters.
+// dispatch uses with its static parameters, capped by what its buffers can
+// hold so that absurd parameters (rejected later, at run) cannot make Load
+// allocate absurd scratch.
 func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 	p := func(i int) int { return int(d.P[i]) }
+	floats := func(slot int) int {
+		if !present(d, slot) {
+			return 0
+		}
+		return len(e.bufs[d.Bind[slot].Buf].b) / 4
+	}
 	switch d.Kernel {
 	case plan.RMSNormMatVec, plan.SiLUMulMatVec:
-		return satMul(p(1), p(2)), 0
+		return min(satMul(p(1), p(2)), floats(1)), 0
 	case plan.Conv1D:
-		k := satMul(p(0), p(3))
-		return satMul(convTileRows(k), k), 0
+		k := min(satMul(p(0), p(3)), 4*floats(0))
+		return satMul(min(convTileRows(k), satAdd(p(2), satMul(2, p(5)))), k), 0
 	case plan.Embed:
-		return 0, p(0)
-	case plan.Rope:
-		return 0, p(0) + 2
-	case plan.RopeKV:
-		return 0, p(0) + 2
+		return 0, min(p(0), floats(2))
+	case plan.Rope, plan.RopeKV:
+		return 0, min(p(0), floats(0)) + 2
 	case plan.Attention:
 		kv := p(6)
 		// KV length is usually patched; size for the whole cache.
-		if ps := p(11); ps > 0 && d.Bind[1].Buf != plan.NoBuf {
+		if ps := p(11); ps > 0 && present(d, 1) {
 			es := 4
 			if d.Type == ggml.F16 {
 				es = 2
@@ -267,7 +281,7 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 			avail := len(e.bufs[d.Bind[1].Buf].b) / es
 			kv = max(kv, avail/ps+1)
 		}
-		return 0, min(kv, 1<<22)
+		return 0, min(kv, maxKV)
 	}
 	return 0, 0
 }

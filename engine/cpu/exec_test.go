@@ -12,7 +12,7 @@ import (
 
 // decodePlan is a small decoder step that uses every kernel once, with the
 // per-step fields patched from Vars like model code does.
-func decodePlan(t *testing.T) (*harness, plan.BufID) {
+func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	r := rand.New(rand.NewPCG(40, 41))
 	const (
 		dim, hd, nHead, nKV, ff, vocab, ctx = 64, 16, 4, 2, 96, 301, 32
@@ -192,6 +192,10 @@ func TestRunErrorsInsteadOfPanics(t *testing.T) {
 	require.ErrorContains(t, ex.RunSeq(0, []plan.Vars{{}, {plan.VarNTok: 9}}), "step 1")
 	require.ErrorContains(t, ex.Run(1, nil), "pass 1 out of range")
 	require.ErrorContains(t, ex.Run(-1, nil), "out of range")
+	// rows that would overlap
+	h.pass.Ops = []plan.Dispatch{op(plan.Scale, 0, []plan.BufID{x, o}, 4, 2, 4, 2, plan.F32(2))}
+	h.ex = nil
+	require.ErrorContains(t, h.load().Run(0, nil), "smaller than row length")
 	// misaligned patched offset
 	d2 := op(plan.Scale, 0, []plan.BufID{x, o}, 2, 1, 2, 2, plan.F32(2))
 	d2.Bind[1].Off = 2

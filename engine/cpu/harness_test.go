@@ -17,7 +17,7 @@ import (
 // with more workers than cores (so chunking is exercised), and reads back
 // results. Every kernel test goes through the plan path.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	be   *Backend
 	p    plan.Plan
 	pass *plan.Pass
@@ -29,7 +29,7 @@ type harness struct {
 // splits every large job.
 var testPool = NewPool(3)
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	h := &harness{t: t, be: New(Options{Pool: testPool}), init: map[plan.BufID][]byte{}}
 	h.p.Name = t.Name()
 	h.pass, _ = h.p.AddPass("main")

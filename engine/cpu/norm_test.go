@@ -31,18 +31,20 @@ func TestRMSNorm(t *testing.T) {
 		name                       string
 		dim, rows, ldx, ldo, inner int
 		weight                     bool
+		scale                      float64
 	}{
-		{"rows", 896, 5, 901, 899, 0, true},
-		{"noweight", 2560, 3, 2560, 2560, 1, false},
-		{"perhead", 64, 7, 3*64 + 5, 3*64 + 11, 3, true}, // heads inside fused rows
-		{"single", 51865, 1, 0, 0, 0, true},
+		{"rows", 896, 5, 901, 899, 0, true, 2},
+		{"noweight", 2560, 3, 2560, 2560, 1, false, 2},
+		{"perhead", 64, 7, 3*64 + 5, 3*64 + 11, 3, true, 2}, // heads inside fused rows
+		{"single", 51865, 1, 0, 0, 0, true, 2},
+		{"tiny", 576, 2, 576, 576, 0, true, 1e-3}, // eps dominates
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			inner := max(c.inner, 1)
 			xl := rowsExtent(c.rows, inner, c.dim, c.ldx)
 			ol := rowsExtent(c.rows, inner, c.dim, c.ldo) + 13
-			x := randVec(r, xl, 2)
+			x := randVec(r, xl, c.scale)
 			w := randVec(r, c.dim, 1)
 			h := newHarness(t)
 			xb := h.f32("x", x)

@@ -17,6 +17,9 @@ type prodArgs struct {
 // (bindings 0, 2, 3, 4; params n, k, m at 0..2, ldo at 4, ldr at 5).
 func (e *Exec) prodOperands(d *plan.Dispatch) (prodArgs, error) {
 	a := prodArgs{n: int(d.P[0]), k: int(d.P[1]), m: int(d.P[2]), ldo: int(d.P[4]), ldr: int(d.P[5])}
+	if a.m == 1 { // a single row's stride is meaningless; the product wants ld >= n
+		a.ldo, a.ldr = max(a.ldo, a.n), max(a.ldr, a.n)
+	}
 	rb, err := ggml.RowBytes(d.Type, int64(a.k))
 	if err != nil {
 		return a, e.errf("weight rows: %v", err)
@@ -58,7 +61,10 @@ func (e *Exec) matProduct(d *plan.Dispatch) error {
 		return err
 	}
 	ldx := int(d.P[3])
-	if a.m > 1 && ldx < a.k {
+	if a.m == 1 {
+		ldx = max(ldx, a.k)
+	}
+	if ldx < a.k {
 		return e.errf("ldx %d smaller than k %d", ldx, a.k)
 	}
 	x, err := e.f32(d, 1, extent(a.m, ldx, a.k))

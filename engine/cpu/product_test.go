@@ -13,7 +13,7 @@ import (
 
 // weightsOf quantizes random rows into t and returns the bytes with their
 // exact dequantized values (the reference multiplies those in float64).
-func weightsOf(t *testing.T, r *rand.Rand, typ ggml.Type, n, k int) ([]byte, []float32) {
+func weightsOf(t testing.TB, r *rand.Rand, typ ggml.Type, n, k int) ([]byte, []float32) {
 	src := randVec(r, n*k, 0.5)
 	rb, err := ggml.RowBytes(typ, int64(k))
 	require.NoError(t, err)
@@ -111,6 +111,19 @@ func TestResidualInPlace(t *testing.T) {
 	h.run(plan.Vars{})
 	rows := [][]float64{toF64(x[:k]), toF64(x[k:])}
 	checkOut(t, h.readF32(ob), refProduct(rows, deq, n, k, nil, res, n), m, n, n, 1e-5, "residual")
+}
+
+// TestSingleRowIgnoresStrides: with m = 1 the strides may be left zero.
+func TestSingleRowIgnoresStrides(t *testing.T) {
+	r := rand.New(rand.NewPCG(44, 45))
+	n, k := 33, 64
+	w, deq := weightsOf(t, r, ggml.F16, n, k)
+	x, res := randVec(r, k, 1), randVec(r, n, 1)
+	h := newHarness(t)
+	wb, xb, rb, ob := h.weights("w", w), h.f32("x", x), h.f32("res", res), h.nan("out", n+2)
+	h.add(op(plan.MatVec, ggml.F16, []plan.BufID{wb, xb, ob, plan.NoBuf, rb}, uint32(n), uint32(k), 1, 0, 0, 0))
+	h.run(plan.Vars{})
+	checkOut(t, h.readF32(ob), refProduct([][]float64{toF64(x)}, deq, n, k, nil, res, n), 1, n, n, 1e-4, "m=1")
 }
 
 func TestRMSNormMatVec(t *testing.T) {
@@ -228,4 +241,28 @@ func TestConv1D(t *testing.T) {
 			checkOut(t, h.readF32(ob), want, tout, ldo, c.cout, productTol(c.typ)*math.Sqrt(float64(k)), "conv1d")
 		})
 	}
+}
+
+// TestFusedEqualsUnfused: the fused kernels are exactly their two-step
+// sequences (same row code, same product), which is what lets model code
+// choose either form.
+func TestFusedEqualsUnfused(t *testing.T) {
+	r := rand.New(rand.NewPCG(48, 49))
+	const n, k, m = 160, 576, 2
+	w, _ := weightsOf(t, r, ggml.Q8_0, n, k)
+	x, g, up := randVec(r, m*k, 1), randVec(r, k, 1), randVec(r, m*k, 1)
+	h := newHarness(t)
+	wb, xb, gb, ub := h.weights("w", w), h.f32("x", x), h.f32("g", g), h.f32("up", up)
+	tmp := h.nan("tmp", m*k)
+	o1, o2, o3, o4 := h.nan("o1", m*n), h.nan("o2", m*n), h.nan("o3", m*n), h.nan("o4", m*n)
+	h.add(op(plan.RMSNormMatVec, ggml.Q8_0, []plan.BufID{wb, xb, o1, plan.NoBuf, plan.NoBuf, gb}, n, k, m, k, n, n, plan.F32(1e-6)))
+	h.add(op(plan.RMSNorm, 0, []plan.BufID{xb, gb, tmp}, k, m, k, k, plan.F32(1e-6)))
+	h.add(op(plan.MatVec, ggml.Q8_0, []plan.BufID{wb, tmp, o2}, n, k, m, k, n, n))
+	h.add(op(plan.SiLUMulMatVec, ggml.Q8_0, []plan.BufID{wb, xb, o3, plan.NoBuf, plan.NoBuf, ub}, n, k, m, k, n, n, k))
+	h.add(op(plan.SiLUMul, 0, []plan.BufID{xb, ub, tmp}, k, m, k, k, k))
+	h.add(op(plan.MatVec, ggml.Q8_0, []plan.BufID{wb, tmp, o4}, n, k, m, k, n, n))
+	h.run(plan.Vars{})
+	require.Equal(t, h.read(o2), h.read(o1), "rms_norm_mat_vec")
+	require.Equal(t, h.read(o4), h.read(o3), "silu_mul_mat_vec")
+	require.False(t, math.IsNaN(float64(h.readF32(o1)[0])))
 }

@@ -39,7 +39,9 @@ func (s *candSorter) Less(i, j int) bool {
 // NaN logits count as -Inf. Only the head of the sorted order matters, so
 // candidates are gathered above a logit threshold that widens until the
 // kept set is decided; the result is the same as sorting the whole
-// vocabulary. Sums are in float64.
+// vocabulary. Sums are in float64: the normaliser over the whole
+// vocabulary in id order (it is also the kept mass when nothing is cut),
+// prefix sums in the sorted order.
 //
 // Scratch (binding 3, f32[2n]): [0, n) the adjusted logits, [n, 2n) the
 // candidate ids (as int32), which first serve as the penalty counters.
@@ -115,7 +117,9 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 	lmax := float32(math.Inf(-1))
 	for i := range l {
 		l[i] /= temp
-		lmax = max(lmax, l[i])
+		if l[i] > lmax {
+			lmax = l[i]
+		}
 	}
 	if math.IsInf(float64(lmax), 0) {
 		// every logit -Inf, or some +Inf: the distribution degenerates to
@@ -125,20 +129,44 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 	}
 
 	// 3. candidates. Without top-k the softmax runs over the whole
-	// vocabulary, so its normaliser is known up front.
+	// vocabulary, so its normaliser is known up front (summed in id order);
+	// a histogram of the mass by distance from the top logit then tells how
+	// far below it the candidates must reach for the top-p cutoff or the
+	// draw to fall among them.
+	u := float64(plan.Uniform(seed, step))
 	k := n
 	if topK > 0 && topK < n {
 		k = topK
 	}
+	noCut := k == n && topP >= 1 && minP <= 0 // the kept set is everything
 	var z float64
+	delta := 16.0
 	if k == n {
+		var bins [sampleBins]float64
 		for _, v := range l {
-			z += math.Exp(float64(v - lmax))
+			ev := math.Exp(float64(v - lmax))
+			z += ev
+			if d := float64(lmax - v); d < 16 { // false for -Inf logits
+				bins[int(d*(sampleBins/16.0))] += ev
+			}
+		}
+		target := u * z
+		if topP < 1 {
+			target = float64(topP) * z
+		}
+		target *= 1 + 1e-9 // margin for the different summation order
+		var cum float64
+		for b, m := range bins {
+			cum += m
+			if cum >= target {
+				delta = float64(b+1) * (16.0 / sampleBins)
+				break
+			}
 		}
 	}
 	s := &e.sorter
 	defer func() { s.idx, s.l = nil, nil }()
-	for delta := 16.0; ; delta *= 4 {
+	for ; ; delta *= 4 {
 		all := delta > 1e4
 		thr := lmax - float32(delta)
 		c := 0
@@ -148,13 +176,18 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 				c++
 			}
 		}
+		// complete: the candidates hold the whole candidate set (all of the
+		// vocabulary, or the top k)
+		complete := c == n
+		if c > k {
+			*s = candSorter{idx: ids[:c], l: l}
+			selectTop(s, k)
+			c, complete = k, true
+		} else if c == k {
+			complete = true
+		}
 		*s = candSorter{idx: ids[:c], l: l}
 		sort.Sort(s)
-		// complete: the candidates include the whole kept set's range
-		complete := c == n
-		if c >= k {
-			c, complete = k, true
-		}
 		if k < n {
 			if !complete {
 				continue
@@ -179,27 +212,76 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 				break
 			}
 		}
-		if keep < 0 {
-			if !complete {
-				continue
-			}
-			keep = c
-		}
-		// 4. draw
+		// 4. draw: the first token whose cumulative mass exceeds u times
+		// the kept mass (z itself when nothing is cut)
 		var mass float64
-		for _, id := range ids[:keep] {
-			mass += math.Exp(float64(l[id] - lmax))
+		lim := keep
+		switch {
+		case noCut:
+			mass, lim = z, c
+		case keep >= 0:
+			for _, id := range ids[:keep] {
+				mass += math.Exp(float64(l[id] - lmax))
+			}
+		case complete:
+			keep, lim = c, c
+			for _, id := range ids[:c] {
+				mass += math.Exp(float64(l[id] - lmax))
+			}
+		default:
+			continue // the kept set reaches past the candidates
 		}
-		target := float64(plan.Uniform(seed, step)) * mass
+		target := u * mass
 		cum = 0
-		for _, id := range ids[:keep] {
+		for _, id := range ids[:lim] {
 			cum += math.Exp(float64(l[id] - lmax))
 			if cum > target {
 				out[0] = id
 				return nil
 			}
 		}
-		out[0] = ids[keep-1]
+		if !complete && noCut {
+			continue // rounding left the draw past the candidates
+		}
+		out[0] = ids[lim-1]
 		return nil
+	}
+}
+
+// sampleBins is the resolution of the sampler's mass histogram (over 16
+// logits below the top).
+const sampleBins = 64
+
+// selectTop moves the k best candidates of s (by its order) to the front
+// of s.idx, in no particular order, in O(c log k): a heap of the best k
+// seen so far with the worst of them at the root.
+func selectTop(s *candSorter, k int) {
+	h := s.idx
+	// worse(i, j): candidate i ranks after j
+	worse := func(i, j int) bool { return s.Less(j, i) }
+	down := func(i int) {
+		for {
+			w := i
+			if l := 2*i + 1; l < k && worse(l, w) {
+				w = l
+			}
+			if r := 2*i + 2; r < k && worse(r, w) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for j := k; j < len(h); j++ {
+		if s.Less(j, 0) { // better than the worst kept
+			h[0], h[j] = h[j], h[0]
+			down(0)
+		}
 	}
 }

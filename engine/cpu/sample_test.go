@@ -69,6 +69,14 @@ func refSample(x []float32, hist []int32, sp sampleParams) int32 {
 		e[i] = math.Exp(float64(l[id] - lmax))
 		z += e[i]
 	}
+	noCut := len(order) == n && sp.topP >= 1 && sp.minP <= 0
+	if len(order) == n {
+		// the whole-vocabulary normaliser is summed in id order
+		z = 0
+		for _, v := range l {
+			z += math.Exp(float64(v - lmax))
+		}
+	}
 	keep := len(order)
 	if sp.topP < 1 {
 		var cum float64
@@ -91,6 +99,9 @@ func refSample(x []float32, hist []int32, sp sampleParams) int32 {
 	var mass float64
 	for _, v := range e[:keep] {
 		mass += v
+	}
+	if noCut {
+		mass = z
 	}
 	u := float64(plan.Uniform(sp.seed, sp.step)) * mass
 	var cum float64
@@ -214,4 +225,26 @@ func TestSampleDistribution(t *testing.T) {
 		}
 		require.InDelta(t, want, float64(counts[i])/draws, 0.015, "token %d", i)
 	}
+}
+
+// TestSampleTopPBoundary: with four equal logits each holds exactly a
+// quarter of the mass, so top-p 0.5 is reached by the first two tokens
+// ("reaches" means >=) and the others must never be drawn.
+func TestSampleTopPBoundary(t *testing.T) {
+	x := []float32{1, 1, 1, 1}
+	seen := map[int32]int{}
+	for step := uint64(0); step < 64; step++ {
+		seen[sampleOnce(t, x, nil, sampleParams{topP: 0.5, temp: 1, seed: 3, step: step})]++
+	}
+	require.Len(t, seen, 2)
+	require.Positive(t, seen[0])
+	require.Positive(t, seen[1])
+}
+
+func TestSampleDegenerateLogits(t *testing.T) {
+	inf := float32(math.Inf(1))
+	sp := sampleParams{topP: 0.9, temp: 1, seed: 1}
+	require.Equal(t, int32(0), sampleOnce(t, []float32{-inf, -inf, -inf}, nil, sp))
+	require.Equal(t, int32(2), sampleOnce(t, []float32{1, 5, inf, inf}, nil, sp))
+	require.Equal(t, int32(1), sampleOnce(t, []float32{float32(math.NaN()), 0, -1}, nil, sampleParams{temp: 0}))
 }

@@ -1,8 +1,6 @@
 package cpu
 
 import (
-	"math"
-
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -18,13 +16,10 @@ func (k *softmaxTask) Do(_, lo, hi int) {
 	for r := lo; r < hi; r++ {
 		x := k.x[r*k.ldx : r*k.ldx+k.n]
 		o := k.out[r*k.ldo : r*k.ldo+k.n]
-		mx := float32(math.Inf(-1))
-		for _, v := range x {
-			mx = max(mx, v*k.scale)
-		}
+		mx := maxScaled(x, k.scale)
 		var sum float64
 		for i, v := range x {
-			e := float32(math.Exp(float64(v*k.scale - mx)))
+			e := exp32(v*k.scale - mx)
 			o[i] = e
 			sum += float64(e)
 		}

@@ -1,0 +1,166 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// Attention over many query rows (prefill chunks, the Whisper encoder and
+// cross-attention) runs as two matrix products per head on MM's product:
+// S = Q·Kᵀ, then row softmax (scale, causal mask), then O = P·V. K and V of
+// the KV head are first packed into contiguous f32 (K as rows, V
+// transposed) so both products see ordinary weight matrices. Decode (one
+// row) and per-sequence rows keep the direct kernel: packing would cost as
+// much as the work.
+
+// gemmAttnMinM is the query row count from which the product path wins.
+const gemmAttnMinM = 16
+
+// attnPackTask copies key positions [lo, hi) of one KV head into kp
+// ([kvLen][hd]) and vt ([hd][kvLen]).
+type attnPackTask struct {
+	k, v         typed
+	base, ps, hd int
+	kvLen        int
+	kp, vt       []float32
+}
+
+func (p *attnPackTask) Do(_, lo, hi int) {
+	hd := p.hd
+	for j := lo; j < hi; j++ {
+		src := p.base + j*p.ps
+		kr := p.kp[j*hd : j*hd+hd]
+		if p.k.h != nil {
+			for i, b := range p.k.h[src : src+hd] {
+				kr[i] = f16Table[b]
+			}
+			for i, b := range p.v.h[src : src+hd] {
+				p.vt[i*p.kvLen+j] = f16Table[b]
+			}
+			continue
+		}
+		copy(kr, p.k.f[src:src+hd])
+		for i, x := range p.v.f[src : src+hd] {
+			p.vt[i*p.kvLen+j] = x
+		}
+	}
+}
+
+// attnSoftTask turns score rows into probabilities in place: scale, mask
+// keys past the query's position (causal), max-subtracted softmax; masked
+// entries become zero so the P·V product ignores them.
+type attnSoftTask struct {
+	s          []float32
+	lds, kvLen int
+	pos0       int
+	causal     bool
+	scale      float32
+}
+
+func (k *attnSoftTask) Do(_, lo, hi int) {
+	for t := lo; t < hi; t++ {
+		row := k.s[t*k.lds : t*k.lds+k.kvLen]
+		nvis := k.kvLen
+		if k.causal {
+			nvis = min(nvis, k.pos0+t+1)
+		}
+		softmaxScaled(row[:nvis], k.scale)
+		clear(row[nvis:])
+	}
+}
+
+// softmaxScaled replaces s by softmax(scale·s); an empty row stays empty.
+func softmaxScaled(s []float32, scale float32) {
+	if len(s) == 0 {
+		return
+	}
+	mx := maxScaled(s, scale)
+	var sum float64
+	for j, v := range s {
+		e := exp32(v*scale - mx)
+		s[j] = e
+		sum += float64(e)
+	}
+	inv := float32(1 / sum)
+	for j := range s {
+		s[j] *= inv
+	}
+}
+
+func floatBytes(f []float32) []byte {
+	if len(f) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(f))), 4*len(f))
+}
+
+// attnScoreFloats bounds the score block (64 MiB); longer inputs are
+// processed in blocks of query rows. A variable so tests can force blocks.
+var attnScoreFloats = 1 << 24
+
+// useAttnGEMM reports whether the checked dispatch a takes the product
+// path: many rows of one sequence, keys not overlapping (ps >= hd, which
+// also bounds the packed copies by the cache size).
+func useAttnGEMM(a *attnTask) bool {
+	return a.m >= gemmAttnMinM && !a.perSeq && a.kvLen > 0 && a.ps >= a.hd
+}
+
+// attentionGEMM runs the checked dispatch a with the product path.
+func (e *Exec) attentionGEMM(a *attnTask, nKV int) error {
+	hd, kv, m := a.hd, a.kvLen, a.m
+	mb := m
+	if a.probs == nil {
+		mb = min(m, max(1, attnScoreFloats/kv))
+	}
+	need := 2 * kv * hd
+	if a.probs == nil {
+		need += mb * kv
+	}
+	buf := e.ensureAttn(need)
+	kp, vt, sbuf := buf[:kv*hd], buf[kv*hd:2*kv*hd], buf[2*kv*hd:]
+	pk := &e.packT
+	st := &e.attnSoftT
+	defer func() { *pk, *st = attnPackTask{}, attnSoftTask{} }()
+	for g := 0; g < nKV; g++ {
+		*pk = attnPackTask{k: a.k, v: a.v, base: g * a.hs, ps: a.ps, hd: hd, kvLen: kv, kp: kp, vt: vt}
+		e.pool.Run(kv, chunkGrain(2*hd), pk)
+		for h := g * a.group; h < (g+1)*a.group; h++ {
+			for t0 := 0; t0 < m; t0 += mb {
+				rows := min(mb, m-t0)
+				s, ld := sbuf, kv
+				if a.probs != nil {
+					s, ld = a.probs[(h*m+t0)*a.ldp:], a.ldp
+				}
+				if err := e.mm.Mul(ggml.F32, floatBytes(kp), kv, hd, rows, a.q[t0*a.ldq+h*hd:], a.ldq, s, ld, nil, nil, 0); err != nil {
+					return e.errf("scores: %v", err)
+				}
+				*st = attnSoftTask{s: s, lds: ld, kvLen: kv, pos0: a.pos0 + t0, causal: a.causal, scale: a.scale}
+				e.pool.Run(rows, chunkGrain(kv), st)
+				if err := e.mm.Mul(ggml.F32, floatBytes(vt), hd, kv, rows, s, ld, a.out[t0*a.ldo+h*hd:], a.ldo, nil, nil, 0); err != nil {
+					return e.errf("values: %v", err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Exec) ensureAttn(n int) []float32 {
+	if n > len(e.attnScr) {
+		e.attnScr = make([]float32, n)
+	}
+	return e.attnScr[:n]
+}
+
+// attnGEMMNeeds is the product path's scratch for a dispatch's static
+// shape (0 when it takes the direct path); kvCap is the keys its cache
+// holds.
+func attnGEMMNeeds(d *plan.Dispatch, kvCap int) int {
+	m, hd := int(d.P[3]), int(d.P[0])
+	if m < gemmAttnMinM || d.P[8]&plan.FlagPerSeqRows != 0 || int(d.P[11]) < hd || kvCap == 0 {
+		return 0
+	}
+	return satAdd(satMul(2*kvCap, hd), satMul(min(m, max(1, attnScoreFloats/kvCap)), kvCap))
+}

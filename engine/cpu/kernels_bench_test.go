@@ -1,0 +1,107 @@
+package cpu
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// benchOne loads a one-dispatch plan and times Run; flops per run, if
+// given, are reported as GFLOP/s.
+func benchOne(b *testing.B, h *harness, flops float64) {
+	ex := h.load()
+	v := plan.Vars{}
+	if err := ex.Run(0, &v); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := ex.Run(0, &v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if flops > 0 {
+		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	}
+}
+
+// Whisper-tiny encoder self-attention: 1500 positions, 6 heads of 64, K/V
+// as f32 projection rows.
+func BenchmarkAttentionEncoder(b *testing.B) {
+	const T, nHead, hd = 1500, 6, 64
+	r := rand.New(rand.NewPCG(1, 1))
+	h := newHarness(b)
+	q, k, v := h.f32("q", randVec(r, T*nHead*hd, 1)), h.f32("k", randVec(r, T*nHead*hd, 1)), h.f32("v", randVec(r, T*nHead*hd, 1))
+	o := h.nan("o", T*nHead*hd)
+	h.add(op(plan.Attention, ggml.F32, []plan.BufID{q, k, v, o}, hd, nHead, nHead, T, nHead*hd, nHead*hd, T, 0, 0, plan.F32(0.125), hd, nHead*hd, 0))
+	benchOne(b, h, 4*T*T*hd*nHead)
+}
+
+// One decode step of SmolLM2-135M-like attention over 1024 cached f16 keys.
+func BenchmarkAttentionDecode(b *testing.B) {
+	const nHead, nKV, hd, ctx = 9, 3, 64, 1024
+	r := rand.New(rand.NewPCG(2, 2))
+	h := newHarness(b)
+	q := h.f32("q", randVec(r, nHead*hd, 1))
+	k, v := h.buf("k", f16Bytes(randVec(r, nKV*ctx*hd, 1))), h.buf("v", f16Bytes(randVec(r, nKV*ctx*hd, 1)))
+	o := h.nan("o", nHead*hd)
+	h.add(op(plan.Attention, ggml.F16, []plan.BufID{q, k, v, o}, hd, nHead, nKV, 1, nHead*hd, nHead*hd, ctx, ctx-1, plan.FlagCausal, plan.F32(0.125), ctx*hd, hd, 0))
+	benchOne(b, h, 4*ctx*hd*nHead)
+}
+
+func BenchmarkGELUEncoder(b *testing.B) {
+	const n, m = 1536, 1500
+	r := rand.New(rand.NewPCG(3, 3))
+	h := newHarness(b)
+	x := h.f32("x", randVec(r, n*m, 1))
+	h.add(op(plan.GELU, 0, []plan.BufID{x, x}, n, m, n, n, 0))
+	benchOne(b, h, 0)
+}
+
+func BenchmarkLayerNormEncoder(b *testing.B) {
+	const n, m = 384, 1500
+	r := rand.New(rand.NewPCG(4, 4))
+	h := newHarness(b)
+	x, w, bb := h.f32("x", randVec(r, n*m, 1)), h.f32("w", randVec(r, n, 1)), h.f32("b", randVec(r, n, 1))
+	h.add(op(plan.LayerNorm, 0, []plan.BufID{x, w, bb, x}, n, m, n, n, plan.F32(1e-5)))
+	benchOne(b, h, 0)
+}
+
+func BenchmarkSample(b *testing.B) {
+	const n = 49152
+	r := rand.New(rand.NewPCG(5, 5))
+	h := newHarness(b)
+	x, o, s := h.f32("x", randVec(r, n, 3)), h.i32("o", []int32{0}), h.nan("s", 2*n)
+	h.add(op(plan.Sample, 0, []plan.BufID{x, o, plan.NoBuf, s}, n, 40, plan.F32(0.95), plan.F32(0.05), plan.F32(0.8), 0, 1, 0, 0, 0))
+	benchOne(b, h, 0)
+}
+
+func BenchmarkSampleTopPOnly(b *testing.B) {
+	const n = 49152
+	r := rand.New(rand.NewPCG(6, 6))
+	h := newHarness(b)
+	x, o, s := h.f32("x", randVec(r, n, 3)), h.i32("o", []int32{0}), h.nan("s", 2*n)
+	h.add(op(plan.Sample, 0, []plan.BufID{x, o, plan.NoBuf, s}, n, 0, plan.F32(0.95), 0, plan.F32(1), 0, 1, 0, 0, 0))
+	benchOne(b, h, 0)
+}
+
+// BenchmarkToyDecodeStep replays the 23-dispatch toy decoder step of
+// decodePlan: with tiny shapes it measures the executor's per-dispatch
+// overhead (patching, checks, pool handoffs) more than the kernels.
+func BenchmarkToyDecodeStep(b *testing.B) {
+	h, _ := decodePlan(b)
+	ex := h.load()
+	p := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		v := plan.Vars{plan.VarPos: int64(p % 24), plan.VarKVLen: int64(p%24 + 1), plan.VarSlot: int64(p % 24), plan.VarStep: int64(p)}
+		if err := ex.Run(0, &v); err != nil {
+			b.Fatal(err)
+		}
+		p++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(h.pass.Ops)), "ns/dispatch")
+}
