@@ -90,7 +90,8 @@ const (
 	// RopeKV: for m rows of a fused QKV buffer (Q: nHead heads at column 0,
 	// K: nKV heads after Q, V: nKV heads after K), rotate Q in place and
 	// rotate K (as Rope; freqs NoBuf = no rotation), then store K and V for
-	// each row into the caches (Type f16 or f32).
+	// each row into the caches (Type f16 or f32). The rotated K is also
+	// written back into the qkv row.
 	// Cache element (seq s, kv head h, position p, dim i) is at
 	// s*seqStride + h*headStride + p*posStride + i.
 	// Rows are consecutive positions pos0+t of sequence 0, or, with flags
@@ -108,7 +109,8 @@ const (
 	// K/V layout as RopeKV's caches (f32 projections work too: headStride
 	// hd, posStride = row stride). If bind 4 is set, the softmax
 	// probabilities are written to probs[h, t, j] with row stride P13 (the
-	// cross-attention weights used for word timestamps).
+	// cross-attention weights used for word timestamps); masked keys get
+	// probability 0, and a query that sees no key gets a zero output.
 	// Bind: 0 q, 1 K (Type), 2 V (Type), 3 out, 4 probs (f32 or NoBuf).
 	// P: 0 headDim, 1 nHead, 2 nKV, 3 m, 4 ldq, 5 ldo, 6 kvLen, 7 pos0,
 	// 8 flags, 9 scale (f32), 10 headStride, 11 posStride, 12 seqStride,
@@ -124,6 +126,8 @@ const (
 	// x is time-major [T][cin] (row stride ldx), or channel-major
 	// [cin][T] (row stride ldx) with flags bit0 (the mel spectrogram).
 	// out is time-major with row stride ldo.
+	// T is the input length; pad applies to both ends, so there are
+	// (T+2·pad−kw)/stride+1 output rows.
 	// Bind: 0 W (Type), 1 x, 2 bias (f32[cout] or NoBuf), 3 out.
 	// P: 0 cin, 1 cout, 2 T, 3 kw, 4 stride, 5 pad, 6 flags, 7 ldx, 8 ldo.
 	Conv1D
@@ -143,6 +147,9 @@ const (
 	//     mass reaches p, then min-p (0 = off) relative to the top token;
 	//  4. u = Uniform(seed, step); the token is the first in that order
 	//     whose cumulative renormalised mass exceeds u.
+	// The history is hist[0:histLen] (ids outside [0, n) are ignored); NaN
+	// logits count as −Inf; "descending probability" is descending scaled
+	// logit with ties to the lower id.
 	// Bind: 0 x (f32[n], left unchanged), 1 out (i32), 2 hist (i32, or
 	// NoBuf), 3 scratch (f32[2n], the backend's working space).
 	// P: 0 n, 1 topK, 2 topP (f32), 3 minP (f32), 4 temp (f32),
