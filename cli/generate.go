@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/tokenizer"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newGenerateCmd) }
+
+func newGenerateCmd() *cobra.Command {
+	var (
+		model     string
+		n, ctxLen int
+		seed      int64
+		ignoreEOS bool
+		smp       llm.Sampler
+	)
+	cmd := &cobra.Command{
+		Use:   "generate --model PATH [flags] PROMPT",
+		Short: "Continue PROMPT with a local LLM, streaming the text to stdout",
+		Long: `Continue PROMPT with a GGUF model (llama, qwen2 or qwen3 architecture) on
+the CPU and stream only the continuation to stdout. The prompt starts with
+BOS when the file's tokenizer.ggml.add_bos_token says so (default on for the
+llama family). Special-token text in PROMPT (e.g. <|im_start|>) is
+recognised. PROMPT may be empty. Generation stops after -n tokens or at an
+end-of-sequence token (unless --ignore-eos). --temp 0 is greedy.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if model == "" {
+				return errors.New("generate: --model PATH is required")
+			}
+			if n <= 0 {
+				return fmt.Errorf("generate: -n must be positive, got %d", n)
+			}
+			f, err := gguf.Open(model)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			arch, err := llm.LookupArch(f.Architecture())
+			if err != nil {
+				return fmt.Errorf("%s: %w", model, err)
+			}
+			tk, err := tokenizer.FromGGUFFile(f)
+			if err != nil {
+				return fmt.Errorf("%s: %w", model, err)
+			}
+			if seed < 0 {
+				smp.Seed = uint64(time.Now().UnixNano())
+			} else {
+				smp.Seed = uint64(seed)
+			}
+			be := cpu.New(cpu.Options{})
+			defer be.Close()
+			m, err := llm.Load(be, f, llm.Options{Context: ctxLen, Sampler: &smp})
+			if err != nil {
+				return fmt.Errorf("%s: %w", model, err)
+			}
+			defer m.Close()
+			g := llm.NewGenerator(m, tk)
+			prompt := g.PromptTokens(args[0], llm.AddBOS(f, arch))
+			if len(prompt) > m.Context() {
+				return fmt.Errorf("generate: the prompt has %d tokens, longer than the context of %d", len(prompt), m.Context())
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			out := cmd.OutOrStdout()
+			_, err = g.Generate(ctx, prompt, llm.GenerateOptions{Sampler: smp, MaxTokens: n, IgnoreEOS: ignoreEOS},
+				func(s string) error { _, err := fmt.Fprint(out, s); return err })
+			fmt.Fprintln(out)
+			if errors.Is(err, llm.ErrContextFull) {
+				return fmt.Errorf("generate: stopped at the end of the context (%d tokens)", m.Context())
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&model, "model", "", "GGUF model file")
+	fl.IntVarP(&n, "n", "n", 128, "most tokens to generate")
+	fl.IntVar(&ctxLen, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
+	fl.Int64Var(&seed, "seed", -1, "sampling seed (-1: random)")
+	fl.BoolVar(&ignoreEOS, "ignore-eos", false, "keep generating after end-of-sequence tokens")
+	fl.Float32Var(&smp.Temperature, "temp", 0.8, "temperature (0: greedy)")
+	fl.IntVar(&smp.TopK, "top-k", 40, "top-k (0: off)")
+	fl.Float32Var(&smp.TopP, "top-p", 0.95, "top-p (1: off)")
+	fl.Float32Var(&smp.MinP, "min-p", 0.05, "min-p (0: off)")
+	fl.Float32Var(&smp.RepeatPenalty, "repeat-penalty", 1, "repetition penalty over the last 64 tokens (1: off)")
+	return cmd
+}

@@ -1,0 +1,183 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/tokenizer"
+)
+
+// StopReason says why a generation ended.
+type StopReason string
+
+const (
+	StopMaxTokens StopReason = "max_tokens" // GenerateOptions.MaxTokens reached
+	StopEOS       StopReason = "eos"        // an end-of-sequence/turn token
+	StopString    StopReason = "stop"       // a stop string (not in Text)
+	StopContext   StopReason = "context"    // the context is full (with ErrContextFull)
+	StopCanceled  StopReason = "canceled"   // the context.Context was canceled
+)
+
+// GenerateOptions control one generation.
+type GenerateOptions struct {
+	Sampler Sampler
+	// MaxTokens is the most tokens generated (0: until the context is full).
+	MaxTokens int
+	// IgnoreEOS keeps generating through the tokenizer's stop tokens.
+	IgnoreEOS bool
+	// Stop strings end the generation; the text is cut before them.
+	Stop []string
+}
+
+// Result is what a generation produced.
+type Result struct {
+	Tokens []int32 // generated tokens (a stop token included)
+	Text   string  // the streamed text
+	Reason StopReason
+}
+
+// Generator turns a model and its tokenizer into streamed text.
+type Generator struct {
+	M    *Model
+	Tk   *tokenizer.Tokenizer
+	host hostSampler
+}
+
+// NewGenerator pairs a loaded model with its tokenizer.
+func NewGenerator(m *Model, tk *tokenizer.Tokenizer) *Generator {
+	return &Generator{M: m, Tk: tk}
+}
+
+// AddBOS reports whether prompts of f start with BOS:
+// tokenizer.ggml.add_bos_token when the file has it, else the
+// architecture's default (on for the llama family).
+func AddBOS(f *gguf.File, a Arch) bool {
+	if v, ok := f.Get("tokenizer.ggml.add_bos_token"); ok {
+		if b, ok := v.Bool(); ok {
+			return b
+		}
+	}
+	return a.AddBOS
+}
+
+// PromptTokens tokenizes text (special-token text is recognised), with BOS
+// first when addBOS is set and the vocabulary has one.
+func (g *Generator) PromptTokens(text string, addBOS bool) []int32 {
+	ids := g.Tk.Encode(text, false)
+	if bos := g.Tk.Special().BOS; addBOS && bos >= 0 {
+		ids = append([]int32{bos}, ids...)
+	}
+	return ids
+}
+
+// Generate feeds prompt after the tokens already in the model's context
+// and generates, calling emit with each piece of text as it is decided.
+// At the context limit it returns ErrContextFull (wrapped) with the
+// partial result.
+func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOptions, emit func(string) error) (Result, error) {
+	m := g.M
+	var res Result
+	if len(prompt) == 0 && m.Pos() == 0 {
+		return res, errors.New("llm: nothing to continue: the prompt is empty and the model has no BOS token")
+	}
+	if m.Pos()+len(prompt) > m.Context() {
+		return res, fmt.Errorf("%w: the prompt has %d tokens, the context holds %d", ErrContextFull, m.Pos()+len(prompt), m.Context())
+	}
+	// Prime the decoder with the context so the continuation's first
+	// token keeps its leading space.
+	dec := g.Tk.NewStreamDecoder(true)
+	for _, t := range m.Tokens() {
+		dec.Add(t)
+	}
+	for _, t := range prompt {
+		dec.Add(t)
+	}
+	if len(prompt) > 0 {
+		if err := m.feed(prompt); err != nil {
+			return res, err
+		}
+	}
+	stops := map[int32]bool{}
+	if !o.IgnoreEOS {
+		for _, id := range g.Tk.StopIDs() {
+			stops[id] = true
+		}
+	}
+	st := &stopper{stops: o.Stop}
+	out := func(s string) error {
+		if s == "" {
+			return nil
+		}
+		res.Text += s
+		if emit != nil {
+			return emit(s)
+		}
+		return nil
+	}
+	// The plan selects the token when it can (argmax, or the sampler it
+	// was built with), so the id is the only thing read back.
+	onBackend := o.Sampler.Greedy() || (m.smp != nil && *m.smp == o.Sampler)
+	finish := func(r StopReason) (Result, error) {
+		res.Reason = r
+		if r != StopString {
+			if err := out(st.flush() + dec.Flush()); err != nil {
+				return res, err
+			}
+		}
+		return res, nil
+	}
+	for i := 0; o.MaxTokens <= 0 || i < o.MaxTokens; i++ {
+		if err := ctx.Err(); err != nil {
+			return finish(StopCanceled)
+		}
+		if i > 0 {
+			var err error
+			if onBackend {
+				err = m.stepNext()
+			} else {
+				err = m.feed(res.Tokens[len(res.Tokens)-1:])
+			}
+			if errors.Is(err, ErrContextFull) {
+				r, _ := finish(StopContext)
+				return r, err
+			}
+			if err != nil {
+				return res, err
+			}
+		}
+		tok, err := g.next(o.Sampler, onBackend, uint64(i))
+		if err != nil {
+			return res, err
+		}
+		res.Tokens = append(res.Tokens, tok)
+		if stops[tok] {
+			return finish(StopEOS)
+		}
+		text, hit := st.push(dec.Add(tok))
+		if err := out(text); err != nil {
+			return res, err
+		}
+		if hit {
+			return finish(StopString)
+		}
+	}
+	return finish(StopMaxTokens)
+}
+
+// next selects the token after the context: on the backend, or on the host
+// with the same algorithm.
+func (g *Generator) next(s Sampler, onBackend bool, step uint64) (int32, error) {
+	m := g.M
+	if onBackend {
+		return m.selectNext(!s.Greedy(), step)
+	}
+	logits, err := m.Logits()
+	if err != nil {
+		return 0, err
+	}
+	win := s.window(m.Pos())
+	hist := m.Tokens()[m.Pos()-win:]
+	return g.host.sample(s, logits, hist, step), nil
+}

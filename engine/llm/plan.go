@@ -1,0 +1,371 @@
+package llm
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// Pass indices of an LLM plan.
+const (
+	// PassPrefill feeds VarNTok tokens from VarPos (tokens[VarPos...]) with
+	// matrix-matrix products and writes the last token's logits.
+	PassPrefill = iota
+	// PassDecode feeds the one token tokens[VarPos] with matrix-vector
+	// products and writes its logits.
+	PassDecode
+	// PassArgmax writes the argmax of the logits to tokens[VarKVLen], where
+	// the next decode step reads it.
+	PassArgmax
+	// PassSample draws from the logits with the sampler the plan was built
+	// with into tokens[VarKVLen]; penalties look at VarUser0 tokens from
+	// tokens[VarUser1]; VarStep is the draw counter. Present only when
+	// Options.Sampler is set.
+	PassSample
+)
+
+// layout records the buffers of a built plan that the host touches.
+type layout struct {
+	tokens plan.BufID // IO: i32[ctx+1], the whole token sequence
+	logits plan.BufID // IO: f32[nVocab]
+	ctx    int
+	batch  int
+	sample bool
+	kvType ggml.Type
+}
+
+type builder struct {
+	a    Arch
+	h    HParams
+	f    *gguf.File
+	p    *plan.Plan
+	err  error
+	wbuf map[string]plan.BufID
+}
+
+func (b *builder) fail(format string, args ...any) {
+	if b.err == nil {
+		b.err = fmt.Errorf(format, args...)
+	}
+}
+
+var none = plan.Binding{Buf: plan.NoBuf}
+
+func (b *builder) has(name string) bool { _, ok := b.f.Tensor(name); return ok }
+
+// weight binds a tensor of the file, checking its shape (ggml order).
+func (b *builder) weight(name string, shape ...int) (plan.Binding, ggml.Type) {
+	t, ok := b.f.Tensor(name)
+	if !ok {
+		b.fail("llm: the model has no tensor %q", name)
+		return none, ggml.F32
+	}
+	okShape := len(t.Shape) >= len(shape)
+	for i := range t.Shape {
+		want := int64(1)
+		if i < len(shape) {
+			want = int64(shape[i])
+		}
+		okShape = okShape && t.Shape[i] == want
+	}
+	if !okShape {
+		b.fail("llm: tensor %q has shape %v, want %v", name, t.Shape, shape)
+	}
+	if !t.Type.Supported() {
+		b.fail("%v", &ggml.UnsupportedError{Tensor: name, Type: t.Type})
+	}
+	if id, ok := b.wbuf[name]; ok {
+		return plan.Binding{Buf: id}, t.Type
+	}
+	id := b.p.AddBuffer(plan.Buffer{Name: name, Kind: plan.BufWeights, Size: int64(len(t.Data)), Data: t.Data})
+	b.wbuf[name] = id
+	return plan.Binding{Buf: id}, t.Type
+}
+
+// vector binds a 1-D f32 tensor (norm weights, biases): kernels read them
+// as f32.
+func (b *builder) vector(name string, n int) plan.Binding {
+	bind, t := b.weight(name, n)
+	if b.err == nil && t != ggml.F32 {
+		b.fail("llm: tensor %q is %s, want f32", name, t)
+	}
+	return bind
+}
+
+// optVector is vector for a tensor that may be absent.
+func (b *builder) optVector(name string, n int) plan.Binding {
+	if !b.has(name) {
+		return none
+	}
+	return b.vector(name, n)
+}
+
+func (b *builder) buffer(name string, kind plan.BufKind, bytes int) plan.BufID {
+	return b.p.AddBuffer(plan.Buffer{Name: name, Kind: kind, Size: int64(bytes)})
+}
+
+func at(buf plan.BufID, floatOff int) plan.Binding {
+	return plan.Binding{Buf: buf, Off: uint64(floatOff) * 4}
+}
+
+func binds(bs ...plan.Binding) (out [plan.MaxBind]plan.Binding, n uint8) {
+	for i, x := range bs {
+		out[i] = x
+	}
+	return out, uint8(len(bs))
+}
+
+func addPatch(d *plan.Dispatch, target plan.PatchTarget, v plan.Var, mul, base int64) {
+	d.Patch[d.NPatch] = plan.Patch{Target: target, Var: v, Mul: mul, Base: base}
+	d.NPatch++
+}
+
+// ntok patches a row-count parameter from VarNTok (times mul) in prefill.
+func ntok(d *plan.Dispatch, prefill bool, param int, mul int64) {
+	if prefill {
+		addPatch(d, plan.PatchParam0+plan.PatchTarget(param), plan.VarNTok, mul, 0)
+	}
+}
+
+// scratch holds the activation buffers shared by the passes; rows is the
+// prefill batch.
+type scratch struct {
+	x, h, qkv, att, gate, up plan.BufID
+}
+
+// buildPlan lays out prefill, decode and token selection for one model.
+func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type, smp *Sampler) (*plan.Plan, *layout, error) {
+	b := &builder{a: a, h: h, f: f, p: &plan.Plan{Name: "llm-" + a.Name}, wbuf: map[string]plan.BufID{}}
+	lay := &layout{ctx: ctx, batch: batch, sample: smp != nil}
+	lay.tokens = b.buffer("tokens", plan.IO, 4*(ctx+1))
+	lay.logits = b.buffer("logits", plan.IO, 4*h.NVocab)
+	qkvW := h.QDim() + 2*h.KVDim()
+	s := scratch{
+		x:    b.buffer("x", plan.Scratch, 4*batch*h.NEmbd),
+		h:    b.buffer("h", plan.Scratch, 4*batch*h.NEmbd),
+		qkv:  b.buffer("qkv", plan.Scratch, 4*batch*qkvW),
+		att:  b.buffer("attn", plan.Scratch, 4*batch*h.QDim()),
+		gate: b.buffer("ffn.gate", plan.Scratch, 4*batch*h.NFF),
+		up:   b.buffer("ffn.up", plan.Scratch, 4*batch*h.NFF),
+	}
+	var factors []float32
+	if b.has("rope_freqs.weight") {
+		fb := b.vector("rope_freqs.weight", h.RopeDim/2)
+		if b.err == nil {
+			factors = bytesF32(b.p.Buffers[fb.Buf].Data)
+		}
+	}
+	if b.err == nil {
+		if err := checkScaling(h.Scaling, factors != nil); err != nil {
+			return nil, nil, err
+		}
+	}
+	freqs, err := ropeFreqs(h, factors)
+	if err != nil {
+		return nil, nil, err
+	}
+	freqBuf := b.p.AddBuffer(plan.Buffer{Name: "rope.freqs", Kind: plan.BufWeights, Size: int64(4 * len(freqs)), Data: f32Bytes(freqs)})
+
+	// KV caches, [kv head][position][head dim] per layer, so one head's
+	// keys are contiguous for attention.
+	lay.kvType = kvt
+	es := 2
+	if kvt == ggml.F32 {
+		es = 4
+	}
+	kc := make([]plan.BufID, h.NLayer)
+	vc := make([]plan.BufID, h.NLayer)
+	for l := range h.NLayer {
+		kc[l] = b.buffer(fmt.Sprintf("cache.k%d", l), plan.State, es*h.NKV*ctx*h.HeadDim)
+		vc[l] = b.buffer(fmt.Sprintf("cache.v%d", l), plan.State, es*h.NKV*ctx*h.HeadDim)
+	}
+	pre, _ := b.p.AddPass("prefill")
+	b.forward(pre, true, lay, s, plan.Binding{Buf: freqBuf}, kc, vc)
+	dec, _ := b.p.AddPass("decode")
+	b.forward(dec, false, lay, s, plan.Binding{Buf: freqBuf}, kc, vc)
+	am, _ := b.p.AddPass("argmax")
+	d := plan.Dispatch{Kernel: plan.Argmax, Grid: [3]uint32{1, 1, 1}}
+	d.Bind, d.NBind = binds(at(lay.logits, 0), at(lay.tokens, 0))
+	d.P[0], d.P[1], d.P[2] = uint32(h.NVocab), 1, uint32(h.NVocab)
+	addPatch(&d, plan.PatchOffset0+1, plan.VarKVLen, 4, 0)
+	am.Add(d)
+	if smp != nil {
+		b.samplePass(lay, *smp)
+	}
+	if b.err != nil {
+		return nil, nil, b.err
+	}
+	if err := b.p.Validate(); err != nil {
+		return nil, nil, err
+	}
+	return b.p, lay, nil
+}
+
+func (b *builder) samplePass(lay *layout, smp Sampler) {
+	n := b.h.NVocab
+	scr := b.buffer("sample.scratch", plan.Scratch, 4*2*n)
+	ps, _ := b.p.AddPass("sample")
+	d := plan.Dispatch{Kernel: plan.Sample, Grid: [3]uint32{1, 1, 1}}
+	d.Bind, d.NBind = binds(at(lay.logits, 0), at(lay.tokens, 0), at(lay.tokens, 0), at(scr, 0))
+	k := smp.kernelParams()
+	d.P = k
+	d.P[0] = uint32(n)
+	addPatch(&d, plan.PatchOffset0+1, plan.VarKVLen, 4, 0)
+	addPatch(&d, plan.PatchOffset0+2, plan.VarUser1, 4, 0)
+	addPatch(&d, plan.PatchParam0+8, plan.VarUser0, 1, 0)
+	addPatch(&d, plan.PatchParam0+9, plan.VarStep, 1, 0)
+	ps.Add(d)
+}
+
+// forward emits one pass: embedding, the blocks, the final norm and the
+// logits of the last token.
+func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, freqs plan.Binding, kc, vc []plan.BufID) {
+	h := b.h
+	m := 1
+	mat := plan.MatVec
+	if prefill {
+		m, mat = lay.batch, plan.MatMul
+	}
+	ne, hd := h.NEmbd, h.HeadDim
+	qd, kvd := h.QDim(), h.KVDim()
+	qkvW := qd + 2*kvd
+
+	emb, et := b.weight("token_embd.weight", ne, h.NVocab)
+	d := plan.Dispatch{Kernel: plan.Embed, Type: et, Grid: [3]uint32{uint32(m), 1, 1}}
+	d.Bind, d.NBind = binds(emb, at(lay.tokens, 0), at(s.x, 0))
+	d.P[0], d.P[1], d.P[2] = uint32(ne), uint32(m), uint32(ne)
+	addPatch(&d, plan.PatchOffset0+1, plan.VarPos, 4, 0)
+	ntok(&d, prefill, 1, 1)
+	ps.Add(d)
+
+	// linear emits out = in·Wᵀ + bias (+ res); with g set (decode) the
+	// RMSNorm of in is fused in.
+	linear := func(name string, nOut, nIn int, in plan.Binding, ldi int, out plan.Binding, ldo int, bias, res, g plan.Binding) {
+		w, wt := b.weight(name, nIn, nOut)
+		k := mat
+		if g != none {
+			k = plan.RMSNormMatVec
+		}
+		d := plan.Dispatch{Kernel: k, Type: wt, Grid: [3]uint32{uint32(nOut), uint32(m), 1}}
+		if g != none {
+			d.Bind, d.NBind = binds(w, in, out, bias, res, g)
+			d.P[6] = plan.F32(h.Eps)
+		} else {
+			d.Bind, d.NBind = binds(w, in, out, bias, res)
+		}
+		d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5] = uint32(nOut), uint32(nIn), uint32(m), uint32(ldi), uint32(ldo), uint32(ldo)
+		ntok(&d, prefill, 2, 1)
+		ps.Add(d)
+	}
+	// rmsNorm normalises rows of dim values; inner > 1 groups rows inside
+	// a wider row (per-head norms in the QKV row).
+	rmsNorm := func(w plan.Binding, dim, rows, inner, ld int, x, out plan.Binding) {
+		d := plan.Dispatch{Kernel: plan.RMSNorm, Grid: [3]uint32{uint32(rows), 1, 1}}
+		d.Bind, d.NBind = binds(x, w, out)
+		d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5] = uint32(dim), uint32(rows), uint32(ld), uint32(ld), plan.F32(h.Eps), uint32(inner)
+		ntok(&d, prefill, 1, int64(max(inner, 1)))
+		ps.Add(d)
+	}
+
+	for l := range h.NLayer {
+		pre := fmt.Sprintf("blk.%d.", l)
+		bias := func(n string, size int) plan.Binding {
+			if b.a.QKVBias && n != "attn_output" {
+				return b.vector(pre+n+".bias", size)
+			}
+			return b.optVector(pre+n+".bias", size)
+		}
+		attnNorm := b.vector(pre+"attn_norm.weight", ne)
+		in, g := at(s.h, 0), none
+		if prefill {
+			rmsNorm(attnNorm, ne, m, 1, ne, at(s.x, 0), at(s.h, 0))
+		} else {
+			in, g = at(s.x, 0), attnNorm
+		}
+		linear(pre+"attn_q.weight", qd, ne, in, ne, at(s.qkv, 0), qkvW, bias("attn_q", qd), none, g)
+		linear(pre+"attn_k.weight", kvd, ne, in, ne, at(s.qkv, qd), qkvW, bias("attn_k", kvd), none, g)
+		linear(pre+"attn_v.weight", kvd, ne, in, ne, at(s.qkv, qd+kvd), qkvW, bias("attn_v", kvd), none, g)
+		if b.a.QKNorm {
+			rmsNorm(b.vector(pre+"attn_q_norm.weight", hd), hd, m*h.NHead, h.NHead, qkvW, at(s.qkv, 0), at(s.qkv, 0))
+			rmsNorm(b.vector(pre+"attn_k_norm.weight", hd), hd, m*h.NKV, h.NKV, qkvW, at(s.qkv, qd), at(s.qkv, qd))
+		}
+
+		rk := plan.Dispatch{Kernel: plan.RopeKV, Type: lay.kvType, Grid: [3]uint32{uint32(m), 1, 1}}
+		rk.Bind, rk.NBind = binds(at(s.qkv, 0), freqs, at(kc[l], 0), at(vc[l], 0))
+		rk.P = [plan.MaxParams]uint32{uint32(hd), uint32(h.NHead), uint32(h.NKV), uint32(m), uint32(qkvW), 0,
+			b.a.RopeMode, uint32(h.RopeDim), uint32(lay.ctx * hd), uint32(hd), 0, 0, 0}
+		addPatch(&rk, plan.PatchParam0+5, plan.VarPos, 1, 0)
+		ntok(&rk, prefill, 3, 1)
+		ps.Add(rk)
+
+		at1 := plan.Dispatch{Kernel: plan.Attention, Type: lay.kvType, Grid: [3]uint32{uint32(h.NHead), uint32(m), 1}}
+		at1.Bind, at1.NBind = binds(at(s.qkv, 0), at(kc[l], 0), at(vc[l], 0), at(s.att, 0), none)
+		at1.P = [plan.MaxParams]uint32{uint32(hd), uint32(h.NHead), uint32(h.NKV), uint32(m), uint32(qkvW), uint32(qd),
+			0, 0, plan.FlagCausal, plan.F32(float32(1 / math.Sqrt(float64(hd)))), uint32(lay.ctx * hd), uint32(hd), 0, 0}
+		addPatch(&at1, plan.PatchParam0+6, plan.VarKVLen, 1, 0)
+		addPatch(&at1, plan.PatchParam0+7, plan.VarPos, 1, 0)
+		ntok(&at1, prefill, 3, 1)
+		ps.Add(at1)
+
+		linear(pre+"attn_output.weight", ne, qd, at(s.att, 0), qd, at(s.x, 0), ne, bias("attn_output", ne), at(s.x, 0), none)
+
+		ffnNorm := b.vector(pre+"ffn_norm.weight", ne)
+		in, g = at(s.h, 0), none
+		if prefill {
+			rmsNorm(ffnNorm, ne, m, 1, ne, at(s.x, 0), at(s.h, 0))
+		} else {
+			in, g = at(s.x, 0), ffnNorm
+		}
+		linear(pre+"ffn_gate.weight", h.NFF, ne, in, ne, at(s.gate, 0), h.NFF, none, none, g)
+		linear(pre+"ffn_up.weight", h.NFF, ne, in, ne, at(s.up, 0), h.NFF, none, none, g)
+		w, wt := b.weight(pre+"ffn_down.weight", h.NFF, ne)
+		if prefill {
+			sm := plan.Dispatch{Kernel: plan.SiLUMul, Grid: [3]uint32{uint32(h.NFF), uint32(m), 1}}
+			sm.Bind, sm.NBind = binds(at(s.gate, 0), at(s.up, 0), at(s.gate, 0))
+			sm.P[0], sm.P[1], sm.P[2], sm.P[3], sm.P[4] = uint32(h.NFF), uint32(m), uint32(h.NFF), uint32(h.NFF), uint32(h.NFF)
+			ntok(&sm, prefill, 1, 1)
+			ps.Add(sm)
+			linear(pre+"ffn_down.weight", ne, h.NFF, at(s.gate, 0), h.NFF, at(s.x, 0), ne, none, at(s.x, 0), none)
+		} else {
+			dn := plan.Dispatch{Kernel: plan.SiLUMulMatVec, Type: wt, Grid: [3]uint32{uint32(ne), 1, 1}}
+			dn.Bind, dn.NBind = binds(w, at(s.gate, 0), at(s.x, 0), none, at(s.x, 0), at(s.up, 0))
+			dn.P[0], dn.P[1], dn.P[2], dn.P[3], dn.P[4], dn.P[5], dn.P[6] = uint32(ne), uint32(h.NFF), 1, uint32(h.NFF), uint32(ne), uint32(ne), uint32(h.NFF)
+			ps.Add(dn)
+		}
+	}
+
+	// Logits of the last token only: its row is found by patching the
+	// input offset from VarNTok in prefill.
+	outName := "output.weight"
+	if !b.has(outName) {
+		outName = "token_embd.weight" // tied embeddings
+	}
+	w, wt := b.weight(outName, ne, h.NVocab)
+	d = plan.Dispatch{Kernel: plan.RMSNormMatVec, Type: wt, Grid: [3]uint32{uint32(h.NVocab), 1, 1}}
+	d.Bind, d.NBind = binds(w, at(s.x, 0), at(lay.logits, 0), none, none, b.vector("output_norm.weight", ne))
+	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5], d.P[6] = uint32(h.NVocab), uint32(ne), 1, uint32(ne), uint32(h.NVocab), 0, plan.F32(h.Eps)
+	if prefill {
+		addPatch(&d, plan.PatchOffset0+1, plan.VarNTok, int64(4*ne), -int64(4*ne))
+	}
+	ps.Add(d)
+}
+
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func bytesF32(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
