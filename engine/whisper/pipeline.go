@@ -2,17 +2,37 @@ package whisper
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"github.com/harkapp/hark/audio"
 )
+
+// Errors for audio with nothing to transcribe.
+var (
+	ErrNoAudio = errors.New("the file holds no audio samples")
+	ErrSilent  = errors.New("the audio is silent (below -80 dBFS throughout)")
+)
+
+// silent reports whether no sample reaches -80 dBFS: digital silence, for
+// which the model would only hallucinate.
+func silent(samples []float32) bool {
+	for _, v := range samples {
+		if v > 1e-4 || v < -1e-4 {
+			return false
+		}
+	}
+	return true
+}
 
 // TranscribeSamples transcribes 16 kHz mono samples: the log-mel of the
 // whole audio with 30 s of silence appended (the model file's filters), then
 // window by window.
 func (f *File) TranscribeSamples(ctx context.Context, m *Model, samples []float32, opt TranscribeOptions) (*Result, error) {
 	if len(samples) == 0 {
-		return nil, fmt.Errorf("whisper: no audio samples")
+		return nil, ErrNoAudio
+	}
+	if silent(samples) {
+		return nil, ErrSilent
 	}
 	filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
 	if err != nil {
