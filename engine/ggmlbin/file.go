@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/internal/binread"
 	"github.com/harkapp/hark/engine/internal/mapfile"
 )
 
@@ -135,8 +136,8 @@ func Parse(b []byte) (*File, error) {
 }
 
 func parse(b []byte) (*File, error) {
-	d := &decoder{b: b}
-	magic, err := d.u32("magic")
+	d := &decoder{binread.Reader{B: b}}
+	magic, err := d.U32("magic")
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +146,7 @@ func parse(b []byte) (*File, error) {
 	}
 	f := &File{index: map[string]int{}}
 	for i, p := range f.HParams.fields() {
-		if *p, err = d.i32("hyper-parameter " + HParamNames[i]); err != nil {
+		if *p, err = d.I32("hyper-parameter " + HParamNames[i]); err != nil {
 			return nil, err
 		}
 		// Beyond 2^24 no Whisper dimension is plausible, and the bound
@@ -160,7 +161,7 @@ func parse(b []byte) (*File, error) {
 	if err := f.readVocab(d); err != nil {
 		return nil, err
 	}
-	for d.remaining() > 0 {
+	for d.Remaining() > 0 {
 		if err := f.readTensor(d); err != nil {
 			return nil, err
 		}
@@ -170,17 +171,17 @@ func parse(b []byte) (*File, error) {
 
 func (f *File) readMel(d *decoder) error {
 	var err error
-	if f.Mel.NMel, err = d.i32("mel filter count"); err != nil {
+	if f.Mel.NMel, err = d.I32("mel filter count"); err != nil {
 		return err
 	}
-	if f.Mel.NFFT, err = d.i32("mel filter length"); err != nil {
+	if f.Mel.NFFT, err = d.I32("mel filter length"); err != nil {
 		return err
 	}
 	n := int64(f.Mel.NMel) * int64(f.Mel.NFFT)
-	if f.Mel.NMel < 0 || f.Mel.NFFT < 0 || n > int64(d.remaining()/4) {
+	if f.Mel.NMel < 0 || f.Mel.NFFT < 0 || n > int64(d.Remaining()/4) {
 		return fmt.Errorf("mel filters %d×%d do not fit in the file", f.Mel.NMel, f.Mel.NFFT)
 	}
-	raw, err := d.take(int(n)*4, "mel filters")
+	raw, err := d.Take(int(n)*4, "mel filters")
 	if err != nil {
 		return err
 	}
@@ -192,22 +193,22 @@ func (f *File) readMel(d *decoder) error {
 }
 
 func (f *File) readVocab(d *decoder) error {
-	n, err := d.i32("vocabulary size")
+	n, err := d.I32("vocabulary size")
 	if err != nil {
 		return err
 	}
-	if n < 0 || int(n) > d.remaining()/4 {
+	if n < 0 || int(n) > d.Remaining()/4 {
 		return fmt.Errorf("vocabulary size %d does not fit in the file", n)
 	}
 	// Grow as tokens are read: a corrupt count must not size the
 	// allocation (a Go string header is 4 times its length prefix).
 	f.Vocab = make([]string, 0, min(n, 1<<10))
 	for i := range int(n) {
-		l, err := d.u32("token length")
+		l, err := d.U32("token length")
 		if err != nil {
 			return err
 		}
-		s, err := d.take(int(min(l, math.MaxInt32)), fmt.Sprintf("token %d", i))
+		s, err := d.Take(int(min(l, math.MaxInt32)), fmt.Sprintf("token %d", i))
 		if err != nil {
 			return err
 		}
@@ -217,16 +218,16 @@ func (f *File) readVocab(d *decoder) error {
 }
 
 func (f *File) readTensor(d *decoder) error {
-	at := d.pos
-	nDims, err := d.i32("tensor dimension count")
+	at := d.Pos
+	nDims, err := d.I32("tensor dimension count")
 	if err != nil {
 		return err
 	}
-	nameLen, err := d.i32("tensor name length")
+	nameLen, err := d.I32("tensor name length")
 	if err != nil {
 		return err
 	}
-	ttype, err := d.i32("tensor type")
+	ttype, err := d.I32("tensor type")
 	if err != nil {
 		return err
 	}
@@ -235,7 +236,7 @@ func (f *File) readTensor(d *decoder) error {
 	}
 	t := Tensor{Type: ggml.Type(ttype), Shape: make([]int64, nDims)}
 	for i := range t.Shape {
-		v, err := d.i32("tensor dimension")
+		v, err := d.I32("tensor dimension")
 		if err != nil {
 			return err
 		}
@@ -244,10 +245,10 @@ func (f *File) readTensor(d *decoder) error {
 		}
 		t.Shape[i] = int64(v)
 	}
-	if nameLen < 0 || int(nameLen) > d.remaining() {
+	if nameLen < 0 || int(nameLen) > d.Remaining() {
 		return fmt.Errorf("tensor at offset %d: name length %d does not fit in the file", at, nameLen)
 	}
-	name, _ := d.take(int(nameLen), "tensor name")
+	name, _ := d.Take(int(nameLen), "tensor name")
 	t.Name = string(name)
 	if ttype < 0 || !t.Type.Known() {
 		return fmt.Errorf("tensor %q has unknown type id %d", t.Name, ttype)
@@ -258,11 +259,11 @@ func (f *File) readTensor(d *decoder) error {
 	if t.Bytes, err = ggml.TensorBytes(t.Type, t.Shape); err != nil {
 		return fmt.Errorf("tensor %q: %w", t.Name, err)
 	}
-	if t.Bytes > int64(d.remaining()) {
-		return fmt.Errorf("tensor %q needs %d bytes of data, the file has %d left", t.Name, t.Bytes, d.remaining())
+	if t.Bytes > int64(d.Remaining()) {
+		return fmt.Errorf("tensor %q needs %d bytes of data, the file has %d left", t.Name, t.Bytes, d.Remaining())
 	}
-	t.Offset = int64(d.pos)
-	t.Data, _ = d.take(int(t.Bytes), "tensor data")
+	t.Offset = int64(d.Pos)
+	t.Data, _ = d.Take(int(t.Bytes), "tensor data")
 	t.Data = t.Data[:len(t.Data):len(t.Data)]
 	f.index[t.Name] = len(f.Tensors)
 	f.Tensors = append(f.Tensors, t)
@@ -290,31 +291,4 @@ func (f *File) CheckSupported() error {
 }
 
 // decoder reads little-endian fields with bounds checks.
-type decoder struct {
-	b   []byte
-	pos int
-}
-
-func (d *decoder) remaining() int { return len(d.b) - d.pos }
-
-func (d *decoder) take(n int, what string) ([]byte, error) {
-	if n < 0 || n > d.remaining() {
-		return nil, fmt.Errorf("truncated file: %s needs %d bytes at offset %d, %d left", what, n, d.pos, d.remaining())
-	}
-	s := d.b[d.pos : d.pos+n]
-	d.pos += n
-	return s, nil
-}
-
-func (d *decoder) u32(what string) (uint32, error) {
-	s, err := d.take(4, what)
-	if err != nil {
-		return 0, err
-	}
-	return binary.LittleEndian.Uint32(s), nil
-}
-
-func (d *decoder) i32(what string) (int32, error) {
-	v, err := d.u32(what)
-	return int32(v), err
-}
+type decoder struct{ binread.Reader }

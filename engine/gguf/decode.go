@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/harkapp/hark/engine/internal/binread"
 )
 
 // maxDepth bounds nesting of arrays of arrays; real files use at most one
@@ -19,50 +21,18 @@ const maxPrealloc = 1 << 10
 // against what those bytes could hold before anything is allocated, so a
 // hostile header cannot cause an allocation larger than a small multiple
 // of the file size.
-type decoder struct {
-	b   []byte
-	pos int
-}
+type decoder struct{ binread.Reader }
 
-func (d *decoder) remaining() int { return len(d.b) - d.pos }
-
-func (d *decoder) take(n int, what string) ([]byte, error) {
-	if n < 0 || n > d.remaining() {
-		return nil, fmt.Errorf("truncated file: %s needs %d bytes at offset %d, %d left", what, n, d.pos, d.remaining())
-	}
-	s := d.b[d.pos : d.pos+n]
-	d.pos += n
-	return s, nil
-}
-
-func (d *decoder) u32(what string) (uint32, error) {
-	s, err := d.take(4, what)
-	if err != nil {
-		return 0, err
-	}
-	return binary.LittleEndian.Uint32(s), nil
-}
-
-func (d *decoder) u64(what string) (uint64, error) {
-	s, err := d.take(8, what)
-	if err != nil {
-		return 0, err
-	}
-	return binary.LittleEndian.Uint64(s), nil
-}
-
-// count reads a u64 element count and checks that count elements of at
-// least minSize bytes each fit in the rest of the file.
 func (d *decoder) count(minSize int, what string) (int, error) {
-	at := d.pos
-	n, err := d.u64(what)
+	at := d.Pos
+	n, err := d.U64(what)
 	if err != nil {
 		return 0, err
 	}
 	if minSize < 1 {
 		minSize = 1
 	}
-	if n > uint64(d.remaining()/minSize) {
+	if n > uint64(d.Remaining()/minSize) {
 		return 0, fmt.Errorf("%s %d at offset %d is larger than the rest of the file allows", what, n, at)
 	}
 	return int(n), nil
@@ -73,13 +43,13 @@ func (d *decoder) str(what string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s, err := d.take(n, what)
+	s, err := d.Take(n, what)
 	return string(s), err
 }
 
 func (d *decoder) valueType(what string) (ValueType, error) {
-	at := d.pos
-	t, err := d.u32(what)
+	at := d.Pos
+	t, err := d.U32(what)
 	if err != nil {
 		return 0, err
 	}
@@ -98,7 +68,7 @@ func (d *decoder) value(t ValueType, depth int) (Value, error) {
 		a, err := d.array(depth + 1)
 		return ArrayValue(a), err
 	}
-	s, err := d.take(t.fixedSize(), t.String())
+	s, err := d.Take(t.fixedSize(), t.String())
 	if err != nil {
 		return Value{}, err
 	}
@@ -114,14 +84,14 @@ func (d *decoder) value(t ValueType, depth int) (Value, error) {
 		bits = binary.LittleEndian.Uint64(s)
 	}
 	if t == TypeBool && bits > 1 {
-		return Value{}, fmt.Errorf("invalid bool value %d at offset %d", bits, d.pos-1)
+		return Value{}, fmt.Errorf("invalid bool value %d at offset %d", bits, d.Pos-1)
 	}
 	return scalar(t, bits), nil
 }
 
 func (d *decoder) array(depth int) (*Array, error) {
 	if depth > maxDepth {
-		return nil, fmt.Errorf("arrays nested deeper than %d at offset %d", maxDepth, d.pos)
+		return nil, fmt.Errorf("arrays nested deeper than %d at offset %d", maxDepth, d.Pos)
 	}
 	elem, err := d.valueType("array element type")
 	if err != nil {
@@ -156,7 +126,7 @@ func (d *decoder) array(depth int) (*Array, error) {
 		}
 		return &Array{Elem: elem, data: v}, nil
 	}
-	raw, err := d.take(n*elem.fixedSize(), "array data")
+	raw, err := d.Take(n*elem.fixedSize(), "array data")
 	if err != nil {
 		return nil, err
 	}

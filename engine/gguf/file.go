@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/internal/binread"
 	"github.com/harkapp/hark/engine/internal/mapfile"
 )
 
@@ -108,8 +109,8 @@ func Parse(b []byte) (*File, error) {
 }
 
 func parse(b []byte) (*File, error) {
-	d := &decoder{b: b}
-	magic, err := d.take(4, "magic")
+	d := &decoder{binread.Reader{B: b}}
+	magic, err := d.Take(4, "magic")
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +118,7 @@ func parse(b []byte) (*File, error) {
 		return nil, fmt.Errorf("not a GGUF file (magic %q)", magic)
 	}
 	f := &File{Alignment: DefaultAlignment}
-	if f.Version, err = d.u32("version"); err != nil {
+	if f.Version, err = d.U32("version"); err != nil {
 		return nil, err
 	}
 	switch {
@@ -145,7 +146,7 @@ func parse(b []byte) (*File, error) {
 	if err := f.readTensorInfos(d, nTensors); err != nil {
 		return nil, err
 	}
-	if err := f.placeTensors(b, d.pos); err != nil {
+	if err := f.placeTensors(b, d.Pos); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -155,7 +156,7 @@ func (f *File) readKVs(d *decoder, n int) error {
 	f.KVs = make([]KV, 0, min(n, maxPrealloc))
 	f.kvIndex = make(map[string]int, min(n, maxPrealloc))
 	for range n {
-		at := d.pos
+		at := d.Pos
 		key, err := d.str("metadata key")
 		if err != nil {
 			return err
@@ -190,7 +191,7 @@ func (f *File) readTensorInfos(d *decoder, n int) error {
 	for i := range n {
 		f.Tensors = append(f.Tensors, Tensor{})
 		t := &f.Tensors[i]
-		at := d.pos
+		at := d.Pos
 		var err error
 		if t.Name, err = d.str("tensor name"); err != nil {
 			return err
@@ -199,7 +200,7 @@ func (f *File) readTensorInfos(d *decoder, n int) error {
 			return fmt.Errorf("duplicate tensor name %q at offset %d", t.Name, at)
 		}
 		f.tensorIndex[t.Name] = i
-		nd, err := d.u32("tensor dimension count")
+		nd, err := d.U32("tensor dimension count")
 		if err != nil {
 			return err
 		}
@@ -208,7 +209,7 @@ func (f *File) readTensorInfos(d *decoder, n int) error {
 		}
 		t.Shape = make([]int64, nd)
 		for j := range t.Shape {
-			v, err := d.u64("tensor dimension")
+			v, err := d.U64("tensor dimension")
 			if err != nil {
 				return err
 			}
@@ -217,7 +218,7 @@ func (f *File) readTensorInfos(d *decoder, n int) error {
 			}
 			t.Shape[j] = int64(v)
 		}
-		ty, err := d.u32("tensor type")
+		ty, err := d.U32("tensor type")
 		if err != nil {
 			return err
 		}
@@ -228,7 +229,7 @@ func (f *File) readTensorInfos(d *decoder, n int) error {
 		if t.Bytes, err = ggml.TensorBytes(t.Type, t.Shape); err != nil {
 			return fmt.Errorf("tensor %q: %w", t.Name, err)
 		}
-		off, err := d.u64("tensor offset")
+		off, err := d.U64("tensor offset")
 		if err != nil {
 			return err
 		}
