@@ -98,7 +98,7 @@ func TestHostSamplerMatchesKernel(t *testing.T) {
 		d.Bind[0], d.Bind[1], d.Bind[2], d.Bind[3] = plan.Binding{Buf: x}, plan.Binding{Buf: out}, plan.Binding{Buf: hist}, plan.Binding{Buf: scr}
 		d.P = samplers[i].kernelParams()
 		d.P[0], d.P[8] = n, 32
-		addPatch(&d, plan.PatchParam0+9, plan.VarStep, 1, 0)
+		d.AddPatch(plan.PatchParam0+9, plan.VarStep, 1, 0)
 		ps.Add(d)
 	}
 	ex, err := newCPU(t).Load(p)

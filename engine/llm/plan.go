@@ -39,12 +39,12 @@ type layout struct {
 }
 
 type builder struct {
-	a    Arch
-	h    HParams
-	f    *gguf.File
-	p    *plan.Plan
-	err  error
-	wbuf map[string]plan.BufID
+	a   Arch
+	h   HParams
+	f   *gguf.File
+	p   *plan.Plan
+	err error
+	wts *plan.Weights
 }
 
 func (b *builder) fail(format string, args ...any) {
@@ -53,7 +53,7 @@ func (b *builder) fail(format string, args ...any) {
 	}
 }
 
-var none = plan.Binding{Buf: plan.NoBuf}
+var none = plan.None
 
 func (b *builder) has(name string) bool { _, ok := b.f.Tensor(name); return ok }
 
@@ -78,12 +78,7 @@ func (b *builder) weight(name string, shape ...int) (plan.Binding, ggml.Type) {
 	if !t.Type.Supported() {
 		b.fail("%v", &ggml.UnsupportedError{Tensor: name, Type: t.Type})
 	}
-	if id, ok := b.wbuf[name]; ok {
-		return plan.Binding{Buf: id}, t.Type
-	}
-	id := b.p.AddBuffer(plan.Buffer{Name: name, Kind: plan.BufWeights, Size: int64(len(t.Data)), Data: t.Data})
-	b.wbuf[name] = id
-	return plan.Binding{Buf: id}, t.Type
+	return b.wts.Bind(name, t.Data), t.Type
 }
 
 // vector binds a 1-D f32 tensor (norm weights, biases): kernels read them
@@ -108,26 +103,10 @@ func (b *builder) buffer(name string, kind plan.BufKind, bytes int) plan.BufID {
 	return b.p.AddBuffer(plan.Buffer{Name: name, Kind: kind, Size: int64(bytes)})
 }
 
-func at(buf plan.BufID, floatOff int) plan.Binding {
-	return plan.Binding{Buf: buf, Off: uint64(floatOff) * 4}
-}
-
-func binds(bs ...plan.Binding) (out [plan.MaxBind]plan.Binding, n uint8) {
-	for i, x := range bs {
-		out[i] = x
-	}
-	return out, uint8(len(bs))
-}
-
-func addPatch(d *plan.Dispatch, target plan.PatchTarget, v plan.Var, mul, base int64) {
-	d.Patch[d.NPatch] = plan.Patch{Target: target, Var: v, Mul: mul, Base: base}
-	d.NPatch++
-}
-
 // ntok patches a row-count parameter from VarNTok (times mul) in prefill.
 func ntok(d *plan.Dispatch, prefill bool, param int, mul int64) {
 	if prefill {
-		addPatch(d, plan.PatchParam0+plan.PatchTarget(param), plan.VarNTok, mul, 0)
+		d.AddPatch(plan.PatchParam0+plan.PatchTarget(param), plan.VarNTok, mul, 0)
 	}
 }
 
@@ -139,7 +118,8 @@ type scratch struct {
 
 // buildPlan lays out prefill, decode and token selection for one model.
 func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type, smp *Sampler) (*plan.Plan, *layout, error) {
-	b := &builder{a: a, h: h, f: f, p: &plan.Plan{Name: "llm-" + a.Name}, wbuf: map[string]plan.BufID{}}
+	p := &plan.Plan{Name: "llm-" + a.Name}
+	b := &builder{a: a, h: h, f: f, p: p, wts: plan.NewWeights(p)}
 	lay := &layout{ctx: ctx, batch: batch, sample: smp != nil}
 	lay.tokens = b.buffer("tokens", plan.IO, 4*(ctx+1))
 	lay.logits = b.buffer("logits", plan.IO, 4*h.NVocab)
@@ -189,9 +169,9 @@ func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type, s
 	b.forward(dec, false, lay, s, plan.Binding{Buf: freqBuf}, kc, vc)
 	am, _ := b.p.AddPass("argmax")
 	d := plan.Dispatch{Kernel: plan.Argmax, Grid: [3]uint32{1, 1, 1}}
-	d.Bind, d.NBind = binds(at(lay.logits, 0), at(lay.tokens, 0))
+	d.Bind, d.NBind = plan.Binds(plan.F32At(lay.logits, 0), plan.F32At(lay.tokens, 0))
 	d.P[0], d.P[1], d.P[2] = uint32(h.NVocab), 1, uint32(h.NVocab)
-	addPatch(&d, plan.PatchOffset0+1, plan.VarKVLen, 4, 0)
+	d.AddPatch(plan.PatchOffset0+1, plan.VarKVLen, 4, 0)
 	am.Add(d)
 	if smp != nil {
 		b.samplePass(lay, *smp)
@@ -210,14 +190,14 @@ func (b *builder) samplePass(lay *layout, smp Sampler) {
 	scr := b.buffer("sample.scratch", plan.Scratch, 4*2*n)
 	ps, _ := b.p.AddPass("sample")
 	d := plan.Dispatch{Kernel: plan.Sample, Grid: [3]uint32{1, 1, 1}}
-	d.Bind, d.NBind = binds(at(lay.logits, 0), at(lay.tokens, 0), at(lay.tokens, 0), at(scr, 0))
+	d.Bind, d.NBind = plan.Binds(plan.F32At(lay.logits, 0), plan.F32At(lay.tokens, 0), plan.F32At(lay.tokens, 0), plan.F32At(scr, 0))
 	k := smp.kernelParams()
 	d.P = k
 	d.P[0] = uint32(n)
-	addPatch(&d, plan.PatchOffset0+1, plan.VarKVLen, 4, 0)
-	addPatch(&d, plan.PatchOffset0+2, plan.VarUser1, 4, 0)
-	addPatch(&d, plan.PatchParam0+8, plan.VarUser0, 1, 0)
-	addPatch(&d, plan.PatchParam0+9, plan.VarStep, 1, 0)
+	d.AddPatch(plan.PatchOffset0+1, plan.VarKVLen, 4, 0)
+	d.AddPatch(plan.PatchOffset0+2, plan.VarUser1, 4, 0)
+	d.AddPatch(plan.PatchParam0+8, plan.VarUser0, 1, 0)
+	d.AddPatch(plan.PatchParam0+9, plan.VarStep, 1, 0)
 	ps.Add(d)
 }
 
@@ -236,9 +216,9 @@ func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, f
 
 	emb, et := b.weight("token_embd.weight", ne, h.NVocab)
 	d := plan.Dispatch{Kernel: plan.Embed, Type: et, Grid: [3]uint32{uint32(m), 1, 1}}
-	d.Bind, d.NBind = binds(emb, at(lay.tokens, 0), at(s.x, 0))
+	d.Bind, d.NBind = plan.Binds(emb, plan.F32At(lay.tokens, 0), plan.F32At(s.x, 0))
 	d.P[0], d.P[1], d.P[2] = uint32(ne), uint32(m), uint32(ne)
-	addPatch(&d, plan.PatchOffset0+1, plan.VarPos, 4, 0)
+	d.AddPatch(plan.PatchOffset0+1, plan.VarPos, 4, 0)
 	ntok(&d, prefill, 1, 1)
 	ps.Add(d)
 
@@ -252,10 +232,10 @@ func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, f
 		}
 		d := plan.Dispatch{Kernel: k, Type: wt, Grid: [3]uint32{uint32(nOut), uint32(m), 1}}
 		if g != none {
-			d.Bind, d.NBind = binds(w, in, out, bias, res, g)
+			d.Bind, d.NBind = plan.Binds(w, in, out, bias, res, g)
 			d.P[6] = plan.F32(h.Eps)
 		} else {
-			d.Bind, d.NBind = binds(w, in, out, bias, res)
+			d.Bind, d.NBind = plan.Binds(w, in, out, bias, res)
 		}
 		d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5] = uint32(nOut), uint32(nIn), uint32(m), uint32(ldi), uint32(ldo), uint32(ldo)
 		ntok(&d, prefill, 2, 1)
@@ -265,7 +245,7 @@ func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, f
 	// a wider row (per-head norms in the QKV row).
 	rmsNorm := func(w plan.Binding, dim, rows, inner, ld int, x, out plan.Binding) {
 		d := plan.Dispatch{Kernel: plan.RMSNorm, Grid: [3]uint32{uint32(rows), 1, 1}}
-		d.Bind, d.NBind = binds(x, w, out)
+		d.Bind, d.NBind = plan.Binds(x, w, out)
 		d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5] = uint32(dim), uint32(rows), uint32(ld), uint32(ld), plan.F32(h.Eps), uint32(inner)
 		ntok(&d, prefill, 1, int64(max(inner, 1)))
 		ps.Add(d)
@@ -280,59 +260,59 @@ func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, f
 			return b.optVector(pre+n+".bias", size)
 		}
 		attnNorm := b.vector(pre+"attn_norm.weight", ne)
-		in, g := at(s.h, 0), none
+		in, g := plan.F32At(s.h, 0), none
 		if prefill {
-			rmsNorm(attnNorm, ne, m, 1, ne, at(s.x, 0), at(s.h, 0))
+			rmsNorm(attnNorm, ne, m, 1, ne, plan.F32At(s.x, 0), plan.F32At(s.h, 0))
 		} else {
-			in, g = at(s.x, 0), attnNorm
+			in, g = plan.F32At(s.x, 0), attnNorm
 		}
-		linear(pre+"attn_q.weight", qd, ne, in, ne, at(s.qkv, 0), qkvW, bias("attn_q", qd), none, g)
-		linear(pre+"attn_k.weight", kvd, ne, in, ne, at(s.qkv, qd), qkvW, bias("attn_k", kvd), none, g)
-		linear(pre+"attn_v.weight", kvd, ne, in, ne, at(s.qkv, qd+kvd), qkvW, bias("attn_v", kvd), none, g)
+		linear(pre+"attn_q.weight", qd, ne, in, ne, plan.F32At(s.qkv, 0), qkvW, bias("attn_q", qd), none, g)
+		linear(pre+"attn_k.weight", kvd, ne, in, ne, plan.F32At(s.qkv, qd), qkvW, bias("attn_k", kvd), none, g)
+		linear(pre+"attn_v.weight", kvd, ne, in, ne, plan.F32At(s.qkv, qd+kvd), qkvW, bias("attn_v", kvd), none, g)
 		if b.a.QKNorm {
-			rmsNorm(b.vector(pre+"attn_q_norm.weight", hd), hd, m*h.NHead, h.NHead, qkvW, at(s.qkv, 0), at(s.qkv, 0))
-			rmsNorm(b.vector(pre+"attn_k_norm.weight", hd), hd, m*h.NKV, h.NKV, qkvW, at(s.qkv, qd), at(s.qkv, qd))
+			rmsNorm(b.vector(pre+"attn_q_norm.weight", hd), hd, m*h.NHead, h.NHead, qkvW, plan.F32At(s.qkv, 0), plan.F32At(s.qkv, 0))
+			rmsNorm(b.vector(pre+"attn_k_norm.weight", hd), hd, m*h.NKV, h.NKV, qkvW, plan.F32At(s.qkv, qd), plan.F32At(s.qkv, qd))
 		}
 
 		rk := plan.Dispatch{Kernel: plan.RopeKV, Type: lay.kvType, Grid: [3]uint32{uint32(m), 1, 1}}
-		rk.Bind, rk.NBind = binds(at(s.qkv, 0), freqs, at(kc[l], 0), at(vc[l], 0))
+		rk.Bind, rk.NBind = plan.Binds(plan.F32At(s.qkv, 0), freqs, plan.F32At(kc[l], 0), plan.F32At(vc[l], 0))
 		rk.P = [plan.MaxParams]uint32{uint32(hd), uint32(h.NHead), uint32(h.NKV), uint32(m), uint32(qkvW), 0,
 			b.a.RopeMode, uint32(h.RopeDim), uint32(lay.ctx * hd), uint32(hd), 0, 0, 0}
-		addPatch(&rk, plan.PatchParam0+5, plan.VarPos, 1, 0)
+		rk.AddPatch(plan.PatchParam0+5, plan.VarPos, 1, 0)
 		ntok(&rk, prefill, 3, 1)
 		ps.Add(rk)
 
 		at1 := plan.Dispatch{Kernel: plan.Attention, Type: lay.kvType, Grid: [3]uint32{uint32(h.NHead), uint32(m), 1}}
-		at1.Bind, at1.NBind = binds(at(s.qkv, 0), at(kc[l], 0), at(vc[l], 0), at(s.att, 0), none)
+		at1.Bind, at1.NBind = plan.Binds(plan.F32At(s.qkv, 0), plan.F32At(kc[l], 0), plan.F32At(vc[l], 0), plan.F32At(s.att, 0), none)
 		at1.P = [plan.MaxParams]uint32{uint32(hd), uint32(h.NHead), uint32(h.NKV), uint32(m), uint32(qkvW), uint32(qd),
 			0, 0, plan.FlagCausal, plan.F32(float32(1 / math.Sqrt(float64(hd)))), uint32(lay.ctx * hd), uint32(hd), 0, 0}
-		addPatch(&at1, plan.PatchParam0+6, plan.VarKVLen, 1, 0)
-		addPatch(&at1, plan.PatchParam0+7, plan.VarPos, 1, 0)
+		at1.AddPatch(plan.PatchParam0+6, plan.VarKVLen, 1, 0)
+		at1.AddPatch(plan.PatchParam0+7, plan.VarPos, 1, 0)
 		ntok(&at1, prefill, 3, 1)
 		ps.Add(at1)
 
-		linear(pre+"attn_output.weight", ne, qd, at(s.att, 0), qd, at(s.x, 0), ne, bias("attn_output", ne), at(s.x, 0), none)
+		linear(pre+"attn_output.weight", ne, qd, plan.F32At(s.att, 0), qd, plan.F32At(s.x, 0), ne, bias("attn_output", ne), plan.F32At(s.x, 0), none)
 
 		ffnNorm := b.vector(pre+"ffn_norm.weight", ne)
-		in, g = at(s.h, 0), none
+		in, g = plan.F32At(s.h, 0), none
 		if prefill {
-			rmsNorm(ffnNorm, ne, m, 1, ne, at(s.x, 0), at(s.h, 0))
+			rmsNorm(ffnNorm, ne, m, 1, ne, plan.F32At(s.x, 0), plan.F32At(s.h, 0))
 		} else {
-			in, g = at(s.x, 0), ffnNorm
+			in, g = plan.F32At(s.x, 0), ffnNorm
 		}
-		linear(pre+"ffn_gate.weight", h.NFF, ne, in, ne, at(s.gate, 0), h.NFF, none, none, g)
-		linear(pre+"ffn_up.weight", h.NFF, ne, in, ne, at(s.up, 0), h.NFF, none, none, g)
+		linear(pre+"ffn_gate.weight", h.NFF, ne, in, ne, plan.F32At(s.gate, 0), h.NFF, none, none, g)
+		linear(pre+"ffn_up.weight", h.NFF, ne, in, ne, plan.F32At(s.up, 0), h.NFF, none, none, g)
 		w, wt := b.weight(pre+"ffn_down.weight", h.NFF, ne)
 		if prefill {
 			sm := plan.Dispatch{Kernel: plan.SiLUMul, Grid: [3]uint32{uint32(h.NFF), uint32(m), 1}}
-			sm.Bind, sm.NBind = binds(at(s.gate, 0), at(s.up, 0), at(s.gate, 0))
+			sm.Bind, sm.NBind = plan.Binds(plan.F32At(s.gate, 0), plan.F32At(s.up, 0), plan.F32At(s.gate, 0))
 			sm.P[0], sm.P[1], sm.P[2], sm.P[3], sm.P[4] = uint32(h.NFF), uint32(m), uint32(h.NFF), uint32(h.NFF), uint32(h.NFF)
 			ntok(&sm, prefill, 1, 1)
 			ps.Add(sm)
-			linear(pre+"ffn_down.weight", ne, h.NFF, at(s.gate, 0), h.NFF, at(s.x, 0), ne, none, at(s.x, 0), none)
+			linear(pre+"ffn_down.weight", ne, h.NFF, plan.F32At(s.gate, 0), h.NFF, plan.F32At(s.x, 0), ne, none, plan.F32At(s.x, 0), none)
 		} else {
 			dn := plan.Dispatch{Kernel: plan.SiLUMulMatVec, Type: wt, Grid: [3]uint32{uint32(ne), 1, 1}}
-			dn.Bind, dn.NBind = binds(w, at(s.gate, 0), at(s.x, 0), none, at(s.x, 0), at(s.up, 0))
+			dn.Bind, dn.NBind = plan.Binds(w, plan.F32At(s.gate, 0), plan.F32At(s.x, 0), none, plan.F32At(s.x, 0), plan.F32At(s.up, 0))
 			dn.P[0], dn.P[1], dn.P[2], dn.P[3], dn.P[4], dn.P[5], dn.P[6] = uint32(ne), uint32(h.NFF), 1, uint32(h.NFF), uint32(ne), uint32(ne), uint32(h.NFF)
 			ps.Add(dn)
 		}
@@ -346,10 +326,10 @@ func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, f
 	}
 	w, wt := b.weight(outName, ne, h.NVocab)
 	d = plan.Dispatch{Kernel: plan.RMSNormMatVec, Type: wt, Grid: [3]uint32{uint32(h.NVocab), 1, 1}}
-	d.Bind, d.NBind = binds(w, at(s.x, 0), at(lay.logits, 0), none, none, b.vector("output_norm.weight", ne))
+	d.Bind, d.NBind = plan.Binds(w, plan.F32At(s.x, 0), plan.F32At(lay.logits, 0), none, none, b.vector("output_norm.weight", ne))
 	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5], d.P[6] = uint32(h.NVocab), uint32(ne), 1, uint32(ne), uint32(h.NVocab), 0, plan.F32(h.Eps)
 	if prefill {
-		addPatch(&d, plan.PatchOffset0+1, plan.VarNTok, int64(4*ne), -int64(4*ne))
+		d.AddPatch(plan.PatchOffset0+1, plan.VarNTok, int64(4*ne), -int64(4*ne))
 	}
 	ps.Add(d)
 }

@@ -49,3 +49,22 @@ func TestUniform(t *testing.T) {
 	require.Greater(t, len(seen), 990)
 	require.Equal(t, Uniform(1, 2), Uniform(1, 2))
 }
+
+func TestBuildHelpers(t *testing.T) {
+	var p Plan
+	w := NewWeights(&p)
+	a := w.Bind("w", make([]byte, 8))
+	require.Equal(t, a, w.Bind("w", make([]byte, 8)), "declared once")
+	require.Len(t, p.Buffers, 1)
+	require.Equal(t, BufWeights, p.Buffers[0].Kind)
+	bs, n := Binds(a, F32At(3, 5), None)
+	require.Equal(t, uint8(3), n)
+	require.Equal(t, Binding{Buf: 3, Off: 20}, bs[1])
+	require.Equal(t, NoBuf, bs[2].Buf)
+	var d Dispatch
+	d.AddPatch(PatchParam0+2, VarNTok, 1, 0)
+	d.AddPatch(PatchOffset0, VarPos, 16, 4)
+	r := d.Resolved(&Vars{VarNTok: 7, VarPos: 2})
+	require.Equal(t, uint32(7), r.P[2])
+	require.Equal(t, uint64(36), r.Bind[0].Off)
+}

@@ -62,8 +62,7 @@ type builder struct {
 	w   Weights
 	p   *plan.Plan
 	err error
-	// weight buffers by tensor name, so each tensor is declared once
-	wbuf map[string]plan.BufID
+	wts *plan.Weights
 }
 
 func (b *builder) fail(format string, args ...any) {
@@ -89,12 +88,7 @@ func (b *builder) weight(name string, elems int64) (plan.Binding, ggml.Type) {
 	if !t.Type.Supported() {
 		b.fail("%v", &ggml.UnsupportedError{Tensor: name, Type: t.Type})
 	}
-	if id, ok := b.wbuf[name]; ok {
-		return plan.Binding{Buf: id}, t.Type
-	}
-	id := b.p.AddBuffer(plan.Buffer{Name: name, Kind: plan.BufWeights, Size: int64(len(t.Data)), Data: t.Data})
-	b.wbuf[name] = id
-	return plan.Binding{Buf: id}, t.Type
+	return b.wts.Bind(name, t.Data), t.Type
 }
 
 // f32 weights (biases, norms, positional embeddings) must be f32 because
@@ -111,18 +105,11 @@ func (b *builder) scratch(name string, floats int) plan.BufID {
 	return b.p.AddBuffer(plan.Buffer{Name: name, Kind: plan.Scratch, Size: int64(floats) * 4})
 }
 
-func at(buf plan.BufID, floatOff int) plan.Binding {
-	return plan.Binding{Buf: buf, Off: uint64(floatOff) * 4}
-}
-
-var none = plan.Binding{Buf: plan.NoBuf}
-
-func binds(bs ...plan.Binding) (out [plan.MaxBind]plan.Binding, n uint8) {
-	for i, x := range bs {
-		out[i] = x
-	}
-	return out, uint8(len(bs))
-}
+var (
+	at    = plan.F32At
+	binds = plan.Binds
+	none  = plan.None
+)
 
 // linear emits out = x·Wᵀ + bias (+ res) for a Linear layer named prefix.
 // m rows; when ntok is set, m is patched from VarNTok at each step.
@@ -137,8 +124,7 @@ func (b *builder) linear(ps *plan.Pass, k plan.Kernel, prefix string, hasBias bo
 	d.Bind, d.NBind = binds(w, x, out, bias, res)
 	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5] = uint32(nOut), uint32(nIn), uint32(m), uint32(ldx), uint32(ldo), uint32(ldr)
 	if ntok {
-		d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 2, Var: plan.VarNTok, Mul: 1}
-		d.NPatch = 1
+		d.AddPatch(plan.PatchParam0+2, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }
@@ -150,8 +136,7 @@ func (b *builder) layerNorm(ps *plan.Pass, prefix string, dim, rows int, ntok bo
 	d.Bind, d.NBind = binds(x, w, bias, out)
 	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4] = uint32(dim), uint32(rows), uint32(dim), uint32(dim), plan.F32(1e-5)
 	if ntok {
-		d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 1, Var: plan.VarNTok, Mul: 1}
-		d.NPatch = 1
+		d.AddPatch(plan.PatchParam0+1, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }
@@ -161,8 +146,7 @@ func gelu(ps *plan.Pass, n, m int, ntok bool, x plan.Binding) {
 	d.Bind, d.NBind = binds(x, x)
 	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4] = uint32(n), uint32(m), uint32(n), uint32(n), 0
 	if ntok {
-		d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 1, Var: plan.VarNTok, Mul: 1}
-		d.NPatch = 1
+		d.AddPatch(plan.PatchParam0+1, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }
@@ -201,16 +185,13 @@ func (b *builder) attention(ps *plan.Pass, nHead, nState int, a attn) {
 		uint32(a.kvLen), 0, flags, plan.F32(float32(1 / math.Sqrt(float64(hd)))), uint32(hd), uint32(a.posStride),
 		uint32(a.seqStride), uint32(a.probsStride)}
 	if a.kvLen == 0 {
-		d.Patch[d.NPatch] = plan.Patch{Target: plan.PatchParam0 + 6, Var: plan.VarKVLen, Mul: 1}
-		d.NPatch++
+		d.AddPatch(plan.PatchParam0+6, plan.VarKVLen, 1, 0)
 	}
 	if a.causal || a.perSeq {
-		d.Patch[d.NPatch] = plan.Patch{Target: plan.PatchParam0 + 7, Var: plan.VarPos, Mul: 1}
-		d.NPatch++
+		d.AddPatch(plan.PatchParam0+7, plan.VarPos, 1, 0)
 	}
 	if a.ntok {
-		d.Patch[d.NPatch] = plan.Patch{Target: plan.PatchParam0 + 3, Var: plan.VarNTok, Mul: 1}
-		d.NPatch++
+		d.AddPatch(plan.PatchParam0+3, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }
@@ -226,7 +207,8 @@ func buildPlan(h HParams, w Weights, opt Options) (*plan.Plan, *layout, error) {
 	if opt.Beams <= 0 {
 		opt.Beams = 1
 	}
-	b := &builder{h: h, w: w, p: &plan.Plan{Name: "whisper"}, wbuf: map[string]plan.BufID{}}
+	p := &plan.Plan{Name: "whisper"}
+	b := &builder{h: h, w: w, p: p, wts: plan.NewWeights(p)}
 	lay := &layout{maxTokens: opt.MaxTokens, beams: opt.Beams}
 	b.encoder(lay)
 	b.decoder(lay, opt)
@@ -357,8 +339,7 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	d.Bind, d.NBind = binds(emb, at(lay.tokens, 0), at(x, 0))
 	d.P[0], d.P[1], d.P[2] = uint32(ns), uint32(m), uint32(ns)
 	if ntok {
-		d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 1, Var: plan.VarNTok, Mul: 1}
-		d.NPatch = 1
+		d.AddPatch(plan.PatchParam0+1, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 
@@ -372,11 +353,9 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 		ldb = 0
 	}
 	add.P[0], add.P[1], add.P[2], add.P[3], add.P[4] = uint32(ns), uint32(m), uint32(ns), uint32(ldb), uint32(ns)
-	add.Patch[0] = plan.Patch{Target: plan.PatchOffset0 + 1, Var: plan.VarPos, Mul: int64(ns) * 4}
-	add.NPatch = 1
+	add.AddPatch(plan.PatchOffset0+1, plan.VarPos, int64(ns)*4, 0)
 	if ntok {
-		add.Patch[1] = plan.Patch{Target: plan.PatchParam0 + 1, Var: plan.VarNTok, Mul: 1}
-		add.NPatch = 2
+		add.AddPatch(plan.PatchParam0+1, plan.VarNTok, 1, 0)
 	}
 	ps.Add(add)
 
@@ -401,11 +380,9 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 		hd := ns / h.NTextHead
 		kv.P = [plan.MaxParams]uint32{uint32(hd), uint32(h.NTextHead), uint32(h.NTextHead), uint32(m), uint32(3 * ns), 0,
 			plan.RopeNormal, 0, uint32(hd), uint32(ns), uint32(seqStride), flags, 0}
-		kv.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 5, Var: plan.VarPos, Mul: 1}
-		kv.NPatch = 1
+		kv.AddPatch(plan.PatchParam0+5, plan.VarPos, 1, 0)
 		if ntok {
-			kv.Patch[1] = plan.Patch{Target: plan.PatchParam0 + 3, Var: plan.VarNTok, Mul: 1}
-			kv.NPatch = 2
+			kv.AddPatch(plan.PatchParam0+3, plan.VarNTok, 1, 0)
 		}
 		ps.Add(kv)
 
@@ -446,8 +423,7 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	last := plan.Dispatch{Kernel: plan.LayerNorm, Grid: [3]uint32{1, 1, 1}}
 	last.Bind, last.NBind = binds(at(x, 0), b.weightF32("decoder.ln.weight", int64(ns)), b.weightF32("decoder.ln.bias", int64(ns)), at(hb, 0))
 	last.P[0], last.P[1], last.P[2], last.P[3], last.P[4] = uint32(ns), 1, uint32(ns), uint32(ns), plan.F32(1e-5)
-	last.Patch[0] = plan.Patch{Target: plan.PatchOffset0 + 0, Var: plan.VarNTok, Mul: int64(ns) * 4, Base: -int64(ns) * 4}
-	last.NPatch = 1
+	last.AddPatch(plan.PatchOffset0+0, plan.VarNTok, int64(ns)*4, -int64(ns)*4)
 	ps.Add(last)
 	b.logits(ps, emb, et, 1, false, at(hb, 0), at(lay.logits, 0))
 }
@@ -463,8 +439,7 @@ func (b *builder) logits(ps *plan.Pass, emb plan.Binding, et ggml.Type, m int, n
 	d.Bind, d.NBind = binds(emb, x, out, none, none)
 	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4] = uint32(nv), uint32(ns), uint32(m), uint32(ns), uint32(nv)
 	if ntok {
-		d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 2, Var: plan.VarNTok, Mul: 1}
-		d.NPatch = 1
+		d.AddPatch(plan.PatchParam0+2, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }
