@@ -98,3 +98,25 @@ func (t *readTask) Do(w, lo, hi int) {
 		t.sums[w*16] += dotF32(s, s)
 	}
 }
+
+// BenchmarkDotRows times one core's row-run kernel on cache-resident
+// weights (256 rows of 576 or 768): the compute ceiling of each kernel,
+// less sensitive to the memory system than BenchmarkMatVec.
+func BenchmarkDotRows(b *testing.B) {
+	for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+		b.Run(t.String(), func(b *testing.B) {
+			kd := kinds[t]
+			k := benchK(t, 576)
+			r := rand.New(rand.NewPCG(1, 2))
+			const rows = 256
+			w := randWeights(r, t, rows, k)
+			xq := make([]byte, k/kd.blockSize*kd.actBytes)
+			kd.quantize(randF32(r, k), xq)
+			out := make([]float32, rows)
+			b.SetBytes(int64(len(w)))
+			for b.Loop() {
+				kd.dotQRows(w, len(w)/rows, xq, k/kd.blockSize, out)
+			}
+		})
+	}
+}

@@ -14,6 +14,9 @@ type kind struct {
 	// Quantized types: x is quantized per row to actBytes per block.
 	actBytes int
 	dotQ     func(w, x []byte, nb int) float32
+	// dotQRows computes len(out) consecutive weight rows, rb bytes apart,
+	// against one activation row.
+	dotQRows func(w []byte, rb int, x []byte, nb int, out []float32)
 
 	// Float types: the dot reads x as float32 directly.
 	dotF func(w []byte, x []float32) float32
@@ -53,5 +56,13 @@ var kinds = map[ggml.Type]*kind{
 }
 
 func q(t ggml.Type, bs, ts, ab int, dot func(w, x []byte, nb int) float32) *kind {
-	return &kind{id: kindQuant, t: t, blockSize: bs, typeSize: ts, actBytes: ab, dotQ: dot}
+	return &kind{id: kindQuant, t: t, blockSize: bs, typeSize: ts, actBytes: ab, dotQ: dot,
+		dotQRows: func(w []byte, rb int, x []byte, nb int, out []float32) { rowsGeneric(dot, w, rb, x, nb, out) }}
+}
+
+// rowsGeneric runs a single-row dot over a run of rows.
+func rowsGeneric(dot func(w, x []byte, nb int) float32, w []byte, rb int, x []byte, nb int, out []float32) {
+	for r := range out {
+		out[r] = dot(w[r*rb:], x, nb)
+	}
 }
