@@ -26,6 +26,9 @@ func dotQ4_0AVX2(w, x *byte, np, rows, rb int, out *float32)
 func dotQ4KAVX2(w, x *byte, nb, rows, rb int, out *float32)
 
 //go:noescape
+func dotQ5KAVX2(w, x *byte, nb, rows, rb int, out *float32)
+
+//go:noescape
 func dotQ6KAVX2(w, x *byte, nb, rows, rb int, out *float32)
 
 // hasAVX2 gates the assembly; without it the portable kernels stay. x/sys
@@ -41,6 +44,7 @@ func init() {
 	setRows(ggml.Q8_0, rowsQ8_0Fast)
 	setRows(ggml.Q4_0, rowsQ4_0Fast)
 	setRows(ggml.Q4_K, rowsQ4KFast)
+	setRows(ggml.Q5_K, rowsQ5KFast)
 	setRows(ggml.Q6_K, rowsQ6KFast)
 }
 
@@ -121,6 +125,14 @@ func rowsQ4KFast(w []byte, rb int, x []byte, nb int, out []float32) {
 		return
 	}
 	dotQ4KAVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
+}
+
+func rowsQ5KFast(w []byte, rb int, x []byte, nb int, out []float32) {
+	if !checkRun(w, rb, x, nb, 176, q8KBytes, len(out)) {
+		clear(out)
+		return
+	}
+	dotQ5KAVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
 }
 
 func rowsQ6KFast(w []byte, rb int, x []byte, nb int, out []float32) {

@@ -365,6 +365,123 @@ q4kdone:
 	VZEROUPPER
 	RET
 
+// func dotQ5KAVX2(w, x *byte, nb, rows, rb int, out *float32)
+// Q5_K against Q8_K: as dotQ4KAVX2, with each sub-block's fifth bit
+// (bit s of qh[l] for sub-block s) shifted into bit 4 of the codes.
+TEXT ·dotQ5KAVX2(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), R10
+	MOVQ rb+32(FP), R14
+	XORQ R13, R13
+	MOVL $0x0F0F0F0F, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14
+	MOVL $0x10101010, AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15
+
+q5krow:
+	MOVQ R10, SI
+	MOVQ x+8(FP), DI
+	MOVQ nb+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y5, Y5, Y5
+
+q5kloop:
+	// Bytes 4..15 as w0, w1, w2. scales[0:4] = w0&63, mins[0:4] = w1&63,
+	// scales[4:8] = w2&15 | (w0>>6)<<4, mins[4:8] = w2>>4 | (w1>>6)<<4.
+	MOVL 4(SI), AX
+	MOVL 8(SI), BX
+	MOVL 12(SI), DX
+	MOVL AX, R8
+	SHRL $6, R8
+	ANDL $0x03030303, R8
+	SHLL $4, R8
+	MOVL DX, R9
+	ANDL $0x0F0F0F0F, R9
+	ORL  R9, R8
+	ANDL $0x3F3F3F3F, AX
+	SHLQ $32, R8
+	ORQ  AX, R8
+	MOVL BX, R9
+	SHRL $6, R9
+	ANDL $0x03030303, R9
+	SHLL $4, R9
+	SHRL $4, DX
+	ANDL $0x0F0F0F0F, DX
+	ORL  DX, R9
+	ANDL $0x3F3F3F3F, BX
+	SHLQ $32, R9
+	ORQ  BX, R9
+
+	VMOVQ       R8, X1
+	VPMOVZXBW   X1, X1
+	VINSERTI128 $1, X1, Y1, Y1
+	VMOVQ       R9, X2
+	VPMOVZXBW   X2, X2
+	VMOVDQU     260(DI), X3
+	VPHADDW     276(DI), X3, X3
+	VPMADDWD    X2, X3, X3
+	VPXOR       Y10, Y10, Y10
+	VPXOR       Y11, Y11, Y11
+
+#define Q5K_STEP(qoff, yoff, m0, m1, sh0, n0, sh1, n1) \
+	VMOVDQU    qoff(SI), Y6 \
+	VPSRLW     $4, Y6, Y7 \
+	VPAND      Y14, Y6, Y6 \
+	VPAND      Y14, Y7, Y7 \
+	sh0        $n0, Y4, Y8 \
+	sh1        $n1, Y4, Y9 \
+	VPAND      Y15, Y8, Y8 \
+	VPAND      Y15, Y9, Y9 \
+	VPOR       Y8, Y6, Y6 \
+	VPOR       Y9, Y7, Y7 \
+	VPMADDUBSW yoff(DI), Y6, Y6 \
+	VPMADDUBSW (yoff+32)(DI), Y7, Y7 \
+	VPSHUFB    q4kShuf<>+m0(SB), Y1, Y8 \
+	VPSHUFB    q4kShuf<>+m1(SB), Y1, Y9 \
+	VPMADDWD   Y8, Y6, Y6 \
+	VPMADDWD   Y9, Y7, Y7 \
+	VPADDD     Y6, Y10, Y10 \
+	VPADDD     Y7, Y11, Y11
+
+	VMOVDQU 16(SI), Y4
+	Q5K_STEP(48, 4, 0, 32, VPSLLW, 4, VPSLLW, 3)
+	Q5K_STEP(80, 68, 64, 96, VPSLLW, 2, VPSLLW, 1)
+	Q5K_STEP(112, 132, 128, 160, VPSRLW, 0, VPSRLW, 1)
+	Q5K_STEP(144, 196, 192, 224, VPSRLW, 2, VPSRLW, 3)
+
+	VPADDD       Y11, Y10, Y10
+	VCVTDQ2PS    Y10, Y10
+	VPBROADCASTW (SI), X12
+	VCVTPH2PS    X12, Y12
+	VBROADCASTSS (DI), Y13
+	VMULPS       Y13, Y12, Y12
+	VFMADD231PS  Y12, Y10, Y0
+	VPBROADCASTW 2(SI), X12
+	VCVTPH2PS    X12, X12
+	VMULPS       X13, X12, X12
+	VCVTDQ2PS    X3, X3
+	VFMADD231PS  X12, X3, X5
+	ADDQ         $176, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q5kloop
+
+q5kdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VSUBPS       X5, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	MOVQ         out+40(FP), AX
+	MOVSS        X0, (AX)(R13*4)
+	ADDQ         R14, R10
+	INCQ         R13
+	CMPQ         R13, rows+24(FP)
+	JLT          q5krow
+	VZEROUPPER
+	RET
+
 // func dotQ6KAVX2(w, x *byte, nb, rows, rb int, out *float32)
 // Q6_K against Q8_K. Codes are rebuilt unsigned (0..63) so VPMADDUBSW can
 // take them as its unsigned operand; the -32 offset is applied once per
