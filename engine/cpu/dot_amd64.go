@@ -20,7 +20,7 @@ func dotF16AVX2(w *uint16, x *float32, n int) float32
 func dotQ8_0AVX2(w, x *byte, nb, rows, rb int, out *float32)
 
 //go:noescape
-func dotQ4_0AVX2(w, x *byte, np, rows, rb int, out *float32)
+func dotQ4_0AVX2(w, x *byte, np, rows2, rb int, out *float32)
 
 //go:noescape
 func dotQ4KAVX2(w, x *byte, nb, rows, rb int, out *float32)
@@ -105,8 +105,9 @@ func rowsQ8_0Fast(w []byte, rb int, x []byte, nb int, out []float32) {
 	dotQ8_0AVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
 }
 
-// rowsQ4_0Fast: the assembly takes blocks in pairs; odd counts (rare: k is
-// an odd multiple of 32) use the portable dot.
+// rowsQ4_0Fast: the assembly takes blocks in pairs and rows in pairs; an
+// odd last row is run as a pair of itself (rb = 0), odd block counts (k an
+// odd multiple of 32, rare) use the portable dot.
 func rowsQ4_0Fast(w []byte, rb int, x []byte, nb int, out []float32) {
 	if nb%2 != 0 {
 		rowsGeneric(dotQ4_0Generic, w, rb, x, nb, out)
@@ -116,7 +117,14 @@ func rowsQ4_0Fast(w []byte, rb int, x []byte, nb int, out []float32) {
 		clear(out)
 		return
 	}
-	dotQ4_0AVX2(&w[0], &x[0], nb/2, len(out), rb, &out[0])
+	if n2 := len(out) / 2; n2 > 0 {
+		dotQ4_0AVX2(&w[0], &x[0], nb/2, n2, rb, &out[0])
+	}
+	if r := len(out) - 1; r%2 == 0 {
+		var o [2]float32
+		dotQ4_0AVX2(&w[r*rb], &x[0], nb/2, 1, 0, &o[0])
+		out[r] = o[0]
+	}
 }
 
 func rowsQ4KFast(w []byte, rb int, x []byte, nb int, out []float32) {

@@ -137,11 +137,14 @@ q80done:
 	VZEROUPPER
 	RET
 
-// func dotQ4_0AVX2(w, x *byte, np, rows, rb int, out *float32)
-// Two Q4_0 blocks against two Q8_0 blocks per iteration (np pairs). Nibbles
-// are widened to 32 bytes (low nibbles first), recentred by -8 and
-// multiplied as in dotQ8_0AVX2; VPHADDD folds both blocks' int32 sums into
-// one vector [A A B B | A A B B] so one scale vector and one FMA serve both.
+// func dotQ4_0AVX2(w, x *byte, np, rows2, rb int, out *float32)
+// Two Q4_0 rows at a time (rows2 pairs of rows, rb bytes apart; out gets
+// 2·rows2 results), two blocks per iteration (np pairs of blocks). Both
+// rows share the activation loads, its block scales and the -8 offset:
+// unsigned nibbles go straight into VPMADDUBSW and 8·(x0+x1) per byte pair
+// is subtracted in int16, which equals Σ(q-8)·x exactly. VPHADDD folds
+// the two blocks' int32 sums into [A A B B | A A B B] so one scale vector
+// and one FMA serve both blocks.
 TEXT ·dotQ4_0AVX2(SB), NOSPLIT, $0-48
 	MOVQ w+0(FP), R10
 	MOVQ rb+32(FP), R14
@@ -158,100 +161,67 @@ TEXT ·dotQ4_0AVX2(SB), NOSPLIT, $0-48
 
 q40row:
 	MOVQ R10, SI
+	LEAQ (R10)(R14*1), R11
 	MOVQ x+8(FP), DI
 	MOVQ np+16(FP), CX
 	VXORPS Y0, Y0, Y0
 	VXORPS Y10, Y10, Y10
 
+#define Q40_ROW(ptr, acc) \
+	VMOVDQU      2(ptr), X6 \
+	VMOVDQU      20(ptr), X8 \
+	VPSRLW       $4, X6, X7 \
+	VPSRLW       $4, X8, X9 \
+	VINSERTI128  $1, X7, Y6, Y6 \
+	VINSERTI128  $1, X9, Y8, Y8 \
+	VPAND        Y14, Y6, Y6 \
+	VPAND        Y14, Y8, Y8 \
+	VPMADDUBSW   Y1, Y6, Y6 \
+	VPMADDUBSW   Y2, Y8, Y8 \
+	VPSUBW       Y3, Y6, Y6 \
+	VPSUBW       Y4, Y8, Y8 \
+	VPMADDWD     Y15, Y6, Y6 \
+	VPMADDWD     Y15, Y8, Y8 \
+	VPHADDD      Y8, Y6, Y6 \
+	VCVTDQ2PS    Y6, Y6 \
+	VPBROADCASTW (ptr), X7 \
+	VPBROADCASTW 18(ptr), X9 \
+	VPBLENDD     $0x0A, X9, X7, X7 \
+	VCVTPH2PS    X7, Y7 \
+	VMULPS       Y5, Y7, Y7 \
+	VFMADD231PS  Y7, Y6, acc
+
 q40loop:
-	VMOVDQU     2(SI), X1
-	VMOVDQU     20(SI), X4
-	VPSRLW      $4, X1, X2
-	VPSRLW      $4, X4, X5
-	VINSERTI128 $1, X2, Y1, Y1
-	VINSERTI128 $1, X5, Y4, Y4
-	VPAND       Y14, Y1, Y1
-	VPAND       Y14, Y4, Y4
-	VPSUBB      Y13, Y1, Y1
-	VPSUBB      Y13, Y4, Y4
-	VMOVDQU     2(DI), Y2
-	VMOVDQU     36(DI), Y5
-	VPSIGNB     Y1, Y2, Y2
-	VPSIGNB     Y4, Y5, Y5
-	VPSIGNB     Y1, Y1, Y1
-	VPSIGNB     Y4, Y4, Y4
-	VPMADDUBSW  Y2, Y1, Y1
-	VPMADDUBSW  Y5, Y4, Y4
-	VPMADDWD    Y15, Y1, Y1
-	VPMADDWD    Y15, Y4, Y4
-	VPHADDD     Y4, Y1, Y1
-	VCVTDQ2PS   Y1, Y1
-
-	VPBROADCASTW (SI), X6
-	VPBROADCASTW 18(SI), X7
-	VPBLENDD     $0x0A, X7, X6, X6
-	VPBROADCASTW (DI), X8
-	VPBROADCASTW 34(DI), X9
-	VPBLENDD     $0x0A, X9, X8, X8
-	VCVTPH2PS    X6, Y6
-	VCVTPH2PS    X8, Y8
-	VMULPS       Y8, Y6, Y6
-	VFMADD231PS  Y6, Y1, Y0
+	VMOVDQU      2(DI), Y1
+	VMOVDQU      36(DI), Y2
+	VPMADDUBSW   Y1, Y13, Y3
+	VPMADDUBSW   Y2, Y13, Y4
+	VPBROADCASTW (DI), X5
+	VPBROADCASTW 34(DI), X6
+	VPBLENDD     $0x0A, X6, X5, X5
+	VCVTPH2PS    X5, Y5
+	Q40_ROW(SI, Y0)
+	Q40_ROW(R11, Y10)
 	ADDQ         $36, SI
-	ADDQ         $68, DI
-	DECQ         CX
-	JZ           q40done
-
-	// Second pair into the other accumulator (independent FMA chains).
-	VMOVDQU     2(SI), X1
-	VMOVDQU     20(SI), X4
-	VPSRLW      $4, X1, X2
-	VPSRLW      $4, X4, X5
-	VINSERTI128 $1, X2, Y1, Y1
-	VINSERTI128 $1, X5, Y4, Y4
-	VPAND       Y14, Y1, Y1
-	VPAND       Y14, Y4, Y4
-	VPSUBB      Y13, Y1, Y1
-	VPSUBB      Y13, Y4, Y4
-	VMOVDQU     2(DI), Y2
-	VMOVDQU     36(DI), Y5
-	VPSIGNB     Y1, Y2, Y2
-	VPSIGNB     Y4, Y5, Y5
-	VPSIGNB     Y1, Y1, Y1
-	VPSIGNB     Y4, Y4, Y4
-	VPMADDUBSW  Y2, Y1, Y1
-	VPMADDUBSW  Y5, Y4, Y4
-	VPMADDWD    Y15, Y1, Y1
-	VPMADDWD    Y15, Y4, Y4
-	VPHADDD     Y4, Y1, Y1
-	VCVTDQ2PS   Y1, Y1
-
-	VPBROADCASTW (SI), X6
-	VPBROADCASTW 18(SI), X7
-	VPBLENDD     $0x0A, X7, X6, X6
-	VPBROADCASTW (DI), X8
-	VPBROADCASTW 34(DI), X9
-	VPBLENDD     $0x0A, X9, X8, X8
-	VCVTPH2PS    X6, Y6
-	VCVTPH2PS    X8, Y8
-	VMULPS       Y8, Y6, Y6
-	VFMADD231PS  Y6, Y1, Y10
-	ADDQ         $36, SI
+	ADDQ         $36, R11
 	ADDQ         $68, DI
 	DECQ         CX
 	JNZ          q40loop
 
-q40done:
-	VADDPS       Y10, Y0, Y0
 	VEXTRACTF128 $1, Y0, X1
 	VADDPS       X1, X0, X0
 	VHADDPS      X0, X0, X0
 	VHADDPS      X0, X0, X0
+	VEXTRACTF128 $1, Y10, X1
+	VADDPS       X1, X10, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
 	MOVQ         out+40(FP), AX
-	MOVSS        X0, (AX)(R13*4)
-	ADDQ         R14, R10
+	MOVSS        X0, (AX)(R13*8)
+	MOVSS        X10, 4(AX)(R13*8)
+	LEAQ         (R10)(R14*2), R10
 	INCQ         R13
-	CMPQ         R13, rows+24(FP)
+	CMPQ         R13, rows2+24(FP)
 	JLT          q40row
 	VZEROUPPER
 	RET
