@@ -23,6 +23,7 @@ type MatMul struct {
 	deq    dequantTask
 	prep   prepTask
 	gemm   gemmTask
+	split  splitTask
 	noBLAS bool // tests force the pure-Go path
 }
 
