@@ -23,6 +23,9 @@ func dotQ8_0AVX2(w, x *byte, nb, rows, rb int, out *float32)
 func dotQ4_0AVX2(w, x *byte, np, rows2, rb int, out *float32)
 
 //go:noescape
+func dotQ5_0AVX2(w, x *byte, np, rows2, rb int, out *float32)
+
+//go:noescape
 func dotQ4KAVX2(w, x *byte, nb, rows, rb int, out *float32)
 
 //go:noescape
@@ -43,6 +46,7 @@ func init() {
 	kinds[ggml.F16].dotF = dotF16Fast
 	setRows(ggml.Q8_0, rowsQ8_0Fast)
 	setRows(ggml.Q4_0, rowsQ4_0Fast)
+	setRows(ggml.Q5_0, rowsQ5_0Fast)
 	setRows(ggml.Q4_K, rowsQ4KFast)
 	setRows(ggml.Q5_K, rowsQ5KFast)
 	setRows(ggml.Q6_K, rowsQ6KFast)
@@ -109,20 +113,38 @@ func rowsQ8_0Fast(w []byte, rb int, x []byte, nb int, out []float32) {
 // odd last row is run as a pair of itself (rb = 0), odd block counts (k an
 // odd multiple of 32, rare) use the portable dot.
 func rowsQ4_0Fast(w []byte, rb int, x []byte, nb int, out []float32) {
+	rowsPaired(false, w, rb, x, nb, out)
+}
+
+func rowsQ5_0Fast(w []byte, rb int, x []byte, nb int, out []float32) {
+	rowsPaired(true, w, rb, x, nb, out)
+}
+
+// rowsPaired drives the Q4_0 or (q5) Q5_0 kernel. The kernels are called
+// directly, not through a func value, so the stack result stays on the stack.
+func rowsPaired(q5 bool, w []byte, rb int, x []byte, nb int, out []float32) {
+	generic, ts, asm := dotQ4_0Generic, 18, dotQ4_0AVX2
+	if q5 {
+		generic, ts, asm = dotQ5_0Generic, 22, dotQ5_0AVX2
+	}
 	if nb%2 != 0 {
-		rowsGeneric(dotQ4_0Generic, w, rb, x, nb, out)
+		rowsGeneric(generic, w, rb, x, nb, out)
 		return
 	}
-	if !checkRun(w, rb, x, nb, 18, q8_0Bytes, len(out)) {
+	if !checkRun(w, rb, x, nb, ts, q8_0Bytes, len(out)) {
 		clear(out)
 		return
 	}
 	if n2 := len(out) / 2; n2 > 0 {
-		dotQ4_0AVX2(&w[0], &x[0], nb/2, n2, rb, &out[0])
+		asm(&w[0], &x[0], nb/2, n2, rb, &out[0])
 	}
 	if r := len(out) - 1; r%2 == 0 {
 		var o [2]float32
-		dotQ4_0AVX2(&w[r*rb], &x[0], nb/2, 1, 0, &o[0])
+		if q5 {
+			dotQ5_0AVX2(&w[r*rb], &x[0], nb/2, 1, 0, &o[0])
+		} else {
+			dotQ4_0AVX2(&w[r*rb], &x[0], nb/2, 1, 0, &o[0])
+		}
 		out[r] = o[0]
 	}
 }

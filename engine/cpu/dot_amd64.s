@@ -226,6 +226,103 @@ q40loop:
 	VZEROUPPER
 	RET
 
+// func dotQ5_0AVX2(w, x *byte, np, rows2, rb int, out *float32)
+// Q5_0 as dotQ4_0AVX2: each block's 32 high bits are spread to bit 4 of
+// their bytes (VPSHUFB picks qh's byte i/8 for byte i, a bit mask and
+// VPCMPEQB test bit i%8) and the offset is 16 instead of 8.
+TEXT ·dotQ5_0AVX2(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), R10
+	MOVQ rb+32(FP), R14
+	XORQ R13, R13
+	MOVL $0x00010001, AX
+	VMOVD AX, X15
+	VPBROADCASTD X15, Y15
+	MOVL $0x0F0F0F0F, AX
+	VMOVD AX, X14
+	VPBROADCASTD X14, Y14
+	MOVL $0x10101010, AX
+	VMOVD AX, X13
+	VPBROADCASTD X13, Y13
+
+q50row:
+	MOVQ R10, SI
+	LEAQ (R10)(R14*1), R11
+	MOVQ x+8(FP), DI
+	MOVQ np+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y10, Y10, Y10
+
+#define Q50_ROW(ptr, acc) \
+	VMOVDQU      6(ptr), X6 \
+	VMOVDQU      28(ptr), X8 \
+	VPSRLW       $4, X6, X7 \
+	VPSRLW       $4, X8, X9 \
+	VINSERTI128  $1, X7, Y6, Y6 \
+	VINSERTI128  $1, X9, Y8, Y8 \
+	VPAND        Y14, Y6, Y6 \
+	VPAND        Y14, Y8, Y8 \
+	VPBROADCASTD 2(ptr), Y7 \
+	VPBROADCASTD 24(ptr), Y9 \
+	VPSHUFB      q5Shuf<>(SB), Y7, Y7 \
+	VPSHUFB      q5Shuf<>(SB), Y9, Y9 \
+	VPAND        q5Bits<>(SB), Y7, Y7 \
+	VPAND        q5Bits<>(SB), Y9, Y9 \
+	VPCMPEQB     q5Bits<>(SB), Y7, Y7 \
+	VPCMPEQB     q5Bits<>(SB), Y9, Y9 \
+	VPAND        Y13, Y7, Y7 \
+	VPAND        Y13, Y9, Y9 \
+	VPOR         Y7, Y6, Y6 \
+	VPOR         Y9, Y8, Y8 \
+	VPMADDUBSW   Y1, Y6, Y6 \
+	VPMADDUBSW   Y2, Y8, Y8 \
+	VPSUBW       Y3, Y6, Y6 \
+	VPSUBW       Y4, Y8, Y8 \
+	VPMADDWD     Y15, Y6, Y6 \
+	VPMADDWD     Y15, Y8, Y8 \
+	VPHADDD      Y8, Y6, Y6 \
+	VCVTDQ2PS    Y6, Y6 \
+	VPBROADCASTW (ptr), X7 \
+	VPBROADCASTW 22(ptr), X9 \
+	VPBLENDD     $0x0A, X9, X7, X7 \
+	VCVTPH2PS    X7, Y7 \
+	VMULPS       Y5, Y7, Y7 \
+	VFMADD231PS  Y7, Y6, acc
+
+q50loop:
+	VMOVDQU      2(DI), Y1
+	VMOVDQU      36(DI), Y2
+	VPMADDUBSW   Y1, Y13, Y3
+	VPMADDUBSW   Y2, Y13, Y4
+	VPBROADCASTW (DI), X5
+	VPBROADCASTW 34(DI), X6
+	VPBLENDD     $0x0A, X6, X5, X5
+	VCVTPH2PS    X5, Y5
+	Q50_ROW(SI, Y0)
+	Q50_ROW(R11, Y10)
+	ADDQ         $44, SI
+	ADDQ         $44, R11
+	ADDQ         $68, DI
+	DECQ         CX
+	JNZ          q50loop
+
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VEXTRACTF128 $1, Y10, X1
+	VADDPS       X1, X10, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	MOVQ         out+40(FP), AX
+	MOVSS        X0, (AX)(R13*8)
+	MOVSS        X10, 4(AX)(R13*8)
+	LEAQ         (R10)(R14*2), R10
+	INCQ         R13
+	CMPQ         R13, rows2+24(FP)
+	JLT          q50row
+	VZEROUPPER
+	RET
+
 // func dotQ4KAVX2(w, x *byte, nb, rows, rb int, out *float32)
 // Q4_K against Q8_K, everything in registers: the 6-bit scales and mins
 // are unpacked from the 12 packed bytes with 32-bit integer ops (four
@@ -593,3 +690,15 @@ DATA q6kShuf<>+104(SB)/8, $0x0d0c0d0c0d0c0d0c
 DATA q6kShuf<>+112(SB)/8, $0x0f0e0f0e0f0e0f0e
 DATA q6kShuf<>+120(SB)/8, $0x0f0e0f0e0f0e0f0e
 GLOBL q6kShuf<>(SB), RODATA|NOPTR, $128
+
+// q5Shuf sends qh byte i/8 to byte i; q5Bits then selects bit i%8.
+DATA q5Shuf<>+0(SB)/8, $0x0000000000000000
+DATA q5Shuf<>+8(SB)/8, $0x0101010101010101
+DATA q5Shuf<>+16(SB)/8, $0x0202020202020202
+DATA q5Shuf<>+24(SB)/8, $0x0303030303030303
+GLOBL q5Shuf<>(SB), RODATA|NOPTR, $32
+DATA q5Bits<>+0(SB)/8, $0x8040201008040201
+DATA q5Bits<>+8(SB)/8, $0x8040201008040201
+DATA q5Bits<>+16(SB)/8, $0x8040201008040201
+DATA q5Bits<>+24(SB)/8, $0x8040201008040201
+GLOBL q5Bits<>(SB), RODATA|NOPTR, $32

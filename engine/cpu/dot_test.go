@@ -27,7 +27,7 @@ func TestDotKernelsMatchPortable(t *testing.T) {
 	}
 	portable := map[ggml.Type]func(w, x []byte, nb int) float32{
 		ggml.Q8_0: dotQ8_0Generic, ggml.Q4_0: dotQ4_0Generic, ggml.Q4_K: dotQ4KGeneric,
-		ggml.Q5_K: dotQ5KGeneric, ggml.Q6_K: dotQ6KGeneric,
+		ggml.Q5_0: dotQ5_0Generic, ggml.Q5_K: dotQ5KGeneric, ggml.Q6_K: dotQ6KGeneric,
 	}
 	for typ, ref := range portable {
 		kd := kinds[typ]

@@ -103,7 +103,7 @@ func (t *readTask) Do(w, lo, hi int) {
 // weights (256 rows of 576 or 768): the compute ceiling of each kernel,
 // less sensitive to the memory system than BenchmarkMatVec.
 func BenchmarkDotRows(b *testing.B) {
-	for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
+	for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K} {
 		b.Run(t.String(), func(b *testing.B) {
 			kd := kinds[t]
 			k := benchK(t, 576)
