@@ -59,7 +59,9 @@ func BenchmarkMatVec(b *testing.B) {
 	pool := NewPool(0)
 	defer pool.Close()
 	mm := NewMatMul(pool)
-	for _, t := range benchTypes {
+	// Q4_K_M models also carry q6_K (output, ffn_down) and q5_K/q5_0 tensors.
+	types := append(benchTypes[:len(benchTypes):len(benchTypes)], ggml.Q5_0, ggml.Q5_K, ggml.Q6_K)
+	for _, t := range types {
 		for _, s := range [][2]int{{576, 576}, {1536, 576}, {49152, 576}} {
 			k := benchK(t, s[1])
 			b.Run(fmt.Sprintf("%s/%dx%d", t, s[0], k), func(b *testing.B) { benchMul(b, mm, t, s[0], k, 1) })
