@@ -139,12 +139,14 @@ q80done:
 
 // func dotQ4_0AVX2(w, x *byte, np, rows2, rb int, out *float32)
 // Two Q4_0 rows at a time (rows2 pairs of rows, rb bytes apart; out gets
-// 2·rows2 results), two blocks per iteration (np pairs of blocks). Both
-// rows share the activation loads, its block scales and the -8 offset:
-// unsigned nibbles go straight into VPMADDUBSW and 8·(x0+x1) per byte pair
-// is subtracted in int16, which equals Σ(q-8)·x exactly. VPHADDD folds
-// the two blocks' int32 sums into [A A B B | A A B B] so one scale vector
-// and one FMA serve both blocks.
+// 2·rows2 results), two blocks A, B per iteration (np pairs of blocks).
+// A pair's nibbles sit in one register, A in the low lane and B in the
+// high lane (low nibbles, then high nibbles in a second register), against
+// the activations rearranged the same way, so the int32 sums come out as
+// [A×4 | B×4] for one scale vector and one FMA. Both rows share the
+// activation loads, scales and the -8 offset: unsigned nibbles go straight
+// into VPMADDUBSW and 8·(x0+x1) per byte pair is subtracted in int16
+// (|sum| ≤ 11684), which equals Σ(q-8)·x exactly.
 TEXT ·dotQ4_0AVX2(SB), NOSPLIT, $0-48
 	MOVQ w+0(FP), R10
 	MOVQ rb+32(FP), R14
@@ -169,36 +171,34 @@ q40row:
 
 #define Q40_ROW(ptr, acc) \
 	VMOVDQU      2(ptr), X6 \
-	VMOVDQU      20(ptr), X8 \
-	VPSRLW       $4, X6, X7 \
-	VPSRLW       $4, X8, X9 \
-	VINSERTI128  $1, X7, Y6, Y6 \
-	VINSERTI128  $1, X9, Y8, Y8 \
+	VINSERTI128  $1, 20(ptr), Y6, Y6 \
+	VPSRLW       $4, Y6, Y7 \
 	VPAND        Y14, Y6, Y6 \
-	VPAND        Y14, Y8, Y8 \
+	VPAND        Y14, Y7, Y7 \
 	VPMADDUBSW   Y1, Y6, Y6 \
-	VPMADDUBSW   Y2, Y8, Y8 \
+	VPMADDUBSW   Y2, Y7, Y7 \
+	VPADDW       Y7, Y6, Y6 \
 	VPSUBW       Y3, Y6, Y6 \
-	VPSUBW       Y4, Y8, Y8 \
 	VPMADDWD     Y15, Y6, Y6 \
-	VPMADDWD     Y15, Y8, Y8 \
-	VPHADDD      Y8, Y6, Y6 \
 	VCVTDQ2PS    Y6, Y6 \
 	VPBROADCASTW (ptr), X7 \
-	VPBROADCASTW 18(ptr), X9 \
-	VPBLENDD     $0x0A, X9, X7, X7 \
+	VPBROADCASTW 18(ptr), X8 \
+	VPBLENDD     $0x0C, X8, X7, X7 \
 	VCVTPH2PS    X7, Y7 \
 	VMULPS       Y5, Y7, Y7 \
 	VFMADD231PS  Y7, Y6, acc
 
 q40loop:
-	VMOVDQU      2(DI), Y1
-	VMOVDQU      36(DI), Y2
+	VMOVDQU      2(DI), X1
+	VINSERTI128  $1, 36(DI), Y1, Y1
+	VMOVDQU      18(DI), X2
+	VINSERTI128  $1, 52(DI), Y2, Y2
 	VPMADDUBSW   Y1, Y13, Y3
 	VPMADDUBSW   Y2, Y13, Y4
+	VPADDW       Y4, Y3, Y3
 	VPBROADCASTW (DI), X5
 	VPBROADCASTW 34(DI), X6
-	VPBLENDD     $0x0A, X6, X5, X5
+	VPBLENDD     $0x0C, X6, X5, X5
 	VCVTPH2PS    X5, Y5
 	Q40_ROW(SI, Y0)
 	Q40_ROW(R11, Y10)
