@@ -229,7 +229,8 @@ q40loop:
 // func dotQ5_0AVX2(w, x *byte, np, rows2, rb int, out *float32)
 // Q5_0 as dotQ4_0AVX2: each block's 32 high bits are spread to bit 4 of
 // their bytes (VPSHUFB picks qh's byte i/8 for byte i, a bit mask and
-// VPCMPEQB test bit i%8) and the offset is 16 instead of 8.
+// VPCMPEQB test bit i%8) and the offset is 16 instead of 8 (int16 partial
+// sums stay within ±23876).
 TEXT ·dotQ5_0AVX2(SB), NOSPLIT, $0-48
 	MOVQ w+0(FP), R10
 	MOVQ rb+32(FP), R14
@@ -254,48 +255,47 @@ q50row:
 
 #define Q50_ROW(ptr, acc) \
 	VMOVDQU      6(ptr), X6 \
-	VMOVDQU      28(ptr), X8 \
-	VPSRLW       $4, X6, X7 \
-	VPSRLW       $4, X8, X9 \
-	VINSERTI128  $1, X7, Y6, Y6 \
-	VINSERTI128  $1, X9, Y8, Y8 \
+	VINSERTI128  $1, 28(ptr), Y6, Y6 \
+	VPSRLW       $4, Y6, Y7 \
 	VPAND        Y14, Y6, Y6 \
-	VPAND        Y14, Y8, Y8 \
-	VPBROADCASTD 2(ptr), Y7 \
-	VPBROADCASTD 24(ptr), Y9 \
-	VPSHUFB      q5Shuf<>(SB), Y7, Y7 \
-	VPSHUFB      q5Shuf<>(SB), Y9, Y9 \
-	VPAND        q5Bits<>(SB), Y7, Y7 \
+	VPAND        Y14, Y7, Y7 \
+	VPBROADCASTD 2(ptr), X8 \
+	VPBROADCASTD 24(ptr), X9 \
+	VINSERTI128  $1, X9, Y8, Y8 \
+	VPSHUFB      q5ShufLo<>(SB), Y8, Y9 \
+	VPSHUFB      q5ShufHi<>(SB), Y8, Y8 \
 	VPAND        q5Bits<>(SB), Y9, Y9 \
-	VPCMPEQB     q5Bits<>(SB), Y7, Y7 \
+	VPAND        q5Bits<>(SB), Y8, Y8 \
 	VPCMPEQB     q5Bits<>(SB), Y9, Y9 \
-	VPAND        Y13, Y7, Y7 \
+	VPCMPEQB     q5Bits<>(SB), Y8, Y8 \
 	VPAND        Y13, Y9, Y9 \
-	VPOR         Y7, Y6, Y6 \
-	VPOR         Y9, Y8, Y8 \
+	VPAND        Y13, Y8, Y8 \
+	VPOR         Y9, Y6, Y6 \
+	VPOR         Y8, Y7, Y7 \
 	VPMADDUBSW   Y1, Y6, Y6 \
-	VPMADDUBSW   Y2, Y8, Y8 \
+	VPMADDUBSW   Y2, Y7, Y7 \
+	VPADDW       Y7, Y6, Y6 \
 	VPSUBW       Y3, Y6, Y6 \
-	VPSUBW       Y4, Y8, Y8 \
 	VPMADDWD     Y15, Y6, Y6 \
-	VPMADDWD     Y15, Y8, Y8 \
-	VPHADDD      Y8, Y6, Y6 \
 	VCVTDQ2PS    Y6, Y6 \
 	VPBROADCASTW (ptr), X7 \
-	VPBROADCASTW 22(ptr), X9 \
-	VPBLENDD     $0x0A, X9, X7, X7 \
+	VPBROADCASTW 22(ptr), X8 \
+	VPBLENDD     $0x0C, X8, X7, X7 \
 	VCVTPH2PS    X7, Y7 \
 	VMULPS       Y5, Y7, Y7 \
 	VFMADD231PS  Y7, Y6, acc
 
 q50loop:
-	VMOVDQU      2(DI), Y1
-	VMOVDQU      36(DI), Y2
+	VMOVDQU      2(DI), X1
+	VINSERTI128  $1, 36(DI), Y1, Y1
+	VMOVDQU      18(DI), X2
+	VINSERTI128  $1, 52(DI), Y2, Y2
 	VPMADDUBSW   Y1, Y13, Y3
 	VPMADDUBSW   Y2, Y13, Y4
+	VPADDW       Y4, Y3, Y3
 	VPBROADCASTW (DI), X5
 	VPBROADCASTW 34(DI), X6
-	VPBLENDD     $0x0A, X6, X5, X5
+	VPBLENDD     $0x0C, X6, X5, X5
 	VCVTPH2PS    X5, Y5
 	Q50_ROW(SI, Y0)
 	Q50_ROW(R11, Y10)
@@ -691,12 +691,18 @@ DATA q6kShuf<>+112(SB)/8, $0x0f0e0f0e0f0e0f0e
 DATA q6kShuf<>+120(SB)/8, $0x0f0e0f0e0f0e0f0e
 GLOBL q6kShuf<>(SB), RODATA|NOPTR, $128
 
-// q5Shuf sends qh byte i/8 to byte i; q5Bits then selects bit i%8.
-DATA q5Shuf<>+0(SB)/8, $0x0000000000000000
-DATA q5Shuf<>+8(SB)/8, $0x0101010101010101
-DATA q5Shuf<>+16(SB)/8, $0x0202020202020202
-DATA q5Shuf<>+24(SB)/8, $0x0303030303030303
-GLOBL q5Shuf<>(SB), RODATA|NOPTR, $32
+// q5ShufLo/Hi send qh byte i/8 (Lo) or 2+i/8 (Hi) to byte i of each lane;
+// q5Bits then selects bit i%8.
+DATA q5ShufLo<>+0(SB)/8, $0x0000000000000000
+DATA q5ShufLo<>+8(SB)/8, $0x0101010101010101
+DATA q5ShufLo<>+16(SB)/8, $0x0000000000000000
+DATA q5ShufLo<>+24(SB)/8, $0x0101010101010101
+GLOBL q5ShufLo<>(SB), RODATA|NOPTR, $32
+DATA q5ShufHi<>+0(SB)/8, $0x0202020202020202
+DATA q5ShufHi<>+8(SB)/8, $0x0303030303030303
+DATA q5ShufHi<>+16(SB)/8, $0x0202020202020202
+DATA q5ShufHi<>+24(SB)/8, $0x0303030303030303
+GLOBL q5ShufHi<>(SB), RODATA|NOPTR, $32
 DATA q5Bits<>+0(SB)/8, $0x8040201008040201
 DATA q5Bits<>+8(SB)/8, $0x8040201008040201
 DATA q5Bits<>+16(SB)/8, $0x8040201008040201
