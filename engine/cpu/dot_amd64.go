@@ -13,6 +13,9 @@ func dotF32AVX2(a, b *float32, n int) float32
 //go:noescape
 func dotF16AVX2(w *uint16, x *float32, n int) float32
 
+//go:noescape
+func cvtF16AVX2(src *uint16, dst *float32, n int)
+
 // The quantized kernels compute rows weight rows, rb bytes apart, against
 // one activation row into out[0:rows]; nb (np for Q4_0: pairs) > 0.
 
@@ -43,6 +46,7 @@ func init() {
 		return
 	}
 	dotF32 = dotF32Fast
+	dequantF16 = dequantF16Fast
 	kinds[ggml.F16].dotF = dotF16Fast
 	setRows(ggml.Q8_0, rowsQ8_0Fast)
 	setRows(ggml.Q4_0, rowsQ4_0Fast)
@@ -64,6 +68,20 @@ func dotF32Fast(a, b []float32) float32 {
 		s += a[i] * b[i]
 	}
 	return s
+}
+
+// dequantF16Fast widens f16 weight rows for GEMM tiles with F16C, bit-exact
+// with ggml.Dequantize for every non-NaN half (F16C quiets signalling NaNs).
+func dequantF16Fast(w []byte, out []float32) {
+	n := len(out)
+	w = w[:2*n]
+	main := n &^ 31
+	if main > 0 {
+		cvtF16AVX2((*uint16)(f16Ptr(w)), &out[0], main)
+	}
+	for i := main; i < n; i++ {
+		out[i] = f16Table[binary.LittleEndian.Uint16(w[2*i:])]
+	}
 }
 
 func dotF16Fast(w []byte, x []float32) float32 {

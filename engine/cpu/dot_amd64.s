@@ -708,3 +708,30 @@ DATA q5Bits<>+8(SB)/8, $0x8040201008040201
 DATA q5Bits<>+16(SB)/8, $0x8040201008040201
 DATA q5Bits<>+24(SB)/8, $0x8040201008040201
 GLOBL q5Bits<>(SB), RODATA|NOPTR, $32
+
+// func cvtF16AVX2(src *uint16, dst *float32, n int)
+// n is a multiple of 32. F16C conversion is exact for every finite half.
+TEXT ·cvtF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ src+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ n+16(FP), CX
+	SHRQ $5, CX
+	JZ   cvtdone
+
+cvtloop:
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS 16(SI), Y1
+	VCVTPH2PS 32(SI), Y2
+	VCVTPH2PS 48(SI), Y3
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	VMOVUPS   Y2, 64(DI)
+	VMOVUPS   Y3, 96(DI)
+	ADDQ      $64, SI
+	ADDQ      $128, DI
+	DECQ      CX
+	JNZ       cvtloop
+
+cvtdone:
+	VZEROUPPER
+	RET

@@ -41,3 +41,24 @@ func TestDotKernelsMatchPortable(t *testing.T) {
 		}
 	}
 }
+
+// TestDequantF16AllHalves: the f16 tile conversion matches ggml for every
+// non-NaN half, at odd lengths too.
+func TestDequantF16AllHalves(t *testing.T) {
+	var src []byte
+	for h := 0; h < 1<<16; h++ {
+		if h&0x7c00 == 0x7c00 && h&0x3ff != 0 {
+			continue // NaN
+		}
+		src = append(src, byte(h), byte(h>>8))
+	}
+	for _, n := range []int{len(src) / 2, 33, 31} {
+		got := make([]float32, n)
+		want := make([]float32, n)
+		dequantRow(kinds[ggml.F16], src[:2*n], got)
+		require.NoError(t, ggml.Dequantize(ggml.F16, src[:2*n], want))
+		for i := range got {
+			require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "n=%d i=%d", n, i)
+		}
+	}
+}
