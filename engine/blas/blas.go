@@ -30,21 +30,35 @@ var (
 	// setThreadsFn is openblas_set_num_threads, 0 where the library lacks it.
 	setThreadsFn uintptr
 
-	// callMu serialises calls: OpenBLAS runs its own thread team per call
-	// and is not meant to be entered from several of our workers at once.
-	// It also guards fargs.
+	// callMu serialises calls while the library runs its own thread team
+	// (threads != 1): OpenBLAS is not meant to be entered from several of
+	// our workers at once then. With one library thread (SetThreads(1)),
+	// callers may run sgemm concurrently, each on its own args slot.
 	callMu  sync.Mutex
 	threads int
 
-	// fargs holds sgemm_'s by-reference scalars. A package variable is never
-	// moved by the runtime, so its address can cross into C.
-	fargs struct {
-		transA, transB byte
-		m, n, k        int32
-		lda, ldb, ldc  int32
-		alpha, beta    float32
-	}
+	// argSlots hold sgemm_'s by-reference scalars. Package variables are
+	// never moved by the runtime, so their addresses can cross into C;
+	// freeSlots hands them out to concurrent callers without allocating.
+	argSlots  [maxConcurrent]sgemmArgs
+	freeSlots = func() chan *sgemmArgs {
+		c := make(chan *sgemmArgs, maxConcurrent)
+		for i := range argSlots {
+			c <- &argSlots[i]
+		}
+		return c
+	}()
 )
+
+// maxConcurrent bounds concurrent single-threaded calls (more wait).
+const maxConcurrent = 64
+
+type sgemmArgs struct {
+	transA, transB byte
+	m, n, k        int32
+	lda, ldb, ldc  int32
+	alpha, beta    float32
+}
 
 // ErrUnavailable is returned by Sgemm when no BLAS library could be loaded.
 var ErrUnavailable = errors.New("blas: no BLAS library available")
@@ -79,7 +93,9 @@ func Library() string {
 }
 
 // SetThreads sets the library's thread count (OpenBLAS only; others ignore
-// it). n <= 0 means one per CPU.
+// it). n <= 0 means one per CPU. With n == 1, Sgemm may be called from
+// several goroutines at once, so callers can split a product across their
+// own workers; SetThreads must not run while such calls are in flight.
 func SetThreads(n int) {
 	load()
 	if n <= 0 {
@@ -149,14 +165,22 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		lda, ldb = max(lda, 1), max(ldb, 1)
 	}
 	callMu.Lock()
+	serial := threads != 1
+	if !serial {
+		callMu.Unlock()
+	}
+	f := <-freeSlots
 	// Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: swap
 	// the operands and their transposes, keep the strides.
-	fargs.transA, fargs.transB = transChar(transB), transChar(transA)
-	fargs.m, fargs.n, fargs.k = int32(n), int32(m), int32(k)
-	fargs.lda, fargs.ldb, fargs.ldc = int32(ldb), int32(lda), int32(ldc)
-	fargs.alpha, fargs.beta = alpha, beta
-	callSgemm(pb, pa, unsafe.Pointer(&c[0]))
-	callMu.Unlock()
+	f.transA, f.transB = transChar(transB), transChar(transA)
+	f.m, f.n, f.k = int32(n), int32(m), int32(k)
+	f.lda, f.ldb, f.ldc = int32(ldb), int32(lda), int32(ldc)
+	f.alpha, f.beta = alpha, beta
+	callSgemm(f, pb, pa, unsafe.Pointer(&c[0]))
+	freeSlots <- f
+	if serial {
+		callMu.Unlock()
+	}
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)
 	runtime.KeepAlive(c)

@@ -3,6 +3,7 @@ package blas
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -107,4 +108,48 @@ func TestSgemmAllocatesAtMostOnce(t *testing.T) {
 	run := func() { require.NoError(t, Sgemm(false, true, 64, 64, 64, 1, a, 64, b, 64, 0, c, 64)) }
 	run()
 	require.LessOrEqual(t, testing.AllocsPerRun(10, run), 1.0)
+}
+
+// TestSgemmConcurrentSingleThreaded: with one library thread, goroutines
+// may call Sgemm at once (each on its own argument slot); every result
+// must match the same product computed alone.
+func TestSgemmConcurrentSingleThreaded(t *testing.T) {
+	require.True(t, Available(), Library())
+	prev := Threads()
+	SetThreads(1)
+	defer SetThreads(prev)
+	r := rand.New(rand.NewPCG(5, 6))
+	const g, m, n, k = 8, 37, 29, 41
+	a := randSlice(r, m*k)
+	bs := make([][]float32, g)
+	want := make([][]float32, g)
+	for i := range bs {
+		bs[i] = randSlice(r, n*k)
+		want[i] = make([]float32, m*n)
+		require.NoError(t, Sgemm(false, true, m, n, k, 1, a, k, bs[i], k, 0, want[i], n))
+	}
+	got := make([][]float32, g)
+	errs := make(chan error, g)
+	var wg sync.WaitGroup
+	for i := range got {
+		got[i] = make([]float32, m*n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if err := Sgemm(false, true, m, n, k, 1, a, k, bs[i], k, 0, got[i], n); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	for i := range got {
+		require.Equal(t, want[i], got[i], "goroutine %d", i)
+	}
 }

@@ -11,6 +11,6 @@ func open() (string, error) {
 	return "", errors.New("blas: dynamic loading is not supported on this platform")
 }
 
-func callSgemm(a, b, c unsafe.Pointer) {}
+func callSgemm(f *sgemmArgs, a, b, c unsafe.Pointer) {}
 
 func callSetThreads(n int) {}

@@ -42,10 +42,9 @@ func open() (string, error) {
 	return "", fmt.Errorf("blas: no library loaded (%s)", strings.Join(errs, "; "))
 }
 
-// callSgemm calls sgemm_ with fargs; the trailing 1, 1 are the hidden
-// Fortran lengths of the two character arguments.
-func callSgemm(a, b, c unsafe.Pointer) {
-	f := &fargs
+// callSgemm calls sgemm_ with f's scalars; the trailing 1, 1 are the
+// hidden Fortran lengths of the two character arguments.
+func callSgemm(f *sgemmArgs, a, b, c unsafe.Pointer) {
 	purego.SyscallN(sgemmFn,
 		uintptr(unsafe.Pointer(&f.transA)), uintptr(unsafe.Pointer(&f.transB)),
 		uintptr(unsafe.Pointer(&f.m)), uintptr(unsafe.Pointer(&f.n)), uintptr(unsafe.Pointer(&f.k)),

@@ -2,7 +2,6 @@ package cpu
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/harkapp/hark/engine/ggml"
 	"golang.org/x/sys/cpu"
@@ -15,13 +14,28 @@ func dotF32AVX2(a, b *float32, n int) float32
 func dotF16AVX2(w *uint16, x *float32, n int) float32
 
 //go:noescape
-func dotQ8_0AVX2(w, x *byte, nb int) float32
+func cvtF16AVX2(src *uint16, dst *float32, n int)
+
+// The quantized kernels compute rows weight rows, rb bytes apart, against
+// one activation row into out[0:rows]; nb (np for Q4_0: pairs) > 0.
 
 //go:noescape
-func dotQ4_0AVX2(w, x *byte, nb int) float32
+func dotQ8_0AVX2(w, x *byte, nb, rows, rb int, out *float32)
 
 //go:noescape
-func dotQ4KAVX2(w, x *byte, nb int, sc *int16, d *float32) float32
+func dotQ4_0AVX2(w, x *byte, np, rows2, rb int, out *float32)
+
+//go:noescape
+func dotQ5_0AVX2(w, x *byte, np, rows2, rb int, out *float32)
+
+//go:noescape
+func dotQ4KAVX2(w, x *byte, nb, rows, rb int, out *float32)
+
+//go:noescape
+func dotQ5KAVX2(w, x *byte, nb, rows, rb int, out *float32)
+
+//go:noescape
+func dotQ6KAVX2(w, x *byte, nb, rows, rb int, out *float32)
 
 // hasAVX2 gates the assembly; without it the portable kernels stay. x/sys
 // has no F16C flag; every AVX2+FMA CPU (Haswell, Piledriver and later) has F16C.
@@ -32,10 +46,14 @@ func init() {
 		return
 	}
 	dotF32 = dotF32Fast
+	dequantF16 = dequantF16Fast
 	kinds[ggml.F16].dotF = dotF16Fast
-	kinds[ggml.Q8_0].dotQ = dotQ8_0Fast
-	kinds[ggml.Q4_0].dotQ = dotQ4_0Fast
-	kinds[ggml.Q4_K].dotQ = dotQ4KFast
+	setRows(ggml.Q8_0, rowsQ8_0Fast)
+	setRows(ggml.Q4_0, rowsQ4_0Fast)
+	setRows(ggml.Q5_0, rowsQ5_0Fast)
+	setRows(ggml.Q4_K, rowsQ4KFast)
+	setRows(ggml.Q5_K, rowsQ5KFast)
+	setRows(ggml.Q6_K, rowsQ6KFast)
 }
 
 func dotF32Fast(a, b []float32) float32 {
@@ -52,6 +70,20 @@ func dotF32Fast(a, b []float32) float32 {
 	return s
 }
 
+// dequantF16Fast widens f16 weight rows for GEMM tiles with F16C, bit-exact
+// with ggml.Dequantize for every non-NaN half (F16C quiets signalling NaNs).
+func dequantF16Fast(w []byte, out []float32) {
+	n := len(out)
+	w = w[:2*n]
+	main := n &^ 31
+	if main > 0 {
+		cvtF16AVX2((*uint16)(f16Ptr(w)), &out[0], main)
+	}
+	for i := main; i < n; i++ {
+		out[i] = f16Table[binary.LittleEndian.Uint16(w[2*i:])]
+	}
+}
+
 func dotF16Fast(w []byte, x []float32) float32 {
 	n := len(x)
 	w = w[:2*n]
@@ -66,52 +98,95 @@ func dotF16Fast(w []byte, x []float32) float32 {
 	return s
 }
 
-func dotQ8_0Fast(w, x []byte, nb int) float32 {
-	if nb == 0 {
-		return 0
+// setRows installs a row-run kernel and the single-row dot built on it.
+func setRows(t ggml.Type, rows func(w []byte, rb int, x []byte, nb int, out []float32)) {
+	kd := kinds[t]
+	kd.dotQRows = rows
+	ts := kd.typeSize
+	kd.dotQ = func(w, x []byte, nb int) float32 {
+		var o [1]float32
+		rows(w, nb*ts, x, nb, o[:])
+		return o[0]
 	}
-	_, _ = w[nb*34-1], x[nb*34-1]
-	return dotQ8_0AVX2(&w[0], &x[0], nb)
 }
 
-func dotQ4_0Fast(w, x []byte, nb int) float32 {
-	if nb == 0 {
-		return 0
+// checkRun bounds-checks a row run once for the assembly.
+func checkRun(w []byte, rb int, x []byte, nb, ts, xs, rows int) bool {
+	if rows == 0 || nb == 0 {
+		return false
 	}
-	_, _ = w[nb*18-1], x[nb*34-1]
-	return dotQ4_0AVX2(&w[0], &x[0], nb)
+	_, _ = w[(rows-1)*rb+nb*ts-1], x[nb*xs-1]
+	return true
 }
 
-// q4KChunk bounds the per-call scale scratch kept on the stack.
-const q4KChunk = 32
-
-func dotQ4KFast(w, x []byte, nb int) float32 {
-	if nb == 0 {
-		return 0
+func rowsQ8_0Fast(w []byte, rb int, x []byte, nb int, out []float32) {
+	if !checkRun(w, rb, x, nb, 34, q8_0Bytes, len(out)) {
+		clear(out)
+		return
 	}
-	_, _ = w[nb*144-1], x[nb*q8KBytes-1]
-	var sc [q4KChunk * 8]int16
-	var d [q4KChunk]float32
-	var total float32
-	for b0 := 0; b0 < nb; b0 += q4KChunk {
-		cnt := min(q4KChunk, nb-b0)
-		var msum float32
-		for b := 0; b < cnt; b++ {
-			wb := w[(b0+b)*144 : (b0+b+1)*144]
-			xb := x[(b0+b)*q8KBytes : (b0+b+1)*q8KBytes]
-			yd := math.Float32frombits(binary.LittleEndian.Uint32(xb))
-			bs := xb[260:292]
-			var mins int32
-			for sb := 0; sb < 8; sb++ {
-				s, m := kScaleMin(sb, wb[4:16])
-				sc[b*8+sb] = int16(s)
-				mins += m * (int32(int16(binary.LittleEndian.Uint16(bs[4*sb:]))) +
-					int32(int16(binary.LittleEndian.Uint16(bs[4*sb+2:]))))
-			}
-			d[b] = yd * f16At(wb)
-			msum += yd * f16At(wb[2:]) * float32(mins)
+	dotQ8_0AVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
+}
+
+// rowsQ4_0Fast: the assembly takes blocks in pairs and rows in pairs; an
+// odd last row is run as a pair of itself (rb = 0), odd block counts (k an
+// odd multiple of 32, rare) use the portable dot.
+func rowsQ4_0Fast(w []byte, rb int, x []byte, nb int, out []float32) {
+	rowsPaired(false, w, rb, x, nb, out)
+}
+
+func rowsQ5_0Fast(w []byte, rb int, x []byte, nb int, out []float32) {
+	rowsPaired(true, w, rb, x, nb, out)
+}
+
+// rowsPaired drives the Q4_0 or (q5) Q5_0 kernel. The kernels are called
+// directly, not through a func value, so the stack result stays on the stack.
+func rowsPaired(q5 bool, w []byte, rb int, x []byte, nb int, out []float32) {
+	generic, ts, asm := dotQ4_0Generic, 18, dotQ4_0AVX2
+	if q5 {
+		generic, ts, asm = dotQ5_0Generic, 22, dotQ5_0AVX2
+	}
+	if nb%2 != 0 {
+		rowsGeneric(generic, w, rb, x, nb, out)
+		return
+	}
+	if !checkRun(w, rb, x, nb, ts, q8_0Bytes, len(out)) {
+		clear(out)
+		return
+	}
+	if n2 := len(out) / 2; n2 > 0 {
+		asm(&w[0], &x[0], nb/2, n2, rb, &out[0])
+	}
+	if r := len(out) - 1; r%2 == 0 {
+		var o [2]float32
+		if q5 {
+			dotQ5_0AVX2(&w[r*rb], &x[0], nb/2, 1, 0, &o[0])
+		} else {
+			dotQ4_0AVX2(&w[r*rb], &x[0], nb/2, 1, 0, &o[0])
 		}
-		total += dotQ4KAVX2(&w[b0*144], &x[b0*q8KBytes], cnt, &sc[0], &d[0]) - msum
+		out[r] = o[0]
 	}
-	return total
+}
+
+func rowsQ4KFast(w []byte, rb int, x []byte, nb int, out []float32) {
+	if !checkRun(w, rb, x, nb, 144, q8KBytes, len(out)) {
+		clear(out)
+		return
+	}
+	dotQ4KAVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
+}
+
+func rowsQ5KFast(w []byte, rb int, x []byte, nb int, out []float32) {
+	if !checkRun(w, rb, x, nb, 176, q8KBytes, len(out)) {
+		clear(out)
+		return
+	}
+	dotQ5KAVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
+}
+
+func rowsQ6KFast(w []byte, rb int, x []byte, nb int, out []float32) {
+	if !checkRun(w, rb, x, nb, 210, q8KBytes, len(out)) {
+		clear(out)
+		return
+	}
+	dotQ6KAVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
 }

@@ -27,7 +27,7 @@ func TestDotKernelsMatchPortable(t *testing.T) {
 	}
 	portable := map[ggml.Type]func(w, x []byte, nb int) float32{
 		ggml.Q8_0: dotQ8_0Generic, ggml.Q4_0: dotQ4_0Generic, ggml.Q4_K: dotQ4KGeneric,
-		ggml.Q6_K: dotQ6KGeneric,
+		ggml.Q5_0: dotQ5_0Generic, ggml.Q5_K: dotQ5KGeneric, ggml.Q6_K: dotQ6KGeneric,
 	}
 	for typ, ref := range portable {
 		kd := kinds[typ]
@@ -38,6 +38,27 @@ func TestDotKernelsMatchPortable(t *testing.T) {
 			kd.quantize(randF32(r, k), xq)
 			want := ref(w, xq, nb)
 			require.InDelta(t, want, kd.dotQ(w, xq, nb), 2e-5*math.Abs(float64(want))+1e-3, "%s nb=%d", typ, nb)
+		}
+	}
+}
+
+// TestDequantF16AllHalves: the f16 tile conversion matches ggml for every
+// non-NaN half, at odd lengths too.
+func TestDequantF16AllHalves(t *testing.T) {
+	var src []byte
+	for h := 0; h < 1<<16; h++ {
+		if h&0x7c00 == 0x7c00 && h&0x3ff != 0 {
+			continue // NaN
+		}
+		src = append(src, byte(h), byte(h>>8))
+	}
+	for _, n := range []int{len(src) / 2, 33, 31} {
+		got := make([]float32, n)
+		want := make([]float32, n)
+		dequantRow(kinds[ggml.F16], src[:2*n], got)
+		require.NoError(t, ggml.Dequantize(ggml.F16, src[:2*n], want))
+		for i := range got {
+			require.Equal(t, math.Float32bits(want[i]), math.Float32bits(got[i]), "n=%d i=%d", n, i)
 		}
 	}
 }

@@ -23,6 +23,7 @@ type MatMul struct {
 	deq    dequantTask
 	prep   prepTask
 	gemm   gemmTask
+	split  splitTask
 	noBLAS bool // tests force the pure-Go path
 }
 
@@ -169,33 +170,69 @@ func (mm *MatMul) mulRows(a *mulArgs) {
 		mm.quantizeActs(a)
 	}
 	mm.rows.a = a
+	if need := mm.pool.Workers() * rowRun; len(mm.rows.buf) < need {
+		mm.rows.buf = make([]float32, need)
+	}
 	mm.pool.Run(a.n, grainFor(a.n, mm.pool.Workers(), 4), &mm.rows)
 	mm.rows.a = nil
 }
 
-type rowTask struct{ a *mulArgs }
+type rowTask struct {
+	a   *mulArgs
+	buf []float32 // rowRun floats per worker for the row-run results
+}
 
-func (t *rowTask) Do(_, lo, hi int) {
+// rowRun bounds a run of weight rows handed to one dotQRows call: small
+// enough to stay in L1 while it is reused for every activation row, and to
+// keep the per-run results on the stack.
+const rowRun = 128
+
+func (t *rowTask) Do(w, lo, hi int) {
 	a := t.a
-	nb := a.k / a.kd.blockSize
+	if a.kd.id == kindQuant {
+		nb := a.k / a.kd.blockSize
+		run := min(rowRun, max(4, 32768/a.rb))
+		buf := t.buf[w*rowRun : (w+1)*rowRun]
+		for j0 := lo; j0 < hi; j0 += run {
+			j1 := min(hi, j0+run)
+			for i := 0; i < a.m; i++ {
+				d := buf[:j1-j0]
+				a.kd.dotQRows(a.w[j0*a.rb:j1*a.rb], a.rb, a.act[i*a.actRB:(i+1)*a.actRB], nb, d)
+				a.store(i, j0, d)
+			}
+		}
+		return
+	}
 	for j := lo; j < hi; j++ {
 		wr := a.w[j*a.rb : (j+1)*a.rb]
-		var b float32
-		if a.bias != nil {
-			b = a.bias[j]
-		}
 		for i := 0; i < a.m; i++ {
-			var v float32
-			if a.kd.id == kindQuant {
-				v = a.kd.dotQ(wr, a.act[i*a.actRB:(i+1)*a.actRB], nb)
-			} else {
-				v = a.kd.dotF(wr, a.x[i*a.ldx:i*a.ldx+a.k])
+			var d [1]float32
+			d[0] = a.kd.dotF(wr, a.x[i*a.ldx:i*a.ldx+a.k])
+			a.store(i, j, d[:])
+		}
+	}
+}
+
+// store writes out[i, j0:j0+len(d)] = d (+ bias) (+ res). d is separate
+// from out so that res may alias out.
+func (a *mulArgs) store(i, j0 int, d []float32) {
+	o := a.out[i*a.ldo+j0 : i*a.ldo+j0+len(d)]
+	switch {
+	case a.bias == nil && a.res == nil:
+		copy(o, d)
+	case a.res == nil:
+		b := a.bias[j0 : j0+len(d)]
+		for j := range o {
+			o[j] = d[j] + b[j]
+		}
+	default:
+		r := a.res[i*a.ldr+j0 : i*a.ldr+j0+len(d)]
+		for j := range o {
+			v := d[j]
+			if a.bias != nil {
+				v += a.bias[j0+j]
 			}
-			v += b
-			if a.res != nil {
-				v += a.res[i*a.ldr+j]
-			}
-			a.out[i*a.ldo+j] = v
+			o[j] = v + r[j]
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package cpu
 
-import "github.com/harkapp/hark/engine/blas"
+import (
+	"sync"
+
+	"github.com/harkapp/hark/engine/blas"
+)
 
 // mulBLAS is the matrix-matrix path through the system sgemm. f32 weights
 // go straight in; other types are dequantized a tile of rows at a time
@@ -15,6 +19,18 @@ func (mm *MatMul) mulBLAS(a *mulArgs) error {
 		mm.pool.Run(a.m, grainFor(a.m, mm.pool.Workers(), 8), &mm.prep)
 		mm.prep.a = nil
 		beta = 1
+	}
+	if w := mm.pool.Workers(); w > 1 && blas.Threads() != 0 {
+		// A library that takes a thread count runs one thread per call and
+		// the pool splits the product by weight rows: a descheduled worker
+		// on a shared machine then delays only its chunk instead of stalling
+		// the library's whole thread team at its barriers, no library
+		// threads spin against the pool, and each chunk's dequantization
+		// overlaps the other workers' sgemm.
+		if blas.Threads() != 1 {
+			blas.SetThreads(1)
+		}
+		return mm.gemmSplit(a, beta, w)
 	}
 	if a.kd.id == kindF32 {
 		return blas.Sgemm(false, true, a.m, a.n, a.k, 1, a.x, a.ldx,
@@ -74,6 +90,70 @@ func (t *prepTask) Do(_, lo, hi int) {
 			copy(o, a.res[i*a.ldr:i*a.ldr+a.n])
 		default:
 			copy(o, a.bias[:a.n])
+		}
+	}
+}
+
+// splitRows is the preferred number of weight rows per gemmSplit chunk:
+// enough for sgemm to run at full speed, few enough that every worker
+// gets several chunks to balance on.
+var splitRows = 128
+
+// gemmSplit runs the product as independent single-threaded sgemm calls
+// over chunks of weight rows, one chunk at a time per pool worker.
+func (mm *MatMul) gemmSplit(a *mulArgs, beta float32, workers int) error {
+	rows := splitChunk(a.n, a.k, workers)
+	if a.kd.id != kindF32 {
+		if need := workers * rows * a.k; len(mm.tile) < need {
+			mm.tile = make([]float32, need)
+		}
+	}
+	t := &mm.split
+	t.a, t.beta, t.rows, t.tile, t.err = a, beta, rows, mm.tile, nil
+	mm.pool.Run((a.n+rows-1)/rows, 1, t)
+	err := t.err
+	t.a, t.tile, t.err = nil, nil, nil
+	return err
+}
+
+// splitChunk is gemmSplit's rows per chunk: at most splitRows, at least
+// 32 (sgemm slows down on thinner slices), two chunks per worker when n is
+// small, and a tile of at most tileFloats.
+func splitChunk(n, k, workers int) int {
+	rows := min(splitRows, max(32, (n+2*workers-1)/(2*workers)))
+	return max(1, min(rows, tileFloats/k))
+}
+
+type splitTask struct {
+	a    *mulArgs
+	beta float32
+	rows int
+	tile []float32
+	mu   sync.Mutex
+	err  error
+}
+
+func (t *splitTask) Do(w, lo, hi int) {
+	a := t.a
+	for c := lo; c < hi; c++ {
+		j0 := c * t.rows
+		j1 := min(a.n, j0+t.rows)
+		var b []float32
+		if a.kd.id == kindF32 {
+			b = f32View(a.w[j0*a.rb:], (j1-j0)*a.k)
+		} else {
+			b = t.tile[w*t.rows*a.k : (w*t.rows+j1-j0)*a.k]
+			for j := j0; j < j1; j++ {
+				dequantRow(a.kd, a.w[j*a.rb:(j+1)*a.rb], b[(j-j0)*a.k:(j-j0+1)*a.k])
+			}
+		}
+		if err := blas.Sgemm(false, true, a.m, j1-j0, a.k, 1, a.x, a.ldx,
+			b, a.k, t.beta, a.out[j0:], a.ldo); err != nil {
+			t.mu.Lock()
+			if t.err == nil {
+				t.err = err
+			}
+			t.mu.Unlock()
 		}
 	}
 }

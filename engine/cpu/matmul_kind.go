@@ -13,13 +13,22 @@ type kind struct {
 
 	// Quantized types: x is quantized per row to actBytes per block.
 	actBytes int
-	quantize func(x []float32, dst []byte)
 	dotQ     func(w, x []byte, nb int) float32
+	// dotQRows computes len(out) consecutive weight rows, rb bytes apart,
+	// against one activation row.
+	dotQRows func(w []byte, rb int, x []byte, nb int, out []float32)
 
 	// Float types: the dot reads x as float32 directly.
 	dotF func(w []byte, x []float32) float32
+}
 
-	dequantBlock func(w []byte, o []float32)
+// quantize encodes one row of x in k's activation format through package
+// ggml (byte-exact with ggml's from_float). Sizes were checked by Mul, so
+// an error here is a bug.
+func (k *kind) quantize(x []float32, dst []byte) {
+	if err := ggml.QuantizeActivation(k.t, x, dst); err != nil {
+		panic("cpu: " + err.Error())
+	}
 }
 
 const (
@@ -33,21 +42,27 @@ var kinds = map[ggml.Type]*kind{
 	ggml.F32:    {id: kindF32, t: ggml.F32, blockSize: 1, typeSize: 4, dotF: func(w []byte, x []float32) float32 { return dotF32(f32View(w, len(x)), x) }},
 	ggml.F16:    {id: kindF16, t: ggml.F16, blockSize: 1, typeSize: 2, dotF: dotF16Generic},
 	ggml.BF16:   {id: kindBF16, t: ggml.BF16, blockSize: 1, typeSize: 2, dotF: dotBF16Generic},
-	ggml.Q4_0:   q(ggml.Q4_0, 32, 18, q8_0Bytes, quantizeQ8_0, dotQ4_0Generic, dequantQ4_0),
-	ggml.Q4_1:   q(ggml.Q4_1, 32, 20, q8_1Bytes, quantizeQ8_1, dotQ4_1Generic, dequantQ4_1),
-	ggml.Q5_0:   q(ggml.Q5_0, 32, 22, q8_0Bytes, quantizeQ8_0, dotQ5_0Generic, dequantQ5_0),
-	ggml.Q5_1:   q(ggml.Q5_1, 32, 24, q8_1Bytes, quantizeQ8_1, dotQ5_1Generic, dequantQ5_1),
-	ggml.Q8_0:   q(ggml.Q8_0, 32, 34, q8_0Bytes, quantizeQ8_0, dotQ8_0Generic, dequantQ8_0),
-	ggml.Q2_K:   q(ggml.Q2_K, 256, 84, q8KBytes, quantizeQ8K, dotQ2KGeneric, dequantQ2K),
-	ggml.Q3_K:   q(ggml.Q3_K, 256, 110, q8KBytes, quantizeQ8K, dotQ3KGeneric, dequantQ3K),
-	ggml.Q4_K:   q(ggml.Q4_K, 256, 144, q8KBytes, quantizeQ8K, dotQ4KGeneric, dequantQ4K),
-	ggml.Q5_K:   q(ggml.Q5_K, 256, 176, q8KBytes, quantizeQ8K, dotQ5KGeneric, dequantQ5K),
-	ggml.Q6_K:   q(ggml.Q6_K, 256, 210, q8KBytes, quantizeQ8K, dotQ6KGeneric, dequantQ6K),
-	ggml.IQ4_NL: q(ggml.IQ4_NL, 32, 18, q8_0Bytes, quantizeQ8_0, dotIQ4NLGeneric, dequantIQ4NL),
+	ggml.Q4_0:   q(ggml.Q4_0, 32, 18, q8_0Bytes, dotQ4_0Generic),
+	ggml.Q4_1:   q(ggml.Q4_1, 32, 20, q8_1Bytes, dotQ4_1Generic),
+	ggml.Q5_0:   q(ggml.Q5_0, 32, 22, q8_0Bytes, dotQ5_0Generic),
+	ggml.Q5_1:   q(ggml.Q5_1, 32, 24, q8_1Bytes, dotQ5_1Generic),
+	ggml.Q8_0:   q(ggml.Q8_0, 32, 34, q8_0Bytes, dotQ8_0Generic),
+	ggml.Q2_K:   q(ggml.Q2_K, 256, 84, q8KBytes, dotQ2KGeneric),
+	ggml.Q3_K:   q(ggml.Q3_K, 256, 110, q8KBytes, dotQ3KGeneric),
+	ggml.Q4_K:   q(ggml.Q4_K, 256, 144, q8KBytes, dotQ4KGeneric),
+	ggml.Q5_K:   q(ggml.Q5_K, 256, 176, q8KBytes, dotQ5KGeneric),
+	ggml.Q6_K:   q(ggml.Q6_K, 256, 210, q8KBytes, dotQ6KGeneric),
+	ggml.IQ4_NL: q(ggml.IQ4_NL, 32, 18, q8_0Bytes, dotIQ4NLGeneric),
 }
 
-func q(t ggml.Type, bs, ts, ab int, quant func([]float32, []byte), dot func(w, x []byte, nb int) float32,
-	deq func([]byte, []float32)) *kind {
-	return &kind{id: kindQuant, t: t, blockSize: bs, typeSize: ts, actBytes: ab,
-		quantize: quant, dotQ: dot, dequantBlock: deq}
+func q(t ggml.Type, bs, ts, ab int, dot func(w, x []byte, nb int) float32) *kind {
+	return &kind{id: kindQuant, t: t, blockSize: bs, typeSize: ts, actBytes: ab, dotQ: dot,
+		dotQRows: func(w []byte, rb int, x []byte, nb int, out []float32) { rowsGeneric(dot, w, rb, x, nb, out) }}
+}
+
+// rowsGeneric runs a single-row dot over a run of rows.
+func rowsGeneric(dot func(w, x []byte, nb int) float32, w []byte, rb int, x []byte, nb int, out []float32) {
+	for r := range out {
+		out[r] = dot(w[r*rb:], x, nb)
+	}
 }
