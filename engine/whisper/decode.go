@@ -204,7 +204,6 @@ func sampleTemperature(logits []float32, temp float32, rng *rand.Rand) int32 {
 	return argmax(logits)
 }
 
-
 // DetectLanguage returns the most likely language of the window last
 // encoded, from the decoder's logits after <|startoftranscript|>, and the
 // probability of each language code.
