@@ -42,14 +42,7 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	if nb > m.lay.beams {
 		return nil, fmt.Errorf("whisper: beam size %d exceeds the %d beams the model was loaded for", nb, m.lay.beams)
 	}
-	patience := opt.Patience
-	if patience <= 0 {
-		patience = 1
-	}
-	maxCandidates := int(math.RoundToEven(float64(nb) * patience))
 	res := &DecodeResult{Temperature: opt.Temperature, Language: opt.Language}
-	nv := m.H.NVocab
-
 	logits, err := m.Prompt(init[:sotIndex+1], 0)
 	if err != nil {
 		return nil, err
@@ -66,18 +59,68 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	if err := m.broadcastKV(m.lay.beams, pos); err != nil {
 		return nil, err
 	}
+	// The reference stops once the sequence (prompt included) is longer
+	// than the context.
+	steps := min(sampleLen, m.H.NTextCtx-len(init)+1)
+	st := &modelBeams{m: m, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}
+	toks, sum, err := beamSearch(sp.EOT, m.H.NVocab, nb, opt.Patience, steps, logits, filter, st)
+	if err != nil {
+		return nil, err
+	}
+	res.Tokens = toks
+	res.SumLogprob = float64(sum)
+	res.AvgLogprob = res.SumLogprob / float64(len(res.Tokens)+1)
+	return res, nil
+}
+
+// beamStepper advances the beams' decoder state.
+type beamStepper interface {
+	// reorder makes beam d continue from beam src[d]'s state.
+	reorder(src []int) error
+	// step feeds each beam's newest token and returns the next logits,
+	// [beam][n_vocab].
+	step(feed []int32) ([]float32, error)
+}
+
+// modelBeams steps a model's batched beam pass.
+type modelBeams struct {
+	m    *Model
+	pos  int // position of the next token fed
+	nb   int
+	feed []int32
+}
+
+func (s *modelBeams) reorder(src []int) error { return s.m.reorderKV(src, s.pos) }
+
+func (s *modelBeams) step(feed []int32) ([]float32, error) {
+	copy(s.feed, feed)
+	out, err := s.m.StepBeams(s.feed, s.pos)
+	if err != nil {
+		return nil, err
+	}
+	s.pos++
+	return out[:s.nb*s.m.H.NVocab], nil
+}
+
+// beamSearch runs at most steps search steps from the prompt's logits
+// (shared by every beam) and returns the chosen sampled tokens, without
+// EOT, and their summed log-probability.
+func beamSearch(eot int32, nv, nb int, patience float64, steps int, first []float32, filter *logitFilter, st beamStepper) ([]int32, float32, error) {
+	if patience <= 0 {
+		patience = 1
+	}
+	maxCandidates := int(math.RoundToEven(float64(nb) * patience))
 	rows := make([]float32, nb*nv)
 	for b := range nb {
-		copy(rows[b*nv:(b+1)*nv], logits)
+		copy(rows[b*nv:(b+1)*nv], first)
 	}
-
 	beams := make([][]int32, nb)
 	sums := make([]float32, nb)
 	var finished []finishedSeq
 	finishedKeys := map[string]bool{}
-	feed := make([]int32, m.lay.beams)
+	feed := make([]int32, nb)
 	lp := make([]float32, nv)
-	for i := 0; i < sampleLen; i++ {
+	for i := 0; i < steps; i++ {
 		// Candidates in the reference's dict order: beam by beam, each
 		// beam's top tokens by decreasing log-probability; a repeated
 		// sequence (identical beams at the first step) keeps its first
@@ -103,7 +146,7 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 		var next []beamCand
 		var newlyFinished []finishedSeq
 		for _, c := range cands {
-			if c.seq[len(c.seq)-1] == sp.EOT {
+			if c.seq[len(c.seq)-1] == eot {
 				newlyFinished = append(newlyFinished, finishedSeq{tokens: c.seq[:len(c.seq)-1], score: c.score})
 				continue
 			}
@@ -113,7 +156,7 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 			}
 		}
 		if len(next) < nb {
-			return nil, fmt.Errorf("whisper: beam search found only %d live candidates", len(next))
+			return nil, 0, fmt.Errorf("whisper: beam search found only %d live candidates", len(next))
 		}
 		// Newly finished sequences are already in decreasing score order.
 		for _, f := range newlyFinished {
@@ -130,24 +173,20 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 		for b, c := range next {
 			beams[b], sums[b], src[b] = c.seq, c.score, c.source
 		}
-		if err := m.reorderKV(src, pos); err != nil {
-			return nil, err
+		if err := st.reorder(src); err != nil {
+			return nil, 0, err
 		}
-		if len(finished) >= maxCandidates || len(init)+i+1 > m.H.NTextCtx {
-			break
-		}
-		if i+1 == sampleLen || pos >= m.H.NTextCtx {
+		if len(finished) >= maxCandidates || i+1 == steps {
 			break
 		}
 		for b := range nb {
 			feed[b] = beams[b][len(beams[b])-1]
 		}
-		out, err := m.StepBeams(feed, pos)
+		out, err := st.step(feed)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		copy(rows, out[:nb*nv])
-		pos++
+		copy(rows, out)
 	}
 
 	// Not enough finished: add the live beams, best first.
@@ -169,10 +208,7 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 		}
 	}
 	best := rankSequences(finished)
-	res.Tokens = append([]int32(nil), finished[best].tokens...)
-	res.SumLogprob = float64(finished[best].score)
-	res.AvgLogprob = res.SumLogprob / float64(len(res.Tokens)+1)
-	return res, nil
+	return append([]int32(nil), finished[best].tokens...), finished[best].score, nil
 }
 
 // rankSequences picks the sequence with the highest sum_logprob / length

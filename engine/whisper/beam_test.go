@@ -1,6 +1,8 @@
 package whisper
 
 import (
+	"math"
+
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -62,4 +64,69 @@ func TestRankSequences(t *testing.T) {
 	// -6/3 = -2 beats -3/1; the first of equal scores wins.
 	require.Equal(t, 1, rankSequences([]finishedSeq{{tokens: []int32{1}, score: -3}, {tokens: []int32{1, 2, 3}, score: -6},
 		{tokens: []int32{4, 5, 6}, score: -6}}))
+}
+
+// fakeBeams serves log-probabilities from a table keyed by sequence.
+type fakeBeams struct {
+	t     *testing.T
+	table map[string][]float32
+	seqs  [][]int32
+}
+
+func (f *fakeBeams) reorder(src []int) error {
+	old := f.seqs
+	f.seqs = make([][]int32, len(src))
+	for d, s := range src {
+		f.seqs[d] = append([]int32(nil), old[s]...)
+	}
+	return nil
+}
+
+func (f *fakeBeams) step(feed []int32) ([]float32, error) {
+	var out []float32
+	for b, tok := range feed {
+		f.seqs[b] = append(f.seqs[b], tok)
+		row, ok := f.table[seqKey(f.seqs[b])]
+		require.True(f.t, ok, "no logits for %v", f.seqs[b])
+		out = append(out, row...)
+	}
+	return out, nil
+}
+
+// A search that length-normalised ranking decides: greedy would say
+// "a c", the best raw sum is "b" (0.24), the reference's beam search
+// returns "a d" (0.18 over 2 tokens beats 0.24 over 1); it stops once
+// max_candidates (2) sequences have finished.
+func TestBeamSearchAlgorithm(t *testing.T) {
+	const eot, nv = 5, 6
+	inf := float32(math.Inf(-1))
+	// probabilities of a, b, c, d, EOT (index 0 unused)
+	p := func(pa, pb, pc, pd, pe float64) []float32 {
+		row := []float32{inf, inf, inf, inf, inf, inf}
+		for i, v := range []float64{pa, pb, pc, pd, pe} {
+			if v > 0 {
+				row[i+1] = float32(math.Log(v))
+			}
+		}
+		return row
+	}
+	const a, b, c, d = 1, 2, 3, 4
+	table := map[string][]float32{
+		seqKey([]int32{a}):    p(0, 0, .5, .4, .1),
+		seqKey([]int32{b}):    p(0, 0, .1, .1, .8),
+		seqKey([]int32{a, c}): p(.3, .2, 0, 0, .5),
+		seqKey([]int32{a, d}): p(.05, .05, 0, 0, .9),
+	}
+	st := &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
+	toks, sum, err := beamSearch(eot, nv, 2, 1, 100, p(.5, .3, .2, 0, 0), &logitFilter{}, st)
+	require.NoError(t, err)
+	require.Equal(t, []int32{a, d}, toks)
+	require.InDelta(t, math.Log(.18), float64(sum), 1e-6)
+
+	// Out of steps before enough finished: live beams fill the set.
+	st = &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
+	toks, sum, err = beamSearch(eot, nv, 2, 1, 1, p(.5, .3, .2, 0, 0), &logitFilter{}, st)
+	require.NoError(t, err)
+	require.Equal(t, []int32{a}, toks)
+	require.InDelta(t, math.Log(.5), float64(sum), 1e-6)
 }
