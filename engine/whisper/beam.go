@@ -62,7 +62,7 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	// The reference stops once the sequence (prompt included) is longer
 	// than the context.
 	steps := min(sampleLen, m.H.NTextCtx-len(init)+1)
-	st := &modelBeams{m: m, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}
+	st := &modelBeams{m: m, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}
 	toks, sum, err := beamSearch(sp.EOT, m.H.NVocab, nb, opt.Patience, steps, logits, filter, st)
 	if err != nil {
 		return nil, err
@@ -85,12 +85,13 @@ type beamStepper interface {
 // modelBeams steps a model's batched beam pass.
 type modelBeams struct {
 	m    *Model
+	base int // the prompt's length: every beam shares positions before it
 	pos  int // position of the next token fed
 	nb   int
 	feed []int32
 }
 
-func (s *modelBeams) reorder(src []int) error { return s.m.reorderKV(src, s.pos) }
+func (s *modelBeams) reorder(src []int) error { return s.m.reorderKV(src, s.base, s.pos) }
 
 func (s *modelBeams) step(feed []int32) ([]float32, error) {
 	copy(s.feed, feed)

@@ -42,7 +42,7 @@ func TestBeamStepMatchesSingleSequences(t *testing.T) {
 	for b := range 5 {
 		requireClose(t, want1[b], got[b*nv:(b+1)*nv], 1e-4, "first step")
 	}
-	require.NoError(t, m.reorderKV(src, len(prompt)+1))
+	require.NoError(t, m.reorderKV(src, len(prompt), len(prompt)+1))
 	got, err = m.StepBeams(second, len(prompt)+1)
 	require.NoError(t, err)
 	for b := range 5 {
@@ -51,7 +51,8 @@ func TestBeamStepMatchesSingleSequences(t *testing.T) {
 
 	_, err = m.StepBeams(first[:3], 0)
 	require.Error(t, err)
-	require.Error(t, m.reorderKV([]int{0, 7}, 1))
+	require.Error(t, m.reorderKV([]int{0, 7}, 0, 1))
+	require.Error(t, m.reorderKV([]int{0, 1}, 2, 1))
 }
 
 func TestTopK(t *testing.T) {

@@ -173,12 +173,13 @@ func (m *Model) StepBeams(tokens []int32, pos int) ([]float32, error) {
 }
 
 // reorderKV makes the self-attention cache of sequence d a copy of that of
-// sequence src[d], positions [0, n), for every d where they differ (the
-// beams re-selected by a search step). Sources are read before any write,
-// so src may be any mapping, a permutation included.
-func (m *Model) reorderKV(src []int, n int) error {
-	if len(src) > m.lay.beams || n < 0 || n > m.H.NTextCtx {
-		return fmt.Errorf("whisper: cannot reorder %d beams over %d positions", len(src), n)
+// sequence src[d], positions [lo, hi), for every d where they differ (the
+// beams re-selected by a search step; positions before lo are known to be
+// equal already, e.g. the shared prompt). Sources are read before any
+// write, so src may be any mapping, a permutation included.
+func (m *Model) reorderKV(src []int, lo, hi int) error {
+	if len(src) > m.lay.beams || lo < 0 || hi < lo || hi > m.H.NTextCtx {
+		return fmt.Errorf("whisper: cannot reorder %d beams over positions [%d, %d)", len(src), lo, hi)
 	}
 	moved := false
 	for d, s := range src {
@@ -187,11 +188,12 @@ func (m *Model) reorderKV(src []int, n int) error {
 		}
 		moved = moved || s != d
 	}
-	if !moved || n == 0 {
+	if !moved || hi == lo {
 		return nil
 	}
-	region := int64(m.H.NTextCtx*m.H.NTextState) * 4 // bytes per sequence
-	used := n * m.H.NTextState * 4
+	ns := int64(m.H.NTextState) * 4
+	region := int64(m.H.NTextCtx) * ns // bytes per sequence
+	used := int(int64(hi-lo) * ns)
 	if len(m.kvHost) < m.lay.beams {
 		m.kvHost = make([][]byte, m.lay.beams)
 	}
@@ -206,14 +208,14 @@ func (m *Model) reorderKV(src []int, n int) error {
 					m.kvHost[s] = make([]byte, used, int(region))
 				}
 				m.kvHost[s] = m.kvHost[s][:used]
-				if err := m.exec.Read(buf, int64(s)*region, m.kvHost[s]); err != nil {
+				if err := m.exec.Read(buf, int64(s)*region+int64(lo)*ns, m.kvHost[s]); err != nil {
 					return err
 				}
 				read[s] = true
 			}
 			for d, s := range src {
 				if s != d {
-					if err := m.exec.Write(buf, int64(d)*region, m.kvHost[s]); err != nil {
+					if err := m.exec.Write(buf, int64(d)*region+int64(lo)*ns, m.kvHost[s]); err != nil {
 						return err
 					}
 				}
@@ -227,5 +229,5 @@ func (m *Model) reorderKV(src []int, n int) error {
 // 1..beams-1 (a prompt fed once, shared by every beam).
 func (m *Model) broadcastKV(beams, n int) error {
 	src := make([]int, beams)
-	return m.reorderKV(src, n)
+	return m.reorderKV(src, 0, n)
 }
