@@ -1,6 +1,7 @@
 package whisper
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -67,6 +68,29 @@ func TestConvertMatchesWhisperCpp(t *testing.T) {
 	want = sha256.Sum256(f16)
 	got, _ = convertDigest(t, src, ggml.F16)
 	require.Equal(t, hex.EncodeToString(want[:]), got, "f16 round trip")
+}
+
+// f32 back to f16 follows the converter's rule (f16 for tensors of 2 or
+// more dimensions except conv biases and positional embeddings) and so
+// gives the kit's f16 file back.
+func TestConvertF32ToF16(t *testing.T) {
+	path := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin")
+	src, err := ggmlbin.Open(path)
+	require.NoError(t, err)
+	defer src.Close()
+	var f32 bytes.Buffer
+	require.NoError(t, Convert(&f32, src, ggml.F32))
+	mid, err := ggmlbin.Parse(f32.Bytes())
+	require.NoError(t, err)
+	require.EqualValues(t, 0, mid.HParams.FType)
+	for _, tn := range mid.Tensors {
+		require.Equal(t, ggml.F32, tn.Type, tn.Name)
+	}
+	var back bytes.Buffer
+	require.NoError(t, Convert(&back, mid, ggml.F16))
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(want, back.Bytes()), "f16 -> f32 -> f16 differs from the original")
 }
 
 func TestConvertRejects(t *testing.T) {
