@@ -15,18 +15,17 @@ const longformAudio = "ljspeech-longform-LJ001-0021-0076.wav"
 // The 6.5-minute file, greedy without word timestamps, matches the
 // reference segment by segment: 56 segments over 16 windows.
 func TestKitLongformGreedy(t *testing.T) {
-	testLongform(t, "longform-nowords.json", 1)
+	testLongform(t, "longform-nowords.json", 1, 2)
 }
 
 // The same with beam search (beam 5).
 func TestKitLongformBeam5(t *testing.T) {
-	testLongform(t, "longform-beam5-nowords.json", 5)
+	testLongform(t, "longform-beam5-nowords.json", 5, 1)
 }
 
-func testLongform(t *testing.T, refName string, beam int) {
-	if testing.Short() {
-		t.Log("-short: only the first two windows")
-	}
+// testLongform compares a whole long-form run (shortWindows windows with
+// -short).
+func testLongform(t *testing.T, refName string, beam, shortWindows int) {
 	var want refResult
 	readJSON(t, shared.Path(t, "whisper-kit", "reference", "longform", refName), &want)
 	f, m := loadKitBeams(t, "ggml-kit-tiny.en-f16.bin", beam)
@@ -34,9 +33,10 @@ func testLongform(t *testing.T, refName string, beam int) {
 	opt.Temperatures = []float32{0}
 	opt.Language = "en"
 	opt.BeamSize = beam
-	got := transcribeUntil(t, f, m, opt, shortLongformSeek(want.Segments))
+	stop := shortLongformSeek(want.Segments, shortWindows)
+	got := transcribeUntil(t, f, m, opt, stop)
 	if testing.Short() {
-		want.Segments = segmentsBefore(want.Segments, shortLongformSeek(want.Segments))
+		want.Segments = segmentsBefore(want.Segments, stop)
 		require.Len(t, got.Segments, len(want.Segments))
 		want.Text, got.Text = "", ""
 	}
@@ -52,7 +52,7 @@ func TestKitLongformWords(t *testing.T) {
 	readJSON(t, shared.Path(t, "whisper-kit", "reference", "longform", "longform.json"), &want)
 	stop := 34040
 	if testing.Short() {
-		stop = shortLongformSeek(want.Segments)
+		stop = shortLongformSeek(want.Segments, 1)
 	}
 	want.Segments = segmentsBefore(want.Segments, stop)
 	require.NotEmpty(t, want.Segments)
@@ -66,19 +66,19 @@ func TestKitLongformWords(t *testing.T) {
 	compareResult(t, "longform.json", &want, got, 0.02, 0.1)
 }
 
-// shortLongformSeek is where -short stops: the third window's seek (two
-// windows decoded); otherwise the whole file.
-func shortLongformSeek(segs []Segment) int {
+// shortLongformSeek is where -short stops: after the given number of
+// windows; otherwise the whole file.
+func shortLongformSeek(segs []Segment, windows int) int {
 	if !testing.Short() {
 		return 1 << 30
 	}
-	windows := 0
+	seen := 0
 	last := -1
 	for _, s := range segs {
 		if s.Seek != last {
-			windows++
+			seen++
 			last = s.Seek
-			if windows == 3 {
+			if seen == windows+1 {
 				return s.Seek
 			}
 		}

@@ -24,12 +24,12 @@ type whisperCppResult struct {
 // With the q8_0 model every clip transcribes greedily to the reference
 // text (the f16 reference's, which is what the model was trained to emit).
 func TestKitClipsQ8(t *testing.T) {
-	f, m := loadKit(t, "ggml-kit-tiny.en-q8_0.bin")
+	f, m := loadKitBeams(t, "ggml-kit-tiny.en-q8_0.bin", 5)
 	refs, err := filepath.Glob(filepath.Join(shared.Dir(t), "whisper-kit", "reference", "transcribe", "*.json"))
 	require.NoError(t, err)
 	require.Len(t, refs, 30)
 	if testing.Short() {
-		refs = refs[:3]
+		refs = refs[:1] // jfk, also checked against whisper.cpp
 	}
 	opt := DefaultTranscribeOptions()
 	opt.Temperatures = []float32{0}
@@ -56,6 +56,17 @@ func TestKitClipsQ8(t *testing.T) {
 			}
 			require.Len(t, got.Segments, 1)
 			require.Equal(t, wcText, textTokens(got.Segments[0].Tokens, f.Vocab.Specials()))
+
+			// Beam 5: whisper.cpp's q8_0 beam run and openai's f16 one.
+			readJSON(t, shared.Path(t, "whisper-kit", "reference", "whispercpp", "q8_0-cpu-jfk-bs5.json"), &wc)
+			var beamRef refResult
+			readJSON(t, shared.Path(t, "whisper-kit", "reference", "transcribe-beam5", "jfk.json"), &beamRef)
+			bopt := opt
+			bopt.BeamSize = 5
+			got, err = f.TranscribeFile(context.Background(), m, shared.Path(t, "audio", "jfk.wav"), bopt)
+			require.NoError(t, err)
+			require.Equal(t, strings.TrimSpace(wc.Transcription[0].Text), strings.TrimSpace(got.Text))
+			require.Equal(t, strings.TrimSpace(beamRef.Text), strings.TrimSpace(got.Text))
 		}
 	}
 }
@@ -72,7 +83,7 @@ func TestKitLongformQ8(t *testing.T) {
 	opt := DefaultTranscribeOptions()
 	opt.Temperatures = []float32{0}
 	opt.Language = "en"
-	stop := shortLongformSeek(want.Segments)
+	stop := shortLongformSeek(want.Segments, 1)
 	got := transcribeUntil(t, f, m, opt, stop)
 	n := len(segmentsBefore(want.Segments, stop))
 	require.Len(t, got.Segments, n)
