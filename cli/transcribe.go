@@ -26,6 +26,7 @@ type transcribeFlags struct {
 	model          string
 	format         string
 	temperature    float32
+	beam           int
 	noFallback     bool
 	language       string
 	translate      bool
@@ -53,6 +54,7 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 	f := cmd.Flags()
 	f.StringVar(&fl.model, "model", "", "Whisper model file (whisper.cpp GGML .bin)")
 	f.StringVar(&fl.format, "format", whisper.FormatTXT, "output format: "+strings.Join(whisper.Formats, ", "))
+	f.IntVar(&fl.beam, "beam", 5, "beam size for temperature-0 decoding (1 = greedy)")
 	f.Float32Var(&fl.temperature, "temperature", 0, "sampling temperature of the first attempt (0 = greedy)")
 	f.BoolVar(&fl.noFallback, "no-fallback", false, "do not retry a window at higher temperatures when it looks wrong")
 	f.StringVar(&fl.language, "language", "", "spoken language code (multilingual models; detected when empty)")
@@ -74,6 +76,9 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 	if fl.temperature < 0 || fl.temperature > 1 {
 		return fmt.Errorf("--temperature %g is outside [0, 1]", fl.temperature)
 	}
+	if fl.beam < 1 || fl.beam > maxBeam {
+		return fmt.Errorf("--beam %d is outside [1, %d]", fl.beam, maxBeam)
+	}
 	if fl.outputDir != "" {
 		if err := os.MkdirAll(fl.outputDir, 0o755); err != nil {
 			return err
@@ -87,7 +92,7 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 	defer mf.Close()
 	backend := cpu.New(cpu.Options{Threads: fl.threads})
 	defer backend.Close()
-	model, err := mf.Load(backend, whisper.Options{})
+	model, err := mf.Load(backend, whisper.Options{Beams: fl.beam})
 	if err != nil {
 		return err
 	}
@@ -96,6 +101,7 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 	opt := whisper.DefaultTranscribeOptions()
 	opt.Temperatures = temperatures(fl.temperature, fl.noFallback)
 	opt.WordTimestamps = fl.wordTimestamps
+	opt.BeamSize = fl.beam
 	opt.Language = fl.language
 	if fl.translate {
 		if !mf.H.Multilingual() {
@@ -130,6 +136,9 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 	}
 	return nil
 }
+
+// maxBeam bounds --beam: each beam holds a self-attention cache.
+const maxBeam = 16
 
 // temperatures are the fallback schedule: from t up to 1.0 in steps of 0.2.
 func temperatures(t float32, noFallback bool) []float32 {

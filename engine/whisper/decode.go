@@ -14,6 +14,11 @@ type DecodeOptions struct {
 	Temperature float32
 	BestOf      int
 	Seed        uint64
+	// BeamSize > 1 decodes with beam search when Temperature is 0 (the
+	// model must be loaded with Options.Beams >= BeamSize); Patience
+	// scales how many finished sequences it collects (1 by default).
+	BeamSize int
+	Patience float64
 	// WithoutTimestamps decodes text only (<|notimestamps|>).
 	WithoutTimestamps bool
 	// Prompt holds earlier text tokens the window is conditioned on.
@@ -91,7 +96,6 @@ func (m *Model) DecodeWindow(opt DecodeOptions) (*DecodeResult, error) {
 	if sampleLen <= 0 {
 		sampleLen = m.H.NTextCtx / 2
 	}
-	sampleLen = min(sampleLen, m.H.NTextCtx-len(init))
 	filter := &logitFilter{sp: sp, suppressBlank: opt.SuppressBlank, suppress: opt.Suppress,
 		timestamps: !opt.WithoutTimestamps, maxInitialTsIx: -1}
 	if opt.MaxInitialTimestamp >= 0 {
@@ -99,6 +103,11 @@ func (m *Model) DecodeWindow(opt DecodeOptions) (*DecodeResult, error) {
 		filter.maxInitialTsIx = int(math.Round(float64(opt.MaxInitialTimestamp) / 0.02))
 	}
 
+	if opt.Temperature == 0 && opt.BeamSize > 1 {
+		// The context bound is checked per step, as the reference does.
+		return m.decodeBeams(sp, init, sotIndex, sampleLen, filter, opt)
+	}
+	sampleLen = min(sampleLen, m.H.NTextCtx-len(init))
 	candidates := 1
 	if opt.Temperature > 0 {
 		candidates = max(opt.BestOf, 1)
@@ -110,7 +119,11 @@ func (m *Model) DecodeWindow(opt DecodeOptions) (*DecodeResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		score := r.SumLogprob / float64(len(r.Tokens)+1)
+		// The reference's ranker: sum_logprob / length, EOT not counted.
+		score := math.Inf(-1)
+		if len(r.Tokens) > 0 {
+			score = r.SumLogprob / float64(len(r.Tokens))
+		}
 		if best == nil || score > bestScore {
 			best, bestScore = r, score
 		}

@@ -17,6 +17,7 @@ type Model struct {
 	logits []float32 // host copy of the last logits read
 	buf    []byte    // staging for Read/Write
 	vars   plan.Vars
+	kvHost [][]byte // staging for beam KV copies, per source sequence
 }
 
 // Load builds the plan for h and w and loads it on backend.
@@ -148,4 +149,85 @@ func (m *Model) Align(tokens []int32) (logits []float32, weights [][]float32, er
 		}
 	}
 	return logits, weights, nil
+}
+
+// Beams is the most sequences StepBeams decodes at once.
+func (m *Model) Beams() int { return m.lay.beams }
+
+// StepBeams feeds tokens[s] to sequence s at position pos, for every beam
+// of the plan at once (len(tokens) == Beams()), and returns the logits of
+// each ([beam][n_vocab]). The slice is reused by the next call.
+func (m *Model) StepBeams(tokens []int32, pos int) ([]float32, error) {
+	if len(tokens) != m.lay.beams || pos < 0 || pos >= m.H.NTextCtx {
+		return nil, fmt.Errorf("whisper: cannot feed %d beams at position %d (plan has %d beams, context %d)", len(tokens), pos, m.lay.beams, m.H.NTextCtx)
+	}
+	if err := m.writeTokens(tokens); err != nil {
+		return nil, err
+	}
+	m.vars = plan.Vars{plan.VarPos: int64(pos), plan.VarNTok: 1, plan.VarKVLen: int64(pos + 1)}
+	if err := m.exec.Run(PassBeams, &m.vars); err != nil {
+		return nil, err
+	}
+	out := m.logits[:m.lay.beams*m.H.NVocab]
+	return out, m.readF32(m.lay.logits, 0, out)
+}
+
+// reorderKV makes the self-attention cache of sequence d a copy of that of
+// sequence src[d], positions [lo, hi), for every d where they differ (the
+// beams re-selected by a search step; positions before lo are known to be
+// equal already, e.g. the shared prompt). Sources are read before any
+// write, so src may be any mapping, a permutation included.
+func (m *Model) reorderKV(src []int, lo, hi int) error {
+	if len(src) > m.lay.beams || lo < 0 || hi < lo || hi > m.H.NTextCtx {
+		return fmt.Errorf("whisper: cannot reorder %d beams over positions [%d, %d)", len(src), lo, hi)
+	}
+	moved := false
+	for d, s := range src {
+		if s < 0 || s >= m.lay.beams {
+			return fmt.Errorf("whisper: beam source %d out of range", s)
+		}
+		moved = moved || s != d
+	}
+	if !moved || hi == lo {
+		return nil
+	}
+	ns := int64(m.H.NTextState) * 4
+	region := int64(m.H.NTextCtx) * ns // bytes per sequence
+	used := int(int64(hi-lo) * ns)
+	if len(m.kvHost) < m.lay.beams {
+		m.kvHost = make([][]byte, m.lay.beams)
+	}
+	for _, bufs := range [][]plan.BufID{m.lay.selfK, m.lay.selfV} {
+		for _, buf := range bufs {
+			read := make([]bool, m.lay.beams)
+			for d, s := range src {
+				if s == d || read[s] {
+					continue
+				}
+				if cap(m.kvHost[s]) < used {
+					m.kvHost[s] = make([]byte, used, int(region))
+				}
+				m.kvHost[s] = m.kvHost[s][:used]
+				if err := m.exec.Read(buf, int64(s)*region+int64(lo)*ns, m.kvHost[s]); err != nil {
+					return err
+				}
+				read[s] = true
+			}
+			for d, s := range src {
+				if s != d {
+					if err := m.exec.Write(buf, int64(d)*region+int64(lo)*ns, m.kvHost[s]); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// broadcastKV copies positions [0, n) of sequence 0's cache to sequences
+// 1..beams-1 (a prompt fed once, shared by every beam).
+func (m *Model) broadcastKV(beams, n int) error {
+	src := make([]int, beams)
+	return m.reorderKV(src, 0, n)
 }

@@ -49,10 +49,16 @@ func requireClose(t *testing.T, want, got []float32, tol float64, what string) {
 
 func loadKit(t testing.TB, name string) (*File, *Model) {
 	t.Helper()
+	return loadKitBeams(t, name, 1)
+}
+
+// loadKitBeams loads a kit model whose plan decodes beams sequences at once.
+func loadKitBeams(t testing.TB, name string, beams int) (*File, *Model) {
+	t.Helper()
 	f, err := OpenFile(shared.Path(t, "whisper-kit", "models", name))
 	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
-	m, err := f.Load(cpu.New(cpu.Options{}), Options{})
+	m, err := f.Load(cpu.New(cpu.Options{}), Options{Beams: beams})
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Close() })
 	return f, m

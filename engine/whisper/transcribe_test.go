@@ -71,6 +71,30 @@ func TestKitClipsGreedy(t *testing.T) {
 	}
 }
 
+// The kit's beam-5 references (4 clips, with word timestamps) match.
+func TestKitClipsBeam5(t *testing.T) {
+	f, m := loadKitBeams(t, "ggml-kit-tiny.en-f16.bin", 5)
+	refs, err := filepath.Glob(filepath.Join(shared.Dir(t), "whisper-kit", "reference", "transcribe-beam5", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, refs, 4, "the kit has 4 beam-5 references")
+	if testing.Short() {
+		refs = refs[:1]
+	}
+	opt := DefaultTranscribeOptions()
+	opt.Temperatures = []float32{0}
+	opt.WordTimestamps = true
+	opt.Language = "en"
+	opt.BeamSize = 5
+	for _, ref := range refs {
+		name := strings.TrimSuffix(filepath.Base(ref), ".json")
+		var want refResult
+		readJSON(t, ref, &want)
+		got, err := f.TranscribeFile(context.Background(), m, shared.Path(t, "audio", name+".wav"), opt)
+		require.NoError(t, err, name)
+		compareResult(t, name, &want, got, 0.02, 0.1)
+	}
+}
+
 func TestSubtitleFormats(t *testing.T) {
 	r := &Result{Text: " a b", Segments: []Segment{
 		{Start: 0, End: 1.5, Text: " Hello --> world"},
