@@ -43,6 +43,9 @@ type DecodeResult struct {
 	NoSpeechProb float64
 	Temperature  float32
 	Language     string
+	// Repetitive is set when decoding stopped in a repetition loop (the
+	// repeats after the first were cut off).
+	Repetitive bool
 }
 
 // initialTokens builds [<|startofprev|> prompt…] sot [lang task] [notimestamps].
@@ -162,6 +165,10 @@ func (m *Model) decodeOne(sp Specials, init []int32, sotIndex, sampleLen int, fi
 			break
 		}
 		res.Tokens = append(res.Tokens, tok)
+		if cut := repetitionCut(res.Tokens, sp.TimestampBegin); cut >= 0 {
+			res.Tokens, res.Repetitive = res.Tokens[:cut], true
+			break
+		}
 		if pos >= m.H.NTextCtx {
 			break
 		}
@@ -230,4 +237,43 @@ func (m *Model) DetectLanguage() (string, map[string]float64, error) {
 		}
 	}
 	return Languages[best], probs, nil
+}
+
+// Runaway repetition ("Thank you. Thank you. ..." on silence or noise) is
+// the failure users hate most; the compression-ratio test only catches it
+// after a whole window of it. A loop is a unit of at most maxRepeatUnit
+// tokens repeated at least minRepeats times, minRepeatSpan tokens in all,
+// at the end of the sequence; timestamps compare equal to each other, since
+// they advance with every repeat.
+const (
+	maxRepeatUnit = 24
+	minRepeats    = 4
+	minRepeatSpan = 24
+)
+
+// repetitionCut returns the length that keeps a trailing loop's first
+// occurrence, or -1 when toks does not end in a loop.
+func repetitionCut(toks []int32, tsBegin int32) int {
+	n := len(toks)
+	same := func(a, b int32) bool { return a == b || (a >= tsBegin && b >= tsBegin) }
+	for unit := 1; unit <= maxRepeatUnit && minRepeats*unit <= n; unit++ {
+		reps := 1
+		for (reps+1)*unit <= n {
+			match := true
+			for i := 1; i <= unit; i++ {
+				if !same(toks[n-i], toks[n-i-reps*unit]) {
+					match = false
+					break
+				}
+			}
+			if !match {
+				break
+			}
+			reps++
+		}
+		if reps >= minRepeats && reps*unit >= minRepeatSpan {
+			return n - (reps-1)*unit
+		}
+	}
+	return -1
 }

@@ -273,7 +273,7 @@ func (m *Model) decodeWithFallback(sp Specials, tok TextDecoder, dopt DecodeOpti
 		}
 		text := strings.TrimSpace(tok.Decode(textTokens(r.Tokens, sp)))
 		cr = CompressionRatio(text)
-		fallback := false
+		fallback := r.Repetitive
 		if !math.IsNaN(opt.CompressionRatioThreshold) && cr > opt.CompressionRatioThreshold {
 			fallback = true
 		}

@@ -131,3 +131,37 @@ func TestCompressionRatioMatchesZlib(t *testing.T) {
 	require.Zero(t, CompressionRatio(""))
 	require.Greater(t, CompressionRatio(strings.Repeat("thank you ", 50)), 2.4)
 }
+
+func TestRepetitionCut(t *testing.T) {
+	const ts = 50363
+	thank := []int32{10449, 345, 13} // " Thank you."
+	var loop []int32
+	for i := range 8 {
+		loop = append(loop, ts+int32(2*i))
+		loop = append(loop, thank...)
+		loop = append(loop, ts+int32(2*i+2))
+	}
+	prefix := []int32{ts, 843, 523, 616, ts + 50}
+	toks := append(append([]int32(nil), prefix...), loop...)
+	cut := repetitionCut(toks, ts)
+	require.Equal(t, len(prefix)+5, cut, "keeps the first repeat")
+
+	// Speech that repeats a little ("no, no, no") is not a loop.
+	require.Equal(t, -1, repetitionCut([]int32{ts, 645, 11, 645, 11, 645, 11, 645, 13}, ts))
+	// 24 copies of one token are.
+	same := make([]int32, 30)
+	for i := range same {
+		same[i] = 13
+	}
+	require.Equal(t, 1, repetitionCut(same, ts))
+	require.Equal(t, -1, repetitionCut(nil, ts))
+}
+
+// Cancelling the context stops a transcription between windows.
+func TestTranscribeCancelled(t *testing.T) {
+	f, m := loadKit(t, "ggml-kit-tiny.en-q8_0.bin")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := f.TranscribeFile(ctx, m, shared.Path(t, "audio", "jfk.wav"), DefaultTranscribeOptions())
+	require.ErrorIs(t, err, context.Canceled)
+}
