@@ -11,7 +11,7 @@ import (
 
 func main() {
 	if len(os.Args) == 1 {
-		os.Exit(runApp())
+		os.Exit(runApp(os.Stderr))
 	}
 	os.Exit(cli.Execute(os.Args[1:]))
 }
