@@ -98,15 +98,27 @@ func TestTranscribeFormatsAndOutputDir(t *testing.T) {
 	jfk := shared.Path(t, "audio", "jfk.wav")
 	model := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin")
 	dir := t.TempDir()
-	_, errs, code := runCLI(t, "transcribe", "--model", model, "--beam", "1", "--format", "srt", "--output-dir", dir, jfk)
-	require.Zero(t, code, errs)
-	srt, err := os.ReadFile(filepath.Join(dir, "jfk.srt"))
-	require.NoError(t, err)
-	require.Equal(t, "1\n00:00:00,000 --> 00:00:10,680\nAnd so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.\n\n", string(srt))
-	out, errs, code := runCLI(t, "transcribe", "--model", model, "--beam", "1", "--format", "json", jfk)
+	// The segment ends at the model's closing timestamp (<|11.00|>); word
+	// timestamps move it to the end of the last word, as the reference does.
+	for _, c := range []struct {
+		words bool
+		end   string
+	}{{false, "00:00:11,000"}, {true, "00:00:10,680"}} {
+		args := []string{"transcribe", "--model", model, "--beam", "1", "--format", "srt", "--output-dir", dir, jfk}
+		if c.words {
+			args = append(args, "--word-timestamps")
+		}
+		_, errs, code := runCLI(t, args...)
+		require.Zero(t, code, errs)
+		srt, err := os.ReadFile(filepath.Join(dir, "jfk.srt"))
+		require.NoError(t, err)
+		require.Equal(t, "1\n00:00:00,000 --> "+c.end+"\nAnd so my fellow Americans, ask not what your country can do for you, ask what you can do for your country.\n\n", string(srt))
+	}
+	out, errs, code := runCLI(t, "transcribe", "--model", model, "--beam", "1", "--format", "json", "--word-timestamps", jfk)
 	require.Zero(t, code, errs)
 	require.True(t, strings.HasPrefix(out, `{"text":" And so my fellow Americans,`), out[:min(80, len(out))])
 	require.Contains(t, out, `"segments":[{"id":0,"seek":0,"start":0,"end":10.68,`)
+	require.Contains(t, out, `"words":[{"word":" And","start":0,"end":0.68,`)
 	_, errs, code = runCLI(t, "transcribe", "--model", model, "--format", "doc", jfk)
 	require.Equal(t, 1, code)
 	require.Contains(t, errs, "unknown --format")
