@@ -90,3 +90,31 @@ func TestVNNISwitchMatVec(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDotRowsVNNI: one core, cache-resident rows (as BenchmarkDotRows)
+// with the AVX2 and the VNNI kernels side by side.
+func BenchmarkDotRowsVNNI(b *testing.B) {
+	defer useVNNI(hasVNNI)
+	for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
+		for _, on := range []bool{false, true} {
+			name := t.String() + "/avx2"
+			if on {
+				name = t.String() + "/vnni"
+			}
+			b.Run(name, func(b *testing.B) {
+				useVNNI(on)
+				kd := kinds[t]
+				r := rand.New(rand.NewPCG(1, 2))
+				const rows, k = 256, 576
+				w := randWeights(r, t, rows, k)
+				xq := make([]byte, k/32*q8_0Bytes)
+				kd.quantize(randF32(r, k), xq)
+				out := make([]float32, rows)
+				b.SetBytes(int64(len(w)))
+				for b.Loop() {
+					kd.dotQRows(w, len(w)/rows, xq, k/32, out)
+				}
+			})
+		}
+	}
+}
