@@ -118,3 +118,24 @@ func BenchmarkDotRowsVNNI(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMatVecVNNI: the 49152x576 matrix-vector product (both workers,
+// weights streamed from memory) with the AVX2 and the VNNI kernels.
+func BenchmarkMatVecVNNI(b *testing.B) {
+	defer useVNNI(hasVNNI)
+	pool := NewPool(0)
+	defer pool.Close()
+	mm := NewMatMul(pool)
+	for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
+		for _, on := range []bool{false, true} {
+			name := t.String() + "/avx2"
+			if on {
+				name = t.String() + "/vnni"
+			}
+			b.Run(name, func(b *testing.B) {
+				useVNNI(on)
+				benchMul(b, mm, t, 49152, 576, 1)
+			})
+		}
+	}
+}
