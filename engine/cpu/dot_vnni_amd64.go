@@ -5,17 +5,17 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// The VNNI kernels compute rows4 groups of four weight rows, rb bytes
-// apart, against one Q8_0 activation row into out[0:4·rows4]; nb > 0.
+// The VNNI kernels compute rows8 groups of eight weight rows, rb bytes
+// apart, against one Q8_0 activation row into out[0:8·rows8]; nb > 0.
 
 //go:noescape
-func dotQ4_0VNNI(w, x *byte, nb, rows4, rb int, out *float32)
+func dotQ4_0VNNI(w, x *byte, nb, rows8, rb int, out *float32)
 
 //go:noescape
-func dotQ5_0VNNI(w, x *byte, nb, rows4, rb int, out *float32)
+func dotQ5_0VNNI(w, x *byte, nb, rows8, rb int, out *float32)
 
 //go:noescape
-func dotQ8_0VNNI(w, x *byte, nb, rows4, rb int, out *float32)
+func dotQ8_0VNNI(w, x *byte, nb, rows8, rb int, out *float32)
 
 // hasVNNI gates the AVX-512 VNNI kernels. x/sys/cpu reports the AVX-512
 // flags only when the OS saves the ZMM and mask registers; the kernels use
@@ -33,14 +33,14 @@ const (
 	vnniQ8_0
 )
 
-func (v vnniKind) call(w, x *byte, nb, rows4, rb int, out *float32) {
+func (v vnniKind) call(w, x *byte, nb, rows8, rb int, out *float32) {
 	switch v {
 	case vnniQ4_0:
-		dotQ4_0VNNI(w, x, nb, rows4, rb, out)
+		dotQ4_0VNNI(w, x, nb, rows8, rb, out)
 	case vnniQ5_0:
-		dotQ5_0VNNI(w, x, nb, rows4, rb, out)
+		dotQ5_0VNNI(w, x, nb, rows8, rb, out)
 	default:
-		dotQ8_0VNNI(w, x, nb, rows4, rb, out)
+		dotQ8_0VNNI(w, x, nb, rows8, rb, out)
 	}
 }
 
@@ -48,19 +48,19 @@ func (v vnniKind) typeSize() int {
 	return [...]int{18, 22, 34}[v]
 }
 
-// rows runs a row run: groups of four, then each leftover row as a group
-// of four copies of itself (rb = 0).
+// rows runs a row run: groups of eight, then each leftover row as a group
+// of eight copies of itself (rb = 0; row runs are mostly multiples of 8).
 func (v vnniKind) rows(w []byte, rb int, x []byte, nb int, out []float32) {
 	if !checkRun(w, rb, x, nb, v.typeSize(), q8_0Bytes, len(out)) {
 		clear(out)
 		return
 	}
-	n4 := len(out) / 4
-	if n4 > 0 {
-		v.call(&w[0], &x[0], nb, n4, rb, &out[0])
+	n8 := len(out) / 8
+	if n8 > 0 {
+		v.call(&w[0], &x[0], nb, n8, rb, &out[0])
 	}
-	for r := 4 * n4; r < len(out); r++ {
-		var o [4]float32
+	for r := 8 * n8; r < len(out); r++ {
+		var o [8]float32
 		v.call(&w[r*rb], &x[0], nb, 1, 0, &o[0])
 		out[r] = o[0]
 	}
