@@ -195,24 +195,25 @@ q40vloop:
 	VNNI_END(q40vrow)
 
 // func dotQ5_0VNNI(w, x *byte, nb, rows8, rb int, out *float32)
-// As dotQ4_0VNNI; each group's four 32-bit qh words are gathered into an
-// XMM register and rearranged (vnniQh) into two 64-bit byte masks, one bit
-// per code byte (low halves of qh for the low nibbles, high halves for the
-// high nibbles), which add 16 to the selected codes with a masked VPADDB.
-#define Q5_MASKS(a0, a1, a2, a3, xr, klo, khi) \
-	VMOVD   a0, xr \
-	VPINSRD $1, a1, xr, xr \
-	VPINSRD $2, a2, xr, xr \
-	VPINSRD $3, a3, xr, xr \
-	VPSHUFB X15, xr, xr \
-	VMOVQ   xr, AX \
-	KMOVQ   AX, klo \
-	VPEXTRQ $1, xr, AX \
-	KMOVQ   AX, khi
+// As dotQ4_0VNNI; each group's 64 code bytes get a 64-bit byte mask, one
+// bit per code, from the four rows' qh halves (low 16 bits for the low
+// nibbles, high 16 bits for the high nibbles, row r at bits 16r), built in
+// general registers; a masked VPADDB adds 16 to the selected codes.
+#define Q5_MASK(a0, a1, a2, a3, k) \
+	MOVWQZX a0, AX \
+	MOVWQZX a1, BX \
+	SHLQ    $16, BX \
+	ORQ     BX, AX \
+	MOVWQZX a2, BX \
+	SHLQ    $32, BX \
+	ORQ     BX, AX \
+	MOVWQZX a3, BX \
+	SHLQ    $48, BX \
+	ORQ     BX, AX \
+	KMOVQ   AX, k
 
 TEXT ·dotQ5_0VNNI(SB), NOSPLIT, $0-48
 	VNNI_SETUP($0x10101010)
-	VMOVDQU vnniQh<>(SB), X15
 
 q50vrow:
 	VNNI_ROWSTART
@@ -222,8 +223,10 @@ q50vloop:
 	VNNI_LOAD8(6, X6, Z6, X18, Z18)
 	VNNI_NIBBLES(Z6, Z7)
 	VNNI_NIBBLES(Z18, Z19)
-	Q5_MASKS(2(SI), 2(SI)(R14*1), 2(SI)(R14*2), 2(R11), X11, K1, K2)
-	Q5_MASKS(2(SI)(R14*4), 2(R8), 2(R8)(R14*1), 2(R8)(R14*2), X5, K3, K4)
+	Q5_MASK(2(SI), 2(SI)(R14*1), 2(SI)(R14*2), 2(R11), K1)
+	Q5_MASK(4(SI), 4(SI)(R14*1), 4(SI)(R14*2), 4(R11), K2)
+	Q5_MASK(2(SI)(R14*4), 2(R8), 2(R8)(R14*1), 2(R8)(R14*2), K3)
+	Q5_MASK(4(SI)(R14*4), 4(R8), 4(R8)(R14*1), 4(R8)(R14*2), K4)
 	VPADDB Z13, Z6, K1, Z6
 	VPADDB Z13, Z7, K2, Z7
 	VPADDB Z13, Z18, K3, Z18
@@ -282,10 +285,3 @@ DATA vnniLane<>+104(SB)/8, $0x0000000600000006
 DATA vnniLane<>+112(SB)/8, $0x0000000700000007
 DATA vnniLane<>+120(SB)/8, $0x0000000700000007
 GLOBL vnniLane<>(SB), RODATA|NOPTR, $128
-
-// vnniQh: from four qh words [q0 q1 q2 q3], the low 16 bits of each
-// (bytes 0,1 of each word) into the low qword, the high 16 bits into the
-// high qword, row r at bits 16r.
-DATA vnniQh<>+0(SB)/8, $0x0d0c090805040100
-DATA vnniQh<>+8(SB)/8, $0x0f0e0b0a07060302
-GLOBL vnniQh<>(SB), RODATA|NOPTR, $16
