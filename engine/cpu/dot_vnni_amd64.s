@@ -73,13 +73,15 @@
 	ADDQ       step, R9
 
 // VNNI_XBLOCK: broadcast the activation halves (Z1 = x[0:16], Z2 =
-// x[16:32]), Z3 = offset·Σx per 4-byte group, Y10 = d_x.
+// x[16:32]), Z3 = −offset·Σx per 4-byte group, Y10 = d_x.
 #define VNNI_XBLOCK \
 	VBROADCASTI32X4 2(DI), Z1 \
 	VBROADCASTI32X4 18(DI), Z2 \
 	VPXORD          Z3, Z3, Z3 \
 	VPDPBUSD        Z1, Z13, Z3 \
 	VPDPBUSD        Z2, Z13, Z3 \
+	VPXORD          Z4, Z4, Z4 \
+	VPSUBD          Z3, Z4, Z3 \
 	VPBROADCASTW    (DI), X10 \
 	VCVTPH2PS       X10, Y10
 
@@ -102,13 +104,12 @@
 	VPANDD Z14, lo, lo \
 	VPANDD Z14, hi, hi
 
-// VNNI_DOT(lo, hi, acc): acc = Σ code·x − offset·Σx from the codes in lo
+// VNNI_DOT(lo, hi, acc): acc = −offset·Σx + Σ code·x from the codes in lo
 // (against x[0:16]) and hi (x[16:32]).
 #define VNNI_DOT(lo, hi, acc) \
-	VPXORD   acc, acc, acc \
-	VPDPBUSD Z1, lo, acc \
-	VPDPBUSD Z2, hi, acc \
-	VPSUBD   Z3, acc, acc
+	VMOVDQA32 Z3, acc \
+	VPDPBUSD  Z1, lo, acc \
+	VPDPBUSD  Z2, hi, acc
 
 // VNNI_SCALE: the eight rows' d_w·d_x spread to their lanes (Z9 rows 0-3,
 // Z21 rows 4-7), times the converted sums Z8 / Z20, into Z0 / Z17. The
