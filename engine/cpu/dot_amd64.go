@@ -48,9 +48,7 @@ func init() {
 	dotF32 = dotF32Fast
 	dequantF16 = dequantF16Fast
 	kinds[ggml.F16].dotF = dotF16Fast
-	setRows(ggml.Q8_0, rowsQ8_0Fast)
-	setRows(ggml.Q4_0, rowsQ4_0Fast)
-	setRows(ggml.Q5_0, rowsQ5_0Fast)
+	useVNNI(hasVNNI)
 	setRows(ggml.Q4_K, rowsQ4KFast)
 	setRows(ggml.Q5_K, rowsQ5KFast)
 	setRows(ggml.Q6_K, rowsQ6KFast)

@@ -1,0 +1,94 @@
+package cpu
+
+import (
+	"github.com/harkapp/hark/engine/ggml"
+	"golang.org/x/sys/cpu"
+)
+
+// The VNNI kernels compute rows8 groups of eight weight rows, rb bytes
+// apart, against one Q8_0 activation row into out[0:8·rows8]; nb > 0.
+
+//go:noescape
+func dotQ4_0VNNI(w, x *byte, nb, rows8, rb int, out *float32)
+
+//go:noescape
+func dotQ5_0VNNI(w, x *byte, nb, rows8, rb int, out *float32)
+
+//go:noescape
+func dotQ8_0VNNI(w, x *byte, nb, rows8, rb int, out *float32)
+
+// hasVNNI gates the AVX-512 VNNI kernels. x/sys/cpu reports the AVX-512
+// flags only when the OS saves the ZMM and mask registers; the kernels use
+// 512-bit VPDPBUSD (VNNI), byte masks (BW) and 128/256-bit EVEX forms (VL).
+var hasVNNI = hasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW &&
+	cpu.X86.HasAVX512VL && cpu.X86.HasAVX512VNNI
+
+// vnniKind picks the kernel; a switch rather than a func value keeps the
+// remainder rows' stack buffer off the heap.
+type vnniKind int
+
+const (
+	vnniQ4_0 vnniKind = iota
+	vnniQ5_0
+	vnniQ8_0
+)
+
+func (v vnniKind) call(w, x *byte, nb, rows8, rb int, out *float32) {
+	switch v {
+	case vnniQ4_0:
+		dotQ4_0VNNI(w, x, nb, rows8, rb, out)
+	case vnniQ5_0:
+		dotQ5_0VNNI(w, x, nb, rows8, rb, out)
+	default:
+		dotQ8_0VNNI(w, x, nb, rows8, rb, out)
+	}
+}
+
+func (v vnniKind) typeSize() int {
+	return [...]int{18, 22, 34}[v]
+}
+
+// rows runs a row run: groups of eight, then each leftover row as a group
+// of eight copies of itself (rb = 0; row runs are mostly multiples of 8).
+func (v vnniKind) rows(w []byte, rb int, x []byte, nb int, out []float32) {
+	if !checkRun(w, rb, x, nb, v.typeSize(), q8_0Bytes, len(out)) {
+		clear(out)
+		return
+	}
+	n8 := len(out) / 8
+	if n8 > 0 {
+		v.call(&w[0], &x[0], nb, n8, rb, &out[0])
+	}
+	for r := 8 * n8; r < len(out); r++ {
+		var o [8]float32
+		v.call(&w[r*rb], &x[0], nb, 1, 0, &o[0])
+		out[r] = o[0]
+	}
+}
+
+func rowsQ4_0VNNI(w []byte, rb int, x []byte, nb int, out []float32) {
+	vnniQ4_0.rows(w, rb, x, nb, out)
+}
+
+func rowsQ5_0VNNI(w []byte, rb int, x []byte, nb int, out []float32) {
+	vnniQ5_0.rows(w, rb, x, nb, out)
+}
+
+func rowsQ8_0VNNI(w []byte, rb int, x []byte, nb int, out []float32) {
+	vnniQ8_0.rows(w, rb, x, nb, out)
+}
+
+// useVNNI installs the VNNI kernels (on) or the AVX2 ones for the types
+// that have both; tests use it to run each path. Not safe while a matmul
+// is running.
+func useVNNI(on bool) {
+	if on && hasVNNI {
+		setRows(ggml.Q4_0, rowsQ4_0VNNI)
+		setRows(ggml.Q5_0, rowsQ5_0VNNI)
+		setRows(ggml.Q8_0, rowsQ8_0VNNI)
+		return
+	}
+	setRows(ggml.Q8_0, rowsQ8_0Fast)
+	setRows(ggml.Q4_0, rowsQ4_0Fast)
+	setRows(ggml.Q5_0, rowsQ5_0Fast)
+}
