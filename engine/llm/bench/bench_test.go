@@ -142,40 +142,44 @@ func testStrings(t *testing.T) []string {
 func BenchmarkSmolLM2(b *testing.B) {
 	tokDir := shared.Path(b, "llm-kit", "tokenizers", "smollm2")
 	for _, name := range []string{"f16", "q8_0", "q4_0"} {
-		path := filepath.Join(b.TempDir(), name+".gguf")
-		if err := WriteFile(path, SmolLM2, Types[name], tokDir, 1); err != nil {
-			b.Fatal(err)
-		}
-		f, err := gguf.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		be := cpu.New(cpu.Options{Threads: 2})
-		m, err := llm.Load(be, f, llm.Options{Context: 1024, Batch: 512})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, test := range []struct {
-			name string
-			run  func(int) (Result, error)
-		}{
-			{"pp512", func(reps int) (Result, error) { return Prompt(m, 512, reps) }},
-			{"tg128", func(reps int) (Result, error) { return Generate(m, 128, reps) }},
-		} {
-			b.Run(name+"/"+test.name, func(b *testing.B) {
-				if _, err := test.run(0); err != nil { // warm-up only
-					b.Fatal(err)
-				}
-				b.ResetTimer()
-				r, err := test.run(b.N)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(r.Mean(), "tok/s")
-			})
-		}
-		m.Close()
-		be.Close()
-		f.Close()
+		b.Run(name, func(b *testing.B) { benchType(b, tokDir, name) })
+	}
+}
+
+func benchType(b *testing.B, tokDir, name string) {
+	path := filepath.Join(b.TempDir(), name+".gguf")
+	if err := WriteFile(path, SmolLM2, Types[name], tokDir, 1); err != nil {
+		b.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	be := cpu.New(cpu.Options{Threads: 2})
+	defer be.Close()
+	m, err := llm.Load(be, f, llm.Options{Context: 1024, Batch: 512})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	for _, test := range []struct {
+		name string
+		run  func(int) (Result, error)
+	}{
+		{"pp512", func(reps int) (Result, error) { return Prompt(m, 512, reps) }},
+		{"tg128", func(reps int) (Result, error) { return Generate(m, 128, reps) }},
+	} {
+		b.Run(test.name, func(b *testing.B) {
+			if _, err := test.run(0); err != nil { // warm-up only
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			r, err := test.run(b.N)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(r.Mean(), "tok/s")
+		})
 	}
 }
