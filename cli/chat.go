@@ -29,6 +29,8 @@ the message on the next line. Commands: /reset clears the conversation,
 func newChatCmd() *cobra.Command {
 	var (
 		model, system string
+		tplFile       string
+		noThink       bool
 		n, ctxLen     int
 		seed          int64
 		ignoreEOS     bool
@@ -72,6 +74,15 @@ what the model has already seen.
 			if err != nil {
 				return fmt.Errorf("%s: %w", model, err)
 			}
+			if tplFile != "" {
+				src, err := os.ReadFile(tplFile)
+				if err != nil {
+					return fmt.Errorf("chat: %w", err)
+				}
+				if tpl, err = chat.New(tplFile, string(src), tpl.Special()); err != nil {
+					return err
+				}
+			}
 			if seed < 0 {
 				smp.Seed = uint64(time.Now().UnixNano())
 			} else {
@@ -85,6 +96,9 @@ what the model has already seen.
 			}
 			defer m.Close()
 			s := &chat.Session{Gen: llm.NewGenerator(m, tk), Template: tpl, AddBOS: llm.AddBOS(f, arch), System: system}
+			if noThink {
+				s.Vars = map[string]any{"enable_thinking": false}
+			}
 			c := &chatLoop{
 				s: s, out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), in: bufio.NewReader(cmd.InOrStdin()),
 				opts:    llm.GenerateOptions{Sampler: smp, MaxTokens: n, IgnoreEOS: ignoreEOS},
@@ -97,6 +111,8 @@ what the model has already seen.
 	fl := cmd.Flags()
 	fl.StringVar(&model, "model", "", "GGUF model file")
 	fl.StringVar(&system, "system", "", "system message starting the conversation")
+	fl.StringVar(&tplFile, "template", "", "Jinja chat template file to use instead of the model's")
+	fl.BoolVar(&noThink, "no-think", false, "pass enable_thinking=false to the template (Qwen3: answer without a reasoning block)")
 	fl.IntVarP(&n, "n", "n", 512, "most tokens per answer")
 	fl.IntVar(&ctxLen, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
 	fl.Int64Var(&seed, "seed", -1, "sampling seed (-1: random)")

@@ -77,6 +77,32 @@ func TestChatGGUFTemplate(t *testing.T) {
 	require.Contains(t, errOut, "error: chat template (gguf): no", "the template's own error is reported and the chat goes on")
 }
 
+// --template replaces the model's template; --no-think reaches it as
+// enable_thinking=false.
+func TestChatTemplateFlags(t *testing.T) {
+	model := shared.Path(t, "models", "stories260K.gguf")
+	tf := filepath.Join(t.TempDir(), "t.jinja")
+	require.NoError(t, os.WriteFile(tf, []byte(`{{ bos_token }}{% for m in messages %}{{ m.content }}{% endfor %}{% if enable_thinking is defined and not enable_thinking %}{{ ' The end' }}{% endif %}`), 0o644))
+	for _, noThink := range []bool{false, true} {
+		args := []string{"chat", "--model", model, "--template", tf, "--temp", "0", "-n", "12", "--ignore-eos"}
+		prompt := "Tom was"
+		if noThink {
+			args = append(args, "--no-think")
+			prompt += " The end"
+		}
+		out, errOut, err := runHarkStdin(t, "Tom was\n", args...)
+		require.NoError(t, err)
+		require.Contains(t, errOut, "t.jinja template")
+		// The template writes BOS itself, so none is added: the same
+		// tokens as generate's BOS + prompt.
+		want, _, err := runHark(t, "generate", "--model", model, "--temp", "0", "-n", "12", "--ignore-eos", prompt)
+		require.NoError(t, err)
+		require.Equal(t, want, out, "no-think=%v", noThink)
+	}
+	_, _, err := runHarkStdin(t, "", "chat", "--model", model, "--template", filepath.Join(t.TempDir(), "none.jinja"))
+	require.Error(t, err)
+}
+
 func TestChatErrors(t *testing.T) {
 	model := shared.Path(t, "models", "stories260K.gguf")
 	long := strings.Repeat("Once upon a time there was a girl. ", 6)
