@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -34,6 +35,7 @@ func newEnvironment(now func() time.Time) *exec.Environment {
 	ctx.Set("strftime_now", func(format string) string {
 		return strftime(now(), format)
 	})
+	ctx.Set("range", boundedRange)
 	return &exec.Environment{
 		Context:           ctx,
 		Filters:           filters,
@@ -41,6 +43,45 @@ func newEnvironment(now func() time.Time) *exec.Environment {
 		ControlStructures: exec.NewControlStructureSet(map[string]parser.ControlStructureParser{}).Update(builtins.ControlStructures),
 		Methods:           builtins.Methods,
 	}
+}
+
+// maxRange bounds range(): gonja materialises a loop's items before
+// running it, so range(10**9) would exhaust memory before any output cap
+// applies. Chat templates use range for a handful of items.
+const maxRange = 100_000
+
+// boundedRange is Python's range([start,] stop[, step]) as a list, at most
+// maxRange items.
+func boundedRange(args ...int) ([]int, error) {
+	start, stop, step := 0, 0, 1
+	switch len(args) {
+	case 1:
+		stop = args[0]
+	case 2:
+		start, stop = args[0], args[1]
+	case 3:
+		start, stop, step = args[0], args[1], args[2]
+	default:
+		return nil, fmt.Errorf("range expects 1 to 3 integers, got %d", len(args))
+	}
+	if step == 0 {
+		return nil, errors.New("range step cannot be 0")
+	}
+	var n int
+	switch {
+	case step > 0 && stop > start:
+		n = (stop - start + step - 1) / step
+	case step < 0 && stop < start:
+		n = (start - stop - step - 1) / -step
+	}
+	if n > maxRange {
+		return nil, fmt.Errorf("range of %d items is more than %d", n, maxRange)
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = start + i*step
+	}
+	return out, nil
 }
 
 // strftime formats t with the C strftime directives templates use

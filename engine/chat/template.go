@@ -96,17 +96,44 @@ func (t *Template) Render(messages []Message, o Options) (out string, err error)
 		raised = append(raised, msg)
 		return "", fmt.Errorf("%w: %s", ErrTemplate, msg)
 	}
+	w := &cappedWriter{max: maxRenderSize}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("chat: rendering the %s template: %v", t.Name, r)
+			out = ""
+			if r == errTooLarge {
+				err = fmt.Errorf("chat: the %s template's output exceeds %d bytes", t.Name, maxRenderSize)
+			} else {
+				err = fmt.Errorf("chat: rendering the %s template: %v", t.Name, r)
+			}
 		}
 	}()
-	out, err = t.tpl.ExecuteToString(exec.NewContext(data))
+	err = t.tpl.Execute(w, exec.NewContext(data))
 	if err != nil {
 		if len(raised) > 0 {
 			return "", fmt.Errorf("%w (%s): %s", ErrTemplate, t.Name, raised[0])
 		}
 		return "", fmt.Errorf("chat: rendering the %s template: %w", t.Name, err)
 	}
-	return out, nil
+	return w.b.String(), nil
+}
+
+// maxRenderSize bounds a rendering, so a hostile template (nested loops)
+// fails instead of exhausting memory. 8 MiB of text is ~2M tokens, beyond
+// any model's context.
+const maxRenderSize = 8 << 20
+
+var errTooLarge = errors.New("output too large")
+
+// cappedWriter panics past its limit: gonja carries on after a write
+// error, so only unwinding stops a runaway loop (Render recovers).
+type cappedWriter struct {
+	b   strings.Builder
+	max int
+}
+
+func (w *cappedWriter) Write(p []byte) (int, error) {
+	if w.b.Len()+len(p) > w.max {
+		panic(errTooLarge)
+	}
+	return w.b.Write(p)
 }

@@ -3,6 +3,7 @@ package chat
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,6 +129,26 @@ func TestBadTemplates(t *testing.T) {
 		}
 		require.Error(t, err, "%q", src)
 	}
+}
+
+// Templates that would loop or print without bound fail instead.
+func TestRenderBounds(t *testing.T) {
+	tpl, err := New("huge", `{% for i in range(100000000) %}x{% endfor %}`, SpecialTokens{})
+	require.NoError(t, err)
+	_, err = tpl.Render(nil, Options{})
+	require.ErrorContains(t, err, "more than 100000")
+
+	x := strings.Repeat("x", 1000)
+	tpl, err = New("nested", `{% for i in range(10000) %}{% for j in range(10000) %}`+x+`{% endfor %}{% endfor %}`, SpecialTokens{})
+	require.NoError(t, err)
+	_, err = tpl.Render(nil, Options{})
+	require.ErrorContains(t, err, "exceeds")
+
+	tpl, err = New("ranges", `{{ range(3)|list }} {{ range(1, 7, 2)|list }} {{ range(5, 0, -2)|list }} {{ range(0)|list }}{% for i in range(2, 4) %}{{ i }}{% endfor %}`, SpecialTokens{})
+	require.NoError(t, err)
+	out, err := tpl.Render(nil, Options{})
+	require.NoError(t, err)
+	require.Equal(t, "[0, 1, 2] [1, 3, 5] [5, 3, 1] []23", out)
 }
 
 func TestTokenizerConfigVariants(t *testing.T) {
