@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/llm/bench"
+	"github.com/harkapp/hark/internal/shared"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newBenchCmd) }
+
+func newBenchCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure inference speed",
+	}
+	cmd.AddCommand(newBenchLLMCmd())
+	return cmd
+}
+
+func newBenchLLMCmd() *cobra.Command {
+	var (
+		models         []string
+		types          []string
+		dir, tokDir    string
+		layers, pp, tg int
+		reps, threads  int
+	)
+	cmd := &cobra.Command{
+		Use:   "llm [flags]",
+		Short: "Prompt-processing and generation speed of an LLM, as llama-bench reports them",
+		Long: `Measure pp (one batched prefill of --pp tokens) and tg (--tg single-token
+decodes) in tokens per second, averaged over --reps repetitions after a
+warm-up, like llama.cpp's llama-bench.
+
+Without --model it writes SmolLM2-135M-shaped GGUF files (random weights,
+the real SmolLM2 tokenizer from --tokenizer) of each --type into --dir,
+reusing files already there, and measures them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if pp < 0 || tg < 0 || pp+tg == 0 {
+				return errors.New("bench: --pp and --tg must be >= 0 and not both 0")
+			}
+			if reps <= 0 {
+				return fmt.Errorf("bench: --reps must be positive, got %d", reps)
+			}
+			if threads <= 0 {
+				return fmt.Errorf("bench: --threads must be positive, got %d", threads)
+			}
+			errOut := cmd.ErrOrStderr()
+			if len(models) == 0 {
+				shape := bench.SmolLM2
+				shape.Layers = layers
+				if layers <= 0 {
+					return fmt.Errorf("bench: --layers must be positive, got %d", layers)
+				}
+				if tokDir == "" {
+					root, err := shared.Root()
+					if err != nil {
+						return fmt.Errorf("bench: no --tokenizer given and %w", err)
+					}
+					tokDir = filepath.Join(root, "llm-kit", "tokenizers", "smollm2")
+				}
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					return err
+				}
+				for _, name := range types {
+					ftype, ok := bench.Types[name]
+					if !ok {
+						return fmt.Errorf("bench: unknown --type %q (f16, q8_0, q4_0)", name)
+					}
+					path := filepath.Join(dir, fmt.Sprintf("smollm2-135m-shape-v1-L%d-%s.gguf", layers, name))
+					if _, err := os.Stat(path); err != nil {
+						fmt.Fprintf(errOut, "writing %s\n", path)
+						if err := bench.WriteFile(path, shape, ftype, tokDir, 1); err != nil {
+							return err
+						}
+					}
+					models = append(models, path)
+				}
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintln(errOut, loadAverage())
+			fmt.Fprintln(out, "| model | size | params | backend | threads | test | t/s |")
+			fmt.Fprintln(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: |")
+			for _, path := range models {
+				if err := benchModel(out, path, pp, tg, reps, threads); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintln(errOut, loadAverage())
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&models, "model", nil, "GGUF model to measure (repeatable; default: write SmolLM2-135M-shaped files)")
+	fl.StringSliceVar(&types, "type", []string{"f16", "q8_0", "q4_0"}, "file types to write and measure")
+	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), "hark-bench"), "where the written models are kept")
+	fl.StringVar(&tokDir, "tokenizer", "", "SmolLM2 tokenizer directory (default: the shared llm-kit's)")
+	fl.IntVar(&layers, "layers", bench.SmolLM2.Layers, "layers of the written models")
+	fl.IntVar(&pp, "pp", 512, "prompt tokens (0: skip)")
+	fl.IntVar(&tg, "tg", 128, "generated tokens (0: skip)")
+	fl.IntVarP(&reps, "reps", "r", 5, "repetitions")
+	fl.IntVarP(&threads, "threads", "t", 2, "CPU threads")
+	return cmd
+}
+
+func benchModel(out io.Writer, path string, pp, tg, reps, threads int) error {
+	f, err := gguf.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	be := cpu.New(cpu.Options{Threads: threads})
+	defer be.Close()
+	m, err := llm.Load(be, f, llm.Options{Context: max(pp, tg), Batch: max(pp, 1)})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer m.Close()
+	var size, params int64
+	types := map[string]int64{}
+	for _, t := range f.Tensors {
+		size += t.Bytes
+		params += t.Elements()
+		if t.Name != "token_embd.weight" && t.Name != "output.weight" {
+			types[t.Type.String()] += t.Elements()
+		}
+	}
+	// Name the model by the dominant type of its layers' weights (the
+	// embedding/output often keep a larger type), as llama-bench does by
+	// file type.
+	main, most := "", int64(-1)
+	for name, n := range types {
+		if n > most || (n == most && name < main) {
+			main, most = name, n
+		}
+	}
+	label := fmt.Sprintf("%s %s %s", f.Architecture(), paramsLabel(params), strings.ToUpper(main))
+	var results []bench.Result
+	if pp > 0 {
+		r, err := bench.Prompt(m, pp, reps)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	if tg > 0 {
+		r, err := bench.Generate(m, tg, reps)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	for _, r := range results {
+		fmt.Fprintf(out, "| %s | %.2f MiB | %.2f M | CPU | %d | %s | %.2f ± %.2f |\n",
+			label, float64(size)/(1<<20), float64(params)/1e6, threads, r.Test, r.Mean(), r.Stddev())
+	}
+	return nil
+}
+
+func paramsLabel(n int64) string {
+	if n >= 1e9 {
+		return fmt.Sprintf("%.1fB", float64(n)/1e9)
+	}
+	return fmt.Sprintf("%dM", (n+500_000)/1_000_000)
+}
+
+// loadAverage reports the machine's load (Linux), since speeds on a shared
+// machine mean little without it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load average: unknown"
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) < 3 {
+		return "load average: unknown"
+	}
+	return "load average: " + strings.Join(fields[:3], " ")
+}

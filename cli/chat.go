@@ -1,0 +1,256 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harkapp/hark/engine/chat"
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/tokenizer"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newChatCmd) }
+
+const chatHelp = `Type a message and press Enter to send it. End a line with \ to continue
+the message on the next line. Commands: /reset clears the conversation,
+/exit (or Ctrl-D) quits. Ctrl-C stops the answer being written.`
+
+func newChatCmd() *cobra.Command {
+	var (
+		model, system string
+		tplFile       string
+		noThink       bool
+		n, ctxLen     int
+		seed          int64
+		ignoreEOS     bool
+		verbose       bool
+		smp           llm.Sampler
+	)
+	cmd := &cobra.Command{
+		Use:   "chat --model PATH [flags]",
+		Short: "Chat with a local LLM in the terminal",
+		Long: `Chat with a GGUF model (llama, qwen2 or qwen3 architecture) on the CPU.
+The conversation is rendered with the model's chat template
+(tokenizer.chat_template); files without one use ChatML when the vocabulary
+has <|im_start|>/<|im_end|>, else plain concatenation of the turns (base
+models). Answers stream to stdout; prompts and notices go to stderr.
+The KV cache is kept across turns: each turn feeds only the tokens after
+what the model has already seen.
+
+` + chatHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if model == "" {
+				return errors.New("chat: --model PATH is required")
+			}
+			if n <= 0 {
+				return fmt.Errorf("chat: -n must be positive, got %d", n)
+			}
+			f, err := gguf.Open(model)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			arch, err := llm.LookupArch(f.Architecture())
+			if err != nil {
+				return fmt.Errorf("%s: %w", model, err)
+			}
+			tk, err := tokenizer.FromGGUFFile(f)
+			if err != nil {
+				return fmt.Errorf("%s: %w", model, err)
+			}
+			tpl, err := chat.ForModel(f, tk)
+			if err != nil {
+				return fmt.Errorf("%s: %w", model, err)
+			}
+			if tplFile != "" {
+				src, err := os.ReadFile(tplFile)
+				if err != nil {
+					return fmt.Errorf("chat: %w", err)
+				}
+				if tpl, err = chat.New(tplFile, string(src), tpl.Special()); err != nil {
+					return err
+				}
+			}
+			if seed < 0 {
+				smp.Seed = uint64(time.Now().UnixNano())
+			} else {
+				smp.Seed = uint64(seed)
+			}
+			be := cpu.New(cpu.Options{})
+			defer be.Close()
+			m, err := llm.Load(be, f, llm.Options{Context: ctxLen, Sampler: &smp})
+			if err != nil {
+				return fmt.Errorf("%s: %w", model, err)
+			}
+			defer m.Close()
+			s := &chat.Session{Gen: llm.NewGenerator(m, tk), Template: tpl, AddBOS: llm.AddBOS(f, arch), System: system}
+			if noThink {
+				s.Vars = map[string]any{"enable_thinking": false}
+			}
+			c := &chatLoop{
+				s: s, out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), in: bufio.NewReader(cmd.InOrStdin()),
+				opts:    llm.GenerateOptions{Sampler: smp, MaxTokens: n, IgnoreEOS: ignoreEOS},
+				verbose: verbose,
+			}
+			fmt.Fprintf(c.errOut, "hark chat: %s (%s template, context %d). /exit or Ctrl-D quits.\n", model, tpl.Name, m.Context())
+			return c.run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&model, "model", "", "GGUF model file")
+	fl.StringVar(&system, "system", "", "system message starting the conversation")
+	fl.StringVar(&tplFile, "template", "", "Jinja chat template file to use instead of the model's")
+	fl.BoolVar(&noThink, "no-think", false, "pass enable_thinking=false to the template (Qwen3: answer without a reasoning block)")
+	fl.IntVarP(&n, "n", "n", 512, "most tokens per answer")
+	fl.IntVar(&ctxLen, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
+	fl.Int64Var(&seed, "seed", -1, "sampling seed (-1: random)")
+	fl.BoolVar(&ignoreEOS, "ignore-eos", false, "keep generating after end-of-turn tokens (until -n)")
+	fl.BoolVarP(&verbose, "verbose", "v", false, "print token counts and speed after each answer (stderr)")
+	fl.Float32Var(&smp.Temperature, "temp", 0.8, "temperature (0: greedy)")
+	fl.IntVar(&smp.TopK, "top-k", 40, "top-k (0: off)")
+	fl.Float32Var(&smp.TopP, "top-p", 0.95, "top-p (1: off)")
+	fl.Float32Var(&smp.MinP, "min-p", 0.05, "min-p (0: off)")
+	fl.Float32Var(&smp.RepeatPenalty, "repeat-penalty", 1, "repetition penalty over the last 64 tokens (1: off)")
+	return cmd
+}
+
+// chatLoop reads messages, runs turns and handles Ctrl-C: while an answer
+// is written, an interrupt cancels it; at the prompt it only reminds how
+// to quit.
+type chatLoop struct {
+	s           *chat.Session
+	out, errOut io.Writer
+	in          *bufio.Reader
+	opts        llm.GenerateOptions
+	verbose     bool
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // the running answer's, nil at the prompt
+}
+
+func (c *chatLoop) run(ctx context.Context) error {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+				c.mu.Lock()
+				if c.cancel != nil {
+					c.cancel()
+				} else {
+					fmt.Fprintln(c.errOut, "\n(/exit or Ctrl-D quits)")
+				}
+				c.mu.Unlock()
+			}
+		}
+	}()
+	for {
+		msg, err := c.read()
+		if errors.Is(err, io.EOF) && msg == "" {
+			fmt.Fprintln(c.errOut)
+			return nil
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("chat: reading input: %w", err)
+		}
+		eof := err != nil
+		switch strings.TrimSpace(msg) {
+		case "":
+		case "/exit", "/quit":
+			return nil
+		case "/reset":
+			c.s.Reset()
+			fmt.Fprintln(c.errOut, "(conversation cleared)")
+		case "/help":
+			fmt.Fprintln(c.errOut, chatHelp)
+		default:
+			if t := strings.TrimSpace(msg); strings.HasPrefix(t, "/") && !strings.ContainsAny(t, " \n") {
+				fmt.Fprintf(c.errOut, "unknown command %s (/help lists them)\n", t)
+				break
+			}
+			if err := c.turn(ctx, msg); err != nil {
+				return err
+			}
+		}
+		if eof || ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// read reads one message: lines ending in a backslash continue on the
+// next line (the backslash becomes a newline).
+func (c *chatLoop) read() (string, error) {
+	var b strings.Builder
+	fmt.Fprint(c.errOut, "> ")
+	for {
+		line, err := c.in.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		if strings.HasSuffix(line, `\`) && err == nil {
+			b.WriteString(strings.TrimSuffix(line, `\`))
+			b.WriteByte('\n')
+			fmt.Fprint(c.errOut, ". ")
+			continue
+		}
+		b.WriteString(line)
+		return b.String(), err
+	}
+}
+
+// turn runs one exchange. Errors about the conversation (too long for the
+// context, a template that refuses it) are reported and the chat goes on;
+// only engine and output failures end it.
+func (c *chatLoop) turn(ctx context.Context, msg string) error {
+	tctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	c.cancel = cancel
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
+		cancel()
+	}()
+	start := time.Now()
+	res, err := c.s.Send(tctx, msg, c.opts, func(s string) error { _, err := io.WriteString(c.out, s); return err })
+	if len(res.Tokens) > 0 || res.Text != "" {
+		fmt.Fprintln(c.out)
+	}
+	switch {
+	case errors.Is(err, chat.ErrConversationTooLong):
+		fmt.Fprintf(c.errOut, "error: %v; /reset starts a new conversation (or raise --ctx)\n", err)
+		return nil
+	case errors.Is(err, chat.ErrTemplate):
+		fmt.Fprintf(c.errOut, "error: %v\n", err)
+		return nil
+	case err != nil:
+		return fmt.Errorf("chat: %w", err)
+	}
+	if res.Reason == llm.StopCanceled {
+		fmt.Fprintln(c.errOut, "(answer stopped)")
+	}
+	if c.verbose {
+		d := time.Since(start).Seconds()
+		fmt.Fprintf(c.errOut, "[prompt: %d tokens reused from the cache; answer: %d tokens, %.1f tok/s; context %d/%d]\n",
+			c.s.Reused, len(res.Tokens), float64(len(res.Tokens))/max(d, 1e-9), c.s.Gen.M.Pos(), c.s.Gen.M.Context())
+	}
+	return nil
+}

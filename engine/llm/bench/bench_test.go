@@ -1,0 +1,185 @@
+package bench
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/harkapp/hark/engine/chat"
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/tokenizer"
+	"github.com/harkapp/hark/internal/shared"
+	"github.com/stretchr/testify/require"
+)
+
+// The 135M count is SmolLM2-135M's published size.
+func TestParams(t *testing.T) {
+	require.Equal(t, int64(134515008), SmolLM2.Params())
+}
+
+// A 2-layer file of each type: tensor types as llama.cpp's quantize picks
+// them, the tokenizer metadata encodes like the Hugging Face files, the
+// chat template renders the kit's reference, and the model runs.
+func TestWriteAndMeasure(t *testing.T) {
+	tokDir := shared.Path(t, "llm-kit", "tokenizers", "smollm2")
+	hf, err := tokenizer.Load(tokDir)
+	require.NoError(t, err)
+	small := SmolLM2
+	small.Layers = 2
+	for name, ftype := range Types {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name+".gguf")
+			require.NoError(t, WriteFile(path, small, ftype, tokDir, 1))
+			f, err := gguf.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			var params int64
+			for _, tn := range f.Tensors {
+				params += tn.Elements()
+				want := ftype
+				switch {
+				case len(tn.Shape) == 1:
+					want = ggml.F32
+				case tn.Name == "token_embd.weight" && ftype == ggml.Q4_0:
+					want = ggml.Q8_0
+				}
+				require.Equal(t, want, tn.Type, tn.Name)
+			}
+			require.Equal(t, small.Params(), params)
+			_, hasOutput := f.Tensor("output.weight")
+			require.False(t, hasOutput, "embeddings are tied")
+
+			tk, err := tokenizer.FromGGUFFile(f)
+			require.NoError(t, err)
+			for _, s := range testStrings(t) {
+				require.Equal(t, hf.Encode(s, false), tk.Encode(s, false), "%q", s)
+			}
+			tpl, err := chat.ForModel(f, tk)
+			require.NoError(t, err)
+			require.Equal(t, "gguf", tpl.Name)
+			out, err := tpl.Render([]chat.Message{{Role: "user", Content: "Hi"}}, chat.Options{AddGenerationPrompt: true})
+			require.NoError(t, err)
+			require.Equal(t, "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", out)
+
+			be := cpu.New(cpu.Options{Threads: 2})
+			defer be.Close()
+			m, err := llm.Load(be, f, llm.Options{Context: 64, Batch: 32})
+			require.NoError(t, err)
+			defer m.Close()
+			pp, err := Prompt(m, 32, 2)
+			require.NoError(t, err)
+			tg, err := Generate(m, 8, 2)
+			require.NoError(t, err)
+			for _, r := range []Result{pp, tg} {
+				require.Len(t, r.TokS, 2)
+				require.Greater(t, r.Mean(), 0.0)
+				require.False(t, math.IsNaN(r.Stddev()))
+			}
+			require.Equal(t, "pp32", pp.Test)
+			require.Equal(t, "tg8", tg.Test)
+			logits, err := m.Logits()
+			require.NoError(t, err)
+			for _, v := range logits {
+				require.False(t, math.IsNaN(float64(v)) || math.IsInf(float64(v), 0))
+			}
+			_, err = Prompt(m, 65, 1)
+			require.ErrorContains(t, err, "context")
+		})
+	}
+}
+
+func TestWriteErrors(t *testing.T) {
+	tokDir := shared.Path(t, "llm-kit", "tokenizers", "smollm2")
+	p := filepath.Join(t.TempDir(), "x.gguf")
+	require.ErrorContains(t, WriteFile(p, SmolLM2, ggml.Q4_K, tokDir, 1), "unsupported")
+	bad := SmolLM2
+	bad.Vocab = 1000
+	require.ErrorContains(t, WriteFile(p, bad, ggml.Q8_0, tokDir, 1), "tokens")
+	require.ErrorContains(t, WriteFile(p, SmolLM2, ggml.Q8_0, t.TempDir(), 1), "vocab.json")
+	_, err := os.Stat(p)
+	require.True(t, os.IsNotExist(err), "a failed write leaves no file")
+}
+
+func testStrings(t *testing.T) []string {
+	b, err := os.ReadFile(shared.Path(t, "llm-kit", "references", "tokenize", "strings.json"))
+	require.NoError(t, err)
+	var v any
+	require.NoError(t, json.Unmarshal(b, &v))
+	var out []string
+	var walk func(any)
+	walk = func(x any) {
+		switch x := x.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			if s, ok := x["text"].(string); ok {
+				out = append(out, s)
+				return
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	require.NotEmpty(t, out)
+	return out
+}
+
+// BenchmarkSmolLM2 is pp512 and tg128 on the full 30-layer SmolLM2-135M
+// shape with 2 threads (tok/s is the reported metric; one iteration is
+// one repetition). Run it with -benchtime 3x or so: writing the three
+// files takes a while.
+func BenchmarkSmolLM2(b *testing.B) {
+	tokDir := shared.Path(b, "llm-kit", "tokenizers", "smollm2")
+	for _, name := range []string{"f16", "q8_0", "q4_0"} {
+		b.Run(name, func(b *testing.B) { benchType(b, tokDir, name) })
+	}
+}
+
+func benchType(b *testing.B, tokDir, name string) {
+	path := filepath.Join(b.TempDir(), name+".gguf")
+	if err := WriteFile(path, SmolLM2, Types[name], tokDir, 1); err != nil {
+		b.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	be := cpu.New(cpu.Options{Threads: 2})
+	defer be.Close()
+	m, err := llm.Load(be, f, llm.Options{Context: 1024, Batch: 512})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	for _, test := range []struct {
+		name string
+		run  func(int) (Result, error)
+	}{
+		{"pp512", func(reps int) (Result, error) { return Prompt(m, 512, reps) }},
+		{"tg128", func(reps int) (Result, error) { return Generate(m, 128, reps) }},
+	} {
+		b.Run(test.name, func(b *testing.B) {
+			if _, err := test.run(0); err != nil { // warm-up only
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			r, err := test.run(b.N)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(r.Mean(), "tok/s")
+		})
+	}
+}

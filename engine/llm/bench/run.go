@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/harkapp/hark/engine/llm"
+)
+
+// Result is one test's speeds, one per repetition.
+type Result struct {
+	Test   string    // "pp512", "tg128"
+	Tokens int       // tokens per repetition
+	TokS   []float64 // tokens per second of each repetition
+}
+
+// Mean and standard deviation of the repetitions' tok/s, as llama-bench
+// prints them.
+func (r Result) Mean() float64 {
+	var s float64
+	for _, v := range r.TokS {
+		s += v
+	}
+	return s / float64(len(r.TokS))
+}
+
+// Stddev is the sample standard deviation (0 for one repetition).
+func (r Result) Stddev() float64 {
+	if len(r.TokS) < 2 {
+		return 0
+	}
+	m, s := r.Mean(), 0.0
+	for _, v := range r.TokS {
+		s += (v - m) * (v - m)
+	}
+	return math.Sqrt(s / float64(len(r.TokS)-1))
+}
+
+// Prompt measures prompt processing: each repetition empties the context
+// and prefills n tokens in one batch (the model's batch must be >= n, as
+// llama-bench's default n_batch/n_ubatch of 2048/512 are for pp512). One
+// unmeasured warm-up run comes first.
+func Prompt(m *llm.Model, n, reps int) (Result, error) {
+	r := Result{Test: fmt.Sprintf("pp%d", n), Tokens: n}
+	if n > m.Context() {
+		return r, fmt.Errorf("bench: pp%d needs a context of %d, the model has %d", n, n, m.Context())
+	}
+	toks := randomTokens(n, m.H.NVocab)
+	for i := -1; i < reps; i++ {
+		m.Reset()
+		t0 := time.Now()
+		if _, err := m.Prefill(toks); err != nil {
+			return r, err
+		}
+		if i >= 0 {
+			r.TokS = append(r.TokS, float64(n)/time.Since(t0).Seconds())
+		}
+	}
+	return r, nil
+}
+
+// Generate measures text generation: each repetition empties the context
+// and decodes n tokens one at a time (each step computes the logits of its
+// token, as generation does). One short warm-up run comes first.
+func Generate(m *llm.Model, n, reps int) (Result, error) {
+	r := Result{Test: fmt.Sprintf("tg%d", n), Tokens: n}
+	if n > m.Context() {
+		return r, fmt.Errorf("bench: tg%d needs a context of %d, the model has %d", n, n, m.Context())
+	}
+	toks := randomTokens(n, m.H.NVocab)
+	for i := -1; i < reps; i++ {
+		m.Reset()
+		steps := n
+		if i < 0 {
+			steps = min(n, 4)
+		}
+		t0 := time.Now()
+		for _, t := range toks[:steps] {
+			if _, err := m.Decode(t); err != nil {
+				return r, err
+			}
+		}
+		if i >= 0 {
+			r.TokS = append(r.TokS, float64(n)/time.Since(t0).Seconds())
+		}
+	}
+	return r, nil
+}
+
+// randomTokens are fixed pseudo-random ids (llama-bench feeds random
+// tokens too; their values do not change the work).
+func randomTokens(n, vocab int) []int32 {
+	out := make([]int32, n)
+	x := uint32(2463534242)
+	for i := range out {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		out[i] = int32(x % uint32(vocab))
+	}
+	return out
+}
