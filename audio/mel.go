@@ -19,6 +19,9 @@ type Spectrogram struct {
 	NMels   int
 	NFrames int
 	Data    []float32
+	// Peak is the largest sample magnitude of the audio (0 for digital
+	// silence).
+	Peak float32
 }
 
 // hann is torch.hann_window(400) (periodic): 0.5 - 0.5 cos(2 pi n / N).
@@ -56,36 +59,96 @@ func LogMel(samples []float32, f *MelFilters, padding int) (*Spectrogram, error)
 		return nil, fmt.Errorf("audio: LogMel: %d samples is too short (need more than %d)", total, NFFT/2)
 	}
 	nFrames := total / HopLength
-	out := &Spectrogram{NMels: f.NMels, NFrames: nFrames, Data: make([]float32, f.NMels*nFrames)}
-
-	if useSgemmDFT && blas.Available() {
-		top, err := melFramesSgemm(out, samples, total, f)
-		if err != nil {
-			return nil, err
-		}
-		out.finish(top)
-		return out, nil
+	out := &Spectrogram{NMels: f.NMels, NFrames: nFrames, Data: make([]float32, f.NMels*nFrames), Peak: peak(samples)}
+	sig := &signal{seg: samples, head: samples[:min(len(samples), NFFT/2+1)], n: len(samples), total: total}
+	top, err := computeFrames(out, 0, sig, f, 0, nFrames)
+	if err != nil {
+		return nil, err
 	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), nFrames/64))
-	per := (nFrames + workers - 1) / workers
+	out.finish(top)
+	return out, nil
+}
+
+// computeFrames fills columns [lo-colOff, hi-colOff) of out with the log10
+// mel energies of frames [lo, hi) of sig and returns their maximum: as one
+// sgemm per chunk where that path is chosen, else with gonum's FFT, the
+// frames spread over the cores.
+func computeFrames(out *Spectrogram, colOff int, sig *signal, f *MelFilters, lo, hi int) (float64, error) {
+	if useSgemmDFT && blas.Available() {
+		return melFramesSgemm(out, colOff, sig, f, lo, hi)
+	}
+	n := hi - lo
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/64))
+	per := (n + workers - 1) / workers
 	maxes := make([]float64, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
-		lo, hi := w*per, min(nFrames, (w+1)*per)
+		a, b := lo+w*per, min(hi, lo+(w+1)*per)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			maxes[w] = melFrames(out, samples, total, f, lo, hi)
+			maxes[w] = melFrames(out, colOff, sig, f, a, b)
 		}()
 	}
 	wg.Wait()
-
 	top := math.Inf(-1)
 	for _, m := range maxes {
 		top = math.Max(top, m)
 	}
-	out.finish(top)
-	return out, nil
+	return top, nil
+}
+
+func peak(x []float32) float32 {
+	var p float32
+	for _, v := range x {
+		p = max(p, v, -v)
+	}
+	return p
+}
+
+// signal is a view of the zero-padded input that torch.stft(center=True)
+// reflects at both ends: samples [start, start+len(seg)) are in seg, and the
+// first NFFT/2+1 samples are kept in head for the reflection at the start.
+// n is the number of audio samples, or -1 while a stream has not ended;
+// total is n plus the zero padding.
+type signal struct {
+	seg      []float32
+	start    int
+	head     []float32
+	n, total int
+}
+
+// at returns sample j of the padded, reflected signal.
+func (s *signal) at(j int) float32 {
+	if j < 0 {
+		j = -j
+		if j < len(s.head) {
+			return s.head[j]
+		}
+		return 0
+	}
+	if s.n >= 0 {
+		if j >= s.total {
+			j = 2*(s.total-1) - j
+		}
+		if j >= s.n {
+			return 0
+		}
+	}
+	if j < s.start {
+		return s.head[j] // only reached when the padding is shorter than NFFT/2
+	}
+	return s.seg[j-s.start]
+}
+
+// frame returns the 400 samples of frame t (centred on t*HopLength)
+// directly when they lie inside seg, else nil.
+func (s *signal) frame(t int) []float32 {
+	a := t*HopLength - NFFT/2
+	if a < s.start || a+NFFT > s.start+len(s.seg) || (s.n >= 0 && a+NFFT > s.n) {
+		return nil
+	}
+	return s.seg[a-s.start : a-s.start+NFFT]
 }
 
 // finish clamps to (max - 8) and rescales, as the reference does.
@@ -96,43 +159,30 @@ func (s *Spectrogram) finish(top float64) {
 	}
 }
 
-// melFrames fills log10 mel energies of frames [lo, hi) into out and returns
-// their maximum.
-func melFrames(out *Spectrogram, x []float32, total int, f *MelFilters, lo, hi int) float64 {
+// melFrames fills log10 mel energies of frames [lo, hi) into columns
+// [lo-colOff, hi-colOff) of out and returns their maximum.
+func melFrames(out *Spectrogram, colOff int, sig *signal, f *MelFilters, lo, hi int) float64 {
 	fft := fourier.NewFFT(NFFT)
 	seq := make([]float64, NFFT)
 	coeff := make([]complex128, NFreq)
 	power := make([]float64, NFreq)
-	n := len(x)
-	// sample reads the zero-padded signal, reflected at both ends.
-	sample := func(j int) float64 {
-		if j < 0 {
-			j = -j
-		} else if j >= total {
-			j = 2*(total-1) - j
-		}
-		if j < n {
-			return float64(x[j])
-		}
-		return 0
-	}
 	top := math.Inf(-1)
 	for t := lo; t < hi; t++ {
-		start := t*HopLength - NFFT/2
-		if start >= 0 && start+NFFT <= n {
-			for j, v := range x[start : start+NFFT] {
+		if fr := sig.frame(t); fr != nil {
+			for j, v := range fr {
 				seq[j] = float64(v) * hann[j]
 			}
 		} else {
+			start := t*HopLength - NFFT/2
 			for j := range seq {
-				seq[j] = sample(start+j) * hann[j]
+				seq[j] = float64(sig.at(start+j)) * hann[j]
 			}
 		}
 		fft.Coefficients(coeff, seq)
 		for k, c := range coeff {
 			power[k] = real(c)*real(c) + imag(c)*imag(c)
 		}
-		top = math.Max(top, melColumn(out, f, t, power))
+		top = math.Max(top, melColumn(out, f, t-colOff, power))
 	}
 	return top
 }

@@ -121,7 +121,7 @@ func TestLogMelWorkersAgree(t *testing.T) {
 	// Compute frame ranges serially in one worker and compare the raw log10
 	// values before the clamp.
 	serial := &Spectrogram{NMels: 80, NFrames: a.NFrames, Data: make([]float32, 80*a.NFrames)}
-	top := melFrames(serial, x, len(x), f, 0, a.NFrames)
+	top := melFrames(serial, 0, &signal{seg: x, head: x[:NFFT/2+1], n: len(x), total: len(x)}, f, 0, a.NFrames)
 	floor := float32(top - 8)
 	for i, v := range serial.Data {
 		serial.Data[i] = (max(v, floor) + 4) / 4
@@ -156,4 +156,27 @@ func BenchmarkLogMel30s(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// Streaming gives exactly LogMel of the whole signal, for lengths around
+// the chunk boundaries, and drops samples as it goes.
+func TestLogMelStreamEqualsWhole(t *testing.T) {
+	f := kitFilters(t, 80)
+	x, err := Load16k(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	for _, n := range []int{1000, streamChunk - 7, streamChunk + 123, len(x)} {
+		want, err := LogMel(x[:n], f, 480000)
+		require.NoError(t, err)
+		got, err := LogMelStream(FromSamples(x[:n], WhisperRate, 1), f, 480000)
+		require.NoError(t, err)
+		require.Equal(t, want.NFrames, got.NFrames, "n=%d", n)
+		require.Equal(t, want.Data, got.Data, "n=%d", n)
+		require.Equal(t, want.Peak, got.Peak)
+	}
+	_, err = LogMelStream(FromSamples(nil, WhisperRate, 1), f, 480000)
+	require.ErrorIs(t, err, ErrNoAudio)
+	_, err = LogMelStream(FromSamples(x, 8000, 1), f, 480000)
+	require.Error(t, err)
+	_, err = LogMelStream(FromSamples(x, WhisperRate, 1), f, 10)
+	require.Error(t, err)
 }

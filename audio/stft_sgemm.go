@@ -37,43 +37,31 @@ const sgemmChunk = 256 // frames per product
 // melFramesSgemm is melFrames computing the spectra with sgemm. It is
 // called from one goroutine (BLAS calls are serialised and multi-threaded
 // inside the library).
-func melFramesSgemm(out *Spectrogram, x []float32, total int, f *MelFilters) (float64, error) {
+func melFramesSgemm(out *Spectrogram, colOff int, sig *signal, f *MelFilters, lo, hi int) (float64, error) {
 	basis := dftBasis()
 	frames := make([]float32, sgemmChunk*NFFT)
 	spec := make([]float32, sgemmChunk*2*NFreq)
-	n := len(x)
-	sample := func(j int) float32 {
-		if j < 0 {
-			j = -j
-		} else if j >= total {
-			j = 2*(total-1) - j
-		}
-		if j < n {
-			return x[j]
-		}
-		return 0
-	}
 	top := math.Inf(-1)
-	for lo := 0; lo < out.NFrames; lo += sgemmChunk {
-		hi := min(lo+sgemmChunk, out.NFrames)
-		for t := lo; t < hi; t++ {
-			row := frames[(t-lo)*NFFT : (t-lo+1)*NFFT]
+	for c := lo; c < hi; c += sgemmChunk {
+		d := min(c+sgemmChunk, hi)
+		for t := c; t < d; t++ {
+			row := frames[(t-c)*NFFT : (t-c+1)*NFFT]
 			start := t*HopLength - NFFT/2
 			for j := range row {
-				row[j] = float32(float64(sample(start+j)) * hann[j])
+				row[j] = float32(float64(sig.at(start+j)) * hann[j])
 			}
 		}
-		if err := blas.Sgemm(false, false, hi-lo, 2*NFreq, NFFT, 1, frames, NFFT, basis, 2*NFreq, 0, spec, 2*NFreq); err != nil {
+		if err := blas.Sgemm(false, false, d-c, 2*NFreq, NFFT, 1, frames, NFFT, basis, 2*NFreq, 0, spec, 2*NFreq); err != nil {
 			return 0, err
 		}
 		var power [NFreq]float64
-		for t := lo; t < hi; t++ {
-			re := spec[(t-lo)*2*NFreq : (t-lo)*2*NFreq+NFreq]
-			im := spec[(t-lo)*2*NFreq+NFreq : (t-lo+1)*2*NFreq]
+		for t := c; t < d; t++ {
+			re := spec[(t-c)*2*NFreq : (t-c)*2*NFreq+NFreq]
+			im := spec[(t-c)*2*NFreq+NFreq : (t-c+1)*2*NFreq]
 			for k := range power {
 				power[k] = float64(re[k])*float64(re[k]) + float64(im[k])*float64(im[k])
 			}
-			top = math.Max(top, melColumn(out, f, t, power[:]))
+			top = math.Max(top, melColumn(out, f, t-colOff, power[:]))
 		}
 	}
 	return top, nil

@@ -3,6 +3,7 @@ package whisper
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/harkapp/hark/audio"
 )
@@ -13,16 +14,9 @@ var (
 	ErrSilent  = errors.New("the audio is silent (below -80 dBFS throughout)")
 )
 
-// silent reports whether no sample reaches -80 dBFS: digital silence, for
-// which the model would only hallucinate.
-func silent(samples []float32) bool {
-	for _, v := range samples {
-		if v > 1e-4 || v < -1e-4 {
-			return false
-		}
-	}
-	return true
-}
+// silenceLevel is -80 dBFS: audio that never rises above it is digital
+// silence, on which the model would only hallucinate.
+const silenceLevel = 1e-4
 
 // TranscribeSamples transcribes 16 kHz mono samples: the log-mel of the
 // whole audio with 30 s of silence appended (the model file's filters), then
@@ -31,9 +25,6 @@ func (f *File) TranscribeSamples(ctx context.Context, m *Model, samples []float3
 	if len(samples) == 0 {
 		return nil, ErrNoAudio
 	}
-	if silent(samples) {
-		return nil, ErrSilent
-	}
 	filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
 	if err != nil {
 		return nil, err
@@ -41,6 +32,40 @@ func (f *File) TranscribeSamples(ctx context.Context, m *Model, samples []float3
 	spec, err := audio.LogMel(samples, filters, WindowSecs*SampleRate)
 	if err != nil {
 		return nil, err
+	}
+	return f.TranscribeSpectrogram(ctx, m, spec, opt)
+}
+
+// TranscribeFile decodes an audio or video file as a stream (the audio is
+// never held whole, only its spectrogram) and transcribes it.
+func (f *File) TranscribeFile(ctx context.Context, m *Model, path string, opt TranscribeOptions) (*Result, error) {
+	filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
+	if err != nil {
+		return nil, err
+	}
+	s, err := audio.Open16k(path)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	spec, err := audio.LogMelStream(s, filters, WindowSecs*SampleRate)
+	if errors.Is(err, audio.ErrNoAudio) {
+		return nil, ErrNoAudio
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f.TranscribeSpectrogram(ctx, m, spec, opt)
+}
+
+// TranscribeSpectrogram transcribes a log-mel spectrogram of audio followed
+// by 30 s of silence (what audio.LogMel and audio.LogMelStream compute).
+func (f *File) TranscribeSpectrogram(ctx context.Context, m *Model, spec *audio.Spectrogram, opt TranscribeOptions) (*Result, error) {
+	if spec.NMels != m.H.NMels {
+		return nil, fmt.Errorf("whisper: the spectrogram has %d mel bins, the model %d", spec.NMels, m.H.NMels)
+	}
+	if spec.Peak <= silenceLevel {
+		return nil, ErrSilent
 	}
 	content := spec.NFrames - m.H.NFrames()
 	if content <= 0 {
@@ -60,13 +85,4 @@ func (f *File) TranscribeSamples(ctx context.Context, m *Model, samples []float3
 		res.Segments = []Segment{}
 	}
 	return res, nil
-}
-
-// TranscribeFile decodes an audio or video file and transcribes it.
-func (f *File) TranscribeFile(ctx context.Context, m *Model, path string, opt TranscribeOptions) (*Result, error) {
-	samples, err := audio.Load16k(path)
-	if err != nil {
-		return nil, err
-	}
-	return f.TranscribeSamples(ctx, m, samples, opt)
 }
