@@ -78,6 +78,12 @@ func TestContainersTranscribe(t *testing.T) {
 		{"flac", "flac", []string{"-c:a", "flac"}, false},
 		{"mp3-128k", "mp3", []string{"-c:a", "libmp3lame", "-b:a", "128k"}, true},
 		{"vorbis-q4", "ogg", []string{"-c:a", "libvorbis", "-q:a", "4"}, true},
+		// Containers only ffmpeg decodes: AAC in M4A, Opus in WebM, and a
+		// video file with an H.264 track beside the AAC audio.
+		{"aac", "m4a", []string{"-c:a", "aac", "-b:a", "128k"}, true},
+		{"opus", "webm", []string{"-c:a", "libopus", "-b:a", "64k"}, true},
+		{"video", "mp4", []string{"-f", "lavfi", "-i", "color=c=black:s=64x64:r=5", "-shortest",
+			"-map", "1:v", "-map", "0:a", "-c:v", "libx264", "-c:a", "aac", "-b:a", "128k"}, true},
 	}
 	for _, clip := range clips {
 		var ref refResult
