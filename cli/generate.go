@@ -22,6 +22,7 @@ func newGenerateCmd() *cobra.Command {
 		n, ctxLen int
 		seed      int64
 		ignoreEOS bool
+		slide     bool
 		smp       llm.Sampler
 	)
 	cmd := &cobra.Command{
@@ -32,7 +33,9 @@ the CPU and stream only the continuation to stdout. The prompt starts with
 BOS when the file's tokenizer.ggml.add_bos_token says so (default on for the
 llama family). Special-token text in PROMPT (e.g. <|im_start|>) is
 recognised. PROMPT may be empty. Generation stops after -n tokens or at an
-end-of-sequence token (unless --ignore-eos). --temp 0 is greedy.`,
+end-of-sequence token (unless --ignore-eos). --temp 0 is greedy. When the
+context fills, generation stops with an error, or with --slide drops the
+older half of the context (keeping the prompt's first token) and goes on.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if model == "" {
@@ -74,7 +77,8 @@ end-of-sequence token (unless --ignore-eos). --temp 0 is greedy.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			out := cmd.OutOrStdout()
-			_, err = g.Generate(ctx, prompt, llm.GenerateOptions{Sampler: smp, MaxTokens: n, IgnoreEOS: ignoreEOS},
+			_, err = g.Generate(ctx, prompt, llm.GenerateOptions{Sampler: smp, MaxTokens: n, IgnoreEOS: ignoreEOS,
+				Slide: slide, Keep: min(1, len(prompt))},
 				func(s string) error { _, err := fmt.Fprint(out, s); return err })
 			fmt.Fprintln(out)
 			if errors.Is(err, llm.ErrContextFull) {
@@ -89,6 +93,7 @@ end-of-sequence token (unless --ignore-eos). --temp 0 is greedy.`,
 	fl.IntVar(&ctxLen, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
 	fl.Int64Var(&seed, "seed", -1, "sampling seed (-1: random)")
 	fl.BoolVar(&ignoreEOS, "ignore-eos", false, "keep generating after end-of-sequence tokens")
+	fl.BoolVar(&slide, "slide", false, "when the context fills, drop its older half and continue instead of stopping")
 	fl.Float32Var(&smp.Temperature, "temp", 0.8, "temperature (0: greedy)")
 	fl.IntVar(&smp.TopK, "top-k", 40, "top-k (0: off)")
 	fl.Float32Var(&smp.TopP, "top-p", 0.95, "top-p (1: off)")

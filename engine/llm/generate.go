@@ -29,6 +29,12 @@ type GenerateOptions struct {
 	IgnoreEOS bool
 	// Stop strings end the generation; the text is cut before them.
 	Stop []string
+	// Slide chooses what happens when the context fills during generation:
+	// false stops with ErrContextFull; true drops the older half of the
+	// context after its first Keep tokens (BOS, a system prompt), re-reads
+	// what remains and carries on.
+	Slide bool
+	Keep  int
 }
 
 // Result is what a generation produced.
@@ -139,6 +145,9 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 			} else {
 				err = m.feed(res.Tokens[len(res.Tokens)-1:])
 			}
+			if errors.Is(err, ErrContextFull) && o.Slide {
+				err = g.slide(o.Keep, res.Tokens[len(res.Tokens)-1])
+			}
 			if errors.Is(err, ErrContextFull) {
 				r, _ := finish(StopContext)
 				return r, err
@@ -164,6 +173,28 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 		}
 	}
 	return finish(StopMaxTokens)
+}
+
+// slide drops the older half of the context after its first keep tokens,
+// rebuilds the KV cache from what remains (positions change, so the cache
+// is recomputed rather than shifted) and feeds pending, the token chosen
+// but not yet fed.
+func (g *Generator) slide(keep int, pending int32) error {
+	m := g.M
+	toks := append([]int32(nil), m.Tokens()...)
+	keep = min(max(keep, 0), len(toks))
+	drop := max(1, (len(toks)-keep)/2)
+	if keep+drop > len(toks) {
+		return fmt.Errorf("%w: nothing left to drop after the first %d tokens", ErrContextFull, keep)
+	}
+	kept := append(toks[:keep:keep], toks[keep+drop:]...)
+	m.Reset()
+	if len(kept) > 0 {
+		if err := m.feed(kept); err != nil {
+			return err
+		}
+	}
+	return m.feed([]int32{pending})
 }
 
 // next selects the token after the context: on the backend, or on the host

@@ -271,3 +271,45 @@ func TestGeneratorContextLimit(t *testing.T) {
 	_, err = g.Generate(context.Background(), nil, GenerateOptions{MaxTokens: 1}, nil)
 	require.Error(t, err)
 }
+
+// With Slide the generation runs past the context: the older half is
+// dropped (after the kept prefix) and the cache rebuilt, and what follows
+// is exactly what a fresh model given the kept tokens would produce.
+func TestGeneratorSlidesTheWindow(t *testing.T) {
+	for _, greedy := range []bool{true, false} {
+		g, _ := storiesGenerator(t, Options{Context: 16, F32Cache: true})
+		prompt := g.PromptTokens("Once upon a time", true)
+		o := GenerateOptions{MaxTokens: 40, Slide: true, Keep: 1}
+		if !greedy {
+			o.Sampler = Sampler{Temperature: 0.8, TopK: 40, Seed: 7}
+		}
+		res, err := g.Generate(context.Background(), prompt, o, nil)
+		require.NoError(t, err)
+		require.Equal(t, StopMaxTokens, res.Reason)
+		require.Len(t, res.Tokens, 40)
+		ctxToks := g.M.Tokens()
+		require.LessOrEqual(t, len(ctxToks), 16)
+		require.Equal(t, prompt[0], ctxToks[0], "the kept prefix (BOS) stays")
+
+		// A fresh model fed the same context gives the same logits (up to
+		// the batched-vs-single-token summation order).
+		want, err := g.M.Logits()
+		require.NoError(t, err)
+		want = append([]float32(nil), want...)
+		g2, _ := storiesGenerator(t, Options{Context: 16, F32Cache: true})
+		got, err := g2.M.Prefill(ctxToks)
+		require.NoError(t, err)
+		require.InDeltaSlice(t, want, got, 1e-4)
+		require.Equal(t, argmaxOf(want), argmaxOf(got))
+	}
+}
+
+func argmaxOf(s []float32) int {
+	best := 0
+	for i, v := range s {
+		if v > s[best] {
+			best = i
+		}
+	}
+	return best
+}
