@@ -1,6 +1,11 @@
 package whisper
 
 import (
+	"context"
+	"github.com/harkapp/hark/engine/cpu"
+	"path/filepath"
+	"strings"
+
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
@@ -99,4 +104,39 @@ func TestConvertRejects(t *testing.T) {
 	defer q8.Close()
 	require.ErrorContains(t, Convert(io.Discard, q8, ggml.Q4_0), "f32 or f16")
 	require.ErrorContains(t, Convert(io.Discard, q8, ggml.Q6_K), "cannot write")
+}
+
+// Models of the other types transcribe jfk.wav as whisper.cpp did with the
+// same files (reference/whispercpp/TYPE-cpu-jfk-bs1.json, greedy).
+func TestConvertedModelsTranscribe(t *testing.T) {
+	src, err := ggmlbin.Open(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
+	require.NoError(t, err)
+	defer src.Close()
+	for _, typ := range []ggml.Type{ggml.F32, ggml.Q5_1, ggml.Q4_0} {
+		path := filepath.Join(t.TempDir(), "kit-"+typ.String()+".bin")
+		out, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, Convert(out, src, typ))
+		require.NoError(t, out.Close())
+
+		var ref struct {
+			Transcription []struct {
+				Text string `json:"text"`
+			} `json:"transcription"`
+		}
+		readJSON(t, shared.Path(t, "whisper-kit", "reference", "whispercpp", typ.String()+"-cpu-jfk-bs1.json"), &ref)
+		require.Len(t, ref.Transcription, 1)
+
+		f, err := OpenFile(path)
+		require.NoError(t, err)
+		m, err := f.Load(cpu.New(cpu.Options{}), Options{})
+		require.NoError(t, err)
+		opt := DefaultTranscribeOptions()
+		opt.Language = "en"
+		res, err := f.TranscribeFile(context.Background(), m, shared.Path(t, "audio", "jfk.wav"), opt)
+		require.NoError(t, err)
+		require.Equal(t, strings.TrimSpace(ref.Transcription[0].Text), strings.TrimSpace(res.Text), typ.String())
+		m.Close()
+		f.Close()
+	}
 }
