@@ -1,20 +1,19 @@
 package whisper
 
 import (
-	"context"
-	"github.com/harkapp/hark/engine/cpu"
-	"path/filepath"
-	"strings"
-
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/ggmlbin"
 	"github.com/harkapp/hark/internal/shared"
