@@ -57,7 +57,11 @@ what the model has already seen.
 			if n <= 0 {
 				return fmt.Errorf("chat: -n must be positive, got %d", n)
 			}
-			f, err := gguf.Open(model)
+			path, err := resolveModel(cmd, model)
+			if err != nil {
+				return err
+			}
+			f, err := gguf.Open(path)
 			if err != nil {
 				return err
 			}
@@ -109,7 +113,7 @@ what the model has already seen.
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&model, "model", "", "GGUF model file")
+	fl.StringVar(&model, "model", "", "GGUF model: a file or the name of a model in the models folder")
 	fl.StringVar(&system, "system", "", "system message starting the conversation")
 	fl.StringVar(&tplFile, "template", "", "Jinja chat template file to use instead of the model's")
 	fl.BoolVar(&noThink, "no-think", false, "pass enable_thinking=false to the template (Qwen3: answer without a reasoning block)")

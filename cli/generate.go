@@ -44,7 +44,11 @@ older half of the context (keeping the prompt's first token) and goes on.`,
 			if n <= 0 {
 				return fmt.Errorf("generate: -n must be positive, got %d", n)
 			}
-			f, err := gguf.Open(model)
+			path, err := resolveModel(cmd, model)
+			if err != nil {
+				return err
+			}
+			f, err := gguf.Open(path)
 			if err != nil {
 				return err
 			}
@@ -88,7 +92,7 @@ older half of the context (keeping the prompt's first token) and goes on.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&model, "model", "", "GGUF model file")
+	fl.StringVar(&model, "model", "", "GGUF model: a file or the name of a model in the models folder")
 	fl.IntVarP(&n, "n", "n", 128, "most tokens to generate")
 	fl.IntVar(&ctxLen, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
 	fl.Int64Var(&seed, "seed", -1, "sampling seed (-1: random)")

@@ -31,6 +31,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	addModelsDirFlag(root)
 	for _, add := range commands {
 		root.AddCommand(add())
 	}

@@ -36,7 +36,11 @@ TEXT that starts with "-".`,
 			var err error
 			switch {
 			case model != "":
-				tk, err = tokenizer.LoadGGUF(model)
+				var path string
+				if path, err = resolveModel(cmd, model); err != nil {
+					return err
+				}
+				tk, err = tokenizer.LoadGGUF(path)
 			case strings.HasSuffix(strings.ToLower(tokPath), ".gguf"):
 				tk, err = tokenizer.LoadGGUF(tokPath)
 			default:

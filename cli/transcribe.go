@@ -52,7 +52,7 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.model, "model", "", "Whisper model file (whisper.cpp GGML .bin)")
+	f.StringVar(&fl.model, "model", "", "Whisper model: a whisper.cpp .bin file or the name of a model in the models folder")
 	f.StringVar(&fl.format, "format", whisper.FormatTXT, "output format: "+strings.Join(whisper.Formats, ", "))
 	f.IntVar(&fl.beam, "beam", 5, "beam size for temperature-0 decoding (1 = greedy)")
 	f.Float32Var(&fl.temperature, "temperature", 0, "sampling temperature of the first attempt (0 = greedy)")
@@ -71,7 +71,7 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 		return fmt.Errorf("unknown --format %q (want one of %s)", fl.format, strings.Join(whisper.Formats, ", "))
 	}
 	if fl.model == "" {
-		return errors.New("no model: pass --model with a whisper.cpp .bin file")
+		return errors.New("no model: pass --model with a whisper.cpp .bin file or a model's name")
 	}
 	if fl.temperature < 0 || fl.temperature > 1 {
 		return fmt.Errorf("--temperature %g is outside [0, 1]", fl.temperature)
@@ -85,7 +85,11 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 		}
 	}
 	stderr := cmd.ErrOrStderr()
-	mf, err := whisper.OpenFile(fl.model)
+	path, err := resolveModel(cmd, fl.model)
+	if err != nil {
+		return err
+	}
+	mf, err := whisper.OpenFile(path)
 	if err != nil {
 		return err
 	}
