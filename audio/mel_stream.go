@@ -32,7 +32,6 @@ func LogMelStream(s Stream, f *MelFilters, padding int) (*Spectrogram, error) {
 		next  int       // first frame not computed yet
 		top   = math.Inf(-1)
 		peakV float32
-		empty int
 		buf   = make([]float32, 16384)
 	)
 	// compute fills frames [next, hi) into cols.
@@ -55,14 +54,7 @@ func LogMelStream(s Stream, f *MelFilters, padding int) (*Spectrogram, error) {
 		return nil
 	}
 	for {
-		n, err := s.Read(buf)
-		if n == 0 && err == nil {
-			if empty++; empty >= maxEmptyReads {
-				return nil, fmt.Errorf("audio: %s decoder makes no progress (corrupt data?)", s.Format())
-			}
-			continue
-		}
-		empty = 0
+		n, err := readSome(s, buf)
 		if n > 0 {
 			if sig.start+len(sig.seg)+n > maxReadAllSamples {
 				return nil, fmt.Errorf("audio: %s stream longer than %d samples", s.Format(), maxReadAllSamples)

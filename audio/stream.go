@@ -44,16 +44,8 @@ func ReadAll(s Stream) ([]float32, error) {
 	}
 	buf := make([]float32, 0, 1<<16)
 	chunk := make([]float32, 4096*ch)
-	empty := 0
 	for {
-		n, err := s.Read(chunk)
-		if n == 0 && err == nil {
-			if empty++; empty >= maxEmptyReads {
-				return nil, fmt.Errorf("audio: %s decoder makes no progress (corrupt data?)", s.Format())
-			}
-			continue
-		}
-		empty = 0
+		n, err := readSome(s, chunk)
 		if n > 0 {
 			if len(buf)+n*ch > maxReadAllSamples {
 				return nil, fmt.Errorf("audio: %s stream longer than %d samples", s.Format(), maxReadAllSamples)
@@ -96,4 +88,15 @@ func (s *sliceStream) Read(p []float32) (int, error) {
 	copy(p, s.data[:n*s.ch])
 	s.data = s.data[n*s.ch:]
 	return n, nil
+}
+
+// readSome reads into p until the stream yields frames or an error, giving
+// up on a decoder that keeps returning nothing.
+func readSome(s Stream, p []float32) (int, error) {
+	for range maxEmptyReads {
+		if n, err := s.Read(p); n > 0 || err != nil {
+			return n, err
+		}
+	}
+	return 0, fmt.Errorf("audio: %s decoder makes no progress (corrupt data?)", s.Format())
 }

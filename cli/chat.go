@@ -12,12 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/harkapp/hark/engine/chat"
-	"github.com/harkapp/hark/engine/cpu"
-	"github.com/harkapp/hark/engine/gguf"
-	"github.com/harkapp/hark/engine/llm"
-	"github.com/harkapp/hark/engine/tokenizer"
 	"github.com/spf13/cobra"
+
+	"github.com/harkapp/hark/engine/chat"
+	"github.com/harkapp/hark/engine/llm"
 )
 
 func init() { register(newChatCmd) }
@@ -51,29 +49,16 @@ what the model has already seen.
 ` + chatHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if model == "" {
-				return errors.New("chat: --model PATH is required")
-			}
 			if n <= 0 {
 				return fmt.Errorf("chat: -n must be positive, got %d", n)
 			}
-			path, err := resolveModel(cmd, model)
+			smp.Seed = samplerSeed(seed)
+			l, err := openLLM(cmd, model, llm.Options{Context: ctxLen, Sampler: &smp})
 			if err != nil {
 				return err
 			}
-			f, err := gguf.Open(path)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			arch, err := llm.LookupArch(f.Architecture())
-			if err != nil {
-				return fmt.Errorf("%s: %w", model, err)
-			}
-			tk, err := tokenizer.FromGGUFFile(f)
-			if err != nil {
-				return fmt.Errorf("%s: %w", model, err)
-			}
+			defer l.Close()
+			f, arch, tk, m := l.File, l.Arch, l.Tk, l.M
 			tpl, err := chat.ForModel(f, tk)
 			if err != nil {
 				return fmt.Errorf("%s: %w", model, err)
@@ -87,18 +72,6 @@ what the model has already seen.
 					return err
 				}
 			}
-			if seed < 0 {
-				smp.Seed = uint64(time.Now().UnixNano())
-			} else {
-				smp.Seed = uint64(seed)
-			}
-			be := cpu.New(cpu.Options{})
-			defer be.Close()
-			m, err := llm.Load(be, f, llm.Options{Context: ctxLen, Sampler: &smp})
-			if err != nil {
-				return fmt.Errorf("%s: %w", model, err)
-			}
-			defer m.Close()
 			s := &chat.Session{Gen: llm.NewGenerator(m, tk), Template: tpl, AddBOS: llm.AddBOS(f, arch), System: system}
 			if noThink {
 				s.Vars = map[string]any{"enable_thinking": false}

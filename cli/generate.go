@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"time"
 
-	"github.com/harkapp/hark/engine/cpu"
-	"github.com/harkapp/hark/engine/gguf"
-	"github.com/harkapp/hark/engine/llm"
-	"github.com/harkapp/hark/engine/tokenizer"
 	"github.com/spf13/cobra"
+
+	"github.com/harkapp/hark/engine/llm"
 )
 
 func init() { register(newGenerateCmd) }
@@ -38,41 +35,16 @@ context fills, generation stops with an error, or with --slide drops the
 older half of the context (keeping the prompt's first token) and goes on.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if model == "" {
-				return errors.New("generate: --model PATH is required")
-			}
 			if n <= 0 {
 				return fmt.Errorf("generate: -n must be positive, got %d", n)
 			}
-			path, err := resolveModel(cmd, model)
+			smp.Seed = samplerSeed(seed)
+			l, err := openLLM(cmd, model, llm.Options{Context: ctxLen, Sampler: &smp})
 			if err != nil {
 				return err
 			}
-			f, err := gguf.Open(path)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			arch, err := llm.LookupArch(f.Architecture())
-			if err != nil {
-				return fmt.Errorf("%s: %w", model, err)
-			}
-			tk, err := tokenizer.FromGGUFFile(f)
-			if err != nil {
-				return fmt.Errorf("%s: %w", model, err)
-			}
-			if seed < 0 {
-				smp.Seed = uint64(time.Now().UnixNano())
-			} else {
-				smp.Seed = uint64(seed)
-			}
-			be := cpu.New(cpu.Options{})
-			defer be.Close()
-			m, err := llm.Load(be, f, llm.Options{Context: ctxLen, Sampler: &smp})
-			if err != nil {
-				return fmt.Errorf("%s: %w", model, err)
-			}
-			defer m.Close()
+			defer l.Close()
+			f, arch, tk, m := l.File, l.Arch, l.Tk, l.M
 			g := llm.NewGenerator(m, tk)
 			prompt := g.PromptTokens(args[0], llm.AddBOS(f, arch))
 			if len(prompt) > m.Context() {

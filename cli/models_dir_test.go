@@ -10,7 +10,6 @@ import (
 	"github.com/harkapp/hark/internal/shared"
 )
 
-
 // Commands that take --model accept the name of a model in the models
 // folder (--models-dir or HARK_MODELS), as well as a file path.
 func TestModelNames(t *testing.T) {
