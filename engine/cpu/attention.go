@@ -98,14 +98,21 @@ func halfBytes(h []uint16) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(h))), 2*len(h))
 }
 
-func axpyF32(o []float32, p float32, v []float32) {
+// axpyF32 and axpyHalf add p·v to o: the value accumulation of
+// single-query attention. amd64 replaces them with AVX2 versions.
+var (
+	axpyF32  = axpyF32Generic
+	axpyHalf = axpyHalfGeneric
+)
+
+func axpyF32Generic(o []float32, p float32, v []float32) {
 	v = v[:len(o)]
 	for i := range o {
 		o[i] += p * v[i]
 	}
 }
 
-func axpyHalf(o []float32, p float32, v []uint16) {
+func axpyHalfGeneric(o []float32, p float32, v []uint16) {
 	v = v[:len(o)]
 	lut := f16Table
 	i := 0

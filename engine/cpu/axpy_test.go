@@ -1,0 +1,37 @@
+package cpu
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/ggml"
+)
+
+// The accumulation used by single-query attention agrees with a float64
+// sum on every length (SIMD body and scalar tail), for f32 and f16 values.
+func TestAxpy(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 67; n++ {
+		o := make([]float32, n)
+		v := make([]float32, n)
+		h := make([]uint16, n)
+		want := make([]float64, n)
+		wantH := make([]float64, n)
+		for i := range o {
+			o[i] = float32(r.NormFloat64())
+			v[i] = float32(r.NormFloat64())
+			h[i] = ggml.FP32ToFP16(v[i])
+			want[i] = float64(o[i]) + 0.37*float64(v[i])
+			wantH[i] = float64(o[i]) + 0.37*float64(ggml.FP16ToFP32(h[i]))
+		}
+		oh := append([]float32(nil), o...)
+		axpyF32(o, 0.37, v)
+		axpyHalf(oh, 0.37, h)
+		for i := range o {
+			require.InDelta(t, want[i], o[i], 1e-6, "f32 n=%d i=%d", n, i)
+			require.InDelta(t, wantH[i], oh[i], 1e-6, "f16 n=%d i=%d", n, i)
+		}
+	}
+}
