@@ -77,16 +77,25 @@ func softmaxScaled(s []float32, scale float32) {
 		return
 	}
 	mx := maxScaled(s, scale)
-	var sum float64
-	for j, v := range s {
-		e := exp32(v*scale - mx)
-		s[j] = e
-		sum += float64(e)
-	}
+	sum := expScaled(s, scale, mx)
 	inv := float32(1 / sum)
 	for j := range s {
 		s[j] *= inv
 	}
+}
+
+// expScaled sets s[j] = exp(s[j]·scale − sub) and returns their sum; amd64
+// replaces it with an AVX2 version of the same polynomial.
+var expScaled = expScaledGeneric
+
+func expScaledGeneric(s []float32, scale, sub float32) float64 {
+	var sum float64
+	for j, v := range s {
+		e := exp32(v*scale - sub)
+		s[j] = e
+		sum += float64(e)
+	}
+	return sum
 }
 
 func floatBytes(f []float32) []byte {

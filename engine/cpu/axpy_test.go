@@ -35,3 +35,30 @@ func TestAxpy(t *testing.T) {
 		}
 	}
 }
+
+// The vector exponential of the softmaxes agrees with exp32 and with the
+// float64 sum, over the range softmax feeds it (down to the clamp).
+func TestExpScaled(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 7, 8, 9, 64, 1500, 1501} {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(r.NormFloat64() * 20)
+		}
+		if n > 3 {
+			s[0], s[1], s[2] = -500, 0, 1e-30 // far below the clamp, zero, tiny
+		}
+		mx := float32(0)
+		if n > 0 {
+			mx = maxScaled(s, 0.5)
+		}
+		want := append([]float32(nil), s...)
+		wantSum := expScaledGeneric(want, 0.5, mx)
+		got := append([]float32(nil), s...)
+		gotSum := expScaled(got, 0.5, mx)
+		for i := range got {
+			require.InDelta(t, want[i], got[i], 2e-7*max(1, float64(want[i])), "n=%d i=%d x=%g", n, i, s[i]*0.5-mx)
+		}
+		require.InDelta(t, wantSum, gotSum, 1e-6*max(1, wantSum), "n=%d sum", n)
+	}
+}
