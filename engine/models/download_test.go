@@ -309,3 +309,18 @@ func TestParseContentRange(t *testing.T) {
 	require.EqualValues(t, -1, s)
 	require.EqualValues(t, 1000, n)
 }
+
+// A file larger than the free space is refused before any byte is written.
+func TestDownloadDiskFull(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.FormatInt(1<<55, 10))
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer ts.Close()
+	s := &Store{Dir: t.TempDir()}
+	_, err := newDL(1).Download(context.Background(), s, Request{Name: "huge", URL: ts.URL + "/huge.bin"}, nil)
+	require.ErrorContains(t, err, "free in")
+	require.NoFileExists(t, s.partialPath("huge"))
+}
