@@ -1,0 +1,260 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/harkapp/hark/engine/models"
+)
+
+func init() { register(newModelsCmd) }
+
+func newModelsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "List, download, import and remove models in the models folder",
+	}
+	cmd.AddCommand(newModelsListCmd(), newModelsPullCmd(), newModelsRmCmd(), newModelsImportCmd(), newModelsPathCmd())
+	return cmd
+}
+
+func openStore(cmd *cobra.Command) (*models.Store, error) {
+	dir, _ := cmd.Flags().GetString(modelsDirFlag)
+	return models.Open(dir)
+}
+
+func newModelsListCmd() *cobra.Command {
+	var installed bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List installed models and the catalog",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			entries, err := s.List()
+			if err != nil {
+				return err
+			}
+			have := map[string]models.Entry{}
+			for _, e := range entries {
+				have[e.Name] = e
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "NAME\tTASK\tSIZE\tSTATUS\tVERIFIED\tNOTES")
+			inCatalog := map[string]bool{}
+			for _, c := range models.Catalog() {
+				inCatalog[c.Name] = true
+				e, ok := have[c.Name]
+				if installed && !ok {
+					continue
+				}
+				status, size := "available", c.Size
+				if ok {
+					status, size = "installed", e.Size
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Task, sizeText(size), status, verifiedText(s, c), c.Notes)
+			}
+			for _, e := range entries {
+				if inCatalog[e.Name] {
+					continue
+				}
+				task := "?"
+				if info, err := models.Inspect(e.Path); err == nil {
+					task = string(info.Task)
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, task, sizeText(e.Size), "imported", "-", e.Path)
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "models folder: %s\n", s.Dir)
+			if ram := models.TotalRAM(); ram > 0 && !installed {
+				sp, ch := models.Recommend(ram)
+				fmt.Fprintf(cmd.ErrOrStderr(), "recommended for %s of memory: %s, %s\n", models.HumanBytes(ram), fitOrNone(sp.Name), fitOrNone(ch.Name))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&installed, "installed", false, "list installed models only")
+	return cmd
+}
+
+func fitOrNone(s string) string {
+	if s == "" {
+		return "(none fits)"
+	}
+	return s
+}
+
+func sizeText(n int64) string {
+	if n <= 0 {
+		return "?"
+	}
+	return models.HumanBytes(n)
+}
+
+func verifiedText(s *models.Store, c models.CatalogEntry) string {
+	if c.Verified() {
+		return "sha256"
+	}
+	if _, ok := s.RecordedHash(c.Name); ok {
+		return "recorded"
+	}
+	return "unverified"
+}
+
+func newModelsPullCmd() *cobra.Command {
+	var mirror string
+	cmd := &cobra.Command{
+		Use:   "pull NAME...",
+		Short: "Download catalog models (resumes an interrupted download)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			var reqs []models.CatalogEntry
+			for _, name := range args {
+				c, ok := models.Lookup(name)
+				if !ok {
+					return fmt.Errorf("%q is not in the catalog (see hark models list)", name)
+				}
+				reqs = append(reqs, c)
+			}
+			d := models.NewDownloader(1)
+			if mirror != "" {
+				d.Mirror = mirror
+			}
+			// Ctrl-C stops cleanly and keeps NAME.partial for the next pull.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			for _, c := range reqs {
+				if p, err := s.Path(c.Name); err == nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "%s is already installed: %s\n", c.Name, p)
+					continue
+				}
+				if err := pullOne(ctx, cmd, s, d, c); err != nil {
+					if errors.Is(err, context.Canceled) {
+						return fmt.Errorf("%s: download interrupted; run the same pull again to resume", c.Name)
+					}
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&mirror, "mirror", "", "base URL replacing https://huggingface.co (default $"+models.EnvMirror+")")
+	return cmd
+}
+
+func pullOne(ctx context.Context, cmd *cobra.Command, s *models.Store, d *models.Downloader, c models.CatalogEntry) error {
+	stderr := cmd.ErrOrStderr()
+	if !c.Verified() {
+		fmt.Fprintf(stderr, "%s has no published sha256: its hash will be recorded and checked on later downloads\n", c.Name)
+	}
+	size := c.Size
+	if size <= 0 {
+		size = -1 // unknown until the server says
+	}
+	bar := progressbar.NewOptions64(size,
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetDescription(c.Name),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(stderr) }),
+	)
+	p, err := d.Download(ctx, s, c.Request(), func(pr models.Progress) {
+		if pr.Total > 0 && bar.GetMax64() != pr.Total {
+			bar.ChangeMax64(pr.Total)
+		}
+		bar.Set64(pr.Bytes)
+	})
+	if err != nil {
+		bar.Exit()
+		fmt.Fprintln(stderr)
+		return err
+	}
+	bar.Finish()
+	fmt.Fprintf(stderr, "%s: %s\n", c.Name, p)
+	fmt.Fprintln(cmd.OutOrStdout(), c.Name)
+	return nil
+}
+
+func newModelsRmCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm NAME...",
+		Short: "Remove models from the models folder",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			for _, name := range args {
+				if err := s.Remove(name); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "removed %s\n", name)
+			}
+			return nil
+		},
+	}
+}
+
+func newModelsImportCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE",
+		Short: "Copy a Whisper (.bin) or GGUF model file into the models folder and print its name",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			name, err := s.Import(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), name)
+			return nil
+		},
+	}
+}
+
+func newModelsPathCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "path [NAME]",
+		Short: "Print the models folder, or the file of the model NAME",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := openStore(cmd)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), s.Dir)
+				return nil
+			}
+			p, err := s.Path(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), p)
+			return nil
+		},
+	}
+}
