@@ -117,7 +117,9 @@ func readSSE(t testing.TB, r io.Reader) (chunks []map[string]any, done bool) {
 		data, ok := strings.CutPrefix(line, "data: ")
 		require.True(t, ok, "line %q", line)
 		if data == "[DONE]" {
-			require.False(t, sc.Scan(), "data after [DONE]")
+			for sc.Scan() {
+				require.Empty(t, sc.Text(), "data after [DONE]")
+			}
 			return chunks, true
 		}
 		var c map[string]any
