@@ -110,10 +110,11 @@ func TestTranscriptionFormats(t *testing.T) {
 		Duration float64 `json:"duration"`
 		Text     string  `json:"text"`
 		Segments []struct {
-			ID         int     `json:"id"`
-			Start, End float64 `json:"start"`
-			Text       string  `json:"text"`
-			Tokens     []int32 `json:"tokens"`
+			ID     int     `json:"id"`
+			Start  float64 `json:"start"`
+			End    float64 `json:"end"`
+			Text   string  `json:"text"`
+			Tokens []int32 `json:"tokens"`
 		} `json:"segments"`
 		Words []struct {
 			Word       string
