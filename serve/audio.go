@@ -1,0 +1,298 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
+
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+// Response formats of the audio endpoints.
+var audioFormats = []string{"json", "text", "srt", "verbose_json", "vtt"}
+
+// audioRequest is the multipart form of a transcription.
+type audioRequest struct {
+	model, language, prompt, format string
+	temperature                     float32
+	words, segments                 bool
+	file                            string // the upload, saved to a temporary file
+}
+
+func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
+	s.audio(w, r, "transcribe")
+}
+
+func (s *Server) translations(w http.ResponseWriter, r *http.Request) {
+	s.audio(w, r, "translate")
+}
+
+func tooLarge(limit int64) error {
+	return newError(http.StatusRequestEntityTooLarge, "file", "file_too_large", fmt.Sprintf("The upload is over the limit of %d bytes", limit))
+}
+
+// readAudioForm reads the multipart form, streaming the file part to a
+// temporary file (uploads can be large) and the small fields to memory.
+func (s *Server) readAudioForm(w http.ResponseWriter, r *http.Request) (*audioRequest, error) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return nil, newError(http.StatusUnsupportedMediaType, "", "unsupported_media_type", "Content-Type must be multipart/form-data with a boundary")
+	}
+	limit := s.cfg.MaxUpload
+	if r.ContentLength > limit+1<<20 { // the form's other fields are small
+		return nil, tooLarge(limit)
+	}
+	body := http.MaxBytesReader(w, r.Body, limit+1<<20)
+	mr := multipart.NewReader(body, params["boundary"])
+	req := &audioRequest{format: "json"}
+	fail := func(err error) (*audioRequest, error) {
+		if req.file != "" {
+			os.Remove(req.file)
+		}
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, tooLarge(limit)
+		}
+		return nil, err
+	}
+	temp := ""
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail(badRequest("", "Malformed multipart body: "+err.Error()))
+		}
+		name := p.FormName()
+		if name == "file" {
+			if req.file != "" {
+				return fail(badRequest("file", "more than one file was uploaded"))
+			}
+			f, err := os.CreateTemp("", "hark-upload-*"+safeExt(p.FileName()))
+			if err != nil {
+				return fail(err)
+			}
+			req.file = f.Name()
+			n, err := io.Copy(f, io.LimitReader(p, limit+1))
+			f.Close()
+			if err != nil {
+				return fail(badRequest("file", "Reading the upload failed: "+err.Error()))
+			}
+			if n > limit {
+				return fail(tooLarge(limit))
+			}
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(p, 64<<10))
+		if err != nil {
+			return fail(badRequest(name, "Reading the form failed: "+err.Error()))
+		}
+		v := string(b)
+		switch name {
+		case "model":
+			req.model = v
+		case "language":
+			req.language = strings.TrimSpace(v)
+		case "prompt":
+			req.prompt = v
+		case "response_format":
+			req.format = v
+		case "temperature":
+			temp = v
+		case "timestamp_granularities[]", "timestamp_granularities":
+			switch v {
+			case "word":
+				req.words = true
+			case "segment":
+				req.segments = true
+			default:
+				return fail(badRequest("timestamp_granularities", fmt.Sprintf("unknown timestamp granularity %q (want segment or word)", v)))
+			}
+		}
+	}
+	switch {
+	case req.file == "":
+		return fail(badRequest("file", "you must provide a file"))
+	case req.model == "":
+		return fail(badRequest("model", "you must provide a model parameter"))
+	case !slices.Contains(audioFormats, req.format):
+		return fail(badRequest("response_format", fmt.Sprintf("response_format %q is not one of %s", req.format, strings.Join(audioFormats, ", "))))
+	}
+	if temp != "" {
+		t, err := strconv.ParseFloat(temp, 32)
+		if err != nil || math.IsNaN(t) || t < 0 || t > 1 {
+			return fail(badRequest("temperature", fmt.Sprintf("temperature %q is not a number in [0, 1]", temp)))
+		}
+		req.temperature = float32(t)
+	}
+	return req, nil
+}
+
+// safeExt keeps an upload's extension (ffmpeg and the decoders look at it)
+// when it is short and plain.
+func safeExt(name string) string {
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 || len(name)-i > 8 {
+		return ""
+	}
+	ext := name[i:]
+	for _, c := range ext[1:] {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return ""
+		}
+	}
+	return ext
+}
+
+func (s *Server) audio(w http.ResponseWriter, r *http.Request, task string) {
+	req, err := s.readAudioForm(w, r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer os.Remove(req.file)
+	ctx := r.Context()
+	mc, release, err := s.pool.acquire(ctx, req.model, KindSpeech)
+	if err != nil {
+		writeError(w, acquireError(err))
+		return
+	}
+	defer release()
+	sm := mc.(*speechModel)
+	res, dur, err := s.transcribe(ctx, sm, req, task)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeTranscript(w, res, dur, req, task)
+}
+
+// transcribe decodes the upload to a spectrogram (what TranscribeFile
+// does, keeping the duration for verbose_json) and transcribes it.
+func (s *Server) transcribe(ctx context.Context, sm *speechModel, req *audioRequest, task string) (*whisper.Result, float64, error) {
+	f := sm.f
+	opt := whisper.DefaultTranscribeOptions()
+	opt.Temperatures = nil
+	for t := float64(req.temperature); t <= 1+1e-6; t += 0.2 {
+		opt.Temperatures = append(opt.Temperatures, float32(math.Round(t*100)/100))
+	}
+	opt.BeamSize = s.cfg.WhisperBeam
+	opt.WordTimestamps = req.words
+	opt.Language = req.language
+	if task == "translate" {
+		if !f.H.Multilingual() {
+			return nil, 0, badRequest("model", "Translation needs a multilingual model; this one is English-only")
+		}
+		opt.Task = "translate"
+		opt.Language = "" // the spoken language is detected; the output is English
+	}
+	if !f.H.Multilingual() {
+		opt.Language = "en"
+	} else if opt.Language != "" && !slices.Contains(whisper.Languages, opt.Language) {
+		return nil, 0, badRequest("language", fmt.Sprintf("unknown language %q (an ISO-639-1 code such as en, de, fr)", req.language))
+	}
+	if p := strings.TrimSpace(req.prompt); p != "" {
+		opt.InitialPrompt = f.Vocab.Encode(" " + p)
+	}
+	filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := audio.Open16k(req.file)
+	if err != nil {
+		return nil, 0, badRequest("file", "The audio file could not be decoded: "+err.Error())
+	}
+	defer st.Close()
+	spec, err := audio.LogMelStream(st, filters, whisper.WindowSecs*whisper.SampleRate)
+	if err != nil {
+		return nil, 0, badRequest("file", "The audio file could not be decoded: "+err.Error())
+	}
+	dur := float64(max(spec.NFrames-sm.m.H.NFrames(), 0)) * whisper.HopLength / whisper.SampleRate
+	res, err := f.TranscribeSpectrogram(ctx, sm.m, spec, opt)
+	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
+		return nil, 0, badRequest("file", err.Error())
+	}
+	if ctx.Err() != nil {
+		return nil, 0, acquireError(context.Cause(ctx))
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return res, dur, nil
+}
+
+// languageName is the English name of a language code, lower case as in
+// OpenAI's verbose_json ("english").
+func languageName(code string) string {
+	if code == "" {
+		return ""
+	}
+	if n := display.English.Languages().Name(language.Make(code)); n != "" {
+		return strings.ToLower(n)
+	}
+	return code
+}
+
+func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, req *audioRequest, task string) {
+	text := strings.TrimSpace(res.Text)
+	switch req.format {
+	case "json":
+		writeJSON(w, http.StatusOK, map[string]any{"text": text})
+	case "text":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, text+"\n")
+	case "srt", "vtt":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		whisper.Write(w, res, req.format)
+	case "verbose_json":
+		type segment struct {
+			ID               int     `json:"id"`
+			Seek             int     `json:"seek"`
+			Start            float64 `json:"start"`
+			End              float64 `json:"end"`
+			Text             string  `json:"text"`
+			Tokens           []int32 `json:"tokens"`
+			Temperature      float32 `json:"temperature"`
+			AvgLogprob       float64 `json:"avg_logprob"`
+			CompressionRatio float64 `json:"compression_ratio"`
+			NoSpeechProb     float64 `json:"no_speech_prob"`
+		}
+		type word struct {
+			Word  string  `json:"word"`
+			Start float64 `json:"start"`
+			End   float64 `json:"end"`
+		}
+		out := map[string]any{"task": task, "language": languageName(res.Language), "duration": dur, "text": text}
+		if req.segments || !req.words {
+			segs := make([]segment, 0, len(res.Segments))
+			for _, s := range res.Segments {
+				segs = append(segs, segment{s.ID, s.Seek, s.Start, s.End, s.Text, s.Tokens, s.Temperature, s.AvgLogprob, s.CompressionRatio, s.NoSpeechProb})
+			}
+			out["segments"] = segs
+		}
+		if req.words {
+			words := []word{}
+			for _, s := range res.Segments {
+				for _, wd := range s.Words {
+					words = append(words, word{strings.TrimSpace(wd.Word), wd.Start, wd.End})
+				}
+			}
+			out["words"] = words
+		}
+		writeJSON(w, http.StatusOK, out)
+	}
+}

@@ -1,0 +1,102 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/harkapp/hark/engine/chat"
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/tokenizer"
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+// llmModel is a loaded GGUF model with what requests need around it.
+type llmModel struct {
+	f      *gguf.File
+	be     *cpu.Backend
+	m      *llm.Model
+	gen    *llm.Generator
+	tpl    *chat.Template
+	addBOS bool
+}
+
+func loadLLM(path string, ctxLen, threads int) (*llmModel, error) {
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*llmModel, error) { f.Close(); return nil, err }
+	arch, err := llm.LookupArch(f.Architecture())
+	if err != nil {
+		return fail(err)
+	}
+	tk, err := tokenizer.FromGGUFFile(f)
+	if err != nil {
+		return fail(err)
+	}
+	tpl, err := chat.ForModel(f, tk)
+	if err != nil {
+		return fail(err)
+	}
+	be := cpu.New(cpu.Options{Threads: threads})
+	m, err := llm.Load(be, f, llm.Options{Context: ctxLen})
+	if err != nil {
+		be.Close()
+		return fail(err)
+	}
+	return &llmModel{f: f, be: be, m: m, gen: llm.NewGenerator(m, tk), tpl: tpl, addBOS: llm.AddBOS(f, arch)}, nil
+}
+
+func (l *llmModel) Close() error {
+	err := l.m.Close()
+	l.be.Close()
+	return errors.Join(err, l.f.Close())
+}
+
+// chatPrompt renders messages with the model's template (plain
+// concatenation for models without one) and tokenizes them.
+func (l *llmModel) chatPrompt(msgs []chat.Message) ([]int32, error) {
+	text, err := l.tpl.Render(msgs, chat.Options{AddGenerationPrompt: true})
+	if err != nil {
+		return nil, badRequest("messages", fmt.Sprintf("The model's chat template rejected the messages: %v", err))
+	}
+	bos := l.addBOS
+	if b := l.tpl.Special().BOS; b != "" && strings.HasPrefix(text, b) {
+		bos = false // the template wrote it
+	}
+	return l.gen.PromptTokens(text, bos), nil
+}
+
+// speechModel is a loaded Whisper model.
+type speechModel struct {
+	f  *whisper.File
+	be *cpu.Backend
+	m  *whisper.Model
+}
+
+func loadSpeech(path string, beams, threads int) (*speechModel, error) {
+	f, err := whisper.OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	be := cpu.New(cpu.Options{Threads: threads})
+	m, err := f.Load(be, whisper.Options{Beams: beams})
+	if err != nil {
+		be.Close()
+		f.Close()
+		return nil, err
+	}
+	return &speechModel{f: f, be: be, m: m}, nil
+}
+
+func (s *speechModel) Close() error {
+	err := s.m.Close()
+	s.be.Close()
+	return errors.Join(err, s.f.Close())
+}
+
+var _ io.Closer = (*llmModel)(nil)

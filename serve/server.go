@@ -1,0 +1,202 @@
+// Package serve is Hark's local OpenAI-compatible HTTP API: the models of
+// the models folder, for speech-to-text (/v1/audio/...) and text
+// generation (/v1/chat/completions, /v1/completions).
+package serve
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/harkapp/hark/engine/models"
+)
+
+// Config configures a Server. Zero values take the defaults below.
+type Config struct {
+	Store *models.Store
+	// APIKey, when set, is required as "Authorization: Bearer KEY" on
+	// every route but /health.
+	APIKey string
+	// MaxUpload bounds an audio upload (DefaultMaxUpload).
+	MaxUpload int64
+	// MaxBody bounds a JSON request body (DefaultMaxBody).
+	MaxBody int64
+	// RequestTimeout bounds a request, waiting in a model's queue
+	// included (DefaultRequestTimeout).
+	RequestTimeout time.Duration
+	// IdleUnload unloads a model unused for this long (DefaultIdleUnload;
+	// negative keeps models loaded until Close).
+	IdleUnload time.Duration
+	// Context caps an LLM's context (0: llm.DefaultContext).
+	Context int
+	// Threads per loaded model (0: all cores).
+	Threads int
+	// WhisperBeam is the beam size of temperature-0 transcription
+	// (DefaultWhisperBeam; 1 is greedy).
+	WhisperBeam int
+}
+
+// Defaults.
+const (
+	DefaultMaxUpload      = 200 << 20
+	DefaultMaxBody        = 8 << 20
+	DefaultRequestTimeout = 10 * time.Minute
+	DefaultIdleUnload     = 5 * time.Minute
+	DefaultWhisperBeam    = 5
+)
+
+// Server answers the API. It is an http.Handler.
+type Server struct {
+	cfg    Config
+	pool   *pool
+	routes map[string]map[string]http.HandlerFunc // path -> method -> handler
+}
+
+// New returns a server for cfg; Close unloads its models.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("serve: no models folder")
+	}
+	if cfg.MaxUpload <= 0 {
+		cfg.MaxUpload = DefaultMaxUpload
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.IdleUnload == 0 {
+		cfg.IdleUnload = DefaultIdleUnload
+	}
+	if cfg.WhisperBeam <= 0 {
+		cfg.WhisperBeam = DefaultWhisperBeam
+	}
+	s := &Server{cfg: cfg}
+	s.pool = newPool(cfg.Store, cfg.IdleUnload, func(name, path string) (io.Closer, error) {
+		if kindOf(path) == KindChat {
+			return loadLLM(path, cfg.Context, cfg.Threads)
+		}
+		return loadSpeech(path, cfg.WhisperBeam, cfg.Threads)
+	})
+	s.routes = map[string]map[string]http.HandlerFunc{
+		"/health":                  {"GET": s.health, "HEAD": s.health},
+		"/v1/models":               {"GET": s.listModels},
+		"/v1/audio/transcriptions": {"POST": s.transcriptions},
+		"/v1/audio/translations":   {"POST": s.translations},
+		"/v1/chat/completions":     {"POST": s.chatCompletions},
+		"/v1/completions":          {"POST": s.completions},
+	}
+	return s, nil
+}
+
+// Close unloads the models not in use.
+func (s *Server) Close() { s.pool.close() }
+
+// ServeHTTP routes a request: /health is open, everything else needs the
+// API key when one is configured.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/v1/models/") && r.Method == http.MethodGet {
+		s.authorized(w, r, s.getModel)
+		return
+	}
+	methods, ok := s.routes[r.URL.Path]
+	if !ok {
+		writeError(w, newError(http.StatusNotFound, "", "unknown_url", fmt.Sprintf("Unknown request URL: %s %s", r.Method, r.URL.Path)))
+		return
+	}
+	h, ok := methods[r.Method]
+	if !ok {
+		allow := make([]string, 0, len(methods))
+		for m := range methods {
+			allow = append(allow, m)
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, newError(http.StatusMethodNotAllowed, "", "method_not_allowed", fmt.Sprintf("Method %s is not allowed on %s", r.Method, r.URL.Path)))
+		return
+	}
+	if r.URL.Path == "/health" {
+		h(w, r)
+		return
+	}
+	s.authorized(w, r, h)
+}
+
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request, h http.HandlerFunc) {
+	if s.cfg.APIKey != "" {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.APIKey)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="hark"`)
+			writeError(w, newError(http.StatusUnauthorized, "", "invalid_api_key", "Missing or incorrect API key: send it as \"Authorization: Bearer KEY\""))
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	h(w, r.WithContext(ctx))
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "loaded": s.pool.loaded()})
+}
+
+type modelObject struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	OwnedBy string `json:"owned_by"`
+}
+
+func (s *Server) modelObjects() ([]modelObject, error) {
+	entries, err := s.cfg.Store.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]modelObject, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, modelObject{ID: e.Name, Object: "model", Created: modTime(e.Path), OwnedBy: "hark"})
+	}
+	return out, nil
+}
+
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
+	ms, err := s.modelObjects()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": ms})
+}
+
+func (s *Server) getModel(w http.ResponseWriter, r *http.Request) {
+	id := strings.TrimPrefix(r.URL.Path, "/v1/models/")
+	ms, err := s.modelObjects()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	for _, m := range ms {
+		if m.ID == id {
+			writeJSON(w, http.StatusOK, m)
+			return
+		}
+	}
+	writeError(w, newError(http.StatusNotFound, "model", "model_not_found", fmt.Sprintf("The model %q does not exist", id)))
+}
+
+// acquireError turns a queue wait that ended with the request's context
+// into the answer for it.
+func acquireError(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return newError(http.StatusGatewayTimeout, "", "timeout", "The request timed out")
+	}
+	if errors.Is(err, context.Canceled) {
+		return newError(499, "", "canceled", "The request was canceled")
+	}
+	return err
+}
