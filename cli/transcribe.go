@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -103,7 +102,10 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 	defer model.Close()
 
 	opt := whisper.DefaultTranscribeOptions()
-	opt.Temperatures = temperatures(fl.temperature, fl.noFallback)
+	opt.Temperatures = whisper.FallbackTemperatures(fl.temperature)
+	if fl.noFallback {
+		opt.Temperatures = []float32{fl.temperature}
+	}
 	opt.WordTimestamps = fl.wordTimestamps
 	opt.BeamSize = fl.beam
 	opt.Language = fl.language
@@ -143,18 +145,6 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 
 // maxBeam bounds --beam: each beam holds a self-attention cache.
 const maxBeam = 16
-
-// temperatures are the fallback schedule: from t up to 1.0 in steps of 0.2.
-func temperatures(t float32, noFallback bool) []float32 {
-	if noFallback {
-		return []float32{t}
-	}
-	var out []float32
-	for v := float64(t); v <= 1.0+1e-6; v += 0.2 {
-		out = append(out, float32(math.Round(v*100)/100))
-	}
-	return out
-}
 
 func transcribeOne(ctx context.Context, cmd *cobra.Command, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fl transcribeFlags, path string, idx, total int) error {
 	stderr := cmd.ErrOrStderr()

@@ -17,7 +17,6 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 
-	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/whisper"
 )
 
@@ -181,15 +180,12 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request, task string) {
 	writeTranscript(w, res, dur, req, task)
 }
 
-// transcribe decodes the upload to a spectrogram (what TranscribeFile
-// does, keeping the duration for verbose_json) and transcribes it.
+// transcribe decodes the upload to a spectrogram and transcribes it;
+// decoding failures are the client's (400).
 func (s *Server) transcribe(ctx context.Context, sm *speechModel, req *audioRequest, task string) (*whisper.Result, float64, error) {
 	f := sm.f
 	opt := whisper.DefaultTranscribeOptions()
-	opt.Temperatures = nil
-	for t := float64(req.temperature); t <= 1+1e-6; t += 0.2 {
-		opt.Temperatures = append(opt.Temperatures, float32(math.Round(t*100)/100))
-	}
+	opt.Temperatures = whisper.FallbackTemperatures(req.temperature)
 	opt.BeamSize = s.cfg.WhisperBeam
 	opt.WordTimestamps = req.words
 	opt.Language = req.language
@@ -208,20 +204,10 @@ func (s *Server) transcribe(ctx context.Context, sm *speechModel, req *audioRequ
 	if p := strings.TrimSpace(req.prompt); p != "" {
 		opt.InitialPrompt = f.Vocab.Encode(" " + p)
 	}
-	filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
-	if err != nil {
-		return nil, 0, err
-	}
-	st, err := audio.Open16k(req.file)
+	spec, err := f.FileSpectrogram(req.file)
 	if err != nil {
 		return nil, 0, badRequest("file", "The audio file could not be decoded: "+err.Error())
 	}
-	defer st.Close()
-	spec, err := audio.LogMelStream(st, filters, whisper.WindowSecs*whisper.SampleRate)
-	if err != nil {
-		return nil, 0, badRequest("file", "The audio file could not be decoded: "+err.Error())
-	}
-	dur := float64(max(spec.NFrames-sm.m.H.NFrames(), 0)) * whisper.HopLength / whisper.SampleRate
 	res, err := f.TranscribeSpectrogram(ctx, sm.m, spec, opt)
 	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
 		return nil, 0, badRequest("file", err.Error())
@@ -232,7 +218,7 @@ func (s *Server) transcribe(ctx context.Context, sm *speechModel, req *audioRequ
 	if err != nil {
 		return nil, 0, err
 	}
-	return res, dur, nil
+	return res, res.Duration, nil
 }
 
 // languageName is the English name of a language code, lower case as in

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/harkapp/hark/audio"
 )
@@ -39,6 +40,18 @@ func (f *File) TranscribeSamples(ctx context.Context, m *Model, samples []float3
 // TranscribeFile decodes an audio or video file as a stream (the audio is
 // never held whole, only its spectrogram) and transcribes it.
 func (f *File) TranscribeFile(ctx context.Context, m *Model, path string, opt TranscribeOptions) (*Result, error) {
+	spec, err := f.FileSpectrogram(path)
+	if err != nil {
+		return nil, err
+	}
+	return f.TranscribeSpectrogram(ctx, m, spec, opt)
+}
+
+// FileSpectrogram decodes an audio or video file as a stream into the
+// log-mel spectrogram (with the model file's filters and 30 s of silence
+// appended) that TranscribeSpectrogram takes. Its errors are about the
+// file: it cannot be decoded, or holds no audio (ErrNoAudio).
+func (f *File) FileSpectrogram(path string) (*audio.Spectrogram, error) {
 	filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
 	if err != nil {
 		return nil, err
@@ -55,7 +68,17 @@ func (f *File) TranscribeFile(ctx context.Context, m *Model, path string, opt Tr
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return f.TranscribeSpectrogram(ctx, m, spec, opt)
+	return spec, nil
+}
+
+// FallbackTemperatures is the reference's schedule: from t up to 1.0 in
+// steps of 0.2.
+func FallbackTemperatures(t float32) []float32 {
+	var out []float32
+	for v := float64(t); v <= 1.0+1e-6; v += 0.2 {
+		out = append(out, float32(math.Round(v*100)/100))
+	}
+	return out
 }
 
 // TranscribeSpectrogram transcribes a log-mel spectrogram of audio followed
@@ -81,6 +104,7 @@ func (f *File) TranscribeSpectrogram(ctx context.Context, m *Model, spec *audio.
 	if err != nil {
 		return nil, err
 	}
+	res.Duration = float64(content) * HopLength / SampleRate
 	if res.Segments == nil {
 		res.Segments = []Segment{}
 	}

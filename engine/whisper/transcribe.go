@@ -83,6 +83,9 @@ type Result struct {
 	Text     string    `json:"text"`
 	Segments []Segment `json:"segments"`
 	Language string    `json:"language"`
+	// Duration is the audio's length in seconds (not in the reference's
+	// JSON shape; the API's verbose_json reports it).
+	Duration float64 `json:"-"`
 }
 
 // Transcribe decodes a log-mel spectrogram of the whole audio, computed
