@@ -8,15 +8,13 @@ import (
 
 	"github.com/harkapp/hark/engine/chat"
 	"github.com/harkapp/hark/engine/cpu"
-	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
-	"github.com/harkapp/hark/engine/tokenizer"
 	"github.com/harkapp/hark/engine/whisper"
 )
 
 // llmModel is a loaded GGUF model with what requests need around it.
 type llmModel struct {
-	f      *gguf.File
+	o      *llm.Opened
 	be     *cpu.Backend
 	m      *llm.Model
 	gen    *llm.Generator
@@ -25,36 +23,25 @@ type llmModel struct {
 }
 
 func loadLLM(path string, ctxLen, threads int) (*llmModel, error) {
-	f, err := gguf.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	fail := func(err error) (*llmModel, error) { f.Close(); return nil, err }
-	arch, err := llm.LookupArch(f.Architecture())
-	if err != nil {
-		return fail(err)
-	}
-	tk, err := tokenizer.FromGGUFFile(f)
-	if err != nil {
-		return fail(err)
-	}
-	tpl, err := chat.ForModel(f, tk)
-	if err != nil {
-		return fail(err)
-	}
 	be := cpu.New(cpu.Options{Threads: threads})
-	m, err := llm.Load(be, f, llm.Options{Context: ctxLen})
+	o, err := llm.OpenFile(path, be, llm.Options{Context: ctxLen})
 	if err != nil {
 		be.Close()
-		return fail(err)
+		return nil, err
 	}
-	return &llmModel{f: f, be: be, m: m, gen: llm.NewGenerator(m, tk), tpl: tpl, addBOS: llm.AddBOS(f, arch)}, nil
+	tpl, err := chat.ForModel(o.File, o.Tk)
+	if err != nil {
+		o.Close()
+		be.Close()
+		return nil, err
+	}
+	return &llmModel{o: o, be: be, m: o.M, gen: llm.NewGenerator(o.M, o.Tk), tpl: tpl, addBOS: o.AddBOS()}, nil
 }
 
 func (l *llmModel) Close() error {
-	err := l.m.Close()
+	err := l.o.Close()
 	l.be.Close()
-	return errors.Join(err, l.f.Close())
+	return err
 }
 
 // chatPrompt renders messages with the model's template (plain
