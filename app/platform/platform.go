@@ -1,0 +1,80 @@
+// Package platform is the seam between the app and the operating system:
+// the global hotkey, inserting text into the focused app, the menu-bar item,
+// launch at login and permissions. The interfaces live here, with the app
+// that consumes them; each OS has its implementations in its own files
+// (darwin ones delegate to the purego packages under macos/).
+package platform
+
+import "errors"
+
+// ErrUnsupported is returned by features an OS does not have (no menu-bar
+// item on Linux, say).
+var ErrUnsupported = errors.New("not supported on this platform")
+
+// Hotkey is a global hotkey. spec names modifiers and a key joined by "+",
+// e.g. "Ctrl+Alt+Space" or "Option+Space". down runs when the key is
+// pressed; up (may be nil) when it is released, for push-to-talk.
+type Hotkey interface {
+	Register(spec string, down, up func()) error
+	Unregister() error
+}
+
+// Output modes for dictated text.
+const (
+	ModePaste = "paste" // clipboard + synthesized paste keystroke
+	ModeCopy  = "copy"  // clipboard only
+	ModeType  = "type"  // synthesized keystrokes
+)
+
+// Output inserts dictated text into the focused app.
+type Output interface {
+	Insert(text, mode string, restoreClipboard bool) error
+}
+
+// TrayMenu holds the actions of the menu-bar item's menu.
+type TrayMenu struct {
+	OnToggleDictation func()
+	OnOpenWindow      func()
+	OnQuit            func()
+	OnRecent          func(i int)
+}
+
+// Tray is the menu-bar status item.
+type Tray interface {
+	Show(m TrayMenu) error
+	SetRecording(on bool)
+	SetRecent(items []string)
+	Remove()
+}
+
+// LoginItem starts the app at login, only when the user opts in.
+type LoginItem interface {
+	Enabled() (bool, error)
+	SetEnabled(on bool) error
+}
+
+// Permission states.
+const (
+	Granted      = "granted"
+	Denied       = "denied"
+	Undetermined = "undetermined"
+	Unsupported  = "unsupported"
+)
+
+// Permissions reports the OS permissions dictation needs.
+type Permissions interface {
+	Microphone() string
+	Accessibility() string
+	// Open shows the system settings pane for "microphone" or
+	// "accessibility".
+	Open(which string) error
+}
+
+// Platform bundles one OS's implementations; New (per OS) builds it.
+type Platform struct {
+	Hotkey Hotkey
+	Output Output
+	Tray   Tray
+	Login  LoginItem
+	Perms  Permissions
+}
