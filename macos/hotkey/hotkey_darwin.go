@@ -44,21 +44,32 @@ var (
 	// UInt32 GetEventKind(EventRef);
 	getEventKind func(event uintptr) uint32
 
-	setupOnce sync.Once
-	setupErr  error
+	bindOnce sync.Once
+	bindErr  error
+	callback uintptr // the EventHandlerUPP
+
+	installMu sync.Mutex
 	handler   uintptr // EventHandlerRef, installed once for the app's lifetime
-	events    dispatcher
-	nextID    atomic.Uint32
+
+	// Kept in package memory: InstallEventHandler reads the list during the
+	// call, but nothing is lost by keeping it alive for good.
+	handledEvents = []eventTypeSpec{
+		{Class: eventClassKeyboard, Kind: eventHotKeyPressed},
+		{Class: eventClassKeyboard, Kind: eventHotKeyReleased},
+	}
+	events dispatcher
+	nextID atomic.Uint32
 )
 
-// setup binds Carbon and installs one application-level handler for hotkey
-// press and release events; it runs on the main thread, where Carbon
-// delivers them.
+// setup binds Carbon once, then installs one application-level handler
+// for hotkey press and release events on the main thread, where Carbon
+// delivers them. A failed install (say, the run loop was not running yet)
+// is retried by the next Register.
 func setup() error {
-	setupOnce.Do(func() {
+	bindOnce.Do(func() {
 		lib, err := ns.Framework("Carbon")
 		if err != nil {
-			setupErr = err
+			bindErr = err
 			return
 		}
 		for _, f := range []struct {
@@ -73,12 +84,12 @@ func setup() error {
 			{&getEventKind, "GetEventKind"},
 		} {
 			if err := ns.Func(f.ptr, lib, f.name); err != nil {
-				setupErr = err
+				bindErr = err
 				return
 			}
 		}
 		// OSStatus handler(EventHandlerCallRef, EventRef, void *userData)
-		cb := purego.NewCallback(func(call, event, user uintptr) uintptr {
+		callback = purego.NewCallback(func(call, event, user uintptr) uintptr {
 			var hk eventHotKeyID
 			st := getEventParameter(event, paramDirectObject, typeEventHotKeyID, nil,
 				uint(unsafe.Sizeof(hk)), nil, unsafe.Pointer(&hk))
@@ -89,25 +100,35 @@ func setup() error {
 			if kind != eventHotKeyPressed && kind != eventHotKeyReleased {
 				return uintptr(uint32(eventNotHandledErr))
 			}
+			// Only bookkeeping here: the callbacks run on the dispatcher's
+			// goroutine, so the main thread returns at once.
 			if !events.event(hk.ID, kind == eventHotKeyPressed) {
 				return uintptr(uint32(eventNotHandledErr))
 			}
 			return 0 // noErr
 		})
-		specs := []eventTypeSpec{
-			{Class: eventClassKeyboard, Kind: eventHotKeyPressed},
-			{Class: eventClassKeyboard, Kind: eventHotKeyReleased},
-		}
-		err = mainthread.Sync(func() {
-			if st := installEventHandler(getApplicationEventTarget(), cb, uint(len(specs)), &specs[0], 0, &handler); st != 0 {
-				setupErr = fmt.Errorf("hotkey: InstallEventHandler failed (OSStatus %d)", st)
-			}
-		})
-		if err != nil && setupErr == nil {
-			setupErr = err
-		}
 	})
-	return setupErr
+	if bindErr != nil {
+		return bindErr
+	}
+	installMu.Lock()
+	defer installMu.Unlock()
+	if handler != 0 {
+		return nil
+	}
+	var st int32
+	var ref uintptr
+	if err := mainthread.Sync(func() {
+		st = installEventHandler(getApplicationEventTarget(), callback,
+			uint(len(handledEvents)), &handledEvents[0], 0, &ref)
+	}); err != nil {
+		return fmt.Errorf("hotkey: %w", err)
+	}
+	if st != 0 {
+		return fmt.Errorf("hotkey: InstallEventHandler failed (OSStatus %d)", st)
+	}
+	handler = ref
+	return nil
 }
 
 // Hotkey is one registered global hotkey. The zero value is ready to use.
@@ -155,16 +176,6 @@ func (h *Hotkey) Register(spec string, down, up func()) error {
 	return nil
 }
 
-func registerError(c Combo, st int32) error {
-	switch {
-	case st == eventHotKeyExistsErr:
-		return fmt.Errorf("hotkey %s is already taken by another app", c)
-	case st == eventInternalErr && c.OptionOnly():
-		return fmt.Errorf("hotkey %s refused by macOS (OSStatus %d): macOS 15.0 and 15.1 do not allow Option or Option+Shift alone; add Control or Command, or update macOS", c, st)
-	}
-	return fmt.Errorf("hotkey %s: RegisterEventHotKey failed (OSStatus %d)", c, st)
-}
-
 // Unregister removes the hotkey; a key still held gets its up callback.
 func (h *Hotkey) Unregister() error {
 	h.mu.Lock()
@@ -178,12 +189,12 @@ func (h *Hotkey) unregisterLocked() error {
 	}
 	var st int32
 	ref := h.ref
-	err := mainthread.Sync(func() { st = unregisterEventHotKey(ref) })
+	if err := mainthread.Sync(func() { st = unregisterEventHotKey(ref) }); err != nil {
+		// Not run (timeout): the combo is still registered, keep our ref.
+		return fmt.Errorf("hotkey: %w", err)
+	}
 	events.remove(h.id)
 	h.ref, h.id = 0, 0
-	if err != nil {
-		return err
-	}
 	if st != 0 {
 		return fmt.Errorf("hotkey: UnregisterEventHotKey failed (OSStatus %d)", st)
 	}

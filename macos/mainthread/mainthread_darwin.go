@@ -77,44 +77,28 @@ func Async(f func()) error {
 	return nil
 }
 
-// Sync runs f on the main thread and waits for it; inline when already
-// there. It is dispatch_async_f plus a channel rather than
-// dispatch_sync_f: the waiting goroutine then parks in Go instead of
-// pinning an OS thread inside libdispatch, and Call can give up.
-func Sync(f func()) error { return Call(f, 0) }
+// DefaultTimeout bounds Sync: long enough for a busy main thread, short
+// enough that calling before the app's run loop starts fails visibly
+// instead of hanging.
+const DefaultTimeout = 10 * time.Second
 
-// Call is Sync with a limit: it returns ErrTimeout if the main thread has
-// not finished f within timeout (0 waits forever). The job still runs later
-// if the main thread gets to it. A panic in f comes back as *PanicError.
+// Sync runs f on the main thread and waits for it (inline when already
+// there), giving up after DefaultTimeout. It is dispatch_async_f plus a
+// channel rather than dispatch_sync_f: the waiting goroutine parks in Go
+// instead of pinning an OS thread inside libdispatch, and it can give up.
+func Sync(f func()) error { return Call(f, DefaultTimeout) }
+
+// Call runs f on the main thread and waits up to timeout (0: forever). On
+// ErrTimeout f has not run and never will, so no half-done AppKit work is
+// left behind. A panic in f comes back as *PanicError.
 func Call(f func(), timeout time.Duration) error {
 	if err := load(); err != nil {
 		return err
 	}
 	if pthreadMainNP() != 0 {
-		id := jobs.put(f)
-		return jobs.runJob(id)
+		return runRecover(f)
 	}
-	done := make(chan error, 1)
-	inner := func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- &PanicError{Value: p}
-				return
-			}
-			done <- nil
-		}()
-		f()
-	}
-	dispatchAsyncF(mainQueue, jobs.put(inner), trampoline)
-	if timeout <= 0 {
-		return <-done
-	}
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		return ErrTimeout
-	}
+	return call(func(job func()) {
+		dispatchAsyncF(mainQueue, jobs.put(job), trampoline)
+	}, f, timeout)
 }

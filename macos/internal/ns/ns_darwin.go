@@ -199,6 +199,7 @@ func Release(o objc.ID) {
 // by f are freed when it returns. Pools belong to a thread, so the goroutine
 // stays on its OS thread meanwhile.
 func WithPool(f func()) {
+	_, _ = Framework("Foundation") // NSAutoreleasePool lives there
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	pool := objc.ID(objc.GetClass("NSAutoreleasePool")).Send(selNew)
