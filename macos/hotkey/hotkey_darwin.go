@@ -88,7 +88,9 @@ func setup() error {
 				return
 			}
 		}
-		// OSStatus handler(EventHandlerCallRef, EventRef, void *userData)
+		// OSStatus handler(EventHandlerCallRef, EventRef, void *userData).
+		// For Mach-O, an EventHandlerUPP is the plain function pointer
+		// (NewEventHandlerUPP returns its argument).
 		callback = purego.NewCallback(func(call, event, user uintptr) uintptr {
 			var hk eventHotKeyID
 			st := getEventParameter(event, paramDirectObject, typeEventHotKeyID, nil,

@@ -160,7 +160,8 @@ func (p *paster) flush() error {
 }
 
 // maxUnicodeChunk is the most UTF-16 units one keyboard event carries:
-// CGEventKeyboardSetUnicodeString is documented to use at most 20.
+// CGEventKeyboardSetUnicodeString silently truncates longer strings to 20
+// (not in Apple's documentation, but widely observed).
 const maxUnicodeChunk = 20
 
 // chunkUTF16 splits text into UTF-16 slices of at most max units without
