@@ -70,11 +70,32 @@ type Permissions interface {
 	Open(which string) error
 }
 
+// Requester is implemented by a Permissions that can show the OS's own
+// prompt (macOS): Request("microphone") asks for microphone access once;
+// Request("accessibility") shows the "control this computer" alert.
+type Requester interface {
+	Request(which string) error
+}
+
+// Flusher is implemented by an Output that defers work, such as restoring
+// the clipboard after a paste; call Flush before quitting.
+type Flusher interface {
+	Flush() error
+}
+
+// Dock shows or hides the app's Dock icon (macOS: regular or accessory
+// activation policy).
+type Dock interface {
+	SetVisible(on bool) error
+}
+
 // Platform bundles one OS's implementations; New (per OS) builds it.
+// Dock is nil where the OS has none.
 type Platform struct {
 	Hotkey Hotkey
 	Output Output
 	Tray   Tray
 	Login  LoginItem
 	Perms  Permissions
+	Dock   Dock
 }

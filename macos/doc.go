@@ -1,0 +1,15 @@
+// Package macos groups the darwin-only integration packages of the desktop
+// app: main-thread dispatch, the menu-bar item, the global hotkey, pasting
+// into the focused app, permissions and launch at login.
+//
+// Every package here talks to the system through
+// github.com/ebitengine/purego (and purego/objc): no cgo, and no import of
+// Wails or malgo, so they build and vet with GOOS=darwin CGO_ENABLED=0 on any
+// machine. The logic that can be tested anywhere (hotkey parsing, menu model,
+// icons, status mapping) lives in platform-independent files next to the thin
+// darwin files; those are compile-only where no Mac is available.
+//
+// This package itself holds only a test that checks the app bundle's
+// Info.plist and entitlements (build/darwin) render and parse the way the
+// Wails v2 packager and the code signer will see them.
+package macos

@@ -1,0 +1,137 @@
+// Package menubar is Hark's macOS status item: a template-image microphone
+// in the menu bar that fills while recording, and its menu (start/stop
+// dictation, recent transcripts, open window, quit). The menu model, titles
+// and icon choice are platform independent (this file); menubar_darwin.go
+// only mirrors the model into NSStatusItem/NSMenu on the main thread.
+package menubar
+
+import (
+	_ "embed"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Action is what a menu item does when chosen.
+type Action int
+
+// Menu actions.
+const (
+	ActionNone Action = iota
+	ActionToggle
+	ActionOpen
+	ActionRecent // Item.Tag is the index into State.Recent
+	ActionQuit
+)
+
+// Item is one menu entry; Separator items carry nothing else.
+type Item struct {
+	Title     string
+	Action    Action
+	Tag       int
+	Enabled   bool
+	Separator bool
+	Key       string // key equivalent ("q" for Quit), shown with ⌘
+	Submenu   []Item
+}
+
+// State is what the menu reflects.
+type State struct {
+	Recording bool
+	Recent    []string
+}
+
+// MaxRecent caps the recent-transcripts submenu.
+const MaxRecent = 10
+
+// maxTitle is the longest recent-transcript title in runes; menus do not
+// wrap, so longer text only makes the menu wide.
+const maxTitle = 48
+
+//go:embed icons/mic.png
+var iconIdle []byte
+
+//go:embed icons/mic-recording.png
+var iconRecording []byte
+
+// Icon returns the PNG for the status item: 36x36 px, meant to be shown at
+// 18x18 pt as a template image (only alpha matters).
+func Icon(recording bool) []byte {
+	if recording {
+		return iconRecording
+	}
+	return iconIdle
+}
+
+// Tooltip is the status item's hover text.
+func Tooltip(recording bool) string {
+	if recording {
+		return "Hark — recording"
+	}
+	return "Hark"
+}
+
+// Build returns the menu for s.
+func Build(s State) []Item {
+	toggle := "Start Dictation"
+	if s.Recording {
+		toggle = "Stop Dictation"
+	}
+	var recent []Item
+	for i, text := range s.Recent {
+		if i == MaxRecent {
+			break
+		}
+		recent = append(recent, Item{Title: RecentTitle(text), Action: ActionRecent, Tag: i, Enabled: true})
+	}
+	if len(recent) == 0 {
+		recent = []Item{{Title: "No transcripts yet", Enabled: false}}
+	}
+	return []Item{
+		{Title: toggle, Action: ActionToggle, Enabled: true},
+		{Separator: true},
+		{Title: "Recent Transcripts", Enabled: true, Submenu: recent},
+		{Title: "Open Hark", Action: ActionOpen, Enabled: true},
+		{Separator: true},
+		{Title: "Quit Hark", Action: ActionQuit, Enabled: true, Key: "q"},
+	}
+}
+
+// RecentTitle makes a one-line menu title from a transcript: whitespace
+// runs (newlines included) become one space, control characters go, and
+// text longer than maxTitle runes ends in an ellipsis at a word boundary
+// when one is near.
+func RecentTitle(text string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range text {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+		case unicode.IsControl(r) || r == utf8.RuneError:
+		default:
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(r)
+		}
+	}
+	s := b.String()
+	if s == "" {
+		return "(empty)"
+	}
+	runes := []rune(s)
+	if len(runes) <= maxTitle {
+		return s
+	}
+	cut := maxTitle - 1
+	// Prefer to end on a word if a space is within the last quarter.
+	for i := cut; i > maxTitle*3/4; i-- {
+		if runes[i] == ' ' {
+			cut = i
+			break
+		}
+	}
+	return strings.TrimRight(string(runes[:cut]), " ") + "…"
+}
