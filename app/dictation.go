@@ -92,21 +92,6 @@ type Dictation struct {
 // errNoRecorder is returned when the app was built without capture.
 var errNoRecorder = errors.New("dictation is not available: no audio capture in this build")
 
-// SetRecorder plugs in the capture pipeline (the integrator's job when it
-// is built after New).
-func (d *Dictation) SetRecorder(r Recorder) {
-	d.mu.Lock()
-	d.rec = r
-	d.mu.Unlock()
-}
-
-// SetOutput plugs in the platform's text output.
-func (d *Dictation) SetOutput(o platform.Output) {
-	d.mu.Lock()
-	d.out = o
-	d.mu.Unlock()
-}
-
 func (d *Dictation) setState(f func(*DictationStatus)) DictationStatus {
 	d.mu.Lock()
 	f(&d.st)
@@ -233,6 +218,23 @@ func (d *Dictation) Toggle() error {
 	default:
 		return d.Start()
 	}
+}
+
+// SetRecorder plugs in the capture pipeline when it is built after New.
+// (On App, not Dictation: the UI binds Dictation's methods.)
+func (a *App) SetRecorder(r Recorder) {
+	d := a.Dictation
+	d.mu.Lock()
+	d.rec = r
+	d.mu.Unlock()
+}
+
+// SetOutput plugs in the platform's text output.
+func (a *App) SetOutput(o platform.Output) {
+	d := a.Dictation
+	d.mu.Lock()
+	d.out = o
+	d.mu.Unlock()
 }
 
 // Status reports the dictation state.
