@@ -17,6 +17,7 @@ require (
 	golang.org/x/text v0.31.0
 	gonum.org/v1/gonum v0.17.0
 	google.golang.org/protobuf v1.36.10
+	modernc.org/sqlite v1.40.1
 )
 
 require (
@@ -43,5 +44,4 @@ require (
 	modernc.org/libc v1.66.10 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.11.0 // indirect
-	modernc.org/sqlite v1.40.1 // indirect
 )

@@ -40,7 +40,8 @@ func crashChild(spec string) {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
 	}
-	it, path, err := a.History.BeginRecording()
+	it, err := a.History.BeginRecording()
+	path := it.AudioPath
 	if err == nil {
 		var b []byte
 		if b, err = os.ReadFile(dirs[2]); err == nil {
@@ -133,7 +134,8 @@ func TestCrashDuringTranscription(t *testing.T) {
 func TestCrashMidRecording(t *testing.T) {
 	data, mdir := t.TempDir(), testModelsDir(t)
 	a := openApp(t, data, mdir, nil)
-	it, path, err := a.History.BeginRecording()
+	it, err := a.History.BeginRecording()
+	path := it.AudioPath
 	require.NoError(t, err)
 	b, err := os.ReadFile(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)

@@ -121,7 +121,7 @@ func (d *Dictation) Start() error {
 	d.st.State = DictRecording // claims the service while the row is made
 	d.mu.Unlock()
 
-	it, path, err := d.a.History.BeginRecording()
+	it, err := d.a.History.BeginRecording()
 	if err != nil {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
@@ -131,7 +131,7 @@ func (d *Dictation) Start() error {
 		auto = time.Duration(set.AutoStopMs) * time.Millisecond
 	}
 	err = rec.Start(RecordOptions{
-		Path: path, Device: set.InputDevice, AutoStop: auto,
+		Path: it.AudioPath, Device: set.InputDevice, AutoStop: auto,
 		OnLevel:    func(rms, peak float32) { d.a.emit.Emit("dictation:level", Level{RMS: rms, Peak: peak}) },
 		OnPartial:  func(text string) { d.a.emit.Emit("dictation:partial", map[string]string{"text": text}) },
 		OnAutoStop: func() { go d.Stop() },

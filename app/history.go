@@ -261,21 +261,22 @@ func (h *History) Export(id int64, format string) (string, error) {
 }
 
 // BeginRecording creates a dictation item in state "recording" and returns
-// it with the path its WAV must be written to (under recordings/). The row
-// exists before capture starts, so a crash leaves it to be found by
-// Pending on the next start.
-func (h *History) BeginRecording() (Item, string, error) {
+// it; its AudioPath (under recordings/) is where the WAV must be written.
+// The row exists before capture starts, so a crash leaves it to be found
+// by Pending on the next start. (Two results, not three: bound methods
+// return a value and an error.)
+func (h *History) BeginRecording() (Item, error) {
 	now := time.Now()
 	name := fmt.Sprintf("%s-%03d.wav", now.Format("20060102-150405"), now.Nanosecond()/1e6)
 	path := filepath.Join(h.a.recDir, name)
 	r, err := h.a.db.InsertItem(store.Item{Kind: KindDictation, CreatedAt: now.UnixMilli(), Status: StatusRecording,
 		Title: "Dictation " + now.Format("2006-01-02 15:04"), AudioPath: path})
 	if err != nil {
-		return Item{}, "", err
+		return Item{}, err
 	}
 	it := itemFromRow(r)
 	h.a.emit.Emit("history:changed", it)
-	return it, path, nil
+	return it, nil
 }
 
 // FinishRecording marks a recording complete ("recorded") with its

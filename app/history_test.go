@@ -15,7 +15,8 @@ import (
 // the WAV at the path it names, then FinishRecording.
 func record(t *testing.T, a *App, clip string) Item {
 	t.Helper()
-	it, path, err := a.History.BeginRecording()
+	it, err := a.History.BeginRecording()
+	path := it.AudioPath
 	require.NoError(t, err)
 	require.Equal(t, StatusRecording, it.Status)
 	require.Equal(t, a.RecordingsDir(), filepath.Dir(path))

@@ -188,9 +188,8 @@ func (t *Transcription) enqueue(id int64, model string) (Job, error) {
 	}
 	j := &job{Job: Job{ID: id, Name: it.Title, Status: JobQueued, Model: name, Segments: []Segment{}},
 		prevStatus: it.Status, done: make(chan struct{})}
-	j.Model = model // the argument: resolved again when the job runs, settings may change meanwhile
-	if j.Model == "" {
-		j.Model = name
+	if model != "" {
+		j.Model = model // a path stays a path: the job resolves it again when it runs
 	}
 	t.jobs = append(t.jobs, j)
 	t.mu.Unlock()
