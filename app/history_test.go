@@ -56,6 +56,28 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	p, err = a.History.Pending()
 	require.NoError(t, err)
 	require.Empty(t, p)
+	it, err = a.History.Get(it.ID)
+	require.NoError(t, err)
+	require.Equal(t, "kit", it.Model)
+
+	// Re-transcribe with another model (the kit's f16 file, by path).
+	loads := a.engines.speechLoads
+	f16 := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin")
+	_, err = a.History.Retranscribe(it.ID, f16)
+	require.NoError(t, err)
+	n := 0
+	done = ev.wait(t, "transcription:done", func(d any) bool {
+		if d.(Job).ID == it.ID {
+			n++
+		}
+		return n == 2
+	}, 60*time.Second).(Job)
+	require.Equal(t, JobDone, done.Status, done.Error)
+	require.Equal(t, kitText(t, "jfk"), done.Text)
+	it, err = a.History.Get(it.ID)
+	require.NoError(t, err)
+	require.Equal(t, "ggml-kit-tiny.en-f16", it.Model)
+	require.Equal(t, loads+1, a.engines.speechLoads, "the other model replaced the loaded one")
 
 	require.NoError(t, a.History.Delete(it.ID))
 	_, err = os.Stat(it.AudioPath)
