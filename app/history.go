@@ -170,6 +170,23 @@ func (h *History) Get(id int64) (Item, error) {
 
 func (h *History) save(it Item) error { return h.a.db.UpdateItem(it.row()) }
 
+// AudioFile is the file to replay an item from: its recording, else the
+// user's file (the media handler serves it).
+func (h *History) AudioFile(id int64) (string, error) {
+	it, err := h.Get(id)
+	if err != nil {
+		return "", err
+	}
+	p := it.audioFile()
+	if p == "" {
+		return "", fmt.Errorf("item %d has no audio", id)
+	}
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("item %d: its audio is gone: %w", id, err)
+	}
+	return p, nil
+}
+
 // Delete removes an item and its recording (never the user's own file).
 // A running job on it is canceled first.
 func (h *History) Delete(id int64) error {
