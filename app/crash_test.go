@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/app/store"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -20,9 +21,10 @@ import (
 const crashChildEnv = "HARK_APP_CRASH_CHILD"
 
 // crashChild records a dictation (row, then WAV), queues a file behind it
-// and starts transcribing; once the first window of the recording is
-// decoded it reports the ids on stdout and waits to be killed, the
-// transcription still unfinished.
+// and starts transcribing. Once the recording's first window is decoded
+// it reports the ids on stdout and parks the worker there, inside the
+// transcription, so the parent's SIGKILL lands mid-transcription every
+// time rather than by luck of timing.
 func crashChild(spec string) {
 	dirs := strings.Fields(spec)
 	reached := make(chan int64, 1)
@@ -102,6 +104,16 @@ func TestCrashDuringTranscription(t *testing.T) {
 	cmd.Wait()
 
 	// The database says the transcription was under way when it died.
+	db, err := store.Open(filepath.Join(data, "hark.db"))
+	require.NoError(t, err)
+	r, err := db.Item(recID)
+	require.NoError(t, err)
+	require.Equal(t, StatusTranscribing, r.Status)
+	r, err = db.Item(fileID)
+	require.NoError(t, err)
+	require.Equal(t, StatusQueued, r.Status)
+	require.NoError(t, db.Close())
+
 	ev := newEvents()
 	a := openApp(t, data, mdir, ev)
 	pending, err := a.History.Pending()
