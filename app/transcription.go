@@ -250,7 +250,7 @@ func (t *Transcription) runNext() bool {
 	defer cancel()
 
 	t.a.emit.Emit("transcription:progress", Progress{ID: j.ID})
-	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, func(p float64, seg *Segment) {
+	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, speechBeams, func(p float64, seg *Segment) {
 		t.mu.Lock()
 		if p >= 0 {
 			j.Progress = p
@@ -329,7 +329,10 @@ func (t *Transcription) close() {
 // from samples when given (16 kHz mono, as dictation captured them) or
 // else from its audio file, and stores the result in the item. progress
 // (may be nil) gets the fraction done, or -1 with each finished segment.
-func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, progress func(float64, *Segment)) (Item, error) {
+// beams is the beam size at temperature 0: file jobs use speechBeams
+// (the CLI's default) for accuracy, dictation 1 (greedy, openai's
+// transcribe() default) for latency.
+func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, progress func(float64, *Segment)) (Item, error) {
 	it, err := a.History.Get(id)
 	if err != nil {
 		return Item{}, err
@@ -359,7 +362,7 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 	var res *whisper.Result
 	err = a.engines.withSpeech(path, func(m *speechModel) error {
 		opt := whisper.DefaultTranscribeOptions()
-		opt.BeamSize = speechBeams
+		opt.BeamSize = min(max(beams, 1), speechBeams)
 		if set.Language != "auto" {
 			opt.Language = set.Language
 		}
@@ -409,5 +412,5 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 // (waiting for the speech model if a job holds it), and stores the result.
 // For Go callers (dictation); the UI uses Transcription and History.
 func (a *App) TranscribeItem(ctx context.Context, id int64, model string) (Item, error) {
-	return a.transcribeItem(ctx, id, model, nil, nil)
+	return a.transcribeItem(ctx, id, model, nil, speechBeams, nil)
 }
