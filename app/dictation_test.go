@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"os"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -158,4 +160,40 @@ func BenchmarkDictationStopToText(b *testing.B) {
 		require.NoError(b, err)
 		require.Equal(b, want, it.Text)
 	}
+}
+
+// TestPipelineHelpers: what a dictation pipeline that transcribes itself
+// uses: samples through the shared model, clean-up, and storing its
+// transcript on the recording's row.
+func TestPipelineHelpers(t *testing.T) {
+	a := openApp(t, t.TempDir(), testModelsDir(t), nil)
+	x, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	res, err := a.TranscribeSamples(context.Background(), x, "auto")
+	require.NoError(t, err)
+	want := kitText(t, "jfk")
+	require.Equal(t, want, res.Text)
+	require.Equal(t, "en", res.Language)
+	require.Equal(t, "kit", res.Model)
+	require.NotEmpty(t, res.Segments)
+	_, err = a.TranscribeSamples(context.Background(), nil, "")
+	require.Error(t, err)
+
+	clean, err := a.CleanupText(context.Background(), want)
+	require.NoError(t, err)
+	require.NotEmpty(t, clean)
+
+	it := record(t, a, "jfk")
+	_, err = a.History.SetTranscript(it.ID, res.Text, res.Language, res.Segments, res.Model)
+	require.NoError(t, err)
+	got, err := a.History.Get(it.ID)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, got.Status)
+	require.Equal(t, want, got.Text)
+	require.Equal(t, res.Segments, got.Segments)
+	p, err := a.History.Pending()
+	require.NoError(t, err)
+	require.Empty(t, p)
+	_, err = a.History.SetTranscript(999, "x", "", nil, "")
+	require.Error(t, err)
 }

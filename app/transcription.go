@@ -414,3 +414,49 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 func (a *App) TranscribeItem(ctx context.Context, id int64, model string) (Item, error) {
 	return a.transcribeItem(ctx, id, model, nil, speechBeams, nil)
 }
+
+// SamplesResult is a transcription of raw samples.
+type SamplesResult struct {
+	Text     string    `json:"text"`
+	Language string    `json:"language"`
+	Segments []Segment `json:"segments"`
+	Model    string    `json:"model"`
+}
+
+// TranscribeSamples transcribes 16 kHz mono samples with the settings'
+// speech model from the shared cache, greedily (dictation latency).
+// language "" or "auto" detects (English-only models: "en"). For Go
+// callers such as a dictation pipeline's Transcriber; nothing is stored.
+func (a *App) TranscribeSamples(ctx context.Context, samples []float32, language string) (SamplesResult, error) {
+	if len(samples) == 0 {
+		return SamplesResult{}, whisper.ErrNoAudio
+	}
+	path, name, err := a.Models.resolveSpeech("")
+	if err != nil {
+		return SamplesResult{}, err
+	}
+	var res *whisper.Result
+	err = a.engines.withSpeech(path, func(m *speechModel) error {
+		opt := whisper.DefaultTranscribeOptions()
+		opt.BeamSize = dictationBeams
+		if language != "auto" {
+			opt.Language = language
+		}
+		if !m.file.H.Multilingual() {
+			opt.Language = "en"
+		}
+		var err error
+		res, err = m.file.TranscribeSamples(ctx, m.model, samples, opt)
+		return err
+	})
+	if err != nil {
+		return SamplesResult{}, err
+	}
+	return SamplesResult{Text: strings.TrimSpace(res.Text), Language: res.Language, Segments: segmentsFromResult(res), Model: name}, nil
+}
+
+// CleanupText runs the settings' clean-up prompt over text with the chat
+// model (the Cleanup setting is the caller's to check).
+func (a *App) CleanupText(ctx context.Context, text string) (string, error) {
+	return a.Chat.cleanup(ctx, text, "")
+}
