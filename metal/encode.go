@@ -1,0 +1,181 @@
+package metal
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/shaders"
+)
+
+// encodeState is the bookkeeping of one compute encoder: what is bound
+// (to skip redundant calls, each of which is an Objective-C message), the
+// hazards since the last barrier, the per-dispatch scratch bump pointer and
+// reusable slices, so encoding allocates nothing.
+type encodeState struct {
+	enc      encoder
+	pipe     handle
+	bound    [shaders.ScratchIndex + 1]devBind
+	isBound  [shaders.ScratchIndex + 1]bool
+	hz       hazards
+	acc      []access
+	launches []shaders.Launch
+	args     [shaders.ArgsSize]byte
+	arenaOff uint64 // bump pointer into the arena for the current step
+}
+
+// arenaAlign aligns per-dispatch scratch regions.
+const arenaAlign = 256
+
+func (s *encodeState) begin(enc encoder) {
+	s.enc, s.pipe = enc, 0
+	s.isBound = [len(s.isBound)]bool{}
+	s.hz.reset()
+}
+
+func (s *encodeState) setBuffer(b devBind, off uint64, index int) {
+	switch {
+	case s.isBound[index] && s.bound[index].h == b.h && s.bound[index].base == off:
+	case s.isBound[index] && s.bound[index].h == b.h:
+		s.enc.setBufferOffset(off, index)
+	default:
+		s.enc.setBuffer(b.h, off, index)
+	}
+	s.bound[index], s.isBound[index] = devBind{h: b.h, base: off}, true
+}
+
+// encodeStep encodes one replay of pass with vars into the current
+// encoder.
+func (e *Exec) encodeStep(pass int, vars *plan.Vars) error {
+	s := &e.enc
+	s.arenaOff = 0
+	ops := e.passes[pass].Ops
+	for i := range ops {
+		if err := e.encodeOp(&ops[i], vars); err != nil {
+			return fmt.Errorf("metal: %s/%s op %d (%s): %w", e.name, e.passes[pass].Name, i, ops[i].Kernel, err)
+		}
+	}
+	e.stats.Steps++
+	return nil
+}
+
+func (e *Exec) encodeOp(op *plan.Dispatch, vars *plan.Vars) error {
+	s := &e.enc
+	for _, p := range op.Patch[:op.NPatch] {
+		v := p.Base + p.Mul*vars[p.Var]
+		if v < 0 || (p.Target < plan.PatchOffset0 && v > math.MaxUint32) {
+			return fmt.Errorf("patch of field %d gives %d (variable %d = %d)", p.Target, v, p.Var, vars[p.Var])
+		}
+	}
+	d := op.Resolved(vars)
+	var err error
+	s.launches, err = shaders.LaunchFor(&d, &e.tuning, s.launches[:0])
+	if err != nil {
+		return err
+	}
+	if len(s.launches) == 0 {
+		return nil
+	}
+
+	// Bounds: a GPU kernel does not check its bindings, so every extent
+	// the contract implies must fit its buffer here.
+	s.acc = accesses(&d, e.bufSize, s.acc[:0])
+	for _, a := range s.acc {
+		if a.hi > e.sizes[a.buf] {
+			return fmt.Errorf("binding of buffer %q: bytes [%d, %d) overrun its %d bytes", e.plan.Buffers[a.buf].Name, a.lo, a.hi, e.sizes[a.buf])
+		}
+	}
+	var scratch uint64
+	for _, l := range s.launches {
+		scratch = max(scratch, uint64(l.Scratch))
+	}
+	var scratchOff uint64
+	if scratch > 0 {
+		scratchOff = s.arenaOff
+		s.arenaOff += (scratch + arenaAlign - 1) &^ (arenaAlign - 1)
+		if err := e.ensureArena(s.arenaOff); err != nil {
+			return err
+		}
+		s.acc = append(s.acc, access{buf: arenaBuf, lo: scratchOff, hi: scratchOff + scratch, read: true, write: true})
+	}
+	if s.hz.add(s.acc) {
+		s.enc.barrier()
+		e.stats.Barriers++
+	}
+
+	for j := 0; j < int(d.NBind); j++ {
+		b := d.Bind[j]
+		if b.Buf == plan.NoBuf {
+			s.setBuffer(devBind{h: e.dummy.h}, 0, j)
+			continue
+		}
+		db := e.binds[b.Buf]
+		s.setBuffer(db, db.base+b.Off, j)
+	}
+	shaders.Args(&d, &s.args)
+	s.enc.setBytes(&s.args, shaders.ArgsIndex)
+	if scratch > 0 {
+		s.setBuffer(devBind{h: e.arena.h}, scratchOff, shaders.ScratchIndex)
+	}
+	for li := range s.launches {
+		l := &s.launches[li]
+		if li > 0 {
+			// Later launches of a dispatch read what earlier ones wrote
+			// (argmax partials, split-KV partials).
+			s.enc.barrier()
+			e.stats.Barriers++
+			s.hz.reset()
+			s.hz.add(s.acc)
+		}
+		pl, err := e.pipelineFor(l)
+		if err != nil {
+			return err
+		}
+		threads := uint64(l.Threads[0]) * uint64(l.Threads[1]) * uint64(l.Threads[2])
+		if threads == 0 || l.Groups[0] == 0 || l.Groups[1] == 0 || l.Groups[2] == 0 {
+			continue // empty grid: nothing to run
+		}
+		if threads > uint64(pl.maxThreads) {
+			return fmt.Errorf("%s: %d threads per threadgroup, the pipeline allows %d", l.Function, threads, pl.maxThreads)
+		}
+		if pl.h != s.pipe {
+			s.enc.setPipeline(pl.h)
+			s.pipe = pl.h
+		}
+		if l.Threadgroup > 0 {
+			s.enc.setThreadgroupMemory((l.Threadgroup+15)&^15, 0)
+		}
+		s.enc.dispatch(l.Groups, l.Threads)
+		e.stats.Launches++
+	}
+	e.stats.Dispatches++
+	return nil
+}
+
+func (e *Exec) bufSize(id plan.BufID) uint64 {
+	if int(id) < len(e.sizes) {
+		return e.sizes[id]
+	}
+	return 0
+}
+
+// ensureArena grows the per-dispatch scratch arena to at least n bytes.
+// The old arena stays alive as long as a committed command buffer uses it
+// (Metal retains the buffers of a command buffer).
+func (e *Exec) ensureArena(n uint64) error {
+	if e.arena.h != 0 && uint64(e.arena.size) >= n {
+		return nil
+	}
+	size := max(n, 2*uint64(e.arena.size), 64<<10)
+	b, err := e.dev.newBuffer(int64(size), private)
+	if err != nil {
+		return fmt.Errorf("per-dispatch scratch of %d bytes: %w", size, err)
+	}
+	if e.arena.h != 0 {
+		e.dev.release(e.arena)
+	}
+	e.arena = b
+	// The arena changed under bindings made earlier in this encoder.
+	e.enc.isBound[shaders.ScratchIndex] = false
+	return nil
+}
