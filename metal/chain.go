@@ -50,8 +50,8 @@ func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
 // steps completed so far; returning false stops the chain. A chunk already
 // committed cannot be recalled: it runs to completion before RunSteps
 // returns, and its results (past the point where the caller stopped) are
-// to be ignored. RunSteps returns the number of steps whose chunks
-// completed.
+// to be ignored. RunSteps returns the number of steps completed before the
+// caller stopped or an error occurred.
 //
 // An LLM decode chain is steps alternating the decode and argmax (or
 // sample) passes: the argmax of step i writes tokens[pos+i+1] where the
@@ -78,12 +78,14 @@ func (e *Exec) RunSteps(steps []Step, chunk int, done func(completed int) bool) 
 	}
 	var queue [inFlight]flight
 	nq, completed := 0, 0
+	halted := false // by an error or the caller: later chunks do not count
 	var firstErr error
 	for {
-		if lo, hi, ok := sched.next(nq); ok && firstErr == nil {
+		if lo, hi, ok := sched.next(nq); ok {
 			cb, err := e.encodeChunk(steps[lo:hi])
 			if err != nil {
 				firstErr = err
+				sched.stop()
 				continue
 			}
 			v := cb.commit()
@@ -110,11 +112,16 @@ func (e *Exec) RunSteps(steps []Step, chunk int, done func(completed int) bool) 
 				firstErr = fmt.Errorf("metal: plan %s: command buffer of steps up to %d: %w", e.name, f.end, err)
 			}
 			sched.stop()
+			halted = true
+			continue
+		}
+		if halted {
 			continue
 		}
 		completed = f.end
-		if done != nil && firstErr == nil && !done(completed) {
+		if done != nil && !done(completed) {
 			sched.stop()
+			halted = true
 		}
 	}
 	return completed, firstErr

@@ -69,7 +69,7 @@ func (e *Exec) encodeOp(op *plan.Dispatch, vars *plan.Vars) error {
 	}
 	d := op.Resolved(vars)
 	var err error
-	s.launches, err = shaders.LaunchFor(&d, &e.tuning, s.launches[:0])
+	s.launches, err = e.launch(&d, &e.tuning, s.launches[:0])
 	if err != nil {
 		return err
 	}

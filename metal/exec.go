@@ -14,14 +14,20 @@ type Backend struct {
 	dev    device
 	info   Info
 	tuning shaders.Tuning
-	mu     sync.Mutex
-	closed bool
+	// launch and missing are shaders.LaunchFor and shaders.Missing; tests
+	// substitute their own while the kernels are written elsewhere.
+	launch  launchFunc
+	missing func() []plan.Kernel
+	mu      sync.Mutex
+	closed  bool
 }
+
+type launchFunc func(d *plan.Dispatch, t *shaders.Tuning, dst []shaders.Launch) ([]shaders.Launch, error)
 
 // newBackend wraps a device (the real one on darwin, a fake in tests).
 func newBackend(dev device) *Backend {
 	in := dev.info()
-	return &Backend{dev: dev, info: in, tuning: shaders.TuningFor(in.Family)}
+	return &Backend{dev: dev, info: in, tuning: shaders.TuningFor(in.Family), launch: shaders.LaunchFor, missing: shaders.Missing}
 }
 
 // Name implements plan.Backend.
@@ -64,6 +70,7 @@ type Exec struct {
 	mu     sync.Mutex
 	dev    device
 	tuning shaders.Tuning
+	launch launchFunc
 	name   string
 	plan   *plan.Plan // keeps the weights' memory alive while wrapped
 	sizes  []uint64   // declared size of every plan buffer
@@ -109,10 +116,10 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("metal: %w", err)
 	}
-	if err := checkKernels(p); err != nil {
+	if err := checkKernels(p, b.missing()); err != nil {
 		return nil, err
 	}
-	e := &Exec{dev: b.dev, tuning: b.tuning, name: p.Name, plan: p, pipes: map[pipeKey]pipeline{}}
+	e := &Exec{dev: b.dev, tuning: b.tuning, launch: b.launch, name: p.Name, plan: p, pipes: map[pipeKey]pipeline{}}
 	if err := e.allocate(p, b.info); err != nil {
 		e.release()
 		return nil, err
@@ -129,9 +136,9 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 
 // checkKernels fails when the plan uses a kernel with no MSL version yet,
 // naming the first use, so a model fails at load rather than mid-run.
-func checkKernels(p *plan.Plan) error {
+func checkKernels(p *plan.Plan, absent []plan.Kernel) error {
 	missing := map[plan.Kernel]bool{}
-	for _, k := range shaders.Missing() {
+	for _, k := range absent {
 		missing[k] = true
 	}
 	for _, ps := range p.Passes {
@@ -240,7 +247,7 @@ func (e *Exec) prewarm() error {
 		for i := range e.passes[pi].Ops {
 			r := e.passes[pi].Ops[i].Resolved(&vars)
 			var err error
-			if ls, err = shaders.LaunchFor(&r, &e.tuning, ls[:0]); err != nil {
+			if ls, err = e.launch(&r, &e.tuning, ls[:0]); err != nil {
 				continue
 			}
 			for _, l := range ls {

@@ -16,9 +16,14 @@ import (
 // region. Small tensors are copied instead into one shared buffer, so no
 // page of the Go heap is ever handed to the GPU.
 
-// minWrap is the smallest region wrapped without copying; below it the
-// tensors are copied (norm weights, biases, frequencies: kilobytes).
-const minWrap = 1 << 20
+// Tensors under smallTensor are copied (norm weights, biases, RoPE
+// frequencies: kilobytes), whatever memory they are in, so the tensors that
+// the builders make in Go memory (all small) never have their pages handed
+// to the GPU; regions under minWrap are copied as well.
+const (
+	smallTensor = 64 << 10
+	minWrap     = 1 << 20
+)
 
 // copyAlign aligns each tensor copied into the small-weights buffer (the
 // widest vector load, and Metal's constant-buffer offset alignment).
@@ -65,6 +70,12 @@ func placeWeights(p *plan.Plan, pageSize int, maxRegion uint64) (weightsLayout, 
 		}
 		if b.Size == 0 {
 			lay.place[i] = placement{region: -1}
+			continue
+		}
+		if b.Size < smallTensor {
+			lay.copySize = (lay.copySize + copyAlign - 1) &^ (copyAlign - 1)
+			lay.place[i] = placement{region: -1, off: lay.copySize}
+			lay.copySize += b.Size
 			continue
 		}
 		s := uintptr(unsafe.Pointer(unsafe.SliceData(b.Data)))
