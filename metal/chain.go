@@ -72,9 +72,8 @@ func (e *Exec) RunSteps(steps []Step, chunk int, done func(completed int) bool) 
 	}
 	sched := newSchedule(len(steps), chunk)
 	type flight struct {
-		cb    cmdBuffer
-		end   int
-		value uint64
+		cb  cmdBuffer
+		end int
 	}
 	var queue [inFlight]flight
 	nq, completed := 0, 0
@@ -88,9 +87,9 @@ func (e *Exec) RunSteps(steps []Step, chunk int, done func(completed int) bool) 
 				sched.stop()
 				continue
 			}
-			v := cb.commit()
+			cb.commit()
 			e.stats.CommandBuffers++
-			queue[nq] = flight{cb: cb, end: hi, value: v}
+			queue[nq] = flight{cb: cb, end: hi}
 			nq++
 			continue
 		}
@@ -100,10 +99,7 @@ func (e *Exec) RunSteps(steps []Step, chunk int, done func(completed int) bool) 
 		f := queue[0]
 		copy(queue[:], queue[1:nq])
 		nq--
-		err := e.dev.waitEvent(f.value)
-		if werr := f.cb.wait(); werr != nil {
-			err = werr
-		}
+		err := f.cb.wait()
 		if t0, t1 := f.cb.gpuTime(); t1 > t0 {
 			e.stats.GPUSeconds += t1 - t0
 		}
@@ -174,4 +170,3 @@ func (s *schedule) next(outstanding int) (lo, hi int, ok bool) {
 }
 
 func (s *schedule) stop() { s.stopped = true }
-

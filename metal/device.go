@@ -73,8 +73,6 @@ type device interface {
 	pipeline(fn string, consts []shaders.Constant) (pipeline, error)
 	// commandBuffer starts a command buffer with one compute encoder.
 	commandBuffer() (cmdBuffer, error)
-	// waitEvent blocks until the shared event reaches value.
-	waitEvent(value uint64) error
 	close()
 }
 
@@ -85,8 +83,9 @@ type cmdBuffer interface {
 	// event after all work, commits, and returns the value signalled (one
 	// more than the last, device-wide).
 	commit() uint64
-	// wait blocks until the command buffer completed and returns its error
-	// (Metal's message) if it failed.
+	// wait blocks until the shared event reaches the value commit
+	// signalled (or the command buffer failed) and returns the command
+	// buffer's error (Metal's message) if it failed.
 	wait() error
 	// gpuTime is GPUStartTime and GPUEndTime in seconds (valid after wait).
 	gpuTime() (start, end float64)

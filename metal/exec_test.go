@@ -3,7 +3,6 @@ package metal
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -332,5 +331,4 @@ func TestLoadRejects(t *testing.T) {
 	ty.p.Passes[0].Ops[1].Bind[1].Off = 1 << 40
 	_, err = b.Load(ty.p)
 	require.ErrorContains(t, err, "beyond buffer")
-	fmt.Sprint()
 }

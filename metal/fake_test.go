@@ -35,10 +35,10 @@ type fakeBuf struct {
 
 func newFakeDevice() *fakeDevice {
 	return &fakeDevice{
-		in:    Info{Name: "fake", Family: "apple8", PageSize: 16384, MaxBuffer: 1 << 30, Unified: true},
-		bufs:  map[handle]*fakeBuf{},
-		next:  1,
-		pipes: map[string]pipeline{},
+		in:     Info{Name: "fake", Family: "apple8", PageSize: 16384, MaxBuffer: 1 << 30, Unified: true},
+		bufs:   map[handle]*fakeBuf{},
+		next:   1,
+		pipes:  map[string]pipeline{},
 		record: true,
 	}
 }
@@ -102,14 +102,6 @@ func (f *fakeDevice) commandBuffer() (cmdBuffer, error) {
 	return cb, nil
 }
 
-func (f *fakeDevice) waitEvent(v uint64) error {
-	f.log = append(f.log, fmt.Sprintf("wait %d", v))
-	if v > f.signaled {
-		return fmt.Errorf("fake: waiting for %d, only %d will ever be signalled", v, f.signaled)
-	}
-	return nil
-}
-
 func (f *fakeDevice) close() {}
 
 // leaked lists buffers never released (weights wraps included).
@@ -146,6 +138,10 @@ func (c *fakeCB) commit() uint64 {
 func (c *fakeCB) abort() { c.aborted = true; c.dev.log = append(c.dev.log, "abort") }
 
 func (c *fakeCB) wait() error {
+	c.dev.log = append(c.dev.log, fmt.Sprintf("wait %d", c.value))
+	if !c.committed || c.aborted {
+		panic("fake: wait on a command buffer never committed")
+	}
 	if c.n == c.dev.failCB {
 		return errors.New("Caused GPU Timeout Error (00000002:kIOGPUCommandBufferCallbackErrorTimeout)")
 	}
@@ -175,7 +171,9 @@ func (c *fakeCB) setPipeline(p handle) { c.add(cmd{op: "pipe", h: p}) }
 func (c *fakeCB) setBuffer(b handle, off uint64, index int) {
 	c.add(cmd{op: "buf", h: b, off: off, index: index})
 }
-func (c *fakeCB) setBufferOffset(off uint64, index int) { c.add(cmd{op: "off", off: off, index: index}) }
+func (c *fakeCB) setBufferOffset(off uint64, index int) {
+	c.add(cmd{op: "off", off: off, index: index})
+}
 func (c *fakeCB) setBytes(a *[shaders.ArgsSize]byte, index int) {
 	c.add(cmd{op: "bytes", args: *a, index: index})
 }
@@ -183,7 +181,7 @@ func (c *fakeCB) setThreadgroupMemory(n uint32, index int) {
 	c.add(cmd{op: "tgmem", off: uint64(n), index: index})
 }
 func (c *fakeCB) dispatch(g, t [3]uint32) { c.add(cmd{op: "dispatch", groups: g, threads: t}) }
-func (c *fakeCB) barrier()               { c.add(cmd{op: "barrier"}) }
+func (c *fakeCB) barrier()                { c.add(cmd{op: "barrier"}) }
 
 // testLaunch stands in for shaders.LaunchFor while the kernels are written
 // elsewhere: one launch per dispatch named after kernel and type, 256
