@@ -18,10 +18,16 @@ type access struct {
 }
 
 // accesses appends the accesses of every present binding of d (resolved),
-// following the kernel contract in engine/plan/kernels.go. size gives a
-// buffer's size; a binding whose extent cannot be computed is taken to run
+// following the kernel contract in engine/plan/kernels.go. sizes holds
+// every plan buffer's size; a binding whose extent cannot be computed is taken to run
 // to the end of its buffer, which is conservative for hazards.
-func accesses(d *plan.Dispatch, size func(plan.BufID) uint64, dst []access) []access {
+func accesses(d *plan.Dispatch, sizes []uint64, dst []access) []access {
+	size := func(id plan.BufID) uint64 {
+		if int(id) < len(sizes) {
+			return sizes[id]
+		}
+		return 0
+	}
 	p := func(i int) uint64 { return uint64(d.P[i]) }
 	f32 := func(m, ld, n uint64) (uint64, uint64) { return satMul(rows(m, ld, n), 4), satMul(satMul(m, n), 4) }
 	add := func(slot int, read, write bool, ext, touched uint64) {
@@ -135,7 +141,7 @@ func accesses(d *plan.Dispatch, size func(plan.BufID) uint64, dst []access) []ac
 		}
 		lo := p(5) * p(9) * kvElem
 		hi := max(satMul(satAdd(satAdd(satMul(seqs-1, p(10)), satMul(max(nkv, 1)-1, p(8))), satAdd(satMul(pos, p(9)), hd)), kvElem), lo)
-		for _, slot := range []int{2, 3} {
+		for _, slot := range [2]int{2, 3} {
 			if slot < int(d.NBind) && d.Bind[slot].Buf != plan.NoBuf {
 				b := d.Bind[slot]
 				dst = append(dst, access{buf: b.Buf, lo: satAdd(b.Off, lo), hi: satAdd(b.Off, hi), touched: m * nkv * hd * kvElem, write: true})

@@ -21,7 +21,41 @@ type encodeState struct {
 	acc      []access
 	launches []shaders.Launch
 	args     [shaders.ArgsSize]byte
+	d        plan.Dispatch // the resolved dispatch (kept here so it does not escape per op)
 	arenaOff uint64 // bump pointer into the arena for the current step
+}
+
+// opMemo remembers the pipelines of a dispatch's last launches: a plan
+// dispatch almost always resolves to the same functions, and comparing
+// with the last one is much cheaper than hashing the pipeline key.
+type opMemo [2]struct {
+	key pipeKey
+	p   pipeline
+	ok  bool
+}
+
+func (m *opMemo) pipeline(e *Exec, li int, l *shaders.Launch) (pipeline, error) {
+	if li >= len(m) || len(l.Constants) > maxConstants {
+		return e.pipelineFor(l)
+	}
+	c := &m[li]
+	if c.ok && c.key.fn == l.Function && c.key.n == len(l.Constants) {
+		same := true
+		for i, k := range l.Constants {
+			same = same && c.key.c[i] == k
+		}
+		if same {
+			return c.p, nil
+		}
+	}
+	p, err := e.pipelineFor(l)
+	if err != nil {
+		return p, err
+	}
+	c.key = pipeKey{fn: l.Function, n: len(l.Constants)}
+	copy(c.key.c[:], l.Constants)
+	c.p, c.ok = p, true
+	return p, nil
 }
 
 // arenaAlign aligns per-dispatch scratch regions.
@@ -50,8 +84,9 @@ func (e *Exec) encodeStep(pass int, vars *plan.Vars) error {
 	s := &e.enc
 	s.arenaOff = 0
 	ops := e.passes[pass].Ops
+	memo := e.memo[pass]
 	for i := range ops {
-		if err := e.encodeOp(&ops[i], vars); err != nil {
+		if err := e.encodeOp(&ops[i], &memo[i], vars); err != nil {
 			return fmt.Errorf("metal: %s/%s op %d (%s): %w", e.name, e.passes[pass].Name, i, ops[i].Kernel, err)
 		}
 	}
@@ -59,7 +94,7 @@ func (e *Exec) encodeStep(pass int, vars *plan.Vars) error {
 	return nil
 }
 
-func (e *Exec) encodeOp(op *plan.Dispatch, vars *plan.Vars) error {
+func (e *Exec) encodeOp(op *plan.Dispatch, memo *opMemo, vars *plan.Vars) error {
 	s := &e.enc
 	for _, p := range op.Patch[:op.NPatch] {
 		v := p.Base + p.Mul*vars[p.Var]
@@ -67,9 +102,10 @@ func (e *Exec) encodeOp(op *plan.Dispatch, vars *plan.Vars) error {
 			return fmt.Errorf("patch of field %d gives %d (variable %d = %d)", p.Target, v, p.Var, vars[p.Var])
 		}
 	}
-	d := op.Resolved(vars)
+	s.d = op.Resolved(vars)
+	d := &s.d
 	var err error
-	s.launches, err = e.launch(&d, &e.tuning, s.launches[:0])
+	s.launches, err = e.launch(d, &e.tuning, s.launches[:0])
 	if err != nil {
 		return err
 	}
@@ -79,7 +115,7 @@ func (e *Exec) encodeOp(op *plan.Dispatch, vars *plan.Vars) error {
 
 	// Bounds: a GPU kernel does not check its bindings, so every extent
 	// the contract implies must fit its buffer here.
-	s.acc = accesses(&d, e.bufSize, s.acc[:0])
+	s.acc = accesses(d, e.sizes, s.acc[:0])
 	for _, a := range s.acc {
 		if a.hi > e.sizes[a.buf] {
 			return fmt.Errorf("binding of buffer %q: bytes [%d, %d) overrun its %d bytes", e.plan.Buffers[a.buf].Name, a.lo, a.hi, e.sizes[a.buf])
@@ -112,7 +148,7 @@ func (e *Exec) encodeOp(op *plan.Dispatch, vars *plan.Vars) error {
 		db := e.binds[b.Buf]
 		s.setBuffer(db, db.base+b.Off, j)
 	}
-	shaders.Args(&d, &s.args)
+	shaders.Args(d, &s.args)
 	s.enc.setBytes(&s.args, shaders.ArgsIndex)
 	if scratch > 0 {
 		s.setBuffer(devBind{h: e.arena.h}, scratchOff, shaders.ScratchIndex)
@@ -127,7 +163,7 @@ func (e *Exec) encodeOp(op *plan.Dispatch, vars *plan.Vars) error {
 			s.hz.reset()
 			s.hz.add(s.acc)
 		}
-		pl, err := e.pipelineFor(l)
+		pl, err := memo.pipeline(e, li, l)
 		if err != nil {
 			return err
 		}
@@ -150,13 +186,6 @@ func (e *Exec) encodeOp(op *plan.Dispatch, vars *plan.Vars) error {
 	}
 	e.stats.Dispatches++
 	return nil
-}
-
-func (e *Exec) bufSize(id plan.BufID) uint64 {
-	if int(id) < len(e.sizes) {
-		return e.sizes[id]
-	}
-	return 0
 }
 
 // ensureArena grows the per-dispatch scratch arena to at least n bytes.

@@ -80,6 +80,7 @@ type Exec struct {
 	owned  []buffer // every device buffer to release at Close
 	dummy  buffer
 	passes []plan.Pass
+	memo   [][]opMemo // per pass, per op
 	pipes  map[pipeKey]pipeline
 	arena  buffer // per-dispatch scratch (Launch.Scratch), grown on demand
 	closed bool
@@ -126,6 +127,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	}
 	for _, ps := range p.Passes {
 		e.passes = append(e.passes, plan.Pass{Name: ps.Name, Ops: append([]plan.Dispatch(nil), ps.Ops...)})
+		e.memo = append(e.memo, make([]opMemo, len(ps.Ops)))
 	}
 	if err := e.prewarm(); err != nil {
 		e.release()

@@ -332,3 +332,47 @@ func TestLoadRejects(t *testing.T) {
 	_, err = b.Load(ty.p)
 	require.ErrorContains(t, err, "beyond buffer")
 }
+
+// A dispatch whose function constants depend on the step gets the pipeline
+// of its constants each time (the per-op memo must not return a stale
+// one), and each pipeline is compiled once.
+func TestPipelinePerConstants(t *testing.T) {
+	ty := toyPlan(t)
+	b, dev := newTestBackend()
+	b.launch = func(d *plan.Dispatch, tu *shaders.Tuning, dst []shaders.Launch) ([]shaders.Launch, error) {
+		l := shaders.Launch{Function: "attention_f32", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{32, 1, 1}}
+		if d.Kernel == plan.Attention && d.P[6] > 8 {
+			l.Constants = []shaders.Constant{{Index: 0, Value: 2}}
+		}
+		return append(dst, l), nil
+	}
+	x, err := b.Load(ty.p)
+	require.NoError(t, err)
+	defer x.Close()
+	require.Equal(t, 1, dev.compiles, "prewarm: every op resolves to attention_f32 without constants")
+	pipeOf := func() handle {
+		c := dev.cbs[len(dev.cbs)-1].cmds
+		var last handle
+		n := 0
+		for _, x := range c {
+			if x.op == "pipe" {
+				last = x.h
+			}
+			if x.op == "dispatch" {
+				n++
+				if n == 5 { // attention
+					return last
+				}
+			}
+		}
+		return 0
+	}
+	require.NoError(t, x.Run(0, &plan.Vars{plan.VarPos: 2, plan.VarKVLen: 3}))
+	short := pipeOf()
+	require.NoError(t, x.Run(0, &plan.Vars{plan.VarPos: 20, plan.VarKVLen: 21}))
+	long := pipeOf()
+	require.NotEqual(t, short, long)
+	require.NoError(t, x.Run(0, &plan.Vars{plan.VarPos: 2, plan.VarKVLen: 3}))
+	require.Equal(t, short, pipeOf())
+	require.Equal(t, 2, dev.compiles)
+}

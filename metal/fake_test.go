@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/shaders"
 )
@@ -189,23 +190,54 @@ func (c *fakeCB) barrier()                { c.add(cmd{op: "barrier"}) }
 // launches sharing per-dispatch scratch, as the real two-stage kernels do.
 func testLaunch(d *plan.Dispatch, t *shaders.Tuning, dst []shaders.Launch) ([]shaders.Launch, error) {
 	g := [3]uint32{max(d.Grid[0], 1), max(d.Grid[1], 1), max(d.Grid[2], 1)}
-	fn := d.Kernel.String()
-	switch d.Kernel {
-	case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.Embed, plan.Conv1D, plan.Attention, plan.RopeKV, plan.Copy:
-		fn += "_" + d.Type.String()
-	}
+	fn := testFunction(d)
 	l := shaders.Launch{Function: fn, Groups: g, Threads: [3]uint32{t.MatVecThreads, 1, 1}}
 	switch d.Kernel {
 	case plan.Argmax, plan.Attention:
 		l.Scratch = 4096
 		l.Threadgroup = 1000
 		l2 := l
-		l2.Function += "_merge"
+		l2.Function = testMerge(fn)
 		l2.Groups = [3]uint32{g[1], 1, 1}
 		return append(dst, l, l2), nil
 	}
 	return append(dst, l), nil
 }
+
+// testFunction names a dispatch's function without allocating after the
+// first use, as a real launch table of constant names does.
+func testFunction(d *plan.Dispatch) string {
+	k := fnKey{d.Kernel, d.Type}
+	if fn, ok := testNames[k]; ok {
+		return fn
+	}
+	fn := d.Kernel.String()
+	switch d.Kernel {
+	case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.Embed, plan.Conv1D, plan.Attention, plan.RopeKV, plan.Copy:
+		fn += "_" + d.Type.String()
+	}
+	testNames[k] = fn
+	return fn
+}
+
+// testMerge names the second launch of a two-stage kernel.
+func testMerge(fn string) string {
+	m, ok := testMerges[fn]
+	if !ok {
+		m = fn + "_merge"
+		testMerges[fn] = m
+	}
+	return m
+}
+
+var testMerges = map[string]string{}
+
+type fnKey struct {
+	k plan.Kernel
+	t ggml.Type
+}
+
+var testNames = map[fnKey]string{}
 
 // newTestBackend is a backend on a fake device with the test launch rule.
 func newTestBackend() (*Backend, *fakeDevice) {

@@ -147,7 +147,7 @@ func passCost(x *Exec, steps []Step) cost {
 	for _, s := range steps {
 		for i := range x.passes[s.Pass].Ops {
 			d := x.passes[s.Pass].Ops[i].Resolved(&s.Vars)
-			acc = accesses(&d, x.bufSize, acc[:0])
+			acc = accesses(&d, x.sizes, acc[:0])
 			if hz.add(acc) {
 				c.barriers++
 			}
