@@ -22,7 +22,7 @@ type encodeState struct {
 	launches []shaders.Launch
 	args     [shaders.ArgsSize]byte
 	d        plan.Dispatch // the resolved dispatch (kept here so it does not escape per op)
-	arenaOff uint64 // bump pointer into the arena for the current step
+	arenaOff uint64        // bump pointer into the arena for the current step
 }
 
 // opMemo remembers the pipelines of a dispatch's last launches: a plan
