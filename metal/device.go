@@ -104,3 +104,6 @@ type encoder interface {
 	// barrier makes later dispatches wait for earlier ones (buffer scope).
 	barrier()
 }
+
+// mtlSize is MTLSize (three NSUIntegers), passed by value.
+type mtlSize struct{ w, h, d uint64 }
