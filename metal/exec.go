@@ -101,7 +101,7 @@ type Stats struct {
 }
 
 // Load implements plan.Backend: it places the weights (zero-copy regions of
-// the memory map, small tensors copied), allocates IO and State buffers in
+// the memory map; small and misaligned tensors copied), allocates IO and State buffers in
 // shared memory and Scratch in private memory, checks that every kernel of
 // the plan has an MSL kernel, and compiles the pipelines it can resolve
 // ahead of the first step.
@@ -173,12 +173,12 @@ func (e *Exec) allocate(p *plan.Plan, in Info) error {
 		}
 		e.owned = append(e.owned, regions[i])
 	}
-	var small buffer
-	if lay.copySize > 0 {
-		if small, err = e.dev.newBuffer(lay.copySize, shared); err != nil {
-			return fmt.Errorf("metal: plan %s: small weights: %w", p.Name, err)
+	copies := make([]buffer, len(lay.copies))
+	for i, n := range lay.copies {
+		if copies[i], err = e.dev.newBuffer(max(n, 4), shared); err != nil {
+			return fmt.Errorf("metal: plan %s: %d bytes of copied weights: %w", p.Name, n, err)
 		}
-		e.owned = append(e.owned, small)
+		e.owned = append(e.owned, copies[i])
 	}
 	if e.dummy, err = e.dev.newBuffer(dummySize, shared); err != nil {
 		return fmt.Errorf("metal: plan %s: %w", p.Name, err)
@@ -197,17 +197,15 @@ func (e *Exec) allocate(p *plan.Plan, in Info) error {
 		e.sizes[i], e.kinds[i] = uint64(bd.Size), bd.Kind
 		switch bd.Kind {
 		case plan.BufWeights:
-			pl := lay.place[i]
-			if pl.region >= 0 {
-				e.binds[i] = devBind{h: regions[pl.region].h, base: uint64(pl.off)}
-			} else {
-				if bd.Size > 0 {
-					copy(small.mem[pl.off:], bd.Data[:bd.Size])
-				}
-				e.binds[i] = devBind{h: small.h, base: uint64(pl.off)}
-				if bd.Size == 0 {
-					e.binds[i] = devBind{h: e.dummy.h}
-				}
+			switch pl := lay.place[i]; {
+			case !pl.copied:
+				e.binds[i] = devBind{h: regions[pl.index].h, base: uint64(pl.off)}
+			case pl.index < 0: // empty tensor
+				e.binds[i] = devBind{h: e.dummy.h}
+			default:
+				c := copies[pl.index]
+				copy(c.mem[pl.off:], bd.Data[:bd.Size])
+				e.binds[i] = devBind{h: c.h, base: uint64(pl.off)}
 			}
 		case plan.Scratch, plan.State, plan.IO:
 			if bd.Data != nil {
