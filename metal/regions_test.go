@@ -22,7 +22,7 @@ func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))
 func TestPlaceWeightsGroupsTheMapIntoRegions(t *testing.T) {
 	const page = 16384
 	mapped := pageAligned(8<<20, page)
-	small := []byte{1, 2, 3, 4, 5, 6, 7, 8} // Go memory: must be copied
+	small := make([]byte, 64)[:8:8] // Go memory (a 64-byte size class: 16-aligned): must be copied
 	p := &plan.Plan{Name: "t"}
 	a := p.AddBuffer(plan.Buffer{Name: "a", Kind: plan.BufWeights, Size: 3 << 20, Data: mapped[96 : 96+3<<20]})
 	s := p.AddBuffer(plan.Buffer{Name: "small", Kind: plan.BufWeights, Size: 8, Data: small})
