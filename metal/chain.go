@@ -41,6 +41,21 @@ func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
 	return err
 }
 
+// RunPasses is RunSteps for callers that cannot import this package: step
+// i replays pass passes[i] with vars[i]. Model code can use it through a
+// local interface (interface{ RunPasses([]int, []plan.Vars, int,
+// func(int) bool) (int, error) }) on its plan.Executable.
+func (e *Exec) RunPasses(passes []int, vars []plan.Vars, chunk int, done func(completed int) bool) (int, error) {
+	if len(passes) != len(vars) {
+		return 0, fmt.Errorf("metal: plan %s: %d passes for %d step variables", e.name, len(passes), len(vars))
+	}
+	st := make([]Step, len(passes))
+	for i := range st {
+		st[i] = Step{Pass: passes[i], Vars: vars[i]}
+	}
+	return e.RunSteps(st, chunk, done)
+}
+
 // RunSteps replays steps in order, chunk steps per command buffer (0 means
 // Tuning's ChainLength), with up to two command buffers in flight: chunk
 // N+1 is encoded and committed while the GPU runs chunk N, and a shared

@@ -376,3 +376,17 @@ func TestPipelinePerConstants(t *testing.T) {
 	require.Equal(t, short, pipeOf())
 	require.Equal(t, 2, dev.compiles)
 }
+
+func TestRunPasses(t *testing.T) {
+	_, e, dev := loadToy(t)
+	var chain interface {
+		RunPasses([]int, []plan.Vars, int, func(int) bool) (int, error)
+	} = e
+	vars := []plan.Vars{{plan.VarPos: 0, plan.VarKVLen: 1}, {plan.VarPos: 1, plan.VarKVLen: 2}, {plan.VarPos: 2, plan.VarKVLen: 3}}
+	n, err := chain.RunPasses([]int{0, 0, 0}, vars, 2, nil)
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	require.Equal(t, []string{"commit 1", "commit 2", "wait 1", "wait 2"}, dev.log)
+	_, err = chain.RunPasses([]int{0}, vars, 2, nil)
+	require.ErrorContains(t, err, "1 passes for 3 step variables")
+}
