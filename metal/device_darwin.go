@@ -387,9 +387,11 @@ type mtlCB struct {
 	cb, enc objc.ID
 	value   uint64
 	ended   bool
+	groups  mtlSize // dispatch's arguments, passed by address on arm64
+	threads mtlSize
 }
 
-func (c *mtlCB) encoder() encoder { return (*mtlEncoder)(&c.enc) }
+func (c *mtlCB) encoder() encoder { return c }
 
 func (c *mtlCB) endEncoding() {
 	if !c.ended && c.enc != 0 {
@@ -454,33 +456,30 @@ func (c *mtlCB) release() {
 	}
 }
 
-// mtlEncoder is a compute command encoder.
-type mtlEncoder objc.ID
+// The compute encoder's messages (mtlCB is its own encoder; its heap
+// fields hold what is passed by address, which a goroutine stack could
+// move).
 
-func (e *mtlEncoder) id() objc.ID { return objc.ID(*e) }
-
-func (e *mtlEncoder) setPipeline(p handle) {
-	purego.SyscallN(msgSend, uintptr(*e), uintptr(sel.setPipeline), uintptr(p))
+func (c *mtlCB) setPipeline(p handle) {
+	purego.SyscallN(msgSend, uintptr(c.enc), uintptr(sel.setPipeline), uintptr(p))
 }
-func (e *mtlEncoder) setBuffer(b handle, off uint64, index int) {
-	purego.SyscallN(msgSend, uintptr(*e), uintptr(sel.setBuffer), uintptr(b), uintptr(off), uintptr(index))
+func (c *mtlCB) setBuffer(b handle, off uint64, index int) {
+	purego.SyscallN(msgSend, uintptr(c.enc), uintptr(sel.setBuffer), uintptr(b), uintptr(off), uintptr(index))
 }
-func (e *mtlEncoder) setBufferOffset(off uint64, index int) {
-	purego.SyscallN(msgSend, uintptr(*e), uintptr(sel.setOffset), uintptr(off), uintptr(index))
+func (c *mtlCB) setBufferOffset(off uint64, index int) {
+	purego.SyscallN(msgSend, uintptr(c.enc), uintptr(sel.setOffset), uintptr(off), uintptr(index))
 }
 
 // setBytes copies the Args block into the command stream (Metal copies
-// it at the call, so a then may change).
-func (e *mtlEncoder) setBytes(a *[shaders.ArgsSize]byte, index int) {
-	purego.SyscallN(msgSend, uintptr(*e), uintptr(sel.setBytes), uintptr(unsafe.Pointer(a)), shaders.ArgsSize, uintptr(index))
+// it during the call, so a may change afterwards; a is heap memory of the
+// executable).
+func (c *mtlCB) setBytes(a *[shaders.ArgsSize]byte, index int) {
+	purego.SyscallN(msgSend, uintptr(c.enc), uintptr(sel.setBytes), uintptr(unsafe.Pointer(a)), shaders.ArgsSize, uintptr(index))
 	runtime.KeepAlive(a)
 }
-func (e *mtlEncoder) setThreadgroupMemory(n uint32, index int) {
-	purego.SyscallN(msgSend, uintptr(*e), uintptr(sel.setTGMem), uintptr(n), uintptr(index))
+func (c *mtlCB) setThreadgroupMemory(n uint32, index int) {
+	purego.SyscallN(msgSend, uintptr(c.enc), uintptr(sel.setTGMem), uintptr(n), uintptr(index))
 }
-func (e *mtlEncoder) dispatch(g, t [3]uint32) {
-	msgDispatch(e.id(), sel.dispatch, mtlSize{uint64(g[0]), uint64(g[1]), uint64(g[2])}, mtlSize{uint64(t[0]), uint64(t[1]), uint64(t[2])})
-}
-func (e *mtlEncoder) barrier() {
-	purego.SyscallN(msgSend, uintptr(*e), uintptr(sel.barrier), barrierScopeBuffer)
+func (c *mtlCB) barrier() {
+	purego.SyscallN(msgSend, uintptr(c.enc), uintptr(sel.barrier), barrierScopeBuffer)
 }
