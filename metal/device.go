@@ -98,6 +98,9 @@ type encoder interface {
 	setBuffer(b handle, off uint64, index int)
 	// setBufferOffset changes only the offset of the buffer bound at index.
 	setBufferOffset(off uint64, index int)
+	// setBuffers binds bufs[i] at offs[i] to index start+i, in one
+	// message (setBuffers:offsets:withRange:).
+	setBuffers(bufs []handle, offs []uint64, start int)
 	setBytes(args *[shaders.ArgsSize]byte, index int)
 	setThreadgroupMemory(bytes uint32, index int)
 	dispatch(groups, threads [3]uint32)

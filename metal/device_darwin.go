@@ -88,6 +88,7 @@ var sel struct {
 	newLibrary, newFunction, newFunctionConst, newPipeline           objc.SEL
 	maxThreads, execWidth, newBuffer, newBufferNoCopy, contents      objc.SEL
 	setPipeline, setBuffer, setOffset, setBytes, setTGMem, dispatch  objc.SEL
+	setBuffers                                                       objc.SEL
 	barrier, endEncoding, signal, commit, waitUntilCompleted, status objc.SEL
 	errorSel, localizedDescription, utf8, initWithBytes              objc.SEL
 	gpuStart, gpuEnd, waitSignaled, signaledValue, setConstant       objc.SEL
@@ -141,6 +142,7 @@ func loadMetal() error {
 		sel.contents = r("contents")
 		sel.setPipeline, sel.setBuffer, sel.setOffset = r("setComputePipelineState:"), r("setBuffer:offset:atIndex:"), r("setBufferOffset:atIndex:")
 		sel.setBytes, sel.setTGMem = r("setBytes:length:atIndex:"), r("setThreadgroupMemoryLength:atIndex:")
+		sel.setBuffers = r("setBuffers:offsets:withRange:")
 		sel.dispatch, sel.barrier = r("dispatchThreadgroups:threadsPerThreadgroup:"), r("memoryBarrierWithScope:")
 		sel.endEncoding, sel.signal, sel.commit = r("endEncoding"), r("encodeSignalEvent:value:"), r("commit")
 		sel.waitUntilCompleted, sel.status, sel.errorSel = r("waitUntilCompleted"), r("status"), r("error")
@@ -466,6 +468,16 @@ func (c *mtlCB) setPipeline(p handle) {
 func (c *mtlCB) setBuffer(b handle, off uint64, index int) {
 	purego.SyscallN(msgSend, uintptr(c.enc), uintptr(sel.setBuffer), uintptr(b), uintptr(off), uintptr(index))
 }
+
+// setBuffers passes the arrays by address and the NSRange in two
+// registers (a 16-byte struct of integers, on arm64 and amd64 alike).
+func (c *mtlCB) setBuffers(bufs []handle, offs []uint64, start int) {
+	purego.SyscallN(msgSend, uintptr(c.enc), uintptr(sel.setBuffers), uintptr(unsafe.Pointer(unsafe.SliceData(bufs))),
+		uintptr(unsafe.Pointer(unsafe.SliceData(offs))), uintptr(start), uintptr(len(bufs)))
+	runtime.KeepAlive(bufs)
+	runtime.KeepAlive(offs)
+}
+
 func (c *mtlCB) setBufferOffset(off uint64, index int) {
 	purego.SyscallN(msgSend, uintptr(c.enc), uintptr(sel.setOffset), uintptr(off), uintptr(index))
 }

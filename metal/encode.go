@@ -22,7 +22,9 @@ type encodeState struct {
 	launches []shaders.Launch
 	args     [shaders.ArgsSize]byte
 	d        plan.Dispatch // the resolved dispatch (kept here so it does not escape per op)
-	arenaOff uint64        // bump pointer into the arena for the current step
+	bulkH    [plan.MaxBind]handle
+	bulkOff  [plan.MaxBind]uint64
+	arenaOff uint64 // bump pointer into the arena for the current step
 }
 
 // opMemo remembers the pipelines of a dispatch's last launches: a plan
@@ -65,6 +67,36 @@ func (s *encodeState) begin(enc encoder) {
 	s.enc, s.pipe = enc, 0
 	s.isBound = [len(s.isBound)]bool{}
 	s.hz.reset()
+}
+
+// bindAll binds want[i] at index i: nothing when all are bound already,
+// one setBuffer or setBufferOffset when one changed, else one setBuffers
+// message over the range of changed indices (rebinding the unchanged ones
+// inside it costs nothing extra).
+func (s *encodeState) bindAll(want []devBind) {
+	lo, hi, n := -1, -1, 0
+	for i, w := range want {
+		if s.isBound[i] && s.bound[i] == w {
+			continue
+		}
+		if lo < 0 {
+			lo = i
+		}
+		hi = i
+		n++
+	}
+	switch {
+	case n == 0:
+		return
+	case n == 1:
+		s.setBuffer(devBind{h: want[lo].h}, want[lo].base, lo)
+		return
+	}
+	for i := lo; i <= hi; i++ {
+		s.bulkH[i-lo], s.bulkOff[i-lo] = want[i].h, want[i].base
+		s.bound[i], s.isBound[i] = want[i], true
+	}
+	s.enc.setBuffers(s.bulkH[:hi-lo+1], s.bulkOff[:hi-lo+1], lo)
 }
 
 func (s *encodeState) setBuffer(b devBind, off uint64, index int) {
@@ -139,15 +171,17 @@ func (e *Exec) encodeOp(op *plan.Dispatch, memo *opMemo, vars *plan.Vars) error 
 		e.stats.Barriers++
 	}
 
+	var want [plan.MaxBind]devBind
 	for j := 0; j < int(d.NBind); j++ {
 		b := d.Bind[j]
 		if b.Buf == plan.NoBuf {
-			s.setBuffer(devBind{h: e.dummy.h}, 0, j)
+			want[j] = devBind{h: e.dummy.h}
 			continue
 		}
 		db := e.binds[b.Buf]
-		s.setBuffer(db, db.base+b.Off, j)
+		want[j] = devBind{h: db.h, base: db.base + b.Off}
 	}
+	s.bindAll(want[:d.NBind])
 	shaders.Args(d, &s.args)
 	s.enc.setBytes(&s.args, shaders.ArgsIndex)
 	if scratch > 0 {

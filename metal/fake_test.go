@@ -25,6 +25,7 @@ type fakeDevice struct {
 	failCB   int // 1-based index of a command buffer that fails, 0 = none
 	// record turns off per-command recording (benchmarks).
 	record bool
+	calls  int // encoder calls, recorded or not
 }
 
 type fakeBuf struct {
@@ -154,6 +155,7 @@ func (c *fakeCB) gpuTime() (float64, float64) { return 1, 1.001 }
 // cmd is one recorded encoder call.
 type cmd struct {
 	op      string // pipe, buf, off, bytes, tgmem, dispatch, barrier
+	bulk    bool   // buf set by setBuffers
 	h       handle
 	off     uint64
 	index   int
@@ -163,6 +165,7 @@ type cmd struct {
 }
 
 func (c *fakeCB) add(x cmd) {
+	c.dev.calls++
 	if c.dev.record {
 		c.cmds = append(c.cmds, x)
 	}
@@ -172,6 +175,18 @@ func (c *fakeCB) setPipeline(p handle) { c.add(cmd{op: "pipe", h: p}) }
 func (c *fakeCB) setBuffer(b handle, off uint64, index int) {
 	c.add(cmd{op: "buf", h: b, off: off, index: index})
 }
+
+// setBuffers is one call, recorded as one "buf" per index so tests read
+// bindings the same way.
+func (c *fakeCB) setBuffers(bufs []handle, offs []uint64, start int) {
+	c.dev.calls++
+	if c.dev.record {
+		for i := range bufs {
+			c.cmds = append(c.cmds, cmd{op: "buf", h: bufs[i], off: offs[i], index: start + i, bulk: true})
+		}
+	}
+}
+
 func (c *fakeCB) setBufferOffset(off uint64, index int) {
 	c.add(cmd{op: "off", off: off, index: index})
 }

@@ -338,6 +338,7 @@ func benchChain(b *testing.B, c *capture, steps []Step) {
 	c.dev.record = false
 	x := c.x
 	before := x.Stats().Dispatches
+	calls := c.dev.calls
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
@@ -351,4 +352,5 @@ func benchChain(b *testing.B, c *capture, steps []Step) {
 	el := time.Since(start)
 	n := x.Stats().Dispatches - before
 	b.ReportMetric(float64(el.Nanoseconds())/float64(n), "ns/dispatch")
+	b.ReportMetric(float64(c.dev.calls-calls)/float64(n), "msgs/dispatch")
 }
