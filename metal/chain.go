@@ -118,6 +118,7 @@ func (e *Exec) RunSteps(steps []Step, chunk int, done func(completed int) bool) 
 		if t0, t1 := f.cb.gpuTime(); t1 > t0 {
 			e.stats.GPUSeconds += t1 - t0
 		}
+		f.cb.release()
 		if err != nil {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("metal: plan %s: command buffer of steps up to %d: %w", e.name, f.end, err)

@@ -89,6 +89,8 @@ type cmdBuffer interface {
 	wait() error
 	// gpuTime is GPUStartTime and GPUEndTime in seconds (valid after wait).
 	gpuTime() (start, end float64)
+	// release frees the command buffer after wait.
+	release()
 }
 
 // encoder is a compute command encoder of concurrent dispatch type:

@@ -242,6 +242,9 @@ func TestChainedSteps(t *testing.T) {
 	require.Equal(t, []string{"commit 1", "commit 2", "wait 1", "commit 3", "wait 2", "wait 3"}, dev.log,
 		"chunk N+1 is committed before the CPU waits for chunk N")
 	require.Equal(t, 3, len(dev.cbs))
+	for _, cb := range dev.cbs {
+		require.True(t, cb.released, "command buffers are released after their wait")
+	}
 	// Every chunk starts with fresh binding state; step boundaries inside a
 	// chunk need barriers only where data flows: the next embedding reads
 	// the token the previous argmax wrote.

@@ -123,6 +123,7 @@ type fakeCB struct {
 	cmds      []cmd
 	committed bool
 	aborted   bool
+	released  bool
 	value     uint64
 }
 
@@ -151,6 +152,13 @@ func (c *fakeCB) wait() error {
 }
 
 func (c *fakeCB) gpuTime() (float64, float64) { return 1, 1.001 }
+
+func (c *fakeCB) release() {
+	if c.released {
+		panic("fake: command buffer released twice")
+	}
+	c.released = true
+}
 
 // cmd is one recorded encoder call.
 type cmd struct {
