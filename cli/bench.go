@@ -13,6 +13,7 @@ import (
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/llm/bench"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/metal"
 	"github.com/spf13/cobra"
 )
 
@@ -172,6 +173,12 @@ func benchModel(out, errOut io.Writer, backend, path string, pp, tg, reps, threa
 	for _, r := range results {
 		fmt.Fprintf(out, "| %s | %.2f MiB | %.2f M | %s | %d | %s | %.2f ± %.2f |\n",
 			label, float64(size)/(1<<20), float64(params)/1e6, strings.ToUpper(be.Name()), threads, r.Test, r.Mean(), r.Stddev())
+	}
+	// On Metal, the GPU's own busy time (GPUStartTime..GPUEndTime of every
+	// command buffer, warm-up included) tells encode overhead from kernels.
+	if g, ok := be.(interface{ Stats() metal.Stats }); ok {
+		st := g.Stats()
+		fmt.Fprintf(errOut, "metal: %d command buffers, %d dispatches, GPU busy %.1f ms\n", st.CommandBuffers, st.Dispatches, st.GPUSeconds*1e3)
 	}
 	return nil
 }

@@ -85,6 +85,8 @@ func (e *Exec) RunSteps(steps []Step, chunk int, done func(completed int) bool) 
 	if chunk <= 0 {
 		chunk = max(int(e.tuning.ChainLength), 1)
 	}
+	before := e.stats
+	defer func() { e.backend.add(e.stats.minus(before)) }()
 	sched := newSchedule(len(steps), chunk)
 	type flight struct {
 		cb  cmdBuffer

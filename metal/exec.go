@@ -20,6 +20,26 @@ type Backend struct {
 	missing func() []plan.Kernel
 	mu      sync.Mutex
 	closed  bool
+	total   Stats // summed over every executable loaded from b
+}
+
+// Stats sums the counters of every executable loaded from b (closed ones
+// included): command buffers, dispatches and GPU time for hark bench.
+func (b *Backend) Stats() Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.total
+}
+
+func (b *Backend) add(s Stats) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total.CommandBuffers += s.CommandBuffers
+	b.total.Steps += s.Steps
+	b.total.Dispatches += s.Dispatches
+	b.total.Launches += s.Launches
+	b.total.Barriers += s.Barriers
+	b.total.GPUSeconds += s.GPUSeconds
 }
 
 type launchFunc func(d *plan.Dispatch, t *shaders.Tuning, dst []shaders.Launch) ([]shaders.Launch, error)
@@ -67,25 +87,26 @@ type devBind struct {
 // Exec is a plan loaded on a Metal device; it implements plan.Executable.
 // Calls are serialised.
 type Exec struct {
-	mu     sync.Mutex
-	dev    device
-	tuning shaders.Tuning
-	launch launchFunc
-	name   string
-	plan   *plan.Plan // keeps the weights' memory alive while wrapped
-	sizes  []uint64   // declared size of every plan buffer
-	binds  []devBind  // per plan buffer
-	host   [][]byte   // contents of shared IO/State buffers (nil otherwise)
-	kinds  []plan.BufKind
-	owned  []buffer // every device buffer to release at Close
-	dummy  buffer
-	passes []plan.Pass
-	memo   [][]opMemo // per pass, per op
-	pipes  map[pipeKey]pipeline
-	arena  buffer // per-dispatch scratch (Launch.Scratch), grown on demand
-	closed bool
-	stats  Stats
-	enc    encodeState
+	mu      sync.Mutex
+	dev     device
+	backend *Backend
+	tuning  shaders.Tuning
+	launch  launchFunc
+	name    string
+	plan    *plan.Plan // keeps the weights' memory alive while wrapped
+	sizes   []uint64   // declared size of every plan buffer
+	binds   []devBind  // per plan buffer
+	host    [][]byte   // contents of shared IO/State buffers (nil otherwise)
+	kinds   []plan.BufKind
+	owned   []buffer // every device buffer to release at Close
+	dummy   buffer
+	passes  []plan.Pass
+	memo    [][]opMemo // per pass, per op
+	pipes   map[pipeKey]pipeline
+	arena   buffer // per-dispatch scratch (Launch.Scratch), grown on demand
+	closed  bool
+	stats   Stats
+	enc     encodeState
 }
 
 // Stats counts the work of an executable since it was loaded (or since
@@ -120,7 +141,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if err := checkKernels(p, b.missing()); err != nil {
 		return nil, err
 	}
-	e := &Exec{dev: b.dev, tuning: b.tuning, launch: b.launch, name: p.Name, plan: p, pipes: map[pipeKey]pipeline{}}
+	e := &Exec{dev: b.dev, backend: b, tuning: b.tuning, launch: b.launch, name: p.Name, plan: p, pipes: map[pipeKey]pipeline{}}
 	if err := e.allocate(p, b.info); err != nil {
 		e.release()
 		return nil, err
@@ -369,4 +390,12 @@ func (e *Exec) release() {
 		e.dev.release(e.arena)
 	}
 	e.owned, e.arena, e.host, e.plan = nil, buffer{}, nil, nil
+}
+
+func (s Stats) minus(o Stats) Stats {
+	return Stats{
+		CommandBuffers: s.CommandBuffers - o.CommandBuffers, Steps: s.Steps - o.Steps,
+		Dispatches: s.Dispatches - o.Dispatches, Launches: s.Launches - o.Launches,
+		Barriers: s.Barriers - o.Barriers, GPUSeconds: s.GPUSeconds - o.GPUSeconds,
+	}
 }

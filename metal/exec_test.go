@@ -166,6 +166,8 @@ func TestEncodeOneStep(t *testing.T) {
 	require.Equal(t, 1, between(7, 8), "argmax merge after its first launch")
 	st := e.Stats()
 	require.Equal(t, Stats{CommandBuffers: 1, Steps: 1, Dispatches: 7, Launches: 9, Barriers: 5, GPUSeconds: st.GPUSeconds}, st)
+	require.InDelta(t, 0.001, st.GPUSeconds, 1e-9, "GPUEndTime-GPUStartTime of the fake")
+	require.Equal(t, st, e.backend.Stats(), "the backend sums its executables")
 
 	// Bindings as each dispatch sees them: the embed table at its offset in
 	// the wrapped region, the token id at pos*4; Q/K/V bind the weights
