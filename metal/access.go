@@ -198,8 +198,13 @@ func accesses(d *plan.Dispatch, sizes []uint64, dst []access) []access {
 	return dst
 }
 
-// all marks an extent that runs to the end of the buffer.
-const all = ^uint64(0)
+// all marks an extent that runs to the end of the buffer; arithmetic
+// saturates one below it (sat), so an absurd extent never reads as "to the
+// end" and fails the bounds check instead.
+const (
+	all = ^uint64(0)
+	sat = all - 1
+)
 
 // rows is the element extent of m rows of n with stride ld.
 func rows(m, ld, n uint64) uint64 {
@@ -210,15 +215,15 @@ func rows(m, ld, n uint64) uint64 {
 }
 
 func satMul(a, b uint64) uint64 {
-	if a != 0 && b > all/a {
-		return all
+	if a != 0 && b >= sat/a {
+		return sat
 	}
 	return a * b
 }
 
 func satAdd(a, b uint64) uint64 {
-	if a > all-b {
-		return all
+	if a >= sat-b || b >= sat {
+		return sat
 	}
 	return a + b
 }
