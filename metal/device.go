@@ -29,6 +29,9 @@ type Info struct {
 	// MaxBuffer is maxBufferLength, the largest single buffer.
 	MaxBuffer uint64
 	Unified   bool
+	// MaxThreadgroupMemory is maxThreadgroupMemoryLength (32 KiB on Apple
+	// GPUs): the most dynamic threadgroup memory a launch may ask for.
+	MaxThreadgroupMemory uint32
 	// PageSize is the host page size (16 KiB on Apple silicon), the
 	// granularity of zero-copy buffers.
 	PageSize int

@@ -88,7 +88,7 @@ var sel struct {
 	newLibrary, newFunction, newFunctionConst, newPipeline           objc.SEL
 	maxThreads, execWidth, newBuffer, newBufferNoCopy, contents      objc.SEL
 	setPipeline, setBuffer, setOffset, setBytes, setTGMem, dispatch  objc.SEL
-	setBuffers                                                       objc.SEL
+	setBuffers, maxTGMem                                             objc.SEL
 	barrier, endEncoding, signal, commit, waitUntilCompleted, status objc.SEL
 	errorSel, localizedDescription, utf8, initWithBytes              objc.SEL
 	gpuStart, gpuEnd, waitSignaled, signaledValue, setConstant       objc.SEL
@@ -142,7 +142,7 @@ func loadMetal() error {
 		sel.contents = r("contents")
 		sel.setPipeline, sel.setBuffer, sel.setOffset = r("setComputePipelineState:"), r("setBuffer:offset:atIndex:"), r("setBufferOffset:atIndex:")
 		sel.setBytes, sel.setTGMem = r("setBytes:length:atIndex:"), r("setThreadgroupMemoryLength:atIndex:")
-		sel.setBuffers = r("setBuffers:offsets:withRange:")
+		sel.setBuffers, sel.maxTGMem = r("setBuffers:offsets:withRange:"), r("maxThreadgroupMemoryLength")
 		sel.dispatch, sel.barrier = r("dispatchThreadgroups:threadsPerThreadgroup:"), r("memoryBarrierWithScope:")
 		sel.endEncoding, sel.signal, sel.commit = r("endEncoding"), r("encodeSignalEvent:value:"), r("commit")
 		sel.waitUntilCompleted, sel.status, sel.errorSel = r("waitUntilCompleted"), r("status"), r("error")
@@ -220,12 +220,13 @@ func openSystemDevice() (*mtlDevice, error) {
 			return
 		}
 		d.in = Info{
-			Name:       msgStr(msgID(d.dev, sel.name), sel.utf8),
-			WorkingSet: msgU64(d.dev, sel.workingSet),
-			MaxBuffer:  msgU64(d.dev, sel.maxBufferLength),
-			Unified:    msgBool(d.dev, sel.unified),
-			PageSize:   os.Getpagesize(),
-			Family:     "default",
+			Name:                 msgStr(msgID(d.dev, sel.name), sel.utf8),
+			WorkingSet:           msgU64(d.dev, sel.workingSet),
+			MaxBuffer:            msgU64(d.dev, sel.maxBufferLength),
+			Unified:              msgBool(d.dev, sel.unified),
+			MaxThreadgroupMemory: uint32(msgU64(d.dev, sel.maxTGMem)),
+			PageSize:             os.Getpagesize(),
+			Family:               "default",
 		}
 		for _, f := range []struct {
 			id   uint64

@@ -213,7 +213,11 @@ func (e *Exec) encodeOp(op *plan.Dispatch, memo *opMemo, vars *plan.Vars) error 
 			s.pipe = pl.h
 		}
 		if l.Threadgroup > 0 {
-			s.enc.setThreadgroupMemory((l.Threadgroup+15)&^15, 0)
+			tg := (l.Threadgroup + 15) &^ 15
+			if e.maxTG > 0 && tg > e.maxTG {
+				return fmt.Errorf("%s: %d bytes of threadgroup memory, the device has %d", l.Function, tg, e.maxTG)
+			}
+			s.enc.setThreadgroupMemory(tg, 0)
 		}
 		s.enc.dispatch(l.Groups, l.Threads)
 		e.stats.Launches++

@@ -90,6 +90,7 @@ type Exec struct {
 	mu      sync.Mutex
 	dev     device
 	backend *Backend
+	maxTG   uint32 // the device's threadgroup memory (0: unknown)
 	tuning  shaders.Tuning
 	launch  launchFunc
 	name    string
@@ -141,7 +142,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if err := checkKernels(p, b.missing()); err != nil {
 		return nil, err
 	}
-	e := &Exec{dev: b.dev, backend: b, tuning: b.tuning, launch: b.launch, name: p.Name, plan: p, pipes: map[pipeKey]pipeline{}}
+	e := &Exec{dev: b.dev, backend: b, maxTG: b.info.MaxThreadgroupMemory, tuning: b.tuning, launch: b.launch, name: p.Name, plan: p, pipes: map[pipeKey]pipeline{}}
 	if err := e.allocate(p, b.info); err != nil {
 		e.release()
 		return nil, err

@@ -325,6 +325,10 @@ func TestLaunchErrors(t *testing.T) {
 			}
 		case plan.Argmax:
 			return append(dst, shaders.Launch{Function: "heavy", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{512, 1, 1}}), nil
+		case plan.MatVec:
+			if d.Grid[2] == 7 {
+				return append(dst, shaders.Launch{Function: "tiles", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{32, 1, 1}, Threadgroup: 40000}), nil
+			}
 		}
 		return testLaunch(d, tu, dst)
 	}
@@ -335,6 +339,12 @@ func TestLaunchErrors(t *testing.T) {
 	require.EqualError(t, err, "metal: toy/decode op 4 (attention): shaders: attention: kvLen too long for this test")
 	err = x.Run(0, &plan.Vars{plan.VarPos: 2, plan.VarKVLen: 3})
 	require.EqualError(t, err, "metal: toy/decode op 6 (argmax): heavy: 512 threads per threadgroup, the pipeline allows 256")
+	ty.p.Passes[0].Ops[5].Grid[2] = 7 // the stand-in launch rule asks for too much threadgroup memory
+	x2, err := b.Load(ty.p)
+	require.NoError(t, err)
+	defer x2.Close()
+	err = x2.Run(0, &plan.Vars{plan.VarPos: 2, plan.VarKVLen: 3})
+	require.EqualError(t, err, "metal: toy/decode op 5 (mat_vec): tiles: 40000 bytes of threadgroup memory, the device has 32768")
 
 	// A pipeline that fails to compile fails the load (prewarm).
 	b.launch = func(d *plan.Dispatch, tu *shaders.Tuning, dst []shaders.Launch) ([]shaders.Launch, error) {

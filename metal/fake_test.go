@@ -37,7 +37,7 @@ type fakeBuf struct {
 
 func newFakeDevice() *fakeDevice {
 	return &fakeDevice{
-		in:     Info{Name: "fake", Family: "apple8", PageSize: 16384, MaxBuffer: 1 << 30, Unified: true},
+		in:     Info{Name: "fake", Family: "apple8", PageSize: 16384, MaxBuffer: 1 << 30, Unified: true, MaxThreadgroupMemory: 32 << 10},
 		bufs:   map[handle]*fakeBuf{},
 		next:   1,
 		pipes:  map[string]pipeline{},
