@@ -2,8 +2,9 @@ package shaders
 
 // Tuning holds the chip-dependent knobs of the kernels and of the host.
 // Values per GPU family are in Families, each with the reason it was
-// chosen. Fields may be added by kernel authors; a zero value must mean
-// "use the default" so older tables stay valid.
+// chosen. Kernel authors add fields as they need them: give the field a
+// value in Default and in every family (TestFamilies checks none is zero)
+// and a line in withDefaults, so a zero still means "use the default".
 type Tuning struct {
 	Family string
 	// SIMDWidth is the SIMD-group width (32 on every Apple GPU).
