@@ -26,6 +26,9 @@ type fakeDevice struct {
 	// record turns off per-command recording (benchmarks).
 	record bool
 	calls  int // encoder calls, recorded or not
+	// misaligned counts buffer offsets that are not a multiple of 4, which
+	// Metal does not accept for device buffers read as 4-byte types.
+	misaligned int
 }
 
 type fakeBuf struct {
@@ -173,6 +176,9 @@ type cmd struct {
 }
 
 func (c *fakeCB) add(x cmd) {
+	if (x.op == "buf" || x.op == "off") && x.off%4 != 0 {
+		c.dev.misaligned++
+	}
 	c.dev.calls++
 	if c.dev.record {
 		c.cmds = append(c.cmds, x)
@@ -188,6 +194,11 @@ func (c *fakeCB) setBuffer(b handle, off uint64, index int) {
 // bindings the same way.
 func (c *fakeCB) setBuffers(bufs []handle, offs []uint64, start int) {
 	c.dev.calls++
+	for _, o := range offs {
+		if o%4 != 0 {
+			c.dev.misaligned++
+		}
+	}
 	if c.dev.record {
 		for i := range bufs {
 			c.cmds = append(c.cmds, cmd{op: "buf", h: bufs[i], off: offs[i], index: start + i, bulk: true})

@@ -162,6 +162,7 @@ func TestRealPlansEncode(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.x.RunSteps(decodeChain(3, 64), 0, nil)
 	require.NoError(t, err)
+	require.Zero(t, c.dev.misaligned, "buffer offsets are 4-byte aligned")
 
 	for _, name := range kitModels {
 		c, m := loadWhisper(t, name, 5)
@@ -180,6 +181,7 @@ func TestRealPlansEncode(t *testing.T) {
 		require.NoError(t, err)
 		_, err = m.Prompt([]int32{400}, m.H.NTextCtx-1)
 		require.NoError(t, err)
+		require.Zero(t, c.dev.misaligned, "%s: buffer offsets are 4-byte aligned", name)
 	}
 }
 
