@@ -8,11 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/llm/bench"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/metal"
 	"github.com/spf13/cobra"
 )
 
@@ -34,6 +35,7 @@ func newBenchLLMCmd() *cobra.Command {
 		dir, tokDir    string
 		layers, pp, tg int
 		reps, threads  int
+		backend        string
 	)
 	cmd := &cobra.Command{
 		Use:   "llm [flags]",
@@ -93,7 +95,7 @@ reusing files already there, and measures them.`,
 			fmt.Fprintln(out, "| model | size | params | backend | threads | test | t/s |")
 			fmt.Fprintln(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: |")
 			for _, path := range models {
-				if err := benchModel(out, path, pp, tg, reps, threads); err != nil {
+				if err := benchModel(out, errOut, backend, path, pp, tg, reps, threads); err != nil {
 					return err
 				}
 			}
@@ -111,16 +113,23 @@ reusing files already there, and measures them.`,
 	fl.IntVar(&tg, "tg", 128, "generated tokens (0: skip)")
 	fl.IntVarP(&reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&threads, "threads", "t", 2, "CPU threads")
+	fl.StringVar(&backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names, ", "))
 	return cmd
 }
 
-func benchModel(out io.Writer, path string, pp, tg, reps, threads int) error {
+func benchModel(out, errOut io.Writer, backend, path string, pp, tg, reps, threads int) error {
 	f, err := gguf.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	be := cpu.New(cpu.Options{Threads: threads})
+	be, reason, err := backends.Open(backend, threads)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		fmt.Fprintln(errOut, "hark:", reason)
+	}
 	defer be.Close()
 	m, err := llm.Load(be, f, llm.Options{Context: max(pp, tg), Batch: max(pp, 1)})
 	if err != nil {
@@ -162,8 +171,14 @@ func benchModel(out io.Writer, path string, pp, tg, reps, threads int) error {
 		results = append(results, r)
 	}
 	for _, r := range results {
-		fmt.Fprintf(out, "| %s | %.2f MiB | %.2f M | CPU | %d | %s | %.2f ± %.2f |\n",
-			label, float64(size)/(1<<20), float64(params)/1e6, threads, r.Test, r.Mean(), r.Stddev())
+		fmt.Fprintf(out, "| %s | %.2f MiB | %.2f M | %s | %d | %s | %.2f ± %.2f |\n",
+			label, float64(size)/(1<<20), float64(params)/1e6, strings.ToUpper(be.Name()), threads, r.Test, r.Mean(), r.Stddev())
+	}
+	// On Metal, the GPU's own busy time (GPUStartTime..GPUEndTime of every
+	// command buffer, warm-up included) tells encode overhead from kernels.
+	if g, ok := be.(interface{ Stats() metal.Stats }); ok {
+		st := g.Stats()
+		fmt.Fprintf(errOut, "metal: %d command buffers, %d dispatches, GPU busy %.1f ms\n", st.CommandBuffers, st.Dispatches, st.GPUSeconds*1e3)
 	}
 	return nil
 }

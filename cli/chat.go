@@ -86,6 +86,7 @@ what the model has already seen.
 		},
 	}
 	fl := cmd.Flags()
+	addBackendFlag(cmd)
 	fl.StringVar(&model, "model", "", "GGUF model: a file or the name of a model in the models folder")
 	fl.StringVar(&system, "system", "", "system message starting the conversation")
 	fl.StringVar(&tplFile, "template", "", "Jinja chat template file to use instead of the model's")

@@ -64,6 +64,7 @@ older half of the context (keeping the prompt's first token) and goes on.`,
 		},
 	}
 	fl := cmd.Flags()
+	addBackendFlag(cmd)
 	fl.StringVar(&model, "model", "", "GGUF model: a file or the name of a model in the models folder")
 	fl.IntVarP(&n, "n", "n", 128, "most tokens to generate")
 	fl.IntVar(&ctxLen, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))

@@ -6,15 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/llm"
 )
 
-// loadedLLM is a GGUF model loaded on its own CPU backend, as generate and
-// chat use it.
+// loadedLLM is a GGUF model loaded on its own backend (--backend), as
+// generate and chat use it.
 type loadedLLM struct {
 	*llm.Opened
-	backend *cpu.Backend
+	backend backends.Backend
 }
 
 // openLLM resolves model (a path or a name in the models folder) and loads
@@ -27,7 +27,10 @@ func openLLM(cmd *cobra.Command, model string, opt llm.Options) (*loadedLLM, err
 	if err != nil {
 		return nil, err
 	}
-	be := cpu.New(cpu.Options{})
+	be, err := openBackend(cmd, 0)
+	if err != nil {
+		return nil, err
+	}
 	o, err := llm.OpenFile(path, be, opt)
 	if err != nil {
 		be.Close()

@@ -42,6 +42,8 @@ send as "Authorization: Bearer KEY". --addr 127.0.0.1:0 picks a free port.
 				apiKey = os.Getenv(serve.EnvAPIKey)
 			}
 			cfg.Store, cfg.APIKey = store, apiKey
+			cfg.Backend, _ = cmd.Flags().GetString(backendFlag)
+			cfg.Log = cmd.ErrOrStderr()
 			srv, err := serve.New(cfg)
 			if err != nil {
 				return err
@@ -65,6 +67,7 @@ send as "Authorization: Bearer KEY". --addr 127.0.0.1:0 picks a free port.
 	f.DurationVar(&cfg.IdleUnload, "idle-unload", serve.DefaultIdleUnload, "unload a model after this long without requests (negative: never)")
 	f.IntVar(&cfg.Context, "ctx", 0, "context length cap of chat models (0: the file's, at most 4096)")
 	f.IntVar(&cfg.Threads, "threads", 0, "worker threads per loaded model (0: all cores)")
+	addBackendFlag(cmd)
 	f.IntVar(&cfg.WhisperBeam, "beam", serve.DefaultWhisperBeam, "beam size for speech models (1: greedy)")
 	return cmd
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/whisper"
 )
 
@@ -62,6 +61,7 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 	f.BoolVar(&fl.wordTimestamps, "word-timestamps", false, "time every word (json output includes them)")
 	f.StringVar(&fl.outputDir, "output-dir", "", "write NAME.FORMAT files into this directory instead of stdout")
 	f.IntVar(&fl.threads, "threads", 0, "worker threads (0 = all cores)")
+	addBackendFlag(cmd)
 	return cmd
 }
 
@@ -93,7 +93,10 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 		return err
 	}
 	defer mf.Close()
-	backend := cpu.New(cpu.Options{Threads: fl.threads})
+	backend, err := openBackend(cmd, fl.threads)
+	if err != nil {
+		return err
+	}
 	defer backend.Close()
 	model, err := mf.Load(backend, whisper.Options{Beams: fl.beam})
 	if err != nil {

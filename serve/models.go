@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/chat"
-	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/whisper"
 )
@@ -15,15 +15,18 @@ import (
 // llmModel is a loaded GGUF model with what requests need around it.
 type llmModel struct {
 	o      *llm.Opened
-	be     *cpu.Backend
+	be     backends.Backend
 	m      *llm.Model
 	gen    *llm.Generator
 	tpl    *chat.Template
 	addBOS bool
 }
 
-func loadLLM(path string, ctxLen, threads int) (*llmModel, error) {
-	be := cpu.New(cpu.Options{Threads: threads})
+func loadLLM(path string, ctxLen, threads int, backend string, log io.Writer) (*llmModel, error) {
+	be, err := openBackend(backend, threads, log)
+	if err != nil {
+		return nil, err
+	}
 	o, err := llm.OpenFile(path, be, llm.Options{Context: ctxLen})
 	if err != nil {
 		be.Close()
@@ -61,16 +64,20 @@ func (l *llmModel) chatPrompt(msgs []chat.Message) ([]int32, error) {
 // speechModel is a loaded Whisper model.
 type speechModel struct {
 	f  *whisper.File
-	be *cpu.Backend
+	be backends.Backend
 	m  *whisper.Model
 }
 
-func loadSpeech(path string, beams, threads int) (*speechModel, error) {
+func loadSpeech(path string, beams, threads int, backend string, log io.Writer) (*speechModel, error) {
 	f, err := whisper.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	be := cpu.New(cpu.Options{Threads: threads})
+	be, err := openBackend(backend, threads, log)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
 	m, err := f.Load(be, whisper.Options{Beams: beams})
 	if err != nil {
 		be.Close()
@@ -87,3 +94,16 @@ func (s *speechModel) Close() error {
 }
 
 var _ io.Closer = (*llmModel)(nil)
+
+// openBackend opens the configured backend, noting in log why the CPU was
+// used when Metal was expected.
+func openBackend(name string, threads int, log io.Writer) (backends.Backend, error) {
+	be, reason, err := backends.Open(name, threads)
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" && log != nil {
+		fmt.Fprintln(log, "hark:", reason)
+	}
+	return be, nil
+}

@@ -36,6 +36,11 @@ type Config struct {
 	Context int
 	// Threads per loaded model (0: all cores).
 	Threads int
+	// Backend names the inference backend (engine/backends; "" = auto).
+	Backend string
+	// Log receives start-up notes, such as why a model runs on the CPU
+	// when Metal was expected (nil: discarded).
+	Log io.Writer
 	// WhisperBeam is the beam size of temperature-0 transcription
 	// (DefaultWhisperBeam; 1 is greedy).
 	WhisperBeam int
@@ -80,9 +85,9 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg}
 	s.pool = newPool(cfg.Store, cfg.IdleUnload, func(name, path string) (io.Closer, error) {
 		if kindOf(path) == KindChat {
-			return loadLLM(path, cfg.Context, cfg.Threads)
+			return loadLLM(path, cfg.Context, cfg.Threads, cfg.Backend, cfg.Log)
 		}
-		return loadSpeech(path, cfg.WhisperBeam, cfg.Threads)
+		return loadSpeech(path, cfg.WhisperBeam, cfg.Threads, cfg.Backend, cfg.Log)
 	})
 	s.routes = map[string]map[string]http.HandlerFunc{
 		"/health":                  {"GET": s.health, "HEAD": s.health},

@@ -1,0 +1,93 @@
+package backends
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/metal"
+)
+
+type fakeMetal struct{ closed bool }
+
+func (f *fakeMetal) Name() string                             { return "metal" }
+func (f *fakeMetal) Load(*plan.Plan) (plan.Executable, error) { return nil, errors.New("fake") }
+func (f *fakeMetal) Close()                                   { f.closed = true }
+
+// swap installs the seams for one test.
+func swap(t *testing.T, os string, missing []plan.Kernel, info metal.Info, openErr error) *fakeMetal {
+	t.Helper()
+	fm := &fakeMetal{}
+	oldOpen, oldMissing, oldOS := openMetal, missingKernels, goos
+	t.Cleanup(func() { openMetal, missingKernels, goos = oldOpen, oldMissing, oldOS })
+	goos = os
+	missingKernels = func() []plan.Kernel { return missing }
+	openMetal = func() (Backend, metal.Info, error) {
+		if openErr != nil {
+			return nil, metal.Info{}, openErr
+		}
+		return fm, info, nil
+	}
+	return fm
+}
+
+func name(t *testing.T, b Backend) string {
+	t.Helper()
+	t.Cleanup(b.Close)
+	return b.Name()
+}
+
+func TestOpenOnThisMachine(t *testing.T) {
+	// Linux: auto is the CPU without comment, metal is an error.
+	b, reason, err := Open("", 1)
+	require.NoError(t, err)
+	require.Equal(t, "cpu", name(t, b))
+	require.Empty(t, reason)
+	b, _, err = Open("CPU", 1)
+	require.NoError(t, err)
+	require.Equal(t, "cpu", name(t, b))
+	_, _, err = Open("metal", 1)
+	require.Error(t, err)
+	_, _, err = Open("cuda", 1)
+	require.EqualError(t, err, `unknown backend "cuda" (want auto, cpu, metal)`)
+}
+
+func TestAutoOnAMac(t *testing.T) {
+	apple := metal.Info{Name: "Apple M2", Family: "apple8"}
+
+	fm := swap(t, "darwin", nil, apple, nil)
+	b, reason, err := Open(Auto, 0)
+	require.NoError(t, err)
+	require.Equal(t, "metal", b.Name())
+	require.Empty(t, reason)
+	require.False(t, fm.closed)
+
+	// Kernels still missing: the CPU, saying which.
+	swap(t, "darwin", []plan.Kernel{plan.Attention, plan.Sample}, apple, nil)
+	b, reason, err = Open(Auto, 1)
+	require.NoError(t, err)
+	require.Equal(t, "cpu", name(t, b))
+	require.Equal(t, "using the CPU: metal: no MSL kernel yet for attention, sample", reason)
+	_, _, err = Open(Metal, 1)
+	require.ErrorContains(t, err, "no MSL kernel yet for attention, sample")
+
+	// Metal fails to start: the CPU with Metal's message.
+	swap(t, "darwin", nil, apple, errors.New("metal: compiling the shader library: program_source:12: error"))
+	b, reason, err = Open(Auto, 1)
+	require.NoError(t, err)
+	require.Equal(t, "cpu", name(t, b))
+	require.Contains(t, reason, "program_source:12: error")
+
+	// An Intel Mac's GPU: the CPU by default, Metal when asked.
+	fm = swap(t, "darwin", nil, metal.Info{Name: "AMD Radeon Pro 5500M", Family: "mac2"}, nil)
+	b, reason, err = Open(Auto, 1)
+	require.NoError(t, err)
+	require.Equal(t, "cpu", name(t, b))
+	require.Contains(t, reason, "AMD Radeon Pro 5500M is not an Apple GPU")
+	require.True(t, fm.closed)
+	b, _, err = Open(Metal, 1)
+	require.NoError(t, err)
+	require.Equal(t, "metal", b.Name())
+}

@@ -1,0 +1,102 @@
+package metal
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// pageAligned returns n bytes starting on a page boundary, standing in for
+// a memory map.
+func pageAligned(n, page int) []byte {
+	raw := make([]byte, n+page)
+	off := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw)))) & (page - 1)
+	return raw[off : off+n : off+n]
+}
+
+func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
+
+func TestPlaceWeightsGroupsTheMapIntoRegions(t *testing.T) {
+	const page = 16384
+	mapped := pageAligned(8<<20, page)
+	small := make([]byte, 64)[:8:8] // Go memory (a 64-byte size class: 16-aligned): must be copied
+	p := &plan.Plan{Name: "t"}
+	a := p.AddBuffer(plan.Buffer{Name: "a", Kind: plan.BufWeights, Size: 3 << 20, Data: mapped[96 : 96+3<<20]})
+	s := p.AddBuffer(plan.Buffer{Name: "small", Kind: plan.BufWeights, Size: 8, Data: small})
+	x := p.AddBuffer(plan.Buffer{Name: "x", Kind: plan.Scratch, Size: 64})
+	b := p.AddBuffer(plan.Buffer{Name: "b", Kind: plan.BufWeights, Size: 2 << 20, Data: mapped[3<<20+208 : 5<<20+208]})
+	// A tensor bound twice under two names (tied embeddings) overlaps.
+	c := p.AddBuffer(plan.Buffer{Name: "c", Kind: plan.BufWeights, Size: 1 << 20, Data: mapped[96 : 96+1<<20]})
+	// A large tensor at an odd address (whisper.cpp .bin files) is copied.
+	odd := p.AddBuffer(plan.Buffer{Name: "odd", Kind: plan.BufWeights, Size: 100 << 10, Data: mapped[6<<20+3 : 6<<20+3+100<<10]})
+	empty := p.AddBuffer(plan.Buffer{Name: "empty", Kind: plan.BufWeights})
+
+	lay, err := placeWeights(p, page, 1<<30)
+	require.NoError(t, err)
+	require.Equal(t, 1, len(lay.regions), "a and b share a page: one region")
+	r := lay.regions[0].mem
+	require.Zero(t, addr(r)%page)
+	require.Zero(t, len(r)%page)
+	for _, id := range []plan.BufID{a, b, c} {
+		pl := lay.place[id]
+		require.False(t, pl.copied)
+		require.Equal(t, 0, pl.index)
+		require.Equal(t, addr(p.Buffers[id].Data), addr(r)+uintptr(pl.off), "buffer %s", p.Buffers[id].Name)
+	}
+	require.Equal(t, placement{copied: true, index: 0, off: 0}, lay.place[odd])
+	require.Equal(t, placement{copied: true, index: 0, off: 100 << 10}, lay.place[s])
+	require.Equal(t, placement{copied: true, index: -1}, lay.place[empty])
+	require.Equal(t, []int64{8 + 100<<10}, lay.copies)
+	require.Equal(t, placement{}, lay.place[x])
+
+	// A device whose largest buffer is 4 MiB splits the map at a tensor
+	// boundary (and would split the copies); a tensor larger than that is
+	// an error.
+	lay, err = placeWeights(p, page, 4<<20)
+	require.NoError(t, err)
+	require.Equal(t, 2, len(lay.regions))
+	require.Equal(t, lay.place[a].index, lay.place[c].index)
+	require.NotEqual(t, lay.place[a].index, lay.place[b].index)
+	for _, rg := range lay.regions {
+		require.LessOrEqual(t, len(rg.mem), 4<<20)
+	}
+	_, err = placeWeights(p, page, 2<<20)
+	require.ErrorContains(t, err, `tensor "a"`)
+
+	_, err = placeWeights(p, 3000, 1<<30)
+	require.ErrorContains(t, err, "power of two")
+	p.Buffers[a].Size = 4 << 20
+	_, err = placeWeights(p, page, 1<<30)
+	require.ErrorContains(t, err, "declared")
+}
+
+func TestPlaceWeightsCopies(t *testing.T) {
+	const page = 4096
+	mapped := pageAligned(2<<20, page)
+	p := &plan.Plan{Name: "t"}
+	var ids []plan.BufID
+	for i := range 5 {
+		ids = append(ids, p.AddBuffer(plan.Buffer{Name: "w", Kind: plan.BufWeights, Size: 1000, Data: mapped[i*40000 : i*40000+1000]}))
+	}
+	// Two 100 KiB tensors on distant pages: each run is under minWrap.
+	big1 := p.AddBuffer(plan.Buffer{Name: "big1", Kind: plan.BufWeights, Size: 100 << 10, Data: mapped[1<<20 : 1<<20+100<<10]})
+	big2 := p.AddBuffer(plan.Buffer{Name: "big2", Kind: plan.BufWeights, Size: 100 << 10, Data: mapped[1<<20+400<<10 : 1<<20+500<<10]})
+	lay, err := placeWeights(p, page, 1<<30)
+	require.NoError(t, err)
+	require.Equal(t, 0, len(lay.regions))
+	for i, id := range ids {
+		require.Equal(t, placement{copied: true, off: int64(i * 1024)}, lay.place[id], "1000 bytes rounded up to 1024")
+	}
+	require.Equal(t, placement{copied: true, off: 5 * 1024}, lay.place[big1])
+	require.Equal(t, placement{copied: true, off: 5*1024 + 100<<10}, lay.place[big2])
+	require.Equal(t, []int64{5*1024 + 200<<10}, lay.copies)
+
+	// Copies are split to respect the device's largest buffer.
+	lay, err = placeWeights(p, page, 150<<10)
+	require.NoError(t, err)
+	require.Equal(t, []int64{5*1024 + 100<<10, 100 << 10}, lay.copies)
+	require.Equal(t, placement{copied: true, index: 1}, lay.place[big2])
+}
