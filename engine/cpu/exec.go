@@ -72,6 +72,36 @@ func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
 	return nil
 }
 
+// RunPasses implements plan.Chainer. The CPU has nothing to batch, so its
+// default chunk is one step: a caller that stops early wastes no work.
+func (e *Exec) RunPasses(passes []int, vars []plan.Vars, chunk int, done func(completed int) bool) (int, error) {
+	if len(passes) != len(vars) {
+		return 0, fmt.Errorf("cpu: %d passes for %d step variables", len(passes), len(vars))
+	}
+	if chunk <= 0 {
+		chunk = 1
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range passes {
+		if err := e.ready(passes[i]); err != nil {
+			return i, err
+		}
+		if err := e.runPass(passes[i], &vars[i]); err != nil {
+			return i, fmt.Errorf("step %d: %w", i, err)
+		}
+		if done != nil && ((i+1)%chunk == 0 || i+1 == len(passes)) {
+			e.mu.Unlock()
+			ok := done(i + 1)
+			e.mu.Lock()
+			if !ok {
+				return i + 1, nil
+			}
+		}
+	}
+	return len(passes), nil
+}
+
 func (e *Exec) ready(pass int) error {
 	if e.closed {
 		return fmt.Errorf("cpu: plan %s: executable is closed", e.name)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/engine/tokenizer"
 )
 
@@ -134,9 +135,60 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 		}
 		return res, nil
 	}
+	// take records a selected token; done reports that generation ends
+	// with reason r.
+	take := func(tok int32) (done bool, r StopReason, err error) {
+		res.Tokens = append(res.Tokens, tok)
+		if stops[tok] {
+			return true, StopEOS, nil
+		}
+		text, hit := st.push(dec.Add(tok))
+		if err := out(text); err != nil {
+			return true, "", err
+		}
+		if hit {
+			return true, StopString, nil
+		}
+		return false, "", nil
+	}
+	// A backend that chains steps (a GPU) decodes many tokens per call,
+	// reading back only their ids.
+	ch, chains := m.exec.(plan.Chainer)
 	for i := 0; o.MaxTokens <= 0 || i < o.MaxTokens; i++ {
 		if err := ctx.Err(); err != nil {
 			return finish(StopCanceled)
+		}
+		if i > 0 && onBackend && chains && m.Pos() < m.Context() {
+			n := maxChain
+			if o.MaxTokens > 0 {
+				n = min(n, o.MaxTokens-i)
+			}
+			var (
+				ended  bool
+				reason StopReason
+				terr   error
+			)
+			taken, err := m.chain(ch, n, !o.Sampler.Greedy(), uint64(i), func(tok int32) bool {
+				ended, reason, terr = take(tok)
+				if !ended && ctx.Err() != nil {
+					ended, reason = true, StopCanceled
+				}
+				return !ended
+			})
+			if err != nil {
+				return res, err
+			}
+			if terr != nil {
+				return res, terr
+			}
+			if ended {
+				return finish(reason)
+			}
+			if taken == 0 {
+				return res, errors.New("llm: the backend stopped a decode chain without a token")
+			}
+			i += taken - 1
+			continue
 		}
 		if i > 0 {
 			var err error
@@ -160,16 +212,10 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 		if err != nil {
 			return res, err
 		}
-		res.Tokens = append(res.Tokens, tok)
-		if stops[tok] {
-			return finish(StopEOS)
-		}
-		text, hit := st.push(dec.Add(tok))
-		if err := out(text); err != nil {
+		if done, r, err := take(tok); err != nil {
 			return res, err
-		}
-		if hit {
-			return finish(StopString)
+		} else if done {
+			return finish(r)
 		}
 	}
 	return finish(StopMaxTokens)

@@ -23,3 +23,15 @@ type Executable interface {
 	// Close releases the buffers.
 	Close() error
 }
+
+// Chainer is implemented by executables that replay a sequence of steps,
+// each of its own pass, without returning to the host in between (a GPU
+// encodes chunk steps per command buffer). Step i replays passes[i] with
+// vars[i]. done, if set, is called after each chunk with the number of
+// steps completed so far; returning false stops the chain (steps already
+// submitted may still run; their results are to be ignored). It returns
+// the number of steps completed before the stop or an error. chunk <= 0
+// means the backend's default.
+type Chainer interface {
+	RunPasses(passes []int, vars []Vars, chunk int, done func(completed int) bool) (int, error)
+}
