@@ -1,0 +1,244 @@
+// Package app holds the desktop app's services: plain Go structs, bound to
+// the Wails window and to the HTTP bridge, that know nothing of either.
+// Their exported methods take and return JSON-friendly values; progress
+// goes out through an Emitter. See README.md for the contract.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/app/store"
+	"github.com/harkapp/hark/engine/models"
+)
+
+// EnvDataDir overrides the default data folder.
+const EnvDataDir = "HARK_DATA"
+
+// Emitter sends an event to the UI. Names are "service:event".
+type Emitter interface {
+	Emit(name string, data any)
+}
+
+// EmitterFunc adapts a function to Emitter.
+type EmitterFunc func(name string, data any)
+
+// Emit implements Emitter.
+func (f EmitterFunc) Emit(name string, data any) { f(name, data) }
+
+type nopEmitter struct{}
+
+func (nopEmitter) Emit(string, any) {}
+
+// Config is what New needs.
+type Config struct {
+	// DataDir holds hark.db and recordings/ ("" = DefaultDataDir()).
+	DataDir string
+	// ModelsDir is the models folder. "": $HARK_MODELS, else
+	// <DataDir>/models when $HARK_DATA is set, else models.DefaultDir().
+	ModelsDir string
+	// Emitter receives events (nil: dropped).
+	Emitter Emitter
+	// Threads is the worker count of each loaded model (0: all cores).
+	Threads int
+	// Recorder captures dictation audio (app/dictation); nil leaves
+	// Dictation reporting that capture is unavailable.
+	Recorder Recorder
+	// Output inserts dictated text into the focused app (platform); nil
+	// leaves the text in History only.
+	Output platform.Output
+	// IdleCheck is how often idle models are looked at (0: 30 s).
+	IdleCheck time.Duration
+}
+
+// App is the set of services over one data folder.
+type App struct {
+	Settings      *Settings
+	History       *History
+	Transcription *Transcription
+	Chat          *Chat
+	Models        *Models
+	Server        *Server
+	Dictation     *Dictation
+
+	dataDir, recDir string
+	db              *store.Store
+	models          *models.Store
+	emit            Emitter
+	engines         *engines
+
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// DefaultDataDir is $HARK_DATA, else the user's application-support
+// folder: ~/Library/Application Support/Hark on macOS,
+// $XDG_DATA_HOME/hark (~/.local/share/hark) elsewhere - the parent of the
+// default models folder.
+func DefaultDataDir() (string, error) {
+	if d := os.Getenv(EnvDataDir); d != "" {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("app: no home folder: %w", err)
+	}
+	if runtime.GOOS == "darwin" {
+		return filepath.Join(home, "Library", "Application Support", "Hark"), nil
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "hark"), nil
+	}
+	return filepath.Join(home, ".local", "share", "hark"), nil
+}
+
+// New opens the data folder (creating it), recovers what a crash left
+// behind (unfinished recordings become pending), applies the retention
+// setting, and starts the background work: idle model unloading, daily
+// retention, the API server when ServerAutoStart is set.
+func New(cfg Config) (*App, error) {
+	dir := cfg.DataDir
+	if dir == "" {
+		d, err := DefaultDataDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	recDir := filepath.Join(dir, "recordings")
+	if err := os.MkdirAll(recDir, 0o755); err != nil {
+		return nil, fmt.Errorf("app: data folder: %w", err)
+	}
+	mdir := cfg.ModelsDir
+	if mdir == "" && os.Getenv(models.EnvDir) == "" && os.Getenv(EnvDataDir) != "" {
+		mdir = filepath.Join(dir, "models")
+	}
+	ms, err := models.Open(mdir)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(filepath.Join(dir, "hark.db"))
+	if err != nil {
+		return nil, err
+	}
+	a := &App{dataDir: dir, recDir: recDir, db: db, models: ms, emit: cfg.Emitter, stop: make(chan struct{})}
+	if a.emit == nil {
+		a.emit = nopEmitter{}
+	}
+	a.Settings = &Settings{a: a}
+	a.History = &History{a: a}
+	a.Transcription = newTranscription(a)
+	a.Chat = newChat(a)
+	a.Models = newModels(a)
+	a.Server = &Server{a: a, threads: cfg.Threads}
+	a.Dictation = &Dictation{a: a, rec: cfg.Recorder, out: cfg.Output}
+	a.engines = newEngines(cfg.Threads, func() time.Duration {
+		s, err := a.Settings.Get()
+		if err != nil {
+			return defaultSettings().idleUnload()
+		}
+		return s.idleUnload()
+	})
+
+	if err := a.recover(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := a.History.ApplyRetention(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.Transcription.start()
+	idle := cfg.IdleCheck
+	if idle <= 0 {
+		idle = 30 * time.Second
+	}
+	a.every(idle, a.engines.unloadIdle)
+	a.every(24*time.Hour, func() { a.History.ApplyRetention() })
+
+	s, err := a.Settings.Get()
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	if s.ServerAutoStart {
+		// A port taken by another program must not keep the app from
+		// opening: the failure shows in the server's status instead.
+		a.Server.Start(s.ServerAddr)
+	}
+	return a, nil
+}
+
+// every runs f every d until Close.
+func (a *App) every(d time.Duration, f func()) {
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-a.stop:
+				return
+			case <-t.C:
+				f()
+			}
+		}
+	}()
+}
+
+// Services lists the structs the UI binds (Wails Bind list, bridge
+// registry).
+func (a *App) Services() []any {
+	return []any{a.Settings, a.History, a.Transcription, a.Chat, a.Models, a.Server, a.Dictation}
+}
+
+// DataDir is the data folder.
+func (a *App) DataDir() string { return a.dataDir }
+
+// RecordingsDir is where recordings are written.
+func (a *App) RecordingsDir() string { return a.recDir }
+
+// ModelsDir is the models folder.
+func (a *App) ModelsDir() string { return a.models.Dir }
+
+// Close stops the background work, cancels running jobs and generation,
+// stops the API server, unloads the models and closes the database.
+func (a *App) Close() error {
+	var err error
+	a.closeOnce.Do(func() {
+		close(a.stop)
+		a.Dictation.close()
+		a.Transcription.close()
+		a.Chat.close()
+		a.Models.close()
+		a.Server.Stop()
+		a.wg.Wait()
+		a.engines.close()
+		err = a.db.Close()
+	})
+	return err
+}
+
+// errClosed is returned by calls made after Close.
+var errClosed = errors.New("app: closed")
+
+func (a *App) closed() bool {
+	select {
+	case <-a.stop:
+		return true
+	default:
+		return false
+	}
+}

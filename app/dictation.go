@@ -1,0 +1,280 @@
+package app
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/harkapp/hark/app/platform"
+)
+
+// Device is an audio input device.
+type Device struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Default bool   `json:"default"`
+}
+
+// RecordOptions tell a Recorder where and how to capture.
+type RecordOptions struct {
+	// Path is the WAV file to write as samples arrive (its header kept
+	// valid while it grows, so a crash leaves a playable file).
+	Path string
+	// Device is the input device's ID ("" = the default device).
+	Device string
+	// AutoStop, when positive, is the pause after speech that ends the
+	// recording (toggle mode): the recorder then calls OnAutoStop.
+	AutoStop time.Duration
+	// OnLevel receives the input level (0..1) a few dozen times a second.
+	OnLevel func(rms, peak float32)
+	// OnPartial, if the recorder transcribes as it goes, receives text.
+	OnPartial func(text string)
+	// OnAutoStop is called (once, from the recorder's goroutine) when the
+	// voice-activity detector ends the recording.
+	OnAutoStop func()
+}
+
+// Recording is what a Recorder captured.
+type Recording struct {
+	// DurationMs is the length of the WAV file written.
+	DurationMs int64
+	// Samples are the 16 kHz mono samples to transcribe (silence trimmed
+	// by the VAD); nil means transcribe the WAV file.
+	Samples []float32
+}
+
+// Recorder is the capture pipeline (implemented by app/dictation over
+// malgo): the Dictation service drives it and does the rest (history row,
+// transcription, clean-up, output).
+type Recorder interface {
+	Start(opt RecordOptions) error
+	Stop() (Recording, error)
+	Devices() ([]Device, error)
+}
+
+// Dictation states.
+const (
+	DictIdle         = "idle"
+	DictRecording    = "recording"
+	DictTranscribing = "transcribing"
+)
+
+// DictationStatus is the payload of "dictation:state".
+type DictationStatus struct {
+	State     string `json:"state"` // idle | recording | transcribing
+	Device    string `json:"device"`
+	StartedAt int64  `json:"startedAt"` // unix ms, while recording
+	LastText  string `json:"lastText"`
+	Error     string `json:"error,omitempty"`
+	ItemID    int64  `json:"itemId,omitempty"`
+}
+
+// Level is the payload of "dictation:level".
+type Level struct {
+	RMS  float32 `json:"rms"`
+	Peak float32 `json:"peak"`
+}
+
+// Dictation is the dictation service: hotkey or UI starts it, the
+// Recorder captures into a history item's WAV, Stop transcribes it with
+// the shared speech model, optionally cleans it up with the chat model,
+// and inserts the text through the platform Output.
+type Dictation struct {
+	a   *App
+	rec Recorder
+	out platform.Output
+
+	mu  sync.Mutex
+	st  DictationStatus
+	cur int64 // the item being recorded
+}
+
+// errNoRecorder is returned when the app was built without capture.
+var errNoRecorder = errors.New("dictation is not available: no audio capture in this build")
+
+// SetRecorder plugs in the capture pipeline (the integrator's job when it
+// is built after New).
+func (d *Dictation) SetRecorder(r Recorder) {
+	d.mu.Lock()
+	d.rec = r
+	d.mu.Unlock()
+}
+
+// SetOutput plugs in the platform's text output.
+func (d *Dictation) SetOutput(o platform.Output) {
+	d.mu.Lock()
+	d.out = o
+	d.mu.Unlock()
+}
+
+func (d *Dictation) setState(f func(*DictationStatus)) DictationStatus {
+	d.mu.Lock()
+	f(&d.st)
+	st := d.st
+	d.mu.Unlock()
+	d.a.emit.Emit("dictation:state", st)
+	return st
+}
+
+// Start begins a recording: its history row and WAV path first, then
+// capture.
+func (d *Dictation) Start() error {
+	set, err := d.a.Settings.Get()
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	rec := d.rec
+	if rec == nil {
+		d.mu.Unlock()
+		return errNoRecorder
+	}
+	if d.st.State != DictIdle && d.st.State != "" {
+		d.mu.Unlock()
+		return errors.New("dictation is already " + d.st.State)
+	}
+	d.st.State = DictRecording // claims the service while the row is made
+	d.mu.Unlock()
+
+	it, path, err := d.a.History.BeginRecording()
+	if err != nil {
+		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
+		return err
+	}
+	var auto time.Duration
+	if set.AutoStop && set.HotkeyMode == "toggle" {
+		auto = time.Duration(set.AutoStopMs) * time.Millisecond
+	}
+	err = rec.Start(RecordOptions{
+		Path: path, Device: set.InputDevice, AutoStop: auto,
+		OnLevel:    func(rms, peak float32) { d.a.emit.Emit("dictation:level", Level{RMS: rms, Peak: peak}) },
+		OnPartial:  func(text string) { d.a.emit.Emit("dictation:partial", map[string]string{"text": text}) },
+		OnAutoStop: func() { go d.Stop() },
+	})
+	if err != nil {
+		d.a.History.Delete(it.ID)
+		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
+		return err
+	}
+	d.mu.Lock()
+	d.cur = it.ID
+	d.mu.Unlock()
+	d.setState(func(s *DictationStatus) {
+		s.State, s.Device, s.StartedAt, s.Error, s.ItemID = DictRecording, set.InputDevice, it.CreatedAt, "", it.ID
+	})
+	return nil
+}
+
+// Stop ends the recording, transcribes it, cleans it up when the settings
+// say so, inserts the text, and returns the history item. The recording
+// stays in History (pending) even when transcription fails.
+func (d *Dictation) Stop() (Item, error) {
+	d.mu.Lock()
+	rec, out, id := d.rec, d.out, d.cur
+	if d.st.State != DictRecording || id == 0 {
+		d.mu.Unlock()
+		return Item{}, errors.New("dictation is not recording")
+	}
+	d.cur = 0
+	d.st.State = DictTranscribing
+	d.mu.Unlock()
+	d.setState(func(s *DictationStatus) { s.StartedAt = 0 })
+
+	fail := func(err error) (Item, error) {
+		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
+		return Item{}, err
+	}
+	r, err := rec.Stop()
+	if err != nil {
+		d.a.History.FinishRecording(id, 0)
+		return fail(err)
+	}
+	if _, err := d.a.History.FinishRecording(id, r.DurationMs); err != nil {
+		return fail(err)
+	}
+	it, err := d.a.transcribeItem(d.a.Chat.ctx, id, "", r.Samples, nil)
+	if err != nil {
+		return fail(err)
+	}
+	text := it.Text
+	set, err := d.a.Settings.Get()
+	if err == nil && set.Cleanup && text != "" {
+		// A failed clean-up must not lose the dictation: the raw text goes out.
+		if c, err := d.a.Chat.cleanup(d.a.Chat.ctx, text, set.CleanupPrompt); err == nil {
+			text = c
+		}
+	}
+	var outErr error
+	if out != nil && text != "" && err == nil {
+		outErr = out.Insert(text, set.OutputMode, set.RestoreClipboard)
+	}
+	d.setState(func(s *DictationStatus) {
+		s.State, s.LastText, s.Error = DictIdle, text, ""
+		if outErr != nil {
+			s.Error = "inserting the text: " + outErr.Error()
+		}
+	})
+	d.a.emit.Emit("dictation:done", it)
+	return it, outErr
+}
+
+// Toggle starts a recording when idle and stops one that runs (the stop
+// and its transcription finish in the background; events report them).
+func (d *Dictation) Toggle() error {
+	d.mu.Lock()
+	state := d.st.State
+	d.mu.Unlock()
+	switch state {
+	case DictRecording:
+		go d.Stop()
+		return nil
+	case DictTranscribing:
+		return errors.New("dictation is still transcribing")
+	default:
+		return d.Start()
+	}
+}
+
+// Status reports the dictation state.
+func (d *Dictation) Status() (DictationStatus, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := d.st
+	if st.State == "" {
+		st.State = DictIdle
+	}
+	return st, nil
+}
+
+// Devices lists the input devices.
+func (d *Dictation) Devices() ([]Device, error) {
+	d.mu.Lock()
+	rec := d.rec
+	d.mu.Unlock()
+	if rec == nil {
+		return []Device{}, errNoRecorder
+	}
+	return rec.Devices()
+}
+
+// recording reports whether item id is being captured now.
+func (d *Dictation) recording(id int64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.cur == id && id != 0
+}
+
+// close stops a running capture, keeping its audio as a pending item.
+func (d *Dictation) close() {
+	d.mu.Lock()
+	rec, id := d.rec, d.cur
+	d.cur = 0
+	d.st.State = DictIdle
+	d.mu.Unlock()
+	if rec != nil && id != 0 {
+		r, err := rec.Stop()
+		if err == nil {
+			d.a.History.FinishRecording(id, r.DurationMs)
+		}
+	}
+}

@@ -1,0 +1,356 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/harkapp/hark/app/store"
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+// Item kinds.
+const (
+	KindDictation = "dictation"
+	KindFile      = "file"
+)
+
+// Item statuses. An item is "recording" while capture writes its WAV,
+// "recorded" once the audio is complete but not transcribed (Pending),
+// "queued"/"transcribing" while a job has it, then "done" or "failed".
+const (
+	StatusRecording    = "recording"
+	StatusRecorded     = "recorded"
+	StatusQueued       = "queued"
+	StatusTranscribing = "transcribing"
+	StatusDone         = "done"
+	StatusFailed       = "failed"
+)
+
+// Item is a history entry: a dictation or a transcribed file.
+type Item struct {
+	ID         int64     `json:"id"`
+	Kind       string    `json:"kind"` // "dictation" | "file"
+	CreatedAt  int64     `json:"createdAt"`
+	Title      string    `json:"title"`
+	SourcePath string    `json:"sourcePath"` // the user's file (file items); Hark never deletes it
+	AudioPath  string    `json:"audioPath"`  // a recording Hark owns (deleted with the item)
+	DurationMs int64     `json:"durationMs"`
+	Status     string    `json:"status"`
+	Text       string    `json:"text"`
+	Segments   []Segment `json:"segments"`
+	Model      string    `json:"model"`
+	Language   string    `json:"language"`
+	Error      string    `json:"error"`
+	AudioBytes int64     `json:"audioBytes"`
+}
+
+// Segment is a timed piece of a transcript.
+type Segment struct {
+	StartMs int64  `json:"startMs"`
+	EndMs   int64  `json:"endMs"`
+	Text    string `json:"text"`
+	Words   []Word `json:"words,omitempty"`
+}
+
+// Word is a timed word.
+type Word struct {
+	StartMs int64   `json:"startMs"`
+	EndMs   int64   `json:"endMs"`
+	Text    string  `json:"text"`
+	Prob    float32 `json:"prob"`
+}
+
+// Usage is what the history holds on disk.
+type Usage struct {
+	Items      int   `json:"items"`
+	AudioBytes int64 `json:"audioBytes"` // every file under recordings/
+	Oldest     int64 `json:"oldest"`     // createdAt of the oldest item, 0 when empty
+}
+
+func secToMs(s float64) int64 { return int64(s*1000 + 0.5) }
+
+func segmentFromWhisper(s whisper.Segment) Segment {
+	seg := Segment{StartMs: secToMs(s.Start), EndMs: secToMs(s.End), Text: s.Text}
+	for _, w := range s.Words {
+		seg.Words = append(seg.Words, Word{StartMs: secToMs(w.Start), EndMs: secToMs(w.End), Text: w.Word, Prob: float32(w.Probability)})
+	}
+	return seg
+}
+
+func segmentsFromResult(r *whisper.Result) []Segment {
+	out := make([]Segment, 0, len(r.Segments))
+	for _, s := range r.Segments {
+		out = append(out, segmentFromWhisper(s))
+	}
+	return out
+}
+
+// result rebuilds the whisper result of a transcribed item, for export.
+func (it Item) result() *whisper.Result {
+	r := &whisper.Result{Text: it.Text, Language: it.Language, Duration: float64(it.DurationMs) / 1000}
+	for i, s := range it.Segments {
+		ws := whisper.Segment{ID: i, Start: float64(s.StartMs) / 1000, End: float64(s.EndMs) / 1000, Text: s.Text}
+		for _, w := range s.Words {
+			ws.Words = append(ws.Words, whisper.Word{Word: w.Text, Start: float64(w.StartMs) / 1000, End: float64(w.EndMs) / 1000, Probability: float64(w.Prob)})
+		}
+		r.Segments = append(r.Segments, ws)
+	}
+	return r
+}
+
+func itemFromRow(r store.Item) Item {
+	it := Item{ID: r.ID, Kind: r.Kind, CreatedAt: r.CreatedAt, Title: r.Title, SourcePath: r.SourcePath,
+		AudioPath: r.AudioPath, DurationMs: r.DurationMs, Status: r.Status, Text: r.Text, Model: r.Model,
+		Language: r.Language, Error: r.Error}
+	if err := json.Unmarshal([]byte(r.Segments), &it.Segments); err != nil || it.Segments == nil {
+		it.Segments = []Segment{}
+	}
+	if it.AudioPath != "" {
+		if st, err := os.Stat(it.AudioPath); err == nil {
+			it.AudioBytes = st.Size()
+		}
+	}
+	return it
+}
+
+func (it Item) row() store.Item {
+	segs := it.Segments
+	if segs == nil {
+		segs = []Segment{}
+	}
+	raw, _ := json.Marshal(segs)
+	return store.Item{ID: it.ID, Kind: it.Kind, CreatedAt: it.CreatedAt, Title: it.Title, SourcePath: it.SourcePath,
+		AudioPath: it.AudioPath, DurationMs: it.DurationMs, Status: it.Status, Text: it.Text, Segments: string(raw),
+		Model: it.Model, Language: it.Language, Error: it.Error}
+}
+
+// audioFile is the file an item is transcribed from and replayed: its
+// recording, else the user's file.
+func (it Item) audioFile() string {
+	if it.AudioPath != "" {
+		return it.AudioPath
+	}
+	return it.SourcePath
+}
+
+// History is the history service.
+type History struct {
+	a *App
+}
+
+// List returns items newest first; query (words, all required) filters on
+// the transcript and title.
+func (h *History) List(query string, limit, offset int) ([]Item, error) {
+	rows, err := h.a.db.Items(query, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Item, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, itemFromRow(r))
+	}
+	return out, nil
+}
+
+// Get returns one item.
+func (h *History) Get(id int64) (Item, error) {
+	r, err := h.a.db.Item(id)
+	if err != nil {
+		return Item{}, err
+	}
+	return itemFromRow(r), nil
+}
+
+func (h *History) save(it Item) error { return h.a.db.UpdateItem(it.row()) }
+
+// Delete removes an item and its recording (never the user's own file).
+// A running job on it is canceled first.
+func (h *History) Delete(id int64) error {
+	it, err := h.Get(id)
+	if err != nil {
+		return err
+	}
+	if h.a.Dictation.recording(id) {
+		return fmt.Errorf("item %d is being recorded; stop dictation first", id)
+	}
+	h.a.Transcription.cancelAndWait(id)
+	if err := h.a.db.DeleteItem(id); err != nil {
+		return err
+	}
+	if it.AudioPath != "" {
+		if err := os.Remove(it.AudioPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("item %d deleted, but its recording was not: %w", id, err)
+		}
+	}
+	h.a.emit.Emit("history:deleted", map[string]any{"id": id})
+	return nil
+}
+
+// Retranscribe queues the item again, with model ("" = the settings'
+// speech model). The item keeps its old text until the new one is done.
+func (h *History) Retranscribe(id int64, model string) (Item, error) {
+	if _, err := h.a.Transcription.enqueue(id, model); err != nil {
+		return Item{}, err
+	}
+	return h.Get(id)
+}
+
+// Pending lists the recordings that were never transcribed (capture or
+// transcription cut short by a crash, or a failure), oldest first.
+func (h *History) Pending() ([]Item, error) {
+	rows, err := h.a.db.ItemsWithStatus(StatusRecorded, StatusFailed)
+	if err != nil {
+		return nil, err
+	}
+	out := []Item{}
+	for _, r := range rows {
+		if r.Status == StatusFailed && r.Text != "" {
+			continue
+		}
+		out = append(out, itemFromRow(r))
+	}
+	return out, nil
+}
+
+// Usage reports the item count and the bytes the recordings take.
+func (h *History) Usage() (Usage, error) {
+	rows, err := h.a.db.AllItems()
+	if err != nil {
+		return Usage{}, err
+	}
+	u := Usage{Items: len(rows)}
+	if len(rows) > 0 {
+		u.Oldest = rows[0].CreatedAt
+	}
+	err = filepath.WalkDir(h.a.recDir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			u.AudioBytes += info.Size()
+		}
+		return nil
+	})
+	return u, err
+}
+
+// Export renders a transcribed item as "txt", "srt", "vtt" or "json".
+func (h *History) Export(id int64, format string) (string, error) {
+	if !slices.Contains([]string{whisper.FormatTXT, whisper.FormatSRT, whisper.FormatVTT, whisper.FormatJSON}, format) {
+		return "", fmt.Errorf("unknown export format %q (txt, srt, vtt or json)", format)
+	}
+	it, err := h.Get(id)
+	if err != nil {
+		return "", err
+	}
+	if it.Status != StatusDone && it.Text == "" {
+		return "", fmt.Errorf("item %d has no transcript yet (status %s)", id, it.Status)
+	}
+	var b bytes.Buffer
+	if err := whisper.Write(&b, it.result(), format); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// BeginRecording creates a dictation item in state "recording" and returns
+// it with the path its WAV must be written to (under recordings/). The row
+// exists before capture starts, so a crash leaves it to be found by
+// Pending on the next start.
+func (h *History) BeginRecording() (Item, string, error) {
+	now := time.Now()
+	name := fmt.Sprintf("%s-%03d.wav", now.Format("20060102-150405"), now.Nanosecond()/1e6)
+	path := filepath.Join(h.a.recDir, name)
+	r, err := h.a.db.InsertItem(store.Item{Kind: KindDictation, CreatedAt: now.UnixMilli(), Status: StatusRecording,
+		Title: "Dictation " + now.Format("2006-01-02 15:04"), AudioPath: path})
+	if err != nil {
+		return Item{}, "", err
+	}
+	it := itemFromRow(r)
+	h.a.emit.Emit("history:changed", it)
+	return it, path, nil
+}
+
+// FinishRecording marks a recording complete ("recorded") with its
+// length; durationMs <= 0 reads it from the WAV header.
+func (h *History) FinishRecording(id int64, durationMs int64) (Item, error) {
+	it, err := h.Get(id)
+	if err != nil {
+		return Item{}, err
+	}
+	if durationMs <= 0 && it.AudioPath != "" {
+		if d, err := wavDurationMs(it.AudioPath); err == nil {
+			durationMs = d
+		}
+	}
+	it.DurationMs = durationMs
+	it.Status = StatusRecorded
+	if err := h.save(it); err != nil {
+		return Item{}, err
+	}
+	h.a.emit.Emit("history:changed", it)
+	return h.Get(id)
+}
+
+// ApplyRetention deletes the items older than the settings' RetentionDays
+// (with their recordings) and returns how many went. Items a job or a
+// recording holds are left for the next pass.
+func (h *History) ApplyRetention() (int, error) {
+	s, err := h.a.Settings.Get()
+	if err != nil {
+		return 0, err
+	}
+	if s.RetentionDays <= 0 {
+		return 0, nil
+	}
+	cutoff := time.Now().Add(-time.Duration(s.RetentionDays) * 24 * time.Hour).UnixMilli()
+	rows, err := h.a.db.ItemsBefore(cutoff)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range rows {
+		if r.Status == StatusRecording || r.Status == StatusQueued || r.Status == StatusTranscribing {
+			continue
+		}
+		if err := h.Delete(r.ID); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// recover runs at start: what a crash interrupted becomes pending again.
+// A recording cut short keeps the audio written so far (the WAV header is
+// kept valid as it grows, and its length is re-read from the file size).
+func (a *App) recover() error {
+	rows, err := a.db.ItemsWithStatus(StatusRecording, StatusQueued, StatusTranscribing)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		it := itemFromRow(r)
+		if it.Status == StatusRecording && it.AudioPath != "" {
+			if d, err := wavDurationMs(it.AudioPath); err == nil {
+				it.DurationMs = d
+			}
+		}
+		it.Status = StatusRecorded
+		if it.Text != "" {
+			it.Status = StatusDone // a re-transcription was interrupted: the old text stands
+		}
+		it.Error = "interrupted"
+		if err := a.History.save(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harkapp/hark/engine/models"
+)
+
+// ModelInfo describes a catalog model or an installed file.
+type ModelInfo struct {
+	Name        string `json:"name"`
+	Task        string `json:"task"` // "transcribe" (Whisper) | "chat" (GGUF LLM)
+	Installed   bool   `json:"installed"`
+	SizeBytes   int64  `json:"sizeBytes"`   // on disk when installed, else the catalog's (0: unknown)
+	MemoryBytes int64  `json:"memoryBytes"` // to run it (0: unknown)
+	Notes       string `json:"notes"`
+	Recommended bool   `json:"recommended"` // the pick for this machine's memory
+	Verified    bool   `json:"verified"`    // a published sha256 is checked on download
+	Path        string `json:"path"`        // the file, when installed
+	InCatalog   bool   `json:"inCatalog"`   // false: imported by the user
+	Downloading bool   `json:"downloading"`
+	Loaded      bool   `json:"loaded"` // in memory now
+}
+
+// PullProgress is the payload of "models:progress".
+type PullProgress struct {
+	Name  string  `json:"name"`
+	Done  int64   `json:"done"`
+	Total int64   `json:"total"` // 0 when unknown
+	Rate  float64 `json:"rate"`  // bytes per second
+	ETA   float64 `json:"eta"`   // seconds, 0 when unknown
+}
+
+// PullDone is the payload of "models:done".
+type PullDone struct {
+	Name  string `json:"name"`
+	Error string `json:"error,omitempty"`
+	Path  string `json:"path,omitempty"`
+}
+
+// Models is the model manager service: the built-in catalog and the
+// models folder.
+type Models struct {
+	a  *App
+	dl *models.Downloader
+
+	mu    sync.Mutex
+	pulls map[string]context.CancelFunc
+	wg    sync.WaitGroup
+}
+
+func newModels(a *App) *Models {
+	return &Models{a: a, dl: models.NewDownloader(2), pulls: map[string]context.CancelFunc{}}
+}
+
+// taskOf guesses an installed file's task from its extension (Inspect
+// would open every file; the extension is what the store itself goes by).
+func taskOf(path string) models.Task {
+	if strings.EqualFold(filepath.Ext(path), ".gguf") {
+		return models.Chat
+	}
+	return models.Transcribe
+}
+
+// List returns the catalog, with what is installed, then the installed
+// files the catalog does not know (imports).
+func (m *Models) List() ([]ModelInfo, error) {
+	installed, err := m.a.models.List()
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]models.Entry{}
+	for _, e := range installed {
+		byName[e.Name] = e
+	}
+	speechRec, chatRec := models.Recommend(models.TotalRAM())
+	loadedSpeech, loadedChat := m.a.engines.loaded()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []ModelInfo
+	for _, c := range models.Catalog() {
+		mi := ModelInfo{Name: c.Name, Task: string(c.Task), SizeBytes: c.Size, MemoryBytes: int64(c.MemoryMB) << 20,
+			Notes: c.Notes, Verified: c.Verified(), InCatalog: true,
+			Recommended: c.Name == speechRec.Name || c.Name == chatRec.Name}
+		if e, ok := byName[c.Name]; ok {
+			mi.Installed, mi.Path, mi.SizeBytes = true, e.Path, e.Size
+			delete(byName, c.Name)
+		}
+		_, mi.Downloading = m.pulls[c.Name]
+		mi.Loaded = mi.Path != "" && (mi.Path == loadedSpeech || mi.Path == loadedChat)
+		out = append(out, mi)
+	}
+	for _, e := range installed {
+		if _, ok := byName[e.Name]; !ok {
+			continue
+		}
+		out = append(out, ModelInfo{Name: e.Name, Task: string(taskOf(e.Path)), Installed: true, SizeBytes: e.Size,
+			Path: e.Path, Notes: "imported", Loaded: e.Path == loadedSpeech || e.Path == loadedChat})
+	}
+	return out, nil
+}
+
+// Pull downloads a catalog model in the background: "models:progress"
+// while it runs, "models:done" at the end (with error when it failed or
+// was canceled). An interrupted pull resumes where it stopped.
+func (m *Models) Pull(name string) error {
+	e, ok := models.Lookup(name)
+	if !ok {
+		return fmt.Errorf("%q is not in the catalog", name)
+	}
+	if m.a.closed() {
+		return errClosed
+	}
+	m.mu.Lock()
+	if _, busy := m.pulls[name]; busy {
+		m.mu.Unlock()
+		return fmt.Errorf("%s is already downloading", name)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.pulls[name] = cancel
+	m.wg.Add(1)
+	m.mu.Unlock()
+	go func() {
+		defer m.wg.Done()
+		defer cancel()
+		path, err := m.dl.Download(ctx, m.a.models, e.Request(), func(p models.Progress) {
+			m.a.emit.Emit("models:progress", PullProgress{Name: name, Done: p.Bytes, Total: p.Total, Rate: p.Rate, ETA: p.ETA.Seconds()})
+		})
+		m.mu.Lock()
+		delete(m.pulls, name)
+		m.mu.Unlock()
+		d := PullDone{Name: name, Path: path}
+		if err != nil {
+			d.Path, d.Error = "", err.Error()
+			if errors.Is(err, context.Canceled) {
+				d.Error = "canceled"
+			}
+		}
+		m.a.emit.Emit("models:done", d)
+	}()
+	return nil
+}
+
+// Cancel stops a running download (its partial file stays for a resume).
+func (m *Models) Cancel(name string) error {
+	m.mu.Lock()
+	cancel, ok := m.pulls[name]
+	m.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%s is not downloading", name)
+	}
+	cancel()
+	return nil
+}
+
+// Remove deletes an installed model (unloading it first).
+func (m *Models) Remove(name string) error {
+	if err := models.ValidateName(name); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	if cancel, ok := m.pulls[name]; ok {
+		cancel()
+	}
+	m.mu.Unlock()
+	if p, err := m.a.models.Path(name); err == nil {
+		m.a.engines.drop(p)
+	}
+	if err := m.a.models.Remove(name); err != nil {
+		return err
+	}
+	m.a.emit.Emit("models:changed", map[string]any{"removed": name})
+	return nil
+}
+
+// Import copies a Whisper .bin or GGUF file into the models folder and
+// returns its name; files Hark cannot run are refused with the reason.
+func (m *Models) Import(path string) (string, error) {
+	name, err := m.a.models.Import(path)
+	if err != nil {
+		return "", err
+	}
+	m.a.emit.Emit("models:changed", map[string]any{"imported": name})
+	return name, nil
+}
+
+// Recommended returns the catalog's picks for this machine's memory.
+func (m *Models) Recommended() (map[string]string, error) {
+	s, c := models.Recommend(models.TotalRAM())
+	return map[string]string{"speech": s.Name, "chat": c.Name}, nil
+}
+
+func (m *Models) close() {
+	m.mu.Lock()
+	for _, c := range m.pulls {
+		c()
+	}
+	m.mu.Unlock()
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// resolveSpeech finds the speech model for arg: a model name or file path,
+// "" = the settings' speech model, else the first installed Whisper file.
+// It returns the file and the name to record.
+func (m *Models) resolveSpeech(arg string) (path, name string, err error) {
+	return m.resolve(arg, models.Transcribe)
+}
+
+// resolveChat is resolveSpeech for chat models.
+func (m *Models) resolveChat(arg string) (path, name string, err error) {
+	return m.resolve(arg, models.Chat)
+}
+
+func (m *Models) resolve(arg string, task models.Task) (string, string, error) {
+	if arg == "" {
+		s, err := m.a.Settings.Get()
+		if err != nil {
+			return "", "", err
+		}
+		arg = s.SpeechModel
+		if task == models.Chat {
+			arg = s.ChatModel
+		}
+	}
+	if arg == "" {
+		list, err := m.a.models.List()
+		if err != nil {
+			return "", "", err
+		}
+		for _, e := range list {
+			if taskOf(e.Path) == task {
+				return e.Path, e.Name, nil
+			}
+		}
+		what := "speech (Whisper .bin)"
+		if task == models.Chat {
+			what = "chat (GGUF)"
+		}
+		return "", "", fmt.Errorf("no %s model installed: download one in Models or import a file", what)
+	}
+	path, err := m.a.models.Resolve(arg)
+	if err != nil {
+		return "", "", err
+	}
+	name := arg
+	if strings.ContainsAny(arg, `/\`) {
+		name = strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
+	}
+	return path, name, nil
+}

@@ -1,0 +1,165 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/serve"
+)
+
+// SettingsData is every user setting.
+type SettingsData struct {
+	Hotkey            string `json:"hotkey"`     // "Ctrl+Alt+Space" (mac: "Option+Space")
+	HotkeyMode        string `json:"hotkeyMode"` // "toggle" | "push"
+	Language          string `json:"language"`   // "auto" or a Whisper code
+	SpeechModel       string `json:"speechModel"`
+	ChatModel         string `json:"chatModel"`
+	OutputMode        string `json:"outputMode"` // "paste" | "copy" | "type"
+	RestoreClipboard  bool   `json:"restoreClipboard"`
+	Cleanup           bool   `json:"cleanup"` // LLM clean-up of dictated text
+	CleanupPrompt     string `json:"cleanupPrompt"`
+	AutoStop          bool   `json:"autoStop"` // toggle mode: stop after a pause
+	AutoStopMs        int    `json:"autoStopMs"`
+	InputDevice       string `json:"inputDevice"` // "" = default
+	LaunchAtLogin     bool   `json:"launchAtLogin"`
+	ShowMenuBarIcon   bool   `json:"showMenuBarIcon"`
+	ShowDockIcon      bool   `json:"showDockIcon"`
+	RetentionDays     int    `json:"retentionDays"`     // 0 = forever
+	IdleUnloadMinutes int    `json:"idleUnloadMinutes"` // 0 = never unload
+	ServerAddr        string `json:"serverAddr"`
+	ServerAutoStart   bool   `json:"serverAutoStart"`
+	Theme             string `json:"theme"` // "system" | "light" | "dark"
+}
+
+// DefaultCleanupPrompt is the clean-up instruction when the user has not
+// written one.
+const DefaultCleanupPrompt = "Clean up this dictated text: fix punctuation and capitalisation, remove filler words " +
+	"(um, uh, you know) and false starts. Keep the meaning and wording otherwise. Reply with the cleaned text only."
+
+func defaultSettings() SettingsData {
+	hotkey := "Ctrl+Alt+Space"
+	if runtime.GOOS == "darwin" {
+		hotkey = "Option+Space"
+	}
+	return SettingsData{
+		Hotkey:            hotkey,
+		HotkeyMode:        "toggle",
+		Language:          "auto",
+		OutputMode:        platform.ModePaste,
+		RestoreClipboard:  true,
+		CleanupPrompt:     DefaultCleanupPrompt,
+		AutoStop:          false,
+		AutoStopMs:        2000,
+		ShowMenuBarIcon:   true,
+		ShowDockIcon:      runtime.GOOS != "darwin",
+		RetentionDays:     0,
+		IdleUnloadMinutes: 10,
+		ServerAddr:        serve.DefaultAddr,
+		Theme:             "system",
+	}
+}
+
+// idleUnload is how long a model stays loaded unused (0: forever).
+func (d SettingsData) idleUnload() time.Duration {
+	return time.Duration(d.IdleUnloadMinutes) * time.Minute
+}
+
+// validate checks every field, naming the first bad one.
+func (d SettingsData) validate() error {
+	bad := func(field string, v any, want string) error {
+		return fmt.Errorf("settings: %s %v is not valid (%s)", field, v, want)
+	}
+	switch {
+	case strings.TrimSpace(d.Hotkey) == "":
+		return bad("hotkey", `""`, "e.g. Ctrl+Alt+Space")
+	case d.HotkeyMode != "toggle" && d.HotkeyMode != "push":
+		return bad("hotkeyMode", d.HotkeyMode, "toggle or push")
+	case d.Language != "auto" && !slices.Contains(whisper.Languages, d.Language):
+		return bad("language", d.Language, "auto or a Whisper language code")
+	case d.OutputMode != platform.ModePaste && d.OutputMode != platform.ModeCopy && d.OutputMode != platform.ModeType:
+		return bad("outputMode", d.OutputMode, "paste, copy or type")
+	case d.AutoStopMs < 0 || d.AutoStopMs > 60_000:
+		return bad("autoStopMs", d.AutoStopMs, "0 to 60000")
+	case d.RetentionDays < 0 || d.RetentionDays > 36500:
+		return bad("retentionDays", d.RetentionDays, "0 (forever) to 36500")
+	case d.IdleUnloadMinutes < 0 || d.IdleUnloadMinutes > 10080:
+		return bad("idleUnloadMinutes", d.IdleUnloadMinutes, "0 (never) to 10080")
+	case d.Theme != "system" && d.Theme != "light" && d.Theme != "dark":
+		return bad("theme", d.Theme, "system, light or dark")
+	case len(d.CleanupPrompt) > 8000:
+		return bad("cleanupPrompt", "(too long)", "at most 8000 bytes")
+	}
+	if _, port, err := net.SplitHostPort(d.ServerAddr); err != nil || port == "" {
+		return bad("serverAddr", d.ServerAddr, "HOST:PORT, e.g. 127.0.0.1:8089")
+	}
+	for _, m := range []struct{ field, v string }{{"speechModel", d.SpeechModel}, {"chatModel", d.ChatModel}} {
+		if len(m.v) > 4096 || strings.ContainsRune(m.v, 0) {
+			return bad(m.field, m.v, "a model name or path")
+		}
+	}
+	return nil
+}
+
+// Settings is the settings service.
+type Settings struct {
+	a  *App
+	mu sync.Mutex
+}
+
+// settingsKey is the row holding the settings as JSON: one document, so
+// an update is atomic and fields added later take their defaults.
+const settingsKey = "app"
+
+// Get returns the settings (defaults for anything never set).
+func (s *Settings) Get() (SettingsData, error) {
+	d := defaultSettings()
+	raw, ok, err := s.a.db.Setting(settingsKey)
+	if err != nil {
+		return d, err
+	}
+	if ok {
+		if err := json.Unmarshal([]byte(raw), &d); err != nil {
+			// A damaged row must not lock the user out of the app.
+			return defaultSettings(), nil
+		}
+	}
+	return d, nil
+}
+
+// Update validates and stores d, and emits "settings:changed" with it.
+func (s *Settings) Update(d SettingsData) (SettingsData, error) {
+	if err := d.validate(); err != nil {
+		return SettingsData{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return SettingsData{}, err
+	}
+	if err := s.a.db.SetSetting(settingsKey, string(raw)); err != nil {
+		return SettingsData{}, err
+	}
+	s.a.emit.Emit("settings:changed", d)
+	if s.a.engines != nil {
+		s.a.engines.unloadIdle() // a shorter idle time applies now
+	}
+	return d, nil
+}
+
+// Defaults returns the default settings (for a "reset" button).
+func (s *Settings) Defaults() (SettingsData, error) { return defaultSettings(), nil }
+
+// DataDir is the data folder (database and recordings).
+func (s *Settings) DataDir() (string, error) { return s.a.dataDir, nil }
+
+// ModelsDir is the models folder.
+func (s *Settings) ModelsDir() (string, error) { return s.a.models.Dir, nil }

@@ -1,0 +1,409 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+// Job statuses.
+const (
+	JobQueued   = "queued"
+	JobRunning  = "running"
+	JobDone     = "done"
+	JobFailed   = "failed"
+	JobCanceled = "canceled"
+)
+
+// Job is a transcription job; its ID is the history item's.
+type Job struct {
+	ID       int64     `json:"id"`
+	Name     string    `json:"name"`
+	Status   string    `json:"status"` // queued | running | done | failed | canceled
+	Progress float64   `json:"progress"`
+	Error    string    `json:"error"`
+	Text     string    `json:"text"`
+	Segments []Segment `json:"segments"`
+	Model    string    `json:"model"`
+}
+
+// Progress is the payload of "transcription:progress": the fraction done
+// and, when a window has just finished, its segments so far.
+type Progress struct {
+	ID       int64    `json:"id"`
+	Progress float64  `json:"progress"`
+	Segment  *Segment `json:"segment,omitempty"`
+}
+
+type job struct {
+	Job
+	prevStatus string // the item's status before it was queued, restored on cancel
+	cancel     context.CancelFunc
+	done       chan struct{}
+}
+
+// Transcription runs file jobs one at a time, first in first out (one
+// speech model, used by one job at a time); results land in History.
+type Transcription struct {
+	a *App
+
+	mu     sync.Mutex
+	jobs   []*job // this session's jobs, in the order added
+	wake   chan struct{}
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newTranscription(a *App) *Transcription {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Transcription{a: a, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+}
+
+// Add queues the file at path for transcription with model ("" = the
+// settings' speech model) and creates its history item. Nothing is
+// decoded up front: a file that cannot be read fails its job.
+func (t *Transcription) Add(path, model string) (Job, error) {
+	if path == "" {
+		return Job{}, errors.New("no file given")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Job{}, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return Job{}, fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return Job{}, fmt.Errorf("%s is not a file", path)
+	}
+	if _, _, err := t.a.Models.resolveSpeech(model); err != nil {
+		return Job{}, err
+	}
+	r := Item{Kind: KindFile, Title: filepath.Base(abs), SourcePath: abs, Status: StatusRecorded}.row()
+	row, err := t.a.db.InsertItem(r)
+	if err != nil {
+		return Job{}, err
+	}
+	return t.enqueue(row.ID, model)
+}
+
+// Jobs lists this session's jobs in the order they were added.
+func (t *Transcription) Jobs() ([]Job, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]Job, 0, len(t.jobs))
+	for _, j := range t.jobs {
+		out = append(out, j.Job)
+	}
+	return out, nil
+}
+
+// Job returns one job of this session.
+func (t *Transcription) Job(id int64) (Job, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if j := t.find(id); j != nil {
+		return j.Job, nil
+	}
+	return Job{}, fmt.Errorf("no transcription job %d", id)
+}
+
+// Cancel stops a queued or running job; its item goes back to the state it
+// was in (a new file: pending).
+func (t *Transcription) Cancel(id int64) error {
+	t.mu.Lock()
+	j := t.find(id)
+	if j == nil || (j.Status != JobQueued && j.Status != JobRunning) {
+		t.mu.Unlock()
+		return fmt.Errorf("no queued or running job %d", id)
+	}
+	if j.Status == JobQueued {
+		t.finishLocked(j, JobCanceled, "")
+		t.mu.Unlock()
+		t.restore(j)
+		t.a.emit.Emit("transcription:done", j.Job)
+		return nil
+	}
+	j.cancel()
+	t.mu.Unlock()
+	return nil
+}
+
+// ClearFinished drops the finished jobs from the list (the items stay in
+// History).
+func (t *Transcription) ClearFinished() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	kept := t.jobs[:0]
+	for _, j := range t.jobs {
+		if j.Status == JobQueued || j.Status == JobRunning {
+			kept = append(kept, j)
+		}
+	}
+	t.jobs = kept
+	return nil
+}
+
+// find returns the latest job for id (t.mu held).
+func (t *Transcription) find(id int64) *job {
+	for i := len(t.jobs) - 1; i >= 0; i-- {
+		if t.jobs[i].ID == id {
+			return t.jobs[i]
+		}
+	}
+	return nil
+}
+
+// enqueue queues a job for item id.
+func (t *Transcription) enqueue(id int64, model string) (Job, error) {
+	if t.a.closed() {
+		return Job{}, errClosed
+	}
+	it, err := t.a.History.Get(id)
+	if err != nil {
+		return Job{}, err
+	}
+	if it.Status == StatusRecording {
+		return Job{}, fmt.Errorf("item %d is still being recorded", id)
+	}
+	if it.audioFile() == "" {
+		return Job{}, fmt.Errorf("item %d has no audio", id)
+	}
+	_, name, err := t.a.Models.resolveSpeech(model)
+	if err != nil {
+		return Job{}, err
+	}
+	t.mu.Lock()
+	if j := t.find(id); j != nil && (j.Status == JobQueued || j.Status == JobRunning) {
+		t.mu.Unlock()
+		return Job{}, fmt.Errorf("item %d is already being transcribed", id)
+	}
+	j := &job{Job: Job{ID: id, Name: it.Title, Status: JobQueued, Model: name, Segments: []Segment{}},
+		prevStatus: it.Status, done: make(chan struct{})}
+	j.Model = model // the argument: resolved again when the job runs, settings may change meanwhile
+	if j.Model == "" {
+		j.Model = name
+	}
+	t.jobs = append(t.jobs, j)
+	t.mu.Unlock()
+	if err := t.a.db.SetItemStatus(id, StatusQueued, ""); err != nil {
+		return Job{}, err
+	}
+	t.a.emit.Emit("transcription:queued", j.Job)
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+	return j.Job, nil
+}
+
+// start runs the worker.
+func (t *Transcription) start() {
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		for {
+			for t.runNext() {
+			}
+			select {
+			case <-t.ctx.Done():
+				return
+			case <-t.wake:
+			}
+		}
+	}()
+}
+
+// runNext runs the oldest queued job; false when there is none.
+func (t *Transcription) runNext() bool {
+	if t.ctx.Err() != nil {
+		return false
+	}
+	t.mu.Lock()
+	var j *job
+	for _, c := range t.jobs {
+		if c.Status == JobQueued {
+			j = c
+			break
+		}
+	}
+	if j == nil {
+		t.mu.Unlock()
+		return false
+	}
+	ctx, cancel := context.WithCancel(t.ctx)
+	j.cancel = cancel
+	j.Status = JobRunning
+	t.mu.Unlock()
+	defer cancel()
+
+	t.a.emit.Emit("transcription:progress", Progress{ID: j.ID})
+	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, func(p float64, seg *Segment) {
+		t.mu.Lock()
+		if p >= 0 {
+			j.Progress = p
+		}
+		if seg != nil {
+			j.Segments = append(j.Segments, *seg)
+		}
+		p = j.Progress
+		t.mu.Unlock()
+		t.a.emit.Emit("transcription:progress", Progress{ID: j.ID, Progress: p, Segment: seg})
+	})
+	t.mu.Lock()
+	switch {
+	case err == nil:
+		j.Text, j.Segments, j.Progress = it.Text, it.Segments, 1
+		t.finishLocked(j, JobDone, "")
+	case ctx.Err() != nil:
+		t.finishLocked(j, JobCanceled, "")
+	default:
+		t.finishLocked(j, JobFailed, err.Error())
+	}
+	st := j.Status
+	t.mu.Unlock()
+	if st == JobCanceled {
+		t.restore(j)
+	}
+	t.a.emit.Emit("transcription:done", j.Job)
+	return true
+}
+
+func (t *Transcription) finishLocked(j *job, status, errText string) {
+	j.Status, j.Error = status, errText
+	select {
+	case <-j.done:
+	default:
+		close(j.done)
+	}
+}
+
+// restore puts a canceled job's item back in the state it was queued
+// from.
+func (t *Transcription) restore(j *job) {
+	st := j.prevStatus
+	if st == StatusQueued || st == StatusTranscribing || st == "" {
+		st = StatusRecorded
+	}
+	t.a.db.SetItemStatus(j.ID, st, "")
+}
+
+// cancelAndWait cancels the job on id, if any, and waits for it to end.
+func (t *Transcription) cancelAndWait(id int64) {
+	t.mu.Lock()
+	j := t.find(id)
+	t.mu.Unlock()
+	if j == nil {
+		return
+	}
+	t.Cancel(id)
+	<-j.done
+}
+
+func (t *Transcription) close() {
+	t.cancel()
+	t.wg.Wait()
+	t.mu.Lock()
+	for _, j := range t.jobs {
+		if j.Status == JobQueued {
+			t.finishLocked(j, JobCanceled, "")
+			t.restore(j)
+		}
+	}
+	t.mu.Unlock()
+}
+
+// transcribeItem transcribes item id with model ("" = the settings'),
+// from samples when given (16 kHz mono, as dictation captured them) or
+// else from its audio file, and stores the result in the item. progress
+// (may be nil) gets the fraction done, or -1 with each finished segment.
+func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, progress func(float64, *Segment)) (Item, error) {
+	it, err := a.History.Get(id)
+	if err != nil {
+		return Item{}, err
+	}
+	fail := func(err error) (Item, error) {
+		if ctx.Err() == nil {
+			it.Status, it.Error = StatusFailed, err.Error()
+			if it.Text != "" {
+				it.Status = StatusDone // a failed re-transcription keeps the old text
+			}
+			a.History.save(it)
+			a.emit.Emit("history:changed", it)
+		}
+		return Item{}, err
+	}
+	path, name, err := a.Models.resolveSpeech(model)
+	if err != nil {
+		return fail(err)
+	}
+	set, err := a.Settings.Get()
+	if err != nil {
+		return fail(err)
+	}
+	if err := a.db.SetItemStatus(id, StatusTranscribing, ""); err != nil {
+		return Item{}, err
+	}
+	var res *whisper.Result
+	err = a.engines.withSpeech(path, func(m *speechModel) error {
+		opt := whisper.DefaultTranscribeOptions()
+		opt.BeamSize = speechBeams
+		if set.Language != "auto" {
+			opt.Language = set.Language
+		}
+		if !m.file.H.Multilingual() {
+			opt.Language = "en"
+		}
+		if progress != nil {
+			opt.OnProgress = func(p float64) { progress(p, nil) }
+			opt.OnSegment = func(s whisper.Segment) {
+				seg := segmentFromWhisper(s)
+				progress(-1, &seg)
+			}
+		}
+		var err error
+		if samples != nil {
+			res, err = m.file.TranscribeSamples(ctx, m.model, samples, opt)
+		} else {
+			res, err = m.file.TranscribeFile(ctx, m.model, it.audioFile(), opt)
+		}
+		return err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return Item{}, ctx.Err()
+		}
+		return fail(err)
+	}
+	it.Text = strings.TrimSpace(res.Text)
+	it.Segments = segmentsFromResult(res)
+	it.Language = res.Language
+	it.Model = name
+	if d := int64(res.Duration*1000 + 0.5); d > 0 {
+		it.DurationMs = d
+	}
+	it.Status, it.Error = StatusDone, ""
+	if err := a.History.save(it); err != nil {
+		return Item{}, err
+	}
+	it, err = a.History.Get(id)
+	if err == nil {
+		a.emit.Emit("history:changed", it)
+	}
+	return it, err
+}
+
+// TranscribeItem transcribes history item id now, outside the job queue
+// (waiting for the speech model if a job holds it), and stores the result.
+// For Go callers (dictation); the UI uses Transcription and History.
+func (a *App) TranscribeItem(ctx context.Context, id int64, model string) (Item, error) {
+	return a.transcribeItem(ctx, id, model, nil, nil)
+}
