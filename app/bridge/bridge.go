@@ -84,6 +84,12 @@ func (b *Bridge) Register(services ...any) error {
 	return nil
 }
 
+func (b *Bridge) options() Options {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.opts
+}
+
 // Emit implements the app's Emitter: every connected /api/events client
 // receives the event.
 func (b *Bridge) Emit(name string, data any) { b.hub.publish(name, data) }

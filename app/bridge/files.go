@@ -15,11 +15,12 @@ import (
 // serveUpload stores a dropped file under UploadDir, so the services can
 // read it by path as they do for the Wails window's native file drops.
 func (b *Bridge) serveUpload(w http.ResponseWriter, r *http.Request) {
-	if b.opts.UploadDir == "" {
+	opts := b.options()
+	if opts.UploadDir == "" {
 		writeJSON(w, http.StatusNotFound, reply{Error: "uploads are disabled"})
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, b.opts.MaxUpload)
+	r.Body = http.MaxBytesReader(w, r.Body, opts.MaxUpload)
 	mr, err := r.MultipartReader()
 	if err != nil {
 		writeJSON(w, http.StatusBadRequest, reply{Error: "upload: " + err.Error()})
@@ -39,7 +40,7 @@ func (b *Bridge) serveUpload(w http.ResponseWriter, r *http.Request) {
 			part.Close()
 			continue
 		}
-		path, err := b.store(part.FileName(), part)
+		path, err := store(opts.UploadDir, part.FileName(), part)
 		part.Close()
 		if err != nil {
 			code := http.StatusInternalServerError
@@ -57,12 +58,12 @@ func (b *Bridge) serveUpload(w http.ResponseWriter, r *http.Request) {
 
 // store writes r to a fresh folder under UploadDir keeping the file's base
 // name (the services show it as the job's title).
-func (b *Bridge) store(name string, r io.Reader) (string, error) {
+func store(uploadDir, name string, r io.Reader) (string, error) {
 	name = safeName(name)
-	if err := os.MkdirAll(b.opts.UploadDir, 0o755); err != nil {
+	if err := os.MkdirAll(uploadDir, 0o755); err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp(b.opts.UploadDir, time.Now().Format("20060102-150405-"))
+	dir, err := os.MkdirTemp(uploadDir, time.Now().Format("20060102-150405-"))
 	if err != nil {
 		return "", err
 	}
@@ -106,7 +107,8 @@ func safeName(name string) string {
 // serveRecording streams a recording's audio; http.ServeContent answers
 // Range requests, which <audio> uses to seek.
 func (b *Bridge) serveRecording(w http.ResponseWriter, r *http.Request) {
-	if b.opts.Recording == nil {
+	recording := b.options().Recording
+	if recording == nil {
 		http.NotFound(w, r)
 		return
 	}
@@ -115,7 +117,7 @@ func (b *Bridge) serveRecording(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad recording id", http.StatusBadRequest)
 		return
 	}
-	path, err := b.opts.Recording(id)
+	path, err := recording(id)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("recording %d: %v", id, err), http.StatusNotFound)
 		return
