@@ -195,14 +195,18 @@ func (c *Chat) Send(conv int64, text string) (Message, error) {
 		c.a.db.UpdateConversation(conv, title, model)
 	}
 	go func() {
-		defer release()
-		c.answer(ctx, conv, asst.ID, path)
+		done := c.answer(ctx, conv, asst.ID, path)
+		// Released before "chat:done" goes out, so the UI may send the next
+		// message as soon as it sees it.
+		release()
+		c.a.emit.Emit("chat:done", done)
 	}()
 	return msgFromRow(asst), nil
 }
 
-// answer generates message msgID of conversation conv and stores it.
-func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) {
+// answer generates message msgID of conversation conv, stores it and
+// returns the "chat:done" payload.
+func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) ChatDone {
 	rows, err := c.a.db.Messages(conv)
 	done := ChatDone{ConversationID: conv, MessageID: msgID}
 	var history []chat.Message
@@ -240,7 +244,7 @@ func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) {
 	if e := c.a.db.UpdateMessage(msgID, done.Content, done.Stopped); e != nil && done.Error == "" {
 		done.Error = e.Error()
 	}
-	c.a.emit.Emit("chat:done", done)
+	return done
 }
 
 // generate renders history (ending with the user's turn) with the model's

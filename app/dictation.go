@@ -92,21 +92,6 @@ type Dictation struct {
 // errNoRecorder is returned when the app was built without capture.
 var errNoRecorder = errors.New("dictation is not available: no audio capture in this build")
 
-// SetRecorder plugs in the capture pipeline (the integrator's job when it
-// is built after New).
-func (d *Dictation) SetRecorder(r Recorder) {
-	d.mu.Lock()
-	d.rec = r
-	d.mu.Unlock()
-}
-
-// SetOutput plugs in the platform's text output.
-func (d *Dictation) SetOutput(o platform.Output) {
-	d.mu.Lock()
-	d.out = o
-	d.mu.Unlock()
-}
-
 func (d *Dictation) setState(f func(*DictationStatus)) DictationStatus {
 	d.mu.Lock()
 	f(&d.st)
@@ -136,7 +121,7 @@ func (d *Dictation) Start() error {
 	d.st.State = DictRecording // claims the service while the row is made
 	d.mu.Unlock()
 
-	it, path, err := d.a.History.BeginRecording()
+	it, err := d.a.History.BeginRecording()
 	if err != nil {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
@@ -146,7 +131,7 @@ func (d *Dictation) Start() error {
 		auto = time.Duration(set.AutoStopMs) * time.Millisecond
 	}
 	err = rec.Start(RecordOptions{
-		Path: path, Device: set.InputDevice, AutoStop: auto,
+		Path: it.AudioPath, Device: set.InputDevice, AutoStop: auto,
 		OnLevel:    func(rms, peak float32) { d.a.emit.Emit("dictation:level", Level{RMS: rms, Peak: peak}) },
 		OnPartial:  func(text string) { d.a.emit.Emit("dictation:partial", map[string]string{"text": text}) },
 		OnAutoStop: func() { go d.Stop() },
@@ -233,6 +218,23 @@ func (d *Dictation) Toggle() error {
 	default:
 		return d.Start()
 	}
+}
+
+// SetRecorder plugs in the capture pipeline when it is built after New.
+// (On App, not Dictation: the UI binds Dictation's methods.)
+func (a *App) SetRecorder(r Recorder) {
+	d := a.Dictation
+	d.mu.Lock()
+	d.rec = r
+	d.mu.Unlock()
+}
+
+// SetOutput plugs in the platform's text output.
+func (a *App) SetOutput(o platform.Output) {
+	d := a.Dictation
+	d.mu.Lock()
+	d.out = o
+	d.mu.Unlock()
 }
 
 // Status reports the dictation state.

@@ -18,15 +18,15 @@ import (
 // use, so loading another model waits for the current user to finish.
 type engines struct {
 	threads int
-	idle    func() time.Duration // 0: never unload
 
 	speechMu sync.Mutex
 	speech   *speechModel
 	chatMu   sync.Mutex
 	chat     *chatModel
 
-	// lastUse is read by unloadIdle without the slot locks.
+	// mu guards what unloadIdle and loaded read without the slot locks.
 	mu                     sync.Mutex
+	idle                   func() time.Duration // 0: never unload
 	speechUsed, chatUsed   time.Time
 	speechName, chatName   string
 	speechLoads, chatLoads int // load counts, for tests and diagnostics
@@ -59,7 +59,9 @@ func (m *chatModel) close() {
 }
 
 func newEngines(threads int, idle func() time.Duration) *engines {
-	return &engines{threads: threads, idle: idle}
+	e := &engines{threads: threads}
+	e.idle = idle
+	return e
 }
 
 // speechBeams is the beam size the app decodes with (the reference's
@@ -139,13 +141,14 @@ func (e *engines) touch(t *time.Time) {
 // unloadIdle unloads the models unused for longer than the idle time.
 // A model in use is skipped (TryLock), never waited for.
 func (e *engines) unloadIdle() {
-	limit := e.idle()
+	e.mu.Lock()
+	idle := e.idle
+	su, cu := e.speechUsed, e.chatUsed
+	e.mu.Unlock()
+	limit := idle()
 	if limit <= 0 {
 		return
 	}
-	e.mu.Lock()
-	su, cu := e.speechUsed, e.chatUsed
-	e.mu.Unlock()
 	if time.Since(su) > limit && e.speechMu.TryLock() {
 		if e.speech != nil {
 			e.speech.close()

@@ -170,6 +170,23 @@ func (h *History) Get(id int64) (Item, error) {
 
 func (h *History) save(it Item) error { return h.a.db.UpdateItem(it.row()) }
 
+// AudioFile is the file to replay an item from: its recording, else the
+// user's file (the media handler serves it).
+func (h *History) AudioFile(id int64) (string, error) {
+	it, err := h.Get(id)
+	if err != nil {
+		return "", err
+	}
+	p := it.audioFile()
+	if p == "" {
+		return "", fmt.Errorf("item %d has no audio", id)
+	}
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("item %d: its audio is gone: %w", id, err)
+	}
+	return p, nil
+}
+
 // Delete removes an item and its recording (never the user's own file).
 // A running job on it is canceled first.
 func (h *History) Delete(id int64) error {
@@ -261,21 +278,22 @@ func (h *History) Export(id int64, format string) (string, error) {
 }
 
 // BeginRecording creates a dictation item in state "recording" and returns
-// it with the path its WAV must be written to (under recordings/). The row
-// exists before capture starts, so a crash leaves it to be found by
-// Pending on the next start.
-func (h *History) BeginRecording() (Item, string, error) {
+// it; its AudioPath (under recordings/) is where the WAV must be written.
+// The row exists before capture starts, so a crash leaves it to be found
+// by Pending on the next start. (Two results, not three: bound methods
+// return a value and an error.)
+func (h *History) BeginRecording() (Item, error) {
 	now := time.Now()
 	name := fmt.Sprintf("%s-%03d.wav", now.Format("20060102-150405"), now.Nanosecond()/1e6)
 	path := filepath.Join(h.a.recDir, name)
 	r, err := h.a.db.InsertItem(store.Item{Kind: KindDictation, CreatedAt: now.UnixMilli(), Status: StatusRecording,
 		Title: "Dictation " + now.Format("2006-01-02 15:04"), AudioPath: path})
 	if err != nil {
-		return Item{}, "", err
+		return Item{}, err
 	}
 	it := itemFromRow(r)
 	h.a.emit.Emit("history:changed", it)
-	return it, path, nil
+	return it, nil
 }
 
 // FinishRecording marks a recording complete ("recorded") with its

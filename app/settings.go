@@ -140,18 +140,22 @@ func (s *Settings) Update(d SettingsData) (SettingsData, error) {
 		return SettingsData{}, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	raw, err := json.Marshal(d)
+	if err == nil {
+		err = s.a.db.SetSetting(settingsKey, string(raw))
+	}
+	s.mu.Unlock()
 	if err != nil {
 		return SettingsData{}, err
 	}
-	if err := s.a.db.SetSetting(settingsKey, string(raw)); err != nil {
-		return SettingsData{}, err
-	}
 	s.a.emit.Emit("settings:changed", d)
-	if s.a.engines != nil {
-		s.a.engines.unloadIdle() // a shorter idle time applies now
+	// A shorter retention or idle time applies now, not at the next tick.
+	if d.RetentionDays > 0 {
+		if _, err := s.a.History.ApplyRetention(); err != nil {
+			return d, err
+		}
 	}
+	s.a.engines.unloadIdle()
 	return d, nil
 }
 

@@ -127,9 +127,10 @@ func (t *Transcription) Cancel(id int64) error {
 	}
 	if j.Status == JobQueued {
 		t.finishLocked(j, JobCanceled, "")
+		done := j.Job
 		t.mu.Unlock()
 		t.restore(j)
-		t.a.emit.Emit("transcription:done", j.Job)
+		t.a.emit.Emit("transcription:done", done)
 		return nil
 	}
 	j.cancel()
@@ -188,21 +189,24 @@ func (t *Transcription) enqueue(id int64, model string) (Job, error) {
 	}
 	j := &job{Job: Job{ID: id, Name: it.Title, Status: JobQueued, Model: name, Segments: []Segment{}},
 		prevStatus: it.Status, done: make(chan struct{})}
-	j.Model = model // the argument: resolved again when the job runs, settings may change meanwhile
-	if j.Model == "" {
-		j.Model = name
+	if model != "" {
+		j.Model = model // a path stays a path: the job resolves it again when it runs
 	}
-	t.jobs = append(t.jobs, j)
-	t.mu.Unlock()
+	// The item is marked before the worker can see the job, so a fast job's
+	// "transcribing" and "done" are never overwritten by this "queued".
 	if err := t.a.db.SetItemStatus(id, StatusQueued, ""); err != nil {
+		t.mu.Unlock()
 		return Job{}, err
 	}
-	t.a.emit.Emit("transcription:queued", j.Job)
+	t.jobs = append(t.jobs, j)
+	queued := j.Job
+	t.mu.Unlock()
+	t.a.emit.Emit("transcription:queued", queued)
 	select {
 	case t.wake <- struct{}{}:
 	default:
 	}
-	return j.Job, nil
+	return queued, nil
 }
 
 // start runs the worker.
@@ -268,12 +272,12 @@ func (t *Transcription) runNext() bool {
 	default:
 		t.finishLocked(j, JobFailed, err.Error())
 	}
-	st := j.Status
+	done := j.Job
 	t.mu.Unlock()
-	if st == JobCanceled {
+	if done.Status == JobCanceled {
 		t.restore(j)
 	}
-	t.a.emit.Emit("transcription:done", j.Job)
+	t.a.emit.Emit("transcription:done", done)
 	return true
 }
 
