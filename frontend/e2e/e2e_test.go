@@ -41,10 +41,11 @@ func TestBrowser(t *testing.T) {
 
 	kit := shared.Path(t, "whisper-kit")
 	models := t.TempDir()
-	// The models folder lists regular files only, so the test models are
-	// copied (into a temp folder, never the repository).
-	copyFile(t, filepath.Join(kit, "models", kitModel), filepath.Join(models, kitModel))
-	copyFile(t, shared.Path(t, "models", chatFile), filepath.Join(models, chatFile))
+	// The models folder lists regular files only: the test models are
+	// hard-linked, or copied where a link can't be made (another file
+	// system), into a temp folder.
+	linkOrCopy(t, filepath.Join(kit, "models", kitModel), filepath.Join(models, kitModel))
+	linkOrCopy(t, shared.Path(t, "models", chatFile), filepath.Join(models, chatFile))
 
 	drop, pick := clip(t, dropClip), clip(t, pickClip)
 	tc := map[string]any{
@@ -222,7 +223,10 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-func copyFile(t *testing.T, from, to string) {
+func linkOrCopy(t *testing.T, from, to string) {
+	if os.Link(from, to) == nil {
+		return
+	}
 	src, err := os.Open(from)
 	require.NoError(t, err)
 	defer src.Close()

@@ -127,6 +127,9 @@ try {
       document.querySelectorAll('.msg.assistant .md')[1]?.textContent.trim(), null, { timeout: T })
     check(true, 'second answer completed')
     await shot('chat')
+    await page.emulateMedia({ colorScheme: 'dark' })
+    await shot('chat-dark')
+    await page.emulateMedia({ colorScheme: 'light' })
 
     // History: search, select, replay.
     await view('history', '4')
