@@ -54,6 +54,7 @@ type ChatDone struct {
 const (
 	chatMaxTokens = 1024
 	titleRunes    = 48
+	chatSaveEvery = 2 * time.Second
 )
 
 func convFromRow(r store.Conversation) Conversation {
@@ -220,6 +221,9 @@ func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) ChatD
 		history = append(history, chat.Message{Role: r.Role, Content: r.Content})
 	}
 	var text strings.Builder
+	// The answer so far is saved now and then, so a crash mid-answer keeps
+	// most of it.
+	lastSave := time.Now()
 	if err == nil {
 		err = c.a.engines.withChat(path, func(m *chatModel) error {
 			res, err := m.generate(ctx, history, llm.GenerateOptions{
@@ -228,6 +232,10 @@ func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) ChatD
 			}, func(s string) error {
 				text.WriteString(s)
 				c.a.emit.Emit("chat:token", ChatToken{ConversationID: conv, MessageID: msgID, Text: s})
+				if time.Since(lastSave) > chatSaveEvery {
+					c.a.db.UpdateMessage(msgID, text.String(), false)
+					lastSave = time.Now()
+				}
 				return nil
 			})
 			done.Stopped = res.Reason == llm.StopCanceled

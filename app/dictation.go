@@ -52,6 +52,9 @@ type Recorder interface {
 	Devices() ([]Device, error)
 }
 
+// dictationBeams: greedy decoding, the user is waiting for the text.
+const dictationBeams = 1
+
 // Dictation states.
 const (
 	DictIdle         = "idle"
@@ -121,6 +124,7 @@ func (d *Dictation) Start() error {
 	d.st.State = DictRecording // claims the service while the row is made
 	d.mu.Unlock()
 
+	d.a.preloadSpeech()
 	it, err := d.a.History.BeginRecording()
 	if err != nil {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
@@ -177,7 +181,7 @@ func (d *Dictation) Stop() (Item, error) {
 	if _, err := d.a.History.FinishRecording(id, r.DurationMs); err != nil {
 		return fail(err)
 	}
-	it, err := d.a.transcribeItem(d.a.Chat.ctx, id, "", r.Samples, nil)
+	it, err := d.a.transcribeItem(d.a.Chat.ctx, id, "", r.Samples, dictationBeams, nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -218,6 +222,23 @@ func (d *Dictation) Toggle() error {
 	default:
 		return d.Start()
 	}
+}
+
+// preloadSpeech loads the speech model in the background if it is not
+// loaded (idle unload may have dropped it), so it is ready by the time the
+// user stops speaking instead of adding its load time to the wait.
+func (a *App) preloadSpeech() {
+	path, _, err := a.Models.resolveSpeech("")
+	if err != nil || a.closed() {
+		return
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		if !a.closed() {
+			a.engines.withSpeech(path, func(*speechModel) error { return nil })
+		}
+	}()
 }
 
 // SetRecorder plugs in the capture pipeline when it is built after New.

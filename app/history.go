@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/harkapp/hark/app/store"
@@ -275,6 +276,34 @@ func (h *History) Export(id int64, format string) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
+}
+
+// SetTranscript stores a transcript made elsewhere (a dictation pipeline
+// that transcribes itself, or the user's edit) in item id and marks it
+// done. model "" keeps the item's.
+func (h *History) SetTranscript(id int64, text, language string, segments []Segment, model string) (Item, error) {
+	it, err := h.Get(id)
+	if err != nil {
+		return Item{}, err
+	}
+	if it.Status == StatusRecording {
+		return Item{}, fmt.Errorf("item %d is still being recorded; finish it first", id)
+	}
+	it.Text, it.Language, it.Status, it.Error = strings.TrimSpace(text), language, StatusDone, ""
+	if segments != nil {
+		it.Segments = segments
+	}
+	if model != "" {
+		it.Model = model
+	}
+	if err := h.save(it); err != nil {
+		return Item{}, err
+	}
+	it, err = h.Get(id)
+	if err == nil {
+		h.a.emit.Emit("history:changed", it)
+	}
+	return it, err
 }
 
 // BeginRecording creates a dictation item in state "recording" and returns

@@ -97,13 +97,18 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	require.NoError(t, os.WriteFile(src, b, 0o644))
 	job, err := a.Transcription.Add(src, "")
 	require.NoError(t, err)
-	ev.wait(t, "transcription:done", func(d any) bool { return d.(Job).ID == job.ID }, 60*time.Second)
 	af, err = a.History.AudioFile(job.ID)
 	require.NoError(t, err)
 	require.Equal(t, src, af, "a file item replays from the user's file")
+	// Deleting an item whose job is queued or running cancels the job.
 	require.NoError(t, a.History.Delete(job.ID))
+	d := ev.wait(t, "transcription:done", func(d any) bool { return d.(Job).ID == job.ID }, 60*time.Second).(Job)
+	require.Equal(t, JobCanceled, d.Status)
 	_, err = os.Stat(src)
 	require.NoError(t, err)
+	items, err := a.History.List("", 0, 0)
+	require.NoError(t, err)
+	require.Empty(t, items)
 }
 
 func TestRetention(t *testing.T) {

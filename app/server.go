@@ -19,7 +19,8 @@ type ServerStatus struct {
 
 // Server runs the OpenAI-compatible API (package serve) inside the app,
 // over the app's models folder. It loads its own models on demand (and
-// unloads them when idle), separately from the app's cache.
+// unloads them after the settings' idle time), separately from the app's
+// cache.
 type Server struct {
 	a       *App
 	threads int
@@ -71,7 +72,14 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 	if s.a.closed() {
 		return fail(errClosed)
 	}
-	srv, err := serve.New(serve.Config{Store: s.a.models, Threads: s.threads})
+	cfg := serve.Config{Store: s.a.models, Threads: s.threads}
+	if set, err := s.a.Settings.Get(); err == nil {
+		cfg.IdleUnload = set.idleUnload()
+		if cfg.IdleUnload == 0 {
+			cfg.IdleUnload = -1 // the setting's 0 is "never"; serve's is "default"
+		}
+	}
+	srv, err := serve.New(cfg)
 	if err != nil {
 		return fail(err)
 	}

@@ -250,7 +250,7 @@ func (t *Transcription) runNext() bool {
 	defer cancel()
 
 	t.a.emit.Emit("transcription:progress", Progress{ID: j.ID})
-	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, func(p float64, seg *Segment) {
+	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, speechBeams, func(p float64, seg *Segment) {
 		t.mu.Lock()
 		if p >= 0 {
 			j.Progress = p
@@ -329,7 +329,10 @@ func (t *Transcription) close() {
 // from samples when given (16 kHz mono, as dictation captured them) or
 // else from its audio file, and stores the result in the item. progress
 // (may be nil) gets the fraction done, or -1 with each finished segment.
-func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, progress func(float64, *Segment)) (Item, error) {
+// beams is the beam size at temperature 0: file jobs use speechBeams
+// (the CLI's default) for accuracy, dictation 1 (greedy, openai's
+// transcribe() default) for latency.
+func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, progress func(float64, *Segment)) (Item, error) {
 	it, err := a.History.Get(id)
 	if err != nil {
 		return Item{}, err
@@ -359,7 +362,7 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 	var res *whisper.Result
 	err = a.engines.withSpeech(path, func(m *speechModel) error {
 		opt := whisper.DefaultTranscribeOptions()
-		opt.BeamSize = speechBeams
+		opt.BeamSize = min(max(beams, 1), speechBeams)
 		if set.Language != "auto" {
 			opt.Language = set.Language
 		}
@@ -409,5 +412,51 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 // (waiting for the speech model if a job holds it), and stores the result.
 // For Go callers (dictation); the UI uses Transcription and History.
 func (a *App) TranscribeItem(ctx context.Context, id int64, model string) (Item, error) {
-	return a.transcribeItem(ctx, id, model, nil, nil)
+	return a.transcribeItem(ctx, id, model, nil, speechBeams, nil)
+}
+
+// SamplesResult is a transcription of raw samples.
+type SamplesResult struct {
+	Text     string    `json:"text"`
+	Language string    `json:"language"`
+	Segments []Segment `json:"segments"`
+	Model    string    `json:"model"`
+}
+
+// TranscribeSamples transcribes 16 kHz mono samples with the settings'
+// speech model from the shared cache, greedily (dictation latency).
+// language "" or "auto" detects (English-only models: "en"). For Go
+// callers such as a dictation pipeline's Transcriber; nothing is stored.
+func (a *App) TranscribeSamples(ctx context.Context, samples []float32, language string) (SamplesResult, error) {
+	if len(samples) == 0 {
+		return SamplesResult{}, whisper.ErrNoAudio
+	}
+	path, name, err := a.Models.resolveSpeech("")
+	if err != nil {
+		return SamplesResult{}, err
+	}
+	var res *whisper.Result
+	err = a.engines.withSpeech(path, func(m *speechModel) error {
+		opt := whisper.DefaultTranscribeOptions()
+		opt.BeamSize = dictationBeams
+		if language != "auto" {
+			opt.Language = language
+		}
+		if !m.file.H.Multilingual() {
+			opt.Language = "en"
+		}
+		var err error
+		res, err = m.file.TranscribeSamples(ctx, m.model, samples, opt)
+		return err
+	})
+	if err != nil {
+		return SamplesResult{}, err
+	}
+	return SamplesResult{Text: strings.TrimSpace(res.Text), Language: res.Language, Segments: segmentsFromResult(res), Model: name}, nil
+}
+
+// CleanupText runs the settings' clean-up prompt over text with the chat
+// model (the Cleanup setting is the caller's to check).
+func (a *App) CleanupText(ctx context.Context, text string) (string, error) {
+	return a.Chat.cleanup(ctx, text, "")
 }
