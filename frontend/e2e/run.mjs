@@ -153,6 +153,15 @@ try {
     await page.click('.list .row:has-text("' + tc.dropText + '")')
     await shot('history')
 
+    // "Send to chat": a conversation about the transcript, answered.
+    await page.click('button:has-text("Send to chat")')
+    await page.waitForSelector('main[data-current="chat"]', { timeout: T })
+    await page.waitForSelector('.conversation h2:has-text("About")', { timeout: T })
+    await page.waitForSelector('.msg.user:has-text("Summarise this transcript.")', { timeout: T })
+    await page.waitForFunction(() => !document.querySelector('.msg.assistant[data-streaming="true"]') &&
+      document.querySelector('.msg.assistant .md')?.textContent.trim(), null, { timeout: T })
+    check(true, 'send to chat: a conversation about the transcript, answered')
+
     await view('models', '5')
     await page.waitForSelector(`[data-model="${tc.chatModel}"].installed`, { timeout: T })
     await shot('models')
