@@ -21,6 +21,7 @@ import (
 
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/bridge"
+	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/frontend"
 )
 
@@ -34,7 +35,7 @@ func runApp(stderr io.Writer) int {
 		return 1
 	}
 	sh := &Shell{}
-	a, err := app.New(app.Config{Emitter: sh})
+	a, err := app.New(app.Config{Emitter: app.EmitterFunc(sh.emit)})
 	if err != nil {
 		fmt.Fprintln(stderr, "hark:", err)
 		return 1
@@ -47,6 +48,11 @@ func runApp(stderr io.Writer) int {
 		return 1
 	}
 	defer b.Close()
+	// The OS pieces (global hotkey, menu-bar item). The integration of the
+	// per-OS code replaces this empty Platform with platform.New() and
+	// passes its Output (and the dictation Recorder) to app.New above.
+	sh.attachPlatform(platform.Platform{})
+	defer sh.detachPlatform()
 
 	err = wails.Run(&options.App{
 		Title:     "Hark",
@@ -87,15 +93,16 @@ type Shell struct {
 	app      *app.App
 	ctx      atomic.Pointer[context.Context]
 	quitting atomic.Bool
-	// Tray is the menu-bar item when one is shown (macOS); the window then
-	// hides instead of quitting when it is closed. Set by the platform
-	// code before Run.
+	plat     platform.Platform
+	// Tray reports that the menu-bar item is shown (macOS): closing the
+	// window then hides it instead of quitting.
 	Tray bool
 }
 
-// Emit forwards a service event to the page; events before the window
+// emit forwards a service event to the page; events before the window
 // exists (or after it is gone) have no one to go to.
-func (s *Shell) Emit(name string, data any) {
+func (s *Shell) emit(name string, data any) {
+	s.observe(name, data)
 	if ctx := s.ctx.Load(); ctx != nil {
 		runtime.EventsEmit(*ctx, name, data)
 	}
@@ -108,11 +115,11 @@ func (s *Shell) startup(ctx context.Context) {
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) {
 		for _, p := range paths {
 			if _, err := s.app.Transcription.Add(p, ""); err != nil {
-				s.Emit("transcription:error", map[string]string{"name": filepath.Base(p), "error": err.Error()})
+				s.emit("transcription:error", map[string]string{"name": filepath.Base(p), "error": err.Error()})
 			}
 		}
 		if len(paths) > 0 {
-			s.Emit("app:view", "files")
+			s.emit("app:view", "files")
 		}
 	})
 }
