@@ -1,4 +1,4 @@
-//go:build desktop
+//go:build desktop || bindings
 
 package main
 
@@ -29,6 +29,9 @@ import (
 // bridge answering /media and /api requests the embedded UI cannot, and
 // the window's own Shell bound as window.go.main.Shell.
 func runApp(stderr io.Writer) int {
+	if generateBindings {
+		return runBindings(stderr)
+	}
 	ui, err := frontend.Assets("")
 	if err != nil {
 		fmt.Fprintln(stderr, "hark:", err)
