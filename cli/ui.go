@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/harkapp/hark/app"
+	"github.com/harkapp/hark/app/bridge"
+	"github.com/harkapp/hark/frontend"
+)
+
+func init() { register(newUICmd) }
+
+func newUICmd() *cobra.Command {
+	var addr, dataDir, assets string
+	cmd := &cobra.Command{
+		Use:   "ui [--addr 127.0.0.1:0] [--data-dir DIR] [--assets DIR]",
+		Short: "Run the desktop app's services and UI in a web browser",
+		Long: `Run the app's services (the data folder, history, transcription, chat,
+models, settings) behind the HTTP bridge and serve the UI, for a browser
+instead of the desktop window. The address must be a loopback one: the
+bridge has no authentication. --addr 127.0.0.1:0 (the default) picks a free
+port; "listening on http://ADDR" is printed to stderr once requests are
+accepted.
+
+The UI is built into "wails build" binaries; a plain "go build" serves
+--assets (default frontend/dist when it exists).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ui, err := uiAssets(assets)
+			if err != nil {
+				return err
+			}
+			if err := loopbackOnly(addr); err != nil {
+				return err
+			}
+			modelsDir, _ := cmd.Flags().GetString(modelsDirFlag)
+			b := bridge.New(bridge.Options{Assets: ui})
+			a, err := app.New(app.Config{DataDir: dataDir, ModelsDir: modelsDir, Emitter: b})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			if err := b.Attach(a); err != nil {
+				return err
+			}
+			return serveUI(cmd, b, addr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on (HOST:PORT)")
+	f.StringVar(&dataDir, "data-dir", "", "data folder: database, recordings, uploads (default $"+app.EnvDataDir+" or the application-support folder)")
+	f.StringVar(&assets, "assets", "", "built UI folder (default: the UI built into the binary, else frontend/dist)")
+	return cmd
+}
+
+// uiAssets picks the UI: --assets, else the embedded one, else a built
+// frontend/dist in the working folder (running from the repository).
+func uiAssets(dir string) (fs.FS, error) {
+	if dir != "" {
+		return frontend.Assets(dir)
+	}
+	if ui, err := frontend.Assets(""); err == nil {
+		return ui, nil
+	}
+	return frontend.Assets(filepath.Join("frontend", "dist"))
+}
+
+// loopbackOnly refuses addresses other machines could reach: the bridge
+// drives the whole app without authentication.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("--addr %q: the UI listens on loopback addresses only (127.0.0.1, ::1, localhost)", addr)
+}
+
+// serveUI serves b on addr until SIGINT/SIGTERM, then shuts down cleanly
+// (open event streams end; the deferred app.Close stops jobs and saves).
+func serveUI(cmd *cobra.Command, b *bridge.Bridge, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv := &http.Server{Handler: b, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	fmt.Fprintf(cmd.ErrOrStderr(), "listening on http://%s\n", ln.Addr())
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	b.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}

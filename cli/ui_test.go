@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a goroutine-safe stderr for a command running in the
+// background.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestUI(t *testing.T) {
+	assets := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(assets, "index.html"), []byte("<title>Hark</title>"), 0o644))
+	data := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	root := NewRoot(io.Discard, &stderr)
+	root.SetArgs([]string{"ui", "--addr", "127.0.0.1:0", "--data-dir", data, "--models-dir", t.TempDir(), "--assets", assets})
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+
+	re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+	var url string
+	require.Eventually(t, func() bool {
+		m := re.FindStringSubmatch(stderr.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	}, 30*time.Second, 20*time.Millisecond, stderr.String())
+
+	resp, err := http.Get(url + "/")
+	require.NoError(t, err)
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Contains(t, string(page), "<title>Hark</title>")
+
+	// A real service answers through the bridge: the data folder is ours.
+	resp, err = http.Post(url+"/api/call/Settings.DataDir", "application/json", strings.NewReader(`[]`))
+	require.NoError(t, err)
+	var r struct {
+		Result string `json:"result"`
+		Error  string `json:"error"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&r))
+	resp.Body.Close()
+	require.Empty(t, r.Error)
+	require.Equal(t, data, r.Result)
+	require.FileExists(t, filepath.Join(data, "hark.db"))
+
+	cancel() // as SIGINT does
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("hark ui did not stop")
+	}
+}
+
+func TestUIErrors(t *testing.T) {
+	assets := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(assets, "index.html"), nil, 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ui", "--addr", "0.0.0.0:0", "--assets", assets}, "loopback addresses only"},
+		{[]string{"ui", "--addr", "192.168.1.2:80", "--assets", assets}, "loopback addresses only"},
+		{[]string{"ui", "--addr", "nonsense", "--assets", assets}, "--addr"},
+		{[]string{"ui", "--assets", t.TempDir()}, "no built UI"},
+	} {
+		var stderr bytes.Buffer
+		root := NewRoot(io.Discard, &stderr)
+		root.SetArgs(append(tc.args, "--data-dir", t.TempDir()))
+		err := root.Execute()
+		require.Error(t, err, tc.args)
+		require.Contains(t, err.Error(), tc.want, tc.args)
+	}
+}

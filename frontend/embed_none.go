@@ -1,0 +1,7 @@
+//go:build !desktop
+
+package frontend
+
+import "io/fs"
+
+var embedded fs.FS

@@ -1,0 +1,84 @@
+// The JSON shapes of the Go services (package app; see briefs/app-api.md).
+
+export interface Word { startMs: number; endMs: number; text: string; prob: number }
+export interface Segment { startMs: number; endMs: number; text: string; words?: Word[] }
+
+export interface Item {
+  id: number
+  kind: 'dictation' | 'file'
+  createdAt: number
+  title: string
+  sourcePath: string
+  audioPath: string
+  durationMs: number
+  status: 'recording' | 'recorded' | 'transcribing' | 'done' | 'failed'
+  text: string
+  segments?: Segment[]
+  model: string
+  language: string
+  error?: string
+  audioBytes: number
+}
+
+export interface Usage { items: number; audioBytes: number; oldest: number }
+
+export interface Job {
+  id: number
+  name: string
+  status: 'queued' | 'running' | 'done' | 'failed' | 'canceled'
+  progress: number
+  error?: string
+  text?: string
+  segments?: Segment[]
+  model: string
+}
+
+export interface Conversation { id: number; title: string; model: string; createdAt: number; updatedAt: number }
+export interface Message {
+  id: number
+  conversationId: number
+  role: 'system' | 'user' | 'assistant'
+  content: string
+  createdAt: number
+  stopped?: boolean
+}
+
+export interface ModelInfo {
+  name: string
+  task: string
+  installed: boolean
+  sizeBytes: number
+  memoryBytes: number
+  notes: string
+  recommended: boolean
+  verified: boolean
+  path: string
+}
+
+export interface ServerStatus { running: boolean; addr: string; url: string; error?: string }
+
+export interface DictationStatus { state: 'idle' | 'recording' | 'transcribing'; device: string; startedAt: number; lastText: string }
+export interface Device { id: string; name: string; default: boolean }
+
+export interface SettingsData {
+  hotkey: string
+  hotkeyMode: 'toggle' | 'push'
+  language: string
+  speechModel: string
+  chatModel: string
+  outputMode: 'paste' | 'copy' | 'type'
+  restoreClipboard: boolean
+  cleanup: boolean
+  cleanupPrompt: string
+  autoStop: boolean
+  autoStopMs: number
+  inputDevice: string
+  launchAtLogin: boolean
+  showMenuBarIcon: boolean
+  showDockIcon: boolean
+  retentionDays: number
+  idleUnloadMinutes: number
+  serverAddr: string
+  serverAutoStart: boolean
+  theme: 'system' | 'light' | 'dark'
+}

@@ -1,0 +1,87 @@
+//go:build desktop || bindings
+
+package main
+
+import (
+	"github.com/harkapp/hark/app"
+	"github.com/harkapp/hark/app/platform"
+)
+
+// attachPlatform connects the OS pieces to the window and the services:
+// the menu-bar item (while it is shown, closing the window only hides it)
+// and the global hotkey from the settings. Nil pieces are skipped, so the
+// window runs where an OS has none of them.
+func (s *Shell) attachPlatform(p platform.Platform) {
+	s.plat = p
+	if p.Tray != nil {
+		err := p.Tray.Show(platform.TrayMenu{
+			OnToggleDictation: func() { s.report(s.app.Dictation.Toggle()) },
+			OnOpenWindow:      s.Show,
+			OnQuit:            s.Quit,
+			OnRecent: func(int) {
+				s.Show()
+				s.emit("app:view", "history")
+			},
+		})
+		s.Tray = err == nil
+	}
+	if st, err := s.app.Settings.Get(); err == nil {
+		s.registerHotkey(st)
+	}
+}
+
+// registerHotkey (re)binds the global hotkey: toggle mode starts and
+// stops on presses; push-to-talk records while the keys are held.
+func (s *Shell) registerHotkey(st app.SettingsData) {
+	hk := s.plat.Hotkey
+	if hk == nil {
+		return
+	}
+	_ = hk.Unregister()
+	var down, up func()
+	if st.HotkeyMode == "push" {
+		down = func() { s.report(s.app.Dictation.Start()) }
+		up = func() {
+			_, err := s.app.Dictation.Stop()
+			s.report(err)
+		}
+	} else {
+		down = func() { s.report(s.app.Dictation.Toggle()) }
+	}
+	if err := hk.Register(st.Hotkey, down, up); err != nil {
+		s.report(err)
+	}
+}
+
+// observe keeps the OS pieces in step with the services' events.
+func (s *Shell) observe(name string, data any) {
+	switch name {
+	case "dictation:state":
+		if st, ok := data.(app.DictationStatus); ok && s.plat.Tray != nil {
+			s.plat.Tray.SetRecording(st.State == app.DictRecording)
+		}
+	case "settings:changed":
+		if st, ok := data.(app.SettingsData); ok {
+			// Not under the settings' lock: the event may be sent while
+			// it is held.
+			go s.registerHotkey(st)
+		}
+	}
+}
+
+// detachPlatform gives the hotkey and the menu-bar item back on quit.
+func (s *Shell) detachPlatform() {
+	if s.plat.Hotkey != nil {
+		_ = s.plat.Hotkey.Unregister()
+	}
+	if s.plat.Tray != nil {
+		s.plat.Tray.Remove()
+	}
+}
+
+// report shows an error from a hotkey or menu action in the window.
+func (s *Shell) report(err error) {
+	if err != nil {
+		s.emit("app:error", map[string]string{"error": err.Error()})
+	}
+}
