@@ -30,9 +30,14 @@ func (p *pushSource) open(o capture.Options) (Source, error) {
 	p.onData, p.closed = o.OnData, false
 	return p, nil
 }
-func (p *pushSource) Start() error           { p.mu.Lock(); p.started = true; p.mu.Unlock(); return nil }
-func (p *pushSource) Stop() error            { p.mu.Lock(); p.started = false; p.mu.Unlock(); return nil }
-func (p *pushSource) Close() error           { p.mu.Lock(); p.started, p.closed = false, true; p.mu.Unlock(); return nil }
+func (p *pushSource) Start() error { p.mu.Lock(); p.started = true; p.mu.Unlock(); return nil }
+func (p *pushSource) Stop() error  { p.mu.Lock(); p.started = false; p.mu.Unlock(); return nil }
+func (p *pushSource) Close() error {
+	p.mu.Lock()
+	p.started, p.closed = false, true
+	p.mu.Unlock()
+	return nil
+}
 func (p *pushSource) Device() capture.Device { return capture.Device{ID: "push", Name: "push"} }
 func (p *pushSource) Push(x []float32) {
 	p.mu.Lock()
