@@ -243,6 +243,14 @@ func (r *Recorder) Recording() bool {
 	return r.recording
 }
 
+// Captured is how much audio the current recording holds (pre-roll
+// included), for a duration display.
+func (r *Recorder) Captured() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return time.Duration(len(r.rec)) * time.Second / capture.SampleRate
+}
+
 // Start begins a recording into a new WAV file at path. With an armed
 // device it includes the pre-roll and takes effect at once.
 func (r *Recorder) Start(path string) error {
