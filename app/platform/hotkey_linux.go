@@ -3,6 +3,8 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"os"
 	"sync"
 	"time"
@@ -25,6 +27,13 @@ type x11Hotkey struct {
 }
 
 func newHotkey() *x11Hotkey { return &x11Hotkey{} }
+
+func init() {
+	// xgb logs every connection made without an Xauthority file (normal
+	// under Xvfb and many sessions) and its own read errors to stderr;
+	// our errors are returned instead.
+	xgb.Logger = log.New(io.Discard, "", 0)
+}
 
 // ErrNoDisplay is returned when there is no X server to grab keys on.
 var ErrNoDisplay = errors.New("global hotkey: no X11 display (DISPLAY is not set); on Wayland, bind a desktop shortcut to the app instead")
