@@ -256,5 +256,13 @@ func (d *Dictation) ProcessFile(ctx context.Context, path string, output bool) (
 		Duration: time.Duration(len(x)) * time.Second / capture.SampleRate}, out)
 }
 
+// Arm keeps the device open while idle (pre-roll); Disarm closes it
+// (after the current recording). Other setting changes (device, output
+// mode, language): Close and New again.
+func (d *Dictation) Arm() error { return d.rec.Arm() }
+
+// Disarm: see Arm.
+func (d *Dictation) Disarm() error { return d.rec.Disarm() }
+
 // Close stops any recording and closes the device.
 func (d *Dictation) Close() error { return d.rec.Close() }

@@ -84,6 +84,7 @@ type Recorder struct {
 	open Opener
 
 	mu        sync.Mutex
+	armed     bool
 	src       Source
 	running   bool
 	ring      []float32
@@ -115,7 +116,7 @@ func NewRecorder(cfg RecorderConfig, open Opener) *Recorder {
 	if open == nil {
 		open = CaptureOpener
 	}
-	return &Recorder{cfg: cfg, open: open,
+	return &Recorder{cfg: cfg, open: open, armed: cfg.Armed,
 		ring: make([]float32, int(cfg.PreRoll.Seconds()*capture.SampleRate))}
 }
 
@@ -197,15 +198,17 @@ func (r *Recorder) ensureOpen() error {
 
 // Arm opens the device and keeps it capturing into the pre-roll ring.
 func (r *Recorder) Arm() error {
-	r.cfg.Armed = true
+	r.mu.Lock()
+	r.armed = true
+	r.mu.Unlock()
 	return r.ensureOpen()
 }
 
 // Disarm closes the device unless a recording is going on (then it closes
 // at Stop).
 func (r *Recorder) Disarm() error {
-	r.cfg.Armed = false
 	r.mu.Lock()
+	r.armed = false
 	busy := r.recording
 	r.mu.Unlock()
 	if busy {
@@ -361,8 +364,9 @@ func (r *Recorder) Stop() (*Recording, error) {
 		rec.Device = r.src.Device()
 	}
 	r.rec, r.w, r.notify = nil, nil, nil
+	armed := r.armed
 	r.mu.Unlock()
-	if !r.cfg.Armed {
+	if !armed {
 		if err := r.closeSource(); err != nil && werr == nil {
 			werr = err
 		}
