@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,6 +16,9 @@ import (
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture/pulsetest"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,11 +49,11 @@ func writeHum(t testing.TB, secs int) string {
 	return p
 }
 
-// BenchmarkHotkeyToFirstSample presses the global hotkey (xdotool, under
+// BenchmarkHotkeyToFirstSample presses the global hotkey (XTEST, under
 // Xvfb) whose down callback starts a recording from the PulseAudio null
 // sink's monitor, and reports:
-//   - key-ms: xdotool started -> down callback (an upper bound on event
-//     delivery: it includes starting the xdotool process);
+//   - key-ms: the key press sent (XTEST) -> down callback: X event
+//     delivery to the grab;
 //   - fresh-ms: Start -> first sample captured after it;
 //   - preroll-ms: audio from before the hotkey the recording holds.
 //
@@ -78,6 +80,7 @@ func BenchmarkHotkeyToFirstSample(b *testing.B) {
 				require.Eventually(b, func() bool { return d.Recorder().Level().RMS > 0 }, 10*time.Second, time.Millisecond, "no audio")
 				b.Logf("audio after %v", time.Since(t0))
 			}
+			kb := newFakeKeyboard(b)
 			hk := platform.New().Hotkey
 			started := make(chan time.Time, 1)
 			require.NoError(b, hk.Register("Ctrl+Alt+D", func() {
@@ -90,8 +93,7 @@ func BenchmarkHotkeyToFirstSample(b *testing.B) {
 			var keyTot, freshTot, preTot time.Duration
 			for i := 0; i < b.N; i++ {
 				time.Sleep(600 * time.Millisecond) // refill the pre-roll
-				t0 := time.Now()
-				require.NoError(b, exec.Command("xdotool", "key", "ctrl+alt+d").Run())
+				t0 := kb.press(b)
 				var t1 time.Time
 				select {
 				case t1 = <-started:
@@ -103,6 +105,7 @@ func BenchmarkHotkeyToFirstSample(b *testing.B) {
 				for d.Recorder().Captured() <= pre && time.Since(t1) < 5*time.Second {
 					time.Sleep(5 * time.Millisecond)
 				}
+				kb.release(b)
 				rec, err := d.Stop()
 				require.NoError(b, err)
 				require.NotZero(b, rec.FirstSample, "no sample after Start: %+v level %+v dur %v", rec.Device, d.Recorder().Level(), rec.Duration)
@@ -116,6 +119,54 @@ func BenchmarkHotkeyToFirstSample(b *testing.B) {
 			b.ReportMetric(preTot.Seconds()*1000/n, "preroll-ms")
 		})
 	}
+}
+
+// fakeKeyboard presses Ctrl+Alt+D through the XTEST extension, from this
+// process, so the time the press was sent is known to the microsecond.
+type fakeKeyboard struct {
+	c              *xgb.Conn
+	root           xproto.Window
+	ctrl, alt, key byte
+}
+
+func newFakeKeyboard(b *testing.B) *fakeKeyboard {
+	c, err := xgb.NewConn()
+	require.NoError(b, err)
+	b.Cleanup(c.Close)
+	require.NoError(b, xtest.Init(c))
+	setup := xproto.Setup(c)
+	km, err := xproto.GetKeyboardMapping(c, setup.MinKeycode, byte(setup.MaxKeycode-setup.MinKeycode+1)).Reply()
+	require.NoError(b, err)
+	find := func(ks xproto.Keysym) byte {
+		for i, s := range km.Keysyms {
+			if s == ks {
+				return byte(int(setup.MinKeycode) + i/int(km.KeysymsPerKeycode))
+			}
+		}
+		b.Fatalf("no keycode for keysym %#x", ks)
+		return 0
+	}
+	return &fakeKeyboard{c: c, root: setup.DefaultScreen(c).Root, ctrl: find(0xffe3), alt: find(0xffe9), key: find('d')}
+}
+
+func (k *fakeKeyboard) send(b *testing.B, typ, code byte) {
+	require.NoError(b, xtest.FakeInputChecked(k.c, typ, code, 0, k.root, 0, 0, 0).Check())
+}
+
+// press holds the modifiers, then presses the key and returns when it was
+// sent.
+func (k *fakeKeyboard) press(b *testing.B) time.Time {
+	k.send(b, xproto.KeyPress, k.ctrl)
+	k.send(b, xproto.KeyPress, k.alt)
+	t := time.Now()
+	xtest.FakeInput(k.c, xproto.KeyPress, k.key, 0, k.root, 0, 0, 0)
+	return t
+}
+
+func (k *fakeKeyboard) release(b *testing.B) {
+	k.send(b, xproto.KeyRelease, k.key)
+	k.send(b, xproto.KeyRelease, k.alt)
+	k.send(b, xproto.KeyRelease, k.ctrl)
 }
 
 type noTranscriber struct{}
