@@ -1,6 +1,9 @@
 // Package pulsetest runs a private PulseAudio server with a null sink for
 // tests: whatever is played into the sink can be captured from its
-// monitor, with no sound card. Tests fail (never skip) when the binaries
+// monitor, with no sound card. Note that a null sink's monitor delivers
+// nothing at all (not even silence) while nothing plays into the sink, and
+// a capture stream only starts receiving a second or so after playback
+// begins on this machine: wait for audio, not for time. Tests fail (never skip) when the binaries
 // are missing: apt-get install pulseaudio pulseaudio-utils.
 package pulsetest
 
