@@ -83,7 +83,16 @@ func TestCaptureLoopback(t *testing.T) {
 	require.NoError(t, s.Start())
 	time.Sleep(200 * time.Millisecond)
 	require.NoError(t, pa.Play(t, clip, "").Wait())
-	time.Sleep(300 * time.Millisecond)
+	// The monitor goes quiet once the sink has played everything out; on
+	// a loaded machine that can lag paplay's exit.
+	for n, deadline := -1, time.Now().Add(1500*time.Millisecond); time.Now().Before(deadline); {
+		time.Sleep(300 * time.Millisecond)
+		m := len(rec.samples())
+		if m == n {
+			break
+		}
+		n = m
+	}
 	require.NoError(t, s.Stop())
 
 	got := rec.samples()
@@ -93,11 +102,15 @@ func TestCaptureLoopback(t *testing.T) {
 	lag, c := align(ref, got, r0, 2*SampleRate, g0-r0, 800)
 	t.Logf("captured %d samples, clip at %d, correlation %.4f", len(got), lag, c)
 	require.Greater(t, c, 0.9, "captured audio does not match the clip")
-	// The end made it too (a busy machine may drop or insert a few ms
-	// on the way, so search around the start's lag).
-	from := len(ref) - 2*SampleRate
-	lag2, c2 := align(ref, got, from, SampleRate, lag, SampleRate/4)
-	t.Logf("clip end at lag %d, correlation %.4f", lag2, c2)
+	// The end made it too. A loaded machine can underrun paplay, which
+	// puts short gaps into what the sink plays, so look for either of two
+	// 0.4 s pieces near the end, each around the start's lag.
+	c2 := 0.0
+	for _, back := range []int{SampleRate * 12 / 10, SampleRate * 8 / 10} {
+		lag2, c := align(ref, got, len(ref)-back, SampleRate*4/10, lag, SampleRate)
+		t.Logf("clip end piece at -%d: lag %d, correlation %.4f", back, lag2, c)
+		c2 = max(c2, c)
+	}
 	require.Greater(t, c2, 0.9, "the clip's end is missing")
 }
 
