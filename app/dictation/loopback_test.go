@@ -128,6 +128,11 @@ func TestDictationLoopback(t *testing.T) {
 	rec, err := d.Stop()
 	require.NoError(t, err)
 	require.Greater(t, rec.PreRoll, 250*time.Millisecond, "pre-roll included")
+	peak := float32(0)
+	for _, v := range rec.Samples[:int(rec.PreRoll.Seconds()*16000)] {
+		peak = max(peak, v, -v)
+	}
+	require.Greater(t, peak, float32(0.05), "the speech before the hotkey is in the recording")
 
 	res, err := d.Process(context.Background(), rec)
 	require.NoError(t, err)
