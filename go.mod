@@ -5,7 +5,9 @@ go 1.26.8
 require (
 	github.com/dlclark/regexp2 v1.11.5
 	github.com/ebitengine/purego v0.11.3
+	github.com/gen2brain/malgo v0.11.24
 	github.com/hajimehoshi/go-mp3 v0.3.4
+	github.com/jezek/xgb v1.1.1
 	github.com/jfreymuth/oggvorbis v1.0.5
 	github.com/mewkiz/flac v1.0.14
 	github.com/nikolalohinski/gonja/v2 v2.9.1

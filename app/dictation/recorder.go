@@ -1,0 +1,389 @@
+package dictation
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/harkapp/hark/audio/capture"
+)
+
+// Source is an open input device (capture.Stream in the app).
+type Source interface {
+	Start() error
+	Stop() error
+	Close() error
+	Device() capture.Device
+}
+
+// Opener opens an input device that delivers to o.OnData.
+type Opener func(o capture.Options) (Source, error)
+
+// CaptureOpener opens a real device with audio/capture.
+func CaptureOpener(o capture.Options) (Source, error) {
+	s, err := capture.Open(o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Level is the input level of the last audio period, for a meter.
+type Level struct {
+	RMS  float32 `json:"rms"`
+	Peak float32 `json:"peak"`
+}
+
+// RecorderConfig configures a Recorder.
+type RecorderConfig struct {
+	// DeviceID picks the input device ("" = default).
+	DeviceID string
+	// PreRoll is how much audio from before Start a recording keeps
+	// (default 500 ms), so the first word is never cut off. It only
+	// exists while the device is armed.
+	PreRoll time.Duration
+	// Armed keeps the device capturing between recordings (into the
+	// pre-roll ring only): Start then costs nothing and includes PreRoll
+	// of audio. Unarmed, the device opens at Start and closes at Stop
+	// (no pre-roll, and the OS microphone indicator is off when idle).
+	Armed bool
+	// MaxDuration bounds one recording (default 30 min); OnLimit is
+	// called when it is reached and later audio is dropped.
+	MaxDuration time.Duration
+	OnLimit     func()
+	// OnLevel receives the level about 20 times a second while recording.
+	OnLevel func(Level)
+	// OnSamples receives the recording's samples as they are written
+	// (from the writer goroutine: blocking here delays only the file).
+	OnSamples func([]float32)
+	// OnEvent is told about lost and reopened devices.
+	OnEvent func(capture.Event)
+}
+
+// Recording is a finished recording.
+type Recording struct {
+	Path      string
+	Samples   []float32 // 16 kHz mono, pre-roll included
+	PreRoll   time.Duration
+	StartedAt time.Time // when Start was called
+	Duration  time.Duration
+	// FirstSample is the time from Start to the first sample captured
+	// after it (with an armed device the pre-roll already covers it).
+	FirstSample time.Duration
+	Device      capture.Device
+}
+
+// Recorder captures recordings from an input device: a ring buffer of
+// pre-roll while armed, then every sample into memory and, from a writer
+// goroutine, into a WAV file that is valid at every moment.
+type Recorder struct {
+	cfg  RecorderConfig
+	open Opener
+
+	mu        sync.Mutex
+	armed     bool
+	src       Source
+	running   bool
+	ring      []float32
+	ringPos   int
+	ringFull  bool
+	recording bool
+	limited   bool
+	rec       []float32
+	startAt   time.Time
+	firstAt   time.Time
+	preRoll   int
+
+	level  atomic.Uint64 // rms and peak float32 bits
+	notify chan struct{}
+	stop   chan struct{}
+	done   chan error
+	w      *WAVWriter
+	path   string
+}
+
+// NewRecorder makes a recorder; it opens nothing until Arm or Start.
+func NewRecorder(cfg RecorderConfig, open Opener) *Recorder {
+	if cfg.PreRoll <= 0 {
+		cfg.PreRoll = 500 * time.Millisecond
+	}
+	if cfg.MaxDuration <= 0 {
+		cfg.MaxDuration = 30 * time.Minute
+	}
+	if open == nil {
+		open = CaptureOpener
+	}
+	return &Recorder{cfg: cfg, open: open, armed: cfg.Armed,
+		ring: make([]float32, int(cfg.PreRoll.Seconds()*capture.SampleRate))}
+}
+
+// onData runs on the audio thread: copy and return.
+func (r *Recorder) onData(x []float32) {
+	var sum float64
+	var peak float32
+	for _, v := range x {
+		sum += float64(v) * float64(v)
+		peak = max(peak, float32(math.Abs(float64(v))))
+	}
+	rms := float32(math.Sqrt(sum / float64(max(1, len(x)))))
+	r.level.Store(uint64(math.Float32bits(rms))<<32 | uint64(math.Float32bits(peak)))
+
+	r.mu.Lock()
+	if r.recording {
+		if r.firstAt.IsZero() {
+			r.firstAt = time.Now()
+		}
+		if len(r.rec)+len(x) <= int(r.cfg.MaxDuration.Seconds()*capture.SampleRate) {
+			r.rec = append(r.rec, x...)
+		} else if !r.limited {
+			r.limited = true
+			if r.cfg.OnLimit != nil {
+				go r.cfg.OnLimit()
+			}
+		}
+	} else if len(r.ring) > 0 {
+		for len(x) > 0 {
+			n := copy(r.ring[r.ringPos:], x)
+			x = x[n:]
+			r.ringPos += n
+			if r.ringPos == len(r.ring) {
+				r.ringPos, r.ringFull = 0, true
+			}
+		}
+	}
+	notify := r.notify
+	r.mu.Unlock()
+	if notify != nil {
+		select {
+		case notify <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Level is the last period's level (also while idle but armed).
+func (r *Recorder) Level() Level {
+	v := r.level.Load()
+	return Level{RMS: math.Float32frombits(uint32(v >> 32)), Peak: math.Float32frombits(uint32(v))}
+}
+
+// ensureOpen opens and starts the device. Called with r.mu NOT held (the
+// audio thread takes it).
+func (r *Recorder) ensureOpen() error {
+	r.mu.Lock()
+	src, running := r.src, r.running
+	r.mu.Unlock()
+	if running {
+		return nil
+	}
+	if src == nil {
+		var err error
+		src, err = r.open(capture.Options{DeviceID: r.cfg.DeviceID, OnData: r.onData, OnEvent: r.cfg.OnEvent})
+		if err != nil {
+			return err
+		}
+	}
+	if err := src.Start(); err != nil {
+		src.Close()
+		return err
+	}
+	r.mu.Lock()
+	r.src, r.running = src, true
+	r.mu.Unlock()
+	return nil
+}
+
+// Arm opens the device and keeps it capturing into the pre-roll ring.
+func (r *Recorder) Arm() error {
+	r.mu.Lock()
+	r.armed = true
+	r.mu.Unlock()
+	return r.ensureOpen()
+}
+
+// Disarm closes the device unless a recording is going on (then it closes
+// at Stop).
+func (r *Recorder) Disarm() error {
+	r.mu.Lock()
+	r.armed = false
+	busy := r.recording
+	r.mu.Unlock()
+	if busy {
+		return nil
+	}
+	return r.closeSource()
+}
+
+func (r *Recorder) closeSource() error {
+	r.mu.Lock()
+	src := r.src
+	r.src, r.running = nil, false
+	r.ringPos, r.ringFull = 0, false
+	r.mu.Unlock()
+	if src == nil {
+		return nil
+	}
+	return src.Close()
+}
+
+// Device is the device in use (zero when none is open).
+func (r *Recorder) Device() capture.Device {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.src == nil {
+		return capture.Device{}
+	}
+	return r.src.Device()
+}
+
+// Recording reports whether a recording is going on.
+func (r *Recorder) Recording() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.recording
+}
+
+// Captured is how much audio the current recording holds (pre-roll
+// included), for a duration display.
+func (r *Recorder) Captured() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return time.Duration(len(r.rec)) * time.Second / capture.SampleRate
+}
+
+// Start begins a recording into a new WAV file at path. With an armed
+// device it includes the pre-roll and takes effect at once.
+func (r *Recorder) Start(path string) error {
+	startAt := time.Now()
+	r.mu.Lock()
+	busy := r.recording
+	r.mu.Unlock()
+	if busy {
+		return errors.New("dictation: already recording")
+	}
+	w, err := CreateWAV(path, capture.SampleRate)
+	if err != nil {
+		return fmt.Errorf("dictation: creating the recording file: %w", err)
+	}
+	r.mu.Lock()
+	r.rec = make([]float32, 0, 30*capture.SampleRate)
+	if r.ringFull {
+		r.rec = append(r.rec, r.ring[r.ringPos:]...)
+	}
+	r.rec = append(r.rec, r.ring[:r.ringPos]...)
+	r.preRoll = len(r.rec)
+	r.ringPos, r.ringFull = 0, false
+	r.recording, r.limited = true, false
+	r.startAt, r.firstAt = startAt, time.Time{}
+	r.w, r.path = w, path
+	r.notify, r.stop, r.done = make(chan struct{}, 1), make(chan struct{}), make(chan error, 1)
+	go r.writer(w, r.notify, r.stop, r.done)
+	r.mu.Unlock()
+	if err := r.ensureOpen(); err != nil {
+		r.mu.Lock()
+		r.recording = false
+		close(r.stop)
+		r.mu.Unlock()
+		<-r.done
+		w.Close()
+		return err
+	}
+	return nil
+}
+
+// writer drains new samples to the file, the OnSamples hook and the level
+// meter until stop, then writes what is left.
+func (r *Recorder) writer(w *WAVWriter, notify, stop chan struct{}, done chan error) {
+	var written int
+	var werr error
+	lastLevel := time.Time{}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	flush := func() {
+		r.mu.Lock()
+		fresh := r.rec[written:len(r.rec):len(r.rec)]
+		r.mu.Unlock()
+		if len(fresh) == 0 {
+			return
+		}
+		written += len(fresh)
+		if werr == nil {
+			werr = w.Write(fresh)
+		}
+		if r.cfg.OnSamples != nil {
+			r.cfg.OnSamples(fresh)
+		}
+	}
+	for {
+		select {
+		case <-stop:
+			flush()
+			done <- werr
+			return
+		case <-notify:
+			flush()
+		case <-tick.C:
+			flush()
+		}
+		if r.cfg.OnLevel != nil && time.Since(lastLevel) >= 50*time.Millisecond {
+			lastLevel = time.Now()
+			r.cfg.OnLevel(r.Level())
+		}
+	}
+}
+
+// Stop ends the recording, finishes its file and returns it. The device
+// stays armed (or is closed when not armed).
+func (r *Recorder) Stop() (*Recording, error) {
+	r.mu.Lock()
+	if !r.recording {
+		r.mu.Unlock()
+		return nil, errors.New("dictation: not recording")
+	}
+	r.recording = false
+	stop, done, w := r.stop, r.done, r.w
+	r.mu.Unlock()
+	close(stop)
+	werr := <-done
+	cerr := w.Close()
+	r.mu.Lock()
+	rec := &Recording{
+		Path:      r.path,
+		Samples:   r.rec,
+		PreRoll:   time.Duration(r.preRoll) * time.Second / capture.SampleRate,
+		StartedAt: r.startAt,
+		Duration:  time.Duration(len(r.rec)) * time.Second / capture.SampleRate,
+	}
+	if !r.firstAt.IsZero() {
+		rec.FirstSample = r.firstAt.Sub(r.startAt)
+	}
+	if r.src != nil {
+		rec.Device = r.src.Device()
+	}
+	r.rec, r.w, r.notify = nil, nil, nil
+	armed := r.armed
+	r.mu.Unlock()
+	if !armed {
+		if err := r.closeSource(); err != nil && werr == nil {
+			werr = err
+		}
+	}
+	if werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return rec, fmt.Errorf("dictation: writing the recording: %w", werr)
+	}
+	return rec, nil
+}
+
+// Close stops any recording and closes the device.
+func (r *Recorder) Close() error {
+	if r.Recording() {
+		_, _ = r.Stop()
+	}
+	return r.closeSource()
+}

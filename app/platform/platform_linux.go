@@ -1,0 +1,34 @@
+package platform
+
+// New builds the Linux platform: an X11 global hotkey, clipboard and
+// xdotool output, no menu-bar item, and no permission prompts (Linux has
+// none for the microphone or synthetic input).
+//
+// Login (the XDG autostart item, login_linux.go) is wired by the
+// integrator: set Login: newLoginItem() once that file is merged.
+func New() Platform {
+	return Platform{
+		Hotkey: newHotkey(),
+		Output: newOutput(),
+		Tray:   noTray{},
+		Perms:  linuxPerms{},
+	}
+}
+
+// noTray: Linux has no menu-bar item here (the window is the UI).
+type noTray struct{}
+
+func (noTray) Show(TrayMenu) error { return ErrUnsupported }
+func (noTray) SetRecording(bool)   {}
+func (noTray) SetRecent([]string)  {}
+func (noTray) Remove()             {}
+
+// linuxPerms: nothing to ask for; access is by group membership and the
+// sound server.
+type linuxPerms struct{}
+
+func (linuxPerms) Microphone() string    { return Granted }
+func (linuxPerms) Accessibility() string { return Unsupported }
+func (linuxPerms) Open(which string) error {
+	return ErrUnsupported
+}

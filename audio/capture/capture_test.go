@@ -1,0 +1,269 @@
+//go:build cgo && linux
+
+package capture
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/audio/capture/pulsetest"
+	"github.com/harkapp/hark/internal/shared"
+	"github.com/stretchr/testify/require"
+)
+
+// recorder collects captured samples.
+type recorder struct {
+	mu  sync.Mutex
+	buf []float32
+}
+
+func (r *recorder) onData(x []float32) {
+	r.mu.Lock()
+	r.buf = append(r.buf, x...)
+	r.mu.Unlock()
+}
+
+func (r *recorder) samples() []float32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]float32(nil), r.buf...)
+}
+
+// align finds where ref[from:from+n] sits in got, searching lags within
+// radius of guess (got index = ref index + lag), and returns that lag and
+// the normalised correlation there.
+func align(ref, got []float32, from, n, guess, radius int) (int, float64) {
+	best, bestLag := -2.0, 0
+	for lag := guess - radius; lag <= guess+radius; lag++ {
+		if from+lag < 0 || from+n+lag > len(got) {
+			continue
+		}
+		var xy, xx, yy float64
+		for i := from; i < from+n; i++ {
+			x, y := float64(ref[i]), float64(got[lag+i])
+			xy += x * y
+			xx += x * x
+			yy += y * y
+		}
+		if c := xy / math.Sqrt(xx*yy+1e-30); c > best {
+			best, bestLag = c, lag
+		}
+	}
+	return bestLag, best
+}
+
+// onset is the first 10 ms block louder than -26 dBFS.
+func onset(x []float32) int {
+	for i := 0; i+160 <= len(x); i += 80 {
+		if rms(x[i:i+160]) > 0.05 {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestCaptureLoopback(t *testing.T) {
+	pa := pulsetest.Start(t)
+	clip := shared.Path(t, "audio", "jfk.wav")
+	ref, err := audio.Load16k(clip)
+	require.NoError(t, err)
+
+	var rec recorder
+	s, err := Open(Options{OnData: rec.onData, OnEvent: func(e Event) { t.Logf("event %+v", e) }})
+	require.NoError(t, err)
+	defer s.Close()
+	require.Contains(t, s.Device().Name, "Monitor")
+	require.NoError(t, s.Start())
+	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, pa.Play(t, clip, "").Wait())
+	// The monitor goes quiet once the sink has played everything out; on
+	// a loaded machine that can lag paplay's exit.
+	for n, deadline := -1, time.Now().Add(1500*time.Millisecond); time.Now().Before(deadline); {
+		time.Sleep(300 * time.Millisecond)
+		m := len(rec.samples())
+		if m == n {
+			break
+		}
+		n = m
+	}
+	require.NoError(t, s.Stop())
+
+	got := rec.samples()
+	require.Greater(t, len(got), len(ref), "captured less than the clip")
+	r0, g0 := onset(ref), onset(got)
+	require.GreaterOrEqual(t, g0, 0, "nothing loud captured")
+	lag, c := align(ref, got, r0, 2*SampleRate, g0-r0, 800)
+	t.Logf("captured %d samples, clip at %d, correlation %.4f", len(got), lag, c)
+	require.Greater(t, c, 0.9, "captured audio does not match the clip")
+	// The end made it too. A loaded machine can underrun paplay, which
+	// puts short gaps into what the sink plays, so look for either of two
+	// 0.4 s pieces near the end, each around the start's lag.
+	c2 := 0.0
+	for _, back := range []int{SampleRate * 12 / 10, SampleRate * 8 / 10} {
+		lag2, c := align(ref, got, len(ref)-back, SampleRate*4/10, lag, SampleRate)
+		t.Logf("clip end piece at -%d: lag %d, correlation %.4f", back, lag2, c)
+		c2 = max(c2, c)
+	}
+	require.Greater(t, c2, 0.9, "the clip's end is missing")
+}
+
+func TestDevices(t *testing.T) {
+	pa := pulsetest.Start(t)
+	_, err := pa.Pactl("load-module", "module-null-sink", "sink_name=other", "sink_properties=device.description=other")
+	require.NoError(t, err)
+	devs, err := Devices()
+	require.NoError(t, err)
+	var names []string
+	defaults := 0
+	for _, d := range devs {
+		names = append(names, d.Name)
+		require.NotEmpty(t, d.ID)
+		if d.Default {
+			defaults++
+			require.Contains(t, d.Name, "vsink")
+		}
+	}
+	t.Logf("devices: %q", names)
+	require.Equal(t, 1, defaults, "exactly one default device")
+	require.GreaterOrEqual(t, len(devs), 2)
+
+	// Picking the other monitor by ID records from it.
+	var other Device
+	for _, d := range devs {
+		if strings.Contains(d.Name, "other") {
+			other = d
+		}
+	}
+	require.NotEmpty(t, other.ID, "monitor of the second sink listed")
+	var rec recorder
+	s, err := Open(Options{DeviceID: other.ID, OnData: rec.onData})
+	require.NoError(t, err)
+	defer s.Close()
+	require.Equal(t, other, s.Device())
+	require.NoError(t, s.Start())
+	require.NoError(t, pa.Play(t, writeTone(t, 440, 0.5), "vsink").Wait()) // the default: must NOT be heard
+	require.NoError(t, pa.Play(t, writeTone(t, 880, 0.5), "other").Wait())
+	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, s.Stop())
+	got := rec.samples()
+	require.Less(t, goertzel(got, 440), 0.01, "audio from the default sink leaked into the picked device")
+	require.Greater(t, goertzel(got, 880), 0.2, "the picked device's tone was not captured")
+
+	_, err = Open(Options{DeviceID: "nope", OnData: rec.onData})
+	require.ErrorContains(t, err, "not found")
+}
+
+// TestDeviceLostMidRecording unloads the sink being recorded from, as when
+// a headset disappears: capture moves to the default device and keeps
+// what it had.
+func TestDeviceLostMidRecording(t *testing.T) {
+	pa := pulsetest.Start(t)
+	mod, err := pa.Pactl("load-module", "module-null-sink", "sink_name=headset", "sink_properties=device.description=headset")
+	require.NoError(t, err)
+	devs, err := Devices()
+	require.NoError(t, err)
+	var headset Device
+	for _, d := range devs {
+		if strings.Contains(d.Name, "headset") {
+			headset = d
+		}
+	}
+	require.NotEmpty(t, headset.ID)
+
+	var rec recorder
+	var evMu sync.Mutex
+	var events []Event
+	s, err := Open(Options{DeviceID: headset.ID, OnData: rec.onData, StallTimeout: 400 * time.Millisecond,
+		OnEvent: func(e Event) { evMu.Lock(); events = append(events, e); evMu.Unlock() }})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Start())
+	require.NoError(t, pa.Play(t, writeTone(t, 600, 0.6), "headset").Wait())
+	time.Sleep(100 * time.Millisecond)
+	_, err = pa.Pactl("unload-module", strings.TrimSpace(mod))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		evMu.Lock()
+		defer evMu.Unlock()
+		for _, e := range events {
+			if e.Kind == EventReopened && strings.Contains(e.Device.Name, "vsink") {
+				return true
+			}
+		}
+		return false
+	}, 5*time.Second, 20*time.Millisecond, "capture was not reopened on the default device")
+	require.Contains(t, s.Device().Name, "vsink")
+	time.Sleep(100 * time.Millisecond)
+	require.NoError(t, pa.Play(t, writeTone(t, 1000, 0.6), "vsink").Wait())
+	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, s.Stop())
+	got := rec.samples()
+	evMu.Lock()
+	t.Logf("events: %+v; %d samples", events, len(got))
+	evMu.Unlock()
+	require.Greater(t, goertzel(got, 600), 0.2, "audio from before the loss is gone")
+	require.Greater(t, goertzel(got, 1000), 0.2, "audio after the switch was not captured")
+}
+
+func TestOpenNeedsOnData(t *testing.T) {
+	_, err := Open(Options{})
+	require.ErrorContains(t, err, "OnData")
+}
+
+// writeTone writes a 16 kHz mono 16-bit sine WAV.
+func writeTone(t testing.TB, hz, secs float64) string {
+	n := int(secs * SampleRate)
+	b := make([]byte, 44+2*n)
+	copy(b, "RIFF")
+	binary.LittleEndian.PutUint32(b[4:], uint32(36+2*n))
+	copy(b[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(b[16:], 16)
+	binary.LittleEndian.PutUint16(b[20:], 1)
+	binary.LittleEndian.PutUint16(b[22:], 1)
+	binary.LittleEndian.PutUint32(b[24:], SampleRate)
+	binary.LittleEndian.PutUint32(b[28:], 2*SampleRate)
+	binary.LittleEndian.PutUint16(b[32:], 2)
+	binary.LittleEndian.PutUint16(b[34:], 16)
+	copy(b[36:], "data")
+	binary.LittleEndian.PutUint32(b[40:], uint32(2*n))
+	for i := range n {
+		v := int16(0.5 * 32767 * math.Sin(2*math.Pi*hz*float64(i)/SampleRate))
+		binary.LittleEndian.PutUint16(b[44+2*i:], uint16(v))
+	}
+	p := filepath.Join(t.TempDir(), "tone.wav")
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	return p
+}
+
+func rms(x []float32) float64 {
+	var s float64
+	for _, v := range x {
+		s += float64(v) * float64(v)
+	}
+	return math.Sqrt(s / float64(max(len(x), 1)))
+}
+
+// goertzel returns the amplitude of the hz component in the loudest
+// 100 ms block of x.
+func goertzel(x []float32, hz float64) float64 {
+	const blk = SampleRate / 10
+	best := 0.0
+	w := 2 * math.Pi * hz / SampleRate
+	for off := 0; off+blk <= len(x); off += blk / 2 {
+		var s1, s2 float64
+		for _, v := range x[off : off+blk] {
+			s0 := float64(v) + 2*math.Cos(w)*s1 - s2
+			s2, s1 = s1, s0
+		}
+		p := s1*s1 + s2*s2 - 2*math.Cos(w)*s1*s2
+		best = max(best, 2*math.Sqrt(p)/blk)
+	}
+	return best
+}
