@@ -38,23 +38,27 @@ func runApp(stderr io.Writer) int {
 		return 1
 	}
 	sh := &Shell{}
-	a, err := app.New(app.Config{Emitter: app.EmitterFunc(sh.emit)})
+	plat := platform.New()
+	rec := app.NewCaptureRecorder(nil)
+	defer rec.Close()
+	a, err := app.New(app.Config{Emitter: app.EmitterFunc(sh.emit), Recorder: rec, Output: plat.Output})
 	if err != nil {
 		fmt.Fprintln(stderr, "hark:", err)
 		return 1
 	}
 	defer a.Close()
 	sh.app = a
+	sh.rec = rec
 	b := bridge.New(bridge.Options{Assets: ui})
 	if err := b.Attach(a); err != nil {
 		fmt.Fprintln(stderr, "hark:", err)
 		return 1
 	}
 	defer b.Close()
-	// The OS pieces (global hotkey, menu-bar item). The integration of the
-	// per-OS code replaces this empty Platform with platform.New() and
-	// passes its Output (and the dictation Recorder) to app.New above.
-	sh.attachPlatform(platform.Platform{})
+	// The OS pieces (global hotkey, menu-bar item, Dock icon) attach once
+	// the window's run loop runs (startup): AppKit objects are made on the
+	// main thread, which Wails owns.
+	sh.plat = plat
 	defer sh.detachPlatform()
 
 	err = wails.Run(&options.App{
@@ -97,6 +101,7 @@ type Shell struct {
 	ctx      atomic.Pointer[context.Context]
 	quitting atomic.Bool
 	plat     platform.Platform
+	rec      *app.CaptureRecorder
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
 	Tray bool
@@ -113,6 +118,9 @@ func (s *Shell) emit(name string, data any) {
 
 func (s *Shell) startup(ctx context.Context) {
 	s.ctx.Store(&ctx)
+	// Not on this goroutine: on macOS the menu-bar item is made on the
+	// main thread, which may be the one running startup.
+	go s.attachPlatform(s.plat)
 	// Files dropped anywhere on the window are transcribed; the page
 	// shows them in the Files view.
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) {

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/platform"
 )
@@ -27,6 +29,35 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 	}
 	if st, err := s.app.Settings.Get(); err == nil {
 		s.registerHotkey(st)
+		s.applyShellSettings(st, false)
+		s.armMicrophone(st)
+	}
+}
+
+// armMicrophone opens the input device at start-up, so the first
+// dictation starts at once and keeps what was said just before the hotkey
+// (the pre-roll). Only when the microphone is already allowed: the OS
+// prompt belongs to the user's first dictation, not to the app's launch.
+func (s *Shell) armMicrophone(st app.SettingsData) {
+	if s.rec == nil || (s.plat.Perms != nil && s.plat.Perms.Microphone() != platform.Granted) {
+		return
+	}
+	if err := s.rec.Arm(st.InputDevice); err != nil {
+		s.report(fmt.Errorf("microphone: %w", err))
+	}
+}
+
+// applyShellSettings follows the settings that belong to the OS: the Dock
+// icon, and launch at login when login is set (on a settings change only:
+// the login item is never registered, or removed, behind the user's back).
+func (s *Shell) applyShellSettings(st app.SettingsData, login bool) {
+	if s.plat.Dock != nil {
+		s.report(s.plat.Dock.SetVisible(st.ShowDockIcon))
+	}
+	if login && s.plat.Login != nil {
+		if on, err := s.plat.Login.Enabled(); err == nil && on != st.LaunchAtLogin {
+			s.report(s.plat.Login.SetEnabled(st.LaunchAtLogin))
+		}
 	}
 }
 
@@ -64,13 +95,20 @@ func (s *Shell) observe(name string, data any) {
 		if st, ok := data.(app.SettingsData); ok {
 			// Not under the settings' lock: the event may be sent while
 			// it is held.
-			go s.registerHotkey(st)
+			go func() {
+				s.registerHotkey(st)
+				s.applyShellSettings(st, true)
+			}()
 		}
 	}
 }
 
 // detachPlatform gives the hotkey and the menu-bar item back on quit.
 func (s *Shell) detachPlatform() {
+	// A paste's clipboard restore must not be lost to the exit.
+	if f, ok := s.plat.Output.(platform.Flusher); ok {
+		_ = f.Flush()
+	}
 	if s.plat.Hotkey != nil {
 		_ = s.plat.Hotkey.Unregister()
 	}

@@ -175,7 +175,7 @@ func (d *Dictation) Stop() (Item, error) {
 	}
 	r, err := rec.Stop()
 	if err != nil {
-		d.a.History.FinishRecording(id, 0)
+		d.a.History.FinishRecording(id, r.DurationMs)
 		return fail(err)
 	}
 	if _, err := d.a.History.FinishRecording(id, r.DurationMs); err != nil {

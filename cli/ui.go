@@ -17,6 +17,7 @@ import (
 
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/bridge"
+	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/frontend"
 )
 
@@ -47,7 +48,13 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 			}
 			modelsDir, _ := cmd.Flags().GetString(modelsDirFlag)
 			b := bridge.New(bridge.Options{Assets: ui})
-			a, err := app.New(app.Config{DataDir: dataDir, ModelsDir: modelsDir, Emitter: b})
+			// Dictation from the page records with this machine's microphone
+			// (opened at the first dictation) and copies or types the text
+			// like the desktop app.
+			rec := app.NewCaptureRecorder(nil)
+			defer rec.Close()
+			a, err := app.New(app.Config{DataDir: dataDir, ModelsDir: modelsDir, Emitter: b,
+				Recorder: rec, Output: platform.New().Output})
 			if err != nil {
 				return err
 			}

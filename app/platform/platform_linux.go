@@ -1,17 +1,16 @@
 package platform
 
 // New builds the Linux platform: an X11 global hotkey, clipboard and
-// xdotool output, no menu-bar item, and no permission prompts (Linux has
-// none for the microphone or synthetic input).
-//
-// Login (the XDG autostart item, login_linux.go) is wired by the
-// integrator: set Login: newLoginItem() once that file is merged.
+// xdotool output, no menu-bar item, launch at login through an XDG
+// autostart entry, and no permission prompts (Linux has none for the
+// microphone or synthetic input).
 func New() Platform {
 	return Platform{
 		Hotkey: newHotkey(),
 		Output: newOutput(),
 		Tray:   noTray{},
 		Perms:  linuxPerms{},
+		Login:  newLoginItem(),
 	}
 }
 

@@ -1,0 +1,90 @@
+package app
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/app/dictation"
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/audio/capture"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// feedSource is an input device driven by the test: Push delivers samples
+// as the audio thread would.
+type feedSource struct {
+	mu     sync.Mutex
+	onData func([]float32)
+	opened int
+}
+
+func (f *feedSource) open(o capture.Options) (dictation.Source, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.onData = o.OnData
+	f.opened++
+	return f, nil
+}
+func (f *feedSource) Start() error           { return nil }
+func (f *feedSource) Stop() error            { return nil }
+func (f *feedSource) Close() error           { return nil }
+func (f *feedSource) Device() capture.Device { return capture.Device{ID: "feed", Name: "Test feed"} }
+func (f *feedSource) push(x []float32, period int) {
+	for len(x) > 0 {
+		n := min(period, len(x))
+		f.mu.Lock()
+		cb := f.onData
+		f.mu.Unlock()
+		cb(x[:n])
+		x = x[n:]
+	}
+}
+
+// TestCaptureRecorderDictation drives the Dictation service through the
+// real capture pipeline: speech that begins before the hotkey is kept by
+// the pre-roll, the WAV holds everything, the VAD trims the trailing
+// silence, and the text is the clip's.
+func TestCaptureRecorderDictation(t *testing.T) {
+	ev := newEvents()
+	a := openApp(t, t.TempDir(), testModelsDir(t), ev)
+	src := &feedSource{}
+	rec := NewCaptureRecorder(src.open)
+	t.Cleanup(func() { rec.Close() })
+	sink := &textSink{}
+	a.SetRecorder(rec)
+	a.SetOutput(sink)
+	require.NoError(t, rec.Arm(""))
+	require.Equal(t, 1, src.opened)
+
+	clip, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	// Room tone, then the first 0.3 s of speech before the hotkey.
+	src.push(make([]float32, 4000), 160)
+	lead := 4800
+	src.push(clip[:lead], 160)
+	require.NoError(t, a.Dictation.Start())
+	src.push(clip[lead:], 160)
+	src.push(make([]float32, 2*16000), 160) // two seconds of silence after
+	require.Eventually(t, func() bool { return len(ev.named("dictation:level")) > 0 }, 5*time.Second, 10*time.Millisecond)
+
+	it, err := a.Dictation.Stop()
+	require.NoError(t, err)
+	require.Equal(t, kitText(t, "jfk"), it.Text, "the pre-roll kept the first word")
+	wav, err := audio.Load16k(it.AudioPath)
+	require.NoError(t, err)
+	require.Len(t, wav, 8000+len(clip)-lead+2*16000, "the WAV holds the 500 ms pre-roll, the speech and the silence")
+	require.Equal(t, []string{it.Text}, sink.texts)
+
+	// Silence only: a clear error, and the recording is kept.
+	require.NoError(t, a.Dictation.Start())
+	src.push(make([]float32, 16000), 160)
+	_, err = a.Dictation.Stop()
+	require.ErrorContains(t, err, "no speech")
+	items, err := a.History.List("", 10, 0)
+	require.NoError(t, err)
+	require.Len(t, items, 2)
+	require.Equal(t, 1, src.opened, "the armed device stays open across recordings")
+}
