@@ -182,6 +182,21 @@ try {
     const kept = await page.inputValue('select[name="retentionDays"]')
     const hotkey = await page.inputValue('input[name="hotkey"]')
     check(kept === String(tc.retentionDays) && hotkey === tc.hotkey, `settings kept after restart (retention ${kept}, hotkey ${hotkey})`)
+
+    // The local API server from Settings: start it on a free port, see its
+    // address, ask it for its models, stop it.
+    await page.fill('input[name="serverAddr"]', '127.0.0.1:0')
+    await page.click('button:has-text("Start server")')
+    const status = page.locator('[data-testid="server-status"]')
+    await page.waitForFunction(() => /Running at http:\/\/127\.0\.0\.1:\d+/.test(document.querySelector('[data-testid="server-status"]')?.textContent ?? ''), null, { timeout: T })
+    const api = (await status.textContent()).match(/http:\/\/127\.0\.0\.1:\d+/)[0]
+    const health = await fetch(api + '/health')
+    const models = await (await fetch(api + '/v1/models')).json()
+    check(health.status === 200 && models.data.some((m) => m.id === tc.chatModel), `API server started from Settings at ${api}, lists ${models.data.map((m) => m.id).join(', ')}`)
+    await page.click('button:has-text("Stop server")')
+    await page.waitForFunction(() => document.querySelector('[data-testid="server-status"]')?.textContent.includes('Stopped'), null, { timeout: T })
+    const gone = await fetch(api + '/health').then(() => false, () => true)
+    check(gone, 'API server stopped from Settings')
     await view('history', '4')
     await page.waitForFunction((n) => document.querySelectorAll('.list .row').length >= n, 2, { timeout: T })
     check(true, 'history kept after restart')
