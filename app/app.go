@@ -143,6 +143,7 @@ func New(cfg Config) (*App, error) {
 	a.Models = newModels(a)
 	a.Server = &Server{a: a, threads: cfg.Threads}
 	a.Dictation = &Dictation{a: a, rec: cfg.Recorder, out: cfg.Output}
+	a.livePreview(cfg.Recorder)
 	a.engines = newEngines(cfg.Threads, func() time.Duration {
 		s, err := a.Settings.Get()
 		if err != nil {

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/audio/capture"
@@ -22,6 +24,56 @@ type CaptureRecorder struct {
 	opt    RecordOptions // callbacks of the current recording
 	det    *vad.Detector
 	fired  bool
+
+	// Live preview: the recording so far, transcribed about once a second
+	// while it grows; canceled at Stop so the final transcription gets
+	// the model within a token.
+	partial func(ctx context.Context, samples []float32) (string, error)
+	samples []float32
+	cancel  context.CancelFunc
+	preview sync.WaitGroup
+}
+
+// previewEvery is how often the live preview runs; a preview of a few
+// seconds of audio takes a fraction of that with the small models.
+const previewEvery = time.Second
+
+// SetPartial installs the live-preview transcriber (nil: none).
+func (c *CaptureRecorder) SetPartial(f func(ctx context.Context, samples []float32) (string, error)) {
+	c.mu.Lock()
+	c.partial = f
+	c.mu.Unlock()
+}
+
+// previewLoop transcribes the recording so far whenever it has grown by
+// most of a second, reporting the text through show.
+func (c *CaptureRecorder) previewLoop(ctx context.Context, f func(context.Context, []float32) (string, error), show func(string)) {
+	defer c.preview.Done()
+	tick := time.NewTicker(previewEvery)
+	defer tick.Stop()
+	done := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		c.mu.Lock()
+		n := len(c.samples)
+		var snap []float32
+		if n >= capture.SampleRate && n-done >= capture.SampleRate*4/5 {
+			snap = append([]float32(nil), c.samples...)
+		}
+		c.mu.Unlock()
+		if snap == nil {
+			continue
+		}
+		done = n
+		text, err := f(ctx, snap)
+		if err == nil && ctx.Err() == nil && text != "" {
+			show(text)
+		}
+	}
 }
 
 // NewCaptureRecorder makes a Recorder on the microphone (open nil) or on
@@ -75,6 +127,9 @@ func (c *CaptureRecorder) onLevel(l dictation.Level) {
 // onSamples follows the recording with the VAD for toggle-mode auto-stop.
 func (c *CaptureRecorder) onSamples(x []float32) {
 	c.mu.Lock()
+	if c.cancel != nil {
+		c.samples = append(c.samples, x...)
+	}
 	fire := false
 	if c.det != nil && !c.fired && c.opt.AutoStop > 0 {
 		c.det.Write(x)
@@ -97,7 +152,16 @@ func (c *CaptureRecorder) Start(opt RecordOptions) error {
 		return err
 	}
 	c.opt, c.det, c.fired = opt, vad.NewDetector(vad.Config{}), false
-	return c.rec.Start(opt.Path)
+	if err := c.rec.Start(opt.Path); err != nil {
+		return err
+	}
+	if c.partial != nil && opt.OnPartial != nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		c.cancel, c.samples = cancel, c.samples[:0]
+		c.preview.Add(1)
+		go c.previewLoop(ctx, c.partial, opt.OnPartial)
+	}
+	return nil
 }
 
 // Stop implements Recorder: the WAV keeps everything captured; the samples
@@ -106,6 +170,14 @@ func (c *CaptureRecorder) Stop() (Recording, error) {
 	c.mu.Lock()
 	rec := c.rec
 	c.opt, c.det = RecordOptions{}, nil
+	if c.cancel != nil {
+		c.cancel()
+		c.cancel = nil
+	}
+	c.mu.Unlock()
+	c.preview.Wait() // the model is free for the final transcription
+	c.mu.Lock()
+	c.samples = nil
 	c.mu.Unlock()
 	if rec == nil {
 		return Recording{}, errors.New("not recording")

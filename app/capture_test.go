@@ -69,6 +69,10 @@ func TestCaptureRecorderDictation(t *testing.T) {
 	src.push(clip[lead:], 160)
 	src.push(make([]float32, 2*16000), 160) // two seconds of silence after
 	require.Eventually(t, func() bool { return len(ev.named("dictation:level")) > 0 }, 5*time.Second, 10*time.Millisecond)
+	// The live preview shows the text while the recording goes on.
+	require.Eventually(t, func() bool { return len(ev.named("dictation:partial")) > 0 }, 20*time.Second, 20*time.Millisecond)
+	partial := ev.named("dictation:partial")[0].(map[string]string)["text"]
+	require.Contains(t, partial, "ask not what your country can do for you")
 
 	it, err := a.Dictation.Stop()
 	require.NoError(t, err)

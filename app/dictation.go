@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"time"
@@ -248,6 +249,29 @@ func (a *App) SetRecorder(r Recorder) {
 	d.mu.Lock()
 	d.rec = r
 	d.mu.Unlock()
+	a.livePreview(r)
+}
+
+// previewer is a Recorder that can show text while it records.
+type previewer interface {
+	SetPartial(func(ctx context.Context, samples []float32) (string, error))
+}
+
+// livePreview lets a recorder transcribe what it has so far with the
+// shared speech model (greedy, the dictation settings' language).
+func (a *App) livePreview(r Recorder) {
+	p, ok := r.(previewer)
+	if !ok {
+		return
+	}
+	p.SetPartial(func(ctx context.Context, samples []float32) (string, error) {
+		set, err := a.Settings.Get()
+		if err != nil {
+			return "", err
+		}
+		res, err := a.TranscribeSamples(ctx, samples, set.Language)
+		return res.Text, err
+	})
 }
 
 // SetOutput plugs in the platform's text output.

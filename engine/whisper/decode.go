@@ -1,6 +1,7 @@
 package whisper
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -33,6 +34,18 @@ type DecodeOptions struct {
 	MaxInitialTimestamp float32
 	// SampleLen bounds the sampled tokens (n_text_ctx/2 by default).
 	SampleLen int
+	// Ctx, when set, is checked before every token, so a caller that no
+	// longer wants the text (a live preview overtaken by the final
+	// transcription) gets the model back within a token.
+	Ctx context.Context
+}
+
+// canceled reports the error of a canceled Ctx.
+func (o *DecodeOptions) canceled() error {
+	if o.Ctx == nil {
+		return nil
+	}
+	return o.Ctx.Err()
 }
 
 // DecodeResult is one decoded window.
@@ -153,6 +166,9 @@ func (m *Model) decodeOne(sp Specials, init []int32, sotIndex, sampleLen int, fi
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, stream))
 	for len(res.Tokens) < sampleLen {
+		if err := opt.canceled(); err != nil {
+			return nil, err
+		}
 		filter.apply(logits, res.Tokens)
 		var tok int32
 		if opt.Temperature > 0 {

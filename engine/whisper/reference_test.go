@@ -1,6 +1,7 @@
 package whisper
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"math"
@@ -134,6 +135,13 @@ func TestKitDecodeWindow(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, ref.WithTimestamps.Tokens, r.Tokens)
 	require.InDelta(t, ref.WithTimestamps.AvgLogprob, r.AvgLogprob, 1e-4)
+
+	// A canceled context stops decoding before the next token.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	opt.Ctx = ctx
+	_, err = m.DecodeWindow(opt)
+	require.ErrorIs(t, err, context.Canceled)
 }
 
 // The suppression list equals the reference tokenizer's for GPT-2's

@@ -134,6 +134,7 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 			opt.Language, res.Language = lang, lang
 		}
 		dopt := opt.DecodeOptions
+		dopt.Ctx = ctx
 		dopt.Prompt = allTokens[promptResetSince:]
 		r, cr, err := m.decodeWithFallback(sp, tok, dopt, &opt)
 		if err != nil {
