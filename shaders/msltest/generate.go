@@ -339,9 +339,9 @@ func rewriteThreadgroupDecls(s string) string {
 		}
 		var rep string
 		if dims == "" {
-			rep = fmt.Sprintf("%s& %s = *(%s*)__msl::msl_tg_alloc(sizeof(%s), alignof(%s));", typ, name, typ, typ, typ)
+			rep = fmt.Sprintf("threadgroup %s& %s = *(threadgroup %s*)__msl::msl_tg_alloc(sizeof(%s), alignof(%s));", typ, name, typ, typ, typ)
 		} else {
-			rep = fmt.Sprintf("%s (&%s)%s = *(%s(*)%s)__msl::msl_tg_alloc(sizeof(%s%s), alignof(%s%s));",
+			rep = fmt.Sprintf("threadgroup %s (&%s)%s = *(threadgroup %s(*)%s)__msl::msl_tg_alloc(sizeof(%s%s), alignof(%s%s));",
 				typ, name, dims, typ, dims, typ, dims, typ, dims)
 		}
 		b.WriteString(s[last:loc[0]])

@@ -24,12 +24,19 @@ typedef long ptrdiff_t;
 // rounded to half when stored (Metal computes in half).
 typedef __fp16 half;
 
-// Address spaces only matter to the type-check (msltest/cxx/check.h);
-// here every pointer is a plain CPU pointer.
+// Address spaces: for execution every pointer is a plain CPU pointer; the
+// type-check (MSL_CHECK, clang -fsyntax-only) maps them to clang address
+// spaces so that mixing them is an error, as in MSL.
+#ifdef MSL_CHECK
+#define device __attribute__((address_space(1)))
+#define constant const __attribute__((address_space(2)))
+#define threadgroup __attribute__((address_space(3)))
+#else
 #define device
 #define constant const
-#define thread
 #define threadgroup
+#endif
+#define thread
 #define kernel
 #define threadgroup_imageblock
 
@@ -596,56 +603,62 @@ inline void simdgroup_multiply(thread simdgroup_matrix<TD, 8, 8>& d, const threa
 // Real atomics: threadgroups run in parallel on CPU threads.
 enum memory_order { memory_order_relaxed = 0, memory_order_acquire = 2, memory_order_release = 3, memory_order_acq_rel = 4, memory_order_seq_cst = 5 };
 template <class T> struct _atomic { T v; };
-template <class T> struct _id { typedef T type; };
 typedef _atomic<uint> atomic_uint;
 typedef _atomic<int> atomic_int;
 typedef _atomic<float> atomic_float;
 typedef _atomic<bool> atomic_bool;
 
-template <class T> inline void atomic_store_explicit(volatile _atomic<T>* o, typename _id<T>::type v, memory_order) { __atomic_store_n(&o->v, v, __ATOMIC_SEQ_CST); }
-template <class T> inline T atomic_load_explicit(volatile _atomic<T>* o, memory_order) { return __atomic_load_n(&o->v, __ATOMIC_SEQ_CST); }
-template <class T> inline T atomic_exchange_explicit(volatile _atomic<T>* o, typename _id<T>::type v, memory_order) { return __atomic_exchange_n(&o->v, v, __ATOMIC_SEQ_CST); }
-template <class T>
-inline bool atomic_compare_exchange_weak_explicit(volatile _atomic<T>* o, thread T* expected, typename _id<T>::type desired, memory_order, memory_order) {
-    return __atomic_compare_exchange_n(&o->v, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-}
-template <class T>
-inline bool atomic_compare_exchange_strong_explicit(volatile _atomic<T>* o, thread T* expected, typename _id<T>::type desired, memory_order, memory_order) {
-    return __atomic_compare_exchange_n(&o->v, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-}
-inline bool atomic_compare_exchange_weak_explicit(volatile atomic_float* o, thread float* expected, float desired, memory_order, memory_order) {
-    uint e = __builtin_bit_cast(uint, *expected);
-    bool ok = __atomic_compare_exchange_n((volatile uint*)&o->v, &e, __builtin_bit_cast(uint, desired), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-    *expected = __builtin_bit_cast(float, e);
-    return ok;
-}
-#define MSL_ATOMIC_RMW(name, builtin)                                                                          \
-    inline uint name(volatile atomic_uint* o, uint v, memory_order) { return builtin(&o->v, v, __ATOMIC_SEQ_CST); } \
-    inline int name(volatile atomic_int* o, int v, memory_order) { return builtin(&o->v, v, __ATOMIC_SEQ_CST); }
-MSL_ATOMIC_RMW(atomic_fetch_add_explicit, __atomic_fetch_add)
-MSL_ATOMIC_RMW(atomic_fetch_sub_explicit, __atomic_fetch_sub)
-MSL_ATOMIC_RMW(atomic_fetch_and_explicit, __atomic_fetch_and)
-MSL_ATOMIC_RMW(atomic_fetch_or_explicit, __atomic_fetch_or)
-MSL_ATOMIC_RMW(atomic_fetch_xor_explicit, __atomic_fetch_xor)
-#undef MSL_ATOMIC_RMW
-#define MSL_ATOMIC_MINMAX(name, T, A, cmp)                                                      \
-    inline T name(volatile A* o, T v, memory_order) {                                           \
-        T old = __atomic_load_n(&o->v, __ATOMIC_SEQ_CST);                                       \
-        while (!(v cmp old) == false &&                                                         \
-               !__atomic_compare_exchange_n(&o->v, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {} \
-        return old;                                                                             \
+// The object pointer is generic so device and threadgroup atomics both
+// match (the type-check gives each its own address space).
+template <class P> using _elem_t = decltype(((P) nullptr)->v);
+template <class P> inline void atomic_store_explicit(P o, _elem_t<P> v, memory_order) { __atomic_store_n(&o->v, v, __ATOMIC_SEQ_CST); }
+template <class P> inline _elem_t<P> atomic_load_explicit(P o, memory_order) { return __atomic_load_n(&o->v, __ATOMIC_SEQ_CST); }
+template <class P> inline _elem_t<P> atomic_exchange_explicit(P o, _elem_t<P> v, memory_order) { return __atomic_exchange_n(&o->v, v, __ATOMIC_SEQ_CST); }
+template <class P, class E>
+inline bool atomic_compare_exchange_weak_explicit(P o, E* expected, _elem_t<P> desired, memory_order, memory_order) {
+    if constexpr (__msl::same<_elem_t<P>, float>::v) {
+        uint e = __builtin_bit_cast(uint, (float)*expected);
+        bool ok = __atomic_compare_exchange_n((volatile uint*)&o->v, &e, __builtin_bit_cast(uint, desired), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        *expected = __builtin_bit_cast(float, e);
+        return ok;
+    } else {
+        _elem_t<P> e = *expected;
+        bool ok = __atomic_compare_exchange_n(&o->v, &e, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        *expected = e;
+        return ok;
     }
-MSL_ATOMIC_MINMAX(atomic_fetch_max_explicit, uint, atomic_uint, >)
-MSL_ATOMIC_MINMAX(atomic_fetch_max_explicit, int, atomic_int, >)
-MSL_ATOMIC_MINMAX(atomic_fetch_min_explicit, uint, atomic_uint, <)
-MSL_ATOMIC_MINMAX(atomic_fetch_min_explicit, int, atomic_int, <)
-#undef MSL_ATOMIC_MINMAX
-inline float atomic_fetch_add_explicit(volatile atomic_float* o, float v, memory_order) {
-    volatile uint* p = (volatile uint*)&o->v;
-    uint old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
-    while (!__atomic_compare_exchange_n(p, &old, __builtin_bit_cast(uint, __builtin_bit_cast(float, old) + v), true,
-                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
-    return __builtin_bit_cast(float, old);
 }
+template <class P, class E>
+inline bool atomic_compare_exchange_strong_explicit(P o, E* expected, _elem_t<P> desired, memory_order a, memory_order b) {
+    return atomic_compare_exchange_weak_explicit(o, expected, desired, a, b);
+}
+#define MSL_ATOMIC_RMW(name, builtin, isadd)                                               \
+    template <class P> inline _elem_t<P> name(P o, _elem_t<P> v, memory_order) {            \
+        if constexpr (__msl::same<_elem_t<P>, float>::v) {                                  \
+            static_assert(isadd || sizeof(P) == 0, "atomic_float supports fetch_add only");  \
+            volatile uint* p = (volatile uint*)&o->v;                                       \
+            uint old = __atomic_load_n(p, __ATOMIC_SEQ_CST);                               \
+            while (!__atomic_compare_exchange_n(p, &old, __builtin_bit_cast(uint, __builtin_bit_cast(float, old) + v), true, \
+                                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}     \
+            return __builtin_bit_cast(float, old);                                          \
+        } else {                                                                            \
+            return builtin(&o->v, v, __ATOMIC_SEQ_CST);                                     \
+        }                                                                                   \
+    }
+MSL_ATOMIC_RMW(atomic_fetch_add_explicit, __atomic_fetch_add, true)
+MSL_ATOMIC_RMW(atomic_fetch_sub_explicit, __atomic_fetch_sub, false)
+MSL_ATOMIC_RMW(atomic_fetch_and_explicit, __atomic_fetch_and, false)
+MSL_ATOMIC_RMW(atomic_fetch_or_explicit, __atomic_fetch_or, false)
+MSL_ATOMIC_RMW(atomic_fetch_xor_explicit, __atomic_fetch_xor, false)
+#undef MSL_ATOMIC_RMW
+#define MSL_ATOMIC_MINMAX(name, cmp)                                                        \
+    template <class P> inline _elem_t<P> name(P o, _elem_t<P> v, memory_order) {            \
+        _elem_t<P> old = __atomic_load_n(&o->v, __ATOMIC_SEQ_CST);                          \
+        while ((v cmp old) && !__atomic_compare_exchange_n(&o->v, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {} \
+        return old;                                                                         \
+    }
+MSL_ATOMIC_MINMAX(atomic_fetch_max_explicit, >)
+MSL_ATOMIC_MINMAX(atomic_fetch_min_explicit, <)
+#undef MSL_ATOMIC_MINMAX
 
 } // namespace metal
