@@ -22,8 +22,6 @@ constant uint fc_mv_batch [[function_constant(21)]];
 #define MV_MAX_BATCH 8
 #define MV_MAX_SG 32
 
-constant int mv_rows = is_function_constant_defined(fc_mv_rows) ? min(int(fc_mv_rows), MV_MAX_ROWS) : 4;
-constant int mv_batch = is_function_constant_defined(fc_mv_batch) ? min(int(fc_mv_batch), MV_MAX_BATCH) : 4;
 
 enum { MV_PLAIN = 0, MV_RMS = 1, MV_SILU = 2 };
 
@@ -50,7 +48,10 @@ kernel void mat_vec_impl(
     const int n = int(args.p[0]), k = int(args.p[1]), m = int(args.p[2]);
     const int ldx = int(args.p[3]), ldo = int(args.p[4]), ldr = int(args.p[5]);
     const int ld2 = int(args.p[6]);
-    const int R = mv_rows, MB = mv_batch;
+    // the host always sets both constants (launch_matrix.go); clamped so
+    // a bad value cannot index past the accumulators
+    const int R = clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);
+    const int MB = clamp(int(fc_mv_batch), 1, MV_MAX_BATCH);
     const int b0 = int(tgpig.y) * MB;
     const int mb = min(MB, m - b0);
 
@@ -127,22 +128,47 @@ kernel void mat_vec_impl(
 
 typedef decltype(mat_vec_impl<w_f32, MV_PLAIN>) mat_vec_t;
 
-#define MV_INSTANCES(B, suffix) \
-    template [[host_name("mat_vec_" suffix)]] kernel mat_vec_t mat_vec_impl<B, MV_PLAIN>; \
-    template [[host_name("rms_norm_mat_vec_" suffix)]] kernel mat_vec_t mat_vec_impl<B, MV_RMS>; \
-    template [[host_name("silu_mul_mat_vec_" suffix)]] kernel mat_vec_t mat_vec_impl<B, MV_SILU>;
+template [[host_name("mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_PLAIN>;
+template [[host_name("mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_PLAIN>;
+template [[host_name("mat_vec_bf16")]] kernel mat_vec_t mat_vec_impl<w_bf16, MV_PLAIN>;
+template [[host_name("mat_vec_q4_0")]] kernel mat_vec_t mat_vec_impl<block_q4_0, MV_PLAIN>;
+template [[host_name("mat_vec_q4_1")]] kernel mat_vec_t mat_vec_impl<block_q4_1, MV_PLAIN>;
+template [[host_name("mat_vec_q5_0")]] kernel mat_vec_t mat_vec_impl<block_q5_0, MV_PLAIN>;
+template [[host_name("mat_vec_q5_1")]] kernel mat_vec_t mat_vec_impl<block_q5_1, MV_PLAIN>;
+template [[host_name("mat_vec_q8_0")]] kernel mat_vec_t mat_vec_impl<block_q8_0, MV_PLAIN>;
+template [[host_name("mat_vec_q2_k")]] kernel mat_vec_t mat_vec_impl<block_q2_k, MV_PLAIN>;
+template [[host_name("mat_vec_q3_k")]] kernel mat_vec_t mat_vec_impl<block_q3_k, MV_PLAIN>;
+template [[host_name("mat_vec_q4_k")]] kernel mat_vec_t mat_vec_impl<block_q4_k, MV_PLAIN>;
+template [[host_name("mat_vec_q5_k")]] kernel mat_vec_t mat_vec_impl<block_q5_k, MV_PLAIN>;
+template [[host_name("mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<block_q6_k, MV_PLAIN>;
+template [[host_name("mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_PLAIN>;
 
-MV_INSTANCES(w_f32, "f32")
-MV_INSTANCES(w_f16, "f16")
-MV_INSTANCES(w_bf16, "bf16")
-MV_INSTANCES(block_q4_0, "q4_0")
-MV_INSTANCES(block_q4_1, "q4_1")
-MV_INSTANCES(block_q5_0, "q5_0")
-MV_INSTANCES(block_q5_1, "q5_1")
-MV_INSTANCES(block_q8_0, "q8_0")
-MV_INSTANCES(block_q2_k, "q2_k")
-MV_INSTANCES(block_q3_k, "q3_k")
-MV_INSTANCES(block_q4_k, "q4_k")
-MV_INSTANCES(block_q5_k, "q5_k")
-MV_INSTANCES(block_q6_k, "q6_k")
-MV_INSTANCES(block_iq4_nl, "iq4_nl")
+template [[host_name("rms_norm_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_bf16")]] kernel mat_vec_t mat_vec_impl<w_bf16, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_q4_0")]] kernel mat_vec_t mat_vec_impl<block_q4_0, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_q4_1")]] kernel mat_vec_t mat_vec_impl<block_q4_1, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_q5_0")]] kernel mat_vec_t mat_vec_impl<block_q5_0, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_q5_1")]] kernel mat_vec_t mat_vec_impl<block_q5_1, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_q8_0")]] kernel mat_vec_t mat_vec_impl<block_q8_0, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_q2_k")]] kernel mat_vec_t mat_vec_impl<block_q2_k, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_q3_k")]] kernel mat_vec_t mat_vec_impl<block_q3_k, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_q4_k")]] kernel mat_vec_t mat_vec_impl<block_q4_k, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_q5_k")]] kernel mat_vec_t mat_vec_impl<block_q5_k, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<block_q6_k, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_RMS>;
+
+template [[host_name("silu_mul_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_bf16")]] kernel mat_vec_t mat_vec_impl<w_bf16, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_q4_0")]] kernel mat_vec_t mat_vec_impl<block_q4_0, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_q4_1")]] kernel mat_vec_t mat_vec_impl<block_q4_1, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_q5_0")]] kernel mat_vec_t mat_vec_impl<block_q5_0, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_q5_1")]] kernel mat_vec_t mat_vec_impl<block_q5_1, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_q8_0")]] kernel mat_vec_t mat_vec_impl<block_q8_0, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_q2_k")]] kernel mat_vec_t mat_vec_impl<block_q2_k, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_q3_k")]] kernel mat_vec_t mat_vec_impl<block_q3_k, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_q4_k")]] kernel mat_vec_t mat_vec_impl<block_q4_k, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_q5_k")]] kernel mat_vec_t mat_vec_impl<block_q5_k, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<block_q6_k, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_SILU>;
