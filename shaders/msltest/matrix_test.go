@@ -446,3 +446,48 @@ func TestEmbedAllTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestMatVecTuning runs mat_vec under other rows-per-SIMD-group, batch and
+// SIMD-groups-per-threadgroup knobs than Default, so every value a family
+// table may choose is known to give the same result.
+func TestMatVecTuning(t *testing.T) {
+	base := TestBackend(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, tun := range []shaders.Tuning{
+		{MaxThreads: 1024, MatVecRows: 1, MatVecBatch: 1, MatVecSIMDGroups: 1},
+		{MaxThreads: 1024, MatVecRows: 3, MatVecBatch: 5, MatVecSIMDGroups: 4},
+		{MaxThreads: 1024, MatVecRows: 2, MatVecBatch: 8, MatVecSIMDGroups: 3},
+		{MaxThreads: 64, MatVecRows: 9, MatVecBatch: 20, MatVecSIMDGroups: 8}, // clamped to 4, 8, 2
+	} {
+		be := &Backend{lib: base.lib, tuning: tun}
+		for _, typ := range []ggml.Type{ggml.F16, ggml.Q4_K, ggml.Q5_0} {
+			for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec} {
+				c, exact := productCase(t, r, kern, typ, 29, 7, true, false)
+				got := runOn(t, be, c)
+				e := relErr(got, exact)
+				require.LessOrEqual(t, e, mxTight, "%s %s rows=%d batch=%d sg=%d", kern, typ,
+					tun.MatVecRows, tun.MatVecBatch, tun.MatVecSIMDGroups)
+			}
+		}
+	}
+}
+
+// Every function a matrix launch rule can name is in the library.
+func TestMatrixFunctionsExist(t *testing.T) {
+	lib := TestBackend(t).Library()
+	for _, k := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.MatMul, plan.Conv1D, plan.Embed} {
+		for _, typ := range shaders.MatrixTypes() {
+			d := plan.Dispatch{Kernel: k, Type: typ, P: [16]uint32{64, 256, 2, 256, 64, 64}}
+			if k == plan.Embed {
+				d.P = [16]uint32{256, 3, 256}
+			}
+			if k == plan.Conv1D {
+				d.P = [16]uint32{64, 8, 10, 4, 1, 0, 0, 10, 8}
+			}
+			lns, err := shaders.LaunchFor(&d, &shaders.Default, nil)
+			require.NoError(t, err, "%s %s", k, typ)
+			require.Len(t, lns, 1)
+			require.True(t, lib.Has(lns[0].Function), lns[0].Function)
+		}
+	}
+}
