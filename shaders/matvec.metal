@@ -78,9 +78,9 @@ kernel void mat_vec_impl(
     if (row0 >= n || mb <= 0) return; // no barrier follows
 
     const ulong rb = row_bytes<B>(k);
-    float acc[MV_MAX_ROWS][MV_MAX_BATCH];
-    for (int r = 0; r < R; ++r)
-        for (int b = 0; b < MB; ++b) acc[r][b] = 0.0f;
+    float acc[MV_MAX_ROWS][MV_MAX_BATCH]; // rows past R stay 0 (reduced as float4)
+    for (int r = 0; r < MV_MAX_ROWS; ++r)
+        for (int b = 0; b < MV_MAX_BATCH; ++b) acc[r][b] = 0.0f;
 
     const int nc = (k + 15) / 16;
     for (int c = int(lane); c < nc; c += 32) {
@@ -110,14 +110,15 @@ kernel void mat_vec_impl(
         }
     }
 
+    // one reduction per activation row covers all R weight rows (a float4
+    // simd_sum: a quarter of the SIMD-group collectives of scalar sums)
     const bool hb = has_bind(args, 3), hr = has_bind(args, 4);
-    for (int r = 0; r < R; ++r) {
-        const int row = row0 + r;
-        if (row >= n) break;
-        for (int b = 0; b < mb; ++b) {
-            const float s = simd_sum(acc[r][b]);
-            if (lane == 0) {
-                float v = s;
+    for (int b = 0; b < mb; ++b) {
+        const float4 s = simd_sum(float4(acc[0][b], acc[1][b], acc[2][b], acc[3][b]));
+        if (lane == 0) {
+            for (int r = 0; r < R && row0 + r < n; ++r) {
+                const int row = row0 + r;
+                float v = s[r];
                 if (hb) v += bias[row];
                 if (hr) v += res[(b0 + b) * ldr + row];
                 out[(b0 + b) * ldo + row] = v;

@@ -125,6 +125,10 @@ func filled(n int, v float32) []float32 {
 // randWeights returns n rows of k random elements quantized to t, and
 // their dequantized values (what the MSL kernels multiply by).
 func randWeights(t *testing.T, r *rand.Rand, typ ggml.Type, n, k int) ([]byte, []float32) {
+	return randWeightsK(t, r, typ, n, k)
+}
+
+func randWeightsK(t testing.TB, r *rand.Rand, typ ggml.Type, n, k int) ([]byte, []float32) {
 	w := randF32(r, n*k, 1)
 	rb, err := ggml.RowBytes(typ, int64(k))
 	require.NoError(t, err)
