@@ -336,7 +336,14 @@ func TestMatMulAllTypes(t *testing.T) {
 // convCase builds a Conv1D dispatch: cin·kw = 256 (whole blocks of every
 // type), cout 70 (> one 64-wide tile), T 41 with stride 2 and pad 1.
 func convCase(t *testing.T, r *rand.Rand, typ ggml.Type, chanMajor, withBias bool) (*mxCase, []float64) {
-	const cin, kw, cout, T, stride, pad = 64, 4, 70, 41, 2, 1
+	return convCaseShape(t, r, typ, chanMajor, withBias, convShape{64, 4, 70, 41, 2, 1})
+}
+
+// convShape is a Conv1D geometry: cin, kw, cout, T, stride, pad.
+type convShape struct{ cin, kw, cout, T, stride, pad int }
+
+func convCaseShape(t *testing.T, r *rand.Rand, typ ggml.Type, chanMajor, withBias bool, sh convShape) (*mxCase, []float64) {
+	cin, kw, cout, T, stride, pad := sh.cin, sh.kw, sh.cout, sh.T, sh.stride, sh.pad
 	tout := (T+2*pad-kw)/stride + 1
 	q, w := randWeights(t, r, typ, cout, cin*kw)
 	xm, xn := T, cin
@@ -362,7 +369,7 @@ func convCase(t *testing.T, r *rand.Rand, typ ggml.Type, chanMajor, withBias boo
 	ob := c.add(f32Bytes(out), false)
 	c.bind(3, ob, 0)
 	c.out = int(ob)
-	c.d.P = [16]uint32{cin, cout, T, kw, stride, pad, flags, uint32(ldx), uint32(ldo)}
+	c.d.P = [16]uint32{uint32(cin), uint32(cout), uint32(T), uint32(kw), uint32(stride), uint32(pad), flags, uint32(ldx), uint32(ldo)}
 
 	exact := make([]float64, len(out))
 	for i, v := range out {
@@ -404,6 +411,22 @@ func TestConv1DAllTypes(t *testing.T) {
 			}
 			c, exact := convCase(t, r, typ, cm, typ != ggml.Q8_0)
 			check(t, fmt.Sprintf("conv1d %s channel-major=%v", typ, cm), typ, c, exact)
+		}
+	}
+	// Whisper's shapes scaled down: conv1 (mel channels, kw 3, stride 1,
+	// pad 1, channel-major), conv2 (stride 2, time-major), and a single
+	// output step
+	for _, sh := range []struct {
+		s  convShape
+		cm bool
+	}{
+		{convShape{80, 3, 40, 37, 1, 1}, true},
+		{convShape{40, 3, 40, 37, 2, 1}, false},
+		{convShape{16, 5, 9, 5, 1, 0}, true},
+	} {
+		for _, typ := range []ggml.Type{ggml.F16, ggml.F32} {
+			c, exact := convCaseShape(t, r, typ, sh.cm, true, sh.s)
+			check(t, fmt.Sprintf("conv1d %s %+v", typ, sh.s), typ, c, exact)
 		}
 	}
 }
