@@ -59,7 +59,7 @@ kernel void mat_vec_impl(
     float inv[MV_MAX_BATCH];
     if (MODE == MV_RMS) {
         const float eps = argf(args, 6);
-        for (int b = 0; b < mb; ++b) {
+        for (int b = 0; b < MB && b < mb; ++b) {
             device const float* xr = x + (b0 + b) * ldx;
             float ss = 0.0f;
             for (int i = int(tiitg); i < k; i += int(nsg) * 32) ss += xr[i] * xr[i];
@@ -67,7 +67,7 @@ kernel void mat_vec_impl(
             if (lane == 0) tg_part[sgitg][b] = ss;
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
-        for (int b = 0; b < mb; ++b) {
+        for (int b = 0; b < MB && b < mb; ++b) {
             float ss = 0.0f;
             for (uint s = 0; s < nsg; ++s) ss += tg_part[s][b];
             inv[b] = 1.0f / sqrt(ss / float(k) + eps);
@@ -91,11 +91,15 @@ kernel void mat_vec_impl(
             const int row = min(row0 + r, n - 1);
             load16((device const B*)(W + ulong(row) * rb), e0, k, wv[r]);
         }
-        for (int b = 0; b < mb; ++b) {
+        for (int b = 0; b < MB && b < mb; ++b) {
             float xv[16];
             device const float* xr = x + (b0 + b) * ldx + e0;
             const int cnt = min(16, k - e0);
-            for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? xr[i] : 0.0f;
+            if (cnt == 16) { // every chunk of a quantized row
+                for (int i = 0; i < 16; ++i) xv[i] = xr[i];
+            } else {
+                for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? xr[i] : 0.0f;
+            }
             if (MODE == MV_RMS) {
                 for (int i = 0; i < cnt; ++i) xv[i] *= inv[b] * x2[e0 + i];
             } else if (MODE == MV_SILU) {
@@ -110,10 +114,12 @@ kernel void mat_vec_impl(
         }
     }
 
+    // (b loops are bounded by the function constant MB too, so the compiler
+    // can unroll them and keep acc and inv in registers)
     // one reduction per activation row covers all R weight rows (a float4
     // simd_sum: a quarter of the SIMD-group collectives of scalar sums)
     const bool hb = has_bind(args, 3), hr = has_bind(args, 4);
-    for (int b = 0; b < mb; ++b) {
+    for (int b = 0; b < MB && b < mb; ++b) {
         const float4 s = simd_sum(float4(acc[0][b], acc[1][b], acc[2][b], acc[3][b]));
         if (lane == 0) {
             for (int r = 0; r < R && row0 + r < n; ++r) {
