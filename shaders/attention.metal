@@ -1,0 +1,232 @@
+// Flash attention (plan.Attention) for decode, prefill, the Whisper encoder
+// and cross-attention.
+//
+// attention_{f32,f16}: one SIMD-group per (query row t, head h, key chunk
+// c); a threadgroup holds the SIMD-groups of consecutive query rows of one
+// head, so they read the same K/V rows through the cache. Grid:
+// (chunks, nHead, ceil(m / simdgroups)). Within a SIMD-group, keys go 32 at
+// a time, one key per lane for the score (the whole q·k dot), then an
+// online-softmax update, then the values with lanes over the head dims and
+// each key's weight broadcast with simd_shuffle. No barriers: SIMD-groups
+// of a threadgroup are independent, so rows past m simply do nothing.
+//
+// With one chunk (prefill, encoder: enough rows to fill the GPU) the
+// kernel writes the normalised output. With several chunks (decode: split
+// over the KV length so a single query still spreads over the GPU) it
+// writes each chunk's running max, sum and unnormalised accumulator to
+// scratch, and attention_merge combines them.
+//
+// probs (bind 4): the scaled score of each visible key is written first;
+// whoever knows the final max and sum (the one chunk, or the merge) turns
+// it into exp(s−max)/sum, and writes 0 for masked keys j < kvLen. Lane
+// j%32 writes and rereads key j, so no other thread touches it in between.
+
+constant uint ATTN_MAX_HD = 256;      // 8 accumulators per lane
+constant uint ATTN_SCRATCH_HEAD = 4;  // floats before the partials (word 0: chunk count)
+
+// attn_chunk_len is the keys per chunk for kvLen keys over nc chunks, a
+// multiple of 32 so chunks start at a lane-0 key (the launch rule uses the
+// same formula to size scratch).
+static inline uint attn_chunk_len(uint kvLen, uint nc) {
+    uint c = (kvLen + nc - 1) / nc;
+    return (c + 31u) & ~31u;
+}
+
+// attn_visible is the number of keys query row t sees.
+static inline uint attn_visible(constant Args& args, uint t) {
+    const uint kvLen = args.p[6];
+    const bool perSeq = (args.p[8] & 2u) != 0;
+    const uint qpos = perSeq ? args.p[7] : args.p[7] + t;
+    if ((args.p[8] & 1u) != 0) {
+        return min(kvLen, qpos + 1);
+    }
+    return kvLen;
+}
+
+template <typename T>
+static inline void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
+                                  device float* probs, device float* scratch, constant Args& args, uint3 tg,
+                                  uint3 ntgs, uint sg, uint nsg, uint lane) {
+    const uint hd = args.p[0];
+    const uint nHead = args.p[1];
+    const uint nKV = args.p[2];
+    const uint m = args.p[3];
+    const uint kvLen = args.p[6];
+    const float scale = argf(args, 9);
+    const uint c = tg.x;
+    const uint nc = ntgs.x;
+    const uint h = tg.y;
+    const uint t = tg.z * nsg + sg;
+    if (t >= m) {
+        return;
+    }
+    const bool perSeq = (args.p[8] & 2u) != 0;
+    const uint seq = perSeq ? t : 0u;
+    const uint nvis = attn_visible(args, t);
+    const uint clen = attn_chunk_len(kvLen, nc);
+    const uint j0 = c * clen;
+    const uint j1 = min(j0 + clen, nvis);
+    const ulong ps = args.p[11];
+    const ulong base = (ulong)seq * args.p[12] + (ulong)(h / (nHead / nKV)) * args.p[10];
+    device const T* Kh = K + base;
+    device const T* Vh = V + base;
+    device const float* qr = q + (ulong)t * args.p[4] + h * hd;
+    const bool hasP = has_bind(args, 4);
+    device float* pr = probs + (ulong)(h * m + t) * args.p[13];
+
+    const uint nd = (hd + 31) / 32;
+    float acc[ATTN_MAX_HD / 32];
+    for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+        acc[i] = 0.0f;
+    }
+    float M = -INFINITY;
+    float S = 0.0f;
+    for (uint jb = j0; jb < j1; jb += 32) {
+        const uint j = jb + lane;
+        float s = -INFINITY;
+        if (j < j1) {
+            device const T* kr = Kh + j * ps;
+            float d = 0.0f;
+            for (uint i = 0; i < hd; i++) {
+                d += qr[i] * float(kr[i]);
+            }
+            s = d * scale;
+            if (hasP) {
+                pr[j] = s;
+            }
+        }
+        const float mb = simd_max(s);
+        const float nm = max(M, mb);
+        const float corr = exp(M - nm); // M = −inf on the first block: 0
+        const float p = j < j1 ? exp(s - nm) : 0.0f;
+        S = S * corr + simd_sum(p);
+        for (uint i = 0; i < nd; i++) {
+            acc[i] *= corr;
+        }
+        const uint nk = min(32u, j1 - jb);
+        for (uint k = 0; k < nk; k++) {
+            const float pk = simd_shuffle(p, (ushort)k);
+            device const T* vr = Vh + (jb + k) * ps;
+            for (uint i = 0; i < nd; i++) {
+                const uint d = lane + 32 * i;
+                if (d < hd) {
+                    acc[i] += pk * float(vr[d]);
+                }
+            }
+        }
+        M = nm;
+    }
+    if (nc > 1) {
+        device float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc + c) * (hd + 2);
+        if (lane == 0 && c == 0 && h == 0 && t == 0) {
+            scratch[0] = as_type<float>(nc); // the merge's chunk count
+        }
+        if (lane == 0) {
+            part[0] = M;
+            part[1] = S;
+        }
+        for (uint i = 0; i < nd; i++) {
+            const uint d = lane + 32 * i;
+            if (d < hd) {
+                part[2 + d] = acc[i];
+            }
+        }
+        return;
+    }
+    device float* o = out + (ulong)t * args.p[5] + h * hd;
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f; // no visible key: zero output
+    for (uint i = 0; i < nd; i++) {
+        const uint d = lane + 32 * i;
+        if (d < hd) {
+            o[d] = acc[i] * inv;
+        }
+    }
+    if (hasP) {
+        for (uint j = lane; j < kvLen; j += 32) {
+            pr[j] = j < nvis ? exp(pr[j] - M) * inv : 0.0f;
+        }
+    }
+}
+
+[[host_name("attention_f32")]] kernel void attention_f32(device const float* q [[buffer(0)]],
+                                                         device const float* K [[buffer(1)]],
+                                                         device const float* V [[buffer(2)]],
+                                                         device float* out [[buffer(3)]],
+                                                         device float* probs [[buffer(4)]],
+                                                         constant Args& args [[buffer(8)]],
+                                                         device float* scratch [[buffer(10)]],
+                                                         uint3 tg [[threadgroup_position_in_grid]],
+                                                         uint3 ntgs [[threadgroups_per_grid]],
+                                                         uint sg [[simdgroup_index_in_threadgroup]],
+                                                         uint nsg [[simdgroups_per_threadgroup]],
+                                                         uint lane [[thread_index_in_simdgroup]]) {
+    attention_impl<float>(q, K, V, out, probs, scratch, args, tg, ntgs, sg, nsg, lane);
+}
+
+[[host_name("attention_f16")]] kernel void attention_f16(device const float* q [[buffer(0)]],
+                                                         device const half* K [[buffer(1)]],
+                                                         device const half* V [[buffer(2)]],
+                                                         device float* out [[buffer(3)]],
+                                                         device float* probs [[buffer(4)]],
+                                                         constant Args& args [[buffer(8)]],
+                                                         device float* scratch [[buffer(10)]],
+                                                         uint3 tg [[threadgroup_position_in_grid]],
+                                                         uint3 ntgs [[threadgroups_per_grid]],
+                                                         uint sg [[simdgroup_index_in_threadgroup]],
+                                                         uint nsg [[simdgroups_per_threadgroup]],
+                                                         uint lane [[thread_index_in_simdgroup]]) {
+    attention_impl<half>(q, K, V, out, probs, scratch, args, tg, ntgs, sg, nsg, lane);
+}
+
+// attention_merge combines the chunks of one (t, h). Groups: (nHead, m).
+// The chunk count is the word the first launch left at scratch[0]. Every
+// thread computes the global max and sum itself (chunks are few), so no
+// reduction or barrier is needed. A chunk that saw no key has sum 0 and is
+// skipped, which also keeps −inf − −inf out of exp.
+kernel void attention_merge(device float* out [[buffer(3)]],
+                            device float* probs [[buffer(4)]],
+                            constant Args& args [[buffer(8)]],
+                            device const float* scratch [[buffer(10)]],
+                            uint2 tg [[threadgroup_position_in_grid]],
+                            uint tid [[thread_position_in_threadgroup]],
+                            uint ntg [[threads_per_threadgroup]]) {
+    const uint hd = args.p[0];
+    const uint nHead = args.p[1];
+    const uint m = args.p[3];
+    const uint kvLen = args.p[6];
+    const uint h = tg.x;
+    const uint t = tg.y;
+    const uint nc = as_type<uint>(scratch[0]);
+    device const float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc) * (hd + 2);
+    float M = -INFINITY;
+    for (uint c = 0; c < nc; c++) {
+        if (part[c * (hd + 2) + 1] > 0.0f) {
+            M = max(M, part[c * (hd + 2)]);
+        }
+    }
+    float S = 0.0f;
+    for (uint c = 0; c < nc; c++) {
+        const float sc = part[c * (hd + 2) + 1];
+        if (sc > 0.0f) {
+            S += exp(part[c * (hd + 2)] - M) * sc;
+        }
+    }
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
+    device float* o = out + (ulong)t * args.p[5] + h * hd;
+    for (uint d = tid; d < hd; d += ntg) {
+        float a = 0.0f;
+        for (uint c = 0; c < nc; c++) {
+            if (part[c * (hd + 2) + 1] > 0.0f) {
+                a += exp(part[c * (hd + 2)] - M) * part[c * (hd + 2) + 2 + d];
+            }
+        }
+        o[d] = a * inv;
+    }
+    if (has_bind(args, 4)) {
+        const uint nvis = attn_visible(args, t);
+        device float* pr = probs + (ulong)(h * m + t) * args.p[13];
+        for (uint j = tid; j < kvLen; j += ntg) {
+            pr[j] = j < nvis ? exp(pr[j] - M) * inv : 0.0f;
+        }
+    }
+}
