@@ -1,0 +1,547 @@
+// The sampler (plan.Sample) in one threadgroup, so decode never reads the
+// logits back: penalties, temperature, top-k, softmax, top-p, min-p and the
+// seeded draw with u = plan.Uniform(seed, step).
+//
+// Every cut and the draw are decided by walking the vocabulary in the
+// contract's order (descending scaled logit, ties to the lower id). The
+// walk never needs the whole order, only its head, so the order is
+// produced window by window: a window is the tokens whose logit lies in a
+// key range [lo, hi) (keys are the logits' bits mapped to a monotone
+// uint), chosen by bisection as the widest range below the previous window
+// holding at most SMP_CAP tokens; its tokens are gathered into threadgroup
+// memory and bitonic-sorted, and thread 0 walks them. One window nearly
+// always decides everything; flat distributions take more. A run of more
+// than SMP_CAP equal logits is walked without sorting (equal logits are in
+// id order) and its tokens found by rank.
+//
+// The walk runs as up to three phases, each from the top of the order:
+//   A (top-k only) the mass z of the top k;
+//   B (a cut is set) the kept count: top-k, min-p, top-p as the CPU;
+//   C the draw: the first kept token whose cumulative mass exceeds u·mass.
+// The CPU sums in float64 and this in float32, so a draw that falls within
+// ~1e-6 of a boundary between two tokens may pick the neighbour; divisions
+// and exponentials are the precise ones so the order itself is exact.
+//
+// Scratch (bind 3): [0, n) the adjusted logits.
+
+constant uint SMP_CAP = 2048;   // tokens per sorted window (16 KiB)
+constant uint SMP_MAXT = 1024;  // threads per threadgroup at most
+
+static inline bool smp_isnan(float v) { return (as_type<uint>(v) & 0x7fffffffu) > 0x7f800000u; }
+static inline bool smp_isinf(float v) { return (as_type<uint>(v) & 0x7fffffffu) == 0x7f800000u; }
+
+// smp_key maps a (non-NaN, non −0) float to a uint of the same order.
+static inline uint smp_key(float v) {
+    const uint b = as_type<uint>(v);
+    return (b & 0x80000000u) != 0 ? ~b : (b | 0x80000000u);
+}
+
+static inline float smp_unkey(uint k) {
+    return as_type<float>((k & 0x80000000u) != 0 ? (k & 0x7fffffffu) : ~k);
+}
+
+// smp_uniform is plan.Uniform: splitmix64 of seed + (step+1)·golden, top
+// 24 bits.
+static inline float smp_uniform(ulong seed, ulong step) {
+    ulong z = seed + (step + 1) * 0x9E3779B97F4A7C15ul;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ul;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBul;
+    z ^= z >> 31;
+    return float(uint(z >> 40)) / 16777216.0f;
+}
+
+struct SmpShared {
+    float red_f[32];
+    uint red_u[32];
+    int red_i[32];
+    float win_l[SMP_CAP];
+    int win_id[SMP_CAP];
+    uint sel[SMP_MAXT];
+};
+
+static inline float smp_sum_f(float v, threadgroup SmpShared& sh, uint lane, uint sg, uint nsg) {
+    v = simd_sum(v);
+    if (lane == 0) {
+        sh.red_f[sg] = v;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float r = 0.0f;
+    for (uint i = 0; i < nsg; i++) {
+        r += sh.red_f[i];
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return r;
+}
+
+static inline float smp_max_f(float v, threadgroup SmpShared& sh, uint lane, uint sg, uint nsg) {
+    v = simd_max(v);
+    if (lane == 0) {
+        sh.red_f[sg] = v;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float r = sh.red_f[0];
+    for (uint i = 1; i < nsg; i++) {
+        r = max(r, sh.red_f[i]);
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return r;
+}
+
+static inline uint smp_sum_u(uint v, threadgroup SmpShared& sh, uint lane, uint sg, uint nsg) {
+    v = simd_sum(v);
+    if (lane == 0) {
+        sh.red_u[sg] = v;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    uint r = 0;
+    for (uint i = 0; i < nsg; i++) {
+        r += sh.red_u[i];
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return r;
+}
+
+// smp_argmax is the first index of the largest l (l holds no NaN).
+static inline int smp_argmax(device const float* l, uint n, threadgroup SmpShared& sh, uint tid, uint ntg,
+                             uint lane, uint sg, uint nsg) {
+    float v = 0.0f;
+    int i = -1;
+    for (uint j = tid; j < n; j += ntg) {
+        if (i < 0 || l[j] > v) {
+            v = l[j];
+            i = int(j);
+        }
+    }
+    for (ushort off = 16; off > 0; off >>= 1) {
+        const float ov = simd_shuffle_xor(v, off);
+        const int oi = simd_shuffle_xor(i, off);
+        if (oi >= 0 && (i < 0 || ov > v || (ov == v && oi < i))) {
+            v = ov;
+            i = oi;
+        }
+    }
+    if (lane == 0) {
+        sh.red_f[sg] = v;
+        sh.red_i[sg] = i;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    v = 0.0f;
+    i = -1;
+    for (uint s = 0; s < nsg; s++) {
+        const float ov = sh.red_f[s];
+        const int oi = sh.red_i[s];
+        if (oi >= 0 && (i < 0 || ov > v || (ov == v && oi < i))) {
+            v = ov;
+            i = oi;
+        }
+    }
+    return max(i, 0);
+}
+
+// smp_count is the number of tokens with key in [lo, hi).
+static inline uint smp_count(device const float* l, uint n, uint lo, uint hi, threadgroup SmpShared& sh, uint tid,
+                             uint ntg, uint lane, uint sg, uint nsg) {
+    uint c = 0;
+    for (uint j = tid; j < n; j += ntg) {
+        const uint k = smp_key(l[j]);
+        c += (k >= lo && k < hi) ? 1u : 0u;
+    }
+    return smp_sum_u(c, sh, lane, sg, nsg);
+}
+
+// smp_before: token (la, ia) comes before (lb, ib) in the order.
+static inline bool smp_before(float la, int ia, float lb, int ib) { return la > lb || (la == lb && ia < ib); }
+
+// smp_select returns the id of the r-th token (0-based, in id order) whose
+// key is k: per-thread counts over contiguous id ranges, a serial prefix,
+// then the owning thread scans its range.
+static inline int smp_select(device const float* l, uint n, uint k, uint r, threadgroup SmpShared& sh,
+                             threadgroup int* res, uint tid, uint ntg) {
+    const uint per = (n + ntg - 1) / ntg;
+    const uint a = min(tid * per, n);
+    const uint b = min(a + per, n);
+    uint c = 0;
+    for (uint j = a; j < b; j++) {
+        c += smp_key(l[j]) == k ? 1u : 0u;
+    }
+    sh.sel[tid] = c;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (tid == 0) {
+        uint acc = 0;
+        for (uint i = 0; i < ntg; i++) {
+            const uint ci = sh.sel[i];
+            sh.sel[i] = acc;
+            acc += ci;
+        }
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const uint start = sh.sel[tid];
+    if (r >= start && r < start + c) {
+        uint seen = start;
+        for (uint j = a; j < b; j++) {
+            if (smp_key(l[j]) == k) {
+                if (seen == r) {
+                    *res = int(j);
+                    break;
+                }
+                seen++;
+            }
+        }
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return *res;
+}
+
+// Walk state, written by thread 0 only (between barriers).
+struct SmpWalk {
+    uint rank;   // tokens of the order consumed in this phase
+    float cum;   // their mass
+    uint done;   // the phase is decided
+    int last;    // id of the last consumed token (phase C)
+    uint hi;     // exclusive key bound of the next window
+    uint wlo;    // cached sorted window: [wlo, whi) with wc tokens
+    uint whi;
+    uint wc;
+    uint tie;    // the last window was a run of equal logits (no sort)
+    uint tieUse; // phase C: tokens of that run consumed
+};
+
+// Walk state crosses address spaces field by field.
+static inline SmpWalk smp_load(threadgroup SmpWalk& s) {
+    SmpWalk w;
+    w.rank = s.rank;
+    w.cum = s.cum;
+    w.done = s.done;
+    w.last = s.last;
+    w.hi = s.hi;
+    w.wlo = s.wlo;
+    w.whi = s.whi;
+    w.wc = s.wc;
+    w.tie = s.tie;
+    w.tieUse = s.tieUse;
+    return w;
+}
+
+static inline void smp_store(threadgroup SmpWalk& s, thread const SmpWalk& w) {
+    s.rank = w.rank;
+    s.cum = w.cum;
+    s.done = w.done;
+    s.last = w.last;
+    s.hi = w.hi;
+    s.wlo = w.wlo;
+    s.whi = w.whi;
+    s.wc = w.wc;
+    s.tie = w.tie;
+    s.tieUse = w.tieUse;
+}
+
+// smp_step advances phase ph by one token of mass ev; it returns true when
+// the phase is decided (the token is consumed unless the bound was hit
+// before it: *took says).
+static inline bool smp_step(uint ph, thread SmpWalk& w, float ev, uint K, float minP, float topP, float z,
+                            uint keep, float target, thread bool& took) {
+    took = false;
+    if (ph == 0) { // A: mass of the top K
+        if (w.rank == K) {
+            return true;
+        }
+        w.cum += ev;
+        w.rank++;
+        took = true;
+        return false;
+    }
+    if (ph == 1) { // B: kept count
+        if (w.rank == K) {
+            return true;
+        }
+        if (minP > 0.0f && w.rank > 0 && ev < minP) {
+            return true;
+        }
+        w.cum += ev;
+        w.rank++;
+        took = true;
+        return topP < 1.0f && w.cum >= topP * z;
+    }
+    // C: draw
+    if (w.rank == keep) {
+        return true;
+    }
+    w.cum += ev;
+    w.rank++;
+    took = true;
+    return w.cum > target;
+}
+
+kernel void sample(device const float* x [[buffer(0)]],
+                   device int* out [[buffer(1)]],
+                   device const int* hist [[buffer(2)]],
+                   device float* scratch [[buffer(3)]],
+                   constant Args& args [[buffer(8)]],
+                   uint tid [[thread_position_in_threadgroup]],
+                   uint ntg [[threads_per_threadgroup]],
+                   uint lane [[thread_index_in_simdgroup]],
+                   uint sg [[simdgroup_index_in_threadgroup]],
+                   uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup SmpShared sh;
+    threadgroup SmpWalk ws;
+    threadgroup atomic_uint wcount;
+    threadgroup int selRes;
+
+    const uint n = args.p[0];
+    const uint topK = args.p[1];
+    const float topP = argf(args, 2);
+    const float minP = argf(args, 3);
+    const float temp = argf(args, 4);
+    const float rep = argf(args, 5);
+    const ulong seed = ulong(args.p[6]) | (ulong(args.p[7]) << 32);
+    const uint histLen = args.p[8];
+    const ulong step = args.p[9];
+    const float pres = argf(args, 10);
+    const float freq = argf(args, 11);
+    device float* l = scratch;
+
+    for (uint i = tid; i < n; i += ntg) {
+        const float v = x[i];
+        l[i] = smp_isnan(v) ? -INFINITY : v;
+    }
+    threadgroup_barrier(mem_flags::mem_device);
+
+    // 1. penalties: the thread holding a token's first occurrence in the
+    // history applies them once, with the token's count
+    const bool penRep = rep != 0.0f && rep != 1.0f;
+    if (has_bind(args, 2) && histLen > 0 && (penRep || pres != 0.0f || freq != 0.0f)) {
+        for (uint i = tid; i < histLen; i += ntg) {
+            const int id = hist[i];
+            if (id < 0 || uint(id) >= n) {
+                continue;
+            }
+            bool first = true;
+            uint cnt = 0;
+            for (uint j = 0; j < histLen; j++) {
+                if (hist[j] == id) {
+                    if (j < i) {
+                        first = false;
+                        break;
+                    }
+                    cnt++;
+                }
+            }
+            if (!first) {
+                continue;
+            }
+            float v = l[id];
+            if (penRep) {
+                v = v > 0.0f ? precise::divide(v, rep) : v * rep;
+            }
+            v -= pres + float(cnt) * freq;
+            l[id] = v;
+        }
+        threadgroup_barrier(mem_flags::mem_device);
+    }
+
+    // 2. temperature (temp <= 0 or NaN: argmax)
+    if (!(temp > 0.0f)) {
+        const int best = smp_argmax(l, n, sh, tid, ntg, lane, sg, nsg);
+        if (tid == 0) {
+            *out = best;
+        }
+        return;
+    }
+    float lm = -INFINITY;
+    for (uint i = tid; i < n; i += ntg) {
+        float v = precise::divide(l[i], temp);
+        if (as_type<uint>(v) == 0x80000000u) {
+            v = 0.0f; // −0 ties with +0 in the order; one key for both
+        }
+        l[i] = v;
+        lm = max(lm, v);
+    }
+    threadgroup_barrier(mem_flags::mem_device);
+    const float lmax = smp_max_f(lm, sh, lane, sg, nsg);
+    if (smp_isinf(lmax)) {
+        // all −inf, or some +inf: the first maximum
+        const int best = smp_argmax(l, n, sh, tid, ntg, lane, sg, nsg);
+        if (tid == 0) {
+            *out = best;
+        }
+        return;
+    }
+
+    // 3. the normaliser over the whole vocabulary (the kept mass when
+    // nothing is cut, the top-p reference without top-k)
+    const float u = smp_uniform(seed, step);
+    const uint K = (topK > 0 && topK < n) ? topK : n;
+    const bool noCut = K == n && topP >= 1.0f && minP <= 0.0f;
+    float z = 0.0f;
+    if (K == n) {
+        float zs = 0.0f;
+        for (uint i = tid; i < n; i += ntg) {
+            zs += precise::exp(l[i] - lmax);
+        }
+        z = smp_sum_f(zs, sh, lane, sg, nsg);
+    }
+    uint keep = n;
+    float mass = z;
+    if (tid == 0) {
+        ws.whi = 0;
+        ws.wlo = 0;
+        ws.wc = 0;
+        ws.tie = 0;
+        ws.tieUse = 0;
+    }
+
+    // phases: 0 (A) only with top-k, 1 (B) only with a cut, 2 (C) always
+    for (uint ph = K < n ? 0u : (noCut ? 2u : 1u); ph < 3; ph++) {
+        const float target = u * mass;
+        if (tid == 0) {
+            ws.rank = 0;
+            ws.cum = 0.0f;
+            ws.done = 0;
+            ws.last = -1;
+            ws.hi = 0xffffffffu;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        while (true) {
+            const uint hi = ws.hi;
+            const bool stop = ws.done != 0 || hi == 0;
+            const bool cached = ws.whi == hi && ws.wc > 0 && ws.tie == 0;
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+            if (stop) {
+                break;
+            }
+            uint lo = 0;
+            uint c = 0;
+            if (cached) {
+                lo = ws.wlo;
+                c = ws.wc;
+            } else {
+                // the widest [lo, hi) holding at most SMP_CAP tokens
+                c = smp_count(l, n, 0, hi, sh, tid, ntg, lane, sg, nsg);
+                if (c > SMP_CAP) {
+                    uint bad = 0;
+                    uint good = hi;
+                    while (good - bad > 1) {
+                        const uint mid = bad + (good - bad) / 2;
+                        if (smp_count(l, n, mid, hi, sh, tid, ntg, lane, sg, nsg) <= SMP_CAP) {
+                            good = mid;
+                        } else {
+                            bad = mid;
+                        }
+                    }
+                    lo = good;
+                    c = lo == hi ? 0u : smp_count(l, n, lo, hi, sh, tid, ntg, lane, sg, nsg);
+                }
+            }
+            if (lo == hi) {
+                // a run of more than SMP_CAP equal logits at key hi−1: its
+                // tokens are in id order, all of the same mass
+                const uint k = hi - 1;
+                const uint g = smp_count(l, n, k, hi, sh, tid, ntg, lane, sg, nsg);
+                if (tid == 0) {
+                    const float ev = precise::exp(smp_unkey(k) - lmax);
+                    SmpWalk w = smp_load(ws);
+                    uint used = 0;
+                    bool took = false;
+                    bool done = false;
+                    while (used < g && !done) {
+                        done = smp_step(ph, w, ev, K, minP, topP, z, keep, target, took);
+                        used += took ? 1u : 0u;
+                    }
+                    w.done = done ? 1u : 0u;
+                    w.hi = k;
+                    w.tie = 1;
+                    w.tieUse = used;
+                    w.whi = 0;
+                    smp_store(ws, w);
+                }
+                threadgroup_barrier(mem_flags::mem_threadgroup);
+                const uint used = ws.tieUse;
+                if (ph == 2 && used > 0) {
+                    const int id = smp_select(l, n, k, used - 1, sh, &selRes, tid, ntg);
+                    if (tid == 0) {
+                        ws.last = id;
+                    }
+                }
+                threadgroup_barrier(mem_flags::mem_threadgroup);
+                continue;
+            }
+            if (!cached) {
+                if (tid == 0) {
+                    atomic_store_explicit(&wcount, 0u, memory_order_relaxed);
+                }
+                threadgroup_barrier(mem_flags::mem_threadgroup);
+                for (uint j = tid; j < n; j += ntg) {
+                    const float v = l[j];
+                    const uint k = smp_key(v);
+                    if (k >= lo && k < hi) {
+                        const uint at = atomic_fetch_add_explicit(&wcount, 1u, memory_order_relaxed);
+                        sh.win_l[at] = v;
+                        sh.win_id[at] = int(j);
+                    }
+                }
+                uint P = 1;
+                while (P < c) {
+                    P <<= 1;
+                }
+                threadgroup_barrier(mem_flags::mem_threadgroup);
+                for (uint j = c + tid; j < P; j += ntg) {
+                    sh.win_l[j] = -INFINITY;
+                    sh.win_id[j] = 0x7fffffff;
+                }
+                threadgroup_barrier(mem_flags::mem_threadgroup);
+                // bitonic sort into the order (before-first)
+                for (uint kk = 2; kk <= P; kk <<= 1) {
+                    for (uint jj = kk >> 1; jj > 0; jj >>= 1) {
+                        for (uint i = tid; i < P; i += ntg) {
+                            const uint ix = i ^ jj;
+                            if (ix > i) {
+                                const float la = sh.win_l[i];
+                                const int ia = sh.win_id[i];
+                                const float lb = sh.win_l[ix];
+                                const int ib = sh.win_id[ix];
+                                const bool fwd = (i & kk) == 0;
+                                if (fwd ? smp_before(lb, ib, la, ia) : smp_before(la, ia, lb, ib)) {
+                                    sh.win_l[i] = lb;
+                                    sh.win_id[i] = ib;
+                                    sh.win_l[ix] = la;
+                                    sh.win_id[ix] = ia;
+                                }
+                            }
+                        }
+                        threadgroup_barrier(mem_flags::mem_threadgroup);
+                    }
+                }
+            }
+            if (tid == 0) {
+                SmpWalk w = smp_load(ws);
+                bool done = false;
+                bool took = false;
+                for (uint e = 0; e < c && !done; e++) {
+                    const float ev = precise::exp(sh.win_l[e] - lmax);
+                    done = smp_step(ph, w, ev, K, minP, topP, z, keep, target, took);
+                    if (took) {
+                        w.last = sh.win_id[e];
+                    }
+                }
+                w.done = done ? 1u : 0u;
+                w.hi = lo;
+                w.wlo = lo;
+                w.whi = hi;
+                w.wc = c;
+                w.tie = 0;
+                smp_store(ws, w);
+            }
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+        }
+        // phase results (the walk consumed the whole order when not done)
+        if (ph == 0) {
+            z = ws.cum;
+        } else if (ph == 1) {
+            keep = ws.rank;
+            mass = ws.cum;
+        } else if (tid == 0) {
+            *out = ws.last;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }
+}
