@@ -148,35 +148,28 @@ static inline void attention_impl(device const float* q, device const T* K, devi
     }
 }
 
-[[host_name("attention_f32")]] kernel void attention_f32(device const float* q [[buffer(0)]],
-                                                         device const float* K [[buffer(1)]],
-                                                         device const float* V [[buffer(2)]],
-                                                         device float* out [[buffer(3)]],
-                                                         device float* probs [[buffer(4)]],
-                                                         constant Args& args [[buffer(8)]],
-                                                         device float* scratch [[buffer(10)]],
-                                                         uint3 tg [[threadgroup_position_in_grid]],
-                                                         uint3 ntgs [[threadgroups_per_grid]],
-                                                         uint sg [[simdgroup_index_in_threadgroup]],
-                                                         uint nsg [[simdgroups_per_threadgroup]],
-                                                         uint lane [[thread_index_in_simdgroup]]) {
-    attention_impl<float>(q, K, V, out, probs, scratch, args, tg, ntgs, sg, nsg, lane);
+template <typename T>
+kernel void attention(device const float* q [[buffer(0)]],
+                      device const T* K [[buffer(1)]],
+                      device const T* V [[buffer(2)]],
+                      device float* out [[buffer(3)]],
+                      device float* probs [[buffer(4)]],
+                      constant Args& args [[buffer(8)]],
+                      device float* scratch [[buffer(10)]],
+                      uint3 tg [[threadgroup_position_in_grid]],
+                      uint3 ntgs [[threadgroups_per_grid]],
+                      uint sg [[simdgroup_index_in_threadgroup]],
+                      uint nsg [[simdgroups_per_threadgroup]],
+                      uint lane [[thread_index_in_simdgroup]]) {
+    attention_impl<T>(q, K, V, out, probs, scratch, args, tg, ntgs, sg, nsg, lane);
 }
 
-[[host_name("attention_f16")]] kernel void attention_f16(device const float* q [[buffer(0)]],
-                                                         device const half* K [[buffer(1)]],
-                                                         device const half* V [[buffer(2)]],
-                                                         device float* out [[buffer(3)]],
-                                                         device float* probs [[buffer(4)]],
-                                                         constant Args& args [[buffer(8)]],
-                                                         device float* scratch [[buffer(10)]],
-                                                         uint3 tg [[threadgroup_position_in_grid]],
-                                                         uint3 ntgs [[threadgroups_per_grid]],
-                                                         uint sg [[simdgroup_index_in_threadgroup]],
-                                                         uint nsg [[simdgroups_per_threadgroup]],
-                                                         uint lane [[thread_index_in_simdgroup]]) {
-    attention_impl<half>(q, K, V, out, probs, scratch, args, tg, ntgs, sg, nsg, lane);
-}
+template [[host_name("attention_f32")]] kernel void attention<float>(
+    device const float*, device const float*, device const float*, device float*, device float*, constant Args&,
+    device float*, uint3, uint3, uint, uint, uint);
+template [[host_name("attention_f16")]] kernel void attention<half>(
+    device const float*, device const half*, device const half*, device float*, device float*, constant Args&,
+    device float*, uint3, uint3, uint, uint, uint);
 
 // attention_merge combines the chunks of one (t, h). Groups: (nHead, m).
 // The chunk count is the word the first launch left at scratch[0]. Every

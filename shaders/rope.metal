@@ -107,24 +107,19 @@ static inline void rope_kv_impl(device float* qkv, device const float* freqs, de
     }
 }
 
-[[host_name("rope_kv_f32")]] kernel void rope_kv_f32(device float* qkv [[buffer(0)]],
-                                                     device const float* freqs [[buffer(1)]],
-                                                     device float* kc [[buffer(2)]],
-                                                     device float* vc [[buffer(3)]],
-                                                     constant Args& args [[buffer(8)]],
-                                                     uint2 tg [[threadgroup_position_in_grid]],
-                                                     uint tid [[thread_position_in_threadgroup]],
-                                                     uint ntg [[threads_per_threadgroup]]) {
-    rope_kv_impl<float>(qkv, freqs, kc, vc, args, tg, tid, ntg);
+template <typename C>
+kernel void rope_kv(device float* qkv [[buffer(0)]],
+                    device const float* freqs [[buffer(1)]],
+                    device C* kc [[buffer(2)]],
+                    device C* vc [[buffer(3)]],
+                    constant Args& args [[buffer(8)]],
+                    uint2 tg [[threadgroup_position_in_grid]],
+                    uint tid [[thread_position_in_threadgroup]],
+                    uint ntg [[threads_per_threadgroup]]) {
+    rope_kv_impl<C>(qkv, freqs, kc, vc, args, tg, tid, ntg);
 }
 
-[[host_name("rope_kv_f16")]] kernel void rope_kv_f16(device float* qkv [[buffer(0)]],
-                                                     device const float* freqs [[buffer(1)]],
-                                                     device half* kc [[buffer(2)]],
-                                                     device half* vc [[buffer(3)]],
-                                                     constant Args& args [[buffer(8)]],
-                                                     uint2 tg [[threadgroup_position_in_grid]],
-                                                     uint tid [[thread_position_in_threadgroup]],
-                                                     uint ntg [[threads_per_threadgroup]]) {
-    rope_kv_impl<half>(qkv, freqs, kc, vc, args, tg, tid, ntg);
-}
+template [[host_name("rope_kv_f32")]] kernel void rope_kv<float>(device float*, device const float*, device float*,
+                                                                 device float*, constant Args&, uint2, uint, uint);
+template [[host_name("rope_kv_f16")]] kernel void rope_kv<half>(device float*, device const float*, device half*,
+                                                                device half*, constant Args&, uint2, uint, uint);
