@@ -20,6 +20,9 @@ func init() {
 // (ATTN_MAX_HD in attention.metal).
 const attnMaxHead = 256
 
+// attnMaxKV bounds the keys of one dispatch, as the CPU backend does.
+const attnMaxKV = 1 << 22
+
 // maxScratch bounds Launch.Scratch (and so a bad dispatch's allocation).
 const maxScratch = 1 << 31
 
@@ -63,6 +66,17 @@ func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if mode != plan.RopeNormal && mode != plan.RopeNeoX {
 		return dst, fmt.Errorf("shaders: %s unknown rope mode %d", d.Kernel, mode)
 	}
+	width := uint64(heads) * uint64(hd) // Q (+K) heads rotated per row
+	if d.Kernel == plan.RopeKV {
+		width += uint64(p[2]) * uint64(hd) // and the V heads read
+	}
+	ld := p[3]
+	if d.Kernel == plan.RopeKV {
+		ld = p[4]
+	}
+	if m > 1 && uint64(ld) < width {
+		return dst, fmt.Errorf("shaders: %s row stride %d smaller than a row of %d", d.Kernel, ld, width)
+	}
 	return append(dst, Launch{
 		Function: name,
 		Groups:   [3]uint32{m, heads, 1},
@@ -81,6 +95,12 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 	}
 	if hd > attnMaxHead {
 		return dst, fmt.Errorf("shaders: attention head size %d beyond the supported %d", hd, attnMaxHead)
+	}
+	if kvLen > attnMaxKV {
+		return dst, fmt.Errorf("shaders: attention kvLen %d beyond the supported %d", kvLen, attnMaxKV)
+	}
+	if w := uint64(nHead) * uint64(hd); m > 1 && (uint64(p[4]) < w || uint64(p[5]) < w) {
+		return dst, fmt.Errorf("shaders: attention row strides (%d, %d) smaller than %d heads of %d", p[4], p[5], nHead, hd)
 	}
 	suf, err := cacheSuffix(d.Kernel, d.Type)
 	if err != nil {

@@ -60,6 +60,9 @@ kernel void rope(device float* x [[buffer(0)]],
     if (ms == 0.0f) {
         ms = 1.0f;
     }
+    if (!has_bind(args, 1)) {
+        return; // no frequencies: no rotation (as the CPU)
+    }
     device float* v = x + (ulong)t * args.p[3] + h * hd;
     rope_head<float>(v, ropeDim / 2, args.p[5] == 2, pos, freqs, ms, (device float*)v, false, tid, ntg);
 }
