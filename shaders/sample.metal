@@ -27,6 +27,17 @@
 constant uint SMP_CAP = 2048;   // tokens per sorted window (16 KiB)
 constant uint SMP_MAXT = 1024;  // threads per threadgroup at most
 
+// smp_div is a correctly rounded division, as the CPU's, even when the
+// library is built with fast math (where a/b is approximate). The MSL
+// executor's C++ division is already exact.
+static inline float smp_div(float a, float b) {
+#ifdef __METAL_VERSION__
+    return precise::divide(a, b);
+#else
+    return a / b;
+#endif
+}
+
 static inline bool smp_isnan(float v) { return (as_type<uint>(v) & 0x7fffffffu) > 0x7f800000u; }
 static inline bool smp_isinf(float v) { return (as_type<uint>(v) & 0x7fffffffu) == 0x7f800000u; }
 
@@ -331,7 +342,7 @@ kernel void sample(device const float* x [[buffer(0)]],
             }
             float v = l[id];
             if (penRep) {
-                v = v > 0.0f ? precise::divide(v, rep) : v * rep;
+                v = v > 0.0f ? smp_div(v, rep) : v * rep;
             }
             v -= pres + float(cnt) * freq;
             l[id] = v;
@@ -349,7 +360,7 @@ kernel void sample(device const float* x [[buffer(0)]],
     }
     float lm = -INFINITY;
     for (uint i = tid; i < n; i += ntg) {
-        float v = precise::divide(l[i], temp);
+        float v = smp_div(l[i], temp);
         if (as_type<uint>(v) == 0x80000000u) {
             v = 0.0f; // −0 ties with +0 in the order; one key for both
         }
