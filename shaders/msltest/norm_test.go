@@ -18,8 +18,8 @@ func TestNormKernels(t *testing.T) {
 	for _, c := range []struct{ dim, rows, inner, ldx, ldo int }{
 		{1, 1, 0, 1, 1},
 		{37, 3, 0, 40, 37},
-		{64, 6, 3, 200, 192},   // 2 groups of 3 heads, padded input rows
-		{80, 4, 4, 320, 320},   // all heads of one row
+		{64, 6, 3, 200, 192}, // 2 groups of 3 heads, padded input rows
+		{80, 4, 4, 320, 320}, // all heads of one row
 		{1500, 2, 1, 1500, 1600},
 	} {
 		for _, scaled := range []bool{true, false} {

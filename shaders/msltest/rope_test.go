@@ -27,7 +27,7 @@ func TestRopeKernel(t *testing.T) {
 	worst := 0.0
 	for _, c := range []struct {
 		hd, nHead, m, ldx, pos0, mode, ropeDim, flags int
-		ms                                          float32
+		ms                                            float32
 	}{
 		{64, 4, 3, 256, 0, plan.RopeNormal, 0, 0, 0},
 		{80, 3, 5, 250, 17, plan.RopeNeoX, 0, 0, 0},
@@ -56,7 +56,7 @@ func TestRopeKVKernel(t *testing.T) {
 	worst := 0.0
 	for _, c := range []struct {
 		hd, nHead, nKV, m, pos0, mode, ropeDim, flags int
-		noFreqs                                     bool
+		noFreqs                                       bool
 	}{
 		{64, 4, 2, 3, 5, plan.RopeNormal, 0, 0, false},
 		{80, 6, 2, 4, 30, plan.RopeNeoX, 0, 0, false},
