@@ -38,9 +38,9 @@ func launchArgmax(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	), nil
 }
 
-// sampleMaxN bounds the vocabulary the sampler's int32 ids and f32[2n]
-// scratch address.
-const sampleMaxN = 1 << 28
+// sampleMaxN bounds the vocabulary: the sampler sums masses (≤ 1 per
+// token) in 64-bit fixed point with 43 fraction bits.
+const sampleMaxN = 1 << 20
 
 func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	n := d.P[0]

@@ -18,14 +18,31 @@
 //   A (top-k only) the mass z of the top k;
 //   B (a cut is set) the kept count: top-k, min-p, top-p as the CPU;
 //   C the draw: the first kept token whose cumulative mass exceeds u·mass.
-// The CPU sums in float64 and this in float32, so a draw that falls within
-// ~1e-6 of a boundary between two tokens may pick the neighbour; divisions
-// and exponentials are the precise ones so the order itself is exact.
+// Masses are summed in 64-bit fixed point (SMP_FX fraction bits): exact
+// and order-independent, where float32 sums drift over thousands of terms
+// (the CPU sums in float64). Each token's mass exp(l−lmax) is a float32
+// precise::exp, so a draw within ~1e-7 (relative) of a boundary between
+// two tokens may still pick the neighbour of the CPU's token; divisions are
+// the precise ones so the order itself is exact.
 //
 // Scratch (bind 3): [0, n) the adjusted logits.
 
 constant uint SMP_CAP = 2048;   // tokens per sorted window (16 KiB)
 constant uint SMP_MAXT = 1024;  // threads per threadgroup at most
+constant float SMP_FX = 8796093022208.0f; // 2^43: a mass ≤ 1 per token, n ≤ 2^20 tokens fit 64 bits
+
+// smp_fx is a token's mass in fixed point.
+static inline ulong smp_fx(float ev) { return ulong(rint(ev * SMP_FX)); }
+
+// smp_mul24 is floor(a·k / 2^24) for k < 2^24 without overflow.
+static inline ulong smp_mul24(ulong a, uint k) { return (a >> 24) * k + (((a & 0xffffffu) * k) >> 24); }
+
+// smp_frac is floor(a·f) for f in [0, 1), f taken to 32 fraction bits
+// (exact for f ≥ 2^-8).
+static inline ulong smp_frac(ulong a, float f) {
+    const ulong k = ulong(rint(max(f, 0.0f) * 4294967296.0f));
+    return (a >> 32) * k + (((a & 0xffffffffu) * k) >> 32);
+}
 
 // smp_div is a correctly rounded division, as the CPU's, even when the
 // library is built with fast math (where a/b is approximate). The MSL
@@ -51,14 +68,14 @@ static inline float smp_unkey(uint k) {
     return as_type<float>((k & 0x80000000u) != 0 ? (k & 0x7fffffffu) : ~k);
 }
 
-// smp_uniform is plan.Uniform: splitmix64 of seed + (step+1)·golden, top
-// 24 bits.
-static inline float smp_uniform(ulong seed, ulong step) {
+// smp_uniform24 is plan.Uniform·2^24: splitmix64 of seed +
+// (step+1)·golden, top 24 bits.
+static inline uint smp_uniform24(ulong seed, ulong step) {
     ulong z = seed + (step + 1) * 0x9E3779B97F4A7C15ul;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ul;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBul;
     z ^= z >> 31;
-    return float(uint(z >> 40)) / 16777216.0f;
+    return uint(z >> 40);
 }
 
 struct SmpShared {
@@ -68,21 +85,8 @@ struct SmpShared {
     float win_l[SMP_CAP];
     int win_id[SMP_CAP];
     uint sel[SMP_MAXT];
+    ulong red_l[SMP_MAXT];
 };
-
-static inline float smp_sum_f(float v, threadgroup SmpShared& sh, uint lane, uint sg, uint nsg) {
-    v = simd_sum(v);
-    if (lane == 0) {
-        sh.red_f[sg] = v;
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    float r = 0.0f;
-    for (uint i = 0; i < nsg; i++) {
-        r += sh.red_f[i];
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    return r;
-}
 
 static inline float smp_max_f(float v, threadgroup SmpShared& sh, uint lane, uint sg, uint nsg) {
     v = simd_max(v);
@@ -206,7 +210,7 @@ static inline int smp_select(device const float* l, uint n, uint k, uint r, thre
 // Walk state, written by thread 0 only (between barriers).
 struct SmpWalk {
     uint rank;   // tokens of the order consumed in this phase
-    float cum;   // their mass
+    ulong cum;   // their mass (fixed point)
     uint done;   // the phase is decided
     int last;    // id of the last consumed token (phase C)
     uint hi;     // exclusive key bound of the next window
@@ -249,14 +253,14 @@ static inline void smp_store(threadgroup SmpWalk& s, thread const SmpWalk& w) {
 // smp_step advances phase ph by one token of mass ev; it returns true when
 // the phase is decided (the token is consumed unless the bound was hit
 // before it: *took says).
-static inline bool smp_step(uint ph, thread SmpWalk& w, float ev, uint K, float minP, float topP, float z,
-                            uint keep, float target, thread bool& took) {
+static inline bool smp_step(uint ph, thread SmpWalk& w, float ev, uint K, float minP, ulong topPz, uint keep,
+                            ulong target, thread bool& took) {
     took = false;
     if (ph == 0) { // A: mass of the top K
         if (w.rank == K) {
             return true;
         }
-        w.cum += ev;
+        w.cum += smp_fx(ev);
         w.rank++;
         took = true;
         return false;
@@ -268,16 +272,16 @@ static inline bool smp_step(uint ph, thread SmpWalk& w, float ev, uint K, float 
         if (minP > 0.0f && w.rank > 0 && ev < minP) {
             return true;
         }
-        w.cum += ev;
+        w.cum += smp_fx(ev);
         w.rank++;
         took = true;
-        return topP < 1.0f && w.cum >= topP * z;
+        return w.cum >= topPz;
     }
     // C: draw
     if (w.rank == keep) {
         return true;
     }
-    w.cum += ev;
+    w.cum += smp_fx(ev);
     w.rank++;
     took = true;
     return w.cum > target;
@@ -380,19 +384,23 @@ kernel void sample(device const float* x [[buffer(0)]],
 
     // 3. the normaliser over the whole vocabulary (the kept mass when
     // nothing is cut, the top-p reference without top-k)
-    const float u = smp_uniform(seed, step);
+    const uint u24 = smp_uniform24(seed, step);
     const uint K = (topK > 0 && topK < n) ? topK : n;
     const bool noCut = K == n && topP >= 1.0f && minP <= 0.0f;
-    float z = 0.0f;
+    ulong z = 0;
     if (K == n) {
-        float zs = 0.0f;
+        ulong zs = 0;
         for (uint i = tid; i < n; i += ntg) {
-            zs += precise::exp(l[i] - lmax);
+            zs += smp_fx(precise::exp(l[i] - lmax));
         }
-        z = smp_sum_f(zs, sh, lane, sg, nsg);
+        sh.red_l[tid] = zs;
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint i = 0; i < ntg; i++) {
+            z += sh.red_l[i];
+        }
     }
     uint keep = n;
-    float mass = z;
+    ulong mass = z;
     if (tid == 0) {
         ws.whi = 0;
         ws.wlo = 0;
@@ -403,10 +411,11 @@ kernel void sample(device const float* x [[buffer(0)]],
 
     // phases: 0 (A) only with top-k, 1 (B) only with a cut, 2 (C) always
     for (uint ph = K < n ? 0u : (noCut ? 2u : 1u); ph < 3; ph++) {
-        const float target = u * mass;
+        const ulong target = smp_mul24(mass, u24);
+        const ulong topPz = topP < 1.0f ? smp_frac(z, topP) : ~0ul;
         if (tid == 0) {
             ws.rank = 0;
-            ws.cum = 0.0f;
+            ws.cum = 0;
             ws.done = 0;
             ws.last = -1;
             ws.hi = 0xffffffffu;
@@ -455,7 +464,7 @@ kernel void sample(device const float* x [[buffer(0)]],
                     bool took = false;
                     bool done = false;
                     while (used < g && !done) {
-                        done = smp_step(ph, w, ev, K, minP, topP, z, keep, target, took);
+                        done = smp_step(ph, w, ev, K, minP, topPz, keep, target, took);
                         used += took ? 1u : 0u;
                     }
                     w.done = done ? 1u : 0u;
@@ -529,7 +538,7 @@ kernel void sample(device const float* x [[buffer(0)]],
                 bool took = false;
                 for (uint e = 0; e < c && !done; e++) {
                     const float ev = precise::exp(sh.win_l[e] - lmax);
-                    done = smp_step(ph, w, ev, K, minP, topP, z, keep, target, took);
+                    done = smp_step(ph, w, ev, K, minP, topPz, keep, target, took);
                     if (took) {
                         w.last = sh.win_id[e];
                     }
