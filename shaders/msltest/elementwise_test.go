@@ -1,0 +1,67 @@
+package msltest
+
+import (
+	"testing"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// ewShapes include sizes that are not multiples of the threadgroup width
+// (256) or the SIMD width, and strided rows.
+var ewShapes = []struct{ n, m, ld int }{
+	{1, 1, 1}, {7, 3, 9}, {32, 2, 32}, {255, 4, 260}, {257, 3, 257}, {1000, 2, 1003},
+}
+
+func ioBuf(name string, floats int) plan.Buffer {
+	return plan.Buffer{Name: name, Kind: plan.IO, Size: int64(floats) * 4}
+}
+
+func TestElementwiseVsCPU(t *testing.T) {
+	for _, s := range ewShapes {
+		sz := s.ld*(s.m-1) + s.n
+		ld := uint32(s.ld)
+		n, m := uint32(s.n), uint32(s.m)
+		// add, with a broadcast b and with out aliasing a
+		for _, ldb := range []uint32{ld, 0} {
+			d := plan.Dispatch{Kernel: plan.Add, NBind: 3, P: [16]uint32{n, m, ld, ldb, ld}}
+			d.Bind[0], d.Bind[1], d.Bind[2] = plan.Binding{Buf: 0}, plan.Binding{Buf: 1}, plan.Binding{Buf: 2}
+			Compare(t, Case{Plan: SingleOp(d, ioBuf("a", sz), ioBuf("b", sz), ioBuf("o", sz)), Outputs: []Output{F32(2)}, Seed: 1})
+			d.Bind[2] = plan.Binding{Buf: 0}
+			Compare(t, Case{Plan: SingleOp(d, ioBuf("a", sz), ioBuf("b", sz)), Outputs: []Output{F32(0)}, Seed: 2})
+		}
+		d := plan.Dispatch{Kernel: plan.Scale, NBind: 2, P: [16]uint32{n, m, ld, ld, plan.F32(-1.75)}}
+		d.Bind[1] = plan.Binding{Buf: 1}
+		Compare(t, Case{Plan: SingleOp(d, ioBuf("x", sz), ioBuf("o", sz)), Outputs: []Output{F32(1)}, Seed: 3})
+
+		for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.BF16} {
+			d := plan.Dispatch{Kernel: plan.Copy, Type: typ, NBind: 2, P: [16]uint32{n, m, ld, ld}}
+			d.Bind[1] = plan.Binding{Buf: 1}
+			Compare(t, Case{Plan: SingleOp(d, ioBuf("x", sz), ioBuf("o", sz)), Outputs: []Output{{Buf: 1, Type: typ}}, Seed: 4,
+				Fill: func(id plan.BufID, b []byte) { fillWide(b, 4) }})
+		}
+		for mode := uint32(0); mode < 2; mode++ {
+			d := plan.Dispatch{Kernel: plan.GELU, NBind: 2, P: [16]uint32{n, m, ld, ld, mode}}
+			d.Bind[1] = plan.Binding{Buf: 1}
+			Compare(t, Case{Plan: SingleOp(d, ioBuf("x", sz), ioBuf("o", sz)), Outputs: []Output{F32(1)}, Seed: 5, Tol: 1e-6,
+				Fill: func(id plan.BufID, b []byte) { fillWide(b, 5) }})
+		}
+		d = plan.Dispatch{Kernel: plan.SiLUMul, NBind: 3, P: [16]uint32{n, m, ld, ld, ld}}
+		d.Bind[1], d.Bind[2] = plan.Binding{Buf: 1}, plan.Binding{Buf: 2}
+		Compare(t, Case{Plan: SingleOp(d, ioBuf("g", sz), ioBuf("u", sz), ioBuf("o", sz)), Outputs: []Output{F32(2)}, Seed: 6, Tol: 1e-6,
+			Fill: func(id plan.BufID, b []byte) { fillWide(b, 8) }})
+
+		for _, alias := range []bool{false, true} {
+			d = plan.Dispatch{Kernel: plan.Softmax, NBind: 2, P: [16]uint32{n, m, ld, ld, plan.F32(0.125)}}
+			d.Bind[1] = plan.Binding{Buf: 1}
+			bufs := []plan.Buffer{ioBuf("x", sz), ioBuf("o", sz)}
+			if alias {
+				d.Bind[1] = plan.Binding{Buf: 0}
+				bufs = bufs[:1]
+			}
+			out := plan.BufID(len(bufs) - 1)
+			Compare(t, Case{Plan: SingleOp(d, bufs...), Outputs: []Output{F32(out)}, Seed: 7, Tol: 1e-5,
+				Fill: func(id plan.BufID, b []byte) { fillWide(b, 60) }})
+		}
+	}
+}
