@@ -21,8 +21,11 @@
 // it into exp(s−max)/sum, and writes 0 for masked keys j < kvLen. Lane
 // j%32 writes and rereads key j, so no other thread touches it in between.
 
-constant uint ATTN_MAX_HD = 256;      // 8 accumulators per lane
-constant uint ATTN_SCRATCH_HEAD = 4;  // floats before the partials (word 0: chunk count)
+// (enums: integer constants usable as array sizes in MSL and C++ alike)
+enum : uint {
+    ATTN_MAX_HD = 256,      // 8 accumulators per lane
+    ATTN_SCRATCH_HEAD = 4,  // floats before the partials (word 0: chunk count)
+};
 
 // attn_chunk_len is the keys per chunk for kvLen keys over nc chunks, a
 // multiple of 32 so chunks start at a lane-0 key (the launch rule uses the

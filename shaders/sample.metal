@@ -27,8 +27,10 @@
 //
 // Scratch (bind 3): [0, n) the adjusted logits.
 
-constant uint SMP_CAP = 2048;   // tokens per sorted window (16 KiB)
-constant uint SMP_MAXT = 1024;  // threads per threadgroup at most
+enum : uint {
+    SMP_CAP = 2048,   // tokens per sorted window (16 KiB)
+    SMP_MAXT = 1024,  // threads per threadgroup at most
+};
 constant float SMP_FX = 8796093022208.0f; // 2^43: a mass ≤ 1 per token, n ≤ 2^20 tokens fit 64 bits
 
 // smp_fx is a token's mass in fixed point.

@@ -4,36 +4,21 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
-	"github.com/harkapp/hark/shaders"
 )
 
 // Helpers of the norm, rope, attention, argmax and sample tests: one
-// dispatch is run on the CPU backend (the reference) and through the MSL
-// library with the launches shaders.LaunchFor gives it, from the same
-// initial buffer contents; the tests compare what both left in the
-// buffers.
+// dispatch is run on the CPU backend (the reference) and on the executor's
+// backend from the same initial buffer contents (binding by binding, with
+// aliasing), and the tests compare what both left in every buffer.
 
-var (
-	kitLibOnce sync.Once
-	kitLib     *Library
-	kitLibErr  error
-	kitPool    = cpu.NewPool(2)
-)
-
-func kitLibrary(t testing.TB) *Library {
-	kitLibOnce.Do(func() { kitLib, kitLibErr = Shaders() })
-	require.NoError(t, kitLibErr)
-	return kitLib
-}
+var kitPool = cpu.NewPool(2)
 
 // kitOp builds a dispatch over bindings 0..len(init)-1 (nil = NoBuf).
 func kitOp(k plan.Kernel, ty ggml.Type, nbind int, params ...uint32) plan.Dispatch {
@@ -47,17 +32,20 @@ func kitOp(k plan.Kernel, ty ggml.Type, nbind int, params ...uint32) plan.Dispat
 // then MSL.
 func kitRun(t testing.TB, d plan.Dispatch, init [][]byte) (ref, got [][]byte) {
 	t.Helper()
-	return kitRunCPU(t, d, init, nil), kitRunMSL(t, d, init, nil)
+	return kitRunAlias(t, d, init, nil)
 }
 
 // kitRunAlias is kitRun where binding j is bound to binding alias[j]'s
 // buffer (init[j] is then ignored and its result is that buffer's).
 func kitRunAlias(t testing.TB, d plan.Dispatch, init [][]byte, alias map[int]int) (ref, got [][]byte) {
 	t.Helper()
-	return kitRunCPU(t, d, init, alias), kitRunMSL(t, d, init, alias)
+	return kitRunOn(t, cpu.New(cpu.Options{Pool: kitPool}), d, init, alias),
+		kitRunOn(t, TestBackend(t), d, init, alias)
 }
 
-func kitRunCPU(t testing.TB, d plan.Dispatch, init [][]byte, alias map[int]int) [][]byte {
+// kitRunOn runs the one-dispatch plan on be; the executor's backend runs
+// d through shaders.LaunchFor with a poisoned scratch buffer.
+func kitRunOn(t testing.TB, be plan.Backend, d plan.Dispatch, init [][]byte, alias map[int]int) [][]byte {
 	t.Helper()
 	var p plan.Plan
 	p.Name = t.Name()
@@ -65,7 +53,7 @@ func kitRunCPU(t testing.TB, d plan.Dispatch, init [][]byte, alias map[int]int) 
 	ids := make([]plan.BufID, len(init))
 	for i, b := range init {
 		d.Bind[i] = plan.Binding{Buf: plan.NoBuf}
-		if b == nil {
+		if _, ok := alias[i]; b == nil || ok {
 			continue
 		}
 		ids[i] = p.AddBuffer(plan.Buffer{Name: "b", Kind: plan.IO, Size: int64(len(b))})
@@ -74,90 +62,22 @@ func kitRunCPU(t testing.TB, d plan.Dispatch, init [][]byte, alias map[int]int) 
 	for j, i := range alias {
 		ids[j] = ids[i]
 		d.Bind[j].Buf = ids[i]
-		init[j] = nil
 	}
 	pass.Add(d)
-	x, err := cpu.New(cpu.Options{Pool: kitPool}).Load(&p)
+	x, err := be.Load(&p)
 	require.NoError(t, err)
 	defer x.Close()
 	for i, b := range init {
-		if b != nil {
+		if _, ok := alias[i]; b != nil && !ok {
 			require.NoError(t, x.Write(ids[i], 0, b))
 		}
 	}
-	require.NoError(t, x.Run(0, &plan.Vars{}))
+	require.NoError(t, x.Run(0, &plan.Vars{}), be.Name())
 	out := make([][]byte, len(init))
-	for i, b := range init {
-		if b != nil {
-			out[i] = make([]byte, len(b))
-			require.NoError(t, x.Read(ids[i], 0, out[i]))
-		}
-	}
-	for j, i := range alias {
-		out[j] = out[i]
-	}
-	return out
-}
-
-// kitAligned is a 16-byte aligned copy of b (at least 16 bytes long).
-func kitAligned(b []byte) []byte {
-	w := make([]uint64, (max(len(b), 16)+15)/8)
-	a := unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), 8*len(w))
-	copy(a, b)
-	return a[:max(len(b), 1)]
-}
-
-func kitRunMSL(t testing.TB, d plan.Dispatch, init [][]byte, alias map[int]int) [][]byte {
-	t.Helper()
-	lib := kitLibrary(t)
-	for i := range init {
-		d.Bind[i] = plan.Binding{Buf: plan.NoBuf}
-		if init[i] != nil {
-			d.Bind[i].Buf = plan.BufID(i)
-		}
-	}
-	for j, i := range alias {
-		d.Bind[j].Buf = plan.BufID(i)
-	}
-	launches, err := shaders.LaunchFor(&d, &shaders.Default, nil)
-	require.NoError(t, err)
-	var bufs [16]unsafe.Pointer
-	mem := make([][]byte, len(init))
-	dummy := kitAligned(nil)
-	for i := range bufs[:8] {
-		bufs[i] = unsafe.Pointer(&dummy[0])
-	}
 	for i, b := range init {
 		if _, ok := alias[i]; b != nil && !ok {
-			mem[i] = kitAligned(b)
-			bufs[i] = unsafe.Pointer(&mem[i][0])
-		}
-	}
-	for j, i := range alias {
-		bufs[j] = bufs[i]
-	}
-	var args [shaders.ArgsSize]byte
-	shaders.Args(&d, &args)
-	ab := kitAligned(args[:])
-	bufs[shaders.ArgsIndex] = unsafe.Pointer(&ab[0])
-	var scratch []byte
-	for _, ln := range launches {
-		if ln.Scratch > 0 && scratch == nil {
-			scratch = kitAligned(make([]byte, ln.Scratch))
-			// poison: every word a kernel reads must have been written
-			for i := 0; i+4 <= len(scratch); i += 4 {
-				binary.LittleEndian.PutUint32(scratch[i:], 0x7fc00001)
-			}
-			bufs[shaders.ScratchIndex] = unsafe.Pointer(&scratch[0])
-		}
-	}
-	for i := range launches {
-		require.NoError(t, lib.Run(&launches[i], &bufs), launches[i].Function)
-	}
-	out := make([][]byte, len(init))
-	for i, b := range init {
-		if mem[i] != nil {
-			out[i] = mem[i][:len(b)]
+			out[i] = make([]byte, len(b))
+			require.NoError(t, x.Read(ids[i], 0, out[i]))
 		}
 	}
 	for j, i := range alias {
