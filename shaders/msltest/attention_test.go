@@ -99,3 +99,21 @@ func TestAttentionKernel(t *testing.T) {
 	}
 	t.Logf("attention: worst relative error %.3g (%d split cases)", worst, split)
 }
+
+// BenchmarkAttentionEncoderMSL is one Whisper-tiny encoder self-attention
+// (1500 rows and keys, 6 heads of 64) through the executor: what an
+// end-to-end transcription on the executor pays per layer.
+func BenchmarkAttentionEncoderMSL(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	const hd, nh, n = 64, 6, 1500
+	w := hd * nh
+	qkv := kitF32(kitRand(r, n*w, 1))
+	d := kitOp(plan.Attention, ggml.F32, 4, hd, nh, nh, n, uint32(w), uint32(w), n, 0, 0,
+		math.Float32bits(0.125), hd, uint32(w), 0, 0)
+	init := [][]byte{qkv, qkv, qkv, kitF32(make([]float32, n*w))}
+	be := TestBackend(b)
+	b.ResetTimer()
+	for range b.N {
+		kitRunOn(b, be, d, init, nil)
+	}
+}
