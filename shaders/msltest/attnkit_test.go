@@ -11,6 +11,7 @@ import (
 	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/shaders"
 )
 
 // Helpers of the norm, rope, attention, argmax and sample tests: one
@@ -19,6 +20,19 @@ import (
 // aliasing), and the tests compare what both left in every buffer.
 
 var kitPool = cpu.NewPool(2)
+
+// kitTune, when set, is the tuning the executor runs the launches with
+// (the geometry a chip family would get) instead of shaders.Default.
+var kitTune *shaders.Tuning
+
+// kitBackend is the executor backend with kitTune's launch geometry.
+func kitBackend(t testing.TB) plan.Backend {
+	be := TestBackend(t)
+	if kitTune == nil {
+		return be
+	}
+	return &Backend{lib: be.lib, tuning: *kitTune}
+}
 
 // kitOp builds a dispatch over bindings 0..len(init)-1 (nil = NoBuf).
 func kitOp(k plan.Kernel, ty ggml.Type, nbind int, params ...uint32) plan.Dispatch {
@@ -40,7 +54,7 @@ func kitRun(t testing.TB, d plan.Dispatch, init [][]byte) (ref, got [][]byte) {
 func kitRunAlias(t testing.TB, d plan.Dispatch, init [][]byte, alias map[int]int) (ref, got [][]byte) {
 	t.Helper()
 	return kitRunOn(t, cpu.New(cpu.Options{Pool: kitPool}), d, init, alias),
-		kitRunOn(t, TestBackend(t), d, init, alias)
+		kitRunOn(t, kitBackend(t), d, init, alias)
 }
 
 // kitRunOn runs the one-dispatch plan on be; the executor's backend runs
