@@ -205,6 +205,155 @@ template [[host_name("attention_f16")]] kernel void attention<half>(
     device const float*, device const half*, device const half*, device float*, device float*, constant Args&,
     device float*, uint3, uint3, uint, uint, uint);
 
+// attention_tiled_{f32,f16}: prefill, encoder and cross-attention rows
+// of one sequence (one chunk, no per-sequence rows). The threadgroup's
+// SIMD-groups (one query row each, consecutive rows of one head) load each
+// tile of 32 keys of K and V into threadgroup memory together (coalesced,
+// read once per threadgroup rather than once per row), then score and
+// accumulate from it as attention_impl does. Tile rows are padded by one
+// 32-bit word so the 32 lanes reading 32 different keys hit different
+// banks. Grid: (1, nHead, ceil(m / rows)). The launch rule picks it where
+// a tile fits: f32 head sizes up to 64, f16 up to 128.
+enum : uint {
+    ATTN_TILE_F32 = 32 * 65,  // floats per tile: 32 keys × (64 + 1)
+    ATTN_TILE_F16 = 32 * 130, // halves per tile: 32 keys × (128 + 2)
+};
+
+template <typename T>
+static inline void attention_tiled_impl(device const float* q, device const T* K, device const T* V,
+                                        device float* out, device float* probs, constant Args& args, uint3 tg,
+                                        uint sg, uint nsg, uint lane, uint tid, threadgroup float* pw,
+                                        threadgroup T* Kt, threadgroup T* Vt) {
+    const uint hd = args.p[0];
+    const uint nHead = args.p[1];
+    const uint nKV = args.p[2];
+    const uint m = args.p[3];
+    const uint kvLen = args.p[6];
+    const float scale = argf(args, 9);
+    const uint h = tg.y;
+    const uint t0 = tg.z * nsg;
+    const uint t = t0 + sg;
+    const bool active = t < m;
+    // keys any row of the group sees (the last row sees the most)
+    const uint jEnd = attn_visible(args, min(t0 + nsg, m) - 1);
+    const uint nvis = active ? attn_visible(args, t) : 0u;
+    const ulong ps = args.p[11];
+    const ulong base = (ulong)(h / (nHead / nKV)) * args.p[10];
+    device const T* Kh = K + base;
+    device const T* Vh = V + base;
+    device const float* qr = q + (ulong)min(t, m - 1) * args.p[4] + h * hd;
+    const bool hasP = has_bind(args, 4);
+    device float* pr = probs + (ulong)(h * m + t) * args.p[13];
+    const uint ld = hd + 4 / sizeof(T); // padded tile row, in elements
+
+    const uint nd = (hd + 31) / 32;
+    float acc[ATTN_MAX_HD / 32];
+    for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+        acc[i] = 0.0f;
+    }
+    float M = -INFINITY;
+    float S = 0.0f;
+    for (uint jb = 0; jb < jEnd; jb += 32) {
+        const uint nk = min(32u, jEnd - jb);
+        for (uint e = tid; e < nk * hd; e += 32 * nsg) {
+            const uint k = e / hd;
+            const uint d = e - k * hd;
+            const ulong src = (ulong)(jb + k) * ps + d;
+            Kt[k * ld + d] = Kh[src];
+            Vt[k * ld + d] = Vh[src];
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        if (active && jb < nvis) {
+            const uint j1 = min(nvis, jb + 32); // keys of this tile the row sees
+            const uint j = jb + lane;
+            float s = -INFINITY;
+            if (j < j1) {
+                threadgroup const T* kr = Kt + lane * ld;
+                float d = 0.0f;
+                for (uint i = 0; i < hd; i++) {
+                    d += qr[i] * float(kr[i]);
+                }
+                s = d * scale;
+                if (hasP) {
+                    pr[j] = s;
+                }
+            }
+            const float mb = simd_max(s);
+            const float nm = max(M, mb);
+            const float corr = exp(M - nm);
+            const float p = j < j1 ? exp(s - nm) : 0.0f;
+            S = S * corr + simd_sum(p);
+            for (uint i = 0; i < nd; i++) {
+                acc[i] *= corr;
+            }
+            pw[lane] = p;
+            simdgroup_barrier(mem_flags::mem_threadgroup);
+            for (uint k = 0; k < j1 - jb; k++) {
+                const float pk = pw[k];
+                threadgroup const T* vr = Vt + k * ld;
+                for (uint i = 0; i < nd; i++) {
+                    const uint d = lane + 32 * i;
+                    if (d < hd) {
+                        acc[i] += pk * float(vr[d]);
+                    }
+                }
+            }
+            M = nm;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup); // tiles and pw are rewritten next
+    }
+    if (!active) {
+        return;
+    }
+    device float* o = out + (ulong)t * args.p[5] + h * hd;
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
+    for (uint i = 0; i < nd; i++) {
+        const uint d = lane + 32 * i;
+        if (d < hd) {
+            o[d] = acc[i] * inv;
+        }
+    }
+    if (hasP) {
+        for (uint j = lane; j < kvLen; j += 32) {
+            pr[j] = j < nvis ? exp(pr[j] - M) * inv : 0.0f;
+        }
+    }
+}
+
+kernel void attention_tiled_f32(device const float* q [[buffer(0)]],
+                                device const float* K [[buffer(1)]],
+                                device const float* V [[buffer(2)]],
+                                device float* out [[buffer(3)]],
+                                device float* probs [[buffer(4)]],
+                                constant Args& args [[buffer(8)]],
+                                uint3 tg [[threadgroup_position_in_grid]],
+                                uint sg [[simdgroup_index_in_threadgroup]],
+                                uint nsg [[simdgroups_per_threadgroup]],
+                                uint lane [[thread_index_in_simdgroup]],
+                                uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float pw[32 * 32];
+    threadgroup float Kt[ATTN_TILE_F32];
+    threadgroup float Vt[ATTN_TILE_F32];
+    attention_tiled_impl<float>(q, K, V, out, probs, args, tg, sg, nsg, lane, tid, pw + 32 * sg, Kt, Vt);
+}
+
+kernel void attention_tiled_f16(device const float* q [[buffer(0)]],
+                                device const half* K [[buffer(1)]],
+                                device const half* V [[buffer(2)]],
+                                device float* out [[buffer(3)]],
+                                device float* probs [[buffer(4)]],
+                                constant Args& args [[buffer(8)]],
+                                uint3 tg [[threadgroup_position_in_grid]],
+                                uint sg [[simdgroup_index_in_threadgroup]],
+                                uint nsg [[simdgroups_per_threadgroup]],
+                                uint lane [[thread_index_in_simdgroup]],
+                                uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float pw[32 * 32];
+    threadgroup half Kt[ATTN_TILE_F16];
+    threadgroup half Vt[ATTN_TILE_F16];
+    attention_tiled_impl<half>(q, K, V, out, probs, args, tg, sg, nsg, lane, tid, pw + 32 * sg, Kt, Vt);
+}
+
 // attention_merge combines the chunks of one (t, h). Groups: (nHead, m).
 // The chunk count is the word the first launch left at scratch[0]. Every
 // thread computes the global max and sum itself (chunks are few), so no

@@ -20,6 +20,15 @@ func init() {
 // (ATTN_MAX_HD in attention.metal).
 const attnMaxHead = 256
 
+// attnTileHead is the largest head size whose 32-key K/V tiles fit
+// attention_tiled's threadgroup memory (ATTN_TILE_F32/F16).
+func attnTileHead(ty ggml.Type) uint32 {
+	if ty == ggml.F16 {
+		return 128
+	}
+	return 64
+}
+
 // attnMaxKV bounds the keys of one dispatch, as the CPU backend does.
 const attnMaxKV = 1 << 22
 
@@ -122,6 +131,9 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 		Threads:  [3]uint32{32 * rows, 1, 1},
 	}
 	if nc == 1 {
+		if rows > 1 && p[8]&plan.FlagPerSeqRows == 0 && hd <= attnTileHead(d.Type) {
+			main.Function = "attention_tiled" + suf // K/V tiles shared by the rows
+		}
 		return append(dst, main), nil
 	}
 	// partials: ATTN_SCRATCH_HEAD floats, then (max, sum, acc[hd]) per
