@@ -20,7 +20,7 @@ import (
 // compare outputs.
 
 var (
-	shared     *Backend
+	sharedBE   *Backend
 	sharedErr  error
 	sharedOnce sync.Once
 	cpuShared  *cpu.Backend
@@ -31,11 +31,11 @@ var (
 func TestBackend(t testing.TB) *Backend {
 	t.Helper()
 	sharedOnce.Do(func() {
-		shared, sharedErr = New()
+		sharedBE, sharedErr = New()
 		cpuShared = cpu.New(cpu.Options{})
 	})
 	require.NoError(t, sharedErr)
-	return shared
+	return sharedBE
 }
 
 // SingleOp returns a plan with the given buffers (BufIDs are their

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -15,6 +17,8 @@ import (
 
 // Library is a compiled set of .metal files, loaded into this process.
 type Library struct {
+	profMu  sync.Mutex
+	prof    map[string]*FuncStat // nil unless $HARK_MSLTEST_PROFILE is set
 	path    string
 	entries map[string]int32
 	launch  func(entry int32, geom *uint32, bufs *uintptr, consts *uint32, err *byte, errlen int32) int32
@@ -66,6 +70,9 @@ func Open(srcs []Source) (*Library, error) {
 		l.entries[n] = int32(i)
 	}
 	initFn(int32(workers()))
+	if os.Getenv("HARK_MSLTEST_PROFILE") != "" {
+		l.prof = map[string]*FuncStat{}
+	}
 	libs[unit] = l
 	return l, nil
 }
@@ -91,8 +98,27 @@ func (l *Library) Names() []string {
 	return out
 }
 
-// Binding is the memory bound at one [[buffer(i)]] slot of a launch.
-type Binding = unsafe.Pointer
+// FuncStat is the time spent in one kernel function (HARK_MSLTEST_PROFILE).
+type FuncStat struct {
+	Function string
+	Launches int
+	Threads  int64
+	Time     time.Duration
+}
+
+// Profile returns the per-function times since the library was loaded,
+// slowest first, or nil when $HARK_MSLTEST_PROFILE was not set.
+func (l *Library) Profile() []FuncStat {
+	l.profMu.Lock()
+	defer l.profMu.Unlock()
+	var out []FuncStat
+	for _, s := range l.prof {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Time > out[j].Time })
+	return out
+}
+
 
 // Run executes one launch. bufs[i] is [[buffer(i)]] (nil for unbound);
 // the memory must stay valid (and unmoved) for the call, which Go heap and
@@ -118,6 +144,21 @@ func (l *Library) Run(ln *shaders.Launch, bufs *[16]unsafe.Pointer) error {
 		raw[i] = uintptr(p)
 	}
 	var errb [512]byte
+	if l.prof != nil {
+		start := time.Now()
+		defer func() {
+			l.profMu.Lock()
+			st := l.prof[ln.Function]
+			if st == nil {
+				st = &FuncStat{Function: ln.Function}
+				l.prof[ln.Function] = st
+			}
+			st.Launches++
+			st.Threads += int64(ln.Groups[0]) * int64(ln.Groups[1]) * int64(ln.Groups[2]) * int64(ln.Threads[0]*ln.Threads[1]*ln.Threads[2])
+			st.Time += time.Since(start)
+			l.profMu.Unlock()
+		}()
+	}
 	rc := l.launch(idx, &geom[0], &raw[0], &consts[0], &errb[0], int32(len(errb)))
 	runtime.KeepAlive(bufs)
 	if rc != 0 {
