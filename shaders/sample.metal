@@ -395,10 +395,21 @@ kernel void sample(device const float* x [[buffer(0)]],
         for (uint i = tid; i < n; i += ntg) {
             zs += smp_fx(precise::exp(l[i] - lmax));
         }
+        // 64-bit sums through threadgroup memory (no 64-bit SIMD-group
+        // functions): lane 0 of each SIMD-group adds its lanes' sums into
+        // its first slot, then every thread adds the SIMD-groups'.
         sh.red_l[tid] = zs;
         threadgroup_barrier(mem_flags::mem_threadgroup);
-        for (uint i = 0; i < ntg; i++) {
-            z += sh.red_l[i];
+        if (lane == 0) {
+            ulong a = 0;
+            for (uint i = 0; i < 32; i++) {
+                a += sh.red_l[sg * 32 + i];
+            }
+            sh.red_l[sg * 32] = a;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint i = 0; i < nsg; i++) {
+            z += sh.red_l[i * 32];
         }
     }
     uint keep = n;
