@@ -18,12 +18,13 @@
 //   A (top-k only) the mass z of the top k;
 //   B (a cut is set) the kept count: top-k, min-p, top-p as the CPU;
 //   C the draw: the first kept token whose cumulative mass exceeds u·mass.
-// Masses are summed in 64-bit fixed point (SMP_FX fraction bits): exact
-// and order-independent, where float32 sums drift over thousands of terms
-// (the CPU sums in float64). Each token's mass exp(l−lmax) is a float32
-// precise::exp, so a draw within ~1e-7 (relative) of a boundary between
-// two tokens may still pick the neighbour of the CPU's token; divisions are
-// the precise ones so the order itself is exact.
+// Masses are 64-bit fixed point with 43 fraction bits: each token's
+// exp(l−lmax) is computed in integer arithmetic to ~1e-15 (smp_exp_fx; a
+// float32 exp would be off by ~1e-7, enough to move a draw to a
+// neighbouring token about once in a thousand draws), and sums are exact
+// and order-independent (the CPU sums float64 exps). Integer arithmetic is
+// also immune to fast math. Divisions are the precise ones, so the order
+// itself is the CPU's.
 //
 // Scratch (bind 3): [0, n) the adjusted logits.
 
@@ -33,8 +34,49 @@ enum : uint {
 };
 constant float SMP_FX = 8796093022208.0f; // 2^43: a mass ≤ 1 per token, n ≤ 2^20 tokens fit 64 bits
 
-// smp_fx is a token's mass in fixed point.
-static inline ulong smp_fx(float ev) { return ulong(rint(ev * SMP_FX)); }
+// smp_mulshift is (a·b) >> s for s in [1, 64], through 32-bit limbs (the
+// 128-bit product is not a type MSL has).
+static inline ulong smp_mulshift(ulong a, ulong b, uint s) {
+    const ulong a0 = a & 0xffffffffu;
+    const ulong a1 = a >> 32;
+    const ulong b0 = b & 0xffffffffu;
+    const ulong b1 = b >> 32;
+    const ulong p00 = a0 * b0;
+    const ulong p01 = a0 * b1;
+    const ulong p10 = a1 * b0;
+    const ulong p11 = a1 * b1;
+    const ulong mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    const ulong lo = (mid << 32) | (p00 & 0xffffffffu);
+    const ulong hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    return s == 64 ? hi : (hi << (64 - s)) | (lo >> s);
+}
+
+// smp_exp_fx is round(exp(d)·2^43) for d ≤ 0 (0 below −32, where it
+// rounds to 0 anyway). exp(d) = 2^−k·2^f with f in [0, 1): −d·log2 e in
+// Q52 from the exact −d·2^52, then 2^f = exp(f·ln 2) by a 17-term Taylor
+// series in Q62 (f·ln 2 < 0.7: the dropped terms are below 1e-17).
+static inline ulong smp_exp_fx(float d) {
+    if (!(d > -32.0f)) {
+        return 0; // also −inf
+    }
+    if (d >= 0.0f) {
+        return 1ul << 43;
+    }
+    const ulong A = ulong(-d * 4503599627370496.0f);            // −d·2^52 (exact for |d| ≥ 2^-29)
+    const ulong Y = smp_mulshift(A, 0x5c551d94ae0bf85eul, 62);  // ·log2 e (Q62 constant): Q52
+    const ulong kq = (Y + ((1ul << 52) - 1)) >> 52;              // k = ceil(−d·log2 e)
+    const ulong F = (kq << 52) - Y;                              // f = k − (−d·log2 e), Q52
+    const ulong G = smp_mulshift(F, 0x2c5c85fdf473de6bul, 52);  // f·ln 2 (Q62 constant): Q62
+    ulong R = 1ul << 62;
+    for (uint i = 17; i >= 1; i--) {
+        R = (1ul << 62) + smp_mulshift(R, G, 62) / i; // Horner: 1 + g·R/i
+    }
+    const uint sh = 19 + uint(kq); // Q62 → Q43, then 2^−k
+    if (sh >= 64) {
+        return 0;
+    }
+    return (R + (1ul << (sh - 1))) >> sh;
+}
 
 // smp_mul24 is floor(a·k / 2^24) for k < 2^24 without overflow.
 static inline ulong smp_mul24(ulong a, uint k) { return (a >> 24) * k + (((a & 0xffffffu) * k) >> 24); }
@@ -255,14 +297,14 @@ static inline void smp_store(threadgroup SmpWalk& s, thread const SmpWalk& w) {
 // smp_step advances phase ph by one token of mass ev; it returns true when
 // the phase is decided (the token is consumed unless the bound was hit
 // before it: *took says).
-static inline bool smp_step(uint ph, thread SmpWalk& w, float ev, uint K, float minP, ulong topPz, uint keep,
+static inline bool smp_step(uint ph, thread SmpWalk& w, ulong ev, uint K, ulong minPfx, ulong topPz, uint keep,
                             ulong target, thread bool& took) {
     took = false;
     if (ph == 0) { // A: mass of the top K
         if (w.rank == K) {
             return true;
         }
-        w.cum += smp_fx(ev);
+        w.cum += ev;
         w.rank++;
         took = true;
         return false;
@@ -271,10 +313,10 @@ static inline bool smp_step(uint ph, thread SmpWalk& w, float ev, uint K, float 
         if (w.rank == K) {
             return true;
         }
-        if (minP > 0.0f && w.rank > 0 && ev < minP) {
+        if (w.rank > 0 && ev < minPfx) {
             return true;
         }
-        w.cum += smp_fx(ev);
+        w.cum += ev;
         w.rank++;
         took = true;
         return w.cum >= topPz;
@@ -283,7 +325,7 @@ static inline bool smp_step(uint ph, thread SmpWalk& w, float ev, uint K, float 
     if (w.rank == keep) {
         return true;
     }
-    w.cum += smp_fx(ev);
+    w.cum += ev;
     w.rank++;
     took = true;
     return w.cum > target;
@@ -389,11 +431,14 @@ kernel void sample(device const float* x [[buffer(0)]],
     const uint u24 = smp_uniform24(seed, step);
     const uint K = (topK > 0 && topK < n) ? topK : n;
     const bool noCut = K == n && topP >= 1.0f && minP <= 0.0f;
+    // min-p in fixed point: ev < minP ⇔ ev_fx < ceil(minP·2^43); 0 = off
+    // (past 1 every token but the first is cut, ties at the top too)
+    const ulong minPfx = minP > 0.0f ? ulong(ceil(min(minP, 2.0f) * SMP_FX)) : 0ul;
     ulong z = 0;
     if (K == n) {
         ulong zs = 0;
         for (uint i = tid; i < n; i += ntg) {
-            zs += smp_fx(precise::exp(l[i] - lmax));
+            zs += smp_exp_fx(l[i] - lmax);
         }
         // 64-bit sums through threadgroup memory (no 64-bit SIMD-group
         // functions): lane 0 of each SIMD-group adds its lanes' sums into
@@ -471,13 +516,13 @@ kernel void sample(device const float* x [[buffer(0)]],
                 const uint k = hi - 1;
                 const uint g = smp_count(l, n, k, hi, sh, tid, ntg, lane, sg, nsg);
                 if (tid == 0) {
-                    const float ev = precise::exp(smp_unkey(k) - lmax);
+                    const ulong ev = smp_exp_fx(smp_unkey(k) - lmax);
                     SmpWalk w = smp_load(ws);
                     uint used = 0;
                     bool took = false;
                     bool done = false;
                     while (used < g && !done) {
-                        done = smp_step(ph, w, ev, K, minP, topPz, keep, target, took);
+                        done = smp_step(ph, w, ev, K, minPfx, topPz, keep, target, took);
                         used += took ? 1u : 0u;
                     }
                     w.done = done ? 1u : 0u;
@@ -550,8 +595,8 @@ kernel void sample(device const float* x [[buffer(0)]],
                 bool done = false;
                 bool took = false;
                 for (uint e = 0; e < c && !done; e++) {
-                    const float ev = precise::exp(sh.win_l[e] - lmax);
-                    done = smp_step(ph, w, ev, K, minP, topPz, keep, target, took);
+                    const ulong ev = smp_exp_fx(sh.win_l[e] - lmax);
+                    done = smp_step(ph, w, ev, K, minPfx, topPz, keep, target, took);
                     if (took) {
                         w.last = sh.win_id[e];
                     }
