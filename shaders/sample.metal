@@ -51,10 +51,19 @@ static inline ulong smp_mulshift(ulong a, ulong b, uint s) {
     return s == 64 ? hi : (hi << (64 - s)) | (lo >> s);
 }
 
+// smp_exp2_tab[j] is 2^(j/16) in Q62.
+constant ulong smp_exp2_tab[16] = {
+    0x4000000000000000ul, 0x42d561b3e6243d8aul, 0x45cae0f1f545eb73ul, 0x48e1e9b9d588e19bul,
+    0x4c1bf828c6dc54b8ul, 0x4f7a993048d088d7ul, 0x52ff6b54d8a89c75ul, 0x56ac1f752150a563ul,
+    0x5a827999fcef3242ul, 0x5e8451cfac061b5ful, 0x62b39508aa836d6ful, 0x6712460a8fc24072ul,
+    0x6ba27e656b4eb57aul, 0x70666f76154a7089ul, 0x75606373ee921c97ul, 0x7a92be8a92436616ul,
+};
+
 // smp_exp_fx is round(exp(d)·2^43) for d ≤ 0 (0 below −32, where it
-// rounds to 0 anyway). exp(d) = 2^−k·2^f with f in [0, 1): −d·log2 e in
-// Q52 from the exact −d·2^52, then 2^f = exp(f·ln 2) by a 17-term Taylor
-// series in Q62 (f·ln 2 < 0.7: the dropped terms are below 1e-17).
+// rounds to 0 anyway). exp(d) = 2^−k·2^(j/16)·exp(g): −d·log2 e in Q52
+// from the exact −d·2^52, k its ceiling, j the top 4 bits of the
+// fraction f = k − (−d·log2 e), g the rest times ln 2 (< 0.044), exp(g) by
+// a 9-term Taylor series in Q62 (the dropped terms are below 2^-66).
 static inline ulong smp_exp_fx(float d) {
     if (!(d > -32.0f)) {
         return 0; // also −inf
@@ -65,12 +74,13 @@ static inline ulong smp_exp_fx(float d) {
     const ulong A = ulong(-d * 4503599627370496.0f);            // −d·2^52 (exact for |d| ≥ 2^-29)
     const ulong Y = smp_mulshift(A, 0x5c551d94ae0bf85eul, 62);  // ·log2 e (Q62 constant): Q52
     const ulong kq = (Y + ((1ul << 52) - 1)) >> 52;              // k = ceil(−d·log2 e)
-    const ulong F = (kq << 52) - Y;                              // f = k − (−d·log2 e), Q52
-    const ulong G = smp_mulshift(F, 0x2c5c85fdf473de6bul, 52);  // f·ln 2 (Q62 constant): Q62
+    const ulong F = (kq << 52) - Y;                              // f in Q52, [0, 1)
+    const ulong G = smp_mulshift(F & ((1ul << 48) - 1), 0x2c5c85fdf473de6bul, 52); // g, Q62
     ulong R = 1ul << 62;
-    for (uint i = 17; i >= 1; i--) {
+    for (uint i = 9; i >= 1; i--) {
         R = (1ul << 62) + smp_mulshift(R, G, 62) / i; // Horner: 1 + g·R/i
     }
+    R = smp_mulshift(R, smp_exp2_tab[F >> 48], 62);
     const uint sh = 19 + uint(kq); // Q62 → Q43, then 2^−k
     if (sh >= 64) {
         return 0;
