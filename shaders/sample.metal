@@ -505,8 +505,20 @@ kernel void sample(device const float* x [[buffer(0)]],
             } else {
                 // the widest [lo, hi) holding at most SMP_CAP tokens
                 c = smp_count(l, n, 0, hi, sh, tid, ntg, lane, sg, nsg);
+                uint bad = 0;
+                if (c > SMP_CAP && hi == 0xffffffffu) {
+                    // first window: the tokens within 10 of the top logit
+                    // nearly always fit, which saves the bisection
+                    const uint guess = smp_key(lmax - 10.0f);
+                    const uint cg = smp_count(l, n, guess, hi, sh, tid, ntg, lane, sg, nsg);
+                    if (cg <= SMP_CAP) {
+                        lo = guess;
+                        c = cg;
+                    } else {
+                        bad = guess; // the window starts above it
+                    }
+                }
                 if (c > SMP_CAP) {
-                    uint bad = 0;
                     uint good = hi;
                     while (good - bad > 1) {
                         const uint mid = bad + (good - bad) / 2;
