@@ -198,12 +198,10 @@ kernel void attention(device const float* q [[buffer(0)]],
     attention_impl<T>(q, K, V, out, probs, scratch, args, tg, ntgs, sg, nsg, lane, pw + 32 * sg);
 }
 
-template [[host_name("attention_f32")]] kernel void attention<float>(
-    device const float*, device const float*, device const float*, device float*, device float*, constant Args&,
-    device float*, uint3, uint3, uint, uint, uint);
-template [[host_name("attention_f16")]] kernel void attention<half>(
-    device const float*, device const half*, device const half*, device float*, device float*, constant Args&,
-    device float*, uint3, uint3, uint, uint, uint);
+typedef decltype(attention<float>) attention_f32_t;
+typedef decltype(attention<half>) attention_f16_t;
+template [[host_name("attention_f32")]] kernel attention_f32_t attention<float>;
+template [[host_name("attention_f16")]] kernel attention_f16_t attention<half>;
 
 // attention_tiled_{f32,f16}: prefill, encoder and cross-attention rows
 // of one sequence (one chunk, no per-sequence rows). The threadgroup's

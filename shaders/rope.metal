@@ -122,7 +122,7 @@ kernel void rope_kv(device float* qkv [[buffer(0)]],
     rope_kv_impl<C>(qkv, freqs, kc, vc, args, tg, tid, ntg);
 }
 
-template [[host_name("rope_kv_f32")]] kernel void rope_kv<float>(device float*, device const float*, device float*,
-                                                                 device float*, constant Args&, uint2, uint, uint);
-template [[host_name("rope_kv_f16")]] kernel void rope_kv<half>(device float*, device const float*, device half*,
-                                                                device half*, constant Args&, uint2, uint, uint);
+typedef decltype(rope_kv<float>) rope_kv_f32_t;
+typedef decltype(rope_kv<half>) rope_kv_f16_t;
+template [[host_name("rope_kv_f32")]] kernel rope_kv_f32_t rope_kv<float>;
+template [[host_name("rope_kv_f16")]] kernel rope_kv_f16_t rope_kv<half>;
