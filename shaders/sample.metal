@@ -140,6 +140,7 @@ struct SmpShared {
     int win_id[SMP_CAP];
     uint sel[SMP_MAXT];
     ulong red_l[SMP_MAXT];
+    ulong sgsum[32];
 };
 
 static inline float smp_max_f(float v, threadgroup SmpShared& sh, uint lane, uint sg, uint nsg) {
@@ -354,6 +355,7 @@ kernel void sample(device const float* x [[buffer(0)]],
     threadgroup SmpShared sh;
     threadgroup SmpWalk ws;
     threadgroup atomic_uint wcount;
+    threadgroup atomic_uint wstop;
     threadgroup int selRes;
 
     const uint n = args.p[0];
@@ -612,24 +614,91 @@ kernel void sample(device const float* x [[buffer(0)]],
                     }
                 }
             }
+            // the walk, in parallel: each thread takes a contiguous run of
+            // the sorted window; prefix sums of the runs' masses give every
+            // entry its cumulative mass, and the first entry that decides
+            // the phase (code 2e: before entry e, 2e+1: after it) wins an
+            // atomic min
+            const uint rank0 = ws.rank;
+            const ulong cum0 = ws.cum;
+            const int last0 = ws.last;
+            const uint per = (c + ntg - 1) / ntg;
+            const uint e0 = min(tid * per, c);
+            const uint e1 = min(e0 + per, c);
+            ulong part = 0;
+            for (uint e = e0; e < e1; e++) {
+                part += smp_exp_fx(sh.win_l[e] - lmax);
+            }
+            sh.red_l[tid] = part;
             if (tid == 0) {
-                SmpWalk w = smp_load(ws);
-                bool done = false;
-                bool took = false;
-                for (uint e = 0; e < c && !done; e++) {
-                    const ulong ev = smp_exp_fx(sh.win_l[e] - lmax);
-                    done = smp_step(ph, w, ev, K, minPfx, topPz, keep, target, took);
-                    if (took) {
-                        w.last = sh.win_id[e];
-                    }
+                atomic_store_explicit(&wstop, 0xffffffffu, memory_order_relaxed);
+            }
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+            if (lane == 0) {
+                ulong run = 0;
+                for (uint i = 0; i < 32; i++) {
+                    const ulong v = sh.red_l[sg * 32 + i];
+                    sh.red_l[sg * 32 + i] = run;
+                    run += v;
                 }
-                w.done = done ? 1u : 0u;
-                w.hi = lo;
-                w.wlo = lo;
-                w.whi = hi;
-                w.wc = c;
-                w.tie = 0;
-                smp_store(ws, w);
+                sh.sgsum[sg] = run;
+            }
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+            ulong cum = cum0 + sh.red_l[tid];
+            ulong total = 0;
+            for (uint i = 0; i < nsg; i++) {
+                cum += i < sg ? sh.sgsum[i] : 0ul;
+                total += sh.sgsum[i];
+            }
+            uint code = 0xffffffffu;
+            ulong evStop = 0;
+            for (uint e = e0; e < e1; e++) {
+                const uint r = rank0 + e;
+                const ulong ev = smp_exp_fx(sh.win_l[e] - lmax);
+                bool before;
+                bool after;
+                if (ph == 0) { // A: the mass of the top K
+                    before = r == K;
+                    after = false;
+                } else if (ph == 1) { // B: top-k, min-p, top-p
+                    before = r == K || (r > 0 && ev < minPfx);
+                    after = cum + ev >= topPz;
+                } else { // C: the draw
+                    before = r == keep;
+                    after = cum + ev > target;
+                }
+                if (before || after) {
+                    code = before ? 2 * e : 2 * e + 1;
+                    evStop = ev;
+                    break;
+                }
+                cum += ev;
+            }
+            if (code != 0xffffffffu) {
+                atomic_fetch_min_explicit(&wstop, code, memory_order_relaxed);
+            }
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+            const uint win = atomic_load_explicit(&wstop, memory_order_relaxed);
+            if (tid == 0) {
+                ws.hi = lo;
+                ws.wlo = lo;
+                ws.whi = hi;
+                ws.wc = c;
+                ws.tie = 0;
+                if (win == 0xffffffffu) { // undecided: all of the window taken
+                    ws.rank = rank0 + c;
+                    ws.cum = cum0 + total;
+                    ws.last = c > 0 ? sh.win_id[c - 1] : last0;
+                    ws.done = 0;
+                }
+            }
+            if (win != 0xffffffffu && code == win) { // the deciding thread
+                const uint e = win / 2;
+                const bool took = (win & 1u) != 0;
+                ws.rank = rank0 + e + (took ? 1u : 0u);
+                ws.cum = took ? cum + evStop : cum;
+                ws.last = took ? sh.win_id[e] : (e > 0 ? sh.win_id[e - 1] : last0);
+                ws.done = 1;
             }
             threadgroup_barrier(mem_flags::mem_threadgroup);
         }
