@@ -7,12 +7,14 @@
 // walk never needs the whole order, only its head, so the order is
 // produced window by window: a window is the tokens whose logit lies in a
 // key range [lo, hi) (keys are the logits' bits mapped to a monotone
-// uint), chosen by bisection as the widest range below the previous window
-// holding at most SMP_CAP tokens; its tokens are gathered into threadgroup
-// memory and bitonic-sorted, and thread 0 walks them. One window nearly
-// always decides everything; flat distributions take more. A run of more
-// than SMP_CAP equal logits is walked without sorting (equal logits are in
-// id order) and its tokens found by rank.
+// uint) holding at most SMP_CAP tokens, the widest below the previous
+// window (by bisection; the first tries the tokens within 10 of the top);
+// its tokens are gathered into threadgroup memory, bitonic-sorted and
+// walked in parallel (runs per thread, prefix sums, an atomic min of the
+// deciding token). One window nearly always decides everything; flat
+// distributions take more. A run of more than SMP_CAP equal logits is
+// walked by thread 0 without sorting (equal logits are in id order) and
+// its tokens found by rank.
 //
 // The walk runs as up to three phases, each from the top of the order:
 //   A (top-k only) the mass z of the top k;
