@@ -119,7 +119,6 @@ func (l *Library) Profile() []FuncStat {
 	return out
 }
 
-
 // Run executes one launch. bufs[i] is [[buffer(i)]] (nil for unbound);
 // the memory must stay valid (and unmoved) for the call, which Go heap and
 // mapped memory are.

@@ -193,6 +193,30 @@ func TestSelfSimdgroupMatrix(t *testing.T) {
 			require.Equal(t, tin[c*8+r], tout[r*8+c])
 		}
 	}
+	// a product of a product: (A·B)·B + A
+	a8, b8 := a[:64], b[:64]
+	want8 := make([]float32, 64)
+	tmp := make([]float32, 64)
+	for i := 0; i < 8; i++ {
+		for j := 0; j < 8; j++ {
+			for k := 0; k < 8; k++ {
+				tmp[i*8+j] += a8[i*8+k] * b8[k*8+j]
+			}
+		}
+	}
+	for i := 0; i < 8; i++ {
+		for j := 0; j < 8; j++ {
+			want8[i*8+j] = a8[i*8+j]
+			for k := 0; k < 8; k++ {
+				want8[i*8+j] += tmp[i*8+k] * b8[k*8+j]
+			}
+		}
+	}
+	d8 := make([]float32, 64)
+	require.NoError(t, l.Run(launch1("sg_chain", 1, 32), &[16]unsafe.Pointer{f32ptr(a8), f32ptr(b8), f32ptr(d8)}))
+	for i := range want8 {
+		require.InDelta(t, want8[i], d8[i], 1e-4, "chain element %d", i)
+	}
 	// a SIMD-group with missing lanes cannot multiply
 	ln = &shaders.Launch{Function: "sg_matmul_f32", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{48, 1, 1}}
 	require.ErrorContains(t, l.Run(ln, &[16]unsafe.Pointer{f32ptr(a), f32ptr(b), f32ptr(c), unsafe.Pointer(&dims[0])}), "32 lanes")

@@ -96,6 +96,7 @@ extern "C" void msl_collective(void* op, CollFn fn, unsigned site);
 extern "C" void msl_barrier();
 extern "C" void* msl_tg_alloc(unsigned long size, unsigned long align);
 extern "C" unsigned msl_lane();
+extern "C" int msl_simd_complete(); // the caller's SIMD-group has 32 lanes
 extern "C" void msl_fail(const char* msg);
 
 template <class T> struct vinfo {
@@ -497,55 +498,60 @@ inline void simdgroup_barrier(mem_flags, MSL_SITE) {
 }
 
 // ---- simdgroup matrices -----------------------------------------------------
-// An 8x8 matrix is spread over the 32 lanes as on the GPU: lane l holds
-// row l/4, columns 2(l%4) and 2(l%4)+1. Loads and stores are per lane; the
-// products are collectives computed once by the last lane to arrive and
-// need all 32 lanes.
+// Every lane keeps the whole 8x8 matrix plus a flag saying whether all 64
+// values are valid ("full", after a load or fill) or only the lane's own
+// two (row l/4, columns 2(l%4) and 2(l%4)+1, as the GPU spreads them) —
+// the result of a product. A product of two full matrices is computed per
+// lane for its own elements, with no synchronisation (the usual
+// load-load-multiply loop); only a product reading a non-full matrix
+// gathers the lanes' elements in a collective, which needs all 32 lanes.
 template <class T, int R, int C> struct simdgroup_matrix {
     static_assert(R == 8 && C == 8, "only 8x8 simdgroup matrices are supported");
     typedef T elem_t;
     typedef T e2 __attribute__((ext_vector_type(2)));
-    e2 e;
-    simdgroup_matrix() = default;
-    explicit simdgroup_matrix(T diag) {
-        uint l = __msl::msl_lane();
-        uint r = l / 4, c = 2 * (l % 4);
-        e[0] = r == c ? diag : (T)0;
-        e[1] = r == c + 1 ? diag : (T)0;
+    T m[64];
+    bool full;
+    simdgroup_matrix() : full(false) {}
+    explicit simdgroup_matrix(T diag) : full(true) {
+        for (int i = 0; i < 64; i++) m[i] = (i / 8 == i % 8) ? diag : (T)0;
     }
-    thread e2& thread_elements() { return e; }
-    const thread e2& thread_elements() const { return e; }
+    static int own(uint lane) { return (int)(lane / 4 * 8 + 2 * (lane % 4)); }
+    thread e2& thread_elements() { return *(thread e2*)&m[own(__msl::msl_lane())]; }
+    const thread e2& thread_elements() const { return *(const thread e2*)&m[own(__msl::msl_lane())]; }
 };
 typedef simdgroup_matrix<float, 8, 8> simdgroup_float8x8;
 typedef simdgroup_matrix<half, 8, 8> simdgroup_half8x8;
 
 template <class T, int R, int C> inline simdgroup_matrix<T, R, C> make_filled_simdgroup_matrix(T v) {
-    simdgroup_matrix<T, R, C> m;
-    m.e[0] = v;
-    m.e[1] = v;
-    return m;
+    simdgroup_matrix<T, R, C> r;
+    for (int i = 0; i < 64; i++) r.m[i] = v;
+    r.full = true;
+    return r;
 }
 
 template <class T, class U>
 inline void simdgroup_load(thread simdgroup_matrix<T, 8, 8>& d, const U* src, ulong elements_per_row = 8,
                            ulong2 matrix_origin = 0, bool transpose_matrix = false) {
-    uint l = __msl::msl_lane();
-    ulong r = l / 4, c = 2 * (l % 4);
-    for (int j = 0; j < 2; j++) {
-        ulong row = r, col = c + j;
-        if (transpose_matrix) { ulong t = row; row = col; col = t; }
-        d.e[j] = (T)src[(matrix_origin.y + row) * elements_per_row + matrix_origin.x + col];
+    const U* p = src + matrix_origin.y * elements_per_row + matrix_origin.x;
+    if (!transpose_matrix) {
+        for (int r = 0; r < 8; r++)
+            for (int c = 0; c < 8; c++) d.m[r * 8 + c] = (T)p[r * elements_per_row + c];
+    } else {
+        for (int r = 0; r < 8; r++)
+            for (int c = 0; c < 8; c++) d.m[r * 8 + c] = (T)p[c * elements_per_row + r];
     }
+    d.full = true;
 }
 template <class T, class U>
 inline void simdgroup_store(const thread simdgroup_matrix<T, 8, 8>& s, U* dst, ulong elements_per_row = 8,
                             ulong2 matrix_origin = 0, bool transpose_matrix = false) {
     uint l = __msl::msl_lane();
     ulong r = l / 4, c = 2 * (l % 4);
+    U* p = dst + matrix_origin.y * elements_per_row + matrix_origin.x;
     for (int j = 0; j < 2; j++) {
         ulong row = r, col = c + j;
         if (transpose_matrix) { ulong t = row; row = col; col = t; }
-        dst[(matrix_origin.y + row) * elements_per_row + matrix_origin.x + col] = (U)s.e[j];
+        p[row * elements_per_row + col] = (U)s.m[r * 8 + c + j];
     }
 }
 
@@ -556,11 +562,18 @@ template <class TD, class TA, class TB, class TC> struct Mma {
     const simdgroup_matrix<TB, 8, 8>* b;
     const simdgroup_matrix<TC, 8, 8>* c;
 };
-template <class M> inline void gather(float (&out)[8][8], void** ops, const M* (*pick)(void*)) {
+// gather makes the full matrix from every lane's copy of it.
+template <class M> inline void gather(float (&out)[64], void** ops, const M* (*pick)(void*)) {
+    const M* m0 = pick(ops[0]);
+    if (m0->full) {
+        for (int i = 0; i < 64; i++) out[i] = (float)m0->m[i];
+        return;
+    }
     for (int l = 0; l < 32; l++) {
         const M* m = pick(ops[l]);
-        out[l / 4][2 * (l % 4)] = (float)m->e[0];
-        out[l / 4][2 * (l % 4) + 1] = (float)m->e[1];
+        int o = M::own(l);
+        out[o] = (float)m->m[o];
+        out[o + 1] = (float)m->m[o + 1];
     }
 }
 } // namespace __coll
@@ -569,6 +582,25 @@ template <class TD, class TA, class TB, class TC>
 inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
                                           const thread simdgroup_matrix<TB, 8, 8>& b,
                                           const thread simdgroup_matrix<TC, 8, 8>& c, MSL_SITE) {
+    if (a.full && b.full) {
+        // this lane's two elements; no other lane's data is needed
+        if (!__msl::msl_simd_complete()) {
+            __msl::msl_fail("simdgroup_multiply_accumulate needs all 32 lanes of the SIMD-group");
+            return;
+        }
+        int o = simdgroup_matrix<TD, 8, 8>::own(__msl::msl_lane());
+        int r = o / 8, c0 = o % 8;
+        float s0 = (float)c.m[o], s1 = (float)c.m[o + 1];
+        for (int k = 0; k < 8; k++) {
+            float ak = (float)a.m[r * 8 + k];
+            s0 += ak * (float)b.m[k * 8 + c0];
+            s1 += ak * (float)b.m[k * 8 + c0 + 1];
+        }
+        d.m[o] = (TD)s0;
+        d.m[o + 1] = (TD)s1;
+        d.full = false;
+        return;
+    }
     typedef __coll::Mma<TD, TA, TB, TC> Op;
     Op op{&d, &a, &b, &c};
     __msl::msl_collective(&op, [](void** ops, unsigned mask) {
@@ -576,19 +608,19 @@ inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, 
             __msl::msl_fail("simdgroup_multiply_accumulate needs all 32 lanes of the SIMD-group");
             return;
         }
-        float A[8][8], B[8][8], C[8][8];
+        float A[64], B[64], C[64];
         __coll::gather(A, ops, +[](void* p) { return ((Op*)p)->a; });
         __coll::gather(B, ops, +[](void* p) { return ((Op*)p)->b; });
         __coll::gather(C, ops, +[](void* p) { return ((Op*)p)->c; });
         for (int i = 0; i < 8; i++)
             for (int k = 0; k < 8; k++) {
-                float aik = A[i][k];
-                for (int j = 0; j < 8; j++) C[i][j] += aik * B[k][j];
+                float aik = A[i * 8 + k];
+                for (int j = 0; j < 8; j++) C[i * 8 + j] += aik * B[k * 8 + j];
             }
         for (int l = 0; l < 32; l++) {
             simdgroup_matrix<TD, 8, 8>* m = ((Op*)ops[l])->d;
-            m->e[0] = (TD)C[l / 4][2 * (l % 4)];
-            m->e[1] = (TD)C[l / 4][2 * (l % 4) + 1];
+            for (int i = 0; i < 64; i++) m->m[i] = (TD)C[i];
+            m->full = true;
         }
     }, __site);
 }

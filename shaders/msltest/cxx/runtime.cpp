@@ -72,6 +72,7 @@ struct Simd {
     void* ops[32];
     __msl_abi::CollFn fn[32];
     unsigned site[32];
+    uint32_t lanes; // lanes the SIMD-group started with
     uint32_t live;  // lanes not returned
     uint32_t wait;  // lanes waiting at a collective
 };
@@ -119,9 +120,12 @@ struct Worker {
     void exit_thread(Fiber* f);
 };
 
-thread_local Worker* tls_worker;
+// initial-exec: one instruction per access instead of a __tls_get_addr
+// call (these are read at every collective).
+__attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker;
+void yield(Fiber* f);
 // The high-water mark of static threadgroup allocations of this worker.
-thread_local size_t tg_hw;
+__attribute__((tls_model("initial-exec"))) thread_local size_t tg_hw;
 
 void Worker::grow(uint32_t n) {
     if (!arena) arena = (char*)aligned_alloc(64, kArena);
@@ -157,12 +161,15 @@ extern "C" void msl_fiber_main(Fiber* f) {
     L->entry->fn(&L->ctx, &ids);
     w->exit_thread(f);
     f->state = DONE;
-    msl_switch(&f->sp, w->sched_sp);
+    yield(f);
     __builtin_trap();
 }
 
 void start_fiber(Fiber* f) {
-    uintptr_t top = (uintptr_t)f->stack_hi & ~(uintptr_t)15;
+    // Stagger the stack tops over a page ("colouring"): identical page
+    // offsets would put every fiber's hot frame in the same L1 sets.
+    size_t color = (size_t)(f - f->w->fibers.data()) * 7 % 64 * 64;
+    uintptr_t top = ((uintptr_t)f->stack_hi - color) & ~(uintptr_t)15;
     void** sp = (void**)top;
     // after the pops and the ret, rsp == top: 16-byte aligned before the
     // stub's call, as the ABI wants
@@ -176,7 +183,28 @@ void start_fiber(Fiber* f) {
     f->sp = sp;
 }
 
-void yield(Fiber* f) { msl_switch(&f->sp, f->w->sched_sp); }
+// yield suspends f and runs the next runnable fiber after it directly
+// (half the switches of going through the scheduler); the scheduler gets
+// control back when none is left in this sweep.
+void yield(Fiber* f) {
+    Worker* w = f->w;
+    uint32_t n = w->L->nthreads;
+    for (uint32_t i = f->linear + 1; i < n; i++) {
+        Fiber* g = &w->fibers[i];
+        if (g->state == RUNNABLE) {
+            w->cur = g;
+            // the fiber after g is likely next: start loading its frame
+            if (i + 1 < n) {
+                char* q = (char*)w->fibers[i + 1].sp;
+                __builtin_prefetch(q);
+                __builtin_prefetch(q + 64);
+            }
+            msl_switch(&f->sp, g->sp);
+            return;
+        }
+    }
+    msl_switch(&f->sp, w->sched_sp);
+}
 
 // complete runs the collectives the waiting lanes of s are at: lanes at the
 // same call site (and operation) form one collective.
@@ -234,7 +262,7 @@ void Worker::run_group(uint32_t g) {
     }
     for (uint32_t s = 0; s < simd.size(); s++) {
         uint32_t lanes = n - s * 32 >= 32 ? 32 : n - s * 32;
-        simd[s].live = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
+        simd[s].live = simd[s].lanes = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1);
         simd[s].wait = 0;
     }
     live = n;
@@ -246,7 +274,9 @@ void Worker::run_group(uint32_t g) {
             if (f.state != RUNNABLE) continue;
             progress = true;
             cur = &f;
+            // returns when a fiber finds no runnable one after itself
             msl_switch(&sched_sp, f.sp);
+            i = (uint32_t)(cur - fibers.data());
             cur = nullptr;
         }
         if (live == 0) break;
@@ -316,6 +346,13 @@ void* msl_tg_alloc(unsigned long size, unsigned long align) {
 }
 
 unsigned msl_lane() { return tls_worker->cur->linear % 32; }
+
+// msl_simd_complete: the caller's SIMD-group has 32 lanes (lanes that
+// returned count: without collectives, lanes run to completion in turn).
+int msl_simd_complete() {
+    Worker* w = tls_worker;
+    return w->simd[w->cur->linear / 32].lanes == 0xffffffffu;
+}
 
 void msl_fail(const char* msg) {
     Worker* w = tls_worker;

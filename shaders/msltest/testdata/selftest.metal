@@ -94,6 +94,19 @@ typedef decltype(sg_matmul<float>) sg_matmul_t;
 template [[host_name("sg_matmul_f32")]] kernel sg_matmul_t sg_matmul<float>;
 template [[host_name("sg_matmul_f16")]] kernel sg_matmul_t sg_matmul<half>;
 
+// D = (A·B)·B for one 8x8 A and B: the second product reads a product
+// (only each lane's own elements), which goes through a collective.
+kernel void sg_chain(device const float* a [[buffer(0)]],
+                     device const float* b [[buffer(1)]],
+                     device float* d [[buffer(2)]]) {
+    simdgroup_float8x8 ma, mb, t, r;
+    simdgroup_load(ma, a);
+    simdgroup_load(mb, b);
+    simdgroup_multiply(t, ma, mb);
+    simdgroup_multiply_accumulate(r, t, mb, ma);
+    simdgroup_store(r, d);
+}
+
 // C = Aᵀ through a transposed load from threadgroup memory.
 kernel void sg_transpose(device const float* a [[buffer(0)]],
                          device float* c [[buffer(1)]],
@@ -136,4 +149,18 @@ kernel void vectors(device const half4* in [[buffer(0)]],
     w.xy += 1.0f;
     uint bits = as_type<uint>(w.x);
     out[gid] = float4(w.x, w.y, as_type<float>(bits) + dot(lo, hi), max(abs(w.w), 0.5f));
+}
+
+// Cost of collectives and barriers (BenchmarkCollectives): P0 rounds of
+// simd_shuffle and, every 8th round, a barrier.
+kernel void collective_loop(device float* out [[buffer(0)]],
+                            constant uint& rounds [[buffer(1)]],
+                            uint gid [[thread_position_in_grid]],
+                            ushort lane [[thread_index_in_simdgroup]]) {
+    float v = float(gid);
+    for (uint r = 0; r < rounds; r++) {
+        v += simd_shuffle(v, (ushort)((lane + r) & 31)) * 0.5f;
+        if ((r & 7) == 7) threadgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    out[gid] = v;
 }
