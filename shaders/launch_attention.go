@@ -52,6 +52,9 @@ func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	hd, mode, ropeDim := p[0], p[5], p[6]
 	heads, m, name := p[1], p[2], "rope"
 	if d.Kernel == plan.RopeKV {
+		if uint64(p[1])+uint64(p[2]) > 1<<16 {
+			return dst, fmt.Errorf("shaders: rope_kv with %d+%d heads", p[1], p[2])
+		}
 		mode, ropeDim = p[6], p[7]
 		heads, m = p[1]+p[2], p[3]
 		suf, err := cacheSuffix(d.Kernel, d.Type)
