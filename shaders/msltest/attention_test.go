@@ -108,6 +108,21 @@ func TestAttentionKernel(t *testing.T) {
 			}
 		}
 	}
+	// q, K, V, out and probs bound at odd element offsets into their
+	// buffers (packed loads must not need more than element alignment)
+	kitOffsets = map[int]uint64{0: 4, 1: 2, 2: 6, 3: 12, 4: 4}
+	for _, c := range []attnCase{
+		{hd: 64, nHead: 4, nKV: 2, m: 1, kvLen: 300, pos0: 299, flags: causal, probs: true, ty: ggml.F16},
+		{hd: 64, nHead: 2, nKV: 1, m: 9, kvLen: 40, pos0: 31, flags: causal, ty: ggml.F16},
+		{hd: 80, nHead: 2, nKV: 2, m: 9, kvLen: 40, pos0: 0, probs: true, ty: ggml.F32},
+	} {
+		if c.ty == ggml.F32 {
+			kitOffsets[1], kitOffsets[2] = 4, 12
+		}
+		e, _ := runAttnCase(t, r, c)
+		worst = max(worst, e)
+	}
+	kitOffsets = nil
 	if kitTune == nil {
 		for _, f := range []string{"attention_f32", "attention_f16", "attention_tiled_f32", "attention_tiled_f16", "attention_merge"} {
 			require.True(t, used[f], "no case ran %s", f)

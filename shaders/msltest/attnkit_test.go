@@ -25,6 +25,11 @@ var kitPool = cpu.NewPool(2)
 // (the geometry a chip family would get) instead of shaders.Default.
 var kitTune *shaders.Tuning
 
+// kitOffsets, when set, places binding i's data kitOffsets[i] bytes into
+// its buffer (the binding's byte offset), as plans do for slices of wider
+// buffers; the kernels must not assume more than element alignment.
+var kitOffsets map[int]uint64
+
 // kitBackend is the executor backend with kitTune's launch geometry.
 func kitBackend(t testing.TB) plan.Backend {
 	be := TestBackend(t)
@@ -70,12 +75,13 @@ func kitRunOn(t testing.TB, be plan.Backend, d plan.Dispatch, init [][]byte, ali
 		if _, ok := alias[i]; b == nil || ok {
 			continue
 		}
-		ids[i] = p.AddBuffer(plan.Buffer{Name: "b", Kind: plan.IO, Size: int64(len(b))})
-		d.Bind[i].Buf = ids[i]
+		off := kitOffsets[i]
+		ids[i] = p.AddBuffer(plan.Buffer{Name: "b", Kind: plan.IO, Size: int64(off) + int64(len(b))})
+		d.Bind[i] = plan.Binding{Buf: ids[i], Off: off}
 	}
 	for j, i := range alias {
 		ids[j] = ids[i]
-		d.Bind[j].Buf = ids[i]
+		d.Bind[j] = d.Bind[i]
 	}
 	pass.Add(d)
 	x, err := be.Load(&p)
@@ -83,7 +89,7 @@ func kitRunOn(t testing.TB, be plan.Backend, d plan.Dispatch, init [][]byte, ali
 	defer x.Close()
 	for i, b := range init {
 		if _, ok := alias[i]; b != nil && !ok {
-			require.NoError(t, x.Write(ids[i], 0, b))
+			require.NoError(t, x.Write(ids[i], int64(kitOffsets[i]), b))
 		}
 	}
 	require.NoError(t, x.Run(0, &plan.Vars{}), be.Name())
@@ -91,7 +97,7 @@ func kitRunOn(t testing.TB, be plan.Backend, d plan.Dispatch, init [][]byte, ali
 	for i, b := range init {
 		if _, ok := alias[i]; b != nil && !ok {
 			out[i] = make([]byte, len(b))
-			require.NoError(t, x.Read(ids[i], 0, out[i]))
+			require.NoError(t, x.Read(ids[i], int64(kitOffsets[i]), out[i]))
 		}
 	}
 	for j, i := range alias {
