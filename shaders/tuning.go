@@ -32,6 +32,36 @@ type Tuning struct {
 	// EmbedThreads is the threadgroup size of embed (a multiple of 32); one
 	// threadgroup per token, each thread decoding 16 elements at a time.
 	EmbedThreads uint32
+	// Norm, RoPE, attention, argmax and sampler knobs (launch_norm.go,
+	// launch_attention.go, launch_sample.go).
+
+	// NormThreads is the threadgroup size of RMSNorm/LayerNorm (one
+	// threadgroup per row): 256 keeps 4 elements per thread at dim 1024
+	// and 8 groups in flight per core; smaller rows get fewer threads.
+	NormThreads uint32
+	// RopeThreads bounds the threads per (row, head) of RoPE: one thread
+	// per rotated pair, so 64 covers head dims up to 128 in one pass.
+	RopeThreads uint32
+	// AttnRows is the query rows (one SIMD-group each) per attention
+	// threadgroup: rows of one head in one group share K/V reads through
+	// the cache; 4 (128 threads) leaves room for several groups per core.
+	AttnRows uint32
+	// AttnChunk is the keys per threadgroup when decode attention is split
+	// over the KV length: 256 keys is 8 lane-rounds, enough work to hide
+	// the partial write, and gives 16 chunks at 4K context.
+	AttnChunk uint32
+	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
+	// split over the KV length (decode, beams); more already fill the GPU
+	// (an M1's 8 cores hold 8+ groups each).
+	AttnSplitBelow uint32
+	// ArgmaxSegment is the elements per first-stage argmax threadgroup:
+	// 4096 gives 8 partial groups for a 32K vocabulary, 38 for 152K.
+	ArgmaxSegment uint32
+	// ArgmaxThreads is the threadgroup size of both argmax stages.
+	ArgmaxThreads uint32
+	// SampleThreads is the sampler's single threadgroup: the largest a
+	// pipeline allows (1024), since the sampler is one group.
+	SampleThreads uint32
 }
 
 // Defaults of the matrix kernels' knobs (see the fields of Tuning).
@@ -46,4 +76,6 @@ const (
 // test executor).
 var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024,
 	MatVecRows: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
-	EmbedThreads: defEmbedThreads}
+	EmbedThreads: defEmbedThreads,
+	NormThreads:  256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
+	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024}
