@@ -111,7 +111,9 @@ func TestE2EWhisperJFK(t *testing.T) {
 	require.Equal(t, len(want.Segments), len(got.Segments))
 	expect, err := os.ReadFile(shared.Path(t, "audio", "jfk.txt"))
 	require.NoError(t, err)
-	norm := func(s string) string { return strings.ToLower(strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }), " ")) }
+	norm := func(s string) string {
+		return strings.ToLower(strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }), " "))
+	}
 	require.Equal(t, norm(string(expect)), norm(got.Text))
 }
 
