@@ -261,3 +261,43 @@ func TestSelfVectors(t *testing.T) {
 		require.Equal(t, want, out[g*4:g*4+4], "thread %d", g)
 	}
 }
+
+func TestSelfDivergence(t *testing.T) {
+	l := selftestLib(t)
+	const n = 50 // the second SIMD-group has 18 live lanes
+	in := make([]float32, 64)
+	for i := range in {
+		in[i] = float32(i%7) - 3
+	}
+	out := make([]float32, 64)
+	nn := []uint32{n}
+	require.NoError(t, l.Run(launch1("divergent", 1, 64), &[16]unsafe.Pointer{f32ptr(in), f32ptr(out), unsafe.Pointer(&nn[0])}))
+	for s := 0; s < 2; s++ {
+		var lo, hi float32
+		hi = float32(math.Inf(-1))
+		for lane := 0; lane < 32; lane++ {
+			g := s*32 + lane
+			if g >= n {
+				continue
+			}
+			if lane < 16 {
+				lo += in[g]
+			} else {
+				hi = max(hi, in[g])
+			}
+		}
+		for lane := 0; lane < 32; lane++ {
+			g := s*32 + lane
+			if g >= n {
+				require.Zero(t, out[g], "thread %d returned", g)
+				continue
+			}
+			want := lo
+			if lane >= 16 {
+				want = hi + 1000
+			}
+			want += 0.5 // lane 3 is live in both SIMD-groups
+			require.Equal(t, want, out[g], "thread %d", g)
+		}
+	}
+}

@@ -164,3 +164,25 @@ kernel void collective_loop(device float* out [[buffer(0)]],
     }
     out[gid] = v;
 }
+
+// Divergent collectives: the two halves of a SIMD-group reduce separately
+// (each its own collective), and threads past n return before a barrier.
+kernel void divergent(device const float* in [[buffer(0)]],
+                      device float* out [[buffer(1)]],
+                      constant uint& n [[buffer(2)]],
+                      uint gid [[thread_position_in_grid]],
+                      uint tid [[thread_index_in_threadgroup]],
+                      ushort lane [[thread_index_in_simdgroup]]) {
+    threadgroup float first;
+    if (gid >= n) return;
+    float v = in[gid];
+    float r;
+    if (lane < 16) {
+        r = simd_sum(v);
+    } else {
+        r = simd_max(v) + 1000.0f;
+    }
+    if (tid == 0) first = v;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    out[gid] = r + first * 0.0f + simd_product(1.0f) - 1.0f + float(simd_or(uint(lane == 3)) != 0u) * 0.5f;
+}
