@@ -590,14 +590,14 @@ __attribute__((always_inline)) inline void simdgroup_multiply_accumulate(thread 
         }
         int o = simdgroup_matrix<TD, 8, 8>::own(__msl::msl_lane());
         int r = o / 8, c0 = o % 8;
-        float s0 = (float)c.m[o], s1 = (float)c.m[o + 1];
+        typedef float f2 __attribute__((ext_vector_type(2)));
+        f2 acc = {(float)c.m[o], (float)c.m[o + 1]};
         for (int k = 0; k < 8; k++) {
-            float ak = (float)a.m[r * 8 + k];
-            s0 += ak * (float)b.m[k * 8 + c0];
-            s1 += ak * (float)b.m[k * 8 + c0 + 1];
+            f2 bk = {(float)b.m[k * 8 + c0], (float)b.m[k * 8 + c0 + 1]};
+            acc += (float)a.m[r * 8 + k] * bk;
         }
-        d.m[o] = (TD)s0;
-        d.m[o + 1] = (TD)s1;
+        d.m[o] = (TD)acc.x;
+        d.m[o + 1] = (TD)acc.y;
         d.full = false;
         return;
     }
