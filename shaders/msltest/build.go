@@ -42,7 +42,8 @@ func cxxFlags() []string {
 			}
 		}
 	}
-	return f
+	// extra flags, e.g. -DMSL_UCONTEXT (the portable fiber switch)
+	return append(f, strings.Fields(os.Getenv("HARK_MSLTEST_CXXFLAGS"))...)
 }
 
 func cacheRoot() (string, error) {

@@ -17,7 +17,9 @@
 namespace {
 
 // ---- context switch -----------------------------------------------------------
-#if defined(__x86_64__)
+// x86-64: a hand-written switch (callee-saved registers and the stack
+// pointer). Elsewhere, or with -DMSL_UCONTEXT: ucontext (portable, slower).
+#if defined(__x86_64__) && !defined(MSL_UCONTEXT)
 extern "C" void msl_switch(void** save, void* to);
 extern "C" void msl_fiber_start();
 asm(R"(
@@ -49,8 +51,23 @@ msl_fiber_start:
     ud2
 .size msl_fiber_start,.-msl_fiber_start
 )");
+struct Ctx {
+    void* sp;
+};
+inline void ctx_switch(Ctx* save, Ctx* to) { msl_switch(&save->sp, to->sp); }
+inline void ctx_prefetch(const Ctx* c) {
+    __builtin_prefetch(c->sp);
+    __builtin_prefetch((char*)c->sp + 64);
+}
 #else
-#error "msltest runtime: only x86-64 is supported"
+} // namespace
+#include <ucontext.h>
+namespace {
+struct Ctx {
+    ucontext_t uc;
+};
+inline void ctx_switch(Ctx* save, Ctx* to) { swapcontext(&save->uc, &to->uc); }
+inline void ctx_prefetch(const Ctx*) {}
 #endif
 
 enum State : uint8_t { RUNNABLE, WAIT_SIMD, WAIT_BAR, DONE };
@@ -58,7 +75,7 @@ enum State : uint8_t { RUNNABLE, WAIT_SIMD, WAIT_BAR, DONE };
 struct Worker;
 
 struct Fiber {
-    void* sp;
+    Ctx ctx;
     char* stack_lo;
     char* stack_hi;
     Worker* w;
@@ -103,7 +120,7 @@ struct Worker {
     std::vector<Simd> simd;
     char* arena = nullptr;
     size_t poisoned = 0; // arena bytes to poison at each threadgroup start
-    void* sched_sp = nullptr;
+    Ctx sched{};
     Launch* L = nullptr;
     uint32_t group[3];
     uint32_t live = 0, nbar = 0;
@@ -181,6 +198,7 @@ inline void enter(Worker* w, Fiber* g) {
     __msl_abi::cur.simd_complete = w->simd[g->linear / 32].lanes == 0xffffffffu;
 }
 
+#if defined(__x86_64__) && !defined(MSL_UCONTEXT)
 void start_fiber(Fiber* f) {
     // Stagger the stack tops over a page ("colouring"): identical page
     // offsets would put every fiber's hot frame in the same L1 sets.
@@ -196,8 +214,19 @@ void start_fiber(Fiber* f) {
     *--sp = nullptr;                  // r13
     *--sp = nullptr;                  // r14
     *--sp = nullptr;                  // r15
-    f->sp = sp;
+    f->ctx.sp = sp;
 }
+#else
+void uc_entry(unsigned hi, unsigned lo) { msl_fiber_main((Fiber*)(((uintptr_t)hi << 32) | lo)); }
+void start_fiber(Fiber* f) {
+    getcontext(&f->ctx.uc);
+    f->ctx.uc.uc_stack.ss_sp = f->stack_lo;
+    f->ctx.uc.uc_stack.ss_size = f->stack_hi - f->stack_lo;
+    f->ctx.uc.uc_link = nullptr;
+    uintptr_t p = (uintptr_t)f;
+    makecontext(&f->ctx.uc, (void (*)())uc_entry, 2, (unsigned)(p >> 32), (unsigned)p);
+}
+#endif
 
 // yield suspends f and runs the next runnable fiber after it directly
 // (half the switches of going through the scheduler); the scheduler gets
@@ -210,16 +239,12 @@ void yield(Fiber* f) {
         if (g->state == RUNNABLE) {
             enter(w, g);
             // the fiber after g is likely next: start loading its frame
-            if (i + 1 < n) {
-                char* q = (char*)w->fibers[i + 1].sp;
-                __builtin_prefetch(q);
-                __builtin_prefetch(q + 64);
-            }
-            msl_switch(&f->sp, g->sp);
+            if (i + 1 < n) ctx_prefetch(&w->fibers[i + 1].ctx);
+            ctx_switch(&f->ctx, &g->ctx);
             return;
         }
     }
-    msl_switch(&f->sp, w->sched_sp);
+    ctx_switch(&f->ctx, &w->sched);
 }
 
 // complete runs the collectives the waiting lanes of s are at: lanes at the
@@ -291,7 +316,7 @@ void Worker::run_group(uint32_t g) {
             progress = true;
             enter(this, &f);
             // returns when a fiber finds no runnable one after itself
-            msl_switch(&sched_sp, f.sp);
+            ctx_switch(&sched, &f.ctx);
             i = (uint32_t)(cur - fibers.data());
             cur = nullptr;
         }
