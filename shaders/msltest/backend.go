@@ -47,7 +47,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("msltest: %w", err)
 	}
-	e := &Exec{b: b, name: p.Name, dummy: alignedBytes(dummyBytes)}
+	e := &Exec{b: b, name: p.Name, dummy: alignedBytes(dummyBytes), weights: make([]bool, len(p.Buffers))}
 	var total int64
 	for _, bd := range p.Buffers {
 		var mem []byte
@@ -57,6 +57,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 				return nil, fmt.Errorf("msltest: plan %s: weights %q: %d bytes of data for %d", p.Name, bd.Name, len(bd.Data), bd.Size)
 			}
 			mem = bd.Data[:bd.Size:bd.Size]
+			e.weights[len(e.bufs)] = true
 		case plan.Scratch, plan.State, plan.IO:
 			if bd.Size < 0 || bd.Size > maxBufferBytes || total+bd.Size > maxBufferBytes {
 				return nil, fmt.Errorf("msltest: plan %s: buffer %q: bad size %d", p.Name, bd.Name, bd.Size)
@@ -108,6 +109,7 @@ type Exec struct {
 	b        *Backend
 	name     string
 	bufs     [][]byte
+	weights  []bool // read-only: kernels and the host may not write them
 	passes   [][]plan.Dispatch
 	names    []string
 	dummy    []byte
@@ -238,6 +240,9 @@ func (e *Exec) Write(buf plan.BufID, off int64, src []byte) error {
 	dst, err := e.span(buf, off, len(src))
 	if err != nil {
 		return err
+	}
+	if e.weights[buf] {
+		return fmt.Errorf("msltest: plan %s: buffer %d holds weights and is read-only", e.name, buf)
 	}
 	copy(dst, src)
 	return nil

@@ -3,6 +3,8 @@ package msltest
 import (
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
@@ -64,4 +66,25 @@ func TestElementwiseVsCPU(t *testing.T) {
 				Fill: func(id plan.BufID, b []byte) { fillWide(b, 60) }})
 		}
 	}
+}
+
+func TestBackendErrors(t *testing.T) {
+	be := TestBackend(t)
+	_, err := be.Load(nil)
+	require.Error(t, err)
+	d := plan.Dispatch{Kernel: plan.Copy, Type: ggml.Q4_0, NBind: 2, P: [16]uint32{4, 1, 4, 4}}
+	d.Bind[1] = plan.Binding{Buf: 1}
+	_, err = be.Load(SingleOp(d, ioBuf("x", 4), ioBuf("o", 4)))
+	require.ErrorContains(t, err, "q4_0")
+	w := plan.Buffer{Name: "w", Kind: plan.BufWeights, Size: 16, Data: make([]byte, 16)}
+	d = plan.Dispatch{Kernel: plan.Scale, NBind: 2, P: [16]uint32{4, 1, 4, 4, plan.F32(2)}}
+	d.Bind[1] = plan.Binding{Buf: 1}
+	e, err := be.Load(SingleOp(d, w, ioBuf("o", 4)))
+	require.NoError(t, err)
+	require.ErrorContains(t, e.Write(0, 0, []byte{1}), "read-only")
+	require.Error(t, e.Write(1, 12, make([]byte, 8)))
+	require.Error(t, e.Run(1, &plan.Vars{}))
+	require.NoError(t, e.Run(0, &plan.Vars{}))
+	require.NoError(t, e.Close())
+	require.Error(t, e.Run(0, &plan.Vars{}))
 }
