@@ -467,16 +467,23 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
             simdgroup_barrier(mem_flags::mem_threadgroup);
             simdgroup_float8x8 dm;
             simdgroup_load(dm, Ds, 8);
-            for (uint b = 0; b < nb; b++) {
-                simdgroup_multiply(O[b], dm, O[b]);
+            // constant trip counts (b < nb inside) keep O in registers
+            for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+                if (b < nb) {
+                    simdgroup_float8x8 scaled;
+                    simdgroup_multiply(scaled, dm, O[b]);
+                    O[b] = scaled;
+                }
             }
             for (uint kb = 0; kb < 4; kb++) {
                 simdgroup_float8x8 pm;
                 simdgroup_load(pm, Ss + kb * 8, 32);
-                for (uint b = 0; b < nb; b++) {
-                    simdgroup_float8x8 vb;
-                    simdgroup_load(vb, Vt + kb * 8 * hd + b * 8, hd);
-                    simdgroup_multiply_accumulate(O[b], pm, vb, O[b]);
+                for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+                    if (b < nb) {
+                        simdgroup_float8x8 vb;
+                        simdgroup_load(vb, Vt + kb * 8 * hd + b * 8, hd);
+                        simdgroup_multiply_accumulate(O[b], pm, vb, O[b]);
+                    }
                 }
             }
         }
@@ -486,8 +493,10 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
         return;
     }
     // O to threadgroup memory (over Q), then rows scaled by 1/S
-    for (uint b = 0; b < nb; b++) {
-        simdgroup_store(O[b], Qs + b * 8, hd);
+    for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+        if (b < nb) {
+            simdgroup_store(O[b], Qs + b * 8, hd);
+        }
     }
     if (lane < 8) {
         Rs[lane] = S > 0.0f ? 1.0f / S : 0.0f; // no visible key: zero output
