@@ -99,7 +99,7 @@ func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	return append(dst, Launch{
 		Function: name,
 		Groups:   [3]uint32{m, heads, 1},
-		Threads:  [3]uint32{simdThreads(max(ropeDim/2, hd/4), knob(t.RopeThreads, 64), t), 1, 1},
+		Threads:  [3]uint32{simdThreads(max(ropeDim/2, hd/4), normKnob(t.RopeThreads, 64), t), 1, 1},
 	}), nil
 }
 
@@ -128,11 +128,11 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 	if d.NBind > 4 && d.Bind[4].Buf != plan.NoBuf && kvLen > 0 && p[13] < kvLen {
 		return dst, fmt.Errorf("shaders: attention probs row stride %d smaller than kvLen %d", p[13], kvLen)
 	}
-	rows := min(knob(t.AttnRows, 4), m)
-	rows = min(rows, max(1, knob(t.MaxThreads, 1024)/32))
+	rows := min(normKnob(t.AttnRows, 4), m)
+	rows = min(rows, max(1, normKnob(t.MaxThreads, 1024)/32))
 	nc := uint32(1)
-	if uint64(m)*uint64(nHead) < uint64(knob(t.AttnSplitBelow, 256)) {
-		chunk := max(32, knob(t.AttnChunk, 256))
+	if uint64(m)*uint64(nHead) < uint64(normKnob(t.AttnSplitBelow, 256)) {
+		chunk := max(32, normKnob(t.AttnChunk, 256))
 		nc = max(1, (kvLen+chunk-1)/chunk)
 	}
 	main := Launch{

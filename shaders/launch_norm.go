@@ -30,22 +30,22 @@ func launchNorm(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	return append(dst, Launch{
 		Function: d.Kernel.String(),
 		Groups:   [3]uint32{rows, 1, 1},
-		Threads:  [3]uint32{simdThreads(dim, knob(t.NormThreads, 256), t), 1, 1},
+		Threads:  [3]uint32{simdThreads(dim, normKnob(t.NormThreads, 256), t), 1, 1},
 	}), nil
 }
 
 // simdThreads is n rounded up to whole SIMD-groups, at most limit (itself
 // rounded down to whole SIMD-groups, and at most the pipeline's maximum).
 func simdThreads(n, limit uint32, t *Tuning) uint32 {
-	w := knob(t.SIMDWidth, 32)
-	limit = min(limit, knob(t.MaxThreads, 1024))
+	w := normKnob(t.SIMDWidth, 32)
+	limit = min(limit, normKnob(t.MaxThreads, 1024))
 	limit = max(w, limit/w*w)
 	n = (n + w - 1) / w * w
 	return max(w, min(n, limit))
 }
 
-// knob is a tuning value, or def where the family table leaves it 0.
-func knob(v, def uint32) uint32 {
+// normKnob is a tuning value, or def where the family table leaves it 0.
+func normKnob(v, def uint32) uint32 {
 	if v == 0 {
 		return def
 	}

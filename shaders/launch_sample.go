@@ -24,17 +24,17 @@ func launchArgmax(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if m > 1 && ldx < n {
 		return dst, fmt.Errorf("shaders: argmax ldx %d smaller than n %d", ldx, n)
 	}
-	seg := max(32, knob(t.ArgmaxSegment, 4096))
+	seg := max(32, normKnob(t.ArgmaxSegment, 4096))
 	nseg := (n + seg - 1) / seg
 	// two words per (row, segment) after a two-word header
 	scratch := 4 * (2 + 2*uint64(m)*uint64(nseg))
 	if scratch > maxScratch {
 		return dst, fmt.Errorf("shaders: argmax scratch of %d bytes too large", scratch)
 	}
-	threads := simdThreads(min(n, seg), knob(t.ArgmaxThreads, 256), t)
+	threads := simdThreads(min(n, seg), normKnob(t.ArgmaxThreads, 256), t)
 	return append(dst,
 		Launch{Function: "argmax_partial", Groups: [3]uint32{nseg, m, 1}, Threads: [3]uint32{threads, 1, 1}, Scratch: uint32(scratch)},
-		Launch{Function: "argmax_reduce", Groups: [3]uint32{m, 1, 1}, Threads: [3]uint32{simdThreads(nseg, knob(t.ArgmaxThreads, 256), t), 1, 1}, Scratch: uint32(scratch)},
+		Launch{Function: "argmax_reduce", Groups: [3]uint32{m, 1, 1}, Threads: [3]uint32{simdThreads(nseg, normKnob(t.ArgmaxThreads, 256), t), 1, 1}, Scratch: uint32(scratch)},
 	), nil
 }
 
@@ -53,6 +53,6 @@ func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	return append(dst, Launch{
 		Function: "sample",
 		Groups:   [3]uint32{1, 1, 1},
-		Threads:  [3]uint32{simdThreads(knob(t.SampleThreads, 1024), knob(t.SampleThreads, 1024), t), 1, 1},
+		Threads:  [3]uint32{simdThreads(normKnob(t.SampleThreads, 1024), normKnob(t.SampleThreads, 1024), t), 1, 1},
 	}), nil
 }

@@ -29,13 +29,18 @@ func compiler() (string, error) {
 	return p, nil
 }
 
-// cxxFlags are the flags of both translation units. -mf16c only when this
-// CPU has it: the library is built on the machine that runs it.
+// cxxFlags are the flags of both translation units. -mf16c, -mavx2 and
+// -mfma only when this CPU has them: the library is built on the machine
+// that runs it (and the flags are part of the cache key).
 func cxxFlags() []string {
 	f := []string{"-std=c++17", "-O2", "-fPIC", "-w", "-fno-strict-aliasing", "-ffp-contract=off",
 		"-Xclang", "-fnative-half-arguments-and-returns"}
-	if cpu, err := os.ReadFile("/proc/cpuinfo"); err == nil && bytes.Contains(cpu, []byte(" f16c")) {
-		f = append(f, "-mf16c")
+	if cpu, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, feat := range []string{"f16c", "avx2", "fma"} {
+			if bytes.Contains(cpu, []byte(" "+feat+" ")) {
+				f = append(f, "-m"+feat)
+			}
+		}
 	}
 	return f
 }

@@ -16,6 +16,13 @@ struct Entry {
     const char* name;
     ThreadFn fn;
 };
+// The running fiber's lane and whether its SIMD-group has 32 lanes, kept
+// current by the runtime at every switch so kernels read them inline.
+struct Cur {
+    unsigned lane;
+    int simd_complete;
+};
+extern __attribute__((tls_model("initial-exec"))) thread_local Cur cur;
 } // namespace __msl_abi
 extern "C" const __msl_abi::Entry msl_entries[];
 extern "C" const int msl_nentries;

@@ -95,8 +95,8 @@ typedef void (*CollFn)(void** ops, unsigned mask);
 extern "C" void msl_collective(void* op, CollFn fn, unsigned site);
 extern "C" void msl_barrier();
 extern "C" void* msl_tg_alloc(unsigned long size, unsigned long align);
-extern "C" unsigned msl_lane();
-extern "C" int msl_simd_complete(); // the caller's SIMD-group has 32 lanes
+inline unsigned msl_lane() { return __msl_abi::cur.lane; }
+inline int msl_simd_complete() { return __msl_abi::cur.simd_complete; } // the SIMD-group has 32 lanes
 extern "C" void msl_fail(const char* msg);
 
 template <class T> struct vinfo {
@@ -579,7 +579,7 @@ template <class M> inline void gather(float (&out)[64], void** ops, const M* (*p
 } // namespace __coll
 
 template <class TD, class TA, class TB, class TC>
-inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
+__attribute__((always_inline)) inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
                                           const thread simdgroup_matrix<TB, 8, 8>& b,
                                           const thread simdgroup_matrix<TC, 8, 8>& c, MSL_SITE) {
     if (a.full && b.full) {

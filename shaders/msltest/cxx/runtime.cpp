@@ -124,6 +124,16 @@ struct Worker {
 // call (these are read at every collective).
 __attribute__((tls_model("initial-exec"))) thread_local Worker* tls_worker;
 void yield(Fiber* f);
+} // namespace
+namespace __msl_abi {
+__attribute__((tls_model("initial-exec"))) thread_local Cur cur;
+}
+namespace {
+
+// enter publishes g as the running fiber (Worker::cur and the kernel-side
+// lane info); lanes that returned still count for simd_complete: without
+// collectives, lanes run to completion one after another.
+inline void enter(Worker* w, Fiber* g);
 // The high-water mark of static threadgroup allocations of this worker.
 __attribute__((tls_model("initial-exec"))) thread_local size_t tg_hw;
 
@@ -165,6 +175,12 @@ extern "C" void msl_fiber_main(Fiber* f) {
     __builtin_trap();
 }
 
+inline void enter(Worker* w, Fiber* g) {
+    w->cur = g;
+    __msl_abi::cur.lane = g->linear % 32;
+    __msl_abi::cur.simd_complete = w->simd[g->linear / 32].lanes == 0xffffffffu;
+}
+
 void start_fiber(Fiber* f) {
     // Stagger the stack tops over a page ("colouring"): identical page
     // offsets would put every fiber's hot frame in the same L1 sets.
@@ -192,7 +208,7 @@ void yield(Fiber* f) {
     for (uint32_t i = f->linear + 1; i < n; i++) {
         Fiber* g = &w->fibers[i];
         if (g->state == RUNNABLE) {
-            w->cur = g;
+            enter(w, g);
             // the fiber after g is likely next: start loading its frame
             if (i + 1 < n) {
                 char* q = (char*)w->fibers[i + 1].sp;
@@ -273,7 +289,7 @@ void Worker::run_group(uint32_t g) {
             Fiber& f = fibers[i];
             if (f.state != RUNNABLE) continue;
             progress = true;
-            cur = &f;
+            enter(this, &f);
             // returns when a fiber finds no runnable one after itself
             msl_switch(&sched_sp, f.sp);
             i = (uint32_t)(cur - fibers.data());
@@ -345,14 +361,7 @@ void* msl_tg_alloc(unsigned long size, unsigned long align) {
     return w->arena + at;
 }
 
-unsigned msl_lane() { return tls_worker->cur->linear % 32; }
 
-// msl_simd_complete: the caller's SIMD-group has 32 lanes (lanes that
-// returned count: without collectives, lanes run to completion in turn).
-int msl_simd_complete() {
-    Worker* w = tls_worker;
-    return w->simd[w->cur->linear / 32].lanes == 0xffffffffu;
-}
 
 void msl_fail(const char* msg) {
     Worker* w = tls_worker;
