@@ -19,6 +19,10 @@
 // writes each chunk's running max, sum and unnormalised accumulator to
 // scratch, and attention_merge combines them.
 //
+// Rows of one sequence that need no split take attention_mma (head sizes
+// multiple of 8 up to 64: simdgroup_matrix products) or attention_tiled
+// (K/V tiles in threadgroup memory), both below; the launch rule picks.
+//
 // probs (bind 4): the scaled score of each visible key is written first;
 // whoever knows the final max and sum (the one chunk, or the merge) turns
 // it into exp(s−max)/sum, and writes 0 for masked keys j < kvLen. Lane
@@ -351,6 +355,198 @@ kernel void attention_tiled_f16(device const float* q [[buffer(0)]],
     threadgroup half Vt[ATTN_TILE_F16];
     attention_tiled_impl<half>(q, K, V, out, probs, args, tg, sg, nsg, lane, tid, pw + 32 * sg, Kt, Vt);
 }
+
+// attention_mma_{f32,f16}: the tiled kernel with simdgroup_matrix
+// products, for head sizes that are multiples of 8 up to 64 (Whisper's
+// encoder and cross-attention, 64-dim LLM prefill). Each SIMD-group owns 8
+// query rows; per 32-key tile (K and V staged in threadgroup memory as
+// float, shared by the threadgroup's SIMD-groups) it computes S = Q·Kᵀ as
+// 8×8 products, lanes 0..7 run the online softmax of one row each, and
+// O = diag(corr)·O + P·V as 8×8 products. Grid: (1, nHead, ceil(m / 16)),
+// 64 threads.
+enum : uint {
+    ATTN_MMA_SG = 2,       // SIMD-groups (8 rows each) per threadgroup
+    ATTN_MMA_HD = 64,      // largest head size
+};
+
+template <typename T>
+static inline void attention_mma_impl(device const float* q, device const T* K, device const T* V, device float* out,
+                                      device float* probs, constant Args& args, uint3 tg, uint sg, uint lane,
+                                      uint tid, threadgroup float* Kt, threadgroup float* Vt, threadgroup float* Qs,
+                                      threadgroup float* Ss, threadgroup float* Ds, threadgroup float* Rs) {
+    const uint hd = args.p[0];
+    const uint nHead = args.p[1];
+    const uint nKV = args.p[2];
+    const uint m = args.p[3];
+    const uint kvLen = args.p[6];
+    const float scale = argf(args, 9);
+    const uint h = tg.y;
+    const uint t0 = tg.z * 8 * ATTN_MMA_SG;
+    const uint tr0 = t0 + 8 * sg; // this SIMD-group's first row
+    const uint jEnd = attn_visible(args, min(t0 + 8 * ATTN_MMA_SG, m) - 1);
+    const bool anyRow = tr0 < m;
+    const uint jRows = anyRow ? attn_visible(args, min(tr0 + 8, m) - 1) : 0u; // keys its rows see
+    const ulong ps = args.p[11];
+    const ulong base = (ulong)(h / (nHead / nKV)) * args.p[10];
+    const bool hasP = has_bind(args, 4);
+    const uint nb = hd / 8;
+
+    // Q rows (zero past m), row-major 8 × hd
+    for (uint e = lane; e < 8 * hd; e += 32) {
+        const uint r = e / hd;
+        const uint t = tr0 + r;
+        Qs[e] = t < m ? q[(ulong)t * args.p[4] + h * hd + (e - r * hd)] : 0.0f;
+    }
+    // lane r < 8 keeps row r's softmax state
+    const uint myT = tr0 + lane;
+    const bool myRow = lane < 8 && myT < m;
+    const uint nvis = myRow ? attn_visible(args, myT) : 0u;
+    device float* pr = probs + (ulong)(h * m + (myRow ? myT : 0u)) * args.p[13];
+    float M = -INFINITY;
+    float S = 0.0f;
+
+    simdgroup_float8x8 O[ATTN_MMA_HD / 8];
+    for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+        O[b] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+    }
+    for (uint jb = 0; jb < jEnd; jb += 32) {
+        const uint nk = min(32u, jEnd - jb);
+        for (uint e = tid; e < 32 * hd; e += 32 * ATTN_MMA_SG) {
+            const uint k = e / hd;
+            const uint d = e - k * hd;
+            const ulong src = (ulong)(jb + k) * ps + d;
+            Kt[e] = k < nk ? float(K[base + src]) : 0.0f; // zeros: products must not meet garbage
+            Vt[e] = k < nk ? float(V[base + src]) : 0.0f;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        if (anyRow && jb < jRows) {
+            // S = Q·Kᵀ, 8 rows × 32 keys
+            for (uint kb = 0; kb < 4; kb++) {
+                simdgroup_float8x8 acc = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+                for (uint db = 0; db < nb; db++) {
+                    simdgroup_float8x8 a;
+                    simdgroup_float8x8 bt;
+                    simdgroup_load(a, Qs + db * 8, hd);
+                    simdgroup_load(bt, Kt + kb * 8 * hd + db * 8, hd, ulong2(0, 0), true);
+                    simdgroup_multiply_accumulate(acc, a, bt, acc);
+                }
+                simdgroup_store(acc, Ss + kb * 8, 32);
+            }
+            simdgroup_barrier(mem_flags::mem_threadgroup);
+            if (lane < 8) {
+                // online softmax of row `lane`; P replaces S, corr goes on
+                // the diagonal of D
+                threadgroup float* srow = Ss + lane * 32;
+                const uint jv = myRow ? min(nvis, jb + nk) : jb; // visible keys end
+                float mb = -INFINITY;
+                for (uint k = 0; jb + k < jv; k++) {
+                    const float sv = srow[k] * scale;
+                    srow[k] = sv;
+                    mb = max(mb, sv);
+                    if (hasP) {
+                        pr[jb + k] = sv;
+                    }
+                }
+                const float nm = max(M, mb);
+                const bool none = jb >= jv; // nothing visible in this tile
+                const float corr = none ? 1.0f : exp(M - nm);
+                float sum = 0.0f;
+                for (uint k = 0; k < 32; k++) {
+                    const float pv = jb + k < jv ? exp(srow[k] - nm) : 0.0f;
+                    srow[k] = pv;
+                    sum += pv;
+                }
+                if (!none) {
+                    S = S * corr + sum;
+                    M = nm;
+                }
+                for (uint c = 0; c < 8; c++) {
+                    Ds[lane * 8 + c] = c == lane ? corr : 0.0f;
+                }
+            }
+            simdgroup_barrier(mem_flags::mem_threadgroup);
+            simdgroup_float8x8 dm;
+            simdgroup_load(dm, Ds, 8);
+            // constant trip counts (b < nb inside) keep O in registers
+            for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+                if (b < nb) {
+                    simdgroup_float8x8 scaled;
+                    simdgroup_multiply(scaled, dm, O[b]);
+                    O[b] = scaled;
+                }
+            }
+            for (uint kb = 0; kb < 4; kb++) {
+                simdgroup_float8x8 pm;
+                simdgroup_load(pm, Ss + kb * 8, 32);
+                for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+                    if (b < nb) {
+                        simdgroup_float8x8 vb;
+                        simdgroup_load(vb, Vt + kb * 8 * hd + b * 8, hd);
+                        simdgroup_multiply_accumulate(O[b], pm, vb, O[b]);
+                    }
+                }
+            }
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup); // tiles, S and D are rewritten next
+    }
+    if (!anyRow) {
+        return;
+    }
+    // O to threadgroup memory (over Q), then rows scaled by 1/S
+    for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+        if (b < nb) {
+            simdgroup_store(O[b], Qs + b * 8, hd);
+        }
+    }
+    if (lane < 8) {
+        Rs[lane] = S > 0.0f ? 1.0f / S : 0.0f; // no visible key: zero output
+        Rs[8 + lane] = M;
+    }
+    simdgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
+    for (uint e = lane; e < 8 * hd; e += 32) {
+        const uint r = e / hd;
+        const uint t = tr0 + r;
+        if (t < m) {
+            out[(ulong)t * args.p[5] + h * hd + (e - r * hd)] = Qs[e] * Rs[r];
+        }
+    }
+    if (hasP) {
+        for (uint r = 0; r < 8 && tr0 + r < m; r++) {
+            const uint t = tr0 + r;
+            const uint nv = attn_visible(args, t);
+            device float* prow = probs + (ulong)(h * m + t) * args.p[13];
+            for (uint j = lane; j < kvLen; j += 32) {
+                prow[j] = j < nv ? exp(prow[j] - Rs[8 + r]) * Rs[r] : 0.0f;
+            }
+        }
+    }
+}
+
+template <typename T>
+kernel void attention_mma(device const float* q [[buffer(0)]],
+                          device const T* K [[buffer(1)]],
+                          device const T* V [[buffer(2)]],
+                          device float* out [[buffer(3)]],
+                          device float* probs [[buffer(4)]],
+                          constant Args& args [[buffer(8)]],
+                          uint3 tg [[threadgroup_position_in_grid]],
+                          uint sg [[simdgroup_index_in_threadgroup]],
+                          uint lane [[thread_index_in_simdgroup]],
+                          uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float Kt[32 * ATTN_MMA_HD];
+    threadgroup float Vt[32 * ATTN_MMA_HD];
+    threadgroup float Qs[ATTN_MMA_SG * 8 * ATTN_MMA_HD];
+    threadgroup float Ss[ATTN_MMA_SG * 8 * 32];
+    threadgroup float Ds[ATTN_MMA_SG * 64];
+    threadgroup float Rs[ATTN_MMA_SG * 16];
+    attention_mma_impl<T>(q, K, V, out, probs, args, tg, sg, lane, tid, Kt, Vt, Qs + sg * 8 * ATTN_MMA_HD,
+                          Ss + sg * 8 * 32, Ds + sg * 64, Rs + sg * 16);
+}
+
+typedef decltype(attention_mma<float>) attention_mma_f32_t;
+typedef decltype(attention_mma<half>) attention_mma_f16_t;
+template [[host_name("attention_mma_f32")]] kernel attention_mma_f32_t attention_mma<float>;
+template [[host_name("attention_mma_f16")]] kernel attention_mma_f16_t attention_mma<half>;
 
 // attention_merge combines the chunks of one (t, h). Groups: (nHead, m).
 // The chunk count is the word the first launch left at scratch[0]. Every

@@ -29,6 +29,13 @@ func attnTileHead(ty ggml.Type) uint32 {
 	return 64
 }
 
+// attention_mma's shape (ATTN_MMA_HD, ATTN_MMA_SG in attention.metal):
+// head sizes up to 64, two SIMD-groups of 8 rows per threadgroup.
+const (
+	attnMMAHead = 64
+	attnMMASIMD = 2
+)
+
 // attnMaxKV bounds the keys of one dispatch, as the CPU backend does.
 const attnMaxKV = 1 << 22
 
@@ -134,7 +141,14 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 		Threads:  [3]uint32{32 * rows, 1, 1},
 	}
 	if nc == 1 {
-		if rows > 1 && p[8]&plan.FlagPerSeqRows == 0 && hd <= attnTileHead(d.Type) {
+		oneSeq := m > 1 && p[8]&plan.FlagPerSeqRows == 0
+		switch {
+		case oneSeq && hd%8 == 0 && hd <= attnMMAHead:
+			// 8×8 simdgroup products, 8 rows per SIMD-group
+			main.Function = "attention_mma" + suf
+			main.Groups[2] = (m + 8*attnMMASIMD - 1) / (8 * attnMMASIMD)
+			main.Threads[0] = 32 * attnMMASIMD
+		case oneSeq && rows > 1 && hd <= attnTileHead(d.Type):
 			main.Function = "attention_tiled" + suf // K/V tiles shared by the rows
 		}
 		return append(dst, main), nil

@@ -68,6 +68,14 @@ func TestLaunchRulesGeometry(t *testing.T) {
 	ls, err = LaunchFor(&prefill, &Default, nil)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
+	require.Equal(t, "attention_mma_f16", ls[0].Function)
+	require.Equal(t, [3]uint32{1, 32, 7}, ls[0].Groups) // 16 rows per threadgroup
+	require.Equal(t, uint32(64), ls[0].Threads[0])
+
+	tiled := prefill
+	tiled.P[0], tiled.P[4], tiled.P[5] = 128, 4096, 4096 // f16 tiles up to 128 dims
+	ls, err = LaunchFor(&tiled, &Default, nil)
+	require.NoError(t, err)
 	require.Equal(t, "attention_tiled_f16", ls[0].Function)
 	require.Equal(t, [3]uint32{1, 32, 25}, ls[0].Groups)
 	require.Equal(t, uint32(128), ls[0].Threads[0])

@@ -124,7 +124,8 @@ func TestAttentionKernel(t *testing.T) {
 	}
 	kitOffsets = nil
 	if kitTune == nil {
-		for _, f := range []string{"attention_f32", "attention_f16", "attention_tiled_f32", "attention_tiled_f16", "attention_merge"} {
+		for _, f := range []string{"attention_f32", "attention_f16", "attention_tiled_f32", "attention_tiled_f16",
+			"attention_mma_f32", "attention_mma_f16", "attention_merge"} {
 			require.True(t, used[f], "no case ran %s", f)
 		}
 	}
