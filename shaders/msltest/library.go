@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -17,6 +18,7 @@ import (
 
 // Library is a compiled set of .metal files, loaded into this process.
 type Library struct {
+	reverse atomic.Bool
 	profMu  sync.Mutex
 	prof    map[string]*FuncStat // nil unless $HARK_MSLTEST_PROFILE is set
 	path    string
@@ -70,6 +72,7 @@ func Open(srcs []Source) (*Library, error) {
 		l.entries[n] = int32(i)
 	}
 	initFn(int32(workers()))
+	l.reverse.Store(os.Getenv("HARK_MSLTEST_ORDER") == "reverse")
 	if os.Getenv("HARK_MSLTEST_PROFILE") != "" {
 		l.prof = map[string]*FuncStat{}
 	}
@@ -85,6 +88,12 @@ func workers() int {
 	}
 	return runtime.GOMAXPROCS(0)
 }
+
+// SetReverse makes later launches run the threads of each threadgroup in
+// reverse index order (last SIMD-group first), to catch kernels that
+// depend on the order SIMD-groups run in ($HARK_MSLTEST_ORDER=reverse sets
+// it for a whole run). It returns the previous setting.
+func (l *Library) SetReverse(on bool) bool { return l.reverse.Swap(on) }
 
 // Has reports whether the library defines kernel function name.
 func (l *Library) Has(name string) bool { _, ok := l.entries[name]; return ok }
@@ -127,10 +136,13 @@ func (l *Library) Run(ln *shaders.Launch, bufs *[16]unsafe.Pointer) error {
 	if !ok {
 		return fmt.Errorf("msltest: no kernel function %q in the library", ln.Function)
 	}
-	var geom [7]uint32
+	var geom [8]uint32
 	copy(geom[:3], ln.Groups[:])
 	copy(geom[3:6], ln.Threads[:])
 	geom[6] = ln.Threadgroup
+	if l.reverse.Load() {
+		geom[7] = 1
+	}
 	var consts [maxConstants]uint32
 	for _, c := range ln.Constants {
 		if c.Index < 0 || c.Index >= maxConstants {

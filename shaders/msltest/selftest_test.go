@@ -301,3 +301,19 @@ func TestSelfDivergence(t *testing.T) {
 		}
 	}
 }
+
+// TestReverseOrder reruns the self-tests and the element-wise checks with
+// the threads of each threadgroup run last-first: results must not depend
+// on the order SIMD-groups run in.
+func TestReverseOrder(t *testing.T) {
+	for _, l := range []*Library{selftestLib(t), TestBackend(t).Library()} {
+		prev := l.SetReverse(true)
+		defer l.SetReverse(prev)
+	}
+	t.Run("tg", TestSelfThreadgroupMemory)
+	t.Run("simd", TestSelfSIMDFunctions)
+	t.Run("matrix", TestSelfSimdgroupMatrix)
+	t.Run("atomics", TestSelfAtomics)
+	t.Run("divergence", TestSelfDivergence)
+	t.Run("elementwise", TestElementwiseVsCPU)
+}

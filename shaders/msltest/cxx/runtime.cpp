@@ -103,6 +103,7 @@ struct Launch {
     __msl_abi::Ctx ctx;
     uint32_t groups[3], threads[3];
     uint32_t tg_bytes;
+    bool reverse; // run threads (and so SIMD-groups) in reverse index order
     uint32_t ngroups, nthreads;
     std::atomic<uint32_t> next;
     std::atomic<int> failed;
@@ -131,6 +132,9 @@ struct Worker {
         free(arena);
     }
     void grow(uint32_t n);
+    // pos is the fiber (execution position) running thread linear: the
+    // sweep runs threads in index order, or in reverse with L->reverse.
+    uint32_t pos(uint32_t linear) const { return L->reverse ? L->nthreads - 1 - linear : linear; }
     void run_group(uint32_t g);
     void complete(Simd& s);
     void release_barrier();
@@ -234,7 +238,7 @@ void start_fiber(Fiber* f) {
 void yield(Fiber* f) {
     Worker* w = f->w;
     uint32_t n = w->L->nthreads;
-    for (uint32_t i = f->linear + 1; i < n; i++) {
+    for (uint32_t i = (uint32_t)(f - w->fibers.data()) + 1; i < n; i++) {
         Fiber* g = &w->fibers[i];
         if (g->state == RUNNABLE) {
             enter(w, g);
@@ -262,7 +266,7 @@ void Worker::complete(Simd& s) {
         pending &= ~mask;
     }
     uint32_t base = (uint32_t)(&s - simd.data()) * 32;
-    for (uint32_t m = s.wait; m; m &= m - 1) fibers[base + __builtin_ctz(m)].state = RUNNABLE;
+    for (uint32_t m = s.wait; m; m &= m - 1) fibers[pos(base + __builtin_ctz(m))].state = RUNNABLE;
     s.wait = 0;
 }
 
@@ -294,10 +298,10 @@ void Worker::run_group(uint32_t g) {
     for (uint32_t i = 0; i < n; i++) {
         Fiber& f = fibers[i];
         f.state = RUNNABLE;
-        f.linear = i;
-        f.tid[0] = i % tx;
-        f.tid[1] = (i / tx) % ty;
-        f.tid[2] = i / (tx * ty);
+        f.linear = pos(i); // pos is its own inverse
+        f.tid[0] = f.linear % tx;
+        f.tid[1] = (f.linear / tx) % ty;
+        f.tid[2] = f.linear / (tx * ty);
         f.tg_cursor = dyn;
         start_fiber(&f);
     }
@@ -461,7 +465,7 @@ int msl_count() { return msl_nentries; }
 const char* msl_name(int i) { return i >= 0 && i < msl_nentries ? msl_entries[i].name : ""; }
 
 // msl_launch runs one kernel launch to completion. geom: groups[3],
-// threads[3], dynamic threadgroup bytes. bufs: the 16 buffer slots.
+// threads[3], dynamic threadgroup bytes, flags (bit 0: reverse order). bufs: the 16 buffer slots.
 // consts: 64 function-constant values. Returns 0, or 1 with err set.
 int msl_launch(int entry, const uint32_t* geom, const uintptr_t* bufs, const uint32_t* consts, char* err, int errlen) {
     std::lock_guard<std::mutex> g(launch_mu);
@@ -478,6 +482,7 @@ int msl_launch(int entry, const uint32_t* geom, const uintptr_t* bufs, const uin
         L->threads[i] = geom[3 + i];
     }
     L->tg_bytes = geom[6];
+    L->reverse = (geom[7] & 1) != 0;
     for (int i = 0; i < 16; i++) L->ctx.bufs[i] = (void*)bufs[i];
     uint64_t ng = (uint64_t)L->groups[0] * L->groups[1] * L->groups[2];
     uint64_t nt = (uint64_t)L->threads[0] * L->threads[1] * L->threads[2];
