@@ -82,7 +82,8 @@ func TestE2EStories(t *testing.T) {
 
 // TestE2EWhisperJFK transcribes jfk.wav with the whisper-kit q8_0 model on
 // the executor (encoder, cross-attention, decoder, all windows) and on the
-// CPU backend: the texts must be the same.
+// CPU backend: the texts, tokens, segment times and word timestamps must
+// be the same.
 func TestE2EWhisperJFK(t *testing.T) {
 	be := TestBackend(t)
 	ref := cpu.New(cpu.Options{})
@@ -98,6 +99,7 @@ func TestE2EWhisperJFK(t *testing.T) {
 		defer m.Close()
 		opt := whisper.DefaultTranscribeOptions()
 		opt.Language = "en"
+		opt.WordTimestamps = true // cross-attention weights (attention's probs binding) too
 		res, err := mf.TranscribeFile(context.Background(), m, wav, opt)
 		require.NoError(t, err)
 		return res, time.Since(start)
@@ -109,6 +111,23 @@ func TestE2EWhisperJFK(t *testing.T) {
 	logProfile(t, be.Library())
 	require.Equal(t, want.Text, got.Text)
 	require.Equal(t, len(want.Segments), len(got.Segments))
+	require.NotEmpty(t, got.Segments)
+	require.NotEmpty(t, got.Segments[0].Words)
+	for i, ws := range want.Segments {
+		gs := got.Segments[i]
+		require.Equal(t, ws.Tokens, gs.Tokens, "segment %d tokens", i)
+		require.Equal(t, ws.Start, gs.Start, "segment %d start", i)
+		require.Equal(t, ws.End, gs.End, "segment %d end", i)
+		require.Equal(t, ws.Temperature, gs.Temperature, "segment %d temperature (fallback)", i)
+		require.InDelta(t, ws.AvgLogprob, gs.AvgLogprob, 1e-2, "segment %d avg logprob", i)
+		require.Equal(t, len(ws.Words), len(gs.Words), "segment %d words", i)
+		for j, ww := range ws.Words {
+			gw := gs.Words[j]
+			require.Equal(t, ww.Word, gw.Word)
+			require.InDelta(t, ww.Start, gw.Start, 0.021, "word %q start", ww.Word)
+			require.InDelta(t, ww.End, gw.End, 0.021, "word %q end", ww.Word)
+		}
+	}
 	expect, err := os.ReadFile(shared.Path(t, "audio", "jfk.txt"))
 	require.NoError(t, err)
 	norm := func(s string) string {
