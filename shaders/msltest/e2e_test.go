@@ -92,48 +92,57 @@ func TestE2EWhisperJFK(t *testing.T) {
 	require.NoError(t, err)
 	defer mf.Close()
 	wav := shared.Path(t, "audio", "jfk.wav")
-	run := func(b plan.Backend) (*whisper.Result, time.Duration) {
-		start := time.Now()
-		m, err := mf.Load(b, whisper.Options{})
-		require.NoError(t, err)
-		defer m.Close()
-		opt := whisper.DefaultTranscribeOptions()
-		opt.Language = "en"
-		opt.WordTimestamps = true // cross-attention weights (attention's probs binding) too
-		res, err := mf.TranscribeFile(context.Background(), m, wav, opt)
-		require.NoError(t, err)
-		return res, time.Since(start)
-	}
-	want, dc := run(ref)
-	got, dm := run(be)
-	t.Logf("cpu %v: %q", dc, want.Text)
-	t.Logf("msl %v: %q", dm, got.Text)
-	logProfile(t, be.Library())
-	require.Equal(t, want.Text, got.Text)
-	require.Equal(t, len(want.Segments), len(got.Segments))
-	require.NotEmpty(t, got.Segments)
-	require.NotEmpty(t, got.Segments[0].Words)
-	for i, ws := range want.Segments {
-		gs := got.Segments[i]
-		require.Equal(t, ws.Tokens, gs.Tokens, "segment %d tokens", i)
-		require.Equal(t, ws.Start, gs.Start, "segment %d start", i)
-		require.Equal(t, ws.End, gs.End, "segment %d end", i)
-		require.Equal(t, ws.Temperature, gs.Temperature, "segment %d temperature (fallback)", i)
-		require.InDelta(t, ws.AvgLogprob, gs.AvgLogprob, 1e-2, "segment %d avg logprob", i)
-		require.Equal(t, len(ws.Words), len(gs.Words), "segment %d words", i)
-		for j, ww := range ws.Words {
-			gw := gs.Words[j]
-			require.Equal(t, ww.Word, gw.Word)
-			require.InDelta(t, ww.Start, gw.Start, 0.021, "word %q start", ww.Word)
-			require.InDelta(t, ww.End, gw.End, 0.021, "word %q end", ww.Word)
-		}
-	}
 	expect, err := os.ReadFile(shared.Path(t, "audio", "jfk.txt"))
 	require.NoError(t, err)
-	norm := func(s string) string {
-		return strings.ToLower(strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }), " "))
+	// greedy, then beam search (the batched decode over beams: per-sequence
+	// rows in rope_kv and attention)
+	beams := []int{1, 5}
+	if testing.Short() {
+		beams = beams[:1]
 	}
-	require.Equal(t, norm(string(expect)), norm(got.Text))
+	for _, nb := range beams {
+		run := func(b plan.Backend) (*whisper.Result, time.Duration) {
+			start := time.Now()
+			m, err := mf.Load(b, whisper.Options{Beams: nb})
+			require.NoError(t, err)
+			defer m.Close()
+			opt := whisper.DefaultTranscribeOptions()
+			opt.Language = "en"
+			opt.BeamSize = nb
+			opt.WordTimestamps = true // cross-attention weights (attention's probs binding) too
+			res, err := mf.TranscribeFile(context.Background(), m, wav, opt)
+			require.NoError(t, err)
+			return res, time.Since(start)
+		}
+		want, dc := run(ref)
+		got, dm := run(be)
+		t.Logf("beams %d: cpu %v: %q", nb, dc, want.Text)
+		t.Logf("beams %d: msl %v: %q", nb, dm, got.Text)
+		require.Equal(t, want.Text, got.Text)
+		require.Equal(t, len(want.Segments), len(got.Segments))
+		require.NotEmpty(t, got.Segments)
+		require.NotEmpty(t, got.Segments[0].Words)
+		for i, ws := range want.Segments {
+			gs := got.Segments[i]
+			require.Equal(t, ws.Tokens, gs.Tokens, "segment %d tokens", i)
+			require.Equal(t, ws.Start, gs.Start, "segment %d start", i)
+			require.Equal(t, ws.End, gs.End, "segment %d end", i)
+			require.Equal(t, ws.Temperature, gs.Temperature, "segment %d temperature (fallback)", i)
+			require.InDelta(t, ws.AvgLogprob, gs.AvgLogprob, 1e-2, "segment %d avg logprob", i)
+			require.Equal(t, len(ws.Words), len(gs.Words), "segment %d words", i)
+			for j, ww := range ws.Words {
+				gw := gs.Words[j]
+				require.Equal(t, ww.Word, gw.Word)
+				require.InDelta(t, ww.Start, gw.Start, 0.021, "word %q start", ww.Word)
+				require.InDelta(t, ww.End, gw.End, 0.021, "word %q end", ww.Word)
+			}
+		}
+		norm := func(s string) string {
+			return strings.ToLower(strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }), " "))
+		}
+		require.Equal(t, norm(string(expect)), norm(got.Text))
+	}
+	logProfile(t, be.Library())
 }
 
 func logProfile(t *testing.T, l *Library) {
