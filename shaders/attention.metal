@@ -405,9 +405,14 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
     float M = -INFINITY;
     float S = 0.0f;
 
+    simdgroup_barrier(mem_flags::mem_threadgroup);
     simdgroup_float8x8 O[ATTN_MMA_HD / 8];
+    simdgroup_float8x8 Qm[ATTN_MMA_HD / 8]; // Q's 8×8 blocks, loaded once
     for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
         O[b] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+        if (b < nb) {
+            simdgroup_load(Qm[b], Qs + b * 8, hd);
+        }
     }
     for (uint jb = 0; jb < jEnd; jb += 32) {
         const uint nk = min(32u, jEnd - jb);
@@ -423,16 +428,17 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
             // S = Q·Kᵀ, 8 rows × 32 keys
             for (uint kb = 0; kb < 4; kb++) {
                 simdgroup_float8x8 acc = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
-                for (uint db = 0; db < nb; db++) {
-                    simdgroup_float8x8 a;
-                    simdgroup_float8x8 bt;
-                    simdgroup_load(a, Qs + db * 8, hd);
-                    simdgroup_load(bt, Kt + kb * 8 * hd + db * 8, hd, ulong2(0, 0), true);
-                    simdgroup_multiply_accumulate(acc, a, bt, acc);
+                for (uint db = 0; db < ATTN_MMA_HD / 8; db++) {
+                    if (db < nb) {
+                        simdgroup_float8x8 bt;
+                        simdgroup_load(bt, Kt + kb * 8 * hd + db * 8, hd, ulong2(0, 0), true);
+                        simdgroup_multiply_accumulate(acc, Qm[db], bt, acc);
+                    }
                 }
                 simdgroup_store(acc, Ss + kb * 8, 32);
             }
             simdgroup_barrier(mem_flags::mem_threadgroup);
+            bool rescale = false;
             if (lane < 8) {
                 // online softmax of row `lane`; P replaces S, corr goes on
                 // the diagonal of D
@@ -460,6 +466,7 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
                     S = S * corr + sum;
                     M = nm;
                 }
+                rescale = corr != 1.0f;
                 for (uint c = 0; c < 8; c++) {
                     Ds[lane * 8 + c] = c == lane ? corr : 0.0f;
                 }
@@ -467,9 +474,12 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
             simdgroup_barrier(mem_flags::mem_threadgroup);
             simdgroup_float8x8 dm;
             simdgroup_load(dm, Ds, 8);
-            // constant trip counts (b < nb inside) keep O in registers
+            // O = diag(corr)·O only when some row's max moved (it settles
+            // after the first tiles); constant trip counts (b < nb inside)
+            // keep O in registers
+            const bool anyRescale = simd_any(rescale);
             for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
-                if (b < nb) {
+                if (anyRescale && b < nb) {
                     simdgroup_float8x8 scaled;
                     simdgroup_multiply(scaled, dm, O[b]);
                     O[b] = scaled;

@@ -44,7 +44,9 @@ type Tuning struct {
 	RopeThreads uint32
 	// AttnRows is the query rows (one SIMD-group each) per attention
 	// threadgroup: rows of one head in one group share K/V reads through
-	// the cache; 4 (128 threads) leaves room for several groups per core.
+	// the cache (attention_tiled: through shared K/V tiles); 4 (128
+	// threads) leaves room for several groups per core. attention_mma's
+	// shape is fixed by its threadgroup arrays (2 SIMD-groups of 8 rows).
 	AttnRows uint32
 	// AttnChunk is the keys per threadgroup when decode attention is split
 	// over the KV length: 256 keys is 8 lane-rounds, enough work to hide
