@@ -2,6 +2,7 @@ package msltest
 
 import (
 	"math"
+	"os"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -11,6 +12,15 @@ import (
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/shaders"
 )
+
+// selftestLib is the library of testdata/selftest.metal (executor tests).
+func selftestLib(t testing.TB) *Library {
+	b, err := os.ReadFile("testdata/selftest.metal")
+	require.NoError(t, err)
+	l, err := Open([]Source{{Name: "selftest.metal", Text: string(b)}})
+	require.NoError(t, err)
+	return l
+}
 
 func f32ptr(s []float32) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
 
