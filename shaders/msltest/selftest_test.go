@@ -2,8 +2,8 @@ package msltest
 
 import (
 	"math"
-	"os"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"unsafe"
 
