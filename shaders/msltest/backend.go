@@ -3,6 +3,7 @@ package msltest
 import (
 	"fmt"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"github.com/harkapp/hark/engine/plan"
@@ -47,7 +48,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("msltest: %w", err)
 	}
-	e := &Exec{b: b, name: p.Name, dummy: alignedBytes(dummyBytes), weights: make([]bool, len(p.Buffers))}
+	e := &Exec{b: b, name: p.Name, dummy: dummyBuffer(), weights: make([]bool, len(p.Buffers))}
 	var total int64
 	for _, bd := range p.Buffers {
 		var mem []byte
@@ -95,6 +96,26 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		}
 	}
 	return e, nil
+}
+
+var (
+	dummyOnce sync.Once
+	dummyMem  []byte
+)
+
+// dummyBuffer is the zeroed memory bound to absent bindings. It is mapped
+// read-only where the OS allows, so a kernel that writes to a binding it
+// should have checked (args.bind_mask) crashes the test at once instead
+// of leaving garbage for the next dispatch to read.
+func dummyBuffer() []byte {
+	dummyOnce.Do(func() {
+		m, err := syscall.Mmap(-1, 0, dummyBytes, syscall.PROT_READ, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		if err != nil {
+			m = alignedBytes(dummyBytes)
+		}
+		dummyMem = m
+	})
+	return dummyMem
 }
 
 func alignedBytes(n int64) []byte {
