@@ -2,6 +2,7 @@ package msltest
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -64,7 +65,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 				return nil, fmt.Errorf("msltest: plan %s: buffer %q: bad size %d", p.Name, bd.Name, bd.Size)
 			}
 			total += bd.Size
-			mem = alignedBytes(bd.Size)
+			mem = e.guarded(bd.Size)
 		default:
 			return nil, fmt.Errorf("msltest: plan %s: buffer %q has unknown kind %d", p.Name, bd.Name, bd.Kind)
 		}
@@ -118,6 +119,27 @@ func dummyBuffer() []byte {
 	return dummyMem
 }
 
+// guarded returns n zeroed bytes that end 0..15 bytes before an
+// inaccessible page, so a kernel reading or writing past the end of a
+// buffer crashes the test instead of silently using a neighbour's bytes
+// (the start is 16-byte aligned for vector loads).
+func (e *Exec) guarded(n int64) []byte {
+	page := int64(os.Getpagesize())
+	padded := (n + 15) &^ 15
+	body := (padded + page - 1) / page * page
+	m, err := syscall.Mmap(-1, 0, int(body+page), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return alignedBytes(n)
+	}
+	if err := syscall.Mprotect(m[body:], syscall.PROT_NONE); err != nil {
+		syscall.Munmap(m)
+		return alignedBytes(n)
+	}
+	e.maps = append(e.maps, m)
+	start := body - padded
+	return m[start : start+n : start+n]
+}
+
 func alignedBytes(n int64) []byte {
 	raw := make([]byte, n+63)
 	off := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw)))) & 63
@@ -134,6 +156,7 @@ type Exec struct {
 	passes   [][]plan.Dispatch
 	names    []string
 	dummy    []byte
+	maps     [][]byte // guarded mappings, unmapped by Close
 	scratch  []byte
 	launches []shaders.Launch
 	closed   bool
@@ -222,7 +245,7 @@ func (e *Exec) dispatch(d *plan.Dispatch, args *[shaders.ArgsSize]byte) error {
 	}
 	if need > 0 {
 		if uint32(len(e.scratch)) < need {
-			e.scratch = alignedBytes(int64(need))
+			e.scratch = e.guarded(int64(need))
 		}
 		// GPU scratch starts as garbage: poison it (NaN / -1).
 		s := e.scratch[:need]
@@ -288,5 +311,9 @@ func (e *Exec) Close() error {
 	e.closed = true
 	e.bufs = nil
 	e.scratch = nil
+	for _, m := range e.maps {
+		syscall.Munmap(m)
+	}
+	e.maps = nil
 	return nil
 }

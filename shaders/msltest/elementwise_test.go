@@ -1,6 +1,10 @@
 package msltest
 
 import (
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -87,4 +91,29 @@ func TestBackendErrors(t *testing.T) {
 	require.NoError(t, e.Run(0, &plan.Vars{}))
 	require.NoError(t, e.Close())
 	require.Error(t, e.Run(0, &plan.Vars{}))
+}
+
+// TestGuardPage: a kernel that reads past the end of a buffer (here a
+// scale over more elements than the buffer holds) must crash on the guard
+// page rather than read a neighbour's bytes. The crash happens in a child
+// process (this test binary, rerun).
+func TestGuardPage(t *testing.T) {
+	if os.Getenv("MSLTEST_OVERRUN") == "1" {
+		be := TestBackend(t)
+		d := plan.Dispatch{Kernel: plan.Scale, NBind: 2, P: [16]uint32{4096, 1, 4096, 4096, plan.F32(2)}}
+		d.Bind[1] = plan.Binding{Buf: 1}
+		p := SingleOp(d, ioBuf("x", 5), plan.Buffer{Name: "o", Kind: plan.IO, Size: 4096 * 4})
+		e, err := be.Load(p)
+		require.NoError(t, err)
+		_ = e.Run(0, &plan.Vars{})
+		t.Fatal("the overrun did not fault")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestGuardPage$")
+	cmd.Env = append(os.Environ(), "MSLTEST_OVERRUN=1")
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "%s", out)
+	// the fault is on a fiber stack of a C thread: the process dies of the
+	// signal itself (or Go reports it, when it sees it first)
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	require.True(t, ws.Signal() == syscall.SIGSEGV || strings.Contains(string(out), "SIGSEGV"), "%v: %s", err, out)
 }
