@@ -193,8 +193,10 @@ func generate(srcs []Source) (string, []string, error) {
 				entries = append(entries, entry{name: name, call: name, def: d})
 			}
 		}
-		s = rewriteThreadgroupDecls(s)
+		// vector constructors first: the declarations rewritten next
+		// contain `float2 (&name)`, which is not a constructor
 		s = reVecCtor.ReplaceAllString(s, "__msl::make<$1>(")
+		s = rewriteThreadgroupDecls(s)
 		s = reAnyAttr.ReplaceAllStringFunc(s, blank)
 		fmt.Fprintf(&out, "#line 1 %q\n%s\n", src.Name, s)
 	}
