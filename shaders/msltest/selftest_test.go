@@ -322,8 +322,53 @@ func TestReverseOrder(t *testing.T) {
 	}
 	t.Run("tg", TestSelfThreadgroupMemory)
 	t.Run("simd", TestSelfSIMDFunctions)
+	t.Run("simd-more", TestSelfSIMDMore)
 	t.Run("matrix", TestSelfSimdgroupMatrix)
 	t.Run("atomics", TestSelfAtomics)
 	t.Run("divergence", TestSelfDivergence)
 	t.Run("elementwise", TestElementwiseVsCPU)
+}
+
+func TestSelfSIMDMore(t *testing.T) {
+	l := selftestLib(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, active := range []uint32{32, 29, 7, 1} {
+		in := make([]uint32, 64)
+		for i := range in {
+			in[i] = rng.Uint32()
+		}
+		out := make([]uint32, len(in)*8)
+		act := []uint32{active}
+		require.NoError(t, l.Run(launch1("simd_more_ops", 1, 64), &[16]unsafe.Pointer{unsafe.Pointer(&in[0]), unsafe.Pointer(&out[0]), unsafe.Pointer(&act[0])}))
+		for s := 0; s < 2; s++ {
+			v := in[s*32 : s*32+int(active)]
+			and, xor := ^uint32(0), uint32(0)
+			for _, x := range v {
+				and &= x
+				xor ^= x
+			}
+			var mask uint32 = 1<<active - 1
+			if active == 32 {
+				mask = ^uint32(0)
+			}
+			pre := uint32(1)
+			for lane := 0; lane < int(active); lane++ {
+				o := out[(s*32+lane)*8 : (s*32+lane+1)*8]
+				rot := func(src int) uint32 { // inactive sources keep the lane's own value
+					src &= 31
+					if src < int(active) {
+						return v[src]
+					}
+					return v[lane]
+				}
+				f := v[lane]%3 + 1
+				want := []uint32{and, xor, pre, pre * f, rot(lane + 5), rot(lane - 3), 0, mask}
+				pre *= f
+				if lane == 0 {
+					want[6] = 1
+				}
+				require.Equal(t, want, o, "active %d simdgroup %d lane %d", active, s, lane)
+			}
+		}
+	}
 }

@@ -186,3 +186,23 @@ kernel void divergent(device const float* in [[buffer(0)]],
     threadgroup_barrier(mem_flags::mem_threadgroup);
     out[gid] = r + first * 0.0f + simd_product(1.0f) - 1.0f + float(simd_or(uint(lane == 3)) != 0u) * 0.5f;
 }
+
+// The remaining SIMD-group functions, lanes >= active returned (8 results
+// per thread).
+kernel void simd_more_ops(device const uint* in [[buffer(0)]],
+                          device uint* out [[buffer(1)]],
+                          constant uint& active [[buffer(2)]],
+                          uint gid [[thread_position_in_grid]],
+                          ushort lane [[thread_index_in_simdgroup]]) {
+    if (lane >= active) return;
+    uint v = in[gid];
+    device uint* o = out + gid * 8;
+    o[0] = simd_and(v);
+    o[1] = simd_xor(v);
+    o[2] = simd_prefix_exclusive_product(v % 3 + 1);
+    o[3] = simd_prefix_inclusive_product(v % 3 + 1);
+    o[4] = simd_shuffle_rotate_down(v, 5);
+    o[5] = simd_shuffle_rotate_up(v, 3);
+    o[6] = simd_is_first() ? 1u : 0u;
+    o[7] = uint((ulong)simd_active_threads_mask());
+}
