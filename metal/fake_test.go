@@ -225,7 +225,7 @@ func (c *fakeCB) barrier()                { c.add(cmd{op: "barrier"}) }
 func testLaunch(d *plan.Dispatch, t *shaders.Tuning, dst []shaders.Launch) ([]shaders.Launch, error) {
 	g := [3]uint32{max(d.Grid[0], 1), max(d.Grid[1], 1), max(d.Grid[2], 1)}
 	fn := testFunction(d)
-	l := shaders.Launch{Function: fn, Groups: g, Threads: [3]uint32{t.MatVecThreads, 1, 1}}
+	l := shaders.Launch{Function: fn, Groups: g, Threads: [3]uint32{t.MatVecSIMDGroups * t.SIMDWidth, 1, 1}}
 	switch d.Kernel {
 	case plan.Argmax, plan.Attention:
 		l.Scratch = 4096

@@ -11,3 +11,295 @@ struct Args {
 
 static inline float argf(constant Args& a, int i) { return as_type<float>(a.p[i]); }
 static inline bool has_bind(constant Args& a, int i) { return (a.bind_mask >> i) & 1u; }
+
+// ===========================================================================
+// ggml weight blocks and dequantisation (matrix kernels: matvec.metal,
+// matmul.metal, embed.metal, conv1d.metal). Owned by the matrix kernels;
+// elementwise helpers go above this section.
+//
+// Every weight type is a struct whose size is ggml's block size in bytes and
+// whose enum QK is its elements per block (1 for the float types, which are
+// one-element "blocks"). A row of k elements of type B is k/QK structs.
+// deq16(b, il, o) decodes elements [16*il, 16*il+16) of block *b into o[0..15]
+// (il < QK/16), with the formulas of engine/ggml/dequant.go; load16(row, e0,
+// k, o) decodes elements [e0, e0+16) of a row, e0 a multiple of 16, zero
+// past k (only float rows can end inside a 16-element chunk: quantized rows
+// are whole blocks of 32 or 256).
+// ===========================================================================
+
+struct w_f32  { float v;  enum { QK = 1 }; };
+struct w_f16  { half v;   enum { QK = 1 }; };
+struct w_bf16 { ushort v; enum { QK = 1 }; }; // bfloat16 bits
+
+// Legacy 32-element blocks. Nibble order: byte j holds element j (low) and
+// element j+16 (high).
+struct block_q4_0 { half d; uchar qs[16]; enum { QK = 32 }; };
+struct block_q4_1 { half d; half m; uchar qs[16]; enum { QK = 32 }; };
+struct block_q5_0 { half d; uchar qh[4]; uchar qs[16]; enum { QK = 32 }; };
+struct block_q5_1 { half d; half m; uchar qh[4]; uchar qs[16]; enum { QK = 32 }; };
+struct block_q8_0 { half d; int8_t qs[32]; enum { QK = 32 }; };
+struct block_iq4_nl { half d; uchar qs[16]; enum { QK = 32 }; };
+
+// K-quant 256-element super-blocks (layouts: engine/ggml/blocks_k.go).
+struct block_q2_k { uchar scales[16]; uchar qs[64]; half d; half dmin; enum { QK = 256 }; };
+struct block_q3_k { uchar hmask[32]; uchar qs[64]; uchar scales[12]; half d; enum { QK = 256 }; };
+struct block_q4_k { half d; half dmin; uchar scales[12]; uchar qs[128]; enum { QK = 256 }; };
+struct block_q5_k { half d; half dmin; uchar scales[12]; uchar qh[32]; uchar qs[128]; enum { QK = 256 }; };
+struct block_q6_k { uchar ql[128]; uchar qh[64]; int8_t scales[16]; half d; enum { QK = 256 }; };
+
+static_assert(sizeof(block_q4_0) == 18, "q4_0");
+static_assert(sizeof(block_q4_1) == 20, "q4_1");
+static_assert(sizeof(block_q5_0) == 22, "q5_0");
+static_assert(sizeof(block_q5_1) == 24, "q5_1");
+static_assert(sizeof(block_q8_0) == 34, "q8_0");
+static_assert(sizeof(block_iq4_nl) == 18, "iq4_nl");
+static_assert(sizeof(block_q2_k) == 84, "q2_K");
+static_assert(sizeof(block_q3_k) == 110, "q3_K");
+static_assert(sizeof(block_q4_k) == 144, "q4_K");
+static_assert(sizeof(block_q5_k) == 176, "q5_K");
+static_assert(sizeof(block_q6_k) == 210, "q6_K");
+
+constant int8_t iq4nl_values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+static inline float bf16_to_float(ushort b) { return as_type<float>(uint(b) << 16); }
+
+static inline void deq16(device const block_q4_0* b, int il, thread float* o) {
+    const float d = float(b->d);
+    const int sh = 4 * il;
+    for (int i = 0; i < 16; ++i) o[i] = float(int((b->qs[i] >> sh) & 15) - 8) * d;
+}
+
+static inline void deq16(device const block_q4_1* b, int il, thread float* o) {
+    const float d = float(b->d), m = float(b->m);
+    const int sh = 4 * il;
+    for (int i = 0; i < 16; ++i) o[i] = float((b->qs[i] >> sh) & 15) * d + m;
+}
+
+static inline uint q5_high_bits(device const uchar* qh) {
+    return uint(qh[0]) | uint(qh[1]) << 8 | uint(qh[2]) << 16 | uint(qh[3]) << 24;
+}
+
+static inline void deq16(device const block_q5_0* b, int il, thread float* o) {
+    const float d = float(b->d);
+    const uint qh = q5_high_bits(b->qh) >> (16 * il);
+    const int sh = 4 * il;
+    for (int i = 0; i < 16; ++i) {
+        const int code = int((b->qs[i] >> sh) & 15) | int((qh >> i) & 1) << 4;
+        o[i] = float(code - 16) * d;
+    }
+}
+
+static inline void deq16(device const block_q5_1* b, int il, thread float* o) {
+    const float d = float(b->d), m = float(b->m);
+    const uint qh = q5_high_bits(b->qh) >> (16 * il);
+    const int sh = 4 * il;
+    for (int i = 0; i < 16; ++i) {
+        const int code = int((b->qs[i] >> sh) & 15) | int((qh >> i) & 1) << 4;
+        o[i] = float(code) * d + m;
+    }
+}
+
+static inline void deq16(device const block_q8_0* b, int il, thread float* o) {
+    const float d = float(b->d);
+    for (int i = 0; i < 16; ++i) o[i] = float(b->qs[16 * il + i]) * d;
+}
+
+static inline void deq16(device const block_iq4_nl* b, int il, thread float* o) {
+    const float d = float(b->d);
+    const int sh = 4 * il;
+    for (int i = 0; i < 16; ++i) o[i] = d * float(iq4nl_values[(b->qs[i] >> sh) & 15]);
+}
+
+// Q2_K/Q3_K/Q6_K chunk il covers e = 128h + 32j + l with h = il/8,
+// j = (il/2)%4, l = 16*(il%2) + i; its scale is sub-block il.
+static inline void deq16(device const block_q2_k* b, int il, thread float* o) {
+    const int h = il / 8, j = (il / 2) % 4, l0 = 16 * (il % 2);
+    const uchar s = b->scales[il];
+    const float dl = float(b->d) * float(s & 15), ml = float(b->dmin) * float(s >> 4);
+    device const uchar* q = b->qs + 32 * h + l0;
+    for (int i = 0; i < 16; ++i) o[i] = dl * float((q[i] >> (2 * j)) & 3) - ml;
+}
+
+static inline void deq16(device const block_q3_k* b, int il, thread float* o) {
+    const int h = il / 8, j = (il / 2) % 4, l0 = 16 * (il % 2);
+    device const uchar* sc = b->scales;
+    const int lo = il < 8 ? (sc[il] & 15) : (sc[il - 8] >> 4);
+    const int hi = (sc[8 + il % 4] >> (2 * (il / 4))) & 3;
+    const float dl = float(b->d) * float((lo | hi << 4) - 32);
+    const uchar mask = uchar(1 << (4 * h + j));
+    device const uchar* q = b->qs + 32 * h + l0;
+    device const uchar* hm = b->hmask + l0;
+    for (int i = 0; i < 16; ++i) {
+        const int code = int((q[i] >> (2 * j)) & 3) - ((hm[i] & mask) ? 0 : 4);
+        o[i] = dl * float(code);
+    }
+}
+
+// scale_min_k4 unpacks the 6-bit scale and min of sub-block j (0..7) of a
+// Q4_K/Q5_K block (ggml.ScaleMinK4).
+static inline void scale_min_k4(int j, device const uchar* q, thread int& sc, thread int& m) {
+    if (j < 4) {
+        sc = q[j] & 63;
+        m = q[j + 4] & 63;
+    } else {
+        sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+        m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+// Q4_K/Q5_K chunk il lies in sub-block s = il/2 (32 elements), l = 16*(il%2) + i.
+static inline void deq16(device const block_q4_k* b, int il, thread float* o) {
+    const int s = il / 2, l0 = 16 * (il % 2);
+    int sc, m;
+    scale_min_k4(s, b->scales, sc, m);
+    const float d1 = float(b->d) * float(sc), m1 = float(b->dmin) * float(m);
+    device const uchar* q = b->qs + 32 * (s / 2) + l0;
+    const int sh = 4 * (s & 1);
+    for (int i = 0; i < 16; ++i) o[i] = d1 * float((q[i] >> sh) & 15) - m1;
+}
+
+static inline void deq16(device const block_q5_k* b, int il, thread float* o) {
+    const int s = il / 2, l0 = 16 * (il % 2);
+    int sc, m;
+    scale_min_k4(s, b->scales, sc, m);
+    const float d1 = float(b->d) * float(sc), m1 = float(b->dmin) * float(m);
+    device const uchar* q = b->qs + 32 * (s / 2) + l0;
+    device const uchar* qh = b->qh + l0;
+    const int sh = 4 * (s & 1);
+    const uchar bit = uchar(1 << s);
+    for (int i = 0; i < 16; ++i) {
+        const int code = int((q[i] >> sh) & 15) + ((qh[i] & bit) ? 16 : 0);
+        o[i] = d1 * float(code) - m1;
+    }
+}
+
+static inline void deq16(device const block_q6_k* b, int il, thread float* o) {
+    const int h = il / 8, k = (il / 2) % 4, l0 = 16 * (il % 2);
+    const float dl = float(b->d) * float(b->scales[il]);
+    device const uchar* ql = b->ql + 64 * h + 32 * (k & 1) + l0;
+    device const uchar* qh = b->qh + 32 * h + l0;
+    const int sh = k >= 2 ? 4 : 0;
+    for (int i = 0; i < 16; ++i) {
+        const int code = int((ql[i] >> sh) & 15) | int((qh[i] >> (2 * k)) & 3) << 4;
+        o[i] = dl * float(code - 32);
+    }
+}
+
+// load16 for quantized rows: e0 is a multiple of 16 and below k.
+template <typename B>
+static inline void load16(device const B* row, int e0, int k, thread float* o) {
+    deq16(row + e0 / B::QK, (e0 % B::QK) / 16, o);
+}
+
+static inline void load16(device const w_f32* row, int e0, int k, thread float* o) {
+    device const float* p = (device const float*)row + e0;
+    if (e0 + 16 <= k) {
+        for (int i = 0; i < 16; ++i) o[i] = p[i];
+    } else {
+        for (int i = 0; i < 16; ++i) o[i] = e0 + i < k ? p[i] : 0.0f;
+    }
+}
+
+static inline void load16(device const w_f16* row, int e0, int k, thread float* o) {
+    device const half* p = (device const half*)row + e0;
+    if (e0 + 16 <= k) {
+        for (int i = 0; i < 16; ++i) o[i] = float(p[i]);
+    } else {
+        for (int i = 0; i < 16; ++i) o[i] = e0 + i < k ? float(p[i]) : 0.0f;
+    }
+}
+
+static inline void load16(device const w_bf16* row, int e0, int k, thread float* o) {
+    device const ushort* p = (device const ushort*)row + e0;
+    if (e0 + 16 <= k) {
+        for (int i = 0; i < 16; ++i) o[i] = bf16_to_float(p[i]);
+    } else {
+        for (int i = 0; i < 16; ++i) o[i] = e0 + i < k ? bf16_to_float(p[i]) : 0.0f;
+    }
+}
+
+// row_bytes is the size of one row of k elements of B.
+template <typename B>
+static inline ulong row_bytes(int k) { return ulong(k / B::QK) * sizeof(B); }
+
+// ---------------------------------------------------------------------------
+// Tiled product core shared by mat_mul (matmul.metal) and conv1d
+// (conv1d.metal): C[m, n] = X[m, k]·W[n, k]ᵀ for one MM_BM×MM_BN output tile,
+// with simdgroup_float8x8 multiply-accumulate. A threadgroup is 4
+// SIMD-groups (128 threads); SIMD-group s owns the 16×32 sub-tile at
+// m offset 16*(s/2), n offset 32*(s%2) (2×4 8x8 accumulators). Per k step of
+// MM_BK, every thread dequantises one 16-element chunk of a weight row into
+// threadgroup memory (stored k-major, so it loads as the right operand
+// without a transpose) and copies 8 activations; rows past n or m and
+// columns past k are zero, so any n, m and k work.
+// ---------------------------------------------------------------------------
+#define MM_BM 32
+#define MM_BN 64
+#define MM_BK 32
+#define MM_THREADS 128
+
+// mm_shape describes the left operand: a plain matrix (x[row*ldx + kk]) or,
+// for conv1d, the im2col view of the input (row = output step, kk = ci*kw + j).
+struct mm_shape {
+    int n, k, m, ldx;
+    int conv, cin, T, kw, stride, pad, chanmaj;
+};
+
+static inline float mm_x(device const float* x, thread const mm_shape& s, int row, int kk) {
+    if (s.conv == 0) return x[row * s.ldx + kk];
+    const int ci = kk / s.kw, j = kk - ci * s.kw;
+    const int t = row * s.stride + j - s.pad;
+    if (t < 0 || t >= s.T) return 0.0f;
+    return s.chanmaj != 0 ? x[ci * s.ldx + t] : x[t * s.ldx + ci];
+}
+
+// mm_core leaves the tile's results in stage[mm*MM_BN + nn] (MM_BM×MM_BN
+// floats, which may be sw) for threads to store after it returns.
+// sw: MM_BK*MM_BN floats, sx: MM_BM*MM_BK floats.
+template <typename B>
+static inline void mm_core(device const uchar* W, device const float* x, thread const mm_shape& s,
+                           int n0, int m0, threadgroup float* sw, threadgroup float* sx,
+                           uint tiitg, uint sgitg) {
+    const ulong rb = row_bytes<B>(s.k);
+    const int moff = 16 * int(sgitg / 2), noff = 32 * int(sgitg % 2);
+    simdgroup_float8x8 c[2][4];
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 4; ++j) c[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+
+    // this thread's weight chunk and activation run
+    const int wn = int(tiitg) / 2, wh = int(tiitg) % 2;
+    const int xm = int(tiitg) / 4, xq = int(tiitg) % 4;
+    const bool wok = n0 + wn < s.n, xok = m0 + xm < s.m;
+    device const B* wrow = (device const B*)(W + ulong(wok ? n0 + wn : 0) * rb);
+
+    for (int k0 = 0; k0 < s.k; k0 += MM_BK) {
+        threadgroup_barrier(mem_flags::mem_threadgroup); // previous step's reads are done
+        float v[16];
+        const int e0 = k0 + 16 * wh;
+        if (wok && e0 < s.k) {
+            load16(wrow, e0, s.k, v);
+        } else {
+            for (int i = 0; i < 16; ++i) v[i] = 0.0f;
+        }
+        for (int i = 0; i < 16; ++i) sw[(16 * wh + i) * MM_BN + wn] = v[i];
+        for (int i = 0; i < 8; ++i) {
+            const int kk = k0 + 8 * xq + i;
+            sx[xm * MM_BK + 8 * xq + i] = (xok && kk < s.k) ? mm_x(x, s, m0 + xm, kk) : 0.0f;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        for (int kk = 0; kk < MM_BK; kk += 8) {
+            simdgroup_float8x8 a[2], b[4];
+            for (int i = 0; i < 2; ++i) simdgroup_load(a[i], sx + (moff + 8 * i) * MM_BK + kk, MM_BK);
+            for (int j = 0; j < 4; ++j) simdgroup_load(b[j], sw + kk * MM_BN + noff + 8 * j, MM_BN);
+            for (int i = 0; i < 2; ++i)
+                for (int j = 0; j < 4; ++j) simdgroup_multiply_accumulate(c[i][j], a[i], b[j], c[i][j]);
+        }
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    threadgroup float* stage = sw;
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 4; ++j)
+            simdgroup_store(c[i][j], stage + (moff + 8 * i) * MM_BN + noff + 8 * j, MM_BN);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+}
+// ===================== end of ggml blocks section ==========================

@@ -2,9 +2,8 @@ package shaders
 
 // Tuning holds the chip-dependent knobs of the kernels and of the host.
 // Values per GPU family are in Families, each with the reason it was
-// chosen. Kernel authors add fields as they need them: give the field a
-// value in Default and in every family (TestFamilies checks none is zero)
-// and a line in withDefaults, so a zero still means "use the default".
+// chosen. A zero field means the default (Default's value), so a family
+// only states what it changes.
 type Tuning struct {
 	Family string
 	// SIMDWidth is the SIMD-group width (32 on every Apple GPU).
@@ -12,57 +11,113 @@ type Tuning struct {
 	// MaxThreads bounds threads per threadgroup (pipeline
 	// maxTotalThreadsPerThreadgroup; 1024 on Apple GPUs).
 	MaxThreads uint32
-	// RowsPerSIMD is how many weight rows one SIMD-group of a
-	// matrix-vector kernel reduces: more rows reuse the activation vector
-	// from registers, fewer rows give more SIMD-groups to hide latency.
-	RowsPerSIMD uint32
-	// MatVecThreads is threads per threadgroup of matrix-vector kernels.
-	MatVecThreads uint32
-	// ChainLength is the number of decode steps encoded into one command
-	// buffer by a chained decode (Exec.RunSeq).
+	// ChainLength is the number of steps encoded into one command buffer
+	// by a chained decode (metal Exec.RunSteps; engine/llm's decode chain).
 	ChainLength uint32
-	// KVSplit is the KV length each threadgroup of split-KV decode
-	// attention handles before the merge.
-	KVSplit uint32
+
+	// Matrix kernels (launch_matrix.go). Zero means the default below.
+
+	// MatVecRows is the number of weight rows one SIMD-group of mat_vec
+	// computes (function constant 20, at most 4): each lane's activation
+	// chunk is reused for that many rows, while more rows per SIMD-group
+	// means fewer threadgroups to hide memory latency with. 4 keeps about
+	// 110 registers per thread, under the 128 at which Apple GPUs halve
+	// occupancy.
+	MatVecRows uint32
+	// MatVecBatch is the number of activation rows (m) one mat_vec
+	// threadgroup multiplies against each weight row it reads (function
+	// constant 21, at most 8). 8 covers a 5-beam Whisper decode in one pass
+	// over the weights; m = 1 decode does not pay for it (the batch loop is
+	// bounded by the rows present).
+	MatVecBatch uint32
+	// MatVecSIMDGroups is the number of SIMD-groups per mat_vec threadgroup
+	// (at most 32). 2 (64 threads) gives the scheduler many small
+	// threadgroups, which is what a bandwidth-bound kernel wants.
+	MatVecSIMDGroups uint32
+	// EmbedThreads is the threadgroup size of embed (a multiple of 32); one
+	// threadgroup per token, each thread decoding 16 elements at a time.
+	EmbedThreads uint32
+	// Norm, RoPE, attention, argmax and sampler knobs (launch_norm.go,
+	// launch_attention.go, launch_sample.go).
+
+	// NormThreads is the threadgroup size of RMSNorm/LayerNorm (one
+	// threadgroup per row): 256 keeps 4 elements per thread at dim 1024
+	// and 8 groups in flight per core; smaller rows get fewer threads.
+	NormThreads uint32
+	// RopeThreads bounds the threads per (row, head) of RoPE: one thread
+	// per rotated pair, so 64 covers head dims up to 128 in one pass.
+	RopeThreads uint32
+	// AttnRows is the query rows (one SIMD-group each) per attention
+	// threadgroup: rows of one head in one group share K/V reads through
+	// the cache (attention_tiled: through shared K/V tiles); 4 (128
+	// threads) leaves room for several groups per core. attention_mma's
+	// shape is fixed by its threadgroup arrays (2 SIMD-groups of 8 rows).
+	AttnRows uint32
+	// AttnChunk is the keys per threadgroup when decode attention is split
+	// over the KV length: 256 keys is 8 lane-rounds, enough work to hide
+	// the partial write, and gives 16 chunks at 4K context.
+	AttnChunk uint32
+	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
+	// split over the KV length (decode, beams); more already fill the GPU
+	// (an M1's 8 cores hold 8+ groups each).
+	AttnSplitBelow uint32
+	// ArgmaxSegment is the elements per first-stage argmax threadgroup:
+	// 4096 gives 8 partial groups for a 32K vocabulary, 38 for 152K.
+	ArgmaxSegment uint32
+	// ArgmaxThreads is the threadgroup size of both argmax stages.
+	ArgmaxThreads uint32
+	// SampleThreads is the sampler's single threadgroup: the largest a
+	// pipeline allows (1024), since the sampler is one group.
+	SampleThreads uint32
 }
+
+// Defaults of the matrix kernels' knobs (see the fields of Tuning).
+const (
+	defMatVecRows       = 4
+	defMatVecBatch      = 8
+	defMatVecSIMDGroups = 2
+	defEmbedThreads     = 128
+)
 
 // Default is the tuning used when the family is unknown (and by the MSL
 // test executor).
-var Default = Tuning{
-	Family: "default", SIMDWidth: 32, MaxThreads: 1024,
-	RowsPerSIMD: 4, MatVecThreads: 256, ChainLength: 64, KVSplit: 256,
-}
+var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLength: 64,
+	MatVecRows: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
+	EmbedThreads: defEmbedThreads,
+	NormThreads:  256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
+	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024}
 
 // Families is the tuning per GPU family, most capable first; the Metal
 // host picks the first family the device supports (supportsFamily:).
+// Fields left zero take Default's value.
 //
 // None of these values has been measured on hardware yet (no Mac exists
 // where Hark is built); each is reasoned from the chips' published
 // structure and is to be replaced by hark bench measurements:
 //
 //   - Apple9 (M3, M4, A17 Pro): dynamic caching allocates registers and
-//     threadgroup memory per use, so occupancy suffers less from register
-//     pressure; 8 rows per SIMD-group halves the activation reloads of a
-//     matrix-vector product. 128 chained tokens: the CPU-side cost per
-//     command buffer is the same while the GPU step is shortest here.
+//     threadgroup memory per use, so occupancy suffers less from large
+//     threadgroups: 4 SIMD-groups per mat_vec threadgroup, 512-key
+//     attention chunks (fewer partials to merge). 128 chained tokens: the
+//     CPU-side cost per command buffer is the same while the GPU step is
+//     shortest here.
 //   - Apple8 (M2, A15/A16): the M1 structure with more bandwidth (100 GB/s
-//     for M2); 4 rows per SIMD-group keeps enough SIMD-groups in flight to
-//     saturate memory on 8-10 GPU cores; 64 chained tokens.
-//   - Apple7 (M1, A14): 68 GB/s and a fixed register file; 4 rows per
-//     SIMD-group and 256-thread threadgroups, the occupancy sweet spot
-//     commonly reported for M1 matrix-vector kernels; 64 chained tokens.
-//   - Mac2 (Intel Macs with AMD or Intel GPUs): SIMD width differs (AMD
-//     wavefronts of 32/64, Intel 8-32), so kernels must read
-//     threadExecutionWidth rather than assume 32; 2 rows per SIMD-group and
-//     32 chained tokens because discrete GPUs reach shared (system) memory
-//     over PCIe and a long chain holds the queue longer per check of stop
+//     for M2); the defaults keep enough SIMD-groups in flight to saturate
+//     memory on 8-10 GPU cores; 64 chained tokens.
+//   - Apple7 (M1, A14): 68 GB/s and a fixed register file: the defaults
+//     (4 rows per SIMD-group stays under the register count at which
+//     occupancy halves); 64 chained tokens.
+//   - Mac2 (Intel Macs with AMD or Intel GPUs): discrete GPUs reach shared
+//     (system) memory over PCIe, so 2 rows per SIMD-group (less register
+//     pressure on wavefronts that are not 32 wide) and 32 chained tokens,
+//     because a long chain holds the queue longer per check of stop
 //     conditions.
 //   - default: the Apple7 values, safe on every Apple GPU.
 var Families = []Tuning{
-	{Family: "apple9", SIMDWidth: 32, MaxThreads: 1024, RowsPerSIMD: 8, MatVecThreads: 256, ChainLength: 128, KVSplit: 512},
-	{Family: "apple8", SIMDWidth: 32, MaxThreads: 1024, RowsPerSIMD: 4, MatVecThreads: 256, ChainLength: 64, KVSplit: 256},
-	{Family: "apple7", SIMDWidth: 32, MaxThreads: 1024, RowsPerSIMD: 4, MatVecThreads: 256, ChainLength: 64, KVSplit: 256},
-	{Family: "mac2", SIMDWidth: 32, MaxThreads: 1024, RowsPerSIMD: 2, MatVecThreads: 256, ChainLength: 32, KVSplit: 256},
+	{Family: "apple9", ChainLength: 128, MatVecSIMDGroups: 4, AttnChunk: 512},
+	{Family: "apple8", ChainLength: 64},
+	{Family: "apple7", ChainLength: 64},
+	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
@@ -78,25 +133,28 @@ func TuningFor(family string) Tuning {
 	return t.withDefaults()
 }
 
+// withDefaults fills every zero knob from Default.
 func (t Tuning) withDefaults() Tuning {
 	d := Default
-	if t.SIMDWidth == 0 {
-		t.SIMDWidth = d.SIMDWidth
+	fill := func(v *uint32, def uint32) {
+		if *v == 0 {
+			*v = def
+		}
 	}
-	if t.MaxThreads == 0 {
-		t.MaxThreads = d.MaxThreads
-	}
-	if t.RowsPerSIMD == 0 {
-		t.RowsPerSIMD = d.RowsPerSIMD
-	}
-	if t.MatVecThreads == 0 {
-		t.MatVecThreads = d.MatVecThreads
-	}
-	if t.ChainLength == 0 {
-		t.ChainLength = d.ChainLength
-	}
-	if t.KVSplit == 0 {
-		t.KVSplit = d.KVSplit
-	}
+	fill(&t.SIMDWidth, d.SIMDWidth)
+	fill(&t.MaxThreads, d.MaxThreads)
+	fill(&t.ChainLength, d.ChainLength)
+	fill(&t.MatVecRows, d.MatVecRows)
+	fill(&t.MatVecBatch, d.MatVecBatch)
+	fill(&t.MatVecSIMDGroups, d.MatVecSIMDGroups)
+	fill(&t.EmbedThreads, d.EmbedThreads)
+	fill(&t.NormThreads, d.NormThreads)
+	fill(&t.RopeThreads, d.RopeThreads)
+	fill(&t.AttnRows, d.AttnRows)
+	fill(&t.AttnChunk, d.AttnChunk)
+	fill(&t.AttnSplitBelow, d.AttnSplitBelow)
+	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
+	fill(&t.ArgmaxThreads, d.ArgmaxThreads)
+	fill(&t.SampleThreads, d.SampleThreads)
 	return t
 }

@@ -1,0 +1,612 @@
+// Flash attention (plan.Attention) for decode, prefill, the Whisper encoder
+// and cross-attention.
+//
+// attention_{f32,f16}: one SIMD-group per (query row t, head h, key chunk
+// c); a threadgroup holds the SIMD-groups of consecutive query rows of one
+// head, so they read the same K/V rows through the cache. Grid:
+// (chunks, nHead, ceil(m / simdgroups)). Within a SIMD-group, keys go 32 at
+// a time, one key per lane for the score (the whole q·k dot), then an
+// online-softmax update, then the values with lanes over the head dims and
+// the 32 key weights shared through the SIMD-group's slice of threadgroup
+// memory (two simdgroup_barriers per 32 keys rather than 32 shuffles: the
+// same on a GPU, far fewer rendezvous in the MSL executor). No
+// threadgroup barriers: SIMD-groups of a threadgroup are independent, so
+// rows past m simply do nothing.
+//
+// With one chunk (prefill, encoder: enough rows to fill the GPU) the
+// kernel writes the normalised output. With several chunks (decode: split
+// over the KV length so a single query still spreads over the GPU) it
+// writes each chunk's running max, sum and unnormalised accumulator to
+// scratch, and attention_merge combines them.
+//
+// Rows of one sequence that need no split take attention_mma (head sizes
+// multiple of 8 up to 64: simdgroup_matrix products) or attention_tiled
+// (K/V tiles in threadgroup memory), both below; the launch rule picks.
+//
+// probs (bind 4): the scaled score of each visible key is written first;
+// whoever knows the final max and sum (the one chunk, or the merge) turns
+// it into exp(s−max)/sum, and writes 0 for masked keys j < kvLen. Lane
+// j%32 writes and rereads key j, so no other thread touches it in between.
+
+// (enums: integer constants usable as array sizes in MSL and C++ alike)
+enum : uint {
+    ATTN_MAX_HD = 256,      // 8 accumulators per lane
+    ATTN_SCRATCH_HEAD = 4,  // floats before the partials (word 0: chunk count)
+};
+
+// attn_chunk_len is the keys per chunk for kvLen keys over nc chunks, a
+// multiple of 32 so chunks start at a lane-0 key (the launch rule uses the
+// same formula to size scratch).
+static inline uint attn_chunk_len(uint kvLen, uint nc) {
+    uint c = (kvLen + nc - 1) / nc;
+    return (c + 31u) & ~31u;
+}
+
+// attn_dot is q·k over hd dims, 4 at a time where hd allows (packed
+// vectors: binding offsets only promise element alignment).
+static inline float attn_dot(device const float* q, device const float* k, uint hd) {
+    float4 a = 0.0f;
+    uint i = 0;
+    for (; i + 4 <= hd; i += 4) {
+        a += float4(*(device const packed_float4*)(q + i)) * float4(*(device const packed_float4*)(k + i));
+    }
+    float d = a.x + a.y + a.z + a.w;
+    for (; i < hd; i++) {
+        d += q[i] * k[i];
+    }
+    return d;
+}
+
+static inline float attn_dot(device const float* q, device const half* k, uint hd) {
+    float4 a = 0.0f;
+    uint i = 0;
+    for (; i + 4 <= hd; i += 4) {
+        a += float4(*(device const packed_float4*)(q + i)) * float4(half4(*(device const packed_half4*)(k + i)));
+    }
+    float d = a.x + a.y + a.z + a.w;
+    for (; i < hd; i++) {
+        d += q[i] * float(k[i]);
+    }
+    return d;
+}
+
+// attn_visible is the number of keys query row t sees.
+static inline uint attn_visible(constant Args& args, uint t) {
+    const uint kvLen = args.p[6];
+    const bool perSeq = (args.p[8] & 2u) != 0;
+    const uint qpos = perSeq ? args.p[7] : args.p[7] + t;
+    if ((args.p[8] & 1u) != 0) {
+        return min(kvLen, qpos + 1);
+    }
+    return kvLen;
+}
+
+template <typename T>
+static inline void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
+                                  device float* probs, device float* scratch, constant Args& args, uint3 tg,
+                                  uint3 ntgs, uint sg, uint nsg, uint lane, threadgroup float* pw) {
+    const uint hd = args.p[0];
+    const uint nHead = args.p[1];
+    const uint nKV = args.p[2];
+    const uint m = args.p[3];
+    const uint kvLen = args.p[6];
+    const float scale = argf(args, 9);
+    const uint c = tg.x;
+    const uint nc = ntgs.x;
+    const uint h = tg.y;
+    const uint t = tg.z * nsg + sg;
+    if (t >= m) {
+        return;
+    }
+    const bool perSeq = (args.p[8] & 2u) != 0;
+    const uint seq = perSeq ? t : 0u;
+    const uint nvis = attn_visible(args, t);
+    const uint clen = attn_chunk_len(kvLen, nc);
+    const uint j0 = c * clen;
+    const uint j1 = min(j0 + clen, nvis);
+    const ulong ps = args.p[11];
+    const ulong base = (ulong)seq * args.p[12] + (ulong)(h / (nHead / nKV)) * args.p[10];
+    device const T* Kh = K + base;
+    device const T* Vh = V + base;
+    device const float* qr = q + (ulong)t * args.p[4] + h * hd;
+    const bool hasP = has_bind(args, 4);
+    device float* pr = probs + (ulong)(h * m + t) * args.p[13];
+
+    const uint nd = (hd + 31) / 32;
+    float acc[ATTN_MAX_HD / 32];
+    for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+        acc[i] = 0.0f;
+    }
+    float M = -INFINITY;
+    float S = 0.0f;
+    for (uint jb = j0; jb < j1; jb += 32) {
+        const uint j = jb + lane;
+        float s = -INFINITY;
+        if (j < j1) {
+            device const T* kr = Kh + j * ps;
+            s = attn_dot(qr, kr, hd) * scale;
+            if (hasP) {
+                pr[j] = s;
+            }
+        }
+        const float mb = simd_max(s);
+        const float nm = max(M, mb);
+        const float corr = exp(M - nm); // M = −inf on the first block: 0
+        const float p = j < j1 ? exp(s - nm) : 0.0f;
+        S = S * corr + simd_sum(p);
+        for (uint i = 0; i < nd; i++) {
+            acc[i] *= corr;
+        }
+        pw[lane] = p;
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        const uint nk = min(32u, j1 - jb);
+        for (uint k = 0; k < nk; k++) {
+            const float pk = pw[k];
+            device const T* vr = Vh + (jb + k) * ps;
+            for (uint i = 0; i < nd; i++) {
+                const uint d = lane + 32 * i;
+                if (d < hd) {
+                    acc[i] += pk * float(vr[d]);
+                }
+            }
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup); // pw is rewritten next block
+        M = nm;
+    }
+    if (nc > 1) {
+        device float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc + c) * (hd + 2);
+        if (lane == 0 && c == 0 && h == 0 && t == 0) {
+            scratch[0] = as_type<float>(nc); // the merge's chunk count
+        }
+        if (lane == 0) {
+            part[0] = M;
+            part[1] = S;
+        }
+        for (uint i = 0; i < nd; i++) {
+            const uint d = lane + 32 * i;
+            if (d < hd) {
+                part[2 + d] = acc[i];
+            }
+        }
+        return;
+    }
+    device float* o = out + (ulong)t * args.p[5] + h * hd;
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f; // no visible key: zero output
+    for (uint i = 0; i < nd; i++) {
+        const uint d = lane + 32 * i;
+        if (d < hd) {
+            o[d] = acc[i] * inv;
+        }
+    }
+    if (hasP) {
+        for (uint j = lane; j < kvLen; j += 32) {
+            pr[j] = j < nvis ? exp(pr[j] - M) * inv : 0.0f;
+        }
+    }
+}
+
+template <typename T>
+kernel void attention(device const float* q [[buffer(0)]],
+                      device const T* K [[buffer(1)]],
+                      device const T* V [[buffer(2)]],
+                      device float* out [[buffer(3)]],
+                      device float* probs [[buffer(4)]],
+                      constant Args& args [[buffer(8)]],
+                      device float* scratch [[buffer(10)]],
+                      uint3 tg [[threadgroup_position_in_grid]],
+                      uint3 ntgs [[threadgroups_per_grid]],
+                      uint sg [[simdgroup_index_in_threadgroup]],
+                      uint nsg [[simdgroups_per_threadgroup]],
+                      uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float pw[32 * 32]; // 32 key weights per SIMD-group
+    attention_impl<T>(q, K, V, out, probs, scratch, args, tg, ntgs, sg, nsg, lane, pw + 32 * sg);
+}
+
+typedef decltype(attention<float>) attention_f32_t;
+typedef decltype(attention<half>) attention_f16_t;
+template [[host_name("attention_f32")]] kernel attention_f32_t attention<float>;
+template [[host_name("attention_f16")]] kernel attention_f16_t attention<half>;
+
+// attention_tiled_{f32,f16}: prefill, encoder and cross-attention rows
+// of one sequence (one chunk, no per-sequence rows). The threadgroup's
+// SIMD-groups (one query row each, consecutive rows of one head) load each
+// tile of 32 keys of K and V into threadgroup memory together (coalesced,
+// read once per threadgroup rather than once per row), then score and
+// accumulate from it as attention_impl does. Tile rows are padded by one
+// 32-bit word so the 32 lanes reading 32 different keys hit different
+// banks. Grid: (1, nHead, ceil(m / rows)). The launch rule picks it where
+// a tile fits: f32 head sizes up to 64, f16 up to 128.
+enum : uint {
+    ATTN_TILE_F32 = 32 * 65,  // floats per tile: 32 keys × (64 + 1)
+    ATTN_TILE_F16 = 32 * 130, // halves per tile: 32 keys × (128 + 2)
+};
+
+template <typename T>
+static inline void attention_tiled_impl(device const float* q, device const T* K, device const T* V,
+                                        device float* out, device float* probs, constant Args& args, uint3 tg,
+                                        uint sg, uint nsg, uint lane, uint tid, threadgroup float* pw,
+                                        threadgroup T* Kt, threadgroup T* Vt) {
+    const uint hd = args.p[0];
+    const uint nHead = args.p[1];
+    const uint nKV = args.p[2];
+    const uint m = args.p[3];
+    const uint kvLen = args.p[6];
+    const float scale = argf(args, 9);
+    const uint h = tg.y;
+    const uint t0 = tg.z * nsg;
+    const uint t = t0 + sg;
+    const bool active = t < m;
+    // keys any row of the group sees (the last row sees the most)
+    const uint jEnd = attn_visible(args, min(t0 + nsg, m) - 1);
+    const uint nvis = active ? attn_visible(args, t) : 0u;
+    const ulong ps = args.p[11];
+    const ulong base = (ulong)(h / (nHead / nKV)) * args.p[10];
+    device const T* Kh = K + base;
+    device const T* Vh = V + base;
+    device const float* qr = q + (ulong)min(t, m - 1) * args.p[4] + h * hd;
+    const bool hasP = has_bind(args, 4);
+    device float* pr = probs + (ulong)(h * m + t) * args.p[13];
+    const uint ld = hd + 4 / sizeof(T); // padded tile row, in elements
+
+    const uint nd = (hd + 31) / 32;
+    float acc[ATTN_MAX_HD / 32];
+    for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+        acc[i] = 0.0f;
+    }
+    float M = -INFINITY;
+    float S = 0.0f;
+    for (uint jb = 0; jb < jEnd; jb += 32) {
+        const uint nk = min(32u, jEnd - jb);
+        for (uint e = tid; e < nk * hd; e += 32 * nsg) {
+            const uint k = e / hd;
+            const uint d = e - k * hd;
+            const ulong src = (ulong)(jb + k) * ps + d;
+            Kt[k * ld + d] = Kh[src];
+            Vt[k * ld + d] = Vh[src];
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        if (active && jb < nvis) {
+            const uint j1 = min(nvis, jb + 32); // keys of this tile the row sees
+            const uint j = jb + lane;
+            float s = -INFINITY;
+            if (j < j1) {
+                threadgroup const T* kr = Kt + lane * ld;
+                float d = 0.0f;
+                for (uint i = 0; i < hd; i++) {
+                    d += qr[i] * float(kr[i]);
+                }
+                s = d * scale;
+                if (hasP) {
+                    pr[j] = s;
+                }
+            }
+            const float mb = simd_max(s);
+            const float nm = max(M, mb);
+            const float corr = exp(M - nm);
+            const float p = j < j1 ? exp(s - nm) : 0.0f;
+            S = S * corr + simd_sum(p);
+            for (uint i = 0; i < nd; i++) {
+                acc[i] *= corr;
+            }
+            pw[lane] = p;
+            simdgroup_barrier(mem_flags::mem_threadgroup);
+            for (uint k = 0; k < j1 - jb; k++) {
+                const float pk = pw[k];
+                threadgroup const T* vr = Vt + k * ld;
+                for (uint i = 0; i < nd; i++) {
+                    const uint d = lane + 32 * i;
+                    if (d < hd) {
+                        acc[i] += pk * float(vr[d]);
+                    }
+                }
+            }
+            M = nm;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup); // tiles and pw are rewritten next
+    }
+    if (!active) {
+        return;
+    }
+    device float* o = out + (ulong)t * args.p[5] + h * hd;
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
+    for (uint i = 0; i < nd; i++) {
+        const uint d = lane + 32 * i;
+        if (d < hd) {
+            o[d] = acc[i] * inv;
+        }
+    }
+    if (hasP) {
+        for (uint j = lane; j < kvLen; j += 32) {
+            pr[j] = j < nvis ? exp(pr[j] - M) * inv : 0.0f;
+        }
+    }
+}
+
+kernel void attention_tiled_f32(device const float* q [[buffer(0)]],
+                                device const float* K [[buffer(1)]],
+                                device const float* V [[buffer(2)]],
+                                device float* out [[buffer(3)]],
+                                device float* probs [[buffer(4)]],
+                                constant Args& args [[buffer(8)]],
+                                uint3 tg [[threadgroup_position_in_grid]],
+                                uint sg [[simdgroup_index_in_threadgroup]],
+                                uint nsg [[simdgroups_per_threadgroup]],
+                                uint lane [[thread_index_in_simdgroup]],
+                                uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float pw[32 * 32];
+    threadgroup float Kt[ATTN_TILE_F32];
+    threadgroup float Vt[ATTN_TILE_F32];
+    attention_tiled_impl<float>(q, K, V, out, probs, args, tg, sg, nsg, lane, tid, pw + 32 * sg, Kt, Vt);
+}
+
+kernel void attention_tiled_f16(device const float* q [[buffer(0)]],
+                                device const half* K [[buffer(1)]],
+                                device const half* V [[buffer(2)]],
+                                device float* out [[buffer(3)]],
+                                device float* probs [[buffer(4)]],
+                                constant Args& args [[buffer(8)]],
+                                uint3 tg [[threadgroup_position_in_grid]],
+                                uint sg [[simdgroup_index_in_threadgroup]],
+                                uint nsg [[simdgroups_per_threadgroup]],
+                                uint lane [[thread_index_in_simdgroup]],
+                                uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float pw[32 * 32];
+    threadgroup half Kt[ATTN_TILE_F16];
+    threadgroup half Vt[ATTN_TILE_F16];
+    attention_tiled_impl<half>(q, K, V, out, probs, args, tg, sg, nsg, lane, tid, pw + 32 * sg, Kt, Vt);
+}
+
+// attention_mma_{f32,f16}: the tiled kernel with simdgroup_matrix
+// products, for head sizes that are multiples of 8 up to 64 (Whisper's
+// encoder and cross-attention, 64-dim LLM prefill). Each SIMD-group owns 8
+// query rows; per 32-key tile (K and V staged in threadgroup memory as
+// float, shared by the threadgroup's SIMD-groups) it computes S = Q·Kᵀ as
+// 8×8 products, lanes 0..7 run the online softmax of one row each, and
+// O = diag(corr)·O + P·V as 8×8 products. Grid: (1, nHead, ceil(m / 16)),
+// 64 threads.
+enum : uint {
+    ATTN_MMA_SG = 2,       // SIMD-groups (8 rows each) per threadgroup
+    ATTN_MMA_HD = 64,      // largest head size
+};
+
+template <typename T>
+static inline void attention_mma_impl(device const float* q, device const T* K, device const T* V, device float* out,
+                                      device float* probs, constant Args& args, uint3 tg, uint sg, uint lane,
+                                      uint tid, threadgroup float* Kt, threadgroup float* Vt, threadgroup float* Qs,
+                                      threadgroup float* Ss, threadgroup float* Ds, threadgroup float* Rs) {
+    const uint hd = args.p[0];
+    const uint nHead = args.p[1];
+    const uint nKV = args.p[2];
+    const uint m = args.p[3];
+    const uint kvLen = args.p[6];
+    const float scale = argf(args, 9);
+    const uint h = tg.y;
+    const uint t0 = tg.z * 8 * ATTN_MMA_SG;
+    const uint tr0 = t0 + 8 * sg; // this SIMD-group's first row
+    const uint jEnd = attn_visible(args, min(t0 + 8 * ATTN_MMA_SG, m) - 1);
+    const bool anyRow = tr0 < m;
+    const uint jRows = anyRow ? attn_visible(args, min(tr0 + 8, m) - 1) : 0u; // keys its rows see
+    const ulong ps = args.p[11];
+    const ulong base = (ulong)(h / (nHead / nKV)) * args.p[10];
+    const bool hasP = has_bind(args, 4);
+    const uint nb = hd / 8;
+
+    // Q rows (zero past m), row-major 8 × hd
+    for (uint e = lane; e < 8 * hd; e += 32) {
+        const uint r = e / hd;
+        const uint t = tr0 + r;
+        Qs[e] = t < m ? q[(ulong)t * args.p[4] + h * hd + (e - r * hd)] : 0.0f;
+    }
+    // lane r < 8 keeps row r's softmax state
+    const uint myT = tr0 + lane;
+    const bool myRow = lane < 8 && myT < m;
+    const uint nvis = myRow ? attn_visible(args, myT) : 0u;
+    device float* pr = probs + (ulong)(h * m + (myRow ? myT : 0u)) * args.p[13];
+    float M = -INFINITY;
+    float S = 0.0f;
+
+    simdgroup_barrier(mem_flags::mem_threadgroup);
+    simdgroup_float8x8 O[ATTN_MMA_HD / 8];
+    simdgroup_float8x8 Qm[ATTN_MMA_HD / 8]; // Q's 8×8 blocks, loaded once
+    for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+        O[b] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+        if (b < nb) {
+            simdgroup_load(Qm[b], Qs + b * 8, hd);
+        }
+    }
+    for (uint jb = 0; jb < jEnd; jb += 32) {
+        const uint nk = min(32u, jEnd - jb);
+        for (uint e = tid; e < 32 * hd; e += 32 * ATTN_MMA_SG) {
+            const uint k = e / hd;
+            const uint d = e - k * hd;
+            const ulong src = (ulong)(jb + k) * ps + d;
+            Kt[e] = k < nk ? float(K[base + src]) : 0.0f; // zeros: products must not meet garbage
+            Vt[e] = k < nk ? float(V[base + src]) : 0.0f;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        if (anyRow && jb < jRows) {
+            // S = Q·Kᵀ, 8 rows × 32 keys
+            for (uint kb = 0; kb < 4; kb++) {
+                simdgroup_float8x8 acc = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+                for (uint db = 0; db < ATTN_MMA_HD / 8; db++) {
+                    if (db < nb) {
+                        simdgroup_float8x8 bt;
+                        simdgroup_load(bt, Kt + kb * 8 * hd + db * 8, hd, ulong2(0, 0), true);
+                        simdgroup_multiply_accumulate(acc, Qm[db], bt, acc);
+                    }
+                }
+                simdgroup_store(acc, Ss + kb * 8, 32);
+            }
+            simdgroup_barrier(mem_flags::mem_threadgroup);
+            bool rescale = false;
+            if (lane < 8) {
+                // online softmax of row `lane`; P replaces S, corr goes on
+                // the diagonal of D
+                threadgroup float* srow = Ss + lane * 32;
+                const uint jv = myRow ? min(nvis, jb + nk) : jb; // visible keys end
+                float mb = -INFINITY;
+                for (uint k = 0; jb + k < jv; k++) {
+                    const float sv = srow[k] * scale;
+                    srow[k] = sv;
+                    mb = max(mb, sv);
+                    if (hasP) {
+                        pr[jb + k] = sv;
+                    }
+                }
+                const float nm = max(M, mb);
+                const bool none = jb >= jv; // nothing visible in this tile
+                const float corr = none ? 1.0f : exp(M - nm);
+                float sum = 0.0f;
+                for (uint k = 0; k < 32; k++) {
+                    const float pv = jb + k < jv ? exp(srow[k] - nm) : 0.0f;
+                    srow[k] = pv;
+                    sum += pv;
+                }
+                if (!none) {
+                    S = S * corr + sum;
+                    M = nm;
+                }
+                rescale = corr != 1.0f;
+                for (uint c = 0; c < 8; c++) {
+                    Ds[lane * 8 + c] = c == lane ? corr : 0.0f;
+                }
+            }
+            simdgroup_barrier(mem_flags::mem_threadgroup);
+            simdgroup_float8x8 dm;
+            simdgroup_load(dm, Ds, 8);
+            // O = diag(corr)·O only when some row's max moved (it settles
+            // after the first tiles); constant trip counts (b < nb inside)
+            // keep O in registers
+            const bool anyRescale = simd_any(rescale);
+            for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+                if (anyRescale && b < nb) {
+                    simdgroup_float8x8 scaled;
+                    simdgroup_multiply(scaled, dm, O[b]);
+                    O[b] = scaled;
+                }
+            }
+            for (uint kb = 0; kb < 4; kb++) {
+                simdgroup_float8x8 pm;
+                simdgroup_load(pm, Ss + kb * 8, 32);
+                for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+                    if (b < nb) {
+                        simdgroup_float8x8 vb;
+                        simdgroup_load(vb, Vt + kb * 8 * hd + b * 8, hd);
+                        simdgroup_multiply_accumulate(O[b], pm, vb, O[b]);
+                    }
+                }
+            }
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup); // tiles, S and D are rewritten next
+    }
+    if (!anyRow) {
+        return;
+    }
+    // O to threadgroup memory (over Q), then rows scaled by 1/S
+    for (uint b = 0; b < ATTN_MMA_HD / 8; b++) {
+        if (b < nb) {
+            simdgroup_store(O[b], Qs + b * 8, hd);
+        }
+    }
+    if (lane < 8) {
+        Rs[lane] = S > 0.0f ? 1.0f / S : 0.0f; // no visible key: zero output
+        Rs[8 + lane] = M;
+    }
+    simdgroup_barrier(mem_flags::mem_threadgroup | mem_flags::mem_device);
+    for (uint e = lane; e < 8 * hd; e += 32) {
+        const uint r = e / hd;
+        const uint t = tr0 + r;
+        if (t < m) {
+            out[(ulong)t * args.p[5] + h * hd + (e - r * hd)] = Qs[e] * Rs[r];
+        }
+    }
+    if (hasP) {
+        for (uint r = 0; r < 8 && tr0 + r < m; r++) {
+            const uint t = tr0 + r;
+            const uint nv = attn_visible(args, t);
+            device float* prow = probs + (ulong)(h * m + t) * args.p[13];
+            for (uint j = lane; j < kvLen; j += 32) {
+                prow[j] = j < nv ? exp(prow[j] - Rs[8 + r]) * Rs[r] : 0.0f;
+            }
+        }
+    }
+}
+
+template <typename T>
+kernel void attention_mma(device const float* q [[buffer(0)]],
+                          device const T* K [[buffer(1)]],
+                          device const T* V [[buffer(2)]],
+                          device float* out [[buffer(3)]],
+                          device float* probs [[buffer(4)]],
+                          constant Args& args [[buffer(8)]],
+                          uint3 tg [[threadgroup_position_in_grid]],
+                          uint sg [[simdgroup_index_in_threadgroup]],
+                          uint lane [[thread_index_in_simdgroup]],
+                          uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float Kt[32 * ATTN_MMA_HD];
+    threadgroup float Vt[32 * ATTN_MMA_HD];
+    threadgroup float Qs[ATTN_MMA_SG * 8 * ATTN_MMA_HD];
+    threadgroup float Ss[ATTN_MMA_SG * 8 * 32];
+    threadgroup float Ds[ATTN_MMA_SG * 64];
+    threadgroup float Rs[ATTN_MMA_SG * 16];
+    attention_mma_impl<T>(q, K, V, out, probs, args, tg, sg, lane, tid, Kt, Vt, Qs + sg * 8 * ATTN_MMA_HD,
+                          Ss + sg * 8 * 32, Ds + sg * 64, Rs + sg * 16);
+}
+
+typedef decltype(attention_mma<float>) attention_mma_f32_t;
+typedef decltype(attention_mma<half>) attention_mma_f16_t;
+template [[host_name("attention_mma_f32")]] kernel attention_mma_f32_t attention_mma<float>;
+template [[host_name("attention_mma_f16")]] kernel attention_mma_f16_t attention_mma<half>;
+
+// attention_merge combines the chunks of one (t, h). Groups: (nHead, m).
+// The chunk count is the word the first launch left at scratch[0]. Every
+// thread computes the global max and sum itself (chunks are few), so no
+// reduction or barrier is needed. A chunk that saw no key has sum 0 and is
+// skipped, which also keeps −inf − −inf out of exp.
+kernel void attention_merge(device float* out [[buffer(3)]],
+                            device float* probs [[buffer(4)]],
+                            constant Args& args [[buffer(8)]],
+                            device const float* scratch [[buffer(10)]],
+                            uint2 tg [[threadgroup_position_in_grid]],
+                            uint tid [[thread_position_in_threadgroup]],
+                            uint ntg [[threads_per_threadgroup]]) {
+    const uint hd = args.p[0];
+    const uint nHead = args.p[1];
+    const uint m = args.p[3];
+    const uint kvLen = args.p[6];
+    const uint h = tg.x;
+    const uint t = tg.y;
+    const uint nc = as_type<uint>(scratch[0]);
+    device const float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc) * (hd + 2);
+    float M = -INFINITY;
+    for (uint c = 0; c < nc; c++) {
+        if (part[c * (hd + 2) + 1] > 0.0f) {
+            M = max(M, part[c * (hd + 2)]);
+        }
+    }
+    float S = 0.0f;
+    for (uint c = 0; c < nc; c++) {
+        const float sc = part[c * (hd + 2) + 1];
+        if (sc > 0.0f) {
+            S += exp(part[c * (hd + 2)] - M) * sc;
+        }
+    }
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
+    device float* o = out + (ulong)t * args.p[5] + h * hd;
+    for (uint d = tid; d < hd; d += ntg) {
+        float a = 0.0f;
+        for (uint c = 0; c < nc; c++) {
+            if (part[c * (hd + 2) + 1] > 0.0f) {
+                a += exp(part[c * (hd + 2)] - M) * part[c * (hd + 2) + 2 + d];
+            }
+        }
+        o[d] = a * inv;
+    }
+    if (has_bind(args, 4)) {
+        const uint nvis = attn_visible(args, t);
+        device float* pr = probs + (ulong)(h * m + t) * args.p[13];
+        for (uint j = tid; j < kvLen; j += ntg) {
+            pr[j] = j < nvis ? exp(pr[j] - M) * inv : 0.0f;
+        }
+    }
+}

@@ -1,0 +1,141 @@
+// Element-wise kernels: add, scale, copy (f32 -> f32/f16/bf16), gelu,
+// silu_mul, and the row softmax. One thread per element for the
+// element-wise ones: grid (ceil(n/threads), m), the row in y.
+// Helpers here are prefixed ew_ because every .metal file shares one
+// library namespace.
+
+#define EW_ROW_COL                                   \
+    const uint n = args.p[0], m = args.p[1];         \
+    const uint col = gid.x, row = gid.y;             \
+    if (col >= n || row >= m) return;
+
+// out = a + b; ldb == 0 broadcasts b's first row.
+kernel void add(device const float* a [[buffer(0)]],
+                device const float* b [[buffer(1)]],
+                device float* out [[buffer(2)]],
+                constant Args& args [[buffer(8)]],
+                uint2 gid [[thread_position_in_grid]]) {
+    EW_ROW_COL
+    const ulong lda = args.p[2], ldb = args.p[3], ldo = args.p[4];
+    out[row * ldo + col] = a[row * lda + col] + b[row * ldb + col];
+}
+
+kernel void scale(device const float* x [[buffer(0)]],
+                  device float* out [[buffer(1)]],
+                  constant Args& args [[buffer(8)]],
+                  uint2 gid [[thread_position_in_grid]]) {
+    EW_ROW_COL
+    const ulong ldx = args.p[2], ldo = args.p[3];
+    out[row * ldo + col] = x[row * ldx + col] * argf(args, 4);
+}
+
+kernel void copy_f32(device const float* src [[buffer(0)]],
+                     device float* dst [[buffer(1)]],
+                     constant Args& args [[buffer(8)]],
+                     uint2 gid [[thread_position_in_grid]]) {
+    EW_ROW_COL
+    dst[(ulong)row * args.p[3] + col] = src[(ulong)row * args.p[2] + col];
+}
+
+// f32 -> f16 rounds to nearest even (Metal's conversion), Inf/NaN kept.
+kernel void copy_f16(device const float* src [[buffer(0)]],
+                     device half* dst [[buffer(1)]],
+                     constant Args& args [[buffer(8)]],
+                     uint2 gid [[thread_position_in_grid]]) {
+    EW_ROW_COL
+    dst[(ulong)row * args.p[3] + col] = half(src[(ulong)row * args.p[2] + col]);
+}
+
+// f32 -> bf16 rounds to nearest even; NaNs stay quiet NaNs.
+kernel void copy_bf16(device const float* src [[buffer(0)]],
+                      device ushort* dst [[buffer(1)]],
+                      constant Args& args [[buffer(8)]],
+                      uint2 gid [[thread_position_in_grid]]) {
+    EW_ROW_COL
+    uint b = as_type<uint>(src[(ulong)row * args.p[2] + col]);
+    ushort h;
+    if ((b & 0x7fffffffu) > 0x7f800000u) {
+        h = ushort(b >> 16) | ushort(64);
+    } else {
+        h = ushort((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+    }
+    dst[(ulong)row * args.p[3] + col] = h;
+}
+
+// Exact GELU with erf from Abramowitz & Stegun 7.1.26 (MSL has no erf);
+// for x < 0 the polynomial gives 1+erf directly (no cancellation).
+static inline float ew_gelu_erf(float x) {
+    float z = x * M_SQRT1_2_F;
+    float az = fabs(z);
+    float t = 1.0f / (1.0f + 0.3275911f * az);
+    float p = ((((1.061405429f * t - 1.453152027f) * t + 1.421413741f) * t - 0.284496736f) * t + 0.254829592f) * t;
+    float c = p * exp(-az * az); // 1 - erf(|z|)
+    return z < 0.0f ? 0.5f * x * c : 0.5f * x * (2.0f - c);
+}
+
+// tanh approximation, with 1+tanh(y) = 2 - 2/(e^{2y}+1) (no tanh overflow).
+static inline float ew_gelu_tanh(float x) {
+    float y = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (2.0f - 2.0f / (exp(2.0f * y) + 1.0f));
+}
+
+kernel void gelu(device const float* x [[buffer(0)]],
+                 device float* out [[buffer(1)]],
+                 constant Args& args [[buffer(8)]],
+                 uint2 gid [[thread_position_in_grid]]) {
+    EW_ROW_COL
+    float v = x[(ulong)row * args.p[2] + col];
+    out[(ulong)row * args.p[3] + col] = args.p[4] == 0 ? ew_gelu_erf(v) : ew_gelu_tanh(v);
+}
+
+kernel void silu_mul(device const float* gate [[buffer(0)]],
+                     device const float* up [[buffer(1)]],
+                     device float* out [[buffer(2)]],
+                     constant Args& args [[buffer(8)]],
+                     uint2 gid [[thread_position_in_grid]]) {
+    EW_ROW_COL
+    float g = gate[(ulong)row * args.p[2] + col];
+    out[(ulong)row * args.p[4] + col] = g / (1.0f + exp(-g)) * up[(ulong)row * args.p[3] + col];
+}
+
+// ew_reduce combines v over the threadgroup (op 0: max, 1: sum) through
+// SIMD-group reductions and one partial per SIMD-group.
+static inline float ew_reduce(float v, int op, threadgroup float* part, uint sg, uint lane, uint nsg) {
+    v = op == 0 ? simd_max(v) : simd_sum(v);
+    if (lane == 0) part[sg] = v;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float r = part[0];
+    for (uint i = 1; i < nsg; i++) r = op == 0 ? max(r, part[i]) : r + part[i];
+    threadgroup_barrier(mem_flags::mem_threadgroup); // part is reused
+    return r;
+}
+
+// Row softmax of scale·x, one threadgroup per row (out may alias x: each
+// thread reads and writes only its own columns).
+kernel void softmax(device const float* x [[buffer(0)]],
+                    device float* out [[buffer(1)]],
+                    constant Args& args [[buffer(8)]],
+                    uint row [[threadgroup_position_in_grid]],
+                    uint tid [[thread_index_in_threadgroup]],
+                    uint ntg [[threads_per_threadgroup]],
+                    uint sg [[simdgroup_index_in_threadgroup]],
+                    uint lane [[thread_index_in_simdgroup]],
+                    uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup float part[32];
+    const uint n = args.p[0];
+    const float s = argf(args, 4);
+    device const float* xr = x + (ulong)row * args.p[2];
+    device float* o = out + (ulong)row * args.p[3];
+    float mx = -INFINITY;
+    for (uint i = tid; i < n; i += ntg) mx = max(mx, xr[i] * s);
+    mx = ew_reduce(mx, 0, part, sg, lane, nsg);
+    float sum = 0.0f;
+    for (uint i = tid; i < n; i += ntg) {
+        float e = exp(xr[i] * s - mx);
+        o[i] = e;
+        sum += e;
+    }
+    sum = ew_reduce(sum, 1, part, sg, lane, nsg);
+    const float inv = 1.0f / sum;
+    for (uint i = tid; i < n; i += ntg) o[i] *= inv;
+}

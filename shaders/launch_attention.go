@@ -1,0 +1,170 @@
+package shaders
+
+import (
+	"fmt"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// Launch rules of rope, rope_kv (rope.metal) and attention
+// (attention.metal).
+
+func init() {
+	register(plan.Rope, launchRope)
+	register(plan.RopeKV, launchRope)
+	register(plan.Attention, launchAttention)
+}
+
+// attnMaxHead is the largest head size the kernels hold in registers
+// (ATTN_MAX_HD in attention.metal).
+const attnMaxHead = 256
+
+// attnTileHead is the largest head size whose 32-key K/V tiles fit
+// attention_tiled's threadgroup memory (ATTN_TILE_F32/F16).
+func attnTileHead(ty ggml.Type) uint32 {
+	if ty == ggml.F16 {
+		return 128
+	}
+	return 64
+}
+
+// attention_mma's shape (ATTN_MMA_HD, ATTN_MMA_SG in attention.metal):
+// head sizes up to 64, two SIMD-groups of 8 rows per threadgroup.
+const (
+	attnMMAHead = 64
+	attnMMASIMD = 2
+)
+
+// attnMaxKV bounds the keys of one dispatch, as the CPU backend does.
+const attnMaxKV = 1 << 22
+
+// maxScratch bounds Launch.Scratch (and so a bad dispatch's allocation).
+const maxScratch = 1 << 31
+
+// cacheSuffix names the K/V (cache) type variant of a kernel.
+func cacheSuffix(k plan.Kernel, ty ggml.Type) (string, error) {
+	switch ty {
+	case ggml.F32:
+		return "_f32", nil
+	case ggml.F16:
+		return "_f16", nil
+	}
+	return "", fmt.Errorf("shaders: %s has no MSL variant for type %v (f16 or f32)", k, ty)
+}
+
+func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
+	p := &d.P
+	// word indices of the shared fields: Rope, RopeKV
+	hd, mode, ropeDim := p[0], p[5], p[6]
+	heads, m, name := p[1], p[2], "rope"
+	if d.Kernel == plan.RopeKV {
+		if uint64(p[1])+uint64(p[2]) > 1<<16 {
+			return dst, fmt.Errorf("shaders: rope_kv with %d+%d heads", p[1], p[2])
+		}
+		mode, ropeDim = p[6], p[7]
+		heads, m = p[1]+p[2], p[3]
+		suf, err := cacheSuffix(d.Kernel, d.Type)
+		if err != nil {
+			return dst, err
+		}
+		name = "rope_kv" + suf
+	}
+	if m == 0 || heads == 0 {
+		return dst, nil
+	}
+	if hd == 0 {
+		return dst, fmt.Errorf("shaders: %s head size 0", d.Kernel)
+	}
+	if ropeDim == 0 {
+		ropeDim = hd
+	}
+	if ropeDim > hd || ropeDim%2 != 0 {
+		return dst, fmt.Errorf("shaders: %s rope dims %d must be even and at most the head size %d", d.Kernel, ropeDim, hd)
+	}
+	if mode != plan.RopeNormal && mode != plan.RopeNeoX {
+		return dst, fmt.Errorf("shaders: %s unknown rope mode %d", d.Kernel, mode)
+	}
+	width := uint64(heads) * uint64(hd) // Q (+K) heads rotated per row
+	if d.Kernel == plan.RopeKV {
+		width += uint64(p[2]) * uint64(hd) // and the V heads read
+	}
+	ld := p[3]
+	if d.Kernel == plan.RopeKV {
+		ld = p[4]
+	}
+	if m > 1 && uint64(ld) < width {
+		return dst, fmt.Errorf("shaders: %s row stride %d smaller than a row of %d", d.Kernel, ld, width)
+	}
+	return append(dst, Launch{
+		Function: name,
+		Groups:   [3]uint32{m, heads, 1},
+		Threads:  [3]uint32{simdThreads(max(ropeDim/2, hd/4), normKnob(t.RopeThreads, 64), t), 1, 1},
+	}), nil
+}
+
+func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
+	p := &d.P
+	hd, nHead, nKV, m, kvLen := p[0], p[1], p[2], p[3], p[6]
+	if m == 0 || nHead == 0 {
+		return dst, nil
+	}
+	if hd == 0 || nKV == 0 || nHead%nKV != 0 {
+		return dst, fmt.Errorf("shaders: attention: %d query heads cannot share %d KV heads (head size %d)", nHead, nKV, hd)
+	}
+	if hd > attnMaxHead {
+		return dst, fmt.Errorf("shaders: attention head size %d beyond the supported %d", hd, attnMaxHead)
+	}
+	if kvLen > attnMaxKV {
+		return dst, fmt.Errorf("shaders: attention kvLen %d beyond the supported %d", kvLen, attnMaxKV)
+	}
+	if w := uint64(nHead) * uint64(hd); m > 1 && (uint64(p[4]) < w || uint64(p[5]) < w) {
+		return dst, fmt.Errorf("shaders: attention row strides (%d, %d) smaller than %d heads of %d", p[4], p[5], nHead, hd)
+	}
+	suf, err := cacheSuffix(d.Kernel, d.Type)
+	if err != nil {
+		return dst, err
+	}
+	if d.NBind > 4 && d.Bind[4].Buf != plan.NoBuf && kvLen > 0 && p[13] < kvLen {
+		return dst, fmt.Errorf("shaders: attention probs row stride %d smaller than kvLen %d", p[13], kvLen)
+	}
+	rows := min(normKnob(t.AttnRows, 4), m)
+	rows = min(rows, max(1, normKnob(t.MaxThreads, 1024)/32))
+	nc := uint32(1)
+	if uint64(m)*uint64(nHead) < uint64(normKnob(t.AttnSplitBelow, 256)) {
+		chunk := max(32, normKnob(t.AttnChunk, 256))
+		nc = max(1, (kvLen+chunk-1)/chunk)
+	}
+	main := Launch{
+		Function: "attention" + suf,
+		Groups:   [3]uint32{nc, nHead, (m + rows - 1) / rows},
+		Threads:  [3]uint32{32 * rows, 1, 1},
+	}
+	if nc == 1 {
+		oneSeq := m > 1 && p[8]&plan.FlagPerSeqRows == 0
+		switch {
+		case oneSeq && hd%8 == 0 && hd <= attnMMAHead:
+			// 8×8 simdgroup products, 8 rows per SIMD-group
+			main.Function = "attention_mma" + suf
+			main.Groups[2] = (m + 8*attnMMASIMD - 1) / (8 * attnMMASIMD)
+			main.Threads[0] = 32 * attnMMASIMD
+		case oneSeq && rows > 1 && hd <= attnTileHead(d.Type):
+			main.Function = "attention_tiled" + suf // K/V tiles shared by the rows
+		}
+		return append(dst, main), nil
+	}
+	// partials: ATTN_SCRATCH_HEAD floats, then (max, sum, acc[hd]) per
+	// (row, head, chunk)
+	scratch := 4 * (4 + uint64(m)*uint64(nHead)*uint64(nc)*uint64(hd+2))
+	if scratch > maxScratch {
+		return dst, fmt.Errorf("shaders: attention split scratch of %d bytes too large", scratch)
+	}
+	main.Scratch = uint32(scratch)
+	merge := Launch{
+		Function: "attention_merge",
+		Groups:   [3]uint32{nHead, m, 1},
+		Threads:  [3]uint32{simdThreads(hd, 128, t), 1, 1},
+		Scratch:  uint32(scratch),
+	}
+	return append(dst, main, merge), nil
+}

@@ -1,0 +1,201 @@
+package shaders
+
+import (
+	"fmt"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// Launch rules of the matrix kernels: mat_vec (and its RMSNorm and SiLU·mul
+// fused forms), mat_mul, conv1d and embed, one MSL instantiation per weight
+// type (matvec.metal, matmul.metal, conv1d.metal, embed.metal; block
+// layouts and dequantisation in common.metal).
+//
+// Deviation from the CPU backend (allowed by the kernel contract's "GPU
+// backends may" and measured in msltest/matrix_test.go): for quantized
+// weights the CPU quantizes each activation row to q8_0/q8_1/q8_K and uses
+// ggml's integer block dot products; the GPU kernels multiply the
+// dequantized weights by the float activations, as ggml's Metal backend
+// does. The GPU result is therefore closer to the exact product (within
+// ~1e-6 relative in the tests); the two differ by the activation
+// quantization error, measured up to 2.2e-2 of the output's magnitude on
+// random data (q2_K, fused SiLU), 1.3e-2 for plain mat_vec.
+
+// Function-constant indices of the matrix kernels (20..29 are reserved for
+// them).
+const (
+	fcMatVecRows  = 20
+	fcMatVecBatch = 21
+)
+
+// Tile geometry of mm_core (common.metal: MM_BN, MM_BM, MM_THREADS).
+const (
+	mmBN      = 64
+	mmBM      = 32
+	mmThreads = 128
+)
+
+// typeSuffix names each weight type in the MSL function names; the
+// supported set is the CPU backend's (engine/cpu/matmul_kind.go).
+var typeSuffix = map[ggml.Type]string{
+	ggml.F32: "f32", ggml.F16: "f16", ggml.BF16: "bf16",
+	ggml.Q4_0: "q4_0", ggml.Q4_1: "q4_1", ggml.Q5_0: "q5_0", ggml.Q5_1: "q5_1", ggml.Q8_0: "q8_0",
+	ggml.Q2_K: "q2_k", ggml.Q3_K: "q3_k", ggml.Q4_K: "q4_k", ggml.Q5_K: "q5_k", ggml.Q6_K: "q6_k",
+	ggml.IQ4_NL: "iq4_nl",
+}
+
+// MatrixTypes lists the weight types the matrix kernels support.
+func MatrixTypes() []ggml.Type {
+	return []ggml.Type{ggml.F32, ggml.F16, ggml.BF16, ggml.Q4_0, ggml.Q4_1, ggml.Q5_0, ggml.Q5_1,
+		ggml.Q8_0, ggml.Q2_K, ggml.Q3_K, ggml.Q4_K, ggml.Q5_K, ggml.Q6_K, ggml.IQ4_NL}
+}
+
+// matrixKernels are the kernels with one instantiation per weight type.
+var matrixKernels = []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.MatMul, plan.Embed, plan.Conv1D}
+
+// fnNames holds every "<kernel>_<type>" name, built once so that LaunchFor
+// does not allocate.
+var fnNames = map[plan.Kernel]map[ggml.Type]string{}
+
+// mvConstants[r-1][b-1] holds mat_vec's function constants for r rows and
+// b batch rows (shared, read-only slices, so launches do not allocate).
+var mvConstants [4][8][]Constant
+
+func init() {
+	for r := range mvConstants {
+		for b := range mvConstants[r] {
+			mvConstants[r][b] = []Constant{{fcMatVecRows, uint32(r + 1)}, {fcMatVecBatch, uint32(b + 1)}}
+		}
+	}
+	for _, k := range matrixKernels {
+		m := map[ggml.Type]string{}
+		for t, s := range typeSuffix {
+			m[t] = k.String() + "_" + s
+		}
+		fnNames[k] = m
+	}
+	register(plan.MatVec, launchMatVec)
+	register(plan.RMSNormMatVec, launchMatVec)
+	register(plan.SiLUMulMatVec, launchMatVec)
+	register(plan.MatMul, launchMatMul)
+	register(plan.Conv1D, launchConv1D)
+	register(plan.Embed, launchEmbed)
+}
+
+// fnName returns the function of kernel d.Kernel for d.Type.
+func fnName(d *plan.Dispatch) (string, error) {
+	name, ok := fnNames[d.Kernel][d.Type]
+	if !ok {
+		return "", fmt.Errorf("shaders: %s: weight type %s is not supported", d.Kernel, d.Type)
+	}
+	return name, nil
+}
+
+// checkK verifies that a row of k elements is a positive whole number of
+// d.Type's blocks, as the CPU backend requires.
+func checkK(d *plan.Dispatch, what string, k uint64) error {
+	bs := uint64(d.Type.BlockSize())
+	if k == 0 || k%bs != 0 || k > 1<<31-1 {
+		return fmt.Errorf("shaders: %s: %s=%d is not a positive multiple of %s's block size %d", d.Kernel, what, k, d.Type, bs)
+	}
+	return nil
+}
+
+func ceilDiv(a, b uint32) uint32 { return (a + b - 1) / b }
+
+// knob returns v, or def when v is zero, clamped to hi.
+func knob(v, def, hi uint32) uint32 {
+	if v == 0 {
+		v = def
+	}
+	return min(v, hi)
+}
+
+func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
+	name, err := fnName(d)
+	if err != nil {
+		return dst, err
+	}
+	n, k, m := d.P[0], d.P[1], d.P[2]
+	if n == 0 || m == 0 {
+		return dst, nil
+	}
+	if err := checkK(d, "k", uint64(k)); err != nil {
+		return dst, err
+	}
+	rows := knob(t.MatVecRows, defMatVecRows, 4)
+	batch := knob(t.MatVecBatch, defMatVecBatch, 8)
+	sg := knob(t.MatVecSIMDGroups, defMatVecSIMDGroups, min(32, max(1, t.MaxThreads/32)))
+	l := Launch{
+		Function: name,
+		Groups:   [3]uint32{ceilDiv(n, rows*sg), ceilDiv(m, batch), 1},
+		Threads:  [3]uint32{32 * sg, 1, 1},
+	}
+	l.Constants = mvConstants[rows-1][batch-1]
+	return append(dst, l), nil
+}
+
+func launchMatMul(d *plan.Dispatch, _ *Tuning, dst []Launch) ([]Launch, error) {
+	name, err := fnName(d)
+	if err != nil {
+		return dst, err
+	}
+	n, k, m := d.P[0], d.P[1], d.P[2]
+	if n == 0 || m == 0 {
+		return dst, nil
+	}
+	if err := checkK(d, "k", uint64(k)); err != nil {
+		return dst, err
+	}
+	return append(dst, Launch{
+		Function: name,
+		Groups:   [3]uint32{ceilDiv(n, mmBN), ceilDiv(m, mmBM), 1},
+		Threads:  [3]uint32{mmThreads, 1, 1},
+	}), nil
+}
+
+func launchConv1D(d *plan.Dispatch, _ *Tuning, dst []Launch) ([]Launch, error) {
+	name, err := fnName(d)
+	if err != nil {
+		return dst, err
+	}
+	p := &d.P
+	cin, cout, T, kw, stride, pad := uint64(p[0]), uint64(p[1]), uint64(p[2]), uint64(p[3]), uint64(p[4]), uint64(p[5])
+	if cin == 0 || cout == 0 || kw == 0 || stride == 0 {
+		return dst, fmt.Errorf("shaders: conv1d: empty convolution (cin %d, cout %d, kw %d, stride %d)", cin, cout, kw, stride)
+	}
+	span := T + 2*pad
+	if span < kw || span > 1<<31-1 {
+		return dst, fmt.Errorf("shaders: conv1d: input of %d steps (pad %d) does not fit the kernel %d", T, pad, kw)
+	}
+	if err := checkK(d, "cin·kw", cin*kw); err != nil {
+		return dst, err
+	}
+	tout := (span-kw)/stride + 1
+	return append(dst, Launch{
+		Function: name,
+		Groups:   [3]uint32{ceilDiv(uint32(cout), mmBN), ceilDiv(uint32(tout), mmBM), 1},
+		Threads:  [3]uint32{mmThreads, 1, 1},
+	}), nil
+}
+
+func launchEmbed(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
+	name, err := fnName(d)
+	if err != nil {
+		return dst, err
+	}
+	dim, n := d.P[0], d.P[1]
+	if n == 0 || dim == 0 {
+		return dst, nil
+	}
+	if err := checkK(d, "dim", uint64(dim)); err != nil {
+		return dst, err
+	}
+	th := knob(t.EmbedThreads, defEmbedThreads, max(32, t.MaxThreads)) &^ 31
+	return append(dst, Launch{
+		Function: name,
+		Groups:   [3]uint32{n, 1, 1},
+		Threads:  [3]uint32{max(th, 32), 1, 1},
+	}), nil
+}

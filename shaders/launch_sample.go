@@ -1,0 +1,58 @@
+package shaders
+
+import (
+	"fmt"
+
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// Launch rules of argmax (argmax.metal) and sample (sample.metal).
+
+func init() {
+	register(plan.Argmax, launchArgmax)
+	register(plan.Sample, launchSample)
+}
+
+func launchArgmax(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
+	n, m, ldx := d.P[0], d.P[1], d.P[2]
+	if m == 0 {
+		return dst, nil
+	}
+	if n == 0 {
+		return dst, fmt.Errorf("shaders: argmax over an empty row")
+	}
+	if m > 1 && ldx < n {
+		return dst, fmt.Errorf("shaders: argmax ldx %d smaller than n %d", ldx, n)
+	}
+	seg := max(32, normKnob(t.ArgmaxSegment, 4096))
+	nseg := (n + seg - 1) / seg
+	// two words per (row, segment) after a two-word header
+	scratch := 4 * (2 + 2*uint64(m)*uint64(nseg))
+	if scratch > maxScratch {
+		return dst, fmt.Errorf("shaders: argmax scratch of %d bytes too large", scratch)
+	}
+	threads := simdThreads(min(n, seg), normKnob(t.ArgmaxThreads, 256), t)
+	return append(dst,
+		Launch{Function: "argmax_partial", Groups: [3]uint32{nseg, m, 1}, Threads: [3]uint32{threads, 1, 1}, Scratch: uint32(scratch)},
+		Launch{Function: "argmax_reduce", Groups: [3]uint32{m, 1, 1}, Threads: [3]uint32{simdThreads(nseg, normKnob(t.ArgmaxThreads, 256), t), 1, 1}, Scratch: uint32(scratch)},
+	), nil
+}
+
+// sampleMaxN bounds the vocabulary: the sampler sums masses (≤ 1 per
+// token) in 64-bit fixed point with 43 fraction bits.
+const sampleMaxN = 1 << 20
+
+func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
+	n := d.P[0]
+	if n == 0 {
+		return dst, fmt.Errorf("shaders: sampling from an empty vocabulary")
+	}
+	if n > sampleMaxN {
+		return dst, fmt.Errorf("shaders: sampling vocabulary %d beyond %d", n, sampleMaxN)
+	}
+	return append(dst, Launch{
+		Function: "sample",
+		Groups:   [3]uint32{1, 1, 1},
+		Threads:  [3]uint32{simdThreads(normKnob(t.SampleThreads, 1024), normKnob(t.SampleThreads, 1024), t), 1, 1},
+	}), nil
+}

@@ -1,0 +1,155 @@
+package msltest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// End-to-end runs: whole models, every plan and every kernel, through the
+// executor, against the CPU backend (and the recorded golden outputs).
+
+type storiesGolden struct {
+	Results []struct {
+		Prompt          string  `json:"prompt"`
+		PromptTokens    []int32 `json:"prompt_tokens"`
+		GeneratedTokens []int32 `json:"generated_tokens"`
+	} `json:"results"`
+}
+
+// generateStories generates n tokens after prompt (greedy unless smp is
+// set, in which case the sampler is built into the plan and runs there).
+func generateStories(t *testing.T, be plan.Backend, prompt []int32, n int, smp *llm.Sampler) llm.Result {
+	t.Helper()
+	opt := llm.Options{Context: 256}
+	gopt := llm.GenerateOptions{MaxTokens: n, IgnoreEOS: true}
+	if smp != nil {
+		opt.Sampler = smp
+		gopt.Sampler = *smp
+	}
+	o, err := llm.OpenFile(shared.Path(t, "models", "stories260K.gguf"), be, opt)
+	require.NoError(t, err)
+	defer o.Close()
+	g := llm.NewGenerator(o.M, o.Tk)
+	res, err := g.Generate(context.Background(), prompt, gopt, nil)
+	require.NoError(t, err)
+	return res
+}
+
+// TestE2EStories: greedy generation from every golden prompt gives the
+// golden tokens on the executor, and a seeded sampled generation (the
+// sampler kernel in the plan) gives the CPU backend's tokens.
+func TestE2EStories(t *testing.T) {
+	be := TestBackend(t)
+	ref := cpu.New(cpu.Options{})
+	defer ref.Close()
+	b, err := os.ReadFile(shared.Path(t, "llm-kit", "golden", "stories260K.golden.json"))
+	require.NoError(t, err)
+	var g storiesGolden
+	require.NoError(t, json.Unmarshal(b, &g))
+	results := g.Results
+	if testing.Short() {
+		results = results[:1]
+	}
+	start := time.Now()
+	for _, r := range results {
+		got := generateStories(t, be, r.PromptTokens, len(r.GeneratedTokens), nil)
+		require.Equal(t, r.GeneratedTokens, got.Tokens, "prompt %q", r.Prompt)
+		want := generateStories(t, ref, r.PromptTokens, len(r.GeneratedTokens), nil)
+		require.Equal(t, want.Text, got.Text)
+	}
+	t.Logf("greedy: %d prompts in %v", len(results), time.Since(start))
+	start = time.Now()
+	smp := &llm.Sampler{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepeatPenalty: 1.1, Seed: 42}
+	prompt := results[0].PromptTokens
+	got := generateStories(t, be, prompt, 48, smp)
+	want := generateStories(t, ref, prompt, 48, smp)
+	require.Equal(t, want.Tokens, got.Tokens)
+	require.Equal(t, want.Text, got.Text)
+	t.Logf("sampled: %q in %v", got.Text, time.Since(start))
+}
+
+// TestE2EWhisperJFK transcribes jfk.wav with the whisper-kit q8_0 model on
+// the executor (encoder, cross-attention, decoder, all windows) and on the
+// CPU backend: the texts, tokens, segment times and word timestamps must
+// be the same.
+func TestE2EWhisperJFK(t *testing.T) {
+	be := TestBackend(t)
+	ref := cpu.New(cpu.Options{})
+	defer ref.Close()
+	mf, err := whisper.OpenFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"))
+	require.NoError(t, err)
+	defer mf.Close()
+	wav := shared.Path(t, "audio", "jfk.wav")
+	expect, err := os.ReadFile(shared.Path(t, "audio", "jfk.txt"))
+	require.NoError(t, err)
+	// greedy, then beam search (the batched decode over beams: per-sequence
+	// rows in rope_kv and attention)
+	beams := []int{1, 5}
+	if testing.Short() {
+		beams = beams[:1]
+	}
+	for _, nb := range beams {
+		run := func(b plan.Backend) (*whisper.Result, time.Duration) {
+			start := time.Now()
+			m, err := mf.Load(b, whisper.Options{Beams: nb})
+			require.NoError(t, err)
+			defer m.Close()
+			opt := whisper.DefaultTranscribeOptions()
+			opt.Language = "en"
+			opt.BeamSize = nb
+			opt.WordTimestamps = true // cross-attention weights (attention's probs binding) too
+			res, err := mf.TranscribeFile(context.Background(), m, wav, opt)
+			require.NoError(t, err)
+			return res, time.Since(start)
+		}
+		want, dc := run(ref)
+		got, dm := run(be)
+		t.Logf("beams %d: cpu %v: %q", nb, dc, want.Text)
+		t.Logf("beams %d: msl %v: %q", nb, dm, got.Text)
+		require.Equal(t, want.Text, got.Text)
+		require.Equal(t, len(want.Segments), len(got.Segments))
+		require.NotEmpty(t, got.Segments)
+		require.NotEmpty(t, got.Segments[0].Words)
+		for i, ws := range want.Segments {
+			gs := got.Segments[i]
+			require.Equal(t, ws.Tokens, gs.Tokens, "segment %d tokens", i)
+			require.Equal(t, ws.Start, gs.Start, "segment %d start", i)
+			require.Equal(t, ws.End, gs.End, "segment %d end", i)
+			require.Equal(t, ws.Temperature, gs.Temperature, "segment %d temperature (fallback)", i)
+			require.InDelta(t, ws.AvgLogprob, gs.AvgLogprob, 1e-2, "segment %d avg logprob", i)
+			require.Equal(t, len(ws.Words), len(gs.Words), "segment %d words", i)
+			for j, ww := range ws.Words {
+				gw := gs.Words[j]
+				require.Equal(t, ww.Word, gw.Word)
+				require.InDelta(t, ww.Start, gw.Start, 0.021, "word %q start", ww.Word)
+				require.InDelta(t, ww.End, gw.End, 0.021, "word %q end", ww.Word)
+			}
+		}
+		norm := func(s string) string {
+			return strings.ToLower(strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }), " "))
+		}
+		require.Equal(t, norm(string(expect)), norm(got.Text))
+	}
+	logProfile(t, be.Library())
+}
+
+func logProfile(t *testing.T, l *Library) {
+	for i, s := range l.Profile() {
+		if i == 15 {
+			break
+		}
+		t.Logf("%-28s %6d launches %12d threads %v", s.Function, s.Launches, s.Threads, s.Time)
+	}
+}

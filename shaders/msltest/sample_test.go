@@ -1,0 +1,117 @@
+package msltest
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+type sampleParams struct {
+	topK                  int
+	topP, minP, temp, rep float32
+	pres, freq            float32
+	hist                  []int32
+}
+
+// runSample draws with seed and step on both backends and requires the
+// same token; x must be left unchanged.
+func runSample(t *testing.T, x []float32, sp sampleParams, seed uint64, step int, what string) int32 {
+	t.Helper()
+	f := math.Float32bits
+	n := len(x)
+	d := kitOp(plan.Sample, ggml.F32, 4, uint32(n), uint32(sp.topK), f(sp.topP), f(sp.minP), f(sp.temp), f(sp.rep),
+		uint32(seed), uint32(seed>>32), uint32(len(sp.hist)), uint32(step), f(sp.pres), f(sp.freq))
+	var hist []byte
+	if sp.hist != nil {
+		hist = kitI32(sp.hist)
+	}
+	xb := kitF32(x)
+	ref, got := kitRun(t, d, [][]byte{xb, kitI32([]int32{-1}), hist, kitF32(kitNaNs(2 * n))})
+	require.Equal(t, xb, got[0], "%s: logits changed", what)
+	want, have := kitAsI32(ref[1])[0], kitAsI32(got[1])[0]
+	require.Equal(t, want, have, "%s: seed %d step %d", what, seed, step)
+	return have
+}
+
+// Sample: the GPU sampler picks exactly the CPU's token over many seeds
+// and parameter sets: argmax (temp <= 0), plain temperature, top-k, top-p,
+// min-p and their combinations, penalties over a history (repeats, ids
+// out of range), NaN and -Inf logits, flat distributions whose kept set or
+// draw reaches past the first sorted window, and runs of more than a
+// window of equal logits.
+func TestSampleKernel(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	peaked := func(n int) []float32 { return kitRand(r, n, 3) }
+	flat := func(n int) []float32 { return kitRand(r, n, 0.05) }
+	steps := func(n int) []float32 {
+		x := kitRand(r, n, 1)
+		for i := range x {
+			x[i] = float32(math.Round(float64(x[i])*2) / 2) // few values, long runs of ties
+		}
+		return x
+	}
+	plateau := func(n int) []float32 {
+		x := make([]float32, n) // one run of equal logits holds most of the mass
+		for i := 0; i < 20; i++ {
+			x[r.IntN(n)] = float32(r.Float64() * 2)
+		}
+		return x
+	}
+	hist := []int32{5, 9, 5, -3, 70000, 2, 9, 5, 0, 11}
+	params := []sampleParams{
+		{temp: 0},
+		{temp: -1, rep: 1.3, hist: hist},
+		{temp: 1},
+		{temp: 0.7, topK: 40},
+		{temp: 0.8, topP: 0.9},
+		{temp: 1.1, minP: 0.05},
+		{temp: 0.9, topK: 100, topP: 0.95, minP: 0.02},
+		{temp: 1, topK: 1},
+		{temp: 0.6, topP: 0.5, rep: 1.15, pres: 0.3, freq: 0.2, hist: hist},
+		{temp: 1.3, topP: 1, minP: 0, rep: 0.8, hist: hist},
+		{temp: 1, topK: 3000, topP: 0.7},
+	}
+	draws := 0
+	for _, v := range []struct {
+		name string
+		x    []float32
+	}{
+		{"tiny", []float32{0.5}},
+		{"seven", []float32{1, 2, 2, float32(math.NaN()), -1, float32(math.Inf(-1)), 2}},
+		{"peaked1000", peaked(1000)},
+		{"peaked32000", peaked(32000)},
+		{"flat6000", flat(6000)},
+		{"ties6000", steps(6000)},
+		{"plateau5000", plateau(5000)},
+	} {
+		for pi, sp := range params {
+			if len(v.x) > 10000 && pi%3 != 0 {
+				continue // the big vocabulary with a third of the sets
+			}
+			for s := 0; s < 3; s++ {
+				seed := r.Uint64()
+				runSample(t, v.x, sp, seed, s*17+pi, fmt.Sprintf("%s params %d", v.name, pi))
+				draws++
+			}
+		}
+	}
+	t.Logf("sample: %d draws, all equal to the CPU's", draws)
+}
+
+// Every logit -Inf or some +Inf: the first maximum, as the CPU.
+func TestSampleDegenerate(t *testing.T) {
+	ninf, pinf := float32(math.Inf(-1)), float32(math.Inf(1))
+	for _, x := range [][]float32{
+		{ninf, ninf, ninf},
+		{1, pinf, 3, pinf},
+		{float32(math.NaN()), float32(math.NaN())},
+	} {
+		runSample(t, x, sampleParams{temp: 1, topP: 0.9}, 42, 0, "degenerate")
+	}
+}

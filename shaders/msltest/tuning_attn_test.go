@@ -1,0 +1,38 @@
+package msltest
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/harkapp/hark/shaders"
+)
+
+// The norm, rope, attention, argmax and sample checks again under extreme
+// launch geometries, as another chip family's tuning could give: one
+// SIMD-group per threadgroup, tiny attention chunks with a split forced on
+// every shape (prefill and probs included), or never split, many small
+// argmax segments, a small sampler threadgroup. The kernels must not
+// depend on the geometry beyond what the launch rules pass them.
+func TestKernelsOtherTunings(t *testing.T) {
+	tunings := []shaders.Tuning{
+		{Family: "narrow", SIMDWidth: 32, MaxThreads: 1024, NormThreads: 32, RopeThreads: 32, AttnRows: 1,
+			AttnChunk: 32, AttnSplitBelow: 1 << 30, ArgmaxSegment: 33, ArgmaxThreads: 32, SampleThreads: 32},
+		{Family: "wide", SIMDWidth: 32, MaxThreads: 1024, NormThreads: 1024, RopeThreads: 1024, AttnRows: 8,
+			AttnChunk: 96, AttnSplitBelow: 1, ArgmaxSegment: 100000, ArgmaxThreads: 1024, SampleThreads: 256},
+	}
+	defer func() { kitTune = nil }()
+	for i := range tunings {
+		kitTune = &tunings[i]
+		t.Run(fmt.Sprint(tunings[i].Family), func(t *testing.T) {
+			TestNormKernels(t)
+			TestRopeKernel(t)
+			TestRopeKVKernel(t)
+			TestAttentionKernel(t)
+			TestArgmaxKernel(t)
+			if !testing.Short() {
+				TestSampleKernel(t)
+			}
+			TestSampleDegenerate(t)
+		})
+	}
+}

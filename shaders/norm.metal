@@ -1,0 +1,97 @@
+// RMSNorm and LayerNorm (plan.RMSNorm, plan.LayerNorm): one threadgroup per
+// row, the threads striding over the row, sums reduced per SIMD-group and
+// then across SIMD-groups through threadgroup memory. Each thread writes
+// only the elements it read itself, so out may alias x.
+
+// norm_tg_sum returns the sum of v over the threadgroup to every thread.
+// buf holds one float per SIMD-group; the second barrier lets the caller
+// reduce again with the same buffer.
+static inline float norm_tg_sum(float v, threadgroup float* buf, uint lane, uint sg, uint nsg) {
+    v = simd_sum(v);
+    if (lane == 0) {
+        buf[sg] = v;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float r = 0.0f;
+    for (uint i = 0; i < nsg; i++) {
+        r += buf[i];
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return r;
+}
+
+// rms_norm: P 0 dim, 1 rows, 2 ldx, 3 ldo, 4 eps, 5 inner (0 means 1).
+// Row r lives at (r/inner)*ld + (r%inner)*dim. Groups: rows.
+kernel void rms_norm(device const float* x [[buffer(0)]],
+                     device const float* w [[buffer(1)]],
+                     device float* out [[buffer(2)]],
+                     constant Args& args [[buffer(8)]],
+                     uint row [[threadgroup_position_in_grid]],
+                     uint tid [[thread_position_in_threadgroup]],
+                     uint ntg [[threads_per_threadgroup]],
+                     uint lane [[thread_index_in_simdgroup]],
+                     uint sg [[simdgroup_index_in_threadgroup]],
+                     uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup float buf[32];
+    const uint dim = args.p[0];
+    const uint inner = args.p[5] == 0 ? 1u : args.p[5];
+    const uint g = row / inner;
+    const uint s = (row % inner) * dim;
+    device const float* xr = x + (ulong)g * args.p[2] + s;
+    device float* o = out + (ulong)g * args.p[3] + s;
+    float ss = 0.0f;
+    for (uint i = tid; i < dim; i += ntg) {
+        float v = xr[i];
+        ss += v * v;
+    }
+    ss = norm_tg_sum(ss, buf, lane, sg, nsg);
+    const float scale = rsqrt(ss / float(dim) + argf(args, 4));
+    const bool hasW = has_bind(args, 1);
+    for (uint i = tid; i < dim; i += ntg) {
+        float v = xr[i] * scale;
+        o[i] = hasW ? v * w[i] : v;
+    }
+}
+
+// layer_norm: P 0 dim, 1 rows, 2 ldx, 3 ldo, 4 eps; biased variance, taken
+// around the mean in a second pass as the CPU does. Groups: rows.
+kernel void layer_norm(device const float* x [[buffer(0)]],
+                       device const float* w [[buffer(1)]],
+                       device const float* b [[buffer(2)]],
+                       device float* out [[buffer(3)]],
+                       constant Args& args [[buffer(8)]],
+                       uint row [[threadgroup_position_in_grid]],
+                       uint tid [[thread_position_in_threadgroup]],
+                       uint ntg [[threads_per_threadgroup]],
+                       uint lane [[thread_index_in_simdgroup]],
+                       uint sg [[simdgroup_index_in_threadgroup]],
+                       uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup float buf[32];
+    const uint dim = args.p[0];
+    device const float* xr = x + (ulong)row * args.p[2];
+    device float* o = out + (ulong)row * args.p[3];
+    float sum = 0.0f;
+    for (uint i = tid; i < dim; i += ntg) {
+        sum += xr[i];
+    }
+    const float mean = norm_tg_sum(sum, buf, lane, sg, nsg) / float(dim);
+    float ss = 0.0f;
+    for (uint i = tid; i < dim; i += ntg) {
+        float d = xr[i] - mean;
+        ss += d * d;
+    }
+    ss = norm_tg_sum(ss, buf, lane, sg, nsg);
+    const float scale = rsqrt(ss / float(dim) + argf(args, 4));
+    const bool hasW = has_bind(args, 1);
+    const bool hasB = has_bind(args, 2);
+    for (uint i = tid; i < dim; i += ntg) {
+        float y = (xr[i] - mean) * scale;
+        if (hasW) {
+            y *= w[i];
+        }
+        if (hasB) {
+            y += b[i];
+        }
+        o[i] = y;
+    }
+}
