@@ -13,7 +13,7 @@ const backendFlag = "backend"
 
 // addBackendFlag adds --backend to a command that loads models.
 func addBackendFlag(cmd *cobra.Command) {
-	cmd.Flags().String(backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names, ", ")+" (auto: Metal on Apple GPUs, else the CPU)")
+	cmd.Flags().String(backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", ")+" (auto: Metal on Apple GPUs, else the CPU)")
 }
 
 // openBackend opens the backend --backend names, logging to stderr why the

@@ -113,7 +113,7 @@ reusing files already there, and measures them.`,
 	fl.IntVar(&tg, "tg", 128, "generated tokens (0: skip)")
 	fl.IntVarP(&reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&threads, "threads", "t", 2, "CPU threads")
-	fl.StringVar(&backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names, ", "))
+	fl.StringVar(&backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
 	return cmd
 }
 
