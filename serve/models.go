@@ -73,6 +73,9 @@ func (s *Server) llm(ctx context.Context, name string) (*llmModel, error) {
 // chatPrompt renders messages with the model's template (plain
 // concatenation for models without one) and tokenizes them.
 func (l *llmModel) chatPrompt(msgs []chat.Message) ([]int32, error) {
+	if l.tpl == nil {
+		return nil, badRequest("model", l.h.TemplateErr.Error())
+	}
 	text, err := l.tpl.Render(msgs, chat.Options{AddGenerationPrompt: true})
 	if err != nil {
 		return nil, badRequest("messages", fmt.Sprintf("The model's chat template rejected the messages: %v", err))

@@ -58,6 +58,17 @@ func Names() []string {
 	return out
 }
 
+// Valid checks a backend name without opening it.
+func Valid(name string) error {
+	name = strings.ToLower(name)
+	for _, n := range append(Names(), "") {
+		if n == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown backend %q (want %s)", name, strings.Join(Names(), ", "))
+}
+
 // Open returns the backend called name ("" means auto). For auto, reason
 // is non-empty when a preferred backend was skipped for a reason worth
 // logging ("using the CPU: ..."); callers log it.
@@ -92,7 +103,7 @@ func Open(name string, threads int) (Backend, string, error) {
 			return b, "", err
 		}
 	}
-	return nil, "", fmt.Errorf("unknown backend %q (want %s)", name, strings.Join(Names(), ", "))
+	return nil, "", Valid(name)
 }
 
 func label(name string) string {

@@ -2,7 +2,9 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"github.com/harkapp/hark/engine/backends"
+	"path/filepath"
 
 	"github.com/harkapp/hark/engine/chat"
 	"github.com/harkapp/hark/engine/llm"
@@ -13,9 +15,12 @@ import (
 // holders (llm.Model.Truncate keeps a shared prefix).
 type LLMModel struct {
 	*llm.Opened
-	Gen      *llm.Generator
-	Template *chat.Template
-	Backend  string
+	Gen *llm.Generator
+	// Template is the model's chat template; nil when the file's could
+	// not be read, with TemplateErr saying why (completions still work).
+	Template    *chat.Template
+	TemplateErr error
+	Backend     string
 
 	r   *Runtime
 	e   *entry
@@ -30,7 +35,7 @@ func (r *Runtime) LLM(ctx context.Context, path string, pri Priority) (*LLMModel
 		return nil, err
 	}
 	m := e.model.(*llmModel)
-	return &LLMModel{Opened: m.o, Gen: m.gen, Template: m.tpl, Backend: m.be.Name(), r: r, e: e}, nil
+	return &LLMModel{Opened: m.o, Gen: m.gen, Template: m.tpl, TemplateErr: m.tplErr, Backend: m.be.Name(), r: r, e: e}, nil
 }
 
 // Release gives the model back to the cache. Calling it again is a no-op.
@@ -43,10 +48,11 @@ func (l *LLMModel) Release() {
 }
 
 type llmModel struct {
-	o   *llm.Opened
-	be  backends.Backend
-	gen *llm.Generator
-	tpl *chat.Template
+	o      *llm.Opened
+	be     backends.Backend
+	gen    *llm.Generator
+	tpl    *chat.Template
+	tplErr error
 }
 
 func (r *Runtime) loadLLM(path, backend string) (*llmModel, error) {
@@ -59,13 +65,11 @@ func (r *Runtime) loadLLM(path, backend string) (*llmModel, error) {
 		be.Close()
 		return nil, err
 	}
-	tpl, err := chat.ForModel(o.File, o.Tk)
-	if err != nil {
-		o.Close()
-		be.Close()
-		return nil, err
+	m := &llmModel{o: o, be: be, gen: llm.NewGenerator(o.M, o.Tk)}
+	if m.tpl, err = chat.ForModel(o.File, o.Tk); err != nil {
+		m.tplErr = fmt.Errorf("the chat template of %s: %w", filepath.Base(path), err)
 	}
-	return &llmModel{o: o, be: be, gen: llm.NewGenerator(o.M, o.Tk), tpl: tpl}, nil
+	return m, nil
 }
 
 func (l *llmModel) close() {

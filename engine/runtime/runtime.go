@@ -125,7 +125,7 @@ func (r *Runtime) Budget() int64 { return r.budget }
 // SetBackend changes the backend choice for models loaded from now on and
 // unloads the idle models loaded with another choice.
 func (r *Runtime) SetBackend(name string) error {
-	if err := checkName(name); err != nil {
+	if err := backends.Valid(name); err != nil {
 		return err
 	}
 	r.mu.Lock()
@@ -137,18 +137,6 @@ func (r *Runtime) SetBackend(name string) error {
 		}
 	}
 	return nil
-}
-
-func checkName(name string) error {
-	if name == "" {
-		return nil
-	}
-	for _, n := range backends.Names() {
-		if n == name {
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown backend %q", name)
 }
 
 // Info describes a loaded model.
