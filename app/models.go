@@ -25,7 +25,8 @@ type ModelInfo struct {
 	Path        string `json:"path"`        // the file, when installed
 	InCatalog   bool   `json:"inCatalog"`   // false: imported by the user
 	Downloading bool   `json:"downloading"`
-	Loaded      bool   `json:"loaded"` // in memory now
+	Loaded      bool   `json:"loaded"`  // in memory now
+	Backend     string `json:"backend"` // what it runs on when loaded ("cpu", "metal")
 }
 
 // PullProgress is the payload of "models:progress".
@@ -80,7 +81,10 @@ func (m *Models) List() ([]ModelInfo, error) {
 		byName[e.Name] = e
 	}
 	speechRec, chatRec := models.Recommend(models.TotalRAM())
-	loadedSpeech, loadedChat := m.a.engines.loaded()
+	loaded := map[string]string{} // path -> backend
+	for _, in := range m.a.rt.Loaded() {
+		loaded[in.Path] = in.Backend
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []ModelInfo
@@ -93,7 +97,8 @@ func (m *Models) List() ([]ModelInfo, error) {
 			delete(byName, c.Name)
 		}
 		_, mi.Downloading = m.pulls[c.Name]
-		mi.Loaded = mi.Path != "" && (mi.Path == loadedSpeech || mi.Path == loadedChat)
+		mi.Backend = loaded[mi.Path]
+		mi.Loaded = mi.Backend != ""
 		out = append(out, mi)
 	}
 	for _, e := range installed {
@@ -101,7 +106,7 @@ func (m *Models) List() ([]ModelInfo, error) {
 			continue
 		}
 		out = append(out, ModelInfo{Name: e.Name, Task: string(taskOf(e.Path)), Installed: true, SizeBytes: e.Size,
-			Path: e.Path, Notes: "imported", Loaded: e.Path == loadedSpeech || e.Path == loadedChat})
+			Path: e.Path, Notes: "imported", Loaded: loaded[e.Path] != "", Backend: loaded[e.Path]})
 	}
 	return out, nil
 }
@@ -170,7 +175,7 @@ func (m *Models) Remove(name string) error {
 	}
 	m.mu.Unlock()
 	if p, err := m.a.models.Path(name); err == nil {
-		m.a.engines.drop(p)
+		m.a.rt.Drop(p)
 	}
 	if err := m.a.models.Remove(name); err != nil {
 		return err

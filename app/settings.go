@@ -37,6 +37,9 @@ type SettingsData struct {
 	ServerAddr        string `json:"serverAddr"`
 	ServerAutoStart   bool   `json:"serverAutoStart"`
 	Theme             string `json:"theme"` // "system" | "light" | "dark"
+	// ForceCPU runs models on the CPU even where a GPU backend is
+	// available (models loaded from then on).
+	ForceCPU bool `json:"forceCPU"`
 }
 
 // DefaultCleanupPrompt is the clean-up instruction when the user has not
@@ -155,7 +158,10 @@ func (s *Settings) Update(d SettingsData) (SettingsData, error) {
 			return d, err
 		}
 	}
-	s.a.engines.unloadIdle()
+	s.a.rt.UnloadIdle()
+	if err := s.a.rt.SetBackend(d.backendChoice()); err != nil {
+		return d, err
+	}
 	return d, nil
 }
 
