@@ -19,8 +19,6 @@ import (
 	"github.com/harkapp/hark/engine/whisper"
 )
 
-func init() { register(newTranscribeCmd) }
-
 type transcribeFlags struct {
 	model          string
 	format         string
