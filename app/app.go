@@ -58,6 +58,9 @@ type Config struct {
 	Output platform.Output
 	// IdleCheck is how often idle models are looked at (0: 30 s).
 	IdleCheck time.Duration
+	// NoSpeedProbe skips measuring the machine's speed in the background
+	// at start (tests that count model loads).
+	NoSpeedProbe bool
 }
 
 // App is the set of services over one data folder.
@@ -76,6 +79,7 @@ type App struct {
 	emit            Emitter
 	rt              *runtime.Runtime // the model cache, shared with the API server
 	idleForTest     atomic.Int64     // ns; non-zero replaces the idle-unload setting
+	noProbe         bool             // Config.NoSpeedProbe
 
 	// ctx is the app's lifetime: canceled by Close, it ends work that
 	// belongs to no one service (dictation, preloading).
@@ -188,6 +192,10 @@ func New(cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	if !cfg.NoSpeedProbe {
+		a.probeSpeed()
+	}
+	a.noProbe = cfg.NoSpeedProbe
 	if s.ServerAutoStart {
 		// A port taken by another program must not keep the app from
 		// opening: the failure shows in the server's status instead.

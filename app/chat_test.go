@@ -140,7 +140,7 @@ func TestChatCleanupAndFromTranscript(t *testing.T) {
 }
 
 func TestIdleUnload(t *testing.T) {
-	a, err := New(Config{DataDir: t.TempDir(), ModelsDir: testModelsDir(t), IdleCheck: 20 * time.Millisecond})
+	a, err := New(Config{DataDir: t.TempDir(), ModelsDir: testModelsDir(t), IdleCheck: 20 * time.Millisecond, NoSpeedProbe: true})
 	require.NoError(t, err)
 	defer a.Close()
 	_, err = a.Chat.Cleanup("hello there", "Fix.")

@@ -27,6 +27,37 @@ type ModelInfo struct {
 	Downloading bool   `json:"downloading"`
 	Loaded      bool   `json:"loaded"`  // in memory now
 	Backend     string `json:"backend"` // what it runs on when loaded ("cpu", "metal")
+	// Speech models, once the machine's speed is measured: the estimated
+	// time of one 30-s window here, the published accuracy (0: none
+	// found) with its source, and which tasks recommend it and why.
+	WindowMs       float64  `json:"windowMs"`
+	WER            float64  `json:"wer"`
+	WERSource      string   `json:"werSource"`
+	RecommendedFor []string `json:"recommendedFor"` // "dictation", "files"
+	Why            string   `json:"why"`
+}
+
+// Advice is the speech recommendation per task and the measurement it
+// comes from (empty until the speed is measured).
+type Advice struct {
+	Probe     *SpeedProbe `json:"probe"`
+	Dictation string      `json:"dictation"`
+	DictWhy   string      `json:"dictationWhy"`
+	Files     string      `json:"files"`
+	FilesWhy  string      `json:"filesWhy"`
+}
+
+// Advice recommends speech models for dictation and files from the
+// measured speed and the published accuracy figures.
+func (m *Models) Advice() (Advice, error) {
+	s, err := m.a.Settings.Get()
+	if err != nil || s.SpeedProbe == nil {
+		return Advice{}, err
+	}
+	ram := models.TotalRAM()
+	d := models.AdviseSpeech(s.SpeedProbe.Probe, ram, models.DictationWindowMs, "dictation")
+	f := models.AdviseSpeech(s.SpeedProbe.Probe, ram, models.FilesWindowMs, "files (5x real time)")
+	return Advice{Probe: s.SpeedProbe, Dictation: d.Name, DictWhy: d.Reason, Files: f.Name, FilesWhy: f.Reason}, nil
 }
 
 // PullProgress is the payload of "models:progress".
@@ -81,6 +112,10 @@ func (m *Models) List() ([]ModelInfo, error) {
 		byName[e.Name] = e
 	}
 	speechRec, chatRec := models.Recommend(models.TotalRAM())
+	adv, _ := m.Advice()
+	if adv.Probe != nil {
+		speechRec = models.CatalogEntry{} // the measured advice replaces the memory-only pick
+	}
 	loaded := map[string]string{} // path -> backend
 	for _, in := range m.a.rt.Loaded() {
 		loaded[in.Path] = in.Backend
@@ -97,6 +132,20 @@ func (m *Models) List() ([]ModelInfo, error) {
 			delete(byName, c.Name)
 		}
 		_, mi.Downloading = m.pulls[c.Name]
+		if fam, ok := models.FamilyOf(c.Name); ok && c.Task == models.Transcribe {
+			mi.WER, mi.WERSource = fam.WER, fam.Source
+			if adv.Probe != nil {
+				mi.WindowMs = adv.Probe.Estimate(fam.Params)
+			}
+			if c.Name == adv.Dictation {
+				mi.RecommendedFor, mi.Why = append(mi.RecommendedFor, "dictation"), adv.DictWhy
+			}
+			if c.Name == adv.Files {
+				mi.RecommendedFor = append(mi.RecommendedFor, "files")
+				mi.Why = strings.TrimPrefix(mi.Why+"; "+adv.FilesWhy, "; ")
+			}
+			mi.Recommended = mi.Recommended || len(mi.RecommendedFor) > 0
+		}
 		mi.Backend = loaded[mi.Path]
 		mi.Loaded = mi.Backend != ""
 		out = append(out, mi)

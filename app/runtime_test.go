@@ -17,6 +17,7 @@ import (
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/backends/backendstest"
+	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -117,4 +118,43 @@ func postAudio(t *testing.T, url, model, file string) (int, string) {
 	defer resp.Body.Close()
 	out, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(out)
+}
+
+// At first start the app measures one encoder window of the smallest
+// installed speech model (the kit, tiny's shape), keeps it in the settings
+// and recommends per task from it: never large-v3 on the CPU.
+func TestSpeedProbeAndAdvice(t *testing.T) {
+	ev := newEvents()
+	a, err := New(Config{DataDir: t.TempDir(), ModelsDir: testModelsDir(t), Emitter: ev, Threads: 2})
+	require.NoError(t, err)
+	t.Cleanup(func() { a.Close() })
+	ev.wait(t, "models:changed", func(d any) bool { _, ok := d.(map[string]any)["probed"]; return ok }, 120*time.Second)
+	s, err := a.Settings.Get()
+	require.NoError(t, err)
+	require.NotNil(t, s.SpeedProbe)
+	require.Equal(t, SpeedProbe{Probe: models.Probe{Model: "kit", Params: 39_000_000, Backend: "cpu", WindowMs: s.SpeedProbe.WindowMs}, Choice: "auto"}, *s.SpeedProbe)
+	require.Positive(t, s.SpeedProbe.WindowMs)
+
+	adv, err := a.Models.Advice()
+	require.NoError(t, err)
+	require.NotEmpty(t, adv.Dictation)
+	require.NotEmpty(t, adv.Files)
+	require.NotContains(t, adv.Dictation, "large")
+	require.Contains(t, adv.DictWhy, "on cpu")
+	list, err := a.Models.List()
+	require.NoError(t, err)
+	m, _ := findModel(list, adv.Dictation)
+	require.Contains(t, m.RecommendedFor, "dictation")
+	require.NotEmpty(t, m.Why)
+	large, _ := findModel(list, "whisper-large-v3")
+	require.Empty(t, large.RecommendedFor)
+	require.Positive(t, large.WindowMs)
+
+	// The UI saving settings without the measurement keeps it.
+	s.SpeedProbe = nil
+	_, err = a.Settings.Update(s)
+	require.NoError(t, err)
+	s, err = a.Settings.Get()
+	require.NoError(t, err)
+	require.NotNil(t, s.SpeedProbe)
 }
