@@ -30,11 +30,11 @@ type ModelInfo struct {
 	// Speech models, once the machine's speed is measured: the estimated
 	// time of one 30-s window here, the published accuracy (0: none
 	// found) with its source, and which tasks recommend it and why.
-	WindowMs       float64  `json:"windowMs"`
-	WER            float64  `json:"wer"`
-	WERSource      string   `json:"werSource"`
-	RecommendedFor []string `json:"recommendedFor"` // "dictation", "files"
-	Why            string   `json:"why"`
+	WindowMs       float64           `json:"windowMs"`
+	WER            float64           `json:"wer"`
+	WERSource      string            `json:"werSource"`
+	RecommendedFor []string          `json:"recommendedFor"` // "dictation", "files"
+	Why            map[string]string `json:"why"`            // per task in RecommendedFor: the reason
 }
 
 // Advice is the speech recommendation per task and the measurement it
@@ -137,12 +137,13 @@ func (m *Models) List() ([]ModelInfo, error) {
 			if adv.Probe != nil {
 				mi.WindowMs = adv.Probe.Estimate(fam.Params)
 			}
-			if c.Name == adv.Dictation {
-				mi.RecommendedFor, mi.Why = append(mi.RecommendedFor, "dictation"), adv.DictWhy
-			}
-			if c.Name == adv.Files {
-				mi.RecommendedFor = append(mi.RecommendedFor, "files")
-				mi.Why = strings.TrimPrefix(mi.Why+"; "+adv.FilesWhy, "; ")
+			for _, r := range []struct{ task, name, why string }{{"dictation", adv.Dictation, adv.DictWhy}, {"files", adv.Files, adv.FilesWhy}} {
+				if c.Name == r.name {
+					if mi.Why == nil {
+						mi.Why = map[string]string{}
+					}
+					mi.RecommendedFor, mi.Why[r.task] = append(mi.RecommendedFor, r.task), r.why
+				}
 			}
 			mi.Recommended = mi.Recommended || len(mi.RecommendedFor) > 0
 		}

@@ -145,7 +145,7 @@ func TestSpeedProbeAndAdvice(t *testing.T) {
 	require.NoError(t, err)
 	m, _ := findModel(list, adv.Dictation)
 	require.Contains(t, m.RecommendedFor, "dictation")
-	require.NotEmpty(t, m.Why)
+	require.Equal(t, adv.DictWhy, m.Why["dictation"])
 	large, _ := findModel(list, "whisper-large-v3")
 	require.Empty(t, large.RecommendedFor)
 	require.Positive(t, large.WindowMs)
