@@ -42,7 +42,6 @@ type BindInfo struct {
 	Role     BindRole
 	Optional bool   // may be NoBuf
 	Elem     string // "f32", "i32" or "Type" (the dispatch's Type)
-	Patch    bool   // its offset is a patch target
 }
 
 // ParamInfo describes one field of a kernel's params block.
@@ -84,12 +83,12 @@ func (k Kernel) Optional(slot int) bool {
 	return slot >= 0 && slot < len(i.Binds) && i.Binds[slot].Optional
 }
 
-// Patchable reports whether t is a declared patch target of kernel k.
+// Patchable reports whether t is a patch target of kernel k: a declared
+// patchable params field, or any binding's offset.
 func (k Kernel) Patchable(t PatchTarget) bool {
 	i := kernelInfo[k]
 	if t >= PatchOffset0 {
-		s := int(t - PatchOffset0)
-		return s < len(i.Binds) && i.Binds[s].Patch
+		return int(t-PatchOffset0) < len(i.Binds)
 	}
 	for _, p := range i.Params {
 		if p.Patch && int(t) == p.Word {

@@ -127,8 +127,10 @@ const (
 
 // Patch targets of Embed.
 const (
-	PatchEmbedN      = PatchParam0 + 1
-	PatchEmbedIdsOff = PatchOffset0 + 1 // byte offset of Ids
+	PatchEmbedN        = PatchParam0 + 1
+	PatchEmbedTableOff = PatchOffset0 + 0 // byte offset of Table
+	PatchEmbedIdsOff   = PatchOffset0 + 1 // byte offset of Ids
+	PatchEmbedOutOff   = PatchOffset0 + 2 // byte offset of Out
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -181,7 +183,10 @@ const (
 
 // Patch targets of RMSNorm.
 const (
-	PatchRMSNormRows = PatchParam0 + 1
+	PatchRMSNormRows   = PatchParam0 + 1
+	PatchRMSNormXOff   = PatchOffset0 + 0 // byte offset of X
+	PatchRMSNormWOff   = PatchOffset0 + 1 // byte offset of W
+	PatchRMSNormOutOff = PatchOffset0 + 2 // byte offset of Out
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -245,8 +250,11 @@ const (
 
 // Patch targets of LayerNorm.
 const (
-	PatchLayerNormRows = PatchParam0 + 1
-	PatchLayerNormXOff = PatchOffset0 + 0 // byte offset of X
+	PatchLayerNormRows   = PatchParam0 + 1
+	PatchLayerNormXOff   = PatchOffset0 + 0 // byte offset of X
+	PatchLayerNormWOff   = PatchOffset0 + 1 // byte offset of W
+	PatchLayerNormBOff   = PatchOffset0 + 2 // byte offset of B
+	PatchLayerNormOutOff = PatchOffset0 + 3 // byte offset of Out
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -314,7 +322,12 @@ const (
 
 // Patch targets of MatVec.
 const (
-	PatchMatVecM = PatchParam0 + 2
+	PatchMatVecM       = PatchParam0 + 2
+	PatchMatVecWOff    = PatchOffset0 + 0 // byte offset of W
+	PatchMatVecXOff    = PatchOffset0 + 1 // byte offset of X
+	PatchMatVecOutOff  = PatchOffset0 + 2 // byte offset of Out
+	PatchMatVecBiasOff = PatchOffset0 + 3 // byte offset of Bias
+	PatchMatVecResOff  = PatchOffset0 + 4 // byte offset of Res
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -380,7 +393,12 @@ const (
 
 // Patch targets of MatMul.
 const (
-	PatchMatMulM = PatchParam0 + 2
+	PatchMatMulM       = PatchParam0 + 2
+	PatchMatMulWOff    = PatchOffset0 + 0 // byte offset of W
+	PatchMatMulXOff    = PatchOffset0 + 1 // byte offset of X
+	PatchMatMulOutOff  = PatchOffset0 + 2 // byte offset of Out
+	PatchMatMulBiasOff = PatchOffset0 + 3 // byte offset of Bias
+	PatchMatMulResOff  = PatchOffset0 + 4 // byte offset of Res
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -450,8 +468,13 @@ const (
 
 // Patch targets of RMSNormMatVec.
 const (
-	PatchRMSNormMatVecM    = PatchParam0 + 2
-	PatchRMSNormMatVecXOff = PatchOffset0 + 1 // byte offset of X
+	PatchRMSNormMatVecM       = PatchParam0 + 2
+	PatchRMSNormMatVecWOff    = PatchOffset0 + 0 // byte offset of W
+	PatchRMSNormMatVecXOff    = PatchOffset0 + 1 // byte offset of X
+	PatchRMSNormMatVecOutOff  = PatchOffset0 + 2 // byte offset of Out
+	PatchRMSNormMatVecBiasOff = PatchOffset0 + 3 // byte offset of Bias
+	PatchRMSNormMatVecResOff  = PatchOffset0 + 4 // byte offset of Res
+	PatchRMSNormMatVecGOff    = PatchOffset0 + 5 // byte offset of G
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -515,7 +538,10 @@ const (
 
 // Patch targets of SiLUMul.
 const (
-	PatchSiLUMulM = PatchParam0 + 1
+	PatchSiLUMulM       = PatchParam0 + 1
+	PatchSiLUMulGateOff = PatchOffset0 + 0 // byte offset of Gate
+	PatchSiLUMulUpOff   = PatchOffset0 + 1 // byte offset of Up
+	PatchSiLUMulOutOff  = PatchOffset0 + 2 // byte offset of Out
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -577,7 +603,13 @@ const (
 
 // Patch targets of SiLUMulMatVec.
 const (
-	PatchSiLUMulMatVecM = PatchParam0 + 2
+	PatchSiLUMulMatVecM       = PatchParam0 + 2
+	PatchSiLUMulMatVecWOff    = PatchOffset0 + 0 // byte offset of W
+	PatchSiLUMulMatVecGateOff = PatchOffset0 + 1 // byte offset of Gate
+	PatchSiLUMulMatVecOutOff  = PatchOffset0 + 2 // byte offset of Out
+	PatchSiLUMulMatVecBiasOff = PatchOffset0 + 3 // byte offset of Bias
+	PatchSiLUMulMatVecResOff  = PatchOffset0 + 4 // byte offset of Res
+	PatchSiLUMulMatVecUpOff   = PatchOffset0 + 5 // byte offset of Up
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -639,7 +671,9 @@ const (
 
 // Patch targets of GELU.
 const (
-	PatchGELUM = PatchParam0 + 1
+	PatchGELUM      = PatchParam0 + 1
+	PatchGELUXOff   = PatchOffset0 + 0 // byte offset of X
+	PatchGELUOutOff = PatchOffset0 + 1 // byte offset of Out
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -697,8 +731,10 @@ const (
 
 // Patch targets of Add.
 const (
-	PatchAddM    = PatchParam0 + 1
-	PatchAddBOff = PatchOffset0 + 1 // byte offset of B
+	PatchAddM      = PatchParam0 + 1
+	PatchAddAOff   = PatchOffset0 + 0 // byte offset of A
+	PatchAddBOff   = PatchOffset0 + 1 // byte offset of B
+	PatchAddOutOff = PatchOffset0 + 2 // byte offset of Out
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -748,7 +784,9 @@ const (
 
 // Patch targets of Scale.
 const (
-	PatchScaleM = PatchParam0 + 1
+	PatchScaleM      = PatchParam0 + 1
+	PatchScaleXOff   = PatchOffset0 + 0 // byte offset of X
+	PatchScaleOutOff = PatchOffset0 + 1 // byte offset of Out
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -800,8 +838,10 @@ const (
 
 // Patch targets of Rope.
 const (
-	PatchRopeM    = PatchParam0 + 2
-	PatchRopePos0 = PatchParam0 + 4
+	PatchRopeM        = PatchParam0 + 2
+	PatchRopePos0     = PatchParam0 + 4
+	PatchRopeXOff     = PatchOffset0 + 0 // byte offset of X
+	PatchRopeFreqsOff = PatchOffset0 + 1 // byte offset of Freqs
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -870,8 +910,12 @@ const (
 
 // Patch targets of RopeKV.
 const (
-	PatchRopeKVM    = PatchParam0 + 3
-	PatchRopeKVPos0 = PatchParam0 + 5
+	PatchRopeKVM         = PatchParam0 + 3
+	PatchRopeKVPos0      = PatchParam0 + 5
+	PatchRopeKVQKVOff    = PatchOffset0 + 0 // byte offset of QKV
+	PatchRopeKVFreqsOff  = PatchOffset0 + 1 // byte offset of Freqs
+	PatchRopeKVKCacheOff = PatchOffset0 + 2 // byte offset of KCache
+	PatchRopeKVVCacheOff = PatchOffset0 + 3 // byte offset of VCache
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -957,9 +1001,14 @@ const (
 
 // Patch targets of Attention.
 const (
-	PatchAttentionM     = PatchParam0 + 3
-	PatchAttentionKVLen = PatchParam0 + 6
-	PatchAttentionPos0  = PatchParam0 + 7
+	PatchAttentionM        = PatchParam0 + 3
+	PatchAttentionKVLen    = PatchParam0 + 6
+	PatchAttentionPos0     = PatchParam0 + 7
+	PatchAttentionQOff     = PatchOffset0 + 0 // byte offset of Q
+	PatchAttentionKOff     = PatchOffset0 + 1 // byte offset of K
+	PatchAttentionVOff     = PatchOffset0 + 2 // byte offset of V
+	PatchAttentionOutOff   = PatchOffset0 + 3 // byte offset of Out
+	PatchAttentionProbsOff = PatchOffset0 + 4 // byte offset of Probs
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -1033,7 +1082,9 @@ const (
 
 // Patch targets of Softmax.
 const (
-	PatchSoftmaxM = PatchParam0 + 1
+	PatchSoftmaxM      = PatchParam0 + 1
+	PatchSoftmaxXOff   = PatchOffset0 + 0 // byte offset of X
+	PatchSoftmaxOutOff = PatchOffset0 + 1 // byte offset of Out
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -1086,6 +1137,14 @@ const (
 	SlotConv1DX    = 1
 	SlotConv1DBias = 2
 	SlotConv1DOut  = 3
+)
+
+// Patch targets of Conv1D.
+const (
+	PatchConv1DWOff    = PatchOffset0 + 0 // byte offset of W
+	PatchConv1DXOff    = PatchOffset0 + 1 // byte offset of X
+	PatchConv1DBiasOff = PatchOffset0 + 2 // byte offset of Bias
+	PatchConv1DOutOff  = PatchOffset0 + 3 // byte offset of Out
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -1146,6 +1205,7 @@ const (
 // Patch targets of Argmax.
 const (
 	PatchArgmaxM      = PatchParam0 + 1
+	PatchArgmaxXOff   = PatchOffset0 + 0 // byte offset of X
 	PatchArgmaxOutOff = PatchOffset0 + 1 // byte offset of Out
 )
 
@@ -1200,10 +1260,12 @@ const (
 
 // Patch targets of Sample.
 const (
-	PatchSampleHistLen = PatchParam0 + 8
-	PatchSampleStep    = PatchParam0 + 9
-	PatchSampleOutOff  = PatchOffset0 + 1 // byte offset of Out
-	PatchSampleHistOff = PatchOffset0 + 2 // byte offset of Hist
+	PatchSampleHistLen    = PatchParam0 + 8
+	PatchSampleStep       = PatchParam0 + 9
+	PatchSampleXOff       = PatchOffset0 + 0 // byte offset of X
+	PatchSampleOutOff     = PatchOffset0 + 1 // byte offset of Out
+	PatchSampleHistOff    = PatchOffset0 + 2 // byte offset of Hist
+	PatchSampleScratchOff = PatchOffset0 + 3 // byte offset of Scratch
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -1267,7 +1329,9 @@ const (
 
 // Patch targets of Copy.
 const (
-	PatchCopyM = PatchParam0 + 1
+	PatchCopyM      = PatchParam0 + 1
+	PatchCopySrcOff = PatchOffset0 + 0 // byte offset of Src
+	PatchCopyDstOff = PatchOffset0 + 1 // byte offset of Dst
 )
 
 // Dispatch encodes a as a dispatch record.
@@ -1298,9 +1362,9 @@ func DecodeCopy(d *Dispatch) (a CopyArgs) {
 
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
-		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type", Patch: false},
-			{Name: "Ids", Role: BindIn, Optional: false, Elem: "i32", Patch: true},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "Ids", Role: BindIn, Optional: false, Elem: "i32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "Dim", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "N", Word: 1, Words: 1, Float: false, Patch: true},
@@ -1308,9 +1372,9 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Flags", Word: 3, Words: 1, Float: false, Patch: false},
 		}},
 	RMSNorm: {Name: "rms_norm", MinBind: 3,
-		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "W", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "W", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "Dim", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "Rows", Word: 1, Words: 1, Float: false, Patch: true},
@@ -1320,10 +1384,10 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Inner", Word: 5, Words: 1, Float: false, Patch: false},
 		}},
 	LayerNorm: {Name: "layer_norm", MinBind: 4,
-		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: true},
-			{Name: "W", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "B", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "W", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "B", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "Dim", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "Rows", Word: 1, Words: 1, Float: false, Patch: true},
@@ -1332,11 +1396,11 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Eps", Word: 4, Words: 1, Float: true, Patch: false},
 		}},
 	MatVec: {Name: "mat_vec", MinBind: 3,
-		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type", Patch: false},
-			{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "Res", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Res", Role: BindIn, Optional: true, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "K", Word: 1, Words: 1, Float: false, Patch: false},
@@ -1346,11 +1410,11 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldr", Word: 5, Words: 1, Float: false, Patch: false},
 		}},
 	MatMul: {Name: "mat_mul", MinBind: 3,
-		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type", Patch: false},
-			{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "Res", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Res", Role: BindIn, Optional: true, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "K", Word: 1, Words: 1, Float: false, Patch: false},
@@ -1360,12 +1424,12 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldr", Word: 5, Words: 1, Float: false, Patch: false},
 		}},
 	RMSNormMatVec: {Name: "rms_norm_mat_vec", MinBind: 6,
-		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type", Patch: false},
-			{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: true},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "Res", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "G", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Res", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "G", Role: BindIn, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "K", Word: 1, Words: 1, Float: false, Patch: false},
@@ -1376,9 +1440,9 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Eps", Word: 6, Words: 1, Float: true, Patch: false},
 		}},
 	SiLUMul: {Name: "silu_mul", MinBind: 3,
-		Binds: []BindInfo{{Name: "Gate", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Up", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "Gate", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Up", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
@@ -1387,12 +1451,12 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldo", Word: 4, Words: 1, Float: false, Patch: false},
 		}},
 	SiLUMulMatVec: {Name: "silu_mul_mat_vec", MinBind: 6,
-		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type", Patch: false},
-			{Name: "Gate", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "Res", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "Up", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "Gate", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Res", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Up", Role: BindIn, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "K", Word: 1, Words: 1, Float: false, Patch: false},
@@ -1403,8 +1467,8 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldu", Word: 6, Words: 1, Float: false, Patch: false},
 		}},
 	GELU: {Name: "gelu", MinBind: 2,
-		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
@@ -1413,9 +1477,9 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Mode", Word: 4, Words: 1, Float: false, Patch: false},
 		}},
 	Add: {Name: "add", MinBind: 3,
-		Binds: []BindInfo{{Name: "A", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "B", Role: BindIn, Optional: false, Elem: "f32", Patch: true},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "A", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "B", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
@@ -1424,8 +1488,8 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldo", Word: 4, Words: 1, Float: false, Patch: false},
 		}},
 	Scale: {Name: "scale", MinBind: 2,
-		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
@@ -1434,8 +1498,8 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Scale", Word: 4, Words: 1, Float: true, Patch: false},
 		}},
 	Rope: {Name: "rope", MinBind: 1,
-		Binds: []BindInfo{{Name: "X", Role: BindInOut, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Freqs", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "X", Role: BindInOut, Optional: false, Elem: "f32"},
+			{Name: "Freqs", Role: BindIn, Optional: true, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "HeadDim", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "NHead", Word: 1, Words: 1, Float: false, Patch: false},
@@ -1448,10 +1512,10 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "MScale", Word: 8, Words: 1, Float: true, Patch: false},
 		}},
 	RopeKV: {Name: "rope_kv", MinBind: 4,
-		Binds: []BindInfo{{Name: "QKV", Role: BindInOut, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Freqs", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "KCache", Role: BindOut, Optional: false, Elem: "Type", Patch: false},
-			{Name: "VCache", Role: BindOut, Optional: false, Elem: "Type", Patch: false},
+		Binds: []BindInfo{{Name: "QKV", Role: BindInOut, Optional: false, Elem: "f32"},
+			{Name: "Freqs", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "KCache", Role: BindOut, Optional: false, Elem: "Type"},
+			{Name: "VCache", Role: BindOut, Optional: false, Elem: "Type"},
 		},
 		Params: []ParamInfo{{Name: "HeadDim", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "NHead", Word: 1, Words: 1, Float: false, Patch: false},
@@ -1468,11 +1532,11 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "MScale", Word: 12, Words: 1, Float: true, Patch: false},
 		}},
 	Attention: {Name: "attention", MinBind: 4,
-		Binds: []BindInfo{{Name: "Q", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "K", Role: BindIn, Optional: false, Elem: "Type", Patch: false},
-			{Name: "V", Role: BindIn, Optional: false, Elem: "Type", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Probs", Role: BindOut, Optional: true, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "Q", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "K", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "V", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Probs", Role: BindOut, Optional: true, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "HeadDim", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "NHead", Word: 1, Words: 1, Float: false, Patch: false},
@@ -1490,8 +1554,8 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldp", Word: 13, Words: 1, Float: false, Patch: false},
 		}},
 	Softmax: {Name: "softmax", MinBind: 2,
-		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
@@ -1500,10 +1564,10 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Scale", Word: 4, Words: 1, Float: true, Patch: false},
 		}},
 	Conv1D: {Name: "conv1d", MinBind: 4,
-		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type", Patch: false},
-			{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "Cin", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "Cout", Word: 1, Words: 1, Float: false, Patch: false},
@@ -1516,18 +1580,18 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldo", Word: 8, Words: 1, Float: false, Patch: false},
 		}},
 	Argmax: {Name: "argmax", MinBind: 2,
-		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "i32", Patch: true},
+		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "i32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
 			{Name: "Ldx", Word: 2, Words: 1, Float: false, Patch: false},
 		}},
 	Sample: {Name: "sample", MinBind: 4,
-		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Out", Role: BindOut, Optional: false, Elem: "i32", Patch: true},
-			{Name: "Hist", Role: BindIn, Optional: true, Elem: "i32", Patch: true},
-			{Name: "Scratch", Role: BindInOut, Optional: false, Elem: "f32", Patch: false},
+		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "i32"},
+			{Name: "Hist", Role: BindIn, Optional: true, Elem: "i32"},
+			{Name: "Scratch", Role: BindInOut, Optional: false, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "TopK", Word: 1, Words: 1, Float: false, Patch: false},
@@ -1542,8 +1606,8 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Frequency", Word: 11, Words: 1, Float: true, Patch: false},
 		}},
 	Copy: {Name: "copy", MinBind: 2,
-		Binds: []BindInfo{{Name: "Src", Role: BindIn, Optional: false, Elem: "f32", Patch: false},
-			{Name: "Dst", Role: BindOut, Optional: false, Elem: "Type", Patch: false},
+		Binds: []BindInfo{{Name: "Src", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Dst", Role: BindOut, Optional: false, Elem: "Type"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},

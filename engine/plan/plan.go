@@ -187,6 +187,11 @@ func (p *Plan) validatePass(ps *Pass) error {
 		if int(d.NPatch) > MaxPatch {
 			return fmt.Errorf("plan %s/%s: op %d (%s): %d patches", p.Name, ps.Name, i, info.Name, d.NPatch)
 		}
+		for _, pt := range d.Patch[:d.NPatch] {
+			if err := d.checkPatch(pt); err != nil {
+				return fmt.Errorf("plan %s/%s: op %d (%s): %w", p.Name, ps.Name, i, info.Name, err)
+			}
+		}
 		for j, b := range d.Bind[:d.NBind] {
 			if b.Buf == NoBuf {
 				continue
@@ -198,6 +203,24 @@ func (p *Plan) validatePass(ps *Pass) error {
 				return fmt.Errorf("plan %s/%s: op %d (%s): binding %d offset %d beyond buffer %q (%d bytes)", p.Name, ps.Name, i, info.Name, j, b.Off, p.Buffers[b.Buf].Name, p.Buffers[b.Buf].Size)
 			}
 		}
+	}
+	return nil
+}
+
+// checkPatch rejects a patch of a field that is not a patch target of the
+// kernel (see Kernel.Patchable) or that reads an unknown variable.
+func (d *Dispatch) checkPatch(pt Patch) error {
+	if pt.Var >= NumVars {
+		return fmt.Errorf("patch reads unknown variable %d", pt.Var)
+	}
+	if pt.Target >= PatchOffset0 {
+		s := int(pt.Target - PatchOffset0)
+		if s >= int(d.NBind) || d.Bind[s].Buf == NoBuf {
+			return fmt.Errorf("patch rewrites the offset of empty binding %d", s)
+		}
+	}
+	if !d.Kernel.Patchable(pt.Target) {
+		return fmt.Errorf("patch target %d is not a patchable field of %s", pt.Target, d.Kernel)
 	}
 	return nil
 }

@@ -24,13 +24,12 @@ const (
 )
 
 // Bind is one buffer argument. Its slot is its index in Kernel.Binds.
+// Every binding's byte offset may be patched per step.
 type Bind struct {
 	Name string // Go field name; the C and slot names derive from it
 	Role Role
 	Opt  bool // may be NoBuf
 	Elem Elem
-	// Patch makes the binding's byte offset a named patch target.
-	Patch bool
 	// Span is a Go expression (package plan, over the decoded args a and
 	// the dispatch d) giving the byte span the kernel may touch from the
 	// binding's offset: a value of type span.
@@ -143,7 +142,7 @@ var Kernels = []Kernel{
 		Doc: "out[t, :] (+)= table[ids[t], :].",
 		Binds: []Bind{
 			{Name: "Table", Elem: Typed, Span: "toEnd(typedRowsTouched(d.Type, a.N, a.Dim))", Doc: "rows of dim elements"},
-			{Name: "Ids", Elem: I32, Patch: true, Span: "i32Vec(a.N)", Doc: "token ids"},
+			{Name: "Ids", Elem: I32, Span: "i32Vec(a.N)", Doc: "token ids"},
 			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.N, a.Ldo, a.Dim)", ReadIf: "a.Flags&FlagAccumulate != 0"},
 		},
 		Params: []Param{{Name: "Dim"}, {Name: "N", Patch: true, Doc: "tokens"}, {Name: "Ldo"},
@@ -167,7 +166,7 @@ var Kernels = []Kernel{
 	{Name: "LayerNorm", Fn: "layer_norm",
 		Doc: "out[r] = (x[r]-mean)/sqrt(var+eps) ⊙ w + b (biased variance).",
 		Binds: []Bind{
-			{Name: "X", Elem: F32, Patch: true, Span: "f32Rows(a.Rows, a.Ldx, a.Dim)"},
+			{Name: "X", Elem: F32, Span: "f32Rows(a.Rows, a.Ldx, a.Dim)"},
 			{Name: "W", Opt: true, Elem: F32, Span: "f32Vec(a.Dim)"},
 			{Name: "B", Opt: true, Elem: F32, Span: "f32Vec(a.Dim)"},
 			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.Rows, a.Ldo, a.Dim)", Doc: "may alias x"},
@@ -186,9 +185,7 @@ var Kernels = []Kernel{
 	{Name: "RMSNormMatVec", Fn: "rms_norm_mat_vec", Typed: true,
 		Doc: "out = (rmsnorm(x) ⊙ g)·Wᵀ + bias + res, one pass.",
 		Binds: func() []Bind {
-			b := productBinds(Bind{Name: "G", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm weight f32[k]"})
-			b[1].Patch = true
-			return b
+			return productBinds(Bind{Name: "G", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm weight f32[k]"})
 		}(),
 		Params: productParams(Param{Name: "Eps", Kind: F32v}), Grid: rowsNM},
 	{Name: "SiLUMul", Fn: "silu_mul",
@@ -224,7 +221,7 @@ var Kernels = []Kernel{
 		Doc: "out = a + b. ldb == 0 broadcasts b's first row to every row.",
 		Binds: []Bind{
 			{Name: "A", Elem: F32, Span: "f32Rows(a.M, a.Lda, a.N)"},
-			{Name: "B", Elem: F32, Patch: true, Span: "broadcastRows(a.M, a.Ldb, a.N)"},
+			{Name: "B", Elem: F32, Span: "broadcastRows(a.M, a.Ldb, a.N)"},
 			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, a.N)", Doc: "may alias a"},
 		},
 		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Lda"}, {Name: "Ldb"}, {Name: "Ldo"}},
@@ -287,7 +284,7 @@ var Kernels = []Kernel{
 		Doc: "out[t] = index of the largest of x[t, 0..n-1] (lowest index on ties).",
 		Binds: []Bind{
 			{Name: "X", Elem: F32, Span: "f32Rows(a.M, a.Ldx, a.N)"},
-			{Name: "Out", Role: Out, Elem: I32, Patch: true, Span: "i32Vec(a.M)"},
+			{Name: "Out", Role: Out, Elem: I32, Span: "i32Vec(a.M)"},
 		},
 		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Ldx"}},
 		Grid:   [3]string{"a.M", "1", "1"},
@@ -296,8 +293,8 @@ var Kernels = []Kernel{
 		Doc: "Draws one token from logits x[0..n-1]: (1) penalties over the last histLen ids of hist: repetition (a logit l of a seen token becomes l/r if l > 0 else l*r), then presence and frequency (l -= presence + count*frequency); (2) temperature; temp <= 0 means argmax (ties to the lowest index); (3) top-k (0 = off), then softmax, top-p (1 = off) keeping the smallest prefix (by descending probability, ties by index) whose mass reaches p, then min-p (0 = off) relative to the top token; (4) u = Uniform(seed, step); the token is the first in that order whose cumulative renormalised mass exceeds u. The history is hist[0:histLen] (ids outside [0, n) are ignored); NaN logits count as −Inf; \"descending probability\" is descending scaled logit with ties to the lower id.",
 		Binds: []Bind{
 			{Name: "X", Elem: F32, Span: "f32Vec(a.N)", Doc: "logits, left unchanged"},
-			{Name: "Out", Role: Out, Elem: I32, Patch: true, Span: "i32Vec(1)"},
-			{Name: "Hist", Opt: true, Elem: I32, Patch: true, Span: "i32Vec(a.HistLen)"},
+			{Name: "Out", Role: Out, Elem: I32, Span: "i32Vec(1)"},
+			{Name: "Hist", Opt: true, Elem: I32, Span: "i32Vec(a.HistLen)"},
 			{Name: "Scratch", Role: InOut, Elem: F32, Span: "f32Vec(mul(2, a.N))", Doc: "f32[2n], the backend's working space"},
 		},
 		Params: []Param{{Name: "N"}, {Name: "TopK"}, {Name: "TopP", Kind: F32v}, {Name: "MinP", Kind: F32v},

@@ -171,7 +171,7 @@ func goFile() ([]byte, error) {
 	for _, k := range Kernels {
 		fmt.Fprintf(&w, "%s: {Name: %q, MinBind: %d,\nBinds: []BindInfo{", k.Name, k.Fn, minBind(k))
 		for _, b := range k.Binds {
-			fmt.Fprintf(&w, "{Name: %q, Role: %s, Optional: %v, Elem: %q, Patch: %v},\n", b.Name, goRole(b.Role), b.Opt, string(b.Elem), b.Patch)
+			fmt.Fprintf(&w, "{Name: %q, Role: %s, Optional: %v, Elem: %q},\n", b.Name, goRole(b.Role), b.Opt, string(b.Elem))
 		}
 		w.WriteString("},\nParams: []ParamInfo{")
 		word := 0
@@ -255,9 +255,7 @@ func goKernel(w *bytes.Buffer, k Kernel) {
 		word += p.width()
 	}
 	for i, b := range k.Binds {
-		if b.Patch {
-			pt = append(pt, fmt.Sprintf("\tPatch%s%sOff = PatchOffset0 + %d // byte offset of %s\n", n, b.Name, i, b.Name))
-		}
+		pt = append(pt, fmt.Sprintf("\tPatch%s%sOff = PatchOffset0 + %d // byte offset of %s\n", n, b.Name, i, b.Name))
 	}
 	if len(pt) > 0 {
 		fmt.Fprintf(w, "// Patch targets of %s.\nconst (\n%s)\n\n", n, strings.Join(pt, ""))
@@ -399,9 +397,6 @@ func spliceReadme(readme []byte) ([]byte, error) {
 				r = "optional " + r
 			}
 			bs = append(bs, fmt.Sprintf("%d: `%s` %s %s", i, b.Name, r, b.Elem))
-			if b.Patch {
-				pt = append(pt, fmt.Sprintf("`%s` offset", b.Name))
-			}
 		}
 		word := 0
 		for _, p := range k.Params {
