@@ -12,7 +12,7 @@ import (
 const DefaultPenaltyLastN = 64
 
 // Sampler holds the sampling parameters, with the semantics of the plan's
-// Sample kernel (plan/kernels.go).
+// Sample kernel (plan.SampleArgs).
 type Sampler struct {
 	// Temperature <= 0 picks the most likely token (after penalties).
 	Temperature float32

@@ -43,10 +43,10 @@ type Bind struct {
 type Kind int
 
 const (
-	U32   Kind = iota // one word, an unsigned count, stride or index (Go int)
-	F32v              // one word holding a float32's bits
-	Bits              // one word of flags or a mode (Go uint32)
-	U64               // two words, low first (Go uint64)
+	U32  Kind = iota // one word, an unsigned count, stride or index (Go int)
+	F32v             // one word holding a float32's bits
+	Bits             // one word of flags or a mode (Go uint32)
+	U64              // two words, low first (Go uint64)
 )
 
 // Param is one named field of the params block; fields take words in
@@ -177,7 +177,7 @@ var Kernels = []Kernel{
 			Msg: "row stride (%d, %d) smaller than dim %d", Args: "a.Ldx, a.Ldo, a.Dim"}},
 	},
 	{Name: "MatVec", Fn: "mat_vec", Typed: true,
-		Doc: "out[m, n] = x[m, k]·W[n, k]ᵀ + bias[n] + res[m, n], chosen by model code for small m (decode, beams as m sequences). Quantized W is multiplied block by block against x quantized to Type's activation format (ggml's vec_dot formulas).",
+		Doc:   "out[m, n] = x[m, k]·W[n, k]ᵀ + bias[n] + res[m, n], chosen by model code for small m (decode, beams as m sequences). Quantized W is multiplied block by block against x quantized to Type's activation format (ggml's vec_dot formulas).",
 		Binds: productBinds(), Params: productParams(), Grid: rowsNM},
 	{Name: "MatMul", Fn: "mat_mul", Typed: true,
 		Doc:   "As MatVec, chosen for prefill chunks and encoder windows, so GPU backends can pick their kernel when the plan is built.",
