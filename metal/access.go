@@ -36,4 +36,3 @@ func accesses(d *plan.Dispatch, sizes []uint64, dst []access) []access {
 	}
 	return dst
 }
-

@@ -88,7 +88,7 @@ func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 		return dst, fmt.Errorf("shaders: %s unknown rope mode %d", d.Kernel, mode)
 	}
 	width := uint64(heads) * uint64(hd) // Q (+K) heads rotated per row
-	width += uint64(nKV) * uint64(hd) // and the V heads read (RopeKV)
+	width += uint64(nKV) * uint64(hd)   // and the V heads read (RopeKV)
 	if m > 1 && uint64(ld) < width {
 		return dst, fmt.Errorf("shaders: %s row stride %d smaller than a row of %d", d.Kernel, ld, width)
 	}
