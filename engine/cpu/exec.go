@@ -137,7 +137,7 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 func (e *Exec) checkPatches(d *plan.Dispatch, vars *plan.Vars) error {
 	for _, p := range d.Patch[:d.NPatch] {
 		v := p.Base + p.Mul*vars[p.Var]
-		if v < 0 || (p.Target < plan.PatchOffset0 && v > math.MaxUint32) {
+		if v < 0 || (p.Target.IsParam() && v > math.MaxUint32) {
 			return e.errf("patch of field %d gives %d (variable %d = %d)", p.Target, v, p.Var, vars[p.Var])
 		}
 	}

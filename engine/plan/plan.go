@@ -59,6 +59,10 @@ const (
 	PatchOffset0 PatchTarget = 32 // PatchOffset0+i rewrites Bind[i].Off
 )
 
+// IsParam reports whether t rewrites a params word (a 32-bit field)
+// rather than a binding's byte offset.
+func (t PatchTarget) IsParam() bool { return t < PatchOffset0 }
+
 // Patch rewrites one field at replay: field = Base + Mul*vars[Var].
 type Patch struct {
 	Target PatchTarget
