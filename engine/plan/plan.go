@@ -91,9 +91,6 @@ type Dispatch struct {
 // F32 stores a float parameter in a params word.
 func F32(f float32) uint32 { return math.Float32bits(f) }
 
-// PF reads params word i as a float32.
-func (d *Dispatch) PF(i int) float32 { return math.Float32frombits(d.P[i]) }
-
 // Resolved returns a copy of d with its patches applied for vars. Backends
 // call this per dispatch per step; it does not allocate.
 func (d *Dispatch) Resolved(vars *Vars) Dispatch {
