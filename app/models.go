@@ -249,13 +249,17 @@ func (m *Models) resolve(arg string, task models.Task) (string, string, error) {
 		}
 		return "", "", fmt.Errorf("no %s model installed: download one in Models or import a file", what)
 	}
-	path, err := m.a.models.Resolve(arg)
+	// Names only: the services are reachable from the bridge, and a path
+	// would let a caller load (and so read and run) any file.
+	if !validModelName(arg) {
+		return "", "", fmt.Errorf("%q is not an installed model's name (import a file in Models to use it)", arg)
+	}
+	path, err := m.a.models.Path(arg)
 	if err != nil {
 		return "", "", err
 	}
-	name := arg
-	if strings.ContainsAny(arg, `/\`) {
-		name = strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
-	}
-	return path, name, nil
+	return path, arg, nil
 }
+
+// validModelName: "" (the default) or a name the models folder can hold.
+func validModelName(s string) bool { return s == "" || models.ValidateName(s) == nil }

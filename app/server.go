@@ -74,6 +74,7 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 	}
 	cfg := serve.Config{Store: s.a.models, Threads: s.threads}
 	if set, err := s.a.Settings.Get(); err == nil {
+		cfg.CORSOrigins = set.corsOrigins()
 		cfg.IdleUnload = set.idleUnload()
 		if cfg.IdleUnload == 0 {
 			cfg.IdleUnload = -1 // the setting's 0 is "never"; serve's is "default"
@@ -88,6 +89,12 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 		srv.Close()
 		return fail(err)
 	}
+	hs, err := serve.HTTPServer(srv, ln)
+	if err != nil {
+		ln.Close()
+		srv.Close()
+		return fail(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	bound := ln.Addr().String()
@@ -98,7 +105,7 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
-		err := serve.Serve(ctx, serve.HTTPServer(srv), ln)
+		err := serve.Serve(ctx, hs, ln)
 		srv.Close()
 		s.mu.Lock()
 		if s.done == done { // not already replaced by a Stop/Start

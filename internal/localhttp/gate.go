@@ -103,16 +103,16 @@ func New(addr net.Addr, opts Options) (*Gate, error) {
 		g.hosts[h] = true
 	}
 	for _, o := range opts.CORSOrigins {
-		if err := checkOrigin(o); err != nil {
+		if err := CheckOrigin(o); err != nil {
 			return nil, err
 		}
 	}
 	return g, nil
 }
 
-// checkOrigin refuses CORS entries a browser never sends as Origin (a
+// CheckOrigin refuses CORS entries a browser never sends as Origin (a
 // path, a trailing slash, "*", "null").
-func checkOrigin(o string) error {
+func CheckOrigin(o string) error {
 	u, err := url.Parse(o)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
 		return fmt.Errorf("localhttp: CORS origin %q: want scheme://host[:port], as a browser sends it", o)
