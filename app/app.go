@@ -72,6 +72,7 @@ type App struct {
 	models          *models.Store
 	emit            Emitter
 	engines         *engines
+	uploads         *uploads
 
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -136,6 +137,8 @@ func New(cfg Config) (*App, error) {
 	if a.emit == nil {
 		a.emit = nopEmitter{}
 	}
+	a.uploads = &uploads{dir: filepath.Join(dir, "uploads"), m: map[string]upload{}}
+	a.uploads.clear()
 	a.Settings = &Settings{a: a}
 	a.History = &History{a: a}
 	a.Transcription = newTranscription(a)

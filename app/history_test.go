@@ -95,7 +95,7 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "mine.wav")
 	b, _ := os.ReadFile(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, os.WriteFile(src, b, 0o644))
-	job, err := a.Transcription.Add(src, "")
+	job, err := a.AddFile(src, "")
 	require.NoError(t, err)
 	af, err = a.History.AudioFile(job.ID)
 	require.NoError(t, err)
