@@ -77,6 +77,9 @@ func (t *Transcription) Add(upload, model string) (Job, error) {
 	if upload == "" {
 		return Job{}, errors.New("no file given")
 	}
+	if strings.ContainsAny(upload, `/\`) {
+		return Job{}, errNotPath
+	}
 	if _, _, err := t.a.Models.resolveSpeech(model); err != nil {
 		return Job{}, err
 	}

@@ -68,13 +68,16 @@ func (u *uploads) take(id string) (upload, error) {
 	up, ok := u.m[id]
 	if !ok {
 		if strings.ContainsAny(id, `/\`) {
-			return upload{}, errors.New("files are given by upload id, not by path: drop or pick the file")
+			return upload{}, errNotPath
 		}
 		return upload{}, fmt.Errorf("no upload %q (it was used already or the app restarted): send the file again", truncate(id, 80))
 	}
 	delete(u.m, id)
 	return up, nil
 }
+
+// errNotPath answers a path where an upload id belongs.
+var errNotPath = errors.New("files are given by upload id, not by path: drop or pick the file")
 
 // discard deletes an upload's folder.
 func (up upload) discard() { os.RemoveAll(filepath.Dir(up.path)) }
