@@ -80,5 +80,6 @@ export interface SettingsData {
   idleUnloadMinutes: number
   serverAddr: string
   serverAutoStart: boolean
+  serverCorsOrigins: string // space- or comma-separated origins
   theme: 'system' | 'light' | 'dark'
 }
