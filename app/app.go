@@ -73,6 +73,7 @@ type App struct {
 	emit            Emitter
 	engines         *engines
 	uploads         *uploads
+	lock            *os.File // the data folder's (lockDataDir)
 
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -117,8 +118,22 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The history, recordings and uploads are the user's only.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("app: data folder: %w", err)
+	}
+	lock, err := lockDataDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	unlock := func() {
+		if lock != nil {
+			lock.Close()
+		}
+	}
 	recDir := filepath.Join(dir, "recordings")
-	if err := os.MkdirAll(recDir, 0o755); err != nil {
+	if err := os.MkdirAll(recDir, 0o700); err != nil {
+		unlock()
 		return nil, fmt.Errorf("app: data folder: %w", err)
 	}
 	mdir := cfg.ModelsDir
@@ -127,13 +142,15 @@ func New(cfg Config) (*App, error) {
 	}
 	ms, err := models.Open(mdir)
 	if err != nil {
+		unlock()
 		return nil, err
 	}
 	db, err := store.Open(filepath.Join(dir, "hark.db"))
 	if err != nil {
+		unlock()
 		return nil, err
 	}
-	a := &App{dataDir: dir, recDir: recDir, db: db, models: ms, emit: cfg.Emitter, stop: make(chan struct{})}
+	a := &App{dataDir: dir, recDir: recDir, db: db, models: ms, emit: cfg.Emitter, stop: make(chan struct{}), lock: lock}
 	if a.emit == nil {
 		a.emit = nopEmitter{}
 	}
@@ -157,10 +174,12 @@ func New(cfg Config) (*App, error) {
 
 	if err := a.recover(); err != nil {
 		db.Close()
+		unlock()
 		return nil, err
 	}
 	if _, err := a.History.ApplyRetention(); err != nil {
 		db.Close()
+		unlock()
 		return nil, err
 	}
 	a.Transcription.start()
@@ -231,6 +250,9 @@ func (a *App) Close() error {
 		a.wg.Wait()
 		a.engines.close()
 		err = a.db.Close()
+		if a.lock != nil {
+			a.lock.Close()
+		}
 	})
 	return err
 }
