@@ -60,9 +60,11 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "kit", it.Model)
 
-	// Re-transcribe with another model (the kit's f16 file, by path).
+	// Re-transcribe with another model (the kit's f16 file, imported:
+	// services take model names, never paths).
 	loads := a.engines.speechLoads
-	f16 := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin")
+	f16, err := a.ImportFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
+	require.NoError(t, err)
 	_, err = a.History.Retranscribe(it.ID, f16)
 	require.NoError(t, err)
 	n := 0
