@@ -150,3 +150,22 @@ func TestReadKeyFile(t *testing.T) {
 	_, err = ReadKeyFile(filepath.Join(dir, "none"))
 	require.Error(t, err)
 }
+
+// TestHugePromptRefusedUntokenized: a prompt that cannot fit the context
+// is refused from its length alone (the answer says "at least"), for both
+// endpoints; the model still serves the next request.
+func TestHugePromptRefusedUntokenized(t *testing.T) {
+	_, base := gatedServer(t, Config{MaxBody: 16 << 20})
+	big := strings.Repeat("dog ", 7<<20/4) // 7 MB
+	for _, c := range []struct{ path, body string }{
+		{"/v1/completions", `{"model":"stories","prompt":"` + big + `"}`},
+		{"/v1/chat/completions", `{"model":"stories","messages":[{"role":"user","content":"` + big + `"}]}`},
+	} {
+		code, body := send(t, "POST", base+c.path, map[string]string{"Content-Type": "application/json"}, c.body)
+		require.Equal(t, http.StatusBadRequest, code, body)
+		require.Contains(t, body, "context_length_exceeded")
+		require.Contains(t, body, "at least", "refused before tokenizing")
+	}
+	code, body := send(t, "POST", base+"/v1/completions", map[string]string{"Content-Type": "application/json"}, `{"model":"stories","prompt":"Once","max_tokens":2}`)
+	require.Equal(t, http.StatusOK, code, body)
+}
