@@ -26,6 +26,7 @@ func newUICmd() *cobra.Command {
 	var (
 		addr, dataDir, assets string
 		allowHosts            []string
+		maxUpload             int64
 	)
 	cmd := &cobra.Command{
 		Use:   "ui [--addr 127.0.0.1:0] [--data-dir DIR] [--assets DIR]",
@@ -52,7 +53,7 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 				return err
 			}
 			modelsDir, _ := cmd.Flags().GetString(modelsDirFlag)
-			b := bridge.New(bridge.Options{Assets: ui})
+			b := bridge.New(bridge.Options{Assets: ui, MaxUpload: maxUpload})
 			// Dictation from the page records with this machine's microphone
 			// (opened at the first dictation) and copies or types the text
 			// like the desktop app.
@@ -74,6 +75,7 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 	f.StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on (HOST:PORT)")
 	f.StringVar(&dataDir, "data-dir", "", "data folder: database, recordings, uploads (default $"+app.EnvDataDir+" or the application-support folder)")
 	f.StringSliceVar(&allowHosts, "allow-host", nil, "also accept this Host name (repeatable)")
+	f.Int64Var(&maxUpload, "max-upload", bridge.DefaultMaxUpload, "largest file the page may upload, in bytes (at most 20 uploads a minute)")
 	f.StringVar(&assets, "assets", "", "built UI folder (default: the UI built into the binary, else frontend/dist)")
 	return cmd
 }
