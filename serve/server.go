@@ -24,6 +24,10 @@ type Config struct {
 	// APIKey, when set, is required as "Authorization: Bearer KEY" on
 	// every route but /health.
 	APIKey string
+	// AllowHosts are Host names accepted besides the loopback ones
+	// (HTTPServer); CORSOrigins are the origins whose pages may call the
+	// API from a browser.
+	AllowHosts, CORSOrigins []string
 	// MaxUpload bounds an audio upload (DefaultMaxUpload).
 	MaxUpload int64
 	// MaxBody bounds a JSON request body (DefaultMaxBody).
