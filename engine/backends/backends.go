@@ -48,7 +48,7 @@ var (
 )
 
 // Open returns the backend called name ("" means auto) with threads CPU
-// workers (0 = all cores) where the CPU is used.
+// workers (0 = one per physical core) where the CPU is used.
 //
 // auto picks Metal on a Mac with an Apple GPU once every kernel has an MSL
 // version, and the CPU otherwise; when Metal was expected but failed to
