@@ -33,7 +33,11 @@ type Pool struct {
 	// worker above helpers ignores the job without reading the fields
 	// below, which only the helpers (and Run) may touch while it runs.
 	job     atomic.Uint64
+	_       [56]byte     // job, pending and next each on its own cache line:
 	pending atomic.Int64 // helpers still draining the current job
+	_       [56]byte     // spinners poll job while finished helpers write pending
+	waiting atomic.Int32 // Run's caller parked until pending reaches 0
+	done    chan struct{}
 	parked  []atomic.Int32
 	wake    []chan struct{}
 	closed  atomic.Bool
@@ -43,7 +47,10 @@ type Pool struct {
 	task  Task
 	n     int
 	grain int
-	next  atomic.Int64
+	_     [64]byte
+	next  atomic.Int64 // next item to claim
+	_     [56]byte
+	yield bool // more workers than Ps: spinners must let the others run
 }
 
 const (
@@ -51,10 +58,12 @@ const (
 	jobMask  = 1<<jobShift - 1
 )
 
-// spinHold is how long an idle worker keeps polling for the next job before
-// it parks: longer than the host's work between two dispatches of a step
-// (sampling, patching), far shorter than the gap between steps a user sees.
-var spinHold = 200 * time.Microsecond
+// spinHold is how long an idle worker keeps polling for the next job, and
+// Run's caller for the helpers' last chunks, before parking: longer than the
+// host's work between two dispatches of a step, short enough that on an
+// oversubscribed machine a spinner soon hands its core to the descheduled
+// thread it waits for.
+var spinHold = 100 * time.Microsecond
 
 // NewPool starts a pool with the given number of workers (0 = DefaultThreads).
 // The calling goroutine acts as worker 0, so workers-1 goroutines start.
@@ -63,7 +72,8 @@ func NewPool(workers int) *Pool {
 		workers = DefaultThreads()
 	}
 	workers = min(workers, jobMask)
-	p := &Pool{workers: workers, parked: make([]atomic.Int32, workers), wake: make([]chan struct{}, workers)}
+	p := &Pool{workers: workers, parked: make([]atomic.Int32, workers), wake: make([]chan struct{}, workers),
+		yield: workers > runtime.GOMAXPROCS(0), done: make(chan struct{}, 1)}
 	for w := 1; w < workers; w++ {
 		p.wake[w] = make(chan struct{}, 1)
 		p.exited.Add(1)
@@ -86,7 +96,9 @@ func (p *Pool) loop(w int) {
 		seen = j
 		if w <= int(j&jobMask) {
 			p.drain(w)
-			p.pending.Add(-1)
+			if p.pending.Add(-1) == 0 && p.waiting.Load() != 0 {
+				signal(p.done)
+			}
 		}
 	}
 }
@@ -99,7 +111,8 @@ func (p *Pool) await(w int, seen uint64) uint64 {
 		if j := p.job.Load(); j != seen || p.closed.Load() {
 			return j
 		}
-		if i&255 != 255 {
+		if i&63 != 63 {
+			spinPause()
 			continue
 		}
 		now := time.Now()
@@ -108,7 +121,9 @@ func (p *Pool) await(w int, seen uint64) uint64 {
 			continue
 		}
 		if now.Before(deadline) {
-			runtime.Gosched() // yield to goroutines waiting for this P
+			if p.yield {
+				runtime.Gosched()
+			}
 			continue
 		}
 		// Park: announce it, then check again, so a job published
@@ -161,23 +176,53 @@ func (p *Pool) Run(n, grain int, t Task) {
 		p.unpark(w)
 	}
 	p.drain(0)
-	for i := 0; p.pending.Load() != 0; i++ {
-		if i&63 == 63 {
-			runtime.Gosched() // a helper may be waiting for this P
-		}
-	}
+	p.wait()
 	p.task = nil
 	p.mu.Unlock()
+}
+
+// wait returns when every helper has finished the job: it polls for
+// spinHold, then parks until the last helper signals.
+func (p *Pool) wait() {
+	var deadline time.Time
+	for i := 0; p.pending.Load() != 0; i++ {
+		if i&63 != 63 {
+			spinPause()
+			continue
+		}
+		now := time.Now()
+		if deadline.IsZero() {
+			deadline = now.Add(spinHold)
+		}
+		if now.Before(deadline) {
+			if p.yield {
+				runtime.Gosched() // a helper may be waiting for this P
+			}
+			continue
+		}
+		// Same handshake as a worker's park; a stale token only makes
+		// this loop check pending once more.
+		p.waiting.Store(1)
+		if p.pending.Load() != 0 {
+			<-p.done
+		}
+		p.waiting.Store(0)
+	}
+}
+
+// signal leaves a wake-up token on c unless one is already there.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
 }
 
 // unpark wakes worker w if it parked. A token left by a wake that raced
 // with the worker's own re-check only causes one spurious check later.
 func (p *Pool) unpark(w int) {
 	if p.parked[w].Load() != 0 {
-		select {
-		case p.wake[w] <- struct{}{}:
-		default:
-		}
+		signal(p.wake[w])
 	}
 }
 
@@ -189,10 +234,7 @@ func (p *Pool) Close() {
 		return
 	}
 	for w := 1; w < p.workers; w++ {
-		select {
-		case p.wake[w] <- struct{}{}:
-		default:
-		}
+		signal(p.wake[w])
 	}
 	p.exited.Wait()
 }
