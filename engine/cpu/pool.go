@@ -78,12 +78,18 @@ func NewPool(workers int) *Pool {
 	if workers <= 0 {
 		workers = DefaultThreads()
 	}
-	workers = min(workers, jobMask)
-	p := &Pool{workers: workers, parked: make([]atomic.Int32, workers), wake: make([]chan struct{}, workers),
-		yield: workers > runtime.GOMAXPROCS(0), done: make(chan struct{}, 1), spin: spinHold}
+	spin := spinHold
 	if workers >= runtime.NumCPU() {
-		p.spin = 0
+		spin = 0
 	}
+	return newPool(workers, spin)
+}
+
+// newPool starts a pool whose idle workers poll for spin before parking.
+func newPool(workers int, spin time.Duration) *Pool {
+	workers = max(1, min(workers, jobMask))
+	p := &Pool{workers: workers, parked: make([]atomic.Int32, workers), wake: make([]chan struct{}, workers),
+		yield: workers > runtime.GOMAXPROCS(0), done: make(chan struct{}, 1), spin: spin}
 	for w := 1; w < workers; w++ {
 		p.wake[w] = make(chan struct{}, 1)
 		p.exited.Add(1)

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -19,9 +20,13 @@ func (c *countTask) Do(_, lo, hi int) {
 	}
 }
 
+// Both wait modes: polling (spinHold) and parking at once (every CPU taken).
 func TestPoolCoversEveryItemOnce(t *testing.T) {
-	for _, workers := range []int{1, 2, 5} {
-		p := NewPool(workers)
+	for _, workers := range []int{1, 2, 5, -2, -5} {
+		p := newPool(workers, spinHold)
+		if workers < 0 {
+			p = newPool(-workers, 0)
+		}
 		for _, n := range []int{1, 7, 64, 1001} {
 			for _, grain := range []int{1, 3, 64, 5000} {
 				c := &countTask{hits: make([]atomic.Int32, n)}
@@ -70,4 +75,13 @@ func cpuTime(t *testing.T) time.Duration {
 	var ru syscall.Rusage
 	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func TestDefaultThreads(t *testing.T) {
+	n := DefaultThreads()
+	require.GreaterOrEqual(t, n, 1)
+	require.LessOrEqual(t, n, runtime.GOMAXPROCS(0))
+	if c := physicalCores(); c > 0 {
+		require.Equal(t, min(c, runtime.GOMAXPROCS(0)), n)
+	}
 }
