@@ -47,7 +47,7 @@ type Config struct {
 	Runtime *runtime.Runtime
 	// Context caps an LLM's context (0: llm.DefaultContext).
 	Context int
-	// Threads per loaded model (0: all cores).
+	// Threads per loaded model (0: one per physical core).
 	Threads int
 	// Backend names the inference backend (engine/backends; "" = auto).
 	Backend string
