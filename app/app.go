@@ -66,6 +66,7 @@ type App struct {
 	Models        *Models
 	Server        *Server
 	Dictation     *Dictation
+	About         *About
 
 	dataDir, recDir string
 	db              *store.Store
@@ -143,6 +144,7 @@ func New(cfg Config) (*App, error) {
 	a.Models = newModels(a)
 	a.Server = &Server{a: a, threads: cfg.Threads}
 	a.Dictation = &Dictation{a: a, rec: cfg.Recorder, out: cfg.Output}
+	a.About = &About{}
 	a.livePreview(cfg.Recorder)
 	a.engines = newEngines(cfg.Threads, func() time.Duration {
 		s, err := a.Settings.Get()
@@ -202,7 +204,7 @@ func (a *App) every(d time.Duration, f func()) {
 // Services lists the structs the UI binds (Wails Bind list, bridge
 // registry).
 func (a *App) Services() []any {
-	return []any{a.Settings, a.History, a.Transcription, a.Chat, a.Models, a.Server, a.Dictation}
+	return []any{a.Settings, a.History, a.Transcription, a.Chat, a.Models, a.Server, a.Dictation, a.About}
 }
 
 // DataDir is the data folder.

@@ -82,3 +82,6 @@ export interface SettingsData {
   serverAutoStart: boolean
   theme: 'system' | 'light' | 'dark'
 }
+
+// internal/version.Info (About.Info).
+export interface VersionInfo { version: string; commit: string; date: string; go: string; platform: string; backends: string[] }
