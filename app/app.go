@@ -67,6 +67,7 @@ type App struct {
 	Server        *Server
 	Dictation     *Dictation
 	About         *About
+	Updates       *Updates
 
 	dataDir, recDir string
 	db              *store.Store
@@ -145,6 +146,7 @@ func New(cfg Config) (*App, error) {
 	a.Server = &Server{a: a, threads: cfg.Threads}
 	a.Dictation = &Dictation{a: a, rec: cfg.Recorder, out: cfg.Output}
 	a.About = &About{}
+	a.Updates = newUpdates(dir, a.emit)
 	a.livePreview(cfg.Recorder)
 	a.engines = newEngines(cfg.Threads, func() time.Duration {
 		s, err := a.Settings.Get()
@@ -169,6 +171,7 @@ func New(cfg Config) (*App, error) {
 	}
 	a.every(idle, a.engines.unloadIdle)
 	a.every(24*time.Hour, func() { a.History.ApplyRetention() })
+	a.updateChecks()
 
 	s, err := a.Settings.Get()
 	if err != nil {
@@ -204,7 +207,7 @@ func (a *App) every(d time.Duration, f func()) {
 // Services lists the structs the UI binds (Wails Bind list, bridge
 // registry).
 func (a *App) Services() []any {
-	return []any{a.Settings, a.History, a.Transcription, a.Chat, a.Models, a.Server, a.Dictation, a.About}
+	return []any{a.Settings, a.History, a.Transcription, a.Chat, a.Models, a.Server, a.Dictation, a.About, a.Updates}
 }
 
 // DataDir is the data folder.
