@@ -32,6 +32,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	addModelsDirFlag(root)
+	addVersion(root) // --version and `hark version`
 	root.AddCommand(
 		// Speech and chat.
 		newTranscribeCmd(),
