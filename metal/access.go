@@ -227,3 +227,15 @@ func satAdd(a, b uint64) uint64 {
 	}
 	return a + b
 }
+
+// Access is the extent of one binding of a resolved dispatch, exported for
+// the CUDA backend, which bounds-checks its launches against the same
+// contract (see Range).
+type Access = access
+
+// Accesses appends the accesses of every present binding of d (resolved);
+// see accesses.
+func Accesses(d *plan.Dispatch, sizes []uint64, dst []Access) []Access { return accesses(d, sizes, dst) }
+
+// Range is the buffer and byte range [lo, hi) the binding may touch.
+func (a access) Range() (buf plan.BufID, lo, hi uint64) { return a.buf, a.lo, a.hi }

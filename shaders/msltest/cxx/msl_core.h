@@ -361,4 +361,75 @@ template <> struct numeric_limits<uint> {
 // ---- synchronisation ------------------------------------------------------
 enum class mem_flags : unsigned { mem_none = 0, mem_device = 1, mem_threadgroup = 2, mem_texture = 4, mem_threadgroup_imageblock = 8 };
 inline mem_flags operator|(mem_flags a, mem_flags b) { return (mem_flags)((unsigned)a | (unsigned)b); }
+// ---- atomics ----------------------------------------------------------------
+// Real atomics (__atomic builtins): threadgroups run in parallel on CPU
+// threads, and clang lowers them to atom instructions on NVPTX.
+// Plain loads and stores of atomics go through these two macros: NVPTX (LLVM
+// 14) cannot select seq_cst atomic loads and stores, so msl_cuda.h makes
+// them volatile accesses (Metal's atomics are relaxed).
+#ifndef MSL_ATOMIC_LOAD
+#define MSL_ATOMIC_LOAD(p) __atomic_load_n(p, __ATOMIC_SEQ_CST)
+#define MSL_ATOMIC_STORE(p, v) __atomic_store_n(p, v, __ATOMIC_SEQ_CST)
+#endif
+enum memory_order { memory_order_relaxed = 0, memory_order_acquire = 2, memory_order_release = 3, memory_order_acq_rel = 4, memory_order_seq_cst = 5 };
+template <class T> struct _atomic { T v; };
+typedef _atomic<uint> atomic_uint;
+typedef _atomic<int> atomic_int;
+typedef _atomic<float> atomic_float;
+typedef _atomic<bool> atomic_bool;
+
+// The object pointer is generic so device and threadgroup atomics both
+// match (the type-check gives each its own address space).
+template <class P> using _elem_t = decltype(((P) nullptr)->v);
+template <class P> inline void atomic_store_explicit(P o, _elem_t<P> v, memory_order) { MSL_ATOMIC_STORE(&o->v, v); }
+template <class P> inline _elem_t<P> atomic_load_explicit(P o, memory_order) { return MSL_ATOMIC_LOAD(&o->v); }
+template <class P> inline _elem_t<P> atomic_exchange_explicit(P o, _elem_t<P> v, memory_order) { return __atomic_exchange_n(&o->v, v, __ATOMIC_SEQ_CST); }
+template <class P, class E>
+inline bool atomic_compare_exchange_weak_explicit(P o, E* expected, _elem_t<P> desired, memory_order, memory_order) {
+    if constexpr (__msl::same<_elem_t<P>, float>::v) {
+        uint e = __builtin_bit_cast(uint, (float)*expected);
+        bool ok = __atomic_compare_exchange_n((volatile uint*)&o->v, &e, __builtin_bit_cast(uint, desired), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        *expected = __builtin_bit_cast(float, e);
+        return ok;
+    } else {
+        _elem_t<P> e = *expected;
+        bool ok = __atomic_compare_exchange_n(&o->v, &e, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        *expected = e;
+        return ok;
+    }
+}
+template <class P, class E>
+inline bool atomic_compare_exchange_strong_explicit(P o, E* expected, _elem_t<P> desired, memory_order a, memory_order b) {
+    return atomic_compare_exchange_weak_explicit(o, expected, desired, a, b);
+}
+#define MSL_ATOMIC_RMW(name, builtin, isadd)                                               \
+    template <class P> inline _elem_t<P> name(P o, _elem_t<P> v, memory_order) {            \
+        if constexpr (__msl::same<_elem_t<P>, float>::v) {                                  \
+            static_assert(isadd || sizeof(P) == 0, "atomic_float supports fetch_add only");  \
+            volatile uint* p = (volatile uint*)&o->v;                                       \
+            uint old = MSL_ATOMIC_LOAD(p);                               \
+            while (!__atomic_compare_exchange_n(p, &old, __builtin_bit_cast(uint, __builtin_bit_cast(float, old) + v), true, \
+                                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}     \
+            return __builtin_bit_cast(float, old);                                          \
+        } else {                                                                            \
+            return builtin(&o->v, v, __ATOMIC_SEQ_CST);                                     \
+        }                                                                                   \
+    }
+MSL_ATOMIC_RMW(atomic_fetch_add_explicit, __atomic_fetch_add, true)
+MSL_ATOMIC_RMW(atomic_fetch_sub_explicit, __atomic_fetch_sub, false)
+MSL_ATOMIC_RMW(atomic_fetch_and_explicit, __atomic_fetch_and, false)
+MSL_ATOMIC_RMW(atomic_fetch_or_explicit, __atomic_fetch_or, false)
+MSL_ATOMIC_RMW(atomic_fetch_xor_explicit, __atomic_fetch_xor, false)
+#undef MSL_ATOMIC_RMW
+#define MSL_ATOMIC_MINMAX(name, cmp)                                                        \
+    template <class P> inline _elem_t<P> name(P o, _elem_t<P> v, memory_order) {            \
+        _elem_t<P> old = MSL_ATOMIC_LOAD(&o->v);                          \
+        while ((v cmp old) && !__atomic_compare_exchange_n(&o->v, &old, v, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {} \
+        return old;                                                                         \
+    }
+MSL_ATOMIC_MINMAX(atomic_fetch_max_explicit, >)
+MSL_ATOMIC_MINMAX(atomic_fetch_min_explicit, <)
+#undef MSL_ATOMIC_MINMAX
+
+
 } // namespace metal
