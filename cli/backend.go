@@ -9,18 +9,23 @@ import (
 	"github.com/harkapp/hark/engine/backends"
 )
 
-const backendFlag = "backend"
+const (
+	backendFlag = "backend"
+	gpuFlag     = "gpu"
+)
 
-// addBackendFlag adds --backend to a command that loads models.
+// addBackendFlag adds --backend and --gpu to a command that loads models.
 func addBackendFlag(cmd *cobra.Command) {
-	cmd.Flags().String(backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names, ", ")+" (auto: Metal on Apple GPUs, else the CPU)")
+	cmd.Flags().String(backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names, ", ")+" (auto: Metal on Apple GPUs, CUDA on Linux with an NVIDIA GPU, else the CPU)")
+	cmd.Flags().Int(gpuFlag, 0, "GPU ordinal for the CUDA backend")
 }
 
 // openBackend opens the backend --backend names, logging to stderr why the
 // CPU was used when Metal was expected.
 func openBackend(cmd *cobra.Command, threads int) (backends.Backend, error) {
 	name, _ := cmd.Flags().GetString(backendFlag)
-	b, reason, err := backends.Open(name, threads)
+	gpu, _ := cmd.Flags().GetInt(gpuFlag)
+	b, reason, err := backends.OpenGPU(name, threads, gpu)
 	if err != nil {
 		return nil, err
 	}

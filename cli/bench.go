@@ -114,8 +114,12 @@ reusing files already there, and measures them.`,
 	fl.IntVarP(&reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&threads, "threads", "t", 2, "CPU threads")
 	fl.StringVar(&backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names, ", "))
+	fl.IntVar(&benchGPU, gpuFlag, 0, "GPU ordinal for the CUDA backend")
 	return cmd
 }
+
+// benchGPU is --gpu of hark bench llm.
+var benchGPU int
 
 func benchModel(out, errOut io.Writer, backend, path string, pp, tg, reps, threads int) error {
 	f, err := gguf.Open(path)
@@ -123,7 +127,7 @@ func benchModel(out, errOut io.Writer, backend, path string, pp, tg, reps, threa
 		return err
 	}
 	defer f.Close()
-	be, reason, err := backends.Open(backend, threads)
+	be, reason, err := backends.OpenGPU(backend, threads, benchGPU)
 	if err != nil {
 		return err
 	}

@@ -235,7 +235,9 @@ type Access = access
 
 // Accesses appends the accesses of every present binding of d (resolved);
 // see accesses.
-func Accesses(d *plan.Dispatch, sizes []uint64, dst []Access) []Access { return accesses(d, sizes, dst) }
+func Accesses(d *plan.Dispatch, sizes []uint64, dst []Access) []Access {
+	return accesses(d, sizes, dst)
+}
 
 // Range is the buffer and byte range [lo, hi) the binding may touch.
 func (a access) Range() (buf plan.BufID, lo, hi uint64) { return a.buf, a.lo, a.hi }

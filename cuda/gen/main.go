@@ -116,7 +116,10 @@ func Generate(root string) (unit string, table []byte, err error) {
 			dyn = dyn || p.Attr == "threadgroup"
 			args = append(args, a)
 		}
-		fmt.Fprintf(&out, "extern \"C\" __global__ void %s%s(const __hark::Params P) {\n    __hark::Ids t = __hark::ids(P);\n", EntryPrefix, k.Name)
+		// launch_bounds(1024): every entry must accept the largest
+		// threadgroup a launch rule may ask for (ptxas keeps registers at
+		// or under 64 a thread, spilling rather than refusing the launch)
+		fmt.Fprintf(&out, "extern \"C\" __global__ void __attribute__((launch_bounds(1024))) %s%s(const __hark::Params P) {\n    __hark::Ids t = __hark::ids(P);\n", EntryPrefix, k.Name)
 		if dyn {
 			out.WriteString("    extern __shared__ __attribute__((aligned(16))) unsigned char __hark_dyn[];\n")
 		}

@@ -1,13 +1,16 @@
 // Package backends picks the backend a model runs on: Metal by default on
-// Apple GPUs, the CPU otherwise or when asked, and the CPU again (with the
-// reason) when Metal fails at start-up.
+// Apple GPUs, CUDA on Linux with an NVIDIA GPU, the CPU otherwise or when
+// asked, and the CPU again (with the reason) when a GPU backend fails at
+// start-up.
 package backends
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
 
+	"github.com/harkapp/hark/cuda"
 	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/metal"
@@ -19,10 +22,15 @@ const (
 	Auto  = "auto"
 	CPU   = "cpu"
 	Metal = "metal"
+	CUDA  = "cuda"
 )
 
 // Names lists the accepted names, for flag help.
-var Names = []string{Auto, CPU, Metal}
+var Names = []string{Auto, CPU, Metal, CUDA}
+
+// minCUDAFree is the free GPU memory below which auto keeps to the CPU
+// (the shared models need far less; a GPU this full is someone else's).
+const minCUDAFree = 512 << 20
 
 // Backend is a plan.Backend that owns resources until Close.
 type Backend interface {
@@ -45,6 +53,13 @@ var (
 	}
 	missingKernels = shaders.Missing
 	goos           = runtime.GOOS
+	openCUDA       = func(gpu int) (Backend, cuda.Info, error) {
+		b, err := cuda.New(cuda.Options{Device: gpu})
+		if err != nil {
+			return nil, cuda.Info{}, err
+		}
+		return b, b.Info(), nil
+	}
 )
 
 // Open returns the backend called name ("" means auto) with threads CPU
@@ -55,9 +70,29 @@ var (
 // start, reason says why the CPU was used instead (callers log it). reason
 // is empty when nothing noteworthy happened. metal asks for Metal and fails
 // rather than fall back.
-func Open(name string, threads int) (Backend, string, error) {
+func Open(name string, threads int) (Backend, string, error) { return OpenGPU(name, threads, 0) }
+
+// OpenGPU is Open on GPU ordinal gpu where the backend is CUDA (--gpu).
+// On Linux, auto picks CUDA when the driver loads, a GPU of compute
+// capability 7.5 or newer is there and it has memory free; with no driver
+// or GPU the CPU is used without comment, otherwise with the reason.
+// cuda asks for CUDA and fails rather than fall back.
+func OpenGPU(name string, threads, gpu int) (Backend, string, error) {
 	switch strings.ToLower(name) {
 	case "", Auto:
+		if goos == "linux" {
+			b, in, err := openCUDA(gpu)
+			switch {
+			case errors.Is(err, cuda.ErrUnavailable):
+				return cpuBackend(threads), "", nil
+			case err != nil:
+				return cpuBackend(threads), fmt.Sprintf("using the CPU: %v", err), nil
+			case in.FreeMemory < minCUDAFree:
+				b.Close()
+				return cpuBackend(threads), fmt.Sprintf("using the CPU: %s has only %d MiB free; --backend cuda forces it", in.Name, in.FreeMemory>>20), nil
+			}
+			return b, "", nil
+		}
 		if goos != "darwin" {
 			return cpuBackend(threads), "", nil
 		}
@@ -74,6 +109,12 @@ func Open(name string, threads int) (Backend, string, error) {
 		return cpuBackend(threads), "", nil
 	case Metal:
 		b, _, err := openMetalChecked()
+		if err != nil {
+			return nil, "", err
+		}
+		return b, "", nil
+	case CUDA:
+		b, _, err := openCUDA(gpu)
 		if err != nil {
 			return nil, "", err
 		}

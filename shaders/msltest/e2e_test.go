@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,14 @@ func logProfile(t *testing.T, l *Library) {
 // times, fallback temperature) and word timestamps (within 21 ms).
 func sameTranscript(t *testing.T, want, got *whisper.Result) {
 	t.Helper()
+	for i := range min(len(want.Segments), len(got.Segments)) {
+		ws, gs := want.Segments[i], got.Segments[i]
+		if !slices.Equal(ws.Tokens, gs.Tokens) {
+			t.Logf("first different segment: %d of %d; cpu: %.2f-%.2f s, temperature %.1f, avg logprob %.4f: %q", i, len(want.Segments), ws.Start, ws.End, ws.Temperature, ws.AvgLogprob, ws.Text)
+			t.Logf("first different segment: %d of %d; gpu: %.2f-%.2f s, temperature %.1f, avg logprob %.4f: %q", i, len(got.Segments), gs.Start, gs.End, gs.Temperature, gs.AvgLogprob, gs.Text)
+			break
+		}
+	}
 	require.Equal(t, want.Text, got.Text)
 	require.Equal(t, len(want.Segments), len(got.Segments))
 	require.NotEmpty(t, got.Segments)
