@@ -7,7 +7,9 @@ package cuda
 //go:generate go run ./gen
 
 import (
-	_ "embed"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"runtime"
@@ -20,6 +22,34 @@ import (
 
 //go:embed kernels.ptx
 var kernelsPTX string
+
+// cubin/ holds machine code made from kernels.ptx by ptxas on a GPU machine
+// (bench/cuda/run.sh) for sm_80, sm_86, sm_89 and sm_90, and SOURCE, the
+// SHA-256 of the kernels.ptx they were made from: a GPU with one of those
+// compute capabilities loads its cubin when SOURCE matches, any other (and
+// any after a PTX change not yet rebuilt) JIT-compiles the PTX.
+//
+//go:embed cubin
+var cubins embed.FS
+
+// ptxHash is the SHA-256 of the embedded PTX.
+func ptxHash() string {
+	h := sha256.Sum256([]byte(kernelsPTX))
+	return hex.EncodeToString(h[:])
+}
+
+// cubinFor returns the cubin for compute capability cc, or nil.
+func cubinFor(cc int) []byte {
+	src, err := cubins.ReadFile("cubin/SOURCE")
+	if err != nil || strings.TrimSpace(string(src)) != ptxHash() {
+		return nil
+	}
+	b, err := cubins.ReadFile(fmt.Sprintf("cubin/sm_%d.cubin", cc))
+	if err != nil {
+		return nil
+	}
+	return b
+}
 
 // MinCompute is the oldest compute capability the PTX targets (7.5).
 const MinCompute = 75
@@ -55,8 +85,12 @@ type Info struct {
 }
 
 func (in Info) String() string {
-	return fmt.Sprintf("%s (sm_%d, %d SMs, %.1f GiB, driver %d.%d)", in.Name, in.Compute, in.SMs,
-		float64(in.Memory)/(1<<30), in.Driver/1000, in.Driver%1000/10)
+	from := "cubin"
+	if in.ModuleFromJIT {
+		from = "PTX JIT"
+	}
+	return fmt.Sprintf("%s (sm_%d, %d SMs, %.1f GiB, driver %d.%d, kernels from %s)", in.Name, in.Compute, in.SMs,
+		float64(in.Memory)/(1<<30), in.Driver/1000, in.Driver%1000/10, from)
 }
 
 // device is one GPU's primary context with the kernel module loaded and
@@ -176,16 +210,19 @@ func openDevice(ordinal int) (*device, error) {
 // the result in its compute cache) and finds every function constant.
 func (v *device) loadModule(in *Info) error {
 	d := v.d
-	img := append([]byte(kernelsPTX), 0)
+	img := cubinFor(in.Compute)
+	in.ModuleFromJIT = img == nil || os.Getenv("HARK_CUDA_JIT") == "1"
+	if in.ModuleFromJIT {
+		img = append([]byte(kernelsPTX), 0)
+	}
 	var errLog [16 << 10]byte
 	opts := []int32{jitErrorLogBuffer, jitErrorLogBufferSize}
 	vals := []uintptr{uintptr(unsafe.Pointer(&errLog[0])), uintptr(len(errLog))}
 	r := d.cuModuleLoadDataEx(&v.mod, unsafe.Pointer(&img[0]), uint32(len(opts)), &opts[0], &vals[0])
 	runtime.KeepAlive(img)
 	if r != 0 {
-		return fmt.Errorf("cuda: loading the kernels' PTX: %w: %s", d.err("cuModuleLoadDataEx", r), strings.TrimSpace(cString(&errLog[0])))
+		return fmt.Errorf("cuda: loading the kernels (PTX JIT %v): %w: %s", in.ModuleFromJIT, d.err("cuModuleLoadDataEx", r), strings.TrimSpace(cString(&errLog[0])))
 	}
-	in.ModuleFromJIT = true
 	for _, c := range funcConsts {
 		var p dptr
 		var size uint64
