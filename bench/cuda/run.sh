@@ -23,7 +23,7 @@ export PATH=$PATH:/usr/local/cuda/bin
 	done
 	wait
 ) >/tmp/h/ptxas.txt 2>&1 &
-kernels='ArgmaxKernel|AttentionKernel|ElementwiseVsCPU|MatrixGGMLKit|MatVecAllTypes|FusedMatVecAllTypes|MatMulAllTypes|Conv1DAllTypes|EmbedAllTypes|MatVecTuning|NormKernels|RopeKernel|RopeKVKernel|SampleKernel|SampleDegenerate|KernelsOtherTunings'
+kernels='SamplePlateauCut|ArgmaxKernel|AttentionKernel|ElementwiseVsCPU|MatrixGGMLKit|MatVecAllTypes|FusedMatVecAllTypes|MatMulAllTypes|Conv1DAllTypes|EmbedAllTypes|MatVecTuning|NormKernels|RopeKernel|RopeKVKernel|SampleKernel|SampleDegenerate|KernelsOtherTunings'
 cd /tmp/h
 run() { # log name, extra env, tests
 	echo "== $1: HARK_MSLTEST_DEVICE=cuda $2 msltest.test -test.run '^Test($3)\$' -test.v" >"$OUT/$1.log"
@@ -53,6 +53,7 @@ wait
 			"Once upon a time" >/tmp/h/gen-$b.txt
 	done
 	cmp /tmp/h/jfk-cpu.json /tmp/h/jfk-cuda.json && echo "transcribe: cpu and cuda json identical"
+	diff <(tr ',' '\n' </tmp/h/jfk-cpu.json) <(tr ',' '\n' </tmp/h/jfk-cuda.json) | head -20
 	cmp /tmp/h/gen-cpu.txt /tmp/h/gen-cuda.txt && echo "generate: cpu and cuda identical"
 	head -c 300 /tmp/h/jfk-cuda.json; echo
 	cat /tmp/h/gen-cuda.txt; echo

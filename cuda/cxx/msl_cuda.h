@@ -267,10 +267,12 @@ template <class T> inline T shfl(T v, unsigned src, unsigned mask) {
 // else lane by lane in index order.
 template <class T, class F> inline T reduce(T v, F f) {
     unsigned m = active();
+#ifndef HARK_SIMD_LANE_ORDER // (a test variant: always in lane order, as the executor)
     if (m == 0xffffffffu) {
         for (unsigned o = 16; o > 0; o >>= 1) v = f(v, shfl(v, lane() ^ o, m));
         return v;
     }
+#endif
     T acc = v;
     bool first = true;
     for (unsigned i = 0; i < 32; i++)

@@ -224,7 +224,8 @@ func Compile(root, unit string) ([]byte, error) {
 		return nil, err
 	}
 	ptx := filepath.Join(tmp, "kernels.ptx")
-	args := append(append([]string{}, clangFlags...),
+	// $HARK_CUDA_GEN_FLAGS adds flags for test variants (-DHARK_SIMD_LANE_ORDER)
+	args := append(append(append([]string{}, clangFlags...), strings.Fields(os.Getenv("HARK_CUDA_GEN_FLAGS"))...),
 		"-I", filepath.Join(root, "cuda", "cxx"), "-I", filepath.Join(root, "shaders", "msltest", "cxx"), "-S", "-o", ptx, src)
 	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("clang: %v\n%s", err, firstLines(string(out), 60))
