@@ -298,8 +298,13 @@ template <class T, class F> inline T scan(T v, T init, F f, bool inclusive) {
 } // namespace __hark
 
 namespace metal {
-inline void threadgroup_barrier(mem_flags) { __syncthreads(); }
-inline void simdgroup_barrier(mem_flags) { __nvvm_bar_warp_sync(__hark::active()); }
+// Barriers are inline assembly with a memory clobber: clang 14 let a
+// shared-memory load move above __syncthreads() (sample's tie path read
+// ws.tieUse before thread 0's store was ordered by the barrier, found on
+// the H100), so the compiler must treat a barrier as touching all memory.
+// bar.sync itself orders shared and global memory within the block.
+inline void threadgroup_barrier(mem_flags) { asm volatile("bar.sync 0;" ::: "memory"); }
+inline void simdgroup_barrier(mem_flags) { asm volatile("bar.warp.sync %0;" ::"r"(__hark::active()) : "memory"); }
 
 #define HARK_REDUCE(name, expr)                                                     \
     template <class T> inline T name(T v) {                                         \
