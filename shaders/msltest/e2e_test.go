@@ -3,6 +3,7 @@ package msltest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -150,6 +151,7 @@ func sameTranscript(t *testing.T, want, got *whisper.Result) {
 		if !slices.Equal(ws.Tokens, gs.Tokens) {
 			t.Logf("first different segment: %d of %d; cpu: %.2f-%.2f s, temperature %.1f, avg logprob %.4f: %q", i, len(want.Segments), ws.Start, ws.End, ws.Temperature, ws.AvgLogprob, ws.Text)
 			t.Logf("first different segment: %d of %d; gpu: %.2f-%.2f s, temperature %.1f, avg logprob %.4f: %q", i, len(got.Segments), gs.Start, gs.End, gs.Temperature, gs.AvgLogprob, gs.Text)
+			t.Logf("tokens: cpu %v\ntokens: gpu %v", ws.Tokens, gs.Tokens)
 			break
 		}
 	}
@@ -190,22 +192,24 @@ func TestE2EWhisperLongForm(t *testing.T) {
 	defer mf.Close()
 	wav := shared.Path(t, "audio", "ljspeech-longform-LJ001-0021-0076.wav")
 	for _, nb := range []int{1, 5} {
-		run := func(b plan.Backend) (*whisper.Result, time.Duration) {
-			start := time.Now()
-			m, err := mf.Load(b, whisper.Options{Beams: nb})
-			require.NoError(t, err)
-			defer m.Close()
-			opt := whisper.DefaultTranscribeOptions()
-			opt.Language = "en"
-			opt.BeamSize = nb
-			opt.WordTimestamps = true
-			res, err := mf.TranscribeFile(context.Background(), m, wav, opt)
-			require.NoError(t, err)
-			return res, time.Since(start)
-		}
-		want, dc := run(ref)
-		got, dm := run(be)
-		t.Logf("beams %d: cpu %v, %s %v, %d segments: %.80q...", nb, dc, be.Name(), dm, len(got.Segments), got.Text)
-		sameTranscript(t, want, got)
+		t.Run(fmt.Sprintf("beams%d", nb), func(t *testing.T) {
+			run := func(b plan.Backend) (*whisper.Result, time.Duration) {
+				start := time.Now()
+				m, err := mf.Load(b, whisper.Options{Beams: nb})
+				require.NoError(t, err)
+				defer m.Close()
+				opt := whisper.DefaultTranscribeOptions()
+				opt.Language = "en"
+				opt.BeamSize = nb
+				opt.WordTimestamps = true
+				res, err := mf.TranscribeFile(context.Background(), m, wav, opt)
+				require.NoError(t, err)
+				return res, time.Since(start)
+			}
+			want, dc := run(ref)
+			got, dm := run(be)
+			t.Logf("beams %d: cpu %v, %s %v, %d segments: %.80q...", nb, dc, be.Name(), dm, len(got.Segments), got.Text)
+			sameTranscript(t, want, got)
+		})
 	}
 }
