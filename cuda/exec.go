@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/harkapp/hark/engine/plan"
-	"github.com/harkapp/hark/metal"
 	"github.com/harkapp/hark/shaders"
 )
 
@@ -109,7 +108,7 @@ type Exec struct {
 	stageN  uint64
 	closed  bool
 	// per-dispatch state, kept here so running allocates nothing
-	acc      []metal.Access
+	acc      []plan.Access
 	launches []shaders.Launch
 	argb     [shaders.ArgsSize]byte
 	prm      params
@@ -355,19 +354,22 @@ func (e *Exec) dispatch(op *plan.Dispatch, vars *plan.Vars) error {
 	return nil
 }
 
-// checkBounds rejects a dispatch whose bindings, by the kernel contract,
-// would reach past their buffers.
+// checkBounds rejects a dispatch whose bindings, by the kernel contract
+// (plan.Dispatch.Accesses), would reach past their buffers.
 func (e *Exec) checkBounds(r *plan.Dispatch) error {
-	e.acc = metal.Accesses(r, e.sizes, e.acc[:0])
-	for _, a := range e.acc {
-		buf, lo, hi := a.Range()
-		if hi > e.sizes[buf] {
-			return fmt.Errorf("binding of buffer %q: bytes [%d, %d) overrun its %d bytes", e.plan.Buffers[buf].Name, lo, hi, e.sizes[buf])
-		}
-	}
 	for j := 0; j < int(r.NBind); j++ {
 		if bd := r.Bind[j]; bd.Buf != plan.NoBuf && bd.Off > e.sizes[bd.Buf] {
 			return fmt.Errorf("binding %d: offset %d is past buffer %q (%d bytes)", j, bd.Off, e.plan.Buffers[bd.Buf].Name, e.sizes[bd.Buf])
+		}
+	}
+	e.acc = r.Accesses(e.acc[:0])
+	for _, a := range e.acc {
+		b := r.Bind[a.Slot]
+		if a.Hi == plan.ToEnd {
+			continue // to the end of the buffer: within it by definition
+		}
+		if hi := plan.SatAdd(b.Off, a.Hi); hi > e.sizes[b.Buf] {
+			return fmt.Errorf("binding %d of buffer %q: bytes [%d, %d) overrun its %d bytes", a.Slot, e.plan.Buffers[b.Buf].Name, plan.SatAdd(b.Off, a.Lo), hi, e.sizes[b.Buf])
 		}
 	}
 	return nil

@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "678292191c8543667c17ce332176e8b0d01ddc25ea29977857f5db8bc89d1e85"
+const sourcesHash = "9eb6d18e8ed36505540a05ef38b47a37a56551c2bdd43947eda80365bc757792"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
