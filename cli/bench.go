@@ -12,12 +12,10 @@ import (
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/llm/bench"
-	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/shareddir"
 	"github.com/harkapp/hark/metal"
 	"github.com/spf13/cobra"
 )
-
-func init() { register(newBenchCmd) }
 
 func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -66,7 +64,7 @@ reusing files already there, and measures them.`,
 					return fmt.Errorf("bench: --layers must be positive, got %d", layers)
 				}
 				if tokDir == "" {
-					root, err := shared.Root()
+					root, err := shareddir.Root()
 					if err != nil {
 						return fmt.Errorf("bench: no --tokenizer given and %w", err)
 					}
@@ -113,13 +111,9 @@ reusing files already there, and measures them.`,
 	fl.IntVar(&tg, "tg", 128, "generated tokens (0: skip)")
 	fl.IntVarP(&reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&threads, "threads", "t", 2, "CPU threads")
-	fl.StringVar(&backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names, ", "))
-	fl.IntVar(&benchGPU, gpuFlag, 0, "GPU ordinal for the CUDA backend")
+	fl.StringVar(&backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
 	return cmd
 }
-
-// benchGPU is --gpu of hark bench llm.
-var benchGPU int
 
 func benchModel(out, errOut io.Writer, backend, path string, pp, tg, reps, threads int) error {
 	f, err := gguf.Open(path)
@@ -127,7 +121,7 @@ func benchModel(out, errOut io.Writer, backend, path string, pp, tg, reps, threa
 		return err
 	}
 	defer f.Close()
-	be, reason, err := backends.OpenGPU(backend, threads, benchGPU)
+	be, reason, err := backends.Open(backend, threads)
 	if err != nil {
 		return err
 	}

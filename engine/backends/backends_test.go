@@ -2,12 +2,11 @@ package backends
 
 import (
 	"errors"
-	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/cuda"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/metal"
 )
@@ -43,8 +42,6 @@ func name(t *testing.T, b Backend) string {
 
 func TestOpenOnThisMachine(t *testing.T) {
 	// Linux: auto is the CPU without comment, metal is an error.
-	// (no GPU on CI machines: the CUDA opener is a fake saying so)
-	swapCUDA(t, nil, cuda.Info{}, fmt.Errorf("%w: test", cuda.ErrUnavailable))
 	b, reason, err := Open("", 1)
 	require.NoError(t, err)
 	require.Equal(t, "cpu", name(t, b))
@@ -55,7 +52,28 @@ func TestOpenOnThisMachine(t *testing.T) {
 	_, _, err = Open("metal", 1)
 	require.Error(t, err)
 	_, _, err = Open("vulkan", 1)
-	require.EqualError(t, err, `unknown backend "vulkan" (want auto, cpu, metal, cuda)`)
+	require.EqualError(t, err, `unknown backend "vulkan" (want `+strings.Join(Names(), ", ")+`)`)
+	require.Equal(t, []string{"auto", "metal", "cuda", "cpu"}, Names()[:4])
+}
+
+// A driver added to the list is tried by auto before the CPU and opened
+// by name; restoring the list removes it.
+func TestReplaceAddsADriver(t *testing.T) {
+	fake := &fakeMetal{}
+	restore := Replace(Driver{Name: "gpu9", Open: func(int, bool) (Backend, error) { return fake, nil }})
+	require.Contains(t, Names(), "gpu9")
+	b, reason, err := Open("", 1)
+	require.NoError(t, err)
+	require.Same(t, fake, b)
+	require.Empty(t, reason)
+	b, _, err = Open("GPU9", 1)
+	require.NoError(t, err)
+	require.Same(t, fake, b)
+	restore()
+	require.NotContains(t, Names(), "gpu9")
+	b, _, err = Open("", 1)
+	require.NoError(t, err)
+	require.Equal(t, "cpu", name(t, b))
 }
 
 func TestAutoOnAMac(t *testing.T) {
@@ -94,71 +112,4 @@ func TestAutoOnAMac(t *testing.T) {
 	b, _, err = Open(Metal, 1)
 	require.NoError(t, err)
 	require.Equal(t, "metal", b.Name())
-}
-
-type fakeCUDA struct{ closed bool }
-
-func (f *fakeCUDA) Name() string                             { return "cuda" }
-func (f *fakeCUDA) Load(*plan.Plan) (plan.Executable, error) { return nil, errors.New("fake") }
-func (f *fakeCUDA) Close()                                   { f.closed = true }
-
-// swapCUDA installs a fake CUDA opener for one test; gpus records the
-// ordinals asked for.
-func swapCUDA(t *testing.T, gpus *[]int, info cuda.Info, openErr error) *fakeCUDA {
-	t.Helper()
-	fc := &fakeCUDA{}
-	old := openCUDA
-	t.Cleanup(func() { openCUDA = old })
-	openCUDA = func(gpu int) (Backend, cuda.Info, error) {
-		if gpus != nil {
-			*gpus = append(*gpus, gpu)
-		}
-		if openErr != nil {
-			return nil, cuda.Info{}, openErr
-		}
-		return fc, info, nil
-	}
-	return fc
-}
-
-func TestAutoOnLinux(t *testing.T) {
-	h100 := cuda.Info{Name: "NVIDIA H100", Compute: 90, FreeMemory: 80 << 30}
-	swap(t, "linux", nil, metal.Info{}, errors.New("no metal"))
-
-	var gpus []int
-	swapCUDA(t, &gpus, h100, nil)
-	b, reason, err := OpenGPU("auto", 1, 1)
-	require.NoError(t, err)
-	require.Equal(t, "cuda", name(t, b))
-	require.Empty(t, reason)
-	require.Equal(t, []int{1}, gpus)
-
-	// no driver or GPU: the CPU, nothing to say
-	swapCUDA(t, nil, cuda.Info{}, fmt.Errorf("%w: libcuda.so.1 not found", cuda.ErrUnavailable))
-	b, reason, err = Open("", 1)
-	require.NoError(t, err)
-	require.Equal(t, "cpu", name(t, b))
-	require.Empty(t, reason)
-	_, _, err = Open("cuda", 1)
-	require.ErrorIs(t, err, cuda.ErrUnavailable)
-
-	// a GPU that is too old (or any other failure): the CPU, saying why
-	swapCUDA(t, nil, cuda.Info{}, errors.New("cuda: Tesla P4 is compute capability 6.1; Hark's kernels need 7.5 or newer"))
-	b, reason, err = Open("", 1)
-	require.NoError(t, err)
-	require.Equal(t, "cpu", name(t, b))
-	require.Contains(t, reason, "using the CPU: cuda: Tesla P4 is compute capability 6.1")
-
-	// a full GPU: the CPU, saying why; cuda still forces it
-	full := h100
-	full.FreeMemory = 100 << 20
-	fc := swapCUDA(t, nil, full, nil)
-	b, reason, err = Open("", 1)
-	require.NoError(t, err)
-	require.Equal(t, "cpu", name(t, b))
-	require.True(t, fc.closed)
-	require.Contains(t, reason, "has only 100 MiB free")
-	b, _, err = Open("cuda", 1)
-	require.NoError(t, err)
-	require.Equal(t, "cuda", name(t, b))
 }
