@@ -36,7 +36,7 @@ func kitBackend(t testing.TB) plan.Backend {
 	if kitTune == nil {
 		return be
 	}
-	return &Backend{lib: be.lib, tuning: *kitTune}
+	return be.WithTuning(*kitTune)
 }
 
 // kitOp builds a dispatch over bindings 0..len(init)-1 (nil = NoBuf).
