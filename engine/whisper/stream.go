@@ -341,3 +341,53 @@ func normWord(w string) string {
 		return -1
 	}, w)
 }
+
+// EventFinal ends a stream's events: the whole transcript.
+const EventFinal = "final"
+
+// WallEvent is a StreamEvent stamped with Wall, the seconds since the
+// stream started: the JSON line of `hark stream --json` and the message
+// of the API's /v1/audio/stream, so that anyone can measure the lag
+// wall - audio_end.
+type WallEvent struct {
+	StreamEvent
+	Wall float64 `json:"wall"`
+}
+
+// Run feeds the streamer from in until it is closed (then finishes) or
+// ctx ends. Chunks that arrived while a decode ran are written together,
+// so a slow decoder catches up in one step instead of falling behind.
+func (s *Streamer) Run(ctx context.Context, in <-chan []float32) (*Result, error) {
+	var pend []float32
+	for {
+		var x []float32
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case x, ok = <-in:
+		}
+		if !ok {
+			return s.Finish(ctx)
+		}
+		pend = append(pend[:0], x...)
+	drain:
+		for {
+			select {
+			case x, ok = <-in:
+				if !ok {
+					break drain
+				}
+				pend = append(pend, x...)
+			default:
+				break drain
+			}
+		}
+		if err := s.Write(ctx, pend); err != nil {
+			return nil, err
+		}
+		if !ok {
+			return s.Finish(ctx)
+		}
+	}
+}
