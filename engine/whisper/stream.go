@@ -140,7 +140,8 @@ func (s *Streamer) Write(ctx context.Context, samples []float32) error {
 // Finish decodes the uncommitted tail and commits all of it, returning the
 // whole transcript.
 func (s *Streamer) Finish(ctx context.Context) (*Result, error) {
-	if len(s.buf) >= samplesOf(100*time.Millisecond) {
+	// After an utterance ended, a tail without speech is not decoded.
+	if len(s.buf) >= samplesOf(100*time.Millisecond) && (!s.cut || s.det.SpeechSeen()) {
 		hyp, err := s.hypothesis(ctx)
 		if err != nil {
 			return nil, err

@@ -258,6 +258,7 @@ func TestStreamerPauseEndsUtterance(t *testing.T) {
 		}
 	}
 	require.Zero(t, quietDecodes, "silence between utterances is not decoded")
+	require.Less(t, m.at[len(m.at)-1], secs(len(x)), "the silent tail after the last utterance is not decoded")
 }
 
 // Finish decodes only the uncommitted tail.

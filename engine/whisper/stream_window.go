@@ -11,8 +11,9 @@ import (
 const CommittedPromptTokens = 120
 
 // StreamModel is the WindowTranscriber over a loaded model: each window is
-// transcribed greedily at temperature 0 (no fallback: a stream step must
-// cost one decode) with word timestamps.
+// transcribed in one pass, greedily at temperature 0 (no fallback: a
+// stream step must cost one encoder pass and at most one window of
+// tokens), with word timestamps.
 type StreamModel struct {
 	File  *File
 	Model *Model
@@ -32,6 +33,7 @@ func (s *StreamModel) TranscribeWindow(ctx context.Context, samples []float32, p
 	opt.Temperatures = []float32{0}
 	opt.BeamSize = 1
 	opt.WordTimestamps = true
+	opt.MaxPasses = 1
 	opt.OnSegment, opt.OnProgress = nil, nil
 	if !s.File.H.Multilingual() {
 		opt.Language = "en"

@@ -41,6 +41,9 @@ type TranscribeOptions struct {
 	OnSegment func(Segment)
 	// OnProgress, if set, receives the fraction of audio processed.
 	OnProgress func(done float64)
+	// MaxPasses, when positive, stops after that many windows even if
+	// audio is left (a streaming step must cost one encoder pass).
+	MaxPasses int
 }
 
 // DefaultTranscribeOptions are the reference implementation's defaults.
@@ -111,7 +114,7 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 	lastSpeech := 0.0
 	promptResetSince := 0
 	seek := 0
-	for seek < contentFrames {
+	for pass := 0; seek < contentFrames && (opt.MaxPasses <= 0 || pass < opt.MaxPasses); pass++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
