@@ -59,7 +59,7 @@ func streamKey(r *http.Request) string {
 // final with the whole transcript) and closes. Query: model (required),
 // language, prompt.
 func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
-	if err := localOrigin(r); err != nil {
+	if err := localOrigin(r, s.cfg.APIKey != ""); err != nil {
 		writeError(w, err)
 		return
 	}

@@ -11,11 +11,13 @@ import (
 // Origin is not a loopback one; "null" included) or that reached the
 // server through a name other than a loopback one (DNS rebinding), with
 // 403. Requests without an Origin (non-browser clients) pass the Origin
-// check. Used by the WebSocket endpoint, which browsers open across
+// check; with an API key the Host may be any. Used by the WebSocket endpoint, which browsers open across
 // origins without CORS.
-func localOrigin(r *http.Request) error {
+func localOrigin(r *http.Request, keyed bool) error {
 	forbidden := func(msg string) error { return newError(http.StatusForbidden, "", "forbidden", msg) }
-	if !loopbackHost(r.Host) {
+	// A server with an API key may listen on the network under any name;
+	// a rebinding page cannot know the key.
+	if !keyed && !loopbackHost(r.Host) {
 		return forbidden("the Host header must name this machine (localhost, 127.0.0.1 or [::1])")
 	}
 	if o := r.Header.Get("Origin"); o != "" {
