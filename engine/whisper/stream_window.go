@@ -10,6 +10,9 @@ import (
 // InitialPrompt (custom vocabulary) gets the rest.
 const CommittedPromptTokens = 120
 
+// maxTokensPerSecond bounds a stream window's hypothesis (plus 20 tokens).
+const maxTokensPerSecond = 10
+
 // StreamModel is the WindowTranscriber over a loaded model: each window is
 // transcribed in one pass, greedily at temperature 0 (no fallback: a
 // stream step must cost one encoder pass and at most one window of
@@ -34,6 +37,9 @@ func (s *StreamModel) TranscribeWindow(ctx context.Context, samples []float32, p
 	opt.BeamSize = 1
 	opt.WordTimestamps = true
 	opt.MaxPasses = 1
+	// Speech runs at 3-5 tokens a second: a hypothesis much longer than
+	// that is a hallucination, and bounding it bounds the step's cost.
+	opt.SampleLen = min(s.Model.H.NTextCtx/2, maxTokensPerSecond*len(samples)/SampleRate+20)
 	opt.OnSegment, opt.OnProgress = nil, nil
 	if !s.File.H.Multilingual() {
 		opt.Language = "en"
