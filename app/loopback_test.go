@@ -90,40 +90,5 @@ func TestDictationStreamLoopback(t *testing.T) {
 	t.Logf("%v of audio played in %v; %d preview events, first commit %v after start; release to final %v",
 		length, played.Sub(start).Round(time.Millisecond), len(parts), firstCommit.Sub(start).Round(time.Millisecond), final.Round(time.Millisecond))
 	t.Logf("WER against the clips' text %.2f (kit model: partial windows are not memorized)\n  want %q\n  got  %q",
-		werOf(ref, it.Text), ref, it.Text)
-}
-
-// werOf is the word error rate of got against want (case and punctuation
-// ignored).
-func werOf(want, got string) float64 {
-	norm := func(s string) []string {
-		return strings.Fields(strings.Map(func(r rune) rune {
-			switch {
-			case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '\'':
-				return r
-			case r >= 'A' && r <= 'Z':
-				return r + 'a' - 'A'
-			}
-			return ' '
-		}, s))
-	}
-	a, b := norm(want), norm(got)
-	d := make([]int, len(b)+1)
-	for j := range d {
-		d[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		prev := d[0]
-		d[0] = i
-		for j := 1; j <= len(b); j++ {
-			cur := d[j]
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[j] = min(d[j]+1, d[j-1]+1, prev+cost)
-			prev = cur
-		}
-	}
-	return float64(d[len(b)]) / float64(max(1, len(a)))
+		shared.WER(ref, it.Text), ref, it.Text)
 }

@@ -83,25 +83,11 @@ func runStream(cmd *cobra.Command, fl streamFlags, src string) error {
 		defer s.Close()
 		read = s.Read
 	}
-	path, err := resolveModel(cmd, fl.model)
+	mf, model, closeModel, err := loadWhisper(cmd, fl.model, fl.threads, 1)
 	if err != nil {
 		return err
 	}
-	mf, err := whisper.OpenFile(path)
-	if err != nil {
-		return err
-	}
-	defer mf.Close()
-	backend, err := openBackend(cmd, fl.threads)
-	if err != nil {
-		return err
-	}
-	defer backend.Close()
-	model, err := mf.Load(backend, whisper.Options{})
-	if err != nil {
-		return err
-	}
-	defer model.Close()
+	defer closeModel()
 	sm := whisper.NewStreamModel(mf, model)
 	sm.Options.Language = fl.language
 	if p := strings.TrimSpace(fl.prompt); p != "" {

@@ -84,25 +84,11 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 		}
 	}
 	stderr := cmd.ErrOrStderr()
-	path, err := resolveModel(cmd, fl.model)
+	mf, model, closeModel, err := loadWhisper(cmd, fl.model, fl.threads, fl.beam)
 	if err != nil {
 		return err
 	}
-	mf, err := whisper.OpenFile(path)
-	if err != nil {
-		return err
-	}
-	defer mf.Close()
-	backend, err := openBackend(cmd, fl.threads)
-	if err != nil {
-		return err
-	}
-	defer backend.Close()
-	model, err := mf.Load(backend, whisper.Options{Beams: fl.beam})
-	if err != nil {
-		return err
-	}
-	defer model.Close()
+	defer closeModel()
 
 	opt := whisper.DefaultTranscribeOptions()
 	opt.Temperatures = whisper.FallbackTemperatures(fl.temperature)
@@ -144,6 +130,32 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 		return &exitError{code: 1, err: fmt.Errorf("%d of %d files failed", failed, len(files))}
 	}
 	return nil
+}
+
+// loadWhisper opens a Whisper model (a file or a name in the models
+// folder) on the --backend with threads workers and beams beams; close
+// releases it all.
+func loadWhisper(cmd *cobra.Command, name string, threads, beams int) (*whisper.File, *whisper.Model, func(), error) {
+	path, err := resolveModel(cmd, name)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	mf, err := whisper.OpenFile(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	backend, err := openBackend(cmd, threads)
+	if err != nil {
+		mf.Close()
+		return nil, nil, nil, err
+	}
+	model, err := mf.Load(backend, whisper.Options{Beams: beams})
+	if err != nil {
+		backend.Close()
+		mf.Close()
+		return nil, nil, nil, err
+	}
+	return mf, model, func() { model.Close(); backend.Close(); mf.Close() }, nil
 }
 
 // maxBeam bounds --beam: each beam holds a self-attention cache.
