@@ -76,7 +76,7 @@ func TestDictationStreamLoopback(t *testing.T) {
 	require.NotNil(t, rec.got, "the final text came from the stream")
 	require.Equal(t, rec.got.Text, it.Text)
 	parts := ev.named("dictation:partial")
-	require.Greater(t, len(parts), 10, "preview events while %v of audio played", length)
+	require.GreaterOrEqual(t, len(parts), 3, "preview events while %v of audio played", length)
 	require.NotZero(t, firstAt.Load(), "text was committed")
 	require.True(t, firstCommit.Before(played), "text was committed while the audio played")
 	prev := ""
