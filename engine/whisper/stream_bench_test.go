@@ -2,6 +2,7 @@ package whisper
 
 import (
 	"context"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -27,7 +28,10 @@ func cpuTime(b *testing.B) time.Duration {
 // batches audio, it does not change the decodes). It reports the CPU
 // time per second of audio while streaming (cpu-s/audio-s: compare 120 s
 // with 5 s) and, at release, Finish's wall time and CPU time (release-ms,
-// release-cpu-ms: the tail decode, which should not grow with the length).
+// release-cpu-ms: the tail decode, which should not grow with the length)
+// and the median audio lag of the commits made while streaming
+// (audio-lag-s: audio received at the commit minus the end of the
+// committed words; the wall lag adds the decode's own time).
 func BenchmarkStream(b *testing.B) {
 	f, err := OpenFile(shared.Path(b, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
 	if err != nil {
@@ -55,13 +59,24 @@ func BenchmarkStream(b *testing.B) {
 	}{{"5s", clip[:5*SampleRate]}, {"30s", long[:30*SampleRate]}, {"120s", long[:120*SampleRate]}} {
 		b.Run(c.name, func(b *testing.B) {
 			for range b.N {
-				s := NewStreamer(NewStreamModel(f, m), StreamConfig{}, nil)
+				var received float64
+				var lags []float64
+				s := NewStreamer(NewStreamModel(f, m), StreamConfig{}, func(e StreamEvent) {
+					if e.Type == EventCommitted {
+						lags = append(lags, received-e.AudioEnd)
+					}
+				})
 				ctx := context.Background()
 				c0 := cpuTime(b)
 				for i := 0; i < len(c.x); i += SampleRate / 10 {
+					received = float64(min(i+SampleRate/10, len(c.x))) / SampleRate
 					if err := s.Write(ctx, c.x[i:min(i+SampleRate/10, len(c.x))]); err != nil {
 						b.Fatal(err)
 					}
+				}
+				if len(lags) > 0 {
+					slices.Sort(lags)
+					b.ReportMetric(lags[len(lags)/2], "audio-lag-s")
 				}
 				c1 := cpuTime(b)
 				w := time.Now()
