@@ -130,6 +130,8 @@ func (c *CaptureRecorder) Start(opt RecordOptions) error {
 	}
 	c.streamed = nil
 	if c.live != nil && opt.OnPartial != nil {
+		// OnPartial only asks for a preview: the stream's events (committed
+		// and tentative text apart) go out from the App (app/stream.go).
 		c.stream = c.live()
 	}
 	return nil
