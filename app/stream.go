@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 )
 
@@ -27,6 +28,7 @@ type liveStream struct {
 	// stopStep cancels a decode step in flight at release: the tail decode
 	// covers its audio anyway.
 	stopStep context.CancelFunc
+	cancel   context.CancelFunc // ends the wait for the model
 }
 
 // errNotStreamed: the stream never got the model (a file job held it).
@@ -38,7 +40,7 @@ var errNotStreamed = errors.New("the live stream did not start")
 func (a *App) startLiveStream() *liveStream {
 	ctx, cancel := context.WithCancel(context.Background())
 	stepCtx, stopStep := context.WithCancel(ctx)
-	l := &liveStream{wake: make(chan struct{}, 1), done: make(chan struct{}), stopStep: stopStep}
+	l := &liveStream{wake: make(chan struct{}, 1), done: make(chan struct{}), stopStep: stopStep, cancel: cancel}
 	show := func(committed, tentative string) {
 		a.emit.Emit("dictation:partial", map[string]string{
 			"text": strings.TrimSpace(committed + tentative), "committed": committed, "tentative": tentative})
@@ -60,7 +62,7 @@ func (a *App) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show fu
 	if err != nil {
 		return err
 	}
-	return a.engines.withSpeech(path, func(m *speechModel) error {
+	return a.withSpeech(ctx, path, runtime.Dictation, func(m *runtime.SpeechModel) error {
 		l.mu.Lock()
 		if l.ended {
 			l.mu.Unlock()
@@ -68,7 +70,7 @@ func (a *App) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show fu
 		}
 		l.started = true
 		l.mu.Unlock()
-		sm := whisper.NewStreamModel(m.file, m.model)
+		sm := whisper.NewStreamModel(m.File, m.Model)
 		if set.Language != "auto" {
 			sm.Options.Language = set.Language
 		}
@@ -130,7 +132,8 @@ func (l *liveStream) finish() (*whisper.Result, error) {
 	default:
 	}
 	if !started {
-		return nil, errNotStreamed // the goroutine sees ended and gives up
+		l.cancel() // the goroutine stops waiting (or sees ended) and gives up
+		return nil, errNotStreamed
 	}
 	<-l.done
 	return l.res, l.err
@@ -167,5 +170,5 @@ func (a *App) finishDictation(ctx context.Context, id int64, rec Recorder, r Rec
 			}
 		}
 	}
-	return a.transcribeItem(ctx, id, "", r.Samples, dictationBeams, nil)
+	return a.transcribeItem(ctx, id, "", r.Samples, dictationBeams, runtime.Dictation, nil)
 }

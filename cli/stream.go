@@ -16,10 +16,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 )
-
-func init() { register(newStreamCmd) }
 
 type streamFlags struct {
 	model    string
@@ -83,12 +82,22 @@ func runStream(cmd *cobra.Command, fl streamFlags, src string) error {
 		defer s.Close()
 		read = s.Read
 	}
-	mf, model, closeModel, err := loadWhisper(cmd, fl.model, fl.threads, 1)
+	path, err := resolveModel(cmd, fl.model)
 	if err != nil {
 		return err
 	}
-	defer closeModel()
-	sm := whisper.NewStreamModel(mf, model)
+	rt, err := newRuntime(cmd, runtime.Options{Threads: fl.threads, WhisperBeams: 1})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	held, err := rt.Speech(cmd.Context(), path, runtime.Interactive)
+	if err != nil {
+		return err
+	}
+	defer held.Release()
+	mf := held.File
+	sm := whisper.NewStreamModel(mf, held.Model)
 	sm.Options.Language = fl.language
 	if p := strings.TrimSpace(fl.prompt); p != "" {
 		sm.Options.InitialPrompt = mf.Vocab.Encode(" " + p)

@@ -15,10 +15,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 )
-
-func init() { register(newTranscribeCmd) }
 
 type transcribeFlags struct {
 	model          string
@@ -84,11 +83,21 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 		}
 	}
 	stderr := cmd.ErrOrStderr()
-	mf, model, closeModel, err := loadWhisper(cmd, fl.model, fl.threads, fl.beam)
+	path, err := resolveModel(cmd, fl.model)
 	if err != nil {
 		return err
 	}
-	defer closeModel()
+	rt, err := newRuntime(cmd, runtime.Options{Threads: fl.threads, WhisperBeams: fl.beam})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	sm, err := rt.Speech(cmd.Context(), path, runtime.Interactive)
+	if err != nil {
+		return err
+	}
+	defer sm.Release()
+	mf, model := sm.File, sm.Model
 
 	opt := whisper.DefaultTranscribeOptions()
 	opt.Temperatures = whisper.FallbackTemperatures(fl.temperature)
@@ -130,32 +139,6 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 		return &exitError{code: 1, err: fmt.Errorf("%d of %d files failed", failed, len(files))}
 	}
 	return nil
-}
-
-// loadWhisper opens a Whisper model (a file or a name in the models
-// folder) on the --backend with threads workers and beams beams; close
-// releases it all.
-func loadWhisper(cmd *cobra.Command, name string, threads, beams int) (*whisper.File, *whisper.Model, func(), error) {
-	path, err := resolveModel(cmd, name)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	mf, err := whisper.OpenFile(path)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	backend, err := openBackend(cmd, threads)
-	if err != nil {
-		mf.Close()
-		return nil, nil, nil, err
-	}
-	model, err := mf.Load(backend, whisper.Options{Beams: beams})
-	if err != nil {
-		backend.Close()
-		mf.Close()
-		return nil, nil, nil, err
-	}
-	return mf, model, func() { model.Close(); backend.Close(); mf.Close() }, nil
 }
 
 // maxBeam bounds --beam: each beam holds a self-attention cache.

@@ -80,15 +80,14 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), MaxStreamAudio+time.Minute)
 	defer cancel()
-	mc, release, err := s.pool.acquire(ctx, name, KindSpeech)
+	sm, err := s.speech(ctx, name)
 	if err != nil {
-		writeError(w, acquireError(err))
+		writeError(w, err)
 		return
 	}
-	defer release()
-	sm := mc.(*speechModel)
-	tr := whisper.NewStreamModel(sm.f, sm.m)
-	if lang := q.Get("language"); lang != "" && sm.f.H.Multilingual() {
+	defer sm.Release()
+	tr := whisper.NewStreamModel(sm.File, sm.Model)
+	if lang := q.Get("language"); lang != "" && sm.File.H.Multilingual() {
 		if !slices.Contains(whisper.Languages, lang) {
 			writeError(w, badRequest("language", fmt.Sprintf("unknown language %q (an ISO-639-1 code such as en, de, fr)", lang)))
 			return
@@ -96,7 +95,7 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 		tr.Options.Language = lang
 	}
 	if p := strings.TrimSpace(q.Get("prompt")); p != "" {
-		tr.Options.InitialPrompt = sm.f.Vocab.Encode(" " + p[:min(len(p), 2000)])
+		tr.Options.InitialPrompt = sm.File.Vocab.Encode(" " + p[:min(len(p), 2000)])
 	}
 
 	conn, err := upgrader.Upgrade(w, r, nil)

@@ -90,7 +90,7 @@ func BenchmarkStream(b *testing.B) {
 				b.ReportMetric((c1-c0).Seconds()/secs, "cpu-s/audio-s")
 				b.ReportMetric(float64(s.Decodes()), "decodes")
 				b.ReportMetric(float64(rel.Milliseconds()), "release-ms")
-				b.ReportMetric(float64((c2-c1).Milliseconds()), "release-cpu-ms")
+				b.ReportMetric(float64((c2 - c1).Milliseconds()), "release-cpu-ms")
 				b.Logf("%s: %d decodes: %q", c.name, s.Decodes(), res.Text)
 			}
 		})

@@ -44,6 +44,11 @@ type TranscribeOptions struct {
 	// MaxPasses, when positive, stops after that many windows even if
 	// audio is left (a streaming step must cost one encoder pass).
 	MaxPasses int
+	// BeforeWindow, if set, runs before every 30-s window after the
+	// first; an error stops the transcription with it. The model is not
+	// in use while it runs, so a cache can lend it to a more urgent
+	// caller between windows (a dictation during a file job).
+	BeforeWindow func(ctx context.Context) error
 }
 
 // DefaultTranscribeOptions are the reference implementation's defaults.
@@ -117,6 +122,11 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 	for pass := 0; seek < contentFrames && (opt.MaxPasses <= 0 || pass < opt.MaxPasses); pass++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if seek > 0 && opt.BeforeWindow != nil {
+			if err := opt.BeforeWindow(ctx); err != nil {
+				return nil, err
+			}
 		}
 		timeOffset := float64(seek*HopLength) / SampleRate
 		segSize := min(nFrames, contentFrames-seek)
