@@ -36,6 +36,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		// Speech and chat.
 		newTranscribeCmd(),
+		newStreamCmd(),
 		newChatCmd(),
 		newGenerateCmd(),
 		// Serving: the API and the UI in a browser.
