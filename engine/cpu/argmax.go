@@ -26,11 +26,8 @@ func (e *Exec) argmax(d *plan.Dispatch) error {
 	if m == 0 {
 		return nil
 	}
-	if n == 0 {
-		return e.errf("argmax over an empty row")
-	}
-	if m > 1 && ldx < n {
-		return e.errf("ldx %d smaller than n %d", ldx, n)
+	if err := a.Check(); err != nil {
+		return e.errf("%v", err)
 	}
 	x, err := e.f32(d, 0, extent(m, ldx, n))
 	if err != nil {
