@@ -139,11 +139,11 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 		kvLen: p.KVLen, pos0: p.Pos0, causal: p.Flags&plan.FlagCausal != 0, perSeq: p.Flags&plan.FlagPerSeqRows != 0,
 		scale: p.Scale, hs: p.HeadStride, ps: p.PosStride, ss: p.SeqStride, ldp: p.Ldp}
 	nKV := p.NKV
-	if a.m == 0 || a.nHead == 0 {
-		return nil
-	}
 	if err := p.Check(); err != nil {
 		return e.errf("%v", err)
+	}
+	if a.m == 0 || a.nHead == 0 {
+		return nil
 	}
 	if a.kvLen > maxKV {
 		return e.errf("kvLen %d beyond the supported %d", a.kvLen, maxKV)

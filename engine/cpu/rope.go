@@ -113,11 +113,11 @@ func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, mode uint32, ropeDim int
 func (e *Exec) rope(d *plan.Dispatch) error {
 	p := plan.DecodeRope(d)
 	hd, nHead, m, ldx := p.HeadDim, p.NHead, p.M, p.Ldx
-	if m == 0 || nHead == 0 {
-		return nil
-	}
 	if err := p.Check(); err != nil {
 		return e.errf("%v", err)
+	}
+	if m == 0 || nHead == 0 {
+		return nil
 	}
 	k := &e.ropeT
 	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead, pos0: p.Pos0, perSeq: p.Flags&plan.FlagPerSeqRows != 0}
@@ -139,11 +139,11 @@ func (e *Exec) rope(d *plan.Dispatch) error {
 func (e *Exec) ropeKV(d *plan.Dispatch) error {
 	p := plan.DecodeRopeKV(d)
 	hd, nHead, nKV, m, ldx := p.HeadDim, p.NHead, p.NKV, p.M, p.Ldqkv
-	if m == 0 {
-		return nil
-	}
 	if err := p.Check(); err != nil {
 		return e.errf("%v", err)
+	}
+	if m == 0 {
+		return nil
 	}
 	k := &e.ropeT
 	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead + nKV, pos0: p.Pos0, perSeq: p.Flags&plan.FlagPerSeqRows != 0,
