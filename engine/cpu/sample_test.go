@@ -126,9 +126,9 @@ func sampleOnce(t *testing.T, x []float32, hist []int32, sp sampleParams) int32 
 		hb = h.i32("hist", append([]int32{12345}, hist...)) // the window starts at 4 bytes
 	}
 	sb := h.nan("scratch", 2*n)
-	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Hist: bind(hb), Scratch: bind(sb), N: int(n), TopK: int(sp.topK), TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep, Seed: uint64(uint32(sp.seed)) | uint64(uint32(sp.seed>>32))<<32, HistLen: int(len(hist)), Presence: sp.pres, Frequency: sp.freq}.Dispatch()
+	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Hist: bind(hb), Scratch: bind(sb), N: int(n), TopK: int(sp.topK), TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep, Seed: uint64(sp.seed), HistLen: len(hist), Presence: sp.pres, Frequency: sp.freq}.Dispatch()
 	if hist != nil {
-		d.Bind[2].Off = 4
+		d.Bind[plan.SlotSampleHist].Off = 4
 	}
 	d.NPatch = 1
 	d.Patch[0] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}
