@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
 // Device is an audio input device.
@@ -182,7 +183,7 @@ func (d *Dictation) Stop() (Item, error) {
 	if _, err := d.a.History.FinishRecording(id, r.DurationMs); err != nil {
 		return fail(err)
 	}
-	it, err := d.a.transcribeItem(d.a.Chat.ctx, id, "", r.Samples, dictationBeams, nil)
+	it, err := d.a.transcribeItem(d.a.ctx, id, "", r.Samples, dictationBeams, runtime.Dictation, nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -190,7 +191,7 @@ func (d *Dictation) Stop() (Item, error) {
 	set, err := d.a.Settings.Get()
 	if err == nil && set.Cleanup && text != "" {
 		// A failed clean-up must not lose the dictation: the raw text goes out.
-		if c, err := d.a.Chat.cleanup(d.a.Chat.ctx, text, set.CleanupPrompt); err == nil {
+		if c, err := d.a.Chat.cleanup(d.a.ctx, text, set.CleanupPrompt); err == nil {
 			text = c
 		}
 	}
@@ -237,7 +238,7 @@ func (a *App) preloadSpeech() {
 	go func() {
 		defer a.wg.Done()
 		if !a.closed() {
-			a.engines.withSpeech(path, func(*speechModel) error { return nil })
+			a.withSpeech(a.ctx, path, runtime.Dictation, func(*runtime.SpeechModel) error { return nil })
 		}
 	}()
 }

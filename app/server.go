@@ -18,12 +18,10 @@ type ServerStatus struct {
 }
 
 // Server runs the OpenAI-compatible API (package serve) inside the app,
-// over the app's models folder. It loads its own models on demand (and
-// unloads them after the settings' idle time), separately from the app's
-// cache.
+// over the app's models folder and the app's model cache: an API request
+// and a dictation use the same loaded model, queued by priority.
 type Server struct {
-	a       *App
-	threads int
+	a *App
 
 	mu        sync.Mutex
 	st        ServerStatus
@@ -72,12 +70,9 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 	if s.a.closed() {
 		return fail(errClosed)
 	}
-	cfg := serve.Config{Store: s.a.models, Threads: s.threads}
+	cfg := serve.Config{Store: s.a.models, Runtime: s.a.rt, WhisperBeam: speechBeams}
 	if set, err := s.a.Settings.Get(); err == nil {
-		cfg.IdleUnload = set.idleUnload()
-		if cfg.IdleUnload == 0 {
-			cfg.IdleUnload = -1 // the setting's 0 is "never"; serve's is "default"
-		}
+		cfg.CORSOrigins = set.corsOrigins()
 	}
 	srv, err := serve.New(cfg)
 	if err != nil {
@@ -85,6 +80,12 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 	}
 	ln, err := serve.Listen(addr, "")
 	if err != nil {
+		srv.Close()
+		return fail(err)
+	}
+	hs, err := serve.HTTPServer(srv, ln)
+	if err != nil {
+		ln.Close()
 		srv.Close()
 		return fail(err)
 	}
@@ -98,7 +99,7 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
-		err := serve.Serve(ctx, serve.HTTPServer(srv), ln)
+		err := serve.Serve(ctx, hs, ln)
 		srv.Close()
 		s.mu.Lock()
 		if s.done == done { // not already replaced by a Stop/Start

@@ -12,6 +12,7 @@ import (
 
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/localhttp"
 	"github.com/harkapp/hark/serve"
 )
 
@@ -36,7 +37,16 @@ type SettingsData struct {
 	IdleUnloadMinutes int    `json:"idleUnloadMinutes"` // 0 = never unload
 	ServerAddr        string `json:"serverAddr"`
 	ServerAutoStart   bool   `json:"serverAutoStart"`
+	// ServerCORSOrigins lists, space- or comma-separated, the origins
+	// whose web pages may call the API server ("" = none).
+	ServerCORSOrigins string `json:"serverCorsOrigins"`
 	Theme             string `json:"theme"` // "system" | "light" | "dark"
+	// ForceCPU runs models on the CPU even where a GPU backend is
+	// available (models loaded from then on).
+	ForceCPU bool `json:"forceCPU"`
+	// SpeedProbe is this machine's measured speed, which the model advice
+	// uses (written by the app; nil until measured).
+	SpeedProbe *SpeedProbe `json:"speedProbe,omitempty"`
 }
 
 // DefaultCleanupPrompt is the clean-up instruction when the user has not
@@ -101,11 +111,23 @@ func (d SettingsData) validate() error {
 		return bad("serverAddr", d.ServerAddr, "HOST:PORT, e.g. 127.0.0.1:8089")
 	}
 	for _, m := range []struct{ field, v string }{{"speechModel", d.SpeechModel}, {"chatModel", d.ChatModel}} {
-		if len(m.v) > 4096 || strings.ContainsRune(m.v, 0) {
-			return bad(m.field, m.v, "a model name or path")
+		// Names only: a path here would let any caller of Settings.Update
+		// make the app open a file of its choosing (import files instead).
+		if len(m.v) > 255 || !validModelName(m.v) {
+			return bad(m.field, m.v, "the name of an installed model, not a path")
+		}
+	}
+	for _, o := range d.corsOrigins() {
+		if err := localhttp.CheckOrigin(o); err != nil {
+			return bad("serverCorsOrigins", o, "origins such as http://localhost:3000")
 		}
 	}
 	return nil
+}
+
+// corsOrigins splits ServerCORSOrigins.
+func (d SettingsData) corsOrigins() []string {
+	return strings.FieldsFunc(d.ServerCORSOrigins, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' })
 }
 
 // Settings is the settings service.
@@ -140,10 +162,12 @@ func (s *Settings) Update(d SettingsData) (SettingsData, error) {
 		return SettingsData{}, err
 	}
 	s.mu.Lock()
-	raw, err := json.Marshal(d)
-	if err == nil {
-		err = s.a.db.SetSetting(settingsKey, string(raw))
+	if d.SpeedProbe == nil { // measured by the app, not set by the UI
+		if old, err := s.Get(); err == nil {
+			d.SpeedProbe = old.SpeedProbe
+		}
 	}
+	err := s.saveLocked(d)
 	s.mu.Unlock()
 	if err != nil {
 		return SettingsData{}, err
@@ -155,8 +179,23 @@ func (s *Settings) Update(d SettingsData) (SettingsData, error) {
 			return d, err
 		}
 	}
-	s.a.engines.unloadIdle()
+	s.a.rt.UnloadIdle()
+	if err := s.a.rt.SetBackend(d.backendChoice()); err != nil {
+		return d, err
+	}
+	if !s.a.noProbe {
+		s.a.probeSpeed() // again when ForceCPU changed
+	}
 	return d, nil
+}
+
+// saveLocked stores d; s.mu is held.
+func (s *Settings) saveLocked(d SettingsData) error {
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	return s.a.db.SetSetting(settingsKey, string(raw))
 }
 
 // Defaults returns the default settings (for a "reset" button).

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 )
 
@@ -66,10 +67,46 @@ func newTranscription(a *App) *Transcription {
 	return &Transcription{a: a, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
 }
 
-// Add queues the file at path for transcription with model ("" = the
-// settings' speech model) and creates its history item. Nothing is
-// decoded up front: a file that cannot be read fails its job.
-func (t *Transcription) Add(path, model string) (Job, error) {
+// Add queues an upload (the id the bridge's /api/upload returned) for
+// transcription with model ("" = the settings' speech model, else an
+// installed model's name) and creates its history item. The upload becomes
+// the item's audio, under the recordings, and is deleted with it. Nothing
+// is decoded up front: a file that cannot be read fails its job. Paths are
+// never accepted here: this method is reachable over HTTP (AddFile is the
+// window's, for native drops and the file dialog).
+func (t *Transcription) Add(upload, model string) (Job, error) {
+	if upload == "" {
+		return Job{}, errors.New("no file given")
+	}
+	if strings.ContainsAny(upload, `/\`) {
+		return Job{}, errNotPath
+	}
+	if _, _, err := t.a.Models.resolveSpeech(model); err != nil {
+		return Job{}, err
+	}
+	up, err := t.a.uploads.take(upload)
+	if err != nil {
+		return Job{}, err
+	}
+	defer up.discard()
+	audio := filepath.Join(t.a.recDir, upload+"-"+up.name)
+	if err := os.Rename(up.path, audio); err != nil {
+		return Job{}, fmt.Errorf("keeping %s: %w", up.name, err)
+	}
+	r := Item{Kind: KindFile, Title: up.name, AudioPath: audio, Status: StatusRecorded}.row()
+	row, err := t.a.db.InsertItem(r)
+	if err != nil {
+		os.Remove(audio)
+		return Job{}, err
+	}
+	return t.enqueue(row.ID, model)
+}
+
+// AddFile queues the user's own file at path, as Add does for uploads; the
+// file stays where it is (never deleted) and is replayed from there. Only
+// the window calls it, with paths from the OS's drop or file dialog: App
+// is not a bound service, so no page can name a path.
+func (a *App) AddFile(path, model string) (Job, error) {
 	if path == "" {
 		return Job{}, errors.New("no file given")
 	}
@@ -84,15 +121,15 @@ func (t *Transcription) Add(path, model string) (Job, error) {
 	if !st.Mode().IsRegular() {
 		return Job{}, fmt.Errorf("%s is not a file", path)
 	}
-	if _, _, err := t.a.Models.resolveSpeech(model); err != nil {
+	if _, _, err := a.Models.resolveSpeech(model); err != nil {
 		return Job{}, err
 	}
 	r := Item{Kind: KindFile, Title: filepath.Base(abs), SourcePath: abs, Status: StatusRecorded}.row()
-	row, err := t.a.db.InsertItem(r)
+	row, err := a.db.InsertItem(r)
 	if err != nil {
 		return Job{}, err
 	}
-	return t.enqueue(row.ID, model)
+	return a.Transcription.enqueue(row.ID, model)
 }
 
 // Jobs lists this session's jobs in the order they were added.
@@ -250,7 +287,7 @@ func (t *Transcription) runNext() bool {
 	defer cancel()
 
 	t.a.emit.Emit("transcription:progress", Progress{ID: j.ID})
-	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, speechBeams, func(p float64, seg *Segment) {
+	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, speechBeams, runtime.Batch, func(p float64, seg *Segment) {
 		t.mu.Lock()
 		if p >= 0 {
 			j.Progress = p
@@ -332,7 +369,7 @@ func (t *Transcription) close() {
 // beams is the beam size at temperature 0: file jobs use speechBeams
 // (the CLI's default) for accuracy, dictation 1 (greedy, openai's
 // transcribe() default) for latency.
-func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, progress func(float64, *Segment)) (Item, error) {
+func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *Segment)) (Item, error) {
 	it, err := a.History.Get(id)
 	if err != nil {
 		return Item{}, err
@@ -360,13 +397,16 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 		return Item{}, err
 	}
 	var res *whisper.Result
-	err = a.engines.withSpeech(path, func(m *speechModel) error {
+	err = a.withSpeech(ctx, path, pri, func(m *runtime.SpeechModel) error {
 		opt := whisper.DefaultTranscribeOptions()
 		opt.BeamSize = min(max(beams, 1), speechBeams)
+		if pri == runtime.Batch {
+			opt.BeforeWindow = m.Yield // a dictation goes first
+		}
 		if set.Language != "auto" {
 			opt.Language = set.Language
 		}
-		if !m.file.H.Multilingual() {
+		if !m.File.H.Multilingual() {
 			opt.Language = "en"
 		}
 		if progress != nil {
@@ -378,9 +418,9 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 		}
 		var err error
 		if samples != nil {
-			res, err = m.file.TranscribeSamples(ctx, m.model, samples, opt)
+			res, err = m.File.TranscribeSamples(ctx, m.Model, samples, opt)
 		} else {
-			res, err = m.file.TranscribeFile(ctx, m.model, it.audioFile(), opt)
+			res, err = m.File.TranscribeFile(ctx, m.Model, it.audioFile(), opt)
 		}
 		return err
 	})
@@ -412,7 +452,7 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 // (waiting for the speech model if a job holds it), and stores the result.
 // For Go callers (dictation); the UI uses Transcription and History.
 func (a *App) TranscribeItem(ctx context.Context, id int64, model string) (Item, error) {
-	return a.transcribeItem(ctx, id, model, nil, speechBeams, nil)
+	return a.transcribeItem(ctx, id, model, nil, speechBeams, runtime.Interactive, nil)
 }
 
 // SamplesResult is a transcription of raw samples.
@@ -436,17 +476,17 @@ func (a *App) TranscribeSamples(ctx context.Context, samples []float32, language
 		return SamplesResult{}, err
 	}
 	var res *whisper.Result
-	err = a.engines.withSpeech(path, func(m *speechModel) error {
+	err = a.withSpeech(ctx, path, runtime.Dictation, func(m *runtime.SpeechModel) error {
 		opt := whisper.DefaultTranscribeOptions()
 		opt.BeamSize = dictationBeams
 		if language != "auto" {
 			opt.Language = language
 		}
-		if !m.file.H.Multilingual() {
+		if !m.File.H.Multilingual() {
 			opt.Language = "en"
 		}
 		var err error
-		res, err = m.file.TranscribeSamples(ctx, m.model, samples, opt)
+		res, err = m.File.TranscribeSamples(ctx, m.Model, samples, opt)
 		return err
 	})
 	if err != nil {

@@ -130,20 +130,19 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.generate(w, r, generation{params: req.genParams, opts: o,
-		prompt: func(l *llmModel) ([]int32, error) { return l.gen.PromptTokens(prompt, l.addBOS), nil }})
+		prompt: func(l *llmModel) ([]int32, error) { return l.promptTokens(prompt, l.addBOS) }})
 }
 
 // generate runs g on its model once the model's turn comes, answering as
 // one JSON object or as server-sent events.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, g generation) {
 	ctx := r.Context()
-	mc, release, err := s.pool.acquire(ctx, g.params.Model, KindChat)
+	l, err := s.llm(ctx, g.params.Model)
 	if err != nil {
-		writeError(w, acquireError(err))
+		writeError(w, err)
 		return
 	}
-	defer release()
-	l := mc.(*llmModel)
+	defer l.h.Release()
 	prompt, err := g.prompt(l)
 	if err != nil {
 		writeError(w, err)
