@@ -39,13 +39,6 @@ func kitBackend(t testing.TB) plan.Backend {
 	return be.WithTuning(*kitTune)
 }
 
-// kitOp builds a dispatch over bindings 0..len(init)-1 (nil = NoBuf).
-func kitOp(k plan.Kernel, ty ggml.Type, nbind int, params ...uint32) plan.Dispatch {
-	d := plan.Dispatch{Kernel: k, Type: ty, NBind: uint8(nbind)}
-	copy(d.P[:], params)
-	return d
-}
-
 // kitRun runs d on both backends; init[i] is binding i's initial bytes
 // (nil: the binding is NoBuf). It returns each binding's final bytes, CPU
 // then MSL.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -23,10 +22,8 @@ type sampleParams struct {
 // same token; x must be left unchanged.
 func runSample(t *testing.T, x []float32, sp sampleParams, seed uint64, step int, what string) int32 {
 	t.Helper()
-	f := math.Float32bits
 	n := len(x)
-	d := kitOp(plan.Sample, ggml.F32, 4, uint32(n), uint32(sp.topK), f(sp.topP), f(sp.minP), f(sp.temp), f(sp.rep),
-		uint32(seed), uint32(seed>>32), uint32(len(sp.hist)), uint32(step), f(sp.pres), f(sp.freq))
+	d := plan.SampleArgs{N: int(n), TopK: int(sp.topK), TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep, Seed: seed, HistLen: len(sp.hist), Step: int(step), Presence: sp.pres, Frequency: sp.freq}.Dispatch()
 	var hist []byte
 	if sp.hist != nil {
 		hist = kitI32(sp.hist)
