@@ -116,10 +116,8 @@ func TestSampleDegenerate(t *testing.T) {
 // sampleBoth returns the CPU's and the backend's tokens for one draw.
 func sampleBoth(t *testing.T, x []float32, sp sampleParams, seed uint64, step int) (want, have int32) {
 	t.Helper()
-	f := math.Float32bits
 	n := len(x)
-	d := kitOp(plan.Sample, ggml.F32, 4, uint32(n), uint32(sp.topK), f(sp.topP), f(sp.minP), f(sp.temp), f(sp.rep),
-		uint32(seed), uint32(seed>>32), uint32(len(sp.hist)), uint32(step), f(sp.pres), f(sp.freq))
+	d := plan.SampleArgs{N: n, TopK: int(sp.topK), TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep, Seed: seed, HistLen: len(sp.hist), Step: step, Presence: sp.pres, Frequency: sp.freq}.Dispatch()
 	ref, got := kitRun(t, d, [][]byte{kitF32(x), kitI32([]int32{-1}), nil, kitF32(kitNaNs(2 * n))})
 	return kitAsI32(ref[1])[0], kitAsI32(got[1])[0]
 }
