@@ -28,13 +28,13 @@ type Prompt struct {
 // in the order given (most relevant first), adding terms while the whole
 // prompt stays within budget tokens; the rest are reported as Dropped.
 // Whisper then continues in the prompt's style, so terms that are spoken
-// tend to come out spelt as listed. budget <= 0 means PromptTokens.
+// tend to come out spelt as listed. budget <= 0 turns the prompt off.
 func BuildPrompt(enc Encoder, terms []Term, budget int) Prompt {
+	var p Prompt
 	if budget <= 0 {
-		budget = PromptTokens
+		return p
 	}
 	budget = min(budget, ContextTokens)
-	var p Prompt
 	var used []string
 	for i, t := range terms {
 		try := append(used[:len(used):len(used)], t.Text)

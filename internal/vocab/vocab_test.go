@@ -59,14 +59,15 @@ func TestBuildPromptBudget(t *testing.T) {
 	require.Equal(t, []string{"Hark", "x"}, p.Dropped)
 	require.Len(t, p.Tokens, 5)
 
-	all := BuildPrompt(wordEncoder{}, terms, 0)
+	require.Empty(t, BuildPrompt(wordEncoder{}, terms, 0).Tokens) // off
+	all := BuildPrompt(wordEncoder{}, terms, PromptTokens)
 	require.Empty(t, all.Dropped)
 	require.Equal(t, " Kubernetes, Py Torch, Hark, x.", all.Text)
 
 	none := BuildPrompt(wordEncoder{}, terms, 1)
 	require.Empty(t, none.Tokens)
 	require.Len(t, none.Dropped, 4)
-	require.Empty(t, BuildPrompt(wordEncoder{}, nil, 0).Tokens)
+	require.Empty(t, BuildPrompt(wordEncoder{}, nil, PromptTokens).Tokens)
 }
 
 func TestBias(t *testing.T) {
