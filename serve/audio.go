@@ -18,6 +18,7 @@ import (
 	"golang.org/x/text/language/display"
 
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/vocab"
 )
 
 // Response formats of the audio endpoints.
@@ -26,6 +27,7 @@ var audioFormats = []string{"json", "text", "srt", "verbose_json", "vtt"}
 // audioRequest is the multipart form of a transcription.
 type audioRequest struct {
 	model, language, prompt, format string
+	vocabulary                      []vocab.Term // the "vocabulary" field: one term a line
 	temperature                     float32
 	words, segments                 bool
 	file                            string // the upload, saved to a temporary file
@@ -108,6 +110,10 @@ func (s *Server) readAudioForm(w http.ResponseWriter, r *http.Request) (*audioRe
 			req.language = strings.TrimSpace(v)
 		case "prompt":
 			req.prompt = v
+		case "vocabulary":
+			if req.vocabulary, err = vocab.Parse(v); err != nil {
+				return fail(badRequest("vocabulary", err.Error()))
+			}
 		case "response_format":
 			req.format = v
 		case "temperature":
@@ -204,6 +210,10 @@ func (s *Server) transcribe(ctx context.Context, sm *speechModel, req *audioRequ
 	if p := strings.TrimSpace(req.prompt); p != "" {
 		opt.InitialPrompt = f.Vocab.Encode(" " + p)
 	}
+	fix, err := steerVocabulary(&opt, f.Vocab, req.vocabulary)
+	if err != nil {
+		return nil, 0, err
+	}
 	spec, err := f.FileSpectrogram(req.file)
 	if err != nil {
 		return nil, 0, badRequest("file", "The audio file could not be decoded: "+err.Error())
@@ -217,6 +227,9 @@ func (s *Server) transcribe(ctx context.Context, sm *speechModel, req *audioRequ
 	}
 	if err != nil {
 		return nil, 0, err
+	}
+	if fix != nil {
+		fix.ApplyResult(res)
 	}
 	return res, res.Duration, nil
 }
