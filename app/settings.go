@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkapp/hark/app/modes"
 	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/serve"
 )
@@ -37,6 +39,16 @@ type SettingsData struct {
 	ServerAddr        string `json:"serverAddr"`
 	ServerAutoStart   bool   `json:"serverAutoStart"`
 	Theme             string `json:"theme"` // "system" | "light" | "dark"
+	// Vocabulary, replacements, voice commands and modes (vocabulary.go).
+	Vocabulary       string         `json:"vocabulary"`       // one term a line (internal/vocab)
+	VocabularyPrompt bool           `json:"vocabularyPrompt"` // terms go into Whisper's prompt
+	VocabularyBias   float32        `json:"vocabularyBias"`   // logit bias on terms' first tokens (0 = off)
+	Replacements     []rewrite.Rule `json:"replacements"`
+	VoiceCommands    bool           `json:"voiceCommands"`
+	AutoEnter        bool           `json:"autoEnter"`
+	Modes            []modes.Mode   `json:"modes"`
+	DefaultMode      string         `json:"defaultMode"` // "" = the settings above
+	ActiveMode       string         `json:"activeMode"`  // chosen by hand; "" = by the focused app
 }
 
 // DefaultCleanupPrompt is the clean-up instruction when the user has not
@@ -64,6 +76,10 @@ func defaultSettings() SettingsData {
 		IdleUnloadMinutes: 10,
 		ServerAddr:        serve.DefaultAddr,
 		Theme:             "system",
+		VocabularyPrompt:  true,
+		VoiceCommands:     true,
+		Replacements:      []rewrite.Rule{},
+		Modes:             []modes.Mode{},
 	}
 }
 
@@ -99,6 +115,9 @@ func (d SettingsData) validate() error {
 	}
 	if _, port, err := net.SplitHostPort(d.ServerAddr); err != nil || port == "" {
 		return bad("serverAddr", d.ServerAddr, "HOST:PORT, e.g. 127.0.0.1:8089")
+	}
+	if err := d.validateWords(); err != nil {
+		return err
 	}
 	for _, m := range []struct{ field, v string }{{"speechModel", d.SpeechModel}, {"chatModel", d.ChatModel}} {
 		if len(m.v) > 4096 || strings.ContainsRune(m.v, 0) {
