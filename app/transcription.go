@@ -333,6 +333,12 @@ func (t *Transcription) close() {
 // (the CLI's default) for accuracy, dictation 1 (greedy, openai's
 // transcribe() default) for latency.
 func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, progress func(float64, *Segment)) (Item, error) {
+	return a.transcribeWith(ctx, id, model, samples, beams, progress, nil)
+}
+
+// transcribeWith is transcribeItem following plan (nil: the settings'
+// vocabulary, no mode); plan.model, if set, replaces model.
+func (a *App) transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, progress func(float64, *Segment), plan *wordPlan) (Item, error) {
 	it, err := a.History.Get(id)
 	if err != nil {
 		return Item{}, err
@@ -356,19 +362,25 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 	if err != nil {
 		return fail(err)
 	}
+	if plan == nil {
+		if plan, err = planFor(set, "", false); err != nil {
+			return fail(err)
+		}
+	}
 	if err := a.db.SetItemStatus(id, StatusTranscribing, ""); err != nil {
 		return Item{}, err
 	}
+	if plan.model != "" {
+		if path, name, err = a.Models.resolveSpeech(plan.model); err != nil {
+			return fail(err)
+		}
+	}
 	var res *whisper.Result
+	var used []string
 	err = a.engines.withSpeech(path, func(m *speechModel) error {
 		opt := whisper.DefaultTranscribeOptions()
 		opt.BeamSize = min(max(beams, 1), speechBeams)
-		if set.Language != "auto" {
-			opt.Language = set.Language
-		}
-		if !m.file.H.Multilingual() {
-			opt.Language = "en"
-		}
+		used = plan.steer(&opt, m.file)
 		if progress != nil {
 			opt.OnProgress = func(p float64) { progress(p, nil) }
 			opt.OnSegment = func(s whisper.Segment) {
@@ -399,6 +411,9 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 	}
 	it.Status, it.Error = StatusDone, ""
 	if err := a.History.save(it); err != nil {
+		return Item{}, err
+	}
+	if err := a.recordContext(id, plan, used); err != nil {
 		return Item{}, err
 	}
 	it, err = a.History.Get(id)
