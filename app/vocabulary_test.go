@@ -21,8 +21,12 @@ type fixedFocus struct {
 	app string
 }
 
-func (f *fixedFocus) FocusedApp() (string, error) { f.mu.Lock(); defer f.mu.Unlock(); return f.app, nil }
-func (f *fixedFocus) set(app string)              { f.mu.Lock(); f.app = app; f.mu.Unlock() }
+func (f *fixedFocus) FocusedApp() (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.app, nil
+}
+func (f *fixedFocus) set(app string) { f.mu.Lock(); f.app = app; f.mu.Unlock() }
 
 // returnSink is a textSink that also presses Return.
 type returnSink struct {
