@@ -169,3 +169,55 @@ func (d *Dictation) finishText(p *wordPlan, text string, out platform.Output, re
 	}
 	return text, nil
 }
+
+// maxPreview bounds the text PreviewText rewrites (it comes from the UI).
+const maxPreview = 8000
+
+// PreviewText shows what dictation would insert for text under the draft
+// settings d (unsaved): "sounds like" spellings, replacements and voice
+// commands, without clean-up. Settings' live preview.
+func (s *Settings) PreviewText(d SettingsData, text string) (string, error) {
+	if len(text) > maxPreview {
+		return "", fmt.Errorf("preview: at most %d bytes", maxPreview)
+	}
+	if err := d.validateWords(); err != nil {
+		return "", err
+	}
+	terms, _ := vocab.Parse(d.Vocabulary)
+	rw, err := rewrite.New(rewrite.Options{Vocabulary: terms, Rules: d.Replacements, Commands: d.VoiceCommands})
+	if err != nil {
+		return "", err
+	}
+	return rw.Apply(text), nil
+}
+
+// PromptFit tells which terms of a vocabulary list (plus a mode's list
+// before it, "" for none) go into Whisper's prompt with the speech model
+// ("" = the settings') and which do not fit its share of the context.
+func (s *Settings) PromptFit(vocabulary, modeVocabulary, model string) (vocab.Prompt, error) {
+	global, err := vocab.Parse(vocabulary)
+	if err != nil {
+		return vocab.Prompt{}, err
+	}
+	mine, err := vocab.Parse(modeVocabulary)
+	if err != nil {
+		return vocab.Prompt{}, err
+	}
+	path, _, err := s.a.Models.resolveSpeech(model)
+	if err != nil {
+		return vocab.Prompt{}, err
+	}
+	f, err := whisper.OpenFile(path)
+	if err != nil {
+		return vocab.Prompt{}, err
+	}
+	defer f.Close()
+	p := vocab.BuildPrompt(f.Vocab, vocab.Merge(mine, global), vocab.PromptTokens)
+	if p.Used == nil {
+		p.Used = []string{}
+	}
+	if p.Dropped == nil {
+		p.Dropped = []string{}
+	}
+	return p, nil
+}

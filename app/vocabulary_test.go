@@ -162,3 +162,29 @@ func TestModeTranslatePlumbing(t *testing.T) {
 	require.Equal(t, "en", opt.Language)
 	require.True(t, strings.HasPrefix(kit.Vocab.Decode(opt.Vocabulary), " Hark"))
 }
+
+func TestPreviewAndPromptFit(t *testing.T) {
+	a := openApp(t, t.TempDir(), testModelsDir(t), nil)
+	d := defaultSettings()
+	d.Vocabulary = "Kubernetes = cooper netties\n"
+	d.Replacements = []rewrite.Rule{{From: "teh", To: "the", WholeWord: true, IgnoreCase: true}}
+	got, err := a.Settings.PreviewText(d, "Teh cooper netties cluster. New line. Done.")
+	require.NoError(t, err)
+	require.Equal(t, "the Kubernetes cluster.\nDone.", got)
+	d.Vocabulary = "= bad"
+	_, err = a.Settings.PreviewText(d, "x")
+	require.Error(t, err)
+	_, err = a.Settings.PreviewText(defaultSettings(), strings.Repeat("x", maxPreview+1))
+	require.Error(t, err)
+
+	var list strings.Builder
+	for i := range 60 {
+		list.WriteString("Term" + strings.Repeat("x", i%3) + string(rune('A'+i%26)) + string(rune('a'+i/26)) + "\n")
+	}
+	p, err := a.Settings.PromptFit(list.String(), "Hark\n", "")
+	require.NoError(t, err)
+	require.Equal(t, "Hark", p.Used[0], "the mode's terms first")
+	require.NotEmpty(t, p.Dropped, "60 terms do not fit")
+	require.Equal(t, 61, len(p.Used)+len(p.Dropped))
+	require.LessOrEqual(t, len(p.Tokens), 112)
+}
