@@ -18,6 +18,8 @@ export interface Item {
   language: string
   error?: string
   audioBytes: number
+  mode: string
+  promptTerms: string[]
 }
 
 export interface Usage { items: number; audioBytes: number; oldest: number }
@@ -57,7 +59,7 @@ export interface ModelInfo {
 
 export interface ServerStatus { running: boolean; addr: string; url: string; error?: string }
 
-export interface DictationStatus { state: 'idle' | 'recording' | 'transcribing'; device: string; startedAt: number; lastText: string }
+export interface DictationStatus { state: 'idle' | 'recording' | 'transcribing'; device: string; startedAt: number; lastText: string; mode?: string }
 export interface Device { id: string; name: string; default: boolean }
 
 export interface SettingsData {
@@ -81,4 +83,33 @@ export interface SettingsData {
   serverAddr: string
   serverAutoStart: boolean
   theme: 'system' | 'light' | 'dark'
+  vocabulary: string
+  vocabularyPrompt: boolean
+  vocabularyBias: number
+  replacements: Rule[]
+  voiceCommands: boolean
+  autoEnter: boolean
+  modes: Mode[]
+  defaultMode: string
+  activeMode: string
 }
+
+// app/rewrite.Rule
+export interface Rule { from: string; to: string; wholeWord: boolean; ignoreCase: boolean }
+
+// app/modes.Mode
+export interface Mode {
+  name: string
+  apps: string[]
+  language: string
+  translate: boolean
+  model: string
+  vocabulary: string
+  cleanup: '' | 'punctuation' | 'email' | 'message' | 'code' | 'custom'
+  cleanupPrompt: string
+  output: '' | 'paste' | 'type' | 'copy'
+  autoEnter: boolean
+}
+
+// internal/vocab.Prompt
+export interface PromptFit { text: string; used: string[]; dropped: string[] }
