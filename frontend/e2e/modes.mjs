@@ -50,6 +50,8 @@ try {
   await mode.locator('select[name="modeCleanup"]').selectOption('message')
   await page.selectOption('select[name="defaultMode"]', '')
   if (shots) {
+    // The sticky view header would cover the card's top in the shot.
+    await page.addStyleTag({ content: '.view-head { position: static !important }' })
     await page.locator('[data-testid="modes"]').scrollIntoViewIfNeeded()
     await page.waitForTimeout(300)
     await page.locator('[data-testid="modes"]').screenshot({ path: join(shots, 'settings-modes.png') })
