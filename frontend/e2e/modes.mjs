@@ -82,6 +82,16 @@ try {
   const m = await page.textContent('[data-testid="item-mode"]')
   const terms = await page.textContent('[data-testid="item-terms"]')
   check(m === 'Chat' && terms === 'Americans, Comrades', `History: mode ${m}, prompt terms ${terms}`)
+
+  // The mode switched by hand from the Dictation view is stored.
+  await page.click('nav [data-view="dictation"]')
+  await page.selectOption('select[name="activeModePicker"]', 'Chat')
+  let active = ''
+  for (let i = 0; i < 50 && active !== 'Chat'; i++) {
+    active = await page.evaluate(async () => (await (await fetch('/api/call/Settings.Get', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' })).json()).result.activeMode)
+    if (active !== 'Chat') await page.waitForTimeout(100)
+  }
+  check(active === 'Chat', 'mode chosen by hand in the Dictation view: ' + active)
   check(errors.length === 0, 'no page errors ' + errors.join('; '))
 } catch (e) {
   await page.screenshot({ path: join(out, 'failure-modes.png') }).catch(() => {})
