@@ -130,7 +130,7 @@ func (e *Exec) encodeOp(op *plan.Dispatch, memo *opMemo, vars *plan.Vars) error 
 	s := &e.enc
 	for _, p := range op.Patch[:op.NPatch] {
 		v := p.Base + p.Mul*vars[p.Var]
-		if v < 0 || (p.Target < plan.PatchOffset0 && v > math.MaxUint32) {
+		if v < 0 || (p.Target.IsParam() && v > math.MaxUint32) {
 			return fmt.Errorf("patch of field %d gives %d (variable %d = %d)", p.Target, v, p.Var, vars[p.Var])
 		}
 	}

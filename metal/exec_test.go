@@ -42,30 +42,24 @@ func toyPlan(t *testing.T) *toy {
 	ty.logits = p.AddBuffer(plan.Buffer{Name: "logits", Kind: plan.IO, Size: 4 * 100})
 	ps, _ := p.AddPass("decode")
 
-	d := plan.Dispatch{Kernel: plan.Embed, Type: ggml.F32, Grid: [3]uint32{1, 1, 1}}
-	d.Bind, d.NBind = plan.Binds(plan.Binding{Buf: ty.emb}, plan.F32At(ty.tokens, 0), plan.F32At(ty.x, 0))
-	d.P[0], d.P[1], d.P[2] = k, 1, k
-	d.AddPatch(plan.PatchOffset0+1, plan.VarPos, 4, 0)
+	d := plan.EmbedArgs{Type: ggml.F32, Table: plan.Binding{Buf: ty.emb}, Ids: plan.F32At(ty.tokens, 0), Out: plan.F32At(ty.x, 0),
+		Dim: k, N: 1, Ldo: k}.Dispatch()
+	d.AddPatch(plan.PatchEmbedIdsOff, plan.VarPos, 4, 0)
 	ps.Add(d)
 	for i := range 3 {
-		mv := plan.Dispatch{Kernel: plan.RMSNormMatVec, Type: ggml.F32, Grid: [3]uint32{n, 1, 1}}
-		mv.Bind, mv.NBind = plan.Binds(plan.Binding{Buf: ty.w, Off: uint64(i * n * k * 4)}, plan.F32At(ty.x, 0), plan.F32At(ty.qkv, i*n), plan.None, plan.None, plan.Binding{Buf: ty.norm})
-		mv.P[0], mv.P[1], mv.P[2], mv.P[3], mv.P[4], mv.P[5], mv.P[6] = n, k, 1, k, 3*n, 0, plan.F32(1e-5)
-		ps.Add(mv)
+		ps.Add(plan.RMSNormMatVecArgs{Type: ggml.F32, W: plan.Binding{Buf: ty.w, Off: uint64(i * n * k * 4)}, X: plan.F32At(ty.x, 0),
+			Out: plan.F32At(ty.qkv, i*n), Bias: plan.None, Res: plan.None, G: plan.Binding{Buf: ty.norm},
+			N: n, K: k, M: 1, Ldx: k, Ldo: 3 * n, Eps: 1e-5}.Dispatch())
 	}
-	at := plan.Dispatch{Kernel: plan.Attention, Type: ggml.F32, Grid: [3]uint32{1, 1, 1}}
-	at.Bind, at.NBind = plan.Binds(plan.F32At(ty.qkv, 0), plan.F32At(ty.k, 0), plan.F32At(ty.k, 0), plan.F32At(ty.att, 0), plan.None)
-	at.P = [plan.MaxParams]uint32{n, 1, 1, 1, 3 * n, n, 0, 0, plan.FlagCausal, plan.F32(0.125), 64 * n, n, 0, 0}
-	at.AddPatch(plan.PatchParam0+6, plan.VarKVLen, 1, 0)
+	at := plan.AttentionArgs{Type: ggml.F32, Q: plan.F32At(ty.qkv, 0), K: plan.F32At(ty.k, 0), V: plan.F32At(ty.k, 0),
+		Out: plan.F32At(ty.att, 0), Probs: plan.None, HeadDim: n, NHead: 1, NKV: 1, M: 1, Ldq: 3 * n, Ldo: n,
+		Flags: plan.FlagCausal, Scale: 0.125, HeadStride: 64 * n, PosStride: n}.Dispatch()
+	at.AddPatch(plan.PatchAttentionKVLen, plan.VarKVLen, 1, 0)
 	ps.Add(at)
-	mv := plan.Dispatch{Kernel: plan.MatVec, Type: ggml.F32, Grid: [3]uint32{n, 1, 1}}
-	mv.Bind, mv.NBind = plan.Binds(plan.Binding{Buf: ty.w}, plan.F32At(ty.att, 0), plan.F32At(ty.x, 0), plan.None, plan.F32At(ty.x, 0))
-	mv.P[0], mv.P[1], mv.P[2], mv.P[3], mv.P[4], mv.P[5] = n, k, 1, n, k, k
-	ps.Add(mv)
-	am := plan.Dispatch{Kernel: plan.Argmax, Grid: [3]uint32{1, 1, 1}}
-	am.Bind, am.NBind = plan.Binds(plan.F32At(ty.logits, 0), plan.F32At(ty.tokens, 0))
-	am.P[0], am.P[1], am.P[2] = 100, 1, 100
-	am.AddPatch(plan.PatchOffset0+1, plan.VarKVLen, 4, 0)
+	ps.Add(plan.MatVecArgs{Type: ggml.F32, W: plan.Binding{Buf: ty.w}, X: plan.F32At(ty.att, 0), Out: plan.F32At(ty.x, 0),
+		Bias: plan.None, Res: plan.F32At(ty.x, 0), N: n, K: k, M: 1, Ldx: n, Ldo: k, Ldr: k}.Dispatch())
+	am := plan.ArgmaxArgs{X: plan.F32At(ty.logits, 0), Out: plan.F32At(ty.tokens, 0), N: 100, M: 1, Ldx: 100}.Dispatch()
+	am.AddPatch(plan.PatchArgmaxOutOff, plan.VarKVLen, 4, 0)
 	ps.Add(am)
 	require.NoError(t, p.Validate())
 	return ty
@@ -320,7 +314,7 @@ func TestLaunchErrors(t *testing.T) {
 	b.launch = func(d *plan.Dispatch, tu *shaders.Tuning, dst []shaders.Launch) ([]shaders.Launch, error) {
 		switch d.Kernel {
 		case plan.Attention:
-			if d.P[6] > 10 {
+			if plan.DecodeAttention(d).KVLen > 10 {
 				return dst, errors.New("shaders: attention: kvLen too long for this test")
 			}
 		case plan.Argmax:
@@ -396,7 +390,7 @@ func TestPipelinePerConstants(t *testing.T) {
 	b, dev := newTestBackend()
 	b.launch = func(d *plan.Dispatch, tu *shaders.Tuning, dst []shaders.Launch) ([]shaders.Launch, error) {
 		l := shaders.Launch{Function: "attention_f32", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{32, 1, 1}}
-		if d.Kernel == plan.Attention && d.P[6] > 8 {
+		if d.Kernel == plan.Attention && plan.DecodeAttention(d).KVLen > 8 {
 			l.Constants = []shaders.Constant{{Index: 0, Value: 2}}
 		}
 		return append(dst, l), nil

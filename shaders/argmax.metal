@@ -50,7 +50,7 @@ static inline void amx_tg_reduce(thread float& v, thread int& i, threadgroup flo
 }
 
 // argmax_partial: Groups (segments, m); segment length is
-// ceil(n / segments) (P 0 n, 1 m, 2 ldx).
+// ceil(n / segments) (args.argmax).
 kernel void argmax_partial(device const float* x [[buffer(0)]],
                            constant Args& args [[buffer(8)]],
                            device uint* scratch [[buffer(10)]],
@@ -63,11 +63,11 @@ kernel void argmax_partial(device const float* x [[buffer(0)]],
                            uint nsg [[simdgroups_per_threadgroup]]) {
     threadgroup float bv[32];
     threadgroup int bi[32];
-    const uint n = args.p[0];
+    const uint n = args.argmax.n;
     const uint seg = (n + ntgs.x - 1) / ntgs.x;
     const uint lo = tg.x * seg;
     const uint hi = min(lo + seg, n);
-    device const float* xr = x + (ulong)tg.y * args.p[2];
+    device const float* xr = x + (ulong)tg.y * args.argmax.ldx;
     float v = 0.0f;
     int i = -1;
     for (uint j = lo + tid; j < hi; j += ntg) {
@@ -88,7 +88,7 @@ kernel void argmax_partial(device const float* x [[buffer(0)]],
     }
 }
 
-// argmax_reduce: Groups m; writes out[row] (P 0 n, 1 m).
+// argmax_reduce: Groups m; writes out[row] (args.argmax).
 kernel void argmax_reduce(device int* out [[buffer(1)]],
                           constant Args& args [[buffer(8)]],
                           device const uint* scratch [[buffer(10)]],

@@ -72,10 +72,10 @@ static inline float attn_dot(device const float* q, device const half* k, uint h
 
 // attn_visible is the number of keys query row t sees.
 static inline uint attn_visible(constant Args& args, uint t) {
-    const uint kvLen = args.p[6];
-    const bool perSeq = (args.p[8] & 2u) != 0;
-    const uint qpos = perSeq ? args.p[7] : args.p[7] + t;
-    if ((args.p[8] & 1u) != 0) {
+    const uint kvLen = args.attention.kv_len;
+    const bool perSeq = (args.attention.flags & KFLAG_PER_SEQ_ROWS) != 0;
+    const uint qpos = perSeq ? args.attention.pos0 : args.attention.pos0 + t;
+    if ((args.attention.flags & KFLAG_CAUSAL) != 0) {
         return min(kvLen, qpos + 1);
     }
     return kvLen;
@@ -85,12 +85,12 @@ template <typename T>
 static inline void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
                                   device float* probs, device float* scratch, constant Args& args, uint3 tg,
                                   uint3 ntgs, uint sg, uint nsg, uint lane, threadgroup float* pw) {
-    const uint hd = args.p[0];
-    const uint nHead = args.p[1];
-    const uint nKV = args.p[2];
-    const uint m = args.p[3];
-    const uint kvLen = args.p[6];
-    const float scale = argf(args, 9);
+    const uint hd = args.attention.head_dim;
+    const uint nHead = args.attention.n_head;
+    const uint nKV = args.attention.nkv;
+    const uint m = args.attention.m;
+    const uint kvLen = args.attention.kv_len;
+    const float scale = args.attention.scale;
     const uint c = tg.x;
     const uint nc = ntgs.x;
     const uint h = tg.y;
@@ -98,19 +98,19 @@ static inline void attention_impl(device const float* q, device const T* K, devi
     if (t >= m) {
         return;
     }
-    const bool perSeq = (args.p[8] & 2u) != 0;
+    const bool perSeq = (args.attention.flags & KFLAG_PER_SEQ_ROWS) != 0;
     const uint seq = perSeq ? t : 0u;
     const uint nvis = attn_visible(args, t);
     const uint clen = attn_chunk_len(kvLen, nc);
     const uint j0 = c * clen;
     const uint j1 = min(j0 + clen, nvis);
-    const ulong ps = args.p[11];
-    const ulong base = (ulong)seq * args.p[12] + (ulong)(h / (nHead / nKV)) * args.p[10];
+    const ulong ps = args.attention.pos_stride;
+    const ulong base = (ulong)seq * args.attention.seq_stride + (ulong)(h / (nHead / nKV)) * args.attention.head_stride;
     device const T* Kh = K + base;
     device const T* Vh = V + base;
-    device const float* qr = q + (ulong)t * args.p[4] + h * hd;
-    const bool hasP = has_bind(args, 4);
-    device float* pr = probs + (ulong)(h * m + t) * args.p[13];
+    device const float* qr = q + (ulong)t * args.attention.ldq + h * hd;
+    const bool hasP = has_bind(args, ATTENTION_PROBS);
+    device float* pr = probs + (ulong)(h * m + t) * args.attention.ldp;
 
     const uint nd = (hd + 31) / 32;
     float acc[ATTN_MAX_HD / 32];
@@ -170,7 +170,7 @@ static inline void attention_impl(device const float* q, device const T* K, devi
         }
         return;
     }
-    device float* o = out + (ulong)t * args.p[5] + h * hd;
+    device float* o = out + (ulong)t * args.attention.ldo + h * hd;
     const float inv = S > 0.0f ? 1.0f / S : 0.0f; // no visible key: zero output
     for (uint i = 0; i < nd; i++) {
         const uint d = lane + 32 * i;
@@ -226,12 +226,12 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
                                         device float* out, device float* probs, constant Args& args, uint3 tg,
                                         uint sg, uint nsg, uint lane, uint tid, threadgroup float* pw,
                                         threadgroup T* Kt, threadgroup T* Vt) {
-    const uint hd = args.p[0];
-    const uint nHead = args.p[1];
-    const uint nKV = args.p[2];
-    const uint m = args.p[3];
-    const uint kvLen = args.p[6];
-    const float scale = argf(args, 9);
+    const uint hd = args.attention.head_dim;
+    const uint nHead = args.attention.n_head;
+    const uint nKV = args.attention.nkv;
+    const uint m = args.attention.m;
+    const uint kvLen = args.attention.kv_len;
+    const float scale = args.attention.scale;
     const uint h = tg.y;
     const uint t0 = tg.z * nsg;
     const uint t = t0 + sg;
@@ -239,13 +239,13 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
     // keys any row of the group sees (the last row sees the most)
     const uint jEnd = attn_visible(args, min(t0 + nsg, m) - 1);
     const uint nvis = active ? attn_visible(args, t) : 0u;
-    const ulong ps = args.p[11];
-    const ulong base = (ulong)(h / (nHead / nKV)) * args.p[10];
+    const ulong ps = args.attention.pos_stride;
+    const ulong base = (ulong)(h / (nHead / nKV)) * args.attention.head_stride;
     device const T* Kh = K + base;
     device const T* Vh = V + base;
-    device const float* qr = q + (ulong)min(t, m - 1) * args.p[4] + h * hd;
-    const bool hasP = has_bind(args, 4);
-    device float* pr = probs + (ulong)(h * m + t) * args.p[13];
+    device const float* qr = q + (ulong)min(t, m - 1) * args.attention.ldq + h * hd;
+    const bool hasP = has_bind(args, ATTENTION_PROBS);
+    device float* pr = probs + (ulong)(h * m + t) * args.attention.ldp;
     const uint ld = hd + 4 / sizeof(T); // padded tile row, in elements
 
     const uint nd = (hd + 31) / 32;
@@ -307,7 +307,7 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
     if (!active) {
         return;
     }
-    device float* o = out + (ulong)t * args.p[5] + h * hd;
+    device float* o = out + (ulong)t * args.attention.ldo + h * hd;
     const float inv = S > 0.0f ? 1.0f / S : 0.0f;
     for (uint i = 0; i < nd; i++) {
         const uint d = lane + 32 * i;
@@ -374,34 +374,34 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
                                       device float* probs, constant Args& args, uint3 tg, uint sg, uint lane,
                                       uint tid, threadgroup float* Kt, threadgroup float* Vt, threadgroup float* Qs,
                                       threadgroup float* Ss, threadgroup float* Ds, threadgroup float* Rs) {
-    const uint hd = args.p[0];
-    const uint nHead = args.p[1];
-    const uint nKV = args.p[2];
-    const uint m = args.p[3];
-    const uint kvLen = args.p[6];
-    const float scale = argf(args, 9);
+    const uint hd = args.attention.head_dim;
+    const uint nHead = args.attention.n_head;
+    const uint nKV = args.attention.nkv;
+    const uint m = args.attention.m;
+    const uint kvLen = args.attention.kv_len;
+    const float scale = args.attention.scale;
     const uint h = tg.y;
     const uint t0 = tg.z * 8 * ATTN_MMA_SG;
     const uint tr0 = t0 + 8 * sg; // this SIMD-group's first row
     const uint jEnd = attn_visible(args, min(t0 + 8 * ATTN_MMA_SG, m) - 1);
     const bool anyRow = tr0 < m;
     const uint jRows = anyRow ? attn_visible(args, min(tr0 + 8, m) - 1) : 0u; // keys its rows see
-    const ulong ps = args.p[11];
-    const ulong base = (ulong)(h / (nHead / nKV)) * args.p[10];
-    const bool hasP = has_bind(args, 4);
+    const ulong ps = args.attention.pos_stride;
+    const ulong base = (ulong)(h / (nHead / nKV)) * args.attention.head_stride;
+    const bool hasP = has_bind(args, ATTENTION_PROBS);
     const uint nb = hd / 8;
 
     // Q rows (zero past m), row-major 8 × hd
     for (uint e = lane; e < 8 * hd; e += 32) {
         const uint r = e / hd;
         const uint t = tr0 + r;
-        Qs[e] = t < m ? q[(ulong)t * args.p[4] + h * hd + (e - r * hd)] : 0.0f;
+        Qs[e] = t < m ? q[(ulong)t * args.attention.ldq + h * hd + (e - r * hd)] : 0.0f;
     }
     // lane r < 8 keeps row r's softmax state
     const uint myT = tr0 + lane;
     const bool myRow = lane < 8 && myT < m;
     const uint nvis = myRow ? attn_visible(args, myT) : 0u;
-    device float* pr = probs + (ulong)(h * m + (myRow ? myT : 0u)) * args.p[13];
+    device float* pr = probs + (ulong)(h * m + (myRow ? myT : 0u)) * args.attention.ldp;
     float M = -INFINITY;
     float S = 0.0f;
 
@@ -517,14 +517,14 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
         const uint r = e / hd;
         const uint t = tr0 + r;
         if (t < m) {
-            out[(ulong)t * args.p[5] + h * hd + (e - r * hd)] = Qs[e] * Rs[r];
+            out[(ulong)t * args.attention.ldo + h * hd + (e - r * hd)] = Qs[e] * Rs[r];
         }
     }
     if (hasP) {
         for (uint r = 0; r < 8 && tr0 + r < m; r++) {
             const uint t = tr0 + r;
             const uint nv = attn_visible(args, t);
-            device float* prow = probs + (ulong)(h * m + t) * args.p[13];
+            device float* prow = probs + (ulong)(h * m + t) * args.attention.ldp;
             for (uint j = lane; j < kvLen; j += 32) {
                 prow[j] = j < nv ? exp(prow[j] - Rs[8 + r]) * Rs[r] : 0.0f;
             }
@@ -570,10 +570,10 @@ kernel void attention_merge(device float* out [[buffer(3)]],
                             uint2 tg [[threadgroup_position_in_grid]],
                             uint tid [[thread_position_in_threadgroup]],
                             uint ntg [[threads_per_threadgroup]]) {
-    const uint hd = args.p[0];
-    const uint nHead = args.p[1];
-    const uint m = args.p[3];
-    const uint kvLen = args.p[6];
+    const uint hd = args.attention.head_dim;
+    const uint nHead = args.attention.n_head;
+    const uint m = args.attention.m;
+    const uint kvLen = args.attention.kv_len;
     const uint h = tg.x;
     const uint t = tg.y;
     const uint nc = as_type<uint>(scratch[0]);
@@ -592,7 +592,7 @@ kernel void attention_merge(device float* out [[buffer(3)]],
         }
     }
     const float inv = S > 0.0f ? 1.0f / S : 0.0f;
-    device float* o = out + (ulong)t * args.p[5] + h * hd;
+    device float* o = out + (ulong)t * args.attention.ldo + h * hd;
     for (uint d = tid; d < hd; d += ntg) {
         float a = 0.0f;
         for (uint c = 0; c < nc; c++) {
@@ -602,9 +602,9 @@ kernel void attention_merge(device float* out [[buffer(3)]],
         }
         o[d] = a * inv;
     }
-    if (has_bind(args, 4)) {
+    if (has_bind(args, ATTENTION_PROBS)) {
         const uint nvis = attn_visible(args, t);
-        device float* pr = probs + (ulong)(h * m + t) * args.p[13];
+        device float* pr = probs + (ulong)(h * m + t) * args.attention.ldp;
         for (uint j = tid; j < kvLen; j += ntg) {
             pr[j] = j < nvis ? exp(pr[j] - M) * inv : 0.0f;
         }

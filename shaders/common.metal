@@ -3,13 +3,9 @@
 #include <metal_stdlib>
 using namespace metal;
 
-struct Args {
-    uint p[16];
-    uint bind_mask;
-    uint grid[3];
-};
-
-static inline float argf(constant Args& a, int i) { return as_type<float>(a.p[i]); }
+// Args (the params words of every kernel by name, the binding mask and the
+// grid) comes from kargs.h, generated from the kernel contract and placed
+// before this file in the library source (shaders.Source).
 static inline bool has_bind(constant Args& a, int i) { return (a.bind_mask >> i) & 1u; }
 
 // ===========================================================================

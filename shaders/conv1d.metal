@@ -22,22 +22,22 @@ kernel void conv1d_impl(
 
     mm_shape s;
     s.conv = 1;
-    s.cin = int(args.p[0]);
-    s.n = int(args.p[1]);
-    s.T = int(args.p[2]);
-    s.kw = int(args.p[3]);
-    s.stride = int(args.p[4]);
-    s.pad = int(args.p[5]);
-    s.chanmaj = int(args.p[6] & 1u);
-    s.ldx = int(args.p[7]);
+    s.cin = int(args.conv1d.cin);
+    s.n = int(args.conv1d.cout);
+    s.T = int(args.conv1d.t);
+    s.kw = int(args.conv1d.kw);
+    s.stride = int(args.conv1d.stride);
+    s.pad = int(args.conv1d.pad);
+    s.chanmaj = int(args.conv1d.flags & KFLAG_CHANNEL_MAJOR);
+    s.ldx = int(args.conv1d.ldx);
     s.k = s.cin * s.kw;
     s.m = (s.T + 2 * s.pad - s.kw) / s.stride + 1;
-    const int ldo = int(args.p[8]);
+    const int ldo = int(args.conv1d.ldo);
     const int n0 = int(tgpig.x) * MM_BN, m0 = int(tgpig.y) * MM_BM;
 
     mm_core<B>(W, x, s, n0, m0, sw, sx, tiitg, sgitg);
 
-    const bool hb = has_bind(args, 2);
+    const bool hb = has_bind(args, CONV1D_BIAS);
     for (int idx = int(tiitg); idx < MM_BM * MM_BN; idx += MM_THREADS) {
         const int row = m0 + idx / MM_BN, col = n0 + idx % MM_BN;
         if (row >= s.m || col >= s.n) continue;

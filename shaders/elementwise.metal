@@ -4,8 +4,10 @@
 // Helpers here are prefixed ew_ because every .metal file shares one
 // library namespace.
 
-#define EW_ROW_COL                                   \
-    const uint n = args.p[0], m = args.p[1];         \
+// K is the kernel's member of the Args union (kargs.h): every element-wise
+// record starts with n, m.
+#define EW_ROW_COL(K)                                \
+    const uint n = args.K.n, m = args.K.m;           \
     const uint col = gid.x, row = gid.y;             \
     if (col >= n || row >= m) return;
 
@@ -15,8 +17,8 @@ kernel void add(device const float* a [[buffer(0)]],
                 device float* out [[buffer(2)]],
                 constant Args& args [[buffer(8)]],
                 uint2 gid [[thread_position_in_grid]]) {
-    EW_ROW_COL
-    const ulong lda = args.p[2], ldb = args.p[3], ldo = args.p[4];
+    EW_ROW_COL(add)
+    const ulong lda = args.add.lda, ldb = args.add.ldb, ldo = args.add.ldo;
     out[row * ldo + col] = a[row * lda + col] + b[row * ldb + col];
 }
 
@@ -24,17 +26,17 @@ kernel void scale(device const float* x [[buffer(0)]],
                   device float* out [[buffer(1)]],
                   constant Args& args [[buffer(8)]],
                   uint2 gid [[thread_position_in_grid]]) {
-    EW_ROW_COL
-    const ulong ldx = args.p[2], ldo = args.p[3];
-    out[row * ldo + col] = x[row * ldx + col] * argf(args, 4);
+    EW_ROW_COL(scale)
+    const ulong ldx = args.scale.ldx, ldo = args.scale.ldo;
+    out[row * ldo + col] = x[row * ldx + col] * args.scale.scale;
 }
 
 kernel void copy_f32(device const float* src [[buffer(0)]],
                      device float* dst [[buffer(1)]],
                      constant Args& args [[buffer(8)]],
                      uint2 gid [[thread_position_in_grid]]) {
-    EW_ROW_COL
-    dst[(ulong)row * args.p[3] + col] = src[(ulong)row * args.p[2] + col];
+    EW_ROW_COL(copy)
+    dst[(ulong)row * args.copy.ldd + col] = src[(ulong)row * args.copy.lds + col];
 }
 
 // f32 -> f16 rounds to nearest even (Metal's conversion), Inf/NaN kept.
@@ -42,8 +44,8 @@ kernel void copy_f16(device const float* src [[buffer(0)]],
                      device half* dst [[buffer(1)]],
                      constant Args& args [[buffer(8)]],
                      uint2 gid [[thread_position_in_grid]]) {
-    EW_ROW_COL
-    dst[(ulong)row * args.p[3] + col] = half(src[(ulong)row * args.p[2] + col]);
+    EW_ROW_COL(copy)
+    dst[(ulong)row * args.copy.ldd + col] = half(src[(ulong)row * args.copy.lds + col]);
 }
 
 // f32 -> bf16 rounds to nearest even; NaNs stay quiet NaNs.
@@ -51,15 +53,15 @@ kernel void copy_bf16(device const float* src [[buffer(0)]],
                       device ushort* dst [[buffer(1)]],
                       constant Args& args [[buffer(8)]],
                       uint2 gid [[thread_position_in_grid]]) {
-    EW_ROW_COL
-    uint b = as_type<uint>(src[(ulong)row * args.p[2] + col]);
+    EW_ROW_COL(copy)
+    uint b = as_type<uint>(src[(ulong)row * args.copy.lds + col]);
     ushort h;
     if ((b & 0x7fffffffu) > 0x7f800000u) {
         h = ushort(b >> 16) | ushort(64);
     } else {
         h = ushort((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
     }
-    dst[(ulong)row * args.p[3] + col] = h;
+    dst[(ulong)row * args.copy.ldd + col] = h;
 }
 
 // Exact GELU with erf from Abramowitz & Stegun 7.1.26 (MSL has no erf);
@@ -83,9 +85,9 @@ kernel void gelu(device const float* x [[buffer(0)]],
                  device float* out [[buffer(1)]],
                  constant Args& args [[buffer(8)]],
                  uint2 gid [[thread_position_in_grid]]) {
-    EW_ROW_COL
-    float v = x[(ulong)row * args.p[2] + col];
-    out[(ulong)row * args.p[3] + col] = args.p[4] == 0 ? ew_gelu_erf(v) : ew_gelu_tanh(v);
+    EW_ROW_COL(gelu)
+    float v = x[(ulong)row * args.gelu.ldx + col];
+    out[(ulong)row * args.gelu.ldo + col] = args.gelu.mode == 0 ? ew_gelu_erf(v) : ew_gelu_tanh(v);
 }
 
 kernel void silu_mul(device const float* gate [[buffer(0)]],
@@ -93,9 +95,9 @@ kernel void silu_mul(device const float* gate [[buffer(0)]],
                      device float* out [[buffer(2)]],
                      constant Args& args [[buffer(8)]],
                      uint2 gid [[thread_position_in_grid]]) {
-    EW_ROW_COL
-    float g = gate[(ulong)row * args.p[2] + col];
-    out[(ulong)row * args.p[4] + col] = g / (1.0f + exp(-g)) * up[(ulong)row * args.p[3] + col];
+    EW_ROW_COL(silu_mul)
+    float g = gate[(ulong)row * args.silu_mul.ldg + col];
+    out[(ulong)row * args.silu_mul.ldo + col] = g / (1.0f + exp(-g)) * up[(ulong)row * args.silu_mul.ldu + col];
 }
 
 // ew_reduce combines v over the threadgroup (op 0: max, 1: sum) through
@@ -122,10 +124,10 @@ kernel void softmax(device const float* x [[buffer(0)]],
                     uint lane [[thread_index_in_simdgroup]],
                     uint nsg [[simdgroups_per_threadgroup]]) {
     threadgroup float part[32];
-    const uint n = args.p[0];
-    const float s = argf(args, 4);
-    device const float* xr = x + (ulong)row * args.p[2];
-    device float* o = out + (ulong)row * args.p[3];
+    const uint n = args.softmax.n;
+    const float s = args.softmax.scale;
+    device const float* xr = x + (ulong)row * args.softmax.ldx;
+    device float* o = out + (ulong)row * args.softmax.ldo;
     float mx = -INFINITY;
     for (uint i = tid; i < n; i += ntg) mx = max(mx, xr[i] * s);
     mx = ew_reduce(mx, 0, part, sg, lane, nsg);

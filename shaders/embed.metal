@@ -16,8 +16,8 @@ kernel void embed_impl(
         uint3 tgpig [[threadgroup_position_in_grid]],
         uint tiitg [[thread_index_in_threadgroup]],
         uint ntg [[threads_per_threadgroup]]) {
-    const int dim = int(args.p[0]), n = int(args.p[1]), ldo = int(args.p[2]);
-    const bool acc = (args.p[3] & 1u) != 0;
+    const int dim = int(args.embed.dim), n = int(args.embed.n), ldo = int(args.embed.ldo);
+    const bool acc = (args.embed.flags & KFLAG_ACCUMULATE) != 0;
     const int t = int(tgpig.x);
     if (t >= n) return;
     const int id = ids[t];

@@ -54,16 +54,18 @@ func cacheSuffix(k plan.Kernel, ty ggml.Type) (string, error) {
 }
 
 func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-	p := &d.P
-	// word indices of the shared fields: Rope, RopeKV
-	hd, mode, ropeDim := p[0], p[5], p[6]
-	heads, m, name := p[1], p[2], "rope"
+	r := plan.DecodeRope(d)
+	hd, mode, ropeDim, ld := uint32(r.HeadDim), r.Mode, uint32(r.RopeDim), uint32(r.Ldx)
+	heads, m, name := uint32(r.NHead), uint32(r.M), "rope"
+	var nKV uint32
 	if d.Kernel == plan.RopeKV {
-		if uint64(p[1])+uint64(p[2]) > 1<<16 {
-			return dst, fmt.Errorf("shaders: rope_kv with %d+%d heads", p[1], p[2])
+		a := plan.DecodeRopeKV(d)
+		if uint64(a.NHead)+uint64(a.NKV) > 1<<16 {
+			return dst, fmt.Errorf("shaders: rope_kv with %d+%d heads", a.NHead, a.NKV)
 		}
-		mode, ropeDim = p[6], p[7]
-		heads, m = p[1]+p[2], p[3]
+		hd, mode, ropeDim, ld = uint32(a.HeadDim), a.Mode, uint32(a.RopeDim), uint32(a.Ldqkv)
+		nKV = uint32(a.NKV)
+		heads, m = uint32(a.NHead+a.NKV), uint32(a.M)
 		suf, err := cacheSuffix(d.Kernel, d.Type)
 		if err != nil {
 			return dst, err
@@ -86,13 +88,7 @@ func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 		return dst, fmt.Errorf("shaders: %s unknown rope mode %d", d.Kernel, mode)
 	}
 	width := uint64(heads) * uint64(hd) // Q (+K) heads rotated per row
-	if d.Kernel == plan.RopeKV {
-		width += uint64(p[2]) * uint64(hd) // and the V heads read
-	}
-	ld := p[3]
-	if d.Kernel == plan.RopeKV {
-		ld = p[4]
-	}
+	width += uint64(nKV) * uint64(hd)   // and the V heads read (RopeKV)
 	if m > 1 && uint64(ld) < width {
 		return dst, fmt.Errorf("shaders: %s row stride %d smaller than a row of %d", d.Kernel, ld, width)
 	}
@@ -104,8 +100,8 @@ func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 }
 
 func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-	p := &d.P
-	hd, nHead, nKV, m, kvLen := p[0], p[1], p[2], p[3], p[6]
+	a := plan.DecodeAttention(d)
+	hd, nHead, nKV, m, kvLen := uint32(a.HeadDim), uint32(a.NHead), uint32(a.NKV), uint32(a.M), uint32(a.KVLen)
 	if m == 0 || nHead == 0 {
 		return dst, nil
 	}
@@ -118,15 +114,15 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 	if kvLen > attnMaxKV {
 		return dst, fmt.Errorf("shaders: attention kvLen %d beyond the supported %d", kvLen, attnMaxKV)
 	}
-	if w := uint64(nHead) * uint64(hd); m > 1 && (uint64(p[4]) < w || uint64(p[5]) < w) {
-		return dst, fmt.Errorf("shaders: attention row strides (%d, %d) smaller than %d heads of %d", p[4], p[5], nHead, hd)
+	if w := uint64(nHead) * uint64(hd); m > 1 && (uint64(a.Ldq) < w || uint64(a.Ldo) < w) {
+		return dst, fmt.Errorf("shaders: attention row strides (%d, %d) smaller than %d heads of %d", a.Ldq, a.Ldo, nHead, hd)
 	}
 	suf, err := cacheSuffix(d.Kernel, d.Type)
 	if err != nil {
 		return dst, err
 	}
-	if d.NBind > 4 && d.Bind[4].Buf != plan.NoBuf && kvLen > 0 && p[13] < kvLen {
-		return dst, fmt.Errorf("shaders: attention probs row stride %d smaller than kvLen %d", p[13], kvLen)
+	if a.Probs.Buf != plan.NoBuf && kvLen > 0 && uint32(a.Ldp) < kvLen {
+		return dst, fmt.Errorf("shaders: attention probs row stride %d smaller than kvLen %d", a.Ldp, kvLen)
 	}
 	rows := min(normKnob(t.AttnRows, 4), m)
 	rows = min(rows, max(1, normKnob(t.MaxThreads, 1024)/32))
@@ -141,7 +137,7 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 		Threads:  [3]uint32{32 * rows, 1, 1},
 	}
 	if nc == 1 {
-		oneSeq := m > 1 && p[8]&plan.FlagPerSeqRows == 0
+		oneSeq := m > 1 && a.Flags&plan.FlagPerSeqRows == 0
 		switch {
 		case oneSeq && hd%8 == 0 && hd <= attnMMAHead:
 			// 8×8 simdgroup products, 8 rows per SIMD-group

@@ -63,8 +63,12 @@ func TestLaunchRulesGeometry(t *testing.T) {
 	require.Equal(t, ls[0].Scratch, ls[1].Scratch)
 	require.Equal(t, uint32(4*(4+32*4*66)), ls[0].Scratch)
 
-	prefill := decode
-	prefill.P[3] = 100 // m
+	withAttn := func(d plan.Dispatch, f func(a *plan.AttentionArgs)) plan.Dispatch {
+		a := plan.DecodeAttention(&d)
+		f(&a)
+		return a.Dispatch()
+	}
+	prefill := withAttn(decode, func(a *plan.AttentionArgs) { a.M = 100 })
 	ls, err = LaunchFor(&prefill, &Default, nil)
 	require.NoError(t, err)
 	require.Len(t, ls, 1)
@@ -72,16 +76,16 @@ func TestLaunchRulesGeometry(t *testing.T) {
 	require.Equal(t, [3]uint32{1, 32, 7}, ls[0].Groups) // 16 rows per threadgroup
 	require.Equal(t, uint32(64), ls[0].Threads[0])
 
-	tiled := prefill
-	tiled.P[0], tiled.P[4], tiled.P[5] = 128, 4096, 4096 // f16 tiles up to 128 dims
+	// f16 tiles up to 128 dims
+	tiled := withAttn(prefill, func(a *plan.AttentionArgs) { a.HeadDim, a.Ldq, a.Ldo = 128, 4096, 4096 })
 	ls, err = LaunchFor(&tiled, &Default, nil)
 	require.NoError(t, err)
 	require.Equal(t, "attention_tiled_f16", ls[0].Function)
 	require.Equal(t, [3]uint32{1, 32, 25}, ls[0].Groups)
 	require.Equal(t, uint32(128), ls[0].Threads[0])
 
-	wide := prefill
-	wide.Type, wide.P[0], wide.P[4], wide.P[5] = ggml.F32, 128, 4096, 4096 // no f32 tile for 128 dims
+	// no f32 tile for 128 dims
+	wide := withAttn(prefill, func(a *plan.AttentionArgs) { a.Type, a.HeadDim, a.Ldq, a.Ldo = ggml.F32, 128, 4096, 4096 })
 	ls, err = LaunchFor(&wide, &Default, nil)
 	require.NoError(t, err)
 	require.Equal(t, "attention_f32", ls[0].Function)

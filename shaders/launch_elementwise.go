@@ -14,9 +14,14 @@ const ewThreads = 256
 // elementwise launches fn over m rows of n, one thread per element.
 func elementwise(fn string) launcher {
 	return func(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-		n, m := d.P[0], d.P[1]
+		// every element-wise kernel starts with n, m (plan.ScaleArgs)
+		a := plan.DecodeScale(d)
+		n, m := uint32(a.N), uint32(a.M)
 		if n == 0 || m == 0 {
 			return dst, nil
+		}
+		if err := d.Check(); err != nil {
+			return dst, fmt.Errorf("shaders: %w", err)
 		}
 		w := min(ewThreads, roundUp(n, t.SIMDWidth))
 		return append(dst, Launch{
@@ -46,7 +51,8 @@ func launchCopy(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 
 // launchSoftmax runs one threadgroup per row; short rows get fewer threads.
 func launchSoftmax(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-	n, m := d.P[0], d.P[1]
+	a := plan.DecodeSoftmax(d)
+	n, m := uint32(a.N), uint32(a.M)
 	if n == 0 || m == 0 {
 		return dst, nil
 	}

@@ -117,7 +117,8 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if err != nil {
 		return dst, err
 	}
-	n, k, m := d.P[0], d.P[1], d.P[2]
+	a := plan.DecodeMatVec(d) // the fused forms share its n, k, m
+	n, k, m := uint32(a.N), uint32(a.K), uint32(a.M)
 	if n == 0 || m == 0 {
 		return dst, nil
 	}
@@ -141,7 +142,8 @@ func launchMatMul(d *plan.Dispatch, _ *Tuning, dst []Launch) ([]Launch, error) {
 	if err != nil {
 		return dst, err
 	}
-	n, k, m := d.P[0], d.P[1], d.P[2]
+	a := plan.DecodeMatMul(d)
+	n, k, m := uint32(a.N), uint32(a.K), uint32(a.M)
 	if n == 0 || m == 0 {
 		return dst, nil
 	}
@@ -160,8 +162,8 @@ func launchConv1D(d *plan.Dispatch, _ *Tuning, dst []Launch) ([]Launch, error) {
 	if err != nil {
 		return dst, err
 	}
-	p := &d.P
-	cin, cout, T, kw, stride, pad := uint64(p[0]), uint64(p[1]), uint64(p[2]), uint64(p[3]), uint64(p[4]), uint64(p[5])
+	a := plan.DecodeConv1D(d)
+	cin, cout, T, kw, stride, pad := uint64(a.Cin), uint64(a.Cout), uint64(a.T), uint64(a.Kw), uint64(a.Stride), uint64(a.Pad)
 	if cin == 0 || cout == 0 || kw == 0 || stride == 0 {
 		return dst, fmt.Errorf("shaders: conv1d: empty convolution (cin %d, cout %d, kw %d, stride %d)", cin, cout, kw, stride)
 	}
@@ -185,7 +187,8 @@ func launchEmbed(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if err != nil {
 		return dst, err
 	}
-	dim, n := d.P[0], d.P[1]
+	a := plan.DecodeEmbed(d)
+	dim, n := uint32(a.Dim), uint32(a.N)
 	if n == 0 || dim == 0 {
 		return dst, nil
 	}

@@ -15,17 +15,14 @@ func init() {
 }
 
 func launchNorm(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-	dim, rows := d.P[0], d.P[1]
+	// RMSNorm and LayerNorm share the layout of dim and rows
+	a := plan.DecodeLayerNorm(d)
+	dim, rows := uint32(a.Dim), uint32(a.Rows)
 	if rows == 0 || dim == 0 {
 		return dst, nil
 	}
-	if d.Kernel == plan.RMSNorm {
-		inner := max(1, d.P[5])
-		if rows > inner && (uint64(d.P[2]) < uint64(inner)*uint64(dim) || uint64(d.P[3]) < uint64(inner)*uint64(dim)) {
-			return dst, fmt.Errorf("shaders: rms_norm row stride (%d, %d) smaller than %d heads of %d", d.P[2], d.P[3], inner, dim)
-		}
-	} else if rows > 1 && (d.P[2] < dim || d.P[3] < dim) {
-		return dst, fmt.Errorf("shaders: layer_norm row stride (%d, %d) smaller than dim %d", d.P[2], d.P[3], dim)
+	if err := d.Check(); err != nil {
+		return dst, fmt.Errorf("shaders: %w", err)
 	}
 	return append(dst, Launch{
 		Function: d.Kernel.String(),

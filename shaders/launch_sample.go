@@ -14,7 +14,8 @@ func init() {
 }
 
 func launchArgmax(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-	n, m, ldx := d.P[0], d.P[1], d.P[2]
+	a := plan.DecodeArgmax(d)
+	n, m, ldx := uint32(a.N), uint32(a.M), uint32(a.Ldx)
 	if m == 0 {
 		return dst, nil
 	}
@@ -43,7 +44,7 @@ func launchArgmax(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 const sampleMaxN = 1 << 20
 
 func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-	n := d.P[0]
+	n := plan.DecodeSample(d).N
 	if n == 0 {
 		return dst, fmt.Errorf("shaders: sampling from an empty vocabulary")
 	}

@@ -19,14 +19,14 @@ kernel void mat_mul_impl(
     threadgroup float sx[MM_BM * MM_BK];
 
     mm_shape s;
-    s.n = int(args.p[0]); s.k = int(args.p[1]); s.m = int(args.p[2]); s.ldx = int(args.p[3]);
+    s.n = int(args.mat_mul.n); s.k = int(args.mat_mul.k); s.m = int(args.mat_mul.m); s.ldx = int(args.mat_mul.ldx);
     s.conv = 0; s.cin = 0; s.T = 0; s.kw = 1; s.stride = 1; s.pad = 0; s.chanmaj = 0;
-    const int ldo = int(args.p[4]), ldr = int(args.p[5]);
+    const int ldo = int(args.mat_mul.ldo), ldr = int(args.mat_mul.ldr);
     const int n0 = int(tgpig.x) * MM_BN, m0 = int(tgpig.y) * MM_BM;
 
     mm_core<B>(W, x, s, n0, m0, sw, sx, tiitg, sgitg);
 
-    const bool hb = has_bind(args, 3), hr = has_bind(args, 4);
+    const bool hb = has_bind(args, MAT_MUL_BIAS), hr = has_bind(args, MAT_MUL_RES);
     for (int idx = int(tiitg); idx < MM_BM * MM_BN; idx += MM_THREADS) {
         const int row = m0 + idx / MM_BN, col = n0 + idx % MM_BN;
         if (row >= s.m || col >= s.n) continue;

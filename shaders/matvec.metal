@@ -45,9 +45,9 @@ kernel void mat_vec_impl(
         uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float tg_part[MODE == MV_RMS ? MV_MAX_SG : 1][MV_MAX_BATCH];
 
-    const int n = int(args.p[0]), k = int(args.p[1]), m = int(args.p[2]);
-    const int ldx = int(args.p[3]), ldo = int(args.p[4]), ldr = int(args.p[5]);
-    const int ld2 = int(args.p[6]);
+    const int n = int(args.mat_vec.n), k = int(args.mat_vec.k), m = int(args.mat_vec.m);
+    const int ldx = int(args.mat_vec.ldx), ldo = int(args.mat_vec.ldo), ldr = int(args.mat_vec.ldr);
+    const int ld2 = int(args.silu_mul_mat_vec.ldu); // silu_mul_mat_vec only
     // the host always sets both constants (launch_matrix.go); clamped so
     // a bad value cannot index past the accumulators
     const int R = clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);
@@ -58,7 +58,7 @@ kernel void mat_vec_impl(
     // RMSNorm: one sum of squares per x row, shared by all SIMD-groups.
     float inv[MV_MAX_BATCH];
     if (MODE == MV_RMS) {
-        const float eps = argf(args, 6);
+        const float eps = args.rms_norm_mat_vec.eps;
         for (int b = 0; b < MB && b < mb; ++b) {
             device const float* xr = x + (b0 + b) * ldx;
             float ss = 0.0f;
@@ -118,7 +118,7 @@ kernel void mat_vec_impl(
     // can unroll them and keep acc and inv in registers)
     // one reduction per activation row covers all R weight rows (a float4
     // simd_sum: a quarter of the SIMD-group collectives of scalar sums)
-    const bool hb = has_bind(args, 3), hr = has_bind(args, 4);
+    const bool hb = has_bind(args, MAT_VEC_BIAS), hr = has_bind(args, MAT_VEC_RES);
     for (int b = 0; b < MB && b < mb; ++b) {
         const float4 s = simd_sum(float4(acc[0][b], acc[1][b], acc[2][b], acc[3][b]));
         if (lane == 0) {

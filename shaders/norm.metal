@@ -20,8 +20,7 @@ static inline float norm_tg_sum(float v, threadgroup float* buf, uint lane, uint
     return r;
 }
 
-// rms_norm: P 0 dim, 1 rows, 2 ldx, 3 ldo, 4 eps, 5 inner (0 means 1).
-// Row r lives at (r/inner)*ld + (r%inner)*dim. Groups: rows.
+// rms_norm (args.rms_norm; inner 0 means 1). Row r lives at (r/inner)*ld + (r%inner)*dim. Groups: rows.
 kernel void rms_norm(device const float* x [[buffer(0)]],
                      device const float* w [[buffer(1)]],
                      device float* out [[buffer(2)]],
@@ -33,27 +32,27 @@ kernel void rms_norm(device const float* x [[buffer(0)]],
                      uint sg [[simdgroup_index_in_threadgroup]],
                      uint nsg [[simdgroups_per_threadgroup]]) {
     threadgroup float buf[32];
-    const uint dim = args.p[0];
-    const uint inner = args.p[5] == 0 ? 1u : args.p[5];
+    const uint dim = args.rms_norm.dim;
+    const uint inner = args.rms_norm.inner == 0 ? 1u : args.rms_norm.inner;
     const uint g = row / inner;
     const uint s = (row % inner) * dim;
-    device const float* xr = x + (ulong)g * args.p[2] + s;
-    device float* o = out + (ulong)g * args.p[3] + s;
+    device const float* xr = x + (ulong)g * args.rms_norm.ldx + s;
+    device float* o = out + (ulong)g * args.rms_norm.ldo + s;
     float ss = 0.0f;
     for (uint i = tid; i < dim; i += ntg) {
         float v = xr[i];
         ss += v * v;
     }
     ss = norm_tg_sum(ss, buf, lane, sg, nsg);
-    const float scale = rsqrt(ss / float(dim) + argf(args, 4));
-    const bool hasW = has_bind(args, 1);
+    const float scale = rsqrt(ss / float(dim) + args.rms_norm.eps);
+    const bool hasW = has_bind(args, RMS_NORM_W);
     for (uint i = tid; i < dim; i += ntg) {
         float v = xr[i] * scale;
         o[i] = hasW ? v * w[i] : v;
     }
 }
 
-// layer_norm: P 0 dim, 1 rows, 2 ldx, 3 ldo, 4 eps; biased variance, taken
+// layer_norm (args.layer_norm): biased variance, taken
 // around the mean in a second pass as the CPU does. Groups: rows.
 kernel void layer_norm(device const float* x [[buffer(0)]],
                        device const float* w [[buffer(1)]],
@@ -67,9 +66,9 @@ kernel void layer_norm(device const float* x [[buffer(0)]],
                        uint sg [[simdgroup_index_in_threadgroup]],
                        uint nsg [[simdgroups_per_threadgroup]]) {
     threadgroup float buf[32];
-    const uint dim = args.p[0];
-    device const float* xr = x + (ulong)row * args.p[2];
-    device float* o = out + (ulong)row * args.p[3];
+    const uint dim = args.layer_norm.dim;
+    device const float* xr = x + (ulong)row * args.layer_norm.ldx;
+    device float* o = out + (ulong)row * args.layer_norm.ldo;
     float sum = 0.0f;
     for (uint i = tid; i < dim; i += ntg) {
         sum += xr[i];
@@ -81,9 +80,9 @@ kernel void layer_norm(device const float* x [[buffer(0)]],
         ss += d * d;
     }
     ss = norm_tg_sum(ss, buf, lane, sg, nsg);
-    const float scale = rsqrt(ss / float(dim) + argf(args, 4));
-    const bool hasW = has_bind(args, 1);
-    const bool hasB = has_bind(args, 2);
+    const float scale = rsqrt(ss / float(dim) + args.layer_norm.eps);
+    const bool hasW = has_bind(args, LAYER_NORM_W);
+    const bool hasB = has_bind(args, LAYER_NORM_B);
     for (uint i = tid; i < dim; i += ntg) {
         float y = (xr[i] - mean) * scale;
         if (hasW) {

@@ -43,58 +43,55 @@ static inline void rope_head(device float* v, uint half_, bool neox, uint pos, d
     }
 }
 
-// rope: P 0 headDim, 1 nHead, 2 m, 3 ldx, 4 pos0, 5 mode, 6 ropeDim,
-// 7 flags, 8 mscale. Groups: (m, nHead).
+// rope (args.rope). Groups: (m, nHead).
 kernel void rope(device float* x [[buffer(0)]],
                  device const float* freqs [[buffer(1)]],
                  constant Args& args [[buffer(8)]],
                  uint2 tg [[threadgroup_position_in_grid]],
                  uint tid [[thread_position_in_threadgroup]],
                  uint ntg [[threads_per_threadgroup]]) {
-    const uint hd = args.p[0];
+    const uint hd = args.rope.head_dim;
     const uint t = tg.x;
     const uint h = tg.y;
-    const uint ropeDim = args.p[6] == 0 ? hd : args.p[6];
-    const uint pos = (args.p[7] & 2u) != 0 ? args.p[4] : args.p[4] + t;
-    float ms = argf(args, 8);
+    const uint ropeDim = args.rope.rope_dim == 0 ? hd : args.rope.rope_dim;
+    const uint pos = (args.rope.flags & KFLAG_PER_SEQ_ROWS) != 0 ? args.rope.pos0 : args.rope.pos0 + t;
+    float ms = args.rope.m_scale;
     if (ms == 0.0f) {
         ms = 1.0f;
     }
-    if (!has_bind(args, 1)) {
+    if (!has_bind(args, ROPE_FREQS)) {
         return; // no frequencies: no rotation (as the CPU)
     }
-    device float* v = x + (ulong)t * args.p[3] + h * hd;
-    rope_head<float>(v, ropeDim / 2, args.p[5] == 2, pos, freqs, ms, (device float*)v, false, tid, ntg);
+    device float* v = x + (ulong)t * args.rope.ldx + h * hd;
+    rope_head<float>(v, ropeDim / 2, args.rope.mode == KROPE_NEOX, pos, freqs, ms, (device float*)v, false, tid, ntg);
 }
 
-// rope_kv: P 0 headDim, 1 nHead, 2 nKV, 3 m, 4 ldqkv, 5 pos0, 6 mode,
-// 7 ropeDim, 8 headStride, 9 posStride, 10 seqStride, 11 flags, 12 mscale.
-// Groups: (m, nHead+nKV). Group head hh < nHead rotates Q head hh; the
+// rope_kv (args.rope_kv). Groups: (m, nHead+nKV). Group head hh < nHead rotates Q head hh; the
 // others rotate K head hh−nHead and store it and the V head into the caches.
 template <typename C>
 static inline void rope_kv_impl(device float* qkv, device const float* freqs, device C* kc, device C* vc,
                                 constant Args& args, uint2 tg, uint tid, uint ntg) {
-    const uint hd = args.p[0];
-    const uint nHead = args.p[1];
-    const uint nKV = args.p[2];
+    const uint hd = args.rope_kv.head_dim;
+    const uint nHead = args.rope_kv.n_head;
+    const uint nKV = args.rope_kv.nkv;
     const uint t = tg.x;
     const uint hh = tg.y;
-    const uint ropeDim = args.p[7] == 0 ? hd : args.p[7];
-    const bool perSeq = (args.p[11] & 2u) != 0;
-    const uint pos = perSeq ? args.p[5] : args.p[5] + t;
+    const uint ropeDim = args.rope_kv.rope_dim == 0 ? hd : args.rope_kv.rope_dim;
+    const bool perSeq = (args.rope_kv.flags & KFLAG_PER_SEQ_ROWS) != 0;
+    const uint pos = perSeq ? args.rope_kv.pos0 : args.rope_kv.pos0 + t;
     const uint seq = perSeq ? t : 0u;
-    float ms = argf(args, 12);
+    float ms = args.rope_kv.m_scale;
     if (ms == 0.0f) {
         ms = 1.0f;
     }
-    device float* row = qkv + (ulong)t * args.p[4];
+    device float* row = qkv + (ulong)t * args.rope_kv.ldqkv;
     device float* v = row + hh * hd;
-    const bool rot = has_bind(args, 1);
+    const bool rot = has_bind(args, ROPE_KV_FREQS);
     const bool isK = hh >= nHead;
-    const ulong dst = (ulong)seq * args.p[10] + (ulong)(hh - nHead) * args.p[8] + (ulong)pos * args.p[9];
+    const ulong dst = (ulong)seq * args.rope_kv.seq_stride + (ulong)(hh - nHead) * args.rope_kv.head_stride + (ulong)pos * args.rope_kv.pos_stride;
     device C* kd = kc + (isK ? dst : 0);
     if (rot) {
-        rope_head<C>(v, ropeDim / 2, args.p[6] == 2, pos, freqs, ms, kd, isK, tid, ntg);
+        rope_head<C>(v, ropeDim / 2, args.rope_kv.mode == KROPE_NEOX, pos, freqs, ms, kd, isK, tid, ntg);
     }
     if (!isK) {
         return;

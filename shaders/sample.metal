@@ -360,17 +360,17 @@ kernel void sample(device const float* x [[buffer(0)]],
     threadgroup atomic_uint wstop;
     threadgroup int selRes;
 
-    const uint n = args.p[0];
-    const uint topK = args.p[1];
-    const float topP = argf(args, 2);
-    const float minP = argf(args, 3);
-    const float temp = argf(args, 4);
-    const float rep = argf(args, 5);
-    const ulong seed = ulong(args.p[6]) | (ulong(args.p[7]) << 32);
-    const uint histLen = args.p[8];
-    const ulong step = args.p[9];
-    const float pres = argf(args, 10);
-    const float freq = argf(args, 11);
+    const uint n = args.sample.n;
+    const uint topK = args.sample.top_k;
+    const float topP = args.sample.top_p;
+    const float minP = args.sample.min_p;
+    const float temp = args.sample.temp;
+    const float rep = args.sample.repeat;
+    const ulong seed = ulong(args.sample.seed_lo) | (ulong(args.sample.seed_hi) << 32);
+    const uint histLen = args.sample.hist_len;
+    const ulong step = args.sample.step;
+    const float pres = args.sample.presence;
+    const float freq = args.sample.frequency;
     device float* l = scratch;
 
     for (uint i = tid; i < n; i += ntg) {
@@ -382,7 +382,7 @@ kernel void sample(device const float* x [[buffer(0)]],
     // 1. penalties: the thread holding a token's first occurrence in the
     // history applies them once, with the token's count
     const bool penRep = rep != 0.0f && rep != 1.0f;
-    if (has_bind(args, 2) && histLen > 0 && (penRep || pres != 0.0f || freq != 0.0f)) {
+    if (has_bind(args, SAMPLE_HIST) && histLen > 0 && (penRep || pres != 0.0f || freq != 0.0f)) {
         for (uint i = tid; i < histLen; i += ntg) {
             const int id = hist[i];
             if (id < 0 || uint(id) >= n) {

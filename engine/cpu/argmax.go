@@ -18,10 +18,11 @@ func argmaxRow(x []float32) int {
 	return max(best, 0)
 }
 
-// argmax: Bind 0 x, 1 out (i32). P 0 n, 1 m, 2 ldx. Rows are few (one per
-// sequence), so this runs on the calling goroutine.
+// argmax (plan.ArgmaxArgs). Rows are few (one per sequence), so this runs
+// on the calling goroutine.
 func (e *Exec) argmax(d *plan.Dispatch) error {
-	n, m, ldx := int(d.P[0]), int(d.P[1]), int(d.P[2])
+	a := plan.DecodeArgmax(d)
+	n, m, ldx := a.N, a.M, a.Ldx
 	if m == 0 {
 		return nil
 	}

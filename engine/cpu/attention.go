@@ -130,18 +130,15 @@ func axpyHalfGeneric(o []float32, p float32, v []uint16) {
 // bounds check).
 const maxKV = 1 << 22
 
-// attention: Bind 0 q, 1 K, 2 V, 3 out, 4 probs.
-// P 0 headDim, 1 nHead, 2 nKV, 3 m, 4 ldq, 5 ldo, 6 kvLen, 7 pos0,
-// 8 flags, 9 scale, 10 headStride, 11 posStride, 12 seqStride, 13 ldp.
-// Probabilities of masked keys (j < kvLen) are written as zero; a query
+// attention (plan.AttentionArgs). Probabilities of masked keys (j < kvLen) are written as zero; a query
 // that sees no key gets a zero output.
 func (e *Exec) attention(d *plan.Dispatch) error {
-	p := &d.P
+	p := plan.DecodeAttention(d)
 	a := &e.attnT
-	*a = attnTask{hd: int(p[0]), nHead: int(p[1]), m: int(p[3]), ldq: int(p[4]), ldo: int(p[5]),
-		kvLen: int(p[6]), pos0: int(p[7]), causal: p[8]&plan.FlagCausal != 0, perSeq: p[8]&plan.FlagPerSeqRows != 0,
-		scale: d.PF(9), hs: int(p[10]), ps: int(p[11]), ss: int(p[12]), ldp: int(p[13])}
-	nKV := int(p[2])
+	*a = attnTask{hd: p.HeadDim, nHead: p.NHead, m: p.M, ldq: p.Ldq, ldo: p.Ldo,
+		kvLen: p.KVLen, pos0: p.Pos0, causal: p.Flags&plan.FlagCausal != 0, perSeq: p.Flags&plan.FlagPerSeqRows != 0,
+		scale: p.Scale, hs: p.HeadStride, ps: p.PosStride, ss: p.SeqStride, ldp: p.Ldp}
+	nKV := p.NKV
 	if a.m == 0 || a.nHead == 0 {
 		return nil
 	}

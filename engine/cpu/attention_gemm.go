@@ -167,8 +167,9 @@ func (e *Exec) ensureAttn(n int) []float32 {
 // shape (0 when it takes the direct path); kvCap is the keys its cache
 // holds.
 func attnGEMMNeeds(d *plan.Dispatch, kvCap int) int {
-	m, hd := int(d.P[3]), int(d.P[0])
-	if m < gemmAttnMinM || d.P[8]&plan.FlagPerSeqRows != 0 || int(d.P[11]) < hd || kvCap == 0 {
+	a := plan.DecodeAttention(d)
+	m, hd := a.M, a.HeadDim
+	if m < gemmAttnMinM || a.Flags&plan.FlagPerSeqRows != 0 || a.PosStride < hd || kvCap == 0 {
 		return 0
 	}
 	return satAdd(satMul(2*kvCap, hd), satMul(min(m, max(1, attnScoreFloats/kvCap)), kvCap))

@@ -182,15 +182,15 @@ func TestDecodeMatchesPrefill(t *testing.T) {
 	dec, _ := h.p.AddPass("decode")
 	rk := op(plan.RopeKV, ggml.F16, []plan.BufID{qD, fb, kD, vD}, hd, nHead, nKV, 1, w, 0, plan.RopeNeoX, hd, uint32(hs), uint32(ps), uint32(ss), 0, 0)
 	rk.NPatch = 2
-	rk.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 5, Var: plan.VarPos, Mul: 1}
-	rk.Patch[1] = plan.Patch{Target: plan.PatchOffset0 + 0, Var: plan.VarPos, Mul: 4 * w}
+	rk.Patch[0] = plan.Patch{Target: plan.PatchRopeKVPos0, Var: plan.VarPos, Mul: 1}
+	rk.Patch[1] = plan.Patch{Target: plan.PatchRopeKVQKVOff, Var: plan.VarPos, Mul: 4 * w}
 	dec.Add(rk)
 	at := op(plan.Attention, ggml.F16, []plan.BufID{qD, kD, vD, oD}, hd, nHead, nKV, 1, w, nHead*hd, 0, 0, plan.FlagCausal, scale, uint32(hs), uint32(ps), uint32(ss))
 	at.NPatch = 4
-	at.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 6, Var: plan.VarKVLen, Mul: 1}
-	at.Patch[1] = plan.Patch{Target: plan.PatchParam0 + 7, Var: plan.VarPos, Mul: 1}
-	at.Patch[2] = plan.Patch{Target: plan.PatchOffset0 + 0, Var: plan.VarPos, Mul: 4 * w}
-	at.Patch[3] = plan.Patch{Target: plan.PatchOffset0 + 3, Var: plan.VarPos, Mul: 4 * nHead * hd}
+	at.Patch[0] = plan.Patch{Target: plan.PatchAttentionKVLen, Var: plan.VarKVLen, Mul: 1}
+	at.Patch[1] = plan.Patch{Target: plan.PatchAttentionPos0, Var: plan.VarPos, Mul: 1}
+	at.Patch[2] = plan.Patch{Target: plan.PatchAttentionQOff, Var: plan.VarPos, Mul: 4 * w}
+	at.Patch[3] = plan.Patch{Target: plan.PatchAttentionOutOff, Var: plan.VarPos, Mul: 4 * nHead * hd}
 	dec.Add(at)
 
 	ex := h.load()

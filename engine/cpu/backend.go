@@ -146,43 +146,23 @@ func newBuffer(name string, kind plan.BufKind, b []byte) buffer {
 }
 
 // check validates what a dispatch fixes at load: the element type its
-// kernel supports and the parameters that no patch rewrites. Parameters
-// that patches can change are checked again at every step.
+// kernel supports and the parameters that no patch can rewrite (the
+// contract's patch targets; Validate rejects others). Parameters that
+// patches can change are checked again at every step.
 func (e *Exec) check(d *plan.Dispatch) error {
-	patched := func(i int) bool {
-		for _, pt := range d.Patch[:d.NPatch] {
-			if int(pt.Target) == int(plan.PatchParam0)+i {
-				return true
-			}
-		}
-		return false
-	}
-	for _, pt := range d.Patch[:d.NPatch] {
-		if pt.Var >= plan.NumVars {
-			return fmt.Errorf("patch reads unknown variable %d", pt.Var)
-		}
-		switch {
-		case pt.Target < plan.PatchParam0+plan.MaxParams:
-		case pt.Target >= plan.PatchOffset0 && pt.Target < plan.PatchOffset0+plan.MaxBind:
-			if int(pt.Target-plan.PatchOffset0) >= int(d.NBind) || d.Bind[pt.Target-plan.PatchOffset0].Buf == plan.NoBuf {
-				return fmt.Errorf("patch rewrites the offset of empty binding %d", pt.Target-plan.PatchOffset0)
-			}
-		default:
-			return fmt.Errorf("patch target %d is neither a parameter nor an offset", pt.Target)
-		}
-	}
+	// patch targets and variables were checked by Validate
 	for j, bd := range d.Bind[:d.NBind] {
 		if bd.Buf == plan.NoBuf {
 			continue
 		}
-		if j < plan.MaxBind && isOutput(d.Kernel, j) && e.bufs[bd.Buf].kind == plan.BufWeights {
+		if d.Kernel.Writes(j) && e.bufs[bd.Buf].kind == plan.BufWeights {
 			return fmt.Errorf("binding %d writes to weights buffer %q", j, e.bufs[bd.Buf].name)
 		}
 	}
 	// required bindings must be present (Validate only counts them)
 	info, _ := d.Kernel.Info()
 	for j := 0; j < info.MinBind; j++ {
-		if d.Bind[j].Buf == plan.NoBuf && !optionalBind(d.Kernel, j) {
+		if d.Bind[j].Buf == plan.NoBuf && !d.Kernel.Optional(j) {
 			return fmt.Errorf("required binding %d is empty", j)
 		}
 	}
@@ -204,47 +184,13 @@ func (e *Exec) check(d *plan.Dispatch) error {
 			return fmt.Errorf("destination type %s is not supported (f32, f16 or bf16)", d.Type)
 		}
 	case plan.GELU:
-		if !patched(4) && d.P[4] > 1 {
-			return fmt.Errorf("unknown GELU mode %d", d.P[4])
+		if a := plan.DecodeGELU(d); a.Mode > 1 {
+			return fmt.Errorf("unknown GELU mode %d", a.Mode)
 		}
 	case plan.Rope:
-		if !patched(5) && d.P[5] != plan.RopeNormal && d.P[5] != plan.RopeNeoX {
-			return fmt.Errorf("unknown rope mode %d", d.P[5])
+		if a := plan.DecodeRope(d); a.Mode != plan.RopeNormal && a.Mode != plan.RopeNeoX {
+			return fmt.Errorf("unknown rope mode %d", a.Mode)
 		}
 	}
 	return nil
-}
-
-// isOutput reports whether binding j of kernel k is written.
-func isOutput(k plan.Kernel, j int) bool {
-	switch k {
-	case plan.Embed, plan.RMSNorm, plan.SiLUMul, plan.Add, plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec:
-		return j == 2
-	case plan.LayerNorm, plan.Conv1D, plan.Attention:
-		return j == 3 || (k == plan.Attention && j == 4)
-	case plan.GELU, plan.Scale, plan.Softmax, plan.Argmax, plan.Copy:
-		return j == 1
-	case plan.Rope:
-		return j == 0
-	case plan.RopeKV:
-		return j == 0 || j == 2 || j == 3
-	case plan.Sample:
-		return j == 1 || j == 3
-	}
-	return false
-}
-
-// optionalBind reports bindings counted by MinBind that may still be NoBuf.
-func optionalBind(k plan.Kernel, j int) bool {
-	switch k {
-	case plan.RMSNorm, plan.LayerNorm, plan.Rope, plan.RopeKV:
-		return j == 1 || (k == plan.LayerNorm && j == 2)
-	case plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.MatVec, plan.MatMul:
-		return j == 3 || j == 4
-	case plan.Conv1D:
-		return j == 2
-	case plan.Sample:
-		return j == 2
-	}
-	return false
 }

@@ -50,14 +50,13 @@ func (k *im2colTask) Do(_, lo, hi int) {
 	}
 }
 
-// conv1d: Bind 0 W, 1 x, 2 bias, 3 out. P 0 cin, 1 cout, 2 T (input
-// length), 3 kw, 4 stride, 5 pad (both sides), 6 flags, 7 ldx, 8 ldo.
-// The output has (T + 2·pad - kw)/stride + 1 rows.
+// conv1d (plan.Conv1DArgs). The output has (T + 2·pad - kw)/stride + 1
+// rows.
 func (e *Exec) conv1d(d *plan.Dispatch) error {
-	p := &d.P
-	cin, cout, T, kw, stride, pad := int(p[0]), int(p[1]), int(p[2]), int(p[3]), int(p[4]), int(p[5])
-	chanMajor := p[6]&plan.FlagChannelMaj != 0
-	ldx, ldo := int(p[7]), int(p[8])
+	p := plan.DecodeConv1D(d)
+	cin, cout, T, kw, stride, pad := p.Cin, p.Cout, p.T, p.Kw, p.Stride, p.Pad
+	chanMajor := p.Flags&plan.FlagChannelMaj != 0
+	ldx, ldo := p.Ldx, p.Ldo
 	if cin == 0 || cout == 0 || kw == 0 || stride == 0 {
 		return e.errf("empty convolution (cin %d, cout %d, kw %d, stride %d)", cin, cout, kw, stride)
 	}

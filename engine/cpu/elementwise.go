@@ -148,35 +148,34 @@ func (e *Exec) runEW(d *plan.Dispatch, op ewOp, n, m, aSlot, lda, bSlot, ldb, oS
 }
 
 func (e *Exec) siluMul(d *plan.Dispatch) error {
-	p := &d.P
-	return e.runEW(d, ewSiLUMul, int(p[0]), int(p[1]), 0, int(p[2]), 1, int(p[3]), 2, int(p[4]), 0)
+	p := plan.DecodeSiLUMul(d)
+	return e.runEW(d, ewSiLUMul, p.N, p.M, plan.SlotSiLUMulGate, p.Ldg, plan.SlotSiLUMulUp, p.Ldu, plan.SlotSiLUMulOut, p.Ldo, 0)
 }
 
 func (e *Exec) gelu(d *plan.Dispatch) error {
-	p := &d.P
-	op := ewGELUErf
-	switch p[4] {
-	case 0:
-	case 1:
-		op = ewGELUTanh
-	default:
-		return e.errf("unknown GELU mode %d", p[4])
+	p := plan.DecodeGELU(d)
+	if err := p.Check(); err != nil {
+		return e.errf("%v", err)
 	}
-	return e.runEW(d, op, int(p[0]), int(p[1]), 0, int(p[2]), -1, 0, 1, int(p[3]), 0)
+	op := ewGELUErf
+	if p.Mode == 1 {
+		op = ewGELUTanh
+	}
+	return e.runEW(d, op, p.N, p.M, plan.SlotGELUX, p.Ldx, -1, 0, plan.SlotGELUOut, p.Ldo, 0)
 }
 
 func (e *Exec) add(d *plan.Dispatch) error {
-	p := &d.P
-	return e.runEW(d, ewAdd, int(p[0]), int(p[1]), 0, int(p[2]), 1, int(p[3]), 2, int(p[4]), 0)
+	p := plan.DecodeAdd(d)
+	return e.runEW(d, ewAdd, p.N, p.M, plan.SlotAddA, p.Lda, plan.SlotAddB, p.Ldb, plan.SlotAddOut, p.Ldo, 0)
 }
 
 func (e *Exec) scale(d *plan.Dispatch) error {
-	p := &d.P
-	return e.runEW(d, ewScale, int(p[0]), int(p[1]), 0, int(p[2]), -1, 0, 1, int(p[3]), d.PF(4))
+	p := plan.DecodeScale(d)
+	return e.runEW(d, ewScale, p.N, p.M, plan.SlotScaleX, p.Ldx, -1, 0, plan.SlotScaleOut, p.Ldo, p.Scale)
 }
 
 func (e *Exec) copyOp(d *plan.Dispatch) error {
-	p := &d.P
+	p := plan.DecodeCopy(d)
 	op := ewCopyF32
 	switch d.Type {
 	case ggml.F16:
@@ -184,5 +183,5 @@ func (e *Exec) copyOp(d *plan.Dispatch) error {
 	case ggml.BF16:
 		op = ewCopyBF16
 	}
-	return e.runEW(d, op, int(p[0]), int(p[1]), 0, int(p[2]), -1, 0, 1, int(p[3]), 0)
+	return e.runEW(d, op, p.N, p.M, plan.SlotCopySrc, p.Lds, -1, 0, plan.SlotCopyDst, p.Ldd, 0)
 }

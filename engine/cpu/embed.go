@@ -36,7 +36,8 @@ func (k *embedTask) Do(w, lo, hi int) {
 }
 
 func (e *Exec) embed(d *plan.Dispatch) error {
-	dim, n, ldo := int(d.P[0]), int(d.P[1]), int(d.P[2])
+	p := plan.DecodeEmbed(d)
+	dim, n, ldo := p.Dim, p.N, p.Ldo
 	if n == 0 || dim == 0 {
 		return nil
 	}
@@ -69,7 +70,7 @@ func (e *Exec) embed(d *plan.Dispatch) error {
 	e.ensureWorker(dim)
 	k := &e.embedT
 	*k = embedTask{t: d.Type, table: tb.b[off:], rowBytes: int(rb), dim: dim, ids: ids, out: out, ldo: ldo,
-		acc: d.P[3]&plan.FlagAccumulate != 0, tmp: e.wsf}
+		acc: p.Flags&plan.FlagAccumulate != 0, tmp: e.wsf}
 	e.pool.Run(n, chunkGrain(dim), k)
 	k.table, k.ids, k.out, k.tmp = nil, nil, nil, nil
 	return nil

@@ -137,7 +137,7 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 func (e *Exec) checkPatches(d *plan.Dispatch, vars *plan.Vars) error {
 	for _, p := range d.Patch[:d.NPatch] {
 		v := p.Base + p.Mul*vars[p.Var]
-		if v < 0 || (p.Target < plan.PatchOffset0 && v > math.MaxUint32) {
+		if v < 0 || (p.Target.IsParam() && v > math.MaxUint32) {
 			return e.errf("patch of field %d gives %d (variable %d = %d)", p.Target, v, p.Var, vars[p.Var])
 		}
 	}
@@ -283,7 +283,6 @@ func (e *Exec) allocScratch() {
 // hold so that absurd parameters (rejected later, at run) cannot make Load
 // allocate absurd scratch.
 func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
-	p := func(i int) int { return int(d.P[i]) }
 	floats := func(slot int) int {
 		if !present(d, slot) {
 			return 0
@@ -292,18 +291,23 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 	}
 	switch d.Kernel {
 	case plan.RMSNormMatVec, plan.SiLUMulMatVec:
-		return min(satMul(p(1), p(2)), floats(1)), 0
+		a := plan.DecodeMatVec(d) // shared layout of k and m
+		return min(satMul(a.K, a.M), floats(1)), 0
 	case plan.Conv1D:
-		k := min(satMul(p(0), p(3)), 4*floats(0))
-		return satMul(min(convTileRows(k), satAdd(p(2), satMul(2, p(5)))), k), 0
+		a := plan.DecodeConv1D(d)
+		k := min(satMul(a.Cin, a.Kw), 4*floats(0))
+		return satMul(min(convTileRows(k), satAdd(a.T, satMul(2, a.Pad))), k), 0
 	case plan.Embed:
-		return 0, min(p(0), floats(2))
-	case plan.Rope, plan.RopeKV:
-		return 0, min(p(0), floats(0)) + 2
+		return 0, min(plan.DecodeEmbed(d).Dim, floats(2))
+	case plan.Rope:
+		return 0, min(plan.DecodeRope(d).HeadDim, floats(0)) + 2
+	case plan.RopeKV:
+		return 0, min(plan.DecodeRopeKV(d).HeadDim, floats(0)) + 2
 	case plan.Attention:
-		kv := p(6)
+		a := plan.DecodeAttention(d)
+		kv := a.KVLen
 		// KV length is usually patched; size for the whole cache.
-		if ps := p(11); ps > 0 && present(d, 1) {
+		if ps := a.PosStride; ps > 0 && present(d, 1) {
 			es := 4
 			if d.Type == ggml.F16 {
 				es = 2

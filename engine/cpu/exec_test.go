@@ -46,22 +46,22 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	samp := scratch("sampler", 2*vocab)
 	am := h.p.AddBuffer(plan.Buffer{Name: "argmax", Kind: plan.IO, Size: 4})
 
-	slot := func(d plan.Dispatch, b int) plan.Dispatch { // binding b reads/writes token slot VarSlot
-		d.Patch[d.NPatch] = plan.Patch{Target: plan.PatchOffset0 + plan.PatchTarget(b), Var: plan.VarSlot, Mul: 4}
+	slot := func(d plan.Dispatch, t plan.PatchTarget) plan.Dispatch { // binding offset t reads/writes token slot VarSlot
+		d.Patch[d.NPatch] = plan.Patch{Target: t, Var: plan.VarSlot, Mul: 4}
 		d.NPatch++
 		return d
 	}
-	pos := func(d plan.Dispatch, p int) plan.Dispatch {
-		d.Patch[d.NPatch] = plan.Patch{Target: plan.PatchParam0 + plan.PatchTarget(p), Var: plan.VarPos, Mul: 1}
+	pos := func(d plan.Dispatch, t plan.PatchTarget) plan.Dispatch {
+		d.Patch[d.NPatch] = plan.Patch{Target: t, Var: plan.VarPos, Mul: 1}
 		d.NPatch++
 		return d
 	}
-	h.add(slot(op(plan.Embed, ggml.F16, []plan.BufID{tokEmb, toks, x}, dim, 1, dim, 0), 1))
+	h.add(slot(op(plan.Embed, ggml.F16, []plan.BufID{tokEmb, toks, x}, dim, 1, dim, 0), plan.PatchEmbedIdsOff))
 	h.add(op(plan.RMSNormMatVec, ggml.Q8_0, []plan.BufID{wqkv, x, qkv, plan.NoBuf, plan.NoBuf, gAttn}, qkvW, dim, 1, dim, qkvW, 0, plan.F32(1e-5)))
 	h.add(op(plan.RMSNorm, 0, []plan.BufID{qkv, plan.NoBuf, qkv}, hd, nHead, qkvW, qkvW, plan.F32(1e-6), nHead)) // per-head q norm
-	h.add(pos(op(plan.RopeKV, ggml.F16, []plan.BufID{qkv, freqs, kc, vc}, hd, nHead, nKV, 1, qkvW, 0, plan.RopeNeoX, hd, uint32(hs), uint32(ps), uint32(ss), 0, 0), 5))
-	a := pos(op(plan.Attention, ggml.F16, []plan.BufID{qkv, kc, vc, att}, hd, nHead, nKV, 1, qkvW, nHead*hd, 0, 0, plan.FlagCausal, plan.F32(0.25), uint32(hs), uint32(ps), uint32(ss)), 7)
-	a.Patch[a.NPatch] = plan.Patch{Target: plan.PatchParam0 + 6, Var: plan.VarKVLen, Mul: 1}
+	h.add(pos(op(plan.RopeKV, ggml.F16, []plan.BufID{qkv, freqs, kc, vc}, hd, nHead, nKV, 1, qkvW, 0, plan.RopeNeoX, hd, uint32(hs), uint32(ps), uint32(ss), 0, 0), plan.PatchRopeKVPos0))
+	a := pos(op(plan.Attention, ggml.F16, []plan.BufID{qkv, kc, vc, att}, hd, nHead, nKV, 1, qkvW, nHead*hd, 0, 0, plan.FlagCausal, plan.F32(0.25), uint32(hs), uint32(ps), uint32(ss)), plan.PatchAttentionPos0)
+	a.Patch[a.NPatch] = plan.Patch{Target: plan.PatchAttentionKVLen, Var: plan.VarKVLen, Mul: 1}
 	a.NPatch++
 	h.add(a)
 	h.add(op(plan.MatMul, ggml.F32, []plan.BufID{wo, att, x, plan.NoBuf, x}, dim, nHead*hd, 1, nHead*hd, dim, dim))
@@ -75,15 +75,15 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	h.add(op(plan.GELU, 0, []plan.BufID{tmp, tmp}, dim, 1, dim, dim, 0))
 	h.add(op(plan.Add, 0, []plan.BufID{tmp, x, tmp}, dim, 1, dim, 0, dim))
 	h.add(op(plan.Scale, 0, []plan.BufID{tmp, tmp}, dim, 1, dim, dim, plan.F32(0.5)))
-	h.add(pos(op(plan.Rope, 0, []plan.BufID{tmp, freqs}, hd, dim/hd, 1, dim, 0, plan.RopeNormal, hd, 0, 0), 4))
+	h.add(pos(op(plan.Rope, 0, []plan.BufID{tmp, freqs}, hd, dim/hd, 1, dim, 0, plan.RopeNormal, hd, 0, 0), plan.PatchRopePos0))
 	h.add(op(plan.Conv1D, ggml.F16, []plan.BufID{conv, tmp, plan.NoBuf, tmp2}, dim, dim, 1, 3, 1, 1, 0, dim, dim))
 	h.add(op(plan.Copy, ggml.F16, []plan.BufID{tmp2, half}, dim, 1, dim, dim))
 	h.add(op(plan.MatVec, ggml.F16, []plan.BufID{tokEmb, x, logits}, vocab, dim, 1, dim, vocab, 0))
 	h.add(op(plan.Softmax, 0, []plan.BufID{logits, probs}, vocab, 1, vocab, vocab, plan.F32(1)))
 	h.add(op(plan.Argmax, 0, []plan.BufID{logits, am}, vocab, 1, vocab))
 	s := op(plan.Sample, 0, []plan.BufID{logits, toks, toks, samp}, vocab, 40, plan.F32(0.9), plan.F32(0.05), plan.F32(0.8), plan.F32(1.1), 1, 0, 8, 0, 0, 0)
-	s.Patch[0] = plan.Patch{Target: plan.PatchOffset0 + 1, Var: plan.VarSlot, Mul: 4, Base: 4} // writes the next slot
-	s.Patch[1] = plan.Patch{Target: plan.PatchParam0 + 9, Var: plan.VarStep, Mul: 1}
+	s.Patch[0] = plan.Patch{Target: plan.PatchSampleOutOff, Var: plan.VarSlot, Mul: 4, Base: 4} // writes the next slot
+	s.Patch[1] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}
 	s.NPatch = 2
 	h.add(s)
 	return h, toks
@@ -180,8 +180,8 @@ func TestRunErrorsInsteadOfPanics(t *testing.T) {
 	o := h.nan("o", 16)
 	d := op(plan.Scale, 0, []plan.BufID{x, o}, 4, 1, 4, 4, plan.F32(2))
 	d.NPatch = 2
-	d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 1, Var: plan.VarNTok, Mul: 1, Base: 1} // rows
-	d.Patch[1] = plan.Patch{Target: plan.PatchOffset0 + 1, Var: plan.VarPos, Mul: 4}          // out offset
+	d.Patch[0] = plan.Patch{Target: plan.PatchScaleM, Var: plan.VarNTok, Mul: 1, Base: 1}
+	d.Patch[1] = plan.Patch{Target: plan.PatchScaleOutOff, Var: plan.VarPos, Mul: 4}
 	h.add(d)
 	ex := h.load()
 	require.NoError(t, ex.Run(0, &plan.Vars{plan.VarNTok: 3}))

@@ -87,13 +87,14 @@ func rowsExtent(rows, inner, dim, ld int) int {
 }
 
 func (e *Exec) rmsNorm(d *plan.Dispatch) error {
-	dim, rows, ldx, ldo := int(d.P[0]), int(d.P[1]), int(d.P[2]), int(d.P[3])
-	inner := max(1, int(d.P[5]))
+	p := plan.DecodeRMSNorm(d)
+	dim, rows, ldx, ldo := p.Dim, p.Rows, p.Ldx, p.Ldo
+	inner := max(1, p.Inner)
 	if rows == 0 || dim == 0 {
 		return nil
 	}
-	if rows > inner && (ldx < satMul(inner, dim) || ldo < satMul(inner, dim)) {
-		return e.errf("row stride (%d, %d) smaller than %d heads of %d", ldx, ldo, inner, dim)
+	if err := p.Check(); err != nil {
+		return e.errf("%v", err)
 	}
 	x, err := e.f32(d, 0, rowsExtent(rows, inner, dim, ldx))
 	if err != nil {
@@ -108,19 +109,20 @@ func (e *Exec) rmsNorm(d *plan.Dispatch) error {
 		return err
 	}
 	k := &e.normT
-	*k = normTask{x: x, out: out, w: w, dim: dim, inner: inner, ldx: ldx, ldo: ldo, eps: d.PF(4)}
+	*k = normTask{x: x, out: out, w: w, dim: dim, inner: inner, ldx: ldx, ldo: ldo, eps: p.Eps}
 	e.pool.Run(rows, chunkGrain(dim), k)
 	k.x, k.out, k.w = nil, nil, nil
 	return nil
 }
 
 func (e *Exec) layerNorm(d *plan.Dispatch) error {
-	dim, rows, ldx, ldo := int(d.P[0]), int(d.P[1]), int(d.P[2]), int(d.P[3])
+	p := plan.DecodeLayerNorm(d)
+	dim, rows, ldx, ldo := p.Dim, p.Rows, p.Ldx, p.Ldo
 	if rows == 0 || dim == 0 {
 		return nil
 	}
-	if rows > 1 && (ldx < dim || ldo < dim) {
-		return e.errf("row stride (%d, %d) smaller than dim %d", ldx, ldo, dim)
+	if err := p.Check(); err != nil {
+		return e.errf("%v", err)
 	}
 	x, err := e.f32(d, 0, extent(rows, ldx, dim))
 	if err != nil {
@@ -139,7 +141,7 @@ func (e *Exec) layerNorm(d *plan.Dispatch) error {
 		return err
 	}
 	k := &e.normT
-	*k = normTask{x: x, out: out, w: w, b: b, dim: dim, inner: 1, ldx: ldx, ldo: ldo, eps: d.PF(4), layer: true}
+	*k = normTask{x: x, out: out, w: w, b: b, dim: dim, inner: 1, ldx: ldx, ldo: ldo, eps: p.Eps, layer: true}
 	e.pool.Run(rows, chunkGrain(dim), k)
 	k.x, k.out, k.w, k.b = nil, nil, nil, nil
 	return nil

@@ -14,9 +14,10 @@ type prodArgs struct {
 }
 
 // prodOperands checks the weight, output, bias and residual of a product
-// (bindings 0, 2, 3, 4; params n, k, m at 0..2, ldo at 4, ldr at 5).
+// (every product kernel shares MatVec's layout of them).
 func (e *Exec) prodOperands(d *plan.Dispatch) (prodArgs, error) {
-	a := prodArgs{n: int(d.P[0]), k: int(d.P[1]), m: int(d.P[2]), ldo: int(d.P[4]), ldr: int(d.P[5])}
+	p := plan.DecodeMatVec(d)
+	a := prodArgs{n: p.N, k: p.K, m: p.M, ldo: p.Ldo, ldr: p.Ldr}
 	if a.m == 1 { // a single row's stride is meaningless; the product wants ld >= n
 		a.ldo, a.ldr = max(a.ldo, a.n), max(a.ldr, a.n)
 	}
@@ -60,7 +61,7 @@ func (e *Exec) matProduct(d *plan.Dispatch) error {
 	if err != nil || a.n == 0 || a.m == 0 {
 		return err
 	}
-	ldx := int(d.P[3])
+	ldx := plan.DecodeMatVec(d).Ldx
 	if a.m == 1 {
 		ldx = max(ldx, a.k)
 	}
@@ -81,7 +82,8 @@ func (e *Exec) rmsNormMatVec(d *plan.Dispatch) error {
 	if err != nil || a.n == 0 || a.m == 0 {
 		return err
 	}
-	ldx := int(d.P[3])
+	p := plan.DecodeRMSNormMatVec(d)
+	ldx := p.Ldx
 	if a.m > 1 && ldx < a.k {
 		return e.errf("ldx %d smaller than k %d", ldx, a.k)
 	}
@@ -95,7 +97,7 @@ func (e *Exec) rmsNormMatVec(d *plan.Dispatch) error {
 	}
 	act := e.ensureAct(satMul(a.m, a.k))
 	nt := &e.normT
-	*nt = normTask{x: x, out: act, w: g, dim: a.k, inner: 1, ldx: ldx, ldo: a.k, eps: d.PF(6)}
+	*nt = normTask{x: x, out: act, w: g, dim: a.k, inner: 1, ldx: ldx, ldo: a.k, eps: p.Eps}
 	e.pool.Run(a.m, chunkGrain(a.k), nt)
 	nt.x, nt.out, nt.w = nil, nil, nil
 	return e.mul(d, &a, act, a.k)
@@ -107,7 +109,8 @@ func (e *Exec) siluMulMatVec(d *plan.Dispatch) error {
 	if err != nil || a.n == 0 || a.m == 0 {
 		return err
 	}
-	ldg, ldu := int(d.P[3]), int(d.P[6])
+	p := plan.DecodeSiLUMulMatVec(d)
+	ldg, ldu := p.Ldg, p.Ldu
 	if a.m > 1 && (ldg < a.k || ldu < a.k) {
 		return e.errf("row strides (%d, %d) smaller than k %d", ldg, ldu, a.k)
 	}

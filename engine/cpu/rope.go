@@ -123,17 +123,16 @@ func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, hd, mode, ropeDim int, m
 	return nil
 }
 
-// rope: P 0 headDim, 1 nHead, 2 m, 3 ldx, 4 pos0, 5 mode, 6 ropeDim,
-// 7 flags, 8 mscale. ropeDim 0 means the whole head.
+// rope (plan.RopeArgs). RopeDim 0 means the whole head.
 func (e *Exec) rope(d *plan.Dispatch) error {
-	p := &d.P
-	hd, nHead, m, ldx := int(p[0]), int(p[1]), int(p[2]), int(p[3])
+	p := plan.DecodeRope(d)
+	hd, nHead, m, ldx := p.HeadDim, p.NHead, p.M, p.Ldx
 	if m == 0 || nHead == 0 {
 		return nil
 	}
 	k := &e.ropeT
-	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead, pos0: int(p[4]), perSeq: p[7]&plan.FlagPerSeqRows != 0}
-	if err := e.ropeSetup(d, k, hd, int(p[5]), int(p[6]), d.PF(8)); err != nil {
+	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead, pos0: p.Pos0, perSeq: p.Flags&plan.FlagPerSeqRows != 0}
+	if err := e.ropeSetup(d, k, hd, int(p.Mode), p.RopeDim, p.MScale); err != nil {
 		return err
 	}
 	w := satMul(nHead, hd)
@@ -149,19 +148,18 @@ func (e *Exec) rope(d *plan.Dispatch) error {
 	return nil
 }
 
-// ropeKV: P 0 headDim, 1 nHead, 2 nKV, 3 m, 4 ldqkv, 5 pos0, 6 mode,
-// 7 ropeDim, 8 headStride, 9 posStride, 10 seqStride, 11 flags, 12 mscale.
-// K is rotated in the qkv row as well as in the cache.
+// ropeKV (plan.RopeKVArgs). K is rotated in the qkv row as well as in the
+// cache.
 func (e *Exec) ropeKV(d *plan.Dispatch) error {
-	p := &d.P
-	hd, nHead, nKV, m, ldx := int(p[0]), int(p[1]), int(p[2]), int(p[3]), int(p[4])
+	p := plan.DecodeRopeKV(d)
+	hd, nHead, nKV, m, ldx := p.HeadDim, p.NHead, p.NKV, p.M, p.Ldqkv
 	if m == 0 {
 		return nil
 	}
 	k := &e.ropeT
-	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead + nKV, pos0: int(p[5]), perSeq: p[11]&plan.FlagPerSeqRows != 0,
-		kv: true, nHead: nHead, nKV: nKV, hs: int(p[8]), ps: int(p[9]), ss: int(p[10])}
-	if err := e.ropeSetup(d, k, hd, int(p[6]), int(p[7]), d.PF(12)); err != nil {
+	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead + nKV, pos0: p.Pos0, perSeq: p.Flags&plan.FlagPerSeqRows != 0,
+		kv: true, nHead: nHead, nKV: nKV, hs: p.HeadStride, ps: p.PosStride, ss: p.SeqStride}
+	if err := e.ropeSetup(d, k, hd, int(p.Mode), p.RopeDim, p.MScale); err != nil {
 		return err
 	}
 	w := satMul(satAdd(nHead, satMul(2, nKV)), hd)

@@ -57,7 +57,7 @@ func TestRope(t *testing.T) {
 					}
 					d := op(plan.Rope, 0, []plan.BufID{xb, fb}, uint32(hd), uint32(nHead), uint32(m), uint32(ldx), 0, uint32(mode), uint32(ropeDim), flags, plan.F32(ms))
 					d.NPatch = 1
-					d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 4, Var: plan.VarPos, Mul: 1, Base: 3}
+					d.Patch[0] = plan.Patch{Target: plan.PatchRopePos0, Var: plan.VarPos, Mul: 1, Base: 3}
 					h.add(d)
 					h.run(plan.Vars{plan.VarPos: 1000}) // pos0 = 1003
 					got := h.readF32(xb)
@@ -130,7 +130,7 @@ func TestRopeKV(t *testing.T) {
 				d := op(plan.RopeKV, typ, []plan.BufID{qb, fb, kb, vb}, uint32(hd), uint32(nHead), uint32(nKV), uint32(m), uint32(ldq),
 					0, uint32(mode), uint32(hd/2), uint32(hs), uint32(ps), uint32(ss), flags, 0)
 				d.NPatch = 1
-				d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 5, Var: plan.VarPos, Mul: 1}
+				d.Patch[0] = plan.Patch{Target: plan.PatchRopeKVPos0, Var: plan.VarPos, Mul: 1}
 				h.add(d)
 				h.run(plan.Vars{plan.VarPos: 6})
 

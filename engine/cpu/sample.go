@@ -46,12 +46,12 @@ func (s *candSorter) Less(i, j int) bool {
 // Scratch (binding 3, f32[2n]): [0, n) the adjusted logits, [n, 2n) the
 // candidate ids (as int32), which first serve as the penalty counters.
 func (e *Exec) sample(d *plan.Dispatch) error {
-	p := &d.P
-	n, topK, histLen := int(p[0]), int(p[1]), int(p[8])
-	topP, minP, temp, rep := d.PF(2), d.PF(3), d.PF(4), d.PF(5)
-	pres, freq := d.PF(10), d.PF(11)
-	seed := uint64(p[6]) | uint64(p[7])<<32
-	step := uint64(p[9])
+	p := plan.DecodeSample(d)
+	n, topK, histLen := p.N, p.TopK, p.HistLen
+	topP, minP, temp, rep := p.TopP, p.MinP, p.Temp, p.Repeat
+	pres, freq := p.Presence, p.Frequency
+	seed := p.Seed
+	step := uint64(p.Step)
 	if n == 0 {
 		return e.errf("sampling from an empty vocabulary")
 	}

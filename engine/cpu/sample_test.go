@@ -132,7 +132,7 @@ func sampleOnce(t *testing.T, x []float32, hist []int32, sp sampleParams) int32 
 		d.Bind[2].Off = 4
 	}
 	d.NPatch = 1
-	d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 9, Var: plan.VarStep, Mul: 1}
+	d.Patch[0] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}
 	h.add(d)
 	h.run(plan.Vars{plan.VarStep: int64(sp.step)})
 	require.Equal(t, f32Bytes(x), h.read(xb), "logits must be left unchanged")
@@ -209,7 +209,7 @@ func TestSampleDistribution(t *testing.T) {
 	xb, ob, sb := h.f32("x", x), h.i32("out", []int32{0}), h.nan("s", 12)
 	d := op(plan.Sample, 0, []plan.BufID{xb, ob, plan.NoBuf, sb}, 6, 0, plan.F32(0.9), 0, plan.F32(1), 0, 7, 0, 0, 0)
 	d.NPatch = 1
-	d.Patch[0] = plan.Patch{Target: plan.PatchParam0 + 9, Var: plan.VarStep, Mul: 1}
+	d.Patch[0] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}
 	h.add(d)
 	h.load()
 	const draws = 20000

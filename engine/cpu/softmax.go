@@ -31,7 +31,8 @@ func (k *softmaxTask) Do(_, lo, hi int) {
 }
 
 func (e *Exec) softmax(d *plan.Dispatch) error {
-	n, m, ldx, ldo := int(d.P[0]), int(d.P[1]), int(d.P[2]), int(d.P[3])
+	p := plan.DecodeSoftmax(d)
+	n, m, ldx, ldo := p.N, p.M, p.Ldx, p.Ldo
 	if n == 0 || m == 0 {
 		return nil
 	}
@@ -39,7 +40,7 @@ func (e *Exec) softmax(d *plan.Dispatch) error {
 		return e.errf("row strides (%d, %d) smaller than n %d", ldx, ldo, n)
 	}
 	k := &e.smT
-	*k = softmaxTask{n: n, ldx: ldx, ldo: ldo, scale: d.PF(4)}
+	*k = softmaxTask{n: n, ldx: ldx, ldo: ldo, scale: p.Scale}
 	var err error
 	if k.x, err = e.f32(d, 0, extent(m, ldx, n)); err != nil {
 		return err

@@ -1,8 +1,6 @@
 package llm
 
 import (
-	"encoding/binary"
-
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -47,14 +45,14 @@ func (m *Model) chain(ch plan.Chainer, n int, sample bool, step uint64, take fun
 		if k <= seen {
 			return true
 		}
-		b := m.staging(4 * (k - seen))
-		if readErr = m.exec.Read(m.lay.tokens, int64(4*(base+1+seen)), b); readErr != nil {
+		ids := m.idStaging(k - seen)
+		if readErr = plan.ReadI32(m.exec, m.lay.tokens, base+1+seen, ids); readErr != nil {
 			return false
 		}
-		for i := range k - seen {
+		for _, id := range ids {
 			seen++
 			taken++
-			if !take(int32(binary.LittleEndian.Uint32(b[4*i:]))) {
+			if !take(id) {
 				return false
 			}
 		}
@@ -67,13 +65,11 @@ func (m *Model) chain(ch plan.Chainer, n int, sample bool, step uint64, take fun
 	// taken selections mean taken decodes: tokens[base:base+taken] are now
 	// in the context.
 	if taken > 0 {
-		b := m.staging(4 * taken)
-		if rerr := m.exec.Read(m.lay.tokens, int64(4*base), b); rerr != nil && err == nil {
+		ids := m.idStaging(taken)
+		if rerr := plan.ReadI32(m.exec, m.lay.tokens, base, ids); rerr != nil && err == nil {
 			err = rerr
 		}
-		for i := range taken {
-			m.toks = append(m.toks, int32(binary.LittleEndian.Uint32(b[4*i:])))
-		}
+		m.toks = append(m.toks, ids...)
 		m.pos += taken
 	}
 	// Steps past the last accepted token overwrote the logits; decode the

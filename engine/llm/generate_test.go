@@ -94,11 +94,11 @@ func TestHostSamplerMatchesKernel(t *testing.T) {
 	for i := range samplers {
 		samplers[i].Seed = uint64(i) * 977
 		ps, _ := p.AddPass("s")
-		d := plan.Dispatch{Kernel: plan.Sample, Grid: [3]uint32{1, 1, 1}, NBind: 4}
-		d.Bind[0], d.Bind[1], d.Bind[2], d.Bind[3] = plan.Binding{Buf: x}, plan.Binding{Buf: out}, plan.Binding{Buf: hist}, plan.Binding{Buf: scr}
-		d.P = samplers[i].kernelParams()
-		d.P[0], d.P[8] = n, 32
-		d.AddPatch(plan.PatchParam0+9, plan.VarStep, 1, 0)
+		a := samplers[i].kernelArgs()
+		a.X, a.Out, a.Hist, a.Scratch = plan.Binding{Buf: x}, plan.Binding{Buf: out}, plan.Binding{Buf: hist}, plan.Binding{Buf: scr}
+		a.N, a.HistLen = int(n), 32
+		d := a.Dispatch()
+		d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 		ps.Add(d)
 	}
 	ex, err := newCPU(t).Load(p)

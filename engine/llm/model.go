@@ -1,10 +1,8 @@
 package llm
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/gguf"
@@ -53,7 +51,7 @@ type Model struct {
 	smp  *Sampler
 	// host staging
 	logits []float32
-	buf    []byte
+	ids    []int32
 }
 
 // Load reads the architecture and hyper-parameters of f, builds the plan
@@ -115,11 +113,12 @@ func (m *Model) Tokens() []int32 { return m.toks }
 // past Pos are never read.
 func (m *Model) Reset() { m.pos, m.toks = 0, m.toks[:0] }
 
-func (m *Model) staging(n int) []byte {
-	if cap(m.buf) < n {
-		m.buf = make([]byte, n)
+// idStaging returns n int32s of reusable host memory.
+func (m *Model) idStaging(n int) []int32 {
+	if cap(m.ids) < n {
+		m.ids = make([]int32, n)
 	}
-	return m.buf[:n]
+	return m.ids[:n]
 }
 
 func (m *Model) room(n int) error {
@@ -143,11 +142,7 @@ func (m *Model) feed(tokens []int32) error {
 			return fmt.Errorf("llm: token id %d outside the vocabulary of %d", t, m.H.NVocab)
 		}
 	}
-	b := m.staging(4 * len(tokens))
-	for i, t := range tokens {
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(t))
-	}
-	if err := m.exec.Write(m.lay.tokens, int64(4*m.pos), b); err != nil {
+	if err := plan.WriteI32(m.exec, m.lay.tokens, m.pos, tokens); err != nil {
 		return err
 	}
 	for len(tokens) > 0 {
@@ -170,16 +165,13 @@ func (m *Model) run(n int) error {
 	if err := m.exec.Run(pass, &vars); err != nil {
 		return err
 	}
-	if cap(m.toks) < m.pos+n {
-		m.toks = append(make([]int32, 0, max(2*cap(m.toks), m.pos+n, 64)), m.toks...)
+	if cap(m.toks) < len(m.toks)+n {
+		m.toks = append(make([]int32, 0, max(2*cap(m.toks), len(m.toks)+n, 64)), m.toks...)
 	}
-	b := m.staging(4 * n)
-	if err := m.exec.Read(m.lay.tokens, int64(4*m.pos), b); err != nil {
+	if err := plan.ReadI32(m.exec, m.lay.tokens, m.pos, m.toks[len(m.toks):len(m.toks)+n]); err != nil {
 		return err
 	}
-	for i := range n {
-		m.toks = append(m.toks, int32(binary.LittleEndian.Uint32(b[4*i:])))
-	}
+	m.toks = m.toks[:len(m.toks)+n]
 	m.pos += n
 	return nil
 }
@@ -204,12 +196,8 @@ func (m *Model) Logits() ([]float32, error) {
 	if m.pos == 0 {
 		return nil, errors.New("llm: no token was fed")
 	}
-	b := m.staging(4 * m.H.NVocab)
-	if err := m.exec.Read(m.lay.logits, 0, b); err != nil {
+	if err := plan.ReadF32(m.exec, m.lay.logits, 0, m.logits); err != nil {
 		return nil, err
-	}
-	for i := range m.logits {
-		m.logits[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return m.logits, nil
 }
@@ -234,11 +222,11 @@ func (m *Model) selectNext(sample bool, step uint64) (int32, error) {
 	if err := m.exec.Run(pass, &vars); err != nil {
 		return 0, err
 	}
-	b := m.staging(4)
-	if err := m.exec.Read(m.lay.tokens, int64(4*m.pos), b); err != nil {
+	var id [1]int32
+	if err := plan.ReadI32(m.exec, m.lay.tokens, m.pos, id[:]); err != nil {
 		return 0, err
 	}
-	return int32(binary.LittleEndian.Uint32(b)), nil
+	return id[0], nil
 }
 
 // stepNext feeds the token selectNext left at tokens[pos] without a round

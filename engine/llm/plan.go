@@ -103,10 +103,10 @@ func (b *builder) buffer(name string, kind plan.BufKind, bytes int) plan.BufID {
 	return b.p.AddBuffer(plan.Buffer{Name: name, Kind: kind, Size: int64(bytes)})
 }
 
-// ntok patches a row-count parameter from VarNTok (times mul) in prefill.
-func ntok(d *plan.Dispatch, prefill bool, param int, mul int64) {
+// ntok patches a row count (target) from VarNTok (times mul) in prefill.
+func ntok(d *plan.Dispatch, prefill bool, target plan.PatchTarget, mul int64) {
 	if prefill {
-		d.AddPatch(plan.PatchParam0+plan.PatchTarget(param), plan.VarNTok, mul, 0)
+		d.AddPatch(target, plan.VarNTok, mul, 0)
 	}
 }
 
@@ -168,10 +168,8 @@ func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type, s
 	dec, _ := b.p.AddPass("decode")
 	b.forward(dec, false, lay, s, plan.Binding{Buf: freqBuf}, kc, vc)
 	am, _ := b.p.AddPass("argmax")
-	d := plan.Dispatch{Kernel: plan.Argmax, Grid: [3]uint32{1, 1, 1}}
-	d.Bind, d.NBind = plan.Binds(plan.F32At(lay.logits, 0), plan.F32At(lay.tokens, 0))
-	d.P[0], d.P[1], d.P[2] = uint32(h.NVocab), 1, uint32(h.NVocab)
-	d.AddPatch(plan.PatchOffset0+1, plan.VarKVLen, 4, 0)
+	d := plan.ArgmaxArgs{X: plan.F32At(lay.logits, 0), Out: plan.F32At(lay.tokens, 0), N: h.NVocab, M: 1, Ldx: h.NVocab}.Dispatch()
+	d.AddPatch(plan.PatchArgmaxOutOff, plan.VarKVLen, 4, 0)
 	am.Add(d)
 	if smp != nil {
 		b.samplePass(lay, *smp)
@@ -189,15 +187,14 @@ func (b *builder) samplePass(lay *layout, smp Sampler) {
 	n := b.h.NVocab
 	scr := b.buffer("sample.scratch", plan.Scratch, 4*2*n)
 	ps, _ := b.p.AddPass("sample")
-	d := plan.Dispatch{Kernel: plan.Sample, Grid: [3]uint32{1, 1, 1}}
-	d.Bind, d.NBind = plan.Binds(plan.F32At(lay.logits, 0), plan.F32At(lay.tokens, 0), plan.F32At(lay.tokens, 0), plan.F32At(scr, 0))
-	k := smp.kernelParams()
-	d.P = k
-	d.P[0] = uint32(n)
-	d.AddPatch(plan.PatchOffset0+1, plan.VarKVLen, 4, 0)
-	d.AddPatch(plan.PatchOffset0+2, plan.VarUser1, 4, 0)
-	d.AddPatch(plan.PatchParam0+8, plan.VarUser0, 1, 0)
-	d.AddPatch(plan.PatchParam0+9, plan.VarStep, 1, 0)
+	a := smp.kernelArgs()
+	a.X, a.Out, a.Hist, a.Scratch = plan.F32At(lay.logits, 0), plan.F32At(lay.tokens, 0), plan.F32At(lay.tokens, 0), plan.F32At(scr, 0)
+	a.N = n
+	d := a.Dispatch()
+	d.AddPatch(plan.PatchSampleOutOff, plan.VarKVLen, 4, 0)
+	d.AddPatch(plan.PatchSampleHistOff, plan.VarUser1, 4, 0)
+	d.AddPatch(plan.PatchSampleHistLen, plan.VarUser0, 1, 0)
+	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 	ps.Add(d)
 }
 
@@ -215,11 +212,9 @@ func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, f
 	qkvW := qd + 2*kvd
 
 	emb, et := b.weight("token_embd.weight", ne, h.NVocab)
-	d := plan.Dispatch{Kernel: plan.Embed, Type: et, Grid: [3]uint32{uint32(m), 1, 1}}
-	d.Bind, d.NBind = plan.Binds(emb, plan.F32At(lay.tokens, 0), plan.F32At(s.x, 0))
-	d.P[0], d.P[1], d.P[2] = uint32(ne), uint32(m), uint32(ne)
-	d.AddPatch(plan.PatchOffset0+1, plan.VarPos, 4, 0)
-	ntok(&d, prefill, 1, 1)
+	d := plan.EmbedArgs{Type: et, Table: emb, Ids: plan.F32At(lay.tokens, 0), Out: plan.F32At(s.x, 0), Dim: ne, N: m, Ldo: ne}.Dispatch()
+	d.AddPatch(plan.PatchEmbedIdsOff, plan.VarPos, 4, 0)
+	ntok(&d, prefill, plan.PatchEmbedN, 1)
 	ps.Add(d)
 
 	// linear emits out = in·Wᵀ + bias (+ res); with g set (decode) the
@@ -230,24 +225,25 @@ func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, f
 		if g != none {
 			k = plan.RMSNormMatVec
 		}
-		d := plan.Dispatch{Kernel: k, Type: wt, Grid: [3]uint32{uint32(nOut), uint32(m), 1}}
-		if g != none {
-			d.Bind, d.NBind = plan.Binds(w, in, out, bias, res, g)
-			d.P[6] = plan.F32(h.Eps)
-		} else {
-			d.Bind, d.NBind = plan.Binds(w, in, out, bias, res)
+		a := plan.MatVecArgs{Type: wt, W: w, X: in, Out: out, Bias: bias, Res: res, N: nOut, K: nIn, M: m, Ldx: ldi, Ldo: ldo, Ldr: ldo}
+		var d plan.Dispatch
+		switch k {
+		case plan.RMSNormMatVec:
+			d = plan.RMSNormMatVecArgs{Type: wt, W: w, X: in, Out: out, Bias: bias, Res: res, G: g,
+				N: nOut, K: nIn, M: m, Ldx: ldi, Ldo: ldo, Ldr: ldo, Eps: h.Eps}.Dispatch()
+		case plan.MatMul:
+			d = plan.MatMulArgs(a).Dispatch()
+		default:
+			d = a.Dispatch()
 		}
-		d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5] = uint32(nOut), uint32(nIn), uint32(m), uint32(ldi), uint32(ldo), uint32(ldo)
-		ntok(&d, prefill, 2, 1)
+		ntok(&d, prefill, plan.PatchMatVecM, 1)
 		ps.Add(d)
 	}
 	// rmsNorm normalises rows of dim values; inner > 1 groups rows inside
 	// a wider row (per-head norms in the QKV row).
 	rmsNorm := func(w plan.Binding, dim, rows, inner, ld int, x, out plan.Binding) {
-		d := plan.Dispatch{Kernel: plan.RMSNorm, Grid: [3]uint32{uint32(rows), 1, 1}}
-		d.Bind, d.NBind = plan.Binds(x, w, out)
-		d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5] = uint32(dim), uint32(rows), uint32(ld), uint32(ld), plan.F32(h.Eps), uint32(inner)
-		ntok(&d, prefill, 1, int64(max(inner, 1)))
+		d := plan.RMSNormArgs{X: x, W: w, Out: out, Dim: dim, Rows: rows, Ldx: ld, Ldo: ld, Eps: h.Eps, Inner: inner}.Dispatch()
+		ntok(&d, prefill, plan.PatchRMSNormRows, int64(max(inner, 1)))
 		ps.Add(d)
 	}
 
@@ -274,21 +270,19 @@ func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, f
 			rmsNorm(b.vector(pre+"attn_k_norm.weight", hd), hd, m*h.NKV, h.NKV, qkvW, plan.F32At(s.qkv, qd), plan.F32At(s.qkv, qd))
 		}
 
-		rk := plan.Dispatch{Kernel: plan.RopeKV, Type: lay.kvType, Grid: [3]uint32{uint32(m), 1, 1}}
-		rk.Bind, rk.NBind = plan.Binds(plan.F32At(s.qkv, 0), freqs, plan.F32At(kc[l], 0), plan.F32At(vc[l], 0))
-		rk.P = [plan.MaxParams]uint32{uint32(hd), uint32(h.NHead), uint32(h.NKV), uint32(m), uint32(qkvW), 0,
-			b.a.RopeMode, uint32(h.RopeDim), uint32(lay.ctx * hd), uint32(hd), 0, 0, 0}
-		rk.AddPatch(plan.PatchParam0+5, plan.VarPos, 1, 0)
-		ntok(&rk, prefill, 3, 1)
+		rk := plan.RopeKVArgs{Type: lay.kvType, QKV: plan.F32At(s.qkv, 0), Freqs: freqs, KCache: plan.F32At(kc[l], 0), VCache: plan.F32At(vc[l], 0),
+			HeadDim: hd, NHead: h.NHead, NKV: h.NKV, M: m, Ldqkv: qkvW, Mode: b.a.RopeMode, RopeDim: h.RopeDim,
+			HeadStride: lay.ctx * hd, PosStride: hd}.Dispatch()
+		rk.AddPatch(plan.PatchRopeKVPos0, plan.VarPos, 1, 0)
+		ntok(&rk, prefill, plan.PatchRopeKVM, 1)
 		ps.Add(rk)
 
-		at1 := plan.Dispatch{Kernel: plan.Attention, Type: lay.kvType, Grid: [3]uint32{uint32(h.NHead), uint32(m), 1}}
-		at1.Bind, at1.NBind = plan.Binds(plan.F32At(s.qkv, 0), plan.F32At(kc[l], 0), plan.F32At(vc[l], 0), plan.F32At(s.att, 0), none)
-		at1.P = [plan.MaxParams]uint32{uint32(hd), uint32(h.NHead), uint32(h.NKV), uint32(m), uint32(qkvW), uint32(qd),
-			0, 0, plan.FlagCausal, plan.F32(float32(1 / math.Sqrt(float64(hd)))), uint32(lay.ctx * hd), uint32(hd), 0, 0}
-		at1.AddPatch(plan.PatchParam0+6, plan.VarKVLen, 1, 0)
-		at1.AddPatch(plan.PatchParam0+7, plan.VarPos, 1, 0)
-		ntok(&at1, prefill, 3, 1)
+		at1 := plan.AttentionArgs{Type: lay.kvType, Q: plan.F32At(s.qkv, 0), K: plan.F32At(kc[l], 0), V: plan.F32At(vc[l], 0),
+			Out: plan.F32At(s.att, 0), Probs: none, HeadDim: hd, NHead: h.NHead, NKV: h.NKV, M: m, Ldq: qkvW, Ldo: qd,
+			Flags: plan.FlagCausal, Scale: float32(1 / math.Sqrt(float64(hd))), HeadStride: lay.ctx * hd, PosStride: hd}.Dispatch()
+		at1.AddPatch(plan.PatchAttentionKVLen, plan.VarKVLen, 1, 0)
+		at1.AddPatch(plan.PatchAttentionPos0, plan.VarPos, 1, 0)
+		ntok(&at1, prefill, plan.PatchAttentionM, 1)
 		ps.Add(at1)
 
 		linear(pre+"attn_output.weight", ne, qd, plan.F32At(s.att, 0), qd, plan.F32At(s.x, 0), ne, bias("attn_output", ne), plan.F32At(s.x, 0), none)
@@ -304,17 +298,14 @@ func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, f
 		linear(pre+"ffn_up.weight", h.NFF, ne, in, ne, plan.F32At(s.up, 0), h.NFF, none, none, g)
 		w, wt := b.weight(pre+"ffn_down.weight", h.NFF, ne)
 		if prefill {
-			sm := plan.Dispatch{Kernel: plan.SiLUMul, Grid: [3]uint32{uint32(h.NFF), uint32(m), 1}}
-			sm.Bind, sm.NBind = plan.Binds(plan.F32At(s.gate, 0), plan.F32At(s.up, 0), plan.F32At(s.gate, 0))
-			sm.P[0], sm.P[1], sm.P[2], sm.P[3], sm.P[4] = uint32(h.NFF), uint32(m), uint32(h.NFF), uint32(h.NFF), uint32(h.NFF)
-			ntok(&sm, prefill, 1, 1)
+			sm := plan.SiLUMulArgs{Gate: plan.F32At(s.gate, 0), Up: plan.F32At(s.up, 0), Out: plan.F32At(s.gate, 0),
+				N: h.NFF, M: m, Ldg: h.NFF, Ldu: h.NFF, Ldo: h.NFF}.Dispatch()
+			ntok(&sm, prefill, plan.PatchSiLUMulM, 1)
 			ps.Add(sm)
 			linear(pre+"ffn_down.weight", ne, h.NFF, plan.F32At(s.gate, 0), h.NFF, plan.F32At(s.x, 0), ne, none, plan.F32At(s.x, 0), none)
 		} else {
-			dn := plan.Dispatch{Kernel: plan.SiLUMulMatVec, Type: wt, Grid: [3]uint32{uint32(ne), 1, 1}}
-			dn.Bind, dn.NBind = plan.Binds(w, plan.F32At(s.gate, 0), plan.F32At(s.x, 0), none, plan.F32At(s.x, 0), plan.F32At(s.up, 0))
-			dn.P[0], dn.P[1], dn.P[2], dn.P[3], dn.P[4], dn.P[5], dn.P[6] = uint32(ne), uint32(h.NFF), 1, uint32(h.NFF), uint32(ne), uint32(ne), uint32(h.NFF)
-			ps.Add(dn)
+			ps.Add(plan.SiLUMulMatVecArgs{Type: wt, W: w, Gate: plan.F32At(s.gate, 0), Out: plan.F32At(s.x, 0), Bias: none,
+				Res: plan.F32At(s.x, 0), Up: plan.F32At(s.up, 0), N: ne, K: h.NFF, M: 1, Ldg: h.NFF, Ldo: ne, Ldr: ne, Ldu: h.NFF}.Dispatch())
 		}
 	}
 
@@ -325,11 +316,10 @@ func (b *builder) forward(ps *plan.Pass, prefill bool, lay *layout, s scratch, f
 		outName = "token_embd.weight" // tied embeddings
 	}
 	w, wt := b.weight(outName, ne, h.NVocab)
-	d = plan.Dispatch{Kernel: plan.RMSNormMatVec, Type: wt, Grid: [3]uint32{uint32(h.NVocab), 1, 1}}
-	d.Bind, d.NBind = plan.Binds(w, plan.F32At(s.x, 0), plan.F32At(lay.logits, 0), none, none, b.vector("output_norm.weight", ne))
-	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5], d.P[6] = uint32(h.NVocab), uint32(ne), 1, uint32(ne), uint32(h.NVocab), 0, plan.F32(h.Eps)
+	d = plan.RMSNormMatVecArgs{Type: wt, W: w, X: plan.F32At(s.x, 0), Out: plan.F32At(lay.logits, 0), Bias: none, Res: none,
+		G: b.vector("output_norm.weight", ne), N: h.NVocab, K: ne, M: 1, Ldx: ne, Ldo: h.NVocab, Eps: h.Eps}.Dispatch()
 	if prefill {
-		d.AddPatch(plan.PatchOffset0+1, plan.VarNTok, int64(4*ne), -int64(4*ne))
+		d.AddPatch(plan.PatchRMSNormMatVecXOff, plan.VarNTok, int64(4*ne), -int64(4*ne))
 	}
 	ps.Add(d)
 }

@@ -12,7 +12,7 @@ import (
 const DefaultPenaltyLastN = 64
 
 // Sampler holds the sampling parameters, with the semantics of the plan's
-// Sample kernel (plan/kernels.go).
+// Sample kernel (plan.SampleArgs).
 type Sampler struct {
 	// Temperature <= 0 picks the most likely token (after penalties).
 	Temperature float32
@@ -62,19 +62,11 @@ func (s Sampler) window(kvLen int) int {
 	return n
 }
 
-// kernelParams fills the Sample kernel's params words except n (P0),
-// histLen (P8) and step (P9), which the plan sets per step.
-func (s Sampler) kernelParams() [plan.MaxParams]uint32 {
-	var p [plan.MaxParams]uint32
-	p[1] = uint32(max(s.TopK, 0))
-	p[2] = plan.F32(s.topP())
-	p[3] = plan.F32(s.MinP)
-	p[4] = plan.F32(s.Temperature)
-	p[5] = plan.F32(s.RepeatPenalty)
-	p[6], p[7] = uint32(s.Seed), uint32(s.Seed>>32)
-	p[10] = plan.F32(s.PresencePenalty)
-	p[11] = plan.F32(s.FrequencyPenalty)
-	return p
+// kernelArgs fills the Sample kernel's record except its bindings and N;
+// HistLen and Step are patched per step.
+func (s Sampler) kernelArgs() plan.SampleArgs {
+	return plan.SampleArgs{TopK: max(s.TopK, 0), TopP: s.topP(), MinP: s.MinP, Temp: s.Temperature,
+		Repeat: s.RepeatPenalty, Seed: s.Seed, Presence: s.PresencePenalty, Frequency: s.FrequencyPenalty}
 }
 
 // hostSampler runs the Sample kernel's algorithm on the host, for a

@@ -59,6 +59,10 @@ const (
 	PatchOffset0 PatchTarget = 32 // PatchOffset0+i rewrites Bind[i].Off
 )
 
+// IsParam reports whether t rewrites a params word (a 32-bit field)
+// rather than a binding's byte offset.
+func (t PatchTarget) IsParam() bool { return t < PatchOffset0 }
+
 // Patch rewrites one field at replay: field = Base + Mul*vars[Var].
 type Patch struct {
 	Target PatchTarget
@@ -86,9 +90,6 @@ type Dispatch struct {
 
 // F32 stores a float parameter in a params word.
 func F32(f float32) uint32 { return math.Float32bits(f) }
-
-// PF reads params word i as a float32.
-func (d *Dispatch) PF(i int) float32 { return math.Float32frombits(d.P[i]) }
 
 // Resolved returns a copy of d with its patches applied for vars. Backends
 // call this per dispatch per step; it does not allocate.
@@ -187,6 +188,11 @@ func (p *Plan) validatePass(ps *Pass) error {
 		if int(d.NPatch) > MaxPatch {
 			return fmt.Errorf("plan %s/%s: op %d (%s): %d patches", p.Name, ps.Name, i, info.Name, d.NPatch)
 		}
+		for _, pt := range d.Patch[:d.NPatch] {
+			if err := d.checkPatch(pt); err != nil {
+				return fmt.Errorf("plan %s/%s: op %d (%s): %w", p.Name, ps.Name, i, info.Name, err)
+			}
+		}
 		for j, b := range d.Bind[:d.NBind] {
 			if b.Buf == NoBuf {
 				continue
@@ -198,6 +204,24 @@ func (p *Plan) validatePass(ps *Pass) error {
 				return fmt.Errorf("plan %s/%s: op %d (%s): binding %d offset %d beyond buffer %q (%d bytes)", p.Name, ps.Name, i, info.Name, j, b.Off, p.Buffers[b.Buf].Name, p.Buffers[b.Buf].Size)
 			}
 		}
+	}
+	return nil
+}
+
+// checkPatch rejects a patch of a field that is not a patch target of the
+// kernel (see Kernel.Patchable) or that reads an unknown variable.
+func (d *Dispatch) checkPatch(pt Patch) error {
+	if pt.Var >= NumVars {
+		return fmt.Errorf("patch reads unknown variable %d", pt.Var)
+	}
+	if pt.Target >= PatchOffset0 {
+		s := int(pt.Target - PatchOffset0)
+		if s >= int(d.NBind) || d.Bind[s].Buf == NoBuf {
+			return fmt.Errorf("patch rewrites the offset of empty binding %d", s)
+		}
+	}
+	if !d.Kernel.Patchable(pt.Target) {
+		return fmt.Errorf("patch target %d is not a patchable field of %s", pt.Target, d.Kernel)
 	}
 	return nil
 }

@@ -68,3 +68,32 @@ func TestBuildHelpers(t *testing.T) {
 	require.Equal(t, uint32(7), r.P[2])
 	require.Equal(t, uint64(36), r.Bind[0].Off)
 }
+
+// memExec is an Executable over host memory, for the typed helpers.
+type memExec struct{ b []byte }
+
+func (m *memExec) Run(int, *Vars) error     { return nil }
+func (m *memExec) RunSeq(int, []Vars) error { return nil }
+func (m *memExec) Close() error             { return nil }
+func (m *memExec) Write(_ BufID, off int64, src []byte) error {
+	copy(m.b[off:], src)
+	return nil
+}
+func (m *memExec) Read(_ BufID, off int64, dst []byte) error {
+	copy(dst, m.b[off:])
+	return nil
+}
+
+func TestTypedHostAccess(t *testing.T) {
+	x := &memExec{b: make([]byte, 32)}
+	require.NoError(t, WriteF32(x, 0, 1, []float32{1.5, -2}))
+	require.Equal(t, []byte{0, 0, 0xc0, 0x3f}, x.b[4:8], "little-endian float bits")
+	require.NoError(t, WriteI32(x, 0, 4, []int32{-1, 7}))
+	f := make([]float32, 2)
+	require.NoError(t, ReadF32(x, 0, 1, f))
+	require.Equal(t, []float32{1.5, -2}, f)
+	i := make([]int32, 2)
+	require.NoError(t, ReadI32(x, 0, 4, i))
+	require.Equal(t, []int32{-1, 7}, i)
+	require.Zero(t, testing.AllocsPerRun(10, func() { _ = ReadI32(x, 0, 4, i) }))
+}

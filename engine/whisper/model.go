@@ -1,9 +1,7 @@
 package whisper
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/harkapp/hark/engine/plan"
 )
@@ -15,7 +13,6 @@ type Model struct {
 	exec   plan.Executable
 	lay    *layout
 	logits []float32 // host copy of the last logits read
-	buf    []byte    // staging for Read/Write
 	vars   plan.Vars
 	kvHost [][]byte // staging for beam KV copies, per source sequence
 }
@@ -41,38 +38,16 @@ func (m *Model) Close() error { return m.exec.Close() }
 // MaxTokens is the most tokens Prompt accepts at once.
 func (m *Model) MaxTokens() int { return m.lay.maxTokens }
 
-func (m *Model) staging(n int) []byte {
-	if cap(m.buf) < n {
-		m.buf = make([]byte, n)
-	}
-	return m.buf[:n]
-}
-
 func (m *Model) writeF32(id plan.BufID, off int, v []float32) error {
-	b := m.staging(4 * len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return m.exec.Write(id, int64(off)*4, b)
+	return plan.WriteF32(m.exec, id, off, v)
 }
 
 func (m *Model) readF32(id plan.BufID, off int, dst []float32) error {
-	b := m.staging(4 * len(dst))
-	if err := m.exec.Read(id, int64(off)*4, b); err != nil {
-		return err
-	}
-	for i := range dst {
-		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return nil
+	return plan.ReadF32(m.exec, id, off, dst)
 }
 
 func (m *Model) writeTokens(tokens []int32) error {
-	b := m.staging(4 * len(tokens))
-	for i, t := range tokens {
-		binary.LittleEndian.PutUint32(b[4*i:], uint32(t))
-	}
-	return m.exec.Write(m.lay.tokens, 0, b)
+	return plan.WriteI32(m.exec, m.lay.tokens, 0, tokens)
 }
 
 // Encode runs the encoder on one window's log-mel spectrogram, laid out

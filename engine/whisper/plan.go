@@ -106,47 +106,73 @@ func (b *builder) scratch(name string, floats int) plan.BufID {
 }
 
 var (
-	at    = plan.F32At
-	binds = plan.Binds
-	none  = plan.None
+	at   = plan.F32At
+	none = plan.None
 )
 
-// linear emits out = x·Wᵀ + bias (+ res) for a Linear layer named prefix.
-// m rows; when ntok is set, m is patched from VarNTok at each step.
-func (b *builder) linear(ps *plan.Pass, k plan.Kernel, prefix string, hasBias bool, nOut, nIn, m int, ntok bool,
-	x plan.Binding, ldx int, out plan.Binding, ldo int, res plan.Binding, ldr int) {
-	w, wt := b.weight(prefix+".weight", int64(nOut*nIn))
-	bias := none
-	if hasBias {
-		bias = b.weightF32(prefix+".bias", int64(nOut))
+// prodRows is how a pass's products run: the kernel (MatVec or MatMul) and m
+// rows, patched from VarNTok at each step when ntok is set.
+type prodRows struct {
+	kern plan.Kernel
+	m    int
+	ntok bool
+}
+
+// lin is one Linear layer: out = x·Wᵀ + bias, plus out itself when
+// resid is set (the residual stream).
+type lin struct {
+	prefix   string // weight names: prefix.weight, prefix.bias
+	noBias   bool
+	nOut     int
+	nIn      int
+	x        plan.Binding
+	ldx      int
+	out      plan.Binding
+	ldo      int
+	residual bool
+}
+
+// linear emits a Linear layer.
+func (b *builder) linear(ps *plan.Pass, r prodRows, l lin) {
+	w, wt := b.weight(l.prefix+".weight", int64(l.nOut*l.nIn))
+	a := plan.MatVecArgs{Type: wt, W: w, X: l.x, Out: l.out, Bias: none, Res: none,
+		N: l.nOut, K: l.nIn, M: r.m, Ldx: l.ldx, Ldo: l.ldo}
+	if !l.noBias {
+		a.Bias = b.weightF32(l.prefix+".bias", int64(l.nOut))
 	}
-	d := plan.Dispatch{Kernel: k, Type: wt, Grid: [3]uint32{uint32(nOut), uint32(m), 1}}
-	d.Bind, d.NBind = binds(w, x, out, bias, res)
-	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5] = uint32(nOut), uint32(nIn), uint32(m), uint32(ldx), uint32(ldo), uint32(ldr)
-	if ntok {
-		d.AddPatch(plan.PatchParam0+2, plan.VarNTok, 1, 0)
+	if l.residual {
+		a.Res, a.Ldr = l.out, l.ldo
+	}
+	d := product(r.kern, a)
+	if r.ntok {
+		d.AddPatch(plan.PatchMatVecM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
+}
+
+// product encodes a matrix product as kernel k (MatVec or MatMul, which
+// share one record).
+func product(k plan.Kernel, a plan.MatVecArgs) plan.Dispatch {
+	if k == plan.MatMul {
+		return plan.MatMulArgs(a).Dispatch()
+	}
+	return a.Dispatch()
 }
 
 func (b *builder) layerNorm(ps *plan.Pass, prefix string, dim, rows int, ntok bool, x plan.Binding, out plan.Binding) {
 	w := b.weightF32(prefix+".weight", int64(dim))
 	bias := b.weightF32(prefix+".bias", int64(dim))
-	d := plan.Dispatch{Kernel: plan.LayerNorm, Grid: [3]uint32{uint32(rows), 1, 1}}
-	d.Bind, d.NBind = binds(x, w, bias, out)
-	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4] = uint32(dim), uint32(rows), uint32(dim), uint32(dim), plan.F32(1e-5)
+	d := plan.LayerNormArgs{X: x, W: w, B: bias, Out: out, Dim: dim, Rows: rows, Ldx: dim, Ldo: dim, Eps: 1e-5}.Dispatch()
 	if ntok {
-		d.AddPatch(plan.PatchParam0+1, plan.VarNTok, 1, 0)
+		d.AddPatch(plan.PatchLayerNormRows, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }
 
 func gelu(ps *plan.Pass, n, m int, ntok bool, x plan.Binding) {
-	d := plan.Dispatch{Kernel: plan.GELU, Grid: [3]uint32{uint32(n), uint32(m), 1}}
-	d.Bind, d.NBind = binds(x, x)
-	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4] = uint32(n), uint32(m), uint32(n), uint32(n), 0
+	d := plan.GELUArgs{X: x, Out: x, N: n, M: m, Ldx: n, Ldo: n}.Dispatch()
 	if ntok {
-		d.AddPatch(plan.PatchParam0+1, plan.VarNTok, 1, 0)
+		d.AddPatch(plan.PatchGELUM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }
@@ -172,8 +198,6 @@ type attn struct {
 
 func (b *builder) attention(ps *plan.Pass, nHead, nState int, a attn) {
 	hd := nState / nHead
-	d := plan.Dispatch{Kernel: plan.Attention, Type: a.kvType, Grid: [3]uint32{uint32(nHead), uint32(a.m), 1}}
-	d.Bind, d.NBind = binds(a.q, a.k, a.v, a.out, a.probs)
 	flags := uint32(0)
 	if a.causal {
 		flags |= plan.FlagCausal
@@ -181,17 +205,18 @@ func (b *builder) attention(ps *plan.Pass, nHead, nState int, a attn) {
 	if a.perSeq {
 		flags |= plan.FlagPerSeqRows
 	}
-	d.P = [plan.MaxParams]uint32{uint32(hd), uint32(nHead), uint32(nHead), uint32(a.m), uint32(a.ldq), uint32(nState),
-		uint32(a.kvLen), 0, flags, plan.F32(float32(1 / math.Sqrt(float64(hd)))), uint32(hd), uint32(a.posStride),
-		uint32(a.seqStride), uint32(a.probsStride)}
+	d := plan.AttentionArgs{Type: a.kvType, Q: a.q, K: a.k, V: a.v, Out: a.out, Probs: a.probs,
+		HeadDim: hd, NHead: nHead, NKV: nHead, M: a.m, Ldq: a.ldq, Ldo: nState, KVLen: a.kvLen, Flags: flags,
+		Scale: float32(1 / math.Sqrt(float64(hd))), HeadStride: hd, PosStride: a.posStride, SeqStride: a.seqStride,
+		Ldp: a.probsStride}.Dispatch()
 	if a.kvLen == 0 {
-		d.AddPatch(plan.PatchParam0+6, plan.VarKVLen, 1, 0)
+		d.AddPatch(plan.PatchAttentionKVLen, plan.VarKVLen, 1, 0)
 	}
 	if a.causal || a.perSeq {
-		d.AddPatch(plan.PatchParam0+7, plan.VarPos, 1, 0)
+		d.AddPatch(plan.PatchAttentionPos0, plan.VarPos, 1, 0)
 	}
 	if a.ntok {
-		d.AddPatch(plan.PatchParam0+3, plan.VarNTok, 1, 0)
+		d.AddPatch(plan.PatchAttentionM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }
@@ -233,39 +258,34 @@ func (b *builder) encoder(lay *layout) {
 	ff := b.scratch("enc.ff", nctx*4*ns)
 	lay.encOut = b.p.AddBuffer(plan.Buffer{Name: "enc.out", Kind: plan.State, Size: int64(nctx*ns) * 4})
 	ps, _ := b.p.AddPass("encode")
+	win := prodRows{kern: plan.MatMul, m: nctx}
 
 	conv := func(name string, cin, T, stride int, flags uint32, in plan.Binding, ldx int, out plan.Binding) {
 		w, wt := b.weight(name+".weight", int64(3*cin*ns))
 		bias := b.weightF32(name+".bias", int64(ns))
-		d := plan.Dispatch{Kernel: plan.Conv1D, Type: wt, Grid: [3]uint32{uint32(ns), uint32(T / stride), 1}}
-		d.Bind, d.NBind = binds(w, in, bias, out)
-		d.P[0], d.P[1], d.P[2], d.P[3], d.P[4], d.P[5], d.P[6], d.P[7], d.P[8] =
-			uint32(cin), uint32(ns), uint32(T), 3, uint32(stride), 1, flags, uint32(ldx), uint32(ns)
-		ps.Add(d)
+		ps.Add(plan.Conv1DArgs{Type: wt, W: w, X: in, Bias: bias, Out: out,
+			Cin: cin, Cout: ns, T: T, Kw: 3, Stride: stride, Pad: 1, Flags: flags, Ldx: ldx, Ldo: ns}.Dispatch())
 		gelu(ps, ns, T/stride, false, out)
 	}
 	conv("encoder.conv1", h.NMels, nf, 1, plan.FlagChannelMaj, at(lay.mel, 0), nf, at(conv1, 0))
 	conv("encoder.conv2", ns, nf, 2, 0, at(conv1, 0), ns, at(x, 0))
 
 	pos := b.weightF32("encoder.positional_embedding", int64(nctx*ns))
-	add := plan.Dispatch{Kernel: plan.Add, Grid: [3]uint32{uint32(ns), uint32(nctx), 1}}
-	add.Bind, add.NBind = binds(at(x, 0), pos, at(x, 0))
-	add.P[0], add.P[1], add.P[2], add.P[3], add.P[4] = uint32(ns), uint32(nctx), uint32(ns), uint32(ns), uint32(ns)
-	ps.Add(add)
+	ps.Add(plan.AddArgs{A: at(x, 0), B: pos, Out: at(x, 0), N: ns, M: nctx, Lda: ns, Ldb: ns, Ldo: ns}.Dispatch())
 
 	for l := 0; l < h.NAudioLayer; l++ {
 		pre := fmt.Sprintf("encoder.blocks.%d.", l)
 		b.layerNorm(ps, pre+"attn_ln", ns, nctx, false, at(x, 0), at(hb, 0))
-		b.linear(ps, plan.MatMul, pre+"attn.query", true, ns, ns, nctx, false, at(hb, 0), ns, at(qkv, 0), 3*ns, none, 0)
-		b.linear(ps, plan.MatMul, pre+"attn.key", false, ns, ns, nctx, false, at(hb, 0), ns, at(qkv, ns), 3*ns, none, 0)
-		b.linear(ps, plan.MatMul, pre+"attn.value", true, ns, ns, nctx, false, at(hb, 0), ns, at(qkv, 2*ns), 3*ns, none, 0)
+		b.linear(ps, win, lin{prefix: pre + "attn.query", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 0), ldo: 3 * ns})
+		b.linear(ps, win, lin{prefix: pre + "attn.key", noBias: true, nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, ns), ldo: 3 * ns})
+		b.linear(ps, win, lin{prefix: pre + "attn.value", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 2*ns), ldo: 3 * ns})
 		b.attention(ps, h.NAudioHead, ns, attn{q: at(qkv, 0), ldq: 3 * ns, k: at(qkv, ns), v: at(qkv, 2*ns), kvType: ggml.F32,
 			posStride: 3 * ns, out: at(att, 0), m: nctx, kvLen: nctx, probs: none})
-		b.linear(ps, plan.MatMul, pre+"attn.out", true, ns, ns, nctx, false, at(att, 0), ns, at(x, 0), ns, at(x, 0), ns)
+		b.linear(ps, win, lin{prefix: pre + "attn.out", nOut: ns, nIn: ns, x: at(att, 0), ldx: ns, out: at(x, 0), ldo: ns, residual: true})
 		b.layerNorm(ps, pre+"mlp_ln", ns, nctx, false, at(x, 0), at(hb, 0))
-		b.linear(ps, plan.MatMul, pre+"mlp.0", true, 4*ns, ns, nctx, false, at(hb, 0), ns, at(ff, 0), 4*ns, none, 0)
+		b.linear(ps, win, lin{prefix: pre + "mlp.0", nOut: 4 * ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(ff, 0), ldo: 4 * ns})
 		gelu(ps, 4*ns, nctx, false, at(ff, 0))
-		b.linear(ps, plan.MatMul, pre+"mlp.2", true, ns, 4*ns, nctx, false, at(ff, 0), 4*ns, at(x, 0), ns, at(x, 0), ns)
+		b.linear(ps, win, lin{prefix: pre + "mlp.2", nOut: ns, nIn: 4 * ns, x: at(ff, 0), ldx: 4 * ns, out: at(x, 0), ldo: ns, residual: true})
 	}
 	b.layerNorm(ps, "encoder.ln_post", ns, nctx, false, at(x, 0), at(lay.encOut, 0))
 }
@@ -293,12 +313,13 @@ func (b *builder) decoder(lay *layout, opt Options) {
 	crossK := make([]plan.BufID, h.NTextLayer)
 	crossV := make([]plan.BufID, h.NTextLayer)
 	enc := b.p.Passes[PassEncode]
+	win := prodRows{kern: plan.MatMul, m: nctx}
 	for l := range h.NTextLayer {
 		pre := fmt.Sprintf("decoder.blocks.%d.cross_attn.", l)
 		crossK[l] = b.p.AddBuffer(plan.Buffer{Name: fmt.Sprintf("cross.k%d", l), Kind: plan.State, Size: int64(nctx*ns) * 4})
 		crossV[l] = b.p.AddBuffer(plan.Buffer{Name: fmt.Sprintf("cross.v%d", l), Kind: plan.State, Size: int64(nctx*ns) * 4})
-		b.linear(enc, plan.MatMul, pre+"key", false, ns, ns, nctx, false, at(lay.encOut, 0), ns, at(crossK[l], 0), ns, none, 0)
-		b.linear(enc, plan.MatMul, pre+"value", true, ns, ns, nctx, false, at(lay.encOut, 0), ns, at(crossV[l], 0), ns, none, 0)
+		b.linear(enc, win, lin{prefix: pre + "key", noBias: true, nOut: ns, nIn: ns, x: at(lay.encOut, 0), ldx: ns, out: at(crossK[l], 0), ldo: ns})
+		b.linear(enc, win, lin{prefix: pre + "value", nOut: ns, nIn: ns, x: at(lay.encOut, 0), ldx: ns, out: at(crossV[l], 0), ldo: ns})
 	}
 	// Self-attention caches, one region per beam: [seq][pos][state] f32.
 	lay.selfK = make([]plan.BufID, h.NTextLayer)
@@ -331,31 +352,28 @@ type decPass struct {
 }
 
 func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.BufID, x, hb, qkv, att, ff plan.BufID, pc decPass) {
-	kern, m, ntok, beams := pc.kern, pc.m, pc.ntok, pc.beams
+	m, ntok, beams := pc.m, pc.ntok, pc.beams
+	r := prodRows{kern: pc.kern, m: m, ntok: ntok}
 	h := b.h
 	ns, nctx, nv := h.NTextState, h.NAudioCtx, h.NVocab
 	emb, et := b.weight("decoder.token_embedding.weight", int64(nv*ns))
-	d := plan.Dispatch{Kernel: plan.Embed, Type: et, Grid: [3]uint32{uint32(m), 1, 1}}
-	d.Bind, d.NBind = binds(emb, at(lay.tokens, 0), at(x, 0))
-	d.P[0], d.P[1], d.P[2] = uint32(ns), uint32(m), uint32(ns)
+	d := plan.EmbedArgs{Type: et, Table: emb, Ids: at(lay.tokens, 0), Out: at(x, 0), Dim: ns, N: m, Ldo: ns}.Dispatch()
 	if ntok {
-		d.AddPatch(plan.PatchParam0+1, plan.VarNTok, 1, 0)
+		d.AddPatch(plan.PatchEmbedN, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 
 	// x += positional_embedding[pos ...]: consecutive rows for a prompt,
 	// the same row for every beam.
 	pos := b.weightF32("decoder.positional_embedding", int64(h.NTextCtx*ns))
-	add := plan.Dispatch{Kernel: plan.Add, Grid: [3]uint32{uint32(ns), uint32(m), 1}}
-	add.Bind, add.NBind = binds(at(x, 0), pos, at(x, 0))
 	ldb := ns
 	if beams {
 		ldb = 0
 	}
-	add.P[0], add.P[1], add.P[2], add.P[3], add.P[4] = uint32(ns), uint32(m), uint32(ns), uint32(ldb), uint32(ns)
-	add.AddPatch(plan.PatchOffset0+1, plan.VarPos, int64(ns)*4, 0)
+	add := plan.AddArgs{A: at(x, 0), B: pos, Out: at(x, 0), N: ns, M: m, Lda: ns, Ldb: ldb, Ldo: ns}.Dispatch()
+	add.AddPatch(plan.PatchAddBOff, plan.VarPos, int64(ns)*4, 0)
 	if ntok {
-		add.AddPatch(plan.PatchParam0+1, plan.VarNTok, 1, 0)
+		add.AddPatch(plan.PatchAddM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(add)
 
@@ -366,33 +384,32 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	for l := range h.NTextLayer {
 		pre := fmt.Sprintf("decoder.blocks.%d.", l)
 		b.layerNorm(ps, pre+"attn_ln", ns, m, ntok, at(x, 0), at(hb, 0))
-		b.linear(ps, kern, pre+"attn.query", true, ns, ns, m, ntok, at(hb, 0), ns, at(qkv, 0), 3*ns, none, 0)
-		b.linear(ps, kern, pre+"attn.key", false, ns, ns, m, ntok, at(hb, 0), ns, at(qkv, ns), 3*ns, none, 0)
-		b.linear(ps, kern, pre+"attn.value", true, ns, ns, m, ntok, at(hb, 0), ns, at(qkv, 2*ns), 3*ns, none, 0)
+		b.linear(ps, r, lin{prefix: pre + "attn.query", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 0), ldo: 3 * ns})
+		b.linear(ps, r, lin{prefix: pre + "attn.key", noBias: true, nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, ns), ldo: 3 * ns})
+		b.linear(ps, r, lin{prefix: pre + "attn.value", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 2*ns), ldo: 3 * ns})
 
 		// Store K and V of the new rows in the cache (no rotary embedding).
-		kv := plan.Dispatch{Kernel: plan.RopeKV, Type: ggml.F32, Grid: [3]uint32{uint32(m), 1, 1}}
-		kv.Bind, kv.NBind = binds(at(qkv, 0), none, at(lay.selfK[l], 0), at(lay.selfV[l], 0))
 		flags := uint32(0)
 		if beams {
 			flags = plan.FlagPerSeqRows
 		}
 		hd := ns / h.NTextHead
-		kv.P = [plan.MaxParams]uint32{uint32(hd), uint32(h.NTextHead), uint32(h.NTextHead), uint32(m), uint32(3 * ns), 0,
-			plan.RopeNormal, 0, uint32(hd), uint32(ns), uint32(seqStride), flags, 0}
-		kv.AddPatch(plan.PatchParam0+5, plan.VarPos, 1, 0)
+		kv := plan.RopeKVArgs{Type: ggml.F32, QKV: at(qkv, 0), Freqs: none, KCache: at(lay.selfK[l], 0), VCache: at(lay.selfV[l], 0),
+			HeadDim: hd, NHead: h.NTextHead, NKV: h.NTextHead, M: m, Ldqkv: 3 * ns, Mode: plan.RopeNormal,
+			HeadStride: hd, PosStride: ns, SeqStride: seqStride, Flags: flags}.Dispatch()
+		kv.AddPatch(plan.PatchRopeKVPos0, plan.VarPos, 1, 0)
 		if ntok {
-			kv.AddPatch(plan.PatchParam0+3, plan.VarNTok, 1, 0)
+			kv.AddPatch(plan.PatchRopeKVM, plan.VarNTok, 1, 0)
 		}
 		ps.Add(kv)
 
 		b.attention(ps, h.NTextHead, ns, attn{q: at(qkv, 0), ldq: 3 * ns, k: at(lay.selfK[l], 0), v: at(lay.selfV[l], 0),
 			kvType: ggml.F32, posStride: ns, seqStride: seqStride, out: at(att, 0), m: m, causal: !beams, perSeq: beams,
 			ntok: ntok, probs: none})
-		b.linear(ps, kern, pre+"attn.out", true, ns, ns, m, ntok, at(att, 0), ns, at(x, 0), ns, at(x, 0), ns)
+		b.linear(ps, r, lin{prefix: pre + "attn.out", nOut: ns, nIn: ns, x: at(att, 0), ldx: ns, out: at(x, 0), ldo: ns, residual: true})
 
 		b.layerNorm(ps, pre+"cross_attn_ln", ns, m, ntok, at(x, 0), at(hb, 0))
-		b.linear(ps, kern, pre+"cross_attn.query", true, ns, ns, m, ntok, at(hb, 0), ns, at(qkv, 0), ns, none, 0)
+		b.linear(ps, r, lin{prefix: pre + "cross_attn.query", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 0), ldo: ns})
 		probs := none
 		if pc.align {
 			probs = at(lay.alignment, l*h.NTextHead*alignRows(h)*nctx)
@@ -400,12 +417,12 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 		b.attention(ps, h.NTextHead, ns, attn{q: at(qkv, 0), ldq: ns, k: at(crossK[l], 0), v: at(crossV[l], 0),
 			kvType: ggml.F32, posStride: ns, out: at(att, 0), m: m, kvLen: nctx, ntok: ntok,
 			probs: probs, probsStride: nctx})
-		b.linear(ps, kern, pre+"cross_attn.out", true, ns, ns, m, ntok, at(att, 0), ns, at(x, 0), ns, at(x, 0), ns)
+		b.linear(ps, r, lin{prefix: pre + "cross_attn.out", nOut: ns, nIn: ns, x: at(att, 0), ldx: ns, out: at(x, 0), ldo: ns, residual: true})
 
 		b.layerNorm(ps, pre+"mlp_ln", ns, m, ntok, at(x, 0), at(hb, 0))
-		b.linear(ps, kern, pre+"mlp.0", true, 4*ns, ns, m, ntok, at(hb, 0), ns, at(ff, 0), 4*ns, none, 0)
+		b.linear(ps, r, lin{prefix: pre + "mlp.0", nOut: 4 * ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(ff, 0), ldo: 4 * ns})
 		gelu(ps, 4*ns, m, ntok, at(ff, 0))
-		b.linear(ps, kern, pre+"mlp.2", true, ns, 4*ns, m, ntok, at(ff, 0), 4*ns, at(x, 0), ns, at(x, 0), ns)
+		b.linear(ps, r, lin{prefix: pre + "mlp.2", nOut: ns, nIn: 4 * ns, x: at(ff, 0), ldx: 4 * ns, out: at(x, 0), ldo: ns, residual: true})
 	}
 
 	// Logits: a prompt needs only its last row; beams and alignment need
@@ -420,10 +437,9 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 		b.logits(ps, emb, et, m, false, at(hb, 0), at(lay.logits, 0))
 		return
 	}
-	last := plan.Dispatch{Kernel: plan.LayerNorm, Grid: [3]uint32{1, 1, 1}}
-	last.Bind, last.NBind = binds(at(x, 0), b.weightF32("decoder.ln.weight", int64(ns)), b.weightF32("decoder.ln.bias", int64(ns)), at(hb, 0))
-	last.P[0], last.P[1], last.P[2], last.P[3], last.P[4] = uint32(ns), 1, uint32(ns), uint32(ns), plan.F32(1e-5)
-	last.AddPatch(plan.PatchOffset0+0, plan.VarNTok, int64(ns)*4, -int64(ns)*4)
+	last := plan.LayerNormArgs{X: at(x, 0), W: b.weightF32("decoder.ln.weight", int64(ns)), B: b.weightF32("decoder.ln.bias", int64(ns)),
+		Out: at(hb, 0), Dim: ns, Rows: 1, Ldx: ns, Ldo: ns, Eps: 1e-5}.Dispatch()
+	last.AddPatch(plan.PatchLayerNormXOff, plan.VarNTok, int64(ns)*4, -int64(ns)*4)
 	ps.Add(last)
 	b.logits(ps, emb, et, 1, false, at(hb, 0), at(lay.logits, 0))
 }
@@ -435,11 +451,9 @@ func (b *builder) logits(ps *plan.Pass, emb plan.Binding, et ggml.Type, m int, n
 	if ntok {
 		k = plan.MatMul
 	}
-	d := plan.Dispatch{Kernel: k, Type: et, Grid: [3]uint32{uint32(nv), uint32(m), 1}}
-	d.Bind, d.NBind = binds(emb, x, out, none, none)
-	d.P[0], d.P[1], d.P[2], d.P[3], d.P[4] = uint32(nv), uint32(ns), uint32(m), uint32(ns), uint32(nv)
+	d := product(k, plan.MatVecArgs{Type: et, W: emb, X: x, Out: out, Bias: none, Res: none, N: nv, K: ns, M: m, Ldx: ns, Ldo: nv})
 	if ntok {
-		d.AddPatch(plan.PatchParam0+2, plan.VarNTok, 1, 0)
+		d.AddPatch(plan.PatchMatVecM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }

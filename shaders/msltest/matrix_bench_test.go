@@ -38,11 +38,11 @@ func BenchmarkMatrixExecutor(b *testing.B) {
 			c.out = int(ob)
 			c.noBind(3)
 			c.noBind(4)
+			c.d.P = plan.MatVecArgs{N: bc.n, K: k, M: bc.m, Ldx: k, Ldo: bc.n, Ldr: bc.n}.Dispatch().P
 			if bc.kern == plan.RMSNormMatVec {
 				c.bind(5, c.add(f32Bytes(randF32(r, k, 1)), false), 0)
-				c.d.P[6] = plan.F32(1e-5)
+				c.d.P = plan.RMSNormMatVecArgs{N: bc.n, K: k, M: bc.m, Ldx: k, Ldo: bc.n, Ldr: bc.n, Eps: 1e-5}.Dispatch().P
 			}
-			c.d.P[0], c.d.P[1], c.d.P[2], c.d.P[3], c.d.P[4], c.d.P[5] = uint32(bc.n), uint32(k), uint32(bc.m), uint32(k), uint32(bc.n), uint32(bc.n)
 			be := TestBackend(b)
 			p := &plan.Plan{Name: "bench"}
 			for i, bb := range c.bufs {

@@ -252,14 +252,14 @@ func productCase(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n,
 			c.bind(4, c.add(f32Bytes(res), false), 0)
 		}
 	}
-	c.d.P = [16]uint32{uint32(n), uint32(k), uint32(m), uint32(ldx), uint32(ldo), uint32(ldr)}
+	c.d.P = plan.MatVecArgs{N: n, K: k, M: m, Ldx: ldx, Ldo: ldo, Ldr: ldr}.Dispatch().P
 	switch kern {
 	case plan.RMSNormMatVec:
 		c.bind(5, c.add(f32Bytes(x2), false), 8)
-		c.d.P[6] = plan.F32(eps)
+		c.d.P = plan.RMSNormMatVecArgs{N: n, K: k, M: m, Ldx: ldx, Ldo: ldo, Ldr: ldr, Eps: eps}.Dispatch().P
 	case plan.SiLUMulMatVec:
 		c.bind(5, c.add(f32Bytes(x2), false), 8)
-		c.d.P[6] = uint32(ldu)
+		c.d.P = plan.SiLUMulMatVecArgs{N: n, K: k, M: m, Ldg: ldx, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch().P
 	}
 
 	exact := make([]float64, len(out))

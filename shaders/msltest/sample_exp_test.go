@@ -16,7 +16,7 @@ import (
 // to ~1e-7·2^43 ≈ 5e5 units.
 func TestSampleExpFixedPoint(t *testing.T) {
 	var srcs []Source
-	for _, name := range []string{"common.metal", "sample.metal"} {
+	for _, name := range []string{"kargs.h", "common.metal", "sample.metal"} {
 		b, err := shaders.File(name)
 		require.NoError(t, err)
 		srcs = append(srcs, Source{Name: name, Text: string(b)})

@@ -1,0 +1,314 @@
+// Package kgen holds the kernel contract's single declaration and the
+// generator that writes every form of it the backends use: the typed
+// argument records of package plan (engine/plan/kernels_gen.go), the
+// shader-language header (shaders/kargs.h) and the kernel table of
+// engine/README.md. Run `go generate ./engine/plan` after changing Kernels.
+package kgen
+
+// Role says what a kernel does to a binding.
+type Role int
+
+const (
+	In    Role = iota // read
+	Out               // written (not read)
+	InOut             // read and written
+)
+
+// Elem is a binding's element type.
+type Elem string
+
+const (
+	F32   Elem = "f32"
+	I32   Elem = "i32"
+	Typed Elem = "Type" // the dispatch's Type (weights, table, KV cache)
+)
+
+// Bind is one buffer argument. Its slot is its index in Kernel.Binds.
+// Every binding's byte offset may be patched per step.
+type Bind struct {
+	Name string // Go field name; the C and slot names derive from it
+	Role Role
+	Opt  bool // may be NoBuf
+	Elem Elem
+	// Span is a Go expression (package plan, over the decoded args a and
+	// the dispatch d) giving the byte span the kernel may touch from the
+	// binding's offset: a value of type span.
+	Span string
+	// ReadIf, for an output, is a Go expression that makes it read too.
+	ReadIf string
+	Doc    string
+}
+
+// Kind is a params field's type.
+type Kind int
+
+const (
+	U32  Kind = iota // one word, an unsigned count, stride or index (Go int)
+	F32v             // one word holding a float32's bits
+	Bits             // one word of flags or a mode (Go uint32)
+	U64              // two words, low first (Go uint64)
+)
+
+// Param is one named field of the params block; fields take words in
+// order.
+type Param struct {
+	Name  string
+	Kind  Kind
+	Patch bool // a named patch target (U32 only)
+	Doc   string
+}
+
+// Check is a validation every backend applies to a resolved dispatch:
+// when Fail (a Go expression over a) holds, the dispatch is rejected with
+// Msg formatted with Args.
+type Check struct {
+	Fail string
+	Msg  string
+	Args string
+}
+
+// Kernel declares one kernel of the set.
+type Kernel struct {
+	Name   string // Go name (plan.<Name> is the Kernel id, plan.<Name>Args its record)
+	Fn     string // name in MSL and messages
+	Doc    string // semantics, as the contract states them
+	Binds  []Bind
+	Params []Param
+	Grid   [3]string // Go expressions over a: the logical work shape
+	Checks []Check
+	// Typed says the dispatch's Type is part of the record.
+	Typed bool
+}
+
+// Flag and mode constants shared by several kernels.
+type Const struct {
+	Name  string // Go name in package plan
+	C     string // name in the C header
+	Value int
+	Doc   string
+}
+
+var Consts = []Const{
+	{"FlagAccumulate", "KFLAG_ACCUMULATE", 1 << 0, "Embed: add into out"},
+	{"FlagCausal", "KFLAG_CAUSAL", 1 << 0, "Attention: causal mask"},
+	{"FlagChannelMaj", "KFLAG_CHANNEL_MAJOR", 1 << 0, "Conv1D: x is channel-major"},
+	{"FlagPerSeqRows", "KFLAG_PER_SEQ_ROWS", 1 << 1, "Rope, RopeKV, Attention: row t is sequence t"},
+	{"RopeNormal", "KROPE_NORMAL", 0, "rope pairs (2i, 2i+1), as ggml's mode 0"},
+	{"RopeNeoX", "KROPE_NEOX", 2, "rope pairs (i, i+ropeDim/2), as ggml's mode 2"},
+}
+
+// products are the bindings and params shared by MatVec, MatMul and the
+// fused forms.
+func productBinds(extra ...Bind) []Bind {
+	b := []Bind{
+		{Name: "W", Elem: Typed, Span: "weightRows(d.Type, a.N, a.K)", Doc: "weights, n rows of k"},
+		{Name: "X", Elem: F32, Span: "f32Rows(a.M, a.Ldx, a.K)", Doc: "activations, m rows of k"},
+		{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, a.N)", Doc: "m rows of n"},
+		{Name: "Bias", Opt: true, Elem: F32, Span: "f32Vec(a.N)", Doc: "f32[n]"},
+		{Name: "Res", Opt: true, Elem: F32, Span: "f32Rows(a.M, a.Ldr, a.N)", Doc: "residual added to the result; may alias out"},
+	}
+	return append(b, extra...)
+}
+
+func productParams(extra ...Param) []Param {
+	p := []Param{
+		{Name: "N", Doc: "output columns (weight rows)"},
+		{Name: "K", Doc: "inner dimension"},
+		{Name: "M", Patch: true, Doc: "rows"},
+		{Name: "Ldx", Doc: "row stride of x"},
+		{Name: "Ldo", Doc: "row stride of out"},
+		{Name: "Ldr", Doc: "row stride of res"},
+	}
+	return append(p, extra...)
+}
+
+var rowsNM = [3]string{"a.N", "a.M", "1"}
+
+// elementwise are the two-binding row kernels (x -> out, m rows of n).
+func elementwise(name, fn, doc string, last Param) Kernel {
+	return Kernel{Name: name, Fn: fn, Doc: doc,
+		Binds: []Bind{
+			{Name: "X", Elem: F32, Span: "f32Rows(a.M, a.Ldx, a.N)"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, a.N)", Doc: "may alias x"},
+		},
+		Params: []Param{{Name: "N", Doc: "columns"}, {Name: "M", Patch: true, Doc: "rows"}, {Name: "Ldx"}, {Name: "Ldo"}, last},
+		Grid:   rowsNM,
+	}
+}
+
+// Kernels is the kernel set, in id order (plan.Embed is 1).
+var Kernels = []Kernel{
+	{Name: "Embed", Fn: "embed", Typed: true,
+		Doc: "out[t, :] (+)= table[ids[t], :].",
+		Binds: []Bind{
+			{Name: "Table", Elem: Typed, Span: "toEnd(typedRowsTouched(d.Type, a.N, a.Dim))", Doc: "rows of dim elements"},
+			{Name: "Ids", Elem: I32, Span: "i32Vec(a.N)", Doc: "token ids"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.N, a.Ldo, a.Dim)", ReadIf: "a.Flags&FlagAccumulate != 0"},
+		},
+		Params: []Param{{Name: "Dim"}, {Name: "N", Patch: true, Doc: "tokens"}, {Name: "Ldo"},
+			{Name: "Flags", Kind: Bits, Doc: "FlagAccumulate: add into out"}},
+		Grid: [3]string{"a.N", "1", "1"},
+	},
+	{Name: "RMSNorm", Fn: "rms_norm",
+		Doc: "out[r] = x[r] / sqrt(mean(x[r]²) + eps) ⊙ w. Rows are addressed in groups so per-head norms can work inside a fused QKV row: row r lives at (r/inner)*ld + (r%inner)*dim.",
+		Binds: []Bind{
+			{Name: "X", Elem: F32, Span: "groupedRows(a.Rows, a.Inner, a.Dim, a.Ldx)"},
+			{Name: "W", Opt: true, Elem: F32, Span: "f32Vec(a.Dim)", Doc: "f32[dim]; NoBuf for no scale"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "groupedRows(a.Rows, a.Inner, a.Dim, a.Ldo)", Doc: "may alias x"},
+		},
+		Params: []Param{{Name: "Dim"}, {Name: "Rows", Patch: true}, {Name: "Ldx"}, {Name: "Ldo"},
+			{Name: "Eps", Kind: F32v}, {Name: "Inner", Doc: "rows per group (0 means 1)"}},
+		Grid: [3]string{"a.Rows", "1", "1"},
+		Checks: []Check{{
+			Fail: "a.Rows > max(1, a.Inner) && (a.Ldx < mul(max(1, a.Inner), a.Dim) || a.Ldo < mul(max(1, a.Inner), a.Dim))",
+			Msg:  "row stride (%d, %d) smaller than %d heads of %d", Args: "a.Ldx, a.Ldo, max(1, a.Inner), a.Dim"}},
+	},
+	{Name: "LayerNorm", Fn: "layer_norm",
+		Doc: "out[r] = (x[r]-mean)/sqrt(var+eps) ⊙ w + b (biased variance).",
+		Binds: []Bind{
+			{Name: "X", Elem: F32, Span: "f32Rows(a.Rows, a.Ldx, a.Dim)"},
+			{Name: "W", Opt: true, Elem: F32, Span: "f32Vec(a.Dim)"},
+			{Name: "B", Opt: true, Elem: F32, Span: "f32Vec(a.Dim)"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.Rows, a.Ldo, a.Dim)", Doc: "may alias x"},
+		},
+		Params: []Param{{Name: "Dim"}, {Name: "Rows", Patch: true}, {Name: "Ldx"}, {Name: "Ldo"}, {Name: "Eps", Kind: F32v}},
+		Grid:   [3]string{"a.Rows", "1", "1"},
+		Checks: []Check{{Fail: "a.Rows > 1 && (a.Ldx < a.Dim || a.Ldo < a.Dim)",
+			Msg: "row stride (%d, %d) smaller than dim %d", Args: "a.Ldx, a.Ldo, a.Dim"}},
+	},
+	{Name: "MatVec", Fn: "mat_vec", Typed: true,
+		Doc:   "out[m, n] = x[m, k]·W[n, k]ᵀ + bias[n] + res[m, n], chosen by model code for small m (decode, beams as m sequences). Quantized W is multiplied block by block against x quantized to Type's activation format (ggml's vec_dot formulas).",
+		Binds: productBinds(), Params: productParams(), Grid: rowsNM},
+	{Name: "MatMul", Fn: "mat_mul", Typed: true,
+		Doc:   "As MatVec, chosen for prefill chunks and encoder windows, so GPU backends can pick their kernel when the plan is built.",
+		Binds: productBinds(), Params: productParams(), Grid: rowsNM},
+	{Name: "RMSNormMatVec", Fn: "rms_norm_mat_vec", Typed: true,
+		Doc: "out = (rmsnorm(x) ⊙ g)·Wᵀ + bias + res, one pass.",
+		Binds: func() []Bind {
+			return productBinds(Bind{Name: "G", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm weight f32[k]"})
+		}(),
+		Params: productParams(Param{Name: "Eps", Kind: F32v}), Grid: rowsNM},
+	{Name: "SiLUMul", Fn: "silu_mul",
+		Doc: "out[m, n] = silu(gate) ⊙ up.",
+		Binds: []Bind{
+			{Name: "Gate", Elem: F32, Span: "f32Rows(a.M, a.Ldg, a.N)"},
+			{Name: "Up", Elem: F32, Span: "f32Rows(a.M, a.Ldu, a.N)"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, a.N)"},
+		},
+		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Ldg"}, {Name: "Ldu"}, {Name: "Ldo"}},
+		Grid:   rowsNM,
+	},
+	{Name: "SiLUMulMatVec", Fn: "silu_mul_mat_vec", Typed: true,
+		Doc: "out = (silu(gate) ⊙ up)·Wᵀ + bias + res (the FFN down projection with its activation fused in).",
+		Binds: func() []Bind {
+			b := productBinds(Bind{Name: "Up", Elem: F32, Span: "f32Rows(a.M, a.Ldu, a.K)"})
+			b[1] = Bind{Name: "Gate", Elem: F32, Span: "f32Rows(a.M, a.Ldg, a.K)"}
+			return b
+		}(),
+		Params: func() []Param {
+			p := productParams(Param{Name: "Ldu", Doc: "row stride of up"})
+			p[3] = Param{Name: "Ldg", Doc: "row stride of gate"}
+			return p
+		}(),
+		Grid: rowsNM},
+	func() Kernel {
+		k := elementwise("GELU", "gelu", "out = gelu(x) over m rows of n.",
+			Param{Name: "Mode", Kind: Bits, Doc: "0 exact erf, as PyTorch's nn.GELU; 1 tanh approximation"})
+		k.Checks = []Check{{Fail: "a.Mode > 1", Msg: "unknown GELU mode %d", Args: "a.Mode"}}
+		return k
+	}(),
+	{Name: "Add", Fn: "add",
+		Doc: "out = a + b. ldb == 0 broadcasts b's first row to every row.",
+		Binds: []Bind{
+			{Name: "A", Elem: F32, Span: "f32Rows(a.M, a.Lda, a.N)"},
+			{Name: "B", Elem: F32, Span: "broadcastRows(a.M, a.Ldb, a.N)"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, a.N)", Doc: "may alias a"},
+		},
+		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Lda"}, {Name: "Ldb"}, {Name: "Ldo"}},
+		Grid:   rowsNM,
+	},
+	elementwise("Scale", "scale", "out = x * scale.", Param{Name: "Scale", Kind: F32v}),
+	{Name: "Rope", Fn: "rope",
+		Doc: "Rotates heads in place. Token t is at position pos0+t (or pos0 for every row with FlagPerSeqRows). Pair (a, b) is (2i, 2i+1) in normal mode and (i, i+ropeDim/2) in NeoX mode; angle = pos * freqs[i]; dims at or past ropeDim are untouched.",
+		Binds: []Bind{
+			{Name: "X", Role: InOut, Elem: F32, Span: "f32Rows(a.M, a.Ldx, mul(a.NHead, a.HeadDim))"},
+			{Name: "Freqs", Opt: true, Elem: F32, Span: "f32Vec(a.RopeDim / 2)", Doc: "f32[ropeDim/2], inverse frequencies after any context scaling"},
+		},
+		Params: []Param{{Name: "HeadDim"}, {Name: "NHead"}, {Name: "M", Patch: true}, {Name: "Ldx"}, {Name: "Pos0", Patch: true},
+			{Name: "Mode", Kind: Bits, Doc: "RopeNormal or RopeNeoX"}, {Name: "RopeDim", Doc: "rotated dims (0 means headDim)"},
+			{Name: "Flags", Kind: Bits, Doc: "FlagPerSeqRows"}, {Name: "MScale", Kind: F32v, Doc: "0 means 1"}},
+		Grid: [3]string{"a.M", "a.NHead", "1"},
+	},
+	{Name: "RopeKV", Fn: "rope_kv", Typed: true,
+		Doc: "For m rows of a fused QKV buffer (Q: nHead heads at column 0, K: nKV heads after Q, V: nKV heads after K), rotate Q in place and rotate K (as Rope; freqs NoBuf = no rotation), then store K and V for each row into the caches (Type f16 or f32). The rotated K is also written back into the qkv row. Cache element (seq s, kv head h, position p, dim i) is at s*seqStride + h*headStride + p*posStride + i. Rows are consecutive positions pos0+t of sequence 0, or, with FlagPerSeqRows, sequence t at position pos0.",
+		Binds: []Bind{
+			{Name: "QKV", Role: InOut, Elem: F32, Span: "f32Rows(a.M, a.Ldqkv, mul(a.NHead+2*a.NKV, a.HeadDim))"},
+			{Name: "Freqs", Opt: true, Elem: F32, Span: "f32Vec(a.RopeDim / 2)"},
+			{Name: "KCache", Role: Out, Elem: Typed, Span: "cacheWrite(&a, d.Type)"},
+			{Name: "VCache", Role: Out, Elem: Typed, Span: "cacheWrite(&a, d.Type)"},
+		},
+		Params: []Param{{Name: "HeadDim"}, {Name: "NHead"}, {Name: "NKV"}, {Name: "M", Patch: true}, {Name: "Ldqkv"},
+			{Name: "Pos0", Patch: true}, {Name: "Mode", Kind: Bits}, {Name: "RopeDim"}, {Name: "HeadStride"}, {Name: "PosStride"},
+			{Name: "SeqStride"}, {Name: "Flags", Kind: Bits}, {Name: "MScale", Kind: F32v}},
+		Grid: [3]string{"a.M", "1", "1"},
+	},
+	{Name: "Attention", Fn: "attention", Typed: true,
+		Doc: "out[t, h] = softmax(scale·q[t,h]·K[kvh]ᵀ (+ causal mask))·V[kvh] with kvh = h / (nHead/nKV). Keys 0..kvLen-1 are visible; with FlagCausal query t at position pos0+t sees keys ≤ pos0+t. With FlagPerSeqRows, query row t belongs to sequence t (beams) at position pos0. K/V layout as RopeKV's caches (f32 projections work too: headStride hd, posStride = row stride). If probs is bound, the softmax probabilities are written to probs[h, t, j] with row stride ldp (the cross-attention weights used for word timestamps); masked keys get probability 0, and a query that sees no key gets a zero output.",
+		Binds: []Bind{
+			{Name: "Q", Elem: F32, Span: "f32Rows(a.M, a.Ldq, mul(a.NHead, a.HeadDim))"},
+			{Name: "K", Elem: Typed, Span: "cacheRead(&a, d.Type)"},
+			{Name: "V", Elem: Typed, Span: "cacheRead(&a, d.Type)"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, mul(a.NHead, a.HeadDim))"},
+			{Name: "Probs", Role: Out, Opt: true, Elem: F32, Span: "f32Rows(mul(a.NHead, a.M), a.Ldp, a.KVLen)"},
+		},
+		Params: []Param{{Name: "HeadDim"}, {Name: "NHead"}, {Name: "NKV"}, {Name: "M", Patch: true}, {Name: "Ldq"}, {Name: "Ldo"},
+			{Name: "KVLen", Patch: true}, {Name: "Pos0", Patch: true}, {Name: "Flags", Kind: Bits, Doc: "FlagCausal, FlagPerSeqRows"},
+			{Name: "Scale", Kind: F32v}, {Name: "HeadStride"}, {Name: "PosStride"}, {Name: "SeqStride"},
+			{Name: "Ldp", Doc: "row stride of probs"}},
+		Grid: [3]string{"a.NHead", "a.M", "1"},
+	},
+	elementwise("Softmax", "softmax", "Softmax over m rows of n, with the input scaled first.", Param{Name: "Scale", Kind: F32v}),
+	{Name: "Conv1D", Fn: "conv1d", Typed: true,
+		Doc: "out[to, co] = bias[co] + Σ_ci Σ_j W[co, ci, j]·x[to*stride+j-pad, ci] (zero outside the input). W is ggml-ordered ne = (kw, cin, cout). x is time-major [T][cin] (row stride ldx), or channel-major [cin][T] with FlagChannelMaj (the mel spectrogram). out is time-major with row stride ldo. T is the input length; pad applies to both ends, so there are (T+2·pad−kw)/stride+1 output rows.",
+		Binds: []Bind{
+			{Name: "W", Elem: Typed, Span: "weightRows(d.Type, a.Cout, mul(a.Kw, a.Cin))"},
+			{Name: "X", Elem: F32, Span: "convInput(&a)"},
+			{Name: "Bias", Opt: true, Elem: F32, Span: "f32Vec(a.Cout)"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.OutRows(), a.Ldo, a.Cout)"},
+		},
+		Params: []Param{{Name: "Cin"}, {Name: "Cout"}, {Name: "T"}, {Name: "Kw"}, {Name: "Stride"}, {Name: "Pad"},
+			{Name: "Flags", Kind: Bits, Doc: "FlagChannelMaj"}, {Name: "Ldx"}, {Name: "Ldo"}},
+		Grid: [3]string{"a.Cout", "a.OutRows()", "1"},
+	},
+	{Name: "Argmax", Fn: "argmax",
+		Doc: "out[t] = index of the largest of x[t, 0..n-1] (lowest index on ties).",
+		Binds: []Bind{
+			{Name: "X", Elem: F32, Span: "f32Rows(a.M, a.Ldx, a.N)"},
+			{Name: "Out", Role: Out, Elem: I32, Span: "i32Vec(a.M)"},
+		},
+		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Ldx"}},
+		Grid:   [3]string{"a.M", "1", "1"},
+	},
+	{Name: "Sample", Fn: "sample",
+		Doc: "Draws one token from logits x[0..n-1]: (1) penalties over the last histLen ids of hist: repetition (a logit l of a seen token becomes l/r if l > 0 else l*r), then presence and frequency (l -= presence + count*frequency); (2) temperature; temp <= 0 means argmax (ties to the lowest index); (3) top-k (0 = off), then softmax, top-p (1 = off) keeping the smallest prefix (by descending probability, ties by index) whose mass reaches p, then min-p (0 = off) relative to the top token; (4) u = Uniform(seed, step); the token is the first in that order whose cumulative renormalised mass exceeds u. The history is hist[0:histLen] (ids outside [0, n) are ignored); NaN logits count as −Inf; \"descending probability\" is descending scaled logit with ties to the lower id.",
+		Binds: []Bind{
+			{Name: "X", Elem: F32, Span: "f32Vec(a.N)", Doc: "logits, left unchanged"},
+			{Name: "Out", Role: Out, Elem: I32, Span: "i32Vec(1)"},
+			{Name: "Hist", Opt: true, Elem: I32, Span: "i32Vec(a.HistLen)"},
+			{Name: "Scratch", Role: InOut, Elem: F32, Span: "f32Vec(mul(2, a.N))", Doc: "f32[2n], the backend's working space"},
+		},
+		Params: []Param{{Name: "N"}, {Name: "TopK"}, {Name: "TopP", Kind: F32v}, {Name: "MinP", Kind: F32v},
+			{Name: "Temp", Kind: F32v}, {Name: "Repeat", Kind: F32v, Doc: "0 or 1 = off"}, {Name: "Seed", Kind: U64},
+			{Name: "HistLen", Patch: true}, {Name: "Step", Patch: true}, {Name: "Presence", Kind: F32v}, {Name: "Frequency", Kind: F32v}},
+		Grid: [3]string{"1", "1", "1"},
+	},
+	{Name: "Copy", Fn: "copy", Typed: true,
+		Doc: "Converts m rows of n f32 values into Type (f32, f16 or bf16).",
+		Binds: []Bind{
+			{Name: "Src", Elem: F32, Span: "f32Rows(a.M, a.Lds, a.N)"},
+			{Name: "Dst", Role: Out, Elem: Typed, Span: "elemRows(d.Type, a.M, a.Ldd, a.N)"},
+		},
+		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Lds"}, {Name: "Ldd"}},
+		Grid:   rowsNM,
+	},
+}
