@@ -5,17 +5,20 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/app/store"
 	"github.com/harkapp/hark/engine/models"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
 // EnvDataDir overrides the default data folder.
@@ -55,6 +58,9 @@ type Config struct {
 	Output platform.Output
 	// IdleCheck is how often idle models are looked at (0: 30 s).
 	IdleCheck time.Duration
+	// NoSpeedProbe skips measuring the machine's speed in the background
+	// at start (tests that count model loads).
+	NoSpeedProbe bool
 }
 
 // App is the set of services over one data folder.
@@ -71,8 +77,14 @@ type App struct {
 	db              *store.Store
 	models          *models.Store
 	emit            Emitter
-	engines         *engines
+	rt              *runtime.Runtime // the model cache, shared with the API server
+	idleForTest     atomic.Int64     // ns; non-zero replaces the idle-unload setting
+	noProbe         bool             // Config.NoSpeedProbe
 
+	// ctx is the app's lifetime: canceled by Close, it ends work that
+	// belongs to no one service (dictation, preloading).
+	ctx       context.Context
+	cancel    context.CancelFunc
 	stop      chan struct{}
 	wg        sync.WaitGroup
 	closeOnce sync.Once
@@ -90,7 +102,7 @@ func DefaultDataDir() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("app: no home folder: %w", err)
 	}
-	if runtime.GOOS == "darwin" {
+	if goruntime.GOOS == "darwin" {
 		return filepath.Join(home, "Library", "Application Support", "Hark"), nil
 	}
 	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
@@ -133,6 +145,7 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{dataDir: dir, recDir: recDir, db: db, models: ms, emit: cfg.Emitter, stop: make(chan struct{})}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
 	if a.emit == nil {
 		a.emit = nopEmitter{}
 	}
@@ -141,31 +154,37 @@ func New(cfg Config) (*App, error) {
 	a.Transcription = newTranscription(a)
 	a.Chat = newChat(a)
 	a.Models = newModels(a)
-	a.Server = &Server{a: a, threads: cfg.Threads}
+	a.Server = &Server{a: a}
 	a.Dictation = &Dictation{a: a, rec: cfg.Recorder, out: cfg.Output}
 	a.livePreview(cfg.Recorder)
-	a.engines = newEngines(cfg.Threads, func() time.Duration {
-		s, err := a.Settings.Get()
-		if err != nil {
-			return defaultSettings().idleUnload()
-		}
-		return s.idleUnload()
-	})
-
-	if err := a.recover(); err != nil {
-		db.Close()
-		return nil, err
-	}
-	if _, err := a.History.ApplyRetention(); err != nil {
-		db.Close()
-		return nil, err
-	}
-	a.Transcription.start()
 	idle := cfg.IdleCheck
 	if idle <= 0 {
 		idle = 30 * time.Second
 	}
-	a.every(idle, a.engines.unloadIdle)
+	set0, _ := a.Settings.Get()
+	a.rt = runtime.New(runtime.Options{Backend: set0.backendChoice(), Threads: cfg.Threads, WhisperBeams: speechBeams,
+		Log: logWriter{}, IdleCheck: idle, Idle: func() time.Duration {
+			if d := a.idleForTest.Load(); d != 0 {
+				return time.Duration(d)
+			}
+			s, err := a.Settings.Get()
+			if err != nil {
+				return defaultSettings().idleUnload()
+			}
+			return s.idleUnload()
+		}})
+
+	if err := a.recover(); err != nil {
+		a.rt.Close()
+		db.Close()
+		return nil, err
+	}
+	if _, err := a.History.ApplyRetention(); err != nil {
+		a.rt.Close()
+		db.Close()
+		return nil, err
+	}
+	a.Transcription.start()
 	a.every(24*time.Hour, func() { a.History.ApplyRetention() })
 
 	s, err := a.Settings.Get()
@@ -173,6 +192,10 @@ func New(cfg Config) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	if !cfg.NoSpeedProbe {
+		a.probeSpeed()
+	}
+	a.noProbe = cfg.NoSpeedProbe
 	if s.ServerAutoStart {
 		// A port taken by another program must not keep the app from
 		// opening: the failure shows in the server's status instead.
@@ -220,13 +243,14 @@ func (a *App) Close() error {
 	var err error
 	a.closeOnce.Do(func() {
 		close(a.stop)
+		a.cancel()
 		a.Dictation.close()
 		a.Transcription.close()
 		a.Chat.close()
 		a.Models.close()
 		a.Server.Stop()
 		a.wg.Wait()
-		a.engines.close()
+		a.rt.Close()
 		err = a.db.Close()
 	})
 	return err

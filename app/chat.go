@@ -12,6 +12,7 @@ import (
 	"github.com/harkapp/hark/app/store"
 	"github.com/harkapp/hark/engine/chat"
 	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
 // Conversation is a chat conversation.
@@ -225,8 +226,8 @@ func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) ChatD
 	// most of it.
 	lastSave := time.Now()
 	if err == nil {
-		err = c.a.engines.withChat(path, func(m *chatModel) error {
-			res, err := m.generate(ctx, history, llm.GenerateOptions{
+		err = c.a.withChat(ctx, path, func(m *runtime.LLMModel) error {
+			res, err := generateChat(ctx, m, history, llm.GenerateOptions{
 				Sampler:   llm.Sampler{Temperature: 0.7, TopK: 40, TopP: 0.95, MinP: 0.05, Seed: uint64(time.Now().UnixNano())},
 				MaxTokens: chatMaxTokens,
 			}, func(s string) error {
@@ -253,55 +254,6 @@ func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) ChatD
 		done.Error = e.Error()
 	}
 	return done
-}
-
-// generate renders history (ending with the user's turn) with the model's
-// template and generates the answer. The KV cache keeps whatever prefix
-// the last generation shared with this prompt (the same conversation's
-// earlier turns), so only the new tokens are fed. Oldest turns are
-// dropped when the conversation outgrows the context.
-func (m *chatModel) generate(ctx context.Context, history []chat.Message, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
-	lm := m.gen.M
-	var prompt []int32
-	for {
-		text, err := m.tpl.Render(history, chat.Options{AddGenerationPrompt: true})
-		if err != nil {
-			return llm.Result{}, err
-		}
-		bos := m.opened.AddBOS()
-		if b := m.tpl.Special().BOS; b != "" && strings.HasPrefix(text, b) {
-			bos = false
-		}
-		prompt = m.gen.PromptTokens(text, bos)
-		if len(prompt) == 0 {
-			return llm.Result{}, errors.New("chat: the rendered prompt is empty")
-		}
-		// Leave room for an answer of a useful length.
-		if len(prompt)+min(256, lm.Context()/4) <= lm.Context() {
-			break
-		}
-		first := 0
-		if len(history) > 0 && history[0].Role == "system" {
-			first = 1
-		}
-		if len(history)-first <= 1 {
-			return llm.Result{}, fmt.Errorf("%w: %d tokens, the context holds %d", chat.ErrConversationTooLong, len(prompt), lm.Context())
-		}
-		history = append(history[:first:first], history[first+1:]...)
-	}
-	keep := 0
-	for toks := lm.Tokens(); keep < len(toks) && keep < len(prompt) && toks[keep] == prompt[keep]; keep++ {
-	}
-	if keep == len(prompt) {
-		keep-- // the last prompt token is fed again for its logits
-	}
-	if err := lm.Truncate(keep); err != nil {
-		return llm.Result{}, err
-	}
-	if room := lm.Context() - len(prompt); o.MaxTokens <= 0 || o.MaxTokens > room {
-		o.MaxTokens = room
-	}
-	return m.gen.Generate(ctx, prompt[keep:], o, emit)
 }
 
 func shortTitle(s string) string {
@@ -420,9 +372,9 @@ func (c *Chat) cleanup(ctx context.Context, text, prompt string) (string, error)
 		return "", err
 	}
 	var out string
-	err = c.a.engines.withChat(path, func(m *chatModel) error {
-		n := len(m.gen.Tk.Encode(text, false))
-		res, err := m.generate(ctx, []chat.Message{{Role: "system", Content: prompt}, {Role: "user", Content: text}},
+	err = c.a.withChat(ctx, path, func(m *runtime.LLMModel) error {
+		n := len(m.Gen.Tk.Encode(text, false))
+		res, err := generateChat(ctx, m, []chat.Message{{Role: "system", Content: prompt}, {Role: "user", Content: text}},
 			llm.GenerateOptions{MaxTokens: 2*n + 32}, nil)
 		out = res.Text
 		if errors.Is(err, llm.ErrContextFull) {

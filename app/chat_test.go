@@ -1,12 +1,15 @@
 package app
 
 import (
+	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/runtime"
 )
 
 func TestChatStreamsStoresAndStops(t *testing.T) {
@@ -57,10 +60,13 @@ func TestChatStreamsStoresAndStops(t *testing.T) {
 		}
 	}
 	// Hold the model so the message id is known before generation starts.
-	a.engines.chatMu.Lock()
+	stories, _, err := a.Models.resolveChat("stories")
+	require.NoError(t, err)
+	held, err := a.rt.LLM(context.Background(), stories, runtime.Interactive)
+	require.NoError(t, err)
 	msg2, err := a.Chat.Send(cv.ID, "Tell me a very long story about a dog")
 	stopAt.Store(msg2.ID)
-	a.engines.chatMu.Unlock()
+	held.Release()
 	require.NoError(t, err)
 	_, err = a.Chat.Send(cv.ID, "again")
 	require.Error(t, err, "one answer per conversation at a time")
@@ -80,7 +86,7 @@ func TestChatStreamsStoresAndStops(t *testing.T) {
 	require.True(t, msgs[3].Stopped)
 	require.Equal(t, done2.Content, msgs[3].Content)
 
-	require.Equal(t, 1, a.engines.chatLoads, "the chat model is loaded once and kept")
+	require.Equal(t, 1, a.rt.Loads(stories), "the chat model is loaded once and kept")
 
 	require.NoError(t, a.Chat.Rename(cv.ID, "Stories"))
 	got, err := a.Chat.Get(cv.ID)
@@ -134,23 +140,21 @@ func TestChatCleanupAndFromTranscript(t *testing.T) {
 }
 
 func TestIdleUnload(t *testing.T) {
-	a, err := New(Config{DataDir: t.TempDir(), ModelsDir: testModelsDir(t), IdleCheck: 20 * time.Millisecond})
+	a, err := New(Config{DataDir: t.TempDir(), ModelsDir: testModelsDir(t), IdleCheck: 20 * time.Millisecond, NoSpeedProbe: true})
 	require.NoError(t, err)
 	defer a.Close()
 	_, err = a.Chat.Cleanup("hello there", "Fix.")
 	require.NoError(t, err)
-	_, chatPath := a.engines.loaded()
-	require.NotEmpty(t, chatPath, "kept loaded after use")
+	require.Len(t, a.rt.Loaded(), 1, "kept loaded after use")
 	time.Sleep(100 * time.Millisecond)
-	_, chatPath = a.engines.loaded()
-	require.NotEmpty(t, chatPath, "the default idle time is minutes")
+	require.Len(t, a.rt.Loaded(), 1, "the default idle time is minutes")
 
 	// The idle time is in minutes; the test shortens the clock instead.
-	a.engines.mu.Lock()
-	a.engines.idle = func() time.Duration { return 10 * time.Millisecond }
-	a.engines.mu.Unlock()
-	require.Eventually(t, func() bool { _, c := a.engines.loaded(); return c == "" }, 5*time.Second, 20*time.Millisecond)
+	a.idleForTest.Store(int64(10 * time.Millisecond))
+	require.Eventually(t, func() bool { return len(a.rt.Loaded()) == 0 }, 5*time.Second, 20*time.Millisecond)
 	_, err = a.Chat.Cleanup("hello there", "Fix.")
 	require.NoError(t, err)
-	require.Equal(t, 2, a.engines.chatLoads, "reloaded on the next use")
+	stories, _, err := a.Models.resolveChat("")
+	require.NoError(t, err)
+	require.Equal(t, 2, a.rt.Loads(stories), "reloaded on the next use")
 }

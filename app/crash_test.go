@@ -37,7 +37,7 @@ func crashChild(spec string) {
 			select {} // the worker stays inside the transcription until SIGKILL
 		}
 	})
-	a, err := New(Config{DataDir: dirs[0], ModelsDir: dirs[1], Emitter: em, Threads: 1})
+	a, err := New(Config{DataDir: dirs[0], ModelsDir: dirs[1], Emitter: em, Threads: 1, NoSpeedProbe: true})
 	if err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)

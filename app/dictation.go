@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
 // Device is an audio input device.
@@ -190,7 +191,7 @@ func (d *Dictation) Stop() (Item, error) {
 	if _, err := d.a.History.FinishRecording(id, r.DurationMs); err != nil {
 		return fail(err)
 	}
-	it, err := d.a.transcribeWith(d.a.Chat.ctx, id, "", r.Samples, dictationBeams, nil, plan)
+	it, err := d.a.transcribeWith(d.a.ctx, id, "", r.Samples, dictationBeams, runtime.Dictation, nil, plan)
 	if err != nil {
 		return fail(err)
 	}
@@ -235,7 +236,7 @@ func (a *App) preloadSpeech() {
 	go func() {
 		defer a.wg.Done()
 		if !a.closed() {
-			a.engines.withSpeech(path, func(*speechModel) error { return nil })
+			a.withSpeech(a.ctx, path, runtime.Dictation, func(*runtime.SpeechModel) error { return nil })
 		}
 	}()
 }

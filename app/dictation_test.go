@@ -145,7 +145,7 @@ func TestDictationStartFailureLeavesNothing(t *testing.T) {
 // releasing the hotkey: Stop (capture already on disk) to the text handed
 // to the output, for a 5.1-s kit clip with the speech model warm.
 func BenchmarkDictationStopToText(b *testing.B) {
-	a, err := New(Config{DataDir: b.TempDir(), ModelsDir: testModelsDir(b)})
+	a, err := New(Config{DataDir: b.TempDir(), ModelsDir: testModelsDir(b), NoSpeedProbe: true})
 	require.NoError(b, err)
 	defer a.Close()
 	sink := &textSink{}

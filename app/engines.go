@@ -1,222 +1,113 @@
 package app
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"sync"
-	"time"
+	"log"
+	"strings"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/chat"
-	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/llm"
-	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
-// engines is the app's model cache: at most one speech model and one chat
-// model loaded, each kept between uses (dictation latency depends on not
-// reloading) and unloaded after the idle time in the settings. A model is
-// used by one caller at a time: its slot's mutex is held for the whole
-// use, so loading another model waits for the current user to finish.
-type engines struct {
-	threads int
+// The app's models come from one engine/runtime cache (a.rt), shared with
+// the API server started from Settings. Dictation asks for the speech
+// model at runtime.Dictation priority, chat and clean-up at Interactive,
+// file jobs at Batch (yielding between windows).
 
-	speechMu sync.Mutex
-	speech   *speechModel
-	chatMu   sync.Mutex
-	chat     *chatModel
-
-	// mu guards what unloadIdle and loaded read without the slot locks.
-	mu                     sync.Mutex
-	idle                   func() time.Duration // 0: never unload
-	speechUsed, chatUsed   time.Time
-	speechName, chatName   string
-	speechLoads, chatLoads int // load counts, for tests and diagnostics
-}
-
-type speechModel struct {
-	path    string
-	file    *whisper.File
-	backend *cpu.Backend
-	model   *whisper.Model
-}
-
-func (m *speechModel) close() {
-	m.model.Close()
-	m.file.Close()
-	m.backend.Close()
-}
-
-type chatModel struct {
-	path    string
-	opened  *llm.Opened
-	backend *cpu.Backend
-	tpl     *chat.Template
-	gen     *llm.Generator
-}
-
-func (m *chatModel) close() {
-	m.opened.Close()
-	m.backend.Close()
-}
-
-func newEngines(threads int, idle func() time.Duration) *engines {
-	e := &engines{threads: threads}
-	e.idle = idle
-	return e
-}
-
-// speechBeams is the beam size the app decodes with (the reference's
-// default for temperature 0).
+// speechBeams is the beam size the app decodes files with (the reference's
+// default for temperature 0) and so the beam speech models are loaded for.
 const speechBeams = 5
 
-// withSpeech runs f with the speech model at path loaded (loading it,
-// and unloading another, when needed).
-func (e *engines) withSpeech(path string, f func(*speechModel) error) error {
-	e.speechMu.Lock()
-	defer e.speechMu.Unlock()
-	if e.speech != nil && e.speech.path != path {
-		e.speech.close()
-		e.speech = nil
+// backendChoice is the runtime's backend for the settings: auto (Metal on
+// Apple GPUs, the CPU elsewhere), or the CPU when the user forces it.
+func (d SettingsData) backendChoice() string {
+	if d.ForceCPU {
+		return backends.CPU
 	}
-	if e.speech == nil {
-		mf, err := whisper.OpenFile(path)
+	return backends.Auto
+}
+
+// logWriter sends the runtime's notes (why auto used the CPU) to the log.
+type logWriter struct{}
+
+func (logWriter) Write(p []byte) (int, error) {
+	log.Print(strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+// withChat runs f with the chat model at path held.
+func (a *App) withChat(ctx context.Context, path string, f func(*runtime.LLMModel) error) error {
+	m, err := a.rt.LLM(ctx, path, runtime.Interactive)
+	if err != nil {
+		return err
+	}
+	defer m.Release()
+	if m.Template == nil {
+		return m.TemplateErr
+	}
+	return f(m)
+}
+
+// withSpeech runs f with the speech model at path held at priority pri.
+// A Batch holder yields between windows: f sets BeforeWindow to m.Yield.
+func (a *App) withSpeech(ctx context.Context, path string, pri runtime.Priority, f func(*runtime.SpeechModel) error) error {
+	m, err := a.rt.Speech(ctx, path, pri)
+	if err != nil {
+		return err
+	}
+	defer m.Release()
+	return f(m)
+}
+
+// generateChat renders history (ending with the user's turn) with the
+// model's template and generates the answer. The KV cache keeps whatever
+// prefix the last generation shared with this prompt (the same
+// conversation's earlier turns), so only the new tokens are fed. Oldest
+// turns are dropped when the conversation outgrows the context.
+func generateChat(ctx context.Context, m *runtime.LLMModel, history []chat.Message, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
+	lm := m.Gen.M
+	var prompt []int32
+	for {
+		text, err := m.Template.Render(history, chat.Options{AddGenerationPrompt: true})
 		if err != nil {
-			return err
+			return llm.Result{}, err
 		}
-		be := cpu.New(cpu.Options{Threads: e.threads})
-		m, err := mf.Load(be, whisper.Options{Beams: speechBeams})
-		if err != nil {
-			be.Close()
-			mf.Close()
-			return fmt.Errorf("loading %s: %w", path, err)
+		bos := m.AddBOS()
+		if b := m.Template.Special().BOS; b != "" && strings.HasPrefix(text, b) {
+			bos = false
 		}
-		e.speech = &speechModel{path: path, file: mf, backend: be, model: m}
-		e.mu.Lock()
-		e.speechLoads++
-		e.speechName = path
-		e.mu.Unlock()
-	}
-	e.touch(&e.speechUsed)
-	defer e.touch(&e.speechUsed)
-	return f(e.speech)
-}
-
-// withChat runs f with the chat model at path loaded.
-func (e *engines) withChat(path string, f func(*chatModel) error) error {
-	e.chatMu.Lock()
-	defer e.chatMu.Unlock()
-	if e.chat != nil && e.chat.path != path {
-		e.chat.close()
-		e.chat = nil
-	}
-	if e.chat == nil {
-		be := cpu.New(cpu.Options{Threads: e.threads})
-		o, err := llm.OpenFile(path, be, llm.Options{})
-		if err != nil {
-			be.Close()
-			return err
+		prompt = m.Gen.PromptTokens(text, bos)
+		if len(prompt) == 0 {
+			return llm.Result{}, errors.New("chat: the rendered prompt is empty")
 		}
-		tpl, err := chat.ForModel(o.File, o.Tk)
-		if err != nil {
-			o.Close()
-			be.Close()
-			return fmt.Errorf("%s: %w", path, err)
+		// Leave room for an answer of a useful length.
+		if len(prompt)+min(256, lm.Context()/4) <= lm.Context() {
+			break
 		}
-		e.chat = &chatModel{path: path, opened: o, backend: be, tpl: tpl, gen: llm.NewGenerator(o.M, o.Tk)}
-		e.mu.Lock()
-		e.chatLoads++
-		e.chatName = path
-		e.mu.Unlock()
-	}
-	e.touch(&e.chatUsed)
-	defer e.touch(&e.chatUsed)
-	return f(e.chat)
-}
-
-func (e *engines) touch(t *time.Time) {
-	e.mu.Lock()
-	*t = time.Now()
-	e.mu.Unlock()
-}
-
-// unloadIdle unloads the models unused for longer than the idle time.
-// A model in use is skipped (TryLock), never waited for.
-func (e *engines) unloadIdle() {
-	e.mu.Lock()
-	idle := e.idle
-	su, cu := e.speechUsed, e.chatUsed
-	e.mu.Unlock()
-	limit := idle()
-	if limit <= 0 {
-		return
-	}
-	if time.Since(su) > limit && e.speechMu.TryLock() {
-		if e.speech != nil {
-			e.speech.close()
-			e.speech = nil
+		first := 0
+		if len(history) > 0 && history[0].Role == "system" {
+			first = 1
 		}
-		e.speechMu.Unlock()
-	}
-	if time.Since(cu) > limit && e.chatMu.TryLock() {
-		if e.chat != nil {
-			e.chat.close()
-			e.chat = nil
+		if len(history)-first <= 1 {
+			return llm.Result{}, fmt.Errorf("%w: %d tokens, the context holds %d", chat.ErrConversationTooLong, len(prompt), lm.Context())
 		}
-		e.chatMu.Unlock()
+		history = append(history[:first:first], history[first+1:]...)
 	}
-}
-
-// drop unloads the model at path if it is loaded (it is being removed).
-func (e *engines) drop(path string) {
-	e.speechMu.Lock()
-	if e.speech != nil && e.speech.path == path {
-		e.speech.close()
-		e.speech = nil
+	keep := 0
+	for toks := lm.Tokens(); keep < len(toks) && keep < len(prompt) && toks[keep] == prompt[keep]; keep++ {
 	}
-	e.speechMu.Unlock()
-	e.chatMu.Lock()
-	if e.chat != nil && e.chat.path == path {
-		e.chat.close()
-		e.chat = nil
+	if keep == len(prompt) {
+		keep-- // the last prompt token is fed again for its logits
 	}
-	e.chatMu.Unlock()
-}
-
-// loaded reports which models are loaded (paths, "" for none).
-func (e *engines) loaded() (speech, chatPath string) {
-	if e.speechMu.TryLock() {
-		if e.speech != nil {
-			speech = e.speech.path
-		}
-		e.speechMu.Unlock()
-	} else {
-		e.mu.Lock()
-		speech = e.speechName
-		e.mu.Unlock()
+	if err := lm.Truncate(keep); err != nil {
+		return llm.Result{}, err
 	}
-	if e.chatMu.TryLock() {
-		if e.chat != nil {
-			chatPath = e.chat.path
-		}
-		e.chatMu.Unlock()
-	} else {
-		e.mu.Lock()
-		chatPath = e.chatName
-		e.mu.Unlock()
+	if room := lm.Context() - len(prompt); o.MaxTokens <= 0 || o.MaxTokens > room {
+		o.MaxTokens = room
 	}
-	return speech, chatPath
-}
-
-func (e *engines) close() {
-	e.speechMu.Lock()
-	if e.speech != nil {
-		e.speech.close()
-		e.speech = nil
-	}
-	e.speechMu.Unlock()
-	e.chatMu.Lock()
-	if e.chat != nil {
-		e.chat.close()
-		e.chat = nil
-	}
-	e.chatMu.Unlock()
+	return m.Gen.Generate(ctx, prompt[keep:], o, emit)
 }

@@ -103,7 +103,7 @@ func testModelsDir(t testing.TB) string {
 // openApp opens an app over dataDir and modelsDir, closed with the test.
 func openApp(t testing.TB, dataDir, modelsDir string, em Emitter) *App {
 	t.Helper()
-	a, err := New(Config{DataDir: dataDir, ModelsDir: modelsDir, Emitter: em, Threads: 2})
+	a, err := New(Config{DataDir: dataDir, ModelsDir: modelsDir, Emitter: em, Threads: 2, NoSpeedProbe: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { a.Close() })
 	return a

@@ -25,7 +25,39 @@ type ModelInfo struct {
 	Path        string `json:"path"`        // the file, when installed
 	InCatalog   bool   `json:"inCatalog"`   // false: imported by the user
 	Downloading bool   `json:"downloading"`
-	Loaded      bool   `json:"loaded"` // in memory now
+	Loaded      bool   `json:"loaded"`  // in memory now
+	Backend     string `json:"backend"` // what it runs on when loaded ("cpu", "metal")
+	// Speech models, once the machine's speed is measured: the estimated
+	// time of one 30-s window here, the published accuracy (0: none
+	// found) with its source, and which tasks recommend it and why.
+	WindowMs       float64           `json:"windowMs"`
+	WER            float64           `json:"wer"`
+	WERSource      string            `json:"werSource"`
+	RecommendedFor []string          `json:"recommendedFor"` // "dictation", "files"
+	Why            map[string]string `json:"why"`            // per task in RecommendedFor: the reason
+}
+
+// Advice is the speech recommendation per task and the measurement it
+// comes from (empty until the speed is measured).
+type Advice struct {
+	Probe     *SpeedProbe `json:"probe"`
+	Dictation string      `json:"dictation"`
+	DictWhy   string      `json:"dictationWhy"`
+	Files     string      `json:"files"`
+	FilesWhy  string      `json:"filesWhy"`
+}
+
+// Advice recommends speech models for dictation and files from the
+// measured speed and the published accuracy figures.
+func (m *Models) Advice() (Advice, error) {
+	s, err := m.a.Settings.Get()
+	if err != nil || s.SpeedProbe == nil {
+		return Advice{}, err
+	}
+	ram := models.TotalRAM()
+	d := models.AdviseSpeech(s.SpeedProbe.Probe, ram, models.DictationWindowMs, "dictation")
+	f := models.AdviseSpeech(s.SpeedProbe.Probe, ram, models.FilesWindowMs, "files (5x real time)")
+	return Advice{Probe: s.SpeedProbe, Dictation: d.Name, DictWhy: d.Reason, Files: f.Name, FilesWhy: f.Reason}, nil
 }
 
 // PullProgress is the payload of "models:progress".
@@ -80,7 +112,14 @@ func (m *Models) List() ([]ModelInfo, error) {
 		byName[e.Name] = e
 	}
 	speechRec, chatRec := models.Recommend(models.TotalRAM())
-	loadedSpeech, loadedChat := m.a.engines.loaded()
+	adv, _ := m.Advice()
+	if adv.Probe != nil {
+		speechRec = models.CatalogEntry{} // the measured advice replaces the memory-only pick
+	}
+	loaded := map[string]string{} // path -> backend
+	for _, in := range m.a.rt.Loaded() {
+		loaded[in.Path] = in.Backend
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []ModelInfo
@@ -93,7 +132,23 @@ func (m *Models) List() ([]ModelInfo, error) {
 			delete(byName, c.Name)
 		}
 		_, mi.Downloading = m.pulls[c.Name]
-		mi.Loaded = mi.Path != "" && (mi.Path == loadedSpeech || mi.Path == loadedChat)
+		if fam, ok := models.FamilyOf(c.Name); ok && c.Task == models.Transcribe {
+			mi.WER, mi.WERSource = fam.WER, fam.Source
+			if adv.Probe != nil {
+				mi.WindowMs = adv.Probe.Estimate(fam.Params)
+			}
+			for _, r := range []struct{ task, name, why string }{{"dictation", adv.Dictation, adv.DictWhy}, {"files", adv.Files, adv.FilesWhy}} {
+				if c.Name == r.name {
+					if mi.Why == nil {
+						mi.Why = map[string]string{}
+					}
+					mi.RecommendedFor, mi.Why[r.task] = append(mi.RecommendedFor, r.task), r.why
+				}
+			}
+			mi.Recommended = mi.Recommended || len(mi.RecommendedFor) > 0
+		}
+		mi.Backend = loaded[mi.Path]
+		mi.Loaded = mi.Backend != ""
 		out = append(out, mi)
 	}
 	for _, e := range installed {
@@ -101,7 +156,7 @@ func (m *Models) List() ([]ModelInfo, error) {
 			continue
 		}
 		out = append(out, ModelInfo{Name: e.Name, Task: string(taskOf(e.Path)), Installed: true, SizeBytes: e.Size,
-			Path: e.Path, Notes: "imported", Loaded: e.Path == loadedSpeech || e.Path == loadedChat})
+			Path: e.Path, Notes: "imported", Loaded: loaded[e.Path] != "", Backend: loaded[e.Path]})
 	}
 	return out, nil
 }
@@ -170,7 +225,7 @@ func (m *Models) Remove(name string) error {
 	}
 	m.mu.Unlock()
 	if p, err := m.a.models.Path(name); err == nil {
-		m.a.engines.drop(p)
+		m.a.rt.Drop(p)
 	}
 	if err := m.a.models.Remove(name); err != nil {
 		return err

@@ -69,8 +69,7 @@ func TestModelsImportListRemove(t *testing.T) {
 	require.True(t, kit.Loaded)
 
 	require.NoError(t, a.Models.Remove(name))
-	sp, _ := a.engines.loaded()
-	require.Empty(t, sp, "a removed model is unloaded")
+	require.Empty(t, a.rt.Loaded(), "a removed model is unloaded")
 	list, _ = a.Models.List()
 	_, ok = findModel(list, name)
 	require.False(t, ok)

@@ -18,12 +18,10 @@ type ServerStatus struct {
 }
 
 // Server runs the OpenAI-compatible API (package serve) inside the app,
-// over the app's models folder. It loads its own models on demand (and
-// unloads them after the settings' idle time), separately from the app's
-// cache.
+// over the app's models folder and the app's model cache: an API request
+// and a dictation use the same loaded model, queued by priority.
 type Server struct {
-	a       *App
-	threads int
+	a *App
 
 	mu        sync.Mutex
 	st        ServerStatus
@@ -72,13 +70,7 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 	if s.a.closed() {
 		return fail(errClosed)
 	}
-	cfg := serve.Config{Store: s.a.models, Threads: s.threads}
-	if set, err := s.a.Settings.Get(); err == nil {
-		cfg.IdleUnload = set.idleUnload()
-		if cfg.IdleUnload == 0 {
-			cfg.IdleUnload = -1 // the setting's 0 is "never"; serve's is "default"
-		}
-	}
+	cfg := serve.Config{Store: s.a.models, Runtime: s.a.rt, WhisperBeam: speechBeams}
 	srv, err := serve.New(cfg)
 	if err != nil {
 		return fail(err)

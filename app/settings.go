@@ -49,6 +49,12 @@ type SettingsData struct {
 	Modes            []modes.Mode   `json:"modes"`
 	DefaultMode      string         `json:"defaultMode"` // "" = the settings above
 	ActiveMode       string         `json:"activeMode"`  // chosen by hand; "" = by the focused app
+	// ForceCPU runs models on the CPU even where a GPU backend is
+	// available (models loaded from then on).
+	ForceCPU bool `json:"forceCPU"`
+	// SpeedProbe is this machine's measured speed, which the model advice
+	// uses (written by the app; nil until measured).
+	SpeedProbe *SpeedProbe `json:"speedProbe,omitempty"`
 }
 
 // DefaultCleanupPrompt is the clean-up instruction when the user has not
@@ -159,10 +165,12 @@ func (s *Settings) Update(d SettingsData) (SettingsData, error) {
 		return SettingsData{}, err
 	}
 	s.mu.Lock()
-	raw, err := json.Marshal(d)
-	if err == nil {
-		err = s.a.db.SetSetting(settingsKey, string(raw))
+	if d.SpeedProbe == nil { // measured by the app, not set by the UI
+		if old, err := s.Get(); err == nil {
+			d.SpeedProbe = old.SpeedProbe
+		}
 	}
+	err := s.saveLocked(d)
 	s.mu.Unlock()
 	if err != nil {
 		return SettingsData{}, err
@@ -174,8 +182,23 @@ func (s *Settings) Update(d SettingsData) (SettingsData, error) {
 			return d, err
 		}
 	}
-	s.a.engines.unloadIdle()
+	s.a.rt.UnloadIdle()
+	if err := s.a.rt.SetBackend(d.backendChoice()); err != nil {
+		return d, err
+	}
+	if !s.a.noProbe {
+		s.a.probeSpeed() // again when ForceCPU changed
+	}
 	return d, nil
+}
+
+// saveLocked stores d; s.mu is held.
+func (s *Settings) saveLocked(d SettingsData) error {
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	return s.a.db.SetSetting(settingsKey, string(raw))
 }
 
 // Defaults returns the default settings (for a "reset" button).

@@ -9,7 +9,7 @@ import (
 func TestSettingsPersistAcrossReopen(t *testing.T) {
 	data, mdir := t.TempDir(), t.TempDir()
 	ev := newEvents()
-	a, err := New(Config{DataDir: data, ModelsDir: mdir, Emitter: ev})
+	a, err := New(Config{DataDir: data, ModelsDir: mdir, Emitter: ev, NoSpeedProbe: true})
 	require.NoError(t, err)
 
 	s, err := a.Settings.Get()
@@ -47,7 +47,7 @@ func TestSettingsPersistAcrossReopen(t *testing.T) {
 	}
 	require.NoError(t, a.Close())
 
-	b, err := New(Config{DataDir: data, ModelsDir: mdir})
+	b, err := New(Config{DataDir: data, ModelsDir: mdir, NoSpeedProbe: true})
 	require.NoError(t, err)
 	defer b.Close()
 	again, err := b.Settings.Get()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 )
 
@@ -250,7 +251,7 @@ func (t *Transcription) runNext() bool {
 	defer cancel()
 
 	t.a.emit.Emit("transcription:progress", Progress{ID: j.ID})
-	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, speechBeams, func(p float64, seg *Segment) {
+	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, speechBeams, runtime.Batch, func(p float64, seg *Segment) {
 		t.mu.Lock()
 		if p >= 0 {
 			j.Progress = p
@@ -332,13 +333,13 @@ func (t *Transcription) close() {
 // beams is the beam size at temperature 0: file jobs use speechBeams
 // (the CLI's default) for accuracy, dictation 1 (greedy, openai's
 // transcribe() default) for latency.
-func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, progress func(float64, *Segment)) (Item, error) {
-	return a.transcribeWith(ctx, id, model, samples, beams, progress, nil)
+func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *Segment)) (Item, error) {
+	return a.transcribeWith(ctx, id, model, samples, beams, pri, progress, nil)
 }
 
 // transcribeWith is transcribeItem following plan (nil: the settings'
 // vocabulary, no mode); plan.model, if set, replaces model.
-func (a *App) transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, progress func(float64, *Segment), plan *wordPlan) (Item, error) {
+func (a *App) transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *Segment), plan *wordPlan) (Item, error) {
 	it, err := a.History.Get(id)
 	if err != nil {
 		return Item{}, err
@@ -377,10 +378,13 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 	}
 	var res *whisper.Result
 	var used []string
-	err = a.engines.withSpeech(path, func(m *speechModel) error {
+	err = a.withSpeech(ctx, path, pri, func(m *runtime.SpeechModel) error {
 		opt := whisper.DefaultTranscribeOptions()
 		opt.BeamSize = min(max(beams, 1), speechBeams)
-		used = plan.steer(&opt, m.file)
+		if pri == runtime.Batch {
+			opt.BeforeWindow = m.Yield // a dictation goes first
+		}
+		used = plan.steer(&opt, m.File)
 		if progress != nil {
 			opt.OnProgress = func(p float64) { progress(p, nil) }
 			opt.OnSegment = func(s whisper.Segment) {
@@ -390,9 +394,9 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 		}
 		var err error
 		if samples != nil {
-			res, err = m.file.TranscribeSamples(ctx, m.model, samples, opt)
+			res, err = m.File.TranscribeSamples(ctx, m.Model, samples, opt)
 		} else {
-			res, err = m.file.TranscribeFile(ctx, m.model, it.audioFile(), opt)
+			res, err = m.File.TranscribeFile(ctx, m.Model, it.audioFile(), opt)
 		}
 		return err
 	})
@@ -427,7 +431,7 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 // (waiting for the speech model if a job holds it), and stores the result.
 // For Go callers (dictation); the UI uses Transcription and History.
 func (a *App) TranscribeItem(ctx context.Context, id int64, model string) (Item, error) {
-	return a.transcribeItem(ctx, id, model, nil, speechBeams, nil)
+	return a.transcribeItem(ctx, id, model, nil, speechBeams, runtime.Interactive, nil)
 }
 
 // SamplesResult is a transcription of raw samples.
@@ -451,17 +455,17 @@ func (a *App) TranscribeSamples(ctx context.Context, samples []float32, language
 		return SamplesResult{}, err
 	}
 	var res *whisper.Result
-	err = a.engines.withSpeech(path, func(m *speechModel) error {
+	err = a.withSpeech(ctx, path, runtime.Dictation, func(m *runtime.SpeechModel) error {
 		opt := whisper.DefaultTranscribeOptions()
 		opt.BeamSize = dictationBeams
 		if language != "auto" {
 			opt.Language = language
 		}
-		if !m.file.H.Multilingual() {
+		if !m.File.H.Multilingual() {
 			opt.Language = "en"
 		}
 		var err error
-		res, err = m.file.TranscribeSamples(ctx, m.model, samples, opt)
+		res, err = m.File.TranscribeSamples(ctx, m.Model, samples, opt)
 		return err
 	})
 	if err != nil {

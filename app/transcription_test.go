@@ -107,7 +107,9 @@ func TestTranscribeFileExportSearch(t *testing.T) {
 
 	// Re-transcription with a model named by path; the loaded model is
 	// reused when it is the same file.
-	loads := a.engines.speechLoads
+	kitPath, _, err := a.Models.resolveSpeech("kit")
+	require.NoError(t, err)
+	loads := a.rt.Loads(kitPath)
 	_, err = a.History.Retranscribe(job.ID, "kit")
 	require.NoError(t, err)
 	n := 0
@@ -119,7 +121,7 @@ func TestTranscribeFileExportSearch(t *testing.T) {
 	}, 60*time.Second).(Job)
 	require.Equal(t, JobDone, again.Status, again.Error)
 	require.Equal(t, want, again.Text)
-	require.Equal(t, loads, a.engines.speechLoads, "the speech model stays loaded between jobs")
+	require.Equal(t, loads, a.rt.Loads(kitPath), "the speech model stays loaded between jobs")
 
 	jobs, err := a.Transcription.Jobs()
 	require.NoError(t, err)

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/backends"
+	"github.com/harkapp/hark/engine/backends/backendstest"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -22,15 +25,28 @@ func TestBackendFlag(t *testing.T) {
 
 	_, _, err = runHark(t, "generate", "--model", model, "--backend", "metal", "Once")
 	require.ErrorContains(t, err, "metal")
-	_, _, err = runHark(t, "generate", "--model", model, "--backend", "cuda", "Once")
-	require.EqualError(t, err, `unknown backend "cuda" (want auto, cpu, metal)`)
+	_, _, err = runHark(t, "generate", "--model", model, "--backend", "vulkan", "Once")
+	require.EqualError(t, err, `unknown backend "vulkan" (want `+strings.Join(backends.Names(), ", ")+`)`)
 
 	wav := shared.Path(t, "audio", "jfk.wav")
-	_, _, err = runHark(t, "transcribe", "--model", shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"), "--backend", "cuda", wav)
-	require.ErrorContains(t, err, `unknown backend "cuda"`)
-	_, _, err = runHark(t, "bench", "llm", "--model", model, "--backend", "cuda", "--pp", "4", "--tg", "0", "-r", "1")
-	require.ErrorContains(t, err, `unknown backend "cuda"`)
+	_, _, err = runHark(t, "transcribe", "--model", shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"), "--backend", "vulkan", wav)
+	require.ErrorContains(t, err, `unknown backend "vulkan"`)
+	_, _, err = runHark(t, "bench", "llm", "--model", model, "--backend", "vulkan", "--pp", "4", "--tg", "0", "-r", "1")
+	require.ErrorContains(t, err, `unknown backend "vulkan"`)
 	out, _, err = runHark(t, "bench", "llm", "--model", model, "--backend", "cpu", "--pp", "4", "--tg", "0", "-r", "1", "-t", "1")
 	require.NoError(t, err)
 	require.Contains(t, out, "| CPU | 1 |")
+}
+
+// With a GPU driver present, auto picks it for every command, as it does
+// for the app (app's TestAppUsesTheRuntimeBackend).
+func TestAutoPicksTheGPU(t *testing.T) {
+	gpu := backendstest.FakeGPU(t, backends.Metal)
+	model := shared.Path(t, "models", "stories260K.gguf")
+	out, _, err := runHark(t, "bench", "llm", "--model", model, "--pp", "4", "--tg", "0", "-r", "1", "-t", "1")
+	require.NoError(t, err)
+	require.Contains(t, out, "| METAL | 1 |")
+	_, _, err = runHark(t, "generate", "--model", model, "--temp", "0", "-n", "4", "Once")
+	require.NoError(t, err)
+	require.Equal(t, 2, gpu.N())
 }

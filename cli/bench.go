@@ -12,12 +12,10 @@ import (
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/llm/bench"
-	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/shareddir"
 	"github.com/harkapp/hark/metal"
 	"github.com/spf13/cobra"
 )
-
-func init() { register(newBenchCmd) }
 
 func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -66,7 +64,7 @@ reusing files already there, and measures them.`,
 					return fmt.Errorf("bench: --layers must be positive, got %d", layers)
 				}
 				if tokDir == "" {
-					root, err := shared.Root()
+					root, err := shareddir.Root()
 					if err != nil {
 						return fmt.Errorf("bench: no --tokenizer given and %w", err)
 					}
@@ -113,7 +111,7 @@ reusing files already there, and measures them.`,
 	fl.IntVar(&tg, "tg", 128, "generated tokens (0: skip)")
 	fl.IntVarP(&reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&threads, "threads", "t", 2, "CPU threads")
-	fl.StringVar(&backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names, ", "))
+	fl.StringVar(&backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
 	return cmd
 }
 

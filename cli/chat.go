@@ -18,8 +18,6 @@ import (
 	"github.com/harkapp/hark/engine/llm"
 )
 
-func init() { register(newChatCmd) }
-
 const chatHelp = `Type a message and press Enter to send it. End a line with \ to continue
 the message on the next line. Commands: /reset clears the conversation,
 /exit (or Ctrl-D) quits. Ctrl-C stops the answer being written.`

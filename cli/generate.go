@@ -11,8 +11,6 @@ import (
 	"github.com/harkapp/hark/engine/llm"
 )
 
-func init() { register(newGenerateCmd) }
-
 func newGenerateCmd() *cobra.Command {
 	var (
 		model     string

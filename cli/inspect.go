@@ -15,8 +15,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newInspectCmd) }
-
 func newInspectCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{

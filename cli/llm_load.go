@@ -6,15 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
-// loadedLLM is a GGUF model loaded on its own backend (--backend), as
-// generate and chat use it.
+// loadedLLM is a GGUF model held from a runtime of its own (--backend),
+// as generate and chat use it.
 type loadedLLM struct {
-	*llm.Opened
-	backend backends.Backend
+	*runtime.LLMModel
+	rt *runtime.Runtime
 }
 
 // openLLM resolves model (a path or a name in the models folder) and loads
@@ -27,22 +27,22 @@ func openLLM(cmd *cobra.Command, model string, opt llm.Options) (*loadedLLM, err
 	if err != nil {
 		return nil, err
 	}
-	be, err := openBackend(cmd, 0)
+	rt, err := newRuntime(cmd, runtime.Options{LLM: opt})
 	if err != nil {
 		return nil, err
 	}
-	o, err := llm.OpenFile(path, be, opt)
+	l, err := rt.LLM(cmd.Context(), path, runtime.Interactive)
 	if err != nil {
-		be.Close()
+		rt.Close()
 		return nil, err
 	}
-	return &loadedLLM{Opened: o, backend: be}, nil
+	return &loadedLLM{LLMModel: l, rt: rt}, nil
 }
 
-// Close releases the model, the file and the backend.
+// Close releases the model and unloads it.
 func (l *loadedLLM) Close() {
-	l.Opened.Close()
-	l.backend.Close()
+	l.Release()
+	l.rt.Close()
 }
 
 // samplerSeed turns the --seed flag into a seed (-1: from the clock).

@@ -16,8 +16,6 @@ import (
 	"github.com/harkapp/hark/engine/models"
 )
 
-func init() { register(newModelsCmd) }
-
 func newModelsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "models",

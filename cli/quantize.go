@@ -12,8 +12,6 @@ import (
 	"github.com/harkapp/hark/engine/whisper"
 )
 
-func init() { register(newQuantizeCmd) }
-
 func newQuantizeCmd() *cobra.Command {
 	var typeName string
 	cmd := &cobra.Command{

@@ -32,17 +32,24 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	addModelsDirFlag(root)
-	for _, add := range commands {
-		root.AddCommand(add())
-	}
+	root.AddCommand(
+		// Speech and chat.
+		newTranscribeCmd(),
+		newChatCmd(),
+		newGenerateCmd(),
+		// Serving: the API and the UI in a browser.
+		newServeCmd(),
+		newUICmd(),
+		// Models and their files.
+		newModelsCmd(),
+		newInspectCmd(),
+		newTokenizeCmd(),
+		newQuantizeCmd(),
+		// Measurements.
+		newBenchCmd(),
+	)
 	return root
 }
-
-// commands holds the constructors of the subcommands; each command's file
-// registers itself in an init function.
-var commands []func() *cobra.Command
-
-func register(f func() *cobra.Command) { commands = append(commands, f) }
 
 // Execute runs the CLI with args and returns the process exit code.
 func Execute(args []string) int {

@@ -12,8 +12,6 @@ import (
 	"github.com/harkapp/hark/serve"
 )
 
-func init() { register(newServeCmd) }
-
 func newServeCmd() *cobra.Command {
 	var (
 		addr, apiKey string

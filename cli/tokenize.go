@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newTokenizeCmd) }
-
 func newTokenizeCmd() *cobra.Command {
 	var model, tokPath string
 	var addSpecial bool

@@ -16,11 +16,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/harkapp/hark/app/rewrite"
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/vocab"
 )
-
-func init() { register(newTranscribeCmd) }
 
 type transcribeFlags struct {
 	model          string
@@ -96,21 +95,17 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 	if err != nil {
 		return err
 	}
-	mf, err := whisper.OpenFile(path)
+	rt, err := newRuntime(cmd, runtime.Options{Threads: fl.threads, WhisperBeams: fl.beam})
 	if err != nil {
 		return err
 	}
-	defer mf.Close()
-	backend, err := openBackend(cmd, fl.threads)
+	defer rt.Close()
+	sm, err := rt.Speech(cmd.Context(), path, runtime.Interactive)
 	if err != nil {
 		return err
 	}
-	defer backend.Close()
-	model, err := mf.Load(backend, whisper.Options{Beams: fl.beam})
-	if err != nil {
-		return err
-	}
-	defer model.Close()
+	defer sm.Release()
+	mf, model := sm.File, sm.Model
 
 	opt := whisper.DefaultTranscribeOptions()
 	opt.Temperatures = whisper.FallbackTemperatures(fl.temperature)

@@ -21,8 +21,6 @@ import (
 	"github.com/harkapp/hark/frontend"
 )
 
-func init() { register(newUICmd) }
-
 func newUICmd() *cobra.Command {
 	var addr, dataDir, assets string
 	cmd := &cobra.Command{

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/vocab"
 )
@@ -171,13 +172,12 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request, task string) {
 	}
 	defer os.Remove(req.file)
 	ctx := r.Context()
-	mc, release, err := s.pool.acquire(ctx, req.model, KindSpeech)
+	sm, err := s.speech(ctx, req.model)
 	if err != nil {
-		writeError(w, acquireError(err))
+		writeError(w, err)
 		return
 	}
-	defer release()
-	sm := mc.(*speechModel)
+	defer sm.Release()
 	res, dur, err := s.transcribe(ctx, sm, req, task)
 	if err != nil {
 		writeError(w, err)
@@ -188,8 +188,8 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request, task string) {
 
 // transcribe decodes the upload to a spectrogram and transcribes it;
 // decoding failures are the client's (400).
-func (s *Server) transcribe(ctx context.Context, sm *speechModel, req *audioRequest, task string) (*whisper.Result, float64, error) {
-	f := sm.f
+func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *audioRequest, task string) (*whisper.Result, float64, error) {
+	f := sm.File
 	opt := whisper.DefaultTranscribeOptions()
 	opt.Temperatures = whisper.FallbackTemperatures(req.temperature)
 	opt.BeamSize = s.cfg.WhisperBeam
@@ -218,7 +218,7 @@ func (s *Server) transcribe(ctx context.Context, sm *speechModel, req *audioRequ
 	if err != nil {
 		return nil, 0, badRequest("file", "The audio file could not be decoded: "+err.Error())
 	}
-	res, err := f.TranscribeSpectrogram(ctx, sm.m, spec, opt)
+	res, err := f.TranscribeSpectrogram(ctx, sm.Model, spec, opt)
 	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
 		return nil, 0, badRequest("file", err.Error())
 	}

@@ -137,13 +137,12 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 // one JSON object or as server-sent events.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request, g generation) {
 	ctx := r.Context()
-	mc, release, err := s.pool.acquire(ctx, g.params.Model, KindChat)
+	l, err := s.llm(ctx, g.params.Model)
 	if err != nil {
-		writeError(w, acquireError(err))
+		writeError(w, err)
 		return
 	}
-	defer release()
-	l := mc.(*llmModel)
+	defer l.h.Release()
 	prompt, err := g.prompt(l)
 	if err != nil {
 		writeError(w, err)

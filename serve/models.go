@@ -1,55 +1,81 @@
 package serve
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/chat"
 	"github.com/harkapp/hark/engine/llm"
-	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
-// llmModel is a loaded GGUF model with what requests need around it.
+// modelPath resolves a request's model name in the models folder and
+// checks that it does what the endpoint needs.
+func (s *Server) modelPath(name string, want runtime.Kind) (string, error) {
+	path, err := s.cfg.Store.Path(name)
+	if err != nil {
+		return "", newError(404, "model", "model_not_found", fmt.Sprintf("The model %q does not exist in the models folder", name))
+	}
+	if k := runtime.KindOf(path); k != want {
+		return "", badRequest("model", fmt.Sprintf("The model %q is a %s model; this endpoint needs a %s model", name, k, want))
+	}
+	return path, nil
+}
+
+// loadError turns a failed wait or load into the answer for it.
+func loadError(name string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return acquireError(err)
+	}
+	if errors.Is(err, runtime.ErrClosed) {
+		return newError(503, "", "", "the server is shutting down")
+	}
+	return badRequest("model", fmt.Sprintf("The model %q could not be loaded: %v", name, err))
+}
+
+// speech waits for the named Whisper model's turn (API requests queue in
+// arrival order, after dictations of the app sharing the runtime).
+func (s *Server) speech(ctx context.Context, name string) (*runtime.SpeechModel, error) {
+	path, err := s.modelPath(name, runtime.Speech)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.rt.Speech(ctx, path, runtime.Interactive)
+	if err != nil {
+		return nil, loadError(name, err)
+	}
+	return m, nil
+}
+
+// llmModel is a held LLM with what requests need around it.
 type llmModel struct {
-	o      *llm.Opened
-	be     backends.Backend
+	h      *runtime.LLMModel
 	m      *llm.Model
 	gen    *llm.Generator
 	tpl    *chat.Template
 	addBOS bool
 }
 
-func loadLLM(path string, ctxLen, threads int, backend string, log io.Writer) (*llmModel, error) {
-	be, err := openBackend(backend, threads, log)
+func (s *Server) llm(ctx context.Context, name string) (*llmModel, error) {
+	path, err := s.modelPath(name, runtime.Chat)
 	if err != nil {
 		return nil, err
 	}
-	o, err := llm.OpenFile(path, be, llm.Options{Context: ctxLen})
+	h, err := s.rt.LLM(ctx, path, runtime.Interactive)
 	if err != nil {
-		be.Close()
-		return nil, err
+		return nil, loadError(name, err)
 	}
-	tpl, err := chat.ForModel(o.File, o.Tk)
-	if err != nil {
-		o.Close()
-		be.Close()
-		return nil, err
-	}
-	return &llmModel{o: o, be: be, m: o.M, gen: llm.NewGenerator(o.M, o.Tk), tpl: tpl, addBOS: o.AddBOS()}, nil
-}
-
-func (l *llmModel) Close() error {
-	err := l.o.Close()
-	l.be.Close()
-	return err
+	return &llmModel{h: h, m: h.M, gen: h.Gen, tpl: h.Template, addBOS: h.AddBOS()}, nil
 }
 
 // chatPrompt renders messages with the model's template (plain
 // concatenation for models without one) and tokenizes them.
 func (l *llmModel) chatPrompt(msgs []chat.Message) ([]int32, error) {
+	if l.tpl == nil {
+		return nil, badRequest("model", l.h.TemplateErr.Error())
+	}
 	text, err := l.tpl.Render(msgs, chat.Options{AddGenerationPrompt: true})
 	if err != nil {
 		return nil, badRequest("messages", fmt.Sprintf("The model's chat template rejected the messages: %v", err))
@@ -59,51 +85,4 @@ func (l *llmModel) chatPrompt(msgs []chat.Message) ([]int32, error) {
 		bos = false // the template wrote it
 	}
 	return l.gen.PromptTokens(text, bos), nil
-}
-
-// speechModel is a loaded Whisper model.
-type speechModel struct {
-	f  *whisper.File
-	be backends.Backend
-	m  *whisper.Model
-}
-
-func loadSpeech(path string, beams, threads int, backend string, log io.Writer) (*speechModel, error) {
-	f, err := whisper.OpenFile(path)
-	if err != nil {
-		return nil, err
-	}
-	be, err := openBackend(backend, threads, log)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	m, err := f.Load(be, whisper.Options{Beams: beams})
-	if err != nil {
-		be.Close()
-		f.Close()
-		return nil, err
-	}
-	return &speechModel{f: f, be: be, m: m}, nil
-}
-
-func (s *speechModel) Close() error {
-	err := s.m.Close()
-	s.be.Close()
-	return errors.Join(err, s.f.Close())
-}
-
-var _ io.Closer = (*llmModel)(nil)
-
-// openBackend opens the configured backend, noting in log why the CPU was
-// used when Metal was expected.
-func openBackend(name string, threads int, log io.Writer) (backends.Backend, error) {
-	be, reason, err := backends.Open(name, threads)
-	if err != nil {
-		return nil, err
-	}
-	if reason != "" && log != nil {
-		fmt.Fprintln(log, "hark:", reason)
-	}
-	return be, nil
 }

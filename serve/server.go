@@ -13,7 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/models"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
 // Config configures a Server. Zero values take the defaults below.
@@ -32,6 +34,13 @@ type Config struct {
 	// IdleUnload unloads a model unused for this long (DefaultIdleUnload;
 	// negative keeps models loaded until Close).
 	IdleUnload time.Duration
+	// WhisperBeam is the beam size of temperature-0 transcription
+	// (DefaultWhisperBeam; 1 is greedy).
+	WhisperBeam int
+	// Runtime, when set, is the model cache the server shares (the app's:
+	// an API request and a dictation use the same loaded model); the
+	// fields below are then ignored and Close leaves it open.
+	Runtime *runtime.Runtime
 	// Context caps an LLM's context (0: llm.DefaultContext).
 	Context int
 	// Threads per loaded model (0: all cores).
@@ -41,9 +50,6 @@ type Config struct {
 	// Log receives start-up notes, such as why a model runs on the CPU
 	// when Metal was expected (nil: discarded).
 	Log io.Writer
-	// WhisperBeam is the beam size of temperature-0 transcription
-	// (DefaultWhisperBeam; 1 is greedy).
-	WhisperBeam int
 }
 
 // Defaults.
@@ -58,7 +64,8 @@ const (
 // Server answers the API. It is an http.Handler.
 type Server struct {
 	cfg    Config
-	pool   *pool
+	rt     *runtime.Runtime
+	ownRT  bool                                   // made by New, closed by Close
 	routes map[string]map[string]http.HandlerFunc // path -> method -> handler
 }
 
@@ -83,12 +90,17 @@ func New(cfg Config) (*Server, error) {
 		cfg.WhisperBeam = DefaultWhisperBeam
 	}
 	s := &Server{cfg: cfg}
-	s.pool = newPool(cfg.Store, cfg.IdleUnload, func(name, path string) (io.Closer, error) {
-		if kindOf(path) == KindChat {
-			return loadLLM(path, cfg.Context, cfg.Threads, cfg.Backend, cfg.Log)
+	s.rt = cfg.Runtime
+	if s.rt == nil {
+		idle, check := cfg.IdleUnload, time.Hour
+		if idle > 0 {
+			check = max(idle/4, 10*time.Millisecond)
 		}
-		return loadSpeech(path, cfg.WhisperBeam, cfg.Threads, cfg.Backend, cfg.Log)
-	})
+		s.rt = runtime.New(runtime.Options{Backend: cfg.Backend, Threads: cfg.Threads, Log: cfg.Log,
+			LLM: llm.Options{Context: cfg.Context}, WhisperBeams: cfg.WhisperBeam,
+			Idle: func() time.Duration { return idle }, IdleCheck: check})
+		s.ownRT = true
+	}
 	s.routes = map[string]map[string]http.HandlerFunc{
 		"/health":                  {"GET": s.health, "HEAD": s.health},
 		"/v1/models":               {"GET": s.listModels},
@@ -100,8 +112,30 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Close unloads the models not in use.
-func (s *Server) Close() { s.pool.close() }
+// Close unloads the models of the server's own runtime (a shared one is
+// its owner's to close).
+func (s *Server) Close() {
+	if s.ownRT {
+		s.rt.Close()
+	}
+}
+
+// loaded names the models in memory.
+func (s *Server) loaded() []string {
+	names := map[string]string{}
+	if entries, err := s.cfg.Store.List(); err == nil {
+		for _, e := range entries {
+			names[e.Path] = e.Name
+		}
+	}
+	out := []string{}
+	for _, in := range s.rt.Loaded() {
+		if n, ok := names[in.Path]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
 
 // ServeHTTP routes a request: /health is open, everything else needs the
 // API key when one is configured.
@@ -147,7 +181,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request, h http.Handl
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "loaded": s.pool.loaded()})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "loaded": s.loaded()})
 }
 
 type modelObject struct {

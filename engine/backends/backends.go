@@ -1,28 +1,25 @@
-// Package backends picks the backend a model runs on: Metal by default on
-// Apple GPUs, the CPU otherwise or when asked, and the CPU again (with the
-// reason) when Metal fails at start-up.
+// Package backends picks the backend a model runs on. Backends are drivers
+// in one list (drivers.go): "auto" tries them in order and takes the first
+// that starts and suits this machine, the CPU last; a named backend is
+// opened or fails. Nothing else in Hark constructs a backend.
 package backends
 
 import (
+	"errors"
 	"fmt"
-	"runtime"
 	"strings"
+	"sync"
 
-	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/plan"
-	"github.com/harkapp/hark/metal"
-	"github.com/harkapp/hark/shaders"
 )
 
-// Backend names accepted by Open (the --backend flag).
+// Names accepted by Open besides the drivers' own.
 const (
-	Auto  = "auto"
-	CPU   = "cpu"
+	Auto = "auto"
+	CPU  = "cpu"
+	// Metal is the Metal driver's name (macOS).
 	Metal = "metal"
 )
-
-// Names lists the accepted names, for flag help.
-var Names = []string{Auto, CPU, Metal}
 
 // Backend is a plan.Backend that owns resources until Close.
 type Backend interface {
@@ -30,73 +27,115 @@ type Backend interface {
 	Close()
 }
 
-// appleFamilies are the families of Apple-designed GPUs, where Metal is the
-// default; on other Macs (Intel, "mac2") the CPU stays the default.
-var appleFamilies = map[string]bool{"apple7": true, "apple8": true, "apple9": true}
-
-// Seams for tests: the Metal opener and the list of kernels without MSL.
-var (
-	openMetal = func() (Backend, metal.Info, error) {
-		b, err := metal.New()
-		if err != nil {
-			return nil, metal.Info{}, err
-		}
-		return b, b.Info(), nil
-	}
-	missingKernels = shaders.Missing
-	goos           = runtime.GOOS
-)
-
-// Open returns the backend called name ("" means auto) with threads CPU
-// workers (0 = all cores) where the CPU is used.
-//
-// auto picks Metal on a Mac with an Apple GPU once every kernel has an MSL
-// version, and the CPU otherwise; when Metal was expected but failed to
-// start, reason says why the CPU was used instead (callers log it). reason
-// is empty when nothing noteworthy happened. metal asks for Metal and fails
-// rather than fall back.
-func Open(name string, threads int) (Backend, string, error) {
-	switch strings.ToLower(name) {
-	case "", Auto:
-		if goos != "darwin" {
-			return cpuBackend(threads), "", nil
-		}
-		b, in, err := openMetalChecked()
-		if err != nil {
-			return cpuBackend(threads), fmt.Sprintf("using the CPU: %v", err), nil
-		}
-		if !appleFamilies[in.Family] {
-			b.Close()
-			return cpuBackend(threads), fmt.Sprintf("using the CPU: %s is not an Apple GPU (family %s); --backend metal forces it", in.Name, in.Family), nil
-		}
-		return b, "", nil
-	case CPU:
-		return cpuBackend(threads), "", nil
-	case Metal:
-		b, _, err := openMetalChecked()
-		if err != nil {
-			return nil, "", err
-		}
-		return b, "", nil
-	}
-	return nil, "", fmt.Errorf("unknown backend %q (want %s)", name, strings.Join(Names, ", "))
+// Driver is one backend kind.
+type Driver struct {
+	// Name is what --backend and the settings call it.
+	Name string
+	// Open starts the backend with threads host workers (0 = all cores).
+	// auto is true when the caller asked for "auto": the driver then
+	// also refuses hardware it would not pick by default (an error saying
+	// why). ErrNotHere means the platform lacks it: auto skips it
+	// without comment.
+	Open func(threads int, auto bool) (Backend, error)
 }
 
-func cpuBackend(threads int) Backend { return cpu.New(cpu.Options{Threads: threads}) }
+// ErrNotHere is a driver's answer on a platform without its hardware.
+var ErrNotHere = errors.New("not available on this platform")
 
-// openMetalChecked opens Metal and refuses it while kernels are missing,
-// since every plan uses most of them.
-func openMetalChecked() (Backend, metal.Info, error) {
-	if m := missingKernels(); len(m) > 0 {
-		names := make([]string, len(m))
-		for i, k := range m {
-			names[i] = k.String()
+var (
+	mu   sync.RWMutex
+	list = drivers()
+)
+
+// Names lists the accepted names, auto first, for flag help and errors.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := []string{Auto}
+	for _, d := range list {
+		out = append(out, d.Name)
+	}
+	return out
+}
+
+// Valid checks a backend name without opening it.
+func Valid(name string) error {
+	name = strings.ToLower(name)
+	for _, n := range append(Names(), "") {
+		if n == name {
+			return nil
 		}
-		return nil, metal.Info{}, fmt.Errorf("metal: no MSL kernel yet for %s", strings.Join(names, ", "))
 	}
-	b, in, err := openMetal()
-	if err != nil {
-		return nil, metal.Info{}, err
+	return fmt.Errorf("unknown backend %q (want %s)", name, strings.Join(Names(), ", "))
+}
+
+// Open returns the backend called name ("" means auto). For auto, reason
+// is non-empty when a preferred backend was skipped for a reason worth
+// logging ("using the CPU: ..."); callers log it.
+func Open(name string, threads int) (Backend, string, error) {
+	mu.RLock()
+	ds := list
+	mu.RUnlock()
+	name = strings.ToLower(name)
+	if name == "" || name == Auto {
+		var why []string
+		for _, d := range ds {
+			b, err := d.Open(threads, true)
+			if err == nil {
+				reason := ""
+				if len(why) > 0 {
+					reason = fmt.Sprintf("using %s: %s", label(d.Name), strings.Join(why, "; "))
+				}
+				return b, reason, nil
+			}
+			if !errors.Is(err, ErrNotHere) {
+				why = append(why, err.Error())
+			}
+		}
+		return nil, "", fmt.Errorf("no backend could start: %s", strings.Join(why, "; "))
 	}
-	return b, in, nil
+	for _, d := range ds {
+		if d.Name == name {
+			b, err := d.Open(threads, false)
+			if errors.Is(err, ErrNotHere) {
+				return nil, "", fmt.Errorf("%s: %w", name, err)
+			}
+			return b, "", err
+		}
+	}
+	return nil, "", Valid(name)
+}
+
+func label(name string) string {
+	if name == CPU {
+		return "the CPU"
+	}
+	return name
+}
+
+// Replace swaps the driver called d.Name (or adds d before the CPU) until
+// the returned restore is called. For tests (backendstest) that stand in
+// for hardware this machine lacks.
+func Replace(d Driver) (restore func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	old := list
+	next := make([]Driver, 0, len(old)+1)
+	found := false
+	for _, o := range old {
+		if o.Name == d.Name {
+			next, found = append(next, d), true
+			continue
+		}
+		if o.Name == CPU && !found {
+			next, found = append(next, d), true
+		}
+		next = append(next, o)
+	}
+	list = next
+	return func() {
+		mu.Lock()
+		list = old
+		mu.Unlock()
+	}
 }

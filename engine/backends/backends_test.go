@@ -2,6 +2,7 @@ package backends
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,8 +51,29 @@ func TestOpenOnThisMachine(t *testing.T) {
 	require.Equal(t, "cpu", name(t, b))
 	_, _, err = Open("metal", 1)
 	require.Error(t, err)
-	_, _, err = Open("cuda", 1)
-	require.EqualError(t, err, `unknown backend "cuda" (want auto, cpu, metal)`)
+	_, _, err = Open("vulkan", 1)
+	require.EqualError(t, err, `unknown backend "vulkan" (want `+strings.Join(Names(), ", ")+`)`)
+	require.Equal(t, []string{"auto", "metal", "cpu"}, Names()[:3])
+}
+
+// A driver added to the list is tried by auto before the CPU and opened
+// by name; restoring the list removes it.
+func TestReplaceAddsADriver(t *testing.T) {
+	fake := &fakeMetal{}
+	restore := Replace(Driver{Name: "gpu9", Open: func(int, bool) (Backend, error) { return fake, nil }})
+	require.Contains(t, Names(), "gpu9")
+	b, reason, err := Open("", 1)
+	require.NoError(t, err)
+	require.Same(t, fake, b)
+	require.Empty(t, reason)
+	b, _, err = Open("GPU9", 1)
+	require.NoError(t, err)
+	require.Same(t, fake, b)
+	restore()
+	require.NotContains(t, Names(), "gpu9")
+	b, _, err = Open("", 1)
+	require.NoError(t, err)
+	require.Equal(t, "cpu", name(t, b))
 }
 
 func TestAutoOnAMac(t *testing.T) {

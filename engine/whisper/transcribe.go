@@ -45,6 +45,11 @@ type TranscribeOptions struct {
 	OnSegment func(Segment)
 	// OnProgress, if set, receives the fraction of audio processed.
 	OnProgress func(done float64)
+	// BeforeWindow, if set, runs before every 30-s window after the
+	// first; an error stops the transcription with it. The model is not
+	// in use while it runs, so a cache can lend it to a more urgent
+	// caller between windows (a dictation during a file job).
+	BeforeWindow func(ctx context.Context) error
 }
 
 // DefaultTranscribeOptions are the reference implementation's defaults.
@@ -118,6 +123,11 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 	for seek < contentFrames {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if seek > 0 && opt.BeforeWindow != nil {
+			if err := opt.BeforeWindow(ctx); err != nil {
+				return nil, err
+			}
 		}
 		timeOffset := float64(seek*HopLength) / SampleRate
 		segSize := min(nFrames, contentFrames-seek)

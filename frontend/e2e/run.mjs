@@ -164,6 +164,16 @@ try {
 
     await view('models', '5')
     await page.waitForSelector(`[data-model="${tc.chatModel}"].installed`, { timeout: T })
+    // Grouped by task once the app has measured this machine's speed, with
+    // a recommendation per task that says why; never large-v3 for
+    // dictation on the CPU.
+    await page.waitForSelector('[data-recommendation="dictation"]', { timeout: T })
+    const groups = await page.locator('h2[data-group]').evaluateAll((hs) => hs.map((h) => h.dataset.group))
+    const dict = await page.locator('[data-recommendation="dictation"]').textContent()
+    const files = await page.locator('[data-recommendation="files"]').textContent()
+    check(groups.join(',') === 'dictation,files,slow,chat' && /on cpu/.test(dict) && /on cpu/.test(files) && !/large/.test(dict),
+      `models grouped (${groups.join(', ')}); dictation: ${dict.trim()}; files: ${files.trim()}`)
+    check(await page.locator('[data-group="dictation"] ~ .grid [data-speed]').count() > 0, 'speed and accuracy shown on the cards')
     await shot('models')
 
     // Settings: change one, save; phase 2 checks it after a restart.
@@ -172,6 +182,9 @@ try {
     await page.selectOption('select[name="retentionDays"]', String(tc.retentionDays))
     await page.fill('input[name="hotkey"]', tc.hotkey)
     await page.waitForSelector('[data-testid="usage"]')
+    await page.waitForSelector('input[name="forceCPU"]')
+    const loadedOn = await page.locator('[data-testid="loaded-models"]').textContent()
+    check(/· cpu/.test(loadedOn), `Settings shows where loaded models run: ${loadedOn.replace(/\s+/g, ' ').trim()}`)
     await shot('settings')
     await page.click('[data-testid="save-settings"]')
     await page.waitForSelector('.toast:has-text("Settings saved")', { timeout: T })

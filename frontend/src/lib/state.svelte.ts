@@ -42,3 +42,4 @@ export function installed(task: string): ModelInfo[] {
 
 on('settings:changed', (d: SettingsData) => { if (d) ui.settings = d })
 on('models:done', () => { loadModels().catch(() => {}) })
+on('models:changed', () => { loadModels().catch(() => {}) })

@@ -55,7 +55,17 @@ export interface ModelInfo {
   recommended: boolean
   verified: boolean
   path: string
+  loaded?: boolean
+  backend?: string // what it runs on when loaded
+  windowMs: number // estimated time of one 30-s window on this machine (speech; 0: not measured)
+  wer: number // published LibriSpeech test-clean WER, % (0: no published figure)
+  werSource: string
+  recommendedFor: string[] | null // "dictation", "files"
+  why: Record<string, string> | null // per task in recommendedFor
 }
+
+export interface SpeedProbe { model: string; params: number; backend: string; windowMs: number; choice: string }
+export interface Advice { probe: SpeedProbe | null; dictation: string; dictationWhy: string; files: string; filesWhy: string }
 
 export interface ServerStatus { running: boolean; addr: string; url: string; error?: string }
 
@@ -92,6 +102,8 @@ export interface SettingsData {
   modes: Mode[]
   defaultMode: string
   activeMode: string
+  forceCPU: boolean
+  speedProbe?: SpeedProbe
 }
 
 // app/rewrite.Rule

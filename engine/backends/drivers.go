@@ -1,0 +1,62 @@
+package backends
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/metal"
+	"github.com/harkapp/hark/shaders"
+)
+
+// drivers is the list auto tries, in order: GPUs first, the CPU last
+// (it always starts). A new backend is one line here.
+func drivers() []Driver {
+	return []Driver{
+		{Name: Metal, Open: openMetalDriver},
+		{Name: CPU, Open: func(threads int, _ bool) (Backend, error) { return cpu.New(cpu.Options{Threads: threads}), nil }},
+	}
+}
+
+// appleFamilies are the families of Apple-designed GPUs, where Metal is the
+// default; on other Macs (Intel, "mac2") the CPU stays the default.
+var appleFamilies = map[string]bool{"apple7": true, "apple8": true, "apple9": true}
+
+// Seams for tests: the Metal opener, the list of kernels without MSL, the OS.
+var (
+	openMetal = func() (Backend, metal.Info, error) {
+		b, err := metal.New()
+		if err != nil {
+			return nil, metal.Info{}, err
+		}
+		return b, b.Info(), nil
+	}
+	missingKernels = shaders.Missing
+	goos           = runtime.GOOS
+)
+
+// openMetalDriver opens Metal, refusing it while kernels are missing
+// (every plan uses most of them) and, for auto, on GPUs that are not
+// Apple's.
+func openMetalDriver(_ int, auto bool) (Backend, error) {
+	if auto && goos != "darwin" {
+		return nil, ErrNotHere
+	}
+	if m := missingKernels(); len(m) > 0 {
+		names := make([]string, len(m))
+		for i, k := range m {
+			names[i] = k.String()
+		}
+		return nil, fmt.Errorf("metal: no MSL kernel yet for %s", strings.Join(names, ", "))
+	}
+	b, in, err := openMetal()
+	if err != nil {
+		return nil, err
+	}
+	if auto && !appleFamilies[in.Family] {
+		b.Close()
+		return nil, fmt.Errorf("%s is not an Apple GPU (family %s); --backend metal forces it", in.Name, in.Family)
+	}
+	return b, nil
+}

@@ -1,0 +1,80 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"github.com/harkapp/hark/engine/backends"
+	"path/filepath"
+
+	"github.com/harkapp/hark/engine/chat"
+	"github.com/harkapp/hark/engine/llm"
+)
+
+// LLMModel is an LLM held from the cache, with its chat template and a
+// generator: use it, then Release it. The KV cache persists between
+// holders (llm.Model.Truncate keeps a shared prefix).
+type LLMModel struct {
+	*llm.Opened
+	Gen *llm.Generator
+	// Template is the model's chat template; nil when the file's could
+	// not be read, with TemplateErr saying why (completions still work).
+	Template    *chat.Template
+	TemplateErr error
+	Backend     string
+
+	r   *Runtime
+	e   *entry
+	out bool
+}
+
+// LLM waits for the GGUF model at path at priority pri (loading it when
+// needed) and returns it held; ctx bounds the wait.
+func (r *Runtime) LLM(ctx context.Context, path string, pri Priority) (*LLMModel, error) {
+	e, err := r.acquire(ctx, path, pri, func(backend string) (loaded, error) { return r.loadLLM(path, backend) })
+	if err != nil {
+		return nil, err
+	}
+	m := e.model.(*llmModel)
+	return &LLMModel{Opened: m.o, Gen: m.gen, Template: m.tpl, TemplateErr: m.tplErr, Backend: m.be.Name(), r: r, e: e}, nil
+}
+
+// Release gives the model back to the cache. Calling it again is a no-op.
+func (l *LLMModel) Release() {
+	if l.out {
+		return
+	}
+	l.out = true
+	l.r.release(l.e)
+}
+
+type llmModel struct {
+	o      *llm.Opened
+	be     backends.Backend
+	gen    *llm.Generator
+	tpl    *chat.Template
+	tplErr error
+}
+
+func (r *Runtime) loadLLM(path, backend string) (*llmModel, error) {
+	be, err := r.openBackend(backend)
+	if err != nil {
+		return nil, err
+	}
+	o, err := llm.OpenFile(path, be, r.opt.LLM)
+	if err != nil {
+		be.Close()
+		return nil, err
+	}
+	m := &llmModel{o: o, be: be, gen: llm.NewGenerator(o.M, o.Tk)}
+	if m.tpl, err = chat.ForModel(o.File, o.Tk); err != nil {
+		m.tplErr = fmt.Errorf("the chat template of %s: %w", filepath.Base(path), err)
+	}
+	return m, nil
+}
+
+func (l *llmModel) close() {
+	l.o.Close()
+	l.be.Close()
+}
+
+func (l *llmModel) backendName() string { return l.be.Name() }

@@ -1,0 +1,90 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"github.com/harkapp/hark/engine/backends"
+
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+// SpeechModel is a Whisper model held from the cache: use it, then
+// Release it.
+type SpeechModel struct {
+	File    *whisper.File
+	Model   *whisper.Model
+	Backend string // the backend it runs on
+
+	r   *Runtime
+	e   *entry
+	pri Priority
+	out bool // released (or lost in a Yield)
+}
+
+// Speech waits for the Whisper model at path at priority pri (loading it
+// when needed) and returns it held; ctx bounds the wait.
+func (r *Runtime) Speech(ctx context.Context, path string, pri Priority) (*SpeechModel, error) {
+	e, err := r.acquire(ctx, path, pri, func(backend string) (loaded, error) { return r.loadSpeech(path, backend) })
+	if err != nil {
+		return nil, err
+	}
+	m := e.model.(*speechModel)
+	return &SpeechModel{File: m.f, Model: m.m, Backend: m.be.Name(), r: r, e: e, pri: pri}, nil
+}
+
+// Release gives the model back to the cache. Calling it again is a no-op.
+func (s *SpeechModel) Release() {
+	if s.out {
+		return
+	}
+	s.out = true
+	s.r.release(s.e)
+}
+
+// Yield lets a more urgent request (a dictation during a file job) use the
+// model, then waits for it again; it returns at once when none waits. Set
+// it as whisper.TranscribeOptions.BeforeWindow. On error the model is no
+// longer held (Release is then a no-op).
+func (s *SpeechModel) Yield(ctx context.Context) error {
+	if s.out {
+		return errors.New("runtime: yield of a released model")
+	}
+	if err := s.r.yield(ctx, s.e, s.pri); err != nil {
+		s.out = true
+		return err
+	}
+	return nil
+}
+
+type speechModel struct {
+	f  *whisper.File
+	be backends.Backend
+	m  *whisper.Model
+}
+
+func (r *Runtime) loadSpeech(path, backend string) (*speechModel, error) {
+	f, err := whisper.OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	be, err := r.openBackend(backend)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	m, err := f.Load(be, whisper.Options{Beams: r.opt.WhisperBeams})
+	if err != nil {
+		be.Close()
+		f.Close()
+		return nil, err
+	}
+	return &speechModel{f: f, be: be, m: m}, nil
+}
+
+func (s *speechModel) close() {
+	s.m.Close()
+	s.be.Close()
+	s.f.Close()
+}
+
+func (s *speechModel) backendName() string { return s.be.Name() }
