@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -126,7 +127,7 @@ func (s *Shell) startup(ctx context.Context) {
 	// shows them in the Files view.
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) {
 		for _, p := range paths {
-			if _, err := s.app.Transcription.Add(p, ""); err != nil {
+			if _, err := s.app.AddFile(p, ""); err != nil {
 				s.emit("transcription:error", map[string]string{"name": filepath.Base(p), "error": err.Error()})
 			}
 		}
@@ -134,6 +135,46 @@ func (s *Shell) startup(ctx context.Context) {
 			s.emit("app:view", "files")
 		}
 	})
+}
+
+// ChooseFiles opens the OS's file dialog and queues the chosen files for
+// transcription with model ("" = the settings'). Paths reach the app only
+// this way and through drops: the page never names a file.
+func (s *Shell) ChooseFiles(model string) error {
+	ctx := s.ctx.Load()
+	if ctx == nil {
+		return errors.New("the window is not open")
+	}
+	paths, err := runtime.OpenMultipleFilesDialog(*ctx, runtime.OpenDialogOptions{
+		Title:   "Transcribe files",
+		Filters: []runtime.FileFilter{{DisplayName: "Audio and video", Pattern: "*.wav;*.mp3;*.flac;*.ogg;*.m4a;*.mp4;*.mov;*.webm"}},
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if _, err := s.app.AddFile(p, model); err != nil {
+			return fmt.Errorf("%s: %w", filepath.Base(p), err)
+		}
+	}
+	return nil
+}
+
+// ImportModel opens the OS's file dialog and imports the chosen model
+// file; it returns the model's name ("" when the dialog was canceled).
+func (s *Shell) ImportModel() (string, error) {
+	ctx := s.ctx.Load()
+	if ctx == nil {
+		return "", errors.New("the window is not open")
+	}
+	p, err := runtime.OpenFileDialog(*ctx, runtime.OpenDialogOptions{
+		Title:   "Import a model",
+		Filters: []runtime.FileFilter{{DisplayName: "Whisper .bin or GGUF", Pattern: "*.bin;*.gguf"}},
+	})
+	if err != nil || p == "" {
+		return "", err
+	}
+	return s.app.ImportFile(p)
 }
 
 // beforeClose keeps the app alive in the menu bar when its item is shown:

@@ -48,7 +48,7 @@ type Config struct {
 	ModelsDir string
 	// Emitter receives events (nil: dropped).
 	Emitter Emitter
-	// Threads is the worker count of each loaded model (0: all cores).
+	// Threads is the worker count of each loaded model (0: one per physical core).
 	Threads int
 	// Recorder captures dictation audio (app/dictation); nil leaves
 	// Dictation reporting that capture is unavailable.
@@ -80,6 +80,8 @@ type App struct {
 	rt              *runtime.Runtime // the model cache, shared with the API server
 	idleForTest     atomic.Int64     // ns; non-zero replaces the idle-unload setting
 	noProbe         bool             // Config.NoSpeedProbe
+	uploads         *uploads
+	lock            *os.File // the data folder's (lockDataDir)
 
 	// ctx is the app's lifetime: canceled by Close, it ends work that
 	// belongs to no one service (dictation, preloading).
@@ -128,8 +130,22 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The history, recordings and uploads are the user's only.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("app: data folder: %w", err)
+	}
+	lock, err := lockDataDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	unlock := func() {
+		if lock != nil {
+			lock.Close()
+		}
+	}
 	recDir := filepath.Join(dir, "recordings")
-	if err := os.MkdirAll(recDir, 0o755); err != nil {
+	if err := os.MkdirAll(recDir, 0o700); err != nil {
+		unlock()
 		return nil, fmt.Errorf("app: data folder: %w", err)
 	}
 	mdir := cfg.ModelsDir
@@ -138,17 +154,21 @@ func New(cfg Config) (*App, error) {
 	}
 	ms, err := models.Open(mdir)
 	if err != nil {
+		unlock()
 		return nil, err
 	}
 	db, err := store.Open(filepath.Join(dir, "hark.db"))
 	if err != nil {
+		unlock()
 		return nil, err
 	}
-	a := &App{dataDir: dir, recDir: recDir, db: db, models: ms, emit: cfg.Emitter, stop: make(chan struct{})}
+	a := &App{dataDir: dir, recDir: recDir, db: db, models: ms, emit: cfg.Emitter, stop: make(chan struct{}), lock: lock}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	if a.emit == nil {
 		a.emit = nopEmitter{}
 	}
+	a.uploads = &uploads{dir: filepath.Join(dir, "uploads"), m: map[string]upload{}}
+	a.uploads.clear()
 	a.Settings = &Settings{a: a}
 	a.History = &History{a: a}
 	a.Transcription = newTranscription(a)
@@ -177,11 +197,13 @@ func New(cfg Config) (*App, error) {
 	if err := a.recover(); err != nil {
 		a.rt.Close()
 		db.Close()
+		unlock()
 		return nil, err
 	}
 	if _, err := a.History.ApplyRetention(); err != nil {
 		a.rt.Close()
 		db.Close()
+		unlock()
 		return nil, err
 	}
 	a.Transcription.start()
@@ -252,6 +274,9 @@ func (a *App) Close() error {
 		a.wg.Wait()
 		a.rt.Close()
 		err = a.db.Close()
+		if a.lock != nil {
+			a.lock.Close()
+		}
 	})
 	return err
 }

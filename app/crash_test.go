@@ -58,7 +58,7 @@ func crashChild(spec string) {
 	}
 	var job Job
 	if err == nil {
-		job, err = a.Transcription.Add(dirs[2], "")
+		job, err = a.AddFile(dirs[2], "")
 	}
 	if err != nil {
 		fmt.Println("ERROR", err)
@@ -153,8 +153,10 @@ func TestCrashMidRecording(t *testing.T) {
 	// Half the clip reached the disk; the header still claims all of it.
 	require.NoError(t, os.WriteFile(it.AudioPath, b[:len(b)/2], 0o644))
 	// No FinishRecording: the process "died" while recording. Closing the
-	// database stands in for the kill (the row was committed already).
+	// database and dropping the data folder's lock stand in for the kill
+	// (the row was committed already; the OS drops a dead process's lock).
 	a.db.Close()
+	a.lock.Close()
 
 	b2 := openApp(t, data, mdir, nil)
 	p, err := b2.History.Pending()

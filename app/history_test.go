@@ -60,8 +60,10 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "kit", it.Model)
 
-	// Re-transcribe with another model (the kit's f16 file, by path).
-	f16 := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin")
+	// Re-transcribe with another model (the kit's f16 file, imported:
+	// services take model names, never paths).
+	f16, err := a.ImportFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
+	require.NoError(t, err)
 	_, err = a.History.Retranscribe(it.ID, f16)
 	require.NoError(t, err)
 	n := 0
@@ -76,7 +78,9 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	it, err = a.History.Get(it.ID)
 	require.NoError(t, err)
 	require.Equal(t, "ggml-kit-tiny.en-f16", it.Model)
-	require.Equal(t, 1, a.rt.Loads(f16), "the other model was loaded")
+	f16Path, _, err := a.Models.resolveSpeech(f16)
+	require.NoError(t, err)
+	require.Equal(t, 1, a.rt.Loads(f16Path), "the other model was loaded")
 
 	af, err := a.History.AudioFile(it.ID)
 	require.NoError(t, err)
@@ -94,7 +98,7 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "mine.wav")
 	b, _ := os.ReadFile(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, os.WriteFile(src, b, 0o644))
-	job, err := a.Transcription.Add(src, "")
+	job, err := a.AddFile(src, "")
 	require.NoError(t, err)
 	af, err = a.History.AudioFile(job.ID)
 	require.NoError(t, err)

@@ -234,14 +234,33 @@ func (m *Models) Remove(name string) error {
 	return nil
 }
 
-// Import copies a Whisper .bin or GGUF file into the models folder and
-// returns its name; files Hark cannot run are refused with the reason.
-func (m *Models) Import(path string) (string, error) {
-	name, err := m.a.models.Import(path)
+// Import copies an upload (the id /api/upload returned), a Whisper .bin
+// or GGUF file, into the models folder and returns its name; files Hark
+// cannot run are refused with the reason. The upload is deleted either
+// way. Paths are never accepted here (ImportFile is the window's).
+func (m *Models) Import(upload string) (string, error) {
+	up, err := m.a.uploads.take(upload)
 	if err != nil {
 		return "", err
 	}
+	defer up.discard()
+	name, err := m.a.models.Import(up.path)
+	if err != nil {
+		// The upload's folder is ours, not the user's: name the file only.
+		return "", errors.New(strings.ReplaceAll(err.Error(), up.path, up.name))
+	}
 	m.a.emit.Emit("models:changed", map[string]any{"imported": name})
+	return name, nil
+}
+
+// ImportFile imports the user's file at path, for the window's file
+// dialog (App is never bound to the page).
+func (a *App) ImportFile(path string) (string, error) {
+	name, err := a.models.Import(path)
+	if err != nil {
+		return "", err
+	}
+	a.emit.Emit("models:changed", map[string]any{"imported": name})
 	return name, nil
 }
 
@@ -304,13 +323,17 @@ func (m *Models) resolve(arg string, task models.Task) (string, string, error) {
 		}
 		return "", "", fmt.Errorf("no %s model installed: download one in Models or import a file", what)
 	}
-	path, err := m.a.models.Resolve(arg)
+	// Names only: the services are reachable from the bridge, and a path
+	// would let a caller load (and so read and run) any file.
+	if !validModelName(arg) {
+		return "", "", fmt.Errorf("%q is not an installed model's name (import a file in Models to use it)", arg)
+	}
+	path, err := m.a.models.Path(arg)
 	if err != nil {
 		return "", "", err
 	}
-	name := arg
-	if strings.ContainsAny(arg, `/\`) {
-		name = strings.TrimSuffix(filepath.Base(arg), filepath.Ext(arg))
-	}
-	return path, name, nil
+	return path, arg, nil
 }
+
+// validModelName: "" (the default) or a name the models folder can hold.
+func validModelName(s string) bool { return s == "" || models.ValidateName(s) == nil }

@@ -71,12 +71,21 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 		return fail(errClosed)
 	}
 	cfg := serve.Config{Store: s.a.models, Runtime: s.a.rt, WhisperBeam: speechBeams}
+	if set, err := s.a.Settings.Get(); err == nil {
+		cfg.CORSOrigins = set.corsOrigins()
+	}
 	srv, err := serve.New(cfg)
 	if err != nil {
 		return fail(err)
 	}
 	ln, err := serve.Listen(addr, "")
 	if err != nil {
+		srv.Close()
+		return fail(err)
+	}
+	hs, err := serve.HTTPServer(srv, ln)
+	if err != nil {
+		ln.Close()
 		srv.Close()
 		return fail(err)
 	}
@@ -90,7 +99,7 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 	s.mu.Unlock()
 	go func() {
 		defer close(done)
-		err := serve.Serve(ctx, serve.HTTPServer(srv), ln)
+		err := serve.Serve(ctx, hs, ln)
 		srv.Close()
 		s.mu.Lock()
 		if s.done == done { // not already replaced by a Stop/Start

@@ -14,6 +14,7 @@ import (
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/localhttp"
 	"github.com/harkapp/hark/serve"
 )
 
@@ -38,6 +39,9 @@ type SettingsData struct {
 	IdleUnloadMinutes int    `json:"idleUnloadMinutes"` // 0 = never unload
 	ServerAddr        string `json:"serverAddr"`
 	ServerAutoStart   bool   `json:"serverAutoStart"`
+	// ServerCORSOrigins lists, space- or comma-separated, the origins
+	// whose web pages may call the API server ("" = none).
+	ServerCORSOrigins string `json:"serverCorsOrigins"`
 	Theme             string `json:"theme"` // "system" | "light" | "dark"
 	// Vocabulary, replacements, voice commands and modes (vocabulary.go).
 	Vocabulary       string         `json:"vocabulary"`       // one term a line (internal/vocab)
@@ -126,11 +130,23 @@ func (d SettingsData) validate() error {
 		return err
 	}
 	for _, m := range []struct{ field, v string }{{"speechModel", d.SpeechModel}, {"chatModel", d.ChatModel}} {
-		if len(m.v) > 4096 || strings.ContainsRune(m.v, 0) {
-			return bad(m.field, m.v, "a model name or path")
+		// Names only: a path here would let any caller of Settings.Update
+		// make the app open a file of its choosing (import files instead).
+		if len(m.v) > 255 || !validModelName(m.v) {
+			return bad(m.field, m.v, "the name of an installed model, not a path")
+		}
+	}
+	for _, o := range d.corsOrigins() {
+		if err := localhttp.CheckOrigin(o); err != nil {
+			return bad("serverCorsOrigins", o, "origins such as http://localhost:3000")
 		}
 	}
 	return nil
+}
+
+// corsOrigins splits ServerCORSOrigins.
+func (d SettingsData) corsOrigins() []string {
+	return strings.FieldsFunc(d.ServerCORSOrigins, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' })
 }
 
 // Settings is the settings service.

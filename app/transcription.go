@@ -67,10 +67,46 @@ func newTranscription(a *App) *Transcription {
 	return &Transcription{a: a, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
 }
 
-// Add queues the file at path for transcription with model ("" = the
-// settings' speech model) and creates its history item. Nothing is
-// decoded up front: a file that cannot be read fails its job.
-func (t *Transcription) Add(path, model string) (Job, error) {
+// Add queues an upload (the id the bridge's /api/upload returned) for
+// transcription with model ("" = the settings' speech model, else an
+// installed model's name) and creates its history item. The upload becomes
+// the item's audio, under the recordings, and is deleted with it. Nothing
+// is decoded up front: a file that cannot be read fails its job. Paths are
+// never accepted here: this method is reachable over HTTP (AddFile is the
+// window's, for native drops and the file dialog).
+func (t *Transcription) Add(upload, model string) (Job, error) {
+	if upload == "" {
+		return Job{}, errors.New("no file given")
+	}
+	if strings.ContainsAny(upload, `/\`) {
+		return Job{}, errNotPath
+	}
+	if _, _, err := t.a.Models.resolveSpeech(model); err != nil {
+		return Job{}, err
+	}
+	up, err := t.a.uploads.take(upload)
+	if err != nil {
+		return Job{}, err
+	}
+	defer up.discard()
+	audio := filepath.Join(t.a.recDir, upload+"-"+up.name)
+	if err := os.Rename(up.path, audio); err != nil {
+		return Job{}, fmt.Errorf("keeping %s: %w", up.name, err)
+	}
+	r := Item{Kind: KindFile, Title: up.name, AudioPath: audio, Status: StatusRecorded}.row()
+	row, err := t.a.db.InsertItem(r)
+	if err != nil {
+		os.Remove(audio)
+		return Job{}, err
+	}
+	return t.enqueue(row.ID, model)
+}
+
+// AddFile queues the user's own file at path, as Add does for uploads; the
+// file stays where it is (never deleted) and is replayed from there. Only
+// the window calls it, with paths from the OS's drop or file dialog: App
+// is not a bound service, so no page can name a path.
+func (a *App) AddFile(path, model string) (Job, error) {
 	if path == "" {
 		return Job{}, errors.New("no file given")
 	}
@@ -85,15 +121,15 @@ func (t *Transcription) Add(path, model string) (Job, error) {
 	if !st.Mode().IsRegular() {
 		return Job{}, fmt.Errorf("%s is not a file", path)
 	}
-	if _, _, err := t.a.Models.resolveSpeech(model); err != nil {
+	if _, _, err := a.Models.resolveSpeech(model); err != nil {
 		return Job{}, err
 	}
 	r := Item{Kind: KindFile, Title: filepath.Base(abs), SourcePath: abs, Status: StatusRecorded}.row()
-	row, err := t.a.db.InsertItem(r)
+	row, err := a.db.InsertItem(r)
 	if err != nil {
 		return Job{}, err
 	}
-	return t.enqueue(row.ID, model)
+	return a.Transcription.enqueue(row.ID, model)
 }
 
 // Jobs lists this session's jobs in the order they were added.

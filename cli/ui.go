@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -22,16 +21,23 @@ import (
 )
 
 func newUICmd() *cobra.Command {
-	var addr, dataDir, assets string
+	var (
+		addr, dataDir, assets string
+		allowHosts            []string
+		maxUpload             int64
+	)
 	cmd := &cobra.Command{
 		Use:   "ui [--addr 127.0.0.1:0] [--data-dir DIR] [--assets DIR]",
 		Short: "Run the desktop app's services and UI in a web browser",
 		Long: `Run the app's services (the data folder, history, transcription, chat,
 models, settings) behind the HTTP bridge and serve the UI, for a browser
-instead of the desktop window. The address must be a loopback one: the
-bridge has no authentication. --addr 127.0.0.1:0 (the default) picks a free
-port; "listening on http://ADDR" is printed to stderr once requests are
-accepted.
+instead of the desktop window. The address must be a loopback one.
+--addr 127.0.0.1:0 (the default) picks a free port; "listening on
+http://ADDR/?token=SECRET" is printed to stderr once requests are accepted.
+Open that URL: the secret is new at every launch and the page trades it for
+a cookie; requests without it, with a Host other than the listener's
+(--allow-host adds names) or from another site's page are refused
+(SECURITY.md).
 
 The UI is built into "wails build" binaries; a plain "go build" serves
 --assets (default frontend/dist when it exists).`,
@@ -45,7 +51,7 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 				return err
 			}
 			modelsDir, _ := cmd.Flags().GetString(modelsDirFlag)
-			b := bridge.New(bridge.Options{Assets: ui})
+			b := bridge.New(bridge.Options{Assets: ui, MaxUpload: maxUpload})
 			// Dictation from the page records with this machine's microphone
 			// (opened at the first dictation) and copies or types the text
 			// like the desktop app.
@@ -61,12 +67,14 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 			if err := b.Attach(a); err != nil {
 				return err
 			}
-			return serveUI(cmd, b, addr)
+			return serveUI(cmd, b, addr, allowHosts)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on (HOST:PORT)")
 	f.StringVar(&dataDir, "data-dir", "", "data folder: database, recordings, uploads (default $"+app.EnvDataDir+" or the application-support folder)")
+	f.StringSliceVar(&allowHosts, "allow-host", nil, "also accept this Host name (repeatable)")
+	f.Int64Var(&maxUpload, "max-upload", bridge.DefaultMaxUpload, "largest file the page may upload, in bytes (at most 20 uploads a minute)")
 	f.StringVar(&assets, "assets", "", "built UI folder (default: the UI built into the binary, else frontend/dist)")
 	return cmd
 }
@@ -101,17 +109,21 @@ func loopbackOnly(addr string) error {
 
 // serveUI serves b on addr until SIGINT/SIGTERM, then shuts down cleanly
 // (open event streams end; the deferred app.Close stops jobs and saves).
-func serveUI(cmd *cobra.Command, b *bridge.Bridge, addr string) error {
+func serveUI(cmd *cobra.Command, b *bridge.Bridge, addr string, allowHosts []string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
+	srv, url, err := b.TCP(ln, allowHosts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := &http.Server{Handler: b, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	fmt.Fprintf(cmd.ErrOrStderr(), "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(cmd.ErrOrStderr(), "listening on %s\n", url)
 	select {
 	case err := <-errc:
 		return err

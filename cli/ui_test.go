@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,17 +49,24 @@ func TestUI(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
 
-	re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
-	var url string
+	re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)/\?token=(\S+)`)
+	var url, token string
 	require.Eventually(t, func() bool {
 		m := re.FindStringSubmatch(stderr.String())
 		if m != nil {
-			url = m[1]
+			url, token = m[1], m[2]
 		}
 		return m != nil
 	}, 30*time.Second, 20*time.Millisecond, stderr.String())
 
+	// Without the token nothing answers; with it the page gets its cookie.
 	resp, err := http.Get(url + "/")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	jar, _ := cookiejar.New(nil)
+	http := &http.Client{Jar: jar}
+	resp, err = http.Get(url + "/?token=" + token)
 	require.NoError(t, err)
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()

@@ -92,7 +92,7 @@ func (s *Server) readAudioForm(w http.ResponseWriter, r *http.Request) (*audioRe
 			n, err := io.Copy(f, io.LimitReader(p, limit+1))
 			f.Close()
 			if err != nil {
-				return fail(badRequest("file", "Reading the upload failed: "+err.Error()))
+				return fail(badRequest("file", "Reading the upload failed: "+scrubPath(err, req.file)))
 			}
 			if n > limit {
 				return fail(tooLarge(limit))
@@ -216,7 +216,7 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 	}
 	spec, err := f.FileSpectrogram(req.file)
 	if err != nil {
-		return nil, 0, badRequest("file", "The audio file could not be decoded: "+err.Error())
+		return nil, 0, badRequest("file", "The audio file could not be decoded: "+scrubPath(err, req.file))
 	}
 	res, err := f.TranscribeSpectrogram(ctx, sm.Model, spec, opt)
 	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {

@@ -130,7 +130,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.generate(w, r, generation{params: req.genParams, opts: o,
-		prompt: func(l *llmModel) ([]int32, error) { return l.gen.PromptTokens(prompt, l.addBOS), nil }})
+		prompt: func(l *llmModel) ([]int32, error) { return l.promptTokens(prompt, l.addBOS) }})
 }
 
 // generate runs g on its model once the model's turn comes, answering as

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
+	"strings"
 )
 
 // apiError is an error in OpenAI's shape, with the HTTP status it goes out
@@ -62,4 +64,34 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v) // the client may be gone; nothing to do about it
+}
+
+// scrubPath is err's message with the server's temporary file named "the
+// upload": where the server keeps files is no business of its clients.
+func scrubPath(err error, path string) string {
+	msg := err.Error()
+	if path != "" {
+		msg = strings.ReplaceAll(msg, path, "the upload")
+	}
+	return msg
+}
+
+// jsonKind names a Go type as the JSON value a client must send.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }

@@ -30,6 +30,8 @@ func TestErrorAnswers(t *testing.T) {
 		{"empty body", chatURL, ``, 400, ""},
 		{"two values", chatURL, `{"model":"stories",` + msgs + `} {}`, 400, ""},
 		{"wrong type", chatURL, `{"model":"stories","messages":"hi"}`, 400, "messages"},
+		{"nested wrong type", chatURL, `{"model":"stories","messages":[{"role":5,"content":"x"}]}`, 400, "messages"},
+		{"integer wanted", chatURL, `{"model":"stories",` + msgs + `,"max_tokens":"many"}`, 400, "max_tokens"},
 		{"no model", chatURL, `{` + msgs + `}`, 400, "model"},
 		{"no messages", chatURL, `{"model":"stories","messages":[]}`, 400, "messages"},
 		{"bad role", chatURL, `{"model":"stories","messages":[{"role":"robot","content":"x"}]}`, 400, "messages[0].role"},
@@ -53,6 +55,7 @@ func TestErrorAnswers(t *testing.T) {
 		if c.param != "" {
 			require.Equal(t, c.param, e["param"], c.name)
 		}
+		noInternals(t, c.name, e)
 	}
 
 	// 415: wrong content types.
@@ -92,6 +95,7 @@ func TestErrorAnswers(t *testing.T) {
 		st, b := postForm(t, trURL, c.file, c.fields...)
 		e := requireAPIError(t, st, c.status, b)
 		require.Equal(t, c.param, e["param"], c.name)
+		noInternals(t, c.name, e)
 	}
 	// English-only models do not translate.
 	st, b = postForm(t, url+"/v1/audio/translations", wav, "model", "tiny")
@@ -116,4 +120,18 @@ func TestErrorAnswers(t *testing.T) {
 	resp.Body.Close()
 	requireAPIError(t, resp.StatusCode, 405, b)
 	require.Equal(t, "POST", resp.Header.Get("Allow"))
+}
+
+// noInternals: an error names the client's fields and JSON kinds, never a
+// Go type, a nested Go field path or a server-side file.
+func noInternals(t *testing.T, name string, e map[string]any) {
+	t.Helper()
+	msg, _ := e["message"].(string)
+	param, _ := e["param"].(string)
+	for _, bad := range []string{"Go ", "[]", "struct", "serve.", "*", "int64", "float64", os.TempDir(), "hark-upload"} {
+		require.NotContains(t, msg, bad, "%s: %s", name, msg)
+	}
+	// OpenAI's own nested form (messages[0].role) is fine; Go's path
+	// (messages.content, genParams.max_tokens) is not.
+	require.NotRegexp(t, `[^\]]\.`, param, "%s: Go field path as param", name)
 }

@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"strings"
 	"time"
+
+	"github.com/harkapp/hark/internal/localhttp"
 )
 
 // EnvAPIKey holds the API key when --api-key is not given.
@@ -14,6 +18,21 @@ const EnvAPIKey = "HARK_API_KEY"
 
 // DefaultAddr is where the server listens unless told otherwise.
 const DefaultAddr = "127.0.0.1:8089"
+
+// ReadKeyFile reads an API key from the first line of path, so the key
+// need not appear in the process list.
+func ReadKeyFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("serve: API key file: %w", err)
+	}
+	key, _, _ := strings.Cut(string(b), "\n")
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return "", fmt.Errorf("serve: API key file %s is empty", path)
+	}
+	return key, nil
+}
 
 // IsLoopback reports whether addr (HOST:PORT) binds only to this machine.
 // An empty host or a name other than localhost binds more widely.
@@ -42,18 +61,26 @@ func Listen(addr, apiKey string) (net.Listener, error) {
 	return net.Listen("tcp", addr)
 }
 
-// HTTPServer wraps h with the timeouts of a local API server. Reads are
-// bounded so a stalled client cannot hold a connection forever; there is
-// no write timeout because streamed answers take as long as generation
-// (each request's own deadline bounds that).
-func HTTPServer(h http.Handler) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       10 * time.Minute, // a 200 MB upload on a slow link
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
+// HTTPServer serves s on ln behind the local gate (internal/localhttp):
+// Host must name the listener (or one of Config.AllowHosts) unless ln is
+// beyond loopback with an API key, cross-origin requests are refused but
+// for Config.CORSOrigins, and reads, writes and idle connections are
+// bounded (a write may last a request's own deadline, streams included).
+func HTTPServer(s *Server, ln net.Listener) (*http.Server, error) {
+	lo, err := IsLoopback(ln.Addr().String())
+	if err != nil {
+		return nil, err
 	}
+	g, err := localhttp.New(ln.Addr(), localhttp.Options{
+		AllowHosts:   s.cfg.AllowHosts,
+		AnyHost:      !lo && s.cfg.APIKey != "",
+		CORSOrigins:  s.cfg.CORSOrigins,
+		WriteTimeout: s.cfg.RequestTimeout + time.Minute,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return localhttp.Server(g.Wrap(s)), nil
 }
 
 // Serve runs srv on ln until ctx ends, then shuts down gracefully (running

@@ -84,5 +84,5 @@ func (l *llmModel) chatPrompt(msgs []chat.Message) ([]int32, error) {
 	if b := l.tpl.Special().BOS; b != "" && strings.HasPrefix(text, b) {
 		bos = false // the template wrote it
 	}
-	return l.gen.PromptTokens(text, bos), nil
+	return l.promptTokens(text, bos)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/harkapp/hark/engine/llm"
@@ -30,14 +31,34 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) erro
 		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return badRequest(te.Field, fmt.Sprintf("Invalid type for %q: expected %s", te.Field, te.Type))
+			// OpenAI's param is the top-level field; the message names the
+			// JSON kind wanted, never a Go type or nested Go field path.
+			top := topField(te.Field)
+			return badRequest(top, fmt.Sprintf("Invalid type for %q: expected %s", top, jsonKind(te.Type)))
 		}
-		return badRequest("", "We could not parse the JSON body of your request: "+err.Error())
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return badRequest("", fmt.Sprintf("We could not parse the JSON body of your request (at byte %d)", se.Offset))
+		}
+		return badRequest("", "We could not parse the JSON body of your request: a value has the wrong type or shape")
 	}
 	if dec.More() {
 		return badRequest("", "The request body holds more than one JSON value")
 	}
 	return nil
+}
+
+// topField is the request field a decoding error is in: the first segment
+// of its path that is a JSON name. encoding/json puts embedded Go structs
+// (genParams) in the path; the API's names are snake_case, so a segment
+// with a capital letter is Go's.
+func topField(path string) string {
+	for _, seg := range strings.Split(path, ".") {
+		if seg != "" && strings.ToLower(seg) == seg {
+			return seg
+		}
+	}
+	return ""
 }
 
 // stopList is OpenAI's stop parameter: a string or a list of strings.

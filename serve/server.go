@@ -24,6 +24,10 @@ type Config struct {
 	// APIKey, when set, is required as "Authorization: Bearer KEY" on
 	// every route but /health.
 	APIKey string
+	// AllowHosts are Host names accepted besides the loopback ones
+	// (HTTPServer); CORSOrigins are the origins whose pages may call the
+	// API from a browser.
+	AllowHosts, CORSOrigins []string
 	// MaxUpload bounds an audio upload (DefaultMaxUpload).
 	MaxUpload int64
 	// MaxBody bounds a JSON request body (DefaultMaxBody).
@@ -43,7 +47,7 @@ type Config struct {
 	Runtime *runtime.Runtime
 	// Context caps an LLM's context (0: llm.DefaultContext).
 	Context int
-	// Threads per loaded model (0: all cores).
+	// Threads per loaded model (0: one per physical core).
 	Threads int
 	// Backend names the inference backend (engine/backends; "" = auto).
 	Backend string

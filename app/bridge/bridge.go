@@ -4,7 +4,7 @@
 //
 //	POST /api/call/{Service}.{Method}   JSON array of arguments -> {"result": ...} | {"error": "..."}
 //	GET  /api/events                    server-sent events: {"name": ..., "data": ...}
-//	POST /api/upload                    multipart "file" -> {"result": "/path/on/disk"}
+//	POST /api/upload                    multipart "file" -> {"result": "upload-ID"} (an id, never a path)
 //	GET  /media/recording/{id}          a recording's audio (Range requests work, for <audio>)
 //	GET  /...                           the built frontend
 //
@@ -13,18 +13,23 @@
 package bridge
 
 import (
+	"io"
 	"io/fs"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/harkapp/hark/internal/localhttp"
 )
 
 // Options configure a Bridge; every field is optional.
 type Options struct {
 	// Assets is the built frontend (frontend/dist); nil serves no pages.
 	Assets fs.FS
-	// UploadDir receives browser uploads; "" disables /api/upload.
-	UploadDir string
+	// SaveUpload keeps a browser upload and returns its id; nil disables
+	// /api/upload.
+	SaveUpload func(name string, r io.Reader) (string, error)
 	// MaxUpload caps one upload in bytes (default DefaultMaxUpload).
 	MaxUpload int64
 	// Recording maps a history id to its audio file; nil disables /media.
@@ -33,7 +38,10 @@ type Options struct {
 
 // DefaultMaxUpload bounds an upload: hours of uncompressed audio, but never
 // an unbounded write to disk.
-const DefaultMaxUpload = 4 << 30
+const DefaultMaxUpload = 2 << 30
+
+// uploadRate is how many uploads a minute are accepted.
+const uploadRate = 20
 
 // maxCallBody bounds a call's JSON arguments (chat text, settings).
 const maxCallBody = 16 << 20
@@ -41,11 +49,12 @@ const maxCallBody = 16 << 20
 // Bridge is an http.Handler and an app Emitter. Create it before the
 // services (they need the Emitter), then Register them.
 type Bridge struct {
-	opts  Options
-	hub   *hub
-	mu    sync.RWMutex
-	calls map[string]*service
-	mux   *http.ServeMux
+	opts    Options
+	hub     *hub
+	uploads *localhttp.Limiter
+	mu      sync.RWMutex
+	calls   map[string]*service
+	mux     *http.ServeMux
 }
 
 // New returns a Bridge with no services registered yet.
@@ -53,7 +62,8 @@ func New(opts Options) *Bridge {
 	if opts.MaxUpload <= 0 {
 		opts.MaxUpload = DefaultMaxUpload
 	}
-	b := &Bridge{opts: opts, hub: newHub(), calls: map[string]*service{}}
+	b := &Bridge{opts: opts, hub: newHub(), calls: map[string]*service{},
+		uploads: &localhttp.Limiter{N: uploadRate, Per: time.Minute}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/call/{name}", b.serveCall)
 	mux.HandleFunc("GET /api/events", b.serveEvents)

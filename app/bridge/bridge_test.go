@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -183,22 +184,23 @@ func upload(t *testing.T, h http.Handler, field, name string, data []byte) (int,
 }
 
 func TestUpload(t *testing.T) {
-	dir := t.TempDir()
-	b := New(Options{UploadDir: filepath.Join(dir, "uploads"), MaxUpload: 1 << 10})
+	saved := map[string][]byte{}
+	save := func(name string, r io.Reader) (string, error) {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return "", err
+		}
+		id := fmt.Sprintf("upload-%d", len(saved)+1)
+		saved[id+":"+name] = b
+		return id, nil
+	}
+	b := New(Options{SaveUpload: save, MaxUpload: 1 << 10})
 	data := []byte("RIFF....WAVE")
 
 	code, r := upload(t, b, "file", "../../etc/clip.wav", data)
 	require.Equal(t, 200, code, r.Error)
-	path := r.Result.(string)
-	require.Equal(t, "clip.wav", filepath.Base(path))
-	require.True(t, strings.HasPrefix(path, filepath.Join(dir, "uploads")+string(filepath.Separator)), path)
-	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, data, got)
-
-	// The same name twice lands in two files.
-	_, r2 := upload(t, b, "file", "clip.wav", data)
-	require.NotEqual(t, path, r2.Result)
+	require.Equal(t, "upload-1", r.Result, "an id, never a path")
+	require.Equal(t, data, saved["upload-1:clip.wav"], "only the base name is passed on")
 
 	code, r = upload(t, b, "other", "x.wav", data)
 	require.Equal(t, 400, code)
@@ -209,6 +211,16 @@ func TestUpload(t *testing.T) {
 
 	code, _ = upload(t, New(Options{}), "file", "x.wav", data)
 	require.Equal(t, 404, code)
+
+	// At most uploadRate a minute.
+	b = New(Options{SaveUpload: save})
+	for range uploadRate {
+		code, r = upload(t, b, "file", "x.wav", data)
+		require.Equal(t, 200, code, r.Error)
+	}
+	code, r = upload(t, b, "file", "x.wav", data)
+	require.Equal(t, http.StatusTooManyRequests, code)
+	require.Contains(t, r.Error, "a minute")
 }
 
 func TestRecordingAndAssets(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/harkapp/hark/internal/localhttp"
 )
 
 // event is what one server-sent message carries.
@@ -67,6 +69,7 @@ func (b *Bridge) serveEvents(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, reply{Error: "streaming unsupported"})
 		return
 	}
+	localhttp.Stream(w) // an event stream lasts as long as the page
 	c := b.hub.subscribe()
 	defer b.hub.unsubscribe(c)
 	h := w.Header()

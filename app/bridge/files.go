@@ -4,20 +4,30 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 )
 
-// serveUpload stores a dropped file under UploadDir, so the services can
-// read it by path as they do for the Wails window's native file drops.
+// serveUpload hands a dropped or picked file to the app, which keeps it
+// under the data folder and answers an opaque id (never a path) for
+// Transcription.Add or Models.Import. At most MaxUpload bytes, and
+// uploadRate uploads a minute: a page cannot fill the disk.
 func (b *Bridge) serveUpload(w http.ResponseWriter, r *http.Request) {
 	opts := b.options()
-	if opts.UploadDir == "" {
+	if opts.SaveUpload == nil {
 		writeJSON(w, http.StatusNotFound, reply{Error: "uploads are disabled"})
+		return
+	}
+	if !b.uploads.Allow() {
+		writeJSON(w, http.StatusTooManyRequests, reply{Error: fmt.Sprintf("upload: more than %d files a minute; wait a moment", uploadRate)})
+		return
+	}
+	if r.ContentLength > opts.MaxUpload {
+		writeJSON(w, http.StatusRequestEntityTooLarge, reply{Error: fmt.Sprintf("upload: larger than the %d MiB limit", opts.MaxUpload>>20)})
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, opts.MaxUpload)
@@ -40,68 +50,24 @@ func (b *Bridge) serveUpload(w http.ResponseWriter, r *http.Request) {
 			part.Close()
 			continue
 		}
-		path, err := store(opts.UploadDir, part.FileName(), part)
+		id, err := opts.SaveUpload(part.FileName(), part)
 		part.Close()
 		if err != nil {
-			code := http.StatusInternalServerError
 			var mbe *http.MaxBytesError
 			if errors.As(err, &mbe) {
-				code = http.StatusRequestEntityTooLarge
+				writeJSON(w, http.StatusRequestEntityTooLarge, reply{Error: fmt.Sprintf("upload: larger than the %d MiB limit", opts.MaxUpload>>20)})
+				return
 			}
-			writeJSON(w, code, reply{Error: "upload: " + err.Error()})
+			var pe *fs.PathError // the data folder's path is no business of the page
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			writeJSON(w, http.StatusInternalServerError, reply{Error: "upload: could not keep the file: " + err.Error()})
 			return
 		}
-		writeJSON(w, http.StatusOK, reply{Result: path})
+		writeJSON(w, http.StatusOK, reply{Result: id})
 		return
 	}
-}
-
-// store writes r to a fresh folder under UploadDir keeping the file's base
-// name (the services show it as the job's title).
-func store(uploadDir, name string, r io.Reader) (string, error) {
-	name = safeName(name)
-	if err := os.MkdirAll(uploadDir, 0o755); err != nil {
-		return "", err
-	}
-	dir, err := os.MkdirTemp(uploadDir, time.Now().Format("20060102-150405-"))
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return "", err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		os.RemoveAll(dir)
-		return "", err
-	}
-	if err := f.Close(); err != nil {
-		os.RemoveAll(dir)
-		return "", err
-	}
-	return path, nil
-}
-
-// safeName keeps only the base name of what the browser sent, without
-// separators or a leading dot.
-func safeName(name string) string {
-	name = filepath.Base(strings.ReplaceAll(name, `\`, "/"))
-	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == '/' || r == ':' {
-			return '_'
-		}
-		return r
-	}, name)
-	name = strings.TrimLeft(name, ".")
-	if name == "" {
-		name = "upload"
-	}
-	if len(name) > 200 {
-		name = name[len(name)-200:]
-	}
-	return name
 }
 
 // serveRecording streams a recording's audio; http.ServeContent answers

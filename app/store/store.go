@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -33,7 +35,23 @@ func Open(path string) (*Store, error) {
 	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "foreign_keys(ON)")
 	q.Add("_pragma", "synchronous(FULL)")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	// A file URI with the path escaped: a folder named "a?b", "a#b" or
+	// "a%20b" would otherwise cut the name short or drop the pragmas.
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	// Only the user may read the history: create the file 0600 (SQLite
+	// gives its -wal and -shm files the same mode) and tighten an old one.
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	f.Close()
+	if err := os.Chmod(abs, 0o600); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	db, err := sql.Open("sqlite", fileURI(abs)+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -43,6 +61,11 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// fileURI is abs as an SQLite file: URI (its path percent-escaped).
+func fileURI(abs string) string {
+	return "file:" + (&url.URL{Path: filepath.ToSlash(abs)}).EscapedPath()
 }
 
 // Close closes the database.

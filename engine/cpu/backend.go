@@ -10,7 +10,7 @@ import (
 
 // Options configures a CPU backend.
 type Options struct {
-	// Threads is the number of workers (0 = GOMAXPROCS). Ignored when Pool
+	// Threads is the number of workers (0 = DefaultThreads). Ignored when Pool
 	// is set.
 	Threads int
 	// Pool lets several backends share one set of workers.

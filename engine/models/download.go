@@ -133,8 +133,18 @@ func (d *Downloader) Download(ctx context.Context, s *Store, r Request, progress
 		return "", err
 	}
 	if r.SHA256 != "" && !strings.EqualFold(sum, r.SHA256) {
-		os.Remove(part)
+		removePartial(part)
 		return "", fmt.Errorf("%w for %s: got %s, want %s; the download was deleted", ErrHashMismatch, r.Name, sum, r.SHA256)
+	}
+	// The file must be the kind of model its name promises before it takes
+	// that name: a server that answers an error page or another file gets
+	// nothing installed.
+	if info, err := Inspect(part); err != nil || ext(info.Format) != e {
+		removePartial(part)
+		if err == nil {
+			err = fmt.Errorf("a %s file, not the %s model expected", ext(info.Format), e)
+		}
+		return "", fmt.Errorf("models: %s: the download is not a usable model (%w); it was deleted", r.Name, err)
 	}
 	if r.SHA256 == "" {
 		if err := s.recordHash(r.Name, Recorded{SHA256: sum, Size: size, URL: r.URL}); err != nil {
@@ -144,7 +154,63 @@ func (d *Downloader) Download(ctx context.Context, s *Store, r Request, progress
 	if err := os.Rename(part, dst); err != nil {
 		return "", err
 	}
+	os.Remove(part + validatorExt)
 	return dst, nil
+}
+
+// validatorExt is the file beside NAME.partial holding the first
+// response's ETag or Last-Modified, sent as If-Range when resuming: a file
+// changed on the server is then sent whole instead of spliced onto the old
+// prefix.
+const validatorExt = ".validator"
+
+func removePartial(part string) {
+	os.Remove(part)
+	os.Remove(part + validatorExt)
+}
+
+// validator is the response's strong ETag, else its Last-Modified ("" if
+// neither: If-Range cannot be used).
+func validator(h http.Header) string {
+	if et := h.Get("ETag"); et != "" && !strings.HasPrefix(et, "W/") {
+		return et
+	}
+	return h.Get("Last-Modified")
+}
+
+// diskMargin is the free space a download leaves; checkEvery is how often
+// (in bytes written) free space is looked at again.
+const (
+	diskMargin = 64 << 20
+	checkEvery = 32 << 20
+)
+
+// capWriter writes at most max bytes to w and re-checks free disk space
+// as data arrives (another program may fill the disk meanwhile).
+type capWriter struct {
+	w       io.Writer
+	name    string
+	dir     string
+	max     int64 // < 0: no cap
+	n       int64
+	checked int64
+}
+
+var errTooLong = errors.New("longer than announced")
+
+func (c *capWriter) Write(b []byte) (int, error) {
+	if c.max >= 0 && c.n+int64(len(b)) > c.max {
+		return 0, permanentError{fmt.Errorf("models: %s: the server sent more than the %d bytes announced: %w", c.name, c.max, errTooLong)}
+	}
+	if c.n-c.checked >= checkEvery {
+		c.checked = c.n
+		if free, ok := freeBytes(c.dir); ok && free < diskMargin {
+			return 0, permanentError{fmt.Errorf("models: %s: the disk is full (%s free in %s)", c.name, HumanBytes(free), c.dir)}
+		}
+	}
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // fetch fills part from url, resuming what is there, retrying dropped
@@ -183,11 +249,16 @@ func (d *Downloader) fetch(ctx context.Context, url, part string, r Request, pro
 // permanentError is not worth retrying.
 type permanentError struct{ error }
 
+func (p permanentError) Unwrap() error { return p.error }
+
 func (d *Downloader) fetchOnce(ctx context.Context, url, part string, r Request, progress func(Progress)) (int64, error) {
 	off := fileSize(part)
-	if r.Size > 0 && off > r.Size {
-		off = 0 // larger than the file: start again
-		os.Remove(part)
+	if (r.Size > 0 && off > r.Size) || r.SHA256 == "" {
+		// Larger than the file: start again. Without a known hash a
+		// partial is never resumed: nothing could tell a spliced file
+		// from the real one before its hash is recorded as the truth.
+		off = 0
+		removePartial(part)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -196,6 +267,9 @@ func (d *Downloader) fetchOnce(ctx context.Context, url, part string, r Request,
 	req.Header.Set("User-Agent", "hark")
 	if off > 0 {
 		req.Header.Set("Range", "bytes="+strconv.FormatInt(off, 10)+"-")
+		if v, err := os.ReadFile(part + validatorExt); err == nil && len(v) > 0 {
+			req.Header.Set("If-Range", string(v))
+		}
 	}
 	resp, err := d.Client.Do(req)
 	if err != nil {
@@ -214,10 +288,17 @@ func (d *Downloader) fetchOnce(ctx context.Context, url, part string, r Request,
 		total = size
 		flags |= os.O_APPEND
 	case resp.StatusCode == http.StatusOK:
-		// A server that ignores Range sends the whole file: start over.
+		// A server that ignores Range, or whose file changed (If-Range),
+		// sends the whole file: start over.
 		off = 0
 		total = resp.ContentLength
 		flags |= os.O_TRUNC
+		os.Remove(part + validatorExt)
+		if v := validator(resp.Header); v != "" {
+			if err := os.WriteFile(part+validatorExt, []byte(v), 0o644); err != nil {
+				return 0, permanentError{err}
+			}
+		}
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && off > 0:
 		// Already complete (or the partial is stale): the size check and
 		// hash decide; a stale partial is dropped when the hash fails.
@@ -225,7 +306,7 @@ func (d *Downloader) fetchOnce(ctx context.Context, url, part string, r Request,
 		if ok && size == off {
 			return size, nil
 		}
-		os.Remove(part)
+		removePartial(part)
 		return 0, fmt.Errorf("models: %s: server refused to resume", r.Name)
 	default:
 		err := fmt.Errorf("models: %s: %s from %s", r.Name, resp.Status, url)
@@ -236,6 +317,11 @@ func (d *Downloader) fetchOnce(ctx context.Context, url, part string, r Request,
 	}
 	if total <= 0 {
 		total = r.Size
+	}
+	if total <= 0 {
+		// Neither the catalog nor the server says how long the file is: an
+		// endless body would fill the disk.
+		return 0, permanentError{fmt.Errorf("models: %s: the server did not say the file's length (Content-Length); refusing an unbounded download", r.Name)}
 	}
 	if r.Size > 0 && total > 0 && total != r.Size {
 		return 0, permanentError{fmt.Errorf("models: %s: the server's file is %d bytes, the catalog says %d", r.Name, total, r.Size)}
@@ -251,7 +337,8 @@ func (d *Downloader) fetchOnce(ctx context.Context, url, part string, r Request,
 		return 0, permanentError{err}
 	}
 	pw := &progressWriter{name: r.Name, done: off, total: total, start: time.Now(), base: off, fn: progress, every: d.Every}
-	_, cerr := io.Copy(io.MultiWriter(f, pw), resp.Body)
+	cw := &capWriter{w: io.MultiWriter(f, pw), name: r.Name, dir: filepath.Dir(part), max: total - off}
+	_, cerr := io.Copy(cw, resp.Body)
 	pw.report(true)
 	if err := f.Sync(); err != nil && cerr == nil {
 		cerr = err
@@ -260,6 +347,9 @@ func (d *Downloader) fetchOnce(ctx context.Context, url, part string, r Request,
 		cerr = err
 	}
 	if cerr != nil {
+		if errors.Is(cerr, errTooLong) {
+			removePartial(part)
+		}
 		return 0, cerr
 	}
 	if total > 0 && pw.done != total {

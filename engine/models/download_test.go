@@ -246,7 +246,7 @@ func TestDownloadCancel(t *testing.T) {
 }
 
 func TestDownloadParallelLimit(t *testing.T) {
-	body := []byte(strings.Repeat("hark model bytes ", 1000))
+	body := stories(t) // a real model: a finished download must open as one
 	srv := &server{body: body, mode: "hold", release: make(chan struct{})}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -258,7 +258,7 @@ func TestDownloadParallelLimit(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = d.Download(context.Background(), s, Request{Name: fmt.Sprintf("m%d", i), URL: ts.URL + "/f.bin", SHA256: sha(body)}, nil)
+			_, errs[i] = d.Download(context.Background(), s, Request{Name: fmt.Sprintf("m%d", i), URL: ts.URL + "/f.gguf", SHA256: sha(body)}, nil)
 		}()
 	}
 	require.Eventually(t, func() bool { return srv.inflight.Load() == 2 }, 5*time.Second, 5*time.Millisecond)

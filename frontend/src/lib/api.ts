@@ -24,13 +24,14 @@ export async function call<T>(service: string, method: string, ...args: unknown[
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(args),
   })
-  let body: { result?: T; error?: string }
+  let body: { result?: T; error?: string | { message?: string } }
   try {
     body = await r.json()
   } catch {
     throw new Error(`${service}.${method}: HTTP ${r.status}`)
   }
-  if (body.error) throw new Error(body.error)
+  // The gate (internal/localhttp) refuses with {"error": {"message": ...}}.
+  if (body.error) throw new Error(typeof body.error === 'string' ? body.error : body.error.message ?? `HTTP ${r.status}`)
   return body.result as T
 }
 
@@ -69,15 +70,15 @@ export function on(name: string, cb: Listener): () => void {
   return () => set!.delete(cb)
 }
 
-// upload stores a file the user dropped or picked where the services can
-// read it, and returns its path. The bridge answers /api/upload in the
+// upload hands a file the user dropped or picked to the app and returns its
+// upload id (the services never take paths from the page). The bridge answers /api/upload in the
 // browser and, as Wails' asset handler, in the window too.
 export async function upload(file: File): Promise<string> {
   const form = new FormData()
   form.append('file', file, file.name)
   const r = await fetch('/api/upload', { method: 'POST', body: form })
   const body = await r.json().catch(() => ({ error: `upload: HTTP ${r.status}` }))
-  if (body.error) throw new Error(body.error)
+  if (body.error) throw new Error(typeof body.error === 'string' ? body.error : body.error.message)
   return body.result as string
 }
 

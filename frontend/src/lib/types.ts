@@ -92,6 +92,7 @@ export interface SettingsData {
   idleUnloadMinutes: number
   serverAddr: string
   serverAutoStart: boolean
+  serverCorsOrigins: string // space- or comma-separated origins
   theme: 'system' | 'light' | 'dark'
   vocabulary: string
   vocabularyPrompt: boolean
