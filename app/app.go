@@ -87,7 +87,7 @@ type App struct {
 	// liveUsed the prompt terms its live stream used (app/stream.go).
 	livePlan atomic.Pointer[wordPlan]
 	liveUsed atomic.Pointer[[]string]
-	lock            *os.File // the data folder's (lockDataDir)
+	lock     *os.File // the data folder's (lockDataDir)
 
 	// ctx is the app's lifetime: canceled by Close, it ends work that
 	// belongs to no one service (dictation, preloading).
