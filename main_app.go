@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -23,8 +24,16 @@ import (
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/bridge"
 	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/frontend"
+	"github.com/harkapp/hark/internal/version"
 )
+
+// windowIcon is Hark's icon (rendered from build/icon/hark.svg by
+// scripts/render-icons) for the Linux window and the macOS About panel.
+//
+//go:embed build/linux/icons/256.png
+var windowIcon []byte
 
 // runApp opens the window: the app services bound as window.go.app.*, the
 // bridge answering /media and /api requests the embedded UI cannot, and
@@ -82,9 +91,10 @@ func runApp(stderr io.Writer) int {
 			UniqueId:               "app.hark.desktop",
 			OnSecondInstanceLaunch: func(options.SecondInstanceData) { sh.Show() },
 		},
-		Linux: &linux.Options{ProgramName: "hark"},
+		Linux: &linux.Options{ProgramName: "hark", Icon: windowIcon},
 		Mac: &mac.Options{
-			About: &mac.AboutInfo{Title: "Hark", Message: "Local speech-to-text and chat"},
+			About: &mac.AboutInfo{Title: "Hark", Message: "Local speech-to-text and chat\n\n" +
+				version.Get(backends.Compiled()).String(), Icon: windowIcon},
 		},
 	})
 	if err != nil {
@@ -227,6 +237,11 @@ func appMenu(s *Shell) *menu.Menu {
 	// Quit goes through Shell.Quit: with the menu-bar item shown a plain
 	// close only hides the window.
 	hark := m.AddSubmenu("Hark")
+	// About opens Settings, whose About card shows the version, commit,
+	// build date and backends (Wails' own About panel comes only with its
+	// default app menu, whose Quit would bypass Shell.Quit).
+	hark.AddText("About Hark", nil, func(*menu.CallbackData) { s.Show(); s.emit("app:view", "settings") })
+	hark.AddSeparator()
 	hark.AddText("Hide Hark", keys.CmdOrCtrl("h"), func(*menu.CallbackData) { s.hide() })
 	hark.AddSeparator()
 	hark.AddText("Quit Hark", keys.CmdOrCtrl("q"), func(*menu.CallbackData) { s.Quit() })

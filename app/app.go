@@ -48,7 +48,7 @@ type Config struct {
 	ModelsDir string
 	// Emitter receives events (nil: dropped).
 	Emitter Emitter
-	// Threads is the worker count of each loaded model (0: all cores).
+	// Threads is the worker count of each loaded model (0: one per physical core).
 	Threads int
 	// Recorder captures dictation audio (app/dictation); nil leaves
 	// Dictation reporting that capture is unavailable.
@@ -72,6 +72,8 @@ type App struct {
 	Models        *Models
 	Server        *Server
 	Dictation     *Dictation
+	About         *About
+	Updates       *Updates
 
 	dataDir, recDir string
 	db              *store.Store
@@ -176,6 +178,8 @@ func New(cfg Config) (*App, error) {
 	a.Models = newModels(a)
 	a.Server = &Server{a: a}
 	a.Dictation = &Dictation{a: a, rec: cfg.Recorder, out: cfg.Output}
+	a.About = &About{}
+	a.Updates = newUpdates(dir, a.emit)
 	a.livePreview(cfg.Recorder)
 	idle := cfg.IdleCheck
 	if idle <= 0 {
@@ -208,6 +212,7 @@ func New(cfg Config) (*App, error) {
 	}
 	a.Transcription.start()
 	a.every(24*time.Hour, func() { a.History.ApplyRetention() })
+	a.updateChecks()
 
 	s, err := a.Settings.Get()
 	if err != nil {
@@ -247,7 +252,7 @@ func (a *App) every(d time.Duration, f func()) {
 // Services lists the structs the UI binds (Wails Bind list, bridge
 // registry).
 func (a *App) Services() []any {
-	return []any{a.Settings, a.History, a.Transcription, a.Chat, a.Models, a.Server, a.Dictation}
+	return []any{a.Settings, a.History, a.Transcription, a.Chat, a.Models, a.Server, a.Dictation, a.About, a.Updates}
 }
 
 // DataDir is the data folder.

@@ -1,14 +1,13 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/audio/capture"
 	"github.com/harkapp/hark/audio/vad"
+	"github.com/harkapp/hark/engine/whisper"
 )
 
 // CaptureRecorder is the Recorder over app/dictation's capture pipeline:
@@ -25,55 +24,29 @@ type CaptureRecorder struct {
 	det    *vad.Detector
 	fired  bool
 
-	// Live preview: the recording so far, transcribed about once a second
-	// while it grows; canceled at Stop so the final transcription gets
-	// the model within a token.
-	partial func(ctx context.Context, samples []float32) (string, error)
-	samples []float32
-	cancel  context.CancelFunc
-	preview sync.WaitGroup
+	// Live preview: each recording is streamed (app/stream.go) as it is
+	// captured; Stop finishes the stream and keeps its transcript for
+	// Streamed.
+	live     func() *liveStream
+	stream   *liveStream
+	streamed *whisper.Result
 }
 
-// previewEvery is how often the live preview runs; a preview of a few
-// seconds of audio takes a fraction of that with the small models.
-const previewEvery = time.Second
-
-// SetPartial installs the live-preview transcriber (nil: none).
-func (c *CaptureRecorder) SetPartial(f func(ctx context.Context, samples []float32) (string, error)) {
+// SetLive installs the live-stream starter (nil: no live preview).
+func (c *CaptureRecorder) SetLive(start func() *liveStream) {
 	c.mu.Lock()
-	c.partial = f
+	c.live = start
 	c.mu.Unlock()
 }
 
-// previewLoop transcribes the recording so far whenever it has grown by
-// most of a second, reporting the text through show.
-func (c *CaptureRecorder) previewLoop(ctx context.Context, f func(context.Context, []float32) (string, error), show func(string)) {
-	defer c.preview.Done()
-	tick := time.NewTicker(previewEvery)
-	defer tick.Stop()
-	done := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		c.mu.Lock()
-		n := len(c.samples)
-		var snap []float32
-		if n >= capture.SampleRate && n-done >= capture.SampleRate*4/5 {
-			snap = append([]float32(nil), c.samples...)
-		}
-		c.mu.Unlock()
-		if snap == nil {
-			continue
-		}
-		done = n
-		text, err := f(ctx, snap)
-		if err == nil && ctx.Err() == nil && text != "" {
-			show(text)
-		}
-	}
+// Streamed returns the last recording's streamed transcript (nil when it
+// was not streamed) and forgets it.
+func (c *CaptureRecorder) Streamed() *whisper.Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.streamed
+	c.streamed = nil
+	return r
 }
 
 // NewCaptureRecorder makes a Recorder on the microphone (open nil) or on
@@ -127,8 +100,8 @@ func (c *CaptureRecorder) onLevel(l dictation.Level) {
 // onSamples follows the recording with the VAD for toggle-mode auto-stop.
 func (c *CaptureRecorder) onSamples(x []float32) {
 	c.mu.Lock()
-	if c.cancel != nil {
-		c.samples = append(c.samples, x...)
+	if c.stream != nil {
+		c.stream.feed(x)
 	}
 	fire := false
 	if c.det != nil && !c.fired && c.opt.AutoStop > 0 {
@@ -155,11 +128,11 @@ func (c *CaptureRecorder) Start(opt RecordOptions) error {
 	if err := c.rec.Start(opt.Path); err != nil {
 		return err
 	}
-	if c.partial != nil && opt.OnPartial != nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		c.cancel, c.samples = cancel, c.samples[:0]
-		c.preview.Add(1)
-		go c.previewLoop(ctx, c.partial, opt.OnPartial)
+	c.streamed = nil
+	if c.live != nil && opt.OnPartial != nil {
+		// OnPartial only asks for a preview: the stream's events (committed
+		// and tentative text apart) go out from the App (app/stream.go).
+		c.stream = c.live()
 	}
 	return nil
 }
@@ -170,19 +143,24 @@ func (c *CaptureRecorder) Stop() (Recording, error) {
 	c.mu.Lock()
 	rec := c.rec
 	c.opt, c.det = RecordOptions{}, nil
-	if c.cancel != nil {
-		c.cancel()
-		c.cancel = nil
-	}
-	c.mu.Unlock()
-	c.preview.Wait() // the model is free for the final transcription
-	c.mu.Lock()
-	c.samples = nil
 	c.mu.Unlock()
 	if rec == nil {
 		return Recording{}, errors.New("not recording")
 	}
-	r, err := rec.Stop()
+	r, err := rec.Stop() // the last samples reach the stream first
+	c.mu.Lock()
+	stream := c.stream
+	c.stream = nil
+	c.mu.Unlock()
+	if stream != nil {
+		// Only the uncommitted tail is decoded; a stream that failed or
+		// never got the model leaves the text to one transcription.
+		if res, err := stream.finish(); err == nil {
+			c.mu.Lock()
+			c.streamed = res
+			c.mu.Unlock()
+		}
+	}
 	if r == nil {
 		if err == nil {
 			err = errors.New("no recording")

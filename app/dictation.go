@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"time"
@@ -183,7 +182,7 @@ func (d *Dictation) Stop() (Item, error) {
 	if _, err := d.a.History.FinishRecording(id, r.DurationMs); err != nil {
 		return fail(err)
 	}
-	it, err := d.a.transcribeItem(d.a.ctx, id, "", r.Samples, dictationBeams, runtime.Dictation, nil)
+	it, err := d.a.finishDictation(d.a.ctx, id, rec, r) // app/stream.go
 	if err != nil {
 		return fail(err)
 	}
@@ -251,28 +250,6 @@ func (a *App) SetRecorder(r Recorder) {
 	d.rec = r
 	d.mu.Unlock()
 	a.livePreview(r)
-}
-
-// previewer is a Recorder that can show text while it records.
-type previewer interface {
-	SetPartial(func(ctx context.Context, samples []float32) (string, error))
-}
-
-// livePreview lets a recorder transcribe what it has so far with the
-// shared speech model (greedy, the dictation settings' language).
-func (a *App) livePreview(r Recorder) {
-	p, ok := r.(previewer)
-	if !ok {
-		return
-	}
-	p.SetPartial(func(ctx context.Context, samples []float32) (string, error) {
-		set, err := a.Settings.Get()
-		if err != nil {
-			return "", err
-		}
-		res, err := a.TranscribeSamples(ctx, samples, set.Language)
-		return res.Text, err
-	})
 }
 
 // SetOutput plugs in the platform's text output.

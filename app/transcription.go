@@ -430,6 +430,15 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 		}
 		return fail(err)
 	}
+	return a.storeTranscript(id, res, name)
+}
+
+// storeTranscript stores res, transcribed by model name, as item id's text.
+func (a *App) storeTranscript(id int64, res *whisper.Result, name string) (Item, error) {
+	it, err := a.History.Get(id)
+	if err != nil {
+		return Item{}, err
+	}
 	it.Text = strings.TrimSpace(res.Text)
 	it.Segments = segmentsFromResult(res)
 	it.Language = res.Language

@@ -32,9 +32,11 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	addModelsDirFlag(root)
+	addVersion(root) // --version and `hark version`
 	root.AddCommand(
 		// Speech and chat.
 		newTranscribeCmd(),
+		newStreamCmd(),
 		newChatCmd(),
 		newGenerateCmd(),
 		// Serving: the API and the UI in a browser.

@@ -88,7 +88,7 @@ refused unless listed with --cors-origin (SECURITY.md).
 	f.DurationVar(&cfg.RequestTimeout, "timeout", serve.DefaultRequestTimeout, "longest a request may take, its wait in the queue included")
 	f.DurationVar(&cfg.IdleUnload, "idle-unload", serve.DefaultIdleUnload, "unload a model after this long without requests (negative: never)")
 	f.IntVar(&cfg.Context, "ctx", 0, "context length cap of chat models (0: the file's, at most 4096)")
-	f.IntVar(&cfg.Threads, "threads", 0, "worker threads per loaded model (0: all cores)")
+	f.IntVar(&cfg.Threads, "threads", 0, "worker threads per loaded model (0: one per physical core)")
 	addBackendFlag(cmd)
 	f.IntVar(&cfg.WhisperBeam, "beam", serve.DefaultWhisperBeam, "beam size for speech models (1: greedy)")
 	return cmd

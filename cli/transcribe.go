@@ -59,7 +59,7 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 	f.StringVar(&fl.prompt, "prompt", "", "initial prompt: context or custom vocabulary for the first window")
 	f.BoolVar(&fl.wordTimestamps, "word-timestamps", false, "time every word (json output includes them)")
 	f.StringVar(&fl.outputDir, "output-dir", "", "write NAME.FORMAT files into this directory instead of stdout")
-	f.IntVar(&fl.threads, "threads", 0, "worker threads (0 = all cores)")
+	f.IntVar(&fl.threads, "threads", 0, "worker threads (0 = one per physical core)")
 	addBackendFlag(cmd)
 	return cmd
 }

@@ -47,7 +47,7 @@ type Config struct {
 	Runtime *runtime.Runtime
 	// Context caps an LLM's context (0: llm.DefaultContext).
 	Context int
-	// Threads per loaded model (0: all cores).
+	// Threads per loaded model (0: one per physical core).
 	Threads int
 	// Backend names the inference backend (engine/backends; "" = auto).
 	Backend string
@@ -110,6 +110,7 @@ func New(cfg Config) (*Server, error) {
 		"/v1/models":               {"GET": s.listModels},
 		"/v1/audio/transcriptions": {"POST": s.transcriptions},
 		"/v1/audio/translations":   {"POST": s.translations},
+		"/v1/audio/stream":         {"GET": s.audioStream},
 		"/v1/chat/completions":     {"POST": s.chatCompletions},
 		"/v1/completions":          {"POST": s.completions},
 	}
@@ -163,7 +164,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, newError(http.StatusMethodNotAllowed, "", "method_not_allowed", fmt.Sprintf("Method %s is not allowed on %s", r.Method, r.URL.Path)))
 		return
 	}
-	if r.URL.Path == "/health" {
+	if r.URL.Path == "/health" || r.URL.Path == "/v1/audio/stream" {
+		// The WebSocket checks its key itself: browsers cannot send headers.
 		h(w, r)
 		return
 	}

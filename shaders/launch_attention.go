@@ -55,16 +55,14 @@ func cacheSuffix(k plan.Kernel, ty ggml.Type) (string, error) {
 
 func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	r := plan.DecodeRope(d)
-	hd, mode, ropeDim, ld := uint32(r.HeadDim), r.Mode, uint32(r.RopeDim), uint32(r.Ldx)
+	hd, ropeDim := uint32(r.HeadDim), uint32(r.RotDims())
 	heads, m, name := uint32(r.NHead), uint32(r.M), "rope"
-	var nKV uint32
 	if d.Kernel == plan.RopeKV {
 		a := plan.DecodeRopeKV(d)
 		if uint64(a.NHead)+uint64(a.NKV) > 1<<16 {
 			return dst, fmt.Errorf("shaders: rope_kv with %d+%d heads", a.NHead, a.NKV)
 		}
-		hd, mode, ropeDim, ld = uint32(a.HeadDim), a.Mode, uint32(a.RopeDim), uint32(a.Ldqkv)
-		nKV = uint32(a.NKV)
+		hd, ropeDim = uint32(a.HeadDim), uint32(a.RotDims())
 		heads, m = uint32(a.NHead+a.NKV), uint32(a.M)
 		suf, err := cacheSuffix(d.Kernel, d.Type)
 		if err != nil {
@@ -75,23 +73,6 @@ func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if m == 0 || heads == 0 {
 		return dst, nil
 	}
-	if hd == 0 {
-		return dst, fmt.Errorf("shaders: %s head size 0", d.Kernel)
-	}
-	if ropeDim == 0 {
-		ropeDim = hd
-	}
-	if ropeDim > hd || ropeDim%2 != 0 {
-		return dst, fmt.Errorf("shaders: %s rope dims %d must be even and at most the head size %d", d.Kernel, ropeDim, hd)
-	}
-	if mode != plan.RopeNormal && mode != plan.RopeNeoX {
-		return dst, fmt.Errorf("shaders: %s unknown rope mode %d", d.Kernel, mode)
-	}
-	width := uint64(heads) * uint64(hd) // Q (+K) heads rotated per row
-	width += uint64(nKV) * uint64(hd)   // and the V heads read (RopeKV)
-	if m > 1 && uint64(ld) < width {
-		return dst, fmt.Errorf("shaders: %s row stride %d smaller than a row of %d", d.Kernel, ld, width)
-	}
 	return append(dst, Launch{
 		Function: name,
 		Groups:   [3]uint32{m, heads, 1},
@@ -101,12 +82,9 @@ func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 
 func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	a := plan.DecodeAttention(d)
-	hd, nHead, nKV, m, kvLen := uint32(a.HeadDim), uint32(a.NHead), uint32(a.NKV), uint32(a.M), uint32(a.KVLen)
+	hd, nHead, m, kvLen := uint32(a.HeadDim), uint32(a.NHead), uint32(a.M), uint32(a.KVLen)
 	if m == 0 || nHead == 0 {
 		return dst, nil
-	}
-	if hd == 0 || nKV == 0 || nHead%nKV != 0 {
-		return dst, fmt.Errorf("shaders: attention: %d query heads cannot share %d KV heads (head size %d)", nHead, nKV, hd)
 	}
 	if hd > attnMaxHead {
 		return dst, fmt.Errorf("shaders: attention head size %d beyond the supported %d", hd, attnMaxHead)
@@ -114,15 +92,9 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 	if kvLen > attnMaxKV {
 		return dst, fmt.Errorf("shaders: attention kvLen %d beyond the supported %d", kvLen, attnMaxKV)
 	}
-	if w := uint64(nHead) * uint64(hd); m > 1 && (uint64(a.Ldq) < w || uint64(a.Ldo) < w) {
-		return dst, fmt.Errorf("shaders: attention row strides (%d, %d) smaller than %d heads of %d", a.Ldq, a.Ldo, nHead, hd)
-	}
 	suf, err := cacheSuffix(d.Kernel, d.Type)
 	if err != nil {
 		return dst, err
-	}
-	if a.Probs.Buf != plan.NoBuf && kvLen > 0 && uint32(a.Ldp) < kvLen {
-		return dst, fmt.Errorf("shaders: attention probs row stride %d smaller than kvLen %d", a.Ldp, kvLen)
 	}
 	rows := min(normKnob(t.AttnRows, 4), m)
 	rows = min(rows, max(1, normKnob(t.MaxThreads, 1024)/32))

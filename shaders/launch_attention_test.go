@@ -9,39 +9,32 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
-func dispatch(k plan.Kernel, ty ggml.Type, nbind int, p ...uint32) plan.Dispatch {
-	d := plan.Dispatch{Kernel: k, Type: ty, NBind: uint8(nbind)}
-	copy(d.P[:], p)
-	return d
-}
-
 // Bad dispatches of the norm, RoPE, attention, argmax and sample rules
 // return errors (never a panic, never a launch the kernel would misread).
 func TestLaunchRulesReject(t *testing.T) {
 	bad := map[string]plan.Dispatch{
-		"rms stride":        dispatch(plan.RMSNorm, ggml.F32, 3, 64, 4, 63, 64, 0, 1),
-		"layer stride":      dispatch(plan.LayerNorm, ggml.F32, 4, 64, 2, 64, 10),
-		"rope odd dims":     dispatch(plan.Rope, ggml.F32, 2, 64, 2, 1, 128, 0, 0, 63),
-		"rope dims > head":  dispatch(plan.Rope, ggml.F32, 2, 64, 2, 1, 128, 0, 0, 66),
-		"rope mode":         dispatch(plan.Rope, ggml.F32, 2, 64, 2, 1, 128, 0, 1),
-		"rope head 0":       dispatch(plan.Rope, ggml.F32, 2, 0, 2, 1, 128),
-		"rope stride":       dispatch(plan.Rope, ggml.F32, 2, 64, 2, 2, 100),
-		"rope_kv type":      dispatch(plan.RopeKV, ggml.Q8_0, 4, 64, 2, 1, 1, 256),
-		"rope_kv stride":    dispatch(plan.RopeKV, ggml.F16, 4, 64, 2, 1, 2, 200),
-		"rope_kv heads":     dispatch(plan.RopeKV, ggml.F16, 4, 64, 1<<31, 1<<31, 1, 256),
-		"attn gqa":          dispatch(plan.Attention, ggml.F16, 4, 64, 6, 4, 1, 384, 384, 10),
-		"attn nkv 0":        dispatch(plan.Attention, ggml.F16, 4, 64, 6, 0, 1, 384, 384, 10),
-		"attn head 512":     dispatch(plan.Attention, ggml.F32, 4, 512, 1, 1, 1, 512, 512, 10),
-		"attn type":         dispatch(plan.Attention, ggml.Q4_0, 4, 64, 1, 1, 1, 64, 64, 10),
-		"attn kvLen":        dispatch(plan.Attention, ggml.F32, 4, 64, 1, 1, 1, 64, 64, 1<<23),
-		"attn strides":      dispatch(plan.Attention, ggml.F32, 4, 64, 2, 1, 2, 100, 128, 10),
-		"argmax empty":      dispatch(plan.Argmax, ggml.F32, 2, 0, 1, 0),
-		"argmax stride":     dispatch(plan.Argmax, ggml.F32, 2, 100, 2, 99),
-		"sample empty":      dispatch(plan.Sample, ggml.F32, 4, 0),
-		"sample vocabulary": dispatch(plan.Sample, ggml.F32, 4, 1<<21),
+		"rms stride":        plan.RMSNormArgs{Dim: 64, Rows: 4, Ldx: 63, Ldo: 64, Inner: 1}.Dispatch(),
+		"layer stride":      plan.LayerNormArgs{Dim: 64, Rows: 2, Ldx: 64, Ldo: 10}.Dispatch(),
+		"rope odd dims":     plan.RopeArgs{HeadDim: 64, NHead: 2, M: 1, Ldx: 128, RopeDim: 63}.Dispatch(),
+		"rope dims > head":  plan.RopeArgs{HeadDim: 64, NHead: 2, M: 1, Ldx: 128, RopeDim: 66}.Dispatch(),
+		"rope mode":         plan.RopeArgs{HeadDim: 64, NHead: 2, M: 1, Ldx: 128, Mode: 1}.Dispatch(),
+		"rope head 0":       plan.RopeArgs{NHead: 2, M: 1, Ldx: 128}.Dispatch(),
+		"rope stride":       plan.RopeArgs{HeadDim: 64, NHead: 2, M: 2, Ldx: 100}.Dispatch(),
+		"rope_kv type":      plan.RopeKVArgs{Type: ggml.Q8_0, HeadDim: 64, NHead: 2, NKV: 1, M: 1, Ldqkv: 256}.Dispatch(),
+		"rope_kv stride":    plan.RopeKVArgs{Type: ggml.F16, HeadDim: 64, NHead: 2, NKV: 1, M: 2, Ldqkv: 200}.Dispatch(),
+		"rope_kv heads":     plan.RopeKVArgs{Type: ggml.F16, HeadDim: 64, NHead: 1 << 31, NKV: 1 << 31, M: 1, Ldqkv: 256}.Dispatch(),
+		"attn gqa":          plan.AttentionArgs{Type: ggml.F16, Probs: plan.None, HeadDim: 64, NHead: 6, NKV: 4, M: 1, Ldq: 384, Ldo: 384, KVLen: 10}.Dispatch(),
+		"attn nkv 0":        plan.AttentionArgs{Type: ggml.F16, Probs: plan.None, HeadDim: 64, NHead: 6, M: 1, Ldq: 384, Ldo: 384, KVLen: 10}.Dispatch(),
+		"attn head 512":     plan.AttentionArgs{Type: ggml.F32, Probs: plan.None, HeadDim: 512, NHead: 1, NKV: 1, M: 1, Ldq: 512, Ldo: 512, KVLen: 10}.Dispatch(),
+		"attn type":         plan.AttentionArgs{Type: ggml.Q4_0, Probs: plan.None, HeadDim: 64, NHead: 1, NKV: 1, M: 1, Ldq: 64, Ldo: 64, KVLen: 10}.Dispatch(),
+		"attn kvLen":        plan.AttentionArgs{Type: ggml.F32, Probs: plan.None, HeadDim: 64, NHead: 1, NKV: 1, M: 1, Ldq: 64, Ldo: 64, KVLen: 1 << 23}.Dispatch(),
+		"attn strides":      plan.AttentionArgs{Type: ggml.F32, Probs: plan.None, HeadDim: 64, NHead: 2, NKV: 1, M: 2, Ldq: 100, Ldo: 128, KVLen: 10}.Dispatch(),
+		"argmax empty":      plan.ArgmaxArgs{M: 1}.Dispatch(),
+		"argmax stride":     plan.ArgmaxArgs{N: 100, M: 2, Ldx: 99}.Dispatch(),
+		"sample empty":      plan.SampleArgs{}.Dispatch(),
+		"sample vocabulary": plan.SampleArgs{N: 1 << 21}.Dispatch(),
 	}
-	probs := dispatch(plan.Attention, ggml.F32, 5, 64, 1, 1, 1, 64, 64, 10, 0, 0, 0, 64, 64, 0, 9)
-	probs.Bind[4].Buf = 0
+	probs := plan.AttentionArgs{Type: ggml.F32, Probs: plan.Binding{} /* bound */, HeadDim: 64, NHead: 1, NKV: 1, M: 1, Ldq: 64, Ldo: 64, KVLen: 10, HeadStride: 64, PosStride: 64, Ldp: 9}.Dispatch()
 	bad["attn probs stride"] = probs
 	for name, d := range bad {
 		_, err := LaunchFor(&d, &Default, nil)
@@ -53,7 +46,7 @@ func TestLaunchRulesReject(t *testing.T) {
 // scratch), prefill takes the tiled kernel where a tile fits, argmax runs
 // two stages, empty work launches nothing.
 func TestLaunchRulesGeometry(t *testing.T) {
-	decode := dispatch(plan.Attention, ggml.F16, 4, 64, 32, 8, 1, 2048, 2048, 1000, 999, plan.FlagCausal, 0, 64, 512*64, 0)
+	decode := plan.AttentionArgs{Type: ggml.F16, Probs: plan.None, HeadDim: 64, NHead: 32, NKV: 8, M: 1, Ldq: 2048, Ldo: 2048, KVLen: 1000, Pos0: 999, Flags: plan.FlagCausal, HeadStride: 64, PosStride: 512 * 64}.Dispatch()
 	ls, err := LaunchFor(&decode, &Default, nil)
 	require.NoError(t, err)
 	require.Len(t, ls, 2)
@@ -90,7 +83,7 @@ func TestLaunchRulesGeometry(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "attention_f32", ls[0].Function)
 
-	am := dispatch(plan.Argmax, ggml.F32, 2, 32000, 3, 32000)
+	am := plan.ArgmaxArgs{N: 32000, M: 3, Ldx: 32000}.Dispatch()
 	ls, err = LaunchFor(&am, &Default, nil)
 	require.NoError(t, err)
 	require.Len(t, ls, 2)
@@ -98,10 +91,10 @@ func TestLaunchRulesGeometry(t *testing.T) {
 	require.Equal(t, uint32(4*(2+2*3*8)), ls[0].Scratch)
 
 	for _, d := range []plan.Dispatch{
-		dispatch(plan.RMSNorm, ggml.F32, 3, 64, 0),
-		dispatch(plan.Rope, ggml.F32, 2, 64, 2, 0),
-		dispatch(plan.Attention, ggml.F32, 4, 64, 2, 2, 0),
-		dispatch(plan.Argmax, ggml.F32, 2, 10, 0),
+		plan.RMSNormArgs{Dim: 64}.Dispatch(),
+		plan.RopeArgs{HeadDim: 64, NHead: 2}.Dispatch(),
+		plan.AttentionArgs{Type: ggml.F32, Probs: plan.None, HeadDim: 64, NHead: 2, NKV: 2}.Dispatch(),
+		plan.ArgmaxArgs{N: 10}.Dispatch(),
 	} {
 		ls, err := LaunchFor(&d, &Default, nil)
 		require.NoError(t, err)

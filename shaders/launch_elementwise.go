@@ -20,9 +20,6 @@ func elementwise(fn string) launcher {
 		if n == 0 || m == 0 {
 			return dst, nil
 		}
-		if err := d.Check(); err != nil {
-			return dst, fmt.Errorf("shaders: %w", err)
-		}
 		w := min(ewThreads, roundUp(n, t.SIMDWidth))
 		return append(dst, Launch{
 			Function: fn,

@@ -10,7 +10,7 @@ import (
 )
 
 func TestMatrixLaunchGeometry(t *testing.T) {
-	d := plan.Dispatch{Kernel: plan.MatVec, Type: ggml.Q4_K, P: [16]uint32{4097, 512, 10}}
+	d := plan.MatVecArgs{Type: ggml.Q4_K, N: 4097, K: 512, M: 10}.Dispatch()
 	lns, err := LaunchFor(&d, &Default, nil)
 	require.NoError(t, err)
 	require.Equal(t, []Launch{{
@@ -20,23 +20,23 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		Constants: []Constant{{fcMatVecRows, 4}, {fcMatVecBatch, 8}},
 	}}, lns)
 
-	d = plan.Dispatch{Kernel: plan.SiLUMulMatVec, Type: ggml.F16, P: [16]uint32{10, 37, 1}}
+	d = plan.SiLUMulMatVecArgs{Type: ggml.F16, N: 10, K: 37, M: 1}.Dispatch()
 	lns, err = LaunchFor(&d, &Default, nil)
 	require.NoError(t, err)
 	require.Equal(t, "silu_mul_mat_vec_f16", lns[0].Function)
 
-	d = plan.Dispatch{Kernel: plan.MatMul, Type: ggml.IQ4_NL, P: [16]uint32{65, 64, 33}}
+	d = plan.MatMulArgs{Type: ggml.IQ4_NL, N: 65, K: 64, M: 33}.Dispatch()
 	lns, err = LaunchFor(&d, &Default, nil)
 	require.NoError(t, err)
 	require.Equal(t, Launch{Function: "mat_mul_iq4_nl", Groups: [3]uint32{2, 2, 1}, Threads: [3]uint32{128, 1, 1}}, lns[0])
 
 	// Whisper's first convolution: 80 mel channels, 3000 frames, kw 3, pad 1
-	d = plan.Dispatch{Kernel: plan.Conv1D, Type: ggml.F16, P: [16]uint32{80, 384, 3000, 3, 1, 1, plan.FlagChannelMaj, 3000, 384}}
+	d = plan.Conv1DArgs{Type: ggml.F16, Cin: 80, Cout: 384, T: 3000, Kw: 3, Stride: 1, Pad: 1, Flags: plan.FlagChannelMaj, Ldx: 3000, Ldo: 384}.Dispatch()
 	lns, err = LaunchFor(&d, &Default, nil)
 	require.NoError(t, err)
 	require.Equal(t, Launch{Function: "conv1d_f16", Groups: [3]uint32{6, 94, 1}, Threads: [3]uint32{128, 1, 1}}, lns[0])
 
-	d = plan.Dispatch{Kernel: plan.Embed, Type: ggml.Q6_K, P: [16]uint32{768, 5, 768}}
+	d = plan.EmbedArgs{Type: ggml.Q6_K, Dim: 768, N: 5, Ldo: 768}.Dispatch()
 	lns, err = LaunchFor(&d, &Tuning{MaxThreads: 1024}, nil) // zero knobs: defaults
 	require.NoError(t, err)
 	require.Equal(t, Launch{Function: "embed_q6_k", Groups: [3]uint32{5, 1, 1}, Threads: [3]uint32{128, 1, 1}}, lns[0])
@@ -44,9 +44,9 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 
 func TestMatrixLaunchEmpty(t *testing.T) {
 	for _, d := range []plan.Dispatch{
-		{Kernel: plan.MatVec, Type: ggml.F32, P: [16]uint32{0, 16, 1}},
-		{Kernel: plan.MatMul, Type: ggml.Q8_0, P: [16]uint32{16, 32, 0}},
-		{Kernel: plan.Embed, Type: ggml.Q8_0, P: [16]uint32{32, 0}},
+		plan.MatVecArgs{Type: ggml.F32, K: 16, M: 1}.Dispatch(),
+		plan.MatMulArgs{Type: ggml.Q8_0, N: 16, K: 32}.Dispatch(),
+		plan.EmbedArgs{Type: ggml.Q8_0, Dim: 32}.Dispatch(),
 	} {
 		lns, err := LaunchFor(&d, &Default, nil)
 		require.NoError(t, err, d.Kernel)
@@ -59,15 +59,15 @@ func TestMatrixLaunchErrors(t *testing.T) {
 		d    plan.Dispatch
 		want string
 	}{
-		{plan.Dispatch{Kernel: plan.MatVec, Type: ggml.Q8_1, P: [16]uint32{4, 32, 1}}, "not supported"},
-		{plan.Dispatch{Kernel: plan.MatMul, Type: ggml.Type(999), P: [16]uint32{4, 32, 1}}, "not supported"},
-		{plan.Dispatch{Kernel: plan.MatVec, Type: ggml.Q4_K, P: [16]uint32{4, 128, 1}}, "block size 256"},
-		{plan.Dispatch{Kernel: plan.RMSNormMatVec, Type: ggml.F32, P: [16]uint32{4, 0, 1}}, "positive multiple"},
-		{plan.Dispatch{Kernel: plan.Embed, Type: ggml.Q4_0, P: [16]uint32{33, 2}}, "block size 32"},
-		{plan.Dispatch{Kernel: plan.Conv1D, Type: ggml.F16, P: [16]uint32{0, 4, 10, 3, 1, 1}}, "empty convolution"},
-		{plan.Dispatch{Kernel: plan.Conv1D, Type: ggml.F16, P: [16]uint32{4, 4, 10, 3, 0, 1}}, "empty convolution"},
-		{plan.Dispatch{Kernel: plan.Conv1D, Type: ggml.F16, P: [16]uint32{4, 4, 1, 5, 1, 1}}, "does not fit"},
-		{plan.Dispatch{Kernel: plan.Conv1D, Type: ggml.Q8_0, P: [16]uint32{5, 4, 10, 3, 1, 1}}, "block size 32"},
+		{plan.MatVecArgs{Type: ggml.Q8_1, N: 4, K: 32, M: 1}.Dispatch(), "not supported"},
+		{plan.MatMulArgs{Type: ggml.Type(999), N: 4, K: 32, M: 1}.Dispatch(), "not supported"},
+		{plan.MatVecArgs{Type: ggml.Q4_K, N: 4, K: 128, M: 1}.Dispatch(), "block size 256"},
+		{plan.RMSNormMatVecArgs{Type: ggml.F32, N: 4, M: 1}.Dispatch(), "positive multiple"},
+		{plan.EmbedArgs{Type: ggml.Q4_0, Dim: 33, N: 2}.Dispatch(), "block size 32"},
+		{plan.Conv1DArgs{Type: ggml.F16, Cout: 4, T: 10, Kw: 3, Stride: 1, Pad: 1}.Dispatch(), "empty convolution"},
+		{plan.Conv1DArgs{Type: ggml.F16, Cin: 4, Cout: 4, T: 10, Kw: 3, Pad: 1}.Dispatch(), "empty convolution"},
+		{plan.Conv1DArgs{Type: ggml.F16, Cin: 4, Cout: 4, T: 1, Kw: 5, Stride: 1, Pad: 1}.Dispatch(), "does not fit"},
+		{plan.Conv1DArgs{Type: ggml.Q8_0, Cin: 5, Cout: 4, T: 10, Kw: 3, Stride: 1, Pad: 1}.Dispatch(), "block size 32"},
 	} {
 		_, err := LaunchFor(&tc.d, &Default, nil)
 		require.ErrorContains(t, err, tc.want, "%s %s", tc.d.Kernel, tc.d.Type)
@@ -77,9 +77,9 @@ func TestMatrixLaunchErrors(t *testing.T) {
 func TestMatrixLaunchNoAlloc(t *testing.T) {
 	dst := make([]Launch, 0, 4)
 	ds := []plan.Dispatch{
-		{Kernel: plan.MatVec, Type: ggml.Q4_0, P: [16]uint32{4096, 4096, 1}},
-		{Kernel: plan.MatMul, Type: ggml.F16, P: [16]uint32{384, 384, 1500}},
-		{Kernel: plan.Embed, Type: ggml.Q8_0, P: [16]uint32{4096, 1}},
+		plan.MatVecArgs{Type: ggml.Q4_0, N: 4096, K: 4096, M: 1}.Dispatch(),
+		plan.MatMulArgs{Type: ggml.F16, N: 384, K: 384, M: 1500}.Dispatch(),
+		plan.EmbedArgs{Type: ggml.Q8_0, Dim: 4096, N: 1}.Dispatch(),
 	}
 	allocs := testing.AllocsPerRun(100, func() {
 		for i := range ds {

@@ -108,6 +108,11 @@ func LaunchFor(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if !ok {
 		return dst, fmt.Errorf("shaders: no MSL kernel for %s", d.Kernel)
 	}
+	// the contract's validations, shared with every backend; the rules
+	// check only what their kernels add (sizes, types, grid limits)
+	if err := d.Check(); err != nil {
+		return dst, fmt.Errorf("shaders: %w", err)
+	}
 	return l(d, t, dst)
 }
 

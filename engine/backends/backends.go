@@ -31,7 +31,7 @@ type Backend interface {
 type Driver struct {
 	// Name is what --backend and the settings call it.
 	Name string
-	// Open starts the backend with threads host workers (0 = all cores).
+	// Open starts the backend with threads host workers (0 = one per physical core).
 	// auto is true when the caller asked for "auto": the driver then
 	// also refuses hardware it would not pick by default (an error saying
 	// why). ErrNotHere means the platform lacks it: auto skips it

@@ -53,7 +53,7 @@ func TestOpenOnThisMachine(t *testing.T) {
 	require.Error(t, err)
 	_, _, err = Open("vulkan", 1)
 	require.EqualError(t, err, `unknown backend "vulkan" (want `+strings.Join(Names(), ", ")+`)`)
-	require.Equal(t, []string{"auto", "metal", "cpu"}, Names()[:3])
+	require.Equal(t, []string{"auto", "metal", "cuda", "cpu"}, Names()[:4])
 }
 
 // A driver added to the list is tried by auto before the CPU and opened

@@ -15,6 +15,7 @@ import (
 func drivers() []Driver {
 	return []Driver{
 		{Name: Metal, Open: openMetalDriver},
+		{Name: "cuda", Open: openCUDADriver},
 		{Name: CPU, Open: func(threads int, _ bool) (Backend, error) { return cpu.New(cpu.Options{Threads: threads}), nil }},
 	}
 }

@@ -23,14 +23,11 @@ func argmaxRow(x []float32) int {
 func (e *Exec) argmax(d *plan.Dispatch) error {
 	a := plan.DecodeArgmax(d)
 	n, m, ldx := a.N, a.M, a.Ldx
+	if err := a.Check(); err != nil {
+		return e.errf("%v", err)
+	}
 	if m == 0 {
 		return nil
-	}
-	if n == 0 {
-		return e.errf("argmax over an empty row")
-	}
-	if m > 1 && ldx < n {
-		return e.errf("ldx %d smaller than n %d", ldx, n)
 	}
 	x, err := e.f32(d, 0, extent(m, ldx, n))
 	if err != nil {

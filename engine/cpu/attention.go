@@ -139,20 +139,17 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 		kvLen: p.KVLen, pos0: p.Pos0, causal: p.Flags&plan.FlagCausal != 0, perSeq: p.Flags&plan.FlagPerSeqRows != 0,
 		scale: p.Scale, hs: p.HeadStride, ps: p.PosStride, ss: p.SeqStride, ldp: p.Ldp}
 	nKV := p.NKV
+	if err := p.Check(); err != nil {
+		return e.errf("%v", err)
+	}
 	if a.m == 0 || a.nHead == 0 {
 		return nil
-	}
-	if a.hd == 0 || nKV == 0 || a.nHead%nKV != 0 {
-		return e.errf("%d query heads cannot share %d KV heads (head size %d)", a.nHead, nKV, a.hd)
 	}
 	if a.kvLen > maxKV {
 		return e.errf("kvLen %d beyond the supported %d", a.kvLen, maxKV)
 	}
 	a.group = a.nHead / nKV
 	w := satMul(a.nHead, a.hd)
-	if a.m > 1 && (a.ldq < w || a.ldo < w) {
-		return e.errf("row strides (%d, %d) smaller than %d heads of %d", a.ldq, a.ldo, a.nHead, a.hd)
-	}
 	var err error
 	if a.q, err = e.f32(d, 0, extent(a.m, a.ldq, w)); err != nil {
 		return err
@@ -172,9 +169,6 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 		return err
 	}
 	if present(d, 4) {
-		if a.kvLen > 0 && a.ldp < a.kvLen {
-			return e.errf("probs row stride %d smaller than kvLen %d", a.ldp, a.kvLen)
-		}
 		if a.probs, err = e.f32(d, 4, extent(satMul(a.nHead, a.m), a.ldp, a.kvLen)); err != nil {
 			return err
 		}

@@ -138,9 +138,7 @@ func TestAttention(t *testing.T) {
 				flags |= plan.FlagPerSeqRows
 			}
 			scale := 1 / math.Sqrt(float64(c.hd))
-			h.add(op(plan.Attention, c.typ, []plan.BufID{qb, kvb[0], kvb[1], ob, pb},
-				uint32(c.hd), uint32(c.nHead), uint32(c.nKV), uint32(c.m), uint32(ldq), uint32(ldo), uint32(c.kvLen), uint32(c.pos0),
-				flags, plan.F32(float32(scale)), uint32(hs), uint32(ps), uint32(ss), uint32(ldp)))
+			h.add(plan.AttentionArgs{Type: c.typ, Q: bind(qb), K: bind(kvb[0]), V: bind(kvb[1]), Out: bind(ob), Probs: bind(pb), HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldq: int(ldq), Ldo: int(ldo), KVLen: int(c.kvLen), Pos0: int(c.pos0), Flags: uint32(flags), Scale: float32(scale), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Ldp: int(ldp)}.Dispatch())
 			h.run(plan.Vars{})
 			want, wantP := refAttention(q, ldq, c.m, c.nHead, c.nKV, c.hd, at(kv[0]), at(kv[1]), c.kvLen, c.pos0, c.causal, c.perSeq, float64(float32(scale)))
 			checkOut(t, h.readF32(ob), want, c.m, ldo, c.nHead*c.hd, 2e-5, "attention out")
@@ -176,16 +174,16 @@ func TestDecodeMatchesPrefill(t *testing.T) {
 	oP, oD := h.nan("outP", T*nHead*hd), h.nan("outD", T*nHead*hd)
 
 	// pass 0: prefill of all T tokens
-	h.add(op(plan.RopeKV, ggml.F16, []plan.BufID{qP, fb, kP, vP}, hd, nHead, nKV, T, w, 0, plan.RopeNeoX, hd, uint32(hs), uint32(ps), uint32(ss), 0, 0))
-	h.add(op(plan.Attention, ggml.F16, []plan.BufID{qP, kP, vP, oP}, hd, nHead, nKV, T, w, nHead*hd, T, 0, plan.FlagCausal, scale, uint32(hs), uint32(ps), uint32(ss)))
+	h.add(plan.RopeKVArgs{Type: ggml.F16, QKV: bind(qP), Freqs: bind(fb), KCache: bind(kP), VCache: bind(vP), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: int(T), Ldqkv: int(w), Mode: plan.RopeNeoX, RopeDim: int(hd), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss)}.Dispatch())
+	h.add(plan.AttentionArgs{Type: ggml.F16, Q: bind(qP), K: bind(kP), V: bind(vP), Out: bind(oP), Probs: plan.None, HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: int(T), Ldq: int(w), Ldo: int(nHead * hd), KVLen: int(T), Flags: plan.FlagCausal, Scale: math.Float32frombits(scale), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss)}.Dispatch())
 	// pass 1: one decode step at position VarPos
 	dec, _ := h.p.AddPass("decode")
-	rk := op(plan.RopeKV, ggml.F16, []plan.BufID{qD, fb, kD, vD}, hd, nHead, nKV, 1, w, 0, plan.RopeNeoX, hd, uint32(hs), uint32(ps), uint32(ss), 0, 0)
+	rk := plan.RopeKVArgs{Type: ggml.F16, QKV: bind(qD), Freqs: bind(fb), KCache: bind(kD), VCache: bind(vD), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldqkv: int(w), Mode: plan.RopeNeoX, RopeDim: int(hd), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss)}.Dispatch()
 	rk.NPatch = 2
 	rk.Patch[0] = plan.Patch{Target: plan.PatchRopeKVPos0, Var: plan.VarPos, Mul: 1}
 	rk.Patch[1] = plan.Patch{Target: plan.PatchRopeKVQKVOff, Var: plan.VarPos, Mul: 4 * w}
 	dec.Add(rk)
-	at := op(plan.Attention, ggml.F16, []plan.BufID{qD, kD, vD, oD}, hd, nHead, nKV, 1, w, nHead*hd, 0, 0, plan.FlagCausal, scale, uint32(hs), uint32(ps), uint32(ss))
+	at := plan.AttentionArgs{Type: ggml.F16, Q: bind(qD), K: bind(kD), V: bind(vD), Out: bind(oD), Probs: plan.None, HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldq: int(w), Ldo: int(nHead * hd), Flags: plan.FlagCausal, Scale: math.Float32frombits(scale), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss)}.Dispatch()
 	at.NPatch = 4
 	at.Patch[0] = plan.Patch{Target: plan.PatchAttentionKVLen, Var: plan.VarKVLen, Mul: 1}
 	at.Patch[1] = plan.Patch{Target: plan.PatchAttentionPos0, Var: plan.VarPos, Mul: 1}

@@ -10,7 +10,7 @@ import (
 
 // Options configures a CPU backend.
 type Options struct {
-	// Threads is the number of workers (0 = GOMAXPROCS). Ignored when Pool
+	// Threads is the number of workers (0 = DefaultThreads). Ignored when Pool
 	// is set.
 	Threads int
 	// Pool lets several backends share one set of workers.
@@ -183,14 +183,13 @@ func (e *Exec) check(d *plan.Dispatch) error {
 		if d.Type != ggml.F32 && d.Type != ggml.F16 && d.Type != ggml.BF16 {
 			return fmt.Errorf("destination type %s is not supported (f32, f16 or bf16)", d.Type)
 		}
-	case plan.GELU:
-		if a := plan.DecodeGELU(d); a.Mode > 1 {
-			return fmt.Errorf("unknown GELU mode %d", a.Mode)
-		}
-	case plan.Rope:
-		if a := plan.DecodeRope(d); a.Mode != plan.RopeNormal && a.Mode != plan.RopeNeoX {
-			return fmt.Errorf("unknown rope mode %d", a.Mode)
+	}
+	// The contract's checks see final values only when no patch rewrites
+	// a parameter; otherwise each kernel applies them at every step.
+	for _, pt := range d.Patch[:d.NPatch] {
+		if pt.Target.IsParam() {
+			return nil
 		}
 	}
-	return nil
+	return d.Check()
 }

@@ -17,7 +17,7 @@ func TestSiLUMul(t *testing.T) {
 	g, u := randVec(r, (m-1)*ldg+n, 3), randVec(r, (m-1)*ldu+n, 1)
 	h := newHarness(t)
 	gb, ub, ob := h.f32("g", g), h.f32("u", u), h.nan("o", (m-1)*ldo+n+5)
-	h.add(op(plan.SiLUMul, 0, []plan.BufID{gb, ub, ob}, uint32(n), uint32(m), uint32(ldg), uint32(ldu), uint32(ldo)))
+	h.add(plan.SiLUMulArgs{Gate: bind(gb), Up: bind(ub), Out: bind(ob), N: int(n), M: int(m), Ldg: int(ldg), Ldu: int(ldu), Ldo: int(ldo)}.Dispatch())
 	h.run(plan.Vars{})
 	want := make([]float64, m*n)
 	for i := 0; i < m; i++ {
@@ -41,7 +41,7 @@ func TestGELU(t *testing.T) {
 	} {
 		h := newHarness(t)
 		xb, ob := h.f32("x", x), h.nan("o", (m-1)*ldo+n+3)
-		h.add(op(plan.GELU, 0, []plan.BufID{xb, ob}, uint32(n), uint32(m), uint32(ldx), uint32(ldo), uint32(mode)))
+		h.add(plan.GELUArgs{X: bind(xb), Out: bind(ob), N: int(n), M: int(m), Ldx: int(ldx), Ldo: int(ldo), Mode: uint32(mode)}.Dispatch())
 		h.run(plan.Vars{})
 		want := make([]float64, m*n)
 		for i := 0; i < m; i++ {
@@ -64,8 +64,8 @@ func TestAddBroadcastAndScale(t *testing.T) {
 		h := newHarness(t)
 		ab, bb, ob := h.f32("a", a), h.f32("b", b), h.nan("o", (m-1)*ldo+n+2)
 		sb := h.nan("s", (m-1)*ldo+n+2)
-		h.add(op(plan.Add, 0, []plan.BufID{ab, bb, ob}, uint32(n), uint32(m), uint32(lda), uint32(ldb), uint32(ldo)))
-		h.add(op(plan.Scale, 0, []plan.BufID{ab, sb}, uint32(n), uint32(m), uint32(lda), uint32(ldo), plan.F32(-0.37)))
+		h.add(plan.AddArgs{A: bind(ab), B: bind(bb), Out: bind(ob), N: int(n), M: int(m), Lda: int(lda), Ldb: int(ldb), Ldo: int(ldo)}.Dispatch())
+		h.add(plan.ScaleArgs{X: bind(ab), Out: bind(sb), N: int(n), M: int(m), Ldx: int(lda), Ldo: int(ldo), Scale: -0.37}.Dispatch())
 		h.run(plan.Vars{})
 		want, wantS := make([]float64, m*n), make([]float64, m*n)
 		for i := 0; i < m; i++ {
@@ -95,7 +95,7 @@ func TestCopyConverts(t *testing.T) {
 			dstInit[i] = 0xAB // poison
 		}
 		db := h.buf("dst", dstInit)
-		h.add(op(plan.Copy, typ, []plan.BufID{sb, db}, uint32(n), uint32(m), uint32(lds), uint32(ldd)))
+		h.add(plan.CopyArgs{Type: typ, Src: bind(sb), Dst: bind(db), N: int(n), M: int(m), Lds: int(lds), Ldd: int(ldd)}.Dispatch())
 		h.run(plan.Vars{})
 		got := h.read(db)
 		for i := 0; i < m; i++ {
@@ -126,7 +126,7 @@ func TestSoftmax(t *testing.T) {
 	const scale = 0.125
 	h := newHarness(t)
 	xb, ob := h.f32("x", x), h.nan("o", (m-1)*ldo+n+6)
-	h.add(op(plan.Softmax, 0, []plan.BufID{xb, ob}, uint32(n), uint32(m), uint32(ldx), uint32(ldo), plan.F32(scale)))
+	h.add(plan.SoftmaxArgs{X: bind(xb), Out: bind(ob), N: int(n), M: int(m), Ldx: int(ldx), Ldo: int(ldo), Scale: scale}.Dispatch())
 	h.run(plan.Vars{})
 	want := make([]float64, m*n)
 	for i := 0; i < m; i++ {
@@ -161,7 +161,7 @@ func TestArgmax(t *testing.T) {
 	h := newHarness(t)
 	xb := h.f32("x", x)
 	ob := h.i32("o", []int32{-7, -7, -7, -7})
-	h.add(op(plan.Argmax, 0, []plan.BufID{xb, ob}, uint32(n), uint32(m), uint32(ldx)))
+	h.add(plan.ArgmaxArgs{X: bind(xb), Out: bind(ob), N: int(n), M: int(m), Ldx: int(ldx)}.Dispatch())
 	h.run(plan.Vars{})
 	require.Equal(t, []int32{100, int32(n - 1), 6, -7}, h.readI32(ob))
 }

@@ -56,32 +56,32 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 		d.NPatch++
 		return d
 	}
-	h.add(slot(op(plan.Embed, ggml.F16, []plan.BufID{tokEmb, toks, x}, dim, 1, dim, 0), plan.PatchEmbedIdsOff))
-	h.add(op(plan.RMSNormMatVec, ggml.Q8_0, []plan.BufID{wqkv, x, qkv, plan.NoBuf, plan.NoBuf, gAttn}, qkvW, dim, 1, dim, qkvW, 0, plan.F32(1e-5)))
-	h.add(op(plan.RMSNorm, 0, []plan.BufID{qkv, plan.NoBuf, qkv}, hd, nHead, qkvW, qkvW, plan.F32(1e-6), nHead)) // per-head q norm
-	h.add(pos(op(plan.RopeKV, ggml.F16, []plan.BufID{qkv, freqs, kc, vc}, hd, nHead, nKV, 1, qkvW, 0, plan.RopeNeoX, hd, uint32(hs), uint32(ps), uint32(ss), 0, 0), plan.PatchRopeKVPos0))
-	a := pos(op(plan.Attention, ggml.F16, []plan.BufID{qkv, kc, vc, att}, hd, nHead, nKV, 1, qkvW, nHead*hd, 0, 0, plan.FlagCausal, plan.F32(0.25), uint32(hs), uint32(ps), uint32(ss)), plan.PatchAttentionPos0)
+	h.add(slot(plan.EmbedArgs{Type: ggml.F16, Table: bind(tokEmb), Ids: bind(toks), Out: bind(x), Dim: int(dim), N: 1, Ldo: int(dim)}.Dispatch(), plan.PatchEmbedIdsOff))
+	h.add(plan.RMSNormMatVecArgs{Type: ggml.Q8_0, W: bind(wqkv), X: bind(x), Out: bind(qkv), Bias: plan.None, Res: plan.None, G: bind(gAttn), N: int(qkvW), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(qkvW), Eps: 1e-5}.Dispatch())
+	h.add(plan.RMSNormArgs{X: bind(qkv), W: plan.None, Out: bind(qkv), Dim: int(hd), Rows: int(nHead), Ldx: int(qkvW), Ldo: int(qkvW), Eps: 1e-6, Inner: int(nHead)}.Dispatch()) // per-head q norm
+	h.add(pos(plan.RopeKVArgs{Type: ggml.F16, QKV: bind(qkv), Freqs: bind(freqs), KCache: bind(kc), VCache: bind(vc), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldqkv: int(qkvW), Mode: plan.RopeNeoX, RopeDim: int(hd), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss)}.Dispatch(), plan.PatchRopeKVPos0))
+	a := pos(plan.AttentionArgs{Type: ggml.F16, Q: bind(qkv), K: bind(kc), V: bind(vc), Out: bind(att), Probs: plan.None, HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldq: int(qkvW), Ldo: int(nHead * hd), Flags: plan.FlagCausal, Scale: 0.25, HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss)}.Dispatch(), plan.PatchAttentionPos0)
 	a.Patch[a.NPatch] = plan.Patch{Target: plan.PatchAttentionKVLen, Var: plan.VarKVLen, Mul: 1}
 	a.NPatch++
 	h.add(a)
-	h.add(op(plan.MatMul, ggml.F32, []plan.BufID{wo, att, x, plan.NoBuf, x}, dim, nHead*hd, 1, nHead*hd, dim, dim))
-	h.add(op(plan.RMSNorm, 0, []plan.BufID{x, gFFN, tmp}, dim, 1, dim, dim, plan.F32(1e-5)))
-	h.add(op(plan.MatVec, ggml.Q4_0, []plan.BufID{wup, tmp, gu}, 2*ff, dim, 1, dim, 2*ff, 0))
-	sm := op(plan.SiLUMulMatVec, ggml.F16, []plan.BufID{wdown, gu, x, plan.NoBuf, x, gu}, dim, ff, 1, 2*ff, dim, dim, 2*ff)
+	h.add(plan.MatMulArgs{Type: ggml.F32, W: bind(wo), X: bind(att), Out: bind(x), Bias: plan.None, Res: bind(x), N: int(dim), K: int(nHead * hd), M: 1, Ldx: int(nHead * hd), Ldo: int(dim), Ldr: int(dim)}.Dispatch())
+	h.add(plan.RMSNormArgs{X: bind(x), W: bind(gFFN), Out: bind(tmp), Dim: int(dim), Rows: 1, Ldx: int(dim), Ldo: int(dim), Eps: 1e-5}.Dispatch())
+	h.add(plan.MatVecArgs{Type: ggml.Q4_0, W: bind(wup), X: bind(tmp), Out: bind(gu), Bias: plan.None, Res: plan.None, N: int(2 * ff), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(2 * ff)}.Dispatch())
+	sm := plan.SiLUMulMatVecArgs{Type: ggml.F16, W: bind(wdown), Gate: bind(gu), Out: bind(x), Bias: plan.None, Res: bind(x), Up: bind(gu), N: int(dim), K: int(ff), M: 1, Ldg: int(2 * ff), Ldo: int(dim), Ldr: int(dim), Ldu: int(2 * ff)}.Dispatch()
 	sm.Bind[5].Off = 4 * ff
 	h.add(sm)
-	h.add(op(plan.SiLUMul, 0, []plan.BufID{gu, gu, tmp}, dim, 1, 0, 0, 0))
-	h.add(op(plan.LayerNorm, 0, []plan.BufID{x, lnW, lnB, tmp}, dim, 1, dim, dim, plan.F32(1e-5)))
-	h.add(op(plan.GELU, 0, []plan.BufID{tmp, tmp}, dim, 1, dim, dim, 0))
-	h.add(op(plan.Add, 0, []plan.BufID{tmp, x, tmp}, dim, 1, dim, 0, dim))
-	h.add(op(plan.Scale, 0, []plan.BufID{tmp, tmp}, dim, 1, dim, dim, plan.F32(0.5)))
-	h.add(pos(op(plan.Rope, 0, []plan.BufID{tmp, freqs}, hd, dim/hd, 1, dim, 0, plan.RopeNormal, hd, 0, 0), plan.PatchRopePos0))
-	h.add(op(plan.Conv1D, ggml.F16, []plan.BufID{conv, tmp, plan.NoBuf, tmp2}, dim, dim, 1, 3, 1, 1, 0, dim, dim))
-	h.add(op(plan.Copy, ggml.F16, []plan.BufID{tmp2, half}, dim, 1, dim, dim))
-	h.add(op(plan.MatVec, ggml.F16, []plan.BufID{tokEmb, x, logits}, vocab, dim, 1, dim, vocab, 0))
-	h.add(op(plan.Softmax, 0, []plan.BufID{logits, probs}, vocab, 1, vocab, vocab, plan.F32(1)))
-	h.add(op(plan.Argmax, 0, []plan.BufID{logits, am}, vocab, 1, vocab))
-	s := op(plan.Sample, 0, []plan.BufID{logits, toks, toks, samp}, vocab, 40, plan.F32(0.9), plan.F32(0.05), plan.F32(0.8), plan.F32(1.1), 1, 0, 8, 0, 0, 0)
+	h.add(plan.SiLUMulArgs{Gate: bind(gu), Up: bind(gu), Out: bind(tmp), N: int(dim), M: 1}.Dispatch())
+	h.add(plan.LayerNormArgs{X: bind(x), W: bind(lnW), B: bind(lnB), Out: bind(tmp), Dim: int(dim), Rows: 1, Ldx: int(dim), Ldo: int(dim), Eps: 1e-5}.Dispatch())
+	h.add(plan.GELUArgs{X: bind(tmp), Out: bind(tmp), N: int(dim), M: 1, Ldx: int(dim), Ldo: int(dim)}.Dispatch())
+	h.add(plan.AddArgs{A: bind(tmp), B: bind(x), Out: bind(tmp), N: int(dim), M: 1, Lda: int(dim), Ldo: int(dim)}.Dispatch())
+	h.add(plan.ScaleArgs{X: bind(tmp), Out: bind(tmp), N: int(dim), M: 1, Ldx: int(dim), Ldo: int(dim), Scale: 0.5}.Dispatch())
+	h.add(pos(plan.RopeArgs{X: bind(tmp), Freqs: bind(freqs), HeadDim: int(hd), NHead: int(dim / hd), M: 1, Ldx: int(dim), Mode: plan.RopeNormal, RopeDim: int(hd)}.Dispatch(), plan.PatchRopePos0))
+	h.add(plan.Conv1DArgs{Type: ggml.F16, W: bind(conv), X: bind(tmp), Bias: plan.None, Out: bind(tmp2), Cin: int(dim), Cout: int(dim), T: 1, Kw: 3, Stride: 1, Pad: 1, Ldx: int(dim), Ldo: int(dim)}.Dispatch())
+	h.add(plan.CopyArgs{Type: ggml.F16, Src: bind(tmp2), Dst: bind(half), N: int(dim), M: 1, Lds: int(dim), Ldd: int(dim)}.Dispatch())
+	h.add(plan.MatVecArgs{Type: ggml.F16, W: bind(tokEmb), X: bind(x), Out: bind(logits), Bias: plan.None, Res: plan.None, N: int(vocab), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(vocab)}.Dispatch())
+	h.add(plan.SoftmaxArgs{X: bind(logits), Out: bind(probs), N: int(vocab), M: 1, Ldx: int(vocab), Ldo: int(vocab), Scale: 1}.Dispatch())
+	h.add(plan.ArgmaxArgs{X: bind(logits), Out: bind(am), N: int(vocab), M: 1, Ldx: int(vocab)}.Dispatch())
+	s := plan.SampleArgs{X: bind(logits), Out: bind(toks), Hist: bind(toks), Scratch: bind(samp), N: int(vocab), TopK: 40, TopP: 0.9, MinP: 0.05, Temp: 0.8, Repeat: 1.1, Seed: 1, HistLen: 8}.Dispatch()
 	s.Patch[0] = plan.Patch{Target: plan.PatchSampleOutOff, Var: plan.VarSlot, Mul: 4, Base: 4} // writes the next slot
 	s.Patch[1] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}
 	s.NPatch = 2
@@ -136,25 +136,29 @@ func TestLoadRejectsBadPlans(t *testing.T) {
 		a := p.AddBuffer(plan.Buffer{Name: "a", Kind: plan.Scratch, Size: 64})
 		p.AddBuffer(plan.Buffer{Name: "w", Kind: plan.BufWeights, Size: 64, Data: make([]byte, 64)})
 		ps, _ := p.AddPass("step")
-		ps.Add(op(plan.Scale, 0, []plan.BufID{a, a}, 16, 1, 16, 16, plan.F32(2)))
+		ps.Add(plan.ScaleArgs{X: bind(a), Out: bind(a), N: 16, M: 1, Ldx: 16, Ldo: 16, Scale: 2}.Dispatch())
 		mut(&p, ps)
 		_, err := be.Load(&p)
 		return err
 	}
 	require.NoError(t, mk(func(*plan.Plan, *plan.Pass) {}))
 	cases := map[string]func(p *plan.Plan, ps *plan.Pass){
-		"names buffer 9":              func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Bind[1].Buf = 9 },
-		"unknown kernel":              func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Kernel = 200 },
-		"writes to weights buffer":    func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Bind[1].Buf = 1 },
-		"has 10 bytes of data":        func(p *plan.Plan, _ *plan.Pass) { p.Buffers[1].Data = make([]byte, 10) },
-		"is not a weights buffer":     func(p *plan.Plan, _ *plan.Pass) { p.Buffers[0].Data = make([]byte, 64) },
-		"negative size":               func(p *plan.Plan, _ *plan.Pass) { p.Buffers[0].Size = -1 },
-		"too large":                   func(p *plan.Plan, _ *plan.Pass) { p.Buffers[0].Size = 1 << 50 },
-		"destination type q4_0":       func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Kernel, ps.Ops[0].Type = plan.Copy, ggml.Q4_0 },
-		"KV type q8_0":                func(_ *plan.Plan, ps *plan.Pass) { *ps = plan.Pass{}; ps.Add(attnOp(ggml.Q8_0)) },
-		"embedding table type iq2_xs": func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0] = op(plan.Embed, ggml.IQ2_XS, []plan.BufID{1, 0, 0}) },
+		"names buffer 9":           func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Bind[1].Buf = 9 },
+		"unknown kernel":           func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Kernel = 200 },
+		"writes to weights buffer": func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Bind[1].Buf = 1 },
+		"has 10 bytes of data":     func(p *plan.Plan, _ *plan.Pass) { p.Buffers[1].Data = make([]byte, 10) },
+		"is not a weights buffer":  func(p *plan.Plan, _ *plan.Pass) { p.Buffers[0].Data = make([]byte, 64) },
+		"negative size":            func(p *plan.Plan, _ *plan.Pass) { p.Buffers[0].Size = -1 },
+		"too large":                func(p *plan.Plan, _ *plan.Pass) { p.Buffers[0].Size = 1 << 50 },
+		"destination type q4_0":    func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Kernel, ps.Ops[0].Type = plan.Copy, ggml.Q4_0 },
+		"KV type q8_0":             func(_ *plan.Plan, ps *plan.Pass) { *ps = plan.Pass{}; ps.Add(attnOp(ggml.Q8_0)) },
+		"embedding table type iq2_xs": func(_ *plan.Plan, ps *plan.Pass) {
+			ps.Ops[0] = plan.EmbedArgs{Type: ggml.IQ2_XS, Table: bind(1), Ids: bind(0), Out: bind(0)}.Dispatch()
+		},
 		"required binding 1 is empty": func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Bind[1].Buf = plan.NoBuf },
-		"unknown GELU mode":           func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Kernel, ps.Ops[0].P[4] = plan.GELU, 7 },
+		// raw words on purpose: a Scale record relabelled GELU, whose
+		// word 4 (GELU's mode) then holds a value no builder writes
+		"unknown GELU mode": func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Kernel, ps.Ops[0].P[4] = plan.GELU, 7 },
 		"unknown variable": func(_ *plan.Plan, ps *plan.Pass) {
 			ps.Ops[0].NPatch, ps.Ops[0].Patch[0] = 1, plan.Patch{Target: plan.PatchParam0, Var: 99}
 		},
@@ -171,14 +175,14 @@ func TestLoadRejectsBadPlans(t *testing.T) {
 }
 
 func attnOp(typ ggml.Type) plan.Dispatch {
-	return op(plan.Attention, typ, []plan.BufID{0, 0, 0, 0}, 4, 1, 1, 1, 4, 4, 1, 0, 0, 0, 4, 4, 0)
+	return plan.AttentionArgs{Type: typ, Q: bind(0), K: bind(0), V: bind(0), Out: bind(0), Probs: plan.None, HeadDim: 4, NHead: 1, NKV: 1, M: 1, Ldq: 4, Ldo: 4, KVLen: 1, HeadStride: 4, PosStride: 4}.Dispatch()
 }
 
 func TestRunErrorsInsteadOfPanics(t *testing.T) {
 	h := newHarness(t)
 	x := h.f32("x", make([]float32, 16))
 	o := h.nan("o", 16)
-	d := op(plan.Scale, 0, []plan.BufID{x, o}, 4, 1, 4, 4, plan.F32(2))
+	d := plan.ScaleArgs{X: bind(x), Out: bind(o), N: 4, M: 1, Ldx: 4, Ldo: 4, Scale: 2}.Dispatch()
 	d.NPatch = 2
 	d.Patch[0] = plan.Patch{Target: plan.PatchScaleM, Var: plan.VarNTok, Mul: 1, Base: 1}
 	d.Patch[1] = plan.Patch{Target: plan.PatchScaleOutOff, Var: plan.VarPos, Mul: 4}
@@ -193,11 +197,11 @@ func TestRunErrorsInsteadOfPanics(t *testing.T) {
 	require.ErrorContains(t, ex.Run(1, nil), "pass 1 out of range")
 	require.ErrorContains(t, ex.Run(-1, nil), "out of range")
 	// rows that would overlap
-	h.pass.Ops = []plan.Dispatch{op(plan.Scale, 0, []plan.BufID{x, o}, 4, 2, 4, 2, plan.F32(2))}
+	h.pass.Ops = []plan.Dispatch{plan.ScaleArgs{X: bind(x), Out: bind(o), N: 4, M: 2, Ldx: 4, Ldo: 2, Scale: 2}.Dispatch()}
 	h.ex = nil
 	require.ErrorContains(t, h.load().Run(0, nil), "smaller than row length")
 	// misaligned patched offset
-	d2 := op(plan.Scale, 0, []plan.BufID{x, o}, 2, 1, 2, 2, plan.F32(2))
+	d2 := plan.ScaleArgs{X: bind(x), Out: bind(o), N: 2, M: 1, Ldx: 2, Ldo: 2, Scale: 2}.Dispatch()
 	d2.Bind[1].Off = 2
 	h.pass.Ops = []plan.Dispatch{d2}
 	h.ex = nil

@@ -94,14 +94,8 @@ func nans(n int) []float32 {
 }
 
 // op builds a dispatch: binds (NoBuf allowed) at offset 0 and params.
-func op(k plan.Kernel, t ggml.Type, binds []plan.BufID, params ...uint32) plan.Dispatch {
-	d := plan.Dispatch{Kernel: k, Type: t, NBind: uint8(len(binds))}
-	for i, b := range binds {
-		d.Bind[i] = plan.Binding{Buf: b}
-	}
-	copy(d.P[:], params)
-	return d
-}
+// bind is a record's binding of a whole harness buffer (NoBuf: none).
+func bind(b plan.BufID) plan.Binding { return plan.Binding{Buf: b} }
 
 func (h *harness) add(d plan.Dispatch) { h.pass.Add(d) }
 

@@ -35,7 +35,7 @@ func TestHostileParamsNeverPanic(t *testing.T) {
 				}
 				continue
 			}
-			d.P[r.IntN(14)] = v
+			d.P[r.IntN(14)] = v // raw words on purpose: values no record would hold
 		}
 		h.pass.Ops = []plan.Dispatch{d}
 		func() {

@@ -36,7 +36,7 @@ func BenchmarkAttentionEncoder(b *testing.B) {
 	h := newHarness(b)
 	q, k, v := h.f32("q", randVec(r, T*nHead*hd, 1)), h.f32("k", randVec(r, T*nHead*hd, 1)), h.f32("v", randVec(r, T*nHead*hd, 1))
 	o := h.nan("o", T*nHead*hd)
-	h.add(op(plan.Attention, ggml.F32, []plan.BufID{q, k, v, o}, hd, nHead, nHead, T, nHead*hd, nHead*hd, T, 0, 0, plan.F32(0.125), hd, nHead*hd, 0))
+	h.add(plan.AttentionArgs{Type: ggml.F32, Q: bind(q), K: bind(k), V: bind(v), Out: bind(o), Probs: plan.None, HeadDim: int(hd), NHead: int(nHead), NKV: int(nHead), M: int(T), Ldq: int(nHead * hd), Ldo: int(nHead * hd), KVLen: int(T), Scale: 0.125, HeadStride: int(hd), PosStride: int(nHead * hd)}.Dispatch())
 	benchOne(b, h, 4*T*T*hd*nHead)
 }
 
@@ -48,7 +48,7 @@ func BenchmarkAttentionDecode(b *testing.B) {
 	q := h.f32("q", randVec(r, nHead*hd, 1))
 	k, v := h.buf("k", f16Bytes(randVec(r, nKV*ctx*hd, 1))), h.buf("v", f16Bytes(randVec(r, nKV*ctx*hd, 1)))
 	o := h.nan("o", nHead*hd)
-	h.add(op(plan.Attention, ggml.F16, []plan.BufID{q, k, v, o}, hd, nHead, nKV, 1, nHead*hd, nHead*hd, ctx, ctx-1, plan.FlagCausal, plan.F32(0.125), ctx*hd, hd, 0))
+	h.add(plan.AttentionArgs{Type: ggml.F16, Q: bind(q), K: bind(k), V: bind(v), Out: bind(o), Probs: plan.None, HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldq: int(nHead * hd), Ldo: int(nHead * hd), KVLen: int(ctx), Pos0: int(ctx - 1), Flags: plan.FlagCausal, Scale: 0.125, HeadStride: int(ctx * hd), PosStride: int(hd)}.Dispatch())
 	benchOne(b, h, 4*ctx*hd*nHead)
 }
 
@@ -57,7 +57,7 @@ func BenchmarkGELUEncoder(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 3))
 	h := newHarness(b)
 	x := h.f32("x", randVec(r, n*m, 1))
-	h.add(op(plan.GELU, 0, []plan.BufID{x, x}, n, m, n, n, 0))
+	h.add(plan.GELUArgs{X: bind(x), Out: bind(x), N: int(n), M: int(m), Ldx: int(n), Ldo: int(n)}.Dispatch())
 	benchOne(b, h, 0)
 }
 
@@ -66,7 +66,7 @@ func BenchmarkLayerNormEncoder(b *testing.B) {
 	r := rand.New(rand.NewPCG(4, 4))
 	h := newHarness(b)
 	x, w, bb := h.f32("x", randVec(r, n*m, 1)), h.f32("w", randVec(r, n, 1)), h.f32("b", randVec(r, n, 1))
-	h.add(op(plan.LayerNorm, 0, []plan.BufID{x, w, bb, x}, n, m, n, n, plan.F32(1e-5)))
+	h.add(plan.LayerNormArgs{X: bind(x), W: bind(w), B: bind(bb), Out: bind(x), Dim: int(n), Rows: int(m), Ldx: int(n), Ldo: int(n), Eps: 1e-5}.Dispatch())
 	benchOne(b, h, 0)
 }
 
@@ -75,7 +75,7 @@ func BenchmarkSample(b *testing.B) {
 	r := rand.New(rand.NewPCG(5, 5))
 	h := newHarness(b)
 	x, o, s := h.f32("x", randVec(r, n, 3)), h.i32("o", []int32{0}), h.nan("s", 2*n)
-	h.add(op(plan.Sample, 0, []plan.BufID{x, o, plan.NoBuf, s}, n, 40, plan.F32(0.95), plan.F32(0.05), plan.F32(0.8), 0, 1, 0, 0, 0))
+	h.add(plan.SampleArgs{X: bind(x), Out: bind(o), Hist: plan.None, Scratch: bind(s), N: int(n), TopK: 40, TopP: 0.95, MinP: 0.05, Temp: 0.8, Seed: 1}.Dispatch())
 	benchOne(b, h, 0)
 }
 
@@ -84,7 +84,7 @@ func BenchmarkSampleTopPOnly(b *testing.B) {
 	r := rand.New(rand.NewPCG(6, 6))
 	h := newHarness(b)
 	x, o, s := h.f32("x", randVec(r, n, 3)), h.i32("o", []int32{0}), h.nan("s", 2*n)
-	h.add(op(plan.Sample, 0, []plan.BufID{x, o, plan.NoBuf, s}, n, 0, plan.F32(0.95), 0, plan.F32(1), 0, 1, 0, 0, 0))
+	h.add(plan.SampleArgs{X: bind(x), Out: bind(o), Hist: plan.None, Scratch: bind(s), N: int(n), TopP: 0.95, Temp: 1, Seed: 1}.Dispatch())
 	benchOne(b, h, 0)
 }
 

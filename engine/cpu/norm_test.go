@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -55,7 +54,7 @@ func TestRMSNorm(t *testing.T) {
 				w = nil
 			}
 			ob := h.nan("out", ol)
-			h.add(op(plan.RMSNorm, ggml.F32, []plan.BufID{xb, wb, ob}, uint32(c.dim), uint32(c.rows), uint32(c.ldx), uint32(c.ldo), plan.F32(1e-5), uint32(c.inner)))
+			h.add(plan.RMSNormArgs{X: bind(xb), W: bind(wb), Out: bind(ob), Dim: int(c.dim), Rows: int(c.rows), Ldx: int(c.ldx), Ldo: int(c.ldo), Eps: 1e-5, Inner: int(c.inner)}.Dispatch())
 			h.run(plan.Vars{})
 			got := h.readF32(ob)
 			// compare via a dense expansion of the grouped layout
@@ -95,7 +94,7 @@ func TestRMSNormInPlace(t *testing.T) {
 	x := randVec(r, 3*896, 1)
 	h := newHarness(t)
 	xb := h.f32("x", x)
-	h.add(op(plan.RMSNorm, ggml.F32, []plan.BufID{xb, plan.NoBuf, xb}, 896, 3, 896, 896, plan.F32(1e-6)))
+	h.add(plan.RMSNormArgs{X: bind(xb), W: plan.None, Out: bind(xb), Dim: 896, Rows: 3, Ldx: 896, Ldo: 896, Eps: 1e-6}.Dispatch())
 	h.run(plan.Vars{})
 	want := make([]float64, 0, len(x))
 	for i := 0; i < 3; i++ {
@@ -115,7 +114,7 @@ func TestLayerNorm(t *testing.T) {
 	h := newHarness(t)
 	xb, wb, bb := h.f32("x", x), h.f32("w", w), h.f32("b", b)
 	ob := h.nan("out", (rows-1)*ldo+dim+4)
-	h.add(op(plan.LayerNorm, ggml.F32, []plan.BufID{xb, wb, bb, ob}, uint32(dim), uint32(rows), uint32(ldx), uint32(ldo), plan.F32(1e-5)))
+	h.add(plan.LayerNormArgs{X: bind(xb), W: bind(wb), B: bind(bb), Out: bind(ob), Dim: int(dim), Rows: int(rows), Ldx: int(ldx), Ldo: int(ldo), Eps: 1e-5}.Dispatch())
 	h.run(plan.Vars{})
 	want := make([]float64, rows*dim)
 	for i := 0; i < rows; i++ {

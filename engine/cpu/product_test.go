@@ -86,7 +86,13 @@ func TestMatProducts(t *testing.T) {
 					bias, res = randVec(r, c.n, 1), randVec(r, (c.m-1)*ldr+c.n, 1)
 					bb, rb = h.f32("bias", bias), h.f32("res", res)
 				}
-				h.add(op(c.kernel, c.typ, []plan.BufID{wb, xb, ob, bb, rb}, uint32(c.n), uint32(c.k), uint32(c.m), uint32(ldx), uint32(ldo), uint32(ldr)))
+				a := plan.MatVecArgs{Type: c.typ, W: bind(wb), X: bind(xb), Out: bind(ob), Bias: bind(bb), Res: bind(rb),
+					N: c.n, K: c.k, M: c.m, Ldx: ldx, Ldo: ldo, Ldr: ldr}
+				d := a.Dispatch()
+				if c.kernel == plan.MatMul { // the same record
+					d = plan.MatMulArgs(a).Dispatch()
+				}
+				h.add(d)
 				h.run(plan.Vars{})
 				rows := make([][]float64, c.m)
 				for i := range rows {
@@ -107,7 +113,7 @@ func TestResidualInPlace(t *testing.T) {
 	x, res := randVec(r, m*k, 1), randVec(r, m*n, 1)
 	h := newHarness(t)
 	wb, xb, ob := h.weights("w", w), h.f32("x", x), h.f32("out", res)
-	h.add(op(plan.MatMul, ggml.F32, []plan.BufID{wb, xb, ob, plan.NoBuf, ob}, uint32(n), uint32(k), uint32(m), uint32(k), uint32(n), uint32(n)))
+	h.add(plan.MatMulArgs{Type: ggml.F32, W: bind(wb), X: bind(xb), Out: bind(ob), Bias: plan.None, Res: bind(ob), N: int(n), K: int(k), M: int(m), Ldx: int(k), Ldo: int(n), Ldr: int(n)}.Dispatch())
 	h.run(plan.Vars{})
 	rows := [][]float64{toF64(x[:k]), toF64(x[k:])}
 	checkOut(t, h.readF32(ob), refProduct(rows, deq, n, k, nil, res, n), m, n, n, 1e-5, "residual")
@@ -121,7 +127,7 @@ func TestSingleRowIgnoresStrides(t *testing.T) {
 	x, res := randVec(r, k, 1), randVec(r, n, 1)
 	h := newHarness(t)
 	wb, xb, rb, ob := h.weights("w", w), h.f32("x", x), h.f32("res", res), h.nan("out", n+2)
-	h.add(op(plan.MatVec, ggml.F16, []plan.BufID{wb, xb, ob, plan.NoBuf, rb}, uint32(n), uint32(k), 1, 0, 0, 0))
+	h.add(plan.MatVecArgs{Type: ggml.F16, W: bind(wb), X: bind(xb), Out: bind(ob), Bias: plan.None, Res: bind(rb), N: int(n), K: int(k), M: 1}.Dispatch())
 	h.run(plan.Vars{})
 	checkOut(t, h.readF32(ob), refProduct([][]float64{toF64(x)}, deq, n, k, nil, res, n), 1, n, n, 1e-4, "m=1")
 }
@@ -138,7 +144,7 @@ func TestRMSNormMatVec(t *testing.T) {
 		wb, xb, gb := h.weights("w", w), h.f32("x", x), h.f32("g", g)
 		bb, rb := h.f32("bias", bias), h.f32("res", res)
 		ob := h.nan("out", (m-1)*ldo+n+1)
-		h.add(op(plan.RMSNormMatVec, typ, []plan.BufID{wb, xb, ob, bb, rb, gb}, uint32(n), uint32(k), uint32(m), uint32(ldx), uint32(ldo), uint32(ldr), plan.F32(1e-5)))
+		h.add(plan.RMSNormMatVecArgs{Type: typ, W: bind(wb), X: bind(xb), Out: bind(ob), Bias: bind(bb), Res: bind(rb), G: bind(gb), N: int(n), K: int(k), M: int(m), Ldx: int(ldx), Ldo: int(ldo), Ldr: int(ldr), Eps: 1e-5}.Dispatch())
 		h.run(plan.Vars{})
 		rows := make([][]float64, m)
 		for i := range rows {
@@ -160,7 +166,7 @@ func TestSiLUMulMatVec(t *testing.T) {
 		h := newHarness(t)
 		wb, gub, rb := h.weights("w", w), h.f32("gu", gu), h.f32("res", res)
 		ob := h.nan("out", (m-1)*ldo+n+2)
-		d := op(plan.SiLUMulMatVec, typ, []plan.BufID{wb, gub, ob, plan.NoBuf, rb, gub}, uint32(n), uint32(k), uint32(m), uint32(ldg), uint32(ldo), uint32(ldr), uint32(ldu))
+		d := plan.SiLUMulMatVecArgs{Type: typ, W: bind(wb), Gate: bind(gub), Out: bind(ob), Bias: plan.None, Res: bind(rb), Up: bind(gub), N: int(n), K: int(k), M: int(m), Ldg: int(ldg), Ldo: int(ldo), Ldr: int(ldr), Ldu: int(ldu)}.Dispatch()
 		d.Bind[5].Off = uint64(4 * k) // up follows gate in each row
 		h.add(d)
 		h.run(plan.Vars{})
@@ -215,7 +221,7 @@ func TestConv1D(t *testing.T) {
 			if c.chanMajor {
 				flags = plan.FlagChannelMaj
 			}
-			h.add(op(plan.Conv1D, c.typ, []plan.BufID{wb, xb, bb, ob}, uint32(c.cin), uint32(c.cout), uint32(c.T), uint32(c.kw), uint32(c.stride), uint32(c.pad), flags, uint32(ldx), uint32(ldo)))
+			h.add(plan.Conv1DArgs{Type: c.typ, W: bind(wb), X: bind(xb), Bias: bind(bb), Out: bind(ob), Cin: int(c.cin), Cout: int(c.cout), T: int(c.T), Kw: int(c.kw), Stride: int(c.stride), Pad: int(c.pad), Flags: uint32(flags), Ldx: int(ldx), Ldo: int(ldo)}.Dispatch())
 			h.run(plan.Vars{})
 			in := func(tt, ci int) float64 {
 				if tt < 0 || tt >= c.T {
@@ -255,12 +261,12 @@ func TestFusedEqualsUnfused(t *testing.T) {
 	wb, xb, gb, ub := h.weights("w", w), h.f32("x", x), h.f32("g", g), h.f32("up", up)
 	tmp := h.nan("tmp", m*k)
 	o1, o2, o3, o4 := h.nan("o1", m*n), h.nan("o2", m*n), h.nan("o3", m*n), h.nan("o4", m*n)
-	h.add(op(plan.RMSNormMatVec, ggml.Q8_0, []plan.BufID{wb, xb, o1, plan.NoBuf, plan.NoBuf, gb}, n, k, m, k, n, n, plan.F32(1e-6)))
-	h.add(op(plan.RMSNorm, 0, []plan.BufID{xb, gb, tmp}, k, m, k, k, plan.F32(1e-6)))
-	h.add(op(plan.MatVec, ggml.Q8_0, []plan.BufID{wb, tmp, o2}, n, k, m, k, n, n))
-	h.add(op(plan.SiLUMulMatVec, ggml.Q8_0, []plan.BufID{wb, xb, o3, plan.NoBuf, plan.NoBuf, ub}, n, k, m, k, n, n, k))
-	h.add(op(plan.SiLUMul, 0, []plan.BufID{xb, ub, tmp}, k, m, k, k, k))
-	h.add(op(plan.MatVec, ggml.Q8_0, []plan.BufID{wb, tmp, o4}, n, k, m, k, n, n))
+	h.add(plan.RMSNormMatVecArgs{Type: ggml.Q8_0, W: bind(wb), X: bind(xb), Out: bind(o1), Bias: plan.None, Res: plan.None, G: bind(gb), N: int(n), K: int(k), M: int(m), Ldx: int(k), Ldo: int(n), Ldr: int(n), Eps: 1e-6}.Dispatch())
+	h.add(plan.RMSNormArgs{X: bind(xb), W: bind(gb), Out: bind(tmp), Dim: int(k), Rows: int(m), Ldx: int(k), Ldo: int(k), Eps: 1e-6}.Dispatch())
+	h.add(plan.MatVecArgs{Type: ggml.Q8_0, W: bind(wb), X: bind(tmp), Out: bind(o2), Bias: plan.None, Res: plan.None, N: int(n), K: int(k), M: int(m), Ldx: int(k), Ldo: int(n), Ldr: int(n)}.Dispatch())
+	h.add(plan.SiLUMulMatVecArgs{Type: ggml.Q8_0, W: bind(wb), Gate: bind(xb), Out: bind(o3), Bias: plan.None, Res: plan.None, Up: bind(ub), N: int(n), K: int(k), M: int(m), Ldg: int(k), Ldo: int(n), Ldr: int(n), Ldu: int(k)}.Dispatch())
+	h.add(plan.SiLUMulArgs{Gate: bind(xb), Up: bind(ub), Out: bind(tmp), N: int(k), M: int(m), Ldg: int(k), Ldu: int(k), Ldo: int(k)}.Dispatch())
+	h.add(plan.MatVecArgs{Type: ggml.Q8_0, W: bind(wb), X: bind(tmp), Out: bind(o4), Bias: plan.None, Res: plan.None, N: int(n), K: int(k), M: int(m), Ldx: int(k), Ldo: int(n), Ldr: int(n)}.Dispatch())
 	h.run(plan.Vars{})
 	require.Equal(t, h.read(o2), h.read(o1), "rms_norm_mat_vec")
 	require.Equal(t, h.read(o4), h.read(o3), "silu_mul_mat_vec")

@@ -91,24 +91,10 @@ func storeRow(c typed, dst int, src []float32) {
 	copy(c.f[dst:dst+len(src)], src)
 }
 
-// ropeSetup fills the rotation part of the task shared by Rope and RopeKV.
-func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, hd, mode, ropeDim int, ms float32) error {
-	if hd == 0 {
-		return e.errf("head size 0")
-	}
-	if ropeDim == 0 {
-		ropeDim = hd
-	}
-	if ropeDim > hd || ropeDim%2 != 0 {
-		return e.errf("rope dims %d must be even and at most the head size %d", ropeDim, hd)
-	}
-	switch mode {
-	case plan.RopeNormal:
-	case plan.RopeNeoX:
-		k.neox = true
-	default:
-		return e.errf("unknown rope mode %d", mode)
-	}
+// ropeSetup fills the rotation part of the task shared by Rope and RopeKV,
+// whose Check has accepted the head size, rope dims and mode.
+func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, mode uint32, ropeDim int, ms float32) error {
+	k.neox = mode == plan.RopeNeoX
 	k.half = ropeDim / 2
 	if ms == 0 {
 		ms = 1
@@ -127,18 +113,18 @@ func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, hd, mode, ropeDim int, m
 func (e *Exec) rope(d *plan.Dispatch) error {
 	p := plan.DecodeRope(d)
 	hd, nHead, m, ldx := p.HeadDim, p.NHead, p.M, p.Ldx
+	if err := p.Check(); err != nil {
+		return e.errf("%v", err)
+	}
 	if m == 0 || nHead == 0 {
 		return nil
 	}
 	k := &e.ropeT
 	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead, pos0: p.Pos0, perSeq: p.Flags&plan.FlagPerSeqRows != 0}
-	if err := e.ropeSetup(d, k, hd, int(p.Mode), p.RopeDim, p.MScale); err != nil {
+	if err := e.ropeSetup(d, k, p.Mode, p.RotDims(), p.MScale); err != nil {
 		return err
 	}
 	w := satMul(nHead, hd)
-	if m > 1 && ldx < w {
-		return e.errf("ldx %d smaller than %d heads of %d", ldx, nHead, hd)
-	}
 	var err error
 	if k.x, err = e.f32(d, 0, extent(m, ldx, w)); err != nil {
 		return err
@@ -153,19 +139,19 @@ func (e *Exec) rope(d *plan.Dispatch) error {
 func (e *Exec) ropeKV(d *plan.Dispatch) error {
 	p := plan.DecodeRopeKV(d)
 	hd, nHead, nKV, m, ldx := p.HeadDim, p.NHead, p.NKV, p.M, p.Ldqkv
+	if err := p.Check(); err != nil {
+		return e.errf("%v", err)
+	}
 	if m == 0 {
 		return nil
 	}
 	k := &e.ropeT
 	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead + nKV, pos0: p.Pos0, perSeq: p.Flags&plan.FlagPerSeqRows != 0,
 		kv: true, nHead: nHead, nKV: nKV, hs: p.HeadStride, ps: p.PosStride, ss: p.SeqStride}
-	if err := e.ropeSetup(d, k, hd, int(p.Mode), p.RopeDim, p.MScale); err != nil {
+	if err := e.ropeSetup(d, k, p.Mode, p.RotDims(), p.MScale); err != nil {
 		return err
 	}
 	w := satMul(satAdd(nHead, satMul(2, nKV)), hd)
-	if m > 1 && ldx < w {
-		return e.errf("ldqkv %d smaller than %d heads of %d", ldx, nHead+2*nKV, hd)
-	}
 	var err error
 	if k.x, err = e.f32(d, 0, extent(m, ldx, w)); err != nil {
 		return err

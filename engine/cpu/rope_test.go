@@ -55,7 +55,7 @@ func TestRope(t *testing.T) {
 					if perSeq {
 						flags = plan.FlagPerSeqRows
 					}
-					d := op(plan.Rope, 0, []plan.BufID{xb, fb}, uint32(hd), uint32(nHead), uint32(m), uint32(ldx), 0, uint32(mode), uint32(ropeDim), flags, plan.F32(ms))
+					d := plan.RopeArgs{X: bind(xb), Freqs: bind(fb), HeadDim: int(hd), NHead: int(nHead), M: int(m), Ldx: int(ldx), Mode: uint32(mode), RopeDim: int(ropeDim), Flags: uint32(flags), MScale: ms}.Dispatch()
 					d.NPatch = 1
 					d.Patch[0] = plan.Patch{Target: plan.PatchRopePos0, Var: plan.VarPos, Mul: 1, Base: 3}
 					h.add(d)
@@ -127,8 +127,7 @@ func TestRopeKV(t *testing.T) {
 				if perSeq {
 					flags = plan.FlagPerSeqRows
 				}
-				d := op(plan.RopeKV, typ, []plan.BufID{qb, fb, kb, vb}, uint32(hd), uint32(nHead), uint32(nKV), uint32(m), uint32(ldq),
-					0, uint32(mode), uint32(hd/2), uint32(hs), uint32(ps), uint32(ss), flags, 0)
+				d := plan.RopeKVArgs{Type: typ, QKV: bind(qb), Freqs: bind(fb), KCache: bind(kb), VCache: bind(vb), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: int(m), Ldqkv: int(ldq), Mode: uint32(mode), RopeDim: int(hd / 2), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Flags: uint32(flags)}.Dispatch()
 				d.NPatch = 1
 				d.Patch[0] = plan.Patch{Target: plan.PatchRopeKVPos0, Var: plan.VarPos, Mul: 1}
 				h.add(d)

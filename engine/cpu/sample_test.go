@@ -126,10 +126,9 @@ func sampleOnce(t *testing.T, x []float32, hist []int32, sp sampleParams) int32 
 		hb = h.i32("hist", append([]int32{12345}, hist...)) // the window starts at 4 bytes
 	}
 	sb := h.nan("scratch", 2*n)
-	d := op(plan.Sample, 0, []plan.BufID{xb, ob, hb, sb}, uint32(n), uint32(sp.topK), plan.F32(sp.topP), plan.F32(sp.minP), plan.F32(sp.temp),
-		plan.F32(sp.rep), uint32(sp.seed), uint32(sp.seed>>32), uint32(len(hist)), 0, plan.F32(sp.pres), plan.F32(sp.freq))
+	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Hist: bind(hb), Scratch: bind(sb), N: int(n), TopK: int(sp.topK), TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep, Seed: uint64(sp.seed), HistLen: len(hist), Presence: sp.pres, Frequency: sp.freq}.Dispatch()
 	if hist != nil {
-		d.Bind[2].Off = 4
+		d.Bind[plan.SlotSampleHist].Off = 4
 	}
 	d.NPatch = 1
 	d.Patch[0] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}
@@ -207,7 +206,7 @@ func TestSampleDistribution(t *testing.T) {
 	}
 	h := newHarness(t)
 	xb, ob, sb := h.f32("x", x), h.i32("out", []int32{0}), h.nan("s", 12)
-	d := op(plan.Sample, 0, []plan.BufID{xb, ob, plan.NoBuf, sb}, 6, 0, plan.F32(0.9), 0, plan.F32(1), 0, 7, 0, 0, 0)
+	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Hist: plan.None, Scratch: bind(sb), N: 6, TopP: 0.9, Temp: 1, Seed: 7}.Dispatch()
 	d.NPatch = 1
 	d.Patch[0] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}
 	h.add(d)

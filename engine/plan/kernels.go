@@ -107,6 +107,20 @@ func Kernels() []Kernel {
 	return ks
 }
 
+// RotDims is the number of rotated dims of each head: RopeDim, 0 meaning
+// the whole head.
+func (a *RopeArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
+
+// RotDims is as RopeArgs.RotDims.
+func (a *RopeKVArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
+
+func rotDims(ropeDim, headDim int) int {
+	if ropeDim == 0 {
+		return headDim
+	}
+	return ropeDim
+}
+
 // OutRows is the number of output rows of a convolution:
 // (T+2·pad−kw)/stride+1, or 0 when the input is shorter than the kernel.
 func (a *Conv1DArgs) OutRows() int {

@@ -878,6 +878,23 @@ func DecodeRope(d *Dispatch) (a RopeArgs) {
 	return a
 }
 
+// Check applies the contract's validations of Rope.
+func (a *RopeArgs) Check() error {
+	if a.HeadDim == 0 {
+		return fmt.Errorf("rope: head size 0")
+	}
+	if a.RotDims() > a.HeadDim || a.RotDims()%2 != 0 {
+		return fmt.Errorf("rope: rope dims %d must be even and at most the head size %d", a.RotDims(), a.HeadDim)
+	}
+	if a.Mode != RopeNormal && a.Mode != RopeNeoX {
+		return fmt.Errorf("rope: unknown rope mode %d", a.Mode)
+	}
+	if a.M > 1 && a.Ldx < mul(a.NHead, a.HeadDim) {
+		return fmt.Errorf("rope: row stride %d smaller than %d heads of %d", a.Ldx, a.NHead, a.HeadDim)
+	}
+	return nil
+}
+
 // RopeKVArgs is the record of a RopeKV dispatch (rope_kv).
 type RopeKVArgs struct {
 	Type       ggml.Type // Dispatch.Type
@@ -964,6 +981,23 @@ func DecodeRopeKV(d *Dispatch) (a RopeKVArgs) {
 	a.Flags = d.P[11]
 	a.MScale = math.Float32frombits(d.P[12])
 	return a
+}
+
+// Check applies the contract's validations of RopeKV.
+func (a *RopeKVArgs) Check() error {
+	if a.HeadDim == 0 {
+		return fmt.Errorf("rope_kv: head size 0")
+	}
+	if a.RotDims() > a.HeadDim || a.RotDims()%2 != 0 {
+		return fmt.Errorf("rope_kv: rope dims %d must be even and at most the head size %d", a.RotDims(), a.HeadDim)
+	}
+	if a.Mode != RopeNormal && a.Mode != RopeNeoX {
+		return fmt.Errorf("rope_kv: unknown rope mode %d", a.Mode)
+	}
+	if a.M > 1 && a.Ldqkv < mul(a.NHead+2*a.NKV, a.HeadDim) {
+		return fmt.Errorf("rope_kv: row stride %d smaller than %d heads of %d", a.Ldqkv, a.NHead+2*a.NKV, a.HeadDim)
+	}
+	return nil
 }
 
 // AttentionArgs is the record of a Attention dispatch (attention).
@@ -1061,6 +1095,20 @@ func DecodeAttention(d *Dispatch) (a AttentionArgs) {
 	a.SeqStride = int(d.P[12])
 	a.Ldp = int(d.P[13])
 	return a
+}
+
+// Check applies the contract's validations of Attention.
+func (a *AttentionArgs) Check() error {
+	if a.M > 0 && a.NHead > 0 && (a.HeadDim == 0 || a.NKV == 0 || a.NHead%a.NKV != 0) {
+		return fmt.Errorf("attention: %d query heads cannot share %d KV heads (head size %d)", a.NHead, a.NKV, a.HeadDim)
+	}
+	if a.M > 1 && (a.Ldq < mul(a.NHead, a.HeadDim) || a.Ldo < mul(a.NHead, a.HeadDim)) {
+		return fmt.Errorf("attention: row strides (%d, %d) smaller than %d heads of %d", a.Ldq, a.Ldo, a.NHead, a.HeadDim)
+	}
+	if a.M > 0 && a.NHead > 0 && a.Probs.Buf != NoBuf && a.Ldp < a.KVLen {
+		return fmt.Errorf("attention: probs row stride %d smaller than kvLen %d", a.Ldp, a.KVLen)
+	}
+	return nil
 }
 
 // SoftmaxArgs is the record of a Softmax dispatch (softmax).
@@ -1229,6 +1277,17 @@ func DecodeArgmax(d *Dispatch) (a ArgmaxArgs) {
 	a.M = int(d.P[1])
 	a.Ldx = int(d.P[2])
 	return a
+}
+
+// Check applies the contract's validations of Argmax.
+func (a *ArgmaxArgs) Check() error {
+	if a.M > 0 && a.N == 0 {
+		return fmt.Errorf("argmax: empty rows (n 0)")
+	}
+	if a.M > 1 && a.Ldx < a.N {
+		return fmt.Errorf("argmax: row stride %d smaller than n %d", a.Ldx, a.N)
+	}
+	return nil
 }
 
 // SampleArgs is the record of a Sample dispatch (sample).
@@ -1628,6 +1687,18 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case GELU:
 		a := DecodeGELU(d)
+		return a.Check()
+	case Rope:
+		a := DecodeRope(d)
+		return a.Check()
+	case RopeKV:
+		a := DecodeRopeKV(d)
+		return a.Check()
+	case Attention:
+		a := DecodeAttention(d)
+		return a.Check()
+	case Argmax:
+		a := DecodeArgmax(d)
 		return a.Check()
 	}
 	return nil

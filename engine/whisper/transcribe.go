@@ -41,6 +41,9 @@ type TranscribeOptions struct {
 	OnSegment func(Segment)
 	// OnProgress, if set, receives the fraction of audio processed.
 	OnProgress func(done float64)
+	// MaxPasses, when positive, stops after that many windows even if
+	// audio is left (a streaming step must cost one encoder pass).
+	MaxPasses int
 	// BeforeWindow, if set, runs before every 30-s window after the
 	// first; an error stops the transcription with it. The model is not
 	// in use while it runs, so a cache can lend it to a more urgent
@@ -116,7 +119,7 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 	lastSpeech := 0.0
 	promptResetSince := 0
 	seek := 0
-	for seek < contentFrames {
+	for pass := 0; seek < contentFrames && (opt.MaxPasses <= 0 || pass < opt.MaxPasses); pass++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -32,8 +32,9 @@ const (
 // target text, export SRT with the trained cue times, pick another clip,
 // stream a chat answer from stories260K and stop it midway, search the
 // history and replay the recording, change settings and find them kept
-// after the restart. It writes a screenshot of each view to
-// docs/screenshots (E2E_SHOTS overrides; "-" skips them).
+// after the restart. It writes a screenshot of each view to a temp folder,
+// or to the tracked docs/screenshots when HARK_UPDATE_SCREENSHOTS=1 (tests
+// must not rewrite tracked files); E2E_SHOTS overrides, "-" skips them.
 func TestBrowser(t *testing.T) {
 	root := repoRoot(t)
 	fe := filepath.Join(root, "frontend")
@@ -61,7 +62,10 @@ func TestBrowser(t *testing.T) {
 	shots := os.Getenv("E2E_SHOTS")
 	switch shots {
 	case "":
-		shots = filepath.Join(root, "docs", "screenshots")
+		shots = t.TempDir()
+		if os.Getenv("HARK_UPDATE_SCREENSHOTS") == "1" {
+			shots = filepath.Join(root, "docs", "screenshots")
+		}
 	case "-":
 		shots = ""
 	}

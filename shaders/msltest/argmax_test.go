@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -61,7 +60,7 @@ func TestArgmaxKernel(t *testing.T) {
 		for i := range out {
 			out[i] = -7
 		}
-		d := kitOp(plan.Argmax, ggml.F32, 2, uint32(c.n), uint32(c.m), uint32(c.ld))
+		d := plan.ArgmaxArgs{N: int(c.n), M: int(c.m), Ldx: int(c.ld)}.Dispatch()
 		ref, got := kitRun(t, d, [][]byte{kitF32(x), kitI32(out)})
 		require.Equal(t, kitAsI32(ref[1]), kitAsI32(got[1]), "argmax n=%d m=%d", c.n, c.m)
 	}

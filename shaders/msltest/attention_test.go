@@ -47,9 +47,7 @@ func runAttnCase(t *testing.T, r *rand.Rand, c attnCase) (float64, []string) {
 		probs = kitF32(kitNaNs(c.nHead*c.m*ldp + 1))
 	}
 	scale := float32(1 / math.Sqrt(float64(c.hd)))
-	d := kitOp(plan.Attention, c.ty, 5, uint32(c.hd), uint32(c.nHead), uint32(c.nKV), uint32(c.m), uint32(ldq),
-		uint32(ldo), uint32(c.kvLen), uint32(c.pos0), uint32(c.flags), math.Float32bits(scale), uint32(hs), uint32(ps),
-		uint32(ss), uint32(ldp))
+	d := plan.AttentionArgs{Type: c.ty, HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldq: int(ldq), Ldo: int(ldo), KVLen: int(c.kvLen), Pos0: int(c.pos0), Flags: uint32(c.flags), Scale: scale, HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Ldp: int(ldp)}.Dispatch()
 	ref, got := kitRun(t, d, [][]byte{kitF32(q), kv(), kv(), kitF32(kitNaNs((c.m-1)*ldo + w + 2)), probs})
 	worst := kitCompare(t, kitAsF32(ref[3]), kitAsF32(got[3]), 2e-5, "attention out")
 	if c.probs {
@@ -140,8 +138,7 @@ func BenchmarkAttentionEncoderMSL(b *testing.B) {
 	const hd, nh, n = 64, 6, 1500
 	w := hd * nh
 	qkv := kitF32(kitRand(r, n*w, 1))
-	d := kitOp(plan.Attention, ggml.F32, 4, hd, nh, nh, n, uint32(w), uint32(w), n, 0, 0,
-		math.Float32bits(0.125), hd, uint32(w), 0, 0)
+	d := plan.AttentionArgs{Type: ggml.F32, Probs: plan.None, HeadDim: int(hd), NHead: int(nh), NKV: int(nh), M: int(n), Ldq: int(w), Ldo: int(w), KVLen: int(n), Scale: 0.125, HeadStride: int(hd), PosStride: int(w)}.Dispatch()
 	init := [][]byte{qkv, qkv, qkv, kitF32(make([]float32, n*w))}
 	be := TestBackend(b)
 	b.ResetTimer()

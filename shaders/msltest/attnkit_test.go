@@ -36,14 +36,7 @@ func kitBackend(t testing.TB) plan.Backend {
 	if kitTune == nil {
 		return be
 	}
-	return &Backend{lib: be.lib, tuning: *kitTune}
-}
-
-// kitOp builds a dispatch over bindings 0..len(init)-1 (nil = NoBuf).
-func kitOp(k plan.Kernel, ty ggml.Type, nbind int, params ...uint32) plan.Dispatch {
-	d := plan.Dispatch{Kernel: k, Type: ty, NBind: uint8(nbind)}
-	copy(d.P[:], params)
-	return d
+	return be.WithTuning(*kitTune)
 }
 
 // kitRun runs d on both backends; init[i] is binding i's initial bytes

@@ -17,7 +17,25 @@ import (
 type Backend struct {
 	lib    *Library
 	tuning shaders.Tuning
+	// dev, when set, runs the plans on a GPU instead of the executor (the
+	// same kernel tests against a real device: see check.go's Device).
+	dev TunedLoader
 }
+
+// TunedLoader is a GPU backend that loads a plan with a given kernel
+// tuning (cuda.Backend).
+type TunedLoader interface {
+	Name() string
+	LoadTuned(p *plan.Plan, t shaders.Tuning) (plan.Executable, error)
+}
+
+// WithTuning returns b with other kernel tuning (same library or device).
+func (b *Backend) WithTuning(t shaders.Tuning) *Backend {
+	return &Backend{lib: b.lib, tuning: t, dev: b.dev}
+}
+
+// Device returns the GPU backend the tests run on, or nil for the executor.
+func (b *Backend) Device() TunedLoader { return b.dev }
 
 // New compiles (or loads from the cache) the kernel library.
 func New() (*Backend, error) {
@@ -32,7 +50,12 @@ func New() (*Backend, error) {
 func (b *Backend) Library() *Library { return b.lib }
 
 // Name implements plan.Backend.
-func (b *Backend) Name() string { return "msltest" }
+func (b *Backend) Name() string {
+	if b.dev != nil {
+		return "msltest on " + b.dev.Name()
+	}
+	return "msltest"
+}
 
 // maxBufferBytes bounds the non-weight buffers of one plan.
 const maxBufferBytes = 64 << 30
@@ -43,6 +66,9 @@ const dummyBytes = 64 << 10
 // Load implements plan.Backend: Scratch, State and IO buffers are
 // allocated zeroed, weights are used in place.
 func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
+	if b.dev != nil {
+		return b.dev.LoadTuned(p, b.tuning)
+	}
 	if p == nil {
 		return nil, fmt.Errorf("msltest: nil plan")
 	}

@@ -13,7 +13,7 @@ import (
 	"sync"
 )
 
-//go:embed cxx/msl.h cxx/abi.h cxx/runtime.cpp
+//go:embed cxx/msl.h cxx/msl_core.h cxx/abi.h cxx/runtime.cpp
 var cxx embed.FS
 
 // compiler returns the C++ compiler: $HARK_CXX, else clang++ (the
@@ -82,11 +82,12 @@ func build(kernels string) (string, error) {
 		return "", err
 	}
 	hdr, _ := cxx.ReadFile("cxx/msl.h")
+	core, _ := cxx.ReadFile("cxx/msl_core.h")
 	abi, _ := cxx.ReadFile("cxx/abi.h")
 	rt, _ := cxx.ReadFile("cxx/runtime.cpp")
 	flags := cxxFlags()
 	fl := strings.Join(flags, " ")
-	kh := hashOf("kernels", cc, fl, string(hdr), string(abi), kernels)
+	kh := hashOf("kernels", cc, fl, string(hdr), string(core), string(abi), kernels)
 	rh := hashOf("runtime", cc, fl, string(abi), string(rt))
 	lib := filepath.Join(root, "lib-"+hashOf(kh, rh)+".so")
 	if _, err := os.Stat(lib); err == nil {
@@ -96,7 +97,7 @@ func build(kernels string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("msltest: %w", err)
 	}
-	for name, data := range map[string][]byte{"msl.h": hdr, "abi.h": abi, "runtime.cpp": rt, "kernels.cpp": []byte(kernels)} {
+	for name, data := range map[string][]byte{"msl.h": hdr, "msl_core.h": core, "abi.h": abi, "runtime.cpp": rt, "kernels.cpp": []byte(kernels)} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return "", fmt.Errorf("msltest: %w", err)
 		}

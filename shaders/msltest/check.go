@@ -13,6 +13,7 @@ import (
 	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/shaders"
 )
 
 // This file is the check harness kernel tests use: run one plan on the CPU
@@ -26,13 +27,27 @@ var (
 	cpuShared  *cpu.Backend
 )
 
+// Device, when set before the first TestBackend (by a test file's init),
+// opens a GPU backend that the kernel tests run on instead of the executor
+// ($HARK_MSLTEST_DEVICE=cuda: device_test.go). Its error fails the tests:
+// a device was asked for.
+var Device func() (TunedLoader, error)
+
 // TestBackend returns the process-wide executor backend (compiled once)
-// and fails t if the library does not build.
+// and fails t if the library does not build; with Device set, the backend
+// runs on that GPU.
 func TestBackend(t testing.TB) *Backend {
 	t.Helper()
 	sharedOnce.Do(func() {
-		sharedBE, sharedErr = New()
 		cpuShared = cpu.New(cpu.Options{})
+		if Device != nil {
+			var dev TunedLoader
+			if dev, sharedErr = Device(); sharedErr == nil {
+				sharedBE = &Backend{tuning: shaders.Default, dev: dev}
+			}
+			return
+		}
+		sharedBE, sharedErr = New()
 	})
 	require.NoError(t, sharedErr)
 	return sharedBE

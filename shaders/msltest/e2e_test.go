@@ -3,7 +3,9 @@ package msltest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,26 +119,9 @@ func TestE2EWhisperJFK(t *testing.T) {
 		want, dc := run(ref)
 		got, dm := run(be)
 		t.Logf("beams %d: cpu %v: %q", nb, dc, want.Text)
-		t.Logf("beams %d: msl %v: %q", nb, dm, got.Text)
-		require.Equal(t, want.Text, got.Text)
-		require.Equal(t, len(want.Segments), len(got.Segments))
-		require.NotEmpty(t, got.Segments)
+		t.Logf("beams %d: %s %v: %q", nb, be.Name(), dm, got.Text)
+		sameTranscript(t, want, got)
 		require.NotEmpty(t, got.Segments[0].Words)
-		for i, ws := range want.Segments {
-			gs := got.Segments[i]
-			require.Equal(t, ws.Tokens, gs.Tokens, "segment %d tokens", i)
-			require.Equal(t, ws.Start, gs.Start, "segment %d start", i)
-			require.Equal(t, ws.End, gs.End, "segment %d end", i)
-			require.Equal(t, ws.Temperature, gs.Temperature, "segment %d temperature (fallback)", i)
-			require.InDelta(t, ws.AvgLogprob, gs.AvgLogprob, 1e-2, "segment %d avg logprob", i)
-			require.Equal(t, len(ws.Words), len(gs.Words), "segment %d words", i)
-			for j, ww := range ws.Words {
-				gw := gs.Words[j]
-				require.Equal(t, ww.Word, gw.Word)
-				require.InDelta(t, ww.Start, gw.Start, 0.021, "word %q start", ww.Word)
-				require.InDelta(t, ww.End, gw.End, 0.021, "word %q end", ww.Word)
-			}
-		}
 		norm := func(s string) string {
 			return strings.ToLower(strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }), " "))
 		}
@@ -146,10 +131,85 @@ func TestE2EWhisperJFK(t *testing.T) {
 }
 
 func logProfile(t *testing.T, l *Library) {
+	if l == nil { // on a device
+		return
+	}
 	for i, s := range l.Profile() {
 		if i == 15 {
 			break
 		}
 		t.Logf("%-28s %6d launches %12d threads %v", s.Function, s.Launches, s.Threads, s.Time)
+	}
+}
+
+// sameTranscript requires got to have want's text, segments (tokens,
+// times, fallback temperature) and word timestamps (within 21 ms).
+func sameTranscript(t *testing.T, want, got *whisper.Result) {
+	t.Helper()
+	for i := range min(len(want.Segments), len(got.Segments)) {
+		ws, gs := want.Segments[i], got.Segments[i]
+		if !slices.Equal(ws.Tokens, gs.Tokens) {
+			t.Logf("first different segment: %d of %d; cpu: %.2f-%.2f s, temperature %.1f, avg logprob %.4f: %q", i, len(want.Segments), ws.Start, ws.End, ws.Temperature, ws.AvgLogprob, ws.Text)
+			t.Logf("first different segment: %d of %d; gpu: %.2f-%.2f s, temperature %.1f, avg logprob %.4f: %q", i, len(got.Segments), gs.Start, gs.End, gs.Temperature, gs.AvgLogprob, gs.Text)
+			t.Logf("tokens: cpu %v\ntokens: gpu %v", ws.Tokens, gs.Tokens)
+			break
+		}
+	}
+	require.Equal(t, want.Text, got.Text)
+	require.Equal(t, len(want.Segments), len(got.Segments))
+	require.NotEmpty(t, got.Segments)
+	for i, ws := range want.Segments {
+		gs := got.Segments[i]
+		require.Equal(t, ws.Tokens, gs.Tokens, "segment %d tokens", i)
+		require.Equal(t, ws.Start, gs.Start, "segment %d start", i)
+		require.Equal(t, ws.End, gs.End, "segment %d end", i)
+		require.Equal(t, ws.Temperature, gs.Temperature, "segment %d temperature (fallback)", i)
+		require.InDelta(t, ws.AvgLogprob, gs.AvgLogprob, 1e-2, "segment %d avg logprob", i)
+		require.Equal(t, len(ws.Words), len(gs.Words), "segment %d words", i)
+		for j, ww := range ws.Words {
+			gw := gs.Words[j]
+			require.Equal(t, ww.Word, gw.Word)
+			require.InDelta(t, ww.Start, gw.Start, 0.021, "word %q start", ww.Word)
+			require.InDelta(t, ww.End, gw.End, 0.021, "word %q end", ww.Word)
+		}
+	}
+}
+
+// TestE2EWhisperLongForm transcribes the 200-s long-form clip (seven
+// windows, seeks past each window's last timestamp) greedy and with 5
+// beams, with word timestamps, on a GPU and on the CPU backend: the same
+// text, segments and word times. Device only: on the executor's CPU fibers
+// it would take tens of minutes.
+func TestE2EWhisperLongForm(t *testing.T) {
+	be := TestBackend(t)
+	if be.Device() == nil {
+		t.Skip("no GPU: this test runs only on a device ($HARK_MSLTEST_DEVICE=cuda); the executor is too slow for 200 s of audio")
+	}
+	ref := cpu.New(cpu.Options{})
+	defer ref.Close()
+	mf, err := whisper.OpenFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"))
+	require.NoError(t, err)
+	defer mf.Close()
+	wav := shared.Path(t, "audio", "ljspeech-longform-LJ001-0021-0076.wav")
+	for _, nb := range []int{1, 5} {
+		t.Run(fmt.Sprintf("beams%d", nb), func(t *testing.T) {
+			run := func(b plan.Backend) (*whisper.Result, time.Duration) {
+				start := time.Now()
+				m, err := mf.Load(b, whisper.Options{Beams: nb})
+				require.NoError(t, err)
+				defer m.Close()
+				opt := whisper.DefaultTranscribeOptions()
+				opt.Language = "en"
+				opt.BeamSize = nb
+				opt.WordTimestamps = true
+				res, err := mf.TranscribeFile(context.Background(), m, wav, opt)
+				require.NoError(t, err)
+				return res, time.Since(start)
+			}
+			want, dc := run(ref)
+			got, dm := run(be)
+			t.Logf("beams %d: cpu %v, %s %v, %d segments: %.80q...", nb, dc, be.Name(), dm, len(got.Segments), got.Text)
+			sameTranscript(t, want, got)
+		})
 	}
 }

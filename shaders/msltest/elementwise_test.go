@@ -30,35 +30,35 @@ func TestElementwiseVsCPU(t *testing.T) {
 		n, m := uint32(s.n), uint32(s.m)
 		// add, with a broadcast b and with out aliasing a
 		for _, ldb := range []uint32{ld, 0} {
-			d := plan.Dispatch{Kernel: plan.Add, NBind: 3, P: [16]uint32{n, m, ld, ldb, ld}}
+			d := plan.AddArgs{N: int(n), M: int(m), Lda: int(ld), Ldb: int(ldb), Ldo: int(ld)}.Dispatch()
 			d.Bind[0], d.Bind[1], d.Bind[2] = plan.Binding{Buf: 0}, plan.Binding{Buf: 1}, plan.Binding{Buf: 2}
 			Compare(t, Case{Plan: SingleOp(d, ioBuf("a", sz), ioBuf("b", sz), ioBuf("o", sz)), Outputs: []Output{F32(2)}, Seed: 1})
 			d.Bind[2] = plan.Binding{Buf: 0}
 			Compare(t, Case{Plan: SingleOp(d, ioBuf("a", sz), ioBuf("b", sz)), Outputs: []Output{F32(0)}, Seed: 2})
 		}
-		d := plan.Dispatch{Kernel: plan.Scale, NBind: 2, P: [16]uint32{n, m, ld, ld, plan.F32(-1.75)}}
+		d := plan.ScaleArgs{N: int(n), M: int(m), Ldx: int(ld), Ldo: int(ld), Scale: -1.75}.Dispatch()
 		d.Bind[1] = plan.Binding{Buf: 1}
 		Compare(t, Case{Plan: SingleOp(d, ioBuf("x", sz), ioBuf("o", sz)), Outputs: []Output{F32(1)}, Seed: 3})
 
 		for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.BF16} {
-			d := plan.Dispatch{Kernel: plan.Copy, Type: typ, NBind: 2, P: [16]uint32{n, m, ld, ld}}
+			d := plan.CopyArgs{Type: typ, N: int(n), M: int(m), Lds: int(ld), Ldd: int(ld)}.Dispatch()
 			d.Bind[1] = plan.Binding{Buf: 1}
 			Compare(t, Case{Plan: SingleOp(d, ioBuf("x", sz), ioBuf("o", sz)), Outputs: []Output{{Buf: 1, Type: typ}}, Seed: 4,
 				Fill: func(id plan.BufID, b []byte) { fillWide(b, 4) }})
 		}
 		for mode := uint32(0); mode < 2; mode++ {
-			d := plan.Dispatch{Kernel: plan.GELU, NBind: 2, P: [16]uint32{n, m, ld, ld, mode}}
+			d := plan.GELUArgs{N: int(n), M: int(m), Ldx: int(ld), Ldo: int(ld), Mode: uint32(mode)}.Dispatch()
 			d.Bind[1] = plan.Binding{Buf: 1}
 			Compare(t, Case{Plan: SingleOp(d, ioBuf("x", sz), ioBuf("o", sz)), Outputs: []Output{F32(1)}, Seed: 5, Tol: 1e-6,
 				Fill: func(id plan.BufID, b []byte) { fillWide(b, 5) }})
 		}
-		d = plan.Dispatch{Kernel: plan.SiLUMul, NBind: 3, P: [16]uint32{n, m, ld, ld, ld}}
+		d = plan.SiLUMulArgs{N: int(n), M: int(m), Ldg: int(ld), Ldu: int(ld), Ldo: int(ld)}.Dispatch()
 		d.Bind[1], d.Bind[2] = plan.Binding{Buf: 1}, plan.Binding{Buf: 2}
 		Compare(t, Case{Plan: SingleOp(d, ioBuf("g", sz), ioBuf("u", sz), ioBuf("o", sz)), Outputs: []Output{F32(2)}, Seed: 6, Tol: 1e-6,
 			Fill: func(id plan.BufID, b []byte) { fillWide(b, 8) }})
 
 		for _, alias := range []bool{false, true} {
-			d = plan.Dispatch{Kernel: plan.Softmax, NBind: 2, P: [16]uint32{n, m, ld, ld, plan.F32(0.125)}}
+			d = plan.SoftmaxArgs{N: int(n), M: int(m), Ldx: int(ld), Ldo: int(ld), Scale: 0.125}.Dispatch()
 			d.Bind[1] = plan.Binding{Buf: 1}
 			bufs := []plan.Buffer{ioBuf("x", sz), ioBuf("o", sz)}
 			if alias {
@@ -76,12 +76,12 @@ func TestBackendErrors(t *testing.T) {
 	be := TestBackend(t)
 	_, err := be.Load(nil)
 	require.Error(t, err)
-	d := plan.Dispatch{Kernel: plan.Copy, Type: ggml.Q4_0, NBind: 2, P: [16]uint32{4, 1, 4, 4}}
+	d := plan.CopyArgs{Type: ggml.Q4_0, N: 4, M: 1, Lds: 4, Ldd: 4}.Dispatch()
 	d.Bind[1] = plan.Binding{Buf: 1}
 	_, err = be.Load(SingleOp(d, ioBuf("x", 4), ioBuf("o", 4)))
 	require.ErrorContains(t, err, "q4_0")
 	w := plan.Buffer{Name: "w", Kind: plan.BufWeights, Size: 16, Data: make([]byte, 16)}
-	d = plan.Dispatch{Kernel: plan.Scale, NBind: 2, P: [16]uint32{4, 1, 4, 4, plan.F32(2)}}
+	d = plan.ScaleArgs{N: 4, M: 1, Ldx: 4, Ldo: 4, Scale: 2}.Dispatch()
 	d.Bind[1] = plan.Binding{Buf: 1}
 	e, err := be.Load(SingleOp(d, w, ioBuf("o", 4)))
 	require.NoError(t, err)
@@ -100,7 +100,7 @@ func TestBackendErrors(t *testing.T) {
 func TestGuardPage(t *testing.T) {
 	if os.Getenv("MSLTEST_OVERRUN") == "1" {
 		be := TestBackend(t)
-		d := plan.Dispatch{Kernel: plan.Scale, NBind: 2, P: [16]uint32{4096, 1, 4096, 4096, plan.F32(2)}}
+		d := plan.ScaleArgs{N: 4096, M: 1, Ldx: 4096, Ldo: 4096, Scale: 2}.Dispatch()
 		d.Bind[1] = plan.Binding{Buf: 1}
 		p := SingleOp(d, ioBuf("x", 5), plan.Buffer{Name: "o", Kind: plan.IO, Size: 4096 * 4})
 		e, err := be.Load(p)

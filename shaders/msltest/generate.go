@@ -3,8 +3,6 @@ package msltest
 import (
 	"fmt"
 	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -12,31 +10,6 @@ import (
 type Source struct {
 	Name string
 	Text string
-}
-
-// param is one kernel parameter: its Metal attribute and whether it is
-// bound by reference (constant Args& args [[buffer(8)]]).
-type param struct {
-	attr  string
-	index int
-	ref   bool
-}
-
-type kernelDef struct {
-	name     string
-	template bool
-	params   []param
-}
-
-type entry struct {
-	name string // MSL function name (host_name for template instances)
-	call string // C++ expression naming the function
-	def  *kernelDef
-}
-
-type funcConst struct {
-	typ, name string
-	index     int
 }
 
 var (
@@ -142,114 +115,39 @@ func splitTop(s string) []string {
 // generate turns the library sources into one C++ translation unit with a
 // trampoline per kernel entry, and returns the entry names.
 func generate(srcs []Source) (string, []string, error) {
+	tr, err := Translate(srcs, Dialect{})
+	if err != nil {
+		return "", nil, err
+	}
 	var out strings.Builder
 	out.WriteString("#include \"msl.h\"\n")
-	defs := map[string]*kernelDef{}
-	var entries []entry
-	var consts []funcConst
-	type hostInst struct{ name, body, file string }
-	var insts []hostInst
-	for _, src := range srcs {
-		s := stripComments(src.Text)
-		s = reMetalInclude.ReplaceAllStringFunc(s, blank)
-		// explicit instantiations named for the host
-		s = reHostName.ReplaceAllStringFunc(s, func(m string) string {
-			g := reHostName.FindStringSubmatch(m)
-			insts = append(insts, hostInst{g[1], g[2], src.Name})
-			return blank(m)
-		})
-		// function constants become globals set before each launch
-		s = reFuncConst.ReplaceAllStringFunc(s, func(m string) string {
-			g := reFuncConst.FindStringSubmatch(m)
-			idx, _ := strconv.Atoi(g[3])
-			consts = append(consts, funcConst{g[1], g[2], idx})
-			return keepLines(fmt.Sprintf("static %s %s;", g[1], g[2]), m)
-		})
-		for _, loc := range reKernel.FindAllStringSubmatchIndex(s, -1) {
-			name := s[loc[2]:loc[3]]
-			open := loc[1] - 1
-			cl := matching(s, open)
-			if cl < 0 {
-				return "", nil, fmt.Errorf("%s: kernel %s: unbalanced parameter list", src.Name, name)
-			}
-			d := &kernelDef{name: name, template: strings.HasSuffix(strings.TrimSpace(s[:loc[0]]), ">")}
-			for _, ps := range splitTop(s[open+1 : cl]) {
-				am := reAttr.FindStringSubmatch(ps)
-				if am == nil {
-					return "", nil, fmt.Errorf("%s: kernel %s: parameter %q has no attribute", src.Name, name, strings.TrimSpace(ps))
-				}
-				p := param{attr: am[1], index: -1}
-				if am[2] != "" {
-					p.index, _ = strconv.Atoi(am[2])
-				}
-				p.ref = strings.Contains(ps[:strings.Index(ps, "[[")], "&")
-				d.params = append(d.params, p)
-			}
-			if _, dup := defs[name]; dup {
-				return "", nil, fmt.Errorf("%s: kernel %s defined twice", src.Name, name)
-			}
-			defs[name] = d
-			if !d.template {
-				entries = append(entries, entry{name: name, call: name, def: d})
-			}
-		}
-		// vector constructors first: the declarations rewritten next
-		// contain `float2 (&name)`, which is not a constructor
-		s = reVecCtor.ReplaceAllString(s, "__msl::make<$1>(")
-		s = rewriteThreadgroupDecls(s)
-		s = reAnyAttr.ReplaceAllStringFunc(s, blank)
-		fmt.Fprintf(&out, "#line 1 %q\n%s\n", src.Name, s)
-	}
-	for _, in := range insts {
-		call, def := "", (*kernelDef)(nil)
-		for name, d := range defs {
-			re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\s*<`)
-			if loc := re.FindStringIndex(in.body); loc != nil && d.template {
-				cl := matching(in.body, loc[1]-1)
-				if cl < 0 {
-					return "", nil, fmt.Errorf("%s: host_name %q: unbalanced template arguments", in.file, in.name)
-				}
-				call, def = in.body[loc[0]:cl+1], d
-			}
-		}
-		if def == nil {
-			return "", nil, fmt.Errorf("%s: host_name %q does not instantiate a known kernel template", in.file, in.name)
-		}
-		entries = append(entries, entry{name: in.name, call: call, def: def})
-	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	out.WriteString(tr.Body)
 	var names []string
 	out.WriteString("#line 1 \"msltest-trampolines.cpp\"\n")
-	for i, e := range entries {
-		if i > 0 && entries[i-1].name == e.name {
-			return "", nil, fmt.Errorf("kernel %s defined twice", e.name)
-		}
+	for i, e := range tr.Kernels {
 		var args []string
-		for _, p := range e.def.params {
+		for _, p := range e.Params {
 			a, err := paramExpr(p)
 			if err != nil {
-				return "", nil, fmt.Errorf("kernel %s: %w", e.name, err)
+				return "", nil, fmt.Errorf("kernel %s: %w", e.Name, err)
 			}
 			args = append(args, a)
 		}
 		fmt.Fprintf(&out, "static void __msl_k%d(const __msl_abi::Ctx* c, const __msl_abi::Ids* t) { (void)c; (void)t; %s(%s); }\n",
-			i, e.call, strings.Join(args, ", "))
-		names = append(names, e.name)
+			i, e.Call, strings.Join(args, ", "))
+		names = append(names, e.Name)
 	}
 	out.WriteString("extern \"C\" const __msl_abi::Entry msl_entries[] = {\n")
-	for i, e := range entries {
-		fmt.Fprintf(&out, "    {%q, __msl_k%d},\n", e.name, i)
+	for i, e := range tr.Kernels {
+		fmt.Fprintf(&out, "    {%q, __msl_k%d},\n", e.Name, i)
 	}
-	if len(entries) == 0 {
+	if len(tr.Kernels) == 0 {
 		out.WriteString("    {\"\", nullptr},\n")
 	}
-	fmt.Fprintf(&out, "};\nextern \"C\" const int msl_nentries = %d;\n", len(entries))
+	fmt.Fprintf(&out, "};\nextern \"C\" const int msl_nentries = %d;\n", len(tr.Kernels))
 	out.WriteString("extern \"C\" void msl_set_constants(const unsigned* v) {\n    (void)v;\n")
-	for _, c := range consts {
-		if c.index < 0 || c.index >= maxConstants {
-			return "", nil, fmt.Errorf("function constant %s: index %d out of range", c.name, c.index)
-		}
-		fmt.Fprintf(&out, "    %s = __msl::fc_cast<%s>(v[%d]);\n", c.name, c.typ, c.index)
+	for _, c := range tr.Constants {
+		fmt.Fprintf(&out, "    %s = __msl::fc_cast<%s>(v[%d]);\n", c.Name, c.Type, c.Index)
 	}
 	out.WriteString("}\n")
 	return out.String(), names, nil
@@ -257,19 +155,19 @@ func generate(srcs []Source) (string, []string, error) {
 
 const maxConstants = 64
 
-func paramExpr(p param) (string, error) {
+func paramExpr(p Param) (string, error) {
 	dim := func(f string) string { return fmt.Sprintf("__msl::Dim{t->%s[0], t->%s[1], t->%s[2]}", f, f, f) }
-	switch p.attr {
+	switch p.Attr {
 	case "buffer":
-		if p.index < 0 || p.index >= 16 {
-			return "", fmt.Errorf("buffer index %d out of range", p.index)
+		if p.Index < 0 || p.Index >= 16 {
+			return "", fmt.Errorf("buffer index %d out of range", p.Index)
 		}
-		if p.ref {
-			return fmt.Sprintf("__msl::Ref{c->bufs[%d]}", p.index), nil
+		if p.Ref {
+			return fmt.Sprintf("__msl::Ref{c->bufs[%d]}", p.Index), nil
 		}
-		return fmt.Sprintf("__msl::Ptr{c->bufs[%d]}", p.index), nil
+		return fmt.Sprintf("__msl::Ptr{c->bufs[%d]}", p.Index), nil
 	case "threadgroup":
-		if p.index != 0 {
+		if p.Index != 0 {
 			return "", fmt.Errorf("only [[threadgroup(0)]] is supported")
 		}
 		return "__msl::Ptr{t->tg_dyn}", nil
@@ -296,13 +194,13 @@ func paramExpr(p param) (string, error) {
 	case "threads_per_simdgroup", "thread_execution_width":
 		return "__msl::Dim{32, 0, 0}", nil
 	}
-	return "", fmt.Errorf("unsupported parameter attribute [[%s]]", p.attr)
+	return "", fmt.Errorf("unsupported parameter attribute [[%s]]", p.Attr)
 }
 
 // rewriteThreadgroupDecls turns `threadgroup T name[N];` declarations into
 // references to per-threadgroup storage, so all threads of a threadgroup
 // share them (a plain C++ local would be per thread).
-func rewriteThreadgroupDecls(s string) string {
+func rewriteThreadgroupDecls(s string, declare func(typ, name, dims string) string) string {
 	var b strings.Builder
 	last := 0
 	for _, loc := range reThreadgroup.FindAllStringIndex(s, -1) {
@@ -339,13 +237,7 @@ func rewriteThreadgroupDecls(s string) string {
 		if name == "" || typ == "" {
 			continue
 		}
-		var rep string
-		if dims == "" {
-			rep = fmt.Sprintf("threadgroup %s& %s = *(threadgroup %s*)__msl::msl_tg_alloc(sizeof(%s), alignof(%s));", typ, name, typ, typ, typ)
-		} else {
-			rep = fmt.Sprintf("threadgroup %s (&%s)%s = *(threadgroup %s(*)%s)__msl::msl_tg_alloc(sizeof(%s%s), alignof(%s%s));",
-				typ, name, dims, typ, dims, typ, dims, typ, dims)
-		}
+		rep := declare(typ, name, dims)
 		b.WriteString(s[last:loc[0]])
 		b.WriteString(keepLines(rep, s[loc[0]:i+1]))
 		last = i + 1

@@ -50,7 +50,7 @@ func TestMatrixGGMLKit(t *testing.T) {
 		ob := c.add(f32Bytes(filled(len(ids)*ldo, mxSentinel)), false)
 		c.bind(2, ob, 0)
 		c.out = int(ob)
-		c.d.P = [16]uint32{cols, uint32(len(ids)), ldo, 0}
+		c.d.P = plan.EmbedArgs{Dim: cols, N: len(ids), Ldo: ldo}.Dispatch().P
 		got := runOn(t, TestBackend(t), c)
 		for tk, id := range ids {
 			for i := 0; i < cols; i++ {
@@ -71,7 +71,7 @@ func TestMatrixGGMLKit(t *testing.T) {
 		c.out = int(ob)
 		c.noBind(3)
 		c.noBind(4)
-		c.d.P = [16]uint32{rows, cols, 1, cols, rows, rows}
+		c.d.P = plan.MatVecArgs{N: rows, K: cols, M: 1, Ldx: cols, Ldo: rows, Ldr: rows}.Dispatch().P
 		exact := make([]float64, rows)
 		for r := range exact {
 			for i := 0; i < cols; i++ {

@@ -1,11 +1,9 @@
 package msltest
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -13,7 +11,6 @@ import (
 // without the scale, in place and not; LayerNorm with and without w/b.
 func TestNormKernels(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	f := math.Float32bits
 	worst := 0.0
 	for _, c := range []struct{ dim, rows, inner, ldx, ldo int }{
 		{1, 1, 0, 1, 1},
@@ -32,7 +29,7 @@ func TestNormKernels(t *testing.T) {
 				if scaled {
 					wb = kitF32(w)
 				}
-				d := kitOp(plan.RMSNorm, ggml.F32, 3, uint32(c.dim), uint32(c.rows), uint32(c.ldx), uint32(c.ldo), f(1e-5), uint32(c.inner))
+				d := plan.RMSNormArgs{Dim: int(c.dim), Rows: int(c.rows), Ldx: int(c.ldx), Ldo: int(c.ldo), Eps: 1e-5, Inner: int(c.inner)}.Dispatch()
 				init := [][]byte{kitF32(x), wb, kitF32(kitNaNs((c.rows-1)/inner*c.ldo + (c.rows-1)%inner*c.dim + c.dim + 2))}
 				if alias {
 					// out is x's buffer, with x's strides
@@ -58,7 +55,7 @@ func TestNormKernels(t *testing.T) {
 			if wb {
 				w, b = kitF32(kitRand(r, c.dim, 1)), kitF32(kitRand(r, c.dim, 1))
 			}
-			d := kitOp(plan.LayerNorm, ggml.F32, 4, uint32(c.dim), uint32(c.rows), uint32(c.ldx), uint32(c.ldo), f(1e-5))
+			d := plan.LayerNormArgs{Dim: int(c.dim), Rows: int(c.rows), Ldx: int(c.ldx), Ldo: int(c.ldo), Eps: 1e-5}.Dispatch()
 			ref, got := kitRun(t, d, [][]byte{kitF32(x), w, b, kitF32(kitNaNs(c.rows * c.ldo))})
 			worst = max(worst, kitCompare(t, kitAsF32(ref[3]), kitAsF32(got[3]), 2e-5, "layer_norm"))
 		}

@@ -40,8 +40,7 @@ func TestRopeKernel(t *testing.T) {
 		if rd == 0 {
 			rd = c.hd
 		}
-		d := kitOp(plan.Rope, ggml.F32, 2, uint32(c.hd), uint32(c.nHead), uint32(c.m), uint32(c.ldx), uint32(c.pos0),
-			uint32(c.mode), uint32(c.ropeDim), uint32(c.flags), math.Float32bits(c.ms))
+		d := plan.RopeArgs{HeadDim: int(c.hd), NHead: int(c.nHead), M: int(c.m), Ldx: int(c.ldx), Pos0: int(c.pos0), Mode: uint32(c.mode), RopeDim: int(c.ropeDim), Flags: uint32(c.flags), MScale: c.ms}.Dispatch()
 		ref, got := kitRun(t, d, [][]byte{kitF32(x), kitF32(ropeFreqs(rd, 10000))})
 		worst = max(worst, kitCompare(t, kitAsF32(ref[0]), kitAsF32(got[0]), 2e-6, "rope"))
 	}
@@ -96,8 +95,7 @@ func TestRopeKVKernel(t *testing.T) {
 			if !c.noFreqs {
 				freqs = kitF32(ropeFreqs(rd, 500000))
 			}
-			d := kitOp(plan.RopeKV, ty, 4, uint32(c.hd), uint32(c.nHead), uint32(c.nKV), uint32(c.m), uint32(ld),
-				uint32(c.pos0), uint32(c.mode), uint32(c.ropeDim), uint32(hs), uint32(ps), uint32(ss), uint32(c.flags), 0)
+			d := plan.RopeKVArgs{Type: ty, HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldqkv: int(ld), Pos0: int(c.pos0), Mode: uint32(c.mode), RopeDim: int(c.ropeDim), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Flags: uint32(c.flags)}.Dispatch()
 			ref, got := kitRun(t, d, [][]byte{kitF32(qkv), freqs, kc, vc})
 			worst = max(worst, kitCompare(t, kitAsF32(ref[0]), kitAsF32(got[0]), 2e-6, "rope_kv qkv"))
 			if ty == ggml.F32 {

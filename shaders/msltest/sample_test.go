@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -23,10 +22,8 @@ type sampleParams struct {
 // same token; x must be left unchanged.
 func runSample(t *testing.T, x []float32, sp sampleParams, seed uint64, step int, what string) int32 {
 	t.Helper()
-	f := math.Float32bits
 	n := len(x)
-	d := kitOp(plan.Sample, ggml.F32, 4, uint32(n), uint32(sp.topK), f(sp.topP), f(sp.minP), f(sp.temp), f(sp.rep),
-		uint32(seed), uint32(seed>>32), uint32(len(sp.hist)), uint32(step), f(sp.pres), f(sp.freq))
+	d := plan.SampleArgs{N: int(n), TopK: int(sp.topK), TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep, Seed: seed, HistLen: len(sp.hist), Step: int(step), Presence: sp.pres, Frequency: sp.freq}.Dispatch()
 	var hist []byte
 	if sp.hist != nil {
 		hist = kitI32(sp.hist)
@@ -114,4 +111,38 @@ func TestSampleDegenerate(t *testing.T) {
 	} {
 		runSample(t, x, sampleParams{temp: 1, topP: 0.9}, 42, 0, "degenerate")
 	}
+}
+
+// sampleBoth returns the CPU's and the backend's tokens for one draw.
+func sampleBoth(t *testing.T, x []float32, sp sampleParams, seed uint64, step int) (want, have int32) {
+	t.Helper()
+	n := len(x)
+	d := plan.SampleArgs{N: n, TopK: int(sp.topK), TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep, Seed: seed, HistLen: len(sp.hist), Step: step, Presence: sp.pres, Frequency: sp.freq}.Dispatch()
+	ref, got := kitRun(t, d, [][]byte{kitF32(x), kitI32([]int32{-1}), nil, kitF32(kitNaNs(2 * n))})
+	return kitAsI32(ref[1])[0], kitAsI32(got[1])[0]
+}
+
+// TestSamplePlateauCut: a run of more than a window of equal logits (the
+// sampler's tie path) cut by top-k, top-p or min-p, over many seeds; every
+// draw that differs from the CPU's is logged before the test fails.
+func TestSamplePlateauCut(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	x := make([]float32, 5000)
+	for i := 0; i < 20; i++ {
+		x[r.IntN(len(x))] = float32(r.Float64() * 2)
+	}
+	bad, draws := 0, 0
+	for pi, sp := range []sampleParams{{temp: 1}, {temp: 0.8, topP: 0.9}, {temp: 0.8, topP: 0.5}, {temp: 1, topP: 0.99},
+		{temp: 1.1, minP: 0.05}, {temp: 1, topK: 3000}, {temp: 1, topK: 40}} {
+		for s := 0; s < 8; s++ {
+			seed := r.Uint64()
+			want, have := sampleBoth(t, x, sp, seed, s)
+			draws++
+			if want != have {
+				bad++
+				t.Logf("params %d %+v seed %d step %d: cpu %d, %s %d", pi, sp, seed, s, want, TestBackend(t).Name(), have)
+			}
+		}
+	}
+	require.Zero(t, bad, "%d of %d draws differ", bad, draws)
 }

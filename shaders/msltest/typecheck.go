@@ -28,7 +28,7 @@ func TypeCheck(srcs []Source) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	for _, name := range []string{"msl.h", "abi.h"} {
+	for _, name := range []string{"msl.h", "msl_core.h", "abi.h"} {
 		b, _ := cxx.ReadFile("cxx/" + name)
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err

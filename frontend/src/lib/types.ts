@@ -95,3 +95,12 @@ export interface SettingsData {
   forceCPU: boolean
   speedProbe?: SpeedProbe
 }
+
+// internal/version.Info (About.Info).
+export interface VersionInfo { version: string; commit: string; date: string; go: string; platform: string; backends: string[] }
+
+// app.UpdateState / update.Release (Updates.State) and app.CommandStatus.
+export interface ReleaseAsset { name: string; url: string; size: number }
+export interface Release { version: string; name: string; notes: string; page: string; assets: ReleaseAsset[] }
+export interface UpdateState { current: string; asked: boolean; enabled: boolean; lastCheck: number; available?: Release; error?: string }
+export interface CommandStatus { onPath: boolean; path: string; error?: string }

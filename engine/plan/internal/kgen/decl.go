@@ -122,6 +122,17 @@ func productParams(extra ...Param) []Param {
 	return append(p, extra...)
 }
 
+// ropeChecks are the rotation checks of Rope and RopeKV (both have
+// HeadDim, Mode and RotDims).
+func ropeChecks() []Check {
+	return []Check{
+		{Fail: "a.HeadDim == 0", Msg: "head size 0"},
+		{Fail: "a.RotDims() > a.HeadDim || a.RotDims()%2 != 0",
+			Msg: "rope dims %d must be even and at most the head size %d", Args: "a.RotDims(), a.HeadDim"},
+		{Fail: "a.Mode != RopeNormal && a.Mode != RopeNeoX", Msg: "unknown rope mode %d", Args: "a.Mode"},
+	}
+}
+
 var rowsNM = [3]string{"a.N", "a.M", "1"}
 
 // elementwise are the two-binding row kernels (x -> out, m rows of n).
@@ -238,6 +249,9 @@ var Kernels = []Kernel{
 			{Name: "Mode", Kind: Bits, Doc: "RopeNormal or RopeNeoX"}, {Name: "RopeDim", Doc: "rotated dims (0 means headDim)"},
 			{Name: "Flags", Kind: Bits, Doc: "FlagPerSeqRows"}, {Name: "MScale", Kind: F32v, Doc: "0 means 1"}},
 		Grid: [3]string{"a.M", "a.NHead", "1"},
+		Checks: append(ropeChecks(),
+			Check{Fail: "a.M > 1 && a.Ldx < mul(a.NHead, a.HeadDim)",
+				Msg: "row stride %d smaller than %d heads of %d", Args: "a.Ldx, a.NHead, a.HeadDim"}),
 	},
 	{Name: "RopeKV", Fn: "rope_kv", Typed: true,
 		Doc: "For m rows of a fused QKV buffer (Q: nHead heads at column 0, K: nKV heads after Q, V: nKV heads after K), rotate Q in place and rotate K (as Rope; freqs NoBuf = no rotation), then store K and V for each row into the caches (Type f16 or f32). The rotated K is also written back into the qkv row. Cache element (seq s, kv head h, position p, dim i) is at s*seqStride + h*headStride + p*posStride + i. Rows are consecutive positions pos0+t of sequence 0, or, with FlagPerSeqRows, sequence t at position pos0.",
@@ -251,6 +265,9 @@ var Kernels = []Kernel{
 			{Name: "Pos0", Patch: true}, {Name: "Mode", Kind: Bits}, {Name: "RopeDim"}, {Name: "HeadStride"}, {Name: "PosStride"},
 			{Name: "SeqStride"}, {Name: "Flags", Kind: Bits}, {Name: "MScale", Kind: F32v}},
 		Grid: [3]string{"a.M", "1", "1"},
+		Checks: append(ropeChecks(),
+			Check{Fail: "a.M > 1 && a.Ldqkv < mul(a.NHead+2*a.NKV, a.HeadDim)",
+				Msg: "row stride %d smaller than %d heads of %d", Args: "a.Ldqkv, a.NHead+2*a.NKV, a.HeadDim"}),
 	},
 	{Name: "Attention", Fn: "attention", Typed: true,
 		Doc: "out[t, h] = softmax(scale·q[t,h]·K[kvh]ᵀ (+ causal mask))·V[kvh] with kvh = h / (nHead/nKV). Keys 0..kvLen-1 are visible; with FlagCausal query t at position pos0+t sees keys ≤ pos0+t. With FlagPerSeqRows, query row t belongs to sequence t (beams) at position pos0. K/V layout as RopeKV's caches (f32 projections work too: headStride hd, posStride = row stride). If probs is bound, the softmax probabilities are written to probs[h, t, j] with row stride ldp (the cross-attention weights used for word timestamps); masked keys get probability 0, and a query that sees no key gets a zero output.",
@@ -266,6 +283,16 @@ var Kernels = []Kernel{
 			{Name: "Scale", Kind: F32v}, {Name: "HeadStride"}, {Name: "PosStride"}, {Name: "SeqStride"},
 			{Name: "Ldp", Doc: "row stride of probs"}},
 		Grid: [3]string{"a.NHead", "a.M", "1"},
+		// An empty dispatch (no rows or no heads) is valid whatever its
+		// other fields say: builders leave them zero.
+		Checks: []Check{
+			{Fail: "a.M > 0 && a.NHead > 0 && (a.HeadDim == 0 || a.NKV == 0 || a.NHead%a.NKV != 0)",
+				Msg: "%d query heads cannot share %d KV heads (head size %d)", Args: "a.NHead, a.NKV, a.HeadDim"},
+			{Fail: "a.M > 1 && (a.Ldq < mul(a.NHead, a.HeadDim) || a.Ldo < mul(a.NHead, a.HeadDim))",
+				Msg: "row strides (%d, %d) smaller than %d heads of %d", Args: "a.Ldq, a.Ldo, a.NHead, a.HeadDim"},
+			{Fail: "a.M > 0 && a.NHead > 0 && a.Probs.Buf != NoBuf && a.Ldp < a.KVLen",
+				Msg: "probs row stride %d smaller than kvLen %d", Args: "a.Ldp, a.KVLen"},
+		},
 	},
 	elementwise("Softmax", "softmax", "Softmax over m rows of n, with the input scaled first.", Param{Name: "Scale", Kind: F32v}),
 	{Name: "Conv1D", Fn: "conv1d", Typed: true,
@@ -288,6 +315,10 @@ var Kernels = []Kernel{
 		},
 		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Ldx"}},
 		Grid:   [3]string{"a.M", "1", "1"},
+		Checks: []Check{
+			{Fail: "a.M > 0 && a.N == 0", Msg: "empty rows (n 0)"},
+			{Fail: "a.M > 1 && a.Ldx < a.N", Msg: "row stride %d smaller than n %d", Args: "a.Ldx, a.N"},
+		},
 	},
 	{Name: "Sample", Fn: "sample",
 		Doc: "Draws one token from logits x[0..n-1]: (1) penalties over the last histLen ids of hist: repetition (a logit l of a seen token becomes l/r if l > 0 else l*r), then presence and frequency (l -= presence + count*frequency); (2) temperature; temp <= 0 means argmax (ties to the lowest index); (3) top-k (0 = off), then softmax, top-p (1 = off) keeping the smallest prefix (by descending probability, ties by index) whose mass reaches p, then min-p (0 = off) relative to the top token; (4) u = Uniform(seed, step); the token is the first in that order whose cumulative renormalised mass exceeds u. The history is hist[0:histLen] (ids outside [0, n) are ignored); NaN logits count as −Inf; \"descending probability\" is descending scaled logit with ties to the lower id.",

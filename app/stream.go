@@ -1,0 +1,174 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/harkapp/hark/engine/runtime"
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+// liveStream is one dictation's streaming transcription: the recorder
+// feeds it the samples as they arrive (pre-roll included), it shows the
+// committed and tentative text as the speaker goes on, and at release it
+// decodes only the uncommitted tail, so the final text costs the same
+// however long the dictation was. It holds the speech model from the
+// moment it gets it until it finishes.
+type liveStream struct {
+	mu      sync.Mutex
+	pend    []float32
+	ended   bool
+	started bool
+	wake    chan struct{}
+	done    chan struct{}
+	res     *whisper.Result
+	err     error
+	// stopStep cancels a decode step in flight at release: the tail decode
+	// covers its audio anyway.
+	stopStep context.CancelFunc
+	cancel   context.CancelFunc // ends the wait for the model
+}
+
+// errNotStreamed: the stream never got the model (a file job held it).
+var errNotStreamed = errors.New("the live stream did not start")
+
+// startLiveStream starts a streaming transcription with the settings'
+// speech model and language; its text goes out as "dictation:partial"
+// events ({text, committed, tentative}).
+func (a *App) startLiveStream() *liveStream {
+	ctx, cancel := context.WithCancel(context.Background())
+	stepCtx, stopStep := context.WithCancel(ctx)
+	l := &liveStream{wake: make(chan struct{}, 1), done: make(chan struct{}), stopStep: stopStep, cancel: cancel}
+	show := func(committed, tentative string) {
+		a.emit.Emit("dictation:partial", map[string]string{
+			"text": strings.TrimSpace(committed + tentative), "committed": committed, "tentative": tentative})
+	}
+	go func() {
+		defer close(l.done)
+		defer cancel()
+		l.err = a.runLiveStream(ctx, stepCtx, l, show)
+	}()
+	return l
+}
+
+func (a *App) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show func(committed, tentative string)) error {
+	path, _, err := a.Models.resolveSpeech("")
+	if err != nil {
+		return err
+	}
+	set, err := a.Settings.Get()
+	if err != nil {
+		return err
+	}
+	return a.withSpeech(ctx, path, runtime.Dictation, func(m *runtime.SpeechModel) error {
+		l.mu.Lock()
+		if l.ended {
+			l.mu.Unlock()
+			return errNotStreamed // released before the model was free
+		}
+		l.started = true
+		l.mu.Unlock()
+		sm := whisper.NewStreamModel(m.File, m.Model)
+		if set.Language != "auto" {
+			sm.Options.Language = set.Language
+		}
+		var committed, tentative string
+		st := whisper.NewStreamer(sm, whisper.StreamConfig{}, func(e whisper.StreamEvent) {
+			if e.Type == whisper.EventCommitted {
+				committed += e.Text
+			} else {
+				tentative = e.Text
+			}
+			show(committed, tentative)
+		})
+		for {
+			select {
+			case <-l.wake:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			l.mu.Lock()
+			x, ended := l.pend, l.ended
+			l.pend = nil
+			l.mu.Unlock()
+			if len(x) > 0 {
+				if err := st.Write(stepCtx, x); err != nil && stepCtx.Err() == nil {
+					return err
+				}
+			}
+			if ended {
+				res, err := st.Finish(ctx)
+				l.res = res
+				return err
+			}
+		}
+	})
+}
+
+// feed adds captured samples (called from the capture goroutine: never
+// blocks on the decoder).
+func (l *liveStream) feed(x []float32) {
+	l.mu.Lock()
+	l.pend = append(l.pend, x...)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// finish ends the audio and returns the streamed transcript (the tail
+// decoded), or errNotStreamed at once when the stream never started.
+func (l *liveStream) finish() (*whisper.Result, error) {
+	l.mu.Lock()
+	l.ended = true
+	started := l.started
+	l.mu.Unlock()
+	l.stopStep()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	if !started {
+		l.cancel() // the goroutine stops waiting (or sees ended) and gives up
+		return nil, errNotStreamed
+	}
+	<-l.done
+	return l.res, l.err
+}
+
+// previewer is a Recorder that can stream its recording as it goes.
+type previewer interface {
+	SetLive(func() *liveStream)
+}
+
+// livePreview lets a recorder stream its recordings through the shared
+// speech model.
+func (a *App) livePreview(r Recorder) {
+	if p, ok := r.(previewer); ok {
+		p.SetLive(a.startLiveStream)
+	}
+}
+
+// streamedRecorder is a Recorder whose last recording was transcribed as
+// it went.
+type streamedRecorder interface {
+	Streamed() *whisper.Result
+}
+
+// finishDictation stores the dictation's text: the live stream's final
+// transcript when the recorder streamed it, else one transcription of the
+// samples (the stream never got the model, failed, or heard nothing).
+func (a *App) finishDictation(ctx context.Context, id int64, rec Recorder, r Recording) (Item, error) {
+	if s, ok := rec.(streamedRecorder); ok {
+		if res := s.Streamed(); res != nil && res.Text != "" {
+			_, name, err := a.Models.resolveSpeech("")
+			if err == nil {
+				return a.storeTranscript(id, res, name)
+			}
+		}
+	}
+	return a.transcribeItem(ctx, id, "", r.Samples, dictationBeams, runtime.Dictation, nil)
+}

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/runtime"
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+type streamFlags struct {
+	model    string
+	json     bool
+	speed    float64
+	language string
+	prompt   string
+	threads  int
+}
+
+func newStreamCmd() *cobra.Command {
+	var fl streamFlags
+	cmd := &cobra.Command{
+		Use:   "stream --model PATH [--json] [--speed N] FILE|-",
+		Short: "Transcribe audio as it plays, printing text as it is committed",
+		Long: `Play a file (or raw signed 16-bit little-endian 16 kHz mono PCM on stdin,
+"-") in real time through the streaming transcriber and print the text as it
+is committed, one segment a line, ending with the whole transcript.
+
+With --json every event is a JSON object on its own line:
+  {"type": "committed"|"tentative"|"final", "text": ..., "audio_start": s,
+   "audio_end": s, "wall": s}
+A committed event carries only the newly committed text (never changed
+later), a tentative one the whole uncommitted tail, the final one the whole
+transcript; audio_end is the end of the audio the text covers and wall the
+seconds since playback started, so wall - audio_end is the lag.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runStream(cmd, fl, args[0])
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&fl.model, "model", "", "Whisper model: a whisper.cpp .bin file or the name of a model in the models folder")
+	f.BoolVar(&fl.json, "json", false, "print every event as a JSON line")
+	f.Float64Var(&fl.speed, "speed", 1, "playback speed (1 = real time, 4 = four times faster)")
+	f.StringVar(&fl.language, "language", "", "spoken language code (multilingual models; English when empty)")
+	f.StringVar(&fl.prompt, "prompt", "", "custom vocabulary the decoder is prompted with")
+	f.IntVar(&fl.threads, "threads", 0, "worker threads (0 = all cores)")
+	addBackendFlag(cmd)
+	return cmd
+}
+
+// streamChunk is how much audio playback hands over at a time: 100 ms.
+const streamChunk = whisper.SampleRate / 10
+
+func runStream(cmd *cobra.Command, fl streamFlags, src string) error {
+	if fl.model == "" {
+		return errors.New("no model: pass --model with a whisper.cpp .bin file or a model's name")
+	}
+	if !(fl.speed > 0 && fl.speed <= 1000) {
+		return fmt.Errorf("--speed %g is outside (0, 1000]", fl.speed)
+	}
+	var read func([]float32) (int, error)
+	if src == "-" {
+		read = pcmReader(bufio.NewReader(cmd.InOrStdin()))
+	} else {
+		s, err := audio.Open16k(src)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		read = s.Read
+	}
+	path, err := resolveModel(cmd, fl.model)
+	if err != nil {
+		return err
+	}
+	rt, err := newRuntime(cmd, runtime.Options{Threads: fl.threads, WhisperBeams: 1})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	held, err := rt.Speech(cmd.Context(), path, runtime.Interactive)
+	if err != nil {
+		return err
+	}
+	defer held.Release()
+	mf := held.File
+	sm := whisper.NewStreamModel(mf, held.Model)
+	sm.Options.Language = fl.language
+	if p := strings.TrimSpace(fl.prompt); p != "" {
+		sm.Options.InitialPrompt = mf.Vocab.Encode(" " + p)
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	start := time.Now()
+	emit := func(e whisper.StreamEvent) {
+		if fl.json {
+			enc.Encode(whisper.WallEvent{StreamEvent: e, Wall: time.Since(start).Seconds()})
+		} else if e.Type == whisper.EventCommitted {
+			fmt.Fprintln(out, strings.TrimSpace(e.Text))
+		} else {
+			return
+		}
+		out.Flush()
+	}
+	st := whisper.NewStreamer(sm, whisper.StreamConfig{}, emit)
+	in := make(chan []float32, 1024)
+	playErr := make(chan error, 1)
+	go func() { playErr <- play(ctx, read, fl.speed, start, in) }()
+	res, err := st.Run(ctx, in)
+	if err != nil {
+		return err
+	}
+	if err := <-playErr; err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	if fl.json {
+		emit(whisper.StreamEvent{Type: whisper.EventFinal, Text: res.Text, AudioEnd: res.Duration})
+	} else {
+		fmt.Fprintln(out, res.Text)
+	}
+	return nil
+}
+
+// play sends audio in 100-ms chunks at speed times real time from start,
+// closing out at the end.
+func play(ctx context.Context, read func([]float32) (int, error), speed float64, start time.Time, out chan<- []float32) error {
+	defer close(out)
+	sent := 0
+	for {
+		buf := make([]float32, streamChunk)
+		n, err := fill(read, buf)
+		if n > 0 {
+			sent += n
+			due := start.Add(time.Duration(float64(sent) / whisper.SampleRate / speed * float64(time.Second)))
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Until(due)):
+			}
+			out <- buf[:n]
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// fill reads until buf is full, the end (io.EOF, with what was read) or
+// an error; a source stuck returning nothing is an error.
+func fill(read func([]float32) (int, error), buf []float32) (int, error) {
+	n, empty := 0, 0
+	for n < len(buf) {
+		k, err := read(buf[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+		if k == 0 {
+			if empty++; empty > 1000 {
+				return n, errors.New("the audio decoder returns no samples")
+			}
+		}
+	}
+	return n, nil
+}
+
+// pcmReader reads s16le mono samples.
+func pcmReader(r *bufio.Reader) func([]float32) (int, error) {
+	return func(p []float32) (int, error) {
+		var b [2]byte
+		for i := range p {
+			if _, err := io.ReadFull(r, b[:]); err != nil {
+				if i > 0 && err == io.EOF {
+					return i, nil
+				}
+				if err == io.ErrUnexpectedEOF {
+					err = errors.New("the PCM stream ends in the middle of a sample")
+				}
+				return i, err
+			}
+			p[i] = float32(int16(binary.LittleEndian.Uint16(b[:]))) / 32768
+		}
+		return len(p), nil
+	}
+}

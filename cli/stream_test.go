@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// hark stream --json plays a clip and reports committed and tentative
+// events with wall times; the committed texts add up to the final one.
+// From stdin it reads s16le PCM, prints committed lines and the whole
+// transcript last; a PCM stream cut mid-sample is an error.
+func TestStreamCommand(t *testing.T) {
+	model := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin")
+	clip := shared.Path(t, "audio", "librispeech-1089-134691-0000.wav")
+	out, _, err := runHark(t, "stream", "--model", model, "--json", "--speed", "2", clip)
+	require.NoError(t, err)
+	var evs []whisper.WallEvent
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e whisper.WallEvent
+		require.NoError(t, json.Unmarshal([]byte(line), &e), line)
+		evs = append(evs, e)
+	}
+	require.NotEmpty(t, evs)
+	last := evs[len(evs)-1]
+	require.Equal(t, whisper.EventFinal, last.Type)
+	require.NotEmpty(t, last.Text)
+	require.InDelta(t, 2.1, last.AudioEnd, 0.1)
+	var committed strings.Builder
+	wall := 0.0
+	for _, e := range evs[:len(evs)-1] {
+		require.Contains(t, []string{whisper.EventCommitted, whisper.EventTentative}, e.Type)
+		require.GreaterOrEqual(t, e.Wall, wall)
+		wall = e.Wall
+		if e.Type == whisper.EventCommitted {
+			committed.WriteString(e.Text)
+		}
+	}
+	require.Equal(t, last.Text, strings.TrimSpace(committed.String()))
+
+	x, err := audio.Load16k(clip)
+	require.NoError(t, err)
+	pcm := make([]byte, 2*len(x))
+	for i, v := range x {
+		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(int16(max(-1, min(1, v))*32767)))
+	}
+	out, _, err = runHarkStdin(t, string(pcm), "stream", "--model", model, "--speed", "50", "-")
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.NotEmpty(t, lines[len(lines)-1])
+	require.Equal(t, lines[len(lines)-1], strings.Join(lines[:len(lines)-1], " "), "the committed lines, then the whole transcript")
+
+	_, _, err = runHarkStdin(t, string(pcm[:3201]), "stream", "--model", model, "--speed", "50", "-")
+	require.ErrorContains(t, err, "middle of a sample")
+	_, _, err = runHark(t, "stream", "--model", model, "--speed", "0", clip)
+	require.ErrorContains(t, err, "--speed")
+}

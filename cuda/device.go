@@ -1,0 +1,304 @@
+// Package cuda is Hark's CUDA backend: a purego host over the CUDA driver
+// API (libcuda.so.1; no cgo, no toolkit at run time) that runs the
+// engine's plans with Hark's Metal kernels, translated to CUDA C++ and
+// compiled to PTX ahead of time (cuda/gen; see README.md).
+package cuda
+
+//go:generate go run ./gen
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/harkapp/hark/shaders"
+)
+
+//go:embed kernels.ptx
+var kernelsPTX string
+
+// cubin/ holds machine code made from kernels.ptx by ptxas on a GPU machine
+// (bench/cuda/run.sh) for sm_80, sm_86, sm_89 and sm_90, and SOURCE, the
+// SHA-256 of the kernels.ptx they were made from: a GPU with one of those
+// compute capabilities loads its cubin when SOURCE matches, any other (and
+// any after a PTX change not yet rebuilt) JIT-compiles the PTX.
+//
+//go:embed cubin
+var cubins embed.FS
+
+// ptxHash is the SHA-256 of the embedded PTX.
+func ptxHash() string {
+	h := sha256.Sum256([]byte(kernelsPTX))
+	return hex.EncodeToString(h[:])
+}
+
+// cubinFor returns the cubin for compute capability cc, or nil.
+func cubinFor(cc int) []byte {
+	src, err := cubins.ReadFile("cubin/SOURCE")
+	if err != nil || strings.TrimSpace(string(src)) != ptxHash() {
+		return nil
+	}
+	b, err := cubins.ReadFile(fmt.Sprintf("cubin/sm_%d.cubin", cc))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// MinCompute is the oldest compute capability the PTX targets (7.5).
+const MinCompute = 75
+
+// Options configure a backend.
+type Options struct {
+	// Device is the GPU ordinal (--gpu).
+	Device int
+	// Poison fills Scratch buffers at load and per-dispatch scratch before
+	// every dispatch with 0xFF bytes (NaN as f32, -1 as int), so a kernel
+	// reading scratch it did not write shows up ($HARK_CUDA_POISON=1 in
+	// tests).
+	Poison bool
+	// PermuteSeed, when not zero, runs the blocks of every launch in a
+	// permuted order (logical threadgroup (a*b + c) % n for random a
+	// coprime with n, and c), to expose kernels that depend on the order
+	// threadgroups run in ($HARK_CUDA_PERMUTE in tests).
+	PermuteSeed uint64
+}
+
+// Info describes the GPU.
+type Info struct {
+	Ordinal       int
+	Name          string
+	Compute       int // major*10 + minor
+	Memory        uint64
+	FreeMemory    uint64
+	SMs           int
+	MaxThreads    int
+	MaxShared     int // bytes of shared memory a block may use without opting in
+	Driver        int // cuDriverGetVersion (e.g. 13000)
+	ModuleFromJIT bool
+}
+
+func (in Info) String() string {
+	from := "cubin"
+	if in.ModuleFromJIT {
+		from = "PTX JIT"
+	}
+	return fmt.Sprintf("%s (sm_%d, %d SMs, %.1f GiB, driver %d.%d, kernels from %s)", in.Name, in.Compute, in.SMs,
+		float64(in.Memory)/(1<<30), in.Driver/1000, in.Driver%1000/10, from)
+}
+
+// device is one GPU's primary context with the kernel module loaded and
+// one stream. Every driver call runs on a locked OS thread with the
+// context current (do).
+type device struct {
+	d      *driver
+	ord    int32
+	ctx    uintptr
+	mod    uintptr
+	stream uintptr
+	info   Info
+	mu     sync.Mutex // serialises use of the stream and the constant globals
+	funcs  map[string]*kernelFunc
+	consts map[int]constGlobal
+}
+
+type kernelFunc struct {
+	h          uintptr
+	maxThreads uint32
+	static     uint32 // static shared memory bytes
+	dynSet     uint32 // dynamic shared memory the function is allowed (after opt-in)
+}
+
+type constGlobal struct {
+	ptr   dptr
+	size  int
+	name  string
+	float bool
+}
+
+// funcConst describes one function constant (kernels_gen.go).
+type funcConst struct {
+	name  string
+	index int
+	size  int
+	float bool
+}
+
+// do runs f with the device's context current on a locked thread.
+func (v *device) do(f func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := v.d.err("cuCtxSetCurrent", v.d.cuCtxSetCurrent(v.ctx)); err != nil {
+		return err
+	}
+	return f()
+}
+
+// openDevice retains the primary context of GPU ordinal and loads the
+// kernels.
+func openDevice(ordinal int) (*device, error) {
+	d, err := loadDriver()
+	if err != nil {
+		return nil, err
+	}
+	var n int32
+	if err := d.err("cuDeviceGetCount", d.cuDeviceGetCount(&n)); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: the driver reports no GPU", ErrUnavailable)
+	}
+	if ordinal < 0 || ordinal >= int(n) {
+		return nil, fmt.Errorf("cuda: no GPU %d (%d present: --gpu 0..%d)", ordinal, n, n-1)
+	}
+	v := &device{d: d, funcs: map[string]*kernelFunc{}, consts: map[int]constGlobal{}}
+	if err := d.err("cuDeviceGet", d.cuDeviceGet(&v.ord, int32(ordinal))); err != nil {
+		return nil, err
+	}
+	in := Info{Ordinal: ordinal}
+	var name [256]byte
+	if err := d.err("cuDeviceGetName", d.cuDeviceGetName(&name[0], int32(len(name)), v.ord)); err != nil {
+		return nil, err
+	}
+	in.Name = cString(&name[0])
+	attr := func(a int32) int {
+		var x int32
+		d.cuDeviceGetAttribute(&x, a, v.ord)
+		return int(x)
+	}
+	in.Compute = attr(attrComputeMajor)*10 + attr(attrComputeMinor)
+	in.SMs = attr(attrMultiprocessors)
+	in.MaxThreads = attr(attrMaxThreadsPerBlock)
+	in.MaxShared = attr(attrMaxSharedPerBlock)
+	var ver int32
+	d.cuDriverGetVersion(&ver)
+	in.Driver = int(ver)
+	d.cuDeviceTotalMem(&in.Memory, v.ord)
+	if w := attr(attrWarpSize); w != 32 {
+		return nil, fmt.Errorf("cuda: %s has warps of %d threads; the kernels need 32", in.Name, w)
+	}
+	if in.Compute < MinCompute {
+		return nil, fmt.Errorf("cuda: %s is compute capability %d.%d; Hark's kernels need %d.%d or newer",
+			in.Name, in.Compute/10, in.Compute%10, MinCompute/10, MinCompute%10)
+	}
+	if err := d.err("cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain(&v.ctx, v.ord)); err != nil {
+		return nil, err
+	}
+	err = v.do(func() error {
+		var total uint64
+		d.cuMemGetInfo(&in.FreeMemory, &total)
+		if err := v.loadModule(&in); err != nil {
+			return err
+		}
+		return d.err("cuStreamCreate", d.cuStreamCreate(&v.stream, streamNonBlocking))
+	})
+	v.info = in
+	if err != nil {
+		v.close()
+		return nil, err
+	}
+	return v, nil
+}
+
+// loadModule loads the PTX (the driver compiles it for this GPU and caches
+// the result in its compute cache) and finds every function constant.
+func (v *device) loadModule(in *Info) error {
+	d := v.d
+	img := cubinFor(in.Compute)
+	in.ModuleFromJIT = img == nil || os.Getenv("HARK_CUDA_JIT") == "1"
+	if in.ModuleFromJIT {
+		img = append([]byte(kernelsPTX), 0)
+	}
+	if f := os.Getenv("HARK_CUDA_PTX"); f != "" { // a test variant of the kernels
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("cuda: $HARK_CUDA_PTX: %w", err)
+		}
+		img, in.ModuleFromJIT = append(b, 0), true
+	}
+	var errLog [16 << 10]byte
+	opts := []int32{jitErrorLogBuffer, jitErrorLogBufferSize}
+	vals := []uintptr{uintptr(unsafe.Pointer(&errLog[0])), uintptr(len(errLog))}
+	r := d.cuModuleLoadDataEx(&v.mod, unsafe.Pointer(&img[0]), uint32(len(opts)), &opts[0], &vals[0])
+	runtime.KeepAlive(img)
+	if r != 0 {
+		return fmt.Errorf("cuda: loading the kernels (PTX JIT %v): %w: %s", in.ModuleFromJIT, d.err("cuModuleLoadDataEx", r), strings.TrimSpace(cString(&errLog[0])))
+	}
+	for _, c := range funcConsts {
+		var p dptr
+		var size uint64
+		if err := d.err("cuModuleGetGlobal("+c.name+")", d.cuModuleGetGlobal(&p, &size, v.mod, c.name)); err != nil {
+			return err
+		}
+		if int(size) != c.size {
+			return fmt.Errorf("cuda: function constant %s is %d bytes in the module, %d in the table", c.name, size, c.size)
+		}
+		if _, dup := v.consts[c.index]; dup {
+			return fmt.Errorf("cuda: two function constants with index %d", c.index)
+		}
+		v.consts[c.index] = constGlobal{ptr: p, size: c.size, name: c.name, float: c.float}
+	}
+	return nil
+}
+
+// function returns the entry point of MSL function name (cached), with
+// its limits.
+func (v *device) function(name string) (*kernelFunc, error) {
+	if f, ok := v.funcs[name]; ok {
+		return f, nil
+	}
+	d := v.d
+	f := &kernelFunc{}
+	if err := d.err("cuModuleGetFunction("+entryPrefix+name+")", d.cuModuleGetFunction(&f.h, v.mod, entryPrefix+name)); err != nil {
+		return nil, err
+	}
+	var x int32
+	d.cuFuncGetAttribute(&x, funcAttrMaxThreadsPerBlock, f.h)
+	f.maxThreads = uint32(x)
+	d.cuFuncGetAttribute(&x, funcAttrSharedSizeBytes, f.h)
+	f.static = uint32(x)
+	f.dynSet = uint32(max(v.info.MaxShared-int(f.static), 0))
+	v.funcs[name] = f
+	return f, nil
+}
+
+func (v *device) close() {
+	if v.ctx == 0 {
+		return
+	}
+	v.do(func() error {
+		if v.stream != 0 {
+			v.d.cuStreamDestroy(v.stream)
+		}
+		if v.mod != 0 {
+			v.d.cuModuleUnload(v.mod)
+		}
+		return nil
+	})
+	v.d.cuDevicePrimaryCtxRelease(v.ord)
+	v.ctx = 0
+}
+
+// Tuning is the kernel tuning used on NVIDIA GPUs: the default (32-wide
+// SIMD-groups, up to 1024 threads per threadgroup), not tuned yet (part 2).
+func Tuning() shaders.Tuning { return shaders.Default }
+
+// envOptions reads the test switches: $HARK_CUDA_POISON=1 and
+// $HARK_CUDA_PERMUTE=<seed>.
+func envOptions(o Options) Options {
+	if os.Getenv("HARK_CUDA_POISON") == "1" {
+		o.Poison = true
+	}
+	if s := os.Getenv("HARK_CUDA_PERMUTE"); s != "" && o.PermuteSeed == 0 {
+		var seed uint64
+		fmt.Sscan(s, &seed)
+		o.PermuteSeed = seed
+	}
+	return o
+}

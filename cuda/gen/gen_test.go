@@ -1,0 +1,53 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/shaders/msltest"
+)
+
+func msltestParam(attr string, index int) msltest.Param {
+	return msltest.Param{Attr: attr, Index: index}
+}
+
+// TestGenerated regenerates the CUDA translation and its PTX from the
+// .metal sources and requires the checked-in cuda/kernels.ptx and
+// cuda/kernels_gen.go to be byte for byte what it makes: a kernel edit
+// without `go generate ./cuda` fails here. Needs clang (CI installs it);
+// ~30-60 s on the 2-core dev machine.
+func TestGenerated(t *testing.T) {
+	root := repoRoot()
+	unit, table, err := Generate(root)
+	require.NoError(t, err)
+	ptx, err := Compile(root, unit)
+	require.NoError(t, err)
+	wantTable, err := os.ReadFile(filepath.Join(root, "cuda", "kernels_gen.go"))
+	require.NoError(t, err)
+	require.Equal(t, string(wantTable), string(table), "cuda/kernels_gen.go is stale: run go generate ./cuda")
+	wantPTX, err := os.ReadFile(filepath.Join(root, "cuda", "kernels.ptx"))
+	require.NoError(t, err)
+	if string(wantPTX) != string(ptx) {
+		t.Fatalf("cuda/kernels.ptx is stale (or another clang made it: %d bytes checked in, %d made): run go generate ./cuda", len(wantPTX), len(ptx))
+	}
+}
+
+// Every kernel parameter attribute the executor accepts has a CUDA form.
+func TestParamForms(t *testing.T) {
+	for _, a := range []string{"thread_position_in_grid", "thread_position_in_threadgroup", "threadgroup_position_in_grid",
+		"threads_per_threadgroup", "threadgroups_per_grid", "threads_per_grid", "thread_index_in_threadgroup",
+		"thread_index_in_simdgroup", "simdgroup_index_in_threadgroup", "simdgroups_per_threadgroup",
+		"threads_per_simdgroup", "thread_execution_width"} {
+		_, err := paramExpr(msltestParam(a, -1))
+		require.NoError(t, err, a)
+	}
+	_, err := paramExpr(msltestParam("buffer", 16))
+	require.Error(t, err)
+	_, err = paramExpr(msltestParam("threadgroup", 1))
+	require.Error(t, err)
+	_, err = paramExpr(msltestParam("sample_id", -1))
+	require.Error(t, err)
+}

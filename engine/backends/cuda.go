@@ -1,0 +1,28 @@
+package backends
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/harkapp/hark/cuda"
+)
+
+// minCUDAFree is the free GPU memory below which auto keeps to the CPU.
+const minCUDAFree = 512 << 20
+
+// openCUDADriver opens GPU 0 with the CUDA backend; for auto, no driver or
+// GPU is ErrNotHere and a nearly full GPU is refused with the reason.
+func openCUDADriver(_ int, auto bool) (Backend, error) {
+	b, err := cuda.New(cuda.Options{})
+	if errors.Is(err, cuda.ErrUnavailable) && auto {
+		return nil, ErrNotHere
+	}
+	if err != nil {
+		return nil, err
+	}
+	if in := b.Info(); auto && in.FreeMemory < minCUDAFree {
+		b.Close()
+		return nil, fmt.Errorf("%s has only %d MiB free; --backend cuda forces it", in.Name, in.FreeMemory>>20)
+	}
+	return b, nil
+}

@@ -1,0 +1,394 @@
+package whisper
+
+import (
+	"context"
+	"math"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/harkapp/hark/audio/vad"
+)
+
+// WindowTranscriber transcribes one window of a stream: 16 kHz mono
+// samples into timed words (times in seconds from the window's start),
+// conditioned on prompt, the committed text before the window. StreamModel
+// is the one over a loaded model; tests use scripted ones.
+type WindowTranscriber interface {
+	TranscribeWindow(ctx context.Context, samples []float32, prompt string) ([]Word, error)
+}
+
+// StreamConfig tunes a Streamer; zero fields take the defaults.
+type StreamConfig struct {
+	// Step is how much new audio triggers the next decode (1 s). Each
+	// decode costs one window of at most MaxWindow, so the cost per second
+	// of audio is bounded by about MaxWindow/Step window decodes' worth.
+	Step time.Duration
+	// MaxWindow bounds the window (20 s, under Whisper's 30 s): when
+	// nothing is committed for this long, the words heard in its first
+	// half are committed as they stand and that audio dropped.
+	MaxWindow time.Duration
+	// Holdback: words ending closer than this to the newest audio are
+	// never committed (0.5 s): a word at the audio's end may be cut off,
+	// or a model's guess at what comes next squeezed into the last frames.
+	Holdback time.Duration
+	// TimeTolerance is how far a word's end may move between the two
+	// hypotheses that agree on it (0.3 s). Words heard in the audio keep
+	// their place; words the model runs ahead with are stretched over
+	// whatever audio there is, so they move as it grows.
+	TimeTolerance time.Duration
+	// Pause is the silence (voice-activity detector) that ends an
+	// utterance (800 ms): its words are all committed and the next
+	// window starts after it. Negative disables utterance cuts.
+	Pause time.Duration
+}
+
+func (c StreamConfig) withDefaults() StreamConfig {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.Step, time.Second)
+	def(&c.MaxWindow, 20*time.Second)
+	def(&c.Holdback, 500*time.Millisecond)
+	def(&c.TimeTolerance, 300*time.Millisecond)
+	def(&c.Pause, 800*time.Millisecond)
+	c.MaxWindow = min(c.MaxWindow, (WindowSecs-1)*time.Second)
+	return c
+}
+
+// Stream event types.
+const (
+	EventCommitted = "committed"
+	EventTentative = "tentative"
+)
+
+// StreamEvent is what a Streamer reports: newly committed text (never
+// changed afterwards), or the whole uncommitted tail as it now stands.
+// AudioEnd is the end of the audio the text covers, in seconds from the
+// start of the stream.
+type StreamEvent struct {
+	Type       string  `json:"type"`
+	Text       string  `json:"text"`
+	AudioStart float64 `json:"audio_start"`
+	AudioEnd   float64 `json:"audio_end"`
+}
+
+// Streamer turns a growing stream of audio into text at bounded cost
+// (local agreement): it decodes a window ending at the newest audio,
+// commits the leading words that two consecutive hypotheses agree on
+// (word and place) once their audio is in, keeps the rest as tentative,
+// and moves the window past committed audio. A voice-activity pause ends
+// an utterance; Finish decodes only what is not committed yet. Not safe
+// for concurrent use.
+type Streamer struct {
+	t    WindowTranscriber
+	cfg  StreamConfig
+	emit func(StreamEvent)
+
+	buf      []float32 // audio from bufStart on
+	bufStart int       // sample index of buf[0] in the stream
+	total    int       // samples received
+	decoded  int       // total at the last decode
+	det      *vad.Detector
+	cut      bool // an utterance was cut: wait for speech before decoding
+
+	committed []Word // absolute times
+	segs      []Segment
+	prev      []Word // the last hypothesis after the committed words
+	tentative string
+	decodes   int
+}
+
+// NewStreamer makes a streamer over t; emit (may be nil) gets its events.
+func NewStreamer(t WindowTranscriber, cfg StreamConfig, emit func(StreamEvent)) *Streamer {
+	if emit == nil {
+		emit = func(StreamEvent) {}
+	}
+	return &Streamer{t: t, cfg: cfg.withDefaults(), emit: emit, det: vad.NewDetector(vad.Config{})}
+}
+
+func secs(samples int) float64 { return float64(samples) / SampleRate }
+func samplesOf(d time.Duration) int {
+	return int(d.Seconds() * SampleRate)
+}
+
+// Write adds audio and, when enough has arrived since the last decode,
+// decodes once (however much arrived: a caller that fell behind passes
+// everything pending in one Write and catches up in one step).
+func (s *Streamer) Write(ctx context.Context, samples []float32) error {
+	s.buf = append(s.buf, samples...)
+	s.total += len(samples)
+	s.det.Write(samples)
+	if s.cfg.Pause > 0 && s.det.EndOfSpeech(s.cfg.Pause) {
+		return s.endUtterance(ctx)
+	}
+	if s.cut && !s.det.SpeechSeen() {
+		// Between utterances: keep a little lead-in, decode nothing.
+		if keep := samplesOf(time.Second); len(s.buf) > keep {
+			s.drop(len(s.buf) - keep)
+		}
+		return nil
+	}
+	if s.total-s.decoded < samplesOf(s.cfg.Step) {
+		return nil
+	}
+	return s.step(ctx)
+}
+
+// Finish decodes the uncommitted tail and commits all of it, returning the
+// whole transcript.
+func (s *Streamer) Finish(ctx context.Context) (*Result, error) {
+	// After an utterance ended, a tail without speech is not decoded.
+	if len(s.buf) >= samplesOf(100*time.Millisecond) && (!s.cut || s.det.SpeechSeen()) {
+		hyp, err := s.hypothesis(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.commit(hyp)
+	}
+	s.setTentative(nil)
+	s.buf = s.buf[:0]
+	return s.Result(), nil
+}
+
+// Result is the committed transcript so far: one segment per commit.
+func (s *Streamer) Result() *Result {
+	var sb strings.Builder
+	for _, w := range s.committed {
+		sb.WriteString(w.Word)
+	}
+	segs := append([]Segment{}, s.segs...)
+	return &Result{Text: strings.TrimSpace(sb.String()), Segments: segs, Language: "en", Duration: secs(s.total)}
+}
+
+// Tentative is the uncommitted tail as last decoded.
+func (s *Streamer) Tentative() string { return s.tentative }
+
+// Decodes counts the window decodes so far (for cost checks).
+func (s *Streamer) Decodes() int { return s.decodes }
+
+// Window is the length of audio the next decode would cover.
+func (s *Streamer) Window() time.Duration {
+	return time.Duration(secs(len(s.buf)) * float64(time.Second))
+}
+
+// promptText is the committed text the decoder is conditioned on (the
+// window transcriber bounds its share of the prompt).
+func (s *Streamer) promptText() string {
+	var sb strings.Builder
+	for _, w := range s.committed[max(0, len(s.committed)-100):] {
+		sb.WriteString(w.Word)
+	}
+	return sb.String()
+}
+
+// hypothesis decodes the window and returns its words after the
+// committed ones, in stream time.
+func (s *Streamer) hypothesis(ctx context.Context) ([]Word, error) {
+	s.decoded = s.total
+	s.decodes++
+	words, err := s.t.TranscribeWindow(ctx, s.buf, s.promptText())
+	if err != nil {
+		return nil, err
+	}
+	off := secs(s.bufStart)
+	last := 0.0
+	if n := len(s.committed); n > 0 {
+		last = s.committed[n-1].End
+	}
+	out := make([]Word, 0, len(words))
+	for _, w := range words {
+		w.Start += off
+		w.End += off
+		if strings.TrimSpace(w.Word) == "" {
+			continue
+		}
+		if w.End <= last+0.05 {
+			continue // heard before the window's start: already committed
+		}
+		out = append(out, w)
+	}
+	return s.dropRepeat(out), nil
+}
+
+// dropRepeat removes a hypothesis's opening words that repeat the end of
+// the committed text (a word straddling the window's start is heard
+// twice).
+func (s *Streamer) dropRepeat(hyp []Word) []Word {
+	for n := min(5, len(hyp), len(s.committed)); n >= 1; n-- {
+		tail := s.committed[len(s.committed)-n:]
+		same := true
+		for i := range n {
+			if normWord(tail[i].Word) != normWord(hyp[i].Word) || hyp[i].Start > tail[n-1].End+1 {
+				same = false
+				break
+			}
+		}
+		if same {
+			return hyp[n:]
+		}
+	}
+	return hyp
+}
+
+// step decodes the window once and commits what two hypotheses agree on.
+func (s *Streamer) step(ctx context.Context) error {
+	hyp, err := s.hypothesis(ctx)
+	if err != nil {
+		return err
+	}
+	end := secs(s.total)
+	limit := end - s.cfg.Holdback.Seconds()
+	tol := s.cfg.TimeTolerance.Seconds()
+	n := 0
+	for n < len(hyp) && n < len(s.prev) &&
+		normWord(hyp[n].Word) == normWord(s.prev[n].Word) &&
+		math.Abs(hyp[n].End-s.prev[n].End) <= tol && hyp[n].End <= limit {
+		n++
+	}
+	s.commit(hyp[:n])
+	hyp = hyp[n:]
+	if len(s.buf) > samplesOf(s.cfg.MaxWindow) {
+		// Too long without agreement: what was heard in the first half of
+		// the window is committed as it stands, so the window stays bounded.
+		cut := secs(s.bufStart) + s.cfg.MaxWindow.Seconds()/2
+		k := 0
+		for k < len(hyp) && hyp[k].End <= cut {
+			k++
+		}
+		s.commit(hyp[:k])
+		hyp = hyp[k:]
+		if c := int(cut * SampleRate); c > s.bufStart {
+			s.drop(c - s.bufStart)
+		}
+	}
+	s.prev = hyp
+	s.setTentative(hyp)
+	return nil
+}
+
+// endUtterance commits everything the window holds at a pause and starts
+// the next window after it.
+func (s *Streamer) endUtterance(ctx context.Context) error {
+	if len(s.buf) > 0 && (!s.cut || s.det.SpeechSeen()) {
+		hyp, err := s.hypothesis(ctx)
+		if err != nil {
+			return err
+		}
+		s.commit(hyp)
+	}
+	s.setTentative(nil)
+	s.prev = nil
+	if keep := samplesOf(300 * time.Millisecond); len(s.buf) > keep {
+		s.drop(len(s.buf) - keep)
+	}
+	s.det = vad.NewDetector(vad.Config{})
+	s.cut = true
+	return nil
+}
+
+// commit appends words to the committed text, reports them, and moves the
+// window start past them.
+func (s *Streamer) commit(ws []Word) {
+	if len(ws) == 0 {
+		return
+	}
+	var sb strings.Builder
+	for _, w := range ws {
+		sb.WriteString(w.Word)
+	}
+	s.committed = append(s.committed, ws...)
+	seg := Segment{ID: len(s.segs), Start: ws[0].Start, End: ws[len(ws)-1].End, Text: sb.String(), Words: append([]Word(nil), ws...)}
+	s.segs = append(s.segs, seg)
+	s.emit(StreamEvent{Type: EventCommitted, Text: seg.Text, AudioStart: seg.Start, AudioEnd: seg.End})
+	if c := int(math.Round(seg.End*SampleRate)) - s.bufStart; c > 0 {
+		s.drop(min(c, len(s.buf)))
+	}
+}
+
+func (s *Streamer) drop(n int) {
+	s.buf = s.buf[:copy(s.buf, s.buf[n:])]
+	s.bufStart += n
+}
+
+// setTentative reports the uncommitted tail when it changed.
+func (s *Streamer) setTentative(ws []Word) {
+	var sb strings.Builder
+	for _, w := range ws {
+		sb.WriteString(w.Word)
+	}
+	text := sb.String()
+	if text == s.tentative {
+		return
+	}
+	s.tentative = text
+	ev := StreamEvent{Type: EventTentative, Text: text, AudioEnd: secs(s.total)}
+	if len(ws) > 0 {
+		ev.AudioStart = ws[0].Start
+	} else {
+		ev.AudioStart = ev.AudioEnd
+	}
+	s.emit(ev)
+}
+
+// normWord compares words without case, spacing or punctuation.
+func normWord(w string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, w)
+}
+
+// EventFinal ends a stream's events: the whole transcript.
+const EventFinal = "final"
+
+// WallEvent is a StreamEvent stamped with Wall, the seconds since the
+// stream started: the JSON line of `hark stream --json` and the message
+// of the API's /v1/audio/stream, so that anyone can measure the lag
+// wall - audio_end.
+type WallEvent struct {
+	StreamEvent
+	Wall float64 `json:"wall"`
+}
+
+// Run feeds the streamer from in until it is closed (then finishes) or
+// ctx ends. Chunks that arrived while a decode ran are written together,
+// so a slow decoder catches up in one step instead of falling behind.
+func (s *Streamer) Run(ctx context.Context, in <-chan []float32) (*Result, error) {
+	var pend []float32
+	for {
+		var x []float32
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case x, ok = <-in:
+		}
+		if !ok {
+			return s.Finish(ctx)
+		}
+		pend = append(pend[:0], x...)
+	drain:
+		for {
+			select {
+			case x, ok = <-in:
+				if !ok {
+					break drain
+				}
+				pend = append(pend, x...)
+			default:
+				break drain
+			}
+		}
+		if err := s.Write(ctx, pend); err != nil {
+			return nil, err
+		}
+		if !ok {
+			return s.Finish(ctx)
+		}
+	}
+}

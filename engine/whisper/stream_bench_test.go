@@ -1,0 +1,98 @@
+package whisper
+
+import (
+	"context"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// cpuTime is the process's user+system time.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkStream streams 5 s (a kit clip), 30 s and 120 s (the start of
+// the long-form file) through the kit model on the CPU backend with
+// 2 threads (the targets' setting), 100 ms at a time with one decode per
+// second of audio, as fast as the decoder goes (real-time pacing only
+// batches audio, it does not change the decodes). It reports the CPU
+// time per second of audio while streaming (cpu-s/audio-s: compare 120 s
+// with 5 s) and, at release, Finish's wall time and CPU time (release-ms,
+// release-cpu-ms: the tail decode, which should not grow with the length)
+// and the median audio lag of the commits made while streaming
+// (audio-lag-s: audio received at the commit minus the end of the
+// committed words; the wall lag adds the decode's own time).
+func BenchmarkStream(b *testing.B) {
+	f, err := OpenFile(shared.Path(b, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	be := cpu.New(cpu.Options{Threads: 2})
+	defer be.Close()
+	m, err := f.Load(be, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	clip, err := audio.Load16k(shared.Path(b, "audio", "ljspeech-LJ001-0004.wav"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	long, err := audio.Load16k(shared.Path(b, "audio", longformAudio))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		x    []float32
+	}{{"5s", clip[:5*SampleRate]}, {"30s", long[:30*SampleRate]}, {"120s", long[:120*SampleRate]}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				var received float64
+				var lags []float64
+				s := NewStreamer(NewStreamModel(f, m), StreamConfig{}, func(e StreamEvent) {
+					if e.Type == EventCommitted {
+						lags = append(lags, received-e.AudioEnd)
+					}
+				})
+				ctx := context.Background()
+				c0 := cpuTime(b)
+				for i := 0; i < len(c.x); i += SampleRate / 10 {
+					received = float64(min(i+SampleRate/10, len(c.x))) / SampleRate
+					if err := s.Write(ctx, c.x[i:min(i+SampleRate/10, len(c.x))]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if len(lags) > 0 {
+					slices.Sort(lags)
+					b.ReportMetric(lags[len(lags)/2], "audio-lag-s")
+				}
+				c1 := cpuTime(b)
+				w := time.Now()
+				res, err := s.Finish(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rel := time.Since(w)
+				c2 := cpuTime(b)
+				secs := float64(len(c.x)) / SampleRate
+				b.ReportMetric((c1-c0).Seconds()/secs, "cpu-s/audio-s")
+				b.ReportMetric(float64(s.Decodes()), "decodes")
+				b.ReportMetric(float64(rel.Milliseconds()), "release-ms")
+				b.ReportMetric(float64((c2 - c1).Milliseconds()), "release-cpu-ms")
+				b.Logf("%s: %d decodes: %q", c.name, s.Decodes(), res.Text)
+			}
+		})
+	}
+}

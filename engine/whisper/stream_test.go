@@ -1,0 +1,283 @@
+package whisper
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// scriptModel is a WindowTranscriber that follows a known script of timed
+// words: a window hears the words whose audio lies in it. With runAhead it
+// also "guesses" the rest of the script, squeezed into the window's last
+// 0.3 s, as the kit model (which memorized whole clips) does on part of a
+// clip; with garble it misspells the last word it hears, which a cut-off
+// word tends to be.
+type scriptModel struct {
+	s        *Streamer // for the window's position in the stream
+	words    []Word
+	runAhead bool
+	garble   bool
+	prompts  []string
+	windows  []float64 // length of each window decoded, seconds
+	at       []float64 // audio received at each decode
+}
+
+func (m *scriptModel) TranscribeWindow(_ context.Context, samples []float32, prompt string) ([]Word, error) {
+	a := secs(m.s.bufStart)
+	b := a + secs(len(samples))
+	m.prompts = append(m.prompts, prompt)
+	m.windows = append(m.windows, b-a)
+	m.at = append(m.at, secs(m.s.total))
+	var out []Word
+	var rest []Word
+	for _, w := range m.words {
+		switch {
+		case w.Start >= a-0.05 && w.End <= b:
+			out = append(out, Word{Word: w.Word, Start: w.Start - a, End: w.End - a})
+		case w.End > b:
+			rest = append(rest, w)
+		}
+	}
+	if m.garble && len(out) > 0 && len(rest) > 0 {
+		out[len(out)-1].Word += "x"
+	}
+	if m.runAhead {
+		for i, w := range rest {
+			t := b - a - 0.3 + 0.3*float64(i+1)/float64(len(rest)+1)
+			out = append(out, Word{Word: w.Word, Start: max(0, t-0.01), End: max(0, t)})
+		}
+	}
+	return out, nil
+}
+
+// script is n words of 0.4 s with 0.1 s gaps from t0 on.
+func script(n int, t0 float64) []Word {
+	ws := make([]Word, n)
+	for i := range ws {
+		s := t0 + 0.5*float64(i)
+		ws[i] = Word{Word: fmt.Sprintf(" w%d", i), Start: s, End: s + 0.4}
+	}
+	return ws
+}
+
+func scriptText(ws []Word) string {
+	var sb strings.Builder
+	for _, w := range ws {
+		sb.WriteString(w.Word)
+	}
+	return strings.TrimSpace(sb.String())
+}
+
+// tone is speech to the VAD: a loud harmonic signal.
+func tone(n int, off int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		t := float64(i+off) / SampleRate
+		x[i] = float32(0.3*math.Sin(2*math.Pi*180*t) + 0.2*math.Sin(2*math.Pi*540*t))
+	}
+	return x
+}
+
+// quiet is room tone well below speech.
+func quiet(n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(1e-3 * math.Sin(float64(i)*1.7))
+	}
+	return x
+}
+
+type committedAt struct {
+	ev       StreamEvent
+	received float64
+}
+
+// run feeds audio to a streamer over m in chunks of 100 ms and finishes.
+func run(t *testing.T, m *scriptModel, cfg StreamConfig, x []float32) (*Result, []committedAt, []StreamEvent) {
+	t.Helper()
+	var commits []committedAt
+	var all []StreamEvent
+	var s *Streamer
+	s = NewStreamer(m, cfg, func(e StreamEvent) {
+		all = append(all, e)
+		if e.Type == EventCommitted {
+			commits = append(commits, committedAt{e, secs(s.total)})
+		}
+	})
+	m.s = s
+	chunk := SampleRate / 10
+	for i := 0; i < len(x); i += chunk {
+		require.NoError(t, s.Write(context.Background(), x[i:min(i+chunk, len(x))]))
+	}
+	before := s.Decodes()
+	res, err := s.Finish(context.Background())
+	require.NoError(t, err)
+	require.LessOrEqual(t, s.Decodes()-before, 1, "Finish decodes the tail once")
+	return res, commits, all
+}
+
+// noneEarly checks that no committed word was committed before its audio
+// had arrived (plus the holdback), against the script's times.
+func noneEarly(t *testing.T, ws []Word, commits []committedAt, holdback float64) {
+	t.Helper()
+	ref := map[string]Word{}
+	for _, w := range ws {
+		ref[strings.TrimSpace(w.Word)] = w
+	}
+	for _, c := range commits {
+		for _, f := range strings.Fields(c.ev.Text) {
+			w, ok := ref[f]
+			require.True(t, ok, "committed word %q is not in the script", f)
+			require.LessOrEqual(t, w.End, c.received-holdback+1e-9, "%q (ends %.2f) committed with %.2f s of audio", f, w.End, c.received)
+		}
+		require.LessOrEqual(t, c.ev.AudioEnd, c.received, "audio_end past the audio received")
+	}
+}
+
+// Committed text follows the speech, is never rewritten, and ends as the
+// whole script; the lag of a commit is bounded.
+func TestStreamerCommitsWhatTwoWindowsAgreeOn(t *testing.T) {
+	ws := script(24, 0.3)
+	m := &scriptModel{words: ws}
+	x := tone(int(13.5*SampleRate), 0)
+	res, commits, all := run(t, m, StreamConfig{Pause: -1}, x)
+	require.Equal(t, scriptText(ws), res.Text)
+	noneEarly(t, ws, commits, 0.5)
+	var joined strings.Builder
+	for _, c := range commits {
+		joined.WriteString(c.ev.Text)
+	}
+	require.Equal(t, res.Text, strings.TrimSpace(joined.String()), "the committed events add up to the transcript")
+	// Before Finish, a word is committed at most 2 steps + holdback after its end.
+	for _, c := range commits[:len(commits)-1] {
+		require.LessOrEqual(t, c.received-c.ev.AudioEnd, 2.6, "lag of %q", c.ev.Text)
+	}
+	// Tentative text is what follows the committed text.
+	sawTentative := false
+	for _, e := range all {
+		if e.Type == EventTentative && e.Text != "" {
+			sawTentative = true
+		}
+	}
+	require.True(t, sawTentative)
+	// The decoder is prompted with the committed text.
+	require.Contains(t, m.prompts[len(m.prompts)-1], strings.TrimSpace(commits[len(commits)-2].ev.Text))
+}
+
+// A model that runs ahead of the audio (the whole sentence from part of
+// it, squeezed into the last frames) gets nothing committed early, and a
+// garbled cut-off word is never committed.
+func TestStreamerDoesNotCommitAheadOfTheAudio(t *testing.T) {
+	ws := script(20, 0.2)
+	m := &scriptModel{words: ws, runAhead: true, garble: true}
+	res, commits, _ := run(t, m, StreamConfig{Pause: -1}, tone(11*SampleRate, 0))
+	require.Equal(t, scriptText(ws), res.Text)
+	noneEarly(t, ws, commits, 0.5)
+	require.Greater(t, len(commits), 5, "text is committed as the speech goes, not only at the end")
+}
+
+// Cost is bounded: on 10 minutes of speech every window stays under the
+// bound and the decodes per second of audio stay those of a short stream,
+// also for a model whose hypotheses never agree.
+func TestStreamerCostIsBounded(t *testing.T) {
+	for _, never := range []bool{false, true} {
+		ws := script(1190, 0.3)
+		var m WindowTranscriber
+		sm := &scriptModel{words: ws}
+		m = sm
+		if never {
+			m = &disagreeing{sm}
+		}
+		var s *Streamer
+		s = NewStreamer(m, StreamConfig{Pause: -1}, nil)
+		sm.s = s
+		x := tone(600*SampleRate, 0)
+		for i := 0; i < len(x); i += SampleRate / 10 {
+			require.NoError(t, s.Write(context.Background(), x[i:min(i+SampleRate/10, len(x))]))
+		}
+		_, err := s.Finish(context.Background())
+		require.NoError(t, err)
+		maxW := 0.0
+		for _, w := range sm.windows {
+			maxW = max(maxW, w)
+		}
+		t.Logf("never agreeing %v: %d decodes for 600 s, longest window %.1f s", never, s.Decodes(), maxW)
+		require.LessOrEqual(t, maxW, 21.0, "window bounded by MaxWindow + Step")
+		require.LessOrEqual(t, s.Decodes(), 601, "one decode per step")
+		if !never {
+			require.LessOrEqual(t, maxW, 5.5, "agreeing words keep the window short")
+		}
+	}
+}
+
+// disagreeing renames every word on every call: no two hypotheses agree.
+type disagreeing struct{ m *scriptModel }
+
+func (d *disagreeing) TranscribeWindow(ctx context.Context, x []float32, p string) ([]Word, error) {
+	ws, err := d.m.TranscribeWindow(ctx, x, p)
+	for i := range ws {
+		ws[i].Word = fmt.Sprintf("%s-%d", ws[i].Word, len(d.m.windows))
+	}
+	return ws, err
+}
+
+// A pause ends the utterance: its words are committed at once, the
+// silence after it is not decoded, and the next utterance starts after it.
+func TestStreamerPauseEndsUtterance(t *testing.T) {
+	first := script(6, 0.5)  // 0.5 .. 3.4 s
+	second := script(6, 8.5) // 8.5 .. 11.4 s
+	for i := range second {
+		second[i].Word = fmt.Sprintf(" v%d", i)
+	}
+	ws := append(append([]Word{}, first...), second...)
+	m := &scriptModel{words: ws}
+	x := append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
+	x = append(x, quiet(5*SampleRate)...)
+	x = append(x, tone(3*SampleRate, 0)...)
+	x = append(x, quiet(SampleRate)...)
+	res, commits, _ := run(t, m, StreamConfig{}, x)
+	require.Equal(t, scriptText(ws), res.Text)
+	noneEarly(t, ws, commits, 0)
+	var firstDone float64
+	for _, c := range commits {
+		if strings.Contains(c.ev.Text, "w5") && c.ev.AudioEnd < 5 {
+			firstDone = c.received
+		}
+	}
+	require.NotZero(t, firstDone, "the first utterance's last word is committed")
+	require.LessOrEqual(t, firstDone, 3.5+1.5, "committed by the end of the pause")
+	quietDecodes := 0
+	for _, a := range m.at {
+		if a > 5 && a < 8.4 {
+			quietDecodes++
+		}
+	}
+	require.Zero(t, quietDecodes, "silence between utterances is not decoded")
+	require.Less(t, m.at[len(m.at)-1], secs(len(x)), "the silent tail after the last utterance is not decoded")
+}
+
+// Finish decodes only the uncommitted tail.
+func TestStreamerFinishDecodesOnlyTheTail(t *testing.T) {
+	ws := script(30, 0.2)
+	m := &scriptModel{words: ws}
+	var s *Streamer
+	s = NewStreamer(m, StreamConfig{Pause: -1}, nil)
+	m.s = s
+	x := tone(16*SampleRate, 0)
+	for i := 0; i < len(x); i += SampleRate / 10 {
+		require.NoError(t, s.Write(context.Background(), x[i:i+SampleRate/10]))
+	}
+	n := len(m.windows)
+	start := time.Now()
+	res, err := s.Finish(context.Background())
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), time.Second)
+	require.Len(t, m.windows, n+1)
+	require.LessOrEqual(t, m.windows[n], 3.0, "the tail after the committed words")
+	require.Equal(t, scriptText(ws), res.Text)
+}

@@ -1,0 +1,201 @@
+package serve
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+// The streaming endpoint's bounds: a frame holds at most 10 s of audio,
+// a stream at most MaxStreamAudio, and a client silent for
+// streamIdle is dropped.
+const (
+	maxStreamFrame = 10 * whisper.SampleRate * 2
+	MaxStreamAudio = time.Hour
+	streamIdle     = 30 * time.Second
+	streamWrite    = 10 * time.Second
+)
+
+// streamProtocol is the WebSocket subprotocol the server answers with;
+// a browser, which cannot set headers, offers it together with
+// "bearer.KEY" to pass the API key.
+const streamProtocol = "hark.stream"
+
+var upgrader = websocket.Upgrader{
+	Subprotocols: []string{streamProtocol},
+	// Origin and Host are checked before Upgrade (localOrigin).
+	CheckOrigin: func(*http.Request) bool { return true },
+}
+
+// streamKey is the API key a WebSocket request carries: the Authorization
+// header, a "bearer.KEY" subprotocol, or the api_key query parameter.
+func streamKey(r *http.Request) string {
+	if k, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return strings.TrimSpace(k)
+	}
+	for _, p := range websocket.Subprotocols(r) {
+		if k, ok := strings.CutPrefix(p, "bearer."); ok {
+			return k
+		}
+	}
+	return r.URL.Query().Get("api_key")
+}
+
+// audioStream is GET /v1/audio/stream: a WebSocket over which the client
+// sends binary frames of s16le 16 kHz mono PCM and a text frame
+// {"type":"end"} when done; the server answers with the streamer's events
+// as JSON text frames (whisper.WallEvent: committed, tentative, then one
+// final with the whole transcript) and closes. Query: model (required),
+// language, prompt.
+func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
+	if err := localOrigin(r, s.cfg.APIKey != ""); err != nil {
+		writeError(w, err)
+		return
+	}
+	if s.cfg.APIKey != "" && subtle.ConstantTimeCompare([]byte(streamKey(r)), []byte(s.cfg.APIKey)) != 1 {
+		writeError(w, newError(http.StatusUnauthorized, "", "invalid_api_key",
+			`Missing or incorrect API key: send it as "Authorization: Bearer KEY", the subprotocol "bearer.KEY" or the api_key query parameter`))
+		return
+	}
+	if !websocket.IsWebSocketUpgrade(r) {
+		writeError(w, badRequest("", "This endpoint is a WebSocket: connect with a WebSocket client"))
+		return
+	}
+	q := r.URL.Query()
+	name := q.Get("model")
+	if name == "" {
+		writeError(w, badRequest("model", "you must provide a model parameter"))
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), MaxStreamAudio+time.Minute)
+	defer cancel()
+	sm, err := s.speech(ctx, name)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer sm.Release()
+	tr := whisper.NewStreamModel(sm.File, sm.Model)
+	if lang := q.Get("language"); lang != "" && sm.File.H.Multilingual() {
+		if !slices.Contains(whisper.Languages, lang) {
+			writeError(w, badRequest("language", fmt.Sprintf("unknown language %q (an ISO-639-1 code such as en, de, fr)", lang)))
+			return
+		}
+		tr.Options.Language = lang
+	}
+	if p := strings.TrimSpace(q.Get("prompt")); p != "" {
+		tr.Options.InitialPrompt = sm.File.Vocab.Encode(" " + p[:min(len(p), 2000)])
+	}
+
+	conn, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader answered the client
+	}
+	defer conn.Close()
+	conn.SetReadLimit(maxStreamFrame)
+	start := time.Now()
+	send := func(e whisper.StreamEvent) error {
+		conn.SetWriteDeadline(time.Now().Add(streamWrite))
+		return conn.WriteJSON(whisper.WallEvent{StreamEvent: e, Wall: time.Since(start).Seconds()})
+	}
+	var sendErr error
+	st := whisper.NewStreamer(tr, whisper.StreamConfig{}, func(e whisper.StreamEvent) {
+		if sendErr == nil {
+			sendErr = send(e)
+		}
+	})
+	in := make(chan []float32, 16) // a full channel stops reading: back-pressure
+	readErr := make(chan error, 1)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		err := readFrames(ctx, conn, in)
+		readErr <- err
+		if err != nil {
+			stop()
+		}
+	}()
+	res, err := st.Run(ctx, in)
+	if rerr := <-readErr; rerr != nil {
+		err = rerr
+	}
+	if err == nil {
+		err = sendErr
+	}
+	if err != nil {
+		if !errors.Is(err, errClientGone) {
+			conn.SetWriteDeadline(time.Now().Add(streamWrite))
+			conn.WriteJSON(map[string]string{"type": "error", "error": err.Error()})
+			conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, truncate(err.Error(), 120)))
+		}
+		return
+	}
+	if send(whisper.StreamEvent{Type: whisper.EventFinal, Text: res.Text, AudioEnd: res.Duration}) == nil {
+		conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+	}
+}
+
+var errClientGone = errors.New("the client went away")
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// readFrames turns the client's frames into samples on in until the end
+// message (nil error, in closed), a bad frame or a lost client.
+func readFrames(ctx context.Context, conn *websocket.Conn, in chan<- []float32) error {
+	defer close(in)
+	total := 0
+	for {
+		conn.SetReadDeadline(time.Now().Add(streamIdle))
+		kind, b, err := conn.ReadMessage()
+		if err != nil {
+			var ce *websocket.CloseError
+			if errors.As(err, &ce) {
+				return errClientGone
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("reading the stream: %w", err)
+		}
+		if kind == websocket.TextMessage {
+			var m struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(b, &m) != nil || m.Type != "end" {
+				return errors.New(`a text message must be {"type":"end"}; audio goes in binary messages`)
+			}
+			return nil
+		}
+		if len(b)%2 != 0 {
+			return errors.New("a binary message must hold whole s16le samples (an even number of bytes)")
+		}
+		x := make([]float32, len(b)/2)
+		for i := range x {
+			x[i] = float32(int16(binary.LittleEndian.Uint16(b[2*i:]))) / 32768
+		}
+		if total += len(x); total > int(MaxStreamAudio.Seconds())*whisper.SampleRate {
+			return fmt.Errorf("the stream is over the limit of %v of audio", MaxStreamAudio)
+		}
+		select {
+		case in <- x:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
