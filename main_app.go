@@ -57,6 +57,7 @@ func runApp(stderr io.Writer) int {
 		return 1
 	}
 	defer a.Close()
+	a.SetFocus(platform.NewFocus()) // dictation modes follow the focused app
 	sh.app = a
 	sh.rec = rec
 	b := bridge.New(bridge.Options{Assets: ui})

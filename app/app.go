@@ -83,7 +83,11 @@ type App struct {
 	idleForTest     atomic.Int64     // ns; non-zero replaces the idle-unload setting
 	noProbe         bool             // Config.NoSpeedProbe
 	uploads         *uploads
-	lock            *os.File // the data folder's (lockDataDir)
+	// livePlan is the mode/vocabulary plan of the dictation being recorded,
+	// liveUsed the prompt terms its live stream used (app/stream.go).
+	livePlan atomic.Pointer[wordPlan]
+	liveUsed atomic.Pointer[[]string]
+	lock     *os.File // the data folder's (lockDataDir)
 
 	// ctx is the app's lifetime: canceled by Close, it ends work that
 	// belongs to no one service (dictation, preloading).

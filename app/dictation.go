@@ -76,6 +76,7 @@ type DictationStatus struct {
 	LastText  string `json:"lastText"`
 	Error     string `json:"error,omitempty"`
 	ItemID    int64  `json:"itemId,omitempty"`
+	Mode      string `json:"mode,omitempty"` // the recording's dictation mode
 }
 
 // Level is the payload of "dictation:level".
@@ -93,9 +94,11 @@ type Dictation struct {
 	rec Recorder
 	out platform.Output
 
-	mu  sync.Mutex
-	st  DictationStatus
-	cur int64 // the item being recorded
+	mu    sync.Mutex
+	st    DictationStatus
+	cur   int64          // the item being recorded
+	focus platform.Focus // chooses the mode (vocabulary.go)
+	plan  *wordPlan      // the recording's mode and words, fixed at Start
 }
 
 // errNoRecorder is returned when the app was built without capture.
@@ -130,6 +133,11 @@ func (d *Dictation) Start() error {
 	d.st.State = DictRecording // claims the service while the row is made
 	d.mu.Unlock()
 
+	plan, err := planFor(set, d.focusedApp(), true)
+	if err != nil {
+		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
+		return err
+	}
 	d.a.preloadSpeech()
 	it, err := d.a.History.BeginRecording()
 	if err != nil {
@@ -140,6 +148,7 @@ func (d *Dictation) Start() error {
 	if set.AutoStop && set.HotkeyMode == "toggle" {
 		auto = time.Duration(set.AutoStopMs) * time.Millisecond
 	}
+	d.a.livePlan.Store(plan) // the live stream follows the same mode (app/stream.go)
 	err = rec.Start(RecordOptions{
 		Path: it.AudioPath, Device: set.InputDevice, AutoStop: auto,
 		OnLevel:     func(rms, peak float32) { d.a.emit.Emit("dictation:level", Level{RMS: rms, Peak: peak}) },
@@ -153,10 +162,10 @@ func (d *Dictation) Start() error {
 		return err
 	}
 	d.mu.Lock()
-	d.cur = it.ID
+	d.cur, d.plan = it.ID, plan
 	d.mu.Unlock()
 	d.setState(func(s *DictationStatus) {
-		s.State, s.Device, s.StartedAt, s.Error, s.ItemID = DictRecording, set.InputDevice, it.CreatedAt, "", it.ID
+		s.State, s.Device, s.StartedAt, s.Error, s.ItemID, s.Mode = DictRecording, set.InputDevice, it.CreatedAt, "", it.ID, plan.mode
 	})
 	return nil
 }
@@ -166,7 +175,7 @@ func (d *Dictation) Start() error {
 // stays in History (pending) even when transcription fails.
 func (d *Dictation) Stop() (Item, error) {
 	d.mu.Lock()
-	rec, out, id := d.rec, d.out, d.cur
+	rec, out, id, plan := d.rec, d.out, d.cur, d.plan
 	if d.st.State != DictRecording || id == 0 {
 		d.mu.Unlock()
 		return Item{}, errors.New("dictation is not recording")
@@ -188,25 +197,15 @@ func (d *Dictation) Stop() (Item, error) {
 	if _, err := d.a.History.FinishRecording(id, r.DurationMs); err != nil {
 		return fail(err)
 	}
-	it, err := d.a.finishDictation(d.a.ctx, id, rec, r) // app/stream.go
+	it, err := d.a.finishDictation(d.a.ctx, id, rec, r, plan) // app/stream.go
 	if err != nil {
 		return fail(err)
 	}
 	if r.SaveErr != nil {
 		it = d.a.History.noteAudioNotKept(it, r.SaveErr)
 	}
-	text := it.Text
-	set, err := d.a.Settings.Get()
-	if err == nil && set.Cleanup && text != "" {
-		// A failed clean-up must not lose the dictation: the raw text goes out.
-		if c, err := d.a.Chat.cleanup(d.a.ctx, text, set.CleanupPrompt); err == nil {
-			text = c
-		}
-	}
-	var outErr error
-	if out != nil && text != "" && err == nil {
-		outErr = out.Insert(text, set.OutputMode, set.RestoreClipboard)
-	}
+	set, _ := d.a.Settings.Get()
+	text, outErr := d.finishText(plan, it.Text, out, set.RestoreClipboard)
 	d.setState(func(s *DictationStatus) {
 		s.State, s.LastText, s.Error = DictIdle, text, ""
 		if r.SaveErr != nil {

@@ -36,20 +36,22 @@ const (
 
 // Item is a history entry: a dictation or a transcribed file.
 type Item struct {
-	ID         int64     `json:"id"`
-	Kind       string    `json:"kind"` // "dictation" | "file"
-	CreatedAt  int64     `json:"createdAt"`
-	Title      string    `json:"title"`
-	SourcePath string    `json:"sourcePath"` // the user's file (file items); Hark never deletes it
-	AudioPath  string    `json:"audioPath"`  // a recording Hark owns (deleted with the item)
-	DurationMs int64     `json:"durationMs"`
-	Status     string    `json:"status"`
-	Text       string    `json:"text"`
-	Segments   []Segment `json:"segments"`
-	Model      string    `json:"model"`
-	Language   string    `json:"language"`
-	Error      string    `json:"error"`
-	AudioBytes int64     `json:"audioBytes"`
+	ID          int64     `json:"id"`
+	Kind        string    `json:"kind"` // "dictation" | "file"
+	CreatedAt   int64     `json:"createdAt"`
+	Title       string    `json:"title"`
+	SourcePath  string    `json:"sourcePath"` // the user's file (file items); Hark never deletes it
+	AudioPath   string    `json:"audioPath"`  // a recording Hark owns (deleted with the item)
+	DurationMs  int64     `json:"durationMs"`
+	Status      string    `json:"status"`
+	Text        string    `json:"text"`
+	Segments    []Segment `json:"segments"`
+	Model       string    `json:"model"`
+	Language    string    `json:"language"`
+	Error       string    `json:"error"`
+	AudioBytes  int64     `json:"audioBytes"`
+	Mode        string    `json:"mode"`        // the dictation mode used ("" = none)
+	PromptTerms []string  `json:"promptTerms"` // the vocabulary terms put in Whisper's prompt
 }
 
 // Segment is a timed piece of a transcript.
@@ -109,9 +111,12 @@ func (it Item) result() *whisper.Result {
 func itemFromRow(r store.Item) Item {
 	it := Item{ID: r.ID, Kind: r.Kind, CreatedAt: r.CreatedAt, Title: r.Title, SourcePath: r.SourcePath,
 		AudioPath: r.AudioPath, DurationMs: r.DurationMs, Status: r.Status, Text: r.Text, Model: r.Model,
-		Language: r.Language, Error: r.Error}
+		Language: r.Language, Error: r.Error, Mode: r.Mode}
 	if err := json.Unmarshal([]byte(r.Segments), &it.Segments); err != nil || it.Segments == nil {
 		it.Segments = []Segment{}
+	}
+	if err := json.Unmarshal([]byte(r.PromptTerms), &it.PromptTerms); err != nil || it.PromptTerms == nil {
+		it.PromptTerms = []string{}
 	}
 	if it.AudioPath != "" {
 		if st, err := os.Stat(it.AudioPath); err == nil {

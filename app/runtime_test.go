@@ -77,7 +77,7 @@ func TestAppUsesTheRuntimeBackend(t *testing.T) {
 func TestDictationDuringFileJob(t *testing.T) {
 	ev := newEvents()
 	a := openApp(t, t.TempDir(), testModelsDir(t), ev)
-	job, err := a.Transcription.Add(shared.Path(t, "audio", "ljspeech-longform-LJ001-0021-0076.wav"), "kit") // 6.5 min
+	job, err := a.AddFile(shared.Path(t, "audio", "ljspeech-longform-LJ001-0021-0076.wav"), "kit") // 6.5 min
 	require.NoError(t, err)
 	ev.wait(t, "transcription:progress", func(d any) bool { p := d.(Progress); return p.ID == job.ID && p.Segment != nil }, 120*time.Second)
 

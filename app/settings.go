@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/harkapp/hark/app/modes"
 	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/localhttp"
 	"github.com/harkapp/hark/serve"
@@ -41,6 +43,16 @@ type SettingsData struct {
 	// whose web pages may call the API server ("" = none).
 	ServerCORSOrigins string `json:"serverCorsOrigins"`
 	Theme             string `json:"theme"` // "system" | "light" | "dark"
+	// Vocabulary, replacements, voice commands and modes (vocabulary.go).
+	Vocabulary       string         `json:"vocabulary"`       // one term a line (internal/vocab)
+	VocabularyPrompt bool           `json:"vocabularyPrompt"` // terms go into Whisper's prompt
+	VocabularyBias   float32        `json:"vocabularyBias"`   // logit bias on terms' first tokens (0 = off)
+	Replacements     []rewrite.Rule `json:"replacements"`
+	VoiceCommands    bool           `json:"voiceCommands"`
+	AutoEnter        bool           `json:"autoEnter"`
+	Modes            []modes.Mode   `json:"modes"`
+	DefaultMode      string         `json:"defaultMode"` // "" = the settings above
+	ActiveMode       string         `json:"activeMode"`  // chosen by hand; "" = by the focused app
 	// ForceCPU runs models on the CPU even where a GPU backend is
 	// available (models loaded from then on).
 	ForceCPU bool `json:"forceCPU"`
@@ -74,6 +86,10 @@ func defaultSettings() SettingsData {
 		IdleUnloadMinutes: 10,
 		ServerAddr:        serve.DefaultAddr,
 		Theme:             "system",
+		VocabularyPrompt:  true,
+		VoiceCommands:     true,
+		Replacements:      []rewrite.Rule{},
+		Modes:             []modes.Mode{},
 	}
 }
 
@@ -109,6 +125,9 @@ func (d SettingsData) validate() error {
 	}
 	if _, port, err := net.SplitHostPort(d.ServerAddr); err != nil || port == "" {
 		return bad("serverAddr", d.ServerAddr, "HOST:PORT, e.g. 127.0.0.1:8089")
+	}
+	if err := d.validateWords(); err != nil {
+		return err
 	}
 	for _, m := range []struct{ field, v string }{{"speechModel", d.SpeechModel}, {"chatModel", d.ChatModel}} {
 		// Names only: a path here would let any caller of Settings.Update

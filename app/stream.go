@@ -54,7 +54,12 @@ func (a *App) startLiveStream() *liveStream {
 }
 
 func (a *App) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show func(committed, tentative string)) error {
-	path, _, err := a.Models.resolveSpeech("")
+	plan := a.livePlan.Load()
+	model := ""
+	if plan != nil {
+		model = plan.model
+	}
+	path, _, err := a.Models.resolveSpeech(model)
 	if err != nil {
 		return err
 	}
@@ -62,6 +67,7 @@ func (a *App) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show fu
 	if err != nil {
 		return err
 	}
+	a.liveUsed.Store(nil)
 	return a.withSpeech(ctx, path, runtime.Dictation, func(m *runtime.SpeechModel) error {
 		l.mu.Lock()
 		if l.ended {
@@ -71,7 +77,11 @@ func (a *App) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show fu
 		l.started = true
 		l.mu.Unlock()
 		sm := whisper.NewStreamModel(m.File, m.Model)
-		if set.Language != "auto" {
+		if plan != nil {
+			// The dictation's mode: language, task, vocabulary prompt and bias.
+			used := plan.steer(&sm.Options, m.File)
+			a.liveUsed.Store(&used)
+		} else if set.Language != "auto" {
 			sm.Options.Language = set.Language
 		}
 		var committed, tentative string
@@ -160,15 +170,26 @@ type streamedRecorder interface {
 
 // finishDictation stores the dictation's text: the live stream's final
 // transcript when the recorder streamed it, else one transcription of the
-// samples (the stream never got the model, failed, or heard nothing).
-func (a *App) finishDictation(ctx context.Context, id int64, rec Recorder, r Recording) (Item, error) {
-	if s, ok := rec.(streamedRecorder); ok {
+// samples following plan (the stream never got the model, failed, or heard
+// nothing). A translating mode always transcribes the whole recording:
+// streamed commits are made on the spoken words' timing, which a
+// translation does not keep.
+func (a *App) finishDictation(ctx context.Context, id int64, rec Recorder, r Recording, plan *wordPlan) (Item, error) {
+	if s, ok := rec.(streamedRecorder); ok && (plan == nil || !plan.translate) {
 		if res := s.Streamed(); res != nil && res.Text != "" {
-			_, name, err := a.Models.resolveSpeech("")
+			model := ""
+			if plan != nil {
+				model = plan.model
+			}
+			_, name, err := a.Models.resolveSpeech(model)
 			if err == nil {
-				return a.storeTranscript(id, res, name)
+				var used []string
+				if u := a.liveUsed.Load(); u != nil {
+					used = *u
+				}
+				return a.storeTranscript(id, res, name, plan, used)
 			}
 		}
 	}
-	return a.transcribeItem(ctx, id, "", r.Samples, dictationBeams, runtime.Dictation, nil)
+	return a.transcribeWith(ctx, id, "", r.Samples, dictationBeams, runtime.Dictation, nil, plan)
 }

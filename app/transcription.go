@@ -370,6 +370,12 @@ func (t *Transcription) close() {
 // (the CLI's default) for accuracy, dictation 1 (greedy, openai's
 // transcribe() default) for latency.
 func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *Segment)) (Item, error) {
+	return a.transcribeWith(ctx, id, model, samples, beams, pri, progress, nil)
+}
+
+// transcribeWith is transcribeItem following plan (nil: the settings'
+// vocabulary, no mode); plan.model, if set, replaces model.
+func (a *App) transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *Segment), plan *wordPlan) (Item, error) {
 	it, err := a.History.Get(id)
 	if err != nil {
 		return Item{}, err
@@ -393,22 +399,28 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 	if err != nil {
 		return fail(err)
 	}
+	if plan == nil {
+		if plan, err = planFor(set, "", false); err != nil {
+			return fail(err)
+		}
+	}
 	if err := a.db.SetItemStatus(id, StatusTranscribing, ""); err != nil {
 		return Item{}, err
 	}
+	if plan.model != "" {
+		if path, name, err = a.Models.resolveSpeech(plan.model); err != nil {
+			return fail(err)
+		}
+	}
 	var res *whisper.Result
+	var used []string
 	err = a.withSpeech(ctx, path, pri, func(m *runtime.SpeechModel) error {
 		opt := whisper.DefaultTranscribeOptions()
 		opt.BeamSize = min(max(beams, 1), speechBeams)
 		if pri == runtime.Batch {
 			opt.BeforeWindow = m.Yield // a dictation goes first
 		}
-		if set.Language != "auto" {
-			opt.Language = set.Language
-		}
-		if !m.File.H.Multilingual() {
-			opt.Language = "en"
-		}
+		used = plan.steer(&opt, m.File)
 		if progress != nil {
 			opt.OnProgress = func(p float64) { progress(p, nil) }
 			opt.OnSegment = func(s whisper.Segment) {
@@ -430,11 +442,12 @@ func (a *App) transcribeItem(ctx context.Context, id int64, model string, sample
 		}
 		return fail(err)
 	}
-	return a.storeTranscript(id, res, name)
+	return a.storeTranscript(id, res, name, plan, used)
 }
 
-// storeTranscript stores res, transcribed by model name, as item id's text.
-func (a *App) storeTranscript(id int64, res *whisper.Result, name string) (Item, error) {
+// storeTranscript stores res, transcribed by model name following plan
+// (with the prompt terms used), as item id's text.
+func (a *App) storeTranscript(id int64, res *whisper.Result, name string, plan *wordPlan, used []string) (Item, error) {
 	it, err := a.History.Get(id)
 	if err != nil {
 		return Item{}, err
@@ -448,6 +461,9 @@ func (a *App) storeTranscript(id int64, res *whisper.Result, name string) (Item,
 	}
 	it.Status, it.Error = StatusDone, ""
 	if err := a.History.save(it); err != nil {
+		return Item{}, err
+	}
+	if err := a.recordContext(id, plan, used); err != nil {
 		return Item{}, err
 	}
 	it, err = a.History.Get(id)

@@ -15,8 +15,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/vocab"
 )
 
 type transcribeFlags struct {
@@ -28,6 +30,9 @@ type transcribeFlags struct {
 	language       string
 	translate      bool
 	prompt         string
+	vocabulary     string
+	vocabBias      float32
+	vocabTokens    int
 	wordTimestamps bool
 	outputDir      string
 	threads        int
@@ -57,6 +62,9 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 	f.StringVar(&fl.language, "language", "", "spoken language code (multilingual models; detected when empty)")
 	f.BoolVar(&fl.translate, "translate", false, "translate into English (multilingual models)")
 	f.StringVar(&fl.prompt, "prompt", "", "initial prompt: context or custom vocabulary for the first window")
+	f.StringVar(&fl.vocabulary, "vocabulary", "", "vocabulary file: one term a line, optionally \"Term = sounds like, ...\" (see README)")
+	f.IntVar(&fl.vocabTokens, "vocabulary-tokens", vocab.PromptTokens, fmt.Sprintf("most prompt tokens the vocabulary takes of Whisper's %d (0 = no prompt: bias and replacements only)", vocab.ContextTokens))
+	f.Float32Var(&fl.vocabBias, "vocabulary-bias", 0, "logit bias on each vocabulary term's first token (0 = none; 2 is mild)")
 	f.BoolVar(&fl.wordTimestamps, "word-timestamps", false, "time every word (json output includes them)")
 	f.StringVar(&fl.outputDir, "output-dir", "", "write NAME.FORMAT files into this directory instead of stdout")
 	f.IntVar(&fl.threads, "threads", 0, "worker threads (0 = one per physical core)")
@@ -122,12 +130,16 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 	if p := strings.TrimSpace(fl.prompt); p != "" {
 		opt.InitialPrompt = mf.Vocab.Encode(" " + p)
 	}
+	fix, err := loadVocabulary(stderr, fl, mf, &opt)
+	if err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
 	failed := 0
 	for i, path := range files {
-		if err := transcribeOne(ctx, cmd, mf, model, opt, fl, path, i, len(files)); err != nil {
+		if err := transcribeOne(ctx, cmd, mf, model, opt, fix, fl, path, i, len(files)); err != nil {
 			fmt.Fprintf(stderr, "hark: %s: %v\n", path, err)
 			failed++
 			if ctx.Err() != nil {
@@ -144,7 +156,7 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 // maxBeam bounds --beam: each beam holds a self-attention cache.
 const maxBeam = 16
 
-func transcribeOne(ctx context.Context, cmd *cobra.Command, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fl transcribeFlags, path string, idx, total int) error {
+func transcribeOne(ctx context.Context, cmd *cobra.Command, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fix *rewrite.Rewriter, fl transcribeFlags, path string, idx, total int) error {
 	stderr := cmd.ErrOrStderr()
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar := progressbar.NewOptions(1000, progressbar.OptionSetWriter(stderr),
@@ -155,6 +167,9 @@ func transcribeOne(ctx context.Context, cmd *cobra.Command, mf *whisper.File, mo
 	res, err := mf.TranscribeFile(ctx, model, path, opt)
 	if err != nil {
 		return err
+	}
+	if fix != nil {
+		fix.ApplyResult(res)
 	}
 	if fl.outputDir != "" {
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + "." + fl.format

@@ -63,6 +63,7 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 				return err
 			}
 			defer a.Close()
+			a.SetFocus(platform.NewFocus()) // dictation modes follow the focused app
 			if err := b.Attach(a); err != nil {
 				return err
 			}

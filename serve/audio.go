@@ -19,6 +19,7 @@ import (
 
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/vocab"
 )
 
 // Response formats of the audio endpoints.
@@ -27,6 +28,7 @@ var audioFormats = []string{"json", "text", "srt", "verbose_json", "vtt"}
 // audioRequest is the multipart form of a transcription.
 type audioRequest struct {
 	model, language, prompt, format string
+	vocabulary                      []vocab.Term // the "vocabulary" field: one term a line
 	temperature                     float32
 	words, segments                 bool
 	file                            string // the upload, saved to a temporary file
@@ -109,6 +111,10 @@ func (s *Server) readAudioForm(w http.ResponseWriter, r *http.Request) (*audioRe
 			req.language = strings.TrimSpace(v)
 		case "prompt":
 			req.prompt = v
+		case "vocabulary":
+			if req.vocabulary, err = vocab.Parse(v); err != nil {
+				return fail(badRequest("vocabulary", err.Error()))
+			}
 		case "response_format":
 			req.format = v
 		case "temperature":
@@ -204,6 +210,10 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 	if p := strings.TrimSpace(req.prompt); p != "" {
 		opt.InitialPrompt = f.Vocab.Encode(" " + p)
 	}
+	fix, err := steerVocabulary(&opt, f.Vocab, req.vocabulary)
+	if err != nil {
+		return nil, 0, err
+	}
 	spec, err := f.FileSpectrogram(req.file)
 	if err != nil {
 		return nil, 0, badRequest("file", "The audio file could not be decoded: "+scrubPath(err, req.file))
@@ -217,6 +227,9 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 	}
 	if err != nil {
 		return nil, 0, err
+	}
+	if fix != nil {
+		fix.ApplyResult(res)
 	}
 	return res, res.Duration, nil
 }

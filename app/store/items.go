@@ -8,29 +8,31 @@ import (
 // Item is a history row: a dictation or a transcribed file. Segments is
 // the transcript's segments as JSON (the app owns their shape).
 type Item struct {
-	ID         int64
-	Kind       string
-	CreatedAt  int64 // unix ms
-	UpdatedAt  int64
-	Title      string
-	SourcePath string // the user's file (file items); never deleted by Hark
-	AudioPath  string // a recording Hark owns, deleted with the item
-	DurationMs int64
-	Status     string
-	Text       string
-	Segments   string
-	Model      string
-	Language   string
-	Error      string
+	ID          int64
+	Kind        string
+	CreatedAt   int64 // unix ms
+	UpdatedAt   int64
+	Title       string
+	SourcePath  string // the user's file (file items); never deleted by Hark
+	AudioPath   string // a recording Hark owns, deleted with the item
+	DurationMs  int64
+	Status      string
+	Text        string
+	Segments    string
+	Model       string
+	Language    string
+	Error       string
+	Mode        string // the dictation mode used (migration 2)
+	PromptTerms string // JSON list of the vocabulary terms put in the prompt
 }
 
 const itemCols = `id, kind, created_at, updated_at, title, source_path, audio_path, duration_ms,
-	status, text, segments, model, language, error`
+	status, text, segments, model, language, error, mode, prompt_terms`
 
 func scanItem(sc interface{ Scan(...any) error }) (Item, error) {
 	var it Item
 	err := sc.Scan(&it.ID, &it.Kind, &it.CreatedAt, &it.UpdatedAt, &it.Title, &it.SourcePath, &it.AudioPath,
-		&it.DurationMs, &it.Status, &it.Text, &it.Segments, &it.Model, &it.Language, &it.Error)
+		&it.DurationMs, &it.Status, &it.Text, &it.Segments, &it.Model, &it.Language, &it.Error, &it.Mode, &it.PromptTerms)
 	return it, err
 }
 

@@ -44,6 +44,9 @@ var migrations = []string{
 		stopped         INTEGER NOT NULL DEFAULT 0
 	);
 	CREATE INDEX messages_conv ON messages(conversation_id, id);`,
+	// 2: the dictation mode and vocabulary prompt terms an item used.
+	`ALTER TABLE items ADD COLUMN mode TEXT NOT NULL DEFAULT '';
+	ALTER TABLE items ADD COLUMN prompt_terms TEXT NOT NULL DEFAULT '[]';`,
 }
 
 // migrate runs the migrations the database has not seen, each in its own

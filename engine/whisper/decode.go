@@ -29,6 +29,9 @@ type DecodeOptions struct {
 	Suppress []int32
 	// SuppressBlank lists tokens not allowed first (" " and EOT).
 	SuppressBlank []int32
+	// LogitBias is added to these tokens' logits before the other filters
+	// (a user's vocabulary: see internal/vocab).
+	LogitBias map[int32]float32
 	// MaxInitialTimestamp bounds the first timestamp, in seconds (1.0 by
 	// default in the reference); negative means no bound.
 	MaxInitialTimestamp float32
@@ -112,7 +115,7 @@ func (m *Model) DecodeWindow(opt DecodeOptions) (*DecodeResult, error) {
 	if sampleLen <= 0 {
 		sampleLen = m.H.NTextCtx / 2
 	}
-	filter := &logitFilter{sp: sp, suppressBlank: opt.SuppressBlank, suppress: opt.Suppress,
+	filter := &logitFilter{sp: sp, bias: opt.LogitBias, suppressBlank: opt.SuppressBlank, suppress: opt.Suppress,
 		timestamps: !opt.WithoutTimestamps, maxInitialTsIx: -1}
 	if opt.MaxInitialTimestamp >= 0 {
 		// 0.02 s per timestamp step; 1.0 s -> index 50.

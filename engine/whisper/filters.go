@@ -9,6 +9,7 @@ var negInf = float32(math.Inf(-1))
 // so far in this window (after the initial prompt).
 type logitFilter struct {
 	sp             Specials
+	bias           map[int32]float32
 	suppressBlank  []int32 // suppressed at the first sampled position
 	suppress       []int32 // suppressed everywhere
 	timestamps     bool
@@ -16,6 +17,11 @@ type logitFilter struct {
 }
 
 func (f *logitFilter) apply(logits []float32, seq []int32) {
+	for t, b := range f.bias {
+		if t >= 0 && int(t) < len(logits) {
+			logits[t] += b
+		}
+	}
 	if len(seq) == 0 {
 		for _, t := range f.suppressBlank {
 			logits[t] = negInf

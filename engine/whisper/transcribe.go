@@ -35,6 +35,10 @@ type TranscribeOptions struct {
 	ConditionOnPreviousText bool
 	// InitialPrompt tokens precede the first window (custom vocabulary).
 	InitialPrompt []int32
+	// Vocabulary tokens open every window's prompt, earlier text filling
+	// the rest of its n_text_ctx/2-1 tokens, so a user's terms steer the
+	// whole file rather than only its first windows (internal/vocab).
+	Vocabulary []int32
 	// WordTimestamps times every word (cross-attention alignment).
 	WordTimestamps bool
 	// OnSegment, if set, receives each segment as soon as its window is done.
@@ -148,7 +152,7 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 		}
 		dopt := opt.DecodeOptions
 		dopt.Ctx = ctx
-		dopt.Prompt = allTokens[promptResetSince:]
+		dopt.Prompt = withVocabulary(opt.Vocabulary, allTokens[promptResetSince:], m.H.NTextCtx/2-1)
 		r, cr, err := m.decodeWithFallback(sp, tok, dopt, &opt)
 		if err != nil {
 			return nil, err
@@ -306,4 +310,16 @@ func (m *Model) decodeWithFallback(sp Specials, tok TextDecoder, dopt DecodeOpti
 		}
 	}
 	return r, cr, nil
+}
+
+// withVocabulary puts vocab first and as much of the end of prev as fits
+// in keep tokens after it.
+func withVocabulary(vocab, prev []int32, keep int) []int32 {
+	if len(vocab) == 0 {
+		return prev
+	}
+	vocab = vocab[:min(len(vocab), keep)]
+	room := keep - len(vocab)
+	prev = prev[len(prev)-min(len(prev), room):]
+	return append(append(make([]int32, 0, len(vocab)+len(prev)), vocab...), prev...)
 }

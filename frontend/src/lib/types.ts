@@ -18,6 +18,8 @@ export interface Item {
   language: string
   error?: string
   audioBytes: number
+  mode: string
+  promptTerms: string[]
 }
 
 export interface Usage { items: number; audioBytes: number; oldest: number }
@@ -67,7 +69,7 @@ export interface Advice { probe: SpeedProbe | null; dictation: string; dictation
 
 export interface ServerStatus { running: boolean; addr: string; url: string; error?: string }
 
-export interface DictationStatus { state: 'idle' | 'recording' | 'transcribing'; device: string; startedAt: number; lastText: string }
+export interface DictationStatus { state: 'idle' | 'recording' | 'transcribing'; device: string; startedAt: number; lastText: string; mode?: string }
 export interface Device { id: string; name: string; default: boolean }
 
 export interface SettingsData {
@@ -92,6 +94,15 @@ export interface SettingsData {
   serverAutoStart: boolean
   serverCorsOrigins: string // space- or comma-separated origins
   theme: 'system' | 'light' | 'dark'
+  vocabulary: string
+  vocabularyPrompt: boolean
+  vocabularyBias: number
+  replacements: Rule[]
+  voiceCommands: boolean
+  autoEnter: boolean
+  modes: Mode[]
+  defaultMode: string
+  activeMode: string
   forceCPU: boolean
   speedProbe?: SpeedProbe
 }
@@ -104,3 +115,23 @@ export interface ReleaseAsset { name: string; url: string; size: number }
 export interface Release { version: string; name: string; notes: string; page: string; assets: ReleaseAsset[] }
 export interface UpdateState { current: string; asked: boolean; enabled: boolean; lastCheck: number; available?: Release; error?: string }
 export interface CommandStatus { onPath: boolean; path: string; error?: string }
+
+// app/rewrite.Rule
+export interface Rule { from: string; to: string; wholeWord: boolean; ignoreCase: boolean }
+
+// app/modes.Mode
+export interface Mode {
+  name: string
+  apps: string[]
+  language: string
+  translate: boolean
+  model: string
+  vocabulary: string
+  cleanup: '' | 'punctuation' | 'email' | 'message' | 'code' | 'custom'
+  cleanupPrompt: string
+  output: '' | 'paste' | 'type' | 'copy'
+  autoEnter: boolean
+}
+
+// internal/vocab.Prompt
+export interface PromptFit { text: string; used: string[]; dropped: string[] }

@@ -1,0 +1,102 @@
+// Browser test of vocabulary and modes (run by TestBrowserModes): edit the
+// vocabulary and a mode in Settings, check the live preview, save, dictate
+// through the loopback microphone (a kit clip played into PulseAudio's
+// null sink) while the test's X window "HarkTest" has the focus, and check
+// in History that the dictation used the mode and the prompt terms.
+//   HARK_URL, E2E_CASE {clip, sink}, E2E_SHOTS, E2E_OUT as run.mjs
+import { chromium } from 'playwright-core'
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+
+const url = process.env.HARK_URL
+const tc = JSON.parse(process.env.E2E_CASE ?? '{}')
+const shots = process.env.E2E_SHOTS ?? ''
+const out = process.env.E2E_OUT ?? '/tmp'
+const T = 90_000
+
+const t0 = Date.now()
+function check(cond, msg) {
+  if (!cond) throw new Error('check failed: ' + msg)
+  console.log(`ok (${((Date.now() - t0) / 1000).toFixed(1)} s):`, msg)
+}
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+})
+const page = await (await browser.newContext({ viewport: { width: 1180, height: 900 }, colorScheme: 'light' })).newPage()
+const errors = []
+page.on('pageerror', (e) => errors.push(String(e)))
+
+try {
+  await page.goto(url, { waitUntil: 'load' })
+  await page.click('nav [data-view="settings"]')
+  await page.waitForSelector('textarea[name="vocabulary"]', { timeout: T })
+  await page.fill('textarea[name="vocabulary"]', 'Comrades = fellow\n')
+  await page.fill('input[name="previewSample"]', 'my fellow americans. new line. ok')
+  await page.waitForFunction(() => document.querySelector('[data-testid="rewrite-preview"]')?.textContent === 'my Comrades americans.\nOk', null, { timeout: T })
+  check(true, 'live preview applies the "sounds like" spelling and "new line"')
+  await page.waitForFunction(() => /1 term in Whisper's prompt/.test(document.querySelector('[data-testid="prompt-fit"]')?.textContent ?? ''), null, { timeout: T })
+  check(true, 'the vocabulary fits the prompt')
+
+  await page.click('[data-testid="add-mode"]')
+  const mode = page.locator('.mode[data-mode="0"]')
+  await mode.locator('input[name="modeName"]').fill('Chat')
+  await mode.locator('input[name="modeApps"]').fill('HarkTest, slack')
+  await mode.locator('textarea[name="modeVocabulary"]').fill('Americans')
+  await mode.locator('select[name="modeOutput"]').selectOption('copy')
+  await mode.locator('select[name="modeCleanup"]').selectOption('message')
+  await page.selectOption('select[name="defaultMode"]', '')
+  if (shots) {
+    // The sticky view header would cover the card's top in the shot.
+    await page.addStyleTag({ content: '.view-head { position: static !important }' })
+    await page.locator('[data-testid="modes"]').scrollIntoViewIfNeeded()
+    await page.waitForTimeout(300)
+    await page.locator('[data-testid="modes"]').screenshot({ path: join(shots, 'settings-modes.png') })
+  }
+  // Clean-up needs a chat model the test does not install: back to off.
+  await mode.locator('select[name="modeCleanup"]').selectOption('')
+  await page.click('[data-testid="save-settings"]')
+  await page.waitForSelector('.toast:has-text("Settings saved")', { timeout: T })
+  check(true, 'vocabulary and mode saved')
+
+  // Dictate: the focused X window is the test's "HarkTest".
+  await page.click('nav [data-view="dictation"]')
+  await page.click('button.record')
+  await page.waitForSelector('[data-testid="dictation-state"]:has-text("recording")', { timeout: T })
+  await page.waitForSelector('[data-testid="dictation-mode"]:has-text("Chat")', { timeout: T })
+  check(true, 'recording in mode Chat, chosen by the focused app')
+  const play = spawnSync('paplay', ['--device=' + tc.sink, tc.clip], { env: process.env })
+  check(play.status === 0, 'clip played into the null sink ' + (play.stderr ?? ''))
+  await page.waitForTimeout(500)
+  await page.click('button.record')
+  await page.waitForSelector('[data-testid="dictation-state"]:has-text("idle")', { timeout: 4 * T })
+  check(true, 'dictation transcribed')
+
+  await page.click('nav [data-view="history"]')
+  await page.waitForSelector('.list .row', { timeout: T })
+  await page.click('.list .row >> nth=0')
+  await page.waitForSelector('[data-testid="item-mode"]', { timeout: T })
+  const m = await page.textContent('[data-testid="item-mode"]')
+  const terms = await page.textContent('[data-testid="item-terms"]')
+  check(m === 'Chat' && terms === 'Americans, Comrades', `History: mode ${m}, prompt terms ${terms}`)
+
+  // The mode switched by hand from the Dictation view is stored.
+  await page.click('nav [data-view="dictation"]')
+  await page.selectOption('select[name="activeModePicker"]', 'Chat')
+  let active = ''
+  for (let i = 0; i < 50 && active !== 'Chat'; i++) {
+    active = await page.evaluate(async () => (await (await fetch('/api/call/Settings.Get', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' })).json()).result.activeMode)
+    if (active !== 'Chat') await page.waitForTimeout(100)
+  }
+  check(active === 'Chat', 'mode chosen by hand in the Dictation view: ' + active)
+  check(errors.length === 0, 'no page errors ' + errors.join('; '))
+} catch (e) {
+  await page.screenshot({ path: join(out, 'failure-modes.png') }).catch(() => {})
+  console.error(e)
+  process.exitCode = 1
+} finally {
+  await browser.close()
+}
