@@ -82,7 +82,12 @@ type App struct {
 	rt              *runtime.Runtime // the model cache, shared with the API server
 	idleForTest     atomic.Int64     // ns; non-zero replaces the idle-unload setting
 	noProbe         bool             // Config.NoSpeedProbe
-	uploads         *uploads
+	// Recordings waiting for disk space (app/savefail.go): samples held,
+	// and the retry period and writer tests replace.
+	unsaved   atomic.Int64
+	saveRetry time.Duration
+	saveWAV   func(path string, x []float32) error
+	uploads   *uploads
 	// livePlan is the mode/vocabulary plan of the dictation being recorded,
 	// liveUsed the prompt terms its live stream used (app/stream.go).
 	livePlan atomic.Pointer[wordPlan]

@@ -198,11 +198,16 @@ func (d *Dictation) Stop() (Item, error) {
 		return fail(err)
 	}
 	it, err := d.a.finishDictation(d.a.ctx, id, rec, r, plan) // app/stream.go
+	if r.SaveErr != nil { // app/savefail.go
+		if err == nil {
+			it = d.a.History.noteAudioNotKept(it, r.SaveErr)
+		}
+		if cur, gerr := d.a.History.Get(id); gerr == nil {
+			d.a.keepUnsaved(id, cur.AudioPath, r.Samples)
+		}
+	}
 	if err != nil {
 		return fail(err)
-	}
-	if r.SaveErr != nil {
-		it = d.a.History.noteAudioNotKept(it, r.SaveErr)
 	}
 	set, _ := d.a.Settings.Get()
 	text, outErr := d.finishText(plan, it.Text, out, set.RestoreClipboard)

@@ -3,7 +3,12 @@ package app
 import (
 	"errors"
 	"os"
+	"strings"
 	"syscall"
+	"time"
+
+	"github.com/harkapp/hark/app/dictation"
+	"github.com/harkapp/hark/audio"
 )
 
 // A dictation whose WAV can't be written (a full disk) goes on from the
@@ -36,7 +41,7 @@ func (d *Dictation) saveFailed(err error) {
 
 // noteAudioNotKept marks a dictation whose audio file is incomplete.
 func (h *History) noteAudioNotKept(it Item, err error) Item {
-	it.Error = "audio not kept: " + saveReason(err) + "; the text was transcribed from memory"
+	it.Error = notKeptPrefix + saveReason(err) + "; the text was transcribed from memory (it is written when space returns)"
 	if serr := h.save(it); serr != nil {
 		return it
 	}
@@ -44,4 +49,86 @@ func (h *History) noteAudioNotKept(it Item, err error) Item {
 		return fresh
 	}
 	return it
+}
+
+// notKeptPrefix starts the item error that says the audio is missing.
+const notKeptPrefix = "audio not kept: "
+
+// saveRetryEvery is how often a recording that could not be written is
+// tried again.
+const saveRetryEvery = 30 * time.Second
+
+// maxUnsaved bounds the samples held in memory for recordings waiting for
+// disk space (15 minutes at 16 kHz, about 58 MB); beyond it a recording's
+// audio is given up and its item says so.
+const maxUnsaved = 15 * 60 * audio.WhisperRate
+
+// keepUnsaved holds a dictation's samples whose WAV could not be written
+// and writes the file once space returns (tried every saveRetryEvery until
+// the app closes), then clears the item's "audio not kept" note.
+func (a *App) keepUnsaved(id int64, path string, x []float32) {
+	if path == "" || len(x) == 0 || a.unsaved.Add(int64(len(x))) > maxUnsaved {
+		a.unsaved.Add(-int64(len(x)))
+		return
+	}
+	every := a.saveRetry
+	if every <= 0 {
+		every = saveRetryEvery
+	}
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		defer a.unsaved.Add(-int64(len(x)))
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-a.stop:
+				return
+			case <-t.C:
+			}
+			if err := a.writeRecording(path, x); err == nil {
+				a.History.noteAudioKept(id)
+				return
+			}
+		}
+	}()
+}
+
+// writeRecording writes x as path's WAV, whole or not at all (a temporary
+// file renamed over the incomplete one).
+func (a *App) writeRecording(path string, x []float32) error {
+	if a.saveWAV != nil {
+		return a.saveWAV(path, x)
+	}
+	tmp := path + ".saving"
+	w, err := dictation.CreateWAV(tmp, audio.WhisperRate)
+	if err != nil {
+		return err
+	}
+	if err := w.Write(x); err != nil {
+		w.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := w.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// noteAudioKept clears the "audio not kept" note of item id once its
+// recording has been written after all.
+func (h *History) noteAudioKept(id int64) {
+	it, err := h.Get(id)
+	if err != nil || !strings.HasPrefix(it.Error, notKeptPrefix) {
+		return
+	}
+	it.Error = ""
+	if h.save(it) == nil {
+		if fresh, err := h.Get(id); err == nil {
+			h.a.emit.Emit("history:changed", fresh)
+		}
+	}
 }

@@ -2,8 +2,10 @@ package app
 
 import (
 	"os"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -25,10 +27,20 @@ func (f fullDiskFile) WriteAt(b []byte, off int64) (int, error) {
 
 // TestDictationDiskFull: the WAV can't be written, yet the dictation
 // transcribes from memory, delivers the reference text, tells the user at
-// once, and the history item says the audio was not kept.
+// once, and the history item says the audio was not kept; once space
+// returns the WAV is written whole from memory and the note goes.
 func TestDictationDiskFull(t *testing.T) {
 	ev := newEvents()
 	a := openApp(t, t.TempDir(), testModelsDir(t), ev)
+	var tries atomic.Int32
+	a.saveRetry = 20 * time.Millisecond
+	a.saveWAV = func(path string, x []float32) error {
+		if tries.Add(1) <= 3 { // still full
+			return &os.PathError{Op: "write", Path: path, Err: syscall.ENOSPC}
+		}
+		a.saveWAV = nil // space returned: the real writer
+		return a.writeRecording(path, x)
+	}
 	src := &feedSource{}
 	rec := NewCaptureRecorder(src.open)
 	rec.createFile = func(path string) (dictation.WAVFile, error) {
@@ -64,4 +76,15 @@ func TestDictationDiskFull(t *testing.T) {
 	st, err := a.Dictation.Status()
 	require.NoError(t, err)
 	require.Contains(t, st.Error, "recording not saved: disk full")
+
+	// Space returns: the whole recording is written and the note cleared.
+	require.Eventually(t, func() bool {
+		got, err := a.History.Get(it.ID)
+		return err == nil && got.Error == ""
+	}, 10*time.Second, 20*time.Millisecond, "the note goes once the WAV is written")
+	require.Greater(t, tries.Load(), int32(3))
+	x, err := audio.Load16k(got.AudioPath)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(x), len(clip), "the WAV holds the whole dictation")
+	require.Equal(t, int64(0), a.unsaved.Load(), "nothing is held in memory any more")
 }
