@@ -16,7 +16,7 @@ import (
 	"github.com/harkapp/hark/app/platform/x11test"
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture/pulsetest"
-	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/shared"
 	"github.com/stretchr/testify/require"
@@ -39,7 +39,8 @@ func kitText(t testing.TB, name string) string {
 func loadKit(t testing.TB) *Whisper {
 	f, err := whisper.OpenFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
 	require.NoError(t, err)
-	b := cpu.New(cpu.Options{})
+	b, _, err := backends.Open("cpu", 0) // the app's models come from the runtime; this test is the capture pipeline's
+	require.NoError(t, err)
 	t.Cleanup(func() { b.Close() })
 	m, err := f.Load(b, whisper.Options{})
 	require.NoError(t, err)
