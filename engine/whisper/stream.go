@@ -41,6 +41,9 @@ type StreamConfig struct {
 	// utterance (800 ms): its words are all committed and the next
 	// window starts after it. Negative disables utterance cuts.
 	Pause time.Duration
+	// Agree is how many consecutive hypotheses must agree on a word
+	// before it is committed (2: local agreement).
+	Agree int
 }
 
 func (c StreamConfig) withDefaults() StreamConfig {
@@ -54,6 +57,9 @@ func (c StreamConfig) withDefaults() StreamConfig {
 	def(&c.Holdback, 500*time.Millisecond)
 	def(&c.TimeTolerance, 300*time.Millisecond)
 	def(&c.Pause, 800*time.Millisecond)
+	if c.Agree < 2 {
+		c.Agree = 2
+	}
 	c.MaxWindow = min(c.MaxWindow, (WindowSecs-1)*time.Second)
 	return c
 }
@@ -96,7 +102,7 @@ type Streamer struct {
 
 	committed []Word // absolute times
 	segs      []Segment
-	prev      []Word // the last hypothesis after the committed words
+	prev      [][]Word // the last Agree-1 hypotheses after the committed words
 	tentative string
 	decodes   int
 }
@@ -243,10 +249,16 @@ func (s *Streamer) step(ctx context.Context) error {
 	limit := end - s.cfg.Holdback.Seconds()
 	tol := s.cfg.TimeTolerance.Seconds()
 	n := 0
-	for n < len(hyp) && n < len(s.prev) &&
-		normWord(hyp[n].Word) == normWord(s.prev[n].Word) &&
-		math.Abs(hyp[n].End-s.prev[n].End) <= tol && hyp[n].End <= limit {
-		n++
+	if len(s.prev) == s.cfg.Agree-1 {
+	agree:
+		for n < len(hyp) && hyp[n].End <= limit {
+			for _, p := range s.prev {
+				if n >= len(p) || normWord(hyp[n].Word) != normWord(p[n].Word) || math.Abs(hyp[n].End-p[n].End) > tol {
+					break agree
+				}
+			}
+			n++
+		}
 	}
 	s.commit(hyp[:n])
 	hyp = hyp[n:]
@@ -263,8 +275,15 @@ func (s *Streamer) step(ctx context.Context) error {
 		if c := int(cut * SampleRate); c > s.bufStart {
 			s.drop(c - s.bufStart)
 		}
+		s.prev = nil // older hypotheses covered the dropped audio
 	}
-	s.prev = hyp
+	// Older hypotheses lose the words just committed (they agreed on them).
+	keep := s.prev[max(0, len(s.prev)-(s.cfg.Agree-2)):]
+	s.prev = s.prev[:0:0]
+	for _, p := range keep {
+		s.prev = append(s.prev, p[min(n, len(p)):])
+	}
+	s.prev = append(s.prev, hyp)
 	s.setTentative(hyp)
 	return nil
 }

@@ -281,3 +281,19 @@ func TestStreamerFinishDecodesOnlyTheTail(t *testing.T) {
 	require.LessOrEqual(t, m.windows[n], 3.0, "the tail after the committed words")
 	require.Equal(t, scriptText(ws), res.Text)
 }
+
+// With Agree 3 a word needs three consecutive hypotheses: the transcript
+// is the same, nothing is committed early, and the first commit comes a
+// step later than with two.
+func TestStreamerAgreeThree(t *testing.T) {
+	ws := script(24, 0.3)
+	first := map[int]float64{}
+	for _, agree := range []int{2, 3} {
+		m := &scriptModel{words: ws, runAhead: true, garble: true}
+		res, commits, _ := run(t, m, StreamConfig{Pause: -1, Agree: agree}, tone(int(13.5*SampleRate), 0))
+		require.Equal(t, scriptText(ws), res.Text)
+		noneEarly(t, ws, commits, 0.5)
+		first[agree] = commits[0].received
+	}
+	require.GreaterOrEqual(t, first[3], first[2]+1-1e-9)
+}
