@@ -84,7 +84,7 @@ func (f *fakeGPU) driver() *driver {
 		cuModuleLoadDataEx: func(m *uintptr, _ unsafe.Pointer, _ uint32, _ *int32, vals *uintptr) result {
 			*m = 2
 			if r := f.rec("cuModuleLoadDataEx"); r != 0 {
-				copy(unsafe.Slice((*byte)(unsafe.Pointer(*vals)), 64), "ptxas: line 7: fake JIT error\x00")
+				copy(unsafe.Slice(*(**byte)(unsafe.Pointer(vals)), 64), "ptxas: line 7: fake JIT error\x00") // vals[0] is the error log buffer
 				return r
 			}
 			return 0
