@@ -234,3 +234,49 @@ func TestFakeBoundsRefuseBeforeLaunch(t *testing.T) {
 	sort.Strings(names)
 	t.Logf("functions looked up: %v", names)
 }
+
+// A good dispatch on the fake: IO goes through page-locked staging, the
+// launch covers the elements with its argument record, and a failing
+// launch gives the driver's message with the plan, pass and op.
+func TestFakeLaunch(t *testing.T) {
+	f := withFake(t, 90)
+	b, err := New(Options{})
+	require.NoError(t, err)
+	defer b.Close()
+	p := &plan.Plan{Name: "good"}
+	x := p.AddBuffer(plan.Buffer{Name: "x", Kind: plan.IO, Size: 64})
+	y := p.AddBuffer(plan.Buffer{Name: "y", Kind: plan.IO, Size: 64})
+	ps, _ := p.AddPass("main")
+	d := plan.Dispatch{Kernel: plan.Scale, Grid: [3]uint32{1, 1, 1}}
+	d.Bind, d.NBind = plan.Binds(plan.Binding{Buf: x}, plan.Binding{Buf: y})
+	d.P[0], d.P[1], d.P[2], d.P[3] = 16, 1, 16, 16 // 16 floats
+	ps.Add(d)
+	ex, err := b.Load(p)
+	require.NoError(t, err)
+	defer ex.Close()
+
+	in := make([]byte, 64)
+	for i := range in {
+		in[i] = byte(i)
+	}
+	require.NoError(t, ex.Write(x, 0, in))
+	require.Positive(t, f.count_("cuMemAllocHost"), "IO is staged in page-locked memory")
+	require.Positive(t, f.count_("cuMemcpyHtoDAsync"))
+	require.NoError(t, ex.Run(0, &plan.Vars{}))
+	require.Len(t, f.launches, 1)
+	l := f.launches[0]
+	require.Equal(t, entryPrefix+"scale", l.fn)
+	threads := l.block[0] * l.block[1] * l.block[2]
+	require.True(t, threads > 0 && threads <= 1024, "block %v", l.block)
+	require.GreaterOrEqual(t, l.grid[0]*l.grid[1]*l.grid[2]*threads, uint32(16), "grid %v block %v", l.grid, l.block)
+	require.Zero(t, l.shared%16)
+	require.True(t, l.nonNilParams0, "the argument record is passed")
+	out := make([]byte, 64)
+	require.NoError(t, ex.Read(x, 0, out))
+	require.Equal(t, in, out, "the fake's memory round-trips through staging")
+
+	f.fail["cuLaunchKernel"] = 719
+	err = ex.Run(0, &plan.Vars{})
+	require.ErrorContains(t, err, "cuda: plan good/main op 0")
+	require.ErrorContains(t, err, "cuLaunchKernel: CUDA_ERROR_FAKE (719): the fake driver refused")
+}
