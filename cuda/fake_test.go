@@ -280,3 +280,45 @@ func TestFakeLaunch(t *testing.T) {
 	require.ErrorContains(t, err, "cuda: plan good/main op 0")
 	require.ErrorContains(t, err, "cuLaunchKernel: CUDA_ERROR_FAKE (719): the fake driver refused")
 }
+
+// Weights are uploaded once per tensor memory: a second plan over the same
+// bytes shares the upload, which is freed when the last plan using it closes.
+func TestFakeWeightsOnce(t *testing.T) {
+	f := withFake(t, 90)
+	b, err := New(Options{})
+	require.NoError(t, err)
+	data := make([]byte, 256)
+	load := func() plan.Executable {
+		p := &plan.Plan{Name: "w"}
+		w := p.AddBuffer(plan.Buffer{Name: "w", Kind: plan.BufWeights, Size: 256, Data: data})
+		y := p.AddBuffer(plan.Buffer{Name: "y", Kind: plan.IO, Size: 128})
+		ps, _ := p.AddPass("main")
+		d := plan.Dispatch{Kernel: plan.Scale, Grid: [3]uint32{1, 1, 1}}
+		d.Bind, d.NBind = plan.Binds(plan.Binding{Buf: w}, plan.Binding{Buf: y})
+		d.P[0], d.P[1], d.P[2], d.P[3] = 32, 1, 32, 32 // y (128 bytes) is not mistaken for the weights (256)
+		ps.Add(d)
+		ex, err := b.Load(p)
+		require.NoError(t, err)
+		return ex
+	}
+	ex1 := load()
+	up := f.htod
+	require.GreaterOrEqual(t, up, 256)
+	ex2 := load()
+	require.Equal(t, up, f.htod, "the second plan reuses the uploaded weights")
+	frees := f.count_("cuMemFree")
+	ex1.Close()
+	weightsFreed := func() bool {
+		for _, m := range f.mem {
+			if len(m) == 256 {
+				return false
+			}
+		}
+		return true
+	}
+	require.False(t, weightsFreed(), "the second plan still uses them")
+	ex2.Close()
+	require.True(t, weightsFreed())
+	require.Greater(t, f.count_("cuMemFree"), frees)
+	b.Close()
+}
