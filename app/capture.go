@@ -30,6 +30,10 @@ type CaptureRecorder struct {
 	live     func() *liveStream
 	stream   *liveStream
 	streamed *whisper.Result
+
+	// createFile opens recordings' files (nil: dictation.CreateFile;
+	// tests inject a failing one).
+	createFile func(string) (dictation.WAVFile, error)
 }
 
 // SetLive installs the live-stream starter (nil: no live preview).
@@ -80,6 +84,15 @@ func (c *CaptureRecorder) armLocked(device string) error {
 		DeviceID: device, Armed: true,
 		OnLevel:   c.onLevel,
 		OnSamples: c.onSamples,
+		OnSaveError: func(err error) {
+			c.mu.Lock()
+			f := c.opt.OnSaveError
+			c.mu.Unlock()
+			if f != nil {
+				f(err)
+			}
+		},
+		CreateFile: c.createFile,
 	}, c.open)
 	if err := rec.Arm(); err != nil {
 		return err
@@ -167,7 +180,7 @@ func (c *CaptureRecorder) Stop() (Recording, error) {
 		}
 		return Recording{}, err
 	}
-	out := Recording{DurationMs: r.Duration.Milliseconds()}
+	out := Recording{DurationMs: r.Duration.Milliseconds(), SaveErr: r.SaveErr}
 	if err != nil {
 		return out, err
 	}

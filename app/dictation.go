@@ -33,6 +33,9 @@ type RecordOptions struct {
 	// OnAutoStop is called (once, from the recorder's goroutine) when the
 	// voice-activity detector ends the recording.
 	OnAutoStop func()
+	// OnSaveError is called at once when writing the WAV fails (the
+	// recording goes on in memory).
+	OnSaveError func(error)
 }
 
 // Recording is what a Recorder captured.
@@ -42,6 +45,8 @@ type Recording struct {
 	// Samples are the 16 kHz mono samples to transcribe (silence trimmed
 	// by the VAD); nil means transcribe the WAV file.
 	Samples []float32
+	// SaveErr: writing the WAV failed (a full disk); Samples are complete.
+	SaveErr error
 }
 
 // Recorder is the capture pipeline (implemented by app/dictation over
@@ -146,9 +151,10 @@ func (d *Dictation) Start() error {
 	d.a.livePlan.Store(plan) // the live stream follows the same mode (app/stream.go)
 	err = rec.Start(RecordOptions{
 		Path: it.AudioPath, Device: set.InputDevice, AutoStop: auto,
-		OnLevel:    func(rms, peak float32) { d.a.emit.Emit("dictation:level", Level{RMS: rms, Peak: peak}) },
-		OnPartial:  func(text string) { d.a.emit.Emit("dictation:partial", map[string]string{"text": text}) },
-		OnAutoStop: func() { go d.Stop() },
+		OnLevel:     func(rms, peak float32) { d.a.emit.Emit("dictation:level", Level{RMS: rms, Peak: peak}) },
+		OnPartial:   func(text string) { d.a.emit.Emit("dictation:partial", map[string]string{"text": text}) },
+		OnAutoStop:  func() { go d.Stop() },
+		OnSaveError: d.saveFailed, // app/savefail.go
 	})
 	if err != nil {
 		d.a.History.Delete(it.ID)
@@ -195,10 +201,16 @@ func (d *Dictation) Stop() (Item, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if r.SaveErr != nil {
+		it = d.a.History.noteAudioNotKept(it, r.SaveErr)
+	}
 	set, _ := d.a.Settings.Get()
 	text, outErr := d.finishText(plan, it.Text, out, set.RestoreClipboard)
 	d.setState(func(s *DictationStatus) {
 		s.State, s.LastText, s.Error = DictIdle, text, ""
+		if r.SaveErr != nil {
+			s.Error = saveErrorMessage(r.SaveErr)
+		}
 		if outErr != nil {
 			s.Error = "inserting the text: " + outErr.Error()
 		}

@@ -72,7 +72,7 @@ func generateChat(ctx context.Context, m *runtime.LLMModel, history []chat.Messa
 	lm := m.Gen.M
 	var prompt []int32
 	for {
-		text, err := m.Template.Render(history, chat.Options{AddGenerationPrompt: true})
+		text, err := m.Template.RenderContext(ctx, history, chat.Options{AddGenerationPrompt: true})
 		if err != nil {
 			return llm.Result{}, err
 		}

@@ -101,7 +101,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.generate(w, r, generation{params: req.genParams, opts: o, chat: true,
-		prompt: func(l *llmModel) ([]int32, error) { return l.chatPrompt(msgs) }})
+		prompt: func(l *llmModel) ([]int32, error) { return l.chatPrompt(r.Context(), msgs) }})
 }
 
 // defaultCompletionTokens is OpenAI's max_tokens default for /v1/completions.

@@ -72,11 +72,14 @@ func (s *Server) llm(ctx context.Context, name string) (*llmModel, error) {
 
 // chatPrompt renders messages with the model's template (plain
 // concatenation for models without one) and tokenizes them.
-func (l *llmModel) chatPrompt(msgs []chat.Message) ([]int32, error) {
+func (l *llmModel) chatPrompt(ctx context.Context, msgs []chat.Message) ([]int32, error) {
 	if l.tpl == nil {
 		return nil, badRequest("model", l.h.TemplateErr.Error())
 	}
-	text, err := l.tpl.Render(msgs, chat.Options{AddGenerationPrompt: true})
+	text, err := l.tpl.RenderContext(ctx, msgs, chat.Options{AddGenerationPrompt: true})
+	if errors.Is(err, chat.ErrTemplateTimeout) || errors.Is(err, chat.ErrTemplateMemory) || ctx.Err() != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, badRequest("messages", fmt.Sprintf("The model's chat template rejected the messages: %v", err))
 	}

@@ -61,6 +61,12 @@ type RecorderConfig struct {
 	OnSamples func([]float32)
 	// OnEvent is told about lost and reopened devices.
 	OnEvent func(capture.Event)
+	// OnSaveError is told, once and at once, when writing the recording's
+	// file fails (a full disk): the samples are still kept in memory (up
+	// to MaxDuration) and the Recording carries SaveErr.
+	OnSaveError func(error)
+	// CreateFile opens the recording's file (default CreateFile).
+	CreateFile func(path string) (WAVFile, error)
 }
 
 // Recording is a finished recording.
@@ -70,6 +76,9 @@ type Recording struct {
 	PreRoll   time.Duration
 	StartedAt time.Time // when Start was called
 	Duration  time.Duration
+	// SaveErr is why the file is incomplete (nil: it holds Samples); the
+	// samples are complete either way.
+	SaveErr error
 	// FirstSample is the time from Start to the first sample captured
 	// after it (with an armed device the pre-roll already covers it).
 	FirstSample time.Duration
@@ -264,7 +273,11 @@ func (r *Recorder) Start(path string) error {
 	if busy {
 		return errors.New("dictation: already recording")
 	}
-	w, err := CreateWAV(path, capture.SampleRate)
+	create := r.cfg.CreateFile
+	if create == nil {
+		create = CreateFile
+	}
+	w, err := createWAV(create, path, capture.SampleRate)
 	if err != nil {
 		return fmt.Errorf("dictation: creating the recording file: %w", err)
 	}
@@ -311,7 +324,9 @@ func (r *Recorder) writer(w *WAVWriter, notify, stop chan struct{}, done chan er
 		}
 		written += len(fresh)
 		if werr == nil {
-			werr = w.Write(fresh)
+			if werr = w.Write(fresh); werr != nil && r.cfg.OnSaveError != nil {
+				r.cfg.OnSaveError(werr)
+			}
 		}
 		if r.cfg.OnSamples != nil {
 			r.cfg.OnSamples(fresh)
@@ -366,16 +381,17 @@ func (r *Recorder) Stop() (*Recording, error) {
 	r.rec, r.w, r.notify = nil, nil, nil
 	armed := r.armed
 	r.mu.Unlock()
-	if !armed {
-		if err := r.closeSource(); err != nil && werr == nil {
-			werr = err
-		}
-	}
 	if werr == nil {
 		werr = cerr
 	}
 	if werr != nil {
-		return rec, fmt.Errorf("dictation: writing the recording: %w", werr)
+		// The samples are all in memory: the dictation goes on from them.
+		rec.SaveErr = fmt.Errorf("dictation: writing the recording: %w", werr)
+	}
+	if !armed {
+		if err := r.closeSource(); err != nil {
+			return rec, err
+		}
 	}
 	return rec, nil
 }

@@ -16,7 +16,7 @@ import (
 // flight; the OS has the bytes even if we never close. Sync (also done
 // every syncEvery) protects against power loss too.
 type WAVWriter struct {
-	f        *os.File
+	f        WAVFile
 	rate     int
 	data     int64 // bytes of samples written
 	buf      []byte
@@ -31,12 +31,30 @@ const (
 	syncEvery  = 2 * time.Second
 )
 
+// WAVFile is what a WAVWriter writes to (an *os.File; tests inject one
+// whose writes fail, as on a full disk).
+type WAVFile interface {
+	Write([]byte) (int, error)
+	WriteAt([]byte, int64) (int, error)
+	Sync() error
+	Close() error
+}
+
+// CreateFile opens a recording's file (truncating it).
+func CreateFile(path string) (WAVFile, error) {
+	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+}
+
 // CreateWAV creates (truncating) a WAV file and writes its header.
 func CreateWAV(path string, rate int) (*WAVWriter, error) {
+	return createWAV(CreateFile, path, rate)
+}
+
+func createWAV(create func(string) (WAVFile, error), path string, rate int) (*WAVWriter, error) {
 	if rate <= 0 {
 		return nil, fmt.Errorf("dictation: invalid sample rate %d", rate)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := create(path)
 	if err != nil {
 		return nil, err
 	}

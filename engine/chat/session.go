@@ -51,7 +51,11 @@ func (s *Session) all(extra ...Message) []Message {
 // Prompt renders the conversation plus user's message, ready for the
 // answer, and tokenizes it.
 func (s *Session) Prompt(user string) ([]int32, error) {
-	text, err := s.Template.Render(s.all(Message{Role: "user", Content: user}), Options{AddGenerationPrompt: true, Vars: s.Vars})
+	return s.prompt(context.Background(), user)
+}
+
+func (s *Session) prompt(ctx context.Context, user string) ([]int32, error) {
+	text, err := s.Template.RenderContext(ctx, s.all(Message{Role: "user", Content: user}), Options{AddGenerationPrompt: true, Vars: s.Vars})
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +72,7 @@ func (s *Session) Prompt(user string) ([]int32, error) {
 // is dropped.
 func (s *Session) Send(ctx context.Context, user string, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
 	m := s.Gen.M
-	prompt, err := s.Prompt(user)
+	prompt, err := s.prompt(ctx, user)
 	if err != nil {
 		return llm.Result{}, err
 	}

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,18 +78,25 @@ func compile(id string, loader loaders.Loader, env *exec.Environment) (tpl *exec
 func (t *Template) Special() SpecialTokens { return t.special }
 
 // Render turns messages into the prompt text, as Hugging Face's
-// apply_chat_template(messages, tokenize=False, ...) does.
-func (t *Template) Render(messages []Message, o Options) (out string, err error) {
+// apply_chat_template(messages, tokenize=False, ...) does. It renders in a
+// child process under a time and memory bound (render_child.go).
+func (t *Template) Render(messages []Message, o Options) (string, error) {
+	return t.RenderContext(context.Background(), messages, o)
+}
+
+// renderHere renders in this process, without a time or memory bound:
+// only the child process of RenderContext calls it.
+func (t *Template) renderHere(messages []Message, vars map[string]any, addGenerationPrompt bool) (out string, err error) {
 	msgs := make([]any, len(messages))
 	for i, m := range messages {
 		msgs[i] = map[string]any{"role": m.Role, "content": m.Content}
 	}
 	data := map[string]any{}
-	for k, v := range o.Vars {
+	for k, v := range vars {
 		data[k] = v
 	}
 	data["messages"] = msgs
-	data["add_generation_prompt"] = o.AddGenerationPrompt
+	data["add_generation_prompt"] = addGenerationPrompt
 	data["bos_token"] = t.special.BOS
 	data["eos_token"] = t.special.EOS
 	var raised []string

@@ -1,0 +1,136 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A chat template is code from a downloaded file, and gonja has no hook to
+// bound a rendering's steps or memory: a template looping without output,
+// or doubling a string with {% set %}, would hang or exhaust the process.
+// So every rendering runs in a child process of the running binary (any
+// binary linking this package serves it, see init in render_serve.go),
+// which can be killed: a deadline (RenderTimeout, and the caller's
+// context), a memory bound (a heap watchdog) and the output cap. Spawning costs a few
+// milliseconds per rendering (BENCHMARKS.md), small beside generation.
+
+// RenderTimeout bounds one rendering; real templates take well under a
+// millisecond.
+var RenderTimeout = 5 * time.Second
+
+// renderMemory bounds the child's memory: the output is capped at 8 MiB,
+// so no honest template comes near it.
+const renderMemory = 512 << 20
+
+// renderArg is the child's hidden subcommand.
+const renderArg = "__hark-render-chat-template"
+
+var (
+	ErrTemplateTimeout = errors.New("the model's chat template took too long to render")
+	ErrTemplateMemory  = errors.New("the model's chat template took too much memory to render")
+)
+
+type renderRequest struct {
+	Name                string    `json:"name"`
+	Source              string    `json:"source"`
+	BOS                 string    `json:"bos"`
+	EOS                 string    `json:"eos"`
+	Messages            []Message `json:"messages"`
+	Vars                *value    `json:"vars"`
+	AddGenerationPrompt bool      `json:"add_generation_prompt"`
+	Now                 time.Time `json:"now"`
+	Timeout             int64     `json:"timeout_ns"`
+}
+
+type renderReply struct {
+	Out string `json:"out"`
+	Err string `json:"err,omitempty"`
+	// Kind classifies Err: "template" (raise_exception), "memory", "".
+	Kind string `json:"kind,omitempty"`
+}
+
+var self struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// RenderContext is Render under ctx: cancelling it kills the rendering.
+func (t *Template) RenderContext(ctx context.Context, messages []Message, o Options) (string, error) {
+	self.once.Do(func() { self.path, self.err = os.Executable() })
+	if self.err != nil {
+		return "", fmt.Errorf("chat: finding this program to render the template: %w", self.err)
+	}
+	vars, err := encodeVars(o.Vars)
+	if err != nil {
+		return "", fmt.Errorf("chat: template variables: %w", err)
+	}
+	now := time.Now()
+	if t.Now != nil {
+		now = t.Now()
+	}
+	req, err := json.Marshal(renderRequest{Name: t.Name, Source: t.Source, BOS: t.special.BOS, EOS: t.special.EOS,
+		Messages: messages, Vars: vars, AddGenerationPrompt: o.AddGenerationPrompt, Now: now, Timeout: int64(RenderTimeout)})
+	if err != nil {
+		return "", err
+	}
+	rctx, cancel := context.WithTimeout(ctx, RenderTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, self.path, renderArg)
+	cmd.Stdin = bytes.NewReader(req)
+	// The reply is the output (≤ 8 MiB) JSON-escaped (≤ 6x) plus a little.
+	stdout := &limitBuffer{max: 6*maxRenderSize + 4096}
+	stderr := &limitBuffer{max: 4096}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = time.Second
+	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	if rctx.Err() != nil {
+		return "", fmt.Errorf("chat: %w (over %v)", ErrTemplateTimeout, RenderTimeout)
+	}
+	var rep renderReply
+	if err := json.Unmarshal(stdout.b.Bytes(), &rep); err != nil {
+		// No reply: the runtime died, e.g. a stack or allocation too large.
+		if strings.Contains(stderr.b.String(), "out of memory") || strings.Contains(stderr.b.String(), "stack exceeds") {
+			return "", fmt.Errorf("chat: %w (over %d MiB)", ErrTemplateMemory, renderMemory>>20)
+		}
+		return "", fmt.Errorf("chat: rendering the %s template failed: %v %s", t.Name, runErr, strings.TrimSpace(stderr.b.String()))
+	}
+	switch rep.Kind {
+	case "":
+		if rep.Err == "" {
+			return rep.Out, nil
+		}
+		return "", errors.New(rep.Err)
+	case "template":
+		return "", fmt.Errorf("%w%s", ErrTemplate, strings.TrimPrefix(rep.Err, ErrTemplate.Error()))
+	case "memory":
+		return "", fmt.Errorf("chat: %w (over %d MiB)", ErrTemplateMemory, renderMemory>>20)
+	}
+	return "", errors.New(rep.Err)
+}
+
+// limitBuffer keeps at most max bytes and then fails the writes, so a
+// child can't flood its parent.
+type limitBuffer struct {
+	b   bytes.Buffer
+	max int
+}
+
+func (l *limitBuffer) Write(p []byte) (int, error) {
+	if l.b.Len()+len(p) > l.max {
+		return 0, io.ErrShortWrite
+	}
+	return l.b.Write(p)
+}

@@ -1,0 +1,78 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Hostile templates are stopped within the bound with a clear error, and
+// rendering keeps working afterwards.
+func TestRenderBudget(t *testing.T) {
+	defer func(d time.Duration) { RenderTimeout = d }(RenderTimeout)
+	RenderTimeout = time.Second
+	good, err := New("good", `{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}`, SpecialTokens{})
+	require.NoError(t, err)
+	check := func() {
+		out, err := good.Render(convo[:1], Options{})
+		require.NoError(t, err)
+		require.Equal(t, "<"+convo[0].Role+">"+convo[0].Content, out)
+	}
+
+	// Nested loops that print nothing: 10^15 steps.
+	loop, err := New("loop", `{% for i in range(100000) %}{% for j in range(100000) %}{% for k in range(100000) %}{% endfor %}{% endfor %}{% endfor %}`, SpecialTokens{})
+	require.NoError(t, err)
+	start := time.Now()
+	_, err = loop.Render(nil, Options{})
+	require.ErrorIs(t, err, ErrTemplateTimeout)
+	require.Less(t, time.Since(start), RenderTimeout+2*time.Second)
+	check()
+
+	// A string doubled by {% set %} (2^60 bytes; gonja's string ops are
+	// slow enough that the deadline usually stops it first) and a single
+	// huge string (the memory bound stops it).
+	for src, want := range map[string][]error{
+		`{% set ns = namespace(s="xxxxxxxx") %}{% for i in range(60) %}{% set ns.s = ns.s + ns.s %}{% endfor %}{{ ns.s|length }}`: {ErrTemplateMemory, ErrTemplateTimeout},
+		`{{ ("x" * 100000000000)|length }}`: {ErrTemplateMemory},
+	} {
+		double, err := New("double", src, SpecialTokens{})
+		require.NoError(t, err)
+		start = time.Now()
+		_, err = double.Render(nil, Options{})
+		require.Error(t, err)
+		require.True(t, errors.Is(err, want[0]) || len(want) > 1 && errors.Is(err, want[1]), "%s: %v", src, err)
+		require.Less(t, time.Since(start), RenderTimeout+2*time.Second)
+		check()
+	}
+
+	// A cancelled request stops the rendering at once.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start = time.Now()
+	_, err = loop.RenderContext(ctx, nil, Options{})
+	require.ErrorIs(t, err, context.Canceled)
+	require.Less(t, time.Since(start), time.Second)
+	check()
+}
+
+// BenchmarkRender measures one rendering of ChatML in a child process
+// against the same rendering in this process: the difference is the cost
+// of the bound (go test -run X -bench Render ./engine/chat).
+func BenchmarkRender(b *testing.B) {
+	tpl := ChatML(SpecialTokens{})
+	b.Run("child", func(b *testing.B) {
+		for b.Loop() {
+			_, err := tpl.Render(convo, Options{AddGenerationPrompt: true})
+			require.NoError(b, err)
+		}
+	})
+	b.Run("inprocess", func(b *testing.B) {
+		for b.Loop() {
+			_, err := tpl.renderHere(convo, nil, true)
+			require.NoError(b, err)
+		}
+	})
+}
