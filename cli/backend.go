@@ -10,19 +10,37 @@ import (
 	"github.com/harkapp/hark/engine/runtime"
 )
 
-const backendFlag = "backend"
+const (
+	backendFlag = "backend"
+	gpuFlag     = "gpu"
+	gpuHelp     = "GPU index for the CUDA backend (Metal uses the system GPU and refuses any other index)"
+)
 
-// addBackendFlag adds --backend to a command that loads models.
+// addBackendFlag adds --backend and --gpu to a command that loads models.
 func addBackendFlag(cmd *cobra.Command) {
-	cmd.Flags().String(backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", ")+" (auto: Metal on Apple GPUs, else the CPU)")
+	cmd.Flags().String(backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", ")+" (auto: Metal on Apple GPUs, CUDA on NVIDIA GPUs, else the CPU)")
+	cmd.Flags().Int(gpuFlag, 0, gpuHelp)
+}
+
+// backendFlags reads --backend and --gpu, checking both before any model loads.
+func backendFlags(cmd *cobra.Command) (name string, gpu int, err error) {
+	name, _ = cmd.Flags().GetString(backendFlag)
+	gpu, _ = cmd.Flags().GetInt(gpuFlag)
+	if err := backends.Valid(name); err != nil {
+		return "", 0, err
+	}
+	if err := backends.ValidGPU(gpu); err != nil {
+		return "", 0, err
+	}
+	return name, gpu, nil
 }
 
 // newRuntime is the model cache of one command: the backend --backend
-// names, notes (why auto used the CPU) on stderr, no memory budget (the
+// and --gpu name, notes (why auto used the CPU) on stderr, no memory budget (the
 // user asked for this model) and no idle unload.
 func newRuntime(cmd *cobra.Command, opt runtime.Options) (*runtime.Runtime, error) {
-	opt.Backend, _ = cmd.Flags().GetString(backendFlag)
-	if err := backends.Valid(opt.Backend); err != nil {
+	var err error
+	if opt.Backend, opt.GPU, err = backendFlags(cmd); err != nil {
 		return nil, err
 	}
 	opt.Log = cmd.ErrOrStderr()

@@ -50,3 +50,28 @@ func TestAutoPicksTheGPU(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, gpu.N())
 }
+
+// --gpu reaches the driver (a fake CUDA here) from the loaders and bench;
+// a negative index, Metal with an index and CUDA on a machine without a
+// GPU give clear errors.
+func TestGPUFlag(t *testing.T) {
+	model := shared.Path(t, "models", "stories260K.gguf")
+	_, _, err := runHark(t, "generate", "--model", model, "--gpu", "-1", "Once")
+	require.EqualError(t, err, "--gpu -1: a GPU index is 0 or more")
+	_, _, err = runHark(t, "bench", "llm", "--model", model, "--gpu", "-2", "--pp", "4", "--tg", "0", "-r", "1")
+	require.EqualError(t, err, "--gpu -2: a GPU index is 0 or more")
+	_, _, err = runHark(t, "generate", "--model", model, "--backend", "metal", "--gpu", "1", "Once")
+	require.ErrorContains(t, err, "metal: --gpu 1: Metal runs on the system GPU")
+	_, _, err = runHark(t, "generate", "--model", model, "--backend", "cuda", "--gpu", "7", "Once")
+	require.ErrorContains(t, err, "cuda:") // no driver or no GPU 7 here: the driver's own message
+
+	gpu := backendstest.FakeGPU(t, "cuda")
+	_, _, err = runHark(t, "generate", "--model", model, "--backend", "cuda", "--gpu", "2", "--temp", "0", "-n", "4", "Once")
+	require.NoError(t, err)
+	require.Equal(t, 2, gpu.GPU())
+	out, _, err := runHark(t, "bench", "llm", "--model", model, "--gpu", "3", "--pp", "4", "--tg", "0", "-r", "1", "-t", "1")
+	require.NoError(t, err)
+	require.Contains(t, out, "| CUDA | 1 |")
+	require.Equal(t, 3, gpu.GPU())
+	require.Equal(t, 2, gpu.N())
+}

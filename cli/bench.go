@@ -33,6 +33,7 @@ func newBenchLLMCmd() *cobra.Command {
 		dir, tokDir    string
 		layers, pp, tg int
 		reps, threads  int
+		gpu            int
 		backend        string
 	)
 	cmd := &cobra.Command{
@@ -52,6 +53,9 @@ reusing files already there, and measures them.`,
 			}
 			if reps <= 0 {
 				return fmt.Errorf("bench: --reps must be positive, got %d", reps)
+			}
+			if err := backends.ValidGPU(gpu); err != nil {
+				return err
 			}
 			if threads <= 0 {
 				return fmt.Errorf("bench: --threads must be positive, got %d", threads)
@@ -93,7 +97,7 @@ reusing files already there, and measures them.`,
 			fmt.Fprintln(out, "| model | size | params | backend | threads | test | t/s |")
 			fmt.Fprintln(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: |")
 			for _, path := range models {
-				if err := benchModel(out, errOut, backend, path, pp, tg, reps, threads); err != nil {
+				if err := benchModel(out, errOut, backend, gpu, path, pp, tg, reps, threads); err != nil {
 					return err
 				}
 			}
@@ -112,16 +116,17 @@ reusing files already there, and measures them.`,
 	fl.IntVarP(&reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&threads, "threads", "t", 2, "CPU threads")
 	fl.StringVar(&backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
+	fl.IntVar(&gpu, gpuFlag, 0, gpuHelp)
 	return cmd
 }
 
-func benchModel(out, errOut io.Writer, backend, path string, pp, tg, reps, threads int) error {
+func benchModel(out, errOut io.Writer, backend string, gpu int, path string, pp, tg, reps, threads int) error {
 	f, err := gguf.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	be, reason, err := backends.Open(backend, threads)
+	be, reason, err := backends.Open(backend, backends.Options{Threads: threads, GPU: gpu})
 	if err != nil {
 		return err
 	}

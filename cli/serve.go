@@ -56,7 +56,9 @@ refused unless listed with --cors-origin (SECURITY.md).
 				apiKey = os.Getenv(serve.EnvAPIKey)
 			}
 			cfg.Store, cfg.APIKey = store, apiKey
-			cfg.Backend, _ = cmd.Flags().GetString(backendFlag)
+			if cfg.Backend, cfg.GPU, err = backendFlags(cmd); err != nil {
+				return err
+			}
 			cfg.Log = cmd.ErrOrStderr()
 			srv, err := serve.New(cfg)
 			if err != nil {

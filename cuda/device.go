@@ -143,7 +143,7 @@ func (v *device) do(f func() error) error {
 // openDevice retains the primary context of GPU ordinal and loads the
 // kernels.
 func openDevice(ordinal int) (*device, error) {
-	d, err := loadDriver()
+	d, err := driverLoader()
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,10 @@ type driver struct {
 	cuGetErrorString          func(r result, s **byte) result
 }
 
+// driverLoader is loadDriver; tests put a recording fake (a driver whose
+// fields are Go functions) in its place to check the host logic without a GPU.
+var driverLoader = loadDriver
+
 var (
 	drvOnce sync.Once
 	drv     *driver

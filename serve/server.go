@@ -51,6 +51,8 @@ type Config struct {
 	Threads int
 	// Backend names the inference backend (engine/backends; "" = auto).
 	Backend string
+	// GPU is the device index for backends with several GPUs (--gpu).
+	GPU int
 	// Log receives start-up notes, such as why a model runs on the CPU
 	// when Metal was expected (nil: discarded).
 	Log io.Writer
@@ -100,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 		if idle > 0 {
 			check = max(idle/4, 10*time.Millisecond)
 		}
-		s.rt = runtime.New(runtime.Options{Backend: cfg.Backend, Threads: cfg.Threads, Log: cfg.Log,
+		s.rt = runtime.New(runtime.Options{Backend: cfg.Backend, GPU: cfg.GPU, Threads: cfg.Threads, Log: cfg.Log,
 			LLM: llm.Options{Context: cfg.Context}, WhisperBeams: cfg.WhisperBeam,
 			Idle: func() time.Duration { return idle }, IdleCheck: check})
 		s.ownRT = true

@@ -39,7 +39,7 @@ func kitText(t testing.TB, name string) string {
 func loadKit(t testing.TB) *Whisper {
 	f, err := whisper.OpenFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
 	require.NoError(t, err)
-	b, _, err := backends.Open("cpu", 0) // the app's models come from the runtime; this test is the capture pipeline's
+	b, _, err := backends.Open("cpu", backends.Options{}) // the app's models come from the runtime; this test is the capture pipeline's
 	require.NoError(t, err)
 	t.Cleanup(func() { b.Close() })
 	m, err := f.Load(b, whisper.Options{})

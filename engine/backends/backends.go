@@ -27,16 +27,26 @@ type Backend interface {
 	Close()
 }
 
+// Options are what every driver's Open receives.
+type Options struct {
+	// Threads is the number of host workers (0 = one per physical core).
+	Threads int
+	// GPU is the device index (--gpu) for drivers that choose among
+	// several GPUs (CUDA); drivers with one system GPU (Metal) refuse a
+	// non-zero index.
+	GPU int
+}
+
 // Driver is one backend kind.
 type Driver struct {
 	// Name is what --backend and the settings call it.
 	Name string
-	// Open starts the backend with threads host workers (0 = one per physical core).
+	// Open starts the backend with the options o.
 	// auto is true when the caller asked for "auto": the driver then
 	// also refuses hardware it would not pick by default (an error saying
 	// why). ErrNotHere means the platform lacks it: auto skips it
 	// without comment.
-	Open func(threads int, auto bool) (Backend, error)
+	Open func(o Options, auto bool) (Backend, error)
 }
 
 // ErrNotHere is a driver's answer on a platform without its hardware.
@@ -69,10 +79,22 @@ func Valid(name string) error {
 	return fmt.Errorf("unknown backend %q (want %s)", name, strings.Join(Names(), ", "))
 }
 
+// ValidGPU checks a GPU index (--gpu) without opening anything; whether
+// that GPU exists is the driver's answer at Open.
+func ValidGPU(gpu int) error {
+	if gpu < 0 {
+		return fmt.Errorf("--gpu %d: a GPU index is 0 or more", gpu)
+	}
+	return nil
+}
+
 // Open returns the backend called name ("" means auto). For auto, reason
 // is non-empty when a preferred backend was skipped for a reason worth
 // logging ("using the CPU: ..."); callers log it.
-func Open(name string, threads int) (Backend, string, error) {
+func Open(name string, o Options) (Backend, string, error) {
+	if err := ValidGPU(o.GPU); err != nil {
+		return nil, "", err
+	}
 	mu.RLock()
 	ds := list
 	mu.RUnlock()
@@ -80,7 +102,7 @@ func Open(name string, threads int) (Backend, string, error) {
 	if name == "" || name == Auto {
 		var why []string
 		for _, d := range ds {
-			b, err := d.Open(threads, true)
+			b, err := d.Open(o, true)
 			if err == nil {
 				reason := ""
 				if len(why) > 0 {
@@ -96,7 +118,7 @@ func Open(name string, threads int) (Backend, string, error) {
 	}
 	for _, d := range ds {
 		if d.Name == name {
-			b, err := d.Open(threads, false)
+			b, err := d.Open(o, false)
 			if errors.Is(err, ErrNotHere) {
 				return nil, "", fmt.Errorf("%s: %w", name, err)
 			}

@@ -10,10 +10,10 @@ import (
 // minCUDAFree is the free GPU memory below which auto keeps to the CPU.
 const minCUDAFree = 512 << 20
 
-// openCUDADriver opens GPU 0 with the CUDA backend; for auto, no driver or
+// openCUDADriver opens GPU o.GPU with the CUDA backend; for auto, no driver or
 // GPU is ErrNotHere and a nearly full GPU is refused with the reason.
-func openCUDADriver(_ int, auto bool) (Backend, error) {
-	b, err := cuda.New(cuda.Options{})
+func openCUDADriver(o Options, auto bool) (Backend, error) {
+	b, err := cuda.New(cuda.Options{Device: o.GPU})
 	if errors.Is(err, cuda.ErrUnavailable) && auto {
 		return nil, ErrNotHere
 	}

@@ -16,7 +16,7 @@ func drivers() []Driver {
 	return []Driver{
 		{Name: Metal, Open: openMetalDriver},
 		{Name: "cuda", Open: openCUDADriver},
-		{Name: CPU, Open: func(threads int, _ bool) (Backend, error) { return cpu.New(cpu.Options{Threads: threads}), nil }},
+		{Name: CPU, Open: func(o Options, _ bool) (Backend, error) { return cpu.New(cpu.Options{Threads: o.Threads}), nil }},
 	}
 }
 
@@ -39,10 +39,14 @@ var (
 
 // openMetalDriver opens Metal, refusing it while kernels are missing
 // (every plan uses most of them) and, for auto, on GPUs that are not
-// Apple's.
-func openMetalDriver(_ int, auto bool) (Backend, error) {
+// Apple's. Metal has one system GPU, so a GPU index other than 0 is
+// refused rather than ignored.
+func openMetalDriver(o Options, auto bool) (Backend, error) {
 	if auto && goos != "darwin" {
 		return nil, ErrNotHere
+	}
+	if o.GPU != 0 {
+		return nil, fmt.Errorf("metal: --gpu %d: Metal runs on the system GPU; --gpu chooses a CUDA device", o.GPU)
 	}
 	if m := missingKernels(); len(m) > 0 {
 		names := make([]string, len(m))

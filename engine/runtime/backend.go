@@ -9,7 +9,7 @@ import (
 // openBackend opens the backend choice name, logging why auto used the
 // CPU when a GPU was expected.
 func (r *Runtime) openBackend(name string) (backends.Backend, error) {
-	be, reason, err := backends.Open(name, r.opt.Threads)
+	be, reason, err := backends.Open(name, backends.Options{Threads: r.opt.Threads, GPU: r.opt.GPU})
 	if err != nil {
 		return nil, err
 	}

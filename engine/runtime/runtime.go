@@ -29,6 +29,8 @@ type Options struct {
 	Backend string
 	// Threads per loaded model's CPU work (0 = all cores).
 	Threads int
+	// GPU is the device index for backends with several GPUs (--gpu).
+	GPU int
 	// Budget bounds the memory of loaded models in bytes (0 = half of
 	// physical memory; negative = unbounded).
 	Budget int64

@@ -26,16 +26,20 @@ func (g *GPU) Name() string { return g.name }
 func FakeGPU(t testing.TB, name string) *Opens {
 	t.Helper()
 	o := &Opens{}
-	restore := backends.Replace(backends.Driver{Name: name, Open: func(threads int, _ bool) (backends.Backend, error) {
+	restore := backends.Replace(backends.Driver{Name: name, Open: func(bo backends.Options, _ bool) (backends.Backend, error) {
 		o.n.Add(1)
-		return &GPU{Backend: cpu.New(cpu.Options{Threads: threads}), name: name}, nil
+		o.gpu.Store(int64(bo.GPU))
+		return &GPU{Backend: cpu.New(cpu.Options{Threads: bo.Threads}), name: name}, nil
 	}})
 	t.Cleanup(restore)
 	return o
 }
 
 // Opens counts a fake driver's opened backends.
-type Opens struct{ n atomic.Int64 }
+type Opens struct{ n, gpu atomic.Int64 }
+
+// GPU is the GPU index (--gpu) of the last open.
+func (o *Opens) GPU() int { return int(o.gpu.Load()) }
 
 // N is the count so far.
 func (o *Opens) N() int { return int(o.n.Load()) }

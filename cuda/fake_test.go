@@ -1,0 +1,324 @@
+package cuda
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// fakeGPU is a recording stand-in for libcuda: device memory is Go
+// memory, launches are recorded instead of run, and fail makes the named
+// call return an error code.
+type fakeGPU struct {
+	calls    []string
+	launches []fakeLaunch
+	mem      map[dptr][]byte
+	host     [][]byte
+	next     dptr
+	compute  int32
+	count    int32
+	fail     map[string]result
+	fnames   map[uintptr]string
+	htod     int // bytes copied host to device
+}
+
+type fakeLaunch struct {
+	fn            string
+	grid, block   [3]uint32
+	shared        uint32
+	nonNilParams0 bool
+}
+
+var fakeErrName, fakeErrString = []byte("CUDA_ERROR_FAKE\x00"), []byte("the fake driver refused\x00")
+
+// find returns the allocation holding p and p's offset in it.
+func (f *fakeGPU) find(p dptr) ([]byte, int) {
+	for base, b := range f.mem {
+		if p >= base && p < base+dptr(len(b)) {
+			return b, int(p - base)
+		}
+	}
+	panic(fmt.Sprintf("fake GPU: no allocation holds %#x", p))
+}
+
+func (f *fakeGPU) rec(call string) result {
+	f.calls = append(f.calls, call)
+	return f.fail[call]
+}
+
+func (f *fakeGPU) driver() *driver {
+	consts := map[string]int{}
+	for _, c := range funcConsts {
+		consts[c.name] = c.size
+	}
+	alloc := func(n uint64) dptr {
+		p := f.next
+		f.mem[p] = make([]byte, n)
+		f.next += dptr(n+255) &^ 255
+		return p
+	}
+	return &driver{
+		cuInit:             func(uint32) result { return 0 },
+		cuDriverGetVersion: func(v *int32) result { *v = 12040; return 0 },
+		cuDeviceGetCount:   func(n *int32) result { *n = f.count; return f.rec("cuDeviceGetCount") },
+		cuDeviceGet:        func(d *int32, o int32) result { *d = o; return f.rec("cuDeviceGet") },
+		cuDeviceGetName: func(name *byte, n int32, _ int32) result {
+			copy(unsafe.Slice(name, n), "Fake GPU\x00")
+			return 0
+		},
+		cuDeviceGetAttribute: func(v *int32, a int32, _ int32) result {
+			*v = map[int32]int32{attrMaxThreadsPerBlock: 1024, attrMaxSharedPerBlock: 48 << 10, attrWarpSize: 32,
+				attrMultiprocessors: 4, attrComputeMajor: f.compute / 10, attrComputeMinor: f.compute % 10}[a]
+			return 0
+		},
+		cuDeviceTotalMem:          func(b *uint64, _ int32) result { *b = 1 << 30; return 0 },
+		cuDevicePrimaryCtxRetain:  func(c *uintptr, _ int32) result { *c = 1; return f.rec("cuDevicePrimaryCtxRetain") },
+		cuDevicePrimaryCtxRelease: func(int32) result { return f.rec("cuDevicePrimaryCtxRelease") },
+		cuCtxSetCurrent:           func(uintptr) result { return 0 },
+		cuMemGetInfo:              func(free, total *uint64) result { *free, *total = 1<<30, 1<<30; return 0 },
+		cuModuleLoadDataEx: func(m *uintptr, _ unsafe.Pointer, _ uint32, _ *int32, vals *uintptr) result {
+			*m = 2
+			if r := f.rec("cuModuleLoadDataEx"); r != 0 {
+				copy(unsafe.Slice(*(**byte)(unsafe.Pointer(vals)), 64), "ptxas: line 7: fake JIT error\x00") // vals[0] is the error log buffer
+				return r
+			}
+			return 0
+		},
+		cuModuleUnload: func(uintptr) result { return f.rec("cuModuleUnload") },
+		cuModuleGetFunction: func(fn *uintptr, _ uintptr, name string) result {
+			*fn = uintptr(len(f.fnames) + 100)
+			f.fnames[*fn] = name
+			return f.rec("cuModuleGetFunction")
+		},
+		cuModuleGetGlobal: func(p *dptr, size *uint64, _ uintptr, name string) result {
+			*size = uint64(consts[name])
+			*p = alloc(*size)
+			return 0
+		},
+		cuFuncGetAttribute: func(v *int32, a int32, _ uintptr) result {
+			*v = map[int32]int32{funcAttrMaxThreadsPerBlock: 1024}[a]
+			return 0
+		},
+		cuFuncSetAttribute: func(uintptr, int32, int32) result { return 0 },
+		cuMemAlloc: func(p *dptr, n uint64) result {
+			*p = alloc(n)
+			return f.rec("cuMemAlloc")
+		},
+		cuMemFree: func(p dptr) result { delete(f.mem, p); return f.rec("cuMemFree") },
+		cuMemAllocHost: func(p *unsafe.Pointer, n uint64) result {
+			b := make([]byte, n)
+			f.host = append(f.host, b)
+			*p = unsafe.Pointer(&b[0])
+			return f.rec("cuMemAllocHost")
+		},
+		cuMemFreeHost: func(unsafe.Pointer) result { return f.rec("cuMemFreeHost") },
+		cuMemcpyHtoD: func(dst dptr, src unsafe.Pointer, n uint64) result {
+			b, o := f.find(dst)
+			copy(b[o:], unsafe.Slice((*byte)(src), n))
+			f.htod += int(n)
+			return f.rec("cuMemcpyHtoD")
+		},
+		cuMemcpyHtoDAsync: func(dst dptr, src unsafe.Pointer, n uint64, _ uintptr) result {
+			b, o := f.find(dst)
+			copy(b[o:], unsafe.Slice((*byte)(src), n))
+			f.htod += int(n)
+			return f.rec("cuMemcpyHtoDAsync")
+		},
+		cuMemcpyDtoHAsync: func(dst unsafe.Pointer, src dptr, n uint64, _ uintptr) result {
+			b, o := f.find(src)
+			copy(unsafe.Slice((*byte)(dst), n), b[o:])
+			return f.rec("cuMemcpyDtoHAsync")
+		},
+		cuMemsetD8Async: func(dst dptr, v uint8, n uint64, _ uintptr) result {
+			b, o := f.find(dst)
+			for i := range b[o : o+int(n)] {
+				b[o+i] = v
+			}
+			return f.rec("cuMemsetD8Async")
+		},
+		cuStreamCreate:      func(s *uintptr, _ uint32) result { *s = 3; return f.rec("cuStreamCreate") },
+		cuStreamDestroy:     func(uintptr) result { return f.rec("cuStreamDestroy") },
+		cuStreamSynchronize: func(uintptr) result { return f.rec("cuStreamSynchronize") },
+		cuEventCreate:       func(e *uintptr, _ uint32) result { *e = 4; return 0 },
+		cuEventRecord:       func(_, _ uintptr) result { return 0 },
+		cuEventSynchronize:  func(uintptr) result { return 0 },
+		cuEventElapsedTime:  func(ms *float32, _, _ uintptr) result { return 0 },
+		cuEventDestroy:      func(uintptr) result { return 0 },
+		cuLaunchKernel: func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, _ uintptr, params *unsafe.Pointer, _ *unsafe.Pointer) result {
+			f.launches = append(f.launches, fakeLaunch{fn: f.fnames[fn], grid: [3]uint32{gx, gy, gz}, block: [3]uint32{bx, by, bz},
+				shared: shared, nonNilParams0: params != nil && *params != nil})
+			return f.rec("cuLaunchKernel")
+		},
+		cuGetErrorName:   func(_ result, s **byte) result { *s = &fakeErrName[0]; return 0 },
+		cuGetErrorString: func(_ result, s **byte) result { *s = &fakeErrString[0]; return 0 },
+	}
+}
+
+// withFake makes New open the fake for the test's duration.
+func withFake(t *testing.T, compute int32) *fakeGPU {
+	f := &fakeGPU{mem: map[dptr][]byte{}, next: 1 << 20, compute: compute, count: 1, fail: map[string]result{}, fnames: map[uintptr]string{}}
+	old := driverLoader
+	driverLoader = func() (*driver, error) { return f.driver(), nil }
+	t.Cleanup(func() { driverLoader = old })
+	return f
+}
+
+func (f *fakeGPU) count_(call string) int {
+	n := 0
+	for _, c := range f.calls {
+		if c == call {
+			n++
+		}
+	}
+	return n
+}
+
+// Opening: a GPU index the driver lacks and a GPU too old are refused
+// before a context is taken; a module that fails to load gives the
+// driver's name, message and JIT log, and releases the context.
+func TestFakeOpen(t *testing.T) {
+	f := withFake(t, 90)
+	_, err := New(Options{Device: 2})
+	require.EqualError(t, err, "cuda: no GPU 2 (1 present: --gpu 0..0)")
+	f.compute = 61
+	_, err = New(Options{})
+	require.EqualError(t, err, "cuda: Fake GPU is compute capability 6.1; Hark's kernels need 7.5 or newer")
+	require.Zero(t, f.count_("cuDevicePrimaryCtxRetain"))
+
+	f.compute = 90
+	f.fail["cuModuleLoadDataEx"] = 218
+	_, err = New(Options{})
+	require.ErrorContains(t, err, "cuModuleLoadDataEx: CUDA_ERROR_FAKE (218): the fake driver refused: ptxas: line 7: fake JIT error")
+	require.Equal(t, 1, f.count_("cuDevicePrimaryCtxRelease"))
+	delete(f.fail, "cuModuleLoadDataEx")
+
+	b, err := New(Options{})
+	require.NoError(t, err)
+	require.Equal(t, "Fake GPU", b.Info().Name)
+	b.Close()
+	require.Equal(t, 2, f.count_("cuDevicePrimaryCtxRelease"))
+}
+
+// A plan on the fake: a bad dispatch is refused before any launch, with
+// the plan, pass and op in the error.
+func TestFakeBoundsRefuseBeforeLaunch(t *testing.T) {
+	f := withFake(t, 90)
+	b, err := New(Options{})
+	require.NoError(t, err)
+	defer b.Close()
+	p := &plan.Plan{Name: "bad"}
+	x := p.AddBuffer(plan.Buffer{Name: "x", Kind: plan.IO, Size: 64})
+	y := p.AddBuffer(plan.Buffer{Name: "y", Kind: plan.Scratch, Size: 64})
+	ps, _ := p.AddPass("main")
+	d := plan.Dispatch{Kernel: plan.Scale, Grid: [3]uint32{1, 1, 1}}
+	d.Bind, d.NBind = plan.Binds(plan.Binding{Buf: x}, plan.Binding{Buf: y})
+	d.P[0], d.P[1], d.P[2], d.P[3] = 64, 1, 64, 64 // 64 floats: 256 bytes, the buffers hold 64
+	ps.Add(d)
+	ex, err := b.Load(p)
+	require.NoError(t, err)
+	defer ex.Close()
+	err = ex.Run(0, &plan.Vars{})
+	require.ErrorContains(t, err, "cuda: plan bad/main op 0")
+	require.Empty(t, f.launches)
+	require.Error(t, ex.Read(x, 60, make([]byte, 8)))
+	require.Error(t, ex.Run(1, &plan.Vars{}))
+	names := make([]string, 0, len(f.fnames))
+	for _, n := range f.fnames {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	t.Logf("functions looked up: %v", names)
+}
+
+// A good dispatch on the fake: IO goes through page-locked staging, the
+// launch covers the elements with its argument record, and a failing
+// launch gives the driver's message with the plan, pass and op.
+func TestFakeLaunch(t *testing.T) {
+	f := withFake(t, 90)
+	b, err := New(Options{})
+	require.NoError(t, err)
+	defer b.Close()
+	p := &plan.Plan{Name: "good"}
+	x := p.AddBuffer(plan.Buffer{Name: "x", Kind: plan.IO, Size: 64})
+	y := p.AddBuffer(plan.Buffer{Name: "y", Kind: plan.IO, Size: 64})
+	ps, _ := p.AddPass("main")
+	d := plan.Dispatch{Kernel: plan.Scale, Grid: [3]uint32{1, 1, 1}}
+	d.Bind, d.NBind = plan.Binds(plan.Binding{Buf: x}, plan.Binding{Buf: y})
+	d.P[0], d.P[1], d.P[2], d.P[3] = 16, 1, 16, 16 // 16 floats
+	ps.Add(d)
+	ex, err := b.Load(p)
+	require.NoError(t, err)
+	defer ex.Close()
+
+	in := make([]byte, 64)
+	for i := range in {
+		in[i] = byte(i)
+	}
+	require.NoError(t, ex.Write(x, 0, in))
+	require.Positive(t, f.count_("cuMemAllocHost"), "IO is staged in page-locked memory")
+	require.Positive(t, f.count_("cuMemcpyHtoDAsync"))
+	require.NoError(t, ex.Run(0, &plan.Vars{}))
+	require.Len(t, f.launches, 1)
+	l := f.launches[0]
+	require.Equal(t, entryPrefix+"scale", l.fn)
+	threads := l.block[0] * l.block[1] * l.block[2]
+	require.True(t, threads > 0 && threads <= 1024, "block %v", l.block)
+	require.GreaterOrEqual(t, l.grid[0]*l.grid[1]*l.grid[2]*threads, uint32(16), "grid %v block %v", l.grid, l.block)
+	require.Zero(t, l.shared%16)
+	require.True(t, l.nonNilParams0, "the argument record is passed")
+	out := make([]byte, 64)
+	require.NoError(t, ex.Read(x, 0, out))
+	require.Equal(t, in, out, "the fake's memory round-trips through staging")
+
+	f.fail["cuLaunchKernel"] = 719
+	err = ex.Run(0, &plan.Vars{})
+	require.ErrorContains(t, err, "cuda: plan good/main op 0")
+	require.ErrorContains(t, err, "cuLaunchKernel: CUDA_ERROR_FAKE (719): the fake driver refused")
+}
+
+// Weights are uploaded once per tensor memory: a second plan over the same
+// bytes shares the upload, which is freed when the last plan using it closes.
+func TestFakeWeightsOnce(t *testing.T) {
+	f := withFake(t, 90)
+	b, err := New(Options{})
+	require.NoError(t, err)
+	data := make([]byte, 256)
+	load := func() plan.Executable {
+		p := &plan.Plan{Name: "w"}
+		w := p.AddBuffer(plan.Buffer{Name: "w", Kind: plan.BufWeights, Size: 256, Data: data})
+		y := p.AddBuffer(plan.Buffer{Name: "y", Kind: plan.IO, Size: 128})
+		ps, _ := p.AddPass("main")
+		d := plan.Dispatch{Kernel: plan.Scale, Grid: [3]uint32{1, 1, 1}}
+		d.Bind, d.NBind = plan.Binds(plan.Binding{Buf: w}, plan.Binding{Buf: y})
+		d.P[0], d.P[1], d.P[2], d.P[3] = 32, 1, 32, 32 // y (128 bytes) is not mistaken for the weights (256)
+		ps.Add(d)
+		ex, err := b.Load(p)
+		require.NoError(t, err)
+		return ex
+	}
+	ex1 := load()
+	up := f.htod
+	require.GreaterOrEqual(t, up, 256)
+	ex2 := load()
+	require.Equal(t, up, f.htod, "the second plan reuses the uploaded weights")
+	frees := f.count_("cuMemFree")
+	ex1.Close()
+	weightsFreed := func() bool {
+		for _, m := range f.mem {
+			if len(m) == 256 {
+				return false
+			}
+		}
+		return true
+	}
+	require.False(t, weightsFreed(), "the second plan still uses them")
+	ex2.Close()
+	require.True(t, weightsFreed())
+	require.Greater(t, f.count_("cuMemFree"), frees)
+	b.Close()
+}
