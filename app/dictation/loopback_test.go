@@ -121,7 +121,9 @@ func TestDictationLoopback(t *testing.T) {
 	play := pa.Play(t, shared.Path(t, "audio", loopbackClip+".wav"), "")
 	// The hotkey comes late: once the speech is already audible.
 	require.Eventually(t, func() bool { return d.Recorder().Level().Peak > 0.05 }, 10*time.Second, time.Millisecond)
-	time.Sleep(250 * time.Millisecond)
+	// 400 ms of wall time for > 250 ms of pre-roll: on a loaded CI machine
+	// the sound server delivers audio in late bursts.
+	time.Sleep(400 * time.Millisecond)
 	path, err := d.Start("")
 	require.NoError(t, err)
 	require.NoError(t, play.Wait())
