@@ -206,7 +206,7 @@ func BenchmarkReleaseToText(b *testing.B) {
 				res, err := d.Process(context.Background(), rec)
 				require.NoError(b, err)
 				require.NoError(b, res.OutputErr)
-				require.LessOrEqual(b, wer(want, res.Text), 0.1)
+				require.LessOrEqual(b, shared.WER(want, res.Text), 0.1)
 				tr += res.Transcribe
 				out += res.Insert
 			}

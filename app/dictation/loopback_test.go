@@ -48,41 +48,6 @@ func loadKit(t testing.TB) *Whisper {
 	return &Whisper{File: f, Model: m}
 }
 
-// wer is the word error rate of got against want, ignoring case and
-// punctuation.
-func wer(want, got string) float64 {
-	norm := func(s string) []string {
-		return strings.Fields(strings.Map(func(r rune) rune {
-			switch {
-			case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '\'':
-				return r
-			case r >= 'A' && r <= 'Z':
-				return r + 'a' - 'A'
-			}
-			return ' '
-		}, s))
-	}
-	a, b := norm(want), norm(got)
-	d := make([]int, len(b)+1)
-	for j := range d {
-		d[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		prev := d[0]
-		d[0] = i
-		for j := 1; j <= len(b); j++ {
-			cur := d[j]
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[j] = min(d[j]+1, d[j-1]+1, prev+cost)
-			prev = cur
-		}
-	}
-	return float64(d[len(b)]) / float64(max(1, len(a)))
-}
-
 // copyAndType is the Output the test wants: the text in the clipboard
 // and typed into the focused window, both through the platform's output.
 type copyAndType struct{ o platform.Output }
@@ -140,7 +105,7 @@ func TestDictationLoopback(t *testing.T) {
 	res, err := d.Process(context.Background(), rec)
 	require.NoError(t, err)
 	require.NoError(t, res.OutputErr)
-	e := wer(want, res.Text)
+	e := shared.WER(want, res.Text)
 	t.Logf("recording %v (pre-roll %v), speech %v-%v, transcribed in %v, output in %v",
 		rec.Duration, rec.PreRoll, res.SpeechStart, res.SpeechEnd, res.Transcribe, res.Insert)
 	t.Logf("want %q\ngot  %q\nWER %.3f", want, res.Text, e)
