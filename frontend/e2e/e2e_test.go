@@ -59,19 +59,7 @@ func TestBrowser(t *testing.T) {
 	caseJSON, err := json.Marshal(tc)
 	require.NoError(t, err)
 
-	shots := os.Getenv("E2E_SHOTS")
-	switch shots {
-	case "":
-		shots = t.TempDir()
-		if os.Getenv("HARK_UPDATE_SCREENSHOTS") == "1" {
-			shots = filepath.Join(root, "docs", "screenshots")
-		}
-	case "-":
-		shots = ""
-	}
-	if shots != "" {
-		require.NoError(t, os.MkdirAll(shots, 0o755))
-	}
+	shots := screenshotDir(t, root)
 	data := t.TempDir()
 	out := os.Getenv("E2E_OUT") // keeps failure.png and the export
 	if out == "" {
@@ -245,4 +233,23 @@ func readJSON(t *testing.T, path string, v any) {
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, v))
+}
+
+// screenshotDir is where a browser test writes its screenshots: a temp
+// folder, or the tracked docs/screenshots when HARK_UPDATE_SCREENSHOTS=1
+// (tests must not rewrite tracked files); E2E_SHOTS overrides, and "-"
+// (returned as "") skips them.
+func screenshotDir(t *testing.T, root string) string {
+	shots := os.Getenv("E2E_SHOTS")
+	switch shots {
+	case "":
+		shots = t.TempDir()
+		if os.Getenv("HARK_UPDATE_SCREENSHOTS") == "1" {
+			shots = filepath.Join(root, "docs", "screenshots")
+		}
+	case "-":
+		return ""
+	}
+	require.NoError(t, os.MkdirAll(shots, 0o755))
+	return shots
 }

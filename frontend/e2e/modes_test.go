@@ -23,7 +23,7 @@ import (
 // dictates through the loopback microphone (PulseAudio null sink) while an
 // X window of class "HarkTest" is the active one, and checks in History
 // that the dictation used the mode and its prompt terms (modes.mjs). It
-// writes docs/screenshots/settings-modes.png (E2E_SHOTS as TestBrowser).
+// writes settings-modes.png where TestBrowser writes its screenshots.
 func TestBrowserModes(t *testing.T) {
 	for _, bin := range []string{"xclip", "xdotool"} {
 		if _, err := exec.LookPath(bin); err != nil {
@@ -42,13 +42,7 @@ func TestBrowserModes(t *testing.T) {
 	url, stop := startUI(t, models, t.TempDir(), filepath.Join(fe, "dist"))
 	defer stop()
 
-	shots := os.Getenv("E2E_SHOTS")
-	switch shots {
-	case "":
-		shots = filepath.Join(root, "docs", "screenshots")
-	case "-":
-		shots = ""
-	}
+	shots := screenshotDir(t, root)
 	out := os.Getenv("E2E_OUT")
 	if out == "" {
 		out = t.TempDir()
