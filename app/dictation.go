@@ -198,7 +198,7 @@ func (d *Dictation) Stop() (Item, error) {
 		return fail(err)
 	}
 	it, err := d.a.finishDictation(d.a.ctx, id, rec, r, plan) // app/stream.go
-	if r.SaveErr != nil { // app/savefail.go
+	if r.SaveErr != nil {                                     // app/savefail.go
 		if err == nil {
 			it = d.a.History.noteAudioNotKept(it, r.SaveErr)
 		}
