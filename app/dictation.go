@@ -198,7 +198,8 @@ func (d *Dictation) Stop() (Item, error) {
 		return fail(err)
 	}
 	it, err := d.a.finishDictation(d.a.ctx, id, rec, r, plan) // app/stream.go
-	if r.SaveErr != nil {                                     // app/savefail.go
+	// A recording that could not be written: app/savefail.go.
+	if r.SaveErr != nil {
 		if err == nil {
 			it = d.a.History.noteAudioNotKept(it, r.SaveErr)
 		}
