@@ -294,6 +294,9 @@ func (s *Streamer) step(ctx context.Context) error {
 		n = whole
 	}
 	s.commit(hyp[:n])
+	if n > 0 && n < len(hyp) {
+		s.dropToQuiet(hyp[n].End)
+	}
 	hyp = hyp[n:]
 	if len(s.buf) > samplesOf(s.cfg.MaxWindow) {
 		// Too long without agreement: the window's closed segments are
@@ -316,6 +319,10 @@ func (s *Streamer) step(ctx context.Context) error {
 			cut = hyp[k-1].End
 		}
 		s.commit(hyp[:k])
+		if k > 0 && k < len(hyp) {
+			s.dropToQuiet(hyp[k].End)
+			cut = secs(s.bufStart)
+		}
 		hyp = hyp[k:]
 		if c := int(cut * SampleRate); c > s.bufStart {
 			s.drop(min(c-s.bufStart, len(s.buf)))
@@ -372,6 +379,27 @@ func (s *Streamer) commit(hw []hypWord) {
 	if c := int(math.Round(seg.End*SampleRate)) - s.bufStart; c > 0 {
 		s.drop(min(c, len(s.buf)))
 	}
+}
+
+// dropToQuiet moves the window start on from the end of the committed
+// words to the quietest 20 ms before next (the next word's end), at most
+// a second on. Word ends are approximate; a window that begins in the
+// tail of a committed word makes the model hear a word there (the kit
+// model heard "and more formal" for "of the more formal").
+func (s *Streamer) dropToQuiet(next float64) {
+	const frame, hop = SampleRate / 50, SampleRate / 100
+	to := min(int(next*SampleRate)-s.bufStart, SampleRate, len(s.buf))
+	best, least := 0, math.Inf(1)
+	for i := 0; i+frame <= to; i += hop {
+		e := 0.0
+		for _, v := range s.buf[i : i+frame] {
+			e += float64(v) * float64(v)
+		}
+		if e < least {
+			best, least = i+frame/2, e
+		}
+	}
+	s.drop(best)
 }
 
 func (s *Streamer) drop(n int) {
