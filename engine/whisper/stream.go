@@ -53,6 +53,10 @@ type StreamConfig struct {
 	// stable word times, as the hypothesis's only, still open segment.
 	// Word commits lag less with a model that recognizes partial audio.
 	Words bool
+	// NoPrompt decodes every window without the committed text as its
+	// prompt (which a model never trained with prompts, like the kit
+	// model, can be thrown by).
+	NoPrompt bool
 }
 
 func (c StreamConfig) withDefaults() StreamConfig {
@@ -200,6 +204,9 @@ func (s *Streamer) Window() time.Duration {
 // promptText is the committed text the decoder is conditioned on (the
 // window transcriber bounds its share of the prompt).
 func (s *Streamer) promptText() string {
+	if s.cfg.NoPrompt {
+		return ""
+	}
 	var sb strings.Builder
 	for _, w := range s.committed[max(0, len(s.committed)-100):] {
 		sb.WriteString(w.Word)

@@ -55,7 +55,7 @@ func TestKitStreamMatchesOffline(t *testing.T) {
 	for _, name := range clips {
 		var want refResult
 		readJSON(t, shared.Path(t, "whisper-kit", "reference", "transcribe", name+".json"), &want)
-		kitStream(t, f, m, name, readClip(t, name), want.Segments)
+		kitStream(t, f, m, name, readClip(t, name), want.Segments, StreamConfig{})
 	}
 	var long refResult
 	readJSON(t, shared.Path(t, "whisper-kit", "reference", "longform", "longform.json"), &long)
@@ -71,12 +71,18 @@ func TestKitStreamMatchesOffline(t *testing.T) {
 		}
 		segs = append(segs, s)
 	}
-	kitStream(t, f, m, fmt.Sprintf("long-form first %.0f s", longSecs), x, segs)
+	// Without the committed text as the prompt: prompted, the kit model
+	// (never trained with one) turns windows shorter than 30 s into
+	// garbage ("But the more formal ecclesiastical writing which obtained
+	// at Maintz by called missal type" for the window 24.9-36 s, which it
+	// transcribes right unprompted); from the long-form's fourth clip on
+	// the prompted stream was mostly such garbage (BENCHMARKS.md).
+	kitStream(t, f, m, fmt.Sprintf("long-form first %.0f s", longSecs), x, segs, StreamConfig{NoPrompt: true})
 }
 
 // kitStream plays x through a streamer and checks it against the
 // reference segments ref (see TestKitStreamMatchesOffline).
-func kitStream(t *testing.T, f *File, m *Model, name string, x []float32, ref []Segment) {
+func kitStream(t *testing.T, f *File, m *Model, name string, x []float32, ref []Segment, cfg StreamConfig) {
 	t.Helper()
 	var refWords []Word
 	for _, s := range ref {
@@ -89,7 +95,7 @@ func kitStream(t *testing.T, f *File, m *Model, name string, x []float32, ref []
 	var windows []float64
 	var commits []committedAt
 	tr := windowSpy{NewStreamModel(f, m), func(n int) { windows = append(windows, secs(n)) }}
-	s := NewStreamer(tr, StreamConfig{}, func(e StreamEvent) {
+	s := NewStreamer(tr, cfg, func(e StreamEvent) {
 		if e.Type == EventCommitted {
 			commits = append(commits, committedAt{e, received})
 			if testing.Verbose() {

@@ -358,3 +358,15 @@ func TestStreamerAgreeThree(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, first[3], first[2]+1-1e-9)
 }
+
+// NoPrompt decodes every window unprompted; the text is the same.
+func TestStreamerNoPrompt(t *testing.T) {
+	ws := script(12, 0.3)
+	m := &scriptModel{words: ws}
+	res, commits, _ := run(t, m, StreamConfig{Pause: -1, NoPrompt: true}, tone(7*SampleRate, 0))
+	require.Equal(t, scriptText(ws), res.Text)
+	require.Greater(t, len(commits), 1)
+	for _, p := range m.prompts {
+		require.Empty(t, p)
+	}
+}
