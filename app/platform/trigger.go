@@ -1,6 +1,10 @@
 package platform
 
-import "github.com/harkapp/hark/app/trigger"
+import (
+	"errors"
+
+	"github.com/harkapp/hark/app/trigger"
+)
 
 // TriggerSource watches one key or mouse button used alone (Right Option,
 // Fn, a mouse side button) without taking it from other apps, so the
@@ -17,3 +21,12 @@ type TriggerSource interface {
 	// Close stops watching; feed is not called after it returns.
 	Close() error
 }
+
+// Errors Watch wraps.
+var (
+	// ErrTriggerTaken: another app holds the key alone as its hotkey.
+	ErrTriggerTaken = errors.New("already taken by another application")
+	// ErrTriggerPermission: the OS asked the user for the permission to
+	// watch input, and it is not granted (yet).
+	ErrTriggerPermission = errors.New("permission to watch the keyboard is not granted")
+)

@@ -54,9 +54,6 @@ var triggerKeysyms = map[trigger.Key][]xproto.Keysym{
 // triggerButtons maps the mouse trigger keys to X buttons.
 var triggerButtons = map[trigger.Key]byte{trigger.Mouse8: 8, trigger.Mouse9: 9}
 
-// ErrTriggerTaken is wrapped by Watch when another app holds the key.
-var ErrTriggerTaken = errors.New("already taken by another application")
-
 // Watch implements TriggerSource.
 func (x *x11Trigger) Watch(key trigger.Key, feed func(trigger.Key, bool)) error {
 	if feed == nil {
@@ -170,7 +167,7 @@ func checkFree(c *xgb.Conn, root xproto.Window, key trigger.Key, kc xproto.Keyco
 	}
 	var acc xproto.AccessError
 	if errors.As(err, &acc) {
-		return fmt.Errorf("%s is %w", key, ErrTriggerTaken)
+		return fmt.Errorf("%s is %w", key.Label(false), ErrTriggerTaken)
 	}
 	return err
 }
@@ -272,3 +269,5 @@ func (x *x11Trigger) Close() error {
 	<-done
 	return nil
 }
+
+var _ TriggerSource = (*x11Trigger)(nil)

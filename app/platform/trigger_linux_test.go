@@ -229,7 +229,7 @@ func TestTriggerConflictUnderXvfb(t *testing.T) {
 	src := newTriggerSource()
 	err := src.Watch(trigger.RightCtrl, func(trigger.Key, bool) {})
 	require.ErrorIs(t, err, ErrTriggerTaken)
-	require.ErrorContains(t, err, "rightctrl is already taken")
+	require.ErrorContains(t, err, "Right Ctrl is already taken")
 	require.ErrorIs(t, src.Watch(trigger.Mouse9, func(trigger.Key, bool) {}), ErrTriggerTaken)
 	// A free one works, and the check left no grab behind.
 	require.NoError(t, src.Watch(trigger.RightAlt, func(trigger.Key, bool) {}))

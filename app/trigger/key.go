@@ -62,3 +62,30 @@ func names() []string {
 
 // Button reports whether k is a mouse button rather than a key.
 func (k Key) Button() bool { return k == Mouse8 || k == Mouse9 }
+
+// Label is the key's name for people, in macOS's words when mac is set.
+func (k Key) Label(mac bool) string {
+	switch k {
+	case RightCtrl:
+		return "Right Ctrl"
+	case RightAlt:
+		if mac {
+			return "Right Option"
+		}
+		return "Right Alt"
+	case RightSuper:
+		if mac {
+			return "Right Command"
+		}
+		return "Right Super"
+	case RightShift:
+		return "Right Shift"
+	case Fn:
+		return "Fn/Globe"
+	case Mouse8:
+		return "the mouse's back button"
+	case Mouse9:
+		return "the mouse's forward button"
+	}
+	return string(k)
+}

@@ -17,15 +17,10 @@ import (
 // settings, timestamped inputs, and the actions expected, with the time
 // each falls due.
 type stream struct {
-	key    Key
-	cfg    Config
-	events []streamEvent
-	want   []string // "250 start"
-}
-
-type streamEvent struct {
-	in        Input
-	recording *bool // a "recording on|off" line: dictation changed elsewhere
+	key  Key
+	cfg  Config
+	ins  []Input
+	want []string // "250 start"
 }
 
 func readStream(t *testing.T, path string) stream {
@@ -61,60 +56,33 @@ func readStream(t *testing.T, path string) stream {
 			if err != nil || len(w) != 3 {
 				bad()
 			}
-			at := time.Duration(ms) * time.Millisecond
+			in := Input{At: time.Duration(ms) * time.Millisecond}
 			switch {
-			case w[1] == "recording":
-				on := w[2] == "on"
-				s.events = append(s.events, streamEvent{in: Input{At: at}, recording: &on})
+			case w[1] == "recording" && (w[2] == "on" || w[2] == "off"):
+				in.Key, in.Down = Elsewhere, w[2] == "on"
 			case w[2] == "down" || w[2] == "up":
-				k := Key("")
 				if w[1] != "other" {
-					k = Key(w[1])
+					in.Key = Key(w[1])
 				}
-				s.events = append(s.events, streamEvent{in: Input{At: at, Key: k, Down: w[2] == "down"}})
+				in.Down = w[2] == "down"
 			default:
 				bad()
 			}
+			s.ins = append(s.ins, in)
 		}
 	}
 	require.NoError(t, sc.Err())
 	return s
 }
 
-// replay feeds a stream to a fresh machine the way Runner does (Sync
-// before each step, timers fired at their deadline) and returns the
-// actions with the times they were taken.
+// replay runs a stream and writes its actions as "ms action".
 func replay(t *testing.T, s stream) []string {
 	m, err := New(s.key, s.cfg)
 	require.NoError(t, err)
 	var got []string
-	recording := false
-	take := func(at time.Duration, acts []Action) {
-		for _, a := range acts {
-			got = append(got, fmt.Sprintf("%d %s", at.Milliseconds(), a))
-			recording = a == Start
-		}
+	for _, a := range Replay(m, s.ins) {
+		got = append(got, fmt.Sprintf("%d %s", a.At.Milliseconds(), a.Action))
 	}
-	advance := func(to time.Duration) {
-		for {
-			at, ok := m.Deadline()
-			if !ok || at > to {
-				return
-			}
-			m.Sync(recording)
-			take(at, m.Advance(at))
-		}
-	}
-	for _, e := range s.events {
-		advance(e.in.At)
-		if e.recording != nil {
-			recording = *e.recording
-			continue
-		}
-		m.Sync(recording)
-		take(e.in.At, m.Step(e.in))
-	}
-	advance(time.Hour)
 	return got
 }
 
