@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,8 +43,9 @@ const (
 	xiRawEventHeaderLen = 32
 )
 
-// triggerKeysyms are the keysyms each trigger key may produce, in order
-// of preference (the first the keymap has wins).
+// triggerKeysyms are the keysyms a trigger key produces unshifted. Every
+// keycode with one of them counts: AltGr layouts put ISO_Level3_Shift
+// on the Right Alt key (108) and on a virtual key (92) that never fires.
 var triggerKeysyms = map[trigger.Key][]xproto.Keysym{
 	trigger.RightCtrl:  {0xffe4},         // Control_R
 	trigger.RightAlt:   {0xffea, 0xfe03}, // Alt_R, else ISO_Level3_Shift (AltGr)
@@ -74,9 +76,9 @@ func (x *x11Trigger) Watch(key trigger.Key, feed func(trigger.Key, bool)) error 
 	// The events arrive on xgb's reader goroutine; stop gates them so
 	// that none is fed after Close.
 	stop := make(chan struct{})
-	var kc xproto.Keycode
+	var kcs []xproto.Keycode
 	var xiOpcode byte
-	var ready sync.WaitGroup // kc and the opcode are set before events flow
+	var ready sync.WaitGroup // kcs and the opcode are set before events flow
 	ready.Add(1)
 	setReady := sync.OnceFunc(ready.Done)
 	g := &geConn{Conn: raw, auth: readXauth(num), onGeneric: func(ev []byte) {
@@ -86,7 +88,7 @@ func (x *x11Trigger) Watch(key trigger.Key, feed func(trigger.Key, bool)) error 
 			return
 		default:
 		}
-		if k, down, ok := decodeRawEvent(ev, xiOpcode, kc, button, key); ok {
+		if k, down, ok := decodeRawEvent(ev, xiOpcode, kcs, button, key); ok {
 			feed(k, down)
 		}
 	}}
@@ -108,17 +110,12 @@ func (x *x11Trigger) Watch(key trigger.Key, feed func(trigger.Key, bool)) error 
 		if err != nil {
 			return fail(err)
 		}
-		found := false
-		for _, ks := range triggerKeysyms[key] {
-			if kc, found = km.keycode(ks); found {
-				break
-			}
-		}
-		if !found {
-			return fail(fmt.Errorf("the keyboard map has no %s key", key))
+		kcs = km.keycodes(triggerKeysyms[key])
+		if len(kcs) == 0 {
+			return fail(fmt.Errorf("the keyboard map has no %s key", key.Label(false)))
 		}
 	}
-	if err := checkFree(c, root, key, kc, button); err != nil {
+	if err := checkFree(c, root, key, kcs, button); err != nil {
 		return fail(err)
 	}
 	ext, err := xproto.QueryExtension(c, uint16(len("XInputExtension")), "XInputExtension").Reply()
@@ -151,7 +148,7 @@ func (x *x11Trigger) Watch(key trigger.Key, feed func(trigger.Key, bool)) error 
 // checkFree tries to grab the key or button alone on the root window and
 // lets go at once: BadAccess means another client holds it as a hotkey,
 // and both would act on it.
-func checkFree(c *xgb.Conn, root xproto.Window, key trigger.Key, kc xproto.Keycode, button byte) error {
+func checkFree(c *xgb.Conn, root xproto.Window, key trigger.Key, kcs []xproto.Keycode, button byte) error {
 	var err error
 	if button != 0 {
 		err = xproto.GrabButtonChecked(c, false, root, xproto.EventMaskButtonPress, xproto.GrabModeAsync,
@@ -159,7 +156,11 @@ func checkFree(c *xgb.Conn, root xproto.Window, key trigger.Key, kc xproto.Keyco
 		if err == nil {
 			xproto.UngrabButton(c, button, root, 0)
 		}
-	} else {
+	}
+	for _, kc := range kcs {
+		if err != nil {
+			break
+		}
 		err = xproto.GrabKeyChecked(c, false, root, 0, kc, xproto.GrabModeAsync, xproto.GrabModeAsync).Check()
 		if err == nil {
 			xproto.UngrabKey(c, kc, root, 0)
@@ -225,10 +226,11 @@ func withTimeout(f func() ([]byte, error)) ([]byte, error) {
 }
 
 // decodeRawEvent turns an XI2 raw event into a trigger input: the trigger
-// key or button (kc or button), or "" for any other key or button press.
+// key or button (one of kcs, or button), or "" for any other key or
+// button press.
 // ok is false for events that do not matter (other releases, other
 // extensions' events, auto-repeat).
-func decodeRawEvent(ev []byte, opcode byte, kc xproto.Keycode, button byte, key trigger.Key) (trigger.Key, bool, bool) {
+func decodeRawEvent(ev []byte, opcode byte, kcs []xproto.Keycode, button byte, key trigger.Key) (trigger.Key, bool, bool) {
 	if len(ev) < xiRawEventHeaderLen || ev[1] != opcode {
 		return "", false, false
 	}
@@ -238,7 +240,7 @@ func decodeRawEvent(ev []byte, opcode byte, kc xproto.Keycode, button byte, key 
 	switch typ {
 	case xiRawKeyPress, xiRawKeyRelease:
 		down := typ == xiRawKeyPress
-		if kc != 0 && detail == uint32(kc) {
+		if slices.Contains(kcs, xproto.Keycode(detail)) {
 			if down && flags&xiKeyRepeat != 0 {
 				return "", false, false
 			}
@@ -271,3 +273,14 @@ func (x *x11Trigger) Close() error {
 }
 
 var _ TriggerSource = (*x11Trigger)(nil)
+
+// keycodes lists every keycode whose unshifted keysym is one of syms.
+func (k *keymap) keycodes(syms []xproto.Keysym) []xproto.Keycode {
+	var kcs []xproto.Keycode
+	for i := 0; i*k.per < len(k.syms); i++ {
+		if slices.Contains(syms, k.syms[i*k.per]) {
+			kcs = append(kcs, k.min+xproto.Keycode(i))
+		}
+	}
+	return kcs
+}

@@ -290,3 +290,50 @@ func TestFindXauth(t *testing.T) {
 	wild := entry(65535, "", "3", "MIT-MAGIC-COOKIE-1", "dddd")
 	require.Equal(t, "dddd", string(findXauth(wild, "me", "3").data))
 }
+
+// On a layout where Right Alt is AltGr (German: keycode 108 gives
+// ISO_Level3_Shift, as does the virtual key 92), every such keycode
+// counts, and AltGr+E (€) is a chord, not a trigger. (The keymap is the
+// one xmodmap -pke shows for setxkbmap -layout de; Xvfb here does not
+// take a new layout, so the decoding is checked on raw event bytes.)
+func TestTriggerAltGrKeycodes(t *testing.T) {
+	km := &keymap{min: 8, per: 2, syms: make([]xproto.Keysym, 2*(255-8+1))}
+	set := func(kc int, ks xproto.Keysym) { km.syms[(kc-8)*2] = ks }
+	set(26, 'e')
+	set(92, 0xfe03)
+	set(105, 0xffe4)
+	set(108, 0xfe03)
+	kcs := km.keycodes(triggerKeysyms[trigger.RightAlt])
+	require.Equal(t, []xproto.Keycode{92, 108}, kcs)
+	require.Empty(t, km.keycodes(triggerKeysyms[trigger.RightSuper]))
+
+	const xi = 131
+	raw := func(typ uint16, detail uint32, flags uint32) []byte {
+		b := make([]byte, 40)
+		b[0], b[1] = xGenericEvent, xi
+		binary.LittleEndian.PutUint32(b[4:], 2)
+		binary.LittleEndian.PutUint16(b[8:], typ)
+		binary.LittleEndian.PutUint32(b[16:], detail)
+		binary.LittleEndian.PutUint32(b[24:], flags)
+		return b
+	}
+	var got []string
+	for _, ev := range [][]byte{
+		raw(xiRawKeyPress, 108, 0),
+		raw(xiRawKeyPress, 108, xiKeyRepeat), // auto-repeat: dropped
+		raw(xiRawKeyPress, 26, 0),
+		raw(xiRawKeyRelease, 26, 0), // other releases do not matter
+		raw(xiRawKeyRelease, 108, 0),
+		raw(xiRawButtonPress, 1, 0),
+		raw(xiRawButtonRelease, 1, 0),
+		raw(17, 0, 0), // XI_RawMotion: not selected, ignored
+		append([]byte{xGenericEvent, xi + 1}, raw(xiRawKeyPress, 108, 0)[2:]...), // another extension's event
+	} {
+		if k, down, ok := decodeRawEvent(ev, xi, kcs, 0, trigger.RightAlt); ok {
+			var log feedLog
+			log.feed(k, down)
+			got = append(got, log.got...)
+		}
+	}
+	require.Equal(t, []string{"rightalt down", "other down", "rightalt up", "other down"}, got)
+}
