@@ -136,6 +136,20 @@ func (x *xtester) send(t *testing.T, typ, detail byte) {
 	require.NoError(t, err)
 }
 
+// play sends a sequence of {type, detail} inputs.
+func (x *xtester) play(t *testing.T, steps [][2]byte) {
+	for _, s := range steps {
+		x.send(t, s[0], s[1])
+	}
+}
+
+// expect waits for want to be fed, and nothing else.
+func (f *feedLog) expect(t *testing.T, want ...string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return len(f.snapshot()) >= len(want) }, 5*time.Second, 10*time.Millisecond, "fed: %v", f.snapshot())
+	require.Equal(t, want, f.snapshot())
+}
+
 func TestTriggerRawEventsUnderXvfb(t *testing.T) {
 	x11test.StartXvfb(t)
 	win := newInputWindow(t)
@@ -148,17 +162,8 @@ func TestTriggerRawEventsUnderXvfb(t *testing.T) {
 
 	// A tap of Right Ctrl, then Right Ctrl+A (a shortcut in the focused
 	// app), then a mouse click.
-	x.send(t, xproto.KeyPress, ctrlR)
-	x.send(t, xproto.KeyRelease, ctrlR)
-	x.send(t, xproto.KeyPress, ctrlR)
-	x.send(t, xproto.KeyPress, a)
-	x.send(t, xproto.KeyRelease, a)
-	x.send(t, xproto.KeyRelease, ctrlR)
-	x.send(t, xproto.ButtonPress, 1)
-	x.send(t, xproto.ButtonRelease, 1)
-	want := []string{"rightctrl down", "rightctrl up", "rightctrl down", "other down", "rightctrl up", "other down"}
-	require.Eventually(t, func() bool { return len(log.snapshot()) >= len(want) }, 5*time.Second, 10*time.Millisecond, "fed: %v", log.snapshot())
-	require.Equal(t, want, log.snapshot())
+	x.play(t, [][2]byte{{xproto.KeyPress, ctrlR}, {xproto.KeyRelease, ctrlR}, {xproto.KeyPress, ctrlR}, {xproto.KeyPress, a}, {xproto.KeyRelease, a}, {xproto.KeyRelease, ctrlR}, {xproto.ButtonPress, 1}, {xproto.ButtonRelease, 1}})
+	log.expect(t, "rightctrl down", "rightctrl up", "rightctrl down", "other down", "rightctrl up", "other down")
 
 	// Nothing was taken from the focused window: it saw both Right Ctrl
 	// presses and the A with Control held.
@@ -176,12 +181,7 @@ func TestTriggerRawEventsUnderXvfb(t *testing.T) {
 	r := trigger.NewRunner(m, func(a trigger.Action) { mu.Lock(); acts = append(acts, a); mu.Unlock() }, nil)
 	defer r.Close()
 	require.NoError(t, src.Watch(trigger.RightCtrl, r.Feed))
-	x.send(t, xproto.KeyPress, ctrlR)
-	x.send(t, xproto.KeyPress, a)
-	x.send(t, xproto.KeyRelease, a)
-	x.send(t, xproto.KeyRelease, ctrlR)
-	x.send(t, xproto.KeyPress, ctrlR)
-	x.send(t, xproto.KeyRelease, ctrlR)
+	x.play(t, [][2]byte{{xproto.KeyPress, ctrlR}, {xproto.KeyPress, a}, {xproto.KeyRelease, a}, {xproto.KeyRelease, ctrlR}, {xproto.KeyPress, ctrlR}, {xproto.KeyRelease, ctrlR}})
 	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(acts) == 1 }, 5*time.Second, 10*time.Millisecond)
 	time.Sleep(100 * time.Millisecond)
 	mu.Lock()
@@ -191,8 +191,7 @@ func TestTriggerRawEventsUnderXvfb(t *testing.T) {
 	// After Close nothing is fed.
 	require.NoError(t, src.Close())
 	n := len(log.snapshot())
-	x.send(t, xproto.KeyPress, ctrlR)
-	x.send(t, xproto.KeyRelease, ctrlR)
+	x.play(t, [][2]byte{{xproto.KeyPress, ctrlR}, {xproto.KeyRelease, ctrlR}})
 	time.Sleep(100 * time.Millisecond)
 	require.Len(t, log.snapshot(), n)
 }
@@ -205,13 +204,8 @@ func TestTriggerMouseButtonUnderXvfb(t *testing.T) {
 	src := newTriggerSource()
 	require.NoError(t, src.Watch(trigger.Mouse8, log.feed))
 	defer src.Close()
-	x.send(t, xproto.ButtonPress, 8)
-	x.send(t, xproto.ButtonRelease, 8)
-	x.send(t, xproto.ButtonPress, 9)
-	x.send(t, xproto.ButtonRelease, 9)
-	want := []string{"mouse8 down", "mouse8 up", "other down"}
-	require.Eventually(t, func() bool { return len(log.snapshot()) >= len(want) }, 5*time.Second, 10*time.Millisecond, "fed: %v", log.snapshot())
-	require.Equal(t, want, log.snapshot())
+	x.play(t, [][2]byte{{xproto.ButtonPress, 8}, {xproto.ButtonRelease, 8}, {xproto.ButtonPress, 9}, {xproto.ButtonRelease, 9}})
+	log.expect(t, "mouse8 down", "mouse8 up", "other down")
 	require.Eventually(t, func() bool { _, b := win.seen(); return len(b) == 2 }, 5*time.Second, 10*time.Millisecond)
 	_, buttons := win.seen()
 	require.Equal(t, []byte{8, 9}, buttons, "the window under the pointer still gets the side buttons")
