@@ -33,6 +33,9 @@ type HParams struct {
 	RopeBase float64
 	RopeDim  int
 	Scaling  RopeScaling
+	// Window is the sliding window of Arch.SlidingPattern's local layers
+	// (<arch>.attention.sliding_window; 0 without them).
+	Window int
 }
 
 // QDim is the width of the Q projection (nHead heads); it differs from
@@ -119,6 +122,12 @@ func ReadHParams(f *gguf.File, a Arch) (HParams, error) {
 	h.Scaling.OrigCtx = geti("rope.scaling.original_context_length", 8192, false)
 	h.Scaling.LowFreqFactor = getf("rope.scaling.low_freq_factor", 1)
 	h.Scaling.HighFreqFactor = getf("rope.scaling.high_freq_factor", 4)
+	if a.SlidingPattern > 0 {
+		h.Window = geti("attention.sliding_window", 0, true)
+		if err == nil && h.Window == 0 {
+			err = fmt.Errorf("llm: %s has a sliding window of 0 positions", key("attention.sliding_window"))
+		}
+	}
 	if err != nil {
 		return HParams{}, err
 	}

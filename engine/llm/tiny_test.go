@@ -226,9 +226,9 @@ func TestLoadErrors(t *testing.T) {
 		msg  string
 	}{
 		{tinySpec{arch: "gemma2"}, `architecture "gemma2" is not supported`},
-		{tinySpec{arch: "qwen2", drop: "blk.1.attn_k.bias"}, `no tensor "blk.1.attn_k.bias"`},
-		{tinySpec{arch: "qwen3", drop: "blk.0.attn_q_norm.weight"}, `no tensor "blk.0.attn_q_norm.weight"`},
-		{tinySpec{arch: "llama", drop: "blk.0.ffn_up.weight"}, `no tensor "blk.0.ffn_up.weight"`},
+		{tinySpec{arch: "qwen2", drop: "blk.1.attn_k.bias"}, `missing tensor blk.1.attn_k.bias`},
+		{tinySpec{arch: "qwen3", drop: "blk.0.attn_q_norm.weight"}, `missing tensor blk.0.attn_q_norm.weight`},
+		{tinySpec{arch: "llama", drop: "blk.0.ffn_up.weight"}, `missing tensor blk.0.ffn_up.weight`},
 		{tinySpec{arch: "llama", scaling: "yarn"}, `rope scaling "yarn" is not supported`},
 		{tinySpec{arch: "llama", extraKV: map[string]gguf.Value{"llama.attention.head_count_kv": gguf.Uint32(3)}}, "cannot share"},
 	} {
