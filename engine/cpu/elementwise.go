@@ -12,7 +12,7 @@ type ewOp uint8
 
 const (
 	ewSiLUMul ewOp = iota
-	ewGELUMul // gelu_tanh(a) ⊙ b (Gemma's gated FFN)
+	ewGELUMul      // gelu_tanh(a) ⊙ b (Gemma's gated FFN)
 	ewGELUErf
 	ewGELUTanh
 	ewAdd

@@ -150,7 +150,7 @@ func Architectures() []string {
 	return names
 }
 
-// sliding reports whether layer l attends through the sliding window.
-func (a *Arch) sliding(l int) bool {
+// Sliding reports whether layer l attends through the sliding window.
+func (a *Arch) Sliding(l int) bool {
 	return a.SlidingPattern > 0 && (l+1)%a.SlidingPattern != 0
 }

@@ -143,7 +143,7 @@ func (f *forward) qkNorm(w *layerWeights) {
 func (f *forward) ropeToCache(l int) {
 	h := f.h
 	freqs := f.rope.global
-	if f.a.sliding(l) {
+	if f.a.Sliding(l) {
 		freqs = f.rope.local
 	}
 	d := plan.RopeKVArgs{Type: f.lay.kvType, QKV: f.at(f.s.qkv, 0), Freqs: freqs, KCache: f.at(f.kc[l], 0), VCache: f.at(f.vc[l], 0),
@@ -159,7 +159,7 @@ func (f *forward) ropeToCache(l int) {
 func (f *forward) attend(l int) {
 	h := f.h
 	window := 0
-	if f.a.sliding(l) {
+	if f.a.Sliding(l) {
 		window = h.Window
 	}
 	d := plan.AttentionArgs{Type: f.lay.kvType, Q: f.at(f.s.qkv, 0), K: f.at(f.kc[l], 0), V: f.at(f.vc[l], 0),

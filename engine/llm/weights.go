@@ -53,7 +53,9 @@ type binder struct {
 	errs []error
 }
 
-func (b *binder) failf(format string, args ...any) { b.errs = append(b.errs, fmt.Errorf(format, args...)) }
+func (b *binder) failf(format string, args ...any) {
+	b.errs = append(b.errs, fmt.Errorf(format, args...))
+}
 
 // find returns the first of names (formatted with the layer) in the file.
 func (b *binder) find(names []string, layer int) (*gguf.Tensor, string, bool) {

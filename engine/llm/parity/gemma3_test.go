@@ -1,0 +1,108 @@
+package parity
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// Gemma3Dir is the transformers checkpoint and references of
+// tools/parity/gemma3_hf.py (llm-kit/gemma3, see its README).
+func gemma3Dir(t *testing.T) string { return shared.Path(t, "llm-kit", "gemma3") }
+
+// openGemma3 converts the checkpoint to GGUF in a temp dir and opens it.
+func openGemma3(t *testing.T) *gguf.File {
+	t.Helper()
+	var buf bytes.Buffer
+	require.NoError(t, WriteGemma3(gemma3Dir(t), &buf))
+	path := filepath.Join(t.TempDir(), "gemma3-tiny.gguf")
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	f, err := gguf.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func readGemma3Ref(t *testing.T) reference {
+	var ref reference
+	b, err := os.ReadFile(filepath.Join(gemma3Dir(t), "gemma3-tiny.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &ref))
+	require.Equal(t, "gemma3", ref.Architecture)
+	return ref
+}
+
+// The descriptor says what transformers' config says: which layers slide,
+// the local RoPE base, GELU(tanh), no soft-capping, 1/√headDim scores.
+func TestGemma3DescriptorMatchesConfig(t *testing.T) {
+	c, err := ReadGemma3Config(gemma3Dir(t))
+	require.NoError(t, err)
+	a, err := llm.LookupArch("gemma3")
+	require.NoError(t, err)
+	require.Len(t, c.LayerTypes, c.Layers)
+	for l, typ := range c.LayerTypes {
+		require.Equal(t, typ == "sliding_attention", a.Sliding(l), "layer %d is %s", l, typ)
+	}
+	require.Equal(t, a.LocalRopeBase, c.Rope["sliding_attention"].Theta)
+	require.Equal(t, "gelu_pytorch_tanh", c.Activation)
+	require.Equal(t, llm.FFNGELUGated, a.FFN)
+	require.Nil(t, c.FinalSoftcap)
+	require.Nil(t, c.AttnSoftcap)
+	require.Equal(t, float64(c.HeadDim), c.QueryScalar)
+	require.True(t, c.Tied)
+	require.Less(t, c.Window, 11, "the window must be shorter than the prompts")
+}
+
+// The tiny random Gemma 3 (sliding-window layers with a 4-position window,
+// a global layer, two RoPE bases, random norm weights) converted by Hark's
+// GGUF writer gives transformers' logits at every prompt position and
+// generated step within 1e-4 of the largest logit, and the same 32 greedy
+// tokens, fed token by token and as one batched prefill.
+func TestGemma3AgainstTransformers(t *testing.T) {
+	backend := cpu.New(cpu.Options{})
+	defer backend.Close()
+	ref := readGemma3Ref(t)
+	m, err := llm.Load(backend, openGemma3(t), llm.Options{Context: 128, F32Cache: true})
+	require.NoError(t, err)
+	defer m.Close()
+	worst := 0.0
+	for _, r := range ref.Results {
+		m.Reset()
+		for i, tok := range r.Prompt {
+			logits, err := m.Prefill([]int32{tok})
+			require.NoError(t, err)
+			rel, _ := diff(r.PromptLogits[i], logits)
+			worst = math.Max(worst, rel)
+			require.LessOrEqual(t, rel, 1e-4, "prompt %v position %d", r.Prompt, i)
+		}
+		m.Reset()
+		logits, err := m.Prefill(r.Prompt)
+		require.NoError(t, err)
+		rel, _ := diff(r.PromptLogits[len(r.Prompt)-1], logits)
+		require.LessOrEqual(t, rel, 1e-4, "batched prefill of %v", r.Prompt)
+		var got []int32
+		for s := range r.Greedy {
+			next := argmax(logits)
+			if s < len(r.StepLogits) {
+				rel, _ := diff(r.StepLogits[s], logits)
+				worst = math.Max(worst, rel)
+				require.LessOrEqual(t, rel, 1e-4, "generated step %d", s)
+			}
+			got = append(got, next)
+			logits, err = m.Decode(next)
+			require.NoError(t, err)
+		}
+		require.Equal(t, r.Greedy, got, "greedy tokens after %v", r.Prompt)
+	}
+	t.Logf("gemma3: largest logit difference %.2g of the largest logit", worst)
+}
