@@ -2,7 +2,6 @@ package parity
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -33,12 +32,9 @@ func openGemma3(t *testing.T) *gguf.File {
 	return f
 }
 
-func readGemma3Ref(t *testing.T) reference {
-	var ref reference
-	b, err := os.ReadFile(filepath.Join(gemma3Dir(t), "gemma3-tiny.json"))
+func readGemma3Ref(t *testing.T) Reference {
+	ref, err := ReadReference(filepath.Join(gemma3Dir(t), "gemma3-tiny.json"), "gemma3")
 	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &ref))
-	require.Equal(t, "gemma3", ref.Architecture)
 	return ref
 }
 
@@ -81,20 +77,20 @@ func TestGemma3AgainstTransformers(t *testing.T) {
 		for i, tok := range r.Prompt {
 			logits, err := m.Prefill([]int32{tok})
 			require.NoError(t, err)
-			rel, _ := diff(r.PromptLogits[i], logits)
+			rel, _ := Diff(r.PromptLogits[i], logits)
 			worst = math.Max(worst, rel)
 			require.LessOrEqual(t, rel, 1e-4, "prompt %v position %d", r.Prompt, i)
 		}
 		m.Reset()
 		logits, err := m.Prefill(r.Prompt)
 		require.NoError(t, err)
-		rel, _ := diff(r.PromptLogits[len(r.Prompt)-1], logits)
+		rel, _ := Diff(r.PromptLogits[len(r.Prompt)-1], logits)
 		require.LessOrEqual(t, rel, 1e-4, "batched prefill of %v", r.Prompt)
 		var got []int32
 		for s := range r.Greedy {
 			next := argmax(logits)
 			if s < len(r.StepLogits) {
-				rel, _ := diff(r.StepLogits[s], logits)
+				rel, _ := Diff(r.StepLogits[s], logits)
 				worst = math.Max(worst, rel)
 				require.LessOrEqual(t, rel, 1e-4, "generated step %d", s)
 			}
