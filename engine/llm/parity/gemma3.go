@@ -144,11 +144,7 @@ func WriteGemma3(dir string, w io.Writer) error {
 		}
 	}
 	for _, o := range outs {
-		b := make([]byte, 4*len(o.data))
-		for i, x := range o.data {
-			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-		}
-		if err := gw.WriteTensor(b); err != nil {
+		if err := gw.WriteTensor(f32Bytes(o.data)); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package parity
 
 import (
 	"bytes"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -71,34 +70,6 @@ func TestGemma3AgainstTransformers(t *testing.T) {
 	m, err := llm.Load(backend, openGemma3(t), llm.Options{Context: 128, F32Cache: true})
 	require.NoError(t, err)
 	defer m.Close()
-	worst := 0.0
-	for _, r := range ref.Results {
-		m.Reset()
-		for i, tok := range r.Prompt {
-			logits, err := m.Prefill([]int32{tok})
-			require.NoError(t, err)
-			rel, _ := Diff(r.PromptLogits[i], logits)
-			worst = math.Max(worst, rel)
-			require.LessOrEqual(t, rel, 1e-4, "prompt %v position %d", r.Prompt, i)
-		}
-		m.Reset()
-		logits, err := m.Prefill(r.Prompt)
-		require.NoError(t, err)
-		rel, _ := Diff(r.PromptLogits[len(r.Prompt)-1], logits)
-		require.LessOrEqual(t, rel, 1e-4, "batched prefill of %v", r.Prompt)
-		var got []int32
-		for s := range r.Greedy {
-			next := argmax(logits)
-			if s < len(r.StepLogits) {
-				rel, _ := Diff(r.StepLogits[s], logits)
-				worst = math.Max(worst, rel)
-				require.LessOrEqual(t, rel, 1e-4, "generated step %d", s)
-			}
-			got = append(got, next)
-			logits, err = m.Decode(next)
-			require.NoError(t, err)
-		}
-		require.Equal(t, r.Greedy, got, "greedy tokens after %v", r.Prompt)
-	}
+	worst := checkF32(t, m, ref)
 	t.Logf("gemma3: largest logit difference %.2g of the largest logit", worst)
 }

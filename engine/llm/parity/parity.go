@@ -184,10 +184,7 @@ func Write(c Config, w io.Writer, scheme string) error {
 		v := t.values(c.Seed)
 		var b []byte
 		if typ := tensorType(c, t, scheme); typ == ggml.F32 {
-			b = make([]byte, 4*len(v))
-			for i, x := range v {
-				binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-			}
+			b = f32Bytes(v)
 		} else {
 			n, err := ggml.RowBytes(typ, int64(len(v)))
 			if err != nil {
@@ -203,4 +200,12 @@ func Write(c Config, w io.Writer, scheme string) error {
 		}
 	}
 	return gw.Close()
+}
+
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
 }

@@ -50,46 +50,50 @@ func TestF32AgainstTransformers(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			ref := readRef(t, c)
 			m := load(t, c, F32, backend)
-			worst := 0.0
-			for _, r := range ref.Results {
-				m.Reset()
-				for i, tok := range r.Prompt {
-					var logits []float32
-					var err error
-					if i == 0 {
-						logits, err = m.Prefill(r.Prompt[:1])
-					} else {
-						logits, err = m.Decode(tok)
-					}
-					require.NoError(t, err)
-					rel, _ := Diff(r.PromptLogits[i], logits)
-					worst = math.Max(worst, rel)
-					require.LessOrEqual(t, rel, 1e-4, "prompt %v position %d", r.Prompt, i)
-				}
-				// The whole prompt as one batched prefill gives the last row.
-				m.Reset()
-				logits, err := m.Prefill(r.Prompt)
-				require.NoError(t, err)
-				rel, _ := Diff(r.PromptLogits[len(r.Prompt)-1], logits)
-				require.LessOrEqual(t, rel, 1e-4, "batched prefill of %v", r.Prompt)
-
-				var got []int32
-				for s := range r.Greedy {
-					next := argmax(logits)
-					if s < len(r.StepLogits) {
-						rel, _ := Diff(r.StepLogits[s], logits)
-						worst = math.Max(worst, rel)
-						require.LessOrEqual(t, rel, 1e-4, "generated step %d", s)
-					}
-					got = append(got, next)
-					logits, err = m.Decode(next)
-					require.NoError(t, err)
-				}
-				require.Equal(t, r.Greedy, got, "greedy tokens after %v", r.Prompt)
-			}
+			worst := checkF32(t, m, ref)
 			t.Logf("%s: largest logit difference %.2g of the largest logit", c.Name, worst)
 		})
 	}
+}
+
+// checkF32 feeds every reference prompt token by token and as one batched
+// prefill, then generates greedily: logits within 1e-4 of the largest
+// logit at every prompt position and recorded step, the same greedy
+// tokens. It returns the largest difference.
+func checkF32(t *testing.T, m *llm.Model, ref Reference) float64 {
+	t.Helper()
+	worst := 0.0
+	for _, r := range ref.Results {
+		m.Reset()
+		for i := range r.Prompt {
+			logits, err := m.Prefill(r.Prompt[i : i+1])
+			require.NoError(t, err)
+			rel, _ := Diff(r.PromptLogits[i], logits)
+			worst = math.Max(worst, rel)
+			require.LessOrEqual(t, rel, 1e-4, "prompt %v position %d", r.Prompt, i)
+		}
+		// The whole prompt as one batched prefill gives the last row.
+		m.Reset()
+		logits, err := m.Prefill(r.Prompt)
+		require.NoError(t, err)
+		rel, _ := Diff(r.PromptLogits[len(r.Prompt)-1], logits)
+		require.LessOrEqual(t, rel, 1e-4, "batched prefill of %v", r.Prompt)
+
+		var got []int32
+		for s := range r.Greedy {
+			next := argmax(logits)
+			if s < len(r.StepLogits) {
+				rel, _ := Diff(r.StepLogits[s], logits)
+				worst = math.Max(worst, rel)
+				require.LessOrEqual(t, rel, 1e-4, "generated step %d", s)
+			}
+			got = append(got, next)
+			logits, err = m.Decode(next)
+			require.NoError(t, err)
+		}
+		require.Equal(t, r.Greedy, got, "greedy tokens after %v", r.Prompt)
+	}
+	return worst
 }
 
 // Quantized versions of the same models stay within the error their
