@@ -3,6 +3,10 @@
 // against Hugging Face transformers: tools/parity/llm_hf.py computes the
 // references on a machine with PyTorch from the GGUF files this package
 // writes with Hark's own GGUF writer; the Go test regenerates them.
+//
+// Gemma 3 goes the other way round (gemma3.go): transformers makes a small
+// random checkpoint with its references (tools/parity/gemma3_hf.py, kept
+// in llm-kit/gemma3), and WriteGemma3 converts it with Hark's writer.
 package parity
 
 import (
