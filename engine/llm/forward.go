@@ -33,42 +33,56 @@ func (f *forward) emit() {
 	f.logits()
 }
 
-// attentionBlock: x += [norm](o(attention(rope(qk_norm(q, k)), v))) of
-// [norm](x).
+// attentionBlock is x += [norm](attention(h)·Wo) with h = [norm](x).
 func (f *forward) attentionBlock(l int) {
 	w := &f.w.layers[l]
-	in, g := f.inputNorm(w.attnNorm)
-	f.qkv(w, in, g)
-	if f.a.QKNorm {
-		f.qkNorm(w)
-	}
-	f.ropeToCache(l)
-	f.attend(l)
-	out, res := f.sublayerOut(w.attnPost)
-	f.linear(w.o, f.h.NEmbd, f.h.QDim(), f.at(f.s.att, 0), f.h.QDim(), out, f.h.NEmbd, w.oBias.bind(), res, none)
-	f.addNormed(w.attnPost)
+	h, g := f.inputNorm(w.attnNorm)                           // h = norm(x)
+	f.qkv(w, h, g)                                            // q, k, v = h·Wq, h·Wk, h·Wv
+	f.qkNorm(w)                                               // q, k = norm(q), norm(k), per head
+	f.ropeToCache(l)                                          // rotate q and k; append k, v to the cache
+	f.attend(l)                                               // a = softmax(q·Kᵀ/√d)·V
+	f.residual(w.o, f.s.att, f.h.QDim(), w.oBias, w.attnPost) // x += [norm](a·Wo)
 }
 
-// feedForwardBlock: x += [norm](down(act(gate(h)) ⊙ up(h))) with h =
-// [norm](x), or down(act(up(h))) for a plain FFN.
+// feedForwardBlock is x += [norm](down(act(gate(h)) ⊙ up(h))) with h =
+// [norm](x), or x += [norm](down(gelu(up(h)))) for a plain FFN.
 func (f *forward) feedForwardBlock(l int) {
 	w := &f.w.layers[l]
+	ff := f.h.NFF
+	h, g := f.inputNorm(w.ffnNorm) // h = norm(x)
+	if f.a.FFN == FFNGELU {
+		f.project(w.up, h, g, f.s.up)                       // u = h·Wup
+		f.gelu(f.at(f.s.up, 0))                             // u = gelu(u)
+		f.residual(w.down, f.s.up, ff, tensor{}, w.ffnPost) // x += [norm](u·Wdown)
+		return
+	}
+	f.project(w.gate, h, g, f.s.gate)  // gate = h·Wgate
+	f.project(w.up, h, g, f.s.up)      // u = h·Wup
+	f.gatedResidual(w.down, w.ffnPost) // x += [norm]((act(gate) ⊙ u)·Wdown)
+}
+
+// project is out = h·Wᵀ into a scratch buffer of NFF columns (the FFN's
+// up and gate projections).
+func (f *forward) project(w tensor, h, g plan.Binding, out plan.BufID) {
 	ne, ff := f.h.NEmbd, f.h.NFF
-	in, g := f.inputNorm(w.ffnNorm)
-	out, res := f.sublayerOut(w.ffnPost)
-	gate, up := f.at(f.s.gate, 0), f.at(f.s.up, 0)
-	if f.a.FFN != FFNGELU {
-		f.linear(w.gate, ff, ne, in, ne, gate, ff, none, none, g)
-	}
-	f.linear(w.up, ff, ne, in, ne, up, ff, none, none, g)
-	switch f.a.FFN {
-	case FFNGELU:
-		f.gelu(up)
-		f.linear(w.down, ne, ff, up, ff, out, ne, none, res, none)
-	case FFNSiLUGated, FFNGELUGated:
-		f.gatedDown(w.down, gate, up, out, res)
-	}
-	f.addNormed(w.ffnPost)
+	f.linear(w, ff, ne, h, ne, f.at(out, 0), ff, none, none, g)
+}
+
+// residual is x += [norm](in·Wᵀ + bias) for a sublayer's last product
+// (nIn columns of in): straight onto x, or through h when a post-norm
+// follows.
+func (f *forward) residual(w tensor, in plan.BufID, nIn int, bias, post tensor) {
+	out, res := f.sublayerOut(post)
+	f.linear(w, f.h.NEmbd, nIn, f.at(in, 0), nIn, out, f.h.NEmbd, bias.bind(), res, none)
+	f.addNormed(post)
+}
+
+// gatedResidual is residual for a gated FFN: the activation a kernel of
+// its own in prefill and fused into the down projection in decode.
+func (f *forward) gatedResidual(down, post tensor) {
+	out, res := f.sublayerOut(post)
+	f.gatedDown(down, f.at(f.s.gate, 0), f.at(f.s.up, 0), out, res)
+	f.addNormed(post)
 }
 
 func (f *forward) at(id plan.BufID, col int) plan.Binding { return plan.F32At(id, col) }
@@ -129,8 +143,11 @@ func (f *forward) qkv(w *layerWeights, in, g plan.Binding) {
 	f.linear(w.v, kvd, ne, in, ne, f.at(f.s.qkv, qd+kvd), ld, w.vBias.bind(), none, g)
 }
 
-// qkNorm normalises each head of Q and K in the QKV rows.
+// qkNorm normalises each head of Q and K in the QKV rows (Arch.QKNorm).
 func (f *forward) qkNorm(w *layerWeights) {
+	if !f.a.QKNorm {
+		return
+	}
 	h := f.h
 	ld := h.QDim() + 2*h.KVDim()
 	q, k := f.at(f.s.qkv, 0), f.at(f.s.qkv, h.QDim())

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/harkapp/hark/engine/gguf"
 )
@@ -134,12 +135,14 @@ func ReadHParams(f *gguf.File, a Arch) (HParams, error) {
 	if vd != h.HeadDim {
 		return HParams{}, fmt.Errorf("llm: key length %d differs from value length %d", h.HeadDim, vd)
 	}
-	emb, ok := f.Tensor("token_embd.weight")
+	// the vocabulary is the embedding table's height
+	b := binder{f: f}
+	emb, name, ok := b.find(a.Tensors.TokenEmbd, 0)
 	if !ok {
-		return HParams{}, fmt.Errorf("llm: the file has no token_embd.weight")
+		return HParams{}, fmt.Errorf("llm: the file has no %s", strings.Join(a.Tensors.TokenEmbd, " or "))
 	}
 	if len(emb.Shape) != 2 || emb.Shape[0] != int64(h.NEmbd) || emb.Shape[1] <= 0 || emb.Shape[1] > maxVocab {
-		return HParams{}, fmt.Errorf("llm: token_embd.weight has shape %v, want [%d, vocab]", emb.Shape, h.NEmbd)
+		return HParams{}, fmt.Errorf("llm: %s has shape %v, want [%d, vocab]", name, emb.Shape, h.NEmbd)
 	}
 	h.NVocab = int(emb.Shape[1])
 	return h, h.Validate()
