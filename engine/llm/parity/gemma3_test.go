@@ -2,15 +2,21 @@ package parity
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/chat"
 	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/tokenizer"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -72,4 +78,63 @@ func TestGemma3AgainstTransformers(t *testing.T) {
 	defer m.Close()
 	worst := checkF32(t, m, ref)
 	t.Logf("gemma3: largest logit difference %.2g of the largest logit", worst)
+}
+
+// writeGGUF writes kvs (sorted) and no tensors.
+func writeGGUF(t *testing.T, kvs map[string]gguf.Value) *gguf.File {
+	t.Helper()
+	var buf bytes.Buffer
+	w := gguf.NewWriter(&buf)
+	for _, k := range slices.Sorted(maps.Keys(kvs)) {
+		require.NoError(t, w.AddKV(k, kvs[k]))
+	}
+	require.NoError(t, w.Close())
+	f, err := gguf.Parse(buf.Bytes())
+	require.NoError(t, err)
+	return f
+}
+
+// A Gemma 3 GGUF vocabulary (SentencePiece pieces and scores, as
+// llama.cpp's converter writes it) tokenizes the shared test strings as
+// transformers does with the Hugging Face files, and its chat template
+// renders as transformers' apply_chat_template.
+func TestGemma3GGUFVocabAgainstTransformers(t *testing.T) {
+	kvs, err := Gemma3Vocab(shared.Path(t, "llm-kit", "tokenizers", "gemma3"))
+	require.NoError(t, err)
+	f := writeGGUF(t, kvs)
+	tk, err := tokenizer.FromGGUFFile(f)
+	require.NoError(t, err)
+	var ref struct {
+		Cases []struct {
+			ID             int     `json:"id"`
+			Text           string  `json:"text"`
+			IDs            []int32 `json:"ids"`
+			IDsWithSpecial []int32 `json:"ids_with_special"`
+			Decoded        string  `json:"decoded"`
+		} `json:"cases"`
+		Chat []struct {
+			Messages            []chat.Message `json:"messages"`
+			AddGenerationPrompt bool           `json:"add_generation_prompt"`
+			Rendered            string         `json:"rendered"`
+			IDs                 []int32        `json:"ids"`
+		} `json:"chat"`
+	}
+	b, err := os.ReadFile(filepath.Join(gemma3Dir(t), "gemma3.tokref.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &ref))
+	require.Len(t, ref.Cases, 45)
+	for _, c := range ref.Cases {
+		require.Equal(t, fmt.Sprint(c.IDs), fmt.Sprint(tk.Encode(c.Text, false)), "case %d %q", c.ID, c.Text)
+		require.Equal(t, fmt.Sprint(c.IDsWithSpecial), fmt.Sprint(tk.Encode(c.Text, true)), "case %d %q with <bos>", c.ID, c.Text)
+		require.Equal(t, c.Decoded, tk.Decode(c.IDs), "case %d", c.ID)
+	}
+	tpl, err := chat.ForModel(f, tk)
+	require.NoError(t, err)
+	require.NotEmpty(t, ref.Chat)
+	for i, c := range ref.Chat {
+		got, err := tpl.Render(c.Messages, chat.Options{AddGenerationPrompt: c.AddGenerationPrompt})
+		require.NoError(t, err)
+		require.Equal(t, c.Rendered, got, "chat case %d", i)
+		require.Equal(t, c.IDs, tk.Encode(got, false), "chat case %d ids", i)
+	}
 }
