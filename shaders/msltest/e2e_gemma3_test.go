@@ -25,7 +25,7 @@ func TestE2EGemma3(t *testing.T) {
 	ref, err := parity.ReadReference(filepath.Join(dir, "gemma3-tiny.json"), "gemma3")
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, parity.WriteGemma3(dir, &buf))
+	require.NoError(t, parity.WriteGemma3(dir, &buf, nil))
 	path := filepath.Join(t.TempDir(), "gemma3-tiny.gguf")
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 	f, err := gguf.Open(path)

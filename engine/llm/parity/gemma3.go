@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -80,7 +81,13 @@ var gemma3Names = map[string]gemma3Tensor{
 // WriteGemma3 converts the f32 transformers checkpoint in dir
 // (model.safetensors + config.json) into an f32 GGUF file with Hark's
 // writer, as llama.cpp's convert_hf_to_gguf.py lays Gemma 3 out.
-func WriteGemma3(dir string, w io.Writer) error {
+//
+// With vocab (tokenizer metadata, e.g. Gemma3Vocab's) the file also
+// carries a tokenizer, and the embedding table grows to its size, row r
+// repeating the checkpoint's row r mod its vocabulary: a model whose
+// numbers mean nothing past the checkpoint's vocabulary but that runs
+// the real tokenizer and chat template end to end.
+func WriteGemma3(dir string, w io.Writer, vocab map[string]gguf.Value) error {
 	c, err := ReadGemma3Config(dir)
 	if err != nil {
 		return err
@@ -117,6 +124,11 @@ func WriteGemma3(dir string, w io.Writer) error {
 			return err
 		}
 	}
+	for _, k := range slices.Sorted(maps.Keys(vocab)) {
+		if err := gw.AddKV(k, vocab[k]); err != nil {
+			return err
+		}
+	}
 	type out struct {
 		name  string
 		shape []int64
@@ -135,6 +147,11 @@ func WriteGemma3(dir string, w io.Writer) error {
 		}
 		shape := slices.Clone(t.shape)
 		slices.Reverse(shape) // ggml order
+		if g.gguf == "token_embd.weight" && vocab != nil {
+			if shape, t.data, err = widenEmbedding(shape, t.data, vocab); err != nil {
+				return err
+			}
+		}
 		outs = append(outs, out{g.gguf, shape, t.data})
 	}
 	slices.SortFunc(outs, func(x, y out) int { return strings.Compare(x.name, y.name) })
@@ -149,6 +166,24 @@ func WriteGemma3(dir string, w io.Writer) error {
 		}
 	}
 	return gw.Close()
+}
+
+// widenEmbedding repeats the rows of the embedding table (ggml shape
+// [width, rows]) up to the vocabulary's size.
+func widenEmbedding(shape []int64, data []float32, vocab map[string]gguf.Value) ([]int64, []float32, error) {
+	arr, ok := vocab["tokenizer.ggml.tokens"].Array()
+	if !ok || arr == nil {
+		return nil, nil, fmt.Errorf("parity: the vocabulary has no tokenizer.ggml.tokens")
+	}
+	n, width, rows := int64(arr.Len()), shape[0], shape[1]
+	if n < rows {
+		return nil, nil, fmt.Errorf("parity: %d tokens for an embedding of %d rows", n, rows)
+	}
+	out := make([]float32, n*width)
+	for r := range n {
+		copy(out[r*width:(r+1)*width], data[(r%rows)*width:])
+	}
+	return []int64{width, n}, out, nil
 }
 
 func gemma3Name(hf string) (gemma3Tensor, bool) {

@@ -28,7 +28,7 @@ func gemma3Dir(t *testing.T) string { return shared.Path(t, "llm-kit", "gemma3")
 func openGemma3(t *testing.T) *gguf.File {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, WriteGemma3(gemma3Dir(t), &buf))
+	require.NoError(t, WriteGemma3(gemma3Dir(t), &buf, nil))
 	path := filepath.Join(t.TempDir(), "gemma3-tiny.gguf")
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 	f, err := gguf.Open(path)
