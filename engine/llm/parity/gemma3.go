@@ -102,10 +102,7 @@ func WriteGemma3(dir string, w io.Writer, vocab map[string]gguf.Value) error {
 	}
 	gw := gguf.NewWriter(w)
 	const a = "gemma3"
-	for _, kv := range []struct {
-		k string
-		v gguf.Value
-	}{
+	kvs := []kv{
 		{"general.architecture", gguf.String(a)},
 		{"general.name", gguf.String("hark-parity-gemma3-tiny")},
 		{a + ".block_count", gguf.Uint32(uint32(c.Layers))},
@@ -119,15 +116,12 @@ func WriteGemma3(dir string, w io.Writer, vocab map[string]gguf.Value) error {
 		{a + ".attention.layer_norm_rms_epsilon", gguf.Float32(float32(c.RMSEps))},
 		{a + ".attention.sliding_window", gguf.Uint32(uint32(c.Window))},
 		{a + ".rope.freq_base", gguf.Float32(float32(full.Theta))},
-	} {
-		if err := gw.AddKV(kv.k, kv.v); err != nil {
-			return err
-		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(vocab)) {
-		if err := gw.AddKV(k, vocab[k]); err != nil {
-			return err
-		}
+		kvs = append(kvs, kv{k, vocab[k]})
+	}
+	if err := addKVs(gw, kvs); err != nil {
+		return err
 	}
 	type out struct {
 		name  string

@@ -155,10 +155,7 @@ func Write(c Config, w io.Writer, scheme string) error {
 	}
 	gw := gguf.NewWriter(w)
 	a := c.Arch
-	kvs := []struct {
-		k string
-		v gguf.Value
-	}{
+	kvs := []kv{
 		{"general.architecture", gguf.String(a)},
 		{"general.name", gguf.String("hark-parity-" + c.Name)},
 		{a + ".block_count", gguf.Uint32(uint32(c.Layers))},
@@ -173,10 +170,8 @@ func Write(c Config, w io.Writer, scheme string) error {
 		{a + ".rope.freq_base", gguf.Float32(c.RopeBase)},
 		{a + ".rope.dimension_count", gguf.Uint32(uint32(c.HeadDim))},
 	}
-	for _, kv := range kvs {
-		if err := gw.AddKV(kv.k, kv.v); err != nil {
-			return err
-		}
+	if err := addKVs(gw, kvs); err != nil {
+		return err
 	}
 	ts := c.tensors()
 	for _, t := range ts {
@@ -212,4 +207,19 @@ func f32Bytes(v []float32) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
 	return b
+}
+
+// kv is one metadata pair of a written file.
+type kv struct {
+	k string
+	v gguf.Value
+}
+
+func addKVs(gw *gguf.Writer, kvs []kv) error {
+	for _, x := range kvs {
+		if err := gw.AddKV(x.k, x.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
