@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "9eb6d18e8ed36505540a05ef38b47a37a56551c2bdd43947eda80365bc757792"
+const sourcesHash = "9363234c4b67a63c01f66a5de6be2340546b119384977f69737afeb968b698be"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -18,6 +18,8 @@ var kernelNames = []string{
 	"attention_mma_f32",
 	"attention_tiled_f16",
 	"attention_tiled_f32",
+	"beam_copy_2",
+	"beam_copy_4",
 	"conv1d_bf16",
 	"conv1d_f16",
 	"conv1d_f32",

@@ -14,6 +14,7 @@
 #define KFLAG_PER_SEQ_ROWS 2u // Rope, RopeKV, Attention: row t is sequence t
 #define KROPE_NORMAL 0u // rope pairs (2i, 2i+1), as ggml's mode 0
 #define KROPE_NEOX 2u // rope pairs (i, i+ropeDim/2), as ggml's mode 2
+#define KBEAM_COPY_MAX_SEQS 16u // BeamCopy: the most sequences (a GPU thread holds one element of each)
 
 // embed (plan.Embed)
 struct embed_args {
@@ -277,6 +278,19 @@ struct copy_args {
 // binding slots of copy
 enum { COPY_SRC = 0, COPY_DST = 1 };
 
+// beam_copy (plan.BeamCopy)
+struct beam_copy_args {
+    unsigned int width;
+    unsigned int seqs;
+    unsigned int n;
+    unsigned int pos0;
+    unsigned int pos_stride;
+    unsigned int seq_stride;
+    unsigned int pad_[10];
+};
+// binding slots of beam_copy
+enum { BEAM_COPY_CACHE = 0, BEAM_COPY_SRC = 1 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -299,6 +313,7 @@ struct Args {
         struct argmax_args argmax;
         struct sample_args sample;
         struct copy_args copy;
+        struct beam_copy_args beam_copy;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -323,6 +338,7 @@ static_assert(sizeof(struct conv1d_args) == 64, "conv1d args");
 static_assert(sizeof(struct argmax_args) == 64, "argmax args");
 static_assert(sizeof(struct sample_args) == 64, "sample args");
 static_assert(sizeof(struct copy_args) == 64, "copy args");
+static_assert(sizeof(struct beam_copy_args) == 64, "beam_copy args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H
