@@ -33,10 +33,7 @@ func TestBeamCopy(t *testing.T) {
 	}
 	for ci, c := range cases {
 		for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.BF16} {
-			es := 4
-			if typ != ggml.F32 {
-				es = 2
-			}
+			es := typ.TypeSize() // f32, f16 and bf16 are blocks of one element
 			seqs := len(c.src)
 			seqStride := c.ctx*c.posStride + 3
 			const off = 3 // elements before the cache in its buffer
@@ -50,9 +47,8 @@ func TestBeamCopy(t *testing.T) {
 			sb := h.i32("src", c.src)
 			d := plan.BeamCopyArgs{Type: typ, Cache: plan.Binding{Buf: cb, Off: off * uint64(es)}, Src: bind(sb),
 				Width: c.width, Seqs: seqs, PosStride: c.posStride, SeqStride: seqStride}.Dispatch()
-			d.Patch[0] = plan.Patch{Target: plan.PatchBeamCopyPos0, Var: plan.VarPos, Mul: 1}
-			d.Patch[1] = plan.Patch{Target: plan.PatchBeamCopyN, Var: plan.VarNTok, Mul: 1}
-			d.NPatch = 2
+			d.AddPatch(plan.PatchBeamCopyPos0, plan.VarPos, 1, 0)
+			d.AddPatch(plan.PatchBeamCopyN, plan.VarNTok, 1, 0)
 			h.add(d)
 			h.run(plan.Vars{plan.VarPos: int64(c.pos0), plan.VarNTok: int64(c.n)})
 			got := h.read(cb)

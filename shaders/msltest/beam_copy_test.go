@@ -29,17 +29,13 @@ func TestBeamCopyKernel(t *testing.T) {
 	}
 	for ci, c := range cases {
 		for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.BF16} {
-			es := 4
-			if typ != ggml.F32 {
-				es = 2
-			}
+			es := typ.TypeSize() // f32, f16 and bf16 are blocks of one element
 			seqs := len(c.src)
 			seqStride := c.ctx*c.posStride + 1
 			d := plan.BeamCopyArgs{Type: typ, Cache: plan.Binding{Buf: 0}, Src: plan.Binding{Buf: 1},
 				Width: c.width, Seqs: seqs, PosStride: c.posStride, SeqStride: seqStride}.Dispatch()
-			d.Patch[0] = plan.Patch{Target: plan.PatchBeamCopyPos0, Var: plan.VarPos, Mul: 1}
-			d.Patch[1] = plan.Patch{Target: plan.PatchBeamCopyN, Var: plan.VarNTok, Mul: 1}
-			d.NPatch = 2
+			d.AddPatch(plan.PatchBeamCopyPos0, plan.VarPos, 1, 0)
+			d.AddPatch(plan.PatchBeamCopyN, plan.VarNTok, 1, 0)
 			cache := plan.Buffer{Name: "cache", Kind: plan.State, Size: int64((seqs*seqStride*es + 3) &^ 3)}
 			src := plan.Buffer{Name: "src", Kind: plan.IO, Size: int64(4 * seqs)}
 			r := rand.New(rand.NewPCG(uint64(ci), 12))
