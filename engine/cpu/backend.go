@@ -171,7 +171,7 @@ func (e *Exec) check(d *plan.Dispatch) error {
 		if !canDequantRow(d.Type) {
 			return fmt.Errorf("embedding table type %s is not supported", d.Type)
 		}
-	case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.Conv1D:
+	case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.Conv1D:
 		if !d.Type.Supported() || d.Type == ggml.I32 || d.Type == ggml.Q8_K || d.Type == ggml.Q8_1 {
 			return fmt.Errorf("weight type %s is not supported", d.Type)
 		}
@@ -182,6 +182,10 @@ func (e *Exec) check(d *plan.Dispatch) error {
 	case plan.Copy:
 		if d.Type != ggml.F32 && d.Type != ggml.F16 && d.Type != ggml.BF16 {
 			return fmt.Errorf("destination type %s is not supported (f32, f16 or bf16)", d.Type)
+		}
+	case plan.BeamCopy:
+		if d.Type != ggml.F32 && d.Type != ggml.F16 && d.Type != ggml.BF16 {
+			return fmt.Errorf("cache type %s is not supported (f32, f16 or bf16)", d.Type)
 		}
 	}
 	// The contract's checks see final values only when no patch rewrites

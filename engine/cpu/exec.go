@@ -29,6 +29,7 @@ type Exec struct {
 	attnScr []float32   // packed K, transposed V and scores of attentionGEMM
 	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
 	sorter  candSorter
+	beamRow []byte // BeamCopy's saved source rows, grown to seqs rows
 
 	// kernel tasks, reused by every dispatch so the pool needs no allocation
 	embedT    embedTask
@@ -159,7 +160,11 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 	case plan.SiLUMul:
 		return e.siluMul(d)
 	case plan.SiLUMulMatVec:
-		return e.siluMulMatVec(d)
+		return e.gatedMatVec(d, ewSiLUMul)
+	case plan.GELUMul:
+		return e.geluMul(d)
+	case plan.GELUMulMatVec:
+		return e.gatedMatVec(d, ewGELUMul)
 	case plan.GELU:
 		return e.gelu(d)
 	case plan.Add:
@@ -182,6 +187,8 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.sample(d)
 	case plan.Copy:
 		return e.copyOp(d)
+	case plan.BeamCopy:
+		return e.beamCopy(d)
 	}
 	return e.errf("unknown kernel %d", d.Kernel)
 }
@@ -290,7 +297,7 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 		return len(e.bufs[d.Bind[slot].Buf].b) / 4
 	}
 	switch d.Kernel {
-	case plan.RMSNormMatVec, plan.SiLUMulMatVec:
+	case plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
 		a := plan.DecodeMatVec(d) // shared layout of k and m
 		return min(satMul(a.K, a.M), floats(1)), 0
 	case plan.Conv1D:
