@@ -389,13 +389,15 @@ func (s *Streamer) commit(hw []hypWord) {
 }
 
 // dropToQuiet moves the window start on from the end of the committed
-// words to the quietest 20 ms before next (the next word's end), at most
-// a second on. Word ends are approximate; a window that begins in the
-// tail of a committed word makes the model hear a word there (the kit
-// model heard "and more formal" for "of the more formal").
+// words to the quietest 20 ms in the next 0.8 s, or up to next (the next
+// word's end) when that is later, at most a second on. Word ends are
+// approximate (the kit model put a clip's last word 0.8 s before its
+// end); a window that begins in the tail of a committed word makes the
+// model hear a word there (the kit model heard "and more formal" for "of
+// the more formal", and once another clip's sentence).
 func (s *Streamer) dropToQuiet(next float64) {
 	const frame, hop = SampleRate / 50, SampleRate / 100
-	to := min(int(next*SampleRate)-s.bufStart, SampleRate, len(s.buf))
+	to := min(max(int(next*SampleRate)-s.bufStart, SampleRate*4/5), SampleRate, len(s.buf))
 	best, least := 0, math.Inf(1)
 	for i := 0; i+frame <= to; i += hop {
 		e := 0.0
