@@ -116,7 +116,8 @@ type Shell struct {
 	rec      *app.CaptureRecorder
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
-	Tray bool
+	Tray    bool
+	modeKey modeKey // main_modes.go
 }
 
 // emit forwards a service event to the page; events before the window

@@ -24,11 +24,13 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 				s.Show()
 				s.emit("app:view", "history")
 			},
+			OnMode: s.pickMode, // main_modes.go
 		})
 		s.Tray = err == nil
 	}
 	if st, err := s.app.Settings.Get(); err == nil {
 		s.registerHotkey(st)
+		s.followModes(st)
 		s.applyShellSettings(st, false)
 		s.armMicrophone(st)
 	}
@@ -97,6 +99,7 @@ func (s *Shell) observe(name string, data any) {
 			// it is held.
 			go func() {
 				s.registerHotkey(st)
+				s.followModes(st)
 				s.applyShellSettings(st, true)
 			}()
 		}
@@ -111,6 +114,9 @@ func (s *Shell) detachPlatform() {
 	}
 	if s.plat.Hotkey != nil {
 		_ = s.plat.Hotkey.Unregister()
+	}
+	if s.plat.ModeHotkey != nil {
+		_ = s.plat.ModeHotkey.Unregister()
 	}
 	if s.plat.Tray != nil {
 		s.plat.Tray.Remove()

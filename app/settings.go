@@ -53,6 +53,7 @@ type SettingsData struct {
 	Modes            []modes.Mode   `json:"modes"`
 	DefaultMode      string         `json:"defaultMode"` // "" = the settings above
 	ActiveMode       string         `json:"activeMode"`  // chosen by hand; "" = by the focused app
+	ModeHotkey       string         `json:"modeHotkey"`  // switches to the next mode (modeswitch.go); "" = none
 	// ForceCPU runs models on the CPU even where a GPU backend is
 	// available (models loaded from then on).
 	ForceCPU bool `json:"forceCPU"`
@@ -129,6 +130,9 @@ func (d SettingsData) validate() error {
 	if err := d.validateWords(); err != nil {
 		return err
 	}
+	if err := d.validateModeHotkey(); err != nil {
+		return err
+	}
 	for _, m := range []struct{ field, v string }{{"speechModel", d.SpeechModel}, {"chatModel", d.ChatModel}} {
 		// Names only: a path here would let any caller of Settings.Update
 		// make the app open a file of its choosing (import files instead).
@@ -153,6 +157,8 @@ func (d SettingsData) corsOrigins() []string {
 type Settings struct {
 	a  *App
 	mu sync.Mutex
+	// switching serialises the mode switches (modeswitch.go).
+	switching sync.Mutex
 }
 
 // settingsKey is the row holding the settings as JSON: one document, so

@@ -103,6 +103,7 @@ export interface SettingsData {
   modes: Mode[]
   defaultMode: string
   activeMode: string
+  modeHotkey: string
   forceCPU: boolean
   speedProbe?: SpeedProbe
 }
@@ -120,6 +121,12 @@ export interface CommandStatus { onPath: boolean; path: string; error?: string }
 export interface Rule { from: string; to: string; wholeWord: boolean; ignoreCase: boolean }
 
 // app/modes.Mode
+// Settings.Modes / SetMode / CycleMode, and the "mode:changed" event.
+export interface ModeChoice {
+  modes: string[]
+  active: string
+}
+
 export interface Mode {
   name: string
   apps: string[]
