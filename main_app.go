@@ -57,7 +57,8 @@ func runApp(stderr io.Writer) int {
 		return 1
 	}
 	defer a.Close()
-	a.SetFocus(platform.NewFocus()) // dictation modes follow the focused app
+	a.SetFocus(platform.NewFocus())         // dictation modes follow the focused app
+	a.SetTextField(platform.NewTextField()) // "perfect later" swaps in place (macOS)
 	sh.app = a
 	sh.rec = rec
 	b := bridge.New(bridge.Options{Assets: ui})
@@ -116,8 +117,9 @@ type Shell struct {
 	rec      *app.CaptureRecorder
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
-	Tray    bool
-	modeKey modeKey // main_modes.go
+	Tray      bool
+	modeKey   extraKey // main_modes.go
+	betterKey extraKey
 }
 
 // emit forwards a service event to the page; events before the window

@@ -115,8 +115,10 @@ func (s *Shell) detachPlatform() {
 	if s.plat.Hotkey != nil {
 		_ = s.plat.Hotkey.Unregister()
 	}
-	if s.plat.ModeHotkey != nil {
-		_ = s.plat.ModeHotkey.Unregister()
+	for _, hk := range []platform.Hotkey{s.plat.ModeHotkey, s.plat.CopyHotkey} {
+		if hk != nil {
+			_ = hk.Unregister()
+		}
 	}
 	if s.plat.Tray != nil {
 		s.plat.Tray.Remove()

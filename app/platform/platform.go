@@ -101,6 +101,9 @@ type Platform struct {
 	// ModeHotkey is a second global hotkey, the one that switches the
 	// dictation mode (nil where the OS has none).
 	ModeHotkey Hotkey
+	// CopyHotkey copies the better transcript offered ("type now,
+	// perfect later").
+	CopyHotkey Hotkey
 	Output     Output
 	Tray       Tray
 	Login      LoginItem

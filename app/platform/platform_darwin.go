@@ -19,6 +19,7 @@ func New() Platform {
 	return Platform{
 		Hotkey:     &darwinHotkey{},
 		ModeHotkey: &darwinHotkey{},
+		CopyHotkey: &darwinHotkey{},
 		Output:     darwinOutput{},
 		Tray:       darwinTray{t: menubar.New()},
 		Login:      darwinLogin{},

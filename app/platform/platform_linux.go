@@ -8,6 +8,7 @@ func New() Platform {
 	return Platform{
 		Hotkey:     newHotkey(),
 		ModeHotkey: newHotkey(),
+		CopyHotkey: newHotkey(),
 		Output:     newOutput(),
 		Tray:       noTray{},
 		Perms:      linuxPerms{},

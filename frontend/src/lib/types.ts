@@ -104,6 +104,10 @@ export interface SettingsData {
   defaultMode: string
   activeMode: string
   modeHotkey: string
+  cleanupTimeoutMs: number
+  perfectLater: boolean
+  perfectModel: string
+  betterHotkey: string
   forceCPU: boolean
   speedProbe?: SpeedProbe
 }
@@ -142,3 +146,9 @@ export interface Mode {
 
 // internal/vocab.Prompt
 export interface PromptFit { text: string; used: string[]; dropped: string[] }
+
+// app.CleanupEvent ("dictation:cleanup")
+export interface CleanupEvent { state: 'running' | 'done' | 'timeout' | 'failed'; text: string; ms: number; error?: string }
+
+// app.BetterText ("dictation:better")
+export interface BetterText { itemId: number; text: string; inserted: string; model: string; replaced: boolean; hotkey?: string }
