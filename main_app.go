@@ -118,8 +118,8 @@ type Shell struct {
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
 	Tray      bool
-	modeKey   extraKey // main_modes.go
-	betterKey extraKey
+	modeKey   platform.Binding // main_modes.go
+	betterKey platform.Binding
 }
 
 // emit forwards a service event to the page; events before the window

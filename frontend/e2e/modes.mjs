@@ -51,6 +51,14 @@ try {
   await mode.locator('select[name="modeCleanup"]').selectOption('message')
   await page.selectOption('select[name="defaultMode"]', '')
   await page.fill('input[name="modeHotkey"]', 'Ctrl+Alt+M')
+  // The clean-up's time limit (default 1.5 s) and "type now, perfect later"
+  // (its fields appear when it is on; left off for the dictation below).
+  check(await page.inputValue('input[name="cleanupTimeout"]') === '1.5', 'the clean-up limit defaults to 1.5 s')
+  await page.fill('input[name="cleanupTimeout"]', '2')
+  await page.check('input[name="perfectLater"]')
+  await page.waitForSelector('select[name="perfectModel"]', { timeout: T })
+  check(await page.inputValue('input[name="betterHotkey"]') !== '', 'perfect later shows its model and copy keystroke')
+  await page.uncheck('input[name="perfectLater"]')
   if (shots) {
     // The sticky view header would cover the card's top in the shot.
     await page.addStyleTag({ content: '.view-head { position: static !important }' })
@@ -63,6 +71,8 @@ try {
   await page.click('[data-testid="save-settings"]')
   await page.waitForSelector('.toast:has-text("Settings saved")', { timeout: T })
   check(true, 'vocabulary and mode saved')
+  const saved = await page.evaluate(async () => (await (await fetch('/api/call/Settings.Get', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' })).json()).result)
+  check(saved.cleanupTimeoutMs === 2000 && saved.modeHotkey === 'Ctrl+Alt+M' && !saved.perfectLater, 'clean-up limit and mode hotkey stored')
 
   // Dictate: the focused X window is the test's "HarkTest".
   await page.click('nav [data-view="dictation"]')
