@@ -89,6 +89,7 @@ func (d *Dictation) perfectLater(id int64, p *wordPlan, inserted, model string) 
 	if model != "" {
 		q.model = model
 	}
+	d.withdraw() // an older dictation's text must not be pasted for this one
 	a.background(func() {
 		bt, err := d.perfect(a.ctx, id, &q, inserted)
 		if err != nil {
@@ -153,6 +154,18 @@ func (d *Dictation) deliver(bt *BetterText, q *wordPlan) (*BetterText, error) {
 	d.later.offer = bt
 	d.later.mu.Unlock()
 	return bt, nil
+}
+
+// withdraw drops the offer standing, telling the UI
+// ("dictation:better-withdrawn").
+func (d *Dictation) withdraw() {
+	d.later.mu.Lock()
+	bt := d.later.offer
+	d.later.offer = nil
+	d.later.mu.Unlock()
+	if bt != nil {
+		d.a.emit.Emit("dictation:better-withdrawn", *bt)
+	}
 }
 
 // errNoOffer: nothing to copy.

@@ -171,6 +171,14 @@ func TestPerfectLaterOffers(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "ask not what", got.Text)
 
+	// The next dictation's pass withdraws the offer before it starts.
+	d.withdraw()
+	got, err = d.Better()
+	require.NoError(t, err)
+	require.Nil(t, got)
+	_, err = d.CopyBetter()
+	require.ErrorIs(t, err, errNoOffer)
+
 	a.SetTextField(field)
 	bt = offer(wordPlan{app: "com.apple.mail", output: "paste"})
 	require.True(t, bt.Replaced)
