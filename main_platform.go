@@ -31,6 +31,7 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 	if st, err := s.app.Settings.Get(); err == nil {
 		s.registerHotkey(st)
 		s.followModes(st)
+		s.bindTrigger(st) // main_trigger.go
 		s.applyShellSettings(st, false)
 		s.armMicrophone(st)
 	}
@@ -100,6 +101,7 @@ func (s *Shell) observe(name string, data any) {
 			go func() {
 				s.registerHotkey(st)
 				s.followModes(st)
+				s.bindTrigger(st)
 				s.applyShellSettings(st, true)
 			}()
 		}
@@ -120,6 +122,7 @@ func (s *Shell) detachPlatform() {
 			_ = hk.Unregister()
 		}
 	}
+	s.unbindTrigger()
 	if s.plat.Tray != nil {
 		s.plat.Tray.Remove()
 	}

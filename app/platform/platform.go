@@ -97,7 +97,8 @@ type Dock interface {
 // Platform bundles one OS's implementations; New (per OS) builds it.
 // Dock is nil where the OS has none.
 type Platform struct {
-	Hotkey Hotkey
+	Hotkey  Hotkey
+	Trigger TriggerSource // nil where the OS has none
 	// ModeHotkey is a second global hotkey, the one that switches the
 	// dictation mode (nil where the OS has none).
 	ModeHotkey Hotkey

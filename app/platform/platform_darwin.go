@@ -18,6 +18,7 @@ import (
 func New() Platform {
 	return Platform{
 		Hotkey:     &darwinHotkey{},
+		Trigger:    &darwinTrigger{},
 		ModeHotkey: &darwinHotkey{},
 		CopyHotkey: &darwinHotkey{},
 		Output:     darwinOutput{},
@@ -78,6 +79,9 @@ func (darwinPerms) Request(which string) error {
 	case permissions.Accessibility:
 		_, err := permissions.PromptAccessibility()
 		return err
+	case permissions.InputMonitoring:
+		_, err := permissions.RequestInputMonitoring()
+		return err
 	}
 	return fmt.Errorf("platform: unknown permission %q", which)
 }
@@ -88,12 +92,13 @@ func (darwinDock) SetVisible(on bool) error { return menubar.SetDockIconVisible(
 
 // Compile-time checks that the adapters satisfy the seam.
 var (
-	_ Hotkey      = (*darwinHotkey)(nil)
-	_ Output      = darwinOutput{}
-	_ Flusher     = darwinOutput{}
-	_ Tray        = darwinTray{}
-	_ LoginItem   = darwinLogin{}
-	_ Permissions = darwinPerms{}
-	_ Requester   = darwinPerms{}
-	_ Dock        = darwinDock{}
+	_ Hotkey        = (*darwinHotkey)(nil)
+	_ TriggerSource = (*darwinTrigger)(nil)
+	_ Output        = darwinOutput{}
+	_ Flusher       = darwinOutput{}
+	_ Tray          = darwinTray{}
+	_ LoginItem     = darwinLogin{}
+	_ Permissions   = darwinPerms{}
+	_ Requester     = darwinPerms{}
+	_ Dock          = darwinDock{}
 )

@@ -7,6 +7,7 @@ package platform
 func New() Platform {
 	return Platform{
 		Hotkey:     newHotkey(),
+		Trigger:    newTriggerSource(),
 		ModeHotkey: newHotkey(),
 		CopyHotkey: newHotkey(),
 		Output:     newOutput(),

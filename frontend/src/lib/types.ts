@@ -75,6 +75,8 @@ export interface Device { id: string; name: string; default: boolean }
 export interface SettingsData {
   hotkey: string
   hotkeyMode: 'toggle' | 'push'
+  trigger: string // '' = hotkey only; else a key of app/trigger ('rightalt', 'fn', 'mouse8'...)
+  triggerDoubleTap: boolean
   language: string
   speechModel: string
   chatModel: string
