@@ -34,15 +34,17 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 	}
 }
 
-// armMicrophone opens the input device at start-up, so the first
-// dictation starts at once and keeps what was said just before the hotkey
-// (the pre-roll). Only when the microphone is already allowed: the OS
-// prompt belongs to the user's first dictation, not to the app's launch.
+// armMicrophone applies the microphone settings: with "Keep the
+// microphone ready" the input device opens now, so a dictation starts at
+// once and keeps what was said just before the hotkey (the pre-roll);
+// otherwise an idle device closes. Only when the microphone is already
+// allowed: the OS prompt belongs to the user's first dictation, not to
+// the app's launch.
 func (s *Shell) armMicrophone(st app.SettingsData) {
 	if s.rec == nil || (s.plat.Perms != nil && s.plat.Perms.Microphone() != platform.Granted) {
 		return
 	}
-	if err := s.rec.Arm(st.InputDevice); err != nil {
+	if err := s.rec.SetMicPolicy(st.InputDevice, app.MicOptionsOf(st)); err != nil {
 		s.report(fmt.Errorf("microphone: %w", err))
 	}
 }
@@ -98,6 +100,7 @@ func (s *Shell) observe(name string, data any) {
 			go func() {
 				s.registerHotkey(st)
 				s.applyShellSettings(st, true)
+				s.armMicrophone(st)
 			}()
 		}
 	}

@@ -59,6 +59,13 @@ type SettingsData struct {
 	// SpeedProbe is this machine's measured speed, which the model advice
 	// uses (written by the app; nil until measured).
 	SpeedProbe *SpeedProbe `json:"speedProbe,omitempty"`
+
+	// KeepMicReady keeps the input device open while the app runs (the
+	// pre-roll catches the moment before the hotkey, but the OS shows the
+	// microphone in use all the time). Off, it opens at the hotkey and
+	// closes MicCloseSeconds after the last recording (app/micpolicy.go).
+	KeepMicReady    bool `json:"keepMicReady"`
+	MicCloseSeconds int  `json:"micCloseSeconds"`
 }
 
 // DefaultCleanupPrompt is the clean-up instruction when the user has not
@@ -90,6 +97,7 @@ func defaultSettings() SettingsData {
 		VoiceCommands:     true,
 		Replacements:      []rewrite.Rule{},
 		Modes:             []modes.Mode{},
+		MicCloseSeconds:   10,
 	}
 }
 
@@ -114,6 +122,8 @@ func (d SettingsData) validate() error {
 		return bad("outputMode", d.OutputMode, "paste, copy or type")
 	case d.AutoStopMs < 0 || d.AutoStopMs > 60_000:
 		return bad("autoStopMs", d.AutoStopMs, "0 to 60000")
+	case d.MicCloseSeconds < 0 || d.MicCloseSeconds > 3600:
+		return bad("micCloseSeconds", d.MicCloseSeconds, "0 to 3600")
 	case d.RetentionDays < 0 || d.RetentionDays > 36500:
 		return bad("retentionDays", d.RetentionDays, "0 (forever) to 36500")
 	case d.IdleUnloadMinutes < 0 || d.IdleUnloadMinutes > 10080:

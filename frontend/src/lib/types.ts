@@ -85,6 +85,8 @@ export interface SettingsData {
   autoStop: boolean
   autoStopMs: number
   inputDevice: string
+  keepMicReady: boolean
+  micCloseSeconds: number
   launchAtLogin: boolean
   showMenuBarIcon: boolean
   showDockIcon: boolean
