@@ -114,6 +114,8 @@ type Shell struct {
 	quitting atomic.Bool
 	plat     platform.Platform
 	rec      *app.CaptureRecorder
+	// pasteLast is the "paste the last transcript again" hotkey.
+	pasteLast platform.Hotkey
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
 	Tray bool

@@ -15,6 +15,9 @@ import (
 // window runs where an OS has none of them.
 func (s *Shell) attachPlatform(p platform.Platform) {
 	s.plat = p
+	if p.Hotkey != nil {
+		s.pasteLast = platform.NewHotkey()
+	}
 	if p.Tray != nil {
 		err := p.Tray.Show(platform.TrayMenu{
 			OnToggleDictation: func() { s.report(s.app.Dictation.Toggle()) },
@@ -84,6 +87,14 @@ func (s *Shell) registerHotkey(st app.SettingsData) {
 	if err := hk.Register(st.Hotkey, down, up); err != nil {
 		s.report(err)
 	}
+	if s.pasteLast == nil {
+		return
+	}
+	_ = s.pasteLast.Unregister()
+	if st.PasteLastHotkey != "" {
+		err := s.pasteLast.Register(st.PasteLastHotkey, func() { s.report(s.app.Dictation.PasteLast()) }, nil)
+		s.report(err)
+	}
 }
 
 // observe keeps the OS pieces in step with the services' events.
@@ -111,6 +122,9 @@ func (s *Shell) detachPlatform() {
 	// A paste's clipboard restore must not be lost to the exit.
 	if f, ok := s.plat.Output.(platform.Flusher); ok {
 		_ = f.Flush()
+	}
+	if s.pasteLast != nil {
+		_ = s.pasteLast.Unregister()
 	}
 	if s.plat.Hotkey != nil {
 		_ = s.plat.Hotkey.Unregister()

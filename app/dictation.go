@@ -163,7 +163,7 @@ func (d *Dictation) Start() error {
 		OnAutoStop:  func() { go d.Stop() },
 		OnSaveError: d.saveFailed, // app/savefail.go
 		Mic:         MicOptionsOf(set),
-		OnDevice:    func(msg string) { d.a.emit.Emit("dictation:device", map[string]string{"message": msg}) },
+		OnDevice:    func(msg string) { d.a.emit.Emit("dictation:warning", map[string]string{"message": msg}) },
 		OnNoDevice:  func() { d.Stop() },
 	})
 	if err != nil {

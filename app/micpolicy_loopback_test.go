@@ -99,7 +99,7 @@ func TestMicClosedWhenIdle(t *testing.T) {
 		// the user is told.
 		_, err := pa.Pactl("unload-module", strings.TrimSpace(mod))
 		require.NoError(t, err)
-		ev.wait(t, "dictation:device", func(d any) bool {
+		ev.wait(t, "dictation:warning", func(d any) bool {
 			return strings.Contains(d.(map[string]string)["message"], "continues on")
 		}, 8*time.Second)
 		st, err := a.Dictation.Status()

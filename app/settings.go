@@ -66,6 +66,8 @@ type SettingsData struct {
 	// closes MicCloseSeconds after the last recording (app/micpolicy.go).
 	KeepMicReady    bool `json:"keepMicReady"`
 	MicCloseSeconds int  `json:"micCloseSeconds"`
+	// PasteLastHotkey inserts the last transcript again ("" = none).
+	PasteLastHotkey string `json:"pasteLastHotkey"`
 }
 
 // DefaultCleanupPrompt is the clean-up instruction when the user has not
@@ -122,6 +124,8 @@ func (d SettingsData) validate() error {
 		return bad("outputMode", d.OutputMode, "paste, copy or type")
 	case d.AutoStopMs < 0 || d.AutoStopMs > 60_000:
 		return bad("autoStopMs", d.AutoStopMs, "0 to 60000")
+	case len(d.PasteLastHotkey) > 64 || (d.PasteLastHotkey != "" && strings.EqualFold(strings.TrimSpace(d.PasteLastHotkey), strings.TrimSpace(d.Hotkey))):
+		return bad("pasteLastHotkey", d.PasteLastHotkey, "a key combination other than the dictation hotkey")
 	case d.MicCloseSeconds < 0 || d.MicCloseSeconds > 3600:
 		return bad("micCloseSeconds", d.MicCloseSeconds, "0 to 3600")
 	case d.RetentionDays < 0 || d.RetentionDays > 36500:

@@ -87,6 +87,7 @@ export interface SettingsData {
   inputDevice: string
   keepMicReady: boolean
   micCloseSeconds: number
+  pasteLastHotkey: string
   launchAtLogin: boolean
   showMenuBarIcon: boolean
   showDockIcon: boolean
