@@ -285,7 +285,7 @@ func (a *App) Close() error {
 		close(a.stop)
 		a.cancel()
 		if a.control != nil {
-			a.control.Close() // commands from now on are refused (controlCommand)
+			a.control.Close() // commands from now on are refused (ControlCommand)
 		}
 		a.Dictation.close()
 		a.Transcription.close()

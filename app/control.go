@@ -12,7 +12,7 @@ import (
 // folder path too long for a unix socket, say) the app runs without it
 // and the log says why.
 func (a *App) startControl() {
-	s, err := control.Listen(a.dataDir, a.controlCommand)
+	s, err := control.Listen(a.dataDir, a.ControlCommand)
 	if err != nil {
 		log.Printf("hark: no control socket, `hark dictate` will not reach this app: %v", err)
 		return
@@ -20,9 +20,10 @@ func (a *App) startControl() {
 	a.control = s
 }
 
-// controlCommand runs one control command. stop waits for the transcript;
-// toggle returns at once (a stop finishes in the background).
-func (a *App) controlCommand(cmd string) control.Reply {
+// ControlCommand runs one control command (app/control's, from the socket
+// or a dictation URL). stop waits for the transcript; toggle returns at
+// once (a stop finishes in the background).
+func (a *App) ControlCommand(cmd string) control.Reply {
 	if a.closed() {
 		return control.Reply{State: DictIdle, Error: errClosed.Error()}
 	}
