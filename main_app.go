@@ -23,6 +23,7 @@ import (
 
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/bridge"
+	"github.com/harkapp/hark/app/overlay"
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/frontend"
@@ -119,6 +120,7 @@ type Shell struct {
 	rec      *app.CaptureRecorder
 	// pasteLast is the "paste the last transcript again" hotkey.
 	pasteLast platform.Hotkey
+	overlay   atomic.Pointer[overlay.Overlay] // main_overlay.go
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
 	Tray bool

@@ -18,6 +18,7 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 	if p.Hotkey != nil {
 		s.pasteLast = platform.NewHotkey()
 	}
+	s.attachOverlay()
 	if p.Tray != nil {
 		err := p.Tray.Show(platform.TrayMenu{
 			OnToggleDictation: func() { s.report(s.app.Dictation.Toggle()) },
@@ -99,6 +100,7 @@ func (s *Shell) registerHotkey(st app.SettingsData) {
 
 // observe keeps the OS pieces in step with the services' events.
 func (s *Shell) observe(name string, data any) {
+	s.overlayEvent(name, data)
 	switch name {
 	case "dictation:state":
 		if st, ok := data.(app.DictationStatus); ok && s.plat.Tray != nil {
@@ -119,6 +121,7 @@ func (s *Shell) observe(name string, data any) {
 
 // detachPlatform gives the hotkey and the menu-bar item back on quit.
 func (s *Shell) detachPlatform() {
+	s.detachOverlay()
 	// A paste's clipboard restore must not be lost to the exit.
 	if f, ok := s.plat.Output.(platform.Flusher); ok {
 		_ = f.Flush()
