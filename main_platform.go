@@ -105,6 +105,7 @@ func (s *Shell) observe(name string, data any) {
 	case "dictation:state":
 		if st, ok := data.(app.DictationStatus); ok && s.plat.Tray != nil {
 			s.plat.Tray.SetRecording(st.State == app.DictRecording)
+			s.plat.Tray.SetTranscribing(st.State == app.DictTranscribing)
 		}
 	case "settings:changed":
 		if st, ok := data.(app.SettingsData); ok {

@@ -43,6 +43,7 @@ type TrayMenu struct {
 type Tray interface {
 	Show(m TrayMenu) error
 	SetRecording(on bool)
+	SetTranscribing(on bool)
 	SetRecent(items []string)
 	Remove()
 }

@@ -17,10 +17,11 @@ func New() Platform {
 // noTray: Linux has no menu-bar item here (the window is the UI).
 type noTray struct{}
 
-func (noTray) Show(TrayMenu) error { return ErrUnsupported }
-func (noTray) SetRecording(bool)   {}
-func (noTray) SetRecent([]string)  {}
-func (noTray) Remove()             {}
+func (noTray) Show(TrayMenu) error  { return ErrUnsupported }
+func (noTray) SetRecording(bool)    {}
+func (noTray) SetTranscribing(bool) {}
+func (noTray) SetRecent([]string)   {}
+func (noTray) Remove()              {}
 
 // linuxPerms: nothing to ask for; access is by group membership and the
 // sound server.
