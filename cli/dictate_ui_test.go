@@ -4,9 +4,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,16 +19,9 @@ import (
 // sink) and drives its dictation with `hark dictate`.
 func TestDictateAgainstUI(t *testing.T) {
 	pulsetest.Start(t)
-	assets := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(assets, "index.html"), []byte("<title>Hark</title>"), 0o644))
 	data := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	var stderr syncBuffer
-	root := NewRoot(io.Discard, &stderr)
-	root.SetArgs([]string{"ui", "--addr", "127.0.0.1:0", "--data-dir", data, "--models-dir", t.TempDir(), "--assets", assets})
-	done := make(chan error, 1)
-	go func() { done <- root.ExecuteContext(ctx) }()
+	cancel, done := runUI(t, data, &stderr)
 	require.Eventually(t, func() bool { return regexp.MustCompile(`listening on`).MatchString(stderr.String()) },
 		30*time.Second, 20*time.Millisecond, stderr.String())
 
