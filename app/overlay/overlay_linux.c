@@ -31,10 +31,13 @@ static void build(void) {
 	gtk_widget_add_events(win, GDK_BUTTON_PRESS_MASK);
 	g_signal_connect(win, "button-press-event", G_CALLBACK(on_click), NULL);
 
+	// Styled by name: the provider is the screen's, and the desktop app's
+	// own window (Wails') must keep its look.
+	gtk_widget_set_name(win, "hark-overlay");
 	GtkCssProvider *css = gtk_css_provider_new();
 	gtk_css_provider_load_from_data(css,
-		"window { background-color: #1f2329; color: #f2f4f7; }"
-		"label.header { color: #9aa4b2; font-size: 0.9em; }", -1, NULL);
+		"#hark-overlay { background-color: #1f2329; color: #f2f4f7; }"
+		"#hark-overlay label.header { color: #9aa4b2; font-size: 0.9em; }", -1, NULL);
 	gtk_style_context_add_provider_for_screen(gdk_screen_get_default(), GTK_STYLE_PROVIDER(css),
 		GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
 
