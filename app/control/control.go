@@ -24,7 +24,7 @@ import (
 // SocketName is the socket's file name in the data folder.
 const SocketName = "hark.sock"
 
-// Commands are the requests the socket answers.
+// Commands are the requests the socket answers (URLs: fewer, url.go).
 var Commands = []string{"start", "stop", "toggle", "cancel", "status", "paste-last"}
 
 // Reply is the answer to a command.

@@ -12,10 +12,14 @@ import (
 // (CFBundleURLTypes in build/darwin/Info.plist, from wails.json).
 const URLScheme = "hark"
 
-// ParseURL returns the command a dictation URL asks for. Any page or app
-// may open a URL: only the dictation commands are accepted, nothing else
-// of the URL is used, and status (which answers nothing to a URL) is
-// refused.
+// urlCommands are the commands a URL may give. Any page or app may open
+// a URL: not status (a URL gets no answer) and not paste-last, which would
+// paste the last transcript into whatever the opener has focused (a web
+// page's own text field).
+var urlCommands = []string{"start", "stop", "toggle", "cancel"}
+
+// ParseURL returns the command a dictation URL asks for; nothing else of
+// the URL is used.
 func ParseURL(raw string) (string, error) {
 	if len(raw) > 256 {
 		return "", fmt.Errorf("control: URL too long")
@@ -26,8 +30,8 @@ func ParseURL(raw string) (string, error) {
 	}
 	cmd := strings.Trim(u.Path, "/")
 	if !strings.EqualFold(u.Scheme, URLScheme) || u.Host != "dictate" || u.User != nil || u.RawQuery != "" ||
-		cmd == "status" || !slices.Contains(Commands, cmd) {
-		return "", fmt.Errorf("control: %q is not a dictation URL (want %s://dictate/toggle, start, stop, cancel or paste-last)", raw, URLScheme)
+		!slices.Contains(urlCommands, cmd) {
+		return "", fmt.Errorf("control: %q is not a dictation URL (want %s://dictate/toggle, start, stop or cancel)", raw, URLScheme)
 	}
 	return cmd, nil
 }
