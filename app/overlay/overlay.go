@@ -144,7 +144,7 @@ func (o *Overlay) Handle(name string, data any) {
 		if !ok {
 			return
 		}
-		o.set(func() { o.f.Committed, o.f.Tentative = strings.TrimLeft(p["committed"], " "), p["tentative"] })
+		o.set(func() { o.f.Committed, o.f.Tentative = streamed(p["committed"], p["tentative"]) })
 	case "dictation:warning":
 		if m, ok := data.(map[string]string); ok {
 			o.set(func() { o.f.Note = m["message"] })
@@ -162,6 +162,16 @@ func (o *Overlay) Handle(name string, data any) {
 		o.set(func() { o.phase, o.f.Tentative = Canceled, ""; o.ungrab() })
 		o.fadeLater()
 	}
+}
+
+// streamed is the stream's text as the panel shows it: without the space
+// Whisper puts before the first word.
+func streamed(committed, tentative string) (string, string) {
+	committed = strings.TrimLeft(committed, " ")
+	if committed == "" {
+		tentative = strings.TrimLeft(tentative, " ")
+	}
+	return committed, tentative
 }
 
 // recording shows the panel for a new recording and grabs Esc.

@@ -19,6 +19,9 @@ import (
 	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/app/platform/x11test"
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/audio/capture/pulsetest"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // toneRecorder stands in for the microphone: Start writes a second of
@@ -49,6 +52,12 @@ type events struct {
 }
 
 func (e *events) add(n string) { e.mu.Lock(); e.names = append(e.names, n); e.mu.Unlock() }
+func (e *events) list() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.names...)
+}
+
 func (e *events) has(n string) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -65,8 +74,9 @@ func (e *events) has(n string) bool {
 // shows the streamed text (committed and tentative) and the state, a click
 // asks to stop, and Esc (grabbed globally while recording) cancels: the
 // recording stays in History and nothing is inserted; the panel then
-// fades out. The streamed text is given as the app's live stream sends it
-// ("dictation:partial"): the stream itself is tested in app.
+// fades out. The streamed text is first given as the app's live stream
+// sends it ("dictation:partial"), then comes from the real stream
+// (liveStream).
 func TestOverlayUnderXvfb(t *testing.T) {
 	for _, bin := range []string{"xdotool", "import"} {
 		if _, err := exec.LookPath(bin); err != nil {
@@ -135,6 +145,9 @@ func TestOverlayUnderXvfb(t *testing.T) {
 	require.Eventually(t, func() bool { return other.Register("Escape", func() {}, nil) == nil }, 3*time.Second, 50*time.Millisecond,
 		"Esc is grabbed only while recording")
 	require.NoError(t, other.Unregister())
+
+	ov.Close()
+	t.Run("live stream", liveStream)
 }
 
 // screenshot saves the panel: to a temp folder, or to the tracked
@@ -153,4 +166,76 @@ func screenshot(t *testing.T, x, y, w, h int) {
 	require.NoError(t, err)
 	require.Positive(t, fi.Size())
 	t.Logf("screenshot %s", path)
+}
+
+// liveStream dictates a kit clip through a PulseAudio null sink into the
+// real capture pipeline and live stream: the panel shows the stream's
+// committed text as it comes, then Esc cancels. (Part of
+// TestOverlayUnderXvfb: the overlay's GTK loop lives on that test's X
+// server.)
+func liveStream(t *testing.T) {
+	pa := pulsetest.Start(t)
+	models := t.TempDir()
+	// A hard link (the models store lists regular files), else a copy.
+	src, dst := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"), filepath.Join(models, "kit.bin")
+	if os.Link(src, dst) != nil {
+		b, err := os.ReadFile(src)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(dst, b, 0o644))
+	}
+	var a *app.App
+	ov, err := New(Options{OnCancel: func() { a.Dictation.Cancel() }, Esc: platform.NewHotkey()}, false)
+	require.NoError(t, err)
+	defer ov.Close()
+	var mu sync.Mutex
+	seen := map[string]bool{} // the texts the stream sent, as the panel composes them
+	rec := app.NewCaptureRecorder(nil)
+	t.Cleanup(func() { rec.Close() })
+	ev := &events{}
+	a, err = app.New(app.Config{DataDir: t.TempDir(), ModelsDir: models, NoSpeedProbe: true, Threads: 2, Recorder: rec,
+		Emitter: app.EmitterFunc(func(name string, data any) {
+			ev.add(name)
+			if p, ok := data.(map[string]string); ok && name == "dictation:partial" {
+				mu.Lock()
+				c, t := streamed(p["committed"], p["tentative"])
+				seen[c+t] = true
+				mu.Unlock()
+			}
+			ov.Handle(name, data)
+		})})
+	require.NoError(t, err)
+	defer a.Close()
+
+	require.NoError(t, a.Dictation.Start())
+	// The clip, then a pause (a null sink's monitor delivers nothing while
+	// nothing plays: the stream needs the silence to end the utterance).
+	clip, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	wav := filepath.Join(t.TempDir(), "jfk-pause.wav")
+	w, err := dictation.CreateWAV(wav, 16000)
+	require.NoError(t, err)
+	require.NoError(t, w.Write(append(clip, make([]float32, 3*16000)...)))
+	require.NoError(t, w.Close())
+	pa.Play(t, wav, "")
+	var last string
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		last, _, _, _, _, _ = shown()
+		head, body, _ := strings.Cut(last, "\n")
+		mu.Lock()
+		ok, n := body != "" && seen[body], len(seen)
+		mu.Unlock()
+		if ok && strings.Contains(head, Listening) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the panel does not show the stream's text: it shows %q; %d texts streamed", last, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("panel: %q", last)
+	out, err := exec.Command("xdotool", "key", "Escape").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Eventually(t, func() bool { return ev.has("dictation:canceled") }, 10*time.Second, 10*time.Millisecond, "Esc cancels")
+	require.False(t, ev.has("dictation:done"))
 }
