@@ -49,16 +49,18 @@ func TestColdOpenFirstSample(t *testing.T) {
 		t0 := time.Now()
 		require.NoError(t, r.Start(filepath.Join(dir, "r.wav")))
 		t.Logf("open %d: Start returned after %v", i, time.Since(t0).Round(time.Millisecond))
-		require.Eventually(t, func() bool { return r.Captured() > 0 }, 5*time.Second, time.Millisecond, "no sample arrived")
+		require.Eventually(t, func() bool { return r.Captured() > 0 }, 10*time.Second, time.Millisecond, "no sample arrived")
 		time.Sleep(200 * time.Millisecond)
+		stopAt := time.Now()
 		rec, err := r.Stop()
 		require.NoError(t, err)
 		require.NoError(t, r.Close())
 		require.Positive(t, rec.FirstSample)
 		require.Zero(t, rec.PreRoll, "a cold open has no pre-roll")
-		// Every sample from the first one on is kept: the recording is as
-		// long as the time the device delivered (within a period or two).
-		require.InDelta(t, (rec.Duration).Seconds(), (time.Since(rec.StartedAt) - rec.FirstSample).Seconds(), 0.15)
+		// Every sample from the first one on is kept: the recording is at
+		// least as long as the time since the first sample, less what the
+		// sound server had not delivered yet at Stop (a few periods).
+		require.GreaterOrEqual(t, rec.Duration, stopAt.Sub(rec.StartedAt)-rec.FirstSample-150*time.Millisecond)
 		t.Logf("open %d: first sample after %v, %v captured", i, rec.FirstSample.Round(time.Millisecond), rec.Duration.Round(time.Millisecond))
 		if i > 0 { // the first open also loads the sound server's client library
 			firsts = append(firsts, rec.FirstSample)
