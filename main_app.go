@@ -23,6 +23,7 @@ import (
 
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/bridge"
+	"github.com/harkapp/hark/app/overlay"
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/frontend"
@@ -95,6 +96,9 @@ func runApp(stderr io.Writer) int {
 		},
 		Linux: &linux.Options{ProgramName: "hark", Icon: windowIcon},
 		Mac: &mac.Options{
+			// hark://dictate/toggle and the like (CFBundleURLTypes from
+			// wails.json): Wails installs the kAEGetURL handler itself.
+			OnUrlOpen: sh.openURL,
 			About: &mac.AboutInfo{Title: "Hark", Message: "Local speech-to-text and chat\n\n" +
 				version.Get(backends.Compiled()).String(), Icon: windowIcon},
 		},
@@ -116,6 +120,9 @@ type Shell struct {
 	plat     platform.Platform
 	rec      *app.CaptureRecorder
 	trig     triggerState // main_trigger.go
+	// pasteLast is the "paste the last transcript again" hotkey.
+	pasteLast platform.Hotkey
+	overlay   atomic.Pointer[overlay.Overlay] // main_overlay.go
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
 	Tray      bool

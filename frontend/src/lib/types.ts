@@ -87,6 +87,9 @@ export interface SettingsData {
   autoStop: boolean
   autoStopMs: number
   inputDevice: string
+  keepMicReady: boolean
+  micCloseSeconds: number
+  pasteLastHotkey: string
   launchAtLogin: boolean
   showMenuBarIcon: boolean
   showDockIcon: boolean
