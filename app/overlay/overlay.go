@@ -30,6 +30,9 @@ const (
 	Inserted  = "inserted"
 	Canceled  = "canceled"
 	Failed    = "error"
+	Improved  = "improved" // "type now, perfect later" replaced the text
+	Better    = "better text ready"
+	Copied    = "copied"
 )
 
 // Frame is what the panel shows at one moment.
@@ -81,7 +84,10 @@ type Options struct {
 }
 
 // fadeAfter is how long the final state stays before the panel fades.
+// offerFor is how long an offered better text stays up (its hotkey keeps
+// working after the panel fades; the Dictation view keeps the offer too).
 const (
+	offerFor  = 8 * time.Second
 	fadeAfter = 900 * time.Millisecond
 	fadeSteps = 8
 	fadeStep  = 40 * time.Millisecond
@@ -161,7 +167,43 @@ func (o *Overlay) Handle(name string, data any) {
 	case "dictation:canceled":
 		o.set(func() { o.phase, o.f.Tentative = Canceled, ""; o.ungrab() })
 		o.fadeLater()
+	case "dictation:better", "dictation:better-copied", "dictation:better-withdrawn":
+		if bt, ok := data.(app.BetterText); ok {
+			o.better(name, bt)
+		}
 	}
+}
+
+// better shows "type now, perfect later"'s result after a dictation: the
+// text that replaced the inserted one, or the offer and the keystroke
+// that copies it. A recording in progress keeps the panel.
+func (o *Overlay) better(name string, bt app.BetterText) {
+	o.mu.Lock()
+	busy := o.phase == Starting || o.phase == Listening || o.phase == Finishing
+	o.mu.Unlock()
+	if busy {
+		return
+	}
+	stay := fadeAfter
+	o.set(func() {
+		o.f = Frame{Visible: true, Opacity: 1, Committed: bt.Text}
+		o.mode, o.started = "", time.Time{}
+		switch {
+		case name == "dictation:better-copied":
+			o.phase = Copied
+		case name == "dictation:better-withdrawn":
+			// A new dictation made the offer stale: hide it at once.
+			o.phase, o.f = Copied, Frame{}
+		case bt.Replaced:
+			o.phase = Improved
+		default:
+			o.phase, stay = Better, offerFor
+			if bt.Hotkey != "" {
+				o.f.Note = "press " + bt.Hotkey + " to copy it"
+			}
+		}
+	})
+	o.fadeAfterDelay(stay)
 }
 
 // streamed is the stream's text as the panel shows it: without the space
@@ -261,12 +303,16 @@ func (o *Overlay) header() string {
 
 // fadeLater fades the panel out after the final state has been seen,
 // unless a new recording started meanwhile.
-func (o *Overlay) fadeLater() {
+func (o *Overlay) fadeLater() { o.fadeAfterDelay(fadeAfter) }
+
+// fadeAfterDelay fades the panel out after wait, unless its state changes
+// meanwhile.
+func (o *Overlay) fadeAfterDelay(wait time.Duration) {
 	o.mu.Lock()
 	gen := o.gen
 	o.mu.Unlock()
 	go func() {
-		time.Sleep(fadeAfter)
+		time.Sleep(wait)
 		for i := fadeSteps - 1; i >= 0; i-- {
 			o.mu.Lock()
 			if o.gen != gen || o.closed {

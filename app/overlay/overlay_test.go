@@ -90,3 +90,37 @@ func TestOverlayClick(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	require.Empty(t, stops)
 }
+
+// TestOverlayBetterText: "type now, perfect later" shows the text that
+// replaced the inserted one, or offers it with its copy keystroke until it
+// is copied; an offer never covers a recording in progress.
+func TestOverlayBetterText(t *testing.T) {
+	v := &fakeView{}
+	o := newOverlay(v, Options{})
+
+	o.Handle("dictation:better", app.BetterText{Text: "Dear Ann, thanks for the notes.", Replaced: true})
+	require.Contains(t, v.last().Header, Improved)
+	require.Equal(t, "Dear Ann, thanks for the notes.", v.last().Committed)
+	require.Eventually(t, func() bool { return !v.last().Visible }, 3*time.Second, 10*time.Millisecond, "it fades")
+
+	o.Handle("dictation:better", app.BetterText{Text: "Better.", Hotkey: "Ctrl+Alt+B"})
+	f := v.last()
+	require.True(t, f.Visible)
+	require.Contains(t, f.Header, Better)
+	require.Contains(t, f.Markup(), "press Ctrl+Alt+B to copy it")
+	time.Sleep(2 * fadeAfter)
+	require.True(t, v.last().Visible, "an offer stays longer than a final state")
+	o.Handle("dictation:better-copied", app.BetterText{Text: "Better."})
+	require.Contains(t, v.last().Header, Copied)
+	require.Eventually(t, func() bool { return !v.last().Visible }, 3*time.Second, 10*time.Millisecond)
+
+	o.Handle("dictation:better", app.BetterText{Text: "Offer."})
+	o.Handle("dictation:better-withdrawn", app.BetterText{Text: "Offer."})
+	require.False(t, v.last().Visible, "a withdrawn offer disappears at once")
+
+	o.Handle("dictation:state", app.DictationStatus{State: app.DictRecording})
+	o.Handle("dictation:better", app.BetterText{Text: "Late."})
+	require.Contains(t, v.last().Header, Starting, "a recording keeps the panel")
+	require.Empty(t, v.last().Committed)
+	o.Close()
+}
