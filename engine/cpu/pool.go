@@ -67,17 +67,17 @@ const (
 	passYield = 1<<10 - 1
 )
 
-// spinHold is how long an idle worker keeps polling for the next job, and
-// Run's caller for the helpers' last chunks, before parking: longer than the
-// host's work between two dispatches of a step, short enough that on an
-// oversubscribed machine a spinner soon hands its core to the descheduled
-// thread it waits for.
+// spinHold is how long an idle worker keeps polling for the next job outside
+// a pass, and Run's caller for the helpers' last chunks, before parking: short
+// enough that on an oversubscribed machine a spinner soon hands its core to
+// the descheduled thread it waits for.
 //
 // When the workers take every CPU the process may use, they only spin for a
-// few PAUSEs: measured on a 16-core Xeon (BENCHMARKS.md), 16 spinning workers
-// halved LLM decode speed against parked ones (the OS and the Go runtime then
-// preempt a spinner holding a chunk, and the whole dispatch waits for it),
-// while 4 and 8 spinning workers on 16 cores were 10-28% faster.
+// few PAUSEs outside a pass. Inside one they poll with a Gosched every
+// passYield+1 polls: on a 16-core Xeon (BENCHMARKS.md) 16 workers polling
+// that way decoded 3.7x faster than parked ones, while an earlier pool whose
+// 16 spinners never yielded halved the speed (a goroutine preempted mid-chunk
+// waited for a P that no spinner gave up).
 var spinHold = 100 * time.Microsecond
 
 // NewPool starts a pool with the given number of workers (0 = DefaultThreads).
