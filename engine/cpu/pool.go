@@ -76,7 +76,7 @@ const (
 // few PAUSEs outside a pass. Inside one they poll with a Gosched every
 // passYield+1 polls: on a 16-core Xeon (BENCHMARKS.md) 16 workers polling
 // that way decoded 3.7x faster than parked ones, while an earlier pool whose
-// 16 spinners never yielded halved the speed (a goroutine preempted mid-chunk
+// 16 spinners never yielded halved it (likely: a goroutine preempted mid-chunk
 // waited for a P that no spinner gave up).
 var spinHold = 100 * time.Microsecond
 
