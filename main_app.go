@@ -57,7 +57,8 @@ func runApp(stderr io.Writer) int {
 		return 1
 	}
 	defer a.Close()
-	a.SetFocus(platform.NewFocus()) // dictation modes follow the focused app
+	a.SetFocus(platform.NewFocus())         // dictation modes follow the focused app
+	a.SetTextField(platform.NewTextField()) // "perfect later" swaps in place (macOS)
 	sh.app = a
 	sh.rec = rec
 	b := bridge.New(bridge.Options{Assets: ui})
@@ -114,9 +115,12 @@ type Shell struct {
 	quitting atomic.Bool
 	plat     platform.Platform
 	rec      *app.CaptureRecorder
+	trig     triggerState // main_trigger.go
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
-	Tray bool
+	Tray      bool
+	modeKey   platform.Binding // main_modes.go
+	betterKey platform.Binding
 }
 
 // emit forwards a service event to the page; events before the window

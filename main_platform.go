@@ -24,11 +24,14 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 				s.Show()
 				s.emit("app:view", "history")
 			},
+			OnMode: s.pickMode, // main_modes.go
 		})
 		s.Tray = err == nil
 	}
 	if st, err := s.app.Settings.Get(); err == nil {
 		s.registerHotkey(st)
+		s.followModes(st)
+		s.bindTrigger(st) // main_trigger.go
 		s.applyShellSettings(st, false)
 		s.armMicrophone(st)
 	}
@@ -97,6 +100,8 @@ func (s *Shell) observe(name string, data any) {
 			// it is held.
 			go func() {
 				s.registerHotkey(st)
+				s.followModes(st)
+				s.bindTrigger(st)
 				s.applyShellSettings(st, true)
 			}()
 		}
@@ -112,6 +117,12 @@ func (s *Shell) detachPlatform() {
 	if s.plat.Hotkey != nil {
 		_ = s.plat.Hotkey.Unregister()
 	}
+	for _, hk := range []platform.Hotkey{s.plat.ModeHotkey, s.plat.CopyHotkey} {
+		if hk != nil {
+			_ = hk.Unregister()
+		}
+	}
+	s.unbindTrigger()
 	if s.plat.Tray != nil {
 		s.plat.Tray.Remove()
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkapp/hark/app/platform"
@@ -99,6 +100,9 @@ type Dictation struct {
 	cur   int64          // the item being recorded
 	focus platform.Focus // chooses the mode (vocabulary.go)
 	plan  *wordPlan      // the recording's mode and words, fixed at Start
+	// cleanWith replaces the chat model as the clean-up (tests; cleanup.go).
+	cleanWith atomic.Pointer[cleaner]
+	later     laterState // "type now, perfect later" (perfect.go)
 }
 
 // errNoRecorder is returned when the app was built without capture.
@@ -139,6 +143,9 @@ func (d *Dictation) Start() error {
 		return err
 	}
 	d.a.preloadSpeech()
+	if plan.cleanup != "" {
+		d.a.preloadChat() // its load must not eat the clean-up's time limit
+	}
 	it, err := d.a.History.BeginRecording()
 	if err != nil {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
@@ -222,6 +229,9 @@ func (d *Dictation) Stop() (Item, error) {
 		}
 	})
 	d.a.emit.Emit("dictation:done", it)
+	if set.PerfectLater && r.SaveErr == nil && outErr == nil {
+		d.perfectLater(it.ID, plan, text, set.PerfectModel) // app/perfect.go
+	}
 	return it, outErr
 }
 
@@ -247,16 +257,10 @@ func (d *Dictation) Toggle() error {
 // user stops speaking instead of adding its load time to the wait.
 func (a *App) preloadSpeech() {
 	path, _, err := a.Models.resolveSpeech("")
-	if err != nil || a.closed() {
+	if err != nil {
 		return
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		if !a.closed() {
-			a.withSpeech(a.ctx, path, runtime.Dictation, func(*runtime.SpeechModel) error { return nil })
-		}
-	}()
+	a.background(func() { a.withSpeech(a.ctx, path, runtime.Dictation, func(*runtime.SpeechModel) error { return nil }) })
 }
 
 // SetRecorder plugs in the capture pipeline when it is built after New.

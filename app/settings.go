@@ -20,9 +20,15 @@ import (
 
 // SettingsData is every user setting.
 type SettingsData struct {
-	Hotkey            string `json:"hotkey"`     // "Ctrl+Alt+Space" (mac: "Option+Space")
-	HotkeyMode        string `json:"hotkeyMode"` // "toggle" | "push"
-	Language          string `json:"language"`   // "auto" or a Whisper code
+	Hotkey     string `json:"hotkey"`     // "Ctrl+Alt+Space" (mac: "Option+Space")
+	HotkeyMode string `json:"hotkeyMode"` // "toggle" | "push"
+	// Trigger is a key or mouse button used alone instead of the hotkey
+	// ("rightalt", "fn", "mouse8"... see app/trigger; "" = the hotkey),
+	// in HotkeyMode; TriggerDoubleTap adds a double tap for hands-free
+	// recording (app/trigger_settings.go).
+	Trigger           string `json:"trigger"`
+	TriggerDoubleTap  bool   `json:"triggerDoubleTap"`
+	Language          string `json:"language"` // "auto" or a Whisper code
 	SpeechModel       string `json:"speechModel"`
 	ChatModel         string `json:"chatModel"`
 	OutputMode        string `json:"outputMode"` // "paste" | "copy" | "type"
@@ -53,6 +59,12 @@ type SettingsData struct {
 	Modes            []modes.Mode   `json:"modes"`
 	DefaultMode      string         `json:"defaultMode"` // "" = the settings above
 	ActiveMode       string         `json:"activeMode"`  // chosen by hand; "" = by the focused app
+	ModeHotkey       string         `json:"modeHotkey"`  // switches to the next mode (modeswitch.go); "" = none
+	// The clean-up's bound and "type now, perfect later" (cleanup.go, perfect.go).
+	CleanupTimeoutMs int    `json:"cleanupTimeoutMs"` // the clean-up's time limit; 0 = none
+	PerfectLater     bool   `json:"perfectLater"`     // re-transcribe in the background and swap
+	PerfectModel     string `json:"perfectModel"`     // the larger model; "" = the speech model with beam search
+	BetterHotkey     string `json:"betterHotkey"`     // copies the better text offered; "" = none
 	// ForceCPU runs models on the CPU even where a GPU backend is
 	// available (models loaded from then on).
 	ForceCPU bool `json:"forceCPU"`
@@ -90,6 +102,8 @@ func defaultSettings() SettingsData {
 		VoiceCommands:     true,
 		Replacements:      []rewrite.Rule{},
 		Modes:             []modes.Mode{},
+		CleanupTimeoutMs:  1500,
+		BetterHotkey:      defaultBetterHotkey(),
 	}
 }
 
@@ -126,7 +140,16 @@ func (d SettingsData) validate() error {
 	if _, port, err := net.SplitHostPort(d.ServerAddr); err != nil || port == "" {
 		return bad("serverAddr", d.ServerAddr, "HOST:PORT, e.g. 127.0.0.1:8089")
 	}
+	if err := d.validateTrigger(); err != nil {
+		return err
+	}
 	if err := d.validateWords(); err != nil {
+		return err
+	}
+	if err := d.validateModeHotkey(); err != nil {
+		return err
+	}
+	if err := d.validateLater(); err != nil {
 		return err
 	}
 	for _, m := range []struct{ field, v string }{{"speechModel", d.SpeechModel}, {"chatModel", d.ChatModel}} {
@@ -153,6 +176,8 @@ func (d SettingsData) corsOrigins() []string {
 type Settings struct {
 	a  *App
 	mu sync.Mutex
+	// switching serialises the mode switches (modeswitch.go).
+	switching sync.Mutex
 }
 
 // settingsKey is the row holding the settings as JSON: one document, so

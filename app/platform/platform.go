@@ -37,6 +37,9 @@ type TrayMenu struct {
 	OnOpenWindow      func()
 	OnQuit            func()
 	OnRecent          func(i int)
+	// OnMode picks a dictation mode by name ("" = automatic, by the
+	// focused app).
+	OnMode func(name string)
 }
 
 // Tray is the menu-bar status item.
@@ -44,6 +47,8 @@ type Tray interface {
 	Show(m TrayMenu) error
 	SetRecording(on bool)
 	SetRecent(items []string)
+	// SetModes lists the dictation modes, active ("" = automatic) checked.
+	SetModes(names []string, active string)
 	Remove()
 }
 
@@ -92,10 +97,17 @@ type Dock interface {
 // Platform bundles one OS's implementations; New (per OS) builds it.
 // Dock is nil where the OS has none.
 type Platform struct {
-	Hotkey Hotkey
-	Output Output
-	Tray   Tray
-	Login  LoginItem
-	Perms  Permissions
-	Dock   Dock
+	Hotkey  Hotkey
+	Trigger TriggerSource // nil where the OS has none
+	// ModeHotkey is a second global hotkey, the one that switches the
+	// dictation mode (nil where the OS has none).
+	ModeHotkey Hotkey
+	// CopyHotkey copies the better transcript offered ("type now,
+	// perfect later").
+	CopyHotkey Hotkey
+	Output     Output
+	Tray       Tray
+	Login      LoginItem
+	Perms      Permissions
+	Dock       Dock
 }

@@ -17,12 +17,15 @@ import (
 // from Wails' OnStartup (or later), not before wails.Run.
 func New() Platform {
 	return Platform{
-		Hotkey: &darwinHotkey{},
-		Output: darwinOutput{},
-		Tray:   darwinTray{t: menubar.New()},
-		Login:  darwinLogin{},
-		Perms:  darwinPerms{},
-		Dock:   darwinDock{},
+		Hotkey:     &darwinHotkey{},
+		Trigger:    &darwinTrigger{},
+		ModeHotkey: &darwinHotkey{},
+		CopyHotkey: &darwinHotkey{},
+		Output:     darwinOutput{},
+		Tray:       darwinTray{t: menubar.New()},
+		Login:      darwinLogin{},
+		Perms:      darwinPerms{},
+		Dock:       darwinDock{},
 	}
 }
 
@@ -48,11 +51,13 @@ func (d darwinTray) Show(m TrayMenu) error {
 		OnOpen:   m.OnOpenWindow,
 		OnQuit:   m.OnQuit,
 		OnRecent: m.OnRecent,
+		OnMode:   m.OnMode,
 	})
 }
-func (d darwinTray) SetRecording(on bool)     { d.t.SetRecording(on) }
-func (d darwinTray) SetRecent(items []string) { d.t.SetRecent(items) }
-func (d darwinTray) Remove()                  { d.t.Remove() }
+func (d darwinTray) SetRecording(on bool)                   { d.t.SetRecording(on) }
+func (d darwinTray) SetRecent(items []string)               { d.t.SetRecent(items) }
+func (d darwinTray) SetModes(names []string, active string) { d.t.SetModes(names, active) }
+func (d darwinTray) Remove()                                { d.t.Remove() }
 
 type darwinLogin struct{}
 
@@ -74,6 +79,9 @@ func (darwinPerms) Request(which string) error {
 	case permissions.Accessibility:
 		_, err := permissions.PromptAccessibility()
 		return err
+	case permissions.InputMonitoring:
+		_, err := permissions.RequestInputMonitoring()
+		return err
 	}
 	return fmt.Errorf("platform: unknown permission %q", which)
 }
@@ -84,12 +92,13 @@ func (darwinDock) SetVisible(on bool) error { return menubar.SetDockIconVisible(
 
 // Compile-time checks that the adapters satisfy the seam.
 var (
-	_ Hotkey      = (*darwinHotkey)(nil)
-	_ Output      = darwinOutput{}
-	_ Flusher     = darwinOutput{}
-	_ Tray        = darwinTray{}
-	_ LoginItem   = darwinLogin{}
-	_ Permissions = darwinPerms{}
-	_ Requester   = darwinPerms{}
-	_ Dock        = darwinDock{}
+	_ Hotkey        = (*darwinHotkey)(nil)
+	_ TriggerSource = (*darwinTrigger)(nil)
+	_ Output        = darwinOutput{}
+	_ Flusher       = darwinOutput{}
+	_ Tray          = darwinTray{}
+	_ LoginItem     = darwinLogin{}
+	_ Permissions   = darwinPerms{}
+	_ Requester     = darwinPerms{}
+	_ Dock          = darwinDock{}
 )

@@ -75,6 +75,8 @@ export interface Device { id: string; name: string; default: boolean }
 export interface SettingsData {
   hotkey: string
   hotkeyMode: 'toggle' | 'push'
+  trigger: string // '' = hotkey only; else a key of app/trigger ('rightalt', 'fn', 'mouse8'...)
+  triggerDoubleTap: boolean
   language: string
   speechModel: string
   chatModel: string
@@ -103,6 +105,11 @@ export interface SettingsData {
   modes: Mode[]
   defaultMode: string
   activeMode: string
+  modeHotkey: string
+  cleanupTimeoutMs: number
+  perfectLater: boolean
+  perfectModel: string
+  betterHotkey: string
   forceCPU: boolean
   speedProbe?: SpeedProbe
 }
@@ -120,6 +127,12 @@ export interface CommandStatus { onPath: boolean; path: string; error?: string }
 export interface Rule { from: string; to: string; wholeWord: boolean; ignoreCase: boolean }
 
 // app/modes.Mode
+// Settings.Modes / SetMode / CycleMode, and the "mode:changed" event.
+export interface ModeChoice {
+  modes: string[]
+  active: string
+}
+
 export interface Mode {
   name: string
   apps: string[]
@@ -135,3 +148,9 @@ export interface Mode {
 
 // internal/vocab.Prompt
 export interface PromptFit { text: string; used: string[]; dropped: string[] }
+
+// app.CleanupEvent ("dictation:cleanup")
+export interface CleanupEvent { state: 'running' | 'done' | 'timeout' | 'failed'; text: string; ms: number; error?: string }
+
+// app.BetterText ("dictation:better")
+export interface BetterText { itemId: number; text: string; inserted: string; model: string; replaced: boolean; hotkey?: string }
