@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/harkapp/hark/app/dictation"
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture"
 	"github.com/harkapp/hark/audio/vad"
 	"github.com/harkapp/hark/engine/whisper"
@@ -31,9 +32,9 @@ type CaptureRecorder struct {
 	stream   *liveStream
 	streamed *whisper.Result
 
-	// createFile opens recordings' files (nil: dictation.CreateFile;
+	// createFile opens recordings' files (nil: audio.CreateFile;
 	// tests inject a failing one).
-	createFile func(string) (dictation.WAVFile, error)
+	createFile func(string) (audio.WAVFile, error)
 }
 
 // SetLive installs the live-stream starter (nil: no live preview).

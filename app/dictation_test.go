@@ -36,7 +36,7 @@ func (r *clipRecorder) Start(opt RecordOptions) error {
 }
 
 func (r *clipRecorder) Stop() (Recording, error) {
-	d, err := wavDurationMs(r.opt.Path)
+	d, err := audio.WAVDurationMs(r.opt.Path)
 	return Recording{DurationMs: d}, err
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/app/store"
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/whisper"
 )
 
@@ -338,7 +339,7 @@ func (h *History) FinishRecording(id int64, durationMs int64) (Item, error) {
 		return Item{}, err
 	}
 	if durationMs <= 0 && it.AudioPath != "" {
-		if d, err := wavDurationMs(it.AudioPath); err == nil {
+		if d, err := audio.WAVDurationMs(it.AudioPath); err == nil {
 			durationMs = d
 		}
 	}
@@ -391,7 +392,7 @@ func (a *App) recover() error {
 	for _, r := range rows {
 		it := itemFromRow(r)
 		if it.Status == StatusRecording && it.AudioPath != "" {
-			if d, err := wavDurationMs(it.AudioPath); err == nil {
+			if d, err := audio.WAVDurationMs(it.AudioPath); err == nil {
 				it.DurationMs = d
 			}
 		}

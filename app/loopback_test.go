@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture/pulsetest"
 	"github.com/harkapp/hark/internal/shared"
@@ -35,7 +34,7 @@ func TestDictationStreamLoopback(t *testing.T) {
 	pa := pulsetest.Start(t)
 	dir := t.TempDir()
 	wavPath := filepath.Join(dir, "clips.wav")
-	w, err := dictation.CreateWAV(wavPath, 16000)
+	w, err := audio.CreateWAV(wavPath, 16000)
 	require.NoError(t, err)
 	var want []string
 	for _, c := range streamClips {

@@ -7,7 +7,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/audio"
 )
 
@@ -102,7 +101,7 @@ func (a *App) writeRecording(path string, x []float32) error {
 		return a.saveWAV(path, x)
 	}
 	tmp := path + ".saving"
-	w, err := dictation.CreateWAV(tmp, audio.WhisperRate)
+	w, err := audio.CreateWAV(tmp, audio.WhisperRate)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/audio"
 )
 
 // fullDisk is a recording file whose writes fail with ENOSPC after the
@@ -34,8 +36,8 @@ func TestRecorderDiskFull(t *testing.T) {
 			require.ErrorIs(t, err, syscall.ENOSPC)
 			told.Add(1)
 		},
-		CreateFile: func(path string) (WAVFile, error) {
-			f, err := CreateFile(path)
+		CreateFile: func(path string) (audio.WAVFile, error) {
+			f, err := audio.CreateFile(path)
 			if err != nil {
 				return nil, err
 			}
