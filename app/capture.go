@@ -181,7 +181,7 @@ func (c *CaptureRecorder) Stop() (Recording, error) {
 		}
 		return Recording{}, err
 	}
-	out := Recording{DurationMs: r.Duration.Milliseconds(), SaveErr: r.SaveErr}
+	out := Recording{DurationMs: r.Duration.Milliseconds(), SaveErr: r.SaveErr, PreRollMs: r.PreRoll.Milliseconds()}
 	if err != nil {
 		return out, err
 	}

@@ -47,6 +47,9 @@ type Recording struct {
 	Samples []float32
 	// SaveErr: writing the WAV failed (a full disk); Samples are complete.
 	SaveErr error
+	// PreRollMs is the audio from before Start at the WAV's beginning
+	// (an armed device's pre-roll).
+	PreRollMs int64
 }
 
 // Recorder is the capture pipeline (implemented by app/dictation over
