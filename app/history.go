@@ -37,38 +37,22 @@ const (
 
 // Item is a history entry: a dictation or a transcribed file.
 type Item struct {
-	ID          int64     `json:"id"`
-	Kind        string    `json:"kind"` // "dictation" | "file"
-	CreatedAt   int64     `json:"createdAt"`
-	Title       string    `json:"title"`
-	SourcePath  string    `json:"sourcePath"` // the user's file (file items); Hark never deletes it
-	AudioPath   string    `json:"audioPath"`  // a recording Hark owns (deleted with the item)
-	DurationMs  int64     `json:"durationMs"`
-	Status      string    `json:"status"`
-	Text        string    `json:"text"`
-	Segments    []Segment `json:"segments"`
-	Model       string    `json:"model"`
-	Language    string    `json:"language"`
-	Error       string    `json:"error"`
-	AudioBytes  int64     `json:"audioBytes"`
-	Mode        string    `json:"mode"`        // the dictation mode used ("" = none)
-	PromptTerms []string  `json:"promptTerms"` // the vocabulary terms put in Whisper's prompt
-}
-
-// Segment is a timed piece of a transcript.
-type Segment struct {
-	StartMs int64  `json:"startMs"`
-	EndMs   int64  `json:"endMs"`
-	Text    string `json:"text"`
-	Words   []Word `json:"words,omitempty"`
-}
-
-// Word is a timed word.
-type Word struct {
-	StartMs int64   `json:"startMs"`
-	EndMs   int64   `json:"endMs"`
-	Text    string  `json:"text"`
-	Prob    float32 `json:"prob"`
+	ID          int64             `json:"id"`
+	Kind        string            `json:"kind"` // "dictation" | "file"
+	CreatedAt   int64             `json:"createdAt"`
+	Title       string            `json:"title"`
+	SourcePath  string            `json:"sourcePath"` // the user's file (file items); Hark never deletes it
+	AudioPath   string            `json:"audioPath"`  // a recording Hark owns (deleted with the item)
+	DurationMs  int64             `json:"durationMs"`
+	Status      string            `json:"status"`
+	Text        string            `json:"text"`
+	Segments    []whisper.Segment `json:"segments"` // the one timed-text type, engine to UI
+	Model       string            `json:"model"`
+	Language    string            `json:"language"`
+	Error       string            `json:"error"`
+	AudioBytes  int64             `json:"audioBytes"`
+	Mode        string            `json:"mode"`        // the dictation mode used ("" = none)
+	PromptTerms []string          `json:"promptTerms"` // the vocabulary terms put in Whisper's prompt
 }
 
 // Usage is what the history holds on disk.
@@ -78,34 +62,9 @@ type Usage struct {
 	Oldest     int64 `json:"oldest"`     // createdAt of the oldest item, 0 when empty
 }
 
-func secToMs(s float64) int64 { return int64(s*1000 + 0.5) }
-
-func segmentFromWhisper(s whisper.Segment) Segment {
-	seg := Segment{StartMs: secToMs(s.Start), EndMs: secToMs(s.End), Text: s.Text}
-	for _, w := range s.Words {
-		seg.Words = append(seg.Words, Word{StartMs: secToMs(w.Start), EndMs: secToMs(w.End), Text: w.Word, Prob: float32(w.Probability)})
-	}
-	return seg
-}
-
-func segmentsFromResult(r *whisper.Result) []Segment {
-	out := make([]Segment, 0, len(r.Segments))
-	for _, s := range r.Segments {
-		out = append(out, segmentFromWhisper(s))
-	}
-	return out
-}
-
 // result rebuilds the whisper result of a transcribed item, for export.
 func (it Item) result() *whisper.Result {
-	r := &whisper.Result{Text: it.Text, Language: it.Language, Duration: float64(it.DurationMs) / 1000}
-	for i, s := range it.Segments {
-		ws := whisper.Segment{ID: i, Start: float64(s.StartMs) / 1000, End: float64(s.EndMs) / 1000, Text: s.Text}
-		for _, w := range s.Words {
-			ws.Words = append(ws.Words, whisper.Word{Word: w.Text, Start: float64(w.StartMs) / 1000, End: float64(w.EndMs) / 1000, Probability: float64(w.Prob)})
-		}
-		r.Segments = append(r.Segments, ws)
-	}
+	r := &whisper.Result{Text: it.Text, Language: it.Language, Duration: float64(it.DurationMs) / 1000, Segments: it.Segments}
 	return r
 }
 
@@ -113,9 +72,7 @@ func itemFromRow(r store.Item) Item {
 	it := Item{ID: r.ID, Kind: r.Kind, CreatedAt: r.CreatedAt, Title: r.Title, SourcePath: r.SourcePath,
 		AudioPath: r.AudioPath, DurationMs: r.DurationMs, Status: r.Status, Text: r.Text, Model: r.Model,
 		Language: r.Language, Error: r.Error, Mode: r.Mode}
-	if err := json.Unmarshal([]byte(r.Segments), &it.Segments); err != nil || it.Segments == nil {
-		it.Segments = []Segment{}
-	}
+	it.Segments = decodeSegments(r.Segments)
 	if err := json.Unmarshal([]byte(r.PromptTerms), &it.PromptTerms); err != nil || it.PromptTerms == nil {
 		it.PromptTerms = []string{}
 	}
@@ -130,7 +87,7 @@ func itemFromRow(r store.Item) Item {
 func (it Item) row() store.Item {
 	segs := it.Segments
 	if segs == nil {
-		segs = []Segment{}
+		segs = []whisper.Segment{}
 	}
 	raw, _ := json.Marshal(segs)
 	return store.Item{ID: it.ID, Kind: it.Kind, CreatedAt: it.CreatedAt, Title: it.Title, SourcePath: it.SourcePath,
@@ -287,7 +244,7 @@ func (h *History) Export(id int64, format string) (string, error) {
 // SetTranscript stores a transcript made elsewhere (a dictation pipeline
 // that transcribes itself, or the user's edit) in item id and marks it
 // done. model "" keeps the item's.
-func (h *History) SetTranscript(id int64, text, language string, segments []Segment, model string) (Item, error) {
+func (h *History) SetTranscript(id int64, text, language string, segments []whisper.Segment, model string) (Item, error) {
 	it, err := h.Get(id)
 	if err != nil {
 		return Item{}, err

@@ -24,22 +24,22 @@ const (
 
 // Job is a transcription job; its ID is the history item's.
 type Job struct {
-	ID       int64     `json:"id"`
-	Name     string    `json:"name"`
-	Status   string    `json:"status"` // queued | running | done | failed | canceled
-	Progress float64   `json:"progress"`
-	Error    string    `json:"error"`
-	Text     string    `json:"text"`
-	Segments []Segment `json:"segments"`
-	Model    string    `json:"model"`
+	ID       int64             `json:"id"`
+	Name     string            `json:"name"`
+	Status   string            `json:"status"` // queued | running | done | failed | canceled
+	Progress float64           `json:"progress"`
+	Error    string            `json:"error"`
+	Text     string            `json:"text"`
+	Segments []whisper.Segment `json:"segments"`
+	Model    string            `json:"model"`
 }
 
 // Progress is the payload of "transcription:progress": the fraction done
 // and, when a window has just finished, its segments so far.
 type Progress struct {
-	ID       int64    `json:"id"`
-	Progress float64  `json:"progress"`
-	Segment  *Segment `json:"segment,omitempty"`
+	ID       int64            `json:"id"`
+	Progress float64          `json:"progress"`
+	Segment  *whisper.Segment `json:"segment,omitempty"`
 }
 
 type job struct {
@@ -224,7 +224,7 @@ func (t *Transcription) enqueue(id int64, model string) (Job, error) {
 		t.mu.Unlock()
 		return Job{}, fmt.Errorf("item %d is already being transcribed", id)
 	}
-	j := &job{Job: Job{ID: id, Name: it.Title, Status: JobQueued, Model: name, Segments: []Segment{}},
+	j := &job{Job: Job{ID: id, Name: it.Title, Status: JobQueued, Model: name, Segments: []whisper.Segment{}},
 		prevStatus: it.Status, done: make(chan struct{})}
 	if model != "" {
 		j.Model = model // a path stays a path: the job resolves it again when it runs
@@ -287,7 +287,7 @@ func (t *Transcription) runNext() bool {
 	defer cancel()
 
 	t.a.emit.Emit("transcription:progress", Progress{ID: j.ID})
-	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, speechBeams, runtime.Batch, func(p float64, seg *Segment) {
+	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, speechBeams, runtime.Batch, func(p float64, seg *whisper.Segment) {
 		t.mu.Lock()
 		if p >= 0 {
 			j.Progress = p
@@ -369,13 +369,13 @@ func (t *Transcription) close() {
 // beams is the beam size at temperature 0: file jobs use speechBeams
 // (the CLI's default) for accuracy, dictation 1 (greedy, openai's
 // transcribe() default) for latency.
-func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *Segment)) (Item, error) {
+func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *whisper.Segment)) (Item, error) {
 	return a.transcribeWith(ctx, id, model, samples, beams, pri, progress, nil)
 }
 
 // transcribeWith is transcribeItem following plan (nil: the settings'
 // vocabulary, no mode); plan.model, if set, replaces model.
-func (a *App) transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *Segment), plan *wordPlan) (Item, error) {
+func (a *App) transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *whisper.Segment), plan *wordPlan) (Item, error) {
 	it, err := a.History.Get(id)
 	if err != nil {
 		return Item{}, err
@@ -424,8 +424,7 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 		if progress != nil {
 			opt.OnProgress = func(p float64) { progress(p, nil) }
 			opt.OnSegment = func(s whisper.Segment) {
-				seg := segmentFromWhisper(s)
-				progress(-1, &seg)
+				progress(-1, &s)
 			}
 		}
 		var err error
@@ -453,7 +452,7 @@ func (a *App) storeTranscript(id int64, res *whisper.Result, name string, plan *
 		return Item{}, err
 	}
 	it.Text = strings.TrimSpace(res.Text)
-	it.Segments = segmentsFromResult(res)
+	it.Segments = segmentsOf(res)
 	it.Language = res.Language
 	it.Model = name
 	if d := int64(res.Duration*1000 + 0.5); d > 0 {
@@ -482,10 +481,10 @@ func (a *App) TranscribeItem(ctx context.Context, id int64, model string) (Item,
 
 // SamplesResult is a transcription of raw samples.
 type SamplesResult struct {
-	Text     string    `json:"text"`
-	Language string    `json:"language"`
-	Segments []Segment `json:"segments"`
-	Model    string    `json:"model"`
+	Text     string            `json:"text"`
+	Language string            `json:"language"`
+	Segments []whisper.Segment `json:"segments"`
+	Model    string            `json:"model"`
 }
 
 // TranscribeSamples transcribes 16 kHz mono samples with the settings'
@@ -517,7 +516,7 @@ func (a *App) TranscribeSamples(ctx context.Context, samples []float32, language
 	if err != nil {
 		return SamplesResult{}, err
 	}
-	return SamplesResult{Text: strings.TrimSpace(res.Text), Language: res.Language, Segments: segmentsFromResult(res), Model: name}, nil
+	return SamplesResult{Text: strings.TrimSpace(res.Text), Language: res.Language, Segments: segmentsOf(res), Model: name}, nil
 }
 
 // CleanupText runs the settings' clean-up prompt over text with the chat

@@ -1,7 +1,7 @@
 // The JSON shapes of the Go services (package app; see briefs/app-api.md).
 
-export interface Word { startMs: number; endMs: number; text: string; prob: number }
-export interface Segment { startMs: number; endMs: number; text: string; words?: Word[] }
+export interface Word { word: string; start: number; end: number; probability: number }
+export interface Segment { id: number; start: number; end: number; text: string; words?: Word[] }
 
 export interface Item {
   id: number
