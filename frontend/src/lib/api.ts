@@ -16,8 +16,8 @@ declare global {
 export const inWails = (): boolean => typeof window !== 'undefined' && !!window.go?.app
 
 export async function call<T>(service: string, method: string, ...args: unknown[]): Promise<T> {
-  // Services live in package app; the window's own (Shell) in main.
-  const bound = window.go?.app?.[service]?.[method] ?? window.go?.main?.[service]?.[method]
+  // Services live in package app; the window's own (Shell) in desktop.
+  const bound = window.go?.app?.[service]?.[method] ?? window.go?.desktop?.[service]?.[method]
   if (bound) return (await bound(...args)) as T
   const r = await fetch(`/api/call/${service}.${method}`, {
     method: 'POST',
