@@ -201,7 +201,7 @@ func (c *Chat) Send(conv int64, text string) (Message, error) {
 		// Released before "chat:done" goes out, so the UI may send the next
 		// message as soon as it sees it.
 		release()
-		c.a.emit.Emit("chat:done", done)
+		c.a.emit.Emit(EventChatDone, done)
 	}()
 	return msgFromRow(asst), nil
 }
@@ -232,7 +232,7 @@ func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) ChatD
 				MaxTokens: chatMaxTokens,
 			}, func(s string) error {
 				text.WriteString(s)
-				c.a.emit.Emit("chat:token", ChatToken{ConversationID: conv, MessageID: msgID, Text: s})
+				c.a.emit.Emit(EventChatToken, ChatToken{ConversationID: conv, MessageID: msgID, Text: s})
 				if time.Since(lastSave) > chatSaveEvery {
 					c.a.db.UpdateMessage(msgID, text.String(), false)
 					lastSave = time.Now()

@@ -112,7 +112,7 @@ func (d *Dictation) setState(f func(*DictationStatus)) DictationStatus {
 	f(&d.st)
 	st := d.st
 	d.mu.Unlock()
-	d.a.emit.Emit("dictation:state", st)
+	d.a.emit.Emit(EventDictationState, st)
 	return st
 }
 
@@ -154,8 +154,8 @@ func (d *Dictation) Start() error {
 	d.a.livePlan.Store(plan) // the live stream follows the same mode (app/stream.go)
 	err = rec.Start(RecordOptions{
 		Path: it.AudioPath, Device: set.InputDevice, AutoStop: auto,
-		OnLevel:     func(rms, peak float32) { d.a.emit.Emit("dictation:level", Level{RMS: rms, Peak: peak}) },
-		OnPartial:   func(text string) { d.a.emit.Emit("dictation:partial", map[string]string{"text": text}) },
+		OnLevel:     func(rms, peak float32) { d.a.emit.Emit(EventDictationLevel, Level{RMS: rms, Peak: peak}) },
+		OnPartial:   func(text string) { d.a.emit.Emit(EventDictationPartial, map[string]string{"text": text}) },
 		OnAutoStop:  func() { go d.Stop() },
 		OnSaveError: d.saveFailed, // app/savefail.go
 	})
@@ -224,7 +224,7 @@ func (d *Dictation) Stop() (Item, error) {
 			s.Error = "inserting the text: " + outErr.Error()
 		}
 	})
-	d.a.emit.Emit("dictation:done", it)
+	d.a.emit.Emit(EventDictationDone, it)
 	return it, outErr
 }
 

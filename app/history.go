@@ -170,7 +170,7 @@ func (h *History) Delete(id int64) error {
 			return fmt.Errorf("item %d deleted, but its recording was not: %w", id, err)
 		}
 	}
-	h.a.emit.Emit("history:deleted", map[string]any{"id": id})
+	h.a.emit.Emit(EventHistoryDeleted, map[string]any{"id": id})
 	return nil
 }
 
@@ -264,7 +264,7 @@ func (h *History) SetTranscript(id int64, text, language string, segments []whis
 	}
 	it, err = h.Get(id)
 	if err == nil {
-		h.a.emit.Emit("history:changed", it)
+		h.a.emit.Emit(EventHistoryChanged, it)
 	}
 	return it, err
 }
@@ -284,7 +284,7 @@ func (h *History) BeginRecording() (Item, error) {
 		return Item{}, err
 	}
 	it := itemFromRow(r)
-	h.a.emit.Emit("history:changed", it)
+	h.a.emit.Emit(EventHistoryChanged, it)
 	return it, nil
 }
 
@@ -305,7 +305,7 @@ func (h *History) FinishRecording(id int64, durationMs int64) (Item, error) {
 	if err := h.save(it); err != nil {
 		return Item{}, err
 	}
-	h.a.emit.Emit("history:changed", it)
+	h.a.emit.Emit(EventHistoryChanged, it)
 	return h.Get(id)
 }
 

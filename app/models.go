@@ -185,7 +185,7 @@ func (m *Models) Pull(name string) error {
 		defer m.wg.Done()
 		defer cancel()
 		path, err := m.dl.Download(ctx, m.a.models, e.Request(), func(p models.Progress) {
-			m.a.emit.Emit("models:progress", PullProgress{Name: name, Done: p.Bytes, Total: p.Total, Rate: p.Rate, ETA: p.ETA.Seconds()})
+			m.a.emit.Emit(EventModelsProgress, PullProgress{Name: name, Done: p.Bytes, Total: p.Total, Rate: p.Rate, ETA: p.ETA.Seconds()})
 		})
 		m.mu.Lock()
 		delete(m.pulls, name)
@@ -197,7 +197,7 @@ func (m *Models) Pull(name string) error {
 				d.Error = "canceled"
 			}
 		}
-		m.a.emit.Emit("models:done", d)
+		m.a.emit.Emit(EventModelsDone, d)
 	}()
 	return nil
 }
@@ -230,7 +230,7 @@ func (m *Models) Remove(name string) error {
 	if err := m.a.models.Remove(name); err != nil {
 		return err
 	}
-	m.a.emit.Emit("models:changed", map[string]any{"removed": name})
+	m.a.emit.Emit(EventModelsChanged, map[string]any{"removed": name})
 	return nil
 }
 
@@ -249,7 +249,7 @@ func (m *Models) Import(upload string) (string, error) {
 		// The upload's folder is ours, not the user's: name the file only.
 		return "", errors.New(strings.ReplaceAll(err.Error(), up.path, up.name))
 	}
-	m.a.emit.Emit("models:changed", map[string]any{"imported": name})
+	m.a.emit.Emit(EventModelsChanged, map[string]any{"imported": name})
 	return name, nil
 }
 
@@ -260,7 +260,7 @@ func (a *App) ImportFile(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	a.emit.Emit("models:changed", map[string]any{"imported": name})
+	a.emit.Emit(EventModelsChanged, map[string]any{"imported": name})
 	return name, nil
 }
 

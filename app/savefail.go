@@ -35,7 +35,7 @@ func saveErrorMessage(err error) string {
 func (d *Dictation) saveFailed(err error) {
 	msg := saveErrorMessage(err)
 	d.setState(func(s *DictationStatus) { s.Error = msg })
-	d.a.emit.Emit("dictation:warning", map[string]string{"message": msg})
+	d.a.emit.Emit(EventDictationWarning, map[string]string{"message": msg})
 }
 
 // noteAudioNotKept marks a dictation whose audio file is incomplete.
@@ -127,7 +127,7 @@ func (h *History) noteAudioKept(id int64) {
 	it.Error = ""
 	if h.save(it) == nil {
 		if fresh, err := h.Get(id); err == nil {
-			h.a.emit.Emit("history:changed", fresh)
+			h.a.emit.Emit(EventHistoryChanged, fresh)
 		}
 	}
 }

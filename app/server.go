@@ -64,7 +64,7 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 		s.st = ServerStatus{Error: err.Error()}
 		st := s.st
 		s.mu.Unlock()
-		s.a.emit.Emit("server:status", st)
+		s.a.emit.Emit(EventServerStatus, st)
 		return st, err
 	}
 	if s.a.closed() {
@@ -110,12 +110,12 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 			s.srv, s.cancel, s.done = nil, nil, nil
 			st := s.st
 			s.mu.Unlock()
-			s.a.emit.Emit("server:status", st)
+			s.a.emit.Emit(EventServerStatus, st)
 			return
 		}
 		s.mu.Unlock()
 	}()
-	s.a.emit.Emit("server:status", st)
+	s.a.emit.Emit(EventServerStatus, st)
 	return st, nil
 }
 
@@ -134,6 +134,6 @@ func (s *Server) Stop() (ServerStatus, error) {
 	s.st = ServerStatus{}
 	st := s.st
 	s.mu.Unlock()
-	s.a.emit.Emit("server:status", st)
+	s.a.emit.Emit(EventServerStatus, st)
 	return st, nil
 }

@@ -191,7 +191,7 @@ func (s *Settings) Update(d SettingsData) (SettingsData, error) {
 	if err != nil {
 		return SettingsData{}, err
 	}
-	s.a.emit.Emit("settings:changed", d)
+	s.a.emit.Emit(EventSettingsChanged, d)
 	// A shorter retention or idle time applies now, not at the next tick.
 	if d.RetentionDays > 0 {
 		if _, err := s.a.History.ApplyRetention(); err != nil {

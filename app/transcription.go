@@ -167,7 +167,7 @@ func (t *Transcription) Cancel(id int64) error {
 		done := j.Job
 		t.mu.Unlock()
 		t.restore(j)
-		t.a.emit.Emit("transcription:done", done)
+		t.a.emit.Emit(EventTranscriptionDone, done)
 		return nil
 	}
 	j.cancel()
@@ -238,7 +238,7 @@ func (t *Transcription) enqueue(id int64, model string) (Job, error) {
 	t.jobs = append(t.jobs, j)
 	queued := j.Job
 	t.mu.Unlock()
-	t.a.emit.Emit("transcription:queued", queued)
+	t.a.emit.Emit(EventTranscriptionQueued, queued)
 	select {
 	case t.wake <- struct{}{}:
 	default:
@@ -286,7 +286,7 @@ func (t *Transcription) runNext() bool {
 	t.mu.Unlock()
 	defer cancel()
 
-	t.a.emit.Emit("transcription:progress", Progress{ID: j.ID})
+	t.a.emit.Emit(EventTranscriptionProgress, Progress{ID: j.ID})
 	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, speechBeams, runtime.Batch, func(p float64, seg *whisper.Segment) {
 		t.mu.Lock()
 		if p >= 0 {
@@ -297,7 +297,7 @@ func (t *Transcription) runNext() bool {
 		}
 		p = j.Progress
 		t.mu.Unlock()
-		t.a.emit.Emit("transcription:progress", Progress{ID: j.ID, Progress: p, Segment: seg})
+		t.a.emit.Emit(EventTranscriptionProgress, Progress{ID: j.ID, Progress: p, Segment: seg})
 	})
 	t.mu.Lock()
 	switch {
@@ -314,7 +314,7 @@ func (t *Transcription) runNext() bool {
 	if done.Status == JobCanceled {
 		t.restore(j)
 	}
-	t.a.emit.Emit("transcription:done", done)
+	t.a.emit.Emit(EventTranscriptionDone, done)
 	return true
 }
 
@@ -387,7 +387,7 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 				it.Status = StatusDone // a failed re-transcription keeps the old text
 			}
 			a.History.save(it)
-			a.emit.Emit("history:changed", it)
+			a.emit.Emit(EventHistoryChanged, it)
 		}
 		return Item{}, err
 	}
@@ -467,7 +467,7 @@ func (a *App) storeTranscript(id int64, res *whisper.Result, name string, plan *
 	}
 	it, err = a.History.Get(id)
 	if err == nil {
-		a.emit.Emit("history:changed", it)
+		a.emit.Emit(EventHistoryChanged, it)
 	}
 	return it, err
 }

@@ -21,7 +21,7 @@ func appMenu(s *Shell) *menu.Menu {
 	// About opens Settings, whose About card shows the version, commit,
 	// build date and backends (Wails' own About panel comes only with its
 	// default app menu, whose Quit would bypass Shell.Quit).
-	hark.AddText("About Hark", nil, func(*menu.CallbackData) { s.Show(); s.emit("app:view", "settings") })
+	hark.AddText("About Hark", nil, func(*menu.CallbackData) { s.Show(); s.emit(EventView, "settings") })
 	hark.AddSeparator()
 	hark.AddText("Hide Hark", keys.CmdOrCtrl("h"), func(*menu.CallbackData) { s.hide() })
 	hark.AddSeparator()

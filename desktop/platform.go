@@ -20,7 +20,7 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 			OnQuit:            s.Quit,
 			OnRecent: func(int) {
 				s.Show()
-				s.emit("app:view", "history")
+				s.emit(EventView, "history")
 			},
 		})
 		s.Tray = err == nil
@@ -85,11 +85,11 @@ func (s *Shell) registerHotkey(st app.SettingsData) {
 // observe keeps the OS pieces in step with the services' events.
 func (s *Shell) observe(name string, data any) {
 	switch name {
-	case "dictation:state":
+	case app.EventDictationState:
 		if st, ok := data.(app.DictationStatus); ok && s.plat.Tray != nil {
 			s.plat.Tray.SetRecording(st.State == app.DictRecording)
 		}
-	case "settings:changed":
+	case app.EventSettingsChanged:
 		if st, ok := data.(app.SettingsData); ok {
 			// Not under the settings' lock: the event may be sent while
 			// it is held.
@@ -118,6 +118,6 @@ func (s *Shell) detachPlatform() {
 // report shows an error from a hotkey or menu action in the window.
 func (s *Shell) report(err error) {
 	if err != nil {
-		s.emit("app:error", map[string]string{"error": err.Error()})
+		s.emit(EventError, Problem{Error: err.Error()})
 	}
 }

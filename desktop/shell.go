@@ -56,11 +56,11 @@ func (s *Shell) startup(ctx context.Context) {
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) {
 		for _, p := range paths {
 			if _, err := s.app.AddFile(p, ""); err != nil {
-				s.emit("transcription:error", map[string]string{"name": filepath.Base(p), "error": err.Error()})
+				s.emit(EventFileError, FileProblem{Name: filepath.Base(p), Error: err.Error()})
 			}
 		}
 		if len(paths) > 0 {
-			s.emit("app:view", "files")
+			s.emit(EventView, "files")
 		}
 	})
 }

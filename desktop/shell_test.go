@@ -66,8 +66,8 @@ type sink struct {
 func (s *sink) send(name string, data any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if m, ok := data.(map[string]string); ok && m["error"] != "" {
-		name += " " + m["error"]
+	if p, ok := data.(Problem); ok {
+		name += " " + p.Error
 	}
 	s.got = append(s.got, name)
 }
