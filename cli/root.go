@@ -38,15 +38,15 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		newTranscribeCmd(),
 		newStreamCmd(),
 		newChatCmd(),
-		newGenerateCmd(),
+		newGenerateCmd(nil),
 		// Serving: the API and the UI in a browser.
 		newServeCmd(),
 		newUICmd(),
 		// Models and their files.
 		newModelsCmd(),
 		newInspectCmd(),
-		newTokenizeCmd(),
-		newQuantizeCmd(),
+		newTokenizeCmd(nil),
+		newQuantizeCmd(nil),
 		// Measurements.
 		newBenchCmd(),
 	)

@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"io"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/ggml"
+)
+
+// execute runs a command built with a runF that keeps its options, so a
+// test sees what a command line asks for without running it.
+func execute(cmd *cobra.Command, args ...string) error {
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	return cmd.Execute()
+}
+
+// The command line's flags and argument land in TokenizeOptions; exactly
+// one tokenizer source is required before anything runs.
+func TestTokenizeOptions(t *testing.T) {
+	var got *TokenizeOptions
+	run := func(args ...string) error {
+		got = nil
+		return execute(newTokenizeCmd(func(_ *cobra.Command, o *TokenizeOptions) error { got = o; return nil }), args...)
+	}
+	require.NoError(t, run("--tokenizer", "tok.json", "--add-special", "--", "-x"))
+	require.Equal(t, "tok.json", got.Tokenizer)
+	require.Empty(t, got.Model)
+	require.True(t, got.AddSpecial)
+	require.Equal(t, "-x", got.Text)
+	require.ErrorContains(t, run("--tokenizer", "a", "--model", "b", "x"), "exactly one")
+	require.Nil(t, got)
+	require.ErrorContains(t, run("x"), "exactly one")
+}
+
+func TestQuantizeOptions(t *testing.T) {
+	var got *QuantizeOptions
+	run := func(args ...string) error {
+		got = nil
+		return execute(newQuantizeCmd(func(_ *cobra.Command, o *QuantizeOptions) error { got = o; return nil }), args...)
+	}
+	require.NoError(t, run("in.bin", "out.bin"))
+	require.Equal(t, QuantizeOptions{Type: ggml.Q8_0, In: "in.bin", Out: "out.bin"}, *got, "q8_0 by default")
+	require.NoError(t, run("--type", "q5_1", "in.bin", "out.bin"))
+	require.Equal(t, ggml.Q5_1, got.Type)
+	require.Error(t, run("--type", "q9", "in.bin", "out.bin"))
+	require.Nil(t, got, "a bad type is refused before anything runs")
+}
+
+func TestGenerateOptions(t *testing.T) {
+	var got *GenerateOptions
+	run := func(args ...string) error {
+		got = nil
+		return execute(newGenerateCmd(func(_ *cobra.Command, o *GenerateOptions) error { got = o; return nil }), args...)
+	}
+	require.NoError(t, run("--model", "m.gguf", "Once upon"))
+	require.Equal(t, "m.gguf", got.Model)
+	require.Equal(t, "Once upon", got.Prompt)
+	require.Equal(t, 128, got.N)
+	require.EqualValues(t, -1, got.Seed)
+	require.InDelta(t, 0.8, got.Sampler.Temperature, 1e-6)
+	require.NoError(t, run("--model", "m", "-n", "5", "--temp", "0", "--slide", "--ignore-eos", "--seed", "7", "--top-k", "3", ""))
+	require.Equal(t, GenerateOptions{Model: "m", N: 5, Seed: 7, Slide: true, IgnoreEOS: true,
+		Sampler: got.Sampler, Prompt: ""}, *got)
+	require.Zero(t, got.Sampler.Temperature)
+	require.Equal(t, 3, got.Sampler.TopK)
+	require.ErrorContains(t, run("--model", "m", "-n", "0", "x"), "-n must be positive")
+	require.Nil(t, got)
+}
