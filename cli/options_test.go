@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/app/bridge"
 	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/serve"
 )
 
 // execute runs a command built with a runF that keeps its options, so a
@@ -70,4 +72,35 @@ func TestGenerateOptions(t *testing.T) {
 	require.Equal(t, 3, got.Sampler.TopK)
 	require.ErrorContains(t, run("--model", "m", "-n", "0", "x"), "-n must be positive")
 	require.Nil(t, got)
+}
+
+func TestServeOptions(t *testing.T) {
+	var got *ServeOptions
+	run := func(args ...string) error {
+		got = nil
+		return execute(newServeCmd(func(_ *cobra.Command, o *ServeOptions) error { got = o; return nil }), args...)
+	}
+	require.NoError(t, run())
+	require.Equal(t, serve.DefaultAddr, got.Addr, "loopback by default")
+	require.Equal(t, serve.DefaultWhisperBeam, got.Config.WhisperBeam)
+	require.NoError(t, run("--addr", "0.0.0.0:9000", "--api-key-file", "k", "--cors-origin", "http://a", "--cors-origin", "http://b", "--beam", "1", "--threads", "3"))
+	require.Equal(t, "0.0.0.0:9000", got.Addr)
+	require.Equal(t, "k", got.APIKeyFile)
+	require.Equal(t, []string{"http://a", "http://b"}, got.Config.CORSOrigins)
+	require.Equal(t, 1, got.Config.WhisperBeam)
+	require.Equal(t, 3, got.Config.Threads)
+	require.ErrorContains(t, run("--api-key", "x", "--api-key-file", "k"), "give one")
+	require.Nil(t, got)
+}
+
+func TestUIOptions(t *testing.T) {
+	var got *UIOptions
+	run := func(args ...string) error {
+		got = nil
+		return execute(newUICmd(func(_ *cobra.Command, o *UIOptions) error { got = o; return nil }), args...)
+	}
+	require.NoError(t, run("--data-dir", "d", "--assets", "a", "--allow-host", "h"))
+	require.Equal(t, UIOptions{Addr: "127.0.0.1:0", DataDir: "d", Assets: "a", AllowHosts: []string{"h"}, MaxUpload: bridge.DefaultMaxUpload}, *got)
+	require.ErrorContains(t, run("--addr", "0.0.0.0:80"), "loopback addresses only")
+	require.Nil(t, got, "a reachable address is refused before anything opens")
 }

@@ -40,8 +40,8 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		newChatCmd(),
 		newGenerateCmd(nil),
 		// Serving: the API and the UI in a browser.
-		newServeCmd(),
-		newUICmd(),
+		newServeCmd(nil),
+		newUICmd(nil),
 		// Models and their files.
 		newModelsCmd(),
 		newInspectCmd(),
