@@ -104,3 +104,31 @@ func TestUIOptions(t *testing.T) {
 	require.ErrorContains(t, run("--addr", "0.0.0.0:80"), "loopback addresses only")
 	require.Nil(t, got, "a reachable address is refused before anything opens")
 }
+
+func TestInspectOptions(t *testing.T) {
+	var got *InspectOptions
+	cmd := newInspectCmd(func(o *InspectOptions) error { got = o; return nil })
+	require.NoError(t, execute(cmd, "--json", "m.gguf"))
+	require.Equal(t, "m.gguf", got.File)
+	require.True(t, got.JSON)
+	require.Error(t, execute(newInspectCmd(func(*InspectOptions) error { return nil })), "a file is required")
+}
+
+func TestBenchLLMOptions(t *testing.T) {
+	var got *BenchLLMOptions
+	run := func(args ...string) error {
+		got = nil
+		return execute(newBenchLLMCmd(func(_ *cobra.Command, o *BenchLLMOptions) error { got = o; return nil }), args...)
+	}
+	require.NoError(t, run("--model", "a.gguf", "--model", "b.gguf", "--pp", "0", "-r", "2", "-t", "4"))
+	require.Equal(t, []string{"a.gguf", "b.gguf"}, got.Models)
+	require.Equal(t, 0, got.PP)
+	require.Equal(t, 128, got.TG)
+	require.Equal(t, 2, got.Reps)
+	require.Equal(t, 4, got.Threads)
+	require.Equal(t, []string{"f16", "q8_0", "q4_0"}, got.Types)
+	for _, bad := range [][]string{{"--pp", "0", "--tg", "0"}, {"--reps", "0"}, {"--threads", "0"}, {"--layers", "0"}, {"--gpu", "-1"}} {
+		require.Error(t, run(bad...), "%v", bad)
+		require.Nil(t, got, "%v is refused before anything runs", bad)
+	}
+}

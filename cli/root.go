@@ -44,7 +44,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		newUICmd(nil),
 		// Models and their files.
 		newModelsCmd(),
-		newInspectCmd(),
+		newInspectCmd(nil),
 		newTokenizeCmd(nil),
 		newQuantizeCmd(nil),
 		// Measurements.
