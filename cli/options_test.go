@@ -132,3 +132,34 @@ func TestBenchLLMOptions(t *testing.T) {
 		require.Nil(t, got, "%v is refused before anything runs", bad)
 	}
 }
+
+func TestTranscribeOptions(t *testing.T) {
+	var got *transcribeOptions
+	run := func(args ...string) error {
+		got = nil
+		return execute(newTranscribeCmd(func(_ *cobra.Command, o *transcribeOptions) error { got = o; return nil }), args...)
+	}
+	require.NoError(t, run("--model", "kit", "--format", "srt", "--beam", "1", "--word-timestamps", "a.wav", "b.mp3"))
+	require.Equal(t, []string{"a.wav", "b.mp3"}, got.files)
+	require.Equal(t, "kit", got.model)
+	require.Equal(t, "srt", got.format)
+	require.Equal(t, 1, got.beam)
+	require.True(t, got.wordTimestamps)
+	for _, bad := range [][]string{{"a.wav"}, {"--model", "m", "--format", "doc", "a.wav"}, {"--model", "m", "--beam", "0", "a.wav"}, {"--model", "m", "--temperature", "2", "a.wav"}} {
+		require.Error(t, run(bad...), "%v", bad)
+		require.Nil(t, got, "%v is refused before anything opens", bad)
+	}
+}
+
+func TestStreamOptions(t *testing.T) {
+	var got *streamOptions
+	run := func(args ...string) error {
+		got = nil
+		return execute(newStreamCmd(func(_ *cobra.Command, o *streamOptions) error { got = o; return nil }), args...)
+	}
+	require.NoError(t, run("--model", "kit", "--json", "--speed", "4", "-"))
+	require.Equal(t, streamOptions{src: "-", model: "kit", json: true, speed: 4}, *got)
+	require.ErrorContains(t, run("a.wav"), "no model")
+	require.ErrorContains(t, run("--model", "m", "--speed", "0", "a.wav"), "--speed")
+	require.Nil(t, got)
+}

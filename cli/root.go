@@ -35,8 +35,8 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	addVersion(root) // --version and `hark version`
 	root.AddCommand(
 		// Speech and chat.
-		newTranscribeCmd(),
-		newStreamCmd(),
+		newTranscribeCmd(nil),
+		newStreamCmd(nil),
 		newChatCmd(),
 		newGenerateCmd(nil),
 		// Serving: the API and the UI in a browser.
