@@ -163,3 +163,20 @@ func TestStreamOptions(t *testing.T) {
 	require.ErrorContains(t, run("--model", "m", "--speed", "0", "a.wav"), "--speed")
 	require.Nil(t, got)
 }
+
+func TestChatOptions(t *testing.T) {
+	var got *ChatOptions
+	run := func(args ...string) error {
+		got = nil
+		return execute(newChatCmd(func(_ *cobra.Command, o *ChatOptions) error { got = o; return nil }), args...)
+	}
+	require.NoError(t, run("--model", "qwen", "--system", "Be brief.", "--no-think", "-n", "64", "-v", "--template", "t.jinja"))
+	require.Equal(t, "qwen", got.Model)
+	require.Equal(t, "Be brief.", got.System)
+	require.Equal(t, "t.jinja", got.Template)
+	require.True(t, got.NoThink)
+	require.True(t, got.Verbose)
+	require.Equal(t, 64, got.N)
+	require.ErrorContains(t, run("--model", "m", "-n", "-1"), "-n must be positive")
+	require.Nil(t, got)
+}

@@ -37,7 +37,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		// Speech and chat.
 		newTranscribeCmd(nil),
 		newStreamCmd(nil),
-		newChatCmd(),
+		newChatCmd(nil),
 		newGenerateCmd(nil),
 		// Serving: the API and the UI in a browser.
 		newServeCmd(nil),
