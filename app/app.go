@@ -185,8 +185,11 @@ func New(cfg Config) (*App, error) {
 	a.Transcription = newTranscription(a)
 	a.Chat = newChat(a)
 	a.Models = newModels(a)
-	a.Server = &Server{a: a}
-	a.Dictation = &Dictation{a: a, rec: cfg.Recorder, out: cfg.Output}
+	a.Dictation = &Dictation{rec: cfg.Recorder, out: cfg.Output, deps: dictationDeps{
+		ctx: a.ctx, emit: a.emit, settings: a.Settings, history: a.History,
+		preload: a.preloadSpeech, live: &a.livePlan, transcribe: a.finishDictation,
+		cleanup: a.Chat.cleanup, keepUnsaved: a.keepUnsaved,
+	}}
 	a.About = &About{}
 	a.Updates = newUpdates(dir, a.emit)
 	a.livePreview(cfg.Recorder)
@@ -206,6 +209,8 @@ func New(cfg Config) (*App, error) {
 			}
 			return s.idleUnload()
 		}})
+
+	a.Server = &Server{deps: serverDeps{settings: a.Settings, emit: a.emit, models: ms, rt: a.rt, closed: a.closed}}
 
 	if err := a.recover(); err != nil {
 		a.rt.Close()

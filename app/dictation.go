@@ -1,8 +1,10 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkapp/hark/app/platform"
@@ -93,15 +95,44 @@ type Level struct {
 // the shared speech model, optionally cleans it up with the chat model,
 // and inserts the text through the platform Output.
 type Dictation struct {
-	a   *App
-	rec Recorder
-	out platform.Output
+	deps dictationDeps
+	rec  Recorder
+	out  platform.Output
 
 	mu    sync.Mutex
 	st    DictationStatus
 	cur   int64          // the item being recorded
 	focus platform.Focus // chooses the mode (vocabulary.go)
 	plan  *wordPlan      // the recording's mode and words, fixed at Start
+}
+
+// dictationDeps is what Dictation uses of the rest of the app, given at
+// construction: the flow's steps, not the App.
+type dictationDeps struct {
+	ctx      context.Context // the app's lifetime: Close ends a transcription
+	emit     Emitter
+	settings interface{ Get() (SettingsData, error) }
+	history  recordings
+	// preload loads the speech model while the user speaks.
+	preload func()
+	// live is the mode plan the live stream follows (app/stream.go).
+	live *atomic.Pointer[wordPlan]
+	// transcribe stores the recording's text (App.finishDictation).
+	transcribe func(ctx context.Context, id int64, rec Recorder, r Recording, plan *wordPlan) (Item, error)
+	// cleanup tidies text with the chat model (Chat.cleanup).
+	cleanup func(ctx context.Context, text, instruction string) (string, error)
+	// keepUnsaved holds a recording that could not be written until it
+	// can be (app/savefail.go).
+	keepUnsaved func(id int64, path string, x []float32)
+}
+
+// recordings is the part of History a dictation writes.
+type recordings interface {
+	BeginRecording() (Item, error)
+	FinishRecording(id int64, durationMs int64) (Item, error)
+	Get(id int64) (Item, error)
+	Delete(id int64) error
+	noteAudioNotKept(it Item, err error) Item
 }
 
 // errNoRecorder is returned when the app was built without capture.
@@ -112,14 +143,14 @@ func (d *Dictation) setState(f func(*DictationStatus)) DictationStatus {
 	f(&d.st)
 	st := d.st
 	d.mu.Unlock()
-	d.a.emit.Emit(EventDictationState, st)
+	d.deps.emit.Emit(EventDictationState, st)
 	return st
 }
 
 // Start begins a recording: its history row and WAV path first, then
 // capture.
 func (d *Dictation) Start() error {
-	set, err := d.a.Settings.Get()
+	set, err := d.deps.settings.Get()
 	if err != nil {
 		return err
 	}
@@ -141,8 +172,8 @@ func (d *Dictation) Start() error {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
 	}
-	d.a.preloadSpeech()
-	it, err := d.a.History.BeginRecording()
+	d.deps.preload()
+	it, err := d.deps.history.BeginRecording()
 	if err != nil {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
@@ -151,16 +182,16 @@ func (d *Dictation) Start() error {
 	if set.AutoStop && set.HotkeyMode == "toggle" {
 		auto = time.Duration(set.AutoStopMs) * time.Millisecond
 	}
-	d.a.livePlan.Store(plan) // the live stream follows the same mode (app/stream.go)
+	d.deps.live.Store(plan) // the live stream follows the same mode (app/stream.go)
 	err = rec.Start(RecordOptions{
 		Path: it.AudioPath, Device: set.InputDevice, AutoStop: auto,
-		OnLevel:     func(rms, peak float32) { d.a.emit.Emit(EventDictationLevel, Level{RMS: rms, Peak: peak}) },
-		OnPartial:   func(text string) { d.a.emit.Emit(EventDictationPartial, map[string]string{"text": text}) },
+		OnLevel:     func(rms, peak float32) { d.deps.emit.Emit(EventDictationLevel, Level{RMS: rms, Peak: peak}) },
+		OnPartial:   func(text string) { d.deps.emit.Emit(EventDictationPartial, map[string]string{"text": text}) },
 		OnAutoStop:  func() { go d.Stop() },
 		OnSaveError: d.saveFailed, // app/savefail.go
 	})
 	if err != nil {
-		d.a.History.Delete(it.ID)
+		d.deps.history.Delete(it.ID)
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
 	}
@@ -194,26 +225,26 @@ func (d *Dictation) Stop() (Item, error) {
 	}
 	r, err := rec.Stop()
 	if err != nil {
-		d.a.History.FinishRecording(id, r.DurationMs)
+		d.deps.history.FinishRecording(id, r.DurationMs)
 		return fail(err)
 	}
-	if _, err := d.a.History.FinishRecording(id, r.DurationMs); err != nil {
+	if _, err := d.deps.history.FinishRecording(id, r.DurationMs); err != nil {
 		return fail(err)
 	}
-	it, err := d.a.finishDictation(d.a.ctx, id, rec, r, plan) // app/stream.go
+	it, err := d.deps.transcribe(d.deps.ctx, id, rec, r, plan) // app/stream.go
 	// A recording that could not be written: app/savefail.go.
 	if r.SaveErr != nil {
 		if err == nil {
-			it = d.a.History.noteAudioNotKept(it, r.SaveErr)
+			it = d.deps.history.noteAudioNotKept(it, r.SaveErr)
 		}
-		if cur, gerr := d.a.History.Get(id); gerr == nil {
-			d.a.keepUnsaved(id, cur.AudioPath, r.Samples)
+		if cur, gerr := d.deps.history.Get(id); gerr == nil {
+			d.deps.keepUnsaved(id, cur.AudioPath, r.Samples)
 		}
 	}
 	if err != nil {
 		return fail(err)
 	}
-	set, _ := d.a.Settings.Get()
+	set, _ := d.deps.settings.Get()
 	text, outErr := d.finishText(plan, it.Text, out, set.RestoreClipboard)
 	d.setState(func(s *DictationStatus) {
 		s.State, s.LastText, s.Error = DictIdle, text, ""
@@ -224,7 +255,7 @@ func (d *Dictation) Stop() (Item, error) {
 			s.Error = "inserting the text: " + outErr.Error()
 		}
 	})
-	d.a.emit.Emit(EventDictationDone, it)
+	d.deps.emit.Emit(EventDictationDone, it)
 	return it, outErr
 }
 
@@ -319,7 +350,7 @@ func (d *Dictation) close() {
 	if rec != nil && id != 0 {
 		r, err := rec.Stop()
 		if err == nil {
-			d.a.History.FinishRecording(id, r.DurationMs)
+			d.deps.history.FinishRecording(id, r.DurationMs)
 		}
 	}
 }

@@ -153,7 +153,7 @@ func (d *Dictation) focusedApp() string {
 // the dictation: the raw text goes on.
 func (d *Dictation) finishText(p *wordPlan, text string, out platform.Output, restore bool) (string, error) {
 	if p.cleanup != "" && text != "" {
-		if c, err := d.a.Chat.cleanup(d.a.ctx, text, p.cleanup); err == nil {
+		if c, err := d.deps.cleanup(d.deps.ctx, text, p.cleanup); err == nil {
 			text = c
 		}
 	}
