@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/llm/parity"
 	"github.com/harkapp/hark/internal/shared"
 	"github.com/stretchr/testify/require"
 )
@@ -143,4 +144,28 @@ func withChatTemplate(t *testing.T, src, tpl string) string {
 	}
 	require.NoError(t, w.Close())
 	return path
+}
+
+// `hark chat` on Gemma 3: the synthetic transformers Gemma 3 of
+// llm-kit/gemma3 converted with the real Gemma 3 vocabulary (as llama.cpp
+// writes it) and chat template renders the conversation through the
+// Gemma template: the answer equals `hark generate` on the rendering
+// transformers' apply_chat_template gives (BOS added by generate).
+func TestChatGemma3Template(t *testing.T) {
+	vocab, err := parity.Gemma3Vocab(shared.Path(t, "llm-kit", "tokenizers", "gemma3"))
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "gemma3-tiny-chat.gguf")
+	fh, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, parity.WriteGemma3(shared.Path(t, "llm-kit", "gemma3"), fh, vocab))
+	require.NoError(t, fh.Close())
+	out, errOut, err := runHarkStdin(t, "Hello\n", "chat", "--model", path, "--temp", "0", "-n", "12", "--ignore-eos")
+	require.NoError(t, err)
+	require.Contains(t, errOut, "gguf template")
+	// tools/parity/gemma3_hf.py recorded this rendering (llm-kit/gemma3/gemma3.tokref.json, "single")
+	want, _, err := runHark(t, "generate", "--model", path, "--temp", "0", "-n", "12", "--ignore-eos",
+		"<start_of_turn>user\nHello<end_of_turn>\n<start_of_turn>model\n")
+	require.NoError(t, err)
+	require.NotEmpty(t, strings.TrimSpace(out))
+	require.Equal(t, want, out)
 }

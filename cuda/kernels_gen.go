@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "9eb6d18e8ed36505540a05ef38b47a37a56551c2bdd43947eda80365bc757792"
+const sourcesHash = "dddd6bc3762ac9e2d54e5f33771e5fee1f7355a33b6fed6d3eea13a8e98c78e8"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -50,6 +50,21 @@ var kernelNames = []string{
 	"embed_q6_k",
 	"embed_q8_0",
 	"gelu",
+	"gelu_mul",
+	"gelu_mul_mat_vec_bf16",
+	"gelu_mul_mat_vec_f16",
+	"gelu_mul_mat_vec_f32",
+	"gelu_mul_mat_vec_iq4_nl",
+	"gelu_mul_mat_vec_q2_k",
+	"gelu_mul_mat_vec_q3_k",
+	"gelu_mul_mat_vec_q4_0",
+	"gelu_mul_mat_vec_q4_1",
+	"gelu_mul_mat_vec_q4_k",
+	"gelu_mul_mat_vec_q5_0",
+	"gelu_mul_mat_vec_q5_1",
+	"gelu_mul_mat_vec_q5_k",
+	"gelu_mul_mat_vec_q6_k",
+	"gelu_mul_mat_vec_q8_0",
 	"layer_norm",
 	"mat_mul_bf16",
 	"mat_mul_f16",

@@ -81,6 +81,15 @@ static inline uint attn_visible(constant Args& args, uint t) {
     return kvLen;
 }
 
+// attn_first is the first key query row t sees: 0, or the start of its
+// sliding window (keys j > qpos - window).
+static inline uint attn_first(constant Args& args, uint t) {
+    const uint w = args.attention.window;
+    const bool perSeq = (args.attention.flags & KFLAG_PER_SEQ_ROWS) != 0;
+    const uint qpos = perSeq ? args.attention.pos0 : args.attention.pos0 + t;
+    return (w == 0u || qpos + 1u <= w) ? 0u : qpos + 1u - w;
+}
+
 template <typename T>
 static inline void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
                                   device float* probs, device float* scratch, constant Args& args, uint3 tg,
@@ -104,6 +113,7 @@ static inline void attention_impl(device const float* q, device const T* K, devi
     const uint clen = attn_chunk_len(kvLen, nc);
     const uint j0 = c * clen;
     const uint j1 = min(j0 + clen, nvis);
+    const uint first = attn_first(args, t);
     const ulong ps = args.attention.pos_stride;
     const ulong base = (ulong)seq * args.attention.seq_stride + (ulong)(h / (nHead / nKV)) * args.attention.head_stride;
     device const T* Kh = K + base;
@@ -119,10 +129,12 @@ static inline void attention_impl(device const float* q, device const T* K, devi
     }
     float M = -INFINITY;
     float S = 0.0f;
-    for (uint jb = j0; jb < j1; jb += 32) {
+    // blocks stay 32-aligned (lane j%32 owns key j); keys before the
+    // window are masked
+    for (uint jb = max(j0, first & ~31u); jb < j1; jb += 32) {
         const uint j = jb + lane;
         float s = -INFINITY;
-        if (j < j1) {
+        if (j >= first && j < j1) {
             device const T* kr = Kh + j * ps;
             s = attn_dot(qr, kr, hd) * scale;
             if (hasP) {
@@ -132,7 +144,7 @@ static inline void attention_impl(device const float* q, device const T* K, devi
         const float mb = simd_max(s);
         const float nm = max(M, mb);
         const float corr = exp(M - nm); // M = −inf on the first block: 0
-        const float p = j < j1 ? exp(s - nm) : 0.0f;
+        const float p = j >= first && j < j1 ? exp(s - nm) : 0.0f;
         S = S * corr + simd_sum(p);
         for (uint i = 0; i < nd; i++) {
             acc[i] *= corr;
@@ -180,7 +192,7 @@ static inline void attention_impl(device const float* q, device const T* K, devi
     }
     if (hasP) {
         for (uint j = lane; j < kvLen; j += 32) {
-            pr[j] = j < nvis ? exp(pr[j] - M) * inv : 0.0f;
+            pr[j] = j >= first && j < nvis ? exp(pr[j] - M) * inv : 0.0f;
         }
     }
 }
@@ -239,6 +251,7 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
     // keys any row of the group sees (the last row sees the most)
     const uint jEnd = attn_visible(args, min(t0 + nsg, m) - 1);
     const uint nvis = active ? attn_visible(args, t) : 0u;
+    const uint first = attn_first(args, t);
     const ulong ps = args.attention.pos_stride;
     const ulong base = (ulong)(h / (nHead / nKV)) * args.attention.head_stride;
     device const T* Kh = K + base;
@@ -255,7 +268,8 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
     }
     float M = -INFINITY;
     float S = 0.0f;
-    for (uint jb = 0; jb < jEnd; jb += 32) {
+    // from the first tile any row of the group sees (its first row's window)
+    for (uint jb = attn_first(args, t0) & ~31u; jb < jEnd; jb += 32) {
         const uint nk = min(32u, jEnd - jb);
         for (uint e = tid; e < nk * hd; e += 32 * nsg) {
             const uint k = e / hd;
@@ -265,11 +279,11 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
             Vt[k * ld + d] = Vh[src];
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
-        if (active && jb < nvis) {
+        if (active && jb < nvis && jb + 32 > first) {
             const uint j1 = min(nvis, jb + 32); // keys of this tile the row sees
             const uint j = jb + lane;
             float s = -INFINITY;
-            if (j < j1) {
+            if (j >= first && j < j1) {
                 threadgroup const T* kr = Kt + lane * ld;
                 float d = 0.0f;
                 for (uint i = 0; i < hd; i++) {
@@ -283,7 +297,7 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
             const float mb = simd_max(s);
             const float nm = max(M, mb);
             const float corr = exp(M - nm);
-            const float p = j < j1 ? exp(s - nm) : 0.0f;
+            const float p = j >= first && j < j1 ? exp(s - nm) : 0.0f;
             S = S * corr + simd_sum(p);
             for (uint i = 0; i < nd; i++) {
                 acc[i] *= corr;
@@ -317,7 +331,7 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
     }
     if (hasP) {
         for (uint j = lane; j < kvLen; j += 32) {
-            pr[j] = j < nvis ? exp(pr[j] - M) * inv : 0.0f;
+            pr[j] = j >= first && j < nvis ? exp(pr[j] - M) * inv : 0.0f;
         }
     }
 }
@@ -401,6 +415,7 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
     const uint myT = tr0 + lane;
     const bool myRow = lane < 8 && myT < m;
     const uint nvis = myRow ? attn_visible(args, myT) : 0u;
+    const uint jf = myRow ? attn_first(args, myT) : 0u; // window start of row `lane`
     device float* pr = probs + (ulong)(h * m + (myRow ? myT : 0u)) * args.attention.ldp;
     float M = -INFINITY;
     float S = 0.0f;
@@ -414,7 +429,8 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
             simdgroup_load(Qm[b], Qs + b * 8, hd);
         }
     }
-    for (uint jb = 0; jb < jEnd; jb += 32) {
+    // from the first tile any row of the group sees (its first row's window)
+    for (uint jb = attn_first(args, t0) & ~31u; jb < jEnd; jb += 32) {
         const uint nk = min(32u, jEnd - jb);
         for (uint e = tid; e < 32 * hd; e += 32 * ATTN_MMA_SG) {
             const uint k = e / hd;
@@ -446,6 +462,9 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
                 const uint jv = myRow ? min(nvis, jb + nk) : jb; // visible keys end
                 float mb = -INFINITY;
                 for (uint k = 0; jb + k < jv; k++) {
+                    if (jb + k < jf) {
+                        continue; // before the row's window
+                    }
                     const float sv = srow[k] * scale;
                     srow[k] = sv;
                     mb = max(mb, sv);
@@ -454,11 +473,11 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
                     }
                 }
                 const float nm = max(M, mb);
-                const bool none = jb >= jv; // nothing visible in this tile
+                const bool none = max(jb, jf) >= jv; // nothing visible in this tile
                 const float corr = none ? 1.0f : exp(M - nm);
                 float sum = 0.0f;
                 for (uint k = 0; k < 32; k++) {
-                    const float pv = jb + k < jv ? exp(srow[k] - nm) : 0.0f;
+                    const float pv = jb + k >= jf && jb + k < jv ? exp(srow[k] - nm) : 0.0f;
                     srow[k] = pv;
                     sum += pv;
                 }
@@ -524,9 +543,10 @@ static inline void attention_mma_impl(device const float* q, device const T* K, 
         for (uint r = 0; r < 8 && tr0 + r < m; r++) {
             const uint t = tr0 + r;
             const uint nv = attn_visible(args, t);
+            const uint f = attn_first(args, t);
             device float* prow = probs + (ulong)(h * m + t) * args.attention.ldp;
             for (uint j = lane; j < kvLen; j += 32) {
-                prow[j] = j < nv ? exp(prow[j] - Rs[8 + r]) * Rs[r] : 0.0f;
+                prow[j] = j >= f && j < nv ? exp(prow[j] - Rs[8 + r]) * Rs[r] : 0.0f;
             }
         }
     }
@@ -604,9 +624,10 @@ kernel void attention_merge(device float* out [[buffer(3)]],
     }
     if (has_bind(args, ATTENTION_PROBS)) {
         const uint nvis = attn_visible(args, t);
+        const uint first = attn_first(args, t);
         device float* pr = probs + (ulong)(h * m + t) * args.attention.ldp;
         for (uint j = tid; j < kvLen; j += ntg) {
-            pr[j] = j < nvis ? exp(pr[j] - M) * inv : 0.0f;
+            pr[j] = j >= first && j < nvis ? exp(pr[j] - M) * inv : 0.0f;
         }
     }
 }

@@ -8,6 +8,14 @@ using namespace metal;
 // before this file in the library source (shaders.Source).
 static inline bool has_bind(constant Args& a, int i) { return (a.bind_mask >> i) & 1u; }
 
+// GELU's tanh approximation (elementwise.metal's gelu and gelu_mul,
+// matvec.metal's gelu_mul_mat_vec), with 1+tanh(y) = 2 - 2/(e^{2y}+1) (no
+// tanh overflow).
+static inline float gelu_tanh(float x) {
+    float y = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (2.0f - 2.0f / (exp(2.0f * y) + 1.0f));
+}
+
 // ===========================================================================
 // ggml weight blocks and dequantisation (matrix kernels: matvec.metal,
 // matmul.metal, embed.metal, conv1d.metal). Owned by the matrix kernels;

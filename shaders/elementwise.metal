@@ -1,5 +1,5 @@
 // Element-wise kernels: add, scale, copy (f32 -> f32/f16/bf16), gelu,
-// silu_mul, and the row softmax. One thread per element for the
+// silu_mul, gelu_mul, and the row softmax. One thread per element for the
 // element-wise ones: grid (ceil(n/threads), m), the row in y.
 // Helpers here are prefixed ew_ because every .metal file shares one
 // library namespace.
@@ -75,19 +75,23 @@ static inline float ew_gelu_erf(float x) {
     return z < 0.0f ? 0.5f * x * c : 0.5f * x * (2.0f - c);
 }
 
-// tanh approximation, with 1+tanh(y) = 2 - 2/(e^{2y}+1) (no tanh overflow).
-static inline float ew_gelu_tanh(float x) {
-    float y = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-    return 0.5f * x * (2.0f - 2.0f / (exp(2.0f * y) + 1.0f));
-}
-
 kernel void gelu(device const float* x [[buffer(0)]],
                  device float* out [[buffer(1)]],
                  constant Args& args [[buffer(8)]],
                  uint2 gid [[thread_position_in_grid]]) {
     EW_ROW_COL(gelu)
     float v = x[(ulong)row * args.gelu.ldx + col];
-    out[(ulong)row * args.gelu.ldo + col] = args.gelu.mode == 0 ? ew_gelu_erf(v) : ew_gelu_tanh(v);
+    out[(ulong)row * args.gelu.ldo + col] = args.gelu.mode == 0 ? ew_gelu_erf(v) : gelu_tanh(v);
+}
+
+kernel void gelu_mul(device const float* gate [[buffer(0)]],
+                     device const float* up [[buffer(1)]],
+                     device float* out [[buffer(2)]],
+                     constant Args& args [[buffer(8)]],
+                     uint2 gid [[thread_position_in_grid]]) {
+    EW_ROW_COL(gelu_mul)
+    float g = gate[(ulong)row * args.gelu_mul.ldg + col];
+    out[(ulong)row * args.gelu_mul.ldo + col] = gelu_tanh(g) * up[(ulong)row * args.gelu_mul.ldu + col];
 }
 
 kernel void silu_mul(device const float* gate [[buffer(0)]],

@@ -205,7 +205,8 @@ struct attention_args {
     unsigned int pos_stride;
     unsigned int seq_stride;
     unsigned int ldp;
-    unsigned int pad_[2];
+    unsigned int window;
+    unsigned int pad_[1];
 };
 // binding slots of attention
 enum { ATTENTION_Q = 0, ATTENTION_K = 1, ATTENTION_V = 2, ATTENTION_OUT = 3, ATTENTION_PROBS = 4 };
@@ -277,6 +278,32 @@ struct copy_args {
 // binding slots of copy
 enum { COPY_SRC = 0, COPY_DST = 1 };
 
+// gelu_mul (plan.GELUMul)
+struct gelu_mul_args {
+    unsigned int n;
+    unsigned int m;
+    unsigned int ldg;
+    unsigned int ldu;
+    unsigned int ldo;
+    unsigned int pad_[11];
+};
+// binding slots of gelu_mul
+enum { GELU_MUL_GATE = 0, GELU_MUL_UP = 1, GELU_MUL_OUT = 2 };
+
+// gelu_mul_mat_vec (plan.GELUMulMatVec)
+struct gelu_mul_mat_vec_args {
+    unsigned int n;
+    unsigned int k;
+    unsigned int m;
+    unsigned int ldg;
+    unsigned int ldo;
+    unsigned int ldr;
+    unsigned int ldu;
+    unsigned int pad_[9];
+};
+// binding slots of gelu_mul_mat_vec
+enum { GELU_MUL_MAT_VEC_W = 0, GELU_MUL_MAT_VEC_GATE = 1, GELU_MUL_MAT_VEC_OUT = 2, GELU_MUL_MAT_VEC_BIAS = 3, GELU_MUL_MAT_VEC_RES = 4, GELU_MUL_MAT_VEC_UP = 5 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -299,6 +326,8 @@ struct Args {
         struct argmax_args argmax;
         struct sample_args sample;
         struct copy_args copy;
+        struct gelu_mul_args gelu_mul;
+        struct gelu_mul_mat_vec_args gelu_mul_mat_vec;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -323,6 +352,8 @@ static_assert(sizeof(struct conv1d_args) == 64, "conv1d args");
 static_assert(sizeof(struct argmax_args) == 64, "argmax args");
 static_assert(sizeof(struct sample_args) == 64, "sample args");
 static_assert(sizeof(struct copy_args) == 64, "copy args");
+static_assert(sizeof(struct gelu_mul_args) == 64, "gelu_mul args");
+static_assert(sizeof(struct gelu_mul_mat_vec_args) == 64, "gelu_mul_mat_vec args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

@@ -62,6 +62,7 @@ func init() {
 	register(plan.Scale, elementwise("scale"))
 	register(plan.GELU, elementwise("gelu"))
 	register(plan.SiLUMul, elementwise("silu_mul"))
+	register(plan.GELUMul, elementwise("gelu_mul"))
 	register(plan.Copy, launchCopy)
 	register(plan.Softmax, launchSoftmax)
 }

@@ -52,7 +52,7 @@ func MatrixTypes() []ggml.Type {
 }
 
 // matrixKernels are the kernels with one instantiation per weight type.
-var matrixKernels = []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.MatMul, plan.Embed, plan.Conv1D}
+var matrixKernels = []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.MatMul, plan.Embed, plan.Conv1D}
 
 // fnNames holds every "<kernel>_<type>" name, built once so that LaunchFor
 // does not allocate.
@@ -78,6 +78,7 @@ func init() {
 	register(plan.MatVec, launchMatVec)
 	register(plan.RMSNormMatVec, launchMatVec)
 	register(plan.SiLUMulMatVec, launchMatVec)
+	register(plan.GELUMulMatVec, launchMatVec)
 	register(plan.MatMul, launchMatMul)
 	register(plan.Conv1D, launchConv1D)
 	register(plan.Embed, launchEmbed)

@@ -1,4 +1,4 @@
-// mat_vec, rms_norm_mat_vec, silu_mul_mat_vec: out[m, n] = x'·Wᵀ + bias + res
+// mat_vec, rms_norm_mat_vec, silu_mul_mat_vec, gelu_mul_mat_vec: out[m, n] = x'·Wᵀ + bias + res
 // for small m (decode, beams), one instantiation per weight type
 // (launch rules: launch_matrix.go).
 //
@@ -11,7 +11,7 @@
 //
 // x' is x (mat_vec), rmsnorm(x)⊙g (rms_norm_mat_vec: the threadgroup
 // computes each of its x rows' norm once, then scales on the fly) or
-// silu(gate)⊙up (silu_mul_mat_vec). Activations stay float: the GPU
+// silu(gate)⊙up (silu_mul_mat_vec) or gelu_tanh(gate)⊙up (gelu_mul_mat_vec). Activations stay float: the GPU
 // multiplies dequantised weights by float x, where the CPU quantises x to
 // q8_0/q8_1/q8_K first (see launch_matrix.go).
 
@@ -23,7 +23,7 @@ constant uint fc_mv_batch [[function_constant(21)]];
 #define MV_MAX_SG 32
 
 
-enum { MV_PLAIN = 0, MV_RMS = 1, MV_SILU = 2 };
+enum { MV_PLAIN = 0, MV_RMS = 1, MV_SILU = 2, MV_GELU = 3 };
 
 static inline float mv_silu(float g) { return g / (1.0f + exp(-g)); }
 
@@ -47,7 +47,7 @@ kernel void mat_vec_impl(
 
     const int n = int(args.mat_vec.n), k = int(args.mat_vec.k), m = int(args.mat_vec.m);
     const int ldx = int(args.mat_vec.ldx), ldo = int(args.mat_vec.ldo), ldr = int(args.mat_vec.ldr);
-    const int ld2 = int(args.silu_mul_mat_vec.ldu); // silu_mul_mat_vec only
+    const int ld2 = int(args.silu_mul_mat_vec.ldu); // the gated kernels only (same word in gelu_mul_mat_vec)
     // the host always sets both constants (launch_matrix.go); clamped so
     // a bad value cannot index past the accumulators
     const int R = clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);
@@ -105,6 +105,9 @@ kernel void mat_vec_impl(
             } else if (MODE == MV_SILU) {
                 device const float* ur = x2 + (b0 + b) * ld2 + e0;
                 for (int i = 0; i < cnt; ++i) xv[i] = mv_silu(xv[i]) * ur[i];
+            } else if (MODE == MV_GELU) {
+                device const float* ur = x2 + (b0 + b) * ld2 + e0;
+                for (int i = 0; i < cnt; ++i) xv[i] = gelu_tanh(xv[i]) * ur[i];
             }
             for (int r = 0; r < R; ++r) {
                 float s = 0.0f;
@@ -179,3 +182,18 @@ template [[host_name("silu_mul_mat_vec_q4_k")]] kernel mat_vec_t mat_vec_impl<bl
 template [[host_name("silu_mul_mat_vec_q5_k")]] kernel mat_vec_t mat_vec_impl<block_q5_k, MV_SILU>;
 template [[host_name("silu_mul_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<block_q6_k, MV_SILU>;
 template [[host_name("silu_mul_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_SILU>;
+
+template [[host_name("gelu_mul_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_bf16")]] kernel mat_vec_t mat_vec_impl<w_bf16, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_q4_0")]] kernel mat_vec_t mat_vec_impl<block_q4_0, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_q4_1")]] kernel mat_vec_t mat_vec_impl<block_q4_1, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_q5_0")]] kernel mat_vec_t mat_vec_impl<block_q5_0, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_q5_1")]] kernel mat_vec_t mat_vec_impl<block_q5_1, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_q8_0")]] kernel mat_vec_t mat_vec_impl<block_q8_0, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_q2_k")]] kernel mat_vec_t mat_vec_impl<block_q2_k, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_q3_k")]] kernel mat_vec_t mat_vec_impl<block_q3_k, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_q4_k")]] kernel mat_vec_t mat_vec_impl<block_q4_k, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_q5_k")]] kernel mat_vec_t mat_vec_impl<block_q5_k, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<block_q6_k, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_GELU>;

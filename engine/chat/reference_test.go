@@ -1,7 +1,9 @@
 package chat
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +12,25 @@ import (
 	"github.com/harkapp/hark/internal/shared"
 	"github.com/stretchr/testify/require"
 )
+
+// configFile is dir's tokenizer_config.json, gunzipped into a temp
+// dir where llm-kit keeps it compressed (Gemma 3's is 1.1 MB).
+func configFile(t *testing.T, dir string) string {
+	p := filepath.Join(dir, "tokenizer_config.json")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	f, err := os.Open(p + ".gz")
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	b, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	p = filepath.Join(t.TempDir(), "tokenizer_config.json")
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	return p
+}
 
 type chatRef struct {
 	Template            string         `json:"template"`
@@ -26,11 +47,18 @@ type chatRef struct {
 // references (transformers.js apply_chat_template) and tokenizes the
 // result: both the text and the ids must match exactly.
 func TestReferenceRenderings(t *testing.T) {
-	kinds := map[string]string{"smollm2": "smollm2", "qwen2.5": "qwen2.5", "qwen3": "qwen3", "llama3": "llama3", "phi3-mini": "phi3-mini"}
+	kinds := map[string]string{"smollm2": "smollm2", "qwen2.5": "qwen2.5", "qwen3": "qwen3", "llama3": "llama3", "phi3-mini": "phi3-mini", "gemma3": "gemma3"}
 	total := 0
 	for ref, dir := range kinds {
 		t.Run(ref, func(t *testing.T) {
-			b, err := os.ReadFile(shared.Path(t, "llm-kit", "references", "tokenize", ref+".tokref.json"))
+			refPath := shared.Path
+			if ref == "gemma3" {
+				// transformers references of tools/parity/gemma3_hf.py
+				refPath = func(t testing.TB, elem ...string) string {
+					return shared.Path(t, "llm-kit", "gemma3", ref+".tokref.json")
+				}
+			}
+			b, err := os.ReadFile(refPath(t, "llm-kit", "references", "tokenize", ref+".tokref.json"))
 			require.NoError(t, err)
 			var doc struct {
 				Chat []chatRef `json:"chat"`
@@ -40,7 +68,7 @@ func TestReferenceRenderings(t *testing.T) {
 			tkDir := shared.Path(t, "llm-kit", "tokenizers", dir)
 			tk, err := tokenizer.Load(tkDir)
 			require.NoError(t, err)
-			cfg, err := FromTokenizerConfig(filepath.Join(tkDir, "tokenizer_config.json"))
+			cfg, err := FromTokenizerConfig(configFile(t, tkDir))
 			require.NoError(t, err)
 			require.NotNil(t, cfg)
 			for i, c := range doc.Chat {

@@ -50,7 +50,7 @@ func New(name, source string, special SpecialTokens) (*Template, error) {
 	if err != nil {
 		return nil, err
 	}
-	loader, err := loaders.NewShiftedLoader(id, strings.NewReader(source), mem)
+	loader, err := loaders.NewShiftedLoader(id, strings.NewReader(compatSource(source)), mem)
 	if err != nil {
 		return nil, fmt.Errorf("chat: %s template: %w", name, err)
 	}

@@ -187,3 +187,14 @@ func TestForModelFallback(t *testing.T) {
 	require.Equal(t, "plain", tpl.Name)
 	require.Equal(t, SpecialTokens{BOS: "<s>", EOS: "</s>"}, tpl.Special())
 }
+
+// A conditional expression in parentheses at the end of a concatenation
+// (Gemma 3's template) renders as Jinja renders it.
+func TestTrailingConditional(t *testing.T) {
+	src := `{%- for m in messages -%}{{- '<' + m['role'] + '>' + ('first:' if loop.first else "") }}{{ m['content'] }}{%- endfor -%}`
+	tpl, err := New("t", src, SpecialTokens{})
+	require.NoError(t, err)
+	got, err := tpl.Render([]Message{{Role: "user", Content: "a"}, {Role: "model", Content: "b"}}, Options{})
+	require.NoError(t, err)
+	require.Equal(t, "<user>first:a<model>b", got)
+}

@@ -19,6 +19,7 @@ type attnTask struct {
 	m              int
 	ldq, ldo, ldp  int
 	kvLen, pos0    int
+	window         int // sliding window (0 = none)
 	causal, perSeq bool
 	scale          float32
 	hs, ps, ss     int
@@ -38,6 +39,7 @@ func (a *attnTask) Do(w, lo, hi int) {
 		if a.causal {
 			nvis = min(nvis, qpos+1)
 		}
+		first := windowStart(qpos, a.window, nvis)
 		base := seq*a.ss + (h/a.group)*a.hs
 		q := a.q[t*a.ldq+h*hd : t*a.ldq+h*hd+hd]
 		o := a.out[t*a.ldo+h*hd : t*a.ldo+h*hd+hd]
@@ -51,12 +53,13 @@ func (a *attnTask) Do(w, lo, hi int) {
 			s = a.scores[w][:nvis]
 		}
 		s = s[:nvis]
+		clear(s[:first]) // keys before the window get probability 0
 		clear(o)
-		if nvis == 0 {
+		if nvis == first {
 			continue // nothing visible: the output is zero
 		}
 		mx := float32(math.Inf(-1))
-		for j := range s {
+		for j := first; j < nvis; j++ {
 			off := base + j*a.ps
 			var d float32
 			if a.k.h != nil {
@@ -71,13 +74,13 @@ func (a *attnTask) Do(w, lo, hi int) {
 			}
 		}
 		var sum float64
-		for j, d := range s {
-			e := exp32(d - mx)
+		for j := first; j < nvis; j++ {
+			e := exp32(s[j] - mx)
 			s[j] = e
 			sum += float64(e)
 		}
 		inv := float32(1 / sum)
-		for j := range s {
+		for j := first; j < nvis; j++ {
 			p := s[j] * inv
 			s[j] = p
 			off := base + j*a.ps
@@ -88,6 +91,15 @@ func (a *attnTask) Do(w, lo, hi int) {
 			}
 		}
 	}
+}
+
+// windowStart is the first key a query at position qpos sees with a
+// sliding window of w keys (0 = no window), at most nvis.
+func windowStart(qpos, w, nvis int) int {
+	if w <= 0 {
+		return 0
+	}
+	return min(max(0, qpos-w+1), nvis)
 }
 
 // attnDotF32 uses the product's dot (SIMD where the CPU has it).
@@ -136,7 +148,7 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 	p := plan.DecodeAttention(d)
 	a := &e.attnT
 	*a = attnTask{hd: p.HeadDim, nHead: p.NHead, m: p.M, ldq: p.Ldq, ldo: p.Ldo,
-		kvLen: p.KVLen, pos0: p.Pos0, causal: p.Flags&plan.FlagCausal != 0, perSeq: p.Flags&plan.FlagPerSeqRows != 0,
+		kvLen: p.KVLen, pos0: p.Pos0, window: p.Window, causal: p.Flags&plan.FlagCausal != 0, perSeq: p.Flags&plan.FlagPerSeqRows != 0,
 		scale: p.Scale, hs: p.HeadStride, ps: p.PosStride, ss: p.SeqStride, ldp: p.Ldp}
 	nKV := p.NKV
 	if err := p.Check(); err != nil {

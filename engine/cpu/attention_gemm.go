@@ -55,6 +55,7 @@ type attnSoftTask struct {
 	s          []float32
 	lds, kvLen int
 	pos0       int
+	window     int
 	causal     bool
 	scale      float32
 }
@@ -66,7 +67,9 @@ func (k *attnSoftTask) Do(_, lo, hi int) {
 		if k.causal {
 			nvis = min(nvis, k.pos0+t+1)
 		}
-		softmaxScaled(row[:nvis], k.scale)
+		first := windowStart(k.pos0+t, k.window, nvis)
+		softmaxScaled(row[first:nvis], k.scale)
+		clear(row[:first])
 		clear(row[nvis:])
 	}
 }
@@ -145,7 +148,7 @@ func (e *Exec) attentionGEMM(a *attnTask, nKV int) error {
 				if err := e.mm.Mul(ggml.F32, floatBytes(kp), kv, hd, rows, a.q[t0*a.ldq+h*hd:], a.ldq, s, ld, nil, nil, 0); err != nil {
 					return e.errf("scores: %v", err)
 				}
-				*st = attnSoftTask{s: s, lds: ld, kvLen: kv, pos0: a.pos0 + t0, causal: a.causal, scale: a.scale}
+				*st = attnSoftTask{s: s, lds: ld, kvLen: kv, pos0: a.pos0 + t0, window: a.window, causal: a.causal, scale: a.scale}
 				e.pool.Run(rows, chunkGrain(kv), st)
 				if err := e.mm.Mul(ggml.F32, floatBytes(vt), hd, kv, rows, s, ld, a.out[t0*a.ldo+h*hd:], a.ldo, nil, nil, 0); err != nil {
 					return e.errf("values: %v", err)

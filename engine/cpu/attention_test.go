@@ -15,7 +15,7 @@ type kvAt func(seq, head, pos, i int) float64
 
 // refAttention is the contract in float64: out is m×(nHead·hd) dense, probs
 // is [nHead][m][kvLen] with masked keys zero.
-func refAttention(q []float32, ldq, m, nHead, nKV, hd int, K, V kvAt, kvLen, pos0 int, causal, perSeq bool, scale float64) (out, probs []float64) {
+func refAttention(q []float32, ldq, m, nHead, nKV, hd int, K, V kvAt, kvLen, pos0, window int, causal, perSeq bool, scale float64) (out, probs []float64) {
 	out = make([]float64, m*nHead*hd)
 	probs = make([]float64, nHead*m*kvLen)
 	for t := 0; t < m; t++ {
@@ -29,9 +29,13 @@ func refAttention(q []float32, ldq, m, nHead, nKV, hd int, K, V kvAt, kvLen, pos
 			if causal {
 				nvis = min(kvLen, qpos+1)
 			}
+			first := 0
+			if window > 0 {
+				first = min(max(0, qpos-window+1), nvis)
+			}
 			s := make([]float64, nvis)
 			mx := math.Inf(-1)
-			for j := range s {
+			for j := first; j < nvis; j++ {
 				for i := 0; i < hd; i++ {
 					s[j] += float64(q[t*ldq+h*hd+i]) * K(seq, kvh, j, i)
 				}
@@ -39,11 +43,11 @@ func refAttention(q []float32, ldq, m, nHead, nKV, hd int, K, V kvAt, kvLen, pos
 				mx = math.Max(mx, s[j])
 			}
 			var sum float64
-			for j := range s {
+			for j := first; j < nvis; j++ {
 				s[j] = math.Exp(s[j] - mx)
 				sum += s[j]
 			}
-			for j := range s {
+			for j := first; j < nvis; j++ {
 				p := s[j] / sum
 				probs[(h*m+t)*kvLen+j] = p
 				for i := 0; i < hd; i++ {
@@ -63,24 +67,31 @@ type attnCase struct {
 	causal, perSeq, probs bool
 	proj                  bool // K/V as projection rows [pos][nKV·hd] instead of a cache
 	scoreBlock            int  // forces the product path to split query rows
+	window                int  // sliding window (0 = none)
 }
 
 func TestAttention(t *testing.T) {
 	cases := []attnCase{
-		{"prefill_gqa_f32", ggml.F32, 64, 6, 2, 7, 7, 0, true, false, false, false, 0},
-		{"chunk_f16", ggml.F16, 64, 4, 4, 4, 9, 5, true, false, false, false, 0},
-		{"decode_f16", ggml.F16, 64, 9, 3, 1, 13, 12, true, false, false, false, 0},
-		{"cross_probs", ggml.F32, 64, 6, 6, 5, 1500, 0, false, false, true, false, 0},
-		{"cross_probs_causal", ggml.F16, 32, 2, 1, 6, 11, 3, true, false, true, false, 0},
-		{"beams_f16", ggml.F16, 64, 4, 2, 3, 10, 9, true, true, false, false, 0},
-		{"beams_probs", ggml.F32, 48, 2, 2, 3, 10, 9, true, true, true, false, 0},
+		{"prefill_gqa_f32", ggml.F32, 64, 6, 2, 7, 7, 0, true, false, false, false, 0, 0},
+		{"chunk_f16", ggml.F16, 64, 4, 4, 4, 9, 5, true, false, false, false, 0, 0},
+		{"decode_f16", ggml.F16, 64, 9, 3, 1, 13, 12, true, false, false, false, 0, 0},
+		{"cross_probs", ggml.F32, 64, 6, 6, 5, 1500, 0, false, false, true, false, 0, 0},
+		{"cross_probs_causal", ggml.F16, 32, 2, 1, 6, 11, 3, true, false, true, false, 0, 0},
+		{"beams_f16", ggml.F16, 64, 4, 2, 3, 10, 9, true, true, false, false, 0, 0},
+		{"beams_probs", ggml.F32, 48, 2, 2, 3, 10, 9, true, true, true, false, 0, 0},
 		// from 16 rows the product path runs
-		{"encoder_self_proj", ggml.F32, 64, 6, 6, 67, 67, 0, false, false, false, true, 0},
-		{"prefill_causal_gqa_f16", ggml.F16, 64, 6, 2, 40, 45, 5, true, false, false, false, 0},
-		{"prefill_blocks", ggml.F32, 32, 4, 2, 33, 33, 0, true, false, false, true, 7 * 33},
-		{"cross_probs_gemm", ggml.F32, 64, 6, 6, 20, 1500, 0, false, false, true, true, 0},
-		{"causal_probs_gemm", ggml.F16, 32, 2, 1, 17, 21, 4, true, false, true, false, 0},
-		{"beams_many", ggml.F16, 32, 2, 2, 17, 5, 4, true, true, false, false, 0},
+		{"encoder_self_proj", ggml.F32, 64, 6, 6, 67, 67, 0, false, false, false, true, 0, 0},
+		{"prefill_causal_gqa_f16", ggml.F16, 64, 6, 2, 40, 45, 5, true, false, false, false, 0, 0},
+		{"prefill_blocks", ggml.F32, 32, 4, 2, 33, 33, 0, true, false, false, true, 7 * 33, 0},
+		{"cross_probs_gemm", ggml.F32, 64, 6, 6, 20, 1500, 0, false, false, true, true, 0, 0},
+		{"causal_probs_gemm", ggml.F16, 32, 2, 1, 17, 21, 4, true, false, true, false, 0, 0},
+		{"beams_many", ggml.F16, 32, 2, 2, 17, 5, 4, true, true, false, false, 0, 0},
+		// sliding windows (Gemma's local layers)
+		{"window_decode", ggml.F16, 64, 4, 2, 1, 13, 12, true, false, false, false, 0, 4},
+		{"window_prefill", ggml.F32, 32, 4, 1, 9, 12, 3, true, false, true, false, 0, 3},
+		{"window_gemm", ggml.F16, 32, 4, 2, 40, 45, 5, true, false, true, false, 0, 5},
+		{"window_blocks", ggml.F32, 32, 2, 2, 33, 33, 0, true, false, false, true, 5 * 33, 7},
+		{"window_beams", ggml.F32, 32, 2, 2, 3, 10, 9, true, true, true, false, 0, 2},
 	}
 	for ci, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -138,9 +149,9 @@ func TestAttention(t *testing.T) {
 				flags |= plan.FlagPerSeqRows
 			}
 			scale := 1 / math.Sqrt(float64(c.hd))
-			h.add(plan.AttentionArgs{Type: c.typ, Q: bind(qb), K: bind(kvb[0]), V: bind(kvb[1]), Out: bind(ob), Probs: bind(pb), HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldq: int(ldq), Ldo: int(ldo), KVLen: int(c.kvLen), Pos0: int(c.pos0), Flags: uint32(flags), Scale: float32(scale), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Ldp: int(ldp)}.Dispatch())
+			h.add(plan.AttentionArgs{Type: c.typ, Q: bind(qb), K: bind(kvb[0]), V: bind(kvb[1]), Out: bind(ob), Probs: bind(pb), HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldq: int(ldq), Ldo: int(ldo), KVLen: int(c.kvLen), Pos0: int(c.pos0), Flags: uint32(flags), Scale: float32(scale), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Ldp: int(ldp), Window: c.window}.Dispatch())
 			h.run(plan.Vars{})
-			want, wantP := refAttention(q, ldq, c.m, c.nHead, c.nKV, c.hd, at(kv[0]), at(kv[1]), c.kvLen, c.pos0, c.causal, c.perSeq, float64(float32(scale)))
+			want, wantP := refAttention(q, ldq, c.m, c.nHead, c.nKV, c.hd, at(kv[0]), at(kv[1]), c.kvLen, c.pos0, c.window, c.causal, c.perSeq, float64(float32(scale)))
 			checkOut(t, h.readF32(ob), want, c.m, ldo, c.nHead*c.hd, 2e-5, "attention out")
 			if c.probs {
 				checkOut(t, h.readF32(pb), wantP, c.nHead*c.m, ldp, c.kvLen, 2e-5, "attention probs")

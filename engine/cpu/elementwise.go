@@ -12,6 +12,7 @@ type ewOp uint8
 
 const (
 	ewSiLUMul ewOp = iota
+	ewGELUMul      // gelu_tanh(a) ⊙ b (Gemma's gated FFN)
 	ewGELUErf
 	ewGELUTanh
 	ewAdd
@@ -56,6 +57,11 @@ func (k *ewTask) Do(_, lo, hi int) {
 			b := k.b[r*k.ldb : r*k.ldb+n]
 			for i, v := range a {
 				o[i] = silu(v) * b[i]
+			}
+		case ewGELUMul:
+			b := k.b[r*k.ldb : r*k.ldb+n]
+			for i, v := range a {
+				o[i] = geluTanh(v) * b[i]
 			}
 		case ewGELUErf:
 			for i, v := range a {
@@ -150,6 +156,11 @@ func (e *Exec) runEW(d *plan.Dispatch, op ewOp, n, m, aSlot, lda, bSlot, ldb, oS
 func (e *Exec) siluMul(d *plan.Dispatch) error {
 	p := plan.DecodeSiLUMul(d)
 	return e.runEW(d, ewSiLUMul, p.N, p.M, plan.SlotSiLUMulGate, p.Ldg, plan.SlotSiLUMulUp, p.Ldu, plan.SlotSiLUMulOut, p.Ldo, 0)
+}
+
+func (e *Exec) geluMul(d *plan.Dispatch) error {
+	p := plan.DecodeGELUMul(d)
+	return e.runEW(d, ewGELUMul, p.N, p.M, plan.SlotGELUMulGate, p.Ldg, plan.SlotGELUMulUp, p.Ldu, plan.SlotGELUMulOut, p.Ldo, 0)
 }
 
 func (e *Exec) gelu(d *plan.Dispatch) error {

@@ -29,15 +29,35 @@ func TestSiLUMul(t *testing.T) {
 	checkOut(t, h.readF32(ob), want, m, ldo, n, 1e-6, "silu_mul")
 }
 
+// geluTanh64 is GELU's tanh approximation in float64.
+func geluTanh64(v float64) float64 {
+	return 0.5 * v * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(v+0.044715*v*v*v)))
+}
+
+func TestGELUMul(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	n, m, ldg, ldu, ldo := 1152, 3, 1160, 1153, 1155
+	g, u := randVec(r, (m-1)*ldg+n, 4), randVec(r, (m-1)*ldu+n, 1)
+	h := newHarness(t)
+	gb, ub, ob := h.f32("g", g), h.f32("u", u), h.nan("o", (m-1)*ldo+n+5)
+	h.add(plan.GELUMulArgs{Gate: bind(gb), Up: bind(ub), Out: bind(ob), N: n, M: m, Ldg: ldg, Ldu: ldu, Ldo: ldo}.Dispatch())
+	h.run(plan.Vars{})
+	want := make([]float64, m*n)
+	for i := range m {
+		for j := range n {
+			want[i*n+j] = geluTanh64(float64(g[i*ldg+j])) * float64(u[i*ldu+j])
+		}
+	}
+	checkOut(t, h.readF32(ob), want, m, ldo, n, 1e-6, "gelu_mul")
+}
+
 func TestGELU(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	n, m, ldx, ldo := 1537, 4, 1540, 1539
 	x := randVec(r, (m-1)*ldx+n, 3)
 	for mode, f := range []func(float64) float64{
 		func(v float64) float64 { return 0.5 * v * (1 + math.Erf(v/math.Sqrt2)) },
-		func(v float64) float64 {
-			return 0.5 * v * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(v+0.044715*v*v*v)))
-		},
+		geluTanh64,
 	} {
 		h := newHarness(t)
 		xb, ob := h.f32("x", x), h.nan("o", (m-1)*ldo+n+3)

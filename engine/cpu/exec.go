@@ -159,7 +159,11 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 	case plan.SiLUMul:
 		return e.siluMul(d)
 	case plan.SiLUMulMatVec:
-		return e.siluMulMatVec(d)
+		return e.gatedMatVec(d, ewSiLUMul)
+	case plan.GELUMul:
+		return e.geluMul(d)
+	case plan.GELUMulMatVec:
+		return e.gatedMatVec(d, ewGELUMul)
 	case plan.GELU:
 		return e.gelu(d)
 	case plan.Add:
@@ -290,7 +294,7 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 		return len(e.bufs[d.Bind[slot].Buf].b) / 4
 	}
 	switch d.Kernel {
-	case plan.RMSNormMatVec, plan.SiLUMulMatVec:
+	case plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
 		a := plan.DecodeMatVec(d) // shared layout of k and m
 		return min(satMul(a.K, a.M), floats(1)), 0
 	case plan.Conv1D:

@@ -30,6 +30,7 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	tokEmb := w("tok", ggml.F16, vocab, dim)
 	wqkv, wo := w("wqkv", ggml.Q8_0, qkvW, dim), w("wo", ggml.F32, dim, nHead*hd)
 	wup, wdown := w("wup", ggml.Q4_0, 2*ff, dim), w("wdown", ggml.F16, dim, ff)
+	wdown2 := w("wdown2", ggml.Q8_0, dim, ff)
 	conv := w("conv", ggml.F16, dim, dim*3)
 	gAttn, gFFN, lnW, lnB := f("g_attn", dim), f("g_ffn", dim), f("ln_w", dim), f("ln_b", dim)
 	freqs := h.weights("freqs", f32Bytes(ropeFreqs(hd/2, 10000)))
@@ -60,7 +61,7 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	h.add(plan.RMSNormMatVecArgs{Type: ggml.Q8_0, W: bind(wqkv), X: bind(x), Out: bind(qkv), Bias: plan.None, Res: plan.None, G: bind(gAttn), N: int(qkvW), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(qkvW), Eps: 1e-5}.Dispatch())
 	h.add(plan.RMSNormArgs{X: bind(qkv), W: plan.None, Out: bind(qkv), Dim: int(hd), Rows: int(nHead), Ldx: int(qkvW), Ldo: int(qkvW), Eps: 1e-6, Inner: int(nHead)}.Dispatch()) // per-head q norm
 	h.add(pos(plan.RopeKVArgs{Type: ggml.F16, QKV: bind(qkv), Freqs: bind(freqs), KCache: bind(kc), VCache: bind(vc), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldqkv: int(qkvW), Mode: plan.RopeNeoX, RopeDim: int(hd), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss)}.Dispatch(), plan.PatchRopeKVPos0))
-	a := pos(plan.AttentionArgs{Type: ggml.F16, Q: bind(qkv), K: bind(kc), V: bind(vc), Out: bind(att), Probs: plan.None, HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldq: int(qkvW), Ldo: int(nHead * hd), Flags: plan.FlagCausal, Scale: 0.25, HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss)}.Dispatch(), plan.PatchAttentionPos0)
+	a := pos(plan.AttentionArgs{Type: ggml.F16, Q: bind(qkv), K: bind(kc), V: bind(vc), Out: bind(att), Probs: plan.None, HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldq: int(qkvW), Ldo: int(nHead * hd), Flags: plan.FlagCausal, Scale: 0.25, HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Window: 5}.Dispatch(), plan.PatchAttentionPos0)
 	a.Patch[a.NPatch] = plan.Patch{Target: plan.PatchAttentionKVLen, Var: plan.VarKVLen, Mul: 1}
 	a.NPatch++
 	h.add(a)
@@ -71,6 +72,10 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	sm.Bind[5].Off = 4 * ff
 	h.add(sm)
 	h.add(plan.SiLUMulArgs{Gate: bind(gu), Up: bind(gu), Out: bind(tmp), N: int(dim), M: 1}.Dispatch())
+	gm := plan.GELUMulMatVecArgs{Type: ggml.Q8_0, W: bind(wdown2), Gate: bind(gu), Out: bind(x), Bias: plan.None, Res: bind(x), Up: bind(gu), N: dim, K: ff, M: 1, Ldg: 2 * ff, Ldo: dim, Ldr: dim, Ldu: 2 * ff}.Dispatch()
+	gm.Bind[5].Off = 4 * ff
+	h.add(gm)
+	h.add(plan.GELUMulArgs{Gate: bind(gu), Up: bind(gu), Out: bind(tmp), N: dim, M: 1}.Dispatch())
 	h.add(plan.LayerNormArgs{X: bind(x), W: bind(lnW), B: bind(lnB), Out: bind(tmp), Dim: int(dim), Rows: 1, Ldx: int(dim), Ldo: int(dim), Eps: 1e-5}.Dispatch())
 	h.add(plan.GELUArgs{X: bind(tmp), Out: bind(tmp), N: int(dim), M: 1, Ldx: int(dim), Ldo: int(dim)}.Dispatch())
 	h.add(plan.AddArgs{A: bind(tmp), B: bind(x), Out: bind(tmp), N: int(dim), M: 1, Lda: int(dim), Ldo: int(dim)}.Dispatch())

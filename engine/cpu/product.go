@@ -103,8 +103,10 @@ func (e *Exec) rmsNormMatVec(d *plan.Dispatch) error {
 	return e.mul(d, &a, act, a.k)
 }
 
-// siluMulMatVec computes silu(gate)⊙up into scratch, then multiplies.
-func (e *Exec) siluMulMatVec(d *plan.Dispatch) error {
+// gatedMatVec computes act(gate)⊙up (op ewSiLUMul or ewGELUMul) into
+// scratch, then multiplies: SiLUMulMatVec and GELUMulMatVec, which share
+// their layout.
+func (e *Exec) gatedMatVec(d *plan.Dispatch, op ewOp) error {
 	a, err := e.prodOperands(d)
 	if err != nil || a.n == 0 || a.m == 0 {
 		return err
@@ -115,7 +117,7 @@ func (e *Exec) siluMulMatVec(d *plan.Dispatch) error {
 		return e.errf("row strides (%d, %d) smaller than k %d", ldg, ldu, a.k)
 	}
 	k := &e.ewT
-	*k = ewTask{op: ewSiLUMul, n: a.k, lda: ldg, ldb: ldu, ldo: a.k}
+	*k = ewTask{op: op, n: a.k, lda: ldg, ldb: ldu, ldo: a.k}
 	if k.a, err = e.f32(d, 1, extent(a.m, ldg, a.k)); err != nil {
 		return err
 	}

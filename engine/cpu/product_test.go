@@ -155,9 +155,16 @@ func TestRMSNormMatVec(t *testing.T) {
 	}
 }
 
-func TestSiLUMulMatVec(t *testing.T) {
+// The gated down projections: SiLUMulMatVec and GELUMulMatVec (Gemma).
+func TestGatedMulMatVec(t *testing.T) {
 	r := rand.New(rand.NewPCG(34, 35))
-	for _, typ := range []ggml.Type{ggml.F16, ggml.Q4_0} {
+	silu := func(v float64) float64 { return v / (1 + math.Exp(-v)) }
+	for _, c := range []struct {
+		kernel plan.Kernel
+		act    func(float64) float64
+		typ    ggml.Type
+	}{{plan.SiLUMulMatVec, silu, ggml.F16}, {plan.SiLUMulMatVec, silu, ggml.Q4_0}, {plan.GELUMulMatVec, geluTanh64, ggml.F16}, {plan.GELUMulMatVec, geluTanh64, ggml.Q8_0}} {
+		typ := c.typ
 		n, k, m := 97, 2560, 3
 		ldg, ldu, ldo, ldr := 2*k, 2*k, n+1, n
 		w, deq := weightsOf(t, r, typ, n, k)
@@ -167,6 +174,9 @@ func TestSiLUMulMatVec(t *testing.T) {
 		wb, gub, rb := h.weights("w", w), h.f32("gu", gu), h.f32("res", res)
 		ob := h.nan("out", (m-1)*ldo+n+2)
 		d := plan.SiLUMulMatVecArgs{Type: typ, W: bind(wb), Gate: bind(gub), Out: bind(ob), Bias: plan.None, Res: bind(rb), Up: bind(gub), N: int(n), K: int(k), M: int(m), Ldg: int(ldg), Ldo: int(ldo), Ldr: int(ldr), Ldu: int(ldu)}.Dispatch()
+		if c.kernel == plan.GELUMulMatVec {
+			d = plan.GELUMulMatVecArgs{Type: typ, W: bind(wb), Gate: bind(gub), Out: bind(ob), Bias: plan.None, Res: bind(rb), Up: bind(gub), N: n, K: k, M: m, Ldg: ldg, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch()
+		}
 		d.Bind[5].Off = uint64(4 * k) // up follows gate in each row
 		h.add(d)
 		h.run(plan.Vars{})
@@ -175,11 +185,11 @@ func TestSiLUMulMatVec(t *testing.T) {
 			rows[i] = make([]float64, k)
 			for j := range rows[i] {
 				gv, uv := float64(gu[i*ldg+j]), float64(gu[i*ldg+k+j])
-				rows[i][j] = gv / (1 + math.Exp(-gv)) * uv
+				rows[i][j] = c.act(gv) * uv
 			}
 		}
 		want := refProduct(rows, deq, n, k, nil, res, ldr)
-		checkOut(t, h.readF32(ob), want, m, ldo, n, productTol(typ)*math.Sqrt(float64(k)), "silu_mul_mat_vec "+typ.String())
+		checkOut(t, h.readF32(ob), want, m, ldo, n, productTol(typ)*math.Sqrt(float64(k)), c.kernel.String()+" "+typ.String())
 	}
 }
 

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/harkapp/hark/engine/gguf"
 )
@@ -33,6 +34,9 @@ type HParams struct {
 	RopeBase float64
 	RopeDim  int
 	Scaling  RopeScaling
+	// Window is the sliding window of Arch.SlidingPattern's local layers
+	// (<arch>.attention.sliding_window; 0 without them).
+	Window int
 }
 
 // QDim is the width of the Q projection (nHead heads); it differs from
@@ -119,18 +123,26 @@ func ReadHParams(f *gguf.File, a Arch) (HParams, error) {
 	h.Scaling.OrigCtx = geti("rope.scaling.original_context_length", 8192, false)
 	h.Scaling.LowFreqFactor = getf("rope.scaling.low_freq_factor", 1)
 	h.Scaling.HighFreqFactor = getf("rope.scaling.high_freq_factor", 4)
+	if a.SlidingPattern > 0 {
+		h.Window = geti("attention.sliding_window", 0, true)
+		if err == nil && h.Window == 0 {
+			err = fmt.Errorf("llm: %s has a sliding window of 0 positions", key("attention.sliding_window"))
+		}
+	}
 	if err != nil {
 		return HParams{}, err
 	}
 	if vd != h.HeadDim {
 		return HParams{}, fmt.Errorf("llm: key length %d differs from value length %d", h.HeadDim, vd)
 	}
-	emb, ok := f.Tensor("token_embd.weight")
+	// the vocabulary is the embedding table's height
+	b := binder{f: f}
+	emb, name, ok := b.find(a.Tensors.TokenEmbd, 0)
 	if !ok {
-		return HParams{}, fmt.Errorf("llm: the file has no token_embd.weight")
+		return HParams{}, fmt.Errorf("llm: the file has no %s", strings.Join(a.Tensors.TokenEmbd, " or "))
 	}
 	if len(emb.Shape) != 2 || emb.Shape[0] != int64(h.NEmbd) || emb.Shape[1] <= 0 || emb.Shape[1] > maxVocab {
-		return HParams{}, fmt.Errorf("llm: token_embd.weight has shape %v, want [%d, vocab]", emb.Shape, h.NEmbd)
+		return HParams{}, fmt.Errorf("llm: %s has shape %v, want [%d, vocab]", name, emb.Shape, h.NEmbd)
 	}
 	h.NVocab = int(emb.Shape[1])
 	return h, h.Validate()

@@ -11,7 +11,8 @@ import (
 )
 
 // refModel is an independent float64 forward pass over f32 weights, the
-// textbook formulation of the three families, used to check the plan.
+// textbook formulation of the families (the blocks the descriptor names),
+// used to check the plan.
 // With half set it rounds what llama.cpp's CPU attention rounds to f16.
 type refModel struct {
 	a    Arch
@@ -85,13 +86,26 @@ func (r *refModel) logits(t *testing.T, toks []int32) [][]float64 {
 	}
 	fr32, err := ropeFreqs(h, factors)
 	require.NoError(t, err)
+	lh := h // sliding-window layers: their own base, unscaled
+	lh.RopeBase, lh.Scaling = r.a.LocalRopeBase, RopeScaling{}
+	local := fr32
+	if r.a.SlidingPattern > 0 {
+		local, err = ropeFreqs(lh, nil)
+		require.NoError(t, err)
+	}
+	norm := func(x []float64, name string) []float64 {
+		if !r.has(name) {
+			return append([]float64(nil), x...) // no norm at this place
+		}
+		return rmsnorm(x, r.w(t, name), float64(h.Eps))
+	}
 	type layerKV struct{ k, v [][]float64 } // [pos][kvd]
 	kv := make([]layerKV, h.NLayer)
 	var all [][]float64
-	rope := func(v []float64, pos int) {
+	rope := func(v []float64, pos int, freqs []float32) {
 		half := h.RopeDim / 2
 		for i := range half {
-			ang := float64(pos) * float64(fr32[i])
+			ang := float64(pos) * float64(freqs[i])
 			c, s := math.Cos(ang), math.Sin(ang)
 			a, b := 2*i, 2*i+1
 			if r.a.RopeMode == 2 {
@@ -102,9 +116,18 @@ func (r *refModel) logits(t *testing.T, toks []int32) [][]float64 {
 	}
 	for pos, tok := range toks {
 		x := append([]float64(nil), emb[int(tok)*ne:(int(tok)+1)*ne]...)
+		if r.a.EmbedScale {
+			for i := range x {
+				x[i] *= float64(float32(math.Sqrt(float64(ne))))
+			}
+		}
 		for l := range h.NLayer {
 			p := fmt.Sprintf("blk.%d.", l)
-			xn := rmsnorm(x, r.w(t, p+"attn_norm.weight"), float64(h.Eps))
+			freqs, first := fr32, 0
+			if r.a.Sliding(l) {
+				freqs, first = local, max(0, pos-h.Window+1)
+			}
+			xn := norm(x, p+"attn_norm.weight")
 			q := matvec(r.w(t, p+"attn_q.weight"), xn, h.QDim())
 			k := matvec(r.w(t, p+"attn_k.weight"), xn, h.KVDim())
 			v := matvec(r.w(t, p+"attn_v.weight"), xn, h.KVDim())
@@ -121,14 +144,14 @@ func (r *refModel) logits(t *testing.T, toks []int32) [][]float64 {
 				if r.a.QKNorm {
 					copy(qh, rmsnorm(qh, r.w(t, p+"attn_q_norm.weight"), float64(h.Eps)))
 				}
-				rope(qh, pos)
+				rope(qh, pos, freqs)
 			}
 			for hh := range h.NKV {
 				kh := k[hh*hd : (hh+1)*hd]
 				if r.a.QKNorm {
 					copy(kh, rmsnorm(kh, r.w(t, p+"attn_k_norm.weight"), float64(h.Eps)))
 				}
-				rope(kh, pos)
+				rope(kh, pos, freqs)
 			}
 			if r.half.kv {
 				for i := range k {
@@ -149,6 +172,9 @@ func (r *refModel) logits(t *testing.T, toks []int32) [][]float64 {
 				sc := make([]float64, pos+1)
 				mx := math.Inf(-1)
 				for j := range sc {
+					if j < first {
+						continue // before the sliding window
+					}
 					var s float64
 					for i := range hd {
 						s += q[hh*hd+i] * kv[l].k[j][kh*hd+i]
@@ -185,11 +211,11 @@ func (r *refModel) logits(t *testing.T, toks []int32) [][]float64 {
 					continue
 				}
 				var z float64
-				for j := range sc {
+				for j := first; j < len(sc); j++ {
 					sc[j] = math.Exp(sc[j] - mx)
 					z += sc[j]
 				}
-				for j := range sc {
+				for j := first; j < len(sc); j++ {
 					pj := sc[j] / z
 					if r.half.p {
 						pj = f16(pj)
@@ -200,14 +226,27 @@ func (r *refModel) logits(t *testing.T, toks []int32) [][]float64 {
 				}
 			}
 			o := matvec(r.w(t, p+"attn_output.weight"), att, ne)
-			addTo(x, o)
-			xn = rmsnorm(x, r.w(t, p+"ffn_norm.weight"), float64(h.Eps))
-			g := matvec(r.w(t, p+"ffn_gate.weight"), xn, h.NFF)
+			addTo(x, norm(o, p+"post_attention_norm.weight"))
+			xn = norm(x, p+"ffn_norm.weight")
 			u := matvec(r.w(t, p+"ffn_up.weight"), xn, h.NFF)
-			for i := range g {
-				g[i] = g[i] / (1 + math.Exp(-g[i])) * u[i]
+			act := make([]float64, h.NFF)
+			gelu := func(v float64) float64 { return 0.5 * v * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(v+0.044715*v*v*v))) }
+			switch r.a.FFN {
+			case FFNGELU:
+				for i, v := range u {
+					act[i] = gelu(v)
+				}
+			default:
+				g := matvec(r.w(t, p+"ffn_gate.weight"), xn, h.NFF)
+				for i, v := range g {
+					if r.a.FFN == FFNGELUGated {
+						act[i] = gelu(v) * u[i]
+					} else {
+						act[i] = v / (1 + math.Exp(-v)) * u[i]
+					}
+				}
 			}
-			addTo(x, matvec(r.w(t, p+"ffn_down.weight"), g, ne))
+			addTo(x, norm(matvec(r.w(t, p+"ffn_down.weight"), act, ne), p+"post_ffw_norm.weight"))
 		}
 		xn := rmsnorm(x, r.w(t, "output_norm.weight"), float64(h.Eps))
 		all = append(all, matvec(outW, xn, h.NVocab))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/plan"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,8 +21,12 @@ type tinySpec struct {
 	scaling   string // rope.scaling.type
 	ropeFreqs bool   // a rope_freqs.weight tensor
 	drop      string // a tensor left out
+	badShape  string // a tensor one element too wide
 	extraKV   map[string]gguf.Value
 }
+
+// tinyWindow is the sliding window of tiny models whose descriptor has one.
+const tinyWindow = 3
 
 const (
 	tinyVocab = 96
@@ -49,7 +54,11 @@ func tinyModel(t *testing.T, s tinySpec) *gguf.File {
 		require.NoError(t, w.AddKV(k, v))
 	}
 	a := s.arch
+	desc := archs[a] // the tensors follow the descriptor (an unknown arch gets Llama's)
 	kv("general.architecture", gguf.String(a))
+	if desc.SlidingPattern > 0 {
+		kv(a+".attention.sliding_window", gguf.Uint32(tinyWindow))
+	}
 	kv(a+".block_count", gguf.Uint32(tinyLayer))
 	kv(a+".embedding_length", gguf.Uint32(tinyEmbd))
 	kv(a+".feed_forward_length", gguf.Uint32(tinyFF))
@@ -77,6 +86,9 @@ func tinyModel(t *testing.T, s tinySpec) *gguf.File {
 		if name == s.drop {
 			return
 		}
+		if name == s.badShape {
+			shape = append([]int64{shape[0] + 1}, shape[1:]...)
+		}
 		n := int64(1)
 		for _, d := range shape {
 			n *= d
@@ -98,7 +110,9 @@ func tinyModel(t *testing.T, s tinySpec) *gguf.File {
 	}
 	for l := range tinyLayer {
 		p := fmt.Sprintf("blk.%d.", l)
-		add(p+"attn_norm.weight", 0.1, 1, tinyEmbd)
+		if desc.NormAt.pre() {
+			add(p+"attn_norm.weight", 0.1, 1, tinyEmbd)
+		}
 		add(p+"attn_q.weight", 0.3, 0, tinyEmbd, qd)
 		add(p+"attn_k.weight", 0.3, 0, tinyEmbd, kvd)
 		add(p+"attn_v.weight", 0.3, 0, tinyEmbd, kvd)
@@ -107,13 +121,21 @@ func tinyModel(t *testing.T, s tinySpec) *gguf.File {
 			add(p+"attn_k.bias", 0.2, 0, kvd)
 			add(p+"attn_v.bias", 0.2, 0, kvd)
 		}
-		if a == "qwen3" {
+		if desc.QKNorm {
 			add(p+"attn_q_norm.weight", 0.1, 1, int64(hd))
 			add(p+"attn_k_norm.weight", 0.1, 1, int64(hd))
 		}
 		add(p+"attn_output.weight", 0.3, 0, qd, tinyEmbd)
-		add(p+"ffn_norm.weight", 0.1, 1, tinyEmbd)
-		add(p+"ffn_gate.weight", 0.3, 0, tinyEmbd, tinyFF)
+		if desc.NormAt.post() {
+			add(p+"post_attention_norm.weight", 0.1, 1, tinyEmbd)
+			add(p+"post_ffw_norm.weight", 0.1, 1, tinyEmbd)
+		}
+		if desc.NormAt.pre() {
+			add(p+"ffn_norm.weight", 0.1, 1, tinyEmbd)
+		}
+		if desc.FFN != FFNGELU {
+			add(p+"ffn_gate.weight", 0.3, 0, tinyEmbd, tinyFF)
+		}
 		add(p+"ffn_up.weight", 0.3, 0, tinyEmbd, tinyFF)
 		add(p+"ffn_down.weight", 0.3, 0, tinyFF, tinyEmbd)
 	}
@@ -138,10 +160,27 @@ func tinyTokens(n int) []int32 {
 	return out
 }
 
-// TestTinyModels builds random llama, qwen2 and qwen3 files and holds the
-// plan (decode and chunked prefill) to the float64 forward pass; a second
-// run must give bit-identical logits.
+// testArchs are descriptors no file family uses yet, for the blocks only
+// they choose: post-norms, a plain GELU FFN, a sliding window every other
+// layer with its own RoPE base.
+var testArchs = map[string]Arch{
+	"test-post-gelu": {Name: "test-post-gelu", NormAt: NormPost, FFN: FFNGELU, RopeMode: plan.RopeNeoX,
+		SlidingPattern: 2, LocalRopeBase: 500, Tensors: llamaCppNames},
+}
+
+// withTestArchs registers testArchs for the test.
+func withTestArchs(t *testing.T) {
+	for n, a := range testArchs {
+		archs[n] = a
+		t.Cleanup(func() { delete(archs, n) })
+	}
+}
+
+// TestTinyModels builds random llama, qwen2, qwen3, gemma3 and test-arch
+// files and holds the plan (decode and chunked prefill) to the float64
+// forward pass; a second run must give bit-identical logits.
 func TestTinyModels(t *testing.T) {
+	withTestArchs(t)
 	for _, s := range []tinySpec{
 		{arch: "llama"},
 		{arch: "llama", tied: true, scaling: "linear"},
@@ -150,6 +189,9 @@ func TestTinyModels(t *testing.T) {
 		{arch: "qwen2"},
 		{arch: "qwen3", headDim: 12},
 		{arch: "qwen3", headDim: 6, tied: true},
+		{arch: "gemma3", tied: true},
+		{arch: "gemma3", headDim: 12, tied: true},
+		{arch: "test-post-gelu"},
 	} {
 		name := fmt.Sprintf("%s/tied=%v/scaling=%s/freqs=%v/hd=%d", s.arch, s.tied, s.scaling, s.ropeFreqs, s.headDim)
 		t.Run(name, func(t *testing.T) {
@@ -226,9 +268,13 @@ func TestLoadErrors(t *testing.T) {
 		msg  string
 	}{
 		{tinySpec{arch: "gemma2"}, `architecture "gemma2" is not supported`},
-		{tinySpec{arch: "qwen2", drop: "blk.1.attn_k.bias"}, `no tensor "blk.1.attn_k.bias"`},
-		{tinySpec{arch: "qwen3", drop: "blk.0.attn_q_norm.weight"}, `no tensor "blk.0.attn_q_norm.weight"`},
-		{tinySpec{arch: "llama", drop: "blk.0.ffn_up.weight"}, `no tensor "blk.0.ffn_up.weight"`},
+		{tinySpec{arch: "qwen2", drop: "blk.1.attn_k.bias"}, `missing tensor blk.1.attn_k.bias`},
+		{tinySpec{arch: "qwen3", drop: "blk.0.attn_q_norm.weight"}, `missing tensor blk.0.attn_q_norm.weight`},
+		{tinySpec{arch: "llama", drop: "blk.0.ffn_up.weight"}, `missing tensor blk.0.ffn_up.weight`},
+		{tinySpec{arch: "gemma3", drop: "blk.1.post_ffw_norm.weight"}, `llm: the gemma3 weights do not match the file: missing tensor blk.1.post_ffw_norm.weight`},
+		{tinySpec{arch: "gemma3", badShape: "blk.0.attn_k_norm.weight"}, `tensor blk.0.attn_k_norm.weight has shape [9], want [8]`},
+		{tinySpec{arch: "gemma3", tied: true, drop: "token_embd.weight"}, `token_embd.weight`},
+		{tinySpec{arch: "gemma3", extraKV: map[string]gguf.Value{"gemma3.attention.sliding_window": gguf.Uint32(0)}}, "sliding window of 0"},
 		{tinySpec{arch: "llama", scaling: "yarn"}, `rope scaling "yarn" is not supported`},
 		{tinySpec{arch: "llama", extraKV: map[string]gguf.Value{"llama.attention.head_count_kv": gguf.Uint32(3)}}, "cannot share"},
 	} {
@@ -236,6 +282,11 @@ func TestLoadErrors(t *testing.T) {
 		_, err := Load(newCPU(t), f, Options{})
 		require.ErrorContains(t, err, c.msg)
 	}
+	// every mismatch is reported at once, each by name
+	f := tinyModel(t, tinySpec{arch: "gemma3", drop: "blk.0.ffn_up.weight", badShape: "blk.1.attn_q.weight"})
+	_, err := Load(newCPU(t), f, Options{})
+	require.ErrorContains(t, err, "missing tensor blk.0.ffn_up.weight")
+	require.ErrorContains(t, err, "tensor blk.1.attn_q.weight has shape [33 32], want [32 32]")
 }
 
 func TestContextFull(t *testing.T) {

@@ -59,13 +59,14 @@ const (
 	RopeKV
 	// Attention: out[t, h] = softmax(scale·q[t,h]·K[kvh]ᵀ (+ causal
 	// mask))·V[kvh] with kvh = h / (nHead/nKV). Keys 0..kvLen-1 are visible;
-	// with FlagCausal query t at position pos0+t sees keys ≤ pos0+t. With
-	// FlagPerSeqRows, query row t belongs to sequence t (beams) at position
-	// pos0. K/V layout as RopeKV's caches (f32 projections work too: headStride
-	// hd, posStride = row stride). If probs is bound, the softmax probabilities
-	// are written to probs[h, t, j] with row stride ldp (the cross-attention
-	// weights used for word timestamps); masked keys get probability 0, and a
-	// query that sees no key gets a zero output.
+	// with FlagCausal query t at position pos0+t sees keys ≤ pos0+t, and with
+	// a window w > 0 a query at position p sees only keys j > p-w
+	// (sliding-window layers). With FlagPerSeqRows, query row t belongs to
+	// sequence t (beams) at position pos0. K/V layout as RopeKV's caches (f32
+	// projections work too: headStride hd, posStride = row stride). If probs is
+	// bound, the softmax probabilities are written to probs[h, t, j] with row
+	// stride ldp (the cross-attention weights used for word timestamps); masked
+	// keys get probability 0, and a query that sees no key gets a zero output.
 	Attention
 	// Softmax: Softmax over m rows of n, with the input scaled first.
 	Softmax
@@ -93,6 +94,11 @@ const (
 	Sample
 	// Copy: Converts m rows of n f32 values into Type (f32, f16 or bf16).
 	Copy
+	// GELUMul: out[m, n] = gelu_tanh(gate) ⊙ up.
+	GELUMul
+	// GELUMulMatVec: out = (gelu_tanh(gate) ⊙ up)·Wᵀ + bias + res (the FFN
+	// down projection with its activation fused in).
+	GELUMulMatVec
 	numKernels
 )
 
@@ -1022,6 +1028,7 @@ type AttentionArgs struct {
 	PosStride  int
 	SeqStride  int
 	Ldp        int // row stride of probs
+	Window     int // sliding window: a query at position p sees keys j > p-window only (0 = all keys)
 }
 
 // Binding slots of Attention.
@@ -1068,6 +1075,7 @@ func (a AttentionArgs) Dispatch() Dispatch {
 	d.P[11] = uint32(a.PosStride)
 	d.P[12] = uint32(a.SeqStride)
 	d.P[13] = uint32(a.Ldp)
+	d.P[14] = uint32(a.Window)
 	d.Grid = [3]uint32{uint32(a.NHead), uint32(a.M), uint32(1)}
 	return d
 }
@@ -1094,6 +1102,7 @@ func DecodeAttention(d *Dispatch) (a AttentionArgs) {
 	a.PosStride = int(d.P[11])
 	a.SeqStride = int(d.P[12])
 	a.Ldp = int(d.P[13])
+	a.Window = int(d.P[14])
 	return a
 }
 
@@ -1419,6 +1428,141 @@ func DecodeCopy(d *Dispatch) (a CopyArgs) {
 	return a
 }
 
+// GELUMulArgs is the record of a GELUMul dispatch (gelu_mul).
+type GELUMulArgs struct {
+	Gate Binding // input f32
+	Up   Binding // input f32
+	Out  Binding // output f32
+	N    int
+	M    int
+	Ldg  int
+	Ldu  int
+	Ldo  int
+}
+
+// Binding slots of GELUMul.
+const (
+	SlotGELUMulGate = 0
+	SlotGELUMulUp   = 1
+	SlotGELUMulOut  = 2
+)
+
+// Patch targets of GELUMul.
+const (
+	PatchGELUMulM       = PatchParam0 + 1
+	PatchGELUMulGateOff = PatchOffset0 + 0 // byte offset of Gate
+	PatchGELUMulUpOff   = PatchOffset0 + 1 // byte offset of Up
+	PatchGELUMulOutOff  = PatchOffset0 + 2 // byte offset of Out
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a GELUMulArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: GELUMul, NBind: 3}
+	d.Bind[0] = a.Gate
+	d.Bind[1] = a.Up
+	d.Bind[2] = a.Out
+	d.P[0] = uint32(a.N)
+	d.P[1] = uint32(a.M)
+	d.P[2] = uint32(a.Ldg)
+	d.P[3] = uint32(a.Ldu)
+	d.P[4] = uint32(a.Ldo)
+	d.Grid = [3]uint32{uint32(a.N), uint32(a.M), uint32(1)}
+	return d
+}
+
+// DecodeGELUMul reads d's record; d.Kernel must be GELUMul (or share its layout).
+func DecodeGELUMul(d *Dispatch) (a GELUMulArgs) {
+	a.Gate = d.binding(0)
+	a.Up = d.binding(1)
+	a.Out = d.binding(2)
+	a.N = int(d.P[0])
+	a.M = int(d.P[1])
+	a.Ldg = int(d.P[2])
+	a.Ldu = int(d.P[3])
+	a.Ldo = int(d.P[4])
+	return a
+}
+
+// GELUMulMatVecArgs is the record of a GELUMulMatVec dispatch
+// (gelu_mul_mat_vec).
+type GELUMulMatVecArgs struct {
+	Type ggml.Type // Dispatch.Type
+	W    Binding   // input Type: weights, n rows of k
+	Gate Binding   // input f32
+	Out  Binding   // output f32: m rows of n
+	Bias Binding   // optional input f32: f32[n]
+	Res  Binding   // optional input f32: residual added to the result; may alias out
+	Up   Binding   // input f32
+	N    int       // output columns (weight rows)
+	K    int       // inner dimension
+	M    int       // rows
+	Ldg  int       // row stride of gate
+	Ldo  int       // row stride of out
+	Ldr  int       // row stride of res
+	Ldu  int       // row stride of up
+}
+
+// Binding slots of GELUMulMatVec.
+const (
+	SlotGELUMulMatVecW    = 0
+	SlotGELUMulMatVecGate = 1
+	SlotGELUMulMatVecOut  = 2
+	SlotGELUMulMatVecBias = 3
+	SlotGELUMulMatVecRes  = 4
+	SlotGELUMulMatVecUp   = 5
+)
+
+// Patch targets of GELUMulMatVec.
+const (
+	PatchGELUMulMatVecM       = PatchParam0 + 2
+	PatchGELUMulMatVecWOff    = PatchOffset0 + 0 // byte offset of W
+	PatchGELUMulMatVecGateOff = PatchOffset0 + 1 // byte offset of Gate
+	PatchGELUMulMatVecOutOff  = PatchOffset0 + 2 // byte offset of Out
+	PatchGELUMulMatVecBiasOff = PatchOffset0 + 3 // byte offset of Bias
+	PatchGELUMulMatVecResOff  = PatchOffset0 + 4 // byte offset of Res
+	PatchGELUMulMatVecUpOff   = PatchOffset0 + 5 // byte offset of Up
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a GELUMulMatVecArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: GELUMulMatVec, NBind: 6}
+	d.Type = a.Type
+	d.Bind[0] = a.W
+	d.Bind[1] = a.Gate
+	d.Bind[2] = a.Out
+	d.Bind[3] = a.Bias
+	d.Bind[4] = a.Res
+	d.Bind[5] = a.Up
+	d.P[0] = uint32(a.N)
+	d.P[1] = uint32(a.K)
+	d.P[2] = uint32(a.M)
+	d.P[3] = uint32(a.Ldg)
+	d.P[4] = uint32(a.Ldo)
+	d.P[5] = uint32(a.Ldr)
+	d.P[6] = uint32(a.Ldu)
+	d.Grid = [3]uint32{uint32(a.N), uint32(a.M), uint32(1)}
+	return d
+}
+
+// DecodeGELUMulMatVec reads d's record; d.Kernel must be GELUMulMatVec (or share its layout).
+func DecodeGELUMulMatVec(d *Dispatch) (a GELUMulMatVecArgs) {
+	a.Type = d.Type
+	a.W = d.binding(0)
+	a.Gate = d.binding(1)
+	a.Out = d.binding(2)
+	a.Bias = d.binding(3)
+	a.Res = d.binding(4)
+	a.Up = d.binding(5)
+	a.N = int(d.P[0])
+	a.K = int(d.P[1])
+	a.M = int(d.P[2])
+	a.Ldg = int(d.P[3])
+	a.Ldo = int(d.P[4])
+	a.Ldr = int(d.P[5])
+	a.Ldu = int(d.P[6])
+	return a
+}
+
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
@@ -1611,6 +1755,7 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "PosStride", Word: 11, Words: 1, Float: false, Patch: false},
 			{Name: "SeqStride", Word: 12, Words: 1, Float: false, Patch: false},
 			{Name: "Ldp", Word: 13, Words: 1, Float: false, Patch: false},
+			{Name: "Window", Word: 14, Words: 1, Float: false, Patch: false},
 		}},
 	Softmax: {Name: "softmax", MinBind: 2,
 		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
@@ -1672,6 +1817,33 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
 			{Name: "Lds", Word: 2, Words: 1, Float: false, Patch: false},
 			{Name: "Ldd", Word: 3, Words: 1, Float: false, Patch: false},
+		}},
+	GELUMul: {Name: "gelu_mul", MinBind: 3,
+		Binds: []BindInfo{{Name: "Gate", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Up", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+		},
+		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
+			{Name: "Ldg", Word: 2, Words: 1, Float: false, Patch: false},
+			{Name: "Ldu", Word: 3, Words: 1, Float: false, Patch: false},
+			{Name: "Ldo", Word: 4, Words: 1, Float: false, Patch: false},
+		}},
+	GELUMulMatVec: {Name: "gelu_mul_mat_vec", MinBind: 6,
+		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "Gate", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Res", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Up", Role: BindIn, Optional: false, Elem: "f32"},
+		},
+		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "K", Word: 1, Words: 1, Float: false, Patch: false},
+			{Name: "M", Word: 2, Words: 1, Float: false, Patch: true},
+			{Name: "Ldg", Word: 3, Words: 1, Float: false, Patch: false},
+			{Name: "Ldo", Word: 4, Words: 1, Float: false, Patch: false},
+			{Name: "Ldr", Word: 5, Words: 1, Float: false, Patch: false},
+			{Name: "Ldu", Word: 6, Words: 1, Float: false, Patch: false},
 		}},
 }
 
@@ -1813,6 +1985,19 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		a := DecodeCopy(d)
 		dst = d.access(dst, 0, true, false, f32Rows(a.M, a.Lds, a.N))
 		dst = d.access(dst, 1, false, true, elemRows(d.Type, a.M, a.Ldd, a.N))
+	case GELUMul:
+		a := DecodeGELUMul(d)
+		dst = d.access(dst, 0, true, false, f32Rows(a.M, a.Ldg, a.N))
+		dst = d.access(dst, 1, true, false, f32Rows(a.M, a.Ldu, a.N))
+		dst = d.access(dst, 2, false, true, f32Rows(a.M, a.Ldo, a.N))
+	case GELUMulMatVec:
+		a := DecodeGELUMulMatVec(d)
+		dst = d.access(dst, 0, true, false, weightRows(d.Type, a.N, a.K))
+		dst = d.access(dst, 1, true, false, f32Rows(a.M, a.Ldg, a.K))
+		dst = d.access(dst, 2, false, true, f32Rows(a.M, a.Ldo, a.N))
+		dst = d.access(dst, 3, true, false, f32Vec(a.N))
+		dst = d.access(dst, 4, true, false, f32Rows(a.M, a.Ldr, a.N))
+		dst = d.access(dst, 5, true, false, f32Rows(a.M, a.Ldu, a.K))
 	default:
 		for i := range int(d.NBind) {
 			dst = d.access(dst, i, true, true, toEnd(0))

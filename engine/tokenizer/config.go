@@ -55,7 +55,10 @@ func (d hfAddedTokenDef) token(id int32) AddedToken {
 }
 
 func readConfig(path string) (*hfConfig, error) {
-	b, err := os.ReadFile(path)
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
+	}
+	b, err := readMaybeGzip(path)
 	if err != nil {
 		return nil, err
 	}

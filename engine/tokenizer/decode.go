@@ -29,6 +29,11 @@ func (t *Tokenizer) appendToken(dst []byte, id int32, skipSpecial bool) []byte {
 		return dst
 	}
 	if a, ok := t.added[id]; ok {
+		if t.dec.mode == decodeMetaspace {
+			// added tokens go through the decoder too (Gemma's
+			// whitespace runs "▁▁…" are added tokens)
+			return append(dst, strings.ReplaceAll(a.Content, metaSpace, " ")...)
+		}
 		return append(dst, a.Content...)
 	}
 	tok, ok := t.model.token(id)

@@ -31,6 +31,9 @@ func Load(path string) (*Tokenizer, error) {
 		dir, file = filepath.Dir(path), path
 	}
 	cfg, err := readConfig(filepath.Join(dir, "tokenizer_config.json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		cfg, err = readConfig(filepath.Join(dir, "tokenizer_config.json.gz"))
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ type tokrefCase struct {
 
 func loadTokref(t *testing.T, name string) []tokrefCase {
 	t.Helper()
-	data, err := os.ReadFile(shared.Path(t, "llm-kit", "references", "tokenize", name+".tokref.json"))
+	data, err := os.ReadFile(tokrefPath(t, name))
 	require.NoError(t, err)
 	var f struct {
 		Cases []tokrefCase `json:"cases"`
@@ -29,6 +29,16 @@ func loadTokref(t *testing.T, name string) []tokrefCase {
 	require.NoError(t, json.Unmarshal(data, &f))
 	require.Len(t, f.Cases, 45, "%s: reference case count", name)
 	return f.Cases
+}
+
+// tokrefPath is the reference of tokenizer name: llm-kit/references, or,
+// for Gemma 3, the transformers references of llm-kit/gemma3 (made by
+// tools/parity/gemma3_hf.py).
+func tokrefPath(t *testing.T, name string) string {
+	if name == "gemma3" {
+		return shared.Path(t, "llm-kit", "gemma3", "gemma3.tokref.json")
+	}
+	return shared.Path(t, "llm-kit", "references", "tokenize", name+".tokref.json")
 }
 
 // TestReferenceTokenizations checks every llm-kit reference exactly:
@@ -48,6 +58,7 @@ func TestReferenceTokenizations(t *testing.T) {
 		{"llama3/tokenizer.model", "llama3", tok("llama3", "tokenizer.model")},
 		{"phi3-mini", "phi3-mini", tok("phi3-mini")},
 		{"llama2/tokenizer.model", "llama2", tok("llama2", "tokenizer.model")},
+		{"gemma3", "gemma3", tok("gemma3")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tk, err := Load(tc.path)

@@ -16,6 +16,7 @@ type attnCase struct {
 	hd, nHead, nKV, m, kvLen, pos0, flags int
 	probs                                 bool
 	ty                                    ggml.Type
+	window                                int
 }
 
 // runAttnCase builds q, K/V caches (padded head/pos/seq strides) and
@@ -47,7 +48,7 @@ func runAttnCase(t *testing.T, r *rand.Rand, c attnCase) (float64, []string) {
 		probs = kitF32(kitNaNs(c.nHead*c.m*ldp + 1))
 	}
 	scale := float32(1 / math.Sqrt(float64(c.hd)))
-	d := plan.AttentionArgs{Type: c.ty, HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldq: int(ldq), Ldo: int(ldo), KVLen: int(c.kvLen), Pos0: int(c.pos0), Flags: uint32(c.flags), Scale: scale, HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Ldp: int(ldp)}.Dispatch()
+	d := plan.AttentionArgs{Type: c.ty, HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldq: int(ldq), Ldo: int(ldo), KVLen: int(c.kvLen), Pos0: int(c.pos0), Flags: uint32(c.flags), Scale: scale, HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Ldp: int(ldp), Window: c.window}.Dispatch()
 	ref, got := kitRun(t, d, [][]byte{kitF32(q), kv(), kv(), kitF32(kitNaNs((c.m-1)*ldo + w + 2)), probs})
 	worst := kitCompare(t, kitAsF32(ref[3]), kitAsF32(got[3]), 2e-5, "attention out")
 	if c.probs {
@@ -94,6 +95,15 @@ func TestAttentionKernel(t *testing.T) {
 			{hd: 64, nHead: 2, nKV: 1, m: 5, kvLen: 0, pos0: 0, probs: true},                // nothing visible
 			{hd: 32, nHead: 2, nKV: 2, m: 3, kvLen: 6, pos0: 0, flags: causal, probs: true}, // masked probs
 			{hd: 20, nHead: 1, nKV: 1, m: 2, kvLen: 33, pos0: 4, flags: causal},             // head < 32 lanes
+			// sliding windows (Gemma's local layers): decode split over
+			// chunks some of which are wholly before the window, prefill
+			// (tiled: 80-dim heads, mma: 64-dim) with windows not a
+			// multiple of 32, beams, probs
+			{hd: 64, nHead: 4, nKV: 2, m: 1, kvLen: 700, pos0: 699, flags: causal, window: 37},
+			{hd: 80, nHead: 4, nKV: 2, m: 37, kvLen: 90, pos0: 53, flags: causal, window: 40},
+			{hd: 64, nHead: 2, nKV: 1, m: 40, kvLen: 80, pos0: 40, flags: causal, probs: true, window: 45},
+			{hd: 64, nHead: 2, nKV: 2, m: 3, kvLen: 300, pos0: 290, flags: causal | beams, window: 5},
+			{hd: 32, nHead: 2, nKV: 2, m: 9, kvLen: 9, pos0: 0, flags: causal, probs: true, window: 3},
 		} {
 			c.ty = ty
 			e, fns := runAttnCase(t, r, c)

@@ -56,6 +56,10 @@ func TestElementwiseVsCPU(t *testing.T) {
 		d.Bind[1], d.Bind[2] = plan.Binding{Buf: 1}, plan.Binding{Buf: 2}
 		Compare(t, Case{Plan: SingleOp(d, ioBuf("g", sz), ioBuf("u", sz), ioBuf("o", sz)), Outputs: []Output{F32(2)}, Seed: 6, Tol: 1e-6,
 			Fill: func(id plan.BufID, b []byte) { fillWide(b, 8) }})
+		d = plan.GELUMulArgs{N: int(n), M: int(m), Ldg: int(ld), Ldu: int(ld), Ldo: int(ld)}.Dispatch()
+		d.Bind[1], d.Bind[2] = plan.Binding{Buf: 1}, plan.Binding{Buf: 2}
+		Compare(t, Case{Plan: SingleOp(d, ioBuf("g", sz), ioBuf("u", sz), ioBuf("o", sz)), Outputs: []Output{F32(2)}, Seed: 8, Tol: 1e-6,
+			Fill: func(id plan.BufID, b []byte) { fillWide(b, 8) }})
 
 		for _, alias := range []bool{false, true} {
 			d = plan.SoftmaxArgs{N: int(n), M: int(m), Ldx: int(ld), Ldo: int(ld), Scale: 0.125}.Dispatch()

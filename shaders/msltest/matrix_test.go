@@ -260,6 +260,9 @@ func productCase(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n,
 	case plan.SiLUMulMatVec:
 		c.bind(5, c.add(f32Bytes(x2), false), 8)
 		c.d.P = plan.SiLUMulMatVecArgs{N: n, K: k, M: m, Ldg: ldx, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch().P
+	case plan.GELUMulMatVec:
+		c.bind(5, c.add(f32Bytes(x2), false), 8)
+		c.d.P = plan.GELUMulMatVecArgs{N: n, K: k, M: m, Ldg: ldx, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch().P
 	}
 
 	exact := make([]float64, len(out))
@@ -285,6 +288,11 @@ func productCase(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n,
 			for j, v := range row {
 				g := float64(v)
 				xr[j] = g / (1 + math.Exp(-g)) * float64(x2s[i*ldu+j])
+			}
+		case plan.GELUMulMatVec:
+			for j, v := range row {
+				g := float64(v)
+				xr[j] = 0.5 * g * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(g+0.044715*g*g*g))) * float64(x2s[i*ldu+j])
 			}
 		default:
 			for j, v := range row {
@@ -320,7 +328,7 @@ func TestMatVecAllTypes(t *testing.T) {
 
 func TestFusedMatVecAllTypes(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, kern := range []plan.Kernel{plan.RMSNormMatVec, plan.SiLUMulMatVec} {
+	for _, kern := range []plan.Kernel{plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
 		for _, typ := range shaders.MatrixTypes() {
 			for _, tc := range []struct {
 				m      int

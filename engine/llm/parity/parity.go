@@ -3,6 +3,10 @@
 // against Hugging Face transformers: tools/parity/llm_hf.py computes the
 // references on a machine with PyTorch from the GGUF files this package
 // writes with Hark's own GGUF writer; the Go test regenerates them.
+//
+// Gemma 3 goes the other way round (gemma3.go): transformers makes a small
+// random checkpoint with its references (tools/parity/gemma3_hf.py, kept
+// in llm-kit/gemma3), and WriteGemma3 converts it with Hark's writer.
 package parity
 
 import (
@@ -151,10 +155,7 @@ func Write(c Config, w io.Writer, scheme string) error {
 	}
 	gw := gguf.NewWriter(w)
 	a := c.Arch
-	kvs := []struct {
-		k string
-		v gguf.Value
-	}{
+	kvs := []kv{
 		{"general.architecture", gguf.String(a)},
 		{"general.name", gguf.String("hark-parity-" + c.Name)},
 		{a + ".block_count", gguf.Uint32(uint32(c.Layers))},
@@ -169,10 +170,8 @@ func Write(c Config, w io.Writer, scheme string) error {
 		{a + ".rope.freq_base", gguf.Float32(c.RopeBase)},
 		{a + ".rope.dimension_count", gguf.Uint32(uint32(c.HeadDim))},
 	}
-	for _, kv := range kvs {
-		if err := gw.AddKV(kv.k, kv.v); err != nil {
-			return err
-		}
+	if err := addKVs(gw, kvs); err != nil {
+		return err
 	}
 	ts := c.tensors()
 	for _, t := range ts {
@@ -184,10 +183,7 @@ func Write(c Config, w io.Writer, scheme string) error {
 		v := t.values(c.Seed)
 		var b []byte
 		if typ := tensorType(c, t, scheme); typ == ggml.F32 {
-			b = make([]byte, 4*len(v))
-			for i, x := range v {
-				binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-			}
+			b = f32Bytes(v)
 		} else {
 			n, err := ggml.RowBytes(typ, int64(len(v)))
 			if err != nil {
@@ -203,4 +199,27 @@ func Write(c Config, w io.Writer, scheme string) error {
 		}
 	}
 	return gw.Close()
+}
+
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// kv is one metadata pair of a written file.
+type kv struct {
+	k string
+	v gguf.Value
+}
+
+func addKVs(gw *gguf.Writer, kvs []kv) error {
+	for _, x := range kvs {
+		if err := gw.AddKV(x.k, x.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -16,22 +16,6 @@ import (
 	"github.com/harkapp/hark/engine/llm"
 )
 
-type sampled struct {
-	IDs    []int     `json:"ids"`
-	Values []float64 `json:"values"`
-}
-
-// reference is what tools/parity/llm_hf.py recorded with transformers.
-type reference struct {
-	Architecture string `json:"architecture"`
-	Results      []struct {
-		Prompt       []int32   `json:"prompt"`
-		PromptLogits []sampled `json:"prompt_logits"`
-		Greedy       []int32   `json:"greedy"`
-		StepLogits   []sampled `json:"step_logits"`
-	} `json:"results"`
-}
-
 func load(t *testing.T, c Config, scheme string, backend *cpu.Backend) *llm.Model {
 	t.Helper()
 	var buf bytes.Buffer
@@ -47,25 +31,8 @@ func load(t *testing.T, c Config, scheme string, backend *cpu.Backend) *llm.Mode
 	return m
 }
 
-// diff returns max|ref-got| / max|ref| and the RMS of the difference over
-// the RMS of the reference, on the sampled ids.
-func diff(ref sampled, logits []float32) (maxRel, rmsRel float64) {
-	var maxRef, maxD, sq, sqRef float64
-	for i, id := range ref.IDs {
-		d := math.Abs(ref.Values[i] - float64(logits[id]))
-		if math.IsNaN(d) {
-			return math.Inf(1), math.Inf(1)
-		}
-		maxRef = math.Max(maxRef, math.Abs(ref.Values[i]))
-		maxD = math.Max(maxD, d)
-		sq += d * d
-		sqRef += ref.Values[i] * ref.Values[i]
-	}
-	return maxD / maxRef, math.Sqrt(sq / sqRef)
-}
-
-func readRef(t *testing.T, c Config) reference {
-	var ref reference
+func readRef(t *testing.T, c Config) Reference {
+	var ref Reference
 	b, err := os.ReadFile(filepath.Join("testdata", c.Name+".json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &ref))
@@ -83,51 +50,55 @@ func TestF32AgainstTransformers(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			ref := readRef(t, c)
 			m := load(t, c, F32, backend)
-			worst := 0.0
-			for _, r := range ref.Results {
-				m.Reset()
-				for i, tok := range r.Prompt {
-					var logits []float32
-					var err error
-					if i == 0 {
-						logits, err = m.Prefill(r.Prompt[:1])
-					} else {
-						logits, err = m.Decode(tok)
-					}
-					require.NoError(t, err)
-					rel, _ := diff(r.PromptLogits[i], logits)
-					worst = math.Max(worst, rel)
-					require.LessOrEqual(t, rel, 1e-4, "prompt %v position %d", r.Prompt, i)
-				}
-				// The whole prompt as one batched prefill gives the last row.
-				m.Reset()
-				logits, err := m.Prefill(r.Prompt)
-				require.NoError(t, err)
-				rel, _ := diff(r.PromptLogits[len(r.Prompt)-1], logits)
-				require.LessOrEqual(t, rel, 1e-4, "batched prefill of %v", r.Prompt)
-
-				var got []int32
-				for s := range r.Greedy {
-					next := argmax(logits)
-					if s < len(r.StepLogits) {
-						rel, _ := diff(r.StepLogits[s], logits)
-						worst = math.Max(worst, rel)
-						require.LessOrEqual(t, rel, 1e-4, "generated step %d", s)
-					}
-					got = append(got, next)
-					logits, err = m.Decode(next)
-					require.NoError(t, err)
-				}
-				require.Equal(t, r.Greedy, got, "greedy tokens after %v", r.Prompt)
-			}
+			worst := checkF32(t, m, ref)
 			t.Logf("%s: largest logit difference %.2g of the largest logit", c.Name, worst)
 		})
 	}
 }
 
+// checkF32 feeds every reference prompt token by token and as one batched
+// prefill, then generates greedily: logits within 1e-4 of the largest
+// logit at every prompt position and recorded step, the same greedy
+// tokens. It returns the largest difference.
+func checkF32(t *testing.T, m *llm.Model, ref Reference) float64 {
+	t.Helper()
+	worst := 0.0
+	for _, r := range ref.Results {
+		m.Reset()
+		for i := range r.Prompt {
+			logits, err := m.Prefill(r.Prompt[i : i+1])
+			require.NoError(t, err)
+			rel, _ := Diff(r.PromptLogits[i], logits)
+			worst = math.Max(worst, rel)
+			require.LessOrEqual(t, rel, 1e-4, "prompt %v position %d", r.Prompt, i)
+		}
+		// The whole prompt as one batched prefill gives the last row.
+		m.Reset()
+		logits, err := m.Prefill(r.Prompt)
+		require.NoError(t, err)
+		rel, _ := Diff(r.PromptLogits[len(r.Prompt)-1], logits)
+		require.LessOrEqual(t, rel, 1e-4, "batched prefill of %v", r.Prompt)
+
+		var got []int32
+		for s := range r.Greedy {
+			next := argmax(logits)
+			if s < len(r.StepLogits) {
+				rel, _ := Diff(r.StepLogits[s], logits)
+				worst = math.Max(worst, rel)
+				require.LessOrEqual(t, rel, 1e-4, "generated step %d", s)
+			}
+			got = append(got, next)
+			logits, err = m.Decode(next)
+			require.NoError(t, err)
+		}
+		require.Equal(t, r.Greedy, got, "greedy tokens after %v", r.Prompt)
+	}
+	return worst
+}
+
 // Quantized versions of the same models stay within the error their
 // formats imply. Measured against the f32 transformers logits (relative
-// RMS over the sampled logits, first prompt's positions): Q8_0 weights and
+// RMS over the Sampled logits, first prompt's positions): Q8_0 weights and
 // activations (8-bit blocks) with an f16 KV cache move logits by 1.0-1.2%
 // RMS; Q4_K_M (4-bit weights with 6-bit super-block scales, Q6_K for
 // attn_v, ffn_down and the output, Q5_0/Q8_0 where rows are not whole
@@ -153,7 +124,7 @@ func TestQuantizedAgainstTransformers(t *testing.T) {
 						logits, err = m.Decode(tok)
 					}
 					require.NoError(t, err)
-					_, rms := diff(r.PromptLogits[i], logits)
+					_, rms := Diff(r.PromptLogits[i], logits)
 					worst = math.Max(worst, rms)
 				}
 				t.Logf("%s %s: worst relative RMS logit error %.3g", c.Name, scheme, worst)

@@ -147,6 +147,33 @@ func elementwise(name, fn, doc string, last Param) Kernel {
 	}
 }
 
+// gatedMul is a gated activation of a feed-forward block:
+// out = act(gate) ⊙ up.
+func gatedMul(name, fn, act string) Kernel {
+	return Kernel{Name: name, Fn: fn,
+		Doc: "out[m, n] = " + act + "(gate) ⊙ up.",
+		Binds: []Bind{
+			{Name: "Gate", Elem: F32, Span: "f32Rows(a.M, a.Ldg, a.N)"},
+			{Name: "Up", Elem: F32, Span: "f32Rows(a.M, a.Ldu, a.N)"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, a.N)"},
+		},
+		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Ldg"}, {Name: "Ldu"}, {Name: "Ldo"}},
+		Grid:   rowsNM,
+	}
+}
+
+// gatedMulMatVec is the feed-forward down projection with its gated
+// activation fused in: out = (act(gate) ⊙ up)·Wᵀ + bias + res.
+func gatedMulMatVec(name, fn, act string) Kernel {
+	b := productBinds(Bind{Name: "Up", Elem: F32, Span: "f32Rows(a.M, a.Ldu, a.K)"})
+	b[1] = Bind{Name: "Gate", Elem: F32, Span: "f32Rows(a.M, a.Ldg, a.K)"}
+	p := productParams(Param{Name: "Ldu", Doc: "row stride of up"})
+	p[3] = Param{Name: "Ldg", Doc: "row stride of gate"}
+	return Kernel{Name: name, Fn: fn, Typed: true,
+		Doc:   "out = (" + act + "(gate) ⊙ up)·Wᵀ + bias + res (the FFN down projection with its activation fused in).",
+		Binds: b, Params: p, Grid: rowsNM}
+}
+
 // Kernels is the kernel set, in id order (plan.Embed is 1).
 var Kernels = []Kernel{
 	{Name: "Embed", Fn: "embed", Typed: true,
@@ -199,29 +226,8 @@ var Kernels = []Kernel{
 			return productBinds(Bind{Name: "G", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm weight f32[k]"})
 		}(),
 		Params: productParams(Param{Name: "Eps", Kind: F32v}), Grid: rowsNM},
-	{Name: "SiLUMul", Fn: "silu_mul",
-		Doc: "out[m, n] = silu(gate) ⊙ up.",
-		Binds: []Bind{
-			{Name: "Gate", Elem: F32, Span: "f32Rows(a.M, a.Ldg, a.N)"},
-			{Name: "Up", Elem: F32, Span: "f32Rows(a.M, a.Ldu, a.N)"},
-			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, a.N)"},
-		},
-		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Ldg"}, {Name: "Ldu"}, {Name: "Ldo"}},
-		Grid:   rowsNM,
-	},
-	{Name: "SiLUMulMatVec", Fn: "silu_mul_mat_vec", Typed: true,
-		Doc: "out = (silu(gate) ⊙ up)·Wᵀ + bias + res (the FFN down projection with its activation fused in).",
-		Binds: func() []Bind {
-			b := productBinds(Bind{Name: "Up", Elem: F32, Span: "f32Rows(a.M, a.Ldu, a.K)"})
-			b[1] = Bind{Name: "Gate", Elem: F32, Span: "f32Rows(a.M, a.Ldg, a.K)"}
-			return b
-		}(),
-		Params: func() []Param {
-			p := productParams(Param{Name: "Ldu", Doc: "row stride of up"})
-			p[3] = Param{Name: "Ldg", Doc: "row stride of gate"}
-			return p
-		}(),
-		Grid: rowsNM},
+	gatedMul("SiLUMul", "silu_mul", "silu"),
+	gatedMulMatVec("SiLUMulMatVec", "silu_mul_mat_vec", "silu"),
 	func() Kernel {
 		k := elementwise("GELU", "gelu", "out = gelu(x) over m rows of n.",
 			Param{Name: "Mode", Kind: Bits, Doc: "0 exact erf, as PyTorch's nn.GELU; 1 tanh approximation"})
@@ -270,7 +276,7 @@ var Kernels = []Kernel{
 				Msg: "row stride %d smaller than %d heads of %d", Args: "a.Ldqkv, a.NHead+2*a.NKV, a.HeadDim"}),
 	},
 	{Name: "Attention", Fn: "attention", Typed: true,
-		Doc: "out[t, h] = softmax(scale·q[t,h]·K[kvh]ᵀ (+ causal mask))·V[kvh] with kvh = h / (nHead/nKV). Keys 0..kvLen-1 are visible; with FlagCausal query t at position pos0+t sees keys ≤ pos0+t. With FlagPerSeqRows, query row t belongs to sequence t (beams) at position pos0. K/V layout as RopeKV's caches (f32 projections work too: headStride hd, posStride = row stride). If probs is bound, the softmax probabilities are written to probs[h, t, j] with row stride ldp (the cross-attention weights used for word timestamps); masked keys get probability 0, and a query that sees no key gets a zero output.",
+		Doc: "out[t, h] = softmax(scale·q[t,h]·K[kvh]ᵀ (+ causal mask))·V[kvh] with kvh = h / (nHead/nKV). Keys 0..kvLen-1 are visible; with FlagCausal query t at position pos0+t sees keys ≤ pos0+t, and with a window w > 0 a query at position p sees only keys j > p-w (sliding-window layers). With FlagPerSeqRows, query row t belongs to sequence t (beams) at position pos0. K/V layout as RopeKV's caches (f32 projections work too: headStride hd, posStride = row stride). If probs is bound, the softmax probabilities are written to probs[h, t, j] with row stride ldp (the cross-attention weights used for word timestamps); masked keys get probability 0, and a query that sees no key gets a zero output.",
 		Binds: []Bind{
 			{Name: "Q", Elem: F32, Span: "f32Rows(a.M, a.Ldq, mul(a.NHead, a.HeadDim))"},
 			{Name: "K", Elem: Typed, Span: "cacheRead(&a, d.Type)"},
@@ -281,7 +287,8 @@ var Kernels = []Kernel{
 		Params: []Param{{Name: "HeadDim"}, {Name: "NHead"}, {Name: "NKV"}, {Name: "M", Patch: true}, {Name: "Ldq"}, {Name: "Ldo"},
 			{Name: "KVLen", Patch: true}, {Name: "Pos0", Patch: true}, {Name: "Flags", Kind: Bits, Doc: "FlagCausal, FlagPerSeqRows"},
 			{Name: "Scale", Kind: F32v}, {Name: "HeadStride"}, {Name: "PosStride"}, {Name: "SeqStride"},
-			{Name: "Ldp", Doc: "row stride of probs"}},
+			{Name: "Ldp", Doc: "row stride of probs"},
+			{Name: "Window", Doc: "sliding window: a query at position p sees keys j > p-window only (0 = all keys)"}},
 		Grid: [3]string{"a.NHead", "a.M", "1"},
 		// An empty dispatch (no rows or no heads) is valid whatever its
 		// other fields say: builders leave them zero.
@@ -342,4 +349,6 @@ var Kernels = []Kernel{
 		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Lds"}, {Name: "Ldd"}},
 		Grid:   rowsNM,
 	},
+	gatedMul("GELUMul", "gelu_mul", "gelu_tanh"),
+	gatedMulMatVec("GELUMulMatVec", "gelu_mul_mat_vec", "gelu_tanh"),
 }
