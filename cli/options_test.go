@@ -180,3 +180,18 @@ func TestChatOptions(t *testing.T) {
 	require.ErrorContains(t, run("--model", "m", "-n", "-1"), "-n must be positive")
 	require.Nil(t, got)
 }
+
+func TestModelsOptions(t *testing.T) {
+	var got *ModelsOptions
+	keep := func(_ *cobra.Command, o *ModelsOptions) error { got = o; return nil }
+	require.NoError(t, execute(newModelsPullCmd(keep), "--mirror", "https://m.example", "a", "b"))
+	require.Equal(t, ModelsOptions{Names: []string{"a", "b"}, Mirror: "https://m.example"}, *got)
+	require.NoError(t, execute(newModelsListCmd(keep), "--installed"))
+	require.True(t, got.Installed)
+	require.NoError(t, execute(newModelsPathCmd(keep)))
+	require.Empty(t, got.Names)
+	got = nil
+	require.Error(t, execute(newModelsRmCmd(keep)), "rm needs a name")
+	require.Error(t, execute(newModelsImportCmd(keep), "a", "b"), "import takes one file")
+	require.Nil(t, got)
+}
