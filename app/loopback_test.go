@@ -166,14 +166,7 @@ func BenchmarkReleaseToText(b *testing.B) {
 			setOutput(b, a, mode)
 			a.SetRecorder(&samplesRecorder{x: x})
 			a.SetOutput(platform.New().Output)
-			for b.Loop() {
-				b.StopTimer()
-				require.NoError(b, a.Dictation.Start())
-				b.StartTimer()
-				it, err := a.Dictation.Stop()
-				require.NoError(b, err)
-				require.LessOrEqual(b, shared.WER(want, it.Text), 0.1)
-			}
+			benchStops(b, a, func(it Item) { require.LessOrEqual(b, shared.WER(want, it.Text), 0.1) })
 		})
 	}
 }

@@ -10,17 +10,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-)
 
-// wavRamp returns n samples counting up from start/1e5 (exact in 16 bits
-// only approximately: compare within quantisation).
-func wavRamp(start, n int) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = float32((start+i)%20000) / 1e5
-	}
-	return x
-}
+	"github.com/harkapp/hark/internal/shared"
+)
 
 // TestWAVSurvivesKill writes a recording from a child process that is
 // killed with SIGKILL mid-write; the file must decode, holding what was
@@ -32,7 +24,7 @@ func TestWAVSurvivesKill(t *testing.T) {
 			os.Exit(2)
 		}
 		for i := 0; ; i++ {
-			if err := w.Write(wavRamp(i*160, 160)); err != nil {
+			if err := w.Write(shared.Ramp(i*160, 160)); err != nil {
 				os.Exit(3)
 			}
 			if i == 300 {
@@ -59,7 +51,7 @@ func TestWAVSurvivesKill(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(got), 301*160, "samples written before the kill are there")
 	require.Zero(t, len(got)%160, "whole writes only: the header never runs ahead of the data")
-	want := wavRamp(0, len(got))
+	want := shared.Ramp(0, len(got))
 	for i := range want {
 		require.InDelta(t, want[i], got[i], 1.0/32767, "sample %d of %d", i, len(got))
 	}

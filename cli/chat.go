@@ -72,20 +72,14 @@ what the model has already seen.
 	fl.Int64Var(&o.Seed, "seed", -1, "sampling seed (-1: random)")
 	fl.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "keep generating after end-of-turn tokens (until -n)")
 	fl.BoolVarP(&o.Verbose, "verbose", "v", false, "print token counts and speed after each answer (stderr)")
-	fl.Float32Var(&o.Sampler.Temperature, "temp", 0.8, "temperature (0: greedy)")
-	fl.IntVar(&o.Sampler.TopK, "top-k", 40, "top-k (0: off)")
-	fl.Float32Var(&o.Sampler.TopP, "top-p", 0.95, "top-p (1: off)")
-	fl.Float32Var(&o.Sampler.MinP, "min-p", 0.05, "min-p (0: off)")
-	fl.Float32Var(&o.Sampler.RepeatPenalty, "repeat-penalty", 1, "repetition penalty over the last 64 tokens (1: off)")
+	addSamplerFlags(cmd, &o.Sampler)
 	return cmd
 }
 
 // runChat runs the conversation on cmd's streams (cmd carries the
 // backend and models-folder flags and the context).
 func runChat(cmd *cobra.Command, o *ChatOptions) error {
-	smp := o.Sampler
-	smp.Seed = samplerSeed(o.Seed)
-	l, err := openLLM(cmd, o.Model, llm.Options{Context: o.Context, Sampler: &smp})
+	l, smp, err := openSampledLLM(cmd, o.Model, o.Context, o.Seed, o.Sampler)
 	if err != nil {
 		return err
 	}

@@ -58,20 +58,14 @@ older half of the context (keeping the prompt's first token) and goes on.`,
 	fl.Int64Var(&o.Seed, "seed", -1, "sampling seed (-1: random)")
 	fl.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "keep generating after end-of-sequence tokens")
 	fl.BoolVar(&o.Slide, "slide", false, "when the context fills, drop its older half and continue instead of stopping")
-	fl.Float32Var(&o.Sampler.Temperature, "temp", 0.8, "temperature (0: greedy)")
-	fl.IntVar(&o.Sampler.TopK, "top-k", 40, "top-k (0: off)")
-	fl.Float32Var(&o.Sampler.TopP, "top-p", 0.95, "top-p (1: off)")
-	fl.Float32Var(&o.Sampler.MinP, "min-p", 0.05, "min-p (0: off)")
-	fl.Float32Var(&o.Sampler.RepeatPenalty, "repeat-penalty", 1, "repetition penalty over the last 64 tokens (1: off)")
+	addSamplerFlags(cmd, &o.Sampler)
 	return cmd
 }
 
 // runGenerate streams the continuation of o.Prompt to cmd's stdout (cmd
 // carries the backend and models-folder flags and the context).
 func runGenerate(cmd *cobra.Command, o *GenerateOptions) error {
-	smp := o.Sampler
-	smp.Seed = samplerSeed(o.Seed)
-	l, err := openLLM(cmd, o.Model, llm.Options{Context: o.Context, Sampler: &smp})
+	l, smp, err := openSampledLLM(cmd, o.Model, o.Context, o.Seed, o.Sampler)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/harkapp/hark/internal/shareddir"
 )
 
 func main() {
@@ -23,7 +24,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "apigen: -o is required")
 		os.Exit(2)
 	}
-	root, err := moduleRoot()
+	root, err := shareddir.ModuleRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "apigen:", err)
 		os.Exit(1)
@@ -36,23 +37,5 @@ func main() {
 	if err := os.WriteFile(*out, b, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "apigen:", err)
 		os.Exit(1)
-	}
-}
-
-// moduleRoot is the nearest folder up from the working one with go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", fmt.Errorf("no go.mod above the working folder")
-		}
-		dir = up
 	}
 }
