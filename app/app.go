@@ -181,18 +181,8 @@ func New(cfg Config) (*App, error) {
 	a.uploads = &uploads{dir: filepath.Join(dir, "uploads"), m: map[string]upload{}}
 	a.uploads.clear()
 	a.Settings = &Settings{a: a}
-	a.History = &History{a: a}
-	a.Transcription = newTranscription(a)
-	a.Chat = newChat(a)
-	a.Models = newModels(a)
-	a.Dictation = &Dictation{rec: cfg.Recorder, out: cfg.Output, deps: dictationDeps{
-		ctx: a.ctx, emit: a.emit, settings: a.Settings, history: a.History,
-		preload: a.preloadSpeech, live: &a.livePlan, transcribe: a.finishDictation,
-		cleanup: a.Chat.cleanup, keepUnsaved: a.keepUnsaved,
-	}}
-	a.About = &About{}
-	a.Updates = newUpdates(dir, a.emit)
-	a.livePreview(cfg.Recorder)
+	// The model cache every service shares (idle unloading follows the
+	// settings).
 	idle := cfg.IdleCheck
 	if idle <= 0 {
 		idle = 30 * time.Second
@@ -209,8 +199,20 @@ func New(cfg Config) (*App, error) {
 			}
 			return s.idleUnload()
 		}})
-
+	a.History = &History{a: a}
+	a.Transcription = newTranscription(a)
+	a.Chat = newChat(a)
+	a.Models = &Models{deps: modelsDeps{settings: a.Settings, store: ms, rt: a.rt, emit: a.emit, uploads: a.uploads, closed: a.closed},
+		dl: models.NewDownloader(2), pulls: map[string]context.CancelFunc{}}
+	a.Dictation = &Dictation{rec: cfg.Recorder, out: cfg.Output, deps: dictationDeps{
+		ctx: a.ctx, emit: a.emit, settings: a.Settings, history: a.History,
+		preload: a.preloadSpeech, live: &a.livePlan, transcribe: a.finishDictation,
+		cleanup: a.Chat.cleanup, keepUnsaved: a.keepUnsaved,
+	}}
 	a.Server = &Server{deps: serverDeps{settings: a.Settings, emit: a.emit, models: ms, rt: a.rt, closed: a.closed}}
+	a.About = &About{}
+	a.Updates = newUpdates(dir, a.emit)
+	a.livePreview(cfg.Recorder)
 
 	if err := a.recover(); err != nil {
 		a.rt.Close()

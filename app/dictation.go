@@ -111,7 +111,7 @@ type Dictation struct {
 type dictationDeps struct {
 	ctx      context.Context // the app's lifetime: Close ends a transcription
 	emit     Emitter
-	settings interface{ Get() (SettingsData, error) }
+	settings settingsReader
 	history  recordings
 	// preload loads the speech model while the user speaks.
 	preload func()

@@ -44,7 +44,7 @@ func (s *Server) Status() (ServerStatus, error) {
 // CORS origins), the models folder and the shared model cache it serves
 // from, and whether the app is closing.
 type serverDeps struct {
-	settings interface{ Get() (SettingsData, error) }
+	settings settingsReader
 	emit     Emitter
 	models   *models.Store
 	rt       *runtime.Runtime

@@ -155,6 +155,11 @@ type Settings struct {
 	mu sync.Mutex
 }
 
+// settingsReader is what a service reads of the settings.
+type settingsReader interface {
+	Get() (SettingsData, error)
+}
+
 // settingsKey is the row holding the settings as JSON: one document, so
 // an update is atomic and fields added later take their defaults.
 const settingsKey = "app"
