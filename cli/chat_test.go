@@ -147,7 +147,7 @@ func withChatTemplate(t *testing.T, src, tpl string) string {
 }
 
 // `hark chat` on Gemma 3: the synthetic transformers Gemma 3 of
-// llm-kit/gemma3 converted with the real Gemma 3 vocabulary (as llama.cpp
+// testdata/gemma3 converted with the real Gemma 3 vocabulary (as llama.cpp
 // writes it) and chat template renders the conversation through the
 // Gemma template: the answer equals `hark generate` on the rendering
 // transformers' apply_chat_template gives (BOS added by generate).
@@ -157,12 +157,12 @@ func TestChatGemma3Template(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gemma3-tiny-chat.gguf")
 	fh, err := os.Create(path)
 	require.NoError(t, err)
-	require.NoError(t, parity.WriteGemma3(shared.Path(t, "llm-kit", "gemma3"), fh, vocab))
+	require.NoError(t, parity.WriteGemma3(shared.Fixture(t, "gemma3"), fh, vocab))
 	require.NoError(t, fh.Close())
 	out, errOut, err := runHarkStdin(t, "Hello\n", "chat", "--model", path, "--temp", "0", "-n", "12", "--ignore-eos")
 	require.NoError(t, err)
 	require.Contains(t, errOut, "gguf template")
-	// tools/parity/gemma3_hf.py recorded this rendering (llm-kit/gemma3/gemma3.tokref.json, "single")
+	// tools/parity/gemma3_hf.py recorded this rendering (testdata/gemma3/gemma3.tokref.json, "single")
 	want, _, err := runHark(t, "generate", "--model", path, "--temp", "0", "-n", "12", "--ignore-eos",
 		"<start_of_turn>user\nHello<end_of_turn>\n<start_of_turn>model\n")
 	require.NoError(t, err)

@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "dddd6bc3762ac9e2d54e5f33771e5fee1f7355a33b6fed6d3eea13a8e98c78e8"
+const sourcesHash = "9af32f0966a6ccb424548a0b18e1ba7d41cd476058f0cc3a2b754b45192e8934"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -18,6 +18,8 @@ var kernelNames = []string{
 	"attention_mma_f32",
 	"attention_tiled_f16",
 	"attention_tiled_f32",
+	"beam_copy_2",
+	"beam_copy_4",
 	"conv1d_bf16",
 	"conv1d_f16",
 	"conv1d_f32",

@@ -14,6 +14,7 @@
 #define KFLAG_PER_SEQ_ROWS 2u // Rope, RopeKV, Attention: row t is sequence t
 #define KROPE_NORMAL 0u // rope pairs (2i, 2i+1), as ggml's mode 0
 #define KROPE_NEOX 2u // rope pairs (i, i+ropeDim/2), as ggml's mode 2
+#define KBEAM_COPY_MAX_SEQS 16u // BeamCopy: the most sequences (a GPU thread holds one element of each)
 
 // embed (plan.Embed)
 struct embed_args {
@@ -304,6 +305,19 @@ struct gelu_mul_mat_vec_args {
 // binding slots of gelu_mul_mat_vec
 enum { GELU_MUL_MAT_VEC_W = 0, GELU_MUL_MAT_VEC_GATE = 1, GELU_MUL_MAT_VEC_OUT = 2, GELU_MUL_MAT_VEC_BIAS = 3, GELU_MUL_MAT_VEC_RES = 4, GELU_MUL_MAT_VEC_UP = 5 };
 
+// beam_copy (plan.BeamCopy)
+struct beam_copy_args {
+    unsigned int width;
+    unsigned int seqs;
+    unsigned int n;
+    unsigned int pos0;
+    unsigned int pos_stride;
+    unsigned int seq_stride;
+    unsigned int pad_[10];
+};
+// binding slots of beam_copy
+enum { BEAM_COPY_CACHE = 0, BEAM_COPY_SRC = 1 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -328,6 +342,7 @@ struct Args {
         struct copy_args copy;
         struct gelu_mul_args gelu_mul;
         struct gelu_mul_mat_vec_args gelu_mul_mat_vec;
+        struct beam_copy_args beam_copy;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -354,6 +369,7 @@ static_assert(sizeof(struct sample_args) == 64, "sample args");
 static_assert(sizeof(struct copy_args) == 64, "copy args");
 static_assert(sizeof(struct gelu_mul_args) == 64, "gelu_mul args");
 static_assert(sizeof(struct gelu_mul_mat_vec_args) == 64, "gelu_mul_mat_vec args");
+static_assert(sizeof(struct beam_copy_args) == 64, "beam_copy args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

@@ -3,7 +3,10 @@
 # NVIDIA GPU and no Go, from a folder holding: msltest.test.xz and
 # cuda.test.xz (`CGO_ENABLED=0 go test -c -ldflags='-s -w'` of
 # ./shaders/msltest and ./cuda, xz'd), hark.xz (`CGO_ENABLED=0 go build`),
-# data.tar.xz (the shared/ files the tests read) and kernels.ptx. Writes to
+# data.tar.xz (the shared/ files the tests read: models/stories260K.gguf,
+# llm-kit/golden/stories260K.golden.json, llm-kit/ggml-quants/,
+# whisper-kit/models/ggml-kit-tiny.en-q8_0.bin, audio/jfk.wav, audio/jfk.txt,
+# audio/ljspeech-longform-LJ001-0021-0076.wav; ~31 MB xz'd) and kernels.ptx. Writes to
 # $OUT: env.txt (GPU, driver, ptxas, the cuda package's GPU tests, the CLI
 # on cpu and cuda), normal.log, permuted.log, poison.log (the msltest kernel
 # and end-to-end tests on the GPU: normal block order, permuted block
@@ -23,7 +26,7 @@ export PATH=$PATH:/usr/local/cuda/bin
 	done
 	wait
 ) >/tmp/h/ptxas.txt 2>&1 &
-kernels='SamplePlateauCut|ArgmaxKernel|AttentionKernel|ElementwiseVsCPU|MatrixGGMLKit|MatVecAllTypes|FusedMatVecAllTypes|MatMulAllTypes|Conv1DAllTypes|EmbedAllTypes|MatVecTuning|NormKernels|RopeKernel|RopeKVKernel|SampleKernel|SampleDegenerate|KernelsOtherTunings'
+kernels='SamplePlateauCut|ArgmaxKernel|AttentionKernel|ElementwiseVsCPU|MatrixGGMLKit|MatVecAllTypes|FusedMatVecAllTypes|MatMulAllTypes|Conv1DAllTypes|EmbedAllTypes|MatVecTuning|NormKernels|RopeKernel|RopeKVKernel|SampleKernel|SampleDegenerate|KernelsOtherTunings|BeamCopyKernel'
 cd /tmp/h
 run() { # log name, extra env, tests
 	echo "== $1: HARK_MSLTEST_DEVICE=cuda $2 msltest.test -test.run '^Test($3)\$' -test.v" >"$OUT/$1.log"
@@ -39,7 +42,9 @@ wait
 	echo "== $(date -u)"
 	nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
 	uname -r
-	echo "cores: $(nproc)"
+	# the CPU reference's matrix products depend on it (engine/blas)
+	echo "libopenblas.so.0: $(ldconfig -p 2>/dev/null | grep -c 'libopenblas.so.0 ') (0: the CPU backend uses its Go sgemm)"
+	echo "cores: $(nproc), $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2-), avx512_vnni: $(grep -m1 -c avx512_vnni /proc/cpuinfo)"
 	ptxas --version | tail -2
 	cat /tmp/h/ptxas.txt
 	sha256sum "$here/kernels.ptx"

@@ -17,154 +17,197 @@
 #define __constant__ __attribute__((__constant__))
 
 // ---- math NVPTX has no instruction for ------------------------------------
-// Single-precision versions of the usual Cephes reductions (about 1-2 ulp),
-// in place of libdevice, which needs the CUDA toolkit. msl_core.h calls
-// clang builtins; the macros below send the ones without an NVPTX lowering
-// here. Builtins with an instruction (sqrt, fma, floor, fmin...) stay.
+// NVPTX has no libm and, without the CUDA toolkit, no libdevice. The
+// executor's kernels call the host's libm, whose float functions are
+// (nearly always) correctly rounded, and the CPU backend computes the
+// same values in float64; so here each float function is evaluated in
+// double (error below 2^-57, fdlibm's reductions and polynomials) and
+// rounded once: correctly rounded except when the exact value lies within
+// that error of a midpoint between two floats. (Single-precision
+// polynomials of about 1 ulp were used before; GPU and CPU then disagreed
+// in the last bit often enough to move near-tied decisions.) msl_core.h
+// calls clang builtins; the macros below send the ones without an NVPTX
+// lowering here. Builtins with an instruction (sqrt, fma, floor, fmin...)
+// stay: they are the IEEE operations.
 #pragma clang force_cuda_host_device begin
 namespace __hark_math {
-inline float ldexp2(float x, int n) {
-    // x * 2^n for n in [-300, 300], in two steps so neither factor overflows
+// x * 2^n for any n, in two steps so neither factor over- or underflows.
+inline double scale2(double x, int n) {
+    n = n < -2200 ? -2200 : n > 2200 ? 2200 : n;
     int a = n / 2, b = n - a;
-    float fa = __builtin_bit_cast(float, (unsigned)((a + 127) < 1 ? 0 : (a + 127) > 254 ? 254 : (a + 127)) << 23);
-    float fb = __builtin_bit_cast(float, (unsigned)((b + 127) < 1 ? 0 : (b + 127) > 254 ? 254 : (b + 127)) << 23);
-    return x * fa * fb;
+    auto p2 = [](int k) {
+        k = k < -1022 ? -1022 : k > 1023 ? 1023 : k;
+        return __builtin_bit_cast(double, (unsigned long)(k + 1023) << 52);
+    };
+    return x * p2(a) * p2(b);
 }
-// exp(r) for |r| <= ln2/2 (Cephes expf polynomial).
-inline float expr(float r) {
-    float p = 1.9875691500e-4f;
-    p = __builtin_fmaf(p, r, 1.3981999507e-3f);
-    p = __builtin_fmaf(p, r, 8.3334519073e-3f);
-    p = __builtin_fmaf(p, r, 4.1665795894e-2f);
-    p = __builtin_fmaf(p, r, 1.6666665459e-1f);
-    p = __builtin_fmaf(p, r, 5.0000001201e-1f);
-    return __builtin_fmaf(p, r * r, r) + 1.0f;
+// exp(r) for |r| <= ln2/2: Taylor to r^13 (truncation below 2^-60).
+inline double exp_red(double r) {
+    double p = 1.0 / 6227020800.0;
+    p = __builtin_fma(p, r, 1.0 / 479001600.0);
+    p = __builtin_fma(p, r, 1.0 / 39916800.0);
+    p = __builtin_fma(p, r, 1.0 / 3628800.0);
+    p = __builtin_fma(p, r, 1.0 / 362880.0);
+    p = __builtin_fma(p, r, 1.0 / 40320.0);
+    p = __builtin_fma(p, r, 1.0 / 5040.0);
+    p = __builtin_fma(p, r, 1.0 / 720.0);
+    p = __builtin_fma(p, r, 1.0 / 120.0);
+    p = __builtin_fma(p, r, 1.0 / 24.0);
+    p = __builtin_fma(p, r, 1.0 / 6.0);
+    p = __builtin_fma(p, r, 0.5);
+    p = __builtin_fma(p, r, 1.0);
+    return __builtin_fma(p, r, 1.0);
 }
-inline float expf(float x) {
+const double ln2hi = 6.93147180369123816490e-01, ln2lo = 1.90821492927058770002e-10; // fdlibm
+inline double exp_d(double x) {
     if (__builtin_isnan(x)) return x;
-    if (x > 88.72284f) return __builtin_inff();
-    if (x < -103.97208f) return 0.0f;
-    float j = __builtin_rintf(x * 1.44269504088896341f);
-    float r = __builtin_fmaf(j, -0.693359375f, x);
-    r = __builtin_fmaf(j, 2.12194440e-4f, r);
-    return ldexp2(expr(r), (int)j);
+    if (x > 709.8) return __builtin_inf();
+    if (x < -745.2) return 0.0;
+    double j = __builtin_rint(x * 1.44269504088896338700e+00);
+    double r = __builtin_fma(-j, ln2hi, x); // exact: j·ln2hi has spare bits
+    r = __builtin_fma(-j, ln2lo, r);
+    return scale2(exp_red(r), (int)j);
 }
-inline float exp2f(float x) {
+inline double exp2_d(double x) {
     if (__builtin_isnan(x)) return x;
-    if (x >= 128.0f) return __builtin_inff();
-    if (x < -150.0f) return 0.0f;
-    float j = __builtin_rintf(x);
-    return ldexp2(expr((x - j) * 0.693147180559945309f), (int)j);
+    if (x > 1024.5) return __builtin_inf();
+    if (x < -1075.5) return 0.0;
+    double j = __builtin_rint(x);
+    return scale2(exp_red((x - j) * 6.93147180559945286227e-01), (int)j);
 }
-inline float logf(float x) {
-    if (__builtin_isnan(x) || x == __builtin_inff()) return x;
-    if (x < 0.0f) return __builtin_nanf("");
-    if (x == 0.0f) return -__builtin_inff();
+// log(x) for finite x > 0: x = m·2^e with m in [√½, √2), log m = 2·atanh(s),
+// s = (m-1)/(m+1), |s| < 0.172, series to s^23.
+inline double log_d(double x) {
     int e = 0;
-    if (x < 1.17549435e-38f) { x *= 16777216.0f; e = -24; } // subnormal
-    unsigned u = __builtin_bit_cast(unsigned, x);
-    e += (int)(u >> 23) - 126;
-    float m = __builtin_bit_cast(float, (u & 0x007fffffu) | 0x3f000000u); // [0.5, 1)
-    if (m < 0.707106781186547524f) { e -= 1; m = m + m - 1.0f; } else { m = m - 1.0f; }
-    float z = m * m;
-    float y = 7.0376836292e-2f;
-    y = __builtin_fmaf(y, m, -1.1514610310e-1f);
-    y = __builtin_fmaf(y, m, 1.1676998740e-1f);
-    y = __builtin_fmaf(y, m, -1.2420140846e-1f);
-    y = __builtin_fmaf(y, m, 1.4249322787e-1f);
-    y = __builtin_fmaf(y, m, -1.6668057665e-1f);
-    y = __builtin_fmaf(y, m, 2.0000714765e-1f);
-    y = __builtin_fmaf(y, m, -2.4999993993e-1f);
-    y = __builtin_fmaf(y, m, 3.3333331174e-1f);
-    y = y * m * z;
-    float fe = (float)e;
-    y = __builtin_fmaf(fe, -2.12194440e-4f, y);
-    y = __builtin_fmaf(-0.5f, z, y);
-    return __builtin_fmaf(fe, 0.693359375f, m + y);
+    if (x < 2.2250738585072014e-308) { x *= 18014398509481984.0; e = -54; } // subnormal
+    unsigned long u = __builtin_bit_cast(unsigned long, x);
+    e += (int)(u >> 52) - 1023;
+    double m = __builtin_bit_cast(double, (u & 0x000fffffffffffffUL) | 0x3ff0000000000000UL); // [1, 2)
+    if (m > 1.41421356237309504880) { m *= 0.5; e += 1; }
+    double f = m - 1.0, s = f / (2.0 + f), z = s * s;
+    double p = 1.0 / 23;
+    for (int k = 21; k >= 3; k -= 2) p = __builtin_fma(p, z, 1.0 / k);
+    double ls = 2.0 * s * z * p;          // 2·atanh(s) − 2s
+    double de = (double)e;                // log x = e·ln2 + f − (f − 2s) + ls, with f − 2s = s·f
+    return __builtin_fma(de, ln2hi, f - (s * f - __builtin_fma(de, ln2lo, ls)));
 }
-inline float log2f(float x) { return logf(x) * 1.44269504088896341f; }
-inline float log10f(float x) { return logf(x) * 0.434294481903251828f; }
-inline float powf(float x, float y) {
-    if (y == 0.0f || x == 1.0f) return 1.0f;
-    if (__builtin_isnan(x) || __builtin_isnan(y)) return __builtin_nanf("");
-    float ax = __builtin_fabsf(x);
-    bool yint = __builtin_rintf(y) == y;
-    if (x < 0.0f && !yint) return __builtin_nanf("");
-    float r = expf(y * logf(ax));
-    bool odd = yint && __builtin_fabsf(y - 2.0f * __builtin_truncf(y * 0.5f)) == 1.0f;
-    return (x < 0.0f && odd) ? -r : r;
+// sin and cos of r, |r| <= π/4 (fdlibm's kernels).
+inline double sin_red(double r) {
+    double z = r * r;
+    double p = 1.58969099521155010221e-10;
+    p = __builtin_fma(p, z, -2.50507602534068634195e-08);
+    p = __builtin_fma(p, z, 2.75573137070700676789e-06);
+    p = __builtin_fma(p, z, -1.98412698298579493134e-04);
+    p = __builtin_fma(p, z, 8.33333333332248946124e-03);
+    p = __builtin_fma(p, z, -1.66666666666666324348e-01);
+    return __builtin_fma(r * z, p, r);
 }
-// sin and cos of x: the reduction by pi/2 in double (exact enough for any
-// RoPE angle), the Cephes polynomials on |r| <= pi/4.
-inline void sincos_red(float x, float& s, float& c) {
+inline double cos_red(double r) {
+    double z = r * r;
+    double p = -1.13596475577881948265e-11;
+    p = __builtin_fma(p, z, 2.08757232129817482790e-09);
+    p = __builtin_fma(p, z, -2.75573143513906633035e-07);
+    p = __builtin_fma(p, z, 2.48015872894767294178e-05);
+    p = __builtin_fma(p, z, -1.38888888888741095749e-03);
+    p = __builtin_fma(p, z, 4.16666666666666019037e-02);
+    return __builtin_fma(z * z, p, __builtin_fma(-0.5, z, 1.0));
+}
+// sincos of a float: x − j·π/2 with π/2 in three parts (fdlibm's pio2_1,
+// pio2_2, pio2_2t), exact products for |j| < 2^20 (|x| < 1.6e6; beyond,
+// the result degrades gracefully, as no kernel asks for such angles).
+inline void sincos_d(float x, double& s, double& c) {
     double xd = (double)x;
-    double j = __builtin_rint(xd * 0.636619772367581343);
-    float r = (float)(xd - j * 1.57079632679489661923);
-    float z = r * r;
-    float sp = -1.9515295891e-4f;
-    sp = __builtin_fmaf(sp, z, 8.3321608736e-3f);
-    sp = __builtin_fmaf(sp, z, -1.6666654611e-1f);
-    float sr = __builtin_fmaf(sp * z, r, r);
-    float cp = 2.443315711809948e-5f;
-    cp = __builtin_fmaf(cp, z, -1.388731625493765e-3f);
-    cp = __builtin_fmaf(cp, z, 4.166664568298827e-2f);
-    float cr = __builtin_fmaf(cp * z, z, __builtin_fmaf(-0.5f, z, 1.0f));
-    long q = (long)j & 3;
-    switch (q) {
+    double j = __builtin_rint(xd * 6.36619772367581382433e-01);
+    double r = __builtin_fma(-j, 1.57079632673412561417e+00, xd);
+    r = __builtin_fma(-j, 6.07710050630396597660e-11, r);
+    r = __builtin_fma(-j, 2.02226624879595063154e-21, r);
+    double sr = sin_red(r), cr = cos_red(r);
+    switch ((long)j & 3) {
     case 0: s = sr; c = cr; break;
     case 1: s = cr; c = -sr; break;
     case 2: s = -sr; c = -cr; break;
     default: s = -cr; c = sr; break;
     }
 }
+inline float expf(float x) { return (float)exp_d((double)x); }
+inline float exp2f(float x) { return (float)exp2_d((double)x); }
+inline float logf(float x) {
+    if (__builtin_isnan(x) || x == __builtin_inff()) return x;
+    if (x < 0.0f) return __builtin_nanf("");
+    if (x == 0.0f) return -__builtin_inff();
+    return (float)log_d((double)x);
+}
+inline float log2f(float x) { return x > 0.0f && __builtin_isfinite(x) ? (float)(log_d((double)x) * 1.44269504088896338700e+00) : logf(x); }
+inline float log10f(float x) { return x > 0.0f && __builtin_isfinite(x) ? (float)(log_d((double)x) * 4.34294481903251816668e-01) : logf(x); }
+inline float powf(float x, float y) {
+    if (y == 0.0f || x == 1.0f) return 1.0f;
+    if (__builtin_isnan(x) || __builtin_isnan(y)) return __builtin_nanf("");
+    float ax = __builtin_fabsf(x);
+    bool yint = __builtin_rintf(y) == y;
+    if (x < 0.0f && !yint) return __builtin_nanf("");
+    bool odd = yint && __builtin_fabsf(y - 2.0f * __builtin_truncf(y * 0.5f)) == 1.0f;
+    float r;
+    if (ax == 0.0f) r = y < 0.0f ? __builtin_inff() : 0.0f;
+    else if (ax == __builtin_inff()) r = y < 0.0f ? 0.0f : __builtin_inff();
+    else r = (float)exp_d((double)y * log_d((double)ax));
+    return (x < 0.0f && odd) ? -r : r;
+}
 inline float sinf(float x) {
     if (!__builtin_isfinite(x)) return __builtin_nanf("");
-    float s, c;
-    sincos_red(x, s, c);
-    return s;
+    double s, c;
+    sincos_d(x, s, c);
+    return (float)s;
 }
 inline float cosf(float x) {
     if (!__builtin_isfinite(x)) return __builtin_nanf("");
-    float s, c;
-    sincos_red(x, s, c);
-    return c;
+    double s, c;
+    sincos_d(x, s, c);
+    return (float)c;
 }
 inline float tanf(float x) {
     if (!__builtin_isfinite(x)) return __builtin_nanf("");
-    float s, c;
-    sincos_red(x, s, c);
-    return s / c;
+    double s, c;
+    sincos_d(x, s, c);
+    return (float)(s / c);
 }
+// tanh, sinh, cosh from exp in double; below |x| = 2^-5 the odd series
+// (to x^9) avoids the cancellation of e^x − 1.
 inline float tanhf(float x) {
-    float ax = __builtin_fabsf(x);
+    double ax = __builtin_fabs((double)x);
     if (__builtin_isnan(x)) return x;
-    if (ax < 0.625f) { // Cephes tanhf polynomial
-        float z = x * x;
-        float p = -5.70498872745e-3f;
-        p = __builtin_fmaf(p, z, 2.06390887954e-2f);
-        p = __builtin_fmaf(p, z, -5.37397155531e-2f);
-        p = __builtin_fmaf(p, z, 1.33314422036e-1f);
-        p = __builtin_fmaf(p, z, -3.33332819422e-1f);
-        return __builtin_fmaf(p * z, x, x);
+    if (ax > 10.0) return __builtin_copysignf(1.0f, x);
+    double r;
+    if (ax < 0.03125) {
+        double z = ax * ax;
+        r = ax * (1.0 + z * (-1.0 / 3 + z * (2.0 / 15 + z * (-17.0 / 315 + z * (62.0 / 2835)))));
+    } else {
+        double t = exp_d(2.0 * ax);
+        r = (t - 1.0) / (t + 1.0);
     }
-    if (ax > 9.01f) return __builtin_copysignf(1.0f, x);
-    float r = 1.0f - 2.0f / (expf(2.0f * ax) + 1.0f);
-    return __builtin_copysignf(r, x);
+    return __builtin_copysignf((float)r, x);
 }
 inline float sinhf(float x) {
-    float e = expf(__builtin_fabsf(x));
-    return __builtin_copysignf(0.5f * (e - 1.0f / e), x);
+    double ax = __builtin_fabs((double)x), r;
+    if (ax < 0.03125) {
+        double z = ax * ax;
+        r = ax * (1.0 + z * (1.0 / 6 + z * (1.0 / 120 + z * (1.0 / 5040 + z * (1.0 / 362880)))));
+    } else {
+        double e = exp_d(ax);
+        r = 0.5 * (e - 1.0 / e);
+    }
+    return __builtin_copysignf((float)r, x);
 }
 inline float coshf(float x) {
-    float e = expf(__builtin_fabsf(x));
-    return 0.5f * (e + 1.0f / e);
+    double e = exp_d(__builtin_fabs((double)x));
+    return (float)(0.5 * (e + 1.0 / e));
 }
 inline float fmodf(float x, float y) {
     if (!__builtin_isfinite(x) || __builtin_isnan(y) || y == 0.0f) return __builtin_nanf("");
     if (!__builtin_isfinite(y)) return x;
-    // exact for the magnitudes kernels use (|x/y| < 2^24)
-    float q = __builtin_truncf(x / y);
-    return __builtin_fmaf(-q, y, x);
+    // exact for the magnitudes kernels use (|x/y| < 2^24): the quotient in
+    // double, the remainder by one exact fma
+    double q = __builtin_trunc((double)x / (double)y);
+    return (float)__builtin_fma(-q, (double)y, (double)x);
 }
 } // namespace __hark_math
 #pragma clang force_cuda_host_device end

@@ -109,7 +109,7 @@ func Generate(root string) (unit string, table []byte, err error) {
 		var args []string
 		dyn := false
 		for _, p := range k.Params {
-			a, err := paramExpr(p)
+			a, err := entryArgs.ParamExpr(p)
 			if err != nil {
 				return "", nil, fmt.Errorf("kernel %s: %w", k.Name, err)
 			}
@@ -158,51 +158,14 @@ const EntryPrefix = "hark_"
 
 var constSizes = map[string]int{"bool": 1, "uint": 4, "int": 4, "float": 4, "ushort": 2, "short": 2, "uchar": 1, "char": 1}
 
-func paramExpr(p msltest.Param) (string, error) {
-	dim := func(f string) string { return fmt.Sprintf("__msl::Dim{t.%s[0], t.%s[1], t.%s[2]}", f, f, f) }
-	switch p.Attr {
-	case "buffer":
-		if p.Index < 0 || p.Index >= 16 {
-			return "", fmt.Errorf("buffer index %d out of range", p.Index)
-		}
-		src := fmt.Sprintf("P.bufs[%d]", p.Index)
-		if p.Index == shaders.ArgsIndex {
-			src = "(void*)P.args" // the Args block travels in the parameters
-		}
-		if p.Ref {
-			return "__msl::Ref{" + src + "}", nil
-		}
-		return "__msl::Ptr{" + src + "}", nil
-	case "threadgroup":
-		if p.Index != 0 {
-			return "", fmt.Errorf("only [[threadgroup(0)]] is supported")
-		}
-		return "__msl::Ptr{__hark_dyn}", nil
-	case "thread_position_in_grid":
-		return dim("gid"), nil
-	case "thread_position_in_threadgroup":
-		return dim("tid"), nil
-	case "threadgroup_position_in_grid":
-		return dim("group"), nil
-	case "threads_per_threadgroup", "dispatch_threads_per_threadgroup":
-		return dim("tpg"), nil
-	case "threadgroups_per_grid":
-		return dim("ngroups"), nil
-	case "threads_per_grid":
-		return "__msl::Dim{t.ngroups[0]*t.tpg[0], t.ngroups[1]*t.tpg[1], t.ngroups[2]*t.tpg[2]}", nil
-	case "thread_index_in_threadgroup":
-		return "__msl::Dim{t.linear, 0, 0}", nil
-	case "thread_index_in_simdgroup":
-		return "__msl::Dim{t.lane, 0, 0}", nil
-	case "simdgroup_index_in_threadgroup":
-		return "__msl::Dim{t.simd, 0, 0}", nil
-	case "simdgroups_per_threadgroup":
-		return "__msl::Dim{t.nsimd, 0, 0}", nil
-	case "threads_per_simdgroup", "thread_execution_width":
-		return "__msl::Dim{32, 0, 0}", nil
+// entryArgs are the entry points' argument forms: the thread ids t and
+// the kernel parameter P (the Args block travels in the parameters).
+var entryArgs = msltest.ArgForms{Ids: "t.", Dyn: "__hark_dyn", Buffer: func(i int) string {
+	if i == shaders.ArgsIndex {
+		return "(void*)P.args"
 	}
-	return "", fmt.Errorf("unsupported parameter attribute [[%s]]", p.Attr)
-}
+	return fmt.Sprintf("P.bufs[%d]", i)
+}}
 
 // Compile compiles unit to PTX with clang ($HARK_CLANG overrides).
 func Compile(root, unit string) ([]byte, error) {

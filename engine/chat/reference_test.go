@@ -55,7 +55,7 @@ func TestReferenceRenderings(t *testing.T) {
 			if ref == "gemma3" {
 				// transformers references of tools/parity/gemma3_hf.py
 				refPath = func(t testing.TB, elem ...string) string {
-					return shared.Path(t, "llm-kit", "gemma3", ref+".tokref.json")
+					return filepath.Join(shared.Fixture(t, "gemma3"), ref+".tokref.json")
 				}
 			}
 			b, err := os.ReadFile(refPath(t, "llm-kit", "references", "tokenize", ref+".tokref.json"))

@@ -183,6 +183,10 @@ func (e *Exec) check(d *plan.Dispatch) error {
 		if d.Type != ggml.F32 && d.Type != ggml.F16 && d.Type != ggml.BF16 {
 			return fmt.Errorf("destination type %s is not supported (f32, f16 or bf16)", d.Type)
 		}
+	case plan.BeamCopy:
+		if d.Type != ggml.F32 && d.Type != ggml.F16 && d.Type != ggml.BF16 {
+			return fmt.Errorf("cache type %s is not supported (f32, f16 or bf16)", d.Type)
+		}
 	}
 	// The contract's checks see final values only when no patch rewrites
 	// a parameter; otherwise each kernel applies them at every step.

@@ -29,6 +29,7 @@ type Exec struct {
 	attnScr []float32   // packed K, transposed V and scores of attentionGEMM
 	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
 	sorter  candSorter
+	beamRow []byte // BeamCopy's saved source rows, grown to seqs rows
 
 	// kernel tasks, reused by every dispatch so the pool needs no allocation
 	embedT    embedTask
@@ -186,6 +187,8 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.sample(d)
 	case plan.Copy:
 		return e.copyOp(d)
+	case plan.BeamCopy:
+		return e.beamCopy(d)
 	}
 	return e.errf("unknown kernel %d", d.Kernel)
 }

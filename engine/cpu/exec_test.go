@@ -86,6 +86,9 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	h.add(plan.MatVecArgs{Type: ggml.F16, W: bind(tokEmb), X: bind(x), Out: bind(logits), Bias: plan.None, Res: plan.None, N: int(vocab), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(vocab)}.Dispatch())
 	h.add(plan.SoftmaxArgs{X: bind(logits), Out: bind(probs), N: int(vocab), M: 1, Ldx: int(vocab), Ldo: int(vocab), Scale: 1}.Dispatch())
 	h.add(plan.ArgmaxArgs{X: bind(logits), Out: bind(am), N: int(vocab), M: 1, Ldx: int(vocab)}.Dispatch())
+	beams := h.p.AddBuffer(plan.Buffer{Name: "beams", Kind: plan.State, Size: int64(4 * 3 * ctx * dim)})
+	bsrc := h.i32("beam.src", []int32{2, 0, 1}) // a cycle: every source is saved first
+	h.add(pos(plan.BeamCopyArgs{Type: ggml.F32, Cache: bind(beams), Src: bind(bsrc), Width: int(dim), Seqs: 3, N: 1, PosStride: int(dim), SeqStride: int(ctx * dim)}.Dispatch(), plan.PatchBeamCopyPos0))
 	s := plan.SampleArgs{X: bind(logits), Out: bind(toks), Hist: bind(toks), Scratch: bind(samp), N: int(vocab), TopK: 40, TopP: 0.9, MinP: 0.05, Temp: 0.8, Repeat: 1.1, Seed: 1, HistLen: 8}.Dispatch()
 	s.Patch[0] = plan.Patch{Target: plan.PatchSampleOutOff, Var: plan.VarSlot, Mul: 4, Base: 4} // writes the next slot
 	s.Patch[1] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}

@@ -178,3 +178,16 @@ func convInput(a *Conv1DArgs) span {
 	}
 	return f32Rows(a.T, a.Ldx, a.Cin)
 }
+
+// beamCache is the part of a cache BeamCopy reads and writes: positions
+// [pos0, pos0+n) of every sequence.
+func beamCache(a *BeamCopyArgs, t ggml.Type) span {
+	es := kvElem(t)
+	seqs, n := uint64(a.Seqs), uint64(a.N)
+	if seqs == 0 || n == 0 || a.Width == 0 {
+		return span{}
+	}
+	lo := SatMul(SatMul(uint64(a.Pos0), uint64(a.PosStride)), es)
+	hi := SatMul(SatAdd(SatAdd(SatMul(seqs-1, uint64(a.SeqStride)), SatMul(uint64(a.Pos0)+n-1, uint64(a.PosStride))), uint64(a.Width)), es)
+	return span{lo, max(hi, lo), SatMul(SatMul(SatMul(seqs, n), uint64(a.Width)), es)}
+}

@@ -99,17 +99,26 @@ const (
 	// GELUMulMatVec: out = (gelu_tanh(gate) ⊙ up)·Wᵀ + bias + res (the FFN
 	// down projection with its activation fused in).
 	GELUMulMatVec
+	// BeamCopy: Reorders the sequences of a cache in place (beam search's KV
+	// caches, without the host): for every d < seqs with src[d] in [0, seqs) and
+	// src[d] != d, positions [pos0, pos0+n) of sequence d become a copy of
+	// sequence src[d]'s; other sequences are left unchanged. Every read happens
+	// before any write, so src may be any map, a permutation included. Element
+	// (s, p, i) is at s*seqStride + p*posStride + i, i < width, of Type f32, f16
+	// or bf16.
+	BeamCopy
 	numKernels
 )
 
 // Flags and modes shared by several kernels.
 const (
-	FlagAccumulate = 1 // Embed: add into out
-	FlagCausal     = 1 // Attention: causal mask
-	FlagChannelMaj = 1 // Conv1D: x is channel-major
-	FlagPerSeqRows = 2 // Rope, RopeKV, Attention: row t is sequence t
-	RopeNormal     = 0 // rope pairs (2i, 2i+1), as ggml's mode 0
-	RopeNeoX       = 2 // rope pairs (i, i+ropeDim/2), as ggml's mode 2
+	FlagAccumulate  = 1  // Embed: add into out
+	FlagCausal      = 1  // Attention: causal mask
+	FlagChannelMaj  = 1  // Conv1D: x is channel-major
+	FlagPerSeqRows  = 2  // Rope, RopeKV, Attention: row t is sequence t
+	RopeNormal      = 0  // rope pairs (2i, 2i+1), as ggml's mode 0
+	RopeNeoX        = 2  // rope pairs (i, i+ropeDim/2), as ggml's mode 2
+	BeamCopyMaxSeqs = 16 // BeamCopy: the most sequences (a GPU thread holds one element of each)
 )
 
 // EmbedArgs is the record of a Embed dispatch (embed).
@@ -1563,6 +1572,77 @@ func DecodeGELUMulMatVec(d *Dispatch) (a GELUMulMatVecArgs) {
 	return a
 }
 
+// BeamCopyArgs is the record of a BeamCopy dispatch (beam_copy).
+type BeamCopyArgs struct {
+	Type      ggml.Type // Dispatch.Type
+	Cache     Binding   // in-out Type
+	Src       Binding   // input i32: i32[seqs]: the source of each sequence
+	Width     int       // elements a position holds
+	Seqs      int
+	N         int // positions
+	Pos0      int // first position
+	PosStride int
+	SeqStride int
+}
+
+// Binding slots of BeamCopy.
+const (
+	SlotBeamCopyCache = 0
+	SlotBeamCopySrc   = 1
+)
+
+// Patch targets of BeamCopy.
+const (
+	PatchBeamCopyN        = PatchParam0 + 2
+	PatchBeamCopyPos0     = PatchParam0 + 3
+	PatchBeamCopyCacheOff = PatchOffset0 + 0 // byte offset of Cache
+	PatchBeamCopySrcOff   = PatchOffset0 + 1 // byte offset of Src
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a BeamCopyArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: BeamCopy, NBind: 2}
+	d.Type = a.Type
+	d.Bind[0] = a.Cache
+	d.Bind[1] = a.Src
+	d.P[0] = uint32(a.Width)
+	d.P[1] = uint32(a.Seqs)
+	d.P[2] = uint32(a.N)
+	d.P[3] = uint32(a.Pos0)
+	d.P[4] = uint32(a.PosStride)
+	d.P[5] = uint32(a.SeqStride)
+	d.Grid = [3]uint32{uint32(a.Width), uint32(a.N), uint32(1)}
+	return d
+}
+
+// DecodeBeamCopy reads d's record; d.Kernel must be BeamCopy (or share its layout).
+func DecodeBeamCopy(d *Dispatch) (a BeamCopyArgs) {
+	a.Type = d.Type
+	a.Cache = d.binding(0)
+	a.Src = d.binding(1)
+	a.Width = int(d.P[0])
+	a.Seqs = int(d.P[1])
+	a.N = int(d.P[2])
+	a.Pos0 = int(d.P[3])
+	a.PosStride = int(d.P[4])
+	a.SeqStride = int(d.P[5])
+	return a
+}
+
+// Check applies the contract's validations of BeamCopy.
+func (a *BeamCopyArgs) Check() error {
+	if a.Seqs > BeamCopyMaxSeqs {
+		return fmt.Errorf("beam_copy: %d sequences, at most %d", a.Seqs, BeamCopyMaxSeqs)
+	}
+	if a.N > 1 && a.PosStride < a.Width {
+		return fmt.Errorf("beam_copy: position stride %d smaller than width %d", a.PosStride, a.Width)
+	}
+	if a.Seqs > 1 && a.N > 0 && a.SeqStride < mul(a.Pos0+a.N-1, a.PosStride)+a.Width {
+		return fmt.Errorf("beam_copy: sequence stride %d overlaps the next sequence (%d positions from %d, stride %d, width %d)", a.SeqStride, a.N, a.Pos0, a.PosStride, a.Width)
+	}
+	return nil
+}
+
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
@@ -1845,6 +1925,17 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldr", Word: 5, Words: 1, Float: false, Patch: false},
 			{Name: "Ldu", Word: 6, Words: 1, Float: false, Patch: false},
 		}},
+	BeamCopy: {Name: "beam_copy", MinBind: 2,
+		Binds: []BindInfo{{Name: "Cache", Role: BindInOut, Optional: false, Elem: "Type"},
+			{Name: "Src", Role: BindIn, Optional: false, Elem: "i32"},
+		},
+		Params: []ParamInfo{{Name: "Width", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "Seqs", Word: 1, Words: 1, Float: false, Patch: false},
+			{Name: "N", Word: 2, Words: 1, Float: false, Patch: true},
+			{Name: "Pos0", Word: 3, Words: 1, Float: false, Patch: true},
+			{Name: "PosStride", Word: 4, Words: 1, Float: false, Patch: false},
+			{Name: "SeqStride", Word: 5, Words: 1, Float: false, Patch: false},
+		}},
 }
 
 // Check applies the contract's validations to a resolved dispatch; every
@@ -1871,6 +1962,9 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case Argmax:
 		a := DecodeArgmax(d)
+		return a.Check()
+	case BeamCopy:
+		a := DecodeBeamCopy(d)
 		return a.Check()
 	}
 	return nil
@@ -1998,6 +2092,10 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		dst = d.access(dst, 3, true, false, f32Vec(a.N))
 		dst = d.access(dst, 4, true, false, f32Rows(a.M, a.Ldr, a.N))
 		dst = d.access(dst, 5, true, false, f32Rows(a.M, a.Ldu, a.K))
+	case BeamCopy:
+		a := DecodeBeamCopy(d)
+		dst = d.access(dst, 0, true, true, beamCache(&a, d.Type))
+		dst = d.access(dst, 1, true, false, i32Vec(a.Seqs))
 	default:
 		for i := range int(d.NBind) {
 			dst = d.access(dst, i, true, true, toEnd(0))

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,11 +33,11 @@ func loadTokref(t *testing.T, name string) []tokrefCase {
 }
 
 // tokrefPath is the reference of tokenizer name: llm-kit/references, or,
-// for Gemma 3, the transformers references of llm-kit/gemma3 (made by
+// for Gemma 3, the transformers references of testdata/gemma3 (made by
 // tools/parity/gemma3_hf.py).
 func tokrefPath(t *testing.T, name string) string {
 	if name == "gemma3" {
-		return shared.Path(t, "llm-kit", "gemma3", "gemma3.tokref.json")
+		return filepath.Join(shared.Fixture(t, "gemma3"), "gemma3.tokref.json")
 	}
 	return shared.Path(t, "llm-kit", "references", "tokenize", name+".tokref.json")
 }

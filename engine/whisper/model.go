@@ -9,12 +9,12 @@ import (
 // Model is a loaded Whisper model: its plan, executed by a backend, plus
 // the host-side buffers decoding reuses.
 type Model struct {
-	H      HParams
-	exec   plan.Executable
-	lay    *layout
-	logits []float32 // host copy of the last logits read
-	vars   plan.Vars
-	kvHost [][]byte // staging for beam KV copies, per source sequence
+	H       HParams
+	exec    plan.Executable
+	lay     *layout
+	logits  []float32 // host copy of the last logits read
+	vars    plan.Vars
+	beamSrc []int32 // the source of each beam, written for PassBeamCopy
 }
 
 // Load builds the plan for h and w and loads it on backend.
@@ -27,7 +27,8 @@ func Load(backend plan.Backend, h HParams, w Weights, opt Options) (*Model, erro
 	if err != nil {
 		return nil, fmt.Errorf("whisper: loading the plan on %s: %w", backend.Name(), err)
 	}
-	return &Model{H: h, exec: exec, lay: lay, logits: make([]float32, opt.beamsOrOne()*h.NVocab)}, nil
+	return &Model{H: h, exec: exec, lay: lay, logits: make([]float32, opt.beamsOrOne()*h.NVocab),
+		beamSrc: make([]int32, opt.beamsOrOne())}, nil
 }
 
 func (o Options) beamsOrOne() int { return max(o.Beams, 1) }
@@ -166,38 +167,17 @@ func (m *Model) reorderKV(src []int, lo, hi int) error {
 	if !moved || hi == lo {
 		return nil
 	}
-	ns := int64(m.H.NTextState) * 4
-	region := int64(m.H.NTextCtx) * ns // bytes per sequence
-	used := int(int64(hi-lo) * ns)
-	if len(m.kvHost) < m.lay.beams {
-		m.kvHost = make([][]byte, m.lay.beams)
+	for d := range m.beamSrc {
+		m.beamSrc[d] = int32(d) // beams past len(src) stay
 	}
-	for _, bufs := range [][]plan.BufID{m.lay.selfK, m.lay.selfV} {
-		for _, buf := range bufs {
-			read := make([]bool, m.lay.beams)
-			for d, s := range src {
-				if s == d || read[s] {
-					continue
-				}
-				if cap(m.kvHost[s]) < used {
-					m.kvHost[s] = make([]byte, used, int(region))
-				}
-				m.kvHost[s] = m.kvHost[s][:used]
-				if err := m.exec.Read(buf, int64(s)*region+int64(lo)*ns, m.kvHost[s]); err != nil {
-					return err
-				}
-				read[s] = true
-			}
-			for d, s := range src {
-				if s != d {
-					if err := m.exec.Write(buf, int64(d)*region+int64(lo)*ns, m.kvHost[s]); err != nil {
-						return err
-					}
-				}
-			}
-		}
+	for d, s := range src {
+		m.beamSrc[d] = int32(s)
 	}
-	return nil
+	if err := plan.WriteI32(m.exec, m.lay.beamSrc, 0, m.beamSrc); err != nil {
+		return err
+	}
+	m.vars = plan.Vars{plan.VarPos: int64(lo), plan.VarNTok: int64(hi - lo)}
+	return m.exec.Run(PassBeamCopy, &m.vars)
 }
 
 // broadcastKV copies positions [0, n) of sequence 0's cache to sequences

@@ -32,11 +32,12 @@ type Options struct {
 
 // Pass indices of a whisper plan.
 const (
-	PassEncode = iota // mel window -> encoder output and cross-attention K/V of every layer
-	PassPrompt        // VarNTok tokens of one sequence from VarPos (matrix products); last row's logits
-	PassStep          // one token of one sequence at VarPos (matrix-vector products)
-	PassBeams         // one token for each of Beams sequences at VarPos
-	PassAlign         // VarNTok tokens from position 0: every row's logits and the cross-attention weights
+	PassEncode   = iota // mel window -> encoder output and cross-attention K/V of every layer
+	PassPrompt          // VarNTok tokens of one sequence from VarPos (matrix products); last row's logits
+	PassStep            // one token of one sequence at VarPos (matrix-vector products)
+	PassBeams           // one token for each of Beams sequences at VarPos
+	PassAlign           // VarNTok tokens from position 0: every row's logits and the cross-attention weights
+	PassBeamCopy        // positions [VarPos, VarPos+VarNTok) of sequence beamSrc[d] copied to sequence d in every self-attention cache
 )
 
 // alignRows bounds the tokens of an alignment pass: a window's text
@@ -53,6 +54,7 @@ type layout struct {
 	alignLog  plan.BufID // IO: f32 logits of every row of an alignment pass
 	selfK     []plan.BufID
 	selfV     []plan.BufID
+	beamSrc   plan.BufID // IO: i32[Beams], the source sequence of each beam for PassBeamCopy
 	maxTokens int
 	beams     int
 }
@@ -339,6 +341,7 @@ func (b *builder) decoder(lay *layout, opt Options) {
 		ps, _ := b.p.AddPass(pc.name)
 		b.decoderPass(ps, lay, crossK, crossV, x, hb, qkv, att, ff, pc)
 	}
+	b.beamCopy(lay, opt.Beams)
 }
 
 // decPass configures one decoder pass.
@@ -456,4 +459,30 @@ func (b *builder) logits(ps *plan.Pass, emb plan.Binding, et ggml.Type, m int, n
 		d.AddPatch(plan.PatchMatVecM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
+}
+
+// beamCopy adds PassBeamCopy: beam search reorders the beams' caches on
+// the backend (plan.BeamCopy), not through the host. With one beam there
+// is nothing to reorder and the pass is empty.
+func (b *builder) beamCopy(lay *layout, beams int) {
+	h := b.h
+	lay.beamSrc = b.p.AddBuffer(plan.Buffer{Name: "beam.src", Kind: plan.IO, Size: int64(beams) * 4})
+	ps, _ := b.p.AddPass("beam copy")
+	if beams < 2 {
+		return
+	}
+	if beams > plan.BeamCopyMaxSeqs {
+		b.fail("whisper: %d beams, at most %d", beams, plan.BeamCopyMaxSeqs)
+		return
+	}
+	ns := h.NTextState
+	for l := range h.NTextLayer {
+		for _, c := range []plan.BufID{lay.selfK[l], lay.selfV[l]} {
+			d := plan.BeamCopyArgs{Type: ggml.F32, Cache: at(c, 0), Src: at(lay.beamSrc, 0),
+				Width: ns, Seqs: beams, PosStride: ns, SeqStride: h.NTextCtx * ns}.Dispatch()
+			d.AddPatch(plan.PatchBeamCopyPos0, plan.VarPos, 1, 0)
+			d.AddPatch(plan.PatchBeamCopyN, plan.VarNTok, 1, 0)
+			ps.Add(d)
+		}
+	}
 }

@@ -15,13 +15,13 @@ import (
 	"github.com/harkapp/hark/internal/shared"
 )
 
-// TestE2EGemma3: the tiny random Gemma 3 of llm-kit/gemma3 (sliding-window
+// TestE2EGemma3: the tiny random Gemma 3 of testdata/gemma3 (sliding-window
 // and global layers, GELU-gated FFN, four norms per layer) through the
 // executor's kernels gives transformers' logits and greedy tokens: the
 // first prompt as one prefill (tiled/mma attention, gelu_mul), then decode
 // steps (split attention over a window, gelu_mul_mat_vec).
 func TestE2EGemma3(t *testing.T) {
-	dir := shared.Path(t, "llm-kit", "gemma3")
+	dir := shared.Fixture(t, "gemma3")
 	ref, err := parity.ReadReference(filepath.Join(dir, "gemma3-tiny.json"), "gemma3")
 	require.NoError(t, err)
 	var buf bytes.Buffer

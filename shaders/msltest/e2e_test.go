@@ -175,15 +175,15 @@ func sameTranscript(t *testing.T, want, got *whisper.Result) {
 	}
 }
 
-// TestE2EWhisperLongForm transcribes the 200-s long-form clip (seven
-// windows, seeks past each window's last timestamp) greedy and with 5
+// TestE2EWhisperLongForm transcribes the 6-min-34-s long-form file (each
+// window seeks past its last timestamp) greedy and with 5
 // beams, with word timestamps, on a GPU and on the CPU backend: the same
 // text, segments and word times. Device only: on the executor's CPU fibers
 // it would take tens of minutes.
 func TestE2EWhisperLongForm(t *testing.T) {
 	be := TestBackend(t)
 	if be.Device() == nil {
-		t.Skip("no GPU: this test runs only on a device ($HARK_MSLTEST_DEVICE=cuda); the executor is too slow for 200 s of audio")
+		t.Skip("no GPU: this test runs only on a device ($HARK_MSLTEST_DEVICE=cuda); the executor is too slow for 6.5 minutes of audio")
 	}
 	ref := cpu.New(cpu.Options{})
 	defer ref.Close()

@@ -127,7 +127,7 @@ func generate(srcs []Source) (string, []string, error) {
 	for i, e := range tr.Kernels {
 		var args []string
 		for _, p := range e.Params {
-			a, err := paramExpr(p)
+			a, err := executorArgs.ParamExpr(p)
 			if err != nil {
 				return "", nil, fmt.Errorf("kernel %s: %w", e.Name, err)
 			}
@@ -155,47 +155,9 @@ func generate(srcs []Source) (string, []string, error) {
 
 const maxConstants = 64
 
-func paramExpr(p Param) (string, error) {
-	dim := func(f string) string { return fmt.Sprintf("__msl::Dim{t->%s[0], t->%s[1], t->%s[2]}", f, f, f) }
-	switch p.Attr {
-	case "buffer":
-		if p.Index < 0 || p.Index >= 16 {
-			return "", fmt.Errorf("buffer index %d out of range", p.Index)
-		}
-		if p.Ref {
-			return fmt.Sprintf("__msl::Ref{c->bufs[%d]}", p.Index), nil
-		}
-		return fmt.Sprintf("__msl::Ptr{c->bufs[%d]}", p.Index), nil
-	case "threadgroup":
-		if p.Index != 0 {
-			return "", fmt.Errorf("only [[threadgroup(0)]] is supported")
-		}
-		return "__msl::Ptr{t->tg_dyn}", nil
-	case "thread_position_in_grid":
-		return dim("gid"), nil
-	case "thread_position_in_threadgroup":
-		return dim("tid"), nil
-	case "threadgroup_position_in_grid":
-		return dim("group"), nil
-	case "threads_per_threadgroup", "dispatch_threads_per_threadgroup":
-		return dim("tpg"), nil
-	case "threadgroups_per_grid":
-		return dim("ngroups"), nil
-	case "threads_per_grid":
-		return "__msl::Dim{t->ngroups[0]*t->tpg[0], t->ngroups[1]*t->tpg[1], t->ngroups[2]*t->tpg[2]}", nil
-	case "thread_index_in_threadgroup":
-		return "__msl::Dim{t->linear, 0, 0}", nil
-	case "thread_index_in_simdgroup":
-		return "__msl::Dim{t->lane, 0, 0}", nil
-	case "simdgroup_index_in_threadgroup":
-		return "__msl::Dim{t->simd, 0, 0}", nil
-	case "simdgroups_per_threadgroup":
-		return "__msl::Dim{t->nsimd, 0, 0}", nil
-	case "threads_per_simdgroup", "thread_execution_width":
-		return "__msl::Dim{32, 0, 0}", nil
-	}
-	return "", fmt.Errorf("unsupported parameter attribute [[%s]]", p.Attr)
-}
+// executorArgs are the trampolines' argument forms: abi.h's Ctx (c) and
+// Ids (t) pointers.
+var executorArgs = ArgForms{Ids: "t->", Buffer: func(i int) string { return fmt.Sprintf("c->bufs[%d]", i) }, Dyn: "t->tg_dyn"}
 
 // rewriteThreadgroupDecls turns `threadgroup T name[N];` declarations into
 // references to per-threadgroup storage, so all threads of a threadgroup

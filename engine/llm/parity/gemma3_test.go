@@ -21,8 +21,8 @@ import (
 )
 
 // Gemma3Dir is the transformers checkpoint and references of
-// tools/parity/gemma3_hf.py (llm-kit/gemma3, see its README).
-func gemma3Dir(t *testing.T) string { return shared.Path(t, "llm-kit", "gemma3") }
+// tools/parity/gemma3_hf.py (testdata/gemma3, see its README).
+func gemma3Dir(t *testing.T) string { return shared.Fixture(t, "gemma3") }
 
 // openGemma3 converts the checkpoint to GGUF in a temp dir and opens it.
 func openGemma3(t *testing.T) *gguf.File {

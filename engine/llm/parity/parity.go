@@ -6,7 +6,7 @@
 //
 // Gemma 3 goes the other way round (gemma3.go): transformers makes a small
 // random checkpoint with its references (tools/parity/gemma3_hf.py, kept
-// in llm-kit/gemma3), and WriteGemma3 converts it with Hark's writer.
+// in testdata/gemma3), and WriteGemma3 converts it with Hark's writer.
 package parity
 
 import (

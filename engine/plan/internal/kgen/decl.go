@@ -95,6 +95,7 @@ var Consts = []Const{
 	{"FlagPerSeqRows", "KFLAG_PER_SEQ_ROWS", 1 << 1, "Rope, RopeKV, Attention: row t is sequence t"},
 	{"RopeNormal", "KROPE_NORMAL", 0, "rope pairs (2i, 2i+1), as ggml's mode 0"},
 	{"RopeNeoX", "KROPE_NEOX", 2, "rope pairs (i, i+ropeDim/2), as ggml's mode 2"},
+	{"BeamCopyMaxSeqs", "KBEAM_COPY_MAX_SEQS", 16, "BeamCopy: the most sequences (a GPU thread holds one element of each)"},
 }
 
 // products are the bindings and params shared by MatVec, MatMul and the
@@ -351,4 +352,21 @@ var Kernels = []Kernel{
 	},
 	gatedMul("GELUMul", "gelu_mul", "gelu_tanh"),
 	gatedMulMatVec("GELUMulMatVec", "gelu_mul_mat_vec", "gelu_tanh"),
+	{Name: "BeamCopy", Fn: "beam_copy", Typed: true,
+		Doc: "Reorders the sequences of a cache in place (beam search's KV caches, without the host): for every d < seqs with src[d] in [0, seqs) and src[d] != d, positions [pos0, pos0+n) of sequence d become a copy of sequence src[d]'s; other sequences are left unchanged. Every read happens before any write, so src may be any map, a permutation included. Element (s, p, i) is at s*seqStride + p*posStride + i, i < width, of Type f32, f16 or bf16.",
+		Binds: []Bind{
+			{Name: "Cache", Role: InOut, Elem: Typed, Span: "beamCache(&a, d.Type)"},
+			{Name: "Src", Elem: I32, Span: "i32Vec(a.Seqs)", Doc: "i32[seqs]: the source of each sequence"},
+		},
+		Params: []Param{{Name: "Width", Doc: "elements a position holds"}, {Name: "Seqs"}, {Name: "N", Patch: true, Doc: "positions"},
+			{Name: "Pos0", Patch: true, Doc: "first position"}, {Name: "PosStride"}, {Name: "SeqStride"}},
+		Grid: [3]string{"a.Width", "a.N", "1"},
+		Checks: []Check{
+			{Fail: "a.Seqs > BeamCopyMaxSeqs", Msg: "%d sequences, at most %d", Args: "a.Seqs, BeamCopyMaxSeqs"},
+			{Fail: "a.N > 1 && a.PosStride < a.Width", Msg: "position stride %d smaller than width %d", Args: "a.PosStride, a.Width"},
+			{Fail: "a.Seqs > 1 && a.N > 0 && a.SeqStride < mul(a.Pos0+a.N-1, a.PosStride)+a.Width",
+				Msg:  "sequence stride %d overlaps the next sequence (%d positions from %d, stride %d, width %d)",
+				Args: "a.SeqStride, a.N, a.Pos0, a.PosStride, a.Width"},
+		},
+	},
 }
