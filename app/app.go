@@ -200,10 +200,12 @@ func New(cfg Config) (*App, error) {
 			return s.idleUnload()
 		}})
 	a.History = &History{a: a}
-	a.Transcription = newTranscription(a)
-	a.Chat = newChat(a)
 	a.Models = &Models{deps: modelsDeps{settings: a.Settings, store: ms, rt: a.rt, emit: a.emit, uploads: a.uploads, closed: a.closed},
 		dl: models.NewDownloader(2), pulls: map[string]context.CancelFunc{}}
+	a.Transcription = newTranscription(transcriptionDeps{db: db, emit: a.emit, recDir: recDir, uploads: a.uploads,
+		models: a.Models, history: a.History, transcribe: a.transcribeItem, closed: a.closed})
+	a.Chat = newChat(chatDeps{db: db, emit: a.emit, settings: a.Settings, models: a.Models, history: a.History,
+		withChat: a.withChat, closed: a.closed})
 	a.Dictation = &Dictation{rec: cfg.Recorder, out: cfg.Output, deps: dictationDeps{
 		ctx: a.ctx, emit: a.emit, settings: a.Settings, history: a.History,
 		preload: a.preloadSpeech, live: &a.livePlan, transcribe: a.finishDictation,
