@@ -180,7 +180,11 @@ func New(cfg Config) (*App, error) {
 	}
 	a.uploads = &uploads{dir: filepath.Join(dir, "uploads"), m: map[string]upload{}}
 	a.uploads.clear()
-	a.Settings = &Settings{a: a}
+	// Models and the model cache are made after Settings: its steps into
+	// them are bound late.
+	a.Settings = &Settings{deps: settingsDeps{db: db, emit: a.emit, dataDir: dir, modelsDir: ms.Dir,
+		speechModel: func(arg string) (string, string, error) { return a.Models.resolveSpeech(arg) },
+		apply:       a.applySettings}}
 	// The model cache every service shares (idle unloading follows the
 	// settings).
 	idle := cfg.IdleCheck
@@ -199,7 +203,12 @@ func New(cfg Config) (*App, error) {
 			}
 			return s.idleUnload()
 		}})
-	a.History = &History{a: a}
+	// Dictation and Transcription are made after History: its steps
+	// into them are bound late.
+	a.History = &History{deps: historyDeps{db: db, emit: a.emit, recDir: recDir, settings: a.Settings,
+		recording: func(id int64) bool { return a.Dictation.recording(id) },
+		cancelJob: func(id int64) { a.Transcription.cancelAndWait(id) },
+		enqueue:   func(id int64, model string) (Job, error) { return a.Transcription.enqueue(id, model) }}}
 	a.Models = &Models{deps: modelsDeps{settings: a.Settings, store: ms, rt: a.rt, emit: a.emit, uploads: a.uploads, closed: a.closed},
 		dl: models.NewDownloader(2), pulls: map[string]context.CancelFunc{}}
 	a.Transcription = newTranscription(transcriptionDeps{db: db, emit: a.emit, recDir: recDir, uploads: a.uploads,

@@ -106,13 +106,27 @@ func (it Item) audioFile() string {
 
 // History is the history service.
 type History struct {
-	a *App
+	deps historyDeps
+}
+
+// historyDeps is what History uses of the app: the items' store, the
+// recordings folder, the settings (retention), and three steps of other
+// services: whether an item is being recorded (Dictation), cancelling an
+// item's job and queueing one (Transcription).
+type historyDeps struct {
+	db        *store.Store
+	emit      Emitter
+	recDir    string
+	settings  settingsReader
+	recording func(id int64) bool
+	cancelJob func(id int64)
+	enqueue   func(id int64, model string) (Job, error)
 }
 
 // List returns items newest first; query (words, all required) filters on
 // the transcript and title.
 func (h *History) List(query string, limit, offset int) ([]Item, error) {
-	rows, err := h.a.db.Items(query, limit, offset)
+	rows, err := h.deps.db.Items(query, limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -125,14 +139,14 @@ func (h *History) List(query string, limit, offset int) ([]Item, error) {
 
 // Get returns one item.
 func (h *History) Get(id int64) (Item, error) {
-	r, err := h.a.db.Item(id)
+	r, err := h.deps.db.Item(id)
 	if err != nil {
 		return Item{}, err
 	}
 	return itemFromRow(r), nil
 }
 
-func (h *History) save(it Item) error { return h.a.db.UpdateItem(it.row()) }
+func (h *History) save(it Item) error { return h.deps.db.UpdateItem(it.row()) }
 
 // AudioFile is the file to replay an item from: its recording, else the
 // user's file (the media handler serves it).
@@ -158,11 +172,11 @@ func (h *History) Delete(id int64) error {
 	if err != nil {
 		return err
 	}
-	if h.a.Dictation.recording(id) {
+	if h.deps.recording(id) {
 		return fmt.Errorf("item %d is being recorded; stop dictation first", id)
 	}
-	h.a.Transcription.cancelAndWait(id)
-	if err := h.a.db.DeleteItem(id); err != nil {
+	h.deps.cancelJob(id)
+	if err := h.deps.db.DeleteItem(id); err != nil {
 		return err
 	}
 	if it.AudioPath != "" {
@@ -170,14 +184,14 @@ func (h *History) Delete(id int64) error {
 			return fmt.Errorf("item %d deleted, but its recording was not: %w", id, err)
 		}
 	}
-	h.a.emit.Emit(EventHistoryDeleted, map[string]any{"id": id})
+	h.deps.emit.Emit(EventHistoryDeleted, map[string]any{"id": id})
 	return nil
 }
 
 // Retranscribe queues the item again, with model ("" = the settings'
 // speech model). The item keeps its old text until the new one is done.
 func (h *History) Retranscribe(id int64, model string) (Item, error) {
-	if _, err := h.a.Transcription.enqueue(id, model); err != nil {
+	if _, err := h.deps.enqueue(id, model); err != nil {
 		return Item{}, err
 	}
 	return h.Get(id)
@@ -186,7 +200,7 @@ func (h *History) Retranscribe(id int64, model string) (Item, error) {
 // Pending lists the recordings that were never transcribed (capture or
 // transcription cut short by a crash, or a failure), oldest first.
 func (h *History) Pending() ([]Item, error) {
-	rows, err := h.a.db.ItemsWithStatus(StatusRecorded, StatusFailed)
+	rows, err := h.deps.db.ItemsWithStatus(StatusRecorded, StatusFailed)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +216,7 @@ func (h *History) Pending() ([]Item, error) {
 
 // Usage reports the item count and the bytes the recordings take.
 func (h *History) Usage() (Usage, error) {
-	rows, err := h.a.db.AllItems()
+	rows, err := h.deps.db.AllItems()
 	if err != nil {
 		return Usage{}, err
 	}
@@ -210,7 +224,7 @@ func (h *History) Usage() (Usage, error) {
 	if len(rows) > 0 {
 		u.Oldest = rows[0].CreatedAt
 	}
-	err = filepath.WalkDir(h.a.recDir, func(_ string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(h.deps.recDir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
@@ -264,7 +278,7 @@ func (h *History) SetTranscript(id int64, text, language string, segments []whis
 	}
 	it, err = h.Get(id)
 	if err == nil {
-		h.a.emit.Emit(EventHistoryChanged, it)
+		h.deps.emit.Emit(EventHistoryChanged, it)
 	}
 	return it, err
 }
@@ -277,14 +291,14 @@ func (h *History) SetTranscript(id int64, text, language string, segments []whis
 func (h *History) BeginRecording() (Item, error) {
 	now := time.Now()
 	name := fmt.Sprintf("%s-%03d.wav", now.Format("20060102-150405"), now.Nanosecond()/1e6)
-	path := filepath.Join(h.a.recDir, name)
-	r, err := h.a.db.InsertItem(store.Item{Kind: KindDictation, CreatedAt: now.UnixMilli(), Status: StatusRecording,
+	path := filepath.Join(h.deps.recDir, name)
+	r, err := h.deps.db.InsertItem(store.Item{Kind: KindDictation, CreatedAt: now.UnixMilli(), Status: StatusRecording,
 		Title: "Dictation " + now.Format("2006-01-02 15:04"), AudioPath: path})
 	if err != nil {
 		return Item{}, err
 	}
 	it := itemFromRow(r)
-	h.a.emit.Emit(EventHistoryChanged, it)
+	h.deps.emit.Emit(EventHistoryChanged, it)
 	return it, nil
 }
 
@@ -305,7 +319,7 @@ func (h *History) FinishRecording(id int64, durationMs int64) (Item, error) {
 	if err := h.save(it); err != nil {
 		return Item{}, err
 	}
-	h.a.emit.Emit(EventHistoryChanged, it)
+	h.deps.emit.Emit(EventHistoryChanged, it)
 	return h.Get(id)
 }
 
@@ -313,7 +327,7 @@ func (h *History) FinishRecording(id int64, durationMs int64) (Item, error) {
 // (with their recordings) and returns how many went. Items a job or a
 // recording holds are left for the next pass.
 func (h *History) ApplyRetention() (int, error) {
-	s, err := h.a.Settings.Get()
+	s, err := h.deps.settings.Get()
 	if err != nil {
 		return 0, err
 	}
@@ -321,7 +335,7 @@ func (h *History) ApplyRetention() (int, error) {
 		return 0, nil
 	}
 	cutoff := time.Now().Add(-time.Duration(s.RetentionDays) * 24 * time.Hour).UnixMilli()
-	rows, err := h.a.db.ItemsBefore(cutoff)
+	rows, err := h.deps.db.ItemsBefore(cutoff)
 	if err != nil {
 		return 0, err
 	}

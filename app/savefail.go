@@ -127,7 +127,7 @@ func (h *History) noteAudioKept(id int64) {
 	it.Error = ""
 	if h.save(it) == nil {
 		if fresh, err := h.Get(id); err == nil {
-			h.a.emit.Emit(EventHistoryChanged, fresh)
+			h.deps.emit.Emit(EventHistoryChanged, fresh)
 		}
 	}
 }

@@ -207,7 +207,7 @@ func (s *Settings) PromptFit(vocabulary, modeVocabulary, model string) (vocab.Pr
 	if err != nil {
 		return vocab.Prompt{}, err
 	}
-	path, _, err := s.a.Models.resolveSpeech(model)
+	path, _, err := s.deps.speechModel(model)
 	if err != nil {
 		return vocab.Prompt{}, err
 	}
