@@ -21,9 +21,15 @@ import (
 
 // SettingsData is every user setting.
 type SettingsData struct {
-	Hotkey            string `json:"hotkey"`     // "Ctrl+Alt+Space" (mac: "Option+Space")
-	HotkeyMode        string `json:"hotkeyMode"` // "toggle" | "push"
-	Language          string `json:"language"`   // "auto" or a Whisper code
+	Hotkey     string `json:"hotkey"`     // "Ctrl+Alt+Space" (mac: "Option+Space")
+	HotkeyMode string `json:"hotkeyMode"` // "toggle" | "push"
+	// Trigger is a key or mouse button used alone instead of the hotkey
+	// ("rightalt", "fn", "mouse8"... see app/trigger; "" = the hotkey),
+	// in HotkeyMode; TriggerDoubleTap adds a double tap for hands-free
+	// recording (app/trigger_settings.go).
+	Trigger           string `json:"trigger"`
+	TriggerDoubleTap  bool   `json:"triggerDoubleTap"`
+	Language          string `json:"language"` // "auto" or a Whisper code
 	SpeechModel       string `json:"speechModel"`
 	ChatModel         string `json:"chatModel"`
 	OutputMode        string `json:"outputMode"` // "paste" | "copy" | "type"
@@ -126,6 +132,9 @@ func (d SettingsData) validate() error {
 	}
 	if _, port, err := net.SplitHostPort(d.ServerAddr); err != nil || port == "" {
 		return bad("serverAddr", d.ServerAddr, "HOST:PORT, e.g. 127.0.0.1:8089")
+	}
+	if err := d.validateTrigger(); err != nil {
+		return err
 	}
 	if err := d.validateWords(); err != nil {
 		return err

@@ -27,6 +27,7 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 	}
 	if st, err := s.app.Settings.Get(); err == nil {
 		s.registerHotkey(st)
+		s.bindTrigger(st) // trigger.go
 		s.applyShellSettings(st, false)
 		s.armMicrophone(st)
 	}
@@ -95,6 +96,7 @@ func (s *Shell) observe(name string, data any) {
 			// it is held.
 			go func() {
 				s.registerHotkey(st)
+				s.bindTrigger(st)
 				s.applyShellSettings(st, true)
 			}()
 		}
@@ -110,6 +112,7 @@ func (s *Shell) detachPlatform() {
 	if s.plat.Hotkey != nil {
 		_ = s.plat.Hotkey.Unregister()
 	}
+	s.unbindTrigger()
 	if s.plat.Tray != nil {
 		s.plat.Tray.Remove()
 	}

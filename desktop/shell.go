@@ -28,6 +28,7 @@ type Shell struct {
 	quitting atomic.Bool
 	plat     platform.Platform
 	rec      *app.CaptureRecorder
+	trig     triggerState // trigger.go
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
 	Tray bool

@@ -92,10 +92,11 @@ type Dock interface {
 // Platform bundles one OS's implementations; New (per OS) builds it.
 // Dock is nil where the OS has none.
 type Platform struct {
-	Hotkey Hotkey
-	Output Output
-	Tray   Tray
-	Login  LoginItem
-	Perms  Permissions
-	Dock   Dock
+	Hotkey  Hotkey
+	Trigger TriggerSource // nil where the OS has none
+	Output  Output
+	Tray    Tray
+	Login   LoginItem
+	Perms   Permissions
+	Dock    Dock
 }

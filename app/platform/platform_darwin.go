@@ -17,12 +17,13 @@ import (
 // from Wails' OnStartup (or later), not before wails.Run.
 func New() Platform {
 	return Platform{
-		Hotkey: &darwinHotkey{},
-		Output: darwinOutput{},
-		Tray:   darwinTray{t: menubar.New()},
-		Login:  darwinLogin{},
-		Perms:  darwinPerms{},
-		Dock:   darwinDock{},
+		Hotkey:  &darwinHotkey{},
+		Trigger: &darwinTrigger{},
+		Output:  darwinOutput{},
+		Tray:    darwinTray{t: menubar.New()},
+		Login:   darwinLogin{},
+		Perms:   darwinPerms{},
+		Dock:    darwinDock{},
 	}
 }
 
@@ -74,6 +75,9 @@ func (darwinPerms) Request(which string) error {
 	case permissions.Accessibility:
 		_, err := permissions.PromptAccessibility()
 		return err
+	case permissions.InputMonitoring:
+		_, err := permissions.RequestInputMonitoring()
+		return err
 	}
 	return fmt.Errorf("platform: unknown permission %q", which)
 }
@@ -84,12 +88,13 @@ func (darwinDock) SetVisible(on bool) error { return menubar.SetDockIconVisible(
 
 // Compile-time checks that the adapters satisfy the seam.
 var (
-	_ Hotkey      = (*darwinHotkey)(nil)
-	_ Output      = darwinOutput{}
-	_ Flusher     = darwinOutput{}
-	_ Tray        = darwinTray{}
-	_ LoginItem   = darwinLogin{}
-	_ Permissions = darwinPerms{}
-	_ Requester   = darwinPerms{}
-	_ Dock        = darwinDock{}
+	_ Hotkey        = (*darwinHotkey)(nil)
+	_ TriggerSource = (*darwinTrigger)(nil)
+	_ Output        = darwinOutput{}
+	_ Flusher       = darwinOutput{}
+	_ Tray          = darwinTray{}
+	_ LoginItem     = darwinLogin{}
+	_ Permissions   = darwinPerms{}
+	_ Requester     = darwinPerms{}
+	_ Dock          = darwinDock{}
 )

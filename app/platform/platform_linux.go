@@ -6,11 +6,12 @@ package platform
 // microphone or synthetic input).
 func New() Platform {
 	return Platform{
-		Hotkey: newHotkey(),
-		Output: newOutput(),
-		Tray:   noTray{},
-		Perms:  linuxPerms{},
-		Login:  newLoginItem(),
+		Hotkey:  newHotkey(),
+		Trigger: newTriggerSource(),
+		Output:  newOutput(),
+		Tray:    noTray{},
+		Perms:   linuxPerms{},
+		Login:   newLoginItem(),
 	}
 }
 

@@ -181,6 +181,12 @@ try {
     await page.waitForSelector('select[name="retentionDays"]')
     await page.selectOption('select[name="retentionDays"]', String(tc.retentionDays))
     await page.fill('input[name="hotkey"]', tc.hotkey)
+    // A single-key trigger (app/trigger): its options appear once chosen.
+    check(await page.locator('input[name="triggerDoubleTap"]').count() === 0, 'no trigger options without a trigger key')
+    await page.selectOption('select[name="trigger"]', 'rightctrl')
+    await page.check('input[name="triggerDoubleTap"]')
+    const help = await page.locator('[data-testid="trigger-help"]').textContent()
+    check(/Double-tap it to start/.test(help), `trigger help follows the mode: ${help.trim().slice(0, 60)}`)
     await page.waitForSelector('[data-testid="usage"]')
     await page.waitForSelector('input[name="forceCPU"]')
     const loadedOn = await page.locator('[data-testid="loaded-models"]').textContent()
@@ -195,6 +201,8 @@ try {
     const kept = await page.inputValue('select[name="retentionDays"]')
     const hotkey = await page.inputValue('input[name="hotkey"]')
     check(kept === String(tc.retentionDays) && hotkey === tc.hotkey, `settings kept after restart (retention ${kept}, hotkey ${hotkey})`)
+    const trig = await page.inputValue('select[name="trigger"]')
+    check(trig === 'rightctrl' && await page.isChecked('input[name="triggerDoubleTap"]'), `trigger kept after restart (${trig}, double tap)`)
 
     // The local API server from Settings: start it on a free port, see its
     // address, ask it for its models, stop it.

@@ -19,6 +19,9 @@ const (
 const (
 	Microphone    = "microphone"
 	Accessibility = "accessibility"
+	// InputMonitoring lets a listen-only event tap see keys pressed in
+	// other apps (the single-key trigger: Right Option, Fn).
+	InputMonitoring = "inputmonitoring"
 )
 
 // AVAuthorizationStatus values (AVFoundation, macOS 10.14+).
@@ -63,6 +66,8 @@ func SettingsURL(which string) (string, error) {
 		return base + "Privacy_Microphone", nil
 	case Accessibility:
 		return base + "Privacy_Accessibility", nil
+	case InputMonitoring:
+		return base + "Privacy_ListenEvent", nil
 	}
-	return "", fmt.Errorf("permissions: unknown pane %q (want %q or %q)", which, Microphone, Accessibility)
+	return "", fmt.Errorf("permissions: unknown pane %q (want %q, %q or %q)", which, Microphone, Accessibility, InputMonitoring)
 }

@@ -27,6 +27,9 @@ func TestSettingsURL(t *testing.T) {
 	u, err = SettingsURL(Accessibility)
 	require.NoError(t, err)
 	require.Equal(t, "x-apple.systempreferences:com.apple.preference.security?Privacy_Accessibility", u)
+	u, err = SettingsURL(InputMonitoring)
+	require.NoError(t, err)
+	require.Equal(t, "x-apple.systempreferences:com.apple.preference.security?Privacy_ListenEvent", u)
 	_, err = SettingsURL("camera")
 	require.ErrorContains(t, err, `unknown pane "camera"`)
 }

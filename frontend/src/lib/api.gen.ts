@@ -7,6 +7,8 @@ import { call } from './api'
 export interface SettingsData {
   hotkey: string
   hotkeyMode: string
+  trigger: string
+  triggerDoubleTap: boolean
   language: string
   speechModel: string
   chatModel: string
@@ -357,11 +359,14 @@ export const Server = {
 
 // github.com/harkapp/hark/app.Dictation (Go).
 export const Dictation = {
+  Cancel: (): Promise<void> => call<void>('Dictation', 'Cancel'),
   Devices: (): Promise<Device[]> => call<Device[]>('Dictation', 'Devices'),
+  Recording: (): Promise<boolean> => call<boolean>('Dictation', 'Recording'),
   Start: (): Promise<void> => call<void>('Dictation', 'Start'),
   Status: (): Promise<DictationStatus> => call<DictationStatus>('Dictation', 'Status'),
   Stop: (): Promise<Item> => call<Item>('Dictation', 'Stop'),
   Toggle: (): Promise<void> => call<void>('Dictation', 'Toggle'),
+  Trigger: (a: number): Promise<void> => call<void>('Dictation', 'Trigger', a),
 } as const
 
 // github.com/harkapp/hark/app.About (Go).
