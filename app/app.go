@@ -219,6 +219,11 @@ func New(cfg Config) (*App, error) {
 		ctx: a.ctx, emit: a.emit, settings: a.Settings, history: a.History,
 		preload: a.preloadSpeech, live: &a.livePlan, transcribe: a.finishDictation,
 		cleanup: a.Chat.cleanup, keepUnsaved: a.keepUnsaved,
+		chat: a.Chat, cleanBounded: a.cleanBounded, preloadChat: a.preloadChat,
+		transcribeBatch: func(ctx context.Context, id int64, q *wordPlan) (Item, error) {
+			return a.transcribeWith(ctx, id, "", nil, speechBeams, runtime.Batch, nil, q)
+		},
+		background: a.background,
 	}}
 	a.Server = &Server{deps: serverDeps{settings: a.Settings, emit: a.emit, models: ms, rt: a.rt, closed: a.closed}}
 	a.About = &About{}

@@ -370,6 +370,12 @@ func (c *Chat) Cleanup(text, prompt string) (string, error) {
 }
 
 func (c *Chat) cleanup(ctx context.Context, text, prompt string) (string, error) {
+	return c.clean(ctx, text, prompt, nil)
+}
+
+// clean is cleanup streaming the answer: onText (may be nil) gets the
+// text written so far as each piece is decided (app/cleanup.go).
+func (c *Chat) clean(ctx context.Context, text, prompt string, onText func(string)) (string, error) {
 	if strings.TrimSpace(text) == "" {
 		return text, nil
 	}
@@ -390,8 +396,17 @@ func (c *Chat) cleanup(ctx context.Context, text, prompt string) (string, error)
 	var out string
 	err = c.deps.withChat(ctx, path, func(m *runtime.LLMModel) error {
 		n := len(m.Gen.Tk.Encode(text, false))
+		var emit func(string) error
+		if onText != nil {
+			var sofar strings.Builder
+			emit = func(piece string) error {
+				sofar.WriteString(piece)
+				onText(sofar.String())
+				return nil
+			}
+		}
 		res, err := generateChat(ctx, m, []chat.Message{{Role: "system", Content: prompt}, {Role: "user", Content: text}},
-			llm.GenerateOptions{MaxTokens: 2*n + 32}, nil)
+			llm.GenerateOptions{MaxTokens: 2*n + 32}, emit)
 		out = res.Text
 		if errors.Is(err, llm.ErrContextFull) {
 			err = nil

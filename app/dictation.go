@@ -104,6 +104,9 @@ type Dictation struct {
 	cur   int64          // the item being recorded
 	focus platform.Focus // chooses the mode (vocabulary.go)
 	plan  *wordPlan      // the recording's mode and words, fixed at Start
+	// cleanWith replaces the chat model as the clean-up (tests; cleanup.go).
+	cleanWith atomic.Pointer[cleaner]
+	later     laterState // "type now, perfect later" (perfect.go)
 }
 
 // dictationDeps is what Dictation uses of the rest of the app, given at
@@ -124,6 +127,16 @@ type dictationDeps struct {
 	// keepUnsaved holds a recording that could not be written until it
 	// can be (app/savefail.go).
 	keepUnsaved func(id int64, path string, x []float32)
+	// chat is the clean-up model unless SetCleaner put in another, and
+	// cleanBounded runs a clean-up within its time limit (cleanup.go);
+	// preloadChat loads the chat model while the user speaks.
+	chat         cleaner
+	cleanBounded func(ctx context.Context, c cleaner, text, instruction string, limit time.Duration) (string, bool)
+	preloadChat  func()
+	// "Perfect later" (perfect.go): a background pass with the better
+	// model at batch priority, run while the app lives.
+	transcribeBatch func(ctx context.Context, id int64, q *wordPlan) (Item, error)
+	background      func(f func())
 }
 
 // recordings is the part of History a dictation writes.
@@ -173,6 +186,9 @@ func (d *Dictation) Start() error {
 		return err
 	}
 	d.deps.preload()
+	if plan.cleanup != "" {
+		d.deps.preloadChat() // its load must not eat the clean-up's time limit
+	}
 	it, err := d.deps.history.BeginRecording()
 	if err != nil {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
@@ -256,6 +272,9 @@ func (d *Dictation) Stop() (Item, error) {
 		}
 	})
 	d.deps.emit.Emit(EventDictationDone, it)
+	if set.PerfectLater && r.SaveErr == nil && outErr == nil {
+		d.perfectLater(it.ID, plan, text, set.PerfectModel) // app/perfect.go
+	}
 	return it, outErr
 }
 
@@ -281,16 +300,10 @@ func (d *Dictation) Toggle() error {
 // user stops speaking instead of adding its load time to the wait.
 func (a *App) preloadSpeech() {
 	path, _, err := a.Models.resolveSpeech("")
-	if err != nil || a.closed() {
+	if err != nil {
 		return
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		if !a.closed() {
-			a.withSpeech(a.ctx, path, runtime.Dictation, func(*runtime.SpeechModel) error { return nil })
-		}
-	}()
+	a.background(func() { a.withSpeech(a.ctx, path, runtime.Dictation, func(*runtime.SpeechModel) error { return nil }) })
 }
 
 // SetRecorder plugs in the capture pipeline when it is built after New.

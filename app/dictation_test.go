@@ -106,6 +106,7 @@ func TestDictationFlow(t *testing.T) {
 	// Toggle, with LLM clean-up on: the cleaned text is what is inserted.
 	s, _ := a.Settings.Get()
 	s.Cleanup, s.CleanupPrompt, s.OutputMode = true, "Fix the text.", "copy"
+	s.CleanupTimeoutMs = 0 // its result, not its time, is checked here (cleanup_test.go)
 	_, err = a.Settings.Update(s)
 	require.NoError(t, err)
 	require.NoError(t, a.Dictation.Toggle())

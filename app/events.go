@@ -22,7 +22,20 @@ const (
 	EventDictationDone         = "dictation:done"
 	EventDictationWarning      = "dictation:warning"
 	EventUpdateAvailable       = "update:available"
+	EventDictationCleanup      = "dictation:cleanup"
+	EventDictationBetter       = "dictation:better"
+	EventBetterWithdrawn       = "dictation:better-withdrawn"
+	EventBetterCopied          = "dictation:better-copied"
+	EventModeChanged           = "mode:changed"
+	// EventError shows an error no call returned (a hotkey's, a background
+	// pass's) in the window.
+	EventError = "app:error"
 )
+
+// Problem is the payload of EventError.
+type Problem struct {
+	Error string `json:"error"`
+}
 
 // Event is one event the UI can listen to: its name and a value of its
 // payload's type.
@@ -51,4 +64,10 @@ var Events = []Event{
 	{EventDictationDone, Item{}},
 	{EventDictationWarning, map[string]string{}}, // {message}
 	{EventUpdateAvailable, UpdateState{}},
+	{EventDictationCleanup, CleanupEvent{}},
+	{EventDictationBetter, BetterText{}},
+	{EventBetterWithdrawn, BetterText{}},
+	{EventBetterCopied, BetterText{}},
+	{EventModeChanged, ModeChoice{}},
+	{EventError, Problem{}},
 }

@@ -60,6 +60,12 @@ type SettingsData struct {
 	Modes            []modes.Mode   `json:"modes"`
 	DefaultMode      string         `json:"defaultMode"` // "" = the settings above
 	ActiveMode       string         `json:"activeMode"`  // chosen by hand; "" = by the focused app
+	ModeHotkey       string         `json:"modeHotkey"`  // switches to the next mode (modeswitch.go); "" = none
+	// The clean-up's bound and "type now, perfect later" (cleanup.go, perfect.go).
+	CleanupTimeoutMs int    `json:"cleanupTimeoutMs"` // the clean-up's time limit; 0 = none
+	PerfectLater     bool   `json:"perfectLater"`     // re-transcribe in the background and swap
+	PerfectModel     string `json:"perfectModel"`     // the larger model; "" = the speech model with beam search
+	BetterHotkey     string `json:"betterHotkey"`     // copies the better text offered; "" = none
 	// ForceCPU runs models on the CPU even where a GPU backend is
 	// available (models loaded from then on).
 	ForceCPU bool `json:"forceCPU"`
@@ -97,6 +103,8 @@ func defaultSettings() SettingsData {
 		VoiceCommands:     true,
 		Replacements:      []rewrite.Rule{},
 		Modes:             []modes.Mode{},
+		CleanupTimeoutMs:  1500,
+		BetterHotkey:      defaultBetterHotkey(),
 	}
 }
 
@@ -139,6 +147,12 @@ func (d SettingsData) validate() error {
 	if err := d.validateWords(); err != nil {
 		return err
 	}
+	if err := d.validateModeHotkey(); err != nil {
+		return err
+	}
+	if err := d.validateLater(); err != nil {
+		return err
+	}
 	for _, m := range []struct{ field, v string }{{"speechModel", d.SpeechModel}, {"chatModel", d.ChatModel}} {
 		// Names only: a path here would let any caller of Settings.Update
 		// make the app open a file of its choosing (import files instead).
@@ -163,6 +177,8 @@ func (d SettingsData) corsOrigins() []string {
 type Settings struct {
 	deps settingsDeps
 	mu   sync.Mutex
+	// switching serialises the mode switches (modeswitch.go).
+	switching sync.Mutex
 }
 
 // settingsDeps is what Settings uses of the app: the store, the folders

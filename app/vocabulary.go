@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/harkapp/hark/app/modes"
 	"github.com/harkapp/hark/app/platform"
@@ -48,16 +49,18 @@ type wordPlan struct {
 	prompt    bool
 	bias      float32
 	cleanup   string // the clean-up instruction; "" = none
-	output    string
-	autoEnter bool
-	rw        *rewrite.Rewriter
+	// cleanupLimit bounds the clean-up (0 = none).
+	cleanupLimit time.Duration
+	output       string
+	autoEnter    bool
+	rw           *rewrite.Rewriter
 }
 
 // planFor resolves the settings, and the mode chosen for the focused app
 // (dictation) or none (files: mode false), into a plan.
 func planFor(set SettingsData, app string, mode bool) (*wordPlan, error) {
 	p := &wordPlan{app: app, language: set.Language, prompt: set.VocabularyPrompt, bias: set.VocabularyBias,
-		output: set.OutputMode, autoEnter: set.AutoEnter}
+		output: set.OutputMode, autoEnter: set.AutoEnter, cleanupLimit: time.Duration(set.CleanupTimeoutMs) * time.Millisecond}
 	if set.Cleanup {
 		p.cleanup = set.CleanupPrompt
 		if strings.TrimSpace(p.cleanup) == "" {
@@ -153,9 +156,8 @@ func (d *Dictation) focusedApp() string {
 // the dictation: the raw text goes on.
 func (d *Dictation) finishText(p *wordPlan, text string, out platform.Output, restore bool) (string, error) {
 	if p.cleanup != "" && text != "" {
-		if c, err := d.deps.cleanup(d.deps.ctx, text, p.cleanup); err == nil {
-			text = c
-		}
+		// Bounded: on timeout or failure the raw text goes on (cleanup.go).
+		text, _ = d.deps.cleanBounded(d.deps.ctx, d.cleaner(), text, cleanupInstruction(p), p.cleanupLimit)
 	}
 	text = p.rw.Apply(text)
 	if out == nil || text == "" {

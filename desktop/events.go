@@ -6,16 +6,9 @@ import "github.com/harkapp/hark/app"
 const (
 	// EventView asks the page to show a view ("history", "files", "settings").
 	EventView = "app:view"
-	// EventError shows an error from a hotkey or menu action.
-	EventError = "app:error"
 	// EventFileError: a dropped file could not be queued.
 	EventFileError = "transcription:error"
 )
-
-// Problem is the payload of EventError.
-type Problem struct {
-	Error string `json:"error"`
-}
 
 // FileProblem is the payload of EventFileError.
 type FileProblem struct {
@@ -27,6 +20,5 @@ type FileProblem struct {
 // generated client (app/apigen).
 var Events = []app.Event{
 	{Name: EventView, Payload: ""},
-	{Name: EventError, Payload: Problem{}},
 	{Name: EventFileError, Payload: FileProblem{}},
 }

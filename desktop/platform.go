@@ -22,11 +22,13 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 				s.Show()
 				s.emit(EventView, "history")
 			},
+			OnMode: s.pickMode, // modes.go
 		})
 		s.Tray = err == nil
 	}
 	if st, err := s.app.Settings.Get(); err == nil {
 		s.registerHotkey(st)
+		s.followModes(st) // modes.go
 		s.bindTrigger(st) // trigger.go
 		s.applyShellSettings(st, false)
 		s.armMicrophone(st)
@@ -96,6 +98,7 @@ func (s *Shell) observe(name string, data any) {
 			// it is held.
 			go func() {
 				s.registerHotkey(st)
+				s.followModes(st)
 				s.bindTrigger(st)
 				s.applyShellSettings(st, true)
 			}()
@@ -112,6 +115,11 @@ func (s *Shell) detachPlatform() {
 	if s.plat.Hotkey != nil {
 		_ = s.plat.Hotkey.Unregister()
 	}
+	for _, hk := range []platform.Hotkey{s.plat.ModeHotkey, s.plat.CopyHotkey} {
+		if hk != nil {
+			_ = hk.Unregister()
+		}
+	}
 	s.unbindTrigger()
 	if s.plat.Tray != nil {
 		s.plat.Tray.Remove()
@@ -121,6 +129,6 @@ func (s *Shell) detachPlatform() {
 // report shows an error from a hotkey or menu action in the window.
 func (s *Shell) report(err error) {
 	if err != nil {
-		s.emit(EventError, Problem{Error: err.Error()})
+		s.emit(app.EventError, app.Problem{Error: err.Error()})
 	}
 }

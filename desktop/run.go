@@ -40,7 +40,8 @@ func Run(icon []byte, stderr io.Writer) int {
 		return 1
 	}
 	defer a.Close()
-	a.SetFocus(platform.NewFocus()) // dictation modes follow the focused app
+	a.SetFocus(platform.NewFocus())         // dictation modes follow the focused app
+	a.SetTextField(platform.NewTextField()) // "perfect later" swaps in place (macOS)
 	sh.app = a
 	sh.rec = rec
 	b := bridge.New(bridge.Options{Assets: ui})

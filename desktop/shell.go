@@ -31,7 +31,9 @@ type Shell struct {
 	trig     triggerState // trigger.go
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
-	Tray bool
+	Tray      bool
+	modeKey   platform.Binding // modes.go
+	betterKey platform.Binding
 	// send, when set, replaces the window as where events go (tests).
 	send func(name string, data any)
 }

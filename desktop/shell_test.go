@@ -53,9 +53,10 @@ func (t *fakeTray) Show(m platform.TrayMenu) error {
 	t.mu.Unlock()
 	return nil
 }
-func (t *fakeTray) SetRecording(on bool) { t.mu.Lock(); t.recording = on; t.mu.Unlock() }
-func (t *fakeTray) SetRecent([]string)   {}
-func (t *fakeTray) Remove()              { t.mu.Lock(); t.removed = true; t.mu.Unlock() }
+func (t *fakeTray) SetRecording(on bool)      { t.mu.Lock(); t.recording = on; t.mu.Unlock() }
+func (t *fakeTray) SetRecent([]string)        {}
+func (t *fakeTray) SetModes([]string, string) {}
+func (t *fakeTray) Remove()                   { t.mu.Lock(); t.removed = true; t.mu.Unlock() }
 
 // sink keeps the events the shell sends to the page.
 type sink struct {
@@ -66,7 +67,7 @@ type sink struct {
 func (s *sink) send(name string, data any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p, ok := data.(Problem); ok {
+	if p, ok := data.(app.Problem); ok {
 		name += " " + p.Error
 	}
 	s.got = append(s.got, name)

@@ -102,14 +102,7 @@ func Validate(ms []Mode, languages, outputs []string) error {
 // the default mode (by name). ok is false when none applies: the general
 // settings are used as they are.
 func Choose(ms []Mode, manual, app, def string) (m Mode, ok bool) {
-	find := func(name string) (Mode, bool) {
-		i := slices.IndexFunc(ms, func(m Mode) bool { return name != "" && strings.EqualFold(m.Name, name) })
-		if i < 0 {
-			return Mode{}, false
-		}
-		return ms[i], true
-	}
-	if m, ok := find(manual); ok {
+	if m, ok := Find(ms, manual); ok {
 		return m, true
 	}
 	if app = strings.TrimSpace(app); app != "" {
@@ -119,7 +112,7 @@ func Choose(ms []Mode, manual, app, def string) (m Mode, ok bool) {
 			}
 		}
 	}
-	return find(def)
+	return Find(ms, def)
 }
 
 // CleanupInstruction is the mode's clean-up prompt ("" = no clean-up).

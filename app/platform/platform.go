@@ -37,6 +37,9 @@ type TrayMenu struct {
 	OnOpenWindow      func()
 	OnQuit            func()
 	OnRecent          func(i int)
+	// OnMode picks a dictation mode by name ("" = automatic, by the
+	// focused app).
+	OnMode func(name string)
 }
 
 // Tray is the menu-bar status item.
@@ -44,6 +47,8 @@ type Tray interface {
 	Show(m TrayMenu) error
 	SetRecording(on bool)
 	SetRecent(items []string)
+	// SetModes lists the dictation modes, active ("" = automatic) checked.
+	SetModes(names []string, active string)
 	Remove()
 }
 
@@ -94,9 +99,15 @@ type Dock interface {
 type Platform struct {
 	Hotkey  Hotkey
 	Trigger TriggerSource // nil where the OS has none
-	Output  Output
-	Tray    Tray
-	Login   LoginItem
-	Perms   Permissions
-	Dock    Dock
+	// ModeHotkey is a second global hotkey, the one that switches the
+	// dictation mode (nil where the OS has none).
+	ModeHotkey Hotkey
+	// CopyHotkey copies the better transcript offered ("type now,
+	// perfect later").
+	CopyHotkey Hotkey
+	Output     Output
+	Tray       Tray
+	Login      LoginItem
+	Perms      Permissions
+	Dock       Dock
 }

@@ -17,13 +17,15 @@ import (
 // from Wails' OnStartup (or later), not before wails.Run.
 func New() Platform {
 	return Platform{
-		Hotkey:  &darwinHotkey{},
-		Trigger: &darwinTrigger{},
-		Output:  darwinOutput{},
-		Tray:    darwinTray{t: menubar.New()},
-		Login:   darwinLogin{},
-		Perms:   darwinPerms{},
-		Dock:    darwinDock{},
+		Hotkey:     &darwinHotkey{},
+		Trigger:    &darwinTrigger{},
+		ModeHotkey: &darwinHotkey{},
+		CopyHotkey: &darwinHotkey{},
+		Output:     darwinOutput{},
+		Tray:       darwinTray{t: menubar.New()},
+		Login:      darwinLogin{},
+		Perms:      darwinPerms{},
+		Dock:       darwinDock{},
 	}
 }
 
@@ -49,11 +51,13 @@ func (d darwinTray) Show(m TrayMenu) error {
 		OnOpen:   m.OnOpenWindow,
 		OnQuit:   m.OnQuit,
 		OnRecent: m.OnRecent,
+		OnMode:   m.OnMode,
 	})
 }
-func (d darwinTray) SetRecording(on bool)     { d.t.SetRecording(on) }
-func (d darwinTray) SetRecent(items []string) { d.t.SetRecent(items) }
-func (d darwinTray) Remove()                  { d.t.Remove() }
+func (d darwinTray) SetRecording(on bool)                   { d.t.SetRecording(on) }
+func (d darwinTray) SetRecent(items []string)               { d.t.SetRecent(items) }
+func (d darwinTray) SetModes(names []string, active string) { d.t.SetModes(names, active) }
+func (d darwinTray) Remove()                                { d.t.Remove() }
 
 type darwinLogin struct{}
 

@@ -6,22 +6,25 @@ package platform
 // microphone or synthetic input).
 func New() Platform {
 	return Platform{
-		Hotkey:  newHotkey(),
-		Trigger: newTriggerSource(),
-		Output:  newOutput(),
-		Tray:    noTray{},
-		Perms:   linuxPerms{},
-		Login:   newLoginItem(),
+		Hotkey:     newHotkey(),
+		Trigger:    newTriggerSource(),
+		ModeHotkey: newHotkey(),
+		CopyHotkey: newHotkey(),
+		Output:     newOutput(),
+		Tray:       noTray{},
+		Perms:      linuxPerms{},
+		Login:      newLoginItem(),
 	}
 }
 
 // noTray: Linux has no menu-bar item here (the window is the UI).
 type noTray struct{}
 
-func (noTray) Show(TrayMenu) error { return ErrUnsupported }
-func (noTray) SetRecording(bool)   {}
-func (noTray) SetRecent([]string)  {}
-func (noTray) Remove()             {}
+func (noTray) Show(TrayMenu) error       { return ErrUnsupported }
+func (noTray) SetRecording(bool)         {}
+func (noTray) SetRecent([]string)        {}
+func (noTray) SetModes([]string, string) {}
+func (noTray) Remove()                   {}
 
 // linuxPerms: nothing to ask for; access is by group membership and the
 // sound server.

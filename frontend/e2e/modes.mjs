@@ -2,7 +2,8 @@
 // vocabulary and a mode in Settings, check the live preview, save, dictate
 // through the loopback microphone (a kit clip played into PulseAudio's
 // null sink) while the test's X window "HarkTest" has the focus, and check
-// in History that the dictation used the mode and the prompt terms.
+// in History that the dictation used the mode and the prompt terms; then
+// switch the mode by hand (the picker, the mode hotkey's action).
 //   HARK_URL, E2E_CASE {clip, sink}, E2E_SHOTS, E2E_OUT as run.mjs
 import { chromium } from 'playwright-core'
 import { spawnSync } from 'node:child_process'
@@ -49,6 +50,15 @@ try {
   await mode.locator('select[name="modeOutput"]').selectOption('copy')
   await mode.locator('select[name="modeCleanup"]').selectOption('message')
   await page.selectOption('select[name="defaultMode"]', '')
+  await page.fill('input[name="modeHotkey"]', 'Ctrl+Alt+M')
+  // The clean-up's time limit (default 1.5 s) and "type now, perfect later"
+  // (its fields appear when it is on; left off for the dictation below).
+  check(await page.inputValue('input[name="cleanupTimeout"]') === '1.5', 'the clean-up limit defaults to 1.5 s')
+  await page.fill('input[name="cleanupTimeout"]', '2')
+  await page.check('input[name="perfectLater"]')
+  await page.waitForSelector('select[name="perfectModel"]', { timeout: T })
+  check(await page.inputValue('input[name="betterHotkey"]') !== '', 'perfect later shows its model and copy keystroke')
+  await page.uncheck('input[name="perfectLater"]')
   if (shots) {
     // The sticky view header would cover the card's top in the shot.
     await page.addStyleTag({ content: '.view-head { position: static !important }' })
@@ -61,6 +71,8 @@ try {
   await page.click('[data-testid="save-settings"]')
   await page.waitForSelector('.toast:has-text("Settings saved")', { timeout: T })
   check(true, 'vocabulary and mode saved')
+  const saved = await page.evaluate(async () => (await (await fetch('/api/call/Settings.Get', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' })).json()).result)
+  check(saved.cleanupTimeoutMs === 2000 && saved.modeHotkey === 'Ctrl+Alt+M' && !saved.perfectLater, 'clean-up limit and mode hotkey stored')
 
   // Dictate: the focused X window is the test's "HarkTest".
   await page.click('nav [data-view="dictation"]')
@@ -92,6 +104,14 @@ try {
     if (active !== 'Chat') await page.waitForTimeout(100)
   }
   check(active === 'Chat', 'mode chosen by hand in the Dictation view: ' + active)
+  check(await page.textContent('[data-testid="mode-hotkey"] kbd') === 'Ctrl+Alt+M', 'the Dictation view names the mode hotkey')
+
+  // The mode hotkey's action (Settings.CycleMode, as the shell calls it):
+  // past the only mode comes Automatic, and the Dictation view follows.
+  const cycled = await page.evaluate(async () => (await (await fetch('/api/call/Settings.CycleMode', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' })).json()).result)
+  check(cycled.active === '' && cycled.modes.join() === 'Chat', 'the mode hotkey switched to Automatic: ' + JSON.stringify(cycled))
+  await page.waitForFunction(() => document.querySelector('select[name="activeModePicker"]')?.value === '', null, { timeout: T })
+  check(true, 'the Dictation view shows Automatic after the hotkey')
   check(errors.length === 0, 'no page errors ' + errors.join('; '))
 } catch (e) {
   await page.screenshot({ path: join(out, 'failure-modes.png') }).catch(() => {})

@@ -34,6 +34,7 @@ var (
 	selTag                  = objc.RegisterName("tag")                                 // -[NSMenuItem tag] -> NSInteger
 	selSetEnabled           = objc.RegisterName("setEnabled:")                         // -[NSMenuItem setEnabled:(BOOL)]
 	selSetSubmenu           = objc.RegisterName("setSubmenu:")                         // -[NSMenuItem setSubmenu:(NSMenu*)]
+	selSetState             = objc.RegisterName("setState:")                           // -[NSMenuItem setState:(NSControlStateValue)]
 	selAlloc                = objc.RegisterName("alloc")
 	selInit                 = objc.RegisterName("init")
 
@@ -42,6 +43,7 @@ var (
 	selActOpen   = objc.RegisterName("harkOpen:")
 	selActRecent = objc.RegisterName("harkRecent:")
 	selActQuit   = objc.RegisterName("harkQuit:")
+	selActMode   = objc.RegisterName("harkMode:")
 )
 
 const (
@@ -49,6 +51,7 @@ const (
 	activationPolicyRegular   = 0    // NSApplicationActivationPolicyRegular: Dock icon, menu bar
 	activationPolicyAccessory = 1    // NSApplicationActivationPolicyAccessory: no Dock icon
 	iconPoints                = 18.0 // status-bar glyph size in points
+	controlStateOn            = 1    // NSControlStateValueOn: the check mark
 )
 
 // nsSize is NSSize/CGSize: two CGFloat (double on 64-bit).
@@ -64,6 +67,7 @@ type Callbacks struct {
 	OnOpen   func()
 	OnQuit   func()
 	OnRecent func(i int)
+	OnMode   func(name string) // "" = automatic
 }
 
 // Tray is the status item. Use New; methods are safe from any goroutine.
@@ -120,6 +124,16 @@ func registerClass() error {
 				i := objc.Send[int](sender, selTag)
 				f := t.cb.OnRecent
 				return func() { f(i) }
+			})},
+			{Cmd: selActMode, Fn: action(func(t *Tray, sender objc.ID) func() {
+				// The tag indexes the modes the menu was built from (t.mu
+				// is held, so t.state is the state last applied or newer).
+				name, ok := t.state.ModeAt(objc.Send[int](sender, selTag))
+				f := t.cb.OnMode
+				if f == nil || !ok {
+					return nil
+				}
+				return func() { f(name) }
 			})},
 		})
 	})
@@ -218,6 +232,8 @@ func buildMenu(items []Item, target objc.ID) objc.ID {
 			action = selActRecent
 		case ActionQuit:
 			action = selActQuit
+		case ActionMode:
+			action = selActMode
 		}
 		mi := objc.ID(objc.GetClass("NSMenuItem")).Send(selAlloc).Send(selInitWithTitleAction,
 			ns.String(it.Title), action, ns.String(it.Key))
@@ -226,6 +242,9 @@ func buildMenu(items []Item, target objc.ID) objc.ID {
 		}
 		mi.Send(selSetTag, it.Tag)
 		mi.Send(selSetEnabled, it.Enabled)
+		if it.Checked {
+			mi.Send(selSetState, controlStateOn)
+		}
 		if it.Submenu != nil {
 			sub := buildMenu(it.Submenu, target)
 			mi.Send(selSetSubmenu, sub)
@@ -257,6 +276,13 @@ func (t *Tray) SetRecording(on bool) { t.update(func(s *State) { s.Recording = o
 func (t *Tray) SetRecent(items []string) {
 	cp := append([]string(nil), items...)
 	t.update(func(s *State) { s.Recent = cp })
+}
+
+// SetModes replaces the Mode submenu: the modes' names and the one chosen
+// by hand ("" = automatic), which is checked.
+func (t *Tray) SetModes(names []string, active string) {
+	cp := append([]string(nil), names...)
+	t.update(func(s *State) { s.Modes, s.ActiveMode = cp, active })
 }
 
 // Remove takes the item out of the menu bar.

@@ -1,8 +1,9 @@
 // Package menubar is Hark's macOS status item: a template-image microphone
 // in the menu bar that fills while recording, and its menu (start/stop
-// dictation, recent transcripts, open window, quit). The menu model, titles
-// and icon choice are platform independent (this file); menubar_darwin.go
-// only mirrors the model into NSStatusItem/NSMenu on the main thread.
+// dictation, the dictation mode, recent transcripts, open window, quit).
+// The menu model, titles and icon choice are platform independent (this
+// file); menubar_darwin.go only mirrors the model into
+// NSStatusItem/NSMenu on the main thread.
 package menubar
 
 import (
@@ -22,6 +23,7 @@ const (
 	ActionOpen
 	ActionRecent // Item.Tag is the index into State.Recent
 	ActionQuit
+	ActionMode // Item.Tag is 0 for automatic, i+1 for State.Modes[i]
 )
 
 // Item is one menu entry; Separator items carry nothing else.
@@ -32,6 +34,7 @@ type Item struct {
 	Enabled   bool
 	Separator bool
 	Key       string // key equivalent ("q" for Quit), shown with ⌘
+	Checked   bool   // shown with a check mark (the mode in force)
 	Submenu   []Item
 }
 
@@ -39,6 +42,10 @@ type Item struct {
 type State struct {
 	Recording bool
 	Recent    []string
+	// Modes are the dictation modes' names; ActiveMode the one chosen by
+	// hand ("" = automatic, by the focused app).
+	Modes      []string
+	ActiveMode string
 }
 
 // MaxRecent caps the recent-transcripts submenu.
@@ -87,14 +94,45 @@ func Build(s State) []Item {
 	if len(recent) == 0 {
 		recent = []Item{{Title: "No transcripts yet", Enabled: false}}
 	}
-	return []Item{
+	items := []Item{
 		{Title: toggle, Action: ActionToggle, Enabled: true},
 		{Separator: true},
+	}
+	if len(s.Modes) > 0 {
+		items = append(items, Item{Title: "Mode", Enabled: true, Submenu: modeItems(s)})
+	}
+	return append(items, []Item{
 		{Title: "Recent Transcripts", Enabled: true, Submenu: recent},
 		{Title: "Open Hark", Action: ActionOpen, Enabled: true},
 		{Separator: true},
 		{Title: "Quit Hark", Action: ActionQuit, Enabled: true, Key: "q"},
+	}...)
+}
+
+// modeItems is the Mode submenu: automatic, then each mode, the one in
+// force checked.
+func modeItems(s State) []Item {
+	found := false
+	var ms []Item
+	for i, name := range s.Modes {
+		on := s.ActiveMode != "" && strings.EqualFold(name, s.ActiveMode)
+		found = found || on
+		ms = append(ms, Item{Title: RecentTitle(name), Action: ActionMode, Tag: i + 1, Enabled: true, Checked: on})
 	}
+	auto := Item{Title: "Automatic (by app)", Action: ActionMode, Tag: 0, Enabled: true, Checked: !found}
+	return append([]Item{auto, {Separator: true}}, ms...)
+}
+
+// ModeAt is the mode a Mode item's tag stands for: "" for automatic, ok
+// false for a tag the modes no longer have.
+func (s State) ModeAt(tag int) (name string, ok bool) {
+	switch {
+	case tag == 0:
+		return "", true
+	case tag < 0 || tag > len(s.Modes):
+		return "", false
+	}
+	return s.Modes[tag-1], true
 }
 
 // RecentTitle makes a one-line menu title from a transcript: whitespace

@@ -98,3 +98,44 @@ func TestIconsAreTemplateImages(t *testing.T) {
 	require.Equal(t, "Hark — recording", Tooltip(true))
 	require.Equal(t, "Hark", Tooltip(false))
 }
+
+// With modes, a Mode submenu lists automatic and each mode, the one in
+// force checked; its tags map back to names through ModeAt.
+func TestBuildModes(t *testing.T) {
+	s := State{Modes: []string{"Chat", "Email"}, ActiveMode: "email"}
+	m := Build(s)
+	require.Equal(t, "Mode", m[2].Title)
+	require.Equal(t, "Recent Transcripts", m[3].Title)
+	require.Equal(t, ActionQuit, m[len(m)-1].Action)
+	sub := m[2].Submenu
+	require.Equal(t, []Item{
+		{Title: "Automatic (by app)", Action: ActionMode, Tag: 0, Enabled: true},
+		{Separator: true},
+		{Title: "Chat", Action: ActionMode, Tag: 1, Enabled: true},
+		{Title: "Email", Action: ActionMode, Tag: 2, Enabled: true, Checked: true},
+	}, sub)
+	for _, it := range sub {
+		if it.Separator {
+			continue
+		}
+		name, ok := s.ModeAt(it.Tag)
+		require.True(t, ok)
+		if it.Tag == 0 {
+			require.Equal(t, "", name)
+		} else {
+			require.Equal(t, it.Title, name)
+		}
+	}
+	_, ok := s.ModeAt(3)
+	require.False(t, ok, "a tag from a menu built before a mode was deleted")
+	_, ok = s.ModeAt(-1)
+	require.False(t, ok)
+
+	// Automatic is checked when no mode, or a deleted one, is chosen by hand.
+	for _, active := range []string{"", "Gone"} {
+		sub := Build(State{Modes: []string{"Chat"}, ActiveMode: active})[2].Submenu
+		require.True(t, sub[0].Checked, "active %q", active)
+		require.False(t, sub[2].Checked)
+	}
+	require.Len(t, Build(State{}), 6, "no modes: no Mode submenu")
+}

@@ -3,6 +3,11 @@
 
 import { call } from './api'
 
+// github.com/harkapp/hark/app.ModeChoice
+export interface ModeChoice {
+  modes: string[]
+  active: string
+}
 // github.com/harkapp/hark/app.SettingsData
 export interface SettingsData {
   hotkey: string
@@ -37,6 +42,11 @@ export interface SettingsData {
   modes: Mode[]
   defaultMode: string
   activeMode: string
+  modeHotkey: string
+  cleanupTimeoutMs: number
+  perfectLater: boolean
+  perfectModel: string
+  betterHotkey: string
   forceCPU: boolean
   speedProbe?: SpeedProbe | null
 }
@@ -149,6 +159,15 @@ export interface ServerStatus {
   url: string
   error: string
 }
+// github.com/harkapp/hark/app.BetterText
+export interface BetterText {
+  itemId: number
+  text: string
+  inserted: string
+  model: string
+  replaced: boolean
+  hotkey?: string
+}
 // github.com/harkapp/hark/app.Device
 export interface Device {
   id: string
@@ -228,7 +247,14 @@ export interface Level {
   rms: number
   peak: number
 }
-// github.com/harkapp/hark/desktop.Problem
+// github.com/harkapp/hark/app.CleanupEvent
+export interface CleanupEvent {
+  state: string
+  text: string
+  ms: number
+  error?: string
+}
+// github.com/harkapp/hark/app.Problem
 export interface Problem {
   error: string
 }
@@ -289,12 +315,15 @@ export interface Asset {
 
 // github.com/harkapp/hark/app.Settings (Go).
 export const Settings = {
+  CycleMode: (): Promise<ModeChoice> => call<ModeChoice>('Settings', 'CycleMode'),
   DataDir: (): Promise<string> => call<string>('Settings', 'DataDir'),
   Defaults: (): Promise<SettingsData> => call<SettingsData>('Settings', 'Defaults'),
   Get: (): Promise<SettingsData> => call<SettingsData>('Settings', 'Get'),
   ModelsDir: (): Promise<string> => call<string>('Settings', 'ModelsDir'),
+  Modes: (): Promise<ModeChoice> => call<ModeChoice>('Settings', 'Modes'),
   PreviewText: (d: SettingsData, text: string): Promise<string> => call<string>('Settings', 'PreviewText', d, text),
   PromptFit: (vocabulary: string, modeVocabulary: string, model: string): Promise<Prompt> => call<Prompt>('Settings', 'PromptFit', vocabulary, modeVocabulary, model),
+  SetMode: (name: string): Promise<ModeChoice> => call<ModeChoice>('Settings', 'SetMode', name),
   Update: (d: SettingsData): Promise<SettingsData> => call<SettingsData>('Settings', 'Update', d),
 } as const
 
@@ -359,7 +388,9 @@ export const Server = {
 
 // github.com/harkapp/hark/app.Dictation (Go).
 export const Dictation = {
+  Better: (): Promise<BetterText | null> => call<BetterText | null>('Dictation', 'Better'),
   Cancel: (): Promise<void> => call<void>('Dictation', 'Cancel'),
+  CopyBetter: (): Promise<BetterText> => call<BetterText>('Dictation', 'CopyBetter'),
   Devices: (): Promise<Device[]> => call<Device[]>('Dictation', 'Devices'),
   Recording: (): Promise<boolean> => call<boolean>('Dictation', 'Recording'),
   Start: (): Promise<void> => call<void>('Dictation', 'Start'),
@@ -413,8 +444,13 @@ export const Event = {
   DictationDone: 'dictation:done',
   DictationWarning: 'dictation:warning',
   UpdateAvailable: 'update:available',
-  AppView: 'app:view',
+  DictationCleanup: 'dictation:cleanup',
+  DictationBetter: 'dictation:better',
+  DictationBetterWithdrawn: 'dictation:better-withdrawn',
+  DictationBetterCopied: 'dictation:better-copied',
+  ModeChanged: 'mode:changed',
   AppError: 'app:error',
+  AppView: 'app:view',
   TranscriptionError: 'transcription:error',
 } as const
 
@@ -438,7 +474,12 @@ export interface EventPayloads {
   'dictation:done': Item
   'dictation:warning': Record<string, string>
   'update:available': UpdateState
-  'app:view': string
+  'dictation:cleanup': CleanupEvent
+  'dictation:better': BetterText
+  'dictation:better-withdrawn': BetterText
+  'dictation:better-copied': BetterText
+  'mode:changed': ModeChoice
   'app:error': Problem
+  'app:view': string
   'transcription:error': FileProblem
 }
