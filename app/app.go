@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/harkapp/hark/app/control"
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/app/store"
 	"github.com/harkapp/hark/engine/models"
@@ -93,6 +94,8 @@ type App struct {
 	livePlan atomic.Pointer[wordPlan]
 	liveUsed atomic.Pointer[[]string]
 	lock     *os.File // the data folder's (lockDataDir)
+
+	control *control.Server // `hark dictate` (app/control.go); nil when it could not open
 
 	// ctx is the app's lifetime: canceled by Close, it ends work that
 	// belongs to no one service (dictation, preloading).
@@ -255,6 +258,7 @@ func New(cfg Config) (*App, error) {
 		a.probeSpeed()
 	}
 	a.noProbe = cfg.NoSpeedProbe
+	a.startControl()
 	if s.ServerAutoStart {
 		// A port taken by another program must not keep the app from
 		// opening: the failure shows in the server's status instead.
@@ -303,6 +307,9 @@ func (a *App) Close() error {
 	a.closeOnce.Do(func() {
 		close(a.stop)
 		a.cancel()
+		if a.control != nil {
+			a.control.Close() // commands from now on are refused (ControlCommand)
+		}
 		a.Dictation.close()
 		a.Transcription.close()
 		a.Chat.close()

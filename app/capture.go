@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/audio"
@@ -12,11 +13,15 @@ import (
 )
 
 // CaptureRecorder is the Recorder over app/dictation's capture pipeline:
-// an input device kept open with a pre-roll ring (so the first word is
-// never cut off), every sample written to the item's WAV as it arrives,
-// the level meter, VAD auto-stop in toggle mode, and VAD trimming at Stop.
+// an input device opened at Start (or kept open, with a pre-roll ring,
+// when the microphone is kept ready: app/micpolicy.go), every sample
+// written to the item's WAV as it arrives, the level meter, VAD auto-stop
+// in toggle mode, and VAD trimming at Stop.
 type CaptureRecorder struct {
 	open dictation.Opener
+	mic  micPolicy // when the device closes (app/micpolicy.go)
+	// hooks are the recording's device callbacks (onEvent).
+	hooks atomic.Pointer[deviceHooks]
 
 	mu     sync.Mutex
 	rec    *dictation.Recorder
@@ -61,16 +66,22 @@ func NewCaptureRecorder(open dictation.Opener) *CaptureRecorder {
 }
 
 // Arm opens the device ("" = default) now and keeps it capturing into the
-// pre-roll ring, so the first dictation starts at once and includes the
-// moment before the hotkey. The desktop app arms at start-up; without it
-// the device opens at the first Start.
+// pre-roll ring, so the next dictation starts at once and includes the
+// moment before the hotkey ("Keep the microphone ready"). Without it the
+// device opens at Start.
 func (c *CaptureRecorder) Arm(device string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.armLocked(device)
+	c.mic.cancelClose()
+	if err := c.recorderLocked(device); err != nil {
+		return err
+	}
+	return c.rec.Arm()
 }
 
-func (c *CaptureRecorder) armLocked(device string) error {
+// recorderLocked makes c.rec the recorder for device, closing one on
+// another device. It opens nothing: Arm or Start does.
+func (c *CaptureRecorder) recorderLocked(device string) error {
 	if c.rec != nil && c.device == device {
 		return nil
 	}
@@ -82,9 +93,10 @@ func (c *CaptureRecorder) armLocked(device string) error {
 		c.rec = nil
 	}
 	rec := dictation.NewRecorder(dictation.RecorderConfig{
-		DeviceID: device, Armed: true,
+		DeviceID:  device,
 		OnLevel:   c.onLevel,
 		OnSamples: c.onSamples,
+		OnEvent:   c.onEvent,
 		OnSaveError: func(err error) {
 			c.mu.Lock()
 			f := c.opt.OnSaveError
@@ -95,9 +107,6 @@ func (c *CaptureRecorder) armLocked(device string) error {
 		},
 		CreateFile: c.createFile,
 	}, c.open)
-	if err := rec.Arm(); err != nil {
-		return err
-	}
 	c.rec, c.device = rec, device
 	return nil
 }
@@ -135,11 +144,28 @@ func (c *CaptureRecorder) onSamples(x []float32) {
 func (c *CaptureRecorder) Start(opt RecordOptions) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.armLocked(opt.Device); err != nil {
+	c.mic.cancelClose()
+	if opt.Device == "" && c.rec != nil && c.rec.Device() != (capture.Device{}) {
+		// An open device that is no longer the default (a headset was
+		// plugged in while it lingered) is closed: this dictation opens
+		// the new default.
+		if d, ok := c.mic.defaultDevice(); ok && d.ID != c.rec.Device().ID {
+			c.rec.Close()
+			c.rec = nil
+		}
+	}
+	if err := c.recorderLocked(opt.Device); err != nil {
 		return err
 	}
 	c.opt, c.det, c.fired = opt, vad.NewDetector(vad.Config{}), false
+	c.hooks.Store(&deviceHooks{onDevice: opt.OnDevice, onNoDevice: opt.OnNoDevice})
+	// Unarmed, Start opens the device and keeps every sample from the
+	// moment it opens; Arm then keeps it open after Stop until the policy
+	// closes it.
 	if err := c.rec.Start(opt.Path); err != nil {
+		return err
+	}
+	if err := c.rec.Arm(); err != nil {
 		return err
 	}
 	c.streamed = nil
@@ -155,13 +181,17 @@ func (c *CaptureRecorder) Start(opt RecordOptions) error {
 // to transcribe are trimmed of leading and trailing silence.
 func (c *CaptureRecorder) Stop() (Recording, error) {
 	c.mu.Lock()
-	rec := c.rec
+	rec, opt := c.rec, c.opt
 	c.opt, c.det = RecordOptions{}, nil
+	c.hooks.Store(nil)
 	c.mu.Unlock()
 	if rec == nil {
 		return Recording{}, errors.New("not recording")
 	}
 	r, err := rec.Stop() // the last samples reach the stream first
+	c.mu.Lock()
+	c.mic.afterRecording(c, rec, opt.Mic)
+	c.mu.Unlock()
 	c.mu.Lock()
 	stream := c.stream
 	c.stream = nil
@@ -213,6 +243,7 @@ func (c *CaptureRecorder) Devices() ([]Device, error) {
 func (c *CaptureRecorder) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.mic.cancelClose()
 	if c.rec == nil {
 		return nil
 	}

@@ -38,6 +38,13 @@ type RecordOptions struct {
 	// OnSaveError is called at once when writing the WAV fails (the
 	// recording goes on in memory).
 	OnSaveError func(error)
+	// Mic says when the device closes after this recording.
+	Mic MicOptions
+	// OnDevice is told when the input device changes under the recording
+	// (lost, recording on the new default); OnNoDevice when none is left:
+	// the recording should end, keeping what was captured.
+	OnDevice   func(message string)
+	OnNoDevice func()
 }
 
 // Recording is what a Recorder captured.
@@ -205,6 +212,9 @@ func (d *Dictation) Start() error {
 		OnPartial:   func(text string) { d.deps.emit.Emit(EventDictationPartial, map[string]string{"text": text}) },
 		OnAutoStop:  func() { go d.Stop() },
 		OnSaveError: d.saveFailed, // app/savefail.go
+		Mic:         MicOptionsOf(set),
+		OnDevice:    func(msg string) { d.deps.emit.Emit(EventDictationWarning, map[string]string{"message": msg}) },
+		OnNoDevice:  func() { d.Stop() },
 	})
 	if err != nil {
 		d.deps.history.Delete(it.ID)

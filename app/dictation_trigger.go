@@ -15,7 +15,7 @@ func (d *Dictation) Trigger(a trigger.Action) error {
 		go d.Stop()
 		return nil
 	case trigger.Cancel:
-		return d.Cancel()
+		return d.Discard()
 	}
 	return nil
 }
@@ -27,11 +27,12 @@ func (d *Dictation) Recording() bool {
 	return d.st.State == DictRecording
 }
 
-// Cancel ends a recording without transcribing it and deletes its
+// Discard ends a recording without transcribing it and deletes its
 // history row and audio: the trigger key turned out to be held as a
 // modifier (Right Option+E), so nothing was said for Hark. Without a
-// recording it does nothing.
-func (d *Dictation) Cancel() error {
+// recording it does nothing. (The user's Cancel, app/cancel.go, keeps the
+// recording in History.)
+func (d *Dictation) Discard() error {
 	d.mu.Lock()
 	rec, id := d.rec, d.cur
 	if d.st.State != DictRecording || id == 0 || rec == nil {

@@ -20,7 +20,7 @@ func TestDictationTriggerCancel(t *testing.T) {
 	a.SetRecorder(rec)
 	a.SetOutput(sink)
 
-	require.NoError(t, a.Dictation.Cancel(), "nothing to cancel")
+	require.NoError(t, a.Dictation.Discard(), "nothing to discard")
 	require.NoError(t, a.Dictation.Trigger(trigger.Stop), "a stop while idle does nothing")
 	require.NoError(t, a.Dictation.Trigger(trigger.Start))
 	require.True(t, a.Dictation.Recording())
@@ -40,7 +40,7 @@ func TestDictationTriggerCancel(t *testing.T) {
 	require.Empty(t, ev.named("dictation:done"))
 	// A fresh start works after a cancel.
 	require.NoError(t, a.Dictation.Start())
-	require.NoError(t, a.Dictation.Cancel())
+	require.NoError(t, a.Dictation.Discard())
 }
 
 func TestTriggerSettings(t *testing.T) {

@@ -27,6 +27,7 @@ const (
 	EventBetterWithdrawn       = "dictation:better-withdrawn"
 	EventBetterCopied          = "dictation:better-copied"
 	EventModeChanged           = "mode:changed"
+	EventDictationCanceled     = "dictation:canceled"
 	// EventError shows an error no call returned (a hotkey's, a background
 	// pass's) in the window.
 	EventError = "app:error"
@@ -69,5 +70,6 @@ var Events = []Event{
 	{EventBetterWithdrawn, BetterText{}},
 	{EventBetterCopied, BetterText{}},
 	{EventModeChanged, ModeChoice{}},
+	{EventDictationCanceled, map[string]int64{}}, // {itemId}
 	{EventError, Problem{}},
 }

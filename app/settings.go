@@ -72,6 +72,15 @@ type SettingsData struct {
 	// SpeedProbe is this machine's measured speed, which the model advice
 	// uses (written by the app; nil until measured).
 	SpeedProbe *SpeedProbe `json:"speedProbe,omitempty"`
+
+	// KeepMicReady keeps the input device open while the app runs (the
+	// pre-roll catches the moment before the hotkey, but the OS shows the
+	// microphone in use all the time). Off, it opens at the hotkey and
+	// closes MicCloseSeconds after the last recording (app/micpolicy.go).
+	KeepMicReady    bool `json:"keepMicReady"`
+	MicCloseSeconds int  `json:"micCloseSeconds"`
+	// PasteLastHotkey inserts the last transcript again ("" = none).
+	PasteLastHotkey string `json:"pasteLastHotkey"`
 }
 
 // DefaultCleanupPrompt is the clean-up instruction when the user has not
@@ -105,6 +114,7 @@ func defaultSettings() SettingsData {
 		Modes:             []modes.Mode{},
 		CleanupTimeoutMs:  1500,
 		BetterHotkey:      defaultBetterHotkey(),
+		MicCloseSeconds:   10,
 	}
 }
 
@@ -129,6 +139,10 @@ func (d SettingsData) validate() error {
 		return bad("outputMode", d.OutputMode, "paste, copy or type")
 	case d.AutoStopMs < 0 || d.AutoStopMs > 60_000:
 		return bad("autoStopMs", d.AutoStopMs, "0 to 60000")
+	case len(d.PasteLastHotkey) > 64 || (d.PasteLastHotkey != "" && strings.EqualFold(strings.TrimSpace(d.PasteLastHotkey), strings.TrimSpace(d.Hotkey))):
+		return bad("pasteLastHotkey", d.PasteLastHotkey, "a key combination other than the dictation hotkey")
+	case d.MicCloseSeconds < 0 || d.MicCloseSeconds > 3600:
+		return bad("micCloseSeconds", d.MicCloseSeconds, "0 to 3600")
 	case d.RetentionDays < 0 || d.RetentionDays > 36500:
 		return bad("retentionDays", d.RetentionDays, "0 (forever) to 36500")
 	case d.IdleUnloadMinutes < 0 || d.IdleUnloadMinutes > 10080:

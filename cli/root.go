@@ -42,6 +42,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		// Serving: the API and the UI in a browser.
 		newServeCmd(nil),
 		newUICmd(nil),
+		newDictateCmd(),
 		// Models and their files.
 		newModelsCmd(),
 		newInspectCmd(nil),

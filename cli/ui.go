@@ -29,7 +29,7 @@ type UIOptions struct {
 	MaxUpload  int64
 }
 
-// newUICmd builds the command; runF, when not nil, replaces runUI (tests).
+// newUICmd builds the command; runF, when not nil, replaces runUIApp (tests).
 func newUICmd(runF func(*cobra.Command, *UIOptions) error) *cobra.Command {
 	o := &UIOptions{}
 	cmd := &cobra.Command{
@@ -55,7 +55,7 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 			if runF != nil {
 				return runF(cmd, o)
 			}
-			return runUI(cmd, o)
+			return runUIApp(cmd, o)
 		},
 	}
 	f := cmd.Flags()
@@ -67,9 +67,9 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 	return cmd
 }
 
-// runUI opens the app over o.DataDir and serves it with its UI until
+// runUIApp opens the app over o.DataDir and serves it with its UI until
 // SIGINT/SIGTERM.
-func runUI(cmd *cobra.Command, o *UIOptions) error {
+func runUIApp(cmd *cobra.Command, o *UIOptions) error {
 	ui, err := uiAssets(o.Assets)
 	if err != nil {
 		return err

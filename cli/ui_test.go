@@ -37,17 +37,24 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func TestUI(t *testing.T) {
+// runUI runs `hark ui` on the data folder in the background, serving a
+// stub page; cancel stops it as SIGINT does, and done reports its end.
+func runUI(t *testing.T, data string, stderr *syncBuffer) (cancel context.CancelFunc, done chan error) {
 	assets := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(assets, "index.html"), []byte("<title>Hark</title>"), 0o644))
-	data := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr syncBuffer
-	root := NewRoot(io.Discard, &stderr)
+	t.Cleanup(cancel)
+	root := NewRoot(io.Discard, stderr)
 	root.SetArgs([]string{"ui", "--addr", "127.0.0.1:0", "--data-dir", data, "--models-dir", t.TempDir(), "--assets", assets})
-	done := make(chan error, 1)
+	done = make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
+	return cancel, done
+}
+
+func TestUI(t *testing.T) {
+	data := t.TempDir()
+	var stderr syncBuffer
+	cancel, done := runUI(t, data, &stderr)
 
 	re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)/\?token=(\S+)`)
 	var url, token string

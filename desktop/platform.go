@@ -13,6 +13,10 @@ import (
 // window runs where an OS has none of them.
 func (s *Shell) attachPlatform(p platform.Platform) {
 	s.plat = p
+	if p.Hotkey != nil {
+		s.pasteLast = platform.NewHotkey()
+	}
+	s.attachOverlay()
 	if p.Tray != nil {
 		err := p.Tray.Show(platform.TrayMenu{
 			OnToggleDictation: func() { s.report(s.app.Dictation.Toggle()) },
@@ -35,15 +39,17 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 	}
 }
 
-// armMicrophone opens the input device at start-up, so the first
-// dictation starts at once and keeps what was said just before the hotkey
-// (the pre-roll). Only when the microphone is already allowed: the OS
-// prompt belongs to the user's first dictation, not to the app's launch.
+// armMicrophone applies the microphone settings: with "Keep the
+// microphone ready" the input device opens now, so a dictation starts at
+// once and keeps what was said just before the hotkey (the pre-roll);
+// otherwise an idle device closes. Only when the microphone is already
+// allowed: the OS prompt belongs to the user's first dictation, not to
+// the app's launch.
 func (s *Shell) armMicrophone(st app.SettingsData) {
 	if s.rec == nil || (s.plat.Perms != nil && s.plat.Perms.Microphone() != platform.Granted) {
 		return
 	}
-	if err := s.rec.Arm(st.InputDevice); err != nil {
+	if err := s.rec.SetMicPolicy(st.InputDevice, app.MicOptionsOf(st)); err != nil {
 		s.report(fmt.Errorf("microphone: %w", err))
 	}
 }
@@ -83,14 +89,24 @@ func (s *Shell) registerHotkey(st app.SettingsData) {
 	if err := hk.Register(st.Hotkey, down, up); err != nil {
 		s.report(err)
 	}
+	if s.pasteLast == nil {
+		return
+	}
+	_ = s.pasteLast.Unregister()
+	if st.PasteLastHotkey != "" {
+		err := s.pasteLast.Register(st.PasteLastHotkey, func() { s.report(s.app.Dictation.PasteLast()) }, nil)
+		s.report(err)
+	}
 }
 
 // observe keeps the OS pieces in step with the services' events.
 func (s *Shell) observe(name string, data any) {
+	s.overlayEvent(name, data)
 	switch name {
 	case app.EventDictationState:
 		if st, ok := data.(app.DictationStatus); ok && s.plat.Tray != nil {
 			s.plat.Tray.SetRecording(st.State == app.DictRecording)
+			s.plat.Tray.SetTranscribing(st.State == app.DictTranscribing)
 		}
 	case app.EventSettingsChanged:
 		if st, ok := data.(app.SettingsData); ok {
@@ -101,6 +117,7 @@ func (s *Shell) observe(name string, data any) {
 				s.followModes(st)
 				s.bindTrigger(st)
 				s.applyShellSettings(st, true)
+				s.armMicrophone(st)
 			}()
 		}
 	}
@@ -108,9 +125,13 @@ func (s *Shell) observe(name string, data any) {
 
 // detachPlatform gives the hotkey and the menu-bar item back on quit.
 func (s *Shell) detachPlatform() {
+	s.detachOverlay()
 	// A paste's clipboard restore must not be lost to the exit.
 	if f, ok := s.plat.Output.(platform.Flusher); ok {
 		_ = f.Flush()
+	}
+	if s.pasteLast != nil {
+		_ = s.pasteLast.Unregister()
 	}
 	if s.plat.Hotkey != nil {
 		_ = s.plat.Hotkey.Unregister()

@@ -78,6 +78,9 @@ func Run(icon []byte, stderr io.Writer) int {
 		},
 		Linux: &linux.Options{ProgramName: "hark", Icon: icon},
 		Mac: &mac.Options{
+			// hark://dictate/toggle and the like (CFBundleURLTypes from
+			// wails.json): Wails installs the kAEGetURL handler itself.
+			OnUrlOpen: sh.openURL,
 			About: &mac.AboutInfo{Title: "Hark", Message: "Local speech-to-text and chat\n\n" +
 				version.Get(backends.Compiled()).String(), Icon: icon},
 		},

@@ -16,6 +16,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"github.com/harkapp/hark/app"
+	"github.com/harkapp/hark/app/overlay"
 	"github.com/harkapp/hark/app/platform"
 )
 
@@ -29,6 +30,9 @@ type Shell struct {
 	plat     platform.Platform
 	rec      *app.CaptureRecorder
 	trig     triggerState // trigger.go
+	// pasteLast is the "paste the last transcript again" hotkey.
+	pasteLast platform.Hotkey
+	overlay   atomic.Pointer[overlay.Overlay] // overlay.go
 	// Tray reports that the menu-bar item is shown (macOS): closing the
 	// window then hides it instead of quitting.
 	Tray      bool

@@ -56,6 +56,7 @@ func (t *fakeTray) Show(m platform.TrayMenu) error {
 func (t *fakeTray) SetRecording(on bool)      { t.mu.Lock(); t.recording = on; t.mu.Unlock() }
 func (t *fakeTray) SetRecent([]string)        {}
 func (t *fakeTray) SetModes([]string, string) {}
+func (t *fakeTray) SetTranscribing(bool)      {}
 func (t *fakeTray) Remove()                   { t.mu.Lock(); t.removed = true; t.mu.Unlock() }
 
 // sink keeps the events the shell sends to the page.

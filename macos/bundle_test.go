@@ -14,6 +14,7 @@ import (
 	"testing"
 	"text/template"
 
+	"github.com/harkapp/hark/app/control"
 	"github.com/stretchr/testify/require"
 )
 
@@ -162,6 +163,9 @@ func project(t *testing.T) assetData {
 	var cfg struct {
 		Name           string `json:"name"`
 		OutputFilename string `json:"outputfilename"`
+		Info           struct {
+			Protocols []protocol `json:"protocols"`
+		} `json:"info"`
 	}
 	require.NoError(t, json.Unmarshal(b, &cfg))
 	require.NotEmpty(t, cfg.Name)
@@ -172,7 +176,8 @@ func project(t *testing.T) assetData {
 		Name:           cfg.Name,
 		OutputFilename: cfg.OutputFilename,
 		// Wails' defaults when wails.json has no "info": ProductName = name.
-		Info: info{ProductName: cfg.Name, ProductVersion: "1.0.0", Copyright: &copyright, Comments: &comments},
+		Info: info{ProductName: cfg.Name, ProductVersion: "1.0.0", Copyright: &copyright, Comments: &comments,
+			Protocols: cfg.Info.Protocols},
 	}
 }
 
@@ -198,7 +203,12 @@ func TestInfoPlistRendersForWails(t *testing.T) {
 		v, err := strconv.ParseFloat(p["LSMinimumSystemVersion"].(string), 64)
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, v, 12.0, "%s: Go 1.26 needs macOS 12", file)
-		require.NotContains(t, p, "CFBundleURLTypes", "%s: no protocols configured", file)
+		// hark://dictate/toggle (app/control.ParseURL) for Shortcuts,
+		// Raycast, Stream Deck.
+		urls := p["CFBundleURLTypes"].([]any)
+		require.Len(t, urls, 1, file)
+		require.Equal(t, []any{control.URLScheme}, urls[0].(map[string]any)["CFBundleURLSchemes"], file)
+		require.Equal(t, "Viewer", urls[0].(map[string]any)["CFBundleTypeRole"], file)
 	}
 	dev := parsePlist(t, render(t, "Info.dev.plist", d))
 	require.Equal(t, map[string]any{"NSAllowsLocalNetworking": true}, dev["NSAppTransportSecurity"])

@@ -46,6 +46,7 @@ type TrayMenu struct {
 type Tray interface {
 	Show(m TrayMenu) error
 	SetRecording(on bool)
+	SetTranscribing(on bool)
 	SetRecent(items []string)
 	// SetModes lists the dictation modes, active ("" = automatic) checked.
 	SetModes(names []string, active string)

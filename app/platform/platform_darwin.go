@@ -55,6 +55,7 @@ func (d darwinTray) Show(m TrayMenu) error {
 	})
 }
 func (d darwinTray) SetRecording(on bool)                   { d.t.SetRecording(on) }
+func (d darwinTray) SetTranscribing(on bool)                { d.t.SetTranscribing(on) }
 func (d darwinTray) SetRecent(items []string)               { d.t.SetRecent(items) }
 func (d darwinTray) SetModes(names []string, active string) { d.t.SetModes(names, active) }
 func (d darwinTray) Remove()                                { d.t.Remove() }

@@ -22,6 +22,7 @@ type noTray struct{}
 
 func (noTray) Show(TrayMenu) error       { return ErrUnsupported }
 func (noTray) SetRecording(bool)         {}
+func (noTray) SetTranscribing(bool)      {}
 func (noTray) SetRecent([]string)        {}
 func (noTray) SetModes([]string, string) {}
 func (noTray) Remove()                   {}

@@ -120,6 +120,8 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	}
 	ops := e.passes[pass].ops
 	e.curPass = pass
+	e.pool.Begin()
+	defer e.pool.End()
 	for i := range ops {
 		e.curOp, e.curKernel = i, ops[i].Kernel
 		if err := e.checkPatches(&ops[i], vars); err != nil {

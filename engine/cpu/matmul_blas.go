@@ -32,6 +32,8 @@ func (mm *MatMul) mulBLAS(a *mulArgs) error {
 		}
 		return mm.gemmSplit(a, beta, w)
 	}
+	mm.pool.quiet() // the library's threads take the CPUs
+	defer mm.pool.loud()
 	if a.kd.id == kindF32 {
 		return blas.Sgemm(false, true, a.m, a.n, a.k, 1, a.x, a.ldx,
 			f32View(a.w, a.n*a.k), a.k, beta, a.out, a.ldo)

@@ -23,8 +23,11 @@ type Task interface {
 // channels for each one (a futex round per worker per dispatch) cost more
 // than many of the dispatches themselves and grew with the worker count.
 // Instead a job is published by bumping one atomic word that idle workers
-// spin on; a worker parks on its channel only after spinHold without work,
-// so a pass keeps its workers awake and an idle pool uses no CPU.
+// spin on. Between Begin and End (one plan pass) workers and the caller
+// never park: the team stays awake for the whole dispatch list, as ggml's
+// graph compute does, and each dispatch costs one publish and one barrier.
+// Outside a pass a worker parks on its channel after spin without work, so
+// an idle pool uses no CPU.
 type Pool struct {
 	workers int
 	mu      sync.Mutex // one Run at a time
@@ -42,6 +45,8 @@ type Pool struct {
 	wake    []chan struct{}
 	closed  atomic.Bool
 	exited  sync.WaitGroup
+	passes  atomic.Int32 // Begins not yet Ended (plans sharing the pool)
+	quieted atomic.Int32 // quiet sections running: parking allowed again
 
 	// current job
 	task  Task
@@ -57,19 +62,22 @@ type Pool struct {
 const (
 	jobShift = 16
 	jobMask  = 1<<jobShift - 1
+	// passYield+1 polls (of spinPause each, tens of microseconds) between
+	// two Goscheds of a spinning worker or caller.
+	passYield = 1<<10 - 1
 )
 
-// spinHold is how long an idle worker keeps polling for the next job, and
-// Run's caller for the helpers' last chunks, before parking: longer than the
-// host's work between two dispatches of a step, short enough that on an
-// oversubscribed machine a spinner soon hands its core to the descheduled
-// thread it waits for.
+// spinHold is how long an idle worker keeps polling for the next job outside
+// a pass, and Run's caller for the helpers' last chunks, before parking: short
+// enough that on an oversubscribed machine a spinner soon hands its core to
+// the descheduled thread it waits for.
 //
 // When the workers take every CPU the process may use, they only spin for a
-// few PAUSEs: measured on a 16-core Xeon (BENCHMARKS.md), 16 spinning workers
-// halved LLM decode speed against parked ones (the OS and the Go runtime then
-// preempt a spinner holding a chunk, and the whole dispatch waits for it),
-// while 4 and 8 spinning workers on 16 cores were 10-28% faster.
+// few PAUSEs outside a pass. Inside one they poll with a Gosched every
+// passYield+1 polls: on a 16-core Xeon (BENCHMARKS.md) 16 workers polling
+// that way decoded 3.7x faster than parked ones, while an earlier pool whose
+// 16 spinners never yielded halved it (likely: a goroutine preempted mid-chunk
+// waited for a P that no spinner gave up).
 var spinHold = 100 * time.Microsecond
 
 // NewPool starts a pool with the given number of workers (0 = DefaultThreads).
@@ -136,9 +144,15 @@ func (p *Pool) await(w int, seen uint64) uint64 {
 			deadline = now.Add(p.spin)
 			continue
 		}
-		if now.Before(deadline) {
-			if p.yield {
+		if p.inPass() || now.Before(deadline) {
+			// Yield now and then even with a P each: a goroutine the
+			// runtime preempted in the middle of a chunk runs again
+			// only when some P schedules, and the dispatch waits for it.
+			if p.yield || i&passYield == passYield {
 				runtime.Gosched()
+			}
+			if p.inPass() {
+				deadline = time.Time{}
 			}
 			continue
 		}
@@ -157,7 +171,13 @@ func (p *Pool) await(w int, seen uint64) uint64 {
 	}
 }
 
+// drain runs worker w's chunks: chunk w first, without touching the shared
+// counter (most dispatches give each worker one or a few chunks), then the
+// ones it claims.
 func (p *Pool) drain(w int) {
+	if lo := w * p.grain; lo < p.n {
+		p.task.Do(w, lo, min(lo+p.grain, p.n))
+	}
 	for {
 		lo := int(p.next.Add(int64(p.grain))) - p.grain
 		if lo >= p.n {
@@ -183,8 +203,8 @@ func (p *Pool) Run(n, grain int, t Task) {
 	}
 	p.mu.Lock()
 	p.task, p.n, p.grain = t, n, grain
-	p.next.Store(0)
 	helpers := min(p.workers-1, (n+grain-1)/grain-1)
+	p.next.Store(int64(helpers+1) * int64(grain)) // chunks 0..helpers go to their workers
 	p.pending.Store(int64(helpers))
 	gen := p.job.Load()>>jobShift + 1
 	p.job.Store(gen<<jobShift | uint64(helpers))
@@ -210,8 +230,8 @@ func (p *Pool) wait() {
 		if deadline.IsZero() {
 			deadline = now.Add(p.spin)
 		}
-		if now.Before(deadline) {
-			if p.yield {
+		if p.inPass() || now.Before(deadline) {
+			if p.yield || i&passYield == passYield {
 				runtime.Gosched() // a helper may be waiting for this P
 			}
 			continue
@@ -241,6 +261,35 @@ func (p *Pool) unpark(w int) {
 		signal(p.wake[w])
 	}
 }
+
+// Begin starts a pass: until End, idle workers and Run's caller poll for
+// the next job instead of parking, so a plan's dispatches cost no wake-ups.
+// Parked workers are woken now, while the caller prepares the first job.
+func (p *Pool) Begin() {
+	if p.workers == 1 {
+		return
+	}
+	p.passes.Add(1)
+	for w := 1; w < p.workers; w++ {
+		p.unpark(w)
+	}
+}
+
+// End ends a pass: workers go back to spinning for spin, then parking.
+func (p *Pool) End() {
+	if p.workers > 1 {
+		p.passes.Add(-1)
+	}
+}
+
+// quiet lets the workers park, even during a pass, until loud: the caller
+// is about to run code that brings its own threads (a BLAS library's team).
+func (p *Pool) quiet() { p.quieted.Add(1) }
+
+func (p *Pool) loud() { p.quieted.Add(-1) }
+
+// inPass reports whether waiting workers should keep polling.
+func (p *Pool) inPass() bool { return p.passes.Load() > 0 && p.quieted.Load() == 0 }
 
 // Close stops the worker goroutines and waits for them to exit.
 func (p *Pool) Close() {

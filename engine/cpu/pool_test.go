@@ -20,23 +20,32 @@ func (c *countTask) Do(_, lo, hi int) {
 	}
 }
 
-// Both wait modes: polling (spinHold) and parking at once (every CPU taken).
+// Both wait modes, polling (spinHold) and parking at once (every CPU
+// taken), outside and inside a pass.
 func TestPoolCoversEveryItemOnce(t *testing.T) {
-	for _, workers := range []int{1, 2, 5, -2, -5} {
-		p := newPool(workers, spinHold)
-		if workers < 0 {
-			p = newPool(-workers, 0)
-		}
-		for _, n := range []int{1, 7, 64, 1001} {
-			for _, grain := range []int{1, 3, 64, 5000} {
-				c := &countTask{hits: make([]atomic.Int32, n)}
-				p.Run(n, grain, c)
-				for i := range c.hits {
-					require.Equal(t, int32(1), c.hits[i].Load(), "workers=%d n=%d grain=%d item %d", workers, n, grain, i)
+	for _, pass := range []bool{false, true} {
+		for _, workers := range []int{1, 2, 5, -2, -5} {
+			p := newPool(workers, spinHold)
+			if workers < 0 {
+				p = newPool(-workers, 0)
+			}
+			if pass {
+				p.Begin()
+			}
+			for _, n := range []int{1, 7, 64, 1001} {
+				for _, grain := range []int{1, 3, 64, 5000} {
+					c := &countTask{hits: make([]atomic.Int32, n)}
+					p.Run(n, grain, c)
+					for i := range c.hits {
+						require.Equal(t, int32(1), c.hits[i].Load(), "pass=%v workers=%d n=%d grain=%d item %d", pass, workers, n, grain, i)
+					}
 				}
 			}
+			if pass {
+				p.End()
+			}
+			p.Close()
 		}
-		p.Close()
 	}
 }
 
@@ -46,6 +55,52 @@ func TestPoolRunAllocatesNothing(t *testing.T) {
 	c := &countTask{hits: make([]atomic.Int32, 256)}
 	allocs := testing.AllocsPerRun(100, func() { p.Run(256, 16, c) })
 	require.Zero(t, allocs)
+	allocs = testing.AllocsPerRun(100, func() {
+		p.Begin()
+		p.Run(256, 16, c)
+		p.quiet()
+		p.loud()
+		p.End()
+	})
+	require.Zero(t, allocs)
+}
+
+// TestPoolPassKeepsWorkersAwake: during a pass the helpers poll between
+// jobs even where they would park at once outside one (every CPU taken);
+// after End they park and the idle pool uses no CPU.
+func TestPoolPassKeepsWorkersAwake(t *testing.T) {
+	p := newPool(4, 0)
+	defer p.Close()
+	c := &countTask{hits: make([]atomic.Int32, 64)}
+	p.Run(64, 1, c)
+	waitParked(t, p, 3)
+	p.Begin()
+	p.Run(64, 1, c)
+	time.Sleep(20 * time.Millisecond) // a long gap between two dispatches
+	require.Zero(t, p.parkedWorkers(), "helpers parked inside a pass")
+	p.quiet()
+	waitParked(t, p, 3) // a BLAS call with its own threads: helpers make way
+	p.loud()
+	p.Run(64, 1, c)
+	time.Sleep(20 * time.Millisecond)
+	require.Zero(t, p.parkedWorkers(), "helpers parked inside a pass after a quiet section")
+	p.End()
+	waitParked(t, p, 3)
+	before := cpuTime(t)
+	time.Sleep(200 * time.Millisecond)
+	require.Less(t, cpuTime(t)-before, 50*time.Millisecond, "CPU used by a pool idle after a pass")
+	for i := range c.hits {
+		require.Equal(t, int32(3), c.hits[i].Load())
+	}
+}
+
+func waitParked(t *testing.T, p *Pool, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for p.parkedWorkers() != n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	require.Equal(t, n, p.parkedWorkers(), "helpers parked after %v", 5*time.Second)
 }
 
 // TestPoolParksWhenIdle: workers spin only briefly after a job, then park,

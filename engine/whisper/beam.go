@@ -63,7 +63,7 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	// than the context.
 	steps := min(sampleLen, m.H.NTextCtx-len(init)+1)
 	st := &modelBeams{m: m, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}
-	toks, sum, err := beamSearch(sp.EOT, m.H.NVocab, nb, opt.Patience, steps, logits, filter, st)
+	toks, sum, err := beamSearch(sp.EOT, opt.EndTimestamp, m.H.NVocab, nb, opt.Patience, steps, logits, filter, st)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +105,10 @@ func (s *modelBeams) step(feed []int32) ([]float32, error) {
 
 // beamSearch runs at most steps search steps from the prompt's logits
 // (shared by every beam) and returns the chosen sampled tokens, without
-// EOT, and their summed log-probability.
-func beamSearch(eot int32, nv, nb int, patience float64, steps int, first []float32, filter *logitFilter, st beamStepper) ([]int32, float32, error) {
+// EOT, and their summed log-probability. A sequence also finishes at a
+// token >= end when end is positive (DecodeOptions.EndTimestamp), that
+// token kept.
+func beamSearch(eot, end int32, nv, nb int, patience float64, steps int, first []float32, filter *logitFilter, st beamStepper) ([]int32, float32, error) {
 	if patience <= 0 {
 		patience = 1
 	}
@@ -147,8 +149,12 @@ func beamSearch(eot int32, nv, nb int, patience float64, steps int, first []floa
 		var next []beamCand
 		var newlyFinished []finishedSeq
 		for _, c := range cands {
-			if c.seq[len(c.seq)-1] == eot {
-				newlyFinished = append(newlyFinished, finishedSeq{tokens: c.seq[:len(c.seq)-1], score: c.score})
+			if last := c.seq[len(c.seq)-1]; last == eot || (end > 0 && last >= end) {
+				toks := c.seq
+				if last == eot {
+					toks = c.seq[:len(c.seq)-1]
+				}
+				newlyFinished = append(newlyFinished, finishedSeq{tokens: toks, score: c.score})
 				continue
 			}
 			next = append(next, c)

@@ -100,34 +100,47 @@ func (f *fakeBeams) step(feed []int32) ([]float32, error) {
 // max_candidates (2) sequences have finished.
 func TestBeamSearchAlgorithm(t *testing.T) {
 	const eot, nv = 5, 6
-	inf := float32(math.Inf(-1))
-	// probabilities of a, b, c, d, EOT (index 0 unused)
-	p := func(pa, pb, pc, pd, pe float64) []float32 {
-		row := []float32{inf, inf, inf, inf, inf, inf}
-		for i, v := range []float64{pa, pb, pc, pd, pe} {
-			if v > 0 {
-				row[i+1] = float32(math.Log(v))
-			}
-		}
-		return row
-	}
+	p := beamLogProbs
 	const a, b, c, d = 1, 2, 3, 4
 	table := map[string][]float32{
 		seqKey([]int32{a}):    p(0, 0, .5, .4, .1),
 		seqKey([]int32{b}):    p(0, 0, .1, .1, .8),
 		seqKey([]int32{a, c}): p(.3, .2, 0, 0, .5),
 		seqKey([]int32{a, d}): p(.05, .05, 0, 0, .9),
+		seqKey([]int32{b, c}): p(.3, .2, 0, 0, .5),
 	}
 	st := &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
-	toks, sum, err := beamSearch(eot, nv, 2, 1, 100, p(.5, .3, .2, 0, 0), &logitFilter{}, st)
+	toks, sum, err := beamSearch(eot, 0, nv, 2, 1, 100, p(.5, .3, .2, 0, 0), &logitFilter{}, st)
 	require.NoError(t, err)
 	require.Equal(t, []int32{a, d}, toks)
 	require.InDelta(t, math.Log(.18), float64(sum), 1e-6)
 
 	// Out of steps before enough finished: live beams fill the set.
 	st = &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
-	toks, sum, err = beamSearch(eot, nv, 2, 1, 1, p(.5, .3, .2, 0, 0), &logitFilter{}, st)
+	toks, sum, err = beamSearch(eot, 0, nv, 2, 1, 1, p(.5, .3, .2, 0, 0), &logitFilter{}, st)
 	require.NoError(t, err)
 	require.Equal(t, []int32{a}, toks)
 	require.InDelta(t, math.Log(.5), float64(sum), 1e-6)
+
+	// With an end token (DecodeOptions.EndTimestamp) d, a beam reaching a
+	// token at or past it finishes there, that token kept: "a d" finishes
+	// at .5×.4 instead of going on to EOT (.18 above).
+	st = &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
+	toks, sum, err = beamSearch(eot, d, nv, 2, 1, 100, p(.5, .3, .2, 0, 0), &logitFilter{}, st)
+	require.NoError(t, err)
+	require.Equal(t, []int32{a, d}, toks)
+	require.InDelta(t, math.Log(.2), float64(sum), 1e-6)
+}
+
+// beamLogProbs is a row of log-probabilities of a, b, c, d and EOT (tokens
+// 1-5; token 0 unused) for the beam search tests.
+func beamLogProbs(pa, pb, pc, pd, pe float64) []float32 {
+	inf := float32(math.Inf(-1))
+	row := []float32{inf, inf, inf, inf, inf, inf}
+	for i, v := range []float64{pa, pb, pc, pd, pe} {
+		if v > 0 {
+			row[i+1] = float32(math.Log(v))
+		}
+	}
+	return row
 }

@@ -37,6 +37,10 @@ type DecodeOptions struct {
 	MaxInitialTimestamp float32
 	// SampleLen bounds the sampled tokens (n_text_ctx/2 by default).
 	SampleLen int
+	// EndTimestamp, when positive, ends a sequence at the first sampled
+	// timestamp token at or past it, that token kept: where the window's
+	// audio ends (see TranscribeOptions.StopAtAudioEnd).
+	EndTimestamp int32
 	// Ctx, when set, is checked before every token, so a caller that no
 	// longer wants the text (a live preview overtaken by the final
 	// transcription) gets the model back within a token.
@@ -186,6 +190,9 @@ func (m *Model) decodeOne(sp Specials, init []int32, sotIndex, sampleLen int, fi
 		res.Tokens = append(res.Tokens, tok)
 		if cut := repetitionCut(res.Tokens, sp.TimestampBegin); cut >= 0 {
 			res.Tokens, res.Repetitive = res.Tokens[:cut], true
+			break
+		}
+		if opt.EndTimestamp > 0 && tok >= opt.EndTimestamp {
 			break
 		}
 		if pos >= m.H.NTextCtx {

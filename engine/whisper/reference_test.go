@@ -137,6 +137,22 @@ func TestKitDecodeWindow(t *testing.T) {
 	require.InDelta(t, ref.WithTimestamps.AvgLogprob, r.AvgLogprob, 1e-4)
 
 	// A canceled context stops decoding before the next token.
+	// With an end timestamp (the audio's end, TranscribeOptions.StopAtAudioEnd)
+	// the sequence stops at the first timestamp at or past it, that
+	// timestamp kept: here the reference's opening <|0.00|>. A later end
+	// changes nothing (the reference's last timestamp is its last token).
+	first := ref.WithTimestamps.Tokens[0]
+	require.True(t, sp.IsTimestamp(first))
+	opt.EndTimestamp = first
+	r, err = m.DecodeWindow(opt)
+	require.NoError(t, err)
+	require.Equal(t, []int32{first}, r.Tokens)
+	opt.EndTimestamp = first + 1
+	r, err = m.DecodeWindow(opt)
+	require.NoError(t, err)
+	require.Equal(t, ref.WithTimestamps.Tokens, r.Tokens)
+	opt.EndTimestamp = 0
+
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	opt.Ctx = ctx

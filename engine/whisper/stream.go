@@ -11,11 +11,12 @@ import (
 )
 
 // WindowTranscriber transcribes one window of a stream: 16 kHz mono
-// samples into timed words (times in seconds from the window's start),
-// conditioned on prompt, the committed text before the window. StreamModel
-// is the one over a loaded model; tests use scripted ones.
+// samples into segments of timed words (times in seconds from the
+// window's start), conditioned on prompt, the committed text before the
+// window. StreamModel is the one over a loaded model; tests use scripted
+// ones.
 type WindowTranscriber interface {
-	TranscribeWindow(ctx context.Context, samples []float32, prompt string) ([]Word, error)
+	TranscribeWindow(ctx context.Context, samples []float32, prompt string) ([]Segment, error)
 }
 
 // StreamConfig tunes a Streamer; zero fields take the defaults.
@@ -44,6 +45,18 @@ type StreamConfig struct {
 	// Agree is how many consecutive hypotheses must agree on a word
 	// before it is committed (2: local agreement).
 	Agree int
+	// Words commits agreed words wherever they stand. By default only
+	// whole segments are committed, and only once the model has closed
+	// them and begun another after them in each agreeing hypothesis: a
+	// model that says a whole memorized sentence on part of its audio
+	// (the kit model, trained on whole clips) says it confidently, with
+	// stable word times, as the hypothesis's only, still open segment.
+	// Word commits lag less with a model that recognizes partial audio.
+	Words bool
+	// NoPrompt decodes every window without the committed text as its
+	// prompt (which a model never trained with prompts, like the kit
+	// model, can be thrown by).
+	NoPrompt bool
 }
 
 func (c StreamConfig) withDefaults() StreamConfig {
@@ -81,11 +94,19 @@ type StreamEvent struct {
 	AudioEnd   float64 `json:"audio_end"`
 }
 
+// hypWord is a hypothesis's word in stream time; closes marks the last
+// word of a segment that another segment follows in the same hypothesis.
+type hypWord struct {
+	Word
+	closes bool
+}
+
 // Streamer turns a growing stream of audio into text at bounded cost
 // (local agreement): it decodes a window ending at the newest audio,
-// commits the leading words that two consecutive hypotheses agree on
-// (word and place) once their audio is in, keeps the rest as tentative,
-// and moves the window past committed audio. A voice-activity pause ends
+// commits the leading segments (or words: StreamConfig.Words) that
+// consecutive hypotheses agree on (words and place) once their audio is
+// in, keeps the rest as tentative, and moves the window past committed
+// audio. A voice-activity pause ends
 // an utterance; Finish decodes only what is not committed yet. Not safe
 // for concurrent use.
 type Streamer struct {
@@ -102,7 +123,7 @@ type Streamer struct {
 
 	committed []Word // absolute times
 	segs      []Segment
-	prev      [][]Word // the last Agree-1 hypotheses after the committed words
+	prev      [][]hypWord // the last Agree-1 hypotheses after the committed words
 	tentative string
 	decodes   int
 }
@@ -183,6 +204,9 @@ func (s *Streamer) Window() time.Duration {
 // promptText is the committed text the decoder is conditioned on (the
 // window transcriber bounds its share of the prompt).
 func (s *Streamer) promptText() string {
+	if s.cfg.NoPrompt {
+		return ""
+	}
 	var sb strings.Builder
 	for _, w := range s.committed[max(0, len(s.committed)-100):] {
 		sb.WriteString(w.Word)
@@ -192,10 +216,10 @@ func (s *Streamer) promptText() string {
 
 // hypothesis decodes the window and returns its words after the
 // committed ones, in stream time.
-func (s *Streamer) hypothesis(ctx context.Context) ([]Word, error) {
+func (s *Streamer) hypothesis(ctx context.Context) ([]hypWord, error) {
 	s.decoded = s.total
 	s.decodes++
-	words, err := s.t.TranscribeWindow(ctx, s.buf, s.promptText())
+	segs, err := s.t.TranscribeWindow(ctx, s.buf, s.promptText())
 	if err != nil {
 		return nil, err
 	}
@@ -204,17 +228,25 @@ func (s *Streamer) hypothesis(ctx context.Context) ([]Word, error) {
 	if n := len(s.committed); n > 0 {
 		last = s.committed[n-1].End
 	}
-	out := make([]Word, 0, len(words))
-	for _, w := range words {
-		w.Start += off
-		w.End += off
-		if strings.TrimSpace(w.Word) == "" {
-			continue
+	var out []hypWord
+	for _, seg := range segs {
+		for _, w := range seg.Words {
+			w.Start += off
+			w.End += off
+			if strings.TrimSpace(w.Word) == "" {
+				continue
+			}
+			if w.End <= last+0.05 {
+				continue // heard before the window's start: already committed
+			}
+			out = append(out, hypWord{Word: w})
 		}
-		if w.End <= last+0.05 {
-			continue // heard before the window's start: already committed
+		if n := len(out); n > 0 {
+			out[n-1].closes = true
 		}
-		out = append(out, w)
+	}
+	if n := len(out); n > 0 {
+		out[n-1].closes = false // the last segment may still grow
 	}
 	return s.dropRepeat(out), nil
 }
@@ -222,12 +254,12 @@ func (s *Streamer) hypothesis(ctx context.Context) ([]Word, error) {
 // dropRepeat removes a hypothesis's opening words that repeat the end of
 // the committed text (a word straddling the window's start is heard
 // twice).
-func (s *Streamer) dropRepeat(hyp []Word) []Word {
+func (s *Streamer) dropRepeat(hyp []hypWord) []hypWord {
 	for n := min(5, len(hyp), len(s.committed)); n >= 1; n-- {
 		tail := s.committed[len(s.committed)-n:]
 		same := true
 		for i := range n {
-			if normWord(tail[i].Word) != normWord(hyp[i].Word) || hyp[i].Start > tail[n-1].End+1 {
+			if normWord(tail[i].Word) != normWord(hyp[i].Word.Word) || hyp[i].Start > tail[n-1].End+1 {
 				same = false
 				break
 			}
@@ -248,32 +280,59 @@ func (s *Streamer) step(ctx context.Context) error {
 	end := secs(s.total)
 	limit := end - s.cfg.Holdback.Seconds()
 	tol := s.cfg.TimeTolerance.Seconds()
-	n := 0
+	n, whole := 0, 0 // agreed words; of them, up to the last closed segment
 	if len(s.prev) == s.cfg.Agree-1 {
 	agree:
 		for n < len(hyp) && hyp[n].End <= limit {
+			closed := hyp[n].closes
 			for _, p := range s.prev {
-				if n >= len(p) || normWord(hyp[n].Word) != normWord(p[n].Word) || math.Abs(hyp[n].End-p[n].End) > tol {
+				if n >= len(p) || normWord(hyp[n].Word.Word) != normWord(p[n].Word.Word) || math.Abs(hyp[n].End-p[n].End) > tol {
 					break agree
 				}
+				closed = closed && p[n].closes
 			}
 			n++
+			if closed {
+				whole = n
+			}
 		}
 	}
+	if !s.cfg.Words {
+		n = whole
+	}
 	s.commit(hyp[:n])
+	if n > 0 && n < len(hyp) {
+		s.dropToQuiet(hyp[n].End)
+	}
 	hyp = hyp[n:]
 	if len(s.buf) > samplesOf(s.cfg.MaxWindow) {
-		// Too long without agreement: what was heard in the first half of
-		// the window is committed as it stands, so the window stays bounded.
+		// Too long without agreement: the window's closed segments are
+		// committed as they stand (as the offline decoder moves on to the
+		// last segment boundary of its window), or when there are none,
+		// the words heard in the window's first half, so the window stays
+		// bounded.
 		cut := secs(s.bufStart) + s.cfg.MaxWindow.Seconds()/2
 		k := 0
-		for k < len(hyp) && hyp[k].End <= cut {
-			k++
+		for i, w := range hyp {
+			if w.closes && w.End <= limit {
+				k = i + 1
+			}
+		}
+		if k == 0 {
+			for k < len(hyp) && hyp[k].End <= cut {
+				k++
+			}
+		} else {
+			cut = hyp[k-1].End
 		}
 		s.commit(hyp[:k])
+		if k > 0 && k < len(hyp) {
+			s.dropToQuiet(hyp[k].End)
+			cut = secs(s.bufStart)
+		}
 		hyp = hyp[k:]
 		if c := int(cut * SampleRate); c > s.bufStart {
-			s.drop(c - s.bufStart)
+			s.drop(min(c-s.bufStart, len(s.buf)))
 		}
 		s.prev = nil // older hypotheses covered the dropped audio
 	}
@@ -310,21 +369,46 @@ func (s *Streamer) endUtterance(ctx context.Context) error {
 
 // commit appends words to the committed text, reports them, and moves the
 // window start past them.
-func (s *Streamer) commit(ws []Word) {
-	if len(ws) == 0 {
+func (s *Streamer) commit(hw []hypWord) {
+	if len(hw) == 0 {
 		return
 	}
 	var sb strings.Builder
-	for _, w := range ws {
-		sb.WriteString(w.Word)
+	ws := make([]Word, len(hw))
+	for i, w := range hw {
+		ws[i] = w.Word
+		sb.WriteString(w.Word.Word)
 	}
 	s.committed = append(s.committed, ws...)
-	seg := Segment{ID: len(s.segs), Start: ws[0].Start, End: ws[len(ws)-1].End, Text: sb.String(), Words: append([]Word(nil), ws...)}
+	seg := Segment{ID: len(s.segs), Start: ws[0].Start, End: ws[len(ws)-1].End, Text: sb.String(), Words: ws}
 	s.segs = append(s.segs, seg)
 	s.emit(StreamEvent{Type: EventCommitted, Text: seg.Text, AudioStart: seg.Start, AudioEnd: seg.End})
 	if c := int(math.Round(seg.End*SampleRate)) - s.bufStart; c > 0 {
 		s.drop(min(c, len(s.buf)))
 	}
+}
+
+// dropToQuiet moves the window start on from the end of the committed
+// words to the quietest 20 ms in the next 0.8 s, or up to next (the next
+// word's end) when that is later, at most a second on. Word ends are
+// approximate (the kit model put a clip's last word 0.8 s before its
+// end); a window that begins in the tail of a committed word makes the
+// model hear a word there (the kit model heard "and more formal" for "of
+// the more formal", and once another clip's sentence).
+func (s *Streamer) dropToQuiet(next float64) {
+	const frame, hop = SampleRate / 50, SampleRate / 100
+	to := min(max(int(next*SampleRate)-s.bufStart, SampleRate*4/5), SampleRate, len(s.buf))
+	best, least := 0, math.Inf(1)
+	for i := 0; i+frame <= to; i += hop {
+		e := 0.0
+		for _, v := range s.buf[i : i+frame] {
+			e += float64(v) * float64(v)
+		}
+		if e < least {
+			best, least = i+frame/2, e
+		}
+	}
+	s.drop(best)
 }
 
 func (s *Streamer) drop(n int) {
@@ -333,10 +417,10 @@ func (s *Streamer) drop(n int) {
 }
 
 // setTentative reports the uncommitted tail when it changed.
-func (s *Streamer) setTentative(ws []Word) {
+func (s *Streamer) setTentative(ws []hypWord) {
 	var sb strings.Builder
 	for _, w := range ws {
-		sb.WriteString(w.Word)
+		sb.WriteString(w.Word.Word)
 	}
 	text := sb.String()
 	if text == s.tentative {

@@ -2,6 +2,7 @@ package whisper
 
 import (
 	"context"
+	"flag"
 	"slices"
 	"syscall"
 	"testing"
@@ -21,6 +22,12 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// streamKitModel is the kit model BenchmarkStream and
+// TestKitStreamMatchesOffline stream through: f16 by default; a run on
+// another machine may carry the smaller q8_0 file (it transcribes every
+// clip to the reference text too: TestKitClipsQ8).
+var streamKitModel = flag.String("stream.model", "ggml-kit-tiny.en-f16.bin", "kit model file for the streaming test and benchmark")
+
 // BenchmarkStream streams 5 s (a kit clip), 30 s and 120 s (the start of
 // the long-form file) through the kit model on the CPU backend with
 // 2 threads (the targets' setting), 100 ms at a time with one decode per
@@ -33,7 +40,7 @@ func cpuTime(b *testing.B) time.Duration {
 // (audio-lag-s: audio received at the commit minus the end of the
 // committed words; the wall lag adds the decode's own time).
 func BenchmarkStream(b *testing.B) {
-	f, err := OpenFile(shared.Path(b, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
+	f, err := OpenFile(shared.Path(b, "whisper-kit", "models", *streamKitModel))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,47 +12,77 @@ import (
 )
 
 // scriptModel is a WindowTranscriber that follows a known script of timed
-// words: a window hears the words whose audio lies in it. With runAhead it
-// also "guesses" the rest of the script, squeezed into the window's last
-// 0.3 s, as the kit model (which memorized whole clips) does on part of a
-// clip; with garble it misspells the last word it hears, which a cut-off
-// word tends to be.
+// words in sentences of perSegment words (4 by default), one segment each:
+// a window hears the words whose audio lies in it. With runAhead it also
+// "guesses" the rest of the script, squeezed into the window's last 0.3 s;
+// with memorized it says another sentence instead of a sentence it heard
+// only part of, confidently and with stable word times, as the kit model
+// (which memorized whole clips) does on part of a clip; with garble it
+// misspells the last word it hears, which a cut-off word tends to be.
 type scriptModel struct {
-	s        *Streamer // for the window's position in the stream
-	words    []Word
-	runAhead bool
-	garble   bool
-	prompts  []string
-	windows  []float64 // length of each window decoded, seconds
-	at       []float64 // audio received at each decode
+	s          *Streamer // for the window's position in the stream
+	words      []Word
+	perSegment int
+	runAhead   bool
+	memorized  bool
+	garble     bool
+	prompts    []string
+	windows    []float64 // length of each window decoded, seconds
+	at         []float64 // audio received at each decode
 }
 
-func (m *scriptModel) TranscribeWindow(_ context.Context, samples []float32, prompt string) ([]Word, error) {
+func (m *scriptModel) TranscribeWindow(_ context.Context, samples []float32, prompt string) ([]Segment, error) {
 	a := secs(m.s.bufStart)
 	b := a + secs(len(samples))
 	m.prompts = append(m.prompts, prompt)
 	m.windows = append(m.windows, b-a)
 	m.at = append(m.at, secs(m.s.total))
-	var out []Word
+	per := m.perSegment
+	if per == 0 {
+		per = 4
+	}
+	var segs []Segment
 	var rest []Word
-	for _, w := range m.words {
+	open := false // the last segment's sentence goes on past the window
+	for i, w := range m.words {
 		switch {
 		case w.Start >= a-0.05 && w.End <= b:
-			out = append(out, Word{Word: w.Word, Start: w.Start - a, End: w.End - a})
+			if i%per == 0 || len(segs) == 0 {
+				segs = append(segs, Segment{})
+			}
+			sg := &segs[len(segs)-1]
+			sg.Words = append(sg.Words, Word{Word: w.Word, Start: w.Start - a, End: w.End - a})
+			open = i%per != per-1 && i+1 < len(m.words)
 		case w.End > b:
 			rest = append(rest, w)
 		}
 	}
-	if m.garble && len(out) > 0 && len(rest) > 0 {
-		out[len(out)-1].Word += "x"
-	}
-	if m.runAhead {
-		for i, w := range rest {
-			t := b - a - 0.3 + 0.3*float64(i+1)/float64(len(rest)+1)
-			out = append(out, Word{Word: w.Word, Start: max(0, t-0.01), End: max(0, t)})
+	if m.memorized && open {
+		// The open sentence becomes a memorized one, its words 0.5 s
+		// apart from where the heard one began (squeezed at the end).
+		sg := &segs[len(segs)-1]
+		t0 := sg.Words[0].Start
+		sg.Words = sg.Words[:0]
+		for j := range per {
+			e := min(t0+0.5*float64(j)+0.4, b-a)
+			sg.Words = append(sg.Words, Word{Word: fmt.Sprintf(" m%d", j), Start: max(0, e-0.4), End: e})
 		}
 	}
-	return out, nil
+	if m.garble && len(segs) > 0 && len(rest) > 0 {
+		ws := segs[len(segs)-1].Words
+		ws[len(ws)-1].Word += "x"
+	}
+	if m.runAhead && len(rest) > 0 {
+		if len(segs) == 0 {
+			segs = append(segs, Segment{})
+		}
+		sg := &segs[len(segs)-1]
+		for i, w := range rest {
+			t := b - a - 0.3 + 0.3*float64(i+1)/float64(len(rest)+1)
+			sg.Words = append(sg.Words, Word{Word: w.Word, Start: max(0, t-0.01), End: max(0, t)})
+		}
+	}
+	return segs, nil
 }
 
 // script is n words of 0.4 s with 0.1 s gaps from t0 on.
@@ -142,10 +172,16 @@ func noneEarly(t *testing.T, ws []Word, commits []committedAt, holdback float64)
 // Committed text follows the speech, is never rewritten, and ends as the
 // whole script; the lag of a commit is bounded.
 func TestStreamerCommitsWhatTwoWindowsAgreeOn(t *testing.T) {
+	for _, words := range []bool{false, true} {
+		t.Run(fmt.Sprintf("words=%v", words), func(t *testing.T) { testStreamerCommits(t, words) })
+	}
+}
+
+func testStreamerCommits(t *testing.T, words bool) {
 	ws := script(24, 0.3)
 	m := &scriptModel{words: ws}
 	x := tone(int(13.5*SampleRate), 0)
-	res, commits, all := run(t, m, StreamConfig{Pause: -1}, x)
+	res, commits, all := run(t, m, StreamConfig{Pause: -1, Words: words}, x)
 	require.Equal(t, scriptText(ws), res.Text)
 	noneEarly(t, ws, commits, 0.5)
 	var joined strings.Builder
@@ -173,12 +209,35 @@ func TestStreamerCommitsWhatTwoWindowsAgreeOn(t *testing.T) {
 // it, squeezed into the last frames) gets nothing committed early, and a
 // garbled cut-off word is never committed.
 func TestStreamerDoesNotCommitAheadOfTheAudio(t *testing.T) {
+	for _, words := range []bool{false, true} {
+		ws := script(20, 0.2)
+		m := &scriptModel{words: ws, runAhead: true, garble: true}
+		res, commits, _ := run(t, m, StreamConfig{Pause: -1, Words: words}, tone(11*SampleRate, 0))
+		require.Equal(t, scriptText(ws), res.Text)
+		noneEarly(t, ws, commits, 0.5)
+		// 5 sentences of 2 s: each is committed as the speech goes, not
+		// only at the end (word commits come more often).
+		require.GreaterOrEqual(t, len(commits), 4, "words %v", words)
+	}
+}
+
+// A model that says another, memorized sentence for a sentence it heard
+// only part of (confident, the same words at the same times in every
+// window, as the kit model does) gets none of it committed by default:
+// only sentences the model has closed and gone past are, so the final
+// text is the script. Committing agreed words (StreamConfig.Words) would
+// commit the memorized words: this is what the default guards against.
+func TestStreamerDoesNotCommitAMemorizedSentence(t *testing.T) {
 	ws := script(20, 0.2)
-	m := &scriptModel{words: ws, runAhead: true, garble: true}
+	m := &scriptModel{words: ws, memorized: true}
 	res, commits, _ := run(t, m, StreamConfig{Pause: -1}, tone(11*SampleRate, 0))
 	require.Equal(t, scriptText(ws), res.Text)
 	noneEarly(t, ws, commits, 0.5)
-	require.Greater(t, len(commits), 5, "text is committed as the speech goes, not only at the end")
+	require.GreaterOrEqual(t, len(commits), 4, "closed sentences are committed as the speech goes")
+
+	m = &scriptModel{words: ws, memorized: true}
+	res, _, _ = run(t, m, StreamConfig{Pause: -1, Words: true}, tone(11*SampleRate, 0))
+	require.Contains(t, res.Text, "m0", "word commits take the memorized sentence")
 }
 
 // Cost is bounded: on 10 minutes of speech every window stays under the
@@ -210,7 +269,7 @@ func TestStreamerCostIsBounded(t *testing.T) {
 		require.LessOrEqual(t, maxW, 21.0, "window bounded by MaxWindow + Step")
 		require.LessOrEqual(t, s.Decodes(), 601, "one decode per step")
 		if !never {
-			require.LessOrEqual(t, maxW, 5.5, "agreeing words keep the window short")
+			require.LessOrEqual(t, maxW, 6.5, "agreeing sentences (2 s) keep the window short")
 		}
 	}
 }
@@ -218,12 +277,14 @@ func TestStreamerCostIsBounded(t *testing.T) {
 // disagreeing renames every word on every call: no two hypotheses agree.
 type disagreeing struct{ m *scriptModel }
 
-func (d *disagreeing) TranscribeWindow(ctx context.Context, x []float32, p string) ([]Word, error) {
-	ws, err := d.m.TranscribeWindow(ctx, x, p)
-	for i := range ws {
-		ws[i].Word = fmt.Sprintf("%s-%d", ws[i].Word, len(d.m.windows))
+func (d *disagreeing) TranscribeWindow(ctx context.Context, x []float32, p string) ([]Segment, error) {
+	segs, err := d.m.TranscribeWindow(ctx, x, p)
+	for _, sg := range segs {
+		for i := range sg.Words {
+			sg.Words[i].Word = fmt.Sprintf("%s-%d", sg.Words[i].Word, len(d.m.windows))
+		}
 	}
-	return ws, err
+	return segs, err
 }
 
 // A pause ends the utterance: its words are committed at once, the
@@ -296,4 +357,16 @@ func TestStreamerAgreeThree(t *testing.T) {
 		first[agree] = commits[0].received
 	}
 	require.GreaterOrEqual(t, first[3], first[2]+1-1e-9)
+}
+
+// NoPrompt decodes every window unprompted; the text is the same.
+func TestStreamerNoPrompt(t *testing.T) {
+	ws := script(12, 0.3)
+	m := &scriptModel{words: ws}
+	res, commits, _ := run(t, m, StreamConfig{Pause: -1, NoPrompt: true}, tone(7*SampleRate, 0))
+	require.Equal(t, scriptText(ws), res.Text)
+	require.Greater(t, len(commits), 1)
+	for _, p := range m.prompts {
+		require.Empty(t, p)
+	}
 }

@@ -31,7 +31,7 @@ func NewStreamModel(f *File, m *Model) *StreamModel {
 }
 
 // TranscribeWindow implements WindowTranscriber.
-func (s *StreamModel) TranscribeWindow(ctx context.Context, samples []float32, prompt string) ([]Word, error) {
+func (s *StreamModel) TranscribeWindow(ctx context.Context, samples []float32, prompt string) ([]Segment, error) {
 	opt := s.Options
 	opt.Temperatures = []float32{0}
 	opt.BeamSize = 1
@@ -60,9 +60,5 @@ func (s *StreamModel) TranscribeWindow(ctx context.Context, samples []float32, p
 	if err != nil {
 		return nil, err
 	}
-	var out []Word
-	for _, seg := range res.Segments {
-		out = append(out, seg.Words...)
-	}
-	return out, nil
+	return res.Segments, nil
 }

@@ -41,6 +41,12 @@ type TranscribeOptions struct {
 	Vocabulary []int32
 	// WordTimestamps times every word (cross-attention alignment).
 	WordTimestamps bool
+	// StopAtAudioEnd ends a window's sequence at a timestamp within 100 ms
+	// of the end of the audio, as whisper.cpp does, instead of letting the
+	// model go on into the zeros past it (the reference's transcribe()
+	// does): a model that knows the text continues it there, with words
+	// nobody said.
+	StopAtAudioEnd bool
 	// OnSegment, if set, receives each segment as soon as its window is done.
 	OnSegment func(Segment)
 	// OnProgress, if set, receives the fraction of audio processed.
@@ -64,6 +70,7 @@ func DefaultTranscribeOptions() TranscribeOptions {
 		LogprobThreshold:          -1.0,
 		NoSpeechThreshold:         0.6,
 		ConditionOnPreviousText:   true,
+		StopAtAudioEnd:            true,
 	}
 }
 
@@ -153,6 +160,9 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 		dopt := opt.DecodeOptions
 		dopt.Ctx = ctx
 		dopt.Prompt = withVocabulary(opt.Vocabulary, allTokens[promptResetSince:], m.H.NTextCtx/2-1)
+		if opt.StopAtAudioEnd && !dopt.WithoutTimestamps {
+			dopt.EndTimestamp = endTimestamp(sp, contentFrames-seek, nFrames, inputStride)
+		}
 		r, cr, err := m.decodeWithFallback(sp, tok, dopt, &opt)
 		if err != nil {
 			return nil, err
@@ -322,4 +332,17 @@ func withVocabulary(vocab, prev []int32, keep int) []int32 {
 	room := keep - len(vocab)
 	prev = prev[len(prev)-min(len(prev), room):]
 	return append(append(make([]int32, 0, len(vocab)+len(prev)), vocab...), prev...)
+}
+
+// endTimestamp is the first timestamp token within audioEndMargin of the
+// audio's end, left mel frames (10 ms each) after the start of a window of
+// nFrames, or 0 when the window ends before the audio does. whisper.cpp's rule: a
+// sequence is complete once seek + delta + 10 >= the audio's end.
+func endTimestamp(sp Specials, left, nFrames, inputStride int) int32 {
+	const audioEndMargin = 10 // frames: 100 ms
+	d := max(0, left-audioEndMargin)
+	if d >= nFrames {
+		return 0
+	}
+	return sp.TimestampBegin + int32((d+inputStride-1)/inputStride)
 }

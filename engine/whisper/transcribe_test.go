@@ -165,3 +165,21 @@ func TestTranscribeCancelled(t *testing.T) {
 	_, err := f.TranscribeFile(ctx, m, shared.Path(t, "audio", "jfk.wav"), DefaultTranscribeOptions())
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+// whisper.cpp's end-of-audio rule: a sequence is complete at a timestamp t
+// with seek + 2t + 10 >= the audio's end (frames of 10 ms).
+func TestEndTimestamp(t *testing.T) {
+	sp, err := SpecialsFor(51864)
+	require.NoError(t, err)
+	for _, c := range []struct{ left, want int }{
+		{2098, 1044}, // the 204.2-s excerpt's last window (seek 18322 of 20420 frames)
+		{2099, 1045},
+		{3000, 1495},
+		{3009, 1500},
+		{5, 0},
+	} {
+		require.Equal(t, sp.TimestampBegin+int32(c.want), endTimestamp(sp, c.left, 3000, 2), "left %d", c.left)
+	}
+	require.Zero(t, endTimestamp(sp, 3010, 3000, 2), "a window ending before the audio has no end timestamp")
+	require.Zero(t, endTimestamp(sp, 100000, 3000, 2))
+}

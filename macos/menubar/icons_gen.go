@@ -1,7 +1,8 @@
 //go:build ignore
 
 // icons_gen draws the menu-bar template icons: a microphone, outlined when
-// idle and filled with a dot when recording. 36x36 px, shown at 18x18 pt
+// idle, filled with a dot when recording, outlined with three dots while
+// transcribing. 36x36 px, shown at 18x18 pt
 // (the @2x size of a status-bar glyph). Template images carry only alpha:
 // macOS tints them for light, dark and highlighted menu bars.
 //
@@ -86,4 +87,5 @@ func main() {
 	}
 	draw("icons/mic.png", append(body, capsule(18, 4, 22, 5, false, 2.2))...)
 	draw("icons/mic-recording.png", append(body, capsule(18, 4, 22, 5, true, 0), disc(30, 6, 4.5))...)
+	draw("icons/mic-transcribing.png", append(body, capsule(18, 4, 22, 5, false, 2.2), disc(26, 5, 2), disc(30.5, 5, 2), disc(26, 9.5, 2), disc(30.5, 9.5, 2))...)
 }

@@ -198,14 +198,14 @@ func (t *Tray) apply(s State) {
 	}
 	button := item.Send(selButton)
 	if button != 0 {
-		img := objc.ID(objc.GetClass("NSImage")).Send(selAlloc).Send(selInitWithData, ns.Data(Icon(s.Recording)))
+		img := objc.ID(objc.GetClass("NSImage")).Send(selAlloc).Send(selInitWithData, ns.Data(Icon(s)))
 		if img != 0 {
 			img.Send(selSetTemplate, true)
 			img.Send(selSetSize, nsSize{Width: iconPoints, Height: iconPoints})
 			button.Send(selSetImage, img)
 			ns.Release(img) // the button retains it
 		}
-		button.Send(selSetToolTip, ns.String(Tooltip(s.Recording)))
+		button.Send(selSetToolTip, ns.String(Tooltip(s)))
 	}
 	menu := buildMenu(Build(s), target)
 	item.Send(selSetMenu, menu)
@@ -271,6 +271,9 @@ func (t *Tray) update(change func(s *State)) {
 
 // SetRecording switches the icon and the Start/Stop item.
 func (t *Tray) SetRecording(on bool) { t.update(func(s *State) { s.Recording = on }) }
+
+// SetTranscribing switches the icon and menu to transcribing.
+func (t *Tray) SetTranscribing(on bool) { t.update(func(s *State) { s.Transcribing = on }) }
 
 // SetRecent replaces the recent-transcripts submenu (newest first).
 func (t *Tray) SetRecent(items []string) {

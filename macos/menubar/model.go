@@ -40,8 +40,9 @@ type Item struct {
 
 // State is what the menu reflects.
 type State struct {
-	Recording bool
-	Recent    []string
+	Recording    bool
+	Transcribing bool // after a recording, until its text is inserted
+	Recent       []string
 	// Modes are the dictation modes' names; ActiveMode the one chosen by
 	// hand ("" = automatic, by the focused app).
 	Modes      []string
@@ -61,19 +62,28 @@ var iconIdle []byte
 //go:embed icons/mic-recording.png
 var iconRecording []byte
 
+//go:embed icons/mic-transcribing.png
+var iconTranscribing []byte
+
 // Icon returns the PNG for the status item: 36x36 px, meant to be shown at
 // 18x18 pt as a template image (only alpha matters).
-func Icon(recording bool) []byte {
-	if recording {
+func Icon(s State) []byte {
+	switch {
+	case s.Recording:
 		return iconRecording
+	case s.Transcribing:
+		return iconTranscribing
 	}
 	return iconIdle
 }
 
 // Tooltip is the status item's hover text.
-func Tooltip(recording bool) string {
-	if recording {
+func Tooltip(s State) string {
+	switch {
+	case s.Recording:
 		return "Hark — recording"
+	case s.Transcribing:
+		return "Hark — transcribing"
 	}
 	return "Hark"
 }
@@ -94,8 +104,12 @@ func Build(s State) []Item {
 	if len(recent) == 0 {
 		recent = []Item{{Title: "No transcripts yet", Enabled: false}}
 	}
+	first := Item{Title: toggle, Action: ActionToggle, Enabled: true}
+	if s.Transcribing && !s.Recording {
+		first = Item{Title: "Transcribing…"}
+	}
 	items := []Item{
-		{Title: toggle, Action: ActionToggle, Enabled: true},
+		first,
 		{Separator: true},
 	}
 	if len(s.Modes) > 0 {

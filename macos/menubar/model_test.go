@@ -78,7 +78,7 @@ func decode(t *testing.T, b []byte) *image.NRGBA {
 func TestIconsAreTemplateImages(t *testing.T) {
 	ink := map[bool]int{}
 	for _, rec := range []bool{false, true} {
-		img := decode(t, Icon(rec))
+		img := decode(t, Icon(State{Recording: rec}))
 		require.Equal(t, image.Rect(0, 0, 36, 36), img.Bounds(), "@2x of an 18pt status glyph")
 		for i := 0; i < len(img.Pix); i += 4 {
 			// A template image is black plus alpha; macOS tints it.
@@ -94,9 +94,21 @@ func TestIconsAreTemplateImages(t *testing.T) {
 	}
 	require.Greater(t, ink[false], 36*36*255/20, "idle icon has visible ink")
 	require.Greater(t, ink[true], ink[false]*5/4, "recording icon is visibly heavier")
-	require.NotEqual(t, Icon(false), Icon(true))
-	require.Equal(t, "Hark — recording", Tooltip(true))
-	require.Equal(t, "Hark", Tooltip(false))
+	require.NotEqual(t, Icon(State{}), Icon(State{Recording: true}))
+	require.Equal(t, "Hark — recording", Tooltip(State{Recording: true}))
+	require.Equal(t, "Hark", Tooltip(State{}))
+
+	// Transcribing: its own template icon, tooltip and a disabled first
+	// item (nothing to start or stop until the text is in).
+	tr := decode(t, Icon(State{Transcribing: true}))
+	require.Equal(t, image.Rect(0, 0, 36, 36), tr.Bounds())
+	for i := 0; i < len(tr.Pix); i += 4 {
+		require.Zero(t, tr.Pix[i]|tr.Pix[i+1]|tr.Pix[i+2], "non-black pixel at %d", i/4)
+	}
+	require.NotEqual(t, Icon(State{}), Icon(State{Transcribing: true}))
+	require.NotEqual(t, Icon(State{Recording: true}), Icon(State{Transcribing: true}))
+	require.Equal(t, "Hark — transcribing", Tooltip(State{Transcribing: true}))
+	require.Equal(t, Item{Title: "Transcribing…"}, Build(State{Transcribing: true})[0])
 }
 
 // With modes, a Mode submenu lists automatic and each mode, the one in

@@ -49,6 +49,9 @@ export interface SettingsData {
   betterHotkey: string
   forceCPU: boolean
   speedProbe?: SpeedProbe | null
+  keepMicReady: boolean
+  micCloseSeconds: number
+  pasteLastHotkey: string
 }
 // github.com/harkapp/hark/internal/vocab.Prompt
 export interface Prompt {
@@ -392,6 +395,9 @@ export const Dictation = {
   Cancel: (): Promise<void> => call<void>('Dictation', 'Cancel'),
   CopyBetter: (): Promise<BetterText> => call<BetterText>('Dictation', 'CopyBetter'),
   Devices: (): Promise<Device[]> => call<Device[]>('Dictation', 'Devices'),
+  Discard: (): Promise<void> => call<void>('Dictation', 'Discard'),
+  HotkeyHint: (): Promise<string> => call<string>('Dictation', 'HotkeyHint'),
+  PasteLast: (): Promise<void> => call<void>('Dictation', 'PasteLast'),
   Recording: (): Promise<boolean> => call<boolean>('Dictation', 'Recording'),
   Start: (): Promise<void> => call<void>('Dictation', 'Start'),
   Status: (): Promise<DictationStatus> => call<DictationStatus>('Dictation', 'Status'),
@@ -449,6 +455,7 @@ export const Event = {
   DictationBetterWithdrawn: 'dictation:better-withdrawn',
   DictationBetterCopied: 'dictation:better-copied',
   ModeChanged: 'mode:changed',
+  DictationCanceled: 'dictation:canceled',
   AppError: 'app:error',
   AppView: 'app:view',
   TranscriptionError: 'transcription:error',
@@ -479,6 +486,7 @@ export interface EventPayloads {
   'dictation:better-withdrawn': BetterText
   'dictation:better-copied': BetterText
   'mode:changed': ModeChoice
+  'dictation:canceled': Record<string, number>
   'app:error': Problem
   'app:view': string
   'transcription:error': FileProblem

@@ -50,6 +50,9 @@ func checkCmd(args []string) error {
 	if len(str("NSMicrophoneUsageDescription")) < 20 {
 		return errorf("Info.plist: no NSMicrophoneUsageDescription")
 	}
+	if !hasURLScheme(info, "hark") {
+		return errorf("Info.plist: no CFBundleURLTypes entry for hark:// (dictation URLs, wails.json info.protocols)")
+	}
 	exe := filepath.Join(*app, "Contents", "MacOS", str("CFBundleExecutable"))
 	st, err := os.Stat(exe)
 	if err != nil || str("CFBundleExecutable") == "" {
@@ -177,4 +180,19 @@ func sliceEntitlements(f slice) ([]byte, error) {
 		return nil, errors.New("signed without entitlements")
 	}
 	return nil, errors.New("not signed (no LC_CODE_SIGNATURE)")
+}
+
+// hasURLScheme reports whether the bundle registers scheme.
+func hasURLScheme(info map[string]any, scheme string) bool {
+	types, _ := info["CFBundleURLTypes"].([]any)
+	for _, t := range types {
+		d, _ := t.(map[string]any)
+		schemes, _ := d["CFBundleURLSchemes"].([]any)
+		for _, s := range schemes {
+			if s == scheme {
+				return true
+			}
+		}
+	}
+	return false
 }

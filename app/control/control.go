@@ -1,0 +1,165 @@
+// Package control is the running app's local control socket: `hark
+// dictate start|stop|toggle|cancel|status` (and the desktop shortcuts
+// bound to it on Wayland) drive dictation in the app or `hark ui` that
+// holds the data folder. The socket lives in the data folder beside the
+// single-instance lock, owner-only; a request is one line naming a
+// command, the answer one line of JSON.
+package control
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SocketName is the socket's file name in the data folder.
+const SocketName = "hark.sock"
+
+// Commands are the requests the socket answers (URLs: fewer, url.go).
+var Commands = []string{"start", "stop", "toggle", "cancel", "status", "paste-last"}
+
+// Reply is the answer to a command.
+type Reply struct {
+	// State is the dictation state after the command (idle, recording,
+	// transcribing).
+	State string `json:"state"`
+	// Text is the transcript, for stop (which waits for it) and status
+	// (the last one).
+	Text  string `json:"text,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Handler runs a command (one of Commands) in the app.
+type Handler func(cmd string) Reply
+
+// maxLine bounds a request: the longest command and its newline.
+const maxLine = 64
+
+// ioTimeout bounds reading a request and writing its answer; the command
+// itself (stop waits for the transcript) is not bounded here.
+const ioTimeout = 5 * time.Second
+
+// Server is a listening control socket.
+type Server struct {
+	ln   net.Listener
+	path string
+	wg   sync.WaitGroup
+}
+
+// Listen opens the control socket in dir and serves h until Close. The
+// caller holds dir's single-instance lock, so a socket file already there
+// is a dead app's and is replaced.
+func Listen(dir string, h Handler) (*Server, error) {
+	path := filepath.Join(dir, SocketName)
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("control: removing a stale socket: %w", err)
+	}
+	ln, err := listenOwnerOnly(path)
+	if err != nil {
+		return nil, fmt.Errorf("control: %w", err)
+	}
+	s := &Server{ln: ln, path: path}
+	s.wg.Add(1)
+	go s.serve(h)
+	return s, nil
+}
+
+// Path is the socket's path.
+func (s *Server) Path() string { return s.path }
+
+func (s *Server) serve(h Handler) {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			time.Sleep(50 * time.Millisecond) // out of descriptors, say: don't spin
+			continue
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer c.Close()
+			s.answer(c, h)
+		}()
+	}
+}
+
+// answer reads one command from c and writes the handler's reply.
+func (s *Server) answer(c net.Conn, h Handler) {
+	if !sameUser(c) {
+		writeReply(c, Reply{Error: "refused: the control socket answers its owner only"})
+		return
+	}
+	c.SetReadDeadline(time.Now().Add(ioTimeout))
+	line, err := bufio.NewReaderSize(io.LimitReader(c, maxLine), maxLine).ReadString('\n')
+	if err != nil {
+		writeReply(c, Reply{Error: "bad request: one line naming a command is expected"})
+		return
+	}
+	cmd := strings.TrimSpace(line)
+	if !slices.Contains(Commands, cmd) {
+		writeReply(c, Reply{Error: fmt.Sprintf("unknown command %q (want one of %s)", cmd, strings.Join(Commands, ", "))})
+		return
+	}
+	writeReply(c, h(cmd))
+}
+
+func writeReply(c net.Conn, r Reply) {
+	c.SetWriteDeadline(time.Now().Add(ioTimeout))
+	b, _ := json.Marshal(r)
+	c.Write(append(b, '\n'))
+}
+
+// Close stops listening, waits for requests in progress and removes the
+// socket file.
+func (s *Server) Close() error {
+	err := s.ln.Close()
+	s.wg.Wait()
+	os.Remove(s.path)
+	return err
+}
+
+// ErrNotRunning is returned by Send when no app holds the data folder.
+var ErrNotRunning = errors.New("Hark is not running")
+
+// Send sends cmd to the app holding dir and returns its reply (an error
+// reply is returned as an error too). wait bounds the whole exchange.
+func Send(dir, cmd string, wait time.Duration) (Reply, error) {
+	path := filepath.Join(dir, SocketName)
+	c, err := net.DialTimeout("unix", path, ioTimeout)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) || isRefused(err) {
+			return Reply{}, fmt.Errorf("%w (no app or `hark ui` is using the data folder %s): start it first", ErrNotRunning, dir)
+		}
+		return Reply{}, fmt.Errorf("control: %w", err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(wait))
+	if _, err := io.WriteString(c, cmd+"\n"); err != nil {
+		return Reply{}, fmt.Errorf("control: %w", err)
+	}
+	line, err := bufio.NewReader(io.LimitReader(c, 1<<20)).ReadBytes('\n')
+	if err != nil {
+		return Reply{}, fmt.Errorf("control: no answer from the app: %w", err)
+	}
+	var r Reply
+	if err := json.Unmarshal(line, &r); err != nil {
+		return Reply{}, fmt.Errorf("control: bad answer from the app: %w", err)
+	}
+	if r.Error != "" {
+		return r, errors.New(r.Error)
+	}
+	return r, nil
+}

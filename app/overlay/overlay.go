@@ -1,0 +1,369 @@
+// Package overlay is the recording overlay: a small native panel, always
+// on top and never taking focus, shown while dictating (the user looks at
+// the app they type into, not at Hark's window). It shows the state
+// (starting / listening / finishing / inserted / error), the mode, the
+// elapsed time, a level meter and the streamed text (committed in full
+// colour, the tentative tail dimmed); Esc, grabbed globally only while
+// recording, cancels; a click stops; it fades after insertion.
+//
+// The panel is a GTK popup on Linux (overlay_linux.go) and an NSPanel on
+// macOS (overlay_darwin.go); this file turns the app's dictation events
+// into what the panel shows.
+package overlay
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harkapp/hark/app"
+)
+
+// Phases the panel shows.
+const (
+	Starting  = "starting…"
+	Listening = "listening"
+	Finishing = "finishing…"
+	Inserted  = "inserted"
+	Canceled  = "canceled"
+	Failed    = "error"
+	Improved  = "improved" // "type now, perfect later" replaced the text
+	Better    = "better text ready"
+	Copied    = "copied"
+)
+
+// Frame is what the panel shows at one moment.
+type Frame struct {
+	Visible   bool
+	Opacity   float64 // 0..1, for the fade
+	Header    string  // "● listening · Email · 0:07"
+	Level     float64 // 0..1 on a dB scale
+	Committed string
+	Tentative string
+	Note      string // a device change, an error
+}
+
+// Markup is the text as Pango markup (GTK): committed text in full
+// colour, the tentative tail dimmed, a note in italics.
+func (f Frame) Markup() string {
+	var b strings.Builder
+	b.WriteString(html.EscapeString(f.Committed))
+	if f.Tentative != "" {
+		fmt.Fprintf(&b, `<span alpha="50%%">%s</span>`, html.EscapeString(f.Tentative))
+	}
+	if f.Note != "" {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "<i>%s</i>", html.EscapeString(f.Note))
+	}
+	return b.String()
+}
+
+// view is the native panel.
+type view interface {
+	show(Frame)
+	close()
+}
+
+// Hotkey grabs a key globally (platform.Hotkey): Esc while recording.
+type Hotkey interface {
+	Register(spec string, down, up func()) error
+	Unregister() error
+}
+
+// Options connect the overlay to the app.
+type Options struct {
+	OnStop   func() // a click on the panel
+	OnCancel func() // Esc while recording
+	// Esc is the hotkey Esc is grabbed with while recording (nil: none).
+	Esc Hotkey
+}
+
+// fadeAfter is how long the final state stays before the panel fades.
+// offerFor is how long an offered better text stays up (its hotkey keeps
+// working after the panel fades; the Dictation view keeps the offer too).
+const (
+	offerFor  = 8 * time.Second
+	fadeAfter = 900 * time.Millisecond
+	fadeSteps = 8
+	fadeStep  = 40 * time.Millisecond
+)
+
+// Overlay follows the dictation events and drives the panel.
+type Overlay struct {
+	v   view
+	opt Options
+
+	mu       sync.Mutex
+	f        Frame
+	phase    string
+	mode     string
+	started  time.Time
+	heard    bool // a sample with sound arrived: listening
+	grabbed  bool
+	gen      int // bumped by each state change: a stale fade stops
+	ticking  bool
+	closed   bool
+	nowForTT func() time.Time
+}
+
+func newOverlay(v view, opt Options) *Overlay {
+	return &Overlay{v: v, opt: opt, nowForTT: time.Now}
+}
+
+// Handle takes an app event (the Emitter's name and data).
+func (o *Overlay) Handle(name string, data any) {
+	switch name {
+	case "dictation:state":
+		st, ok := data.(app.DictationStatus)
+		if !ok {
+			return
+		}
+		switch st.State {
+		case app.DictRecording:
+			o.recording(st)
+		case app.DictTranscribing:
+			o.set(func() { o.phase = Finishing; o.ungrab() })
+		case app.DictIdle:
+			if st.Error != "" {
+				o.set(func() { o.phase, o.f.Note = Failed, st.Error; o.ungrab() })
+				o.fadeLater()
+			}
+		}
+	case "dictation:level":
+		l, ok := data.(app.Level)
+		if !ok {
+			return
+		}
+		o.set(func() {
+			o.f.Level = meter(l.RMS)
+			if l.RMS > 0 && o.phase == Starting {
+				o.phase, o.heard = Listening, true
+			}
+		})
+	case "dictation:partial":
+		p, ok := data.(map[string]string)
+		if !ok {
+			return
+		}
+		o.set(func() { o.f.Committed, o.f.Tentative = streamed(p["committed"], p["tentative"]) })
+	case "dictation:warning":
+		if m, ok := data.(map[string]string); ok {
+			o.set(func() { o.f.Note = m["message"] })
+		}
+	case "dictation:done":
+		o.set(func() {
+			o.phase = Inserted
+			if it, ok := data.(app.Item); ok && it.Text != "" {
+				o.f.Committed, o.f.Tentative = it.Text, ""
+			}
+			o.ungrab()
+		})
+		o.fadeLater()
+	case "dictation:canceled":
+		o.set(func() { o.phase, o.f.Tentative = Canceled, ""; o.ungrab() })
+		o.fadeLater()
+	case "dictation:better", "dictation:better-copied", "dictation:better-withdrawn":
+		if bt, ok := data.(app.BetterText); ok {
+			o.better(name, bt)
+		}
+	}
+}
+
+// better shows "type now, perfect later"'s result after a dictation: the
+// text that replaced the inserted one, or the offer and the keystroke
+// that copies it. A recording in progress keeps the panel.
+func (o *Overlay) better(name string, bt app.BetterText) {
+	o.mu.Lock()
+	busy := o.phase == Starting || o.phase == Listening || o.phase == Finishing
+	o.mu.Unlock()
+	if busy {
+		return
+	}
+	stay := fadeAfter
+	o.set(func() {
+		o.f = Frame{Visible: true, Opacity: 1, Committed: bt.Text}
+		o.mode, o.started = "", time.Time{}
+		switch {
+		case name == "dictation:better-copied":
+			o.phase = Copied
+		case name == "dictation:better-withdrawn":
+			// A new dictation made the offer stale: hide it at once.
+			o.phase, o.f = Copied, Frame{}
+		case bt.Replaced:
+			o.phase = Improved
+		default:
+			o.phase, stay = Better, offerFor
+			if bt.Hotkey != "" {
+				o.f.Note = "press " + bt.Hotkey + " to copy it"
+			}
+		}
+	})
+	o.fadeAfterDelay(stay)
+}
+
+// streamed is the stream's text as the panel shows it: without the space
+// Whisper puts before the first word.
+func streamed(committed, tentative string) (string, string) {
+	committed = strings.TrimLeft(committed, " ")
+	if committed == "" {
+		tentative = strings.TrimLeft(tentative, " ")
+	}
+	return committed, tentative
+}
+
+// recording shows the panel for a new recording and grabs Esc.
+func (o *Overlay) recording(st app.DictationStatus) {
+	o.set(func() {
+		if o.phase == Starting || o.phase == Listening {
+			return // a repeated state event of the same recording
+		}
+		o.f = Frame{Visible: true, Opacity: 1}
+		o.phase, o.mode, o.heard = Starting, st.Mode, false
+		o.started = o.nowForTT()
+		if st.StartedAt > 0 {
+			o.started = time.UnixMilli(st.StartedAt)
+		}
+		if o.opt.Esc != nil && !o.grabbed && o.opt.OnCancel != nil {
+			// Only while recording: Esc belongs to the user's apps the
+			// rest of the time.
+			o.grabbed = o.opt.Esc.Register("Escape", o.opt.OnCancel, nil) == nil
+		}
+		if !o.ticking {
+			o.ticking = true
+			go o.tick()
+		}
+	})
+}
+
+// ungrab gives Esc back. Called with o.mu held.
+func (o *Overlay) ungrab() {
+	if o.grabbed {
+		o.grabbed = false
+		esc := o.opt.Esc
+		go esc.Unregister() // not under o.mu: the grab's callback may be waiting for it
+	}
+}
+
+// tick refreshes the elapsed time while recording.
+func (o *Overlay) tick() {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for range t.C {
+		o.mu.Lock()
+		live := !o.closed && (o.phase == Starting || o.phase == Listening)
+		if !live {
+			o.ticking = false
+			o.mu.Unlock()
+			return
+		}
+		o.mu.Unlock()
+		o.set(func() {})
+	}
+}
+
+// set changes the state under the lock and shows the new frame.
+func (o *Overlay) set(f func()) {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return
+	}
+	before := o.phase
+	f()
+	if o.phase != before {
+		o.gen++
+	}
+	if o.phase == "" {
+		o.mu.Unlock()
+		return
+	}
+	o.f.Header = o.header()
+	fr := o.f
+	o.mu.Unlock()
+	o.v.show(fr)
+}
+
+// header is the state line: phase, mode, elapsed time.
+func (o *Overlay) header() string {
+	parts := []string{"● " + o.phase}
+	if o.mode != "" {
+		parts = append(parts, o.mode)
+	}
+	if !o.started.IsZero() {
+		d := o.nowForTT().Sub(o.started).Round(time.Second)
+		parts = append(parts, fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// fadeLater fades the panel out after the final state has been seen,
+// unless a new recording started meanwhile.
+func (o *Overlay) fadeLater() { o.fadeAfterDelay(fadeAfter) }
+
+// fadeAfterDelay fades the panel out after wait, unless its state changes
+// meanwhile.
+func (o *Overlay) fadeAfterDelay(wait time.Duration) {
+	o.mu.Lock()
+	gen := o.gen
+	o.mu.Unlock()
+	go func() {
+		time.Sleep(wait)
+		for i := fadeSteps - 1; i >= 0; i-- {
+			o.mu.Lock()
+			if o.gen != gen || o.closed {
+				o.mu.Unlock()
+				return
+			}
+			o.f.Opacity = float64(i) / fadeSteps
+			if i == 0 {
+				o.f.Visible = false
+				o.phase, o.started = "", time.Time{}
+			}
+			fr := o.f
+			o.mu.Unlock()
+			o.v.show(fr)
+			time.Sleep(fadeStep)
+		}
+	}()
+}
+
+// Clicked is the panel's click: stop the recording.
+func (o *Overlay) clicked() {
+	o.mu.Lock()
+	rec := o.phase == Starting || o.phase == Listening
+	o.mu.Unlock()
+	if rec && o.opt.OnStop != nil {
+		go o.opt.OnStop()
+	}
+}
+
+// Close hides the panel for good and gives Esc back.
+func (o *Overlay) Close() {
+	o.mu.Lock()
+	if o.closed {
+		o.mu.Unlock()
+		return
+	}
+	o.closed = true
+	if o.grabbed {
+		o.grabbed = false
+		o.opt.Esc.Unregister()
+	}
+	o.mu.Unlock()
+	o.v.close()
+}
+
+// meter maps an RMS level onto 0..1 (-60 dBFS silent, 0 dBFS full), as
+// the Dictation view's meter does.
+func meter(rms float32) float64 {
+	if rms <= 1e-6 {
+		return 0
+	}
+	db := 20 * math.Log10(float64(rms))
+	return min(1, max(0, (db+60)/60))
+}
