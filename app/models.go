@@ -28,6 +28,9 @@ type ModelInfo struct {
 	Downloading bool   `json:"downloading"`
 	Loaded      bool   `json:"loaded"`  // in memory now
 	Backend     string `json:"backend"` // what it runs on when loaded ("cpu", "metal")
+	// License, when set, is shown before the download and must be
+	// accepted (Pull's acceptLicense).
+	License *models.License `json:"license,omitempty"`
 	// Speech models, once the machine's speed is measured: the estimated
 	// time of one 30-s window here, the published accuracy (0: none
 	// found) with its source, and which tasks recommend it and why.
@@ -134,7 +137,7 @@ func (m *Models) List() ([]ModelInfo, error) {
 	var out []ModelInfo
 	for _, c := range models.Catalog() {
 		mi := ModelInfo{Name: c.Name, Task: string(c.Task), SizeBytes: c.Size, MemoryBytes: int64(c.MemoryMB) << 20,
-			Notes: c.Notes, Verified: c.Verified(), InCatalog: true,
+			Notes: c.Notes, Verified: c.Verified(), InCatalog: true, License: c.License,
 			Recommended: c.Name == speechRec.Name || c.Name == chatRec.Name}
 		if e, ok := byName[c.Name]; ok {
 			mi.Installed, mi.Path, mi.SizeBytes = true, e.Path, e.Size
@@ -172,11 +175,16 @@ func (m *Models) List() ([]ModelInfo, error) {
 
 // Pull downloads a catalog model in the background: "models:progress"
 // while it runs, "models:done" at the end (with error when it failed or
-// was canceled). An interrupted pull resumes where it stopped.
-func (m *Models) Pull(name string) error {
+// was canceled). An interrupted pull resumes where it stopped. A model
+// with a licence is refused unless acceptLicense says the user accepted
+// it (the Models view shows it first).
+func (m *Models) Pull(name string, acceptLicense bool) error {
 	e, ok := models.Lookup(name)
 	if !ok {
 		return fmt.Errorf("%q is not in the catalog", name)
+	}
+	if err := e.CheckLicense(acceptLicense); err != nil {
+		return err
 	}
 	if m.deps.closed() {
 		return errClosed

@@ -31,6 +31,9 @@ type ModelsOptions struct {
 	Names     []string // the models named (pull, rm, path) or the file (import)
 	Installed bool     // list: installed models only
 	Mirror    string   // pull: base URL replacing https://huggingface.co
+	// AcceptLicense (pull): the user accepts the licence of a model
+	// published under one (Gemma's terms); without it such a pull is refused.
+	AcceptLicense bool
 }
 
 // modelsRun is a subcommand's work; tests pass their own to see the
@@ -148,6 +151,7 @@ func newModelsPullCmd(runF modelsRun) *cobra.Command {
 		Args:  cobra.MinimumNArgs(1),
 	}
 	cmd.Flags().StringVar(&o.Mirror, "mirror", "", "base URL replacing https://huggingface.co (default $"+models.EnvMirror+")")
+	cmd.Flags().BoolVar(&o.AcceptLicense, "accept-license", false, "accept the licence of models published under one (hark models list names it)")
 	return modelsCmd(cmd, o, runModelsPull, runF)
 }
 
@@ -162,6 +166,9 @@ func runModelsPull(cmd *cobra.Command, o *ModelsOptions) error {
 		c, ok := models.Lookup(name)
 		if !ok {
 			return fmt.Errorf("%q is not in the catalog (see hark models list)", name)
+		}
+		if err := c.CheckLicense(o.AcceptLicense); err != nil {
+			return fmt.Errorf("%w; read it, then pull again with --accept-license", err)
 		}
 		reqs = append(reqs, c)
 	}

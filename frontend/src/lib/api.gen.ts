@@ -149,6 +149,7 @@ export interface ModelInfo {
   downloading: boolean
   loaded: boolean
   backend: string
+  license?: License | null
   windowMs: number
   wer: number
   werSource: string
@@ -301,6 +302,11 @@ export interface Word {
   end: number
   probability: number
 }
+// github.com/harkapp/hark/engine/models.License
+export interface License {
+  name: string
+  url: string
+}
 // github.com/harkapp/hark/update.Release
 export interface Release {
   version: string
@@ -377,7 +383,7 @@ export const Models = {
   Cancel: (name: string): Promise<void> => call<void>('Models', 'Cancel', name),
   Import: (upload: string): Promise<string> => call<string>('Models', 'Import', upload),
   List: (): Promise<ModelInfo[]> => call<ModelInfo[]>('Models', 'List'),
-  Pull: (name: string): Promise<void> => call<void>('Models', 'Pull', name),
+  Pull: (name: string, acceptLicense: boolean): Promise<void> => call<void>('Models', 'Pull', name, acceptLicense),
   Recommended: (): Promise<Record<string, string>> => call<Record<string, string>>('Models', 'Recommended'),
   Remove: (name: string): Promise<void> => call<void>('Models', 'Remove', name),
 } as const
