@@ -28,6 +28,6 @@ func (d *Dictation) Cancel() error {
 		}
 	}
 	d.setState(func(s *DictationStatus) { s.State, s.StartedAt, s.Error = DictIdle, 0, "" })
-	d.deps.emit.Emit(EventDictationCanceled, map[string]int64{"itemId": id})
+	d.deps.emit.Emit(EventDictationCanceled, CanceledItem{ItemID: id})
 	return herr
 }

@@ -73,7 +73,7 @@ func TestCaptureRecorderDictation(t *testing.T) {
 	require.Eventually(t, func() bool { return len(ev.named("dictation:level")) > 0 }, 5*time.Second, 10*time.Millisecond)
 	// The live preview shows the text while the recording goes on.
 	require.Eventually(t, func() bool { return len(ev.named("dictation:partial")) > 0 }, 20*time.Second, 20*time.Millisecond)
-	partial := ev.named("dictation:partial")[0].(map[string]string)["text"]
+	partial := ev.named("dictation:partial")[0].(PartialText).Text
 	require.Contains(t, partial, "ask not what your country can do for you")
 
 	it, err := a.Dictation.Stop()

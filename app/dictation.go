@@ -209,11 +209,11 @@ func (d *Dictation) Start() error {
 	err = rec.Start(RecordOptions{
 		Path: it.AudioPath, Device: set.InputDevice, AutoStop: auto,
 		OnLevel:     func(rms, peak float32) { d.deps.emit.Emit(EventDictationLevel, Level{RMS: rms, Peak: peak}) },
-		OnPartial:   func(text string) { d.deps.emit.Emit(EventDictationPartial, map[string]string{"text": text}) },
+		OnPartial:   func(text string) { d.deps.emit.Emit(EventDictationPartial, PartialText{Text: text}) },
 		OnAutoStop:  func() { go d.Stop() },
 		OnSaveError: d.saveFailed, // app/savefail.go
 		Mic:         MicOptionsOf(set),
-		OnDevice:    func(msg string) { d.deps.emit.Emit(EventDictationWarning, map[string]string{"message": msg}) },
+		OnDevice:    func(msg string) { d.deps.emit.Emit(EventDictationWarning, Warning{Message: msg}) },
 		OnNoDevice:  func() { d.Stop() },
 	})
 	if err != nil {

@@ -38,6 +38,40 @@ type Problem struct {
 	Error string `json:"error"`
 }
 
+// DeletedItem is the payload of EventHistoryDeleted.
+type DeletedItem struct {
+	ID int64 `json:"id"`
+}
+
+// ModelsChange is the payload of EventModelsChanged: the one model that was
+// imported, removed or speed-probed.
+type ModelsChange struct {
+	Imported string `json:"imported,omitempty"`
+	Removed  string `json:"removed,omitempty"`
+	Probed   string `json:"probed,omitempty"`
+}
+
+// PartialText is the payload of EventDictationPartial. A batch preview
+// sets Text only; the live stream also splits it into the Committed text,
+// which no later event changes, and the Tentative rest.
+type PartialText struct {
+	Text      string `json:"text"`
+	Committed string `json:"committed,omitempty"`
+	Tentative string `json:"tentative,omitempty"`
+}
+
+// Warning is the payload of EventDictationWarning: news that doesn't stop
+// the recording (a device changed, a save failed).
+type Warning struct {
+	Message string `json:"message"`
+}
+
+// CanceledItem is the payload of EventDictationCanceled: the history item
+// the canceled recording was saved as.
+type CanceledItem struct {
+	ItemID int64 `json:"itemId"`
+}
+
 // Event is one event the UI can listen to: its name and a value of its
 // payload's type.
 type Event struct {
@@ -49,7 +83,7 @@ type Event struct {
 var Events = []Event{
 	{EventSettingsChanged, SettingsData{}},
 	{EventHistoryChanged, Item{}},
-	{EventHistoryDeleted, map[string]any{}}, // {id}
+	{EventHistoryDeleted, DeletedItem{}},
 	{EventTranscriptionQueued, Job{}},
 	{EventTranscriptionProgress, Progress{}},
 	{EventTranscriptionDone, Job{}},
@@ -57,19 +91,19 @@ var Events = []Event{
 	{EventChatDone, ChatDone{}},
 	{EventModelsProgress, PullProgress{}},
 	{EventModelsDone, PullDone{}},
-	{EventModelsChanged, map[string]any{}}, // {imported|removed|probed: name}
+	{EventModelsChanged, ModelsChange{}},
 	{EventServerStatus, ServerStatus{}},
 	{EventDictationState, DictationStatus{}},
 	{EventDictationLevel, Level{}},
-	{EventDictationPartial, map[string]string{}}, // {text} or the stream's {text, committed, tentative}
+	{EventDictationPartial, PartialText{}},
 	{EventDictationDone, Item{}},
-	{EventDictationWarning, map[string]string{}}, // {message}
+	{EventDictationWarning, Warning{}},
 	{EventUpdateAvailable, UpdateState{}},
 	{EventDictationCleanup, CleanupEvent{}},
 	{EventDictationBetter, BetterText{}},
 	{EventBetterWithdrawn, BetterText{}},
 	{EventBetterCopied, BetterText{}},
 	{EventModeChanged, ModeChoice{}},
-	{EventDictationCanceled, map[string]int64{}}, // {itemId}
+	{EventDictationCanceled, CanceledItem{}},
 	{EventError, Problem{}},
 }

@@ -184,7 +184,7 @@ func (h *History) Delete(id int64) error {
 			return fmt.Errorf("item %d deleted, but its recording was not: %w", id, err)
 		}
 	}
-	h.deps.emit.Emit(EventHistoryDeleted, map[string]any{"id": id})
+	h.deps.emit.Emit(EventHistoryDeleted, DeletedItem{ID: id})
 	return nil
 }
 

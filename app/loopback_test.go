@@ -207,7 +207,7 @@ func TestDictationStreamLoopback(t *testing.T) {
 	var played time.Time
 	var firstAt atomic.Int64 // unix ns of the first preview with committed text
 	ev.hook = func(name string, data any) {
-		if name == "dictation:partial" && data.(map[string]string)["committed"] != "" {
+		if name == "dictation:partial" && data.(PartialText).Committed != "" {
 			firstAt.CompareAndSwap(0, time.Now().UnixNano())
 		}
 	}
@@ -237,9 +237,9 @@ func TestDictationStreamLoopback(t *testing.T) {
 	require.True(t, firstCommit.Before(played), "text was committed while the audio played")
 	prev := ""
 	for _, p := range parts {
-		m := p.(map[string]string)
-		require.True(t, strings.HasPrefix(m["committed"], prev), "committed text is only extended: %q then %q", prev, m["committed"])
-		prev = m["committed"]
+		m := p.(PartialText)
+		require.True(t, strings.HasPrefix(m.Committed, prev), "committed text is only extended: %q then %q", prev, m.Committed)
+		prev = m.Committed
 	}
 	require.True(t, strings.HasPrefix(it.Text, strings.TrimSpace(prev)), "the final text extends the committed preview")
 	ref := strings.Join(want, " ")

@@ -100,7 +100,7 @@ func TestMicClosedWhenIdle(t *testing.T) {
 		_, err := pa.Pactl("unload-module", strings.TrimSpace(mod))
 		require.NoError(t, err)
 		ev.wait(t, "dictation:warning", func(d any) bool {
-			return strings.Contains(d.(map[string]string)["message"], "continues on")
+			return strings.Contains(d.(Warning).Message, "continues on")
 		}, 8*time.Second)
 		st, err := a.Dictation.Status()
 		require.NoError(t, err)

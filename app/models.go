@@ -247,7 +247,7 @@ func (m *Models) Remove(name string) error {
 	if err := m.deps.store.Remove(name); err != nil {
 		return err
 	}
-	m.deps.emit.Emit(EventModelsChanged, map[string]any{"removed": name})
+	m.deps.emit.Emit(EventModelsChanged, ModelsChange{Removed: name})
 	return nil
 }
 
@@ -266,7 +266,7 @@ func (m *Models) Import(upload string) (string, error) {
 		// The upload's folder is ours, not the user's: name the file only.
 		return "", errors.New(strings.ReplaceAll(err.Error(), up.path, up.name))
 	}
-	m.deps.emit.Emit(EventModelsChanged, map[string]any{"imported": name})
+	m.deps.emit.Emit(EventModelsChanged, ModelsChange{Imported: name})
 	return name, nil
 }
 
@@ -277,7 +277,7 @@ func (a *App) ImportFile(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	a.emit.Emit(EventModelsChanged, map[string]any{"imported": name})
+	a.emit.Emit(EventModelsChanged, ModelsChange{Imported: name})
 	return name, nil
 }
 

@@ -128,7 +128,7 @@ func TestSpeedProbeAndAdvice(t *testing.T) {
 	a, err := New(Config{DataDir: t.TempDir(), ModelsDir: testModelsDir(t), Emitter: ev, Threads: 2})
 	require.NoError(t, err)
 	t.Cleanup(func() { a.Close() })
-	ev.wait(t, "models:changed", func(d any) bool { _, ok := d.(map[string]any)["probed"]; return ok }, 120*time.Second)
+	ev.wait(t, "models:changed", func(d any) bool { return d.(ModelsChange).Probed != "" }, 120*time.Second)
 	s, err := a.Settings.Get()
 	require.NoError(t, err)
 	require.NotNil(t, s.SpeedProbe)

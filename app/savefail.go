@@ -35,7 +35,7 @@ func saveErrorMessage(err error) string {
 func (d *Dictation) saveFailed(err error) {
 	msg := saveErrorMessage(err)
 	d.setState(func(s *DictationStatus) { s.Error = msg })
-	d.deps.emit.Emit(EventDictationWarning, map[string]string{"message": msg})
+	d.deps.emit.Emit(EventDictationWarning, Warning{Message: msg})
 }
 
 // noteAudioNotKept marks a dictation whose audio file is incomplete.

@@ -62,7 +62,7 @@ func TestDictationDiskFull(t *testing.T) {
 	src.push(make([]float32, 16000), 160)
 	require.Eventually(t, func() bool { return len(ev.named("dictation:warning")) > 0 }, 5e9, 1e7, "told at once, while recording")
 	require.Equal(t, "recording not saved: disk full (the dictation goes on from memory)",
-		ev.named("dictation:warning")[0].(map[string]string)["message"])
+		ev.named("dictation:warning")[0].(Warning).Message)
 
 	it, err := a.Dictation.Stop()
 	require.NoError(t, err)

@@ -42,8 +42,8 @@ func (a *App) startLiveStream() *liveStream {
 	stepCtx, stopStep := context.WithCancel(ctx)
 	l := &liveStream{wake: make(chan struct{}, 1), done: make(chan struct{}), stopStep: stopStep, cancel: cancel}
 	show := func(committed, tentative string) {
-		a.emit.Emit(EventDictationPartial, map[string]string{
-			"text": strings.TrimSpace(committed + tentative), "committed": committed, "tentative": tentative})
+		a.emit.Emit(EventDictationPartial, PartialText{
+			Text: strings.TrimSpace(committed + tentative), Committed: committed, Tentative: tentative})
 	}
 	go func() {
 		defer close(l.done)

@@ -56,10 +56,10 @@ func TestDictationPreviewIsTheStream(t *testing.T) {
 	parts := ev.named("dictation:partial")
 	require.NotEmpty(t, parts)
 	for _, p := range parts {
-		m := p.(map[string]string)
-		require.True(t, strings.HasPrefix(m["committed"], prev), "committed text is only extended: %q then %q", prev, m["committed"])
-		prev = m["committed"]
-		require.Equal(t, strings.TrimSpace(m["committed"]+m["tentative"]), m["text"])
+		m := p.(PartialText)
+		require.True(t, strings.HasPrefix(m.Committed, prev), "committed text is only extended: %q then %q", prev, m.Committed)
+		prev = m.Committed
+		require.Equal(t, strings.TrimSpace(m.Committed+m.Tentative), m.Text)
 	}
 	require.True(t, strings.HasPrefix(it.Text, strings.TrimSpace(prev)), "the final text extends the committed preview")
 	t.Logf("%d preview events; final %q", len(parts), it.Text)

@@ -1,6 +1,9 @@
 package desktop
 
-import "github.com/harkapp/hark/app/control"
+import (
+	"github.com/harkapp/hark/app"
+	"github.com/harkapp/hark/app/control"
+)
 
 // openURL runs a dictation URL macOS handed the app (hark://dictate/toggle,
 // from Shortcuts, Raycast, a Stream Deck): the same commands as `hark
@@ -13,7 +16,7 @@ func (s *Shell) openURL(raw string) {
 	}
 	go func() { // stop waits for the transcript: not on Wails' URL queue
 		if r := s.app.ControlCommand(cmd); r.Error != "" {
-			s.emit("app:error", map[string]string{"error": r.Error})
+			s.emit(app.EventError, app.Problem{Error: r.Error})
 		}
 	}()
 }

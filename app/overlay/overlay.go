@@ -146,14 +146,14 @@ func (o *Overlay) Handle(name string, data any) {
 			}
 		})
 	case "dictation:partial":
-		p, ok := data.(map[string]string)
+		p, ok := data.(app.PartialText)
 		if !ok {
 			return
 		}
-		o.set(func() { o.f.Committed, o.f.Tentative = streamed(p["committed"], p["tentative"]) })
+		o.set(func() { o.f.Committed, o.f.Tentative = streamed(p.Committed, p.Tentative) })
 	case "dictation:warning":
-		if m, ok := data.(map[string]string); ok {
-			o.set(func() { o.f.Note = m["message"] })
+		if m, ok := data.(app.Warning); ok {
+			o.set(func() { o.f.Note = m.Message })
 		}
 	case "dictation:done":
 		o.set(func() {

@@ -107,7 +107,7 @@ func TestOverlayUnderXvfb(t *testing.T) {
 		5*time.Second, 10*time.Millisecond, "the panel says starting… until the first sample")
 
 	ov.Handle("dictation:level", app.Level{RMS: 0.2, Peak: 0.5})
-	ov.Handle("dictation:partial", map[string]string{"committed": " And so, my fellow Americans,", "tentative": " ask not"})
+	ov.Handle("dictation:partial", app.PartialText{Committed: " And so, my fellow Americans,", Tentative: " ask not"})
 	var x, y, w, h int
 	require.Eventually(t, func() bool {
 		text, visible, x, y, w, h = shown()
@@ -194,9 +194,9 @@ func liveStream(t *testing.T) {
 	a, err = app.New(app.Config{DataDir: t.TempDir(), ModelsDir: models, NoSpeedProbe: true, Threads: 2, Recorder: rec,
 		Emitter: app.EmitterFunc(func(name string, data any) {
 			ev.add(name)
-			if p, ok := data.(map[string]string); ok && name == "dictation:partial" {
+			if p, ok := data.(app.PartialText); ok && name == "dictation:partial" {
 				mu.Lock()
-				c, t := streamed(p["committed"], p["tentative"])
+				c, t := streamed(p.Committed, p.Tentative)
 				seen[c+t] = true
 				mu.Unlock()
 			}

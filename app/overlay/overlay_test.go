@@ -55,9 +55,9 @@ func TestOverlayStates(t *testing.T) {
 	o.Handle("dictation:level", app.Level{RMS: 0.1, Peak: 0.3})
 	require.Equal(t, "● listening · Email · 0:07", v.last().Header)
 	require.InDelta(t, 0.67, v.last().Level, 0.01)
-	o.Handle("dictation:partial", map[string]string{"committed": " Dear Ann,", "tentative": " thanks <for>"})
+	o.Handle("dictation:partial", app.PartialText{Committed: " Dear Ann,", Tentative: " thanks <for>"})
 	require.Equal(t, `Dear Ann,<span alpha="50%"> thanks &lt;for&gt;</span>`, v.last().Markup())
-	o.Handle("dictation:warning", map[string]string{"message": "recording continues on USB mic"})
+	o.Handle("dictation:warning", app.Warning{Message: "recording continues on USB mic"})
 	require.Contains(t, v.last().Markup(), "<i>recording continues on USB mic</i>")
 
 	o.Handle("dictation:state", app.DictationStatus{State: app.DictTranscribing})

@@ -212,6 +212,10 @@ export interface UpdateState {
   available?: Release | null
   error?: string
 }
+// github.com/harkapp/hark/app.DeletedItem
+export interface DeletedItem {
+  id: number
+}
 // github.com/harkapp/hark/app.Progress
 export interface Progress {
   id: number
@@ -246,10 +250,26 @@ export interface PullDone {
   error?: string
   path?: string
 }
+// github.com/harkapp/hark/app.ModelsChange
+export interface ModelsChange {
+  imported?: string
+  removed?: string
+  probed?: string
+}
 // github.com/harkapp/hark/app.Level
 export interface Level {
   rms: number
   peak: number
+}
+// github.com/harkapp/hark/app.PartialText
+export interface PartialText {
+  text: string
+  committed?: string
+  tentative?: string
+}
+// github.com/harkapp/hark/app.Warning
+export interface Warning {
+  message: string
 }
 // github.com/harkapp/hark/app.CleanupEvent
 export interface CleanupEvent {
@@ -257,6 +277,10 @@ export interface CleanupEvent {
   text: string
   ms: number
   error?: string
+}
+// github.com/harkapp/hark/app.CanceledItem
+export interface CanceledItem {
+  itemId: number
 }
 // github.com/harkapp/hark/app.Problem
 export interface Problem {
@@ -471,7 +495,7 @@ export const Event = {
 export interface EventPayloads {
   'settings:changed': SettingsData
   'history:changed': Item
-  'history:deleted': Record<string, any>
+  'history:deleted': DeletedItem
   'transcription:queued': Job
   'transcription:progress': Progress
   'transcription:done': Job
@@ -479,20 +503,20 @@ export interface EventPayloads {
   'chat:done': ChatDone
   'models:progress': PullProgress
   'models:done': PullDone
-  'models:changed': Record<string, any>
+  'models:changed': ModelsChange
   'server:status': ServerStatus
   'dictation:state': DictationStatus
   'dictation:level': Level
-  'dictation:partial': Record<string, string>
+  'dictation:partial': PartialText
   'dictation:done': Item
-  'dictation:warning': Record<string, string>
+  'dictation:warning': Warning
   'update:available': UpdateState
   'dictation:cleanup': CleanupEvent
   'dictation:better': BetterText
   'dictation:better-withdrawn': BetterText
   'dictation:better-copied': BetterText
   'mode:changed': ModeChoice
-  'dictation:canceled': Record<string, number>
+  'dictation:canceled': CanceledItem
   'app:error': Problem
   'app:view': string
   'transcription:error': FileProblem
