@@ -183,16 +183,13 @@ func New(cfg Config) (*App, error) {
 	}
 	a.uploads = &uploads{dir: filepath.Join(dir, "uploads"), m: map[string]upload{}}
 	a.uploads.clear()
-	a.Settings = &Settings{a: a}
-	a.History = &History{a: a}
-	a.Transcription = newTranscription(a)
-	a.Chat = newChat(a)
-	a.Models = newModels(a)
-	a.Server = &Server{a: a}
-	a.Dictation = &Dictation{a: a, rec: cfg.Recorder, out: cfg.Output}
-	a.About = &About{}
-	a.Updates = newUpdates(dir, a.emit)
-	a.livePreview(cfg.Recorder)
+	// Models and the model cache are made after Settings: its steps into
+	// them are bound late.
+	a.Settings = &Settings{deps: settingsDeps{db: db, emit: a.emit, dataDir: dir, modelsDir: ms.Dir,
+		speechModel: func(arg string) (string, string, error) { return a.Models.resolveSpeech(arg) },
+		apply:       a.applySettings}}
+	// The model cache every service shares (idle unloading follows the
+	// settings).
 	idle := cfg.IdleCheck
 	if idle <= 0 {
 		idle = 30 * time.Second
@@ -209,6 +206,32 @@ func New(cfg Config) (*App, error) {
 			}
 			return s.idleUnload()
 		}})
+	// Dictation and Transcription are made after History: its steps
+	// into them are bound late.
+	a.History = &History{deps: historyDeps{db: db, emit: a.emit, recDir: recDir, settings: a.Settings,
+		recording: func(id int64) bool { return a.Dictation.recording(id) },
+		cancelJob: func(id int64) { a.Transcription.cancelAndWait(id) },
+		enqueue:   func(id int64, model string) (Job, error) { return a.Transcription.enqueue(id, model) }}}
+	a.Models = &Models{deps: modelsDeps{settings: a.Settings, store: ms, rt: a.rt, emit: a.emit, uploads: a.uploads, closed: a.closed},
+		dl: models.NewDownloader(2), pulls: map[string]context.CancelFunc{}}
+	a.Transcription = newTranscription(transcriptionDeps{db: db, emit: a.emit, recDir: recDir, uploads: a.uploads,
+		models: a.Models, history: a.History, transcribe: a.transcribeItem, closed: a.closed})
+	a.Chat = newChat(chatDeps{db: db, emit: a.emit, settings: a.Settings, models: a.Models, history: a.History,
+		withChat: a.withChat, closed: a.closed})
+	a.Dictation = &Dictation{rec: cfg.Recorder, out: cfg.Output, deps: dictationDeps{
+		ctx: a.ctx, emit: a.emit, settings: a.Settings, history: a.History,
+		preload: a.preloadSpeech, live: &a.livePlan, transcribe: a.finishDictation,
+		cleanup: a.Chat.cleanup, keepUnsaved: a.keepUnsaved,
+		chat: a.Chat, cleanBounded: a.cleanBounded, preloadChat: a.preloadChat,
+		transcribeBatch: func(ctx context.Context, id int64, q *wordPlan) (Item, error) {
+			return a.transcribeWith(ctx, id, "", nil, speechBeams, runtime.Batch, nil, q)
+		},
+		background: a.background,
+	}}
+	a.Server = &Server{deps: serverDeps{settings: a.Settings, emit: a.emit, models: ms, rt: a.rt, closed: a.closed}}
+	a.About = &About{}
+	a.Updates = newUpdates(dir, a.emit)
+	a.livePreview(cfg.Recorder)
 
 	if err := a.recover(); err != nil {
 		a.rt.Close()

@@ -21,13 +21,13 @@ func (d *Dictation) Cancel() error {
 	if s, ok := rec.(streamedRecorder); ok {
 		s.Streamed() // forgotten: the stream's text belongs to no one
 	}
-	_, herr := d.a.History.FinishRecording(id, r.DurationMs)
+	_, herr := d.deps.history.FinishRecording(id, r.DurationMs)
 	if r.SaveErr != nil {
-		if cur, gerr := d.a.History.Get(id); gerr == nil {
-			d.a.keepUnsaved(id, cur.AudioPath, r.Samples) // app/savefail.go
+		if cur, gerr := d.deps.history.Get(id); gerr == nil {
+			d.deps.keepUnsaved(id, cur.AudioPath, r.Samples) // app/savefail.go
 		}
 	}
 	d.setState(func(s *DictationStatus) { s.State, s.StartedAt, s.Error = DictIdle, 0, "" })
-	d.a.emit.Emit("dictation:canceled", map[string]int64{"itemId": id})
+	d.deps.emit.Emit(EventDictationCanceled, map[string]int64{"itemId": id})
 	return herr
 }

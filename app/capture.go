@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/harkapp/hark/app/dictation"
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture"
 	"github.com/harkapp/hark/audio/vad"
 	"github.com/harkapp/hark/engine/whisper"
@@ -36,9 +37,9 @@ type CaptureRecorder struct {
 	stream   *liveStream
 	streamed *whisper.Result
 
-	// createFile opens recordings' files (nil: dictation.CreateFile;
+	// createFile opens recordings' files (nil: audio.CreateFile;
 	// tests inject a failing one).
-	createFile func(string) (dictation.WAVFile, error)
+	createFile func(string) (audio.WAVFile, error)
 }
 
 // SetLive installs the live-stream starter (nil: no live preview).
@@ -210,7 +211,7 @@ func (c *CaptureRecorder) Stop() (Recording, error) {
 		}
 		return Recording{}, err
 	}
-	out := Recording{DurationMs: r.Duration.Milliseconds(), SaveErr: r.SaveErr}
+	out := Recording{DurationMs: r.Duration.Milliseconds(), SaveErr: r.SaveErr, PreRollMs: r.PreRoll.Milliseconds()}
 	if err != nil {
 		return out, err
 	}

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -91,4 +93,72 @@ func TestCaptureRecorderDictation(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, items, 2)
 	require.Equal(t, 1, src.opened, "the armed device stays open across recordings")
+}
+
+// spyRecorder keeps the last Recording the capture pipeline handed the
+// service.
+type spyRecorder struct {
+	*CaptureRecorder
+	mu   sync.Mutex
+	last Recording
+}
+
+func (s *spyRecorder) Stop() (Recording, error) {
+	r, err := s.CaptureRecorder.Stop()
+	s.mu.Lock()
+	s.last = r
+	s.mu.Unlock()
+	return r, err
+}
+
+func (s *spyRecorder) recording() Recording {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// TestCaptureRecorderAutoStopAndTrim dictates a real clip in toggle mode
+// with auto-stop: the recording ends by itself (once) after the pause
+// that follows the speech, the samples to transcribe are the clip without
+// the silence around it, a clean-up that fails (no chat model) keeps the
+// transcript, and the text goes out in the output mode of the settings.
+func TestCaptureRecorderAutoStopAndTrim(t *testing.T) {
+	ev := newEvents()
+	models := testModelsDir(t)
+	require.NoError(t, os.Remove(filepath.Join(models, "stories.gguf")), "no chat model: the clean-up fails")
+	a := openApp(t, t.TempDir(), models, ev)
+	set, err := a.Settings.Get()
+	require.NoError(t, err)
+	set.HotkeyMode, set.AutoStop, set.AutoStopMs = "toggle", true, 700
+	set.Cleanup, set.OutputMode = true, "paste"
+	_, err = a.Settings.Update(set)
+	require.NoError(t, err)
+	src := &feedSource{}
+	cr := NewCaptureRecorder(src.open)
+	t.Cleanup(func() { cr.Close() })
+	rec := &spyRecorder{CaptureRecorder: cr}
+	sink := &textSink{}
+	a.SetRecorder(rec)
+	a.SetOutput(sink)
+	require.NoError(t, cr.Arm(""))
+
+	clip, err := audio.Load16k(shared.Path(t, "audio", "ljspeech-LJ001-0002.wav"))
+	require.NoError(t, err)
+	require.NoError(t, a.Dictation.Start())
+	x := append(append(make([]float32, 8000), clip...), make([]float32, 2*16000)...)
+	src.push(x, 160)
+	require.Eventually(t, func() bool { return len(ev.named("dictation:done")) == 1 }, 60*time.Second, 10*time.Millisecond, "auto-stop")
+	it := ev.named("dictation:done")[0].(Item)
+	// Trimmed: well under the 3.1 s recorded, all of the 1.6 s clip.
+	got := rec.recording().Samples
+	require.Less(t, len(got), len(x)-16000)
+	require.Greater(t, len(got), len(clip)-1600)
+	want := kitText(t, "ljspeech-LJ001-0002")
+	require.Equal(t, want, it.Text)
+	require.Equal(t, []string{want}, sink.texts, "a failed clean-up keeps the transcript")
+	require.Equal(t, []string{"paste"}, sink.modes)
+	time.Sleep(300 * time.Millisecond)
+	require.Len(t, ev.named("dictation:done"), 1, "auto-stop fires once")
+	_, err = a.Dictation.Stop()
+	require.ErrorContains(t, err, "not recording")
 }

@@ -76,7 +76,7 @@ func (d *Dictation) cleaner() cleaner {
 	if c := d.cleanWith.Load(); c != nil {
 		return *c
 	}
-	return d.a.Chat
+	return d.deps.chat
 }
 
 // cleanBounded cleans text up within limit (0 = no limit), streaming the
@@ -97,7 +97,7 @@ func (a *App) cleanBounded(ctx context.Context, c cleaner, text, instruction str
 	go func() {
 		t, err := c.clean(ctx, text, instruction, func(sofar string) {
 			if !over.Load() {
-				a.emit.Emit("dictation:cleanup", CleanupEvent{State: CleanupRunning, Text: sofar, Ms: ms()})
+				a.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupRunning, Text: sofar, Ms: ms()})
 			}
 		})
 		done <- result{t, err}
@@ -112,14 +112,14 @@ func (a *App) cleanBounded(ctx context.Context, c cleaner, text, instruction str
 	case r := <-done:
 		over.Store(true)
 		if r.err != nil {
-			a.emit.Emit("dictation:cleanup", CleanupEvent{State: CleanupFailed, Ms: ms(), Error: r.err.Error()})
+			a.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupFailed, Ms: ms(), Error: r.err.Error()})
 			return text, false
 		}
-		a.emit.Emit("dictation:cleanup", CleanupEvent{State: CleanupDone, Text: r.text, Ms: ms()})
+		a.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupDone, Text: r.text, Ms: ms()})
 		return r.text, true
 	case <-expire:
 		over.Store(true)
-		a.emit.Emit("dictation:cleanup", CleanupEvent{State: CleanupTimeout, Ms: ms()})
+		a.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupTimeout, Ms: ms()})
 		return text, false
 	}
 }

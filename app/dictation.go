@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,9 @@ type Recording struct {
 	Samples []float32
 	// SaveErr: writing the WAV failed (a full disk); Samples are complete.
 	SaveErr error
+	// PreRollMs is the audio from before Start at the WAV's beginning
+	// (an armed device's pre-roll).
+	PreRollMs int64
 }
 
 // Recorder is the capture pipeline (implemented by app/dictation over
@@ -98,9 +102,9 @@ type Level struct {
 // the shared speech model, optionally cleans it up with the chat model,
 // and inserts the text through the platform Output.
 type Dictation struct {
-	a   *App
-	rec Recorder
-	out platform.Output
+	deps dictationDeps
+	rec  Recorder
+	out  platform.Output
 
 	mu    sync.Mutex
 	st    DictationStatus
@@ -112,6 +116,45 @@ type Dictation struct {
 	later     laterState // "type now, perfect later" (perfect.go)
 }
 
+// dictationDeps is what Dictation uses of the rest of the app, given at
+// construction: the flow's steps, not the App.
+type dictationDeps struct {
+	ctx      context.Context // the app's lifetime: Close ends a transcription
+	emit     Emitter
+	settings settingsReader
+	history  recordings
+	// preload loads the speech model while the user speaks.
+	preload func()
+	// live is the mode plan the live stream follows (app/stream.go).
+	live *atomic.Pointer[wordPlan]
+	// transcribe stores the recording's text (App.finishDictation).
+	transcribe func(ctx context.Context, id int64, rec Recorder, r Recording, plan *wordPlan) (Item, error)
+	// cleanup tidies text with the chat model (Chat.cleanup).
+	cleanup func(ctx context.Context, text, instruction string) (string, error)
+	// keepUnsaved holds a recording that could not be written until it
+	// can be (app/savefail.go).
+	keepUnsaved func(id int64, path string, x []float32)
+	// chat is the clean-up model unless SetCleaner put in another, and
+	// cleanBounded runs a clean-up within its time limit (cleanup.go);
+	// preloadChat loads the chat model while the user speaks.
+	chat         cleaner
+	cleanBounded func(ctx context.Context, c cleaner, text, instruction string, limit time.Duration) (string, bool)
+	preloadChat  func()
+	// "Perfect later" (perfect.go): a background pass with the better
+	// model at batch priority, run while the app lives.
+	transcribeBatch func(ctx context.Context, id int64, q *wordPlan) (Item, error)
+	background      func(f func())
+}
+
+// recordings is the part of History a dictation writes.
+type recordings interface {
+	BeginRecording() (Item, error)
+	FinishRecording(id int64, durationMs int64) (Item, error)
+	Get(id int64) (Item, error)
+	Delete(id int64) error
+	noteAudioNotKept(it Item, err error) Item
+}
+
 // errNoRecorder is returned when the app was built without capture.
 var errNoRecorder = errors.New("dictation is not available: no audio capture in this build")
 
@@ -120,14 +163,14 @@ func (d *Dictation) setState(f func(*DictationStatus)) DictationStatus {
 	f(&d.st)
 	st := d.st
 	d.mu.Unlock()
-	d.a.emit.Emit("dictation:state", st)
+	d.deps.emit.Emit(EventDictationState, st)
 	return st
 }
 
 // Start begins a recording: its history row and WAV path first, then
 // capture.
 func (d *Dictation) Start() error {
-	set, err := d.a.Settings.Get()
+	set, err := d.deps.settings.Get()
 	if err != nil {
 		return err
 	}
@@ -149,11 +192,11 @@ func (d *Dictation) Start() error {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
 	}
-	d.a.preloadSpeech()
+	d.deps.preload()
 	if plan.cleanup != "" {
-		d.a.preloadChat() // its load must not eat the clean-up's time limit
+		d.deps.preloadChat() // its load must not eat the clean-up's time limit
 	}
-	it, err := d.a.History.BeginRecording()
+	it, err := d.deps.history.BeginRecording()
 	if err != nil {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
@@ -162,19 +205,19 @@ func (d *Dictation) Start() error {
 	if set.AutoStop && set.HotkeyMode == "toggle" {
 		auto = time.Duration(set.AutoStopMs) * time.Millisecond
 	}
-	d.a.livePlan.Store(plan) // the live stream follows the same mode (app/stream.go)
+	d.deps.live.Store(plan) // the live stream follows the same mode (app/stream.go)
 	err = rec.Start(RecordOptions{
 		Path: it.AudioPath, Device: set.InputDevice, AutoStop: auto,
-		OnLevel:     func(rms, peak float32) { d.a.emit.Emit("dictation:level", Level{RMS: rms, Peak: peak}) },
-		OnPartial:   func(text string) { d.a.emit.Emit("dictation:partial", map[string]string{"text": text}) },
+		OnLevel:     func(rms, peak float32) { d.deps.emit.Emit(EventDictationLevel, Level{RMS: rms, Peak: peak}) },
+		OnPartial:   func(text string) { d.deps.emit.Emit(EventDictationPartial, map[string]string{"text": text}) },
 		OnAutoStop:  func() { go d.Stop() },
 		OnSaveError: d.saveFailed, // app/savefail.go
 		Mic:         MicOptionsOf(set),
-		OnDevice:    func(msg string) { d.a.emit.Emit("dictation:warning", map[string]string{"message": msg}) },
+		OnDevice:    func(msg string) { d.deps.emit.Emit(EventDictationWarning, map[string]string{"message": msg}) },
 		OnNoDevice:  func() { d.Stop() },
 	})
 	if err != nil {
-		d.a.History.Delete(it.ID)
+		d.deps.history.Delete(it.ID)
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
 	}
@@ -208,26 +251,26 @@ func (d *Dictation) Stop() (Item, error) {
 	}
 	r, err := rec.Stop()
 	if err != nil {
-		d.a.History.FinishRecording(id, r.DurationMs)
+		d.deps.history.FinishRecording(id, r.DurationMs)
 		return fail(err)
 	}
-	if _, err := d.a.History.FinishRecording(id, r.DurationMs); err != nil {
+	if _, err := d.deps.history.FinishRecording(id, r.DurationMs); err != nil {
 		return fail(err)
 	}
-	it, err := d.a.finishDictation(d.a.ctx, id, rec, r, plan) // app/stream.go
+	it, err := d.deps.transcribe(d.deps.ctx, id, rec, r, plan) // app/stream.go
 	// A recording that could not be written: app/savefail.go.
 	if r.SaveErr != nil {
 		if err == nil {
-			it = d.a.History.noteAudioNotKept(it, r.SaveErr)
+			it = d.deps.history.noteAudioNotKept(it, r.SaveErr)
 		}
-		if cur, gerr := d.a.History.Get(id); gerr == nil {
-			d.a.keepUnsaved(id, cur.AudioPath, r.Samples)
+		if cur, gerr := d.deps.history.Get(id); gerr == nil {
+			d.deps.keepUnsaved(id, cur.AudioPath, r.Samples)
 		}
 	}
 	if err != nil {
 		return fail(err)
 	}
-	set, _ := d.a.Settings.Get()
+	set, _ := d.deps.settings.Get()
 	text, outErr := d.finishText(plan, it.Text, out, set.RestoreClipboard)
 	d.setState(func(s *DictationStatus) {
 		s.State, s.LastText, s.Error = DictIdle, text, ""
@@ -238,7 +281,7 @@ func (d *Dictation) Stop() (Item, error) {
 			s.Error = "inserting the text: " + outErr.Error()
 		}
 	})
-	d.a.emit.Emit("dictation:done", it)
+	d.deps.emit.Emit(EventDictationDone, it)
 	if set.PerfectLater && r.SaveErr == nil && outErr == nil {
 		d.perfectLater(it.ID, plan, text, set.PerfectModel) // app/perfect.go
 	}
@@ -330,7 +373,7 @@ func (d *Dictation) close() {
 	if rec != nil && id != 0 {
 		r, err := rec.Stop()
 		if err == nil {
-			d.a.History.FinishRecording(id, r.DurationMs)
+			d.deps.history.FinishRecording(id, r.DurationMs)
 		}
 	}
 }

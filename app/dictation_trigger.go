@@ -42,7 +42,7 @@ func (d *Dictation) Discard() error {
 	d.cur, d.plan = 0, nil
 	d.mu.Unlock()
 	_, err := rec.Stop()
-	derr := d.a.History.Delete(id)
+	derr := d.deps.history.Delete(id)
 	d.setState(func(s *DictationStatus) { s.State, s.StartedAt, s.ItemID, s.Error = DictIdle, 0, 0, "" })
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/app/store"
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/whisper"
 )
 
@@ -36,38 +37,22 @@ const (
 
 // Item is a history entry: a dictation or a transcribed file.
 type Item struct {
-	ID          int64     `json:"id"`
-	Kind        string    `json:"kind"` // "dictation" | "file"
-	CreatedAt   int64     `json:"createdAt"`
-	Title       string    `json:"title"`
-	SourcePath  string    `json:"sourcePath"` // the user's file (file items); Hark never deletes it
-	AudioPath   string    `json:"audioPath"`  // a recording Hark owns (deleted with the item)
-	DurationMs  int64     `json:"durationMs"`
-	Status      string    `json:"status"`
-	Text        string    `json:"text"`
-	Segments    []Segment `json:"segments"`
-	Model       string    `json:"model"`
-	Language    string    `json:"language"`
-	Error       string    `json:"error"`
-	AudioBytes  int64     `json:"audioBytes"`
-	Mode        string    `json:"mode"`        // the dictation mode used ("" = none)
-	PromptTerms []string  `json:"promptTerms"` // the vocabulary terms put in Whisper's prompt
-}
-
-// Segment is a timed piece of a transcript.
-type Segment struct {
-	StartMs int64  `json:"startMs"`
-	EndMs   int64  `json:"endMs"`
-	Text    string `json:"text"`
-	Words   []Word `json:"words,omitempty"`
-}
-
-// Word is a timed word.
-type Word struct {
-	StartMs int64   `json:"startMs"`
-	EndMs   int64   `json:"endMs"`
-	Text    string  `json:"text"`
-	Prob    float32 `json:"prob"`
+	ID          int64             `json:"id"`
+	Kind        string            `json:"kind"` // "dictation" | "file"
+	CreatedAt   int64             `json:"createdAt"`
+	Title       string            `json:"title"`
+	SourcePath  string            `json:"sourcePath"` // the user's file (file items); Hark never deletes it
+	AudioPath   string            `json:"audioPath"`  // a recording Hark owns (deleted with the item)
+	DurationMs  int64             `json:"durationMs"`
+	Status      string            `json:"status"`
+	Text        string            `json:"text"`
+	Segments    []whisper.Segment `json:"segments"` // the one timed-text type, engine to UI
+	Model       string            `json:"model"`
+	Language    string            `json:"language"`
+	Error       string            `json:"error"`
+	AudioBytes  int64             `json:"audioBytes"`
+	Mode        string            `json:"mode"`        // the dictation mode used ("" = none)
+	PromptTerms []string          `json:"promptTerms"` // the vocabulary terms put in Whisper's prompt
 }
 
 // Usage is what the history holds on disk.
@@ -77,34 +62,9 @@ type Usage struct {
 	Oldest     int64 `json:"oldest"`     // createdAt of the oldest item, 0 when empty
 }
 
-func secToMs(s float64) int64 { return int64(s*1000 + 0.5) }
-
-func segmentFromWhisper(s whisper.Segment) Segment {
-	seg := Segment{StartMs: secToMs(s.Start), EndMs: secToMs(s.End), Text: s.Text}
-	for _, w := range s.Words {
-		seg.Words = append(seg.Words, Word{StartMs: secToMs(w.Start), EndMs: secToMs(w.End), Text: w.Word, Prob: float32(w.Probability)})
-	}
-	return seg
-}
-
-func segmentsFromResult(r *whisper.Result) []Segment {
-	out := make([]Segment, 0, len(r.Segments))
-	for _, s := range r.Segments {
-		out = append(out, segmentFromWhisper(s))
-	}
-	return out
-}
-
 // result rebuilds the whisper result of a transcribed item, for export.
 func (it Item) result() *whisper.Result {
-	r := &whisper.Result{Text: it.Text, Language: it.Language, Duration: float64(it.DurationMs) / 1000}
-	for i, s := range it.Segments {
-		ws := whisper.Segment{ID: i, Start: float64(s.StartMs) / 1000, End: float64(s.EndMs) / 1000, Text: s.Text}
-		for _, w := range s.Words {
-			ws.Words = append(ws.Words, whisper.Word{Word: w.Text, Start: float64(w.StartMs) / 1000, End: float64(w.EndMs) / 1000, Probability: float64(w.Prob)})
-		}
-		r.Segments = append(r.Segments, ws)
-	}
+	r := &whisper.Result{Text: it.Text, Language: it.Language, Duration: float64(it.DurationMs) / 1000, Segments: it.Segments}
 	return r
 }
 
@@ -112,9 +72,7 @@ func itemFromRow(r store.Item) Item {
 	it := Item{ID: r.ID, Kind: r.Kind, CreatedAt: r.CreatedAt, Title: r.Title, SourcePath: r.SourcePath,
 		AudioPath: r.AudioPath, DurationMs: r.DurationMs, Status: r.Status, Text: r.Text, Model: r.Model,
 		Language: r.Language, Error: r.Error, Mode: r.Mode}
-	if err := json.Unmarshal([]byte(r.Segments), &it.Segments); err != nil || it.Segments == nil {
-		it.Segments = []Segment{}
-	}
+	it.Segments = decodeSegments(r.Segments)
 	if err := json.Unmarshal([]byte(r.PromptTerms), &it.PromptTerms); err != nil || it.PromptTerms == nil {
 		it.PromptTerms = []string{}
 	}
@@ -129,7 +87,7 @@ func itemFromRow(r store.Item) Item {
 func (it Item) row() store.Item {
 	segs := it.Segments
 	if segs == nil {
-		segs = []Segment{}
+		segs = []whisper.Segment{}
 	}
 	raw, _ := json.Marshal(segs)
 	return store.Item{ID: it.ID, Kind: it.Kind, CreatedAt: it.CreatedAt, Title: it.Title, SourcePath: it.SourcePath,
@@ -148,13 +106,27 @@ func (it Item) audioFile() string {
 
 // History is the history service.
 type History struct {
-	a *App
+	deps historyDeps
+}
+
+// historyDeps is what History uses of the app: the items' store, the
+// recordings folder, the settings (retention), and three steps of other
+// services: whether an item is being recorded (Dictation), cancelling an
+// item's job and queueing one (Transcription).
+type historyDeps struct {
+	db        *store.Store
+	emit      Emitter
+	recDir    string
+	settings  settingsReader
+	recording func(id int64) bool
+	cancelJob func(id int64)
+	enqueue   func(id int64, model string) (Job, error)
 }
 
 // List returns items newest first; query (words, all required) filters on
 // the transcript and title.
 func (h *History) List(query string, limit, offset int) ([]Item, error) {
-	rows, err := h.a.db.Items(query, limit, offset)
+	rows, err := h.deps.db.Items(query, limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -167,14 +139,14 @@ func (h *History) List(query string, limit, offset int) ([]Item, error) {
 
 // Get returns one item.
 func (h *History) Get(id int64) (Item, error) {
-	r, err := h.a.db.Item(id)
+	r, err := h.deps.db.Item(id)
 	if err != nil {
 		return Item{}, err
 	}
 	return itemFromRow(r), nil
 }
 
-func (h *History) save(it Item) error { return h.a.db.UpdateItem(it.row()) }
+func (h *History) save(it Item) error { return h.deps.db.UpdateItem(it.row()) }
 
 // AudioFile is the file to replay an item from: its recording, else the
 // user's file (the media handler serves it).
@@ -200,11 +172,11 @@ func (h *History) Delete(id int64) error {
 	if err != nil {
 		return err
 	}
-	if h.a.Dictation.recording(id) {
+	if h.deps.recording(id) {
 		return fmt.Errorf("item %d is being recorded; stop dictation first", id)
 	}
-	h.a.Transcription.cancelAndWait(id)
-	if err := h.a.db.DeleteItem(id); err != nil {
+	h.deps.cancelJob(id)
+	if err := h.deps.db.DeleteItem(id); err != nil {
 		return err
 	}
 	if it.AudioPath != "" {
@@ -212,14 +184,14 @@ func (h *History) Delete(id int64) error {
 			return fmt.Errorf("item %d deleted, but its recording was not: %w", id, err)
 		}
 	}
-	h.a.emit.Emit("history:deleted", map[string]any{"id": id})
+	h.deps.emit.Emit(EventHistoryDeleted, map[string]any{"id": id})
 	return nil
 }
 
 // Retranscribe queues the item again, with model ("" = the settings'
 // speech model). The item keeps its old text until the new one is done.
 func (h *History) Retranscribe(id int64, model string) (Item, error) {
-	if _, err := h.a.Transcription.enqueue(id, model); err != nil {
+	if _, err := h.deps.enqueue(id, model); err != nil {
 		return Item{}, err
 	}
 	return h.Get(id)
@@ -228,7 +200,7 @@ func (h *History) Retranscribe(id int64, model string) (Item, error) {
 // Pending lists the recordings that were never transcribed (capture or
 // transcription cut short by a crash, or a failure), oldest first.
 func (h *History) Pending() ([]Item, error) {
-	rows, err := h.a.db.ItemsWithStatus(StatusRecorded, StatusFailed)
+	rows, err := h.deps.db.ItemsWithStatus(StatusRecorded, StatusFailed)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +216,7 @@ func (h *History) Pending() ([]Item, error) {
 
 // Usage reports the item count and the bytes the recordings take.
 func (h *History) Usage() (Usage, error) {
-	rows, err := h.a.db.AllItems()
+	rows, err := h.deps.db.AllItems()
 	if err != nil {
 		return Usage{}, err
 	}
@@ -252,7 +224,7 @@ func (h *History) Usage() (Usage, error) {
 	if len(rows) > 0 {
 		u.Oldest = rows[0].CreatedAt
 	}
-	err = filepath.WalkDir(h.a.recDir, func(_ string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(h.deps.recDir, func(_ string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
@@ -286,7 +258,7 @@ func (h *History) Export(id int64, format string) (string, error) {
 // SetTranscript stores a transcript made elsewhere (a dictation pipeline
 // that transcribes itself, or the user's edit) in item id and marks it
 // done. model "" keeps the item's.
-func (h *History) SetTranscript(id int64, text, language string, segments []Segment, model string) (Item, error) {
+func (h *History) SetTranscript(id int64, text, language string, segments []whisper.Segment, model string) (Item, error) {
 	it, err := h.Get(id)
 	if err != nil {
 		return Item{}, err
@@ -306,7 +278,7 @@ func (h *History) SetTranscript(id int64, text, language string, segments []Segm
 	}
 	it, err = h.Get(id)
 	if err == nil {
-		h.a.emit.Emit("history:changed", it)
+		h.deps.emit.Emit(EventHistoryChanged, it)
 	}
 	return it, err
 }
@@ -319,14 +291,14 @@ func (h *History) SetTranscript(id int64, text, language string, segments []Segm
 func (h *History) BeginRecording() (Item, error) {
 	now := time.Now()
 	name := fmt.Sprintf("%s-%03d.wav", now.Format("20060102-150405"), now.Nanosecond()/1e6)
-	path := filepath.Join(h.a.recDir, name)
-	r, err := h.a.db.InsertItem(store.Item{Kind: KindDictation, CreatedAt: now.UnixMilli(), Status: StatusRecording,
+	path := filepath.Join(h.deps.recDir, name)
+	r, err := h.deps.db.InsertItem(store.Item{Kind: KindDictation, CreatedAt: now.UnixMilli(), Status: StatusRecording,
 		Title: "Dictation " + now.Format("2006-01-02 15:04"), AudioPath: path})
 	if err != nil {
 		return Item{}, err
 	}
 	it := itemFromRow(r)
-	h.a.emit.Emit("history:changed", it)
+	h.deps.emit.Emit(EventHistoryChanged, it)
 	return it, nil
 }
 
@@ -338,7 +310,7 @@ func (h *History) FinishRecording(id int64, durationMs int64) (Item, error) {
 		return Item{}, err
 	}
 	if durationMs <= 0 && it.AudioPath != "" {
-		if d, err := wavDurationMs(it.AudioPath); err == nil {
+		if d, err := audio.WAVDurationMs(it.AudioPath); err == nil {
 			durationMs = d
 		}
 	}
@@ -347,7 +319,7 @@ func (h *History) FinishRecording(id int64, durationMs int64) (Item, error) {
 	if err := h.save(it); err != nil {
 		return Item{}, err
 	}
-	h.a.emit.Emit("history:changed", it)
+	h.deps.emit.Emit(EventHistoryChanged, it)
 	return h.Get(id)
 }
 
@@ -355,7 +327,7 @@ func (h *History) FinishRecording(id int64, durationMs int64) (Item, error) {
 // (with their recordings) and returns how many went. Items a job or a
 // recording holds are left for the next pass.
 func (h *History) ApplyRetention() (int, error) {
-	s, err := h.a.Settings.Get()
+	s, err := h.deps.settings.Get()
 	if err != nil {
 		return 0, err
 	}
@@ -363,7 +335,7 @@ func (h *History) ApplyRetention() (int, error) {
 		return 0, nil
 	}
 	cutoff := time.Now().Add(-time.Duration(s.RetentionDays) * 24 * time.Hour).UnixMilli()
-	rows, err := h.a.db.ItemsBefore(cutoff)
+	rows, err := h.deps.db.ItemsBefore(cutoff)
 	if err != nil {
 		return 0, err
 	}
@@ -391,7 +363,7 @@ func (a *App) recover() error {
 	for _, r := range rows {
 		it := itemFromRow(r)
 		if it.Status == StatusRecording && it.AudioPath != "" {
-			if d, err := wavDurationMs(it.AudioPath); err == nil {
+			if d, err := audio.WAVDurationMs(it.AudioPath); err == nil {
 				it.DurationMs = d
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/engine/models"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
 // ModelInfo describes a catalog model or an installed file.
@@ -27,6 +28,9 @@ type ModelInfo struct {
 	Downloading bool   `json:"downloading"`
 	Loaded      bool   `json:"loaded"`  // in memory now
 	Backend     string `json:"backend"` // what it runs on when loaded ("cpu", "metal")
+	// License, when set, is shown before the download and must be
+	// accepted (Pull's acceptLicense).
+	License *models.License `json:"license,omitempty"`
 	// Speech models, once the machine's speed is measured: the estimated
 	// time of one 30-s window here, the published accuracy (0: none
 	// found) with its source, and which tasks recommend it and why.
@@ -50,7 +54,7 @@ type Advice struct {
 // Advice recommends speech models for dictation and files from the
 // measured speed and the published accuracy figures.
 func (m *Models) Advice() (Advice, error) {
-	s, err := m.a.Settings.Get()
+	s, err := m.deps.settings.Get()
 	if err != nil || s.SpeedProbe == nil {
 		return Advice{}, err
 	}
@@ -79,16 +83,24 @@ type PullDone struct {
 // Models is the model manager service: the built-in catalog and the
 // models folder.
 type Models struct {
-	a  *App
-	dl *models.Downloader
+	deps modelsDeps
+	dl   *models.Downloader
 
 	mu    sync.Mutex
 	pulls map[string]context.CancelFunc
 	wg    sync.WaitGroup
 }
 
-func newModels(a *App) *Models {
-	return &Models{a: a, dl: models.NewDownloader(2), pulls: map[string]context.CancelFunc{}}
+// modelsDeps is what Models uses of the app: the settings (chosen
+// models), the models folder, the shared model cache (what is loaded, and
+// dropping a removed file), uploads (imports) and whether it is closing.
+type modelsDeps struct {
+	settings settingsReader
+	store    *models.Store
+	rt       *runtime.Runtime
+	emit     Emitter
+	uploads  *uploads
+	closed   func() bool
 }
 
 // taskOf guesses an installed file's task from its extension (Inspect
@@ -103,7 +115,7 @@ func taskOf(path string) models.Task {
 // List returns the catalog, with what is installed, then the installed
 // files the catalog does not know (imports).
 func (m *Models) List() ([]ModelInfo, error) {
-	installed, err := m.a.models.List()
+	installed, err := m.deps.store.List()
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +129,7 @@ func (m *Models) List() ([]ModelInfo, error) {
 		speechRec = models.CatalogEntry{} // the measured advice replaces the memory-only pick
 	}
 	loaded := map[string]string{} // path -> backend
-	for _, in := range m.a.rt.Loaded() {
+	for _, in := range m.deps.rt.Loaded() {
 		loaded[in.Path] = in.Backend
 	}
 	m.mu.Lock()
@@ -125,7 +137,7 @@ func (m *Models) List() ([]ModelInfo, error) {
 	var out []ModelInfo
 	for _, c := range models.Catalog() {
 		mi := ModelInfo{Name: c.Name, Task: string(c.Task), SizeBytes: c.Size, MemoryBytes: int64(c.MemoryMB) << 20,
-			Notes: c.Notes, Verified: c.Verified(), InCatalog: true,
+			Notes: c.Notes, Verified: c.Verified(), InCatalog: true, License: c.License,
 			Recommended: c.Name == speechRec.Name || c.Name == chatRec.Name}
 		if e, ok := byName[c.Name]; ok {
 			mi.Installed, mi.Path, mi.SizeBytes = true, e.Path, e.Size
@@ -163,13 +175,18 @@ func (m *Models) List() ([]ModelInfo, error) {
 
 // Pull downloads a catalog model in the background: "models:progress"
 // while it runs, "models:done" at the end (with error when it failed or
-// was canceled). An interrupted pull resumes where it stopped.
-func (m *Models) Pull(name string) error {
+// was canceled). An interrupted pull resumes where it stopped. A model
+// with a licence is refused unless acceptLicense says the user accepted
+// it (the Models view shows it first).
+func (m *Models) Pull(name string, acceptLicense bool) error {
 	e, ok := models.Lookup(name)
 	if !ok {
 		return fmt.Errorf("%q is not in the catalog", name)
 	}
-	if m.a.closed() {
+	if err := e.CheckLicense(acceptLicense); err != nil {
+		return err
+	}
+	if m.deps.closed() {
 		return errClosed
 	}
 	m.mu.Lock()
@@ -184,8 +201,8 @@ func (m *Models) Pull(name string) error {
 	go func() {
 		defer m.wg.Done()
 		defer cancel()
-		path, err := m.dl.Download(ctx, m.a.models, e.Request(), func(p models.Progress) {
-			m.a.emit.Emit("models:progress", PullProgress{Name: name, Done: p.Bytes, Total: p.Total, Rate: p.Rate, ETA: p.ETA.Seconds()})
+		path, err := m.dl.Download(ctx, m.deps.store, e.Request(), func(p models.Progress) {
+			m.deps.emit.Emit(EventModelsProgress, PullProgress{Name: name, Done: p.Bytes, Total: p.Total, Rate: p.Rate, ETA: p.ETA.Seconds()})
 		})
 		m.mu.Lock()
 		delete(m.pulls, name)
@@ -197,7 +214,7 @@ func (m *Models) Pull(name string) error {
 				d.Error = "canceled"
 			}
 		}
-		m.a.emit.Emit("models:done", d)
+		m.deps.emit.Emit(EventModelsDone, d)
 	}()
 	return nil
 }
@@ -224,13 +241,13 @@ func (m *Models) Remove(name string) error {
 		cancel()
 	}
 	m.mu.Unlock()
-	if p, err := m.a.models.Path(name); err == nil {
-		m.a.rt.Drop(p)
+	if p, err := m.deps.store.Path(name); err == nil {
+		m.deps.rt.Drop(p)
 	}
-	if err := m.a.models.Remove(name); err != nil {
+	if err := m.deps.store.Remove(name); err != nil {
 		return err
 	}
-	m.a.emit.Emit("models:changed", map[string]any{"removed": name})
+	m.deps.emit.Emit(EventModelsChanged, map[string]any{"removed": name})
 	return nil
 }
 
@@ -239,17 +256,17 @@ func (m *Models) Remove(name string) error {
 // cannot run are refused with the reason. The upload is deleted either
 // way. Paths are never accepted here (ImportFile is the window's).
 func (m *Models) Import(upload string) (string, error) {
-	up, err := m.a.uploads.take(upload)
+	up, err := m.deps.uploads.take(upload)
 	if err != nil {
 		return "", err
 	}
 	defer up.discard()
-	name, err := m.a.models.Import(up.path)
+	name, err := m.deps.store.Import(up.path)
 	if err != nil {
 		// The upload's folder is ours, not the user's: name the file only.
 		return "", errors.New(strings.ReplaceAll(err.Error(), up.path, up.name))
 	}
-	m.a.emit.Emit("models:changed", map[string]any{"imported": name})
+	m.deps.emit.Emit(EventModelsChanged, map[string]any{"imported": name})
 	return name, nil
 }
 
@@ -260,7 +277,7 @@ func (a *App) ImportFile(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	a.emit.Emit("models:changed", map[string]any{"imported": name})
+	a.emit.Emit(EventModelsChanged, map[string]any{"imported": name})
 	return name, nil
 }
 
@@ -298,7 +315,7 @@ func (m *Models) resolveChat(arg string) (path, name string, err error) {
 
 func (m *Models) resolve(arg string, task models.Task) (string, string, error) {
 	if arg == "" {
-		s, err := m.a.Settings.Get()
+		s, err := m.deps.settings.Get()
 		if err != nil {
 			return "", "", err
 		}
@@ -308,7 +325,7 @@ func (m *Models) resolve(arg string, task models.Task) (string, string, error) {
 		}
 	}
 	if arg == "" {
-		list, err := m.a.models.List()
+		list, err := m.deps.store.List()
 		if err != nil {
 			return "", "", err
 		}
@@ -328,7 +345,7 @@ func (m *Models) resolve(arg string, task models.Task) (string, string, error) {
 	if !validModelName(arg) {
 		return "", "", fmt.Errorf("%q is not an installed model's name (import a file in Models to use it)", arg)
 	}
-	path, err := m.a.models.Path(arg)
+	path, err := m.deps.store.Path(arg)
 	if err != nil {
 		return "", "", err
 	}

@@ -125,9 +125,9 @@ func TestModelsPullCancel(t *testing.T) {
 	mdir := t.TempDir()
 	a := openApp(t, t.TempDir(), mdir, ev)
 
-	require.Error(t, a.Models.Pull("no-such-model"))
-	require.NoError(t, a.Models.Pull(name))
-	require.Error(t, a.Models.Pull(name), "already downloading")
+	require.Error(t, a.Models.Pull("no-such-model", false))
+	require.NoError(t, a.Models.Pull(name, false))
+	require.Error(t, a.Models.Pull(name, false), "already downloading")
 	ev.wait(t, "models:progress", func(d any) bool { return d.(PullProgress).Done > 0 }, 10*time.Second)
 	list, _ := a.Models.List()
 	m, _ := findModel(list, name)
@@ -141,7 +141,7 @@ func TestModelsPullCancel(t *testing.T) {
 
 	// Pull again: it completes, and the model chats.
 	mirror.slow.Store(false)
-	require.NoError(t, a.Models.Pull(name))
+	require.NoError(t, a.Models.Pull(name, false))
 	n := 0
 	done = ev.wait(t, "models:done", func(any) bool { n++; return n == 2 }, 30*time.Second).(PullDone)
 	require.Empty(t, done.Error)
@@ -155,4 +155,39 @@ func TestModelsPullCancel(t *testing.T) {
 	out, err := a.Chat.Cleanup("hello", "Fix.")
 	require.NoError(t, err)
 	require.NotEmpty(t, out)
+}
+
+// TestModelsPullLicence: a model published under a licence (Gemma 3) lists
+// it, is refused until the user accepts it, and downloads once accepted.
+func TestModelsPullLicence(t *testing.T) {
+	body, err := os.ReadFile(shared.Path(t, "models", "stories260K.gguf"))
+	require.NoError(t, err)
+	const name = "gemma-3-270m-it-q8_0"
+	mirror := &slowMirror{path: "/ggml-org/gemma-3-270m-it-GGUF/resolve/main/gemma-3-270m-it-Q8_0.gguf", body: body}
+	ts := httptest.NewServer(mirror)
+	defer ts.Close()
+	t.Setenv("HARK_MIRROR", ts.URL)
+	ev := newEvents()
+	a := openApp(t, t.TempDir(), t.TempDir(), ev)
+
+	list, err := a.Models.List()
+	require.NoError(t, err)
+	m, ok := findModel(list, name)
+	require.True(t, ok)
+	require.NotNil(t, m.License)
+	require.Equal(t, "Gemma Terms of Use", m.License.Name)
+
+	err = a.Models.Pull(name, false)
+	require.ErrorContains(t, err, "Gemma Terms of Use")
+	require.ErrorContains(t, err, "accept it before downloading")
+	list, _ = a.Models.List()
+	m, _ = findModel(list, name)
+	require.False(t, m.Downloading, "nothing started")
+
+	require.NoError(t, a.Models.Pull(name, true))
+	done := ev.wait(t, "models:done", nil, 30*time.Second).(PullDone)
+	require.Empty(t, done.Error)
+	got, err := os.ReadFile(done.Path)
+	require.NoError(t, err)
+	require.Equal(t, body, got)
 }

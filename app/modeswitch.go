@@ -110,6 +110,6 @@ func (s *Settings) switchMode(pick func(SettingsData) (string, error)) (ModeChoi
 		return ModeChoice{}, err
 	}
 	c := d.ModeChoice()
-	s.a.emit.Emit("mode:changed", c)
+	s.deps.emit.Emit(EventModeChanged, c)
 	return c, nil
 }

@@ -15,7 +15,7 @@ func (d *Dictation) PasteLast() error {
 	if out == nil {
 		return errors.New("no text output in this build")
 	}
-	set, err := d.a.Settings.Get()
+	set, err := d.deps.settings.Get()
 	if err != nil {
 		return err
 	}

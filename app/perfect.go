@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/app/platform"
-	"github.com/harkapp/hark/engine/runtime"
 )
 
 // "Type now, perfect later" (opt-in): the fast text is inserted at once;
@@ -84,22 +83,21 @@ func (a *App) SetTextField(f platform.TextField) {
 // perfectLater starts the background pass over item id, whose text
 // inserted went out following p.
 func (d *Dictation) perfectLater(id int64, p *wordPlan, inserted, model string) {
-	a := d.a
 	q := *p
 	if model != "" {
 		q.model = model
 	}
 	d.withdraw() // an older dictation's text must not be pasted for this one
-	a.background(func() {
-		bt, err := d.perfect(a.ctx, id, &q, inserted)
+	d.deps.background(func() {
+		bt, err := d.perfect(d.deps.ctx, id, &q, inserted)
 		if err != nil {
-			if a.ctx.Err() == nil {
-				a.emit.Emit("app:error", map[string]string{"error": "perfect later: " + err.Error()})
+			if d.deps.ctx.Err() == nil {
+				d.deps.emit.Emit(EventError, Problem{Error: "perfect later: " + err.Error()})
 			}
 			return
 		}
 		if bt != nil {
-			a.emit.Emit("dictation:better", *bt)
+			d.deps.emit.Emit(EventDictationBetter, *bt)
 		}
 	})
 }
@@ -107,9 +105,8 @@ func (d *Dictation) perfectLater(id int64, p *wordPlan, inserted, model string) 
 // perfect transcribes item id again following q and swaps or offers the
 // result; nil when it is what was inserted.
 func (d *Dictation) perfect(ctx context.Context, id int64, q *wordPlan, inserted string) (*BetterText, error) {
-	a := d.a
 	// Batch priority: the next dictation takes the model between windows.
-	it, err := a.transcribeWith(ctx, id, "", nil, speechBeams, runtime.Batch, nil, q)
+	it, err := d.deps.transcribeBatch(ctx, id, q)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +129,7 @@ func (d *Dictation) perfect(ctx context.Context, id int64, q *wordPlan, inserted
 // deliver swaps bt.Text for bt.Inserted in the focused field when that is
 // safe, else offers it.
 func (d *Dictation) deliver(bt *BetterText, q *wordPlan) (*BetterText, error) {
-	a, inserted, better := d.a, bt.Inserted, bt.Text
+	inserted, better := bt.Inserted, bt.Text
 	d.later.mu.Lock()
 	field := d.later.field
 	d.later.mu.Unlock()
@@ -145,7 +142,7 @@ func (d *Dictation) deliver(bt *BetterText, q *wordPlan) (*BetterText, error) {
 			return bt, nil
 		}
 	}
-	set, err := a.Settings.Get()
+	set, err := d.deps.settings.Get()
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +161,7 @@ func (d *Dictation) withdraw() {
 	d.later.offer = nil
 	d.later.mu.Unlock()
 	if bt != nil {
-		d.a.emit.Emit("dictation:better-withdrawn", *bt)
+		d.deps.emit.Emit(EventBetterWithdrawn, *bt)
 	}
 }
 
@@ -205,6 +202,6 @@ func (d *Dictation) CopyBetter() (BetterText, error) {
 		d.later.offer = nil
 	}
 	d.later.mu.Unlock()
-	d.a.emit.Emit("dictation:better-copied", *bt)
+	d.deps.emit.Emit(EventBetterCopied, *bt)
 	return *bt, nil
 }

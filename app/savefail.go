@@ -7,7 +7,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/audio"
 )
 
@@ -36,7 +35,7 @@ func saveErrorMessage(err error) string {
 func (d *Dictation) saveFailed(err error) {
 	msg := saveErrorMessage(err)
 	d.setState(func(s *DictationStatus) { s.Error = msg })
-	d.a.emit.Emit("dictation:warning", map[string]string{"message": msg})
+	d.deps.emit.Emit(EventDictationWarning, map[string]string{"message": msg})
 }
 
 // noteAudioNotKept marks a dictation whose audio file is incomplete.
@@ -102,7 +101,7 @@ func (a *App) writeRecording(path string, x []float32) error {
 		return a.saveWAV(path, x)
 	}
 	tmp := path + ".saving"
-	w, err := dictation.CreateWAV(tmp, audio.WhisperRate)
+	w, err := audio.CreateWAV(tmp, audio.WhisperRate)
 	if err != nil {
 		return err
 	}
@@ -128,7 +127,7 @@ func (h *History) noteAudioKept(id int64) {
 	it.Error = ""
 	if h.save(it) == nil {
 		if fresh, err := h.Get(id); err == nil {
-			h.a.emit.Emit("history:changed", fresh)
+			h.deps.emit.Emit(EventHistoryChanged, fresh)
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/internal/shared"
 )
@@ -43,8 +42,8 @@ func TestDictationDiskFull(t *testing.T) {
 	}
 	src := &feedSource{}
 	rec := NewCaptureRecorder(src.open)
-	rec.createFile = func(path string) (dictation.WAVFile, error) {
-		f, err := dictation.CreateFile(path)
+	rec.createFile = func(path string) (audio.WAVFile, error) {
+		f, err := audio.CreateFile(path)
 		if err != nil {
 			return nil, err
 		}

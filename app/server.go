@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/harkapp/hark/engine/models"
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/serve"
 )
 
@@ -21,7 +23,7 @@ type ServerStatus struct {
 // over the app's models folder and the app's model cache: an API request
 // and a dictation use the same loaded model, queued by priority.
 type Server struct {
-	a *App
+	deps serverDeps
 
 	mu        sync.Mutex
 	st        ServerStatus
@@ -38,13 +40,24 @@ func (s *Server) Status() (ServerStatus, error) {
 	return s.st, nil
 }
 
+// serverDeps is what the Server uses of the app: the settings (address,
+// CORS origins), the models folder and the shared model cache it serves
+// from, and whether the app is closing.
+type serverDeps struct {
+	settings settingsReader
+	emit     Emitter
+	models   *models.Store
+	rt       *runtime.Runtime
+	closed   func() bool
+}
+
 // Start starts the server on addr ("" = the settings' ServerAddr;
 // "127.0.0.1:0" picks a free port). Binding beyond loopback is refused
 // (the app sets no API key). Starting a running server restarts it when
 // the address differs.
 func (s *Server) Start(addr string) (ServerStatus, error) {
 	if addr == "" {
-		set, err := s.a.Settings.Get()
+		set, err := s.deps.settings.Get()
 		if err != nil {
 			return s.Status()
 		}
@@ -64,14 +77,14 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 		s.st = ServerStatus{Error: err.Error()}
 		st := s.st
 		s.mu.Unlock()
-		s.a.emit.Emit("server:status", st)
+		s.deps.emit.Emit(EventServerStatus, st)
 		return st, err
 	}
-	if s.a.closed() {
+	if s.deps.closed() {
 		return fail(errClosed)
 	}
-	cfg := serve.Config{Store: s.a.models, Runtime: s.a.rt, WhisperBeam: speechBeams}
-	if set, err := s.a.Settings.Get(); err == nil {
+	cfg := serve.Config{Store: s.deps.models, Runtime: s.deps.rt, WhisperBeam: speechBeams}
+	if set, err := s.deps.settings.Get(); err == nil {
 		cfg.CORSOrigins = set.corsOrigins()
 	}
 	srv, err := serve.New(cfg)
@@ -110,12 +123,12 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 			s.srv, s.cancel, s.done = nil, nil, nil
 			st := s.st
 			s.mu.Unlock()
-			s.a.emit.Emit("server:status", st)
+			s.deps.emit.Emit(EventServerStatus, st)
 			return
 		}
 		s.mu.Unlock()
 	}()
-	s.a.emit.Emit("server:status", st)
+	s.deps.emit.Emit(EventServerStatus, st)
 	return st, nil
 }
 
@@ -134,6 +147,6 @@ func (s *Server) Stop() (ServerStatus, error) {
 	s.st = ServerStatus{}
 	st := s.st
 	s.mu.Unlock()
-	s.a.emit.Emit("server:status", st)
+	s.deps.emit.Emit(EventServerStatus, st)
 	return st, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/harkapp/hark/app/modes"
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/app/rewrite"
+	"github.com/harkapp/hark/app/store"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/localhttp"
 	"github.com/harkapp/hark/serve"
@@ -188,10 +189,26 @@ func (d SettingsData) corsOrigins() []string {
 
 // Settings is the settings service.
 type Settings struct {
-	a  *App
-	mu sync.Mutex
+	deps settingsDeps
+	mu   sync.Mutex
 	// switching serialises the mode switches (modeswitch.go).
 	switching sync.Mutex
+}
+
+// settingsDeps is what Settings uses of the app: the store, the folders
+// it reports, which speech model a name means (PromptFit), and apply,
+// what a change sets in motion in the other services (App.applySettings).
+type settingsDeps struct {
+	db                 *store.Store
+	emit               Emitter
+	dataDir, modelsDir string
+	speechModel        func(arg string) (path, name string, err error)
+	apply              func(SettingsData) error
+}
+
+// settingsReader is what a service reads of the settings.
+type settingsReader interface {
+	Get() (SettingsData, error)
 }
 
 // settingsKey is the row holding the settings as JSON: one document, so
@@ -201,7 +218,7 @@ const settingsKey = "app"
 // Get returns the settings (defaults for anything never set).
 func (s *Settings) Get() (SettingsData, error) {
 	d := defaultSettings()
-	raw, ok, err := s.a.db.Setting(settingsKey)
+	raw, ok, err := s.deps.db.Setting(settingsKey)
 	if err != nil {
 		return d, err
 	}
@@ -230,21 +247,27 @@ func (s *Settings) Update(d SettingsData) (SettingsData, error) {
 	if err != nil {
 		return SettingsData{}, err
 	}
-	s.a.emit.Emit("settings:changed", d)
-	// A shorter retention or idle time applies now, not at the next tick.
+	s.deps.emit.Emit(EventSettingsChanged, d)
+	return d, s.deps.apply(d)
+}
+
+// applySettings applies a settings change now, not at the next tick: a
+// shorter retention, the idle unload time, the backend, and the speed
+// probe again (ForceCPU may have changed).
+func (a *App) applySettings(d SettingsData) error {
 	if d.RetentionDays > 0 {
-		if _, err := s.a.History.ApplyRetention(); err != nil {
-			return d, err
+		if _, err := a.History.ApplyRetention(); err != nil {
+			return err
 		}
 	}
-	s.a.rt.UnloadIdle()
-	if err := s.a.rt.SetBackend(d.backendChoice()); err != nil {
-		return d, err
+	a.rt.UnloadIdle()
+	if err := a.rt.SetBackend(d.backendChoice()); err != nil {
+		return err
 	}
-	if !s.a.noProbe {
-		s.a.probeSpeed() // again when ForceCPU changed
+	if !a.noProbe {
+		a.probeSpeed()
 	}
-	return d, nil
+	return nil
 }
 
 // saveLocked stores d; s.mu is held.
@@ -253,14 +276,14 @@ func (s *Settings) saveLocked(d SettingsData) error {
 	if err != nil {
 		return err
 	}
-	return s.a.db.SetSetting(settingsKey, string(raw))
+	return s.deps.db.SetSetting(settingsKey, string(raw))
 }
 
 // Defaults returns the default settings (for a "reset" button).
 func (s *Settings) Defaults() (SettingsData, error) { return defaultSettings(), nil }
 
 // DataDir is the data folder (database and recordings).
-func (s *Settings) DataDir() (string, error) { return s.a.dataDir, nil }
+func (s *Settings) DataDir() (string, error) { return s.deps.dataDir, nil }
 
 // ModelsDir is the models folder.
-func (s *Settings) ModelsDir() (string, error) { return s.a.models.Dir, nil }
+func (s *Settings) ModelsDir() (string, error) { return s.deps.modelsDir, nil }

@@ -57,7 +57,7 @@ func (a *App) probeSpeed() {
 		}
 		a.Settings.mu.Unlock()
 		if err == nil {
-			a.emit.Emit("models:changed", map[string]any{"probed": p.Model})
+			a.emit.Emit(EventModelsChanged, map[string]any{"probed": p.Model})
 		}
 	}()
 }

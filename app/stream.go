@@ -42,7 +42,7 @@ func (a *App) startLiveStream() *liveStream {
 	stepCtx, stopStep := context.WithCancel(ctx)
 	l := &liveStream{wake: make(chan struct{}, 1), done: make(chan struct{}), stopStep: stopStep, cancel: cancel}
 	show := func(committed, tentative string) {
-		a.emit.Emit("dictation:partial", map[string]string{
+		a.emit.Emit(EventDictationPartial, map[string]string{
 			"text": strings.TrimSpace(committed + tentative), "committed": committed, "tentative": tentative})
 	}
 	go func() {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/harkapp/hark/app/store"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 )
@@ -24,22 +25,22 @@ const (
 
 // Job is a transcription job; its ID is the history item's.
 type Job struct {
-	ID       int64     `json:"id"`
-	Name     string    `json:"name"`
-	Status   string    `json:"status"` // queued | running | done | failed | canceled
-	Progress float64   `json:"progress"`
-	Error    string    `json:"error"`
-	Text     string    `json:"text"`
-	Segments []Segment `json:"segments"`
-	Model    string    `json:"model"`
+	ID       int64             `json:"id"`
+	Name     string            `json:"name"`
+	Status   string            `json:"status"` // queued | running | done | failed | canceled
+	Progress float64           `json:"progress"`
+	Error    string            `json:"error"`
+	Text     string            `json:"text"`
+	Segments []whisper.Segment `json:"segments"`
+	Model    string            `json:"model"`
 }
 
 // Progress is the payload of "transcription:progress": the fraction done
 // and, when a window has just finished, its segments so far.
 type Progress struct {
-	ID       int64    `json:"id"`
-	Progress float64  `json:"progress"`
-	Segment  *Segment `json:"segment,omitempty"`
+	ID       int64            `json:"id"`
+	Progress float64          `json:"progress"`
+	Segment  *whisper.Segment `json:"segment,omitempty"`
 }
 
 type job struct {
@@ -52,7 +53,7 @@ type job struct {
 // Transcription runs file jobs one at a time, first in first out (one
 // speech model, used by one job at a time); results land in History.
 type Transcription struct {
-	a *App
+	deps transcriptionDeps
 
 	mu     sync.Mutex
 	jobs   []*job // this session's jobs, in the order added
@@ -62,9 +63,27 @@ type Transcription struct {
 	wg     sync.WaitGroup
 }
 
-func newTranscription(a *App) *Transcription {
+// transcriptionDeps is what Transcription uses of the app: the items'
+// store and the recordings folder (an upload becomes an item's audio),
+// the uploads, which speech model a name means, the history, the
+// transcription of an item with the shared model (App.transcribeItem),
+// and whether the app is closing.
+type transcriptionDeps struct {
+	db      *store.Store
+	emit    Emitter
+	recDir  string
+	uploads *uploads
+	models  interface {
+		resolveSpeech(arg string) (path, name string, err error)
+	}
+	history    interface{ Get(id int64) (Item, error) }
+	transcribe func(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *whisper.Segment)) (Item, error)
+	closed     func() bool
+}
+
+func newTranscription(deps transcriptionDeps) *Transcription {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Transcription{a: a, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+	return &Transcription{deps: deps, wake: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
 }
 
 // Add queues an upload (the id the bridge's /api/upload returned) for
@@ -81,20 +100,20 @@ func (t *Transcription) Add(upload, model string) (Job, error) {
 	if strings.ContainsAny(upload, `/\`) {
 		return Job{}, errNotPath
 	}
-	if _, _, err := t.a.Models.resolveSpeech(model); err != nil {
+	if _, _, err := t.deps.models.resolveSpeech(model); err != nil {
 		return Job{}, err
 	}
-	up, err := t.a.uploads.take(upload)
+	up, err := t.deps.uploads.take(upload)
 	if err != nil {
 		return Job{}, err
 	}
 	defer up.discard()
-	audio := filepath.Join(t.a.recDir, upload+"-"+up.name)
+	audio := filepath.Join(t.deps.recDir, upload+"-"+up.name)
 	if err := os.Rename(up.path, audio); err != nil {
 		return Job{}, fmt.Errorf("keeping %s: %w", up.name, err)
 	}
 	r := Item{Kind: KindFile, Title: up.name, AudioPath: audio, Status: StatusRecorded}.row()
-	row, err := t.a.db.InsertItem(r)
+	row, err := t.deps.db.InsertItem(r)
 	if err != nil {
 		os.Remove(audio)
 		return Job{}, err
@@ -167,7 +186,7 @@ func (t *Transcription) Cancel(id int64) error {
 		done := j.Job
 		t.mu.Unlock()
 		t.restore(j)
-		t.a.emit.Emit("transcription:done", done)
+		t.deps.emit.Emit(EventTranscriptionDone, done)
 		return nil
 	}
 	j.cancel()
@@ -202,10 +221,10 @@ func (t *Transcription) find(id int64) *job {
 
 // enqueue queues a job for item id.
 func (t *Transcription) enqueue(id int64, model string) (Job, error) {
-	if t.a.closed() {
+	if t.deps.closed() {
 		return Job{}, errClosed
 	}
-	it, err := t.a.History.Get(id)
+	it, err := t.deps.history.Get(id)
 	if err != nil {
 		return Job{}, err
 	}
@@ -215,7 +234,7 @@ func (t *Transcription) enqueue(id int64, model string) (Job, error) {
 	if it.audioFile() == "" {
 		return Job{}, fmt.Errorf("item %d has no audio", id)
 	}
-	_, name, err := t.a.Models.resolveSpeech(model)
+	_, name, err := t.deps.models.resolveSpeech(model)
 	if err != nil {
 		return Job{}, err
 	}
@@ -224,21 +243,21 @@ func (t *Transcription) enqueue(id int64, model string) (Job, error) {
 		t.mu.Unlock()
 		return Job{}, fmt.Errorf("item %d is already being transcribed", id)
 	}
-	j := &job{Job: Job{ID: id, Name: it.Title, Status: JobQueued, Model: name, Segments: []Segment{}},
+	j := &job{Job: Job{ID: id, Name: it.Title, Status: JobQueued, Model: name, Segments: []whisper.Segment{}},
 		prevStatus: it.Status, done: make(chan struct{})}
 	if model != "" {
 		j.Model = model // a path stays a path: the job resolves it again when it runs
 	}
 	// The item is marked before the worker can see the job, so a fast job's
 	// "transcribing" and "done" are never overwritten by this "queued".
-	if err := t.a.db.SetItemStatus(id, StatusQueued, ""); err != nil {
+	if err := t.deps.db.SetItemStatus(id, StatusQueued, ""); err != nil {
 		t.mu.Unlock()
 		return Job{}, err
 	}
 	t.jobs = append(t.jobs, j)
 	queued := j.Job
 	t.mu.Unlock()
-	t.a.emit.Emit("transcription:queued", queued)
+	t.deps.emit.Emit(EventTranscriptionQueued, queued)
 	select {
 	case t.wake <- struct{}{}:
 	default:
@@ -286,8 +305,8 @@ func (t *Transcription) runNext() bool {
 	t.mu.Unlock()
 	defer cancel()
 
-	t.a.emit.Emit("transcription:progress", Progress{ID: j.ID})
-	it, err := t.a.transcribeItem(ctx, j.ID, j.Model, nil, speechBeams, runtime.Batch, func(p float64, seg *Segment) {
+	t.deps.emit.Emit(EventTranscriptionProgress, Progress{ID: j.ID})
+	it, err := t.deps.transcribe(ctx, j.ID, j.Model, nil, speechBeams, runtime.Batch, func(p float64, seg *whisper.Segment) {
 		t.mu.Lock()
 		if p >= 0 {
 			j.Progress = p
@@ -297,7 +316,7 @@ func (t *Transcription) runNext() bool {
 		}
 		p = j.Progress
 		t.mu.Unlock()
-		t.a.emit.Emit("transcription:progress", Progress{ID: j.ID, Progress: p, Segment: seg})
+		t.deps.emit.Emit(EventTranscriptionProgress, Progress{ID: j.ID, Progress: p, Segment: seg})
 	})
 	t.mu.Lock()
 	switch {
@@ -314,7 +333,7 @@ func (t *Transcription) runNext() bool {
 	if done.Status == JobCanceled {
 		t.restore(j)
 	}
-	t.a.emit.Emit("transcription:done", done)
+	t.deps.emit.Emit(EventTranscriptionDone, done)
 	return true
 }
 
@@ -334,7 +353,7 @@ func (t *Transcription) restore(j *job) {
 	if st == StatusQueued || st == StatusTranscribing || st == "" {
 		st = StatusRecorded
 	}
-	t.a.db.SetItemStatus(j.ID, st, "")
+	t.deps.db.SetItemStatus(j.ID, st, "")
 }
 
 // cancelAndWait cancels the job on id, if any, and waits for it to end.
@@ -369,13 +388,13 @@ func (t *Transcription) close() {
 // beams is the beam size at temperature 0: file jobs use speechBeams
 // (the CLI's default) for accuracy, dictation 1 (greedy, openai's
 // transcribe() default) for latency.
-func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *Segment)) (Item, error) {
+func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *whisper.Segment)) (Item, error) {
 	return a.transcribeWith(ctx, id, model, samples, beams, pri, progress, nil)
 }
 
 // transcribeWith is transcribeItem following plan (nil: the settings'
 // vocabulary, no mode); plan.model, if set, replaces model.
-func (a *App) transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *Segment), plan *wordPlan) (Item, error) {
+func (a *App) transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *whisper.Segment), plan *wordPlan) (Item, error) {
 	it, err := a.History.Get(id)
 	if err != nil {
 		return Item{}, err
@@ -387,7 +406,7 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 				it.Status = StatusDone // a failed re-transcription keeps the old text
 			}
 			a.History.save(it)
-			a.emit.Emit("history:changed", it)
+			a.emit.Emit(EventHistoryChanged, it)
 		}
 		return Item{}, err
 	}
@@ -424,8 +443,7 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 		if progress != nil {
 			opt.OnProgress = func(p float64) { progress(p, nil) }
 			opt.OnSegment = func(s whisper.Segment) {
-				seg := segmentFromWhisper(s)
-				progress(-1, &seg)
+				progress(-1, &s)
 			}
 		}
 		var err error
@@ -453,7 +471,7 @@ func (a *App) storeTranscript(id int64, res *whisper.Result, name string, plan *
 		return Item{}, err
 	}
 	it.Text = strings.TrimSpace(res.Text)
-	it.Segments = segmentsFromResult(res)
+	it.Segments = segmentsOf(res)
 	it.Language = res.Language
 	it.Model = name
 	if d := int64(res.Duration*1000 + 0.5); d > 0 {
@@ -468,7 +486,7 @@ func (a *App) storeTranscript(id int64, res *whisper.Result, name string, plan *
 	}
 	it, err = a.History.Get(id)
 	if err == nil {
-		a.emit.Emit("history:changed", it)
+		a.emit.Emit(EventHistoryChanged, it)
 	}
 	return it, err
 }
@@ -482,10 +500,10 @@ func (a *App) TranscribeItem(ctx context.Context, id int64, model string) (Item,
 
 // SamplesResult is a transcription of raw samples.
 type SamplesResult struct {
-	Text     string    `json:"text"`
-	Language string    `json:"language"`
-	Segments []Segment `json:"segments"`
-	Model    string    `json:"model"`
+	Text     string            `json:"text"`
+	Language string            `json:"language"`
+	Segments []whisper.Segment `json:"segments"`
+	Model    string            `json:"model"`
 }
 
 // TranscribeSamples transcribes 16 kHz mono samples with the settings'
@@ -517,7 +535,7 @@ func (a *App) TranscribeSamples(ctx context.Context, samples []float32, language
 	if err != nil {
 		return SamplesResult{}, err
 	}
-	return SamplesResult{Text: strings.TrimSpace(res.Text), Language: res.Language, Segments: segmentsFromResult(res), Model: name}, nil
+	return SamplesResult{Text: strings.TrimSpace(res.Text), Language: res.Language, Segments: segmentsOf(res), Model: name}, nil
 }
 
 // CleanupText runs the settings' clean-up prompt over text with the chat

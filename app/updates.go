@@ -125,7 +125,7 @@ func (u *Updates) check(ctx context.Context) (UpdateState, error) {
 	u.mu.Unlock()
 	st := u.State()
 	if st.Available != nil {
-		u.emit.Emit("update:available", st)
+		u.emit.Emit(EventUpdateAvailable, st)
 	}
 	if err == nil {
 		err = serr

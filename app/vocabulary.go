@@ -157,7 +157,7 @@ func (d *Dictation) focusedApp() string {
 func (d *Dictation) finishText(p *wordPlan, text string, out platform.Output, restore bool) (string, error) {
 	if p.cleanup != "" && text != "" {
 		// Bounded: on timeout or failure the raw text goes on (cleanup.go).
-		text, _ = d.a.cleanBounded(d.a.ctx, d.cleaner(), text, cleanupInstruction(p), p.cleanupLimit)
+		text, _ = d.deps.cleanBounded(d.deps.ctx, d.cleaner(), text, cleanupInstruction(p), p.cleanupLimit)
 	}
 	text = p.rw.Apply(text)
 	if out == nil || text == "" {
@@ -209,7 +209,7 @@ func (s *Settings) PromptFit(vocabulary, modeVocabulary, model string) (vocab.Pr
 	if err != nil {
 		return vocab.Prompt{}, err
 	}
-	path, _, err := s.a.Models.resolveSpeech(model)
+	path, _, err := s.deps.speechModel(model)
 	if err != nil {
 		return vocab.Prompt{}, err
 	}

@@ -22,20 +22,28 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure inference speed",
 	}
-	cmd.AddCommand(newBenchLLMCmd())
+	cmd.AddCommand(newBenchLLMCmd(nil))
 	return cmd
 }
 
-func newBenchLLMCmd() *cobra.Command {
-	var (
-		models         []string
-		types          []string
-		dir, tokDir    string
-		layers, pp, tg int
-		reps, threads  int
-		gpu            int
-		backend        string
-	)
+// BenchLLMOptions is what `hark bench llm` was asked.
+type BenchLLMOptions struct {
+	Models    []string // GGUF files; none: write SmolLM2-shaped ones
+	Types     []string // file types to write (f16, q8_0, q4_0)
+	Dir       string   // where written files are kept
+	Tokenizer string   // SmolLM2 tokenizer folder ("" = the shared kit's)
+	Layers    int
+	PP, TG    int // prompt and generated tokens
+	Reps      int
+	Threads   int
+	GPU       int
+	Backend   string
+}
+
+// newBenchLLMCmd builds the command; runF, when not nil, replaces
+// runBenchLLM (tests).
+func newBenchLLMCmd(runF func(*cobra.Command, *BenchLLMOptions) error) *cobra.Command {
+	o := &BenchLLMOptions{}
 	cmd := &cobra.Command{
 		Use:   "llm [flags]",
 		Short: "Prompt-processing and generation speed of an LLM, as llama-bench reports them",
@@ -48,76 +56,85 @@ the real SmolLM2 tokenizer from --tokenizer) of each --type into --dir,
 reusing files already there, and measures them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if pp < 0 || tg < 0 || pp+tg == 0 {
+			if o.PP < 0 || o.TG < 0 || o.PP+o.TG == 0 {
 				return errors.New("bench: --pp and --tg must be >= 0 and not both 0")
 			}
-			if reps <= 0 {
-				return fmt.Errorf("bench: --reps must be positive, got %d", reps)
+			if o.Reps <= 0 {
+				return fmt.Errorf("bench: --reps must be positive, got %d", o.Reps)
 			}
-			if err := backends.ValidGPU(gpu); err != nil {
+			if err := backends.ValidGPU(o.GPU); err != nil {
 				return err
 			}
-			if threads <= 0 {
-				return fmt.Errorf("bench: --threads must be positive, got %d", threads)
+			if o.Threads <= 0 {
+				return fmt.Errorf("bench: --threads must be positive, got %d", o.Threads)
 			}
-			errOut := cmd.ErrOrStderr()
-			if len(models) == 0 {
-				shape := bench.SmolLM2
-				shape.Layers = layers
-				if layers <= 0 {
-					return fmt.Errorf("bench: --layers must be positive, got %d", layers)
-				}
-				if tokDir == "" {
-					root, err := shareddir.Root()
-					if err != nil {
-						return fmt.Errorf("bench: no --tokenizer given and %w", err)
-					}
-					tokDir = filepath.Join(root, "llm-kit", "tokenizers", "smollm2")
-				}
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					return err
-				}
-				for _, name := range types {
-					ftype, ok := bench.Types[name]
-					if !ok {
-						return fmt.Errorf("bench: unknown --type %q (f16, q8_0, q4_0)", name)
-					}
-					path := filepath.Join(dir, fmt.Sprintf("smollm2-135m-shape-v1-L%d-%s.gguf", layers, name))
-					if _, err := os.Stat(path); err != nil {
-						fmt.Fprintf(errOut, "writing %s\n", path)
-						if err := bench.WriteFile(path, shape, ftype, tokDir, 1); err != nil {
-							return err
-						}
-					}
-					models = append(models, path)
-				}
+			if len(o.Models) == 0 && o.Layers <= 0 {
+				return fmt.Errorf("bench: --layers must be positive, got %d", o.Layers)
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintln(errOut, loadAverage())
-			fmt.Fprintln(out, "| model | size | params | backend | threads | test | t/s |")
-			fmt.Fprintln(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: |")
-			for _, path := range models {
-				if err := benchModel(out, errOut, backend, gpu, path, pp, tg, reps, threads); err != nil {
-					return err
-				}
+			if runF != nil {
+				return runF(cmd, o)
 			}
-			fmt.Fprintln(errOut, loadAverage())
-			return nil
+			return runBenchLLM(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&models, "model", nil, "GGUF model to measure (repeatable; default: write SmolLM2-135M-shaped files)")
-	fl.StringSliceVar(&types, "type", []string{"f16", "q8_0", "q4_0"}, "file types to write and measure")
-	fl.StringVar(&dir, "dir", filepath.Join(os.TempDir(), "hark-bench"), "where the written models are kept")
-	fl.StringVar(&tokDir, "tokenizer", "", "SmolLM2 tokenizer directory (default: the shared llm-kit's)")
-	fl.IntVar(&layers, "layers", bench.SmolLM2.Layers, "layers of the written models")
-	fl.IntVar(&pp, "pp", 512, "prompt tokens (0: skip)")
-	fl.IntVar(&tg, "tg", 128, "generated tokens (0: skip)")
-	fl.IntVarP(&reps, "reps", "r", 5, "repetitions")
-	fl.IntVarP(&threads, "threads", "t", 2, "CPU threads")
-	fl.StringVar(&backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
-	fl.IntVar(&gpu, gpuFlag, 0, gpuHelp)
+	fl.StringArrayVar(&o.Models, "model", nil, "GGUF model to measure (repeatable; default: write SmolLM2-135M-shaped files)")
+	fl.StringSliceVar(&o.Types, "type", []string{"f16", "q8_0", "q4_0"}, "file types to write and measure")
+	fl.StringVar(&o.Dir, "dir", filepath.Join(os.TempDir(), "hark-bench"), "where the written models are kept")
+	fl.StringVar(&o.Tokenizer, "tokenizer", "", "SmolLM2 tokenizer directory (default: the shared llm-kit's)")
+	fl.IntVar(&o.Layers, "layers", bench.SmolLM2.Layers, "layers of the written models")
+	fl.IntVar(&o.PP, "pp", 512, "prompt tokens (0: skip)")
+	fl.IntVar(&o.TG, "tg", 128, "generated tokens (0: skip)")
+	fl.IntVarP(&o.Reps, "reps", "r", 5, "repetitions")
+	fl.IntVarP(&o.Threads, "threads", "t", 2, "CPU threads")
+	fl.StringVar(&o.Backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
+	fl.IntVar(&o.GPU, gpuFlag, 0, gpuHelp)
 	return cmd
+}
+
+// runBenchLLM measures o's models (writing them first when none is given)
+// and prints llama-bench's table to out; progress goes to errOut.
+func runBenchLLM(out, errOut io.Writer, o *BenchLLMOptions) error {
+	models := o.Models
+	if len(models) == 0 {
+		shape := bench.SmolLM2
+		shape.Layers = o.Layers
+		tokDir := o.Tokenizer
+		if tokDir == "" {
+			root, err := shareddir.Root()
+			if err != nil {
+				return fmt.Errorf("bench: no --tokenizer given and %w", err)
+			}
+			tokDir = filepath.Join(root, "llm-kit", "tokenizers", "smollm2")
+		}
+		if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+			return err
+		}
+		for _, name := range o.Types {
+			ftype, ok := bench.Types[name]
+			if !ok {
+				return fmt.Errorf("bench: unknown --type %q (f16, q8_0, q4_0)", name)
+			}
+			path := filepath.Join(o.Dir, fmt.Sprintf("smollm2-135m-shape-v1-L%d-%s.gguf", o.Layers, name))
+			if _, err := os.Stat(path); err != nil {
+				fmt.Fprintf(errOut, "writing %s\n", path)
+				if err := bench.WriteFile(path, shape, ftype, tokDir, 1); err != nil {
+					return err
+				}
+			}
+			models = append(models, path)
+		}
+	}
+	fmt.Fprintln(errOut, loadAverage())
+	fmt.Fprintln(out, "| model | size | params | backend | threads | test | t/s |")
+	fmt.Fprintln(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: |")
+	for _, path := range models {
+		if err := benchModel(out, errOut, o.Backend, o.GPU, path, o.PP, o.TG, o.Reps, o.Threads); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(errOut, loadAverage())
+	return nil
 }
 
 func benchModel(out, errOut io.Writer, backend string, gpu int, path string, pp, tg, reps, threads int) error {

@@ -22,17 +22,22 @@ const chatHelp = `Type a message and press Enter to send it. End a line with \ t
 the message on the next line. Commands: /reset clears the conversation,
 /exit (or Ctrl-D) quits. Ctrl-C stops the answer being written.`
 
-func newChatCmd() *cobra.Command {
-	var (
-		model, system string
-		tplFile       string
-		noThink       bool
-		n, ctxLen     int
-		seed          int64
-		ignoreEOS     bool
-		verbose       bool
-		smp           llm.Sampler
-	)
+// ChatOptions is what `hark chat` was asked.
+type ChatOptions struct {
+	Model, System string
+	Template      string // a Jinja template file replacing the model's
+	NoThink       bool
+	N, Context    int
+	Seed          int64
+	IgnoreEOS     bool
+	Verbose       bool
+	Sampler       llm.Sampler
+}
+
+// newChatCmd builds the command; runF, when not nil, replaces runChat
+// (tests).
+func newChatCmd(runF func(*cobra.Command, *ChatOptions) error) *cobra.Command {
+	o := &ChatOptions{}
 	cmd := &cobra.Command{
 		Use:   "chat --model PATH [flags]",
 		Short: "Chat with a local LLM in the terminal",
@@ -47,59 +52,63 @@ what the model has already seen.
 ` + chatHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if n <= 0 {
-				return fmt.Errorf("chat: -n must be positive, got %d", n)
+			if o.N <= 0 {
+				return fmt.Errorf("chat: -n must be positive, got %d", o.N)
 			}
-			smp.Seed = samplerSeed(seed)
-			l, err := openLLM(cmd, model, llm.Options{Context: ctxLen, Sampler: &smp})
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd, o)
 			}
-			defer l.Close()
-			f, arch, tk, m := l.File, l.Arch, l.Tk, l.M
-			tpl, err := chat.ForModel(f, tk)
-			if err != nil {
-				return fmt.Errorf("%s: %w", model, err)
-			}
-			if tplFile != "" {
-				src, err := os.ReadFile(tplFile)
-				if err != nil {
-					return fmt.Errorf("chat: %w", err)
-				}
-				if tpl, err = chat.New(tplFile, string(src), tpl.Special()); err != nil {
-					return err
-				}
-			}
-			s := &chat.Session{Gen: llm.NewGenerator(m, tk), Template: tpl, AddBOS: llm.AddBOS(f, arch), System: system}
-			if noThink {
-				s.Vars = map[string]any{"enable_thinking": false}
-			}
-			c := &chatLoop{
-				s: s, out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), in: bufio.NewReader(cmd.InOrStdin()),
-				opts:    llm.GenerateOptions{Sampler: smp, MaxTokens: n, IgnoreEOS: ignoreEOS},
-				verbose: verbose,
-			}
-			fmt.Fprintf(c.errOut, "hark chat: %s (%s template, context %d). /exit or Ctrl-D quits.\n", model, tpl.Name, m.Context())
-			return c.run(cmd.Context())
+			return runChat(cmd, o)
 		},
 	}
 	fl := cmd.Flags()
 	addBackendFlag(cmd)
-	fl.StringVar(&model, "model", "", "GGUF model: a file or the name of a model in the models folder")
-	fl.StringVar(&system, "system", "", "system message starting the conversation")
-	fl.StringVar(&tplFile, "template", "", "Jinja chat template file to use instead of the model's")
-	fl.BoolVar(&noThink, "no-think", false, "pass enable_thinking=false to the template (Qwen3: answer without a reasoning block)")
-	fl.IntVarP(&n, "n", "n", 512, "most tokens per answer")
-	fl.IntVar(&ctxLen, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
-	fl.Int64Var(&seed, "seed", -1, "sampling seed (-1: random)")
-	fl.BoolVar(&ignoreEOS, "ignore-eos", false, "keep generating after end-of-turn tokens (until -n)")
-	fl.BoolVarP(&verbose, "verbose", "v", false, "print token counts and speed after each answer (stderr)")
-	fl.Float32Var(&smp.Temperature, "temp", 0.8, "temperature (0: greedy)")
-	fl.IntVar(&smp.TopK, "top-k", 40, "top-k (0: off)")
-	fl.Float32Var(&smp.TopP, "top-p", 0.95, "top-p (1: off)")
-	fl.Float32Var(&smp.MinP, "min-p", 0.05, "min-p (0: off)")
-	fl.Float32Var(&smp.RepeatPenalty, "repeat-penalty", 1, "repetition penalty over the last 64 tokens (1: off)")
+	fl.StringVar(&o.Model, "model", "", "GGUF model: a file or the name of a model in the models folder")
+	fl.StringVar(&o.System, "system", "", "system message starting the conversation")
+	fl.StringVar(&o.Template, "template", "", "Jinja chat template file to use instead of the model's")
+	fl.BoolVar(&o.NoThink, "no-think", false, "pass enable_thinking=false to the template (Qwen3: answer without a reasoning block)")
+	fl.IntVarP(&o.N, "n", "n", 512, "most tokens per answer")
+	fl.IntVar(&o.Context, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
+	fl.Int64Var(&o.Seed, "seed", -1, "sampling seed (-1: random)")
+	fl.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "keep generating after end-of-turn tokens (until -n)")
+	fl.BoolVarP(&o.Verbose, "verbose", "v", false, "print token counts and speed after each answer (stderr)")
+	addSamplerFlags(cmd, &o.Sampler)
 	return cmd
+}
+
+// runChat runs the conversation on cmd's streams (cmd carries the
+// backend and models-folder flags and the context).
+func runChat(cmd *cobra.Command, o *ChatOptions) error {
+	l, smp, err := openSampledLLM(cmd, o.Model, o.Context, o.Seed, o.Sampler)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	f, arch, tk, m := l.File, l.Arch, l.Tk, l.M
+	tpl, err := chat.ForModel(f, tk)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.Model, err)
+	}
+	if o.Template != "" {
+		src, err := os.ReadFile(o.Template)
+		if err != nil {
+			return fmt.Errorf("chat: %w", err)
+		}
+		if tpl, err = chat.New(o.Template, string(src), tpl.Special()); err != nil {
+			return err
+		}
+	}
+	s := &chat.Session{Gen: llm.NewGenerator(m, tk), Template: tpl, AddBOS: llm.AddBOS(f, arch), System: o.System}
+	if o.NoThink {
+		s.Vars = map[string]any{"enable_thinking": false}
+	}
+	c := &chatLoop{
+		s: s, out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), in: bufio.NewReader(cmd.InOrStdin()),
+		opts:    llm.GenerateOptions{Sampler: smp, MaxTokens: o.N, IgnoreEOS: o.IgnoreEOS},
+		verbose: o.Verbose,
+	}
+	fmt.Fprintf(c.errOut, "hark chat: %s (%s template, context %d). /exit or Ctrl-D quits.\n", o.Model, tpl.Name, m.Context())
+	return c.run(cmd.Context())
 }
 
 // chatLoop reads messages, runs turns and handles Ctrl-C: while an answer

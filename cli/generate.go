@@ -11,15 +11,22 @@ import (
 	"github.com/harkapp/hark/engine/llm"
 )
 
-func newGenerateCmd() *cobra.Command {
-	var (
-		model     string
-		n, ctxLen int
-		seed      int64
-		ignoreEOS bool
-		slide     bool
-		smp       llm.Sampler
-	)
+// GenerateOptions is what `hark generate` was asked.
+type GenerateOptions struct {
+	Model     string // a file or a name in the models folder
+	N         int    // most tokens to generate
+	Context   int    // context length cap (0: the file's)
+	Seed      int64  // -1: random
+	IgnoreEOS bool
+	Slide     bool
+	Sampler   llm.Sampler
+	Prompt    string
+}
+
+// newGenerateCmd builds the command; runF, when not nil, replaces
+// runGenerate (tests).
+func newGenerateCmd(runF func(*cobra.Command, *GenerateOptions) error) *cobra.Command {
+	o := &GenerateOptions{}
 	cmd := &cobra.Command{
 		Use:   "generate --model PATH [flags] PROMPT",
 		Short: "Continue PROMPT with a local LLM, streaming the text to stdout",
@@ -33,46 +40,51 @@ context fills, generation stops with an error, or with --slide drops the
 older half of the context (keeping the prompt's first token) and goes on.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if n <= 0 {
-				return fmt.Errorf("generate: -n must be positive, got %d", n)
+			if o.N <= 0 {
+				return fmt.Errorf("generate: -n must be positive, got %d", o.N)
 			}
-			smp.Seed = samplerSeed(seed)
-			l, err := openLLM(cmd, model, llm.Options{Context: ctxLen, Sampler: &smp})
-			if err != nil {
-				return err
+			o.Prompt = args[0]
+			if runF != nil {
+				return runF(cmd, o)
 			}
-			defer l.Close()
-			f, arch, tk, m := l.File, l.Arch, l.Tk, l.M
-			g := llm.NewGenerator(m, tk)
-			prompt := g.PromptTokens(args[0], llm.AddBOS(f, arch))
-			if len(prompt) > m.Context() {
-				return fmt.Errorf("generate: the prompt has %d tokens, longer than the context of %d", len(prompt), m.Context())
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer stop()
-			out := cmd.OutOrStdout()
-			_, err = g.Generate(ctx, prompt, llm.GenerateOptions{Sampler: smp, MaxTokens: n, IgnoreEOS: ignoreEOS,
-				Slide: slide, Keep: min(1, len(prompt))},
-				func(s string) error { _, err := fmt.Fprint(out, s); return err })
-			fmt.Fprintln(out)
-			if errors.Is(err, llm.ErrContextFull) {
-				return fmt.Errorf("generate: stopped at the end of the context (%d tokens)", m.Context())
-			}
-			return err
+			return runGenerate(cmd, o)
 		},
 	}
 	fl := cmd.Flags()
 	addBackendFlag(cmd)
-	fl.StringVar(&model, "model", "", "GGUF model: a file or the name of a model in the models folder")
-	fl.IntVarP(&n, "n", "n", 128, "most tokens to generate")
-	fl.IntVar(&ctxLen, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
-	fl.Int64Var(&seed, "seed", -1, "sampling seed (-1: random)")
-	fl.BoolVar(&ignoreEOS, "ignore-eos", false, "keep generating after end-of-sequence tokens")
-	fl.BoolVar(&slide, "slide", false, "when the context fills, drop its older half and continue instead of stopping")
-	fl.Float32Var(&smp.Temperature, "temp", 0.8, "temperature (0: greedy)")
-	fl.IntVar(&smp.TopK, "top-k", 40, "top-k (0: off)")
-	fl.Float32Var(&smp.TopP, "top-p", 0.95, "top-p (1: off)")
-	fl.Float32Var(&smp.MinP, "min-p", 0.05, "min-p (0: off)")
-	fl.Float32Var(&smp.RepeatPenalty, "repeat-penalty", 1, "repetition penalty over the last 64 tokens (1: off)")
+	fl.StringVar(&o.Model, "model", "", "GGUF model: a file or the name of a model in the models folder")
+	fl.IntVarP(&o.N, "n", "n", 128, "most tokens to generate")
+	fl.IntVar(&o.Context, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
+	fl.Int64Var(&o.Seed, "seed", -1, "sampling seed (-1: random)")
+	fl.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "keep generating after end-of-sequence tokens")
+	fl.BoolVar(&o.Slide, "slide", false, "when the context fills, drop its older half and continue instead of stopping")
+	addSamplerFlags(cmd, &o.Sampler)
 	return cmd
+}
+
+// runGenerate streams the continuation of o.Prompt to cmd's stdout (cmd
+// carries the backend and models-folder flags and the context).
+func runGenerate(cmd *cobra.Command, o *GenerateOptions) error {
+	l, smp, err := openSampledLLM(cmd, o.Model, o.Context, o.Seed, o.Sampler)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	f, arch, tk, m := l.File, l.Arch, l.Tk, l.M
+	g := llm.NewGenerator(m, tk)
+	prompt := g.PromptTokens(o.Prompt, llm.AddBOS(f, arch))
+	if len(prompt) > m.Context() {
+		return fmt.Errorf("generate: the prompt has %d tokens, longer than the context of %d", len(prompt), m.Context())
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	defer stop()
+	out := cmd.OutOrStdout()
+	_, err = g.Generate(ctx, prompt, llm.GenerateOptions{Sampler: smp, MaxTokens: o.N, IgnoreEOS: o.IgnoreEOS,
+		Slide: o.Slide, Keep: min(1, len(prompt))},
+		func(s string) error { _, err := fmt.Fprint(out, s); return err })
+	fmt.Fprintln(out)
+	if errors.Is(err, llm.ErrContextFull) {
+		return fmt.Errorf("generate: stopped at the end of the context (%d tokens)", m.Context())
+	}
+	return err
 }

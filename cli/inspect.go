@@ -15,8 +15,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newInspectCmd() *cobra.Command {
-	var asJSON bool
+// InspectOptions is what `hark inspect` was asked.
+type InspectOptions struct {
+	File string
+	JSON bool
+	Out  io.Writer
+}
+
+// newInspectCmd builds the command; runF, when not nil, replaces
+// runInspect (tests).
+func newInspectCmd(runF func(*InspectOptions) error) *cobra.Command {
+	o := &InspectOptions{}
 	cmd := &cobra.Command{
 		Use:   "inspect FILE",
 		Short: "Describe a model file (GGUF or whisper.cpp GGML): metadata, tokenizer, tensors",
@@ -31,19 +40,28 @@ bytes. For whisper.cpp files the metadata holds the hyper-parameters as
 whisper.<name>, the mel filter bank's shape and the number of stored tokens.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := modelfile.Open(args[0])
-			if err != nil {
-				return err
+			o.File, o.Out = args[0], cmd.OutOrStdout()
+			if runF != nil {
+				return runF(o)
 			}
-			defer f.Close()
-			if asJSON {
-				return inspectJSON(cmd.OutOrStdout(), f)
-			}
-			return inspectText(cmd.OutOrStdout(), f)
+			return runInspect(o)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().BoolVar(&o.JSON, "json", false, "print one JSON object")
 	return cmd
+}
+
+// runInspect describes o.File on o.Out.
+func runInspect(o *InspectOptions) error {
+	f, err := modelfile.Open(o.File)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if o.JSON {
+		return inspectJSON(o.Out, f)
+	}
+	return inspectText(o.Out, f)
 }
 
 func inspectJSON(w io.Writer, f *modelfile.File) error {

@@ -52,3 +52,21 @@ func samplerSeed(seed int64) uint64 {
 	}
 	return uint64(seed)
 }
+
+// addSamplerFlags adds the sampling flags generate and chat share.
+func addSamplerFlags(cmd *cobra.Command, smp *llm.Sampler) {
+	fl := cmd.Flags()
+	fl.Float32Var(&smp.Temperature, "temp", 0.8, "temperature (0: greedy)")
+	fl.IntVar(&smp.TopK, "top-k", 40, "top-k (0: off)")
+	fl.Float32Var(&smp.TopP, "top-p", 0.95, "top-p (1: off)")
+	fl.Float32Var(&smp.MinP, "min-p", 0.05, "min-p (0: off)")
+	fl.Float32Var(&smp.RepeatPenalty, "repeat-penalty", 1, "repetition penalty over the last 64 tokens (1: off)")
+}
+
+// openSampledLLM opens model with smp, its seed resolved from seed (-1:
+// random), and returns the sampler it uses.
+func openSampledLLM(cmd *cobra.Command, model string, ctxLen int, seed int64, smp llm.Sampler) (*loadedLLM, llm.Sampler, error) {
+	smp.Seed = samplerSeed(seed)
+	l, err := openLLM(cmd, model, llm.Options{Context: ctxLen, Sampler: &smp})
+	return l, smp, err
+}

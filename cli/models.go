@@ -21,7 +21,35 @@ func newModelsCmd() *cobra.Command {
 		Use:   "models",
 		Short: "List, download, import and remove models in the models folder",
 	}
-	cmd.AddCommand(newModelsListCmd(), newModelsPullCmd(), newModelsRmCmd(), newModelsImportCmd(), newModelsPathCmd())
+	cmd.AddCommand(newModelsListCmd(nil), newModelsPullCmd(nil), newModelsRmCmd(nil), newModelsImportCmd(nil), newModelsPathCmd(nil))
+	return cmd
+}
+
+// ModelsOptions is what a `hark models` subcommand was asked (the models
+// folder comes from --models-dir through openStore).
+type ModelsOptions struct {
+	Names     []string // the models named (pull, rm, path) or the file (import)
+	Installed bool     // list: installed models only
+	Mirror    string   // pull: base URL replacing https://huggingface.co
+	// AcceptLicense (pull): the user accepts the licence of a model
+	// published under one (Gemma's terms); without it such a pull is refused.
+	AcceptLicense bool
+}
+
+// modelsRun is a subcommand's work; tests pass their own to see the
+// options a command line gives.
+type modelsRun func(cmd *cobra.Command, o *ModelsOptions) error
+
+// modelsCmd finishes a subcommand: its arguments become o.Names and run
+// (or the test's runF) does the work.
+func modelsCmd(cmd *cobra.Command, o *ModelsOptions, run, runF modelsRun) *cobra.Command {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		o.Names = args
+		if runF != nil {
+			return runF(cmd, o)
+		}
+		return run(cmd, o)
+	}
 	return cmd
 }
 
@@ -30,63 +58,65 @@ func openStore(cmd *cobra.Command) (*models.Store, error) {
 	return models.Open(dir)
 }
 
-func newModelsListCmd() *cobra.Command {
-	var installed bool
+func newModelsListCmd(runF modelsRun) *cobra.Command {
+	o := &ModelsOptions{}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List installed models and the catalog",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := openStore(cmd)
-			if err != nil {
-				return err
-			}
-			entries, err := s.List()
-			if err != nil {
-				return err
-			}
-			have := map[string]models.Entry{}
-			for _, e := range entries {
-				have[e.Name] = e
-			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tTASK\tSIZE\tSTATUS\tVERIFIED\tNOTES")
-			inCatalog := map[string]bool{}
-			for _, c := range models.Catalog() {
-				inCatalog[c.Name] = true
-				e, ok := have[c.Name]
-				if installed && !ok {
-					continue
-				}
-				status, size := "available", c.Size
-				if ok {
-					status, size = "installed", e.Size
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Task, sizeText(size), status, verifiedText(s, c), c.Notes)
-			}
-			for _, e := range entries {
-				if inCatalog[e.Name] {
-					continue
-				}
-				task := "?"
-				if info, err := models.Inspect(e.Path); err == nil {
-					task = string(info.Task)
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, task, sizeText(e.Size), "imported", "-", e.Path)
-			}
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "models folder: %s\n", s.Dir)
-			if ram := models.TotalRAM(); ram > 0 && !installed {
-				sp, ch := models.Recommend(ram)
-				fmt.Fprintf(cmd.ErrOrStderr(), "recommended for %s of memory: %s, %s\n", models.HumanBytes(ram), fitOrNone(sp.Name), fitOrNone(ch.Name))
-			}
-			return nil
-		},
 	}
-	cmd.Flags().BoolVar(&installed, "installed", false, "list installed models only")
-	return cmd
+	cmd.Flags().BoolVar(&o.Installed, "installed", false, "list installed models only")
+	return modelsCmd(cmd, o, runModelsList, runF)
+}
+
+// runModelsList: `hark models list`.
+func runModelsList(cmd *cobra.Command, o *ModelsOptions) error {
+	s, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	entries, err := s.List()
+	if err != nil {
+		return err
+	}
+	have := map[string]models.Entry{}
+	for _, e := range entries {
+		have[e.Name] = e
+	}
+	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tTASK\tSIZE\tSTATUS\tVERIFIED\tNOTES")
+	inCatalog := map[string]bool{}
+	for _, c := range models.Catalog() {
+		inCatalog[c.Name] = true
+		e, ok := have[c.Name]
+		if o.Installed && !ok {
+			continue
+		}
+		status, size := "available", c.Size
+		if ok {
+			status, size = "installed", e.Size
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, c.Task, sizeText(size), status, verifiedText(s, c), c.Notes)
+	}
+	for _, e := range entries {
+		if inCatalog[e.Name] {
+			continue
+		}
+		task := "?"
+		if info, err := models.Inspect(e.Path); err == nil {
+			task = string(info.Task)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, task, sizeText(e.Size), "imported", "-", e.Path)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "models folder: %s\n", s.Dir)
+	if ram := models.TotalRAM(); ram > 0 && !o.Installed {
+		sp, ch := models.Recommend(ram)
+		fmt.Fprintf(cmd.ErrOrStderr(), "recommended for %s of memory: %s, %s\n", models.HumanBytes(ram), fitOrNone(sp.Name), fitOrNone(ch.Name))
+	}
+	return nil
 }
 
 func fitOrNone(s string) string {
@@ -113,49 +143,55 @@ func verifiedText(s *models.Store, c models.CatalogEntry) string {
 	return "unverified"
 }
 
-func newModelsPullCmd() *cobra.Command {
-	var mirror string
+func newModelsPullCmd(runF modelsRun) *cobra.Command {
+	o := &ModelsOptions{}
 	cmd := &cobra.Command{
 		Use:   "pull NAME...",
 		Short: "Download catalog models (resumes an interrupted download)",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openStore(cmd)
-			if err != nil {
-				return err
-			}
-			var reqs []models.CatalogEntry
-			for _, name := range args {
-				c, ok := models.Lookup(name)
-				if !ok {
-					return fmt.Errorf("%q is not in the catalog (see hark models list)", name)
-				}
-				reqs = append(reqs, c)
-			}
-			d := models.NewDownloader(1)
-			if mirror != "" {
-				d.Mirror = mirror
-			}
-			// Ctrl-C stops cleanly and keeps NAME.partial for the next pull.
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			for _, c := range reqs {
-				if p, err := s.Path(c.Name); err == nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s is already installed: %s\n", c.Name, p)
-					continue
-				}
-				if err := pullOne(ctx, cmd, s, d, c); err != nil {
-					if errors.Is(err, context.Canceled) {
-						return fmt.Errorf("%s: download interrupted; run the same pull again to resume", c.Name)
-					}
-					return err
-				}
-			}
-			return nil
-		},
 	}
-	cmd.Flags().StringVar(&mirror, "mirror", "", "base URL replacing https://huggingface.co (default $"+models.EnvMirror+")")
-	return cmd
+	cmd.Flags().StringVar(&o.Mirror, "mirror", "", "base URL replacing https://huggingface.co (default $"+models.EnvMirror+")")
+	cmd.Flags().BoolVar(&o.AcceptLicense, "accept-license", false, "accept the licence of models published under one (hark models list names it)")
+	return modelsCmd(cmd, o, runModelsPull, runF)
+}
+
+// runModelsPull: `hark models pull`.
+func runModelsPull(cmd *cobra.Command, o *ModelsOptions) error {
+	s, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	var reqs []models.CatalogEntry
+	for _, name := range o.Names {
+		c, ok := models.Lookup(name)
+		if !ok {
+			return fmt.Errorf("%q is not in the catalog (see hark models list)", name)
+		}
+		if err := c.CheckLicense(o.AcceptLicense); err != nil {
+			return fmt.Errorf("%w; read it, then pull again with --accept-license", err)
+		}
+		reqs = append(reqs, c)
+	}
+	d := models.NewDownloader(1)
+	if o.Mirror != "" {
+		d.Mirror = o.Mirror
+	}
+	// Ctrl-C stops cleanly and keeps NAME.partial for the next pull.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	for _, c := range reqs {
+		if p, err := s.Path(c.Name); err == nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s is already installed: %s\n", c.Name, p)
+			continue
+		}
+		if err := pullOne(ctx, cmd, s, d, c); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("%s: download interrupted; run the same pull again to resume", c.Name)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 func pullOne(ctx context.Context, cmd *cobra.Command, s *models.Store, d *models.Downloader, c models.CatalogEntry) error {
@@ -192,67 +228,79 @@ func pullOne(ctx context.Context, cmd *cobra.Command, s *models.Store, d *models
 	return nil
 }
 
-func newModelsRmCmd() *cobra.Command {
-	return &cobra.Command{
+func newModelsRmCmd(runF modelsRun) *cobra.Command {
+	o := &ModelsOptions{}
+	cmd := &cobra.Command{
 		Use:   "rm NAME...",
 		Short: "Remove models from the models folder",
 		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openStore(cmd)
-			if err != nil {
-				return err
-			}
-			for _, name := range args {
-				if err := s.Remove(name); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "removed %s\n", name)
-			}
-			return nil
-		},
 	}
+	return modelsCmd(cmd, o, runModelsRm, runF)
 }
 
-func newModelsImportCmd() *cobra.Command {
-	return &cobra.Command{
+// runModelsRm: `hark models rm`.
+func runModelsRm(cmd *cobra.Command, o *ModelsOptions) error {
+	s, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	for _, name := range o.Names {
+		if err := s.Remove(name); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "removed %s\n", name)
+	}
+	return nil
+}
+
+func newModelsImportCmd(runF modelsRun) *cobra.Command {
+	o := &ModelsOptions{}
+	cmd := &cobra.Command{
 		Use:   "import FILE",
 		Short: "Copy a Whisper (.bin) or GGUF model file into the models folder and print its name",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openStore(cmd)
-			if err != nil {
-				return err
-			}
-			name, err := s.Import(args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), name)
-			return nil
-		},
 	}
+	return modelsCmd(cmd, o, runModelsImport, runF)
 }
 
-func newModelsPathCmd() *cobra.Command {
-	return &cobra.Command{
+// runModelsImport: `hark models import`.
+func runModelsImport(cmd *cobra.Command, o *ModelsOptions) error {
+	s, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	name, err := s.Import(o.Names[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), name)
+	return nil
+}
+
+func newModelsPathCmd(runF modelsRun) *cobra.Command {
+	o := &ModelsOptions{}
+	cmd := &cobra.Command{
 		Use:   "path [NAME]",
 		Short: "Print the models folder, or the file of the model NAME",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openStore(cmd)
-			if err != nil {
-				return err
-			}
-			if len(args) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), s.Dir)
-				return nil
-			}
-			p, err := s.Path(args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), p)
-			return nil
-		},
 	}
+	return modelsCmd(cmd, o, runModelsPath, runF)
+}
+
+// runModelsPath: `hark models path`.
+func runModelsPath(cmd *cobra.Command, o *ModelsOptions) error {
+	s, err := openStore(cmd)
+	if err != nil {
+		return err
+	}
+	if len(o.Names) == 0 {
+		fmt.Fprintln(cmd.OutOrStdout(), s.Dir)
+		return nil
+	}
+	p, err := s.Path(o.Names[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), p)
+	return nil
 }

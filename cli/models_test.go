@@ -135,3 +135,29 @@ func TestModelsPullFromMirror(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, errs, "not in the catalog")
 }
+
+// TestModelsPullLicence: a model under a licence is refused without
+// --accept-license (its name and address are printed, nothing is fetched)
+// and downloads with it.
+func TestModelsPullLicence(t *testing.T) {
+	body, err := os.ReadFile(shared.Path(t, "models", "stories260K.gguf"))
+	require.NoError(t, err)
+	srv := &hfServer{path: "/ggml-org/gemma-3-270m-it-GGUF/resolve/main/gemma-3-270m-it-Q8_0.gguf", body: body}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	dir := t.TempDir()
+	const name = "gemma-3-270m-it-q8_0"
+
+	_, errs, code := runCLI(t, "models", "pull", "--models-dir", dir, "--mirror", ts.URL, name)
+	require.Equal(t, 1, code)
+	require.Contains(t, errs, "Gemma Terms of Use (https://ai.google.dev/gemma/terms)")
+	require.Contains(t, errs, "--accept-license")
+	require.Empty(t, srv.ranges, "nothing was fetched")
+
+	out, errs, code := runCLI(t, "models", "pull", "--models-dir", dir, "--mirror", ts.URL, "--accept-license", name)
+	require.Zero(t, code, errs)
+	require.Equal(t, name+"\n", out)
+	got, err := os.ReadFile(filepath.Join(dir, name+".gguf"))
+	require.NoError(t, err)
+	require.Equal(t, body, got)
+}

@@ -12,7 +12,16 @@ import (
 	"github.com/harkapp/hark/engine/whisper"
 )
 
-func newQuantizeCmd() *cobra.Command {
+// QuantizeOptions is what `hark quantize` was asked.
+type QuantizeOptions struct {
+	Type    ggml.Type
+	In, Out string
+}
+
+// newQuantizeCmd builds the command; runF, when not nil, replaces
+// runQuantize (tests).
+func newQuantizeCmd(runF func(*cobra.Command, *QuantizeOptions) error) *cobra.Command {
+	o := &QuantizeOptions{}
 	var typeName string
 	cmd := &cobra.Command{
 		Use:   "quantize --type TYPE IN OUT",
@@ -28,15 +37,11 @@ positional embeddings stay f32.`,
 			if err != nil {
 				return err
 			}
-			src, err := ggmlbin.Open(args[0])
-			if err != nil {
-				return err
+			o.Type, o.In, o.Out = t, args[0], args[1]
+			if runF != nil {
+				return runF(cmd, o)
 			}
-			defer src.Close()
-			if err := writeFileAtomic(args[1], func(w io.Writer) error { return whisper.Convert(w, src, t) }); err != nil {
-				return fmt.Errorf("quantize: %w", err)
-			}
-			return nil
+			return runQuantize(o)
 		},
 	}
 	var names []string
@@ -45,4 +50,17 @@ positional embeddings stay f32.`,
 	}
 	cmd.Flags().StringVar(&typeName, "type", "q8_0", "output type: "+strings.Join(names, ", "))
 	return cmd
+}
+
+// runQuantize writes o.In converted to o.Type as o.Out (whole or not at all).
+func runQuantize(o *QuantizeOptions) error {
+	src, err := ggmlbin.Open(o.In)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := writeFileAtomic(o.Out, func(w io.Writer) error { return whisper.Convert(w, src, o.Type) }); err != nil {
+		return fmt.Errorf("quantize: %w", err)
+	}
+	return nil
 }

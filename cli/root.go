@@ -35,19 +35,19 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	addVersion(root) // --version and `hark version`
 	root.AddCommand(
 		// Speech and chat.
-		newTranscribeCmd(),
-		newStreamCmd(),
-		newChatCmd(),
-		newGenerateCmd(),
+		newTranscribeCmd(nil),
+		newStreamCmd(nil),
+		newChatCmd(nil),
+		newGenerateCmd(nil),
 		// Serving: the API and the UI in a browser.
-		newServeCmd(),
-		newUICmd(),
+		newServeCmd(nil),
+		newUICmd(nil),
 		newDictateCmd(),
 		// Models and their files.
 		newModelsCmd(),
-		newInspectCmd(),
-		newTokenizeCmd(),
-		newQuantizeCmd(),
+		newInspectCmd(nil),
+		newTokenizeCmd(nil),
+		newQuantizeCmd(nil),
 		// Measurements.
 		newBenchCmd(),
 	)

@@ -12,11 +12,20 @@ import (
 	"github.com/harkapp/hark/serve"
 )
 
-func newServeCmd() *cobra.Command {
-	var (
-		addr, apiKey, apiKeyFile string
-		cfg                      serve.Config
-	)
+// ServeOptions is what `hark serve` was asked.
+type ServeOptions struct {
+	Addr       string
+	APIKey     string // --api-key, else --api-key-file's, else $HARK_API_KEY (resolved by runServe)
+	APIKeyFile string
+	// Config holds the server's flags (hosts, origins, limits, threads,
+	// beam); runServe adds the models folder, the key and the backend.
+	Config serve.Config
+}
+
+// newServeCmd builds the command; runF, when not nil, replaces runServe
+// (tests).
+func newServeCmd(runF func(*cobra.Command, *ServeOptions) error) *cobra.Command {
+	o := &ServeOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT] [--api-key KEY]",
 		Short: "Serve the models folder through a local OpenAI-compatible API",
@@ -39,59 +48,70 @@ refused unless listed with --cors-origin (SECURITY.md).
 "listening on http://ADDR" is printed to stderr once requests are accepted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, _ := cmd.Flags().GetString(modelsDirFlag)
-			store, err := models.Open(dir)
-			if err != nil {
-				return err
+			if o.APIKeyFile != "" && o.APIKey != "" {
+				return fmt.Errorf("--api-key and --api-key-file: give one")
 			}
-			if apiKeyFile != "" {
-				if apiKey != "" {
-					return fmt.Errorf("--api-key and --api-key-file: give one")
-				}
-				if apiKey, err = serve.ReadKeyFile(apiKeyFile); err != nil {
-					return err
-				}
+			if runF != nil {
+				return runF(cmd, o)
 			}
-			if apiKey == "" {
-				apiKey = os.Getenv(serve.EnvAPIKey)
-			}
-			cfg.Store, cfg.APIKey = store, apiKey
-			if cfg.Backend, cfg.GPU, err = backendFlags(cmd); err != nil {
-				return err
-			}
-			cfg.Log = cmd.ErrOrStderr()
-			srv, err := serve.New(cfg)
-			if err != nil {
-				return err
-			}
-			defer srv.Close()
-			ln, err := serve.Listen(addr, apiKey)
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			fmt.Fprintf(cmd.ErrOrStderr(), "listening on http://%s\n", ln.Addr())
-			hs, err := serve.HTTPServer(srv, ln)
-			if err != nil {
-				ln.Close()
-				return err
-			}
-			return serve.Serve(ctx, hs, ln)
+			return runServe(cmd, o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", serve.DefaultAddr, "address to listen on (HOST:PORT)")
-	f.StringVar(&apiKey, "api-key", "", "require this key as a Bearer token (default $"+serve.EnvAPIKey+")")
-	f.StringVar(&apiKeyFile, "api-key-file", "", "read the API key from this file (its first line)")
-	f.StringSliceVar(&cfg.AllowHosts, "allow-host", nil, "also accept this Host name (e.g. host.docker.internal; repeatable)")
-	f.StringSliceVar(&cfg.CORSOrigins, "cors-origin", nil, "let web pages of this origin call the API (e.g. http://localhost:3000; repeatable)")
-	f.Int64Var(&cfg.MaxUpload, "max-upload", serve.DefaultMaxUpload, "largest audio upload in bytes")
-	f.DurationVar(&cfg.RequestTimeout, "timeout", serve.DefaultRequestTimeout, "longest a request may take, its wait in the queue included")
-	f.DurationVar(&cfg.IdleUnload, "idle-unload", serve.DefaultIdleUnload, "unload a model after this long without requests (negative: never)")
-	f.IntVar(&cfg.Context, "ctx", 0, "context length cap of chat models (0: the file's, at most 4096)")
-	f.IntVar(&cfg.Threads, "threads", 0, "worker threads per loaded model (0: one per physical core)")
+	f.StringVar(&o.Addr, "addr", serve.DefaultAddr, "address to listen on (HOST:PORT)")
+	f.StringVar(&o.APIKey, "api-key", "", "require this key as a Bearer token (default $"+serve.EnvAPIKey+")")
+	f.StringVar(&o.APIKeyFile, "api-key-file", "", "read the API key from this file (its first line)")
+	f.StringSliceVar(&o.Config.AllowHosts, "allow-host", nil, "also accept this Host name (e.g. host.docker.internal; repeatable)")
+	f.StringSliceVar(&o.Config.CORSOrigins, "cors-origin", nil, "let web pages of this origin call the API (e.g. http://localhost:3000; repeatable)")
+	f.Int64Var(&o.Config.MaxUpload, "max-upload", serve.DefaultMaxUpload, "largest audio upload in bytes")
+	f.DurationVar(&o.Config.RequestTimeout, "timeout", serve.DefaultRequestTimeout, "longest a request may take, its wait in the queue included")
+	f.DurationVar(&o.Config.IdleUnload, "idle-unload", serve.DefaultIdleUnload, "unload a model after this long without requests (negative: never)")
+	f.IntVar(&o.Config.Context, "ctx", 0, "context length cap of chat models (0: the file's, at most 4096)")
+	f.IntVar(&o.Config.Threads, "threads", 0, "worker threads per loaded model (0: one per physical core)")
 	addBackendFlag(cmd)
-	f.IntVar(&cfg.WhisperBeam, "beam", serve.DefaultWhisperBeam, "beam size for speech models (1: greedy)")
+	f.IntVar(&o.Config.WhisperBeam, "beam", serve.DefaultWhisperBeam, "beam size for speech models (1: greedy)")
 	return cmd
+}
+
+// runServe serves until SIGINT/SIGTERM (cmd carries the models-folder and
+// backend flags, stderr and the context).
+func runServe(cmd *cobra.Command, o *ServeOptions) error {
+	dir, _ := cmd.Flags().GetString(modelsDirFlag)
+	store, err := models.Open(dir)
+	if err != nil {
+		return err
+	}
+	apiKey := o.APIKey
+	if o.APIKeyFile != "" {
+		if apiKey, err = serve.ReadKeyFile(o.APIKeyFile); err != nil {
+			return err
+		}
+	}
+	if apiKey == "" {
+		apiKey = os.Getenv(serve.EnvAPIKey)
+	}
+	cfg := o.Config
+	cfg.Store, cfg.APIKey = store, apiKey
+	if cfg.Backend, cfg.GPU, err = backendFlags(cmd); err != nil {
+		return err
+	}
+	cfg.Log = cmd.ErrOrStderr()
+	srv, err := serve.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := serve.Listen(o.Addr, apiKey)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(cmd.ErrOrStderr(), "listening on http://%s\n", ln.Addr())
+	hs, err := serve.HTTPServer(srv, ln)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	return serve.Serve(ctx, hs, ln)
 }

@@ -20,7 +20,9 @@ import (
 	"github.com/harkapp/hark/engine/whisper"
 )
 
-type streamFlags struct {
+// streamOptions is what `hark stream` was asked.
+type streamOptions struct {
+	src      string // a file, or "-" for PCM on stdin
 	model    string
 	json     bool
 	speed    float64
@@ -29,8 +31,10 @@ type streamFlags struct {
 	threads  int
 }
 
-func newStreamCmd() *cobra.Command {
-	var fl streamFlags
+// newStreamCmd builds the command; runF, when not nil, replaces runStream
+// (tests).
+func newStreamCmd(runF func(*cobra.Command, *streamOptions) error) *cobra.Command {
+	var fl streamOptions
 	cmd := &cobra.Command{
 		Use:   "stream --model PATH [--json] [--speed N] FILE|-",
 		Short: "Transcribe audio as it plays, printing text as it is committed",
@@ -47,7 +51,17 @@ transcript; audio_end is the end of the audio the text covers and wall the
 seconds since playback started, so wall - audio_end is the lag.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runStream(cmd, fl, args[0])
+			fl.src = args[0]
+			if fl.model == "" {
+				return errors.New("no model: pass --model with a whisper.cpp .bin file or a model's name")
+			}
+			if !(fl.speed > 0 && fl.speed <= 1000) {
+				return fmt.Errorf("--speed %g is outside (0, 1000]", fl.speed)
+			}
+			if runF != nil {
+				return runF(cmd, &fl)
+			}
+			return runStream(cmd, &fl)
 		},
 	}
 	f := cmd.Flags()
@@ -64,13 +78,10 @@ seconds since playback started, so wall - audio_end is the lag.`,
 // streamChunk is how much audio playback hands over at a time: 100 ms.
 const streamChunk = whisper.SampleRate / 10
 
-func runStream(cmd *cobra.Command, fl streamFlags, src string) error {
-	if fl.model == "" {
-		return errors.New("no model: pass --model with a whisper.cpp .bin file or a model's name")
-	}
-	if !(fl.speed > 0 && fl.speed <= 1000) {
-		return fmt.Errorf("--speed %g is outside (0, 1000]", fl.speed)
-	}
+// runStream plays fl.src through the streaming transcriber (cmd carries
+// the models-folder and backend flags, the streams and the context).
+func runStream(cmd *cobra.Command, fl *streamOptions) error {
+	src := fl.src
 	var read func([]float32) (int, error)
 	if src == "-" {
 		read = pcmReader(bufio.NewReader(cmd.InOrStdin()))

@@ -4,15 +4,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/harkapp/hark/engine/tokenizer"
 	"github.com/spf13/cobra"
 )
 
-func newTokenizeCmd() *cobra.Command {
-	var model, tokPath string
-	var addSpecial bool
+// TokenizeOptions is what `hark tokenize` was asked.
+type TokenizeOptions struct {
+	Model      string // GGUF file (or name in the models folder) to read the tokenizer from
+	Tokenizer  string // tokenizer file or folder
+	AddSpecial bool
+	Text       string
+	Out        io.Writer
+}
+
+// newTokenizeCmd builds the command; runF, when not nil, replaces
+// runTokenize (tests check the options a command line gives).
+func newTokenizeCmd(runF func(*cobra.Command, *TokenizeOptions) error) *cobra.Command {
+	o := &TokenizeOptions{}
 	cmd := &cobra.Command{
 		Use:   "tokenize (--model FILE | --tokenizer PATH) [--add-special] TEXT",
 		Short: "Print the token ids of TEXT as a JSON array",
@@ -27,40 +38,49 @@ also adds BOS/EOS as the tokenizer's configuration says. Put "--" before a
 TEXT that starts with "-".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (model == "") == (tokPath == "") {
+			o.Text, o.Out = args[0], cmd.OutOrStdout()
+			if (o.Model == "") == (o.Tokenizer == "") {
 				return errors.New("tokenize: give exactly one of --model FILE or --tokenizer PATH")
 			}
-			var tk *tokenizer.Tokenizer
-			var err error
-			switch {
-			case model != "":
-				var path string
-				if path, err = resolveModel(cmd, model); err != nil {
-					return err
-				}
-				tk, err = tokenizer.LoadGGUF(path)
-			case strings.HasSuffix(strings.ToLower(tokPath), ".gguf"):
-				tk, err = tokenizer.LoadGGUF(tokPath)
-			default:
-				tk, err = tokenizer.Load(tokPath)
+			if runF != nil {
+				return runF(cmd, o)
 			}
-			if err != nil {
-				return err
-			}
-			ids := tk.Encode(args[0], addSpecial)
-			if ids == nil {
-				ids = []int32{}
-			}
-			b, err := json.Marshal(ids)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
-			return err
+			return runTokenize(cmd, o)
 		},
 	}
-	cmd.Flags().StringVar(&model, "model", "", "GGUF model file to read the tokenizer from")
-	cmd.Flags().StringVar(&tokPath, "tokenizer", "", "tokenizer file or directory")
-	cmd.Flags().BoolVar(&addSpecial, "add-special", false, "add BOS/EOS as the tokenizer's configuration says")
+	cmd.Flags().StringVar(&o.Model, "model", "", "GGUF model file to read the tokenizer from")
+	cmd.Flags().StringVar(&o.Tokenizer, "tokenizer", "", "tokenizer file or directory")
+	cmd.Flags().BoolVar(&o.AddSpecial, "add-special", false, "add BOS/EOS as the tokenizer's configuration says")
 	return cmd
+}
+
+// runTokenize prints o.Text's token ids (cmd resolves model names).
+func runTokenize(cmd *cobra.Command, o *TokenizeOptions) error {
+	var tk *tokenizer.Tokenizer
+	var err error
+	switch {
+	case o.Model != "":
+		var path string
+		if path, err = resolveModel(cmd, o.Model); err != nil {
+			return err
+		}
+		tk, err = tokenizer.LoadGGUF(path)
+	case strings.HasSuffix(strings.ToLower(o.Tokenizer), ".gguf"):
+		tk, err = tokenizer.LoadGGUF(o.Tokenizer)
+	default:
+		tk, err = tokenizer.Load(o.Tokenizer)
+	}
+	if err != nil {
+		return err
+	}
+	ids := tk.Encode(o.Text, o.AddSpecial)
+	if ids == nil {
+		ids = []int32{}
+	}
+	b, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(o.Out, "%s\n", b)
+	return err
 }

@@ -21,7 +21,9 @@ import (
 	"github.com/harkapp/hark/internal/vocab"
 )
 
-type transcribeFlags struct {
+// transcribeOptions is what `hark transcribe` was asked.
+type transcribeOptions struct {
+	files          []string
 	model          string
 	format         string
 	temperature    float32
@@ -38,8 +40,10 @@ type transcribeFlags struct {
 	threads        int
 }
 
-func newTranscribeCmd() *cobra.Command {
-	var fl transcribeFlags
+// newTranscribeCmd builds the command; runF, when not nil, replaces
+// runTranscribe (tests).
+func newTranscribeCmd(runF func(*cobra.Command, *transcribeOptions) error) *cobra.Command {
+	var fl transcribeOptions
 	cmd := &cobra.Command{
 		Use:   "transcribe --model PATH [flags] FILE...",
 		Short: "Transcribe audio or video files with a Whisper model",
@@ -50,7 +54,14 @@ mkv, webm, ...) need ffmpeg on PATH. Without --output-dir results go to
 stdout, preceded by "==> FILE <==" when there are several files.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runTranscribe(cmd, fl, args)
+			fl.files = args
+			if err := fl.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd, &fl)
+			}
+			return runTranscribe(cmd, &fl)
 		},
 	}
 	f := cmd.Flags()
@@ -72,7 +83,8 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 	return cmd
 }
 
-func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error {
+// validate checks the flags before anything is opened.
+func (fl *transcribeOptions) validate() error {
 	if !slices.Contains(whisper.Formats, fl.format) {
 		return fmt.Errorf("unknown --format %q (want one of %s)", fl.format, strings.Join(whisper.Formats, ", "))
 	}
@@ -85,6 +97,13 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 	if fl.beam < 1 || fl.beam > maxBeam {
 		return fmt.Errorf("--beam %d is outside [1, %d]", fl.beam, maxBeam)
 	}
+	return nil
+}
+
+// runTranscribe transcribes fl.files (cmd carries the models-folder and
+// backend flags, the output streams and the context).
+func runTranscribe(cmd *cobra.Command, fl *transcribeOptions) error {
+	files := fl.files
 	if fl.outputDir != "" {
 		if err := os.MkdirAll(fl.outputDir, 0o755); err != nil {
 			return err
@@ -130,7 +149,7 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 	if p := strings.TrimSpace(fl.prompt); p != "" {
 		opt.InitialPrompt = mf.Vocab.Encode(" " + p)
 	}
-	fix, err := loadVocabulary(stderr, fl, mf, &opt)
+	fix, err := loadVocabulary(stderr, *fl, mf, &opt)
 	if err != nil {
 		return err
 	}
@@ -139,7 +158,7 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 	defer stop()
 	failed := 0
 	for i, path := range files {
-		if err := transcribeOne(ctx, cmd, mf, model, opt, fix, fl, path, i, len(files)); err != nil {
+		if err := transcribeOne(ctx, cmd, mf, model, opt, fix, *fl, path, i, len(files)); err != nil {
 			fmt.Fprintf(stderr, "hark: %s: %v\n", path, err)
 			failed++
 			if ctx.Err() != nil {
@@ -156,7 +175,7 @@ func runTranscribe(cmd *cobra.Command, fl transcribeFlags, files []string) error
 // maxBeam bounds --beam: each beam holds a self-attention cache.
 const maxBeam = 16
 
-func transcribeOne(ctx context.Context, cmd *cobra.Command, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fix *rewrite.Rewriter, fl transcribeFlags, path string, idx, total int) error {
+func transcribeOne(ctx context.Context, cmd *cobra.Command, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fix *rewrite.Rewriter, fl transcribeOptions, path string, idx, total int) error {
 	stderr := cmd.ErrOrStderr()
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar := progressbar.NewOptions(1000, progressbar.OptionSetWriter(stderr),

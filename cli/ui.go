@@ -20,12 +20,18 @@ import (
 	"github.com/harkapp/hark/frontend"
 )
 
-func newUICmd() *cobra.Command {
-	var (
-		addr, dataDir, assets string
-		allowHosts            []string
-		maxUpload             int64
-	)
+// UIOptions is what `hark ui` was asked.
+type UIOptions struct {
+	Addr       string // a loopback address
+	DataDir    string
+	Assets     string // built UI folder ("" = embedded, else frontend/dist)
+	AllowHosts []string
+	MaxUpload  int64
+}
+
+// newUICmd builds the command; runF, when not nil, replaces runUIApp (tests).
+func newUICmd(runF func(*cobra.Command, *UIOptions) error) *cobra.Command {
+	o := &UIOptions{}
 	cmd := &cobra.Command{
 		Use:   "ui [--addr 127.0.0.1:0] [--data-dir DIR] [--assets DIR]",
 		Short: "Run the desktop app's services and UI in a web browser",
@@ -43,40 +49,49 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 --assets (default frontend/dist when it exists).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ui, err := uiAssets(assets)
-			if err != nil {
+			if err := loopbackOnly(o.Addr); err != nil {
 				return err
 			}
-			if err := loopbackOnly(addr); err != nil {
-				return err
+			if runF != nil {
+				return runF(cmd, o)
 			}
-			modelsDir, _ := cmd.Flags().GetString(modelsDirFlag)
-			b := bridge.New(bridge.Options{Assets: ui, MaxUpload: maxUpload})
-			// Dictation from the page records with this machine's microphone
-			// (opened at the first dictation) and copies or types the text
-			// like the desktop app.
-			rec := app.NewCaptureRecorder(nil)
-			defer rec.Close()
-			a, err := app.New(app.Config{DataDir: dataDir, ModelsDir: modelsDir, Emitter: b,
-				Recorder: rec, Output: platform.New().Output})
-			if err != nil {
-				return err
-			}
-			defer a.Close()
-			a.SetFocus(platform.NewFocus()) // dictation modes follow the focused app
-			if err := b.Attach(a); err != nil {
-				return err
-			}
-			return serveUI(cmd, b, addr, allowHosts)
+			return runUIApp(cmd, o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on (HOST:PORT)")
-	f.StringVar(&dataDir, "data-dir", "", "data folder: database, recordings, uploads (default $"+app.EnvDataDir+" or the application-support folder)")
-	f.StringSliceVar(&allowHosts, "allow-host", nil, "also accept this Host name (repeatable)")
-	f.Int64Var(&maxUpload, "max-upload", bridge.DefaultMaxUpload, "largest file the page may upload, in bytes (at most 20 uploads a minute)")
-	f.StringVar(&assets, "assets", "", "built UI folder (default: the UI built into the binary, else frontend/dist)")
+	f.StringVar(&o.Addr, "addr", "127.0.0.1:0", "loopback address to listen on (HOST:PORT)")
+	f.StringVar(&o.DataDir, "data-dir", "", "data folder: database, recordings, uploads (default $"+app.EnvDataDir+" or the application-support folder)")
+	f.StringSliceVar(&o.AllowHosts, "allow-host", nil, "also accept this Host name (repeatable)")
+	f.Int64Var(&o.MaxUpload, "max-upload", bridge.DefaultMaxUpload, "largest file the page may upload, in bytes (at most 20 uploads a minute)")
+	f.StringVar(&o.Assets, "assets", "", "built UI folder (default: the UI built into the binary, else frontend/dist)")
 	return cmd
+}
+
+// runUIApp opens the app over o.DataDir and serves it with its UI until
+// SIGINT/SIGTERM.
+func runUIApp(cmd *cobra.Command, o *UIOptions) error {
+	ui, err := uiAssets(o.Assets)
+	if err != nil {
+		return err
+	}
+	modelsDir, _ := cmd.Flags().GetString(modelsDirFlag)
+	b := bridge.New(bridge.Options{Assets: ui, MaxUpload: o.MaxUpload})
+	// Dictation from the page records with this machine's microphone
+	// (opened at the first dictation) and copies or types the text like
+	// the desktop app.
+	rec := app.NewCaptureRecorder(nil)
+	defer rec.Close()
+	a, err := app.New(app.Config{DataDir: o.DataDir, ModelsDir: modelsDir, Emitter: b,
+		Recorder: rec, Output: platform.New().Output})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	a.SetFocus(platform.NewFocus()) // dictation modes follow the focused app
+	if err := b.Attach(a); err != nil {
+		return err
+	}
+	return serveUI(cmd, b, o.Addr, o.AllowHosts)
 }
 
 // uiAssets picks the UI: --assets, else the embedded one, else a built

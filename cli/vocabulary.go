@@ -14,7 +14,7 @@ import (
 // loadVocabulary reads --vocabulary into opt (prompt and bias) and returns
 // the rewriter for its "sounds like" spellings (nil without a file). Terms
 // that do not fit the prompt budget are named on stderr.
-func loadVocabulary(stderr io.Writer, fl transcribeFlags, mf *whisper.File, opt *whisper.TranscribeOptions) (*rewrite.Rewriter, error) {
+func loadVocabulary(stderr io.Writer, fl transcribeOptions, mf *whisper.File, opt *whisper.TranscribeOptions) (*rewrite.Rewriter, error) {
 	if fl.vocabulary == "" {
 		if fl.vocabBias != 0 {
 			return nil, fmt.Errorf("--vocabulary-bias needs --vocabulary")

@@ -258,18 +258,6 @@ func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, re
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		whisper.Write(w, res, req.format)
 	case "verbose_json":
-		type segment struct {
-			ID               int     `json:"id"`
-			Seek             int     `json:"seek"`
-			Start            float64 `json:"start"`
-			End              float64 `json:"end"`
-			Text             string  `json:"text"`
-			Tokens           []int32 `json:"tokens"`
-			Temperature      float32 `json:"temperature"`
-			AvgLogprob       float64 `json:"avg_logprob"`
-			CompressionRatio float64 `json:"compression_ratio"`
-			NoSpeechProb     float64 `json:"no_speech_prob"`
-		}
 		type word struct {
 			Word  string  `json:"word"`
 			Start float64 `json:"start"`
@@ -277,9 +265,12 @@ func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, re
 		}
 		out := map[string]any{"task": task, "language": languageName(res.Language), "duration": dur, "text": text}
 		if req.segments || !req.words {
-			segs := make([]segment, 0, len(res.Segments))
+			// The engine's segments are OpenAI's shape; their words go in
+			// "words" only, as OpenAI lists them.
+			segs := make([]whisper.Segment, 0, len(res.Segments))
 			for _, s := range res.Segments {
-				segs = append(segs, segment{s.ID, s.Seek, s.Start, s.End, s.Text, s.Tokens, s.Temperature, s.AvgLogprob, s.CompressionRatio, s.NoSpeechProb})
+				s.Words = nil
+				segs = append(segs, s)
 			}
 			out["segments"] = segs
 		}

@@ -3,8 +3,8 @@
 package dictation
 
 import (
-	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,9 +13,7 @@ import (
 
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/app/platform/x11test"
-	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture/pulsetest"
-	"github.com/harkapp/hark/internal/shared"
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
@@ -66,10 +64,12 @@ func BenchmarkHotkeyToFirstSample(b *testing.B) {
 	for _, armed := range []bool{true, false} {
 		name := map[bool]string{true: "armed", false: "cold"}[armed]
 		b.Run(name, func(b *testing.B) {
-			d, err := New(Config{Dir: b.TempDir(), Armed: armed, PreRoll: 500 * time.Millisecond},
-				Deps{Transcriber: noTranscriber{}}, Hooks{})
-			require.NoError(b, err)
+			d := NewRecorder(RecorderConfig{Armed: armed, PreRoll: 500 * time.Millisecond}, nil)
+			if armed {
+				require.NoError(b, d.Arm())
+			}
 			defer d.Close()
+			dir := b.TempDir()
 			// The hum starts after the device opens (a null sink's monitor
 			// delivers nothing to a stream that connected while it was idle
 			// until playback (re)starts).
@@ -77,7 +77,7 @@ func BenchmarkHotkeyToFirstSample(b *testing.B) {
 			defer hum.Process.Kill()
 			if armed {
 				t0 := time.Now()
-				require.Eventually(b, func() bool { return d.Recorder().Level().RMS > 0 }, 10*time.Second, time.Millisecond, "no audio")
+				require.Eventually(b, func() bool { return d.Level().RMS > 0 }, 10*time.Second, time.Millisecond, "no audio")
 				b.Logf("audio after %v", time.Since(t0))
 			}
 			kb := newFakeKeyboard(b)
@@ -85,7 +85,7 @@ func BenchmarkHotkeyToFirstSample(b *testing.B) {
 			started := make(chan time.Time, 1)
 			require.NoError(b, hk.Register("Ctrl+Alt+D", func() {
 				t := time.Now()
-				if _, err := d.Start(""); err == nil {
+				if err := d.Start(filepath.Join(dir, fmt.Sprintf("rec-%d.wav", time.Now().UnixNano()))); err == nil {
 					started <- t
 				}
 			}, nil))
@@ -101,14 +101,14 @@ func BenchmarkHotkeyToFirstSample(b *testing.B) {
 					b.Fatal("hotkey did not start a recording")
 				}
 				// Wait for captured audio, then stop.
-				pre := d.Recorder().Captured()
-				for d.Recorder().Captured() <= pre && time.Since(t1) < 5*time.Second {
+				pre := d.Captured()
+				for d.Captured() <= pre && time.Since(t1) < 5*time.Second {
 					time.Sleep(5 * time.Millisecond)
 				}
 				kb.release(b)
 				rec, err := d.Stop()
 				require.NoError(b, err)
-				require.NotZero(b, rec.FirstSample, "no sample after Start: %+v level %+v dur %v", rec.Device, d.Recorder().Level(), rec.Duration)
+				require.NotZero(b, rec.FirstSample, "no sample after Start: %+v level %+v dur %v", rec.Device, d.Level(), rec.Duration)
 				keyTot += t1.Sub(t0)
 				freshTot += rec.FirstSample
 				preTot += rec.PreRoll
@@ -167,51 +167,4 @@ func (k *fakeKeyboard) release(b *testing.B) {
 	k.send(b, xproto.KeyRelease, k.key)
 	k.send(b, xproto.KeyRelease, k.alt)
 	k.send(b, xproto.KeyRelease, k.ctrl)
-}
-
-type noTranscriber struct{}
-
-func (noTranscriber) Transcribe(context.Context, []float32, string) (Transcript, error) {
-	return Transcript{}, nil
-}
-
-// BenchmarkReleaseToText is the time from the hotkey's release to the text
-// in the focused app for a 4.8-s kit utterance (with 300 ms of room tone
-// either side, as a recording has): Stop is a flush of at most one period,
-// so this is VAD trim + transcription with the kit model on the CPU
-// backend + output (copy: xclip; type: xdotool into an X window).
-func BenchmarkReleaseToText(b *testing.B) {
-	x11test.StartXvfb(b)
-	x11test.NewWindow(b)
-	tr := loadKit(b)
-	clip, err := audio.Load16k(shared.Path(b, "audio", loopbackClip+".wav"))
-	require.NoError(b, err)
-	x := make([]float32, 0, len(clip)+9600)
-	x = append(x, make([]float32, 4800)...)
-	x = append(x, clip...)
-	x = append(x, make([]float32, 4800)...)
-	for i := range x {
-		x[i] += float32(0.001 * math.Sin(float64(i)))
-	}
-	rec := &Recording{Samples: x, Duration: time.Duration(len(x)) * time.Second / 16000}
-	want := kitText(b, loopbackClip)
-	for _, mode := range []string{platform.ModeCopy, platform.ModeType} {
-		b.Run(mode, func(b *testing.B) {
-			d, err := New(Config{Dir: b.TempDir(), OutputMode: mode},
-				Deps{Transcriber: tr, Output: platform.New().Output}, Hooks{})
-			require.NoError(b, err)
-			var tr, out time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				res, err := d.Process(context.Background(), rec)
-				require.NoError(b, err)
-				require.NoError(b, res.OutputErr)
-				require.LessOrEqual(b, shared.WER(want, res.Text), 0.1)
-				tr += res.Transcribe
-				out += res.Insert
-			}
-			b.ReportMetric(tr.Seconds()*1000/float64(b.N), "transcribe-ms")
-			b.ReportMetric(out.Seconds()*1000/float64(b.N), "output-ms")
-		})
-	}
 }

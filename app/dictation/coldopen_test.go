@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture"
 	"github.com/harkapp/hark/audio/capture/pulsetest"
 )
@@ -27,7 +28,7 @@ func TestColdOpenFirstSample(t *testing.T) {
 	pa := pulsetest.Start(t)
 	dir := t.TempDir()
 	tone := filepath.Join(dir, "tone.wav")
-	w, err := CreateWAV(tone, 16000)
+	w, err := audio.CreateWAV(tone, 16000)
 	require.NoError(t, err)
 	x := make([]float32, 60*16000)
 	for i := range x {

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // fullDisk is a recording file whose writes fail with ENOSPC after the
@@ -34,8 +37,8 @@ func TestRecorderDiskFull(t *testing.T) {
 			require.ErrorIs(t, err, syscall.ENOSPC)
 			told.Add(1)
 		},
-		CreateFile: func(path string) (WAVFile, error) {
-			f, err := CreateFile(path)
+		CreateFile: func(path string) (audio.WAVFile, error) {
+			f, err := audio.CreateFile(path)
 			if err != nil {
 				return nil, err
 			}
@@ -44,11 +47,11 @@ func TestRecorderDiskFull(t *testing.T) {
 	}, src.open)
 	require.NoError(t, r.Start(filepath.Join(t.TempDir(), "a.wav")))
 	for i := range 100 {
-		src.Push(ramp(i*160, 160))
+		src.Push(shared.Ramp(i*160, 160))
 	}
 	rec, err := r.Stop()
 	require.NoError(t, err)
 	require.ErrorIs(t, rec.SaveErr, syscall.ENOSPC)
 	require.Equal(t, int32(1), told.Load())
-	require.Equal(t, ramp(0, 16000), rec.Samples)
+	require.Equal(t, shared.Ramp(0, 16000), rec.Samples)
 }

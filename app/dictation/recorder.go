@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture"
 )
 
@@ -65,8 +66,8 @@ type RecorderConfig struct {
 	// file fails (a full disk): the samples are still kept in memory (up
 	// to MaxDuration) and the Recording carries SaveErr.
 	OnSaveError func(error)
-	// CreateFile opens the recording's file (default CreateFile).
-	CreateFile func(path string) (WAVFile, error)
+	// CreateFile opens the recording's file (default audio.CreateFile).
+	CreateFile func(path string) (audio.WAVFile, error)
 }
 
 // Recording is a finished recording.
@@ -110,7 +111,7 @@ type Recorder struct {
 	notify chan struct{}
 	stop   chan struct{}
 	done   chan error
-	w      *WAVWriter
+	w      *audio.WAVWriter
 	path   string
 }
 
@@ -275,9 +276,13 @@ func (r *Recorder) Start(path string) error {
 	}
 	create := r.cfg.CreateFile
 	if create == nil {
-		create = CreateFile
+		create = audio.CreateFile
 	}
-	w, err := createWAV(create, path, capture.SampleRate)
+	f, err := create(path)
+	var w *audio.WAVWriter
+	if err == nil {
+		w, err = audio.NewWAVWriter(f, capture.SampleRate)
+	}
 	if err != nil {
 		return fmt.Errorf("dictation: creating the recording file: %w", err)
 	}
@@ -309,7 +314,7 @@ func (r *Recorder) Start(path string) error {
 
 // writer drains new samples to the file, the OnSamples hook and the level
 // meter until stop, then writes what is left.
-func (r *Recorder) writer(w *WAVWriter, notify, stop chan struct{}, done chan error) {
+func (r *Recorder) writer(w *audio.WAVWriter, notify, stop chan struct{}, done chan error) {
 	var written int
 	var werr error
 	lastLevel := time.Time{}

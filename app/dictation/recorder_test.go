@@ -1,17 +1,14 @@
 package dictation
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture"
+	"github.com/harkapp/hark/internal/shared"
 	"github.com/stretchr/testify/require"
 )
 
@@ -48,35 +45,24 @@ func (p *pushSource) Push(x []float32) {
 	}
 }
 
-// ramp returns n samples counting up from start/1e5 (exact in 16 bits
-// only approximately, so compare the memory copy exactly and the file
-// within quantisation).
-func ramp(start, n int) []float32 {
-	x := make([]float32, n)
-	for i := range x {
-		x[i] = float32((start+i)%20000) / 1e5
-	}
-	return x
-}
-
 func TestPreRollIncludesAudioBeforeStart(t *testing.T) {
 	src := &pushSource{}
 	r := NewRecorder(RecorderConfig{PreRoll: 300 * time.Millisecond}, src.open)
 	require.NoError(t, r.Arm())
 	// 1 s of audio before the hotkey, in 10 ms periods.
 	for i := 0; i < 100; i++ {
-		src.Push(ramp(i*160, 160))
+		src.Push(shared.Ramp(i*160, 160))
 	}
 	path := filepath.Join(t.TempDir(), "a.wav")
 	require.NoError(t, r.Start(path))
 	for i := 100; i < 150; i++ {
-		src.Push(ramp(i*160, 160))
+		src.Push(shared.Ramp(i*160, 160))
 	}
 	rec, err := r.Stop()
 	require.NoError(t, err)
 	require.Equal(t, 300*time.Millisecond, rec.PreRoll)
 	// Exactly the last 300 ms before Start, then everything after.
-	want := ramp(16000-4800, 4800+50*160)
+	want := shared.Ramp(16000-4800, 4800+50*160)
 	require.Equal(t, want, rec.Samples)
 	got, err := audio.Load16k(path)
 	require.NoError(t, err)
@@ -87,11 +73,11 @@ func TestPreRollIncludesAudioBeforeStart(t *testing.T) {
 	// Armed: the device stays open for the next recording, and a second
 	// recording's pre-roll holds only what came after the first.
 	require.False(t, src.closed)
-	src.Push(ramp(0, 800))
+	src.Push(shared.Ramp(0, 800))
 	require.NoError(t, r.Start(filepath.Join(t.TempDir(), "b.wav")))
 	rec2, err := r.Stop()
 	require.NoError(t, err)
-	require.Equal(t, ramp(0, 800), rec2.Samples)
+	require.Equal(t, shared.Ramp(0, 800), rec2.Samples)
 	require.NoError(t, r.Close())
 	require.True(t, src.closed)
 }
@@ -101,69 +87,12 @@ func TestRecorderUnarmedOpensAtStart(t *testing.T) {
 	r := NewRecorder(RecorderConfig{}, src.open)
 	require.NoError(t, r.Start(filepath.Join(t.TempDir(), "a.wav")))
 	require.Error(t, r.Start(filepath.Join(t.TempDir(), "b.wav")), "second Start while recording")
-	src.Push(ramp(0, 160))
+	src.Push(shared.Ramp(0, 160))
 	rec, err := r.Stop()
 	require.NoError(t, err)
-	require.Equal(t, ramp(0, 160), rec.Samples)
+	require.Equal(t, shared.Ramp(0, 160), rec.Samples)
 	require.Zero(t, rec.PreRoll)
 	require.True(t, src.closed, "an unarmed device closes at Stop")
 	_, err = r.Stop()
 	require.Error(t, err)
-}
-
-// TestWAVSurvivesKill writes a recording from a child process that is
-// killed with SIGKILL mid-write; the file must decode, holding what was
-// written.
-func TestWAVSurvivesKill(t *testing.T) {
-	if os.Getenv("HARK_WAV_CHILD") != "" {
-		w, err := CreateWAV(os.Getenv("HARK_WAV_CHILD"), 16000)
-		if err != nil {
-			os.Exit(2)
-		}
-		for i := 0; ; i++ {
-			if err := w.Write(ramp(i*160, 160)); err != nil {
-				os.Exit(3)
-			}
-			if i == 300 {
-				os.Stdout.WriteString("ready\n")
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	path := filepath.Join(t.TempDir(), "crash.wav")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWAVSurvivesKill$")
-	cmd.Env = append(os.Environ(), "HARK_WAV_CHILD="+path)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	buf := make([]byte, 6)
-	_, err = out.Read(buf)
-	require.NoError(t, err)
-	require.Equal(t, "ready\n", string(buf))
-	time.Sleep(50 * time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_ = cmd.Wait()
-
-	got, err := audio.Load16k(path)
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(got), 301*160, "samples written before the kill are there")
-	require.Zero(t, len(got)%160, "whole writes only: the header never runs ahead of the data")
-	want := ramp(0, len(got))
-	for i := range want {
-		require.InDelta(t, want[i], got[i], 1.0/32767, "sample %d of %d", i, len(got))
-	}
-	st, err := os.Stat(path)
-	require.NoError(t, err)
-	t.Logf("killed writer left %d samples (%s bytes)", len(got), strconv.FormatInt(st.Size(), 10))
-}
-
-func TestWAVWriterErrors(t *testing.T) {
-	_, err := CreateWAV(filepath.Join(t.TempDir(), "no", "such", "dir.wav"), 16000)
-	require.Error(t, err)
-	_, err = CreateWAV(filepath.Join(t.TempDir(), "x.wav"), 0)
-	require.Error(t, err)
-	w, err := CreateWAV(filepath.Join(t.TempDir(), "x.wav"), 16000)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	require.Error(t, w.Write([]float32{0}))
 }

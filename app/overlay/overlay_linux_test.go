@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app"
-	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/app/platform/x11test"
 	"github.com/harkapp/hark/audio"
@@ -29,7 +28,7 @@ import (
 type toneRecorder struct{ path string }
 
 func (r *toneRecorder) Start(opt app.RecordOptions) error {
-	w, err := dictation.CreateWAV(opt.Path, 16000)
+	w, err := audio.CreateWAV(opt.Path, 16000)
 	if err != nil {
 		return err
 	}
@@ -212,7 +211,7 @@ func liveStream(t *testing.T) {
 	clip, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
 	wav := filepath.Join(t.TempDir(), "jfk-pause.wav")
-	w, err := dictation.CreateWAV(wav, 16000)
+	w, err := audio.CreateWAV(wav, 16000)
 	require.NoError(t, err)
 	require.NoError(t, w.Write(append(clip, make([]float32, 3*16000)...)))
 	require.NoError(t, w.Close())

@@ -25,6 +25,34 @@ type CatalogEntry struct {
 	URL      string `json:"url"`
 	SHA256   string `json:"sha256"` // empty: unverified
 	Source   string `json:"source"` // where Size and SHA256 were published
+	// License, when set, is shown and must be accepted before the first
+	// download (Gemma's terms, for example).
+	License *License `json:"license,omitempty"`
+}
+
+// License names a model licence and where it is published.
+type License struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// LicenseError refuses a download whose licence was not accepted.
+type LicenseError struct {
+	Model   string
+	License License
+}
+
+func (e *LicenseError) Error() string {
+	return fmt.Sprintf("models: %s is published under the %s (%s): accept it before downloading", e.Model, e.License.Name, e.License.URL)
+}
+
+// CheckLicense returns a *LicenseError when the entry has a licence and
+// accepted is false.
+func (e CatalogEntry) CheckLicense(accepted bool) error {
+	if e.License == nil || accepted {
+		return nil
+	}
+	return &LicenseError{Model: e.Name, License: *e.License}
 }
 
 // Verified reports whether the entry has a published digest.
@@ -86,7 +114,8 @@ func Recommend(totalRAM int64) (speech, chat CatalogEntry) {
 	speech = pick(Transcribe, func(e CatalogEntry) bool {
 		return strings.Contains(e.Name, "-q") && !strings.Contains(e.Name, ".en")
 	})
-	chat = pick(Chat, func(e CatalogEntry) bool { return strings.HasSuffix(e.Name, "q4_k_m") })
+	// A first-run pick never needs a licence prompt.
+	chat = pick(Chat, func(e CatalogEntry) bool { return strings.HasSuffix(e.Name, "q4_k_m") && e.License == nil })
 	return speech, chat
 }
 

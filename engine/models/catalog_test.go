@@ -41,6 +41,11 @@ func TestCatalogWellFormed(t *testing.T) {
 		if e.Size > 0 {
 			require.NotEmpty(t, e.Source, "%s: a pinned size needs its source", e.Name)
 		}
+		if e.License != nil {
+			require.NotEmpty(t, e.License.Name, e.Name)
+			require.Regexp(t, `^https://`, e.License.URL, e.Name)
+			require.Contains(t, e.Notes, "licence", e.Name)
+		}
 		if e.Task == Transcribe {
 			require.Regexp(t, `/ggerganov/whisper\.cpp/resolve/main/ggml-[a-z0-9.-]+(-q[58]_[01])?\.bin$`, e.URL)
 		} else {
@@ -53,7 +58,7 @@ func TestCatalogWellFormed(t *testing.T) {
 		require.True(t, seen[n], n)
 	}
 	require.Equal(t, 29, tasks[Transcribe])
-	require.Equal(t, 20, tasks[Chat])
+	require.Equal(t, 23, tasks[Chat])
 	e, ok := Lookup("whisper-base.en")
 	require.True(t, ok)
 	require.Equal(t, int64(147964211), e.Size)
@@ -83,5 +88,27 @@ func TestRecommend(t *testing.T) {
 		require.GreaterOrEqual(t, s.MemoryMB, prevS)
 		require.GreaterOrEqual(t, c.MemoryMB, prevC)
 		prevS, prevC = s.MemoryMB, c.MemoryMB
+	}
+}
+
+// TestGemmaLicence: the Gemma 3 entries carry Google's terms, and a
+// download is refused until they are accepted; recommendations never pick
+// an entry that needs a licence prompt.
+func TestGemmaLicence(t *testing.T) {
+	for _, n := range []string{"gemma-3-270m-it-q8_0", "gemma-3-1b-it-q4_k_m", "gemma-3-1b-it-q8_0"} {
+		e, ok := Lookup(n)
+		require.True(t, ok, n)
+		require.NotNil(t, e.License, n)
+		require.Equal(t, "Gemma Terms of Use", e.License.Name)
+		var le *LicenseError
+		require.ErrorAs(t, e.CheckLicense(false), &le, n)
+		require.Contains(t, le.Error(), "https://ai.google.dev/gemma/terms")
+		require.NoError(t, e.CheckLicense(true))
+	}
+	e, _ := Lookup("qwen2.5-0.5b-instruct-q4_k_m")
+	require.NoError(t, e.CheckLicense(false), "no licence, nothing to accept")
+	for _, ram := range []int64{2e9, 4e9, 8e9, 16e9, 64e9} {
+		_, chat := Recommend(ram)
+		require.Nil(t, chat.License, "%d: %s", ram, chat.Name)
 	}
 }

@@ -175,6 +175,15 @@ try {
       `models grouped (${groups.join(', ')}); dictation: ${dict.trim()}; files: ${files.trim()}`)
     check(await page.locator('[data-group="dictation"] ~ .grid [data-speed]').count() > 0, 'speed and accuracy shown on the cards')
     await shot('models')
+    // A model under a licence shows it before anything is downloaded.
+    const gemma = page.locator('[data-model="gemma-3-270m-it-q8_0"]')
+    await gemma.locator('button:has-text("Download")').click()
+    const licence = gemma.locator('[role="dialog"][aria-label="Licence"]')
+    await licence.waitFor({ timeout: T })
+    const terms = await licence.locator('a').getAttribute('href')
+    await licence.locator('button:has-text("Not now")').click()
+    check(terms === 'https://ai.google.dev/gemma/terms' && await licence.count() === 0 && await gemma.locator('progress').count() === 0,
+      `Gemma's licence (${terms}) shown before download; "Not now" downloads nothing`)
 
     // Settings: change one, save; phase 2 checks it after a restart.
     await view('settings', '6')

@@ -1,7 +1,11 @@
 // The one door to the Go services. In the Wails window the bound methods
 // are window.go.app.<Service>.<Method> and events come through
 // window.runtime; in a browser (`hark ui`, the end-to-end tests) the same
-// calls go through the HTTP bridge (app/bridge).
+// calls go through the HTTP bridge (app/bridge). The typed client, the
+// services' types and the event names are generated from Go into
+// api.gen.ts (go generate ./app/apigen); views call those, not call().
+
+import type { EventPayloads } from './api.gen'
 
 declare global {
   interface Window {
@@ -16,8 +20,8 @@ declare global {
 export const inWails = (): boolean => typeof window !== 'undefined' && !!window.go?.app
 
 export async function call<T>(service: string, method: string, ...args: unknown[]): Promise<T> {
-  // Services live in package app; the window's own (Shell) in main.
-  const bound = window.go?.app?.[service]?.[method] ?? window.go?.main?.[service]?.[method]
+  // Services live in package app; the window's own (Shell) in desktop.
+  const bound = window.go?.app?.[service]?.[method] ?? window.go?.desktop?.[service]?.[method]
   if (bound) return (await bound(...args)) as T
   const r = await fetch(`/api/call/${service}.${method}`, {
     method: 'POST',
@@ -35,6 +39,8 @@ export async function call<T>(service: string, method: string, ...args: unknown[
   return body.result as T
 }
 
+// The bridge's own connection events come with the services'.
+type Payloads = EventPayloads & { 'bridge:open': null; 'bridge:error': null }
 type Listener = (data: any) => void
 const listeners = new Map<string, Set<Listener>>()
 let source: EventSource | null = null
@@ -59,10 +65,10 @@ function dispatch(name: string, data: unknown) {
   listeners.get(name)?.forEach((cb) => cb(data))
 }
 
-// on subscribes to a service event ("chat:token"...); it returns the
-// function that unsubscribes.
-export function on(name: string, cb: Listener): () => void {
-  if (inWails() && window.runtime) return window.runtime.EventsOn(name, cb)
+// on subscribes to an event (Event.ChatToken...), its callback typed by
+// the event's payload; it returns the function that unsubscribes.
+export function on<K extends keyof Payloads>(name: K, cb: (data: Payloads[K]) => void): () => void {
+  if (inWails() && window.runtime) return window.runtime.EventsOn(name, cb as (data: unknown) => void)
   ensureSource()
   let set = listeners.get(name)
   if (!set) listeners.set(name, (set = new Set()))

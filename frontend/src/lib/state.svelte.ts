@@ -1,15 +1,9 @@
-import { call, on } from './api'
-import type { ModelInfo, SettingsData } from './types'
+import { on } from './api'
+import { Models, Settings, Event } from './api.gen'
+import type { ModelInfo, SettingsData } from './api.gen'
 
-export const views = [
-  { id: 'dictation', label: 'Dictation', icon: '●' },
-  { id: 'files', label: 'Files', icon: '▤' },
-  { id: 'chat', label: 'Chat', icon: '✎' },
-  { id: 'history', label: 'History', icon: '↺' },
-  { id: 'models', label: 'Models', icon: '◆' },
-  { id: 'settings', label: 'Settings', icon: '⚙' },
-] as const
-export type View = (typeof views)[number]['id']
+// A view's id (the table is views/index.ts).
+export type View = string
 
 // ui is the state the views share: the current view, settings and the
 // model list (pickers in several views).
@@ -29,17 +23,17 @@ export function toast(msg: string) {
 }
 
 export async function loadSettings() {
-  ui.settings = await call<SettingsData>('Settings', 'Get')
+  ui.settings = await Settings.Get()
 }
 
 export async function loadModels() {
-  ui.models = (await call<ModelInfo[]>('Models', 'List')) ?? []
+  ui.models = (await Models.List()) ?? []
 }
 
 export function installed(task: string): ModelInfo[] {
   return ui.models.filter((m) => m.installed && m.task === task)
 }
 
-on('settings:changed', (d: SettingsData) => { if (d) ui.settings = d })
-on('models:done', () => { loadModels().catch(() => {}) })
-on('models:changed', () => { loadModels().catch(() => {}) })
+on(Event.SettingsChanged, (d: SettingsData) => { if (d) ui.settings = d })
+on(Event.ModelsDone, () => { loadModels().catch(() => {}) })
+on(Event.ModelsChanged, () => { loadModels().catch(() => {}) })

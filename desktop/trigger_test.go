@@ -1,6 +1,4 @@
-//go:build desktop
-
-package main
+package desktop
 
 import (
 	"errors"

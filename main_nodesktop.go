@@ -1,4 +1,4 @@
-//go:build !desktop && !bindings
+//go:build !desktop
 
 package main
 
@@ -11,6 +11,6 @@ import (
 // its build tags, which `wails build` sets.
 func runApp(stderr io.Writer) int {
 	fmt.Fprintln(stderr, `hark: this binary was built without the desktop app (a plain "go build").
-Build the app with "wails build" (see README.md), or use a subcommand; "hark --help" lists them.`)
+Build the app with "wails build -skipbindings" (see README.md), or use a subcommand; "hark --help" lists them.`)
 	return 2
 }

@@ -1,4 +1,4 @@
-package app
+package audio
 
 import (
 	"encoding/binary"
@@ -8,11 +8,11 @@ import (
 	"os"
 )
 
-// wavDurationMs reads a WAV file's length from its fmt chunk and the
+// WAVDurationMs reads a WAV file's length from its fmt chunk and the
 // bytes actually on disk after the data chunk's start, not the header's
 // data size: a recording cut short by a crash may hold more (or fewer)
 // samples than its header last claimed.
-func wavDurationMs(path string) (int64, error) {
+func WAVDurationMs(path string) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err

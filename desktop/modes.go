@@ -1,6 +1,4 @@
-//go:build desktop || bindings
-
-package main
+package desktop
 
 import "github.com/harkapp/hark/app"
 

@@ -1,6 +1,4 @@
-//go:build desktop || bindings
-
-package main
+package desktop
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package dictation
+package audio
 
 import (
 	"encoding/binary"
@@ -47,16 +47,22 @@ func CreateFile(path string) (WAVFile, error) {
 
 // CreateWAV creates (truncating) a WAV file and writes its header.
 func CreateWAV(path string, rate int) (*WAVWriter, error) {
-	return createWAV(CreateFile, path, rate)
-}
-
-func createWAV(create func(string) (WAVFile, error), path string, rate int) (*WAVWriter, error) {
 	if rate <= 0 {
-		return nil, fmt.Errorf("dictation: invalid sample rate %d", rate)
+		return nil, fmt.Errorf("audio: invalid sample rate %d", rate)
 	}
-	f, err := create(path)
+	f, err := CreateFile(path)
 	if err != nil {
 		return nil, err
+	}
+	return NewWAVWriter(f, rate)
+}
+
+// NewWAVWriter writes a WAV header to f and returns the writer that
+// appends to it; it closes f when the header cannot be written.
+func NewWAVWriter(f WAVFile, rate int) (*WAVWriter, error) {
+	if rate <= 0 {
+		f.Close()
+		return nil, fmt.Errorf("audio: invalid sample rate %d", rate)
 	}
 	w := &WAVWriter{f: f, rate: rate, lastSync: time.Now()}
 	h := make([]byte, wavHeaderSize)
@@ -81,13 +87,13 @@ func createWAV(create func(string) (WAVFile, error), path string, rate int) (*WA
 // Write appends samples (clipped to [-1, 1]) and updates the header.
 func (w *WAVWriter) Write(x []float32) error {
 	if w.f == nil {
-		return errors.New("dictation: WAV writer is closed")
+		return errors.New("audio: WAV writer is closed")
 	}
 	if len(x) == 0 {
 		return nil
 	}
 	if w.data+int64(2*len(x)) > maxWAVData {
-		return errors.New("dictation: recording too long for a WAV file")
+		return errors.New("audio: recording too long for a WAV file")
 	}
 	if cap(w.buf) < 2*len(x) {
 		w.buf = make([]byte, 2*len(x))

@@ -1,6 +1,4 @@
-//go:build desktop || bindings
-
-package main
+package desktop
 
 import (
 	"fmt"
@@ -26,16 +24,16 @@ func (s *Shell) attachPlatform(p platform.Platform) {
 			OnQuit:            s.Quit,
 			OnRecent: func(int) {
 				s.Show()
-				s.emit("app:view", "history")
+				s.emit(EventView, "history")
 			},
-			OnMode: s.pickMode, // main_modes.go
+			OnMode: s.pickMode, // modes.go
 		})
 		s.Tray = err == nil
 	}
 	if st, err := s.app.Settings.Get(); err == nil {
 		s.registerHotkey(st)
-		s.followModes(st)
-		s.bindTrigger(st) // main_trigger.go
+		s.followModes(st) // modes.go
+		s.bindTrigger(st) // trigger.go
 		s.applyShellSettings(st, false)
 		s.armMicrophone(st)
 	}
@@ -105,12 +103,12 @@ func (s *Shell) registerHotkey(st app.SettingsData) {
 func (s *Shell) observe(name string, data any) {
 	s.overlayEvent(name, data)
 	switch name {
-	case "dictation:state":
+	case app.EventDictationState:
 		if st, ok := data.(app.DictationStatus); ok && s.plat.Tray != nil {
 			s.plat.Tray.SetRecording(st.State == app.DictRecording)
 			s.plat.Tray.SetTranscribing(st.State == app.DictTranscribing)
 		}
-	case "settings:changed":
+	case app.EventSettingsChanged:
 		if st, ok := data.(app.SettingsData); ok {
 			// Not under the settings' lock: the event may be sent while
 			// it is held.
@@ -152,6 +150,6 @@ func (s *Shell) detachPlatform() {
 // report shows an error from a hotkey or menu action in the window.
 func (s *Shell) report(err error) {
 	if err != nil {
-		s.emit("app:error", map[string]string{"error": err.Error()})
+		s.emit(app.EventError, app.Problem{Error: err.Error()})
 	}
 }
