@@ -119,12 +119,7 @@ func (m *Model) DecodeWindow(opt DecodeOptions) (*DecodeResult, error) {
 	if sampleLen <= 0 {
 		sampleLen = m.H.NTextCtx / 2
 	}
-	filter := &logitFilter{sp: sp, bias: opt.LogitBias, suppressBlank: opt.SuppressBlank, suppress: opt.Suppress,
-		timestamps: !opt.WithoutTimestamps, maxInitialTsIx: -1}
-	if opt.MaxInitialTimestamp >= 0 {
-		// 0.02 s per timestamp step; 1.0 s -> index 50.
-		filter.maxInitialTsIx = int(math.Round(float64(opt.MaxInitialTimestamp) / 0.02))
-	}
+	filter := newLogitFilter(sp, &opt)
 
 	if opt.Temperature == 0 && opt.BeamSize > 1 {
 		// The context bound is checked per step, as the reference does.
@@ -152,6 +147,17 @@ func (m *Model) DecodeWindow(opt DecodeOptions) (*DecodeResult, error) {
 		}
 	}
 	return best, nil
+}
+
+// newLogitFilter builds the filter opt asks for.
+func newLogitFilter(sp Specials, opt *DecodeOptions) *logitFilter {
+	f := &logitFilter{sp: sp, bias: opt.LogitBias, suppressBlank: opt.SuppressBlank, suppress: opt.Suppress,
+		timestamps: !opt.WithoutTimestamps, maxInitialTsIx: -1}
+	if opt.MaxInitialTimestamp >= 0 {
+		// 0.02 s per timestamp step; 1.0 s -> index 50.
+		f.maxInitialTsIx = int(math.Round(float64(opt.MaxInitialTimestamp) / 0.02))
+	}
+	return f
 }
 
 // decodeOne runs one sequence from the initial tokens to EOT or the length limit.

@@ -3,6 +3,7 @@ package whisper
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -59,6 +60,10 @@ type TranscribeOptions struct {
 	// in use while it runs, so a cache can lend it to a more urgent
 	// caller between windows (a dictation during a file job).
 	BeforeWindow func(ctx context.Context) error
+	// OnWindow, if set, receives every decoded window (its spectrogram,
+	// options and accepted result) before it is split into segments, so
+	// a test can replay the exact decode on another backend (ForceDecode).
+	OnWindow func(WindowTrace)
 }
 
 // DefaultTranscribeOptions are the reference implementation's defaults.
@@ -166,6 +171,10 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 		r, cr, err := m.decodeWithFallback(sp, tok, dopt, &opt)
 		if err != nil {
 			return nil, err
+		}
+		if opt.OnWindow != nil {
+			dopt.Temperature, dopt.Ctx = r.Temperature, nil
+			opt.OnWindow(WindowTrace{Seek: seek, Mel: slices.Clone(window), Options: dopt, Result: r})
 		}
 		if !math.IsNaN(opt.NoSpeechThreshold) && r.NoSpeechProb > opt.NoSpeechThreshold &&
 			(math.IsNaN(opt.LogprobThreshold) || r.AvgLogprob <= opt.LogprobThreshold) {
