@@ -48,7 +48,6 @@ func TestFencesOnlyBetweenDependentDispatches(t *testing.T) {
 	ex := h.load()
 	require.Equal(t, []bool{true, false, false, true, true, false, true}, ex.passes[0].fence)
 
-
 	// a patched dispatch counts as its buffers' whole range: the beam copy
 	// of the decoder step (alone on its buffer) needs no fence, the
 	// attention after RopeKV (same caches) does
