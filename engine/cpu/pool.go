@@ -25,8 +25,10 @@ type Task interface {
 // Instead a job is published by bumping one atomic word that idle workers
 // spin on. Between Begin and End (one plan pass) workers and the caller
 // never park: the team stays awake for the whole dispatch list, as ggml's
-// graph compute does, and each dispatch costs one publish and one barrier.
-// Outside a pass a worker parks on its channel after spin without work, so
+// graph compute does, and each dispatch costs one publish and at most one
+// barrier: RunAsync skips it where the executor found that the following
+// dispatches do not touch what the job writes (fences), so fast workers go
+// straight on to the next job. Outside a pass a worker parks on its channel after spin without work, so
 // an idle pool uses no CPU.
 type Pool struct {
 	workers int
