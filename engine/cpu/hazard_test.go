@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -11,42 +12,57 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// independentPlan is a decoder layer's product pattern: q, k and v
-// products of one normalised input (independent), a product reading q and
-// k (dependent), gate and up products (independent), and a down product
-// adding onto the input (dependent), large enough to split over workers.
-func independentPlan(t *testing.T, pool *Pool) (*harness, []plan.BufID) {
+// layerShape sizes independentPlan.
+type layerShape struct{ dim, q, kv, ff, layers int }
+
+// independentPlan is a decoder layer's product pattern, repeated: q, k and
+// v products of one normalised input (independent), a product reading all
+// three (dependent), gate and up products (independent), and a down
+// product adding onto the input (dependent).
+func independentPlan(t testing.TB, pool *Pool, s layerShape) (*harness, []plan.BufID) {
 	r := rand.New(rand.NewPCG(7, 8))
-	const dim, n = 256, 1024
 	h := newHarness(t)
 	h.be = New(Options{Pool: pool})
 	w := func(name string, typ ggml.Type, n, k int) plan.BufID {
 		b, _ := weightsOf(t, r, typ, n, k)
 		return h.weights(name, b)
 	}
-	x := h.f32("x", randVec(r, dim, 1))
-	g := h.weights("g", f32Bytes(randVec(r, dim, 1)))
-	qkv := h.f32("qkv", make([]float32, 3*n)) // q, k, v side by side in one buffer
-	o, gu := h.f32("o", make([]float32, dim)), h.f32("gu", make([]float32, 2*n))
+	qkvW := s.q + 2*s.kv
+	x := h.f32("x", randVec(r, s.dim, 1))
+	g := h.weights("g", f32Bytes(randVec(r, s.dim, 1)))
+	qkv := h.f32("qkv", make([]float32, qkvW)) // q, k, v side by side in one buffer
+	o, gu := h.f32("o", make([]float32, s.dim)), h.f32("gu", make([]float32, 2*s.ff))
 	at := func(b plan.BufID, floats int) plan.Binding { return plan.Binding{Buf: b, Off: uint64(4 * floats)} }
-	norm := func(wt plan.BufID, typ ggml.Type, out plan.Binding) {
-		h.add(plan.RMSNormMatVecArgs{Type: typ, W: bind(wt), X: bind(x), Out: out, Bias: plan.None, Res: plan.None, G: bind(g), N: n, K: dim, M: 1, Ldx: dim, Ldo: n, Eps: 1e-5}.Dispatch())
+	norm := func(wt plan.BufID, typ ggml.Type, n int, out plan.Binding) {
+		h.add(plan.RMSNormMatVecArgs{Type: typ, W: bind(wt), X: bind(x), Out: out, Bias: plan.None, Res: plan.None, G: bind(g), N: n, K: s.dim, M: 1, Ldx: s.dim, Ldo: n, Eps: 1e-5}.Dispatch())
 	}
-	norm(w("wq", ggml.Q8_0, n, dim), ggml.Q8_0, at(qkv, 0))
-	norm(w("wk", ggml.Q4_0, n, dim), ggml.Q4_0, at(qkv, n))
-	norm(w("wv", ggml.Q8_0, n, dim), ggml.Q8_0, at(qkv, 2*n))
-	h.add(plan.MatVecArgs{Type: ggml.Q8_0, W: bind(w("wo", ggml.Q8_0, dim, 2*n)), X: bind(qkv), Out: bind(o), Bias: plan.None, Res: plan.None, N: dim, K: 2 * n, M: 1, Ldx: 2 * n, Ldo: dim}.Dispatch())
-	h.add(plan.MatVecArgs{Type: ggml.Q8_0, W: bind(w("wg", ggml.Q8_0, n, dim)), X: bind(o), Out: at(gu, 0), Bias: plan.None, Res: plan.None, N: n, K: dim, M: 1, Ldx: dim, Ldo: n}.Dispatch())
-	h.add(plan.MatVecArgs{Type: ggml.Q4_0, W: bind(w("wu", ggml.Q4_0, n, dim)), X: bind(o), Out: at(gu, n), Bias: plan.None, Res: plan.None, N: n, K: dim, M: 1, Ldx: dim, Ldo: n}.Dispatch())
-	sm := plan.SiLUMulMatVecArgs{Type: ggml.Q8_0, W: bind(w("wd", ggml.Q8_0, dim, n)), Gate: bind(gu), Out: bind(x), Bias: plan.None, Res: bind(x), Up: at(gu, n), N: dim, K: n, M: 1, Ldg: n, Ldo: dim, Ldr: dim, Ldu: n}.Dispatch()
-	h.add(sm)
+	mv := func(wt plan.BufID, typ ggml.Type, n, k int, in, out plan.Binding) {
+		h.add(plan.MatVecArgs{Type: typ, W: bind(wt), X: in, Out: out, Bias: plan.None, Res: plan.None, N: n, K: k, M: 1, Ldx: k, Ldo: n}.Dispatch())
+	}
+	for range s.layers {
+		norm(w("wq", ggml.Q8_0, s.q, s.dim), ggml.Q8_0, s.q, at(qkv, 0))
+		norm(w("wk", ggml.Q4_0, s.kv, s.dim), ggml.Q4_0, s.kv, at(qkv, s.q))
+		norm(w("wv", ggml.Q8_0, s.kv, s.dim), ggml.Q8_0, s.kv, at(qkv, s.q+s.kv))
+		mv(w("wo", ggml.Q8_0, s.dim, qkvW), ggml.Q8_0, s.dim, qkvW, bind(qkv), bind(o))
+		mv(w("wg", ggml.Q8_0, s.ff, s.dim), ggml.Q8_0, s.ff, s.dim, bind(o), at(gu, 0))
+		mv(w("wu", ggml.Q4_0, s.ff, s.dim), ggml.Q4_0, s.ff, s.dim, bind(o), at(gu, s.ff))
+		h.add(plan.SiLUMulMatVecArgs{Type: ggml.Q8_0, W: bind(w("wd", ggml.Q8_0, s.dim, s.ff)), Gate: bind(gu), Out: bind(x), Bias: plan.None, Res: bind(x), Up: at(gu, s.ff), N: s.dim, K: s.ff, M: 1, Ldg: s.ff, Ldo: s.dim, Ldr: s.dim, Ldu: s.ff}.Dispatch())
+	}
 	return h, []plan.BufID{x, qkv, o, gu}
 }
 
+// testLayer is large enough to split every product over the workers.
+var testLayer = layerShape{dim: 256, q: 1024, kv: 512, ff: 1024, layers: 2}
+
+// smolLM2Layers is SmolLM2-135M's decoder (576 wide, 3 KV heads of 64,
+// FFN 1536, 30 layers) without attention.
+var smolLM2Layers = layerShape{dim: 576, q: 576, kv: 192, ff: 1536, layers: 30}
+
 func TestFencesOnlyBetweenDependentDispatches(t *testing.T) {
-	h, _ := independentPlan(t, testPool)
+	h, _ := independentPlan(t, testPool, testLayer)
 	ex := h.load()
-	require.Equal(t, []bool{true, false, false, true, true, false, true}, ex.passes[0].fence)
+	layer := []bool{true, false, false, true, true, false, true}
+	require.Equal(t, append(layer, layer...), ex.passes[0].fence)
 
 	// a patched dispatch counts as its buffers' whole range: the beam copy
 	// of the decoder step (alone on its buffer) needs no fence, the
@@ -71,7 +87,7 @@ func TestUnfencedDispatchesMatchSerial(t *testing.T) {
 	for _, workers := range []int{2, 5} {
 		pool := NewPool(workers)
 		run := func(serial bool) [][]byte {
-			h, bufs := independentPlan(t, pool)
+			h, bufs := independentPlan(t, pool, testLayer)
 			ex := h.load()
 			ex.serial = serial
 			for range 20 {
@@ -129,5 +145,33 @@ func TestPoolAsyncJobsInOrder(t *testing.T) {
 		}
 		p.End()
 		p.Close()
+	}
+}
+
+// BenchmarkDecodeBarriers times SmolLM2's decoder products with a barrier
+// after every dispatch (serial) and only before dependent ones (fenced),
+// on DefaultThreads workers (set with -cpu, or taskset).
+func BenchmarkDecodeBarriers(b *testing.B) {
+	pool := NewPool(0)
+	defer pool.Close()
+	for _, serial := range []bool{true, false} {
+		name := "fenced"
+		if serial {
+			name = "serial"
+		}
+		b.Run(fmt.Sprintf("%s/workers=%d", name, pool.Workers()), func(b *testing.B) {
+			h, _ := independentPlan(b, pool, smolLM2Layers)
+			ex := h.load()
+			ex.serial = serial
+			require.NoError(b, ex.Run(0, nil))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := ex.Run(0, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		})
 	}
 }
