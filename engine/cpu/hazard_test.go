@@ -150,18 +150,19 @@ func TestPoolAsyncJobsInOrder(t *testing.T) {
 
 // BenchmarkDecodeBarriers times SmolLM2's decoder products with a barrier
 // after every dispatch (serial) and only before dependent ones (fenced),
-// on DefaultThreads workers (set with -cpu, or taskset).
+// on DefaultThreads workers (set with -cpu, or taskset), twice each,
+// alternating.
 func BenchmarkDecodeBarriers(b *testing.B) {
 	pool := NewPool(0)
 	defer pool.Close()
-	for _, serial := range []bool{true, false} {
+	h, _ := independentPlan(b, pool, smolLM2Layers)
+	ex := h.load()
+	for _, serial := range []bool{true, false, true, false} {
 		name := "fenced"
 		if serial {
 			name = "serial"
 		}
 		b.Run(fmt.Sprintf("%s/workers=%d", name, pool.Workers()), func(b *testing.B) {
-			h, _ := independentPlan(b, pool, smolLM2Layers)
-			ex := h.load()
 			ex.serial = serial
 			require.NoError(b, ex.Run(0, nil))
 			b.ReportAllocs()
