@@ -62,20 +62,22 @@ whisper() { # NAME MODEL T BEAM RUNS
     echo "RESULT $1 whisper.cpp T=$3 beam=$4 run=$r ${t}s $(check $W/out/w.txt)"
   done
 }
-fits 60 "LLM 2 threads q8_0" && llm 2 $Q8 512 128
-fits 50 "LLM 2 threads q4_0" && llm 2 $Q4 512 128
-fits 20 "LLM 16 threads q8_0" && llm 16 $Q8 512 128
-if fits 25 "pool barriers A/B"; then # item 1 of issue 12: same binary, barrier after every dispatch vs fences
+# Priority (issue 12's brief): the scaling table (Whisper q8_0 and LLM q8_0 decode at 1, 2, 4, 8, 16 threads), the
+# LLM rows, Whisper f16, beam 5. The 2- and 16-thread q8_0 LLM rows serve the scaling table too.
+fits 35 "LLM 2 threads q8_0" && llm 2 $Q8 512 128
+fits 15 "LLM 16 threads q8_0" && llm 16 $Q8 512 128
+if fits 20 "pool barriers A/B"; then # item 1 of issue 12: same binary, barrier after every dispatch vs fences
   echo "== BenchmarkDecodeBarriers (engine/cpu test binary), 16 and 2 (pinned) threads"
-  $W/cpu.test -test.run '^$' -test.bench DecodeBarriers -test.benchtime 300x -test.cpu 16
-  taskset -c 0,1 $W/cpu.test -test.run '^$' -test.bench DecodeBarriers -test.benchtime 100x -test.cpu 2
+  $W/cpu.test -test.run '^$' -test.bench DecodeBarriers -test.benchtime 200x -test.cpu 16
+  taskset -c 0,1 $W/cpu.test -test.run '^$' -test.bench DecodeBarriers -test.benchtime 50x -test.cpu 2
 fi
+for T in 8 4 1; do fits $(( T == 1 ? 30 : 15 )) "LLM tg T=$T" && llm $T $Q8 0 128; done
 fits 45 "Whisper q8_0 16 threads" && whisper q8_0 $W/q8.bin 16 1 5
-fits 90 "Whisper q8_0 2 threads" && whisper q8_0 $W/q8.bin 2 1 5
-for T in 8 4 1; do fits $(( T == 1 ? 35 : 15 )) "LLM tg T=$T" && llm $T $Q8 0 128; done
+fits 85 "Whisper q8_0 2 threads" && whisper q8_0 $W/q8.bin 2 1 5
 fits 30 "Whisper q8_0 8 threads" && whisper q8_0 $W/q8.bin 8 1 3
 fits 45 "Whisper q8_0 4 threads" && whisper q8_0 $W/q8.bin 4 1 3
-fits 80 "Whisper q8_0 1 thread" && whisper q8_0 $W/q8.bin 1 1 3
+fits 85 "Whisper q8_0 1 thread" && whisper q8_0 $W/q8.bin 1 1 3
+fits 25 "LLM 2 threads q4_0" && llm 2 $Q4 512 128
 fits 60 "Whisper f16 2 threads" && whisper f16 $W/f16.bin 2 1 3
 fits 100 "Whisper q8_0 beam 5 2 threads" && whisper q8_0 $W/q8.bin 2 5 3
 cp $W/out/h.txt $W/out/w.txt "$O/" 2>/dev/null

@@ -12,7 +12,11 @@ wh = defaultdict(lambda: defaultdict(list))   # (model, T, beam) -> tool -> [s]
 bad = defaultdict(int)
 llm = defaultdict(dict)                        # (file, T, test) -> tool -> [tok/s]
 cur = None
+barriers = []
 for line in open(sys.argv[1], errors="replace"):
+    if line.startswith("BenchmarkDecodeBarriers"):
+        barriers.append(" ".join(line.split()))
+        continue
     m = re.match(r"RESULT (\S+) (\S+) T=(\d+) beam=(\d+) run=\d+ ([\d.]+)s (\S+)", line)
     if m:
         key = (m[1], int(m[3]), int(m[4]))
@@ -55,3 +59,7 @@ tg = {k[1]: med(v["hark"]) for k, v in llm.items() if k[2] == "tg128" and "q8_0"
 tp = {k[1]: med(v["llama.cpp"]) for k, v in llm.items() if k[2] == "tg128" and "q8_0" in k[0] and "llama.cpp" in v}
 if 2 in tg and 16 in tg:
     print("Hark decode scaling 2->16: %.2fx" % (tg[16] / tg[2]) + ("; llama.cpp %.2fx" % (tp[16] / tp[2]) if 2 in tp and 16 in tp else ""))
+if barriers:
+    print("BenchmarkDecodeBarriers (SmolLM2's decoder products, one step; serial = barrier after every dispatch)")
+    for b in barriers:
+        print("  " + b)
