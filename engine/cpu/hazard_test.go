@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -174,5 +175,71 @@ func BenchmarkDecodeBarriers(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
 		})
+	}
+}
+
+// TestPoolAsyncStress mixes asynchronous and synchronous jobs, waits,
+// fences and quiet sections in and out of passes: every item runs once
+// and no fence waits for a job that never ends.
+func TestPoolAsyncStress(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, workers := range []int{2, 3} {
+		for _, spin := range []time.Duration{0, spinHold} {
+			p := newPool(workers, spin)
+			jobs := make([]countTask, 64)
+			for i := range jobs {
+				jobs[i].hits = make([]atomic.Int32, 1+r.IntN(200))
+			}
+			want := make([]int32, len(jobs))
+			var gens []uint64
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				next := 0
+				for range 5000 {
+					switch k := r.IntN(10); {
+					case k == 0:
+						p.Begin()
+					case k == 1:
+						if p.passes.Load() > 0 {
+							p.End()
+						}
+					case k == 2:
+						p.quiet()
+						p.Fence()
+						p.loud()
+					case k == 3 && len(gens) > 0:
+						p.WaitGen(gens[r.IntN(len(gens))])
+					default:
+						j := next % len(jobs) // up to len(jobs) in flight, more than the ring holds
+						if j == 0 {
+							p.Fence() // a job is not rerun while in flight
+						}
+						next++
+						want[j]++
+						if k < 7 {
+							gens = append(gens, p.RunAsync(len(jobs[j].hits), 1+r.IntN(20), &jobs[j]))
+						} else {
+							p.Run(len(jobs[j].hits), 1+r.IntN(20), &jobs[j])
+						}
+					}
+				}
+				for p.passes.Load() > 0 {
+					p.End()
+				}
+				p.Fence()
+			}()
+			select {
+			case <-done:
+			case <-time.After(2 * time.Minute):
+				t.Fatalf("workers=%d spin=%v: stuck, %d helpers outstanding", workers, spin, p.outstanding.Load())
+			}
+			for j := range jobs {
+				for i := range jobs[j].hits {
+					require.Equal(t, want[j], jobs[j].hits[i].Load(), "job %d item %d", j, i)
+				}
+			}
+			p.Close()
+		}
 	}
 }
