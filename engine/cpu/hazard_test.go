@@ -232,7 +232,7 @@ func TestPoolAsyncStress(t *testing.T) {
 			select {
 			case <-done:
 			case <-time.After(2 * time.Minute):
-				t.Fatalf("workers=%d spin=%v: stuck, %d helpers outstanding", workers, spin, p.outstanding.Load())
+				t.Fatalf("workers=%d spin=%v: stuck, %d helpers outstanding", workers, spin, p.inFlight())
 			}
 			for j := range jobs {
 				for i := range jobs[j].hits {

@@ -38,18 +38,16 @@ type Pool struct {
 	// slots so the caller may publish the next one while helpers still
 	// drain earlier ones (RunAsync); every worker walks the generations
 	// in order, so a slot is reused only once its helpers are all done.
-	job         atomic.Uint64
-	_           [56]byte     // job and outstanding each on its own cache line:
-	outstanding atomic.Int64 // helpers still draining any job (Fence)
-	_           [56]byte     // spinners poll job while finished helpers write outstanding
-	waiting     atomic.Int32 // a caller parked until a count it waits on reaches 0
-	done        chan struct{}
-	parked      []atomic.Int32
-	wake        []chan struct{}
-	closed      atomic.Bool
-	exited      sync.WaitGroup
-	passes      atomic.Int32 // Begins not yet Ended (plans sharing the pool)
-	quieted     atomic.Int32 // quiet sections running: parking allowed again
+	job     atomic.Uint64
+	_       [56]byte     // spinners poll job while finished helpers write pending
+	waiting atomic.Int32 // a caller parked until a slot's pending reaches 0
+	done    chan struct{}
+	parked  []atomic.Int32
+	wake    []chan struct{}
+	closed  atomic.Bool
+	exited  sync.WaitGroup
+	passes  atomic.Int32 // Begins not yet Ended (plans sharing the pool)
+	quieted atomic.Int32 // quiet sections running: parking allowed again
 
 	gen   uint64 // last generation published (under mu)
 	slots [ringSize]slot
@@ -142,11 +140,8 @@ func (p *Pool) loop(w int) {
 				continue
 			}
 			p.drain(w, s)
-			last := s.pending.Add(-1) == 0
-			if p.outstanding.Add(-1) == 0 || last {
-				if p.waiting.Load() != 0 {
-					signal(p.done)
-				}
+			if s.pending.Add(-1) == 0 && p.waiting.Load() != 0 {
+				signal(p.done)
 			}
 		}
 	}
@@ -245,7 +240,6 @@ func (p *Pool) run(n, grain int, t Task, async bool) uint64 {
 	helpers := min(p.workers-1, (n+grain-1)/grain-1)
 	s.next.Store(int64(helpers+1) * int64(grain)) // chunks 0..helpers go to their workers
 	s.pending.Store(int64(helpers))
-	p.outstanding.Add(int64(helpers))
 	s.word.Store(gen<<jobShift | uint64(helpers))
 	p.job.Store(gen)
 	for w := 1; w <= helpers; w++ {
@@ -261,14 +255,32 @@ func (p *Pool) run(n, grain int, t Task, async bool) uint64 {
 	return gen
 }
 
-// Fence returns when every published job is done.
+// Fence returns when every published job is done. There is no global
+// count of helpers in flight: one more atomic that every helper of every
+// job decrements would be one more contended cache line per dispatch.
 func (p *Pool) Fence() {
-	if p.outstanding.Load() == 0 {
+	if p.inFlight() == 0 {
 		return
 	}
 	p.mu.Lock()
-	p.wait(&p.outstanding)
+	p.fence()
 	p.mu.Unlock()
+}
+
+// fence waits for every slot's job; the caller holds mu.
+func (p *Pool) fence() {
+	for i := range p.slots {
+		p.wait(&p.slots[i].pending)
+	}
+}
+
+// inFlight counts the helpers still draining a published job.
+func (p *Pool) inFlight() int64 {
+	var n int64
+	for i := range p.slots {
+		n += p.slots[i].pending.Load()
+	}
+	return n
 }
 
 // WaitGen returns when job gen (from RunAsync) is done.
@@ -367,7 +379,7 @@ func (p *Pool) inPass() bool { return p.passes.Load() > 0 && p.quieted.Load() ==
 func (p *Pool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.wait(&p.outstanding)
+	p.fence()
 	if p.closed.Swap(true) {
 		return
 	}
