@@ -121,7 +121,8 @@ func TestUnfencedDispatchesMatchSerial(t *testing.T) {
 }
 
 // TestPoolAsyncJobsInOrder: more asynchronous jobs in a row than the ring
-// holds, then a fence: every item of every job ran once.
+// holds, then a fence: every item of every job ran once; then the pool
+// goes idle.
 func TestPoolAsyncJobsInOrder(t *testing.T) {
 	for _, workers := range []int{2, 5} {
 		p := newPool(workers, spinHold)
@@ -145,6 +146,12 @@ func TestPoolAsyncJobsInOrder(t *testing.T) {
 			}
 		}
 		p.End()
+		// after a pass of asynchronous jobs the helpers park and the idle
+		// pool uses no CPU
+		waitParked(t, p, workers-1)
+		before := cpuTime(t)
+		time.Sleep(200 * time.Millisecond)
+		require.Less(t, cpuTime(t)-before, 50*time.Millisecond, "CPU used by a pool idle after asynchronous jobs")
 		p.Close()
 	}
 }
