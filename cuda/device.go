@@ -68,6 +68,13 @@ type Options struct {
 	// coprime with n, and c), to expose kernels that depend on the order
 	// threadgroups run in ($HARK_CUDA_PERMUTE in tests).
 	PermuteSeed uint64
+	// NoGraphs launches every kernel from the host, as part 1 did,
+	// instead of replaying recorded CUDA graphs ($HARK_CUDA_GRAPHS=0).
+	NoGraphs bool
+	// NoChain hides plan.Chainer, so model code runs one step per call
+	// and reads results back in between, as part 1 did
+	// ($HARK_CUDA_CHAIN=0).
+	NoChain bool
 }
 
 // Info describes the GPU.
@@ -289,9 +296,15 @@ func (v *device) close() {
 // SIMD-groups, up to 1024 threads per threadgroup), not tuned yet (part 2).
 func Tuning() shaders.Tuning { return shaders.Default }
 
-// envOptions reads the test switches: $HARK_CUDA_POISON=1 and
-// $HARK_CUDA_PERMUTE=<seed>.
+// envOptions reads the test switches: $HARK_CUDA_POISON=1,
+// $HARK_CUDA_PERMUTE=<seed>, $HARK_CUDA_GRAPHS=0 and $HARK_CUDA_CHAIN=0.
 func envOptions(o Options) Options {
+	if os.Getenv("HARK_CUDA_GRAPHS") == "0" {
+		o.NoGraphs = true
+	}
+	if os.Getenv("HARK_CUDA_CHAIN") == "0" {
+		o.NoChain = true
+	}
 	if os.Getenv("HARK_CUDA_POISON") == "1" {
 		o.Poison = true
 	}
