@@ -6,10 +6,13 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// chainSteps is RunPasses' default batch: 64 steps, 32 tokens of an LLM
+// chainSteps is RunPasses' default batch: 128 steps, 64 tokens of an LLM
 // decode chain (decode, then argmax or sample), recorded as one graph and
-// replayed with one launch, so the host launches once per 32 tokens.
-const chainSteps = 64
+// replayed with one launch. Generating n tokens then takes the prompt's
+// launch, the first token's and ceil((n-1)/64) more: 4 for 128 tokens,
+// 1/32 per token. A stop (EOS, a stop string) is seen at the end of the
+// batch, so up to 63 tokens past it are computed and dropped.
+const chainSteps = 128
 
 // RunPasses implements plan.Chainer: step i replays passes[i] with
 // vars[i], chunk steps (at most stepRows; chunk <= 0: chainSteps) per

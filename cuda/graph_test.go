@@ -164,19 +164,19 @@ func TestFakeChain(t *testing.T) {
 		require.Equal(t, e.ptrs[1]+pos*64*4, f.effective(l.prm).bufs[1], "launch %d writes row %d", 2+i, pos)
 	}
 
-	// the default batch, 64 steps (32 tokens of decode and argmax), is one
-	// host launch once recorded
-	for from := 0; from < 3*64; from += 64 {
-		ps, vs := steps(from, 64)
+	// the default batch, 128 steps (64 tokens of decode and argmax), is
+	// one host launch once recorded
+	for from := 0; from < 3*128; from += 128 {
+		ps, vs := steps(from, 128)
 		_, err := ch.RunPasses(ps, vs, 0, nil)
 		require.NoError(t, err)
 	}
 	b.ResetStats()
-	ps, vs = steps(1, 64)
+	ps, vs = steps(1, 128)
 	_, err = ch.RunPasses(ps, vs, 0, nil)
 	require.NoError(t, err)
 	st = b.Stats()
-	require.Equal(t, Stats{Steps: 64, GraphLaunches: 1, Syncs: 1}, st)
+	require.Equal(t, Stats{Steps: 128, GraphLaunches: 1, Syncs: 1}, st)
 	require.Equal(t, 1, st.HostLaunches())
 
 	// stopping: done says no after the first batch; the rest is not issued
