@@ -53,21 +53,13 @@ func load() error {
 			loadErr = err
 			return
 		}
-		for _, f := range []struct {
-			ptr  any
-			lib  uintptr
-			name string
-		}{
-			{&axSystemWide, ax, "AXUIElementCreateSystemWide"},
-			{&axCopyAttr, ax, "AXUIElementCopyAttributeValue"},
-			{&axSetAttr, ax, "AXUIElementSetAttributeValue"},
-			{&axValueCreate, ax, "AXValueCreate"},
-			{&cfRelease, cf, "CFRelease"},
-		} {
-			if loadErr = ns.Func(f.ptr, f.lib, f.name); loadErr != nil {
-				return
-			}
-		}
+		loadErr = ns.Funcs(
+			ns.Sym{Lib: ax, Fn: &axSystemWide, Name: "AXUIElementCreateSystemWide"},
+			ns.Sym{Lib: ax, Fn: &axCopyAttr, Name: "AXUIElementCopyAttributeValue"},
+			ns.Sym{Lib: ax, Fn: &axSetAttr, Name: "AXUIElementSetAttributeValue"},
+			ns.Sym{Lib: ax, Fn: &axValueCreate, Name: "AXValueCreate"},
+			ns.Sym{Lib: cf, Fn: &cfRelease, Name: "CFRelease"},
+		)
 	})
 	return loadErr
 }
