@@ -15,12 +15,13 @@ import (
 )
 
 // The text cursor on Linux comes from AT-SPI, the desktop's accessibility
-// bus (what screen readers use): GTK, Qt, Firefox, Chromium and
-// LibreOffice put their widgets there. It is spoken over D-Bus in Go (as
-// Wails already does), not through libatspi: the lookup runs on a
-// goroutine of its own, so it never blocks GTK's loop, and when the
-// focused text field is Hark's own window the bridge answering on that
-// loop is free to answer.
+// bus (what screen readers use): GTK apps always put their widgets there;
+// Qt, Chromium and Firefox only while the desktop's accessibility is on
+// (Hark does not switch it on behind the user's back). It is spoken over
+// D-Bus in Go (as Wails already does), not through libatspi: the lookup
+// runs on a goroutine of its own, so it never blocks GTK's loop, and when
+// the focused text field is Hark's own window the bridge answering on
+// that loop is free to answer.
 
 const (
 	a11yRegistry = "org.a11y.atspi.Registry"
