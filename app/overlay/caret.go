@@ -2,7 +2,6 @@ package overlay
 
 import (
 	"context"
-	"log"
 	"time"
 
 	"github.com/harkapp/hark/app/overlay/place"
@@ -35,7 +34,7 @@ func (o *Overlay) locate(n int) {
 		}
 		if !o.warned {
 			o.warned = true
-			log.Printf("overlay: no text cursor to show the panel near (%v): it shows at the bottom centre", err)
+			o.opt.Logf("overlay: no text cursor to show the panel near (%v): it shows at the bottom centre", err)
 		}
 	})
 }

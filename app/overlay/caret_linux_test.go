@@ -4,17 +4,13 @@ package overlay
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
-	"io"
-	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -49,11 +45,11 @@ func nearCaret(t *testing.T) {
 	cx, cy, ch := app1.caretAfter(t, len("Dear Ann, thanks"))
 	t.Logf("GTK draws the caret at %d,%d, %d high", cx, cy, ch)
 
-	var logs syncBuffer
-	log.SetOutput(io.MultiWriter(os.Stderr, &logs))
-	t.Cleanup(func() { log.SetOutput(os.Stderr) })
-
-	ov, err := New(Options{Position: app.OverlayCaret}, false)
+	logs := make(chan string, 10)
+	ov, err := New(Options{Position: app.OverlayCaret, Logf: func(f string, a ...any) {
+		t.Logf(f, a...)
+		logs <- fmt.Sprintf(f, a...)
+	}}, false)
 	require.NoError(t, err)
 	defer ov.Close()
 	ov.Handle("dictation:state", app.DictationStatus{State: app.DictRecording, Mode: "Email"})
@@ -63,7 +59,7 @@ func nearCaret(t *testing.T) {
 	require.InDelta(t, cx-12, x, 3, "the panel's text starts under the caret")
 	require.GreaterOrEqual(t, y, cy+ch, "below the caret's line")
 	require.LessOrEqual(t, y, cy+ch+12, "just below it")
-	require.Empty(t, logs.String(), "found the caret: nothing to say")
+	require.Empty(t, logs, "found the caret: nothing to say")
 	time.Sleep(400 * time.Millisecond) // let GTK paint
 	screenshotAs(t, "overlay-caret.png", 40, 60, max(x+w, 500)-40, y+h-60)
 
@@ -89,7 +85,8 @@ func nearCaret(t *testing.T) {
 		ov.Handle("dictation:canceled", nil)
 		require.Eventually(t, func() bool { _, v, _, _, _, _ := shown(); return !v }, 5*time.Second, 20*time.Millisecond)
 	}
-	require.Equal(t, 1, strings.Count(logs.String(), "no text cursor"), "said once: %s", logs.String())
+	require.Len(t, logs, 1, "said once")
+	require.Contains(t, <-logs, "no text cursor")
 }
 
 // panelAt waits for the panel to show where ok says, and returns where the
@@ -210,16 +207,3 @@ func (a *caretApp) stop(t *testing.T) {
 		_ = a.cmd.Wait()
 	}
 }
-
-// syncBuffer is a log destination the test reads while the overlay writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }

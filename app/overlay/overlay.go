@@ -15,6 +15,7 @@ package overlay
 import (
 	"fmt"
 	"html"
+	"log"
 	"math"
 	"strings"
 	"sync"
@@ -92,6 +93,9 @@ type Options struct {
 	// Caret finds the focused app's text cursor (nil: the platform's
 	// accessibility lookup, caret_linux.go and caret_darwin.go).
 	Caret Locator
+	// Logf is where the overlay says what the user should know (nil:
+	// log.Printf).
+	Logf func(format string, args ...any)
 }
 
 // fadeAfter is how long the final state stays before the panel fades.
@@ -129,6 +133,9 @@ type Overlay struct {
 }
 
 func newOverlay(v view, opt Options) *Overlay {
+	if opt.Logf == nil {
+		opt.Logf = log.Printf
+	}
 	return &Overlay{v: v, opt: opt, nowForTT: time.Now, position: opt.Position}
 }
 

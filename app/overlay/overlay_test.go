@@ -1,11 +1,9 @@
 package overlay
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"log"
-	"os"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -143,6 +141,7 @@ func TestOverlayNearCaret(t *testing.T) {
 	release := make(chan struct{})
 	var answer error
 	caret := place.Rect{X: 100, Y: 80, H: 17}
+	logs := make(chan string, 10)
 	o := newOverlay(v, Options{Position: app.OverlayCaret, Caret: func(ctx context.Context) (place.Rect, error) {
 		mu.Lock()
 		lookups++
@@ -150,10 +149,7 @@ func TestOverlayNearCaret(t *testing.T) {
 		mu.Unlock()
 		<-release
 		return caret, err
-	}})
-	var logs bytes.Buffer
-	log.SetOutput(&logs)
-	t.Cleanup(func() { log.SetOutput(os.Stderr) })
+	}, Logf: func(f string, a ...any) { logs <- fmt.Sprintf(f, a...) }})
 
 	o.Handle("dictation:state", app.DictationStatus{State: app.DictRecording})
 	o.Handle("dictation:level", app.Level{RMS: 0.1})
@@ -181,8 +177,8 @@ func TestOverlayNearCaret(t *testing.T) {
 		require.Eventually(t, func() bool { f := v.last(); return f.Visible && f.Caret == nil && strings.Contains(f.Header, Starting) },
 			time.Second, time.Millisecond)
 	}
-	require.Equal(t, 1, strings.Count(logs.String(), "no text cursor"), logs.String())
-	require.Contains(t, logs.String(), "no focused widget")
+	require.Len(t, logs, 1, "said once")
+	require.Contains(t, <-logs, "no focused widget")
 
 	// The bottom setting: no lookup, shown at once.
 	o.Handle(app.EventSettingsChanged, app.SettingsData{OverlayPosition: app.OverlayBottom})
