@@ -267,12 +267,13 @@ func (o *Overlay) recording(st app.DictationStatus) {
 			o.ticking = true
 			go o.tick()
 		}
-		o.caret = nil
+		// A lookup still under way belongs to an earlier recording.
+		o.caret, o.locating = nil, false
+		o.lookups++
 		if o.position == app.OverlayCaret && o.opt.Caret != nil {
 			// The focus is still in the app being dictated into: where
 			// its cursor is now is where the text goes.
 			o.locating = true
-			o.lookups++
 			go o.locate(o.lookups)
 		}
 	})
