@@ -49,6 +49,20 @@ func patchedPlan() (*plan.Plan, plan.BufID) {
 	return p, y
 }
 
+// loadPatched opens a backend with o on the fake and loads patchedPlan;
+// both close with the test.
+func loadPatched(t *testing.T, o Options) (*Backend, plan.Executable) {
+	t.Helper()
+	b, err := New(o)
+	require.NoError(t, err)
+	t.Cleanup(b.Close)
+	p, _ := patchedPlan()
+	ex, err := b.Load(p)
+	require.NoError(t, err)
+	t.Cleanup(func() { ex.Close() })
+	return b, ex
+}
+
 // norm replaces the buffer addresses of a parameter by (buffer, offset),
 // so launches of two executables of one plan compare.
 func norm(e *Exec, p params) params {
@@ -73,20 +87,8 @@ func norm(e *Exec, p params) params {
 // grid (more rows) is a new graph.
 func TestFakeGraphReplay(t *testing.T) {
 	f := withFake(t, 90)
-	b, err := New(Options{})
-	require.NoError(t, err)
-	defer b.Close()
-	ref, err := New(Options{NoGraphs: true})
-	require.NoError(t, err)
-	defer ref.Close()
-	p, _ := patchedPlan()
-	ex, err := b.Load(p)
-	require.NoError(t, err)
-	defer ex.Close()
-	p2, _ := patchedPlan()
-	rex, err := ref.Load(p2)
-	require.NoError(t, err)
-	defer rex.Close()
+	_, ex := loadPatched(t, Options{})
+	_, rex := loadPatched(t, Options{NoGraphs: true})
 	e, re := ex.(*Exec), rex.(*Exec)
 
 	check := func(vars plan.Vars, replayed bool) {
@@ -129,13 +131,7 @@ func TestFakeGraphReplay(t *testing.T) {
 // chain, after which nothing more is issued.
 func TestFakeChain(t *testing.T) {
 	f := withFake(t, 90)
-	b, err := New(Options{})
-	require.NoError(t, err)
-	defer b.Close()
-	p, _ := patchedPlan()
-	ex, err := b.Load(p)
-	require.NoError(t, err)
-	defer ex.Close()
+	b, ex := loadPatched(t, Options{})
 	ch, ok := ex.(plan.Chainer)
 	require.True(t, ok, "the CUDA executable chains")
 	e := ex.(*Exec)
@@ -202,13 +198,7 @@ func TestFakeChain(t *testing.T) {
 // NoGraphs launches kernel by kernel.
 func TestFakeGraphErrorsAndSwitches(t *testing.T) {
 	f := withFake(t, 90)
-	b, err := New(Options{})
-	require.NoError(t, err)
-	defer b.Close()
-	p, _ := patchedPlan()
-	ex, err := b.Load(p)
-	require.NoError(t, err)
-	defer ex.Close()
+	_, ex := loadPatched(t, Options{})
 	v := plan.Vars{plan.VarNTok: 1}
 	require.NoError(t, ex.Run(0, &v))
 	f.fail["cuGraphInstantiateWithFlags"] = 999
@@ -231,12 +221,7 @@ func TestFakeGraphErrorsAndSwitches(t *testing.T) {
 	require.NoError(t, ex.Close())
 	require.Empty(t, f.execs, "Close destroys the executable graphs")
 
-	nb, err := New(Options{NoChain: true, NoGraphs: true})
-	require.NoError(t, err)
-	defer nb.Close()
-	nex, err := nb.Load(p)
-	require.NoError(t, err)
-	defer nex.Close()
+	nb, nex := loadPatched(t, Options{NoChain: true, NoGraphs: true})
 	_, chains := nex.(plan.Chainer)
 	require.False(t, chains)
 	nb.ResetStats()
