@@ -197,6 +197,7 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 	cs, onCUDA := be.(interface {
 		Stats() cuda.Stats
 		ResetStats()
+		Profile() []cuda.KernelTime
 	})
 	measure := func() {
 		if onCUDA {
@@ -209,6 +210,19 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 			toks := float64(r.Tokens * len(r.TokS))
 			fmt.Fprintf(errOut, "cuda %s: %d steps, %d kernel launches, %d graph launches (%d graphs recorded), %.4f host launches per token\n",
 				r.Test, st.Steps, st.KernelLaunches, st.GraphLaunches, st.GraphsBuilt, float64(st.HostLaunches())/toks)
+			// $HARK_CUDA_PROFILE=1: the GPU time per kernel
+			prof := cs.Profile()
+			var total float64
+			for _, k := range prof {
+				total += k.Seconds
+			}
+			for i, k := range prof[:min(len(prof), 15)] {
+				if i == 0 {
+					fmt.Fprintf(errOut, "cuda %s profile: %.3f ms of kernels per token\n", r.Test, total*1e3/toks)
+				}
+				fmt.Fprintf(errOut, "  %-28s %8d launches %9.3f ms %5.1f%% %8.2f us/launch\n",
+					k.Function, k.Launches, k.Seconds*1e3, 100*k.Seconds/total, k.Seconds*1e6/float64(k.Launches))
+			}
 		}
 	}
 	if tg > 0 {

@@ -75,6 +75,10 @@ type Options struct {
 	// and reads results back in between, as part 1 did
 	// ($HARK_CUDA_CHAIN=0).
 	NoChain bool
+	// Profile times every launch with events and sums the times per
+	// function (Backend.Profile); graphs are off while it is on
+	// ($HARK_CUDA_PROFILE=1).
+	Profile bool
 }
 
 // Info describes the GPU.
@@ -297,13 +301,17 @@ func (v *device) close() {
 func Tuning() shaders.Tuning { return shaders.Default }
 
 // envOptions reads the test switches: $HARK_CUDA_POISON=1,
-// $HARK_CUDA_PERMUTE=<seed>, $HARK_CUDA_GRAPHS=0 and $HARK_CUDA_CHAIN=0.
+// $HARK_CUDA_PERMUTE=<seed>, $HARK_CUDA_GRAPHS=0, $HARK_CUDA_CHAIN=0 and
+// $HARK_CUDA_PROFILE=1.
 func envOptions(o Options) Options {
 	if os.Getenv("HARK_CUDA_GRAPHS") == "0" {
 		o.NoGraphs = true
 	}
 	if os.Getenv("HARK_CUDA_CHAIN") == "0" {
 		o.NoChain = true
+	}
+	if os.Getenv("HARK_CUDA_PROFILE") == "1" {
+		o.Profile = true
 	}
 	if os.Getenv("HARK_CUDA_POISON") == "1" {
 		o.Poison = true

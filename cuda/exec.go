@@ -22,8 +22,9 @@ type Backend struct {
 	// every plan of the model that binds them (encoder, decoder, beams).
 	weights map[weightKey]*devWeights
 	rng     *rand.Rand
-	// stats of closed executables; open ones report their own
+	// stats and profile of closed executables; open ones report their own
 	stats Stats
+	prof  map[string]*KernelTime
 	execs map[*Exec]struct{}
 }
 
@@ -130,6 +131,7 @@ type Exec struct {
 	stepHost unsafe.Pointer
 	graphs   graphs
 	stats    Stats
+	prof     profiler
 }
 
 // Load implements plan.Backend: weights are copied to the GPU once (shared
@@ -194,9 +196,9 @@ func (b *Backend) ResetStats() {
 	defer b.mu.Unlock()
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
-	b.stats = Stats{}
+	b.stats, b.prof = Stats{}, nil
 	for e := range b.execs {
-		e.stats = Stats{}
+		e.stats, e.prof.acc = Stats{}, nil
 	}
 }
 
@@ -324,6 +326,9 @@ func (e *Exec) sync(what string) error {
 // Run implements plan.Executable: the pass's launches are queued on the
 // stream and waited for.
 func (e *Exec) Run(pass int, vars *plan.Vars) error {
+	if vars == nil {
+		vars = &plan.Vars{}
+	}
 	return e.RunSeq(pass, unsafe.Slice(vars, 1))
 }
 
@@ -372,9 +377,16 @@ func (e *Exec) runBatch(fill func(*batch) error, what string) error {
 	return dev.do(func() error {
 		if err := e.run(b); err != nil {
 			e.sync("after a failed launch")
+			e.prof.n, e.prof.names = 0, e.prof.names[:0]
 			return err
 		}
-		return e.sync(what)
+		if err := e.sync(what); err != nil {
+			return err
+		}
+		if e.b.opt.Profile {
+			return e.collect()
+		}
+		return nil
 	})
 }
 
@@ -535,6 +547,13 @@ func (e *Exec) release() {
 	e.dropGraphs()
 	e.b.stats.add(e.stats)
 	e.stats = Stats{}
+	if e.prof.acc != nil {
+		if e.b.prof == nil {
+			e.b.prof = map[string]*KernelTime{}
+		}
+		addProfile(e.b.prof, e.prof.acc)
+	}
+	e.prof.release(d)
 	delete(e.b.execs, e)
 	if e.stepHost != nil {
 		d.cuMemFreeHost(e.stepHost)

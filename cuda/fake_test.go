@@ -33,6 +33,7 @@ type fakeGPU struct {
 	graphs    map[uintptr][]fakeWork
 	execs     map[uintptr][]fakeWork
 	nextGraph uintptr
+	nextEvent uintptr
 }
 
 type fakeWork struct {
@@ -240,11 +241,18 @@ func (f *fakeGPU) driver() *driver {
 			}
 			return f.rec("cuStreamSynchronize")
 		},
-		cuEventCreate:      func(e *uintptr, _ uint32) result { *e = 4; return 0 },
-		cuEventRecord:      func(_, _ uintptr) result { return 0 },
+		cuEventCreate: func(e *uintptr, _ uint32) result {
+			f.nextEvent++
+			*e = 1000 + f.nextEvent
+			return f.rec("cuEventCreate")
+		},
+		cuEventRecord:      func(_, _ uintptr) result { return f.rec("cuEventRecord") },
 		cuEventSynchronize: func(uintptr) result { return 0 },
-		cuEventElapsedTime: func(ms *float32, _, _ uintptr) result { return 0 },
-		cuEventDestroy:     func(uintptr) result { return 0 },
+		cuEventElapsedTime: func(ms *float32, a, b uintptr) result {
+			*ms = float32(b-a) / 4 // a quarter of a millisecond between neighbours
+			return f.rec("cuEventElapsedTime")
+		},
+		cuEventDestroy: func(uintptr) result { return f.rec("cuEventDestroy") },
 		cuLaunchKernel: func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, _ uintptr, pp *unsafe.Pointer, _ *unsafe.Pointer) result {
 			l := fakeLaunch{fn: f.fnames[fn], grid: [3]uint32{gx, gy, gz}, block: [3]uint32{bx, by, bz},
 				shared: shared, nonNilParams0: pp != nil && *pp != nil}

@@ -19,8 +19,8 @@ import (
 //
 // A key is recorded the second time it comes (a one-off shape, such as a
 // prompt's prefill, is not worth a capture); until then, and where graphs
-// are off (Options.NoGraphs, a permuted block order, a driver without
-// them), the batch is launched kernel by kernel.
+// are off (Options.NoGraphs, a permuted block order, profiling, a driver
+// without them), the batch is launched kernel by kernel.
 
 // stepRows is the most steps one batch holds: the step buffer's rows.
 const stepRows = 128
@@ -77,7 +77,7 @@ type graphs struct {
 
 // useGraphs says whether batches replay graphs.
 func (e *Exec) useGraphs() bool {
-	return e.b.dev.d.graphs && !e.b.opt.NoGraphs && e.b.opt.PermuteSeed == 0
+	return e.b.dev.d.graphs && !e.b.opt.NoGraphs && e.b.opt.PermuteSeed == 0 && !e.b.opt.Profile
 }
 
 // run issues a prepared batch: a replay of its graph (recorded now if its

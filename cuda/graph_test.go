@@ -230,3 +230,31 @@ func TestFakeGraphErrorsAndSwitches(t *testing.T) {
 	}
 	require.Equal(t, Stats{Steps: 3, KernelLaunches: 3, Syncs: 3}, nb.Stats())
 }
+
+// Profiling: every launch is bracketed by events (one pool, reused), each
+// function gets the time between its events, graphs stay off, and the
+// totals survive Close and go with ResetStats.
+func TestFakeProfile(t *testing.T) {
+	f := withFake(t, 90)
+	b, ex := loadPatched(t, Options{Profile: true})
+	v := plan.Vars{plan.VarNTok: 1}
+	for range 3 {
+		require.NoError(t, ex.Run(0, &v))
+	}
+	require.Equal(t, []KernelTime{{Function: "scale", Launches: 3, Seconds: 3 * 0.25e-3}}, b.Profile())
+	st := b.Stats()
+	require.Equal(t, 3, st.KernelLaunches)
+	require.Zero(t, st.GraphLaunches, "no graphs while profiling")
+	require.Equal(t, 2, f.count_("cuEventCreate"), "a start and an end event, reused")
+	require.Equal(t, 6, f.count_("cuEventRecord"))
+	require.NoError(t, ex.Close())
+	require.Equal(t, 2, f.count_("cuEventDestroy"))
+	require.Len(t, b.Profile(), 1, "kept after Close")
+	b.ResetStats()
+	require.Empty(t, b.Profile())
+
+	// off by default
+	b2, ex2 := loadPatched(t, Options{})
+	require.NoError(t, ex2.Run(0, &v))
+	require.Empty(t, b2.Profile())
+}

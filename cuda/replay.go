@@ -163,9 +163,19 @@ func (e *Exec) prepareOp(b *batch, pass int, op *plan.Dispatch, opIdx, step int,
 // records them (replay true: kernels that have patches read the step
 // variables from row rec.step of the step buffer).
 func (e *Exec) issue(b *batch, replay bool) error {
+	prof := !replay && e.b.opt.Profile
+	if prof && len(b.recs) > 0 {
+		if err := e.mark(""); err != nil {
+			return err
+		}
+	}
 	for i := range b.recs {
 		rec := &b.recs[i]
-		if err := e.issueRec(b, rec, replay); err != nil {
+		err := e.issueRec(b, rec, replay)
+		if err == nil && prof {
+			err = e.mark(rec.name)
+		}
+		if err != nil {
 			return fmt.Errorf("cuda: plan %s/%s op %d (%s): %w", e.name, e.passes[rec.pass].Name, rec.opIdx, rec.op.Kernel, err)
 		}
 	}
