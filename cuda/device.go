@@ -113,10 +113,13 @@ type device struct {
 	ctx    uintptr
 	mod    uintptr
 	stream uintptr
-	info   Info
-	mu     sync.Mutex // serialises use of the stream and the constant globals
-	funcs  map[string]*kernelFunc
-	consts map[int]constGlobal
+	// capture records graphs (graph.go) while the stream runs the same
+	// work launched kernel by kernel
+	capture uintptr
+	info    Info
+	mu      sync.Mutex // serialises use of the stream and the constant globals
+	funcs   map[string]*kernelFunc
+	consts  map[int]constGlobal
 }
 
 type kernelFunc struct {
@@ -207,7 +210,10 @@ func openDevice(ordinal int) (*device, error) {
 		if err := v.loadModule(&in); err != nil {
 			return err
 		}
-		return d.err("cuStreamCreate", d.cuStreamCreate(&v.stream, streamNonBlocking))
+		if err := d.err("cuStreamCreate", d.cuStreamCreate(&v.stream, streamNonBlocking)); err != nil {
+			return err
+		}
+		return d.err("cuStreamCreate", d.cuStreamCreate(&v.capture, streamNonBlocking))
 	})
 	v.info = in
 	if err != nil {
@@ -286,6 +292,9 @@ func (v *device) close() {
 	v.do(func() error {
 		if v.stream != 0 {
 			v.d.cuStreamDestroy(v.stream)
+		}
+		if v.capture != 0 {
+			v.d.cuStreamDestroy(v.capture)
 		}
 		if v.mod != 0 {
 			v.d.cuModuleUnload(v.mod)

@@ -29,7 +29,9 @@ type fakeGPU struct {
 	// launch, or a memset as a closure) instead of run; cuGraphLaunch
 	// runs a recorded graph's work in order
 	capturing bool
+	capStream uintptr // the stream capturing; work on others runs
 	capture   []fakeWork
+	streams   uintptr
 	graphs    map[uintptr][]fakeWork
 	execs     map[uintptr][]fakeWork
 	nextGraph uintptr
@@ -67,12 +69,12 @@ func (f *fakeGPU) rec(call string) result {
 	return f.fail[call]
 }
 
-// stream runs work queued on the stream, or records it while capturing.
-func (f *fakeGPU) stream(call string, work func()) result {
+// stream runs work queued on stream s, or records it while s captures.
+func (f *fakeGPU) stream(call string, s uintptr, work func()) result {
 	if r := f.rec(call); r != 0 {
 		return r
 	}
-	if f.capturing {
+	if f.capturing && s == f.capStream {
 		f.capture = append(f.capture, fakeWork{run: work})
 	} else {
 		work()
@@ -163,24 +165,24 @@ func (f *fakeGPU) driver() *driver {
 			copy(unsafe.Slice((*byte)(dst), n), b[o:])
 			return f.rec("cuMemcpyDtoHAsync")
 		},
-		cuMemsetD8Async: func(dst dptr, v uint8, n uint64, _ uintptr) result {
-			return f.stream("cuMemsetD8Async", func() {
+		cuMemsetD8Async: func(dst dptr, v uint8, n uint64, st uintptr) result {
+			return f.stream("cuMemsetD8Async", st, func() {
 				b, o := f.find(dst)
 				for i := range b[o : o+int(n)] {
 					b[o+i] = v
 				}
 			})
 		},
-		cuMemsetD16Async: func(dst dptr, v uint16, n uint64, _ uintptr) result {
-			return f.stream("cuMemsetD16Async", func() {
+		cuMemsetD16Async: func(dst dptr, v uint16, n uint64, st uintptr) result {
+			return f.stream("cuMemsetD16Async", st, func() {
 				b, o := f.find(dst)
 				for i := range int(n) {
 					b[o+2*i], b[o+2*i+1] = byte(v), byte(v>>8)
 				}
 			})
 		},
-		cuMemsetD32Async: func(dst dptr, v uint32, n uint64, _ uintptr) result {
-			return f.stream("cuMemsetD32Async", func() {
+		cuMemsetD32Async: func(dst dptr, v uint32, n uint64, st uintptr) result {
+			return f.stream("cuMemsetD32Async", st, func() {
 				b, o := f.find(dst)
 				for i := range int(n) {
 					b[o+4*i], b[o+4*i+1], b[o+4*i+2], b[o+4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
@@ -188,11 +190,11 @@ func (f *fakeGPU) driver() *driver {
 			})
 		},
 		graphs: true,
-		cuStreamBeginCapture: func(uintptr, uint32) result {
+		cuStreamBeginCapture: func(st uintptr, _ uint32) result {
 			if f.capturing {
 				return 900 // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
 			}
-			f.capturing, f.capture = true, nil
+			f.capturing, f.capStream, f.capture = true, st, nil
 			return f.rec("cuStreamBeginCapture")
 		},
 		cuStreamEndCapture: func(_ uintptr, g *uintptr) result {
@@ -233,8 +235,12 @@ func (f *fakeGPU) driver() *driver {
 		},
 		cuGraphExecDestroy: func(x uintptr) result { delete(f.execs, x); return f.rec("cuGraphExecDestroy") },
 		cuGraphDestroy:     func(g uintptr) result { delete(f.graphs, g); return f.rec("cuGraphDestroy") },
-		cuStreamCreate:     func(s *uintptr, _ uint32) result { *s = 3; return f.rec("cuStreamCreate") },
-		cuStreamDestroy:    func(uintptr) result { return f.rec("cuStreamDestroy") },
+		cuStreamCreate: func(s *uintptr, _ uint32) result {
+			f.streams++
+			*s = 2 + f.streams
+			return f.rec("cuStreamCreate")
+		},
+		cuStreamDestroy: func(uintptr) result { return f.rec("cuStreamDestroy") },
 		cuStreamSynchronize: func(uintptr) result {
 			if f.capturing {
 				return 900 // a capture cannot wait
@@ -253,7 +259,7 @@ func (f *fakeGPU) driver() *driver {
 			return f.rec("cuEventElapsedTime")
 		},
 		cuEventDestroy: func(uintptr) result { return f.rec("cuEventDestroy") },
-		cuLaunchKernel: func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, _ uintptr, pp *unsafe.Pointer, _ *unsafe.Pointer) result {
+		cuLaunchKernel: func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, st uintptr, pp *unsafe.Pointer, _ *unsafe.Pointer) result {
 			l := fakeLaunch{fn: f.fnames[fn], grid: [3]uint32{gx, gy, gz}, block: [3]uint32{bx, by, bz},
 				shared: shared, nonNilParams0: pp != nil && *pp != nil}
 			if l.nonNilParams0 {
@@ -262,7 +268,7 @@ func (f *fakeGPU) driver() *driver {
 			if r := f.rec("cuLaunchKernel"); r != 0 {
 				return r
 			}
-			if f.capturing {
+			if f.capturing && st == f.capStream {
 				f.capture = append(f.capture, fakeWork{launch: &l})
 			} else {
 				f.launches = append(f.launches, l)

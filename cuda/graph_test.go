@@ -81,10 +81,11 @@ func norm(e *Exec, p params) params {
 }
 
 // A pass replayed from a recorded graph: the first use of a shape is
-// launched kernel by kernel, the second records the graph, later ones
-// replay it with one launch and only the step variables copied; what the
-// kernels see equals the kernel-by-kernel launch of the same step; a new
-// grid (more rows) is a new graph.
+// launched kernel by kernel, the second too while the graph is recorded
+// on the capture stream (nothing recorded runs), later ones replay it
+// with one launch and only the step variables copied; what the kernels
+// see equals the kernel-by-kernel launch of the same step; a new grid
+// (more rows) is a new graph.
 func TestFakeGraphReplay(t *testing.T) {
 	f := withFake(t, 90)
 	_, ex := loadPatched(t, Options{})
@@ -104,22 +105,27 @@ func TestFakeGraphReplay(t *testing.T) {
 		require.Equal(t, norm(re, want.prm), norm(e, f.effective(got.prm)), "vars %v", vars)
 	}
 	check(plan.Vars{plan.VarPos: 0, plan.VarNTok: 1}, false) // first sight: launched
-	check(plan.Vars{plan.VarPos: 1, plan.VarNTok: 1}, true)  // second: recorded and replayed
+	n := len(f.launches)
+	check(plan.Vars{plan.VarPos: 1, plan.VarNTok: 1}, false) // second: launched, and recorded
+	require.Len(t, f.launches, n+2, "the recorded launch did not run")
 	for pos := int64(2); pos < 6; pos++ {
 		check(plan.Vars{plan.VarPos: pos, plan.VarNTok: 1}, true)
 	}
 	st := e.Stats()
-	require.Equal(t, Stats{Steps: 6, KernelLaunches: 1, GraphLaunches: 5, GraphsBuilt: 1, Recorded: 1, Syncs: st.Syncs}, st)
+	require.Equal(t, Stats{Steps: 6, KernelLaunches: 2, GraphLaunches: 4, GraphsBuilt: 1, Recorded: 1, Syncs: st.Syncs}, st)
 	require.Equal(t, 1, f.count_("cuStreamBeginCapture"))
+	require.Equal(t, e.b.dev.capture, f.capStream, "recorded on the capture stream")
+	require.NotEqual(t, e.b.dev.stream, f.capStream)
 
 	// more rows: another grid, another graph
 	check(plan.Vars{plan.VarPos: 2, plan.VarNTok: 9}, false)
-	check(plan.Vars{plan.VarPos: 3, plan.VarNTok: 9}, true)
+	check(plan.Vars{plan.VarPos: 3, plan.VarNTok: 9}, false)
+	check(plan.Vars{plan.VarPos: 4, plan.VarNTok: 9}, true)
 	check(plan.Vars{plan.VarPos: 0, plan.VarNTok: 1}, true) // the first graph is still there
 	require.Equal(t, 2, e.Stats().GraphsBuilt)
 
 	// a patch out of range is refused before anything is issued
-	n := len(f.launches)
+	n = len(f.launches)
 	require.ErrorContains(t, ex.Run(0, &plan.Vars{plan.VarPos: -1, plan.VarNTok: 1}), "cuda: plan patched/main op 0")
 	require.Len(t, f.launches, n)
 	require.ErrorContains(t, ex.Run(0, &plan.Vars{plan.VarPos: 64, plan.VarNTok: 1}), "past buffer \"y\"")
@@ -150,14 +156,15 @@ func TestFakeChain(t *testing.T) {
 	require.Equal(t, 6, done)
 	require.Equal(t, []int{2, 4, 6}, seen)
 	st := e.Stats()
-	// batch 1 launched, batch 2 recorded and replayed, batch 3 replayed
-	require.Equal(t, 2, st.KernelLaunches)
-	require.Equal(t, 2, st.GraphLaunches)
+	// batch 1 launched, batch 2 launched and recorded, batch 3 replayed
+	require.Equal(t, 4, st.KernelLaunches)
+	require.Equal(t, 1, st.GraphLaunches)
 	require.Equal(t, 1, st.GraphsBuilt)
 	require.Len(t, f.launches, 6)
-	for i, l := range f.launches[2:] {
-		pos := uint64(2 + i)
-		require.Equal(t, e.ptrs[1]+pos*64*4, f.effective(l.prm).bufs[1], "launch %d writes row %d", 2+i, pos)
+	require.True(t, f.launches[4].replayed && f.launches[5].replayed)
+	for i, l := range f.launches {
+		pos := uint64(i)
+		require.Equal(t, e.ptrs[1]+pos*64*4, f.effective(l.prm).bufs[1], "launch %d writes row %d", i, pos)
 	}
 
 	// the default batch, 128 steps (64 tokens of decode and argmax), is

@@ -158,10 +158,11 @@ func (e *Exec) prepareOp(b *batch, pass int, op *plan.Dispatch, opIdx, step int,
 	return nil
 }
 
-// issue queues the batch's launches kernel by kernel (replay false: the
-// host-resolved parameters) or, while the stream captures a graph,
-// records them (replay true: kernels that have patches read the step
-// variables from row rec.step of the step buffer).
+// issue queues the batch's launches kernel by kernel on the stream
+// (replay false: the host-resolved parameters) or records them on the
+// capture stream, which is capturing a graph (replay true: kernels that
+// have patches read the step variables from row rec.step of the step
+// buffer).
 func (e *Exec) issue(b *batch, replay bool) error {
 	prof := !replay && e.b.opt.Profile
 	if prof && len(b.recs) > 0 {
@@ -185,16 +186,20 @@ func (e *Exec) issue(b *batch, replay bool) error {
 func (e *Exec) issueRec(b *batch, rec *launchRec, replay bool) error {
 	dev := e.b.dev
 	d := dev.d
+	stream := dev.stream
+	if replay {
+		stream = dev.capture
+	}
 	if rec.scratch > 0 {
 		rec.prm.bufs[shaders.ScratchIndex] = e.arena
 		if rec.first && e.b.opt.Poison {
-			if err := d.err("cuMemsetD8Async", d.cuMemsetD8Async(e.arena, 0xff, uint64(rec.scratch), dev.stream)); err != nil {
+			if err := d.err("cuMemsetD8Async", d.cuMemsetD8Async(e.arena, 0xff, uint64(rec.scratch), stream)); err != nil {
 				return err
 			}
 		}
 	}
 	for _, c := range b.consts[rec.c0 : rec.c0+rec.nc] {
-		if err := e.setConstant(c); err != nil {
+		if err := e.setConstant(c, stream); err != nil {
 			return fmt.Errorf("%s: %w", rec.name, err)
 		}
 	}
@@ -203,7 +208,7 @@ func (e *Exec) issueRec(b *batch, rec *launchRec, replay bool) error {
 		e.patchParams(rec)
 	}
 	r := d.cuLaunchKernel(rec.fn.h, rec.groups[0], rec.groups[1], rec.groups[2], rec.threads[0], rec.threads[1], rec.threads[2],
-		rec.shared, dev.stream, &e.prmPtr, nil)
+		rec.shared, stream, &e.prmPtr, nil)
 	if err := d.err("cuLaunchKernel", r); err != nil {
 		return fmt.Errorf("%s (%v groups of %v threads, %d bytes shared): %w", rec.name, rec.groups, rec.threads, rec.shared, err)
 	}
@@ -244,7 +249,7 @@ func (e *Exec) patchParams(rec *launchRec) {
 
 // setConstant queues the store of a function constant's value: a memset
 // of the value itself (1, 2 or 4 bytes), which a graph records by value.
-func (e *Exec) setConstant(c shaders.Constant) error {
+func (e *Exec) setConstant(c shaders.Constant, stream uintptr) error {
 	dev := e.b.dev
 	d := dev.d
 	g := dev.consts[c.Index]
@@ -254,11 +259,11 @@ func (e *Exec) setConstant(c shaders.Constant) error {
 		if c.Value != 0 {
 			v = 1 // the one-byte constants are bools
 		}
-		return d.err("cuMemsetD8Async", d.cuMemsetD8Async(g.ptr, v, 1, dev.stream))
+		return d.err("cuMemsetD8Async", d.cuMemsetD8Async(g.ptr, v, 1, stream))
 	case 2:
-		return d.err("cuMemsetD16Async", d.cuMemsetD16Async(g.ptr, uint16(c.Value), 1, dev.stream))
+		return d.err("cuMemsetD16Async", d.cuMemsetD16Async(g.ptr, uint16(c.Value), 1, stream))
 	case 4:
-		return d.err("cuMemsetD32Async", d.cuMemsetD32Async(g.ptr, c.Value, 1, dev.stream))
+		return d.err("cuMemsetD32Async", d.cuMemsetD32Async(g.ptr, c.Value, 1, stream))
 	}
 	return fmt.Errorf("function constant %s has %d bytes", g.name, g.size)
 }
