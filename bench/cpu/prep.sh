@@ -26,7 +26,7 @@ xz -T2 -9e -c "$SRC/hark" > "$OUT/w/hark.xz"; cp "$OUT/w/hark.xz" "$OUT/l/hark.x
 xz -T2 -9e -c "$SRC/cpu.test" > "$OUT/l/cpu.test.xz"
 [ -f "$OUT/w/model.xz" ] || { python3 bench/cpu/q8split.py split "$KIT" "$SRC/q8s.bin" && xz -T2 -9e -c "$SRC/q8s.bin" > "$OUT/w/model.xz"; }
 cp "$FLAC" "$OUT/w/excerpt.flac"; cp "$EXP" "$OUT/w/excerpt-expected.txt"; cp "$PEERS/peers-w.tar.xz" "$OUT/w/"
-cp "$PEERS/peers-l.tar.xz" "$OUT/l/"; tar -C "$(dirname "$TOK")" -cJf "$OUT/l/smollm2.tar.xz" "$(basename "$TOK")"
+cp "$PEERS/peers-l.tar.xz" "$PEERS/peers-w.tar.xz" "$OUT/l/"; tar -C "$(dirname "$TOK")" -cJf "$OUT/l/smollm2.tar.xz" "$(basename "$TOK")"
 for d in w l; do cp bench/cpu/run.sh bench/cpu/summarize.py bench/cpu/q8split.py ../shared/tools/peers/build-peers.sh "$OUT/$d/"; done
 git log --oneline -1 | tee "$OUT/w/commit.txt" "$OUT/l/commit.txt"
 du -sb "$OUT/w" "$OUT/l"

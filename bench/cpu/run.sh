@@ -9,7 +9,8 @@
 #            long-form file cut at 204.2 s: sox FILE excerpt.wav trim 0 204.2), excerpt-expected.txt (the kit
 #            reference's text of the segments starting before 204.2 s), peers-w.tar.xz (whisper.cpp's tree from build-peers.sh prepare, less what a CPU build on
 #            x86-64 never compiles: other backends, other CPU architectures, examples that need SDL2 or other platforms);
-#   llm:     peers-l.tar.xz (the llama.cpp tree likewise, its vendored miniaudio and stb dropped), smollm2.tar.xz (the
+#   llm:     peers-l.tar.xz (the llama.cpp tree likewise, its vendored miniaudio and stb dropped; and peers-w.tar.xz,
+#            built after the rows when time is left, for a whisper part on the same machine), smollm2.tar.xz (the
 #            SmolLM2 tokenizer files hark bench llm writes into its GGUFs), cpu.test.xz (go test -c ./engine/cpu, for
 #            BenchmarkDecodeBarriers).
 # Rules (issue 12): Hark and the peer alternate on the same file at the same thread count; rows below 16 threads are
@@ -30,7 +31,8 @@ xz -dc "$D/hark.xz" > $W/hark && chmod +x $W/hark && sha256sum $W/hark
 s=$(date +%s)
 if [ $PART = whisper ]; then
   xz -dc "$D/model.xz" > $W/q8s.bin && python3 "$D/q8split.py" join $W/q8s.bin $W/q8.bin && cp "$D/excerpt.flac" $W/ && tar -C $W -xJf "$D/peers-w.tar.xz" && sha256sum $W/q8.bin
-  bash "$D/build-peers.sh" build $W/peersrc $W/peers --cpu whisper || { echo "whisper.cpp build failed"; exit 1; }
+  # the llm part, run first on the same machine, may have built it already
+  [ -x $W/peers/bin/whisper-cli ] || bash "$D/build-peers.sh" build $W/peersrc $W/peers --cpu whisper || { echo "whisper.cpp build failed"; exit 1; }
 else
   xz -dc "$D/cpu.test.xz" > $W/cpu.test && chmod +x $W/cpu.test && tar -C $W -xJf "$D/peers-l.tar.xz" && tar -C $W -xJf "$D/smollm2.tar.xz"
   bash "$D/build-peers.sh" build $W/peersrc $W/peers --cpu llama > $W/bl.log 2>&1 & bl=$!
@@ -83,6 +85,9 @@ if [ $PART = llm ]; then
   fi
   for T in 8 4 1; do fits $(( T == 1 ? 30 : 15 )) "LLM tg T=$T" && llm $T $Q8 0 128; done
   fits 25 "LLM 2 threads q4_0" && llm 2 $Q4 512 128
+  if [ -f "$D/peers-w.tar.xz" ] && fits 25 "whisper.cpp build for the whisper part"; then # measures nothing: after the rows
+    tar -C $W -xJf "$D/peers-w.tar.xz" && bash "$D/build-peers.sh" build $W/peersrc $W/peers --cpu whisper
+  fi
 else
   fits 45 "Whisper q8_0 16 threads" && whisper q8_0 $W/q8.bin 16 1 5
   fits 85 "Whisper q8_0 2 threads" && whisper q8_0 $W/q8.bin 2 1 5
