@@ -25,6 +25,9 @@ type MatMul struct {
 	gemm   gemmTask
 	split  splitTask
 	noBLAS bool // tests force the pure-Go path
+	// floatActs: quantized weights are dequantized and multiplied by the
+	// float activations (Options.FloatActivations).
+	floatActs bool
 }
 
 // NewMatMul returns a MatMul running on pool.
@@ -166,10 +169,15 @@ func (t *quantTask) Do(_, lo, hi int) {
 // with all m activation rows, so it streams W at memory speed for m = 1
 // and reuses the quantized activations across rows for small m (beams).
 func (mm *MatMul) mulRows(a *mulArgs) {
-	if a.kd.id == kindQuant {
+	mm.rows.a, mm.rows.float = a, mm.floatActs && a.kd.id == kindQuant
+	switch {
+	case mm.rows.float:
+		if need := mm.pool.Workers() * a.k; len(mm.rows.deq) < need {
+			mm.rows.deq = make([]float32, need)
+		}
+	case a.kd.id == kindQuant:
 		mm.quantizeActs(a)
 	}
-	mm.rows.a = a
 	if need := mm.pool.Workers() * rowRun; len(mm.rows.buf) < need {
 		mm.rows.buf = make([]float32, need)
 	}
@@ -178,8 +186,10 @@ func (mm *MatMul) mulRows(a *mulArgs) {
 }
 
 type rowTask struct {
-	a   *mulArgs
-	buf []float32 // rowRun floats per worker for the row-run results
+	a     *mulArgs
+	buf   []float32 // rowRun floats per worker for the row-run results
+	float bool      // quantized weights against float activations
+	deq   []float32 // k floats per worker: the dequantized weight row
 }
 
 // rowRun bounds a run of weight rows handed to one dotQRows call: small
@@ -189,6 +199,17 @@ const rowRun = 128
 
 func (t *rowTask) Do(w, lo, hi int) {
 	a := t.a
+	if t.float {
+		row := t.deq[w*a.k : (w+1)*a.k]
+		for j := lo; j < hi; j++ {
+			dequantRow(a.kd, a.w[j*a.rb:(j+1)*a.rb], row)
+			for i := 0; i < a.m; i++ {
+				d := [1]float32{dotF32(row, a.x[i*a.ldx:i*a.ldx+a.k])}
+				a.store(i, j, d[:])
+			}
+		}
+		return
+	}
 	if a.kd.id == kindQuant {
 		nb := a.k / a.kd.blockSize
 		run := min(rowRun, max(4, 32768/a.rb))
