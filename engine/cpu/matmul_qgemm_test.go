@@ -1,0 +1,140 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/stretchr/testify/require"
+)
+
+// qgemmKernels lists the quantized GEMM kernels this CPU can run.
+func qgemmKernels() map[string]func(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
+	ks := map[string]func(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32){"generic": qgemmGeneric}
+	if qgemmFast {
+		ks["simd"] = qgemmKernel
+	}
+	return ks
+}
+
+// Every quantized GEMM kernel against the float64 reference, with tile
+// edges in both directions: n and m not multiples of the 16×8 tile, k a
+// multiple of 32 only, strides, bias and residual (aliased or not).
+func TestQGemmKernels(t *testing.T) {
+	pool := NewPool(0)
+	defer pool.Close()
+	saved := qgemmKernel
+	defer func() { qgemmKernel = saved }()
+	cases := []mulCase{
+		{n: 1, k: 32, m: 16},
+		{n: 16, k: 64, m: 8 + 16},
+		{n: 17, k: 96, m: 17, bias: true},
+		{n: 45, k: 608, m: 31, ldxPad: 3, ldoPad: 2, bias: true, res: true},
+		{n: 33, k: 160, m: 19, res: true, alias: true, ldoPad: 1},
+		{n: 70, k: 256, m: 64, bias: true, res: true, alias: true},
+	}
+	for name, k := range qgemmKernels() {
+		qgemmKernel = k
+		r := rand.New(rand.NewPCG(5, 13))
+		for _, workers := range []int{1, 3} {
+			p := pool
+			if workers == 1 {
+				p = NewPool(1)
+			}
+			mm := NewMatMul(p)
+			mm.qgemm = qgemmOn
+			for typ := range panelDecoders {
+				for _, c := range cases {
+					t.Run(name+"/"+typ.String(), func(t *testing.T) { checkMul(t, mm, r, typ, c) })
+				}
+			}
+			if workers == 1 {
+				p.Close()
+			}
+		}
+	}
+}
+
+// The kernels agree with each other bit-for-bit up to float rounding on
+// the same quantized inputs, so a SIMD layout error cannot hide inside the
+// reference tolerance.
+func TestQGemmKernelsAgree(t *testing.T) {
+	if !qgemmFast {
+		t.Log("no SIMD quantized GEMM kernel on this CPU; only the portable one runs")
+		return
+	}
+	r := rand.New(rand.NewPCG(9, 2))
+	for _, nb := range []int{1, 2, 7, 19} {
+		panel := make([]byte, nb*qPanelBlock)
+		act := make([]byte, nb*qTileRows*qActBlock)
+		for i := range panel {
+			panel[i] = byte(r.Uint32())
+		}
+		for i := range act {
+			act[i] = byte(r.Uint32())
+		}
+		for b := 0; b < nb; b++ {
+			for c := 0; c < qTileCols; c++ {
+				putF32(panel[b*qPanelBlock+512+4*c:], float32(r.Float64()))
+			}
+			for i := 0; i < qTileRows; i++ {
+				blk := act[(b*qTileRows+i)*qActBlock:]
+				putF32(blk[32:], float32(r.Float64()))
+				putI32(blk[36:], int32(r.IntN(1<<16))-1<<15)
+			}
+		}
+		var want, got [qTileRows * qTileCols]float32
+		qgemmGeneric(panel, act, nb, &want)
+		qgemmKernel(panel, act, nb, &got)
+		for i := range want {
+			require.InDelta(t, want[i], got[i], 1e-4*(1+float64(abs32(want[i]))), "nb=%d out[%d]", nb, i)
+		}
+	}
+}
+
+// With the SIMD GEMM off, quantized products take the previous paths
+// (sgemm on dequantized tiles, or the row-run dots: the AVX2 ones when the
+// VNNI row kernels are switched off too), and still match the reference.
+func TestQGemmOffPaths(t *testing.T) {
+	pool := NewPool(0)
+	defer pool.Close()
+	defer useVNNI(hasVNNI)
+	r := rand.New(rand.NewPCG(1, 4))
+	for _, vnni := range []bool{true, false} {
+		useVNNI(vnni)
+		for _, noBLAS := range []bool{true, false} {
+			mm := NewMatMul(pool)
+			mm.qgemm, mm.noBLAS = qgemmOff, noBLAS
+			for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+				checkMul(t, mm, r, typ, mulCase{n: 37, k: 96, m: 19, bias: true, res: true})
+			}
+		}
+	}
+}
+
+// Odd row counts and K multiples of 32 reach every packing edge of the
+// allocation-free claim too.
+func TestQGemmNoAllocAfterWarmup(t *testing.T) {
+	pool := NewPool(0)
+	defer pool.Close()
+	mm := NewMatMul(pool)
+	mm.qgemm = qgemmOn
+	r := rand.New(rand.NewPCG(2, 2))
+	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+		n, k, m := 53, 96, 37
+		w := randWeights(r, typ, n, k)
+		x := randF32(r, m*k)
+		out := make([]float32, m*n)
+		run := func() { require.NoError(t, mm.Mul(typ, w, n, k, m, x, k, out, n, nil, out, n)) }
+		run()
+		require.Zero(t, testing.AllocsPerRun(5, run), "%s", typ)
+	}
+}
+
+func putF32(b []byte, v float32) { binary.LittleEndian.PutUint32(b, math.Float32bits(v)) }
+
+func putI32(b []byte, v int32) { binary.LittleEndian.PutUint32(b, uint32(v)) }
+
+func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
