@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -138,3 +139,21 @@ func putF32(b []byte, v float32) { binary.LittleEndian.PutUint32(b, math.Float32
 func putI32(b []byte, v int32) { binary.LittleEndian.PutUint32(b, uint32(v)) }
 
 func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
+
+// BenchmarkQGemmAB: SmolLM2-135M's prefill shapes (n×k, 512 tokens), the
+// quantized GEMM (new) against the path it replaces (old: sgemm on
+// dequantized tiles where a BLAS is loaded), alternated in one process.
+func BenchmarkQGemmAB(b *testing.B) {
+	pool := NewPool(0)
+	defer pool.Close()
+	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+		for _, s := range [][2]int{{576, 576}, {192, 576}, {1536, 576}, {576, 1536}} {
+			for _, path := range []int{qgemmOff, qgemmOn} {
+				mm := NewMatMul(pool)
+				mm.qgemm = path
+				name := map[int]string{qgemmOff: "old", qgemmOn: "new"}[path]
+				b.Run(fmt.Sprintf("%s/%dx%dx512/%s", typ, s[0], s[1], name), func(b *testing.B) { benchMul(b, mm, typ, s[0], s[1], 512) })
+			}
+		}
+	}
+}
