@@ -173,6 +173,10 @@ func quantizeRowQ(x []float32, i, nb int, offset int32, act []byte) {
 
 const roundMagic = 12582912 // 1.5·2^23
 
+// qquantRow is the activation quantizer, replaced by a SIMD one at init
+// where the CPU has it.
+var qquantRow = quantizeRowQ
+
 // qgemmKernel computes one 8×16 tile: out[i·16+r] = Σ_b scale_r·d_x·
 // (Σ code·x − offset·Σx) over nb blocks. The SIMD kernel replaces it at
 // init where the CPU has one.
@@ -273,7 +277,7 @@ func (q *qquantTask) Do(_, lo, hi int) {
 	t := q.t
 	a := t.a
 	for i := lo; i < hi; i++ {
-		quantizeRowQ(a.x[i*a.ldx:i*a.ldx+a.k], i, t.nb, t.dec.offset, t.act)
+		qquantRow(a.x[i*a.ldx:i*a.ldx+a.k], i, t.nb, t.dec.offset, t.act)
 	}
 }
 

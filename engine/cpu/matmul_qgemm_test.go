@@ -157,3 +157,35 @@ func BenchmarkQGemmAB(b *testing.B) {
 		}
 	}
 }
+
+// The activation quantizers agree with the portable one: the same scales,
+// codes within one step (x·(1/d) may round differently at a tie), the
+// correction equal to −offset·Σcodes; all-zero blocks give zeros.
+func TestQGemmQuantizers(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 8))
+	const nb, rows = 5, 11
+	x := randF32(r, rows*nb*32)
+	clear(x[2*nb*32+64 : 2*nb*32+96]) // row 2, block 2 all zero
+	for i := range x[:32] {
+		x[i] *= 1e-3
+	}
+	groups := (rows + qTileRows - 1) / qTileRows
+	want := make([]byte, groups*nb*qTileRows*qActBlock)
+	got := make([]byte, len(want))
+	for i := 0; i < rows; i++ {
+		quantizeRowQ(x[i*nb*32:(i+1)*nb*32], i, nb, 8, want)
+		qquantRow(x[i*nb*32:(i+1)*nb*32], i, nb, 8, got)
+	}
+	for blk := 0; blk < len(want)/qActBlock; blk++ {
+		w, g := want[blk*qActBlock:][:qActBlock], got[blk*qActBlock:][:qActBlock]
+		var sum int32
+		for e := 0; e < 32; e++ {
+			require.InDelta(t, int8(w[e]), int8(g[e]), 1, "block %d code %d", blk, e)
+			sum += int32(int8(g[e]))
+		}
+		require.InDelta(t, math.Float32frombits(binary.LittleEndian.Uint32(w[32:])),
+			math.Float32frombits(binary.LittleEndian.Uint32(g[32:])), 1e-7, "block %d scale", blk)
+		require.Equal(t, -8*sum, int32(binary.LittleEndian.Uint32(g[36:])), "block %d correction", blk)
+	}
+	require.Equal(t, make([]byte, qActBlock), got[(2*qTileRows+2)*qActBlock:][:qActBlock], "zero block")
+}

@@ -13,8 +13,20 @@ func qgemmVNNITile(panel, act []byte, nb int, out *[qTileRows * qTileCols]float3
 	qgemmVNNI(&panel[0], &act[0], nb, &out[0])
 }
 
+//go:noescape
+func qquantAVX512(x *float32, dst *byte, nb int, negoff int)
+
+// qquantRowAVX512 is quantizeRowQ's AVX-512 version (codes may differ from
+// it in float rounding of x·(1/d) only).
+func qquantRowAVX512(x []float32, i, nb int, offset int32, act []byte) {
+	base := (i/qTileRows)*nb*qTileRows*qActBlock + i%qTileRows*qActBlock
+	_, _ = x[nb*32-1], act[base+(nb-1)*qTileRows*qActBlock+qActBlock-1]
+	qquantAVX512(&x[0], &act[base], nb, int(-offset))
+}
+
 func init() {
 	if hasVNNI {
 		qgemmKernel, qgemmFast = qgemmVNNITile, true
+		qquantRow = qquantRowAVX512
 	}
 }

@@ -143,3 +143,74 @@ qgvloop:
 	VMOVUPS Z31, 448(AX)
 	VZEROUPPER
 	RET
+
+// func qquantAVX512(x *float32, dst *byte, nb int, negoff int)
+// Quantizes nb blocks of 32 floats into the activation layout, one block
+// every 320 bytes of dst (a row's blocks within its group of 8): codes
+// round(x·127/max|x|) (VCVTPS2DQ, ties to even), d = max|x|/127 and
+// negoff·Σcodes. An all-zero block gets zero codes, d and sum.
+TEXT ·qquantAVX512(SB), NOSPLIT, $0-32
+	MOVQ         x+0(FP), SI
+	MOVQ         dst+8(FP), DI
+	MOVQ         nb+16(FP), CX
+	MOVQ         negoff+24(FP), R8
+	MOVL         $0x7FFFFFFF, AX
+	VPBROADCASTD AX, Z15
+	MOVL         $0x42FE0000, AX // 127.0
+	VMOVD        AX, X14
+	VXORPS       X13, X13, X13
+
+qqloop:
+	VMOVUPS       (SI), Z0
+	VMOVUPS       64(SI), Z1
+	VPANDD        Z15, Z0, Z2
+	VPANDD        Z15, Z1, Z3
+	VMAXPS        Z3, Z2, Z2
+	VEXTRACTF64X4 $1, Z2, Y3
+	VMAXPS        Y3, Y2, Y2
+	VEXTRACTF128  $1, Y2, X3
+	VMAXPS        X3, X2, X2
+	VPERMILPS     $0x4E, X2, X3
+	VMAXPS        X3, X2, X2
+	VPERMILPS     $0xB1, X2, X3
+	VMAXPS        X3, X2, X2
+	VUCOMISS      X13, X2
+	JEQ           qqzero
+	VDIVSS        X14, X2, X4 // d = amax/127
+	VDIVSS        X2, X14, X5 // id = 127/amax
+	VBROADCASTSS  X5, Z5
+	VMULPS        Z5, Z0, Z0
+	VMULPS        Z5, Z1, Z1
+	VCVTPS2DQ     Z0, Z0
+	VCVTPS2DQ     Z1, Z1
+	VPMOVDB       Z0, X6
+	VPMOVDB       Z1, X7
+	VMOVDQU       X6, (DI)
+	VMOVDQU       X7, 16(DI)
+	VPADDD        Z1, Z0, Z0
+	VEXTRACTI64X4 $1, Z0, Y1
+	VPADDD        Y1, Y0, Y0
+	VEXTRACTI128  $1, Y0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0x4E, X0, X1
+	VPADDD        X1, X0, X0
+	VPSHUFD       $0xB1, X0, X1
+	VPADDD        X1, X0, X0
+	VMOVD         X0, AX
+	IMULL         R8, AX
+	VMOVSS        X4, 32(DI)
+	MOVL          AX, 36(DI)
+	JMP           qqnext
+
+qqzero:
+	VPXORD  Z6, Z6, Z6
+	VMOVDQU Y6, (DI)
+	MOVQ    $0, 32(DI)
+
+qqnext:
+	ADDQ $128, SI
+	ADDQ $320, DI
+	DECQ CX
+	JNZ  qqloop
+	VZEROUPPER
+	RET
