@@ -228,9 +228,12 @@ const (
 )
 
 // mulQGemm quantizes x into the tile layout and runs the panels on the
-// pool, split statically: each work item is one panel and a range of
-// activation row groups, the split into row ranges only as fine as needed
-// to give every worker work.
+// pool. The 8×16 tiles, panel-major, are cut into 4 contiguous equal
+// ranges per worker: every worker gets work even when there are fewer
+// panels than workers (SmolLM2's K/V projections have 12), each starts
+// on its own range without touching the pool's shared counter, and the
+// spare ranges balance a worker that was descheduled. A worker repacks a
+// panel only when its range enters it.
 func (mm *MatMul) mulQGemm(a *mulArgs) {
 	dec := panelDecoders[a.kd.t]
 	nb := a.k / 32
@@ -254,7 +257,7 @@ func (mm *MatMul) mulQGemm(a *mulArgs) {
 	mm.pool.Run(a.m, grainFor(a.m, workers, max(1, 4096/a.k)), &mm.qquant)
 	mm.qquant.t = nil
 	panels := (a.n + qTileCols - 1) / qTileCols
-	t.split = min(groups, max(1, (2*workers+panels-1)/panels))
+	t.tiles = panels * groups
 	if need := workers * nb * qPanelBlock; len(t.panels) < need {
 		t.panels = make([]byte, need)
 	}
@@ -265,8 +268,8 @@ func (mm *MatMul) mulQGemm(a *mulArgs) {
 	for w := range t.last[:workers] {
 		t.last[w] = -1
 	}
-	items := panels * t.split
-	mm.pool.Run(items, (items+workers-1)/workers, t)
+	t.items = min(t.tiles, 4*workers)
+	mm.pool.Run(t.items, 1, t)
 	t.a, t.dec, t.act = nil, nil, nil
 }
 
@@ -287,7 +290,8 @@ type qgemmTask struct {
 	act    []byte
 	nb     int
 	groups int
-	split  int    // row-group ranges per panel
+	tiles  int    // panels × groups
+	items  int    // ranges of tiles
 	panels []byte // one panel of scratch per worker
 	last   []int  // the panel each worker's scratch holds, -1 for none
 	// outs is each worker's result tile: a stack array would escape
@@ -300,18 +304,17 @@ func (t *qgemmTask) Do(w, lo, hi int) {
 	pb := t.nb * qPanelBlock
 	panel := t.panels[w*pb : (w+1)*pb]
 	gb := t.nb * qTileRows * qActBlock
-	const tile = qTileRows * qTileCols
-	out := (*[tile]float32)(t.outs[w*tile : (w+1)*tile])
+	const tsz = qTileRows * qTileCols
+	out := (*[tsz]float32)(t.outs[w*tsz : (w+1)*tsz])
 	for it := lo; it < hi; it++ {
-		p, s := it/t.split, it%t.split
-		if t.last[w] != p {
-			packPanel(a, t.dec, p*qTileCols, panel)
-			t.last[w] = p
-		}
-		j0 := p * qTileCols
-		cols := min(qTileCols, a.n-j0)
-		g0, g1 := s*t.groups/t.split, (s+1)*t.groups/t.split
-		for g := g0; g < g1; g++ {
+		for tile := it * t.tiles / t.items; tile < (it+1)*t.tiles/t.items; tile++ {
+			p, g := tile/t.groups, tile%t.groups
+			if t.last[w] != p {
+				packPanel(a, t.dec, p*qTileCols, panel)
+				t.last[w] = p
+			}
+			j0 := p * qTileCols
+			cols := min(qTileCols, a.n-j0)
 			qgemmKernel(panel, t.act[g*gb:(g+1)*gb], t.nb, out)
 			for i := 0; i < qTileRows && g*qTileRows+i < a.m; i++ {
 				a.store(g*qTileRows+i, j0, out[i*qTileCols:i*qTileCols+cols])

@@ -24,8 +24,6 @@ func qgemmKernels() map[string]func(panel, act []byte, nb int, out *[qTileRows *
 // edges in both directions: n and m not multiples of the 16×8 tile, k a
 // multiple of 32 only, strides, bias and residual (aliased or not).
 func TestQGemmKernels(t *testing.T) {
-	pool := NewPool(0)
-	defer pool.Close()
 	saved := qgemmKernel
 	defer func() { qgemmKernel = saved }()
 	cases := []mulCase{
@@ -39,11 +37,8 @@ func TestQGemmKernels(t *testing.T) {
 	for name, k := range qgemmKernels() {
 		qgemmKernel = k
 		r := rand.New(rand.NewPCG(5, 13))
-		for _, workers := range []int{1, 3} {
-			p := pool
-			if workers == 1 {
-				p = NewPool(1)
-			}
+		for _, workers := range []int{1, 3, 7} {
+			p := NewPool(workers)
 			mm := NewMatMul(p)
 			mm.qgemm = qgemmOn
 			for typ := range panelDecoders {
@@ -51,9 +46,7 @@ func TestQGemmKernels(t *testing.T) {
 					t.Run(name+"/"+typ.String(), func(t *testing.T) { checkMul(t, mm, r, typ, c) })
 				}
 			}
-			if workers == 1 {
-				p.Close()
-			}
+			p.Close()
 		}
 	}
 }
