@@ -46,15 +46,16 @@ const qgemmMinM = gemmMinM
 // panelDecoder decodes one weight block of type t into 32 unsigned codes;
 // offset is the code of a zero weight.
 type panelDecoder struct {
-	t      ggml.Type
-	offset int32
+	t       ggml.Type
+	offset  int32
+	maxCode int
 }
 
 var panelDecoders = map[ggml.Type]*panelDecoder{
-	ggml.Q8_0:   {ggml.Q8_0, 128},
-	ggml.Q4_0:   {ggml.Q4_0, 8},
-	ggml.Q5_0:   {ggml.Q5_0, 16},
-	ggml.IQ4_NL: {ggml.IQ4_NL, 128},
+	ggml.Q8_0:   {ggml.Q8_0, 128, 255},
+	ggml.Q4_0:   {ggml.Q4_0, 8, 15},
+	ggml.Q5_0:   {ggml.Q5_0, 16, 31},
+	ggml.IQ4_NL: {ggml.IQ4_NL, 128, 255},
 }
 
 // decode returns the block's scale. A switch rather than a func value
@@ -182,9 +183,10 @@ var qquantRow = quantizeRowQ
 // init where the CPU has one.
 var qgemmKernel = qgemmGeneric
 
-// qgemmFast reports whether qgemmKernel is a SIMD kernel: the portable one
-// is slower than sgemm and only serves where no BLAS is loaded.
-var qgemmFast = false
+// qgemmMaxCode is the largest weight code the SIMD qgemmKernel takes (0:
+// there is none; the portable kernel is slower than sgemm and serves
+// tests only). The AVX2 kernel's int16 pair sums limit it to 5-bit codes.
+var qgemmMaxCode = 0
 
 func qgemmGeneric(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
 	*out = [qTileRows * qTileCols]float32{}
@@ -217,7 +219,7 @@ func (mm *MatMul) canQGemm(a *mulArgs) bool {
 	if mm.qgemm != qgemmAuto {
 		return mm.qgemm == qgemmOn
 	}
-	return qgemmFast
+	return panelDecoders[a.kd.t].maxCode <= qgemmMaxCode
 }
 
 // Test overrides of the path choice.

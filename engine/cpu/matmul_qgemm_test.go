@@ -11,12 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// qgemmKernels lists the quantized GEMM kernels this CPU can run.
-func qgemmKernels() map[string]func(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
-	ks := map[string]func(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32){"generic": qgemmGeneric}
-	if qgemmFast {
-		ks["simd"] = qgemmKernel
-	}
+type qgemmKernelFunc = func(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32)
+
+// qgemmTestKernel is a kernel and the largest weight code it takes.
+type qgemmTestKernel struct {
+	k       qgemmKernelFunc
+	maxCode int
+}
+
+// qgemmKernels lists the quantized GEMM kernels this CPU can run, with the
+// largest code each takes.
+func qgemmKernels() map[string]qgemmTestKernel {
+	ks := map[string]qgemmTestKernel{"generic": {qgemmGeneric, 255}}
+	addSIMDKernels(ks)
 	return ks
 }
 
@@ -35,13 +42,16 @@ func TestQGemmKernels(t *testing.T) {
 		{n: 70, k: 256, m: 64, bias: true, res: true, alias: true},
 	}
 	for name, k := range qgemmKernels() {
-		qgemmKernel = k
+		qgemmKernel = k.k
 		r := rand.New(rand.NewPCG(5, 13))
 		for _, workers := range []int{1, 3, 7} {
 			p := NewPool(workers)
 			mm := NewMatMul(p)
 			mm.qgemm = qgemmOn
-			for typ := range panelDecoders {
+			for typ, dec := range panelDecoders {
+				if dec.maxCode > k.maxCode {
+					continue
+				}
 				for _, c := range cases {
 					t.Run(name+"/"+typ.String(), func(t *testing.T) { checkMul(t, mm, r, typ, c) })
 				}
@@ -55,54 +65,32 @@ func TestQGemmKernels(t *testing.T) {
 // the same quantized inputs, so a SIMD layout error cannot hide inside the
 // reference tolerance.
 func TestQGemmKernelsAgree(t *testing.T) {
-	if !qgemmFast {
-		t.Log("no SIMD quantized GEMM kernel on this CPU; only the portable one runs")
-		return
-	}
 	r := rand.New(rand.NewPCG(9, 2))
-	for _, nb := range []int{1, 2, 7, 19} {
-		panel := make([]byte, nb*qPanelBlock)
-		act := make([]byte, nb*qTileRows*qActBlock)
-		for i := range panel {
-			panel[i] = byte(r.Uint32())
-		}
-		for i := range act {
-			act[i] = byte(r.Uint32())
-		}
-		for b := 0; b < nb; b++ {
-			for c := 0; c < qTileCols; c++ {
-				putF32(panel[b*qPanelBlock+512+4*c:], float32(r.Float64()))
+	for name, k := range qgemmKernels() {
+		for _, nb := range []int{1, 2, 7, 19} {
+			panel := make([]byte, nb*qPanelBlock)
+			act := make([]byte, nb*qTileRows*qActBlock)
+			for i := range panel {
+				panel[i] = byte(r.IntN(k.maxCode + 1))
 			}
-			for i := 0; i < qTileRows; i++ {
-				blk := act[(b*qTileRows+i)*qActBlock:]
-				putF32(blk[32:], float32(r.Float64()))
-				putI32(blk[36:], int32(r.IntN(1<<16))-1<<15)
+			for i := range act {
+				act[i] = byte(r.Uint32())
 			}
-		}
-		var want, got [qTileRows * qTileCols]float32
-		qgemmGeneric(panel, act, nb, &want)
-		qgemmKernel(panel, act, nb, &got)
-		for i := range want {
-			require.InDelta(t, want[i], got[i], 1e-4*(1+float64(abs32(want[i]))), "nb=%d out[%d]", nb, i)
-		}
-	}
-}
-
-// With the SIMD GEMM off, quantized products take the previous paths
-// (sgemm on dequantized tiles, or the row-run dots: the AVX2 ones when the
-// VNNI row kernels are switched off too), and still match the reference.
-func TestQGemmOffPaths(t *testing.T) {
-	pool := NewPool(0)
-	defer pool.Close()
-	defer useVNNI(hasVNNI)
-	r := rand.New(rand.NewPCG(1, 4))
-	for _, vnni := range []bool{true, false} {
-		useVNNI(vnni)
-		for _, noBLAS := range []bool{true, false} {
-			mm := NewMatMul(pool)
-			mm.qgemm, mm.noBLAS = qgemmOff, noBLAS
-			for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
-				checkMul(t, mm, r, typ, mulCase{n: 37, k: 96, m: 19, bias: true, res: true})
+			for b := 0; b < nb; b++ {
+				for c := 0; c < qTileCols; c++ {
+					putF32(panel[b*qPanelBlock+512+4*c:], float32(r.Float64()))
+				}
+				for i := 0; i < qTileRows; i++ {
+					blk := act[(b*qTileRows+i)*qActBlock:]
+					putF32(blk[32:], float32(r.Float64()))
+					putI32(blk[36:], int32(r.IntN(1<<16))-1<<15)
+				}
+			}
+			var want, got [qTileRows * qTileCols]float32
+			qgemmGeneric(panel, act, nb, &want)
+			k.k(panel, act, nb, &got)
+			for i := range want {
+				require.InDelta(t, want[i], got[i], 1e-4*(1+float64(abs32(want[i]))), "%s nb=%d out[%d]", name, nb, i)
 			}
 		}
 	}

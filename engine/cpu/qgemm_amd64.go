@@ -24,9 +24,24 @@ func qquantRowAVX512(x []float32, i, nb int, offset int32, act []byte) {
 	qquantAVX512(&x[0], &act[base], nb, int(-offset))
 }
 
+//go:noescape
+func qgemmAVX2(panel, act *byte, nb int, out *float32)
+
+func qgemmAVX2Tile(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
+	if nb <= 0 {
+		*out = [qTileRows * qTileCols]float32{}
+		return
+	}
+	_, _ = panel[nb*qPanelBlock-1], act[nb*qTileRows*qActBlock-1]
+	qgemmAVX2(&panel[0], &act[0], nb, &out[0])
+}
+
 func init() {
-	if hasVNNI {
-		qgemmKernel, qgemmFast = qgemmVNNITile, true
+	switch {
+	case hasVNNI:
+		qgemmKernel, qgemmMaxCode = qgemmVNNITile, 255
 		qquantRow = qquantRowAVX512
+	case hasAVX2:
+		qgemmKernel, qgemmMaxCode = qgemmAVX2Tile, 31
 	}
 }
