@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
+	"github.com/harkapp/hark/engine/blas"
 	"github.com/harkapp/hark/engine/ggml"
 )
 
@@ -188,6 +189,13 @@ var qgemmKernel = qgemmGeneric
 // tests only). The AVX2 kernel's int16 pair sums limit it to 5-bit codes.
 var qgemmMaxCode = 0
 
+// qgemmOverBLAS is whether the SIMD kernel is preferred to sgemm on
+// dequantized tiles where a BLAS is loaded: measured for VNNI (several
+// times faster, engine/cpu BenchmarkQGemmAB); the AVX2 kernel was not
+// measured against a BLAS tuned for its CPU, so it only replaces the
+// pure-Go paths.
+var qgemmOverBLAS = false
+
 func qgemmGeneric(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
 	*out = [qTileRows * qTileCols]float32{}
 	for b := 0; b < nb; b++ {
@@ -218,6 +226,9 @@ func (mm *MatMul) canQGemm(a *mulArgs) bool {
 	}
 	if mm.qgemm != qgemmAuto {
 		return mm.qgemm == qgemmOn
+	}
+	if !qgemmOverBLAS && !mm.noBLAS && blas.Available() {
+		return false
 	}
 	return panelDecoders[a.kd.t].maxCode <= qgemmMaxCode
 }

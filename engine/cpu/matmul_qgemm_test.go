@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/harkapp/hark/engine/blas"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/stretchr/testify/require"
 )
@@ -122,26 +123,32 @@ func putI32(b []byte, v int32) { binary.LittleEndian.PutUint32(b, uint32(v)) }
 func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
 
 // BenchmarkQGemmAB: SmolLM2-135M's prefill shapes (n×k, 512 tokens), the
-// quantized GEMM (new) against the path it replaces (old: sgemm on
-// dequantized tiles where a BLAS is loaded), alternated in one process.
+// quantized GEMM with each SIMD kernel this CPU runs against the path it
+// replaces ("old": sgemm on dequantized tiles where a BLAS is loaded),
+// alternated in one process.
 func BenchmarkQGemmAB(b *testing.B) {
 	pool := NewPool(0)
 	defer pool.Close()
+	saved := qgemmKernel
+	defer func() { qgemmKernel = saved }()
 	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
 		for _, s := range [][2]int{{576, 576}, {192, 576}, {1536, 576}, {576, 1536}} {
-			for _, path := range []int{qgemmOff, qgemmOn} {
+			mm := NewMatMul(pool)
+			mm.qgemm = qgemmOff
+			b.Run(fmt.Sprintf("%s/%dx%dx512/old", typ, s[0], s[1]), func(b *testing.B) { benchMul(b, mm, typ, s[0], s[1], 512) })
+			for name, k := range qgemmKernels() {
+				if name == "generic" || k.maxCode < panelDecoders[typ].maxCode {
+					continue
+				}
+				qgemmKernel = k.k
 				mm := NewMatMul(pool)
-				mm.qgemm = path
-				name := map[int]string{qgemmOff: "old", qgemmOn: "new"}[path]
+				mm.qgemm = qgemmOn
 				b.Run(fmt.Sprintf("%s/%dx%dx512/%s", typ, s[0], s[1], name), func(b *testing.B) { benchMul(b, mm, typ, s[0], s[1], 512) })
 			}
 		}
 	}
 }
 
-// The activation quantizers agree with the portable one: the same scales,
-// codes within one step (x·(1/d) may round differently at a tie), the
-// correction equal to −offset·Σcodes; all-zero blocks give zeros.
 func TestQGemmQuantizers(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 8))
 	const nb, rows = 5, 11
@@ -169,4 +176,32 @@ func TestQGemmQuantizers(t *testing.T) {
 		require.Equal(t, -8*sum, int32(binary.LittleEndian.Uint32(g[36:])), "block %d correction", blk)
 	}
 	require.Equal(t, make([]byte, qActBlock), got[(2*qTileRows+2)*qActBlock:][:qActBlock], "zero block")
+}
+
+// The path choice: only types whose codes the installed kernel takes, a
+// kernel not preferred to sgemm only where no BLAS is loaded, and never
+// below qgemmMinM rows.
+func TestQGemmPathChoice(t *testing.T) {
+	savedMax, savedOver := qgemmMaxCode, qgemmOverBLAS
+	defer func() { qgemmMaxCode, qgemmOverBLAS = savedMax, savedOver }()
+	mm := NewMatMul(nil)
+	args := func(typ ggml.Type, m int) *mulArgs { return &mulArgs{kd: kinds[typ], k: 64, m: m} }
+	qgemmMaxCode, qgemmOverBLAS = 31, false // the AVX2 kernel
+	for _, noBLAS := range []bool{true, false} {
+		mm.noBLAS = noBLAS
+		want := noBLAS || !blas.Available()
+		require.Equal(t, want, mm.canQGemm(args(ggml.Q4_0, 64)), "q4_0 noBLAS=%v", noBLAS)
+		require.Equal(t, want, mm.canQGemm(args(ggml.Q5_0, 64)), "q5_0 noBLAS=%v", noBLAS)
+		require.False(t, mm.canQGemm(args(ggml.Q8_0, 64)), "q8_0 noBLAS=%v", noBLAS)
+	}
+	qgemmMaxCode, qgemmOverBLAS = 255, true // the VNNI kernel
+	mm.noBLAS = false
+	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0, ggml.IQ4_NL} {
+		require.True(t, mm.canQGemm(args(typ, qgemmMinM)), "%s", typ)
+		require.False(t, mm.canQGemm(args(typ, qgemmMinM-1)), "%s below qgemmMinM", typ)
+	}
+	require.False(t, mm.canQGemm(args(ggml.Q4_K, 64)), "q4_k has no panel decoder")
+	require.False(t, mm.canQGemm(args(ggml.F16, 64)), "f16 stays on sgemm")
+	qgemmMaxCode = 0 // no SIMD kernel
+	require.False(t, mm.canQGemm(args(ggml.Q8_0, 64)))
 }

@@ -39,7 +39,7 @@ func qgemmAVX2Tile(panel, act []byte, nb int, out *[qTileRows * qTileCols]float3
 func init() {
 	switch {
 	case hasVNNI:
-		qgemmKernel, qgemmMaxCode = qgemmVNNITile, 255
+		qgemmKernel, qgemmMaxCode, qgemmOverBLAS = qgemmVNNITile, 255, true
 		qquantRow = qquantRowAVX512
 	case hasAVX2:
 		qgemmKernel, qgemmMaxCode = qgemmAVX2Tile, 31
