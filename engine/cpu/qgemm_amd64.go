@@ -3,14 +3,26 @@ package cpu
 //go:noescape
 func qgemmVNNI(panel, act *byte, nb int, out *float32)
 
-// qgemmVNNITile bounds-checks the tile once for the assembly.
-func qgemmVNNITile(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
+//go:noescape
+func qgemmAVX2(panel, act *byte, nb int, out *float32)
+
+// qgemmTile bounds-checks a tile once for the assembly kernel asm.
+func qgemmTile(asm func(panel, act *byte, nb int, out *float32),
+	panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
 	if nb <= 0 {
 		*out = [qTileRows * qTileCols]float32{}
 		return
 	}
 	_, _ = panel[nb*qPanelBlock-1], act[nb*qTileRows*qActBlock-1]
-	qgemmVNNI(&panel[0], &act[0], nb, &out[0])
+	asm(&panel[0], &act[0], nb, &out[0])
+}
+
+func qgemmVNNITile(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
+	qgemmTile(qgemmVNNI, panel, act, nb, out)
+}
+
+func qgemmAVX2Tile(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
+	qgemmTile(qgemmAVX2, panel, act, nb, out)
 }
 
 //go:noescape
@@ -22,18 +34,6 @@ func qquantRowAVX512(x []float32, i, nb int, offset int32, act []byte) {
 	base := (i/qTileRows)*nb*qTileRows*qActBlock + i%qTileRows*qActBlock
 	_, _ = x[nb*32-1], act[base+(nb-1)*qTileRows*qActBlock+qActBlock-1]
 	qquantAVX512(&x[0], &act[base], nb, int(-offset))
-}
-
-//go:noescape
-func qgemmAVX2(panel, act *byte, nb int, out *float32)
-
-func qgemmAVX2Tile(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
-	if nb <= 0 {
-		*out = [qTileRows * qTileCols]float32{}
-		return
-	}
-	_, _ = panel[nb*qPanelBlock-1], act[nb*qTileRows*qActBlock-1]
-	qgemmAVX2(&panel[0], &act[0], nb, &out[0])
 }
 
 func init() {
