@@ -24,7 +24,10 @@ type MatMul struct {
 	prep   prepTask
 	gemm   gemmTask
 	split  splitTask
+	qg     qgemmTask
+	qquant qquantTask
 	noBLAS bool // tests force the pure-Go path
+	qgemm  int  // tests force the quantized GEMM on or off (qgemmAuto)
 	// floatActs: quantized weights are dequantized and multiplied by the
 	// float activations (Options.FloatActivations).
 	floatActs bool
@@ -93,6 +96,10 @@ func (mm *MatMul) Mul(t ggml.Type, w []byte, n, k, m int, x []float32, ldx int,
 		out: out, ldo: ldo, bias: bias, res: res, ldr: ldr}
 	a := &mm.args
 	defer func() { mm.args = mulArgs{} }() // drop references to the caller's slices
+	if mm.canQGemm(a) {
+		mm.mulQGemm(a)
+		return nil
+	}
 	if m >= gemmMinM && !mm.noBLAS && blas.Available() {
 		return mm.mulBLAS(a)
 	}
