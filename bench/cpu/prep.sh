@@ -22,7 +22,7 @@ open(p, "w").write(s)
 PY
 (cd "$SRC" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$SRC/hark" .)
 CGO_ENABLED=0 go test -c -trimpath -ldflags="-s -w" -o "$SRC/cpu.test" ./engine/cpu
-xz -T2 -9e -c "$SRC/hark" > "$OUT/w/hark.xz"; cp "$OUT/w/hark.xz" "$OUT/l/hark.xz"
+xz -T2 -9e -c "$SRC/hark" > "$OUT/l/hark.xz" # the whisper part reuses it on the same machine (see run.sh)
 xz -T2 -9e -c "$SRC/cpu.test" > "$OUT/l/cpu.test.xz"
 [ -f "$OUT/w/model.xz" ] || { python3 bench/cpu/q8split.py split "$KIT" "$SRC/q8s.bin" && xz -T2 -9e -c "$SRC/q8s.bin" > "$OUT/w/model.xz"; }
 cp "$FLAC" "$OUT/w/excerpt.flac"; cp "$EXP" "$OUT/w/excerpt-expected.txt"; cp "$PEERS/peers-w.tar.xz" "$OUT/w/"
