@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CPU measurement against whisper.cpp and llama.cpp (issue 12) on the device machine, from the repository root:
-#   bench/cpu/run.sh whisper|llm DIR OUT LIMIT
+#   bench/cpu/run.sh whisper|llm|q4 DIR OUT LIMIT
+# (q4: the llm part's set-up, then only the q4_0 rows the llm part runs last; used when those were skipped)
 # Two parts, one device call each (the repository that travels with every call leaves under 31 MB for the rest, and
 # the kit model and the excerpt alone take 24 MB; run the llm part first, then the whisper part on the same machine
 # while it is warm: the whisper part then reuses the llm part's Hark binary and need not carry it). DIR holds hark.xz
@@ -78,7 +79,9 @@ whisper() { # NAME MODEL T BEAM RUNS
 # Priority (issue 12's brief): the scaling table (Whisper q8_0 and LLM q8_0 decode at 1, 2, 4, 8, 16 threads), the
 # LLM rows, Whisper f16 (not run: its model does not travel), beam 5. The 2- and 16-thread q8_0 LLM rows serve the
 # scaling table too.
-if [ $PART = llm ]; then
+if [ $PART = q4 ]; then
+  fits 25 "LLM 2 threads q4_0" && llm 2 $Q4 512 128
+elif [ $PART = llm ]; then
   fits 35 "LLM 2 threads q8_0" && llm 2 $Q8 512 128
   fits 15 "LLM 16 threads q8_0" && llm 16 $Q8 512 128
   if fits 20 "pool barriers A/B"; then # item 1 of issue 12: same binary, barrier after every dispatch vs fences
