@@ -143,19 +143,33 @@ func samplesOf(d time.Duration) int {
 
 // Write adds audio and, when enough has arrived since the last decode,
 // decodes once (however much arrived: a caller that fell behind passes
-// everything pending in one Write and catches up in one step).
+// everything pending in one Write and catches up in one step). The
+// voice-activity detector still follows the audio 100 ms at a time, so a
+// pause inside a long Write ends its utterance where it is, not at the end
+// of the Write (which would have merged the utterances around it into one
+// window, past what the decoder can hold).
 func (s *Streamer) Write(ctx context.Context, samples []float32) error {
-	s.buf = append(s.buf, samples...)
-	s.total += len(samples)
-	s.det.Write(samples)
-	if s.cfg.Pause > 0 && s.det.EndOfSpeech(s.cfg.Pause) {
-		return s.endUtterance(ctx)
+	for len(samples) > 0 {
+		n := min(len(samples), SampleRate/10)
+		x := samples[:n]
+		samples = samples[n:]
+		s.buf = append(s.buf, x...)
+		s.total += n
+		s.det.Write(x)
+		if s.cfg.Pause > 0 && s.det.EndOfSpeech(s.cfg.Pause) {
+			if err := s.endUtterance(ctx); err != nil {
+				return err
+			}
+			continue
+		}
+		if s.cut && !s.det.SpeechSeen() {
+			// Between utterances: keep a little lead-in, decode nothing.
+			if keep := samplesOf(time.Second); len(s.buf) > keep {
+				s.drop(len(s.buf) - keep)
+			}
+		}
 	}
 	if s.cut && !s.det.SpeechSeen() {
-		// Between utterances: keep a little lead-in, decode nothing.
-		if keep := samplesOf(time.Second); len(s.buf) > keep {
-			s.drop(len(s.buf) - keep)
-		}
 		return nil
 	}
 	if s.total-s.decoded < samplesOf(s.cfg.Step) {

@@ -322,6 +322,39 @@ func TestStreamerPauseEndsUtterance(t *testing.T) {
 	require.Less(t, m.at[len(m.at)-1], secs(len(x)), "the silent tail after the last utterance is not decoded")
 }
 
+// A caller that fell behind passes everything pending in one Write: a
+// pause inside it still ends the first utterance there, with a window of
+// its own (before, the pause went unseen and both utterances were decoded
+// as one window).
+func TestStreamerPauseInsideOneWrite(t *testing.T) {
+	first := script(6, 0.5)
+	second := script(6, 8.5)
+	for i := range second {
+		second[i].Word = fmt.Sprintf(" v%d", i)
+	}
+	ws := append(append([]Word{}, first...), second...)
+	m := &scriptModel{words: ws}
+	var commits []StreamEvent
+	s := NewStreamer(m, StreamConfig{}, func(e StreamEvent) {
+		if e.Type == EventCommitted {
+			commits = append(commits, e)
+		}
+	})
+	m.s = s
+	x := append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
+	x = append(x, quiet(5*SampleRate)...)
+	x = append(x, tone(3*SampleRate, 0)...)
+	x = append(x, quiet(SampleRate)...)
+	require.NoError(t, s.Write(context.Background(), x))
+	res, err := s.Finish(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, scriptText(ws), res.Text)
+	require.NotEmpty(t, m.windows)
+	require.Less(t, m.windows[0], 5.0, "the first utterance is decoded on its own")
+	require.NotEmpty(t, commits)
+	require.Equal(t, scriptText(first), strings.TrimSpace(commits[0].Text), "the first commit is the first utterance")
+}
+
 // Finish decodes only the uncommitted tail.
 func TestStreamerFinishDecodesOnlyTheTail(t *testing.T) {
 	ws := script(30, 0.2)
