@@ -158,6 +158,11 @@ func (s *Streamer) Write(ctx context.Context, samples []float32) error {
 		s.det.Write(x)
 		if s.cfg.Pause > 0 && s.det.EndOfSpeech(s.cfg.Pause) {
 			if err := s.endUtterance(ctx); err != nil {
+				// (a step cancelled at release): keep the rest of the
+				// audio, for Finish.
+				s.buf = append(s.buf, samples...)
+				s.total += len(samples)
+				s.det.Write(samples)
 				return err
 			}
 			continue

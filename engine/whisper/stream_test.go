@@ -355,6 +355,39 @@ func TestStreamerPauseInsideOneWrite(t *testing.T) {
 	require.Equal(t, scriptText(first), strings.TrimSpace(commits[0].Text), "the first commit is the first utterance")
 }
 
+// A Write whose decode is cancelled (the app cancels the step in flight
+// at release) loses no audio: Finish still transcribes all of it.
+func TestStreamerCancelledWriteKeepsAudio(t *testing.T) {
+	first := script(6, 0.5)
+	second := script(6, 8.5)
+	for i := range second {
+		second[i].Word = fmt.Sprintf(" v%d", i)
+	}
+	ws := append(append([]Word{}, first...), second...)
+	m := &scriptModel{words: ws}
+	s := NewStreamer(cancellable{m}, StreamConfig{}, nil)
+	m.s = s
+	x := append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
+	x = append(x, quiet(5*SampleRate)...)
+	x = append(x, tone(3*SampleRate, 0)...)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, s.Write(ctx, x), context.Canceled)
+	res, err := s.Finish(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, scriptText(ws), res.Text)
+}
+
+// cancellable fails once its context is done.
+type cancellable struct{ m *scriptModel }
+
+func (c cancellable) TranscribeWindow(ctx context.Context, x []float32, p string) ([]Segment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.m.TranscribeWindow(ctx, x, p)
+}
+
 // Finish decodes only the uncommitted tail.
 func TestStreamerFinishDecodesOnlyTheTail(t *testing.T) {
 	ws := script(30, 0.2)
