@@ -25,6 +25,7 @@ type scriptModel struct {
 	perSegment int
 	runAhead   bool
 	memorized  bool
+	hears      float64 // seconds of a window the model hears (0: all; the real one hears 30 s)
 	garble     bool
 	prompts    []string
 	windows    []float64 // length of each window decoded, seconds
@@ -34,6 +35,9 @@ type scriptModel struct {
 func (m *scriptModel) TranscribeWindow(_ context.Context, samples []float32, prompt string) ([]Segment, error) {
 	a := secs(m.s.bufStart)
 	b := a + secs(len(samples))
+	if m.hears > 0 {
+		b = min(b, a+m.hears)
+	}
 	m.prompts = append(m.prompts, prompt)
 	m.windows = append(m.windows, b-a)
 	m.at = append(m.at, secs(m.s.total))
@@ -386,6 +390,27 @@ func (c cancellable) TranscribeWindow(ctx context.Context, x []float32, p string
 		return nil, err
 	}
 	return c.m.TranscribeWindow(ctx, x, p)
+}
+
+// A decoder that fell behind leaves more audio at release than one decode
+// hears (the real model hears 30 s): Finish commits it a window at a time
+// and loses none.
+func TestStreamerFinishAfterBacklog(t *testing.T) {
+	ws := script(80, 0.2) // 0.2 .. 40 s, no pause
+	m := &scriptModel{words: ws, hears: WindowSecs}
+	s := NewStreamer(cancellable{m}, StreamConfig{}, nil)
+	m.s = s
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	x := tone(41*SampleRate, 0)
+	require.NoError(t, s.Write(context.Background(), x[:SampleRate/2]))
+	require.ErrorIs(t, s.Write(ctx, x[SampleRate/2:]), context.Canceled, "the step in flight at release is cancelled")
+	res, err := s.Finish(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, scriptText(ws), res.Text)
+	for _, w := range m.windows {
+		require.LessOrEqual(t, w, 41.0)
+	}
 }
 
 // Finish decodes only the uncommitted tail.
