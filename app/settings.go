@@ -81,7 +81,18 @@ type SettingsData struct {
 	MicCloseSeconds int  `json:"micCloseSeconds"`
 	// PasteLastHotkey inserts the last transcript again ("" = none).
 	PasteLastHotkey string `json:"pasteLastHotkey"`
+	// OverlayPosition is where the recording overlay appears (app/overlay):
+	// OverlayBottom or OverlayCaret.
+	OverlayPosition string `json:"overlayPosition"`
 }
+
+// Where the recording overlay appears: at the bottom centre of the active
+// screen, or just below the text cursor of the focused app (where the app
+// tells it through accessibility; else at the bottom centre).
+const (
+	OverlayBottom = "bottom"
+	OverlayCaret  = "caret"
+)
 
 // DefaultCleanupPrompt is the clean-up instruction when the user has not
 // written one.
@@ -115,6 +126,7 @@ func defaultSettings() SettingsData {
 		CleanupTimeoutMs:  1500,
 		BetterHotkey:      defaultBetterHotkey(),
 		MicCloseSeconds:   10,
+		OverlayPosition:   OverlayBottom,
 	}
 }
 
@@ -143,6 +155,8 @@ func (d SettingsData) validate() error {
 		return bad("pasteLastHotkey", d.PasteLastHotkey, "a key combination other than the dictation hotkey")
 	case d.MicCloseSeconds < 0 || d.MicCloseSeconds > 3600:
 		return bad("micCloseSeconds", d.MicCloseSeconds, "0 to 3600")
+	case d.OverlayPosition != OverlayBottom && d.OverlayPosition != OverlayCaret:
+		return bad("overlayPosition", d.OverlayPosition, "bottom or caret")
 	case d.RetentionDays < 0 || d.RetentionDays > 36500:
 		return bad("retentionDays", d.RetentionDays, "0 (forever) to 36500")
 	case d.IdleUnloadMinutes < 0 || d.IdleUnloadMinutes > 10080:

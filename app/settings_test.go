@@ -26,6 +26,7 @@ func TestSettingsPersistAcrossReopen(t *testing.T) {
 	s.Cleanup = true
 	s.CleanupPrompt = "Fix it."
 	s.Theme = "dark"
+	s.OverlayPosition = OverlayCaret
 	got, err := a.Settings.Update(s)
 	require.NoError(t, err)
 	require.Equal(t, s, got)
@@ -39,6 +40,8 @@ func TestSettingsPersistAcrossReopen(t *testing.T) {
 		func(d *SettingsData) { d.RetentionDays = -1 },
 		func(d *SettingsData) { d.ServerAddr = "nope" },
 		func(d *SettingsData) { d.Theme = "pink" },
+		func(d *SettingsData) { d.OverlayPosition = "top" },
+		func(d *SettingsData) { d.OverlayPosition = "" },
 	} {
 		b := s
 		bad(&b)

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/harkapp/hark/cuda"
 	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/llm/bench"
+	"github.com/harkapp/hark/engine/tokenizer"
 	"github.com/harkapp/hark/internal/shareddir"
 	"github.com/harkapp/hark/metal"
 	"github.com/spf13/cobra"
@@ -38,6 +40,7 @@ type BenchLLMOptions struct {
 	Threads   int
 	GPU       int
 	Backend   string
+	Chain     bool // also tg with on-backend greedy selection, chained
 }
 
 // newBenchLLMCmd builds the command; runF, when not nil, replaces
@@ -89,6 +92,7 @@ reusing files already there, and measures them.`,
 	fl.IntVarP(&o.Threads, "threads", "t", 2, "CPU threads")
 	fl.StringVar(&o.Backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
 	fl.IntVar(&o.GPU, gpuFlag, 0, gpuHelp)
+	fl.BoolVar(&o.Chain, "chain", false, "also measure tg as generation runs: greedy, the token chosen on the backend, steps chained (only ids read back)")
 	return cmd
 }
 
@@ -129,7 +133,7 @@ func runBenchLLM(out, errOut io.Writer, o *BenchLLMOptions) error {
 	fmt.Fprintln(out, "| model | size | params | backend | threads | test | t/s |")
 	fmt.Fprintln(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: |")
 	for _, path := range models {
-		if err := benchModel(out, errOut, o.Backend, o.GPU, path, o.PP, o.TG, o.Reps, o.Threads); err != nil {
+		if err := benchModel(out, errOut, o, path); err != nil {
 			return err
 		}
 	}
@@ -137,7 +141,8 @@ func runBenchLLM(out, errOut io.Writer, o *BenchLLMOptions) error {
 	return nil
 }
 
-func benchModel(out, errOut io.Writer, backend string, gpu int, path string, pp, tg, reps, threads int) error {
+func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
+	backend, gpu, pp, tg, reps, threads := o.Backend, o.GPU, o.PP, o.TG, o.Reps, o.Threads
 	f, err := gguf.Open(path)
 	if err != nil {
 		return err
@@ -151,7 +156,11 @@ func benchModel(out, errOut io.Writer, backend string, gpu int, path string, pp,
 		fmt.Fprintln(errOut, "hark:", reason)
 	}
 	defer be.Close()
-	m, err := llm.Load(be, f, llm.Options{Context: max(pp, tg), Batch: max(pp, 1)})
+	ctxLen := max(pp, tg)
+	if o.Chain {
+		ctxLen = max(pp, tg+1) // the prompt token, then tg generated
+	}
+	m, err := llm.Load(be, f, llm.Options{Context: ctxLen, Batch: max(pp, 1)})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -183,11 +192,57 @@ func benchModel(out, errOut io.Writer, backend string, gpu int, path string, pp,
 		}
 		results = append(results, r)
 	}
+	// On CUDA, the host's launches per generated token (kernels launched
+	// one by one plus graph replays) over the measured repetitions.
+	cs, onCUDA := be.(interface {
+		Stats() cuda.Stats
+		ResetStats()
+		Profile() []cuda.KernelTime
+	})
+	measure := func() {
+		if onCUDA {
+			cs.ResetStats()
+		}
+	}
+	launches := func(r bench.Result) {
+		if onCUDA {
+			st := cs.Stats()
+			toks := float64(r.Tokens * len(r.TokS))
+			fmt.Fprintf(errOut, "cuda %s: %d steps, %d kernel launches, %d graph launches (%d graphs recorded), %.4f host launches per token\n",
+				r.Test, st.Steps, st.KernelLaunches, st.GraphLaunches, st.GraphsBuilt, float64(st.HostLaunches())/toks)
+			// $HARK_CUDA_PROFILE=1: the GPU time per kernel
+			prof := cs.Profile()
+			var total float64
+			for _, k := range prof {
+				total += k.Seconds
+			}
+			for i, k := range prof[:min(len(prof), 15)] {
+				if i == 0 {
+					fmt.Fprintf(errOut, "cuda %s profile: %.3f ms of kernels per token\n", r.Test, total*1e3/toks)
+				}
+				fmt.Fprintf(errOut, "  %-28s %8d launches %9.3f ms %5.1f%% %8.2f us/launch\n",
+					k.Function, k.Launches, k.Seconds*1e3, 100*k.Seconds/total, k.Seconds*1e6/float64(k.Launches))
+			}
+		}
+	}
 	if tg > 0 {
-		r, err := bench.Generate(m, tg, reps)
+		r, err := bench.Generate(m, tg, reps, measure)
 		if err != nil {
 			return err
 		}
+		launches(r)
+		results = append(results, r)
+	}
+	if tg > 0 && o.Chain {
+		tk, err := tokenizer.FromGGUFFile(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		r, err := bench.GenerateChained(llm.NewGenerator(m, tk), tg, reps, measure)
+		if err != nil {
+			return err
+		}
+		launches(r)
 		results = append(results, r)
 	}
 	for _, r := range results {

@@ -1,7 +1,6 @@
 package cuda
 
 import (
-	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -52,13 +51,7 @@ func TestKernelTable(t *testing.T) {
 // gpu opens GPU 0 or skips the test when this machine has none.
 func gpu(t *testing.T) *Backend {
 	t.Helper()
-	b, err := New(Options{})
-	if errors.Is(err, ErrUnavailable) {
-		t.Skipf("no GPU: %v (the GPU tests run on a machine with an NVIDIA GPU: bench/cuda/run.sh)", err)
-	}
-	require.NoError(t, err)
-	t.Cleanup(b.Close)
-	return b
+	return gpuWith(t, Options{})
 }
 
 func TestNewWithoutGPU(t *testing.T) {

@@ -68,6 +68,17 @@ type Options struct {
 	// coprime with n, and c), to expose kernels that depend on the order
 	// threadgroups run in ($HARK_CUDA_PERMUTE in tests).
 	PermuteSeed uint64
+	// NoGraphs launches every kernel from the host, as part 1 did,
+	// instead of replaying recorded CUDA graphs ($HARK_CUDA_GRAPHS=0).
+	NoGraphs bool
+	// NoChain hides plan.Chainer, so model code runs one step per call
+	// and reads results back in between, as part 1 did
+	// ($HARK_CUDA_CHAIN=0).
+	NoChain bool
+	// Profile times every launch with events and sums the times per
+	// function (Backend.Profile); graphs are off while it is on
+	// ($HARK_CUDA_PROFILE=1).
+	Profile bool
 }
 
 // Info describes the GPU.
@@ -102,10 +113,13 @@ type device struct {
 	ctx    uintptr
 	mod    uintptr
 	stream uintptr
-	info   Info
-	mu     sync.Mutex // serialises use of the stream and the constant globals
-	funcs  map[string]*kernelFunc
-	consts map[int]constGlobal
+	// capture records graphs (graph.go) while the stream runs the same
+	// work launched kernel by kernel
+	capture uintptr
+	info    Info
+	mu      sync.Mutex // serialises use of the stream and the constant globals
+	funcs   map[string]*kernelFunc
+	consts  map[int]constGlobal
 }
 
 type kernelFunc struct {
@@ -196,7 +210,10 @@ func openDevice(ordinal int) (*device, error) {
 		if err := v.loadModule(&in); err != nil {
 			return err
 		}
-		return d.err("cuStreamCreate", d.cuStreamCreate(&v.stream, streamNonBlocking))
+		if err := d.err("cuStreamCreate", d.cuStreamCreate(&v.stream, streamNonBlocking)); err != nil {
+			return err
+		}
+		return d.err("cuStreamCreate", d.cuStreamCreate(&v.capture, streamNonBlocking))
 	})
 	v.info = in
 	if err != nil {
@@ -276,6 +293,9 @@ func (v *device) close() {
 		if v.stream != 0 {
 			v.d.cuStreamDestroy(v.stream)
 		}
+		if v.capture != 0 {
+			v.d.cuStreamDestroy(v.capture)
+		}
 		if v.mod != 0 {
 			v.d.cuModuleUnload(v.mod)
 		}
@@ -289,9 +309,19 @@ func (v *device) close() {
 // SIMD-groups, up to 1024 threads per threadgroup), not tuned yet (part 2).
 func Tuning() shaders.Tuning { return shaders.Default }
 
-// envOptions reads the test switches: $HARK_CUDA_POISON=1 and
-// $HARK_CUDA_PERMUTE=<seed>.
+// envOptions reads the test switches: $HARK_CUDA_POISON=1,
+// $HARK_CUDA_PERMUTE=<seed>, $HARK_CUDA_GRAPHS=0, $HARK_CUDA_CHAIN=0 and
+// $HARK_CUDA_PROFILE=1.
 func envOptions(o Options) Options {
+	if os.Getenv("HARK_CUDA_GRAPHS") == "0" {
+		o.NoGraphs = true
+	}
+	if os.Getenv("HARK_CUDA_CHAIN") == "0" {
+		o.NoChain = true
+	}
+	if os.Getenv("HARK_CUDA_PROFILE") == "1" {
+		o.Profile = true
+	}
 	if os.Getenv("HARK_CUDA_POISON") == "1" {
 		o.Poison = true
 	}

@@ -83,7 +83,28 @@ type driver struct {
 	cuLaunchKernel            func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, stream uintptr, params *unsafe.Pointer, extra *unsafe.Pointer) result
 	cuGetErrorName            func(r result, s **byte) result
 	cuGetErrorString          func(r result, s **byte) result
+	cuMemsetD16Async          func(dst dptr, v uint16, n uint64, stream uintptr) result
+	cuMemsetD32Async          func(dst dptr, v uint32, n uint64, stream uintptr) result
+
+	// CUDA graphs (graph.go): a stream's work is recorded between
+	// BeginCapture and EndCapture instead of run, instantiated once, and
+	// replayed with one cuGraphLaunch. Bound only when the driver has
+	// them all (CUDA 11.4 or newer); graphs is false otherwise and every
+	// step is launched kernel by kernel.
+	graphs                      bool
+	cuStreamBeginCapture        func(s uintptr, mode uint32) result
+	cuStreamEndCapture          func(s uintptr, graph *uintptr) result
+	cuGraphInstantiateWithFlags func(exec *uintptr, graph uintptr, flags uint64) result
+	cuGraphLaunch               func(exec, s uintptr) result
+	cuGraphExecDestroy          func(exec uintptr) result
+	cuGraphDestroy              func(graph uintptr) result
 }
+
+// captureThreadLocal is CU_STREAM_CAPTURE_MODE_THREAD_LOCAL: while this
+// thread captures, its own calls that could not be recorded (a
+// synchronisation, a pageable copy) fail instead of running; other
+// threads are unaffected.
+const captureThreadLocal = 1
 
 // driverLoader is loadDriver; tests put a recording fake (a driver whose
 // fields are Go functions) in its place to check the host logic without a GPU.
@@ -139,6 +160,27 @@ func loadDriver() (*driver, error) {
 			{&d.cuEventSynchronize, "cuEventSynchronize"}, {&d.cuEventElapsedTime, "cuEventElapsedTime"},
 			{&d.cuEventDestroy, "cuEventDestroy_v2"}, {&d.cuLaunchKernel, "cuLaunchKernel"},
 			{&d.cuGetErrorName, "cuGetErrorName"}, {&d.cuGetErrorString, "cuGetErrorString"},
+			{&d.cuMemsetD16Async, "cuMemsetD16Async"}, {&d.cuMemsetD32Async, "cuMemsetD32Async"},
+		}
+		graphSyms := []struct {
+			fn   any
+			name string
+		}{
+			{&d.cuStreamBeginCapture, "cuStreamBeginCapture_v2"}, {&d.cuStreamEndCapture, "cuStreamEndCapture"},
+			{&d.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags"}, {&d.cuGraphLaunch, "cuGraphLaunch"},
+			{&d.cuGraphExecDestroy, "cuGraphExecDestroy"}, {&d.cuGraphDestroy, "cuGraphDestroy"},
+		}
+		d.graphs = true
+		for _, s := range graphSyms {
+			if _, err := purego.Dlsym(h, s.name); err != nil {
+				d.graphs = false
+				break
+			}
+		}
+		if d.graphs {
+			for _, s := range graphSyms {
+				purego.RegisterLibFunc(s.fn, h, s.name)
+			}
 		}
 		for _, s := range syms {
 			if _, err := purego.Dlsym(h, s.name); err != nil {

@@ -1,12 +1,9 @@
 package cuda
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"unsafe"
 
@@ -25,6 +22,10 @@ type Backend struct {
 	// every plan of the model that binds them (encoder, decoder, beams).
 	weights map[weightKey]*devWeights
 	rng     *rand.Rand
+	// stats and profile of closed executables; open ones report their own
+	stats Stats
+	prof  map[string]*KernelTime
+	execs map[*Exec]struct{}
 }
 
 type weightKey struct {
@@ -82,9 +83,19 @@ const dummySize = 64 << 10
 
 // params is __hark::Params of msl_cuda.h: the one kernel parameter.
 type params struct {
-	bufs [16]uint64
-	args [shaders.ArgsSize / 4]uint32
-	perm [2]uint32
+	bufs   [16]uint64
+	args   [shaders.ArgsSize / 4]uint32
+	perm   [2]uint32
+	step   dptr // replay: the step's variables (plan.Vars) in the step buffer
+	npatch uint32
+	_      uint32
+	patch  [plan.MaxPatch]devPatch
+}
+
+// devPatch is __hark::Patch: field target = base + mul*step[vr].
+type devPatch struct {
+	base, mul  int64
+	target, vr uint32
 }
 
 // Exec is a plan loaded on the GPU; it implements plan.Executable. Calls
@@ -107,15 +118,20 @@ type Exec struct {
 	staging unsafe.Pointer // page-locked host memory for Read/Write
 	stageN  uint64
 	closed  bool
-	// per-dispatch state, kept here so running allocates nothing
+	// per-dispatch state, kept here so running allocates little
 	acc      []plan.Access
 	launches []shaders.Launch
 	argb     [shaders.ArgsSize]byte
 	prm      params
 	prmPtr   unsafe.Pointer
-	constVal [8]byte
-	// Launches counts kernel launches since load.
-	Launches int
+	batch    batch
+	// replay (graph.go): the step buffer on the GPU and its page-locked
+	// source, stepRows rows of plan.Vars each, and the recorded graphs
+	stepDev  dptr
+	stepHost unsafe.Pointer
+	graphs   graphs
+	stats    Stats
+	prof     profiler
 }
 
 // Load implements plan.Backend: weights are copied to the GPU once (shared
@@ -150,7 +166,47 @@ func (b *Backend) LoadTuned(p *plan.Plan, t shaders.Tuning) (plan.Executable, er
 		b.dev.do(func() error { e.release(); return nil })
 		return nil, err
 	}
+	if b.execs == nil {
+		b.execs = map[*Exec]struct{}{}
+	}
+	b.execs[e] = struct{}{}
+	if b.opt.NoChain {
+		return unchained{e}, nil
+	}
 	return e, nil
+}
+
+// Stats sums the work of every executable of the backend since
+// ResetStats, closed ones included.
+func (b *Backend) Stats() Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.dev.mu.Lock()
+	defer b.dev.mu.Unlock()
+	s := b.stats
+	for e := range b.execs {
+		s.add(e.stats)
+	}
+	return s
+}
+
+// ResetStats zeroes the counts Stats reports.
+func (b *Backend) ResetStats() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.dev.mu.Lock()
+	defer b.dev.mu.Unlock()
+	b.stats, b.prof = Stats{}, nil
+	for e := range b.execs {
+		e.stats, e.prof.acc = Stats{}, nil
+	}
+}
+
+// Stats reports the executable's work since load.
+func (e *Exec) Stats() Stats {
+	e.b.dev.mu.Lock()
+	defer e.b.dev.mu.Unlock()
+	return e.stats
 }
 
 func (e *Exec) load(p *plan.Plan) error {
@@ -166,6 +222,13 @@ func (e *Exec) load(p *plan.Plan) error {
 	var err error
 	if e.dummy, err = alloc(dummySize, "dummy binding"); err != nil {
 		return err
+	}
+	stepBytes := uint64(stepRows * unsafe.Sizeof(plan.Vars{}))
+	if e.stepDev, err = alloc(int64(stepBytes), "step buffer"); err != nil {
+		return err
+	}
+	if err := d.err("cuMemAllocHost", d.cuMemAllocHost(&e.stepHost, stepBytes)); err != nil {
+		return fmt.Errorf("cuda: plan %s: page-locked step buffer: %w", p.Name, err)
 	}
 	if err := d.err("cuMemsetD8Async", d.cuMemsetD8Async(e.dummy, 0, dummySize, e.b.dev.stream)); err != nil {
 		return err
@@ -253,6 +316,7 @@ func (e *Exec) load(p *plan.Plan) error {
 
 func (e *Exec) sync(what string) error {
 	d := e.b.dev.d
+	e.stats.Syncs++
 	if err := d.err("cuStreamSynchronize", d.cuStreamSynchronize(e.b.dev.stream)); err != nil {
 		return fmt.Errorf("cuda: plan %s: %s: %w", e.name, what, err)
 	}
@@ -262,10 +326,15 @@ func (e *Exec) sync(what string) error {
 // Run implements plan.Executable: the pass's launches are queued on the
 // stream and waited for.
 func (e *Exec) Run(pass int, vars *plan.Vars) error {
+	if vars == nil {
+		vars = &plan.Vars{}
+	}
 	return e.RunSeq(pass, unsafe.Slice(vars, 1))
 }
 
-// RunSeq implements plan.Executable: every step is queued before one wait.
+// RunSeq implements plan.Executable: every step is queued before one wait
+// (in batches of up to stepRows steps, each a graph replay once its shape
+// repeats).
 func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -275,83 +344,50 @@ func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
 	if pass < 0 || pass >= len(e.passes) {
 		return fmt.Errorf("cuda: plan %s: pass %d out of range (%d passes)", e.name, pass, len(e.passes))
 	}
-	dev := e.b.dev
-	dev.mu.Lock()
-	defer dev.mu.Unlock()
-	return dev.do(func() error {
-		ops := e.passes[pass].Ops
-		for si := range steps {
-			for i := range ops {
-				if err := e.dispatch(&ops[i], &steps[si]); err != nil {
+	for lo := 0; lo < len(steps); lo += stepRows {
+		hi := min(lo+stepRows, len(steps))
+		if err := e.runBatch(func(b *batch) error {
+			for si := lo; si < hi; si++ {
+				if err := e.prepare(b, pass, &steps[si]); err != nil {
 					if len(steps) > 1 {
 						err = fmt.Errorf("step %d: %w", si, err)
 					}
-					e.sync("after a failed dispatch")
-					return fmt.Errorf("cuda: plan %s/%s op %d (%s): %w", e.name, e.passes[pass].Name, i, ops[i].Kernel, err)
+					return err
 				}
 			}
-		}
-		return e.sync("pass " + e.passes[pass].Name)
-	})
-}
-
-// dispatch checks and queues one dispatch: patches, launches, the bounds
-// of every binding against the kernel contract (a GPU kernel checks none),
-// per-dispatch scratch, then each launch.
-func (e *Exec) dispatch(op *plan.Dispatch, vars *plan.Vars) error {
-	d := e.b.dev.d
-	for _, p := range op.Patch[:op.NPatch] {
-		v := p.Base + p.Mul*vars[p.Var]
-		if v < 0 || (p.Target < plan.PatchOffset0 && v > math.MaxUint32) {
-			return fmt.Errorf("patch of field %d gives %d (variable %d = %d)", p.Target, v, p.Var, vars[p.Var])
-		}
-	}
-	r := op.Resolved(vars)
-	var err error
-	if e.launches, err = shaders.LaunchFor(&r, &e.tuning, e.launches[:0]); err != nil {
-		return err
-	}
-	if len(e.launches) == 0 {
-		return nil
-	}
-	if err := e.checkBounds(&r); err != nil {
-		return err
-	}
-	var scratch uint64
-	for _, l := range e.launches {
-		scratch = max(scratch, uint64(l.Scratch))
-	}
-	pr := &e.prm
-	for i := range pr.bufs {
-		pr.bufs[i] = e.dummy
-	}
-	for j := 0; j < int(r.NBind); j++ {
-		bd := r.Bind[j]
-		if bd.Buf != plan.NoBuf {
-			pr.bufs[j] = e.ptrs[bd.Buf] + bd.Off
-		}
-	}
-	if scratch > 0 {
-		if err := e.ensureArena(scratch); err != nil {
-			return err
-		}
-		if e.b.opt.Poison {
-			if err := d.err("cuMemsetD8Async", d.cuMemsetD8Async(e.arena, 0xff, scratch, e.b.dev.stream)); err != nil {
-				return err
-			}
-		}
-		pr.bufs[shaders.ScratchIndex] = e.arena
-	}
-	shaders.Args(&r, &e.argb)
-	for i := range pr.args {
-		pr.args[i] = binary.LittleEndian.Uint32(e.argb[4*i:])
-	}
-	for li := range e.launches {
-		if err := e.launch(&e.launches[li]); err != nil {
+			return nil
+		}, "pass "+e.passes[pass].Name); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// runBatch prepares a batch with fill, issues it and waits for it (e.mu
+// held). Nothing is issued when fill fails.
+func (e *Exec) runBatch(fill func(*batch) error, what string) error {
+	b := &e.batch
+	b.reset()
+	if err := fill(b); err != nil {
+		return err
+	}
+	dev := e.b.dev
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	return dev.do(func() error {
+		if err := e.run(b); err != nil {
+			e.sync("after a failed launch")
+			e.prof.n, e.prof.names = 0, e.prof.names[:0]
+			return err
+		}
+		if err := e.sync(what); err != nil {
+			return err
+		}
+		if e.b.opt.Profile {
+			return e.collect()
+		}
+		return nil
+	})
 }
 
 // checkBounds rejects a dispatch whose bindings, by the kernel contract
@@ -375,60 +411,6 @@ func (e *Exec) checkBounds(r *plan.Dispatch) error {
 	return nil
 }
 
-func (e *Exec) launch(l *shaders.Launch) error {
-	dev := e.b.dev
-	d := dev.d
-	f, err := dev.function(l.Function)
-	if err != nil {
-		return err
-	}
-	threads := uint64(l.Threads[0]) * uint64(l.Threads[1]) * uint64(l.Threads[2])
-	if threads == 0 || l.Groups[0] == 0 || l.Groups[1] == 0 || l.Groups[2] == 0 {
-		return nil // empty grid
-	}
-	if threads > uint64(f.maxThreads) {
-		return fmt.Errorf("%s: %d threads per threadgroup, the function allows %d", l.Function, threads, f.maxThreads)
-	}
-	shared := (l.Threadgroup + 15) &^ 15
-	if shared > f.dynSet {
-		return fmt.Errorf("%s: %d bytes of threadgroup memory, the GPU allows %d beside the function's %d static bytes", l.Function, shared, f.dynSet, f.static)
-	}
-	for _, c := range l.Constants {
-		g, ok := dev.consts[c.Index]
-		if !ok {
-			return fmt.Errorf("%s: no function constant with index %d", l.Function, c.Index)
-		}
-		binary.LittleEndian.PutUint32(e.constVal[:], c.Value)
-		if g.size == 1 && c.Value != 0 {
-			e.constVal[0] = 1 // the one-byte constants are bools
-		}
-		// pageable source: the copy is staged before the call returns,
-		// and stream order puts it before the launch
-		if err := d.err("cuMemcpyHtoDAsync", d.cuMemcpyHtoDAsync(g.ptr, unsafe.Pointer(&e.constVal[0]), uint64(g.size), dev.stream)); err != nil {
-			return fmt.Errorf("%s: setting %s: %w", l.Function, g.name, err)
-		}
-	}
-	e.prm.perm = [2]uint32{}
-	if e.b.opt.PermuteSeed != 0 {
-		n := uint64(l.Groups[0]) * uint64(l.Groups[1]) * uint64(l.Groups[2])
-		if n > 1 && n < 1<<32 {
-			a := uint64(1 + e.b.rng.Uint64N(n-1))
-			for gcd(a, n) != 1 {
-				a = 1 + e.b.rng.Uint64N(n-1)
-			}
-			e.prm.perm = [2]uint32{uint32(a), uint32(e.b.rng.Uint64N(n))}
-		}
-	}
-	r := d.cuLaunchKernel(f.h, l.Groups[0], l.Groups[1], l.Groups[2], l.Threads[0], l.Threads[1], l.Threads[2],
-		shared, dev.stream, &e.prmPtr, nil)
-	runtime.KeepAlive(e)
-	if err := d.err("cuLaunchKernel", r); err != nil {
-		return fmt.Errorf("%s (%v groups of %v threads, %d bytes shared): %w", l.Function, l.Groups, l.Threads, shared, err)
-	}
-	e.Launches++
-	return nil
-}
-
 func gcd(a, b uint64) uint64 {
 	for b != 0 {
 		a, b = b, a%b
@@ -448,6 +430,7 @@ func (e *Exec) ensureArena(n uint64) error {
 		if err := e.sync("growing scratch"); err != nil {
 			return err
 		}
+		e.dropGraphs() // they bake in the old arena
 		d.cuMemFree(e.arena)
 		e.arena, e.arenaN = 0, 0
 	}
@@ -561,6 +544,20 @@ func (e *Exec) Close() error {
 func (e *Exec) release() {
 	d := e.b.dev.d
 	d.cuStreamSynchronize(e.b.dev.stream)
+	e.dropGraphs()
+	e.b.stats.add(e.stats)
+	e.stats = Stats{}
+	if e.prof.acc != nil {
+		if e.b.prof == nil {
+			e.b.prof = map[string]*KernelTime{}
+		}
+		addProfile(e.b.prof, e.prof.acc)
+	}
+	e.prof.release(d)
+	delete(e.b.execs, e)
+	if e.stepHost != nil {
+		d.cuMemFreeHost(e.stepHost)
+	}
 	for _, p := range e.owned {
 		d.cuMemFree(p)
 	}
@@ -578,5 +575,5 @@ func (e *Exec) release() {
 			}
 		}
 	}
-	e.owned, e.weights, e.arena, e.staging, e.plan = nil, nil, 0, nil, nil
+	e.owned, e.weights, e.arena, e.staging, e.stepHost, e.plan = nil, nil, 0, nil, nil, nil
 }

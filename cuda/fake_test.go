@@ -25,6 +25,22 @@ type fakeGPU struct {
 	fail     map[string]result
 	fnames   map[uintptr]string
 	htod     int // bytes copied host to device
+	// graphs: while capturing, stream work is recorded in capture (a
+	// launch, or a memset as a closure) instead of run; cuGraphLaunch
+	// runs a recorded graph's work in order
+	capturing bool
+	capStream uintptr // the stream capturing; work on others runs
+	capture   []fakeWork
+	streams   uintptr
+	graphs    map[uintptr][]fakeWork
+	execs     map[uintptr][]fakeWork
+	nextGraph uintptr
+	nextEvent uintptr
+}
+
+type fakeWork struct {
+	launch *fakeLaunch
+	run    func()
 }
 
 type fakeLaunch struct {
@@ -32,6 +48,8 @@ type fakeLaunch struct {
 	grid, block   [3]uint32
 	shared        uint32
 	nonNilParams0 bool
+	prm           params // the parameter as passed (copied, as the driver does)
+	replayed      bool   // run from a graph
 }
 
 var fakeErrName, fakeErrString = []byte("CUDA_ERROR_FAKE\x00"), []byte("the fake driver refused\x00")
@@ -49,6 +67,19 @@ func (f *fakeGPU) find(p dptr) ([]byte, int) {
 func (f *fakeGPU) rec(call string) result {
 	f.calls = append(f.calls, call)
 	return f.fail[call]
+}
+
+// stream runs work queued on stream s, or records it while s captures.
+func (f *fakeGPU) stream(call string, s uintptr, work func()) result {
+	if r := f.rec(call); r != 0 {
+		return r
+	}
+	if f.capturing && s == f.capStream {
+		f.capture = append(f.capture, fakeWork{run: work})
+	} else {
+		work()
+	}
+	return 0
 }
 
 func (f *fakeGPU) driver() *driver {
@@ -134,25 +165,115 @@ func (f *fakeGPU) driver() *driver {
 			copy(unsafe.Slice((*byte)(dst), n), b[o:])
 			return f.rec("cuMemcpyDtoHAsync")
 		},
-		cuMemsetD8Async: func(dst dptr, v uint8, n uint64, _ uintptr) result {
-			b, o := f.find(dst)
-			for i := range b[o : o+int(n)] {
-				b[o+i] = v
-			}
-			return f.rec("cuMemsetD8Async")
+		cuMemsetD8Async: func(dst dptr, v uint8, n uint64, st uintptr) result {
+			return f.stream("cuMemsetD8Async", st, func() {
+				b, o := f.find(dst)
+				for i := range b[o : o+int(n)] {
+					b[o+i] = v
+				}
+			})
 		},
-		cuStreamCreate:      func(s *uintptr, _ uint32) result { *s = 3; return f.rec("cuStreamCreate") },
-		cuStreamDestroy:     func(uintptr) result { return f.rec("cuStreamDestroy") },
-		cuStreamSynchronize: func(uintptr) result { return f.rec("cuStreamSynchronize") },
-		cuEventCreate:       func(e *uintptr, _ uint32) result { *e = 4; return 0 },
-		cuEventRecord:       func(_, _ uintptr) result { return 0 },
-		cuEventSynchronize:  func(uintptr) result { return 0 },
-		cuEventElapsedTime:  func(ms *float32, _, _ uintptr) result { return 0 },
-		cuEventDestroy:      func(uintptr) result { return 0 },
-		cuLaunchKernel: func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, _ uintptr, params *unsafe.Pointer, _ *unsafe.Pointer) result {
-			f.launches = append(f.launches, fakeLaunch{fn: f.fnames[fn], grid: [3]uint32{gx, gy, gz}, block: [3]uint32{bx, by, bz},
-				shared: shared, nonNilParams0: params != nil && *params != nil})
-			return f.rec("cuLaunchKernel")
+		cuMemsetD16Async: func(dst dptr, v uint16, n uint64, st uintptr) result {
+			return f.stream("cuMemsetD16Async", st, func() {
+				b, o := f.find(dst)
+				for i := range int(n) {
+					b[o+2*i], b[o+2*i+1] = byte(v), byte(v>>8)
+				}
+			})
+		},
+		cuMemsetD32Async: func(dst dptr, v uint32, n uint64, st uintptr) result {
+			return f.stream("cuMemsetD32Async", st, func() {
+				b, o := f.find(dst)
+				for i := range int(n) {
+					b[o+4*i], b[o+4*i+1], b[o+4*i+2], b[o+4*i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+				}
+			})
+		},
+		graphs: true,
+		cuStreamBeginCapture: func(st uintptr, _ uint32) result {
+			if f.capturing {
+				return 900 // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+			}
+			f.capturing, f.capStream, f.capture = true, st, nil
+			return f.rec("cuStreamBeginCapture")
+		},
+		cuStreamEndCapture: func(_ uintptr, g *uintptr) result {
+			f.capturing = false
+			f.nextGraph++
+			*g = f.nextGraph
+			f.graphs[*g] = f.capture
+			return f.rec("cuStreamEndCapture")
+		},
+		cuGraphInstantiateWithFlags: func(x *uintptr, g uintptr, _ uint64) result {
+			if r := f.rec("cuGraphInstantiateWithFlags"); r != 0 {
+				return r
+			}
+			f.nextGraph++
+			*x = f.nextGraph
+			f.execs[*x] = f.graphs[g]
+			return 0
+		},
+		cuGraphLaunch: func(x, _ uintptr) result {
+			if f.capturing {
+				return 900
+			}
+			w, ok := f.execs[x]
+			if !ok {
+				return 400 // CUDA_ERROR_INVALID_HANDLE
+			}
+			for _, it := range w {
+				if it.launch != nil {
+					l := *it.launch
+					l.replayed = true
+					l.prm = f.effective(l.prm) // the step variables as they are now
+					f.launches = append(f.launches, l)
+				} else {
+					it.run()
+				}
+			}
+			return f.rec("cuGraphLaunch")
+		},
+		cuGraphExecDestroy: func(x uintptr) result { delete(f.execs, x); return f.rec("cuGraphExecDestroy") },
+		cuGraphDestroy:     func(g uintptr) result { delete(f.graphs, g); return f.rec("cuGraphDestroy") },
+		cuStreamCreate: func(s *uintptr, _ uint32) result {
+			f.streams++
+			*s = 2 + f.streams
+			return f.rec("cuStreamCreate")
+		},
+		cuStreamDestroy: func(uintptr) result { return f.rec("cuStreamDestroy") },
+		cuStreamSynchronize: func(uintptr) result {
+			if f.capturing {
+				return 900 // a capture cannot wait
+			}
+			return f.rec("cuStreamSynchronize")
+		},
+		cuEventCreate: func(e *uintptr, _ uint32) result {
+			f.nextEvent++
+			*e = 1000 + f.nextEvent
+			return f.rec("cuEventCreate")
+		},
+		cuEventRecord:      func(_, _ uintptr) result { return f.rec("cuEventRecord") },
+		cuEventSynchronize: func(uintptr) result { return 0 },
+		cuEventElapsedTime: func(ms *float32, a, b uintptr) result {
+			*ms = float32(b-a) / 4 // a quarter of a millisecond between neighbours
+			return f.rec("cuEventElapsedTime")
+		},
+		cuEventDestroy: func(uintptr) result { return f.rec("cuEventDestroy") },
+		cuLaunchKernel: func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, st uintptr, pp *unsafe.Pointer, _ *unsafe.Pointer) result {
+			l := fakeLaunch{fn: f.fnames[fn], grid: [3]uint32{gx, gy, gz}, block: [3]uint32{bx, by, bz},
+				shared: shared, nonNilParams0: pp != nil && *pp != nil}
+			if l.nonNilParams0 {
+				l.prm = *(*params)(*pp)
+			}
+			if r := f.rec("cuLaunchKernel"); r != 0 {
+				return r
+			}
+			if f.capturing && st == f.capStream {
+				f.capture = append(f.capture, fakeWork{launch: &l})
+			} else {
+				f.launches = append(f.launches, l)
+			}
+			return 0
 		},
 		cuGetErrorName:   func(_ result, s **byte) result { *s = &fakeErrName[0]; return 0 },
 		cuGetErrorString: func(_ result, s **byte) result { *s = &fakeErrString[0]; return 0 },
@@ -161,7 +282,8 @@ func (f *fakeGPU) driver() *driver {
 
 // withFake makes New open the fake for the test's duration.
 func withFake(t *testing.T, compute int32) *fakeGPU {
-	f := &fakeGPU{mem: map[dptr][]byte{}, next: 1 << 20, compute: compute, count: 1, fail: map[string]result{}, fnames: map[uintptr]string{}}
+	f := &fakeGPU{mem: map[dptr][]byte{}, next: 1 << 20, compute: compute, count: 1, fail: map[string]result{}, fnames: map[uintptr]string{},
+		graphs: map[uintptr][]fakeWork{}, execs: map[uintptr][]fakeWork{}}
 	old := driverLoader
 	driverLoader = func() (*driver, error) { return f.driver(), nil }
 	t.Cleanup(func() { driverLoader = old })

@@ -9,11 +9,16 @@ import (
 // on GTK's main loop on Linux and AppKit's on macOS, both run by Wails. A
 // click stops the recording; Esc, grabbed only while recording, cancels.
 func (s *Shell) attachOverlay() {
-	ov, err := overlay.New(overlay.Options{
+	opt := overlay.Options{
 		OnStop:   func() { s.report(s.app.Dictation.Toggle()) },
 		OnCancel: func() { s.report(s.app.Dictation.Cancel()) },
 		Esc:      platform.NewHotkey(),
-	}, true)
+	}
+	// Where it appears; "settings:changed" reaches it through overlayEvent.
+	if st, err := s.app.Settings.Get(); err == nil {
+		opt.Position = st.OverlayPosition
+	}
+	ov, err := overlay.New(opt, true)
 	if err != nil {
 		s.report(err)
 		return

@@ -8,18 +8,21 @@
 //
 // The panel is a GTK popup on Linux (overlay_linux.go) and an NSPanel on
 // macOS (overlay_darwin.go); this file turns the app's dictation events
-// into what the panel shows.
+// into what the panel shows. It sits at the bottom centre of the active
+// screen, or just below the text cursor (a setting: caret.go).
 package overlay
 
 import (
 	"fmt"
 	"html"
+	"log"
 	"math"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/harkapp/hark/app"
+	"github.com/harkapp/hark/app/overlay/place"
 )
 
 // Phases the panel shows.
@@ -44,6 +47,9 @@ type Frame struct {
 	Committed string
 	Tentative string
 	Note      string // a device change, an error
+	// Caret is the text cursor the panel goes below (top-left-origin
+	// screen coordinates); nil: the bottom centre of the active screen.
+	Caret *place.Rect
 }
 
 // Markup is the text as Pango markup (GTK): committed text in full
@@ -81,6 +87,15 @@ type Options struct {
 	OnCancel func() // Esc while recording
 	// Esc is the hotkey Esc is grabbed with while recording (nil: none).
 	Esc Hotkey
+	// Position is where the panel appears: app.OverlayBottom (also "") or
+	// app.OverlayCaret; "settings:changed" events change it.
+	Position string
+	// Caret finds the focused app's text cursor (nil: the platform's
+	// accessibility lookup, caret_linux.go and caret_darwin.go).
+	Caret Locator
+	// Logf is where the overlay says what the user should know (nil:
+	// log.Printf).
+	Logf func(format string, args ...any)
 }
 
 // fadeAfter is how long the final state stays before the panel fades.
@@ -109,10 +124,19 @@ type Overlay struct {
 	ticking  bool
 	closed   bool
 	nowForTT func() time.Time
+
+	position string
+	caret    *place.Rect // where the last recording's text cursor was
+	locating bool        // a caret lookup is under way: the panel waits for it
+	lookups  int         // bumped by each lookup: a stale one is dropped
+	warned   bool        // the fallback to the bottom centre was logged
 }
 
 func newOverlay(v view, opt Options) *Overlay {
-	return &Overlay{v: v, opt: opt, nowForTT: time.Now}
+	if opt.Logf == nil {
+		opt.Logf = log.Printf
+	}
+	return &Overlay{v: v, opt: opt, nowForTT: time.Now, position: opt.Position}
 }
 
 // Handle takes an app event (the Emitter's name and data).
@@ -170,6 +194,12 @@ func (o *Overlay) Handle(name string, data any) {
 	case "dictation:better", "dictation:better-copied", "dictation:better-withdrawn":
 		if bt, ok := data.(app.BetterText); ok {
 			o.better(name, bt)
+		}
+	case app.EventSettingsChanged:
+		if d, ok := data.(app.SettingsData); ok {
+			o.mu.Lock()
+			o.position = d.OverlayPosition
+			o.mu.Unlock()
 		}
 	}
 }
@@ -237,6 +267,15 @@ func (o *Overlay) recording(st app.DictationStatus) {
 			o.ticking = true
 			go o.tick()
 		}
+		// A lookup still under way belongs to an earlier recording.
+		o.caret, o.locating = nil, false
+		o.lookups++
+		if o.position == app.OverlayCaret && o.opt.Caret != nil {
+			// The focus is still in the app being dictated into: where
+			// its cursor is now is where the text goes.
+			o.locating = true
+			go o.locate(o.lookups)
+		}
 	})
 }
 
@@ -283,9 +322,13 @@ func (o *Overlay) set(f func()) {
 		return
 	}
 	o.f.Header = o.header()
+	o.f.Caret = o.caret
 	fr := o.f
+	wait := o.locating
 	o.mu.Unlock()
-	o.v.show(fr)
+	if !wait {
+		o.v.show(fr)
+	}
 }
 
 // header is the state line: phase, mode, elapsed time.

@@ -12,7 +12,7 @@ type panelView struct{ p *panel.Panel }
 
 func (v panelView) show(f Frame) {
 	v.p.Show(panel.Frame{Visible: f.Visible, Opacity: f.Opacity, Level: f.Level, Header: f.Header,
-		Committed: f.Committed, Tentative: tentativeWithNote(f)})
+		Committed: f.Committed, Tentative: tentativeWithNote(f), Caret: f.Caret})
 }
 
 func (v panelView) close() { v.p.Close() }
@@ -37,6 +37,9 @@ func New(opt Options, _ bool) (*Overlay, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if opt.Caret == nil {
+		opt.Caret = axCaret
 	}
 	o := newOverlay(panelView{p}, opt)
 	cur.Store(o)

@@ -9,6 +9,8 @@
 #include "overlay_linux.h"
 
 extern void harkOverlayClicked(void);
+extern void harkOverlayPlace(int has_caret, int cx, int cy, int cw, int ch, int ax, int ay, int aw, int ah,
+	int w, int h, int *x, int *y);
 
 static GtkWidget *win, *header, *level, *text;
 static int shut; // the overlay's own loop has ended: nothing more is drawn
@@ -60,32 +62,39 @@ static void build(void) {
 	gtk_widget_show_all(box);
 }
 
-// place puts the panel at the bottom centre of the monitor under the
-// pointer (the active screen).
-static void place(void) {
+typedef struct {
+	char *header, *markup;
+	double level, opacity;
+	int visible;
+	int has_caret, cx, cy, cw, ch;
+} update;
+
+// place puts the panel below the text cursor on its monitor, or at the
+// bottom centre of the monitor under the pointer (the active screen); the
+// geometry is Go's (app/overlay/place, shared with macOS).
+static void place(update *u) {
 	GdkDisplay *d = gdk_display_get_default();
 	GdkMonitor *m = NULL;
-	GdkSeat *seat = gdk_display_get_default_seat(d);
-	if (seat) {
-		int px, py;
-		gdk_device_get_position(gdk_seat_get_pointer(seat), NULL, &px, &py);
-		m = gdk_display_get_monitor_at_point(d, px, py);
+	if (u->has_caret) {
+		m = gdk_display_get_monitor_at_point(d, u->cx, u->cy);
+	} else {
+		GdkSeat *seat = gdk_display_get_default_seat(d);
+		if (seat) {
+			int px, py;
+			gdk_device_get_position(gdk_seat_get_pointer(seat), NULL, &px, &py);
+			m = gdk_display_get_monitor_at_point(d, px, py);
+		}
 	}
 	if (!m) m = gdk_display_get_primary_monitor(d);
 	if (!m) m = gdk_display_get_monitor(d, 0);
 	if (!m) return;
 	GdkRectangle a;
 	gdk_monitor_get_workarea(m, &a);
-	int w, h;
+	int w, h, x, y;
 	gtk_window_get_size(GTK_WINDOW(win), &w, &h);
-	gtk_window_move(GTK_WINDOW(win), a.x + (a.width - w) / 2, a.y + a.height - h - a.height / 12);
+	harkOverlayPlace(u->has_caret, u->cx, u->cy, u->cw, u->ch, a.x, a.y, a.width, a.height, w, h, &x, &y);
+	gtk_window_move(GTK_WINDOW(win), x, y);
 }
-
-typedef struct {
-	char *header, *markup;
-	double level, opacity;
-	int visible;
-} update;
 
 static gboolean apply(gpointer p) {
 	update *u = p;
@@ -97,7 +106,7 @@ static gboolean apply(gpointer p) {
 	gtk_widget_set_opacity(win, u->opacity);
 	if (u->visible) {
 		gtk_widget_show(win);
-		place();
+		place(u);
 	} else {
 		gtk_widget_hide(win);
 	}
@@ -108,13 +117,16 @@ done:
 	return G_SOURCE_REMOVE;
 }
 
-void hark_overlay_post(const char *h, const char *markup, double lv, int visible, double opacity) {
+void hark_overlay_post(const char *h, const char *markup, double lv, int visible, double opacity,
+		int has_caret, int cx, int cy, int cw, int ch) {
 	update *u = malloc(sizeof *u);
 	u->header = strdup(h);
 	u->markup = strdup(markup);
 	u->level = lv;
 	u->visible = visible;
 	u->opacity = opacity;
+	u->has_caret = has_caret;
+	u->cx = cx; u->cy = cy; u->cw = cw; u->ch = ch;
 	g_idle_add(apply, u);
 }
 

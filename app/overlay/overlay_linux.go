@@ -9,10 +9,13 @@ import "C"
 
 import (
 	"errors"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/harkapp/hark/app/overlay/place"
 )
 
 // The Linux panel is a GTK popup: the desktop app links GTK already (Wails'
@@ -32,6 +35,17 @@ func harkOverlayClicked() {
 	}
 }
 
+//export harkOverlayPlace
+func harkOverlayPlace(hasCaret, cx, cy, cw, ch, ax, ay, aw, ah, w, h C.int, x, y *C.int) {
+	work := place.Rect{X: float64(ax), Y: float64(ay), W: float64(aw), H: float64(ah)}
+	px, py := place.BottomCentre(work, float64(w), float64(h))
+	if hasCaret != 0 {
+		caret := place.Rect{X: float64(cx), Y: float64(cy), W: float64(cw), H: float64(ch)}
+		px, py = place.BelowCaret(caret, work, float64(w), float64(h))
+	}
+	*x, *y = C.int(math.Round(px)), C.int(math.Round(py))
+}
+
 type gtkView struct{}
 
 func (gtkView) show(f Frame) {
@@ -42,7 +56,13 @@ func (gtkView) show(f Frame) {
 	if f.Visible {
 		vis = 1
 	}
-	C.hark_overlay_post(h, m, C.double(f.Level), C.int(vis), C.double(f.Opacity))
+	var has C.int
+	var c place.Rect
+	if f.Caret != nil {
+		has, c = 1, *f.Caret
+	}
+	C.hark_overlay_post(h, m, C.double(f.Level), C.int(vis), C.double(f.Opacity),
+		has, C.int(c.X), C.int(c.Y), C.int(c.W), C.int(c.H))
 }
 
 func (v gtkView) close() { v.show(Frame{}) }
@@ -76,6 +96,9 @@ func New(opt Options, gtkRunning bool) (*Overlay, error) {
 		if loopErr != nil {
 			return nil, loopErr
 		}
+	}
+	if opt.Caret == nil {
+		opt.Caret = atspiCaret
 	}
 	o := newOverlay(gtkView{}, opt)
 	current.Store(o)

@@ -147,16 +147,19 @@ func TestOverlayUnderXvfb(t *testing.T) {
 
 	ov.Close()
 	t.Run("live stream", liveStream)
+	t.Run("near the caret", nearCaret)
 }
 
 // screenshot saves the panel: to a temp folder, or to the tracked
 // docs/screenshots when HARK_UPDATE_SCREENSHOTS=1 (as the browser test).
-func screenshot(t *testing.T, x, y, w, h int) {
+func screenshot(t *testing.T, x, y, w, h int) { screenshotAs(t, "overlay.png", x, y, w, h) }
+
+func screenshotAs(t *testing.T, name string, x, y, w, h int) {
 	dir := t.TempDir()
 	if os.Getenv("HARK_UPDATE_SCREENSHOTS") == "1" {
 		dir = filepath.Join("..", "..", "docs", "screenshots")
 	}
-	path := filepath.Join(dir, "overlay.png")
+	path := filepath.Join(dir, name)
 	// A margin of desktop around the panel, for context.
 	geom := strconv.Itoa(w+40) + "x" + strconv.Itoa(h+40) + "+" + strconv.Itoa(max(0, x-20)) + "+" + strconv.Itoa(max(0, y-20))
 	out, err := exec.Command("import", "-window", "root", "-crop", geom, "+repage", path).CombinedOutput()

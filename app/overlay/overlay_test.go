@@ -1,6 +1,10 @@
 package overlay
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -8,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app"
+	"github.com/harkapp/hark/app/overlay/place"
 )
 
 type fakeView struct {
@@ -122,5 +127,67 @@ func TestOverlayBetterText(t *testing.T) {
 	o.Handle("dictation:better", app.BetterText{Text: "Late."})
 	require.Contains(t, v.last().Header, Starting, "a recording keeps the panel")
 	require.Empty(t, v.last().Committed)
+	o.Close()
+}
+
+// TestOverlayNearCaret: in caret mode the panel waits for the lookup and
+// then goes below the caret (the view gets it in every frame, the better
+// text's too); without a caret it goes to the bottom centre, logged once;
+// the bottom setting makes no lookup.
+func TestOverlayNearCaret(t *testing.T) {
+	v := &fakeView{}
+	var mu sync.Mutex
+	lookups := 0
+	release := make(chan struct{})
+	var answer error
+	caret := place.Rect{X: 100, Y: 80, H: 17}
+	logs := make(chan string, 10)
+	o := newOverlay(v, Options{Position: app.OverlayCaret, Caret: func(ctx context.Context) (place.Rect, error) {
+		mu.Lock()
+		lookups++
+		err := answer
+		mu.Unlock()
+		<-release
+		return caret, err
+	}, Logf: func(f string, a ...any) { logs <- fmt.Sprintf(f, a...) }})
+
+	o.Handle("dictation:state", app.DictationStatus{State: app.DictRecording})
+	o.Handle("dictation:level", app.Level{RMS: 0.1})
+	v.mu.Lock()
+	waited := len(v.frames) == 0
+	v.mu.Unlock()
+	require.True(t, waited, "the panel waits for the caret")
+	release <- struct{}{}
+	require.Eventually(t, func() bool { v.mu.Lock(); defer v.mu.Unlock(); return len(v.frames) > 0 }, time.Second, time.Millisecond)
+	require.Equal(t, &caret, v.last().Caret)
+	require.Contains(t, v.last().Header, Listening)
+	o.Handle("dictation:done", app.Item{Text: "Dear Ann"})
+	require.Equal(t, &caret, v.last().Caret)
+	o.Handle("dictation:better", app.BetterText{Text: "Dear Ann,"})
+	require.Equal(t, &caret, v.last().Caret, "the better text shows where the dictation did")
+
+	// No caret: the bottom centre, said once.
+	mu.Lock()
+	answer = errors.New("no focused widget")
+	mu.Unlock()
+	for range 2 {
+		o.Handle("dictation:canceled", nil)
+		o.Handle("dictation:state", app.DictationStatus{State: app.DictRecording})
+		release <- struct{}{}
+		require.Eventually(t, func() bool { f := v.last(); return f.Visible && f.Caret == nil && strings.Contains(f.Header, Starting) },
+			time.Second, time.Millisecond)
+	}
+	require.Len(t, logs, 1, "said once")
+	require.Contains(t, <-logs, "no focused widget")
+
+	// The bottom setting: no lookup, shown at once.
+	o.Handle(app.EventSettingsChanged, app.SettingsData{OverlayPosition: app.OverlayBottom})
+	o.Handle("dictation:canceled", nil)
+	o.Handle("dictation:state", app.DictationStatus{State: app.DictRecording})
+	require.Contains(t, v.last().Header, Starting, "shown at once")
+	require.Nil(t, v.last().Caret)
+	mu.Lock()
+	require.Equal(t, 3, lookups)
+	mu.Unlock()
 	o.Close()
 }

@@ -241,11 +241,60 @@ namespace __hark {
 // zero, block b of n runs as logical threadgroup (perm[0]*b + perm[1]) % n
 // (perm[0] coprime with n), so kernels that depend on the order blocks
 // run in show up.
+//
+// step and patch serve replay (a launch recorded once in a CUDA graph and
+// replayed for every step): when step is not null, it points at the
+// step's variables in device memory (plan.Vars: NumVars int64), and each
+// of the npatch patches sets its field (an args word, target < 32, or a
+// binding's offset from its buffer's base, 32 + binding) to
+// base + mul*step[var] before the kernel runs, as plan.Dispatch.Resolved
+// does on the host. The host checks every step's patched values before
+// it replays.
+struct Patch {
+    long long base, mul;
+    unsigned target, var;
+};
 struct Params {
     void* bufs[16];
     unsigned args[20];
     unsigned perm[2];
+    const long long* step;
+    unsigned npatch, pad;
+    Patch patch[4];
 };
+// patch writes P's bindings with its patches applied to bufs (16) and
+// its Args to args (shared memory; the entry passes that to the kernel).
+// Fields are read one by one with constant indices: a copy of the whole
+// parameter would make clang copy it to local memory for every thread.
+__attribute__((always_inline)) inline void patch(const Params& P, void** bufs, unsigned* args) {
+    unsigned a[20];
+#pragma unroll
+    for (unsigned i = 0; i < 16; i++) bufs[i] = P.bufs[i];
+#pragma unroll
+    for (unsigned i = 0; i < 20; i++) a[i] = P.args[i];
+#pragma unroll
+    for (unsigned k = 0; k < 4; k++) {
+        if (k < P.npatch) {
+            const unsigned target = P.patch[k].target;
+            const long long v = P.patch[k].base + P.patch[k].mul * P.step[P.patch[k].var];
+#pragma unroll
+            for (unsigned i = 0; i < 20; i++)
+                if (target == i) a[i] = (unsigned)v;
+#pragma unroll
+            for (unsigned i = 0; i < 16; i++)
+                if (target == 32 + i) bufs[i] = (char*)bufs[i] + v;
+        }
+    }
+    // thread lin writes the words i with i % threads == lin (a block may
+    // have fewer than 20 threads)
+    const unsigned nx = __nvvm_read_ptx_sreg_ntid_x(), ny = __nvvm_read_ptx_sreg_ntid_y();
+    const unsigned n = nx * ny * __nvvm_read_ptx_sreg_ntid_z();
+    const unsigned lin = __nvvm_read_ptx_sreg_tid_x() + nx * (__nvvm_read_ptx_sreg_tid_y() + ny * __nvvm_read_ptx_sreg_tid_z());
+#pragma unroll
+    for (unsigned i = 0; i < 20; i++)
+        if (i % n == lin) args[i] = a[i];
+    asm volatile("bar.sync 0;" ::: "memory");
+}
 struct Ids {
     unsigned tid[3], group[3], tpg[3], ngroups[3], gid[3];
     unsigned linear, lane, simd, nsimd;

@@ -41,13 +41,13 @@ func TestParamForms(t *testing.T) {
 		"threads_per_threadgroup", "threadgroups_per_grid", "threads_per_grid", "thread_index_in_threadgroup",
 		"thread_index_in_simdgroup", "simdgroup_index_in_threadgroup", "simdgroups_per_threadgroup",
 		"threads_per_simdgroup", "thread_execution_width"} {
-		_, err := entryArgs.ParamExpr(msltestParam(a, -1))
+		_, err := entryArgs("P.bufs", "P.args").ParamExpr(msltestParam(a, -1))
 		require.NoError(t, err, a)
 	}
-	_, err := entryArgs.ParamExpr(msltestParam("buffer", 16))
+	_, err := entryArgs("P.bufs", "P.args").ParamExpr(msltestParam("buffer", 16))
 	require.Error(t, err)
-	_, err = entryArgs.ParamExpr(msltestParam("threadgroup", 1))
+	_, err = entryArgs("P.bufs", "P.args").ParamExpr(msltestParam("threadgroup", 1))
 	require.Error(t, err)
-	_, err = entryArgs.ParamExpr(msltestParam("sample_id", -1))
+	_, err = entryArgs("P.bufs", "P.args").ParamExpr(msltestParam("sample_id", -1))
 	require.Error(t, err)
 }

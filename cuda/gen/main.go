@@ -106,24 +106,31 @@ func Generate(root string) (unit string, table []byte, err error) {
 	out.WriteString(tr.Body)
 	out.WriteString("#line 1 \"cuda-entries.cu\"\n#pragma clang force_cuda_host_device end\n")
 	for _, k := range tr.Kernels {
-		var args []string
+		// two calls of the kernel: with the Args and bindings straight
+		// from the parameter (a launch of one step), and with the step's
+		// patches applied (a launch replayed from a CUDA graph, Params.step
+		// set): the patched Args go to shared memory, so the parameter copy
+		// stays in registers
+		var direct, replay []string
 		dyn := false
 		for _, p := range k.Params {
-			a, err := entryArgs.ParamExpr(p)
+			a, err := entryArgs("P.bufs", "P.args").ParamExpr(p)
 			if err != nil {
 				return "", nil, fmt.Errorf("kernel %s: %w", k.Name, err)
 			}
+			b, _ := entryArgs("__hark_bufs", "__hark_args").ParamExpr(p)
 			dyn = dyn || p.Attr == "threadgroup"
-			args = append(args, a)
+			direct, replay = append(direct, a), append(replay, b)
 		}
 		// launch_bounds(1024): every entry must accept the largest
 		// threadgroup a launch rule may ask for (ptxas keeps registers at
 		// or under 64 a thread, spilling rather than refusing the launch)
-		fmt.Fprintf(&out, "extern \"C\" __global__ void __attribute__((launch_bounds(1024))) %s%s(const __hark::Params P) {\n    __hark::Ids t = __hark::ids(P);\n", EntryPrefix, k.Name)
+		fmt.Fprintf(&out, "extern \"C\" __global__ void __attribute__((launch_bounds(1024))) %s%s(const __hark::Params P) {\n", EntryPrefix, k.Name)
 		if dyn {
 			out.WriteString("    extern __shared__ __attribute__((aligned(16))) unsigned char __hark_dyn[];\n")
 		}
-		fmt.Fprintf(&out, "    %s(%s);\n}\n", k.Call, strings.Join(args, ", "))
+		fmt.Fprintf(&out, "    if (P.step == nullptr) {\n        __hark::Ids t = __hark::ids(P);\n        %s(%s);\n    } else {\n", k.Call, strings.Join(direct, ", "))
+		fmt.Fprintf(&out, "        __shared__ unsigned __hark_args[20];\n        void* __hark_bufs[16];\n        __hark::patch(P, __hark_bufs, __hark_args);\n        __hark::Ids t = __hark::ids(P);\n        %s(%s);\n    }\n}\n", k.Call, strings.Join(replay, ", "))
 	}
 	h := sha256.New()
 	for _, s := range srcs {
@@ -158,14 +165,17 @@ const EntryPrefix = "hark_"
 
 var constSizes = map[string]int{"bool": 1, "uint": 4, "int": 4, "float": 4, "ushort": 2, "short": 2, "uchar": 1, "char": 1}
 
-// entryArgs are the entry points' argument forms: the thread ids t and
-// the kernel parameter P (the Args block travels in the parameters).
-var entryArgs = msltest.ArgForms{Ids: "t.", Dyn: "__hark_dyn", Buffer: func(i int) string {
-	if i == shaders.ArgsIndex {
-		return "(void*)P.args"
-	}
-	return fmt.Sprintf("P.bufs[%d]", i)
-}}
+// entryArgs are the entry points' argument forms: the thread ids t, the
+// bindings in the array bufs and the Args block at args (the Args travel
+// in the parameters).
+func entryArgs(bufs, args string) msltest.ArgForms {
+	return msltest.ArgForms{Ids: "t.", Dyn: "__hark_dyn", Buffer: func(i int) string {
+		if i == shaders.ArgsIndex {
+			return "(void*)" + args
+		}
+		return fmt.Sprintf("%s[%d]", bufs, i)
+	}}
+}
 
 // Compile compiles unit to PTX with clang ($HARK_CLANG overrides).
 func Compile(root, unit string) ([]byte, error) {

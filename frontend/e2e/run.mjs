@@ -196,6 +196,10 @@ try {
     await page.check('input[name="triggerDoubleTap"]')
     const help = await page.locator('[data-testid="trigger-help"]').textContent()
     check(/Double-tap it to start/.test(help), `trigger help follows the mode: ${help.trim().slice(0, 60)}`)
+    // The overlay's place: the bottom centre by default, or below the text cursor.
+    check(await page.isChecked('input[name="overlayPosition"][value="bottom"]'), 'the overlay at the bottom centre by default')
+    await page.check('input[name="overlayPosition"][value="caret"]')
+    await page.waitForSelector('[data-testid="overlay-caret-help"]')
     await page.waitForSelector('[data-testid="usage"]')
     await page.waitForSelector('input[name="forceCPU"]')
     const loadedOn = await page.locator('[data-testid="loaded-models"]').textContent()
@@ -212,6 +216,7 @@ try {
     check(kept === String(tc.retentionDays) && hotkey === tc.hotkey, `settings kept after restart (retention ${kept}, hotkey ${hotkey})`)
     const trig = await page.inputValue('select[name="trigger"]')
     check(trig === 'rightctrl' && await page.isChecked('input[name="triggerDoubleTap"]'), `trigger kept after restart (${trig}, double tap)`)
+    check(await page.isChecked('input[name="overlayPosition"][value="caret"]'), 'the overlay position kept after restart')
 
     // The local API server from Settings: start it on a free port, see its
     // address, ask it for its models, stop it.

@@ -66,27 +66,20 @@ func bind() error {
 			bindErr = err
 			return
 		}
-		for _, f := range []struct {
-			lib  uintptr
-			ptr  any
-			name string
-		}{
-			{cg, &cgEventTapCreate, "CGEventTapCreate"},
-			{cg, &cgEventTapEnable, "CGEventTapEnable"},
-			{cg, &cgEventGetIntegerValueField, "CGEventGetIntegerValueField"},
-			{cg, &cgEventGetFlags, "CGEventGetFlags"},
-			{cf, &cfMachPortCreateRunLoopSource, "CFMachPortCreateRunLoopSource"},
-			{cf, &cfMachPortInvalidate, "CFMachPortInvalidate"},
-			{cf, &cfRunLoopGetCurrent, "CFRunLoopGetCurrent"},
-			{cf, &cfRunLoopAddSource, "CFRunLoopAddSource"},
-			{cf, &cfRunLoopRunInMode, "CFRunLoopRunInMode"},
-			{cf, &cfRunLoopStop, "CFRunLoopStop"},
-			{cf, &cfRelease, "CFRelease"},
-		} {
-			if err := ns.Func(f.ptr, f.lib, f.name); err != nil {
-				bindErr = err
-				return
-			}
+		if bindErr = ns.Funcs(
+			ns.Sym{Lib: cg, Fn: &cgEventTapCreate, Name: "CGEventTapCreate"},
+			ns.Sym{Lib: cg, Fn: &cgEventTapEnable, Name: "CGEventTapEnable"},
+			ns.Sym{Lib: cg, Fn: &cgEventGetIntegerValueField, Name: "CGEventGetIntegerValueField"},
+			ns.Sym{Lib: cg, Fn: &cgEventGetFlags, Name: "CGEventGetFlags"},
+			ns.Sym{Lib: cf, Fn: &cfMachPortCreateRunLoopSource, Name: "CFMachPortCreateRunLoopSource"},
+			ns.Sym{Lib: cf, Fn: &cfMachPortInvalidate, Name: "CFMachPortInvalidate"},
+			ns.Sym{Lib: cf, Fn: &cfRunLoopGetCurrent, Name: "CFRunLoopGetCurrent"},
+			ns.Sym{Lib: cf, Fn: &cfRunLoopAddSource, Name: "CFRunLoopAddSource"},
+			ns.Sym{Lib: cf, Fn: &cfRunLoopRunInMode, Name: "CFRunLoopRunInMode"},
+			ns.Sym{Lib: cf, Fn: &cfRunLoopStop, Name: "CFRunLoopStop"},
+			ns.Sym{Lib: cf, Fn: &cfRelease, Name: "CFRelease"},
+		); bindErr != nil {
+			return
 		}
 		mode, err := ns.Global(cf, "kCFRunLoopDefaultMode")
 		if err != nil {

@@ -72,21 +72,15 @@ func setup() error {
 			bindErr = err
 			return
 		}
-		for _, f := range []struct {
-			ptr  any
-			name string
-		}{
-			{&getApplicationEventTarget, "GetApplicationEventTarget"},
-			{&installEventHandler, "InstallEventHandler"},
-			{&registerEventHotKey, "RegisterEventHotKey"},
-			{&unregisterEventHotKey, "UnregisterEventHotKey"},
-			{&getEventParameter, "GetEventParameter"},
-			{&getEventKind, "GetEventKind"},
-		} {
-			if err := ns.Func(f.ptr, lib, f.name); err != nil {
-				bindErr = err
-				return
-			}
+		if bindErr = ns.Funcs(
+			ns.Sym{Lib: lib, Fn: &getApplicationEventTarget, Name: "GetApplicationEventTarget"},
+			ns.Sym{Lib: lib, Fn: &installEventHandler, Name: "InstallEventHandler"},
+			ns.Sym{Lib: lib, Fn: &registerEventHotKey, Name: "RegisterEventHotKey"},
+			ns.Sym{Lib: lib, Fn: &unregisterEventHotKey, Name: "UnregisterEventHotKey"},
+			ns.Sym{Lib: lib, Fn: &getEventParameter, Name: "GetEventParameter"},
+			ns.Sym{Lib: lib, Fn: &getEventKind, Name: "GetEventKind"},
+		); bindErr != nil {
+			return
 		}
 		// OSStatus handler(EventHandlerCallRef, EventRef, void *userData).
 		// For Mach-O, an EventHandlerUPP is the plain function pointer

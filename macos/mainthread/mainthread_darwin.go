@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/ebitengine/purego"
+
+	"github.com/harkapp/hark/macos/internal/ns"
 )
 
 var (
@@ -30,16 +32,12 @@ func load() error {
 			loadErr = fmt.Errorf("mainthread: %w", err)
 			return
 		}
-		for _, f := range []struct {
-			ptr  any
-			name string
-		}{{&dispatchAsyncF, "dispatch_async_f"}, {&pthreadMainNP, "pthread_main_np"}} {
-			sym, err := purego.Dlsym(lib, f.name)
-			if err != nil {
-				loadErr = fmt.Errorf("mainthread: %s: %w", f.name, err)
-				return
-			}
-			purego.RegisterFunc(f.ptr, sym)
+		if err := ns.Funcs(
+			ns.Sym{Lib: lib, Fn: &dispatchAsyncF, Name: "dispatch_async_f"},
+			ns.Sym{Lib: lib, Fn: &pthreadMainNP, Name: "pthread_main_np"},
+		); err != nil {
+			loadErr = fmt.Errorf("mainthread: %w", err)
+			return
 		}
 		if mainQueue, err = purego.Dlsym(lib, "_dispatch_main_q"); err != nil {
 			loadErr = fmt.Errorf("mainthread: main queue: %w", err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ebitengine/purego/objc"
 
+	"github.com/harkapp/hark/app/overlay/place"
 	"github.com/harkapp/hark/macos/internal/ns"
 	"github.com/harkapp/hark/macos/mainthread"
 )
@@ -42,6 +43,8 @@ var (
 	selColorWithWhite        = objc.RegisterName("colorWithWhite:alpha:")                        // +[NSColor colorWithWhite:(CGFloat) alpha:(CGFloat)]
 	selMainScreen            = objc.RegisterName("mainScreen")                                   // +[NSScreen mainScreen] (the screen with the key window)
 	selVisibleFrame          = objc.RegisterName("visibleFrame")                                 // -[NSScreen visibleFrame] -> NSRect
+	selScreens               = objc.RegisterName("screens")                                      // +[NSScreen screens] -> NSArray* (the primary first)
+	selFrame                 = objc.RegisterName("frame")                                        // -[NSScreen frame] -> NSRect
 	selInitWithStringAttrs   = objc.RegisterName("initWithString:attributes:")                   // -[NSAttributedString initWithString:(NSString*) attributes:(NSDictionary*)]
 	selAppend                = objc.RegisterName("appendAttributedString:")                      // -[NSMutableAttributedString appendAttributedString:(NSAttributedString*)]
 	selMouseDown             = objc.RegisterName("mouseDown:")                                   // -[NSResponder mouseDown:(NSEvent*)]
@@ -75,6 +78,10 @@ type Frame struct {
 	Opacity, Level       float64
 	Header               string
 	Committed, Tentative string // the tentative tail is dimmed
+	// Caret is the text cursor to show the panel below, in Accessibility's
+	// coordinates (top-left origin, y down); nil: the bottom centre of
+	// the active screen.
+	Caret *place.Rect
 }
 
 // Panel is the overlay window. Its methods may be called from any
@@ -182,8 +189,8 @@ func (p *Panel) create() error {
 	return err
 }
 
-// Show mirrors f into the panel, at the bottom centre of the active
-// screen.
+// Show mirrors f into the panel, below the caret or at the bottom centre
+// of the active screen.
 func (p *Panel) Show(f Frame) {
 	// Async: the dictation events must not wait for the main thread.
 	_ = mainthread.Async(func() {
@@ -216,9 +223,8 @@ func (p *Panel) apply(f Frame) {
 	}
 	text.Send(selSetAttributedString, s)
 	ns.Release(s)
-	if screen := objc.ID(objc.GetClass("NSScreen")).Send(selMainScreen); screen != 0 {
-		vf := objc.Send[nsRect](screen, selVisibleFrame)
-		win.Send(selSetFrameDisplay, nsRect{X: vf.X + (vf.Width-width)/2, Y: vf.Y + vf.Height/12, Width: width, Height: height}, true)
+	if r, ok := frameFor(f.Caret); ok {
+		win.Send(selSetFrameDisplay, r, true)
 	}
 	win.Send(selSetAlphaValue, f.Opacity)
 	win.Send(selOrderFrontRegardless)

@@ -78,22 +78,14 @@ func load() error {
 			loadErr = err
 			return
 		}
-		for _, f := range []struct {
-			ptr  any
-			lib  uintptr
-			name string
-		}{
-			{&cgEventSourceCreate, cg, "CGEventSourceCreate"},
-			{&cgEventCreateKeyboardEvent, cg, "CGEventCreateKeyboardEvent"},
-			{&cgEventSetFlags, cg, "CGEventSetFlags"},
-			{&cgEventPost, cg, "CGEventPost"},
-			{&cgEventKeyboardSetUnicodeString, cg, "CGEventKeyboardSetUnicodeString"},
-			{&cfRelease, cf, "CFRelease"},
-		} {
-			if loadErr = ns.Func(f.ptr, f.lib, f.name); loadErr != nil {
-				return
-			}
-		}
+		loadErr = ns.Funcs(
+			ns.Sym{Lib: cg, Fn: &cgEventSourceCreate, Name: "CGEventSourceCreate"},
+			ns.Sym{Lib: cg, Fn: &cgEventCreateKeyboardEvent, Name: "CGEventCreateKeyboardEvent"},
+			ns.Sym{Lib: cg, Fn: &cgEventSetFlags, Name: "CGEventSetFlags"},
+			ns.Sym{Lib: cg, Fn: &cgEventPost, Name: "CGEventPost"},
+			ns.Sym{Lib: cg, Fn: &cgEventKeyboardSetUnicodeString, Name: "CGEventKeyboardSetUnicodeString"},
+			ns.Sym{Lib: cf, Fn: &cfRelease, Name: "CFRelease"},
+		)
 	})
 	return loadErr
 }

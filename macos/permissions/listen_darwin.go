@@ -21,10 +21,10 @@ func loadListen() error {
 			listenErr = err
 			return
 		}
-		if listenErr = ns.Func(&cgPreflightListen, lib, "CGPreflightListenEventAccess"); listenErr != nil {
-			return
-		}
-		listenErr = ns.Func(&cgRequestListen, lib, "CGRequestListenEventAccess")
+		listenErr = ns.Funcs(
+			ns.Sym{Lib: lib, Fn: &cgPreflightListen, Name: "CGPreflightListenEventAccess"},
+			ns.Sym{Lib: lib, Fn: &cgRequestListen, Name: "CGRequestListenEventAccess"},
+		)
 	})
 	return listenErr
 }

@@ -48,10 +48,10 @@ func loadAX() error {
 			axErr = err
 			return
 		}
-		if axErr = ns.Func(&axTrusted, lib, "AXIsProcessTrusted"); axErr != nil {
-			return
-		}
-		if axErr = ns.Func(&axTrustedOpt, lib, "AXIsProcessTrustedWithOptions"); axErr != nil {
+		if axErr = ns.Funcs(
+			ns.Sym{Lib: lib, Fn: &axTrusted, Name: "AXIsProcessTrusted"},
+			ns.Sym{Lib: lib, Fn: &axTrustedOpt, Name: "AXIsProcessTrustedWithOptions"},
+		); axErr != nil {
 			return
 		}
 		axPromptKey, axErr = ns.Global(lib, "kAXTrustedCheckOptionPrompt")

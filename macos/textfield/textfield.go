@@ -1,7 +1,8 @@
 // Package textfield reads and edits the focused text field through the
 // Accessibility API (AXUIElement, via purego), so that a better transcript
-// can replace the one just inserted. It needs the Accessibility permission
-// that pasting already asks for. The range arithmetic is platform
+// can replace the one just inserted, and finds its text cursor, which the
+// recording overlay can show below (caret_darwin.go). It needs the
+// Accessibility permission that pasting already asks for. The range arithmetic is platform
 // independent (this file); textfield_darwin.go does the AX calls.
 package textfield
 

@@ -17,8 +17,15 @@ type cfRange struct {
 	Length   int64
 }
 
+// cgRect is CGRect: origin and size, CGFloat each.
+type cgRect struct {
+	_                   structs.HostLayout
+	X, Y, Width, Height float64
+}
+
 const (
 	axSuccess      = 0 // kAXErrorSuccess
+	axValueCGRect  = 3 // kAXValueTypeCGRect
 	axValueCFRange = 4 // kAXValueTypeCFRange
 )
 
@@ -31,6 +38,12 @@ var (
 	axSetAttr func(el uintptr, attr objc.ID, value uintptr) int32
 	// AXValueRef AXValueCreate(AXValueType theType, const void *valuePtr);
 	axValueCreate func(typ uint32, ptr unsafe.Pointer) uintptr
+	// Boolean AXValueGetValue(AXValueRef value, AXValueType theType, void *valuePtr);
+	axValueGetValue func(v uintptr, typ uint32, ptr unsafe.Pointer) bool
+	// AXError AXUIElementCopyParameterizedAttributeValue(AXUIElementRef, CFStringRef parameterizedAttribute, CFTypeRef parameter, CFTypeRef *result);
+	axCopyParamAttr func(el uintptr, attr objc.ID, param uintptr, out *uintptr) int32
+	// AXError AXUIElementSetMessagingTimeout(AXUIElementRef, float timeoutInSeconds);
+	axSetTimeout func(el uintptr, seconds float32) int32
 	// void CFRelease(CFTypeRef);
 	cfRelease func(ref uintptr)
 
@@ -53,21 +66,16 @@ func load() error {
 			loadErr = err
 			return
 		}
-		for _, f := range []struct {
-			ptr  any
-			lib  uintptr
-			name string
-		}{
-			{&axSystemWide, ax, "AXUIElementCreateSystemWide"},
-			{&axCopyAttr, ax, "AXUIElementCopyAttributeValue"},
-			{&axSetAttr, ax, "AXUIElementSetAttributeValue"},
-			{&axValueCreate, ax, "AXValueCreate"},
-			{&cfRelease, cf, "CFRelease"},
-		} {
-			if loadErr = ns.Func(f.ptr, f.lib, f.name); loadErr != nil {
-				return
-			}
-		}
+		loadErr = ns.Funcs(
+			ns.Sym{Lib: ax, Fn: &axSystemWide, Name: "AXUIElementCreateSystemWide"},
+			ns.Sym{Lib: ax, Fn: &axCopyAttr, Name: "AXUIElementCopyAttributeValue"},
+			ns.Sym{Lib: ax, Fn: &axSetAttr, Name: "AXUIElementSetAttributeValue"},
+			ns.Sym{Lib: ax, Fn: &axValueCreate, Name: "AXValueCreate"},
+			ns.Sym{Lib: ax, Fn: &axValueGetValue, Name: "AXValueGetValue"},
+			ns.Sym{Lib: ax, Fn: &axCopyParamAttr, Name: "AXUIElementCopyParameterizedAttributeValue"},
+			ns.Sym{Lib: ax, Fn: &axSetTimeout, Name: "AXUIElementSetMessagingTimeout"},
+			ns.Sym{Lib: cf, Fn: &cfRelease, Name: "CFRelease"},
+		)
 	})
 	return loadErr
 }

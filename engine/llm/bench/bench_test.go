@@ -73,9 +73,16 @@ func TestWriteAndMeasure(t *testing.T) {
 			defer m.Close()
 			pp, err := Prompt(m, 32, 2)
 			require.NoError(t, err)
-			tg, err := Generate(m, 8, 2)
+			measured := 0
+			tg, err := Generate(m, 8, 2, func() { measured++ })
 			require.NoError(t, err)
-			for _, r := range []Result{pp, tg} {
+			chained, err := GenerateChained(llm.NewGenerator(m, tk), 8, 2, func() { measured++ })
+			require.NoError(t, err)
+			require.Equal(t, 2, measured, "measure is called once per test, after the warm-up")
+			require.Equal(t, "tg8 chained", chained.Test)
+			_, err = GenerateChained(llm.NewGenerator(m, tk), 64, 1, nil)
+			require.ErrorContains(t, err, "context of 65")
+			for _, r := range []Result{pp, tg, chained} {
 				require.Len(t, r.TokS, 2)
 				require.Greater(t, r.Mean(), 0.0)
 				require.False(t, math.IsNaN(r.Stddev()))
@@ -168,7 +175,7 @@ func benchType(b *testing.B, tokDir, name string) {
 		run  func(int) (Result, error)
 	}{
 		{"pp512", func(reps int) (Result, error) { return Prompt(m, 512, reps) }},
-		{"tg128", func(reps int) (Result, error) { return Generate(m, 128, reps) }},
+		{"tg128", func(reps int) (Result, error) { return Generate(m, 128, reps, nil) }},
 	} {
 		b.Run(test.name, func(b *testing.B) {
 			if _, err := test.run(0); err != nil { // warm-up only

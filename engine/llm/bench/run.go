@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -62,8 +63,9 @@ func Prompt(m *llm.Model, n, reps int) (Result, error) {
 
 // Generate measures text generation: each repetition empties the context
 // and decodes n tokens one at a time (each step computes the logits of its
-// token, as generation does). One short warm-up run comes first.
-func Generate(m *llm.Model, n, reps int) (Result, error) {
+// token, as generation does). One short warm-up run comes first; measure,
+// if set, is called after it.
+func Generate(m *llm.Model, n, reps int, measure func()) (Result, error) {
 	r := Result{Test: fmt.Sprintf("tg%d", n), Tokens: n}
 	if n > m.Context() {
 		return r, fmt.Errorf("bench: tg%d needs a context of %d, the model has %d", n, n, m.Context())
@@ -75,11 +77,48 @@ func Generate(m *llm.Model, n, reps int) (Result, error) {
 		if i < 0 {
 			steps = min(n, 4)
 		}
+		if i == 0 && measure != nil {
+			measure()
+		}
 		t0 := time.Now()
 		for _, t := range toks[:steps] {
 			if _, err := m.Decode(t); err != nil {
 				return r, err
 			}
+		}
+		if i >= 0 {
+			r.TokS = append(r.TokS, float64(n)/time.Since(t0).Seconds())
+		}
+	}
+	return r, nil
+}
+
+// GenerateChained measures generation as Hark generates text: greedy,
+// each next token chosen on the backend (argmax) and, where the backend
+// chains steps (plan.Chainer: a GPU), many decode+argmax steps per call
+// with only the token ids read back. Each repetition empties the context,
+// feeds one token and generates n more (EOS ignored). The warm-up is a
+// whole repetition, so a GPU records its graphs before the measured ones;
+// measure, if set, is called after it.
+func GenerateChained(g *llm.Generator, n, reps int, measure func()) (Result, error) {
+	r := Result{Test: fmt.Sprintf("tg%d chained", n), Tokens: n}
+	m := g.M
+	if n+1 > m.Context() {
+		return r, fmt.Errorf("bench: chained tg%d needs a context of %d, the model has %d", n, n+1, m.Context())
+	}
+	prompt := randomTokens(1, m.H.NVocab)
+	for i := -1; i < reps; i++ {
+		m.Reset()
+		if i == 0 && measure != nil {
+			measure()
+		}
+		t0 := time.Now()
+		res, err := g.Generate(context.Background(), prompt, llm.GenerateOptions{MaxTokens: n, IgnoreEOS: true}, nil)
+		if err != nil {
+			return r, err
+		}
+		if len(res.Tokens) != n {
+			return r, fmt.Errorf("bench: chained tg%d generated %d tokens (%s)", n, len(res.Tokens), res.Reason)
 		}
 		if i >= 0 {
 			r.TokS = append(r.TokS, float64(n)/time.Since(t0).Seconds())

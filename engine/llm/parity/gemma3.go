@@ -102,21 +102,10 @@ func WriteGemma3(dir string, w io.Writer, vocab map[string]gguf.Value) error {
 	}
 	gw := gguf.NewWriter(w)
 	const a = "gemma3"
-	kvs := []kv{
-		{"general.architecture", gguf.String(a)},
-		{"general.name", gguf.String("hark-parity-gemma3-tiny")},
-		{a + ".block_count", gguf.Uint32(uint32(c.Layers))},
-		{a + ".context_length", gguf.Uint32(uint32(c.MaxPos))},
-		{a + ".embedding_length", gguf.Uint32(uint32(c.Embd))},
-		{a + ".feed_forward_length", gguf.Uint32(uint32(c.FF))},
-		{a + ".attention.head_count", gguf.Uint32(uint32(c.Heads))},
-		{a + ".attention.head_count_kv", gguf.Uint32(uint32(c.KVHeads))},
-		{a + ".attention.key_length", gguf.Uint32(uint32(c.HeadDim))},
-		{a + ".attention.value_length", gguf.Uint32(uint32(c.HeadDim))},
-		{a + ".attention.layer_norm_rms_epsilon", gguf.Float32(float32(c.RMSEps))},
-		{a + ".attention.sliding_window", gguf.Uint32(uint32(c.Window))},
-		{a + ".rope.freq_base", gguf.Float32(float32(full.Theta))},
-	}
+	kvs := append(shapeKVs(a, "gemma3-tiny", hparams{
+		layers: c.Layers, ctx: c.MaxPos, embd: c.Embd, ff: c.FF, heads: c.Heads,
+		kvHeads: c.KVHeads, headDim: c.HeadDim, rmsEps: float32(c.RMSEps), ropeBase: float32(full.Theta),
+	}), kv{a + ".attention.sliding_window", gguf.Uint32(uint32(c.Window))})
 	for _, k := range slices.Sorted(maps.Keys(vocab)) {
 		kvs = append(kvs, kv{k, vocab[k]})
 	}

@@ -155,21 +155,10 @@ func Write(c Config, w io.Writer, scheme string) error {
 	}
 	gw := gguf.NewWriter(w)
 	a := c.Arch
-	kvs := []kv{
-		{"general.architecture", gguf.String(a)},
-		{"general.name", gguf.String("hark-parity-" + c.Name)},
-		{a + ".block_count", gguf.Uint32(uint32(c.Layers))},
-		{a + ".context_length", gguf.Uint32(2048)},
-		{a + ".embedding_length", gguf.Uint32(uint32(c.Embd))},
-		{a + ".feed_forward_length", gguf.Uint32(uint32(c.FF))},
-		{a + ".attention.head_count", gguf.Uint32(uint32(c.Heads))},
-		{a + ".attention.head_count_kv", gguf.Uint32(uint32(c.KVHeads))},
-		{a + ".attention.key_length", gguf.Uint32(uint32(c.HeadDim))},
-		{a + ".attention.value_length", gguf.Uint32(uint32(c.HeadDim))},
-		{a + ".attention.layer_norm_rms_epsilon", gguf.Float32(c.RMSEps)},
-		{a + ".rope.freq_base", gguf.Float32(c.RopeBase)},
-		{a + ".rope.dimension_count", gguf.Uint32(uint32(c.HeadDim))},
-	}
+	kvs := append(shapeKVs(a, c.Name, hparams{
+		layers: c.Layers, ctx: 2048, embd: c.Embd, ff: c.FF, heads: c.Heads,
+		kvHeads: c.KVHeads, headDim: c.HeadDim, rmsEps: c.RMSEps, ropeBase: c.RopeBase,
+	}), kv{a + ".rope.dimension_count", gguf.Uint32(uint32(c.HeadDim))})
 	if err := addKVs(gw, kvs); err != nil {
 		return err
 	}
@@ -213,6 +202,31 @@ func f32Bytes(v []float32) []byte {
 type kv struct {
 	k string
 	v gguf.Value
+}
+
+// hparams are the shape keys every parity architecture writes.
+type hparams struct {
+	layers, ctx, embd, ff, heads, kvHeads, headDim int
+	rmsEps, ropeBase                               float32
+}
+
+// shapeKVs returns the GGUF metadata common to the parity writers, in
+// llama.cpp's key names for architecture a.
+func shapeKVs(a, name string, h hparams) []kv {
+	return []kv{
+		{"general.architecture", gguf.String(a)},
+		{"general.name", gguf.String("hark-parity-" + name)},
+		{a + ".block_count", gguf.Uint32(uint32(h.layers))},
+		{a + ".context_length", gguf.Uint32(uint32(h.ctx))},
+		{a + ".embedding_length", gguf.Uint32(uint32(h.embd))},
+		{a + ".feed_forward_length", gguf.Uint32(uint32(h.ff))},
+		{a + ".attention.head_count", gguf.Uint32(uint32(h.heads))},
+		{a + ".attention.head_count_kv", gguf.Uint32(uint32(h.kvHeads))},
+		{a + ".attention.key_length", gguf.Uint32(uint32(h.headDim))},
+		{a + ".attention.value_length", gguf.Uint32(uint32(h.headDim))},
+		{a + ".attention.layer_norm_rms_epsilon", gguf.Float32(h.rmsEps)},
+		{a + ".rope.freq_base", gguf.Float32(h.ropeBase)},
+	}
 }
 
 func addKVs(gw *gguf.Writer, kvs []kv) error {

@@ -52,6 +52,7 @@ export interface SettingsData {
   keepMicReady: boolean
   micCloseSeconds: number
   pasteLastHotkey: string
+  overlayPosition: string
 }
 // github.com/harkapp/hark/internal/vocab.Prompt
 export interface Prompt {

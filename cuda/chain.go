@@ -1,0 +1,76 @@
+package cuda
+
+import (
+	"fmt"
+
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// chainSteps is RunPasses' default batch: 128 steps, 64 tokens of an LLM
+// decode chain (decode, then argmax or sample), recorded as one graph and
+// replayed with one launch. Generating n tokens then takes the prompt's
+// launch, the first token's and ceil((n-1)/64) more: 4 for 128 tokens,
+// 1/32 per token. A stop (EOS, a stop string) is seen at the end of the
+// batch, so up to 63 tokens past it are computed and dropped.
+const chainSteps = 128
+
+// RunPasses implements plan.Chainer: step i replays passes[i] with
+// vars[i], chunk steps (at most stepRows; chunk <= 0: chainSteps) per
+// batch, each batch one graph replay once its shape repeats (graph.go)
+// and waited for before done sees it. An LLM decode chain alternates the
+// decode pass (its embedding reads tokens[VarPos]) and the argmax or
+// sample pass (it writes tokens[VarKVLen]), so the GPU feeds itself and
+// the host reads back only token ids, in done. A batch that fails to
+// prepare (a patch out of range, a binding past its buffer) is not
+// issued; earlier batches completed and count.
+func (e *Exec) RunPasses(passes []int, vars []plan.Vars, chunk int, done func(completed int) bool) (int, error) {
+	if len(passes) != len(vars) {
+		return 0, fmt.Errorf("cuda: plan %s: %d passes for %d step variables", e.name, len(passes), len(vars))
+	}
+	if chunk <= 0 {
+		chunk = chainSteps
+	}
+	chunk = min(chunk, stepRows)
+	completed := 0
+	for lo := 0; lo < len(passes); lo += chunk {
+		hi := min(lo+chunk, len(passes))
+		if err := e.runChunk(passes[lo:hi], vars[lo:hi], lo); err != nil {
+			return completed, err
+		}
+		completed = hi
+		// done reads results back through e.Read, so e.mu is free here
+		if done != nil && !done(completed) {
+			break
+		}
+	}
+	return completed, nil
+}
+
+func (e *Exec) runChunk(passes []int, vars []plan.Vars, first int) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return fmt.Errorf("cuda: plan %s: executable is closed", e.name)
+	}
+	return e.runBatch(func(b *batch) error {
+		for i, p := range passes {
+			if p < 0 || p >= len(e.passes) {
+				return fmt.Errorf("cuda: plan %s: step %d: pass %d out of range (%d passes)", e.name, first+i, p, len(e.passes))
+			}
+			if err := e.prepare(b, p, &vars[i]); err != nil {
+				return fmt.Errorf("step %d: %w", first+i, err)
+			}
+		}
+		return nil
+	}, "chained steps")
+}
+
+// unchained is an Exec without RunPasses (Options.NoChain): model code
+// then runs one step per call, as with part 1 of the backend.
+type unchained struct{ e *Exec }
+
+func (u unchained) Run(pass int, vars *plan.Vars) error             { return u.e.Run(pass, vars) }
+func (u unchained) RunSeq(pass int, steps []plan.Vars) error        { return u.e.RunSeq(pass, steps) }
+func (u unchained) Write(buf plan.BufID, off int64, b []byte) error { return u.e.Write(buf, off, b) }
+func (u unchained) Read(buf plan.BufID, off int64, b []byte) error  { return u.e.Read(buf, off, b) }
+func (u unchained) Close() error                                    { return u.e.Close() }
