@@ -292,19 +292,28 @@ func (d *disagreeing) TranscribeWindow(ctx context.Context, x []float32, p strin
 }
 
 // A pause ends the utterance: its words are committed at once, the
-// silence after it is not decoded, and the next utterance starts after it.
-func TestStreamerPauseEndsUtterance(t *testing.T) {
-	first := script(6, 0.5)  // 0.5 .. 3.4 s
-	second := script(6, 8.5) // 8.5 .. 11.4 s
+
+// twoUtterances is two scripted utterances, 0.5-3.4 s and 8.5-11.4 s (the
+// second's words v0..v5), all words, and their audio: speech tones with a
+// 5-s pause between them and 1 s of quiet after.
+func twoUtterances() (first, all []Word, x []float32) {
+	first = script(6, 0.5)
+	second := script(6, 8.5)
 	for i := range second {
 		second[i].Word = fmt.Sprintf(" v%d", i)
 	}
-	ws := append(append([]Word{}, first...), second...)
-	m := &scriptModel{words: ws}
-	x := append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
+	all = append(append([]Word{}, first...), second...)
+	x = append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
 	x = append(x, quiet(5*SampleRate)...)
 	x = append(x, tone(3*SampleRate, 0)...)
 	x = append(x, quiet(SampleRate)...)
+	return first, all, x
+}
+
+// silence after it is not decoded, and the next utterance starts after it.
+func TestStreamerPauseEndsUtterance(t *testing.T) {
+	_, ws, x := twoUtterances()
+	m := &scriptModel{words: ws}
 	res, commits, _ := run(t, m, StreamConfig{}, x)
 	require.Equal(t, scriptText(ws), res.Text)
 	noneEarly(t, ws, commits, 0)
@@ -331,12 +340,7 @@ func TestStreamerPauseEndsUtterance(t *testing.T) {
 // its own (before, the pause went unseen and both utterances were decoded
 // as one window).
 func TestStreamerPauseInsideOneWrite(t *testing.T) {
-	first := script(6, 0.5)
-	second := script(6, 8.5)
-	for i := range second {
-		second[i].Word = fmt.Sprintf(" v%d", i)
-	}
-	ws := append(append([]Word{}, first...), second...)
+	first, ws, x := twoUtterances()
 	m := &scriptModel{words: ws}
 	var commits []StreamEvent
 	s := NewStreamer(m, StreamConfig{}, func(e StreamEvent) {
@@ -345,10 +349,6 @@ func TestStreamerPauseInsideOneWrite(t *testing.T) {
 		}
 	})
 	m.s = s
-	x := append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
-	x = append(x, quiet(5*SampleRate)...)
-	x = append(x, tone(3*SampleRate, 0)...)
-	x = append(x, quiet(SampleRate)...)
 	require.NoError(t, s.Write(context.Background(), x))
 	res, err := s.Finish(context.Background())
 	require.NoError(t, err)
@@ -362,18 +362,10 @@ func TestStreamerPauseInsideOneWrite(t *testing.T) {
 // A Write whose decode is cancelled (the app cancels the step in flight
 // at release) loses no audio: Finish still transcribes all of it.
 func TestStreamerCancelledWriteKeepsAudio(t *testing.T) {
-	first := script(6, 0.5)
-	second := script(6, 8.5)
-	for i := range second {
-		second[i].Word = fmt.Sprintf(" v%d", i)
-	}
-	ws := append(append([]Word{}, first...), second...)
+	_, ws, x := twoUtterances()
 	m := &scriptModel{words: ws}
 	s := NewStreamer(cancellable{m}, StreamConfig{}, nil)
 	m.s = s
-	x := append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
-	x = append(x, quiet(5*SampleRate)...)
-	x = append(x, tone(3*SampleRate, 0)...)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	require.ErrorIs(t, s.Write(ctx, x), context.Canceled)
