@@ -1,7 +1,11 @@
 #!/bin/bash
-# The long-form teacher-forced check on the GPU (a subset of
-# bench/cuda/run.sh, from a folder with its msltest.test.xz, cuda.test.xz
-# and data.tar.xz): writes env.txt, longform.log, longform-permuted.log.
+# The long-form teacher-forced check against the CPU backend with
+# float activations (cpu.Options.FloatActivations), greedy and beam 5, plus
+# jfk.wav against both CPU modes and TestMatrixGGMLKit (its data was
+# missing from the previous H200 run) in normal, permuted and poisoned
+# order. A subset of bench/cuda/run.sh (same binaries and data.tar.xz, plus
+# llm-kit/ggml-quants/); logs: longform-float*.log, ggmlkit*.log (the
+# earlier longform*.log: this script at commit d0859d9, against the shipped CPU).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/out}
@@ -24,8 +28,9 @@ run() { # log name, extra env, tests, timeout
 	env HARK_MSLTEST_DEVICE=cuda $2 timeout $4 ./msltest.test -test.run "^Test($3)\$" -test.v -test.count=1 -test.timeout=9m >>"$OUT/$1.log" 2>&1
 	echo "== exit $? after $(($(date +%s) - start)) s" >>"$OUT/$1.log"
 }
-run longform "HARK_CUDA_PERMUTE=" "E2EWhisperJFK|E2EWhisperLongForm" 200
-left=$((250 - ($(date +%s) - start)))
-[ $left -gt 60 ] && run longform-permuted "HARK_CUDA_PERMUTE=20261124" "E2EWhisperLongForm" $left
+run ggmlkit "HARK_CUDA_PERMUTE=" "MatrixGGMLKit" 30
+run ggmlkit-permuted "HARK_CUDA_PERMUTE=20261124" "MatrixGGMLKit" 30
+run ggmlkit-poison "HARK_CUDA_POISON=1" "MatrixGGMLKit" 30
+run longform-float "HARK_CUDA_PERMUTE=" "E2EWhisperJFK|E2EWhisperLongForm" $((200 - ($(date +%s) - start)))
 cat "$OUT/env.txt"
-for f in "$OUT"/longform*.log; do grep -vE '^=== RUN' "$f" | cut -c1-300 | head -60; done
+for f in "$OUT"/*.log; do grep -vE '^=== RUN|matrix_kit_test' "$f" | cut -c1-400 | head -60; done

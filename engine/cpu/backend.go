@@ -15,20 +15,30 @@ type Options struct {
 	Threads int
 	// Pool lets several backends share one set of workers.
 	Pool *Pool
+	// FloatActivations makes products with quantized weights multiply the
+	// dequantized weights by the float activations, as the GPU kernels
+	// do, instead of quantizing the activations to 8 bits per element
+	// first (ggml's way and the default: integer dot products, faster).
+	// Only products of fewer than 16 activation rows are affected; larger
+	// ones already dequantize the weights for the float GEMM. It is the
+	// reference for GPU-vs-CPU comparisons, where the activations'
+	// quantization error would otherwise be charged to the GPU.
+	FloatActivations bool
 }
 
 // Backend executes plans on the CPU. It implements plan.Backend.
 type Backend struct {
-	pool    *Pool
-	ownPool bool
+	pool      *Pool
+	ownPool   bool
+	floatActs bool
 }
 
 // New returns a CPU backend. Its worker pool lives until Close.
 func New(opts Options) *Backend {
 	if opts.Pool != nil {
-		return &Backend{pool: opts.Pool}
+		return &Backend{pool: opts.Pool, floatActs: opts.FloatActivations}
 	}
-	return &Backend{pool: NewPool(opts.Threads), ownPool: true}
+	return &Backend{pool: NewPool(opts.Threads), ownPool: true, floatActs: opts.FloatActivations}
 }
 
 // Name implements plan.Backend.
@@ -60,6 +70,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		return nil, fmt.Errorf("cpu: nil plan")
 	}
 	e := &Exec{pool: b.pool, name: p.Name, mm: NewMatMul(b.pool)}
+	e.mm.floatActs = b.floatActs
 	var total int64
 	for i, bd := range p.Buffers {
 		if bd.Size < 0 {

@@ -24,7 +24,13 @@ type MatMul struct {
 	prep   prepTask
 	gemm   gemmTask
 	split  splitTask
+	qg     qgemmTask
+	qquant qquantTask
 	noBLAS bool // tests force the pure-Go path
+	qgemm  int  // tests force the quantized GEMM on or off (qgemmAuto)
+	// floatActs: quantized weights are dequantized and multiplied by the
+	// float activations (Options.FloatActivations).
+	floatActs bool
 }
 
 // NewMatMul returns a MatMul running on pool.
@@ -90,6 +96,10 @@ func (mm *MatMul) Mul(t ggml.Type, w []byte, n, k, m int, x []float32, ldx int,
 		out: out, ldo: ldo, bias: bias, res: res, ldr: ldr}
 	a := &mm.args
 	defer func() { mm.args = mulArgs{} }() // drop references to the caller's slices
+	if mm.canQGemm(a) {
+		mm.mulQGemm(a)
+		return nil
+	}
 	if m >= gemmMinM && !mm.noBLAS && blas.Available() {
 		return mm.mulBLAS(a)
 	}
@@ -166,10 +176,15 @@ func (t *quantTask) Do(_, lo, hi int) {
 // with all m activation rows, so it streams W at memory speed for m = 1
 // and reuses the quantized activations across rows for small m (beams).
 func (mm *MatMul) mulRows(a *mulArgs) {
-	if a.kd.id == kindQuant {
+	mm.rows.a, mm.rows.float = a, mm.floatActs && a.kd.id == kindQuant
+	switch {
+	case mm.rows.float:
+		if need := mm.pool.Workers() * a.k; len(mm.rows.deq) < need {
+			mm.rows.deq = make([]float32, need)
+		}
+	case a.kd.id == kindQuant:
 		mm.quantizeActs(a)
 	}
-	mm.rows.a = a
 	if need := mm.pool.Workers() * rowRun; len(mm.rows.buf) < need {
 		mm.rows.buf = make([]float32, need)
 	}
@@ -178,8 +193,10 @@ func (mm *MatMul) mulRows(a *mulArgs) {
 }
 
 type rowTask struct {
-	a   *mulArgs
-	buf []float32 // rowRun floats per worker for the row-run results
+	a     *mulArgs
+	buf   []float32 // rowRun floats per worker for the row-run results
+	float bool      // quantized weights against float activations
+	deq   []float32 // k floats per worker: the dequantized weight row
 }
 
 // rowRun bounds a run of weight rows handed to one dotQRows call: small
@@ -189,6 +206,17 @@ const rowRun = 128
 
 func (t *rowTask) Do(w, lo, hi int) {
 	a := t.a
+	if t.float {
+		row := t.deq[w*a.k : (w+1)*a.k]
+		for j := lo; j < hi; j++ {
+			dequantRow(a.kd, a.w[j*a.rb:(j+1)*a.rb], row)
+			for i := 0; i < a.m; i++ {
+				d := [1]float32{dotF32(row, a.x[i*a.ldx:i*a.ldx+a.k])}
+				a.store(i, j, d[:])
+			}
+		}
+		return
+	}
 	if a.kd.id == kindQuant {
 		nb := a.k / a.kd.blockSize
 		run := min(rowRun, max(4, 32768/a.rb))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
 	"github.com/stretchr/testify/require"
 )
 
@@ -102,10 +103,14 @@ func refMul(t ggml.Type, w []byte, n, k, m int, x []float32, ldx int, bias, res 
 }
 
 // tolFor is the allowed error relative to Σ|w·x|: float types only round
-// in float32; quantized types also quantize x to 8 bits per block.
-func tolFor(t ggml.Type) float64 {
+// in float32; quantized types also quantize x to 8 bits per block, unless
+// the activations stay float.
+func tolFor(t ggml.Type, floatActs bool) float64 {
 	switch t {
 	case ggml.F32, ggml.F16, ggml.BF16:
+		return 1e-5
+	}
+	if floatActs {
 		return 1e-5
 	}
 	return 1.5e-2
@@ -142,7 +147,7 @@ func checkMul(t *testing.T, mm *MatMul, r *rand.Rand, typ ggml.Type, c mulCase) 
 	}
 	want, mag := refMul(typ, w, c.n, c.k, c.m, x, ldx, bias, res, ldr)
 	require.NoError(t, mm.Mul(typ, w, c.n, c.k, c.m, x, ldx, out, ldo, bias, res, ldr))
-	tol := tolFor(typ)
+	tol := tolFor(typ, mm.floatActs)
 	for i := 0; i < c.m; i++ {
 		for j := 0; j < c.n; j++ {
 			got := float64(out[i*ldo+j])
@@ -177,6 +182,55 @@ func TestMatMulAllTypes(t *testing.T) {
 				checkMul(t, mm, r, typ, c)
 			}
 		}
+	}
+}
+
+// FloatActivations: quantized weights against float activations agree
+// with the float64 reference to float32 rounding (1e-5 of Σ|w·x|), on the
+// row path and the GEMM path, where the default path's 8-bit activations
+// are off by far more (so the tolerance tells the two apart).
+func TestMatMulFloatActivations(t *testing.T) {
+	pool := NewPool(0)
+	defer pool.Close()
+	r := rand.New(rand.NewPCG(13, 17))
+	cases := []mulCase{
+		{n: 51, k: 512, m: 1, bias: true},
+		{n: 29, k: 768, m: 5, res: true, alias: true, ldoPad: 1},
+		{n: 33, k: 512, m: 19, ldxPad: 1, ldoPad: 3, bias: true, res: true},
+	}
+	for _, blasOn := range []bool{true, false} {
+		mm := NewMatMul(pool)
+		mm.noBLAS, mm.floatActs = !blasOn, true
+		for _, typ := range allTypes {
+			for _, c := range cases {
+				checkMul(t, mm, r, typ, c)
+			}
+		}
+	}
+
+	// The default path is not within that bound.
+	mm := NewMatMul(pool)
+	n, k := 64, 512
+	w := randWeights(r, ggml.Q8_0, n, k)
+	x := randF32(r, k)
+	out := make([]float32, n)
+	require.NoError(t, mm.Mul(ggml.Q8_0, w, n, k, 1, x, k, out, n, nil, nil, 0))
+	want, mag := refMul(ggml.Q8_0, w, n, k, 1, x, k, nil, nil, 0)
+	worst := 0.0
+	for j := range out {
+		worst = max(worst, math.Abs(float64(out[j])-want[j])/mag[j])
+	}
+	require.Greater(t, worst, 1e-4, "8-bit activations")
+}
+
+// The backend option reaches the executors' products.
+func TestFloatActivationsOption(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		b := New(Options{Threads: 1, FloatActivations: on})
+		e, err := b.Load(&plan.Plan{Name: "empty"})
+		require.NoError(t, err)
+		require.Equal(t, on, e.(*Exec).mm.floatActs)
+		b.Close()
 	}
 }
 

@@ -33,8 +33,13 @@ type ForcedReport struct {
 	Windows, Steps int
 	MaxLogprobDiff float64
 	MaxLogitDiff   float64 // relative, as ForcedTolerance.Logit
-	NearTies       []NearTie
+	// Where the maxima are (window and step).
+	MaxLogprobAt, MaxLogitAt StepAt
+	NearTies                 []NearTie
 }
+
+// StepAt names one step of one window.
+type StepAt struct{ Window, Step int }
 
 // CompareForced replays every window of a transcription made on ref (its
 // OnWindow traces) on both models with the reference's tokens forced
@@ -81,12 +86,14 @@ func CompareForced(ref, got *Model, windows []WindowTrace, tol ForcedTolerance) 
 			if !(d <= tol.Logprob) { // NaN fails too
 				return fmt.Errorf("%s: log-prob %.5f, reference %.5f: differs by more than %g", where, g.lp, lp, tol.Logprob)
 			}
-			rep.MaxLogprobDiff = max(rep.MaxLogprobDiff, d)
+			if d > rep.MaxLogprobDiff {
+				rep.MaxLogprobDiff, rep.MaxLogprobAt = d, StepAt{wi, i}
+			}
 			lg := float64(l[toks[i]])
 			if d := math.Abs(lg-g.lg) / max(1, math.Abs(lg)); !(d <= tol.Logit) {
 				return fmt.Errorf("%s: logit %.5f, reference %.5f: differs by more than %g of it", where, g.lg, lg, tol.Logit)
-			} else {
-				rep.MaxLogitDiff = max(rep.MaxLogitDiff, d)
+			} else if d > rep.MaxLogitDiff {
+				rep.MaxLogitDiff, rep.MaxLogitAt = d, StepAt{wi, i}
 			}
 			if g.top != rt {
 				margin := l[rt] - l[g.top]

@@ -81,6 +81,16 @@ func TestCompareForced(t *testing.T) {
 		_, err = CompareForced(ref, got, ws, tol)
 		require.ErrorContains(t, err, "logit", "beams %d: logits scaled by 1.05", beams)
 		t.Logf("beams %d: scaled: %v", beams, err)
+		// Unbounded, the report names the largest differences and where.
+		inf := ForcedTolerance{NearTie: float32(math.Inf(1)), Logprob: math.Inf(1), Logit: math.Inf(1)}
+		srep, err := CompareForced(ref, got, ws, inf)
+		require.NoError(t, err)
+		require.InDelta(t, 0.05, srep.MaxLogitDiff, 1e-6, "beams %d", beams)
+		require.Greater(t, srep.MaxLogprobDiff, 0.0)
+		for _, at := range []StepAt{srep.MaxLogitAt, srep.MaxLogprobAt} {
+			require.Less(t, at.Window, len(ws))
+			require.Less(t, at.Step, len(ws[at.Window].Result.Tokens))
+		}
 
 		// 10 off each row's top logit: where the reference's choice wins by
 		// less than that (jfk: 8 to 15 at each step) the choice changes.

@@ -1,0 +1,6 @@
+//go:build !amd64
+
+package cpu
+
+func addSIMDKernels(map[string]qgemmTestKernel) {
+}
