@@ -248,6 +248,12 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 	for _, r := range results {
 		fmt.Fprintf(out, "| %s | %.2f MiB | %.2f M | %s | %d | %s | %.2f ± %.2f |\n",
 			label, float64(size)/(1<<20), float64(params)/1e6, strings.ToUpper(be.Name()), threads, r.Test, r.Mean(), r.Stddev())
+		// every repetition, for medians (llama-bench's -o json has them too)
+		fmt.Fprintf(errOut, "samples %s %s t=%d t/s:", label, r.Test, threads)
+		for _, v := range r.TokS {
+			fmt.Fprintf(errOut, " %.2f", v)
+		}
+		fmt.Fprintln(errOut)
 	}
 	// On Metal, the GPU's own busy time (GPUStartTime..GPUEndTime of every
 	// command buffer, warm-up included) tells encode overhead from kernels.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,15 +14,7 @@ import (
 // TestGenerateGolden: `hark generate --temp 0` prints llama.cpp's greedy
 // continuation of the golden prompts (and only the continuation).
 func TestGenerateGolden(t *testing.T) {
-	b, err := os.ReadFile(shared.Path(t, "llm-kit", "golden", "stories260K.golden.json"))
-	require.NoError(t, err)
-	var gold struct {
-		Results []struct {
-			Prompt        string `json:"prompt"`
-			GeneratedText string `json:"generated_text"`
-		} `json:"results"`
-	}
-	require.NoError(t, json.Unmarshal(b, &gold))
+	gold := shared.LoadStoriesGolden(t)
 	model := shared.Path(t, "models", "stories260K.gguf")
 	for _, i := range []int{2, 4} { // a prompt, and the empty prompt
 		r := gold.Results[i]

@@ -70,7 +70,7 @@ seconds since playback started, so wall - audio_end is the lag.`,
 	f.Float64Var(&fl.speed, "speed", 1, "playback speed (1 = real time, 4 = four times faster)")
 	f.StringVar(&fl.language, "language", "", "spoken language code (multilingual models; English when empty)")
 	f.StringVar(&fl.prompt, "prompt", "", "custom vocabulary the decoder is prompted with")
-	f.IntVar(&fl.threads, "threads", 0, "worker threads (0 = all cores)")
+	f.IntVar(&fl.threads, "threads", 0, "worker threads (0 = one per physical core)")
 	addBackendFlag(cmd)
 	return cmd
 }

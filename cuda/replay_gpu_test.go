@@ -2,9 +2,7 @@ package cuda
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,17 +44,7 @@ func TestGPUStoriesReplay(t *testing.T) {
 		{"graphs", Options{NoChain: true}},
 		{"per-dispatch", Options{NoChain: true, NoGraphs: true}},
 	}
-	raw, err := os.ReadFile(shared.Path(t, "llm-kit", "golden", "stories260K.golden.json"))
-	require.NoError(t, err)
-	var golden struct {
-		Results []struct {
-			Prompt          string  `json:"prompt"`
-			PromptTokens    []int32 `json:"prompt_tokens"`
-			GeneratedTokens []int32 `json:"generated_tokens"`
-		} `json:"results"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &golden))
-	require.NotEmpty(t, golden.Results)
+	golden := shared.LoadStoriesGolden(t)
 	model := shared.Path(t, "models", "stories260K.gguf")
 	smp := llm.Sampler{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepeatPenalty: 1.1, Seed: 42}
 	open := func(be plan.Backend, s *llm.Sampler) (*llm.Generator, func()) {

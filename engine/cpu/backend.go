@@ -119,6 +119,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 				return nil, fmt.Errorf("cpu: plan %s/%s op %d (%s): %w", p.Name, ps.Name, i, cp.ops[i].Kernel, err)
 			}
 		}
+		cp.fence = fences(cp.ops)
 		e.passes = append(e.passes, cp)
 	}
 	e.allocScratch()

@@ -19,6 +19,7 @@ type Exec struct {
 	bufs   []buffer
 	passes []compiledPass
 	closed bool
+	serial bool // tests: fence before every dispatch
 
 	// position of the running dispatch, for error messages
 	curPass, curOp int
@@ -44,8 +45,9 @@ type Exec struct {
 }
 
 type compiledPass struct {
-	name string
-	ops  []plan.Dispatch
+	name  string
+	ops   []plan.Dispatch
+	fence []bool // ops[i] waits for the jobs in flight (fences)
 }
 
 // Run implements plan.Executable.
@@ -118,12 +120,15 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	if vars == nil {
 		vars = &zero
 	}
-	ops := e.passes[pass].ops
+	ops, fence := e.passes[pass].ops, e.passes[pass].fence
 	e.curPass = pass
 	e.pool.Begin()
-	defer e.pool.End()
+	defer e.pool.End() // fences the last jobs before the host reads
 	for i := range ops {
 		e.curOp, e.curKernel = i, ops[i].Kernel
+		if fence[i] || e.serial {
+			e.pool.Fence()
+		}
 		if err := e.checkPatches(&ops[i], vars); err != nil {
 			return err
 		}

@@ -31,7 +31,28 @@ type MatMul struct {
 	// floatActs: quantized weights are dequantized and multiplied by the
 	// float activations (Options.FloatActivations).
 	floatActs bool
+
+	// async lets the next quantized dot-product call return before its
+	// helpers finish (Pool.RunAsync): the executor sets it for a dispatch
+	// and fences before anything that reads what the call writes. Such a
+	// call keeps its operands and quantized activations in its own ring
+	// entry, so the next call may run while it is still in flight.
+	async  bool
+	flight [flightSize]inFlight
+	nextF  int
 }
+
+// inFlight is one asynchronous product's operands and its job.
+type inFlight struct {
+	args mulArgs
+	rows rowTask
+	act  []byte
+	gen  uint64
+}
+
+// flightSize is the products that may be in flight at once (a ring; the
+// oldest is waited for before its entry is reused).
+const flightSize = 4
 
 // NewMatMul returns a MatMul running on pool.
 func NewMatMul(pool *Pool) *MatMul {
@@ -103,6 +124,10 @@ func (mm *MatMul) Mul(t ggml.Type, w []byte, n, k, m int, x []float32, ldx int,
 	if m >= gemmMinM && !mm.noBLAS && blas.Available() {
 		return mm.mulBLAS(a)
 	}
+	if mm.async && kd.id == kindQuant && !mm.floatActs { // the float path reads x itself
+		mm.mulRowsAsync(a)
+		return nil
+	}
 	mm.mulRows(a)
 	return nil
 }
@@ -150,14 +175,15 @@ func grainFor(n, workers, minGrain int) int {
 	return max(g, minGrain, 1)
 }
 
-// quantizeActs fills mm.act with x's rows in kd's activation format.
-func (mm *MatMul) quantizeActs(a *mulArgs) {
+// quantizeActs fills *buf (grown as needed) with x's rows in kd's
+// activation format.
+func (mm *MatMul) quantizeActs(a *mulArgs, buf *[]byte) {
 	a.actRB = a.k / a.kd.blockSize * a.kd.actBytes
 	need := a.m * a.actRB
-	if cap(mm.act) < need {
-		mm.act = make([]byte, need)
+	if cap(*buf) < need {
+		*buf = make([]byte, need)
 	}
-	a.act = mm.act[:need]
+	a.act = (*buf)[:need]
 	mm.quant.a = a
 	mm.pool.Run(a.m, grainFor(a.m, mm.pool.Workers(), max(1, 4096/a.k)), &mm.quant)
 	mm.quant.a = nil
@@ -183,13 +209,35 @@ func (mm *MatMul) mulRows(a *mulArgs) {
 			mm.rows.deq = make([]float32, need)
 		}
 	case a.kd.id == kindQuant:
-		mm.quantizeActs(a)
+		mm.quantizeActs(a, &mm.act)
 	}
+	mm.rows.buf = mm.rowBuf()
+	mm.pool.Run(a.n, grainFor(a.n, mm.pool.Workers(), 4), &mm.rows)
+	mm.rows.a = nil
+}
+
+// mulRowsAsync is mulRows for a quantized product that the caller fences:
+// the operands and activations move into a ring entry, and the weight rows
+// are split evenly, one chunk per worker (every row costs the same, so a
+// static partition needs no shared counter).
+func (mm *MatMul) mulRowsAsync(a *mulArgs) {
+	f := &mm.flight[mm.nextF]
+	mm.nextF = (mm.nextF + 1) % flightSize
+	mm.pool.WaitGen(f.gen)
+	f.args = *a
+	mm.quantizeActs(&f.args, &f.act)
+	f.rows = rowTask{a: &f.args, buf: mm.rowBuf()}
+	w := mm.pool.Workers()
+	f.gen = mm.pool.RunAsync(a.n, max(4, (a.n+w-1)/w), &f.rows)
+}
+
+// rowBuf is rowRun result floats per worker; a worker runs its jobs in
+// order, so every job may share it.
+func (mm *MatMul) rowBuf() []float32 {
 	if need := mm.pool.Workers() * rowRun; len(mm.rows.buf) < need {
 		mm.rows.buf = make([]float32, need)
 	}
-	mm.pool.Run(a.n, grainFor(a.n, mm.pool.Workers(), 4), &mm.rows)
-	mm.rows.a = nil
+	return mm.rows.buf
 }
 
 type rowTask struct {

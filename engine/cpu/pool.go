@@ -25,21 +25,22 @@ type Task interface {
 // Instead a job is published by bumping one atomic word that idle workers
 // spin on. Between Begin and End (one plan pass) workers and the caller
 // never park: the team stays awake for the whole dispatch list, as ggml's
-// graph compute does, and each dispatch costs one publish and one barrier.
-// Outside a pass a worker parks on its channel after spin without work, so
+// graph compute does, and each dispatch costs one publish and at most one
+// barrier: RunAsync skips it where the executor found that the following
+// dispatches do not touch what the job writes (fences), so fast workers go
+// straight on to the next job. Outside a pass a worker parks on its channel after spin without work, so
 // an idle pool uses no CPU.
 type Pool struct {
 	workers int
-	mu      sync.Mutex // one Run at a time
+	mu      sync.Mutex // one publisher (Run, Fence, WaitGen) at a time
 
-	// job is the published job word: generation<<jobShift | helpers. A
-	// worker above helpers ignores the job without reading the fields
-	// below, which only the helpers (and Run) may touch while it runs.
+	// job is the newest published generation. Jobs live in a ring of
+	// slots so the caller may publish the next one while helpers still
+	// drain earlier ones (RunAsync); every worker walks the generations
+	// in order, so a slot is reused only once its helpers are all done.
 	job     atomic.Uint64
-	_       [56]byte     // job, pending and next each on its own cache line:
-	pending atomic.Int64 // helpers still draining the current job
 	_       [56]byte     // spinners poll job while finished helpers write pending
-	waiting atomic.Int32 // Run's caller parked until pending reaches 0
+	waiting atomic.Int32 // a caller parked until a slot's pending reaches 0
 	done    chan struct{}
 	parked  []atomic.Int32
 	wake    []chan struct{}
@@ -48,16 +49,30 @@ type Pool struct {
 	passes  atomic.Int32 // Begins not yet Ended (plans sharing the pool)
 	quieted atomic.Int32 // quiet sections running: parking allowed again
 
-	// current job
-	task  Task
-	n     int
-	grain int
-	_     [64]byte
-	next  atomic.Int64 // next item to claim
-	_     [56]byte
+	gen   uint64 // last generation published (under mu)
+	slots [ringSize]slot
 	yield bool          // more workers than Ps: spinners must let the others run
 	spin  time.Duration // spinHold, or 0 when the workers fill every CPU
 }
+
+// slot is one published job. word is its generation<<jobShift | helpers:
+// a worker above helpers, or one that finds a later generation there (the
+// slot moved on without it), skips the job without reading the rest.
+type slot struct {
+	word    atomic.Uint64
+	task    Task
+	n       int
+	grain   int
+	_       [64]byte
+	next    atomic.Int64 // next item to claim
+	_       [56]byte
+	pending atomic.Int64 // this job's helpers still draining it
+	_       [56]byte
+}
+
+// ringSize bounds the jobs in flight: RunAsync waits for the job ringSize
+// generations back before reusing its slot.
+const ringSize = 8
 
 const (
 	jobShift = 16
@@ -111,24 +126,29 @@ func (p *Pool) Workers() int { return p.workers }
 
 func (p *Pool) loop(w int) {
 	defer p.exited.Done()
-	var seen uint64 // the word at NewPool: a job published before this goroutine ran is still seen
+	var seen uint64 // last generation this worker has walked past
 	for {
-		j := p.await(w, seen)
+		g := p.await(w, seen)
 		if p.closed.Load() {
 			return
 		}
-		seen = j
-		if w <= int(j&jobMask) {
-			p.drain(w)
-			if p.pending.Add(-1) == 0 && p.waiting.Load() != 0 {
+		for seen < g {
+			seen++
+			s := &p.slots[seen%ringSize]
+			word := s.word.Load()
+			if word>>jobShift != seen || w > int(word&jobMask) {
+				continue
+			}
+			p.drain(w, s)
+			if s.pending.Add(-1) == 0 && p.waiting.Load() != 0 {
 				signal(p.done)
 			}
 		}
 	}
 }
 
-// await returns the first job word other than seen: it polls for spinHold,
-// then parks until Run or Close wakes it.
+// await returns the newest generation once it is past seen: it polls for
+// spinHold, then parks until Run or Close wakes it.
 func (p *Pool) await(w int, seen uint64) uint64 {
 	var deadline time.Time
 	for i := 0; ; i++ {
@@ -171,57 +191,119 @@ func (p *Pool) await(w int, seen uint64) uint64 {
 	}
 }
 
-// drain runs worker w's chunks: chunk w first, without touching the shared
-// counter (most dispatches give each worker one or a few chunks), then the
-// ones it claims.
-func (p *Pool) drain(w int) {
-	if lo := w * p.grain; lo < p.n {
-		p.task.Do(w, lo, min(lo+p.grain, p.n))
+// drain runs worker w's chunks of job s: chunk w first, without touching
+// the shared counter (a dispatch whose grain gives each worker one chunk is
+// a static partition), then the ones it claims.
+func (p *Pool) drain(w int, s *slot) {
+	if lo := w * s.grain; lo < s.n {
+		s.task.Do(w, lo, min(lo+s.grain, s.n))
 	}
 	for {
-		lo := int(p.next.Add(int64(p.grain))) - p.grain
-		if lo >= p.n {
+		lo := int(s.next.Add(int64(s.grain))) - s.grain
+		if lo >= s.n {
 			return
 		}
-		hi := min(lo+p.grain, p.n)
-		p.task.Do(w, lo, hi)
+		s.task.Do(w, lo, min(lo+s.grain, s.n))
 	}
 }
 
 // Run calls t.Do over [0, n) in chunks of at most grain items and returns
 // when all are done. Small jobs run on the caller alone.
-func (p *Pool) Run(n, grain int, t Task) {
+func (p *Pool) Run(n, grain int, t Task) { p.run(n, grain, t, false) }
+
+// RunAsync is Run without the barrier at the end: it returns once the
+// caller's own chunks are done, while helpers may still be running t, and
+// gives the job's generation (0: it already finished). t and everything it
+// reads or writes must stay untouched until WaitGen(gen) or Fence returns;
+// the caller fences before anything that depends on the job (the executor
+// decides that from the plan's buffer ranges, as ggml's graph compute
+// places its barriers). Jobs run in publication order per worker.
+func (p *Pool) RunAsync(n, grain int, t Task) uint64 { return p.run(n, grain, t, true) }
+
+func (p *Pool) run(n, grain int, t Task, async bool) uint64 {
 	if n <= 0 {
-		return
+		return 0
 	}
 	if grain < 1 {
 		grain = 1
 	}
 	if p.workers == 1 || n <= grain {
 		t.Do(0, 0, n)
-		return
+		return 0
 	}
 	p.mu.Lock()
-	p.task, p.n, p.grain = t, n, grain
+	p.gen++
+	gen := p.gen
+	s := &p.slots[gen%ringSize]
+	p.wait(&s.pending) // the job ringSize generations back
+	s.task, s.n, s.grain = t, n, grain
 	helpers := min(p.workers-1, (n+grain-1)/grain-1)
-	p.next.Store(int64(helpers+1) * int64(grain)) // chunks 0..helpers go to their workers
-	p.pending.Store(int64(helpers))
-	gen := p.job.Load()>>jobShift + 1
-	p.job.Store(gen<<jobShift | uint64(helpers))
+	s.next.Store(int64(helpers+1) * int64(grain)) // chunks 0..helpers go to their workers
+	s.pending.Store(int64(helpers))
+	s.word.Store(gen<<jobShift | uint64(helpers))
+	p.job.Store(gen)
 	for w := 1; w <= helpers; w++ {
 		p.unpark(w)
 	}
-	p.drain(0)
-	p.wait()
-	p.task = nil
+	p.drain(0, s)
+	if !async {
+		p.wait(&s.pending)
+		s.task = nil
+		gen = 0
+	}
+	p.mu.Unlock()
+	return gen
+}
+
+// Fence returns when every published job is done. There is no global
+// count of helpers in flight: one more atomic that every helper of every
+// job decrements would be one more contended cache line per dispatch.
+func (p *Pool) Fence() {
+	if p.inFlight() == 0 {
+		return
+	}
+	p.mu.Lock()
+	p.fence()
 	p.mu.Unlock()
 }
 
-// wait returns when every helper has finished the job: it polls for
-// spinHold, then parks until the last helper signals.
-func (p *Pool) wait() {
+// fence waits for every slot's job; the caller holds mu.
+func (p *Pool) fence() {
+	for i := range p.slots {
+		p.wait(&p.slots[i].pending)
+	}
+}
+
+// inFlight counts the helpers still draining a published job.
+func (p *Pool) inFlight() int64 {
+	var n int64
+	for i := range p.slots {
+		n += p.slots[i].pending.Load()
+	}
+	return n
+}
+
+// WaitGen returns when job gen (from RunAsync) is done.
+func (p *Pool) WaitGen(gen uint64) {
+	if gen == 0 {
+		return
+	}
+	s := &p.slots[gen%ringSize]
+	if s.word.Load()>>jobShift != gen || s.pending.Load() == 0 {
+		return // done, or its slot already carries a later job
+	}
+	p.mu.Lock()
+	if s.word.Load()>>jobShift == gen {
+		p.wait(&s.pending)
+	}
+	p.mu.Unlock()
+}
+
+// wait returns when count (helpers still draining) reaches 0: it polls for
+// spinHold, then parks until a helper signals. The caller holds mu.
+func (p *Pool) wait(count *atomic.Int64) {
 	var deadline time.Time
-	for i := 0; p.pending.Load() != 0; i++ {
+	for i := 0; count.Load() != 0; i++ {
 		if i&63 != 63 {
 			spinPause()
 			continue
@@ -239,7 +321,7 @@ func (p *Pool) wait() {
 		// Same handshake as a worker's park; a stale token only makes
 		// this loop check pending once more.
 		p.waiting.Store(1)
-		if p.pending.Load() != 0 {
+		if count.Load() != 0 {
 			<-p.done
 		}
 		p.waiting.Store(0)
@@ -275,9 +357,11 @@ func (p *Pool) Begin() {
 	}
 }
 
-// End ends a pass: workers go back to spinning for spin, then parking.
+// End ends a pass after its last job is done: workers go back to spinning
+// for spin, then parking.
 func (p *Pool) End() {
 	if p.workers > 1 {
+		p.Fence()
 		p.passes.Add(-1)
 	}
 }
@@ -295,6 +379,7 @@ func (p *Pool) inPass() bool { return p.passes.Load() > 0 && p.quieted.Load() ==
 func (p *Pool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.fence()
 	if p.closed.Swap(true) {
 		return
 	}

@@ -48,7 +48,13 @@ func (e *Exec) prodOperands(d *plan.Dispatch) (prodArgs, error) {
 	return a, nil
 }
 
+// mul runs a product dispatch's multiplication. A quantized dot-product
+// one may return with its helpers still running (MatMul.async): the plan's
+// next dependent dispatch fences first (fences), and its own scratch x is
+// quantized into the product's ring entry before mul returns.
 func (e *Exec) mul(d *plan.Dispatch, a *prodArgs, x []float32, ldx int) error {
+	e.mm.async = true
+	defer func() { e.mm.async = false }()
 	if err := e.mm.Mul(d.Type, a.w, a.n, a.k, a.m, x, ldx, a.out, a.ldo, a.bias, a.res, a.ldr); err != nil {
 		return e.errf("%v", err)
 	}

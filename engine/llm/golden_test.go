@@ -2,7 +2,6 @@ package llm
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"math"
 	"os"
 	"testing"
@@ -13,36 +12,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-type goldenFile struct {
-	Model struct {
-		NVocab int `json:"n_vocab"`
-	} `json:"model"`
-	Results []struct {
-		Prompt          string  `json:"prompt"`
-		PromptTokens    []int32 `json:"prompt_tokens"`
-		GeneratedTokens []int32 `json:"generated_tokens"`
-		GeneratedText   string  `json:"generated_text"`
-		Logits          struct {
-			Offset int `json:"offset_bytes"`
-			Rows   int `json:"rows"`
-			Cols   int `json:"cols"`
-		} `json:"logits"`
-	} `json:"results"`
-}
-
-func loadGolden(t *testing.T) (*goldenFile, []float32) {
+func loadGolden(t *testing.T) (*shared.StoriesGolden, []float32) {
 	t.Helper()
-	b, err := os.ReadFile(shared.Path(t, "llm-kit", "golden", "stories260K.golden.json"))
-	require.NoError(t, err)
-	var g goldenFile
-	require.NoError(t, json.Unmarshal(b, &g))
+	g := shared.LoadStoriesGolden(t)
 	raw, err := os.ReadFile(shared.Path(t, "llm-kit", "golden", "stories260K.logits_f32.bin"))
 	require.NoError(t, err)
 	lg := make([]float32, len(raw)/4)
 	for i := range lg {
 		lg[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
-	return &g, lg
+	return g, lg
 }
 
 func openStories(t *testing.T) *gguf.File {

@@ -27,7 +27,7 @@ import (
 type Options struct {
 	// Backend is the backend choice ("" = auto). SetBackend changes it.
 	Backend string
-	// Threads per loaded model's CPU work (0 = all cores).
+	// Threads per loaded model's CPU work (0 = one per physical core).
 	Threads int
 	// GPU is the device index for backends with several GPUs (--gpu).
 	GPU int

@@ -38,25 +38,10 @@ func TestGGUFVocabFiles(t *testing.T) {
 func TestGGUFStories260K(t *testing.T) {
 	tk, err := LoadGGUF(shared.Path(t, "models", "stories260K.gguf"))
 	require.NoError(t, err)
-	data, err := os.ReadFile(shared.Path(t, "llm-kit", "golden", "stories260K.golden.json"))
-	require.NoError(t, err)
-	var g struct {
-		Cases []struct {
-			ID      int     `json:"id"`
-			Text    string  `json:"text"`
-			IDs     []int32 `json:"ids"`
-			Parsed  []int32 `json:"ids_special_tokens_parsed"`
-			Decoded string  `json:"decoded"`
-		} `json:"tokenize_cases"`
-		Results []struct {
-			Prompt       string  `json:"prompt"`
-			PromptTokens []int32 `json:"prompt_tokens"`
-		} `json:"results"`
-	}
-	require.NoError(t, json.Unmarshal(data, &g))
-	require.NotEmpty(t, g.Cases)
+	g := shared.LoadStoriesGolden(t)
+	require.NotEmpty(t, g.TokenizeCases)
 	pass := 0
-	for _, c := range g.Cases {
+	for _, c := range g.TokenizeCases {
 		ok := assertEqual(nonNil(c.Parsed), nonNil(tk.Encode(c.Text, false))) &&
 			assertEqual(nonNil(c.IDs), nonNil(tk.EncodeWith(c.Text, EncodeOptions{}))) &&
 			c.Decoded == tk.Decode(c.IDs) && c.Decoded == streamAll(tk, c.IDs)
@@ -67,7 +52,7 @@ func TestGGUFStories260K(t *testing.T) {
 		}
 		pass++
 	}
-	t.Logf("stories260K: %d/%d tokenize cases pass", pass, len(g.Cases))
+	t.Logf("stories260K: %d/%d tokenize cases pass", pass, len(g.TokenizeCases))
 	require.NotEmpty(t, g.Results)
 	for _, r := range g.Results {
 		require.Equal(t, nonNil(r.PromptTokens), nonNil(tk.Encode(r.Prompt, true)), "prompt %q", r.Prompt)

@@ -2,7 +2,6 @@ package msltest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -22,14 +21,6 @@ import (
 
 // End-to-end runs: whole models, every plan and every kernel, through the
 // executor, against the CPU backend (and the recorded golden outputs).
-
-type storiesGolden struct {
-	Results []struct {
-		Prompt          string  `json:"prompt"`
-		PromptTokens    []int32 `json:"prompt_tokens"`
-		GeneratedTokens []int32 `json:"generated_tokens"`
-	} `json:"results"`
-}
 
 // generateStories generates n tokens after prompt (greedy unless smp is
 // set, in which case the sampler is built into the plan and runs there).
@@ -57,11 +48,7 @@ func TestE2EStories(t *testing.T) {
 	be := TestBackend(t)
 	ref := cpu.New(cpu.Options{})
 	defer ref.Close()
-	b, err := os.ReadFile(shared.Path(t, "llm-kit", "golden", "stories260K.golden.json"))
-	require.NoError(t, err)
-	var g storiesGolden
-	require.NoError(t, json.Unmarshal(b, &g))
-	results := g.Results
+	results := shared.LoadStoriesGolden(t).Results
 	if testing.Short() {
 		results = results[:1]
 	}
