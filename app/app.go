@@ -20,6 +20,7 @@ import (
 	"github.com/harkapp/hark/app/store"
 	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/engine/runtime"
+	"github.com/harkapp/hark/engine/whisper"
 )
 
 // EnvDataDir overrides the default data folder.
@@ -82,7 +83,11 @@ type App struct {
 	emit            Emitter
 	rt              *runtime.Runtime // the model cache, shared with the API server
 	idleForTest     atomic.Int64     // ns; non-zero replaces the idle-unload setting
-	noProbe         bool             // Config.NoSpeedProbe
+	// streamForTest tunes the dictation's live stream (zero: the
+	// defaults); the loopback test streams the kit model unprompted, as it
+	// was trained.
+	streamForTest whisper.StreamConfig
+	noProbe       bool // Config.NoSpeedProbe
 	// Recordings waiting for disk space (app/savefail.go): samples held,
 	// and the retry period and writer tests replace.
 	unsaved   atomic.Int64

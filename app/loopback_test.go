@@ -18,6 +18,7 @@ import (
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture/pulsetest"
 	"github.com/harkapp/hark/audio/vad"
+	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -183,8 +184,9 @@ var streamClips = []string{"jfk", "librispeech-1089-134686-0001", "librivox-sens
 // PulseAudio null sink into the real capture pipeline: the preview events
 // come while the audio plays (committed text only ever extended, a
 // tentative tail), and at release the stored text is the stream's final
-// transcript. The kit model memorized whole clips only, so the text of
-// partial windows is not the clips' (its WER is logged, not asserted).
+// transcript: the first clip's text word for word, and about as many words
+// as the clips have (the kit model memorized whole clips only, so the rest
+// is not compared word for word: its WER is logged).
 func TestDictationStreamLoopback(t *testing.T) {
 	pa := pulsetest.Start(t)
 	dir := t.TempDir()
@@ -212,6 +214,12 @@ func TestDictationStreamLoopback(t *testing.T) {
 		}
 	}
 	a := openApp(t, t.TempDir(), testModelsDir(t), ev)
+	// Unprompted: prompted with the text before it, the kit model (never
+	// trained with a prompt) turns an utterance after the first into
+	// memorized sentences of other clips (WER 0.86-0.90 prompted, measured
+	// on the shared machine; engine/whisper's kit stream test streams the
+	// long-form unprompted for the same reason).
+	a.streamForTest = whisper.StreamConfig{NoPrompt: true}
 	cr := NewCaptureRecorder(nil)
 	t.Cleanup(func() { cr.Close() })
 	rec := &spyStreamed{CaptureRecorder: cr}
@@ -245,6 +253,17 @@ func TestDictationStreamLoopback(t *testing.T) {
 	ref := strings.Join(want, " ")
 	t.Logf("%v of audio played in %v; %d preview events, first commit %v after start; release to final %v",
 		length, played.Sub(start).Round(time.Millisecond), len(parts), firstCommit.Sub(start).Round(time.Millisecond), final.Round(time.Millisecond))
-	t.Logf("WER against the clips' text %.2f (kit model: partial windows are not memorized)\n  want %q\n  got  %q",
-		shared.WER(ref, it.Text), ref, it.Text)
+	t.Logf("WER against the clips' text %.3f\n  want %q\n  got  %q", shared.WER(ref, it.Text), ref, it.Text)
+	// The kit model knows a clip only from its own start: an utterance's
+	// window starts up to a second before it (the lead-in kept after a
+	// pause), where it often says another clip's sentence, so the text is
+	// not compared word for word (WER 0.72 unprompted on the shared
+	// machine). The first utterance's window is its clip's, and every
+	// utterance must be transcribed: before the streamer fed long Writes
+	// to the detector 100 ms at a time and Finish decoded a backlog a
+	// window at a time, a slow decoder merged the utterances and lost all
+	// but 30 s at release (42-80 words of the clips' 286).
+	require.True(t, strings.HasPrefix(it.Text, want[0]), "the first utterance is its clip's text: %q", it.Text)
+	nw, nref := len(strings.Fields(it.Text)), len(strings.Fields(ref))
+	require.InDelta(t, nref, nw, 0.5*float64(nref), "every utterance is transcribed: %d words for the clips' %d", nw, nref)
 }

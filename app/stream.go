@@ -85,7 +85,7 @@ func (a *App) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show fu
 			sm.Options.Language = set.Language
 		}
 		var committed, tentative string
-		st := whisper.NewStreamer(sm, whisper.StreamConfig{}, func(e whisper.StreamEvent) {
+		st := whisper.NewStreamer(sm, a.streamForTest, func(e whisper.StreamEvent) {
 			if e.Type == whisper.EventCommitted {
 				committed += e.Text
 			} else {

@@ -115,6 +115,7 @@ type Streamer struct {
 	emit func(StreamEvent)
 
 	buf      []float32 // audio from bufStart on
+	pend     []float32 // audio a failed Write did not get to
 	bufStart int       // sample index of buf[0] in the stream
 	total    int       // samples received
 	decoded  int       // total at the last decode
@@ -145,17 +146,10 @@ func samplesOf(d time.Duration) int {
 // decodes once (however much arrived: a caller that fell behind passes
 // everything pending in one Write and catches up in one step).
 func (s *Streamer) Write(ctx context.Context, samples []float32) error {
-	s.buf = append(s.buf, samples...)
-	s.total += len(samples)
-	s.det.Write(samples)
-	if s.cfg.Pause > 0 && s.det.EndOfSpeech(s.cfg.Pause) {
-		return s.endUtterance(ctx)
+	if err := s.feed(ctx, samples); err != nil {
+		return err
 	}
 	if s.cut && !s.det.SpeechSeen() {
-		// Between utterances: keep a little lead-in, decode nothing.
-		if keep := samplesOf(time.Second); len(s.buf) > keep {
-			s.drop(len(s.buf) - keep)
-		}
 		return nil
 	}
 	if s.total-s.decoded < samplesOf(s.cfg.Step) {
@@ -164,11 +158,60 @@ func (s *Streamer) Write(ctx context.Context, samples []float32) error {
 	return s.step(ctx)
 }
 
+// feed adds audio (after any that a failed call left pending) to the
+// window. The voice-activity detector follows it 100 ms at a time, so a
+// pause inside a long Write ends its utterance where it is, not at the end
+// of the Write (which would merge the utterances around it into one
+// window, past what one decode can hold). When an utterance's decode fails
+// (a step cancelled at release), the rest stays pending for the next call.
+func (s *Streamer) feed(ctx context.Context, samples []float32) error {
+	if len(s.pend) > 0 {
+		samples = append(s.pend, samples...)
+		s.pend = nil
+	}
+	for len(samples) > 0 {
+		n := min(len(samples), SampleRate/10)
+		x := samples[:n]
+		samples = samples[n:]
+		s.buf = append(s.buf, x...)
+		s.total += n
+		s.det.Write(x)
+		if s.cfg.Pause > 0 && s.det.EndOfSpeech(s.cfg.Pause) {
+			if err := s.endUtterance(ctx); err != nil {
+				s.pend = append([]float32(nil), samples...)
+				return err
+			}
+			continue
+		}
+		if s.cut && !s.det.SpeechSeen() {
+			// Between utterances: keep a little lead-in, decode nothing.
+			if keep := samplesOf(time.Second); len(s.buf) > keep {
+				s.drop(len(s.buf) - keep)
+			}
+		}
+	}
+	return nil
+}
+
 // Finish decodes the uncommitted tail and commits all of it, returning the
-// whole transcript.
+// whole transcript. A decoder that fell behind may leave more than one
+// window: it is committed a window at a time, as a step does, before the
+// last decode.
 func (s *Streamer) Finish(ctx context.Context) (*Result, error) {
+	if err := s.feed(ctx, nil); err != nil {
+		return nil, err
+	}
 	// After an utterance ended, a tail without speech is not decoded.
 	if len(s.buf) >= samplesOf(100*time.Millisecond) && (!s.cut || s.det.SpeechSeen()) {
+		for len(s.buf) > samplesOf(s.cfg.MaxWindow) {
+			start := s.bufStart
+			if err := s.step(ctx); err != nil {
+				return nil, err
+			}
+			if s.bufStart == start {
+				break // (a step past MaxWindow always drops audio)
+			}
+		}
 		hyp, err := s.hypothesis(ctx)
 		if err != nil {
 			return nil, err

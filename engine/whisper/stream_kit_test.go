@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/blas"
+	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -45,17 +49,11 @@ func kitStreamClips(t *testing.T) []string {
 // clip and the first 20 s (two commits of whole clips on the way). Per
 // clip results are logged (BENCHMARKS.md).
 func TestKitStreamMatchesOffline(t *testing.T) {
-	f, m := loadKit(t, *streamKitModel)
 	clips := kitStreamClips(t)
 	longSecs := 120.0
 	if testing.Short() {
 		clips = []string{"librispeech-1089-134691-0000"}
 		longSecs = 20
-	}
-	for _, name := range clips {
-		var want refResult
-		readJSON(t, shared.Path(t, "whisper-kit", "reference", "transcribe", name+".json"), &want)
-		kitStream(t, f, m, name, readClip(t, name), want.Segments, StreamConfig{})
 	}
 	var long refResult
 	readJSON(t, shared.Path(t, "whisper-kit", "reference", "longform", "longform.json"), &long)
@@ -77,7 +75,64 @@ func TestKitStreamMatchesOffline(t *testing.T) {
 	// at Maintz by called missal type" for the window 24.9-36 s, which it
 	// transcribes right unprompted); from the long-form's fourth clip on
 	// the prompted stream was mostly such garbage (BENCHMARKS.md).
-	kitStream(t, f, m, fmt.Sprintf("long-form first %.0f s", longSecs), x, segs, StreamConfig{NoPrompt: true})
+	streams := []kitStreamJob{{fmt.Sprintf("long-form first %.0f s", longSecs), x, segs, StreamConfig{NoPrompt: true}}}
+	for _, name := range clips {
+		var want refResult
+		readJSON(t, shared.Path(t, "whisper-kit", "reference", "transcribe", name+".json"), &want)
+		streams = append(streams, kitStreamJob{name, readClip(t, name), want.Segments, StreamConfig{}})
+	}
+	// Longest first, so the long-form does not start last on its own.
+	slices.SortStableFunc(streams, func(a, b kitStreamJob) int { return len(b.x) - len(a.x) })
+	runKitStreams(t, *streamKitModel, streams)
+}
+
+// kitStreamJob is one stream of TestKitStreamMatchesOffline.
+type kitStreamJob struct {
+	name string
+	x    []float32
+	ref  []Segment
+	cfg  StreamConfig
+}
+
+// runKitStreams plays the streams side by side, one single-threaded kit
+// model per CPU (at most 4), each model taking the next stream in order.
+// The streams are independent, and every window is a full 30-s encoder
+// pass (a second of audio costs one), so this is the package's longest
+// test. One thread per model leaves no worker waiting at each operation's
+// barrier for a descheduled peer: on the shared 2-core machine under load
+// an encoder pass cost 2.0-2.7 s of CPU on one thread against 3.5-4.5 s on
+// two, and the decoder's small steps lose more.
+func runKitStreams(t *testing.T, model string, streams []kitStreamJob) {
+	n := min(runtime.GOMAXPROCS(0), 4, len(streams))
+	// One library thread per call too: the models call sgemm from their own
+	// goroutines at once (the library's thread team would serialize them).
+	if prev := blas.Threads(); prev != 0 && prev != 1 {
+		blas.SetThreads(1)
+		t.Cleanup(func() { blas.SetThreads(prev) })
+	}
+	next := make(chan kitStreamJob, len(streams))
+	for _, j := range streams {
+		next <- j
+	}
+	close(next)
+	t.Run("streams", func(t *testing.T) {
+		for w := range n {
+			f, err := OpenFile(shared.Path(t, "whisper-kit", "models", model))
+			require.NoError(t, err)
+			t.Cleanup(func() { f.Close() })
+			be := cpu.New(cpu.Options{Threads: 1})
+			t.Cleanup(func() { be.Close() })
+			m, err := f.Load(be, Options{})
+			require.NoError(t, err)
+			t.Cleanup(func() { m.Close() })
+			t.Run(fmt.Sprintf("model%d", w), func(t *testing.T) {
+				t.Parallel()
+				for j := range next {
+					t.Run(j.name, func(t *testing.T) { kitStream(t, f, m, j.name, j.x, j.ref, j.cfg) })
+				}
+			})
+		}
+	})
 }
 
 // kitStream plays x through a streamer and checks it against the

@@ -25,6 +25,7 @@ type scriptModel struct {
 	perSegment int
 	runAhead   bool
 	memorized  bool
+	hears      float64 // seconds of a window the model hears (0: all; the real one hears 30 s)
 	garble     bool
 	prompts    []string
 	windows    []float64 // length of each window decoded, seconds
@@ -34,6 +35,9 @@ type scriptModel struct {
 func (m *scriptModel) TranscribeWindow(_ context.Context, samples []float32, prompt string) ([]Segment, error) {
 	a := secs(m.s.bufStart)
 	b := a + secs(len(samples))
+	if m.hears > 0 {
+		b = min(b, a+m.hears)
+	}
 	m.prompts = append(m.prompts, prompt)
 	m.windows = append(m.windows, b-a)
 	m.at = append(m.at, secs(m.s.total))
@@ -288,19 +292,28 @@ func (d *disagreeing) TranscribeWindow(ctx context.Context, x []float32, p strin
 }
 
 // A pause ends the utterance: its words are committed at once, the
-// silence after it is not decoded, and the next utterance starts after it.
-func TestStreamerPauseEndsUtterance(t *testing.T) {
-	first := script(6, 0.5)  // 0.5 .. 3.4 s
-	second := script(6, 8.5) // 8.5 .. 11.4 s
+
+// twoUtterances is two scripted utterances, 0.5-3.4 s and 8.5-11.4 s (the
+// second's words v0..v5), all words, and their audio: speech tones with a
+// 5-s pause between them and 1 s of quiet after.
+func twoUtterances() (first, all []Word, x []float32) {
+	first = script(6, 0.5)
+	second := script(6, 8.5)
 	for i := range second {
 		second[i].Word = fmt.Sprintf(" v%d", i)
 	}
-	ws := append(append([]Word{}, first...), second...)
-	m := &scriptModel{words: ws}
-	x := append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
+	all = append(append([]Word{}, first...), second...)
+	x = append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
 	x = append(x, quiet(5*SampleRate)...)
 	x = append(x, tone(3*SampleRate, 0)...)
 	x = append(x, quiet(SampleRate)...)
+	return first, all, x
+}
+
+// silence after it is not decoded, and the next utterance starts after it.
+func TestStreamerPauseEndsUtterance(t *testing.T) {
+	_, ws, x := twoUtterances()
+	m := &scriptModel{words: ws}
 	res, commits, _ := run(t, m, StreamConfig{}, x)
 	require.Equal(t, scriptText(ws), res.Text)
 	noneEarly(t, ws, commits, 0)
@@ -320,6 +333,76 @@ func TestStreamerPauseEndsUtterance(t *testing.T) {
 	}
 	require.Zero(t, quietDecodes, "silence between utterances is not decoded")
 	require.Less(t, m.at[len(m.at)-1], secs(len(x)), "the silent tail after the last utterance is not decoded")
+}
+
+// A caller that fell behind passes everything pending in one Write: a
+// pause inside it still ends the first utterance there, with a window of
+// its own (before, the pause went unseen and both utterances were decoded
+// as one window).
+func TestStreamerPauseInsideOneWrite(t *testing.T) {
+	first, ws, x := twoUtterances()
+	m := &scriptModel{words: ws}
+	var commits []StreamEvent
+	s := NewStreamer(m, StreamConfig{}, func(e StreamEvent) {
+		if e.Type == EventCommitted {
+			commits = append(commits, e)
+		}
+	})
+	m.s = s
+	require.NoError(t, s.Write(context.Background(), x))
+	res, err := s.Finish(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, scriptText(ws), res.Text)
+	require.NotEmpty(t, m.windows)
+	require.Less(t, m.windows[0], 5.0, "the first utterance is decoded on its own")
+	require.NotEmpty(t, commits)
+	require.Equal(t, scriptText(first), strings.TrimSpace(commits[0].Text), "the first commit is the first utterance")
+}
+
+// A Write whose decode is cancelled (the app cancels the step in flight
+// at release) loses no audio: Finish still transcribes all of it.
+func TestStreamerCancelledWriteKeepsAudio(t *testing.T) {
+	_, ws, x := twoUtterances()
+	m := &scriptModel{words: ws}
+	s := NewStreamer(cancellable{m}, StreamConfig{}, nil)
+	m.s = s
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.ErrorIs(t, s.Write(ctx, x), context.Canceled)
+	res, err := s.Finish(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, scriptText(ws), res.Text)
+}
+
+// cancellable fails once its context is done.
+type cancellable struct{ m *scriptModel }
+
+func (c cancellable) TranscribeWindow(ctx context.Context, x []float32, p string) ([]Segment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.m.TranscribeWindow(ctx, x, p)
+}
+
+// A decoder that fell behind leaves more audio at release than one decode
+// hears (the real model hears 30 s): Finish commits it a window at a time
+// and loses none.
+func TestStreamerFinishAfterBacklog(t *testing.T) {
+	ws := script(80, 0.2) // 0.2 .. 40 s, no pause
+	m := &scriptModel{words: ws, hears: WindowSecs}
+	s := NewStreamer(cancellable{m}, StreamConfig{}, nil)
+	m.s = s
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	x := tone(41*SampleRate, 0)
+	require.NoError(t, s.Write(context.Background(), x[:SampleRate/2]))
+	require.ErrorIs(t, s.Write(ctx, x[SampleRate/2:]), context.Canceled, "the step in flight at release is cancelled")
+	res, err := s.Finish(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, scriptText(ws), res.Text)
+	for _, w := range m.windows {
+		require.LessOrEqual(t, w, 41.0)
+	}
 }
 
 // Finish decodes only the uncommitted tail.
