@@ -120,7 +120,8 @@ type Overlay struct {
 	started  time.Time
 	heard    bool // a sample with sound arrived: listening
 	grabbed  bool
-	gen      int // bumped by each state change: a stale fade stops
+	grabbing bool // a Register of Esc is under way, outside mu
+	gen      int  // bumped by each state change: a stale fade stops
 	ticking  bool
 	closed   bool
 	nowForTT func() time.Time
@@ -258,11 +259,6 @@ func (o *Overlay) recording(st app.DictationStatus) {
 		if st.StartedAt > 0 {
 			o.started = time.UnixMilli(st.StartedAt)
 		}
-		if o.opt.Esc != nil && !o.grabbed && o.opt.OnCancel != nil {
-			// Only while recording: Esc belongs to the user's apps the
-			// rest of the time.
-			o.grabbed = o.opt.Esc.Register("Escape", o.opt.OnCancel, nil) == nil
-		}
 		if !o.ticking {
 			o.ticking = true
 			go o.tick()
@@ -277,6 +273,35 @@ func (o *Overlay) recording(st app.DictationStatus) {
 			go o.locate(o.lookups)
 		}
 	})
+	o.grab()
+}
+
+// grab takes Esc while a recording is on: Esc belongs to the user's apps
+// the rest of the time. Register runs outside o.mu (the grab's callback
+// takes it); grabbed is recorded under it, and a recording that ended
+// meanwhile gives the grab straight back.
+func (o *Overlay) grab() {
+	o.mu.Lock()
+	want := !o.closed && !o.grabbed && !o.grabbing && o.opt.Esc != nil && o.opt.OnCancel != nil &&
+		(o.phase == Starting || o.phase == Listening)
+	if want {
+		o.grabbing = true
+	}
+	o.mu.Unlock()
+	if !want {
+		return
+	}
+	ok := o.opt.Esc.Register("Escape", o.opt.OnCancel, nil) == nil
+	o.mu.Lock()
+	o.grabbing = false
+	live := !o.closed && (o.phase == Starting || o.phase == Listening)
+	if ok && live {
+		o.grabbed = true
+	}
+	o.mu.Unlock()
+	if ok && !live {
+		o.opt.Esc.Unregister()
+	}
 }
 
 // ungrab gives Esc back. Called with o.mu held.
@@ -393,11 +418,12 @@ func (o *Overlay) Close() {
 		return
 	}
 	o.closed = true
-	if o.grabbed {
-		o.grabbed = false
-		o.opt.Esc.Unregister()
-	}
+	esc, grabbed := o.opt.Esc, o.grabbed
+	o.grabbed = false
 	o.mu.Unlock()
+	if grabbed {
+		esc.Unregister() // not under o.mu: the grab's callback may be waiting for it
+	}
 	o.v.close()
 }
 
