@@ -209,14 +209,14 @@ func (o *Overlay) Handle(name string, data any) {
 // text that replaced the inserted one, or the offer and the keystroke
 // that copies it. A recording in progress keeps the panel.
 func (o *Overlay) better(name string, bt app.BetterText) {
-	o.mu.Lock()
-	busy := o.phase == Starting || o.phase == Listening || o.phase == Finishing
-	o.mu.Unlock()
-	if busy {
-		return
-	}
-	stay := fadeAfter
+	stay, shown := fadeAfter, false
 	o.set(func() {
+		// Checked under the same lock as the change: a recording that
+		// starts meanwhile keeps the panel.
+		if o.phase == Starting || o.phase == Listening || o.phase == Finishing {
+			return
+		}
+		shown = true
 		o.f = Frame{Visible: true, Opacity: 1, Committed: bt.Text}
 		o.mode, o.started = "", time.Time{}
 		switch {
@@ -234,7 +234,9 @@ func (o *Overlay) better(name string, bt app.BetterText) {
 			}
 		}
 	})
-	o.fadeAfterDelay(stay)
+	if shown {
+		o.fadeAfterDelay(stay)
+	}
 }
 
 // streamed is the stream's text as the panel shows it: without the space
