@@ -95,8 +95,15 @@ func TestHotkeyHintWayland(t *testing.T) {
 func TestPasteLastHotkeySetting(t *testing.T) {
 	d := defaultSettings()
 	require.Empty(t, d.PasteLastHotkey, "off by default")
-	d.PasteLastHotkey = "Ctrl+Alt+V"
+	d.PasteLastHotkey = "Ctrl+Alt+L"
 	require.NoError(t, d.validate())
+	d.PasteLastHotkey = d.BetterHotkey // the better-text hotkey's default
+	require.ErrorContains(t, d.validate(), "pasteLastHotkey")
 	d.PasteLastHotkey = d.Hotkey
+	require.ErrorContains(t, d.validate(), "pasteLastHotkey")
+	// The same keys written differently, and the other hotkeys, clash too.
+	d.Hotkey, d.PasteLastHotkey = "Ctrl+Shift+V", "shift + ctrl + v"
+	require.ErrorContains(t, d.validate(), "pasteLastHotkey")
+	d.Hotkey, d.ModeHotkey, d.PasteLastHotkey = "Ctrl+Alt+Space", "Ctrl+Alt+M", "alt+ctrl+m"
 	require.ErrorContains(t, d.validate(), "pasteLastHotkey")
 }

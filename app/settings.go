@@ -151,8 +151,9 @@ func (d SettingsData) validate() error {
 		return bad("outputMode", d.OutputMode, "paste, copy or type")
 	case d.AutoStopMs < 0 || d.AutoStopMs > 60_000:
 		return bad("autoStopMs", d.AutoStopMs, "0 to 60000")
-	case len(d.PasteLastHotkey) > 64 || (d.PasteLastHotkey != "" && strings.EqualFold(strings.TrimSpace(d.PasteLastHotkey), strings.TrimSpace(d.Hotkey))):
-		return bad("pasteLastHotkey", d.PasteLastHotkey, "a key combination other than the dictation hotkey")
+	case len(d.PasteLastHotkey) > 64 || (d.PasteLastHotkey != "" && slices.ContainsFunc([]string{d.Hotkey, d.ModeHotkey, d.BetterHotkey},
+		func(h string) bool { return h != "" && sameHotkey(d.PasteLastHotkey, h) })):
+		return bad("pasteLastHotkey", d.PasteLastHotkey, "a key combination other than the dictation, mode and better-text hotkeys")
 	case d.MicCloseSeconds < 0 || d.MicCloseSeconds > 3600:
 		return bad("micCloseSeconds", d.MicCloseSeconds, "0 to 3600")
 	case d.OverlayPosition != OverlayBottom && d.OverlayPosition != OverlayCaret:
