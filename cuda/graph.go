@@ -7,8 +7,8 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// Replay: a batch of steps (one decode pass, or a chain of 32 decode and
-// argmax steps) is recorded once as a CUDA graph by stream capture and
+// Replay: a batch of steps (one decode pass, or a chain of chainSteps decode
+// and argmax steps) is recorded once as a CUDA graph by stream capture and
 // replayed with one cuGraphLaunch whenever a batch with the same key
 // comes again (the same passes, launch geometry, constants and scratch:
 // see batch.key). What changes from replay to replay, the step variables

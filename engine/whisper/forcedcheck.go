@@ -77,28 +77,31 @@ func CompareForced(ref, got *Model, windows []WindowTrace, tol ForcedTolerance) 
 		greedy := w.Options.Temperature == 0 && w.Options.BeamSize <= 1
 		err = ref.ForceDecode(w.Options, toks, func(i int, l []float32) error {
 			rt, g := argmax(l), steps[i]
-			where := fmt.Sprintf("window %d (seek %d, temperature %.1f) step %d (forced %d)", wi, w.Seek, w.Options.Temperature, i, toks[i])
+			// where is only formatted for an error: this runs for every step.
+			where := func() string {
+				return fmt.Sprintf("window %d (seek %d, temperature %.1f) step %d (forced %d)", wi, w.Seek, w.Options.Temperature, i, toks[i])
+			}
 			if greedy && rt != toks[i] {
-				return fmt.Errorf("%s: the reference's replay chooses %d: the replay is not the recorded decode", where, rt)
+				return fmt.Errorf("%s: the reference's replay chooses %d: the replay is not the recorded decode", where(), rt)
 			}
 			lp := float64(logSoftmaxAt(l, toks[i]))
 			d := math.Abs(lp - g.lp)
 			if !(d <= tol.Logprob) { // NaN fails too
-				return fmt.Errorf("%s: log-prob %.5f, reference %.5f: differs by more than %g", where, g.lp, lp, tol.Logprob)
+				return fmt.Errorf("%s: log-prob %.5f, reference %.5f: differs by more than %g", where(), g.lp, lp, tol.Logprob)
 			}
 			if d > rep.MaxLogprobDiff {
 				rep.MaxLogprobDiff, rep.MaxLogprobAt = d, StepAt{wi, i}
 			}
 			lg := float64(l[toks[i]])
 			if d := math.Abs(lg-g.lg) / max(1, math.Abs(lg)); !(d <= tol.Logit) {
-				return fmt.Errorf("%s: logit %.5f, reference %.5f: differs by more than %g of it", where, g.lg, lg, tol.Logit)
+				return fmt.Errorf("%s: logit %.5f, reference %.5f: differs by more than %g of it", where(), g.lg, lg, tol.Logit)
 			} else if d > rep.MaxLogitDiff {
 				rep.MaxLogitDiff, rep.MaxLogitAt = d, StepAt{wi, i}
 			}
 			if g.top != rt {
 				margin := l[rt] - l[g.top]
 				if !(margin < tol.NearTie) {
-					return fmt.Errorf("%s: chooses %d, the reference %d by a margin of %.4f (near-tie bound %g)", where, g.top, rt, margin, tol.NearTie)
+					return fmt.Errorf("%s: chooses %d, the reference %d by a margin of %.4f (near-tie bound %g)", where(), g.top, rt, margin, tol.NearTie)
 				}
 				rep.NearTies = append(rep.NearTies, NearTie{Window: wi, Step: i, Ref: rt, Got: g.top, Margin: margin})
 			}
