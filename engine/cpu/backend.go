@@ -19,10 +19,11 @@ type Options struct {
 	// dequantized weights by the float activations, as the GPU kernels
 	// do, instead of quantizing the activations to 8 bits per element
 	// first (ggml's way and the default: integer dot products, faster).
-	// Only products of fewer than 16 activation rows are affected; larger
-	// ones already dequantize the weights for the float GEMM. It is the
-	// reference for GPU-vs-CPU comparisons, where the activations'
-	// quantization error would otherwise be charged to the GPU.
+	// It covers every product with quantized weights: the row products
+	// (decode, beams, and everything without a BLAS) and the quantized
+	// GEMM (m >= 16 on VNNI) alike. It is the reference for GPU-vs-CPU
+	// comparisons, where the activations' quantization error would
+	// otherwise be charged to the GPU.
 	FloatActivations bool
 }
 

@@ -143,7 +143,10 @@ func packPanel(a *mulArgs, dec *panelDecoder, j0 int, panel []byte) {
 }
 
 // quantizeRowQ writes row x (k elements) as activation row i of act:
-// per block d = max|x|/127 and codes round(x/d). Bit tricks instead of
+// per block d = max|x|/127 and codes round(x/d). Unlike the row products'
+// activations (byte-exact with ggml's from_float), d stays float32 rather
+// than f16, so prefill logits differ from ggml's and from the decode path
+// by that rounding; the float64-reference tests bound the result. Bit tricks instead of
 // math.Abs and math.Round: this runs over every element of x and was a
 // third of the product's time with the float64 library calls.
 func quantizeRowQ(x []float32, i, nb int, offset int32, act []byte) {
