@@ -21,7 +21,10 @@ type Backend struct {
 	// weights are uploaded once per distinct tensor memory and shared by
 	// every plan of the model that binds them (encoder, decoder, beams).
 	weights map[weightKey]*devWeights
-	rng     *rand.Rand
+	// rng draws PermuteSeed's block permutations; executables prepare
+	// their batches concurrently (outside dev.mu), so it has its own lock.
+	rngMu sync.Mutex
+	rng   *rand.Rand
 	// stats and profile of closed executables; open ones report their own
 	stats Stats
 	prof  map[string]*KernelTime

@@ -134,11 +134,13 @@ func (e *Exec) prepareOp(b *batch, pass int, op *plan.Dispatch, opIdx, step int,
 		if e.b.opt.PermuteSeed != 0 {
 			n := uint64(l.Groups[0]) * uint64(l.Groups[1]) * uint64(l.Groups[2])
 			if n > 1 && n < 1<<32 {
+				e.b.rngMu.Lock()
 				a := uint64(1 + e.b.rng.Uint64N(n-1))
 				for gcd(a, n) != 1 {
 					a = 1 + e.b.rng.Uint64N(n-1)
 				}
 				rec.prm.perm = [2]uint32{uint32(a), uint32(e.b.rng.Uint64N(n))}
+				e.b.rngMu.Unlock()
 			}
 		}
 		b.recs = append(b.recs, rec)
