@@ -69,31 +69,60 @@ typedef struct {
 	int has_caret, cx, cy, cw, ch;
 } update;
 
+// The last placement: the work area of the monitor chosen, the caret and
+// the panel's size it was for. A frame re-places the panel only when it
+// appears, when its caret changes or when its size does (on the same
+// monitor): not at each level event, and a bottom-centre panel does not
+// follow the pointer across monitors mid-recording.
+static GdkRectangle placed_area;
+static int placed, placed_caret, placed_cx, placed_cy, placed_cw, placed_ch, placed_w, placed_h;
+static char *last_markup; // the text label's markup: unchanged, it is not set again
+
+// size is the panel's size: its natural one until it is first shown (so
+// that the first frame maps at the right place), then the window's.
+static void size(int *w, int *h) {
+	if (gtk_widget_get_visible(win)) {
+		gtk_window_get_size(GTK_WINDOW(win), w, h);
+		return;
+	}
+	GtkRequisition nat;
+	gtk_widget_get_preferred_size(win, NULL, &nat);
+	*w = nat.width;
+	*h = nat.height;
+}
+
 // place puts the panel below the text cursor on its monitor, or at the
 // bottom centre of the monitor under the pointer (the active screen); the
-// geometry is Go's (app/overlay/place, shared with macOS).
-static void place(update *u) {
-	GdkDisplay *d = gdk_display_get_default();
-	GdkMonitor *m = NULL;
-	if (u->has_caret) {
-		m = gdk_display_get_monitor_at_point(d, u->cx, u->cy);
-	} else {
-		GdkSeat *seat = gdk_display_get_default_seat(d);
-		if (seat) {
-			int px, py;
-			gdk_device_get_position(gdk_seat_get_pointer(seat), NULL, &px, &py);
-			m = gdk_display_get_monitor_at_point(d, px, py);
+// geometry is Go's (app/overlay/place, shared with macOS). pick chooses
+// the monitor anew; otherwise the last one's work area is kept.
+static void place(update *u, int pick) {
+	if (pick || !placed) {
+		GdkDisplay *d = gdk_display_get_default();
+		GdkMonitor *m = NULL;
+		if (u->has_caret) {
+			m = gdk_display_get_monitor_at_point(d, u->cx, u->cy);
+		} else {
+			GdkSeat *seat = gdk_display_get_default_seat(d);
+			if (seat) {
+				int px, py;
+				gdk_device_get_position(gdk_seat_get_pointer(seat), NULL, &px, &py);
+				m = gdk_display_get_monitor_at_point(d, px, py);
+			}
 		}
+		if (!m) m = gdk_display_get_primary_monitor(d);
+		if (!m) m = gdk_display_get_monitor(d, 0);
+		if (!m) return;
+		gdk_monitor_get_workarea(m, &placed_area);
 	}
-	if (!m) m = gdk_display_get_primary_monitor(d);
-	if (!m) m = gdk_display_get_monitor(d, 0);
-	if (!m) return;
-	GdkRectangle a;
-	gdk_monitor_get_workarea(m, &a);
+	GdkRectangle a = placed_area;
 	int w, h, x, y;
-	gtk_window_get_size(GTK_WINDOW(win), &w, &h);
+	size(&w, &h);
 	harkOverlayPlace(u->has_caret, u->cx, u->cy, u->cw, u->ch, a.x, a.y, a.width, a.height, w, h, &x, &y);
 	gtk_window_move(GTK_WINDOW(win), x, y);
+	placed = 1;
+	placed_caret = u->has_caret;
+	placed_cx = u->cx; placed_cy = u->cy; placed_cw = u->cw; placed_ch = u->ch;
+	placed_w = w; placed_h = h;
 }
 
 static gboolean apply(gpointer p) {
@@ -101,12 +130,25 @@ static gboolean apply(gpointer p) {
 	if (shut) goto done;
 	if (!win) build();
 	gtk_label_set_text(GTK_LABEL(header), u->header);
-	gtk_label_set_markup(GTK_LABEL(text), u->markup);
+	if (!last_markup || strcmp(last_markup, u->markup) != 0) {
+		gtk_label_set_markup(GTK_LABEL(text), u->markup);
+		free(last_markup);
+		last_markup = strdup(u->markup);
+	}
 	gtk_level_bar_set_value(GTK_LEVEL_BAR(level), u->level);
 	gtk_widget_set_opacity(win, u->opacity);
 	if (u->visible) {
+		int appear = !gtk_widget_get_visible(win);
+		int moved = !placed || u->has_caret != placed_caret ||
+			(u->has_caret && (u->cx != placed_cx || u->cy != placed_cy || u->cw != placed_cw || u->ch != placed_ch));
+		if (appear || moved) {
+			place(u, 1); // before the show: the first frame maps where it belongs
+		} else {
+			int w, h;
+			size(&w, &h);
+			if (w != placed_w || h != placed_h) place(u, 0);
+		}
 		gtk_widget_show(win);
-		place(u);
 	} else {
 		gtk_widget_hide(win);
 	}
@@ -140,6 +182,9 @@ static gboolean shutdown_cb(gpointer p) {
 	shut = 1;
 	if (win) gtk_widget_destroy(win);
 	win = NULL;
+	free(last_markup);
+	last_markup = NULL;
+	placed = 0;
 	gdk_display_close(gdk_display_get_default());
 	gtk_main_quit();
 	return G_SOURCE_REMOVE;
