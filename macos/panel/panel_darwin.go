@@ -91,6 +91,16 @@ type Panel struct {
 
 	mu                       sync.Mutex
 	win, header, level, text objc.ID
+
+	// The main thread's own (apply): what the panel shows now. The text
+	// is set again only when it changes, and the panel placed only when
+	// it appears or its caret moves (not at each level event, and at the
+	// bottom centre it does not follow the active screen mid-recording).
+	shown    bool
+	lastText string // Committed + "\x00" + Tentative last set
+	hasText  bool
+	caret    place.Rect
+	hasCaret bool
 }
 
 var (
@@ -208,10 +218,33 @@ func (p *Panel) apply(f Frame) {
 	}
 	if !f.Visible {
 		win.Send(selOrderOut, objc.ID(0))
+		p.shown = false
 		return
 	}
 	header.Send(selSetStringValue, ns.String(f.Header))
 	level.Send(selSetDoubleValue, f.Level)
+	if t := f.Committed + "\x00" + f.Tentative; !p.hasText || t != p.lastText {
+		p.setText(text, f)
+		p.lastText, p.hasText = t, true
+	}
+	moved := (f.Caret != nil) != p.hasCaret || (f.Caret != nil && *f.Caret != p.caret)
+	if !p.shown || moved {
+		if r, ok := frameFor(f.Caret); ok {
+			win.Send(selSetFrameDisplay, r, true)
+		}
+		p.hasCaret, p.caret = f.Caret != nil, place.Rect{}
+		if f.Caret != nil {
+			p.caret = *f.Caret
+		}
+	}
+	win.Send(selSetAlphaValue, f.Opacity)
+	win.Send(selOrderFrontRegardless)
+	p.shown = true
+}
+
+// setText sets the text view's string: the committed text, then the
+// tentative tail dimmed. On the main thread, inside a pool.
+func (p *Panel) setText(text objc.ID, f Frame) {
 	color := objc.ID(objc.GetClass("NSColor"))
 	s := objc.ID(objc.GetClass("NSMutableAttributedString")).Send(selAlloc).Send(selInitWithStringAttrs,
 		ns.String(f.Committed), ns.Dict(fgKey, color.Send(selColorWithWhite, 0.96, 1.0)))
@@ -223,11 +256,6 @@ func (p *Panel) apply(f Frame) {
 	}
 	text.Send(selSetAttributedString, s)
 	ns.Release(s)
-	if r, ok := frameFor(f.Caret); ok {
-		win.Send(selSetFrameDisplay, r, true)
-	}
-	win.Send(selSetAlphaValue, f.Opacity)
-	win.Send(selOrderFrontRegardless)
 }
 
 // Close hides the panel for good.
