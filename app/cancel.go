@@ -2,24 +2,51 @@ package app
 
 import "errors"
 
-// Cancel ends the recording without transcribing or inserting anything:
-// a false start. The recording stays in History (recorded, not
-// transcribed), where it can still be transcribed or deleted.
-func (d *Dictation) Cancel() error {
+// errNotRecording: Cancel or Discard without a recording.
+var errNotRecording = errors.New("dictation is not recording")
+
+// aborter is a Recorder that can end a recording for a cancel without the
+// work a transcription needs (the live stream's tail decode, the trim).
+type aborter interface {
+	Abort() (Recording, error)
+}
+
+// abortRecording takes the running recording away from the service and
+// ends its capture: nothing of it is transcribed. The state stays
+// "transcribing" (holding off a Start until the recorder is free) until
+// the caller sets it idle. errNotRecording when no recording runs.
+func (d *Dictation) abortRecording() (int64, Recording, error) {
 	d.mu.Lock()
 	rec, id := d.rec, d.cur
-	if d.st.State != DictRecording || id == 0 {
+	if d.st.State != DictRecording || id == 0 || rec == nil {
 		d.mu.Unlock()
-		return errors.New("dictation is not recording")
+		return 0, Recording{}, errNotRecording
 	}
 	d.cur, d.plan = 0, nil
 	d.st.State = DictTranscribing // holds off a Start until the recorder is free
 	d.mu.Unlock()
-	// Stop's error says why the samples can't be transcribed ("no speech
-	// was heard"): beside the point, nothing is transcribed.
-	r, _ := rec.Stop()
+	var r Recording
+	var err error
+	if a, ok := rec.(aborter); ok {
+		r, err = a.Abort()
+	} else {
+		r, err = rec.Stop()
+	}
 	if s, ok := rec.(streamedRecorder); ok {
 		s.Streamed() // forgotten: the stream's text belongs to no one
+	}
+	return id, r, err
+}
+
+// Cancel ends the recording without transcribing or inserting anything:
+// a false start. The recording stays in History (recorded, not
+// transcribed), where it can still be transcribed or deleted.
+func (d *Dictation) Cancel() error {
+	// The recorder's error says why the samples can't be transcribed:
+	// beside the point, nothing is transcribed.
+	id, r, err := d.abortRecording()
+	if errors.Is(err, errNotRecording) {
+		return err
 	}
 	_, herr := d.deps.history.FinishRecording(id, r.DurationMs)
 	if r.SaveErr != nil {

@@ -180,6 +180,17 @@ func (c *CaptureRecorder) Start(opt RecordOptions) error {
 // Stop implements Recorder: the WAV keeps everything captured; the samples
 // to transcribe are trimmed of leading and trailing silence.
 func (c *CaptureRecorder) Stop() (Recording, error) {
+	return c.stop(false)
+}
+
+// Abort ends the recording for a cancel: the live stream is canceled, not
+// finished (no decode of its tail), and the samples are not trimmed; the
+// WAV keeps everything captured, and Samples is all of it.
+func (c *CaptureRecorder) Abort() (Recording, error) {
+	return c.stop(true)
+}
+
+func (c *CaptureRecorder) stop(abort bool) (Recording, error) {
 	c.mu.Lock()
 	rec, opt := c.rec, c.opt
 	c.opt, c.det = RecordOptions{}, nil
@@ -196,7 +207,9 @@ func (c *CaptureRecorder) Stop() (Recording, error) {
 	stream := c.stream
 	c.stream = nil
 	c.mu.Unlock()
-	if stream != nil {
+	if stream != nil && abort {
+		stream.abort()
+	} else if stream != nil {
 		// Only the uncommitted tail is decoded; a stream that failed or
 		// never got the model leaves the text to one transcription.
 		if res, err := stream.finish(); err == nil {
@@ -214,6 +227,10 @@ func (c *CaptureRecorder) Stop() (Recording, error) {
 	out := Recording{DurationMs: r.Duration.Milliseconds(), SaveErr: r.SaveErr, PreRollMs: r.PreRoll.Milliseconds()}
 	if err != nil {
 		return out, err
+	}
+	if abort {
+		out.Samples = r.Samples
+		return out, nil
 	}
 	start, end, err := vad.Trim(r.Samples, vad.Config{})
 	if err != nil {

@@ -1,6 +1,10 @@
 package app
 
-import "github.com/harkapp/hark/app/trigger"
+import (
+	"errors"
+
+	"github.com/harkapp/hark/app/trigger"
+)
 
 // Trigger performs an action of the trigger machine (app/trigger):
 // start, stop (transcribing in the background, as Toggle does) or cancel.
@@ -33,15 +37,10 @@ func (d *Dictation) Recording() bool {
 // recording it does nothing. (The user's Cancel, app/cancel.go, keeps the
 // recording in History.)
 func (d *Dictation) Discard() error {
-	d.mu.Lock()
-	rec, id := d.rec, d.cur
-	if d.st.State != DictRecording || id == 0 || rec == nil {
-		d.mu.Unlock()
+	id, _, err := d.abortRecording()
+	if errors.Is(err, errNotRecording) {
 		return nil
 	}
-	d.cur, d.plan = 0, nil
-	d.mu.Unlock()
-	_, err := rec.Stop()
 	derr := d.deps.history.Delete(id)
 	d.setState(func(s *DictationStatus) { s.State, s.StartedAt, s.ItemID, s.Error = DictIdle, 0, 0, "" })
 	if err != nil {

@@ -109,6 +109,9 @@ func (a *App) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show fu
 				}
 			}
 			if ended {
+				if err := ctx.Err(); err != nil {
+					return err // aborted: no tail decode
+				}
 				res, err := st.Finish(ctx)
 				l.res = res
 				return err
@@ -147,6 +150,21 @@ func (l *liveStream) finish() (*whisper.Result, error) {
 	}
 	<-l.done
 	return l.res, l.err
+}
+
+// abort ends the stream without its tail decode (a canceled dictation:
+// its text belongs to no one) and waits for a started stream to let the
+// speech model go.
+func (l *liveStream) abort() {
+	l.cancel() // first: a goroutine that sees ended sees the cancel too
+	l.mu.Lock()
+	l.ended = true
+	started := l.started
+	l.mu.Unlock()
+	l.stopStep()
+	if started {
+		<-l.done
+	}
 }
 
 // previewer is a Recorder that can stream its recording as it goes.
