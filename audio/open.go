@@ -65,15 +65,15 @@ func open(path string) (Stream, error) {
 		}
 	case "flac":
 		if _, err = f.Seek(0, io.SeekStart); err == nil {
-			s, err = newFLAC(f) // the decoder skips an ID3v2 tag itself
+			s, err = safely("flac", func() (Stream, error) { return newFLAC(f) }) // it skips an ID3v2 tag itself
 		}
 	case "mp3":
 		if _, err = f.Seek(start, io.SeekStart); err == nil {
-			s, err = newMP3(f, start)
+			s, err = safely("mp3", func() (Stream, error) { return newMP3(f, start) })
 		}
 	case "vorbis":
 		if _, err = f.Seek(0, io.SeekStart); err == nil {
-			s, err = newVorbis(f)
+			s, err = safely("vorbis", func() (Stream, error) { return newVorbis(f) })
 		}
 	default:
 		f.Close()
@@ -82,6 +82,9 @@ func open(path string) (Stream, error) {
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", k.name, err)
+	}
+	if k.codec != "wav" { // Hark's own decoder; the others are third-party
+		s = guarded{s}
 	}
 	return s, nil
 }
