@@ -76,7 +76,12 @@ func TestShellTrigger(t *testing.T) {
 	src.press(trigger.RightAlt, true)
 	require.Eventually(t, a.Dictation.Recording, 3*time.Second, 5*time.Millisecond, "held: push-to-talk records")
 	src.press("", true) // Right Option+E: a modifier after all
-	require.Eventually(t, func() bool { return !a.Dictation.Recording() }, 3*time.Second, 5*time.Millisecond)
+	// Idle, not merely "not recording": the discard deletes the row after
+	// the recording stops and before the service goes idle.
+	require.Eventually(t, func() bool {
+		st, err := a.Dictation.Status()
+		return err == nil && st.State == app.DictIdle
+	}, 3*time.Second, 5*time.Millisecond)
 	src.press(trigger.RightAlt, false)
 	items, err := a.History.List("", 10, 0)
 	require.NoError(t, err)
