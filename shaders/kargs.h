@@ -15,6 +15,7 @@
 #define KROPE_NORMAL 0u // rope pairs (2i, 2i+1), as ggml's mode 0
 #define KROPE_NEOX 2u // rope pairs (i, i+ropeDim/2), as ggml's mode 2
 #define KBEAM_COPY_MAX_SEQS 16u // BeamCopy: the most sequences (a GPU thread holds one element of each)
+#define KFLAG_TIMESTAMPS 1u // WhisperFilter: apply the timestamp rules
 
 // embed (plan.Embed)
 struct embed_args {
@@ -318,6 +319,23 @@ struct beam_copy_args {
 // binding slots of beam_copy
 enum { BEAM_COPY_CACHE = 0, BEAM_COPY_SRC = 1 };
 
+// whisper_filter (plan.WhisperFilter)
+struct whisper_filter_args {
+    unsigned int n;
+    unsigned int m;
+    unsigned int ldx;
+    unsigned int ldh;
+    unsigned int count;
+    unsigned int ts_begin;
+    unsigned int eot;
+    unsigned int no_ts;
+    unsigned int max_initial;
+    unsigned int flags;
+    unsigned int pad_[6];
+};
+// binding slots of whisper_filter
+enum { WHISPER_FILTER_X = 0, WHISPER_FILTER_TABLE = 1, WHISPER_FILTER_HIST = 2 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -343,6 +361,7 @@ struct Args {
         struct gelu_mul_args gelu_mul;
         struct gelu_mul_mat_vec_args gelu_mul_mat_vec;
         struct beam_copy_args beam_copy;
+        struct whisper_filter_args whisper_filter;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -370,6 +389,7 @@ static_assert(sizeof(struct copy_args) == 64, "copy args");
 static_assert(sizeof(struct gelu_mul_args) == 64, "gelu_mul args");
 static_assert(sizeof(struct gelu_mul_mat_vec_args) == 64, "gelu_mul_mat_vec args");
 static_assert(sizeof(struct beam_copy_args) == 64, "beam_copy args");
+static_assert(sizeof(struct whisper_filter_args) == 64, "whisper_filter args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

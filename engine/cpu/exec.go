@@ -196,6 +196,8 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.copyOp(d)
 	case plan.BeamCopy:
 		return e.beamCopy(d)
+	case plan.WhisperFilter:
+		return e.whisperFilter(d)
 	}
 	return e.errf("unknown kernel %d", d.Kernel)
 }

@@ -107,6 +107,23 @@ const (
 	// (s, p, i) is at s*seqStride + p*posStride + i, i < width, of Type f32, f16
 	// or bf16.
 	BeamCopy
+	// WhisperFilter: Whisper's logit filters, in place on m rows of logits x
+	// (one per sequence, whose tokens sampled so far in the window are hist[t,
+	// 0..count-1]), as openai-whisper's decoder applies them before a token is
+	// chosen: (1) x[j] += table[j] (the logit bias; −Inf suppresses), then,
+	// when count == 0, x[j] += table[n+j] (suppress-blank); (2) with
+	// FlagTimestamps (tb = tsBegin): x[noTs] = −Inf; if the last token is a
+	// timestamp (≥ tb), then x[tb..n) = −Inf when the one before is a
+	// timestamp too or count < 2, else x[0..eot) = −Inf; if hist holds a
+	// timestamp, the last one l, x[tb..l) = −Inf, and x[l] = −Inf too unless
+	// the last token is a timestamp and the one before is not; when count == 0,
+	// x[0..tb) = −Inf and x[tb+maxInitial+1..n) = −Inf (a maxInitial of n or
+	// more bounds nothing); finally, with lse(s) = log Σ exp over s, if
+	// lse(x[tb..n)) − lse(x) > max(x[0..tb)) − lse(x), x[0..tb) = −Inf.
+	// The CPU sums the exponentials in float64 (as the host filter); GPUs in
+	// float32, so that last decision may differ only where its two sides are
+	// within rounding.
+	WhisperFilter
 	numKernels
 )
 
@@ -119,6 +136,7 @@ const (
 	RopeNormal      = 0  // rope pairs (2i, 2i+1), as ggml's mode 0
 	RopeNeoX        = 2  // rope pairs (i, i+ropeDim/2), as ggml's mode 2
 	BeamCopyMaxSeqs = 16 // BeamCopy: the most sequences (a GPU thread holds one element of each)
+	FlagTimestamps  = 1  // WhisperFilter: apply the timestamp rules
 )
 
 // EmbedArgs is the record of a Embed dispatch (embed).
@@ -1643,6 +1661,95 @@ func (a *BeamCopyArgs) Check() error {
 	return nil
 }
 
+// WhisperFilterArgs is the record of a WhisperFilter dispatch
+// (whisper_filter).
+type WhisperFilterArgs struct {
+	X          Binding // in-out f32: logits, filtered in place
+	Table      Binding // input f32: f32[2n]: added to every row, then (count 0 only) the second half
+	Hist       Binding // optional input i32: i32 rows: each sequence's tokens sampled so far
+	N          int     // vocabulary
+	M          int     // rows (sequences)
+	Ldx        int
+	Ldh        int // row stride of hist
+	Count      int // tokens sampled so far in the window
+	TsBegin    int // first timestamp token
+	EOT        int
+	NoTs       int    // <|notimestamps|>
+	MaxInitial int    // the last timestamp index allowed first
+	Flags      uint32 // FlagTimestamps
+}
+
+// Binding slots of WhisperFilter.
+const (
+	SlotWhisperFilterX     = 0
+	SlotWhisperFilterTable = 1
+	SlotWhisperFilterHist  = 2
+)
+
+// Patch targets of WhisperFilter.
+const (
+	PatchWhisperFilterCount      = PatchParam0 + 4
+	PatchWhisperFilterMaxInitial = PatchParam0 + 8
+	PatchWhisperFilterXOff       = PatchOffset0 + 0 // byte offset of X
+	PatchWhisperFilterTableOff   = PatchOffset0 + 1 // byte offset of Table
+	PatchWhisperFilterHistOff    = PatchOffset0 + 2 // byte offset of Hist
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a WhisperFilterArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: WhisperFilter, NBind: 3}
+	d.Bind[0] = a.X
+	d.Bind[1] = a.Table
+	d.Bind[2] = a.Hist
+	d.P[0] = uint32(a.N)
+	d.P[1] = uint32(a.M)
+	d.P[2] = uint32(a.Ldx)
+	d.P[3] = uint32(a.Ldh)
+	d.P[4] = uint32(a.Count)
+	d.P[5] = uint32(a.TsBegin)
+	d.P[6] = uint32(a.EOT)
+	d.P[7] = uint32(a.NoTs)
+	d.P[8] = uint32(a.MaxInitial)
+	d.P[9] = a.Flags
+	d.Grid = [3]uint32{uint32(a.M), uint32(1), uint32(1)}
+	return d
+}
+
+// DecodeWhisperFilter reads d's record; d.Kernel must be WhisperFilter (or share its layout).
+func DecodeWhisperFilter(d *Dispatch) (a WhisperFilterArgs) {
+	a.X = d.binding(0)
+	a.Table = d.binding(1)
+	a.Hist = d.binding(2)
+	a.N = int(d.P[0])
+	a.M = int(d.P[1])
+	a.Ldx = int(d.P[2])
+	a.Ldh = int(d.P[3])
+	a.Count = int(d.P[4])
+	a.TsBegin = int(d.P[5])
+	a.EOT = int(d.P[6])
+	a.NoTs = int(d.P[7])
+	a.MaxInitial = int(d.P[8])
+	a.Flags = d.P[9]
+	return a
+}
+
+// Check applies the contract's validations of WhisperFilter.
+func (a *WhisperFilterArgs) Check() error {
+	if a.M > 1 && a.Ldx < a.N {
+		return fmt.Errorf("whisper_filter: row stride %d smaller than n %d", a.Ldx, a.N)
+	}
+	if a.Flags&FlagTimestamps != 0 && (a.TsBegin > a.N || a.EOT > a.TsBegin || a.NoTs >= a.N) {
+		return fmt.Errorf("whisper_filter: special tokens (timestamps from %d, EOT %d, no-timestamps %d) outside a vocabulary of %d", a.TsBegin, a.EOT, a.NoTs, a.N)
+	}
+	if a.Flags&FlagTimestamps != 0 && a.M > 0 && a.Count > 0 && a.Hist.Buf == NoBuf {
+		return fmt.Errorf("whisper_filter: timestamp rules need the sampled tokens (hist)")
+	}
+	if a.M > 1 && a.Count > 0 && a.Ldh < a.Count {
+		return fmt.Errorf("whisper_filter: hist row stride %d smaller than count %d", a.Ldh, a.Count)
+	}
+	return nil
+}
+
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
@@ -1936,6 +2043,22 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "PosStride", Word: 4, Words: 1, Float: false, Patch: false},
 			{Name: "SeqStride", Word: 5, Words: 1, Float: false, Patch: false},
 		}},
+	WhisperFilter: {Name: "whisper_filter", MinBind: 2,
+		Binds: []BindInfo{{Name: "X", Role: BindInOut, Optional: false, Elem: "f32"},
+			{Name: "Table", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Hist", Role: BindIn, Optional: true, Elem: "i32"},
+		},
+		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "M", Word: 1, Words: 1, Float: false, Patch: false},
+			{Name: "Ldx", Word: 2, Words: 1, Float: false, Patch: false},
+			{Name: "Ldh", Word: 3, Words: 1, Float: false, Patch: false},
+			{Name: "Count", Word: 4, Words: 1, Float: false, Patch: true},
+			{Name: "TsBegin", Word: 5, Words: 1, Float: false, Patch: false},
+			{Name: "EOT", Word: 6, Words: 1, Float: false, Patch: false},
+			{Name: "NoTs", Word: 7, Words: 1, Float: false, Patch: false},
+			{Name: "MaxInitial", Word: 8, Words: 1, Float: false, Patch: true},
+			{Name: "Flags", Word: 9, Words: 1, Float: false, Patch: false},
+		}},
 }
 
 // Check applies the contract's validations to a resolved dispatch; every
@@ -1965,6 +2088,9 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case BeamCopy:
 		a := DecodeBeamCopy(d)
+		return a.Check()
+	case WhisperFilter:
+		a := DecodeWhisperFilter(d)
 		return a.Check()
 	}
 	return nil
@@ -2096,6 +2222,11 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		a := DecodeBeamCopy(d)
 		dst = d.access(dst, 0, true, true, beamCache(&a, d.Type))
 		dst = d.access(dst, 1, true, false, i32Vec(a.Seqs))
+	case WhisperFilter:
+		a := DecodeWhisperFilter(d)
+		dst = d.access(dst, 0, true, true, f32Rows(a.M, a.Ldx, a.N))
+		dst = d.access(dst, 1, true, false, f32Vec(mul(2, a.N)))
+		dst = d.access(dst, 2, true, false, f32Rows(a.M, a.Ldh, a.Count))
 	default:
 		for i := range int(d.NBind) {
 			dst = d.access(dst, i, true, true, toEnd(0))

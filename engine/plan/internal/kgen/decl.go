@@ -96,6 +96,7 @@ var Consts = []Const{
 	{"RopeNormal", "KROPE_NORMAL", 0, "rope pairs (2i, 2i+1), as ggml's mode 0"},
 	{"RopeNeoX", "KROPE_NEOX", 2, "rope pairs (i, i+ropeDim/2), as ggml's mode 2"},
 	{"BeamCopyMaxSeqs", "KBEAM_COPY_MAX_SEQS", 16, "BeamCopy: the most sequences (a GPU thread holds one element of each)"},
+	{"FlagTimestamps", "KFLAG_TIMESTAMPS", 1 << 0, "WhisperFilter: apply the timestamp rules"},
 }
 
 // products are the bindings and params shared by MatVec, MatMul and the
@@ -367,6 +368,27 @@ var Kernels = []Kernel{
 			{Fail: "a.Seqs > 1 && a.N > 0 && a.SeqStride < mul(a.Pos0+a.N-1, a.PosStride)+a.Width",
 				Msg:  "sequence stride %d overlaps the next sequence (%d positions from %d, stride %d, width %d)",
 				Args: "a.SeqStride, a.N, a.Pos0, a.PosStride, a.Width"},
+		},
+	},
+	{Name: "WhisperFilter", Fn: "whisper_filter",
+		Doc: "Whisper's logit filters, in place on m rows of logits x (one per sequence, whose tokens sampled so far in the window are hist[t, 0..count-1]), as openai-whisper's decoder applies them before a token is chosen: (1) x[j] += table[j] (the logit bias; −Inf suppresses), then, when count == 0, x[j] += table[n+j] (suppress-blank); (2) with FlagTimestamps (tb = tsBegin): x[noTs] = −Inf; if the last token is a timestamp (≥ tb), then x[tb..n) = −Inf when the one before is a timestamp too or count < 2, else x[0..eot) = −Inf; if hist holds a timestamp, the last one l, x[tb..l) = −Inf, and x[l] = −Inf too unless the last token is a timestamp and the one before is not; when count == 0, x[0..tb) = −Inf and x[tb+maxInitial+1..n) = −Inf (a maxInitial of n or more bounds nothing); finally, with lse(s) = log Σ exp over s, if lse(x[tb..n)) − lse(x) > max(x[0..tb)) − lse(x), x[0..tb) = −Inf. The CPU sums the exponentials in float64 (as the host filter); GPUs in float32, so that last decision may differ only where its two sides are within rounding.",
+		Binds: []Bind{
+			{Name: "X", Role: InOut, Elem: F32, Span: "f32Rows(a.M, a.Ldx, a.N)", Doc: "logits, filtered in place"},
+			{Name: "Table", Elem: F32, Span: "f32Vec(mul(2, a.N))", Doc: "f32[2n]: added to every row, then (count 0 only) the second half"},
+			{Name: "Hist", Opt: true, Elem: I32, Span: "f32Rows(a.M, a.Ldh, a.Count)", Doc: "i32 rows: each sequence's tokens sampled so far"},
+		},
+		Params: []Param{{Name: "N", Doc: "vocabulary"}, {Name: "M", Doc: "rows (sequences)"}, {Name: "Ldx"}, {Name: "Ldh", Doc: "row stride of hist"},
+			{Name: "Count", Patch: true, Doc: "tokens sampled so far in the window"},
+			{Name: "TsBegin", Doc: "first timestamp token"}, {Name: "EOT"}, {Name: "NoTs", Doc: "<|notimestamps|>"},
+			{Name: "MaxInitial", Patch: true, Doc: "the last timestamp index allowed first"},
+			{Name: "Flags", Kind: Bits, Doc: "FlagTimestamps"}},
+		Grid: [3]string{"a.M", "1", "1"},
+		Checks: []Check{
+			{Fail: "a.M > 1 && a.Ldx < a.N", Msg: "row stride %d smaller than n %d", Args: "a.Ldx, a.N"},
+			{Fail: "a.Flags&FlagTimestamps != 0 && (a.TsBegin > a.N || a.EOT > a.TsBegin || a.NoTs >= a.N)",
+				Msg: "special tokens (timestamps from %d, EOT %d, no-timestamps %d) outside a vocabulary of %d", Args: "a.TsBegin, a.EOT, a.NoTs, a.N"},
+			{Fail: "a.Flags&FlagTimestamps != 0 && a.M > 0 && a.Count > 0 && a.Hist.Buf == NoBuf", Msg: "timestamp rules need the sampled tokens (hist)"},
+			{Fail: "a.M > 1 && a.Count > 0 && a.Ldh < a.Count", Msg: "hist row stride %d smaller than count %d", Args: "a.Ldh, a.Count"},
 		},
 	},
 }
