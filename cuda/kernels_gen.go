@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "9af32f0966a6ccb424548a0b18e1ba7d41cd476058f0cc3a2b754b45192e8934"
+const sourcesHash = "40d2d96e43dfdb4f4a19a71935ca50a79c30dd6002223de2084d2fc03c5a52a8"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -132,6 +132,7 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q6_k",
 	"silu_mul_mat_vec_q8_0",
 	"softmax",
+	"whisper_filter",
 }
 
 // funcConsts are the function constants: __constant__ globals of the module,

@@ -16,6 +16,18 @@ static inline float gelu_tanh(float x) {
     return 0.5f * x * (2.0f - 2.0f / (exp(2.0f * y) + 1.0f));
 }
 
+// ew_reduce (elementwise.metal's softmax, whisper_filter.metal) combines v over the threadgroup (op 0: max, 1: sum) through
+// SIMD-group reductions and one partial per SIMD-group.
+static inline float ew_reduce(float v, int op, threadgroup float* part, uint sg, uint lane, uint nsg) {
+    v = op == 0 ? simd_max(v) : simd_sum(v);
+    if (lane == 0) part[sg] = v;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float r = part[0];
+    for (uint i = 1; i < nsg; i++) r = op == 0 ? max(r, part[i]) : r + part[i];
+    threadgroup_barrier(mem_flags::mem_threadgroup); // part is reused
+    return r;
+}
+
 // ===========================================================================
 // ggml weight blocks and dequantisation (matrix kernels: matvec.metal,
 // matmul.metal, embed.metal, conv1d.metal). Owned by the matrix kernels;

@@ -104,18 +104,6 @@ kernel void silu_mul(device const float* gate [[buffer(0)]],
     out[(ulong)row * args.silu_mul.ldo + col] = g / (1.0f + exp(-g)) * up[(ulong)row * args.silu_mul.ldu + col];
 }
 
-// ew_reduce combines v over the threadgroup (op 0: max, 1: sum) through
-// SIMD-group reductions and one partial per SIMD-group.
-static inline float ew_reduce(float v, int op, threadgroup float* part, uint sg, uint lane, uint nsg) {
-    v = op == 0 ? simd_max(v) : simd_sum(v);
-    if (lane == 0) part[sg] = v;
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    float r = part[0];
-    for (uint i = 1; i < nsg; i++) r = op == 0 ? max(r, part[i]) : r + part[i];
-    threadgroup_barrier(mem_flags::mem_threadgroup); // part is reused
-    return r;
-}
-
 // Row softmax of scale·x, one threadgroup per row (out may alias x: each
 // thread reads and writes only its own columns).
 kernel void softmax(device const float* x [[buffer(0)]],
