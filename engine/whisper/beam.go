@@ -62,8 +62,8 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	// The reference stops once the sequence (prompt included) is longer
 	// than the context.
 	steps := min(sampleLen, m.H.NTextCtx-len(init)+1)
-	st := &modelBeams{m: m, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}
-	toks, sum, err := beamSearch(sp.EOT, opt.EndTimestamp, m.H.NVocab, nb, opt.Patience, steps, logits, filter, st)
+	st := &modelBeams{m: m, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams), f: filter}
+	toks, sum, err := beamSearch(sp.EOT, opt.EndTimestamp, m.H.NVocab, nb, opt.Patience, steps, logits, st)
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +80,10 @@ type beamStepper interface {
 	// step feeds each beam's newest token and returns the next logits,
 	// [beam][n_vocab].
 	step(feed []int32) ([]float32, error)
+	// filter applies the logit filters to rows ([beam][n_vocab], the
+	// logits step returned, or on the first step the prompt's, copied to
+	// every beam) given each beam's sampled tokens.
+	filter(rows []float32, beams [][]int32, first bool) error
 }
 
 // modelBeams steps a model's batched beam pass.
@@ -89,6 +93,25 @@ type modelBeams struct {
 	pos  int // position of the next token fed
 	nb   int
 	feed []int32
+	f    *logitFilter
+}
+
+// filter runs on the backend (PassFilterBeams), or on the host with
+// Model.hostSelect.
+func (s *modelBeams) filter(rows []float32, beams [][]int32, first bool) error {
+	if s.m.hostSelect {
+		return hostFilterBeams(s.f, rows, beams)
+	}
+	return s.m.filterBeams(s.f, rows, beams, first)
+}
+
+// hostFilterBeams applies f to every row on the host.
+func hostFilterBeams(f *logitFilter, rows []float32, beams [][]int32) error {
+	nv := len(rows) / max(len(beams), 1)
+	for b, s := range beams {
+		f.apply(rows[b*nv:(b+1)*nv], s)
+	}
+	return nil
 }
 
 func (s *modelBeams) reorder(src []int) error { return s.m.reorderKV(src, s.base, s.pos) }
@@ -108,7 +131,7 @@ func (s *modelBeams) step(feed []int32) ([]float32, error) {
 // EOT, and their summed log-probability. A sequence also finishes at a
 // token >= end when end is positive (DecodeOptions.EndTimestamp), that
 // token kept.
-func beamSearch(eot, end int32, nv, nb int, patience float64, steps int, first []float32, filter *logitFilter, st beamStepper) ([]int32, float32, error) {
+func beamSearch(eot, end int32, nv, nb int, patience float64, steps int, first []float32, st beamStepper) ([]int32, float32, error) {
 	if patience <= 0 {
 		patience = 1
 	}
@@ -130,9 +153,11 @@ func beamSearch(eot, end int32, nv, nb int, patience float64, steps int, first [
 		// place and takes the later score and source.
 		var cands []beamCand
 		index := map[string]int{}
+		if err := st.filter(rows, beams, i == 0); err != nil {
+			return nil, 0, err
+		}
 		for b := range nb {
 			row := rows[b*nv : (b+1)*nv]
-			filter.apply(row, beams[b])
 			logSoftmax(row, lp)
 			for _, tok := range topK(lp, nb+1) {
 				seq := append(slices.Clip(beams[b]), tok)

@@ -83,6 +83,11 @@ func (f *fakeBeams) reorder(src []int) error {
 	return nil
 }
 
+// filter filters nothing (an empty logitFilter).
+func (f *fakeBeams) filter(rows []float32, beams [][]int32, first bool) error {
+	return hostFilterBeams(&logitFilter{}, rows, beams)
+}
+
 func (f *fakeBeams) step(feed []int32) ([]float32, error) {
 	var out []float32
 	for b, tok := range feed {
@@ -110,14 +115,14 @@ func TestBeamSearchAlgorithm(t *testing.T) {
 		seqKey([]int32{b, c}): p(.3, .2, 0, 0, .5),
 	}
 	st := &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
-	toks, sum, err := beamSearch(eot, 0, nv, 2, 1, 100, p(.5, .3, .2, 0, 0), &logitFilter{}, st)
+	toks, sum, err := beamSearch(eot, 0, nv, 2, 1, 100, p(.5, .3, .2, 0, 0), st)
 	require.NoError(t, err)
 	require.Equal(t, []int32{a, d}, toks)
 	require.InDelta(t, math.Log(.18), float64(sum), 1e-6)
 
 	// Out of steps before enough finished: live beams fill the set.
 	st = &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
-	toks, sum, err = beamSearch(eot, 0, nv, 2, 1, 1, p(.5, .3, .2, 0, 0), &logitFilter{}, st)
+	toks, sum, err = beamSearch(eot, 0, nv, 2, 1, 1, p(.5, .3, .2, 0, 0), st)
 	require.NoError(t, err)
 	require.Equal(t, []int32{a}, toks)
 	require.InDelta(t, math.Log(.5), float64(sum), 1e-6)
@@ -126,7 +131,7 @@ func TestBeamSearchAlgorithm(t *testing.T) {
 	// token at or past it finishes there, that token kept: "a d" finishes
 	// at .5×.4 instead of going on to EOT (.18 above).
 	st = &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
-	toks, sum, err = beamSearch(eot, d, nv, 2, 1, 100, p(.5, .3, .2, 0, 0), &logitFilter{}, st)
+	toks, sum, err = beamSearch(eot, d, nv, 2, 1, 100, p(.5, .3, .2, 0, 0), st)
 	require.NoError(t, err)
 	require.Equal(t, []int32{a, d}, toks)
 	require.InDelta(t, math.Log(.2), float64(sum), 1e-6)

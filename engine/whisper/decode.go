@@ -178,16 +178,31 @@ func (m *Model) decodeOne(sp Specials, init []int32, sotIndex, sampleLen int, fi
 		pos += len(rest)
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, stream))
+	// Greedy steps filter and choose on the backend (PassSelect); sampling
+	// filters on the host, as greedy steps do with hostSelect (the
+	// reference the backend's selection is tested against).
+	greedy := opt.Temperature == 0 && !m.hostSelect
+	if greedy {
+		if err := m.setFilter(filter); err != nil {
+			return nil, err
+		}
+	}
 	for len(res.Tokens) < sampleLen {
 		if err := opt.canceled(); err != nil {
 			return nil, err
 		}
-		filter.apply(logits, res.Tokens)
 		var tok int32
-		if opt.Temperature > 0 {
-			tok = sampleTemperature(logits, opt.Temperature, rng)
+		if greedy {
+			if logits, tok, err = m.selectGreedy(filter, res.Tokens); err != nil {
+				return nil, err
+			}
 		} else {
-			tok = argmax(logits)
+			filter.apply(logits, res.Tokens)
+			if opt.Temperature > 0 {
+				tok = sampleTemperature(logits, opt.Temperature, rng)
+			} else {
+				tok = argmax(logits)
+			}
 		}
 		res.SumLogprob += float64(logSoftmaxAt(logits, tok))
 		if tok == sp.EOT {
@@ -204,7 +219,12 @@ func (m *Model) decodeOne(sp Specials, init []int32, sotIndex, sampleLen int, fi
 		if pos >= m.H.NTextCtx {
 			break
 		}
-		if logits, err = m.Prompt([]int32{tok}, pos); err != nil {
+		if greedy {
+			err = m.feed([]int32{tok}, pos)
+		} else {
+			logits, err = m.Prompt([]int32{tok}, pos)
+		}
+		if err != nil {
 			return nil, err
 		}
 		pos++

@@ -15,6 +15,10 @@ type Model struct {
 	logits  []float32 // host copy of the last logits read
 	vars    plan.Vars
 	beamSrc []int32 // the source of each beam, written for PassBeamCopy
+	// hostSelect filters logits (and chooses greedy tokens) on the host
+	// instead of in PassSelect and PassFilterBeams: the reference for
+	// tests.
+	hostSelect bool
 }
 
 // Load builds the plan for h and w and loads it on backend.
@@ -77,23 +81,28 @@ func (m *Model) EncoderOutput(dst []float32) error {
 // (earlier positions stay in the KV cache) and returns the logits after the
 // last one. The slice is reused by the next call.
 func (m *Model) Prompt(tokens []int32, pos int) ([]float32, error) {
+	if err := m.feed(tokens, pos); err != nil {
+		return nil, err
+	}
+	out := m.logits[:m.H.NVocab]
+	return out, m.readF32(m.lay.logits, 0, out)
+}
+
+// feed is Prompt leaving the logits on the backend (for PassSelect).
+func (m *Model) feed(tokens []int32, pos int) error {
 	n := len(tokens)
 	if n == 0 || n > m.lay.maxTokens || pos < 0 || pos+n > m.H.NTextCtx {
-		return nil, fmt.Errorf("whisper: cannot feed %d tokens at position %d (at most %d, context %d)", n, pos, m.lay.maxTokens, m.H.NTextCtx)
+		return fmt.Errorf("whisper: cannot feed %d tokens at position %d (at most %d, context %d)", n, pos, m.lay.maxTokens, m.H.NTextCtx)
 	}
 	if err := m.writeTokens(tokens); err != nil {
-		return nil, err
+		return err
 	}
 	m.vars = plan.Vars{plan.VarPos: int64(pos), plan.VarNTok: int64(n), plan.VarKVLen: int64(pos + n)}
 	pass := PassPrompt
 	if n == 1 {
 		pass = PassStep
 	}
-	if err := m.exec.Run(pass, &m.vars); err != nil {
-		return nil, err
-	}
-	out := m.logits[:m.H.NVocab]
-	return out, m.readF32(m.lay.logits, 0, out)
+	return m.exec.Run(pass, &m.vars)
 }
 
 // Align feeds tokens from position 0 (for the window last encoded) and

@@ -38,6 +38,10 @@ const (
 	PassBeams           // one token for each of Beams sequences at VarPos
 	PassAlign           // VarNTok tokens from position 0: every row's logits and the cross-attention weights
 	PassBeamCopy        // positions [VarPos, VarPos+VarNTok) of sequence beamSrc[d] copied to sequence d in every self-attention cache
+	PassSelect          // the logit filters on sequence 0's logits in place (VarUser0 tokens sampled, VarUser1 the initial-timestamp bound), then its argmax into choice
+	PassSelectText      // as PassSelect without the timestamp rules
+	PassFilterBeams     // the logit filters on every beam's logits in place (beam t's sampled tokens are row t of sampled)
+	PassFilterBeamsText // as PassFilterBeams without the timestamp rules
 )
 
 // alignRows bounds the tokens of an alignment pass: a window's text
@@ -55,6 +59,9 @@ type layout struct {
 	selfK     []plan.BufID
 	selfV     []plan.BufID
 	beamSrc   plan.BufID // IO: i32[Beams], the source sequence of each beam for PassBeamCopy
+	filter    plan.BufID // IO: f32[2][n_vocab], the logit filters' table (logitFilter.table)
+	sampled   plan.BufID // IO: i32[Beams][n_text_ctx], each sequence's tokens sampled in the window
+	choice    plan.BufID // IO: i32[Beams], the token each sequence's selection chose
 	maxTokens int
 	beams     int
 }
@@ -342,6 +349,7 @@ func (b *builder) decoder(lay *layout, opt Options) {
 		b.decoderPass(ps, lay, crossK, crossV, x, hb, qkv, att, ff, pc)
 	}
 	b.beamCopy(lay, opt.Beams)
+	b.selection(lay, opt.Beams)
 }
 
 // decPass configures one decoder pass.
