@@ -8,9 +8,8 @@ import (
 
 // whisperFilter (plan.WhisperFilterArgs). Rows are few (one per sequence)
 // and each is a handful of passes over the vocabulary, so it runs on the
-// calling goroutine. The exponentials are summed in float64, as the
-// Whisper host filter does, so the timestamp decision is the host's bit
-// for bit.
+// calling goroutine. Its log-sum-exp is the Whisper host filter's
+// (plan.LogSumExp), so the timestamp decision is the host's bit for bit.
 func (e *Exec) whisperFilter(d *plan.Dispatch) error {
 	a := plan.DecodeWhisperFilter(d)
 	if err := a.Check(); err != nil {
@@ -92,8 +91,8 @@ func filterTimestamps(x []float32, seq []int32, a *plan.WhisperFilterArgs) {
 			fill(tb+a.MaxInitial+1, n)
 		}
 	}
-	lse := logSumExp64(x)
-	tsMass := logSumExp64(x[tb:]) - lse
+	lse := plan.LogSumExp(x)
+	tsMass := plan.LogSumExp(x[tb:]) - lse
 	maxText := inf
 	for _, v := range x[:tb] {
 		maxText = max(maxText, v)
@@ -101,21 +100,4 @@ func filterTimestamps(x []float32, seq []int32, a *plan.WhisperFilterArgs) {
 	if tsMass > maxText-lse {
 		fill(0, tb)
 	}
-}
-
-// logSumExp64 is log Σ exp(s) with the sum in float64; −Inf when every
-// entry is −Inf.
-func logSumExp64(s []float32) float32 {
-	m := float32(math.Inf(-1))
-	for _, v := range s {
-		m = max(m, v)
-	}
-	if math.IsInf(float64(m), -1) {
-		return m
-	}
-	var sum float64
-	for _, v := range s {
-		sum += math.Exp(float64(v - m))
-	}
-	return m + float32(math.Log(sum))
 }

@@ -1,6 +1,10 @@
 package whisper
 
-import "math"
+import (
+	"math"
+
+	"github.com/harkapp/hark/engine/plan"
+)
 
 var negInf = float32(math.Inf(-1))
 
@@ -99,21 +103,9 @@ func fill(s []float32, v float32) {
 	}
 }
 
-// logSumExp in float64 for stability; -Inf when every entry is -Inf.
-func logSumExp(s []float32) float32 {
-	m := negInf
-	for _, v := range s {
-		m = max(m, v)
-	}
-	if math.IsInf(float64(m), -1) {
-		return negInf
-	}
-	var sum float64
-	for _, v := range s {
-		sum += math.Exp(float64(v - m))
-	}
-	return m + float32(math.Log(sum))
-}
+// logSumExp is plan.LogSumExp (float64 sums; −Inf when every entry is
+// −Inf), which the CPU's WhisperFilter uses too.
+func logSumExp(s []float32) float32 { return plan.LogSumExp(s) }
 
 // logSoftmaxAt is log(softmax(logits)[i]).
 func logSoftmaxAt(logits []float32, i int32) float32 { return logits[i] - logSumExp(logits) }

@@ -32,16 +32,16 @@ type Options struct {
 
 // Pass indices of a whisper plan.
 const (
-	PassEncode   = iota // mel window -> encoder output and cross-attention K/V of every layer
-	PassPrompt          // VarNTok tokens of one sequence from VarPos (matrix products); last row's logits
-	PassStep            // one token of one sequence at VarPos (matrix-vector products)
-	PassBeams           // one token for each of Beams sequences at VarPos
-	PassAlign           // VarNTok tokens from position 0: every row's logits and the cross-attention weights
-	PassBeamCopy        // positions [VarPos, VarPos+VarNTok) of sequence beamSrc[d] copied to sequence d in every self-attention cache
-	PassSelect          // the logit filters on sequence 0's logits in place (VarUser0 tokens sampled, VarUser1 the initial-timestamp bound), then its argmax into choice
-	PassSelectText      // as PassSelect without the timestamp rules
-	PassFilterBeams     // the logit filters on every beam's logits in place (beam t's sampled tokens are row t of sampled)
-	PassFilterBeamsText // as PassFilterBeams without the timestamp rules
+	PassEncode          = iota // mel window -> encoder output and cross-attention K/V of every layer
+	PassPrompt                 // VarNTok tokens of one sequence from VarPos (matrix products); last row's logits
+	PassStep                   // one token of one sequence at VarPos (matrix-vector products)
+	PassBeams                  // one token for each of Beams sequences at VarPos
+	PassAlign                  // VarNTok tokens from position 0: every row's logits and the cross-attention weights
+	PassBeamCopy               // positions [VarPos, VarPos+VarNTok) of sequence beamSrc[d] copied to sequence d in every self-attention cache
+	PassSelect                 // the logit filters on sequence 0's logits in place (VarUser0 tokens sampled, VarUser1 the initial-timestamp bound), then its argmax into choice
+	PassSelectText             // as PassSelect without the timestamp rules
+	PassFilterBeams            // the logit filters on every beam's logits in place (beam t's sampled tokens are row t of sampled)
+	PassFilterBeamsText        // as PassFilterBeams without the timestamp rules
 )
 
 // alignRows bounds the tokens of an alignment pass: a window's text
