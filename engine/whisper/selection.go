@@ -84,16 +84,19 @@ func (m *Model) selectGreedy(f *logitFilter, sampled []int32) ([]float32, int32,
 }
 
 // filterBeams filters the beams' logits rows ([beam][n_vocab], len(beams)
-// of them, every beam as long as the others) in place on the backend:
-// the rows are written there first when upload is set (the first step,
-// whose rows are the prompt's logits copied to every beam; later steps'
-// rows are PassBeams' output, already there).
-func (m *Model) filterBeams(f *logitFilter, rows []float32, beams [][]int32, upload bool) error {
+// of them, every beam as long as the others) in place on the backend.
+// The first step of a window writes f's table and the rows (the prompt's
+// logits copied to every beam); later steps' rows are PassBeams' output,
+// already there.
+func (m *Model) filterBeams(f *logitFilter, rows []float32, beams [][]int32, first bool) error {
 	nv, ctx, nb := m.H.NVocab, m.H.NTextCtx, len(beams)
 	if nb == 0 || nb > m.lay.beams || len(rows) != nb*nv {
 		return fmt.Errorf("whisper: cannot filter %d beams (%d logits; the plan has %d beams)", nb, len(rows), m.lay.beams)
 	}
-	if upload {
+	if first {
+		if err := m.setFilter(f); err != nil {
+			return err
+		}
 		if err := m.writeF32(m.lay.logits, 0, rows); err != nil {
 			return err
 		}
