@@ -26,7 +26,7 @@ export PATH=$PATH:/usr/local/cuda/bin
 	done
 	wait
 ) >/tmp/h/ptxas.txt 2>&1 &
-kernels='SamplePlateauCut|ArgmaxKernel|AttentionKernel|ElementwiseVsCPU|MatrixGGMLKit|MatVecAllTypes|FusedMatVecAllTypes|MatMulAllTypes|Conv1DAllTypes|EmbedAllTypes|MatVecTuning|NormKernels|RopeKernel|RopeKVKernel|SampleKernel|SampleDegenerate|KernelsOtherTunings|BeamCopyKernel'
+kernels='SamplePlateauCut|ArgmaxKernel|AttentionKernel|ElementwiseVsCPU|MatrixGGMLKit|MatVecAllTypes|FusedMatVecAllTypes|MatMulAllTypes|Conv1DAllTypes|EmbedAllTypes|MatVecTuning|NormKernels|RopeKernel|RopeKVKernel|SampleKernel|SampleDegenerate|KernelsOtherTunings|BeamCopyKernel|WhisperFilterKernel'
 cd /tmp/h
 run() { # log name, extra env, tests
 	echo "== $1: HARK_MSLTEST_DEVICE=cuda $2 msltest.test -test.run '^Test($3)\$' -test.v" >"$OUT/$1.log"
