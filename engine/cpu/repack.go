@@ -1,0 +1,119 @@
+package cpu
+
+import (
+	"unsafe"
+
+	"github.com/harkapp/hark/engine/ggml"
+)
+
+// Interleaved weights for the row products. The VNNI row kernels compute
+// eight weight rows at a time; reading them from the ggml layout costs
+// eight scattered 16-byte loads and eight scalar scale loads per block. At
+// load the executor repacks each Q8_0/Q4_0 product weight whose kernel
+// reads packs (kind.dotPacked) into groups of eight rows, block by block:
+// the eight f16 scales, then the 64-byte register images the kernel needs
+// (Q8_0 codes biased to unsigned). The copy has the original's size; rows
+// past the last full group stay in ggml layout after the groups.
+
+// packGroup is the rows a packed group interleaves.
+const packGroup = 8
+
+// packed is one weight matrix repacked for kind.dotPacked.
+type packed struct {
+	t    ggml.Type
+	n, k int
+	b    []byte // n/8 groups of nb packed blocks, then the n%8 tail rows
+}
+
+// packable reports whether t has a packed layout (whether or not this CPU
+// runs a kernel on it).
+func packable(t ggml.Type) bool { return t == ggml.Q8_0 || t == ggml.Q4_0 }
+
+// packWeights repacks n rows of k elements of type t (packable) from w.
+func packWeights(t ggml.Type, w []byte, n, k int) *packed {
+	ts := kinds[t].typeSize
+	nb := k / 32
+	rb := nb * ts
+	p := &packed{t: t, n: n, k: k, b: alignedBytes(int64(n * rb))}
+	g8 := n / packGroup
+	for g := range g8 {
+		dst := p.b[g*packGroup*rb : (g+1)*packGroup*rb]
+		for b := range nb {
+			blk := dst[b*packGroup*ts : (b+1)*packGroup*ts]
+			for r := range packGroup {
+				src := w[(g*packGroup+r)*rb+b*ts : (g*packGroup+r)*rb+(b+1)*ts]
+				copy(blk[2*r:2*r+2], src[:2]) // the f16 scale
+				if t == ggml.Q8_0 {
+					for i := range 32 {
+						blk[16+i/16*128+r*16+i%16] = src[2+i] ^ 0x80
+					}
+				} else {
+					copy(blk[16+r*16:16+r*16+16], src[2:18])
+				}
+			}
+		}
+	}
+	copy(p.b[g8*packGroup*rb:], w[g8*packGroup*rb:n*rb])
+	return p
+}
+
+// Pack repacks weight matrices for the row products of this CPU's kernels,
+// keyed by their first byte: Mul takes a pack when it is called on exactly
+// that matrix (same start, type and shape) with fewer than gemmMinM rows
+// and the kernel installed. It returns the bytes added (0 when the type
+// has no packed kernel here, or the matrix is packed already).
+func (mm *MatMul) Pack(t ggml.Type, w []byte, n, k int) int {
+	kd := kinds[t]
+	if kd == nil || kd.dotPacked == nil || !packable(t) || n < packGroup || k <= 0 || k%32 != 0 || len(w) < n*(k/32)*kd.typeSize {
+		return 0
+	}
+	key := unsafe.SliceData(w)
+	if p := mm.packs[key]; p != nil && p.t == t && p.n == n && p.k == k {
+		return 0
+	}
+	if mm.packs == nil {
+		mm.packs = map[*byte]*packed{}
+	}
+	p := packWeights(t, w, n, k)
+	mm.packs[key] = p
+	return len(p.b)
+}
+
+// packFor returns the pack for a's weights, or nil.
+func (mm *MatMul) packFor(a *mulArgs) *packed {
+	if len(mm.packs) == 0 || a.kd.dotPacked == nil || mm.floatActs || a.m >= gemmMinM {
+		return nil
+	}
+	p := mm.packs[unsafe.SliceData(a.w)]
+	if p == nil || p.t != a.kd.t || p.n != a.n || p.k != a.k {
+		return nil
+	}
+	return p
+}
+
+// packedRows computes rows [lo, hi) from a.packed against every
+// activation row, a run of len(buf) rows at a time as rowTask does. lo is
+// a multiple of packGroup, and so is hi unless it is past the last group
+// (the pool's grain is a multiple of packGroup: mulRows, mulRowsAsync).
+func (a *mulArgs) packedRows(lo, hi int, buf []float32) {
+	p, nb := a.packed, a.k/32
+	n8 := p.n / packGroup * packGroup
+	gb := packGroup * a.rb
+	run := len(buf) / packGroup * packGroup
+	for j0 := lo; j0 < min(hi, n8); j0 += run {
+		j1 := min(hi, n8, j0+run)
+		d := buf[:j1-j0]
+		for i := 0; i < a.m; i++ {
+			a.kd.dotPacked(p.b[j0/packGroup*gb:j1/packGroup*gb], nb, a.act[i*a.actRB:(i+1)*a.actRB], d)
+			a.store(i, j0, d)
+		}
+	}
+	if hi > n8 {
+		j0 := max(lo, n8)
+		d := buf[:hi-j0]
+		for i := 0; i < a.m; i++ {
+			a.kd.dotQRows(p.b[j0*a.rb:hi*a.rb], a.rb, a.act[i*a.actRB:(i+1)*a.actRB], nb, d)
+			a.store(i, j0, d)
+		}
+	}
+}

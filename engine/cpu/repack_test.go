@@ -1,0 +1,54 @@
+package cpu
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/stretchr/testify/require"
+)
+
+// unpackWeights inverts packWeights from the layout's description (the
+// kernels' register images), independently of its loops.
+func unpackWeights(p *packed) []byte {
+	ts := kinds[p.t].typeSize
+	nb := p.k / 32
+	rb := nb * ts
+	w := make([]byte, p.n*rb)
+	g8 := p.n / packGroup
+	for row := range g8 * packGroup {
+		g, r := row/packGroup, row%packGroup
+		for b := range nb {
+			blk := p.b[(g*nb+b)*packGroup*ts:]
+			dst := w[row*rb+b*ts : row*rb+(b+1)*ts]
+			dst[0], dst[1] = blk[2*r], blk[2*r+1]
+			reg := 16 + (r/4)*64 + (r%4)*16 // rows 0-3, then rows 4-7, a 16-byte lane each
+			if p.t == ggml.Q8_0 {
+				for i := range 16 {
+					dst[2+i] = blk[reg+i] ^ 0x80     // codes 0-15: first pair of registers
+					dst[18+i] = blk[128+reg+i] ^ 0x80 // codes 16-31: second pair
+				}
+			} else {
+				copy(dst[2:18], blk[reg:reg+16])
+			}
+		}
+	}
+	copy(w[g8*packGroup*rb:], p.b[g8*packGroup*rb:])
+	return w
+}
+
+// The packed layout holds every byte of the original, rows not a multiple
+// of the group and any number of blocks included.
+func TestPackLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 12))
+	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+		for _, n := range []int{8, 9, 15, 16, 37} {
+			for _, k := range []int{32, 96, 576} {
+				w := randWeights(r, typ, n, k)
+				p := packWeights(typ, w, n, k)
+				require.Equal(t, len(w), len(p.b), "%s %dx%d: size", typ, n, k)
+				require.Equal(t, w, unpackWeights(p), "%s %dx%d", typ, n, k)
+			}
+		}
+	}
+}
