@@ -25,7 +25,7 @@ func unpackWeights(p *packed) []byte {
 			reg := 16 + (r/4)*64 + (r%4)*16 // rows 0-3, then rows 4-7, a 16-byte lane each
 			if p.t == ggml.Q8_0 {
 				for i := range 16 {
-					dst[2+i] = blk[reg+i] ^ 0x80     // codes 0-15: first pair of registers
+					dst[2+i] = blk[reg+i] ^ 0x80      // codes 0-15: first pair of registers
 					dst[18+i] = blk[128+reg+i] ^ 0x80 // codes 16-31: second pair
 				}
 			} else {
