@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
 )
 
 // Interleaved weights for the row products. The VNNI row kernels compute
@@ -77,6 +78,40 @@ func (mm *MatMul) Pack(t ggml.Type, w []byte, n, k int) int {
 	p := packWeights(t, w, n, k)
 	mm.packs[key] = p
 	return len(p.b)
+}
+
+// packProducts packs, at load, the weights of every product dispatch that
+// takes the row path (fewer than gemmMinM rows as planned: decode steps,
+// beams) where this CPU has a packed kernel. The ggml copy stays: prefill
+// GEMMs, embeddings (tied output weights) and the float-activation path
+// read it, so the packed matrices' bytes are added, once per matrix.
+func (e *Exec) packProducts() {
+	if e.mm.floatActs {
+		return
+	}
+	for _, ps := range e.passes {
+		for i := range ps.ops {
+			d := &ps.ops[i]
+			switch d.Kernel {
+			case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
+			default:
+				continue
+			}
+			if !packable(d.Type) || kinds[d.Type].dotPacked == nil {
+				continue
+			}
+			p := plan.DecodeMatVec(d)
+			b, off, ok := e.bind(d, 0)
+			if !ok || b.kind != plan.BufWeights || p.M <= 0 || p.M >= gemmMinM || p.N <= 0 || p.K <= 0 || p.K%32 != 0 {
+				continue
+			}
+			need := uint64(p.N) * uint64(p.K/32*kinds[d.Type].typeSize)
+			if off > uint64(len(b.b)) || need > uint64(len(b.b))-off {
+				continue // Run reports the overrun
+			}
+			e.packed += e.mm.Pack(d.Type, b.b[off:off+need], p.N, p.K)
+		}
+	}
 }
 
 // packFor returns the pack for a's weights, or nil.

@@ -118,3 +118,21 @@ func TestPackedMulExact(t *testing.T) {
 		pool.Close()
 	}
 }
+
+// Load packs the Q8_0/Q4_0 row-product weights when the packed kernels are
+// installed, and nothing when they are not.
+func TestLoadPacksProducts(t *testing.T) {
+	defer useVNNI(hasVNNI)
+	const dim, ff, qkvW = 64, 96, 128 // decodePlan's Q8_0 and Q4_0 products
+	want := qkvW*2*34 + 2*ff*2*18 + dim*3*34
+	for _, on := range []bool{true, false} {
+		useVNNI(on)
+		h, _ := decodePlan(t)
+		ex := h.load()
+		if on && hasVNNI {
+			require.Equal(t, want, ex.packed)
+		} else {
+			require.Zero(t, ex.packed)
+		}
+	}
+}
