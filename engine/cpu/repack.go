@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"encoding/binary"
 	"unsafe"
 
 	"github.com/harkapp/hark/engine/ggml"
@@ -26,27 +27,52 @@ type packed struct {
 	b    []byte // n/8 groups of nb packed blocks, then the n%8 tail rows
 }
 
+// bias8 adds 128 to eight signed codes (XOR 0x80 each).
+const bias8 = 0x8080808080808080
+
 // packable reports whether t has a packed layout (whether or not this CPU
 // runs a kernel on it).
 func packable(t ggml.Type) bool { return t == ggml.Q8_0 || t == ggml.Q4_0 }
 
-// packWeights repacks n rows of k elements of type t (packable) from w.
-func packWeights(t ggml.Type, w []byte, n, k int) *packed {
-	ts := kinds[t].typeSize
-	nb := k / 32
-	rb := nb * ts
+// packWeights repacks n rows of k elements of type t (packable) from w,
+// the groups split over pool's workers (nil: the caller alone).
+func packWeights(pool *Pool, t ggml.Type, w []byte, n, k int) *packed {
+	rb := k / 32 * kinds[t].typeSize
 	p := &packed{t: t, n: n, k: k, b: alignedBytes(int64(n * rb))}
 	g8 := n / packGroup
-	for g := range g8 {
-		dst := p.b[g*packGroup*rb : (g+1)*packGroup*rb]
+	pt := packTask{t: t, w: w, dst: p.b, rb: rb}
+	if pool == nil {
+		pt.Do(0, 0, g8)
+	} else {
+		pool.Run(g8, max(1, (1<<18)/(packGroup*rb)), &pt) // chunks of about 256 KiB
+	}
+	copy(p.b[g8*packGroup*rb:], w[g8*packGroup*rb:n*rb])
+	return p
+}
+
+// packTask packs groups [lo, hi) of w (rows rb bytes) into dst.
+type packTask struct {
+	t      ggml.Type
+	w, dst []byte
+	rb     int
+}
+
+func (pt *packTask) Do(_, lo, hi int) {
+	ts := kinds[pt.t].typeSize
+	rb, nb := pt.rb, pt.rb/ts
+	for g := lo; g < hi; g++ {
+		dst := pt.dst[g*packGroup*rb : (g+1)*packGroup*rb]
 		for b := range nb {
 			blk := dst[b*packGroup*ts : (b+1)*packGroup*ts]
 			for r := range packGroup {
-				src := w[(g*packGroup+r)*rb+b*ts : (g*packGroup+r)*rb+(b+1)*ts]
+				src := pt.w[(g*packGroup+r)*rb+b*ts : (g*packGroup+r)*rb+(b+1)*ts]
 				copy(blk[2*r:2*r+2], src[:2]) // the f16 scale
-				if t == ggml.Q8_0 {
-					for i := range 32 {
-						blk[16+i/16*128+r*16+i%16] = src[2+i] ^ 0x80
+				if pt.t == ggml.Q8_0 {
+					for h := range 2 { // codes 0-15, then 16-31, biased to unsigned
+						d := blk[16+h*128+r*16 : 16+h*128+r*16+16]
+						c := src[2+16*h : 18+16*h]
+						binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(c)^bias8)
+						binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(c[8:])^bias8)
 					}
 				} else {
 					copy(blk[16+r*16:16+r*16+16], src[2:18])
@@ -54,8 +80,6 @@ func packWeights(t ggml.Type, w []byte, n, k int) *packed {
 			}
 		}
 	}
-	copy(p.b[g8*packGroup*rb:], w[g8*packGroup*rb:n*rb])
-	return p
 }
 
 // Pack repacks weight matrices for the row products of this CPU's kernels,
@@ -75,7 +99,7 @@ func (mm *MatMul) Pack(t ggml.Type, w []byte, n, k int) int {
 	if mm.packs == nil {
 		mm.packs = map[*byte]*packed{}
 	}
-	p := packWeights(t, w, n, k)
+	p := packWeights(mm.pool, t, w, n, k)
 	mm.packs[key] = p
 	return len(p.b)
 }

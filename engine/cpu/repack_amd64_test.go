@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -30,7 +31,7 @@ func TestPackedVNNIExact(t *testing.T) {
 				want := make([]float32, n)
 				kd.dotQRows(w, len(w)/n, xq, nb, want)
 				a := mulArgs{kd: kd, rb: len(w) / n, n: n, k: k, m: 1, out: make([]float32, n), ldo: n,
-					act: xq, actRB: len(xq), packed: packWeights(typ, w, n, k)}
+					act: xq, actRB: len(xq), packed: packWeights(nil, typ, w, n, k)}
 				a.packedRows(0, n, make([]float32, 16))
 				for j := range n {
 					require.Equal(t, math.Float32bits(want[j]), math.Float32bits(a.out[j]),
@@ -134,5 +135,52 @@ func TestLoadPacksProducts(t *testing.T) {
 		} else {
 			require.Zero(t, ex.packed)
 		}
+	}
+}
+
+// BenchmarkMatVecPacked: SmolLM2-135M decode shapes on the executor's
+// path (asynchronous, fenced), 1 and 2 workers: the unpacked VNNI kernels
+// with one chunk per worker (before), with asyncChunks per worker, and the
+// packed kernels with asyncChunks per worker.
+func BenchmarkMatVecPacked(b *testing.B) {
+	if !hasVNNI {
+		b.Skip("the CPU has no AVX-512 VNNI: there is no packed kernel")
+	}
+	saved := asyncChunks
+	defer func() { asyncChunks = saved }()
+	variants := []struct {
+		name   string
+		chunks int
+		pack   bool
+	}{{"old", 1, false}, {"chunks", saved, false}, {"packed", saved, true}}
+	for _, workers := range []int{1, 2} {
+		pool := NewPool(workers)
+		for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+			for _, s := range [][2]int{{576, 576}, {1536, 576}, {576, 1536}, {49152, 576}} {
+				n, k := s[0], s[1]
+				r := rand.New(rand.NewPCG(1, 2))
+				w := randWeights(r, t, n, k)
+				x := randF32(r, k)
+				out := make([]float32, n)
+				for _, v := range variants {
+					b.Run(fmt.Sprintf("%s/%dx%d/w%d/%s", t, n, k, workers, v.name), func(b *testing.B) {
+						asyncChunks = v.chunks
+						mm := NewMatMul(pool)
+						mm.async = true
+						if v.pack {
+							mm.Pack(t, w, n, k)
+						}
+						b.SetBytes(int64(len(w)))
+						for b.Loop() {
+							if err := mm.Mul(t, w, n, k, 1, x, k, out, n, nil, nil, 0); err != nil {
+								b.Fatal(err)
+							}
+							pool.Fence()
+						}
+					})
+				}
+			}
+		}
+		pool.Close()
 	}
 }

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -41,14 +42,36 @@ func unpackWeights(p *packed) []byte {
 // of the group and any number of blocks included.
 func TestPackLayout(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 12))
+	pool := NewPool(3)
+	defer pool.Close()
 	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
-		for _, n := range []int{8, 9, 15, 16, 37} {
+		for _, n := range []int{8, 9, 15, 16, 37, 1029} {
 			for _, k := range []int{32, 96, 576} {
 				w := randWeights(r, typ, n, k)
-				p := packWeights(typ, w, n, k)
+				p := packWeights(nil, typ, w, n, k)
 				require.Equal(t, len(w), len(p.b), "%s %dx%d: size", typ, n, k)
 				require.Equal(t, w, unpackWeights(p), "%s %dx%d", typ, n, k)
+				require.Equal(t, p.b, packWeights(pool, typ, w, n, k).b, "%s %dx%d on the pool", typ, n, k)
 			}
+		}
+	}
+}
+
+// BenchmarkPack: the load-time cost of packing SmolLM2's largest matrix,
+// on the caller alone and on a pool.
+func BenchmarkPack(b *testing.B) {
+	pool := NewPool(0)
+	defer pool.Close()
+	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+		for _, p := range []*Pool{nil, pool} {
+			b.Run(fmt.Sprintf("%s/pool=%v", typ, p != nil), func(b *testing.B) {
+				const n, k = 49152, 576
+				w := randWeights(rand.New(rand.NewPCG(1, 2)), typ, n, k)
+				b.SetBytes(int64(len(w)))
+				for b.Loop() {
+					packWeights(p, typ, w, n, k)
+				}
+			})
 		}
 	}
 }
