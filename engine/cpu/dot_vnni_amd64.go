@@ -24,6 +24,9 @@ func dotQ8_0VNNI(w, x *byte, nb, rows8, rb int, out *float32)
 func dotQ4_0VNNIP(w, x *byte, nb, groups int, out *float32)
 
 //go:noescape
+func dotQ5_0VNNIP(w, x *byte, nb, groups int, out *float32)
+
+//go:noescape
 func dotQ8_0VNNIP(w, x *byte, nb, groups int, out *float32)
 
 // hasVNNI gates the AVX-512 VNNI kernels. x/sys/cpu reports the AVX-512
@@ -108,6 +111,10 @@ func packedQ4_0VNNI(p []byte, nb int, x []byte, out []float32) {
 	packedVNNI(dotQ4_0VNNIP, 18, p, nb, x, out)
 }
 
+func packedQ5_0VNNI(p []byte, nb int, x []byte, out []float32) {
+	packedVNNI(dotQ5_0VNNIP, 22, p, nb, x, out)
+}
+
 // useVNNI installs the VNNI kernels (on) or the AVX2 ones for the types
 // that have both, row products and quantized GEMM alike; tests use it to
 // run each path. Not safe while a matmul is running.
@@ -119,10 +126,12 @@ func useVNNI(on bool) {
 		setRows(ggml.Q8_0, rowsQ8_0VNNI)
 		kinds[ggml.Q8_0].dotPacked = packedQ8_0VNNI
 		kinds[ggml.Q4_0].dotPacked = packedQ4_0VNNI
+		kinds[ggml.Q5_0].dotPacked = packedQ5_0VNNI
 		return
 	}
-	kinds[ggml.Q8_0].dotPacked = nil
-	kinds[ggml.Q4_0].dotPacked = nil
+	for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
+		kinds[t].dotPacked = nil
+	}
 	setRows(ggml.Q8_0, rowsQ8_0Fast)
 	setRows(ggml.Q4_0, rowsQ4_0Fast)
 	setRows(ggml.Q5_0, rowsQ5_0Fast)

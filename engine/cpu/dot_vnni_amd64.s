@@ -175,13 +175,14 @@
 	VZEROUPPER \
 	RET
 
-// The packed kernels read weights interleaved at load (packVNNI): per group
-// of eight rows and block, the eight f16 scales (16 bytes), then each
+// The packed kernels read weights interleaved at load (repack.go): per
+// group of eight rows and block, the eight f16 scales (16 bytes), for Q5_0
+// the four 64-bit byte masks that Q5_MASK assembles (32 bytes), then each
 // 64-byte register image that VNNI_LOAD8 assembles (rows 0-3, rows 4-7;
 // for Q8_0 first bytes 0-15, then 16-31, already biased by XOR 0x80). A
-// block of a group is then four (Q8_0) or two (Q4_0) plain loads and one
-// scale conversion from one stream, instead of eight scattered 16-byte
-// inserts and eight scalar scale loads. The integer and float operations
+// block of a group is then two to four plain loads (and four mask loads)
+// and one scale conversion from one stream, instead of eight scattered
+// 16-byte inserts, eight scalar scale loads (and 16 scalar qh loads). The integer and float operations
 // are VNNI_DOT and VNNI_SCALE's, in the same order, so the results equal
 // the unpacked kernels' bit for bit.
 //
@@ -369,6 +370,39 @@ q40ploop:
 	DECQ       CX
 	JNZ        q40ploop
 	VNNIP_END(q40prow)
+
+// func dotQ5_0VNNIP(w, x *byte, nb, groups int, out *float32)
+TEXT ·dotQ5_0VNNIP(SB), NOSPLIT, $0-40
+	VNNIP_SETUP($0x10101010)
+
+q50prow:
+	VNNIP_ROWSTART
+
+q50ploop:
+	VNNI_XBLOCK
+	VMOVDQU32  48(SI), Z6
+	VMOVDQU32  112(SI), Z18
+	VNNI_NIBBLES(Z6, Z7)
+	VNNI_NIBBLES(Z18, Z19)
+	KMOVQ      16(SI), K1
+	KMOVQ      24(SI), K2
+	KMOVQ      32(SI), K3
+	KMOVQ      40(SI), K4
+	VPADDB     Z13, Z6, K1, Z6
+	VPADDB     Z13, Z7, K2, Z7
+	VPADDB     Z13, Z18, K3, Z18
+	VPADDB     Z13, Z19, K4, Z19
+	VNNI_DOT(Z6, Z7, Z8)
+	VNNI_DOT(Z18, Z19, Z20)
+	VNNIP_SCALE
+	PREFETCHT0 1408(SI)
+	PREFETCHT0 1472(SI)
+	PREFETCHT0 1536(SI)
+	ADDQ       $176, SI
+	ADDQ       $34, DI
+	DECQ       CX
+	JNZ        q50ploop
+	VNNIP_END(q50prow)
 
 // vnniLane: VPERMPS indices sending float r (row r's scale) to all of lane
 // r (rows 0-3), then float 4+r to lane r (rows 4-7).

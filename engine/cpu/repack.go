@@ -11,11 +11,14 @@ import (
 // Interleaved weights for the row products. The VNNI row kernels compute
 // eight weight rows at a time; reading them from the ggml layout costs
 // eight scattered 16-byte loads and eight scalar scale loads per block. At
-// load the executor repacks each Q8_0/Q4_0 product weight whose kernel
-// reads packs (kind.dotPacked) into groups of eight rows, block by block:
-// the eight f16 scales, then the 64-byte register images the kernel needs
-// (Q8_0 codes biased to unsigned). The copy has the original's size; rows
-// past the last full group stay in ggml layout after the groups.
+// load the executor repacks each Q8_0/Q4_0/Q5_0 product weight whose
+// kernel reads packs (kind.dotPacked) into groups of eight rows, block by
+// block: the eight f16 scales, for Q5_0 the four 64-bit byte masks of the
+// fifth bits (the low, then high 16 qh bits of rows 0-3, then of rows
+// 4-7, row r%4 at bits 16·(r%4)), then the 64-byte register images the
+// kernel needs (Q8_0 codes biased to unsigned). The copy has the
+// original's size; rows past the last full group stay in ggml layout
+// after the groups.
 
 // packGroup is the rows a packed group interleaves.
 const packGroup = 8
@@ -32,7 +35,7 @@ const bias8 = 0x8080808080808080
 
 // packable reports whether t has a packed layout (whether or not this CPU
 // runs a kernel on it).
-func packable(t ggml.Type) bool { return t == ggml.Q8_0 || t == ggml.Q4_0 }
+func packable(t ggml.Type) bool { return t == ggml.Q8_0 || t == ggml.Q4_0 || t == ggml.Q5_0 }
 
 // packWeights repacks n rows of k elements of type t (packable) from w,
 // the groups split over pool's workers (nil: the caller alone).
@@ -67,14 +70,20 @@ func (pt *packTask) Do(_, lo, hi int) {
 			for r := range packGroup {
 				src := pt.w[(g*packGroup+r)*rb+b*ts : (g*packGroup+r)*rb+(b+1)*ts]
 				copy(blk[2*r:2*r+2], src[:2]) // the f16 scale
-				if pt.t == ggml.Q8_0 {
+				switch pt.t {
+				case ggml.Q8_0:
 					for h := range 2 { // codes 0-15, then 16-31, biased to unsigned
 						d := blk[16+h*128+r*16 : 16+h*128+r*16+16]
 						c := src[2+16*h : 18+16*h]
 						binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(c)^bias8)
 						binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(c[8:])^bias8)
 					}
-				} else {
+				case ggml.Q5_0:
+					m := 16 + r/4*16 + r%4*2
+					copy(blk[m:m+2], src[2:4])    // qh bits 0-15: the low nibbles'
+					copy(blk[m+8:m+10], src[4:6]) // qh bits 16-31: the high nibbles'
+					copy(blk[48+r*16:48+r*16+16], src[6:22])
+				default:
 					copy(blk[16+r*16:16+r*16+16], src[2:18])
 				}
 			}

@@ -20,7 +20,7 @@ func TestPackedVNNIExact(t *testing.T) {
 	defer useVNNI(hasVNNI)
 	useVNNI(true)
 	r := rand.New(rand.NewPCG(5, 9))
-	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
 		kd := kinds[typ]
 		for _, n := range []int{8, 13, 16, 37, 131} {
 			for _, k := range []int{32, 96, 224, 576} {
@@ -59,7 +59,7 @@ func TestPackedMul(t *testing.T) {
 		pool := NewPool(workers)
 		for _, on := range []bool{true, false} {
 			useVNNI(on)
-			for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+			for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
 				for _, c := range cases {
 					mm := NewMatMul(pool)
 					checkMul(t, mm, r, typ, c)
@@ -83,7 +83,7 @@ func TestPackedMulExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 3))
 	for _, workers := range []int{1, 2, 3} {
 		pool := NewPool(workers)
-		for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+		for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
 			for _, sh := range [][3]int{{576, 576, 1}, {1539, 96, 1}, {203, 576, 4}} {
 				n, k, m := sh[0], sh[1], sh[2]
 				w := randWeights(r, typ, n, k)
@@ -120,7 +120,7 @@ func TestPackedMulExact(t *testing.T) {
 	}
 }
 
-// Load packs the Q8_0/Q4_0 row-product weights when the packed kernels are
+// Load packs the Q8_0/Q4_0/Q5_0 row-product weights when the packed kernels are
 // installed, and nothing when they are not.
 func TestLoadPacksProducts(t *testing.T) {
 	defer useVNNI(hasVNNI)
@@ -155,7 +155,7 @@ func BenchmarkMatVecPacked(b *testing.B) {
 	}{{"old", 1, false}, {"chunks", saved, false}, {"packed", saved, true}}
 	for _, workers := range []int{1, 2} {
 		pool := NewPool(workers)
-		for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+		for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
 			for _, s := range [][2]int{{576, 576}, {1536, 576}, {576, 1536}, {49152, 576}} {
 				n, k := s[0], s[1]
 				r := rand.New(rand.NewPCG(1, 2))
