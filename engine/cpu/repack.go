@@ -113,11 +113,17 @@ func (mm *MatMul) Pack(t ggml.Type, w []byte, n, k int) int {
 	return len(p.b)
 }
 
-// packProducts packs, at load, the weights of every product dispatch that
-// takes the row path (fewer than gemmMinM rows as planned: decode steps,
-// beams) where this CPU has a packed kernel. The ggml copy stays: prefill
-// GEMMs, embeddings (tied output weights) and the float-activation path
-// read it, so the packed matrices' bytes are added, once per matrix.
+// packBudget bounds the bytes one executor packs: the ggml copy stays
+// (prefill GEMMs, embeddings of tied output weights and the
+// float-activation path read it), so packing adds each packed matrix's
+// size in memory; past the budget, matrices keep the unpacked kernels
+// (a variable for tests).
+var packBudget = 1 << 30
+
+// packProducts packs, at load and in plan order, the weights of every
+// product dispatch that takes the row path (fewer than gemmMinM rows as
+// planned: decode steps, beams) where this CPU has a packed kernel, each
+// matrix once, up to packBudget bytes.
 func (e *Exec) packProducts() {
 	if e.mm.floatActs {
 		return
@@ -141,6 +147,9 @@ func (e *Exec) packProducts() {
 			need := uint64(p.N) * uint64(p.K/32*kinds[d.Type].typeSize)
 			if off > uint64(len(b.b)) || need > uint64(len(b.b))-off {
 				continue // Run reports the overrun
+			}
+			if uint64(e.packed)+need > uint64(packBudget) {
+				continue
 			}
 			e.packed += e.mm.Pack(d.Type, b.b[off:off+need], p.N, p.K)
 		}

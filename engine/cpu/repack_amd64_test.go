@@ -136,6 +136,17 @@ func TestLoadPacksProducts(t *testing.T) {
 			require.Zero(t, ex.packed)
 		}
 	}
+	// Past the budget the remaining matrices stay unpacked (in plan order:
+	// wqkv fits, wup would pass the budget, wdown2 fits after it).
+	saved := packBudget
+	defer func() { packBudget = saved }()
+	packBudget = qkvW*2*34 + dim*3*34
+	useVNNI(true)
+	h, _ := decodePlan(t)
+	ex := h.load()
+	if hasVNNI {
+		require.Equal(t, packBudget, ex.packed)
+	}
 }
 
 // BenchmarkMatVecPacked: SmolLM2-135M decode shapes on the executor's
