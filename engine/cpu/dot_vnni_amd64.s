@@ -219,6 +219,25 @@
 	VFMADD231PS Z9, Z8, Z0 \
 	VFMADD231PS Z21, Z20, Z17
 
+// VNNIP_NIBBLES(off): the 4-bit codes of rows 0-3 at off(SI) and rows 4-7
+// at off+64(SI), split into Z6/Z7 and Z18/Z19.
+#define VNNIP_NIBBLES(off) \
+	VMOVDQU32 off(SI), Z6 \
+	VMOVDQU32 off+64(SI), Z18 \
+	VNNI_NIBBLES(Z6, Z7) \
+	VNNI_NIBBLES(Z18, Z19)
+
+// VNNIP_BLOCK(ts, label): the block's dot products and scaling; advance by
+// one packed block (ts bytes) and x, loop to label while blocks remain.
+#define VNNIP_BLOCK(ts, label) \
+	VNNI_DOT(Z6, Z7, Z8) \
+	VNNI_DOT(Z18, Z19, Z20) \
+	VNNIP_SCALE \
+	ADDQ ts, SI \
+	ADDQ $34, DI \
+	DECQ CX \
+	JNZ  label
+
 // VNNIP_END(label): store the group's eight results, next group.
 #define VNNIP_END(label) \
 	VNNI_STORE4(Z0, Y0, 0) \
@@ -334,17 +353,11 @@ q80ploop:
 	VMOVDQU32  80(SI), Z18
 	VMOVDQU32  144(SI), Z7
 	VMOVDQU32  208(SI), Z19
-	VNNI_DOT(Z6, Z7, Z8)
-	VNNI_DOT(Z18, Z19, Z20)
-	VNNIP_SCALE
 	PREFETCHT0 1088(SI)
 	PREFETCHT0 1152(SI)
 	PREFETCHT0 1216(SI)
 	PREFETCHT0 1280(SI)
-	ADDQ       $272, SI
-	ADDQ       $34, DI
-	DECQ       CX
-	JNZ        q80ploop
+	VNNIP_BLOCK($272, q80ploop)
 	VNNIP_END(q80prow)
 
 // func dotQ4_0VNNIP(w, x *byte, nb, groups int, out *float32)
@@ -356,19 +369,10 @@ q40prow:
 
 q40ploop:
 	VNNI_XBLOCK
-	VMOVDQU32  16(SI), Z6
-	VMOVDQU32  80(SI), Z18
-	VNNI_NIBBLES(Z6, Z7)
-	VNNI_NIBBLES(Z18, Z19)
-	VNNI_DOT(Z6, Z7, Z8)
-	VNNI_DOT(Z18, Z19, Z20)
-	VNNIP_SCALE
+	VNNIP_NIBBLES(16)
 	PREFETCHT0 1152(SI)
 	PREFETCHT0 1216(SI)
-	ADDQ       $144, SI
-	ADDQ       $34, DI
-	DECQ       CX
-	JNZ        q40ploop
+	VNNIP_BLOCK($144, q40ploop)
 	VNNIP_END(q40prow)
 
 // func dotQ5_0VNNIP(w, x *byte, nb, groups int, out *float32)
@@ -380,10 +384,7 @@ q50prow:
 
 q50ploop:
 	VNNI_XBLOCK
-	VMOVDQU32  48(SI), Z6
-	VMOVDQU32  112(SI), Z18
-	VNNI_NIBBLES(Z6, Z7)
-	VNNI_NIBBLES(Z18, Z19)
+	VNNIP_NIBBLES(48)
 	KMOVQ      16(SI), K1
 	KMOVQ      24(SI), K2
 	KMOVQ      32(SI), K3
@@ -392,16 +393,10 @@ q50ploop:
 	VPADDB     Z13, Z7, K2, Z7
 	VPADDB     Z13, Z18, K3, Z18
 	VPADDB     Z13, Z19, K4, Z19
-	VNNI_DOT(Z6, Z7, Z8)
-	VNNI_DOT(Z18, Z19, Z20)
-	VNNIP_SCALE
 	PREFETCHT0 1408(SI)
 	PREFETCHT0 1472(SI)
 	PREFETCHT0 1536(SI)
-	ADDQ       $176, SI
-	ADDQ       $34, DI
-	DECQ       CX
-	JNZ        q50ploop
+	VNNIP_BLOCK($176, q50ploop)
 	VNNIP_END(q50prow)
 
 // vnniLane: VPERMPS indices sending float r (row r's scale) to all of lane

@@ -10,15 +10,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// withPackedKernels installs the VNNI kernels for the test, or skips it on
+// a CPU without them.
+func withPackedKernels(t *testing.T) {
+	t.Helper()
+	if !hasVNNI {
+		t.Skip("the CPU has no AVX-512 VNNI: there is no packed kernel to test")
+	}
+	useVNNI(true)
+	t.Cleanup(func() { useVNNI(hasVNNI) })
+}
+
 // The packed kernels compute the same integer sums and the same float
 // operations in the same order as the unpacked VNNI kernels: bit-equal
 // results, for any number of blocks and rows not a multiple of the group.
 func TestPackedVNNIExact(t *testing.T) {
-	if !hasVNNI {
-		t.Skip("the CPU has no AVX-512 VNNI: there is no packed kernel to test")
-	}
-	defer useVNNI(hasVNNI)
-	useVNNI(true)
+	withPackedKernels(t)
 	r := rand.New(rand.NewPCG(5, 9))
 	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
 		kd := kinds[typ]
@@ -75,11 +82,7 @@ func TestPackedMul(t *testing.T) {
 // (the executor's decode path) included: the same quantized activations
 // give bit-equal outputs.
 func TestPackedMulExact(t *testing.T) {
-	if !hasVNNI {
-		t.Skip("the CPU has no AVX-512 VNNI: there is no packed kernel to test")
-	}
-	defer useVNNI(hasVNNI)
-	useVNNI(true)
+	withPackedKernels(t)
 	r := rand.New(rand.NewPCG(7, 3))
 	for _, workers := range []int{1, 2, 3} {
 		pool := NewPool(workers)
