@@ -30,39 +30,7 @@ func (e *Exec) RunPasses(passes []int, vars []plan.Vars, chunk int, done func(co
 	if chunk <= 0 {
 		chunk = chainSteps
 	}
-	chunk = min(chunk, stepRows)
-	completed := 0
-	for lo := 0; lo < len(passes); lo += chunk {
-		hi := min(lo+chunk, len(passes))
-		if err := e.runChunk(passes[lo:hi], vars[lo:hi], lo); err != nil {
-			return completed, err
-		}
-		completed = hi
-		// done reads results back through e.Read, so e.mu is free here
-		if done != nil && !done(completed) {
-			break
-		}
-	}
-	return completed, nil
-}
-
-func (e *Exec) runChunk(passes []int, vars []plan.Vars, first int) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return fmt.Errorf("cuda: plan %s: executable is closed", e.name)
-	}
-	return e.runBatch(func(b *batch) error {
-		for i, p := range passes {
-			if p < 0 || p >= len(e.passes) {
-				return fmt.Errorf("cuda: plan %s: step %d: pass %d out of range (%d passes)", e.name, first+i, p, len(e.passes))
-			}
-			if err := e.prepare(b, p, &vars[i]); err != nil {
-				return fmt.Errorf("step %d: %w", first+i, err)
-			}
-		}
-		return nil
-	}, "chained steps")
+	return e.runSteps(0, passes, vars, min(chunk, stepRows), done)
 }
 
 // unchained is an Exec without RunPasses (Options.NoChain): model code

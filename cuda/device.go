@@ -118,6 +118,7 @@ type device struct {
 	capture uintptr
 	info    Info
 	mu      sync.Mutex // serialises use of the stream and the constant globals
+	funcsMu sync.Mutex // guards funcs: executables prepare batches concurrently
 	funcs   map[string]*kernelFunc
 	consts  map[int]constGlobal
 }
@@ -265,21 +266,32 @@ func (v *device) loadModule(in *Info) error {
 }
 
 // function returns the entry point of MSL function name (cached), with
-// its limits.
+// its limits. A function first reached at a step (a dispatch with patches
+// whose launch rule picks another variant) is looked up then, from a
+// goroutine that may not have the context current, so the lookup runs in
+// do.
 func (v *device) function(name string) (*kernelFunc, error) {
+	v.funcsMu.Lock()
+	defer v.funcsMu.Unlock()
 	if f, ok := v.funcs[name]; ok {
 		return f, nil
 	}
 	d := v.d
 	f := &kernelFunc{}
-	if err := d.err("cuModuleGetFunction("+entryPrefix+name+")", d.cuModuleGetFunction(&f.h, v.mod, entryPrefix+name)); err != nil {
+	err := v.do(func() error {
+		if err := d.err("cuModuleGetFunction("+entryPrefix+name+")", d.cuModuleGetFunction(&f.h, v.mod, entryPrefix+name)); err != nil {
+			return err
+		}
+		var x int32
+		d.cuFuncGetAttribute(&x, funcAttrMaxThreadsPerBlock, f.h)
+		f.maxThreads = uint32(x)
+		d.cuFuncGetAttribute(&x, funcAttrSharedSizeBytes, f.h)
+		f.static = uint32(x)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	var x int32
-	d.cuFuncGetAttribute(&x, funcAttrMaxThreadsPerBlock, f.h)
-	f.maxThreads = uint32(x)
-	d.cuFuncGetAttribute(&x, funcAttrSharedSizeBytes, f.h)
-	f.static = uint32(x)
 	f.dynSet = uint32(max(v.info.MaxShared-int(f.static), 0))
 	v.funcs[name] = f
 	return f, nil

@@ -125,9 +125,14 @@ type Exec struct {
 	acc      []plan.Access
 	launches []shaders.Launch
 	argb     [shaders.ArgsSize]byte
-	prm      params
+	opPrm    params // the parameter of the dispatch being issued (buildParams)
+	prm      params // the launch's: opPrm with its scratch, permutation and patches
 	prmPtr   unsafe.Pointer
 	batch    batch
+	table    []passTable // the launch table (table.go)
+	// paramsBuilt counts dispatch parameters built (tests: a replay
+	// builds none)
+	paramsBuilt int
 	// replay (graph.go): the step buffer on the GPU and its page-locked
 	// source, stepRows rows of plan.Vars each, and the recorded graphs
 	stepDev  dptr
@@ -299,20 +304,8 @@ func (e *Exec) load(p *plan.Plan) error {
 	}
 	// Every function the plan reaches must exist; launches depend on the
 	// step only through their geometry, so a zero step names them.
-	var zero plan.Vars
-	for pi, ps := range e.passes {
-		for i := range ps.Ops {
-			r := ps.Ops[i].Resolved(&zero)
-			ls, err := shaders.LaunchFor(&r, &e.tuning, nil)
-			if err != nil {
-				return fmt.Errorf("cuda: plan %s/%s op %d (%s): %w", p.Name, ps.Name, i, r.Kernel, err)
-			}
-			for _, l := range ls {
-				if _, err := e.b.dev.function(l.Function); err != nil {
-					return fmt.Errorf("cuda: plan %s/%s op %d (%s): %w", p.Name, e.passes[pi].Name, i, r.Kernel, err)
-				}
-			}
-		}
+	if err := e.buildTable(); err != nil {
+		return err
 	}
 	return e.sync("load")
 }
@@ -339,31 +332,67 @@ func (e *Exec) Run(pass int, vars *plan.Vars) error {
 // (in batches of up to stepRows steps, each a graph replay once its shape
 // repeats).
 func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
+	_, err := e.runSteps(pass, nil, steps, stepRows, nil)
+	return err
+}
+
+// runSteps runs step i as pass passes[i] (every step as pass when passes
+// is nil: RunSeq) with vars[i], chunk steps per batch, and calls done
+// after each batch with the steps completed (e.mu is released meanwhile,
+// so done may Read); done false stops. Each batch is prepared whole
+// before anything is issued: one that fails to prepare issues nothing,
+// and earlier ones completed and count.
+func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, done func(completed int) bool) (int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.closed {
-		return fmt.Errorf("cuda: plan %s: executable is closed", e.name)
+	what := "chained steps"
+	if passes == nil {
+		if e.closed {
+			return 0, fmt.Errorf("cuda: plan %s: executable is closed", e.name)
+		}
+		if pass < 0 || pass >= len(e.passes) {
+			return 0, fmt.Errorf("cuda: plan %s: pass %d out of range (%d passes)", e.name, pass, len(e.passes))
+		}
+		what = "pass " + e.passes[pass].Name
 	}
-	if pass < 0 || pass >= len(e.passes) {
-		return fmt.Errorf("cuda: plan %s: pass %d out of range (%d passes)", e.name, pass, len(e.passes))
-	}
-	for lo := 0; lo < len(steps); lo += stepRows {
-		hi := min(lo+stepRows, len(steps))
-		if err := e.runBatch(func(b *batch) error {
-			for si := lo; si < hi; si++ {
-				if err := e.prepare(b, pass, &steps[si]); err != nil {
-					if len(steps) > 1 {
-						err = fmt.Errorf("step %d: %w", si, err)
+	completed := 0
+	for lo := 0; lo < len(vars); lo += chunk {
+		if e.closed {
+			return completed, fmt.Errorf("cuda: plan %s: executable is closed", e.name)
+		}
+		hi := min(lo+chunk, len(vars))
+		keyed := e.useGraphs()
+		err := e.runBatch(func(b *batch) error {
+			for i := lo; i < hi; i++ {
+				p := pass
+				if passes != nil {
+					if p = passes[i]; p < 0 || p >= len(e.passes) {
+						return fmt.Errorf("cuda: plan %s: step %d: pass %d out of range (%d passes)", e.name, i, p, len(e.passes))
+					}
+				}
+				if err := e.prepare(b, p, &vars[i], keyed); err != nil {
+					if passes != nil || len(vars) > 1 {
+						err = fmt.Errorf("step %d: %w", i, err)
 					}
 					return err
 				}
 			}
 			return nil
-		}, "pass "+e.passes[pass].Name); err != nil {
-			return err
+		}, what)
+		if err != nil {
+			return completed, err
+		}
+		completed = hi
+		if done != nil {
+			e.mu.Unlock()
+			more := done(completed)
+			e.mu.Lock()
+			if !more {
+				break
+			}
 		}
 	}
-	return nil
+	return completed, nil
 }
 
 // runBatch prepares a batch with fill, issues it and waits for it (e.mu

@@ -13,17 +13,22 @@ import (
 // A batch is a run of steps prepared on the host: every dispatch's
 // patches checked, its launches worked out and its bindings checked
 // against the kernel contract, so that issuing it, kernel by kernel or
-// as one replay of a recorded CUDA graph, only queues work.
+// as one replay of a recorded CUDA graph, only queues work. Dispatches
+// without patches launch the same kernels every step: their launches come
+// from the launch table (table.go) and the batch holds only the others'.
+// Kernel parameters are built when a launch is issued (launched or
+// recorded), never for a replay.
 type batch struct {
-	recs    []launchRec
-	consts  []shaders.Constant
+	passes  []int32     // row i: the pass of step i
 	vars    []plan.Vars // row i: the variables of step i
+	recs    []launchRec // the launches of dispatches with patches, by step and op
+	consts  []constSet  // recs' function constants
 	scratch uint64      // the largest per-dispatch scratch
-	// key is everything a graph of the batch bakes in except what the
-	// step variables patch (those the kernels read from the step rows):
-	// per step its pass, per launch its op, function, geometry,
-	// per-dispatch scratch, constants and block permutation. Two batches
-	// with equal keys replay the same graph.
+	// key is what a graph of the batch bakes in beyond the launch table:
+	// per step its pass, per launch of a dispatch with patches its op,
+	// function, geometry, per-dispatch scratch and constants (the rest of
+	// a pass's launches follows from the pass). Two batches with equal
+	// keys replay the same graph. Built only where graphs are on.
 	key []byte
 }
 
@@ -32,42 +37,57 @@ type launchRec struct {
 	fn      *kernelFunc
 	name    string
 	op      *plan.Dispatch // as planned (unresolved): its patches go to the graph
-	step    int32          // row of the batch's step variables
-	pass    int32
+	step    int32          // row of the batch's step variables (0 in the launch table)
 	opIdx   int32
-	first   bool   // first launch of its dispatch: the poison fill goes before it
+	first   bool   // first launch of its dispatch: its parameter is built and the poison fill goes before it
 	scratch uint32 // per-dispatch scratch bytes
 	groups  [3]uint32
 	threads [3]uint32
 	shared  uint32
-	c0, nc  int32 // constants: b.consts[c0 : c0+nc]
-	prm     params
+	c0, nc  int32 // constants: [c0, c0+nc) of the batch's or the table entry's
+}
+
+// constSet is a function constant resolved to its global, with the value
+// a launch stores there.
+type constSet struct {
+	constGlobal
+	value uint32
 }
 
 func (b *batch) reset() {
-	b.recs, b.consts, b.vars, b.key, b.scratch = b.recs[:0], b.consts[:0], b.vars[:0], b.key[:0], 0
+	b.passes, b.vars, b.recs, b.consts, b.key, b.scratch = b.passes[:0], b.vars[:0], b.recs[:0], b.consts[:0], b.key[:0], 0
 }
 
-// prepare adds step vars of pass to b. Errors name the plan, pass, op and
-// kernel.
-func (e *Exec) prepare(b *batch, pass int, vars *plan.Vars) error {
+// prepare adds step vars of pass to b (keyed: its key too). Errors name
+// the plan, pass, op and kernel.
+func (e *Exec) prepare(b *batch, pass int, vars *plan.Vars, keyed bool) error {
 	step := len(b.vars)
 	b.vars = append(b.vars, *vars)
-	b.key = binary.LittleEndian.AppendUint32(b.key, math.MaxUint32)
-	b.key = binary.LittleEndian.AppendUint32(b.key, uint32(pass))
+	b.passes = append(b.passes, int32(pass))
+	t := &e.table[pass]
+	b.scratch = max(b.scratch, t.scratch)
+	if keyed {
+		b.key = binary.LittleEndian.AppendUint32(b.key, math.MaxUint32)
+		b.key = binary.LittleEndian.AppendUint32(b.key, uint32(pass))
+	}
 	ops := e.passes[pass].Ops
-	for i := range ops {
-		if err := e.prepareOp(b, pass, &ops[i], i, step, vars); err != nil {
+	for _, i := range t.patched {
+		if t.errOp >= 0 && t.errOp < i {
+			break
+		}
+		if err := e.prepareOp(b, &t.ops[i], &ops[i], i, step, vars, keyed); err != nil {
 			return fmt.Errorf("cuda: plan %s/%s op %d (%s): %w", e.name, e.passes[pass].Name, i, ops[i].Kernel, err)
 		}
+	}
+	if i := t.errOp; i >= 0 {
+		return fmt.Errorf("cuda: plan %s/%s op %d (%s): %w", e.name, e.passes[pass].Name, i, ops[i].Kernel, t.ops[i].err)
 	}
 	return nil
 }
 
-// prepareOp checks and records one dispatch: patches, launches, the
-// bounds of every binding against the kernel contract (a GPU kernel
-// checks none), per-dispatch scratch, each launch's function limits.
-func (e *Exec) prepareOp(b *batch, pass int, op *plan.Dispatch, opIdx, step int, vars *plan.Vars) error {
+// prepareOp checks and records one dispatch with patches at step vars:
+// the patches, then what addLaunches checks.
+func (e *Exec) prepareOp(b *batch, t *opTable, op *plan.Dispatch, opIdx, step int, vars *plan.Vars, keyed bool) error {
 	for _, p := range op.Patch[:op.NPatch] {
 		v := p.Base + p.Mul*vars[p.Var]
 		if v < 0 || (p.Target < plan.PatchOffset0 && v > math.MaxUint32) {
@@ -79,135 +99,155 @@ func (e *Exec) prepareOp(b *batch, pass int, op *plan.Dispatch, opIdx, step int,
 	if e.launches, err = shaders.LaunchFor(&r, &e.tuning, e.launches[:0]); err != nil {
 		return err
 	}
-	if len(e.launches) == 0 {
-		return nil
-	}
-	if err := e.checkBounds(&r); err != nil {
+	n0 := len(b.recs)
+	scratch, err := e.addLaunches(&r, op, opIdx, e.launches, t, &b.recs, &b.consts)
+	if err != nil {
 		return err
 	}
-	var scratch uint64
-	for _, l := range e.launches {
-		scratch = max(scratch, uint64(l.Scratch))
-	}
 	b.scratch = max(b.scratch, scratch)
-	var pr params
-	for i := range pr.bufs {
-		pr.bufs[i] = e.dummy
+	for i := range b.recs[n0:] {
+		b.recs[n0+i].step = int32(step)
 	}
-	for j := 0; j < int(r.NBind); j++ {
-		if bd := r.Bind[j]; bd.Buf != plan.NoBuf {
-			pr.bufs[j] = e.ptrs[bd.Buf] + bd.Off
+	if !keyed {
+		return nil
+	}
+	k := b.key
+	for _, rec := range b.recs[n0:] {
+		k = binary.LittleEndian.AppendUint32(k, uint32(opIdx))
+		k = binary.LittleEndian.AppendUint64(k, uint64(rec.fn.h))
+		for _, v := range [...]uint32{rec.groups[0], rec.groups[1], rec.groups[2], rec.threads[0], rec.threads[1], rec.threads[2],
+			rec.shared, rec.scratch, uint32(rec.nc)} {
+			k = binary.LittleEndian.AppendUint32(k, v)
+		}
+		for _, c := range b.consts[rec.c0 : rec.c0+rec.nc] {
+			k = binary.LittleEndian.AppendUint64(k, c.ptr)
+			k = binary.LittleEndian.AppendUint32(k, c.value)
 		}
 	}
-	shaders.Args(&r, &e.argb)
-	for i := range pr.args {
-		pr.args[i] = binary.LittleEndian.Uint32(e.argb[4*i:])
+	b.key = k
+	return nil
+}
+
+// addLaunches checks resolved dispatch r (op as planned) and appends its
+// launches ls: the bounds of every binding against the kernel contract
+// (a GPU kernel checks none), each launch's function limits and function
+// constants. It returns the per-dispatch scratch.
+func (e *Exec) addLaunches(r, op *plan.Dispatch, opIdx int, ls []shaders.Launch, t *opTable, recs *[]launchRec, consts *[]constSet) (uint64, error) {
+	if len(ls) == 0 {
+		return 0, nil
+	}
+	if err := e.checkBounds(r); err != nil {
+		return 0, err
+	}
+	var scratch uint64
+	for _, l := range ls {
+		scratch = max(scratch, uint64(l.Scratch))
 	}
 	first := true
-	for li := range e.launches {
-		l := &e.launches[li]
-		f, err := e.b.dev.function(l.Function)
+	for li := range ls {
+		l := &ls[li]
+		f, err := t.function(e.b.dev, li, l.Function)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		threads := uint64(l.Threads[0]) * uint64(l.Threads[1]) * uint64(l.Threads[2])
 		if threads == 0 || l.Groups[0] == 0 || l.Groups[1] == 0 || l.Groups[2] == 0 {
 			continue // empty grid
 		}
 		if threads > uint64(f.maxThreads) {
-			return fmt.Errorf("%s: %d threads per threadgroup, the function allows %d", l.Function, threads, f.maxThreads)
+			return 0, fmt.Errorf("%s: %d threads per threadgroup, the function allows %d", l.Function, threads, f.maxThreads)
 		}
 		shared := (l.Threadgroup + 15) &^ 15
 		if shared > f.dynSet {
-			return fmt.Errorf("%s: %d bytes of threadgroup memory, the GPU allows %d beside the function's %d static bytes", l.Function, shared, f.dynSet, f.static)
+			return 0, fmt.Errorf("%s: %d bytes of threadgroup memory, the GPU allows %d beside the function's %d static bytes", l.Function, shared, f.dynSet, f.static)
 		}
+		c0 := len(*consts)
 		for _, c := range l.Constants {
-			if _, ok := e.b.dev.consts[c.Index]; !ok {
-				return fmt.Errorf("%s: no function constant with index %d", l.Function, c.Index)
+			g, ok := e.b.dev.consts[c.Index]
+			if !ok {
+				return 0, fmt.Errorf("%s: no function constant with index %d", l.Function, c.Index)
 			}
+			*consts = append(*consts, constSet{g, c.Value})
 		}
-		rec := launchRec{fn: f, name: l.Function, op: op, step: int32(step), pass: int32(pass), opIdx: int32(opIdx), first: first, scratch: uint32(scratch),
-			groups: l.Groups, threads: l.Threads, shared: shared,
-			c0: int32(len(b.consts)), nc: int32(len(l.Constants)), prm: pr}
+		*recs = append(*recs, launchRec{fn: f, name: l.Function, op: op, opIdx: int32(opIdx), first: first, scratch: uint32(scratch),
+			groups: l.Groups, threads: l.Threads, shared: shared, c0: int32(c0), nc: int32(len(l.Constants))})
 		first = false
-		b.consts = append(b.consts, l.Constants...)
-		if e.b.opt.PermuteSeed != 0 {
-			n := uint64(l.Groups[0]) * uint64(l.Groups[1]) * uint64(l.Groups[2])
-			if n > 1 && n < 1<<32 {
-				e.b.rngMu.Lock()
-				a := uint64(1 + e.b.rng.Uint64N(n-1))
-				for gcd(a, n) != 1 {
-					a = 1 + e.b.rng.Uint64N(n-1)
-				}
-				rec.prm.perm = [2]uint32{uint32(a), uint32(e.b.rng.Uint64N(n))}
-				e.b.rngMu.Unlock()
-			}
-		}
-		b.recs = append(b.recs, rec)
-		k := b.key
-		k = binary.LittleEndian.AppendUint32(k, uint32(opIdx))
-		k = binary.LittleEndian.AppendUint64(k, uint64(f.h))
-		for _, v := range [...]uint32{l.Groups[0], l.Groups[1], l.Groups[2], l.Threads[0], l.Threads[1], l.Threads[2],
-			shared, uint32(scratch), rec.prm.perm[0], rec.prm.perm[1], uint32(len(l.Constants))} {
-			k = binary.LittleEndian.AppendUint32(k, v)
-		}
-		for _, c := range l.Constants {
-			k = binary.LittleEndian.AppendUint32(k, uint32(c.Index))
-			k = binary.LittleEndian.AppendUint32(k, c.Value)
-		}
-		b.key = k
 	}
-	return nil
+	return scratch, nil
 }
 
 // issue queues the batch's launches kernel by kernel on the stream
 // (replay false: the host-resolved parameters) or records them on the
 // capture stream, which is capturing a graph (replay true: kernels that
-// have patches read the step variables from row rec.step of the step
-// buffer).
+// have patches read the step variables from their step's row of the step
+// buffer). Each step's launches are its pass's in op order: the table's
+// for dispatches without patches, the batch's for the others.
 func (e *Exec) issue(b *batch, replay bool) error {
 	prof := !replay && e.b.opt.Profile
-	if prof && len(b.recs) > 0 {
-		if err := e.mark(""); err != nil {
-			return err
-		}
-	}
-	for i := range b.recs {
-		rec := &b.recs[i]
-		err := e.issueRec(b, rec, replay)
-		if err == nil && prof {
-			err = e.mark(rec.name)
-		}
-		if err != nil {
-			return fmt.Errorf("cuda: plan %s/%s op %d (%s): %w", e.name, e.passes[rec.pass].Name, rec.opIdx, rec.op.Kernel, err)
+	marked := false // the first event goes before the first launch
+	next := 0
+	for s := range b.vars {
+		t := &e.table[b.passes[s]]
+		for i := range t.ops {
+			ot := &t.ops[i]
+			recs, consts := ot.recs, ot.consts
+			if !ot.fixed {
+				n := next
+				for n < len(b.recs) && b.recs[n].step == int32(s) && b.recs[n].opIdx == int32(i) {
+					n++
+				}
+				recs, consts, next = b.recs[next:n], b.consts, n
+			}
+			for j := range recs {
+				rec := &recs[j]
+				if prof && !marked {
+					if err := e.mark(""); err != nil {
+						return err
+					}
+					marked = true
+				}
+				err := e.issueRec(rec, consts, s, &b.vars[s], replay)
+				if err == nil && prof {
+					err = e.mark(rec.name)
+				}
+				if err != nil {
+					return fmt.Errorf("cuda: plan %s/%s op %d (%s): %w", e.name, e.passes[b.passes[s]].Name, rec.opIdx, rec.op.Kernel, err)
+				}
+			}
 		}
 	}
 	return nil
 }
 
-func (e *Exec) issueRec(b *batch, rec *launchRec, replay bool) error {
+func (e *Exec) issueRec(rec *launchRec, consts []constSet, step int, vars *plan.Vars, replay bool) error {
 	dev := e.b.dev
 	d := dev.d
 	stream := dev.stream
 	if replay {
 		stream = dev.capture
 	}
+	if rec.first {
+		e.buildParams(rec.op, vars)
+	}
+	e.prm = e.opPrm
+	if e.b.opt.PermuteSeed != 0 {
+		e.prm.perm = e.b.permutation(rec.groups)
+	}
 	if rec.scratch > 0 {
-		rec.prm.bufs[shaders.ScratchIndex] = e.arena
+		e.prm.bufs[shaders.ScratchIndex] = e.arena
 		if rec.first && e.b.opt.Poison {
 			if err := d.err("cuMemsetD8Async", d.cuMemsetD8Async(e.arena, 0xff, uint64(rec.scratch), stream)); err != nil {
 				return err
 			}
 		}
 	}
-	for _, c := range b.consts[rec.c0 : rec.c0+rec.nc] {
+	for _, c := range consts[rec.c0 : rec.c0+rec.nc] {
 		if err := e.setConstant(c, stream); err != nil {
 			return fmt.Errorf("%s: %w", rec.name, err)
 		}
 	}
-	e.prm = rec.prm
 	if replay {
-		e.patchParams(rec)
+		e.patchParams(rec, step)
 	}
 	r := d.cuLaunchKernel(rec.fn.h, rec.groups[0], rec.groups[1], rec.groups[2], rec.threads[0], rec.threads[1], rec.threads[2],
 		rec.shared, stream, &e.prmPtr, nil)
@@ -222,18 +262,56 @@ func (e *Exec) issueRec(b *batch, rec *launchRec, replay bool) error {
 	return nil
 }
 
+// buildParams sets e.opPrm to the kernel parameter of dispatch op at step
+// vars, as resolved on the host: the bindings' addresses (the dummy for
+// absent ones) and the Args block.
+func (e *Exec) buildParams(op *plan.Dispatch, vars *plan.Vars) {
+	r := op.Resolved(vars)
+	pr := &e.opPrm
+	*pr = params{}
+	for i := range pr.bufs {
+		pr.bufs[i] = e.dummy
+	}
+	for j := 0; j < int(r.NBind); j++ {
+		if bd := r.Bind[j]; bd.Buf != plan.NoBuf {
+			pr.bufs[j] = e.ptrs[bd.Buf] + bd.Off
+		}
+	}
+	shaders.Args(&r, &e.argb)
+	for i := range pr.args {
+		pr.args[i] = binary.LittleEndian.Uint32(e.argb[4*i:])
+	}
+	e.paramsBuilt++
+}
+
+// permutation draws a launch's block permutation (Options.PermuteSeed):
+// block i runs as block (a*i + c) mod n, a coprime to n.
+func (b *Backend) permutation(groups [3]uint32) [2]uint32 {
+	n := uint64(groups[0]) * uint64(groups[1]) * uint64(groups[2])
+	if n <= 1 || n >= 1<<32 {
+		return [2]uint32{}
+	}
+	b.rngMu.Lock()
+	defer b.rngMu.Unlock()
+	a := uint64(1 + b.rng.Uint64N(n-1))
+	for gcd(a, n) != 1 {
+		a = 1 + b.rng.Uint64N(n-1)
+	}
+	return [2]uint32{uint32(a), uint32(b.rng.Uint64N(n))}
+}
+
 // patchParams turns e.prm, a copy of rec's host-resolved parameters, into
 // the parameters a graph records: a dispatch with patches gets the
 // address of its step's variables and the patches, and a patched binding
 // its buffer's base (the kernel adds the offset). The host-resolved
 // values left in the Args are overwritten by the kernel.
-func (e *Exec) patchParams(rec *launchRec) {
+func (e *Exec) patchParams(rec *launchRec, step int) {
 	op := rec.op
 	if op.NPatch == 0 {
 		return
 	}
 	pr := &e.prm
-	pr.step = e.stepDev + uint64(rec.step)*uint64(unsafe.Sizeof(plan.Vars{}))
+	pr.step = e.stepDev + uint64(step)*uint64(unsafe.Sizeof(plan.Vars{}))
 	n := 0
 	for _, p := range op.Patch[:op.NPatch] {
 		if p.Target >= plan.PatchOffset0 {
@@ -251,21 +329,19 @@ func (e *Exec) patchParams(rec *launchRec) {
 
 // setConstant queues the store of a function constant's value: a memset
 // of the value itself (1, 2 or 4 bytes), which a graph records by value.
-func (e *Exec) setConstant(c shaders.Constant, stream uintptr) error {
-	dev := e.b.dev
-	d := dev.d
-	g := dev.consts[c.Index]
-	switch g.size {
+func (e *Exec) setConstant(c constSet, stream uintptr) error {
+	d := e.b.dev.d
+	switch c.size {
 	case 1:
 		v := uint8(0)
-		if c.Value != 0 {
+		if c.value != 0 {
 			v = 1 // the one-byte constants are bools
 		}
-		return d.err("cuMemsetD8Async", d.cuMemsetD8Async(g.ptr, v, 1, stream))
+		return d.err("cuMemsetD8Async", d.cuMemsetD8Async(c.ptr, v, 1, stream))
 	case 2:
-		return d.err("cuMemsetD16Async", d.cuMemsetD16Async(g.ptr, uint16(c.Value), 1, stream))
+		return d.err("cuMemsetD16Async", d.cuMemsetD16Async(c.ptr, uint16(c.value), 1, stream))
 	case 4:
-		return d.err("cuMemsetD32Async", d.cuMemsetD32Async(g.ptr, c.Value, 1, stream))
+		return d.err("cuMemsetD32Async", d.cuMemsetD32Async(c.ptr, c.value, 1, stream))
 	}
-	return fmt.Errorf("function constant %s has %d bytes", g.name, g.size)
+	return fmt.Errorf("function constant %s has %d bytes", c.name, c.size)
 }

@@ -17,8 +17,8 @@ type encodeState struct {
 	pipe     handle
 	bound    [shaders.ScratchIndex + 1]devBind
 	isBound  [shaders.ScratchIndex + 1]bool
-	hz       hazards
-	acc      []access
+	hz       plan.Hazards
+	acc      []plan.Span
 	launches []shaders.Launch
 	args     [shaders.ArgsSize]byte
 	d        plan.Dispatch // the resolved dispatch (kept here so it does not escape per op)
@@ -66,7 +66,7 @@ const arenaAlign = 256
 func (s *encodeState) begin(enc encoder) {
 	s.enc, s.pipe = enc, 0
 	s.isBound = [len(s.isBound)]bool{}
-	s.hz.reset()
+	s.hz.Reset()
 }
 
 // bindAll binds want[i] at index i: nothing when all are bound already,
@@ -147,10 +147,10 @@ func (e *Exec) encodeOp(op *plan.Dispatch, memo *opMemo, vars *plan.Vars) error 
 
 	// Bounds: a GPU kernel does not check its bindings, so every extent
 	// the contract implies must fit its buffer here.
-	s.acc = accesses(d, e.sizes, s.acc[:0])
+	s.acc = d.Spans(e.sizes, s.acc[:0])
 	for _, a := range s.acc {
-		if a.hi > e.sizes[a.buf] {
-			return fmt.Errorf("binding of buffer %q: bytes [%d, %d) overrun its %d bytes", e.plan.Buffers[a.buf].Name, a.lo, a.hi, e.sizes[a.buf])
+		if a.Hi > e.sizes[a.Buf] {
+			return fmt.Errorf("binding of buffer %q: bytes [%d, %d) overrun its %d bytes", e.plan.Buffers[a.Buf].Name, a.Lo, a.Hi, e.sizes[a.Buf])
 		}
 	}
 	var scratch uint64
@@ -164,9 +164,9 @@ func (e *Exec) encodeOp(op *plan.Dispatch, memo *opMemo, vars *plan.Vars) error 
 		if err := e.ensureArena(s.arenaOff); err != nil {
 			return err
 		}
-		s.acc = append(s.acc, access{buf: arenaBuf, lo: scratchOff, hi: scratchOff + scratch, read: true, write: true})
+		s.acc = append(s.acc, plan.Span{Buf: arenaBuf, Lo: scratchOff, Hi: scratchOff + scratch, Read: true, Write: true})
 	}
-	if s.hz.add(s.acc) {
+	if s.hz.Add(s.acc) {
 		s.enc.barrier()
 		e.stats.Barriers++
 	}
@@ -194,8 +194,8 @@ func (e *Exec) encodeOp(op *plan.Dispatch, memo *opMemo, vars *plan.Vars) error 
 			// (argmax partials, split-KV partials).
 			s.enc.barrier()
 			e.stats.Barriers++
-			s.hz.reset()
-			s.hz.add(s.acc)
+			s.hz.Reset()
+			s.hz.Add(s.acc)
 		}
 		pl, err := memo.pipeline(e, li, l)
 		if err != nil {

@@ -214,7 +214,7 @@ func wrappedBuffers(dev *fakeDevice) int {
 var kitModels = []string{"ggml-kit-tiny.en-f16.bin", "ggml-kit-tiny.en-q8_0.bin"}
 
 // cost is what one replay of some passes reads and writes, from the
-// kernel contract's extents (accesses).
+// kernel contract's extents (plan.Dispatch.Spans).
 type cost struct {
 	dispatches, barriers       int
 	weights, kv, other, writes uint64
@@ -222,30 +222,30 @@ type cost struct {
 
 func passCost(x *Exec, steps []Step) cost {
 	var c cost
-	var hz hazards
-	var acc []access
+	var hz plan.Hazards
+	var acc []plan.Span
 	for _, s := range steps {
 		for i := range x.passes[s.Pass].Ops {
 			d := x.passes[s.Pass].Ops[i].Resolved(&s.Vars)
-			acc = accesses(&d, x.sizes, acc[:0])
-			if hz.add(acc) {
+			acc = d.Spans(x.sizes, acc[:0])
+			if hz.Add(acc) {
 				c.barriers++
 			}
 			c.dispatches++
 			for _, a := range acc {
-				if a.write {
-					c.writes += a.touched
+				if a.Write {
+					c.writes += a.Touched
 				}
-				if !a.read {
+				if !a.Read {
 					continue
 				}
-				switch x.kinds[a.buf] {
+				switch x.kinds[a.Buf] {
 				case plan.BufWeights:
-					c.weights += a.touched
+					c.weights += a.Touched
 				case plan.State:
-					c.kv += a.touched
+					c.kv += a.Touched
 				default:
-					c.other += a.touched
+					c.other += a.Touched
 				}
 			}
 		}

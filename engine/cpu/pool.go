@@ -41,6 +41,15 @@ type Pool struct {
 	job     atomic.Uint64
 	_       [56]byte     // spinners poll job while finished helpers write pending
 	waiting atomic.Int32 // a caller parked until a slot's pending reaches 0
+	_       [60]byte     // finished on a line of its own
+	// finished counts the published jobs whose helpers are all done (the
+	// last helper of a job adds one), so Fence with nothing in flight is
+	// two loads instead of a scan of the ring. Jobs finish out of order,
+	// but every job has a helper and each counts once: finished equals
+	// job exactly when none is in flight.
+	finished atomic.Uint64
+	_        [56]byte
+
 	done    chan struct{}
 	parked  []atomic.Int32
 	wake    []chan struct{}
@@ -140,8 +149,11 @@ func (p *Pool) loop(w int) {
 				continue
 			}
 			p.drain(w, s)
-			if s.pending.Add(-1) == 0 && p.waiting.Load() != 0 {
-				signal(p.done)
+			if s.pending.Add(-1) == 0 {
+				p.finished.Add(1)
+				if p.waiting.Load() != 0 {
+					signal(p.done)
+				}
 			}
 		}
 	}
@@ -256,10 +268,11 @@ func (p *Pool) run(n, grain int, t Task, async bool) uint64 {
 }
 
 // Fence returns when every published job is done. There is no global
-// count of helpers in flight: one more atomic that every helper of every
-// job decrements would be one more contended cache line per dispatch.
+// count of helpers in flight (one more atomic that every helper of every
+// job decrements would be one more contended cache line per dispatch),
+// only the count of finished jobs, which one helper per job bumps.
 func (p *Pool) Fence() {
-	if p.inFlight() == 0 {
+	if p.idle() {
 		return
 	}
 	p.mu.Lock()
@@ -274,7 +287,15 @@ func (p *Pool) fence() {
 	}
 }
 
-// inFlight counts the helpers still draining a published job.
+// idle reports whether every job published before the call is done. job
+// is loaded first: finished never passes it, so finished >= the loaded job
+// means all jobs up to it finished, whatever is published meanwhile.
+func (p *Pool) idle() bool {
+	j := p.job.Load()
+	return p.finished.Load() >= j
+}
+
+// inFlight counts the helpers still draining a published job (tests).
 func (p *Pool) inFlight() int64 {
 	var n int64
 	for i := range p.slots {

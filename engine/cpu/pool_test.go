@@ -140,3 +140,47 @@ func TestDefaultThreads(t *testing.T) {
 		require.Equal(t, min(c, runtime.GOMAXPROCS(0)), n)
 	}
 }
+
+// gateTask holds its helpers' chunks until open is closed.
+type gateTask struct{ open chan struct{} }
+
+func (g *gateTask) Do(w, _, _ int) {
+	if w != 0 {
+		<-g.open
+	}
+}
+
+// TestPoolFenceCountsFinishedJobs: Fence's fast path (finished jobs
+// against published ones) sees a job whose helper is still running, waits
+// for it, and reads idle once every job, synchronous or not, is done.
+func TestPoolFenceCountsFinishedJobs(t *testing.T) {
+	p := newPool(2, spinHold)
+	defer p.Close()
+	require.True(t, p.idle(), "a new pool")
+	g := &gateTask{open: make(chan struct{})}
+	require.NotZero(t, p.RunAsync(2, 1, g))
+	require.False(t, p.idle(), "the helper holds its chunk")
+	fenced := make(chan struct{})
+	go func() { p.Fence(); close(fenced) }()
+	select {
+	case <-fenced:
+		t.Fatal("Fence returned while a helper was running")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(g.open)
+	<-fenced
+	require.True(t, p.idle())
+
+	c := &countTask{hits: make([]atomic.Int32, 64)}
+	for range 3 * ringSize {
+		p.RunAsync(64, 4, c)
+		p.Run(64, 4, c)
+	}
+	p.Fence()
+	require.True(t, p.idle())
+	require.Equal(t, p.job.Load(), p.finished.Load(), "every published job counted once")
+	for i := range c.hits {
+		require.Equal(t, int32(6*ringSize), c.hits[i].Load(), "item %d", i)
+	}
+	require.Zero(t, testing.AllocsPerRun(100, p.Fence))
+}

@@ -43,17 +43,9 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 		return nil, fmt.Errorf("whisper: beam size %d exceeds the %d beams the model was loaded for", nb, m.lay.beams)
 	}
 	res := &DecodeResult{Temperature: opt.Temperature, Language: opt.Language}
-	logits, err := m.Prompt(init[:sotIndex+1], 0)
+	logits, pos, err := m.promptWindow(sp, init, sotIndex, res)
 	if err != nil {
 		return nil, err
-	}
-	res.NoSpeechProb = math.Exp(float64(logSoftmaxAt(logits, sp.NoSpeech)))
-	pos := sotIndex + 1
-	if rest := init[sotIndex+1:]; len(rest) > 0 {
-		if logits, err = m.Prompt(rest, pos); err != nil {
-			return nil, err
-		}
-		pos += len(rest)
 	}
 	// Every beam starts as the prompt: one prompt pass, copied to the others.
 	if err := m.broadcastKV(m.lay.beams, pos); err != nil {

@@ -163,19 +163,9 @@ func newLogitFilter(sp Specials, opt *DecodeOptions) *logitFilter {
 // decodeOne runs one sequence from the initial tokens to EOT or the length limit.
 func (m *Model) decodeOne(sp Specials, init []int32, sotIndex, sampleLen int, filter *logitFilter, opt DecodeOptions, stream uint64) (*DecodeResult, error) {
 	res := &DecodeResult{Temperature: opt.Temperature, Language: opt.Language}
-	// Feed up to and including SOT first: the no-speech probability is read
-	// from the logits at SOT.
-	logits, err := m.Prompt(init[:sotIndex+1], 0)
+	logits, pos, err := m.promptWindow(sp, init, sotIndex, res)
 	if err != nil {
 		return nil, err
-	}
-	res.NoSpeechProb = math.Exp(float64(logSoftmaxAt(logits, sp.NoSpeech)))
-	pos := sotIndex + 1
-	if rest := init[sotIndex+1:]; len(rest) > 0 {
-		if logits, err = m.Prompt(rest, pos); err != nil {
-			return nil, err
-		}
-		pos += len(rest)
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, stream))
 	for len(res.Tokens) < sampleLen {
@@ -211,6 +201,28 @@ func (m *Model) decodeOne(sp Specials, init []int32, sotIndex, sampleLen int, fi
 	}
 	res.AvgLogprob = res.SumLogprob / float64(len(res.Tokens)+1)
 	return res, nil
+}
+
+// promptWindow feeds a window's initial tokens: up to and including SOT
+// first, since the no-speech probability (res.NoSpeechProb, when res is
+// given) is read from the logits at SOT, then the rest. It returns the
+// logits after the last initial token and the next position.
+func (m *Model) promptWindow(sp Specials, init []int32, sotIndex int, res *DecodeResult) ([]float32, int, error) {
+	logits, err := m.Prompt(init[:sotIndex+1], 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	if res != nil {
+		res.NoSpeechProb = math.Exp(float64(logSoftmaxAt(logits, sp.NoSpeech)))
+	}
+	pos := sotIndex + 1
+	if rest := init[sotIndex+1:]; len(rest) > 0 {
+		if logits, err = m.Prompt(rest, pos); err != nil {
+			return nil, 0, err
+		}
+		pos += len(rest)
+	}
+	return logits, pos, nil
 }
 
 func argmax(s []float32) int32 {

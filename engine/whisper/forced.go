@@ -34,16 +34,9 @@ func (m *Model) ForceDecode(opt DecodeOptions, tokens []int32, step func(i int, 
 		return fmt.Errorf("whisper: cannot force %d tokens after %d initial ones (context %d)", len(tokens), len(init), m.H.NTextCtx)
 	}
 	filter := newLogitFilter(sp, &opt)
-	logits, err := m.Prompt(init[:sotIndex+1], 0)
+	logits, pos, err := m.promptWindow(sp, init, sotIndex, nil)
 	if err != nil {
 		return err
-	}
-	pos := sotIndex + 1
-	if rest := init[sotIndex+1:]; len(rest) > 0 {
-		if logits, err = m.Prompt(rest, pos); err != nil {
-			return err
-		}
-		pos += len(rest)
 	}
 	nb := m.lay.beams
 	if nb > 1 {
