@@ -123,6 +123,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		cp.fence = fences(cp.ops)
 		e.passes = append(e.passes, cp)
 	}
+	e.packProducts()
 	e.allocScratch()
 	return e, nil
 }

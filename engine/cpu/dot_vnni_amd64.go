@@ -17,6 +17,18 @@ func dotQ5_0VNNI(w, x *byte, nb, rows8, rb int, out *float32)
 //go:noescape
 func dotQ8_0VNNI(w, x *byte, nb, rows8, rb int, out *float32)
 
+// The packed kernels compute groups groups of eight rows from their
+// packed copy (repack.go) into out[0:8·groups]; nb, groups > 0.
+
+//go:noescape
+func dotQ4_0VNNIP(w, x *byte, nb, groups int, out *float32)
+
+//go:noescape
+func dotQ5_0VNNIP(w, x *byte, nb, groups int, out *float32)
+
+//go:noescape
+func dotQ8_0VNNIP(w, x *byte, nb, groups int, out *float32)
+
 // hasVNNI gates the AVX-512 VNNI kernels. x/sys/cpu reports the AVX-512
 // flags only when the OS saves the ZMM and mask registers; the kernels use
 // 512-bit VPDPBUSD (VNNI), byte masks (BW) and 128/256-bit EVEX forms (VL).
@@ -78,15 +90,47 @@ func rowsQ8_0VNNI(w []byte, rb int, x []byte, nb int, out []float32) {
 	vnniQ8_0.rows(w, rb, x, nb, out)
 }
 
+// packedVNNI runs a packed kernel over len(out)/8 groups of ts-byte blocks
+// after one bounds check.
+func packedVNNI(asm func(w, x *byte, nb, groups int, out *float32), ts int,
+	p []byte, nb int, x []byte, out []float32) {
+	g := len(out) / packGroup
+	if g == 0 || nb == 0 {
+		clear(out)
+		return
+	}
+	_, _, _ = p[g*packGroup*nb*ts-1], x[nb*q8_0Bytes-1], out[g*packGroup-1]
+	asm(&p[0], &x[0], nb, g, &out[0])
+}
+
+func packedQ8_0VNNI(p []byte, nb int, x []byte, out []float32) {
+	packedVNNI(dotQ8_0VNNIP, 34, p, nb, x, out)
+}
+
+func packedQ4_0VNNI(p []byte, nb int, x []byte, out []float32) {
+	packedVNNI(dotQ4_0VNNIP, 18, p, nb, x, out)
+}
+
+func packedQ5_0VNNI(p []byte, nb int, x []byte, out []float32) {
+	packedVNNI(dotQ5_0VNNIP, 22, p, nb, x, out)
+}
+
 // useVNNI installs the VNNI kernels (on) or the AVX2 ones for the types
-// that have both; tests use it to run each path. Not safe while a matmul
-// is running.
+// that have both, row products and quantized GEMM alike; tests use it to
+// run each path. Not safe while a matmul is running.
 func useVNNI(on bool) {
+	useQGemmVNNI(on)
 	if on && hasVNNI {
 		setRows(ggml.Q4_0, rowsQ4_0VNNI)
 		setRows(ggml.Q5_0, rowsQ5_0VNNI)
 		setRows(ggml.Q8_0, rowsQ8_0VNNI)
+		kinds[ggml.Q8_0].dotPacked = packedQ8_0VNNI
+		kinds[ggml.Q4_0].dotPacked = packedQ4_0VNNI
+		kinds[ggml.Q5_0].dotPacked = packedQ5_0VNNI
 		return
+	}
+	for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
+		kinds[t].dotPacked = nil
 	}
 	setRows(ggml.Q8_0, rowsQ8_0Fast)
 	setRows(ggml.Q4_0, rowsQ4_0Fast)

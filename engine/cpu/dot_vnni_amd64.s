@@ -175,6 +175,80 @@
 	VZEROUPPER \
 	RET
 
+// The packed kernels read weights interleaved at load (repack.go): per
+// group of eight rows and block, the eight f16 scales (16 bytes), for Q5_0
+// the four 64-bit byte masks that Q5_MASK assembles (32 bytes), then each
+// 64-byte register image that VNNI_LOAD8 assembles (rows 0-3, rows 4-7;
+// for Q8_0 first bytes 0-15, then 16-31, already biased by XOR 0x80). A
+// block of a group is then two to four plain loads (and four mask loads)
+// and one scale conversion from one stream, instead of eight scattered
+// 16-byte inserts, eight scalar scale loads (and 16 scalar qh loads). The integer and float operations
+// are VNNI_DOT and VNNI_SCALE's, in the same order, so the results equal
+// the unpacked kernels' bit for bit.
+//
+// func dotQ8_0VNNIP(w, x *byte, nb, groups int, out *float32)
+// groups groups of eight rows, nb blocks each, packed; out gets 8·groups.
+
+// VNNIP_SETUP(offbyte): as VNNI_SETUP for the packed stream SI.
+#define VNNIP_SETUP(offbyte) \
+	MOVQ         w+0(FP), SI \
+	MOVQ         out+32(FP), AX \
+	MOVQ         groups+24(FP), R13 \
+	MOVL         $0x0F0F0F0F, BX \
+	VPBROADCASTD BX, Z14 \
+	MOVL         offbyte, BX \
+	VPBROADCASTD BX, Z13 \
+	VMOVDQU32    vnniLane<>(SB), Z12 \
+	VMOVDQU32    vnniLane<>+64(SB), Z22
+
+// VNNIP_ROWSTART: x and nb for the group, accumulators cleared.
+#define VNNIP_ROWSTART \
+	MOVQ   x+8(FP), DI \
+	MOVQ   nb+16(FP), CX \
+	VXORPS Z0, Z0, Z0 \
+	VXORPS Z17, Z17, Z17
+
+// VNNIP_SCALE: VNNI_SCALE with the eight scales read from the block.
+#define VNNIP_SCALE \
+	VCVTPH2PS   (SI), Y9 \
+	VMULPS      Y10, Y9, Y9 \
+	VPERMPS     Z9, Z22, Z21 \
+	VPERMPS     Z9, Z12, Z9 \
+	VCVTDQ2PS   Z8, Z8 \
+	VCVTDQ2PS   Z20, Z20 \
+	VFMADD231PS Z9, Z8, Z0 \
+	VFMADD231PS Z21, Z20, Z17
+
+// VNNIP_NIBBLES(off): the 4-bit codes of rows 0-3 at off(SI) and rows 4-7
+// at off+64(SI), split into Z6/Z7 and Z18/Z19.
+#define VNNIP_NIBBLES(off) \
+	VMOVDQU32 off(SI), Z6 \
+	VMOVDQU32 off+64(SI), Z18 \
+	VNNI_NIBBLES(Z6, Z7) \
+	VNNI_NIBBLES(Z18, Z19)
+
+// VNNIP_BLOCK(ts, label): the block's dot products and scaling; advance by
+// one packed block (ts bytes) and x, loop to label while blocks remain.
+#define VNNIP_BLOCK(ts, label) \
+	VNNI_DOT(Z6, Z7, Z8) \
+	VNNI_DOT(Z18, Z19, Z20) \
+	VNNIP_SCALE \
+	ADDQ ts, SI \
+	ADDQ $34, DI \
+	DECQ CX \
+	JNZ  label
+
+// VNNIP_END(label): store the group's eight results, next group.
+#define VNNIP_END(label) \
+	VNNI_STORE4(Z0, Y0, 0) \
+	VMOVAPS     Z17, Z4 \
+	VNNI_STORE4(Z4, Y4, 16) \
+	ADDQ        $32, AX \
+	DECQ        R13 \
+	JNZ         label \
+	VZEROUPPER \
+	RET
+
 TEXT ·dotQ4_0VNNI(SB), NOSPLIT, $0-48
 	VNNI_SETUP($0x08080808)
 
@@ -266,6 +340,64 @@ q80vloop:
 	DECQ CX
 	JNZ  q80vloop
 	VNNI_END(q80vrow)
+
+TEXT ·dotQ8_0VNNIP(SB), NOSPLIT, $0-40
+	VNNIP_SETUP($0x80808080)
+
+q80prow:
+	VNNIP_ROWSTART
+
+q80ploop:
+	VNNI_XBLOCK
+	VMOVDQU32  16(SI), Z6
+	VMOVDQU32  80(SI), Z18
+	VMOVDQU32  144(SI), Z7
+	VMOVDQU32  208(SI), Z19
+	PREFETCHT0 1088(SI)
+	PREFETCHT0 1152(SI)
+	PREFETCHT0 1216(SI)
+	PREFETCHT0 1280(SI)
+	VNNIP_BLOCK($272, q80ploop)
+	VNNIP_END(q80prow)
+
+// func dotQ4_0VNNIP(w, x *byte, nb, groups int, out *float32)
+TEXT ·dotQ4_0VNNIP(SB), NOSPLIT, $0-40
+	VNNIP_SETUP($0x08080808)
+
+q40prow:
+	VNNIP_ROWSTART
+
+q40ploop:
+	VNNI_XBLOCK
+	VNNIP_NIBBLES(16)
+	PREFETCHT0 1152(SI)
+	PREFETCHT0 1216(SI)
+	VNNIP_BLOCK($144, q40ploop)
+	VNNIP_END(q40prow)
+
+// func dotQ5_0VNNIP(w, x *byte, nb, groups int, out *float32)
+TEXT ·dotQ5_0VNNIP(SB), NOSPLIT, $0-40
+	VNNIP_SETUP($0x10101010)
+
+q50prow:
+	VNNIP_ROWSTART
+
+q50ploop:
+	VNNI_XBLOCK
+	VNNIP_NIBBLES(48)
+	KMOVQ      16(SI), K1
+	KMOVQ      24(SI), K2
+	KMOVQ      32(SI), K3
+	KMOVQ      40(SI), K4
+	VPADDB     Z13, Z6, K1, Z6
+	VPADDB     Z13, Z7, K2, Z7
+	VPADDB     Z13, Z18, K3, Z18
+	VPADDB     Z13, Z19, K4, Z19
+	PREFETCHT0 1408(SI)
+	PREFETCHT0 1472(SI)
+	PREFETCHT0 1536(SI)
+	VNNIP_BLOCK($176, q50ploop)
+	VNNIP_END(q50prow)
 
 // vnniLane: VPERMPS indices sending float r (row r's scale) to all of lane
 // r (rows 0-3), then float 4+r to lane r (rows 4-7).

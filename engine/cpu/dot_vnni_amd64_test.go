@@ -91,6 +91,28 @@ func TestVNNISwitchMatVec(t *testing.T) {
 	}
 }
 
+// useVNNI switches the quantized GEMM with the row kernels: off, a VNNI
+// CPU runs the AVX2 GEMM (which takes no Q8_0), and products of
+// qgemmMinM rows match the reference either way.
+func TestVNNISwitchQGemm(t *testing.T) {
+	defer useVNNI(hasVNNI)
+	pool := NewPool(2)
+	defer pool.Close()
+	r := rand.New(rand.NewPCG(8, 2))
+	for _, on := range []bool{false, true} {
+		useVNNI(on)
+		vnni := on && hasVNNI
+		require.Equal(t, vnni, qgemmMaxCode == 255, "vnni=%v", on)
+		mm := NewMatMul(pool)
+		mm.noBLAS = true
+		require.Equal(t, vnni, mm.canQGemm(&mulArgs{kd: kinds[ggml.Q8_0], k: 64, m: qgemmMinM}), "q8_0 vnni=%v", on)
+		require.True(t, mm.canQGemm(&mulArgs{kd: kinds[ggml.Q4_0], k: 64, m: qgemmMinM}), "q4_0 vnni=%v", on)
+		for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+			checkMul(t, mm, r, typ, mulCase{n: 37, k: 96, m: qgemmMinM + 3, bias: true, res: true})
+		}
+	}
+}
+
 // BenchmarkDotRowsVNNI: one core, cache-resident rows (as BenchmarkDotRows)
 // with the AVX2 and the VNNI kernels side by side.
 func BenchmarkDotRowsVNNI(b *testing.B) {

@@ -20,6 +20,7 @@ type Exec struct {
 	passes []compiledPass
 	closed bool
 	serial bool // tests: fence before every dispatch
+	packed int  // weight bytes repacked at load for the row kernels (repack.go)
 
 	// position of the running dispatch, for error messages
 	curPass, curOp int

@@ -40,6 +40,9 @@ type MatMul struct {
 	async  bool
 	flight [flightSize]inFlight
 	nextF  int
+
+	// packs are the weights repacked at load (Pack), by first byte.
+	packs map[*byte]*packed
 }
 
 // inFlight is one asynchronous product's operands and its job.
@@ -117,6 +120,7 @@ func (mm *MatMul) Mul(t ggml.Type, w []byte, n, k, m int, x []float32, ldx int,
 		out: out, ldo: ldo, bias: bias, res: res, ldr: ldr}
 	a := &mm.args
 	defer func() { mm.args = mulArgs{} }() // drop references to the caller's slices
+	a.packed = mm.packFor(a)
 	if mm.canQGemm(a) {
 		mm.mulQGemm(a)
 		return nil
@@ -146,6 +150,7 @@ type mulArgs struct {
 	ldr       int
 	act       []byte // quantized x rows, actRB bytes each
 	actRB     int
+	packed    *packed // w's interleaved copy for kd.dotPacked, or nil
 }
 
 func checkRows(name string, s []float32, rows, cols, ld int) error {
@@ -212,14 +217,20 @@ func (mm *MatMul) mulRows(a *mulArgs) {
 		mm.quantizeActs(a, &mm.act)
 	}
 	mm.rows.buf = mm.rowBuf()
-	mm.pool.Run(a.n, grainFor(a.n, mm.pool.Workers(), 4), &mm.rows)
+	grain := grainFor(a.n, mm.pool.Workers(), 4)
+	if a.packed != nil {
+		grain = roundUp(grain, packGroup)
+	}
+	mm.pool.Run(a.n, grain, &mm.rows)
 	mm.rows.a = nil
 }
 
 // mulRowsAsync is mulRows for a quantized product that the caller fences:
 // the operands and activations move into a ring entry, and the weight rows
-// are split evenly, one chunk per worker (every row costs the same, so a
-// static partition needs no shared counter).
+// are split into asyncChunks even chunks per worker: each worker starts on
+// its own chunk with no shared counter, and the rest are claimed, so a
+// worker descheduled or slowed mid-product (a loaded or hybrid machine)
+// is helped by the others instead of holding up the next fence.
 func (mm *MatMul) mulRowsAsync(a *mulArgs) {
 	f := &mm.flight[mm.nextF]
 	mm.nextF = (mm.nextF + 1) % flightSize
@@ -228,8 +239,18 @@ func (mm *MatMul) mulRowsAsync(a *mulArgs) {
 	mm.quantizeActs(&f.args, &f.act)
 	f.rows = rowTask{a: &f.args, buf: mm.rowBuf()}
 	w := mm.pool.Workers()
-	f.gen = mm.pool.RunAsync(a.n, max(4, (a.n+w-1)/w), &f.rows)
+	grain := max(4, (a.n+asyncChunks*w-1)/(asyncChunks*w))
+	if a.packed != nil {
+		grain = roundUp(grain, packGroup)
+	}
+	f.gen = mm.pool.RunAsync(a.n, grain, &f.rows)
 }
+
+// asyncChunks is the chunks per worker of an asynchronous row product (a
+// variable for the A/B benchmark).
+var asyncChunks = 3
+
+func roundUp(v, m int) int { return (v + m - 1) / m * m }
 
 // rowBuf is rowRun result floats per worker; a worker runs its jobs in
 // order, so every job may share it.
@@ -267,8 +288,16 @@ func (t *rowTask) Do(w, lo, hi int) {
 	}
 	if a.kd.id == kindQuant {
 		nb := a.k / a.kd.blockSize
+		// a multiple of 8 from 8 rows on: the VNNI kernels run eight rows at once
 		run := min(rowRun, max(4, 32768/a.rb))
+		if run > 8 {
+			run &^= 7
+		}
 		buf := t.buf[w*rowRun : (w+1)*rowRun]
+		if a.packed != nil {
+			a.packedRows(lo, hi, buf[:max(run, packGroup)])
+			return
+		}
 		for j0 := lo; j0 < hi; j0 += run {
 			j1 := min(hi, j0+run)
 			for i := 0; i < a.m; i++ {

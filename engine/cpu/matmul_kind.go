@@ -18,6 +18,11 @@ type kind struct {
 	// against one activation row.
 	dotQRows func(w []byte, rb int, x []byte, nb int, out []float32)
 
+	// dotPacked, where this CPU has it, computes len(out) (a multiple of
+	// packGroup) rows from their packed copy (repack.go) against one
+	// activation row; nil otherwise.
+	dotPacked func(p []byte, nb int, x []byte, out []float32)
+
 	// Float types: the dot reads x as float32 directly.
 	dotF func(w []byte, x []float32) float32
 }

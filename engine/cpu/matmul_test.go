@@ -120,6 +120,7 @@ type mulCase struct {
 	n, k, m          int
 	ldxPad, ldoPad   int
 	bias, res, alias bool
+	pack             bool // repack the weights first (MatMul.Pack)
 }
 
 func checkMul(t *testing.T, mm *MatMul, r *rand.Rand, typ ggml.Type, c mulCase) {
@@ -146,6 +147,9 @@ func checkMul(t *testing.T, mm *MatMul, r *rand.Rand, typ ggml.Type, c mulCase) 
 		}
 	}
 	want, mag := refMul(typ, w, c.n, c.k, c.m, x, ldx, bias, res, ldr)
+	if c.pack {
+		mm.Pack(typ, w, c.n, c.k)
+	}
 	require.NoError(t, mm.Mul(typ, w, c.n, c.k, c.m, x, ldx, out, ldo, bias, res, ldr))
 	tol := tolFor(typ, mm.floatActs)
 	for i := 0; i < c.m; i++ {

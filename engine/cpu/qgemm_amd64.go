@@ -36,12 +36,15 @@ func qquantRowAVX512(x []float32, i, nb int, offset int32, act []byte) {
 	qquantAVX512(&x[0], &act[base], nb, int(-offset))
 }
 
-func init() {
-	switch {
-	case hasVNNI:
+// useQGemmVNNI installs the quantized GEMM kernel and activation quantizer
+// for the VNNI path (on) or the AVX2 one; useVNNI calls it so that the
+// tests flipping useVNNI cover the GEMM too.
+func useQGemmVNNI(on bool) {
+	if on && hasVNNI {
 		qgemmKernel, qgemmMaxCode, qgemmOverBLAS = qgemmVNNITile, 255, true
 		qquantRow = qquantRowAVX512
-	case hasAVX2:
-		qgemmKernel, qgemmMaxCode = qgemmAVX2Tile, 31
+		return
 	}
+	qgemmKernel, qgemmMaxCode, qgemmOverBLAS = qgemmAVX2Tile, 31, false
+	qquantRow = quantizeRowQ
 }

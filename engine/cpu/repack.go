@@ -1,0 +1,196 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// Interleaved weights for the row products. The VNNI row kernels compute
+// eight weight rows at a time; reading them from the ggml layout costs
+// eight scattered 16-byte loads and eight scalar scale loads per block. At
+// load the executor repacks each Q8_0/Q4_0/Q5_0 product weight whose
+// kernel reads packs (kind.dotPacked) into groups of eight rows, block by
+// block: the eight f16 scales, for Q5_0 the four 64-bit byte masks of the
+// fifth bits (the low, then high 16 qh bits of rows 0-3, then of rows
+// 4-7, row r%4 at bits 16·(r%4)), then the 64-byte register images the
+// kernel needs (Q8_0 codes biased to unsigned). The copy has the
+// original's size; rows past the last full group stay in ggml layout
+// after the groups.
+
+// packGroup is the rows a packed group interleaves.
+const packGroup = 8
+
+// packed is one weight matrix repacked for kind.dotPacked.
+type packed struct {
+	t    ggml.Type
+	n, k int
+	b    []byte // n/8 groups of nb packed blocks, then the n%8 tail rows
+}
+
+// bias8 adds 128 to eight signed codes (XOR 0x80 each).
+const bias8 = 0x8080808080808080
+
+// packable reports whether t has a packed layout (whether or not this CPU
+// runs a kernel on it).
+func packable(t ggml.Type) bool { return t == ggml.Q8_0 || t == ggml.Q4_0 || t == ggml.Q5_0 }
+
+// packWeights repacks n rows of k elements of type t (packable) from w,
+// the groups split over pool's workers (nil: the caller alone).
+func packWeights(pool *Pool, t ggml.Type, w []byte, n, k int) *packed {
+	rb := k / 32 * kinds[t].typeSize
+	p := &packed{t: t, n: n, k: k, b: alignedBytes(int64(n * rb))}
+	g8 := n / packGroup
+	pt := packTask{t: t, w: w, dst: p.b, rb: rb}
+	if pool == nil {
+		pt.Do(0, 0, g8)
+	} else {
+		pool.Run(g8, max(1, (1<<18)/(packGroup*rb)), &pt) // chunks of about 256 KiB
+	}
+	copy(p.b[g8*packGroup*rb:], w[g8*packGroup*rb:n*rb])
+	return p
+}
+
+// packTask packs groups [lo, hi) of w (rows rb bytes) into dst.
+type packTask struct {
+	t      ggml.Type
+	w, dst []byte
+	rb     int
+}
+
+func (pt *packTask) Do(_, lo, hi int) {
+	ts := kinds[pt.t].typeSize
+	rb, nb := pt.rb, pt.rb/ts
+	for g := lo; g < hi; g++ {
+		dst := pt.dst[g*packGroup*rb : (g+1)*packGroup*rb]
+		for b := range nb {
+			blk := dst[b*packGroup*ts : (b+1)*packGroup*ts]
+			for r := range packGroup {
+				src := pt.w[(g*packGroup+r)*rb+b*ts : (g*packGroup+r)*rb+(b+1)*ts]
+				copy(blk[2*r:2*r+2], src[:2]) // the f16 scale
+				switch pt.t {
+				case ggml.Q8_0:
+					for h := range 2 { // codes 0-15, then 16-31, biased to unsigned
+						d := blk[16+h*128+r*16 : 16+h*128+r*16+16]
+						c := src[2+16*h : 18+16*h]
+						binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(c)^bias8)
+						binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(c[8:])^bias8)
+					}
+				case ggml.Q5_0:
+					m := 16 + r/4*16 + r%4*2
+					copy(blk[m:m+2], src[2:4])    // qh bits 0-15: the low nibbles'
+					copy(blk[m+8:m+10], src[4:6]) // qh bits 16-31: the high nibbles'
+					copy(blk[48+r*16:48+r*16+16], src[6:22])
+				default:
+					copy(blk[16+r*16:16+r*16+16], src[2:18])
+				}
+			}
+		}
+	}
+}
+
+// Pack repacks weight matrices for the row products of this CPU's kernels,
+// keyed by their first byte: Mul takes a pack when it is called on exactly
+// that matrix (same start, type and shape) with fewer than gemmMinM rows
+// and the kernel installed. It returns the bytes added (0 when the type
+// has no packed kernel here, or the matrix is packed already).
+func (mm *MatMul) Pack(t ggml.Type, w []byte, n, k int) int {
+	kd := kinds[t]
+	if kd == nil || kd.dotPacked == nil || !packable(t) || n < packGroup || k <= 0 || k%32 != 0 || len(w) < n*(k/32)*kd.typeSize {
+		return 0
+	}
+	key := unsafe.SliceData(w)
+	if p := mm.packs[key]; p != nil && p.t == t && p.n == n && p.k == k {
+		return 0
+	}
+	if mm.packs == nil {
+		mm.packs = map[*byte]*packed{}
+	}
+	p := packWeights(mm.pool, t, w, n, k)
+	mm.packs[key] = p
+	return len(p.b)
+}
+
+// packBudget bounds the bytes one executor packs: the ggml copy stays
+// (prefill GEMMs, embeddings of tied output weights and the
+// float-activation path read it), so packing adds each packed matrix's
+// size in memory; past the budget, matrices keep the unpacked kernels
+// (a variable for tests).
+var packBudget = 1 << 30
+
+// packProducts packs, at load and in plan order, the weights of every
+// product dispatch that takes the row path (fewer than gemmMinM rows as
+// planned: decode steps, beams) where this CPU has a packed kernel, each
+// matrix once, up to packBudget bytes.
+func (e *Exec) packProducts() {
+	if e.mm.floatActs {
+		return
+	}
+	for _, ps := range e.passes {
+		for i := range ps.ops {
+			d := &ps.ops[i]
+			switch d.Kernel {
+			case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
+			default:
+				continue
+			}
+			if !packable(d.Type) || kinds[d.Type].dotPacked == nil {
+				continue
+			}
+			p := plan.DecodeMatVec(d)
+			b, off, ok := e.bind(d, 0)
+			if !ok || b.kind != plan.BufWeights || p.M <= 0 || p.M >= gemmMinM || p.N <= 0 || p.K <= 0 || p.K%32 != 0 {
+				continue
+			}
+			need := uint64(p.N) * uint64(p.K/32*kinds[d.Type].typeSize)
+			if off > uint64(len(b.b)) || need > uint64(len(b.b))-off {
+				continue // Run reports the overrun
+			}
+			if uint64(e.packed)+need > uint64(packBudget) {
+				continue
+			}
+			e.packed += e.mm.Pack(d.Type, b.b[off:off+need], p.N, p.K)
+		}
+	}
+}
+
+// packFor returns the pack for a's weights, or nil.
+func (mm *MatMul) packFor(a *mulArgs) *packed {
+	if len(mm.packs) == 0 || a.kd.dotPacked == nil || mm.floatActs || a.m >= gemmMinM {
+		return nil
+	}
+	p := mm.packs[unsafe.SliceData(a.w)]
+	if p == nil || p.t != a.kd.t || p.n != a.n || p.k != a.k {
+		return nil
+	}
+	return p
+}
+
+// packedRows computes rows [lo, hi) from a.packed against every
+// activation row, a run of len(buf) rows at a time as rowTask does. lo is
+// a multiple of packGroup, and so is hi unless it is past the last group
+// (the pool's grain is a multiple of packGroup: mulRows, mulRowsAsync).
+func (a *mulArgs) packedRows(lo, hi int, buf []float32) {
+	p, nb := a.packed, a.k/32
+	n8 := p.n / packGroup * packGroup
+	gb := packGroup * a.rb
+	run := len(buf) / packGroup * packGroup
+	for j0 := lo; j0 < min(hi, n8); j0 += run {
+		j1 := min(hi, n8, j0+run)
+		d := buf[:j1-j0]
+		for i := 0; i < a.m; i++ {
+			a.kd.dotPacked(p.b[j0/packGroup*gb:j1/packGroup*gb], nb, a.act[i*a.actRB:(i+1)*a.actRB], d)
+			a.store(i, j0, d)
+		}
+	}
+	if hi > n8 {
+		j0 := max(lo, n8)
+		d := buf[:hi-j0]
+		for i := 0; i < a.m; i++ {
+			a.kd.dotQRows(p.b[j0*a.rb:hi*a.rb], a.rb, a.act[i*a.actRB:(i+1)*a.actRB], nb, d)
+			a.store(i, j0, d)
+		}
+	}
+}
