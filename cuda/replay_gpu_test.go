@@ -91,13 +91,13 @@ func TestGPUStoriesReplay(t *testing.T) {
 				t.Logf("graphs are off (permuted block order or an old driver): launch counts not checked")
 				return
 			}
-			if m.o.NoGraphs {
+			if b.opt.NoGraphs { // this mode's, or $HARK_CUDA_GRAPHS=0's for every mode
 				require.Zero(t, st.GraphLaunches)
 				return
 			}
 			require.Zero(t, st.RecordFailures, st.RecordError)
 			require.Positive(t, st.GraphLaunches)
-			if m.o.NoChain {
+			if b.opt.NoChain {
 				return
 			}
 			const n = 200

@@ -29,6 +29,8 @@ var (
 	sgemmFn uintptr
 	// setThreadsFn is openblas_set_num_threads, 0 where the library lacks it.
 	setThreadsFn uintptr
+	// coreNameFn is openblas_get_corename, 0 where the library lacks it.
+	coreNameFn uintptr
 
 	// callMu serialises calls while the library runs its own thread team
 	// (threads != 1): OpenBLAS is not meant to be entered from several of
@@ -83,11 +85,15 @@ func Available() bool {
 	return loadErr == nil
 }
 
-// Library names the loaded library, or says why none is loaded.
+// Library names the loaded library (with OpenBLAS's kernel family), or
+// says why none is loaded.
 func Library() string {
 	load()
 	if loadErr != nil {
 		return loadErr.Error()
+	}
+	if coreNameFn != 0 {
+		return libName + " (" + coreName() + ")"
 	}
 	return libName
 }

@@ -3,6 +3,8 @@ package blas
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -152,4 +154,19 @@ func TestSgemmConcurrentSingleThreaded(t *testing.T) {
 	for i := range got {
 		require.Equal(t, want[i], got[i], "goroutine %d", i)
 	}
+}
+
+// OpenBLAS runs the kernels this CPU's features allow, also where it
+// cannot tell the CPU's model (a hypervisor's generic one): the override
+// reaches the library (set through the C environment before it loads).
+func TestOpenBLASCore(t *testing.T) {
+	require.True(t, Available(), Library())
+	require.NotZero(t, coreNameFn, "the CI machine's BLAS is OpenBLAS: %s", Library())
+	want := os.Getenv("OPENBLAS_CORETYPE") // ours, or the user's
+	if want == "" {
+		require.Empty(t, openBLASCore())
+		t.Logf("no override for this CPU: OpenBLAS chose %s", coreName())
+		return
+	}
+	require.True(t, strings.EqualFold(coreName(), want), "OpenBLAS runs %q, want %q", coreName(), want)
 }

@@ -4,6 +4,7 @@ package blas
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"unsafe"
@@ -19,7 +20,14 @@ func candidates() []string {
 	return []string{"libopenblas.so.0", "libopenblas.so", "libblas.so.3"}
 }
 
+// coreEnv is OpenBLAS's kernel override; it is read once, when the
+// library loads.
+const coreEnv = "OPENBLAS_CORETYPE"
+
 func open() (string, error) {
+	if c := openBLASCore(); c != "" && os.Getenv(coreEnv) == "" {
+		os.Setenv(coreEnv, c) // a user's own setting wins
+	}
 	var errs []string
 	for _, name := range candidates() {
 		lib, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_LOCAL)
@@ -36,6 +44,9 @@ func open() (string, error) {
 		sgemmFn = fn
 		if fn, err := purego.Dlsym(lib, "openblas_set_num_threads"); err == nil {
 			setThreadsFn = fn
+		}
+		if fn, err := purego.Dlsym(lib, "openblas_get_corename"); err == nil {
+			coreNameFn = fn
 		}
 		return name, nil
 	}
@@ -54,3 +65,10 @@ func callSgemm(f *sgemmArgs, a, b, c unsafe.Pointer) {
 }
 
 func callSetThreads(n int) { purego.SyscallN(setThreadsFn, uintptr(n)) }
+
+// coreName asks OpenBLAS which kernels it runs.
+func coreName() string {
+	var f func() string
+	purego.RegisterFunc(&f, coreNameFn)
+	return f()
+}
