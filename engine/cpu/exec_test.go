@@ -84,6 +84,12 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	h.add(plan.Conv1DArgs{Type: ggml.F16, W: bind(conv), X: bind(tmp), Bias: plan.None, Out: bind(tmp2), Cin: int(dim), Cout: int(dim), T: 1, Kw: 3, Stride: 1, Pad: 1, Ldx: int(dim), Ldo: int(dim)}.Dispatch())
 	h.add(plan.CopyArgs{Type: ggml.F16, Src: bind(tmp2), Dst: bind(half), N: int(dim), M: 1, Lds: int(dim), Ldd: int(dim)}.Dispatch())
 	h.add(plan.MatVecArgs{Type: ggml.F16, W: bind(tokEmb), X: bind(x), Out: bind(logits), Bias: plan.None, Res: plan.None, N: int(vocab), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(vocab)}.Dispatch())
+	wf := plan.WhisperFilterArgs{X: bind(logits), Table: bind(h.f32("filter.table", make([]float32, 2*vocab))), Hist: bind(toks),
+		N: int(vocab), M: 1, Ldx: int(vocab), Ldh: int(ctx), TsBegin: int(vocab) - 8, EOT: int(vocab) - 10, NoTs: int(vocab) - 9,
+		Flags: plan.FlagTimestamps}.Dispatch()
+	wf.AddPatch(plan.PatchWhisperFilterCount, plan.VarStep, 1, 0) // the timestamp rules read the sampled tokens
+	wf.AddPatch(plan.PatchWhisperFilterMaxInitial, plan.VarUser1, 1, 0)
+	h.add(wf)
 	h.add(plan.SoftmaxArgs{X: bind(logits), Out: bind(probs), N: int(vocab), M: 1, Ldx: int(vocab), Ldo: int(vocab), Scale: 1}.Dispatch())
 	h.add(plan.ArgmaxArgs{X: bind(logits), Out: bind(am), N: int(vocab), M: 1, Ldx: int(vocab)}.Dispatch())
 	beams := h.p.AddBuffer(plan.Buffer{Name: "beams", Kind: plan.State, Size: int64(4 * 3 * ctx * dim)})
