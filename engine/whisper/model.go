@@ -13,6 +13,7 @@ type Model struct {
 	exec    plan.Executable
 	lay     *layout
 	logits  []float32 // host copy of the last logits read
+	hist    []int32   // the beams' sampled tokens as filterBeams uploads them (reused every step)
 	vars    plan.Vars
 	beamSrc []int32 // the source of each beam, written for PassBeamCopy
 	// hostSelect filters logits (and chooses greedy tokens) on the host

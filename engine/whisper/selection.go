@@ -106,7 +106,11 @@ func (m *Model) filterBeams(f *logitFilter, rows []float32, beams [][]int32, fir
 		return fmt.Errorf("whisper: %d sampled tokens, context %d", count, ctx)
 	}
 	if count > 0 {
-		hist := make([]int32, (nb-1)*ctx+count)
+		n := (nb-1)*ctx + count
+		if cap(m.hist) < n {
+			m.hist = make([]int32, nb*ctx)
+		}
+		hist := m.hist[:n]
 		for b, s := range beams {
 			if len(s) != count {
 				return fmt.Errorf("whisper: beam %d has %d tokens, beam 0 %d", b, len(s), count)
