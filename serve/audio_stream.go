@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -25,6 +26,9 @@ const (
 	MaxStreamAudio = time.Hour
 	streamIdle     = 30 * time.Second
 	streamWrite    = 10 * time.Second
+	// maxFrameDrain is how much of an over-long message is read and
+	// dropped before the error goes out.
+	maxFrameDrain = 16 * maxStreamFrame
 )
 
 // streamProtocol is the WebSocket subprotocol the server answers with;
@@ -103,7 +107,8 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader answered the client
 	}
 	defer conn.Close()
-	conn.SetReadLimit(maxStreamFrame)
+	// No read limit on the connection: gorilla would close with 1009 and
+	// no word; readFrames bounds each message itself and says why.
 	start := time.Now()
 	send := func(e whisper.StreamEvent) error {
 		conn.SetWriteDeadline(time.Now().Add(streamWrite))
@@ -137,7 +142,11 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 		if !errors.Is(err, errClientGone) {
 			conn.SetWriteDeadline(time.Now().Add(streamWrite))
 			conn.WriteJSON(map[string]string{"type": "error", "error": err.Error()})
-			conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, truncate(err.Error(), 120)))
+			code := websocket.ClosePolicyViolation
+			if errors.Is(err, errFrameTooBig) {
+				code = websocket.CloseMessageTooBig
+			}
+			conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, truncate(err.Error(), 120)))
 		}
 		return
 	}
@@ -147,6 +156,10 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 }
 
 var errClientGone = errors.New("the client went away")
+
+// errFrameTooBig: a message over maxStreamFrame (closed with 1009).
+var errFrameTooBig = fmt.Errorf("a message holds at most %d s of audio (%d bytes): send the audio in chunks (100 ms to 1 s each)",
+	maxStreamFrame/2/whisper.SampleRate, maxStreamFrame)
 
 func truncate(s string, n int) string {
 	if len(s) > n {
@@ -162,7 +175,10 @@ func readFrames(ctx context.Context, conn *websocket.Conn, in chan<- []float32) 
 	total := 0
 	for {
 		conn.SetReadDeadline(time.Now().Add(streamIdle))
-		kind, b, err := conn.ReadMessage()
+		kind, b, err := readFrame(conn)
+		if errors.Is(err, errFrameTooBig) {
+			return err
+		}
 		if err != nil {
 			var ce *websocket.CloseError
 			if errors.As(err, &ce) {
@@ -198,4 +214,25 @@ func readFrames(ctx context.Context, conn *websocket.Conn, in chan<- []float32) 
 			return nil
 		}
 	}
+}
+
+// readFrame reads one message of at most maxStreamFrame bytes; a longer
+// one is errFrameTooBig (the rest of it is never read).
+func readFrame(conn *websocket.Conn) (int, []byte, error) {
+	kind, r, err := conn.NextReader()
+	if err != nil {
+		return kind, nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxStreamFrame+1))
+	if err != nil {
+		return kind, nil, err
+	}
+	if len(b) > maxStreamFrame {
+		// The rest is read and dropped (up to a bound) so that closing
+		// does not reset the connection under the client's write, which
+		// would lose the error event before it is read.
+		io.Copy(io.Discard, io.LimitReader(r, maxFrameDrain))
+		return kind, nil, errFrameTooBig
+	}
+	return kind, b, nil
 }

@@ -156,3 +156,26 @@ func TestAudioStreamHandshakeRules(t *testing.T) {
 		c.Close()
 	}
 }
+
+// A single frame over the limit (11 s of audio, as a client that sends a
+// whole clip at once) gets an error event naming the limit, then a 1009
+// close whose reason says the same.
+func TestAudioStreamFrameTooBig(t *testing.T) {
+	_, base := startServer(t, Config{})
+	c, _, err := websocket.DefaultDialer.Dial(wsURL(base, "model=tiny"), nil)
+	require.NoError(t, err)
+	defer c.Close()
+	pcm := pcmOf(t, "jfk")
+	require.Greater(t, len(pcm), maxStreamFrame)
+	require.NoError(t, c.WriteMessage(websocket.BinaryMessage, pcm))
+	evs := readEvents(t, c)
+	last := evs[len(evs)-1]
+	require.Equal(t, "error", last["type"], "%v", evs)
+	require.Contains(t, last["error"], "at most 10 s of audio (320000 bytes)")
+	require.Contains(t, last["error"], "in chunks")
+	_, _, err = c.ReadMessage()
+	var ce *websocket.CloseError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, websocket.CloseMessageTooBig, ce.Code)
+	require.Contains(t, ce.Text, "at most 10 s of audio")
+}
