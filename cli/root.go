@@ -21,6 +21,22 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// exitInterrupted is the status of a command ended by Ctrl-C (128 +
+// SIGINT, as shells report it).
+const exitInterrupted = 130
+
+// exitCode is the process status for a command's error.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}
+
 // NewRoot builds the command tree with the given output streams.
 func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
@@ -58,13 +74,9 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 func Execute(args []string) int {
 	root := NewRoot(os.Stdout, os.Stderr)
 	root.SetArgs(args)
-	if err := root.Execute(); err != nil {
+	err := root.Execute()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "hark:", err)
-		var ee *exitError
-		if errors.As(err, &ee) {
-			return ee.code
-		}
-		return 1
 	}
-	return 0
+	return exitCode(err)
 }

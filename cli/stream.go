@@ -114,8 +114,12 @@ func runStream(cmd *cobra.Command, fl *streamOptions) error {
 		sm.Options.InitialPrompt = mf.Vocab.Encode(" " + p)
 	}
 
+	// Ctrl-C ends the input, not the transcription: the uncommitted tail
+	// is decoded and the whole transcript printed as final (exit 130). A
+	// second Ctrl-C kills the process as usual.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 	defer stop()
+	context.AfterFunc(ctx, stop)
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	defer out.Flush()
 	enc := json.NewEncoder(out)
@@ -134,30 +138,60 @@ func runStream(cmd *cobra.Command, fl *streamOptions) error {
 	in := make(chan []float32, 1024)
 	playErr := make(chan error, 1)
 	go func() { playErr <- play(ctx, read, fl.speed, start, in) }()
-	res, err := st.Run(ctx, in)
+	res, err := st.Run(cmd.Context(), in)
 	if err != nil {
 		return err
 	}
-	if err := <-playErr; err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+	perr := <-playErr
+	interrupted := errors.Is(perr, context.Canceled) && cmd.Context().Err() == nil
+	if perr != nil && !interrupted {
+		return fmt.Errorf("%s: %w", src, perr)
 	}
 	if fl.json {
 		emit(whisper.StreamEvent{Type: whisper.EventFinal, Text: res.Text, AudioEnd: res.Duration})
 	} else {
 		fmt.Fprintln(out, res.Text)
 	}
+	if interrupted {
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+	}
 	return nil
 }
 
 // play sends audio in 100-ms chunks at speed times real time from start,
-// closing out at the end.
+// closing out at the end or when ctx ends (then with ctx's error). The
+// source is read on its own goroutine, so a reader blocked on a quiet
+// stdin does not hold up the end.
 func play(ctx context.Context, read func([]float32) (int, error), speed float64, start time.Time, out chan<- []float32) error {
 	defer close(out)
+	type chunk struct {
+		x   []float32
+		err error
+	}
+	chunks := make(chan chunk)
+	go func() {
+		for {
+			buf := make([]float32, streamChunk)
+			n, err := fill(read, buf)
+			select {
+			case chunks <- chunk{buf[:n], err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	sent := 0
 	for {
-		buf := make([]float32, streamChunk)
-		n, err := fill(read, buf)
-		if n > 0 {
+		var c chunk
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case c = <-chunks:
+		}
+		if n := len(c.x); n > 0 {
 			sent += n
 			due := start.Add(time.Duration(float64(sent) / whisper.SampleRate / speed * float64(time.Second)))
 			select {
@@ -165,13 +199,13 @@ func play(ctx context.Context, read func([]float32) (int, error), speed float64,
 				return ctx.Err()
 			case <-time.After(time.Until(due)):
 			}
-			out <- buf[:n]
+			out <- c.x
 		}
-		if errors.Is(err, io.EOF) {
+		if errors.Is(c.err, io.EOF) {
 			return nil
 		}
-		if err != nil {
-			return err
+		if c.err != nil {
+			return c.err
 		}
 	}
 }

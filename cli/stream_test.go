@@ -47,10 +47,7 @@ func TestStreamCommand(t *testing.T) {
 
 	x, err := audio.Load16k(clip)
 	require.NoError(t, err)
-	pcm := make([]byte, 2*len(x))
-	for i, v := range x {
-		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(int16(max(-1, min(1, v))*32767)))
-	}
+	pcm := pcmBytes(x)
 	out, _, err = runHarkStdin(t, string(pcm), "stream", "--model", model, "--speed", "50", "-")
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -61,4 +58,13 @@ func TestStreamCommand(t *testing.T) {
 	require.ErrorContains(t, err, "middle of a sample")
 	_, _, err = runHark(t, "stream", "--model", model, "--speed", "0", clip)
 	require.ErrorContains(t, err, "--speed")
+}
+
+// pcmBytes is x as s16le, what `hark stream -` reads.
+func pcmBytes(x []float32) []byte {
+	b := make([]byte, 2*len(x))
+	for i, v := range x {
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(int16(max(-1, min(1, v))*32767)))
+	}
+	return b
 }
