@@ -72,11 +72,21 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 
 // Execute runs the CLI with args and returns the process exit code.
 func Execute(args []string) int {
-	root := NewRoot(os.Stdout, os.Stderr)
-	root.SetArgs(args)
-	err := root.Execute()
+	return run(args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+// run is Execute on the given streams (tests run it in-process): a
+// failure is one line on stderr and its exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	args, err := urlArgs(args) // hark hark://dictate/toggle (url.go)
+	if err == nil {
+		root := NewRoot(stdout, stderr)
+		root.SetIn(stdin)
+		root.SetArgs(args)
+		err = root.Execute()
+	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "hark:", err)
+		fmt.Fprintln(stderr, "hark:", err)
 	}
 	return exitCode(err)
 }
