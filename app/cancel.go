@@ -5,6 +5,12 @@ import "errors"
 // errNotRecording: Cancel or Discard without a recording.
 var errNotRecording = errors.New("dictation is not recording")
 
+// errStarting: Stop, Cancel or Discard while Start is still opening the
+// device. The recording is discarded the moment the device opens
+// (Dictation.Start): nothing was captured, and the state never says
+// "recording" with nothing to stop.
+var errStarting = errors.New("the microphone is still opening; the dictation is canceled as soon as it opens")
+
 // aborter is a Recorder that can end a recording for a cancel without the
 // work a transcription needs (the live stream's tail decode, the trim).
 type aborter interface {
@@ -14,10 +20,16 @@ type aborter interface {
 // abortRecording takes the running recording away from the service and
 // ends its capture: nothing of it is transcribed. The state stays
 // "transcribing" (holding off a Start until the recorder is free) until
-// the caller sets it idle. errNotRecording when no recording runs.
+// the caller sets it idle. errNotRecording when no recording runs;
+// errStarting when Start is still opening the device (the recording is
+// then discarded when it opens).
 func (d *Dictation) abortRecording() (int64, Recording, error) {
 	d.mu.Lock()
 	rec, id := d.rec, d.cur
+	if d.discardWhileStarting() {
+		d.mu.Unlock()
+		return 0, Recording{}, errStarting
+	}
 	if d.st.State != DictRecording || id == 0 || rec == nil {
 		d.mu.Unlock()
 		return 0, Recording{}, errNotRecording
@@ -48,6 +60,9 @@ func (d *Dictation) Cancel() error {
 	if errors.Is(err, errNotRecording) {
 		return err
 	}
+	if errors.Is(err, errStarting) {
+		return nil // canceled when the device opens
+	}
 	_, herr := d.deps.history.FinishRecording(id, r.DurationMs)
 	if r.SaveErr != nil {
 		if cur, gerr := d.deps.history.Get(id); gerr == nil {
@@ -57,4 +72,15 @@ func (d *Dictation) Cancel() error {
 	d.setState(func(s *DictationStatus) { s.State, s.StartedAt, s.Error = DictIdle, 0, "" })
 	d.deps.emit.Emit(EventDictationCanceled, CanceledItem{ItemID: id})
 	return herr
+}
+
+// discardWhileStarting asks a Start that is still opening the device to
+// discard its recording once it opens, and reports whether one is.
+// Called with d.mu held.
+func (d *Dictation) discardWhileStarting() bool {
+	if d.st.State != DictRecording || d.cur != 0 || d.rec == nil {
+		return false
+	}
+	d.discardOnStart = true
+	return true
 }

@@ -2,8 +2,10 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/audio"
@@ -23,12 +25,19 @@ type CaptureRecorder struct {
 	// hooks are the recording's device callbacks (onEvent).
 	hooks atomic.Pointer[deviceHooks]
 
-	mu     sync.Mutex
+	// ops serializes the device's life (Arm, Start, Stop, Close, the mic
+	// policy) and guards rec, device and mic. It may be held while the
+	// Recorder waits on its writer, so the writer's callbacks (onLevel,
+	// onSamples, OnSaveError) never take it: they take only mu, which is
+	// never held across a wait.
+	ops    sync.Mutex
 	rec    *dictation.Recorder
 	device string
-	opt    RecordOptions // callbacks of the current recording
-	det    *vad.Detector
-	fired  bool
+
+	mu    sync.Mutex
+	opt   RecordOptions // callbacks of the current recording
+	det   *vad.Detector
+	fired bool
 
 	// Live preview: each recording is streamed (app/stream.go) as it is
 	// captured; Stop finishes the stream and keeps its transcript for
@@ -40,6 +49,9 @@ type CaptureRecorder struct {
 	// createFile opens recordings' files (nil: audio.CreateFile;
 	// tests inject a failing one).
 	createFile func(string) (audio.WAVFile, error)
+	// startTimeout bounds the device's start (0: the Recorder's default;
+	// tests shorten it).
+	startTimeout time.Duration
 }
 
 // SetLive installs the live-stream starter (nil: no live preview).
@@ -70,8 +82,8 @@ func NewCaptureRecorder(open dictation.Opener) *CaptureRecorder {
 // moment before the hotkey ("Keep the microphone ready"). Without it the
 // device opens at Start.
 func (c *CaptureRecorder) Arm(device string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.ops.Lock()
+	defer c.ops.Unlock()
 	c.mic.cancelClose()
 	if err := c.recorderLocked(device); err != nil {
 		return err
@@ -80,7 +92,8 @@ func (c *CaptureRecorder) Arm(device string) error {
 }
 
 // recorderLocked makes c.rec the recorder for device, closing one on
-// another device. It opens nothing: Arm or Start does.
+// another device. It opens nothing: Arm or Start does. Called with c.ops
+// held.
 func (c *CaptureRecorder) recorderLocked(device string) error {
 	if c.rec != nil && c.device == device {
 		return nil
@@ -105,7 +118,8 @@ func (c *CaptureRecorder) recorderLocked(device string) error {
 				f(err)
 			}
 		},
-		CreateFile: c.createFile,
+		CreateFile:   c.createFile,
+		StartTimeout: c.startTimeout,
 	}, c.open)
 	c.rec, c.device = rec, device
 	return nil
@@ -142,8 +156,8 @@ func (c *CaptureRecorder) onSamples(x []float32) {
 
 // Start implements Recorder.
 func (c *CaptureRecorder) Start(opt RecordOptions) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.ops.Lock()
+	defer c.ops.Unlock()
 	c.mic.cancelClose()
 	if opt.Device == "" && c.rec != nil && c.rec.Device() != (capture.Device{}) {
 		// An open device that is no longer the default (a headset was
@@ -157,24 +171,60 @@ func (c *CaptureRecorder) Start(opt RecordOptions) error {
 	if err := c.recorderLocked(opt.Device); err != nil {
 		return err
 	}
+	c.mu.Lock()
 	c.opt, c.det, c.fired = opt, vad.NewDetector(vad.Config{}), false
+	c.streamed = nil
+	if c.live != nil && opt.OnPartial != nil {
+		// OnPartial only asks for a preview: the stream's events (committed
+		// and tentative text apart) go out from the App (app/stream.go).
+		// It exists before the recording, so the pre-roll reaches it.
+		c.stream = c.live()
+	}
+	c.mu.Unlock()
 	c.hooks.Store(&deviceHooks{onDevice: opt.OnDevice, onNoDevice: opt.OnNoDevice})
 	// Unarmed, Start opens the device and keeps every sample from the
 	// moment it opens; Arm then keeps it open after Stop until the policy
 	// closes it.
 	if err := c.rec.Start(opt.Path); err != nil {
-		return err
+		c.forget()
+		return deviceError(err)
 	}
 	if err := c.rec.Arm(); err != nil {
-		return err
-	}
-	c.streamed = nil
-	if c.live != nil && opt.OnPartial != nil {
-		// OnPartial only asks for a preview: the stream's events (committed
-		// and tentative text apart) go out from the App (app/stream.go).
-		c.stream = c.live()
+		// Not reached in practice (Start left the device running); a
+		// recording must not outlive a failed Start.
+		c.rec.Stop()
+		c.forget()
+		return deviceError(err)
 	}
 	return nil
+}
+
+// forget drops a failed recording's callbacks and live stream.
+func (c *CaptureRecorder) forget() {
+	c.mu.Lock()
+	c.opt, c.det = RecordOptions{}, nil
+	stream := c.stream
+	c.stream = nil
+	c.mu.Unlock()
+	c.hooks.Store(nil)
+	if stream != nil {
+		stream.abort()
+	}
+}
+
+// deviceError says a device failure in the user's words; the cause stays
+// in the chain.
+func deviceError(err error) error {
+	if errors.Is(err, dictation.ErrDeviceSlow) {
+		return fmt.Errorf("the microphone did not start; try again, or pick another input in Settings: %w", err)
+	}
+	if errors.Is(err, capture.ErrNoDevice) {
+		return fmt.Errorf("no microphone was found; connect one or check the sound settings: %w", err)
+	}
+	if errors.Is(err, dictation.ErrRecordingFile) {
+		return err
+	}
+	return fmt.Errorf("the microphone could not be opened: %w", err)
 }
 
 // Stop implements Recorder: the WAV keeps everything captured; the samples
@@ -191,18 +241,23 @@ func (c *CaptureRecorder) Abort() (Recording, error) {
 }
 
 func (c *CaptureRecorder) stop(abort bool) (Recording, error) {
+	c.ops.Lock()
+	rec := c.rec
 	c.mu.Lock()
-	rec, opt := c.rec, c.opt
-	c.opt, c.det = RecordOptions{}, nil
-	c.hooks.Store(nil)
+	opt := c.opt
 	c.mu.Unlock()
 	if rec == nil {
+		c.ops.Unlock()
+		c.forget()
 		return Recording{}, errors.New("not recording")
 	}
 	r, err := rec.Stop() // the last samples reach the stream first
 	c.mu.Lock()
-	c.mic.afterRecording(c, rec, opt.Mic)
+	c.opt, c.det = RecordOptions{}, nil
 	c.mu.Unlock()
+	c.hooks.Store(nil)
+	c.mic.afterRecording(c, rec, opt.Mic)
+	c.ops.Unlock()
 	c.mu.Lock()
 	stream := c.stream
 	c.stream = nil
@@ -227,6 +282,9 @@ func (c *CaptureRecorder) stop(abort bool) (Recording, error) {
 	out := Recording{DurationMs: r.Duration.Milliseconds(), SaveErr: r.SaveErr, PreRollMs: r.PreRoll.Milliseconds()}
 	if err != nil {
 		return out, err
+	}
+	if len(r.Samples) == 0 && !abort {
+		return out, errors.New("the microphone delivered no audio; check the input device in Settings (the recording is kept in History)")
 	}
 	if abort {
 		out.Samples = r.Samples
@@ -258,8 +316,8 @@ func (c *CaptureRecorder) Devices() ([]Device, error) {
 
 // Close closes the device.
 func (c *CaptureRecorder) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.ops.Lock()
+	defer c.ops.Unlock()
 	c.mic.cancelClose()
 	if c.rec == nil {
 		return nil

@@ -114,6 +114,10 @@ type Dictation struct {
 	// cleanWith replaces the chat model as the clean-up (tests; cleanup.go).
 	cleanWith atomic.Pointer[cleaner]
 	later     laterState // "type now, perfect later" (perfect.go)
+	// discardOnStart: a Stop, Cancel or Discard came while Start was
+	// opening the device; the recording is discarded once it opens
+	// (cancel.go).
+	discardOnStart bool
 }
 
 // dictationDeps is what Dictation uses of the rest of the app, given at
@@ -185,6 +189,7 @@ func (d *Dictation) Start() error {
 		return errors.New("dictation is already " + d.st.State)
 	}
 	d.st.State = DictRecording // claims the service while the row is made
+	d.discardOnStart = false
 	d.mu.Unlock()
 
 	plan, err := planFor(set, d.focusedApp(), true)
@@ -217,16 +222,22 @@ func (d *Dictation) Start() error {
 		OnNoDevice:  func() { d.Stop() },
 	})
 	if err != nil {
+		// Nothing was recorded: the device never opened.
 		d.deps.history.Delete(it.ID)
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
 	}
 	d.mu.Lock()
 	d.cur, d.plan = it.ID, plan
+	discard := d.discardOnStart
+	d.discardOnStart = false
 	d.mu.Unlock()
 	d.setState(func(s *DictationStatus) {
 		s.State, s.Device, s.StartedAt, s.Error, s.ItemID, s.Mode = DictRecording, set.InputDevice, it.CreatedAt, "", it.ID, plan.mode
 	})
+	if discard { // ended while the device opened (cancel.go)
+		return d.Discard()
+	}
 	return nil
 }
 
@@ -234,20 +245,56 @@ func (d *Dictation) Start() error {
 // say so, inserts the text, and returns the history item. The recording
 // stays in History (pending) even when transcription fails.
 func (d *Dictation) Stop() (Item, error) {
+	it, _, err := d.stopInserted()
+	return it, err
+}
+
+// stopInserted is Stop that also returns the text inserted (after the
+// mode's replacements and clean-up), which `hark dictate stop` prints.
+func (d *Dictation) stopInserted() (Item, string, error) {
+	s, err := d.beginStop()
+	if err != nil {
+		return Item{}, "", err
+	}
+	return d.finishStop(s)
+}
+
+// stopping is a recording that beginStop took from the service.
+type stopping struct {
+	rec  Recorder
+	out  platform.Output
+	id   int64
+	plan *wordPlan
+}
+
+// beginStop takes the recording away from the service: the state is
+// "transcribing" when it returns, so a caller that answers at once (a
+// toggle) reports the new state.
+func (d *Dictation) beginStop() (stopping, error) {
 	d.mu.Lock()
-	rec, out, id, plan := d.rec, d.out, d.cur, d.plan
-	if d.st.State != DictRecording || id == 0 {
+	s := stopping{rec: d.rec, out: d.out, id: d.cur, plan: d.plan}
+	if d.discardWhileStarting() {
 		d.mu.Unlock()
-		return Item{}, errors.New("dictation is not recording")
+		return s, errStarting
+	}
+	if d.st.State != DictRecording || s.id == 0 {
+		d.mu.Unlock()
+		return s, errors.New("dictation is not recording")
 	}
 	d.cur = 0
 	d.st.State = DictTranscribing
 	d.mu.Unlock()
 	d.setState(func(s *DictationStatus) { s.StartedAt = 0 })
+	return s, nil
+}
 
-	fail := func(err error) (Item, error) {
+// finishStop ends the capture beginStop took, transcribes, cleans up and
+// inserts.
+func (d *Dictation) finishStop(st stopping) (Item, string, error) {
+	rec, out, id, plan := st.rec, st.out, st.id, st.plan
+	fail := func(err error) (Item, string, error) {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
-		return Item{}, err
+		return Item{}, "", err
 	}
 	r, err := rec.Stop()
 	if err != nil {
@@ -285,7 +332,7 @@ func (d *Dictation) Stop() (Item, error) {
 	if set.PerfectLater && r.SaveErr == nil && outErr == nil {
 		d.perfectLater(it.ID, plan, text, set.PerfectModel) // app/perfect.go
 	}
-	return it, outErr
+	return it, text, outErr
 }
 
 // Toggle starts a recording when idle and stops one that runs (the stop
@@ -296,7 +343,11 @@ func (d *Dictation) Toggle() error {
 	d.mu.Unlock()
 	switch state {
 	case DictRecording:
-		go d.Stop()
+		s, err := d.beginStop() // the state is "transcribing" on return
+		if err != nil {
+			return err
+		}
+		go d.finishStop(s)
 		return nil
 	case DictTranscribing:
 		return errors.New("dictation is still transcribing")

@@ -38,7 +38,7 @@ func (d *Dictation) Recording() bool {
 // recording in History.)
 func (d *Dictation) Discard() error {
 	id, _, err := d.abortRecording()
-	if errors.Is(err, errNotRecording) {
+	if errors.Is(err, errNotRecording) || errors.Is(err, errStarting) {
 		return nil
 	}
 	derr := d.deps.history.Delete(id)

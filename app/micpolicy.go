@@ -24,7 +24,7 @@ func MicOptionsOf(d SettingsData) MicOptions {
 }
 
 // micPolicy closes a CaptureRecorder's device when it has been idle long
-// enough. Its fields are guarded by the CaptureRecorder's mutex.
+// enough. Its fields are guarded by the CaptureRecorder's ops mutex.
 type micPolicy struct {
 	timer *time.Timer
 	gen   uint64 // bumped by cancelClose: a timer that fired late does nothing
@@ -41,7 +41,7 @@ func (m *micPolicy) cancelClose() {
 	}
 }
 
-// afterRecording schedules rec's close per o. Called with c.mu held.
+// afterRecording schedules rec's close per o. Called with c.ops held.
 func (m *micPolicy) afterRecording(c *CaptureRecorder, rec *dictation.Recorder, o MicOptions) {
 	m.cancelClose()
 	if o.KeepReady {
@@ -54,15 +54,15 @@ func (m *micPolicy) afterRecording(c *CaptureRecorder, rec *dictation.Recorder, 
 // closeIdle closes rec's device if nothing used it since the close was
 // scheduled.
 func (c *CaptureRecorder) closeIdle(rec *dictation.Recorder, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.ops.Lock()
+	defer c.ops.Unlock()
 	if c.mic.gen != gen || c.rec != rec || rec.Recording() {
 		return
 	}
 	c.mic.timer = nil
-	// Under c.mu, so a Start waits for the close instead of racing it;
+	// Under c.ops, so a Start waits for the close instead of racing it;
 	// the device's event goroutine, which Disarm waits for, never takes
-	// c.mu (onEvent).
+	// it (onEvent).
 	_ = rec.Disarm()
 }
 
@@ -74,8 +74,8 @@ func (c *CaptureRecorder) SetMicPolicy(device string, o MicOptions) error {
 	if o.KeepReady {
 		return c.Arm(device)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.ops.Lock()
+	defer c.ops.Unlock()
 	c.mic.cancelClose()
 	if c.rec == nil || c.rec.Recording() {
 		return nil // a recording's Stop schedules the close
@@ -86,8 +86,8 @@ func (c *CaptureRecorder) SetMicPolicy(device string, o MicOptions) error {
 // MicOpen reports whether the input device is open (for the tray and
 // tests).
 func (c *CaptureRecorder) MicOpen() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.ops.Lock()
+	defer c.ops.Unlock()
 	return c.rec != nil && c.rec.Device() != (capture.Device{})
 }
 

@@ -68,7 +68,18 @@ type RecorderConfig struct {
 	OnSaveError func(error)
 	// CreateFile opens the recording's file (default audio.CreateFile).
 	CreateFile func(path string) (audio.WAVFile, error)
+	// StartTimeout bounds opening and starting the device (default
+	// 10 s): a device that hangs there fails the Start with
+	// ErrDeviceSlow instead of holding the dictation, and is closed
+	// whenever it does start.
+	StartTimeout time.Duration
 }
+
+// ErrRecordingFile: the recording's file could not be created.
+var ErrRecordingFile = errors.New("dictation: creating the recording file")
+
+// ErrDeviceSlow: the input device did not start within StartTimeout.
+var ErrDeviceSlow = errors.New("the microphone did not start in time")
 
 // Recording is a finished recording.
 type Recording struct {
@@ -100,7 +111,9 @@ type Recorder struct {
 	ring      []float32
 	ringPos   int
 	ringFull  bool
+	ringAt    time.Time // when the ring got its first sample
 	recording bool
+	starting  bool // a Start is opening the device
 	limited   bool
 	rec       []float32
 	startAt   time.Time
@@ -122,6 +135,9 @@ func NewRecorder(cfg RecorderConfig, open Opener) *Recorder {
 	}
 	if cfg.MaxDuration <= 0 {
 		cfg.MaxDuration = 30 * time.Minute
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 10 * time.Second
 	}
 	if open == nil {
 		open = CaptureOpener
@@ -155,6 +171,9 @@ func (r *Recorder) onData(x []float32) {
 			}
 		}
 	} else if len(r.ring) > 0 {
+		if r.ringAt.IsZero() {
+			r.ringAt = time.Now()
+		}
 		for len(x) > 0 {
 			n := copy(r.ring[r.ringPos:], x)
 			x = x[n:]
@@ -180,8 +199,8 @@ func (r *Recorder) Level() Level {
 	return Level{RMS: math.Float32frombits(uint32(v >> 32)), Peak: math.Float32frombits(uint32(v))}
 }
 
-// ensureOpen opens and starts the device. Called with r.mu NOT held (the
-// audio thread takes it).
+// ensureOpen opens and starts the device, waiting at most StartTimeout.
+// Called with r.mu NOT held (the audio thread takes it).
 func (r *Recorder) ensureOpen() error {
 	r.mu.Lock()
 	src, running := r.src, r.running
@@ -189,21 +208,49 @@ func (r *Recorder) ensureOpen() error {
 	if running {
 		return nil
 	}
-	if src == nil {
-		var err error
-		src, err = r.open(capture.Options{DeviceID: r.cfg.DeviceID, OnData: r.onData, OnEvent: r.cfg.OnEvent})
-		if err != nil {
-			return err
+	type opened struct {
+		src Source
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		s := src
+		if s == nil {
+			var err error
+			s, err = r.open(capture.Options{DeviceID: r.cfg.DeviceID, OnData: r.onData, OnEvent: r.cfg.OnEvent})
+			if err != nil {
+				ch <- opened{err: err}
+				return
+			}
 		}
+		if err := s.Start(); err != nil {
+			s.Close()
+			ch <- opened{err: err}
+			return
+		}
+		ch <- opened{src: s}
+	}()
+	timer := time.NewTimer(r.cfg.StartTimeout)
+	defer timer.Stop()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return o.err
+		}
+		r.mu.Lock()
+		r.src, r.running = o.src, true
+		r.mu.Unlock()
+		return nil
+	case <-timer.C:
+		// Given up on: closed whenever it starts, so it never captures
+		// behind the user's back.
+		go func() {
+			if o := <-ch; o.src != nil {
+				o.src.Close()
+			}
+		}()
+		return fmt.Errorf("%w (%v)", ErrDeviceSlow, r.cfg.StartTimeout)
 	}
-	if err := src.Start(); err != nil {
-		src.Close()
-		return err
-	}
-	r.mu.Lock()
-	r.src, r.running = src, true
-	r.mu.Unlock()
-	return nil
 }
 
 // Arm opens the device and keeps it capturing into the pre-roll ring.
@@ -231,7 +278,7 @@ func (r *Recorder) closeSource() error {
 	r.mu.Lock()
 	src := r.src
 	r.src, r.running = nil, false
-	r.ringPos, r.ringFull = 0, false
+	r.ringPos, r.ringFull, r.ringAt = 0, false, time.Time{}
 	r.mu.Unlock()
 	if src == nil {
 		return nil
@@ -265,15 +312,27 @@ func (r *Recorder) Captured() time.Duration {
 }
 
 // Start begins a recording into a new WAV file at path. With an armed
-// device it includes the pre-roll and takes effect at once.
+// device it includes the pre-roll and takes effect at once. The device is
+// opened before the recording begins, so a device that fails to open (or
+// hangs) leaves nothing running: no writer, no recording state.
 func (r *Recorder) Start(path string) error {
 	startAt := time.Now()
 	r.mu.Lock()
-	busy := r.recording
-	r.mu.Unlock()
-	if busy {
+	if r.recording || r.starting {
+		r.mu.Unlock()
 		return errors.New("dictation: already recording")
 	}
+	r.starting = true
+	wasRunning := r.running
+	r.mu.Unlock()
+	ok := false
+	defer func() {
+		if !ok {
+			r.mu.Lock()
+			r.starting = false
+			r.mu.Unlock()
+		}
+	}()
 	create := r.cfg.CreateFile
 	if create == nil {
 		create = audio.CreateFile
@@ -284,31 +343,34 @@ func (r *Recorder) Start(path string) error {
 		w, err = audio.NewWAVWriter(f, capture.SampleRate)
 	}
 	if err != nil {
-		return fmt.Errorf("dictation: creating the recording file: %w", err)
+		return fmt.Errorf("%w: %w", ErrRecordingFile, err)
 	}
+	if err := r.ensureOpen(); err != nil {
+		w.Close()
+		return err
+	}
+	ok = true
 	r.mu.Lock()
 	r.rec = make([]float32, 0, 30*capture.SampleRate)
 	if r.ringFull {
 		r.rec = append(r.rec, r.ring[r.ringPos:]...)
 	}
 	r.rec = append(r.rec, r.ring[:r.ringPos]...)
-	r.preRoll = len(r.rec)
-	r.ringPos, r.ringFull = 0, false
-	r.recording, r.limited = true, false
+	// A device opened by this Start has no pre-roll: what its ring holds
+	// came after the hotkey, and is kept as the recording's beginning.
+	r.preRoll = 0
 	r.startAt, r.firstAt = startAt, time.Time{}
+	if wasRunning {
+		r.preRoll = len(r.rec)
+	} else if len(r.rec) > 0 {
+		r.firstAt = r.ringAt
+	}
+	r.ringPos, r.ringFull, r.ringAt = 0, false, time.Time{}
+	r.recording, r.starting, r.limited = true, false, false
 	r.w, r.path = w, path
 	r.notify, r.stop, r.done = make(chan struct{}, 1), make(chan struct{}), make(chan error, 1)
 	go r.writer(w, r.notify, r.stop, r.done)
 	r.mu.Unlock()
-	if err := r.ensureOpen(); err != nil {
-		r.mu.Lock()
-		r.recording = false
-		close(r.stop)
-		r.mu.Unlock()
-		<-r.done
-		w.Close()
-		return err
-	}
 	return nil
 }
 
