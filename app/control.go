@@ -34,9 +34,7 @@ func (a *App) ControlCommand(cmd string) control.Reply {
 	case "start":
 		err = d.Start()
 	case "stop":
-		var it Item
-		it, err = d.Stop()
-		text = it.Text
+		_, text, err = d.stopInserted() // what was inserted, not the raw transcript
 	case "toggle":
 		err = d.Toggle()
 	case "cancel":

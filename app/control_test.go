@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app/control"
+	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -106,4 +107,38 @@ func TestPasteLastHotkeySetting(t *testing.T) {
 	require.ErrorContains(t, d.validate(), "pasteLastHotkey")
 	d.Hotkey, d.ModeHotkey, d.PasteLastHotkey = "Ctrl+Alt+Space", "Ctrl+Alt+M", "alt+ctrl+m"
 	require.ErrorContains(t, d.validate(), "pasteLastHotkey")
+}
+
+// TestControlStopPrintsInserted: `hark dictate stop` answers with the text
+// that was inserted (the replacements applied), not the raw transcript,
+// and a toggle that stops answers with the new state.
+func TestControlStopPrintsInserted(t *testing.T) {
+	dir := t.TempDir()
+	a := openApp(t, dir, testModelsDir(t), newEvents())
+	sink := &textSink{}
+	a.SetRecorder(&clipRecorder{clip: shared.Path(t, "audio", "jfk.wav")})
+	a.SetOutput(sink)
+	s, err := a.Settings.Get()
+	require.NoError(t, err)
+	s.Replacements = []rewrite.Rule{{From: "country", To: "nation", WholeWord: true}}
+	_, err = a.Settings.Update(s)
+	require.NoError(t, err)
+	send := func(cmd string) (control.Reply, error) { return control.Send(dir, cmd, time.Minute) }
+
+	_, err = send("start")
+	require.NoError(t, err)
+	r, err := send("stop")
+	require.NoError(t, err)
+	require.Len(t, sink.texts, 1)
+	require.Equal(t, sink.texts[0], r.Text, "stop prints what was inserted")
+	require.Contains(t, r.Text, "your nation")
+	require.NotEqual(t, kitText(t, "jfk"), r.Text)
+
+	r, err = send("toggle")
+	require.NoError(t, err)
+	require.Equal(t, DictRecording, r.State)
+	r, err = send("toggle")
+	require.NoError(t, err)
+	require.Equal(t, DictTranscribing, r.State, "a toggle that stops answers with the new state")
+	require.Eventually(t, func() bool { r, _ := send("status"); return r.State == DictIdle }, time.Minute, 20*time.Millisecond)
 }
