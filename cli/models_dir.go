@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+
 	"github.com/spf13/cobra"
 
 	"github.com/harkapp/hark/engine/models"
@@ -22,5 +26,15 @@ func resolveModel(cmd *cobra.Command, arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return s.Resolve(arg)
+	path, err := s.Resolve(arg)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		if _, ok := models.Lookup(arg); ok {
+			return "", fmt.Errorf("the model %s is not installed: download it with `hark models pull %s`", arg, arg)
+		}
+		return "", fmt.Errorf("no model called %q in %s: give a model file, or a name from `hark models list`", arg, s.Dir)
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%s: no such model file", arg)
+	}
+	return path, err
 }

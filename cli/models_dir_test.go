@@ -40,8 +40,8 @@ func TestModelNames(t *testing.T) {
 
 	_, errs, code = runCLI(t, "generate", "--model", "nope", "x")
 	require.Equal(t, 1, code)
-	require.Contains(t, errs, `no such model "nope"`)
+	require.Contains(t, errs, `no model called "nope"`)
 	_, errs, code = runCLI(t, "generate", "--model", "../stories", "x")
 	require.Equal(t, 1, code)
-	require.Contains(t, errs, "no such file")
+	require.Contains(t, errs, "../stories: no such model file")
 }

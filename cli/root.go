@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/harkapp/hark/internal/usererr"
 )
 
 // exitError carries a specific exit code out of a command.
@@ -33,6 +35,10 @@ func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return exitUsage
 	}
 	return 1
 }
@@ -67,6 +73,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		// Measurements.
 		newBenchCmd(),
 	)
+	withUsage(root) // usage.go
 	return root
 }
 
@@ -86,7 +93,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = root.Execute()
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "hark:", err)
+		fmt.Fprintln(stderr, "hark:", usererr.Message(err, usererr.Options{}))
+		var ue *usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintln(stderr, "usage:", ue.cmd.UseLine())
+		}
 	}
 	return exitCode(err)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/usererr"
 	"github.com/harkapp/hark/internal/vocab"
 )
 
@@ -159,7 +160,11 @@ func runTranscribe(cmd *cobra.Command, fl *transcribeOptions) error {
 	failed := 0
 	for i, path := range files {
 		if err := transcribeOne(ctx, cmd, mf, model, opt, fix, *fl, path, i, len(files)); err != nil {
-			fmt.Fprintf(stderr, "hark: %s: %v\n", path, err)
+			err = fmt.Errorf("%s: %w", path, err)
+			if len(files) == 1 {
+				return err // the one line run prints
+			}
+			fmt.Fprintln(stderr, "hark:", usererr.Message(err, usererr.Options{}))
 			failed++
 			if ctx.Err() != nil {
 				break

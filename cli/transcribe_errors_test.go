@@ -17,13 +17,7 @@ import (
 func runCLI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	root := NewRoot(&out, &errb)
-	root.SetArgs(args)
-	code := 0
-	if err := root.Execute(); err != nil {
-		errb.WriteString("hark: " + err.Error() + "\n")
-		code = 1
-	}
+	code := run(args, strings.NewReader(""), &out, &errb)
 	return out.String(), errb.String(), code
 }
 
@@ -77,7 +71,7 @@ func TestTranscribeBadModels(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(corrupt, b[:len(b)/2], 0o644))
 	for _, c := range []struct{ model, want string }{
-		{filepath.Join(dir, "nope.bin"), "no such file"},
+		{filepath.Join(dir, "nope.bin"), "nope.bin: no such model file"},
 		{corrupt, corrupt},
 		{shared.Path(t, "models", "stories260K.gguf"), "stories260K.gguf"},
 		{"", "no model"},
