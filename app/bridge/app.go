@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"github.com/harkapp/hark/app"
+	"github.com/harkapp/hark/internal/usererr"
 )
 
 // Attach registers a's services and serves its recordings, with uploads
@@ -11,6 +12,7 @@ func (b *Bridge) Attach(a *app.App) error {
 	b.mu.Lock()
 	b.opts.SaveUpload = a.SaveUpload
 	b.opts.Recording = a.History.AudioFile
+	b.opts.Folders = []usererr.Folder{{Path: a.DataDir(), Name: "the data folder"}, {Path: a.ModelsDir(), Name: "the models folder"}}
 	b.mu.Unlock()
 	return b.Register(a.Services()...)
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/internal/localhttp"
+	"github.com/harkapp/hark/internal/usererr"
 )
 
 // Options configure a Bridge; every field is optional.
@@ -34,6 +35,9 @@ type Options struct {
 	MaxUpload int64
 	// Recording maps a history id to its audio file; nil disables /media.
 	Recording func(id int64) (string, error)
+	// Folders are the app's folders (data, models), whose absolute paths
+	// error answers never show (errText).
+	Folders []usererr.Folder
 }
 
 // DefaultMaxUpload bounds an upload: hours of uncompressed audio, but never
@@ -92,6 +96,12 @@ func (b *Bridge) Register(services ...any) error {
 		b.calls[svc.name] = svc
 	}
 	return nil
+}
+
+// errText is err as the page is told it: one plain line, no Go type
+// names, no paths of the app's folders (internal/usererr).
+func (b *Bridge) errText(err error) string {
+	return usererr.Message(err, usererr.Options{Folders: b.options().Folders})
 }
 
 func (b *Bridge) options() Options {

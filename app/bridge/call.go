@@ -65,17 +65,17 @@ func (b *Bridge) serveCall(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxCallBody))
 	if err != nil {
-		writeJSON(w, http.StatusRequestEntityTooLarge, reply{Error: "arguments: " + err.Error()})
+		writeJSON(w, http.StatusRequestEntityTooLarge, reply{Error: "arguments: " + b.errText(err)})
 		return
 	}
 	args, err := decodeArgs(fn.Type(), body)
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, reply{Error: fmt.Sprintf("%s.%s: %v", svcName, method, err)})
+		writeJSON(w, http.StatusBadRequest, reply{Error: b.errText(fmt.Errorf("%s.%s: %w", svcName, method, err))})
 		return
 	}
 	res, err := invoke(fn, args)
 	if err != nil {
-		writeJSON(w, http.StatusOK, reply{Error: err.Error()})
+		writeJSON(w, http.StatusOK, reply{Error: b.errText(err)})
 		return
 	}
 	writeJSON(w, http.StatusOK, reply{Result: res})
@@ -87,7 +87,7 @@ func decodeArgs(ft reflect.Type, body []byte) ([]reflect.Value, error) {
 	var raw []json.RawMessage
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err := json.Unmarshal(body, &raw); err != nil {
-			return nil, fmt.Errorf("arguments must be a JSON array: %v", err)
+			return nil, fmt.Errorf("arguments must be a JSON array: %w", err)
 		}
 	}
 	if ft.IsVariadic() || len(raw) != ft.NumIn() {
@@ -97,7 +97,7 @@ func decodeArgs(ft reflect.Type, body []byte) ([]reflect.Value, error) {
 	for i, m := range raw {
 		p := reflect.New(ft.In(i))
 		if err := json.Unmarshal(m, p.Interface()); err != nil {
-			return nil, fmt.Errorf("argument %d: %v", i+1, err)
+			return nil, fmt.Errorf("argument %d: %w", i+1, err)
 		}
 		args[i] = p.Elem()
 	}

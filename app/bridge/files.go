@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,7 +32,7 @@ func (b *Bridge) serveUpload(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, opts.MaxUpload)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, reply{Error: "upload: " + err.Error()})
+		writeJSON(w, http.StatusBadRequest, reply{Error: "upload: " + b.errText(err)})
 		return
 	}
 	for {
@@ -43,7 +42,7 @@ func (b *Bridge) serveUpload(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err != nil {
-			writeJSON(w, http.StatusBadRequest, reply{Error: "upload: " + err.Error()})
+			writeJSON(w, http.StatusBadRequest, reply{Error: "upload: " + b.errText(err)})
 			return
 		}
 		if part.FormName() != "file" {
@@ -58,11 +57,7 @@ func (b *Bridge) serveUpload(w http.ResponseWriter, r *http.Request) {
 				writeJSON(w, http.StatusRequestEntityTooLarge, reply{Error: fmt.Sprintf("upload: larger than the %d MiB limit", opts.MaxUpload>>20)})
 				return
 			}
-			var pe *fs.PathError // the data folder's path is no business of the page
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			writeJSON(w, http.StatusInternalServerError, reply{Error: "upload: could not keep the file: " + err.Error()})
+			writeJSON(w, http.StatusInternalServerError, reply{Error: "upload: could not keep the file: " + b.errText(err)})
 			return
 		}
 		writeJSON(w, http.StatusOK, reply{Result: id})
@@ -85,7 +80,7 @@ func (b *Bridge) serveRecording(w http.ResponseWriter, r *http.Request) {
 	}
 	path, err := recording(id)
 	if err != nil {
-		http.Error(w, fmt.Sprintf("recording %d: %v", id, err), http.StatusNotFound)
+		http.Error(w, fmt.Sprintf("recording %d: %s", id, b.errText(err)), http.StatusNotFound)
 		return
 	}
 	f, err := os.Open(path)
