@@ -48,7 +48,11 @@ With --json every event is a JSON object on its own line:
 A committed event carries only the newly committed text (never changed
 later), a tentative one the whole uncommitted tail, the final one the whole
 transcript; audio_end is the end of the audio the text covers and wall the
-seconds since playback started, so wall - audio_end is the lag.`,
+seconds since playback started, so wall - audio_end is the lag.
+
+Ctrl-C ends the input: the uncommitted tail is decoded and the whole
+transcript printed as final, then the exit status is 130 (a second Ctrl-C
+quits at once).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl.src = args[0]
