@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/app/control"
 	"github.com/harkapp/hark/app/dictation"
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture"
@@ -121,6 +122,10 @@ func TestDictationMicFailsToOpen(t *testing.T) {
 		require.ErrorContains(t, err, "connection refused")
 		requireIdle(t, a, ev, "the microphone could not be opened")
 	}
+	// `hark dictate start` is told the same.
+	r := within(t, "the control command", func() control.Reply { return a.ControlCommand("start") })
+	require.Equal(t, DictIdle, r.State)
+	require.Contains(t, r.Error, "the microphone could not be opened")
 	items, err := a.History.List("", 10, 0)
 	require.NoError(t, err)
 	require.Empty(t, items, "nothing was recorded, nothing is left")
