@@ -257,3 +257,22 @@ func TestAppCloseDuringStuckStart(t *testing.T) {
 	within(t, "App.Close", func() error { return a.Close() })
 	within(t, "CaptureRecorder.Close", rec.Close)
 }
+
+// TestAppCloseWhileDeviceOpens: the app closes while a device is still
+// opening for a dictation; when it opens, the recording is discarded
+// instead of running on after the app.
+func TestAppCloseWhileDeviceOpens(t *testing.T) {
+	src := newFaultSource()
+	src.started, src.release = make(chan struct{}), make(chan struct{})
+	a, rec, _ := faultApp(t, src)
+	started := make(chan error, 1)
+	go func() { started <- a.Dictation.Start() }()
+	within(t, "the device's start", func() struct{} { <-src.started; return struct{}{} })
+	require.NoError(t, within(t, "App.Close", a.Close))
+	close(src.release)
+	require.NoError(t, within(t, "Start", func() error { return <-started }))
+	rec.ops.Lock()
+	recording := rec.rec != nil && rec.rec.Recording()
+	rec.ops.Unlock()
+	require.False(t, recording, "no recording outlives the app")
+}

@@ -228,16 +228,27 @@ func (d *Dictation) Start() error {
 		return err
 	}
 	d.mu.Lock()
-	d.cur, d.plan = it.ID, plan
 	discard := d.discardOnStart
 	d.discardOnStart = false
+	if !discard {
+		d.cur, d.plan = it.ID, plan
+	}
 	d.mu.Unlock()
+	if discard {
+		// Ended (Stop, Cancel, Discard, the app closing) while the device
+		// opened: nothing was captured, nothing is kept (cancel.go).
+		if a, ok := rec.(aborter); ok {
+			a.Abort()
+		} else {
+			rec.Stop()
+		}
+		d.deps.history.Delete(it.ID)
+		d.setState(func(s *DictationStatus) { s.State, s.StartedAt, s.ItemID, s.Error = DictIdle, 0, 0, "" })
+		return nil
+	}
 	d.setState(func(s *DictationStatus) {
 		s.State, s.Device, s.StartedAt, s.Error, s.ItemID, s.Mode = DictRecording, set.InputDevice, it.CreatedAt, "", it.ID, plan.mode
 	})
-	if discard { // ended while the device opened (cancel.go)
-		return d.Discard()
-	}
 	return nil
 }
 
@@ -418,6 +429,7 @@ func (d *Dictation) recording(id int64) bool {
 func (d *Dictation) close() {
 	d.mu.Lock()
 	rec, id := d.rec, d.cur
+	d.discardWhileStarting() // a Start still opening the device ends there
 	d.cur = 0
 	d.st.State = DictIdle
 	d.mu.Unlock()
