@@ -165,6 +165,13 @@ func (f *fakeGPU) driver() *driver {
 			copy(unsafe.Slice((*byte)(dst), n), b[o:])
 			return f.rec("cuMemcpyDtoHAsync")
 		},
+		cuMemcpyDtoDAsync: func(dst, src dptr, n uint64, st uintptr) result {
+			return f.stream("cuMemcpyDtoDAsync", st, func() {
+				d, o := f.find(dst)
+				s, so := f.find(src)
+				copy(d[o:o+int(n)], s[so:so+int(n)])
+			})
+		},
 		cuMemsetD8Async: func(dst dptr, v uint8, n uint64, st uintptr) result {
 			return f.stream("cuMemsetD8Async", st, func() {
 				b, o := f.find(dst)
