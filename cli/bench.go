@@ -25,7 +25,7 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure inference speed",
 	}
-	cmd.AddCommand(newBenchLLMCmd(nil))
+	cmd.AddCommand(newBenchLLMCmd(nil), newBenchWhisperCmd(nil))
 	return cmd
 }
 
@@ -220,20 +220,12 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 	}
 	// On CUDA, the host's launches per generated token (kernels launched
 	// one by one plus graph replays) over the measured repetitions.
-	cs, onCUDA := be.(interface {
-		Stats() cuda.Stats
-		ResetStats()
-		Profile() []cuda.KernelTime
-	})
+	cs, onCUDA := be.(cudaStats)
 	// the memory ceiling the tg rows' GB/s is measured against
-	if c, ok := be.(interface {
-		CopyBandwidth(n int64, warm, reps int) (float64, error)
-	}); ok {
-		bw, err := c.CopyBandwidth(1<<30, 3, 10)
-		if err != nil {
+	if onCUDA {
+		if err := printCopyBandwidth(errOut, cs); err != nil {
 			return err
 		}
-		fmt.Fprintf(errOut, "%s: device-to-device copy %.1f GB/s (1 GiB, bytes read plus written, mean of 10 after 3 warm-ups)\n", be.Name(), bw/1e9)
 	}
 	measure := func() {
 		if onCUDA {
@@ -242,23 +234,7 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 	}
 	launches := func(r bench.Result) {
 		if onCUDA {
-			st := cs.Stats()
-			toks := float64(r.Tokens * len(r.TokS))
-			fmt.Fprintf(errOut, "cuda %s: %d steps, %d kernel launches, %d graph launches (%d graphs recorded), %.4f host launches per token\n",
-				r.Test, st.Steps, st.KernelLaunches, st.GraphLaunches, st.GraphsBuilt, float64(st.HostLaunches())/toks)
-			// $HARK_CUDA_PROFILE=1: the GPU time per kernel
-			prof := cs.Profile()
-			var total float64
-			for _, k := range prof {
-				total += k.Seconds
-			}
-			for i, k := range prof[:min(len(prof), 15)] {
-				if i == 0 {
-					fmt.Fprintf(errOut, "cuda %s profile: %.3f ms of kernels per token\n", r.Test, total*1e3/toks)
-				}
-				fmt.Fprintf(errOut, "  %-28s %8d launches %9.3f ms %5.1f%% %8.2f us/launch\n",
-					k.Function, k.Launches, k.Seconds*1e3, 100*k.Seconds/total, k.Seconds*1e6/float64(k.Launches))
-			}
+			printCUDA(errOut, cs, r.Test, float64(r.Tokens*len(r.TokS)), "token")
 		}
 	}
 	if tg > 0 {
@@ -305,6 +281,46 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 		fmt.Fprintf(errOut, "metal: %d command buffers, %d dispatches, GPU busy %.1f ms\n", st.CommandBuffers, st.Dispatches, st.GPUSeconds*1e3)
 	}
 	return nil
+}
+
+// cudaStats is what the CUDA backend reports beyond plan.Backend.
+type cudaStats interface {
+	Stats() cuda.Stats
+	ResetStats()
+	Profile() []cuda.KernelTime
+	CopyBandwidth(n int64, warm, reps int) (float64, error)
+}
+
+// printCopyBandwidth prints the device-to-device copy bandwidth, the
+// memory ceiling of decode.
+func printCopyBandwidth(errOut io.Writer, cs cudaStats) error {
+	bw, err := cs.CopyBandwidth(1<<30, 3, 10)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(errOut, "cuda: device-to-device copy %.1f GB/s (1 GiB, bytes read plus written, mean of 10 after 3 warm-ups)\n", bw/1e9)
+	return nil
+}
+
+// printCUDA prints a test's host launches per unit (kernels launched one
+// by one plus graph replays) since the last ResetStats and, with
+// $HARK_CUDA_PROFILE=1, the GPU time per kernel (the 15 costliest).
+func printCUDA(errOut io.Writer, cs cudaStats, test string, units float64, unit string) {
+	st := cs.Stats()
+	fmt.Fprintf(errOut, "cuda %s: %d steps, %d kernel launches, %d graph launches (%d graphs recorded), %.4f host launches per %s\n",
+		test, st.Steps, st.KernelLaunches, st.GraphLaunches, st.GraphsBuilt, float64(st.HostLaunches())/units, unit)
+	prof := cs.Profile()
+	var total float64
+	for _, k := range prof {
+		total += k.Seconds
+	}
+	for i, k := range prof[:min(len(prof), 15)] {
+		if i == 0 {
+			fmt.Fprintf(errOut, "cuda %s profile: %.3f ms of kernels per %s\n", test, total*1e3/units, unit)
+		}
+		fmt.Fprintf(errOut, "  %-28s %8d launches %9.3f ms %5.1f%% %8.2f us/launch\n",
+			k.Function, k.Launches, k.Seconds*1e3, 100*k.Seconds/total, k.Seconds*1e6/float64(k.Launches))
+	}
 }
 
 // shapeNames lists bench.Shapes' names, sorted.

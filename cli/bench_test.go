@@ -142,3 +142,30 @@ func TestBenchLLMErrors(t *testing.T) {
 	_, _, err = runHark(t, "bench", "llm", "--model", shared.Path(t, "models", "stories260K.gguf"), "--pp", "4096", "--tg", "0")
 	require.Error(t, err)
 }
+
+var whisperRow = regexp.MustCompile(`^\| ggml-kit-tiny\.en-q8_0\.bin \| CPU \| 1 \| (encode \(per window\)|decode \(per token\)) \| ([\d.]+) \| ([\d.]+) \|$`)
+
+// hark bench whisper: on the kit's q8_0 model by default, one row for the
+// encoder (ms per window) and one for the decoder (ms per token), each
+// with every repetition's sample.
+func TestBenchWhisper(t *testing.T) {
+	shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin") // fails loudly when the kit is missing
+	out, errOut, err := runHark(t, "bench", "whisper", "--backend", "cpu", "-t", "1", "-r", "2", "--tokens", "3")
+	require.NoError(t, err)
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	require.Len(t, rows, 4, out)
+	for i, test := range []string{"encode (per window)", "decode (per token)"} {
+		m := whisperRow.FindStringSubmatch(rows[2+i])
+		require.NotNil(t, m, rows[2+i])
+		require.Equal(t, test, m[1])
+		v, err := strconv.ParseFloat(m[2], 64)
+		require.NoError(t, err)
+		require.Greater(t, v, 0.0)
+		require.Regexp(t, `samples `+regexp.QuoteMeta(test)+` ms: [\d.]+ [\d.]+\n`, errOut)
+	}
+
+	for _, bad := range [][]string{{"-r", "0"}, {"--tokens", "0"}, {"--tokens", "448"}, {"-t", "0"}, {"--backend", "tpu"}, {"--model", filepath.Join(t.TempDir(), "none.bin")}} {
+		_, _, err := runHark(t, append([]string{"bench", "whisper", "--backend", "cpu"}, bad...)...)
+		require.Error(t, err, "%v", bad)
+	}
+}

@@ -18,24 +18,27 @@ type Result struct {
 
 // Mean and standard deviation of the repetitions' tok/s, as llama-bench
 // prints them.
-func (r Result) Mean() float64 {
-	var s float64
-	for _, v := range r.TokS {
-		s += v
-	}
-	return s / float64(len(r.TokS))
-}
+func (r Result) Mean() float64 { m, _ := MeanStddev(r.TokS); return m }
 
 // Stddev is the sample standard deviation (0 for one repetition).
-func (r Result) Stddev() float64 {
-	if len(r.TokS) < 2 {
-		return 0
+func (r Result) Stddev() float64 { _, s := MeanStddev(r.TokS); return s }
+
+// MeanStddev is v's mean and sample standard deviation (0 for one value).
+func MeanStddev(v []float64) (mean, stddev float64) {
+	if len(v) == 0 {
+		return 0, 0
 	}
-	m, s := r.Mean(), 0.0
-	for _, v := range r.TokS {
-		s += (v - m) * (v - m)
+	for _, x := range v {
+		mean += x
 	}
-	return math.Sqrt(s / float64(len(r.TokS)-1))
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	for _, x := range v {
+		stddev += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(stddev / float64(len(v)-1))
 }
 
 // Prompt measures prompt processing: each repetition empties the context
