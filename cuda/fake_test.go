@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/shaders"
 )
 
 // fakeGPU is a recording stand-in for libcuda: device memory is Go
@@ -450,4 +451,24 @@ func TestFakeWeightsOnce(t *testing.T) {
 	require.True(t, weightsFreed())
 	require.Greater(t, f.count_("cuMemFree"), frees)
 	b.Close()
+}
+
+// The CUDA family's tuning by default; HARK_CUDA_TUNE (Options.Tune)
+// changes knobs, and a bad one is refused before the GPU is touched.
+func TestFakeTune(t *testing.T) {
+	f := withFake(t, 90)
+	b, err := New(Options{})
+	require.NoError(t, err)
+	require.Equal(t, shaders.TuningFor("cuda"), b.tuning)
+	b.Close()
+	t.Setenv("HARK_CUDA_TUNE", "MatVecRows=2,AttnChunk=64")
+	b, err = New(Options{})
+	require.NoError(t, err)
+	require.Equal(t, uint32(2), b.tuning.MatVecRows)
+	require.Equal(t, uint32(64), b.tuning.AttnChunk)
+	b.Close()
+	retains := f.count_("cuDevicePrimaryCtxRetain")
+	_, err = New(Options{Tune: "MatVecRows=0"})
+	require.ErrorContains(t, err, "positive integer")
+	require.Equal(t, retains, f.count_("cuDevicePrimaryCtxRetain"))
 }
