@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/harkapp/hark/cuda"
@@ -24,7 +25,7 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure inference speed",
 	}
-	cmd.AddCommand(newBenchLLMCmd(nil))
+	cmd.AddCommand(newBenchLLMCmd(nil), newBenchWhisperCmd(nil))
 	return cmd
 }
 
@@ -34,8 +35,10 @@ type BenchLLMOptions struct {
 	Types     []string // file types to write (f16, q8_0, q4_0)
 	Dir       string   // where written files are kept
 	Tokenizer string   // SmolLM2 tokenizer folder ("" = the shared kit's)
-	Layers    int
-	PP, TG    int // prompt and generated tokens
+	Shape     string   // shape of the written files (bench.Shapes)
+	Layers    int      // 0: the shape's
+	Depth     int      // cached tokens before pp and tg (llama-bench -d)
+	PP, TG    int      // prompt and generated tokens
 	Reps      int
 	Threads   int
 	GPU       int
@@ -54,9 +57,16 @@ func newBenchLLMCmd(runF func(*cobra.Command, *BenchLLMOptions) error) *cobra.Co
 decodes) in tokens per second, averaged over --reps repetitions after a
 warm-up, like llama.cpp's llama-bench.
 
-Without --model it writes SmolLM2-135M-shaped GGUF files (random weights,
-the real SmolLM2 tokenizer from --tokenizer) of each --type into --dir,
-reusing files already there, and measures them.`,
+Without --model it writes GGUF files of --shape (smollm2-135m: SmolLM2-135M;
+llama-1b: Llama-3.2-1B's layers with SmolLM2's vocabulary) with random
+weights and the real SmolLM2 tokenizer from --tokenizer, of each --type,
+into --dir, reusing files already there, and measures them.
+
+--depth N measures pp and tg after N cached tokens (llama-bench -d). Each
+tg row also gives the achieved bandwidth: the weight bytes a token reads
+over the time per token. On CUDA the device-to-device copy bandwidth
+(1 GiB copied, bytes read plus written, the mean of 10 after 3 warm-ups)
+is printed first, the ceiling to compare it with.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.PP < 0 || o.TG < 0 || o.PP+o.TG == 0 {
@@ -71,8 +81,17 @@ reusing files already there, and measures them.`,
 			if o.Threads <= 0 {
 				return fmt.Errorf("bench: --threads must be positive, got %d", o.Threads)
 			}
-			if len(o.Models) == 0 && o.Layers <= 0 {
+			if len(o.Models) == 0 && (o.Layers < 0 || cmd.Flags().Changed("layers") && o.Layers == 0) {
 				return fmt.Errorf("bench: --layers must be positive, got %d", o.Layers)
+			}
+			if _, ok := bench.Shapes[o.Shape]; !ok && len(o.Models) == 0 {
+				return fmt.Errorf("bench: unknown --shape %q (%s)", o.Shape, strings.Join(shapeNames(), ", "))
+			}
+			if o.Depth < 0 {
+				return fmt.Errorf("bench: --depth must be >= 0, got %d", o.Depth)
+			}
+			if o.Depth > 0 && o.Chain {
+				return errors.New("bench: --chain measures from an empty context; it does not take --depth")
 			}
 			if runF != nil {
 				return runF(cmd, o)
@@ -85,7 +104,9 @@ reusing files already there, and measures them.`,
 	fl.StringSliceVar(&o.Types, "type", []string{"f16", "q8_0", "q4_0"}, "file types to write and measure")
 	fl.StringVar(&o.Dir, "dir", filepath.Join(os.TempDir(), "hark-bench"), "where the written models are kept")
 	fl.StringVar(&o.Tokenizer, "tokenizer", "", "SmolLM2 tokenizer directory (default: the shared llm-kit's)")
-	fl.IntVar(&o.Layers, "layers", bench.SmolLM2.Layers, "layers of the written models")
+	fl.StringVar(&o.Shape, "shape", bench.SmolLM2.Stem, "shape of the written models: "+strings.Join(shapeNames(), ", "))
+	fl.IntVar(&o.Layers, "layers", 0, "layers of the written models (default: the shape's)")
+	fl.IntVar(&o.Depth, "depth", 0, "cached tokens before each test, like llama-bench -d")
 	fl.IntVar(&o.PP, "pp", 512, "prompt tokens (0: skip)")
 	fl.IntVar(&o.TG, "tg", 128, "generated tokens (0: skip)")
 	fl.IntVarP(&o.Reps, "reps", "r", 5, "repetitions")
@@ -101,8 +122,10 @@ reusing files already there, and measures them.`,
 func runBenchLLM(out, errOut io.Writer, o *BenchLLMOptions) error {
 	models := o.Models
 	if len(models) == 0 {
-		shape := bench.SmolLM2
-		shape.Layers = o.Layers
+		shape := bench.Shapes[o.Shape]
+		if o.Layers > 0 {
+			shape.Layers = o.Layers
+		}
 		tokDir := o.Tokenizer
 		if tokDir == "" {
 			root, err := shareddir.Root()
@@ -119,7 +142,10 @@ func runBenchLLM(out, errOut io.Writer, o *BenchLLMOptions) error {
 			if !ok {
 				return fmt.Errorf("bench: unknown --type %q (f16, q8_0, q4_0)", name)
 			}
-			path := filepath.Join(o.Dir, fmt.Sprintf("smollm2-135m-shape-v1-L%d-%s.gguf", o.Layers, name))
+			path := filepath.Join(o.Dir, fmt.Sprintf("%s-shape-v1-L%d-%s.gguf", shape.Stem, shape.Layers, name))
+			if note := shape.OutputNote(ftype); note != "" {
+				fmt.Fprintf(errOut, "note: %s\n", note)
+			}
 			if _, err := os.Stat(path); err != nil {
 				fmt.Fprintf(errOut, "writing %s\n", path)
 				if err := bench.WriteFile(path, shape, ftype, tokDir, 1); err != nil {
@@ -130,8 +156,8 @@ func runBenchLLM(out, errOut io.Writer, o *BenchLLMOptions) error {
 		}
 	}
 	fmt.Fprintln(errOut, loadAverage())
-	fmt.Fprintln(out, "| model | size | params | backend | threads | test | t/s |")
-	fmt.Fprintln(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: |")
+	fmt.Fprintln(out, "| model | size | params | backend | threads | test | t/s | GB/s |")
+	fmt.Fprintln(out, "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |")
 	for _, path := range models {
 		if err := benchModel(out, errOut, o, path); err != nil {
 			return err
@@ -156,7 +182,7 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 		fmt.Fprintln(errOut, "hark:", reason)
 	}
 	defer be.Close()
-	ctxLen := max(pp, tg)
+	ctxLen := max(pp, tg) + o.Depth
 	if o.Chain {
 		ctxLen = max(pp, tg+1) // the prompt token, then tg generated
 	}
@@ -186,7 +212,7 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 	label := fmt.Sprintf("%s %s %s", f.Architecture(), paramsLabel(params), strings.ToUpper(main))
 	var results []bench.Result
 	if pp > 0 {
-		r, err := bench.Prompt(m, pp, reps)
+		r, err := bench.PromptAt(m, pp, o.Depth, reps)
 		if err != nil {
 			return err
 		}
@@ -194,11 +220,13 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 	}
 	// On CUDA, the host's launches per generated token (kernels launched
 	// one by one plus graph replays) over the measured repetitions.
-	cs, onCUDA := be.(interface {
-		Stats() cuda.Stats
-		ResetStats()
-		Profile() []cuda.KernelTime
-	})
+	cs, onCUDA := be.(cudaStats)
+	// the memory ceiling the tg rows' GB/s is measured against
+	if onCUDA {
+		if err := printCopyBandwidth(errOut, cs); err != nil {
+			return err
+		}
+	}
 	measure := func() {
 		if onCUDA {
 			cs.ResetStats()
@@ -206,27 +234,11 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 	}
 	launches := func(r bench.Result) {
 		if onCUDA {
-			st := cs.Stats()
-			toks := float64(r.Tokens * len(r.TokS))
-			fmt.Fprintf(errOut, "cuda %s: %d steps, %d kernel launches, %d graph launches (%d graphs recorded), %.4f host launches per token\n",
-				r.Test, st.Steps, st.KernelLaunches, st.GraphLaunches, st.GraphsBuilt, float64(st.HostLaunches())/toks)
-			// $HARK_CUDA_PROFILE=1: the GPU time per kernel
-			prof := cs.Profile()
-			var total float64
-			for _, k := range prof {
-				total += k.Seconds
-			}
-			for i, k := range prof[:min(len(prof), 15)] {
-				if i == 0 {
-					fmt.Fprintf(errOut, "cuda %s profile: %.3f ms of kernels per token\n", r.Test, total*1e3/toks)
-				}
-				fmt.Fprintf(errOut, "  %-28s %8d launches %9.3f ms %5.1f%% %8.2f us/launch\n",
-					k.Function, k.Launches, k.Seconds*1e3, 100*k.Seconds/total, k.Seconds*1e6/float64(k.Launches))
-			}
+			printCUDA(errOut, cs, r.Test, float64(r.Tokens*len(r.TokS)), "token")
 		}
 	}
 	if tg > 0 {
-		r, err := bench.Generate(m, tg, reps, measure)
+		r, err := bench.GenerateAt(m, tg, o.Depth, reps, measure)
 		if err != nil {
 			return err
 		}
@@ -245,9 +257,16 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 		launches(r)
 		results = append(results, r)
 	}
+	wbytes := bench.WeightBytesPerToken(f)
 	for _, r := range results {
-		fmt.Fprintf(out, "| %s | %.2f MiB | %.2f M | %s | %d | %s | %.2f ± %.2f |\n",
-			label, float64(size)/(1<<20), float64(params)/1e6, strings.ToUpper(be.Name()), threads, r.Test, r.Mean(), r.Stddev())
+		// a decoded token reads every weight once; a prompt batch reads
+		// them once for all its tokens, so only tg has a bandwidth
+		bw := "-"
+		if strings.HasPrefix(r.Test, "tg") {
+			bw = fmt.Sprintf("%.1f", float64(wbytes)*r.Mean()/1e9)
+		}
+		fmt.Fprintf(out, "| %s | %.2f MiB | %.2f M | %s | %d | %s | %.2f ± %.2f | %s |\n",
+			label, float64(size)/(1<<20), float64(params)/1e6, strings.ToUpper(be.Name()), threads, r.Test, r.Mean(), r.Stddev(), bw)
 		// every repetition, for medians (llama-bench's -o json has them too)
 		fmt.Fprintf(errOut, "samples %s %s t=%d t/s:", label, r.Test, threads)
 		for _, v := range r.TokS {
@@ -262,6 +281,56 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 		fmt.Fprintf(errOut, "metal: %d command buffers, %d dispatches, GPU busy %.1f ms\n", st.CommandBuffers, st.Dispatches, st.GPUSeconds*1e3)
 	}
 	return nil
+}
+
+// cudaStats is what the CUDA backend reports beyond plan.Backend.
+type cudaStats interface {
+	Stats() cuda.Stats
+	ResetStats()
+	Profile() []cuda.KernelTime
+	CopyBandwidth(n int64, warm, reps int) (float64, error)
+}
+
+// printCopyBandwidth prints the device-to-device copy bandwidth, the
+// memory ceiling of decode.
+func printCopyBandwidth(errOut io.Writer, cs cudaStats) error {
+	bw, err := cs.CopyBandwidth(1<<30, 3, 10)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(errOut, "cuda: device-to-device copy %.1f GB/s (1 GiB, bytes read plus written, mean of 10 after 3 warm-ups)\n", bw/1e9)
+	return nil
+}
+
+// printCUDA prints a test's host launches per unit (kernels launched one
+// by one plus graph replays) since the last ResetStats and, with
+// $HARK_CUDA_PROFILE=1, the GPU time per kernel (the 15 costliest).
+func printCUDA(errOut io.Writer, cs cudaStats, test string, units float64, unit string) {
+	st := cs.Stats()
+	fmt.Fprintf(errOut, "cuda %s: %d steps, %d kernel launches, %d graph launches (%d graphs recorded), %.4f host launches per %s\n",
+		test, st.Steps, st.KernelLaunches, st.GraphLaunches, st.GraphsBuilt, float64(st.HostLaunches())/units, unit)
+	prof := cs.Profile()
+	var total float64
+	for _, k := range prof {
+		total += k.Seconds
+	}
+	for i, k := range prof[:min(len(prof), 15)] {
+		if i == 0 {
+			fmt.Fprintf(errOut, "cuda %s profile: %.3f ms of kernels per %s\n", test, total*1e3/units, unit)
+		}
+		fmt.Fprintf(errOut, "  %-28s %8d launches %9.3f ms %5.1f%% %8.2f us/launch\n",
+			k.Function, k.Launches, k.Seconds*1e3, 100*k.Seconds/total, k.Seconds*1e6/float64(k.Launches))
+	}
+}
+
+// shapeNames lists bench.Shapes' names, sorted.
+func shapeNames() []string {
+	names := make([]string, 0, len(bench.Shapes))
+	for n := range bench.Shapes {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 func paramsLabel(n int64) string {

@@ -79,6 +79,10 @@ type Options struct {
 	// function (Backend.Profile); graphs are off while it is on
 	// ($HARK_CUDA_PROFILE=1).
 	Profile bool
+	// Tune changes knobs of the CUDA tuning, as shaders.Override reads
+	// them ("MatVecRows=2,AttnChunk=64"; $HARK_CUDA_TUNE), to measure
+	// other geometries without a rebuild.
+	Tune string
 }
 
 // Info describes the GPU.
@@ -317,13 +321,14 @@ func (v *device) close() {
 	v.ctx = 0
 }
 
-// Tuning is the kernel tuning used on NVIDIA GPUs: the default (32-wide
-// SIMD-groups, up to 1024 threads per threadgroup), not tuned yet (part 2).
-func Tuning() shaders.Tuning { return shaders.Default }
+// Tuning is the kernel tuning used on NVIDIA GPUs: shaders' "cuda" family
+// (32-wide warps, up to 1024 threads per block; its comment says why each
+// knob differs from Metal's).
+func Tuning() shaders.Tuning { return shaders.TuningFor("cuda") }
 
 // envOptions reads the test switches: $HARK_CUDA_POISON=1,
-// $HARK_CUDA_PERMUTE=<seed>, $HARK_CUDA_GRAPHS=0, $HARK_CUDA_CHAIN=0 and
-// $HARK_CUDA_PROFILE=1.
+// $HARK_CUDA_PERMUTE=<seed>, $HARK_CUDA_GRAPHS=0, $HARK_CUDA_CHAIN=0,
+// $HARK_CUDA_PROFILE=1 and $HARK_CUDA_TUNE.
 func envOptions(o Options) Options {
 	if os.Getenv("HARK_CUDA_GRAPHS") == "0" {
 		o.NoGraphs = true
@@ -336,6 +341,9 @@ func envOptions(o Options) Options {
 	}
 	if os.Getenv("HARK_CUDA_POISON") == "1" {
 		o.Poison = true
+	}
+	if s := os.Getenv("HARK_CUDA_TUNE"); s != "" && o.Tune == "" {
+		o.Tune = s
 	}
 	if s := os.Getenv("HARK_CUDA_PERMUTE"); s != "" && o.PermuteSeed == 0 {
 		var seed uint64

@@ -71,6 +71,7 @@ type driver struct {
 	cuMemcpyHtoD              func(dst dptr, src unsafe.Pointer, n uint64) result
 	cuMemcpyHtoDAsync         func(dst dptr, src unsafe.Pointer, n uint64, stream uintptr) result
 	cuMemcpyDtoHAsync         func(dst unsafe.Pointer, src dptr, n uint64, stream uintptr) result
+	cuMemcpyDtoDAsync         func(dst, src dptr, n uint64, stream uintptr) result
 	cuMemsetD8Async           func(dst dptr, v uint8, n uint64, stream uintptr) result
 	cuStreamCreate            func(s *uintptr, flags uint32) result
 	cuStreamDestroy           func(s uintptr) result
@@ -153,6 +154,7 @@ func loadDriver() (*driver, error) {
 			{&d.cuMemAllocHost, "cuMemAllocHost_v2"}, {&d.cuMemFreeHost, "cuMemFreeHost"},
 			{&d.cuMemcpyHtoD, "cuMemcpyHtoD_v2"},
 			{&d.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2"}, {&d.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2"},
+			{&d.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2"},
 			{&d.cuMemsetD8Async, "cuMemsetD8Async"},
 			{&d.cuStreamCreate, "cuStreamCreate"}, {&d.cuStreamDestroy, "cuStreamDestroy_v2"},
 			{&d.cuStreamSynchronize, "cuStreamSynchronize"},

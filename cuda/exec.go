@@ -45,12 +45,16 @@ type devWeights struct {
 // there is no driver or GPU.
 func New(o Options) (*Backend, error) {
 	o = envOptions(o)
+	tuning, err := shaders.Override(Tuning(), o.Tune)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %w", err)
+	}
 	dev, err := openDevice(o.Device)
 	if err != nil {
 		return nil, err
 	}
 	seed := o.PermuteSeed
-	return &Backend{dev: dev, opt: o, tuning: Tuning(), weights: map[weightKey]*devWeights{},
+	return &Backend{dev: dev, opt: o, tuning: tuning, weights: map[weightKey]*devWeights{},
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}, nil
 }
 

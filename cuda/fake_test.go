@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/shaders"
 )
 
 // fakeGPU is a recording stand-in for libcuda: device memory is Go
@@ -164,6 +165,13 @@ func (f *fakeGPU) driver() *driver {
 			b, o := f.find(src)
 			copy(unsafe.Slice((*byte)(dst), n), b[o:])
 			return f.rec("cuMemcpyDtoHAsync")
+		},
+		cuMemcpyDtoDAsync: func(dst, src dptr, n uint64, st uintptr) result {
+			return f.stream("cuMemcpyDtoDAsync", st, func() {
+				d, o := f.find(dst)
+				s, so := f.find(src)
+				copy(d[o:o+int(n)], s[so:so+int(n)])
+			})
 		},
 		cuMemsetD8Async: func(dst dptr, v uint8, n uint64, st uintptr) result {
 			return f.stream("cuMemsetD8Async", st, func() {
@@ -443,4 +451,24 @@ func TestFakeWeightsOnce(t *testing.T) {
 	require.True(t, weightsFreed())
 	require.Greater(t, f.count_("cuMemFree"), frees)
 	b.Close()
+}
+
+// The CUDA family's tuning by default; HARK_CUDA_TUNE (Options.Tune)
+// changes knobs, and a bad one is refused before the GPU is touched.
+func TestFakeTune(t *testing.T) {
+	f := withFake(t, 90)
+	b, err := New(Options{})
+	require.NoError(t, err)
+	require.Equal(t, shaders.TuningFor("cuda"), b.tuning)
+	b.Close()
+	t.Setenv("HARK_CUDA_TUNE", "MatVecRows=2,AttnChunk=64")
+	b, err = New(Options{})
+	require.NoError(t, err)
+	require.Equal(t, uint32(2), b.tuning.MatVecRows)
+	require.Equal(t, uint32(64), b.tuning.AttnChunk)
+	b.Close()
+	retains := f.count_("cuDevicePrimaryCtxRetain")
+	_, err = New(Options{Tune: "MatVecRows=0"})
+	require.ErrorContains(t, err, "positive integer")
+	require.Equal(t, retains, f.count_("cuDevicePrimaryCtxRetain"))
 }

@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "40d2d96e43dfdb4f4a19a71935ca50a79c30dd6002223de2084d2fc03c5a52a8"
+const sourcesHash = "c4c3539862b2f2ecc03841067aaa3cbc35f52c114009df70636f47a3a0f5be45"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -29,6 +29,13 @@ const (
 	fcMatVecBatch = 21
 )
 
+// MatVecMaxThreads bounds a mat_vec threadgroup (8 SIMD-groups). The CUDA
+// entries of the mat_vec kernels are compiled for at most this many
+// threads (cuda/gen), so ptxas may give them up to 255 registers a thread
+// instead of the 64 a 1024-thread bound allows: at 64 their row and
+// activation arrays spilled to local memory (1.1 KB stack frames).
+const MatVecMaxThreads = 256
+
 // Tile geometry of mm_core (common.metal: MM_BN, MM_BM, MM_THREADS).
 const (
 	mmBN      = 64
@@ -128,7 +135,7 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	}
 	rows := knob(t.MatVecRows, defMatVecRows, 4)
 	batch := knob(t.MatVecBatch, defMatVecBatch, 8)
-	sg := knob(t.MatVecSIMDGroups, defMatVecSIMDGroups, min(32, max(1, t.MaxThreads/32)))
+	sg := knob(t.MatVecSIMDGroups, defMatVecSIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
 	l := Launch{
 		Function: name,
 		Groups:   [3]uint32{ceilDiv(n, rows*sg), ceilDiv(m, batch), 1},

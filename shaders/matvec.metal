@@ -59,7 +59,8 @@ kernel void mat_vec_impl(
     float inv[MV_MAX_BATCH];
     if (MODE == MV_RMS) {
         const float eps = args.rms_norm_mat_vec.eps;
-        for (int b = 0; b < MB && b < mb; ++b) {
+        for (int b = 0; b < MV_MAX_BATCH; ++b) {
+            if (b >= mb) break;
             device const float* xr = x + (b0 + b) * ldx;
             float ss = 0.0f;
             for (int i = int(tiitg); i < k; i += int(nsg) * 32) ss += xr[i] * xr[i];
@@ -67,7 +68,8 @@ kernel void mat_vec_impl(
             if (lane == 0) tg_part[sgitg][b] = ss;
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
-        for (int b = 0; b < MB && b < mb; ++b) {
+        for (int b = 0; b < MV_MAX_BATCH; ++b) {
+            if (b >= mb) break;
             float ss = 0.0f;
             for (uint s = 0; s < nsg; ++s) ss += tg_part[s][b];
             inv[b] = 1.0f / sqrt(ss / float(k) + eps);
@@ -86,12 +88,14 @@ kernel void mat_vec_impl(
     for (int c = int(lane); c < nc; c += 32) {
         const int e0 = 16 * c;
         float wv[MV_MAX_ROWS][16];
-        for (int r = 0; r < R; ++r) {
+        for (int r = 0; r < MV_MAX_ROWS; ++r) {
+            if (r >= R) break;
             // rows past n repeat the last row; their sums are discarded
             const int row = min(row0 + r, n - 1);
             load16((device const B*)(W + ulong(row) * rb), e0, k, wv[r]);
         }
-        for (int b = 0; b < MB && b < mb; ++b) {
+        for (int b = 0; b < MV_MAX_BATCH; ++b) {
+            if (b >= mb) break;
             float xv[16];
             device const float* xr = x + (b0 + b) * ldx + e0;
             const int cnt = min(16, k - e0);
@@ -109,7 +113,8 @@ kernel void mat_vec_impl(
                 device const float* ur = x2 + (b0 + b) * ld2 + e0;
                 for (int i = 0; i < cnt; ++i) xv[i] = gelu_tanh(xv[i]) * ur[i];
             }
-            for (int r = 0; r < R; ++r) {
+            for (int r = 0; r < MV_MAX_ROWS; ++r) {
+                if (r >= R) break;
                 float s = 0.0f;
                 for (int i = 0; i < 16; ++i) s += wv[r][i] * xv[i];
                 acc[r][b] += s;
@@ -117,15 +122,20 @@ kernel void mat_vec_impl(
         }
     }
 
-    // (b loops are bounded by the function constant MB too, so the compiler
-    // can unroll them and keep acc and inv in registers)
+    // (the r and b loops run to the compile-time maxima and break at R and
+    // mb: with constant trip counts the compiler unrolls them and keeps
+    // wv, acc and inv in registers; bounded by the function constants
+    // alone, where those are not compile-time (CUDA), the arrays were
+    // indexed at run time and went to local memory)
     // one reduction per activation row covers all R weight rows (a float4
     // simd_sum: a quarter of the SIMD-group collectives of scalar sums)
     const bool hb = has_bind(args, MAT_VEC_BIAS), hr = has_bind(args, MAT_VEC_RES);
-    for (int b = 0; b < MB && b < mb; ++b) {
+    for (int b = 0; b < MV_MAX_BATCH; ++b) {
+        if (b >= mb) break;
         const float4 s = simd_sum(float4(acc[0][b], acc[1][b], acc[2][b], acc[3][b]));
         if (lane == 0) {
-            for (int r = 0; r < R && row0 + r < n; ++r) {
+            for (int r = 0; r < MV_MAX_ROWS; ++r) {
+                if (r >= R || row0 + r >= n) break;
                 const int row = row0 + r;
                 float v = s[r];
                 if (hb) v += bias[row];

@@ -113,11 +113,21 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 //     because a long chain holds the queue longer per check of stop
 //     conditions.
 //   - default: the Apple7 values, safe on every Apple GPU.
+//   - cuda (every NVIDIA GPU, cuda.Tuning; not a Metal family): warps
+//     are scheduled on 100+ multiprocessors (132 on an H200) that each
+//     hold up to 64 warps, so decode's narrow products (576 and 2048 rows)
+//     need more threadgroups than Apple's 8-10 cores: one row per warp
+//     and 4 warps per threadgroup give a 576-row product 144 threadgroups
+//     (72 with the defaults: fewer than the multiprocessors); decode
+//     attention splits into 32-key chunks, so a short cache spreads over
+//     more warps than one per head (the anchor's profile: one warp per
+//     head walking 128 keys took 66 µs).
 var Families = []Tuning{
 	{Family: "apple9", ChainLength: 128, MatVecSIMDGroups: 4, AttnChunk: 512},
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
+	{Family: "cuda", MatVecRows: 1, MatVecSIMDGroups: 4, AttnChunk: 32},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for

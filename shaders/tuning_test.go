@@ -34,3 +34,25 @@ func TestFamilies(t *testing.T) {
 	require.Equal(t, uint32(2), partial.MatVecRows)
 	require.Equal(t, Default.ChainLength, partial.ChainLength)
 }
+
+func TestOverride(t *testing.T) {
+	c := TuningFor("cuda")
+	require.Equal(t, uint32(1), c.MatVecRows)
+	require.Equal(t, uint32(4), c.MatVecSIMDGroups)
+	require.Equal(t, uint32(32), c.AttnChunk)
+	require.Equal(t, Default.NormThreads, c.NormThreads)
+
+	o, err := Override(c, "MatVecRows=2, AttnChunk=64")
+	require.NoError(t, err)
+	require.Equal(t, uint32(2), o.MatVecRows)
+	require.Equal(t, uint32(64), o.AttnChunk)
+	require.Equal(t, c.MatVecSIMDGroups, o.MatVecSIMDGroups)
+	require.Equal(t, "cuda+MatVecRows=2, AttnChunk=64", o.Family)
+	same, err := Override(c, "")
+	require.NoError(t, err)
+	require.Equal(t, c, same)
+	for _, bad := range []string{"MatVecRows", "Nope=1", "Family=1", "MatVecRows=0", "MatVecRows=-1", "MatVecRows=x"} {
+		_, err := Override(c, bad)
+		require.Error(t, err, bad)
+	}
+}

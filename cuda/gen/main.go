@@ -122,10 +122,12 @@ func Generate(root string) (unit string, table []byte, err error) {
 			dyn = dyn || p.Attr == "threadgroup"
 			direct, replay = append(direct, a), append(replay, b)
 		}
-		// launch_bounds(1024): every entry must accept the largest
-		// threadgroup a launch rule may ask for (ptxas keeps registers at
-		// or under 64 a thread, spilling rather than refusing the launch)
-		fmt.Fprintf(&out, "extern \"C\" __global__ void __attribute__((launch_bounds(1024))) %s%s(const __hark::Params P) {\n", EntryPrefix, k.Name)
+		// launch_bounds: every entry must accept the largest threadgroup
+		// a launch rule may ask for: 1024 threads (ptxas keeps registers
+		// at or under 64 a thread, spilling rather than refusing the
+		// launch), except the mat_vec kernels, whose rule asks for at
+		// most shaders.MatVecMaxThreads and which need the registers
+		fmt.Fprintf(&out, "extern \"C\" __global__ void __attribute__((launch_bounds(%d))) %s%s(const __hark::Params P) {\n", entryBound(k.Name), EntryPrefix, k.Name)
 		if dyn {
 			out.WriteString("    extern __shared__ __attribute__((aligned(16))) unsigned char __hark_dyn[];\n")
 		}
@@ -212,4 +214,14 @@ func firstLines(s string, n int) string {
 		lines = append(lines[:n], "...")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// entryBound is the launch_bounds of kernel name's entry.
+func entryBound(name string) int {
+	for _, p := range []string{"mat_vec_", "rms_norm_mat_vec_", "silu_mul_mat_vec_", "gelu_mul_mat_vec_"} {
+		if strings.HasPrefix(name, p) {
+			return shaders.MatVecMaxThreads
+		}
+	}
+	return 1024
 }

@@ -506,6 +506,7 @@ func TestMatVecTuning(t *testing.T) {
 		{MaxThreads: 1024, MatVecRows: 3, MatVecBatch: 5, MatVecSIMDGroups: 4},
 		{MaxThreads: 1024, MatVecRows: 2, MatVecBatch: 8, MatVecSIMDGroups: 3},
 		{MaxThreads: 64, MatVecRows: 9, MatVecBatch: 20, MatVecSIMDGroups: 8}, // clamped to 4, 8, 2
+		shaders.TuningFor("cuda"),
 	} {
 		be := base.WithTuning(tun)
 		for _, typ := range []ggml.Type{ggml.F16, ggml.Q4_K, ggml.Q5_0} {

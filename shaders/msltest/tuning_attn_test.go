@@ -19,6 +19,7 @@ func TestKernelsOtherTunings(t *testing.T) {
 			AttnChunk: 32, AttnSplitBelow: 1 << 30, ArgmaxSegment: 33, ArgmaxThreads: 32, SampleThreads: 32},
 		{Family: "wide", SIMDWidth: 32, MaxThreads: 1024, NormThreads: 1024, RopeThreads: 1024, AttnRows: 8,
 			AttnChunk: 96, AttnSplitBelow: 1, ArgmaxSegment: 100000, ArgmaxThreads: 1024, SampleThreads: 256},
+		shaders.TuningFor("cuda"), // what NVIDIA GPUs run
 	}
 	defer func() { kitTune = nil }()
 	for i := range tunings {

@@ -20,6 +20,14 @@ import (
 // The 135M count is SmolLM2-135M's published size.
 func TestParams(t *testing.T) {
 	require.Equal(t, int64(134515008), SmolLM2.Params())
+	// Llama-3.2-1B's published 1,235,814,400 less the embedding rows of
+	// the 128,256-token vocabulary that SmolLM2's 49,152 replace
+	require.Equal(t, int64(1235814400-(128256-49152)*2048), Llama1B.Params())
+	require.Equal(t, Llama1B, Shapes["llama-1b"])
+	require.Equal(t, SmolLM2, Shapes["smollm2-135m"])
+	require.Empty(t, SmolLM2.OutputNote(ggml.Q4_0), "576 wide: llama.cpp falls back to q8_0 too")
+	require.Contains(t, Llama1B.OutputNote(ggml.Q4_0), "Q6_K")
+	require.Empty(t, Llama1B.OutputNote(ggml.Q8_0))
 }
 
 // A 2-layer file of each type: tensor types as llama.cpp's quantize picks
@@ -89,6 +97,27 @@ func TestWriteAndMeasure(t *testing.T) {
 			}
 			require.Equal(t, "pp32", pp.Test)
 			require.Equal(t, "tg8", tg.Test)
+
+			// at depth: the depth stays cached, each repetition adds n
+			// tokens after it
+			dtg, err := GenerateAt(m, 8, 40, 2, nil)
+			require.NoError(t, err)
+			require.Equal(t, "tg8 @ d40", dtg.Test)
+			require.Len(t, dtg.TokS, 2)
+			require.Equal(t, 48, m.Pos())
+			dpp, err := PromptAt(m, 16, 48, 1)
+			require.NoError(t, err)
+			require.Equal(t, "pp16 @ d48", dpp.Test)
+			require.Equal(t, 64, m.Pos())
+			_, err = GenerateAt(m, 8, 57, 1, nil)
+			require.ErrorContains(t, err, "tg8 @ d57 needs a context of 65")
+
+			// tied embeddings: a token reads every tensor once
+			var all int64
+			for _, tn := range f.Tensors {
+				all += tn.Bytes
+			}
+			require.Equal(t, all, WeightBytesPerToken(f))
 			logits, err := m.Logits()
 			require.NoError(t, err)
 			for _, v := range logits {
@@ -98,6 +127,22 @@ func TestWriteAndMeasure(t *testing.T) {
 			require.ErrorContains(t, err, "context")
 		})
 	}
+}
+
+// With a separate output projection a token reads one embedding row.
+func TestWeightBytesUntied(t *testing.T) {
+	f, err := gguf.Open(shared.Path(t, "models", "stories260K.gguf"))
+	require.NoError(t, err)
+	defer f.Close()
+	out, ok := f.Tensor("output.weight")
+	require.True(t, ok, "stories260K has its own output projection")
+	emb, _ := f.Tensor("token_embd.weight")
+	var all int64
+	for _, tn := range f.Tensors {
+		all += tn.Bytes
+	}
+	require.Positive(t, out.Bytes)
+	require.Equal(t, all-emb.Bytes+emb.Bytes/emb.Shape[1], WeightBytesPerToken(f))
 }
 
 func TestWriteErrors(t *testing.T) {

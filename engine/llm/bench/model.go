@@ -23,11 +23,22 @@ import (
 
 // Shape is a llama-architecture model's size.
 type Shape struct {
+	Name                                    string // the model it copies, in the file's general.name
+	Stem                                    string // file name stem (hark bench llm --shape)
 	Layers, Embd, FF, Heads, KVHeads, Vocab int
 }
 
 // SmolLM2 is SmolLM2-135M's shape (tied embeddings, head size 64).
-var SmolLM2 = Shape{Layers: 30, Embd: 576, FF: 1536, Heads: 9, KVHeads: 3, Vocab: 49152}
+var SmolLM2 = Shape{Name: "SmolLM2-135M", Stem: "smollm2-135m", Layers: 30, Embd: 576, FF: 1536, Heads: 9, KVHeads: 3, Vocab: 49152}
+
+// Llama1B is Llama-3.2-1B's shape (16 layers, 2048 wide, FFN 8192, 32
+// heads of 64 with 8 KV heads, tied embeddings) with SmolLM2's vocabulary
+// (49,152 tokens where Llama 3 has 128,256), so the same tokenizer serves:
+// the layers are the 1B model's, the embedding/output a 0.4 of its size.
+var Llama1B = Shape{Name: "Llama-3.2-1B", Stem: "llama-1b", Layers: 16, Embd: 2048, FF: 8192, Heads: 32, KVHeads: 8, Vocab: 49152}
+
+// Shapes are the shapes hark bench llm writes, by --shape name.
+var Shapes = map[string]Shape{SmolLM2.Stem: SmolLM2, Llama1B.Stem: Llama1B}
 
 // Params is the number of weights.
 func (s Shape) Params() int64 {
@@ -43,7 +54,9 @@ var Types = map[string]ggml.Type{"f16": ggml.F16, "q8_0": ggml.Q8_0, "q4_0": ggm
 // tensorType follows llama.cpp's quantize for these file types: norms stay
 // f32; the tied token embedding (which is also the output projection) gets
 // Q6_K in a q4_0 file, which falls back to Q8_0 because 576 is not a
-// multiple of 256.
+// multiple of 256. Where the width is a multiple of 256 (Llama1B) the
+// writer keeps Q8_0 too (OutputNote says so): the output projection is
+// then the same type in every quantized file.
 func tensorType(name string, dims int, ftype ggml.Type) ggml.Type {
 	if dims == 1 {
 		return ggml.F32
@@ -52,6 +65,15 @@ func tensorType(name string, dims int, ftype ggml.Type) ggml.Type {
 		return ggml.Q8_0
 	}
 	return ftype
+}
+
+// OutputNote says where the file's output tensor differs from what
+// llama.cpp's quantize would pick ("" where it does not).
+func (s Shape) OutputNote(ftype ggml.Type) string {
+	if ftype == ggml.Q4_0 && s.Embd%256 == 0 {
+		return "token_embd.weight (the tied output projection) is q8_0, where llama.cpp's quantize would pick Q6_K"
+	}
+	return ""
 }
 
 // Write writes a model of shape s with random weights in file type ftype
@@ -75,7 +97,7 @@ func Write(w io.Writer, s Shape, ftype ggml.Type, tokDir string, seed uint64) er
 	gw := gguf.NewWriter(w)
 	kvs := []gguf.KV{
 		{Key: "general.architecture", Value: gguf.String("llama")},
-		{Key: "general.name", Value: gguf.String("hark-bench SmolLM2-135M-shaped (random weights)")},
+		{Key: "general.name", Value: gguf.String("hark-bench " + s.Name + "-shaped (random weights)")},
 		{Key: "general.file_type", Value: gguf.Uint32(fileType(ftype))},
 		{Key: "llama.block_count", Value: gguf.Uint32(uint32(s.Layers))},
 		{Key: "llama.context_length", Value: gguf.Uint32(8192)},

@@ -18,38 +18,48 @@ type Result struct {
 
 // Mean and standard deviation of the repetitions' tok/s, as llama-bench
 // prints them.
-func (r Result) Mean() float64 {
-	var s float64
-	for _, v := range r.TokS {
-		s += v
-	}
-	return s / float64(len(r.TokS))
-}
+func (r Result) Mean() float64 { m, _ := MeanStddev(r.TokS); return m }
 
 // Stddev is the sample standard deviation (0 for one repetition).
-func (r Result) Stddev() float64 {
-	if len(r.TokS) < 2 {
-		return 0
+func (r Result) Stddev() float64 { _, s := MeanStddev(r.TokS); return s }
+
+// MeanStddev is v's mean and sample standard deviation (0 for one value).
+func MeanStddev(v []float64) (mean, stddev float64) {
+	if len(v) == 0 {
+		return 0, 0
 	}
-	m, s := r.Mean(), 0.0
-	for _, v := range r.TokS {
-		s += (v - m) * (v - m)
+	for _, x := range v {
+		mean += x
 	}
-	return math.Sqrt(s / float64(len(r.TokS)-1))
+	mean /= float64(len(v))
+	if len(v) < 2 {
+		return mean, 0
+	}
+	for _, x := range v {
+		stddev += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(stddev / float64(len(v)-1))
 }
 
 // Prompt measures prompt processing: each repetition empties the context
 // and prefills n tokens in one batch (the model's batch must be >= n, as
 // llama-bench's default n_batch/n_ubatch of 2048/512 are for pp512). One
 // unmeasured warm-up run comes first.
-func Prompt(m *llm.Model, n, reps int) (Result, error) {
-	r := Result{Test: fmt.Sprintf("pp%d", n), Tokens: n}
-	if n > m.Context() {
-		return r, fmt.Errorf("bench: pp%d needs a context of %d, the model has %d", n, n, m.Context())
+func Prompt(m *llm.Model, n, reps int) (Result, error) { return PromptAt(m, n, 0, reps) }
+
+// PromptAt is Prompt after depth cached tokens (llama-bench -d): the depth
+// is prefilled once, unmeasured, and each repetition truncates the context
+// back to it before its prefill.
+func PromptAt(m *llm.Model, n, depth, reps int) (Result, error) {
+	r := Result{Test: testName("pp", n, depth), Tokens: n}
+	if err := fill(m, "pp", n, depth); err != nil {
+		return r, err
 	}
 	toks := randomTokens(n, m.H.NVocab)
 	for i := -1; i < reps; i++ {
-		m.Reset()
+		if err := m.Truncate(depth); err != nil {
+			return r, err
+		}
 		t0 := time.Now()
 		if _, err := m.Prefill(toks); err != nil {
 			return r, err
@@ -66,13 +76,23 @@ func Prompt(m *llm.Model, n, reps int) (Result, error) {
 // token, as generation does). One short warm-up run comes first; measure,
 // if set, is called after it.
 func Generate(m *llm.Model, n, reps int, measure func()) (Result, error) {
-	r := Result{Test: fmt.Sprintf("tg%d", n), Tokens: n}
-	if n > m.Context() {
-		return r, fmt.Errorf("bench: tg%d needs a context of %d, the model has %d", n, n, m.Context())
+	return GenerateAt(m, n, 0, reps, measure)
+}
+
+// GenerateAt is Generate after depth cached tokens (llama-bench -d): the
+// depth is prefilled once, unmeasured, and each repetition truncates the
+// context back to it before its decodes, so every measured step attends
+// over depth and more keys.
+func GenerateAt(m *llm.Model, n, depth, reps int, measure func()) (Result, error) {
+	r := Result{Test: testName("tg", n, depth), Tokens: n}
+	if err := fill(m, "tg", n, depth); err != nil {
+		return r, err
 	}
 	toks := randomTokens(n, m.H.NVocab)
 	for i := -1; i < reps; i++ {
-		m.Reset()
+		if err := m.Truncate(depth); err != nil {
+			return r, err
+		}
 		steps := n
 		if i < 0 {
 			steps = min(n, 4)
@@ -91,6 +111,32 @@ func Generate(m *llm.Model, n, reps int, measure func()) (Result, error) {
 		}
 	}
 	return r, nil
+}
+
+// testName is llama-bench's: "tg128", "tg128 @ d4096".
+func testName(kind string, n, depth int) string {
+	if depth > 0 {
+		return fmt.Sprintf("%s%d @ d%d", kind, n, depth)
+	}
+	return fmt.Sprintf("%s%d", kind, n)
+}
+
+// fill empties the context and prefills depth tokens (other ids than the
+// measured ones), after checking that depth+n fit.
+func fill(m *llm.Model, kind string, n, depth int) error {
+	if depth < 0 {
+		return fmt.Errorf("bench: negative depth %d", depth)
+	}
+	if depth+n > m.Context() {
+		return fmt.Errorf("bench: %s needs a context of %d, the model has %d", testName(kind, n, depth), depth+n, m.Context())
+	}
+	m.Reset()
+	if depth == 0 {
+		return nil
+	}
+	toks := randomTokens(depth+n, m.H.NVocab)[n:]
+	_, err := m.Prefill(toks)
+	return err
 }
 
 // GenerateChained measures generation as Hark generates text: greedy,

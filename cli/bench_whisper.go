@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/harkapp/hark/engine/backends"
+	"github.com/harkapp/hark/engine/llm/bench"
+	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/shareddir"
+	"github.com/spf13/cobra"
+)
+
+// BenchWhisperOptions is what `hark bench whisper` was asked.
+type BenchWhisperOptions struct {
+	Model   string // whisper.cpp .bin ("" = the shared kit's q8_0)
+	Audio   string // the window encoded ("" = the shared jfk.wav)
+	Tokens  int    // decoder steps per repetition
+	Reps    int
+	Threads int
+	GPU     int
+	Backend string
+}
+
+// newBenchWhisperCmd builds the command; runF, when not nil, replaces
+// runBenchWhisper (tests).
+func newBenchWhisperCmd(runF func(*cobra.Command, *BenchWhisperOptions) error) *cobra.Command {
+	o := &BenchWhisperOptions{}
+	cmd := &cobra.Command{
+		Use:   "whisper [flags]",
+		Short: "Encoder and decoder speed of a Whisper model, as whisper.cpp reports them",
+		Long: `Measure the encoder (ms per 30-s window: the first window of --audio) and
+the decoder (ms per token: --tokens single-token steps after a 4-token
+prompt, each reading its logits back, as greedy decoding does), averaged
+over --reps repetitions after a warm-up. whisper.cpp prints the same two
+figures as "encode time" and "decode time".
+
+Without --model it measures the shared kit's tiny.en q8_0. On CUDA it also
+prints host launches per window and token and, with HARK_CUDA_PROFILE=1,
+the GPU time per kernel.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Reps <= 0 {
+				return fmt.Errorf("bench: --reps must be positive, got %d", o.Reps)
+			}
+			if o.Tokens <= 0 {
+				return fmt.Errorf("bench: --tokens must be positive, got %d", o.Tokens)
+			}
+			if o.Threads <= 0 {
+				return fmt.Errorf("bench: --threads must be positive, got %d", o.Threads)
+			}
+			if err := backends.Valid(o.Backend); err != nil {
+				return err
+			}
+			if err := backends.ValidGPU(o.GPU); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd, o)
+			}
+			return runBenchWhisper(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Model, "model", "", "whisper.cpp .bin model (default: the shared kit's tiny.en q8_0)")
+	fl.StringVar(&o.Audio, "audio", "", "audio whose first window is encoded (default: the shared jfk.wav)")
+	fl.IntVar(&o.Tokens, "tokens", 64, "decoder steps per repetition")
+	fl.IntVarP(&o.Reps, "reps", "r", 5, "repetitions")
+	fl.IntVarP(&o.Threads, "threads", "t", 2, "CPU threads")
+	fl.StringVar(&o.Backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
+	fl.IntVar(&o.GPU, gpuFlag, 0, gpuHelp)
+	return cmd
+}
+
+// runBenchWhisper prints one table row per measure to out; progress and
+// the CUDA figures go to errOut.
+func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
+	model, audioPath := o.Model, o.Audio
+	if model == "" || audioPath == "" {
+		root, err := shareddir.Root()
+		if err != nil {
+			return fmt.Errorf("bench: no --model or --audio given and %w", err)
+		}
+		if model == "" {
+			model = filepath.Join(root, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin")
+		}
+		if audioPath == "" {
+			audioPath = filepath.Join(root, "audio", "jfk.wav")
+		}
+	}
+	f, err := whisper.OpenFile(model)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	spec, err := f.FileSpectrogram(audioPath)
+	if err != nil {
+		return err
+	}
+	be, reason, err := backends.Open(o.Backend, backends.Options{Threads: o.Threads, GPU: o.GPU})
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		fmt.Fprintln(errOut, "hark:", reason)
+	}
+	defer be.Close()
+	m, err := f.Load(be, whisper.Options{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", model, err)
+	}
+	defer m.Close()
+	if 4+o.Tokens > m.H.NTextCtx {
+		return fmt.Errorf("bench: --tokens %d beyond the decoder's context of %d", o.Tokens, m.H.NTextCtx-4)
+	}
+	sp, err := whisper.SpecialsFor(m.H.NVocab)
+	if err != nil {
+		return err
+	}
+	nFrames := m.H.NFrames()
+	mel := spec.Window(0, nFrames, nFrames)
+	cs, onCUDA := be.(cudaStats)
+
+	fmt.Fprintln(errOut, loadAverage())
+	fmt.Fprintln(out, "| model | backend | threads | test | ms | ± |")
+	fmt.Fprintln(out, "| --- | --- | ---: | --- | ---: | ---: |")
+	row := func(test string, ms []float64) {
+		mean, sd := bench.MeanStddev(ms)
+		fmt.Fprintf(out, "| %s | %s | %d | %s | %.3f | %.3f |\n", filepath.Base(model), strings.ToUpper(be.Name()), o.Threads, test, mean, sd)
+		fmt.Fprintf(errOut, "samples %s ms:", test)
+		for _, v := range ms {
+			fmt.Fprintf(errOut, " %.3f", v)
+		}
+		fmt.Fprintln(errOut)
+	}
+
+	// encoder: one window per repetition
+	var enc []float64
+	for i := -1; i < o.Reps; i++ {
+		if i == 0 && onCUDA {
+			cs.ResetStats()
+		}
+		t0 := time.Now()
+		if err := m.Encode(mel); err != nil {
+			return err
+		}
+		if i >= 0 {
+			enc = append(enc, float64(time.Since(t0).Nanoseconds())/1e6)
+		}
+	}
+	if onCUDA {
+		printCUDA(errOut, cs, "encode", float64(o.Reps), "window")
+	}
+	row("encode (per window)", enc)
+
+	// decoder: the window's prompt, then single-token steps
+	prompt := []int32{sp.SOT, sp.SOT + 1, sp.Transcribe, sp.NoTimestamps}
+	if m.H.NVocab == 51864 { // English-only: no language token
+		prompt = []int32{sp.SOT, sp.NoTimestamps}
+	}
+	var dec []float64
+	for i := -1; i < o.Reps; i++ {
+		if _, err := m.Prompt(prompt, 0); err != nil {
+			return err
+		}
+		steps := o.Tokens
+		if i < 0 {
+			steps = min(steps, 4)
+		}
+		if i == 0 && onCUDA {
+			cs.ResetStats()
+		}
+		t0 := time.Now()
+		for s := range steps {
+			// ordinary text tokens (their ids do not change the work)
+			if _, err := m.Prompt([]int32{int32(300 + s)}, len(prompt)+s); err != nil {
+				return err
+			}
+		}
+		if i >= 0 {
+			dec = append(dec, float64(time.Since(t0).Nanoseconds())/1e6/float64(steps))
+		}
+	}
+	if onCUDA {
+		printCUDA(errOut, cs, "decode", float64(o.Reps*o.Tokens), "token")
+	}
+	row("decode (per token)", dec)
+	fmt.Fprintln(errOut, loadAverage())
+	return nil
+}
