@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/engine/models"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // gatedServer runs cfg the way `hark serve` does: Listen, HTTPServer (the
@@ -168,4 +169,28 @@ func TestHugePromptRefusedUntokenized(t *testing.T) {
 	}
 	code, body := send(t, "POST", base+"/v1/completions", map[string]string{"Content-Type": "application/json"}, `{"model":"stories","prompt":"Once","max_tokens":2}`)
 	require.Equal(t, http.StatusOK, code, body)
+}
+
+// TestFFmpegPlaylistUpload: an upload that is an HLS playlist or an ffconcat
+// list naming a file only the server's user can read is refused with a clear
+// error, and nothing of that file comes back; a real video container (MP4
+// with its index last) still transcribes.
+func TestFFmpegPlaylistUpload(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir) // uploads are saved next to the secrets
+	_, base := gatedServer(t, Config{})
+	for _, pl := range shared.Playlists(t, dir) {
+		code, body := postForm(t, base+"/v1/audio/transcriptions", pl.Data, "model", "tiny")
+		e := requireAPIError(t, code, http.StatusBadRequest, []byte(body))
+		require.Contains(t, e["message"], "playlist", pl.Name)
+		require.NotContains(t, body, "fellow Americans", "%s: the secret was read", pl.Name)
+	}
+	mp4 := filepath.Join(t.TempDir(), "video.mp4")
+	shared.Encode(t, mp4, "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5", "-shortest",
+		"-map", "1:v", "-map", "0:a", "-c:v", "mpeg4", "-c:a", "aac", "-b:a", "96k")
+	b, err := os.ReadFile(mp4)
+	require.NoError(t, err)
+	code, body := postForm(t, base+"/v1/audio/transcriptions", b, "model", "tiny", "response_format", "text")
+	require.Equal(t, http.StatusOK, code, "%s", body)
+	require.Equal(t, jfkText+"\n", string(body))
 }
