@@ -13,6 +13,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/harkapp/hark/engine/chat"
+	"github.com/harkapp/hark/engine/modelfile"
 	"github.com/harkapp/hark/engine/models"
 )
 
@@ -274,6 +276,9 @@ func runModelsImport(cmd *cobra.Command, o *ModelsOptions) error {
 		return err
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), name)
+	if err := checkChatTemplate(o.Names[0]); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s's chat template is unusable, so chatting with it will fail (completions work; `hark chat --template FILE` gives it another): %v\n", name, err)
+	}
 	return nil
 }
 
@@ -303,4 +308,18 @@ func runModelsPath(cmd *cobra.Command, o *ModelsOptions) error {
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), p)
 	return nil
+}
+
+// checkChatTemplate checks the chat template of the GGUF model at path, as
+// loading it will (nil for other files and models without one).
+func checkChatTemplate(path string) error {
+	f, err := modelfile.Open(path)
+	if err != nil {
+		return nil // Import has already said what is wrong with the file
+	}
+	defer f.Close()
+	if f.GGUF == nil {
+		return nil
+	}
+	return chat.CheckModel(f.GGUF)
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/chat"
+	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/internal/shared"
 )
@@ -21,7 +23,13 @@ import (
 // local gate), Serve.
 func gatedServer(t *testing.T, cfg Config) (*Server, string) {
 	t.Helper()
-	st, err := models.Open(modelsDir(t))
+	return gatedServerIn(t, cfg, modelsDir(t))
+}
+
+// gatedServerIn is gatedServer on the models folder dir.
+func gatedServerIn(t *testing.T, cfg Config, dir string) (*Server, string) {
+	t.Helper()
+	st, err := models.Open(dir)
 	require.NoError(t, err)
 	cfg.Store = st
 	s, err := New(cfg)
@@ -193,4 +201,25 @@ func TestFFmpegPlaylistUpload(t *testing.T) {
 	code, body := postForm(t, base+"/v1/audio/transcriptions", b, "model", "tiny", "response_format", "text")
 	require.Equal(t, http.StatusOK, code, "%s", body)
 	require.Equal(t, jfkText+"\n", string(body))
+}
+
+// TestHostileChatTemplate: a model whose chat template nests 100,000
+// parentheses (its parsing overflows any stack, a fatal error no recover
+// catches) loads with a clear template error instead of killing the
+// server: chat is refused, completions and /health keep answering.
+func TestHostileChatTemplate(t *testing.T) {
+	dir := modelsDir(t)
+	deep := "{{ " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000) + " }}"
+	require.NoError(t, gguf.Rewrite(filepath.Join(dir, "stories.gguf"), filepath.Join(dir, "hostile.gguf"),
+		map[string]gguf.Value{chat.GGUFKey: gguf.String(deep)}))
+	_, base := gatedServerIn(t, Config{}, dir)
+	code, body := send(t, "POST", base+"/v1/chat/completions", map[string]string{"Content-Type": "application/json"},
+		`{"model":"hostile","messages":[{"role":"user","content":"Once"}],"max_tokens":2}`)
+	e := requireAPIError(t, code, http.StatusBadRequest, []byte(body))
+	require.Contains(t, e["message"], "nests too deeply")
+	code, body = send(t, "GET", base+"/health", nil, "")
+	require.Equal(t, http.StatusOK, code, body)
+	code, body = send(t, "POST", base+"/v1/completions", map[string]string{"Content-Type": "application/json"},
+		`{"model":"hostile","prompt":"Once","max_tokens":2}`)
+	require.Equal(t, http.StatusOK, code, body)
 }
