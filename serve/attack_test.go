@@ -113,12 +113,17 @@ func TestGateAttacks(t *testing.T) {
 		code, body := send(t, "POST", base+a.path, a.hdr, a.body)
 		require.Equal(t, http.StatusForbidden, code, "%s: %s", a.name, body)
 	}
-	for _, p := range []string{"//v1/chat/completions", "/x/../v1/chat/completions", "/v1/./chat//completions"} {
+	// Unclean paths, and the absolute form (GET http://HOST/path), where Go
+	// takes the Host from the URL and drops the rebound Host header.
+	for _, p := range []string{"//v1/chat/completions", "/x/../v1/chat/completions", "/v1/./chat//completions", base + "/v1/chat/completions"} {
 		resp := rawPost(t, base, p, map[string]string{"Host": "rebind.test:" + port, "Origin": "http://rebind.test:" + port, "Content-Type": "application/json"}, chat)
 		require.True(t, strings.HasPrefix(resp, "HTTP/1.1 403"), "%s: %s", p, resp)
 		resp = rawPost(t, base, p, map[string]string{"Origin": "http://evil.example", "Content-Type": "text/plain"}, chat)
 		require.True(t, strings.HasPrefix(resp, "HTTP/1.1 403"), "%s: %s", p, resp)
 	}
+	resp := rawPost(t, base, base+"/v1/chat/completions", map[string]string{"Host": "rebind.test:" + port, "Content-Type": "application/json"}, chat)
+	require.True(t, strings.HasPrefix(resp, "HTTP/1.1 403"), "absolute form: %s", resp)
+	require.Contains(t, resp, "absolute-form")
 	code, _ := send(t, "OPTIONS", base+"/v1/chat/completions", map[string]string{"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}, "")
 	require.Equal(t, http.StatusForbidden, code)
 	require.Empty(t, loadedModels(t, s), "an attack loaded a model")
