@@ -163,6 +163,18 @@ func TestReadKeyFile(t *testing.T) {
 	require.ErrorContains(t, err, "empty")
 	_, err = ReadKeyFile(filepath.Join(dir, "none"))
 	require.Error(t, err)
+
+	// Readable or writable by others: refused, as ssh refuses such keys.
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o620} {
+		require.NoError(t, os.WriteFile(p, []byte("s3cret\n"), 0o600))
+		require.NoError(t, os.Chmod(p, mode))
+		_, err = ReadKeyFile(p)
+		require.ErrorContains(t, err, "accessible by other users", "%#o", mode)
+		require.ErrorContains(t, err, "chmod 600 "+p)
+	}
+	require.NoError(t, os.Chmod(p, 0o400))
+	_, err = ReadKeyFile(p)
+	require.NoError(t, err)
 }
 
 // TestHugePromptRefusedUntokenized: a prompt that cannot fit the context
