@@ -218,3 +218,29 @@ func TestUIOtherPort(t *testing.T) {
 		require.Equal(t, http.StatusOK, code, "%q: %s", site, body)
 	}
 }
+
+// TestMediaNoFollow: a symbolic link planted where a recording should be
+// (recordings/ID.wav pointing at another file of the user) is not followed
+// by /media, nor is anything but a regular file served.
+func TestMediaNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	require.NoError(t, os.WriteFile(secret, []byte("TOP-SECRET"), 0o600))
+	link := filepath.Join(dir, "1.wav")
+	require.NoError(t, os.Symlink(secret, link))
+	notFile := filepath.Join(dir, "3.wav")
+	require.NoError(t, os.Mkdir(notFile, 0o700)) // not a regular file
+	real := filepath.Join(dir, "2.wav")
+	require.NoError(t, os.WriteFile(real, []byte("RIFF-REAL"), 0o600))
+	files := map[int64]string{1: link, 2: real, 3: notFile}
+	b := New(Options{Recording: func(id int64) (string, error) { return files[id], nil }})
+	base, _, c := tcpServer(t, b)
+	for _, id := range []string{"1", "3"} {
+		code, body := req(t, c, "GET", base+"/media/recording/"+id, nil, "")
+		require.Equal(t, http.StatusNotFound, code, "%s: %s", id, body)
+		require.NotContains(t, body, "TOP-SECRET")
+	}
+	code, body := req(t, c, "GET", base+"/media/recording/2", nil, "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, "RIFF-REAL", body)
+}
