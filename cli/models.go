@@ -36,6 +36,8 @@ type ModelsOptions struct {
 	// AcceptLicense (pull): the user accepts the licence of a model
 	// published under one (Gemma's terms); without it such a pull is refused.
 	AcceptLicense bool
+	// Forget (rm): also drop the hash recorded at the first download.
+	Forget bool
 }
 
 // modelsRun is a subcommand's work; tests pass their own to see the
@@ -235,8 +237,14 @@ func newModelsRmCmd(runF modelsRun) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rm NAME...",
 		Short: "Remove models from the models folder",
-		Args:  cobra.MinimumNArgs(1),
+		Long: `Remove models from the models folder.
+
+The sha256 recorded at a model's first download (for catalog entries that
+publish none) is kept, so pulling it again must give the same file;
+--forget drops it too, and the next pull is trusted anew.`,
+		Args: cobra.MinimumNArgs(1),
 	}
+	cmd.Flags().BoolVar(&o.Forget, "forget", false, "also forget the recorded sha256 of each model's first download")
 	return modelsCmd(cmd, o, runModelsRm, runF)
 }
 
@@ -247,10 +255,19 @@ func runModelsRm(cmd *cobra.Command, o *ModelsOptions) error {
 		return err
 	}
 	for _, name := range o.Names {
-		if err := s.Remove(name); err != nil {
-			return err
+		err := s.Remove(name)
+		switch {
+		case err == nil:
+			fmt.Fprintf(cmd.ErrOrStderr(), "removed %s\n", name)
+		case !o.Forget || !errors.Is(err, models.ErrNotFound):
+			return err // --forget also serves a model already removed
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "removed %s\n", name)
+		if o.Forget {
+			if err := s.Forget(name); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "forgot the recorded sha256 of %s\n", name)
+		}
 	}
 	return nil
 }

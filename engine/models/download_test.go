@@ -202,7 +202,8 @@ func TestDownloadRecordsUnknownHash(t *testing.T) {
 	require.Equal(t, sha(body), rec.SHA256)
 	require.Equal(t, int64(len(body)), rec.Size)
 
-	require.NoError(t, os.Remove(filepath.Join(s.Dir, "m.gguf")))
+	// Removed the way `hark models rm` does: the pin stays.
+	require.NoError(t, s.Remove("m"))
 	bad := httptest.NewServer(&server{body: body, mode: "corrupt"})
 	defer bad.Close()
 	_, err = d.Download(context.Background(), s, Request{Name: "m", URL: bad.URL + "/f.gguf"}, nil)
