@@ -69,9 +69,9 @@ func NewDownloader(parallel int) *Downloader {
 	tr.Proxy = http.ProxyFromEnvironment
 	tr.ResponseHeaderTimeout = time.Minute
 	return &Downloader{
-		Client:  &http.Client{Transport: tr},
-		Mirror:  os.Getenv(EnvMirror),
-		Retries: 5,
+		Client:      &http.Client{Transport: tr},
+		Mirror:      os.Getenv(EnvMirror),
+		Retries:     5,
 		Every:       200 * time.Millisecond,
 		IdleTimeout: 30 * time.Second,
 		sem:         make(chan struct{}, parallel),
