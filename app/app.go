@@ -150,7 +150,7 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	// The history, recordings and uploads are the user's only.
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := privateDir(dir); err != nil {
 		return nil, fmt.Errorf("app: data folder: %w", err)
 	}
 	lock, err := lockDataDir(dir)
@@ -163,7 +163,7 @@ func New(cfg Config) (*App, error) {
 		}
 	}
 	recDir := filepath.Join(dir, "recordings")
-	if err := os.MkdirAll(recDir, 0o700); err != nil {
+	if err := privateDir(recDir); err != nil {
 		unlock()
 		return nil, fmt.Errorf("app: data folder: %w", err)
 	}

@@ -159,6 +159,13 @@ func (h *History) AudioFile(id int64) (string, error) {
 	if p == "" {
 		return "", fmt.Errorf("item %d has no audio", id)
 	}
+	if it.AudioPath == "" {
+		// The user's own file may be a link they made: serve its target.
+		// Hark's recordings are never links, and /media refuses one.
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+	}
 	if _, err := os.Stat(p); err != nil {
 		return "", fmt.Errorf("item %d: its audio is gone: %w", id, err)
 	}

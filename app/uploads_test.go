@@ -82,3 +82,25 @@ func TestUploadsOnly(t *testing.T) {
 	require.NotContains(t, err.Error(), data, "the data folder's path is not shown")
 	require.NoDirExists(t, filepath.Join(data, "uploads", id))
 }
+
+// TestUploadPlaylistRefused: a page uploads an HLS playlist or an ffconcat
+// list naming a file only the app's user can read (the relative one next to
+// the recordings, where the upload lands): the job fails with a clear error
+// and no text of the secret reaches the item.
+func TestUploadPlaylistRefused(t *testing.T) {
+	ev := newEvents()
+	a := openApp(t, t.TempDir(), testModelsDir(t), ev)
+	require.NoError(t, os.MkdirAll(a.RecordingsDir(), 0o700))
+	for _, pl := range shared.Playlists(t, a.RecordingsDir()) {
+		id, err := a.SaveUpload("clip.m4a", bytes.NewReader(pl.Data))
+		require.NoError(t, err)
+		job, err := a.Transcription.Add(id, "")
+		require.NoError(t, err)
+		done := ev.wait(t, "transcription:done", func(d any) bool { return d.(Job).ID == job.ID }, 60*time.Second).(Job)
+		require.Equal(t, JobFailed, done.Status, pl.Name)
+		require.Contains(t, done.Error, "playlist", pl.Name)
+		it, err := a.History.Get(job.ID)
+		require.NoError(t, err)
+		require.Empty(t, it.Text, "%s: the secret was read", pl.Name)
+	}
+}

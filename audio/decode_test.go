@@ -258,15 +258,24 @@ func TestOpenErrors(t *testing.T) {
 	// Not audio at all, with no ffmpeg to ask: the error says what is needed.
 	junk := filepath.Join(dir, "notes.wav")
 	require.NoError(t, os.WriteFile(junk, []byte("just some text, not a recording\n"), 0o644))
+	// Not audio at all: refused before ffmpeg is asked, with or without it.
 	t.Run("no-ffmpeg", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		_, err := Open(junk)
 		require.ErrorContains(t, err, "unrecognised format")
-		require.ErrorContains(t, err, "ffmpeg")
+		require.ErrorContains(t, err, "not a supported audio or video file")
 	})
-	t.Run("ffmpeg-rejects", func(t *testing.T) {
+	t.Run("with-ffmpeg", func(t *testing.T) {
 		needFFmpeg(t)
 		_, err := Load16k(junk)
+		require.ErrorContains(t, err, "unrecognised format")
+	})
+	// A recognised container that is broken: ffmpeg's own error comes back.
+	t.Run("ffmpeg-rejects", func(t *testing.T) {
+		needFFmpeg(t)
+		p := filepath.Join(dir, "broken.m4a")
+		require.NoError(t, os.WriteFile(p, []byte("\x00\x00\x00\x18ftypM4A \x00\x00\x00\x00garbage-garbage"), 0o644))
+		_, err := Load16k(p)
 		require.ErrorContains(t, err, "ffmpeg failed")
 	})
 
@@ -290,11 +299,7 @@ func needFFmpeg(t *testing.T) string {
 
 func ffmpegMake(t *testing.T, out string, args ...string) {
 	t.Helper()
-	bin := needFFmpeg(t)
-	in := shared.Path(t, "audio", "jfk.wav")
-	cmd := exec.Command(bin, append(append([]string{"-nostdin", "-v", "error", "-y", "-i", in}, args...), out)...)
-	b, err := cmd.CombinedOutput()
-	require.NoError(t, err, "ffmpeg: %s", b)
+	shared.Encode(t, out, args...)
 }
 
 // align finds the lag (within ±maxLag) that best matches got to want and
@@ -354,6 +359,14 @@ func TestContainers(t *testing.T) {
 		{"16k.ogg", []string{"-c:a", "libvorbis", "-q:a", "4"}, "vorbis", 18, 0},
 		{"aac.m4a", []string{"-c:a", "aac", "-b:a", "96k"}, "ffmpeg", 35, 0},
 		{"opus.webm", []string{"-c:a", "libopus", "-b:a", "48k"}, "ffmpeg", 24, 0},
+		{"alac.mov", []string{"-c:a", "alac"}, "ffmpeg", math.Inf(1), 0},
+		{"opus.mkv", []string{"-c:a", "libopus", "-b:a", "48k"}, "ffmpeg", 24, 0},
+		{"opus.ogg", []string{"-c:a", "libopus", "-b:a", "48k"}, "ffmpeg", 24, 0},
+		{"pcm.aiff", []string{"-c:a", "pcm_s16be"}, "ffmpeg", math.Inf(1), 0},
+		{"alaw.wav", []string{"-c:a", "pcm_alaw"}, "ffmpeg", 30, 0},
+		// A video with its index (moov) last, as ffmpeg writes it by
+		// default: ffmpeg must be able to seek the file.
+		{"video.mp4", []string{"-f", "lavfi", "-i", "color=c=black:s=64x48:r=5", "-shortest", "-map", "1:v", "-map", "0:a", "-c:v", "mpeg4", "-c:a", "aac", "-b:a", "96k"}, "ffmpeg", 35, 0},
 		{"flac-named.mp3", []string{"-c:a", "flac", "-f", "flac"}, "flac", math.Inf(1), 0}, // sniffed, not by extension
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -411,4 +424,24 @@ func TestFFmpegCloseEarly(t *testing.T) {
 	require.NoError(t, s.Close())
 	_, err = s.Read(buf)
 	require.Error(t, err)
+}
+
+// TestPlaylistsRefused: playlists and concat lists name other files; ffmpeg
+// must never be handed one, whatever the upload is called, and the error says
+// why. Real containers keep working (TestContainers).
+func TestPlaylistsRefused(t *testing.T) {
+	needFFmpeg(t)
+	dir := t.TempDir()
+	for _, pl := range shared.Playlists(t, dir) {
+		for _, name := range []string{pl.Name, pl.Name + ".m4a", pl.Name + ".m3u8"} {
+			p := filepath.Join(dir, name)
+			require.NoError(t, os.WriteFile(p, pl.Data, 0o600))
+			s, err := Open(p)
+			if err == nil {
+				s.Close()
+			}
+			require.ErrorContains(t, err, "playlist", name)
+			require.ErrorContains(t, err, "refused", name)
+		}
+	}
 }

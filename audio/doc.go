@@ -3,7 +3,10 @@
 //
 // Files are decoded as streams (Open), so long recordings are never held
 // whole in their original form: WAV, MP3, FLAC and Ogg Vorbis with pure-Go
-// decoders, anything else through ffmpeg when it is installed. To16kMono
+// decoders, the other containers Hark recognises (MP4/M4A/MOV, WebM/MKV,
+// AAC, AIFF, CAF, WMA, AVI, ...) through ffmpeg when it is installed, with
+// its demuxer pinned and only local-file input allowed; anything else,
+// playlists and concat lists included, is refused. To16kMono
 // downmixes and resamples a stream with a band-limited polyphase filter;
 // Load16k does it all for a path. LogMel computes Whisper's log-mel
 // spectrogram from 16 kHz samples and a filter bank (from the model file, or

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -35,17 +36,29 @@ type ffmpegStream struct {
 	err    error
 }
 
-func newFFmpeg(path, name string) (Stream, error) {
-	what := name
-	if what == "" {
-		what = "unrecognised format (not WAV, MP3, FLAC or Ogg Vorbis)"
+// newFFmpeg decodes a file of a recognised kind with ffmpeg. The input is
+// hostile: ffmpeg gets it as file:PATH with only the file protocol allowed
+// and the demuxer pinned to the sniffed one, so no probing can turn it into
+// a playlist (HLS, M3U) or concat list that reads other files or URLs.
+func newFFmpeg(path string, k kind) (Stream, error) {
+	what := k.name
+	if k.demuxer == "" {
+		if what == "" {
+			what = "unrecognised format"
+		}
+		return nil, fmt.Errorf("%s: not a supported audio or video file (WAV, MP3, FLAC, Ogg, MP4/M4A/MOV, WebM/MKV, AAC, AIFF, CAF, WMA, ...); playlists and concat lists are refused", what)
 	}
 	bin, err := exec.LookPath("ffmpeg")
 	if err != nil {
 		return nil, fmt.Errorf("%s: decoding it needs ffmpeg, which is not installed (not found on PATH)", what)
 	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.Command(bin, "-nostdin", "-hide_banner", "-loglevel", "error",
-		"-threads", "0", "-i", path, "-vn", "-sn", "-dn",
+		"-threads", "0", "-protocol_whitelist", "file", "-f", k.demuxer,
+		"-i", "file:"+abs, "-vn", "-sn", "-dn",
 		"-f", "f32le", "-acodec", "pcm_f32le", "-ac", "1", "-ar", "16000", "-")
 	out, err := cmd.StdoutPipe()
 	if err != nil {

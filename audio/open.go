@@ -9,8 +9,10 @@ import (
 
 // Open opens an audio (or video) file for streaming decoding. The format is
 // recognised from the file's leading bytes. WAV, MP3, FLAC and Ogg Vorbis are
-// decoded in-process; other formats are decoded by ffmpeg when it is on PATH
-// (its stream is then already 16 kHz mono).
+// decoded in-process; the other recognised containers (MP4/M4A/MOV,
+// WebM/MKV, ...) are decoded by ffmpeg when it is on PATH (its stream is then
+// already 16 kHz mono). Anything else, playlists and concat lists included,
+// is refused: ffmpeg would follow the files they name.
 func Open(path string) (Stream, error) {
 	s, err := open(path)
 	if err != nil {
@@ -61,7 +63,7 @@ func open(path string) (Stream, error) {
 		if errors.As(err, &unsup) && ffmpegAvailable() {
 			// Exotic WAV codecs (ADPCM, A-law, ...) are ffmpeg's job.
 			f.Close()
-			return newFFmpeg(path, "WAV ("+unsup.what+")")
+			return newFFmpeg(path, kind{"", "WAV (" + unsup.what + ")", "wav"})
 		}
 	case "flac":
 		if _, err = f.Seek(0, io.SeekStart); err == nil {
@@ -77,7 +79,7 @@ func open(path string) (Stream, error) {
 		}
 	default:
 		f.Close()
-		return newFFmpeg(path, k.name)
+		return newFFmpeg(path, k)
 	}
 	if err != nil {
 		f.Close()

@@ -3,6 +3,7 @@ package audio
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 )
 
 // kind is what the first bytes of a file say it is.
@@ -12,6 +13,10 @@ type kind struct {
 	codec string
 	// name is a human name for messages ("MP4/M4A", "Ogg Opus", ...).
 	name string
+	// demuxer is the ffmpeg demuxer (-f) for the formats left to ffmpeg.
+	// ffmpeg is never left to guess: its probing would accept playlists
+	// (HLS, M3U) and concat lists, which name other files to read.
+	demuxer string
 }
 
 // sniffLen is how many leading bytes sniff looks at: enough for the Ogg first
@@ -27,83 +32,93 @@ func sniff(h []byte, id3End int64) kind {
 	}
 	switch {
 	case has(0, "RIFF") && has(8, "WAVE"), has(0, "RF64") && has(8, "WAVE"):
-		return kind{"wav", "WAV"}
+		return kind{"wav", "WAV", "wav"}
+	case has(0, "RIFF") && has(8, "AVI "):
+		return kind{"", "AVI", "avi"}
+	case has(0, "riff\x2e\x91\xcf\x11\xa5\xd6\x28\xdb\x04\xc1\x00\x00"):
+		return kind{"", "Wave64", "w64"}
+	case has(0, "FLV\x01"):
+		return kind{"", "Flash video (FLV)", "flv"}
 	case has(0, "fLaC"):
-		return kind{"flac", "FLAC"}
+		return kind{"flac", "FLAC", "flac"}
 	case has(0, "OggS"):
 		return sniffOgg(h)
 	case has(4, "ftyp"):
 		if has(8, "qt  ") {
-			return kind{"", "QuickTime MOV"}
+			return kind{"", "QuickTime MOV", "mov"}
 		}
 		if has(8, "M4A ") || has(8, "M4B ") || has(8, "M4P ") {
-			return kind{"", "M4A (AAC/ALAC)"}
+			return kind{"", "M4A (AAC/ALAC)", "mov"}
 		}
-		return kind{"", "MP4"}
+		return kind{"", "MP4", "mov"}
 	case has(0, "\x1a\x45\xdf\xa3"):
 		if bytes.Contains(h, []byte("webm")) {
-			return kind{"", "WebM"}
+			return kind{"", "WebM", "matroska"}
 		}
-		return kind{"", "Matroska (MKV/MKA)"}
+		return kind{"", "Matroska (MKV/MKA)", "matroska"}
 	case has(0, "\x30\x26\xb2\x75\x8e\x66\xcf\x11"):
-		return kind{"", "WMA/WMV (ASF)"}
+		return kind{"", "WMA/WMV (ASF)", "asf"}
 	case has(0, "FORM") && (has(8, "AIFF") || has(8, "AIFC")):
-		return kind{"", "AIFF"}
+		return kind{"", "AIFF", "aiff"}
 	case has(0, "caff"):
-		return kind{"", "Core Audio (CAF)"}
+		return kind{"", "Core Audio (CAF)", "caf"}
 	case has(0, "#!AMR"):
-		return kind{"", "AMR"}
+		return kind{"", "AMR", "amr"}
 	case has(0, "MAC "):
-		return kind{"", "Monkey's Audio (APE)"}
+		return kind{"", "Monkey's Audio (APE)", "ape"}
 	case has(0, "wvpk"):
-		return kind{"", "WavPack"}
+		return kind{"", "WavPack", "wv"}
 	case has(0, ".snd"):
-		return kind{"", "Sun AU"}
+		return kind{"", "Sun AU", "au"}
 	case has(0, "\x00\x00\x01\xba"), has(0, "\x00\x00\x01\xb3"):
-		return kind{"", "MPEG program stream"}
+		return kind{"", "MPEG program stream", "mpeg"}
 	case len(h) >= 189 && h[0] == 0x47 && h[188] == 0x47:
-		return kind{"", "MPEG transport stream"}
+		return kind{"", "MPEG transport stream", "mpegts"}
+	case has(0, "\x0b\x77"):
+		return kind{"", "AC-3", "ac3"}
+	case isPlaylist(h):
+		return kind{"", "playlist or concat list", ""}
 	}
 	if len(h) >= 2 && h[0] == 0xff && h[1]&0xf6 == 0xf0 {
 		// Frame sync with layer bits 00: AAC in ADTS, not MPEG audio.
-		return kind{"", "AAC (ADTS)"}
+		return kind{"", "AAC (ADTS)", "aac"}
 	}
 	if layer, ok := mpegAudioFrame(h); ok {
 		if layer == 3 {
-			return kind{"mp3", "MP3"}
+			return kind{"mp3", "MP3", "mp3"}
 		}
-		return kind{"", "MPEG audio layer I/II"}
+		return kind{"", "MPEG audio layer I/II", "mp3"}
 	}
 	if id3End > 0 {
 		// An ID3v2 tag followed by something that is not an MPEG frame
 		// (e.g. padding): still most likely an MP3.
-		return kind{"mp3", "MP3"}
+		return kind{"mp3", "MP3", "mp3"}
 	}
-	return kind{"", ""}
+	return kind{"", "", ""}
 }
 
 // sniffOgg looks at the first packet of the first page, which names the codec.
 func sniffOgg(h []byte) kind {
 	if len(h) < 27 {
-		return kind{"", "Ogg"}
+		return kind{"", "Ogg", "ogg"}
 	}
 	nseg := int(h[26])
 	off := 27 + nseg
 	if len(h) < off+8 {
-		return kind{"", "Ogg"}
+		return kind{"", "Ogg", "ogg"}
 	}
 	p := h[off:]
 	switch {
 	case bytes.HasPrefix(p, []byte("\x01vorbis")):
-		return kind{"vorbis", "Ogg Vorbis"}
+		return kind{"vorbis", "Ogg Vorbis", "ogg"}
 	case bytes.HasPrefix(p, []byte("OpusHead")):
-		return kind{"", "Ogg Opus"}
+		return kind{"", "Ogg Opus", "ogg"}
 	case bytes.HasPrefix(p, []byte("\x7fFLAC")):
-		return kind{"", "Ogg FLAC"}
+		return kind{"", "Ogg FLAC", "ogg"}
 	case bytes.HasPrefix(p, []byte("Speex")):
-		return kind{"", "Ogg Speex"}
+		return kind{"", "Ogg Speex", "ogg"}
 	}
-	return kind{"", "Ogg"}
+	return kind{"", "Ogg", "ogg"}
 }
 
 // mpegAudioFrame checks for a valid MPEG audio frame header at h[0] and
@@ -142,4 +157,16 @@ func id3v2Size(h []byte) int64 {
 		size += 10 // footer
 	}
 	return size
+}
+
+// isPlaylist reports text that ffmpeg would read as a list of other files or
+// URLs (HLS/M3U, ffconcat, PLS), so that the refusal can say what it is.
+func isPlaylist(h []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(h, []byte("\xef\xbb\xbf")), " \t\r\n")
+	for _, magic := range []string{"#EXTM3U", "#EXT-X-", "#EXTINF", "ffconcat", "[playlist]"} {
+		if len(t) >= len(magic) && strings.EqualFold(string(t[:len(magic)]), magic) {
+			return true
+		}
+	}
+	return false
 }

@@ -122,27 +122,8 @@ func TestChatErrors(t *testing.T) {
 // withChatTemplate copies a GGUF model adding tokenizer.chat_template.
 func withChatTemplate(t *testing.T, src, tpl string) string {
 	t.Helper()
-	f, err := gguf.Open(src)
-	require.NoError(t, err)
-	defer f.Close()
 	path := filepath.Join(t.TempDir(), "templated.gguf")
-	fh, err := os.Create(path)
-	require.NoError(t, err)
-	defer fh.Close()
-	w := gguf.NewWriter(fh)
-	for _, kv := range f.KVs {
-		if kv.Key != "tokenizer.chat_template" && kv.Key != gguf.KeyAlignment {
-			require.NoError(t, w.AddKV(kv.Key, kv.Value))
-		}
-	}
-	require.NoError(t, w.AddKV("tokenizer.chat_template", gguf.String(tpl)))
-	for _, tn := range f.Tensors {
-		require.NoError(t, w.AddTensor(tn.Name, tn.Type, tn.Shape))
-	}
-	for _, tn := range f.Tensors {
-		require.NoError(t, w.WriteTensor(tn.Data))
-	}
-	require.NoError(t, w.Close())
+	require.NoError(t, gguf.Rewrite(src, path, map[string]gguf.Value{"tokenizer.chat_template": gguf.String(tpl)}))
 	return path
 }
 

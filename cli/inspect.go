@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/harkapp/hark/engine/chat"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/modelfile"
 	"github.com/spf13/cobra"
@@ -72,12 +73,20 @@ func inspectJSON(w io.Writer, f *modelfile.File) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
+	var tplErr string
+	if f.GGUF != nil {
+		if err := chat.CheckModel(f.GGUF); err != nil {
+			tplErr = err.Error()
+		}
+	}
 	return enc.Encode(struct {
 		Format       modelfile.Format   `json:"format"`
 		Architecture string             `json:"architecture"`
 		Metadata     map[string]any     `json:"metadata"`
 		Tensors      []modelfile.Tensor `json:"tensors"`
-	}{f.Format, f.Architecture, f.MetadataMap(), tensors})
+		// ChatTemplateError says why the model's chat template is unusable.
+		ChatTemplateError string `json:"chat_template_error,omitempty"`
+	}{f.Format, f.Architecture, f.MetadataMap(), tensors, tplErr})
 }
 
 func inspectText(out io.Writer, f *modelfile.File) error {
@@ -139,6 +148,16 @@ func inspectText(out io.Writer, f *modelfile.File) error {
 		}
 		for _, e := range tokExtra {
 			fmt.Fprintf(tw, "  %s\t%s\n", strings.TrimPrefix(strings.TrimPrefix(e.Key, "tokenizer."), "ggml."), valueString(e.Value))
+		}
+		if f.GGUF != nil {
+			if v, ok := f.GGUF.Get(chat.GGUFKey); ok {
+				src, _ := v.String()
+				state := "parses"
+				if err := chat.CheckModel(f.GGUF); err != nil {
+					state = "UNUSABLE: " + err.Error()
+				}
+				fmt.Fprintf(tw, "  chat template\t%d bytes, %s\n", len(src), state)
+			}
 		}
 		tw.Flush()
 	}

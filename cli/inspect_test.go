@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -175,4 +176,36 @@ func TestInspectRefuses(t *testing.T) {
 	_, _, err = runHark(t, "inspect")
 	require.Error(t, err)
 	require.NotZero(t, Execute([]string{"inspect", shared.Path(t, "models", "tok512.llama2c.bin")}))
+}
+
+// TestHostileTemplateReported: a GGUF whose chat template nests 100,000
+// parentheses (parsing it would overflow the stack and kill the process)
+// is reported by `hark inspect` (text and JSON) and `hark models import`,
+// which still imports it (completions work); an honest template parses.
+func TestHostileTemplateReported(t *testing.T) {
+	stories := shared.Path(t, "models", "stories260K.gguf")
+	deep := "{{ " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000) + " }}"
+	hostile := withChatTemplate(t, stories, deep)
+	out, _, err := runHark(t, "inspect", hostile)
+	require.NoError(t, err)
+	require.Contains(t, out, "chat template  200007 bytes, UNUSABLE: chat: parsing the gguf template: it nests too deeply")
+	out, _, err = runHark(t, "inspect", "--json", hostile)
+	require.NoError(t, err)
+	require.Contains(t, out, `"chat_template_error": "chat: parsing the gguf template: it nests too deeply`)
+
+	honest := withChatTemplate(t, stories, "{{ messages[0].content }}")
+	out, _, err = runHark(t, "inspect", honest)
+	require.NoError(t, err)
+	require.Contains(t, out, "chat template  25 bytes, parses")
+
+	dir := filepath.Join(t.TempDir(), "models")
+	out, errs, code := runCLI(t, "models", "--models-dir", dir, "import", hostile)
+	require.Zero(t, code, errs)
+	require.Equal(t, "templated\n", out)
+	require.Contains(t, errs, "warning: templated's chat template is unusable")
+	require.Contains(t, errs, "nests too deeply")
+	require.NoError(t, os.Remove(filepath.Join(dir, "templated.gguf")))
+	_, errs, code = runCLI(t, "models", "--models-dir", dir, "import", honest)
+	require.Zero(t, code, errs)
+	require.NotContains(t, errs, "warning")
 }

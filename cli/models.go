@@ -13,6 +13,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/harkapp/hark/engine/chat"
+	"github.com/harkapp/hark/engine/modelfile"
 	"github.com/harkapp/hark/engine/models"
 )
 
@@ -34,6 +36,8 @@ type ModelsOptions struct {
 	// AcceptLicense (pull): the user accepts the licence of a model
 	// published under one (Gemma's terms); without it such a pull is refused.
 	AcceptLicense bool
+	// Forget (rm): also drop the hash recorded at the first download.
+	Forget bool
 }
 
 // modelsRun is a subcommand's work; tests pass their own to see the
@@ -233,8 +237,14 @@ func newModelsRmCmd(runF modelsRun) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rm NAME...",
 		Short: "Remove models from the models folder",
-		Args:  cobra.MinimumNArgs(1),
+		Long: `Remove models from the models folder.
+
+The sha256 recorded at a model's first download (for catalog entries that
+publish none) is kept, so pulling it again must give the same file;
+--forget drops it too, and the next pull is trusted anew.`,
+		Args: cobra.MinimumNArgs(1),
 	}
+	cmd.Flags().BoolVar(&o.Forget, "forget", false, "also forget the recorded sha256 of each model's first download")
 	return modelsCmd(cmd, o, runModelsRm, runF)
 }
 
@@ -245,10 +255,19 @@ func runModelsRm(cmd *cobra.Command, o *ModelsOptions) error {
 		return err
 	}
 	for _, name := range o.Names {
-		if err := s.Remove(name); err != nil {
-			return err
+		err := s.Remove(name)
+		switch {
+		case err == nil:
+			fmt.Fprintf(cmd.ErrOrStderr(), "removed %s\n", name)
+		case !o.Forget || !errors.Is(err, models.ErrNotFound):
+			return err // --forget also serves a model already removed
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "removed %s\n", name)
+		if o.Forget {
+			if err := s.Forget(name); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "forgot the recorded sha256 of %s\n", name)
+		}
 	}
 	return nil
 }
@@ -274,6 +293,9 @@ func runModelsImport(cmd *cobra.Command, o *ModelsOptions) error {
 		return err
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), name)
+	if err := checkChatTemplate(o.Names[0]); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s's chat template is unusable, so chatting with it will fail (completions work; `hark chat --template FILE` gives it another): %v\n", name, err)
+	}
 	return nil
 }
 
@@ -303,4 +325,18 @@ func runModelsPath(cmd *cobra.Command, o *ModelsOptions) error {
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), p)
 	return nil
+}
+
+// checkChatTemplate checks the chat template of the GGUF model at path, as
+// loading it will (nil for other files and models without one).
+func checkChatTemplate(path string) error {
+	f, err := modelfile.Open(path)
+	if err != nil {
+		return nil // Import has already said what is wrong with the file
+	}
+	defer f.Close()
+	if f.GGUF == nil {
+		return nil
+	}
+	return chat.CheckModel(f.GGUF)
 }

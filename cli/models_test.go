@@ -121,6 +121,27 @@ func TestModelsPullFromMirror(t *testing.T) {
 	require.Zero(t, code, errs)
 	require.Contains(t, errs, "already installed")
 
+	// `models rm` keeps the recorded hash: a re-pull of a changed file is
+	// refused. --forget (even after the removal) trusts the next pull anew.
+	_, errs, code = runCLI(t, "models", "rm", "--models-dir", dir, name)
+	require.Zero(t, code, errs)
+	changed, err := os.ReadFile(withChatTemplate(t, shared.Path(t, "models", "stories260K.gguf"), "{{ messages }}"))
+	require.NoError(t, err)
+	srv.body = changed
+	_, errs, code = runCLI(t, "models", "pull", "--models-dir", dir, "--mirror", ts.URL, name)
+	require.Equal(t, 1, code, errs)
+	require.Contains(t, errs, "sha256")
+	require.NoFileExists(t, filepath.Join(dir, name+".gguf"))
+	_, errs, code = runCLI(t, "models", "rm", "--forget", "--models-dir", dir, name)
+	require.Zero(t, code, errs)
+	require.Contains(t, errs, "forgot the recorded sha256 of "+name)
+	_, errs, code = runCLI(t, "models", "pull", "--models-dir", dir, "--mirror", ts.URL, name)
+	require.Zero(t, code, errs)
+	got, err = os.ReadFile(filepath.Join(dir, name+".gguf"))
+	require.NoError(t, err)
+	require.Equal(t, changed, got)
+	srv.body = body
+
 	// HARK_MIRROR works too; a verified entry whose file differs from the
 	// catalog is refused and nothing is installed.
 	t.Setenv("HARK_MIRROR", ts.URL)

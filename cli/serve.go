@@ -37,7 +37,8 @@ loaded on first use and unloaded after --idle-unload without requests.
 The server listens on 127.0.0.1 only unless --addr says otherwise; any other
 address needs an API key (--api-key or $` + serve.EnvAPIKey + `), which clients
 send as "Authorization: Bearer KEY"; --api-key-file FILE reads it from a file
-so that it does not show in the process list. --addr 127.0.0.1:0 picks a
+so that it does not show in the process list (the file must be private to
+you, chmod 600, as ssh requires of keys). --addr 127.0.0.1:0 picks a
 free port.
 
 Requests must name the server as Host (127.0.0.1:PORT, localhost:PORT,
@@ -60,7 +61,7 @@ refused unless listed with --cors-origin (SECURITY.md).
 	f := cmd.Flags()
 	f.StringVar(&o.Addr, "addr", serve.DefaultAddr, "address to listen on (HOST:PORT)")
 	f.StringVar(&o.APIKey, "api-key", "", "require this key as a Bearer token (default $"+serve.EnvAPIKey+")")
-	f.StringVar(&o.APIKeyFile, "api-key-file", "", "read the API key from this file (its first line)")
+	f.StringVar(&o.APIKeyFile, "api-key-file", "", "read the API key from this file (its first line; the file must be chmod 600)")
 	f.StringSliceVar(&o.Config.AllowHosts, "allow-host", nil, "also accept this Host name (e.g. host.docker.internal; repeatable)")
 	f.StringSliceVar(&o.Config.CORSOrigins, "cors-origin", nil, "let web pages of this origin call the API (e.g. http://localhost:3000; repeatable)")
 	f.Int64Var(&o.Config.MaxUpload, "max-upload", serve.DefaultMaxUpload, "largest audio upload in bytes")
@@ -107,11 +108,11 @@ func runServe(cmd *cobra.Command, o *ServeOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(cmd.ErrOrStderr(), "listening on http://%s\n", ln.Addr())
 	hs, err := serve.HTTPServer(srv, ln)
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "listening on http://%s\n", ln.Addr())
 	return serve.Serve(ctx, hs, ln)
 }

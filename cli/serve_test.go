@@ -67,3 +67,25 @@ func TestServeNeedsKeyOffLoopback(t *testing.T) {
 	require.NotZero(t, code)
 	require.Contains(t, errs, "API key")
 }
+
+// Bad flags are refused before the server listens: no "listening on"
+// line ever precedes the error.
+func TestServeRefusesBeforeListening(t *testing.T) {
+	t.Setenv("HARK_API_KEY", "")
+	key := filepath.Join(t.TempDir(), "key")
+	require.NoError(t, os.WriteFile(key, []byte("s3cret\n"), 0o600))
+	require.NoError(t, os.Chmod(key, 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cors-origin", "http://localhost:3000/"}, "CORS origin"},
+		{[]string{"--cors-origin", "*"}, "CORS origin"},
+		{[]string{"--api-key-file", key}, "chmod 600"},
+	} {
+		_, errs, code := runCLI(t, append([]string{"serve", "--addr", "127.0.0.1:0", "--models-dir", t.TempDir()}, c.args...)...)
+		require.NotZero(t, code, "%v", c.args)
+		require.Contains(t, errs, c.want)
+		require.NotContains(t, errs, "listening on", "%v", c.args)
+	}
+}

@@ -13,14 +13,23 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/chat"
+	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/models"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // gatedServer runs cfg the way `hark serve` does: Listen, HTTPServer (the
 // local gate), Serve.
 func gatedServer(t *testing.T, cfg Config) (*Server, string) {
 	t.Helper()
-	st, err := models.Open(modelsDir(t))
+	return gatedServerIn(t, cfg, modelsDir(t))
+}
+
+// gatedServerIn is gatedServer on the models folder dir.
+func gatedServerIn(t *testing.T, cfg Config, dir string) (*Server, string) {
+	t.Helper()
+	st, err := models.Open(dir)
 	require.NoError(t, err)
 	cfg.Store = st
 	s, err := New(cfg)
@@ -104,12 +113,17 @@ func TestGateAttacks(t *testing.T) {
 		code, body := send(t, "POST", base+a.path, a.hdr, a.body)
 		require.Equal(t, http.StatusForbidden, code, "%s: %s", a.name, body)
 	}
-	for _, p := range []string{"//v1/chat/completions", "/x/../v1/chat/completions", "/v1/./chat//completions"} {
+	// Unclean paths, and the absolute form (GET http://HOST/path), where Go
+	// takes the Host from the URL and drops the rebound Host header.
+	for _, p := range []string{"//v1/chat/completions", "/x/../v1/chat/completions", "/v1/./chat//completions", base + "/v1/chat/completions"} {
 		resp := rawPost(t, base, p, map[string]string{"Host": "rebind.test:" + port, "Origin": "http://rebind.test:" + port, "Content-Type": "application/json"}, chat)
 		require.True(t, strings.HasPrefix(resp, "HTTP/1.1 403"), "%s: %s", p, resp)
 		resp = rawPost(t, base, p, map[string]string{"Origin": "http://evil.example", "Content-Type": "text/plain"}, chat)
 		require.True(t, strings.HasPrefix(resp, "HTTP/1.1 403"), "%s: %s", p, resp)
 	}
+	resp := rawPost(t, base, base+"/v1/chat/completions", map[string]string{"Host": "rebind.test:" + port, "Content-Type": "application/json"}, chat)
+	require.True(t, strings.HasPrefix(resp, "HTTP/1.1 403"), "absolute form: %s", resp)
+	require.Contains(t, resp, "absolute-form")
 	code, _ := send(t, "OPTIONS", base+"/v1/chat/completions", map[string]string{"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}, "")
 	require.Equal(t, http.StatusForbidden, code)
 	require.Empty(t, loadedModels(t, s), "an attack loaded a model")
@@ -149,6 +163,18 @@ func TestReadKeyFile(t *testing.T) {
 	require.ErrorContains(t, err, "empty")
 	_, err = ReadKeyFile(filepath.Join(dir, "none"))
 	require.Error(t, err)
+
+	// Readable or writable by others: refused, as ssh refuses such keys.
+	for _, mode := range []os.FileMode{0o644, 0o640, 0o604, 0o620} {
+		require.NoError(t, os.WriteFile(p, []byte("s3cret\n"), 0o600))
+		require.NoError(t, os.Chmod(p, mode))
+		_, err = ReadKeyFile(p)
+		require.ErrorContains(t, err, "accessible by other users", "%#o", mode)
+		require.ErrorContains(t, err, "chmod 600 "+p)
+	}
+	require.NoError(t, os.Chmod(p, 0o400))
+	_, err = ReadKeyFile(p)
+	require.NoError(t, err)
 }
 
 // TestHugePromptRefusedUntokenized: a prompt that cannot fit the context
@@ -167,5 +193,50 @@ func TestHugePromptRefusedUntokenized(t *testing.T) {
 		require.Contains(t, body, "at least", "refused before tokenizing")
 	}
 	code, body := send(t, "POST", base+"/v1/completions", map[string]string{"Content-Type": "application/json"}, `{"model":"stories","prompt":"Once","max_tokens":2}`)
+	require.Equal(t, http.StatusOK, code, body)
+}
+
+// TestFFmpegPlaylistUpload: an upload that is an HLS playlist or an ffconcat
+// list naming a file only the server's user can read is refused with a clear
+// error, and nothing of that file comes back; a real video container (MP4
+// with its index last) still transcribes.
+func TestFFmpegPlaylistUpload(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir) // uploads are saved next to the secrets
+	_, base := gatedServer(t, Config{})
+	for _, pl := range shared.Playlists(t, dir) {
+		code, body := postForm(t, base+"/v1/audio/transcriptions", pl.Data, "model", "tiny")
+		e := requireAPIError(t, code, http.StatusBadRequest, []byte(body))
+		require.Contains(t, e["message"], "playlist", pl.Name)
+		require.NotContains(t, body, "fellow Americans", "%s: the secret was read", pl.Name)
+	}
+	mp4 := filepath.Join(t.TempDir(), "video.mp4")
+	shared.Encode(t, mp4, "-f", "lavfi", "-i", "color=c=black:s=64x48:r=5", "-shortest",
+		"-map", "1:v", "-map", "0:a", "-c:v", "mpeg4", "-c:a", "aac", "-b:a", "96k")
+	b, err := os.ReadFile(mp4)
+	require.NoError(t, err)
+	code, body := postForm(t, base+"/v1/audio/transcriptions", b, "model", "tiny", "response_format", "text")
+	require.Equal(t, http.StatusOK, code, "%s", body)
+	require.Equal(t, jfkText+"\n", string(body))
+}
+
+// TestHostileChatTemplate: a model whose chat template nests 100,000
+// parentheses (its parsing overflows any stack, a fatal error no recover
+// catches) loads with a clear template error instead of killing the
+// server: chat is refused, completions and /health keep answering.
+func TestHostileChatTemplate(t *testing.T) {
+	dir := modelsDir(t)
+	deep := "{{ " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000) + " }}"
+	require.NoError(t, gguf.Rewrite(filepath.Join(dir, "stories.gguf"), filepath.Join(dir, "hostile.gguf"),
+		map[string]gguf.Value{chat.GGUFKey: gguf.String(deep)}))
+	_, base := gatedServerIn(t, Config{}, dir)
+	code, body := send(t, "POST", base+"/v1/chat/completions", map[string]string{"Content-Type": "application/json"},
+		`{"model":"hostile","messages":[{"role":"user","content":"Once"}],"max_tokens":2}`)
+	e := requireAPIError(t, code, http.StatusBadRequest, []byte(body))
+	require.Contains(t, e["message"], "nests too deeply")
+	code, body = send(t, "GET", base+"/health", nil, "")
+	require.Equal(t, http.StatusOK, code, body)
+	code, body = send(t, "POST", base+"/v1/completions", map[string]string{"Content-Type": "application/json"},
+		`{"model":"hostile","prompt":"Once","max_tokens":2}`)
 	require.Equal(t, http.StatusOK, code, body)
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/harkapp/hark/internal/shared"
 )
 
-const jfkText = "And so my fellow Americans, ask not what your country can do for you, ask what you can do for your country."
+const jfkText = shared.JFKText
 
 // modelsDir is a models folder holding copies of the kit's tiny.en Whisper
 // model (as "tiny") and stories260K (as "stories").

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -20,9 +22,23 @@ const EnvAPIKey = "HARK_API_KEY"
 const DefaultAddr = "127.0.0.1:8089"
 
 // ReadKeyFile reads an API key from the first line of path, so the key
-// need not appear in the process list.
+// need not appear in the process list. As ssh does with private keys, a
+// file that other users may read (or write) is refused: they would have
+// the key.
 func ReadKeyFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("serve: API key file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("serve: API key file: %w", err)
+	}
+	if perm := st.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
+		return "", fmt.Errorf("serve: API key file %s is accessible by other users (mode %#o); make it private with: chmod 600 %s", path, perm, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
 		return "", fmt.Errorf("serve: API key file: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/engine/runtime"
+	"github.com/harkapp/hark/internal/localhttp"
 )
 
 // Config configures a Server. Zero values take the defaults below.
@@ -79,6 +80,13 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("serve: no models folder")
+	}
+	// Checked here, before any listener opens, so a bad flag never follows
+	// a "listening on" line.
+	for _, o := range cfg.CORSOrigins {
+		if err := localhttp.CheckOrigin(o); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = DefaultMaxUpload

@@ -27,12 +27,21 @@ func uiServer(t *testing.T) (*app.App, string, string, *http.Client) {
 	a, err := app.New(app.Config{DataDir: t.TempDir(), ModelsDir: t.TempDir(), Emitter: b})
 	require.NoError(t, err)
 	require.NoError(t, b.Attach(a))
+	t.Cleanup(func() { a.Close() })
+	base, tok, c := tcpServer(t, b)
+	return a, base, tok, c
+}
+
+// tcpServer serves b as `hark ui` does and returns its base URL, its token
+// and a client holding the session cookie.
+func tcpServer(t *testing.T, b *Bridge) (string, string, *http.Client) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	srv, url, err := b.TCP(ln, nil)
 	require.NoError(t, err)
 	go srv.Serve(ln)
-	t.Cleanup(func() { b.Close(); srv.Close(); a.Close() })
+	t.Cleanup(func() { b.Close(); srv.Close() })
 	base, tok, ok := strings.Cut(url, "/?token=")
 	require.True(t, ok, url)
 	jar, _ := cookiejar.New(nil)
@@ -42,7 +51,7 @@ func uiServer(t *testing.T) (*app.App, string, string, *http.Client) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode, "past the gate (no pages are served here)")
 	require.Len(t, jar.Cookies(resp.Request.URL), 1)
-	return a, base, tok, c
+	return base, tok, c
 }
 
 func req(t *testing.T, c *http.Client, method, url string, hdr map[string]string, body string) (int, string) {
@@ -118,12 +127,15 @@ func TestUIAttacks(t *testing.T) {
 	}
 	code, body := req(t, c, "POST", base+"/api/upload", map[string]string{"Origin": "http://evil.example", "Content-Type": mw.FormDataContentType()}, form.String())
 	require.Equal(t, http.StatusForbidden, code, body)
-	for _, p := range []string{"//api/call/Settings.Update", "/x/../api/call/Settings.Update", "/api/./call//Settings.Update"} {
+	for _, p := range []string{"//api/call/Settings.Update", "/x/../api/call/Settings.Update", "/api/./call//Settings.Update", base + "/api/call/Settings.Update"} {
 		for _, h := range []map[string]string{rebind, {"Origin": "null"}} {
 			raw := rawPost(t, base, p, h, string(settings))
 			require.True(t, strings.HasPrefix(raw, "HTTP/1.1 403"), "%s %v: %s", p, h, raw)
 		}
 	}
+	raw := rawPost(t, base, base+"/api/call/Settings.Update", map[string]string{"Host": "rebind.test:" + port, "Cookie": "hark_token_" + port + "=" + tok}, string(settings))
+	require.True(t, strings.HasPrefix(raw, "HTTP/1.1 403"), "absolute form: %s", raw)
+	require.Contains(t, raw, "absolute-form")
 
 	after, err := a.Settings.Get()
 	require.NoError(t, err)
@@ -174,3 +186,61 @@ func rawPost(t *testing.T, base, path string, hdr map[string]string, body string
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestUIOtherPort: a page on another port of 127.0.0.1 is "same-site", so
+// the browser sends it the SameSite cookie with an <audio src> or a no-cors
+// fetch; such requests (Sec-Fetch-Site same-site or cross-site) to /media
+// and /api are refused, while the page's own (same-origin), the user's own
+// navigation (none) and clients that send no Sec-Fetch-Site still work.
+func TestUIOtherPort(t *testing.T) {
+	wav := filepath.Join(t.TempDir(), "1.wav")
+	require.NoError(t, os.WriteFile(wav, []byte("RIFF-SECRET-RECORDING"), 0o600))
+	b := New(Options{Recording: func(id int64) (string, error) { return wav, nil }})
+	require.NoError(t, b.Register(&Notes{}))
+	base, _, c := tcpServer(t, b)
+	for _, site := range []string{"same-site", "cross-site"} {
+		for _, r := range []struct{ method, path string }{
+			{"GET", "/media/recording/1"},
+			{"GET", "/x/../media/recording/1"},
+			{"POST", "/api/call/Notes.Count"},
+			{"GET", "/api/nothing"},
+		} {
+			code, body := req(t, c, r.method, base+r.path, map[string]string{"Sec-Fetch-Site": site, "Content-Type": "application/json"}, "[]")
+			require.Equal(t, http.StatusForbidden, code, "%s %s: %s", site, r.path, body)
+			require.NotContains(t, body, "SECRET")
+		}
+	}
+	for _, site := range []string{"same-origin", "none", ""} {
+		code, body := req(t, c, "GET", base+"/media/recording/1", map[string]string{"Sec-Fetch-Site": site}, "")
+		require.Equal(t, http.StatusOK, code, "%q: %s", site, body)
+		require.Equal(t, "RIFF-SECRET-RECORDING", body)
+		code, body = req(t, c, "POST", base+"/api/call/Notes.Count", map[string]string{"Sec-Fetch-Site": site, "Content-Type": "application/json"}, "[]")
+		require.Equal(t, http.StatusOK, code, "%q: %s", site, body)
+	}
+}
+
+// TestMediaNoFollow: a symbolic link planted where a recording should be
+// (recordings/ID.wav pointing at another file of the user) is not followed
+// by /media, nor is anything but a regular file served.
+func TestMediaNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	require.NoError(t, os.WriteFile(secret, []byte("TOP-SECRET"), 0o600))
+	link := filepath.Join(dir, "1.wav")
+	require.NoError(t, os.Symlink(secret, link))
+	notFile := filepath.Join(dir, "3.wav")
+	require.NoError(t, os.Mkdir(notFile, 0o700)) // not a regular file
+	real := filepath.Join(dir, "2.wav")
+	require.NoError(t, os.WriteFile(real, []byte("RIFF-REAL"), 0o600))
+	files := map[int64]string{1: link, 2: real, 3: notFile}
+	b := New(Options{Recording: func(id int64) (string, error) { return files[id], nil }})
+	base, _, c := tcpServer(t, b)
+	for _, id := range []string{"1", "3"} {
+		code, body := req(t, c, "GET", base+"/media/recording/"+id, nil, "")
+		require.Equal(t, http.StatusNotFound, code, "%s: %s", id, body)
+		require.NotContains(t, body, "TOP-SECRET")
+	}
+	code, body := req(t, c, "GET", base+"/media/recording/2", nil, "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, "RIFF-REAL", body)
+}

@@ -83,14 +83,18 @@ func (b *Bridge) serveRecording(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("recording %d: %s", id, b.errText(err)), http.StatusNotFound)
 		return
 	}
-	f, err := os.Open(path)
+	// A link planted in recordings/ must not turn /media into a reader of
+	// any file: the last path element is opened without following links
+	// (a user's own linked source file is resolved when it is served, see
+	// History.AudioFile), and only a regular file is served.
+	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow, 0)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("recording %d: audio not found", id), http.StatusNotFound)
 		return
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || st.IsDir() {
+	if lst, lerr := os.Lstat(path); err != nil || lerr != nil || !st.Mode().IsRegular() || !lst.Mode().IsRegular() {
 		http.Error(w, fmt.Sprintf("recording %d: audio not found", id), http.StatusNotFound)
 		return
 	}

@@ -10,9 +10,10 @@ const chatMLSource = `{% for message in messages %}{{ '<|im_start|>' + message['
 // it and every rendering extends the previous one.
 const plainSource = `{% for message in messages %}{{ message['content'] }}{% endfor %}`
 
-// ChatML returns the built-in ChatML template.
+// ChatML returns the built-in ChatML template. Built-in sources are
+// constants, so they are parsed here rather than in a child process.
 func ChatML(special SpecialTokens) *Template {
-	t, err := New("chatml", chatMLSource, special)
+	t, err := newHere("chatml", chatMLSource, special)
 	if err != nil {
 		panic(err) // a constant source: a parse error is a bug
 	}
@@ -21,7 +22,7 @@ func ChatML(special SpecialTokens) *Template {
 
 // Plain returns the built-in template for base models.
 func Plain(special SpecialTokens) *Template {
-	t, err := New("plain", plainSource, special)
+	t, err := newHere("plain", plainSource, special)
 	if err != nil {
 		panic(err)
 	}

@@ -21,6 +21,18 @@ func ForModel(f *gguf.File, tk *tokenizer.Tokenizer) (*Template, error) {
 	return Fallback(special, func(s string) bool { _, ok := tk.TokenID(s); return ok }), nil
 }
 
+// CheckModel reports whether the chat template a GGUF model carries (if
+// any) parses, as loading the model will check it: `hark models import` and
+// `hark inspect` report a bad one before anyone chats with the model.
+func CheckModel(f *gguf.File) error {
+	if v, ok := f.Get(GGUFKey); ok {
+		if src, ok := v.String(); ok && src != "" {
+			return Check("gguf", src)
+		}
+	}
+	return nil
+}
+
 func specialOf(tk *tokenizer.Tokenizer) SpecialTokens {
 	var s SpecialTokens
 	ids := tk.Special()

@@ -49,6 +49,8 @@ type renderRequest struct {
 	AddGenerationPrompt bool      `json:"add_generation_prompt"`
 	Now                 time.Time `json:"now"`
 	Timeout             int64     `json:"timeout_ns"`
+	// ParseOnly asks only whether the source parses (New).
+	ParseOnly bool `json:"parse_only,omitempty"`
 }
 
 type renderReply struct {
@@ -66,10 +68,6 @@ var self struct {
 
 // RenderContext is Render under ctx: cancelling it kills the rendering.
 func (t *Template) RenderContext(ctx context.Context, messages []Message, o Options) (string, error) {
-	self.once.Do(func() { self.path, self.err = os.Executable() })
-	if self.err != nil {
-		return "", fmt.Errorf("chat: finding this program to render the template: %w", self.err)
-	}
 	vars, err := encodeVars(o.Vars)
 	if err != nil {
 		return "", fmt.Errorf("chat: template variables: %w", err)
@@ -78,15 +76,38 @@ func (t *Template) RenderContext(ctx context.Context, messages []Message, o Opti
 	if t.Now != nil {
 		now = t.Now()
 	}
-	req, err := json.Marshal(renderRequest{Name: t.Name, Source: t.Source, BOS: t.special.BOS, EOS: t.special.EOS,
-		Messages: messages, Vars: vars, AddGenerationPrompt: o.AddGenerationPrompt, Now: now, Timeout: int64(RenderTimeout)})
+	return t.inChild(ctx, renderRequest{Messages: messages, Vars: vars, AddGenerationPrompt: o.AddGenerationPrompt, Now: now})
+}
+
+// checkInChild parses the template in a child process: a parser crash
+// (stack overflow on deep nesting) or runaway kills the child, not us.
+func (t *Template) checkInChild() error {
+	_, err := t.inChild(context.Background(), renderRequest{ParseOnly: true})
+	switch {
+	case errors.Is(err, ErrTemplateMemory):
+		return fmt.Errorf("chat: parsing the %s template: it nests too deeply or is too large to parse (the parser ran out of stack or memory)", t.Name)
+	case errors.Is(err, ErrTemplateTimeout):
+		return fmt.Errorf("chat: parsing the %s template took longer than %v", t.Name, RenderTimeout)
+	}
+	return err
+}
+
+// inChild runs req (filled with the template) in a child process of this
+// binary, under RenderTimeout and ctx, and returns its output.
+func (t *Template) inChild(ctx context.Context, req renderRequest) (string, error) {
+	self.once.Do(func() { self.path, self.err = os.Executable() })
+	if self.err != nil {
+		return "", fmt.Errorf("chat: finding this program to run the template: %w", self.err)
+	}
+	req.Name, req.Source, req.BOS, req.EOS, req.Timeout = t.Name, t.Source, t.special.BOS, t.special.EOS, int64(RenderTimeout)
+	body, err := json.Marshal(req)
 	if err != nil {
 		return "", err
 	}
 	rctx, cancel := context.WithTimeout(ctx, RenderTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(rctx, self.path, renderArg)
-	cmd.Stdin = bytes.NewReader(req)
+	cmd.Stdin = bytes.NewReader(body)
 	// The reply is the output (≤ 8 MiB) JSON-escaped (≤ 6x) plus a little.
 	stdout := &limitBuffer{max: 6*maxRenderSize + 4096}
 	stderr := &limitBuffer{max: 4096}

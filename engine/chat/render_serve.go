@@ -41,9 +41,9 @@ func serveRender(in io.Reader, out io.Writer) int {
 		time.AfterFunc(time.Duration(req.Timeout)+time.Second, func() { os.Exit(3) })
 	}
 	go watchMemory(renderMemory, func() { reply(renderReply{Kind: "memory", Err: "memory"}); os.Exit(4) })
-	tpl, err := New(req.Name, req.Source, SpecialTokens{BOS: req.BOS, EOS: req.EOS})
-	if err != nil {
-		return reply(renderReply{Err: err.Error()})
+	tpl, err := newHere(req.Name, req.Source, SpecialTokens{BOS: req.BOS, EOS: req.EOS})
+	if err != nil || req.ParseOnly {
+		return reply(renderReply{Err: errString(err)})
 	}
 	tpl.Now = func() time.Time { return req.Now }
 	var vars map[string]any
@@ -58,6 +58,13 @@ func serveRender(in io.Reader, out io.Writer) int {
 		return reply(renderReply{Kind: "template", Err: err.Error()})
 	}
 	return reply(renderReply{Err: err.Error()})
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // watchMemory calls over when the heap passes max. A heap watchdog rather

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,4 +76,33 @@ func BenchmarkRender(b *testing.B) {
 			require.NoError(b, err)
 		}
 	})
+}
+
+// deepTemplate is a template of depth nested parentheses (200 KB at
+// 100,000): gonja's parser recurses once per level, past any stack.
+func deepTemplate(depth int) string {
+	return "{{ " + strings.Repeat("(", depth) + "1" + strings.Repeat(")", depth) + " }}"
+}
+
+// TestHostileParse: templates whose parsing would overflow the stack, which
+// no recover can catch, are parsed in the child: New fails with a clear
+// error, this process lives on, and honest templates still parse.
+func TestHostileParse(t *testing.T) {
+	for name, src := range map[string]string{
+		"parentheses": deepTemplate(100000),
+		"brackets":    "{{ " + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + " }}",
+		"ifs":         strings.Repeat("{% if 1 %}", 40000) + strings.Repeat("{% endif %}", 40000),
+	} {
+		_, err := New("gguf", src, SpecialTokens{})
+		require.Error(t, err, name)
+		require.ErrorContains(t, err, "parsing the gguf template", name)
+		require.NotContains(t, err.Error(), "goroutine", name)
+		require.ErrorContains(t, Check("gguf", src), "template", name)
+	}
+	tpl, err := New("gguf", deepTemplate(20), SpecialTokens{})
+	require.NoError(t, err)
+	out, err := tpl.Render(nil, Options{})
+	require.NoError(t, err)
+	require.Equal(t, "1", out)
+	require.NoError(t, Check("gguf", "{{ messages }}"))
 }

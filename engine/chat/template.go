@@ -33,10 +33,34 @@ type Template struct {
 }
 
 // New compiles a Jinja chat template. special fills bos_token and
-// eos_token.
+// eos_token. The source is code from a downloaded file, and gonja's
+// recursive-descent parser overflows the stack on deep nesting (100,000
+// parentheses), which is fatal to the whole process, so it is parsed only in
+// a child process (render_child.go), as it is rendered: this process keeps
+// the source and learns whether it parses.
 func New(name, source string, special SpecialTokens) (*Template, error) {
-	if len(source) > maxTemplateSize {
-		return nil, fmt.Errorf("chat: the %s template is %d bytes, more than %d", name, len(source), maxTemplateSize)
+	if err := checkSize(name, source); err != nil {
+		return nil, err
+	}
+	t := &Template{Name: name, Source: source, special: special}
+	if err := t.checkInChild(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Check reports whether source, the template called name, parses, without
+// running it, the way New checks it (in a child process).
+func Check(name, source string) error {
+	_, err := New(name, source, SpecialTokens{})
+	return err
+}
+
+// newHere compiles the template in this process: for the built-in
+// templates (constant sources) and inside the child process.
+func newHere(name, source string, special SpecialTokens) (*Template, error) {
+	if err := checkSize(name, source); err != nil {
+		return nil, err
 	}
 	t := &Template{Name: name, Source: source, special: special}
 	env := newEnvironment(func() time.Time {
@@ -60,6 +84,13 @@ func New(name, source string, special SpecialTokens) (*Template, error) {
 	}
 	t.tpl = tpl
 	return t, nil
+}
+
+func checkSize(name, source string) error {
+	if len(source) > maxTemplateSize {
+		return fmt.Errorf("chat: the %s template is %d bytes, more than %d", name, len(source), maxTemplateSize)
+	}
+	return nil
 }
 
 // compile parses the template, turning a parser panic on hostile input

@@ -50,6 +50,11 @@ type Downloader struct {
 	Retries int
 	// Every is the least interval between progress callbacks.
 	Every time.Duration
+	// IdleTimeout ends a connection that sends no byte for this long once
+	// its headers arrived (a stalled server would hang the download
+	// forever); the download then resumes from what it has, as after a
+	// dropped connection. 0: no bound.
+	IdleTimeout time.Duration
 
 	sem chan struct{}
 }
@@ -64,11 +69,12 @@ func NewDownloader(parallel int) *Downloader {
 	tr.Proxy = http.ProxyFromEnvironment
 	tr.ResponseHeaderTimeout = time.Minute
 	return &Downloader{
-		Client:  &http.Client{Transport: tr},
-		Mirror:  os.Getenv(EnvMirror),
-		Retries: 5,
-		Every:   200 * time.Millisecond,
-		sem:     make(chan struct{}, parallel),
+		Client:      &http.Client{Transport: tr},
+		Mirror:      os.Getenv(EnvMirror),
+		Retries:     5,
+		Every:       200 * time.Millisecond,
+		IdleTimeout: 30 * time.Second,
+		sem:         make(chan struct{}, parallel),
 	}
 }
 
@@ -260,7 +266,9 @@ func (d *Downloader) fetchOnce(ctx context.Context, url, part string, r Request,
 		off = 0
 		removePartial(part)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, permanentError{err}
 	}
@@ -338,7 +346,16 @@ func (d *Downloader) fetchOnce(ctx context.Context, url, part string, r Request,
 	}
 	pw := &progressWriter{name: r.Name, done: off, total: total, start: time.Now(), base: off, fn: progress, every: d.Every}
 	cw := &capWriter{w: io.MultiWriter(f, pw), name: r.Name, dir: filepath.Dir(part), max: total - off}
-	_, cerr := io.Copy(cw, resp.Body)
+	var body io.Reader = resp.Body
+	if d.IdleTimeout > 0 {
+		idle := time.AfterFunc(d.IdleTimeout, func() { cancel(errStalled) })
+		defer idle.Stop()
+		body = &idleReader{r: resp.Body, t: idle, d: d.IdleTimeout}
+	}
+	_, cerr := io.Copy(cw, body)
+	if errors.Is(context.Cause(rctx), errStalled) && ctx.Err() == nil {
+		cerr = fmt.Errorf("models: %s: the server sent nothing for %v", r.Name, d.IdleTimeout)
+	}
 	pw.report(true)
 	if err := f.Sync(); err != nil && cerr == nil {
 		cerr = err
@@ -356,6 +373,23 @@ func (d *Downloader) fetchOnce(ctx context.Context, url, part string, r Request,
 		return 0, fmt.Errorf("models: %s: connection closed at %d of %d bytes", r.Name, pw.done, total)
 	}
 	return total, nil
+}
+
+var errStalled = errors.New("stalled")
+
+// idleReader pushes its timer back on every byte read.
+type idleReader struct {
+	r io.Reader
+	t *time.Timer
+	d time.Duration
+}
+
+func (i *idleReader) Read(p []byte) (int, error) {
+	n, err := i.r.Read(p)
+	if n > 0 {
+		i.t.Reset(i.d)
+	}
+	return n, err
 }
 
 // parseContentRange reads "bytes START-END/SIZE".

@@ -76,7 +76,22 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b := append([]byte(nil), s.body...)
 		b[len(b)/2] ^= 0xff
 		http.ServeContent(w, r, "f.gguf", time.Time{}, strings.NewReader(string(b)))
+	case "stall":
+		// The first connection sends its headers and s.cut bytes, then
+		// nothing until the client gives up.
+		if n == 1 {
+			w.Header().Set("Content-Length", strconv.Itoa(len(s.body)))
+			w.Header().Set("ETag", `"v1"`)
+			w.WriteHeader(http.StatusOK)
+			w.Write(s.body[:s.cut])
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("ETag", `"v1"`)
+		http.ServeContent(w, r, "f.gguf", time.Time{}, strings.NewReader(string(s.body)))
 	case "hold":
+
 		w.Header().Set("Content-Length", strconv.Itoa(len(s.body)))
 		w.WriteHeader(http.StatusOK)
 		w.Write(s.body[:10])
@@ -202,7 +217,8 @@ func TestDownloadRecordsUnknownHash(t *testing.T) {
 	require.Equal(t, sha(body), rec.SHA256)
 	require.Equal(t, int64(len(body)), rec.Size)
 
-	require.NoError(t, os.Remove(filepath.Join(s.Dir, "m.gguf")))
+	// Removed the way `hark models rm` does: the pin stays.
+	require.NoError(t, s.Remove("m"))
 	bad := httptest.NewServer(&server{body: body, mode: "corrupt"})
 	defer bad.Close()
 	_, err = d.Download(context.Background(), s, Request{Name: "m", URL: bad.URL + "/f.gguf"}, nil)
@@ -323,4 +339,35 @@ func TestDownloadDiskFull(t *testing.T) {
 	_, err := newDL(1).Download(context.Background(), s, Request{Name: "huge", URL: ts.URL + "/huge.bin"}, nil)
 	require.ErrorContains(t, err, "free in")
 	require.NoFileExists(t, s.partialPath("huge"))
+}
+
+// TestDownloadStalls: a server that stops sending after its headers and
+// part of the body is given up after IdleTimeout without a byte, and the
+// download resumes from what it has.
+func TestDownloadStalls(t *testing.T) {
+	body := stories(t)
+	srv := &server{body: body, mode: "stall", cut: 300_000}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	s := &Store{Dir: t.TempDir()}
+	d := newDL(1)
+	require.Equal(t, 30*time.Second, d.IdleTimeout, "the default")
+	d.IdleTimeout = 200 * time.Millisecond
+	// A safety net so that a hang fails the test instead of the suite.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := d.Download(ctx, s, Request{Name: "m", URL: ts.URL + "/f.gguf", SHA256: sha(body)}, nil)
+	require.NoError(t, err)
+	got, err := os.ReadFile(p)
+	require.NoError(t, err)
+	require.Equal(t, body, got)
+	require.Equal(t, []string{"", "bytes=300000-"}, srv.ranges, "resumed after the stall")
+
+	// Without retries left, the stall is the error, and it says so.
+	srv = &server{body: body, mode: "stall", cut: 0}
+	ts2 := httptest.NewServer(srv)
+	defer ts2.Close()
+	d.Retries = 0
+	_, err = d.Download(ctx, s, Request{Name: "m2", URL: ts2.URL + "/f.gguf", SHA256: sha(body)}, nil)
+	require.ErrorContains(t, err, "the server sent nothing for 200ms")
 }

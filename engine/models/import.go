@@ -66,8 +66,10 @@ func copyAtomic(src, dst string) (err error) {
 	return os.Rename(tmp.Name(), dst)
 }
 
-// Remove deletes the model called name, with its partial download and
-// recorded hash if any.
+// Remove deletes the model called name, with its partial download if any.
+// Its recorded hash stays (see Forget): a later download of the same name
+// must still match what was first trusted, or a removal would re-open trust
+// on first use to whatever the server now sends.
 func (s *Store) Remove(name string) error {
 	p, err := s.Path(name)
 	if err != nil {
@@ -77,6 +79,15 @@ func (s *Store) Remove(name string) error {
 		return err
 	}
 	if err := os.Remove(s.partialPath(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Forget drops the hash recorded for name's first download, so that its
+// next download is trusted anew (`hark models rm --forget`).
+func (s *Store) Forget(name string) error {
+	if err := ValidateName(name); err != nil {
 		return err
 	}
 	return s.forgetHash(name)

@@ -114,7 +114,11 @@ func TestImportNameAndRemove(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotFound)
 	require.NoFileExists(t, s.partialPath(name))
 	_, rec := s.RecordedHash(name)
+	require.True(t, rec, "removing a model keeps its recorded hash")
+	require.NoError(t, s.Forget(name))
+	_, rec = s.RecordedHash(name)
 	require.False(t, rec)
+	require.Error(t, s.Forget("../x"))
 	require.ErrorIs(t, s.Remove(name), ErrNotFound)
 	for _, bad := range []string{"../x", "/etc/passwd", ".hidden", "a/b", "", "x..y"} {
 		require.Error(t, s.Remove(bad), bad)

@@ -9,12 +9,17 @@
 //   - Host must name the listener: 127.0.0.1, localhost or [::1] with the
 //     listener's port, or a name the user allowed (--allow-host). A server
 //     that binds beyond loopback behind an API key may accept any Host
-//     (Options.AnyHost): the key protects it, not the name.
+//     (Options.AnyHost): the key protects it, not the name. A request
+//     line in absolute form (GET http://HOST/path), which only proxies
+//     receive, is refused.
 //   - An Origin header other than the server's own (http://HOST of an
 //     allowed Host) or a listed CORS origin is refused, "null" included;
 //     so is Sec-Fetch-Site: cross-site from an unlisted origin (an <img> or
 //     form navigation carries no Origin on GET).
 //   - CORS preflights are answered only for listed origins.
+//   - Options.SameOriginPaths are for the server's own pages only: a
+//     request there with Sec-Fetch-Site same-site (a page on another port
+//     of 127.0.0.1) or cross-site is refused.
 //   - With Options.Token, every request needs the per-launch secret: the
 //     URL printed at start carries ?token=..., which the gate exchanges for
 //     an HttpOnly SameSite=Strict cookie and redirects to the clean URL.
@@ -68,6 +73,12 @@ type Options struct {
 	Token string
 	// WriteTimeout bounds writing each answer (0: none); see Stream.
 	WriteTimeout time.Duration
+	// SameOriginPaths are path prefixes ("/api") that only the server's own
+	// pages may fetch: a request there marked with a Sec-Fetch-Site other
+	// than same-origin or none (a user's own navigation) is refused. With
+	// Token, it stops pages on another port of the same host ("same-site"),
+	// to which browsers send the SameSite cookie.
+	SameOriginPaths []string
 }
 
 // Gate checks requests before a handler sees them.
@@ -130,6 +141,13 @@ func NewToken() string {
 // Wrap returns h behind the gate.
 func (g *Gate) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Host != "" || r.URL.Scheme != "" {
+			// Absolute form (GET http://HOST/path): Go takes r.Host from the
+			// URL and drops the Host header, so the name the connection was
+			// made for is unknowable. Only proxies get this form.
+			refuse(w, "absolute-form request target refused (this server is not a proxy): send the path with a Host header")
+			return
+		}
 		if !g.hostOK(r.Host) {
 			refuse(w, "Host "+quote(r.Host)+" is not this server's: a page may have rebound its name to 127.0.0.1 (add it with --allow-host if you trust it)")
 			return
@@ -160,6 +178,10 @@ func (g *Gate) Wrap(h http.Handler) http.Handler {
 				return
 			}
 		}
+		if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" && g.sameOriginOnly(r.URL.Path) {
+			refuse(w, "request from another site refused (Sec-Fetch-Site "+quote(site)+"): only this server's own page may call "+r.URL.Path)
+			return
+		}
 		if g.opts.Token != "" && !g.tokenOK(w, r) {
 			return
 		}
@@ -168,6 +190,15 @@ func (g *Gate) Wrap(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+func (g *Gate) sameOriginOnly(p string) bool {
+	for _, pre := range g.opts.SameOriginPaths {
+		if p == pre || strings.HasPrefix(p, strings.TrimSuffix(pre, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *Gate) hostOK(host string) bool {

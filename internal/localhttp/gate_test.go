@@ -243,3 +243,47 @@ func TestLimiter(t *testing.T) {
 }
 
 var _ = httptest.NewRecorder
+
+// rawGet sends one request with the request line's target and the Host
+// header written as given.
+func rawGet(t *testing.T, base, target, host string, hdr ...string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	require.NoError(t, err)
+	defer c.Close()
+	req := "GET " + target + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n"
+	for _, h := range hdr {
+		req += h + "\r\n"
+	}
+	_, err = io.WriteString(c, req+"\r\n")
+	require.NoError(t, err)
+	b, _ := io.ReadAll(c)
+	return string(b)
+}
+
+// TestGateAbsoluteForm: a request line in absolute form
+// (GET http://HOST/path) names a host beside the Host header, and Go's
+// server takes r.Host from the URL and drops the header: such requests are
+// refused whatever they name (only proxies get them); the origin form
+// still works.
+func TestGateAbsoluteForm(t *testing.T) {
+	for _, opts := range []Options{{}, {AnyHost: true}} {
+		base, hits := served(t, opts)
+		own := strings.TrimPrefix(base, "http://")
+		port := own[strings.LastIndex(own, ":")+1:]
+		for _, c := range []struct{ target, host string }{
+			{"http://evil.example/v1/models", own},
+			{"http://evil.example:" + port + "/v1/models", own},
+			{base + "/v1/models", "evil.example:" + port},
+			{"http://localhost:" + port + "/v1/models", "evil.example"},
+			{base + "/v1/models", own},
+		} {
+			resp := rawGet(t, base, c.target, c.host)
+			require.True(t, strings.HasPrefix(resp, "HTTP/1.1 403"), "%s with Host %s: %s", c.target, c.host, resp)
+			require.Contains(t, resp, "absolute-form")
+		}
+		require.Zero(t, hits.Load())
+		resp := rawGet(t, base, "/v1/models", own)
+		require.True(t, strings.HasPrefix(resp, "HTTP/1.1 200"), resp)
+	}
+}
