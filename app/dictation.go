@@ -271,7 +271,7 @@ func (d *Dictation) Stop() (Item, error) {
 		return fail(err)
 	}
 	set, _ := d.deps.settings.Get()
-	text, outErr := d.finishText(plan, it.Text, out, set.RestoreClipboard)
+	text, outErr := d.finishText(plan, it.Text, wordsOf(it.Segments), out, set.RestoreClipboard)
 	d.setState(func(s *DictationStatus) {
 		s.State, s.LastText, s.Error = DictIdle, text, ""
 		if r.SaveErr != nil {

@@ -39,6 +39,9 @@ try {
   await page.fill('input[name="previewSample"]', 'my fellow americans. new line. ok')
   await page.waitForFunction(() => document.querySelector('[data-testid="rewrite-preview"]')?.textContent === 'my Comrades americans.\nOk', null, { timeout: T })
   check(true, 'live preview applies the "sounds like" spelling and "new line"')
+  await page.fill('input[name="previewSample"]', 'We launched a new line of shoes. New paragraph. Done.')
+  await page.waitForFunction(() => document.querySelector('[data-testid="rewrite-preview"]')?.textContent === 'We launched a new line of shoes.\n\nDone.', null, { timeout: T })
+  check(true, 'a command phrase inside a sentence stays words; one on its own is a command')
   await page.waitForFunction(() => /1 term in Whisper's prompt/.test(document.querySelector('[data-testid="prompt-fit"]')?.textContent ?? ''), null, { timeout: T })
   check(true, 'the vocabulary fits the prompt')
 
