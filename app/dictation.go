@@ -345,7 +345,7 @@ func (d *Dictation) Status() (DictationStatus, error) {
 	return st, nil
 }
 
-// Devices lists the input devices.
+// Devices lists the microphones to choose from (app/micdevices.go).
 func (d *Dictation) Devices() ([]Device, error) {
 	d.mu.Lock()
 	rec := d.rec
@@ -353,7 +353,12 @@ func (d *Dictation) Devices() ([]Device, error) {
 	if rec == nil {
 		return []Device{}, errNoRecorder
 	}
-	return rec.Devices()
+	ds, err := rec.Devices()
+	if err != nil {
+		return ds, err
+	}
+	set, _ := d.deps.settings.Get()
+	return microphones(ds, set.InputDevice), nil
 }
 
 // recording reports whether item id is being captured now.
