@@ -216,7 +216,9 @@ try {
     await page.waitForSelector('input[name="forceCPU"]')
     const loadedOn = await page.locator('[data-testid="loaded-models"]').textContent()
     check(/· cpu/.test(loadedOn), `Settings shows where loaded models run: ${loadedOn.replace(/\s+/g, ' ').trim()}`)
-    // Shot with the hotkey the Dictation view shows; changed after.
+    // Shot from the top, with the hotkey the Dictation view shows;
+    // changed after.
+    await page.locator('input[name="hotkey"]').evaluate((el) => el.closest('section')?.scrollIntoView({ block: 'start' }))
     await shot('settings')
     await page.fill('input[name="hotkey"]', tc.hotkey)
     await page.click('[data-testid="save-settings"]')
