@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/internal/version"
 )
@@ -12,3 +13,7 @@ type About struct{}
 // Info is the stamped version, commit, build date and compiled-in
 // backends.
 func (*About) Info() version.Info { return version.Get(backends.Compiled()) }
+
+// Features says which OS settings work on this platform: Settings hides
+// the others (a menu-bar icon or Dock switch that does nothing on Linux).
+func (*About) Features() platform.Features { return platform.Supported() }

@@ -217,7 +217,7 @@ func New(cfg Config) (*App, error) {
 		recording: func(id int64) bool { return a.Dictation.recording(id) },
 		cancelJob: func(id int64) { a.Transcription.cancelAndWait(id) },
 		enqueue:   func(id int64, model string) (Job, error) { return a.Transcription.enqueue(id, model) }}}
-	a.Models = &Models{deps: modelsDeps{settings: a.Settings, store: ms, rt: a.rt, emit: a.emit, uploads: a.uploads, closed: a.closed},
+	a.Models = &Models{deps: modelsDeps{settings: a.Settings, machine: runtime.ThisMachine, store: ms, rt: a.rt, emit: a.emit, uploads: a.uploads, closed: a.closed},
 		dl: models.NewDownloader(2), pulls: map[string]context.CancelFunc{}}
 	a.Transcription = newTranscription(transcriptionDeps{db: db, emit: a.emit, recDir: recDir, uploads: a.uploads,
 		models: a.Models, history: a.History, transcribe: a.transcribeItem, closed: a.closed})

@@ -329,7 +329,7 @@ func (d *Dictation) finishStop(st stopping) (Item, string, error) {
 		return fail(err)
 	}
 	set, _ := d.deps.settings.Get()
-	text, outErr := d.finishText(plan, it.Text, out, set.RestoreClipboard)
+	text, outErr := d.finishText(plan, it.Text, wordsOf(it.Segments), out, set.RestoreClipboard)
 	d.setState(func(s *DictationStatus) {
 		s.State, s.LastText, s.Error = DictIdle, text, ""
 		if r.SaveErr != nil {
@@ -407,7 +407,7 @@ func (d *Dictation) Status() (DictationStatus, error) {
 	return st, nil
 }
 
-// Devices lists the input devices.
+// Devices lists the microphones to choose from (app/micdevices.go).
 func (d *Dictation) Devices() ([]Device, error) {
 	d.mu.Lock()
 	rec := d.rec
@@ -415,7 +415,12 @@ func (d *Dictation) Devices() ([]Device, error) {
 	if rec == nil {
 		return []Device{}, errNoRecorder
 	}
-	return rec.Devices()
+	ds, err := rec.Devices()
+	if err != nil {
+		return ds, err
+	}
+	set, _ := d.deps.settings.Get()
+	return microphones(ds, set.InputDevice), nil
 }
 
 // recording reports whether item id is being captured now.

@@ -35,6 +35,8 @@ type ModelInfo struct {
 	// time of one 30-s window here, the published accuracy (0: none
 	// found) with its source, and which tasks recommend it and why.
 	WindowMs       float64           `json:"windowMs"`
+	Speed          string            `json:"speed"`     // what WindowMs is fast enough for: models.SpeedClass
+	Estimated      bool              `json:"estimated"` // WindowMs is estimated from the machine, not measured
 	WER            float64           `json:"wer"`
 	WERSource      string            `json:"werSource"`
 	RecommendedFor []string          `json:"recommendedFor"` // "dictation", "files"
@@ -42,7 +44,8 @@ type ModelInfo struct {
 }
 
 // Advice is the speech recommendation per task and the measurement it
-// comes from (empty until the speed is measured).
+// comes from: until a speech model is installed and timed, an estimate
+// from the machine's description (Probe.Estimated says for what machine).
 type Advice struct {
 	Probe     *SpeedProbe `json:"probe"`
 	Dictation string      `json:"dictation"`
@@ -52,16 +55,26 @@ type Advice struct {
 }
 
 // Advice recommends speech models for dictation and files from the
-// measured speed and the published accuracy figures.
+// measured speed (or the machine's estimated one) and the published
+// accuracy figures.
 func (m *Models) Advice() (Advice, error) {
 	s, err := m.deps.settings.Get()
-	if err != nil || s.SpeedProbe == nil {
+	if err != nil {
 		return Advice{}, err
 	}
-	ram := models.TotalRAM()
-	d := models.AdviseSpeech(s.SpeedProbe.Probe, ram, models.DictationWindowMs, "dictation")
-	f := models.AdviseSpeech(s.SpeedProbe.Probe, ram, models.FilesWindowMs, "files (5x real time)")
-	return Advice{Probe: s.SpeedProbe, Dictation: d.Name, DictWhy: d.Reason, Files: f.Name, FilesWhy: f.Reason}, nil
+	p := s.SpeedProbe
+	if p == nil || p.Choice != s.backendChoice() {
+		p = &SpeedProbe{Probe: m.deps.machine(s.backendChoice()).Estimate(), Choice: s.backendChoice()}
+	}
+	return AdviseFor(p, models.TotalRAM()), nil
+}
+
+// AdviseFor is the advice for a speed probe (measured or estimated) and
+// the machine's memory; the CLI gives the same advice.
+func AdviseFor(p *SpeedProbe, ram int64) Advice {
+	d := models.AdviseSpeech(p.Probe, ram, models.DictationWindowMs, "dictation")
+	f := models.AdviseSpeech(p.Probe, ram, models.FilesWindowMs, "files (5x real time)")
+	return Advice{Probe: p, Dictation: d.Name, DictWhy: d.Reason, Files: f.Name, FilesWhy: f.Reason}
 }
 
 // PullProgress is the payload of "models:progress".
@@ -96,11 +109,14 @@ type Models struct {
 // dropping a removed file), uploads (imports) and whether it is closing.
 type modelsDeps struct {
 	settings settingsReader
-	store    *models.Store
-	rt       *runtime.Runtime
-	emit     Emitter
-	uploads  *uploads
-	closed   func() bool
+	// machine describes this machine for the advice before a speech
+	// model is measured (runtime.ThisMachine; tests inject one).
+	machine func(choice string) models.Machine
+	store   *models.Store
+	rt      *runtime.Runtime
+	emit    Emitter
+	uploads *uploads
+	closed  func() bool
 }
 
 // taskOf guesses an installed file's task from its extension (Inspect
@@ -123,11 +139,10 @@ func (m *Models) List() ([]ModelInfo, error) {
 	for _, e := range installed {
 		byName[e.Name] = e
 	}
-	speechRec, chatRec := models.Recommend(models.TotalRAM())
+	// Speech models are recommended by the advice (speed and accuracy),
+	// chat models by memory.
+	_, chatRec := models.Recommend(models.TotalRAM())
 	adv, _ := m.Advice()
-	if adv.Probe != nil {
-		speechRec = models.CatalogEntry{} // the measured advice replaces the memory-only pick
-	}
 	loaded := map[string]string{} // path -> backend
 	for _, in := range m.deps.rt.Loaded() {
 		loaded[in.Path] = in.Backend
@@ -138,7 +153,7 @@ func (m *Models) List() ([]ModelInfo, error) {
 	for _, c := range models.Catalog() {
 		mi := ModelInfo{Name: c.Name, Task: string(c.Task), SizeBytes: c.Size, MemoryBytes: int64(c.MemoryMB) << 20,
 			Notes: c.Notes, Verified: c.Verified(), InCatalog: true, License: c.License,
-			Recommended: c.Name == speechRec.Name || c.Name == chatRec.Name}
+			Recommended: c.Name == chatRec.Name}
 		if e, ok := byName[c.Name]; ok {
 			mi.Installed, mi.Path, mi.SizeBytes = true, e.Path, e.Size
 			delete(byName, c.Name)
@@ -148,6 +163,8 @@ func (m *Models) List() ([]ModelInfo, error) {
 			mi.WER, mi.WERSource = fam.WER, fam.Source
 			if adv.Probe != nil {
 				mi.WindowMs = adv.Probe.Estimate(fam.Params)
+				mi.Speed = models.SpeedClass(mi.WindowMs)
+				mi.Estimated = adv.Probe.Estimated != ""
 			}
 			for _, r := range []struct{ task, name, why string }{{"dictation", adv.Dictation, adv.DictWhy}, {"files", adv.Files, adv.FilesWhy}} {
 				if c.Name == r.name {
@@ -281,10 +298,16 @@ func (a *App) ImportFile(path string) (string, error) {
 	return name, nil
 }
 
-// Recommended returns the catalog's picks for this machine's memory.
+// Recommended returns the picks for this machine: the speech model the
+// advice gives dictation (its speed, measured or estimated), the chat
+// model its memory allows.
 func (m *Models) Recommended() (map[string]string, error) {
-	s, c := models.Recommend(models.TotalRAM())
-	return map[string]string{"speech": s.Name, "chat": c.Name}, nil
+	adv, err := m.Advice()
+	if err != nil {
+		return nil, err
+	}
+	_, c := models.Recommend(models.TotalRAM())
+	return map[string]string{"speech": adv.Dictation, "chat": c.Name}, nil
 }
 
 func (m *Models) close() {

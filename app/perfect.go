@@ -119,7 +119,7 @@ func (d *Dictation) perfect(ctx context.Context, id int64, q *wordPlan, inserted
 			better = strings.TrimSpace(c)
 		}
 	}
-	better = q.rw.Apply(better)
+	better = q.rw.ApplyHeard(better, wordsOf(it.Segments))
 	if better == "" || better == inserted {
 		return nil, nil
 	}

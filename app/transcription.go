@@ -440,6 +440,9 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 			opt.BeforeWindow = m.Yield // a dictation goes first
 		}
 		used = plan.steer(&opt, m.File)
+		// Voice commands count only when set apart by pauses, which
+		// the word times show (rewrite.Commands).
+		opt.WordTimestamps = plan.rw.HasCommands()
 		if progress != nil {
 			opt.OnProgress = func(p float64) { progress(p, nil) }
 			opt.OnSegment = func(s whisper.Segment) {

@@ -151,15 +151,16 @@ func (d *Dictation) focusedApp() string {
 	return app
 }
 
-// finishText cleans up, rewrites and inserts a dictation's text as its
-// plan says, returning the text inserted. A failed clean-up must not lose
-// the dictation: the raw text goes on.
-func (d *Dictation) finishText(p *wordPlan, text string, out platform.Output, restore bool) (string, error) {
+// finishText cleans up, rewrites and inserts a dictation's text (heard as
+// words, timed when voice commands are on) as its plan says, returning the
+// text inserted. A failed clean-up must not lose the dictation: the raw
+// text goes on.
+func (d *Dictation) finishText(p *wordPlan, text string, words []whisper.Word, out platform.Output, restore bool) (string, error) {
 	if p.cleanup != "" && text != "" {
 		// Bounded: on timeout or failure the raw text goes on (cleanup.go).
 		text, _ = d.deps.cleanBounded(d.deps.ctx, d.cleaner(), text, cleanupInstruction(p), p.cleanupLimit)
 	}
-	text = p.rw.Apply(text)
+	text = p.rw.ApplyHeard(text, words)
 	if out == nil || text == "" {
 		return text, nil
 	}
@@ -174,6 +175,15 @@ func (d *Dictation) finishText(p *wordPlan, text string, out platform.Output, re
 		return text, r.PressReturn()
 	}
 	return text, nil
+}
+
+// wordsOf is the timed words of segs, in order (none without word times).
+func wordsOf(segs []whisper.Segment) []whisper.Word {
+	var out []whisper.Word
+	for _, s := range segs {
+		out = append(out, s.Words...)
+	}
+	return out
 }
 
 // maxPreview bounds the text PreviewText rewrites (it comes from the UI).

@@ -2,6 +2,7 @@ package app
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -70,6 +71,7 @@ func TestDictationModesAndVocabulary(t *testing.T) {
 	require.Equal(t, "Chat", it.Mode)
 	require.Equal(t, []string{}, it.PromptTerms, "the prompt is off")
 	require.Equal(t, kitText(t, "jfk"), it.Text, "History keeps the raw transcript")
+	require.NotEmpty(t, it.Segments[0].Words, "voice commands are on: the words are timed to tell a command from a sentence")
 
 	// Another app, no default mode: the general settings; the prompt on.
 	s.VocabularyPrompt = true
@@ -187,4 +189,38 @@ func TestPreviewAndPromptFit(t *testing.T) {
 	require.NotEmpty(t, p.Dropped, "60 terms do not fit")
 	require.Equal(t, 61, len(p.Used)+len(p.Dropped))
 	require.LessOrEqual(t, len(p.Tokens), 112)
+}
+
+// Dictation's voice commands go by the words as heard: a phrase inside a
+// fluent sentence stays words, one set apart by pauses is a command, even
+// where Whisper wrote no punctuation around it.
+func TestFinishTextVoiceCommandsHeard(t *testing.T) {
+	p, err := planFor(defaultSettings(), "", true)
+	require.NoError(t, err)
+	say := func(text string, pauseBefore ...int) []whisper.Word {
+		var out []whisper.Word
+		at := 0.0
+		for i, w := range strings.Fields(text) {
+			at += 0.05
+			if slices.Contains(pauseBefore, i) {
+				at += 0.6
+			}
+			out = append(out, whisper.Word{Word: " " + w, Start: at, End: at + 0.3})
+			at += 0.3
+		}
+		return out
+	}
+	d := &Dictation{}
+	for _, c := range []struct {
+		text, want string
+		pauses     []int
+	}{
+		{"We launched a new line of shoes.", "We launched a new line of shoes.", nil},
+		{"The new paragraph starts here.", "The new paragraph starts here.", nil},
+		{"Dear Anna new line thanks for the notes", "Dear Anna\nThanks for the notes", []int{2, 4}},
+	} {
+		got, err := d.finishText(p, c.text, say(c.text, c.pauses...), nil, false)
+		require.NoError(t, err)
+		require.Equal(t, c.want, got, c.text)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -13,9 +14,12 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/harkapp/hark/app"
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/chat"
 	"github.com/harkapp/hark/engine/modelfile"
 	"github.com/harkapp/hark/engine/models"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
 func newModelsCmd() *cobra.Command {
@@ -117,10 +121,26 @@ func runModelsList(cmd *cobra.Command, o *ModelsOptions) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "models folder: %s\n", s.Dir)
 	if ram := models.TotalRAM(); ram > 0 && !o.Installed {
-		sp, ch := models.Recommend(ram)
-		fmt.Fprintf(cmd.ErrOrStderr(), "recommended for %s of memory: %s, %s\n", models.HumanBytes(ram), fitOrNone(sp.Name), fitOrNone(ch.Name))
+		fmt.Fprint(cmd.ErrOrStderr(), adviceText(runtime.ThisMachine(backends.Auto), ram))
 	}
 	return nil
+}
+
+// adviceText is `models list`'s recommendation: speech models by their
+// speed estimated for machine m (the app measures it once a model is
+// installed) and accuracy, the chat model by memory.
+func adviceText(m models.Machine, ram int64) string {
+	adv := app.AdviseFor(&app.SpeedProbe{Probe: m.Estimate()}, ram)
+	_, ch := models.Recommend(ram)
+	var b strings.Builder
+	for _, r := range []struct{ task, name, why string }{{"dictation", adv.Dictation, adv.DictWhy}, {"files", adv.Files, adv.FilesWhy}} {
+		if r.name == "" {
+			r.name = "none"
+		}
+		fmt.Fprintf(&b, "recommended for %s: %s: %s\n", r.task, r.name, r.why)
+	}
+	fmt.Fprintf(&b, "recommended chat model for %s of memory: %s\n", models.HumanBytes(ram), fitOrNone(ch.Name))
+	return b.String()
 }
 
 func fitOrNone(s string) string {

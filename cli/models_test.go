@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -41,6 +42,7 @@ func TestModelsImportListPathRm(t *testing.T) {
 	require.Regexp(t, `(?m)^whisper-base\.en\s+transcribe\s+148 MB\s+available\s+sha256`, out)
 	require.Regexp(t, `(?m)^qwen3-4b-q8_0\s+chat\s+\?\s+available\s+unverified`, out)
 	require.Contains(t, errs, "models folder: "+dir)
+	require.Regexp(t, `recommended for dictation: \S+: .*estimated for`, errs, "speech advice from this machine's estimated speed")
 	out, _, code = runCLI(t, "models", "list", "--installed", "--models-dir", dir)
 	require.Zero(t, code)
 	require.Equal(t, 3, strings.Count(out, "\n"), out) // header + 2
@@ -181,4 +183,19 @@ func TestModelsPullLicence(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(dir, name+".gguf"))
 	require.NoError(t, err)
 	require.Equal(t, body, got)
+}
+
+// `models list` recommends speech models by the machine's estimated speed
+// before any is installed: small ones on a 2-core AVX2 machine without a
+// GPU (never large-v3, which memory alone allows), large ones with a GPU.
+func TestModelsListAdvice(t *testing.T) {
+	slow := adviceText(models.Machine{Cores: 2, SIMD: "avx2"}, 24<<30)
+	require.Contains(t, slow, "recommended for dictation: whisper-base-q5_1: ")
+	require.Contains(t, slow, "recommended for files: whisper-small-q5_1: ")
+	require.Contains(t, slow, "estimated for cpu (2 cores, AVX2, no GPU)")
+	require.NotContains(t, slow, "whisper-large")
+	require.NotContains(t, slow, "whisper-medium")
+	fast := adviceText(models.Machine{Cores: 16, SIMD: "avx512", GPU: "cuda"}, 64<<30)
+	require.Contains(t, fast, "recommended for dictation: whisper-large-v3-q5_0: ")
+	require.Contains(t, fast, "recommended chat model for 68.7 GB of memory: ")
 }

@@ -52,7 +52,10 @@ func nearCaret(t *testing.T) {
 	}}, false)
 	require.NoError(t, err)
 	defer ov.Close()
-	ov.Handle("dictation:state", app.DictationStatus{State: app.DictRecording, Mode: "Email"})
+	// A recording as it is once words stream: started a few seconds ago,
+	// the microphone heard (the level), then the text.
+	ov.Handle("dictation:state", app.DictationStatus{State: app.DictRecording, Mode: "Email", StartedAt: time.Now().Add(-4 * time.Second).UnixMilli()})
+	ov.Handle("dictation:level", app.Level{RMS: 0.2, Peak: 0.5})
 	ov.Handle("dictation:partial", app.PartialText{Committed: " and see you", Tentative: " on Monday"})
 	x, y, w, h := panelAt(t, func(x, y, w, h int) bool { return y < 300 })
 	t.Logf("panel %dx%d at %d,%d", w, h, x, y)
@@ -60,6 +63,10 @@ func nearCaret(t *testing.T) {
 	require.GreaterOrEqual(t, y, cy+ch, "below the caret's line")
 	require.LessOrEqual(t, y, cy+ch+12, "just below it")
 	require.Empty(t, logs, "found the caret: nothing to say")
+	require.Eventually(t, func() bool {
+		text, _, _, _, _, _ := shown()
+		return strings.Contains(text, Listening) && regexp.MustCompile(`0:0[1-9]`).MatchString(text)
+	}, 5*time.Second, 10*time.Millisecond, "the shot shows a recording that is listening, with its time")
 	time.Sleep(400 * time.Millisecond) // let GTK paint
 	screenshotAs(t, "overlay-caret.png", 40, 60, max(x+w, 500)-40, y+h-60)
 

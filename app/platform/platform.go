@@ -95,6 +95,18 @@ type Dock interface {
 	SetVisible(on bool) error
 }
 
+// Features says which of the settings that belong to the OS work here;
+// Settings shows only those (Supported, per OS, next to New).
+type Features struct {
+	MenuBarIcon   bool `json:"menuBarIcon"`   // a menu-bar (tray) item to show or hide
+	DockIcon      bool `json:"dockIcon"`      // a Dock icon to show or hide
+	LaunchAtLogin bool `json:"launchAtLogin"` // a login item Hark registers
+	// InstallCommand: Hark offers to link its binary onto PATH as the
+	// `hark` command (the macOS app bundle is not on PATH; Linux packages
+	// install /usr/bin/hark themselves).
+	InstallCommand bool `json:"installCommand"`
+}
+
 // Platform bundles one OS's implementations; New (per OS) builds it.
 // Dock is nil where the OS has none.
 type Platform struct {

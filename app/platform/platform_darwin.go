@@ -29,6 +29,11 @@ func New() Platform {
 	}
 }
 
+// Supported: every OS setting works on macOS.
+func Supported() Features {
+	return Features{MenuBarIcon: true, DockIcon: true, LaunchAtLogin: true, InstallCommand: true}
+}
+
 type darwinHotkey struct{ h hotkey.Hotkey }
 
 func (d *darwinHotkey) Register(spec string, down, up func()) error {

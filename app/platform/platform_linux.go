@@ -17,6 +17,10 @@ func New() Platform {
 	}
 }
 
+// Supported: on Linux only launch at login (an XDG autostart entry); there
+// is no menu-bar item or Dock, and the packages put hark on PATH.
+func Supported() Features { return Features{LaunchAtLogin: true} }
+
 // noTray: Linux has no menu-bar item here (the window is the UI).
 type noTray struct{}
 

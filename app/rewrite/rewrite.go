@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/vocab"
 )
 
@@ -118,13 +119,25 @@ func SoundsLike(terms []vocab.Term) []Rule {
 	return rules
 }
 
-// Apply rewrites text.
+// Apply rewrites text, typed or without word times: a voice command
+// counts only where punctuation sets it apart.
 func (w *Rewriter) Apply(text string) string {
+	return w.ApplyHeard(text, nil)
+}
+
+// ApplyHeard rewrites text, transcribed from words (with their times; nil
+// when unknown): a voice command counts where pauses or punctuation set it
+// apart (Commands).
+func (w *Rewriter) ApplyHeard(text string, words []whisper.Word) string {
 	for i, re := range w.res {
 		text = re.ReplaceAllLiteralString(text, w.to[i])
 	}
 	if w.cmds {
-		text = Commands(text)
+		text = Commands(text, Apart(words))
 	}
 	return text
 }
+
+// HasCommands says whether the voice commands are on (dictation then
+// asks Whisper for word times: ApplyHeard).
+func (w *Rewriter) HasCommands() bool { return w.cmds }

@@ -31,6 +31,8 @@ func TestRewrite(t *testing.T) {
 		{"scratch that", Options{Commands: true}, "Hello there. This is wrong. Scratch that. This is right.", "Hello there. This is right."},
 		{"scratch that at the end", Options{Commands: true}, "Keep this. Drop this. Scratch that.", "Keep this."},
 		{"scratch the only sentence", Options{Commands: true}, "Drop this, scratch that.", ""},
+		{"a command phrase inside a sentence", Options{Commands: true}, "We launched a new line of shoes.", "We launched a new line of shoes."},
+		{"a sentence starting with a command phrase", Options{Commands: true}, "The new paragraph starts here.", "The new paragraph starts here."},
 		{"commands off", Options{}, "Hello. New line. World", "Hello. New line. World"},
 		{"rules before commands", Options{Rules: []Rule{{From: "next line", To: "new line", WholeWord: true, IgnoreCase: true}}, Commands: true}, "A. Next line. B.", "A.\nB."},
 	}

@@ -161,3 +161,22 @@ func Replace(d Driver) (restore func()) {
 		mu.Unlock()
 	}
 }
+
+// GPU is the name of the GPU driver auto would pick on this machine
+// ("metal", "cuda"), "" when it would run on the CPU. It starts the driver
+// and closes it again: call it once, not per request.
+func GPU() string {
+	mu.RLock()
+	ds := list
+	mu.RUnlock()
+	for _, d := range ds {
+		if d.Name == CPU {
+			continue
+		}
+		if b, err := d.Open(Options{}, true); err == nil {
+			b.Close()
+			return d.Name
+		}
+	}
+	return ""
+}

@@ -132,3 +132,13 @@ func TestGPUIndex(t *testing.T) {
 	_, _, err = Open(Metal, Options{GPU: 1})
 	require.EqualError(t, err, "metal: --gpu 1: Metal runs on the system GPU; --gpu chooses a CUDA device")
 }
+
+// GPU names the GPU driver auto would take (none here), and closes it.
+func TestGPU(t *testing.T) {
+	require.Equal(t, "", GPU(), "this machine has no GPU backend")
+	fake := &fakeMetal{}
+	restore := Replace(Driver{Name: "gpu9", Open: func(Options, bool) (Backend, error) { return fake, nil }})
+	defer restore()
+	require.Equal(t, "gpu9", GPU())
+	require.True(t, fake.closed, "the probe's backend is closed")
+}

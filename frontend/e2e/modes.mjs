@@ -39,6 +39,9 @@ try {
   await page.fill('input[name="previewSample"]', 'my fellow americans. new line. ok')
   await page.waitForFunction(() => document.querySelector('[data-testid="rewrite-preview"]')?.textContent === 'my Comrades americans.\nOk', null, { timeout: T })
   check(true, 'live preview applies the "sounds like" spelling and "new line"')
+  await page.fill('input[name="previewSample"]', 'We launched a new line of shoes. New paragraph. Done.')
+  await page.waitForFunction(() => document.querySelector('[data-testid="rewrite-preview"]')?.textContent === 'We launched a new line of shoes.\n\nDone.', null, { timeout: T })
+  check(true, 'a command phrase inside a sentence stays words; one on its own is a command')
   await page.waitForFunction(() => /1 term in Whisper's prompt/.test(document.querySelector('[data-testid="prompt-fit"]')?.textContent ?? ''), null, { timeout: T })
   check(true, 'the vocabulary fits the prompt')
 
@@ -62,9 +65,13 @@ try {
   if (shots) {
     // The sticky view header would cover the card's top in the shot.
     await page.addStyleTag({ content: '.view-head { position: static !important }' })
-    await page.locator('[data-testid="modes"]').scrollIntoViewIfNeeded()
+    await page.locator('[data-testid="modes"]').evaluate((el) => { el.style.scrollMarginTop = '24px'; el.scrollIntoView({ block: 'start' }) })
+    await page.evaluate(() => document.activeElement?.blur()) // no focus ring in the shot
     await page.waitForTimeout(300)
-    await page.locator('[data-testid="modes"]').screenshot({ path: join(shots, 'settings-modes.png') })
+    // The card with a margin: its legend (the heading) sits on the border.
+    const box = await page.locator('[data-testid="modes"]').boundingBox()
+    await page.screenshot({ path: join(shots, 'settings-modes.png'),
+      clip: { x: Math.max(0, box.x - 12), y: Math.max(0, box.y - 16), width: box.width + 24, height: box.height + 28 } })
   }
   // Clean-up needs a chat model the test does not install: back to off.
   await mode.locator('select[name="modeCleanup"]').selectOption('')

@@ -55,6 +55,11 @@ try {
 
   if (phase === '1') {
     await page.waitForSelector('[data-testid="dictation-state"]')
+    // First launch asks once about the update check; a user answers it,
+    // and the views are shown (and shot) as they are from then on.
+    await page.click('[data-testid="update-prompt"] button:has-text("No thanks")')
+    await page.waitForSelector('[data-testid="update-prompt"]', { state: 'detached', timeout: T })
+    check(true, 'the update question answered once: no more banner')
     await shot('dictation')
 
     // Files: a synthetic drop of one kit clip, the file picker for another.
@@ -137,6 +142,9 @@ try {
     await page.fill('input[type=search]', word)
     await page.waitForFunction((n) => document.querySelectorAll('.list .row').length === n, 1, { timeout: T })
     check((await page.textContent('.list .row')).includes(tc.dropText), `search "${word}" finds only the dropped clip`)
+    // The list's duration is the player's: whole seconds, cut.
+    const secs = Math.floor(tc.dropDuration)
+    check((await page.textContent('.list .row')).includes(` · 0:${String(secs).padStart(2, '0')} · `), `the list says 0:${String(secs).padStart(2, '0')} as the player does`)
     await page.click('.list .row')
     await page.waitForSelector('audio[data-testid="replay"]')
     const dur = await page.evaluate(() => new Promise((res, rej) => {
@@ -171,7 +179,7 @@ try {
     const groups = await page.locator('h2[data-group]').evaluateAll((hs) => hs.map((h) => h.dataset.group))
     const dict = await page.locator('[data-recommendation="dictation"]').textContent()
     const files = await page.locator('[data-recommendation="files"]').textContent()
-    check(groups.join(',') === 'dictation,files,slow,chat' && /on cpu/.test(dict) && /on cpu/.test(files) && !/large/.test(dict),
+    check(groups.join(',') === 'dictation,files,slow,chat' && /on cpu|estimated for cpu/.test(dict) && /on cpu|estimated for cpu/.test(files) && !/large/.test(dict),
       `models grouped (${groups.join(', ')}); dictation: ${dict.trim()}; files: ${files.trim()}`)
     check(await page.locator('[data-group="dictation"] ~ .grid [data-speed]').count() > 0, 'speed and accuracy shown on the cards')
     await shot('models')
@@ -188,8 +196,12 @@ try {
     // Settings: change one, save; phase 2 checks it after a restart.
     await view('settings', '6')
     await page.waitForSelector('select[name="retentionDays"]')
+    // Only the OS settings that work here (About.Features): on Linux
+    // launch at login, no menu-bar icon, Dock or "hark on PATH" button.
+    await page.waitForSelector('input[name="launchAtLogin"]', { timeout: T })
+    check(await page.locator('input[name="showMenuBarIcon"], input[name="showDockIcon"]').count() === 0 &&
+      await page.locator('button:has-text("Put the hark command on PATH")').count() === 0, 'no macOS-only settings on Linux')
     await page.selectOption('select[name="retentionDays"]', String(tc.retentionDays))
-    await page.fill('input[name="hotkey"]', tc.hotkey)
     // A single-key trigger (app/trigger): its options appear once chosen.
     check(await page.locator('input[name="triggerDoubleTap"]').count() === 0, 'no trigger options without a trigger key')
     await page.selectOption('select[name="trigger"]', 'rightctrl')
@@ -204,7 +216,11 @@ try {
     await page.waitForSelector('input[name="forceCPU"]')
     const loadedOn = await page.locator('[data-testid="loaded-models"]').textContent()
     check(/· cpu/.test(loadedOn), `Settings shows where loaded models run: ${loadedOn.replace(/\s+/g, ' ').trim()}`)
+    // Shot from the top, with the hotkey the Dictation view shows;
+    // changed after.
+    await page.locator('input[name="hotkey"]').evaluate((el) => el.closest('section')?.scrollIntoView({ block: 'start' }))
     await shot('settings')
+    await page.fill('input[name="hotkey"]', tc.hotkey)
     await page.click('[data-testid="save-settings"]')
     await page.waitForSelector('.toast:has-text("Settings saved")', { timeout: T })
     check(true, 'settings saved')

@@ -152,6 +152,8 @@ export interface ModelInfo {
   backend: string
   license?: License | null
   windowMs: number
+  speed: string
+  estimated: boolean
   wer: number
   werSource: string
   recommendedFor: string[]
@@ -194,6 +196,13 @@ export interface CommandStatus {
   onPath: boolean
   path: string
   error?: string
+}
+// github.com/harkapp/hark/app/platform.Features
+export interface Features {
+  menuBarIcon: boolean
+  dockIcon: boolean
+  launchAtLogin: boolean
+  installCommand: boolean
 }
 // github.com/harkapp/hark/internal/version.Info
 export interface Info {
@@ -318,6 +327,7 @@ export interface SpeedProbe {
   params: number
   backend: string
   windowMs: number
+  estimated?: string
   choice: string
 }
 // github.com/harkapp/hark/engine/whisper.Word
@@ -440,6 +450,7 @@ export const Dictation = {
 // github.com/harkapp/hark/app.About (Go).
 export const About = {
   CommandStatus: (): Promise<CommandStatus> => call<CommandStatus>('About', 'CommandStatus'),
+  Features: (): Promise<Features> => call<Features>('About', 'Features'),
   Info: (): Promise<Info> => call<Info>('About', 'Info'),
   InstallCommand: (): Promise<CommandStatus> => call<CommandStatus>('About', 'InstallCommand'),
 } as const

@@ -1,5 +1,7 @@
+// clock shows a duration as media players do: whole seconds, cut (the
+// History player says 0:01 for 1.6 s, and so must the list beside it).
 export function clock(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000))
+  const s = Math.max(0, Math.floor(ms / 1000))
   const h = Math.floor(s / 3600)
   const m = Math.floor((s % 3600) / 60)
   const ss = String(s % 60).padStart(2, '0')
