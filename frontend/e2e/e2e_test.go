@@ -61,20 +61,12 @@ func TestBrowser(t *testing.T) {
 
 	shots := screenshotDir(t, root)
 	data := t.TempDir()
-	out := os.Getenv("E2E_OUT") // keeps failure.png and the export
-	if out == "" {
-		out = t.TempDir()
-	}
+	out := scratchDir(t) // the export, and failure.png
 	for _, phase := range []string{"1", "2"} {
 		url, stop := startUI(t, models, data, filepath.Join(fe, "dist"))
-		node := exec.Command("node", filepath.Join(fe, "e2e", "run.mjs"))
-		node.Dir = fe
-		node.Env = append(os.Environ(), "HARK_URL="+url, "E2E_PHASE="+phase, "E2E_CASE="+string(caseJSON),
-			"E2E_SHOTS="+shots, "E2E_OUT="+out)
-		start := time.Now()
-		output, err := node.CombinedOutput()
-		t.Logf("phase %s (%.1f s):\n%s", phase, time.Since(start).Seconds(), output)
-		require.NoError(t, err, "browser phase %s failed (screenshot: %s)", phase, filepath.Join(out, "failure.png"))
+		_, err := browserScript(t, fe, "run.mjs", append(os.Environ(), "HARK_URL="+url, "E2E_PHASE="+phase,
+			"E2E_CASE="+string(caseJSON), "E2E_SHOTS="+shots), out, "failure.png")
+		require.NoError(t, err, "browser phase %s", phase)
 		stop()
 	}
 }
@@ -144,7 +136,7 @@ func startUI(t *testing.T, models, data, assets string) (string, func()) {
 	case url = <-urls:
 	case err := <-done:
 		t.Fatalf("hark ui exited: %v", err)
-	case <-time.After(60 * time.Second):
+	case <-time.After(shared.Wait(t, 60*time.Second)):
 		t.Fatal("hark ui did not start listening")
 	}
 	stopped := false
@@ -158,7 +150,7 @@ func startUI(t *testing.T, models, data, assets string) (string, func()) {
 		case err := <-done:
 			<-scanned
 			require.NoError(t, err, "hark ui exit")
-		case <-time.After(30 * time.Second):
+		case <-time.After(shared.Wait(t, 30*time.Second)):
 			t.Fatal("hark ui did not stop")
 		}
 	}
