@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,11 @@ const (
 	pickClip = "jfk"
 	kitModel = "ggml-kit-tiny.en-q8_0.bin"
 	chatFile = "stories260K.gguf"
+	// chatMaxTokens bounds each chat answer of the smallest model (else
+	// up to its context's end): on a busy 2-core machine an unbounded one
+	// took over 90 s. Not much smaller: the first answer is stopped at its
+	// first streamed text, which needs the rest still to come.
+	chatMaxTokens = 128
 )
 
 // TestBrowser drives the UI in headless Chromium against `hark ui` (run
@@ -111,7 +117,8 @@ func startUI(t *testing.T, models, data, assets string) (string, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	root := cli.NewRoot(io.Discard, pw)
-	root.SetArgs([]string{"ui", "--addr", "127.0.0.1:0", "--models-dir", models, "--data-dir", data, "--assets", assets})
+	root.SetArgs([]string{"ui", "--addr", "127.0.0.1:0", "--models-dir", models, "--data-dir", data, "--assets", assets,
+		"--chat-max-tokens", strconv.Itoa(chatMaxTokens)})
 	done := make(chan error, 1)
 	go func() {
 		err := root.ExecuteContext(ctx)
