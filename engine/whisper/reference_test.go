@@ -72,8 +72,14 @@ func loadKitBeams(t testing.TB, name string, beams int) (*File, *Model) {
 // peer, which on the shared 2-core machine cost up to twice the CPU time
 // of an encoder pass and more of the decoder's small steps (see
 // runKitStreams). The package's references hold for any thread count.
+// Benchmarks keep the default (one worker per core), which BENCHMARKS.md
+// reports.
 func kitBackend(t testing.TB) *cpu.Backend {
-	be := cpu.New(cpu.Options{Threads: 1})
+	threads := 1
+	if _, ok := t.(*testing.B); ok {
+		threads = 0
+	}
+	be := cpu.New(cpu.Options{Threads: threads})
 	t.Cleanup(be.Close)
 	return be
 }
