@@ -107,6 +107,10 @@ func TestUIOptions(t *testing.T) {
 	require.Equal(t, 48, got.ChatMaxTokens)
 	require.ErrorContains(t, run("--chat-max-tokens", "0"), "--chat-max-tokens must be at least 1, got 0")
 	require.Nil(t, got)
+	require.NoError(t, run("--threads", "1"))
+	require.Equal(t, 1, got.Threads)
+	require.ErrorContains(t, run("--threads", "-1"), "--threads must be 0 (one per physical core) or more, got -1")
+	require.Nil(t, got)
 	require.ErrorContains(t, run("--addr", "0.0.0.0:80"), "loopback addresses only")
 	require.Nil(t, got, "a reachable address is refused before anything opens")
 }

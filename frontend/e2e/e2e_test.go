@@ -29,7 +29,10 @@ const (
 	// chatMaxTokens bounds each chat answer of the smallest model (else
 	// up to its context's end): on a busy 2-core machine an unbounded one
 	// took over 90 s. Not much smaller: the first answer is stopped at its
-	// first streamed text, which needs the rest still to come.
+	// first streamed text, which needs the rest still to come. The models
+	// run on one thread each (--threads 1): on a busy machine a worker
+	// team waits at every operation's barrier for a descheduled peer, 48
+	// times per token of this model.
 	chatMaxTokens = 128
 )
 
@@ -118,7 +121,7 @@ func startUI(t *testing.T, models, data, assets string) (string, func()) {
 	pr, pw := io.Pipe()
 	root := cli.NewRoot(io.Discard, pw)
 	root.SetArgs([]string{"ui", "--addr", "127.0.0.1:0", "--models-dir", models, "--data-dir", data, "--assets", assets,
-		"--chat-max-tokens", strconv.Itoa(chatMaxTokens)})
+		"--chat-max-tokens", strconv.Itoa(chatMaxTokens), "--threads", "1"})
 	done := make(chan error, 1)
 	go func() {
 		err := root.ExecuteContext(ctx)
