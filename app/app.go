@@ -5,6 +5,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,6 +64,9 @@ type Config struct {
 	// NoSpeedProbe skips measuring the machine's speed in the background
 	// at start (tests that count model loads).
 	NoSpeedProbe bool
+	// ChatMaxTokens is the most tokens a chat answer has (0:
+	// DefaultChatMaxTokens).
+	ChatMaxTokens int
 }
 
 // App is the set of services over one data folder.
@@ -222,7 +226,7 @@ func New(cfg Config) (*App, error) {
 	a.Transcription = newTranscription(transcriptionDeps{db: db, emit: a.emit, recDir: recDir, uploads: a.uploads,
 		models: a.Models, history: a.History, transcribe: a.transcribeItem, closed: a.closed})
 	a.Chat = newChat(chatDeps{db: db, emit: a.emit, settings: a.Settings, models: a.Models, history: a.History,
-		withChat: a.withChat, closed: a.closed})
+		withChat: a.withChat, closed: a.closed, maxTokens: cmp.Or(cfg.ChatMaxTokens, DefaultChatMaxTokens)})
 	a.Dictation = &Dictation{rec: cfg.Recorder, out: cfg.Output, deps: dictationDeps{
 		ctx: a.ctx, emit: a.emit, settings: a.Settings, history: a.History,
 		preload: a.preloadSpeech, live: &a.livePlan, transcribe: a.finishDictation,

@@ -53,9 +53,11 @@ type ChatDone struct {
 
 // Chat answer limits.
 const (
-	chatMaxTokens = 1024
-	titleRunes    = 48
-	chatSaveEvery = 2 * time.Second
+	// DefaultChatMaxTokens is the most tokens a chat answer has unless
+	// Config.ChatMaxTokens says otherwise.
+	DefaultChatMaxTokens = 1024
+	titleRunes           = 48
+	chatSaveEvery        = 2 * time.Second
 )
 
 func convFromRow(r store.Conversation) Conversation {
@@ -97,6 +99,8 @@ type chatDeps struct {
 	history  interface{ Get(id int64) (Item, error) }
 	withChat func(ctx context.Context, path string, f func(*runtime.LLMModel) error) error
 	closed   func() bool
+	// maxTokens bounds each answer.
+	maxTokens int
 }
 
 func newChat(deps chatDeps) *Chat {
@@ -245,7 +249,7 @@ func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) ChatD
 		err = c.deps.withChat(ctx, path, func(m *runtime.LLMModel) error {
 			res, err := generateChat(ctx, m, history, llm.GenerateOptions{
 				Sampler:   llm.Sampler{Temperature: 0.7, TopK: 40, TopP: 0.95, MinP: 0.05, Seed: uint64(time.Now().UnixNano())},
-				MaxTokens: chatMaxTokens,
+				MaxTokens: c.deps.maxTokens,
 			}, func(s string) error {
 				text.WriteString(s)
 				c.deps.emit.Emit(EventChatToken, ChatToken{ConversationID: conv, MessageID: msgID, Text: s})

@@ -73,13 +73,7 @@ func TestChatStreamsStoresAndStops(t *testing.T) {
 	done2 := ev.wait(t, "chat:done", func(d any) bool { return d.(ChatDone).MessageID == msg2.ID }, 60*time.Second).(ChatDone)
 	require.True(t, done2.Stopped)
 	require.Empty(t, done2.Error)
-	n := 0
-	for _, d := range ev.named("chat:token") {
-		if d.(ChatToken).MessageID == msg2.ID {
-			n++
-		}
-	}
-	require.LessOrEqual(t, n, 2, "Stop takes effect within a token")
+	require.LessOrEqual(t, tokenEvents(ev, msg2.ID), 2, "Stop takes effect within a token")
 	msgs, err = a.Chat.Messages(cv.ID)
 	require.NoError(t, err)
 	require.Len(t, msgs, 4)
@@ -157,4 +151,39 @@ func TestIdleUnload(t *testing.T) {
 	stories, _, err := a.Models.resolveChat("")
 	require.NoError(t, err)
 	require.Equal(t, 2, a.rt.Loads(stories), "reloaded on the next use")
+}
+
+// Config.ChatMaxTokens bounds every answer: a story model that would
+// write hundreds of tokens (TestChatStreamsStoresAndStops) stops at the
+// bound, an answer kept whole rather than "stopped".
+func TestChatMaxTokens(t *testing.T) {
+	ev := newEvents()
+	a, err := New(Config{DataDir: t.TempDir(), ModelsDir: testModelsDir(t), Emitter: ev, Threads: 2, NoSpeedProbe: true,
+		ChatMaxTokens: 5})
+	require.NoError(t, err)
+	t.Cleanup(func() { a.Close() })
+	cv, err := a.Chat.Create("stories")
+	require.NoError(t, err)
+	for _, prompt := range []string{"Once upon a time there was a little girl", "Tell me a very long story about a dog"} {
+		msg, err := a.Chat.Send(cv.ID, prompt)
+		require.NoError(t, err)
+		done := ev.wait(t, "chat:done", func(d any) bool { return d.(ChatDone).MessageID == msg.ID }, 60*time.Second).(ChatDone)
+		require.Empty(t, done.Error)
+		require.False(t, done.Stopped)
+		require.NotEmpty(t, done.Content)
+		n := tokenEvents(ev, msg.ID)
+		require.LessOrEqual(t, n, 5, "%q: tokens streamed (answer %q)", prompt, done.Content)
+		require.Positive(t, n)
+	}
+}
+
+// tokenEvents counts the "chat:token" events of message id.
+func tokenEvents(ev *events, id int64) int {
+	n := 0
+	for _, d := range ev.named("chat:token") {
+		if d.(ChatToken).MessageID == id {
+			n++
+		}
+	}
+	return n
 }

@@ -47,9 +47,10 @@ func (e *events) Emit(name string, data any) {
 }
 
 // wait returns the first event at or after index from matching name and
-// ok, failing the test after timeout.
+// ok, failing the test after timeout (scaled: shared.Wait).
 func (e *events) wait(t *testing.T, name string, ok func(any) bool, timeout time.Duration) any {
 	t.Helper()
+	timeout = shared.Wait(t, timeout)
 	deadline := time.Now().Add(timeout)
 	timer := time.AfterFunc(timeout, func() { e.mu.Lock(); e.cond.Broadcast(); e.mu.Unlock() })
 	defer timer.Stop()

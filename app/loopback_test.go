@@ -77,7 +77,7 @@ func TestDictationLoopback(t *testing.T) {
 
 	play := pa.Play(t, shared.Path(t, "audio", loopbackClip+".wav"), "")
 	// The hotkey comes late: once the speech is already audible.
-	require.Eventually(t, func() bool { return cr.rec.Level().Peak > 0.05 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return cr.rec.Level().Peak > 0.05 }, shared.Wait(t, 10*time.Second), time.Millisecond)
 	// 400 ms of wall time for > 250 ms of pre-roll: on a loaded CI machine
 	// the sound server delivers audio in late bursts.
 	time.Sleep(400 * time.Millisecond)
@@ -109,7 +109,7 @@ func TestDictationLoopback(t *testing.T) {
 	clip, err := exec.Command("xclip", "-selection", "clipboard", "-o").Output()
 	require.NoError(t, err)
 	require.Equal(t, text, string(clip), "clipboard")
-	require.Eventually(t, func() bool { return win.Text() == text }, 10*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return win.Text() == text }, shared.Wait(t, 10*time.Second), 20*time.Millisecond,
 		"typed into the window: %q", win.Text())
 
 	// The recording is on disk, whole.

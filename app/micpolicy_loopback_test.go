@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/audio/capture/pulsetest"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // recordingStreams counts the sound server's capture streams: the input
@@ -66,7 +68,7 @@ func TestMicClosedWhenIdle(t *testing.T) {
 
 	dictateOnce(t, a, pa, nil)
 	require.Equal(t, 1, recordingStreams(t, pa), "the device lingers after a recording")
-	require.Eventually(t, func() bool { return recordingStreams(t, pa) == 0 }, 5*time.Second, 50*time.Millisecond,
+	require.Eventually(t, func() bool { return recordingStreams(t, pa) == 0 }, shared.Wait(t, 5*time.Second), 50*time.Millisecond,
 		"the device was not closed after MicCloseSeconds")
 	require.False(t, cr.MicOpen())
 	time.Sleep(1500 * time.Millisecond)
@@ -75,7 +77,7 @@ func TestMicClosedWhenIdle(t *testing.T) {
 	// Back to back: the second dictation finds the device open.
 	dictateOnce(t, a, pa, nil)
 	dictateOnce(t, a, pa, nil)
-	require.Eventually(t, func() bool { return recordingStreams(t, pa) == 0 }, 5*time.Second, 50*time.Millisecond)
+	require.Eventually(t, func() bool { return recordingStreams(t, pa) == 0 }, shared.Wait(t, 5*time.Second), 50*time.Millisecond)
 
 	// Opt in: open now, and open after dictations.
 	set.KeepMicReady = true

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/bridge"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/serve"
@@ -100,7 +101,16 @@ func TestUIOptions(t *testing.T) {
 		return execute(newUICmd(func(_ *cobra.Command, o *UIOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run("--data-dir", "d", "--assets", "a", "--allow-host", "h"))
-	require.Equal(t, UIOptions{Addr: "127.0.0.1:0", DataDir: "d", Assets: "a", AllowHosts: []string{"h"}, MaxUpload: bridge.DefaultMaxUpload}, *got)
+	require.Equal(t, UIOptions{Addr: "127.0.0.1:0", DataDir: "d", Assets: "a", AllowHosts: []string{"h"}, MaxUpload: bridge.DefaultMaxUpload,
+		ChatMaxTokens: app.DefaultChatMaxTokens}, *got)
+	require.NoError(t, run("--chat-max-tokens", "48"))
+	require.Equal(t, 48, got.ChatMaxTokens)
+	require.ErrorContains(t, run("--chat-max-tokens", "0"), "--chat-max-tokens must be at least 1, got 0")
+	require.Nil(t, got)
+	require.NoError(t, run("--threads", "1"))
+	require.Equal(t, 1, got.Threads)
+	require.ErrorContains(t, run("--threads", "-1"), "--threads must be 0 (one per physical core) or more, got -1")
+	require.Nil(t, got)
 	require.ErrorContains(t, run("--addr", "0.0.0.0:80"), "loopback addresses only")
 	require.Nil(t, got, "a reachable address is refused before anything opens")
 }

@@ -27,6 +27,9 @@ type UIOptions struct {
 	Assets     string // built UI folder ("" = embedded, else frontend/dist)
 	AllowHosts []string
 	MaxUpload  int64
+	// ChatMaxTokens bounds each chat answer (app.Config.ChatMaxTokens).
+	ChatMaxTokens int
+	Threads       int // worker threads per loaded model (0: one per physical core)
 }
 
 // newUICmd builds the command; runF, when not nil, replaces runUIApp (tests).
@@ -52,6 +55,12 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 			if err := loopbackOnly(o.Addr); err != nil {
 				return err
 			}
+			if o.ChatMaxTokens < 1 {
+				return fmt.Errorf("--chat-max-tokens must be at least 1, got %d", o.ChatMaxTokens)
+			}
+			if o.Threads < 0 {
+				return fmt.Errorf("--threads must be 0 (one per physical core) or more, got %d", o.Threads)
+			}
 			if runF != nil {
 				return runF(cmd, o)
 			}
@@ -64,6 +73,8 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 	f.StringSliceVar(&o.AllowHosts, "allow-host", nil, "also accept this Host name (repeatable)")
 	f.Int64Var(&o.MaxUpload, "max-upload", bridge.DefaultMaxUpload, "largest file the page may upload, in bytes (at most 20 uploads a minute)")
 	f.StringVar(&o.Assets, "assets", "", "built UI folder (default: the UI built into the binary, else frontend/dist)")
+	f.IntVar(&o.ChatMaxTokens, "chat-max-tokens", app.DefaultChatMaxTokens, "the most tokens in a chat answer")
+	f.IntVar(&o.Threads, "threads", 0, "worker threads per loaded model (0: one per physical core)")
 	return cmd
 }
 
@@ -82,7 +93,7 @@ func runUIApp(cmd *cobra.Command, o *UIOptions) error {
 	rec := app.NewCaptureRecorder(nil)
 	defer rec.Close()
 	a, err := app.New(app.Config{DataDir: o.DataDir, ModelsDir: modelsDir, Emitter: b,
-		Recorder: rec, Output: platform.New().Output})
+		Recorder: rec, Output: platform.New().Output, ChatMaxTokens: o.ChatMaxTokens, Threads: o.Threads})
 	if err != nil {
 		return err
 	}

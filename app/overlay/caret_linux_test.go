@@ -18,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // nearCaret puts the overlay below the text cursor of a GTK app found
@@ -72,7 +74,7 @@ func nearCaret(t *testing.T) {
 
 	// The setting back at the bottom centre: as before.
 	ov.Handle("dictation:canceled", nil)
-	require.Eventually(t, func() bool { _, v, _, _, _, _ := shown(); return !v }, 5*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { _, v, _, _, _, _ := shown(); return !v }, shared.Wait(t, 5*time.Second), 20*time.Millisecond)
 	ov.Handle(app.EventSettingsChanged, app.SettingsData{OverlayPosition: app.OverlayBottom})
 	ov.Handle("dictation:state", app.DictationStatus{State: app.DictRecording})
 	x, y, w, _ = panelAt(t, func(x, y, w, h int) bool { return y > 300 })
@@ -81,7 +83,7 @@ func nearCaret(t *testing.T) {
 
 	// No text cursor (the app has gone): the bottom centre, logged once.
 	ov.Handle("dictation:canceled", nil)
-	require.Eventually(t, func() bool { _, v, _, _, _, _ := shown(); return !v }, 5*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { _, v, _, _, _, _ := shown(); return !v }, shared.Wait(t, 5*time.Second), 20*time.Millisecond)
 	app1.stop(t)
 	ov.Handle(app.EventSettingsChanged, app.SettingsData{OverlayPosition: app.OverlayCaret})
 	for range 2 {
@@ -90,7 +92,7 @@ func nearCaret(t *testing.T) {
 		require.InDelta(t, 400, x+w/2, 2, "no caret: the bottom centre")
 		require.Greater(t, y, 300)
 		ov.Handle("dictation:canceled", nil)
-		require.Eventually(t, func() bool { _, v, _, _, _, _ := shown(); return !v }, 5*time.Second, 20*time.Millisecond)
+		require.Eventually(t, func() bool { _, v, _, _, _, _ := shown(); return !v }, shared.Wait(t, 5*time.Second), 20*time.Millisecond)
 	}
 	require.Len(t, logs, 1, "said once")
 	require.Contains(t, <-logs, "no text cursor")
@@ -104,7 +106,7 @@ func panelAt(t *testing.T, ok func(x, y, w, h int) bool) (x, y, w, h int) {
 		var v bool
 		_, v, x, y, w, h = shown()
 		return v && ok(x, y, w, h)
-	}, 5*time.Second, 20*time.Millisecond, "the panel shows (last at %d,%d)", x, y)
+	}, shared.Wait(t, 5*time.Second), 20*time.Millisecond, "the panel shows (last at %d,%d)", x, y)
 	var xx, xy int
 	require.Eventually(t, func() bool {
 		out, err := exec.Command("xwininfo", "-name", "Hark dictation").CombinedOutput()
@@ -113,7 +115,7 @@ func panelAt(t *testing.T, ok func(x, y, w, h int) bool) (x, y, w, h int) {
 		}
 		xx, xy = field(out, "Absolute upper-left X"), field(out, "Absolute upper-left Y")
 		return xx == x && xy == y
-	}, 5*time.Second, 20*time.Millisecond, "X has the panel at %d,%d, GTK at %d,%d", xx, xy, x, y)
+	}, shared.Wait(t, 5*time.Second), 20*time.Millisecond, "X has the panel at %d,%d, GTK at %d,%d", xx, xy, x, y)
 	return x, y, w, h
 }
 
@@ -184,7 +186,7 @@ func startCaretApp(t *testing.T, bin string) *caretApp {
 	select {
 	case l := <-a.lines:
 		require.Equal(t, "ready", l)
-	case <-time.After(15 * time.Second):
+	case <-time.After(shared.Wait(t, 15*time.Second)):
 		t.Fatal("caretapp did not start")
 	}
 	return a
@@ -192,7 +194,7 @@ func startCaretApp(t *testing.T, bin string) *caretApp {
 
 // caretAfter is where GTK draws the caret once n characters were typed.
 func (a *caretApp) caretAfter(t *testing.T, n int) (x, y, h int) {
-	deadline := time.After(15 * time.Second)
+	deadline := time.After(shared.Wait(t, 15*time.Second))
 	seen := 0
 	for seen < n {
 		select {

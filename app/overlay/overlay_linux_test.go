@@ -104,7 +104,7 @@ func TestOverlayUnderXvfb(t *testing.T) {
 	require.NoError(t, a.Dictation.Start())
 	st, _ := a.Dictation.Status()
 	require.Eventually(t, func() bool { s, v, _, _, _, _ := shown(); return v && strings.Contains(s, Starting) },
-		5*time.Second, 10*time.Millisecond, "the panel says starting… until the first sample")
+		shared.Wait(t, 5*time.Second), 10*time.Millisecond, "the panel says starting… until the first sample")
 
 	ov.Handle("dictation:level", app.Level{RMS: 0.2, Peak: 0.5})
 	ov.Handle("dictation:partial", app.PartialText{Committed: " And so, my fellow Americans,", Tentative: " ask not"})
@@ -112,7 +112,7 @@ func TestOverlayUnderXvfb(t *testing.T) {
 	require.Eventually(t, func() bool {
 		text, visible, x, y, w, h = shown()
 		return visible && strings.Contains(text, "And so, my fellow Americans, ask not") && strings.Contains(text, Listening)
-	}, 5*time.Second, 10*time.Millisecond)
+	}, shared.Wait(t, 5*time.Second), 10*time.Millisecond)
 	t.Logf("panel %dx%d at %d,%d: %q", w, h, x, y, text)
 	require.InDelta(t, 400, x+w/2, 2, "centred on the 800-pixel screen")
 	require.Greater(t, y, 300, "in the bottom half")
@@ -123,25 +123,25 @@ func TestOverlayUnderXvfb(t *testing.T) {
 	// A click asks to stop.
 	out, err := exec.Command("xdotool", "mousemove", strconv.Itoa(x+w/2), strconv.Itoa(y+h/2), "click", "1").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	require.Eventually(t, func() bool { return stops.Load() == 1 }, 5*time.Second, 10*time.Millisecond, "a click stops")
+	require.Eventually(t, func() bool { return stops.Load() == 1 }, shared.Wait(t, 5*time.Second), 10*time.Millisecond, "a click stops")
 
 	// Esc cancels (grabbed while recording, the key goes to the overlay
 	// whatever window has the focus).
 	out, err = exec.Command("xdotool", "key", "Escape").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	require.Eventually(t, func() bool { return ev.has("dictation:canceled") }, 5*time.Second, 10*time.Millisecond, "Esc cancels")
+	require.Eventually(t, func() bool { return ev.has("dictation:canceled") }, shared.Wait(t, 5*time.Second), 10*time.Millisecond, "Esc cancels")
 	it, err := a.History.Get(st.ItemID)
 	require.NoError(t, err)
 	require.Equal(t, app.StatusRecorded, it.Status, "the recording stays in History")
 	require.Empty(t, it.Text)
 	require.False(t, ev.has("dictation:done"), "nothing was transcribed or inserted")
-	require.Eventually(t, func() bool { s, _, _, _, _, _ := shown(); return strings.Contains(s, Canceled) }, 5*time.Second, 10*time.Millisecond)
-	require.Eventually(t, func() bool { _, v, _, _, _, _ := shown(); return !v }, 5*time.Second, 20*time.Millisecond, "the panel fades out")
+	require.Eventually(t, func() bool { s, _, _, _, _, _ := shown(); return strings.Contains(s, Canceled) }, shared.Wait(t, 5*time.Second), 10*time.Millisecond)
+	require.Eventually(t, func() bool { _, v, _, _, _, _ := shown(); return !v }, shared.Wait(t, 5*time.Second), 20*time.Millisecond, "the panel fades out")
 
 	// Esc is the user's again once the recording is over: another client
 	// can grab it.
 	other := platform.NewHotkey()
-	require.Eventually(t, func() bool { return other.Register("Escape", func() {}, nil) == nil }, 3*time.Second, 50*time.Millisecond,
+	require.Eventually(t, func() bool { return other.Register("Escape", func() {}, nil) == nil }, shared.Wait(t, 3*time.Second), 50*time.Millisecond,
 		"Esc is grabbed only while recording")
 	require.NoError(t, other.Unregister())
 
@@ -220,7 +220,7 @@ func liveStream(t *testing.T) {
 	require.NoError(t, w.Close())
 	pa.Play(t, wav, "")
 	var last string
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(shared.Wait(t, 60*time.Second))
 	for {
 		last, _, _, _, _, _ = shown()
 		head, body, _ := strings.Cut(last, "\n")
@@ -238,6 +238,6 @@ func liveStream(t *testing.T) {
 	t.Logf("panel: %q", last)
 	out, err := exec.Command("xdotool", "key", "Escape").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	require.Eventually(t, func() bool { return ev.has("dictation:canceled") }, 10*time.Second, 10*time.Millisecond, "Esc cancels")
+	require.Eventually(t, func() bool { return ev.has("dictation:canceled") }, shared.Wait(t, 10*time.Second), 10*time.Millisecond, "Esc cancels")
 	require.False(t, ev.has("dictation:done"))
 }

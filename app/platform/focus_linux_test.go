@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app/platform/x11test"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 func TestWMClass(t *testing.T) {
@@ -63,5 +65,5 @@ func TestFocusAndReturnUnderXvfb(t *testing.T) {
 	require.True(t, ok, "the Linux output presses Return")
 	require.NoError(t, o.Insert("hi", ModeType, false))
 	require.NoError(t, r.PressReturn())
-	require.Eventually(t, func() bool { return w.Text() == "hi\n" }, 5*time.Second, 10*time.Millisecond, "typed: %q", w.Text())
+	require.Eventually(t, func() bool { return w.Text() == "hi\n" }, shared.Wait(t, 5*time.Second), 10*time.Millisecond, "typed: %q", w.Text())
 }

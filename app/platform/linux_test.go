@@ -11,6 +11,8 @@ import (
 
 	"github.com/harkapp/hark/app/platform/x11test"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 func needTools(t *testing.T, bins ...string) {
@@ -54,17 +56,17 @@ func TestHotkeyDownUpUnderXvfb(t *testing.T) {
 	require.NoError(t, h.Register("Ctrl+Alt+H", func() { downs.Add(1) }, func() { ups.Add(1) }))
 	// Held for a while (auto-repeat would send release/press pairs).
 	xdo(t, "keydown", "ctrl+alt+h")
-	require.Eventually(t, func() bool { return downs.Load() == 1 }, 3*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return downs.Load() == 1 }, shared.Wait(t, 3*time.Second), 5*time.Millisecond)
 	time.Sleep(700 * time.Millisecond)
 	require.Zero(t, ups.Load(), "released while held")
 	xdo(t, "keyup", "ctrl+alt+h")
-	require.Eventually(t, func() bool { return ups.Load() == 1 }, 3*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return ups.Load() == 1 }, shared.Wait(t, 3*time.Second), 5*time.Millisecond)
 	require.EqualValues(t, 1, downs.Load(), "auto-repeat must not press again")
 
 	// With NumLock on the grab still fires (lock-state variants).
 	xdo(t, "key", "Num_Lock")
 	xdo(t, "key", "ctrl+alt+h")
-	require.Eventually(t, func() bool { return downs.Load() == 2 && ups.Load() == 2 }, 3*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return downs.Load() == 2 && ups.Load() == 2 }, shared.Wait(t, 3*time.Second), 5*time.Millisecond)
 	xdo(t, "key", "Num_Lock")
 
 	// A second client cannot take the same combination.
@@ -93,7 +95,7 @@ func TestOutputUnderXvfb(t *testing.T) {
 
 	w := x11test.NewWindow(t)
 	require.NoError(t, o.Insert("Hello, World. 42", ModeType, false))
-	require.Eventually(t, func() bool { return w.Text() == "Hello, World. 42" }, 5*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return w.Text() == "Hello, World. 42" }, shared.Wait(t, 5*time.Second), 10*time.Millisecond,
 		"typed: %q", w.Text())
 
 	// Paste: Ctrl+V reaches the window, and the old clipboard comes back.
@@ -102,9 +104,9 @@ func TestOutputUnderXvfb(t *testing.T) {
 	got, err = getClipboard()
 	require.NoError(t, err)
 	require.Equal(t, "pasted", got, "the clipboard holds the text while the app pastes")
-	require.Eventually(t, func() bool { return strings.Contains(w.Text()[before:], "v") }, 3*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return strings.Contains(w.Text()[before:], "v") }, shared.Wait(t, 3*time.Second), 10*time.Millisecond,
 		"ctrl+v reached the window")
-	require.Eventually(t, func() bool { s, _ := getClipboard(); return s == "copied text" }, 3*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { s, _ := getClipboard(); return s == "copied text" }, shared.Wait(t, 3*time.Second), 20*time.Millisecond,
 		"previous clipboard restored")
 
 	require.ErrorContains(t, o.Insert("x", "shout", false), "unknown mode")

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app/platform/x11test"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // TestSecondHotkeyUnderXvfb: the paste-last hotkey (NewHotkey) and the
@@ -23,9 +25,9 @@ func TestSecondHotkeyUnderXvfb(t *testing.T) {
 	require.NoError(t, p.Register("Ctrl+Alt+V", func() { paste.Add(1) }, nil))
 	defer p.Unregister()
 	xdo(t, "key", "ctrl+alt+v")
-	require.Eventually(t, func() bool { return paste.Load() == 1 }, 3*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return paste.Load() == 1 }, shared.Wait(t, 3*time.Second), 5*time.Millisecond)
 	xdo(t, "key", "ctrl+alt+h")
-	require.Eventually(t, func() bool { return dict.Load() == 1 }, 3*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return dict.Load() == 1 }, shared.Wait(t, 3*time.Second), 5*time.Millisecond)
 	time.Sleep(100 * time.Millisecond)
 	require.EqualValues(t, 1, paste.Load())
 }

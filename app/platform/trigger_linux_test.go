@@ -16,6 +16,8 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // feedLog records what a TriggerSource feeds.
@@ -146,7 +148,7 @@ func (x *xtester) play(t *testing.T, steps [][2]byte) {
 // expect waits for want to be fed, and nothing else.
 func (f *feedLog) expect(t *testing.T, want ...string) {
 	t.Helper()
-	require.Eventually(t, func() bool { return len(f.snapshot()) >= len(want) }, 5*time.Second, 10*time.Millisecond, "fed: %v", f.snapshot())
+	require.Eventually(t, func() bool { return len(f.snapshot()) >= len(want) }, shared.Wait(t, 5*time.Second), 10*time.Millisecond, "fed: %v", f.snapshot())
 	require.Equal(t, want, f.snapshot())
 }
 
@@ -168,7 +170,7 @@ func TestTriggerRawEventsUnderXvfb(t *testing.T) {
 	// Nothing was taken from the focused window: it saw both Right Ctrl
 	// presses and the A with Control held.
 	ctrlS, aS := keyState(xproto.Keycode(ctrlR), 0), keyState(xproto.Keycode(a), xproto.ModMaskControl)
-	require.Eventually(t, func() bool { k, _ := win.seen(); return len(k) == 3 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { k, _ := win.seen(); return len(k) == 3 }, shared.Wait(t, 5*time.Second), 10*time.Millisecond)
 	keys, _ := win.seen()
 	require.Equal(t, []string{ctrlS, ctrlS, aS}, keys)
 
@@ -182,7 +184,7 @@ func TestTriggerRawEventsUnderXvfb(t *testing.T) {
 	defer r.Close()
 	require.NoError(t, src.Watch(trigger.RightCtrl, r.Feed))
 	x.play(t, [][2]byte{{xproto.KeyPress, ctrlR}, {xproto.KeyPress, a}, {xproto.KeyRelease, a}, {xproto.KeyRelease, ctrlR}, {xproto.KeyPress, ctrlR}, {xproto.KeyRelease, ctrlR}})
-	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(acts) == 1 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(acts) == 1 }, shared.Wait(t, 5*time.Second), 10*time.Millisecond)
 	time.Sleep(100 * time.Millisecond)
 	mu.Lock()
 	require.Equal(t, []trigger.Action{trigger.Start}, acts)
@@ -206,7 +208,7 @@ func TestTriggerMouseButtonUnderXvfb(t *testing.T) {
 	defer src.Close()
 	x.play(t, [][2]byte{{xproto.ButtonPress, 8}, {xproto.ButtonRelease, 8}, {xproto.ButtonPress, 9}, {xproto.ButtonRelease, 9}})
 	log.expect(t, "mouse8 down", "mouse8 up", "other down")
-	require.Eventually(t, func() bool { _, b := win.seen(); return len(b) == 2 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { _, b := win.seen(); return len(b) == 2 }, shared.Wait(t, 5*time.Second), 10*time.Millisecond)
 	_, buttons := win.seen()
 	require.Equal(t, []byte{8, 9}, buttons, "the window under the pointer still gets the side buttons")
 }

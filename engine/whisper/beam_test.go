@@ -14,6 +14,7 @@ import (
 // decoded alone, also after the caches were shared out from one prompt
 // and re-selected (a permutation with repeats).
 func TestBeamStepMatchesSingleSequences(t *testing.T) {
+	t.Parallel()
 	_, m := loadKitBeams(t, "ggml-kit-tiny.en-f16.bin", 5)
 	require.NoError(t, m.Encode(readF32(t, shared.Path(t, "whisper-kit", "reference", "tensors", "jfk.mel.f32"))))
 	nv := m.H.NVocab

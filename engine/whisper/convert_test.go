@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/ggmlbin"
 	"github.com/harkapp/hark/internal/shared"
@@ -41,6 +40,7 @@ func convertDigest(t *testing.T, src *ggmlbin.File, typ ggml.Type) (string, int6
 // converter (f32) and quantize tool (q8_0, q5_1, q4_0) wrote: the shipped
 // q8_0 file and the digests the kit README lists.
 func TestConvertMatchesWhisperCpp(t *testing.T) {
+	t.Parallel()
 	src, err := ggmlbin.Open(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
 	require.NoError(t, err)
 	defer src.Close()
@@ -78,6 +78,7 @@ func TestConvertMatchesWhisperCpp(t *testing.T) {
 // more dimensions except conv biases and positional embeddings) and so
 // gives the kit's f16 file back.
 func TestConvertF32ToF16(t *testing.T) {
+	t.Parallel()
 	path := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin")
 	src, err := ggmlbin.Open(path)
 	require.NoError(t, err)
@@ -108,6 +109,7 @@ func TestConvertRejects(t *testing.T) {
 // Models of the other types transcribe jfk.wav as whisper.cpp did with the
 // same files (reference/whispercpp/TYPE-cpu-jfk-bs1.json, greedy).
 func TestConvertedModelsTranscribe(t *testing.T) {
+	t.Parallel()
 	src, err := ggmlbin.Open(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
 	require.NoError(t, err)
 	defer src.Close()
@@ -128,7 +130,7 @@ func TestConvertedModelsTranscribe(t *testing.T) {
 
 		f, err := OpenFile(path)
 		require.NoError(t, err)
-		m, err := f.Load(cpu.New(cpu.Options{}), Options{})
+		m, err := f.Load(kitBackend(t), Options{})
 		require.NoError(t, err)
 		opt := DefaultTranscribeOptions()
 		opt.Language = "en"

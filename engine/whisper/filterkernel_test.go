@@ -21,6 +21,7 @@ import (
 // random logits scaled so that the "timestamps beat every text token"
 // rule goes both ways.
 func TestFilterKernelMatchesHost(t *testing.T) {
+	t.Parallel()
 	for _, nv := range []int{51864, 51865} {
 		sp, err := SpecialsFor(nv)
 		require.NoError(t, err)

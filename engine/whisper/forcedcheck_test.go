@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/internal/shared"
 )
@@ -56,10 +55,11 @@ func traceJFK(t *testing.T, f *File, m *Model, beams int) []WindowTrace {
 // logits stray) or lowering each top logit (a choice the
 // reference makes by far more than a near-tie changes).
 func TestCompareForced(t *testing.T) {
+	t.Parallel()
 	tol := ForcedTolerance{NearTie: 0.1, Logprob: 0.05, Logit: 0.01}
 	for _, beams := range []int{1, 5} {
 		f, ref := loadKitBeams(t, "ggml-kit-tiny.en-q8_0.bin", beams)
-		got, err := f.Load(cpu.New(cpu.Options{}), Options{Beams: beams})
+		got, err := f.Load(kitBackend(t), Options{Beams: beams})
 		require.NoError(t, err)
 		t.Cleanup(func() { got.Close() })
 		ws := traceJFK(t, f, ref, beams)

@@ -58,6 +58,7 @@ func TestWordErrorRate(t *testing.T) {
 // stay within 10% word error rate. The files are made with ffmpeg, which
 // CI installs.
 func TestContainersTranscribe(t *testing.T) {
+	t.Parallel()
 	ffmpeg, err := exec.LookPath("ffmpeg")
 	require.NoError(t, err, "ffmpeg is needed to make the test files (apt-get install ffmpeg)")
 	f, m := loadKit(t, "ggml-kit-tiny.en-q8_0.bin")

@@ -15,11 +15,13 @@ const longformAudio = "ljspeech-longform-LJ001-0021-0076.wav"
 // The 6.5-minute file, greedy without word timestamps, matches the
 // reference segment by segment: 56 segments over 16 windows.
 func TestKitLongformGreedy(t *testing.T) {
+	t.Parallel()
 	testLongform(t, "longform-nowords.json", 1, 2)
 }
 
 // The same with beam search (beam 5).
 func TestKitLongformBeam5(t *testing.T) {
+	t.Parallel()
 	testLongform(t, "longform-beam5-nowords.json", 5, 1)
 }
 
@@ -48,6 +50,7 @@ func testLongform(t *testing.T, refName string, beam, shortWindows int) {
 // before the window at seek 34040 (5:40) the robust part: they must match,
 // words included.
 func TestKitLongformWords(t *testing.T) {
+	t.Parallel()
 	var want refResult
 	readJSON(t, shared.Path(t, "whisper-kit", "reference", "longform", "longform.json"), &want)
 	stop := 34040

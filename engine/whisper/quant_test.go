@@ -24,6 +24,7 @@ type whisperCppResult struct {
 // With the q8_0 model every clip transcribes greedily to the reference
 // text (the f16 reference's, which is what the model was trained to emit).
 func TestKitClipsQ8(t *testing.T) {
+	t.Parallel()
 	f, m := loadKitBeams(t, "ggml-kit-tiny.en-q8_0.bin", 5)
 	refs, err := filepath.Glob(filepath.Join(shared.Dir(t), "whisper-kit", "reference", "transcribe", "*.json"))
 	require.NoError(t, err)
@@ -74,6 +75,7 @@ func TestKitClipsQ8(t *testing.T) {
 // The long-form file with q8_0, greedy: every segment's text equals
 // whisper.cpp's q8_0 output (which is the trained text, 56 segments).
 func TestKitLongformQ8(t *testing.T) {
+	t.Parallel()
 	var wc whisperCppResult
 	readJSON(t, shared.Path(t, "whisper-kit", "reference", "whispercpp", "q8_0-cpu-longform-bs1.json"), &wc)
 	var want refResult

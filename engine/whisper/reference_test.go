@@ -53,22 +53,42 @@ func loadKit(t testing.TB, name string) (*File, *Model) {
 	return loadKitBeams(t, name, 1)
 }
 
-// loadKitBeams loads a kit model whose plan decodes beams sequences at once.
+// loadKitBeams loads a kit model whose plan decodes beams sequences at once,
+// on a kitBackend.
 func loadKitBeams(t testing.TB, name string, beams int) (*File, *Model) {
 	t.Helper()
 	f, err := OpenFile(shared.Path(t, "whisper-kit", "models", name))
 	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
-	m, err := f.Load(cpu.New(cpu.Options{}), Options{Beams: beams})
+	m, err := f.Load(kitBackend(t), Options{Beams: beams})
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Close() })
 	return f, m
+}
+
+// kitBackend is a single-threaded CPU backend, closed with the test. The
+// model tests run in parallel (t.Parallel), one model per CPU: a model on
+// one thread never waits at an operation's barrier for a descheduled
+// peer, which on the shared 2-core machine cost up to twice the CPU time
+// of an encoder pass and more of the decoder's small steps (see
+// runKitStreams). The package's references hold for any thread count.
+// Benchmarks keep the default (one worker per core), which BENCHMARKS.md
+// reports.
+func kitBackend(t testing.TB) *cpu.Backend {
+	threads := 1
+	if _, ok := t.(*testing.B); ok {
+		threads = 0
+	}
+	be := cpu.New(cpu.Options{Threads: threads})
+	t.Cleanup(be.Close)
+	return be
 }
 
 // The encoder output and the first decoder steps' logits must match
 // openai-whisper's fp32 tensors for the kit model (f16 weights, computed in
 // f32) within 1e-4 of the tensor's largest magnitude.
 func TestKitEncoderAndLogits(t *testing.T) {
+	t.Parallel()
 	_, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
 	dir := shared.Path(t, "whisper-kit", "reference", "tensors")
 	mel := readF32(t, dir+"/jfk.mel.f32")
@@ -103,6 +123,7 @@ func TestKitEncoderAndLogits(t *testing.T) {
 // Greedy decoding of the reference mel gives the reference tokens, with
 // and without timestamps.
 func TestKitDecodeWindow(t *testing.T) {
+	t.Parallel()
 	f, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
 	var ref struct {
 		WithoutTimestamps struct {

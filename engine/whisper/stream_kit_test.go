@@ -13,8 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/audio"
-	"github.com/harkapp/hark/engine/blas"
-	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -49,6 +47,7 @@ func kitStreamClips(t *testing.T) []string {
 // clip and the first 20 s (two commits of whole clips on the way). Per
 // clip results are logged (BENCHMARKS.md).
 func TestKitStreamMatchesOffline(t *testing.T) {
+	t.Parallel()
 	clips := kitStreamClips(t)
 	longSecs := 120.0
 	if testing.Short() {
@@ -104,12 +103,7 @@ type kitStreamJob struct {
 // two, and the decoder's small steps lose more.
 func runKitStreams(t *testing.T, model string, streams []kitStreamJob) {
 	n := min(runtime.GOMAXPROCS(0), 4, len(streams))
-	// One library thread per call too: the models call sgemm from their own
-	// goroutines at once (the library's thread team would serialize them).
-	if prev := blas.Threads(); prev != 0 && prev != 1 {
-		blas.SetThreads(1)
-		t.Cleanup(func() { blas.SetThreads(prev) })
-	}
+	// (One library thread per call too: TestMain.)
 	next := make(chan kitStreamJob, len(streams))
 	for _, j := range streams {
 		next <- j
@@ -120,9 +114,7 @@ func runKitStreams(t *testing.T, model string, streams []kitStreamJob) {
 			f, err := OpenFile(shared.Path(t, "whisper-kit", "models", model))
 			require.NoError(t, err)
 			t.Cleanup(func() { f.Close() })
-			be := cpu.New(cpu.Options{Threads: 1})
-			t.Cleanup(func() { be.Close() })
-			m, err := f.Load(be, Options{})
+			m, err := f.Load(kitBackend(t), Options{})
 			require.NoError(t, err)
 			t.Cleanup(func() { m.Close() })
 			t.Run(fmt.Sprintf("model%d", w), func(t *testing.T) {

@@ -48,50 +48,59 @@ func compareResult(t *testing.T, name string, want *refResult, got *Result, segT
 }
 
 // Every shared clip transcribes greedily (with word timestamps, as the
-// reference was run) to the reference's text, tokens and times.
+// reference was run) to the reference's text, tokens and times; the
+// default temperature schedule never falls back. The same runs check the
+// selection on the backend (see testKitClips).
 func TestKitClipsGreedy(t *testing.T) {
-	f, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
-	refs, err := filepath.Glob(filepath.Join(shared.Dir(t), "whisper-kit", "reference", "transcribe", "*.json"))
-	require.NoError(t, err)
-	require.Len(t, refs, 30, "the kit has 30 clip references")
-	if testing.Short() {
-		refs = refs[:3]
-	}
-	opt := DefaultTranscribeOptions()
-	opt.Temperatures = []float32{0}
-	opt.WordTimestamps = true
-	opt.Language = "en"
-	for _, ref := range refs {
-		name := strings.TrimSuffix(filepath.Base(ref), ".json")
-		var want refResult
-		readJSON(t, ref, &want)
-		got, err := f.TranscribeFile(context.Background(), m, shared.Path(t, "audio", name+".wav"), opt)
-		require.NoError(t, err, name)
-		compareResult(t, name, &want, got, 0.02, 0.1)
-	}
+	t.Parallel()
+	testKitClips(t, "transcribe", 1, 30, 3)
 }
 
-// The kit's beam-5 references (4 clips, with word timestamps) match.
+// The kit's beam-5 references (4 clips, with word timestamps) match, with
+// the beam filters on the backend checked the same way.
 func TestKitClipsBeam5(t *testing.T) {
-	f, m := loadKitBeams(t, "ggml-kit-tiny.en-f16.bin", 5)
-	refs, err := filepath.Glob(filepath.Join(shared.Dir(t), "whisper-kit", "reference", "transcribe-beam5", "*.json"))
+	t.Parallel()
+	testKitClips(t, "transcribe-beam5", 5, 4, 1)
+}
+
+// testKitClips transcribes each clip with a reference in refDir (n of
+// them; short with -short) twice: with the filters and the choice on the
+// backend (PassSelect, PassFilterBeams) and on the host (Model.hostSelect,
+// the reference for them). The two results must be equal bit for bit
+// (tokens, times, words, log-probabilities, fallback temperatures), and
+// the backend's must match the reference: text and tokens exactly,
+// segment times within 0.02 s, word times within 0.1 s, the temperature
+// (0: greedy or beam search, no fallback) exactly.
+func testKitClips(t *testing.T, refDir string, beams, n, short int) {
+	f, m := loadKitBeams(t, "ggml-kit-tiny.en-f16.bin", beams)
+	refs, err := filepath.Glob(filepath.Join(shared.Dir(t), "whisper-kit", "reference", refDir, "*.json"))
 	require.NoError(t, err)
-	require.Len(t, refs, 4, "the kit has 4 beam-5 references")
+	require.Len(t, refs, n, "the kit's %s references", refDir)
 	if testing.Short() {
-		refs = refs[:1]
+		refs = refs[:short]
 	}
 	opt := DefaultTranscribeOptions()
-	opt.Temperatures = []float32{0}
 	opt.WordTimestamps = true
 	opt.Language = "en"
-	opt.BeamSize = 5
+	opt.BeamSize = beams
 	for _, ref := range refs {
 		name := strings.TrimSuffix(filepath.Base(ref), ".json")
+		run := func(host bool) *Result {
+			m.hostSelect = host
+			defer func() { m.hostSelect = false }()
+			r, err := f.TranscribeFile(context.Background(), m, shared.Path(t, "audio", name+".wav"), opt)
+			require.NoError(t, err, name)
+			return r
+		}
+		onHost, got := run(true), run(false)
+		require.NotEmpty(t, onHost.Segments, name)
+		require.Equal(t, onHost, got, "%s: the backend's selection differs from the host's", name)
 		var want refResult
 		readJSON(t, ref, &want)
-		got, err := f.TranscribeFile(context.Background(), m, shared.Path(t, "audio", name+".wav"), opt)
-		require.NoError(t, err, name)
 		compareResult(t, name, &want, got, 0.02, 0.1)
+		for i, ws := range want.Segments {
+			require.Equal(t, ws.Temperature, got.Segments[i].Temperature, "%s: segment %d temperature", name, i)
+		}
 	}
 }
 

@@ -23,6 +23,7 @@ func TestWithVocabulary(t *testing.T) {
 // and differently from no prompt (the kit model was trained with
 // prompts, so its log-probabilities move).
 func TestVocabularyReachesDecoder(t *testing.T) {
+	t.Parallel()
 	f, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
 	path := shared.Path(t, "audio", "jfk.wav")
 	run := func(mod func(*TranscribeOptions)) *Result {
@@ -50,6 +51,7 @@ func abs(x float64) float64 { return max(x, -x) }
 // A logit bias on a token makes the decoder pick it: a large bias on a
 // word the clip does not contain puts it first.
 func TestLogitBias(t *testing.T) {
+	t.Parallel()
 	f, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
 	require.NoError(t, m.Encode(readF32(t, shared.Path(t, "whisper-kit", "reference", "tensors", "jfk.mel.f32"))))
 	sp := f.Vocab.Specials()

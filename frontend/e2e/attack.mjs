@@ -7,8 +7,10 @@
 //               browser holds the session cookie)
 //   SERVE_URL   hark serve, e.g. http://127.0.0.1:40124
 //   SECRET      a file the attacker wants to read
+//   E2E_TIMEOUT_MS the bound on each wait (timeout.mjs)
 // It prints one JSON line "RESULT {...}": what each attack saw.
 import { chromium } from 'playwright-core'
+import { T } from './timeout.mjs'
 
 const ui = new URL(process.env.HARK_URL)
 const serve = new URL(process.env.SERVE_URL)
@@ -25,6 +27,8 @@ const browser = await chromium.launch({
     '--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP evil.test 127.0.0.1'],
 })
 const ctx = await browser.newContext()
+ctx.setDefaultTimeout(T)
+ctx.setDefaultNavigationTimeout(T)
 const evilHTML = '<!doctype html><title>innocent</title><p>nothing to see</p>'
 // The attacker's documents: served by "the attacker's server" (here a
 // route) before the rebinding; every later request goes to the network,

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -43,12 +42,8 @@ func TestBrowserAttacks(t *testing.T) {
 	uiURL, _ := startUI(t, models, t.TempDir(), assets)
 	serveURL := startServe(t, models)
 
-	node := exec.Command("node", filepath.Join(fe, "e2e", "attack.mjs"))
-	node.Dir = fe
-	node.Env = append(os.Environ(), "HARK_URL="+uiURL, "SERVE_URL="+serveURL, "SECRET="+secret)
-	start := time.Now()
-	out, err := node.CombinedOutput()
-	t.Logf("attack.mjs (%.1f s):\n%s", time.Since(start).Seconds(), out)
+	out, err := browserScript(t, fe, "attack.mjs", append(os.Environ(), "HARK_URL="+uiURL, "SERVE_URL="+serveURL,
+		"SECRET="+secret), t.TempDir(), "")
 	require.NoError(t, err)
 	m := regexp.MustCompile(`(?m)^RESULT (.*)$`).FindSubmatch(out)
 	require.NotNil(t, m, "no RESULT line")
@@ -133,7 +128,7 @@ func startServe(t *testing.T, models string) string {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(shared.Wait(t, 30*time.Second)):
 			t.Error("hark serve did not stop")
 		}
 	})
@@ -142,7 +137,7 @@ func startServe(t *testing.T, models string) string {
 		return u
 	case err := <-done:
 		t.Fatalf("hark serve exited: %v", err)
-	case <-time.After(60 * time.Second):
+	case <-time.After(shared.Wait(t, 60*time.Second)):
 		t.Fatal("hark serve did not start listening")
 	}
 	return ""

@@ -4,16 +4,16 @@
 // null sink) while the test's X window "HarkTest" has the focus, and check
 // in History that the dictation used the mode and the prompt terms; then
 // switch the mode by hand (the picker, the mode hotkey's action).
-//   HARK_URL, E2E_CASE {clip, sink}, E2E_SHOTS, E2E_OUT as run.mjs
+//   HARK_URL, E2E_CASE {clip, sink}, E2E_SHOTS, E2E_OUT, E2E_TIMEOUT_MS as run.mjs
 import { chromium } from 'playwright-core'
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
+import { T } from './timeout.mjs'
 
 const url = process.env.HARK_URL
 const tc = JSON.parse(process.env.E2E_CASE ?? '{}')
 const shots = process.env.E2E_SHOTS ?? ''
 const out = process.env.E2E_OUT ?? '/tmp'
-const T = 90_000
 
 const t0 = Date.now()
 function check(cond, msg) {
@@ -28,6 +28,7 @@ const browser = await chromium.launch({
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 })
 const page = await (await browser.newContext({ viewport: { width: 1180, height: 900 }, colorScheme: 'light' })).newPage()
+page.setDefaultTimeout(T) // every wait without its own bound too
 const errors = []
 page.on('pageerror', (e) => errors.push(String(e)))
 

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
@@ -43,18 +42,10 @@ func TestBrowserModes(t *testing.T) {
 	defer stop()
 
 	shots := screenshotDir(t, root)
-	out := os.Getenv("E2E_OUT")
-	if out == "" {
-		out = t.TempDir()
-	}
 	tc := `{"clip":` + quote(shared.Path(t, "audio", "ljspeech-LJ001-0004.wav")) + `,"sink":` + quote(pa.Sink) + `}`
-	node := exec.Command("node", filepath.Join(fe, "e2e", "modes.mjs"))
-	node.Dir = fe
-	node.Env = append(pa.Env(), "HARK_URL="+url, "E2E_CASE="+tc, "E2E_SHOTS="+shots, "E2E_OUT="+out, "DISPLAY="+os.Getenv("DISPLAY"))
-	start := time.Now()
-	output, err := node.CombinedOutput()
-	t.Logf("modes.mjs (%.1f s):\n%s", time.Since(start).Seconds(), output)
-	require.NoError(t, err, "browser test failed (screenshot: %s)", filepath.Join(out, "failure-modes.png"))
+	_, err := browserScript(t, fe, "modes.mjs", append(pa.Env(), "HARK_URL="+url, "E2E_CASE="+tc, "E2E_SHOTS="+shots,
+		"DISPLAY="+os.Getenv("DISPLAY")), scratchDir(t), "failure-modes.png")
+	require.NoError(t, err, "browser test failed")
 }
 
 func quote(s string) string {

@@ -6,17 +6,18 @@
 //                  "2" (after the server restarted: the setting was kept)
 //   E2E_CASE       JSON: {dropClip, dropText, srtCue, pickClip, pickText, setting}
 //   E2E_SHOTS      folder for the screenshots of each view ("" = none)
-//   E2E_OUT        scratch folder (downloads)
+//   E2E_OUT        scratch folder (downloads, failure.png)
+//   E2E_TIMEOUT_MS the bound on each wait (timeout.mjs)
 import { chromium } from 'playwright-core'
 import { readFile } from 'node:fs/promises'
 import { basename, join } from 'node:path'
+import { T } from './timeout.mjs'
 
 const url = process.env.HARK_URL
 const phase = process.env.E2E_PHASE ?? '1'
 const tc = JSON.parse(process.env.E2E_CASE ?? '{}')
 const shots = process.env.E2E_SHOTS ?? ''
 const out = process.env.E2E_OUT ?? '/tmp'
-const T = 90_000
 
 const t0 = Date.now()
 function check(cond, msg) {
@@ -31,6 +32,7 @@ const browser = await chromium.launch({
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 })
 const ctx = await browser.newContext({ viewport: { width: 1180, height: 760 }, colorScheme: 'light', acceptDownloads: true })
+ctx.setDefaultTimeout(T) // every wait without its own bound too
 const page = await ctx.newPage()
 const errors = []
 page.on('pageerror', (e) => errors.push(String(e)))
@@ -254,7 +256,7 @@ try {
   }
   check(errors.length === 0, 'no page errors ' + errors.join('; '))
 } catch (e) {
-  if (shots) await page.screenshot({ path: join(out, 'failure.png') }).catch(() => {})
+  await page.screenshot({ path: join(out, 'failure.png') }).catch(() => {})
   console.error(e)
   process.exitCode = 1
 } finally {

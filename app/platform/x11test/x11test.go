@@ -16,6 +16,8 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // StartXvfb starts Xvfb on a free display, sets DISPLAY for this process
@@ -49,7 +51,7 @@ func StartXvfb(t testing.TB) string {
 		t.Setenv("DISPLAY", ":"+n)
 		t.Setenv("WAYLAND_DISPLAY", "")
 		return ":" + n
-	case <-time.After(15 * time.Second):
+	case <-time.After(shared.Wait(t, 15*time.Second)):
 		t.Fatal("x11test: Xvfb did not start")
 	}
 	return ""
