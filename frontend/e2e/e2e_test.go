@@ -28,12 +28,13 @@ const (
 	chatFile = "stories260K.gguf"
 	// chatMaxTokens bounds each chat answer of the smallest model (else
 	// up to its context's end): on a busy 2-core machine an unbounded one
-	// took over 90 s. Not much smaller: the first answer is stopped at its
-	// first streamed text, which needs the rest still to come. The models
+	// took over 90 s. Not small either: the first answer is stopped at its
+	// first streamed text, which needs the rest still to come (at 128
+	// tokens an idle machine could finish before the click lands). The models
 	// run on one thread each (--threads 1): on a busy machine a worker
 	// team waits at every operation's barrier for a descheduled peer, 48
 	// times per token of this model.
-	chatMaxTokens = 128
+	chatMaxTokens = 384
 )
 
 // TestBrowser drives the UI in headless Chromium against `hark ui` (run
