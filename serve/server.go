@@ -30,6 +30,10 @@ type Config struct {
 	AllowHosts, CORSOrigins []string
 	// MaxUpload bounds an audio upload (DefaultMaxUpload).
 	MaxUpload int64
+	// MaxAudioDuration bounds the audio a transcription decodes
+	// (DefaultMaxAudioDuration): a few MB of low-bitrate audio can hold
+	// hours, and the model is held for all of them.
+	MaxAudioDuration time.Duration
 	// MaxBody bounds a JSON request body (DefaultMaxBody).
 	MaxBody int64
 	// RequestTimeout bounds a request, waiting in a model's queue
@@ -60,11 +64,15 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultMaxUpload      = 200 << 20
-	DefaultMaxBody        = 8 << 20
-	DefaultRequestTimeout = 10 * time.Minute
-	DefaultIdleUnload     = 5 * time.Minute
-	DefaultWhisperBeam    = 5
+	DefaultMaxUpload = 200 << 20
+	// DefaultMaxAudioDuration takes a long meeting, lecture or podcast
+	// whole: longer audio is rare, and would hold the model for hours
+	// (the spectrogram's spool on disk grows by 115 MB an hour).
+	DefaultMaxAudioDuration = 4 * time.Hour
+	DefaultMaxBody          = 8 << 20
+	DefaultRequestTimeout   = 10 * time.Minute
+	DefaultIdleUnload       = 5 * time.Minute
+	DefaultWhisperBeam      = 5
 )
 
 // Server answers the API. It is an http.Handler.
@@ -82,6 +90,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = DefaultMaxUpload
+	}
+	if cfg.MaxAudioDuration <= 0 {
+		cfg.MaxAudioDuration = DefaultMaxAudioDuration
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
