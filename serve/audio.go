@@ -195,6 +195,7 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 	opt.Temperatures = whisper.FallbackTemperatures(req.temperature)
 	opt.BeamSize = s.cfg.WhisperBeam
 	opt.WordTimestamps = req.words
+	opt.BeforeWindow = sm.Share // a long file takes turns with other requests (a stream)
 	opt.Language = req.language
 	if task == "translate" {
 		if !f.H.Multilingual() {

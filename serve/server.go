@@ -77,10 +77,12 @@ const (
 
 // Server answers the API. It is an http.Handler.
 type Server struct {
-	cfg    Config
-	rt     *runtime.Runtime
-	ownRT  bool                                   // made by New, closed by Close
-	routes map[string]map[string]http.HandlerFunc // path -> method -> handler
+	cfg Config
+	// streamDone, if set (tests), gets each stream's stats as it ends.
+	streamDone func(streamStats)
+	rt         *runtime.Runtime
+	ownRT      bool                                   // made by New, closed by Close
+	routes     map[string]map[string]http.HandlerFunc // path -> method -> handler
 }
 
 // New returns a server for cfg; Close unloads its models.
