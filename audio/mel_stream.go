@@ -29,7 +29,8 @@ func (e *TooLongError) Error() string {
 // SpooledSpectrogram is a log-mel spectrogram kept in an unlinked
 // temporary file rather than in memory, read a window at a time: memory
 // stays flat however long the audio. The file takes 4 bytes per mel bin
-// and 10-ms frame: 115 MB per hour at 80 bins. Close it.
+// and 10-ms frame: 115 MB per hour at 80 bins. Close it. Not safe for
+// concurrent use.
 type SpooledSpectrogram struct {
 	NMels   int
 	NFrames int

@@ -129,3 +129,15 @@ func TestAudioStreamSharesModel(t *testing.T) {
 	require.Equal(t, whisper.EventFinal, evs[len(evs)-1]["type"], "%v", evs[len(evs)-1])
 	require.NoError(t, (<-done).Err)
 }
+
+// Audio longer than MaxAudioDuration is refused, before it is
+// transcribed, with the limit in the message.
+func TestTranscriptionMaxAudioDuration(t *testing.T) {
+	_, base := startServer(t, Config{MaxAudioDuration: 5 * time.Second})
+	wav, err := os.ReadFile(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	st, b := postForm(t, base+"/v1/audio/transcriptions", wav, "model", "tiny")
+	e := requireAPIError(t, st, http.StatusBadRequest, b)
+	require.Contains(t, e["message"], "longer than this server's limit of 5s")
+	require.Equal(t, "file", e["param"])
+}
