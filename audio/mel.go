@@ -220,3 +220,18 @@ func (s *Spectrogram) Window(start, end, width int) []float32 {
 	}
 	return out
 }
+
+// ReadWindow fills dst, an [NMels][width] matrix, with frames
+// [start, start+n) (n ≤ width) and zeros after them, as
+// SpooledSpectrogram.ReadWindow does.
+func (s *Spectrogram) ReadWindow(dst []float32, start, n, width int) error {
+	if start < 0 || n < 0 || n > width || start+n > s.NFrames || len(dst) != s.NMels*width {
+		return fmt.Errorf("audio: window of %d frames at %d (width %d) out of a %d-frame spectrogram", n, start, width, s.NFrames)
+	}
+	for m := range s.NMels {
+		row := dst[m*width : (m+1)*width]
+		copy(row, s.Data[m*s.NFrames+start:m*s.NFrames+start+n])
+		clear(row[n:])
+	}
+	return nil
+}

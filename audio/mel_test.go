@@ -158,25 +158,56 @@ func BenchmarkLogMel30s(b *testing.B) {
 	}
 }
 
-// Streaming gives exactly LogMel of the whole signal, for lengths around
-// the chunk boundaries, and drops samples as it goes.
-func TestLogMelStreamEqualsWhole(t *testing.T) {
+// The spool gives exactly LogMel of the whole signal, window by window,
+// for lengths around the chunk boundaries.
+func TestLogMelSpoolEqualsWhole(t *testing.T) {
 	f := kitFilters(t, 80)
 	x, err := Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
 	for _, n := range []int{1000, streamChunk - 7, streamChunk + 123, len(x)} {
 		want, err := LogMel(x[:n], f, 480000)
 		require.NoError(t, err)
-		got, err := LogMelStream(FromSamples(x[:n], WhisperRate, 1), f, 480000)
+		got, err := LogMelSpool(FromSamples(x[:n], WhisperRate, 1), f, 480000, 0)
 		require.NoError(t, err)
-		require.Equal(t, want.NFrames, got.NFrames, "n=%d", n)
-		require.Equal(t, want.Data, got.Data, "n=%d", n)
+		requireSameWindows(t, want, got)
 		require.Equal(t, want.Peak, got.Peak)
+		require.NoError(t, got.Close())
 	}
-	_, err = LogMelStream(FromSamples(nil, WhisperRate, 1), f, 480000)
+	_, err = LogMelSpool(FromSamples(nil, WhisperRate, 1), f, 480000, 0)
 	require.ErrorIs(t, err, ErrNoAudio)
-	_, err = LogMelStream(FromSamples(x, 8000, 1), f, 480000)
+	_, err = LogMelSpool(FromSamples(x, 8000, 1), f, 480000, 0)
 	require.Error(t, err)
-	_, err = LogMelStream(FromSamples(x, WhisperRate, 1), f, 10)
+	_, err = LogMelSpool(FromSamples(x, WhisperRate, 1), f, 10, 0)
 	require.Error(t, err)
+}
+
+// Audio past the limit is refused with the limit in the error, before
+// the rest of the stream is read.
+func TestLogMelSpoolLimit(t *testing.T) {
+	f := kitFilters(t, 80)
+	x := make([]float32, 10*WhisperRate)
+	_, err := LogMelSpool(FromSamples(x, WhisperRate, 1), f, 480000, 2*WhisperRate)
+	var tl *TooLongError
+	require.ErrorAs(t, err, &tl)
+	require.Contains(t, err.Error(), "2s")
+	s, err := LogMelSpool(FromSamples(x, WhisperRate, 1), f, 480000, len(x))
+	require.NoError(t, err)
+	s.Close()
+}
+
+// requireSameWindows compares every frame of got, read in windows of
+// 3000 frames at odd offsets (across the spool's read chunks), with want.
+func requireSameWindows(t *testing.T, want *Spectrogram, got *SpooledSpectrogram) {
+	t.Helper()
+	require.Equal(t, want.NMels, got.NMels)
+	require.Equal(t, want.NFrames, got.NFrames)
+	const width = 3000
+	w, g := make([]float32, want.NMels*width), make([]float32, want.NMels*width)
+	for start := 0; start < want.NFrames; start += width - 17 {
+		n := min(width-5, want.NFrames-start)
+		require.NoError(t, want.ReadWindow(w, start, n, width))
+		require.NoError(t, got.ReadWindow(g, start, n, width))
+		require.Equal(t, w, g, "window at %d", start)
+	}
+	require.Error(t, got.ReadWindow(g, want.NFrames-10, 20, width))
 }

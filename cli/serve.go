@@ -65,6 +65,7 @@ refused unless listed with --cors-origin (SECURITY.md).
 	f.StringSliceVar(&o.Config.AllowHosts, "allow-host", nil, "also accept this Host name (e.g. host.docker.internal; repeatable)")
 	f.StringSliceVar(&o.Config.CORSOrigins, "cors-origin", nil, "let web pages of this origin call the API (e.g. http://localhost:3000; repeatable)")
 	f.Int64Var(&o.Config.MaxUpload, "max-upload", serve.DefaultMaxUpload, "largest audio upload in bytes")
+	f.DurationVar(&o.Config.MaxAudioDuration, "max-audio-duration", serve.DefaultMaxAudioDuration, "longest audio a transcription request may hold (refused as soon as decoding passes it)")
 	f.DurationVar(&o.Config.RequestTimeout, "timeout", serve.DefaultRequestTimeout, "longest a request may take, its wait in the queue included")
 	f.DurationVar(&o.Config.IdleUnload, "idle-unload", serve.DefaultIdleUnload, "unload a model after this long without requests (negative: never)")
 	f.IntVar(&o.Config.Context, "ctx", 0, "context length cap of chat models (0: the file's, at most 4096)")

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/vocab"
@@ -194,6 +195,7 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 	opt.Temperatures = whisper.FallbackTemperatures(req.temperature)
 	opt.BeamSize = s.cfg.WhisperBeam
 	opt.WordTimestamps = req.words
+	opt.BeforeWindow = sm.Share // a long file takes turns with other requests (a stream)
 	opt.Language = req.language
 	if task == "translate" {
 		if !f.H.Multilingual() {
@@ -214,11 +216,15 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 	if err != nil {
 		return nil, 0, err
 	}
-	spec, err := f.FileSpectrogram(req.file)
+	spec, err := f.FileSpectrogram(req.file, s.cfg.MaxAudioDuration)
+	if tl := (*audio.TooLongError)(nil); errors.As(err, &tl) {
+		return nil, 0, badRequest("file", fmt.Sprintf("The audio is longer than this server's limit of %v (hark serve --max-audio-duration)", tl.Limit))
+	}
 	if err != nil {
 		return nil, 0, badRequest("file", "The audio file could not be decoded: "+scrubPath(err, req.file))
 	}
-	res, err := f.TranscribeSpectrogram(ctx, sm.Model, spec, opt)
+	defer spec.Close()
+	res, err := f.TranscribeSpooled(ctx, sm.Model, spec, opt)
 	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
 		return nil, 0, badRequest("file", err.Error())
 	}

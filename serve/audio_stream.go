@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -120,23 +121,52 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 			sendErr = send(e)
 		}
 	})
-	in := make(chan []float32, 16) // a full channel stops reading: back-pressure
+	// Between steps the model goes to whoever else waits for it (a file
+	// transcription), in turn: a stream holds it for as long as it lasts.
+	tr.BeforeWindow = sm.Share
+	queue := newBacklog(maxStreamBacklog)
+	in := make(chan []float32)
 	readErr := make(chan error, 1)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	var gone atomic.Bool
+	go queue.forward(ctx, in)
 	go func() {
-		err := readFrames(ctx, conn, in)
-		readErr <- err
+		err := readFrames(conn, queue)
+		queue.close()
+		readErr <- err // before stop: Run's cancellation finds it
 		if err != nil {
 			stop()
+			return
+		}
+		// After the end message the client only waits for the final
+		// event: a failed read now means it left, and the transcription
+		// stops with the model released at once.
+		conn.SetReadDeadline(time.Time{})
+		for {
+			if _, _, err := conn.ReadMessage(); err != nil {
+				gone.Store(true)
+				stop()
+				return
+			}
 		}
 	}()
 	res, err := st.Run(ctx, in)
-	if rerr := <-readErr; rerr != nil {
-		err = rerr
+	select {
+	case rerr := <-readErr:
+		if rerr != nil {
+			err = rerr
+		}
+	default: // still reading: Run failed on its own
+	}
+	if err != nil && gone.Load() {
+		err = errClientGone
 	}
 	if err == nil {
 		err = sendErr
+	}
+	if s.streamDone != nil {
+		s.streamDone(streamStats{Backlog: queue.Peak(), Decodes: st.Decodes(), Err: err})
 	}
 	if err != nil {
 		if !errors.Is(err, errClientGone) {
@@ -155,6 +185,13 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// streamStats is what a stream did, for tests (Server.streamDone).
+type streamStats struct {
+	Backlog int // the most audio waiting for the streamer, in samples
+	Decodes int
+	Err     error
+}
+
 var errClientGone = errors.New("the client went away")
 
 // errFrameTooBig: a message over maxStreamFrame (closed with 1009).
@@ -168,10 +205,11 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// readFrames turns the client's frames into samples on in until the end
-// message (nil error, in closed), a bad frame or a lost client.
-func readFrames(ctx context.Context, conn *websocket.Conn, in chan<- []float32) error {
-	defer close(in)
+// readFrames queues the client's frames as samples on q until the end
+// message (nil error), a bad frame, a backlog past its bound or a lost
+// client. It never waits for the streamer, so a client leaving is seen at
+// once.
+func readFrames(conn *websocket.Conn, q *backlog) error {
 	total := 0
 	for {
 		conn.SetReadDeadline(time.Now().Add(streamIdle))
@@ -183,9 +221,6 @@ func readFrames(ctx context.Context, conn *websocket.Conn, in chan<- []float32) 
 			var ce *websocket.CloseError
 			if errors.As(err, &ce) {
 				return errClientGone
-			}
-			if ctx.Err() != nil {
-				return nil
 			}
 			return fmt.Errorf("reading the stream: %w", err)
 		}
@@ -208,10 +243,8 @@ func readFrames(ctx context.Context, conn *websocket.Conn, in chan<- []float32) 
 		if total += len(x); total > int(MaxStreamAudio.Seconds())*whisper.SampleRate {
 			return fmt.Errorf("the stream is over the limit of %v of audio", MaxStreamAudio)
 		}
-		select {
-		case in <- x:
-		case <-ctx.Done():
-			return nil
+		if err := q.add(x); err != nil {
+			return err
 		}
 	}
 }

@@ -31,6 +31,10 @@ type Config struct {
 	AllowHosts, CORSOrigins []string
 	// MaxUpload bounds an audio upload (DefaultMaxUpload).
 	MaxUpload int64
+	// MaxAudioDuration bounds the audio a transcription decodes
+	// (DefaultMaxAudioDuration): a few MB of low-bitrate audio can hold
+	// hours, and the model is held for all of them.
+	MaxAudioDuration time.Duration
 	// MaxBody bounds a JSON request body (DefaultMaxBody).
 	MaxBody int64
 	// RequestTimeout bounds a request, waiting in a model's queue
@@ -61,19 +65,25 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultMaxUpload      = 200 << 20
-	DefaultMaxBody        = 8 << 20
-	DefaultRequestTimeout = 10 * time.Minute
-	DefaultIdleUnload     = 5 * time.Minute
-	DefaultWhisperBeam    = 5
+	DefaultMaxUpload = 200 << 20
+	// DefaultMaxAudioDuration takes a long meeting, lecture or podcast
+	// whole: longer audio is rare, and would hold the model for hours
+	// (the spectrogram's spool on disk grows by 115 MB an hour).
+	DefaultMaxAudioDuration = 4 * time.Hour
+	DefaultMaxBody          = 8 << 20
+	DefaultRequestTimeout   = 10 * time.Minute
+	DefaultIdleUnload       = 5 * time.Minute
+	DefaultWhisperBeam      = 5
 )
 
 // Server answers the API. It is an http.Handler.
 type Server struct {
-	cfg    Config
-	rt     *runtime.Runtime
-	ownRT  bool                                   // made by New, closed by Close
-	routes map[string]map[string]http.HandlerFunc // path -> method -> handler
+	cfg Config
+	// streamDone, if set (tests), gets each stream's stats as it ends.
+	streamDone func(streamStats)
+	rt         *runtime.Runtime
+	ownRT      bool                                   // made by New, closed by Close
+	routes     map[string]map[string]http.HandlerFunc // path -> method -> handler
 }
 
 // New returns a server for cfg; Close unloads its models.
@@ -90,6 +100,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = DefaultMaxUpload
+	}
+	if cfg.MaxAudioDuration <= 0 {
+		cfg.MaxAudioDuration = DefaultMaxAudioDuration
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody

@@ -43,10 +43,11 @@ func (e *entry) next() *waiter {
 	return w
 }
 
-// urgent reports whether a waiter outranks the holder.
-func (e *entry) urgent() bool {
+// urgent reports whether a waiter outranks the holder, or (equal) ranks
+// with it.
+func (e *entry) urgent(equal bool) bool {
 	for _, w := range e.waiters {
-		if w.pri < e.holder {
+		if w.pri < e.holder || equal && w.pri == e.holder {
 			return true
 		}
 	}
@@ -83,12 +84,13 @@ func (r *Runtime) wait(ctx context.Context, e *entry, pri Priority) error {
 	}
 }
 
-// yield lets a more urgent waiter use e, then queues for it again at pri.
-// It returns at once when nobody more urgent waits. On error (ctx ended)
-// e is no longer held.
-func (r *Runtime) yield(ctx context.Context, e *entry, pri Priority) error {
+// yield lets a more urgent waiter (with equal, one as urgent) use e, then
+// queues for it again at pri, behind the waiters already there. It
+// returns at once when nobody such waits. On error (ctx ended) e is no
+// longer held.
+func (r *Runtime) yield(ctx context.Context, e *entry, pri Priority, equal bool) error {
 	r.mu.Lock()
-	if !e.urgent() {
+	if !e.urgent(equal) {
 		r.mu.Unlock()
 		return nil
 	}

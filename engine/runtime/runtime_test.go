@@ -279,3 +279,32 @@ func TestBackendChoice(t *testing.T) {
 	l.Release()
 	require.ErrorContains(t, r.SetBackend("tpu"), `unknown backend "tpu"`)
 }
+
+// Share hands the model to a waiter of the holder's own priority (Yield
+// does not) and queues the holder behind it: round robin.
+func TestShareRoundRobin(t *testing.T) {
+	r := newRT(t, Options{WhisperBeams: 1})
+	kit := kitPath(t)
+	ctx := context.Background()
+	a, err := r.Speech(ctx, kit, Interactive)
+	require.NoError(t, err)
+	require.NoError(t, a.Share(ctx), "nobody waits: Share returns at once")
+	got := make(chan *SpeechModel, 1)
+	go func() {
+		b, err := r.Speech(ctx, kit, Interactive)
+		assertNoError(t, err)
+		got <- b
+	}()
+	waiting(t, r, kit, 1)
+	require.NoError(t, a.Yield(ctx), "Yield keeps the model from an equal")
+	require.Empty(t, got)
+	shared := make(chan error, 1)
+	go func() { shared <- a.Share(ctx) }()
+	b := <-got
+	require.NotNil(t, b)
+	waiting(t, r, kit, 1) // a, queued behind b
+	require.Empty(t, shared)
+	b.Release()
+	require.NoError(t, <-shared)
+	a.Release()
+}

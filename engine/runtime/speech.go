@@ -46,10 +46,22 @@ func (s *SpeechModel) Release() {
 // it as whisper.TranscribeOptions.BeforeWindow. On error the model is no
 // longer held (Release is then a no-op).
 func (s *SpeechModel) Yield(ctx context.Context) error {
+	return s.yield(ctx, false)
+}
+
+// Share is Yield to requests of the holder's own priority as well: each
+// waiting one gets the model in turn (round robin) before it comes back.
+// A long holder (a stream, a long file) sets it between its windows so
+// that it takes only its share of a model others wait for.
+func (s *SpeechModel) Share(ctx context.Context) error {
+	return s.yield(ctx, true)
+}
+
+func (s *SpeechModel) yield(ctx context.Context, equal bool) error {
 	if s.out {
 		return errors.New("runtime: yield of a released model")
 	}
-	if err := s.r.yield(ctx, s.e, s.pri); err != nil {
+	if err := s.r.yield(ctx, s.e, s.pri, equal); err != nil {
 		s.out = true
 		return err
 	}

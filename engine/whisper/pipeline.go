@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/harkapp/hark/audio"
 )
@@ -37,21 +38,26 @@ func (f *File) TranscribeSamples(ctx context.Context, m *Model, samples []float3
 	return f.TranscribeSpectrogram(ctx, m, spec, opt)
 }
 
-// TranscribeFile decodes an audio or video file as a stream (the audio is
-// never held whole, only its spectrogram) and transcribes it.
+// TranscribeFile decodes an audio or video file as a stream and
+// transcribes it, holding neither the audio nor its spectrogram in memory
+// (FileSpectrogram).
 func (f *File) TranscribeFile(ctx context.Context, m *Model, path string, opt TranscribeOptions) (*Result, error) {
-	spec, err := f.FileSpectrogram(path)
+	spec, err := f.FileSpectrogram(path, 0)
 	if err != nil {
 		return nil, err
 	}
-	return f.TranscribeSpectrogram(ctx, m, spec, opt)
+	defer spec.Close()
+	return f.TranscribeSpooled(ctx, m, spec, opt)
 }
 
 // FileSpectrogram decodes an audio or video file as a stream into the
 // log-mel spectrogram (with the model file's filters and 30 s of silence
-// appended) that TranscribeSpectrogram takes. Its errors are about the
-// file: it cannot be decoded, or holds no audio (ErrNoAudio).
-func (f *File) FileSpectrogram(path string) (*audio.Spectrogram, error) {
+// appended) that TranscribeSpooled takes, spooled to an unlinked temporary
+// file: memory does not grow with the audio's length. Audio longer than
+// maxDuration (> 0) is refused as soon as it is, with an
+// *audio.TooLongError. Its errors are about the file: it cannot be
+// decoded, is too long, or holds no audio (ErrNoAudio). Close the result.
+func (f *File) FileSpectrogram(path string, maxDuration time.Duration) (*audio.SpooledSpectrogram, error) {
 	filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
 	if err != nil {
 		return nil, err
@@ -61,7 +67,7 @@ func (f *File) FileSpectrogram(path string) (*audio.Spectrogram, error) {
 		return nil, err
 	}
 	defer s.Close()
-	spec, err := audio.LogMelStream(s, filters, WindowSecs*SampleRate)
+	spec, err := audio.LogMelSpool(s, filters, WindowSecs*SampleRate, int(maxDuration.Seconds()*SampleRate))
 	if errors.Is(err, audio.ErrNoAudio) {
 		return nil, ErrNoAudio
 	}
@@ -82,15 +88,25 @@ func FallbackTemperatures(t float32) []float32 {
 }
 
 // TranscribeSpectrogram transcribes a log-mel spectrogram of audio followed
-// by 30 s of silence (what audio.LogMel and audio.LogMelStream compute).
+// by 30 s of silence (what audio.LogMel computes).
 func (f *File) TranscribeSpectrogram(ctx context.Context, m *Model, spec *audio.Spectrogram, opt TranscribeOptions) (*Result, error) {
-	if spec.NMels != m.H.NMels {
-		return nil, fmt.Errorf("whisper: the spectrogram has %d mel bins, the model %d", spec.NMels, m.H.NMels)
+	return f.transcribeMel(ctx, m, spec, spec.NMels, spec.NFrames, spec.Peak, opt)
+}
+
+// TranscribeSpooled is TranscribeSpectrogram over a spooled spectrogram
+// (FileSpectrogram), read a window at a time.
+func (f *File) TranscribeSpooled(ctx context.Context, m *Model, spec *audio.SpooledSpectrogram, opt TranscribeOptions) (*Result, error) {
+	return f.transcribeMel(ctx, m, spec, spec.NMels, spec.NFrames, spec.Peak, opt)
+}
+
+func (f *File) transcribeMel(ctx context.Context, m *Model, mel MelWindows, nMels, nFrames int, peak float32, opt TranscribeOptions) (*Result, error) {
+	if nMels != m.H.NMels {
+		return nil, fmt.Errorf("whisper: the spectrogram has %d mel bins, the model %d", nMels, m.H.NMels)
 	}
-	if spec.Peak <= silenceLevel {
+	if peak <= silenceLevel {
 		return nil, ErrSilent
 	}
-	content := spec.NFrames - m.H.NFrames()
+	content := nFrames - m.H.NFrames()
 	if content <= 0 {
 		return &Result{Language: "en", Segments: []Segment{}}, nil
 	}
@@ -100,7 +116,7 @@ func (f *File) TranscribeSpectrogram(ctx context.Context, m *Model, spec *audio.
 	if opt.SuppressBlank == nil {
 		opt.SuppressBlank = f.Vocab.SuppressBlank()
 	}
-	res, err := m.Transcribe(ctx, spec.Data, spec.NFrames, content, f.Vocab, opt)
+	res, err := m.Transcribe(ctx, mel, content, f.Vocab, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -203,14 +203,8 @@ func (s *Streamer) Finish(ctx context.Context) (*Result, error) {
 	}
 	// After an utterance ended, a tail without speech is not decoded.
 	if len(s.buf) >= samplesOf(100*time.Millisecond) && (!s.cut || s.det.SpeechSeen()) {
-		for len(s.buf) > samplesOf(s.cfg.MaxWindow) {
-			start := s.bufStart
-			if err := s.step(ctx); err != nil {
-				return nil, err
-			}
-			if s.bufStart == start {
-				break // (a step past MaxWindow always drops audio)
-			}
+		if err := s.workDown(ctx, samplesOf(s.cfg.MaxWindow)); err != nil {
+			return nil, err
 		}
 		hyp, err := s.hypothesis(ctx)
 		if err != nil {
@@ -503,10 +497,17 @@ type WallEvent struct {
 
 // Run feeds the streamer from in until it is closed (then finishes) or
 // ctx ends. Chunks that arrived while a decode ran are written together,
-// so a slow decoder catches up in one step instead of falling behind.
+// up to MaxWindow of audio, so a slow decoder catches up in one step
+// instead of falling behind. Memory stays bounded however fast in is fed:
+// Run takes nothing from in while the window holds more than
+// 2×MaxWindow, stepping (each such step drops audio) until it does not,
+// so a sender that outruns the decoder waits on in.
 func (s *Streamer) Run(ctx context.Context, in <-chan []float32) (*Result, error) {
 	var pend []float32
 	for {
+		if err := s.workDown(ctx, 2*samplesOf(s.cfg.MaxWindow)); err != nil {
+			return nil, err
+		}
 		var x []float32
 		var ok bool
 		select {
@@ -519,7 +520,7 @@ func (s *Streamer) Run(ctx context.Context, in <-chan []float32) (*Result, error
 		}
 		pend = append(pend[:0], x...)
 	drain:
-		for {
+		for len(pend) < samplesOf(s.cfg.MaxWindow) {
 			select {
 			case x, ok = <-in:
 				if !ok {
@@ -537,4 +538,23 @@ func (s *Streamer) Run(ctx context.Context, in <-chan []float32) (*Result, error
 			return s.Finish(ctx)
 		}
 	}
+}
+
+// Buffered is the audio the streamer holds: its window and what a failed
+// Write left pending, in samples.
+func (s *Streamer) Buffered() int { return len(s.buf) + len(s.pend) }
+
+// workDown steps while the window holds more than limit samples (a step
+// past MaxWindow always drops audio).
+func (s *Streamer) workDown(ctx context.Context, limit int) error {
+	for len(s.buf) > limit {
+		start := s.bufStart
+		if err := s.step(ctx); err != nil {
+			return err
+		}
+		if s.bufStart == start {
+			break
+		}
+	}
+	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -452,4 +454,48 @@ func TestStreamerNoPrompt(t *testing.T) {
 	for _, p := range m.prompts {
 		require.Empty(t, p)
 	}
+}
+
+// Run fed far faster than real time (10 minutes of audio as fast as the
+// channel takes it, to a model whose hypotheses never agree) holds a
+// bounded window: it stops taking audio while the window is over
+// 2×MaxWindow, so the sender waits instead of the buffer growing.
+func TestStreamerRunBoundsItsBuffer(t *testing.T) {
+	sm := &scriptModel{words: script(1190, 0.3)}
+	s := NewStreamer(&disagreeing{sm}, StreamConfig{Pause: -1}, nil)
+	sm.s = s
+	in := make(chan []float32, 16)
+	var sent atomic.Bool
+	go func() {
+		defer close(in)
+		defer sent.Store(true)
+		for off := 0; off < 600*SampleRate; off += 10 * SampleRate {
+			in <- tone(10*SampleRate, off)
+		}
+	}()
+	held := 0
+	probe := &probing{WindowTranscriber: &disagreeing{sm}, seen: func() {
+		held = max(held, s.Buffered())
+		// A slow decoder: the sender fills the channel meanwhile.
+		for len(in) < cap(in) && !sent.Load() {
+			runtime.Gosched()
+		}
+	}}
+	s.t = probe
+	res, err := s.Run(context.Background(), in)
+	require.NoError(t, err)
+	require.InDelta(t, 600, res.Duration, 0.01)
+	t.Logf("%d decodes, at most %.1f s held", s.Decodes(), secs(held))
+	require.LessOrEqual(t, held, samplesOf(3*s.cfg.MaxWindow)+10*SampleRate, "2×MaxWindow, a catch-up Write of MaxWindow and one chunk")
+}
+
+// probing calls seen before every window it passes on.
+type probing struct {
+	WindowTranscriber
+	seen func()
+}
+
+func (p *probing) TranscribeWindow(ctx context.Context, x []float32, prompt string) ([]Segment, error) {
+	p.seen()
+	return p.WindowTranscriber.TranscribeWindow(ctx, x, prompt)
 }

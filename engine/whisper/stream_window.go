@@ -23,6 +23,10 @@ type StreamModel struct {
 	// Options: Language, InitialPrompt (vocabulary) and the thresholds are
 	// used; the rest is set per window.
 	Options TranscribeOptions
+	// BeforeWindow, if set, runs before every window; an error fails it.
+	// The model is not in use meanwhile, so a cache can lend it to others
+	// waiting for it (runtime.SpeechModel.Share).
+	BeforeWindow func(ctx context.Context) error
 }
 
 // NewStreamModel is a StreamModel with the reference's thresholds.
@@ -32,6 +36,11 @@ func NewStreamModel(f *File, m *Model) *StreamModel {
 
 // TranscribeWindow implements WindowTranscriber.
 func (s *StreamModel) TranscribeWindow(ctx context.Context, samples []float32, prompt string) ([]Segment, error) {
+	if s.BeforeWindow != nil {
+		if err := s.BeforeWindow(ctx); err != nil {
+			return nil, err
+		}
+	}
 	opt := s.Options
 	opt.Temperatures = []float32{0}
 	opt.BeamSize = 1

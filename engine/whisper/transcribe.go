@@ -112,11 +112,19 @@ type Result struct {
 	Duration float64 `json:"-"`
 }
 
+// MelWindows is a log-mel spectrogram read a window at a time
+// (audio.Spectrogram in memory, audio.SpooledSpectrogram on disk): dst,
+// an [n_mels][width] matrix, gets frames [start, start+n) and zeros after
+// them.
+type MelWindows interface {
+	ReadWindow(dst []float32, start, n, width int) error
+}
+
 // Transcribe decodes a log-mel spectrogram of the whole audio, computed
-// with 30 s of silence appended (mel is [n_mels][frames]; contentFrames of
-// them are audio), window by window as the reference does: each window
-// starts where the last complete segment ended.
-func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFrames int, tok TokenText, opt TranscribeOptions) (*Result, error) {
+// with 30 s of silence appended (contentFrames of its frames are audio),
+// window by window as the reference does: each window starts where the
+// last complete segment ended. Only the current window is read from mel.
+func (m *Model) Transcribe(ctx context.Context, mel MelWindows, contentFrames int, tok TokenText, opt TranscribeOptions) (*Result, error) {
 	sp, err := SpecialsFor(m.H.NVocab)
 	if err != nil {
 		return nil, err
@@ -147,10 +155,8 @@ func (m *Model) Transcribe(ctx context.Context, mel []float32, frames, contentFr
 		timeOffset := float64(seek*HopLength) / SampleRate
 		segSize := min(nFrames, contentFrames-seek)
 		segDuration := float64(segSize*HopLength) / SampleRate
-		for c := range nMels {
-			row := window[c*nFrames : (c+1)*nFrames]
-			copy(row, mel[c*frames+seek:c*frames+seek+segSize])
-			clear(row[segSize:])
+		if err := mel.ReadWindow(window, seek, segSize, nFrames); err != nil {
+			return nil, err
 		}
 		if err := m.Encode(window); err != nil {
 			return nil, err

@@ -1,0 +1,143 @@
+package serve
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// streamStatsHook makes s report each stream's stats on the channel.
+func streamStatsHook(s *Server) <-chan streamStats {
+	done := make(chan streamStats, 4)
+	s.streamDone = func(st streamStats) { done <- st }
+	return done
+}
+
+// postJFK transcribes jfk.wav through the API; it sends the outcome on
+// the returned channel (usable from any goroutine).
+func postJFK(t *testing.T, base string) <-chan string {
+	wav, err := os.ReadFile(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	ct, body := audioForm(t, wav, "model", "tiny", "response_format", "json")
+	out := make(chan string, 1)
+	go func() {
+		resp, err := http.Post(base+"/v1/audio/transcriptions", ct, body)
+		if err != nil {
+			out <- "error: " + err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var r struct{ Text string }
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &r) != nil {
+			out <- "error: " + resp.Status + " " + string(b)
+			return
+		}
+		out <- r.Text
+	}()
+	return out
+}
+
+// A client sending an hour of audio as fast as it can (the audit's 3,590
+// s in 18 s) gets a clear error once more than maxStreamBacklog of it
+// waits: the server never holds more than that (it reads on, so memory
+// stays bounded and a departure is seen at once).
+func TestAudioStreamFasterThanRealTime(t *testing.T) {
+	s, base := startServer(t, Config{})
+	done := streamStatsHook(s)
+	c, _, err := websocket.DefaultDialer.Dial(wsURL(base, "model=tiny"), nil)
+	require.NoError(t, err)
+	defer c.Close()
+	pcm := pcmOf(t, "jfk")[:maxStreamFrame]
+	go func() {
+		for range 359 { // 3,590 s
+			if c.WriteMessage(websocket.BinaryMessage, pcm) != nil {
+				return // the server closed
+			}
+		}
+	}()
+	st := <-done
+	require.ErrorContains(t, st.Err, "faster than it can be transcribed")
+	require.ErrorContains(t, st.Err, maxStreamBacklog.String())
+	require.LessOrEqual(t, st.Backlog, int(maxStreamBacklog.Seconds())*whisper.SampleRate)
+	t.Logf("peak backlog %.1f s, %d decodes", float64(st.Backlog)/whisper.SampleRate, st.Decodes)
+}
+
+// A client that sends its audio, the end message and leaves at once
+// (without waiting for the final event) stops its transcription: the
+// stream's decode loop sees the cancellation instead of working through
+// the rest, and the model goes at once to the next request.
+func TestAudioStreamClientLeavingReleasesModel(t *testing.T) {
+	s, base := startServer(t, Config{})
+	done := streamStatsHook(s)
+	c, _, err := websocket.DefaultDialer.Dial(wsURL(base, "model=tiny"), nil)
+	require.NoError(t, err)
+	pcm := pcmOf(t, "jfk")
+	for range 4 { // 44 s: several windows' work left after the end
+		for i := 0; i < len(pcm); i += maxStreamFrame {
+			require.NoError(t, c.WriteMessage(websocket.BinaryMessage, pcm[i:min(i+maxStreamFrame, len(pcm))]))
+		}
+	}
+	require.NoError(t, c.WriteMessage(websocket.TextMessage, []byte(`{"type":"end"}`)))
+	require.NoError(t, c.Close())
+	st := <-done
+	require.ErrorIs(t, st.Err, errClientGone, "the decode loop stopped on the client's departure")
+	require.Equal(t, jfkText, <-postJFK(t, base))
+}
+
+// While a stream is open, a file transcription of the same model gets it
+// between the stream's steps (it does not wait for the stream's end), and
+// the stream then goes on to its final event.
+func TestAudioStreamSharesModel(t *testing.T) {
+	s, base := startServer(t, Config{WhisperBeam: 1})
+	done := streamStatsHook(s)
+	c, _, err := websocket.DefaultDialer.Dial(wsURL(base, "model=tiny"), nil)
+	require.NoError(t, err)
+	defer c.Close()
+	pcm := pcmOf(t, "jfk")
+	second := whisper.SampleRate * 2
+	send := func(from, to int) {
+		for i := from; i < to; i += second {
+			require.NoError(t, c.WriteMessage(websocket.BinaryMessage, pcm[i:min(i+second, to)]))
+		}
+	}
+	send(0, 5*second)
+	file := postJFK(t, base)
+	require.Eventually(t, func() bool {
+		for _, in := range s.rt.Loaded() {
+			if in.Waiting == 1 {
+				return true
+			}
+		}
+		return false
+	}, time.Minute, time.Millisecond, "the file request queues behind the stream")
+	send(5*second, 8*second) // the stream's next step shares the model
+	require.Equal(t, jfkText, <-file)
+	require.Empty(t, done, "the file was transcribed while the stream was open")
+	send(8*second, len(pcm))
+	require.NoError(t, c.WriteMessage(websocket.TextMessage, []byte(`{"type":"end"}`)))
+	evs := readEvents(t, c)
+	require.Equal(t, whisper.EventFinal, evs[len(evs)-1]["type"], "%v", evs[len(evs)-1])
+	require.NoError(t, (<-done).Err)
+}
+
+// Audio longer than MaxAudioDuration is refused, before it is
+// transcribed, with the limit in the message.
+func TestTranscriptionMaxAudioDuration(t *testing.T) {
+	_, base := startServer(t, Config{MaxAudioDuration: 5 * time.Second})
+	wav, err := os.ReadFile(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	st, b := postForm(t, base+"/v1/audio/transcriptions", wav, "model", "tiny")
+	e := requireAPIError(t, st, http.StatusBadRequest, b)
+	require.Contains(t, e["message"], "longer than this server's limit of 5s")
+	require.Equal(t, "file", e["param"])
+}
