@@ -96,10 +96,11 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 		return err
 	}
 	defer f.Close()
-	spec, err := f.FileSpectrogram(audioPath)
+	spec, err := f.FileSpectrogram(audioPath, 0)
 	if err != nil {
 		return err
 	}
+	defer spec.Close()
 	be, reason, err := backends.Open(o.Backend, backends.Options{Threads: o.Threads, GPU: o.GPU})
 	if err != nil {
 		return err
@@ -121,7 +122,10 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 		return err
 	}
 	nFrames := m.H.NFrames()
-	mel := spec.Window(0, nFrames, nFrames)
+	mel := make([]float32, spec.NMels*nFrames)
+	if err := spec.ReadWindow(mel, 0, min(nFrames, spec.NFrames), nFrames); err != nil {
+		return err
+	}
 	cs, onCUDA := be.(cudaStats)
 
 	fmt.Fprintln(errOut, loadAverage())
