@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/engine/runtime"
@@ -86,6 +87,7 @@ func (s *Server) Start(addr string) (ServerStatus, error) {
 	cfg := serve.Config{Store: s.deps.models, Runtime: s.deps.rt, WhisperBeam: speechBeams}
 	if set, err := s.deps.settings.Get(); err == nil {
 		cfg.CORSOrigins = set.corsOrigins()
+		cfg.MaxAudioDuration = time.Duration(set.ServerMaxAudioMinutes) * time.Minute
 	}
 	srv, err := serve.New(cfg)
 	if err != nil {

@@ -1,13 +1,18 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 func TestServerStartStop(t *testing.T) {
@@ -82,4 +87,41 @@ func TestServerAutoStart(t *testing.T) {
 	require.NoError(t, b.Close())
 	_, err = (&http.Client{Timeout: 2 * time.Second}).Get(st.URL + "/health")
 	require.Error(t, err, "Close stops the server")
+}
+
+// The in-app server takes its audio-length bound from Settings: an upload
+// longer than it is refused with the limit named, before its model time
+// is spent.
+func TestServerMaxAudioSetting(t *testing.T) {
+	a := openApp(t, t.TempDir(), testModelsDir(t), newEvents())
+	set, err := a.Settings.Get()
+	require.NoError(t, err)
+	for _, bad := range []int{-1, 24*60 + 1} {
+		s := set
+		s.ServerMaxAudioMinutes = bad
+		_, err := a.Settings.Update(s)
+		require.ErrorContains(t, err, "serverMaxAudioMinutes")
+	}
+	set.ServerMaxAudioMinutes = 1
+	_, err = a.Settings.Update(set)
+	require.NoError(t, err)
+	st, err := a.Server.Start("127.0.0.1:0")
+	require.NoError(t, err)
+
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("file", "longform.wav")
+	require.NoError(t, err)
+	wav, err := os.ReadFile(shared.Path(t, "audio", "ljspeech-longform-LJ001-0021-0076.wav")) // 6.5 minutes
+	require.NoError(t, err)
+	_, err = fw.Write(wav)
+	require.NoError(t, err)
+	require.NoError(t, mw.WriteField("model", "kit"))
+	require.NoError(t, mw.Close())
+	resp, err := http.Post(st.URL+"/v1/audio/transcriptions", mw.FormDataContentType(), &body)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, string(b))
+	require.Contains(t, string(b), "limit of 1m0s")
 }

@@ -49,7 +49,11 @@ type SettingsData struct {
 	// ServerCORSOrigins lists, space- or comma-separated, the origins
 	// whose web pages may call the API server ("" = none).
 	ServerCORSOrigins string `json:"serverCorsOrigins"`
-	Theme             string `json:"theme"` // "system" | "light" | "dark"
+	// ServerMaxAudioMinutes bounds the audio one API transcription may
+	// hold (0: serve.DefaultMaxAudioDuration): a few MB of low-bitrate
+	// audio can hold hours of model time.
+	ServerMaxAudioMinutes int    `json:"serverMaxAudioMinutes"`
+	Theme                 string `json:"theme"` // "system" | "light" | "dark"
 	// Vocabulary, replacements, voice commands and modes (vocabulary.go).
 	Vocabulary       string         `json:"vocabulary"`       // one term a line (internal/vocab)
 	VocabularyPrompt bool           `json:"vocabularyPrompt"` // terms go into Whisper's prompt
@@ -156,6 +160,8 @@ func (d SettingsData) validate() error {
 		return bad("pasteLastHotkey", d.PasteLastHotkey, "a key combination other than the dictation, mode and better-text hotkeys")
 	case d.MicCloseSeconds < 0 || d.MicCloseSeconds > 3600:
 		return bad("micCloseSeconds", d.MicCloseSeconds, "0 to 3600")
+	case d.ServerMaxAudioMinutes < 0 || d.ServerMaxAudioMinutes > 24*60:
+		return bad("serverMaxAudioMinutes", d.ServerMaxAudioMinutes, "0 (the default, 4 hours) to 1440")
 	case d.OverlayPosition != OverlayBottom && d.OverlayPosition != OverlayCaret:
 		return bad("overlayPosition", d.OverlayPosition, "bottom or caret")
 	case d.RetentionDays < 0 || d.RetentionDays > 36500:

@@ -32,6 +32,7 @@ export interface SettingsData {
   serverAddr: string
   serverAutoStart: boolean
   serverCorsOrigins: string
+  serverMaxAudioMinutes: number
   theme: string
   vocabulary: string
   vocabularyPrompt: boolean
