@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,21 +20,6 @@ import (
 
 	"github.com/harkapp/hark/internal/shared"
 )
-
-// rss is the process's resident memory in bytes (Linux).
-func rss(t testing.TB) int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	require.NoError(t, err)
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			require.NoError(t, err)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmRSS")
-	return 0
-}
 
 // TestLoad sends 200 mixed requests from 8 concurrent clients: good ones
 // (chat, streamed completions, transcriptions, model lists) among
@@ -62,7 +46,7 @@ func TestLoad(t *testing.T) {
 	require.Equal(t, 200, st, "%s", b)
 	runtime.GC()
 	debug.FreeOSMemory()
-	rss0 := rss(t)
+	rss0 := shared.ProcStatusBytes(t, "VmRSS")
 
 	kinds := []string{"chat", "stream", "malformed", "content-type", "big-upload", "unknown-model", "disconnect", "models", "bad-param", "big-json"}
 	type sample struct {
@@ -216,7 +200,7 @@ func TestLoad(t *testing.T) {
 	require.Equal(t, answer, chatCall(t, url+"/v1/chat/completions", chatBody).Choices[0].Message.Content)
 	runtime.GC()
 	debug.FreeOSMemory()
-	rss1 := rss(t)
+	rss1 := shared.ProcStatusBytes(t, "VmRSS")
 
 	byKind := map[string][]time.Duration{}
 	var all []time.Duration

@@ -121,20 +121,5 @@ func memoryChild(t *testing.T, path string) {
 	}
 	_, err := f.TranscribeFile(context.Background(), m, path, opt)
 	require.NoError(t, err)
-	fmt.Printf("MEMORY %d %d %d\n", windows, heap, vmHWM(t))
-}
-
-// vmHWM is the process's peak resident set size in bytes.
-func vmHWM(t *testing.T) int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	require.NoError(t, err)
-	for l := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			require.NoError(t, err)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM in /proc/self/status")
-	return 0
+	fmt.Printf("MEMORY %d %d %d\n", windows, heap, shared.ProcStatusBytes(t, "VmHWM"))
 }
