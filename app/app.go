@@ -21,7 +21,6 @@ import (
 	"github.com/harkapp/hark/app/store"
 	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/engine/runtime"
-	"github.com/harkapp/hark/engine/whisper"
 )
 
 // EnvDataDir overrides the default data folder.
@@ -69,7 +68,9 @@ type Config struct {
 	ChatMaxTokens int
 }
 
-// App is the set of services over one data folder.
+// App is the set of services over one data folder. It owns their
+// lifecycle and wiring only: every flow lives in the service it belongs
+// to, and no service holds the App (app_test.go checks both).
 type App struct {
 	Settings      *Settings
 	History       *History
@@ -80,38 +81,20 @@ type App struct {
 	Dictation     *Dictation
 	About         *About
 	Updates       *Updates
+	// Files is the Go-only way in for files (the window's paths, the
+	// bridge's uploads): never bound to the page.
+	Files *Files
 
 	dataDir, recDir string
 	db              *store.Store
 	models          *models.Store
-	emit            Emitter
 	rt              *runtime.Runtime // the model cache, shared with the API server
 	idleForTest     atomic.Int64     // ns; non-zero replaces the idle-unload setting
-	// streamForTest tunes the dictation's live stream (zero: the
-	// defaults); the loopback test streams the kit model unprompted, as it
-	// was trained.
-	streamForTest whisper.StreamConfig
-	noProbe       bool // Config.NoSpeedProbe
-	// Recordings waiting for disk space (app/savefail.go): samples held,
-	// and the retry period and writer tests replace.
-	unsaved   atomic.Int64
-	saveRetry time.Duration
-	saveWAV   func(path string, x []float32) error
-	uploads   *uploads
-	// livePlan is the mode/vocabulary plan of the dictation being recorded,
-	// liveUsed the prompt terms its live stream used (app/stream.go).
-	livePlan atomic.Pointer[wordPlan]
-	liveUsed atomic.Pointer[[]string]
-	lock     *os.File // the data folder's (lockDataDir)
+	lock            *os.File         // the data folder's (lockDataDir)
 
 	control *control.Server // `hark dictate` (app/control.go); nil when it could not open
 
-	// ctx is the app's lifetime: canceled by Close, it ends work that
-	// belongs to no one service (dictation, preloading).
-	ctx       context.Context
-	cancel    context.CancelFunc
-	stop      chan struct{}
-	wg        sync.WaitGroup
+	life      *lifetime
 	closeOnce sync.Once
 }
 
@@ -185,64 +168,49 @@ func New(cfg Config) (*App, error) {
 		unlock()
 		return nil, err
 	}
-	a := &App{dataDir: dir, recDir: recDir, db: db, models: ms, emit: cfg.Emitter, stop: make(chan struct{}), lock: lock}
-	a.ctx, a.cancel = context.WithCancel(context.Background())
-	if a.emit == nil {
-		a.emit = nopEmitter{}
+	emit := cfg.Emitter
+	if emit == nil {
+		emit = nopEmitter{}
 	}
-	a.uploads = &uploads{dir: filepath.Join(dir, "uploads"), m: map[string]upload{}}
-	a.uploads.clear()
-	// Models and the model cache are made after Settings: its steps into
-	// them are bound late.
-	a.Settings = &Settings{deps: settingsDeps{db: db, emit: a.emit, dataDir: dir, modelsDir: ms.Dir,
-		speechModel: func(arg string) (string, string, error) { return a.Models.resolveSpeech(arg) },
-		apply:       a.applySettings}}
+	life := newLifetime()
+	a := &App{dataDir: dir, recDir: recDir, db: db, models: ms, lock: lock, life: life}
+	up := &uploads{dir: filepath.Join(dir, "uploads"), m: map[string]upload{}}
+	up.clear()
+
+	// Services are made in dependency order; the few steps into a service
+	// made later are set once it exists, as method values of services.
+	settings := &Settings{deps: settingsDeps{db: db, emit: emit, dataDir: dir, modelsDir: ms.Dir}}
 	// The model cache every service shares (idle unloading follows the
 	// settings).
 	idle := cfg.IdleCheck
 	if idle <= 0 {
 		idle = 30 * time.Second
 	}
-	set0, _ := a.Settings.Get()
+	set0, _ := settings.Get()
 	a.rt = runtime.New(runtime.Options{Backend: set0.backendChoice(), Threads: cfg.Threads, WhisperBeams: speechBeams,
-		Log: logWriter{}, IdleCheck: idle, Idle: func() time.Duration {
-			if d := a.idleForTest.Load(); d != 0 {
-				return time.Duration(d)
-			}
-			s, err := a.Settings.Get()
-			if err != nil {
-				return defaultSettings().idleUnload()
-			}
-			return s.idleUnload()
-		}})
-	// Dictation and Transcription are made after History: its steps
-	// into them are bound late.
-	a.History = &History{deps: historyDeps{db: db, emit: a.emit, recDir: recDir, settings: a.Settings,
-		recording: func(id int64) bool { return a.Dictation.recording(id) },
-		cancelJob: func(id int64) { a.Transcription.cancelAndWait(id) },
-		enqueue:   func(id int64, model string) (Job, error) { return a.Transcription.enqueue(id, model) }}}
-	a.Models = &Models{deps: modelsDeps{settings: a.Settings, machine: runtime.ThisMachine, store: ms, rt: a.rt, emit: a.emit, uploads: a.uploads, closed: a.closed},
+		Log: logWriter{}, IdleCheck: idle, Idle: idleUnload(settings, &a.idleForTest)})
+	history := &History{deps: historyDeps{db: db, emit: emit, recDir: recDir, settings: settings}}
+	mods := &Models{deps: modelsDeps{settings: settings, machine: runtime.ThisMachine, store: ms, rt: a.rt, emit: emit,
+		uploads: up, life: life, noProbe: cfg.NoSpeedProbe},
 		dl: models.NewDownloader(2), pulls: map[string]context.CancelFunc{}}
-	a.Transcription = newTranscription(transcriptionDeps{db: db, emit: a.emit, recDir: recDir, uploads: a.uploads,
-		models: a.Models, history: a.History, transcribe: a.transcribeItem, closed: a.closed})
-	a.Chat = newChat(chatDeps{db: db, emit: a.emit, settings: a.Settings, models: a.Models, history: a.History,
-		withChat: a.withChat, closed: a.closed, maxTokens: cmp.Or(cfg.ChatMaxTokens, DefaultChatMaxTokens)})
-	a.Dictation = &Dictation{rec: cfg.Recorder, out: cfg.Output, deps: dictationDeps{
-		ctx: a.ctx, emit: a.emit, settings: a.Settings, history: a.History,
-		preload: a.preloadSpeech, live: &a.livePlan, transcribe: a.finishDictation,
-		cleanup: a.Chat.cleanup, keepUnsaved: a.keepUnsaved,
-		chat: a.Chat, cleanBounded: a.cleanBounded, preloadChat: a.preloadChat,
-		transcribeBatch: func(ctx context.Context, id int64, q *wordPlan) (Item, error) {
-			return a.transcribeWith(ctx, id, "", nil, speechBeams, runtime.Batch, nil, q)
-		},
-		background: a.background,
+	settings.deps.models, settings.deps.history = mods, history
+	trans := newTranscription(transcriptionDeps{db: db, emit: emit, recDir: recDir, uploads: up,
+		models: mods, history: history, settings: settings, closed: life.closed})
+	chat := newChat(chatDeps{db: db, emit: emit, settings: settings, models: mods, history: history,
+		withChat: mods.withChat, closed: life.closed, maxTokens: cmp.Or(cfg.ChatMaxTokens, DefaultChatMaxTokens)})
+	dict := &Dictation{rec: cfg.Recorder, out: cfg.Output, deps: dictationDeps{
+		life: life, emit: emit, settings: settings, history: history,
+		models: mods, transcription: trans, chat: chat,
 	}}
-	a.Server = &Server{deps: serverDeps{settings: a.Settings, emit: a.emit, models: ms, rt: a.rt, closed: a.closed}}
+	history.deps.recording, history.deps.cancelJob, history.deps.enqueue = dict.recording, trans.cancelAndWait, trans.enqueue
+	a.Settings, a.History, a.Models, a.Transcription, a.Chat, a.Dictation = settings, history, mods, trans, chat, dict
+	a.Server = &Server{deps: serverDeps{settings: settings, emit: emit, models: ms, rt: a.rt, closed: life.closed}}
 	a.About = &About{}
-	a.Updates = newUpdates(dir, a.emit)
-	a.livePreview(cfg.Recorder)
+	a.Updates = newUpdates(dir, emit)
+	a.Files = &Files{deps: filesDeps{db: db, emit: emit, store: ms, uploads: up, models: mods, transcription: trans}}
+	dict.livePreview(cfg.Recorder)
 
-	if err := a.recover(); err != nil {
+	if err := history.recover(); err != nil {
 		a.rt.Close()
 		db.Close()
 		unlock()
@@ -254,9 +222,9 @@ func New(cfg Config) (*App, error) {
 		unlock()
 		return nil, err
 	}
-	a.Transcription.start()
-	a.every(24*time.Hour, func() { a.History.ApplyRetention() })
-	a.updateChecks()
+	trans.start()
+	life.every(24*time.Hour, func() { history.ApplyRetention() })
+	a.Updates.checkUntilClose(life)
 
 	s, err := a.Settings.Get()
 	if err != nil {
@@ -264,34 +232,15 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	if !cfg.NoSpeedProbe {
-		a.probeSpeed()
+		mods.probeSpeed()
 	}
-	a.noProbe = cfg.NoSpeedProbe
-	a.startControl()
+	a.control = startControl(dir, a.ControlCommand)
 	if s.ServerAutoStart {
 		// A port taken by another program must not keep the app from
 		// opening: the failure shows in the server's status instead.
 		a.Server.Start(s.ServerAddr)
 	}
 	return a, nil
-}
-
-// every runs f every d until Close.
-func (a *App) every(d time.Duration, f func()) {
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		t := time.NewTicker(d)
-		defer t.Stop()
-		for {
-			select {
-			case <-a.stop:
-				return
-			case <-t.C:
-				f()
-			}
-		}
-	}()
 }
 
 // Services lists the structs the UI binds (Wails Bind list, bridge
@@ -309,13 +258,27 @@ func (a *App) RecordingsDir() string { return a.recDir }
 // ModelsDir is the models folder.
 func (a *App) ModelsDir() string { return a.models.Dir }
 
+// SetRecorder plugs in the capture pipeline when it is built after New.
+// (On App, not Dictation: the UI binds Dictation's methods.)
+func (a *App) SetRecorder(r Recorder) { a.Dictation.setRecorder(r) }
+
+// SetOutput plugs in the platform's text output.
+func (a *App) SetOutput(o platform.Output) { a.Dictation.setOutput(o) }
+
+// SetFocus plugs in what reports the focused app, by which dictation
+// chooses its mode.
+func (a *App) SetFocus(f platform.Focus) { a.Dictation.setFocus(f) }
+
+// SetTextField plugs in what edits the focused text field (macOS); nil
+// (Linux) offers every better text instead of replacing it.
+func (a *App) SetTextField(f platform.TextField) { a.Dictation.setTextField(f) }
+
 // Close stops the background work, cancels running jobs and generation,
 // stops the API server, unloads the models and closes the database.
 func (a *App) Close() error {
 	var err error
 	a.closeOnce.Do(func() {
-		close(a.stop)
-		a.cancel()
+		a.life.end()
 		if a.control != nil {
 			a.control.Close() // commands from now on are refused (ControlCommand)
 		}
@@ -324,7 +287,7 @@ func (a *App) Close() error {
 		a.Chat.close()
 		a.Models.close()
 		a.Server.Stop()
-		a.wg.Wait()
+		a.life.wg.Wait()
 		a.rt.Close()
 		err = a.db.Close()
 		if a.lock != nil {
@@ -337,11 +300,17 @@ func (a *App) Close() error {
 // errClosed is returned by calls made after Close.
 var errClosed = errors.New("app: closed")
 
-func (a *App) closed() bool {
-	select {
-	case <-a.stop:
-		return true
-	default:
-		return false
+// idleUnload is how long a model stays loaded unused: the setting, unless
+// a test put in its own.
+func idleUnload(s settingsReader, override *atomic.Int64) func() time.Duration {
+	return func() time.Duration {
+		if d := override.Load(); d != 0 {
+			return time.Duration(d)
+		}
+		set, err := s.Get()
+		if err != nil {
+			return defaultSettings().idleUnload()
+		}
+		return set.idleUnload()
 	}
 }

@@ -66,7 +66,7 @@ func (d *Dictation) Cancel() error {
 	_, herr := d.deps.history.FinishRecording(id, r.DurationMs)
 	if r.SaveErr != nil {
 		if cur, gerr := d.deps.history.Get(id); gerr == nil {
-			d.deps.keepUnsaved(id, cur.AudioPath, r.Samples) // app/savefail.go
+			d.keepUnsaved(id, cur.AudioPath, r.Samples) // app/savefail.go
 		}
 	}
 	d.setState(func(s *DictationStatus) { s.State, s.StartedAt, s.Error = DictIdle, 0, "" })

@@ -83,7 +83,7 @@ func (d *Dictation) cleaner() cleaner {
 // answer as "dictation:cleanup" events. ok is false when the clean-up
 // failed or ran out of time: text comes back unchanged, and the model is
 // stopped (its context is canceled) rather than left to finish unseen.
-func (a *App) cleanBounded(ctx context.Context, c cleaner, text, instruction string, limit time.Duration) (string, bool) {
+func (d *Dictation) cleanBounded(ctx context.Context, c cleaner, text, instruction string, limit time.Duration) (string, bool) {
 	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -97,7 +97,7 @@ func (a *App) cleanBounded(ctx context.Context, c cleaner, text, instruction str
 	go func() {
 		t, err := c.clean(ctx, text, instruction, func(sofar string) {
 			if !over.Load() {
-				a.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupRunning, Text: sofar, Ms: ms()})
+				d.deps.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupRunning, Text: sofar, Ms: ms()})
 			}
 		})
 		done <- result{t, err}
@@ -112,14 +112,14 @@ func (a *App) cleanBounded(ctx context.Context, c cleaner, text, instruction str
 	case r := <-done:
 		over.Store(true)
 		if r.err != nil {
-			a.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupFailed, Ms: ms(), Error: r.err.Error()})
+			d.deps.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupFailed, Ms: ms(), Error: r.err.Error()})
 			return text, false
 		}
-		a.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupDone, Text: r.text, Ms: ms()})
+		d.deps.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupDone, Text: r.text, Ms: ms()})
 		return r.text, true
 	case <-expire:
 		over.Store(true)
-		a.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupTimeout, Ms: ms()})
+		d.deps.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupTimeout, Ms: ms()})
 		return text, false
 	}
 }
@@ -127,25 +127,12 @@ func (a *App) cleanBounded(ctx context.Context, c cleaner, text, instruction str
 // preloadChat loads the chat model in the background when a recording
 // that will be cleaned up starts, so its load does not eat the clean-up's
 // time limit.
-func (a *App) preloadChat() {
-	path, _, err := a.Models.resolveChat("")
+func (d *Dictation) preloadChat() {
+	path, _, err := d.deps.models.resolveChat("")
 	if err != nil {
 		return
 	}
-	a.background(func() { a.withChat(a.ctx, path, func(*runtime.LLMModel) error { return nil }) })
-}
-
-// background runs f on its own goroutine unless the app is closing; Close
-// waits for it.
-func (a *App) background(f func()) {
-	if a.closed() {
-		return
-	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		if !a.closed() {
-			f()
-		}
-	}()
+	d.deps.life.background(func() {
+		d.deps.models.withChat(d.deps.life.ctx, path, func(*runtime.LLMModel) error { return nil })
+	})
 }

@@ -67,7 +67,7 @@ func TestCleanupBounded(t *testing.T) {
 
 	never := &slowCleaner{pieces: []string{"And so", ", my"}}
 	start := time.Now()
-	got, ok := a.cleanBounded(t.Context(), never, "raw text", "Fix.", 200*time.Millisecond)
+	got, ok := a.Dictation.cleanBounded(t.Context(), never, "raw text", "Fix.", 200*time.Millisecond)
 	took := time.Since(start)
 	require.False(t, ok)
 	require.Equal(t, "raw text", got)
@@ -80,12 +80,12 @@ func TestCleanupBounded(t *testing.T) {
 	require.Equal(t, "And so, my", ev.named("dictation:cleanup")[1].(CleanupEvent).Text, "the answer streams")
 
 	quick := &slowCleaner{pieces: []string{"Clean", " text."}, finish: time.Millisecond}
-	got, ok = a.cleanBounded(t.Context(), quick, "raw text", "Fix.", 5*time.Second)
+	got, ok = a.Dictation.cleanBounded(t.Context(), quick, "raw text", "Fix.", 5*time.Second)
 	require.True(t, ok)
 	require.Equal(t, "Clean text.", got)
 
 	broken := &slowCleaner{finish: time.Millisecond, err: errors.New("model fell over")}
-	got, ok = a.cleanBounded(t.Context(), broken, "raw text", "Fix.", 5*time.Second)
+	got, ok = a.Dictation.cleanBounded(t.Context(), broken, "raw text", "Fix.", 5*time.Second)
 	require.False(t, ok)
 	require.Equal(t, "raw text", got)
 	states := cleanupStates(ev)
@@ -93,7 +93,7 @@ func TestCleanupBounded(t *testing.T) {
 
 	// No limit (0): it waits for the answer.
 	slow := &slowCleaner{pieces: []string{"Late."}, finish: 300 * time.Millisecond}
-	got, ok = a.cleanBounded(t.Context(), slow, "raw", "Fix.", 0)
+	got, ok = a.Dictation.cleanBounded(t.Context(), slow, "raw", "Fix.", 0)
 	require.True(t, ok)
 	require.Equal(t, "Late.", got)
 }

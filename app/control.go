@@ -11,23 +11,25 @@ import (
 // `hark dictate ...`. It is a convenience: when it can't open (a data
 // folder path too long for a unix socket, say) the app runs without it
 // and the log says why.
-func (a *App) startControl() {
-	s, err := control.Listen(a.dataDir, a.ControlCommand)
+func startControl(dataDir string, run func(cmd string) control.Reply) *control.Server {
+	s, err := control.Listen(dataDir, run)
 	if err != nil {
 		log.Printf("hark: no control socket, `hark dictate` will not reach this app: %v", err)
-		return
+		return nil
 	}
-	a.control = s
+	return s
 }
 
 // ControlCommand runs one control command (app/control's, from the socket
 // or a dictation URL). stop waits for the transcript; toggle returns at
 // once (a stop finishes in the background).
-func (a *App) ControlCommand(cmd string) control.Reply {
-	if a.closed() {
+func (a *App) ControlCommand(cmd string) control.Reply { return a.Dictation.command(cmd) }
+
+// command runs one control command on the dictation.
+func (d *Dictation) command(cmd string) control.Reply {
+	if d.deps.life.closed() {
 		return control.Reply{State: DictIdle, Error: errClosed.Error()}
 	}
-	d := a.Dictation
 	var text string
 	var err error
 	switch cmd {

@@ -58,7 +58,7 @@ func crashChild(spec string) {
 	}
 	var job Job
 	if err == nil {
-		job, err = a.AddFile(dirs[2], "")
+		job, err = a.Files.Add(dirs[2], "")
 	}
 	if err != nil {
 		fmt.Println("ERROR", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/engine/runtime"
+	"github.com/harkapp/hark/engine/whisper"
 )
 
 // Device is an audio input device.
@@ -118,36 +119,41 @@ type Dictation struct {
 	// opening the device; the recording is discarded once it opens
 	// (cancel.go).
 	discardOnStart bool
+
+	// livePlan is the mode/vocabulary plan of the dictation being
+	// recorded, liveUsed the prompt terms its live stream used
+	// (stream.go); streamConfig tunes the live stream (zero: the
+	// defaults; the loopback test streams the kit model unprompted, as it
+	// was trained).
+	livePlan     atomic.Pointer[wordPlan]
+	liveUsed     atomic.Pointer[[]string]
+	streamConfig whisper.StreamConfig
+	// Recordings waiting for disk space (savefail.go): samples held, and
+	// the retry period and writer tests replace.
+	unsaved   atomic.Int64
+	saveRetry time.Duration
+	saveWAV   func(path string, x []float32) error
 }
 
-// dictationDeps is what Dictation uses of the rest of the app, given at
-// construction: the flow's steps, not the App.
+// dictationDeps is what Dictation uses of the other services, given at
+// construction: their steps, never the App.
 type dictationDeps struct {
-	ctx      context.Context // the app's lifetime: Close ends a transcription
+	life     *lifetime // Close ends a transcription and the background passes
 	emit     Emitter
 	settings settingsReader
 	history  recordings
-	// preload loads the speech model while the user speaks.
-	preload func()
-	// live is the mode plan the live stream follows (app/stream.go).
-	live *atomic.Pointer[wordPlan]
-	// transcribe stores the recording's text (App.finishDictation).
-	transcribe func(ctx context.Context, id int64, rec Recorder, r Recording, plan *wordPlan) (Item, error)
-	// cleanup tidies text with the chat model (Chat.cleanup).
-	cleanup func(ctx context.Context, text, instruction string) (string, error)
-	// keepUnsaved holds a recording that could not be written until it
-	// can be (app/savefail.go).
-	keepUnsaved func(id int64, path string, x []float32)
-	// chat is the clean-up model unless SetCleaner put in another, and
-	// cleanBounded runs a clean-up within its time limit (cleanup.go);
-	// preloadChat loads the chat model while the user speaks.
-	chat         cleaner
-	cleanBounded func(ctx context.Context, c cleaner, text, instruction string, limit time.Duration) (string, bool)
-	preloadChat  func()
-	// "Perfect later" (perfect.go): a background pass with the better
-	// model at batch priority, run while the app lives.
-	transcribeBatch func(ctx context.Context, id int64, q *wordPlan) (Item, error)
-	background      func(f func())
+	models   interface {
+		speechModels
+		resolveChat(arg string) (path, name string, err error)
+		withChat(ctx context.Context, path string, f func(*runtime.LLMModel) error) error
+	}
+	transcription interface {
+		transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *whisper.Segment), plan *wordPlan) (Item, error)
+		storeTranscript(id int64, res *whisper.Result, name string, plan *wordPlan, used []string) (Item, error)
+	}
+	// chat is the clean-up model unless SetCleaner put in another
+	// (cleanup.go).
+	chat cleaner
 }
 
 // recordings is the part of History a dictation writes.
@@ -157,6 +163,7 @@ type recordings interface {
 	Get(id int64) (Item, error)
 	Delete(id int64) error
 	noteAudioNotKept(it Item, err error) Item
+	noteAudioKept(id int64)
 }
 
 // errNoRecorder is returned when the app was built without capture.
@@ -197,9 +204,9 @@ func (d *Dictation) Start() error {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
 	}
-	d.deps.preload()
+	d.preloadSpeech()
 	if plan.cleanup != "" {
-		d.deps.preloadChat() // its load must not eat the clean-up's time limit
+		d.preloadChat() // its load must not eat the clean-up's time limit
 	}
 	it, err := d.deps.history.BeginRecording()
 	if err != nil {
@@ -210,7 +217,7 @@ func (d *Dictation) Start() error {
 	if set.AutoStop && set.HotkeyMode == "toggle" {
 		auto = time.Duration(set.AutoStopMs) * time.Millisecond
 	}
-	d.deps.live.Store(plan) // the live stream follows the same mode (app/stream.go)
+	d.livePlan.Store(plan) // the live stream follows the same mode (app/stream.go)
 	err = rec.Start(RecordOptions{
 		Path: it.AudioPath, Device: set.InputDevice, AutoStop: auto,
 		OnLevel:     func(rms, peak float32) { d.deps.emit.Emit(EventDictationLevel, Level{RMS: rms, Peak: peak}) },
@@ -315,14 +322,14 @@ func (d *Dictation) finishStop(st stopping) (Item, string, error) {
 	if _, err := d.deps.history.FinishRecording(id, r.DurationMs); err != nil {
 		return fail(err)
 	}
-	it, err := d.deps.transcribe(d.deps.ctx, id, rec, r, plan) // app/stream.go
+	it, err := d.finishDictation(d.deps.life.ctx, id, rec, r, plan) // app/stream.go
 	// A recording that could not be written: app/savefail.go.
 	if r.SaveErr != nil {
 		if err == nil {
 			it = d.deps.history.noteAudioNotKept(it, r.SaveErr)
 		}
 		if cur, gerr := d.deps.history.Get(id); gerr == nil {
-			d.deps.keepUnsaved(id, cur.AudioPath, r.Samples)
+			d.keepUnsaved(id, cur.AudioPath, r.Samples)
 		}
 	}
 	if err != nil {
@@ -370,27 +377,26 @@ func (d *Dictation) Toggle() error {
 // preloadSpeech loads the speech model in the background if it is not
 // loaded (idle unload may have dropped it), so it is ready by the time the
 // user stops speaking instead of adding its load time to the wait.
-func (a *App) preloadSpeech() {
-	path, _, err := a.Models.resolveSpeech("")
+func (d *Dictation) preloadSpeech() {
+	path, _, err := d.deps.models.resolveSpeech("")
 	if err != nil {
 		return
 	}
-	a.background(func() { a.withSpeech(a.ctx, path, runtime.Dictation, func(*runtime.SpeechModel) error { return nil }) })
+	d.deps.life.background(func() {
+		d.deps.models.withSpeech(d.deps.life.ctx, path, runtime.Dictation, func(*runtime.SpeechModel) error { return nil })
+	})
 }
 
-// SetRecorder plugs in the capture pipeline when it is built after New.
-// (On App, not Dictation: the UI binds Dictation's methods.)
-func (a *App) SetRecorder(r Recorder) {
-	d := a.Dictation
+// setRecorder plugs in the capture pipeline when it is built after New.
+func (d *Dictation) setRecorder(r Recorder) {
 	d.mu.Lock()
 	d.rec = r
 	d.mu.Unlock()
-	a.livePreview(r)
+	d.livePreview(r)
 }
 
-// SetOutput plugs in the platform's text output.
-func (a *App) SetOutput(o platform.Output) {
-	d := a.Dictation
+// setOutput plugs in the platform's text output.
+func (d *Dictation) setOutput(o platform.Output) {
 	d.mu.Lock()
 	d.out = o
 	d.mu.Unlock()

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"os"
 	"sync"
@@ -20,6 +19,9 @@ import (
 type clipRecorder struct {
 	clip string
 	opt  RecordOptions
+	// samples, if set, are the recording's samples (as capture hands them
+	// over), else the WAV is transcribed.
+	samples []float32
 }
 
 func (r *clipRecorder) Start(opt RecordOptions) error {
@@ -37,7 +39,7 @@ func (r *clipRecorder) Start(opt RecordOptions) error {
 
 func (r *clipRecorder) Stop() (Recording, error) {
 	d, err := audio.WAVDurationMs(r.opt.Path)
-	return Recording{DurationMs: d}, err
+	return Recording{DurationMs: d, Samples: r.samples}, err
 }
 
 func (r *clipRecorder) Devices() ([]Device, error) {
@@ -169,38 +171,24 @@ func benchStops(b *testing.B, a *App, check func(Item)) {
 	}
 }
 
-// TestPipelineHelpers: what a dictation pipeline that transcribes itself
-// uses: samples through the shared model, clean-up, and storing its
-// transcript on the recording's row.
-func TestPipelineHelpers(t *testing.T) {
+// A dictation's samples, as capture hands them over, are transcribed with
+// the shared speech model and stored on the recording's row.
+func TestDictationTranscribesItsSamples(t *testing.T) {
 	a := openApp(t, t.TempDir(), testModelsDir(t), nil)
 	x, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
-	res, err := a.TranscribeSamples(context.Background(), x, "auto")
-	require.NoError(t, err)
-	want := kitText(t, "jfk")
-	require.Equal(t, want, res.Text)
-	require.Equal(t, "en", res.Language)
-	require.Equal(t, "kit", res.Model)
-	require.NotEmpty(t, res.Segments)
-	_, err = a.TranscribeSamples(context.Background(), nil, "")
-	require.Error(t, err)
-
-	clean, err := a.CleanupText(context.Background(), want)
-	require.NoError(t, err)
-	require.NotEmpty(t, clean)
-
-	it := record(t, a, "jfk")
-	_, err = a.History.SetTranscript(it.ID, res.Text, res.Language, res.Segments, res.Model)
+	a.SetRecorder(&clipRecorder{clip: shared.Path(t, "audio", "jfk.wav"), samples: x})
+	require.NoError(t, a.Dictation.Start())
+	it, err := a.Dictation.Stop()
 	require.NoError(t, err)
 	got, err := a.History.Get(it.ID)
 	require.NoError(t, err)
 	require.Equal(t, StatusDone, got.Status)
-	require.Equal(t, want, got.Text)
-	require.Equal(t, res.Segments, got.Segments)
+	require.Equal(t, kitText(t, "jfk"), got.Text)
+	require.Equal(t, "en", got.Language)
+	require.Equal(t, "kit", got.Model)
+	require.NotEmpty(t, got.Segments)
 	p, err := a.History.Pending()
 	require.NoError(t, err)
 	require.Empty(t, p)
-	_, err = a.History.SetTranscript(999, "x", "", nil, "")
-	require.Error(t, err)
 }

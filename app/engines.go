@@ -13,7 +13,7 @@ import (
 	"github.com/harkapp/hark/engine/runtime"
 )
 
-// The app's models come from one engine/runtime cache (a.rt), shared with
+// The app's models come from one engine/runtime cache (Models' rt), shared with
 // the API server started from Settings. Dictation asks for the speech
 // model at runtime.Dictation priority, chat and clean-up at Interactive,
 // file jobs at Batch (yielding between windows).
@@ -40,8 +40,8 @@ func (logWriter) Write(p []byte) (int, error) {
 }
 
 // withChat runs f with the chat model at path held.
-func (a *App) withChat(ctx context.Context, path string, f func(*runtime.LLMModel) error) error {
-	m, err := a.rt.LLM(ctx, path, runtime.Interactive)
+func (ms *Models) withChat(ctx context.Context, path string, f func(*runtime.LLMModel) error) error {
+	m, err := ms.deps.rt.LLM(ctx, path, runtime.Interactive)
 	if err != nil {
 		return err
 	}
@@ -54,8 +54,8 @@ func (a *App) withChat(ctx context.Context, path string, f func(*runtime.LLMMode
 
 // withSpeech runs f with the speech model at path held at priority pri.
 // A Batch holder yields between windows: f sets BeforeWindow to m.Yield.
-func (a *App) withSpeech(ctx context.Context, path string, pri runtime.Priority, f func(*runtime.SpeechModel) error) error {
-	m, err := a.rt.Speech(ctx, path, pri)
+func (ms *Models) withSpeech(ctx context.Context, path string, pri runtime.Priority, f func(*runtime.SpeechModel) error) error {
+	m, err := ms.deps.rt.Speech(ctx, path, pri)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/harkapp/hark/app/store"
@@ -262,34 +261,6 @@ func (h *History) Export(id int64, format string) (string, error) {
 	return b.String(), nil
 }
 
-// SetTranscript stores a transcript made elsewhere (a dictation pipeline
-// that transcribes itself, or the user's edit) in item id and marks it
-// done. model "" keeps the item's.
-func (h *History) SetTranscript(id int64, text, language string, segments []whisper.Segment, model string) (Item, error) {
-	it, err := h.Get(id)
-	if err != nil {
-		return Item{}, err
-	}
-	if it.Status == StatusRecording {
-		return Item{}, fmt.Errorf("item %d is still being recorded; finish it first", id)
-	}
-	it.Text, it.Language, it.Status, it.Error = strings.TrimSpace(text), language, StatusDone, ""
-	if segments != nil {
-		it.Segments = segments
-	}
-	if model != "" {
-		it.Model = model
-	}
-	if err := h.save(it); err != nil {
-		return Item{}, err
-	}
-	it, err = h.Get(id)
-	if err == nil {
-		h.deps.emit.Emit(EventHistoryChanged, it)
-	}
-	return it, err
-}
-
 // BeginRecording creates a dictation item in state "recording" and returns
 // it; its AudioPath (under recordings/) is where the WAV must be written.
 // The row exists before capture starts, so a crash leaves it to be found
@@ -362,8 +333,8 @@ func (h *History) ApplyRetention() (int, error) {
 // recover runs at start: what a crash interrupted becomes pending again.
 // A recording cut short keeps the audio written so far (the WAV header is
 // kept valid as it grows, and its length is re-read from the file size).
-func (a *App) recover() error {
-	rows, err := a.db.ItemsWithStatus(StatusRecording, StatusQueued, StatusTranscribing)
+func (h *History) recover() error {
+	rows, err := h.deps.db.ItemsWithStatus(StatusRecording, StatusQueued, StatusTranscribing)
 	if err != nil {
 		return err
 	}
@@ -379,7 +350,7 @@ func (a *App) recover() error {
 			it.Status = StatusDone // a re-transcription was interrupted: the old text stands
 		}
 		it.Error = "interrupted"
-		if err := a.History.save(it); err != nil {
+		if err := h.save(it); err != nil {
 			return err
 		}
 	}

@@ -62,7 +62,7 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 
 	// Re-transcribe with another model (the kit's f16 file, imported:
 	// services take model names, never paths).
-	f16, err := a.ImportFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
+	f16, err := a.Files.Import(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
 	require.NoError(t, err)
 	_, err = a.History.Retranscribe(it.ID, f16)
 	require.NoError(t, err)
@@ -98,7 +98,7 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "mine.wav")
 	b, _ := os.ReadFile(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, os.WriteFile(src, b, 0o644))
-	job, err := a.AddFile(src, "")
+	job, err := a.Files.Add(src, "")
 	require.NoError(t, err)
 	af, err = a.History.AudioFile(job.ID)
 	require.NoError(t, err)
@@ -109,7 +109,7 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	// /media opens without following links.
 	link := filepath.Join(t.TempDir(), "linked.wav")
 	require.NoError(t, os.Symlink(src, link))
-	linked, err := a.AddFile(link, "")
+	linked, err := a.Files.Add(link, "")
 	require.NoError(t, err)
 	af, err = a.History.AudioFile(linked.ID)
 	require.NoError(t, err)

@@ -219,7 +219,7 @@ func TestDictationStreamLoopback(t *testing.T) {
 	// memorized sentences of other clips (WER 0.86-0.90 prompted, measured
 	// on the shared machine; engine/whisper's kit stream test streams the
 	// long-form unprompted for the same reason).
-	a.streamForTest = whisper.StreamConfig{NoPrompt: true}
+	a.Dictation.streamConfig = whisper.StreamConfig{NoPrompt: true}
 	cr := NewCaptureRecorder(nil)
 	t.Cleanup(func() { cr.Close() })
 	rec := &spyStreamed{CaptureRecorder: cr}

@@ -108,7 +108,10 @@ type Models struct {
 // models), the models folder, the shared model cache (what is loaded, and
 // dropping a removed file), uploads (imports) and whether it is closing.
 type modelsDeps struct {
-	settings settingsReader
+	settings interface {
+		settingsReader
+		setSpeedProbe(SpeedProbe) error
+	}
 	// machine describes this machine for the advice before a speech
 	// model is measured (runtime.ThisMachine; tests inject one).
 	machine func(choice string) models.Machine
@@ -116,7 +119,8 @@ type modelsDeps struct {
 	rt      *runtime.Runtime
 	emit    Emitter
 	uploads *uploads
-	closed  func() bool
+	life    *lifetime // the speed probe runs in it; closed: no new pulls
+	noProbe bool      // Config.NoSpeedProbe
 }
 
 // taskOf guesses an installed file's task from its extension (Inspect
@@ -203,7 +207,7 @@ func (m *Models) Pull(name string, acceptLicense bool) error {
 	if err := e.CheckLicense(acceptLicense); err != nil {
 		return err
 	}
-	if m.deps.closed() {
+	if m.deps.life.closed() {
 		return errClosed
 	}
 	m.mu.Lock()
@@ -271,7 +275,7 @@ func (m *Models) Remove(name string) error {
 // Import copies an upload (the id /api/upload returned), a Whisper .bin
 // or GGUF file, into the models folder and returns its name; files Hark
 // cannot run are refused with the reason. The upload is deleted either
-// way. Paths are never accepted here (ImportFile is the window's).
+// way. Paths are never accepted here (Files.Import is the window's).
 func (m *Models) Import(upload string) (string, error) {
 	up, err := m.deps.uploads.take(upload)
 	if err != nil {
@@ -284,17 +288,6 @@ func (m *Models) Import(upload string) (string, error) {
 		return "", errors.New(strings.ReplaceAll(err.Error(), up.path, up.name))
 	}
 	m.deps.emit.Emit(EventModelsChanged, ModelsChange{Imported: name})
-	return name, nil
-}
-
-// ImportFile imports the user's file at path, for the window's file
-// dialog (App is never bound to the page).
-func (a *App) ImportFile(path string) (string, error) {
-	name, err := a.models.Import(path)
-	if err != nil {
-		return "", err
-	}
-	a.emit.Emit(EventModelsChanged, ModelsChange{Imported: name})
 	return name, nil
 }
 

@@ -36,15 +36,15 @@ func TestModelsImportListRemove(t *testing.T) {
 	require.Equal(t, "transcribe", tiny.Task)
 	require.True(t, tiny.InCatalog)
 
-	_, err = a.AddFile(shared.Path(t, "audio", "jfk.wav"), "")
+	_, err = a.Files.Add(shared.Path(t, "audio", "jfk.wav"), "")
 	require.ErrorContains(t, err, "no speech")
 
-	name, err := a.ImportFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"))
+	name, err := a.Files.Import(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"))
 	require.NoError(t, err)
 	require.Equal(t, "ggml-kit-tiny.en-q8_0", name)
-	_, err = a.ImportFile(shared.Path(t, "models", "stories260K.llama2c.bin"))
+	_, err = a.Files.Import(shared.Path(t, "models", "stories260K.llama2c.bin"))
 	require.Error(t, err, "not a model Hark runs")
-	_, err = a.ImportFile(shared.Path(t, "models", "stories260K.gguf"))
+	_, err = a.Files.Import(shared.Path(t, "models", "stories260K.gguf"))
 	require.NoError(t, err)
 
 	list, err = a.Models.List()
@@ -60,7 +60,7 @@ func TestModelsImportListRemove(t *testing.T) {
 	require.Equal(t, "chat", st.Task)
 
 	// The imported model transcribes; it shows as loaded afterwards.
-	job, err := a.AddFile(shared.Path(t, "audio", "jfk.wav"), "")
+	job, err := a.Files.Add(shared.Path(t, "audio", "jfk.wav"), "")
 	require.NoError(t, err)
 	d := ev.wait(t, "transcription:done", func(d any) bool { return d.(Job).ID == job.ID }, 60*time.Second).(Job)
 	require.Equal(t, kitText(t, "jfk"), d.Text)

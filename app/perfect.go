@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/engine/runtime"
 )
 
 // "Type now, perfect later" (opt-in): the fast text is inserted at once;
@@ -71,10 +72,9 @@ func (d SettingsData) validateLater() error {
 	return nil
 }
 
-// SetTextField plugs in what edits the focused text field (macOS); nil
+// setTextField plugs in what edits the focused text field (macOS); nil
 // (Linux) offers every better text instead of replacing it.
-func (a *App) SetTextField(f platform.TextField) {
-	d := a.Dictation
+func (d *Dictation) setTextField(f platform.TextField) {
 	d.later.mu.Lock()
 	d.later.field = f
 	d.later.mu.Unlock()
@@ -88,10 +88,10 @@ func (d *Dictation) perfectLater(id int64, p *wordPlan, inserted, model string) 
 		q.model = model
 	}
 	d.withdraw() // an older dictation's text must not be pasted for this one
-	d.deps.background(func() {
-		bt, err := d.perfect(d.deps.ctx, id, &q, inserted)
+	d.deps.life.background(func() {
+		bt, err := d.perfect(d.deps.life.ctx, id, &q, inserted)
 		if err != nil {
-			if d.deps.ctx.Err() == nil {
+			if d.deps.life.ctx.Err() == nil {
 				d.deps.emit.Emit(EventError, Problem{Error: "perfect later: " + err.Error()})
 			}
 			return
@@ -106,7 +106,7 @@ func (d *Dictation) perfectLater(id int64, p *wordPlan, inserted, model string) 
 // result; nil when it is what was inserted.
 func (d *Dictation) perfect(ctx context.Context, id int64, q *wordPlan, inserted string) (*BetterText, error) {
 	// Batch priority: the next dictation takes the model between windows.
-	it, err := d.deps.transcribeBatch(ctx, id, q)
+	it, err := d.deps.transcription.transcribeWith(ctx, id, "", nil, speechBeams, runtime.Batch, nil, q)
 	if err != nil {
 		return nil, err
 	}

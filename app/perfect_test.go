@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/shared"
 )
@@ -87,9 +88,17 @@ func TestPerfectLater(t *testing.T) {
 	clip := shared.Path(t, "audio", "jfk.wav")
 	x, err := audio.Load16k(clip)
 	require.NoError(t, err)
-	part, err := a.TranscribeSamples(t.Context(), x[:len(x)*2/5], "en")
+	// The fast text: the settings' model on the clip's first part.
+	kit, _, err := a.Models.resolveSpeech("")
 	require.NoError(t, err)
-	require.Equal(t, "kit", part.Model)
+	var part *whisper.Result
+	require.NoError(t, a.Models.withSpeech(t.Context(), kit, runtime.Dictation, func(m *runtime.SpeechModel) error {
+		opt := whisper.DefaultTranscribeOptions()
+		opt.Language, opt.BeamSize = "en", dictationBeams
+		part, err = m.File.TranscribeSamples(t.Context(), m.Model, x[:len(x)*2/5], opt)
+		return err
+	}))
+	part.Text = strings.TrimSpace(part.Text)
 	full := kitText(t, "jfk")
 	require.NotEqual(t, full, part.Text)
 	a.SetRecorder(&fastRecorder{clipRecorder: clipRecorder{clip: clip}, fast: &whisper.Result{Text: part.Text}})

@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -33,9 +32,11 @@ func TestServerSharesTheAppsModels(t *testing.T) {
 
 	jfk, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
-	res, err := a.TranscribeSamples(context.Background(), jfk, "en")
+	a.SetRecorder(&clipRecorder{clip: shared.Path(t, "audio", "jfk.wav"), samples: jfk})
+	require.NoError(t, a.Dictation.Start())
+	it, err := a.Dictation.Stop()
 	require.NoError(t, err)
-	require.Equal(t, "kit", res.Model)
+	require.Equal(t, "kit", it.Model)
 	kit, _, err := a.Models.resolveSpeech("kit")
 	require.NoError(t, err)
 	require.Equal(t, 1, a.rt.Loads(kit), "one load for the API request and the dictation")
@@ -77,7 +78,7 @@ func TestAppUsesTheRuntimeBackend(t *testing.T) {
 func TestDictationDuringFileJob(t *testing.T) {
 	ev := newEvents()
 	a := openApp(t, t.TempDir(), testModelsDir(t), ev)
-	job, err := a.AddFile(shared.Path(t, "audio", "ljspeech-longform-LJ001-0021-0076.wav"), "kit") // 6.5 min
+	job, err := a.Files.Add(shared.Path(t, "audio", "ljspeech-longform-LJ001-0021-0076.wav"), "kit") // 6.5 min
 	require.NoError(t, err)
 	ev.wait(t, "transcription:progress", func(d any) bool { p := d.(Progress); return p.ID == job.ID && p.Segment != nil }, 120*time.Second)
 
@@ -92,10 +93,12 @@ func TestDictationDuringFileJob(t *testing.T) {
 	}
 	jfk, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
+	a.SetRecorder(&clipRecorder{clip: shared.Path(t, "audio", "jfk.wav"), samples: jfk})
 	before := windows()
-	res, err := a.TranscribeSamples(context.Background(), jfk, "en")
+	require.NoError(t, a.Dictation.Start())
+	it, err := a.Dictation.Stop()
 	require.NoError(t, err)
-	require.Equal(t, kitText(t, "jfk"), strings.TrimSpace(res.Text))
+	require.Equal(t, kitText(t, "jfk"), strings.TrimSpace(it.Text))
 	require.LessOrEqual(t, windows()-before, 1, "the dictation waited for at most the window in progress")
 	require.Empty(t, ev.named("transcription:done"), "the job is still running")
 	require.NoError(t, a.Transcription.Cancel(job.ID))

@@ -65,40 +65,30 @@ const maxUnsaved = 15 * 60 * audio.WhisperRate
 // keepUnsaved holds a dictation's samples whose WAV could not be written
 // and writes the file once space returns (tried every saveRetryEvery until
 // the app closes), then clears the item's "audio not kept" note.
-func (a *App) keepUnsaved(id int64, path string, x []float32) {
-	if path == "" || len(x) == 0 || a.unsaved.Add(int64(len(x))) > maxUnsaved {
-		a.unsaved.Add(-int64(len(x)))
+func (d *Dictation) keepUnsaved(id int64, path string, x []float32) {
+	if path == "" || len(x) == 0 || d.unsaved.Add(int64(len(x))) > maxUnsaved {
+		d.unsaved.Add(-int64(len(x)))
 		return
 	}
-	every := a.saveRetry
+	every := d.saveRetry
 	if every <= 0 {
 		every = saveRetryEvery
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		defer a.unsaved.Add(-int64(len(x)))
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-a.stop:
-				return
-			case <-t.C:
-			}
-			if err := a.writeRecording(path, x); err == nil {
-				a.History.noteAudioKept(id)
-				return
-			}
+	d.deps.life.repeat(every, func() bool {
+		if d.writeRecording(path, x) != nil {
+			return false
 		}
-	}()
+		d.unsaved.Add(-int64(len(x)))
+		d.deps.history.noteAudioKept(id)
+		return true
+	})
 }
 
 // writeRecording writes x as path's WAV, whole or not at all (a temporary
 // file renamed over the incomplete one).
-func (a *App) writeRecording(path string, x []float32) error {
-	if a.saveWAV != nil {
-		return a.saveWAV(path, x)
+func (d *Dictation) writeRecording(path string, x []float32) error {
+	if d.saveWAV != nil {
+		return d.saveWAV(path, x)
 	}
 	tmp := path + ".saving"
 	w, err := audio.CreateWAV(tmp, audio.WhisperRate)

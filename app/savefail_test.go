@@ -32,13 +32,13 @@ func TestDictationDiskFull(t *testing.T) {
 	ev := newEvents()
 	a := openApp(t, t.TempDir(), testModelsDir(t), ev)
 	var tries atomic.Int32
-	a.saveRetry = 20 * time.Millisecond
-	a.saveWAV = func(path string, x []float32) error {
+	a.Dictation.saveRetry = 20 * time.Millisecond
+	a.Dictation.saveWAV = func(path string, x []float32) error {
 		if tries.Add(1) <= 3 { // still full
 			return &os.PathError{Op: "write", Path: path, Err: syscall.ENOSPC}
 		}
-		a.saveWAV = nil // space returned: the real writer
-		return a.writeRecording(path, x)
+		a.Dictation.saveWAV = nil // space returned: the real writer
+		return a.Dictation.writeRecording(path, x)
 	}
 	src := &feedSource{}
 	rec := NewCaptureRecorder(src.open)
@@ -85,5 +85,5 @@ func TestDictationDiskFull(t *testing.T) {
 	x, err := audio.Load16k(got.AudioPath)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(x), len(clip), "the WAV holds the whole dictation")
-	require.Equal(t, int64(0), a.unsaved.Load(), "nothing is held in memory any more")
+	require.Equal(t, int64(0), a.Dictation.unsaved.Load(), "nothing is held in memory any more")
 }

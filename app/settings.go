@@ -217,14 +217,18 @@ type Settings struct {
 }
 
 // settingsDeps is what Settings uses of the app: the store, the folders
-// it reports, which speech model a name means (PromptFit), and apply,
-// what a change sets in motion in the other services (App.applySettings).
+// it reports, which speech model a name means (PromptFit), and what a
+// change sets in motion in the other services (Settings.apply).
 type settingsDeps struct {
 	db                 *store.Store
 	emit               Emitter
 	dataDir, modelsDir string
-	speechModel        func(arg string) (path, name string, err error)
-	apply              func(SettingsData) error
+	// Made after Settings (New sets them): a change's effects.
+	models interface {
+		resolveSpeech(arg string) (path, name string, err error)
+		settingsChanged(SettingsData) error
+	}
+	history interface{ ApplyRetention() (int, error) }
 }
 
 // settingsReader is what a service reads of the settings.
@@ -269,26 +273,18 @@ func (s *Settings) Update(d SettingsData) (SettingsData, error) {
 		return SettingsData{}, err
 	}
 	s.deps.emit.Emit(EventSettingsChanged, d)
-	return d, s.deps.apply(d)
+	return d, s.apply(d)
 }
 
-// applySettings applies a settings change now, not at the next tick: a
-// shorter retention, the idle unload time, the backend, and the speed
-// probe again (ForceCPU may have changed).
-func (a *App) applySettings(d SettingsData) error {
+// apply applies a settings change now, not at the next tick: a shorter
+// retention, then what the models make of it (Models.settingsChanged).
+func (s *Settings) apply(d SettingsData) error {
 	if d.RetentionDays > 0 {
-		if _, err := a.History.ApplyRetention(); err != nil {
+		if _, err := s.deps.history.ApplyRetention(); err != nil {
 			return err
 		}
 	}
-	a.rt.UnloadIdle()
-	if err := a.rt.SetBackend(d.backendChoice()); err != nil {
-		return err
-	}
-	if !a.noProbe {
-		a.probeSpeed()
-	}
-	return nil
+	return s.deps.models.settingsChanged(d)
 }
 
 // saveLocked stores d; s.mu is held.

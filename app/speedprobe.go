@@ -37,35 +37,53 @@ func paramsOf(h whisper.HParams) int64 {
 // probeSpeed measures the speed once in the background when the settings
 // have no measurement for the current backend choice (first start, or
 // after ForceCPU changed), then emits "models:changed".
-func (a *App) probeSpeed() {
-	set, err := a.Settings.Get()
+func (m *Models) probeSpeed() {
+	settings := m.deps.settings
+	set, err := settings.Get()
 	if err != nil || (set.SpeedProbe != nil && set.SpeedProbe.Choice == set.backendChoice()) {
 		return
 	}
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		p, err := a.measure(a.ctx, set.backendChoice())
+	m.deps.life.background(func() {
+		p, err := m.measure(m.deps.life.ctx, set.backendChoice())
 		if err != nil {
 			return // no speech model yet: measured on a later start
 		}
-		a.Settings.mu.Lock()
-		s, err := a.Settings.Get()
-		if err == nil {
-			s.SpeedProbe = &p
-			err = a.Settings.saveLocked(s)
+		if err := settings.setSpeedProbe(p); err == nil {
+			m.deps.emit.Emit(EventModelsChanged, ModelsChange{Probed: p.Model})
 		}
-		a.Settings.mu.Unlock()
-		if err == nil {
-			a.emit.Emit(EventModelsChanged, ModelsChange{Probed: p.Model})
-		}
-	}()
+	})
+}
+
+// setSpeedProbe stores the measured speed in the settings.
+func (s *Settings) setSpeedProbe(p SpeedProbe) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, err := s.Get()
+	if err != nil {
+		return err
+	}
+	d.SpeedProbe = &p
+	return s.saveLocked(d)
+}
+
+// settingsChanged applies a settings change to the loaded models now: the
+// idle unload time, the backend, and the speed probe again (ForceCPU may
+// have changed).
+func (m *Models) settingsChanged(d SettingsData) error {
+	m.deps.rt.UnloadIdle()
+	if err := m.deps.rt.SetBackend(d.backendChoice()); err != nil {
+		return err
+	}
+	if !m.deps.noProbe {
+		m.probeSpeed()
+	}
+	return nil
 }
 
 // measure times one encoder pass of a 30-s window (after a warm-up pass)
 // with the smallest installed speech model of a known shape.
-func (a *App) measure(ctx context.Context, choice string) (SpeedProbe, error) {
-	list, err := a.models.List()
+func (m *Models) measure(ctx context.Context, choice string) (SpeedProbe, error) {
+	list, err := m.deps.store.List()
 	if err != nil {
 		return SpeedProbe{}, err
 	}
@@ -79,23 +97,23 @@ func (a *App) measure(ctx context.Context, choice string) (SpeedProbe, error) {
 	if path == "" {
 		return SpeedProbe{}, errors.New("no speech model installed")
 	}
-	m, err := a.rt.Speech(ctx, path, runtime.Batch)
+	sm, err := m.deps.rt.Speech(ctx, path, runtime.Batch)
 	if err != nil {
 		return SpeedProbe{}, err
 	}
-	defer m.Release()
-	params := paramsOf(m.File.H)
+	defer sm.Release()
+	params := paramsOf(sm.File.H)
 	if params == 0 {
 		return SpeedProbe{}, errors.New("not a Whisper shape with published figures")
 	}
-	window := make([]float32, m.File.H.NMels*m.File.H.NFrames())
-	if err := m.Model.Encode(window); err != nil {
+	window := make([]float32, sm.File.H.NMels*sm.File.H.NFrames())
+	if err := sm.Model.Encode(window); err != nil {
 		return SpeedProbe{}, err
 	}
 	start := time.Now()
-	if err := m.Model.Encode(window); err != nil {
+	if err := sm.Model.Encode(window); err != nil {
 		return SpeedProbe{}, err
 	}
 	ms := float64(time.Since(start).Microseconds()) / 1000
-	return SpeedProbe{Probe: models.Probe{Model: name, Params: params, Backend: m.Backend, WindowMs: ms}, Choice: choice}, nil
+	return SpeedProbe{Probe: models.Probe{Model: name, Params: params, Backend: sm.Backend, WindowMs: ms}, Choice: choice}, nil
 }

@@ -37,38 +37,38 @@ var errNotStreamed = errors.New("the live stream did not start")
 // startLiveStream starts a streaming transcription with the settings'
 // speech model and language; its text goes out as "dictation:partial"
 // events ({text, committed, tentative}).
-func (a *App) startLiveStream() *liveStream {
+func (d *Dictation) startLiveStream() *liveStream {
 	ctx, cancel := context.WithCancel(context.Background())
 	stepCtx, stopStep := context.WithCancel(ctx)
 	l := &liveStream{wake: make(chan struct{}, 1), done: make(chan struct{}), stopStep: stopStep, cancel: cancel}
 	show := func(committed, tentative string) {
-		a.emit.Emit(EventDictationPartial, PartialText{
+		d.deps.emit.Emit(EventDictationPartial, PartialText{
 			Text: strings.TrimSpace(committed + tentative), Committed: committed, Tentative: tentative})
 	}
 	go func() {
 		defer close(l.done)
 		defer cancel()
-		l.err = a.runLiveStream(ctx, stepCtx, l, show)
+		l.err = d.runLiveStream(ctx, stepCtx, l, show)
 	}()
 	return l
 }
 
-func (a *App) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show func(committed, tentative string)) error {
-	plan := a.livePlan.Load()
+func (d *Dictation) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show func(committed, tentative string)) error {
+	plan := d.livePlan.Load()
 	model := ""
 	if plan != nil {
 		model = plan.model
 	}
-	path, _, err := a.Models.resolveSpeech(model)
+	path, _, err := d.deps.models.resolveSpeech(model)
 	if err != nil {
 		return err
 	}
-	set, err := a.Settings.Get()
+	set, err := d.deps.settings.Get()
 	if err != nil {
 		return err
 	}
-	a.liveUsed.Store(nil)
-	return a.withSpeech(ctx, path, runtime.Dictation, func(m *runtime.SpeechModel) error {
+	d.liveUsed.Store(nil)
+	return d.deps.models.withSpeech(ctx, path, runtime.Dictation, func(m *runtime.SpeechModel) error {
 		l.mu.Lock()
 		if l.ended {
 			l.mu.Unlock()
@@ -80,12 +80,12 @@ func (a *App) runLiveStream(ctx, stepCtx context.Context, l *liveStream, show fu
 		if plan != nil {
 			// The dictation's mode: language, task, vocabulary prompt and bias.
 			used := plan.steer(&sm.Options, m.File)
-			a.liveUsed.Store(&used)
+			d.liveUsed.Store(&used)
 		} else if set.Language != "auto" {
 			sm.Options.Language = set.Language
 		}
 		var committed, tentative string
-		st := whisper.NewStreamer(sm, a.streamForTest, func(e whisper.StreamEvent) {
+		st := whisper.NewStreamer(sm, d.streamConfig, func(e whisper.StreamEvent) {
 			if e.Type == whisper.EventCommitted {
 				committed += e.Text
 			} else {
@@ -174,9 +174,9 @@ type previewer interface {
 
 // livePreview lets a recorder stream its recordings through the shared
 // speech model.
-func (a *App) livePreview(r Recorder) {
+func (d *Dictation) livePreview(r Recorder) {
 	if p, ok := r.(previewer); ok {
-		p.SetLive(a.startLiveStream)
+		p.SetLive(d.startLiveStream)
 	}
 }
 
@@ -192,22 +192,22 @@ type streamedRecorder interface {
 // nothing). A translating mode always transcribes the whole recording:
 // streamed commits are made on the spoken words' timing, which a
 // translation does not keep.
-func (a *App) finishDictation(ctx context.Context, id int64, rec Recorder, r Recording, plan *wordPlan) (Item, error) {
+func (d *Dictation) finishDictation(ctx context.Context, id int64, rec Recorder, r Recording, plan *wordPlan) (Item, error) {
 	if s, ok := rec.(streamedRecorder); ok && (plan == nil || !plan.translate) {
 		if res := s.Streamed(); res != nil && res.Text != "" {
 			model := ""
 			if plan != nil {
 				model = plan.model
 			}
-			_, name, err := a.Models.resolveSpeech(model)
+			_, name, err := d.deps.models.resolveSpeech(model)
 			if err == nil {
 				var used []string
-				if u := a.liveUsed.Load(); u != nil {
+				if u := d.liveUsed.Load(); u != nil {
 					used = *u
 				}
-				return a.storeTranscript(id, res, name, plan, used)
+				return d.deps.transcription.storeTranscript(id, res, name, plan, used)
 			}
 		}
 	}
-	return a.transcribeWith(ctx, id, "", r.Samples, dictationBeams, runtime.Dictation, nil, plan)
+	return d.deps.transcription.transcribeWith(ctx, id, "", r.Samples, dictationBeams, runtime.Dictation, nil, plan)
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -65,20 +66,27 @@ type Transcription struct {
 
 // transcriptionDeps is what Transcription uses of the app: the items'
 // store and the recordings folder (an upload becomes an item's audio),
-// the uploads, which speech model a name means, the history, the
-// transcription of an item with the shared model (App.transcribeItem),
-// and whether the app is closing.
+// the uploads, the speech models (which one a name means, and the shared
+// one held), the history, the settings (vocabulary), and whether the app
+// is closing.
 type transcriptionDeps struct {
 	db      *store.Store
 	emit    Emitter
 	recDir  string
 	uploads *uploads
-	models  interface {
-		resolveSpeech(arg string) (path, name string, err error)
+	models  speechModels
+	history interface {
+		Get(id int64) (Item, error)
+		save(it Item) error
 	}
-	history    interface{ Get(id int64) (Item, error) }
-	transcribe func(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *whisper.Segment)) (Item, error)
-	closed     func() bool
+	settings settingsReader
+	closed   func() bool
+}
+
+// speechModels is what a service uses of Models to transcribe.
+type speechModels interface {
+	resolveSpeech(arg string) (path, name string, err error)
+	withSpeech(ctx context.Context, path string, pri runtime.Priority, f func(*runtime.SpeechModel) error) error
 }
 
 func newTranscription(deps transcriptionDeps) *Transcription {
@@ -91,7 +99,7 @@ func newTranscription(deps transcriptionDeps) *Transcription {
 // installed model's name) and creates its history item. The upload becomes
 // the item's audio, under the recordings, and is deleted with it. Nothing
 // is decoded up front: a file that cannot be read fails its job. Paths are
-// never accepted here: this method is reachable over HTTP (AddFile is the
+// never accepted here: this method is reachable over HTTP (Files.Add is the
 // window's, for native drops and the file dialog).
 func (t *Transcription) Add(upload, model string) (Job, error) {
 	if upload == "" {
@@ -119,36 +127,6 @@ func (t *Transcription) Add(upload, model string) (Job, error) {
 		return Job{}, err
 	}
 	return t.enqueue(row.ID, model)
-}
-
-// AddFile queues the user's own file at path, as Add does for uploads; the
-// file stays where it is (never deleted) and is replayed from there. Only
-// the window calls it, with paths from the OS's drop or file dialog: App
-// is not a bound service, so no page can name a path.
-func (a *App) AddFile(path, model string) (Job, error) {
-	if path == "" {
-		return Job{}, errors.New("no file given")
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return Job{}, err
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return Job{}, fmt.Errorf("cannot read %s: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return Job{}, fmt.Errorf("%s is not a file", path)
-	}
-	if _, _, err := a.Models.resolveSpeech(model); err != nil {
-		return Job{}, err
-	}
-	r := Item{Kind: KindFile, Title: filepath.Base(abs), SourcePath: abs, Status: StatusRecorded}.row()
-	row, err := a.db.InsertItem(r)
-	if err != nil {
-		return Job{}, err
-	}
-	return a.Transcription.enqueue(row.ID, model)
 }
 
 // Jobs lists this session's jobs in the order they were added.
@@ -306,7 +284,7 @@ func (t *Transcription) runNext() bool {
 	defer cancel()
 
 	t.deps.emit.Emit(EventTranscriptionProgress, Progress{ID: j.ID})
-	it, err := t.deps.transcribe(ctx, j.ID, j.Model, nil, speechBeams, runtime.Batch, func(p float64, seg *whisper.Segment) {
+	it, err := t.transcribeWith(ctx, j.ID, j.Model, nil, speechBeams, runtime.Batch, func(p float64, seg *whisper.Segment) {
 		t.mu.Lock()
 		if p >= 0 {
 			j.Progress = p
@@ -317,7 +295,7 @@ func (t *Transcription) runNext() bool {
 		p = j.Progress
 		t.mu.Unlock()
 		t.deps.emit.Emit(EventTranscriptionProgress, Progress{ID: j.ID, Progress: p, Segment: seg})
-	})
+	}, nil)
 	t.mu.Lock()
 	switch {
 	case err == nil:
@@ -381,21 +359,16 @@ func (t *Transcription) close() {
 	t.mu.Unlock()
 }
 
-// transcribeItem transcribes item id with model ("" = the settings'),
+// transcribeWith transcribes item id with model ("" = the settings'),
 // from samples when given (16 kHz mono, as dictation captured them) or
-// else from its audio file, and stores the result in the item. progress
-// (may be nil) gets the fraction done, or -1 with each finished segment.
-// beams is the beam size at temperature 0: file jobs use speechBeams
-// (the CLI's default) for accuracy, dictation 1 (greedy, openai's
-// transcribe() default) for latency.
-func (a *App) transcribeItem(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *whisper.Segment)) (Item, error) {
-	return a.transcribeWith(ctx, id, model, samples, beams, pri, progress, nil)
-}
-
-// transcribeWith is transcribeItem following plan (nil: the settings'
-// vocabulary, no mode); plan.model, if set, replaces model.
-func (a *App) transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *whisper.Segment), plan *wordPlan) (Item, error) {
-	it, err := a.History.Get(id)
+// else from its audio file, following plan (nil: the settings'
+// vocabulary, no mode; plan.model, if set, replaces model), and stores
+// the result in the item. progress (may be nil) gets the fraction done, or
+// -1 with each finished segment. beams is the beam size at temperature 0:
+// file jobs use speechBeams (the CLI's default) for accuracy, dictation 1
+// (greedy, openai's transcribe() default) for latency.
+func (t *Transcription) transcribeWith(ctx context.Context, id int64, model string, samples []float32, beams int, pri runtime.Priority, progress func(float64, *whisper.Segment), plan *wordPlan) (Item, error) {
+	it, err := t.deps.history.Get(id)
 	if err != nil {
 		return Item{}, err
 	}
@@ -405,16 +378,16 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 			if it.Text != "" {
 				it.Status = StatusDone // a failed re-transcription keeps the old text
 			}
-			a.History.save(it)
-			a.emit.Emit(EventHistoryChanged, it)
+			t.deps.history.save(it)
+			t.deps.emit.Emit(EventHistoryChanged, it)
 		}
 		return Item{}, err
 	}
-	path, name, err := a.Models.resolveSpeech(model)
+	path, name, err := t.deps.models.resolveSpeech(model)
 	if err != nil {
 		return fail(err)
 	}
-	set, err := a.Settings.Get()
+	set, err := t.deps.settings.Get()
 	if err != nil {
 		return fail(err)
 	}
@@ -423,17 +396,17 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 			return fail(err)
 		}
 	}
-	if err := a.db.SetItemStatus(id, StatusTranscribing, ""); err != nil {
+	if err := t.deps.db.SetItemStatus(id, StatusTranscribing, ""); err != nil {
 		return Item{}, err
 	}
 	if plan.model != "" {
-		if path, name, err = a.Models.resolveSpeech(plan.model); err != nil {
+		if path, name, err = t.deps.models.resolveSpeech(plan.model); err != nil {
 			return fail(err)
 		}
 	}
 	var res *whisper.Result
 	var used []string
-	err = a.withSpeech(ctx, path, pri, func(m *runtime.SpeechModel) error {
+	err = t.deps.models.withSpeech(ctx, path, pri, func(m *runtime.SpeechModel) error {
 		opt := whisper.DefaultTranscribeOptions()
 		opt.BeamSize = min(max(beams, 1), speechBeams)
 		if pri == runtime.Batch {
@@ -463,13 +436,13 @@ func (a *App) transcribeWith(ctx context.Context, id int64, model string, sample
 		}
 		return fail(err)
 	}
-	return a.storeTranscript(id, res, name, plan, used)
+	return t.storeTranscript(id, res, name, plan, used)
 }
 
 // storeTranscript stores res, transcribed by model name following plan
 // (with the prompt terms used), as item id's text.
-func (a *App) storeTranscript(id int64, res *whisper.Result, name string, plan *wordPlan, used []string) (Item, error) {
-	it, err := a.History.Get(id)
+func (t *Transcription) storeTranscript(id int64, res *whisper.Result, name string, plan *wordPlan, used []string) (Item, error) {
+	it, err := t.deps.history.Get(id)
 	if err != nil {
 		return Item{}, err
 	}
@@ -481,68 +454,28 @@ func (a *App) storeTranscript(id int64, res *whisper.Result, name string, plan *
 		it.DurationMs = d
 	}
 	it.Status, it.Error = StatusDone, ""
-	if err := a.History.save(it); err != nil {
+	if err := t.deps.history.save(it); err != nil {
 		return Item{}, err
 	}
-	if err := a.recordContext(id, plan, used); err != nil {
+	if err := t.recordContext(id, plan, used); err != nil {
 		return Item{}, err
 	}
-	it, err = a.History.Get(id)
+	it, err = t.deps.history.Get(id)
 	if err == nil {
-		a.emit.Emit(EventHistoryChanged, it)
+		t.deps.emit.Emit(EventHistoryChanged, it)
 	}
 	return it, err
 }
 
-// TranscribeItem transcribes history item id now, outside the job queue
-// (waiting for the speech model if a job holds it), and stores the result.
-// For Go callers (dictation); the UI uses Transcription and History.
-func (a *App) TranscribeItem(ctx context.Context, id int64, model string) (Item, error) {
-	return a.transcribeItem(ctx, id, model, nil, speechBeams, runtime.Interactive, nil)
-}
-
-// SamplesResult is a transcription of raw samples.
-type SamplesResult struct {
-	Text     string            `json:"text"`
-	Language string            `json:"language"`
-	Segments []whisper.Segment `json:"segments"`
-	Model    string            `json:"model"`
-}
-
-// TranscribeSamples transcribes 16 kHz mono samples with the settings'
-// speech model from the shared cache, greedily (dictation latency).
-// language "" or "auto" detects (English-only models: "en"). For Go
-// callers such as a dictation pipeline's Transcriber; nothing is stored.
-func (a *App) TranscribeSamples(ctx context.Context, samples []float32, language string) (SamplesResult, error) {
-	if len(samples) == 0 {
-		return SamplesResult{}, whisper.ErrNoAudio
+// recordContext stores the mode and prompt terms an item was made with.
+func (t *Transcription) recordContext(id int64, p *wordPlan, used []string) error {
+	if used == nil {
+		used = []string{}
 	}
-	path, name, err := a.Models.resolveSpeech("")
-	if err != nil {
-		return SamplesResult{}, err
+	mode := ""
+	if p != nil {
+		mode = p.mode
 	}
-	var res *whisper.Result
-	err = a.withSpeech(ctx, path, runtime.Dictation, func(m *runtime.SpeechModel) error {
-		opt := whisper.DefaultTranscribeOptions()
-		opt.BeamSize = dictationBeams
-		if language != "auto" {
-			opt.Language = language
-		}
-		if !m.File.H.Multilingual() {
-			opt.Language = "en"
-		}
-		var err error
-		res, err = m.File.TranscribeSamples(ctx, m.Model, samples, opt)
-		return err
-	})
-	if err != nil {
-		return SamplesResult{}, err
-	}
-	return SamplesResult{Text: strings.TrimSpace(res.Text), Language: res.Language, Segments: segmentsOf(res), Model: name}, nil
-}
-
-// CleanupText runs the settings' clean-up prompt over text with the chat
-// model (the Cleanup setting is the caller's to check).
-func (a *App) CleanupText(ctx context.Context, text string) (string, error) {
-	return a.Chat.cleanup(ctx, text, "")
+	raw, _ := json.Marshal(used)
+	return t.deps.db.SetItemContext(id, mode, string(raw))
 }

@@ -20,7 +20,7 @@ func TestTranscribeFileExportSearch(t *testing.T) {
 	clip := shared.Path(t, "audio", "jfk.wav")
 	want := kitText(t, "jfk")
 
-	job, err := a.AddFile(clip, "")
+	job, err := a.Files.Add(clip, "")
 	require.NoError(t, err)
 	require.Equal(t, JobQueued, job.Status)
 	require.Equal(t, "kit", job.Model, "the first installed speech model")
@@ -128,14 +128,14 @@ func TestTranscribeFileExportSearch(t *testing.T) {
 	require.Len(t, jobs, 2)
 
 	// Bad input.
-	_, err = a.AddFile(shared.Path(t, "audio", "jfk.txt"), "")
+	_, err = a.Files.Add(shared.Path(t, "audio", "jfk.txt"), "")
 	require.NoError(t, err, "a file is queued without decoding it up front")
 	bad := ev.wait(t, "transcription:done", func(d any) bool { return d.(Job).Name == "jfk.txt" }, 30*time.Second).(Job)
 	require.Equal(t, JobFailed, bad.Status)
 	require.NotEmpty(t, bad.Error)
-	_, err = a.AddFile("/no/such/file.wav", "")
+	_, err = a.Files.Add("/no/such/file.wav", "")
 	require.Error(t, err)
-	_, err = a.AddFile(clip, "no-such-model")
+	_, err = a.Files.Add(clip, "no-such-model")
 	require.Error(t, err)
 }
 
@@ -151,10 +151,10 @@ func TestTranscriptionCancel(t *testing.T) {
 		}
 	}
 	long := shared.Path(t, "audio", "ljspeech-longform-LJ001-0021-0076.wav")
-	j1, err := a.AddFile(long, "")
+	j1, err := a.Files.Add(long, "")
 	require.NoError(t, err)
 	first.Store(j1.ID)
-	j2, err := a.AddFile(shared.Path(t, "audio", "jfk.wav"), "")
+	j2, err := a.Files.Add(shared.Path(t, "audio", "jfk.wav"), "")
 	require.NoError(t, err)
 	require.NoError(t, a.Transcription.Cancel(j2.ID))
 	d2 := ev.wait(t, "transcription:done", func(d any) bool { return d.(Job).ID == j2.ID }, 10*time.Second).(Job)

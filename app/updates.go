@@ -178,24 +178,19 @@ func (u *Updates) saveLocked() error {
 	return os.Rename(tmp, u.path)
 }
 
-// updateChecks runs the daily check (when the user turned it on) at start
-// and then hourly, until Close.
-func (a *App) updateChecks() {
-	ctx, cancel := context.WithCancel(context.Background())
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		defer cancel()
-		go func() { <-a.stop; cancel() }()
+// checkUntilClose runs the daily check (when the user turned it on) at
+// start and then hourly, until Close.
+func (u *Updates) checkUntilClose(l *lifetime) {
+	l.background(func() {
 		t := time.NewTicker(time.Hour)
 		defer t.Stop()
 		for {
-			a.Updates.maybeCheck(ctx)
+			u.maybeCheck(l.ctx)
 			select {
-			case <-a.stop:
+			case <-l.stop:
 				return
 			case <-t.C:
 			}
 		}
-	}()
+	})
 }

@@ -24,12 +24,9 @@ type uploads struct {
 
 type upload struct{ path, name string }
 
-// SaveUpload stores r (a file the page sent, named name) under the data
-// folder's uploads and returns its id for Transcription.Add or
-// Models.Import. It is for the bridge, not a service method: App is never
-// bound to the page.
-func (a *App) SaveUpload(name string, r io.Reader) (string, error) {
-	u := a.uploads
+// save stores r (a file the page sent, named name) under the data
+// folder's uploads and returns its id.
+func (u *uploads) save(name string, r io.Reader) (string, error) {
 	name = safeName(name)
 	if err := os.MkdirAll(u.dir, 0o700); err != nil {
 		return "", err

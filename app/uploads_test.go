@@ -31,7 +31,7 @@ func TestUploadsOnly(t *testing.T) {
 	_, err = a.Models.Import(shared.Path(t, "models", "stories260K.gguf"))
 	require.ErrorContains(t, err, "not by path")
 	for _, m := range []string{secret, "../kit", "/etc/passwd", `..\kit`} {
-		id, err := a.SaveUpload("clip.wav", bytes.NewReader(wav))
+		id, err := a.Files.SaveUpload("clip.wav", bytes.NewReader(wav))
 		require.NoError(t, err)
 		_, err = a.Transcription.Add(id, m)
 		require.ErrorContains(t, err, "not an installed model's name", m)
@@ -55,7 +55,7 @@ func TestUploadsOnly(t *testing.T) {
 	require.Empty(t, items, "a refused call created an item")
 
 	// An upload is transcribed from the recordings and deleted with its item.
-	id, err := a.SaveUpload("../../clip.wav", bytes.NewReader(wav))
+	id, err := a.Files.SaveUpload("../../clip.wav", bytes.NewReader(wav))
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(id, "upload-"), id)
 	require.NotContains(t, id, string(filepath.Separator))
@@ -75,7 +75,7 @@ func TestUploadsOnly(t *testing.T) {
 	require.NoFileExists(t, it.AudioPath)
 
 	// A file that is no model: refused, the upload deleted, no temp path told.
-	id, err = a.SaveUpload("notes.gguf", strings.NewReader("not a model"))
+	id, err = a.Files.SaveUpload("notes.gguf", strings.NewReader("not a model"))
 	require.NoError(t, err)
 	_, err = a.Models.Import(id)
 	require.Error(t, err)
@@ -92,7 +92,7 @@ func TestUploadPlaylistRefused(t *testing.T) {
 	a := openApp(t, t.TempDir(), testModelsDir(t), ev)
 	require.NoError(t, os.MkdirAll(a.RecordingsDir(), 0o700))
 	for _, pl := range shared.Playlists(t, a.RecordingsDir()) {
-		id, err := a.SaveUpload("clip.m4a", bytes.NewReader(pl.Data))
+		id, err := a.Files.SaveUpload("clip.m4a", bytes.NewReader(pl.Data))
 		require.NoError(t, err)
 		job, err := a.Transcription.Add(id, "")
 		require.NoError(t, err)

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,23 +113,9 @@ func (p *wordPlan) steer(opt *whisper.TranscribeOptions, f *whisper.File) []stri
 	return vocab.Steer(opt, f.Vocab, p.terms, budget, p.bias).Used
 }
 
-// recordContext stores the mode and prompt terms an item was made with.
-func (a *App) recordContext(id int64, p *wordPlan, used []string) error {
-	if used == nil {
-		used = []string{}
-	}
-	mode := ""
-	if p != nil {
-		mode = p.mode
-	}
-	raw, _ := json.Marshal(used)
-	return a.db.SetItemContext(id, mode, string(raw))
-}
-
-// SetFocus plugs in what reports the focused app, by which dictation
+// setFocus plugs in what reports the focused app, by which dictation
 // chooses its mode.
-func (a *App) SetFocus(f platform.Focus) {
-	d := a.Dictation
+func (d *Dictation) setFocus(f platform.Focus) {
 	d.mu.Lock()
 	d.focus = f
 	d.mu.Unlock()
@@ -158,7 +143,7 @@ func (d *Dictation) focusedApp() string {
 func (d *Dictation) finishText(p *wordPlan, text string, words []whisper.Word, out platform.Output, restore bool) (string, error) {
 	if p.cleanup != "" && text != "" {
 		// Bounded: on timeout or failure the raw text goes on (cleanup.go).
-		text, _ = d.deps.cleanBounded(d.deps.ctx, d.cleaner(), text, cleanupInstruction(p), p.cleanupLimit)
+		text, _ = d.cleanBounded(d.deps.life.ctx, d.cleaner(), text, cleanupInstruction(p), p.cleanupLimit)
 	}
 	text = p.rw.ApplyHeard(text, words)
 	if out == nil || text == "" {
@@ -219,7 +204,7 @@ func (s *Settings) PromptFit(vocabulary, modeVocabulary, model string) (vocab.Pr
 	if err != nil {
 		return vocab.Prompt{}, err
 	}
-	path, _, err := s.deps.speechModel(model)
+	path, _, err := s.deps.models.resolveSpeech(model)
 	if err != nil {
 		return vocab.Prompt{}, err
 	}

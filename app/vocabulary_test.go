@@ -11,6 +11,7 @@ import (
 
 	"github.com/harkapp/hark/app/modes"
 	"github.com/harkapp/hark/app/rewrite"
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/engine/whisper/parity"
 	"github.com/harkapp/hark/internal/shared"
@@ -104,7 +105,7 @@ func TestDictationModesAndVocabulary(t *testing.T) {
 
 	// File transcription uses the general vocabulary, no mode.
 	file := record(t, a, "jfk")
-	file, err = a.TranscribeItem(t.Context(), file.ID, "")
+	file, err = a.Transcription.transcribeWith(t.Context(), file.ID, "", nil, speechBeams, runtime.Batch, nil, nil) // as a file job does
 	require.NoError(t, err)
 	require.Equal(t, "", file.Mode)
 	require.Equal(t, []string{"Comrades"}, file.PromptTerms)

@@ -372,6 +372,15 @@ func TestContainers(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			p := filepath.Join(dir, tc.file)
 			ffmpegMake(t, p, tc.args...)
+			if ext := filepath.Ext(p); tc.file != "flac-named.mp3" {
+				// The file pickers offer it, and the table sniff picked
+				// the format from says it goes by that name.
+				require.Contains(t, Extensions(), ext)
+				b, err := os.ReadFile(p)
+				require.NoError(t, err)
+				n := id3v2Size(b)
+				require.Contains(t, sniff(b[n:n+min(int64(len(b))-n, sniffLen)], n).exts, ext)
+			}
 			s, err := Open16k(p)
 			require.NoError(t, err)
 			require.Equal(t, tc.format, s.Format())

@@ -63,7 +63,7 @@ func open(path string) (Stream, error) {
 		if errors.As(err, &unsup) && ffmpegAvailable() {
 			// Exotic WAV codecs (ADPCM, A-law, ...) are ffmpeg's job.
 			f.Close()
-			return newFFmpeg(path, kind{"", "WAV (" + unsup.what + ")", "wav"})
+			return newFFmpeg(path, kind{"", "WAV (" + unsup.what + ")", "wav", fmtWAV.exts})
 		}
 	case "flac":
 		if _, err = f.Seek(0, io.SeekStart); err == nil {

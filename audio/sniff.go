@@ -17,6 +17,8 @@ type kind struct {
 	// ffmpeg is never left to guess: its probing would accept playlists
 	// (HLS, M3U) and concat lists, which name other files to read.
 	demuxer string
+	// exts are the file name extensions the format goes by (formats.go).
+	exts []string
 }
 
 // sniffLen is how many leading bytes sniff looks at: enough for the Ogg first
@@ -32,93 +34,93 @@ func sniff(h []byte, id3End int64) kind {
 	}
 	switch {
 	case has(0, "RIFF") && has(8, "WAVE"), has(0, "RF64") && has(8, "WAVE"):
-		return kind{"wav", "WAV", "wav"}
+		return fmtWAV
 	case has(0, "RIFF") && has(8, "AVI "):
-		return kind{"", "AVI", "avi"}
+		return fmtAVI
 	case has(0, "riff\x2e\x91\xcf\x11\xa5\xd6\x28\xdb\x04\xc1\x00\x00"):
-		return kind{"", "Wave64", "w64"}
+		return fmtWave64
 	case has(0, "FLV\x01"):
-		return kind{"", "Flash video (FLV)", "flv"}
+		return fmtFLV
 	case has(0, "fLaC"):
-		return kind{"flac", "FLAC", "flac"}
+		return fmtFLAC
 	case has(0, "OggS"):
 		return sniffOgg(h)
 	case has(4, "ftyp"):
 		if has(8, "qt  ") {
-			return kind{"", "QuickTime MOV", "mov"}
+			return fmtMOV
 		}
 		if has(8, "M4A ") || has(8, "M4B ") || has(8, "M4P ") {
-			return kind{"", "M4A (AAC/ALAC)", "mov"}
+			return fmtM4A
 		}
-		return kind{"", "MP4", "mov"}
+		return fmtMP4
 	case has(0, "\x1a\x45\xdf\xa3"):
 		if bytes.Contains(h, []byte("webm")) {
-			return kind{"", "WebM", "matroska"}
+			return fmtWebM
 		}
-		return kind{"", "Matroska (MKV/MKA)", "matroska"}
+		return fmtMatroska
 	case has(0, "\x30\x26\xb2\x75\x8e\x66\xcf\x11"):
-		return kind{"", "WMA/WMV (ASF)", "asf"}
+		return fmtASF
 	case has(0, "FORM") && (has(8, "AIFF") || has(8, "AIFC")):
-		return kind{"", "AIFF", "aiff"}
+		return fmtAIFF
 	case has(0, "caff"):
-		return kind{"", "Core Audio (CAF)", "caf"}
+		return fmtCAF
 	case has(0, "#!AMR"):
-		return kind{"", "AMR", "amr"}
+		return fmtAMR
 	case has(0, "MAC "):
-		return kind{"", "Monkey's Audio (APE)", "ape"}
+		return fmtAPE
 	case has(0, "wvpk"):
-		return kind{"", "WavPack", "wv"}
+		return fmtWavPack
 	case has(0, ".snd"):
-		return kind{"", "Sun AU", "au"}
+		return fmtAU
 	case has(0, "\x00\x00\x01\xba"), has(0, "\x00\x00\x01\xb3"):
-		return kind{"", "MPEG program stream", "mpeg"}
+		return fmtMPEGPS
 	case len(h) >= 189 && h[0] == 0x47 && h[188] == 0x47:
-		return kind{"", "MPEG transport stream", "mpegts"}
+		return fmtMPEGTS
 	case has(0, "\x0b\x77"):
-		return kind{"", "AC-3", "ac3"}
+		return fmtAC3
 	case isPlaylist(h):
-		return kind{"", "playlist or concat list", ""}
+		return fmtPlaylist
 	}
 	if len(h) >= 2 && h[0] == 0xff && h[1]&0xf6 == 0xf0 {
 		// Frame sync with layer bits 00: AAC in ADTS, not MPEG audio.
-		return kind{"", "AAC (ADTS)", "aac"}
+		return fmtAAC
 	}
 	if layer, ok := mpegAudioFrame(h); ok {
 		if layer == 3 {
-			return kind{"mp3", "MP3", "mp3"}
+			return fmtMP3
 		}
-		return kind{"", "MPEG audio layer I/II", "mp3"}
+		return fmtMPEG12
 	}
 	if id3End > 0 {
 		// An ID3v2 tag followed by something that is not an MPEG frame
 		// (e.g. padding): still most likely an MP3.
-		return kind{"mp3", "MP3", "mp3"}
+		return fmtMP3
 	}
-	return kind{"", "", ""}
+	return kind{}
 }
 
 // sniffOgg looks at the first packet of the first page, which names the codec.
 func sniffOgg(h []byte) kind {
 	if len(h) < 27 {
-		return kind{"", "Ogg", "ogg"}
+		return fmtOgg
 	}
 	nseg := int(h[26])
 	off := 27 + nseg
 	if len(h) < off+8 {
-		return kind{"", "Ogg", "ogg"}
+		return fmtOgg
 	}
 	p := h[off:]
 	switch {
 	case bytes.HasPrefix(p, []byte("\x01vorbis")):
-		return kind{"vorbis", "Ogg Vorbis", "ogg"}
+		return fmtVorbis
 	case bytes.HasPrefix(p, []byte("OpusHead")):
-		return kind{"", "Ogg Opus", "ogg"}
+		return fmtOpus
 	case bytes.HasPrefix(p, []byte("\x7fFLAC")):
-		return kind{"", "Ogg FLAC", "ogg"}
+		return fmtOggFLAC
 	case bytes.HasPrefix(p, []byte("Speex")):
-		return kind{"", "Ogg Speex", "ogg"}
+		return fmtSpeex
 	}
-	return kind{"", "Ogg", "ogg"}
+	return fmtOgg
 }
 
 // mpegAudioFrame checks for a valid MPEG audio frame header at h[0] and

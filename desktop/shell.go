@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path/filepath"
 	goruntime "runtime"
+	"strings"
 	"sync/atomic"
 
 	"github.com/wailsapp/wails/v2/pkg/runtime"
@@ -18,6 +19,8 @@ import (
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/overlay"
 	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/models"
 )
 
 // Shell is the window itself, for the UI (window.go.desktop.Shell) and the
@@ -62,7 +65,7 @@ func (s *Shell) startup(ctx context.Context) {
 	// shows them in the Files view.
 	runtime.OnFileDrop(ctx, func(_, _ int, paths []string) {
 		for _, p := range paths {
-			if _, err := s.app.AddFile(p, ""); err != nil {
+			if _, err := s.app.Files.Add(p, ""); err != nil {
 				s.emit(EventFileError, FileProblem{Name: filepath.Base(p), Error: err.Error()})
 			}
 		}
@@ -82,13 +85,13 @@ func (s *Shell) ChooseFiles(model string) error {
 	}
 	paths, err := runtime.OpenMultipleFilesDialog(*ctx, runtime.OpenDialogOptions{
 		Title:   "Transcribe files",
-		Filters: []runtime.FileFilter{{DisplayName: "Audio and video", Pattern: "*.wav;*.mp3;*.flac;*.ogg;*.m4a;*.mp4;*.mov;*.webm"}},
+		Filters: []runtime.FileFilter{{DisplayName: "Audio and video", Pattern: dialogPattern(audio.Extensions())}},
 	})
 	if err != nil {
 		return err
 	}
 	for _, p := range paths {
-		if _, err := s.app.AddFile(p, model); err != nil {
+		if _, err := s.app.Files.Add(p, model); err != nil {
 			return fmt.Errorf("%s: %w", filepath.Base(p), err)
 		}
 	}
@@ -104,12 +107,23 @@ func (s *Shell) ImportModel() (string, error) {
 	}
 	p, err := runtime.OpenFileDialog(*ctx, runtime.OpenDialogOptions{
 		Title:   "Import a model",
-		Filters: []runtime.FileFilter{{DisplayName: "Whisper .bin or GGUF", Pattern: "*.bin;*.gguf"}},
+		Filters: []runtime.FileFilter{{DisplayName: "Whisper .bin or GGUF", Pattern: dialogPattern(models.Extensions)}},
 	})
 	if err != nil || p == "" {
 		return "", err
 	}
-	return s.app.ImportFile(p)
+	return s.app.Files.Import(p)
+}
+
+// dialogPattern is a file dialog's filter for exts (".wav" ...):
+// "*.wav;*.mp3". The lists are the ones the page's pickers get too
+// (api.gen.ts), so a file offered in one is offered in the other.
+func dialogPattern(exts []string) string {
+	pats := make([]string, len(exts))
+	for i, e := range exts {
+		pats[i] = "*" + e
+	}
+	return strings.Join(pats, ";")
 }
 
 // beforeClose keeps the app alive in the menu bar when its item is shown:

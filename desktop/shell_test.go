@@ -1,6 +1,7 @@
 package desktop
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/models"
 )
 
 // fakeHotkey records the binding the shell made.
@@ -152,4 +155,16 @@ func TestTrayAndQuit(t *testing.T) {
 	_, _, bound, _ := hk.state()
 	require.False(t, bound, "hotkey given back")
 	require.True(t, tray.removed, "menu-bar item removed")
+}
+
+// The dialogs offer what the readers read, the lists the page's pickers
+// get too (app/apigen's TestPickersUseTheGeneratedLists).
+func TestDialogPatterns(t *testing.T) {
+	p := dialogPattern(audio.Extensions())
+	require.True(t, strings.HasPrefix(p, "*.wav;*.mp3;"), p)
+	for _, e := range []string{"*.m4a", "*.mp4", "*.mov", "*.webm"} {
+		require.Contains(t, strings.Split(p, ";"), e)
+	}
+	require.Len(t, strings.Split(p, ";"), len(audio.Extensions()))
+	require.Equal(t, "*.bin;*.gguf", dialogPattern(models.Extensions))
 }

@@ -15,7 +15,9 @@ import (
 	"unicode"
 
 	"github.com/harkapp/hark/app"
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/desktop"
+	"github.com/harkapp/hark/engine/models"
 )
 
 // module is the import path prefix whose packages' sources give the
@@ -91,7 +93,23 @@ func generate(root string) ([]byte, error) {
 	out.Write(ev.Bytes())
 	out.WriteString("\n")
 	out.Write(payloads.Bytes())
+	out.WriteString("\n")
+	fileTypes(&out)
 	return out.Bytes(), nil
+}
+
+// fileTypes writes the extensions the file pickers offer, the same lists
+// the window's dialogs use (desktop.dialogPattern).
+func fileTypes(w *bytes.Buffer) {
+	list := func(name, doc string, exts []string) {
+		q := make([]string, len(exts))
+		for i, e := range exts {
+			q[i] = "'" + e + "'"
+		}
+		fmt.Fprintf(w, "// %s\nexport const %s = [%s] as const\n", doc, name, strings.Join(q, ", "))
+	}
+	list("AudioExtensions", "The audio and video files Hark reads (audio.Extensions).", audio.Extensions())
+	list("ModelExtensions", "The model files Hark imports (models.Extensions).", models.Extensions)
 }
 
 // service writes the client object of one service: one function per

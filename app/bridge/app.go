@@ -10,7 +10,7 @@ import (
 // services need it as their Emitter.
 func (b *Bridge) Attach(a *app.App) error {
 	b.mu.Lock()
-	b.opts.SaveUpload = a.SaveUpload
+	b.opts.SaveUpload = a.Files.SaveUpload
 	b.opts.Recording = a.History.AudioFile
 	b.opts.Folders = []usererr.Folder{{Path: a.DataDir(), Name: "the data folder"}, {Path: a.ModelsDir(), Name: "the models folder"}}
 	b.mu.Unlock()

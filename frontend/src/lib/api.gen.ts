@@ -80,20 +80,6 @@ export interface Item {
   mode: string
   promptTerms: string[]
 }
-// github.com/harkapp/hark/engine/whisper.Segment
-export interface Segment {
-  id: number
-  seek: number
-  start: number
-  end: number
-  text: string
-  tokens: number[]
-  temperature: number
-  avg_logprob: number
-  compression_ratio: number
-  no_speech_prob: number
-  words?: Word[]
-}
 // github.com/harkapp/hark/app.Usage
 export interface Usage {
   items: number
@@ -331,12 +317,19 @@ export interface SpeedProbe {
   estimated?: string
   choice: string
 }
-// github.com/harkapp/hark/engine/whisper.Word
-export interface Word {
-  word: string
+// github.com/harkapp/hark/engine/whisper.Segment
+export interface Segment {
+  id: number
+  seek: number
   start: number
   end: number
-  probability: number
+  text: string
+  tokens: number[]
+  temperature: number
+  avg_logprob: number
+  compression_ratio: number
+  no_speech_prob: number
+  words?: Word[]
 }
 // github.com/harkapp/hark/engine/models.License
 export interface License {
@@ -350,6 +343,13 @@ export interface Release {
   notes: string
   page: string
   assets: Asset[]
+}
+// github.com/harkapp/hark/engine/whisper.Word
+export interface Word {
+  word: string
+  start: number
+  end: number
+  probability: number
 }
 // github.com/harkapp/hark/update.Asset
 export interface Asset {
@@ -384,7 +384,6 @@ export const History = {
   List: (query: string, limit: number, offset: number): Promise<Item[]> => call<Item[]>('History', 'List', query, limit, offset),
   Pending: (): Promise<Item[]> => call<Item[]>('History', 'Pending'),
   Retranscribe: (id: number, model: string): Promise<Item> => call<Item>('History', 'Retranscribe', id, model),
-  SetTranscript: (id: number, text: string, language: string, segments: Segment[], model: string): Promise<Item> => call<Item>('History', 'SetTranscript', id, text, language, segments, model),
   Usage: (): Promise<Usage> => call<Usage>('History', 'Usage'),
 } as const
 
@@ -534,3 +533,8 @@ export interface EventPayloads {
   'app:view': string
   'transcription:error': FileProblem
 }
+
+// The audio and video files Hark reads (audio.Extensions).
+export const AudioExtensions = ['.wav', '.mp3', '.flac', '.ogg', '.oga', '.mp4', '.m4v', '.m4a', '.m4b', '.mov', '.webm', '.mkv', '.mka', '.opus', '.spx', '.aac', '.mp2', '.mpa', '.w64', '.avi', '.flv', '.wma', '.wmv', '.aiff', '.aif', '.aifc', '.caf', '.amr', '.ape', '.wv', '.au', '.mpg', '.mpeg', '.ts', '.ac3'] as const
+// The model files Hark imports (models.Extensions).
+export const ModelExtensions = ['.bin', '.gguf'] as const
