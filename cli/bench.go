@@ -29,8 +29,9 @@ func newBenchCmd() *cobra.Command {
 	return cmd
 }
 
-// BenchLLMOptions is what `hark bench llm` was asked.
+// BenchLLMOptions is what `hark bench llm` was asked, and its streams.
 type BenchLLMOptions struct {
+	IOStreams
 	Models    []string // GGUF files; none: write SmolLM2-shaped ones
 	Types     []string // file types to write (f16, q8_0, q4_0)
 	Dir       string   // where written files are kept
@@ -48,7 +49,7 @@ type BenchLLMOptions struct {
 
 // newBenchLLMCmd builds the command; runF, when not nil, replaces
 // runBenchLLM (tests).
-func newBenchLLMCmd(runF func(*cobra.Command, *BenchLLMOptions) error) *cobra.Command {
+func newBenchLLMCmd(runF func(*BenchLLMOptions) error) *cobra.Command {
 	o := &BenchLLMOptions{}
 	cmd := &cobra.Command{
 		Use:   "llm [flags]",
@@ -93,10 +94,11 @@ is printed first, the ceiling to compare it with.`,
 			if o.Depth > 0 && o.Chain {
 				return errors.New("bench: --chain measures from an empty context; it does not take --depth")
 			}
+			o.IOStreams = envOf(cmd).IOStreams
 			if runF != nil {
-				return runF(cmd, o)
+				return runF(o)
 			}
-			return runBenchLLM(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+			return runBenchLLM(o.Out, o.ErrOut, o)
 		},
 	}
 	fl := cmd.Flags()

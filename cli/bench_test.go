@@ -150,8 +150,11 @@ var whisperRow = regexp.MustCompile(`^\| ggml-kit-tiny\.en-q8_0\.bin \| CPU \| 1
 // with every repetition's sample.
 func TestBenchWhisper(t *testing.T) {
 	shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin") // fails loudly when the kit is missing
-	out, errOut, err := runHark(t, "bench", "whisper", "--backend", "cpu", "-t", "1", "-r", "2", "--tokens", "3")
-	require.NoError(t, err)
+	// The run called directly, its output in buffers.
+	e, outBuf, errBuf := testEnv(t, "", "")
+	o := &BenchWhisperOptions{IOStreams: e.IOStreams, Backend: "cpu", Threads: 1, Reps: 2, Tokens: 3}
+	require.NoError(t, runBenchWhisper(o.Out, o.ErrOut, o))
+	out, errOut := outBuf.String(), errBuf.String()
 	rows := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, rows, 4, out)
 	for i, test := range []string{"encode (per window)", "decode (per token)"} {

@@ -16,6 +16,7 @@ import (
 
 // BenchWhisperOptions is what `hark bench whisper` was asked.
 type BenchWhisperOptions struct {
+	IOStreams
 	Model   string // whisper.cpp .bin ("" = the shared kit's q8_0)
 	Audio   string // the window encoded ("" = the shared jfk.wav)
 	Tokens  int    // decoder steps per repetition
@@ -27,7 +28,7 @@ type BenchWhisperOptions struct {
 
 // newBenchWhisperCmd builds the command; runF, when not nil, replaces
 // runBenchWhisper (tests).
-func newBenchWhisperCmd(runF func(*cobra.Command, *BenchWhisperOptions) error) *cobra.Command {
+func newBenchWhisperCmd(runF func(*BenchWhisperOptions) error) *cobra.Command {
 	o := &BenchWhisperOptions{}
 	cmd := &cobra.Command{
 		Use:   "whisper [flags]",
@@ -58,10 +59,11 @@ the GPU time per kernel.`,
 			if err := backends.ValidGPU(o.GPU); err != nil {
 				return err
 			}
+			o.IOStreams = envOf(cmd).IOStreams
 			if runF != nil {
-				return runF(cmd, o)
+				return runF(o)
 			}
-			return runBenchWhisper(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
+			return runBenchWhisper(o.Out, o.ErrOut, o)
 		},
 	}
 	fl := cmd.Flags()

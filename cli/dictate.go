@@ -16,8 +16,17 @@ import (
 // (a long recording on a slow machine); the other commands answer at once.
 const dictateWait = 10 * time.Minute
 
-func newDictateCmd() *cobra.Command {
-	var dataDir string
+// DictateOptions is what `hark dictate` was asked, and its streams.
+type DictateOptions struct {
+	IOStreams
+	Command string // one of control.Commands
+	DataDir string // the running app's ("" = the default data folder)
+}
+
+// newDictateCmd builds the command; runF, when not nil, replaces
+// runDictate (tests).
+func newDictateCmd(runF func(*DictateOptions) error) *cobra.Command {
+	o := &DictateOptions{}
 	cmd := &cobra.Command{
 		Use:   "dictate start|stop|toggle|cancel|status|paste-last [--data-dir DIR]",
 		Short: "Control dictation in the running app or `hark ui`",
@@ -41,33 +50,43 @@ Without a running app it says so and exits with status 1.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := dataDir
-			if dir == "" {
-				d, err := app.DefaultDataDir()
-				if err != nil {
-					return err
-				}
-				dir = d
+			o.IOStreams, o.Command = envOf(cmd).IOStreams, args[0]
+			if runF != nil {
+				return runF(o)
 			}
-			r, err := control.Send(dir, args[0], dictateWait)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			switch args[0] {
-			case "stop":
-				fmt.Fprintln(out, r.Text)
-			case "status":
-				fmt.Fprintln(out, r.State)
-				if r.Text != "" {
-					fmt.Fprintln(out, r.Text)
-				}
-			default:
-				fmt.Fprintln(cmd.ErrOrStderr(), r.State)
-			}
-			return nil
+			return runDictate(o)
 		},
 	}
-	cmd.Flags().StringVar(&dataDir, "data-dir", "", "the running app's data folder (default $"+app.EnvDataDir+" or the application-support folder)")
+	cmd.Flags().StringVar(&o.DataDir, "data-dir", "", "the running app's data folder (default $"+app.EnvDataDir+" or the application-support folder)")
 	return cmd
+}
+
+// runDictate sends o.Command to the app running on the data folder and
+// prints its answer: the transcript (stop) or the state (status) on Out,
+// the state after the others on ErrOut.
+func runDictate(o *DictateOptions) error {
+	dir := o.DataDir
+	if dir == "" {
+		d, err := app.DefaultDataDir()
+		if err != nil {
+			return err
+		}
+		dir = d
+	}
+	r, err := control.Send(dir, o.Command, dictateWait)
+	if err != nil {
+		return err
+	}
+	switch o.Command {
+	case "stop":
+		fmt.Fprintln(o.Out, r.Text)
+	case "status":
+		fmt.Fprintln(o.Out, r.State)
+		if r.Text != "" {
+			fmt.Fprintln(o.Out, r.Text)
+		}
+	default:
+		fmt.Fprintln(o.ErrOut, r.State)
+	}
+	return nil
 }

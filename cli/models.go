@@ -31,9 +31,10 @@ func newModelsCmd() *cobra.Command {
 	return cmd
 }
 
-// ModelsOptions is what a `hark models` subcommand was asked (the models
-// folder comes from --models-dir through openStore).
+// ModelsOptions is what a `hark models` subcommand was asked, with its
+// streams and the models folder (Env).
 type ModelsOptions struct {
+	Env
 	Names     []string // the models named (pull, rm, path) or the file (import)
 	Installed bool     // list: installed models only
 	Mirror    string   // pull: base URL replacing https://huggingface.co
@@ -46,25 +47,22 @@ type ModelsOptions struct {
 
 // modelsRun is a subcommand's work; tests pass their own to see the
 // options a command line gives.
-type modelsRun func(cmd *cobra.Command, o *ModelsOptions) error
+type modelsRun func(o *ModelsOptions) error
 
 // modelsCmd finishes a subcommand: its arguments become o.Names and run
 // (or the test's runF) does the work.
 func modelsCmd(cmd *cobra.Command, o *ModelsOptions, run, runF modelsRun) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		o.Names = args
+		o.Env, o.Names = envOf(cmd), args
 		if runF != nil {
-			return runF(cmd, o)
+			return runF(o)
 		}
-		return run(cmd, o)
+		return run(o)
 	}
 	return cmd
 }
 
-func openStore(cmd *cobra.Command) (*models.Store, error) {
-	dir, _ := cmd.Flags().GetString(modelsDirFlag)
-	return models.Open(dir)
-}
+func openStore(e Env) (*models.Store, error) { return models.Open(e.ModelsDir) }
 
 func newModelsListCmd(runF modelsRun) *cobra.Command {
 	o := &ModelsOptions{}
@@ -78,8 +76,8 @@ func newModelsListCmd(runF modelsRun) *cobra.Command {
 }
 
 // runModelsList: `hark models list`.
-func runModelsList(cmd *cobra.Command, o *ModelsOptions) error {
-	s, err := openStore(cmd)
+func runModelsList(o *ModelsOptions) error {
+	s, err := openStore(o.Env)
 	if err != nil {
 		return err
 	}
@@ -91,7 +89,7 @@ func runModelsList(cmd *cobra.Command, o *ModelsOptions) error {
 	for _, e := range entries {
 		have[e.Name] = e
 	}
-	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tTASK\tSIZE\tSTATUS\tVERIFIED\tNOTES")
 	inCatalog := map[string]bool{}
 	for _, c := range models.Catalog() {
@@ -119,9 +117,9 @@ func runModelsList(cmd *cobra.Command, o *ModelsOptions) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "models folder: %s\n", s.Dir)
+	fmt.Fprintf(o.ErrOut, "models folder: %s\n", s.Dir)
 	if ram := models.TotalRAM(); ram > 0 && !o.Installed {
-		fmt.Fprint(cmd.ErrOrStderr(), adviceText(runtime.ThisMachine(backends.Auto), ram))
+		fmt.Fprint(o.ErrOut, adviceText(runtime.ThisMachine(backends.Auto), ram))
 	}
 	return nil
 }
@@ -180,8 +178,8 @@ func newModelsPullCmd(runF modelsRun) *cobra.Command {
 }
 
 // runModelsPull: `hark models pull`.
-func runModelsPull(cmd *cobra.Command, o *ModelsOptions) error {
-	s, err := openStore(cmd)
+func runModelsPull(o *ModelsOptions) error {
+	s, err := openStore(o.Env)
 	if err != nil {
 		return err
 	}
@@ -201,14 +199,14 @@ func runModelsPull(cmd *cobra.Command, o *ModelsOptions) error {
 		d.Mirror = o.Mirror
 	}
 	// Ctrl-C stops cleanly and keeps NAME.partial for the next pull.
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(o.Ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	for _, c := range reqs {
 		if p, err := s.Path(c.Name); err == nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s is already installed: %s\n", c.Name, p)
+			fmt.Fprintf(o.ErrOut, "%s is already installed: %s\n", c.Name, p)
 			continue
 		}
-		if err := pullOne(ctx, cmd, s, d, c); err != nil {
+		if err := pullOne(ctx, o.IOStreams, s, d, c); err != nil {
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("%s: download interrupted; run the same pull again to resume", c.Name)
 			}
@@ -218,8 +216,8 @@ func runModelsPull(cmd *cobra.Command, o *ModelsOptions) error {
 	return nil
 }
 
-func pullOne(ctx context.Context, cmd *cobra.Command, s *models.Store, d *models.Downloader, c models.CatalogEntry) error {
-	stderr := cmd.ErrOrStderr()
+func pullOne(ctx context.Context, st IOStreams, s *models.Store, d *models.Downloader, c models.CatalogEntry) error {
+	stderr := st.ErrOut
 	if !c.Verified() {
 		fmt.Fprintf(stderr, "%s has no published sha256: its hash will be recorded and checked on later downloads\n", c.Name)
 	}
@@ -248,7 +246,7 @@ func pullOne(ctx context.Context, cmd *cobra.Command, s *models.Store, d *models
 	}
 	bar.Finish()
 	fmt.Fprintf(stderr, "%s: %s\n", c.Name, p)
-	fmt.Fprintln(cmd.OutOrStdout(), c.Name)
+	fmt.Fprintln(st.Out, c.Name)
 	return nil
 }
 
@@ -269,8 +267,8 @@ publish none) is kept, so pulling it again must give the same file;
 }
 
 // runModelsRm: `hark models rm`.
-func runModelsRm(cmd *cobra.Command, o *ModelsOptions) error {
-	s, err := openStore(cmd)
+func runModelsRm(o *ModelsOptions) error {
+	s, err := openStore(o.Env)
 	if err != nil {
 		return err
 	}
@@ -278,7 +276,7 @@ func runModelsRm(cmd *cobra.Command, o *ModelsOptions) error {
 		err := s.Remove(name)
 		switch {
 		case err == nil:
-			fmt.Fprintf(cmd.ErrOrStderr(), "removed %s\n", name)
+			fmt.Fprintf(o.ErrOut, "removed %s\n", name)
 		case !o.Forget || !errors.Is(err, models.ErrNotFound):
 			return err // --forget also serves a model already removed
 		}
@@ -286,7 +284,7 @@ func runModelsRm(cmd *cobra.Command, o *ModelsOptions) error {
 			if err := s.Forget(name); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "forgot the recorded sha256 of %s\n", name)
+			fmt.Fprintf(o.ErrOut, "forgot the recorded sha256 of %s\n", name)
 		}
 	}
 	return nil
@@ -303,8 +301,8 @@ func newModelsImportCmd(runF modelsRun) *cobra.Command {
 }
 
 // runModelsImport: `hark models import`.
-func runModelsImport(cmd *cobra.Command, o *ModelsOptions) error {
-	s, err := openStore(cmd)
+func runModelsImport(o *ModelsOptions) error {
+	s, err := openStore(o.Env)
 	if err != nil {
 		return err
 	}
@@ -312,9 +310,9 @@ func runModelsImport(cmd *cobra.Command, o *ModelsOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(cmd.OutOrStdout(), name)
+	fmt.Fprintln(o.Out, name)
 	if err := checkChatTemplate(o.Names[0]); err != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s's chat template is unusable, so chatting with it will fail (completions work; `hark chat --template FILE` gives it another): %v\n", name, err)
+		fmt.Fprintf(o.ErrOut, "warning: %s's chat template is unusable, so chatting with it will fail (completions work; `hark chat --template FILE` gives it another): %v\n", name, err)
 	}
 	return nil
 }
@@ -330,20 +328,20 @@ func newModelsPathCmd(runF modelsRun) *cobra.Command {
 }
 
 // runModelsPath: `hark models path`.
-func runModelsPath(cmd *cobra.Command, o *ModelsOptions) error {
-	s, err := openStore(cmd)
+func runModelsPath(o *ModelsOptions) error {
+	s, err := openStore(o.Env)
 	if err != nil {
 		return err
 	}
 	if len(o.Names) == 0 {
-		fmt.Fprintln(cmd.OutOrStdout(), s.Dir)
+		fmt.Fprintln(o.Out, s.Dir)
 		return nil
 	}
 	p, err := s.Path(o.Names[0])
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(cmd.OutOrStdout(), p)
+	fmt.Fprintln(o.Out, p)
 	return nil
 }
 

@@ -199,3 +199,24 @@ func TestModelsListAdvice(t *testing.T) {
 	require.Contains(t, fast, "recommended for dictation: whisper-large-v3-q5_0: ")
 	require.Contains(t, fast, "recommended chat model for 68.7 GB of memory: ")
 }
+
+// The models runs called directly: the folder and the streams come from
+// their options.
+func TestModelsRunsDirect(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "models")
+	e, out, errOut := testEnv(t, dir, "")
+	require.NoError(t, runModelsImport(&ModelsOptions{Env: e, Names: []string{shared.Path(t, "models", "stories260K.gguf")}}))
+	require.Equal(t, "stories260K\n", out.String())
+	out.Reset()
+	require.NoError(t, runModelsPath(&ModelsOptions{Env: e, Names: []string{"stories260K"}}))
+	require.Equal(t, filepath.Join(dir, "stories260K.gguf")+"\n", out.String())
+	out.Reset()
+	require.NoError(t, runModelsList(&ModelsOptions{Env: e, Installed: true}))
+	require.Regexp(t, `(?m)^stories260K\s+chat\s+1 MB\s+imported`, out.String())
+	require.Contains(t, errOut.String(), "models folder: "+dir)
+	out.Reset()
+	require.NoError(t, runModelsRm(&ModelsOptions{Env: e, Names: []string{"stories260K"}}))
+	require.Contains(t, errOut.String(), "removed stories260K")
+	require.NoError(t, runModelsList(&ModelsOptions{Env: e, Installed: true}))
+	require.Equal(t, 1, strings.Count(out.String(), "\n"), "the header only: %s", out)
+}

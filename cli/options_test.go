@@ -128,7 +128,7 @@ func TestBenchLLMOptions(t *testing.T) {
 	var got *BenchLLMOptions
 	run := func(args ...string) error {
 		got = nil
-		return execute(newBenchLLMCmd(func(_ *cobra.Command, o *BenchLLMOptions) error { got = o; return nil }), args...)
+		return execute(newBenchLLMCmd(func(o *BenchLLMOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run("--model", "a.gguf", "--model", "b.gguf", "--pp", "0", "-r", "2", "-t", "4"))
 	require.Equal(t, []string{"a.gguf", "b.gguf"}, got.Models)
@@ -193,9 +193,12 @@ func TestChatOptions(t *testing.T) {
 
 func TestModelsOptions(t *testing.T) {
 	var got *ModelsOptions
-	keep := func(_ *cobra.Command, o *ModelsOptions) error { got = o; return nil }
+	keep := func(o *ModelsOptions) error { got = o; return nil }
 	require.NoError(t, execute(newModelsPullCmd(keep), "--mirror", "https://m.example", "a", "b"))
-	require.Equal(t, ModelsOptions{Names: []string{"a", "b"}, Mirror: "https://m.example"}, *got)
+	require.Equal(t, []string{"a", "b"}, got.Names)
+	require.Equal(t, "https://m.example", got.Mirror)
+	require.Equal(t, io.Discard, got.Out, "the command's streams")
+	require.NotNil(t, got.Ctx)
 	require.NoError(t, execute(newModelsListCmd(keep), "--installed"))
 	require.True(t, got.Installed)
 	require.NoError(t, execute(newModelsPathCmd(keep)))

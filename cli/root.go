@@ -54,7 +54,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	addModelsDirFlag(root)
-	addVersion(root) // --version and `hark version`
+	addVersion(root, nil) // --version and `hark version`
 	root.AddCommand(
 		// Speech and chat.
 		newTranscribeCmd(nil),
@@ -64,7 +64,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		// Serving: the API and the UI in a browser.
 		newServeCmd(nil),
 		newUICmd(nil),
-		newDictateCmd(),
+		newDictateCmd(nil),
 		// Models and their files.
 		newModelsCmd(),
 		newInspectCmd(nil),

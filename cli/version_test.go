@@ -20,3 +20,12 @@ func TestVersionFlag(t *testing.T) {
 		require.Regexp(t, `^hark 9\.8\.7 \(commit feedfacecafe, built 2026-11-24T10:00:00Z, go[0-9.]+ [a-z0-9]+/[a-z0-9]+, backends: cpu(, metal)?\)\n$`, out.String(), "%v", args)
 	}
 }
+
+// The run called directly prints the version line it is given.
+func TestRunVersion(t *testing.T) {
+	e, out, _ := testEnv(t, "", "")
+	info := version.Info{Version: "1.2.3", Commit: "abc", Date: "2026-11-29T00:00:00Z", Go: "go1.26.8", Platform: "linux/amd64", Backends: []string{"cpu"}}
+	require.NoError(t, runVersion(&VersionOptions{IOStreams: e.IOStreams, Info: info}))
+	require.Equal(t, info.String()+"\n", out.String())
+	require.Contains(t, out.String(), "1.2.3")
+}
