@@ -24,14 +24,11 @@ the message on the next line. Commands: /reset clears the conversation,
 
 // ChatOptions is what `hark chat` was asked.
 type ChatOptions struct {
-	Model, System string
-	Template      string // a Jinja template file replacing the model's
-	NoThink       bool
-	N, Context    int
-	Seed          int64
-	IgnoreEOS     bool
-	Verbose       bool
-	Sampler       llm.Sampler
+	LLMFlags
+	System   string
+	Template string // a Jinja template file replacing the model's
+	NoThink  bool
+	Verbose  bool
 }
 
 // newChatCmd builds the command; runF, when not nil, replaces runChat
@@ -52,8 +49,8 @@ what the model has already seen.
 ` + chatHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.N <= 0 {
-				return fmt.Errorf("chat: -n must be positive, got %d", o.N)
+			if err := o.validate("chat"); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(cmd, o)
@@ -61,18 +58,12 @@ what the model has already seen.
 			return runChat(cmd, o)
 		},
 	}
+	addLLMFlags(cmd, &o.LLMFlags, 512, "most tokens per answer")
 	fl := cmd.Flags()
-	addBackendFlag(cmd)
-	fl.StringVar(&o.Model, "model", "", "GGUF model: a file or the name of a model in the models folder")
 	fl.StringVar(&o.System, "system", "", "system message starting the conversation")
 	fl.StringVar(&o.Template, "template", "", "Jinja chat template file to use instead of the model's")
 	fl.BoolVar(&o.NoThink, "no-think", false, "pass enable_thinking=false to the template (Qwen3: answer without a reasoning block)")
-	fl.IntVarP(&o.N, "n", "n", 512, "most tokens per answer")
-	fl.IntVar(&o.Context, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
-	fl.Int64Var(&o.Seed, "seed", -1, "sampling seed (-1: random)")
-	fl.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "keep generating after end-of-turn tokens (until -n)")
 	fl.BoolVarP(&o.Verbose, "verbose", "v", false, "print token counts and speed after each answer (stderr)")
-	addSamplerFlags(cmd, &o.Sampler)
 	return cmd
 }
 

@@ -13,14 +13,9 @@ import (
 
 // GenerateOptions is what `hark generate` was asked.
 type GenerateOptions struct {
-	Model     string // a file or a name in the models folder
-	N         int    // most tokens to generate
-	Context   int    // context length cap (0: the file's)
-	Seed      int64  // -1: random
-	IgnoreEOS bool
-	Slide     bool
-	Sampler   llm.Sampler
-	Prompt    string
+	LLMFlags
+	Slide  bool
+	Prompt string
 }
 
 // newGenerateCmd builds the command; runF, when not nil, replaces
@@ -40,8 +35,8 @@ context fills, generation stops with an error, or with --slide drops the
 older half of the context (keeping the prompt's first token) and goes on.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.N <= 0 {
-				return fmt.Errorf("generate: -n must be positive, got %d", o.N)
+			if err := o.validate("generate"); err != nil {
+				return err
 			}
 			o.Prompt = args[0]
 			if runF != nil {
@@ -50,15 +45,8 @@ older half of the context (keeping the prompt's first token) and goes on.`,
 			return runGenerate(cmd, o)
 		},
 	}
-	fl := cmd.Flags()
-	addBackendFlag(cmd)
-	fl.StringVar(&o.Model, "model", "", "GGUF model: a file or the name of a model in the models folder")
-	fl.IntVarP(&o.N, "n", "n", 128, "most tokens to generate")
-	fl.IntVar(&o.Context, "ctx", 0, fmt.Sprintf("context length cap (0: the file's, at most %d)", llm.DefaultContext))
-	fl.Int64Var(&o.Seed, "seed", -1, "sampling seed (-1: random)")
-	fl.BoolVar(&o.IgnoreEOS, "ignore-eos", false, "keep generating after end-of-sequence tokens")
-	fl.BoolVar(&o.Slide, "slide", false, "when the context fills, drop its older half and continue instead of stopping")
-	addSamplerFlags(cmd, &o.Sampler)
+	addLLMFlags(cmd, &o.LLMFlags, 128, "most tokens to generate")
+	cmd.Flags().BoolVar(&o.Slide, "slide", false, "when the context fills, drop its older half and continue instead of stopping")
 	return cmd
 }
 

@@ -67,8 +67,8 @@ func TestGenerateOptions(t *testing.T) {
 	require.EqualValues(t, -1, got.Seed)
 	require.InDelta(t, 0.8, got.Sampler.Temperature, 1e-6)
 	require.NoError(t, run("--model", "m", "-n", "5", "--temp", "0", "--slide", "--ignore-eos", "--seed", "7", "--top-k", "3", ""))
-	require.Equal(t, GenerateOptions{Model: "m", N: 5, Seed: 7, Slide: true, IgnoreEOS: true,
-		Sampler: got.Sampler, Prompt: ""}, *got)
+	require.Equal(t, GenerateOptions{LLMFlags: LLMFlags{Model: "m", N: 5, Seed: 7, IgnoreEOS: true, Sampler: got.Sampler},
+		Slide: true, Prompt: ""}, *got)
 	require.Zero(t, got.Sampler.Temperature)
 	require.Equal(t, 3, got.Sampler.TopK)
 	require.ErrorContains(t, run("--model", "m", "-n", "0", "x"), "-n must be positive")
@@ -168,7 +168,7 @@ func TestStreamOptions(t *testing.T) {
 		return execute(newStreamCmd(func(_ *cobra.Command, o *streamOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run("--model", "kit", "--json", "--speed", "4", "-"))
-	require.Equal(t, streamOptions{src: "-", model: "kit", json: true, speed: 4}, *got)
+	require.Equal(t, streamOptions{speechFlags: speechFlags{model: "kit"}, src: "-", json: true, speed: 4}, *got)
 	require.ErrorContains(t, run("a.wav"), "no model")
 	require.ErrorContains(t, run("--model", "m", "--speed", "0", "a.wav"), "--speed")
 	require.Nil(t, got)

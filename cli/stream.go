@@ -22,13 +22,10 @@ import (
 
 // streamOptions is what `hark stream` was asked.
 type streamOptions struct {
-	src      string // a file, or "-" for PCM on stdin
-	model    string
-	json     bool
-	speed    float64
-	language string
-	prompt   string
-	threads  int
+	speechFlags
+	src   string // a file, or "-" for PCM on stdin
+	json  bool
+	speed float64
 }
 
 // newStreamCmd builds the command; runF, when not nil, replaces runStream
@@ -56,8 +53,8 @@ quits at once).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl.src = args[0]
-			if fl.model == "" {
-				return errors.New("no model: pass --model with a whisper.cpp .bin file or a model's name")
+			if err := fl.speechFlags.validate(); err != nil {
+				return err
 			}
 			if !(fl.speed > 0 && fl.speed <= 1000) {
 				return fmt.Errorf("--speed %g is outside (0, 1000]", fl.speed)
@@ -68,14 +65,10 @@ quits at once).`,
 			return runStream(cmd, &fl)
 		},
 	}
+	addSpeechFlags(cmd, &fl.speechFlags)
 	f := cmd.Flags()
-	f.StringVar(&fl.model, "model", "", "Whisper model: a whisper.cpp .bin file or the name of a model in the models folder")
 	f.BoolVar(&fl.json, "json", false, "print every event as a JSON line")
 	f.Float64Var(&fl.speed, "speed", 1, "playback speed (1 = real time, 4 = four times faster)")
-	f.StringVar(&fl.language, "language", "", "spoken language code (multilingual models; English when empty)")
-	f.StringVar(&fl.prompt, "prompt", "", "custom vocabulary the decoder is prompted with")
-	f.IntVar(&fl.threads, "threads", 0, "worker threads (0 = one per physical core)")
-	addBackendFlag(cmd)
 	return cmd
 }
 

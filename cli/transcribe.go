@@ -24,21 +24,18 @@ import (
 
 // transcribeOptions is what `hark transcribe` was asked.
 type transcribeOptions struct {
+	speechFlags
 	files          []string
-	model          string
 	format         string
 	temperature    float32
 	beam           int
 	noFallback     bool
-	language       string
 	translate      bool
-	prompt         string
 	vocabulary     string
 	vocabBias      float32
 	vocabTokens    int
 	wordTimestamps bool
 	outputDir      string
-	threads        int
 }
 
 // newTranscribeCmd builds the command; runF, when not nil, replaces
@@ -65,22 +62,18 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 			return runTranscribe(cmd, &fl)
 		},
 	}
+	addSpeechFlags(cmd, &fl.speechFlags)
 	f := cmd.Flags()
-	f.StringVar(&fl.model, "model", "", "Whisper model: a whisper.cpp .bin file or the name of a model in the models folder")
 	f.StringVar(&fl.format, "format", whisper.FormatTXT, "output format: "+strings.Join(whisper.Formats, ", "))
 	f.IntVar(&fl.beam, "beam", 5, "beam size for temperature-0 decoding (1 = greedy)")
 	f.Float32Var(&fl.temperature, "temperature", 0, "sampling temperature of the first attempt (0 = greedy)")
 	f.BoolVar(&fl.noFallback, "no-fallback", false, "do not retry a window at higher temperatures when it looks wrong")
-	f.StringVar(&fl.language, "language", "", "spoken language code (multilingual models; detected when empty)")
 	f.BoolVar(&fl.translate, "translate", false, "translate into English (multilingual models)")
-	f.StringVar(&fl.prompt, "prompt", "", "initial prompt: context or custom vocabulary for the first window")
 	f.StringVar(&fl.vocabulary, "vocabulary", "", "vocabulary file: one term a line, optionally \"Term = sounds like, ...\" (see README)")
 	f.IntVar(&fl.vocabTokens, "vocabulary-tokens", vocab.PromptTokens, fmt.Sprintf("most prompt tokens the vocabulary takes of Whisper's %d (0 = no prompt: bias and replacements only)", vocab.ContextTokens))
 	f.Float32Var(&fl.vocabBias, "vocabulary-bias", 0, "logit bias on each vocabulary term's first token (0 = none; 2 is mild)")
 	f.BoolVar(&fl.wordTimestamps, "word-timestamps", false, "time every word (json output includes them)")
 	f.StringVar(&fl.outputDir, "output-dir", "", "write NAME.FORMAT files into this directory instead of stdout")
-	f.IntVar(&fl.threads, "threads", 0, "worker threads (0 = one per physical core)")
-	addBackendFlag(cmd)
 	return cmd
 }
 
@@ -89,8 +82,8 @@ func (fl *transcribeOptions) validate() error {
 	if !slices.Contains(whisper.Formats, fl.format) {
 		return fmt.Errorf("unknown --format %q (want one of %s)", fl.format, strings.Join(whisper.Formats, ", "))
 	}
-	if fl.model == "" {
-		return errors.New("no model: pass --model with a whisper.cpp .bin file or a model's name")
+	if err := fl.speechFlags.validate(); err != nil {
+		return err
 	}
 	if fl.temperature < 0 || fl.temperature > 1 {
 		return fmt.Errorf("--temperature %g is outside [0, 1]", fl.temperature)
