@@ -22,10 +22,12 @@ func addBackendFlag(cmd *cobra.Command) {
 	cmd.Flags().Int(gpuFlag, 0, gpuHelp)
 }
 
-// backendFlags reads --backend and --gpu, checking both before any model loads.
-func backendFlags(cmd *cobra.Command) (name string, gpu int, err error) {
-	name, _ = cmd.Flags().GetString(backendFlag)
-	gpu, _ = cmd.Flags().GetInt(gpuFlag)
+// backendFlags checks --backend and --gpu before any model loads.
+func backendFlags(e Env) (name string, gpu int, err error) {
+	name, gpu = e.Backend, e.GPU
+	if name == "" {
+		name = backends.Auto
+	}
 	if err := backends.Valid(name); err != nil {
 		return "", 0, err
 	}
@@ -38,12 +40,12 @@ func backendFlags(cmd *cobra.Command) (name string, gpu int, err error) {
 // newRuntime is the model cache of one command: the backend --backend
 // and --gpu name, notes (why auto used the CPU) on stderr, no memory budget (the
 // user asked for this model) and no idle unload.
-func newRuntime(cmd *cobra.Command, opt runtime.Options) (*runtime.Runtime, error) {
+func newRuntime(e Env, opt runtime.Options) (*runtime.Runtime, error) {
 	var err error
-	if opt.Backend, opt.GPU, err = backendFlags(cmd); err != nil {
+	if opt.Backend, opt.GPU, err = backendFlags(e); err != nil {
 		return nil, err
 	}
-	opt.Log = cmd.ErrOrStderr()
+	opt.Log = e.ErrOut
 	opt.Budget = -1
 	opt.IdleCheck = 24 * time.Hour
 	return runtime.New(opt), nil

@@ -24,6 +24,7 @@ the message on the next line. Commands: /reset clears the conversation,
 
 // ChatOptions is what `hark chat` was asked.
 type ChatOptions struct {
+	Env
 	LLMFlags
 	System   string
 	Template string // a Jinja template file replacing the model's
@@ -33,7 +34,7 @@ type ChatOptions struct {
 
 // newChatCmd builds the command; runF, when not nil, replaces runChat
 // (tests).
-func newChatCmd(runF func(*cobra.Command, *ChatOptions) error) *cobra.Command {
+func newChatCmd(runF func(*ChatOptions) error) *cobra.Command {
 	o := &ChatOptions{}
 	cmd := &cobra.Command{
 		Use:   "chat --model PATH [flags]",
@@ -52,10 +53,11 @@ what the model has already seen.
 			if err := o.validate("chat"); err != nil {
 				return err
 			}
+			o.Env = envOf(cmd)
 			if runF != nil {
-				return runF(cmd, o)
+				return runF(o)
 			}
-			return runChat(cmd, o)
+			return runChat(o)
 		},
 	}
 	addLLMFlags(cmd, &o.LLMFlags, 512, "most tokens per answer")
@@ -69,8 +71,8 @@ what the model has already seen.
 
 // runChat runs the conversation on cmd's streams (cmd carries the
 // backend and models-folder flags and the context).
-func runChat(cmd *cobra.Command, o *ChatOptions) error {
-	l, smp, err := openSampledLLM(cmd, o.Model, o.Context, o.Seed, o.Sampler)
+func runChat(o *ChatOptions) error {
+	l, smp, err := openSampledLLM(o.Env, o.Model, o.Context, o.Seed, o.Sampler)
 	if err != nil {
 		return err
 	}
@@ -94,12 +96,12 @@ func runChat(cmd *cobra.Command, o *ChatOptions) error {
 		s.Vars = map[string]any{"enable_thinking": false}
 	}
 	c := &chatLoop{
-		s: s, out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), in: bufio.NewReader(cmd.InOrStdin()),
+		s: s, out: o.Out, errOut: o.ErrOut, in: bufio.NewReader(o.In),
 		opts:    llm.GenerateOptions{Sampler: smp, MaxTokens: o.N, IgnoreEOS: o.IgnoreEOS},
 		verbose: o.Verbose,
 	}
 	fmt.Fprintf(c.errOut, "hark chat: %s (%s template, context %d). /exit or Ctrl-D quits.\n", o.Model, tpl.Name, m.Context())
-	return c.run(cmd.Context())
+	return c.run(o.Ctx)
 }
 
 // chatLoop reads messages, runs turns and handles Ctrl-C: while an answer

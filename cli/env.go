@@ -23,6 +23,10 @@ type Env struct {
 	IOStreams
 	Ctx       context.Context
 	ModelsDir string // --models-dir ("" = the default folder)
+	// Backend and GPU are --backend and --gpu, for the commands that load
+	// models ("" = auto).
+	Backend string
+	GPU     int
 }
 
 // envOf is cmd's streams, context and persistent flags.
@@ -32,5 +36,8 @@ func envOf(cmd *cobra.Command) Env {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return Env{IOStreams: IOStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}, Ctx: ctx, ModelsDir: dir}
+	backend, _ := cmd.Flags().GetString(backendFlag)
+	gpu, _ := cmd.Flags().GetInt(gpuFlag)
+	return Env{IOStreams: IOStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}, Ctx: ctx,
+		ModelsDir: dir, Backend: backend, GPU: gpu}
 }

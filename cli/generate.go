@@ -13,6 +13,7 @@ import (
 
 // GenerateOptions is what `hark generate` was asked.
 type GenerateOptions struct {
+	Env
 	LLMFlags
 	Slide  bool
 	Prompt string
@@ -20,7 +21,7 @@ type GenerateOptions struct {
 
 // newGenerateCmd builds the command; runF, when not nil, replaces
 // runGenerate (tests).
-func newGenerateCmd(runF func(*cobra.Command, *GenerateOptions) error) *cobra.Command {
+func newGenerateCmd(runF func(*GenerateOptions) error) *cobra.Command {
 	o := &GenerateOptions{}
 	cmd := &cobra.Command{
 		Use:   "generate --model PATH [flags] PROMPT",
@@ -38,11 +39,11 @@ older half of the context (keeping the prompt's first token) and goes on.`,
 			if err := o.validate("generate"); err != nil {
 				return err
 			}
-			o.Prompt = args[0]
+			o.Env, o.Prompt = envOf(cmd), args[0]
 			if runF != nil {
-				return runF(cmd, o)
+				return runF(o)
 			}
-			return runGenerate(cmd, o)
+			return runGenerate(o)
 		},
 	}
 	addLLMFlags(cmd, &o.LLMFlags, 128, "most tokens to generate")
@@ -52,8 +53,8 @@ older half of the context (keeping the prompt's first token) and goes on.`,
 
 // runGenerate streams the continuation of o.Prompt to cmd's stdout (cmd
 // carries the backend and models-folder flags and the context).
-func runGenerate(cmd *cobra.Command, o *GenerateOptions) error {
-	l, smp, err := openSampledLLM(cmd, o.Model, o.Context, o.Seed, o.Sampler)
+func runGenerate(o *GenerateOptions) error {
+	l, smp, err := openSampledLLM(o.Env, o.Model, o.Context, o.Seed, o.Sampler)
 	if err != nil {
 		return err
 	}
@@ -64,9 +65,9 @@ func runGenerate(cmd *cobra.Command, o *GenerateOptions) error {
 	if len(prompt) > m.Context() {
 		return fmt.Errorf("generate: the prompt has %d tokens, longer than the context of %d", len(prompt), m.Context())
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(o.Ctx, os.Interrupt)
 	defer stop()
-	out := cmd.OutOrStdout()
+	out := o.Out
 	_, err = g.Generate(ctx, prompt, llm.GenerateOptions{Sampler: smp, MaxTokens: o.N, IgnoreEOS: o.IgnoreEOS,
 		Slide: o.Slide, Keep: min(1, len(prompt))},
 		func(s string) error { _, err := fmt.Fprint(out, s); return err })

@@ -19,19 +19,19 @@ type loadedLLM struct {
 
 // openLLM resolves model (a path or a name in the models folder) and loads
 // it.
-func openLLM(cmd *cobra.Command, model string, opt llm.Options) (*loadedLLM, error) {
+func openLLM(e Env, model string, opt llm.Options) (*loadedLLM, error) {
 	if model == "" {
 		return nil, errors.New("--model is required (a GGUF file or a model's name)")
 	}
-	path, err := resolveModel(cmd, model)
+	path, err := resolveModel(e, model)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := newRuntime(cmd, runtime.Options{LLM: opt})
+	rt, err := newRuntime(e, runtime.Options{LLM: opt})
 	if err != nil {
 		return nil, err
 	}
-	l, err := rt.LLM(cmd.Context(), path, runtime.Interactive)
+	l, err := rt.LLM(e.Ctx, path, runtime.Interactive)
 	if err != nil {
 		rt.Close()
 		return nil, err
@@ -65,8 +65,8 @@ func addSamplerFlags(cmd *cobra.Command, smp *llm.Sampler) {
 
 // openSampledLLM opens model with smp, its seed resolved from seed (-1:
 // random), and returns the sampler it uses.
-func openSampledLLM(cmd *cobra.Command, model string, ctxLen int, seed int64, smp llm.Sampler) (*loadedLLM, llm.Sampler, error) {
+func openSampledLLM(e Env, model string, ctxLen int, seed int64, smp llm.Sampler) (*loadedLLM, llm.Sampler, error) {
 	smp.Seed = samplerSeed(seed)
-	l, err := openLLM(cmd, model, llm.Options{Context: ctxLen, Sampler: &smp})
+	l, err := openLLM(e, model, llm.Options{Context: ctxLen, Sampler: &smp})
 	return l, smp, err
 }

@@ -20,9 +20,8 @@ func addModelsDirFlag(root *cobra.Command) {
 
 // resolveModel turns a --model value (a file path or the name of a model
 // in the models folder) into a file path.
-func resolveModel(cmd *cobra.Command, arg string) (string, error) {
-	dir, _ := cmd.Flags().GetString(modelsDirFlag)
-	s, err := models.Open(dir)
+func resolveModel(e Env, arg string) (string, error) {
+	s, err := models.Open(e.ModelsDir)
 	if err != nil {
 		return "", err
 	}

@@ -28,7 +28,7 @@ func TestTokenizeOptions(t *testing.T) {
 	var got *TokenizeOptions
 	run := func(args ...string) error {
 		got = nil
-		return execute(newTokenizeCmd(func(_ *cobra.Command, o *TokenizeOptions) error { got = o; return nil }), args...)
+		return execute(newTokenizeCmd(func(o *TokenizeOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run("--tokenizer", "tok.json", "--add-special", "--", "-x"))
 	require.Equal(t, "tok.json", got.Tokenizer)
@@ -44,7 +44,7 @@ func TestQuantizeOptions(t *testing.T) {
 	var got *QuantizeOptions
 	run := func(args ...string) error {
 		got = nil
-		return execute(newQuantizeCmd(func(_ *cobra.Command, o *QuantizeOptions) error { got = o; return nil }), args...)
+		return execute(newQuantizeCmd(func(o *QuantizeOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run("in.bin", "out.bin"))
 	require.Equal(t, QuantizeOptions{Type: ggml.Q8_0, In: "in.bin", Out: "out.bin"}, *got, "q8_0 by default")
@@ -58,7 +58,7 @@ func TestGenerateOptions(t *testing.T) {
 	var got *GenerateOptions
 	run := func(args ...string) error {
 		got = nil
-		return execute(newGenerateCmd(func(_ *cobra.Command, o *GenerateOptions) error { got = o; return nil }), args...)
+		return execute(newGenerateCmd(func(o *GenerateOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run("--model", "m.gguf", "Once upon"))
 	require.Equal(t, "m.gguf", got.Model)
@@ -67,7 +67,7 @@ func TestGenerateOptions(t *testing.T) {
 	require.EqualValues(t, -1, got.Seed)
 	require.InDelta(t, 0.8, got.Sampler.Temperature, 1e-6)
 	require.NoError(t, run("--model", "m", "-n", "5", "--temp", "0", "--slide", "--ignore-eos", "--seed", "7", "--top-k", "3", ""))
-	require.Equal(t, GenerateOptions{LLMFlags: LLMFlags{Model: "m", N: 5, Seed: 7, IgnoreEOS: true, Sampler: got.Sampler},
+	require.Equal(t, GenerateOptions{Env: got.Env, LLMFlags: LLMFlags{Model: "m", N: 5, Seed: 7, IgnoreEOS: true, Sampler: got.Sampler},
 		Slide: true, Prompt: ""}, *got)
 	require.Zero(t, got.Sampler.Temperature)
 	require.Equal(t, 3, got.Sampler.TopK)
@@ -79,7 +79,7 @@ func TestServeOptions(t *testing.T) {
 	var got *ServeOptions
 	run := func(args ...string) error {
 		got = nil
-		return execute(newServeCmd(func(_ *cobra.Command, o *ServeOptions) error { got = o; return nil }), args...)
+		return execute(newServeCmd(func(o *ServeOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run())
 	require.Equal(t, serve.DefaultAddr, got.Addr, "loopback by default")
@@ -98,10 +98,11 @@ func TestUIOptions(t *testing.T) {
 	var got *UIOptions
 	run := func(args ...string) error {
 		got = nil
-		return execute(newUICmd(func(_ *cobra.Command, o *UIOptions) error { got = o; return nil }), args...)
+		return execute(newUICmd(func(o *UIOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run("--data-dir", "d", "--assets", "a", "--allow-host", "h"))
-	require.Equal(t, UIOptions{Addr: "127.0.0.1:0", DataDir: "d", Assets: "a", AllowHosts: []string{"h"}, MaxUpload: bridge.DefaultMaxUpload,
+	require.Equal(t, io.Discard, got.Out, "the command's streams")
+	require.Equal(t, UIOptions{Env: got.Env, Addr: "127.0.0.1:0", DataDir: "d", Assets: "a", AllowHosts: []string{"h"}, MaxUpload: bridge.DefaultMaxUpload,
 		ChatMaxTokens: app.DefaultChatMaxTokens}, *got)
 	require.NoError(t, run("--chat-max-tokens", "48"))
 	require.Equal(t, 48, got.ChatMaxTokens)
@@ -147,7 +148,7 @@ func TestTranscribeOptions(t *testing.T) {
 	var got *transcribeOptions
 	run := func(args ...string) error {
 		got = nil
-		return execute(newTranscribeCmd(func(_ *cobra.Command, o *transcribeOptions) error { got = o; return nil }), args...)
+		return execute(newTranscribeCmd(func(o *transcribeOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run("--model", "kit", "--format", "srt", "--beam", "1", "--word-timestamps", "a.wav", "b.mp3"))
 	require.Equal(t, []string{"a.wav", "b.mp3"}, got.files)
@@ -165,10 +166,11 @@ func TestStreamOptions(t *testing.T) {
 	var got *streamOptions
 	run := func(args ...string) error {
 		got = nil
-		return execute(newStreamCmd(func(_ *cobra.Command, o *streamOptions) error { got = o; return nil }), args...)
+		return execute(newStreamCmd(func(o *streamOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run("--model", "kit", "--json", "--speed", "4", "-"))
-	require.Equal(t, streamOptions{speechFlags: speechFlags{model: "kit"}, src: "-", json: true, speed: 4}, *got)
+	require.Equal(t, "auto", got.Backend)
+	require.Equal(t, streamOptions{Env: got.Env, speechFlags: speechFlags{model: "kit"}, src: "-", json: true, speed: 4}, *got)
 	require.ErrorContains(t, run("a.wav"), "no model")
 	require.ErrorContains(t, run("--model", "m", "--speed", "0", "a.wav"), "--speed")
 	require.Nil(t, got)
@@ -178,7 +180,7 @@ func TestChatOptions(t *testing.T) {
 	var got *ChatOptions
 	run := func(args ...string) error {
 		got = nil
-		return execute(newChatCmd(func(_ *cobra.Command, o *ChatOptions) error { got = o; return nil }), args...)
+		return execute(newChatCmd(func(o *ChatOptions) error { got = o; return nil }), args...)
 	}
 	require.NoError(t, run("--model", "qwen", "--system", "Be brief.", "--no-think", "-n", "64", "-v", "--template", "t.jinja"))
 	require.Equal(t, "qwen", got.Model)

@@ -20,7 +20,7 @@ type QuantizeOptions struct {
 
 // newQuantizeCmd builds the command; runF, when not nil, replaces
 // runQuantize (tests).
-func newQuantizeCmd(runF func(*cobra.Command, *QuantizeOptions) error) *cobra.Command {
+func newQuantizeCmd(runF func(*QuantizeOptions) error) *cobra.Command {
 	o := &QuantizeOptions{}
 	var typeName string
 	cmd := &cobra.Command{
@@ -39,7 +39,7 @@ positional embeddings stay f32.`,
 			}
 			o.Type, o.In, o.Out = t, args[0], args[1]
 			if runF != nil {
-				return runF(cmd, o)
+				return runF(o)
 			}
 			return runQuantize(o)
 		},

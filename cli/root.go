@@ -1,6 +1,13 @@
 // Package cli implements hark's command-line interface. Conventions for
 // every command: results on stdout, progress and logs on stderr, exit code
 // 0 only when everything asked for succeeded.
+//
+// Each command follows cli/cli's layout: newXCmd(runF) binds the flags to
+// an XOptions struct, whose Env (env.go) carries the streams, the context
+// and the root's flags; RunE checks the options, then calls runF (a test's)
+// or runX(opts). Runs never read os.Stdin/os.Stdout or the cobra command,
+// so tests call them directly. Flags several commands share are defined
+// once (flags_speech.go, flags_llm.go, backend.go).
 package cli
 
 import (

@@ -14,6 +14,7 @@ import (
 
 // ServeOptions is what `hark serve` was asked.
 type ServeOptions struct {
+	Env
 	Addr       string
 	APIKey     string // --api-key, else --api-key-file's, else $HARK_API_KEY (resolved by runServe)
 	APIKeyFile string
@@ -24,7 +25,7 @@ type ServeOptions struct {
 
 // newServeCmd builds the command; runF, when not nil, replaces runServe
 // (tests).
-func newServeCmd(runF func(*cobra.Command, *ServeOptions) error) *cobra.Command {
+func newServeCmd(runF func(*ServeOptions) error) *cobra.Command {
 	o := &ServeOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT] [--api-key KEY]",
@@ -52,10 +53,11 @@ refused unless listed with --cors-origin (SECURITY.md).
 			if o.APIKeyFile != "" && o.APIKey != "" {
 				return fmt.Errorf("--api-key and --api-key-file: give one")
 			}
+			o.Env = envOf(cmd)
 			if runF != nil {
-				return runF(cmd, o)
+				return runF(o)
 			}
-			return runServe(cmd, o)
+			return runServe(o)
 		},
 	}
 	f := cmd.Flags()
@@ -77,8 +79,8 @@ refused unless listed with --cors-origin (SECURITY.md).
 
 // runServe serves until SIGINT/SIGTERM (cmd carries the models-folder and
 // backend flags, stderr and the context).
-func runServe(cmd *cobra.Command, o *ServeOptions) error {
-	dir, _ := cmd.Flags().GetString(modelsDirFlag)
+func runServe(o *ServeOptions) error {
+	dir := o.ModelsDir
 	store, err := models.Open(dir)
 	if err != nil {
 		return err
@@ -94,10 +96,10 @@ func runServe(cmd *cobra.Command, o *ServeOptions) error {
 	}
 	cfg := o.Config
 	cfg.Store, cfg.APIKey = store, apiKey
-	if cfg.Backend, cfg.GPU, err = backendFlags(cmd); err != nil {
+	if cfg.Backend, cfg.GPU, err = backendFlags(o.Env); err != nil {
 		return err
 	}
-	cfg.Log = cmd.ErrOrStderr()
+	cfg.Log = o.ErrOut
 	srv, err := serve.New(cfg)
 	if err != nil {
 		return err
@@ -107,13 +109,13 @@ func runServe(cmd *cobra.Command, o *ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(o.Ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	hs, err := serve.HTTPServer(srv, ln)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(o.ErrOut, "listening on http://%s\n", ln.Addr())
 	return serve.Serve(ctx, hs, ln)
 }

@@ -22,6 +22,7 @@ import (
 
 // streamOptions is what `hark stream` was asked.
 type streamOptions struct {
+	Env
 	speechFlags
 	src   string // a file, or "-" for PCM on stdin
 	json  bool
@@ -30,7 +31,7 @@ type streamOptions struct {
 
 // newStreamCmd builds the command; runF, when not nil, replaces runStream
 // (tests).
-func newStreamCmd(runF func(*cobra.Command, *streamOptions) error) *cobra.Command {
+func newStreamCmd(runF func(*streamOptions) error) *cobra.Command {
 	var fl streamOptions
 	cmd := &cobra.Command{
 		Use:   "stream --model PATH [--json] [--speed N] FILE|-",
@@ -52,7 +53,7 @@ transcript printed as final, then the exit status is 130 (a second Ctrl-C
 quits at once).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fl.src = args[0]
+			fl.Env, fl.src = envOf(cmd), args[0]
 			if err := fl.speechFlags.validate(); err != nil {
 				return err
 			}
@@ -60,9 +61,9 @@ quits at once).`,
 				return fmt.Errorf("--speed %g is outside (0, 1000]", fl.speed)
 			}
 			if runF != nil {
-				return runF(cmd, &fl)
+				return runF(&fl)
 			}
-			return runStream(cmd, &fl)
+			return runStream(&fl)
 		},
 	}
 	addSpeechFlags(cmd, &fl.speechFlags)
@@ -77,11 +78,11 @@ const streamChunk = whisper.SampleRate / 10
 
 // runStream plays fl.src through the streaming transcriber (cmd carries
 // the models-folder and backend flags, the streams and the context).
-func runStream(cmd *cobra.Command, fl *streamOptions) error {
+func runStream(fl *streamOptions) error {
 	src := fl.src
 	var read func([]float32) (int, error)
 	if src == "-" {
-		read = pcmReader(bufio.NewReader(cmd.InOrStdin()))
+		read = pcmReader(bufio.NewReader(fl.In))
 	} else {
 		s, err := audio.Open16k(src)
 		if err != nil {
@@ -90,16 +91,16 @@ func runStream(cmd *cobra.Command, fl *streamOptions) error {
 		defer s.Close()
 		read = s.Read
 	}
-	path, err := resolveModel(cmd, fl.model)
+	path, err := resolveModel(fl.Env, fl.model)
 	if err != nil {
 		return err
 	}
-	rt, err := newRuntime(cmd, runtime.Options{Threads: fl.threads, WhisperBeams: 1})
+	rt, err := newRuntime(fl.Env, runtime.Options{Threads: fl.threads, WhisperBeams: 1})
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	held, err := rt.Speech(cmd.Context(), path, runtime.Interactive)
+	held, err := rt.Speech(fl.Ctx, path, runtime.Interactive)
 	if err != nil {
 		return err
 	}
@@ -114,10 +115,10 @@ func runStream(cmd *cobra.Command, fl *streamOptions) error {
 	// Ctrl-C ends the input, not the transcription: the uncommitted tail
 	// is decoded and the whole transcript printed as final (exit 130). A
 	// second Ctrl-C kills the process as usual.
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(fl.Ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	out := bufio.NewWriter(cmd.OutOrStdout())
+	out := bufio.NewWriter(fl.Out)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
 	start := time.Now()
@@ -135,12 +136,12 @@ func runStream(cmd *cobra.Command, fl *streamOptions) error {
 	in := make(chan []float32, 1024)
 	playErr := make(chan error, 1)
 	go func() { playErr <- play(ctx, read, fl.speed, start, in) }()
-	res, err := st.Run(cmd.Context(), in)
+	res, err := st.Run(fl.Ctx, in)
 	if err != nil {
 		return err
 	}
 	perr := <-playErr
-	interrupted := errors.Is(perr, context.Canceled) && cmd.Context().Err() == nil
+	interrupted := errors.Is(perr, context.Canceled) && fl.Ctx.Err() == nil
 	if perr != nil && !interrupted {
 		return fmt.Errorf("%s: %w", src, perr)
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/harkapp/hark/engine/tokenizer"
@@ -17,12 +16,12 @@ type TokenizeOptions struct {
 	Tokenizer  string // tokenizer file or folder
 	AddSpecial bool
 	Text       string
-	Out        io.Writer
+	Env
 }
 
 // newTokenizeCmd builds the command; runF, when not nil, replaces
 // runTokenize (tests check the options a command line gives).
-func newTokenizeCmd(runF func(*cobra.Command, *TokenizeOptions) error) *cobra.Command {
+func newTokenizeCmd(runF func(*TokenizeOptions) error) *cobra.Command {
 	o := &TokenizeOptions{}
 	cmd := &cobra.Command{
 		Use:   "tokenize (--model FILE | --tokenizer PATH) [--add-special] TEXT",
@@ -38,14 +37,14 @@ also adds BOS/EOS as the tokenizer's configuration says. Put "--" before a
 TEXT that starts with "-".`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Text, o.Out = args[0], cmd.OutOrStdout()
+			o.Text, o.Env = args[0], envOf(cmd)
 			if (o.Model == "") == (o.Tokenizer == "") {
 				return errors.New("tokenize: give exactly one of --model FILE or --tokenizer PATH")
 			}
 			if runF != nil {
-				return runF(cmd, o)
+				return runF(o)
 			}
-			return runTokenize(cmd, o)
+			return runTokenize(o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Model, "model", "", "GGUF model file to read the tokenizer from")
@@ -55,13 +54,13 @@ TEXT that starts with "-".`,
 }
 
 // runTokenize prints o.Text's token ids (cmd resolves model names).
-func runTokenize(cmd *cobra.Command, o *TokenizeOptions) error {
+func runTokenize(o *TokenizeOptions) error {
 	var tk *tokenizer.Tokenizer
 	var err error
 	switch {
 	case o.Model != "":
 		var path string
-		if path, err = resolveModel(cmd, o.Model); err != nil {
+		if path, err = resolveModel(o.Env, o.Model); err != nil {
 			return err
 		}
 		tk, err = tokenizer.LoadGGUF(path)

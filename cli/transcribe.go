@@ -24,6 +24,7 @@ import (
 
 // transcribeOptions is what `hark transcribe` was asked.
 type transcribeOptions struct {
+	Env
 	speechFlags
 	files          []string
 	format         string
@@ -40,7 +41,7 @@ type transcribeOptions struct {
 
 // newTranscribeCmd builds the command; runF, when not nil, replaces
 // runTranscribe (tests).
-func newTranscribeCmd(runF func(*cobra.Command, *transcribeOptions) error) *cobra.Command {
+func newTranscribeCmd(runF func(*transcribeOptions) error) *cobra.Command {
 	var fl transcribeOptions
 	cmd := &cobra.Command{
 		Use:   "transcribe --model PATH [flags] FILE...",
@@ -52,14 +53,14 @@ mkv, webm, ...) need ffmpeg on PATH. Without --output-dir results go to
 stdout, preceded by "==> FILE <==" when there are several files.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fl.files = args
+			fl.Env, fl.files = envOf(cmd), args
 			if err := fl.validate(); err != nil {
 				return err
 			}
 			if runF != nil {
-				return runF(cmd, &fl)
+				return runF(&fl)
 			}
-			return runTranscribe(cmd, &fl)
+			return runTranscribe(&fl)
 		},
 	}
 	addSpeechFlags(cmd, &fl.speechFlags)
@@ -94,26 +95,25 @@ func (fl *transcribeOptions) validate() error {
 	return nil
 }
 
-// runTranscribe transcribes fl.files (cmd carries the models-folder and
-// backend flags, the output streams and the context).
-func runTranscribe(cmd *cobra.Command, fl *transcribeOptions) error {
+// runTranscribe transcribes fl.files.
+func runTranscribe(fl *transcribeOptions) error {
 	files := fl.files
 	if fl.outputDir != "" {
 		if err := os.MkdirAll(fl.outputDir, 0o755); err != nil {
 			return err
 		}
 	}
-	stderr := cmd.ErrOrStderr()
-	path, err := resolveModel(cmd, fl.model)
+	stderr := fl.ErrOut
+	path, err := resolveModel(fl.Env, fl.model)
 	if err != nil {
 		return err
 	}
-	rt, err := newRuntime(cmd, runtime.Options{Threads: fl.threads, WhisperBeams: fl.beam})
+	rt, err := newRuntime(fl.Env, runtime.Options{Threads: fl.threads, WhisperBeams: fl.beam})
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	sm, err := rt.Speech(cmd.Context(), path, runtime.Interactive)
+	sm, err := rt.Speech(fl.Ctx, path, runtime.Interactive)
 	if err != nil {
 		return err
 	}
@@ -148,11 +148,11 @@ func runTranscribe(cmd *cobra.Command, fl *transcribeOptions) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(fl.Ctx, os.Interrupt)
 	defer stop()
 	failed := 0
 	for i, path := range files {
-		if err := transcribeOne(ctx, cmd, mf, model, opt, fix, *fl, path, i, len(files)); err != nil {
+		if err := transcribeOne(ctx, mf, model, opt, fix, *fl, path, i, len(files)); err != nil {
 			err = fmt.Errorf("%s: %w", path, err)
 			if len(files) == 1 {
 				return err // the one line run prints
@@ -173,8 +173,8 @@ func runTranscribe(cmd *cobra.Command, fl *transcribeOptions) error {
 // maxBeam bounds --beam: each beam holds a self-attention cache.
 const maxBeam = 16
 
-func transcribeOne(ctx context.Context, cmd *cobra.Command, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fix *rewrite.Rewriter, fl transcribeOptions, path string, idx, total int) error {
-	stderr := cmd.ErrOrStderr()
+func transcribeOne(ctx context.Context, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fix *rewrite.Rewriter, fl transcribeOptions, path string, idx, total int) error {
+	stderr := fl.ErrOut
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar := progressbar.NewOptions(1000, progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription(filepath.Base(path)), progressbar.OptionClearOnFinish())
@@ -194,7 +194,7 @@ func transcribeOne(ctx context.Context, cmd *cobra.Command, mf *whisper.File, mo
 			return whisper.Write(w, res, fl.format)
 		})
 	}
-	out := cmd.OutOrStdout()
+	out := fl.Out
 	if total > 1 {
 		if idx > 0 {
 			fmt.Fprintln(out)

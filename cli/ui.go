@@ -22,6 +22,7 @@ import (
 
 // UIOptions is what `hark ui` was asked.
 type UIOptions struct {
+	Env
 	Addr       string // a loopback address
 	DataDir    string
 	Assets     string // built UI folder ("" = embedded, else frontend/dist)
@@ -33,7 +34,7 @@ type UIOptions struct {
 }
 
 // newUICmd builds the command; runF, when not nil, replaces runUIApp (tests).
-func newUICmd(runF func(*cobra.Command, *UIOptions) error) *cobra.Command {
+func newUICmd(runF func(*UIOptions) error) *cobra.Command {
 	o := &UIOptions{}
 	cmd := &cobra.Command{
 		Use:   "ui [--addr 127.0.0.1:0] [--data-dir DIR] [--assets DIR]",
@@ -61,10 +62,11 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 			if o.Threads < 0 {
 				return fmt.Errorf("--threads must be 0 (one per physical core) or more, got %d", o.Threads)
 			}
+			o.Env = envOf(cmd)
 			if runF != nil {
-				return runF(cmd, o)
+				return runF(o)
 			}
-			return runUIApp(cmd, o)
+			return runUIApp(o)
 		},
 	}
 	f := cmd.Flags()
@@ -80,12 +82,12 @@ The UI is built into "wails build" binaries; a plain "go build" serves
 
 // runUIApp opens the app over o.DataDir and serves it with its UI until
 // SIGINT/SIGTERM.
-func runUIApp(cmd *cobra.Command, o *UIOptions) error {
+func runUIApp(o *UIOptions) error {
 	ui, err := uiAssets(o.Assets)
 	if err != nil {
 		return err
 	}
-	modelsDir, _ := cmd.Flags().GetString(modelsDirFlag)
+	modelsDir := o.ModelsDir
 	b := bridge.New(bridge.Options{Assets: ui, MaxUpload: o.MaxUpload})
 	// Dictation from the page records with this machine's microphone
 	// (opened at the first dictation) and copies or types the text like
@@ -102,7 +104,7 @@ func runUIApp(cmd *cobra.Command, o *UIOptions) error {
 	if err := b.Attach(a); err != nil {
 		return err
 	}
-	return serveUI(cmd, b, o.Addr, o.AllowHosts)
+	return serveUI(o.Env, b, o.Addr, o.AllowHosts)
 }
 
 // uiAssets picks the UI: --assets, else the embedded one, else a built
@@ -135,7 +137,7 @@ func loopbackOnly(addr string) error {
 
 // serveUI serves b on addr until SIGINT/SIGTERM, then shuts down cleanly
 // (open event streams end; the deferred app.Close stops jobs and saves).
-func serveUI(cmd *cobra.Command, b *bridge.Bridge, addr string, allowHosts []string) error {
+func serveUI(e Env, b *bridge.Bridge, addr string, allowHosts []string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -145,11 +147,11 @@ func serveUI(cmd *cobra.Command, b *bridge.Bridge, addr string, allowHosts []str
 		ln.Close()
 		return err
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(e.Ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	fmt.Fprintf(cmd.ErrOrStderr(), "listening on %s\n", url)
+	fmt.Fprintf(e.ErrOut, "listening on %s\n", url)
 	select {
 	case err := <-errc:
 		return err
