@@ -234,7 +234,7 @@ func New(cfg Config) (*App, error) {
 	if !cfg.NoSpeedProbe {
 		mods.probeSpeed()
 	}
-	a.control = startControl(dir, a.ControlCommand)
+	a.control = startControl(dir, dict.command)
 	if s.ServerAutoStart {
 		// A port taken by another program must not keep the app from
 		// opening: the failure shows in the server's status instead.
