@@ -29,11 +29,13 @@ var suiteSteps = []string{
 // runSuite runs a copy of scripts/test with args in a scratch tree (with
 // one fuzz target, FuzzStub in ./stub) whose go, npm, smoke-app and
 // check-release are stubs that log their calls; go fails for the
-// arguments in failGo. It returns the exit code, stdout, stderr and the
-// log of calls, followed by what go test ./... saw: the timeout scale and
-// every process's pid and state (from /proc). HARK_TEST_TIMEOUT_SCALE and FUZZTIME are
+// arguments in failGo, npm when FAIL_NPM is set in env (extra variables).
+// It returns the exit code, stdout, stderr and the log of calls, followed
+// by what the stubs saw: go test ./... the timeout scale and every
+// process's pid and state (from /proc), smoke-app and check-release
+// HARK_FRONTEND_BUILT. HARK_TEST_TIMEOUT_SCALE and FUZZTIME are
 // not passed on: the script's defaults are under test.
-func runSuite(t *testing.T, failGo string, args ...string) (int, string, string, string) {
+func runSuite(t *testing.T, failGo string, env []string, args ...string) (int, string, string, string) {
 	t.Helper()
 	src, err := os.ReadFile("test")
 	require.NoError(t, err)
@@ -48,13 +50,18 @@ func runSuite(t *testing.T, failGo string, args ...string) (int, string, string,
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(root, "scripts", "test"), src, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "stub", "stub_test.go"), []byte("package stub\n\nfunc FuzzStub(f *testing.F) {}\n"), 0o644))
-	write(filepath.Join(root, "scripts", "smoke-app"), `echo "smoke-app" >>"$CALLS"`+"\n")
-	write(filepath.Join(root, "scripts", "check-release"), `echo "check-release" >>"$CALLS"`+"\n")
-	write(filepath.Join(bin, "npm"), `echo "npm $*" >>"$CALLS"`+"\n")
+	for _, s := range []string{"smoke-app", "check-release"} {
+		write(filepath.Join(root, "scripts", s), `echo "`+s+`" >>"$CALLS"
+echo "`+s+` frontend built: ${HARK_FRONTEND_BUILT:-no}" >>"$CALLS.env"
+`)
+	}
+	write(filepath.Join(bin, "npm"), `echo "npm $*" >>"$CALLS"
+[ -z "$FAIL_NPM" ]
+`)
 	write(filepath.Join(bin, "go"), `echo "go $*" >>"$CALLS"
 if [ "$*" = "test -timeout 60m ./..." ]; then
-  echo "timeout scale: ${HARK_TEST_TIMEOUT_SCALE:-unset}" >>"$CALLS.gotest"
-  for s in /proc/[0-9]*/stat; do read -r pid _ state _ <"$s" && echo "process $pid $state"; done >>"$CALLS.gotest" 2>/dev/null
+  echo "timeout scale: ${HARK_TEST_TIMEOUT_SCALE:-unset}" >>"$CALLS.env"
+  for s in /proc/[0-9]*/stat; do read -r pid _ state _ <"$s" && echo "process $pid $state"; done >>"$CALLS.env" 2>/dev/null
 fi
 [ -n "$FAIL_GO" ] && [ "$*" = "$FAIL_GO" ] && exit 1
 exit 0
@@ -65,7 +72,7 @@ exit 0
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"), "CALLS="+log, "FAIL_GO="+failGo)
+	cmd.Env = append(append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"), "CALLS="+log, "FAIL_GO="+failGo), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
@@ -76,7 +83,7 @@ exit 0
 		code = ee.ExitCode()
 	}
 	var calls []byte
-	for _, name := range []string{log, log + ".gotest"} { // (neither exists when the arguments are refused)
+	for _, name := range []string{log, log + ".env"} { // (neither exists when the arguments are refused)
 		b, err := os.ReadFile(name)
 		if !os.IsNotExist(err) {
 			require.NoError(t, err)
@@ -104,7 +111,7 @@ func requireStepLines(t *testing.T, stdout string) {
 // release checks and the working-tree check still run, and the script
 // exits 1 naming the failed step.
 func TestSuiteRunsEveryStepAfterAFailure(t *testing.T) {
-	code, stdout, stderr, calls := runSuite(t, "test -timeout 60m ./...")
+	code, stdout, stderr, calls := runSuite(t, "test -timeout 60m ./...", nil)
 	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	requireStepLines(t, stdout)
 	require.Contains(t, calls, "go test -timeout 60m ./...\nsmoke-app\ncheck-release\n", "the steps after go test ran")
@@ -116,7 +123,7 @@ func TestSuiteRunsEveryStepAfterAFailure(t *testing.T) {
 
 // With every step passing the script exits 0 and lists each step's time.
 func TestSuitePasses(t *testing.T) {
-	code, stdout, stderr, calls := runSuite(t, "")
+	code, stdout, stderr, calls := runSuite(t, "", nil)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	requireStepLines(t, stdout)
 	require.Contains(t, calls, "smoke-app\ncheck-release\n")
@@ -128,7 +135,7 @@ func TestSuitePasses(t *testing.T) {
 // Each fuzz target runs for a number of inputs, not for a time: the same
 // work on a quiet machine and a loaded one.
 func TestSuiteFuzzesByCount(t *testing.T) {
-	code, stdout, stderr, calls := runSuite(t, "")
+	code, stdout, stderr, calls := runSuite(t, "", nil)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	require.Contains(t, calls, "go test -run ^$ -fuzz ^FuzzStub$ -fuzztime 10000x ./stub\n")
 	require.Contains(t, stdout, "fuzz targets (10000x each)")
@@ -138,7 +145,7 @@ func TestSuiteFuzzesByCount(t *testing.T) {
 // during go test and gone when the script has exited), and raises the
 // timeout scale to 1 + N/2 unless it is set.
 func TestSuiteBusy(t *testing.T) {
-	code, stdout, stderr, calls := runSuite(t, "", "--busy", "2")
+	code, stdout, stderr, calls := runSuite(t, "", nil, "--busy", "2")
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	m := regexp.MustCompile(`== 2 busy processes beside the suite \(pids (\d+) (\d+)\)`).FindStringSubmatch(stdout)
 	require.NotNil(t, m, "stdout:\n%s", stdout)
@@ -151,13 +158,29 @@ func TestSuiteBusy(t *testing.T) {
 	requireStepLines(t, stdout)
 
 	// Without --busy: none, and the scale is left alone.
-	_, stdout, _, calls = runSuite(t, "")
+	_, stdout, _, calls = runSuite(t, "", nil)
 	require.NotContains(t, stdout, "busy processes")
 	require.Contains(t, calls, "timeout scale: unset\n")
 
 	for _, bad := range [][]string{{"--busy", "x"}, {"--busy"}, {"--busy=-1"}, {"--frobnicate"}} {
-		code, _, stderr, _ := runSuite(t, "", bad...)
+		code, _, stderr, _ := runSuite(t, "", nil, bad...)
 		require.Equal(t, 2, code, "%v", bad)
 		require.Contains(t, stderr, "scripts/test:", "%v", bad)
 	}
+}
+
+// Once the frontend step has built frontend/dist, the smoke test and the
+// release checks reuse it (HARK_FRONTEND_BUILT=1: wails build -s); when it
+// failed, they build it themselves. The variable is not taken from the
+// caller.
+func TestSuiteReusesTheFrontendBuild(t *testing.T) {
+	code, stdout, stderr, calls := runSuite(t, "", []string{"HARK_FRONTEND_BUILT=1"})
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	require.Contains(t, calls, "smoke-app frontend built: 1\ncheck-release frontend built: 1\n")
+
+	code, stdout, stderr, calls = runSuite(t, "", []string{"FAIL_NPM=1", "HARK_FRONTEND_BUILT=1"})
+	require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	requireStepLines(t, stdout)
+	require.Contains(t, stderr, "== FAILED steps (1):\n   frontend build")
+	require.Contains(t, calls, "smoke-app frontend built: no\ncheck-release frontend built: no\n")
 }
