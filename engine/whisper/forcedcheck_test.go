@@ -53,7 +53,8 @@ func traceJFK(t *testing.T, f *File, m *Model, beams int) []WindowTrace {
 // transcriptions, shaders/msltest) passes for two CPU models, exactly, and
 // fails for a backend whose logits kernel is off: scaled by 1.05 (the
 // logits stray) or lowering each top logit (a choice the
-// reference makes by far more than a near-tie changes).
+// reference makes by far more than a near-tie changes). Each model
+// encodes the window once; the replays restore that pass (encodeMemo).
 func TestCompareForced(t *testing.T) {
 	t.Parallel()
 	tol := ForcedTolerance{NearTie: 0.1, Logprob: 0.05, Logit: 0.01}
@@ -62,6 +63,7 @@ func TestCompareForced(t *testing.T) {
 		got, err := f.Load(kitBackend(t), Options{Beams: beams})
 		require.NoError(t, err)
 		t.Cleanup(func() { got.Close() })
+		refMemo, gotMemo := memoEncodes(t, ref), memoEncodes(t, got)
 		ws := traceJFK(t, f, ref, beams)
 
 		rep, err := CompareForced(ref, got, ws, tol)
@@ -103,5 +105,8 @@ func TestCompareForced(t *testing.T) {
 		require.ErrorContains(t, err, "by a margin of", "beams %d: top logits lowered", beams)
 		t.Logf("beams %d: %d windows, %d steps; perturbed: %v", beams, rep.Windows, rep.Steps, err)
 		got.exec = exec
+		// (each replay encodes the first window on both models)
+		require.GreaterOrEqual(t, refMemo.hits, 4, "beams %d: the reference's replays encoded again", beams)
+		require.GreaterOrEqual(t, gotMemo.hits, 3, "beams %d", beams)
 	}
 }

@@ -15,5 +15,7 @@ func TestMain(m *testing.M) {
 	if blas.Threads() > 1 {
 		blas.SetThreads(1)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	closeKitPool()
+	os.Exit(code)
 }

@@ -21,6 +21,7 @@ import (
 // The spectrogram FileSpectrogram spools to disk and reads back a window
 // at a time is the whole-file LogMel of the long-form file, bit for bit.
 func TestFileSpectrogramEqualsWhole(t *testing.T) {
+	t.Parallel()
 	f, _ := loadKit(t, "ggml-kit-tiny.en-q8_0.bin")
 	path := shared.Path(t, "audio", longformAudio)
 	x, err := audio.Load16k(path)
@@ -59,8 +60,10 @@ const memWindows = 3
 // decoded and its spectrogram computed (the pass that held it all), then
 // the first memWindows windows are transcribed greedily, without
 // timestamps, at most 4 tokens each. (TestFileSpectrogramEqualsWhole and
-// the long-form tests read every window.)
+// the long-form tests read every window.) Each measure is a process of its
+// own, so the test runs in parallel with the others.
 func TestLongFileMemoryFlat(t *testing.T) {
+	t.Parallel()
 	if p := os.Getenv(memChild); p != "" {
 		memoryChild(t, p)
 		return

@@ -58,6 +58,10 @@ type layout struct {
 	alignLog  plan.BufID // IO: f32 logits of every row of an alignment pass
 	selfK     []plan.BufID
 	selfV     []plan.BufID
+	// State, per decoder layer: the cross-attention keys and values the
+	// encode pass writes.
+	crossK    []plan.BufID
+	crossV    []plan.BufID
 	beamSrc   plan.BufID // IO: i32[Beams], the source sequence of each beam for PassBeamCopy
 	filter    plan.BufID // IO: f32[2][n_vocab], the logit filters' table (logitFilter.table)
 	sampled   plan.BufID // IO: i32[Beams][n_text_ctx], each sequence's tokens sampled in the window
@@ -330,6 +334,7 @@ func (b *builder) decoder(lay *layout, opt Options) {
 		b.linear(enc, win, lin{prefix: pre + "key", noBias: true, nOut: ns, nIn: ns, x: at(lay.encOut, 0), ldx: ns, out: at(crossK[l], 0), ldo: ns})
 		b.linear(enc, win, lin{prefix: pre + "value", nOut: ns, nIn: ns, x: at(lay.encOut, 0), ldx: ns, out: at(crossV[l], 0), ldo: ns})
 	}
+	lay.crossK, lay.crossV = crossK, crossV
 	// Self-attention caches, one region per beam: [seq][pos][state] f32.
 	lay.selfK = make([]plan.BufID, h.NTextLayer)
 	lay.selfV = make([]plan.BufID, h.NTextLayer)

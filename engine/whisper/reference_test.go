@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -46,42 +45,6 @@ func requireClose(t *testing.T, want, got []float32, tol float64, what string) {
 	}
 	t.Logf("%s: max |diff| %.3g (max |ref| %.3g, relative %.3g)", what, maxDiff, maxRef, maxDiff/maxRef)
 	require.LessOrEqual(t, maxDiff, tol*maxRef, "%s: element %d: want %g got %g", what, worst, want[worst], got[worst])
-}
-
-func loadKit(t testing.TB, name string) (*File, *Model) {
-	t.Helper()
-	return loadKitBeams(t, name, 1)
-}
-
-// loadKitBeams loads a kit model whose plan decodes beams sequences at once,
-// on a kitBackend.
-func loadKitBeams(t testing.TB, name string, beams int) (*File, *Model) {
-	t.Helper()
-	f, err := OpenFile(shared.Path(t, "whisper-kit", "models", name))
-	require.NoError(t, err)
-	t.Cleanup(func() { f.Close() })
-	m, err := f.Load(kitBackend(t), Options{Beams: beams})
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	return f, m
-}
-
-// kitBackend is a single-threaded CPU backend, closed with the test. The
-// model tests run in parallel (t.Parallel), one model per CPU: a model on
-// one thread never waits at an operation's barrier for a descheduled
-// peer, which on the shared 2-core machine cost up to twice the CPU time
-// of an encoder pass and more of the decoder's small steps (see
-// runKitStreams). The package's references hold for any thread count.
-// Benchmarks keep the default (one worker per core), which BENCHMARKS.md
-// reports.
-func kitBackend(t testing.TB) *cpu.Backend {
-	threads := 1
-	if _, ok := t.(*testing.B); ok {
-		threads = 0
-	}
-	be := cpu.New(cpu.Options{Threads: threads})
-	t.Cleanup(be.Close)
-	return be
 }
 
 // The encoder output and the first decoder steps' logits must match

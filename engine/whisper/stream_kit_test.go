@@ -111,12 +111,7 @@ func runKitStreams(t *testing.T, model string, streams []kitStreamJob) {
 	close(next)
 	t.Run("streams", func(t *testing.T) {
 		for w := range n {
-			f, err := OpenFile(shared.Path(t, "whisper-kit", "models", model))
-			require.NoError(t, err)
-			t.Cleanup(func() { f.Close() })
-			m, err := f.Load(kitBackend(t), Options{})
-			require.NoError(t, err)
-			t.Cleanup(func() { m.Close() })
+			f, m := loadKit(t, model)
 			t.Run(fmt.Sprintf("model%d", w), func(t *testing.T) {
 				t.Parallel()
 				for j := range next {

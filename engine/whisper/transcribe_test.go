@@ -70,9 +70,10 @@ func TestKitClipsBeam5(t *testing.T) {
 // (tokens, times, words, log-probabilities, fallback temperatures), and
 // the backend's must match the reference: text and tokens exactly,
 // segment times within 0.02 s, word times within 0.1 s, the temperature
-// (0: greedy or beam search, no fallback) exactly.
+// (0: greedy or beam search, no fallback) exactly. Each clip is a
+// parallel subtest; the second run restores the first's encoder passes
+// (encodeMemo): the two differ only in how they decode.
 func testKitClips(t *testing.T, refDir string, beams, n, short int) {
-	f, m := loadKitBeams(t, "ggml-kit-tiny.en-f16.bin", beams)
 	refs, err := filepath.Glob(filepath.Join(shared.Dir(t), "whisper-kit", "reference", refDir, "*.json"))
 	require.NoError(t, err)
 	require.Len(t, refs, n, "the kit's %s references", refDir)
@@ -85,22 +86,33 @@ func testKitClips(t *testing.T, refDir string, beams, n, short int) {
 	opt.BeamSize = beams
 	for _, ref := range refs {
 		name := strings.TrimSuffix(filepath.Base(ref), ".json")
-		run := func(host bool) *Result {
-			m.hostSelect = host
-			defer func() { m.hostSelect = false }()
-			r, err := f.TranscribeFile(context.Background(), m, shared.Path(t, "audio", name+".wav"), opt)
-			require.NoError(t, err, name)
-			return r
-		}
-		onHost, got := run(true), run(false)
-		require.NotEmpty(t, onHost.Segments, name)
-		require.Equal(t, onHost, got, "%s: the backend's selection differs from the host's", name)
-		var want refResult
-		readJSON(t, ref, &want)
-		compareResult(t, name, &want, got, 0.02, 0.1)
-		for i, ws := range want.Segments {
-			require.Equal(t, ws.Temperature, got.Segments[i].Temperature, "%s: segment %d temperature", name, i)
-		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testKitClip(t, ref, name, beams, opt)
+		})
+	}
+}
+
+// testKitClip is one clip of testKitClips.
+func testKitClip(t *testing.T, ref, name string, beams int, opt TranscribeOptions) {
+	f, m := loadKitBeams(t, "ggml-kit-tiny.en-f16.bin", beams)
+	memo := memoEncodes(t, m)
+	run := func(host bool) *Result {
+		m.hostSelect = host
+		defer func() { m.hostSelect = false }()
+		r, err := f.TranscribeFile(context.Background(), m, shared.Path(t, "audio", name+".wav"), opt)
+		require.NoError(t, err, name)
+		return r
+	}
+	onHost, got := run(true), run(false)
+	require.NotEmpty(t, onHost.Segments, name)
+	require.Positive(t, memo.hits, "%s: the backend's run encoded again", name)
+	require.Equal(t, onHost, got, "%s: the backend's selection differs from the host's", name)
+	var want refResult
+	readJSON(t, ref, &want)
+	compareResult(t, name, &want, got, 0.02, 0.1)
+	for i, ws := range want.Segments {
+		require.Equal(t, ws.Temperature, got.Segments[i].Temperature, "%s: segment %d temperature", name, i)
 	}
 }
 
