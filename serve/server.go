@@ -52,7 +52,8 @@ type Config struct {
 	Runtime *runtime.Runtime
 	// Context caps an LLM's context (0: llm.DefaultContext).
 	Context int
-	// Threads per loaded model (0: one per physical core).
+	// Threads is the size of the CPU worker pool every loaded model shares
+	// (0: one per physical core).
 	Threads int
 	// Backend names the inference backend (engine/backends; "" = auto).
 	Backend string

@@ -53,6 +53,8 @@ type llmModel struct {
 	gen    *llm.Generator
 	tpl    *chat.Template
 	tplErr error
+	// release returns be to the runtime.
+	release func()
 }
 
 func (r *Runtime) loadLLM(path, backend string) (*llmModel, error) {
@@ -62,10 +64,10 @@ func (r *Runtime) loadLLM(path, backend string) (*llmModel, error) {
 	}
 	o, err := llm.OpenFile(path, be, r.opt.LLM)
 	if err != nil {
-		be.Close()
+		r.closeBackend(backend)
 		return nil, err
 	}
-	m := &llmModel{o: o, be: be, gen: llm.NewGenerator(o.M, o.Tk)}
+	m := &llmModel{o: o, be: be, gen: llm.NewGenerator(o.M, o.Tk), release: func() { r.closeBackend(backend) }}
 	if m.tpl, err = chat.ForModel(o.File, o.Tk); err != nil {
 		m.tplErr = fmt.Errorf("the chat template of %s: %w", filepath.Base(path), err)
 	}
@@ -74,7 +76,7 @@ func (r *Runtime) loadLLM(path, backend string) (*llmModel, error) {
 
 func (l *llmModel) close() {
 	l.o.Close()
-	l.be.Close()
+	l.release()
 }
 
 func (l *llmModel) backendName() string { return l.be.Name() }
