@@ -80,3 +80,10 @@ func (l *llmModel) close() {
 }
 
 func (l *llmModel) backendName() string { return l.be.Name() }
+
+// Session is the model's chat turn (chat.Session): its template, its BOS
+// rule and its generator. Each caller takes its own; the KV cache they
+// share keeps whatever prefix the last turn had in common with the next.
+func (l *LLMModel) Session() *chat.Session {
+	return &chat.Session{Gen: l.Gen, Template: l.Template, AddBOS: l.AddBOS()}
+}
