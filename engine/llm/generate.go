@@ -36,6 +36,10 @@ type GenerateOptions struct {
 	// what remains and carries on.
 	Slide bool
 	Keep  int
+	// OnToken, when set, sees each generated token as it is taken (before
+	// its text is emitted), with its log-probabilities when
+	// Sampler.Logprobs is set; an error ends the generation.
+	OnToken func(TokenLogprob) error
 }
 
 // Result is what a generation produced.
@@ -43,6 +47,9 @@ type Result struct {
 	Tokens []int32 // generated tokens (a stop token included)
 	Text   string  // the streamed text
 	Reason StopReason
+	// Logprobs has one entry per token of Tokens when Sampler.Logprobs
+	// is set.
+	Logprobs []TokenLogprob
 }
 
 // Generator turns a model and its tokenizer into streamed text.
@@ -89,6 +96,9 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 	if len(prompt) == 0 && m.Pos() == 0 {
 		return res, errors.New("llm: nothing to continue: the prompt is empty and the model has no BOS token")
 	}
+	if err := o.Sampler.Check(m.H.NVocab); err != nil {
+		return res, err
+	}
 	if m.Pos()+len(prompt) > m.Context() {
 		return res, fmt.Errorf("%w: the prompt has %d tokens, the context holds %d", ErrContextFull, m.Pos()+len(prompt), m.Context())
 	}
@@ -125,7 +135,8 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 	}
 	// The plan selects the token when it can (argmax, or the sampler it
 	// was built with), so the id is the only thing read back.
-	onBackend := o.Sampler.Greedy() || (m.smp != nil && *m.smp == o.Sampler)
+	onBackend := !o.Sampler.Logprobs && len(o.Sampler.LogitBias) == 0 &&
+		(o.Sampler.Greedy() || (m.smp != nil && m.smp.same(o.Sampler)))
 	finish := func(r StopReason) (Result, error) {
 		res.Reason = r
 		if r != StopString {
@@ -139,6 +150,20 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 	// with reason r.
 	take := func(tok int32) (done bool, r StopReason, err error) {
 		res.Tokens = append(res.Tokens, tok)
+		lp := TokenLogprob{Token: tok}
+		if o.Sampler.Logprobs {
+			logits, err := m.Logits()
+			if err != nil {
+				return true, "", err
+			}
+			logprobsOf(&lp, logits, o.Sampler.TopLogprobs)
+			res.Logprobs = append(res.Logprobs, lp)
+		}
+		if o.OnToken != nil {
+			if err := o.OnToken(lp); err != nil {
+				return true, "", err
+			}
+		}
 		if stops[tok] {
 			return true, StopEOS, nil
 		}

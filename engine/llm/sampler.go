@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -28,11 +29,72 @@ type Sampler struct {
 	// penalties look at: 0 means DefaultPenaltyLastN, < 0 the whole context.
 	PenaltyLastN int
 	Seed         uint64
+	// LogitBias is added to the logits of the token ids it names before
+	// the penalties (OpenAI's logit_bias): at most MaxLogitBias entries,
+	// values clamped to [-MaxBias, MaxBias]; -100 in effect bans a token.
+	LogitBias map[int32]float32
+	// Logprobs reports each generated token's log-probability (see
+	// TokenLogprob) and, with TopLogprobs in [1, MaxTopLogprobs], that many
+	// of the most likely tokens at its position.
+	Logprobs    bool
+	TopLogprobs int
+}
+
+// Bounds of the sampler's request-sized settings (OpenAI's).
+const (
+	MaxLogitBias   = 300 // entries of Sampler.LogitBias
+	MaxBias        = 100 // |bias| after clamping
+	MaxTopLogprobs = 20  // Sampler.TopLogprobs
+)
+
+// Check reports settings a generation over a vocabulary of nVocab tokens
+// cannot honour: too many or out-of-range logit_bias ids, a TopLogprobs
+// outside [0, MaxTopLogprobs], a NaN parameter.
+func (s Sampler) Check(nVocab int) error {
+	if len(s.LogitBias) > MaxLogitBias {
+		return fmt.Errorf("llm: logit_bias has %d entries, at most %d", len(s.LogitBias), MaxLogitBias)
+	}
+	for id, v := range s.LogitBias {
+		if id < 0 || int(id) >= nVocab {
+			return fmt.Errorf("llm: logit_bias names token %d, outside the vocabulary of %d", id, nVocab)
+		}
+		if v != v {
+			return fmt.Errorf("llm: logit_bias of token %d is NaN", id)
+		}
+	}
+	if s.TopLogprobs < 0 || s.TopLogprobs > MaxTopLogprobs {
+		return fmt.Errorf("llm: top_logprobs %d outside [0, %d]", s.TopLogprobs, MaxTopLogprobs)
+	}
+	for _, v := range []float32{s.Temperature, s.TopP, s.MinP, s.RepeatPenalty, s.PresencePenalty, s.FrequencyPenalty} {
+		if v != v {
+			return fmt.Errorf("llm: a sampling parameter is NaN")
+		}
+	}
+	return nil
+}
+
+// bias is the clamped logit bias of id (0 when none).
+func (s Sampler) bias(id int32) float32 {
+	return min(max(s.LogitBias[id], -MaxBias), MaxBias)
 }
 
 // Greedy reports whether the sampler is a plain argmax.
 func (s Sampler) Greedy() bool {
-	return s.Temperature <= 0 && !s.penalties()
+	return s.Temperature <= 0 && !s.penalties() && len(s.LogitBias) == 0
+}
+
+// same reports that s and o sample identically.
+func (s Sampler) same(o Sampler) bool {
+	if len(s.LogitBias) != len(o.LogitBias) {
+		return false
+	}
+	for id := range s.LogitBias {
+		if v, ok := o.LogitBias[id]; !ok || s.bias(id) != o.bias(id) || v != v {
+			return false
+		}
+	}
+	return s.kernelArgs() == o.kernelArgs() && s.PenaltyLastN == o.PenaltyLastN &&
+		s.Logprobs == o.Logprobs && s.TopLogprobs == o.TopLogprobs
 }
 
 func (s Sampler) penalties() bool {
@@ -88,6 +150,9 @@ func (h *hostSampler) sample(s Sampler, logits []float32, hist []int32, step uin
 		if v != v {
 			l[i] = float32(math.Inf(-1))
 		}
+	}
+	for id := range s.LogitBias {
+		l[id] += s.bias(id)
 	}
 	if len(hist) > 0 && s.penalties() {
 		if h.count == nil {
