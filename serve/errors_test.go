@@ -44,7 +44,7 @@ func TestErrorAnswers(t *testing.T) {
 		{"five stops", chatURL, `{"model":"stories",` + msgs + `,"stop":["a","b","c","d","e"]}`, 400, "stop"},
 		{"speech model for chat", chatURL, `{"model":"tiny",` + msgs + `}`, 400, "model"},
 		{"prompt type", cmplURL, `{"model":"stories","prompt":{"a":1}}`, 400, "prompt"},
-		{"too long for the context", cmplURL, `{"model":"stories","prompt":"` + strings.Repeat("dog ", 900) + `"}`, 400, "messages"},
+		{"too long for the context", cmplURL, `{"model":"stories","prompt":"` + strings.Repeat("dog ", 900) + `"}`, 400, "prompt"},
 		{"unknown model", chatURL, `{"model":"gpt-4",` + msgs + `}`, 404, "model"},
 		{"invalid model name", cmplURL, `{"model":"../etc/passwd","prompt":"x"}`, 404, "model"},
 		{"body over the limit", chatURL, `{"model":"stories","messages":[{"role":"user","content":"` + strings.Repeat("a", 5000) + `"}]}`, 413, ""},

@@ -38,7 +38,7 @@ type Session struct {
 	// Reused is how many prompt tokens the last turn took from the cache,
 	// PromptLen how many the prompt had.
 	Reused, PromptLen int
-	longest        int // bytes of the vocabulary's longest token (0: not yet known)
+	longest           int // bytes of the vocabulary's longest token (0: not yet known)
 }
 
 // FitRoom is the answer room Fit keeps: a useful answer's length, at most
@@ -48,6 +48,18 @@ func FitRoom(context int) int { return min(256, context/4) }
 // ErrConversationTooLong is returned (wrapped) when the rendered
 // conversation does not fit the model's context.
 var ErrConversationTooLong = errors.New("the conversation is longer than the context")
+
+// ErrEmptyPrompt is returned when there is nothing to continue: an empty
+// prompt and a model without a BOS token.
+var ErrEmptyPrompt = errors.New("the prompt is empty and the model has no BOS token to start from")
+
+// RenderError is a template's failure to render a conversation (the
+// conversation's fault, or the template's), as opposed to the model's
+// failure to answer it.
+type RenderError struct{ Err error }
+
+func (e *RenderError) Error() string { return e.Err.Error() }
+func (e *RenderError) Unwrap() error { return e.Err }
 
 // Messages returns the conversation so far (without the system message).
 func (s *Session) Messages() []Message { return append([]Message(nil), s.messages...) }
@@ -82,7 +94,7 @@ func (s *Session) render(ctx context.Context, msgs []Message) ([]int32, error) {
 	}
 	text, err := s.Template.RenderContext(ctx, msgs, Options{AddGenerationPrompt: true, Vars: s.Vars})
 	if err != nil {
-		return nil, err
+		return nil, &RenderError{err}
 	}
 	bos := s.AddBOS
 	if b := s.Template.Special().BOS; b != "" && strings.HasPrefix(text, b) {
@@ -171,7 +183,7 @@ func (s *Session) generate(ctx context.Context, prompt []int32, o llm.GenerateOp
 	m := s.Gen.M
 	s.PromptLen = len(prompt)
 	if len(prompt) == 0 {
-		return llm.Result{}, errors.New("chat: the prompt is empty and the model has no BOS token to start from")
+		return llm.Result{}, fmt.Errorf("chat: %w", ErrEmptyPrompt)
 	}
 	if len(prompt) >= m.Context() {
 		return llm.Result{}, fmt.Errorf("%w: %d tokens, the context holds %d", ErrConversationTooLong, len(prompt), m.Context())
