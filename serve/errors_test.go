@@ -63,6 +63,7 @@ func TestErrorAnswers(t *testing.T) {
 		{"echo", cmplURL, `{"model":"stories","prompt":"x","echo":true}`, 400, "echo"},
 		{"suffix", cmplURL, `{"model":"stories","prompt":"x","suffix":"end"}`, 400, "suffix"},
 		{"best_of", cmplURL, `{"model":"stories","prompt":"x","best_of":3}`, 400, "best_of"},
+		{"too long, streamed", chatURL, `{"model":"stories","stream":true,"messages":[{"role":"user","content":"` + strings.Repeat("dog ", 900) + `"}]}`, 400, "messages"},
 		{"unknown model", chatURL, `{"model":"gpt-4",` + msgs + `}`, 404, "model"},
 		{"invalid model name", cmplURL, `{"model":"../etc/passwd","prompt":"x"}`, 404, "model"},
 		{"body over the limit", chatURL, `{"model":"stories","messages":[{"role":"user","content":"` + strings.Repeat("a", 5000) + `"}]}`, 413, ""},
