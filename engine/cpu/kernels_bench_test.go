@@ -84,7 +84,8 @@ func BenchmarkSample(b *testing.B) {
 			h := newHarness(b)
 			h.be = New(Options{Threads: 1})
 			x, o, s := h.f32("x", randVec(r, n, 3)), h.i32("o", []int32{0}), h.nan("s", 2*n)
-			d := plan.SampleArgs{X: bind(x), Out: bind(o), Hist: plan.None, Scratch: bind(s), N: n, TopK: 40, TopP: 0.95, Temp: 0.7, Seed: 1}.Dispatch()
+			st := h.i32("settings", sampleParams{topK: 40, topP: 0.95, temp: 0.7, seed: 1}.settings(false, 0))
+			d := plan.SampleArgs{X: bind(x), Out: bind(o), Settings: bind(st), Counts: plan.None, Scratch: bind(s), Logprobs: plan.None, N: n}.Dispatch()
 			d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 			h.add(d)
 			ex := h.load()
@@ -105,7 +106,8 @@ func BenchmarkSampleTopPOnly(b *testing.B) {
 	r := rand.New(rand.NewPCG(6, 6))
 	h := newHarness(b)
 	x, o, s := h.f32("x", randVec(r, n, 3)), h.i32("o", []int32{0}), h.nan("s", 2*n)
-	h.add(plan.SampleArgs{X: bind(x), Out: bind(o), Hist: plan.None, Scratch: bind(s), N: int(n), TopP: 0.95, Temp: 1, Seed: 1}.Dispatch())
+	st := h.i32("settings", sampleParams{topP: 0.95, temp: 1, seed: 1}.settings(false, 0))
+	h.add(plan.SampleArgs{X: bind(x), Out: bind(o), Settings: bind(st), Counts: plan.None, Scratch: bind(s), Logprobs: plan.None, N: int(n)}.Dispatch())
 	benchOne(b, h, 0)
 }
 
