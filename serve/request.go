@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -196,8 +197,11 @@ type unsupported struct {
 // refuse returns the error for the first field set, nil when none is.
 func refuse(fields ...unsupported) error {
 	for _, f := range fields {
-		v := strings.Join(strings.Fields(string(f.raw)), "")
-		if v == "" || v == "null" || slices.Contains(f.off, v) {
+		var c bytes.Buffer
+		if len(f.raw) == 0 || json.Compact(&c, f.raw) != nil { // absent (the decoder checked the syntax)
+			continue
+		}
+		if v := c.String(); v == "null" || slices.Contains(f.off, v) {
 			continue
 		}
 		return badRequest(f.name, fmt.Sprintf("%s is not supported by this server", f.name))
