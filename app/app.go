@@ -50,7 +50,8 @@ type Config struct {
 	ModelsDir string
 	// Emitter receives events (nil: dropped).
 	Emitter Emitter
-	// Threads is the worker count of each loaded model (0: one per physical core).
+	// Threads is the size of the CPU worker pool every loaded model shares
+	// (0: one per physical core).
 	Threads int
 	// Recorder captures dictation audio (app/dictation); nil leaves
 	// Dictation reporting that capture is unavailable.

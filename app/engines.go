@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log"
 	"strings"
 
@@ -63,51 +61,11 @@ func (ms *Models) withSpeech(ctx context.Context, path string, pri runtime.Prior
 	return f(m)
 }
 
-// generateChat renders history (ending with the user's turn) with the
-// model's template and generates the answer. The KV cache keeps whatever
-// prefix the last generation shared with this prompt (the same
-// conversation's earlier turns), so only the new tokens are fed. Oldest
-// turns are dropped when the conversation outgrows the context.
+// generateChat answers history (ending with the user's turn) through the
+// model's chat turn (chat.Session, shared with hark chat and the API),
+// dropping the oldest turns when the conversation outgrows the context.
 func generateChat(ctx context.Context, m *runtime.LLMModel, history []chat.Message, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
-	lm := m.Gen.M
-	var prompt []int32
-	for {
-		text, err := m.Template.RenderContext(ctx, history, chat.Options{AddGenerationPrompt: true})
-		if err != nil {
-			return llm.Result{}, err
-		}
-		bos := m.AddBOS()
-		if b := m.Template.Special().BOS; b != "" && strings.HasPrefix(text, b) {
-			bos = false
-		}
-		prompt = m.Gen.PromptTokens(text, bos)
-		if len(prompt) == 0 {
-			return llm.Result{}, errors.New("chat: the rendered prompt is empty")
-		}
-		// Leave room for an answer of a useful length.
-		if len(prompt)+min(256, lm.Context()/4) <= lm.Context() {
-			break
-		}
-		first := 0
-		if len(history) > 0 && history[0].Role == "system" {
-			first = 1
-		}
-		if len(history)-first <= 1 {
-			return llm.Result{}, fmt.Errorf("%w: %d tokens, the context holds %d", chat.ErrConversationTooLong, len(prompt), lm.Context())
-		}
-		history = append(history[:first:first], history[first+1:]...)
-	}
-	keep := 0
-	for toks := lm.Tokens(); keep < len(toks) && keep < len(prompt) && toks[keep] == prompt[keep]; keep++ {
-	}
-	if keep == len(prompt) {
-		keep-- // the last prompt token is fed again for its logits
-	}
-	if err := lm.Truncate(keep); err != nil {
-		return llm.Result{}, err
-	}
-	if room := lm.Context() - len(prompt); o.MaxTokens <= 0 || o.MaxTokens > room {
-		o.MaxTokens = room
-	}
-	return m.Gen.Generate(ctx, prompt[keep:], o, emit)
+	s := m.Session()
+	s.Fit = true
+	return s.Reply(ctx, history, o, emit)
 }

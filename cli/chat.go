@@ -77,21 +77,22 @@ func runChat(o *ChatOptions) error {
 		return err
 	}
 	defer l.Close()
-	f, arch, tk, m := l.File, l.Arch, l.Tk, l.M
-	tpl, err := chat.ForModel(f, tk)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.Model, err)
+	// The runtime's chat turn, as the app and the API answer: the
+	// model's template (or --template), its BOS rule, its generator.
+	s := l.Session()
+	if l.Template == nil {
+		return fmt.Errorf("%s: %w", o.Model, l.TemplateErr)
 	}
 	if o.Template != "" {
 		src, err := os.ReadFile(o.Template)
 		if err != nil {
 			return fmt.Errorf("chat: %w", err)
 		}
-		if tpl, err = chat.New(o.Template, string(src), tpl.Special()); err != nil {
+		if s.Template, err = chat.New(o.Template, string(src), l.Template.Special()); err != nil {
 			return err
 		}
 	}
-	s := &chat.Session{Gen: llm.NewGenerator(m, tk), Template: tpl, AddBOS: llm.AddBOS(f, arch), System: o.System}
+	s.System = o.System
 	if o.NoThink {
 		s.Vars = map[string]any{"enable_thinking": false}
 	}
@@ -100,7 +101,7 @@ func runChat(o *ChatOptions) error {
 		opts:    llm.GenerateOptions{Sampler: smp, MaxTokens: o.N, IgnoreEOS: o.IgnoreEOS},
 		verbose: o.Verbose,
 	}
-	fmt.Fprintf(c.errOut, "hark chat: %s (%s template, context %d). /exit or Ctrl-D quits.\n", o.Model, tpl.Name, m.Context())
+	fmt.Fprintf(c.errOut, "hark chat: %s (%s template, context %d). /exit or Ctrl-D quits.\n", o.Model, s.Template.Name, l.M.Context())
 	return c.run(o.Ctx)
 }
 

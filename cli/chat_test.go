@@ -2,6 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,7 +13,9 @@ import (
 
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm/parity"
+	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/serve"
 	"github.com/stretchr/testify/require"
 )
 
@@ -149,4 +154,44 @@ func TestChatGemma3Template(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, strings.TrimSpace(out))
 	require.Equal(t, want, out)
+}
+
+// `hark chat` and the API answer a conversation through the same chat
+// turn: the same conversation gets the same answers from both.
+func TestChatSameAsAPI(t *testing.T) {
+	model := shared.Path(t, "models", "stories260K.gguf")
+	turns := []string{"Once upon a time", " The dog was"}
+	out, _, err := runHarkStdin(t, strings.Join(turns, "\n")+"\n", "chat", "--model", model, "--temp", "0", "-n", "12")
+	require.NoError(t, err)
+	answers := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, answers, 2, "%q", out)
+
+	dir := t.TempDir()
+	b, err := os.ReadFile(model)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "stories.gguf"), b, 0o644))
+	st, err := models.Open(dir)
+	require.NoError(t, err)
+	s, err := serve.New(serve.Config{Store: st, Threads: 2})
+	require.NoError(t, err)
+	hs := httptest.NewServer(s)
+	t.Cleanup(func() { hs.Close(); s.Close() })
+	var conv []map[string]string
+	for i, user := range turns {
+		conv = append(conv, map[string]string{"role": "user", "content": user})
+		body, err := json.Marshal(map[string]any{"model": "stories", "messages": conv, "max_tokens": 12, "temperature": 0})
+		require.NoError(t, err)
+		resp, err := http.Post(hs.URL+"/v1/chat/completions", "application/json", bytes.NewReader(body))
+		require.NoError(t, err)
+		var got struct {
+			Choices []struct {
+				Message struct{ Content string }
+			}
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&got))
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		require.Equal(t, answers[i], got.Choices[0].Message.Content, "turn %d", i)
+		conv = append(conv, map[string]string{"role": "assistant", "content": answers[i]})
+	}
 }

@@ -60,13 +60,13 @@ func addSamplerFlags(cmd *cobra.Command, smp *llm.Sampler) {
 	fl.IntVar(&smp.TopK, "top-k", 40, "top-k (0: off)")
 	fl.Float32Var(&smp.TopP, "top-p", 0.95, "top-p (1: off)")
 	fl.Float32Var(&smp.MinP, "min-p", 0.05, "min-p (0: off)")
-	fl.Float32Var(&smp.RepeatPenalty, "repeat-penalty", 1, "repetition penalty over the last 64 tokens (1: off)")
+	fl.Float32Var(&smp.RepeatPenalty, "repeat-penalty", 1, "repetition penalty over the prompt's last 64 tokens and every generated one (1: off)")
 }
 
 // openSampledLLM opens model with smp, its seed resolved from seed (-1:
 // random), and returns the sampler it uses.
 func openSampledLLM(e Env, model string, ctxLen int, seed int64, smp llm.Sampler) (*loadedLLM, llm.Sampler, error) {
 	smp.Seed = samplerSeed(seed)
-	l, err := openLLM(e, model, llm.Options{Context: ctxLen, Sampler: &smp})
+	l, err := openLLM(e, model, llm.Options{Context: ctxLen})
 	return l, smp, err
 }

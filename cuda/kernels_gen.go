@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "c4c3539862b2f2ecc03841067aaa3cbc35f52c114009df70636f47a3a0f5be45"
+const sourcesHash = "d005562e9f98f07631a2edef15fe9a8aae003cbbdd9bdd55b057af1aab2d0ec8"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

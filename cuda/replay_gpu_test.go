@@ -49,7 +49,7 @@ func TestGPUStoriesReplay(t *testing.T) {
 	smp := llm.Sampler{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepeatPenalty: 1.1, Seed: 42}
 	open := func(be plan.Backend, s *llm.Sampler) (*llm.Generator, func()) {
 		t.Helper()
-		o, err := llm.OpenFile(model, be, llm.Options{Context: 256, Sampler: s})
+		o, err := llm.OpenFile(model, be, llm.Options{Context: 256})
 		require.NoError(t, err)
 		return llm.NewGenerator(o.M, o.Tk), func() { o.Close() }
 	}

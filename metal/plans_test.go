@@ -52,7 +52,7 @@ func loadStories(t testing.TB) (*capture, *llm.Model) {
 	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
 	c := newCapture()
-	m, err := llm.Load(c, f, llm.Options{Context: 256, Sampler: &llm.Sampler{Temperature: 0.8, TopK: 40, TopP: 0.9, RepeatPenalty: 1.1, Seed: 1}})
+	m, err := llm.Load(c, f, llm.Options{Context: 256})
 	require.NoError(t, err)
 	t.Cleanup(func() { m.Close() })
 	return c, m

@@ -256,7 +256,9 @@ func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, re
 	text := strings.TrimSpace(res.Text)
 	switch req.format {
 	case "json":
-		writeJSON(w, http.StatusOK, map[string]any{"text": text})
+		writeJSON(w, http.StatusOK, struct {
+			Text string `json:"text"`
+		}{text})
 	case "text":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, text+"\n")
@@ -269,7 +271,14 @@ func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, re
 			Start float64 `json:"start"`
 			End   float64 `json:"end"`
 		}
-		out := map[string]any{"task": task, "language": languageName(res.Language), "duration": dur, "text": text}
+		out := struct {
+			Task     string             `json:"task"`
+			Language string             `json:"language"`
+			Duration float64            `json:"duration"`
+			Text     string             `json:"text"`
+			Segments *[]whisper.Segment `json:"segments,omitempty"` // present (even empty) when asked
+			Words    *[]word            `json:"words,omitempty"`
+		}{Task: task, Language: languageName(res.Language), Duration: dur, Text: text}
 		if req.segments || !req.words {
 			// The engine's segments are OpenAI's shape; their words go in
 			// "words" only, as OpenAI lists them.
@@ -278,7 +287,7 @@ func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, re
 				s.Words = nil
 				segs = append(segs, s)
 			}
-			out["segments"] = segs
+			out.Segments = &segs
 		}
 		if req.words {
 			words := []word{}
@@ -287,7 +296,7 @@ func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, re
 					words = append(words, word{strings.TrimSpace(wd.Word), wd.Start, wd.End})
 				}
 			}
-			out["words"] = words
+			out.Words = &words
 		}
 		writeJSON(w, http.StatusOK, out)
 	}

@@ -44,7 +44,26 @@ func TestErrorAnswers(t *testing.T) {
 		{"five stops", chatURL, `{"model":"stories",` + msgs + `,"stop":["a","b","c","d","e"]}`, 400, "stop"},
 		{"speech model for chat", chatURL, `{"model":"tiny",` + msgs + `}`, 400, "model"},
 		{"prompt type", cmplURL, `{"model":"stories","prompt":{"a":1}}`, 400, "prompt"},
-		{"too long for the context", cmplURL, `{"model":"stories","prompt":"` + strings.Repeat("dog ", 900) + `"}`, 400, "messages"},
+		{"too long for the context", cmplURL, `{"model":"stories","prompt":"` + strings.Repeat("dog ", 900) + `"}`, 400, "prompt"},
+		{"presence_penalty", chatURL, `{"model":"stories",` + msgs + `,"presence_penalty":2.5}`, 400, "presence_penalty"},
+		{"frequency_penalty", cmplURL, `{"model":"stories","prompt":"x","frequency_penalty":-3}`, 400, "frequency_penalty"},
+		{"logit_bias key", chatURL, `{"model":"stories",` + msgs + `,"logit_bias":{"dog":1}}`, 400, "logit_bias"},
+		{"logit_bias value", chatURL, `{"model":"stories",` + msgs + `,"logit_bias":{"5":101}}`, 400, "logit_bias"},
+		{"logit_bias outside the vocabulary", cmplURL, `{"model":"stories","prompt":"x","logit_bias":{"512":1}}`, 400, "logit_bias"},
+		{"top_logprobs", chatURL, `{"model":"stories",` + msgs + `,"logprobs":true,"top_logprobs":21}`, 400, "top_logprobs"},
+		{"top_logprobs without logprobs", chatURL, `{"model":"stories",` + msgs + `,"top_logprobs":2}`, 400, "top_logprobs"},
+		{"legacy logprobs", cmplURL, `{"model":"stories","prompt":"x","logprobs":6}`, 400, "logprobs"},
+		{"tools", chatURL, `{"model":"stories",` + msgs + `,"tools":[{"type":"function","function":{"name":"f"}}]}`, 400, "tools"},
+		{"tool_choice", chatURL, `{"model":"stories",` + msgs + `,"tool_choice":"required"}`, 400, "tool_choice"},
+		{"functions", chatURL, `{"model":"stories",` + msgs + `,"functions":[{"name":"f"}]}`, 400, "functions"},
+		{"response_format", chatURL, `{"model":"stories",` + msgs + `,"response_format":{"type":"json_object"}}`, 400, "response_format"},
+		{"audio", chatURL, `{"model":"stories",` + msgs + `,"audio":{"voice":"alloy","format":"wav"}}`, 400, "audio"},
+		{"modalities", chatURL, `{"model":"stories",` + msgs + `,"modalities":["text","audio"]}`, 400, "modalities"},
+		{"prediction", chatURL, `{"model":"stories",` + msgs + `,"prediction":{"type":"content","content":"x"}}`, 400, "prediction"},
+		{"echo", cmplURL, `{"model":"stories","prompt":"x","echo":true}`, 400, "echo"},
+		{"suffix", cmplURL, `{"model":"stories","prompt":"x","suffix":"end"}`, 400, "suffix"},
+		{"best_of", cmplURL, `{"model":"stories","prompt":"x","best_of":3}`, 400, "best_of"},
+		{"too long, streamed", chatURL, `{"model":"stories","stream":true,"messages":[{"role":"user","content":"` + strings.Repeat("dog ", 900) + `"}]}`, 400, "messages"},
 		{"unknown model", chatURL, `{"model":"gpt-4",` + msgs + `}`, 404, "model"},
 		{"invalid model name", cmplURL, `{"model":"../etc/passwd","prompt":"x"}`, 404, "model"},
 		{"body over the limit", chatURL, `{"model":"stories","messages":[{"role":"user","content":"` + strings.Repeat("a", 5000) + `"}]}`, 413, ""},
@@ -107,6 +126,18 @@ func TestErrorAnswers(t *testing.T) {
 	b, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	requireAPIError(t, resp.StatusCode, 400, b)
+
+	// Informational fields, fields set to what asks for nothing, and
+	// fields this server does not know are accepted.
+	for _, c := range []struct{ url, body string }{
+		{chatURL, `{"model":"stories",` + msgs + `,"max_tokens":2,"user":"u","metadata":{"k":"v"},"store":false,"service_tier":"auto",` +
+			`"parallel_tool_calls":true,"stream_options":{"include_usage":true},"response_format":{"type": "text"},"modalities":["text"],` +
+			`"tools":[],"tool_choice":"none","n":1,"logprobs":false,"top_logprobs":0,"some_future_field":{"x":1}}`},
+		{cmplURL, `{"model":"stories","prompt":"x","max_tokens":2,"echo":false,"suffix":"","best_of":1,"user":"u","some_future_field":1}`},
+	} {
+		st, b := postJSON(t, c.url, c.body)
+		require.Equal(t, http.StatusOK, st, "%s", b)
+	}
 
 	// Routes and methods.
 	resp, err = http.Get(url + "/v1/engines")

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/harkapp/hark/engine/chat"
-	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/runtime"
 )
 
@@ -49,16 +46,9 @@ func (s *Server) speech(ctx context.Context, name string) (*runtime.SpeechModel,
 	return m, nil
 }
 
-// llmModel is a held LLM with what requests need around it.
-type llmModel struct {
-	h      *runtime.LLMModel
-	m      *llm.Model
-	gen    *llm.Generator
-	tpl    *chat.Template
-	addBOS bool
-}
-
-func (s *Server) llm(ctx context.Context, name string) (*llmModel, error) {
+// llm waits for the named LLM's turn (API requests queue in arrival
+// order, after dictations of the app sharing the runtime).
+func (s *Server) llm(ctx context.Context, name string) (*runtime.LLMModel, error) {
 	path, err := s.modelPath(name, runtime.Chat)
 	if err != nil {
 		return nil, err
@@ -67,25 +57,5 @@ func (s *Server) llm(ctx context.Context, name string) (*llmModel, error) {
 	if err != nil {
 		return nil, loadError(name, err)
 	}
-	return &llmModel{h: h, m: h.M, gen: h.Gen, tpl: h.Template, addBOS: h.AddBOS()}, nil
-}
-
-// chatPrompt renders messages with the model's template (plain
-// concatenation for models without one) and tokenizes them.
-func (l *llmModel) chatPrompt(ctx context.Context, msgs []chat.Message) ([]int32, error) {
-	if l.tpl == nil {
-		return nil, badRequest("model", l.h.TemplateErr.Error())
-	}
-	text, err := l.tpl.RenderContext(ctx, msgs, chat.Options{AddGenerationPrompt: true})
-	if errors.Is(err, chat.ErrTemplateTimeout) || errors.Is(err, chat.ErrTemplateMemory) || ctx.Err() != nil {
-		return nil, err
-	}
-	if err != nil {
-		return nil, badRequest("messages", fmt.Sprintf("The model's chat template rejected the messages: %v", err))
-	}
-	bos := l.addBOS
-	if b := l.tpl.Special().BOS; b != "" && strings.HasPrefix(text, b) {
-		bos = false // the template wrote it
-	}
-	return l.promptTokens(text, bos)
+	return h, nil
 }

@@ -1,12 +1,15 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -78,21 +81,31 @@ func (s *stopList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// genParams are the sampling parameters shared by both completion
-// endpoints.
+// genParams are the parameters shared by both completion endpoints.
+// Fields a request may send that are not listed here or in the endpoint's
+// request are ignored, as OpenAI ignores unknown fields: refusing them
+// would break clients that send newer ones. Fields that would change the
+// output and are not supported are listed (refused) per endpoint.
 type genParams struct {
-	Model               string    `json:"model"`
-	Stream              bool      `json:"stream"`
-	Temperature         *float64  `json:"temperature"`
-	TopP                *float64  `json:"top_p"`
-	MaxTokens           *int      `json:"max_tokens"`
-	MaxCompletionTokens *int      `json:"max_completion_tokens"`
-	Stop                *stopList `json:"stop"`
-	Seed                *int64    `json:"seed"`
-	N                   *int      `json:"n"`
-	StreamOptions       *struct {
+	Model            string             `json:"model"`
+	Stream           bool               `json:"stream"`
+	Temperature      *float64           `json:"temperature"`
+	TopP             *float64           `json:"top_p"`
+	MaxTokens        *int               `json:"max_tokens"`
+	Stop             *stopList          `json:"stop"`
+	Seed             *int64             `json:"seed"`
+	N                *int               `json:"n"`
+	PresencePenalty  *float64           `json:"presence_penalty"`
+	FrequencyPenalty *float64           `json:"frequency_penalty"`
+	LogitBias        map[string]float64 `json:"logit_bias"`
+	StreamOptions    *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
+	// Informational: accepted, and change nothing here.
+	User        string            `json:"user"`
+	Metadata    map[string]string `json:"metadata"`
+	Store       *bool             `json:"store"`
+	ServiceTier *string           `json:"service_tier"`
 }
 
 // maxStops is OpenAI's limit on stop strings.
@@ -100,7 +113,7 @@ const maxStops = 4
 
 // options validates the parameters and turns them into generation
 // options; defMax is the max_tokens default (0: up to the context).
-func (p *genParams) options(defMax int) (llm.GenerateOptions, error) {
+func (p *genParams) options(defMax int, maxTokens *int) (llm.GenerateOptions, error) {
 	var o llm.GenerateOptions
 	if p.Model == "" {
 		return o, badRequest("model", "you must provide a model parameter")
@@ -121,16 +134,41 @@ func (p *genParams) options(defMax int) (llm.GenerateOptions, error) {
 		}
 		o.Sampler.TopP = float32(*tp)
 	}
-	o.MaxTokens = defMax
-	mt := p.MaxTokens
-	if mt == nil {
-		mt = p.MaxCompletionTokens
-	}
-	if mt != nil {
-		if *mt < 1 {
-			return o, badRequest("max_tokens", fmt.Sprintf("max_tokens must be at least 1, got %d", *mt))
+	for _, pen := range []struct {
+		name string
+		v    *float64
+		to   *float32
+	}{{"presence_penalty", p.PresencePenalty, &o.Sampler.PresencePenalty}, {"frequency_penalty", p.FrequencyPenalty, &o.Sampler.FrequencyPenalty}} {
+		if pen.v == nil {
+			continue
 		}
-		o.MaxTokens = *mt
+		if math.IsNaN(*pen.v) || *pen.v < -2 || *pen.v > 2 {
+			return o, badRequest(pen.name, fmt.Sprintf("%s %g is outside [-2, 2]", pen.name, *pen.v))
+		}
+		*pen.to = float32(*pen.v)
+	}
+	if len(p.LogitBias) > llm.MaxLogitBias {
+		return o, badRequest("logit_bias", fmt.Sprintf("logit_bias has %d entries; at most %d are allowed", len(p.LogitBias), llm.MaxLogitBias))
+	}
+	for k, v := range p.LogitBias {
+		id, err := strconv.ParseInt(k, 10, 32)
+		if err != nil || id < 0 {
+			return o, badRequest("logit_bias", fmt.Sprintf("logit_bias keys are token ids, got %q", k))
+		}
+		if math.IsNaN(v) || v < -llm.MaxBias || v > llm.MaxBias {
+			return o, badRequest("logit_bias", fmt.Sprintf("the bias of token %d, %g, is outside [-%d, %d]", id, v, llm.MaxBias, llm.MaxBias))
+		}
+		if o.Sampler.LogitBias == nil {
+			o.Sampler.LogitBias = map[int32]float32{}
+		}
+		o.Sampler.LogitBias[int32(id)] = float32(v)
+	}
+	o.MaxTokens = defMax
+	if maxTokens != nil {
+		if *maxTokens < 1 {
+			return o, badRequest("max_tokens", fmt.Sprintf("max_tokens must be at least 1, got %d", *maxTokens))
+		}
+		o.MaxTokens = *maxTokens
 	}
 	if p.Stop != nil {
 		if len(*p.Stop) > maxStops {
@@ -144,6 +182,31 @@ func (p *genParams) options(defMax int) (llm.GenerateOptions, error) {
 		o.Sampler.Seed = uint64(time.Now().UnixNano())
 	}
 	return o, nil
+}
+
+// unsupported is a request field that would change the output in a way
+// Hark cannot honour: a request that sets it (to anything but a value
+// meaning "off") is refused, naming it, rather than answered as if it
+// were not there.
+type unsupported struct {
+	name string
+	raw  json.RawMessage
+	off  []string // JSON values that ask for nothing (besides null)
+}
+
+// refuse returns the error for the first field set, nil when none is.
+func refuse(fields ...unsupported) error {
+	for _, f := range fields {
+		var c bytes.Buffer
+		if len(f.raw) == 0 || json.Compact(&c, f.raw) != nil { // absent (the decoder checked the syntax)
+			continue
+		}
+		if v := c.String(); v == "null" || slices.Contains(f.off, v) {
+			continue
+		}
+		return badRequest(f.name, fmt.Sprintf("%s is not supported by this server", f.name))
+	}
+	return nil
 }
 
 // finishReason maps why a generation ended to OpenAI's finish_reason.

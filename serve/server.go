@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +53,8 @@ type Config struct {
 	Runtime *runtime.Runtime
 	// Context caps an LLM's context (0: llm.DefaultContext).
 	Context int
-	// Threads per loaded model (0: one per physical core).
+	// Threads is the size of the CPU worker pool every loaded model shares
+	// (0: one per physical core).
 	Threads int
 	// Backend names the inference backend (engine/backends; "" = auto).
 	Backend string
@@ -82,8 +84,8 @@ type Server struct {
 	// streamDone, if set (tests), gets each stream's stats as it ends.
 	streamDone func(streamStats)
 	rt         *runtime.Runtime
-	ownRT      bool                                   // made by New, closed by Close
-	routes     map[string]map[string]http.HandlerFunc // path -> method -> handler
+	ownRT      bool // made by New, closed by Close
+	mux        *http.ServeMux
 }
 
 // New returns a server for cfg; Close unloads its models.
@@ -128,15 +130,7 @@ func New(cfg Config) (*Server, error) {
 			Idle: func() time.Duration { return idle }, IdleCheck: check})
 		s.ownRT = true
 	}
-	s.routes = map[string]map[string]http.HandlerFunc{
-		"/health":                  {"GET": s.health, "HEAD": s.health},
-		"/v1/models":               {"GET": s.listModels},
-		"/v1/audio/transcriptions": {"POST": s.transcriptions},
-		"/v1/audio/translations":   {"POST": s.translations},
-		"/v1/audio/stream":         {"GET": s.audioStream},
-		"/v1/chat/completions":     {"POST": s.chatCompletions},
-		"/v1/completions":          {"POST": s.completions},
-	}
+	s.mux = s.routes()
 	return s, nil
 }
 
@@ -165,52 +159,88 @@ func (s *Server) loaded() []string {
 	return out
 }
 
-// ServeHTTP routes a request: /health is open, everything else needs the
-// API key when one is configured.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/v1/models/") && r.Method == http.MethodGet {
-		s.authorized(w, r, s.getModel)
-		return
-	}
-	methods, ok := s.routes[r.URL.Path]
-	if !ok {
-		writeError(w, newError(http.StatusNotFound, "", "unknown_url", fmt.Sprintf("Unknown request URL: %s %s", r.Method, r.URL.Path)))
-		return
-	}
-	h, ok := methods[r.Method]
-	if !ok {
-		allow := make([]string, 0, len(methods))
-		for m := range methods {
-			allow = append(allow, m)
-		}
-		w.Header().Set("Allow", strings.Join(allow, ", "))
-		writeError(w, newError(http.StatusMethodNotAllowed, "", "method_not_allowed", fmt.Sprintf("Method %s is not allowed on %s", r.Method, r.URL.Path)))
-		return
-	}
-	if r.URL.Path == "/health" || r.URL.Path == "/v1/audio/stream" {
-		// The WebSocket checks its key itself: browsers cannot send headers.
-		h(w, r)
-		return
-	}
-	s.authorized(w, r, h)
+// route is one path of the API: its handler per method, and whether it
+// is open without the API key (/health; the WebSocket checks the key
+// itself, as browsers cannot send headers).
+type route struct {
+	path    string
+	methods map[string]http.HandlerFunc
+	open    bool
 }
 
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request, h http.HandlerFunc) {
-	if s.cfg.APIKey != "" {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.APIKey)) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="hark"`)
-			writeError(w, newError(http.StatusUnauthorized, "", "invalid_api_key", "Missing or incorrect API key: send it as \"Authorization: Bearer KEY\""))
-			return
+// routes registers the API on a ServeMux: "METHOD PATH" for each method,
+// PATH alone for the 405 of the others, and / for the 404 of unknown
+// URLs, both in OpenAI's error shape (the mux's own are plain text).
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, rt := range []route{
+		{path: "/health", methods: map[string]http.HandlerFunc{"GET": s.health}, open: true}, // GET takes HEAD too
+		{path: "/v1/models", methods: map[string]http.HandlerFunc{"GET": s.listModels}},
+		{path: "/v1/models/{id}", methods: map[string]http.HandlerFunc{"GET": s.getModel}},
+		{path: "/v1/audio/transcriptions", methods: map[string]http.HandlerFunc{"POST": s.transcriptions}},
+		{path: "/v1/audio/translations", methods: map[string]http.HandlerFunc{"POST": s.translations}},
+		{path: "/v1/audio/stream", methods: map[string]http.HandlerFunc{"GET": s.audioStream}, open: true},
+		{path: "/v1/chat/completions", methods: map[string]http.HandlerFunc{"POST": s.chatCompletions}},
+		{path: "/v1/completions", methods: map[string]http.HandlerFunc{"POST": s.completions}},
+	} {
+		allow := make([]string, 0, len(rt.methods))
+		for m, h := range rt.methods {
+			if !rt.open {
+				h = s.authorized(h)
+			}
+			mux.HandleFunc(m+" "+rt.path, h)
+			allow = append(allow, m)
 		}
+		slices.Sort(allow)
+		if slices.Contains(allow, "GET") {
+			allow = append(allow, "HEAD")
+		}
+		mux.HandleFunc(rt.path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, newError(http.StatusMethodNotAllowed, "", "method_not_allowed", fmt.Sprintf("Method %s is not allowed on %s", r.Method, r.URL.Path)))
+		})
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
-	defer cancel()
-	h(w, r.WithContext(ctx))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, newError(http.StatusNotFound, "", "unknown_url", fmt.Sprintf("Unknown request URL: %s %s", r.Method, r.URL.Path)))
+	})
+	return mux
+}
+
+// ServeHTTP routes a request: /health is open, everything else needs the
+// API key when one is configured.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// authorized wraps h: the API key when one is configured, and the
+// request's time bound.
+func (s *Server) authorized(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.APIKey != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(s.cfg.APIKey)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="hark"`)
+				writeError(w, newError(http.StatusUnauthorized, "", "invalid_api_key", "Missing or incorrect API key: send it as \"Authorization: Bearer KEY\""))
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		h(w, r.WithContext(ctx))
+	}
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "loaded": s.loaded()})
+	writeJSON(w, http.StatusOK, healthResponse{Status: "ok", Loaded: s.loaded()})
+}
+
+type healthResponse struct {
+	Status string   `json:"status"`
+	Loaded []string `json:"loaded"`
+}
+
+// list is OpenAI's list object.
+type list[T any] struct {
+	Object string `json:"object"`
+	Data   []T    `json:"data"`
 }
 
 type modelObject struct {
@@ -238,11 +268,11 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": ms})
+	writeJSON(w, http.StatusOK, list[modelObject]{Object: "list", Data: ms})
 }
 
 func (s *Server) getModel(w http.ResponseWriter, r *http.Request) {
-	id := strings.TrimPrefix(r.URL.Path, "/v1/models/")
+	id := r.PathValue("id")
 	ms, err := s.modelObjects()
 	if err != nil {
 		writeError(w, err)

@@ -254,20 +254,11 @@ enum { ARGMAX_X = 0, ARGMAX_OUT = 1 };
 // sample (plan.Sample)
 struct sample_args {
     unsigned int n;
-    unsigned int top_k;
-    float top_p;
-    float min_p;
-    float temp;
-    float repeat;
-    unsigned int seed_lo, seed_hi;
-    unsigned int hist_len;
     unsigned int step;
-    float presence;
-    float frequency;
-    unsigned int pad_[4];
+    unsigned int pad_[14];
 };
 // binding slots of sample
-enum { SAMPLE_X = 0, SAMPLE_OUT = 1, SAMPLE_HIST = 2, SAMPLE_SCRATCH = 3 };
+enum { SAMPLE_X = 0, SAMPLE_OUT = 1, SAMPLE_SETTINGS = 2, SAMPLE_COUNTS = 3, SAMPLE_SCRATCH = 4, SAMPLE_LOGPROBS = 5 };
 
 // copy (plan.Copy)
 struct copy_args {

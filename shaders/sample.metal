@@ -1,6 +1,9 @@
 // The sampler (plan.Sample) in one threadgroup, so decode never reads the
-// logits back: penalties, temperature, top-k, softmax, top-p, min-p and the
-// seeded draw with u = plan.Uniform(seed, step).
+// logits back: logit_bias, penalties from the sequence's token counts,
+// temperature, top-k, softmax, top-p, min-p and the seeded draw with
+// u = plan.Uniform(seed, step); then the drawn token is counted and its
+// logprobs written when asked. The settings are step data the host writes
+// per generation (plan.SampleSettings, word offsets below).
 //
 // Every cut and the draw are decided by walking the vocabulary in the
 // contract's order (descending scaled logit, ties to the lower id). The
@@ -28,11 +31,30 @@
 // also immune to fast math. Divisions are the precise ones, so the order
 // itself is the CPU's.
 //
-// Scratch (bind 3): [0, n) the adjusted logits.
+// Scratch (bind 4): [0, n) the adjusted logits.
 
 enum : uint {
     SMP_CAP = 2048,   // tokens per sorted window (16 KiB)
     SMP_MAXT = 1024,  // threads per threadgroup at most
+};
+// Word offsets of plan.SampleSettings (plan.SampleSet*; checked by
+// shaders' TestSampleSettingsLayout).
+enum : uint {
+    SMP_SET_TOPK = 0,
+    SMP_SET_TOPP = 1,
+    SMP_SET_MINP = 2,
+    SMP_SET_TEMP = 3,
+    SMP_SET_REPEAT = 4,
+    SMP_SET_PRESENCE = 5,
+    SMP_SET_FREQUENCY = 6,
+    SMP_SET_SEED_LO = 7,
+    SMP_SET_SEED_HI = 8,
+    SMP_SET_LOGPROBS = 9,
+    SMP_SET_NBIAS = 10,
+    SMP_SET_BIAS = 16,
+    SMP_MAX_BIAS = 300,
+    SMP_MAX_TOP = 20,
+    SMP_LP_WORDS = 41,
 };
 constant float SMP_FX = 8796093022208.0f; // 2^43: a mass ≤ 1 per token, n ≤ 2^20 tokens fit 64 bits
 
@@ -173,17 +195,10 @@ static inline uint smp_sum_u(uint v, threadgroup SmpShared& sh, uint lane, uint 
     return r;
 }
 
-// smp_argmax is the first index of the largest l (l holds no NaN).
-static inline int smp_argmax(device const float* l, uint n, threadgroup SmpShared& sh, uint tid, uint ntg,
-                             uint lane, uint sg, uint nsg) {
-    float v = 0.0f;
-    int i = -1;
-    for (uint j = tid; j < n; j += ntg) {
-        if (i < 0 || l[j] > v) {
-            v = l[j];
-            i = int(j);
-        }
-    }
+// smp_best reduces every thread's (v, i) (i < 0: none) to the
+// threadgroup's best: the largest v, ties to the lowest i.
+static inline void smp_best(thread float& v, thread int& i, threadgroup SmpShared& sh, uint lane, uint sg,
+                            uint nsg) {
     for (ushort off = 16; off > 0; off >>= 1) {
         const float ov = simd_shuffle_xor(v, off);
         const int oi = simd_shuffle_xor(i, off);
@@ -207,7 +222,127 @@ static inline int smp_argmax(device const float* l, uint n, threadgroup SmpShare
             i = oi;
         }
     }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+}
+
+// smp_argmax is the first index of the largest l (l holds no NaN).
+static inline int smp_argmax(device const float* l, uint n, threadgroup SmpShared& sh, uint tid, uint ntg,
+                             uint lane, uint sg, uint nsg) {
+    float v = 0.0f;
+    int i = -1;
+    for (uint j = tid; j < n; j += ntg) {
+        if (i < 0 || l[j] > v) {
+            v = l[j];
+            i = int(j);
+        }
+    }
+    smp_best(v, i, sh, lane, sg, nsg);
     return max(i, 0);
+}
+
+static inline float smp_sum_f(float v, threadgroup SmpShared& sh, uint lane, uint sg, uint nsg) {
+    v = simd_sum(v);
+    if (lane == 0) {
+        sh.red_f[sg] = v;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float r = 0.0f;
+    for (uint i = 0; i < nsg; i++) {
+        r += sh.red_f[i];
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return r;
+}
+
+// smp_logprob is logit v's log-softmax given the normaliser lse (NaN
+// counts as −inf; an infinite lse leaves 0 for its equals).
+static inline float smp_logprob(float v, float lse) {
+    if (smp_isnan(v)) {
+        return -INFINITY;
+    }
+    if (smp_isinf(lse)) {
+        return v == lse ? 0.0f : -INFINITY;
+    }
+    return v - lse;
+}
+
+// smp_logprobs writes the logprobs record but its first word (the drawn
+// token's, smp_finish writes it) and returns the normaliser lse of the
+// raw logits: the top tokens are found one per round, each the best that
+// comes after the previous one in the order (descending logit, ties to
+// the lower id).
+static inline float smp_logprobs(device const float* x, uint n, uint top, device float* lpo,
+                                 threadgroup SmpShared& sh, uint tid, uint ntg, uint lane, uint sg, uint nsg) {
+    float m = -INFINITY;
+    for (uint i = tid; i < n; i += ntg) {
+        const float v = x[i];
+        if (!smp_isnan(v)) {
+            m = max(m, v);
+        }
+    }
+    const float xm = smp_max_f(m, sh, lane, sg, nsg);
+    float zs = 0.0f;
+    if (!smp_isinf(xm)) {
+        for (uint i = tid; i < n; i += ntg) {
+            const float v = x[i];
+            if (!smp_isnan(v)) {
+                zs += exp(v - xm);
+            }
+        }
+    }
+    const float z = smp_sum_f(zs, sh, lane, sg, nsg);
+    const float lse = smp_isinf(xm) ? xm : xm + log(z);
+    if (tid == 0) {
+        for (uint i = 0; i < SMP_LP_WORDS; i++) {
+            lpo[i] = 0.0f;
+        }
+    }
+    float pv = INFINITY;
+    int pid = -1;
+    for (uint r = 0; r < top; r++) {
+        float bv = 0.0f;
+        int bi = -1;
+        for (uint j = tid; j < n; j += ntg) {
+            const float v = smp_isnan(x[j]) ? -INFINITY : x[j];
+            const bool after = pid < 0 || v < pv || (v == pv && int(j) > pid);
+            if (after && (bi < 0 || v > bv)) {
+                bv = v;
+                bi = int(j);
+            }
+        }
+        smp_best(bv, bi, sh, lane, sg, nsg);
+        if (bi < 0) {
+            break;
+        }
+        if (tid == 0) {
+            lpo[1 + 2 * r] = as_type<float>(bi);
+            lpo[2 + 2 * r] = smp_logprob(bv, lse);
+        }
+        pv = bv;
+        pid = bi;
+    }
+    return lse;
+}
+
+// smp_finish (thread 0) writes the drawn token, counts it, and writes its
+// logprob when asked.
+static inline void smp_finish(int tok, device int* out, device int* counts, bool hasCounts, uint n,
+                              device float* lpo, bool hasLp, device const float* x, float lse) {
+    *out = tok;
+    if (hasCounts) {
+        if (counts[tok] <= 0) {
+            counts[tok] = 0;
+            const int d = counts[n];
+            if (d >= 0 && uint(d) < n) {
+                counts[n + 1 + uint(d)] = tok;
+                counts[n] = d + 1;
+            }
+        }
+        counts[tok] += 1;
+    }
+    if (hasLp) {
+        lpo[0] = smp_logprob(x[tok], lse);
+    }
 }
 
 // smp_count is the number of tokens with key in [lo, hi).
@@ -346,8 +481,10 @@ static inline bool smp_step(uint ph, thread SmpWalk& w, ulong ev, uint K, ulong 
 
 kernel void sample(device const float* x [[buffer(0)]],
                    device int* out [[buffer(1)]],
-                   device const int* hist [[buffer(2)]],
-                   device float* scratch [[buffer(3)]],
+                   device const uint* settings [[buffer(2)]],
+                   device int* counts [[buffer(3)]],
+                   device float* scratch [[buffer(4)]],
+                   device float* lpo [[buffer(5)]],
                    constant Args& args [[buffer(8)]],
                    uint tid [[thread_position_in_threadgroup]],
                    uint ntg [[threads_per_threadgroup]],
@@ -361,17 +498,25 @@ kernel void sample(device const float* x [[buffer(0)]],
     threadgroup int selRes;
 
     const uint n = args.sample.n;
-    const uint topK = args.sample.top_k;
-    const float topP = args.sample.top_p;
-    const float minP = args.sample.min_p;
-    const float temp = args.sample.temp;
-    const float rep = args.sample.repeat;
-    const ulong seed = ulong(args.sample.seed_lo) | (ulong(args.sample.seed_hi) << 32);
-    const uint histLen = args.sample.hist_len;
     const ulong step = args.sample.step;
-    const float pres = args.sample.presence;
-    const float freq = args.sample.frequency;
+    const uint topK = settings[SMP_SET_TOPK];
+    const float topP = as_type<float>(settings[SMP_SET_TOPP]);
+    const float minP = as_type<float>(settings[SMP_SET_MINP]);
+    const float temp = as_type<float>(settings[SMP_SET_TEMP]);
+    const float rep = as_type<float>(settings[SMP_SET_REPEAT]);
+    const float pres = as_type<float>(settings[SMP_SET_PRESENCE]);
+    const float freq = as_type<float>(settings[SMP_SET_FREQUENCY]);
+    const ulong seed = ulong(settings[SMP_SET_SEED_LO]) | (ulong(settings[SMP_SET_SEED_HI]) << 32);
+    const uint lpReq = settings[SMP_SET_LOGPROBS];
+    const uint nBias = min(settings[SMP_SET_NBIAS], uint(SMP_MAX_BIAS));
+    const bool hasCounts = has_bind(args, SAMPLE_COUNTS);
+    const bool hasLp = lpReq > 0 && has_bind(args, SAMPLE_LOGPROBS);
     device float* l = scratch;
+
+    float lse = 0.0f;
+    if (hasLp) {
+        lse = smp_logprobs(x, n, min(lpReq - 1, uint(SMP_MAX_TOP)), lpo, sh, tid, ntg, lane, sg, nsg);
+    }
 
     for (uint i = tid; i < n; i += ntg) {
         const float v = x[i];
@@ -379,29 +524,27 @@ kernel void sample(device const float* x [[buffer(0)]],
     }
     threadgroup_barrier(mem_flags::mem_device);
 
-    // 1. penalties: the thread holding a token's first occurrence in the
-    // history applies them once, with the token's count
+    // 1. logit_bias (distinct ids: one thread each)
+    if (nBias > 0) {
+        for (uint i = tid; i < nBias; i += ntg) {
+            const uint id = settings[SMP_SET_BIAS + 2 * i];
+            if (id < n) {
+                l[id] += as_type<float>(settings[SMP_SET_BIAS + 2 * i + 1]);
+            }
+        }
+        threadgroup_barrier(mem_flags::mem_device);
+    }
+
+    // 2. penalties: one thread per distinct counted token
     const bool penRep = rep != 0.0f && rep != 1.0f;
-    if (has_bind(args, SAMPLE_HIST) && histLen > 0 && (penRep || pres != 0.0f || freq != 0.0f)) {
-        for (uint i = tid; i < histLen; i += ntg) {
-            const int id = hist[i];
-            if (id < 0 || uint(id) >= n) {
+    if (hasCounts && (penRep || pres != 0.0f || freq != 0.0f)) {
+        const uint d = uint(clamp(counts[n], 0, int(n)));
+        for (uint i = tid; i < d; i += ntg) {
+            const int id = counts[n + 1 + i];
+            if (id < 0 || uint(id) >= n || counts[id] <= 0) {
                 continue;
             }
-            bool first = true;
-            uint cnt = 0;
-            for (uint j = 0; j < histLen; j++) {
-                if (hist[j] == id) {
-                    if (j < i) {
-                        first = false;
-                        break;
-                    }
-                    cnt++;
-                }
-            }
-            if (!first) {
-                continue;
-            }
+            const uint cnt = uint(counts[id]);
             float v = l[id];
             if (penRep) {
                 v = v > 0.0f ? smp_div(v, rep) : v * rep;
@@ -412,11 +555,11 @@ kernel void sample(device const float* x [[buffer(0)]],
         threadgroup_barrier(mem_flags::mem_device);
     }
 
-    // 2. temperature (temp <= 0 or NaN: argmax)
+    // 3. temperature (temp <= 0 or NaN: argmax)
     if (!(temp > 0.0f)) {
         const int best = smp_argmax(l, n, sh, tid, ntg, lane, sg, nsg);
         if (tid == 0) {
-            *out = best;
+            smp_finish(best, out, counts, hasCounts, n, lpo, hasLp, x, lse);
         }
         return;
     }
@@ -435,12 +578,12 @@ kernel void sample(device const float* x [[buffer(0)]],
         // all −inf, or some +inf: the first maximum
         const int best = smp_argmax(l, n, sh, tid, ntg, lane, sg, nsg);
         if (tid == 0) {
-            *out = best;
+            smp_finish(best, out, counts, hasCounts, n, lpo, hasLp, x, lse);
         }
         return;
     }
 
-    // 3. the normaliser over the whole vocabulary (the kept mass when
+    // 4. the normaliser over the whole vocabulary (the kept mass when
     // nothing is cut, the top-p reference without top-k)
     const uint u24 = smp_uniform24(seed, step);
     const uint K = (topK > 0 && topK < n) ? topK : n;
@@ -711,7 +854,7 @@ kernel void sample(device const float* x [[buffer(0)]],
             keep = ws.rank;
             mass = ws.cum;
         } else if (tid == 0) {
-            *out = ws.last;
+            smp_finish(ws.last, out, counts, hasCounts, n, lpo, hasLp, x, lse);
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
     }

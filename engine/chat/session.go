@@ -9,28 +9,57 @@ import (
 	"github.com/harkapp/hark/engine/llm"
 )
 
-// Session is a multi-turn conversation with a model. Each turn renders the
-// whole conversation with the template and feeds only the tokens after
-// the longest prefix already in the model's KV cache, so earlier turns are
-// not recomputed.
+// Session is the one chat turn of Hark: the app's chat, `hark chat` and
+// the API's /v1/chat/completions all answer through it. A turn renders the
+// conversation with the template, adds BOS unless the template wrote it,
+// fits it to the context, feeds only the tokens after the longest prefix
+// already in the model's KV cache (earlier turns are not recomputed) and
+// bounds the answer by the room left in the context.
+//
+// Send keeps the conversation in the session (hark chat); Reply answers a
+// conversation the caller keeps (the app's database, an API request).
 type Session struct {
 	Gen      *llm.Generator
 	Template *Template
 	// AddBOS prefixes the prompt with BOS unless the template already
 	// starts with it (Llama 3 templates write bos_token themselves).
 	AddBOS bool
-	// System, when set, is the first message of every conversation.
+	// System, when set, is the first message of every conversation Send
+	// renders.
 	System string
 	// Vars are passed to the template (e.g. enable_thinking).
-	Vars     map[string]any
+	Vars map[string]any
+	// Fit drops the oldest turns (a leading system message stays) while
+	// the prompt would leave less than FitRoom tokens for the answer;
+	// without it a conversation that does not fit the context is
+	// ErrConversationTooLong.
+	Fit      bool
 	messages []Message
-	// Reused is how many prompt tokens the last turn took from the cache.
-	Reused int
+	// Reused is how many prompt tokens the last turn took from the cache,
+	// PromptLen how many the prompt had.
+	Reused, PromptLen int
+	longest           int // bytes of the vocabulary's longest token (0: not yet known)
 }
+
+// FitRoom is the answer room Fit keeps: a useful answer's length, at most
+// a quarter of the context.
+func FitRoom(context int) int { return min(256, context/4) }
 
 // ErrConversationTooLong is returned (wrapped) when the rendered
 // conversation does not fit the model's context.
 var ErrConversationTooLong = errors.New("the conversation is longer than the context")
+
+// ErrEmptyPrompt is returned when there is nothing to continue: an empty
+// prompt and a model without a BOS token.
+var ErrEmptyPrompt = errors.New("the prompt is empty and the model has no BOS token to start from")
+
+// RenderError is a template's failure to render a conversation (the
+// conversation's fault, or the template's), as opposed to the model's
+// failure to answer it.
+type RenderError struct{ Err error }
+
+func (e *RenderError) Error() string { return e.Err.Error() }
+func (e *RenderError) Unwrap() error { return e.Err }
 
 // Messages returns the conversation so far (without the system message).
 func (s *Session) Messages() []Message { return append([]Message(nil), s.messages...) }
@@ -51,33 +80,110 @@ func (s *Session) all(extra ...Message) []Message {
 // Prompt renders the conversation plus user's message, ready for the
 // answer, and tokenizes it.
 func (s *Session) Prompt(user string) ([]int32, error) {
-	return s.prompt(context.Background(), user)
+	return s.render(context.Background(), s.all(Message{Role: "user", Content: user}))
 }
 
-func (s *Session) prompt(ctx context.Context, user string) ([]int32, error) {
-	text, err := s.Template.RenderContext(ctx, s.all(Message{Role: "user", Content: user}), Options{AddGenerationPrompt: true, Vars: s.Vars})
+// render renders msgs ready for the answer and tokenizes them. A text too
+// long to fit the context is refused before tokenizing: no token stands
+// for more bytes than the vocabulary's longest, so a text of B bytes has
+// at least B/longest tokens (a megabyte-sized message would otherwise be
+// tokenized whole only to be refused).
+func (s *Session) render(ctx context.Context, msgs []Message) ([]int32, error) {
+	if s.Template == nil {
+		return nil, errors.New("chat: the model has no chat template")
+	}
+	text, err := s.Template.RenderContext(ctx, msgs, Options{AddGenerationPrompt: true, Vars: s.Vars})
 	if err != nil {
-		return nil, err
+		return nil, &RenderError{err}
 	}
 	bos := s.AddBOS
 	if b := s.Template.Special().BOS; b != "" && strings.HasPrefix(text, b) {
 		bos = false
 	}
+	return s.tokens(text, bos)
+}
+
+func (s *Session) tokens(text string, bos bool) ([]int32, error) {
+	n := s.Gen.M.Context()
+	if least := len(text) / s.longestToken(); least >= n {
+		return nil, fmt.Errorf("%w: at least %d tokens, the context holds %d", ErrConversationTooLong, least, n)
+	}
 	return s.Gen.PromptTokens(text, bos), nil
+}
+
+func (s *Session) longestToken() int {
+	if s.longest == 0 {
+		s.longest = 1
+		for id := range s.Gen.Tk.VocabSize() {
+			if t, ok := s.Gen.Tk.Token(int32(id)); ok && len(t) > s.longest {
+				s.longest = len(t)
+			}
+		}
+	}
+	return s.longest
 }
 
 // Send adds the user's message, generates the answer (streamed to emit)
 // and adds it to the conversation. An answer cut short (canceled, or at
 // the context's end) is kept as far as it got; on other errors the turn
-// is dropped.
+// is dropped. An answer that reaches the end of the context is
+// ErrConversationTooLong (wrapped), with the answer kept.
 func (s *Session) Send(ctx context.Context, user string, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
-	m := s.Gen.M
-	prompt, err := s.prompt(ctx, user)
+	res, err := s.Reply(ctx, s.all(Message{Role: "user", Content: user}), o, emit)
+	if err != nil {
+		return res, err
+	}
+	s.messages = append(s.messages, Message{Role: "user", Content: user}, Message{Role: "assistant", Content: res.Text})
+	if res.Reason == llm.StopContext {
+		return res, fmt.Errorf("%w: the answer reached the end of the context (%d tokens)", ErrConversationTooLong, s.Gen.M.Context())
+	}
+	return res, nil
+}
+
+// Reply answers msgs, a whole conversation ending with the user's turn
+// (System is not added; Send adds it). The answer is bounded by the room
+// left in the context: one that fills it ends with llm.StopContext.
+func (s *Session) Reply(ctx context.Context, msgs []Message, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
+	n := s.Gen.M.Context()
+	for {
+		prompt, err := s.render(ctx, msgs)
+		if err != nil && !errors.Is(err, ErrConversationTooLong) {
+			return llm.Result{}, err
+		}
+		if err == nil && (!s.Fit || len(prompt)+FitRoom(n) <= n) {
+			return s.generate(ctx, prompt, o, emit)
+		}
+		first := 0
+		if len(msgs) > 0 && msgs[0].Role == "system" {
+			first = 1
+		}
+		if !s.Fit || len(msgs)-first <= 1 {
+			if err == nil {
+				err = fmt.Errorf("%w: %d tokens, the context holds %d", ErrConversationTooLong, len(prompt), n)
+			}
+			return llm.Result{}, err
+		}
+		msgs = append(msgs[:first:first], msgs[first+1:]...)
+	}
+}
+
+// Complete continues a plain text prompt (no template; BOS as AddBOS
+// says), with the same cache reuse and answer bound as Reply.
+func (s *Session) Complete(ctx context.Context, text string, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
+	prompt, err := s.tokens(text, s.AddBOS)
 	if err != nil {
 		return llm.Result{}, err
 	}
+	return s.generate(ctx, prompt, o, emit)
+}
+
+// generate feeds prompt after the prefix the KV cache shares with it and
+// generates at most the room left in the context.
+func (s *Session) generate(ctx context.Context, prompt []int32, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
+	m := s.Gen.M
+	s.PromptLen = len(prompt)
 	if len(prompt) == 0 {
-		return llm.Result{}, errors.New("chat: the rendered prompt is empty")
+		return llm.Result{}, fmt.Errorf("chat: %w", ErrEmptyPrompt)
 	}
 	if len(prompt) >= m.Context() {
 		return llm.Result{}, fmt.Errorf("%w: %d tokens, the context holds %d", ErrConversationTooLong, len(prompt), m.Context())
@@ -90,15 +196,19 @@ func (s *Session) Send(ctx context.Context, user string, o llm.GenerateOptions, 
 		return llm.Result{}, err
 	}
 	s.Reused = keep
+	room := m.Context() - len(prompt)
+	capped := o.MaxTokens <= 0 || o.MaxTokens >= room
+	if capped {
+		o.MaxTokens = room
+	}
 	res, err := s.Gen.Generate(ctx, prompt[keep:], o, emit)
-	if err != nil && !errors.Is(err, llm.ErrContextFull) {
-		return res, err
+	if errors.Is(err, llm.ErrContextFull) {
+		res.Reason, err = llm.StopContext, nil
 	}
-	s.messages = append(s.messages, Message{Role: "user", Content: user}, Message{Role: "assistant", Content: res.Text})
-	if err != nil {
-		return res, fmt.Errorf("%w: the answer reached the end of the context (%d tokens)", ErrConversationTooLong, m.Context())
+	if capped && res.Reason == llm.StopMaxTokens {
+		res.Reason = llm.StopContext // it stopped because the context is full
 	}
-	return res, nil
+	return res, err
 }
 
 func commonPrefix(a, b []int32) int {

@@ -120,3 +120,33 @@ func TestSessionCancel(t *testing.T) {
 	require.Less(t, len(res.Tokens), 10)
 	require.Equal(t, res.Text, s.Messages()[1].Content)
 }
+
+// With Fit, a conversation that would leave too little room for the
+// answer loses its oldest turns (the system message stays) and gets the
+// answer the shortened conversation gets; without it, it is refused.
+func TestSessionFit(t *testing.T) {
+	g, f := loadStories(t, 64)
+	tpl, err := ForModel(f, g.Tk)
+	require.NoError(t, err)
+	long := "Once upon a time there was a little girl named Lily who loved to play"
+	conv := []Message{{"system", "Lily"}, {"user", long}, {"assistant", long}, {"user", long}, {"assistant", long}, {"user", " The dog"}}
+	// Rendered, it has 93 tokens; without its first turn 71, without
+	// two 49 (too many for the 16 of room), without three 27.
+	o := llm.GenerateOptions{MaxTokens: 6, IgnoreEOS: true}
+
+	s := &Session{Gen: g, Template: tpl, AddBOS: true}
+	_, err = s.Reply(context.Background(), conv, o, nil)
+	require.ErrorIs(t, err, ErrConversationTooLong)
+
+	s.Fit = true
+	got, err := s.Reply(context.Background(), conv, o, nil)
+	require.NoError(t, err)
+	require.LessOrEqual(t, s.PromptLen+FitRoom(64), 64)
+
+	g.M.Reset()
+	plain := &Session{Gen: g, Template: tpl, AddBOS: true}
+	want, err := plain.Reply(context.Background(), []Message{conv[0], conv[4], conv[5]}, o, nil)
+	require.NoError(t, err)
+	require.Equal(t, 27, plain.PromptLen)
+	require.Equal(t, want.Tokens, got.Tokens, "the three oldest turns dropped, the system message kept")
+}

@@ -31,7 +31,10 @@ type Exec struct {
 	attnScr []float32   // packed K, transposed V and scores of attentionGEMM
 	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
 	sorter  candSorter
-	beamRow []byte // BeamCopy's saved source rows, grown to seqs rows
+	// settings is the Sample kernel's decoded step data (its bias slices
+	// reused)
+	settings plan.SampleSettings
+	beamRow  []byte // BeamCopy's saved source rows, grown to seqs rows
 
 	// kernel tasks, reused by every dispatch so the pool needs no allocation
 	embedT    embedTask

@@ -95,7 +95,10 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	beams := h.p.AddBuffer(plan.Buffer{Name: "beams", Kind: plan.State, Size: int64(4 * 3 * ctx * dim)})
 	bsrc := h.i32("beam.src", []int32{2, 0, 1}) // a cycle: every source is saved first
 	h.add(pos(plan.BeamCopyArgs{Type: ggml.F32, Cache: bind(beams), Src: bind(bsrc), Width: int(dim), Seqs: 3, N: 1, PosStride: int(dim), SeqStride: int(ctx * dim)}.Dispatch(), plan.PatchBeamCopyPos0))
-	s := plan.SampleArgs{X: bind(logits), Out: bind(toks), Hist: bind(toks), Scratch: bind(samp), N: int(vocab), TopK: 40, TopP: 0.9, MinP: 0.05, Temp: 0.8, Repeat: 1.1, Seed: 1, HistLen: 8}.Dispatch()
+	settings := sampleParams{topK: 40, topP: 0.9, minP: 0.05, temp: 0.8, rep: 1.1, seed: 1, bias: map[int32]float32{3: 2, 7: -100}}.settings(true, 5)
+	s := plan.SampleArgs{X: bind(logits), Out: bind(toks), Settings: bind(h.i32("sample.settings", settings)),
+		Counts: bind(h.i32("sample.counts", make([]int32, 2*vocab+1))), Scratch: bind(samp),
+		Logprobs: bind(h.f32("sample.logprobs", make([]float32, plan.SampleLogprobWords))), N: int(vocab)}.Dispatch()
 	s.Patch[0] = plan.Patch{Target: plan.PatchSampleOutOff, Var: plan.VarSlot, Mul: 4, Base: 4} // writes the next slot
 	s.Patch[1] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}
 	s.NPatch = 2

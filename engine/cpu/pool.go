@@ -120,6 +120,7 @@ func NewPool(workers int) *Pool {
 // newPool starts a pool whose idle workers poll for spin before parking.
 func newPool(workers int, spin time.Duration) *Pool {
 	workers = max(1, min(workers, jobMask))
+	liveWorkers.Add(int64(workers))
 	p := &Pool{workers: workers, parked: make([]atomic.Int32, workers), wake: make([]chan struct{}, workers),
 		yield: workers > runtime.GOMAXPROCS(0), done: make(chan struct{}, 1), spin: spin}
 	for w := 1; w < workers; w++ {
@@ -408,7 +409,18 @@ func (p *Pool) Close() {
 		signal(p.wake[w])
 	}
 	p.exited.Wait()
+	liveWorkers.Add(-int64(p.workers))
 }
+
+// liveWorkers counts the workers (callers' slots included) of every pool
+// not yet closed.
+var liveWorkers atomic.Int64
+
+// LiveWorkers is the number of CPU workers of every open pool in the
+// process, each pool's caller included: what the pools may keep busy at
+// once. The runtime shares one pool, so it stays at the core count however
+// many models are loaded.
+func LiveWorkers() int { return int(liveWorkers.Load()) }
 
 // parkedWorkers counts the helpers parked now (tests).
 func (p *Pool) parkedWorkers() int {

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math"
+	"math/bits"
 	"sort"
 	"unsafe"
 
@@ -26,94 +27,282 @@ func (s *candSorter) Less(i, j int) bool {
 	return a < b
 }
 
-// sample implements the Sample kernel of the contract:
+// sample implements the Sample kernel of the contract with the settings
+// the host wrote for the generation (plan.SampleSettings):
 //
-//  1. penalties over hist[0:histLen] (the binding's offset selects the
-//     window; ids outside [0, n) are ignored): each distinct seen token
-//     gets the repetition penalty once, then presence + count·frequency;
-//  2. temperature (temp <= 0: argmax);
-//  3. top-k, softmax over the survivors, top-p, min-p;
-//  4. the first token whose cumulative renormalised mass exceeds
-//     plan.Uniform(seed, step).
+//  1. logit_bias;
+//  2. penalties from the sequence's token counts: each counted token gets
+//     the repetition penalty once, then presence + count·frequency;
+//  3. temperature (temp <= 0: argmax);
+//  4. top-k, softmax over the survivors, top-p, min-p;
+//  5. the first token whose cumulative renormalised mass exceeds
+//     plan.Uniform(seed, step);
+//
+// then the drawn token is counted, and its logprobs written when asked.
 //
 // NaN logits count as -Inf. Only the head of the sorted order matters, so
-// candidates are gathered above a logit threshold that widens until the
-// kept set is decided; the result is the same as sorting the whole
-// vocabulary. Sums are in float64: the normaliser over the whole
-// vocabulary in id order (it is also the kept mass when nothing is cut),
-// prefix sums in the sorted order.
+// candidates are gathered above a logit threshold; the result is the same
+// as sorting the whole vocabulary. Sums are in float64: the normaliser
+// over the whole vocabulary in id order (it is also the kept mass when
+// nothing is cut), prefix sums in the sorted order.
 //
-// Scratch (binding 3, f32[2n]): [0, n) the adjusted logits, [n, 2n) the
-// candidate ids (as int32), which first serve as the penalty counters.
+// Scratch (f32[2n]): [0, n) the adjusted logits, [n, 2n) the candidate
+// ids (as int32).
 func (e *Exec) sample(d *plan.Dispatch) error {
 	p := plan.DecodeSample(d)
-	n, topK, histLen := p.N, p.TopK, p.HistLen
-	topP, minP, temp, rep := p.TopP, p.MinP, p.Temp, p.Repeat
-	pres, freq := p.Presence, p.Frequency
-	seed := p.Seed
-	step := uint64(p.Step)
+	n := p.N
 	if n == 0 {
 		return e.errf("sampling from an empty vocabulary")
 	}
-	x, err := e.f32(d, 0, n)
+	x, err := e.f32(d, plan.SlotSampleX, n)
 	if err != nil {
 		return err
 	}
-	out, err := e.i32(d, 1, 1)
+	out, err := e.i32(d, plan.SlotSampleOut, 1)
 	if err != nil {
 		return err
 	}
-	var hist []int32
-	if present(d, 2) {
-		if hist, err = e.i32(d, 2, histLen); err != nil {
+	sw, err := e.i32(d, plan.SlotSampleSettings, plan.SampleSettingsWords)
+	if err != nil {
+		return err
+	}
+	st := &e.settings
+	st.Decode(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(sw))), len(sw)))
+	var counts []int32
+	if present(d, plan.SlotSampleCounts) {
+		if counts, err = e.i32(d, plan.SlotSampleCounts, satMul(2, n)+1); err != nil {
 			return err
 		}
 	}
-	scr, err := e.f32(d, 3, satMul(2, n))
+	scr, err := e.f32(d, plan.SlotSampleScratch, satMul(2, n))
 	if err != nil {
 		return err
 	}
-	l := scr[:n]
-	ids := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(scr[n:]))), n)
+	var lp []float32
+	if st.Logprobs && present(d, plan.SlotSampleLogprobs) {
+		if lp, err = e.f32(d, plan.SlotSampleLogprobs, plan.SampleLogprobWords); err != nil {
+			return err
+		}
+	}
+	tok := e.draw(x, counts, scr, st, uint64(p.Step))
+	out[0] = tok
+	if counts != nil {
+		plan.CountSampled(counts, n, tok)
+	}
+	if lp != nil {
+		logprobs(lp, x, tok, st.Top)
+	}
+	return nil
+}
+
+// adjust writes x with NaN as -Inf, logit_bias and the penalties applied
+// into l.
+func adjust(l, x []float32, counts []int32, st *plan.SampleSettings) {
+	n := len(x)
 	for i, v := range x {
 		if v != v {
 			v = float32(math.Inf(-1))
 		}
 		l[i] = v
 	}
-
-	// 1. penalties
+	for i, id := range st.BiasIDs {
+		if id >= 0 && int(id) < n {
+			l[id] += st.Bias[i]
+		}
+	}
+	if counts == nil || !st.Penalties() {
+		return
+	}
+	rep, pres, freq := st.Repeat, st.Presence, st.Frequency
 	penRep := rep != 0 && rep != 1
-	if len(hist) > 0 && (penRep || pres != 0 || freq != 0) {
-		clear(ids)
-		for _, id := range hist {
-			if id >= 0 && int(id) < n {
-				ids[id]++
+	d := min(max(int(counts[n]), 0), n)
+	for _, id := range counts[n+1 : n+1+d] {
+		if id < 0 || int(id) >= n || counts[id] <= 0 {
+			continue
+		}
+		v := l[id]
+		if penRep {
+			if v > 0 {
+				v /= rep
+			} else {
+				v *= rep
 			}
 		}
-		for _, id := range hist {
-			if id < 0 || int(id) >= n || ids[id] == 0 {
-				continue
-			}
-			v := l[id]
-			if penRep {
-				if v > 0 {
-					v /= rep
-				} else {
-					v *= rep
-				}
-			}
-			v -= pres + float32(ids[id])*freq
-			l[id] = v
-			ids[id] = 0
-		}
+		l[id] = v - (pres + float32(counts[id])*freq)
 	}
+}
 
-	// 2. temperature
-	if temp <= 0 || temp != temp {
-		out[0] = int32(argmaxRow(l))
-		return nil
+// draw selects the token (steps 1-5 of sample).
+func (e *Exec) draw(x []float32, counts []int32, scr []float32, st *plan.SampleSettings, step uint64) int32 {
+	n := len(x)
+	topK, topP, minP, temp := st.TopK, st.TopP, st.MinP, st.Temp
+	l := scr[:n]
+	ids := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(scr[n:]))), n)
+	special := len(st.BiasIDs) > 0 || (counts != nil && st.Penalties() && counts[n] > 0)
+	src := x // the adjusted logits, NaN possibly still NaN when x itself
+	if special {
+		adjust(l, x, counts, st)
+		src = l
 	}
+	// 3. temperature
+	if temp <= 0 || temp != temp {
+		i := argmaxRow(src)
+		if v := src[i]; v != v || math.IsInf(float64(v), -1) {
+			return 0 // every logit -Inf (or NaN): the first
+		}
+		return int32(i)
+	}
+	u := float64(plan.Uniform(st.Seed, step))
+	if topK > 0 && topK < n && temp >= 1e-3 && temp <= 1e3 {
+		if tok, ok := e.drawTopK(src, l, ids, topK, topP, minP, temp, u); ok {
+			return tok
+		}
+	}
+	if !special {
+		adjust(l, x, nil, st)
+	}
+	return e.drawScaled(l, ids, topK, topP, minP, temp, u)
+}
+
+// drawTopK is draw's path with top-k over a moderate temperature: one
+// pass over src gathers the tokens above a threshold that rises as
+// candidates arrive (the k-th best so far, less a margin so no token whose
+// scaled logit could tie with it is lost), so the vocabulary is neither
+// copied nor scaled nor sorted. ok is false when the top is infinite
+// (draw's general path decides those).
+func (e *Exec) drawTopK(src, l []float32, ids []int32, k int, topP, minP, temp float32, u float64) (int32, bool) {
+	n := len(src)
+	s := &e.sorter
+	defer func() { s.idx, s.l = nil, nil }()
+	lim := min(max(4*k, 256)&^31, n)
+	thr := float32(math.Inf(-1))
+	c := 0
+	// shrink keeps the candidates that may still be among the best k
+	shrink := func() {
+		*s = candSorter{idx: ids[:c], l: src}
+		selectTop(s, k)
+		kth := src[ids[0]] // the heap's root: the worst of the best k
+		thr = kth
+		if !math.IsInf(float64(kth), 0) {
+			thr = kth - (float32(math.Abs(float64(kth)))*(1.0/(1<<20)) + 1e-20)
+		}
+		kept := k
+		for _, id := range ids[k:c] {
+			if src[id] >= thr {
+				ids[kept] = id
+				kept++
+			}
+		}
+		c = kept
+		if c > lim/2 { // many ties: give the gathering room
+			lim = min(2*c, n)
+		}
+	}
+	// the first lim tokens are all candidates; past them only those above
+	// the threshold, found by a vector scan
+	start := lim
+	for i, v := range src[:start] {
+		if v == v {
+			ids[c] = int32(i)
+			c++
+		}
+	}
+	if c > k {
+		shrink()
+	}
+	main := start + (n-start)&^31
+	add := func(i int) {
+		if src[i] >= thr { // the threshold may have risen within a block
+			ids[c] = int32(i)
+			c++
+			if c == lim {
+				shrink()
+			}
+		}
+	}
+	for i := start; i < main; {
+		off, mask := scanGE(src[i:main], thr)
+		if mask == 0 {
+			break
+		}
+		for ; mask != 0; mask &= mask - 1 {
+			add(i + off + bits.TrailingZeros32(mask))
+		}
+		i += off + 32
+	}
+	for i := main; i < n; i++ {
+		add(i)
+	}
+	for _, id := range ids[:c] {
+		l[id] = src[id] / temp
+	}
+	*s = candSorter{idx: ids[:c], l: l}
+	if c > k {
+		selectTop(s, k)
+		c = k
+	}
+	*s = candSorter{idx: ids[:c], l: l}
+	sort.Sort(s)
+	if c == 0 {
+		return 0, true // every logit NaN
+	}
+	lmax := l[ids[0]]
+	if math.IsInf(float64(lmax), 0) {
+		return 0, false
+	}
+	var z float64
+	for _, id := range ids[:c] {
+		z += math.Exp(float64(l[id] - lmax))
+	}
+	return cutAndDraw(l, ids[:c], lmax, z, topP, minP, u), true
+}
+
+// cutAndDraw applies min-p and top-p to the sorted candidates (z their
+// mass) and draws with u.
+func cutAndDraw(l []float32, ids []int32, lmax float32, z float64, topP, minP float32, u float64) int32 {
+	keep := cut(l, ids, lmax, z, topP, minP)
+	mass := z
+	if keep < 0 {
+		keep = len(ids)
+	} else {
+		mass = 0
+		for _, id := range ids[:keep] {
+			mass += math.Exp(float64(l[id] - lmax))
+		}
+	}
+	target := u * mass
+	var cum float64
+	for _, id := range ids[:keep] {
+		cum += math.Exp(float64(l[id] - lmax))
+		if cum > target {
+			return id
+		}
+	}
+	return ids[keep-1]
+}
+
+// cut is how many of the sorted candidates min-p and top-p keep (z the
+// softmax's normaliser), or -1 when neither cuts among them.
+func cut(l []float32, ids []int32, lmax float32, z float64, topP, minP float32) int {
+	var cum float64
+	for i, id := range ids {
+		ev := math.Exp(float64(l[id] - lmax))
+		// the top token has ev = 1, so min-p compares against minP
+		if minP > 0 && i > 0 && ev < float64(minP) {
+			return i
+		}
+		cum += ev
+		if topP < 1 && cum >= float64(topP)*z {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// drawScaled is draw's general path over the adjusted logits l (NaN as
+// -Inf), which it scales by the temperature in place.
+func (e *Exec) drawScaled(l []float32, ids []int32, topK int, topP, minP, temp float32, u float64) int32 {
+	n := len(l)
 	lmax := float32(math.Inf(-1))
 	for i := range l {
 		l[i] /= temp
@@ -124,8 +313,7 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 	if math.IsInf(float64(lmax), 0) {
 		// every logit -Inf, or some +Inf: the distribution degenerates to
 		// the first maximum
-		out[0] = int32(argmaxRow(l))
-		return nil
+		return int32(argmaxRow(l))
 	}
 
 	// 3. candidates. Without top-k the softmax runs over the whole
@@ -133,7 +321,6 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 	// a histogram of the mass by distance from the top logit then tells how
 	// far below it the candidates must reach for the top-p cutoff or the
 	// draw to fall among them.
-	u := float64(plan.Uniform(seed, step))
 	k := n
 	if topK > 0 && topK < n {
 		k = topK
@@ -197,21 +384,7 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 				z += math.Exp(float64(l[id] - lmax))
 			}
 		}
-		keep := -1
-		var cum float64
-		for i, id := range ids[:c] {
-			ev := math.Exp(float64(l[id] - lmax))
-			// the top token has ev = 1, so min-p compares against minP
-			if minP > 0 && i > 0 && ev < float64(minP) {
-				keep = i
-				break
-			}
-			cum += ev
-			if topP < 1 && cum >= float64(topP)*z {
-				keep = i + 1
-				break
-			}
-		}
+		keep := cut(l, ids[:c], lmax, z, topP, minP)
 		// 4. draw: the first token whose cumulative mass exceeds u times
 		// the kept mass (z itself when nothing is cut)
 		var mass float64
@@ -232,19 +405,17 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 			continue // the kept set reaches past the candidates
 		}
 		target := u * mass
-		cum = 0
+		var cum float64
 		for _, id := range ids[:lim] {
 			cum += math.Exp(float64(l[id] - lmax))
 			if cum > target {
-				out[0] = id
-				return nil
+				return id
 			}
 		}
 		if !complete && noCut {
 			continue // rounding left the draw past the candidates
 		}
-		out[0] = ids[lim-1]
-		return nil
+		return ids[lim-1]
 	}
 }
 

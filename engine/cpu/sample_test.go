@@ -15,6 +15,32 @@ type sampleParams struct {
 	topK                              int
 	topP, minP, temp, rep, pres, freq float32
 	seed, step                        uint64
+	bias                              map[int32]float32
+}
+
+// settings are sp as the kernel's step data, encoded.
+func (sp sampleParams) settings(logprobs bool, top int) []int32 {
+	st := plan.SampleSettings{TopK: sp.topK, TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep,
+		Presence: sp.pres, Frequency: sp.freq, Seed: sp.seed, Logprobs: logprobs, Top: top}
+	for id, v := range sp.bias {
+		st.BiasIDs, st.Bias = append(st.BiasIDs, id), append(st.Bias, v)
+	}
+	w := make([]uint32, plan.SampleSettingsWords)
+	st.Encode(w)
+	out := make([]int32, len(w))
+	for i, v := range w {
+		out[i] = int32(v)
+	}
+	return out
+}
+
+// countsOf is the kernel's counts layout for the in-range ids of hist.
+func countsOf(hist []int32, n int) []int32 {
+	c := make([]int32, 2*n+1)
+	for _, id := range hist {
+		plan.CountSampled(c, n, id)
+	}
+	return c
 }
 
 // refSample is the contract written plainly: penalties, temperature, a
@@ -27,6 +53,9 @@ func refSample(x []float32, hist []int32, sp sampleParams) int32 {
 			v = float32(math.Inf(-1))
 		}
 		l[i] = v
+	}
+	for id, b := range sp.bias {
+		l[id] += b
 	}
 	counts := map[int32]int{}
 	for _, id := range hist {
@@ -115,29 +144,28 @@ func refSample(x []float32, hist []int32, sp sampleParams) int32 {
 }
 
 // sampleOnce runs the Sample kernel through a plan with the step patched
-// from VarStep, so the plan path is part of the test.
+// from VarStep, so the plan path is part of the test; the token counts of
+// hist must gain the drawn token.
 func sampleOnce(t *testing.T, x []float32, hist []int32, sp sampleParams) int32 {
 	n := len(x)
 	h := newHarness(t)
 	xb := h.f32("x", x)
 	ob := h.i32("out", []int32{-1, -9})
-	hb := plan.NoBuf
-	if hist != nil {
-		hb = h.i32("hist", append([]int32{12345}, hist...)) // the window starts at 4 bytes
-	}
+	counts := countsOf(hist, n)
+	cb := h.i32("counts", append([]int32{12345}, counts...)) // the counts start at 4 bytes
 	sb := h.nan("scratch", 2*n)
-	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Hist: bind(hb), Scratch: bind(sb), N: int(n), TopK: int(sp.topK), TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep, Seed: uint64(sp.seed), HistLen: len(hist), Presence: sp.pres, Frequency: sp.freq}.Dispatch()
-	if hist != nil {
-		d.Bind[plan.SlotSampleHist].Off = 4
-	}
-	d.NPatch = 1
-	d.Patch[0] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}
+	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", sp.settings(false, 0))),
+		Counts: plan.Binding{Buf: cb, Off: 4}, Scratch: bind(sb), Logprobs: plan.None, N: n}.Dispatch()
+	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 	h.add(d)
 	h.run(plan.Vars{plan.VarStep: int64(sp.step)})
 	require.Equal(t, f32Bytes(x), h.read(xb), "logits must be left unchanged")
 	out := h.readI32(ob)
 	require.Equal(t, int32(-9), out[1], "only one id is written")
-	return out[0]
+	tok := out[0]
+	want := countsOf(append(append([]int32(nil), hist...), tok), n)
+	require.Equal(t, append([]int32{12345}, want...), h.readI32(cb), "the drawn token is counted")
+	return tok
 }
 
 func TestSampleMatchesReference(t *testing.T) {
@@ -179,6 +207,9 @@ func TestSampleMatchesReference(t *testing.T) {
 			temp: pick(0, 0.7, 1, 1.6), rep: pick(0, 1, 1.3), pres: pick(0, 0.5), freq: pick(0, 0.25),
 			seed: r.Uint64(), step: uint64(r.IntN(1000)),
 		}
+		if r.IntN(4) == 0 {
+			sp.bias = map[int32]float32{int32(r.IntN(n)): 100, int32(r.IntN(n)): -100, int32(r.IntN(n)): float32(r.NormFloat64())}
+		}
 		want := refSample(x, hist, sp)
 		got := sampleOnce(t, x, hist, sp)
 		require.Equal(t, want, got, "trial %d: n=%d params %+v", trial, n, sp)
@@ -206,9 +237,9 @@ func TestSampleDistribution(t *testing.T) {
 	}
 	h := newHarness(t)
 	xb, ob, sb := h.f32("x", x), h.i32("out", []int32{0}), h.nan("s", 12)
-	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Hist: plan.None, Scratch: bind(sb), N: 6, TopP: 0.9, Temp: 1, Seed: 7}.Dispatch()
-	d.NPatch = 1
-	d.Patch[0] = plan.Patch{Target: plan.PatchSampleStep, Var: plan.VarStep, Mul: 1}
+	st := sampleParams{topP: 0.9, temp: 1, seed: 7}.settings(false, 0)
+	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", st)), Counts: plan.None, Scratch: bind(sb), Logprobs: plan.None, N: 6}.Dispatch()
+	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 	h.add(d)
 	h.load()
 	const draws = 20000
@@ -246,4 +277,60 @@ func TestSampleDegenerateLogits(t *testing.T) {
 	require.Equal(t, int32(0), sampleOnce(t, []float32{-inf, -inf, -inf}, nil, sp))
 	require.Equal(t, int32(2), sampleOnce(t, []float32{1, 5, inf, inf}, nil, sp))
 	require.Equal(t, int32(1), sampleOnce(t, []float32{float32(math.NaN()), 0, -1}, nil, sampleParams{temp: 0}))
+}
+
+// TestSampleLogprobs: the logprobs record holds the drawn token's
+// log-softmax of the raw logits (bias and penalties do not change it) and
+// the top ids by descending raw logit, ties to the lower id, as a float64
+// reference computes them.
+func TestSampleLogprobs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial, n := range []int{5, 300, 4099, 51865} {
+		x := randVec(r, n, 3)
+		for i := range x {
+			if i%7 == 0 {
+				x[i] = float32(math.Round(float64(x[i]))) // ties
+			}
+		}
+		x[r.IntN(n)] = float32(math.NaN())
+		top := []int{0, 3, 20, 20}[trial]
+		sp := sampleParams{topK: 40, temp: 0.8, rep: 1.3, seed: uint64(trial), bias: map[int32]float32{int32(r.IntN(n)): 5}}
+		h := newHarness(t)
+		xb, ob, sb := h.f32("x", x), h.i32("out", []int32{-1}), h.nan("s", 2*n)
+		lb := h.f32("lp", nans(plan.SampleLogprobWords))
+		h.add(plan.SampleArgs{X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", sp.settings(true, top))),
+			Counts: bind(h.i32("counts", countsOf([]int32{1, 2, 2}, n))), Scratch: bind(sb), Logprobs: bind(lb), N: n}.Dispatch())
+		h.run(plan.Vars{})
+		tok := h.readI32(ob)[0]
+		lp := h.readF32(lb)
+
+		lmax := math.Inf(-1)
+		for _, v := range x {
+			if v == v {
+				lmax = max(lmax, float64(v))
+			}
+		}
+		var z float64
+		for _, v := range x {
+			if v == v {
+				z += math.Exp(float64(v) - lmax)
+			}
+		}
+		lse := lmax + math.Log(z)
+		order := make([]int, 0, n)
+		for i, v := range x {
+			if v == v {
+				order = append(order, i)
+			}
+		}
+		sort.SliceStable(order, func(a, b int) bool { return x[order[a]] > x[order[b]] })
+		require.InDelta(t, float64(x[tok])-lse, lp[0], 1e-5, "n %d: the drawn token", n)
+		for j := range top {
+			require.Equal(t, int32(order[j]), int32(math.Float32bits(lp[1+2*j])), "n %d: top %d", n, j)
+			require.InDelta(t, float64(x[order[j]])-lse, lp[2+2*j], 1e-5, "n %d: top %d", n, j)
+		}
+		for _, v := range lp[1+2*top:] {
+			require.Zero(t, v, "n %d: unused pairs are cleared", n)
+		}
+	}
 }

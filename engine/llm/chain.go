@@ -11,12 +11,12 @@ const maxChain = 256
 
 // chain feeds the pending token (tokens[pos], chosen by selectNext) and
 // decodes up to n more on the backend without host round trips: decode at
-// pos+j, then argmax (or the plan's sampler, with step step+j) writing
+// pos+j, then argmax (or the Sample pass, with step step+j) writing
 // tokens[pos+j+1], which the next decode's embedding reads. take sees each
-// selected token in order and returns false to stop; tokens selected after
+// selected token and its slot in order and returns false to stop; tokens selected after
 // that are discarded (their KV entries lie past the new position and are
 // overwritten by later feeds). It returns how many tokens take accepted.
-func (m *Model) chain(ch plan.Chainer, n int, sample bool, step uint64, take func(int32) bool) (int, error) {
+func (m *Model) chain(ch plan.Chainer, n int, sample bool, step uint64, take func(tok int32, slot int) bool) (int, error) {
 	n = min(n, m.lay.ctx-m.pos, maxChain)
 	if n < 1 {
 		return 0, m.room(1)
@@ -31,8 +31,6 @@ func (m *Model) chain(ch plan.Chainer, n int, sample bool, step uint64, take fun
 		sel := plan.Vars{plan.VarPos: p + 1, plan.VarKVLen: p + 1, plan.VarStep: int64(step) + int64(j)}
 		pass := PassArgmax
 		if sample {
-			win := m.smp.window(base + j + 1)
-			sel[plan.VarUser0], sel[plan.VarUser1] = int64(win), int64(base+j+1-win)
 			pass = PassSample
 		}
 		passes = append(passes, pass)
@@ -52,7 +50,7 @@ func (m *Model) chain(ch plan.Chainer, n int, sample bool, step uint64, take fun
 		for _, id := range ids {
 			seen++
 			taken++
-			if !take(id) {
+			if !take(id, base+seen) {
 				return false
 			}
 		}

@@ -46,7 +46,7 @@ func TestChainedDecodeMatchesSteps(t *testing.T) {
 	require.NoError(t, err)
 	smp := Sampler{Temperature: 0.8, TopK: 30, TopP: 0.9, RepeatPenalty: 1.1, Seed: 7}
 	gen := func(wrap func(plan.Executable) plan.Executable) *Generator {
-		m, err := Load(wrapBackend{newCPU(t), wrap}, f, Options{Sampler: &smp, Context: 96})
+		m, err := Load(wrapBackend{newCPU(t), wrap}, f, Options{Context: 96})
 		require.NoError(t, err)
 		t.Cleanup(func() { m.Close() })
 		return NewGenerator(m, tk)
@@ -61,6 +61,8 @@ func TestChainedDecodeMatchesSteps(t *testing.T) {
 	cases := []GenerateOptions{
 		{MaxTokens: 40},
 		{MaxTokens: 40, Sampler: smp},
+		{MaxTokens: 40, Sampler: Sampler{Temperature: 0.9, TopK: 50, FrequencyPenalty: 0.5, Seed: 3, Logprobs: true, TopLogprobs: 3,
+			LogitBias: map[int32]float32{13: -100, 400: 2}}},
 		{MaxTokens: 64, Stop: []string{"named Li"}},
 		{MaxTokens: 200}, // runs into the 96-token context
 	}
@@ -76,6 +78,7 @@ func TestChainedDecodeMatchesSteps(t *testing.T) {
 			require.Equal(t, want.Tokens, got.Tokens, "case %d %s", ci, name)
 			require.Equal(t, want.Text, got.Text, "case %d %s", ci, name)
 			require.Equal(t, want.Reason, got.Reason, "case %d %s", ci, name)
+			require.Equal(t, want.Logprobs, got.Logprobs, "case %d %s", ci, name)
 			next, _ := g.Generate(context.Background(), nil, GenerateOptions{MaxTokens: 5}, nil)
 			require.Equal(t, wantNext.Tokens, next.Tokens, "case %d %s: continuing after the chain", ci, name)
 			require.Equal(t, ref.M.Tokens(), g.M.Tokens(), "case %d %s: the context", ci, name)

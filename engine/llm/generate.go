@@ -36,6 +36,10 @@ type GenerateOptions struct {
 	// what remains and carries on.
 	Slide bool
 	Keep  int
+	// OnToken, when set, sees each generated token as it is taken (before
+	// its text is emitted), with its log-probabilities when
+	// Sampler.Logprobs is set; an error ends the generation.
+	OnToken func(TokenLogprob) error
 }
 
 // Result is what a generation produced.
@@ -43,13 +47,15 @@ type Result struct {
 	Tokens []int32 // generated tokens (a stop token included)
 	Text   string  // the streamed text
 	Reason StopReason
+	// Logprobs has one entry per token of Tokens when Sampler.Logprobs
+	// is set.
+	Logprobs []TokenLogprob
 }
 
 // Generator turns a model and its tokenizer into streamed text.
 type Generator struct {
-	M    *Model
-	Tk   *tokenizer.Tokenizer
-	host hostSampler
+	M  *Model
+	Tk *tokenizer.Tokenizer
 }
 
 // NewGenerator pairs a loaded model with its tokenizer.
@@ -89,6 +95,9 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 	if len(prompt) == 0 && m.Pos() == 0 {
 		return res, errors.New("llm: nothing to continue: the prompt is empty and the model has no BOS token")
 	}
+	if err := o.Sampler.Check(m.H.NVocab); err != nil {
+		return res, err
+	}
 	if m.Pos()+len(prompt) > m.Context() {
 		return res, fmt.Errorf("%w: the prompt has %d tokens, the context holds %d", ErrContextFull, m.Pos()+len(prompt), m.Context())
 	}
@@ -103,6 +112,15 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 	}
 	if len(prompt) > 0 {
 		if err := m.feed(prompt); err != nil {
+			return res, err
+		}
+	}
+	// The backend selects every token: argmax, or the Sample pass with
+	// this generation's settings, so only ids (and logprobs records) are
+	// read back.
+	sample := !o.Sampler.argmax()
+	if sample {
+		if err := m.setSampler(o.Sampler); err != nil {
 			return res, err
 		}
 	}
@@ -123,9 +141,6 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 		}
 		return nil
 	}
-	// The plan selects the token when it can (argmax, or the sampler it
-	// was built with), so the id is the only thing read back.
-	onBackend := o.Sampler.Greedy() || (m.smp != nil && *m.smp == o.Sampler)
 	finish := func(r StopReason) (Result, error) {
 		res.Reason = r
 		if r != StopString {
@@ -135,10 +150,22 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 		}
 		return res, nil
 	}
-	// take records a selected token; done reports that generation ends
-	// with reason r.
-	take := func(tok int32) (done bool, r StopReason, err error) {
+	// take records a token selected into tokens[slot]; done reports that
+	// generation ends with reason r.
+	take := func(tok int32, slot int) (done bool, r StopReason, err error) {
 		res.Tokens = append(res.Tokens, tok)
+		lp := TokenLogprob{Token: tok}
+		if o.Sampler.Logprobs {
+			if err := m.logprobs(slot, o.Sampler.TopLogprobs, &lp); err != nil {
+				return true, "", err
+			}
+			res.Logprobs = append(res.Logprobs, lp)
+		}
+		if o.OnToken != nil {
+			if err := o.OnToken(lp); err != nil {
+				return true, "", err
+			}
+		}
 		if stops[tok] {
 			return true, StopEOS, nil
 		}
@@ -158,7 +185,7 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 		if err := ctx.Err(); err != nil {
 			return finish(StopCanceled)
 		}
-		if i > 0 && onBackend && chains && m.Pos() < m.Context() {
+		if i > 0 && chains && m.Pos() < m.Context() {
 			n := maxChain
 			if o.MaxTokens > 0 {
 				n = min(n, o.MaxTokens-i)
@@ -168,8 +195,8 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 				reason StopReason
 				terr   error
 			)
-			taken, err := m.chain(ch, n, !o.Sampler.Greedy(), uint64(i), func(tok int32) bool {
-				ended, reason, terr = take(tok)
+			taken, err := m.chain(ch, n, sample, uint64(i), func(tok int32, slot int) bool {
+				ended, reason, terr = take(tok, slot)
 				if !ended && ctx.Err() != nil {
 					ended, reason = true, StopCanceled
 				}
@@ -191,12 +218,7 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 			continue
 		}
 		if i > 0 {
-			var err error
-			if onBackend {
-				err = m.stepNext()
-			} else {
-				err = m.feed(res.Tokens[len(res.Tokens)-1:])
-			}
+			err := m.stepNext()
 			if errors.Is(err, ErrContextFull) && o.Slide {
 				err = g.slide(o.Keep, res.Tokens[len(res.Tokens)-1])
 			}
@@ -208,11 +230,12 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 				return res, err
 			}
 		}
-		tok, err := g.next(o.Sampler, onBackend, uint64(i))
+		slot := m.Pos()
+		tok, err := m.selectNext(sample, uint64(i))
 		if err != nil {
 			return res, err
 		}
-		if done, r, err := take(tok); err != nil {
+		if done, r, err := take(tok, slot); err != nil {
 			return res, err
 		} else if done {
 			return finish(r)
@@ -241,20 +264,4 @@ func (g *Generator) slide(keep int, pending int32) error {
 		}
 	}
 	return m.feed([]int32{pending})
-}
-
-// next selects the token after the context: on the backend, or on the host
-// with the same algorithm.
-func (g *Generator) next(s Sampler, onBackend bool, step uint64) (int32, error) {
-	m := g.M
-	if onBackend {
-		return m.selectNext(!s.Greedy(), step)
-	}
-	logits, err := m.Logits()
-	if err != nil {
-		return 0, err
-	}
-	win := s.window(m.Pos())
-	hist := m.Tokens()[m.Pos()-win:]
-	return g.host.sample(s, logits, hist, step), nil
 }

@@ -3,6 +3,7 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/gguf"
@@ -30,10 +31,6 @@ type Options struct {
 	Context int
 	// Batch is the most tokens one prefill step feeds (0 = DefaultBatch).
 	Batch int
-	// Sampler, when set, is built into the plan (PassSample) so sampling
-	// with exactly these parameters runs on the backend; other parameters
-	// sample on the host with the same algorithm.
-	Sampler *Sampler
 	// F32Cache keeps the KV cache in f32 (exact, twice the memory)
 	// instead of f16 (llama.cpp's default).
 	F32Cache bool
@@ -48,7 +45,6 @@ type Model struct {
 	lay  *layout
 	pos  int
 	toks []int32 // host copy of tokens[0:pos]
-	smp  *Sampler
 	// host staging
 	logits []float32
 	ids    []int32
@@ -80,7 +76,7 @@ func Load(backend plan.Backend, f *gguf.File, opt Options) (*Model, error) {
 	if opt.F32Cache {
 		kvt = ggml.F32
 	}
-	p, lay, err := buildPlan(a, h, f, ctx, batch, kvt, opt.Sampler)
+	p, lay, err := buildPlan(a, h, f, ctx, batch, kvt)
 	if err != nil {
 		return nil, err
 	}
@@ -88,12 +84,7 @@ func Load(backend plan.Backend, f *gguf.File, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: loading the plan on %s: %w", backend.Name(), err)
 	}
-	m := &Model{Arch: a, H: h, exec: exec, lay: lay, logits: make([]float32, h.NVocab)}
-	if opt.Sampler != nil {
-		s := *opt.Sampler
-		m.smp = &s
-	}
-	return m, nil
+	return &Model{Arch: a, H: h, exec: exec, lay: lay, logits: make([]float32, h.NVocab)}, nil
 }
 
 // Close releases the backend's buffers.
@@ -202,9 +193,9 @@ func (m *Model) Logits() ([]float32, error) {
 	return m.logits, nil
 }
 
-// selectNext picks the next token on the backend (argmax, or the plan's
-// sampler) into tokens[pos], where stepNext reads it. The token is not yet
-// in the context.
+// selectNext picks the next token on the backend (argmax, or the sampler
+// setSampler wrote) into tokens[pos], where stepNext reads it. The token
+// is not yet in the context.
 func (m *Model) selectNext(sample bool, step uint64) (int32, error) {
 	if m.pos == 0 {
 		return 0, errors.New("llm: no token was fed")
@@ -215,8 +206,6 @@ func (m *Model) selectNext(sample bool, step uint64) (int32, error) {
 	vars := plan.Vars{plan.VarPos: int64(m.pos), plan.VarKVLen: int64(m.pos), plan.VarStep: int64(step)}
 	pass := PassArgmax
 	if sample {
-		win := m.smp.window(m.pos)
-		vars[plan.VarUser0], vars[plan.VarUser1] = int64(win), int64(m.pos-win)
 		pass = PassSample
 	}
 	if err := m.exec.Run(pass, &vars); err != nil {
@@ -227,6 +216,48 @@ func (m *Model) selectNext(sample bool, step uint64) (int32, error) {
 		return 0, err
 	}
 	return id[0], nil
+}
+
+// setSampler writes s as the Sample pass's step data for a generation
+// after the tokens in the context: its settings, and the token counts the
+// penalties start from (the prompt window's; the pass counts each drawn
+// token).
+func (m *Model) setSampler(s Sampler) error {
+	w := make([]uint32, plan.SampleSettingsWords)
+	st := s.settings()
+	st.Encode(w)
+	if err := plan.WriteU32(m.exec, m.lay.settings, 0, w); err != nil {
+		return err
+	}
+	win := s.promptWindow(m.pos)
+	if win == 0 {
+		// the counts are only read with penalties; reset the number of
+		// distinct ids so a long session never fills the list
+		return plan.WriteI32(m.exec, m.lay.counts, m.H.NVocab, []int32{0})
+	}
+	n := m.H.NVocab
+	c := make([]int32, 2*n+1)
+	for _, id := range m.toks[m.pos-win:] {
+		plan.CountSampled(c, n, id)
+	}
+	return plan.WriteI32(m.exec, m.lay.counts, 0, c)
+}
+
+// logprobs reads the logprobs record of the token drawn into tokens[slot].
+func (m *Model) logprobs(slot int, top int, lp *TokenLogprob) error {
+	var rec [plan.SampleLogprobWords]float32
+	if err := plan.ReadF32(m.exec, m.lay.logprobs, slot*plan.SampleLogprobWords, rec[:]); err != nil {
+		return err
+	}
+	lp.Logprob = rec[0]
+	lp.Top = nil
+	if top > 0 {
+		lp.Top = make([]TopLogprob, top)
+		for i := range lp.Top {
+			lp.Top[i] = TopLogprob{Token: int32(math.Float32bits(rec[1+2*i])), Logprob: rec[2+2*i]}
+		}
+	}
+	return nil
 }
 
 // stepNext feeds the token selectNext left at tokens[pos] without a round

@@ -23,10 +23,10 @@ const (
 	// PassArgmax writes the argmax of the logits to tokens[VarKVLen], where
 	// the next decode step reads it.
 	PassArgmax
-	// PassSample draws from the logits with the sampler the plan was built
-	// with into tokens[VarKVLen]; penalties look at VarUser0 tokens from
-	// tokens[VarUser1]; VarStep is the draw counter. Present only when
-	// Options.Sampler is set.
+	// PassSample draws from the logits with the generation's sampler
+	// settings (the sample.settings buffer) into tokens[VarKVLen], counting
+	// the token in sample.counts and writing its logprobs record at
+	// sample.logprobs[VarKVLen] when asked; VarStep is the draw counter.
 	PassSample
 )
 
@@ -34,10 +34,12 @@ const (
 type layout struct {
 	tokens plan.BufID // IO: i32[ctx+1], the whole token sequence
 	logits plan.BufID // IO: f32[nVocab]
-	ctx    int
-	batch  int
-	sample bool
-	kvType ggml.Type
+	// the Sample pass's step data (IO): settings, the sequence's token
+	// counts, a logprobs record per position
+	settings, counts, logprobs plan.BufID
+	ctx                        int
+	batch                      int
+	kvType                     ggml.Type
 }
 
 type builder struct {
@@ -57,7 +59,7 @@ type scratch struct {
 }
 
 // buildPlan lays out prefill, decode and token selection for one model.
-func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type, smp *Sampler) (*plan.Plan, *layout, error) {
+func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type) (*plan.Plan, *layout, error) {
 	if a.Norm != NormRMS {
 		return nil, nil, fmt.Errorf("llm: %s: norm kind %d is not supported", a.Name, a.Norm)
 	}
@@ -70,7 +72,7 @@ func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type, s
 	if err := checkScaling(h.Scaling, w.ropeFactors != nil); err != nil {
 		return nil, nil, err
 	}
-	lay := &layout{ctx: ctx, batch: batch, sample: smp != nil}
+	lay := &layout{ctx: ctx, batch: batch}
 	lay.tokens = b.buffer("tokens", plan.IO, 4*(ctx+1))
 	lay.logits = b.buffer("logits", plan.IO, 4*h.NVocab)
 	qkvW := h.QDim() + 2*h.KVDim()
@@ -122,9 +124,7 @@ func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type, s
 	d := plan.ArgmaxArgs{X: plan.F32At(lay.logits, 0), Out: plan.F32At(lay.tokens, 0), N: h.NVocab, M: 1, Ldx: h.NVocab}.Dispatch()
 	d.AddPatch(plan.PatchArgmaxOutOff, plan.VarKVLen, 4, 0)
 	am.Add(d)
-	if smp != nil {
-		b.samplePass(lay, *smp)
-	}
+	b.samplePass(lay)
 	if err := b.p.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -144,17 +144,17 @@ func (b *builder) ropeBuffer(name string, h HParams, factors []float32) (plan.Bi
 	return plan.Binding{Buf: id}, nil
 }
 
-func (b *builder) samplePass(lay *layout, smp Sampler) {
+func (b *builder) samplePass(lay *layout) {
 	n := b.h.NVocab
 	scr := b.buffer("sample.scratch", plan.Scratch, 4*2*n)
+	lay.settings = b.buffer("sample.settings", plan.IO, 4*plan.SampleSettingsWords)
+	lay.counts = b.buffer("sample.counts", plan.IO, 4*(2*n+1))
+	lay.logprobs = b.buffer("sample.logprobs", plan.IO, 4*plan.SampleLogprobWords*(lay.ctx+1))
 	ps, _ := b.p.AddPass("sample")
-	a := smp.kernelArgs()
-	a.X, a.Out, a.Hist, a.Scratch = plan.F32At(lay.logits, 0), plan.F32At(lay.tokens, 0), plan.F32At(lay.tokens, 0), plan.F32At(scr, 0)
-	a.N = n
-	d := a.Dispatch()
+	d := plan.SampleArgs{X: plan.F32At(lay.logits, 0), Out: plan.F32At(lay.tokens, 0), Settings: plan.F32At(lay.settings, 0),
+		Counts: plan.F32At(lay.counts, 0), Scratch: plan.F32At(scr, 0), Logprobs: plan.F32At(lay.logprobs, 0), N: n}.Dispatch()
 	d.AddPatch(plan.PatchSampleOutOff, plan.VarKVLen, 4, 0)
-	d.AddPatch(plan.PatchSampleHistOff, plan.VarUser1, 4, 0)
-	d.AddPatch(plan.PatchSampleHistLen, plan.VarUser0, 1, 0)
+	d.AddPatch(plan.PatchSampleLogprobsOff, plan.VarKVLen, 4*plan.SampleLogprobWords, 0)
 	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 	ps.Add(d)
 }

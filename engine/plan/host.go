@@ -16,7 +16,7 @@ func init() {
 	}
 }
 
-func asBytes[T float32 | int32](v []T) []byte {
+func asBytes[T float32 | int32 | uint32](v []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
 }
 
@@ -32,6 +32,11 @@ func ReadF32(x Executable, buf BufID, off int, dst []float32) error {
 
 // WriteI32 writes v into buf from int32 element off.
 func WriteI32(x Executable, buf BufID, off int, v []int32) error {
+	return x.Write(buf, 4*int64(off), asBytes(v))
+}
+
+// WriteU32 writes v into buf from uint32 element off.
+func WriteU32(x Executable, buf BufID, off int, v []uint32) error {
 	return x.Write(buf, 4*int64(off), asBytes(v))
 }
 

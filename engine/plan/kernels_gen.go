@@ -80,17 +80,25 @@ const (
 	// Argmax: out[t] = index of the largest of x[t, 0..n-1] (lowest index on
 	// ties).
 	Argmax
-	// Sample: Draws one token from logits x[0..n-1]: (1) penalties over the last
-	// histLen ids of hist: repetition (a logit l of a seen token becomes l/r if
-	// l > 0 else l*r), then presence and frequency (l -= presence +
-	// count*frequency); (2) temperature; temp <= 0 means argmax (ties to the
-	// lowest index); (3) top-k (0 = off), then softmax, top-p (1 = off) keeping
-	// the smallest prefix (by descending probability, ties by index) whose mass
-	// reaches p, then min-p (0 = off) relative to the top token; (4) u =
-	// Uniform(seed, step); the token is the first in that order whose cumulative
-	// renormalised mass exceeds u. The history is hist[0:histLen] (ids outside
-	// [0, n) are ignored); NaN logits count as −Inf; "descending probability"
-	// is descending scaled logit with ties to the lower id.
+	// Sample: Draws one token from logits x[0..n-1] with the sampler settings
+	// the host wrote for this generation (SampleSettings, encoded at settings):
+	// (1) logit_bias: l[id] += bias for each entry; (2) penalties from counts
+	// (the sequence's token counts, counts[0..n), then the number of distinct
+	// ids d at counts[n] and those ids at counts[n+1..n+1+d); ids outside [0, n)
+	// are ignored): each counted token gets repetition (l becomes l/r if l > 0
+	// else l*r), then l -= presence + count*frequency; (3) temperature; temp <=
+	// 0 means argmax (ties to the lowest index); (4) top-k (0 = off), then
+	// softmax, top-p (1 = off) keeping the smallest prefix (by descending
+	// probability, ties by index) whose mass reaches p, then min-p (0 = off)
+	// relative to the top token; (5) u = Uniform(seed, step); the token is the
+	// first in that order whose cumulative renormalised mass exceeds u. The
+	// drawn token's count is then incremented (and appended to the distinct ids
+	// when new). With logprobs requested and bound, logprobs[0] is the drawn
+	// token's log-softmax of the raw logits at temperature 1 (before bias and
+	// penalties) and logprobs[1+2i], logprobs[2+2i] the id (as i32) and logprob
+	// of the i-th most likely token, i < top (descending raw logit, ties to the
+	// lower id). NaN logits count as −Inf; "descending probability" is
+	// descending scaled logit with ties to the lower id.
 	Sample
 	// Copy: Converts m rows of n f32 values into Type (f32, f16 or bf16).
 	Copy
@@ -1328,59 +1336,48 @@ func (a *ArgmaxArgs) Check() error {
 
 // SampleArgs is the record of a Sample dispatch (sample).
 type SampleArgs struct {
-	X         Binding // input f32: logits, left unchanged
-	Out       Binding // output i32
-	Hist      Binding // optional input i32
-	Scratch   Binding // in-out f32: f32[2n], the backend's working space
-	N         int
-	TopK      int
-	TopP      float32
-	MinP      float32
-	Temp      float32
-	Repeat    float32 // 0 or 1 = off
-	Seed      uint64
-	HistLen   int
-	Step      int
-	Presence  float32
-	Frequency float32
+	X        Binding // input f32: logits, left unchanged
+	Out      Binding // output i32
+	Settings Binding // input i32: the generation's SampleSettings
+	Counts   Binding // optional in-out i32: i32[2n+1]: the sequence's token counts
+	Scratch  Binding // in-out f32: f32[2n], the backend's working space
+	Logprobs Binding // optional output f32: f32[SampleLogprobWords]
+	N        int
+	Step     int
 }
 
 // Binding slots of Sample.
 const (
-	SlotSampleX       = 0
-	SlotSampleOut     = 1
-	SlotSampleHist    = 2
-	SlotSampleScratch = 3
+	SlotSampleX        = 0
+	SlotSampleOut      = 1
+	SlotSampleSettings = 2
+	SlotSampleCounts   = 3
+	SlotSampleScratch  = 4
+	SlotSampleLogprobs = 5
 )
 
 // Patch targets of Sample.
 const (
-	PatchSampleHistLen    = PatchParam0 + 8
-	PatchSampleStep       = PatchParam0 + 9
-	PatchSampleXOff       = PatchOffset0 + 0 // byte offset of X
-	PatchSampleOutOff     = PatchOffset0 + 1 // byte offset of Out
-	PatchSampleHistOff    = PatchOffset0 + 2 // byte offset of Hist
-	PatchSampleScratchOff = PatchOffset0 + 3 // byte offset of Scratch
+	PatchSampleStep        = PatchParam0 + 1
+	PatchSampleXOff        = PatchOffset0 + 0 // byte offset of X
+	PatchSampleOutOff      = PatchOffset0 + 1 // byte offset of Out
+	PatchSampleSettingsOff = PatchOffset0 + 2 // byte offset of Settings
+	PatchSampleCountsOff   = PatchOffset0 + 3 // byte offset of Counts
+	PatchSampleScratchOff  = PatchOffset0 + 4 // byte offset of Scratch
+	PatchSampleLogprobsOff = PatchOffset0 + 5 // byte offset of Logprobs
 )
 
 // Dispatch encodes a as a dispatch record.
 func (a SampleArgs) Dispatch() Dispatch {
-	d := Dispatch{Kernel: Sample, NBind: 4}
+	d := Dispatch{Kernel: Sample, NBind: 6}
 	d.Bind[0] = a.X
 	d.Bind[1] = a.Out
-	d.Bind[2] = a.Hist
-	d.Bind[3] = a.Scratch
+	d.Bind[2] = a.Settings
+	d.Bind[3] = a.Counts
+	d.Bind[4] = a.Scratch
+	d.Bind[5] = a.Logprobs
 	d.P[0] = uint32(a.N)
-	d.P[1] = uint32(a.TopK)
-	d.P[2] = math.Float32bits(a.TopP)
-	d.P[3] = math.Float32bits(a.MinP)
-	d.P[4] = math.Float32bits(a.Temp)
-	d.P[5] = math.Float32bits(a.Repeat)
-	d.P[6], d.P[7] = uint32(a.Seed), uint32(a.Seed>>32)
-	d.P[8] = uint32(a.HistLen)
-	d.P[9] = uint32(a.Step)
-	d.P[10] = math.Float32bits(a.Presence)
-	d.P[11] = math.Float32bits(a.Frequency)
+	d.P[1] = uint32(a.Step)
 	d.Grid = [3]uint32{uint32(1), uint32(1), uint32(1)}
 	return d
 }
@@ -1389,19 +1386,12 @@ func (a SampleArgs) Dispatch() Dispatch {
 func DecodeSample(d *Dispatch) (a SampleArgs) {
 	a.X = d.binding(0)
 	a.Out = d.binding(1)
-	a.Hist = d.binding(2)
-	a.Scratch = d.binding(3)
+	a.Settings = d.binding(2)
+	a.Counts = d.binding(3)
+	a.Scratch = d.binding(4)
+	a.Logprobs = d.binding(5)
 	a.N = int(d.P[0])
-	a.TopK = int(d.P[1])
-	a.TopP = math.Float32frombits(d.P[2])
-	a.MinP = math.Float32frombits(d.P[3])
-	a.Temp = math.Float32frombits(d.P[4])
-	a.Repeat = math.Float32frombits(d.P[5])
-	a.Seed = uint64(d.P[6]) | uint64(d.P[7])<<32
-	a.HistLen = int(d.P[8])
-	a.Step = int(d.P[9])
-	a.Presence = math.Float32frombits(d.P[10])
-	a.Frequency = math.Float32frombits(d.P[11])
+	a.Step = int(d.P[1])
 	return a
 }
 
@@ -1978,23 +1968,16 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
 			{Name: "Ldx", Word: 2, Words: 1, Float: false, Patch: false},
 		}},
-	Sample: {Name: "sample", MinBind: 4,
+	Sample: {Name: "sample", MinBind: 5,
 		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
 			{Name: "Out", Role: BindOut, Optional: false, Elem: "i32"},
-			{Name: "Hist", Role: BindIn, Optional: true, Elem: "i32"},
+			{Name: "Settings", Role: BindIn, Optional: false, Elem: "i32"},
+			{Name: "Counts", Role: BindInOut, Optional: true, Elem: "i32"},
 			{Name: "Scratch", Role: BindInOut, Optional: false, Elem: "f32"},
+			{Name: "Logprobs", Role: BindOut, Optional: true, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
-			{Name: "TopK", Word: 1, Words: 1, Float: false, Patch: false},
-			{Name: "TopP", Word: 2, Words: 1, Float: true, Patch: false},
-			{Name: "MinP", Word: 3, Words: 1, Float: true, Patch: false},
-			{Name: "Temp", Word: 4, Words: 1, Float: true, Patch: false},
-			{Name: "Repeat", Word: 5, Words: 1, Float: true, Patch: false},
-			{Name: "Seed", Word: 6, Words: 2, Float: false, Patch: false},
-			{Name: "HistLen", Word: 8, Words: 1, Float: false, Patch: true},
-			{Name: "Step", Word: 9, Words: 1, Float: false, Patch: true},
-			{Name: "Presence", Word: 10, Words: 1, Float: true, Patch: false},
-			{Name: "Frequency", Word: 11, Words: 1, Float: true, Patch: false},
+			{Name: "Step", Word: 1, Words: 1, Float: false, Patch: true},
 		}},
 	Copy: {Name: "copy", MinBind: 2,
 		Binds: []BindInfo{{Name: "Src", Role: BindIn, Optional: false, Elem: "f32"},
@@ -2199,8 +2182,10 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		a := DecodeSample(d)
 		dst = d.access(dst, 0, true, false, f32Vec(a.N))
 		dst = d.access(dst, 1, false, true, i32Vec(1))
-		dst = d.access(dst, 2, true, false, i32Vec(a.HistLen))
-		dst = d.access(dst, 3, true, true, f32Vec(mul(2, a.N)))
+		dst = d.access(dst, 2, true, false, i32Vec(SampleSettingsWords))
+		dst = d.access(dst, 3, true, true, i32Vec(mul(2, a.N)+1))
+		dst = d.access(dst, 4, true, true, f32Vec(mul(2, a.N)))
+		dst = d.access(dst, 5, false, true, f32Vec(SampleLogprobWords))
 	case Copy:
 		a := DecodeCopy(d)
 		dst = d.access(dst, 0, true, false, f32Rows(a.M, a.Lds, a.N))

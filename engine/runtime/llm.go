@@ -53,6 +53,8 @@ type llmModel struct {
 	gen    *llm.Generator
 	tpl    *chat.Template
 	tplErr error
+	// release returns be to the runtime.
+	release func()
 }
 
 func (r *Runtime) loadLLM(path, backend string) (*llmModel, error) {
@@ -62,10 +64,10 @@ func (r *Runtime) loadLLM(path, backend string) (*llmModel, error) {
 	}
 	o, err := llm.OpenFile(path, be, r.opt.LLM)
 	if err != nil {
-		be.Close()
+		r.closeBackend(backend)
 		return nil, err
 	}
-	m := &llmModel{o: o, be: be, gen: llm.NewGenerator(o.M, o.Tk)}
+	m := &llmModel{o: o, be: be, gen: llm.NewGenerator(o.M, o.Tk), release: func() { r.closeBackend(backend) }}
 	if m.tpl, err = chat.ForModel(o.File, o.Tk); err != nil {
 		m.tplErr = fmt.Errorf("the chat template of %s: %w", filepath.Base(path), err)
 	}
@@ -74,7 +76,14 @@ func (r *Runtime) loadLLM(path, backend string) (*llmModel, error) {
 
 func (l *llmModel) close() {
 	l.o.Close()
-	l.be.Close()
+	l.release()
 }
 
 func (l *llmModel) backendName() string { return l.be.Name() }
+
+// Session is the model's chat turn (chat.Session): its template, its BOS
+// rule and its generator. Each caller takes its own; the KV cache they
+// share keeps whatever prefix the last turn had in common with the next.
+func (l *LLMModel) Session() *chat.Session {
+	return &chat.Session{Gen: l.Gen, Template: l.Template, AddBOS: l.AddBOS()}
+}

@@ -27,7 +27,8 @@ import (
 type Options struct {
 	// Backend is the backend choice ("" = auto). SetBackend changes it.
 	Backend string
-	// Threads per loaded model's CPU work (0 = one per physical core).
+	// Threads is the size of the one CPU worker pool every model loaded
+	// on the CPU shares (0 = one per physical core).
 	Threads int
 	// GPU is the device index for backends with several GPUs (--gpu).
 	GPU int
@@ -77,8 +78,11 @@ type Runtime struct {
 	loads   map[string]int // per path, for tests and diagnostics
 	seq     uint64
 	closed  bool
-	stop    chan struct{}
-	done    chan struct{}
+
+	beMu     sync.Mutex
+	backends map[string]*sharedBackend // by backend choice
+	stop     chan struct{}
+	done     chan struct{}
 }
 
 // key identifies a loaded model: the same file on two backends is two
@@ -112,7 +116,8 @@ func New(opt Options) *Runtime {
 		opt.WhisperBeams = 5
 	}
 	r := &Runtime{opt: opt, backend: opt.Backend, entries: map[key]*entry{}, loads: map[string]int{},
-		stop: make(chan struct{}), done: make(chan struct{})}
+		backends: map[string]*sharedBackend{},
+		stop:     make(chan struct{}), done: make(chan struct{})}
 	r.budget = opt.Budget
 	if r.budget == 0 {
 		r.budget = models.TotalRAM() / 2 // 0 when unknown: unbounded

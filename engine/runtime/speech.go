@@ -69,9 +69,10 @@ func (s *SpeechModel) yield(ctx context.Context, equal bool) error {
 }
 
 type speechModel struct {
-	f  *whisper.File
-	be backends.Backend
-	m  *whisper.Model
+	f       *whisper.File
+	be      backends.Backend
+	m       *whisper.Model
+	release func() // returns be to the runtime
 }
 
 func (r *Runtime) loadSpeech(path, backend string) (*speechModel, error) {
@@ -86,16 +87,16 @@ func (r *Runtime) loadSpeech(path, backend string) (*speechModel, error) {
 	}
 	m, err := f.Load(be, whisper.Options{Beams: r.opt.WhisperBeams})
 	if err != nil {
-		be.Close()
+		r.closeBackend(backend)
 		f.Close()
 		return nil, err
 	}
-	return &speechModel{f: f, be: be, m: m}, nil
+	return &speechModel{f: f, be: be, m: m, release: func() { r.closeBackend(backend) }}, nil
 }
 
 func (s *speechModel) close() {
 	s.m.Close()
-	s.be.Close()
+	s.release()
 	s.f.Close()
 }
 

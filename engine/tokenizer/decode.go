@@ -76,6 +76,11 @@ func parseByteToken(tok string) (byte, bool) {
 	return b, true
 }
 
+// TokenBytes is the bytes id stands for inside a text: unlike Decode of
+// the one id, no leading space is stripped and no UTF-8 is repaired (a
+// token may be a fragment of a character).
+func (t *Tokenizer) TokenBytes(id int32) []byte { return t.appendToken(nil, id, false) }
+
 // Decode turns ids back into text, special tokens included.
 func (t *Tokenizer) Decode(ids []int32) string { return t.decode(ids, false) }
 

@@ -152,3 +152,20 @@ func TestGGUFErrors(t *testing.T) {
 	require.ErrorContains(t, parse(map[string]gguf.Value{"tokenizer.ggml.model": gguf.String("llama"), "tokenizer.ggml.tokens": toks,
 		"tokenizer.ggml.scores": gguf.ArrayValue(gguf.NewArray([]float32{0}))}), "scores")
 }
+
+// TokenBytes spells each token as it stands inside a text: the pieces of
+// "Once upon a time" concatenate to the text with the dummy prefix's
+// space that Decode strips at the start.
+func TestTokenBytes(t *testing.T) {
+	tk, err := LoadGGUF(shared.Path(t, "models", "stories260K.gguf"))
+	require.NoError(t, err)
+	ids := tk.Encode("Once upon a time", false)
+	require.Greater(t, len(ids), 1)
+	var b []byte
+	for _, id := range ids {
+		b = append(b, tk.TokenBytes(id)...)
+	}
+	require.Equal(t, " Once upon a time", string(b))
+	require.Equal(t, "Once upon a time", tk.Decode(ids))
+	require.Equal(t, " upon", string(tk.TokenBytes(tk.Encode("Once upon", false)[1])), "Decode of the one id would strip its space")
+}

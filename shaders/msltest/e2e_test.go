@@ -23,13 +23,12 @@ import (
 // executor, against the CPU backend (and the recorded golden outputs).
 
 // generateStories generates n tokens after prompt (greedy unless smp is
-// set, in which case the sampler is built into the plan and runs there).
+// set; the Sample pass runs on the backend either way).
 func generateStories(t *testing.T, be plan.Backend, prompt []int32, n int, smp *llm.Sampler) llm.Result {
 	t.Helper()
 	opt := llm.Options{Context: 256}
 	gopt := llm.GenerateOptions{MaxTokens: n, IgnoreEOS: true}
 	if smp != nil {
-		opt.Sampler = smp
 		gopt.Sampler = *smp
 	}
 	o, err := llm.OpenFile(shared.Path(t, "models", "stories260K.gguf"), be, opt)

@@ -15,24 +15,63 @@ type sampleParams struct {
 	topK                  int
 	topP, minP, temp, rep float32
 	pres, freq            float32
-	hist                  []int32
+	hist                  []int32 // counted tokens
+	bias                  map[int32]float32
+	top                   int // logprobs: -1 off, else the top count
+}
+
+// sampleInit is a Sample dispatch and its buffers: logits, out, the
+// settings, the counts of sp.hist (ids outside [0, n) are dropped, as the
+// host never writes them), scratch and a logprobs record.
+func sampleInit(x []float32, sp sampleParams, seed uint64, step int) (plan.Dispatch, [][]byte) {
+	n := len(x)
+	st := plan.SampleSettings{TopK: sp.topK, TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep,
+		Presence: sp.pres, Frequency: sp.freq, Seed: seed, Logprobs: sp.top >= 0, Top: sp.top}
+	for id := range int32(n) { // distinct ids, in id order
+		if v, ok := sp.bias[id]; ok {
+			st.BiasIDs, st.Bias = append(st.BiasIDs, id), append(st.Bias, v)
+		}
+	}
+	w := make([]uint32, plan.SampleSettingsWords)
+	st.Encode(w)
+	sw := make([]int32, len(w))
+	for i, v := range w {
+		sw[i] = int32(v)
+	}
+	c := make([]int32, 2*n+1)
+	for _, id := range sp.hist {
+		plan.CountSampled(c, n, id)
+	}
+	d := plan.SampleArgs{N: n, Step: step}.Dispatch()
+	return d, [][]byte{kitF32(x), kitI32([]int32{-1}), kitI32(sw), kitI32(c), kitF32(kitNaNs(2 * n)),
+		kitF32(kitNaNs(plan.SampleLogprobWords))}
 }
 
 // runSample draws with seed and step on both backends and requires the
-// same token; x must be left unchanged.
+// same token, the same counts after it and logprobs within float32
+// rounding of the CPU's; x must be left unchanged.
 func runSample(t *testing.T, x []float32, sp sampleParams, seed uint64, step int, what string) int32 {
 	t.Helper()
-	n := len(x)
-	d := plan.SampleArgs{N: int(n), TopK: int(sp.topK), TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep, Seed: seed, HistLen: len(sp.hist), Step: int(step), Presence: sp.pres, Frequency: sp.freq}.Dispatch()
-	var hist []byte
-	if sp.hist != nil {
-		hist = kitI32(sp.hist)
-	}
-	xb := kitF32(x)
-	ref, got := kitRun(t, d, [][]byte{xb, kitI32([]int32{-1}), hist, kitF32(kitNaNs(2 * n))})
-	require.Equal(t, xb, got[0], "%s: logits changed", what)
+	d, init := sampleInit(x, sp, seed, step)
+	ref, got := kitRun(t, d, init)
+	require.Equal(t, init[0], got[0], "%s: logits changed", what)
 	want, have := kitAsI32(ref[1])[0], kitAsI32(got[1])[0]
 	require.Equal(t, want, have, "%s: seed %d step %d", what, seed, step)
+	require.Equal(t, ref[3], got[3], "%s: counts", what)
+	if sp.top >= 0 {
+		rl, gl := kitAsF32(ref[5]), kitAsF32(got[5])
+		for i := range rl {
+			if i > 0 && i%2 == 1 {
+				require.Equal(t, math.Float32bits(rl[i]), math.Float32bits(gl[i]), "%s: logprobs top id %d", what, i/2)
+				continue
+			}
+			if math.IsInf(float64(rl[i]), 0) {
+				require.Equal(t, rl[i], gl[i], "%s: logprobs word %d", what, i)
+			} else {
+				require.InDelta(t, rl[i], gl[i], 1e-4, "%s: logprobs word %d", what, i)
+			}
+		}
+	}
 	return have
 }
 
@@ -61,18 +100,19 @@ func TestSampleKernel(t *testing.T) {
 		return x
 	}
 	hist := []int32{5, 9, 5, -3, 70000, 2, 9, 5, 0, 11}
+	bias := map[int32]float32{0: 100, 2: -100, 6: 1.5, 300: -3}
 	params := []sampleParams{
-		{temp: 0},
-		{temp: -1, rep: 1.3, hist: hist},
-		{temp: 1},
-		{temp: 0.7, topK: 40},
-		{temp: 0.8, topP: 0.9},
-		{temp: 1.1, minP: 0.05},
-		{temp: 0.9, topK: 100, topP: 0.95, minP: 0.02},
-		{temp: 1, topK: 1},
-		{temp: 0.6, topP: 0.5, rep: 1.15, pres: 0.3, freq: 0.2, hist: hist},
-		{temp: 1.3, topP: 1, minP: 0, rep: 0.8, hist: hist},
-		{temp: 1, topK: 3000, topP: 0.7},
+		{temp: 0, top: -1},
+		{temp: -1, rep: 1.3, hist: hist, top: 3},
+		{temp: 1, top: -1},
+		{temp: 0.7, topK: 40, top: 20},
+		{temp: 0.8, topP: 0.9, top: -1},
+		{temp: 1.1, minP: 0.05, bias: bias, top: 0},
+		{temp: 0.9, topK: 100, topP: 0.95, minP: 0.02, top: -1},
+		{temp: 1, topK: 1, top: -1},
+		{temp: 0.6, topP: 0.5, rep: 1.15, pres: 0.3, freq: 0.2, hist: hist, bias: bias, top: 5},
+		{temp: 1.3, topP: 1, minP: 0, rep: 0.8, hist: hist, top: -1},
+		{temp: 1, topK: 3000, topP: 0.7, top: -1},
 	}
 	draws := 0
 	for _, v := range []struct {
@@ -109,16 +149,15 @@ func TestSampleDegenerate(t *testing.T) {
 		{1, pinf, 3, pinf},
 		{float32(math.NaN()), float32(math.NaN())},
 	} {
-		runSample(t, x, sampleParams{temp: 1, topP: 0.9}, 42, 0, "degenerate")
+		runSample(t, x, sampleParams{temp: 1, topP: 0.9, top: 2}, 42, 0, "degenerate")
 	}
 }
 
 // sampleBoth returns the CPU's and the backend's tokens for one draw.
 func sampleBoth(t *testing.T, x []float32, sp sampleParams, seed uint64, step int) (want, have int32) {
 	t.Helper()
-	n := len(x)
-	d := plan.SampleArgs{N: n, TopK: int(sp.topK), TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep, Seed: seed, HistLen: len(sp.hist), Step: step, Presence: sp.pres, Frequency: sp.freq}.Dispatch()
-	ref, got := kitRun(t, d, [][]byte{kitF32(x), kitI32([]int32{-1}), nil, kitF32(kitNaNs(2 * n))})
+	d, init := sampleInit(x, sp, seed, step)
+	ref, got := kitRun(t, d, init)
 	return kitAsI32(ref[1])[0], kitAsI32(got[1])[0]
 }
 
@@ -134,6 +173,7 @@ func TestSamplePlateauCut(t *testing.T) {
 	bad, draws := 0, 0
 	for pi, sp := range []sampleParams{{temp: 1}, {temp: 0.8, topP: 0.9}, {temp: 0.8, topP: 0.5}, {temp: 1, topP: 0.99},
 		{temp: 1.1, minP: 0.05}, {temp: 1, topK: 3000}, {temp: 1, topK: 40}} {
+		sp.top = -1
 		for s := 0; s < 8; s++ {
 			seed := r.Uint64()
 			want, have := sampleBoth(t, x, sp, seed, s)
