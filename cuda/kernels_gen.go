@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "c4c3539862b2f2ecc03841067aaa3cbc35f52c114009df70636f47a3a0f5be45"
+const sourcesHash = "0f9c3dbfc1e5fa4290180eb07bb441fd53224395fa11998cbb25d86d0cfe8caa"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -308,7 +308,7 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 	}
 	switch d.Kernel {
 	case plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
-		a := plan.DecodeMatVec(d) // shared layout of k and m
+		a := plan.DecodeProduct(d)
 		return min(satMul(a.K, a.M), floats(1)), 0
 	case plan.Conv1D:
 		a := plan.DecodeConv1D(d)
