@@ -224,7 +224,7 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 				mass += math.Exp(float64(l[id] - lmax))
 			}
 		case complete:
-			keep, lim = c, c
+			lim = c
 			for _, id := range ids[:c] {
 				mass += math.Exp(float64(l[id] - lmax))
 			}
