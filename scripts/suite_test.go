@@ -17,6 +17,7 @@ var suiteSteps = []string{
 	"go vet (linux)",
 	"go vet (darwin",
 	"darwin links",
+	"golangci-lint",
 	"fuzz targets",
 	"frontend build",
 	"go test",
@@ -46,6 +47,7 @@ func runSuite(t *testing.T, failGo string) (int, string, string, string) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "scripts", "test"), src, 0o755))
 	write(filepath.Join(root, "scripts", "smoke-app"), `echo "smoke-app" >>"$CALLS"`+"\n")
 	write(filepath.Join(root, "scripts", "check-release"), `echo "check-release" >>"$CALLS"`+"\n")
+	write(filepath.Join(root, "scripts", "lint"), `echo "lint" >>"$CALLS"`+"\n")
 	write(filepath.Join(bin, "npm"), `echo "npm $*" >>"$CALLS"`+"\n")
 	write(filepath.Join(bin, "go"), `echo "go $*" >>"$CALLS"
 [ -n "$FAIL_GO" ] && [ "$*" = "$FAIL_GO" ] && exit 1
@@ -101,6 +103,7 @@ func TestSuitePasses(t *testing.T) {
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	requireStepLines(t, stdout)
 	require.Contains(t, calls, "smoke-app\ncheck-release\n")
+	require.Contains(t, calls, "lint\n")
 	require.Regexp(t, `(?m)^ +\d+ s  go test$`, stdout)
 	require.Contains(t, stdout, "== all steps passed")
 	require.NotContains(t, stderr, "FAILED")
