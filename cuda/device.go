@@ -305,7 +305,7 @@ func (v *device) close() {
 	if v.ctx == 0 {
 		return
 	}
-	v.do(func() error {
+	_ = v.do(func() error { // closing: the teardown calls' errors have no one to go to
 		if v.stream != 0 {
 			v.d.cuStreamDestroy(v.stream)
 		}
@@ -347,8 +347,9 @@ func envOptions(o Options) Options {
 	}
 	if s := os.Getenv("HARK_CUDA_PERMUTE"); s != "" && o.PermuteSeed == 0 {
 		var seed uint64
-		fmt.Sscan(s, &seed)
-		o.PermuteSeed = seed
+		if _, err := fmt.Sscan(s, &seed); err == nil {
+			o.PermuteSeed = seed
+		}
 	}
 	return o
 }

@@ -70,7 +70,7 @@ func (b *Backend) Close() {
 	defer b.mu.Unlock()
 	if !b.closed {
 		b.closed = true
-		b.dev.do(func() error {
+		_ = b.dev.do(func() error { // closing: the frees' errors have no one to go to
 			for _, w := range b.weights {
 				b.dev.d.cuMemFree(w.ptr)
 			}
@@ -175,7 +175,7 @@ func (b *Backend) LoadTuned(p *plan.Plan, t shaders.Tuning) (plan.Executable, er
 	e.prmPtr = unsafe.Pointer(&e.prm)
 	err := b.dev.do(func() error { return e.load(p) })
 	if err != nil {
-		b.dev.do(func() error { e.release(); return nil })
+		_ = b.dev.do(func() error { e.release(); return nil }) // load's error is the one reported
 		return nil, err
 	}
 	if b.execs == nil {
@@ -412,7 +412,7 @@ func (e *Exec) runBatch(fill func(*batch) error, what string) error {
 	defer dev.mu.Unlock()
 	return dev.do(func() error {
 		if err := e.run(b); err != nil {
-			e.sync("after a failed launch")
+			_ = e.sync("after a failed launch") // the launch's error is the one reported
 			e.prof.n, e.prof.names = 0, e.prof.names[:0]
 			return err
 		}

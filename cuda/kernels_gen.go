@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "d005562e9f98f07631a2edef15fe9a8aae003cbbdd9bdd55b057af1aab2d0ec8"
+const sourcesHash = "c381ccd81a20105df6cb5d181612d53b2f54cc1a4cc11ba51d378c9b69c5e2fa"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

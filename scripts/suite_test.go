@@ -17,6 +17,7 @@ var suiteSteps = []string{
 	"go vet (linux)",
 	"go vet (darwin",
 	"darwin links",
+	"golangci-lint",
 	"fuzz targets",
 	"frontend build",
 	"go test",
@@ -55,6 +56,7 @@ func runSuite(t *testing.T, failGo string, env []string, args ...string) (int, s
 echo "`+s+` frontend built: ${HARK_FRONTEND_BUILT:-no}" >>"$CALLS.env"
 `)
 	}
+	write(filepath.Join(root, "scripts", "lint"), `echo "lint" >>"$CALLS"`+"\n")
 	write(filepath.Join(bin, "npm"), `echo "npm $*" >>"$CALLS"
 [ -z "$FAIL_NPM" ]
 `)
@@ -127,6 +129,7 @@ func TestSuitePasses(t *testing.T) {
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	requireStepLines(t, stdout)
 	require.Contains(t, calls, "smoke-app\ncheck-release\n")
+	require.Contains(t, calls, "lint\n")
 	require.Regexp(t, `(?m)^ +\d+ s  go test$`, stdout)
 	require.Contains(t, stdout, "== all steps passed")
 	require.NotContains(t, stderr, "FAILED")

@@ -81,7 +81,7 @@ kernel void gelu(device const float* x [[buffer(0)]],
                  uint2 gid [[thread_position_in_grid]]) {
     EW_ROW_COL(gelu)
     float v = x[(ulong)row * args.gelu.ldx + col];
-    out[(ulong)row * args.gelu.ldo + col] = args.gelu.mode == 0 ? ew_gelu_erf(v) : gelu_tanh(v);
+    out[(ulong)row * args.gelu.ldo + col] = args.gelu.mode == KACT_GELU_ERF ? ew_gelu_erf(v) : gelu_tanh(v);
 }
 
 kernel void gelu_mul(device const float* gate [[buffer(0)]],

@@ -16,6 +16,57 @@
 #define KROPE_NEOX 2u // rope pairs (i, i+ropeDim/2), as ggml's mode 2
 #define KBEAM_COPY_MAX_SEQS 16u // BeamCopy: the most sequences (a GPU thread holds one element of each)
 #define KFLAG_TIMESTAMPS 1u // WhisperFilter: apply the timestamp rules
+// activation (plan.Activation): the activation function of GELU (its Mode)
+#define KACT_GELU_ERF 0u // exact GELU (erf), as PyTorch's nn.GELU
+#define KACT_GELU_TANH 1u // GELU's tanh approximation (gelu_pytorch_tanh)
+
+// product (plan.ProductArgs, a layout family): the layout every matrix product shares (MatVec, MatMul and the fused forms): weights, the activation input (x, or the gate of the gated forms), output, bias and residual, with their sizes and strides
+struct product_args {
+    unsigned int n;
+    unsigned int k;
+    unsigned int m;
+    unsigned int ldx;
+    unsigned int ldo;
+    unsigned int ldr;
+    unsigned int pad_[10];
+};
+// binding slots of product
+enum { PRODUCT_W = 0, PRODUCT_X = 1, PRODUCT_OUT = 2, PRODUCT_BIAS = 3, PRODUCT_RES = 4 };
+
+// gated (plan.GatedArgs, a layout family): the layout of the gated down projections (SiLUMulMatVec, GELUMulMatVec): Product's, with gate for x, and up
+struct gated_args {
+    unsigned int n;
+    unsigned int k;
+    unsigned int m;
+    unsigned int ldg;
+    unsigned int ldo;
+    unsigned int ldr;
+    unsigned int ldu;
+    unsigned int pad_[9];
+};
+// binding slots of gated
+enum { GATED_W = 0, GATED_GATE = 1, GATED_OUT = 2, GATED_BIAS = 3, GATED_RES = 4, GATED_UP = 5 };
+
+// norm (plan.NormArgs, a layout family): the layout RMSNorm and LayerNorm share: input and weight, the row size and count, strides and epsilon
+struct norm_args {
+    unsigned int dim;
+    unsigned int rows;
+    unsigned int ldx;
+    unsigned int ldo;
+    float eps;
+    unsigned int pad_[11];
+};
+// binding slots of norm
+enum { NORM_X = 0, NORM_W = 1 };
+
+// rows (plan.RowsArgs, a layout family): the layout of the row-wise kernels: n values in each of m rows, the first two params words
+struct rows_args {
+    unsigned int n;
+    unsigned int m;
+    unsigned int pad_[14];
+};
+// binding slots of rows
+enum { };
 
 // embed (plan.Embed)
 struct embed_args {
@@ -330,6 +381,10 @@ enum { WHISPER_FILTER_X = 0, WHISPER_FILTER_TABLE = 1, WHISPER_FILTER_HIST = 2 }
 struct Args {
     union {
         unsigned int p[16];
+        struct product_args product;
+        struct gated_args gated;
+        struct norm_args norm;
+        struct rows_args rows;
         struct embed_args embed;
         struct rms_norm_args rms_norm;
         struct layer_norm_args layer_norm;
@@ -358,6 +413,10 @@ struct Args {
     unsigned int grid[3];   // plan.Dispatch.Grid
 };
 
+static_assert(sizeof(struct product_args) == 64, "product args");
+static_assert(sizeof(struct gated_args) == 64, "gated args");
+static_assert(sizeof(struct norm_args) == 64, "norm args");
+static_assert(sizeof(struct rows_args) == 64, "rows args");
 static_assert(sizeof(struct embed_args) == 64, "embed args");
 static_assert(sizeof(struct rms_norm_args) == 64, "rms_norm args");
 static_assert(sizeof(struct layer_norm_args) == 64, "layer_norm args");

@@ -54,10 +54,12 @@ func cacheSuffix(k plan.Kernel, ty ggml.Type) (string, error) {
 }
 
 func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-	r := plan.DecodeRope(d)
-	hd, ropeDim := uint32(r.HeadDim), uint32(r.RotDims())
-	heads, m, name := uint32(r.NHead), uint32(r.M), "rope"
-	if d.Kernel == plan.RopeKV {
+	var hd, ropeDim, heads, m uint32
+	name := "rope"
+	if d.Kernel == plan.Rope {
+		r := plan.DecodeRope(d)
+		hd, ropeDim, heads, m = uint32(r.HeadDim), uint32(r.RotDims()), uint32(r.NHead), uint32(r.M)
+	} else {
 		a := plan.DecodeRopeKV(d)
 		if uint64(a.NHead)+uint64(a.NKV) > 1<<16 {
 			return dst, fmt.Errorf("shaders: rope_kv with %d+%d heads", a.NHead, a.NKV)

@@ -14,8 +14,7 @@ const ewThreads = 256
 // elementwise launches fn over m rows of n, one thread per element.
 func elementwise(fn string) launcher {
 	return func(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-		// every element-wise kernel starts with n, m (plan.ScaleArgs)
-		a := plan.DecodeScale(d)
+		a := plan.DecodeRows(d)
 		n, m := uint32(a.N), uint32(a.M)
 		if n == 0 || m == 0 {
 			return dst, nil

@@ -125,7 +125,7 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if err != nil {
 		return dst, err
 	}
-	a := plan.DecodeMatVec(d) // the fused forms share its n, k, m
+	a := plan.DecodeProduct(d)
 	n, k, m := uint32(a.N), uint32(a.K), uint32(a.M)
 	if n == 0 || m == 0 {
 		return dst, nil

@@ -11,8 +11,7 @@ func init() {
 }
 
 func launchNorm(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-	// RMSNorm and LayerNorm share the layout of dim and rows
-	a := plan.DecodeLayerNorm(d)
+	a := plan.DecodeNorm(d)
 	dim, rows := uint32(a.Dim), uint32(a.Rows)
 	if rows == 0 || dim == 0 {
 		return dst, nil

@@ -45,9 +45,10 @@ kernel void mat_vec_impl(
         uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float tg_part[MODE == MV_RMS ? MV_MAX_SG : 1][MV_MAX_BATCH];
 
-    const int n = int(args.mat_vec.n), k = int(args.mat_vec.k), m = int(args.mat_vec.m);
-    const int ldx = int(args.mat_vec.ldx), ldo = int(args.mat_vec.ldo), ldr = int(args.mat_vec.ldr);
-    const int ld2 = int(args.silu_mul_mat_vec.ldu); // the gated kernels only (same word in gelu_mul_mat_vec)
+    // the Product layout family's fields, shared by every mode
+    const int n = int(args.product.n), k = int(args.product.k), m = int(args.product.m);
+    const int ldx = int(args.product.ldx), ldo = int(args.product.ldo), ldr = int(args.product.ldr);
+    const int ld2 = int(args.gated.ldu); // the Gated family (silu_mul_mat_vec, gelu_mul_mat_vec) only
     // the host always sets both constants (launch_matrix.go); clamped so
     // a bad value cannot index past the accumulators
     const int R = clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);

@@ -132,7 +132,7 @@ func (s *Server) Close() error {
 }
 
 // ErrNotRunning is returned by Send when no app holds the data folder.
-var ErrNotRunning = errors.New("Hark is not running")
+var ErrNotRunning = errors.New("Hark is not running") //nolint:staticcheck // ST1005: "Hark" is the app's name
 
 // Send sends cmd to the app holding dir and returns its reply (an error
 // reply is returned as an error too). wait bounds the whole exchange.

@@ -51,11 +51,6 @@ type events struct {
 }
 
 func (e *events) add(n string) { e.mu.Lock(); e.names = append(e.names, n); e.mu.Unlock() }
-func (e *events) list() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]string(nil), e.names...)
-}
 
 func (e *events) has(n string) bool {
 	e.mu.Lock()

@@ -104,15 +104,6 @@ func (k *keymap) keycode(ks xproto.Keysym) (xproto.Keycode, bool) {
 	return 0, false
 }
 
-// keysym is what keycode produces at column col (0 plain, 1 shifted).
-func (k *keymap) keysym(kc xproto.Keycode, col int) xproto.Keysym {
-	i := int(kc-k.min)*k.per + col
-	if kc < k.min || col >= k.per || i >= len(k.syms) {
-		return 0
-	}
-	return k.syms[i]
-}
-
 // numLockMask finds the modifier bit NumLock is on (usually Mod2).
 func numLockMask(c *xgb.Conn, k *keymap) uint16 {
 	kc, ok := k.keycode(0xff7f)

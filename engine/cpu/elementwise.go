@@ -169,7 +169,7 @@ func (e *Exec) gelu(d *plan.Dispatch) error {
 		return e.errf("%v", err)
 	}
 	op := ewGELUErf
-	if p.Mode == 1 {
+	if p.Mode == plan.ActGELUTanh {
 		op = ewGELUTanh
 	}
 	return e.runEW(d, op, p.N, p.M, plan.SlotGELUX, p.Ldx, -1, 0, plan.SlotGELUOut, p.Ldo, 0)

@@ -61,7 +61,7 @@ func TestGELU(t *testing.T) {
 	} {
 		h := newHarness(t)
 		xb, ob := h.f32("x", x), h.nan("o", (m-1)*ldo+n+3)
-		h.add(plan.GELUArgs{X: bind(xb), Out: bind(ob), N: int(n), M: int(m), Ldx: int(ldx), Ldo: int(ldo), Mode: uint32(mode)}.Dispatch())
+		h.add(plan.GELUArgs{X: bind(xb), Out: bind(ob), N: int(n), M: int(m), Ldx: int(ldx), Ldo: int(ldo), Mode: plan.Activation(mode)}.Dispatch())
 		h.run(plan.Vars{})
 		want := make([]float64, m*n)
 		for i := 0; i < m; i++ {

@@ -311,7 +311,7 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 	}
 	switch d.Kernel {
 	case plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
-		a := plan.DecodeMatVec(d) // shared layout of k and m
+		a := plan.DecodeProduct(d)
 		return min(satMul(a.K, a.M), floats(1)), 0
 	case plan.Conv1D:
 		a := plan.DecodeConv1D(d)
@@ -399,48 +399,34 @@ func (e *Exec) bind(d *plan.Dispatch, slot int) (*buffer, uint64, bool) {
 // f32 returns need float32 elements of binding slot; nil with no error for
 // an empty optional slot.
 func (e *Exec) f32(d *plan.Dispatch, slot, need int) ([]float32, error) {
-	b, off, ok := e.bind(d, slot)
-	if !ok {
-		return nil, nil
-	}
-	if off%4 != 0 || b.f == nil && need > 0 {
-		return nil, e.errf("binding %d: offset %d of %q is not 4-byte aligned", slot, off, b.name)
-	}
-	start := off / 4
-	if start > uint64(len(b.f)) || uint64(need) > uint64(len(b.f))-start {
-		return nil, e.errf("binding %d: %d floats at byte %d overrun buffer %q (%d bytes)", slot, need, off, b.name, len(b.b))
-	}
-	return b.f[start : start+uint64(need)], nil
+	return typedSlice(e, d, slot, need, 4, "floats", func(b *buffer) []float32 { return b.f })
 }
 
 func (e *Exec) i32(d *plan.Dispatch, slot, need int) ([]int32, error) {
-	b, off, ok := e.bind(d, slot)
-	if !ok {
-		return nil, nil
-	}
-	if off%4 != 0 || b.i == nil && need > 0 {
-		return nil, e.errf("binding %d: offset %d of %q is not 4-byte aligned", slot, off, b.name)
-	}
-	start := off / 4
-	if start > uint64(len(b.i)) || uint64(need) > uint64(len(b.i))-start {
-		return nil, e.errf("binding %d: %d int32s at byte %d overrun buffer %q (%d bytes)", slot, need, off, b.name, len(b.b))
-	}
-	return b.i[start : start+uint64(need)], nil
+	return typedSlice(e, d, slot, need, 4, "int32s", func(b *buffer) []int32 { return b.i })
 }
 
 func (e *Exec) u16(d *plan.Dispatch, slot, need int) ([]uint16, error) {
+	return typedSlice(e, d, slot, need, 2, "halves", func(b *buffer) []uint16 { return b.h })
+}
+
+// typedSlice returns need elements of size bytes of binding slot, from the
+// buffer's typed view (nil when the buffer is too small or misaligned for
+// it); nil with no error for an empty optional slot.
+func typedSlice[T any](e *Exec, d *plan.Dispatch, slot, need int, size uint64, what string, view func(*buffer) []T) ([]T, error) {
 	b, off, ok := e.bind(d, slot)
 	if !ok {
 		return nil, nil
 	}
-	if off%2 != 0 || b.h == nil && need > 0 {
-		return nil, e.errf("binding %d: offset %d of %q is not 2-byte aligned", slot, off, b.name)
+	v := view(b)
+	if off%size != 0 || v == nil && need > 0 {
+		return nil, e.errf("binding %d: offset %d of %q is not %d-byte aligned", slot, off, b.name, size)
 	}
-	start := off / 2
-	if start > uint64(len(b.h)) || uint64(need) > uint64(len(b.h))-start {
-		return nil, e.errf("binding %d: %d halves at byte %d overrun buffer %q (%d bytes)", slot, need, off, b.name, len(b.b))
+	start := off / size
+	if start > uint64(len(v)) || uint64(need) > uint64(len(v))-start {
+		return nil, e.errf("binding %d: %d %s at byte %d overrun buffer %q (%d bytes)", slot, need, what, off, b.name, len(b.b))
 	}
-	return b.h[start : start+uint64(need)], nil
+	return v[start : start+uint64(need)], nil
 }
 
 func (e *Exec) bytes(d *plan.Dispatch, slot, need int) ([]byte, error) {

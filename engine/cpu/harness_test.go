@@ -190,9 +190,4 @@ func toF64(v []float32) []float64 {
 	return o
 }
 
-// viewF32 reinterprets test bytes (from make, so aligned) as float32.
-func viewF32(b []byte) []float32 {
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
-}
-
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }

@@ -22,7 +22,6 @@ type MatMul struct {
 	quant  quantTask
 	deq    dequantTask
 	prep   prepTask
-	gemm   gemmTask
 	split  splitTask
 	qg     qgemmTask
 	qquant qquantTask

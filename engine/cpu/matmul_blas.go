@@ -159,6 +159,3 @@ func (t *splitTask) Do(w, lo, hi int) {
 		}
 	}
 }
-
-// gemmTask is the pure-Go tiled GEMM used when no BLAS is loaded.
-type gemmTask struct{ a *mulArgs }

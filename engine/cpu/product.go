@@ -14,9 +14,9 @@ type prodArgs struct {
 }
 
 // prodOperands checks the weight, output, bias and residual of a product
-// (every product kernel shares MatVec's layout of them).
+// (the Product layout family's).
 func (e *Exec) prodOperands(d *plan.Dispatch) (prodArgs, error) {
-	p := plan.DecodeMatVec(d)
+	p := plan.DecodeProduct(d)
 	a := prodArgs{n: p.N, k: p.K, m: p.M, ldo: p.Ldo, ldr: p.Ldr}
 	if a.m == 1 { // a single row's stride is meaningless; the product wants ld >= n
 		a.ldo, a.ldr = max(a.ldo, a.n), max(a.ldr, a.n)
@@ -67,7 +67,7 @@ func (e *Exec) matProduct(d *plan.Dispatch) error {
 	if err != nil || a.n == 0 || a.m == 0 {
 		return err
 	}
-	ldx := plan.DecodeMatVec(d).Ldx
+	ldx := plan.DecodeProduct(d).Ldx
 	if a.m == 1 {
 		ldx = max(ldx, a.k)
 	}
@@ -110,14 +110,14 @@ func (e *Exec) rmsNormMatVec(d *plan.Dispatch) error {
 }
 
 // gatedMatVec computes act(gate)⊙up (op ewSiLUMul or ewGELUMul) into
-// scratch, then multiplies: SiLUMulMatVec and GELUMulMatVec, which share
-// their layout.
+// scratch, then multiplies: SiLUMulMatVec and GELUMulMatVec (the Gated
+// layout family).
 func (e *Exec) gatedMatVec(d *plan.Dispatch, op ewOp) error {
 	a, err := e.prodOperands(d)
 	if err != nil || a.n == 0 || a.m == 0 {
 		return err
 	}
-	p := plan.DecodeSiLUMulMatVec(d)
+	p := plan.DecodeGated(d)
 	ldg, ldu := p.Ldg, p.Ldu
 	if a.m > 1 && (ldg < a.k || ldu < a.k) {
 		return e.errf("row strides (%d, %d) smaller than k %d", ldg, ldu, a.k)

@@ -139,7 +139,7 @@ func (e *Exec) packProducts() {
 			if !packable(d.Type) || kinds[d.Type].dotPacked == nil {
 				continue
 			}
-			p := plan.DecodeMatVec(d)
+			p := plan.DecodeProduct(d)
 			b, off, ok := e.bind(d, 0)
 			if !ok || b.kind != plan.BufWeights || p.M <= 0 || p.M >= gemmMinM || p.N <= 0 || p.K <= 0 || p.K%32 != 0 {
 				continue

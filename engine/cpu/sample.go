@@ -397,7 +397,7 @@ func (e *Exec) drawScaled(l []float32, ids []int32, topK int, topP, minP, temp f
 				mass += math.Exp(float64(l[id] - lmax))
 			}
 		case complete:
-			keep, lim = c, c
+			lim = c
 			for _, id := range ids[:c] {
 				mass += math.Exp(float64(l[id] - lmax))
 			}

@@ -42,7 +42,7 @@ func NewWriter(w io.Writer, h HParams, mel MelFilters, vocab []string) (*Writer,
 	wr.u32(uint32(len(vocab)))
 	for _, tok := range vocab {
 		wr.u32(uint32(len(tok)))
-		wr.w.WriteString(tok)
+		wr.keep(wr.w.WriteString(tok))
 	}
 	return wr, wr.err
 }
@@ -77,7 +77,7 @@ func (w *Writer) WriteTensor(name string, t ggml.Type, shape []int64, data []byt
 	for _, d := range shape {
 		w.u32(uint32(d))
 	}
-	w.w.WriteString(name)
+	w.keep(w.w.WriteString(name))
 	if _, err := w.w.Write(data); err != nil && w.err == nil {
 		w.err = err
 	}
@@ -94,7 +94,12 @@ func (w *Writer) Close() error {
 
 func (w *Writer) u32(v uint32) {
 	binary.LittleEndian.PutUint32(w.buf[:], v)
-	if _, err := w.w.Write(w.buf[:]); err != nil && w.err == nil {
+	w.keep(w.w.Write(w.buf[:]))
+}
+
+// keep records the first write error (Close and the header report it).
+func (w *Writer) keep(_ int, err error) {
+	if err != nil && w.err == nil {
 		w.err = err
 	}
 }

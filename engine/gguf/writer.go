@@ -162,7 +162,9 @@ func (w *Writer) WriteTensor(data []byte) error {
 	if err := w.header(); err != nil {
 		return err
 	}
-	w.w.Write(data)
+	if _, err := w.w.Write(data); err != nil && w.err == nil {
+		w.err = err
+	}
 	w.pad(t.Bytes)
 	w.next++
 	return w.err

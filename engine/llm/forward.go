@@ -248,7 +248,7 @@ func (f *forward) linear(w tensor, nOut, nIn int, in plan.Binding, ldi int, out 
 	default:
 		d = a.Dispatch()
 	}
-	f.rows(&d, plan.PatchMatVecM, 1)
+	f.rows(&d, plan.PatchProductM, 1)
 	f.ps.Add(d)
 }
 
@@ -279,7 +279,7 @@ func (f *forward) scale(x plan.Binding, s float32) {
 // gelu: x = gelu_tanh(x) over the pass's rows of NFF.
 func (f *forward) gelu(x plan.Binding) {
 	ff := f.h.NFF
-	d := plan.GELUArgs{X: x, Out: x, N: ff, M: f.m, Ldx: ff, Ldo: ff, Mode: 1}.Dispatch()
+	d := plan.GELUArgs{X: x, Out: x, N: ff, M: f.m, Ldx: ff, Ldo: ff, Mode: plan.ActGELUTanh}.Dispatch()
 	f.rows(&d, plan.PatchGELUM, 1)
 	f.ps.Add(d)
 }

@@ -1,5 +1,7 @@
 package plan
 
+import "fmt"
+
 //go:generate go run ./internal/kgen/cmd/kgen
 
 // Kernel identifies an operation of the kernel set. Every backend
@@ -14,7 +16,10 @@ package plan
 // targets (Patch<Kernel><Field>), binding roles and byte spans
 // (Dispatch.Accesses) and the validations every backend applies
 // (Dispatch.Check). Shaders read the same words by name through
-// shaders/kargs.h.
+// shaders/kargs.h. Kernels that share a layout declare it as a layout
+// family (Family): Decode<Family> reads the shared fields of any member,
+// while Decode<Kernel> accepts its own kernel only. Modes are generated
+// enums (Activation).
 //
 // Conventions for all kernels:
 //   - Activations are float32, row-major. "ld" fields are row strides in
@@ -96,6 +101,40 @@ func (k Kernel) Patchable(t PatchTarget) bool {
 		}
 	}
 	return false
+}
+
+// Family is a layout family: a layout several kernels share (their first
+// bindings and params words), declared once in the contract. Code that
+// treats all members alike decodes the family's record (Decode<Family>)
+// instead of borrowing one member's.
+type Family uint8
+
+func (f Family) String() string {
+	if f > 0 && f < numFamilies {
+		return familyNames[f]
+	}
+	return "family?"
+}
+
+// In reports whether kernel k is a member of family f.
+func (k Kernel) In(f Family) bool {
+	return int(k) < len(familyMask) && f < numFamilies && familyMask[k]&(1<<f) != 0
+}
+
+// expect panics unless d is a dispatch of kernel k: decoding another
+// kernel's record with k's layout is a bug in the caller, never valid
+// input (plans name known kernels; Validate checks).
+func (d *Dispatch) expect(k Kernel, decoder string) {
+	if d.Kernel != k {
+		panic(fmt.Sprintf("plan: %s of a %s dispatch (kernel %d): decode a kernel with its own decoder, or a member of a layout family with the family's", decoder, d.Kernel, d.Kernel))
+	}
+}
+
+// expectFamily panics unless d's kernel is a member of family f.
+func (d *Dispatch) expectFamily(f Family) {
+	if !d.Kernel.In(f) {
+		panic(fmt.Sprintf("plan: Decode%s of a %s dispatch (kernel %d), which is not a member of the %s layout family", f, d.Kernel, d.Kernel, f))
+	}
 }
 
 // Kernels lists every kernel of the set, in id order.

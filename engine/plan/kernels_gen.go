@@ -147,6 +147,247 @@ const (
 	FlagTimestamps  = 1  // WhisperFilter: apply the timestamp rules
 )
 
+// Activation is a mode: the activation function of GELU (its Mode).
+type Activation uint32
+
+const (
+	ActGELUErf  Activation = 0 // exact GELU (erf), as PyTorch's nn.GELU
+	ActGELUTanh Activation = 1 // GELU's tanh approximation (gelu_pytorch_tanh)
+)
+
+// Valid reports whether m is one of Activation's values.
+func (m Activation) Valid() bool {
+	switch m {
+	case ActGELUErf, ActGELUTanh:
+		return true
+	}
+	return false
+}
+
+// The layout families: layouts several kernels share (see Family).
+const (
+	// FamilyProduct: the layout every matrix product shares (MatVec, MatMul and
+	// the fused forms): weights, the activation input (x, or the gate of the
+	// gated forms), output, bias and residual, with their sizes and strides.
+	FamilyProduct Family = iota + 1
+	// FamilyGated: the layout of the gated down projections (SiLUMulMatVec,
+	// GELUMulMatVec): Product's, with gate for x, and up.
+	FamilyGated
+	// FamilyNorm: the layout RMSNorm and LayerNorm share: input and weight, the
+	// row size and count, strides and epsilon.
+	FamilyNorm
+	// FamilyRows: the layout of the row-wise kernels: n values in each of m
+	// rows, the first two params words.
+	FamilyRows
+	numFamilies
+)
+
+var familyNames = [numFamilies]string{FamilyProduct: "Product", FamilyGated: "Gated", FamilyNorm: "Norm", FamilyRows: "Rows"}
+
+// familyMask has bit f set for each family f of a kernel.
+var familyMask = [numKernels]uint32{
+	RMSNorm:       1 << FamilyNorm,
+	LayerNorm:     1 << FamilyNorm,
+	MatVec:        1 << FamilyProduct,
+	MatMul:        1 << FamilyProduct,
+	RMSNormMatVec: 1 << FamilyProduct,
+	SiLUMul:       1 << FamilyRows,
+	SiLUMulMatVec: 1<<FamilyProduct | 1<<FamilyGated,
+	GELU:          1 << FamilyRows,
+	Add:           1 << FamilyRows,
+	Scale:         1 << FamilyRows,
+	Softmax:       1 << FamilyRows,
+	Argmax:        1 << FamilyRows,
+	Copy:          1 << FamilyRows,
+	GELUMul:       1 << FamilyRows,
+	GELUMulMatVec: 1<<FamilyProduct | 1<<FamilyGated,
+}
+
+// ProductArgs is the layout family Product: the layout every matrix product
+// shares (MatVec, MatMul and the fused forms): weights, the activation input
+// (x, or the gate of the gated forms), output, bias and residual, with their
+// sizes and strides. Members: MatVec, MatMul, RMSNormMatVec, SiLUMulMatVec,
+// GELUMulMatVec.
+type ProductArgs struct {
+	Type ggml.Type // Dispatch.Type
+	W    Binding   // input Type: weights, n rows of k
+	X    Binding   // input f32: activations, m rows of k
+	Out  Binding   // output f32: m rows of n
+	Bias Binding   // optional input f32: f32[n]
+	Res  Binding   // optional input f32: residual added to the result; may alias out
+	N    int       // output columns (weight rows)
+	K    int       // inner dimension
+	M    int       // rows
+	Ldx  int       // row stride of x
+	Ldo  int       // row stride of out
+	Ldr  int       // row stride of res
+}
+
+// Binding slots of Product.
+const (
+	SlotProductW    = 0
+	SlotProductX    = 1
+	SlotProductOut  = 2
+	SlotProductBias = 3
+	SlotProductRes  = 4
+)
+
+// Patch targets of Product.
+const (
+	PatchProductM       = PatchParam0 + 2
+	PatchProductWOff    = PatchOffset0 + 0 // byte offset of W
+	PatchProductXOff    = PatchOffset0 + 1 // byte offset of X
+	PatchProductOutOff  = PatchOffset0 + 2 // byte offset of Out
+	PatchProductBiasOff = PatchOffset0 + 3 // byte offset of Bias
+	PatchProductResOff  = PatchOffset0 + 4 // byte offset of Res
+)
+
+// DecodeProduct reads the family's fields of d; it panics when d's kernel is
+// not a member (MatVec, MatMul, RMSNormMatVec, SiLUMulMatVec, GELUMulMatVec).
+func DecodeProduct(d *Dispatch) (a ProductArgs) {
+	d.expectFamily(FamilyProduct)
+	a.Type = d.Type
+	a.W = d.binding(0)
+	a.X = d.binding(1)
+	a.Out = d.binding(2)
+	a.Bias = d.binding(3)
+	a.Res = d.binding(4)
+	a.N = int(d.P[0])
+	a.K = int(d.P[1])
+	a.M = int(d.P[2])
+	a.Ldx = int(d.P[3])
+	a.Ldo = int(d.P[4])
+	a.Ldr = int(d.P[5])
+	return a
+}
+
+// GatedArgs is the layout family Gated: the layout of the gated down
+// projections (SiLUMulMatVec, GELUMulMatVec): Product's, with gate for x, and
+// up. Members: SiLUMulMatVec, GELUMulMatVec.
+type GatedArgs struct {
+	Type ggml.Type // Dispatch.Type
+	W    Binding   // input Type: weights, n rows of k
+	Gate Binding   // input f32
+	Out  Binding   // output f32: m rows of n
+	Bias Binding   // optional input f32: f32[n]
+	Res  Binding   // optional input f32: residual added to the result; may alias out
+	Up   Binding   // input f32
+	N    int       // output columns (weight rows)
+	K    int       // inner dimension
+	M    int       // rows
+	Ldg  int       // row stride of gate
+	Ldo  int       // row stride of out
+	Ldr  int       // row stride of res
+	Ldu  int       // row stride of up
+}
+
+// Binding slots of Gated.
+const (
+	SlotGatedW    = 0
+	SlotGatedGate = 1
+	SlotGatedOut  = 2
+	SlotGatedBias = 3
+	SlotGatedRes  = 4
+	SlotGatedUp   = 5
+)
+
+// Patch targets of Gated.
+const (
+	PatchGatedM       = PatchParam0 + 2
+	PatchGatedWOff    = PatchOffset0 + 0 // byte offset of W
+	PatchGatedGateOff = PatchOffset0 + 1 // byte offset of Gate
+	PatchGatedOutOff  = PatchOffset0 + 2 // byte offset of Out
+	PatchGatedBiasOff = PatchOffset0 + 3 // byte offset of Bias
+	PatchGatedResOff  = PatchOffset0 + 4 // byte offset of Res
+	PatchGatedUpOff   = PatchOffset0 + 5 // byte offset of Up
+)
+
+// DecodeGated reads the family's fields of d; it panics when d's kernel is
+// not a member (SiLUMulMatVec, GELUMulMatVec).
+func DecodeGated(d *Dispatch) (a GatedArgs) {
+	d.expectFamily(FamilyGated)
+	a.Type = d.Type
+	a.W = d.binding(0)
+	a.Gate = d.binding(1)
+	a.Out = d.binding(2)
+	a.Bias = d.binding(3)
+	a.Res = d.binding(4)
+	a.Up = d.binding(5)
+	a.N = int(d.P[0])
+	a.K = int(d.P[1])
+	a.M = int(d.P[2])
+	a.Ldg = int(d.P[3])
+	a.Ldo = int(d.P[4])
+	a.Ldr = int(d.P[5])
+	a.Ldu = int(d.P[6])
+	return a
+}
+
+// NormArgs is the layout family Norm: the layout RMSNorm and LayerNorm share:
+// input and weight, the row size and count, strides and epsilon. Members:
+// RMSNorm, LayerNorm.
+type NormArgs struct {
+	X    Binding // input f32: rows of dim (RMSNorm addresses them in groups)
+	W    Binding // optional input f32: f32[dim]; NoBuf for no scale
+	Dim  int
+	Rows int
+	Ldx  int
+	Ldo  int
+	Eps  float32
+}
+
+// Binding slots of Norm.
+const (
+	SlotNormX = 0
+	SlotNormW = 1
+)
+
+// Patch targets of Norm.
+const (
+	PatchNormRows = PatchParam0 + 1
+	PatchNormXOff = PatchOffset0 + 0 // byte offset of X
+	PatchNormWOff = PatchOffset0 + 1 // byte offset of W
+)
+
+// DecodeNorm reads the family's fields of d; it panics when d's kernel is not
+// a member (RMSNorm, LayerNorm).
+func DecodeNorm(d *Dispatch) (a NormArgs) {
+	d.expectFamily(FamilyNorm)
+	a.X = d.binding(0)
+	a.W = d.binding(1)
+	a.Dim = int(d.P[0])
+	a.Rows = int(d.P[1])
+	a.Ldx = int(d.P[2])
+	a.Ldo = int(d.P[3])
+	a.Eps = math.Float32frombits(d.P[4])
+	return a
+}
+
+// RowsArgs is the layout family Rows: the layout of the row-wise kernels: n
+// values in each of m rows, the first two params words. Members: SiLUMul,
+// GELU, Add, Scale, Softmax, Argmax, Copy, GELUMul.
+type RowsArgs struct {
+	N int // values per row
+	M int // rows
+}
+
+// Binding slots of Rows.
+const ()
+
+// Patch targets of Rows.
+const (
+	PatchRowsM = PatchParam0 + 1
+)
+
+// DecodeRows reads the family's fields of d; it panics when d's kernel is not
+// a member (SiLUMul, GELU, Add, Scale, Softmax, Argmax, Copy, GELUMul).
+func DecodeRows(d *Dispatch) (a RowsArgs) {
+	d.expectFamily(FamilyRows)
+	a.N = int(d.P[0])
+	a.M = int(d.P[1])
+	return a
+}
+
 // EmbedArgs is the record of a Embed dispatch (embed).
 type EmbedArgs struct {
 	Type  ggml.Type // Dispatch.Type
@@ -189,8 +430,9 @@ func (a EmbedArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeEmbed reads d's record; d.Kernel must be Embed (or share its layout).
+// DecodeEmbed reads d's record; it panics when d is not a Embed dispatch.
 func DecodeEmbed(d *Dispatch) (a EmbedArgs) {
+	d.expect(Embed, "DecodeEmbed")
 	a.Type = d.Type
 	a.Table = d.binding(0)
 	a.Ids = d.binding(1)
@@ -246,8 +488,11 @@ func (a RMSNormArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeRMSNorm reads d's record; d.Kernel must be RMSNorm (or share its layout).
+// DecodeRMSNorm reads d's record; it panics when d is not a RMSNorm dispatch
+// (code that treats every member of its family alike decodes the family:
+// DecodeNorm).
 func DecodeRMSNorm(d *Dispatch) (a RMSNormArgs) {
+	d.expect(RMSNorm, "DecodeRMSNorm")
 	a.X = d.binding(0)
 	a.W = d.binding(1)
 	a.Out = d.binding(2)
@@ -314,8 +559,11 @@ func (a LayerNormArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeLayerNorm reads d's record; d.Kernel must be LayerNorm (or share its layout).
+// DecodeLayerNorm reads d's record; it panics when d is not a LayerNorm
+// dispatch (code that treats every member of its family alike decodes the
+// family: DecodeNorm).
 func DecodeLayerNorm(d *Dispatch) (a LayerNormArgs) {
+	d.expect(LayerNorm, "DecodeLayerNorm")
 	a.X = d.binding(0)
 	a.W = d.binding(1)
 	a.B = d.binding(2)
@@ -390,8 +638,11 @@ func (a MatVecArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeMatVec reads d's record; d.Kernel must be MatVec (or share its layout).
+// DecodeMatVec reads d's record; it panics when d is not a MatVec dispatch
+// (code that treats every member of its family alike decodes the family:
+// DecodeProduct).
 func DecodeMatVec(d *Dispatch) (a MatVecArgs) {
+	d.expect(MatVec, "DecodeMatVec")
 	a.Type = d.Type
 	a.W = d.binding(0)
 	a.X = d.binding(1)
@@ -461,8 +712,11 @@ func (a MatMulArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeMatMul reads d's record; d.Kernel must be MatMul (or share its layout).
+// DecodeMatMul reads d's record; it panics when d is not a MatMul dispatch
+// (code that treats every member of its family alike decodes the family:
+// DecodeProduct).
 func DecodeMatMul(d *Dispatch) (a MatMulArgs) {
+	d.expect(MatMul, "DecodeMatMul")
 	a.Type = d.Type
 	a.W = d.binding(0)
 	a.X = d.binding(1)
@@ -539,8 +793,11 @@ func (a RMSNormMatVecArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeRMSNormMatVec reads d's record; d.Kernel must be RMSNormMatVec (or share its layout).
+// DecodeRMSNormMatVec reads d's record; it panics when d is not a
+// RMSNormMatVec dispatch (code that treats every member of its family alike
+// decodes the family: DecodeProduct).
 func DecodeRMSNormMatVec(d *Dispatch) (a RMSNormMatVecArgs) {
+	d.expect(RMSNormMatVec, "DecodeRMSNormMatVec")
 	a.Type = d.Type
 	a.W = d.binding(0)
 	a.X = d.binding(1)
@@ -600,8 +857,11 @@ func (a SiLUMulArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeSiLUMul reads d's record; d.Kernel must be SiLUMul (or share its layout).
+// DecodeSiLUMul reads d's record; it panics when d is not a SiLUMul dispatch
+// (code that treats every member of its family alike decodes the family:
+// DecodeRows).
 func DecodeSiLUMul(d *Dispatch) (a SiLUMulArgs) {
+	d.expect(SiLUMul, "DecodeSiLUMul")
 	a.Gate = d.binding(0)
 	a.Up = d.binding(1)
 	a.Out = d.binding(2)
@@ -674,8 +934,11 @@ func (a SiLUMulMatVecArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeSiLUMulMatVec reads d's record; d.Kernel must be SiLUMulMatVec (or share its layout).
+// DecodeSiLUMulMatVec reads d's record; it panics when d is not a
+// SiLUMulMatVec dispatch (code that treats every member of its family alike
+// decodes the family: DecodeProduct, DecodeGated).
 func DecodeSiLUMulMatVec(d *Dispatch) (a SiLUMulMatVecArgs) {
+	d.expect(SiLUMulMatVec, "DecodeSiLUMulMatVec")
 	a.Type = d.Type
 	a.W = d.binding(0)
 	a.Gate = d.binding(1)
@@ -701,7 +964,7 @@ type GELUArgs struct {
 	M    int     // rows
 	Ldx  int
 	Ldo  int
-	Mode uint32 // 0 exact erf, as PyTorch's nn.GELU; 1 tanh approximation
+	Mode Activation // ActGELUErf or ActGELUTanh
 }
 
 // Binding slots of GELU.
@@ -726,26 +989,29 @@ func (a GELUArgs) Dispatch() Dispatch {
 	d.P[1] = uint32(a.M)
 	d.P[2] = uint32(a.Ldx)
 	d.P[3] = uint32(a.Ldo)
-	d.P[4] = a.Mode
+	d.P[4] = uint32(a.Mode)
 	d.Grid = [3]uint32{uint32(a.N), uint32(a.M), uint32(1)}
 	return d
 }
 
-// DecodeGELU reads d's record; d.Kernel must be GELU (or share its layout).
+// DecodeGELU reads d's record; it panics when d is not a GELU dispatch (code
+// that treats every member of its family alike decodes the family:
+// DecodeRows).
 func DecodeGELU(d *Dispatch) (a GELUArgs) {
+	d.expect(GELU, "DecodeGELU")
 	a.X = d.binding(0)
 	a.Out = d.binding(1)
 	a.N = int(d.P[0])
 	a.M = int(d.P[1])
 	a.Ldx = int(d.P[2])
 	a.Ldo = int(d.P[3])
-	a.Mode = d.P[4]
+	a.Mode = Activation(d.P[4])
 	return a
 }
 
 // Check applies the contract's validations of GELU.
 func (a *GELUArgs) Check() error {
-	if a.Mode > 1 {
+	if !a.Mode.Valid() {
 		return fmt.Errorf("gelu: unknown GELU mode %d", a.Mode)
 	}
 	return nil
@@ -793,8 +1059,11 @@ func (a AddArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeAdd reads d's record; d.Kernel must be Add (or share its layout).
+// DecodeAdd reads d's record; it panics when d is not a Add dispatch (code
+// that treats every member of its family alike decodes the family:
+// DecodeRows).
 func DecodeAdd(d *Dispatch) (a AddArgs) {
+	d.expect(Add, "DecodeAdd")
 	a.A = d.binding(0)
 	a.B = d.binding(1)
 	a.Out = d.binding(2)
@@ -844,8 +1113,11 @@ func (a ScaleArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeScale reads d's record; d.Kernel must be Scale (or share its layout).
+// DecodeScale reads d's record; it panics when d is not a Scale dispatch
+// (code that treats every member of its family alike decodes the family:
+// DecodeRows).
 func DecodeScale(d *Dispatch) (a ScaleArgs) {
+	d.expect(Scale, "DecodeScale")
 	a.X = d.binding(0)
 	a.Out = d.binding(1)
 	a.N = int(d.P[0])
@@ -903,8 +1175,9 @@ func (a RopeArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeRope reads d's record; d.Kernel must be Rope (or share its layout).
+// DecodeRope reads d's record; it panics when d is not a Rope dispatch.
 func DecodeRope(d *Dispatch) (a RopeArgs) {
+	d.expect(Rope, "DecodeRope")
 	a.X = d.binding(0)
 	a.Freqs = d.binding(1)
 	a.HeadDim = int(d.P[0])
@@ -1001,8 +1274,9 @@ func (a RopeKVArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeRopeKV reads d's record; d.Kernel must be RopeKV (or share its layout).
+// DecodeRopeKV reads d's record; it panics when d is not a RopeKV dispatch.
 func DecodeRopeKV(d *Dispatch) (a RopeKVArgs) {
+	d.expect(RopeKV, "DecodeRopeKV")
 	a.Type = d.Type
 	a.QKV = d.binding(0)
 	a.Freqs = d.binding(1)
@@ -1115,8 +1389,10 @@ func (a AttentionArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeAttention reads d's record; d.Kernel must be Attention (or share its layout).
+// DecodeAttention reads d's record; it panics when d is not a Attention
+// dispatch.
 func DecodeAttention(d *Dispatch) (a AttentionArgs) {
+	d.expect(Attention, "DecodeAttention")
 	a.Type = d.Type
 	a.Q = d.binding(0)
 	a.K = d.binding(1)
@@ -1193,8 +1469,11 @@ func (a SoftmaxArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeSoftmax reads d's record; d.Kernel must be Softmax (or share its layout).
+// DecodeSoftmax reads d's record; it panics when d is not a Softmax dispatch
+// (code that treats every member of its family alike decodes the family:
+// DecodeRows).
 func DecodeSoftmax(d *Dispatch) (a SoftmaxArgs) {
+	d.expect(Softmax, "DecodeSoftmax")
 	a.X = d.binding(0)
 	a.Out = d.binding(1)
 	a.N = int(d.P[0])
@@ -1260,8 +1539,9 @@ func (a Conv1DArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeConv1D reads d's record; d.Kernel must be Conv1D (or share its layout).
+// DecodeConv1D reads d's record; it panics when d is not a Conv1D dispatch.
 func DecodeConv1D(d *Dispatch) (a Conv1DArgs) {
+	d.expect(Conv1D, "DecodeConv1D")
 	a.Type = d.Type
 	a.W = d.binding(0)
 	a.X = d.binding(1)
@@ -1313,8 +1593,11 @@ func (a ArgmaxArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeArgmax reads d's record; d.Kernel must be Argmax (or share its layout).
+// DecodeArgmax reads d's record; it panics when d is not a Argmax dispatch
+// (code that treats every member of its family alike decodes the family:
+// DecodeRows).
 func DecodeArgmax(d *Dispatch) (a ArgmaxArgs) {
+	d.expect(Argmax, "DecodeArgmax")
 	a.X = d.binding(0)
 	a.Out = d.binding(1)
 	a.N = int(d.P[0])
@@ -1382,8 +1665,9 @@ func (a SampleArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeSample reads d's record; d.Kernel must be Sample (or share its layout).
+// DecodeSample reads d's record; it panics when d is not a Sample dispatch.
 func DecodeSample(d *Dispatch) (a SampleArgs) {
+	d.expect(Sample, "DecodeSample")
 	a.X = d.binding(0)
 	a.Out = d.binding(1)
 	a.Settings = d.binding(2)
@@ -1433,8 +1717,11 @@ func (a CopyArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeCopy reads d's record; d.Kernel must be Copy (or share its layout).
+// DecodeCopy reads d's record; it panics when d is not a Copy dispatch (code
+// that treats every member of its family alike decodes the family:
+// DecodeRows).
 func DecodeCopy(d *Dispatch) (a CopyArgs) {
+	d.expect(Copy, "DecodeCopy")
 	a.Type = d.Type
 	a.Src = d.binding(0)
 	a.Dst = d.binding(1)
@@ -1487,8 +1774,11 @@ func (a GELUMulArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeGELUMul reads d's record; d.Kernel must be GELUMul (or share its layout).
+// DecodeGELUMul reads d's record; it panics when d is not a GELUMul dispatch
+// (code that treats every member of its family alike decodes the family:
+// DecodeRows).
 func DecodeGELUMul(d *Dispatch) (a GELUMulArgs) {
+	d.expect(GELUMul, "DecodeGELUMul")
 	a.Gate = d.binding(0)
 	a.Up = d.binding(1)
 	a.Out = d.binding(2)
@@ -1561,8 +1851,11 @@ func (a GELUMulMatVecArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeGELUMulMatVec reads d's record; d.Kernel must be GELUMulMatVec (or share its layout).
+// DecodeGELUMulMatVec reads d's record; it panics when d is not a
+// GELUMulMatVec dispatch (code that treats every member of its family alike
+// decodes the family: DecodeProduct, DecodeGated).
 func DecodeGELUMulMatVec(d *Dispatch) (a GELUMulMatVecArgs) {
+	d.expect(GELUMulMatVec, "DecodeGELUMulMatVec")
 	a.Type = d.Type
 	a.W = d.binding(0)
 	a.Gate = d.binding(1)
@@ -1623,8 +1916,10 @@ func (a BeamCopyArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeBeamCopy reads d's record; d.Kernel must be BeamCopy (or share its layout).
+// DecodeBeamCopy reads d's record; it panics when d is not a BeamCopy
+// dispatch.
 func DecodeBeamCopy(d *Dispatch) (a BeamCopyArgs) {
+	d.expect(BeamCopy, "DecodeBeamCopy")
 	a.Type = d.Type
 	a.Cache = d.binding(0)
 	a.Src = d.binding(1)
@@ -1705,8 +2000,10 @@ func (a WhisperFilterArgs) Dispatch() Dispatch {
 	return d
 }
 
-// DecodeWhisperFilter reads d's record; d.Kernel must be WhisperFilter (or share its layout).
+// DecodeWhisperFilter reads d's record; it panics when d is not a
+// WhisperFilter dispatch.
 func DecodeWhisperFilter(d *Dispatch) (a WhisperFilterArgs) {
+	d.expect(WhisperFilter, "DecodeWhisperFilter")
 	a.X = d.binding(0)
 	a.Table = d.binding(1)
 	a.Hist = d.binding(2)

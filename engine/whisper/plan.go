@@ -158,7 +158,7 @@ func (b *builder) linear(ps *plan.Pass, r prodRows, l lin) {
 	}
 	d := product(r.kern, a)
 	if r.ntok {
-		d.AddPatch(plan.PatchMatVecM, plan.VarNTok, 1, 0)
+		d.AddPatch(plan.PatchProductM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }
@@ -183,7 +183,7 @@ func (b *builder) layerNorm(ps *plan.Pass, prefix string, dim, rows int, ntok bo
 }
 
 func gelu(ps *plan.Pass, n, m int, ntok bool, x plan.Binding) {
-	d := plan.GELUArgs{X: x, Out: x, N: n, M: m, Ldx: n, Ldo: n}.Dispatch()
+	d := plan.GELUArgs{X: x, Out: x, N: n, M: m, Ldx: n, Ldo: n, Mode: plan.ActGELUErf}.Dispatch()
 	if ntok {
 		d.AddPatch(plan.PatchGELUM, plan.VarNTok, 1, 0)
 	}
@@ -469,7 +469,7 @@ func (b *builder) logits(ps *plan.Pass, emb plan.Binding, et ggml.Type, m int, n
 	}
 	d := product(k, plan.MatVecArgs{Type: et, W: emb, X: x, Out: out, Bias: none, Res: none, N: nv, K: ns, M: m, Ldx: ns, Ldo: nv})
 	if ntok {
-		d.AddPatch(plan.PatchMatVecM, plan.VarNTok, 1, 0)
+		d.AddPatch(plan.PatchProductM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
 }

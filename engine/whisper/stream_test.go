@@ -258,8 +258,7 @@ func TestStreamerCostIsBounded(t *testing.T) {
 		if never {
 			m = &disagreeing{sm}
 		}
-		var s *Streamer
-		s = NewStreamer(m, StreamConfig{Pause: -1}, nil)
+		s := NewStreamer(m, StreamConfig{Pause: -1}, nil)
 		sm.s = s
 		x := tone(600*SampleRate, 0)
 		for i := 0; i < len(x); i += SampleRate / 10 {
@@ -411,8 +410,7 @@ func TestStreamerFinishAfterBacklog(t *testing.T) {
 func TestStreamerFinishDecodesOnlyTheTail(t *testing.T) {
 	ws := script(30, 0.2)
 	m := &scriptModel{words: ws}
-	var s *Streamer
-	s = NewStreamer(m, StreamConfig{Pause: -1}, nil)
+	s := NewStreamer(m, StreamConfig{Pause: -1}, nil)
 	m.s = s
 	x := tone(16*SampleRate, 0)
 	for i := 0; i < len(x); i += SampleRate / 10 {

@@ -158,7 +158,7 @@ func (e *Exec) guarded(n int64) []byte {
 		return alignedBytes(n)
 	}
 	if err := syscall.Mprotect(m[body:], syscall.PROT_NONE); err != nil {
-		syscall.Munmap(m)
+		_ = syscall.Munmap(m) // falling back to plain memory; the mapping was never used
 		return alignedBytes(n)
 	}
 	e.maps = append(e.maps, m)
@@ -338,7 +338,7 @@ func (e *Exec) Close() error {
 	e.bufs = nil
 	e.scratch = nil
 	for _, m := range e.maps {
-		syscall.Munmap(m)
+		_ = syscall.Munmap(m) // closing: an unmap error has no one to go to
 	}
 	e.maps = nil
 	return nil

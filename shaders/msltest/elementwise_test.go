@@ -47,7 +47,7 @@ func TestElementwiseVsCPU(t *testing.T) {
 				Fill: func(id plan.BufID, b []byte) { fillWide(b, 4) }})
 		}
 		for mode := uint32(0); mode < 2; mode++ {
-			d := plan.GELUArgs{N: int(n), M: int(m), Ldx: int(ld), Ldo: int(ld), Mode: uint32(mode)}.Dispatch()
+			d := plan.GELUArgs{N: int(n), M: int(m), Ldx: int(ld), Ldo: int(ld), Mode: plan.Activation(mode)}.Dispatch()
 			d.Bind[1] = plan.Binding{Buf: 1}
 			Compare(t, Case{Plan: SingleOp(d, ioBuf("x", sz), ioBuf("o", sz)), Outputs: []Output{F32(1)}, Seed: 5, Tol: 1e-6,
 				Fill: func(id plan.BufID, b []byte) { fillWide(b, 5) }})

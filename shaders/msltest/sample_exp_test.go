@@ -35,7 +35,7 @@ kernel void exp_probe(device const float* d [[buffer(0)]], device ulong* out [[b
 	for i := range d {
 		switch {
 		case i < 8:
-			d[i] = []float32{0, -0.0, -1e-30, -1e-9, -0.5, -1, -31.9, float32(math.Inf(-1))}[i]
+			d[i] = []float32{0, float32(math.Copysign(0, -1)), -1e-30, -1e-9, -0.5, -1, -31.9, float32(math.Inf(-1))}[i]
 		case i < 2048:
 			d[i] = -float32(r.Float64() * 33)
 		default:

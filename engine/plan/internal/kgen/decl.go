@@ -55,7 +55,10 @@ type Param struct {
 	Name  string
 	Kind  Kind
 	Patch bool // a named patch target (U32 only)
-	Doc   string
+	// Enum, for a Bits field, names the Enums entry whose values it holds
+	// (the Go field then has that type).
+	Enum string
+	Doc  string
 }
 
 // Check is a validation every backend applies to a resolved dispatch:
@@ -78,6 +81,69 @@ type Kernel struct {
 	Checks []Check
 	// Typed says the dispatch's Type is part of the record.
 	Typed bool
+	// Families are the layouts (Families) the kernel shares with others;
+	// the generator checks that it has each one's fields in place.
+	Families []string
+}
+
+// Family is a layout several kernels share: the first bindings and the
+// first params words of each member, with the same roles, elements and
+// kinds (and the dispatch's Type where the family is Typed). Code that treats every member alike (a product's weights and
+// output rows, a norm's rows) decodes the family's record
+// (plan.Decode<Family>, which accepts members only), patches the family's
+// targets (plan.Patch<Family><Field>) and reads the family's C struct
+// (args.<fn>.<field>), instead of borrowing one member's.
+type Family struct {
+	Name string // Go name: plan.<Name>Args, plan.Decode<Name>, plan.Family<Name>
+	Fn   string // C name: struct <fn>_args, the Args union's member <fn>
+	Doc  string
+	// Binds and Params are the shared prefix. Aliases name a member's own
+	// name for a field where it differs (the gated products' Gate is the
+	// family's X).
+	Binds   []Bind
+	Params  []Param
+	Aliases map[string]string // member field name -> family field name
+	Typed   bool
+}
+
+// Families are the declared layout families.
+var Families = []Family{
+	{Name: "Product", Fn: "product", Typed: true,
+		Doc:     "the layout every matrix product shares (MatVec, MatMul and the fused forms): weights, the activation input (x, or the gate of the gated forms), output, bias and residual, with their sizes and strides",
+		Binds:   productBinds(),
+		Params:  productParams(),
+		Aliases: map[string]string{"Gate": "X", "Ldg": "Ldx"}},
+	{Name: "Gated", Fn: "gated", Typed: true,
+		Doc:    "the layout of the gated down projections (SiLUMulMatVec, GELUMulMatVec): Product's, with gate for x, and up",
+		Binds:  gatedProductBinds(),
+		Params: gatedProductParams()},
+	{Name: "Norm", Fn: "norm",
+		Doc: "the layout RMSNorm and LayerNorm share: input and weight, the row size and count, strides and epsilon",
+		Binds: []Bind{
+			{Name: "X", Elem: F32, Doc: "rows of dim (RMSNorm addresses them in groups)"},
+			{Name: "W", Opt: true, Elem: F32, Doc: "f32[dim]; NoBuf for no scale"},
+		},
+		Params: []Param{{Name: "Dim"}, {Name: "Rows", Patch: true}, {Name: "Ldx"}, {Name: "Ldo"}, {Name: "Eps", Kind: F32v}}},
+	{Name: "Rows", Fn: "rows",
+		Doc:    "the layout of the row-wise kernels: n values in each of m rows, the first two params words",
+		Params: []Param{{Name: "N", Doc: "values per row"}, {Name: "M", Patch: true, Doc: "rows"}}},
+}
+
+// Enum is a mode: a params word that holds one of a few named values.
+// It becomes a Go type with its constants and a Valid method, and C
+// defines.
+type Enum struct {
+	Name   string // Go type in package plan
+	Doc    string
+	Values []Const
+}
+
+// Enums are the declared modes.
+var Enums = []Enum{
+	{Name: "Activation", Doc: "the activation function of GELU (its Mode)", Values: []Const{
+		{"ActGELUErf", "KACT_GELU_ERF", 0, "exact GELU (erf), as PyTorch's nn.GELU"},
+		{"ActGELUTanh", "KACT_GELU_TANH", 1, "GELU's tanh approximation (gelu_pytorch_tanh)"},
+	}},
 }
 
 // Flag and mode constants shared by several kernels.
@@ -139,7 +205,7 @@ var rowsNM = [3]string{"a.N", "a.M", "1"}
 
 // elementwise are the two-binding row kernels (x -> out, m rows of n).
 func elementwise(name, fn, doc string, last Param) Kernel {
-	return Kernel{Name: name, Fn: fn, Doc: doc,
+	return Kernel{Name: name, Fn: fn, Doc: doc, Families: []string{"Rows"},
 		Binds: []Bind{
 			{Name: "X", Elem: F32, Span: "f32Rows(a.M, a.Ldx, a.N)"},
 			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, a.N)", Doc: "may alias x"},
@@ -152,7 +218,7 @@ func elementwise(name, fn, doc string, last Param) Kernel {
 // gatedMul is a gated activation of a feed-forward block:
 // out = act(gate) ⊙ up.
 func gatedMul(name, fn, act string) Kernel {
-	return Kernel{Name: name, Fn: fn,
+	return Kernel{Name: name, Fn: fn, Families: []string{"Rows"},
 		Doc: "out[m, n] = " + act + "(gate) ⊙ up.",
 		Binds: []Bind{
 			{Name: "Gate", Elem: F32, Span: "f32Rows(a.M, a.Ldg, a.N)"},
@@ -167,13 +233,23 @@ func gatedMul(name, fn, act string) Kernel {
 // gatedMulMatVec is the feed-forward down projection with its gated
 // activation fused in: out = (act(gate) ⊙ up)·Wᵀ + bias + res.
 func gatedMulMatVec(name, fn, act string) Kernel {
+	return Kernel{Name: name, Fn: fn, Typed: true, Families: []string{"Product", "Gated"},
+		Doc:   "out = (" + act + "(gate) ⊙ up)·Wᵀ + bias + res (the FFN down projection with its activation fused in).",
+		Binds: gatedProductBinds(), Params: gatedProductParams(), Grid: rowsNM}
+}
+
+// gatedProductBinds are the bindings of the gated down projections:
+// Product's with gate for x, then up.
+func gatedProductBinds() []Bind {
 	b := productBinds(Bind{Name: "Up", Elem: F32, Span: "f32Rows(a.M, a.Ldu, a.K)"})
 	b[1] = Bind{Name: "Gate", Elem: F32, Span: "f32Rows(a.M, a.Ldg, a.K)"}
+	return b
+}
+
+func gatedProductParams() []Param {
 	p := productParams(Param{Name: "Ldu", Doc: "row stride of up"})
 	p[3] = Param{Name: "Ldg", Doc: "row stride of gate"}
-	return Kernel{Name: name, Fn: fn, Typed: true,
-		Doc:   "out = (" + act + "(gate) ⊙ up)·Wᵀ + bias + res (the FFN down projection with its activation fused in).",
-		Binds: b, Params: p, Grid: rowsNM}
+	return p
 }
 
 // Kernels is the kernel set, in id order (plan.Embed is 1).
@@ -189,7 +265,7 @@ var Kernels = []Kernel{
 			{Name: "Flags", Kind: Bits, Doc: "FlagAccumulate: add into out"}},
 		Grid: [3]string{"a.N", "1", "1"},
 	},
-	{Name: "RMSNorm", Fn: "rms_norm",
+	{Name: "RMSNorm", Fn: "rms_norm", Families: []string{"Norm"},
 		Doc: "out[r] = x[r] / sqrt(mean(x[r]²) + eps) ⊙ w. Rows are addressed in groups so per-head norms can work inside a fused QKV row: row r lives at (r/inner)*ld + (r%inner)*dim.",
 		Binds: []Bind{
 			{Name: "X", Elem: F32, Span: "groupedRows(a.Rows, a.Inner, a.Dim, a.Ldx)"},
@@ -203,7 +279,7 @@ var Kernels = []Kernel{
 			Fail: "a.Rows > max(1, a.Inner) && (a.Ldx < mul(max(1, a.Inner), a.Dim) || a.Ldo < mul(max(1, a.Inner), a.Dim))",
 			Msg:  "row stride (%d, %d) smaller than %d heads of %d", Args: "a.Ldx, a.Ldo, max(1, a.Inner), a.Dim"}},
 	},
-	{Name: "LayerNorm", Fn: "layer_norm",
+	{Name: "LayerNorm", Fn: "layer_norm", Families: []string{"Norm"},
 		Doc: "out[r] = (x[r]-mean)/sqrt(var+eps) ⊙ w + b (biased variance).",
 		Binds: []Bind{
 			{Name: "X", Elem: F32, Span: "f32Rows(a.Rows, a.Ldx, a.Dim)"},
@@ -216,13 +292,13 @@ var Kernels = []Kernel{
 		Checks: []Check{{Fail: "a.Rows > 1 && (a.Ldx < a.Dim || a.Ldo < a.Dim)",
 			Msg: "row stride (%d, %d) smaller than dim %d", Args: "a.Ldx, a.Ldo, a.Dim"}},
 	},
-	{Name: "MatVec", Fn: "mat_vec", Typed: true,
+	{Name: "MatVec", Fn: "mat_vec", Typed: true, Families: []string{"Product"},
 		Doc:   "out[m, n] = x[m, k]·W[n, k]ᵀ + bias[n] + res[m, n], chosen by model code for small m (decode, beams as m sequences). Quantized W is multiplied block by block against x quantized to Type's activation format (ggml's vec_dot formulas).",
 		Binds: productBinds(), Params: productParams(), Grid: rowsNM},
-	{Name: "MatMul", Fn: "mat_mul", Typed: true,
+	{Name: "MatMul", Fn: "mat_mul", Typed: true, Families: []string{"Product"},
 		Doc:   "As MatVec, chosen for prefill chunks and encoder windows, so GPU backends can pick their kernel when the plan is built.",
 		Binds: productBinds(), Params: productParams(), Grid: rowsNM},
-	{Name: "RMSNormMatVec", Fn: "rms_norm_mat_vec", Typed: true,
+	{Name: "RMSNormMatVec", Fn: "rms_norm_mat_vec", Typed: true, Families: []string{"Product"},
 		Doc: "out = (rmsnorm(x) ⊙ g)·Wᵀ + bias + res, one pass.",
 		Binds: func() []Bind {
 			return productBinds(Bind{Name: "G", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm weight f32[k]"})
@@ -232,11 +308,11 @@ var Kernels = []Kernel{
 	gatedMulMatVec("SiLUMulMatVec", "silu_mul_mat_vec", "silu"),
 	func() Kernel {
 		k := elementwise("GELU", "gelu", "out = gelu(x) over m rows of n.",
-			Param{Name: "Mode", Kind: Bits, Doc: "0 exact erf, as PyTorch's nn.GELU; 1 tanh approximation"})
-		k.Checks = []Check{{Fail: "a.Mode > 1", Msg: "unknown GELU mode %d", Args: "a.Mode"}}
+			Param{Name: "Mode", Kind: Bits, Enum: "Activation", Doc: "ActGELUErf or ActGELUTanh"})
+		k.Checks = []Check{{Fail: "!a.Mode.Valid()", Msg: "unknown GELU mode %d", Args: "a.Mode"}}
 		return k
 	}(),
-	{Name: "Add", Fn: "add",
+	{Name: "Add", Fn: "add", Families: []string{"Rows"},
 		Doc: "out = a + b. ldb == 0 broadcasts b's first row to every row.",
 		Binds: []Bind{
 			{Name: "A", Elem: F32, Span: "f32Rows(a.M, a.Lda, a.N)"},
@@ -316,7 +392,7 @@ var Kernels = []Kernel{
 			{Name: "Flags", Kind: Bits, Doc: "FlagChannelMaj"}, {Name: "Ldx"}, {Name: "Ldo"}},
 		Grid: [3]string{"a.Cout", "a.OutRows()", "1"},
 	},
-	{Name: "Argmax", Fn: "argmax",
+	{Name: "Argmax", Fn: "argmax", Families: []string{"Rows"},
 		Doc: "out[t] = index of the largest of x[t, 0..n-1] (lowest index on ties).",
 		Binds: []Bind{
 			{Name: "X", Elem: F32, Span: "f32Rows(a.M, a.Ldx, a.N)"},
@@ -342,7 +418,7 @@ var Kernels = []Kernel{
 		Params: []Param{{Name: "N"}, {Name: "Step", Patch: true}},
 		Grid:   [3]string{"1", "1", "1"},
 	},
-	{Name: "Copy", Fn: "copy", Typed: true,
+	{Name: "Copy", Fn: "copy", Typed: true, Families: []string{"Rows"},
 		Doc: "Converts m rows of n f32 values into Type (f32, f16 or bf16).",
 		Binds: []Bind{
 			{Name: "Src", Elem: F32, Span: "f32Rows(a.M, a.Lds, a.N)"},

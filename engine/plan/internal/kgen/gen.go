@@ -6,6 +6,7 @@ import (
 	"go/format"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -47,6 +48,9 @@ func Outputs(root string) (map[string][]byte, error) {
 }
 
 func validate() error {
+	if err := validateFamilies(); err != nil {
+		return err
+	}
 	for _, k := range Kernels {
 		if len(k.Binds) > maxBind {
 			return fmt.Errorf("kgen: %s has %d bindings", k.Name, len(k.Binds))
@@ -58,9 +62,85 @@ func validate() error {
 			if p.Patch && p.Kind != U32 {
 				return fmt.Errorf("kgen: %s.%s: only U32 fields can be patched", k.Name, p.Name)
 			}
+			if p.Enum != "" && (p.Kind != Bits || enumByName(p.Enum) == nil) {
+				return fmt.Errorf("kgen: %s.%s: enum %q must be a declared Enum on a Bits field", k.Name, p.Name, p.Enum)
+			}
 		}
 	}
 	return nil
+}
+
+func enumByName(name string) *Enum {
+	for i := range Enums {
+		if Enums[i].Name == name {
+			return &Enums[i]
+		}
+	}
+	return nil
+}
+
+func familyByName(name string) *Family {
+	for i := range Families {
+		if Families[i].Name == name {
+			return &Families[i]
+		}
+	}
+	return nil
+}
+
+// validateFamilies checks that every member of a family has the family's
+// bindings and params first, in the same places, with the same roles,
+// elements and kinds, and that a family has at least two members.
+func validateFamilies() error {
+	members := map[string]int{}
+	for _, k := range Kernels {
+		for _, name := range k.Families {
+			f := familyByName(name)
+			if f == nil {
+				return fmt.Errorf("kgen: %s: unknown family %q", k.Name, name)
+			}
+			if err := f.check(k); err != nil {
+				return err
+			}
+			members[name]++
+		}
+	}
+	for _, f := range Families {
+		if members[f.Name] < 2 {
+			return fmt.Errorf("kgen: family %s has %d members", f.Name, members[f.Name])
+		}
+	}
+	return nil
+}
+
+func (f *Family) check(k Kernel) error {
+	if f.Typed && !k.Typed {
+		return fmt.Errorf("kgen: %s and its family %s disagree on Type", k.Name, f.Name)
+	}
+	if len(k.Binds) < len(f.Binds) || len(k.Params) < len(f.Params) {
+		return fmt.Errorf("kgen: %s lacks fields of its family %s", k.Name, f.Name)
+	}
+	for i, fb := range f.Binds {
+		b := k.Binds[i]
+		if f.field(b.Name) != fb.Name || b.Role != fb.Role || b.Opt != fb.Opt || b.Elem != fb.Elem {
+			return fmt.Errorf("kgen: %s binding %d (%s) does not match its family %s's %s", k.Name, i, b.Name, f.Name, fb.Name)
+		}
+	}
+	for i, fp := range f.Params {
+		p := k.Params[i]
+		if f.field(p.Name) != fp.Name || p.Kind != fp.Kind || p.Patch != fp.Patch || p.Enum != fp.Enum {
+			return fmt.Errorf("kgen: %s param %d (%s) does not match its family %s's %s", k.Name, i, p.Name, f.Name, fp.Name)
+		}
+	}
+	return nil
+}
+
+// field is the family's name for a member's field.
+func (f *Family) field(member string) string {
+	if a, ok := f.Aliases[member]; ok {
+		return a
+	}
+	return member
 }
 
 func words(k Kernel) int {
@@ -91,6 +171,9 @@ func minBind(k Kernel) int {
 }
 
 func (p Param) goType() string {
+	if p.Enum != "" {
+		return p.Enum
+	}
 	switch p.Kind {
 	case F32v:
 		return "float32"
@@ -145,16 +228,12 @@ func goFile() ([]byte, error) {
 	fmt.Fprintf(&w, "import (\n\"fmt\"\n\"math\"\n\n\"github.com/harkapp/hark/engine/ggml\"\n)\n\n")
 	w.WriteString("var _ = fmt.Errorf\n\n")
 
-	w.WriteString("// The kernel set. Each kernel's record type (<Kernel>Args) names its\n// bindings and params words; see engine/README.md for the table.\nconst (\n")
-	for i, k := range Kernels {
-		comment(&w, "\t", k.Name+": "+k.Doc)
-		if i == 0 {
-			fmt.Fprintf(&w, "\t%s Kernel = iota + 1\n", k.Name)
-		} else {
-			fmt.Fprintf(&w, "\t%s\n", k.Name)
-		}
+	w.WriteString("// The kernel set. Each kernel's record type (<Kernel>Args) names its\n// bindings and params words; see engine/README.md for the table.\n")
+	var kn, kd []string
+	for _, k := range Kernels {
+		kn, kd = append(kn, k.Name), append(kd, k.Name+": "+k.Doc)
 	}
-	w.WriteString("\tnumKernels\n)\n\n")
+	iotaConsts(&w, "Kernel", kn, kd, "numKernels")
 
 	w.WriteString("// Flags and modes shared by several kernels.\nconst (\n")
 	for _, c := range Consts {
@@ -162,6 +241,49 @@ func goFile() ([]byte, error) {
 	}
 	w.WriteString(")\n\n")
 
+	for _, e := range Enums {
+		comment(&w, "", fmt.Sprintf("%s is a mode: %s.", e.Name, e.Doc))
+		fmt.Fprintf(&w, "type %s uint32\n\nconst (\n", e.Name)
+		for _, v := range e.Values {
+			fmt.Fprintf(&w, "\t%s %s = %d // %s\n", v.Name, e.Name, v.Value, v.Doc)
+		}
+		w.WriteString(")\n\n")
+		fmt.Fprintf(&w, "// Valid reports whether m is one of %s's values.\nfunc (m %s) Valid() bool {\nswitch m {\ncase ", e.Name, e.Name)
+		for i, v := range e.Values {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			w.WriteString(v.Name)
+		}
+		w.WriteString(":\nreturn true\n}\nreturn false\n}\n\n")
+	}
+
+	w.WriteString("// The layout families: layouts several kernels share (see Family).\n")
+	var fn, fd []string
+	for _, f := range Families {
+		fn, fd = append(fn, "Family"+f.Name), append(fd, "Family"+f.Name+": "+f.Doc+".")
+	}
+	iotaConsts(&w, "Family", fn, fd, "numFamilies")
+	w.WriteString("var familyNames = [numFamilies]string{")
+	for _, f := range Families {
+		fmt.Fprintf(&w, "Family%s: %q, ", f.Name, f.Name)
+	}
+	w.WriteString("}\n\n// familyMask has bit f set for each family f of a kernel.\nvar familyMask = [numKernels]uint32{\n")
+	for _, k := range Kernels {
+		if len(k.Families) == 0 {
+			continue
+		}
+		var bits []string
+		for _, f := range k.Families {
+			bits = append(bits, "1<<Family"+f)
+		}
+		fmt.Fprintf(&w, "%s: %s,\n", k.Name, strings.Join(bits, " | "))
+	}
+	w.WriteString("}\n\n")
+
+	for _, f := range Families {
+		goFamily(&w, f)
+	}
 	for _, k := range Kernels {
 		goKernel(&w, k)
 	}
@@ -214,14 +336,42 @@ func goFile() ([]byte, error) {
 	return out, nil
 }
 
-func goKernel(w *bytes.Buffer, k Kernel) {
-	n := k.Name
-	comment(w, "", fmt.Sprintf("%sArgs is the record of a %s dispatch (%s).", n, n, k.Fn))
+// iotaConsts writes a const block numbering names of type typ from 1,
+// each after its doc comment, ending with last (the count plus one).
+func iotaConsts(w *bytes.Buffer, typ string, names, docs []string, last string) {
+	w.WriteString("const (\n")
+	for i, n := range names {
+		comment(w, "\t", docs[i])
+		if i == 0 {
+			fmt.Fprintf(w, "\t%s %s = iota + 1\n", n, typ)
+		} else {
+			fmt.Fprintf(w, "\t%s\n", n)
+		}
+	}
+	fmt.Fprintf(w, "\t%s\n)\n\n", last)
+}
+
+// record is the generated view of one record: a kernel's or a family's.
+type record struct {
+	name   string // Go name
+	fn     string // C name
+	typed  bool
+	binds  []Bind
+	params []Param
+}
+
+func (k Kernel) record() record { return record{k.Name, k.Fn, k.Typed, k.Binds, k.Params} }
+func (f Family) record() record { return record{f.Name, f.Fn, f.Typed, f.Binds, f.Params} }
+
+// goRecord writes the record type, its slot constants and patch targets.
+func goRecord(w *bytes.Buffer, r record, doc string) {
+	n := r.name
+	comment(w, "", doc)
 	fmt.Fprintf(w, "type %sArgs struct {\n", n)
-	if k.Typed {
+	if r.typed {
 		fmt.Fprintf(w, "\tType ggml.Type // Dispatch.Type\n")
 	}
-	for _, b := range k.Binds {
+	for _, b := range r.binds {
 		doc := roleName(b.Role) + " " + string(b.Elem)
 		if b.Opt {
 			doc = "optional " + doc
@@ -231,7 +381,7 @@ func goKernel(w *bytes.Buffer, k Kernel) {
 		}
 		fmt.Fprintf(w, "\t%s Binding // %s\n", b.Name, doc)
 	}
-	for _, p := range k.Params {
+	for _, p := range r.params {
 		if p.Doc != "" {
 			fmt.Fprintf(w, "\t%s %s // %s\n", p.Name, p.goType(), p.Doc)
 		} else {
@@ -241,25 +391,73 @@ func goKernel(w *bytes.Buffer, k Kernel) {
 	w.WriteString("}\n\n")
 
 	fmt.Fprintf(w, "// Binding slots of %s.\nconst (\n", n)
-	for i, b := range k.Binds {
+	for i, b := range r.binds {
 		fmt.Fprintf(w, "\tSlot%s%s = %d\n", n, b.Name, i)
 	}
 	w.WriteString(")\n\n")
 
 	var pt []string
 	word := 0
-	for _, p := range k.Params {
+	for _, p := range r.params {
 		if p.Patch {
 			pt = append(pt, fmt.Sprintf("\tPatch%s%s = PatchParam0 + %d\n", n, p.Name, word))
 		}
 		word += p.width()
 	}
-	for i, b := range k.Binds {
+	for i, b := range r.binds {
 		pt = append(pt, fmt.Sprintf("\tPatch%s%sOff = PatchOffset0 + %d // byte offset of %s\n", n, b.Name, i, b.Name))
 	}
 	if len(pt) > 0 {
 		fmt.Fprintf(w, "// Patch targets of %s.\nconst (\n%s)\n\n", n, strings.Join(pt, ""))
 	}
+}
+
+// goDecode writes the decoder of r; guard is the statement that rejects
+// a dispatch of another kernel.
+func goDecode(w *bytes.Buffer, r record, doc, guard string) {
+	n := r.name
+	comment(w, "", doc)
+	fmt.Fprintf(w, "func Decode%s(d *Dispatch) (a %sArgs) {\n%s\n", n, n, guard)
+	if r.typed {
+		w.WriteString("a.Type = d.Type\n")
+	}
+	for i, b := range r.binds {
+		fmt.Fprintf(w, "a.%s = d.binding(%d)\n", b.Name, i)
+	}
+	word := 0
+	for _, p := range r.params {
+		switch {
+		case p.Enum != "":
+			fmt.Fprintf(w, "a.%s = %s(d.P[%d])\n", p.Name, p.Enum, word)
+		case p.Kind == U32:
+			fmt.Fprintf(w, "a.%s = int(d.P[%d])\n", p.Name, word)
+		case p.Kind == Bits:
+			fmt.Fprintf(w, "a.%s = d.P[%d]\n", p.Name, word)
+		case p.Kind == F32v:
+			fmt.Fprintf(w, "a.%s = math.Float32frombits(d.P[%d])\n", p.Name, word)
+		case p.Kind == U64:
+			fmt.Fprintf(w, "a.%s = uint64(d.P[%d]) | uint64(d.P[%d])<<32\n", p.Name, word, word+1)
+		}
+		word += p.width()
+	}
+	w.WriteString("return a\n}\n\n")
+}
+
+func goFamily(w *bytes.Buffer, f Family) {
+	var ms []string
+	for _, k := range Kernels {
+		if slices.Contains(k.Families, f.Name) {
+			ms = append(ms, k.Name)
+		}
+	}
+	goRecord(w, f.record(), fmt.Sprintf("%sArgs is the layout family %s: %s. Members: %s.", f.Name, f.Name, f.Doc, strings.Join(ms, ", ")))
+	goDecode(w, f.record(), fmt.Sprintf("Decode%s reads the family's fields of d; it panics when d's kernel is not a member (%s).", f.Name, strings.Join(ms, ", ")),
+		fmt.Sprintf("d.expectFamily(Family%s)", f.Name))
+}
+
+func goKernel(w *bytes.Buffer, k Kernel) {
+	n := k.Name
+	goRecord(w, k.record(), fmt.Sprintf("%sArgs is the record of a %s dispatch (%s).", n, n, k.Fn))
 
 	// encode
 	fmt.Fprintf(w, "// Dispatch encodes a as a dispatch record.\nfunc (a %sArgs) Dispatch() Dispatch {\n", n)
@@ -270,16 +468,18 @@ func goKernel(w *bytes.Buffer, k Kernel) {
 	for i, b := range k.Binds {
 		fmt.Fprintf(w, "d.Bind[%d] = a.%s\n", i, b.Name)
 	}
-	word = 0
+	word := 0
 	for _, p := range k.Params {
-		switch p.Kind {
-		case U32:
+		switch {
+		case p.Enum != "":
 			fmt.Fprintf(w, "d.P[%d] = uint32(a.%s)\n", word, p.Name)
-		case Bits:
+		case p.Kind == U32:
+			fmt.Fprintf(w, "d.P[%d] = uint32(a.%s)\n", word, p.Name)
+		case p.Kind == Bits:
 			fmt.Fprintf(w, "d.P[%d] = a.%s\n", word, p.Name)
-		case F32v:
+		case p.Kind == F32v:
 			fmt.Fprintf(w, "d.P[%d] = math.Float32bits(a.%s)\n", word, p.Name)
-		case U64:
+		case p.Kind == U64:
 			fmt.Fprintf(w, "d.P[%d], d.P[%d] = uint32(a.%s), uint32(a.%s>>32)\n", word, word+1, p.Name, p.Name)
 		}
 		word += p.width()
@@ -287,29 +487,12 @@ func goKernel(w *bytes.Buffer, k Kernel) {
 	fmt.Fprintf(w, "d.Grid = [3]uint32{uint32(%s), uint32(%s), uint32(%s)}\n", k.Grid[0], k.Grid[1], k.Grid[2])
 	w.WriteString("return d\n}\n\n")
 
-	// decode
-	fmt.Fprintf(w, "// Decode%s reads d's record; d.Kernel must be %s (or share its layout).\nfunc Decode%s(d *Dispatch) (a %sArgs) {\n", n, n, n, n)
-	if k.Typed {
-		w.WriteString("a.Type = d.Type\n")
+	fam := ""
+	if len(k.Families) > 0 {
+		fam = " (code that treats every member of its family alike decodes the family: Decode" + strings.Join(k.Families, ", Decode") + ")"
 	}
-	for i, b := range k.Binds {
-		fmt.Fprintf(w, "a.%s = d.binding(%d)\n", b.Name, i)
-	}
-	word = 0
-	for _, p := range k.Params {
-		switch p.Kind {
-		case U32:
-			fmt.Fprintf(w, "a.%s = int(d.P[%d])\n", p.Name, word)
-		case Bits:
-			fmt.Fprintf(w, "a.%s = d.P[%d]\n", p.Name, word)
-		case F32v:
-			fmt.Fprintf(w, "a.%s = math.Float32frombits(d.P[%d])\n", p.Name, word)
-		case U64:
-			fmt.Fprintf(w, "a.%s = uint64(d.P[%d]) | uint64(d.P[%d])<<32\n", p.Name, word, word+1)
-		}
-		word += p.width()
-	}
-	w.WriteString("return a\n}\n\n")
+	goDecode(w, k.record(), fmt.Sprintf("Decode%s reads d's record; it panics when d is not a %s dispatch%s.", n, n, fam),
+		fmt.Sprintf("d.expect(%s, %q)", n, "Decode"+n))
 
 	if len(k.Checks) > 0 {
 		fmt.Fprintf(w, "// Check applies the contract's validations of %s.\nfunc (a *%sArgs) Check() error {\n", n, n)
@@ -340,43 +523,72 @@ func header() []byte {
 	for _, c := range Consts {
 		fmt.Fprintf(&w, "#define %s %du // %s\n", c.C, c.Value, c.Doc)
 	}
+	for _, e := range Enums {
+		fmt.Fprintf(&w, "// %s (plan.%s): %s\n", strings.ToLower(e.Name), e.Name, e.Doc)
+		for _, c := range e.Values {
+			fmt.Fprintf(&w, "#define %s %du // %s\n", c.C, c.Value, c.Doc)
+		}
+	}
 	w.WriteString("\n")
+	for _, f := range Families {
+		cRecord(&w, f.record(), fmt.Sprintf("%s (plan.%sArgs, a layout family): %s", f.Fn, f.Name, f.Doc))
+	}
 	for _, k := range Kernels {
-		fmt.Fprintf(&w, "// %s (plan.%s)\nstruct %s_args {\n", k.Fn, k.Name, k.Fn)
-		for _, p := range k.Params {
-			switch p.Kind {
-			case F32v:
-				fmt.Fprintf(&w, "    float %s;\n", snake(p.Name))
-			case U64:
-				fmt.Fprintf(&w, "    unsigned int %s_lo, %s_hi;\n", snake(p.Name), snake(p.Name))
-			default:
-				fmt.Fprintf(&w, "    unsigned int %s;\n", snake(p.Name))
-			}
-		}
-		if pad := maxParams - words(k); pad > 0 {
-			fmt.Fprintf(&w, "    unsigned int pad_[%d];\n", pad)
-		}
-		w.WriteString("};\n")
-		fmt.Fprintf(&w, "// binding slots of %s\n", k.Fn)
-		fmt.Fprintf(&w, "enum {")
-		for i, b := range k.Binds {
-			if i > 0 {
-				w.WriteString(",")
-			}
-			fmt.Fprintf(&w, " %s_%s = %d", strings.ToUpper(k.Fn), strings.ToUpper(snake(b.Name)), i)
-		}
-		w.WriteString(" };\n\n")
+		cRecord(&w, k.record(), fmt.Sprintf("%s (plan.%s)", k.Fn, k.Name))
 	}
 	w.WriteString("struct Args {\n    union {\n        unsigned int p[16];\n")
-	for _, k := range Kernels {
-		fmt.Fprintf(&w, "        struct %s_args %s;\n", k.Fn, k.Fn)
+	for _, r := range records() {
+		fmt.Fprintf(&w, "        struct %s_args %s;\n", r.fn, r.fn)
 	}
 	w.WriteString("    };\n    unsigned int bind_mask; // bit i set when binding i is present\n    unsigned int grid[3];   // plan.Dispatch.Grid\n};\n\n")
-	for _, k := range Kernels {
-		fmt.Fprintf(&w, "static_assert(sizeof(struct %s_args) == 64, \"%s args\");\n", k.Fn, k.Fn)
+	for _, r := range records() {
+		fmt.Fprintf(&w, "static_assert(sizeof(struct %s_args) == 64, \"%s args\");\n", r.fn, r.fn)
 	}
 	w.WriteString("static_assert(sizeof(struct Args) == 80, \"Args\");\n\n#endif // HARK_KARGS_H\n")
 	return w.Bytes()
+}
+
+// records are the families' records then the kernels'.
+func records() []record {
+	var rs []record
+	for _, f := range Families {
+		rs = append(rs, f.record())
+	}
+	for _, k := range Kernels {
+		rs = append(rs, k.record())
+	}
+	return rs
+}
+
+// cRecord writes a record's C struct (its params words, padded to the
+// 16-word block) and its binding slot names.
+func cRecord(w *bytes.Buffer, r record, doc string) {
+	fmt.Fprintf(w, "// %s\nstruct %s_args {\n", doc, r.fn)
+	n := 0
+	for _, p := range r.params {
+		switch p.Kind {
+		case F32v:
+			fmt.Fprintf(w, "    float %s;\n", snake(p.Name))
+		case U64:
+			fmt.Fprintf(w, "    unsigned int %s_lo, %s_hi;\n", snake(p.Name), snake(p.Name))
+		default:
+			fmt.Fprintf(w, "    unsigned int %s;\n", snake(p.Name))
+		}
+		n += p.width()
+	}
+	if pad := maxParams - n; pad > 0 {
+		fmt.Fprintf(w, "    unsigned int pad_[%d];\n", pad)
+	}
+	w.WriteString("};\n")
+	fmt.Fprintf(w, "// binding slots of %s\n", r.fn)
+	fmt.Fprintf(w, "enum {")
+	for i, b := range r.binds {
+		if i > 0 {
+			w.WriteString(",")
+		}
+		fmt.Fprintf(w, " %s_%s = %d", strings.ToUpper(r.fn), strings.ToUpper(snake(b.Name)), i)
+	}
+	w.WriteString(" };\n\n")
 }
 
 func spliceReadme(readme []byte) ([]byte, error) {
@@ -413,7 +625,29 @@ func spliceReadme(readme []byte) ([]byte, error) {
 			}
 			word += p.width()
 		}
-		fmt.Fprintf(&w, "| `%s` (`%s`) | %s | %s | %s |\n", k.Name, k.Fn, strings.Join(bs, "<br>"), strings.Join(ps, ", "), strings.Join(pt, ", "))
+		fam := ""
+		if len(k.Families) > 0 {
+			fam = "<br>layout: `" + strings.Join(k.Families, "`, `") + "`"
+		}
+		fmt.Fprintf(&w, "| `%s` (`%s`)%s | %s | %s | %s |\n", k.Name, k.Fn, fam, strings.Join(bs, "<br>"), strings.Join(ps, ", "), strings.Join(pt, ", "))
+	}
+	w.WriteString("\n| layout family | members | shared bindings (slot: name) | shared params (word: name) |\n|---|---|---|---|\n")
+	for _, f := range Families {
+		var ms, bs, ps []string
+		for _, k := range Kernels {
+			if slices.Contains(k.Families, f.Name) {
+				ms = append(ms, "`"+k.Name+"`")
+			}
+		}
+		for i, b := range f.Binds {
+			bs = append(bs, fmt.Sprintf("%d: `%s`", i, b.Name))
+		}
+		word := 0
+		for _, p := range f.Params {
+			ps = append(ps, fmt.Sprintf("%d: `%s`", word, p.Name))
+			word += p.width()
+		}
+		fmt.Fprintf(&w, "| `%s` (`%s`) | %s | %s | %s |\n", f.Name, f.Fn, strings.Join(ms, ", "), strings.Join(bs, ", "), strings.Join(ps, ", "))
 	}
 	w.WriteString("\n")
 	w.WriteString(s[j:])

@@ -1,0 +1,95 @@
+package planhash
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/llm/bench"
+	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/shared"
+	"github.com/stretchr/testify/require"
+)
+
+// The recorded digests. Plans do not depend on the backend (model code
+// builds them before any backend sees them), so recording them needs no
+// kernel to run. The two LLM digests changed once, on purpose, with issue
+// 33: every LLM plan now ends in the Sample pass, whose settings are step
+// data (greedy included); the Whisper digests are unchanged since they
+// were recorded.
+var want = map[string]string{
+	"stories260K greedy":      "84d6e060d61b778d5eb5fea0b6db04f684acde27669b862eb4102ccaacf0a3a8",
+	"whisper kit f16 greedy":  "1fab4f6cf1516a3b4fe712ff8e4fe3ac36d33803894c4b44b90597a100016f2a",
+	"whisper kit f16 beam 5":  "88aff1d074f243df479bb22c2d2dec00acf686c67b03a87d402c88e55d3cdf73",
+	"whisper kit q8_0 greedy": "574516f5a9f9790280176fe81a9924970dad1abcb4c344208148291276b7ee49",
+	"SmolLM2-135M shape q4_0": "8e7b70803d600292a6834dd7f29f4552478d3defbf64a52b7b4f42ac46036af2",
+}
+
+// recorder is a backend that records the digest of the plan it is given
+// and refuses to load it.
+type recorder struct{ digest string }
+
+var errRecorded = errors.New("planhash: recorded, not loaded")
+
+func (r *recorder) Name() string { return "planhash" }
+
+func (r *recorder) Load(p *plan.Plan) (plan.Executable, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	d := p.Digest()
+	r.digest = hex.EncodeToString(d[:])
+	return nil, errRecorded
+}
+
+func llmDigest(t *testing.T, f *gguf.File, opt llm.Options) string {
+	t.Helper()
+	var r recorder
+	_, err := llm.Load(&r, f, opt)
+	require.ErrorIs(t, err, errRecorded)
+	return r.digest
+}
+
+func whisperDigest(t *testing.T, name string, beams int) string {
+	t.Helper()
+	f, err := whisper.OpenFile(shared.Path(t, "whisper-kit", "models", name))
+	require.NoError(t, err)
+	defer f.Close()
+	var r recorder
+	_, err = f.Load(&r, whisper.Options{Beams: beams})
+	require.ErrorIs(t, err, errRecorded)
+	return r.digest
+}
+
+func TestPlanDigests(t *testing.T) {
+	got := map[string]string{}
+
+	stories, err := gguf.Open(shared.Path(t, "models", "stories260K.gguf"))
+	require.NoError(t, err)
+	defer stories.Close()
+	got["stories260K greedy"] = llmDigest(t, stories, llm.Options{})
+	// Sampler settings are step data (issue 33): every sampler runs the
+	// one plan, so there is no second stories260K plan to record.
+
+	got["whisper kit f16 greedy"] = whisperDigest(t, "ggml-kit-tiny.en-f16.bin", 1)
+	got["whisper kit f16 beam 5"] = whisperDigest(t, "ggml-kit-tiny.en-f16.bin", 5)
+	got["whisper kit q8_0 greedy"] = whisperDigest(t, "ggml-kit-tiny.en-q8_0.bin", 1)
+
+	// The model hark bench llm writes (random weights, the real SmolLM2
+	// tokenizer), built in memory.
+	var buf bytes.Buffer
+	require.NoError(t, bench.Write(&buf, bench.SmolLM2, ggml.Q4_0, shared.Path(t, "llm-kit", "tokenizers", "smollm2"), 1))
+	smol, err := gguf.Parse(buf.Bytes())
+	require.NoError(t, err)
+	got["SmolLM2-135M shape q4_0"] = llmDigest(t, smol, llm.Options{})
+
+	for name, d := range got {
+		t.Logf("%q: %q,", name, d)
+	}
+	require.Equal(t, want, got)
+}
