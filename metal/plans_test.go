@@ -148,7 +148,7 @@ func TestRealPlansEncode(t *testing.T) {
 	require.NoError(t, err)
 	_, err = x.RunSteps(decodeChain(256, 1), 0, nil)
 	require.ErrorContains(t, err, "overrun")
-	require.NoError(t, x.Run(llm.PassSample, &plan.Vars{plan.VarKVLen: 7, plan.VarUser0: 7, plan.VarStep: 3}))
+	require.NoError(t, x.Run(llm.PassSample, &plan.Vars{plan.VarKVLen: 7, plan.VarStep: 3}))
 	// GGUF aligns tensors, so every tensor of the file is bound inside one
 	// zero-copy region of the map; only the RoPE frequencies the builder
 	// computed are copied.
