@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "c4c3539862b2f2ecc03841067aaa3cbc35f52c114009df70636f47a3a0f5be45"
+const sourcesHash = "2bbbaa66d136b27241271ab731917a3beb37a8c4863d5bbea1fab9b13e2569d6"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
