@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "2bbbaa66d136b27241271ab731917a3beb37a8c4863d5bbea1fab9b13e2569d6"
+const sourcesHash = "ccbbcd4d34dc82078d7c213c1331c972a674f58087863986fe17c83821645efb"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

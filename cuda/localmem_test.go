@@ -16,21 +16,42 @@ import (
 // each access is a load or store through the L1 (issue #34: round 1's
 // mat-vecs spent most of their time on 544-952-byte stack frames).
 func ptxLocalBytes(ptx string) map[string]int {
-	fn := regexp.MustCompile(`^(?:\.(?:visible|weak)\s+)?\.(?:entry|func)\s+(?:\(.*\)\s+)?([A-Za-z_][A-Za-z0-9_$]*)`)
 	depot := regexp.MustCompile(`\.local\s+\.align\s+\d+\s+\.b8\s+__local_depot\d+\[(\d+)\]`)
 	out := map[string]int{}
-	cur := ""
-	for _, line := range strings.Split(ptx, "\n") {
-		if m := fn.FindStringSubmatch(line); m != nil {
-			cur = m[1]
-			out[cur] += 0
-			continue
-		}
-		if m := depot.FindStringSubmatch(line); m != nil && cur != "" {
+	for _, f := range ptxFunctions(ptx) {
+		out[f.name] += 0
+		for _, m := range depot.FindAllStringSubmatch(f.body, -1) {
 			n, _ := strconv.Atoi(m[1])
-			out[cur] += n
+			out[f.name] += n
 		}
 	}
+	return out
+}
+
+type ptxFunc struct{ name, body string }
+
+// ptxFunctions splits a PTX module into its functions (entries and device
+// functions): each from its header line to the next one.
+func ptxFunctions(ptx string) []ptxFunc {
+	fn := regexp.MustCompile(`^(?:\.(?:visible|weak)\s+)?\.(?:entry|func)\s+(?:\(.*\)\s+)?([A-Za-z_][A-Za-z0-9_$]*)`)
+	var out []ptxFunc
+	var body strings.Builder
+	flush := func() {
+		if len(out) > 0 {
+			out[len(out)-1].body = body.String()
+		}
+		body.Reset()
+	}
+	for _, line := range strings.Split(ptx, "\n") {
+		if m := fn.FindStringSubmatch(line); m != nil && !strings.HasSuffix(strings.TrimSpace(line), ";") {
+			flush()
+			out = append(out, ptxFunc{name: m[1]})
+			continue
+		}
+		body.WriteString(line)
+		body.WriteByte('\n')
+	}
+	flush()
 	return out
 }
 
@@ -75,4 +96,19 @@ func TestPTXLocalBytes(t *testing.T) {
 	ptx := ".visible .entry hark_a(\n\t.param .b64 p\n)\n{\n\t.local .align 8 .b8 \t__local_depot0[456];\n}\n" +
 		".weak .func _Z3fooi(\n)\n{\n}\n.func  (.param .b32 func_retval0) _Z3barv(\n)\n{\n\t.local .align 4 .b8 \t__local_depot2[64];\n}\n"
 	require.Equal(t, map[string]int{"hark_a": 456, "_Z3fooi": 0, "_Z3barv": 64}, ptxLocalBytes(ptx))
+}
+
+// TestRMSNormMatVecNoBarrier: rms_norm_mat_vec sums the squares of x in
+// the product's own pass (each SIMD-group covers the whole row), so its
+// kernel function has no barrier. Fails on round 1's kernel, which ran a
+// norm pass over x in every threadgroup between two barriers.
+func TestRMSNormMatVecNoBarrier(t *testing.T) {
+	seen := 0
+	for _, f := range ptxFunctions(kernelsPTX) {
+		if strings.HasPrefix(f.name, "_Z12mat_vec_impl") && strings.Contains(f.name, "Li1EE") { // MODE 1: MV_RMS
+			seen++
+			require.NotContains(t, f.body, "bar.sync", f.name)
+		}
+	}
+	require.NotZero(t, seen, "rms_norm_mat_vec kernel functions found in kernels.ptx")
 }

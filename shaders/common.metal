@@ -82,11 +82,18 @@ constant int8_t iq4nl_values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1,
 
 static inline float bf16_to_float(ushort b) { return as_type<float>(uint(b) << 16); }
 
+// q4_0 and q8_0 read their quants two bytes at a time (blocks are 18 and
+// 34 bytes, so 2-byte alignment is all a block has): half the loads.
 static inline void deq16(device const block_q4_0* b, int il, thread float* o) {
     const float d = float(b->d);
     const int sh = 4 * il;
+    device const ushort* q = (device const ushort*)b->qs;
     #pragma unroll
-    for (int i = 0; i < 16; ++i) o[i] = float(int((b->qs[i] >> sh) & 15) - 8) * d;
+    for (int i = 0; i < 8; ++i) {
+        const uint v = uint(q[i]) >> sh;
+        o[2 * i] = float(int(v & 15) - 8) * d;
+        o[2 * i + 1] = float(int((v >> 8) & 15) - 8) * d;
+    }
 }
 
 static inline void deq16(device const block_q4_1* b, int il, thread float* o) {
@@ -124,8 +131,13 @@ static inline void deq16(device const block_q5_1* b, int il, thread float* o) {
 
 static inline void deq16(device const block_q8_0* b, int il, thread float* o) {
     const float d = float(b->d);
+    device const ushort* q = (device const ushort*)(b->qs + 16 * il);
     #pragma unroll
-    for (int i = 0; i < 16; ++i) o[i] = float(b->qs[16 * il + i]) * d;
+    for (int i = 0; i < 8; ++i) {
+        const uint v = q[i]; // little-endian: element 2i in the low byte
+        o[2 * i] = float(int(v << 24) >> 24) * d;
+        o[2 * i + 1] = float(int(v << 16) >> 24) * d;
+    }
 }
 
 static inline void deq16(device const block_iq4_nl* b, int il, thread float* o) {

@@ -13,8 +13,10 @@
 // x row (from the cache after the first), which keeps every accumulator a
 // named register.
 //
-// x' is x (mat_vec), rmsnorm(x)⊙g (rms_norm_mat_vec: the threadgroup
-// computes each of its x rows' norm once, then scales on the fly) or
+// x' is x (mat_vec), rmsnorm(x)⊙g (rms_norm_mat_vec: a SIMD-group's lanes
+// cover the whole x row, so each SIMD-group sums its squares from the loads
+// the product makes anyway and scales the finished sums by 1/rms: no norm
+// pass, no barrier) or
 // silu(gate)⊙up (silu_mul_mat_vec) or gelu_tanh(gate)⊙up (gelu_mul_mat_vec). Activations stay float: the GPU
 // multiplies dequantised weights by float x, where the CPU quantises x to
 // q8_0/q8_1/q8_K first (see launch_matrix.go).
@@ -32,7 +34,6 @@ constant uint fc_mv_batch [[function_constant(21)]];
 
 #define MV_MAX_ROWS 4
 #define MV_MAX_BATCH 8
-#define MV_MAX_SG 32
 
 
 enum { MV_PLAIN = 0, MV_RMS = 1, MV_SILU = 2, MV_GELU = 3 };
@@ -40,10 +41,12 @@ enum { MV_PLAIN = 0, MV_RMS = 1, MV_SILU = 2, MV_GELU = 3 };
 static inline float mv_silu(float g) { return g / (1.0f + exp(-g)); }
 
 // mv_x16 fills xv with x' over elements [e0, e0+16) of one activation row,
-// zero past k. xr is the row of x (or gate), x2 the RMSNorm weight g or the
-// row of up, inv the row's 1/rms (RMSNorm only).
+// zero past k, and returns the sum of squares of x there (RMSNorm; 0 for the
+// other forms). xr is the row of x (or gate), x2 the RMSNorm weight g or the
+// row of up. For RMSNorm xv is g⊙x: the row's 1/rms scales the finished
+// dot products instead.
 template <int MODE>
-static inline __attribute__((always_inline)) void mv_x16(device const float* xr, device const float* x2, float inv, int e0, int k, thread float* xv) {
+static inline __attribute__((always_inline)) float mv_x16(device const float* xr, device const float* x2, int e0, int k, thread float* xv) {
     const int cnt = min(16, k - e0);
     if (cnt == 16) { // every chunk of a quantized row
         #pragma unroll
@@ -52,9 +55,13 @@ static inline __attribute__((always_inline)) void mv_x16(device const float* xr,
         #pragma unroll
         for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? xr[e0 + i] : 0.0f;
     }
+    float ss = 0.0f;
     if (MODE == MV_RMS) {
         #pragma unroll
-        for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? xv[i] * (inv * x2[e0 + i]) : 0.0f;
+        for (int i = 0; i < 16; ++i) {
+            ss += xv[i] * xv[i];
+            xv[i] = i < cnt ? xv[i] * x2[e0 + i] : 0.0f;
+        }
     } else if (MODE == MV_SILU) {
         #pragma unroll
         for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? mv_silu(xv[i]) * x2[e0 + i] : 0.0f;
@@ -62,6 +69,7 @@ static inline __attribute__((always_inline)) void mv_x16(device const float* xr,
         #pragma unroll
         for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? gelu_tanh(xv[i]) * x2[e0 + i] : 0.0f;
     }
+    return ss;
 }
 
 // mv_dot16 is the dot product of elements [e0, e0+16) of a weight row with xv.
@@ -107,42 +115,18 @@ kernel void mat_vec_impl(
         device const float* x2 [[buffer(5)]],
         constant Args& args [[buffer(8)]],
         uint3 tgpig [[threadgroup_position_in_grid]],
-        uint tiitg [[thread_index_in_threadgroup]],
         uint sgitg [[simdgroup_index_in_threadgroup]],
         uint nsg [[simdgroups_per_threadgroup]],
         uint lane [[thread_index_in_simdgroup]]) {
-    threadgroup float tg_part[MODE == MV_RMS ? MV_MAX_SG : 1][MV_MAX_BATCH];
-    threadgroup float tg_inv[MV_MAX_BATCH];
-
     const int n = int(args.mat_vec.n), k = int(args.mat_vec.k), m = int(args.mat_vec.m);
     const int ldx = int(args.mat_vec.ldx), ldo = int(args.mat_vec.ldo), ldr = int(args.mat_vec.ldr);
     const int ld2 = int(args.silu_mul_mat_vec.ldu); // the gated kernels only (same word in gelu_mul_mat_vec)
     // the host always sets both constants (launch_matrix.go); clamped so
-    // a bad value cannot index past the arrays
+    // a bad value cannot index past the weight rows
     const int R = clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);
     const int MB = clamp(int(fc_mv_batch), 1, MV_MAX_BATCH);
     const int b0 = int(tgpig.y) * MB;
     const int mb = min(MB, m - b0);
-
-    // RMSNorm: one sum of squares per x row, shared by all SIMD-groups.
-    if (MODE == MV_RMS) {
-        const float eps = args.rms_norm_mat_vec.eps;
-        for (int b = 0; b < MV_MAX_BATCH; ++b) {
-            if (b >= mb) break;
-            device const float* xr = x + (b0 + b) * ldx;
-            float ss = 0.0f;
-            for (int i = int(tiitg); i < k; i += int(nsg) * 32) ss += xr[i] * xr[i];
-            ss = simd_sum(ss);
-            if (lane == 0) tg_part[sgitg][b] = ss;
-        }
-        threadgroup_barrier(mem_flags::mem_threadgroup);
-        if (int(tiitg) < mb) {
-            float ss = 0.0f;
-            for (uint s = 0; s < nsg; ++s) ss += tg_part[s][tiitg];
-            tg_inv[tiitg] = 1.0f / sqrt(ss / float(k) + eps);
-        }
-        threadgroup_barrier(mem_flags::mem_threadgroup);
-    }
 
     const int row0 = (int(tgpig.x) * int(nsg) + int(sgitg)) * R;
     if (row0 >= n || mb <= 0) return; // no barrier follows
@@ -160,24 +144,34 @@ kernel void mat_vec_impl(
         if (b >= mb) break;
         device const float* xr = x + (b0 + b) * ldx;
         device const float* x2r = MODE == MV_RMS ? x2 : x2 + (b0 + b) * ld2;
-        const float inv = MODE == MV_RMS ? tg_inv[b] : 1.0f;
         float4 acc = float4(0.0f);
-        int c = int(lane);
-        for (; c + 32 < nc; c += 64) {
+        float ss = 0.0f;
+        // every lane runs the same steps: a lane without a second chunk
+        // re-reads its last one and drops the sums (no divergent tail)
+        for (int c = int(lane); c < nc; c += 64) {
+            const bool two = c + 32 < nc;
+            const int c2 = two ? c + 32 : c;
             float xa[16], xb[16];
-            mv_x16<MODE>(xr, x2r, inv, 16 * c, k, xa);
-            mv_x16<MODE>(xr, x2r, inv, 16 * (c + 32), k, xb);
-            acc = mv_dot4(acc, w0, w1, w2, w3, R, 16 * c, k, xa);
-            acc = mv_dot4(acc, w0, w1, w2, w3, R, 16 * (c + 32), k, xb);
+            const float sa = mv_x16<MODE>(xr, x2r, 16 * c, k, xa);
+            const float sb = mv_x16<MODE>(xr, x2r, 16 * c2, k, xb);
+            const float4 ta = mv_dot4(float4(0.0f), w0, w1, w2, w3, R, 16 * c, k, xa);
+            const float4 tb = mv_dot4(float4(0.0f), w0, w1, w2, w3, R, 16 * c2, k, xb);
+            acc += two ? ta + tb : ta;
+            ss += two ? sa + sb : sa;
         }
-        if (c < nc) {
-            float xa[16];
-            mv_x16<MODE>(xr, x2r, inv, 16 * c, k, xa);
-            acc = mv_dot4(acc, w0, w1, w2, w3, R, 16 * c, k, xa);
+        // one reduction per activation row: a scalar for one weight row, a
+        // float4 for more (a quarter of the collectives of scalar sums)
+        float4 s;
+        if (R == 1) {
+            s = float4(simd_sum(acc.x), 0.0f, 0.0f, 0.0f);
+        } else {
+            s = simd_sum(acc);
         }
-        // one reduction per activation row covers all R weight rows (a
-        // float4 simd_sum: a quarter of the collectives of scalar sums)
-        const float4 s = simd_sum(acc);
+        if (MODE == MV_RMS) {
+            // the warp's lanes covered the whole x row: its RMSNorm from
+            // the same loads, no pass of its own and no barrier
+            s *= 1.0f / sqrt(simd_sum(ss) / float(k) + args.rms_norm_mat_vec.eps);
+        }
         if (lane == 0) {
             const int orow = (b0 + b) * ldo, rrow = (b0 + b) * ldr;
             mv_store(out, bias, res, hb, hr, orow, rrow, row0, s.x);
@@ -187,6 +181,7 @@ kernel void mat_vec_impl(
         }
     }
 }
+
 typedef decltype(mat_vec_impl<w_f32, MV_PLAIN>) mat_vec_t;
 
 template [[host_name("mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_PLAIN>;
