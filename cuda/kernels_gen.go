@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "ccbbcd4d34dc82078d7c213c1331c972a674f58087863986fe17c83821645efb"
+const sourcesHash = "dc4feaad7a0899b6859f1bc1c7cee21e36b6b59ead8c17c02c4b552c319394b1"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -112,3 +112,20 @@ func TestRMSNormMatVecNoBarrier(t *testing.T) {
 	}
 	require.NotZero(t, seen, "rms_norm_mat_vec kernel functions found in kernels.ptx")
 }
+
+// TestEntryPrologueDivisions: an entry's prologue (msl_cuda.h's patch and
+// ids) divides only on the permuted-block path. Fails on the previous
+// prologue: 20 remainders by the thread count (which thread copies which
+// Args word) on every thread's path, 22 to 28 integer divisions in these
+// entries; what is left here is the permutation's 4 and the kernel's own.
+func TestEntryPrologueDivisions(t *testing.T) {
+	div := regexp.MustCompile(`(?m)^\s*(?:rem|div)\.[us](?:32|64)\s`)
+	want := map[string]bool{entryPrefix + "add": true, entryPrefix + "mat_vec_q8_0": true, entryPrefix + "rms_norm_mat_vec_q8_0": true}
+	for _, f := range ptxFunctions(kernelsPTX) {
+		if want[f.name] {
+			delete(want, f.name)
+			require.LessOrEqual(t, len(div.FindAllString(f.body, -1)), 6, "%s: integer divisions", f.name)
+		}
+	}
+	require.Empty(t, want, "entries not found in kernels.ptx")
+}

@@ -153,7 +153,13 @@ kernel void mat_vec_impl(
             const int c2 = two ? c + 32 : c;
             float xa[16], xb[16];
             const float sa = mv_x16<MODE>(xr, x2r, 16 * c, k, xa);
-            const float sb = mv_x16<MODE>(xr, x2r, 16 * c2, k, xb);
+            float sb = 0.0f;
+            if (two) { // (the gated forms' activations cost exps: not for a dropped chunk)
+                sb = mv_x16<MODE>(xr, x2r, 16 * c2, k, xb);
+            } else {
+                #pragma unroll
+                for (int i = 0; i < 16; ++i) xb[i] = 0.0f;
+            }
             const float4 ta = mv_dot4(float4(0.0f), w0, w1, w2, w3, R, 16 * c, k, xa);
             const float4 tb = mv_dot4(float4(0.0f), w0, w1, w2, w3, R, 16 * c2, k, xb);
             acc += two ? ta + tb : ta;
