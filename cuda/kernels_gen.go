@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "dc4feaad7a0899b6859f1bc1c7cee21e36b6b59ead8c17c02c4b552c319394b1"
+const sourcesHash = "5dcd78a82ff073347d28084934d89fc4f212229e4002d3a45f4842786733c132"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -129,3 +129,19 @@ func TestEntryPrologueDivisions(t *testing.T) {
 	}
 	require.Empty(t, want, "entries not found in kernels.ptx")
 }
+
+// TestSiLUMatVecSingleExp: silu_mul_mat_vec's SiLU uses fast::exp, the
+// hardware's ex2.approx, and no double precision. Fails on the previous
+// kernel, which evaluated exp in double for every gate element.
+func TestSiLUMatVecSingleExp(t *testing.T) {
+	f64 := regexp.MustCompile(`(?m)^\s*[a-z.]+\.f64\s`)
+	seen := 0
+	for _, f := range ptxFunctions(kernelsPTX) {
+		if strings.HasPrefix(f.name, "_Z12mat_vec_impl") && strings.Contains(f.name, "Li2EE") && strings.Contains(f.body, "{") { // MODE 2: MV_SILU
+			seen++
+			require.Contains(t, f.body, "ex2.approx", f.name)
+			require.Empty(t, f64.FindAllString(f.body, 3), "%s: double-precision instructions", f.name)
+		}
+	}
+	require.NotZero(t, seen, "silu_mul_mat_vec kernel functions found in kernels.ptx")
+}

@@ -528,3 +528,19 @@ inline void simdgroup_multiply(thread simdgroup_matrix<TD, 8, 8>& d, const threa
     simdgroup_multiply_accumulate(d, a, b, z);
 }
 } // namespace metal
+
+// fast::exp is the hardware's ex2.approx (about 2 ulp, plus the rounding of
+// x·log2 e; subnormal results flush to 0), where metal::exp is evaluated in
+// double (above): for decode kernels whose tolerances allow it, such as the
+// gated mat-vecs' SiLU, which takes one exp per gate element in every
+// SIMD-group (issue #34). Qualified lookup finds it before msl_core.h's
+// `using namespace metal` in metal::fast.
+namespace metal {
+namespace fast {
+inline float exp(float x) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x * 1.4426950408889634f));
+    return r;
+}
+} // namespace fast
+} // namespace metal
