@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "c381ccd81a20105df6cb5d181612d53b2f54cc1a4cc11ba51d378c9b69c5e2fa"
+const sourcesHash = "8fa7eff1959b3baacd88603541534f98bb9b9c72b0a0d20c717cccb6699a88ce"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

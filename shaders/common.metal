@@ -41,6 +41,9 @@ static inline float ew_reduce(float v, int op, threadgroup float* part, uint sg,
 // k, o) decodes elements [e0, e0+16) of a row, e0 a multiple of 16, zero
 // past k (only float rows can end inside a 16-element chunk: quantized rows
 // are whole blocks of 32 or 256).
+// Their 16-element loops are marked #pragma unroll: clang otherwise unrolled
+// some of them only by two once inlined, leaving o[] (and the caller's
+// arrays) in local memory on CUDA (issue #34).
 // ===========================================================================
 
 struct w_f32  { float v;  enum { QK = 1 }; };
@@ -79,15 +82,24 @@ constant int8_t iq4nl_values[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1,
 
 static inline float bf16_to_float(ushort b) { return as_type<float>(uint(b) << 16); }
 
+// q4_0 and q8_0 read their quants two bytes at a time (blocks are 18 and
+// 34 bytes, so 2-byte alignment is all a block has): half the loads.
 static inline void deq16(device const block_q4_0* b, int il, thread float* o) {
     const float d = float(b->d);
     const int sh = 4 * il;
-    for (int i = 0; i < 16; ++i) o[i] = float(int((b->qs[i] >> sh) & 15) - 8) * d;
+    device const ushort* q = (device const ushort*)b->qs;
+    #pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const uint v = uint(q[i]) >> sh;
+        o[2 * i] = float(int(v & 15) - 8) * d;
+        o[2 * i + 1] = float(int((v >> 8) & 15) - 8) * d;
+    }
 }
 
 static inline void deq16(device const block_q4_1* b, int il, thread float* o) {
     const float d = float(b->d), m = float(b->m);
     const int sh = 4 * il;
+    #pragma unroll
     for (int i = 0; i < 16; ++i) o[i] = float((b->qs[i] >> sh) & 15) * d + m;
 }
 
@@ -99,6 +111,7 @@ static inline void deq16(device const block_q5_0* b, int il, thread float* o) {
     const float d = float(b->d);
     const uint qh = q5_high_bits(b->qh) >> (16 * il);
     const int sh = 4 * il;
+    #pragma unroll
     for (int i = 0; i < 16; ++i) {
         const int code = int((b->qs[i] >> sh) & 15) | int((qh >> i) & 1) << 4;
         o[i] = float(code - 16) * d;
@@ -109,6 +122,7 @@ static inline void deq16(device const block_q5_1* b, int il, thread float* o) {
     const float d = float(b->d), m = float(b->m);
     const uint qh = q5_high_bits(b->qh) >> (16 * il);
     const int sh = 4 * il;
+    #pragma unroll
     for (int i = 0; i < 16; ++i) {
         const int code = int((b->qs[i] >> sh) & 15) | int((qh >> i) & 1) << 4;
         o[i] = float(code) * d + m;
@@ -117,12 +131,19 @@ static inline void deq16(device const block_q5_1* b, int il, thread float* o) {
 
 static inline void deq16(device const block_q8_0* b, int il, thread float* o) {
     const float d = float(b->d);
-    for (int i = 0; i < 16; ++i) o[i] = float(b->qs[16 * il + i]) * d;
+    device const ushort* q = (device const ushort*)(b->qs + 16 * il);
+    #pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const uint v = q[i]; // little-endian: element 2i in the low byte
+        o[2 * i] = float(int(v << 24) >> 24) * d;
+        o[2 * i + 1] = float(int(v << 16) >> 24) * d;
+    }
 }
 
 static inline void deq16(device const block_iq4_nl* b, int il, thread float* o) {
     const float d = float(b->d);
     const int sh = 4 * il;
+    #pragma unroll
     for (int i = 0; i < 16; ++i) o[i] = d * float(iq4nl_values[(b->qs[i] >> sh) & 15]);
 }
 
@@ -133,6 +154,7 @@ static inline void deq16(device const block_q2_k* b, int il, thread float* o) {
     const uchar s = b->scales[il];
     const float dl = float(b->d) * float(s & 15), ml = float(b->dmin) * float(s >> 4);
     device const uchar* q = b->qs + 32 * h + l0;
+    #pragma unroll
     for (int i = 0; i < 16; ++i) o[i] = dl * float((q[i] >> (2 * j)) & 3) - ml;
 }
 
@@ -145,6 +167,7 @@ static inline void deq16(device const block_q3_k* b, int il, thread float* o) {
     const uchar mask = uchar(1 << (4 * h + j));
     device const uchar* q = b->qs + 32 * h + l0;
     device const uchar* hm = b->hmask + l0;
+    #pragma unroll
     for (int i = 0; i < 16; ++i) {
         const int code = int((q[i] >> (2 * j)) & 3) - ((hm[i] & mask) ? 0 : 4);
         o[i] = dl * float(code);
@@ -171,6 +194,7 @@ static inline void deq16(device const block_q4_k* b, int il, thread float* o) {
     const float d1 = float(b->d) * float(sc), m1 = float(b->dmin) * float(m);
     device const uchar* q = b->qs + 32 * (s / 2) + l0;
     const int sh = 4 * (s & 1);
+    #pragma unroll
     for (int i = 0; i < 16; ++i) o[i] = d1 * float((q[i] >> sh) & 15) - m1;
 }
 
@@ -183,6 +207,7 @@ static inline void deq16(device const block_q5_k* b, int il, thread float* o) {
     device const uchar* qh = b->qh + l0;
     const int sh = 4 * (s & 1);
     const uchar bit = uchar(1 << s);
+    #pragma unroll
     for (int i = 0; i < 16; ++i) {
         const int code = int((q[i] >> sh) & 15) + ((qh[i] & bit) ? 16 : 0);
         o[i] = d1 * float(code) - m1;
@@ -195,6 +220,7 @@ static inline void deq16(device const block_q6_k* b, int il, thread float* o) {
     device const uchar* ql = b->ql + 64 * h + 32 * (k & 1) + l0;
     device const uchar* qh = b->qh + 32 * h + l0;
     const int sh = k >= 2 ? 4 : 0;
+    #pragma unroll
     for (int i = 0; i < 16; ++i) {
         const int code = int((ql[i] >> sh) & 15) | int((qh[i] >> (2 * k)) & 3) << 4;
         o[i] = dl * float(code - 32);
@@ -210,8 +236,10 @@ static inline void load16(device const B* row, int e0, int k, thread float* o) {
 static inline void load16(device const w_f32* row, int e0, int k, thread float* o) {
     device const float* p = (device const float*)row + e0;
     if (e0 + 16 <= k) {
+        #pragma unroll
         for (int i = 0; i < 16; ++i) o[i] = p[i];
     } else {
+        #pragma unroll
         for (int i = 0; i < 16; ++i) o[i] = e0 + i < k ? p[i] : 0.0f;
     }
 }
@@ -219,8 +247,10 @@ static inline void load16(device const w_f32* row, int e0, int k, thread float* 
 static inline void load16(device const w_f16* row, int e0, int k, thread float* o) {
     device const half* p = (device const half*)row + e0;
     if (e0 + 16 <= k) {
+        #pragma unroll
         for (int i = 0; i < 16; ++i) o[i] = float(p[i]);
     } else {
+        #pragma unroll
         for (int i = 0; i < 16; ++i) o[i] = e0 + i < k ? float(p[i]) : 0.0f;
     }
 }
@@ -228,8 +258,10 @@ static inline void load16(device const w_f16* row, int e0, int k, thread float* 
 static inline void load16(device const w_bf16* row, int e0, int k, thread float* o) {
     device const ushort* p = (device const ushort*)row + e0;
     if (e0 + 16 <= k) {
+        #pragma unroll
         for (int i = 0; i < 16; ++i) o[i] = bf16_to_float(p[i]);
     } else {
+        #pragma unroll
         for (int i = 0; i < 16; ++i) o[i] = e0 + i < k ? bf16_to_float(p[i]) : 0.0f;
     }
 }
@@ -295,6 +327,7 @@ static inline void mm_core(device const uchar* W, device const float* x, thread 
         if (wok && e0 < s.k) {
             load16(wrow, e0, s.k, v);
         } else {
+            #pragma unroll
             for (int i = 0; i < 16; ++i) v[i] = 0.0f;
         }
         for (int i = 0; i < 16; ++i) sw[(16 * wh + i) * MM_BN + wn] = v[i];

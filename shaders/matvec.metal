@@ -4,28 +4,106 @@
 //
 // Geometry: threadgroups of nsg SIMD-groups; SIMD-group s of threadgroup
 // (gx, gy) computes weight rows [(gx*nsg + s)*R, +R) for the x rows
-// [gy*MB, +MB). The 32 lanes stride over 16-element chunks of the row, so a
-// SIMD-group reads its R weight rows once (coalesced across lanes) for all
-// MB activation rows, and simd_sum reduces each dot product. R and MB are
-// function constants 20 and 21 (Tuning.MatVecRows, Tuning.MatVecBatch).
+// [gy*MB, +MB). The 32 lanes stride over 16-element chunks of the row, two
+// chunks per step (both chunks' weight and activation loads are issued
+// before either is used, so each lane has two rows' worth of loads in
+// flight), and simd_sum reduces each dot product. R and MB are function
+// constants 20 and 21 (Tuning.MatVecRows, Tuning.MatVecBatch). The x rows
+// are taken one after another: a SIMD-group re-reads its R weight rows per
+// x row (from the cache after the first), which keeps every accumulator a
+// named register.
 //
-// x' is x (mat_vec), rmsnorm(x)⊙g (rms_norm_mat_vec: the threadgroup
-// computes each of its x rows' norm once, then scales on the fly) or
+// x' is x (mat_vec), rmsnorm(x)⊙g (rms_norm_mat_vec: a SIMD-group's lanes
+// cover the whole x row, so each SIMD-group sums its squares from the loads
+// the product makes anyway and scales the finished sums by 1/rms: no norm
+// pass, no barrier) or
 // silu(gate)⊙up (silu_mul_mat_vec) or gelu_tanh(gate)⊙up (gelu_mul_mat_vec). Activations stay float: the GPU
 // multiplies dequantised weights by float x, where the CPU quantises x to
 // q8_0/q8_1/q8_K first (see launch_matrix.go).
+//
+// No array here is indexed by a value known only at run time: on CUDA
+// (function constants are run-time values there) such arrays live in local
+// memory, and round 1's mat-vecs spent most of their time in it (issue #34:
+// 544-952-byte stack frames, L1 hit rate 96%). Loops over R and MB run to
+// compile-time bounds, and the per-row accumulators are the components of
+// one float4; the helpers are always_inline, since a call takes their
+// arrays by address (clang did not inline mv_dot4 on its own).
 
 constant uint fc_mv_rows [[function_constant(20)]];
 constant uint fc_mv_batch [[function_constant(21)]];
 
 #define MV_MAX_ROWS 4
 #define MV_MAX_BATCH 8
-#define MV_MAX_SG 32
 
 
 enum { MV_PLAIN = 0, MV_RMS = 1, MV_SILU = 2, MV_GELU = 3 };
 
-static inline float mv_silu(float g) { return g / (1.0f + exp(-g)); }
+// fast::exp: the GPU's approximation (on CUDA ex2.approx, where exp is
+// computed in double); the SiLU products stay within the tests' tolerances
+static inline float mv_silu(float g) { return g / (1.0f + fast::exp(-g)); }
+
+// mv_x16 fills xv with x' over elements [e0, e0+16) of one activation row,
+// zero past k, and returns the sum of squares of x there (RMSNorm; 0 for the
+// other forms). xr is the row of x (or gate), x2 the RMSNorm weight g or the
+// row of up. For RMSNorm xv is g⊙x: the row's 1/rms scales the finished
+// dot products instead.
+template <int MODE>
+static inline __attribute__((always_inline)) float mv_x16(device const float* xr, device const float* x2, int e0, int k, thread float* xv) {
+    const int cnt = min(16, k - e0);
+    if (cnt == 16) { // every chunk of a quantized row
+        #pragma unroll
+        for (int i = 0; i < 16; ++i) xv[i] = xr[e0 + i];
+    } else {
+        #pragma unroll
+        for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? xr[e0 + i] : 0.0f;
+    }
+    float ss = 0.0f;
+    if (MODE == MV_RMS) {
+        #pragma unroll
+        for (int i = 0; i < 16; ++i) {
+            ss += xv[i] * xv[i];
+            xv[i] = i < cnt ? xv[i] * x2[e0 + i] : 0.0f;
+        }
+    } else if (MODE == MV_SILU) {
+        #pragma unroll
+        for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? mv_silu(xv[i]) * x2[e0 + i] : 0.0f;
+    } else if (MODE == MV_GELU) {
+        #pragma unroll
+        for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? gelu_tanh(xv[i]) * x2[e0 + i] : 0.0f;
+    }
+    return ss;
+}
+
+// mv_dot16 is the dot product of elements [e0, e0+16) of a weight row with xv.
+template <typename B>
+static inline __attribute__((always_inline)) float mv_dot16(device const B* row, int e0, int k, thread const float* xv) {
+    float wv[16];
+    load16(row, e0, k, wv);
+    float s = 0.0f;
+    #pragma unroll
+    for (int i = 0; i < 16; ++i) s += wv[i] * xv[i];
+    return s;
+}
+
+// mv_dot4 adds chunk e0's dot products of the R weight rows to acc's
+// components (rows past R are not read).
+template <typename B>
+static inline __attribute__((always_inline)) float4 mv_dot4(float4 acc, device const B* w0, device const B* w1, device const B* w2,
+                             device const B* w3, int R, int e0, int k, thread const float* xv) {
+    acc.x += mv_dot16(w0, e0, k, xv);
+    if (R > 1) acc.y += mv_dot16(w1, e0, k, xv);
+    if (R > 2) acc.z += mv_dot16(w2, e0, k, xv);
+    if (R > 3) acc.w += mv_dot16(w3, e0, k, xv);
+    return acc;
+}
+
+// mv_store writes one output element: the sum plus bias and residual.
+static inline void mv_store(device float* out, device const float* bias, device const float* res,
+                            bool hb, bool hr, int orow, int rrow, int row, float v) {
+    if (hb) v += bias[row];
+    if (hr) v += res[rrow + row];
+    out[orow + row] = v;
+}
 
 // Bindings: 0 W, 1 x (or gate), 2 out, 3 bias, 4 res, 5 g (or up).
 // P: 0 n, 1 k, 2 m, 3 ldx (ldg), 4 ldo, 5 ldr, 6 eps (f32; ldu for SiLU).
@@ -39,110 +117,76 @@ kernel void mat_vec_impl(
         device const float* x2 [[buffer(5)]],
         constant Args& args [[buffer(8)]],
         uint3 tgpig [[threadgroup_position_in_grid]],
-        uint tiitg [[thread_index_in_threadgroup]],
         uint sgitg [[simdgroup_index_in_threadgroup]],
         uint nsg [[simdgroups_per_threadgroup]],
         uint lane [[thread_index_in_simdgroup]]) {
-    threadgroup float tg_part[MODE == MV_RMS ? MV_MAX_SG : 1][MV_MAX_BATCH];
-
     // the Product layout family's fields, shared by every mode
     const int n = int(args.product.n), k = int(args.product.k), m = int(args.product.m);
     const int ldx = int(args.product.ldx), ldo = int(args.product.ldo), ldr = int(args.product.ldr);
     const int ld2 = int(args.gated.ldu); // the Gated family (silu_mul_mat_vec, gelu_mul_mat_vec) only
     // the host always sets both constants (launch_matrix.go); clamped so
-    // a bad value cannot index past the accumulators
+    // a bad value cannot index past the weight rows
     const int R = clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);
     const int MB = clamp(int(fc_mv_batch), 1, MV_MAX_BATCH);
     const int b0 = int(tgpig.y) * MB;
     const int mb = min(MB, m - b0);
 
-    // RMSNorm: one sum of squares per x row, shared by all SIMD-groups.
-    float inv[MV_MAX_BATCH];
-    if (MODE == MV_RMS) {
-        const float eps = args.rms_norm_mat_vec.eps;
-        for (int b = 0; b < MV_MAX_BATCH; ++b) {
-            if (b >= mb) break;
-            device const float* xr = x + (b0 + b) * ldx;
-            float ss = 0.0f;
-            for (int i = int(tiitg); i < k; i += int(nsg) * 32) ss += xr[i] * xr[i];
-            ss = simd_sum(ss);
-            if (lane == 0) tg_part[sgitg][b] = ss;
-        }
-        threadgroup_barrier(mem_flags::mem_threadgroup);
-        for (int b = 0; b < MV_MAX_BATCH; ++b) {
-            if (b >= mb) break;
-            float ss = 0.0f;
-            for (uint s = 0; s < nsg; ++s) ss += tg_part[s][b];
-            inv[b] = 1.0f / sqrt(ss / float(k) + eps);
-        }
-    }
-
     const int row0 = (int(tgpig.x) * int(nsg) + int(sgitg)) * R;
     if (row0 >= n || mb <= 0) return; // no barrier follows
 
+    // rows past n repeat the last row; their sums are discarded
     const ulong rb = row_bytes<B>(k);
-    float acc[MV_MAX_ROWS][MV_MAX_BATCH]; // rows past R stay 0 (reduced as float4)
-    for (int r = 0; r < MV_MAX_ROWS; ++r)
-        for (int b = 0; b < MV_MAX_BATCH; ++b) acc[r][b] = 0.0f;
+    device const B* w0 = (device const B*)(W + ulong(row0) * rb);
+    device const B* w1 = (device const B*)(W + ulong(min(row0 + 1, n - 1)) * rb);
+    device const B* w2 = (device const B*)(W + ulong(min(row0 + 2, n - 1)) * rb);
+    device const B* w3 = (device const B*)(W + ulong(min(row0 + 3, n - 1)) * rb);
+    const bool hb = has_bind(args, MAT_VEC_BIAS), hr = has_bind(args, MAT_VEC_RES);
 
     const int nc = (k + 15) / 16;
-    for (int c = int(lane); c < nc; c += 32) {
-        const int e0 = 16 * c;
-        float wv[MV_MAX_ROWS][16];
-        for (int r = 0; r < MV_MAX_ROWS; ++r) {
-            if (r >= R) break;
-            // rows past n repeat the last row; their sums are discarded
-            const int row = min(row0 + r, n - 1);
-            load16((device const B*)(W + ulong(row) * rb), e0, k, wv[r]);
-        }
-        for (int b = 0; b < MV_MAX_BATCH; ++b) {
-            if (b >= mb) break;
-            float xv[16];
-            device const float* xr = x + (b0 + b) * ldx + e0;
-            const int cnt = min(16, k - e0);
-            if (cnt == 16) { // every chunk of a quantized row
-                for (int i = 0; i < 16; ++i) xv[i] = xr[i];
-            } else {
-                for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? xr[i] : 0.0f;
-            }
-            if (MODE == MV_RMS) {
-                for (int i = 0; i < cnt; ++i) xv[i] *= inv[b] * x2[e0 + i];
-            } else if (MODE == MV_SILU) {
-                device const float* ur = x2 + (b0 + b) * ld2 + e0;
-                for (int i = 0; i < cnt; ++i) xv[i] = mv_silu(xv[i]) * ur[i];
-            } else if (MODE == MV_GELU) {
-                device const float* ur = x2 + (b0 + b) * ld2 + e0;
-                for (int i = 0; i < cnt; ++i) xv[i] = gelu_tanh(xv[i]) * ur[i];
-            }
-            for (int r = 0; r < MV_MAX_ROWS; ++r) {
-                if (r >= R) break;
-                float s = 0.0f;
-                for (int i = 0; i < 16; ++i) s += wv[r][i] * xv[i];
-                acc[r][b] += s;
-            }
-        }
-    }
-
-    // (the r and b loops run to the compile-time maxima and break at R and
-    // mb: with constant trip counts the compiler unrolls them and keeps
-    // wv, acc and inv in registers; bounded by the function constants
-    // alone, where those are not compile-time (CUDA), the arrays were
-    // indexed at run time and went to local memory)
-    // one reduction per activation row covers all R weight rows (a float4
-    // simd_sum: a quarter of the SIMD-group collectives of scalar sums)
-    const bool hb = has_bind(args, MAT_VEC_BIAS), hr = has_bind(args, MAT_VEC_RES);
     for (int b = 0; b < MV_MAX_BATCH; ++b) {
         if (b >= mb) break;
-        const float4 s = simd_sum(float4(acc[0][b], acc[1][b], acc[2][b], acc[3][b]));
-        if (lane == 0) {
-            for (int r = 0; r < MV_MAX_ROWS; ++r) {
-                if (r >= R || row0 + r >= n) break;
-                const int row = row0 + r;
-                float v = s[r];
-                if (hb) v += bias[row];
-                if (hr) v += res[(b0 + b) * ldr + row];
-                out[(b0 + b) * ldo + row] = v;
+        device const float* xr = x + (b0 + b) * ldx;
+        device const float* x2r = MODE == MV_RMS ? x2 : x2 + (b0 + b) * ld2;
+        float4 acc = float4(0.0f);
+        float ss = 0.0f;
+        // every lane runs the same steps: a lane without a second chunk
+        // re-reads its last one and drops the sums (no divergent tail)
+        for (int c = int(lane); c < nc; c += 64) {
+            const bool two = c + 32 < nc;
+            const int c2 = two ? c + 32 : c;
+            float xa[16], xb[16];
+            const float sa = mv_x16<MODE>(xr, x2r, 16 * c, k, xa);
+            float sb = 0.0f;
+            if (two) { // (the gated forms' activations cost exps: not for a dropped chunk)
+                sb = mv_x16<MODE>(xr, x2r, 16 * c2, k, xb);
+            } else {
+                #pragma unroll
+                for (int i = 0; i < 16; ++i) xb[i] = 0.0f;
             }
+            const float4 ta = mv_dot4(float4(0.0f), w0, w1, w2, w3, R, 16 * c, k, xa);
+            const float4 tb = mv_dot4(float4(0.0f), w0, w1, w2, w3, R, 16 * c2, k, xb);
+            acc += two ? ta + tb : ta;
+            ss += two ? sa + sb : sa;
+        }
+        // one reduction per activation row: a scalar for one weight row, a
+        // float4 for more (a quarter of the collectives of scalar sums)
+        float4 s;
+        if (R == 1) {
+            s = float4(simd_sum(acc.x), 0.0f, 0.0f, 0.0f);
+        } else {
+            s = simd_sum(acc);
+        }
+        if (MODE == MV_RMS) {
+            // the warp's lanes covered the whole x row: its RMSNorm from
+            // the same loads, no pass of its own and no barrier
+            s *= 1.0f / sqrt(simd_sum(ss) / float(k) + args.rms_norm_mat_vec.eps);
+        }
+        if (lane == 0) {
+            const int orow = (b0 + b) * ldo, rrow = (b0 + b) * ldr;
+            mv_store(out, bias, res, hb, hr, orow, rrow, row0, s.x);
+            if (R > 1 && row0 + 1 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 1, s.y);
+            if (R > 2 && row0 + 2 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 2, s.z);
+            if (R > 3 && row0 + 3 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 3, s.w);
         }
     }
 }

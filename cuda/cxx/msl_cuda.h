@@ -285,14 +285,13 @@ __attribute__((always_inline)) inline void patch(const Params& P, void** bufs, u
                 if (target == 32 + i) bufs[i] = (char*)bufs[i] + v;
         }
     }
-    // thread lin writes the words i with i % threads == lin (a block may
-    // have fewer than 20 threads)
-    const unsigned nx = __nvvm_read_ptx_sreg_ntid_x(), ny = __nvvm_read_ptx_sreg_ntid_y();
-    const unsigned n = nx * ny * __nvvm_read_ptx_sreg_ntid_z();
-    const unsigned lin = __nvvm_read_ptx_sreg_tid_x() + nx * (__nvvm_read_ptx_sreg_tid_y() + ny * __nvvm_read_ptx_sreg_tid_z());
+    // thread 0 writes the 20 words: 20 shared stores, where spreading them
+    // over the threads (i % threads == lin) cost 20 integer divisions on
+    // every thread's path before the kernel started (issue #34)
+    if (__nvvm_read_ptx_sreg_tid_x() == 0 && __nvvm_read_ptx_sreg_tid_y() == 0 && __nvvm_read_ptx_sreg_tid_z() == 0) {
 #pragma unroll
-    for (unsigned i = 0; i < 20; i++)
-        if (i % n == lin) args[i] = a[i];
+        for (unsigned i = 0; i < 20; i++) args[i] = a[i];
+    }
     asm volatile("bar.sync 0;" ::: "memory");
 }
 struct Ids {
@@ -315,10 +314,14 @@ inline Ids ids(const Params& P) {
     if (P.perm[0] != 0) {
         unsigned long n = (unsigned long)gx * gy * t.ngroups[2];
         lin = (unsigned)(((unsigned long)P.perm[0] * lin + P.perm[1]) % n);
+        t.group[0] = lin % gx;
+        t.group[1] = (lin / gx) % gy;
+        t.group[2] = lin / (gx * gy);
+    } else { // the block's own position: no divisions on the unpermuted path
+        t.group[0] = __nvvm_read_ptx_sreg_ctaid_x();
+        t.group[1] = __nvvm_read_ptx_sreg_ctaid_y();
+        t.group[2] = __nvvm_read_ptx_sreg_ctaid_z();
     }
-    t.group[0] = lin % gx;
-    t.group[1] = (lin / gx) % gy;
-    t.group[2] = lin / (gx * gy);
     for (int i = 0; i < 3; i++) t.gid[i] = t.group[i] * t.tpg[i] + t.tid[i];
     t.linear = t.tid[0] + t.tpg[0] * (t.tid[1] + t.tpg[1] * t.tid[2]);
     t.lane = t.linear % 32;
@@ -524,4 +527,20 @@ inline void simdgroup_multiply(thread simdgroup_matrix<TD, 8, 8>& d, const threa
     simdgroup_matrix<TD, 8, 8> z = make_filled_simdgroup_matrix<TD, 8, 8>((TD)0);
     simdgroup_multiply_accumulate(d, a, b, z);
 }
+} // namespace metal
+
+// fast::exp is the hardware's ex2.approx (about 2 ulp, plus the rounding of
+// x·log2 e; subnormal results flush to 0), where metal::exp is evaluated in
+// double (above): for decode kernels whose tolerances allow it, such as the
+// gated mat-vecs' SiLU, which takes one exp per gate element in every
+// SIMD-group (issue #34). Qualified lookup finds it before msl_core.h's
+// `using namespace metal` in metal::fast.
+namespace metal {
+namespace fast {
+inline float exp(float x) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x * 1.4426950408889634f));
+    return r;
+}
+} // namespace fast
 } // namespace metal

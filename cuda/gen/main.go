@@ -106,21 +106,23 @@ func Generate(root string) (unit string, table []byte, err error) {
 	out.WriteString(tr.Body)
 	out.WriteString("#line 1 \"cuda-entries.cu\"\n#pragma clang force_cuda_host_device end\n")
 	for _, k := range tr.Kernels {
-		// two calls of the kernel: with the Args and bindings straight
-		// from the parameter (a launch of one step), and with the step's
-		// patches applied (a launch replayed from a CUDA graph, Params.step
-		// set): the patched Args go to shared memory, so the parameter copy
-		// stays in registers
-		var direct, replay []string
+		// one call of the kernel, with the Args in shared memory and the
+		// bindings in registers: a launch of one step has no patches
+		// (Params.npatch 0, Params.step not read), a launch replayed from a
+		// CUDA graph applies its step's. Two calls (the Args straight from
+		// the parameter for the first) kept clang from inlining the kernel,
+		// and a reference into the parameter then made it copy the whole
+		// parameter block to local memory in every thread (456 bytes of
+		// stack in every entry, issue #34)
+		var call []string
 		dyn := false
 		for _, p := range k.Params {
-			a, err := entryArgs("P.bufs", "P.args").ParamExpr(p)
+			a, err := entryArgs("__hark_bufs", "__hark_args").ParamExpr(p)
 			if err != nil {
 				return "", nil, fmt.Errorf("kernel %s: %w", k.Name, err)
 			}
-			b, _ := entryArgs("__hark_bufs", "__hark_args").ParamExpr(p)
 			dyn = dyn || p.Attr == "threadgroup"
-			direct, replay = append(direct, a), append(replay, b)
+			call = append(call, a)
 		}
 		// launch_bounds: every entry must accept the largest threadgroup
 		// a launch rule may ask for: 1024 threads (ptxas keeps registers
@@ -131,8 +133,7 @@ func Generate(root string) (unit string, table []byte, err error) {
 		if dyn {
 			out.WriteString("    extern __shared__ __attribute__((aligned(16))) unsigned char __hark_dyn[];\n")
 		}
-		fmt.Fprintf(&out, "    if (P.step == nullptr) {\n        __hark::Ids t = __hark::ids(P);\n        %s(%s);\n    } else {\n", k.Call, strings.Join(direct, ", "))
-		fmt.Fprintf(&out, "        __shared__ unsigned __hark_args[20];\n        void* __hark_bufs[16];\n        __hark::patch(P, __hark_bufs, __hark_args);\n        __hark::Ids t = __hark::ids(P);\n        %s(%s);\n    }\n}\n", k.Call, strings.Join(replay, ", "))
+		fmt.Fprintf(&out, "    __shared__ unsigned __hark_args[20];\n    void* __hark_bufs[16];\n    __hark::patch(P, __hark_bufs, __hark_args);\n    __hark::Ids t = __hark::ids(P);\n    %s(%s);\n}\n", k.Call, strings.Join(call, ", "))
 	}
 	h := sha256.New()
 	for _, s := range srcs {

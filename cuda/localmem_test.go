@@ -1,0 +1,147 @@
+package cuda
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+// ptxLocalBytes maps every function of a PTX module (entries and device
+// functions, by name) to the bytes of local memory it declares: arrays a
+// kernel indexes at run time, or whose address escapes, live there, and
+// each access is a load or store through the L1 (issue #34: round 1's
+// mat-vecs spent most of their time on 544-952-byte stack frames).
+func ptxLocalBytes(ptx string) map[string]int {
+	depot := regexp.MustCompile(`\.local\s+\.align\s+\d+\s+\.b8\s+__local_depot\d+\[(\d+)\]`)
+	out := map[string]int{}
+	for _, f := range ptxFunctions(ptx) {
+		out[f.name] += 0
+		for _, m := range depot.FindAllStringSubmatch(f.body, -1) {
+			n, _ := strconv.Atoi(m[1])
+			out[f.name] += n
+		}
+	}
+	return out
+}
+
+type ptxFunc struct{ name, body string }
+
+// ptxFunctions splits a PTX module into its functions (entries and device
+// functions): each from its header line to the next one.
+func ptxFunctions(ptx string) []ptxFunc {
+	fn := regexp.MustCompile(`^(?:\.(?:visible|weak)\s+)?\.(?:entry|func)\s+(?:\(.*\)\s+)?([A-Za-z_][A-Za-z0-9_$]*)`)
+	var out []ptxFunc
+	var body strings.Builder
+	flush := func() {
+		if len(out) > 0 {
+			out[len(out)-1].body = body.String()
+		}
+		body.Reset()
+	}
+	for _, line := range strings.Split(ptx, "\n") {
+		if m := fn.FindStringSubmatch(line); m != nil && !strings.HasSuffix(strings.TrimSpace(line), ";") {
+			flush()
+			out = append(out, ptxFunc{name: m[1]})
+			continue
+		}
+		body.WriteString(line)
+		body.WriteByte('\n')
+	}
+	flush()
+	return out
+}
+
+// TestMatVecNoLocalMemory: the mat-vec kernels (every weight type and
+// fused form) keep their activation chunks, dequantised weights and
+// accumulators in registers. Fails on round 1's kernels (128 to 192 bytes
+// of arrays per mat_vec_impl instance, on top of the entry's).
+func TestMatVecNoLocalMemory(t *testing.T) {
+	local := ptxLocalBytes(kernelsPTX)
+	seen := 0
+	for name, n := range local {
+		if strings.Contains(name, "mat_vec_impl") {
+			seen++
+			require.Zero(t, n, "%s declares %d bytes of local memory", name, n)
+		}
+	}
+	// 4 forms (plain, RMSNorm, SiLU, GELU) × 14 weight types; a kernel
+	// clang inlines into its entry has no function of its own, so at
+	// least the plain forms must be there to be checked
+	require.GreaterOrEqual(t, seen, 14, "mat_vec_impl functions found in kernels.ptx")
+}
+
+// TestEntriesDoNotCopyParams: no entry copies its parameter block
+// (params, __hark::Params) to local memory. Fails on round 1's entries,
+// which called the kernel twice (Args from the parameter, or patched in
+// shared memory), so clang kept the kernel out of line and copied the
+// block for the reference to its Args: 456 bytes of stack in every thread
+// of every launch.
+func TestEntriesDoNotCopyParams(t *testing.T) {
+	size := int(unsafe.Sizeof(params{}))
+	n := 0
+	for name, b := range ptxLocalBytes(kernelsPTX) {
+		if strings.HasPrefix(name, entryPrefix) {
+			n++
+			require.Less(t, b, size, "%s declares %d bytes of local memory (the parameter block is %d)", name, b, size)
+		}
+	}
+	require.Equal(t, len(kernelNames), n, "entries found in kernels.ptx")
+}
+
+func TestPTXLocalBytes(t *testing.T) {
+	ptx := ".visible .entry hark_a(\n\t.param .b64 p\n)\n{\n\t.local .align 8 .b8 \t__local_depot0[456];\n}\n" +
+		".weak .func _Z3fooi(\n)\n{\n}\n.func  (.param .b32 func_retval0) _Z3barv(\n)\n{\n\t.local .align 4 .b8 \t__local_depot2[64];\n}\n"
+	require.Equal(t, map[string]int{"hark_a": 456, "_Z3fooi": 0, "_Z3barv": 64}, ptxLocalBytes(ptx))
+}
+
+// TestRMSNormMatVecNoBarrier: rms_norm_mat_vec sums the squares of x in
+// the product's own pass (each SIMD-group covers the whole row), so its
+// kernel function has no barrier. Fails on round 1's kernel, which ran a
+// norm pass over x in every threadgroup between two barriers.
+func TestRMSNormMatVecNoBarrier(t *testing.T) {
+	seen := 0
+	for _, f := range ptxFunctions(kernelsPTX) {
+		if strings.HasPrefix(f.name, "_Z12mat_vec_impl") && strings.Contains(f.name, "Li1EE") { // MODE 1: MV_RMS
+			seen++
+			require.NotContains(t, f.body, "bar.sync", f.name)
+		}
+	}
+	require.NotZero(t, seen, "rms_norm_mat_vec kernel functions found in kernels.ptx")
+}
+
+// TestEntryPrologueDivisions: an entry's prologue (msl_cuda.h's patch and
+// ids) divides only on the permuted-block path. Fails on the previous
+// prologue: 20 remainders by the thread count (which thread copies which
+// Args word) on every thread's path, 22 to 28 integer divisions in these
+// entries; what is left here is the permutation's 4 and the kernel's own.
+func TestEntryPrologueDivisions(t *testing.T) {
+	div := regexp.MustCompile(`(?m)^\s*(?:rem|div)\.[us](?:32|64)\s`)
+	want := map[string]bool{entryPrefix + "add": true, entryPrefix + "mat_vec_q8_0": true, entryPrefix + "rms_norm_mat_vec_q8_0": true}
+	for _, f := range ptxFunctions(kernelsPTX) {
+		if want[f.name] {
+			delete(want, f.name)
+			require.LessOrEqual(t, len(div.FindAllString(f.body, -1)), 6, "%s: integer divisions", f.name)
+		}
+	}
+	require.Empty(t, want, "entries not found in kernels.ptx")
+}
+
+// TestSiLUMatVecSingleExp: silu_mul_mat_vec's SiLU uses fast::exp, the
+// hardware's ex2.approx, and no double precision. Fails on the previous
+// kernel, which evaluated exp in double for every gate element.
+func TestSiLUMatVecSingleExp(t *testing.T) {
+	f64 := regexp.MustCompile(`(?m)^\s*[a-z.]+\.f64\s`)
+	seen := 0
+	for _, f := range ptxFunctions(kernelsPTX) {
+		if strings.HasPrefix(f.name, "_Z12mat_vec_impl") && strings.Contains(f.name, "Li2EE") && strings.Contains(f.body, "{") { // MODE 2: MV_SILU
+			seen++
+			require.Contains(t, f.body, "ex2.approx", f.name)
+			require.Empty(t, f64.FindAllString(f.body, 3), "%s: double-precision instructions", f.name)
+		}
+	}
+	require.NotZero(t, seen, "silu_mul_mat_vec kernel functions found in kernels.ptx")
+}
