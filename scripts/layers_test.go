@@ -1,0 +1,91 @@
+package scripts
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const module = "github.com/harkapp/hark"
+
+// goList runs `go list` in the module root (the parent of scripts/) with
+// extra environment and returns its lines.
+func goList(t *testing.T, env []string, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir, cmd.Env = "..", append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+// shipped are the builds Hark ships, as scripts/build-cli,
+// scripts/build-macos-app and scripts/package-linux make them: linux and
+// darwin, the CLI and the desktop app.
+var shipped = []struct {
+	name string
+	env  []string
+	tags string
+}{
+	{"linux cli", []string{"GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=1"}, ""},
+	{"linux desktop", []string{"GOOS=linux", "GOARCH=amd64", "CGO_ENABLED=1"}, "desktop,production"},
+	{"darwin cli", []string{"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}, ""},
+	{"darwin desktop", []string{"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}, "desktop,production"},
+}
+
+// testOnly reports whether a package exists for tests only: the standard
+// testing packages, and any other package named like a test helper
+// (…test, …testutil), such as engine/backends/backendstest.
+func testOnly(path string, standard bool) bool {
+	if standard {
+		return path == "testing" || strings.HasPrefix(path, "testing/")
+	}
+	last := path[strings.LastIndex(path, "/")+1:]
+	return strings.HasSuffix(last, "test") || strings.HasSuffix(last, "testutil")
+}
+
+// No shipped binary links test code: neither testing (which would also
+// register its flags in the binary) nor a test-helper package. xgb v1.1.1
+// has testing in a non-test file, so it is vendored without it under
+// third_party/xgb.
+func TestShippedBinariesLinkNoTestCode(t *testing.T) {
+	for _, b := range shipped {
+		deps := goList(t, b.env, "-e", "-deps", "-tags", b.tags, "-f", "{{.ImportPath}} {{.Standard}}", ".")
+		require.Contains(t, deps, module+"/cli false", "%s: the list is the binary's", b.name)
+		if b.tags != "" {
+			require.Contains(t, deps, module+"/desktop false", "%s: the list is the app's", b.name)
+		}
+		var bad []string
+		for _, l := range deps {
+			path, std, _ := strings.Cut(l, " ")
+			if testOnly(path, std == "true") {
+				bad = append(bad, path)
+			}
+		}
+		require.Empty(t, bad, "%s links test-only packages", b.name)
+	}
+}
+
+func TestTestOnly(t *testing.T) {
+	require.True(t, testOnly("testing", true))
+	require.True(t, testOnly("testing/iotest", true))
+	require.False(t, testOnly("internal/synctest", true), "the runtime's, not a test helper")
+	require.True(t, testOnly(module+"/shaders/msltest", false))
+	require.True(t, testOnly(module+"/internal/testutil", false))
+	require.False(t, testOnly(module+"/engine/backends", false))
+}
+
+// The desktop app gets its models from engine/runtime only: no app
+// package imports a backend directly.
+func TestAppImportsNoBackend(t *testing.T) {
+	for _, env := range [][]string{nil, {"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}} {
+		for _, l := range goList(t, env, "-f", `{{.ImportPath}}: {{join .Imports " "}}`, "./app/...") {
+			for _, imp := range strings.Fields(l)[1:] {
+				require.NotContains(t, []string{module + "/engine/cpu", module + "/metal"}, imp, l)
+			}
+		}
+	}
+}
