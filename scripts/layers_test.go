@@ -89,3 +89,50 @@ func TestAppImportsNoBackend(t *testing.T) {
 		}
 	}
 }
+
+// imports lists each package of the module under pattern with its imports
+// (tests excluded), on linux and on darwin.
+func imports(t *testing.T, pattern string) map[string][]string {
+	t.Helper()
+	m := map[string][]string{}
+	for _, env := range [][]string{nil, {"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}} {
+		for _, l := range goList(t, env, "-e", "-f", `{{.ImportPath}} {{join .Imports " "}}`, pattern) {
+			f := strings.Fields(l)
+			m[f[0]] = append(m[f[0]], f[1:]...)
+		}
+	}
+	return m
+}
+
+// under reports whether path is the module's package dir or one below it.
+func under(path, dir string) bool {
+	p := module + "/" + dir
+	return path == p || strings.HasPrefix(path, p+"/")
+}
+
+// Nothing is imported upward: the engine and audio know nothing of the
+// GPU backends, the app or the server; the server and the macOS packages
+// share code with the app through internal/, not by importing app/.
+func TestNoUpwardImports(t *testing.T) {
+	rules := []struct {
+		from      string
+		forbidden []string
+	}{
+		{"serve", []string{"app"}},
+		{"macos", []string{"app"}},
+		{"internal", []string{"app", "serve", "cli", "desktop"}},
+	}
+	all := imports(t, "./...")
+	for pkg, imps := range all {
+		for _, r := range rules {
+			if !under(pkg, r.from) {
+				continue
+			}
+			for _, imp := range imps {
+				for _, f := range r.forbidden {
+					require.False(t, under(imp, f), "%s imports %s, above it", pkg, imp)
+				}
+			}
+		}
+	}
+}

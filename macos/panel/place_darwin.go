@@ -3,7 +3,7 @@ package panel
 import (
 	"github.com/ebitengine/purego/objc"
 
-	"github.com/harkapp/hark/app/overlay/place"
+	"github.com/harkapp/hark/internal/place"
 	"github.com/harkapp/hark/macos/internal/ns"
 )
 
