@@ -118,6 +118,7 @@ func TestNoUpwardImports(t *testing.T) {
 		from      string
 		forbidden []string
 	}{
+		{"audio", []string{"engine", "app", "serve", "cli"}},
 		{"serve", []string{"app"}},
 		{"macos", []string{"app"}},
 		{"internal", []string{"app", "serve", "cli", "desktop"}},

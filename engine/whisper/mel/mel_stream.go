@@ -1,9 +1,10 @@
-package audio
+package mel
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/harkapp/hark/audio"
 	"io"
 	"math"
 	"os"
@@ -52,7 +53,7 @@ type SpooledSpectrogram struct {
 // it the stream is refused with a *TooLongError. The file is created in
 // os.TempDir() and unlinked at once, so nothing is left behind, whatever
 // happens to the process.
-func LogMelSpool(s Stream, f *MelFilters, padding, maxSamples int) (*SpooledSpectrogram, error) {
+func LogMelSpool(s audio.Stream, f *MelFilters, padding, maxSamples int) (*SpooledSpectrogram, error) {
 	tmp, err := os.CreateTemp("", "hark-mel-*")
 	if err != nil {
 		return nil, fmt.Errorf("audio: spectrogram spool: %w", err)
@@ -113,18 +114,18 @@ func (s *SpooledSpectrogram) Close() error { return s.file.Close() }
 // them to emit frame-major (cols[t*NMels+m]) a chunk at a time; it returns
 // their maximum, the audio's peak magnitude and the number of frames.
 // Only the samples the next frames need are kept.
-func melStream(s Stream, f *MelFilters, padding, maxSamples int, emit func(cols []float32) error) (top float64, peakV float32, nFrames int, err error) {
+func melStream(s audio.Stream, f *MelFilters, padding, maxSamples int, emit func(cols []float32) error) (top float64, peakV float32, nFrames int, err error) {
 	if f == nil {
 		return 0, 0, 0, errors.New("audio: LogMelSpool: nil mel filters")
 	}
-	if s.Channels() != 1 || s.SampleRate() != WhisperRate {
+	if s.Channels() != 1 || s.SampleRate() != audio.WhisperRate {
 		return 0, 0, 0, fmt.Errorf("audio: LogMelSpool needs 16 kHz mono, got %d Hz × %d channels", s.SampleRate(), s.Channels())
 	}
 	if padding < NFFT/2 {
 		return 0, 0, 0, fmt.Errorf("audio: LogMelSpool: padding %d is shorter than %d", padding, NFFT/2)
 	}
-	if maxSamples <= 0 || maxSamples > maxReadAllSamples {
-		maxSamples = maxReadAllSamples
+	if maxSamples <= 0 || maxSamples > audio.MaxReadAllSamples {
+		maxSamples = audio.MaxReadAllSamples
 	}
 	var (
 		sig  = &signal{n: -1}
@@ -163,10 +164,10 @@ func melStream(s Stream, f *MelFilters, padding, maxSamples int, emit func(cols 
 		return nil
 	}
 	for {
-		n, err := readSome(s, buf)
+		n, err := audio.ReadSome(s, buf)
 		if n > 0 {
 			if sig.start+len(sig.seg)+n > maxSamples {
-				return 0, 0, 0, &TooLongError{Limit: time.Duration(maxSamples) * time.Second / WhisperRate}
+				return 0, 0, 0, &TooLongError{Limit: time.Duration(maxSamples) * time.Second / audio.WhisperRate}
 			}
 			peakV = max(peakV, peak(buf[:n]))
 			sig.seg = append(sig.seg, buf[:n]...)
@@ -199,7 +200,7 @@ func melStream(s Stream, f *MelFilters, padding, maxSamples int, emit func(cols 
 	}
 	sig.n = sig.start + len(sig.seg)
 	if sig.n == 0 {
-		return 0, 0, 0, ErrNoAudio
+		return 0, 0, 0, audio.ErrNoAudio
 	}
 	sig.total = sig.n + padding
 	nFrames = sig.total / HopLength

@@ -1,4 +1,4 @@
-package audio
+package mel
 
 import (
 	"encoding/binary"

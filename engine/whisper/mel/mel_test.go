@@ -1,7 +1,8 @@
-package audio
+package mel
 
 import (
 	"encoding/binary"
+	"github.com/harkapp/hark/audio"
 	"math"
 	"os"
 	"testing"
@@ -57,7 +58,7 @@ func TestLogMelMatchesReference(t *testing.T) {
 func checkLogMelReference(t *testing.T, sgemm bool) {
 	defer func(old bool) { useSgemmDFT = old }(useSgemmDFT)
 	useSgemmDFT = sgemm
-	x, err := Load16k(shared.Path(t, "audio", "jfk.wav"))
+	x, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
 	require.Len(t, x, 176000)
 	mel, err := LogMel(x, kitFilters(t, 80), 480000)
@@ -85,7 +86,7 @@ func checkLogMelReference(t *testing.T, sgemm bool) {
 func TestLogMel128(t *testing.T) {
 	f := kitFilters(t, 128)
 	require.Equal(t, 128, f.NMels)
-	x, err := Load16k(shared.Path(t, "audio", "jfk.wav"))
+	x, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
 	mel, err := LogMel(x, f, 480000)
 	require.NoError(t, err)
@@ -162,22 +163,22 @@ func BenchmarkLogMel30s(b *testing.B) {
 // for lengths around the chunk boundaries.
 func TestLogMelSpoolEqualsWhole(t *testing.T) {
 	f := kitFilters(t, 80)
-	x, err := Load16k(shared.Path(t, "audio", "jfk.wav"))
+	x, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
 	for _, n := range []int{1000, streamChunk - 7, streamChunk + 123, len(x)} {
 		want, err := LogMel(x[:n], f, 480000)
 		require.NoError(t, err)
-		got, err := LogMelSpool(FromSamples(x[:n], WhisperRate, 1), f, 480000, 0)
+		got, err := LogMelSpool(audio.FromSamples(x[:n], audio.WhisperRate, 1), f, 480000, 0)
 		require.NoError(t, err)
 		requireSameWindows(t, want, got)
 		require.Equal(t, want.Peak, got.Peak)
 		require.NoError(t, got.Close())
 	}
-	_, err = LogMelSpool(FromSamples(nil, WhisperRate, 1), f, 480000, 0)
-	require.ErrorIs(t, err, ErrNoAudio)
-	_, err = LogMelSpool(FromSamples(x, 8000, 1), f, 480000, 0)
+	_, err = LogMelSpool(audio.FromSamples(nil, audio.WhisperRate, 1), f, 480000, 0)
+	require.ErrorIs(t, err, audio.ErrNoAudio)
+	_, err = LogMelSpool(audio.FromSamples(x, 8000, 1), f, 480000, 0)
 	require.Error(t, err)
-	_, err = LogMelSpool(FromSamples(x, WhisperRate, 1), f, 10, 0)
+	_, err = LogMelSpool(audio.FromSamples(x, audio.WhisperRate, 1), f, 10, 0)
 	require.Error(t, err)
 }
 
@@ -185,12 +186,12 @@ func TestLogMelSpoolEqualsWhole(t *testing.T) {
 // the rest of the stream is read.
 func TestLogMelSpoolLimit(t *testing.T) {
 	f := kitFilters(t, 80)
-	x := make([]float32, 10*WhisperRate)
-	_, err := LogMelSpool(FromSamples(x, WhisperRate, 1), f, 480000, 2*WhisperRate)
+	x := make([]float32, 10*audio.WhisperRate)
+	_, err := LogMelSpool(audio.FromSamples(x, audio.WhisperRate, 1), f, 480000, 2*audio.WhisperRate)
 	var tl *TooLongError
 	require.ErrorAs(t, err, &tl)
 	require.Contains(t, err.Error(), "2s")
-	s, err := LogMelSpool(FromSamples(x, WhisperRate, 1), f, 480000, len(x))
+	s, err := LogMelSpool(audio.FromSamples(x, audio.WhisperRate, 1), f, 480000, len(x))
 	require.NoError(t, err)
 	s.Close()
 }
