@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/harkapp/hark/drivers"
 	"github.com/harkapp/hark/internal/usererr"
 )
 
@@ -53,6 +54,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	drivers.Register() // the GPU backends, before any command opens one
 	addModelsDirFlag(root)
 	addVersion(root) // --version and `hark version`
 	root.AddCommand(

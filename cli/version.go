@@ -8,16 +8,20 @@ import (
 )
 
 // addVersion gives the root `hark --version` (and `hark version`): the
-// stamped release, commit, build date and compiled-in backends.
+// stamped release, commit, build date and the backends this machine would
+// use (backends.Here, from the driver list). The line is built when asked
+// for, so other commands do not probe the GPU drivers for it.
 func addVersion(root *cobra.Command) {
-	root.Version = version.Get(backends.Compiled()).String()
-	root.SetVersionTemplate("{{.Version}}\n")
+	line := func() string { return version.Get(backends.Here()).String() }
+	root.Version = "hark" // non-empty: cobra adds --version
+	root.SetVersionTemplate("{{harkVersion}}\n")
+	cobra.AddTemplateFunc("harkVersion", line)
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
-		Short: "Print the version, commit, build date and compiled-in backends",
+		Short: "Print the version, commit, build date and the backends this machine would use",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cmd.Println(root.Version)
+			cmd.Println(line())
 			return nil
 		},
 	})

@@ -3,6 +3,7 @@ package cuda
 import (
 	"errors"
 	"fmt"
+	"github.com/harkapp/hark/engine/backends"
 	"math/rand/v2"
 	"sync"
 	"unsafe"
@@ -26,8 +27,8 @@ type Backend struct {
 	rngMu sync.Mutex
 	rng   *rand.Rand
 	// stats and profile of closed executables; open ones report their own
-	stats Stats
-	prof  map[string]*KernelTime
+	stats backends.CUDAStats
+	prof  map[string]*backends.KernelTime
 	execs map[*Exec]struct{}
 }
 
@@ -142,7 +143,7 @@ type Exec struct {
 	stepDev  dptr
 	stepHost unsafe.Pointer
 	graphs   graphs
-	stats    Stats
+	stats    backends.CUDAStats
 	prof     profiler
 }
 
@@ -190,14 +191,14 @@ func (b *Backend) LoadTuned(p *plan.Plan, t shaders.Tuning) (plan.Executable, er
 
 // Stats sums the work of every executable of the backend since
 // ResetStats, closed ones included.
-func (b *Backend) Stats() Stats {
+func (b *Backend) Stats() backends.CUDAStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
 	s := b.stats
 	for e := range b.execs {
-		s.add(e.stats)
+		s.Add(e.stats)
 	}
 	return s
 }
@@ -208,14 +209,14 @@ func (b *Backend) ResetStats() {
 	defer b.mu.Unlock()
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
-	b.stats, b.prof = Stats{}, nil
+	b.stats, b.prof = backends.CUDAStats{}, nil
 	for e := range b.execs {
-		e.stats, e.prof.acc = Stats{}, nil
+		e.stats, e.prof.acc = backends.CUDAStats{}, nil
 	}
 }
 
 // Stats reports the executable's work since load.
-func (e *Exec) Stats() Stats {
+func (e *Exec) Stats() backends.CUDAStats {
 	e.b.dev.mu.Lock()
 	defer e.b.dev.mu.Unlock()
 	return e.stats
@@ -581,11 +582,11 @@ func (e *Exec) release() {
 	d := e.b.dev.d
 	d.cuStreamSynchronize(e.b.dev.stream)
 	e.dropGraphs()
-	e.b.stats.add(e.stats)
-	e.stats = Stats{}
+	e.b.stats.Add(e.stats)
+	e.stats = backends.CUDAStats{}
 	if e.prof.acc != nil {
 		if e.b.prof == nil {
-			e.b.prof = map[string]*KernelTime{}
+			e.b.prof = map[string]*backends.KernelTime{}
 		}
 		addProfile(e.b.prof, e.prof.acc)
 	}

@@ -122,6 +122,7 @@ func TestNoUpwardImports(t *testing.T) {
 		{"serve", []string{"app"}},
 		{"macos", []string{"app"}},
 		{"internal", []string{"app", "serve", "cli", "desktop"}},
+		{"engine", []string{"metal", "cuda", "shaders", "drivers", "app", "serve", "cli", "desktop"}},
 	}
 	all := imports(t, "./...")
 	for pkg, imps := range all {

@@ -1,24 +1,14 @@
-package backends
+package drivers
 
 import (
 	"fmt"
 	"runtime"
 	"strings"
 
-	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/metal"
 	"github.com/harkapp/hark/shaders"
 )
-
-// drivers is the list auto tries, in order: GPUs first, the CPU last
-// (it always starts). A new backend is one line here.
-func drivers() []Driver {
-	return []Driver{
-		{Name: Metal, Open: openMetalDriver},
-		{Name: "cuda", Open: openCUDADriver},
-		{Name: CPU, Open: func(o Options, _ bool) (Backend, error) { return cpu.New(cpu.Options{Threads: o.Threads}), nil }},
-	}
-}
 
 // appleFamilies are the families of Apple-designed GPUs, where Metal is the
 // default; on other Macs (Intel, "mac2") the CPU stays the default.
@@ -26,7 +16,7 @@ var appleFamilies = map[string]bool{"apple7": true, "apple8": true, "apple9": tr
 
 // Seams for tests: the Metal opener, the list of kernels without MSL, the OS.
 var (
-	openMetal = func() (Backend, metal.Info, error) {
+	openMetal = func() (backends.Backend, metal.Info, error) {
 		b, err := metal.New()
 		if err != nil {
 			return nil, metal.Info{}, err
@@ -35,15 +25,23 @@ var (
 	}
 	missingKernels = shaders.Missing
 	goos           = runtime.GOOS
+	goarch         = runtime.GOARCH
 )
+
+// metalHere is Metal's Driver.Here: a Mac with Apple silicon, whose GPU
+// (family apple7 or later) auto picks, and every kernel in MSL. It
+// compiles nothing: opening Metal compiles the shader library.
+func metalHere() bool {
+	return goos == "darwin" && goarch == "arm64" && len(missingKernels()) == 0
+}
 
 // openMetalDriver opens Metal, refusing it while kernels are missing
 // (every plan uses most of them) and, for auto, on GPUs that are not
 // Apple's. Metal has one system GPU, so a GPU index other than 0 is
 // refused rather than ignored.
-func openMetalDriver(o Options, auto bool) (Backend, error) {
+func openMetalDriver(o backends.Options, auto bool) (backends.Backend, error) {
 	if auto && goos != "darwin" {
-		return nil, ErrNotHere
+		return nil, backends.ErrNotHere
 	}
 	if o.GPU != 0 {
 		return nil, fmt.Errorf("metal: --gpu %d: Metal runs on the system GPU; --gpu chooses a CUDA device", o.GPU)

@@ -1,10 +1,11 @@
-package backends
+package drivers
 
 import (
 	"errors"
 	"fmt"
 
 	"github.com/harkapp/hark/cuda"
+	"github.com/harkapp/hark/engine/backends"
 )
 
 // minCUDAFree is the free GPU memory below which auto keeps to the CPU.
@@ -12,10 +13,10 @@ const minCUDAFree = 512 << 20
 
 // openCUDADriver opens GPU o.GPU with the CUDA backend; for auto, no driver or
 // GPU is ErrNotHere and a nearly full GPU is refused with the reason.
-func openCUDADriver(o Options, auto bool) (Backend, error) {
+func openCUDADriver(o backends.Options, auto bool) (backends.Backend, error) {
 	b, err := cuda.New(cuda.Options{Device: o.GPU})
 	if errors.Is(err, cuda.ErrUnavailable) && auto {
-		return nil, ErrNotHere
+		return nil, backends.ErrNotHere
 	}
 	if err != nil {
 		return nil, err
@@ -26,3 +27,6 @@ func openCUDADriver(o Options, auto bool) (Backend, error) {
 	}
 	return b, nil
 }
+
+// cudaHere is CUDA's Driver.Here; a seam for tests.
+var cudaHere = cuda.Present
