@@ -3,6 +3,7 @@ package scripts
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,6 +136,29 @@ func TestNoUpwardImports(t *testing.T) {
 					require.False(t, under(imp, f), "%s imports %s, above it", pkg, imp)
 				}
 			}
+		}
+	}
+}
+
+// No production package imports a test-only package: one named like a
+// test helper, or one that imports testing itself (internal/shared, the
+// tests' data and wait helpers). A test helper may use another. (The
+// shipped binaries' own check above also catches a production package
+// that imports testing directly.) The CUDA generator, for one, uses
+// shaders/msl, not the executor shaders/msltest.
+func TestNoProductionImportOfTestPackages(t *testing.T) {
+	all := imports(t, "./...")
+	helper := map[string]bool{}
+	for pkg, imps := range all {
+		helper[pkg] = testOnly(pkg, false) || slices.Contains(imps, "testing")
+	}
+	for pkg, imps := range all {
+		if helper[pkg] {
+			continue
+		}
+		for _, imp := range imps {
+			std := !strings.Contains(strings.Split(imp, "/")[0], ".")
+			require.False(t, helper[imp] || testOnly(imp, std), "%s imports the test-only %s", pkg, imp)
 		}
 	}
 }

@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/harkapp/hark/shaders/msl"
 )
 
-//go:embed cxx/msl.h cxx/msl_core.h cxx/abi.h cxx/runtime.cpp
+//go:embed cxx/msl.h cxx/abi.h cxx/runtime.cpp
 var cxx embed.FS
 
 // compiler returns the C++ compiler: $HARK_CXX, else clang++ (the
@@ -82,7 +84,7 @@ func build(kernels string) (string, error) {
 		return "", err
 	}
 	hdr, _ := cxx.ReadFile("cxx/msl.h")
-	core, _ := cxx.ReadFile("cxx/msl_core.h")
+	core := msl.CoreHeader
 	abi, _ := cxx.ReadFile("cxx/abi.h")
 	rt, _ := cxx.ReadFile("cxx/runtime.cpp")
 	flags := cxxFlags()

@@ -1,5 +1,5 @@
 // msl_core.h: the portable part of the MSL compatibility layer (types,
-// vectors, constructors, math, limits), shared by the CPU executor (msl.h)
+// vectors, constructors, math, limits), shared by the CPU executor (shaders/msltest/cxx/msl.h)
 // and the CUDA translation (../../../cuda/cxx/msl_cuda.h). It includes no
 // system header. A backend may redirect the __builtin_* math it uses
 // (NVPTX has no libm) with macros before including it.

@@ -1,6 +1,7 @@
-package msltest
+package msl
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -8,8 +9,8 @@ import (
 	"strings"
 )
 
-// Translate is the MSL→C++ front end shared by the executor (generate.go)
-// and the CUDA backend's generator (cuda/gen): it rewrites the sources into
+// Translate is the MSL→C++ front end shared by the test executor
+// (shaders/msltest) and the CUDA backend's generator (cuda/gen): it rewrites the sources into
 // C++ for a compatibility header (comments stripped, attributes removed,
 // vector constructors made calls, threadgroup declarations and function
 // constants in the dialect's form) and lists the kernel entries with their
@@ -38,8 +39,8 @@ type FuncConst struct {
 	Index      int
 }
 
-// Dialect says how a target spells what plain C++ lacks. Zero fields give
-// the executor's forms.
+// Dialect says how a target spells what plain C++ lacks. Threadgroup is
+// required; a nil Constant gives a plain static variable.
 type Dialect struct {
 	// Threadgroup returns the declaration replacing `threadgroup typ name
 	// dims;` in a kernel body (dims is "" or "[N]..."): shared storage of
@@ -66,7 +67,7 @@ type kernelDef struct {
 // Translate translates srcs (one library, in order) for dialect d.
 func Translate(srcs []Source, d Dialect) (*Translation, error) {
 	if d.Threadgroup == nil {
-		d.Threadgroup = fiberThreadgroup
+		return nil, errors.New("msl: the dialect has no Threadgroup form")
 	}
 	if d.Constant == nil {
 		d.Constant = func(c FuncConst) string { return fmt.Sprintf("static %s %s;", c.Type, c.Name) }
@@ -90,7 +91,7 @@ func Translate(srcs []Source, d Dialect) (*Translation, error) {
 			g := reFuncConst.FindStringSubmatch(m)
 			idx, _ := strconv.Atoi(g[3])
 			c := FuncConst{Type: g[1], Name: g[2], Index: idx}
-			if idx < 0 || idx >= maxConstants {
+			if idx < 0 || idx >= MaxConstants {
 				cerr = fmt.Errorf("%s: function constant %s: index %d out of range", src.Name, c.Name, idx)
 			}
 			tr.Constants = append(tr.Constants, c)
@@ -159,14 +160,4 @@ func Translate(srcs []Source, d Dialect) (*Translation, error) {
 	}
 	tr.Body = out.String()
 	return tr, nil
-}
-
-// fiberThreadgroup makes a threadgroup declaration a reference into the
-// executor's per-threadgroup arena (a plain C++ local would be per fiber).
-func fiberThreadgroup(typ, name, dims string) string {
-	if dims == "" {
-		return fmt.Sprintf("threadgroup %s& %s = *(threadgroup %s*)__msl::msl_tg_alloc(sizeof(%s), alignof(%s));", typ, name, typ, typ, typ)
-	}
-	return fmt.Sprintf("threadgroup %s (&%s)%s = *(threadgroup %s(*)%s)__msl::msl_tg_alloc(sizeof(%s%s), alignof(%s%s));",
-		typ, name, dims, typ, dims, typ, dims, typ, dims)
 }

@@ -1,4 +1,4 @@
-package msltest
+package msl
 
 import "fmt"
 
