@@ -111,7 +111,7 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 
 	// 2. temperature
 	if temp <= 0 || temp != temp {
-		out[0] = int32(argmaxRow(l))
+		out[0] = int32(plan.ArgmaxRow(l))
 		return nil
 	}
 	lmax := float32(math.Inf(-1))
@@ -124,7 +124,7 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 	if math.IsInf(float64(lmax), 0) {
 		// every logit -Inf, or some +Inf: the distribution degenerates to
 		// the first maximum
-		out[0] = int32(argmaxRow(l))
+		out[0] = int32(plan.ArgmaxRow(l))
 		return nil
 	}
 

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/engine/tokenizer"
-	"github.com/stretchr/testify/require"
 )
 
 func storiesGenerator(t *testing.T, opt Options) (*Generator, *gguf.File) {
@@ -114,7 +116,7 @@ func TestHostSamplerMatchesKernel(t *testing.T) {
 		for i := range hs {
 			hs[i] = int32(rng.IntN(n))
 		}
-		require.NoError(t, ex.Write(x, 0, f32Bytes(logits)))
+		require.NoError(t, ex.Write(x, 0, ggml.F32Bytes(logits)))
 		hb := make([]byte, 4*len(hs))
 		for i, v := range hs {
 			binary.LittleEndian.PutUint32(hb[4*i:], uint32(v))

@@ -113,7 +113,7 @@ func (h *hostSampler) sample(s Sampler, logits []float32, hist []int32, step uin
 		}
 	}
 	if s.Temperature <= 0 || s.Temperature != s.Temperature {
-		return argmax(l)
+		return int32(plan.ArgmaxRow(l))
 	}
 	lmax := float32(math.Inf(-1))
 	for i := range l {
@@ -121,7 +121,7 @@ func (h *hostSampler) sample(s Sampler, logits []float32, hist []int32, step uin
 		lmax = max(lmax, l[i])
 	}
 	if math.IsInf(float64(lmax), 0) {
-		return argmax(l)
+		return int32(plan.ArgmaxRow(l))
 	}
 	h.ids = h.ids[:0]
 	for i := range n {
@@ -173,19 +173,4 @@ func (h *hostSampler) sample(s Sampler, logits []float32, hist []int32, step uin
 		}
 	}
 	return ids[len(ids)-1]
-}
-
-// argmax returns the index of the largest value, the lowest on ties.
-func argmax(x []float32) int32 {
-	best := -1
-	var bv float32
-	for i, v := range x {
-		if v != v {
-			continue
-		}
-		if best < 0 || v > bv {
-			best, bv = i, v
-		}
-	}
-	return int32(max(best, 0))
 }
