@@ -156,15 +156,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) { return b.LoadTun
 // LoadTuned is Load with other kernel tuning (the kernel tests run every
 // tuning the executor runs).
 func (b *Backend) LoadTuned(p *plan.Plan, t shaders.Tuning) (plan.Executable, error) {
-	if p == nil {
-		return nil, errors.New("cuda: nil plan")
-	}
-	for _, ps := range p.Passes {
-		if ps == nil {
-			return nil, fmt.Errorf("cuda: plan %s: nil pass", p.Name)
-		}
-	}
-	if err := p.Validate(); err != nil {
+	if err := plan.CheckLoad(p); err != nil {
 		return nil, fmt.Errorf("cuda: %w", err)
 	}
 	b.mu.Lock()
@@ -352,11 +344,8 @@ func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, don
 	defer e.mu.Unlock()
 	what := "chained steps"
 	if passes == nil {
-		if e.closed {
-			return 0, fmt.Errorf("cuda: plan %s: executable is closed", e.name)
-		}
-		if pass < 0 || pass >= len(e.passes) {
-			return 0, fmt.Errorf("cuda: plan %s: pass %d out of range (%d passes)", e.name, pass, len(e.passes))
+		if err := plan.CheckPass(e.name, e.closed, pass, len(e.passes)); err != nil {
+			return 0, fmt.Errorf("cuda: %w", err)
 		}
 		what = "pass " + e.passes[pass].Name
 	}

@@ -1,7 +1,6 @@
 package metal
 
 import (
-	"errors"
 	"fmt"
 	"github.com/harkapp/hark/engine/backends"
 	"sync"
@@ -117,15 +116,7 @@ type Exec struct {
 // the plan has an MSL kernel, and compiles the pipelines it can resolve
 // ahead of the first step.
 func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
-	if p == nil {
-		return nil, errors.New("metal: nil plan")
-	}
-	for _, ps := range p.Passes {
-		if ps == nil {
-			return nil, fmt.Errorf("metal: plan %s: nil pass", p.Name)
-		}
-	}
-	if err := p.Validate(); err != nil {
+	if err := plan.CheckLoad(p); err != nil {
 		return nil, fmt.Errorf("metal: %w", err)
 	}
 	if err := checkKernels(p, b.missing()); err != nil {
