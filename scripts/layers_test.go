@@ -1,8 +1,10 @@
 package scripts
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -92,14 +94,19 @@ func TestAppImportsNoBackend(t *testing.T) {
 }
 
 // imports lists each package of the module under pattern with its imports
-// (tests excluded), on linux and on darwin.
-func imports(t *testing.T, pattern string) map[string][]string {
+// (tests excluded), on linux and on darwin. Commands (package main: the
+// binary, generators, tools) sit above every layer: withCommands false
+// leaves them out.
+func imports(t *testing.T, pattern string, withCommands bool) map[string][]string {
 	t.Helper()
 	m := map[string][]string{}
 	for _, env := range [][]string{nil, {"GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=0"}} {
-		for _, l := range goList(t, env, "-e", "-f", `{{.ImportPath}} {{join .Imports " "}}`, pattern) {
+		for _, l := range goList(t, env, "-e", "-f", `{{.ImportPath}} {{.Name}} {{join .Imports " "}}`, pattern) {
 			f := strings.Fields(l)
-			m[f[0]] = append(m[f[0]], f[1:]...)
+			if len(f) < 2 || (f[1] == "main" && !withCommands) {
+				continue
+			}
+			m[f[0]] = append(m[f[0]], f[2:]...)
 		}
 	}
 	return m
@@ -115,18 +122,27 @@ func under(path, dir string) bool {
 // GPU backends, the app or the server; the server and the macOS packages
 // share code with the app through internal/, not by importing app/.
 func TestNoUpwardImports(t *testing.T) {
+	// The layers of README.md's Architecture picture: entry (main, cli,
+	// desktop), services and wiring, GPU backends, engine, base.
+	entry := []string{"cli", "desktop"}
+	services := append([]string{"app", "serve", "drivers", "macos"}, entry...)
+	gpu := append([]string{"metal", "cuda", "shaders"}, services...)
 	rules := []struct {
 		from      string
 		forbidden []string
 	}{
-		{"audio", []string{"engine", "app", "serve", "cli"}},
-		{"serve", []string{"app"}},
-		{"macos", []string{"app"}},
+		{"audio", append([]string{"engine"}, gpu...)},
+		{"engine", gpu},
+		{"shaders", services},
+		{"metal", services},
+		{"cuda", services},
+		{"drivers", append([]string{"app", "serve", "macos"}, entry...)},
+		{"serve", append([]string{"app", "macos"}, entry...)},
+		{"macos", append([]string{"app", "serve", "drivers"}, entry...)},
+		{"app", append([]string{"drivers", "metal", "cuda"}, entry...)},
 		{"internal", []string{"app", "serve", "cli", "desktop"}},
-		{"engine", []string{"metal", "cuda", "shaders", "drivers", "app", "serve", "cli", "desktop"}},
 	}
-	all := imports(t, "./...")
-	for pkg, imps := range all {
+	for pkg, imps := range imports(t, "./...", false) {
 		for _, r := range rules {
 			if !under(pkg, r.from) {
 				continue
@@ -147,7 +163,7 @@ func TestNoUpwardImports(t *testing.T) {
 // that imports testing directly.) The CUDA generator, for one, uses
 // shaders/msl, not the executor shaders/msltest.
 func TestNoProductionImportOfTestPackages(t *testing.T) {
-	all := imports(t, "./...")
+	all := imports(t, "./...", true)
 	helper := map[string]bool{}
 	for pkg, imps := range all {
 		helper[pkg] = testOnly(pkg, false) || slices.Contains(imps, "testing")
@@ -161,4 +177,32 @@ func TestNoProductionImportOfTestPackages(t *testing.T) {
 			require.False(t, helper[imp] || testOnly(imp, std), "%s imports the test-only %s", pkg, imp)
 		}
 	}
+}
+
+// One Objective-C helper, internal/ns, serves metal/ and macos/: only it
+// makes autorelease pools and opens Cocoa frameworks by path (engine/blas
+// opens Accelerate, a C library, with its BLAS fallbacks).
+func TestOneObjectiveCHelper(t *testing.T) {
+	var owners []string
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (d.Name() == "node_modules" || d.Name() == "third_party" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), `"NSAutoreleasePool"`) || strings.Contains(string(b), `".framework/"`) {
+			owners = append(owners, filepath.ToSlash(path))
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"../internal/ns/ns_darwin.go"}, owners)
 }

@@ -3,8 +3,8 @@ package panel
 import (
 	"github.com/ebitengine/purego/objc"
 
+	"github.com/harkapp/hark/internal/ns"
 	"github.com/harkapp/hark/internal/place"
-	"github.com/harkapp/hark/macos/internal/ns"
 )
 
 // frameFor is the panel's frame, in Cocoa's coordinates (y up from the

@@ -1,6 +1,8 @@
-// Package ns holds the Foundation plumbing the macos packages share:
-// loading system frameworks, NSString and NSData conversion, NSError to Go
-// error, and autorelease pools. Only Error is platform independent.
+// Package ns holds the Foundation plumbing that the macos packages and the
+// Metal backend (metal/) share: loading system frameworks, NSString and
+// NSData conversion, NSError to Go error, and autorelease pools. It lives
+// under the module's internal/, not under macos/ or app/, so that both can
+// import it. Only Error is platform independent.
 package ns
 
 import "fmt"

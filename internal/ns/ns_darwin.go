@@ -30,7 +30,11 @@ var (
 	selArrayWithObject   = objc.RegisterName("arrayWithObject:")      // +[NSArray arrayWithObject:(id)]
 	selNumberWithBool    = objc.RegisterName("numberWithBool:")       // +[NSNumber numberWithBool:(BOOL)]
 	selDictWithObjForKey = objc.RegisterName("dictionaryWithObject:forKey:")
+	selInitWithBytes     = objc.RegisterName("initWithBytes:length:encoding:") // -[NSString initWithBytes:(const void *) length:(NSUInteger) encoding:(NSStringEncoding)]
 )
+
+// utf8Encoding is NSUTF8StringEncoding.
+const utf8Encoding = 4
 
 var (
 	mu   sync.Mutex
@@ -103,6 +107,20 @@ func Class(name string) (objc.ID, error) {
 // String returns an autoreleased NSString holding s.
 func String(s string) objc.ID {
 	return objc.ID(objc.GetClass("NSString")).Send(selStringWithUTF8, s)
+}
+
+// NewString returns an NSString holding s that the caller owns (alloc and
+// initWithBytes:length:encoding:, no autorelease): release it. For
+// strings kept past a pool, or made outside one.
+func NewString(s string) objc.ID {
+	b := []byte(s)
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	str := objc.ID(objc.GetClass("NSString")).Send(selAlloc).Send(selInitWithBytes, p, uint(len(b)), uint(utf8Encoding))
+	runtime.KeepAlive(b)
+	return str
 }
 
 // GoString copies an NSString into Go ("" for nil).
