@@ -2,10 +2,23 @@ package msl
 
 import _ "embed"
 
-// CoreHeader is cxx/msl_core.h, the portable part of the compatibility
-// layer (types, vectors, math, limits, atomics) that both targets'
-// headers include: the executor's msl.h writes it beside its sources,
-// cuda/gen puts cxx/ on the include path.
-//
-//go:embed cxx/msl_core.h
-var CoreHeader []byte
+// The compatibility layer's shared headers, included by both targets'
+// own headers (the executor's msl.h writes them beside its sources,
+// cuda/gen puts cxx/ on the include path).
+var (
+	// CoreHeader is cxx/msl_core.h: types, vectors, math, limits, atomics.
+	//
+	//go:embed cxx/msl_core.h
+	CoreHeader []byte
+
+	// SimdgroupHeader is cxx/msl_simdgroup.h: the simdgroup-matrix
+	// typedefs, store and product over each target's storage.
+	//
+	//go:embed cxx/msl_simdgroup.h
+	SimdgroupHeader []byte
+)
+
+// Headers are the shared headers by file name.
+func Headers() map[string][]byte {
+	return map[string][]byte{"msl_core.h": CoreHeader, "msl_simdgroup.h": SimdgroupHeader}
+}

@@ -30,11 +30,11 @@ func TypeCheck(srcs []msl.Source) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	for _, name := range []string{"msl.h", "msl_core.h", "abi.h"} {
-		b, _ := cxx.ReadFile("cxx/" + name)
-		if name == "msl_core.h" {
-			b = msl.CoreHeader
-		}
+	files := msl.Headers()
+	for _, name := range []string{"msl.h", "abi.h"} {
+		files[name], _ = cxx.ReadFile("cxx/" + name)
+	}
+	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
 		}
