@@ -3,11 +3,11 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"github.com/harkapp/hark/engine/backends"
 	"math/rand/v2"
 	"sync"
 	"unsafe"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/shaders"
 )

@@ -1,12 +1,12 @@
 package cuda
 
 import (
-	"github.com/harkapp/hark/engine/backends"
 	"testing"
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/plan"
 )
 

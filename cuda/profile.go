@@ -3,8 +3,9 @@ package cuda
 import (
 	"cmp"
 	"fmt"
-	"github.com/harkapp/hark/engine/backends"
 	"slices"
+
+	"github.com/harkapp/hark/engine/backends"
 )
 
 // Profiling (Options.Profile, $HARK_CUDA_PROFILE=1): every launch is

@@ -2,9 +2,9 @@ package metal
 
 import (
 	"fmt"
-	"github.com/harkapp/hark/engine/backends"
 	"sync"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/shaders"
 )

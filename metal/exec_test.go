@@ -3,12 +3,12 @@ package metal
 import (
 	"encoding/binary"
 	"errors"
-	"github.com/harkapp/hark/engine/backends"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/shaders"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/harkapp/hark/engine/whisper/mel"
 	"io"
 	"math"
 	"mime"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/whisper/mel"
 	"github.com/harkapp/hark/internal/vocab"
 )
 

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/harkapp/hark/engine/whisper/mel"
 	"math"
 	"time"
 
 	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/whisper/mel"
 )
 
 // Errors for audio with nothing to transcribe.

@@ -4,11 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/harkapp/hark/audio"
 	"io"
 	"math"
 	"os"
 	"time"
+
+	"github.com/harkapp/hark/audio"
 )
 
 // streamChunk is how many samples LogMelSpool reads before computing the

@@ -1,16 +1,16 @@
 package mel
 
 import (
-	"encoding/binary"
-	"github.com/harkapp/hark/audio"
 	"math"
 	"os"
 	"testing"
 
-	"github.com/harkapp/hark/internal/shared"
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/blas"
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 func readF32(t testing.TB, path string) []float32 {
@@ -18,11 +18,7 @@ func readF32(t testing.TB, path string) []float32 {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Zero(t, len(b)%4)
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
+	return ggml.BytesF32(b)
 }
 
 func kitFilters(t testing.TB, nMels int) *MelFilters {

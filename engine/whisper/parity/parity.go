@@ -8,13 +8,13 @@ import (
 	"bufio"
 	"encoding/base64"
 	"fmt"
-	"github.com/harkapp/hark/engine/whisper/mel"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/whisper/mel"
 )
 
 // Config is one synthetic model.

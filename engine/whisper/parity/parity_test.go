@@ -2,7 +2,6 @@ package parity
 
 import (
 	"encoding/json"
-	"github.com/harkapp/hark/engine/whisper/mel"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/whisper/mel"
 	"github.com/harkapp/hark/internal/shared"
 )
 
