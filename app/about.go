@@ -10,9 +10,9 @@ import (
 // menu shows the same line).
 type About struct{}
 
-// Info is the stamped version, commit, build date and compiled-in
-// backends.
-func (*About) Info() version.Info { return version.Get(backends.Compiled()) }
+// Info is the stamped version, commit, build date and the backends this
+// machine would use (from the driver list the binary registered).
+func (*About) Info() version.Info { return version.Get(backends.Here()) }
 
 // Features says which OS settings work on this platform: Settings hides
 // the others (a menu-bar icon or Dock switch that does nothing on Linux).

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app/control"
-	"github.com/harkapp/hark/app/rewrite"
+	"github.com/harkapp/hark/internal/rewrite"
 	"github.com/harkapp/hark/internal/shared"
 )
 

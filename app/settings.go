@@ -12,10 +12,10 @@ import (
 
 	"github.com/harkapp/hark/app/modes"
 	"github.com/harkapp/hark/app/platform"
-	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/app/store"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/localhttp"
+	"github.com/harkapp/hark/internal/rewrite"
 	"github.com/harkapp/hark/serve"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/harkapp/hark/app/modes"
 	"github.com/harkapp/hark/app/platform"
-	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/rewrite"
 	"github.com/harkapp/hark/internal/vocab"
 )
 

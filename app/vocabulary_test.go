@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app/modes"
-	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/engine/whisper/parity"
+	"github.com/harkapp/hark/internal/rewrite"
 	"github.com/harkapp/hark/internal/shared"
 )
 

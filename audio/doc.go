@@ -1,5 +1,5 @@
 // Package audio turns audio files into what Whisper consumes: 16 kHz mono
-// float32 samples and log-mel spectrograms.
+// float32 samples.
 //
 // Files are decoded as streams (Open), so long recordings are never held
 // whole in their original form: WAV, MP3, FLAC and Ogg Vorbis with pure-Go
@@ -8,9 +8,9 @@
 // its demuxer pinned and only local-file input allowed; anything else,
 // playlists and concat lists included, is refused. To16kMono
 // downmixes and resamples a stream with a band-limited polyphase filter;
-// Load16k does it all for a path. LogMel computes Whisper's log-mel
-// spectrogram from 16 kHz samples and a filter bank (from the model file, or
-// openai-whisper's mel_filters.npz through LoadMelFilters).
+// Load16k does it all for a path. Whisper's log-mel spectrogram is
+// engine/whisper/mel's (it needs the engine's BLAS); audio imports nothing
+// of the engine.
 //
 // The package is pure Go (no cgo), so it builds for every GOOS, darwin
 // included, with CGO_ENABLED=0.

@@ -24,10 +24,10 @@ type Stream interface {
 	Close() error
 }
 
-// maxReadAllSamples bounds ReadAll: 24 hours of 16 kHz mono (5.5 GB of
+// MaxReadAllSamples bounds ReadAll: 24 hours of 16 kHz mono (5.5 GB of
 // float32) is far beyond any sane single transcription and stops a runaway
 // decoder from exhausting memory.
-const maxReadAllSamples = 24 * 3600 * 16000
+const MaxReadAllSamples = 24 * 3600 * 16000
 
 // maxEmptyReads is how many empty, error-free reads of a source count as a
 // stuck decoder (corrupt input) rather than a slow one.
@@ -45,10 +45,10 @@ func ReadAll(s Stream) ([]float32, error) {
 	buf := make([]float32, 0, 1<<16)
 	chunk := make([]float32, 4096*ch)
 	for {
-		n, err := readSome(s, chunk)
+		n, err := ReadSome(s, chunk)
 		if n > 0 {
-			if len(buf)+n*ch > maxReadAllSamples {
-				return nil, fmt.Errorf("audio: %s stream longer than %d samples", s.Format(), maxReadAllSamples)
+			if len(buf)+n*ch > MaxReadAllSamples {
+				return nil, fmt.Errorf("audio: %s stream longer than %d samples", s.Format(), MaxReadAllSamples)
 			}
 			buf = append(buf, chunk[:n*ch]...)
 		}
@@ -90,9 +90,9 @@ func (s *sliceStream) Read(p []float32) (int, error) {
 	return n, nil
 }
 
-// readSome reads into p until the stream yields frames or an error, giving
+// ReadSome reads into p until the stream yields frames or an error, giving
 // up on a decoder that keeps returning nothing.
-func readSome(s Stream, p []float32) (int, error) {
+func ReadSome(s Stream, p []float32) (int, error) {
 	for range maxEmptyReads {
 		if n, err := s.Read(p); n > 0 || err != nil {
 			return n, err

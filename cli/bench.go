@@ -9,14 +9,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/harkapp/hark/cuda"
 	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/llm/bench"
 	"github.com/harkapp/hark/engine/tokenizer"
 	"github.com/harkapp/hark/internal/shareddir"
-	"github.com/harkapp/hark/metal"
 	"github.com/spf13/cobra"
 )
 
@@ -278,7 +276,7 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 	}
 	// On Metal, the GPU's own busy time (GPUStartTime..GPUEndTime of every
 	// command buffer, warm-up included) tells encode overhead from kernels.
-	if g, ok := be.(interface{ Stats() metal.Stats }); ok {
+	if g, ok := be.(interface{ Stats() backends.MetalStats }); ok {
 		st := g.Stats()
 		fmt.Fprintf(errOut, "metal: %d command buffers, %d dispatches, GPU busy %.1f ms\n", st.CommandBuffers, st.Dispatches, st.GPUSeconds*1e3)
 	}
@@ -287,9 +285,9 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 
 // cudaStats is what the CUDA backend reports beyond plan.Backend.
 type cudaStats interface {
-	Stats() cuda.Stats
+	Stats() backends.CUDAStats
 	ResetStats()
-	Profile() []cuda.KernelTime
+	Profile() []backends.KernelTime
 	CopyBandwidth(n int64, warm, reps int) (float64, error)
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/harkapp/hark/drivers"
 	"github.com/harkapp/hark/internal/usererr"
 )
 
@@ -60,6 +61,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	drivers.Register() // the GPU backends, before any command opens one
 	addModelsDirFlag(root)
 	addVersion(root, nil) // --version and `hark version`
 	root.AddCommand(

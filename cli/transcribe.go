@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/rewrite"
 	"github.com/harkapp/hark/internal/usererr"
 	"github.com/harkapp/hark/internal/vocab"
 )

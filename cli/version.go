@@ -12,23 +12,25 @@ import (
 // VersionOptions is what `hark version` prints, and where.
 type VersionOptions struct {
 	IOStreams
-	Info version.Info // the stamped release and the compiled-in backends
+	Info version.Info // the stamped release and the backends this machine would use
 }
 
 // addVersion gives the root `hark --version` (and `hark version`): the
-// stamped release, commit, build date and compiled-in backends. runF,
-// when not nil, replaces runVersion (tests).
+// stamped release, commit, build date and the backends this machine would
+// use (backends.Here, from the driver list). The line is built when asked
+// for, so other commands do not probe the GPU drivers for it. runF, when
+// not nil, replaces runVersion (tests).
 func addVersion(root *cobra.Command, runF func(*VersionOptions) error) {
-	info := version.Get(backends.Compiled())
-	root.Version = info.String()
-	root.SetVersionTemplate("{{.Version}}\n")
-	o := &VersionOptions{Info: info}
+	info := func() version.Info { return version.Get(backends.Here()) }
+	root.Version = "hark" // non-empty: cobra adds --version
+	root.SetVersionTemplate("{{harkVersion}}\n")
+	cobra.AddTemplateFunc("harkVersion", func() string { return info().String() })
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
-		Short: "Print the version, commit, build date and compiled-in backends",
+		Short: "Print the version, commit, build date and the backends this machine would use",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.IOStreams = envOf(cmd).IOStreams
+			o := &VersionOptions{IOStreams: envOf(cmd).IOStreams, Info: info()}
 			if runF != nil {
 				return runF(o)
 			}

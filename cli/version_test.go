@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/backends"
+	"github.com/harkapp/hark/engine/backends/backendstest"
 	"github.com/harkapp/hark/internal/version"
 )
 
@@ -17,7 +19,20 @@ func TestVersionFlag(t *testing.T) {
 		root := NewRoot(&out, &errb)
 		root.SetArgs(args)
 		require.NoError(t, root.Execute(), "%v: %s", args, errb.String())
-		require.Regexp(t, `^hark 9\.8\.7 \(commit feedfacecafe, built 2026-11-24T10:00:00Z, go[0-9.]+ [a-z0-9]+/[a-z0-9]+, backends: cpu(, metal)?\)\n$`, out.String(), "%v", args)
+		require.Regexp(t, `^hark 9\.8\.7 \(commit feedfacecafe, built 2026-11-24T10:00:00Z, go[0-9.]+ [a-z0-9]+/[a-z0-9]+, backends: (cuda, )?cpu\)\n$`, out.String(), "%v", args)
+	}
+}
+
+// The backends named are the driver list's that are here: on a machine
+// with a CUDA GPU (a stand-in driver here) cuda comes before the CPU.
+func TestVersionNamesTheGPU(t *testing.T) {
+	backendstest.FakeGPU(t, backends.CUDA)
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		var out, errb bytes.Buffer
+		root := NewRoot(&out, &errb)
+		root.SetArgs(args)
+		require.NoError(t, root.Execute(), "%v: %s", args, errb.String())
+		require.Contains(t, out.String(), ", backends: cuda, cpu)\n", "%v", args)
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/rewrite"
 	"github.com/harkapp/hark/internal/vocab"
 )
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/shaders"
 )
@@ -26,8 +27,8 @@ type Backend struct {
 	rngMu sync.Mutex
 	rng   *rand.Rand
 	// stats and profile of closed executables; open ones report their own
-	stats Stats
-	prof  map[string]*KernelTime
+	stats backends.CUDAStats
+	prof  map[string]*backends.KernelTime
 	execs map[*Exec]struct{}
 }
 
@@ -142,7 +143,7 @@ type Exec struct {
 	stepDev  dptr
 	stepHost unsafe.Pointer
 	graphs   graphs
-	stats    Stats
+	stats    backends.CUDAStats
 	prof     profiler
 }
 
@@ -155,15 +156,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) { return b.LoadTun
 // LoadTuned is Load with other kernel tuning (the kernel tests run every
 // tuning the executor runs).
 func (b *Backend) LoadTuned(p *plan.Plan, t shaders.Tuning) (plan.Executable, error) {
-	if p == nil {
-		return nil, errors.New("cuda: nil plan")
-	}
-	for _, ps := range p.Passes {
-		if ps == nil {
-			return nil, fmt.Errorf("cuda: plan %s: nil pass", p.Name)
-		}
-	}
-	if err := p.Validate(); err != nil {
+	if err := plan.CheckLoad(p); err != nil {
 		return nil, fmt.Errorf("cuda: %w", err)
 	}
 	b.mu.Lock()
@@ -190,14 +183,14 @@ func (b *Backend) LoadTuned(p *plan.Plan, t shaders.Tuning) (plan.Executable, er
 
 // Stats sums the work of every executable of the backend since
 // ResetStats, closed ones included.
-func (b *Backend) Stats() Stats {
+func (b *Backend) Stats() backends.CUDAStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
 	s := b.stats
 	for e := range b.execs {
-		s.add(e.stats)
+		s.Add(e.stats)
 	}
 	return s
 }
@@ -208,14 +201,14 @@ func (b *Backend) ResetStats() {
 	defer b.mu.Unlock()
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
-	b.stats, b.prof = Stats{}, nil
+	b.stats, b.prof = backends.CUDAStats{}, nil
 	for e := range b.execs {
-		e.stats, e.prof.acc = Stats{}, nil
+		e.stats, e.prof.acc = backends.CUDAStats{}, nil
 	}
 }
 
 // Stats reports the executable's work since load.
-func (e *Exec) Stats() Stats {
+func (e *Exec) Stats() backends.CUDAStats {
 	e.b.dev.mu.Lock()
 	defer e.b.dev.mu.Unlock()
 	return e.stats
@@ -351,11 +344,8 @@ func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, don
 	defer e.mu.Unlock()
 	what := "chained steps"
 	if passes == nil {
-		if e.closed {
-			return 0, fmt.Errorf("cuda: plan %s: executable is closed", e.name)
-		}
-		if pass < 0 || pass >= len(e.passes) {
-			return 0, fmt.Errorf("cuda: plan %s: pass %d out of range (%d passes)", e.name, pass, len(e.passes))
+		if err := plan.CheckPass(e.name, e.closed, pass, len(e.passes)); err != nil {
+			return 0, fmt.Errorf("cuda: %w", err)
 		}
 		what = "pass " + e.passes[pass].Name
 	}
@@ -581,11 +571,11 @@ func (e *Exec) release() {
 	d := e.b.dev.d
 	d.cuStreamSynchronize(e.b.dev.stream)
 	e.dropGraphs()
-	e.b.stats.add(e.stats)
-	e.stats = Stats{}
+	e.b.stats.Add(e.stats)
+	e.stats = backends.CUDAStats{}
 	if e.prof.acc != nil {
 		if e.b.prof == nil {
-			e.b.prof = map[string]*KernelTime{}
+			e.b.prof = map[string]*backends.KernelTime{}
 		}
 		addProfile(e.b.prof, e.prof.acc)
 	}

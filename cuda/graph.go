@@ -37,37 +37,6 @@ const maxGraphs = 64
 // maxSeen bounds the keys remembered while waiting for their second use.
 const maxSeen = 1024
 
-// Stats counts an executable's work since load (or ResetStats).
-type Stats struct {
-	Steps          int // pass replays
-	KernelLaunches int // kernels launched from the host (cuLaunchKernel outside a capture)
-	GraphLaunches  int // graph replays (cuGraphLaunch)
-	GraphsBuilt    int // graphs recorded and instantiated
-	Recorded       int // kernels recorded into graphs
-	Syncs          int // waits for the stream
-	// RecordFailures counts batches the driver would not record or
-	// instantiate as a graph; they and their shape run kernel by kernel
-	// from then on, and RecordError is the first such error.
-	RecordFailures int
-	RecordError    string
-}
-
-// HostLaunches are the launches the host makes: kernels and graphs.
-func (s Stats) HostLaunches() int { return s.KernelLaunches + s.GraphLaunches }
-
-func (s *Stats) add(o Stats) {
-	s.Steps += o.Steps
-	s.KernelLaunches += o.KernelLaunches
-	s.GraphLaunches += o.GraphLaunches
-	s.GraphsBuilt += o.GraphsBuilt
-	s.Recorded += o.Recorded
-	s.Syncs += o.Syncs
-	s.RecordFailures += o.RecordFailures
-	if s.RecordError == "" {
-		s.RecordError = o.RecordError
-	}
-}
-
 type graphEntry struct {
 	exec uintptr // 0: the shape could not be recorded
 	age  int

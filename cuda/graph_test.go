@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -112,7 +113,7 @@ func TestFakeGraphReplay(t *testing.T) {
 		check(plan.Vars{plan.VarPos: pos, plan.VarNTok: 1}, true)
 	}
 	st := e.Stats()
-	require.Equal(t, Stats{Steps: 6, KernelLaunches: 2, GraphLaunches: 4, GraphsBuilt: 1, Recorded: 1, Syncs: st.Syncs}, st)
+	require.Equal(t, backends.CUDAStats{Steps: 6, KernelLaunches: 2, GraphLaunches: 4, GraphsBuilt: 1, Recorded: 1, Syncs: st.Syncs}, st)
 	require.Equal(t, 1, f.count_("cuStreamBeginCapture"))
 	require.Equal(t, e.b.dev.capture, f.capStream, "recorded on the capture stream")
 	require.NotEqual(t, e.b.dev.stream, f.capStream)
@@ -179,7 +180,7 @@ func TestFakeChain(t *testing.T) {
 	_, err = ch.RunPasses(ps, vs, 0, nil)
 	require.NoError(t, err)
 	st = b.Stats()
-	require.Equal(t, Stats{Steps: 128, GraphLaunches: 1, Syncs: 1}, st)
+	require.Equal(t, backends.CUDAStats{Steps: 128, GraphLaunches: 1, Syncs: 1}, st)
 	require.Equal(t, 1, st.HostLaunches())
 
 	// stopping: done says no after the first batch; the rest is not issued
@@ -235,7 +236,7 @@ func TestFakeGraphErrorsAndSwitches(t *testing.T) {
 	for range 3 {
 		require.NoError(t, nex.Run(0, &v))
 	}
-	require.Equal(t, Stats{Steps: 3, KernelLaunches: 3, Syncs: 3}, nb.Stats())
+	require.Equal(t, backends.CUDAStats{Steps: 3, KernelLaunches: 3, Syncs: 3}, nb.Stats())
 }
 
 // Profiling: every launch is bracketed by events (one pool, reused), each
@@ -248,7 +249,7 @@ func TestFakeProfile(t *testing.T) {
 	for range 3 {
 		require.NoError(t, ex.Run(0, &v))
 	}
-	require.Equal(t, []KernelTime{{Function: "scale", Launches: 3, Seconds: 3 * 0.25e-3}}, b.Profile())
+	require.Equal(t, []backends.KernelTime{{Function: "scale", Launches: 3, Seconds: 3 * 0.25e-3}}, b.Profile())
 	st := b.Stats()
 	require.Equal(t, 3, st.KernelLaunches)
 	require.Zero(t, st.GraphLaunches, "no graphs while profiling")

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/harkapp/hark/engine/backends"
 )
 
 // Profiling (Options.Profile, $HARK_CUDA_PROFILE=1): every launch is
@@ -14,19 +16,12 @@ import (
 // fast an undisturbed run is. Graphs are off while profiling: a replay
 // has no events between its kernels.
 
-// KernelTime is one function's share of a profile.
-type KernelTime struct {
-	Function string
-	Launches int
-	Seconds  float64
-}
-
 // profiler holds an executable's events and totals.
 type profiler struct {
 	events []uintptr // pool: events[i] closes launch i-1 and opens launch i
 	n      int       // events recorded since the last collect
 	names  []string  // function of the launch between events i and i+1
-	acc    map[string]*KernelTime
+	acc    map[string]*backends.KernelTime
 }
 
 // mark records the next event on the stream; name is the function of the
@@ -58,7 +53,7 @@ func (e *Exec) collect() error {
 	p := &e.prof
 	defer func() { p.n, p.names = 0, p.names[:0] }()
 	if p.acc == nil {
-		p.acc = map[string]*KernelTime{}
+		p.acc = map[string]*backends.KernelTime{}
 	}
 	d := e.b.dev.d
 	for i, name := range p.names {
@@ -71,7 +66,7 @@ func (e *Exec) collect() error {
 		}
 		k := p.acc[name]
 		if k == nil {
-			k = &KernelTime{Function: name}
+			k = &backends.KernelTime{Function: name}
 			p.acc[name] = k
 		}
 		k.Launches++
@@ -89,11 +84,11 @@ func (p *profiler) release(d *driver) {
 }
 
 // addProfile adds the totals of acc to into.
-func addProfile(into map[string]*KernelTime, acc map[string]*KernelTime) {
+func addProfile(into map[string]*backends.KernelTime, acc map[string]*backends.KernelTime) {
 	for name, k := range acc {
 		t := into[name]
 		if t == nil {
-			t = &KernelTime{Function: name}
+			t = &backends.KernelTime{Function: name}
 			into[name] = t
 		}
 		t.Launches += k.Launches
@@ -104,21 +99,21 @@ func addProfile(into map[string]*KernelTime, acc map[string]*KernelTime) {
 // Profile returns the GPU time per function since ResetStats, over every
 // executable of the backend, most time first; empty unless
 // Options.Profile is set.
-func (b *Backend) Profile() []KernelTime {
+func (b *Backend) Profile() []backends.KernelTime {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.dev.mu.Lock()
 	defer b.dev.mu.Unlock()
-	all := map[string]*KernelTime{}
+	all := map[string]*backends.KernelTime{}
 	addProfile(all, b.prof)
 	for e := range b.execs {
 		addProfile(all, e.prof.acc)
 	}
-	out := make([]KernelTime, 0, len(all))
+	out := make([]backends.KernelTime, 0, len(all))
 	for _, k := range all {
 		out = append(out, *k)
 	}
-	slices.SortFunc(out, func(a, b KernelTime) int {
+	slices.SortFunc(out, func(a, b backends.KernelTime) int {
 		if c := cmp.Compare(b.Seconds, a.Seconds); c != 0 {
 			return c
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/bridge"
 	"github.com/harkapp/hark/app/platform"
+	"github.com/harkapp/hark/drivers"
 	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/frontend"
 	"github.com/harkapp/hark/internal/version"
@@ -25,6 +26,7 @@ import (
 // (the Linux window, the macOS About panel); errors go to stderr; the
 // result is the exit status.
 func Run(icon []byte, stderr io.Writer) int {
+	drivers.Register() // the GPU backends, before the app opens one
 	ui, err := frontend.Assets("")
 	if err != nil {
 		fmt.Fprintln(stderr, "hark:", err)
@@ -82,7 +84,7 @@ func Run(icon []byte, stderr io.Writer) int {
 			// wails.json): Wails installs the kAEGetURL handler itself.
 			OnUrlOpen: sh.openURL,
 			About: &mac.AboutInfo{Title: "Hark", Message: "Local speech-to-text and chat\n\n" +
-				version.Get(backends.Compiled()).String(), Icon: icon},
+				version.Get(backends.Here()).String(), Icon: icon},
 		},
 	})
 	if err != nil {

@@ -7,7 +7,9 @@
 // Wails or malgo, so they build and vet with GOOS=darwin CGO_ENABLED=0 on any
 // machine. The logic that can be tested anywhere (hotkey parsing, menu model,
 // icons, status mapping) lives in platform-independent files next to the thin
-// darwin files; those are compile-only where no Mac is available.
+// darwin files; those are compile-only where no Mac is available. The
+// Foundation plumbing (frameworks, NSString, NSError, autorelease pools) is
+// internal/ns, which the Metal backend (metal/) uses too.
 //
 // This package itself holds only a test that checks the app bundle's
 // Info.plist and entitlements (build/darwin) render and parse the way the

@@ -86,7 +86,7 @@ func (e *Exec) RunSteps(steps []Step, chunk int, done func(completed int) bool) 
 		chunk = max(int(e.tuning.ChainLength), 1)
 	}
 	before := e.stats
-	defer func() { e.backend.add(e.stats.minus(before)) }()
+	defer func() { e.backend.add(e.stats.Minus(before)) }()
 	sched := newSchedule(len(steps), chunk)
 	type flight struct {
 		cb  cmdBuffer

@@ -12,6 +12,7 @@ import (
 	"github.com/ebitengine/purego"
 	"github.com/ebitengine/purego/objc"
 
+	"github.com/harkapp/hark/internal/ns"
 	"github.com/harkapp/hark/shaders"
 )
 
@@ -33,7 +34,6 @@ const (
 	dispatchConcurrent = 1 // MTLDispatchTypeConcurrent
 	barrierScopeBuffer = 1 // MTLBarrierScopeBuffers
 	dataTypeUInt       = 33
-	utf8Encoding       = 4 // NSUTF8StringEncoding
 	mathModeRelaxed    = 1 // MTLMathModeRelaxed: fast, but keeps Inf and NaN
 
 	cmdStatusCompleted = 4
@@ -74,7 +74,6 @@ var (
 	msgNewFunction  func(lib objc.ID, sel objc.SEL, name, values objc.ID, err *objc.ID) objc.ID
 	msgNewPipeline  func(dev objc.ID, sel objc.SEL, fn objc.ID, err *objc.ID) objc.ID
 	msgSetConstant  func(values objc.ID, sel objc.SEL, p unsafe.Pointer, typ, index uint64)
-	msgInitString   func(s objc.ID, sel objc.SEL, p unsafe.Pointer, n, encoding uint64) objc.ID
 	msgEncoderOfCB  func(cb objc.ID, sel objc.SEL, dispatchType uint64) objc.ID
 	msgResponds     func(obj objc.ID, sel objc.SEL, query objc.SEL) bool
 	msgFunctionName func(lib objc.ID, sel objc.SEL, name objc.ID) objc.ID
@@ -82,7 +81,7 @@ var (
 
 // Selectors, registered once.
 var sel struct {
-	alloc, init, new, release, retain, drain                         objc.SEL
+	init, new, release, retain                                       objc.SEL
 	name, supportsFamily, workingSet, unified, maxBufferLength       objc.SEL
 	newCommandQueue, newSharedEvent, commandBuffer, encoder          objc.SEL
 	newLibrary, newFunction, newFunctionConst, newPipeline           objc.SEL
@@ -90,24 +89,23 @@ var sel struct {
 	setPipeline, setBuffer, setOffset, setBytes, setTGMem, dispatch  objc.SEL
 	setBuffers, maxTGMem                                             objc.SEL
 	barrier, endEncoding, signal, commit, waitUntilCompleted, status objc.SEL
-	errorSel, localizedDescription, utf8, initWithBytes              objc.SEL
+	errorSel, utf8                                                   objc.SEL
 	gpuStart, gpuEnd, waitSignaled, signaledValue, setConstant       objc.SEL
 	setFastMath, setMathMode, responds                               objc.SEL
 }
 
 func loadMetal() error {
 	loadOnce.Do(func() {
-		// CoreGraphics first: without it a process that is not an app
-		// gets no device from MTLCreateSystemDefaultDevice.
-		for _, fw := range []string{"Foundation", "CoreGraphics"} {
-			if _, err := purego.Dlopen("/System/Library/Frameworks/"+fw+".framework/"+fw, purego.RTLD_NOW|purego.RTLD_GLOBAL); err != nil {
-				loadErr = fmt.Errorf("metal: loading %s: %w", fw, err)
-				return
-			}
+		// CoreGraphics first (ns.Framework loads Foundation before it):
+		// without it a process that is not an app gets no device from
+		// MTLCreateSystemDefaultDevice.
+		if _, err := ns.Framework("CoreGraphics"); err != nil {
+			loadErr = fmt.Errorf("metal: %w", err)
+			return
 		}
-		lib, err := purego.Dlopen("/System/Library/Frameworks/Metal.framework/Metal", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		lib, err := ns.Framework("Metal")
 		if err != nil {
-			loadErr = fmt.Errorf("metal: loading Metal.framework: %w", err)
+			loadErr = fmt.Errorf("metal: %w", err)
 			return
 		}
 		purego.RegisterLibFunc(&createSystemDefaultDevice, lib, "MTLCreateSystemDefaultDevice")
@@ -124,12 +122,12 @@ func loadMetal() error {
 		msgSend = send
 		for _, f := range []any{&msgDispatch, &msgSignal, &msgWaitEvent, &msgSignaled, &msgU64, &msgBool, &msgBoolArg,
 			&msgF64, &msgPtr, &msgStr, &msgID, &msgIDArg, &msgVoid, &msgVoidU64, &msgNewBuffer, &msgNoCopy,
-			&msgNewLibrary, &msgNewFunction, &msgNewPipeline, &msgSetConstant, &msgInitString, &msgEncoderOfCB,
+			&msgNewLibrary, &msgNewFunction, &msgNewPipeline, &msgSetConstant, &msgEncoderOfCB,
 			&msgResponds, &msgFunctionName} {
 			purego.RegisterFunc(f, send)
 		}
 		r := objc.RegisterName
-		sel.alloc, sel.init, sel.new, sel.release, sel.retain, sel.drain = r("alloc"), r("init"), r("new"), r("release"), r("retain"), r("drain")
+		sel.init, sel.new, sel.release, sel.retain = r("init"), r("new"), r("release"), r("retain")
 		sel.name, sel.supportsFamily, sel.workingSet = r("name"), r("supportsFamily:"), r("recommendedMaxWorkingSetSize")
 		sel.unified, sel.maxBufferLength = r("hasUnifiedMemory"), r("maxBufferLength")
 		sel.newCommandQueue, sel.newSharedEvent, sel.commandBuffer = r("newCommandQueue"), r("newSharedEvent"), r("commandBuffer")
@@ -146,7 +144,7 @@ func loadMetal() error {
 		sel.dispatch, sel.barrier = r("dispatchThreadgroups:threadsPerThreadgroup:"), r("memoryBarrierWithScope:")
 		sel.endEncoding, sel.signal, sel.commit = r("endEncoding"), r("encodeSignalEvent:value:"), r("commit")
 		sel.waitUntilCompleted, sel.status, sel.errorSel = r("waitUntilCompleted"), r("status"), r("error")
-		sel.localizedDescription, sel.utf8, sel.initWithBytes = r("localizedDescription"), r("UTF8String"), r("initWithBytes:length:encoding:")
+		sel.utf8 = r("UTF8String")
 		sel.gpuStart, sel.gpuEnd = r("GPUStartTime"), r("GPUEndTime")
 		sel.waitSignaled, sel.signaledValue = r("waitUntilSignaledValue:timeoutMS:"), r("signaledValue")
 		sel.setConstant = r("setConstantValue:type:atIndex:")
@@ -155,36 +153,21 @@ func loadMetal() error {
 	return loadErr
 }
 
-// pool runs f inside an autorelease pool on one OS thread (a pool belongs
-// to the thread that made it), so the autoreleased objects Metal returns
-// (command buffers, encoders, strings, errors) are freed when f returns.
-func pool(f func()) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	p := msgID(objc.ID(objc.GetClass("NSAutoreleasePool")), sel.new)
-	defer msgVoid(p, sel.drain)
-	f()
-}
+// pool runs f inside an autorelease pool on one OS thread (ns.WithPool),
+// so the autoreleased objects Metal returns (command buffers, encoders,
+// strings, errors) are freed when f returns.
+func pool(f func()) { ns.WithPool(f) }
 
 // nsError turns an NSError into a Go error with Metal's message.
 func nsError(what string, e objc.ID) error {
 	if e == 0 {
 		return errors.New("metal: " + what + ": failed without an error")
 	}
-	return fmt.Errorf("metal: %s: %s", what, msgStr(msgID(e, sel.localizedDescription), sel.utf8))
+	return fmt.Errorf("metal: %s: %w", what, ns.NSError(e))
 }
 
 // nsString makes an NSString (owned: release it) from Go text.
-func nsString(s string) objc.ID {
-	b := []byte(s)
-	var p unsafe.Pointer
-	if len(b) > 0 {
-		p = unsafe.Pointer(&b[0])
-	}
-	str := msgInitString(msgID(objc.ID(objc.GetClass("NSString")), sel.alloc), sel.initWithBytes, p, uint64(len(b)), utf8Encoding)
-	runtime.KeepAlive(b)
-	return str
-}
+func nsString(s string) objc.ID { return ns.NewString(s) }
 
 // mtlDevice is the system's default GPU with its queue, shader library and
 // shared event: one per process, created on first use.

@@ -1,10 +1,10 @@
 package metal
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/shaders"
 )
@@ -20,18 +20,18 @@ type Backend struct {
 	missing func() []plan.Kernel
 	mu      sync.Mutex
 	closed  bool
-	total   Stats // summed over every executable loaded from b
+	total   backends.MetalStats // summed over every executable loaded from b
 }
 
 // Stats sums the counters of every executable loaded from b (closed ones
 // included): command buffers, dispatches and GPU time for hark bench.
-func (b *Backend) Stats() Stats {
+func (b *Backend) Stats() backends.MetalStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.total
 }
 
-func (b *Backend) add(s Stats) {
+func (b *Backend) add(s backends.MetalStats) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.total.CommandBuffers += s.CommandBuffers
@@ -106,20 +106,8 @@ type Exec struct {
 	pipes   map[pipeKey]pipeline
 	arena   buffer // per-dispatch scratch (Launch.Scratch), grown on demand
 	closed  bool
-	stats   Stats
+	stats   backends.MetalStats
 	enc     encodeState
-}
-
-// Stats counts the work of an executable since it was loaded (or since
-// ResetStats), for hark bench and the README's figures.
-type Stats struct {
-	CommandBuffers int
-	Steps          int
-	Dispatches     int // plan dispatches
-	Launches       int // kernel launches (a dispatch may need several)
-	Barriers       int
-	// GPUSeconds sums GPUEndTime-GPUStartTime of completed command buffers.
-	GPUSeconds float64
 }
 
 // Load implements plan.Backend: it places the weights (zero-copy regions of
@@ -128,15 +116,7 @@ type Stats struct {
 // the plan has an MSL kernel, and compiles the pipelines it can resolve
 // ahead of the first step.
 func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
-	if p == nil {
-		return nil, errors.New("metal: nil plan")
-	}
-	for _, ps := range p.Passes {
-		if ps == nil {
-			return nil, fmt.Errorf("metal: plan %s: nil pass", p.Name)
-		}
-	}
-	if err := p.Validate(); err != nil {
+	if err := plan.CheckLoad(p); err != nil {
 		return nil, fmt.Errorf("metal: %w", err)
 	}
 	if err := checkKernels(p, b.missing()); err != nil {
@@ -357,7 +337,7 @@ func (e *Exec) hostRange(buf plan.BufID, off int64, n int, what string) ([]byte,
 }
 
 // Stats returns the counters since load or the last ResetStats.
-func (e *Exec) Stats() Stats {
+func (e *Exec) Stats() backends.MetalStats {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.stats
@@ -367,7 +347,7 @@ func (e *Exec) Stats() Stats {
 func (e *Exec) ResetStats() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.stats = Stats{}
+	e.stats = backends.MetalStats{}
 }
 
 // Close implements plan.Executable. No command buffer is in flight between
@@ -391,12 +371,4 @@ func (e *Exec) release() {
 		e.dev.release(e.arena)
 	}
 	e.owned, e.arena, e.host, e.plan = nil, buffer{}, nil, nil
-}
-
-func (s Stats) minus(o Stats) Stats {
-	return Stats{
-		CommandBuffers: s.CommandBuffers - o.CommandBuffers, Steps: s.Steps - o.Steps,
-		Dispatches: s.Dispatches - o.Dispatches, Launches: s.Launches - o.Launches,
-		Barriers: s.Barriers - o.Barriers, GPUSeconds: s.GPUSeconds - o.GPUSeconds,
-	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/shaders"
@@ -159,7 +160,7 @@ func TestEncodeOneStep(t *testing.T) {
 	require.Equal(t, 0, between(6, 7), "argmax touches nothing the projection did")
 	require.Equal(t, 1, between(7, 8), "argmax merge after its first launch")
 	st := e.Stats()
-	require.Equal(t, Stats{CommandBuffers: 1, Steps: 1, Dispatches: 7, Launches: 9, Barriers: 5, GPUSeconds: st.GPUSeconds}, st)
+	require.Equal(t, backends.MetalStats{CommandBuffers: 1, Steps: 1, Dispatches: 7, Launches: 9, Barriers: 5, GPUSeconds: st.GPUSeconds}, st)
 	require.InDelta(t, 0.001, st.GPUSeconds, 1e-9, "GPUEndTime-GPUStartTime of the fake")
 	require.Equal(t, st, e.backend.Stats(), "the backend sums its executables")
 

@@ -17,9 +17,9 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
 
-	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/whisper/mel"
 	"github.com/harkapp/hark/internal/vocab"
 )
 
@@ -217,7 +217,7 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 		return nil, 0, err
 	}
 	spec, err := f.FileSpectrogram(req.file, s.cfg.MaxAudioDuration)
-	if tl := (*audio.TooLongError)(nil); errors.As(err, &tl) {
+	if tl := (*mel.TooLongError)(nil); errors.As(err, &tl) {
 		return nil, 0, badRequest("file", fmt.Sprintf("The audio is longer than this server's limit of %v (hark serve --max-audio-duration)", tl.Limit))
 	}
 	if err != nil {

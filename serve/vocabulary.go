@@ -1,8 +1,8 @@
 package serve
 
 import (
-	"github.com/harkapp/hark/app/rewrite"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/rewrite"
 	"github.com/harkapp/hark/internal/vocab"
 )
 

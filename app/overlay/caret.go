@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/harkapp/hark/app/overlay/place"
+	"github.com/harkapp/hark/internal/place"
 )
 
 // Locator finds the focused app's text cursor on the screen (top-left

@@ -3,7 +3,7 @@ package overlay
 import (
 	"context"
 
-	"github.com/harkapp/hark/app/overlay/place"
+	"github.com/harkapp/hark/internal/place"
 	"github.com/harkapp/hark/macos/textfield"
 )
 

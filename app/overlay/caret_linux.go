@@ -11,7 +11,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/harkapp/hark/app/overlay/place"
+	"github.com/harkapp/hark/internal/place"
 )
 
 // The text cursor on Linux comes from AT-SPI, the desktop's accessibility

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/app"
-	"github.com/harkapp/hark/app/overlay/place"
+	"github.com/harkapp/hark/internal/place"
 )
 
 // Phases the panel shows.

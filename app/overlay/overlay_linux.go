@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/harkapp/hark/app/overlay/place"
+	"github.com/harkapp/hark/internal/place"
 )
 
 // The Linux panel is a GTK popup: the desktop app links GTK already (Wails'

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app"
-	"github.com/harkapp/hark/app/overlay/place"
+	"github.com/harkapp/hark/internal/place"
 )
 
 type fakeView struct {

@@ -469,9 +469,6 @@ template <class T, int R, int C> struct simdgroup_matrix {
     thread e2& thread_elements() { return e; }
     const thread e2& thread_elements() const { return e; }
 };
-typedef simdgroup_matrix<float, 8, 8> simdgroup_float8x8;
-typedef simdgroup_matrix<half, 8, 8> simdgroup_half8x8;
-
 template <class T, int R, int C> inline simdgroup_matrix<T, R, C> make_filled_simdgroup_matrix(T v) {
     simdgroup_matrix<T, R, C> m;
     m.e.x = v;
@@ -492,18 +489,6 @@ inline void simdgroup_load(thread simdgroup_matrix<T, 8, 8>& d, const U* src, ul
         d.e.y = (T)p[(c + 1) * elements_per_row + r];
     }
 }
-template <class T, class U>
-inline void simdgroup_store(const thread simdgroup_matrix<T, 8, 8>& s, U* dst, ulong elements_per_row = 8,
-                            ulong2 matrix_origin = 0, bool transpose_matrix = false) {
-    unsigned l = __hark::lane();
-    ulong r = l / 4, c = 2 * (l % 4);
-    U* p = dst + matrix_origin.y * elements_per_row + matrix_origin.x;
-    for (int j = 0; j < 2; j++) {
-        ulong row = r, col = c + j;
-        if (transpose_matrix) { ulong t = row; row = col; col = t; }
-        p[row * elements_per_row + col] = (U)(j == 0 ? s.e.x : s.e.y);
-    }
-}
 template <class TD, class TA, class TB, class TC>
 inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
                                           const thread simdgroup_matrix<TB, 8, 8>& b, const thread simdgroup_matrix<TC, 8, 8>& c) {
@@ -521,12 +506,12 @@ inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, 
     d.e.x = (TD)acc0;
     d.e.y = (TD)acc1;
 }
-template <class TD, class TA, class TB>
-inline void simdgroup_multiply(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
-                               const thread simdgroup_matrix<TB, 8, 8>& b) {
-    simdgroup_matrix<TD, 8, 8> z = make_filled_simdgroup_matrix<TD, 8, 8>((TD)0);
-    simdgroup_multiply_accumulate(d, a, b, z);
-}
+// The typedefs, the store and simdgroup_multiply: written once for the
+// executor and CUDA.
+#define MSL_SG_LANE() __hark::lane()
+#define MSL_SG_SITE_PARAM
+#define MSL_SG_SITE_ARG
+#include "msl_simdgroup.h"
 } // namespace metal
 
 // fast::exp is the hardware's ex2.approx (about 2 ulp, plus the rounding of

@@ -7,11 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/shaders/msltest"
+	"github.com/harkapp/hark/shaders/msl"
 )
 
-func msltestParam(attr string, index int) msltest.Param {
-	return msltest.Param{Attr: attr, Index: index}
+func mslParam(attr string, index int) msl.Param {
+	return msl.Param{Attr: attr, Index: index}
 }
 
 // TestGenerated regenerates the CUDA translation and its PTX from the
@@ -41,13 +41,13 @@ func TestParamForms(t *testing.T) {
 		"threads_per_threadgroup", "threadgroups_per_grid", "threads_per_grid", "thread_index_in_threadgroup",
 		"thread_index_in_simdgroup", "simdgroup_index_in_threadgroup", "simdgroups_per_threadgroup",
 		"threads_per_simdgroup", "thread_execution_width"} {
-		_, err := entryArgs("P.bufs", "P.args").ParamExpr(msltestParam(a, -1))
+		_, err := entryArgs("P.bufs", "P.args").ParamExpr(mslParam(a, -1))
 		require.NoError(t, err, a)
 	}
-	_, err := entryArgs("P.bufs", "P.args").ParamExpr(msltestParam("buffer", 16))
+	_, err := entryArgs("P.bufs", "P.args").ParamExpr(mslParam("buffer", 16))
 	require.Error(t, err)
-	_, err = entryArgs("P.bufs", "P.args").ParamExpr(msltestParam("threadgroup", 1))
+	_, err = entryArgs("P.bufs", "P.args").ParamExpr(mslParam("threadgroup", 1))
 	require.Error(t, err)
-	_, err = entryArgs("P.bufs", "P.args").ParamExpr(msltestParam("sample_id", -1))
+	_, err = entryArgs("P.bufs", "P.args").ParamExpr(mslParam("sample_id", -1))
 	require.Error(t, err)
 }

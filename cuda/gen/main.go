@@ -1,5 +1,5 @@
 // Command gen translates Hark's Metal kernels (../../shaders/*.metal) into
-// CUDA C++ through the executor's MSL front end (msltest.Translate) and
+// CUDA C++ through the executor's MSL front end (msl.Translate) and
 // ../cxx/msl_cuda.h, compiles them to PTX with clang (CUDA device code; no
 // CUDA toolkit: -nocudainc -nocudalib), and writes ../kernels.ptx and
 // ../kernels_gen.go. Run it with `go generate ./cuda`; TestGenerated checks
@@ -20,7 +20,7 @@ import (
 	"strings"
 
 	"github.com/harkapp/hark/shaders"
-	"github.com/harkapp/hark/shaders/msltest"
+	"github.com/harkapp/hark/shaders/msl"
 )
 
 // Arch is the PTX target: compute capability 7.5 (Turing), which every
@@ -75,14 +75,14 @@ func repoRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-func sources() ([]msltest.Source, error) {
-	var srcs []msltest.Source
+func sources() ([]msl.Source, error) {
+	var srcs []msl.Source
 	for _, name := range shaders.Files() {
 		b, err := shaders.File(name)
 		if err != nil {
 			return nil, err
 		}
-		srcs = append(srcs, msltest.Source{Name: name, Text: string(b)})
+		srcs = append(srcs, msl.Source{Name: name, Text: string(b)})
 	}
 	return srcs, nil
 }
@@ -94,9 +94,9 @@ func Generate(root string) (unit string, table []byte, err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	tr, err := msltest.Translate(srcs, msltest.Dialect{
+	tr, err := msl.Translate(srcs, msl.Dialect{
 		Threadgroup: func(typ, name, dims string) string { return fmt.Sprintf("__shared__ %s %s%s;", typ, name, dims) },
-		Constant:    func(c msltest.FuncConst) string { return fmt.Sprintf("__constant__ %s %s;", c.Type, c.Name) },
+		Constant:    func(c msl.FuncConst) string { return fmt.Sprintf("__constant__ %s %s;", c.Type, c.Name) },
 	})
 	if err != nil {
 		return "", nil, err
@@ -171,8 +171,8 @@ var constSizes = map[string]int{"bool": 1, "uint": 4, "int": 4, "float": 4, "ush
 // entryArgs are the entry points' argument forms: the thread ids t, the
 // bindings in the array bufs and the Args block at args (the Args travel
 // in the parameters).
-func entryArgs(bufs, args string) msltest.ArgForms {
-	return msltest.ArgForms{Ids: "t.", Dyn: "__hark_dyn", Buffer: func(i int) string {
+func entryArgs(bufs, args string) msl.ArgForms {
+	return msl.ArgForms{Ids: "t.", Dyn: "__hark_dyn", Buffer: func(i int) string {
 		if i == shaders.ArgsIndex {
 			return "(void*)" + args
 		}
@@ -202,7 +202,7 @@ func Compile(root, unit string) ([]byte, error) {
 	ptx := filepath.Join(tmp, "kernels.ptx")
 	// $HARK_CUDA_GEN_FLAGS adds flags for test variants (-DHARK_SIMD_LANE_ORDER)
 	args := append(append(append([]string{}, clangFlags...), strings.Fields(os.Getenv("HARK_CUDA_GEN_FLAGS"))...),
-		"-I", filepath.Join(root, "cuda", "cxx"), "-I", filepath.Join(root, "shaders", "msltest", "cxx"), "-S", "-o", ptx, src)
+		"-I", filepath.Join(root, "cuda", "cxx"), "-I", filepath.Join(root, "shaders", "msl", "cxx"), "-S", "-o", ptx, src)
 	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("clang: %v\n%s", err, firstLines(string(out), 60))
 	}

@@ -1,7 +1,13 @@
 // Package backends picks the backend a model runs on. Backends are drivers
-// in one list (drivers.go): "auto" tries them in order and takes the first
-// that starts and suits this machine, the CPU last; a named backend is
-// opened or fails. Nothing else in Hark constructs a backend.
+// in one list: "auto" tries them in order and takes the first that starts
+// and suits this machine, the CPU last; a named backend is opened or
+// fails. Nothing else in Hark constructs a backend.
+//
+// The list holds the CPU (engine/cpu) from the start. The GPU backends
+// (metal, cuda) sit above the engine and import it, so they are added
+// from above by the binary's wiring (package drivers, called by the CLI
+// and the desktop app) through Register; this package imports none of
+// them.
 package backends
 
 import (
@@ -10,6 +16,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -19,6 +26,8 @@ const (
 	CPU  = "cpu"
 	// Metal is the Metal driver's name (macOS).
 	Metal = "metal"
+	// CUDA is the CUDA driver's name (NVIDIA GPUs).
+	CUDA = "cuda"
 )
 
 // Backend is a plan.Backend that owns resources until Close.
@@ -47,6 +56,10 @@ type Driver struct {
 	// why). ErrNotHere means the platform lacks it: auto skips it
 	// without comment.
 	Open func(o Options, auto bool) (Backend, error)
+	// Here says, without starting the backend, whether this machine has
+	// the hardware auto would pick it on (`hark --version` and About list
+	// those). Nil means always (the CPU, and stand-ins in tests).
+	Here func() bool
 }
 
 // ErrNotHere is a driver's answer on a platform without its hardware.
@@ -54,8 +67,40 @@ var ErrNotHere = errors.New("not available on this platform")
 
 var (
 	mu   sync.RWMutex
-	list = drivers()
+	list = []Driver{{Name: CPU, Open: func(o Options, _ bool) (Backend, error) {
+		return cpu.New(cpu.Options{Threads: o.Threads}), nil
+	}}}
 )
+
+// Register adds d to the drivers auto tries, after those registered before
+// it and before the CPU (which always starts, so it comes last). A name
+// registered twice is a wiring mistake and panics.
+func Register(d Driver) {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, o := range list {
+		if o.Name == d.Name {
+			panic("backends: driver " + d.Name + " registered twice")
+		}
+	}
+	list = append(list[:len(list)-1:len(list)-1], d, list[len(list)-1])
+}
+
+// Here lists the backends this machine would use, in the order auto tries
+// them: the registered drivers whose hardware is here, then the CPU. It
+// starts none of them (see Driver.Here), so `hark --version` stays quick.
+func Here() []string {
+	mu.RLock()
+	ds := list
+	mu.RUnlock()
+	var out []string
+	for _, d := range ds {
+		if d.Here == nil || d.Here() {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
 
 // Names lists the accepted names, auto first, for flag help and errors.
 func Names() []string {

@@ -8,31 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/engine/plan"
-	"github.com/harkapp/hark/metal"
 )
 
-type fakeMetal struct{ closed bool }
+type fakeGPU struct{ closed bool }
 
-func (f *fakeMetal) Name() string                             { return "metal" }
-func (f *fakeMetal) Load(*plan.Plan) (plan.Executable, error) { return nil, errors.New("fake") }
-func (f *fakeMetal) Close()                                   { f.closed = true }
-
-// swap installs the seams for one test.
-func swap(t *testing.T, os string, missing []plan.Kernel, info metal.Info, openErr error) *fakeMetal {
-	t.Helper()
-	fm := &fakeMetal{}
-	oldOpen, oldMissing, oldOS := openMetal, missingKernels, goos
-	t.Cleanup(func() { openMetal, missingKernels, goos = oldOpen, oldMissing, oldOS })
-	goos = os
-	missingKernels = func() []plan.Kernel { return missing }
-	openMetal = func() (Backend, metal.Info, error) {
-		if openErr != nil {
-			return nil, metal.Info{}, openErr
-		}
-		return fm, info, nil
-	}
-	return fm
-}
+func (f *fakeGPU) Name() string                             { return "gpu9" }
+func (f *fakeGPU) Load(*plan.Plan) (plan.Executable, error) { return nil, errors.New("fake") }
+func (f *fakeGPU) Close()                                   { f.closed = true }
 
 func name(t *testing.T, b Backend) string {
 	t.Helper()
@@ -53,13 +35,25 @@ func TestOpenOnThisMachine(t *testing.T) {
 	require.Error(t, err)
 	_, _, err = Open("vulkan", Options{Threads: 1})
 	require.EqualError(t, err, `unknown backend "vulkan" (want `+strings.Join(Names(), ", ")+`)`)
-	require.Equal(t, []string{"auto", "metal", "cuda", "cpu"}, Names()[:4])
+	require.Equal(t, []string{"auto", "cpu"}, Names(), "the GPU drivers are registered from above (package drivers)")
+}
+
+// Register puts drivers before the CPU in the order they come; Here lists
+// those whose hardware is here, the CPU last.
+func TestRegisterAndHere(t *testing.T) {
+	defer func(old []Driver) { list = old }(list)
+	open := func(Options, bool) (Backend, error) { return &fakeGPU{}, nil }
+	Register(Driver{Name: "gpu9", Open: open, Here: func() bool { return false }})
+	Register(Driver{Name: "gpu10", Open: open, Here: func() bool { return true }})
+	require.Equal(t, []string{"auto", "gpu9", "gpu10", "cpu"}, Names())
+	require.Equal(t, []string{"gpu10", "cpu"}, Here())
+	require.Panics(t, func() { Register(Driver{Name: "gpu9", Open: open}) })
 }
 
 // A driver added to the list is tried by auto before the CPU and opened
 // by name; restoring the list removes it.
 func TestReplaceAddsADriver(t *testing.T) {
-	fake := &fakeMetal{}
+	fake := &fakeGPU{}
 	restore := Replace(Driver{Name: "gpu9", Open: func(Options, bool) (Backend, error) { return fake, nil }})
 	require.Contains(t, Names(), "gpu9")
 	b, reason, err := Open("", Options{Threads: 1})
@@ -76,49 +70,11 @@ func TestReplaceAddsADriver(t *testing.T) {
 	require.Equal(t, "cpu", name(t, b))
 }
 
-func TestAutoOnAMac(t *testing.T) {
-	apple := metal.Info{Name: "Apple M2", Family: "apple8"}
-
-	fm := swap(t, "darwin", nil, apple, nil)
-	b, reason, err := Open(Auto, Options{Threads: 0})
-	require.NoError(t, err)
-	require.Equal(t, "metal", b.Name())
-	require.Empty(t, reason)
-	require.False(t, fm.closed)
-
-	// Kernels still missing: the CPU, saying which.
-	swap(t, "darwin", []plan.Kernel{plan.Attention, plan.Sample}, apple, nil)
-	b, reason, err = Open(Auto, Options{Threads: 1})
-	require.NoError(t, err)
-	require.Equal(t, "cpu", name(t, b))
-	require.Equal(t, "using the CPU: metal: no MSL kernel yet for attention, sample", reason)
-	_, _, err = Open(Metal, Options{Threads: 1})
-	require.ErrorContains(t, err, "no MSL kernel yet for attention, sample")
-
-	// Metal fails to start: the CPU with Metal's message.
-	swap(t, "darwin", nil, apple, errors.New("metal: compiling the shader library: program_source:12: error"))
-	b, reason, err = Open(Auto, Options{Threads: 1})
-	require.NoError(t, err)
-	require.Equal(t, "cpu", name(t, b))
-	require.Contains(t, reason, "program_source:12: error")
-
-	// An Intel Mac's GPU: the CPU by default, Metal when asked.
-	fm = swap(t, "darwin", nil, metal.Info{Name: "AMD Radeon Pro 5500M", Family: "mac2"}, nil)
-	b, reason, err = Open(Auto, Options{Threads: 1})
-	require.NoError(t, err)
-	require.Equal(t, "cpu", name(t, b))
-	require.Contains(t, reason, "AMD Radeon Pro 5500M is not an Apple GPU")
-	require.True(t, fm.closed)
-	b, _, err = Open(Metal, Options{Threads: 1})
-	require.NoError(t, err)
-	require.Equal(t, "metal", b.Name())
-}
-
 // The GPU index reaches the driver; a negative one is refused before any
-// driver runs, and Metal refuses any index but 0.
+// driver runs.
 func TestGPUIndex(t *testing.T) {
 	got := -1
-	restore := Replace(Driver{Name: "gpu9", Open: func(o Options, _ bool) (Backend, error) { got = o.GPU; return &fakeMetal{}, nil }})
+	restore := Replace(Driver{Name: "gpu9", Open: func(o Options, _ bool) (Backend, error) { got = o.GPU; return &fakeGPU{}, nil }})
 	defer restore()
 	_, _, err := Open("gpu9", Options{GPU: 3})
 	require.NoError(t, err)
@@ -127,16 +83,12 @@ func TestGPUIndex(t *testing.T) {
 	_, _, err = Open("gpu9", Options{GPU: -1})
 	require.EqualError(t, err, "--gpu -1: a GPU index is 0 or more")
 	require.Equal(t, -1, got)
-
-	swap(t, "darwin", nil, metal.Info{Name: "Apple M2", Family: "apple8"}, nil)
-	_, _, err = Open(Metal, Options{GPU: 1})
-	require.EqualError(t, err, "metal: --gpu 1: Metal runs on the system GPU; --gpu chooses a CUDA device")
 }
 
 // GPU names the GPU driver auto would take (none here), and closes it.
 func TestGPU(t *testing.T) {
 	require.Equal(t, "", GPU(), "this machine has no GPU backend")
-	fake := &fakeMetal{}
+	fake := &fakeGPU{}
 	restore := Replace(Driver{Name: "gpu9", Open: func(Options, bool) (Backend, error) { return fake, nil }})
 	defer restore()
 	require.Equal(t, "gpu9", GPU())

@@ -2,22 +2,6 @@ package cpu
 
 import "github.com/harkapp/hark/engine/plan"
 
-// argmaxRow returns the index of the largest value, the lowest index on
-// ties; NaNs never win.
-func argmaxRow(x []float32) int {
-	best := -1
-	var bv float32
-	for i, v := range x {
-		if v != v {
-			continue
-		}
-		if best < 0 || v > bv {
-			best, bv = i, v
-		}
-	}
-	return max(best, 0)
-}
-
 // argmax (plan.ArgmaxArgs). Rows are few (one per sequence), so this runs
 // on the calling goroutine.
 func (e *Exec) argmax(d *plan.Dispatch) error {
@@ -38,7 +22,7 @@ func (e *Exec) argmax(d *plan.Dispatch) error {
 		return err
 	}
 	for t := range out {
-		out[t] = int32(argmaxRow(x[t*ldx : t*ldx+n]))
+		out[t] = int32(plan.ArgmaxRow(x[t*ldx : t*ldx+n]))
 	}
 	return nil
 }

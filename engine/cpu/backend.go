@@ -67,16 +67,13 @@ const maxBufferBytes = 64 << 30
 // change). Everything a step needs is allocated here, so Run does not
 // allocate.
 func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
-	if p == nil {
-		return nil, fmt.Errorf("cpu: nil plan")
+	if err := plan.CheckLoad(p); err != nil {
+		return nil, fmt.Errorf("cpu: %w", err)
 	}
 	e := &Exec{pool: b.pool, name: p.Name, mm: NewMatMul(b.pool)}
 	e.mm.floatActs = b.floatActs
 	var total int64
-	for i, bd := range p.Buffers {
-		if bd.Size < 0 {
-			return nil, fmt.Errorf("cpu: plan %s: buffer %d (%q) has negative size %d", p.Name, i, bd.Name, bd.Size)
-		}
+	for _, bd := range p.Buffers {
 		var mem []byte
 		switch bd.Kind {
 		case plan.BufWeights:
@@ -104,14 +101,6 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 			return nil, fmt.Errorf("cpu: plan %s: buffer %q has unknown kind %d", p.Name, bd.Name, bd.Kind)
 		}
 		e.bufs = append(e.bufs, newBuffer(bd.Name, bd.Kind, mem))
-	}
-	for _, ps := range p.Passes {
-		if ps == nil {
-			return nil, fmt.Errorf("cpu: plan %s: nil pass", p.Name)
-		}
-	}
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("cpu: %w", err)
 	}
 	for _, ps := range p.Passes {
 		cp := compiledPass{name: ps.Name, ops: append([]plan.Dispatch(nil), ps.Ops...)}

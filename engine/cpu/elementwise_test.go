@@ -128,7 +128,7 @@ func TestCopyConverts(t *testing.T) {
 				v := src[i*lds+j]
 				switch typ {
 				case ggml.F32:
-					require.Equal(t, v, bytesF32(e)[0])
+					require.Equal(t, v, ggml.BytesF32(e)[0])
 				case ggml.F16:
 					require.Equal(t, ggml.FP32ToFP16(v), bytesU16(e)[0])
 				case ggml.BF16:

@@ -71,12 +71,7 @@ func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
 	if err := e.ready(pass); err != nil {
 		return err
 	}
-	for i := range steps {
-		if err := e.runPass(pass, &steps[i]); err != nil {
-			return fmt.Errorf("step %d: %w", i, err)
-		}
-	}
-	return nil
+	return plan.RunEach(steps, func(v *plan.Vars) error { return e.runPass(pass, v) })
 }
 
 // RunPasses implements plan.Chainer. The CPU has nothing to batch, so its
@@ -110,11 +105,8 @@ func (e *Exec) RunPasses(passes []int, vars []plan.Vars, chunk int, done func(co
 }
 
 func (e *Exec) ready(pass int) error {
-	if e.closed {
-		return fmt.Errorf("cpu: plan %s: executable is closed", e.name)
-	}
-	if pass < 0 || pass >= len(e.passes) {
-		return fmt.Errorf("cpu: plan %s: pass %d out of range (%d passes)", e.name, pass, len(e.passes))
+	if err := plan.CheckPass(e.name, e.closed, pass, len(e.passes)); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	return nil
 }

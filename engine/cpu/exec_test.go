@@ -26,14 +26,14 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 		b, _ := weightsOf(t, r, typ, n, k)
 		return h.weights(name, b)
 	}
-	f := func(name string, n int) plan.BufID { return h.weights(name, f32Bytes(randVec(r, n, 1))) }
+	f := func(name string, n int) plan.BufID { return h.weights(name, ggml.F32Bytes(randVec(r, n, 1))) }
 	tokEmb := w("tok", ggml.F16, vocab, dim)
 	wqkv, wo := w("wqkv", ggml.Q8_0, qkvW, dim), w("wo", ggml.F32, dim, nHead*hd)
 	wup, wdown := w("wup", ggml.Q4_0, 2*ff, dim), w("wdown", ggml.F16, dim, ff)
 	wdown2 := w("wdown2", ggml.Q8_0, dim, ff)
 	conv := w("conv", ggml.F16, dim, dim*3)
 	gAttn, gFFN, lnW, lnB := f("g_attn", dim), f("g_ffn", dim), f("ln_w", dim), f("ln_b", dim)
-	freqs := h.weights("freqs", f32Bytes(ropeFreqs(hd/2, 10000)))
+	freqs := h.weights("freqs", ggml.F32Bytes(ropeFreqs(hd/2, 10000)))
 	lay := cacheLayout{seqs: 1, heads: nKV, ctx: ctx, hd: hd}
 	hs, ps, ss := lay.strides()
 	kc := h.p.AddBuffer(plan.Buffer{Name: "k", Kind: plan.State, Size: int64(2 * lay.size())})

@@ -36,28 +36,12 @@ func newHarness(t testing.TB) *harness {
 	return h
 }
 
-func f32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
 func i32Bytes(v []int32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], uint32(x))
 	}
 	return b
-}
-
-func bytesF32(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
 }
 
 func bytesU16(b []byte) []uint16 {
@@ -75,7 +59,7 @@ func (h *harness) buf(name string, data []byte) plan.BufID {
 	return id
 }
 
-func (h *harness) f32(name string, v []float32) plan.BufID { return h.buf(name, f32Bytes(v)) }
+func (h *harness) f32(name string, v []float32) plan.BufID { return h.buf(name, ggml.F32Bytes(v)) }
 func (h *harness) i32(name string, v []int32) plan.BufID   { return h.buf(name, i32Bytes(v)) }
 
 // nan declares an f32 buffer of n elements poisoned with NaN.
@@ -123,7 +107,7 @@ func (h *harness) read(id plan.BufID) []byte {
 	return b
 }
 
-func (h *harness) readF32(id plan.BufID) []float32 { return bytesF32(h.read(id)) }
+func (h *harness) readF32(id plan.BufID) []float32 { return ggml.BytesF32(h.read(id)) }
 
 func (h *harness) readI32(id plan.BufID) []int32 {
 	b := h.read(id)

@@ -30,7 +30,7 @@ func independentPlan(t testing.TB, pool *Pool, s layerShape) (*harness, []plan.B
 	}
 	qkvW := s.q + 2*s.kv
 	x := h.f32("x", randVec(r, s.dim, 1))
-	g := h.weights("g", f32Bytes(randVec(r, s.dim, 1)))
+	g := h.weights("g", ggml.F32Bytes(randVec(r, s.dim, 1)))
 	qkv := h.f32("qkv", make([]float32, qkvW)) // q, k, v side by side in one buffer
 	o, gu := h.f32("o", make([]float32, s.dim)), h.f32("gu", make([]float32, 2*s.ff))
 	at := func(b plan.BufID, floats int) plan.Binding { return plan.Binding{Buf: b, Off: uint64(4 * floats)} }

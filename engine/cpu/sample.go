@@ -146,7 +146,7 @@ func (e *Exec) draw(x []float32, counts []int32, scr []float32, st *plan.SampleS
 	}
 	// 3. temperature
 	if temp <= 0 || temp != temp {
-		i := argmaxRow(src)
+		i := plan.ArgmaxRow(src)
 		if v := src[i]; v != v || math.IsInf(float64(v), -1) {
 			return 0 // every logit -Inf (or NaN): the first
 		}
@@ -313,7 +313,7 @@ func (e *Exec) drawScaled(l []float32, ids []int32, topK int, topP, minP, temp f
 	if math.IsInf(float64(lmax), 0) {
 		// every logit -Inf, or some +Inf: the distribution degenerates to
 		// the first maximum
-		return int32(argmaxRow(l))
+		return int32(plan.ArgmaxRow(l))
 	}
 
 	// 3. candidates. Without top-k the softmax runs over the whole

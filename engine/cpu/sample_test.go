@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -159,7 +160,7 @@ func sampleOnce(t *testing.T, x []float32, hist []int32, sp sampleParams) int32 
 	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 	h.add(d)
 	h.run(plan.Vars{plan.VarStep: int64(sp.step)})
-	require.Equal(t, f32Bytes(x), h.read(xb), "logits must be left unchanged")
+	require.Equal(t, ggml.F32Bytes(x), h.read(xb), "logits must be left unchanged")
 	out := h.readI32(ob)
 	require.Equal(t, int32(-9), out[1], "only one id is written")
 	tok := out[0]

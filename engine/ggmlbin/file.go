@@ -97,14 +97,9 @@ type File struct {
 
 // Open memory-maps and parses path.
 func Open(path string) (*File, error) {
-	m, err := mapfile.Open(path)
+	f, m, err := mapfile.OpenParsed(path, Parse)
 	if err != nil {
 		return nil, err
-	}
-	f, err := Parse(m.Data)
-	if err != nil {
-		m.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	f.m = m
 	return f, nil
@@ -112,15 +107,11 @@ func Open(path string) (*File, error) {
 
 // Close releases the mapping; tensor Data must not be used afterwards.
 func (f *File) Close() error {
-	if f.m == nil {
-		return nil
-	}
-	for i := range f.Tensors {
-		f.Tensors[i].Data = nil
-	}
-	err := f.m.Close()
-	f.m = nil
-	return err
+	return mapfile.Release(&f.m, func() {
+		for i := range f.Tensors {
+			f.Tensors[i].Data = nil
+		}
+	})
 }
 
 // IsGGML reports whether b starts with the whisper.cpp GGML magic.

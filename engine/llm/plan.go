@@ -1,9 +1,7 @@
 package llm
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/gguf"
@@ -140,7 +138,7 @@ func (b *builder) ropeBuffer(name string, h HParams, factors []float32) (plan.Bi
 	if err != nil {
 		return none, err
 	}
-	id := b.p.AddBuffer(plan.Buffer{Name: name, Kind: plan.BufWeights, Size: int64(4 * len(freqs)), Data: f32Bytes(freqs)})
+	id := b.p.AddBuffer(plan.Buffer{Name: name, Kind: plan.BufWeights, Size: int64(4 * len(freqs)), Data: ggml.F32Bytes(freqs)})
 	return plan.Binding{Buf: id}, nil
 }
 
@@ -157,20 +155,4 @@ func (b *builder) samplePass(lay *layout) {
 	d.AddPatch(plan.PatchSampleLogprobsOff, plan.VarKVLen, 4*plan.SampleLogprobWords, 0)
 	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 	ps.Add(d)
-}
-
-func f32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func bytesF32(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
 }

@@ -5,9 +5,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/gguf"
-	"github.com/stretchr/testify/require"
 )
 
 // refModel is an independent float64 forward pass over f32 weights, the
@@ -25,7 +26,7 @@ func (r *refModel) w(t *testing.T, name string) []float64 {
 	tn, ok := r.f.Tensor(name)
 	require.True(t, ok, name)
 	require.Equal(t, ggml.F32, tn.Type, name)
-	v := bytesF32(tn.Data)
+	v := ggml.BytesF32(tn.Data)
 	out := make([]float64, len(v))
 	for i, x := range v {
 		out[i] = float64(x)
@@ -82,7 +83,7 @@ func (r *refModel) logits(t *testing.T, toks []int32) [][]float64 {
 	var factors []float32
 	if r.has("rope_freqs.weight") {
 		tn, _ := r.f.Tensor("rope_freqs.weight")
-		factors = bytesF32(tn.Data)
+		factors = ggml.BytesF32(tn.Data)
 	}
 	fr32, err := ropeFreqs(h, factors)
 	require.NoError(t, err)

@@ -7,10 +7,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/plan"
-	"github.com/stretchr/testify/require"
 )
 
 // tinySpec describes a random model written with gguf's Writer.
@@ -143,7 +144,7 @@ func tinyModel(t *testing.T, s tinySpec) *gguf.File {
 		require.NoError(t, w.AddTensor(x.name, ggml.F32, x.shape))
 	}
 	for _, x := range ts {
-		require.NoError(t, w.WriteTensor(f32Bytes(x.data)))
+		require.NoError(t, w.WriteTensor(ggml.F32Bytes(x.data)))
 	}
 	require.NoError(t, w.Close())
 	f, err := gguf.Parse(buf.Bytes())

@@ -133,7 +133,7 @@ func bindWeights(a Arch, h HParams, f *gguf.File, p *plan.Plan) (*modelWeights, 
 	}
 	if t, ok := f.Tensor("rope_freqs.weight"); ok {
 		if fb := b.check(t, "rope_freqs.weight", []int{h.RopeDim / 2}); fb.ok() && len(b.errs) == 0 {
-			w.ropeFactors = bytesF32(t.Data)
+			w.ropeFactors = ggml.BytesF32(t.Data)
 		}
 	}
 	for l := range w.layers {

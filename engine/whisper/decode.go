@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/harkapp/hark/engine/plan"
 )
 
 // DecodeOptions control the decoding of one 30-s window.
@@ -245,15 +247,9 @@ func (m *Model) promptWindow(sp Specials, init []int32, sotIndex int, res *Decod
 	return logits, pos, nil
 }
 
-func argmax(s []float32) int32 {
-	best := 0
-	for i, v := range s {
-		if v > s[best] {
-			best = i
-		}
-	}
-	return int32(best)
-}
+// argmax is the greedy pick (plan.ArgmaxRow: lowest index on ties, NaNs
+// never win).
+func argmax(s []float32) int32 { return int32(plan.ArgmaxRow(s)) }
 
 func sampleTemperature(logits []float32, temp float32, rng *rand.Rand) int32 {
 	m := negInf

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/whisper/mel"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -26,9 +27,9 @@ func TestFileSpectrogramEqualsWhole(t *testing.T) {
 	path := shared.Path(t, "audio", longformAudio)
 	x, err := audio.Load16k(path)
 	require.NoError(t, err)
-	filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
+	filters, err := mel.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
 	require.NoError(t, err)
-	want, err := audio.LogMel(x, filters, WindowSecs*SampleRate)
+	want, err := mel.LogMel(x, filters, WindowSecs*SampleRate)
 	require.NoError(t, err)
 	got, err := f.FileSpectrogram(path, 0)
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/engine/whisper/mel"
 )
 
 // Errors for audio with nothing to transcribe.
@@ -27,11 +28,11 @@ func (f *File) TranscribeSamples(ctx context.Context, m *Model, samples []float3
 	if len(samples) == 0 {
 		return nil, ErrNoAudio
 	}
-	filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
+	filters, err := mel.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := audio.LogMel(samples, filters, WindowSecs*SampleRate)
+	spec, err := mel.LogMel(samples, filters, WindowSecs*SampleRate)
 	if err != nil {
 		return nil, err
 	}
@@ -55,10 +56,10 @@ func (f *File) TranscribeFile(ctx context.Context, m *Model, path string, opt Tr
 // appended) that TranscribeSpooled takes, spooled to an unlinked temporary
 // file: memory does not grow with the audio's length. Audio longer than
 // maxDuration (> 0) is refused as soon as it is, with an
-// *audio.TooLongError. Its errors are about the file: it cannot be
+// *mel.TooLongError. Its errors are about the file: it cannot be
 // decoded, is too long, or holds no audio (ErrNoAudio). Close the result.
-func (f *File) FileSpectrogram(path string, maxDuration time.Duration) (*audio.SpooledSpectrogram, error) {
-	filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
+func (f *File) FileSpectrogram(path string, maxDuration time.Duration) (*mel.SpooledSpectrogram, error) {
+	filters, err := mel.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (f *File) FileSpectrogram(path string, maxDuration time.Duration) (*audio.S
 		return nil, err
 	}
 	defer s.Close()
-	spec, err := audio.LogMelSpool(s, filters, WindowSecs*SampleRate, int(maxDuration.Seconds()*SampleRate))
+	spec, err := mel.LogMelSpool(s, filters, WindowSecs*SampleRate, int(maxDuration.Seconds()*SampleRate))
 	if errors.Is(err, audio.ErrNoAudio) {
 		return nil, ErrNoAudio
 	}
@@ -88,14 +89,14 @@ func FallbackTemperatures(t float32) []float32 {
 }
 
 // TranscribeSpectrogram transcribes a log-mel spectrogram of audio followed
-// by 30 s of silence (what audio.LogMel computes).
-func (f *File) TranscribeSpectrogram(ctx context.Context, m *Model, spec *audio.Spectrogram, opt TranscribeOptions) (*Result, error) {
+// by 30 s of silence (what mel.LogMel computes).
+func (f *File) TranscribeSpectrogram(ctx context.Context, m *Model, spec *mel.Spectrogram, opt TranscribeOptions) (*Result, error) {
 	return f.transcribeMel(ctx, m, spec, spec.NMels, spec.NFrames, spec.Peak, opt)
 }
 
 // TranscribeSpooled is TranscribeSpectrogram over a spooled spectrogram
 // (FileSpectrogram), read a window at a time.
-func (f *File) TranscribeSpooled(ctx context.Context, m *Model, spec *audio.SpooledSpectrogram, opt TranscribeOptions) (*Result, error) {
+func (f *File) TranscribeSpooled(ctx context.Context, m *Model, spec *mel.SpooledSpectrogram, opt TranscribeOptions) (*Result, error) {
 	return f.transcribeMel(ctx, m, spec, spec.NMels, spec.NFrames, spec.Peak, opt)
 }
 

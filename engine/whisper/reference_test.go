@@ -2,7 +2,6 @@ package whisper
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"math"
 	"os"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -17,11 +17,8 @@ func readF32(t testing.TB, path string) []float32 {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	out := make([]float32, len(b)/4)
-	for i := range out {
-		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out
+	require.Zero(t, len(b)%4)
+	return ggml.BytesF32(b)
 }
 
 func readJSON(t testing.TB, path string, v any) {

@@ -113,7 +113,7 @@ type Result struct {
 }
 
 // MelWindows is a log-mel spectrogram read a window at a time
-// (audio.Spectrogram in memory, audio.SpooledSpectrogram on disk): dst,
+// (mel.Spectrogram in memory, mel.SpooledSpectrogram on disk): dst,
 // an [n_mels][width] matrix, gets frames [start, start+n) and zeros after
 // them.
 type MelWindows interface {

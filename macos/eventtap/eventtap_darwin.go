@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/ebitengine/purego"
-	"github.com/harkapp/hark/macos/internal/ns"
+	"github.com/harkapp/hark/internal/ns"
 )
 
 // CGEventTapLocation, placement, options and fields (CGEventTypes.h).

@@ -9,7 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
-	"github.com/harkapp/hark/macos/internal/ns"
+	"github.com/harkapp/hark/internal/ns"
 	"github.com/harkapp/hark/macos/mainthread"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/ebitengine/purego/objc"
-	"github.com/harkapp/hark/macos/internal/ns"
+	"github.com/harkapp/hark/internal/ns"
 )
 
 var (

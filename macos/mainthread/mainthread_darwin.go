@@ -8,7 +8,7 @@ import (
 
 	"github.com/ebitengine/purego"
 
-	"github.com/harkapp/hark/macos/internal/ns"
+	"github.com/harkapp/hark/internal/ns"
 )
 
 var (

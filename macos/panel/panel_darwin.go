@@ -7,8 +7,8 @@ import (
 
 	"github.com/ebitengine/purego/objc"
 
-	"github.com/harkapp/hark/app/overlay/place"
-	"github.com/harkapp/hark/macos/internal/ns"
+	"github.com/harkapp/hark/internal/ns"
+	"github.com/harkapp/hark/internal/place"
 	"github.com/harkapp/hark/macos/mainthread"
 )
 

@@ -3,8 +3,8 @@ package panel
 import (
 	"github.com/ebitengine/purego/objc"
 
-	"github.com/harkapp/hark/app/overlay/place"
-	"github.com/harkapp/hark/macos/internal/ns"
+	"github.com/harkapp/hark/internal/ns"
+	"github.com/harkapp/hark/internal/place"
 )
 
 // frameFor is the panel's frame, in Cocoa's coordinates (y up from the

@@ -3,7 +3,7 @@ package permissions
 import (
 	"sync"
 
-	"github.com/harkapp/hark/macos/internal/ns"
+	"github.com/harkapp/hark/internal/ns"
 )
 
 var (

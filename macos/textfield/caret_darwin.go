@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/harkapp/hark/macos/internal/ns"
+	"github.com/harkapp/hark/internal/ns"
 )
 
 // caretTimeout caps each Accessibility call to the focused app: one that

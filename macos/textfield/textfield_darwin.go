@@ -7,7 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego/objc"
-	"github.com/harkapp/hark/macos/internal/ns"
+	"github.com/harkapp/hark/internal/ns"
 )
 
 // cfRange is CFRange: { CFIndex location; CFIndex length; }.

@@ -50,9 +50,9 @@ func runAttnCase(t *testing.T, r *rand.Rand, c attnCase) (float64, []string) {
 	scale := float32(1 / math.Sqrt(float64(c.hd)))
 	d := plan.AttentionArgs{Type: c.ty, HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldq: int(ldq), Ldo: int(ldo), KVLen: int(c.kvLen), Pos0: int(c.pos0), Flags: uint32(c.flags), Scale: scale, HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Ldp: int(ldp), Window: c.window}.Dispatch()
 	ref, got := kitRun(t, d, [][]byte{kitF32(q), kv(), kv(), kitF32(kitNaNs((c.m-1)*ldo + w + 2)), probs})
-	worst := kitCompare(t, kitAsF32(ref[3]), kitAsF32(got[3]), 2e-5, "attention out")
+	worst := kitCompare(t, ggml.BytesF32(ref[3]), ggml.BytesF32(got[3]), 2e-5, "attention out")
 	if c.probs {
-		worst = max(worst, kitCompare(t, kitAsF32(ref[4]), kitAsF32(got[4]), 2e-5, "attention probs"))
+		worst = max(worst, kitCompare(t, ggml.BytesF32(ref[4]), ggml.BytesF32(got[4]), 2e-5, "attention probs"))
 	}
 	for i := range d.Bind[:5] {
 		d.Bind[i].Buf = plan.BufID(i)

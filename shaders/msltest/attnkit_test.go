@@ -123,14 +123,6 @@ func kitF16(v []float32) []byte {
 	return b
 }
 
-func kitAsF32(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
-
 func kitAsF16(b []byte) []float32 {
 	v := make([]float32, len(b)/2)
 	for i := range v {

@@ -69,10 +69,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if b.dev != nil {
 		return b.dev.LoadTuned(p, b.tuning)
 	}
-	if p == nil {
-		return nil, fmt.Errorf("msltest: nil plan")
-	}
-	if err := p.Validate(); err != nil {
+	if err := plan.CheckLoad(p); err != nil {
 		return nil, fmt.Errorf("msltest: %w", err)
 	}
 	e := &Exec{b: b, name: p.Name, dummy: dummyBuffer(), weights: make([]bool, len(p.Buffers))}
@@ -97,10 +94,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		}
 		e.bufs = append(e.bufs, mem)
 	}
-	for pi, ps := range p.Passes {
-		if ps == nil {
-			return nil, fmt.Errorf("msltest: plan %s: nil pass %d", p.Name, pi)
-		}
+	for _, ps := range p.Passes {
 		e.passes = append(e.passes, append([]plan.Dispatch(nil), ps.Ops...))
 		e.names = append(e.names, ps.Name)
 	}
@@ -207,20 +201,12 @@ func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
 	if err := e.ready(pass); err != nil {
 		return err
 	}
-	for i := range steps {
-		if err := e.runPass(pass, &steps[i]); err != nil {
-			return fmt.Errorf("step %d: %w", i, err)
-		}
-	}
-	return nil
+	return plan.RunEach(steps, func(v *plan.Vars) error { return e.runPass(pass, v) })
 }
 
 func (e *Exec) ready(pass int) error {
-	if e.closed {
-		return fmt.Errorf("msltest: plan %s: executable is closed", e.name)
-	}
-	if pass < 0 || pass >= len(e.passes) {
-		return fmt.Errorf("msltest: plan %s: pass %d out of range (%d passes)", e.name, pass, len(e.passes))
+	if err := plan.CheckPass(e.name, e.closed, pass, len(e.passes)); err != nil {
+		return fmt.Errorf("msltest: %w", err)
 	}
 	return nil
 }

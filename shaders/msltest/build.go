@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/harkapp/hark/shaders/msl"
 )
 
-//go:embed cxx/msl.h cxx/msl_core.h cxx/abi.h cxx/runtime.cpp
+//go:embed cxx/msl.h cxx/abi.h cxx/runtime.cpp
 var cxx embed.FS
 
 // compiler returns the C++ compiler: $HARK_CXX, else clang++ (the
@@ -82,12 +84,12 @@ func build(kernels string) (string, error) {
 		return "", err
 	}
 	hdr, _ := cxx.ReadFile("cxx/msl.h")
-	core, _ := cxx.ReadFile("cxx/msl_core.h")
+	core, sg := msl.CoreHeader, msl.SimdgroupHeader
 	abi, _ := cxx.ReadFile("cxx/abi.h")
 	rt, _ := cxx.ReadFile("cxx/runtime.cpp")
 	flags := cxxFlags()
 	fl := strings.Join(flags, " ")
-	kh := hashOf("kernels", cc, fl, string(hdr), string(core), string(abi), kernels)
+	kh := hashOf("kernels", cc, fl, string(hdr), string(core), string(sg), string(abi), kernels)
 	rh := hashOf("runtime", cc, fl, string(abi), string(rt))
 	lib := filepath.Join(root, "lib-"+hashOf(kh, rh)+".so")
 	if _, err := os.Stat(lib); err == nil {
@@ -97,7 +99,7 @@ func build(kernels string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("msltest: %w", err)
 	}
-	for name, data := range map[string][]byte{"msl.h": hdr, "msl_core.h": core, "abi.h": abi, "runtime.cpp": rt, "kernels.cpp": []byte(kernels)} {
+	for name, data := range map[string][]byte{"msl.h": hdr, "msl_core.h": core, "msl_simdgroup.h": sg, "abi.h": abi, "runtime.cpp": rt, "kernels.cpp": []byte(kernels)} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return "", fmt.Errorf("msltest: %w", err)
 		}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/shaders/msl"
 )
 
 // The generator's textual rewrites on the forms kernels use, and its
@@ -33,7 +35,7 @@ typedef decltype(tmpl<float, 4>) tmpl_t;
 template [[host_name("tmpl_f32_4")]] kernel tmpl_t tmpl<float, 4>;
 template [[host_name("tmpl_i32_2")]] kernel void tmpl<int, 2>(device int*, threadgroup float*, ushort2, uint3);
 `
-	unit, names, err := generate([]Source{{Name: "forms.metal", Text: src}})
+	unit, names, err := generate([]msl.Source{{Name: "forms.metal", Text: src}})
 	require.NoError(t, err)
 	require.Equal(t, []string{"tmpl_f32_4", "tmpl_i32_2"}, names)
 	require.Contains(t, unit, "threadgroup float2 (&tile)[4][N * 2] = *(threadgroup float2(*)[4][N * 2])__msl::msl_tg_alloc(")
@@ -43,7 +45,7 @@ template [[host_name("tmpl_i32_2")]] kernel void tmpl<int, 2>(device int*, threa
 	require.Contains(t, unit, "fc_scale = __msl::fc_cast<float>(v[6]);")
 	require.NotContains(t, unit, "commented_out")
 	require.NotContains(t, unit, "[[")
-	require.NoError(t, TypeCheck([]Source{{Name: "forms.metal", Text: src}}))
+	require.NoError(t, TypeCheck([]msl.Source{{Name: "forms.metal", Text: src}}))
 
 	bad := map[string]string{
 		"no attribute": "kernel void k(device float* x) {}",
@@ -54,7 +56,7 @@ template [[host_name("tmpl_i32_2")]] kernel void tmpl<int, 2>(device int*, threa
 		"twice":        "kernel void k(device float* x [[buffer(0)]]) {}\nkernel void k(device float* y [[buffer(0)]]) {}",
 	}
 	for name, s := range bad {
-		_, _, err := generate([]Source{{Name: "bad.metal", Text: s}})
+		_, _, err := generate([]msl.Source{{Name: "bad.metal", Text: s}})
 		require.Error(t, err, name)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ebitengine/purego"
 
 	"github.com/harkapp/hark/shaders"
+	"github.com/harkapp/hark/shaders/msl"
 )
 
 // Library is a compiled set of .metal files, loaded into this process.
@@ -34,19 +35,19 @@ var (
 // Shaders returns the library of Hark's kernels (shaders.Source order),
 // compiling it on first use.
 func Shaders() (*Library, error) {
-	var srcs []Source
+	var srcs []msl.Source
 	for _, name := range shaders.Files() {
 		b, err := shaders.File(name)
 		if err != nil {
 			return nil, err
 		}
-		srcs = append(srcs, Source{Name: name, Text: string(b)})
+		srcs = append(srcs, msl.Source{Name: name, Text: string(b)})
 	}
 	return Open(srcs)
 }
 
 // Open compiles (or finds in the cache) and loads a library made of srcs.
-func Open(srcs []Source) (*Library, error) {
+func Open(srcs []msl.Source) (*Library, error) {
 	unit, names, err := generate(srcs)
 	if err != nil {
 		return nil, fmt.Errorf("msltest: %w", err)
@@ -143,9 +144,9 @@ func (l *Library) Run(ln *shaders.Launch, bufs *[16]unsafe.Pointer) error {
 	if l.reverse.Load() {
 		geom[7] = 1
 	}
-	var consts [maxConstants]uint32
+	var consts [msl.MaxConstants]uint32
 	for _, c := range ln.Constants {
-		if c.Index < 0 || c.Index >= maxConstants {
+		if c.Index < 0 || c.Index >= msl.MaxConstants {
 			return fmt.Errorf("msltest: %s: function constant index %d out of range", ln.Function, c.Index)
 		}
 		consts[c.Index] = c.Value

@@ -32,7 +32,7 @@ func BenchmarkMatrixExecutor(b *testing.B) {
 			q, _ := randWeightsK(b, r, bc.typ, bc.n, k)
 			c := &mxCase{d: plan.Dispatch{Kernel: bc.kern, Type: bc.typ}}
 			c.bind(0, c.add(q, true), 0)
-			c.bind(1, c.add(f32Bytes(randF32(r, bc.m*k, 1)), false), 0)
+			c.bind(1, c.add(ggml.F32Bytes(randF32(r, bc.m*k, 1)), false), 0)
 			ob := c.add(make([]byte, 4*bc.m*bc.n), false)
 			c.bind(2, ob, 0)
 			c.out = int(ob)
@@ -40,7 +40,7 @@ func BenchmarkMatrixExecutor(b *testing.B) {
 			c.noBind(4)
 			c.d.P = plan.MatVecArgs{N: bc.n, K: k, M: bc.m, Ldx: k, Ldo: bc.n, Ldr: bc.n}.Dispatch().P
 			if bc.kern == plan.RMSNormMatVec {
-				c.bind(5, c.add(f32Bytes(randF32(r, k, 1)), false), 0)
+				c.bind(5, c.add(ggml.F32Bytes(randF32(r, k, 1)), false), 0)
 				c.d.P = plan.RMSNormMatVecArgs{N: bc.n, K: k, M: bc.m, Ldx: k, Ldo: bc.n, Ldr: bc.n, Eps: 1e-5}.Dispatch().P
 			}
 			be := TestBackend(b)

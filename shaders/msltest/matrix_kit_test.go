@@ -27,14 +27,14 @@ func TestMatrixGGMLKit(t *testing.T) {
 		require.NoError(t, err)
 		return b
 	}
-	act := bytesF32(kit("activation_f32.bin"))
+	act := ggml.BytesF32(kit("activation_f32.bin"))
 	require.Len(t, act, cols)
 	for _, typ := range shaders.MatrixTypes() {
 		if typ == ggml.F32 { // the kit has no f32 "quantization"
 			continue
 		}
 		q := kit(typ.String() + ".quant.bin")
-		want := bytesF32(kit(typ.String() + ".dequant_f32.bin"))
+		want := ggml.BytesF32(kit(typ.String() + ".dequant_f32.bin"))
 		require.Len(t, want, rows*cols, typ)
 
 		// embed: every row, out of order, into a strided output
@@ -47,7 +47,7 @@ func TestMatrixGGMLKit(t *testing.T) {
 		c := &mxCase{d: plan.Dispatch{Kernel: plan.Embed, Type: typ}}
 		c.bind(0, c.add(q, true), 0)
 		c.bind(1, c.add(idb, false), 0)
-		ob := c.add(f32Bytes(filled(len(ids)*ldo, mxSentinel)), false)
+		ob := c.add(ggml.F32Bytes(filled(len(ids)*ldo, mxSentinel)), false)
 		c.bind(2, ob, 0)
 		c.out = int(ob)
 		c.d.P = plan.EmbedArgs{Dim: cols, N: len(ids), Ldo: ldo}.Dispatch().P
@@ -65,8 +65,8 @@ func TestMatrixGGMLKit(t *testing.T) {
 		// mat_vec: the ten rows against the kit's activation
 		c = &mxCase{d: plan.Dispatch{Kernel: plan.MatVec, Type: typ}}
 		c.bind(0, c.add(q, true), 0)
-		c.bind(1, c.add(f32Bytes(act), false), 0)
-		ob = c.add(f32Bytes(filled(rows, mxSentinel)), false)
+		c.bind(1, c.add(ggml.F32Bytes(act), false), 0)
+		ob = c.add(ggml.F32Bytes(filled(rows, mxSentinel)), false)
 		c.bind(2, ob, 0)
 		c.out = int(ob)
 		c.noBind(3)

@@ -103,22 +103,6 @@ func (c *mxCase) bind(i int, b plan.BufID, off uint64) {
 
 func (c *mxCase) noBind(i int) { c.bind(i, plan.NoBuf, 0) }
 
-func f32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
-}
-
-func bytesF32(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
-}
-
 func randF32(r *rand.Rand, n int, scale float32) []float32 {
 	v := make([]float32, n)
 	for i := range v {
@@ -175,7 +159,7 @@ func runOn(t *testing.T, be plan.Backend, c *mxCase) []float32 {
 	require.NoError(t, ex.Run(idx, &plan.Vars{}), be.Name())
 	out := make([]byte, len(c.bufs[c.out].data))
 	require.NoError(t, ex.Read(plan.BufID(c.out), 0, out))
-	return bytesF32(out)
+	return ggml.BytesF32(out)
 }
 
 // relErr is max|got-want| / max(1, max|want|), the maximum of |want| taken
@@ -238,30 +222,30 @@ func productCase(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n,
 
 	c := &mxCase{d: plan.Dispatch{Kernel: kern, Type: typ, Grid: [3]uint32{uint32(n), uint32(m), 1}}}
 	c.bind(0, c.add(q, true), 0)
-	c.bind(1, c.add(f32Bytes(x), false), 4) // offset: a slice of a wider buffer
-	ob := c.add(f32Bytes(out), false)
+	c.bind(1, c.add(ggml.F32Bytes(x), false), 4) // offset: a slice of a wider buffer
+	ob := c.add(ggml.F32Bytes(out), false)
 	c.bind(2, ob, 0)
 	c.out = int(ob)
 	c.noBind(3)
 	c.noBind(4)
 	if withBR {
-		c.bind(3, c.add(f32Bytes(bias), false), 0)
+		c.bind(3, c.add(ggml.F32Bytes(bias), false), 0)
 		if alias {
 			c.bind(4, ob, 0)
 		} else {
-			c.bind(4, c.add(f32Bytes(res), false), 0)
+			c.bind(4, c.add(ggml.F32Bytes(res), false), 0)
 		}
 	}
 	c.d.P = plan.MatVecArgs{N: n, K: k, M: m, Ldx: ldx, Ldo: ldo, Ldr: ldr}.Dispatch().P
 	switch kern {
 	case plan.RMSNormMatVec:
-		c.bind(5, c.add(f32Bytes(x2), false), 8)
+		c.bind(5, c.add(ggml.F32Bytes(x2), false), 8)
 		c.d.P = plan.RMSNormMatVecArgs{N: n, K: k, M: m, Ldx: ldx, Ldo: ldo, Ldr: ldr, Eps: eps}.Dispatch().P
 	case plan.SiLUMulMatVec:
-		c.bind(5, c.add(f32Bytes(x2), false), 8)
+		c.bind(5, c.add(ggml.F32Bytes(x2), false), 8)
 		c.d.P = plan.SiLUMulMatVecArgs{N: n, K: k, M: m, Ldg: ldx, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch().P
 	case plan.GELUMulMatVec:
-		c.bind(5, c.add(f32Bytes(x2), false), 8)
+		c.bind(5, c.add(ggml.F32Bytes(x2), false), 8)
 		c.d.P = plan.GELUMulMatVecArgs{N: n, K: k, M: m, Ldg: ldx, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch().P
 	}
 
@@ -381,13 +365,13 @@ func convCaseShape(t *testing.T, r *rand.Rand, typ ggml.Type, chanMajor, withBia
 	}
 	c := &mxCase{d: plan.Dispatch{Kernel: plan.Conv1D, Type: typ}}
 	c.bind(0, c.add(q, true), 0)
-	c.bind(1, c.add(f32Bytes(x), false), 0)
+	c.bind(1, c.add(ggml.F32Bytes(x), false), 0)
 	if withBias {
-		c.bind(2, c.add(f32Bytes(bias), false), 0)
+		c.bind(2, c.add(ggml.F32Bytes(bias), false), 0)
 	} else {
 		c.noBind(2)
 	}
-	ob := c.add(f32Bytes(out), false)
+	ob := c.add(ggml.F32Bytes(out), false)
 	c.bind(3, ob, 0)
 	c.out = int(ob)
 	c.d.P = plan.Conv1DArgs{Cin: cin, Cout: cout, T: T, Kw: kw, Stride: stride, Pad: pad, Flags: flags, Ldx: ldx, Ldo: ldo}.Dispatch().P
@@ -469,7 +453,7 @@ func TestEmbedAllTypes(t *testing.T) {
 			c := &mxCase{d: plan.Dispatch{Kernel: plan.Embed, Type: typ, Grid: [3]uint32{n, 1, 1}}}
 			c.bind(0, c.add(q, true), 0)
 			c.bind(1, c.add(idb, false), 0)
-			ob := c.add(f32Bytes(out), false)
+			ob := c.add(ggml.F32Bytes(out), false)
 			c.bind(2, ob, 0)
 			c.out = int(ob)
 			var flags uint32

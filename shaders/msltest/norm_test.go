@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -37,11 +38,11 @@ func TestNormKernels(t *testing.T) {
 					a.Ldo = a.Ldx
 					d.P = a.Dispatch().P
 					ref, got := kitRunAlias(t, d, init, map[int]int{2: 0})
-					worst = max(worst, kitCompare(t, kitAsF32(ref[2]), kitAsF32(got[2]), 2e-6, "rms_norm in place"))
+					worst = max(worst, kitCompare(t, ggml.BytesF32(ref[2]), ggml.BytesF32(got[2]), 2e-6, "rms_norm in place"))
 					continue
 				}
 				ref, got := kitRun(t, d, init)
-				worst = max(worst, kitCompare(t, kitAsF32(ref[2]), kitAsF32(got[2]), 2e-6, "rms_norm"))
+				worst = max(worst, kitCompare(t, ggml.BytesF32(ref[2]), ggml.BytesF32(got[2]), 2e-6, "rms_norm"))
 			}
 		}
 	}
@@ -57,7 +58,7 @@ func TestNormKernels(t *testing.T) {
 			}
 			d := plan.LayerNormArgs{Dim: int(c.dim), Rows: int(c.rows), Ldx: int(c.ldx), Ldo: int(c.ldo), Eps: 1e-5}.Dispatch()
 			ref, got := kitRun(t, d, [][]byte{kitF32(x), w, b, kitF32(kitNaNs(c.rows * c.ldo))})
-			worst = max(worst, kitCompare(t, kitAsF32(ref[3]), kitAsF32(got[3]), 2e-5, "layer_norm"))
+			worst = max(worst, kitCompare(t, ggml.BytesF32(ref[3]), ggml.BytesF32(got[3]), 2e-5, "layer_norm"))
 		}
 	}
 	t.Logf("norms: worst relative error %.3g", worst)

@@ -42,7 +42,7 @@ func TestRopeKernel(t *testing.T) {
 		}
 		d := plan.RopeArgs{HeadDim: int(c.hd), NHead: int(c.nHead), M: int(c.m), Ldx: int(c.ldx), Pos0: int(c.pos0), Mode: uint32(c.mode), RopeDim: int(c.ropeDim), Flags: uint32(c.flags), MScale: c.ms}.Dispatch()
 		ref, got := kitRun(t, d, [][]byte{kitF32(x), kitF32(ropeFreqs(rd, 10000))})
-		worst = max(worst, kitCompare(t, kitAsF32(ref[0]), kitAsF32(got[0]), 2e-6, "rope"))
+		worst = max(worst, kitCompare(t, ggml.BytesF32(ref[0]), ggml.BytesF32(got[0]), 2e-6, "rope"))
 	}
 	t.Logf("rope: worst relative error %.3g", worst)
 }
@@ -97,9 +97,9 @@ func TestRopeKVKernel(t *testing.T) {
 			}
 			d := plan.RopeKVArgs{Type: ty, HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldqkv: int(ld), Pos0: int(c.pos0), Mode: uint32(c.mode), RopeDim: int(c.ropeDim), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Flags: uint32(c.flags)}.Dispatch()
 			ref, got := kitRun(t, d, [][]byte{kitF32(qkv), freqs, kc, vc})
-			worst = max(worst, kitCompare(t, kitAsF32(ref[0]), kitAsF32(got[0]), 2e-6, "rope_kv qkv"))
+			worst = max(worst, kitCompare(t, ggml.BytesF32(ref[0]), ggml.BytesF32(got[0]), 2e-6, "rope_kv qkv"))
 			if ty == ggml.F32 {
-				worst = max(worst, kitCompare(t, kitAsF32(ref[2]), kitAsF32(got[2]), 2e-6, "rope_kv k f32"))
+				worst = max(worst, kitCompare(t, ggml.BytesF32(ref[2]), ggml.BytesF32(got[2]), 2e-6, "rope_kv k f32"))
 				require.Equal(t, ref[3], got[3], "rope_kv v f32 (a copy)")
 			} else {
 				// an f16 K may round the other way when the rotation differs

@@ -9,19 +9,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/shaders"
+	"github.com/harkapp/hark/shaders/msl"
 )
 
 // The sampler's integer exp (smp_exp_fx) against float64 math.Exp: within
 // one unit of 2^-43 over [-32, 0], where a float32 exp would be off by up
 // to ~1e-7·2^43 ≈ 5e5 units.
 func TestSampleExpFixedPoint(t *testing.T) {
-	var srcs []Source
+	var srcs []msl.Source
 	for _, name := range []string{"kargs.h", "common.metal", "sample.metal"} {
 		b, err := shaders.File(name)
 		require.NoError(t, err)
-		srcs = append(srcs, Source{Name: name, Text: string(b)})
+		srcs = append(srcs, msl.Source{Name: name, Text: string(b)})
 	}
-	srcs = append(srcs, Source{Name: "exp_probe.metal", Text: `
+	srcs = append(srcs, msl.Source{Name: "exp_probe.metal", Text: `
 kernel void exp_probe(device const float* d [[buffer(0)]], device ulong* out [[buffer(1)]],
                       uint i [[thread_position_in_grid]]) {
     out[i] = smp_exp_fx(d[i]);

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -59,7 +60,7 @@ func runSample(t *testing.T, x []float32, sp sampleParams, seed uint64, step int
 	require.Equal(t, want, have, "%s: seed %d step %d", what, seed, step)
 	require.Equal(t, ref[3], got[3], "%s: counts", what)
 	if sp.top >= 0 {
-		rl, gl := kitAsF32(ref[5]), kitAsF32(got[5])
+		rl, gl := ggml.BytesF32(ref[5]), ggml.BytesF32(got[5])
 		for i := range rl {
 			if i > 0 && i%2 == 1 {
 				require.Equal(t, math.Float32bits(rl[i]), math.Float32bits(gl[i]), "%s: logprobs top id %d", what, i/2)

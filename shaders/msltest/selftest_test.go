@@ -11,13 +11,14 @@ import (
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/shaders"
+	"github.com/harkapp/hark/shaders/msl"
 )
 
 // selftestLib is the library of testdata/selftest.metal (executor tests).
 func selftestLib(t testing.TB) *Library {
 	b, err := os.ReadFile("testdata/selftest.metal")
 	require.NoError(t, err)
-	l, err := Open([]Source{{Name: "selftest.metal", Text: string(b)}})
+	l, err := Open([]msl.Source{{Name: "selftest.metal", Text: string(b)}})
 	require.NoError(t, err)
 	return l
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/harkapp/hark/shaders/msl"
 )
 
 // TypeCheck compiles srcs as one library with clang++ -fsyntax-only, with
@@ -14,7 +16,7 @@ import (
 // device pointer is expected, is an error as it is for the Metal compiler,
 // which the executor (where every pointer is a CPU pointer) cannot see.
 // Every kernel entry, template instances included, is instantiated.
-func TypeCheck(srcs []Source) error {
+func TypeCheck(srcs []msl.Source) error {
 	cc, err := compiler()
 	if err != nil {
 		return err
@@ -28,8 +30,11 @@ func TypeCheck(srcs []Source) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	for _, name := range []string{"msl.h", "msl_core.h", "abi.h"} {
-		b, _ := cxx.ReadFile("cxx/" + name)
+	files := msl.Headers()
+	for _, name := range []string{"msl.h", "abi.h"} {
+		files[name], _ = cxx.ReadFile("cxx/" + name)
+	}
+	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
 		}

@@ -7,19 +7,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/shaders"
+	"github.com/harkapp/hark/shaders/msl"
 )
 
 func TestTypeCheckShaders(t *testing.T) {
-	var srcs []Source
+	var srcs []msl.Source
 	for _, name := range shaders.Files() {
 		b, err := shaders.File(name)
 		require.NoError(t, err)
-		srcs = append(srcs, Source{Name: name, Text: string(b)})
+		srcs = append(srcs, msl.Source{Name: name, Text: string(b)})
 	}
 	require.NoError(t, TypeCheck(srcs))
 	b, err := os.ReadFile("testdata/selftest.metal")
 	require.NoError(t, err)
-	require.NoError(t, TypeCheck([]Source{{Name: "selftest.metal", Text: string(b)}}))
+	require.NoError(t, TypeCheck([]msl.Source{{Name: "selftest.metal", Text: string(b)}}))
 }
 
 // The checks the executor cannot make: address spaces must not mix.
@@ -48,7 +49,7 @@ kernel void k(device float4* out [[buffer(0)]], uint i [[thread_position_in_grid
 }`,
 	}
 	for name, src := range bad {
-		err := TypeCheck([]Source{{Name: "bad.metal", Text: "#include <metal_stdlib>\nusing namespace metal;\n" + src}})
+		err := TypeCheck([]msl.Source{{Name: "bad.metal", Text: "#include <metal_stdlib>\nusing namespace metal;\n" + src}})
 		require.Error(t, err, name)
 		require.Contains(t, err.Error(), "bad.metal", name)
 	}
@@ -62,5 +63,5 @@ kernel void k(device float* out [[buffer(0)]], constant uint& n [[buffer(1)]], u
     threadgroup_barrier(mem_flags::mem_threadgroup);
     out[i] = first(tile) + float(n);
 }`
-	require.NoError(t, TypeCheck([]Source{{Name: "good.metal", Text: good}}))
+	require.NoError(t, TypeCheck([]msl.Source{{Name: "good.metal", Text: good}}))
 }

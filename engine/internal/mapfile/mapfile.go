@@ -55,3 +55,33 @@ func (m *File) Close() error {
 	}
 	return nil
 }
+
+// OpenParsed maps path and parses its bytes with parse (whose result may
+// alias them): the model readers' Open. When parse fails the map is
+// released and the error names path.
+func OpenParsed[T any](path string, parse func([]byte) (T, error)) (T, *File, error) {
+	var zero T
+	m, err := Open(path)
+	if err != nil {
+		return zero, nil, err
+	}
+	v, err := parse(m.Data)
+	if err != nil {
+		m.Close()
+		return zero, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, m, nil
+}
+
+// Release is the model readers' Close: drop forgets every slice into the
+// map, then *m is closed and set to nil. A nil *m (never mapped, or
+// already released) does nothing.
+func Release(m **File, drop func()) error {
+	if *m == nil {
+		return nil
+	}
+	drop()
+	err := (*m).Close()
+	*m = nil
+	return err
+}

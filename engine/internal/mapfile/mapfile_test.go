@@ -1,6 +1,7 @@
 package mapfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,4 +30,25 @@ func TestOpen(t *testing.T) {
 	require.ErrorContains(t, err, "not a regular file")
 	_, err = Open(filepath.Join(dir, "missing"))
 	require.Error(t, err)
+}
+
+// OpenParsed hands the bytes to parse and keeps the map; a parse error
+// releases it and names the file. Release drops the slices, closes once.
+func TestOpenParsedAndRelease(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "model.bin")
+	require.NoError(t, os.WriteFile(p, []byte("weights"), 0o644))
+	got, m, err := OpenParsed(p, func(b []byte) ([]byte, error) { return b[:3], nil })
+	require.NoError(t, err)
+	require.Equal(t, []byte("wei"), got)
+	dropped := 0
+	require.NoError(t, Release(&m, func() { dropped++ }))
+	require.Nil(t, m)
+	require.NoError(t, Release(&m, func() { dropped++ }), "a second release does nothing")
+	require.Equal(t, 1, dropped)
+
+	_, m, err = OpenParsed(p, func([]byte) (int, error) { return 0, errors.New("bad magic") })
+	require.EqualError(t, err, p+": bad magic")
+	require.Nil(t, m)
+	_, _, err = OpenParsed(filepath.Join(t.TempDir(), "missing"), func([]byte) (int, error) { return 0, nil })
+	require.ErrorIs(t, err, os.ErrNotExist)
 }

@@ -144,7 +144,7 @@ func WriteGemma3(dir string, w io.Writer, vocab map[string]gguf.Value) error {
 		}
 	}
 	for _, o := range outs {
-		if err := gw.WriteTensor(f32Bytes(o.data)); err != nil {
+		if err := gw.WriteTensor(ggml.F32Bytes(o.data)); err != nil {
 			return err
 		}
 	}

@@ -10,7 +10,6 @@
 package parity
 
 import (
-	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -172,7 +171,7 @@ func Write(c Config, w io.Writer, scheme string) error {
 		v := t.values(c.Seed)
 		var b []byte
 		if typ := tensorType(c, t, scheme); typ == ggml.F32 {
-			b = f32Bytes(v)
+			b = ggml.F32Bytes(v)
 		} else {
 			n, err := ggml.RowBytes(typ, int64(len(v)))
 			if err != nil {
@@ -188,14 +187,6 @@ func Write(c Config, w io.Writer, scheme string) error {
 		}
 	}
 	return gw.Close()
-}
-
-func f32Bytes(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
 }
 
 // kv is one metadata pair of a written file.

@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/whisper/mel"
 )
 
 // Config is one synthetic model.
@@ -43,7 +43,7 @@ func Write(c Config, assets, path string) error {
 	if err != nil {
 		return err
 	}
-	mel, err := audio.LoadMelFilters(filepath.Join(assets, "mel_filters.npz"), c.H.NMels)
+	filters, err := mel.LoadMelFilters(filepath.Join(assets, "mel_filters.npz"), c.H.NMels)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func Write(c Config, assets, path string) error {
 	if err != nil {
 		return err
 	}
-	spec := whisper.RandomSpec{H: c.H, Seed: c.Seed, Vocab: vocab, Mel: mel.Data, Weight: ggml.F16}
+	spec := whisper.RandomSpec{H: c.H, Seed: c.Seed, Vocab: vocab, Mel: filters.Data, Weight: ggml.F16}
 	if err := whisper.WriteRandom(f, spec); err != nil {
 		f.Close()
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/whisper/mel"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -90,21 +91,21 @@ func TestAgainstTransformers(t *testing.T) {
 
 			// Log-mel: transformers pads the audio to 30 s, i.e. the first
 			// 3000 frames of the spectrogram of audio + 30 s of silence.
-			filters, err := audio.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
+			filters, err := mel.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
 			require.NoError(t, err)
-			spec, err := audio.LogMel(samples, filters, whisper.WindowSecs*whisper.SampleRate)
+			spec, err := mel.LogMel(samples, filters, whisper.WindowSecs*whisper.SampleRate)
 			require.NoError(t, err)
-			mel := spec.Window(0, 3000, 3000)
+			window := spec.Window(0, 3000, 3000)
 			var wantMel, gotMel []float64
 			for i, fr := range ref.LogMel.Frames {
 				for k, v := range ref.LogMel.Values[i] {
 					wantMel = append(wantMel, v)
-					gotMel = append(gotMel, float64(mel[k*3000+fr]))
+					gotMel = append(gotMel, float64(window[k*3000+fr]))
 				}
 			}
 			closeTo(t, wantMel, gotMel, 1e-4, "log-mel")
 
-			require.NoError(t, m.Encode(mel))
+			require.NoError(t, m.Encode(window))
 			enc := make([]float32, c.H.NAudioCtx*c.H.NAudioState)
 			require.NoError(t, m.EncoderOutput(enc))
 			var wantEnc, gotEnc []float64

@@ -169,9 +169,6 @@ template <class T, int R, int C> struct simdgroup_matrix {
     thread e2& thread_elements() { return *(thread e2*)&m[own(__msl::msl_lane())]; }
     const thread e2& thread_elements() const { return *(const thread e2*)&m[own(__msl::msl_lane())]; }
 };
-typedef simdgroup_matrix<float, 8, 8> simdgroup_float8x8;
-typedef simdgroup_matrix<half, 8, 8> simdgroup_half8x8;
-
 template <class T, int R, int C> inline simdgroup_matrix<T, R, C> make_filled_simdgroup_matrix(T v) {
     simdgroup_matrix<T, R, C> r;
     for (int i = 0; i < 64; i++) r.m[i] = v;
@@ -191,18 +188,6 @@ inline void simdgroup_load(thread simdgroup_matrix<T, 8, 8>& d, const U* src, ul
             for (int c = 0; c < 8; c++) d.m[r * 8 + c] = (T)p[c * elements_per_row + r];
     }
     d.full = true;
-}
-template <class T, class U>
-inline void simdgroup_store(const thread simdgroup_matrix<T, 8, 8>& s, U* dst, ulong elements_per_row = 8,
-                            ulong2 matrix_origin = 0, bool transpose_matrix = false) {
-    uint l = __msl::msl_lane();
-    ulong r = l / 4, c = 2 * (l % 4);
-    U* p = dst + matrix_origin.y * elements_per_row + matrix_origin.x;
-    for (int j = 0; j < 2; j++) {
-        ulong row = r, col = c + j;
-        if (transpose_matrix) { ulong t = row; row = col; col = t; }
-        p[row * elements_per_row + col] = (U)s.m[r * 8 + c + j];
-    }
 }
 
 namespace __coll {
@@ -274,11 +259,11 @@ __attribute__((always_inline)) inline void simdgroup_multiply_accumulate(thread 
         }
     }, __site);
 }
-template <class TD, class TA, class TB>
-inline void simdgroup_multiply(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
-                               const thread simdgroup_matrix<TB, 8, 8>& b, MSL_SITE) {
-    simdgroup_matrix<TD, 8, 8> z = make_filled_simdgroup_matrix<TD, 8, 8>((TD)0);
-    simdgroup_multiply_accumulate(d, a, b, z, __site);
-}
+// The typedefs, the store and simdgroup_multiply: written once for the
+// executor and CUDA.
+#define MSL_SG_LANE() __msl::msl_lane()
+#define MSL_SG_SITE_PARAM , MSL_SITE
+#define MSL_SG_SITE_ARG , __site
+#include "msl_simdgroup.h"
 
 } // namespace metal

@@ -1,4 +1,0 @@
-package audio
-
-// On macOS the STFT runs as an sgemm in Accelerate (see stft_sgemm.go).
-func init() { useSgemmDFT = true }

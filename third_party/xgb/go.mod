@@ -1,0 +1,3 @@
+module github.com/jezek/xgb
+
+go 1.11
