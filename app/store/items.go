@@ -77,7 +77,14 @@ func (s *Store) UpdateItem(it Item) error {
 
 // SetItemStatus changes only an item's status and error.
 func (s *Store) SetItemStatus(id int64, status, errText string) error {
-	res, err := s.db.Exec(`UPDATE items SET status=?, error=?, updated_at=? WHERE id=?`, status, errText, nowMs(), id)
+	return s.setItemColumns(id, "status=?, error=?", status, errText)
+}
+
+// setItemColumns runs UPDATE items SET set for row id, stamping
+// updated_at; set is a constant column list of the callers', its values
+// in args.
+func (s *Store) setItemColumns(id int64, set string, args ...any) error {
+	res, err := s.db.Exec(`UPDATE items SET `+set+`, updated_at=? WHERE id=?`, append(args, nowMs(), id)...)
 	if err != nil {
 		return err
 	}
