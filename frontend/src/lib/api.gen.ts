@@ -288,7 +288,7 @@ export interface FileProblem {
   name: string
   error: string
 }
-// github.com/harkapp/hark/app/rewrite.Rule
+// github.com/harkapp/hark/internal/rewrite.Rule
 export interface Rule {
   from: string
   to: string
