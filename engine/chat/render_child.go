@@ -142,16 +142,20 @@ func (t *Template) inChild(ctx context.Context, req renderRequest) (string, erro
 	return "", errors.New(rep.Err)
 }
 
-// limitBuffer keeps at most max bytes and then fails the writes, so a
-// child can't flood its parent.
+// limitBuffer keeps the first max bytes and then fails the writes, so a
+// child can't flood its parent. A write that crosses the limit keeps its
+// head: a dying runtime's first lines ("stack exceeds", "out of memory")
+// arrive in the same pipe read as kilobytes of traceback, and they are
+// what inChild classifies the death by.
 type limitBuffer struct {
 	b   bytes.Buffer
 	max int
 }
 
 func (l *limitBuffer) Write(p []byte) (int, error) {
-	if l.b.Len()+len(p) > l.max {
-		return 0, io.ErrShortWrite
+	if room := l.max - l.b.Len(); len(p) > room {
+		n, _ := l.b.Write(p[:max(room, 0)])
+		return n, io.ErrShortWrite
 	}
 	return l.b.Write(p)
 }

@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -105,4 +106,25 @@ func TestHostileParse(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "1", out)
 	require.NoError(t, Check("gguf", "{{ messages }}"))
+}
+
+// TestLimitBufferKeepsTheHead: a child's stderr arrives in pipe-sized
+// reads, so its first lines (how the runtime died) can come in one write
+// with kilobytes of traceback; the buffer keeps that write's head instead
+// of dropping it whole, and refuses what is past its limit.
+func TestLimitBufferKeepsTheHead(t *testing.T) {
+	l := &limitBuffer{max: 64}
+	n, err := l.Write([]byte("abc"))
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	head := "runtime: goroutine stack exceeds 1000000000-byte limit\n"
+	n, err = l.Write([]byte(head + strings.Repeat("traceback ", 1000)))
+	require.ErrorIs(t, err, io.ErrShortWrite)
+	require.Equal(t, 61, n)
+	require.Equal(t, 64, l.b.Len())
+	require.Contains(t, l.b.String(), "stack exceeds")
+	n, err = l.Write([]byte("more"))
+	require.ErrorIs(t, err, io.ErrShortWrite)
+	require.Zero(t, n)
+	require.Equal(t, 64, l.b.Len())
 }
