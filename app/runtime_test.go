@@ -49,6 +49,11 @@ func TestServerSharesTheAppsModels(t *testing.T) {
 func TestAppUsesTheRuntimeBackend(t *testing.T) {
 	gpu := backendstest.FakeGPU(t, backends.Metal)
 	a := openApp(t, t.TempDir(), testModelsDir(t), nil)
+	// The advice's machine (runtime.ThisMachine) asks the drivers once per
+	// process: whether that first ask falls in this test (one more open of
+	// the fake GPU) depended on which tests ran before it (-run). Only the
+	// model loads are counted here.
+	a.Models.deps.machine = func(string) models.Machine { return models.Machine{Cores: 2, SIMD: "avx2", GPU: backends.Metal} }
 	_, err := a.Chat.Cleanup("hello there", "Fix.")
 	require.NoError(t, err)
 	require.Equal(t, 1, gpu.N())
