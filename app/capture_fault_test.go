@@ -82,7 +82,7 @@ func within[T any](t *testing.T, what string, f func() T) T {
 	select {
 	case v := <-c:
 		return v
-	case <-time.After(60 * time.Second):
+	case <-time.After(shared.Wait(t, 60*time.Second)):
 		t.Fatalf("%s hung", what)
 		panic("unreachable")
 	}

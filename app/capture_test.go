@@ -70,9 +70,9 @@ func TestCaptureRecorderDictation(t *testing.T) {
 	require.NoError(t, a.Dictation.Start())
 	src.push(clip[lead:], 160)
 	src.push(make([]float32, 2*16000), 160) // two seconds of silence after
-	require.Eventually(t, func() bool { return len(ev.named("dictation:level")) > 0 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(ev.named("dictation:level")) > 0 }, shared.Wait(t, 5*time.Second), 10*time.Millisecond)
 	// The live preview shows the text while the recording goes on.
-	require.Eventually(t, func() bool { return len(ev.named("dictation:partial")) > 0 }, 20*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return len(ev.named("dictation:partial")) > 0 }, shared.Wait(t, 20*time.Second), 20*time.Millisecond)
 	partial := ev.named("dictation:partial")[0].(PartialText).Text
 	require.Contains(t, partial, "ask not what your country can do for you")
 
@@ -147,7 +147,7 @@ func TestCaptureRecorderAutoStopAndTrim(t *testing.T) {
 	require.NoError(t, a.Dictation.Start())
 	x := append(append(make([]float32, 8000), clip...), make([]float32, 2*16000)...)
 	src.push(x, 160)
-	require.Eventually(t, func() bool { return len(ev.named("dictation:done")) == 1 }, 60*time.Second, 10*time.Millisecond, "auto-stop")
+	require.Eventually(t, func() bool { return len(ev.named("dictation:done")) == 1 }, shared.Wait(t, 60*time.Second), 10*time.Millisecond, "auto-stop")
 	it := ev.named("dictation:done")[0].(Item)
 	// Trimmed: well under the 3.1 s recorded, all of the 1.6 s clip.
 	got := rec.recording().Samples

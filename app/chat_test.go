@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/engine/runtime"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 func TestChatStreamsStoresAndStops(t *testing.T) {
@@ -145,7 +146,7 @@ func TestIdleUnload(t *testing.T) {
 
 	// The idle time is in minutes; the test shortens the clock instead.
 	a.idleForTest.Store(int64(10 * time.Millisecond))
-	require.Eventually(t, func() bool { return len(a.rt.Loaded()) == 0 }, 5*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return len(a.rt.Loaded()) == 0 }, shared.Wait(t, 5*time.Second), 20*time.Millisecond)
 	_, err = a.Chat.Cleanup("hello there", "Fix.")
 	require.NoError(t, err)
 	stories, _, err := a.Models.resolveChat("")

@@ -32,7 +32,7 @@ func TestControlSocketDictation(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, lockName))
 	require.NoError(t, err, "beside the single-instance lock")
 
-	send := func(cmd string) (control.Reply, error) { return control.Send(dir, cmd, time.Minute) }
+	send := func(cmd string) (control.Reply, error) { return control.Send(dir, cmd, shared.Wait(t, time.Minute)) }
 	r, err := send("status")
 	require.NoError(t, err)
 	require.Equal(t, DictIdle, r.State)
@@ -77,7 +77,7 @@ func TestControlSocketDictation(t *testing.T) {
 	require.Equal(t, DictRecording, r.State)
 	_, err = send("toggle")
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { r, _ := send("status"); return r.State == DictIdle }, time.Minute, 20*time.Millisecond)
+	require.Eventually(t, func() bool { r, _ := send("status"); return r.State == DictIdle }, shared.Wait(t, time.Minute), 20*time.Millisecond)
 
 	require.NoError(t, a.Close())
 	_, err = send("status")
@@ -123,7 +123,7 @@ func TestControlStopPrintsInserted(t *testing.T) {
 	s.Replacements = []rewrite.Rule{{From: "country", To: "nation", WholeWord: true}}
 	_, err = a.Settings.Update(s)
 	require.NoError(t, err)
-	send := func(cmd string) (control.Reply, error) { return control.Send(dir, cmd, time.Minute) }
+	send := func(cmd string) (control.Reply, error) { return control.Send(dir, cmd, shared.Wait(t, time.Minute)) }
 
 	_, err = send("start")
 	require.NoError(t, err)
@@ -140,5 +140,5 @@ func TestControlStopPrintsInserted(t *testing.T) {
 	r, err = send("toggle")
 	require.NoError(t, err)
 	require.Equal(t, DictTranscribing, r.State, "a toggle that stops answers with the new state")
-	require.Eventually(t, func() bool { r, _ := send("status"); return r.State == DictIdle }, time.Minute, 20*time.Millisecond)
+	require.Eventually(t, func() bool { r, _ := send("status"); return r.State == DictIdle }, shared.Wait(t, time.Minute), 20*time.Millisecond)
 }

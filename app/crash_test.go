@@ -95,7 +95,7 @@ func TestCrashDuringTranscription(t *testing.T) {
 	case l := <-lines:
 		_, err := fmt.Sscanf(l, "RUNNING %d %d %d", &running, &recID, &fileID)
 		require.NoError(t, err, "child said %q", l)
-	case <-time.After(60 * time.Second):
+	case <-time.After(shared.Wait(t, 60*time.Second)):
 		cmd.Process.Kill()
 		t.Fatal("the child never reached the transcription")
 	}

@@ -114,7 +114,7 @@ func TestDictationFlow(t *testing.T) {
 	require.NoError(t, a.Dictation.Toggle())
 	require.NoError(t, a.Dictation.Toggle())
 	ev.wait(t, "dictation:done", func(d any) bool { return d.(Item).ID != done.ID }, 60*time.Second)
-	require.Eventually(t, func() bool { st, _ := a.Dictation.Status(); return st.State == DictIdle }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { st, _ := a.Dictation.Status(); return st.State == DictIdle }, shared.Wait(t, 5*time.Second), 10*time.Millisecond)
 	cleaned, err := a.Chat.Cleanup(want, "Fix the text.")
 	require.NoError(t, err)
 	sink.mu.Lock()

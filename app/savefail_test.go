@@ -80,7 +80,7 @@ func TestDictationDiskFull(t *testing.T) {
 	require.Eventually(t, func() bool {
 		got, err := a.History.Get(it.ID)
 		return err == nil && got.Error == ""
-	}, 10*time.Second, 20*time.Millisecond, "the note goes once the WAV is written")
+	}, shared.Wait(t, 10*time.Second), 20*time.Millisecond, "the note goes once the WAV is written")
 	require.Greater(t, tries.Load(), int32(3))
 	x, err := audio.Load16k(got.AudioPath)
 	require.NoError(t, err)

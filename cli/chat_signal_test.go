@@ -59,7 +59,7 @@ func TestChatInterrupt(t *testing.T) {
 	var out lockedBuffer
 	drained := make(chan struct{})
 	go func() { io.Copy(&out, rd); close(drained) }()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(shared.Wait(t, 60*time.Second))
 	for !strings.Contains(errOut.String(), "(answer stopped)") {
 		require.True(t, time.Now().Before(deadline), "the answer was not stopped: %s", errOut.String())
 		time.Sleep(10 * time.Millisecond)
@@ -70,7 +70,7 @@ func TestChatInterrupt(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(60 * time.Second):
+	case <-time.After(shared.Wait(t, 60*time.Second)):
 		t.Fatal("hark chat did not exit at end of input")
 	}
 	<-drained

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/audio/capture/pulsetest"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // TestDictateAgainstUI runs `hark ui` (its microphone a PulseAudio null
@@ -23,7 +24,7 @@ func TestDictateAgainstUI(t *testing.T) {
 	var stderr syncBuffer
 	cancel, done := runUI(t, data, &stderr)
 	require.Eventually(t, func() bool { return regexp.MustCompile(`listening on`).MatchString(stderr.String()) },
-		30*time.Second, 20*time.Millisecond, stderr.String())
+		shared.Wait(t, 30*time.Second), 20*time.Millisecond, stderr.String())
 
 	dictate := func(cmd string) (string, string, error) {
 		var out, errb bytes.Buffer
@@ -54,7 +55,7 @@ func TestDictateAgainstUI(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(shared.Wait(t, 30*time.Second)):
 		t.Fatal("hark ui did not stop")
 	}
 	_, _, err = dictate("status")

@@ -64,7 +64,7 @@ func TestModelsPullResumesAfterKill(t *testing.T) {
 	require.Eventually(t, func() bool {
 		st, err := os.Stat(part)
 		return err == nil && st.Size() == cut
-	}, 20*time.Second, 10*time.Millisecond)
+	}, shared.Wait(t, 20*time.Second), 10*time.Millisecond)
 	require.NoError(t, child.Process.Kill())
 	child.Wait()
 

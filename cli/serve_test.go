@@ -55,7 +55,7 @@ func TestServeCommand(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(10 * time.Second):
+	case <-time.After(shared.Wait(t, 10*time.Second)):
 		t.Fatal("serve did not stop")
 	}
 }

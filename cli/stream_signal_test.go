@@ -49,7 +49,7 @@ func TestStreamInterrupt(t *testing.T) {
 	// Interrupted once every sample was played and some text is shown, but
 	// (stdin still open) none of it is final.
 	all := float64(len(x)) / whisper.SampleRate
-	deadline := time.Now().Add(120 * time.Second)
+	deadline := time.Now().Add(shared.Wait(t, 120*time.Second))
 	for !slices.ContainsFunc(events(), func(e whisper.WallEvent) bool { return e.AudioEnd > all-0.2 }) {
 		require.True(t, time.Now().Before(deadline), "the stream did not reach the end of the audio: %s", errOut.String())
 		time.Sleep(10 * time.Millisecond)
@@ -58,7 +58,7 @@ func TestStreamInterrupt(t *testing.T) {
 	var runErr error
 	select {
 	case runErr = <-done:
-	case <-time.After(120 * time.Second):
+	case <-time.After(shared.Wait(t, 120*time.Second)):
 		t.Fatal("hark stream did not end on SIGINT")
 	}
 	require.Equal(t, exitInterrupted, exitCode(runErr), "%v", runErr)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // syncBuffer is a goroutine-safe stderr for a command running in the
@@ -64,7 +66,7 @@ func TestUI(t *testing.T) {
 			url, token = m[1], m[2]
 		}
 		return m != nil
-	}, 30*time.Second, 20*time.Millisecond, stderr.String())
+	}, shared.Wait(t, 30*time.Second), 20*time.Millisecond, stderr.String())
 
 	// Without the token nothing answers; with it the page gets its cookie.
 	resp, err := http.Get(url + "/")
@@ -96,7 +98,7 @@ func TestUI(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(shared.Wait(t, 30*time.Second)):
 		t.Fatal("hark ui did not stop")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/models"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // fakeHotkey records the binding the shell made.
@@ -124,7 +125,7 @@ func TestHotkeyFollowsSettings(t *testing.T) {
 	require.Eventually(t, func() bool {
 		spec, push, bound, _ := hk.state()
 		return bound && push && spec == "Ctrl+Alt+D"
-	}, 5*time.Second, 10*time.Millisecond, "push-to-talk binds the release too")
+	}, shared.Wait(t, 5*time.Second), 10*time.Millisecond, "push-to-talk binds the release too")
 }
 
 // The menu-bar item toggles dictation, shows the recording state, and is

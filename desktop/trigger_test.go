@@ -9,6 +9,7 @@ import (
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/app/trigger"
+	"github.com/harkapp/hark/internal/shared"
 	"github.com/stretchr/testify/require"
 )
 
@@ -74,14 +75,14 @@ func TestShellTrigger(t *testing.T) {
 	s.bindTrigger(st)
 	require.Equal(t, trigger.RightAlt, src.key)
 	src.press(trigger.RightAlt, true)
-	require.Eventually(t, a.Dictation.Recording, 3*time.Second, 5*time.Millisecond, "held: push-to-talk records")
+	require.Eventually(t, a.Dictation.Recording, shared.Wait(t, 3*time.Second), 5*time.Millisecond, "held: push-to-talk records")
 	src.press("", true) // Right Option+E: a modifier after all
 	// Idle, not merely "not recording": the discard deletes the row after
 	// the recording stops and before the service goes idle.
 	require.Eventually(t, func() bool {
 		st, err := a.Dictation.Status()
 		return err == nil && st.State == app.DictIdle
-	}, 3*time.Second, 5*time.Millisecond)
+	}, shared.Wait(t, 3*time.Second), 5*time.Millisecond)
 	src.press(trigger.RightAlt, false)
 	items, err := a.History.List("", 10, 0)
 	require.NoError(t, err)

@@ -119,7 +119,7 @@ func TestAudioStreamSharesModel(t *testing.T) {
 			}
 		}
 		return false
-	}, time.Minute, time.Millisecond, "the file request queues behind the stream")
+	}, shared.Wait(t, time.Minute), time.Millisecond, "the file request queues behind the stream")
 	send(5*second, 8*second) // the stream's next step shares the model
 	require.Equal(t, jfkText, <-file)
 	require.Empty(t, done, "the file was transcribed while the stream was open")

@@ -30,7 +30,7 @@ func TestOfficialOpenAIClient(t *testing.T) {
 	require.NoError(t, err, "the openai package is not installed: run scripts/setup (npm ci in %s)", dir)
 
 	_, url := startServer(t, Config{})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), shared.Wait(t, 3*time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "client.mjs", url, shared.Path(t, "audio", "jfk.wav"), "tiny", "stories")
 	cmd.Dir = dir

@@ -151,7 +151,7 @@ func TestIdleUnloadAndTimeout(t *testing.T) {
 	s, url := startServer(t, Config{IdleUnload: 100 * time.Millisecond})
 	st, b := postJSON(t, url+"/v1/completions", `{"model":"stories","prompt":"Once","max_tokens":3,"temperature":0}`)
 	require.Equal(t, http.StatusOK, st, "%s", b)
-	require.Eventually(t, func() bool { return len(s.loaded()) == 0 }, 5*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return len(s.loaded()) == 0 }, shared.Wait(t, 5*time.Second), 20*time.Millisecond)
 	// Loaded again on demand.
 	st, b = postJSON(t, url+"/v1/completions", `{"model":"stories","prompt":"Once","max_tokens":3,"temperature":0}`)
 	require.Equal(t, http.StatusOK, st, "%s", b)

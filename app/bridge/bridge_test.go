@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // Notes is a small service shaped like the app's: methods returning
@@ -160,7 +162,7 @@ func TestEvents(t *testing.T) {
 	select {
 	case err := <-done:
 		require.NoError(t, err)
-	case <-time.After(5 * time.Second):
+	case <-time.After(shared.Wait(t, 5*time.Second)):
 		t.Fatal("stream not closed")
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 func TestControlSocket(t *testing.T) {
@@ -53,7 +55,7 @@ func TestControlSocket(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.Write([]byte(strings.Repeat("x", 4096)))
 	require.NoError(t, err)
-	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	c.SetReadDeadline(time.Now().Add(shared.Wait(t, 2*time.Second)))
 	b := make([]byte, 256)
 	n, _ := c.Read(b)
 	require.Contains(t, string(b[:n]), "bad request")

@@ -16,6 +16,7 @@ import (
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture"
 	"github.com/harkapp/hark/audio/capture/pulsetest"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // TestColdOpenFirstSample measures hotkey → first sample with the device
@@ -59,7 +60,7 @@ func TestColdOpenFirstSample(t *testing.T) {
 		t0 := time.Now()
 		require.NoError(t, r.Start(filepath.Join(dir, "r.wav")))
 		t.Logf("open %d: Start returned after %v", i, time.Since(t0).Round(time.Millisecond))
-		require.Eventually(t, func() bool { return r.Captured() > 0 }, 10*time.Second, time.Millisecond, "no sample arrived")
+		require.Eventually(t, func() bool { return r.Captured() > 0 }, shared.Wait(t, 10*time.Second), time.Millisecond, "no sample arrived")
 		time.Sleep(200 * time.Millisecond)
 		before := delivered.Load()
 		rec, err := r.Stop()

@@ -68,7 +68,7 @@ func nearCaret(t *testing.T) {
 	require.Eventually(t, func() bool {
 		text, _, _, _, _, _ := shown()
 		return strings.Contains(text, Listening) && regexp.MustCompile(`0:0[1-9]`).MatchString(text)
-	}, 5*time.Second, 10*time.Millisecond, "the shot shows a recording that is listening, with its time")
+	}, shared.Wait(t, 5*time.Second), 10*time.Millisecond, "the shot shows a recording that is listening, with its time")
 	time.Sleep(400 * time.Millisecond) // let GTK paint
 	screenshotAs(t, "overlay-caret.png", 40, 60, max(x+w, 500)-40, y+h-60)
 

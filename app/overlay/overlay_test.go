@@ -13,6 +13,7 @@ import (
 
 	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/internal/place"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 type fakeView struct {
@@ -67,12 +68,12 @@ func TestOverlayStates(t *testing.T) {
 
 	o.Handle("dictation:state", app.DictationStatus{State: app.DictTranscribing})
 	require.Contains(t, v.last().Header, Finishing)
-	require.Eventually(t, func() bool { return esc.held() == "" }, time.Second, time.Millisecond, "Esc is given back")
+	require.Eventually(t, func() bool { return esc.held() == "" }, shared.Wait(t, time.Second), time.Millisecond, "Esc is given back")
 	o.Handle("dictation:done", app.Item{Text: "Dear Ann, thanks for."})
 	f := v.last()
 	require.Contains(t, f.Header, Inserted)
 	require.Equal(t, "Dear Ann, thanks for.", f.Committed)
-	require.Eventually(t, func() bool { return !v.last().Visible }, 3*time.Second, 10*time.Millisecond, "it fades after insertion")
+	require.Eventually(t, func() bool { return !v.last().Visible }, shared.Wait(t, 3*time.Second), 10*time.Millisecond, "it fades after insertion")
 
 	// An error shows, then fades; a new recording starts afresh.
 	o.Handle("dictation:state", app.DictationStatus{State: app.DictRecording})
@@ -80,7 +81,7 @@ func TestOverlayStates(t *testing.T) {
 	o.Handle("dictation:state", app.DictationStatus{State: app.DictIdle, Error: "no speech was heard"})
 	require.Contains(t, v.last().Header, Failed)
 	require.Contains(t, v.last().Markup(), "no speech was heard")
-	require.Eventually(t, func() bool { return !v.last().Visible }, 3*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return !v.last().Visible }, shared.Wait(t, 3*time.Second), 10*time.Millisecond)
 }
 
 // TestOverlayClick: a click stops a recording, and does nothing after.
@@ -106,7 +107,7 @@ func TestOverlayBetterText(t *testing.T) {
 	o.Handle("dictation:better", app.BetterText{Text: "Dear Ann, thanks for the notes.", Replaced: true})
 	require.Contains(t, v.last().Header, Improved)
 	require.Equal(t, "Dear Ann, thanks for the notes.", v.last().Committed)
-	require.Eventually(t, func() bool { return !v.last().Visible }, 3*time.Second, 10*time.Millisecond, "it fades")
+	require.Eventually(t, func() bool { return !v.last().Visible }, shared.Wait(t, 3*time.Second), 10*time.Millisecond, "it fades")
 
 	o.Handle("dictation:better", app.BetterText{Text: "Better.", Hotkey: "Ctrl+Alt+B"})
 	f := v.last()
@@ -117,7 +118,7 @@ func TestOverlayBetterText(t *testing.T) {
 	require.True(t, v.last().Visible, "an offer stays longer than a final state")
 	o.Handle("dictation:better-copied", app.BetterText{Text: "Better."})
 	require.Contains(t, v.last().Header, Copied)
-	require.Eventually(t, func() bool { return !v.last().Visible }, 3*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return !v.last().Visible }, shared.Wait(t, 3*time.Second), 10*time.Millisecond)
 
 	o.Handle("dictation:better", app.BetterText{Text: "Offer."})
 	o.Handle("dictation:better-withdrawn", app.BetterText{Text: "Offer."})
@@ -158,7 +159,7 @@ func TestOverlayNearCaret(t *testing.T) {
 	v.mu.Unlock()
 	require.True(t, waited, "the panel waits for the caret")
 	release <- struct{}{}
-	require.Eventually(t, func() bool { v.mu.Lock(); defer v.mu.Unlock(); return len(v.frames) > 0 }, time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { v.mu.Lock(); defer v.mu.Unlock(); return len(v.frames) > 0 }, shared.Wait(t, time.Second), time.Millisecond)
 	require.Equal(t, &caret, v.last().Caret)
 	require.Contains(t, v.last().Header, Listening)
 	o.Handle("dictation:done", app.Item{Text: "Dear Ann"})
@@ -175,7 +176,7 @@ func TestOverlayNearCaret(t *testing.T) {
 		o.Handle("dictation:state", app.DictationStatus{State: app.DictRecording})
 		release <- struct{}{}
 		require.Eventually(t, func() bool { f := v.last(); return f.Visible && f.Caret == nil && strings.Contains(f.Header, Starting) },
-			time.Second, time.Millisecond)
+			shared.Wait(t, time.Second), time.Millisecond)
 	}
 	require.Len(t, logs, 1, "said once")
 	require.Contains(t, <-logs, "no focused widget")

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // The runner in real time: a held key starts push-to-talk after the tap
@@ -26,9 +28,9 @@ func TestRunnerRealTime(t *testing.T) {
 	snapshot := func() []Action { mu.Lock(); defer mu.Unlock(); return append([]Action(nil), got...) }
 
 	r.Feed(RightCtrl, true)
-	require.Eventually(t, func() bool { return len(snapshot()) == 1 }, 2*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(snapshot()) == 1 }, shared.Wait(t, 2*time.Second), 5*time.Millisecond)
 	r.Feed(RightCtrl, false)
-	require.Eventually(t, func() bool { return len(snapshot()) == 2 }, 2*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(snapshot()) == 2 }, shared.Wait(t, 2*time.Second), 5*time.Millisecond)
 	require.Equal(t, []Action{Start, Stop}, snapshot())
 
 	// A chord fed at once: the release is queued before the deadline, so

@@ -198,7 +198,7 @@ func TestDeviceLostMidRecording(t *testing.T) {
 			}
 		}
 		return false
-	}, 5*time.Second, 20*time.Millisecond, "capture was not reopened on the default device")
+	}, shared.Wait(t, 5*time.Second), 20*time.Millisecond, "capture was not reopened on the default device")
 	require.Contains(t, s.Device().Name, "vsink")
 	time.Sleep(100 * time.Millisecond)
 	require.NoError(t, pa.Play(t, writeTone(t, 1000, 0.6), "vsink").Wait())

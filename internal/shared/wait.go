@@ -8,8 +8,9 @@ import (
 	"time"
 )
 
-// WaitScaleEnv names the one factor that scales every wait of the
-// browser, desktop and loopback tests: on a slow or busy machine raise it
+// WaitScaleEnv names the one factor that scales every wait of the tests
+// (a test that waits for something to happen bounds the wait with Wait):
+// on a slow or busy machine raise it
 // (2 doubles every bound) rather than editing the bounds.
 const WaitScaleEnv = "HARK_TEST_TIMEOUT_SCALE"
 
