@@ -60,7 +60,7 @@ func TestDictationDiskFull(t *testing.T) {
 	require.NoError(t, a.Dictation.Start())
 	src.push(clip, 160)
 	src.push(make([]float32, 16000), 160)
-	require.Eventually(t, func() bool { return len(ev.named("dictation:warning")) > 0 }, 5e9, 1e7, "told at once, while recording")
+	require.Eventually(t, func() bool { return len(ev.named("dictation:warning")) > 0 }, shared.Wait(t, 5*time.Second), 1e7, "told at once, while recording")
 	require.Equal(t, "recording not saved: disk full (the dictation goes on from memory)",
 		ev.named("dictation:warning")[0].(Warning).Message)
 

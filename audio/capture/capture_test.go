@@ -85,7 +85,7 @@ func TestCaptureLoopback(t *testing.T) {
 	require.NoError(t, pa.Play(t, clip, "").Wait())
 	// The monitor goes quiet once the sink has played everything out; on
 	// a loaded machine that can lag paplay's exit.
-	for n, deadline := -1, time.Now().Add(1500*time.Millisecond); time.Now().Before(deadline); {
+	for n, deadline := -1, time.Now().Add(shared.Wait(t, 1500*time.Millisecond)); time.Now().Before(deadline); {
 		time.Sleep(300 * time.Millisecond)
 		m := len(rec.samples())
 		if m == n {

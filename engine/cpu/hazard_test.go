@@ -11,6 +11,7 @@ import (
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // layerShape sizes independentPlan.
@@ -238,7 +239,7 @@ func TestPoolAsyncStress(t *testing.T) {
 			}()
 			select {
 			case <-done:
-			case <-time.After(2 * time.Minute):
+			case <-time.After(shared.Wait(t, 2*time.Minute)):
 				t.Fatalf("workers=%d spin=%v: stuck, %d helpers outstanding", workers, spin, p.inFlight())
 			}
 			for j := range jobs {

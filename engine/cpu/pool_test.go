@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 type countTask struct {
@@ -96,7 +98,7 @@ func TestPoolPassKeepsWorkersAwake(t *testing.T) {
 
 func waitParked(t *testing.T, p *Pool, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(shared.Wait(t, 5*time.Second))
 	for p.parkedWorkers() != n && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
@@ -112,7 +114,7 @@ func TestPoolParksWhenIdle(t *testing.T) {
 	for range 50 {
 		p.Run(64, 1, c)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(shared.Wait(t, 5*time.Second))
 	for p.parkedWorkers() != 3 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}

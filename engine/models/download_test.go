@@ -252,7 +252,7 @@ func TestDownloadCancel(t *testing.T) {
 	select {
 	case err := <-errc:
 		require.ErrorIs(t, err, context.Canceled)
-	case <-time.After(10 * time.Second):
+	case <-time.After(shared.Wait(t, 10*time.Second)):
 		t.Fatal("download did not stop on cancel")
 	}
 	// The partial stays for a later resume; no model appears.
@@ -277,7 +277,7 @@ func TestDownloadParallelLimit(t *testing.T) {
 			_, errs[i] = d.Download(context.Background(), s, Request{Name: fmt.Sprintf("m%d", i), URL: ts.URL + "/f.gguf", SHA256: sha(body)}, nil)
 		}()
 	}
-	require.Eventually(t, func() bool { return srv.inflight.Load() == 2 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return srv.inflight.Load() == 2 }, shared.Wait(t, 5*time.Second), 5*time.Millisecond)
 	time.Sleep(100 * time.Millisecond) // would a third start?
 	require.EqualValues(t, 2, srv.inflight.Load())
 	close(srv.release)
@@ -354,7 +354,7 @@ func TestDownloadStalls(t *testing.T) {
 	require.Equal(t, 30*time.Second, d.IdleTimeout, "the default")
 	d.IdleTimeout = 200 * time.Millisecond
 	// A safety net so that a hang fails the test instead of the suite.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), shared.Wait(t, 2*time.Minute))
 	defer cancel()
 	p, err := d.Download(ctx, s, Request{Name: "m", URL: ts.URL + "/f.gguf", SHA256: sha(body)}, nil)
 	require.NoError(t, err)

@@ -43,7 +43,7 @@ func waiting(t *testing.T, r *Runtime, path string, n int) {
 			}
 		}
 		return false
-	}, 5*time.Second, time.Millisecond)
+	}, shared.Wait(t, 5*time.Second), time.Millisecond)
 }
 
 // One loaded instance serves every holder in turn; it is loaded once.
@@ -242,7 +242,7 @@ func TestIdleUnload(t *testing.T) {
 	time.Sleep(60 * time.Millisecond)
 	require.Len(t, r.Loaded(), 1, "in use: kept")
 	l.Release()
-	require.Eventually(t, func() bool { return len(r.Loaded()) == 0 }, 5*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(r.Loaded()) == 0 }, shared.Wait(t, 5*time.Second), 5*time.Millisecond)
 	l, err = r.LLM(context.Background(), stories, Interactive)
 	require.NoError(t, err)
 	l.Release()

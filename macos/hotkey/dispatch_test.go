@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // recorder collects callback names in the order the worker runs them.
@@ -31,7 +33,7 @@ func (r *recorder) wait(t *testing.T, count int) []string {
 	for i := 0; i < count; i++ {
 		select {
 		case <-r.n:
-		case <-time.After(5 * time.Second):
+		case <-time.After(shared.Wait(t, 5*time.Second)):
 			t.Fatalf("timed out after %d of %d callbacks", i, count)
 		}
 	}

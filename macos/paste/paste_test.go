@@ -9,6 +9,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // fakeBoard behaves like NSPasteboard: each write bumps the change count.
@@ -87,7 +89,7 @@ func TestPasteRestoresPreviousContent(t *testing.T) {
 	b.mu.Lock()
 	require.True(t, b.transient, "text that will be replaced is marked transient")
 	b.mu.Unlock()
-	require.Eventually(t, func() bool { return b.ChangeCount() == 2 }, time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return b.ChangeCount() == 2 }, shared.Wait(t, time.Second), 5*time.Millisecond)
 	require.Equal(t, [][]Entry{{{Type: "public.png", Data: []byte{1, 2, 3}}, {Type: "public.utf8-plain-text", Data: []byte("old")}}}, b.all(),
 		"every representation of every item comes back")
 }
@@ -109,7 +111,7 @@ func TestBackToBackPastesRestoreTheOriginal(t *testing.T) {
 	p := newPaster(b, func() error { return nil })
 	require.NoError(t, p.insert("first", true, true))
 	require.NoError(t, p.insert("second", true, true))
-	require.Eventually(t, func() bool { return b.restored() == 1 }, time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return b.restored() == 1 }, shared.Wait(t, time.Second), 5*time.Millisecond)
 	time.Sleep(60 * time.Millisecond)
 	require.Equal(t, 1, b.restored(), "the superseded restore never fires")
 	require.Equal(t, "original", b.text(), "not the first dictation")
