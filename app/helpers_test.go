@@ -101,10 +101,16 @@ func testModelsDir(t testing.TB) string {
 	return dir
 }
 
+// testChatMaxTokens bounds the test apps' chat answers: sampled at
+// temperature 0.7, the story model's answer runs to anywhere up to
+// DefaultChatMaxTokens (1024), which on a loaded machine took minutes
+// (TestChatStreamsStoresAndStops); no test needs more than a few tokens.
+const testChatMaxTokens = 48
+
 // openApp opens an app over dataDir and modelsDir, closed with the test.
 func openApp(t testing.TB, dataDir, modelsDir string, em Emitter) *App {
 	t.Helper()
-	a, err := New(Config{DataDir: dataDir, ModelsDir: modelsDir, Emitter: em, Threads: 2, NoSpeedProbe: true})
+	a, err := New(Config{DataDir: dataDir, ModelsDir: modelsDir, Emitter: em, Threads: 2, NoSpeedProbe: true, ChatMaxTokens: testChatMaxTokens})
 	require.NoError(t, err)
 	t.Cleanup(func() { a.Close() })
 	return a
