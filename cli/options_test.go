@@ -16,7 +16,9 @@ import (
 // execute runs a command built with a runF that keeps its options, so a
 // test sees what a command line asks for without running it.
 func execute(cmd *cobra.Command, args ...string) error {
-	cmd.SetArgs(args)
+	// (never nil: cobra reads a nil list from os.Args, the test binary's
+	// own flags: "cli.test -test.run TestServeOptions" failed)
+	cmd.SetArgs(append([]string{}, args...))
 	cmd.SetOut(io.Discard)
 	cmd.SetErr(io.Discard)
 	return cmd.Execute()
