@@ -12,13 +12,14 @@
 #define KFLAG_CAUSAL 1u // Attention: causal mask
 #define KFLAG_CHANNEL_MAJOR 1u // Conv1D: x is channel-major
 #define KFLAG_PER_SEQ_ROWS 2u // Rope, RopeKV, Attention: row t is sequence t
-#define KROPE_NORMAL 0u // rope pairs (2i, 2i+1), as ggml's mode 0
-#define KROPE_NEOX 2u // rope pairs (i, i+ropeDim/2), as ggml's mode 2
 #define KBEAM_COPY_MAX_SEQS 16u // BeamCopy: the most sequences (a GPU thread holds one element of each)
 #define KFLAG_TIMESTAMPS 1u // WhisperFilter: apply the timestamp rules
 // activation (plan.Activation): the activation function of GELU (its Mode)
 #define KACT_GELU_ERF 0u // exact GELU (erf), as PyTorch's nn.GELU
 #define KACT_GELU_TANH 1u // GELU's tanh approximation (gelu_pytorch_tanh)
+// ropemode (plan.RopeMode): the pairs RoPE rotates (Rope's and RopeKV's Mode; ggml's mode numbers)
+#define KROPE_NORMAL 0u // rope pairs (2i, 2i+1), as ggml's mode 0
+#define KROPE_NEOX 2u // rope pairs (i, i+ropeDim/2), as ggml's mode 2
 
 // product (plan.ProductArgs, a layout family): the layout every matrix product shares (MatVec, MatMul and the fused forms): weights, the activation input (x, or the gate of the gated forms), output, bias and residual, with their sizes and strides
 struct product_args {

@@ -92,3 +92,18 @@ func TestActivationMode(t *testing.T) {
 	require.True(t, ActGELUErf.Valid())
 	require.False(t, Activation(2).Valid())
 }
+
+// Rope's and RopeKV's mode is the generated RopeMode enum (ggml's mode
+// numbers on the wire); the contract rejects other values.
+func TestRopeMode(t *testing.T) {
+	d := RopeArgs{X: F32At(1, 0), HeadDim: 4, NHead: 1, M: 1, Ldx: 4, Mode: RopeNeoX}.Dispatch()
+	require.Equal(t, uint32(2), d.P[5])
+	require.NoError(t, d.Check())
+	require.Equal(t, RopeNeoX, DecodeRope(&d).Mode)
+	d.P[5] = 1
+	require.EqualError(t, d.Check(), "rope: unknown rope mode 1")
+	kv := RopeKVArgs{Mode: RopeNormal}.Dispatch()
+	require.Equal(t, RopeNormal, DecodeRopeKV(&kv).Mode)
+	require.True(t, RopeNormal.Valid())
+	require.False(t, RopeMode(1).Valid())
+}

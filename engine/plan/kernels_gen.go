@@ -141,8 +141,6 @@ const (
 	FlagCausal      = 1  // Attention: causal mask
 	FlagChannelMaj  = 1  // Conv1D: x is channel-major
 	FlagPerSeqRows  = 2  // Rope, RopeKV, Attention: row t is sequence t
-	RopeNormal      = 0  // rope pairs (2i, 2i+1), as ggml's mode 0
-	RopeNeoX        = 2  // rope pairs (i, i+ropeDim/2), as ggml's mode 2
 	BeamCopyMaxSeqs = 16 // BeamCopy: the most sequences (a GPU thread holds one element of each)
 	FlagTimestamps  = 1  // WhisperFilter: apply the timestamp rules
 )
@@ -159,6 +157,24 @@ const (
 func (m Activation) Valid() bool {
 	switch m {
 	case ActGELUErf, ActGELUTanh:
+		return true
+	}
+	return false
+}
+
+// RopeMode is a mode: the pairs RoPE rotates (Rope's and RopeKV's Mode;
+// ggml's mode numbers).
+type RopeMode uint32
+
+const (
+	RopeNormal RopeMode = 0 // rope pairs (2i, 2i+1), as ggml's mode 0
+	RopeNeoX   RopeMode = 2 // rope pairs (i, i+ropeDim/2), as ggml's mode 2
+)
+
+// Valid reports whether m is one of RopeMode's values.
+func (m RopeMode) Valid() bool {
+	switch m {
+	case RopeNormal, RopeNeoX:
 		return true
 	}
 	return false
@@ -1137,10 +1153,10 @@ type RopeArgs struct {
 	M       int
 	Ldx     int
 	Pos0    int
-	Mode    uint32  // RopeNormal or RopeNeoX
-	RopeDim int     // rotated dims (0 means headDim)
-	Flags   uint32  // FlagPerSeqRows
-	MScale  float32 // 0 means 1
+	Mode    RopeMode // RopeNormal or RopeNeoX
+	RopeDim int      // rotated dims (0 means headDim)
+	Flags   uint32   // FlagPerSeqRows
+	MScale  float32  // 0 means 1
 }
 
 // Binding slots of Rope.
@@ -1167,7 +1183,7 @@ func (a RopeArgs) Dispatch() Dispatch {
 	d.P[2] = uint32(a.M)
 	d.P[3] = uint32(a.Ldx)
 	d.P[4] = uint32(a.Pos0)
-	d.P[5] = a.Mode
+	d.P[5] = uint32(a.Mode)
 	d.P[6] = uint32(a.RopeDim)
 	d.P[7] = a.Flags
 	d.P[8] = math.Float32bits(a.MScale)
@@ -1185,7 +1201,7 @@ func DecodeRope(d *Dispatch) (a RopeArgs) {
 	a.M = int(d.P[2])
 	a.Ldx = int(d.P[3])
 	a.Pos0 = int(d.P[4])
-	a.Mode = d.P[5]
+	a.Mode = RopeMode(d.P[5])
 	a.RopeDim = int(d.P[6])
 	a.Flags = d.P[7]
 	a.MScale = math.Float32frombits(d.P[8])
@@ -1200,7 +1216,7 @@ func (a *RopeArgs) Check() error {
 	if a.RotDims() > a.HeadDim || a.RotDims()%2 != 0 {
 		return fmt.Errorf("rope: rope dims %d must be even and at most the head size %d", a.RotDims(), a.HeadDim)
 	}
-	if a.Mode != RopeNormal && a.Mode != RopeNeoX {
+	if !a.Mode.Valid() {
 		return fmt.Errorf("rope: unknown rope mode %d", a.Mode)
 	}
 	if a.M > 1 && a.Ldx < mul(a.NHead, a.HeadDim) {
@@ -1222,7 +1238,7 @@ type RopeKVArgs struct {
 	M          int
 	Ldqkv      int
 	Pos0       int
-	Mode       uint32
+	Mode       RopeMode
 	RopeDim    int
 	HeadStride int
 	PosStride  int
@@ -1263,7 +1279,7 @@ func (a RopeKVArgs) Dispatch() Dispatch {
 	d.P[3] = uint32(a.M)
 	d.P[4] = uint32(a.Ldqkv)
 	d.P[5] = uint32(a.Pos0)
-	d.P[6] = a.Mode
+	d.P[6] = uint32(a.Mode)
 	d.P[7] = uint32(a.RopeDim)
 	d.P[8] = uint32(a.HeadStride)
 	d.P[9] = uint32(a.PosStride)
@@ -1288,7 +1304,7 @@ func DecodeRopeKV(d *Dispatch) (a RopeKVArgs) {
 	a.M = int(d.P[3])
 	a.Ldqkv = int(d.P[4])
 	a.Pos0 = int(d.P[5])
-	a.Mode = d.P[6]
+	a.Mode = RopeMode(d.P[6])
 	a.RopeDim = int(d.P[7])
 	a.HeadStride = int(d.P[8])
 	a.PosStride = int(d.P[9])
@@ -1306,7 +1322,7 @@ func (a *RopeKVArgs) Check() error {
 	if a.RotDims() > a.HeadDim || a.RotDims()%2 != 0 {
 		return fmt.Errorf("rope_kv: rope dims %d must be even and at most the head size %d", a.RotDims(), a.HeadDim)
 	}
-	if a.Mode != RopeNormal && a.Mode != RopeNeoX {
+	if !a.Mode.Valid() {
 		return fmt.Errorf("rope_kv: unknown rope mode %d", a.Mode)
 	}
 	if a.M > 1 && a.Ldqkv < mul(a.NHead+2*a.NKV, a.HeadDim) {
