@@ -60,6 +60,18 @@ struct norm_args {
 // binding slots of norm
 enum { NORM_X = 0, NORM_W = 1 };
 
+// binary (plan.BinaryArgs, a layout family): the layout of the two-input row-wise kernels (SiLUMul, GELUMul, Add): out = f(a, b) over m rows of n, with the three row strides
+struct binary_args {
+    unsigned int n;
+    unsigned int m;
+    unsigned int lda;
+    unsigned int ldb;
+    unsigned int ldo;
+    unsigned int pad_[11];
+};
+// binding slots of binary
+enum { BINARY_A = 0, BINARY_B = 1, BINARY_OUT = 2 };
+
 // rows (plan.RowsArgs, a layout family): the layout of the row-wise kernels: n values in each of m rows, the first two params words
 struct rows_args {
     unsigned int n;
@@ -385,6 +397,7 @@ struct Args {
         struct product_args product;
         struct gated_args gated;
         struct norm_args norm;
+        struct binary_args binary;
         struct rows_args rows;
         struct embed_args embed;
         struct rms_norm_args rms_norm;
@@ -417,6 +430,7 @@ struct Args {
 static_assert(sizeof(struct product_args) == 64, "product args");
 static_assert(sizeof(struct gated_args) == 64, "gated args");
 static_assert(sizeof(struct norm_args) == 64, "norm args");
+static_assert(sizeof(struct binary_args) == 64, "binary args");
 static_assert(sizeof(struct rows_args) == 64, "rows args");
 static_assert(sizeof(struct embed_args) == 64, "embed args");
 static_assert(sizeof(struct rms_norm_args) == 64, "rms_norm args");

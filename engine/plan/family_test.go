@@ -107,3 +107,17 @@ func TestRopeMode(t *testing.T) {
 	require.True(t, RopeNormal.Valid())
 	require.False(t, RopeMode(1).Valid())
 }
+
+// The two-input row-wise kernels share the Binary layout: a gated
+// activation's gate and up are the family's A and B.
+func TestBinaryFamily(t *testing.T) {
+	g := SiLUMulArgs{Gate: F32At(1, 8), Up: F32At(2, 16), Out: F32At(3, 0), N: 4, M: 2, Ldg: 5, Ldu: 6, Ldo: 7}.Dispatch()
+	require.Equal(t, BinaryArgs{A: F32At(1, 8), B: F32At(2, 16), Out: F32At(3, 0), N: 4, M: 2, Lda: 5, Ldb: 6, Ldo: 7}, DecodeBinary(&g))
+	a := AddArgs{A: F32At(1, 0), B: F32At(2, 0), Out: F32At(3, 0), N: 4, M: 1, Lda: 4, Ldo: 4}.Dispatch()
+	require.Equal(t, 4, DecodeBinary(&a).Lda)
+	for _, k := range []Kernel{SiLUMul, GELUMul, Add} {
+		require.True(t, k.In(FamilyBinary), k)
+	}
+	s := ScaleArgs{X: F32At(1, 0), Out: F32At(1, 0), N: 4, M: 1, Ldx: 4, Ldo: 4}.Dispatch()
+	require.Panics(t, func() { DecodeBinary(&s) }, "Scale has one input")
+}

@@ -192,13 +192,16 @@ const (
 	// FamilyNorm: the layout RMSNorm and LayerNorm share: input and weight, the
 	// row size and count, strides and epsilon.
 	FamilyNorm
+	// FamilyBinary: the layout of the two-input row-wise kernels (SiLUMul,
+	// GELUMul, Add): out = f(a, b) over m rows of n, with the three row strides.
+	FamilyBinary
 	// FamilyRows: the layout of the row-wise kernels: n values in each of m
 	// rows, the first two params words.
 	FamilyRows
 	numFamilies
 )
 
-var familyNames = [numFamilies]string{FamilyProduct: "Product", FamilyGated: "Gated", FamilyNorm: "Norm", FamilyRows: "Rows"}
+var familyNames = [numFamilies]string{FamilyProduct: "Product", FamilyGated: "Gated", FamilyNorm: "Norm", FamilyBinary: "Binary", FamilyRows: "Rows"}
 
 // familyMask has bit f set for each family f of a kernel.
 var familyMask = [numKernels]uint32{
@@ -207,15 +210,15 @@ var familyMask = [numKernels]uint32{
 	MatVec:        1 << FamilyProduct,
 	MatMul:        1 << FamilyProduct,
 	RMSNormMatVec: 1 << FamilyProduct,
-	SiLUMul:       1 << FamilyRows,
+	SiLUMul:       1<<FamilyRows | 1<<FamilyBinary,
 	SiLUMulMatVec: 1<<FamilyProduct | 1<<FamilyGated,
 	GELU:          1 << FamilyRows,
-	Add:           1 << FamilyRows,
+	Add:           1<<FamilyRows | 1<<FamilyBinary,
 	Scale:         1 << FamilyRows,
 	Softmax:       1 << FamilyRows,
 	Argmax:        1 << FamilyRows,
 	Copy:          1 << FamilyRows,
-	GELUMul:       1 << FamilyRows,
+	GELUMul:       1<<FamilyRows | 1<<FamilyBinary,
 	GELUMulMatVec: 1<<FamilyProduct | 1<<FamilyGated,
 }
 
@@ -376,6 +379,50 @@ func DecodeNorm(d *Dispatch) (a NormArgs) {
 	a.Ldx = int(d.P[2])
 	a.Ldo = int(d.P[3])
 	a.Eps = math.Float32frombits(d.P[4])
+	return a
+}
+
+// BinaryArgs is the layout family Binary: the layout of the two-input
+// row-wise kernels (SiLUMul, GELUMul, Add): out = f(a, b) over m rows of n,
+// with the three row strides. Members: SiLUMul, Add, GELUMul.
+type BinaryArgs struct {
+	A   Binding // input f32: first input (the gate of SiLUMul and GELUMul)
+	B   Binding // input f32: second input (their up)
+	Out Binding // output f32
+	N   int
+	M   int
+	Lda int
+	Ldb int
+	Ldo int
+}
+
+// Binding slots of Binary.
+const (
+	SlotBinaryA   = 0
+	SlotBinaryB   = 1
+	SlotBinaryOut = 2
+)
+
+// Patch targets of Binary.
+const (
+	PatchBinaryM      = PatchParam0 + 1
+	PatchBinaryAOff   = PatchOffset0 + 0 // byte offset of A
+	PatchBinaryBOff   = PatchOffset0 + 1 // byte offset of B
+	PatchBinaryOutOff = PatchOffset0 + 2 // byte offset of Out
+)
+
+// DecodeBinary reads the family's fields of d; it panics when d's kernel is
+// not a member (SiLUMul, Add, GELUMul).
+func DecodeBinary(d *Dispatch) (a BinaryArgs) {
+	d.expectFamily(FamilyBinary)
+	a.A = d.binding(0)
+	a.B = d.binding(1)
+	a.Out = d.binding(2)
+	a.N = int(d.P[0])
+	a.M = int(d.P[1])
+	a.Lda = int(d.P[2])
+	a.Ldb = int(d.P[3])
+	a.Ldo = int(d.P[4])
 	return a
 }
 
@@ -875,7 +922,7 @@ func (a SiLUMulArgs) Dispatch() Dispatch {
 
 // DecodeSiLUMul reads d's record; it panics when d is not a SiLUMul dispatch
 // (code that treats every member of its family alike decodes the family:
-// DecodeRows).
+// DecodeRows, DecodeBinary).
 func DecodeSiLUMul(d *Dispatch) (a SiLUMulArgs) {
 	d.expect(SiLUMul, "DecodeSiLUMul")
 	a.Gate = d.binding(0)
@@ -1077,7 +1124,7 @@ func (a AddArgs) Dispatch() Dispatch {
 
 // DecodeAdd reads d's record; it panics when d is not a Add dispatch (code
 // that treats every member of its family alike decodes the family:
-// DecodeRows).
+// DecodeRows, DecodeBinary).
 func DecodeAdd(d *Dispatch) (a AddArgs) {
 	d.expect(Add, "DecodeAdd")
 	a.A = d.binding(0)
@@ -1792,7 +1839,7 @@ func (a GELUMulArgs) Dispatch() Dispatch {
 
 // DecodeGELUMul reads d's record; it panics when d is not a GELUMul dispatch
 // (code that treats every member of its family alike decodes the family:
-// DecodeRows).
+// DecodeRows, DecodeBinary).
 func DecodeGELUMul(d *Dispatch) (a GELUMulArgs) {
 	d.expect(GELUMul, "DecodeGELUMul")
 	a.Gate = d.binding(0)

@@ -124,6 +124,15 @@ var Families = []Family{
 			{Name: "W", Opt: true, Elem: F32, Doc: "f32[dim]; NoBuf for no scale"},
 		},
 		Params: []Param{{Name: "Dim"}, {Name: "Rows", Patch: true}, {Name: "Ldx"}, {Name: "Ldo"}, {Name: "Eps", Kind: F32v}}},
+	{Name: "Binary", Fn: "binary",
+		Doc: "the layout of the two-input row-wise kernels (SiLUMul, GELUMul, Add): out = f(a, b) over m rows of n, with the three row strides",
+		Binds: []Bind{
+			{Name: "A", Elem: F32, Doc: "first input (the gate of SiLUMul and GELUMul)"},
+			{Name: "B", Elem: F32, Doc: "second input (their up)"},
+			{Name: "Out", Role: Out, Elem: F32},
+		},
+		Params:  []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Lda"}, {Name: "Ldb"}, {Name: "Ldo"}},
+		Aliases: map[string]string{"Gate": "A", "Up": "B", "Ldg": "Lda", "Ldu": "Ldb"}},
 	{Name: "Rows", Fn: "rows",
 		Doc:    "the layout of the row-wise kernels: n values in each of m rows, the first two params words",
 		Params: []Param{{Name: "N", Doc: "values per row"}, {Name: "M", Patch: true, Doc: "rows"}}},
@@ -220,7 +229,7 @@ func elementwise(name, fn, doc string, last Param) Kernel {
 // gatedMul is a gated activation of a feed-forward block:
 // out = act(gate) ⊙ up.
 func gatedMul(name, fn, act string) Kernel {
-	return Kernel{Name: name, Fn: fn, Families: []string{"Rows"},
+	return Kernel{Name: name, Fn: fn, Families: []string{"Rows", "Binary"},
 		Doc: "out[m, n] = " + act + "(gate) ⊙ up.",
 		Binds: []Bind{
 			{Name: "Gate", Elem: F32, Span: "f32Rows(a.M, a.Ldg, a.N)"},
@@ -314,7 +323,7 @@ var Kernels = []Kernel{
 		k.Checks = []Check{{Fail: "!a.Mode.Valid()", Msg: "unknown GELU mode %d", Args: "a.Mode"}}
 		return k
 	}(),
-	{Name: "Add", Fn: "add", Families: []string{"Rows"},
+	{Name: "Add", Fn: "add", Families: []string{"Rows", "Binary"},
 		Doc: "out = a + b. ldb == 0 broadcasts b's first row to every row.",
 		Binds: []Bind{
 			{Name: "A", Elem: F32, Span: "f32Rows(a.M, a.Lda, a.N)"},
