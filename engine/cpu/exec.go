@@ -13,15 +13,16 @@ import (
 // Exec is a plan loaded on the CPU backend; it implements plan.Executable.
 // Calls are serialised: one step runs at a time.
 type Exec struct {
-	mu     sync.Mutex
-	pool   *Pool
-	mm     *MatMul
-	name   string
-	bufs   []buffer
-	passes []compiledPass
-	closed bool
-	serial bool // tests: fence before every dispatch
-	packed int  // weight bytes repacked at load for the row kernels (repack.go)
+	plan.StepRunner // Run and RunSeq: ready, then runPass, under mu
+	mu              sync.Mutex
+	pool            *Pool
+	mm              *MatMul
+	name            string
+	bufs            []buffer
+	passes          []compiledPass
+	closed          bool
+	serial          bool // tests: fence before every dispatch
+	packed          int  // weight bytes repacked at load for the row kernels (repack.go)
 
 	// position of the running dispatch, for error messages
 	curPass, curOp int
@@ -53,26 +54,6 @@ type compiledPass struct {
 	name  string
 	ops   []plan.Dispatch
 	fence []bool // ops[i] waits for the jobs in flight (fences)
-}
-
-// Run implements plan.Executable.
-func (e *Exec) Run(pass int, vars *plan.Vars) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.ready(pass); err != nil {
-		return err
-	}
-	return e.runPass(pass, vars)
-}
-
-// RunSeq implements plan.Executable: the CPU simply runs the steps in order.
-func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.ready(pass); err != nil {
-		return err
-	}
-	return plan.RunEach(steps, func(v *plan.Vars) error { return e.runPass(pass, v) })
 }
 
 // RunPasses implements plan.Chainer. The CPU has nothing to batch, so its
