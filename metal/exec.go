@@ -291,25 +291,31 @@ func (e *Exec) pipelineFor(l *shaders.Launch) (pipeline, error) {
 // Write implements plan.Executable for IO and State buffers (shared
 // memory); Scratch lives in GPU-private memory and weights are read-only.
 func (e *Exec) Write(buf plan.BufID, off int64, src []byte) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	mem, err := e.hostRange(buf, off, len(src), "write")
-	if err != nil {
-		return err
-	}
-	copy(mem, src)
-	return nil
+	return e.copyHost(buf, off, src, true)
 }
 
 // Read implements plan.Executable for IO and State buffers.
 func (e *Exec) Read(buf plan.BufID, off int64, dst []byte) error {
+	return e.copyHost(buf, off, dst, false)
+}
+
+// copyHost copies p into (write) or out of a host-visible buffer.
+func (e *Exec) copyHost(buf plan.BufID, off int64, p []byte, write bool) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	mem, err := e.hostRange(buf, off, len(dst), "read")
+	what := "read"
+	if write {
+		what = "write"
+	}
+	mem, err := e.hostRange(buf, off, len(p), what)
 	if err != nil {
 		return err
 	}
-	copy(dst, mem)
+	if write {
+		copy(mem, p)
+	} else {
+		copy(p, mem)
+	}
 	return nil
 }
 

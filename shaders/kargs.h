@@ -12,13 +12,14 @@
 #define KFLAG_CAUSAL 1u // Attention: causal mask
 #define KFLAG_CHANNEL_MAJOR 1u // Conv1D: x is channel-major
 #define KFLAG_PER_SEQ_ROWS 2u // Rope, RopeKV, Attention: row t is sequence t
-#define KROPE_NORMAL 0u // rope pairs (2i, 2i+1), as ggml's mode 0
-#define KROPE_NEOX 2u // rope pairs (i, i+ropeDim/2), as ggml's mode 2
 #define KBEAM_COPY_MAX_SEQS 16u // BeamCopy: the most sequences (a GPU thread holds one element of each)
 #define KFLAG_TIMESTAMPS 1u // WhisperFilter: apply the timestamp rules
 // activation (plan.Activation): the activation function of GELU (its Mode)
 #define KACT_GELU_ERF 0u // exact GELU (erf), as PyTorch's nn.GELU
 #define KACT_GELU_TANH 1u // GELU's tanh approximation (gelu_pytorch_tanh)
+// ropemode (plan.RopeMode): the pairs RoPE rotates (Rope's and RopeKV's Mode; ggml's mode numbers)
+#define KROPE_NORMAL 0u // rope pairs (2i, 2i+1), as ggml's mode 0
+#define KROPE_NEOX 2u // rope pairs (i, i+ropeDim/2), as ggml's mode 2
 
 // product (plan.ProductArgs, a layout family): the layout every matrix product shares (MatVec, MatMul and the fused forms): weights, the activation input (x, or the gate of the gated forms), output, bias and residual, with their sizes and strides
 struct product_args {
@@ -58,6 +59,18 @@ struct norm_args {
 };
 // binding slots of norm
 enum { NORM_X = 0, NORM_W = 1 };
+
+// binary (plan.BinaryArgs, a layout family): the layout of the two-input row-wise kernels (SiLUMul, GELUMul, Add): out = f(a, b) over m rows of n, with the three row strides
+struct binary_args {
+    unsigned int n;
+    unsigned int m;
+    unsigned int lda;
+    unsigned int ldb;
+    unsigned int ldo;
+    unsigned int pad_[11];
+};
+// binding slots of binary
+enum { BINARY_A = 0, BINARY_B = 1, BINARY_OUT = 2 };
 
 // rows (plan.RowsArgs, a layout family): the layout of the row-wise kernels: n values in each of m rows, the first two params words
 struct rows_args {
@@ -384,6 +397,7 @@ struct Args {
         struct product_args product;
         struct gated_args gated;
         struct norm_args norm;
+        struct binary_args binary;
         struct rows_args rows;
         struct embed_args embed;
         struct rms_norm_args rms_norm;
@@ -416,6 +430,7 @@ struct Args {
 static_assert(sizeof(struct product_args) == 64, "product args");
 static_assert(sizeof(struct gated_args) == 64, "gated args");
 static_assert(sizeof(struct norm_args) == 64, "norm args");
+static_assert(sizeof(struct binary_args) == 64, "binary args");
 static_assert(sizeof(struct rows_args) == 64, "rows args");
 static_assert(sizeof(struct embed_args) == 64, "embed args");
 static_assert(sizeof(struct rms_norm_args) == 64, "rms_norm args");

@@ -17,7 +17,7 @@ func TestLaunchRulesReject(t *testing.T) {
 		"layer stride":      plan.LayerNormArgs{Dim: 64, Rows: 2, Ldx: 64, Ldo: 10}.Dispatch(),
 		"rope odd dims":     plan.RopeArgs{HeadDim: 64, NHead: 2, M: 1, Ldx: 128, RopeDim: 63}.Dispatch(),
 		"rope dims > head":  plan.RopeArgs{HeadDim: 64, NHead: 2, M: 1, Ldx: 128, RopeDim: 66}.Dispatch(),
-		"rope mode":         plan.RopeArgs{HeadDim: 64, NHead: 2, M: 1, Ldx: 128, Mode: 1}.Dispatch(),
+		"rope mode":         plan.RopeArgs{HeadDim: 64, NHead: 2, M: 1, Ldx: 128, Mode: plan.RopeMode(1)}.Dispatch(),
 		"rope head 0":       plan.RopeArgs{NHead: 2, M: 1, Ldx: 128}.Dispatch(),
 		"rope stride":       plan.RopeArgs{HeadDim: 64, NHead: 2, M: 2, Ldx: 100}.Dispatch(),
 		"rope_kv type":      plan.RopeKVArgs{Type: ggml.Q8_0, HeadDim: 64, NHead: 2, NKV: 1, M: 1, Ldqkv: 256}.Dispatch(),

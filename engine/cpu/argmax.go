@@ -17,7 +17,7 @@ func (e *Exec) argmax(d *plan.Dispatch) error {
 	if err != nil {
 		return err
 	}
-	out, err := e.i32(d, 1, m)
+	out, err := typedSlice[int32](e, d, 1, m)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -60,5 +61,26 @@ func TestExpScaled(t *testing.T) {
 			require.InDelta(t, want[i], got[i], 2e-7*max(1, float64(want[i])), "n=%d i=%d x=%g", n, i, s[i]*0.5-mx)
 		}
 		require.InDelta(t, wantSum, gotSum, 1e-6*max(1, wantSum), "n=%d sum", n)
+	}
+}
+
+// BenchmarkAxpy times one head's value accumulation (hd 64 and 128), the
+// call single-query attention makes once per key and head.
+func BenchmarkAxpy(b *testing.B) {
+	for _, n := range []int{64, 128} {
+		o, v, h := make([]float32, n), make([]float32, n), make([]uint16, n)
+		for i := range v {
+			v[i], h[i] = float32(i)/float32(n), ggml.FP32ToFP16(float32(i)/float32(n))
+		}
+		b.Run(fmt.Sprintf("f32/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				axpyF32(o, 0.5, v)
+			}
+		})
+		b.Run(fmt.Sprintf("f16/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				axpyHalf(o, 0.5, h)
+			}
+		})
 	}
 }

@@ -71,6 +71,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		return nil, fmt.Errorf("cpu: %w", err)
 	}
 	e := &Exec{pool: b.pool, name: p.Name, mm: NewMatMul(b.pool)}
+	e.StepRunner = plan.NewStepRunner(&e.mu, e.ready, e.runPass)
 	e.mm.floatActs = b.floatActs
 	var total int64
 	for _, bd := range p.Buffers {

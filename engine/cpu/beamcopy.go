@@ -18,7 +18,7 @@ func (e *Exec) beamCopy(d *plan.Dispatch) error {
 	if a.Seqs == 0 || a.N == 0 || a.Width == 0 {
 		return nil
 	}
-	src, err := e.i32(d, plan.SlotBeamCopySrc, a.Seqs)
+	src, err := typedSlice[int32](e, d, plan.SlotBeamCopySrc, a.Seqs)
 	if err != nil {
 		return err
 	}

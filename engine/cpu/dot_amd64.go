@@ -117,13 +117,25 @@ func checkRun(w []byte, rb int, x []byte, nb, ts, xs, rows int) bool {
 	return true
 }
 
-func rowsQ8_0Fast(w []byte, rb int, x []byte, nb int, out []float32) {
-	if !checkRun(w, rb, x, nb, 34, q8_0Bytes, len(out)) {
-		clear(out)
-		return
+// rowsAsm makes the row run of an assembly kernel that takes whole
+// blocks (ts bytes a weight block, xs an activation block): one check of
+// the run's bounds, then one call for all rows.
+func rowsAsm(asm func(w, x *byte, nb, rows, rb int, out *float32), ts, xs int) func(w []byte, rb int, x []byte, nb int, out []float32) {
+	return func(w []byte, rb int, x []byte, nb int, out []float32) {
+		if !checkRun(w, rb, x, nb, ts, xs, len(out)) {
+			clear(out)
+			return
+		}
+		asm(&w[0], &x[0], nb, len(out), rb, &out[0])
 	}
-	dotQ8_0AVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
 }
+
+var (
+	rowsQ8_0Fast = rowsAsm(dotQ8_0AVX2, 34, q8_0Bytes)
+	rowsQ4KFast  = rowsAsm(dotQ4KAVX2, 144, q8KBytes)
+	rowsQ5KFast  = rowsAsm(dotQ5KAVX2, 176, q8KBytes)
+	rowsQ6KFast  = rowsAsm(dotQ6KAVX2, 210, q8KBytes)
+)
 
 // rowsQ4_0Fast: the assembly takes blocks in pairs and rows in pairs; an
 // odd last row is run as a pair of itself (rb = 0), odd block counts (k an
@@ -163,28 +175,4 @@ func rowsPaired(q5 bool, w []byte, rb int, x []byte, nb int, out []float32) {
 		}
 		out[r] = o[0]
 	}
-}
-
-func rowsQ4KFast(w []byte, rb int, x []byte, nb int, out []float32) {
-	if !checkRun(w, rb, x, nb, 144, q8KBytes, len(out)) {
-		clear(out)
-		return
-	}
-	dotQ4KAVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
-}
-
-func rowsQ5KFast(w []byte, rb int, x []byte, nb int, out []float32) {
-	if !checkRun(w, rb, x, nb, 176, q8KBytes, len(out)) {
-		clear(out)
-		return
-	}
-	dotQ5KAVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
-}
-
-func rowsQ6KFast(w []byte, rb int, x []byte, nb int, out []float32) {
-	if !checkRun(w, rb, x, nb, 210, q8KBytes, len(out)) {
-		clear(out)
-		return
-	}
-	dotQ6KAVX2(&w[0], &x[0], nb, len(out), rb, &out[0])
 }

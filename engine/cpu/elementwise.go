@@ -141,7 +141,7 @@ func (e *Exec) runEW(d *plan.Dispatch, op ewOp, n, m, aSlot, lda, bSlot, ldb, oS
 		}
 	}
 	if op == ewCopyF16 || op == ewCopyBF16 {
-		k.h, err = e.u16(d, oSlot, extent(m, ldo, n))
+		k.h, err = typedSlice[uint16](e, d, oSlot, extent(m, ldo, n))
 	} else {
 		k.out, err = e.f32(d, oSlot, extent(m, ldo, n))
 	}
@@ -153,14 +153,11 @@ func (e *Exec) runEW(d *plan.Dispatch, op ewOp, n, m, aSlot, lda, bSlot, ldb, oS
 	return nil
 }
 
-func (e *Exec) siluMul(d *plan.Dispatch) error {
-	p := plan.DecodeSiLUMul(d)
-	return e.runEW(d, ewSiLUMul, p.N, p.M, plan.SlotSiLUMulGate, p.Ldg, plan.SlotSiLUMulUp, p.Ldu, plan.SlotSiLUMulOut, p.Ldo, 0)
-}
-
-func (e *Exec) geluMul(d *plan.Dispatch) error {
-	p := plan.DecodeGELUMul(d)
-	return e.runEW(d, ewGELUMul, p.N, p.M, plan.SlotGELUMulGate, p.Ldg, plan.SlotGELUMulUp, p.Ldu, plan.SlotGELUMulOut, p.Ldo, 0)
+// binary runs the two-input row-wise kernels (the Binary layout: SiLUMul,
+// GELUMul, Add) with op.
+func (e *Exec) binary(d *plan.Dispatch, op ewOp) error {
+	p := plan.DecodeBinary(d)
+	return e.runEW(d, op, p.N, p.M, plan.SlotBinaryA, p.Lda, plan.SlotBinaryB, p.Ldb, plan.SlotBinaryOut, p.Ldo, 0)
 }
 
 func (e *Exec) gelu(d *plan.Dispatch) error {
@@ -173,11 +170,6 @@ func (e *Exec) gelu(d *plan.Dispatch) error {
 		op = ewGELUTanh
 	}
 	return e.runEW(d, op, p.N, p.M, plan.SlotGELUX, p.Ldx, -1, 0, plan.SlotGELUOut, p.Ldo, 0)
-}
-
-func (e *Exec) add(d *plan.Dispatch) error {
-	p := plan.DecodeAdd(d)
-	return e.runEW(d, ewAdd, p.N, p.M, plan.SlotAddA, p.Lda, plan.SlotAddB, p.Ldb, plan.SlotAddOut, p.Ldo, 0)
 }
 
 func (e *Exec) scale(d *plan.Dispatch) error {

@@ -54,7 +54,7 @@ func (e *Exec) embed(d *plan.Dispatch) error {
 		return e.errf("table offset %d beyond buffer %q", off, tb.name)
 	}
 	rows := (uint64(len(tb.b)) - off) / uint64(rb)
-	ids, err := e.i32(d, 1, n)
+	ids, err := typedSlice[int32](e, d, 1, n)
 	if err != nil {
 		return err
 	}

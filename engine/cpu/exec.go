@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
@@ -12,15 +13,16 @@ import (
 // Exec is a plan loaded on the CPU backend; it implements plan.Executable.
 // Calls are serialised: one step runs at a time.
 type Exec struct {
-	mu     sync.Mutex
-	pool   *Pool
-	mm     *MatMul
-	name   string
-	bufs   []buffer
-	passes []compiledPass
-	closed bool
-	serial bool // tests: fence before every dispatch
-	packed int  // weight bytes repacked at load for the row kernels (repack.go)
+	plan.StepRunner // Run and RunSeq: ready, then runPass, under mu
+	mu              sync.Mutex
+	pool            *Pool
+	mm              *MatMul
+	name            string
+	bufs            []buffer
+	passes          []compiledPass
+	closed          bool
+	serial          bool // tests: fence before every dispatch
+	packed          int  // weight bytes repacked at load for the row kernels (repack.go)
 
 	// position of the running dispatch, for error messages
 	curPass, curOp int
@@ -52,26 +54,6 @@ type compiledPass struct {
 	name  string
 	ops   []plan.Dispatch
 	fence []bool // ops[i] waits for the jobs in flight (fences)
-}
-
-// Run implements plan.Executable.
-func (e *Exec) Run(pass int, vars *plan.Vars) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.ready(pass); err != nil {
-		return err
-	}
-	return e.runPass(pass, vars)
-}
-
-// RunSeq implements plan.Executable: the CPU simply runs the steps in order.
-func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.ready(pass); err != nil {
-		return err
-	}
-	return plan.RunEach(steps, func(v *plan.Vars) error { return e.runPass(pass, v) })
 }
 
 // RunPasses implements plan.Chainer. The CPU has nothing to batch, so its
@@ -161,17 +143,17 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 	case plan.RMSNormMatVec:
 		return e.rmsNormMatVec(d)
 	case plan.SiLUMul:
-		return e.siluMul(d)
+		return e.binary(d, ewSiLUMul)
 	case plan.SiLUMulMatVec:
 		return e.gatedMatVec(d, ewSiLUMul)
 	case plan.GELUMul:
-		return e.geluMul(d)
+		return e.binary(d, ewGELUMul)
 	case plan.GELUMulMatVec:
 		return e.gatedMatVec(d, ewGELUMul)
 	case plan.GELU:
 		return e.gelu(d)
 	case plan.Add:
-		return e.add(d)
+		return e.binary(d, ewAdd)
 	case plan.Scale:
 		return e.scale(d)
 	case plan.Rope:
@@ -391,26 +373,28 @@ func (e *Exec) bind(d *plan.Dispatch, slot int) (*buffer, uint64, bool) {
 // f32 returns need float32 elements of binding slot; nil with no error for
 // an empty optional slot.
 func (e *Exec) f32(d *plan.Dispatch, slot, need int) ([]float32, error) {
-	return typedSlice(e, d, slot, need, 4, "floats", func(b *buffer) []float32 { return b.f })
+	return typedSlice[float32](e, d, slot, need)
 }
 
-func (e *Exec) i32(d *plan.Dispatch, slot, need int) ([]int32, error) {
-	return typedSlice(e, d, slot, need, 4, "int32s", func(b *buffer) []int32 { return b.i })
-}
-
-func (e *Exec) u16(d *plan.Dispatch, slot, need int) ([]uint16, error) {
-	return typedSlice(e, d, slot, need, 2, "halves", func(b *buffer) []uint16 { return b.h })
-}
-
-// typedSlice returns need elements of size bytes of binding slot, from the
+// typedSlice returns need elements of type T of binding slot, from the
 // buffer's typed view (nil when the buffer is too small or misaligned for
 // it); nil with no error for an empty optional slot.
-func typedSlice[T any](e *Exec, d *plan.Dispatch, slot, need int, size uint64, what string, view func(*buffer) []T) ([]T, error) {
+func typedSlice[T float32 | int32 | uint16](e *Exec, d *plan.Dispatch, slot, need int) ([]T, error) {
 	b, off, ok := e.bind(d, slot)
 	if !ok {
 		return nil, nil
 	}
-	v := view(b)
+	var v []T
+	what := ""
+	switch p := any(&v).(type) {
+	case *[]float32:
+		*p, what = b.f, "floats"
+	case *[]int32:
+		*p, what = b.i, "int32s"
+	case *[]uint16:
+		*p, what = b.h, "halves"
+	}
+	size := uint64(unsafe.Sizeof(T(0)))
 	if off%size != 0 || v == nil && need > 0 {
 		return nil, e.errf("binding %d: offset %d of %q is not %d-byte aligned", slot, off, b.name, size)
 	}
@@ -456,7 +440,7 @@ func (e *Exec) typedView(d *plan.Dispatch, slot, need int) (typed, error) {
 	var v typed
 	var err error
 	if d.Type == ggml.F16 {
-		v.h, err = e.u16(d, slot, need)
+		v.h, err = typedSlice[uint16](e, d, slot, need)
 		if err == nil && v.h == nil {
 			err = e.req(slot, false)
 		}

@@ -93,7 +93,7 @@ func storeRow(c typed, dst int, src []float32) {
 
 // ropeSetup fills the rotation part of the task shared by Rope and RopeKV,
 // whose Check has accepted the head size, rope dims and mode.
-func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, mode uint32, ropeDim int, ms float32) error {
+func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, mode plan.RopeMode, ropeDim int, ms float32) error {
 	k.neox = mode == plan.RopeNeoX
 	k.half = ropeDim / 2
 	if ms == 0 {

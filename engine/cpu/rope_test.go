@@ -38,7 +38,7 @@ func TestRope(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	hd, nHead, m := 64, 5, 4
 	ldx := nHead*hd + 3
-	for _, mode := range []int{plan.RopeNormal, plan.RopeNeoX} {
+	for _, mode := range []plan.RopeMode{plan.RopeNormal, plan.RopeNeoX} {
 		for _, ropeDim := range []int{64, 32} {
 			for _, perSeq := range []bool{false, true} {
 				for _, ms := range []float32{0, 1.25} {
@@ -55,7 +55,7 @@ func TestRope(t *testing.T) {
 					if perSeq {
 						flags = plan.FlagPerSeqRows
 					}
-					d := plan.RopeArgs{X: bind(xb), Freqs: bind(fb), HeadDim: int(hd), NHead: int(nHead), M: int(m), Ldx: int(ldx), Mode: uint32(mode), RopeDim: int(ropeDim), Flags: uint32(flags), MScale: ms}.Dispatch()
+					d := plan.RopeArgs{X: bind(xb), Freqs: bind(fb), HeadDim: int(hd), NHead: int(nHead), M: int(m), Ldx: int(ldx), Mode: mode, RopeDim: int(ropeDim), Flags: uint32(flags), MScale: ms}.Dispatch()
 					d.NPatch = 1
 					d.Patch[0] = plan.Patch{Target: plan.PatchRopePos0, Var: plan.VarPos, Mul: 1, Base: 3}
 					h.add(d)
@@ -108,7 +108,7 @@ func TestRopeKV(t *testing.T) {
 	hs, ps, ss := lay.strides()
 	for _, typ := range []ggml.Type{ggml.F32, ggml.F16} {
 		for _, perSeq := range []bool{false, true} {
-			for _, mode := range []int{plan.RopeNormal, plan.RopeNeoX} {
+			for _, mode := range []plan.RopeMode{plan.RopeNormal, plan.RopeNeoX} {
 				qkv := randVec(r, (m-1)*ldq+(nHead+2*nKV)*hd, 1)
 				freqs := ropeFreqs(hd/4, 10000) // ropeDim = hd/2
 				h := newHarness(t)
@@ -127,7 +127,7 @@ func TestRopeKV(t *testing.T) {
 				if perSeq {
 					flags = plan.FlagPerSeqRows
 				}
-				d := plan.RopeKVArgs{Type: typ, QKV: bind(qb), Freqs: bind(fb), KCache: bind(kb), VCache: bind(vb), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: int(m), Ldqkv: int(ldq), Mode: uint32(mode), RopeDim: int(hd / 2), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Flags: uint32(flags)}.Dispatch()
+				d := plan.RopeKVArgs{Type: typ, QKV: bind(qb), Freqs: bind(fb), KCache: bind(kb), VCache: bind(vb), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: int(m), Ldqkv: int(ldq), Mode: mode, RopeDim: int(hd / 2), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Flags: uint32(flags)}.Dispatch()
 				d.NPatch = 1
 				d.Patch[0] = plan.Patch{Target: plan.PatchRopeKVPos0, Var: plan.VarPos, Mul: 1}
 				h.add(d)

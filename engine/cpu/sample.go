@@ -58,11 +58,11 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 	if err != nil {
 		return err
 	}
-	out, err := e.i32(d, plan.SlotSampleOut, 1)
+	out, err := typedSlice[int32](e, d, plan.SlotSampleOut, 1)
 	if err != nil {
 		return err
 	}
-	sw, err := e.i32(d, plan.SlotSampleSettings, plan.SampleSettingsWords)
+	sw, err := typedSlice[int32](e, d, plan.SlotSampleSettings, plan.SampleSettingsWords)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 	st.Decode(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(sw))), len(sw)))
 	var counts []int32
 	if present(d, plan.SlotSampleCounts) {
-		if counts, err = e.i32(d, plan.SlotSampleCounts, satMul(2, n)+1); err != nil {
+		if counts, err = typedSlice[int32](e, d, plan.SlotSampleCounts, satMul(2, n)+1); err != nil {
 			return err
 		}
 	}

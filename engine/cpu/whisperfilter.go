@@ -30,7 +30,7 @@ func (e *Exec) whisperFilter(d *plan.Dispatch) error {
 	ts := a.Flags&plan.FlagTimestamps != 0
 	var hist []int32
 	if ts && count > 0 {
-		if hist, err = e.i32(d, plan.SlotWhisperFilterHist, extent(m, a.Ldh, count)); err != nil {
+		if hist, err = typedSlice[int32](e, d, plan.SlotWhisperFilterHist, extent(m, a.Ldh, count)); err != nil {
 			return err
 		}
 	}

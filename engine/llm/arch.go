@@ -57,7 +57,7 @@ type Arch struct {
 	// converters permute Llama's Q/K weights for the interleaved (normal)
 	// mode, while Qwen's and Gemma's weights keep Hugging Face's
 	// rotate-half (NeoX) layout.
-	RopeMode uint32
+	RopeMode plan.RopeMode
 	// QKVBias: the Q, K and V projections have biases (required).
 	// Biases of other families are used when a file has them.
 	QKVBias bool

@@ -245,7 +245,7 @@ func TestReadHParams(t *testing.T) {
 	a, err := LookupArch(f.Architecture())
 	require.NoError(t, err)
 	require.True(t, a.QKNorm)
-	require.Equal(t, uint32(2), a.RopeMode)
+	require.Equal(t, plan.RopeNeoX, a.RopeMode)
 	h, err := ReadHParams(f, a)
 	require.NoError(t, err)
 	require.Equal(t, HParams{NLayer: tinyLayer, NEmbd: tinyEmbd, NFF: tinyFF, NHead: tinyHeads, NKV: tinyKV, HeadDim: 12,
@@ -259,7 +259,7 @@ func TestReadHParams(t *testing.T) {
 	require.False(t, a2.AddBOS)
 	l, err := LookupArch("llama")
 	require.NoError(t, err)
-	require.Equal(t, uint32(0), l.RopeMode)
+	require.Equal(t, plan.RopeNormal, l.RopeMode)
 	require.True(t, l.AddBOS)
 }
 

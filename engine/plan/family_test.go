@@ -92,3 +92,32 @@ func TestActivationMode(t *testing.T) {
 	require.True(t, ActGELUErf.Valid())
 	require.False(t, Activation(2).Valid())
 }
+
+// Rope's and RopeKV's mode is the generated RopeMode enum (ggml's mode
+// numbers on the wire); the contract rejects other values.
+func TestRopeMode(t *testing.T) {
+	d := RopeArgs{X: F32At(1, 0), HeadDim: 4, NHead: 1, M: 1, Ldx: 4, Mode: RopeNeoX}.Dispatch()
+	require.Equal(t, uint32(2), d.P[5])
+	require.NoError(t, d.Check())
+	require.Equal(t, RopeNeoX, DecodeRope(&d).Mode)
+	d.P[5] = 1
+	require.EqualError(t, d.Check(), "rope: unknown rope mode 1")
+	kv := RopeKVArgs{Mode: RopeNormal}.Dispatch()
+	require.Equal(t, RopeNormal, DecodeRopeKV(&kv).Mode)
+	require.True(t, RopeNormal.Valid())
+	require.False(t, RopeMode(1).Valid())
+}
+
+// The two-input row-wise kernels share the Binary layout: a gated
+// activation's gate and up are the family's A and B.
+func TestBinaryFamily(t *testing.T) {
+	g := SiLUMulArgs{Gate: F32At(1, 8), Up: F32At(2, 16), Out: F32At(3, 0), N: 4, M: 2, Ldg: 5, Ldu: 6, Ldo: 7}.Dispatch()
+	require.Equal(t, BinaryArgs{A: F32At(1, 8), B: F32At(2, 16), Out: F32At(3, 0), N: 4, M: 2, Lda: 5, Ldb: 6, Ldo: 7}, DecodeBinary(&g))
+	a := AddArgs{A: F32At(1, 0), B: F32At(2, 0), Out: F32At(3, 0), N: 4, M: 1, Lda: 4, Ldo: 4}.Dispatch()
+	require.Equal(t, 4, DecodeBinary(&a).Lda)
+	for _, k := range []Kernel{SiLUMul, GELUMul, Add} {
+		require.True(t, k.In(FamilyBinary), k)
+	}
+	s := ScaleArgs{X: F32At(1, 0), Out: F32At(1, 0), N: 4, M: 1, Ldx: 4, Ldo: 4}.Dispatch()
+	require.Panics(t, func() { DecodeBinary(&s) }, "Scale has one input")
+}

@@ -19,7 +19,7 @@ import "fmt"
 // shaders/kargs.h. Kernels that share a layout declare it as a layout
 // family (Family): Decode<Family> reads the shared fields of any member,
 // while Decode<Kernel> accepts its own kernel only. Modes are generated
-// enums (Activation).
+// enums (Activation, RopeMode).
 //
 // Conventions for all kernels:
 //   - Activations are float32, row-major. "ld" fields are row strides in

@@ -141,8 +141,6 @@ const (
 	FlagCausal      = 1  // Attention: causal mask
 	FlagChannelMaj  = 1  // Conv1D: x is channel-major
 	FlagPerSeqRows  = 2  // Rope, RopeKV, Attention: row t is sequence t
-	RopeNormal      = 0  // rope pairs (2i, 2i+1), as ggml's mode 0
-	RopeNeoX        = 2  // rope pairs (i, i+ropeDim/2), as ggml's mode 2
 	BeamCopyMaxSeqs = 16 // BeamCopy: the most sequences (a GPU thread holds one element of each)
 	FlagTimestamps  = 1  // WhisperFilter: apply the timestamp rules
 )
@@ -164,6 +162,24 @@ func (m Activation) Valid() bool {
 	return false
 }
 
+// RopeMode is a mode: the pairs RoPE rotates (Rope's and RopeKV's Mode;
+// ggml's mode numbers).
+type RopeMode uint32
+
+const (
+	RopeNormal RopeMode = 0 // rope pairs (2i, 2i+1), as ggml's mode 0
+	RopeNeoX   RopeMode = 2 // rope pairs (i, i+ropeDim/2), as ggml's mode 2
+)
+
+// Valid reports whether m is one of RopeMode's values.
+func (m RopeMode) Valid() bool {
+	switch m {
+	case RopeNormal, RopeNeoX:
+		return true
+	}
+	return false
+}
+
 // The layout families: layouts several kernels share (see Family).
 const (
 	// FamilyProduct: the layout every matrix product shares (MatVec, MatMul and
@@ -176,13 +192,16 @@ const (
 	// FamilyNorm: the layout RMSNorm and LayerNorm share: input and weight, the
 	// row size and count, strides and epsilon.
 	FamilyNorm
+	// FamilyBinary: the layout of the two-input row-wise kernels (SiLUMul,
+	// GELUMul, Add): out = f(a, b) over m rows of n, with the three row strides.
+	FamilyBinary
 	// FamilyRows: the layout of the row-wise kernels: n values in each of m
 	// rows, the first two params words.
 	FamilyRows
 	numFamilies
 )
 
-var familyNames = [numFamilies]string{FamilyProduct: "Product", FamilyGated: "Gated", FamilyNorm: "Norm", FamilyRows: "Rows"}
+var familyNames = [numFamilies]string{FamilyProduct: "Product", FamilyGated: "Gated", FamilyNorm: "Norm", FamilyBinary: "Binary", FamilyRows: "Rows"}
 
 // familyMask has bit f set for each family f of a kernel.
 var familyMask = [numKernels]uint32{
@@ -191,15 +210,15 @@ var familyMask = [numKernels]uint32{
 	MatVec:        1 << FamilyProduct,
 	MatMul:        1 << FamilyProduct,
 	RMSNormMatVec: 1 << FamilyProduct,
-	SiLUMul:       1 << FamilyRows,
+	SiLUMul:       1<<FamilyRows | 1<<FamilyBinary,
 	SiLUMulMatVec: 1<<FamilyProduct | 1<<FamilyGated,
 	GELU:          1 << FamilyRows,
-	Add:           1 << FamilyRows,
+	Add:           1<<FamilyRows | 1<<FamilyBinary,
 	Scale:         1 << FamilyRows,
 	Softmax:       1 << FamilyRows,
 	Argmax:        1 << FamilyRows,
 	Copy:          1 << FamilyRows,
-	GELUMul:       1 << FamilyRows,
+	GELUMul:       1<<FamilyRows | 1<<FamilyBinary,
 	GELUMulMatVec: 1<<FamilyProduct | 1<<FamilyGated,
 }
 
@@ -360,6 +379,50 @@ func DecodeNorm(d *Dispatch) (a NormArgs) {
 	a.Ldx = int(d.P[2])
 	a.Ldo = int(d.P[3])
 	a.Eps = math.Float32frombits(d.P[4])
+	return a
+}
+
+// BinaryArgs is the layout family Binary: the layout of the two-input
+// row-wise kernels (SiLUMul, GELUMul, Add): out = f(a, b) over m rows of n,
+// with the three row strides. Members: SiLUMul, Add, GELUMul.
+type BinaryArgs struct {
+	A   Binding // input f32: first input (the gate of SiLUMul and GELUMul)
+	B   Binding // input f32: second input (their up)
+	Out Binding // output f32
+	N   int
+	M   int
+	Lda int
+	Ldb int
+	Ldo int
+}
+
+// Binding slots of Binary.
+const (
+	SlotBinaryA   = 0
+	SlotBinaryB   = 1
+	SlotBinaryOut = 2
+)
+
+// Patch targets of Binary.
+const (
+	PatchBinaryM      = PatchParam0 + 1
+	PatchBinaryAOff   = PatchOffset0 + 0 // byte offset of A
+	PatchBinaryBOff   = PatchOffset0 + 1 // byte offset of B
+	PatchBinaryOutOff = PatchOffset0 + 2 // byte offset of Out
+)
+
+// DecodeBinary reads the family's fields of d; it panics when d's kernel is
+// not a member (SiLUMul, Add, GELUMul).
+func DecodeBinary(d *Dispatch) (a BinaryArgs) {
+	d.expectFamily(FamilyBinary)
+	a.A = d.binding(0)
+	a.B = d.binding(1)
+	a.Out = d.binding(2)
+	a.N = int(d.P[0])
+	a.M = int(d.P[1])
+	a.Lda = int(d.P[2])
+	a.Ldb = int(d.P[3])
+	a.Ldo = int(d.P[4])
 	return a
 }
 
@@ -859,7 +922,7 @@ func (a SiLUMulArgs) Dispatch() Dispatch {
 
 // DecodeSiLUMul reads d's record; it panics when d is not a SiLUMul dispatch
 // (code that treats every member of its family alike decodes the family:
-// DecodeRows).
+// DecodeRows, DecodeBinary).
 func DecodeSiLUMul(d *Dispatch) (a SiLUMulArgs) {
 	d.expect(SiLUMul, "DecodeSiLUMul")
 	a.Gate = d.binding(0)
@@ -1061,7 +1124,7 @@ func (a AddArgs) Dispatch() Dispatch {
 
 // DecodeAdd reads d's record; it panics when d is not a Add dispatch (code
 // that treats every member of its family alike decodes the family:
-// DecodeRows).
+// DecodeRows, DecodeBinary).
 func DecodeAdd(d *Dispatch) (a AddArgs) {
 	d.expect(Add, "DecodeAdd")
 	a.A = d.binding(0)
@@ -1137,10 +1200,10 @@ type RopeArgs struct {
 	M       int
 	Ldx     int
 	Pos0    int
-	Mode    uint32  // RopeNormal or RopeNeoX
-	RopeDim int     // rotated dims (0 means headDim)
-	Flags   uint32  // FlagPerSeqRows
-	MScale  float32 // 0 means 1
+	Mode    RopeMode // RopeNormal or RopeNeoX
+	RopeDim int      // rotated dims (0 means headDim)
+	Flags   uint32   // FlagPerSeqRows
+	MScale  float32  // 0 means 1
 }
 
 // Binding slots of Rope.
@@ -1167,7 +1230,7 @@ func (a RopeArgs) Dispatch() Dispatch {
 	d.P[2] = uint32(a.M)
 	d.P[3] = uint32(a.Ldx)
 	d.P[4] = uint32(a.Pos0)
-	d.P[5] = a.Mode
+	d.P[5] = uint32(a.Mode)
 	d.P[6] = uint32(a.RopeDim)
 	d.P[7] = a.Flags
 	d.P[8] = math.Float32bits(a.MScale)
@@ -1185,7 +1248,7 @@ func DecodeRope(d *Dispatch) (a RopeArgs) {
 	a.M = int(d.P[2])
 	a.Ldx = int(d.P[3])
 	a.Pos0 = int(d.P[4])
-	a.Mode = d.P[5]
+	a.Mode = RopeMode(d.P[5])
 	a.RopeDim = int(d.P[6])
 	a.Flags = d.P[7]
 	a.MScale = math.Float32frombits(d.P[8])
@@ -1200,7 +1263,7 @@ func (a *RopeArgs) Check() error {
 	if a.RotDims() > a.HeadDim || a.RotDims()%2 != 0 {
 		return fmt.Errorf("rope: rope dims %d must be even and at most the head size %d", a.RotDims(), a.HeadDim)
 	}
-	if a.Mode != RopeNormal && a.Mode != RopeNeoX {
+	if !a.Mode.Valid() {
 		return fmt.Errorf("rope: unknown rope mode %d", a.Mode)
 	}
 	if a.M > 1 && a.Ldx < mul(a.NHead, a.HeadDim) {
@@ -1222,7 +1285,7 @@ type RopeKVArgs struct {
 	M          int
 	Ldqkv      int
 	Pos0       int
-	Mode       uint32
+	Mode       RopeMode
 	RopeDim    int
 	HeadStride int
 	PosStride  int
@@ -1263,7 +1326,7 @@ func (a RopeKVArgs) Dispatch() Dispatch {
 	d.P[3] = uint32(a.M)
 	d.P[4] = uint32(a.Ldqkv)
 	d.P[5] = uint32(a.Pos0)
-	d.P[6] = a.Mode
+	d.P[6] = uint32(a.Mode)
 	d.P[7] = uint32(a.RopeDim)
 	d.P[8] = uint32(a.HeadStride)
 	d.P[9] = uint32(a.PosStride)
@@ -1288,7 +1351,7 @@ func DecodeRopeKV(d *Dispatch) (a RopeKVArgs) {
 	a.M = int(d.P[3])
 	a.Ldqkv = int(d.P[4])
 	a.Pos0 = int(d.P[5])
-	a.Mode = d.P[6]
+	a.Mode = RopeMode(d.P[6])
 	a.RopeDim = int(d.P[7])
 	a.HeadStride = int(d.P[8])
 	a.PosStride = int(d.P[9])
@@ -1306,7 +1369,7 @@ func (a *RopeKVArgs) Check() error {
 	if a.RotDims() > a.HeadDim || a.RotDims()%2 != 0 {
 		return fmt.Errorf("rope_kv: rope dims %d must be even and at most the head size %d", a.RotDims(), a.HeadDim)
 	}
-	if a.Mode != RopeNormal && a.Mode != RopeNeoX {
+	if !a.Mode.Valid() {
 		return fmt.Errorf("rope_kv: unknown rope mode %d", a.Mode)
 	}
 	if a.M > 1 && a.Ldqkv < mul(a.NHead+2*a.NKV, a.HeadDim) {
@@ -1776,7 +1839,7 @@ func (a GELUMulArgs) Dispatch() Dispatch {
 
 // DecodeGELUMul reads d's record; it panics when d is not a GELUMul dispatch
 // (code that treats every member of its family alike decodes the family:
-// DecodeRows).
+// DecodeRows, DecodeBinary).
 func DecodeGELUMul(d *Dispatch) (a GELUMulArgs) {
 	d.expect(GELUMul, "DecodeGELUMul")
 	a.Gate = d.binding(0)

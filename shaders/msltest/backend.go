@@ -73,6 +73,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		return nil, fmt.Errorf("msltest: %w", err)
 	}
 	e := &Exec{b: b, name: p.Name, dummy: dummyBuffer(), weights: make([]bool, len(p.Buffers))}
+	e.StepRunner = plan.NewStepRunner(&e.mu, e.ready, e.runPass)
 	var total int64
 	for _, bd := range p.Buffers {
 		var mem []byte
@@ -168,40 +169,21 @@ func alignedBytes(n int64) []byte {
 
 // Exec is a plan loaded on the executor; it implements plan.Executable.
 type Exec struct {
-	mu       sync.Mutex
-	b        *Backend
-	name     string
-	bufs     [][]byte
-	weights  []bool // read-only: kernels and the host may not write them
-	passes   [][]plan.Dispatch
-	names    []string
-	dummy    []byte
-	maps     [][]byte // guarded mappings, unmapped by Close
-	scratch  []byte
-	launches []shaders.Launch
-	closed   bool
+	plan.StepRunner // Run and RunSeq: ready, then runPass, under mu
+	mu              sync.Mutex
+	b               *Backend
+	name            string
+	bufs            [][]byte
+	weights         []bool // read-only: kernels and the host may not write them
+	passes          [][]plan.Dispatch
+	names           []string
+	dummy           []byte
+	maps            [][]byte // guarded mappings, unmapped by Close
+	scratch         []byte
+	launches        []shaders.Launch
+	closed          bool
 	// Launches counts the kernel launches run so far.
 	Launches int
-}
-
-// Run implements plan.Executable.
-func (e *Exec) Run(pass int, vars *plan.Vars) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.ready(pass); err != nil {
-		return err
-	}
-	return e.runPass(pass, vars)
-}
-
-// RunSeq implements plan.Executable.
-func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if err := e.ready(pass); err != nil {
-		return err
-	}
-	return plan.RunEach(steps, func(v *plan.Vars) error { return e.runPass(pass, v) })
 }
 
 func (e *Exec) ready(pass int) error {

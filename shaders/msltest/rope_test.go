@@ -26,8 +26,10 @@ func TestRopeKernel(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	worst := 0.0
 	for _, c := range []struct {
-		hd, nHead, m, ldx, pos0, mode, ropeDim, flags int
-		ms                                            float32
+		hd, nHead, m, ldx, pos0 int
+		mode                    plan.RopeMode
+		ropeDim, flags          int
+		ms                      float32
 	}{
 		{64, 4, 3, 256, 0, plan.RopeNormal, 0, 0, 0},
 		{80, 3, 5, 250, 17, plan.RopeNeoX, 0, 0, 0},
@@ -40,7 +42,7 @@ func TestRopeKernel(t *testing.T) {
 		if rd == 0 {
 			rd = c.hd
 		}
-		d := plan.RopeArgs{HeadDim: int(c.hd), NHead: int(c.nHead), M: int(c.m), Ldx: int(c.ldx), Pos0: int(c.pos0), Mode: uint32(c.mode), RopeDim: int(c.ropeDim), Flags: uint32(c.flags), MScale: c.ms}.Dispatch()
+		d := plan.RopeArgs{HeadDim: int(c.hd), NHead: int(c.nHead), M: int(c.m), Ldx: int(c.ldx), Pos0: int(c.pos0), Mode: c.mode, RopeDim: int(c.ropeDim), Flags: uint32(c.flags), MScale: c.ms}.Dispatch()
 		ref, got := kitRun(t, d, [][]byte{kitF32(x), kitF32(ropeFreqs(rd, 10000))})
 		worst = max(worst, kitCompare(t, ggml.BytesF32(ref[0]), ggml.BytesF32(got[0]), 2e-6, "rope"))
 	}
@@ -54,8 +56,10 @@ func TestRopeKVKernel(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	worst := 0.0
 	for _, c := range []struct {
-		hd, nHead, nKV, m, pos0, mode, ropeDim, flags int
-		noFreqs                                       bool
+		hd, nHead, nKV, m, pos0 int
+		mode                    plan.RopeMode
+		ropeDim, flags          int
+		noFreqs                 bool
 	}{
 		{64, 4, 2, 3, 5, plan.RopeNormal, 0, 0, false},
 		{80, 6, 2, 4, 30, plan.RopeNeoX, 0, 0, false},
@@ -95,7 +99,7 @@ func TestRopeKVKernel(t *testing.T) {
 			if !c.noFreqs {
 				freqs = kitF32(ropeFreqs(rd, 500000))
 			}
-			d := plan.RopeKVArgs{Type: ty, HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldqkv: int(ld), Pos0: int(c.pos0), Mode: uint32(c.mode), RopeDim: int(c.ropeDim), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Flags: uint32(c.flags)}.Dispatch()
+			d := plan.RopeKVArgs{Type: ty, HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldqkv: int(ld), Pos0: int(c.pos0), Mode: c.mode, RopeDim: int(c.ropeDim), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Flags: uint32(c.flags)}.Dispatch()
 			ref, got := kitRun(t, d, [][]byte{kitF32(qkv), freqs, kc, vc})
 			worst = max(worst, kitCompare(t, ggml.BytesF32(ref[0]), ggml.BytesF32(got[0]), 2e-6, "rope_kv qkv"))
 			if ty == ggml.F32 {

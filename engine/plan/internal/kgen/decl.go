@@ -124,6 +124,15 @@ var Families = []Family{
 			{Name: "W", Opt: true, Elem: F32, Doc: "f32[dim]; NoBuf for no scale"},
 		},
 		Params: []Param{{Name: "Dim"}, {Name: "Rows", Patch: true}, {Name: "Ldx"}, {Name: "Ldo"}, {Name: "Eps", Kind: F32v}}},
+	{Name: "Binary", Fn: "binary",
+		Doc: "the layout of the two-input row-wise kernels (SiLUMul, GELUMul, Add): out = f(a, b) over m rows of n, with the three row strides",
+		Binds: []Bind{
+			{Name: "A", Elem: F32, Doc: "first input (the gate of SiLUMul and GELUMul)"},
+			{Name: "B", Elem: F32, Doc: "second input (their up)"},
+			{Name: "Out", Role: Out, Elem: F32},
+		},
+		Params:  []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Lda"}, {Name: "Ldb"}, {Name: "Ldo"}},
+		Aliases: map[string]string{"Gate": "A", "Up": "B", "Ldg": "Lda", "Ldu": "Ldb"}},
 	{Name: "Rows", Fn: "rows",
 		Doc:    "the layout of the row-wise kernels: n values in each of m rows, the first two params words",
 		Params: []Param{{Name: "N", Doc: "values per row"}, {Name: "M", Patch: true, Doc: "rows"}}},
@@ -144,6 +153,10 @@ var Enums = []Enum{
 		{"ActGELUErf", "KACT_GELU_ERF", 0, "exact GELU (erf), as PyTorch's nn.GELU"},
 		{"ActGELUTanh", "KACT_GELU_TANH", 1, "GELU's tanh approximation (gelu_pytorch_tanh)"},
 	}},
+	{Name: "RopeMode", Doc: "the pairs RoPE rotates (Rope's and RopeKV's Mode; ggml's mode numbers)", Values: []Const{
+		{"RopeNormal", "KROPE_NORMAL", 0, "rope pairs (2i, 2i+1), as ggml's mode 0"},
+		{"RopeNeoX", "KROPE_NEOX", 2, "rope pairs (i, i+ropeDim/2), as ggml's mode 2"},
+	}},
 }
 
 // Flag and mode constants shared by several kernels.
@@ -159,8 +172,6 @@ var Consts = []Const{
 	{"FlagCausal", "KFLAG_CAUSAL", 1 << 0, "Attention: causal mask"},
 	{"FlagChannelMaj", "KFLAG_CHANNEL_MAJOR", 1 << 0, "Conv1D: x is channel-major"},
 	{"FlagPerSeqRows", "KFLAG_PER_SEQ_ROWS", 1 << 1, "Rope, RopeKV, Attention: row t is sequence t"},
-	{"RopeNormal", "KROPE_NORMAL", 0, "rope pairs (2i, 2i+1), as ggml's mode 0"},
-	{"RopeNeoX", "KROPE_NEOX", 2, "rope pairs (i, i+ropeDim/2), as ggml's mode 2"},
 	{"BeamCopyMaxSeqs", "KBEAM_COPY_MAX_SEQS", 16, "BeamCopy: the most sequences (a GPU thread holds one element of each)"},
 	{"FlagTimestamps", "KFLAG_TIMESTAMPS", 1 << 0, "WhisperFilter: apply the timestamp rules"},
 }
@@ -197,7 +208,7 @@ func ropeChecks() []Check {
 		{Fail: "a.HeadDim == 0", Msg: "head size 0"},
 		{Fail: "a.RotDims() > a.HeadDim || a.RotDims()%2 != 0",
 			Msg: "rope dims %d must be even and at most the head size %d", Args: "a.RotDims(), a.HeadDim"},
-		{Fail: "a.Mode != RopeNormal && a.Mode != RopeNeoX", Msg: "unknown rope mode %d", Args: "a.Mode"},
+		{Fail: "!a.Mode.Valid()", Msg: "unknown rope mode %d", Args: "a.Mode"},
 	}
 }
 
@@ -218,7 +229,7 @@ func elementwise(name, fn, doc string, last Param) Kernel {
 // gatedMul is a gated activation of a feed-forward block:
 // out = act(gate) ⊙ up.
 func gatedMul(name, fn, act string) Kernel {
-	return Kernel{Name: name, Fn: fn, Families: []string{"Rows"},
+	return Kernel{Name: name, Fn: fn, Families: []string{"Rows", "Binary"},
 		Doc: "out[m, n] = " + act + "(gate) ⊙ up.",
 		Binds: []Bind{
 			{Name: "Gate", Elem: F32, Span: "f32Rows(a.M, a.Ldg, a.N)"},
@@ -312,7 +323,7 @@ var Kernels = []Kernel{
 		k.Checks = []Check{{Fail: "!a.Mode.Valid()", Msg: "unknown GELU mode %d", Args: "a.Mode"}}
 		return k
 	}(),
-	{Name: "Add", Fn: "add", Families: []string{"Rows"},
+	{Name: "Add", Fn: "add", Families: []string{"Rows", "Binary"},
 		Doc: "out = a + b. ldb == 0 broadcasts b's first row to every row.",
 		Binds: []Bind{
 			{Name: "A", Elem: F32, Span: "f32Rows(a.M, a.Lda, a.N)"},
@@ -330,7 +341,7 @@ var Kernels = []Kernel{
 			{Name: "Freqs", Opt: true, Elem: F32, Span: "f32Vec(a.RopeDim / 2)", Doc: "f32[ropeDim/2], inverse frequencies after any context scaling"},
 		},
 		Params: []Param{{Name: "HeadDim"}, {Name: "NHead"}, {Name: "M", Patch: true}, {Name: "Ldx"}, {Name: "Pos0", Patch: true},
-			{Name: "Mode", Kind: Bits, Doc: "RopeNormal or RopeNeoX"}, {Name: "RopeDim", Doc: "rotated dims (0 means headDim)"},
+			{Name: "Mode", Kind: Bits, Enum: "RopeMode", Doc: "RopeNormal or RopeNeoX"}, {Name: "RopeDim", Doc: "rotated dims (0 means headDim)"},
 			{Name: "Flags", Kind: Bits, Doc: "FlagPerSeqRows"}, {Name: "MScale", Kind: F32v, Doc: "0 means 1"}},
 		Grid: [3]string{"a.M", "a.NHead", "1"},
 		Checks: append(ropeChecks(),
@@ -346,7 +357,7 @@ var Kernels = []Kernel{
 			{Name: "VCache", Role: Out, Elem: Typed, Span: "cacheWrite(&a, d.Type)"},
 		},
 		Params: []Param{{Name: "HeadDim"}, {Name: "NHead"}, {Name: "NKV"}, {Name: "M", Patch: true}, {Name: "Ldqkv"},
-			{Name: "Pos0", Patch: true}, {Name: "Mode", Kind: Bits}, {Name: "RopeDim"}, {Name: "HeadStride"}, {Name: "PosStride"},
+			{Name: "Pos0", Patch: true}, {Name: "Mode", Kind: Bits, Enum: "RopeMode"}, {Name: "RopeDim"}, {Name: "HeadStride"}, {Name: "PosStride"},
 			{Name: "SeqStride"}, {Name: "Flags", Kind: Bits}, {Name: "MScale", Kind: F32v}},
 		Grid: [3]string{"a.M", "1", "1"},
 		Checks: append(ropeChecks(),

@@ -120,19 +120,32 @@ func (f *Family) check(k Kernel) error {
 	if len(k.Binds) < len(f.Binds) || len(k.Params) < len(f.Params) {
 		return fmt.Errorf("kgen: %s lacks fields of its family %s", k.Name, f.Name)
 	}
-	for i, fb := range f.Binds {
-		b := k.Binds[i]
-		if f.field(b.Name) != fb.Name || b.Role != fb.Role || b.Opt != fb.Opt || b.Elem != fb.Elem {
-			return fmt.Errorf("kgen: %s binding %d (%s) does not match its family %s's %s", k.Name, i, b.Name, f.Name, fb.Name)
-		}
+	// the parts of a field its family fixes (a member words its own doc
+	// and span)
+	bind := func(b Bind) Bind { return Bind{Name: f.field(b.Name), Role: b.Role, Opt: b.Opt, Elem: b.Elem} }
+	param := func(p Param) Param { return Param{Name: f.field(p.Name), Kind: p.Kind, Patch: p.Patch, Enum: p.Enum} }
+	if i := firstMismatch(k.Binds, f.Binds, bind); i >= 0 {
+		return f.mismatch(k, "binding", i, k.Binds[i].Name, f.Binds[i].Name)
 	}
-	for i, fp := range f.Params {
-		p := k.Params[i]
-		if f.field(p.Name) != fp.Name || p.Kind != fp.Kind || p.Patch != fp.Patch || p.Enum != fp.Enum {
-			return fmt.Errorf("kgen: %s param %d (%s) does not match its family %s's %s", k.Name, i, p.Name, f.Name, fp.Name)
-		}
+	if i := firstMismatch(k.Params, f.Params, param); i >= 0 {
+		return f.mismatch(k, "param", i, k.Params[i].Name, f.Params[i].Name)
 	}
 	return nil
+}
+
+// firstMismatch is the index of the first of the family's fields that the
+// member's field in its place does not match, or -1.
+func firstMismatch[T comparable](member, family []T, fixed func(T) T) int {
+	for i, fv := range family {
+		if fixed(member[i]) != fixed(fv) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (f *Family) mismatch(k Kernel, what string, i int, name, want string) error {
+	return fmt.Errorf("kgen: %s %s %d (%s) does not match its family %s's %s", k.Name, what, i, name, f.Name, want)
 }
 
 // field is the family's name for a member's field.
