@@ -115,10 +115,13 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 //   - default: the Apple7 values, safe on every Apple GPU.
 //   - cuda (every NVIDIA GPU, cuda.Tuning; not a Metal family): warps
 //     are scheduled on 100+ multiprocessors (132 on an H200) that each
-//     hold up to 64 warps, so decode's narrow products (576 and 2048 rows)
-//     need more threadgroups than Apple's 8-10 cores: one row per warp
-//     and 4 warps per threadgroup give a 576-row product 144 threadgroups
-//     (72 with the defaults: fewer than the multiprocessors); decode
+//     hold up to 64 warps, so decode's narrow products need more
+//     threadgroups than Apple's 8-10 cores: 4 warps per threadgroup, and
+//     2 rows per warp since Q|K|V and gate|up run as one product each
+//     (engine/llm/fuse.go): the SmolLM2 shape's 960-row Q|K|V product is
+//     120 threadgroups, gate|up 384, the 576-row ones 72 (issue #34 round
+//     3 on an H200, q8_0 tg128: 357 tok/s against 319 at one row per warp,
+//     which round 2 had measured best before the fusion); decode
 //     attention splits into 32-key chunks, so a short cache spreads over
 //     more warps than one per head (the anchor's profile: one warp per
 //     head walking 128 keys took 66 µs).
@@ -127,7 +130,7 @@ var Families = []Tuning{
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
-	{Family: "cuda", MatVecRows: 1, MatVecSIMDGroups: 4, AttnChunk: 32},
+	{Family: "cuda", MatVecRows: 2, MatVecSIMDGroups: 4, AttnChunk: 32},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
