@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "8fa7eff1959b3baacd88603541534f98bb9b9c72b0a0d20c717cccb6699a88ce"
+const sourcesHash = "4e0f343312cfbd5225f7aea652fb44386adfb1077910df5b15117c1230c2cd7d"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
