@@ -24,6 +24,10 @@ func TestFamilies(t *testing.T) {
 		}
 		require.LessOrEqual(t, r.MatVecSIMDGroups*r.SIMDWidth, r.MaxThreads, f.Family)
 		require.LessOrEqual(t, r.MatVecRows, uint32(4), "%s: mat_vec holds at most 4 rows per SIMD-group", f.Family)
+		require.LessOrEqual(t, r.MatVecRowsWide, uint32(4), f.Family)
+		if f.MatVecRowsWide == 0 {
+			require.Equal(t, r.MatVecRows, r.MatVecRowsWide, "%s: one row count for every width", f.Family)
+		}
 		require.Zero(t, r.EmbedThreads%r.SIMDWidth, f.Family)
 	}
 	require.Equal(t, Default, TuningFor("apple99"))
