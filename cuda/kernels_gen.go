@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "f1b50095539f499bfae81ddd20fd6c936265597da236940b7971ac46ade21d83"
+const sourcesHash = "4e0f343312cfbd5225f7aea652fb44386adfb1077910df5b15117c1230c2cd7d"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -122,8 +122,11 @@ static inline void attention_impl(device const float* q, device const T* K, devi
     const bool hasP = has_bind(args, ATTENTION_PROBS);
     device float* pr = probs + (ulong)(h * m + t) * args.attention.ldp;
 
-    const uint nd = (hd + 31) / 32;
+    // acc is indexed only by unrolled loops to the compile-time bound: on
+    // CUDA a run-time index (i < nd) puts it in local memory, a load and a
+    // store per key and dim (issue #34, cuda/localmem_test.go)
     float acc[ATTN_MAX_HD / 32];
+    #pragma unroll
     for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
         acc[i] = 0.0f;
     }
@@ -146,8 +149,9 @@ static inline void attention_impl(device const float* q, device const T* K, devi
         const float corr = exp(M - nm); // M = −inf on the first block: 0
         const float p = j >= first && j < j1 ? exp(s - nm) : 0.0f;
         S = S * corr + simd_sum(p);
-        for (uint i = 0; i < nd; i++) {
-            acc[i] *= corr;
+        #pragma unroll
+        for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+            acc[i] *= corr; // (dims past hd: zeros, never stored)
         }
         pw[lane] = p;
         simdgroup_barrier(mem_flags::mem_threadgroup);
@@ -155,7 +159,8 @@ static inline void attention_impl(device const float* q, device const T* K, devi
         for (uint k = 0; k < nk; k++) {
             const float pk = pw[k];
             device const T* vr = Vh + (jb + k) * ps;
-            for (uint i = 0; i < nd; i++) {
+            #pragma unroll
+            for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
                 const uint d = lane + 32 * i;
                 if (d < hd) {
                     acc[i] += pk * float(vr[d]);
@@ -174,7 +179,8 @@ static inline void attention_impl(device const float* q, device const T* K, devi
             part[0] = M;
             part[1] = S;
         }
-        for (uint i = 0; i < nd; i++) {
+        #pragma unroll
+        for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
             const uint d = lane + 32 * i;
             if (d < hd) {
                 part[2 + d] = acc[i];
@@ -184,7 +190,8 @@ static inline void attention_impl(device const float* q, device const T* K, devi
     }
     device float* o = out + (ulong)t * args.attention.ldo + h * hd;
     const float inv = S > 0.0f ? 1.0f / S : 0.0f; // no visible key: zero output
-    for (uint i = 0; i < nd; i++) {
+    #pragma unroll
+    for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
         const uint d = lane + 32 * i;
         if (d < hd) {
             o[d] = acc[i] * inv;
@@ -261,8 +268,11 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
     device float* pr = probs + (ulong)(h * m + t) * args.attention.ldp;
     const uint ld = hd + 4 / sizeof(T); // padded tile row, in elements
 
-    const uint nd = (hd + 31) / 32;
+    // acc is indexed only by unrolled loops to the compile-time bound: on
+    // CUDA a run-time index (i < nd) puts it in local memory, a load and a
+    // store per key and dim (issue #34, cuda/localmem_test.go)
     float acc[ATTN_MAX_HD / 32];
+    #pragma unroll
     for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
         acc[i] = 0.0f;
     }
@@ -299,15 +309,17 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
             const float corr = exp(M - nm);
             const float p = j >= first && j < j1 ? exp(s - nm) : 0.0f;
             S = S * corr + simd_sum(p);
-            for (uint i = 0; i < nd; i++) {
-                acc[i] *= corr;
+            #pragma unroll
+            for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+                acc[i] *= corr; // (dims past hd: zeros, never stored)
             }
             pw[lane] = p;
             simdgroup_barrier(mem_flags::mem_threadgroup);
             for (uint k = 0; k < j1 - jb; k++) {
                 const float pk = pw[k];
                 threadgroup const T* vr = Vt + k * ld;
-                for (uint i = 0; i < nd; i++) {
+                #pragma unroll
+                for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
                     const uint d = lane + 32 * i;
                     if (d < hd) {
                         acc[i] += pk * float(vr[d]);
@@ -323,7 +335,8 @@ static inline void attention_tiled_impl(device const float* q, device const T* K
     }
     device float* o = out + (ulong)t * args.attention.ldo + h * hd;
     const float inv = S > 0.0f ? 1.0f / S : 0.0f;
-    for (uint i = 0; i < nd; i++) {
+    #pragma unroll
+    for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
         const uint d = lane + 32 * i;
         if (d < hd) {
             o[d] = acc[i] * inv;

@@ -36,6 +36,10 @@ const (
 // activation arrays spilled to local memory (1.1 KB stack frames).
 const MatVecMaxThreads = 256
 
+// MatVecWideK is the product width from which Tuning.MatVecRowsWide
+// applies.
+const MatVecWideK = 2048
+
 // Tile geometry of mm_core (common.metal: MM_BN, MM_BM, MM_THREADS).
 const (
 	mmBN      = 64
@@ -134,6 +138,9 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 		return dst, err
 	}
 	rows := knob(t.MatVecRows, defMatVecRows, 4)
+	if k >= MatVecWideK {
+		rows = knob(t.MatVecRowsWide, rows, 4)
+	}
 	batch := knob(t.MatVecBatch, defMatVecBatch, 8)
 	sg := knob(t.MatVecSIMDGroups, defMatVecSIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
 	l := Launch{

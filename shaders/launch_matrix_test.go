@@ -20,6 +20,16 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		Constants: []Constant{{fcMatVecRows, 4}, {fcMatVecBatch, 8}},
 	}}, lns)
 
+	// the cuda family: 2 rows per warp, 4 from MatVecWideK on; 4 warps
+	cuda := TuningFor("cuda")
+	for _, c := range []struct{ k, rows uint32 }{{576, 2}, {MatVecWideK - 32, 2}, {MatVecWideK, 4}, {8192, 4}} {
+		d = plan.RMSNormMatVecArgs{Type: ggml.Q8_0, N: 3072, K: int(c.k), M: 1}.Dispatch()
+		lns, err = LaunchFor(&d, &cuda, nil)
+		require.NoError(t, err)
+		require.Equal(t, [3]uint32{3072 / (4 * c.rows), 1, 1}, lns[0].Groups, "k=%d", c.k)
+		require.Equal(t, []Constant{{fcMatVecRows, c.rows}, {fcMatVecBatch, 8}}, lns[0].Constants, "k=%d", c.k)
+	}
+
 	d = plan.SiLUMulMatVecArgs{Type: ggml.F16, N: 10, K: 37, M: 1}.Dispatch()
 	lns, err = LaunchFor(&d, &Default, nil)
 	require.NoError(t, err)

@@ -24,6 +24,11 @@ type Tuning struct {
 	// 110 registers per thread, under the 128 at which Apple GPUs halve
 	// occupancy.
 	MatVecRows uint32
+	// MatVecRowsWide replaces MatVecRows for products at least
+	// MatVecWideK (2048) wide: a long row gives each warp's x loads more
+	// weight rows to serve. A family that leaves it zero gets its own
+	// MatVecRows (one value for every width).
+	MatVecRowsWide uint32
 	// MatVecBatch is the number of activation rows (m) one mat_vec
 	// threadgroup multiplies against each weight row it reads (function
 	// constant 21, at most 8). 8 covers a 5-beam Whisper decode in one pass
@@ -82,7 +87,7 @@ const (
 // Default is the tuning used when the family is unknown (and by the MSL
 // test executor).
 var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLength: 64,
-	MatVecRows: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
+	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	EmbedThreads: defEmbedThreads,
 	NormThreads:  256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024}
@@ -115,10 +120,16 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 //   - default: the Apple7 values, safe on every Apple GPU.
 //   - cuda (every NVIDIA GPU, cuda.Tuning; not a Metal family): warps
 //     are scheduled on 100+ multiprocessors (132 on an H200) that each
-//     hold up to 64 warps, so decode's narrow products (576 and 2048 rows)
-//     need more threadgroups than Apple's 8-10 cores: one row per warp
-//     and 4 warps per threadgroup give a 576-row product 144 threadgroups
-//     (72 with the defaults: fewer than the multiprocessors); decode
+//     hold up to 64 warps, so decode's narrow products need more
+//     threadgroups than Apple's 8-10 cores: 4 warps per threadgroup, and
+//     2 rows per warp since Q|K|V and gate|up run as one product each
+//     (engine/llm/fuse.go): the SmolLM2 shape's 960-row Q|K|V product is
+//     120 threadgroups, gate|up 384, the 576-row ones 72 (issue #34 round
+//     3 on an H200, q8_0 tg128: 357 tok/s against 319 at one row per warp,
+//     which round 2 had measured best before the fusion), and 4 rows
+//     for products 2048 or more wide (the Llama-3.2-1B shape's: 286
+//     against 250 tok/s at 2; the SmolLM2 shape at 4 everywhere: 390
+//     against 407); decode
 //     attention splits into 32-key chunks, so a short cache spreads over
 //     more warps than one per head (the anchor's profile: one warp per
 //     head walking 128 keys took 66 µs).
@@ -127,7 +138,7 @@ var Families = []Tuning{
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
-	{Family: "cuda", MatVecRows: 1, MatVecSIMDGroups: 4, AttnChunk: 32},
+	{Family: "cuda", MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
@@ -155,6 +166,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MaxThreads, d.MaxThreads)
 	fill(&t.ChainLength, d.ChainLength)
 	fill(&t.MatVecRows, d.MatVecRows)
+	fill(&t.MatVecRowsWide, t.MatVecRows)
 	fill(&t.MatVecBatch, d.MatVecBatch)
 	fill(&t.MatVecSIMDGroups, d.MatVecSIMDGroups)
 	fill(&t.EmbedThreads, d.EmbedThreads)

@@ -24,6 +24,10 @@ func TestFamilies(t *testing.T) {
 		}
 		require.LessOrEqual(t, r.MatVecSIMDGroups*r.SIMDWidth, r.MaxThreads, f.Family)
 		require.LessOrEqual(t, r.MatVecRows, uint32(4), "%s: mat_vec holds at most 4 rows per SIMD-group", f.Family)
+		require.LessOrEqual(t, r.MatVecRowsWide, uint32(4), f.Family)
+		if f.MatVecRowsWide == 0 {
+			require.Equal(t, r.MatVecRows, r.MatVecRowsWide, "%s: one row count for every width", f.Family)
+		}
 		require.Zero(t, r.EmbedThreads%r.SIMDWidth, f.Family)
 	}
 	require.Equal(t, Default, TuningFor("apple99"))
@@ -37,17 +41,17 @@ func TestFamilies(t *testing.T) {
 
 func TestOverride(t *testing.T) {
 	c := TuningFor("cuda")
-	require.Equal(t, uint32(1), c.MatVecRows)
+	require.Equal(t, uint32(2), c.MatVecRows)
 	require.Equal(t, uint32(4), c.MatVecSIMDGroups)
 	require.Equal(t, uint32(32), c.AttnChunk)
 	require.Equal(t, Default.NormThreads, c.NormThreads)
 
-	o, err := Override(c, "MatVecRows=2, AttnChunk=64")
+	o, err := Override(c, "MatVecRows=1, AttnChunk=64")
 	require.NoError(t, err)
-	require.Equal(t, uint32(2), o.MatVecRows)
+	require.Equal(t, uint32(1), o.MatVecRows)
 	require.Equal(t, uint32(64), o.AttnChunk)
 	require.Equal(t, c.MatVecSIMDGroups, o.MatVecSIMDGroups)
-	require.Equal(t, "cuda+MatVecRows=2, AttnChunk=64", o.Family)
+	require.Equal(t, "cuda+MatVecRows=1, AttnChunk=64", o.Family)
 	same, err := Override(c, "")
 	require.NoError(t, err)
 	require.Equal(t, c, same)

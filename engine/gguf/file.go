@@ -69,6 +69,7 @@ type File struct {
 	kvIndex     map[string]int
 	tensorIndex map[string]int
 	m           *mapfile.File
+	data        []byte // the whole file, which the tensors' Data alias
 }
 
 // Open memory-maps and parses the file at path. Close releases the map.
@@ -87,6 +88,7 @@ func (f *File) Close() error {
 		for i := range f.Tensors {
 			f.Tensors[i].Data = nil
 		}
+		f.data = nil
 	})
 }
 
@@ -140,6 +142,7 @@ func parse(b []byte) (*File, error) {
 	if err := f.placeTensors(b, d.Pos); err != nil {
 		return nil, err
 	}
+	f.data = b
 	return f, nil
 }
 
@@ -276,6 +279,24 @@ func (f *File) placeTensors(b []byte, infoEnd int) error {
 		}
 	}
 	return nil
+}
+
+// Adjacent returns the bytes of ts as one slice of the file when each
+// tensor's data starts where the previous one's ends (no alignment gap),
+// and false otherwise. Backends can then treat several same-typed matrices
+// as one (Q, K and V as one product) without copying them.
+func (f *File) Adjacent(ts ...*Tensor) ([]byte, bool) {
+	if len(ts) == 0 || f.data == nil {
+		return nil, false
+	}
+	end := ts[0].Offset
+	for _, t := range ts {
+		if t == nil || t.Offset != end || t.Bytes == 0 {
+			return nil, false
+		}
+		end += t.Bytes
+	}
+	return f.data[ts[0].Offset:end:end], true
 }
 
 func alignUp(n, a int64) int64 { return (n + a - 1) &^ (a - 1) }

@@ -355,3 +355,35 @@ func BenchmarkOpenVocabSPM(b *testing.B) {
 		f.Close()
 	}
 }
+
+// TestAdjacent: tensors back to back in the file come out as one slice;
+// an alignment gap, a reversed order or an empty tensor do not.
+func TestAdjacent(t *testing.T) {
+	get := func(f *File, name string) *Tensor {
+		tt, ok := f.Tensor(name)
+		require.True(t, ok, name)
+		return tt
+	}
+	f, err := Parse(build(t, KV{KeyAlignment, Uint32(1)}))
+	require.NoError(t, err)
+	embd, q, scalar, empty := get(f, "tok_embd"), get(f, "q"), get(f, "scalar"), get(f, "empty")
+	b, ok := f.Adjacent(embd, q, scalar)
+	require.True(t, ok)
+	require.Equal(t, append(append(append([]byte{}, embd.Data...), q.Data...), scalar.Data...), b)
+	require.Equal(t, len(b), cap(b), "the span ends where its last tensor does")
+	_, ok = f.Adjacent(q, embd)
+	require.False(t, ok, "reversed order")
+	_, ok = f.Adjacent(embd, scalar)
+	require.False(t, ok, "a tensor left out between them")
+	_, ok = f.Adjacent(empty)
+	require.False(t, ok, "empty tensor")
+	_, ok = f.Adjacent()
+	require.False(t, ok)
+
+	f, err = Parse(build(t, KV{KeyAlignment, Uint32(64)}))
+	require.NoError(t, err)
+	_, ok = f.Adjacent(get(f, "tok_embd"), get(f, "q"))
+	require.False(t, ok, "60 bytes padded to 64 leave a gap")
+	_, ok = f.Adjacent(get(f, "q"))
+	require.True(t, ok, "one tensor is its own span")
+}

@@ -56,13 +56,29 @@ func (f *forward) feedForwardBlock(l int) {
 		f.residual(w.down, f.s.up, ff, tensor{}, w.ffnPost) // x += [norm](u·Wdown)
 		return
 	}
-	f.project(w.gate, h, g, f.s.gate)  // gate = h·Wgate
-	f.project(w.up, h, g, f.s.up)      // u = h·Wup
+	gate, up, ld := f.gateUp()
+	if w.gateUp.ok() {
+		f.linear(w.gateUp, 2*ff, f.h.NEmbd, h, f.h.NEmbd, gate, ld, none, none, g) // gate|u = h·Wgate|up
+	} else {
+		f.linear(w.gate, ff, f.h.NEmbd, h, f.h.NEmbd, gate, ld, none, none, g) // gate = h·Wgate
+		f.linear(w.up, ff, f.h.NEmbd, h, f.h.NEmbd, up, ld, none, none, g)     // u = h·Wup
+	}
 	f.gatedResidual(w.down, w.ffnPost) // x += [norm]((act(gate) ⊙ u)·Wdown)
 }
 
-// project is out = h·Wᵀ into a scratch buffer of NFF columns (the FFN's
-// up and gate projections).
+// gateUp is where the gated FFN's gate and up rows live and their row
+// stride: one gate|up row when the model's pairs are fused, else a
+// buffer each.
+func (f *forward) gateUp() (gate, up plan.Binding, ld int) {
+	ff := f.h.NFF
+	if f.w.gateUpRow {
+		return f.at(f.s.gate, 0), f.at(f.s.gate, ff), 2 * ff
+	}
+	return f.at(f.s.gate, 0), f.at(f.s.up, 0), ff
+}
+
+// project is out = h·Wᵀ into a scratch buffer of NFF columns (the plain
+// FFN's up projection).
 func (f *forward) project(w tensor, h, g plan.Binding, out plan.BufID) {
 	ne, ff := f.h.NEmbd, f.h.NFF
 	f.linear(w, ff, ne, h, ne, f.at(out, 0), ff, none, none, g)
@@ -81,7 +97,7 @@ func (f *forward) residual(w tensor, in plan.BufID, nIn int, bias, post tensor) 
 // its own in prefill and fused into the down projection in decode.
 func (f *forward) gatedResidual(down, post tensor) {
 	out, res := f.sublayerOut(post)
-	f.gatedDown(down, f.at(f.s.gate, 0), f.at(f.s.up, 0), out, res)
+	f.gatedDown(down, out, res)
 	f.addNormed(post)
 }
 
@@ -138,6 +154,10 @@ func (f *forward) embed() {
 func (f *forward) qkv(w *layerWeights, in, g plan.Binding) {
 	ne, qd, kvd := f.h.NEmbd, f.h.QDim(), f.h.KVDim()
 	ld := qd + 2*kvd
+	if w.qkv.ok() { // one product over the stacked rows (fuse.go)
+		f.linear(w.qkv, ld, ne, in, ne, f.at(f.s.qkv, 0), ld, none, none, g)
+		return
+	}
 	f.linear(w.q, qd, ne, in, ne, f.at(f.s.qkv, 0), ld, w.qBias.bind(), none, g)
 	f.linear(w.k, kvd, ne, in, ne, f.at(f.s.qkv, qd), ld, w.kBias.bind(), none, g)
 	f.linear(w.v, kvd, ne, in, ne, f.at(f.s.qkv, qd+kvd), ld, w.vBias.bind(), none, g)
@@ -191,21 +211,22 @@ func (f *forward) attend(l int) {
 
 // gatedDown: out = (act(gate) ⊙ up)·downᵀ + res, the activation a kernel
 // of its own in prefill and fused into the product in decode.
-func (f *forward) gatedDown(down tensor, gate, up, out, res plan.Binding) {
+func (f *forward) gatedDown(down tensor, out, res plan.Binding) {
 	ne, ff := f.h.NEmbd, f.h.NFF
+	gate, up, ld := f.gateUp()
 	if f.prefill {
-		a := plan.SiLUMulArgs{Gate: gate, Up: up, Out: gate, N: ff, M: f.m, Ldg: ff, Ldu: ff, Ldo: ff}
+		a := plan.SiLUMulArgs{Gate: gate, Up: up, Out: gate, N: ff, M: f.m, Ldg: ld, Ldu: ld, Ldo: ld}
 		d, rows := a.Dispatch(), plan.PatchSiLUMulM
 		if f.a.FFN == FFNGELUGated {
 			d, rows = plan.GELUMulArgs(a).Dispatch(), plan.PatchGELUMulM
 		}
 		f.rows(&d, rows, 1)
 		f.ps.Add(d)
-		f.linear(down, ne, ff, gate, ff, out, ne, none, res, none)
+		f.linear(down, ne, ff, gate, ld, out, ne, none, res, none)
 		return
 	}
 	a := plan.SiLUMulMatVecArgs{Type: down.typ, W: down.bind(), Gate: gate, Out: out, Bias: none, Res: res, Up: up,
-		N: ne, K: ff, M: 1, Ldg: ff, Ldo: ne, Ldr: ne, Ldu: ff}
+		N: ne, K: ff, M: 1, Ldg: ld, Ldo: ne, Ldr: ne, Ldu: ld}
 	if f.a.FFN == FFNGELUGated {
 		f.ps.Add(plan.GELUMulMatVecArgs(a).Dispatch())
 		return

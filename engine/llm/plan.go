@@ -75,12 +75,18 @@ func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type) (
 	lay.logits = b.buffer("logits", plan.IO, 4*h.NVocab)
 	qkvW := h.QDim() + 2*h.KVDim()
 	s := scratch{
-		x:    b.buffer("x", plan.Scratch, 4*batch*h.NEmbd),
-		h:    b.buffer("h", plan.Scratch, 4*batch*h.NEmbd),
-		qkv:  b.buffer("qkv", plan.Scratch, 4*batch*qkvW),
-		att:  b.buffer("attn", plan.Scratch, 4*batch*h.QDim()),
-		gate: b.buffer("ffn.gate", plan.Scratch, 4*batch*h.NFF),
-		up:   b.buffer("ffn.up", plan.Scratch, 4*batch*h.NFF),
+		x:   b.buffer("x", plan.Scratch, 4*batch*h.NEmbd),
+		h:   b.buffer("h", plan.Scratch, 4*batch*h.NEmbd),
+		qkv: b.buffer("qkv", plan.Scratch, 4*batch*qkvW),
+		att: b.buffer("attn", plan.Scratch, 4*batch*h.QDim()),
+	}
+	if w.gateUpRow {
+		// gate|up in one row, so one product fills both (fuse.go)
+		s.gate = b.buffer("ffn.gate_up", plan.Scratch, 4*batch*2*h.NFF)
+		s.up = s.gate
+	} else {
+		s.gate = b.buffer("ffn.gate", plan.Scratch, 4*batch*h.NFF)
+		s.up = b.buffer("ffn.up", plan.Scratch, 4*batch*h.NFF)
 	}
 	rope := ropeTables{}
 	if rope.global, err = b.ropeBuffer("rope.freqs", h, w.ropeFactors); err != nil {

@@ -23,6 +23,7 @@ type tinySpec struct {
 	ropeFreqs bool   // a rope_freqs.weight tensor
 	drop      string // a tensor left out
 	badShape  string // a tensor one element too wide
+	upFirst   bool   // ffn_up written before ffn_gate (the pair cannot be fused)
 	extraKV   map[string]gguf.Value
 }
 
@@ -134,10 +135,15 @@ func tinyModel(t *testing.T, s tinySpec) *gguf.File {
 		if desc.NormAt.pre() {
 			add(p+"ffn_norm.weight", 0.1, 1, tinyEmbd)
 		}
+		if s.upFirst {
+			add(p+"ffn_up.weight", 0.3, 0, tinyEmbd, tinyFF)
+		}
 		if desc.FFN != FFNGELU {
 			add(p+"ffn_gate.weight", 0.3, 0, tinyEmbd, tinyFF)
 		}
-		add(p+"ffn_up.weight", 0.3, 0, tinyEmbd, tinyFF)
+		if !s.upFirst {
+			add(p+"ffn_up.weight", 0.3, 0, tinyEmbd, tinyFF)
+		}
 		add(p+"ffn_down.weight", 0.3, 0, tinyFF, tinyEmbd)
 	}
 	for _, x := range ts {
@@ -187,6 +193,7 @@ func TestTinyModels(t *testing.T) {
 		{arch: "llama", tied: true, scaling: "linear"},
 		{arch: "llama", scaling: "llama3"},
 		{arch: "llama", ropeFreqs: true},
+		{arch: "llama", upFirst: true},
 		{arch: "qwen2"},
 		{arch: "qwen3", headDim: 12},
 		{arch: "qwen3", headDim: 6, tied: true},
@@ -194,7 +201,7 @@ func TestTinyModels(t *testing.T) {
 		{arch: "gemma3", headDim: 12, tied: true},
 		{arch: "test-post-gelu"},
 	} {
-		name := fmt.Sprintf("%s/tied=%v/scaling=%s/freqs=%v/hd=%d", s.arch, s.tied, s.scaling, s.ropeFreqs, s.headDim)
+		name := fmt.Sprintf("%s/tied=%v/scaling=%s/freqs=%v/hd=%d/upFirst=%v", s.arch, s.tied, s.scaling, s.ropeFreqs, s.headDim, s.upFirst)
 		t.Run(name, func(t *testing.T) {
 			f := tinyModel(t, s)
 			m, err := Load(newCPU(t), f, Options{Batch: 5, F32Cache: true})

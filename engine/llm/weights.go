@@ -16,6 +16,7 @@ type tensor struct {
 	b    plan.Binding
 	typ  ggml.Type
 	name string
+	src  *gguf.Tensor // the file's tensor (nil for a fused run)
 }
 
 func (t tensor) ok() bool { return t.name != "" }
@@ -33,6 +34,10 @@ type layerWeights struct {
 	attnNorm, q, k, v, o, qNorm, kNorm, attnPost tensor
 	qBias, kBias, vBias, oBias                   tensor
 	ffnNorm, gate, up, down, ffnPost             tensor
+	// qkv and gateUp, when set, are Q|K|V and gate|up as one matrix (the
+	// file holds them back to back; fuse.go), and q, k, v or gate, up
+	// are then left unbound: one product instead of three or two.
+	qkv, gateUp tensor
 }
 
 // modelWeights are every weight the forward pass reads, bound and checked
@@ -41,7 +46,10 @@ type layerWeights struct {
 type modelWeights struct {
 	embd, outputNorm, output tensor
 	layers                   []layerWeights
-	ropeFactors              []float32 // rope_freqs.weight (Llama 3.1), or nil
+	// gateUpRow: gate and up share one scratch row (gate|up, 2·NFF wide)
+	// because every layer's pair is fused (fuse.go)
+	gateUpRow   bool
+	ropeFactors []float32 // rope_freqs.weight (Llama 3.1), or nil
 }
 
 // binder resolves tensor names and collects every mismatch, so a bad file
@@ -77,6 +85,20 @@ func layerName(n string, layer int) string {
 // bind binds the tensor of a role with its ggml shape; optional roles may
 // be absent. Vectors (one dimension) must be f32: kernels read them so.
 func (b *binder) bind(names []string, layer int, optional bool, shape ...int) tensor {
+	return b.bound(b.lookup(names, layer, optional, shape...))
+}
+
+// bound declares a checked tensor's buffer (the zero tensor stays absent).
+func (b *binder) bound(t tensor) tensor {
+	if t.ok() && t.src != nil {
+		t.b = b.wts.Bind(t.name, t.src.Data)
+	}
+	return t
+}
+
+// lookup is bind without declaring the buffer, for tensors that may be
+// fused with their neighbours.
+func (b *binder) lookup(names []string, layer int, optional bool, shape ...int) tensor {
 	t, name, ok := b.find(names, layer)
 	if !ok {
 		if !optional {
@@ -91,6 +113,8 @@ func (b *binder) bind(names []string, layer int, optional bool, shape ...int) te
 	return b.check(t, name, shape)
 }
 
+// check validates a tensor's shape and type (errors are collected) and
+// returns it unbound.
 func (b *binder) check(t *gguf.Tensor, name string, shape []int) tensor {
 	okShape := len(t.Shape) >= len(shape)
 	for i := range t.Shape {
@@ -108,7 +132,7 @@ func (b *binder) check(t *gguf.Tensor, name string, shape []int) tensor {
 	case len(shape) == 1 && t.Type != ggml.F32:
 		b.failf("tensor %s is %s, want f32", name, t.Type)
 	}
-	return tensor{b: b.wts.Bind(name, t.Data), typ: t.Type, name: name}
+	return tensor{typ: t.Type, name: name, src: t}
 }
 
 // bias binds the bias of weight w (required with need).
@@ -132,17 +156,21 @@ func bindWeights(a Arch, h HParams, f *gguf.File, p *plan.Plan) (*modelWeights, 
 		layers:     make([]layerWeights, h.NLayer),
 	}
 	if t, ok := f.Tensor("rope_freqs.weight"); ok {
-		if fb := b.check(t, "rope_freqs.weight", []int{h.RopeDim / 2}); fb.ok() && len(b.errs) == 0 {
+		if fb := b.bound(b.check(t, "rope_freqs.weight", []int{h.RopeDim / 2})); fb.ok() && len(b.errs) == 0 {
 			w.ropeFactors = ggml.BytesF32(t.Data)
 		}
 	}
+	w.gateUpRow = a.FFN != FFNGELU && b.adjacentInEveryLayer(h.NLayer, n.FFNGate, n.FFNUp)
 	for l := range w.layers {
 		lw := &w.layers[l]
 		pre, post := a.NormAt.pre(), a.NormAt.post()
 		lw.attnNorm = b.bind(n.AttnNorm, l, !pre, ne)
-		lw.q = b.bind(n.AttnQ, l, false, ne, qd)
-		lw.k = b.bind(n.AttnK, l, false, ne, kvd)
-		lw.v = b.bind(n.AttnV, l, false, ne, kvd)
+		lw.q = b.lookup(n.AttnQ, l, false, ne, qd)
+		lw.k = b.lookup(n.AttnK, l, false, ne, kvd)
+		lw.v = b.lookup(n.AttnV, l, false, ne, kvd)
+		if lw.qkv = b.fuse(fmt.Sprintf("blk.%d.attn_qkv (fused)", l), lw.q, lw.k, lw.v); !lw.qkv.ok() {
+			lw.q, lw.k, lw.v = b.bound(lw.q), b.bound(lw.k), b.bound(lw.v)
+		}
 		lw.o = b.bind(n.AttnOut, l, false, qd, ne)
 		lw.qBias = b.bias(lw.q, qd, a.QKVBias)
 		lw.kBias = b.bias(lw.k, kvd, a.QKVBias)
@@ -158,9 +186,15 @@ func bindWeights(a Arch, h HParams, f *gguf.File, p *plan.Plan) (*modelWeights, 
 			lw.ffnPost = b.bind(n.FFNPost, l, false, ne)
 		}
 		if a.FFN != FFNGELU {
-			lw.gate = b.bind(n.FFNGate, l, false, ne, ff)
+			lw.gate = b.lookup(n.FFNGate, l, false, ne, ff)
 		}
-		lw.up = b.bind(n.FFNUp, l, false, ne, ff)
+		lw.up = b.lookup(n.FFNUp, l, false, ne, ff)
+		if w.gateUpRow {
+			lw.gateUp = b.fuse(fmt.Sprintf("blk.%d.ffn_gate_up (fused)", l), lw.gate, lw.up)
+		}
+		if !lw.gateUp.ok() {
+			lw.gate, lw.up = b.bound(lw.gate), b.bound(lw.up)
+		}
 		lw.down = b.bind(n.FFNDown, l, false, ff, ne)
 	}
 	if len(b.errs) > 0 {
