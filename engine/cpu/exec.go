@@ -12,15 +12,16 @@ import (
 // Exec is a plan loaded on the CPU backend; it implements plan.Executable.
 // Calls are serialised: one step runs at a time.
 type Exec struct {
-	mu     sync.Mutex
-	pool   *Pool
-	mm     *MatMul
-	name   string
-	bufs   []buffer
-	passes []compiledPass
-	closed bool
-	serial bool // tests: fence before every dispatch
-	packed int  // weight bytes repacked at load for the row kernels (repack.go)
+	mu       sync.Mutex
+	pool     *Pool
+	mm       *MatMul
+	name     string
+	bufs     []buffer
+	passes   []compiledPass
+	closed   bool
+	serial   bool  // tests: fence before every dispatch
+	packed   int   // weight bytes repacked at load for the row kernels (repack.go)
+	released int64 // bytes of packed originals released (releasePages)
 
 	// position of the running dispatch, for error messages
 	curPass, curOp int
