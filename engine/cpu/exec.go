@@ -251,10 +251,14 @@ func (e *Exec) hostRange(buf plan.BufID, off int64, n int, what string) (*buffer
 }
 
 // Close implements plan.Executable. Buffers are Go memory, so closing just
-// drops them for the collector.
+// drops them for the collector; the packed weights are unmapped.
 func (e *Exec) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if !e.closed {
+		e.pool.Fence() // no product may still read a pack
+		e.mm.freePacks()
+	}
 	e.closed = true
 	e.bufs, e.act, e.wsf, e.attnScr = nil, nil, nil, nil
 	return nil

@@ -52,11 +52,17 @@ func flip16(dst, src []byte) {
 // runs a kernel on it).
 func packable(t ggml.Type) bool { return t == ggml.Q8_0 || t == ggml.Q4_0 || t == ggml.Q5_0 }
 
-// packWeights repacks n rows of k elements of type t (packable) from w,
-// the groups split over pool's workers (nil: the caller alone).
+// packWeights repacks n rows of k elements of type t (packable) from w
+// into heap memory, the groups split over pool's workers (nil: the
+// caller alone).
 func packWeights(pool *Pool, t ggml.Type, w []byte, n, k int) *packed {
+	return packInto(pool, t, w, n, k, alignedBytes(int64(n*(k/32*kinds[t].typeSize))))
+}
+
+// packInto is packWeights into dst (n·k/32 blocks).
+func packInto(pool *Pool, t ggml.Type, w []byte, n, k int, dst []byte) *packed {
 	rb := k / 32 * kinds[t].typeSize
-	p := &packed{t: t, n: n, k: k, b: alignedBytes(int64(n * rb))}
+	p := &packed{t: t, n: n, k: k, b: dst[:n*rb]}
 	g8 := n / packGroup
 	pt := packTask{t: t, w: w, dst: p.b, rb: rb}
 	if pool == nil {
@@ -159,9 +165,18 @@ func (mm *MatMul) Pack(t ggml.Type, w []byte, n, k int) int {
 	if mm.packs == nil {
 		mm.packs = map[*byte]*packed{}
 	}
-	p := packWeights(mm.pool, t, w, n, k)
+	p := packInto(mm.pool, t, w, n, k, packAlloc(int64(n*(k/32)*kd.typeSize)))
 	mm.packs[key] = p
 	return len(p.b)
+}
+
+// freePacks releases the packs (Exec.Close, after every product
+// finished).
+func (mm *MatMul) freePacks() {
+	for _, p := range mm.packs {
+		packFree(p.b)
+	}
+	mm.packs = nil
 }
 
 // packBudget bounds the bytes one executor packs: where the original is

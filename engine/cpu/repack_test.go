@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/harkapp/hark/engine/blas"
@@ -112,10 +113,17 @@ func withPortablePacked(t testing.TB) {
 	}
 }
 
+var portableRows = sync.Pool{New: func() any { return new([]byte) }}
+
 func portablePacked(kd *kind) func(p []byte, nb int, x []byte, out []float32) {
 	return func(p []byte, nb int, x []byte, out []float32) {
 		ts := kd.typeSize
-		row := make([]byte, nb*ts)
+		bp := portableRows.Get().(*[]byte) // no garbage per call: TestPackedModelMemory counts the heap
+		defer portableRows.Put(bp)
+		if len(*bp) < nb*ts {
+			*bp = make([]byte, nb*ts)
+		}
+		row := (*bp)[:nb*ts]
 		for g := range len(out) / packGroup {
 			grp := p[g*packGroup*nb*ts : (g+1)*packGroup*nb*ts]
 			for r := range packGroup {
