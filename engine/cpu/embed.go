@@ -16,12 +16,21 @@ type embedTask struct {
 	ldo      int
 	acc      bool
 	tmp      [][]float32
+	// packed is the table's pack where a product packed it (tied
+	// embeddings): rows below packed.n are read from it, through rowb
+	// (rowBytes per worker), since the original's pages are released.
+	packed *packed
+	rowb   []byte
 }
 
 func (k *embedTask) Do(w, lo, hi int) {
 	for t := lo; t < hi; t++ {
 		id := int(k.ids[t])
 		row := k.table[id*k.rowBytes : (id+1)*k.rowBytes]
+		if k.packed != nil && id < k.packed.n {
+			row = k.rowb[w*k.rowBytes : (w+1)*k.rowBytes]
+			k.packed.row(id, row)
+		}
 		o := k.out[t*k.ldo : t*k.ldo+k.dim]
 		if !k.acc {
 			embedRow(k.t, row, o)
@@ -71,7 +80,10 @@ func (e *Exec) embed(d *plan.Dispatch) error {
 	k := &e.embedT
 	*k = embedTask{t: d.Type, table: tb.b[off:], rowBytes: int(rb), dim: dim, ids: ids, out: out, ldo: ldo,
 		acc: p.Flags&plan.FlagAccumulate != 0, tmp: e.wsf}
+	if pk := e.mm.packs[&k.table[0]]; pk != nil && pk.t == d.Type && pk.k == dim {
+		k.packed, k.rowb = pk, e.mm.rowScratch(int(rb))
+	}
 	e.pool.Run(n, chunkGrain(dim), k)
-	k.table, k.ids, k.out, k.tmp = nil, nil, nil, nil
+	k.table, k.ids, k.out, k.tmp, k.packed, k.rowb = nil, nil, nil, nil, nil, nil
 	return nil
 }

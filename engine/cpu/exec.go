@@ -21,8 +21,9 @@ type Exec struct {
 	bufs            []buffer
 	passes          []compiledPass
 	closed          bool
-	serial          bool // tests: fence before every dispatch
-	packed          int  // weight bytes repacked at load for the row kernels (repack.go)
+	serial          bool  // tests: fence before every dispatch
+	packed          int   // weight bytes repacked at load for the row kernels (repack.go)
+	released        int64 // bytes of packed originals released (releasePages)
 
 	// position of the running dispatch, for error messages
 	curPass, curOp int
@@ -232,10 +233,14 @@ func (e *Exec) hostRange(buf plan.BufID, off int64, n int, what string) (*buffer
 }
 
 // Close implements plan.Executable. Buffers are Go memory, so closing just
-// drops them for the collector.
+// drops them for the collector; the packed weights are unmapped.
 func (e *Exec) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if !e.closed {
+		e.pool.Fence() // no product may still read a pack
+		e.mm.freePacks()
+	}
 	e.closed = true
 	e.bufs, e.act, e.wsf, e.attnScr = nil, nil, nil, nil
 	return nil

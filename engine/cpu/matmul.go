@@ -42,6 +42,7 @@ type MatMul struct {
 
 	// packs are the weights repacked at load (Pack), by first byte.
 	packs map[*byte]*packed
+	rowb  []byte // rowScratch
 }
 
 // inFlight is one asynchronous product's operands and its job.
@@ -119,7 +120,9 @@ func (mm *MatMul) Mul(t ggml.Type, w []byte, n, k, m int, x []float32, ldx int,
 		out: out, ldo: ldo, bias: bias, res: res, ldr: ldr}
 	a := &mm.args
 	defer func() { mm.args = mulArgs{} }() // drop references to the caller's slices
-	a.packed = mm.packFor(a)
+	if a.packed = mm.packFor(a); a.packed != nil {
+		a.rowb = mm.rowScratch(rb)
+	}
 	if mm.canQGemm(a) {
 		mm.mulQGemm(a)
 		return nil
@@ -150,6 +153,27 @@ type mulArgs struct {
 	act       []byte // quantized x rows, actRB bytes each
 	actRB     int
 	packed    *packed // w's interleaved copy for kd.dotPacked, or nil
+	rowb      []byte  // with packed: rb bytes per worker for wrow
+}
+
+// wrow returns weight row j in ggml layout: from w, or, where w is packed
+// (its pages may be gone: Exec.packProducts), unpacked into worker wk's
+// scratch.
+func (a *mulArgs) wrow(wk, j int) []byte {
+	if a.packed == nil {
+		return a.w[j*a.rb : (j+1)*a.rb]
+	}
+	d := a.rowb[wk*a.rb : (wk+1)*a.rb]
+	a.packed.row(j, d)
+	return d
+}
+
+// rowScratch returns rb bytes per worker for wrow.
+func (mm *MatMul) rowScratch(rb int) []byte {
+	if need := mm.pool.Workers() * rb; len(mm.rowb) < need {
+		mm.rowb = make([]byte, need)
+	}
+	return mm.rowb
 }
 
 func checkRows(name string, s []float32, rows, cols, ld int) error {
@@ -277,7 +301,7 @@ func (t *rowTask) Do(w, lo, hi int) {
 	if t.float {
 		row := t.deq[w*a.k : (w+1)*a.k]
 		for j := lo; j < hi; j++ {
-			dequantRow(a.kd, a.w[j*a.rb:(j+1)*a.rb], row)
+			dequantRow(a.kd, a.wrow(w, j), row)
 			for i := 0; i < a.m; i++ {
 				d := [1]float32{dotF32(row, a.x[i*a.ldx:i*a.ldx+a.k])}
 				a.store(i, j, d[:])

@@ -67,11 +67,11 @@ type dequantTask struct {
 	tile []float32
 }
 
-func (t *dequantTask) Do(_, lo, hi int) {
+func (t *dequantTask) Do(w, lo, hi int) {
 	a := t.a
 	for r := lo; r < hi; r++ {
 		j := t.j0 + r
-		dequantRow(a.kd, a.w[j*a.rb:(j+1)*a.rb], t.tile[r*a.k:(r+1)*a.k])
+		dequantRow(a.kd, a.wrow(w, j), t.tile[r*a.k:(r+1)*a.k])
 	}
 }
 
@@ -146,7 +146,7 @@ func (t *splitTask) Do(w, lo, hi int) {
 		} else {
 			b = t.tile[w*t.rows*a.k : (w*t.rows+j1-j0)*a.k]
 			for j := j0; j < j1; j++ {
-				dequantRow(a.kd, a.w[j*a.rb:(j+1)*a.rb], b[(j-j0)*a.k:(j-j0+1)*a.k])
+				dequantRow(a.kd, a.wrow(w, j), b[(j-j0)*a.k:(j-j0+1)*a.k])
 			}
 		}
 		if err := blas.Sgemm(false, true, a.m, j1-j0, a.k, 1, a.x, a.ldx,

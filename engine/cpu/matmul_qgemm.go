@@ -113,8 +113,8 @@ func decodeIQ4NL(blk []byte, q *[32]byte) float32 {
 }
 
 // packPanel writes weight rows [j0, j0+16) into panel (nb·qPanelBlock
-// bytes); rows at or past a.n are zero.
-func packPanel(a *mulArgs, dec *panelDecoder, j0 int, panel []byte) {
+// bytes) as worker wk; rows at or past a.n are zero.
+func packPanel(a *mulArgs, dec *panelDecoder, wk, j0 int, panel []byte) {
 	nb := a.k / 32
 	panel = panel[:nb*qPanelBlock]
 	var q [32]byte
@@ -130,7 +130,7 @@ func packPanel(a *mulArgs, dec *panelDecoder, j0 int, panel []byte) {
 			}
 			continue
 		}
-		wr := a.w[j*a.rb : (j+1)*a.rb]
+		wr := a.wrow(wk, j)
 		for b := 0; b < nb; b++ {
 			s := dec.decode(wr[b*a.kd.typeSize:], &q)
 			p := panel[b*qPanelBlock:]
@@ -327,7 +327,7 @@ func (t *qgemmTask) Do(w, lo, hi int) {
 		for tile := it * t.tiles / t.items; tile < (it+1)*t.tiles/t.items; tile++ {
 			p, g := tile/t.groups, tile%t.groups
 			if t.last[w] != p {
-				packPanel(a, t.dec, p*qTileCols, panel)
+				packPanel(a, t.dec, w, p*qTileCols, panel)
 				t.last[w] = p
 			}
 			j0 := p * qTileCols

@@ -19,6 +19,14 @@ import (
 // kernel needs (Q8_0 codes biased to unsigned). The copy has the
 // original's size; rows past the last full group stay in ggml layout
 // after the groups.
+//
+// The pack replaces the original: every reader of a packed matrix (the
+// row kernels, the quantized GEMM's panels, sgemm's tiles, the embedding
+// lookup of a tied output matrix) reads the pack, and once the executor
+// has packed its products it releases the original's pages where they
+// are a read-only file mapping (releasePages), so the model's resident
+// memory stays one copy of its weights. Nothing is lost: a read of the
+// original faults the file's page in again.
 
 // packGroup is the rows a packed group interleaves.
 const packGroup = 8
@@ -33,15 +41,28 @@ type packed struct {
 // bias8 adds 128 to eight signed codes (XOR 0x80 each).
 const bias8 = 0x8080808080808080
 
+// flip16 writes 16 codes of src to dst with their sign bits flipped: it
+// biases signed codes to unsigned and back.
+func flip16(dst, src []byte) {
+	binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src)^bias8)
+	binary.LittleEndian.PutUint64(dst[8:], binary.LittleEndian.Uint64(src[8:])^bias8)
+}
+
 // packable reports whether t has a packed layout (whether or not this CPU
 // runs a kernel on it).
 func packable(t ggml.Type) bool { return t == ggml.Q8_0 || t == ggml.Q4_0 || t == ggml.Q5_0 }
 
-// packWeights repacks n rows of k elements of type t (packable) from w,
-// the groups split over pool's workers (nil: the caller alone).
+// packWeights repacks n rows of k elements of type t (packable) from w
+// into heap memory, the groups split over pool's workers (nil: the
+// caller alone).
 func packWeights(pool *Pool, t ggml.Type, w []byte, n, k int) *packed {
+	return packInto(pool, t, w, n, k, alignedBytes(int64(n*(k/32*kinds[t].typeSize))))
+}
+
+// packInto is packWeights into dst (n·k/32 blocks).
+func packInto(pool *Pool, t ggml.Type, w []byte, n, k int, dst []byte) *packed {
 	rb := k / 32 * kinds[t].typeSize
-	p := &packed{t: t, n: n, k: k, b: alignedBytes(int64(n * rb))}
+	p := &packed{t: t, n: n, k: k, b: dst[:n*rb]}
 	g8 := n / packGroup
 	pt := packTask{t: t, w: w, dst: p.b, rb: rb}
 	if pool == nil {
@@ -73,10 +94,7 @@ func (pt *packTask) Do(_, lo, hi int) {
 				switch pt.t {
 				case ggml.Q8_0:
 					for h := range 2 { // codes 0-15, then 16-31, biased to unsigned
-						d := blk[16+h*128+r*16 : 16+h*128+r*16+16]
-						c := src[2+16*h : 18+16*h]
-						binary.LittleEndian.PutUint64(d, binary.LittleEndian.Uint64(c)^bias8)
-						binary.LittleEndian.PutUint64(d[8:], binary.LittleEndian.Uint64(c[8:])^bias8)
+						flip16(blk[16+h*128+r*16:16+h*128+r*16+16], src[2+16*h:18+16*h])
 					}
 				case ggml.Q5_0:
 					m := 16 + r/4*16 + r%4*2
@@ -88,6 +106,45 @@ func (pt *packTask) Do(_, lo, hi int) {
 				}
 			}
 		}
+	}
+}
+
+// unpackBlock is packTask's inverse for one block: it writes row r's
+// block of a packed group's interleaved block blk (packGroup blocks of
+// type t) to dst in ggml layout.
+func unpackBlock(t ggml.Type, blk []byte, r int, dst []byte) {
+	copy(dst[:2], blk[2*r:2*r+2])
+	switch t {
+	case ggml.Q8_0:
+		for h := range 2 {
+			flip16(dst[2+16*h:18+16*h], blk[16+h*128+r*16:16+h*128+r*16+16])
+		}
+	case ggml.Q5_0:
+		m := 16 + r/4*16 + r%4*2
+		copy(dst[2:4], blk[m:m+2])
+		copy(dst[4:6], blk[m+8:m+10])
+		copy(dst[6:22], blk[48+r*16:48+r*16+16])
+	default:
+		copy(dst[2:18], blk[16+r*16:16+r*16+16])
+	}
+}
+
+// row writes weight row j in ggml layout to dst (k/32 blocks): the
+// readers of the original layout (the quantized GEMM's panels, sgemm's
+// tiles, embedding rows) read the pack through it, so the original is
+// not needed once packed.
+func (p *packed) row(j int, dst []byte) {
+	ts := kinds[p.t].typeSize
+	nb := p.k / 32
+	rb := nb * ts
+	dst = dst[:rb]
+	if n8 := p.n / packGroup * packGroup; j >= n8 {
+		copy(dst, p.b[j*rb:(j+1)*rb]) // the tail rows keep ggml's layout
+		return
+	}
+	g := p.b[j/packGroup*packGroup*rb : (j/packGroup+1)*packGroup*rb]
+	for b := range nb {
+		unpackBlock(p.t, g[b*packGroup*ts:(b+1)*packGroup*ts], j%packGroup, dst[b*ts:(b+1)*ts])
 	}
 }
 
@@ -108,26 +165,37 @@ func (mm *MatMul) Pack(t ggml.Type, w []byte, n, k int) int {
 	if mm.packs == nil {
 		mm.packs = map[*byte]*packed{}
 	}
-	p := packWeights(mm.pool, t, w, n, k)
+	p := packInto(mm.pool, t, w, n, k, packAlloc(int64(n*(k/32)*kd.typeSize)))
 	mm.packs[key] = p
 	return len(p.b)
 }
 
-// packBudget bounds the bytes one executor packs: the ggml copy stays
-// (prefill GEMMs, embeddings of tied output weights and the
-// float-activation path read it), so packing adds each packed matrix's
-// size in memory; past the budget, matrices keep the unpacked kernels
-// (a variable for tests).
+// freePacks releases the packs (Exec.Close, after every product
+// finished).
+func (mm *MatMul) freePacks() {
+	for _, p := range mm.packs {
+		packFree(p.b)
+	}
+	mm.packs = nil
+}
+
+// packBudget bounds the bytes one executor packs: where the original is
+// not a file mapping (a plan built from slices) it stays resident beside
+// the pack; past the budget, matrices keep the unpacked kernels (a
+// variable for tests).
 var packBudget = 1 << 30
 
 // packProducts packs, at load and in plan order, the weights of every
 // product dispatch that takes the row path (fewer than gemmMinM rows as
 // planned: decode steps, beams) where this CPU has a packed kernel, each
-// matrix once, up to packBudget bytes.
+// matrix once, up to packBudget bytes, then releases the originals'
+// pages.
 func (e *Exec) packProducts() {
 	if e.mm.floatActs {
 		return
 	}
+	var orig [][]byte
+	defer func() { e.released = releasePages(orig) }()
 	for _, ps := range e.passes {
 		for i := range ps.ops {
 			d := &ps.ops[i]
@@ -151,14 +219,17 @@ func (e *Exec) packProducts() {
 			if uint64(e.packed)+need > uint64(packBudget) {
 				continue
 			}
-			e.packed += e.mm.Pack(d.Type, b.b[off:off+need], p.N, p.K)
+			if n := e.mm.Pack(d.Type, b.b[off:off+need], p.N, p.K); n > 0 {
+				e.packed += n
+				orig = append(orig, b.b[off:off+need])
+			}
 		}
 	}
 }
 
 // packFor returns the pack for a's weights, or nil.
 func (mm *MatMul) packFor(a *mulArgs) *packed {
-	if len(mm.packs) == 0 || a.kd.dotPacked == nil || mm.floatActs || a.m >= gemmMinM {
+	if len(mm.packs) == 0 || a.kd.dotPacked == nil || mm.floatActs {
 		return nil
 	}
 	p := mm.packs[unsafe.SliceData(a.w)]

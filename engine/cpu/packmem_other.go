@@ -1,0 +1,9 @@
+//go:build !linux && !darwin
+
+package cpu
+
+// packAlloc returns n zeroed bytes for a pack (on the heap here).
+func packAlloc(n int64) []byte { return alignedBytes(n) }
+
+// packFree leaves a pack to the collector.
+func packFree([]byte) {}
