@@ -224,7 +224,7 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 		return nil, 0, badRequest("file", "The audio file could not be decoded: "+scrubPath(err, req.file))
 	}
 	defer spec.Close()
-	res, err := f.TranscribeSpooled(ctx, sm.Model, spec, opt)
+	res, err := f.TranscribeMel(ctx, sm.Model, spec, opt)
 	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
 		return nil, 0, badRequest("file", err.Error())
 	}
