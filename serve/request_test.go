@@ -1,8 +1,10 @@
 package serve
 
 import (
+	"bytes"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,4 +52,21 @@ func TestSamplingRanges(t *testing.T) {
 	o, err := (&genParams{Model: "m"}).options(0, nil)
 	require.NoError(t, err)
 	require.Equal(t, float32(1), o.Sampler.Temperature, "temperature defaults to 1")
+}
+
+// closeFails is a file whose Close fails, as one on a full disk may.
+type closeFails struct{ bytes.Buffer }
+
+func (*closeFails) Close() error { return errors.New("no space left on device") }
+
+// An upload whose file cannot be closed is not taken as stored: spool
+// reports the Close apart from the copy, and the size reaches limit+1
+// only when the upload is over the limit.
+func TestSpoolReportsClose(t *testing.T) {
+	var f closeFails
+	n, err, cerr := spool(&f, strings.NewReader("0123456789"), 4)
+	require.NoError(t, err)
+	require.EqualError(t, cerr, "no space left on device")
+	require.Equal(t, int64(5), n)
+	require.Equal(t, "01234", f.String())
 }
