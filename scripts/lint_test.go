@@ -39,16 +39,7 @@ done
 `, 0o755)
 	cmd := exec.Command("bash", filepath.Join(root, "scripts", "lint"))
 	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(root, "bin")+":"+os.Getenv("PATH"))
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	code := 0
-	if err != nil {
-		var ee *exec.ExitError
-		require.ErrorAs(t, err, &ee, "stderr: %s", stderr.String())
-		code = ee.ExitCode()
-	}
-	return code, stdout.String(), stderr.String()
+	return runScript(t, cmd)
 }
 
 const (
