@@ -297,6 +297,7 @@ func (c *Chat) Stop(conv int64) error {
 	return nil
 }
 
+// interrupt is Stop for callers inside the service (it cannot fail).
 func (c *Chat) interrupt(conv int64) {
 	c.mu.Lock()
 	ans := c.running[conv]
