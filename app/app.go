@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
@@ -224,7 +225,11 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	trans.start()
-	life.every(24*time.Hour, func() { history.ApplyRetention() })
+	life.every(24*time.Hour, func() {
+		if _, err := history.ApplyRetention(); err != nil {
+			log.Printf("hark: applying the history retention (tried again tomorrow): %v", err)
+		}
+	})
 	a.Updates.checkUntilClose(life)
 
 	s, err := a.Settings.Get()
@@ -239,7 +244,7 @@ func New(cfg Config) (*App, error) {
 	if s.ServerAutoStart {
 		// A port taken by another program must not keep the app from
 		// opening: the failure shows in the server's status instead.
-		a.Server.Start(s.ServerAddr)
+		_, _ = a.Server.Start(s.ServerAddr)
 	}
 	return a, nil
 }
@@ -287,7 +292,7 @@ func (a *App) Close() error {
 		a.Transcription.close()
 		a.Chat.close()
 		a.Models.close()
-		a.Server.Stop()
+		_, _ = a.Server.Stop() // it only ever reports its status
 		a.life.wg.Wait()
 		a.rt.Close()
 		err = a.db.Close()

@@ -192,7 +192,7 @@ func (c *CaptureRecorder) Start(opt RecordOptions) error {
 	if err := c.rec.Arm(); err != nil {
 		// Not reached in practice (Start left the device running); a
 		// recording must not outlive a failed Start.
-		c.rec.Stop()
+		_, _ = c.rec.Stop() // Arm's error is the one to report
 		c.forget()
 		return deviceError(err)
 	}

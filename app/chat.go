@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"strings"
 	"sync"
 	"time"
@@ -214,7 +215,9 @@ func (c *Chat) Send(conv int64, text string) (Message, error) {
 		if model == "" {
 			model = name
 		}
-		c.deps.db.UpdateConversation(conv, title, model)
+		if err := c.deps.db.UpdateConversation(conv, title, model); err != nil {
+			log.Printf("hark: naming conversation %d: %v", conv, err) // it keeps its old name
+		}
 	}
 	go func() {
 		done := c.answer(ctx, conv, asst.ID, path)
@@ -254,7 +257,9 @@ func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) ChatD
 				text.WriteString(s)
 				c.deps.emit.Emit(EventChatToken, ChatToken{ConversationID: conv, MessageID: msgID, Text: s})
 				if time.Since(lastSave) > chatSaveEvery {
-					c.deps.db.UpdateMessage(msgID, text.String(), false)
+					// A failure here is not final: the closing save below
+					// reports one that lasts.
+					_ = c.deps.db.UpdateMessage(msgID, text.String(), false)
 					lastSave = time.Now()
 				}
 				return nil
@@ -288,13 +293,18 @@ func shortTitle(s string) string {
 // Stop interrupts the conversation's answer; generation checks between
 // tokens, so it ends within one. Stopping an idle conversation is a no-op.
 func (c *Chat) Stop(conv int64) error {
+	c.interrupt(conv)
+	return nil
+}
+
+// interrupt is Stop for callers inside the service (it cannot fail).
+func (c *Chat) interrupt(conv int64) {
 	c.mu.Lock()
 	ans := c.running[conv]
 	c.mu.Unlock()
 	if ans != nil {
 		ans.cancel()
 	}
-	return nil
 }
 
 // Wait blocks until the conversation's answer (if any) has ended. For Go
@@ -310,7 +320,7 @@ func (c *Chat) Wait(conv int64) {
 
 // Delete removes a conversation and its messages (stopping its answer).
 func (c *Chat) Delete(conv int64) error {
-	c.Stop(conv)
+	c.interrupt(conv)
 	c.Wait(conv)
 	return c.deps.db.DeleteConversation(conv)
 }

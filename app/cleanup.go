@@ -133,6 +133,7 @@ func (d *Dictation) preloadChat() {
 		return
 	}
 	d.deps.life.background(func() {
-		d.deps.models.withChat(d.deps.life.ctx, path, func(*runtime.LLMModel) error { return nil })
+		// A warm-up: the clean-up that uses the model reports a failed load.
+		_ = d.deps.models.withChat(d.deps.life.ctx, path, func(*runtime.LLMModel) error { return nil })
 	})
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"log"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -222,15 +223,15 @@ func (d *Dictation) Start() error {
 		Path: it.AudioPath, Device: set.InputDevice, AutoStop: auto,
 		OnLevel:     func(rms, peak float32) { d.deps.emit.Emit(EventDictationLevel, Level{RMS: rms, Peak: peak}) },
 		OnPartial:   func(text string) { d.deps.emit.Emit(EventDictationPartial, PartialText{Text: text}) },
-		OnAutoStop:  func() { go d.Stop() },
+		OnAutoStop:  func() { go d.stopQuietly() },
 		OnSaveError: d.saveFailed, // app/savefail.go
 		Mic:         MicOptionsOf(set),
 		OnDevice:    func(msg string) { d.deps.emit.Emit(EventDictationWarning, Warning{Message: msg}) },
-		OnNoDevice:  func() { d.Stop() },
+		OnNoDevice:  d.stopQuietly,
 	})
 	if err != nil {
 		// Nothing was recorded: the device never opened.
-		d.deps.history.Delete(it.ID)
+		d.dropItem(it.ID)
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
 	}
@@ -245,11 +246,11 @@ func (d *Dictation) Start() error {
 		// Ended (Stop, Cancel, Discard, the app closing) while the device
 		// opened: nothing was captured, nothing is kept (cancel.go).
 		if a, ok := rec.(aborter); ok {
-			a.Abort()
+			_, _ = a.Abort() // discarded: nothing of it is kept
 		} else {
-			rec.Stop()
+			_, _ = rec.Stop()
 		}
-		d.deps.history.Delete(it.ID)
+		d.dropItem(it.ID)
 		d.setState(func(s *DictationStatus) { s.State, s.StartedAt, s.ItemID, s.Error = DictIdle, 0, 0, "" })
 		return nil
 	}
@@ -265,6 +266,27 @@ func (d *Dictation) Start() error {
 func (d *Dictation) Stop() (Item, error) {
 	it, _, err := d.stopInserted()
 	return it, err
+}
+
+// stopQuietly is Stop for callers with no one to answer (auto-stop, a
+// lost device, a trigger): its outcome reaches the UI through the status
+// and events, as every Stop's does.
+func (d *Dictation) stopQuietly() { _, _ = d.Stop() }
+
+// dropItem deletes the item of a recording that captured nothing; a
+// failure leaves an empty item in History, which the log explains.
+func (d *Dictation) dropItem(id int64) {
+	if err := d.deps.history.Delete(id); err != nil {
+		log.Printf("hark: removing the empty recording %d: %v", id, err)
+	}
+}
+
+// finishRecording marks a recording that ended badly as ended, with the
+// length it reached; the caller reports the first failure.
+func (d *Dictation) finishRecording(id int64, ms int64) {
+	if _, err := d.deps.history.FinishRecording(id, ms); err != nil {
+		log.Printf("hark: closing recording %d: %v", id, err)
+	}
 }
 
 // stopInserted is Stop that also returns the text inserted (after the
@@ -316,7 +338,7 @@ func (d *Dictation) finishStop(st stopping) (Item, string, error) {
 	}
 	r, err := rec.Stop()
 	if err != nil {
-		d.deps.history.FinishRecording(id, r.DurationMs)
+		d.finishRecording(id, r.DurationMs)
 		return fail(err)
 	}
 	if _, err := d.deps.history.FinishRecording(id, r.DurationMs); err != nil {
@@ -365,7 +387,7 @@ func (d *Dictation) Toggle() error {
 		if err != nil {
 			return err
 		}
-		go d.finishStop(s)
+		go func() { _, _, _ = d.finishStop(s) }() // it reports through the status
 		return nil
 	case DictTranscribing:
 		return errors.New("dictation is still transcribing")
@@ -383,7 +405,8 @@ func (d *Dictation) preloadSpeech() {
 		return
 	}
 	d.deps.life.background(func() {
-		d.deps.models.withSpeech(d.deps.life.ctx, path, runtime.Dictation, func(*runtime.SpeechModel) error { return nil })
+		// A warm-up: the dictation that uses the model reports a failed load.
+		_ = d.deps.models.withSpeech(d.deps.life.ctx, path, runtime.Dictation, func(*runtime.SpeechModel) error { return nil })
 	})
 }
 
@@ -447,7 +470,7 @@ func (d *Dictation) close() {
 	if rec != nil && id != 0 {
 		r, err := rec.Stop()
 		if err == nil {
-			d.deps.history.FinishRecording(id, r.DurationMs)
+			d.finishRecording(id, r.DurationMs)
 		}
 	}
 }

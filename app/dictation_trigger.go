@@ -16,7 +16,7 @@ func (d *Dictation) Trigger(a trigger.Action) error {
 		if !d.Recording() {
 			return nil // stopped meanwhile (the window, auto-stop)
 		}
-		go d.Stop()
+		go d.stopQuietly()
 		return nil
 	case trigger.Cancel:
 		return d.Discard()

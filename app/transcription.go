@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"os"
 	"path/filepath"
 	"strings"
@@ -331,7 +332,9 @@ func (t *Transcription) restore(j *job) {
 	if st == StatusQueued || st == StatusTranscribing || st == "" {
 		st = StatusRecorded
 	}
-	t.deps.db.SetItemStatus(j.ID, st, "")
+	if err := t.deps.db.SetItemStatus(j.ID, st, ""); err != nil {
+		log.Printf("hark: restoring item %d after a canceled job: %v", j.ID, err)
+	}
 }
 
 // cancelAndWait cancels the job on id, if any, and waits for it to end.
@@ -342,7 +345,7 @@ func (t *Transcription) cancelAndWait(id int64) {
 	if j == nil {
 		return
 	}
-	t.Cancel(id)
+	_ = t.Cancel(id) // it may have ended meanwhile: done is closed either way
 	<-j.done
 }
 
@@ -378,7 +381,9 @@ func (t *Transcription) transcribeWith(ctx context.Context, id int64, model stri
 			if it.Text != "" {
 				it.Status = StatusDone // a failed re-transcription keeps the old text
 			}
-			t.deps.history.save(it)
+			if err := t.deps.history.save(it); err != nil {
+				log.Printf("hark: recording the failure of item %d: %v", it.ID, err)
+			}
 			t.deps.emit.Emit(EventHistoryChanged, it)
 		}
 		return Item{}, err

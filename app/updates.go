@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log"
 	"os"
 	"path/filepath"
 	"sync"
@@ -63,7 +64,7 @@ func newUpdates(dataDir string, emit Emitter) *Updates {
 		now:  time.Now,
 	}
 	if b, err := os.ReadFile(u.path); err == nil {
-		json.Unmarshal(b, &u.st) // a damaged file means "not asked yet"
+		_ = json.Unmarshal(b, &u.st) // a damaged file means "not asked yet"
 	}
 	return u
 }
@@ -140,7 +141,11 @@ func (u *Updates) maybeCheck(ctx context.Context) {
 	due := u.st.Enabled && u.now().Sub(time.UnixMilli(u.st.LastCheck)) >= updateInterval
 	u.mu.Unlock()
 	if due {
-		u.check(ctx)
+		// The check's own failure is in the state the UI shows; this
+		// also catches one of saving it.
+		if _, err := u.check(ctx); err != nil {
+			log.Printf("hark: update check: %v", err)
+		}
 	}
 }
 

@@ -237,14 +237,14 @@ func pullOne(ctx context.Context, st IOStreams, s *models.Store, d *models.Downl
 		if pr.Total > 0 && bar.GetMax64() != pr.Total {
 			bar.ChangeMax64(pr.Total)
 		}
-		bar.Set64(pr.Bytes)
+		_ = bar.Set64(pr.Bytes) // the bar only draws on stderr
 	})
 	if err != nil {
-		bar.Exit()
+		_ = bar.Exit()
 		fmt.Fprintln(stderr)
 		return err
 	}
-	bar.Finish()
+	_ = bar.Finish()
 	fmt.Fprintf(stderr, "%s: %s\n", c.Name, p)
 	fmt.Fprintln(st.Out, c.Name)
 	return nil

@@ -124,13 +124,16 @@ func runStream(fl *streamOptions) error {
 	start := time.Now()
 	emit := func(e whisper.StreamEvent) {
 		if fl.json {
-			enc.Encode(whisper.WallEvent{StreamEvent: e, Wall: time.Since(start).Seconds()})
+			// A failed write sticks in out: the Flush below sees it.
+			_ = enc.Encode(whisper.WallEvent{StreamEvent: e, Wall: time.Since(start).Seconds()})
 		} else if e.Type == whisper.EventCommitted {
 			fmt.Fprintln(out, strings.TrimSpace(e.Text))
 		} else {
 			return
 		}
-		out.Flush()
+		if out.Flush() != nil {
+			stop() // nothing reaches the reader: end the input as Ctrl-C does
+		}
 	}
 	st := whisper.NewStreamer(sm, whisper.StreamConfig{}, emit)
 	in := make(chan []float32, 1024)
@@ -149,6 +152,9 @@ func runStream(fl *streamOptions) error {
 		emit(whisper.StreamEvent{Type: whisper.EventFinal, Text: res.Text, AudioEnd: res.Duration})
 	} else {
 		fmt.Fprintln(out, res.Text)
+	}
+	if err := out.Flush(); err != nil {
+		return fmt.Errorf("writing the transcript: %w", err)
 	}
 	if interrupted {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -67,4 +69,23 @@ func pcmBytes(x []float32) []byte {
 		binary.LittleEndian.PutUint16(b[2*i:], uint16(int16(max(-1, min(1, v))*32767)))
 	}
 	return b
+}
+
+// failingWriter fails every write, as a closed pipe or a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// Output that cannot be written ends the stream with an error (the
+// transcript is lost, so the exit status must say so).
+func TestStreamOutputFailure(t *testing.T) {
+	model := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin")
+	x, err := audio.Load16k(shared.Path(t, "audio", "librispeech-1089-134691-0000.wav"))
+	require.NoError(t, err)
+	pcm := pcmBytes(x[:16000]) // 1 s: the work is bounded by the audio
+	var errOut bytes.Buffer
+	root := NewRoot(failingWriter{}, &errOut)
+	root.SetIn(bytes.NewReader(pcm))
+	root.SetArgs([]string{"stream", "--model", model, "--speed", "50", "--json", "-"})
+	require.ErrorContains(t, root.Execute(), "writing the transcript: disk full")
 }

@@ -178,8 +178,9 @@ func transcribeOne(ctx context.Context, mf *whisper.File, model *whisper.Model, 
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar := progressbar.NewOptions(1000, progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription(filepath.Base(path)), progressbar.OptionClearOnFinish())
-		opt.OnProgress = func(done float64) { bar.Set(int(done * 1000)) }
-		defer bar.Finish()
+		// The bar only draws on stderr: a failed draw loses nothing.
+		opt.OnProgress = func(done float64) { _ = bar.Set(int(done * 1000)) }
+		defer func() { _ = bar.Finish() }()
 	}
 	res, err := mf.TranscribeFile(ctx, model, path, opt)
 	if err != nil {

@@ -75,15 +75,7 @@ exit 0
 		}
 	}
 	cmd.Env = append(append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"), "CALLS="+log, "FAIL_GO="+failGo), env...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	code := 0
-	if err != nil {
-		var ee *exec.ExitError
-		require.ErrorAs(t, err, &ee, "stderr: %s", stderr.String())
-		code = ee.ExitCode()
-	}
+	code, stdout, stderr := runScript(t, cmd)
 	var calls []byte
 	for _, name := range []string{log, log + ".env"} { // (neither exists when the arguments are refused)
 		b, err := os.ReadFile(name)
@@ -92,7 +84,7 @@ exit 0
 		}
 		calls = append(calls, b...)
 	}
-	return code, stdout.String(), stderr.String(), string(calls)
+	return code, stdout, stderr, string(calls)
 }
 
 // Every step's line carries the wall time and the seconds since the start.

@@ -90,10 +90,12 @@ func (s *Server) readAudioForm(w http.ResponseWriter, r *http.Request) (*audioRe
 				return fail(err)
 			}
 			req.file = f.Name()
-			n, err := io.Copy(f, io.LimitReader(p, limit+1))
-			f.Close()
+			n, err, cerr := spool(f, p, limit)
 			if err != nil {
 				return fail(badRequest("file", "Reading the upload failed: "+scrubPath(err, req.file)))
+			}
+			if cerr != nil {
+				return fail(errors.New("storing the upload failed: " + scrubPath(cerr, req.file)))
 			}
 			if n > limit {
 				return fail(tooLarge(limit))
@@ -224,7 +226,7 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 		return nil, 0, badRequest("file", "The audio file could not be decoded: "+scrubPath(err, req.file))
 	}
 	defer spec.Close()
-	res, err := f.TranscribeSpooled(ctx, sm.Model, spec, opt)
+	res, err := f.TranscribeMel(ctx, sm.Model, spec, opt)
 	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
 		return nil, 0, badRequest("file", err.Error())
 	}
@@ -252,6 +254,14 @@ func languageName(code string) string {
 	return code
 }
 
+// spool copies an upload into f, at most limit+1 bytes (one more tells
+// that it is too large), and closes f. A failed Close is returned apart
+// (closeErr): the file may then not hold what was copied.
+func spool(f io.WriteCloser, r io.Reader, limit int64) (n int64, err, closeErr error) {
+	n, err = io.Copy(f, io.LimitReader(r, limit+1))
+	return n, err, f.Close()
+}
+
 func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, req *audioRequest, task string) {
 	text := strings.TrimSpace(res.Text)
 	switch req.format {
@@ -261,10 +271,10 @@ func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, re
 		}{text})
 	case "text":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		io.WriteString(w, text+"\n")
+		_, _ = io.WriteString(w, text+"\n") // the client may be gone; nothing to do about it
 	case "srt", "vtt":
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		whisper.Write(w, res, req.format)
+		_ = whisper.Write(w, res, req.format) // the format is checked; a write fails only for a client gone
 	case "verbose_json":
 		type word struct {
 			Word  string  `json:"word"`

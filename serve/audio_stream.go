@@ -112,7 +112,9 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 	// no word; readFrames bounds each message itself and says why.
 	start := time.Now()
 	send := func(e whisper.StreamEvent) error {
-		conn.SetWriteDeadline(time.Now().Add(streamWrite))
+		if err := conn.SetWriteDeadline(time.Now().Add(streamWrite)); err != nil {
+			return err
+		}
 		return conn.WriteJSON(whisper.WallEvent{StreamEvent: e, Wall: time.Since(start).Seconds()})
 	}
 	var sendErr error
@@ -142,7 +144,7 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 		// After the end message the client only waits for the final
 		// event: a failed read now means it left, and the transcription
 		// stops with the model released at once.
-		conn.SetReadDeadline(time.Time{})
+		_ = conn.SetReadDeadline(time.Time{}) // on a broken connection the read below fails
 		for {
 			if _, _, err := conn.ReadMessage(); err != nil {
 				gone.Store(true)
@@ -170,18 +172,20 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		if !errors.Is(err, errClientGone) {
-			conn.SetWriteDeadline(time.Now().Add(streamWrite))
-			conn.WriteJSON(map[string]string{"type": "error", "error": err.Error()})
+			// The error event and the close are for a client still
+			// listening: one that left is not told.
+			_ = conn.SetWriteDeadline(time.Now().Add(streamWrite))
+			_ = conn.WriteJSON(map[string]string{"type": "error", "error": err.Error()})
 			code := websocket.ClosePolicyViolation
 			if errors.Is(err, errFrameTooBig) {
 				code = websocket.CloseMessageTooBig
 			}
-			conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, truncate(err.Error(), 120)))
+			_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, truncate(err.Error(), 120)))
 		}
 		return
 	}
 	if send(whisper.StreamEvent{Type: whisper.EventFinal, Text: res.Text, AudioEnd: res.Duration}) == nil {
-		conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+		_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")) // the final event was sent
 	}
 }
 
@@ -212,7 +216,9 @@ func truncate(s string, n int) string {
 func readFrames(conn *websocket.Conn, q *backlog) error {
 	total := 0
 	for {
-		conn.SetReadDeadline(time.Now().Add(streamIdle))
+		if err := conn.SetReadDeadline(time.Now().Add(streamIdle)); err != nil {
+			return fmt.Errorf("reading the stream: %w", err)
+		}
 		kind, b, err := readFrame(conn)
 		if errors.Is(err, errFrameTooBig) {
 			return err
@@ -264,7 +270,7 @@ func readFrame(conn *websocket.Conn) (int, []byte, error) {
 		// The rest is read and dropped (up to a bound) so that closing
 		// does not reset the connection under the client's write, which
 		// would lose the error event before it is read.
-		io.Copy(io.Discard, io.LimitReader(r, maxFrameDrain))
+		_, _ = io.Copy(io.Discard, io.LimitReader(r, maxFrameDrain)) // best effort: the frame is refused either way
 		return kind, nil, errFrameTooBig
 	}
 	return kind, b, nil

@@ -35,27 +35,25 @@ func loadError(name string, err error) error {
 // speech waits for the named Whisper model's turn (API requests queue in
 // arrival order, after dictations of the app sharing the runtime).
 func (s *Server) speech(ctx context.Context, name string) (*runtime.SpeechModel, error) {
-	path, err := s.modelPath(name, runtime.Speech)
-	if err != nil {
-		return nil, err
-	}
-	m, err := s.rt.Speech(ctx, path, runtime.Interactive)
-	if err != nil {
-		return nil, loadError(name, err)
-	}
-	return m, nil
+	return acquire(ctx, s, name, runtime.Speech, s.rt.Speech)
 }
 
-// llm waits for the named LLM's turn (API requests queue in arrival
-// order, after dictations of the app sharing the runtime).
+// llm waits for the named LLM's turn, queued as speech's.
 func (s *Server) llm(ctx context.Context, name string) (*runtime.LLMModel, error) {
-	path, err := s.modelPath(name, runtime.Chat)
+	return acquire(ctx, s, name, runtime.Chat, s.rt.LLM)
+}
+
+// acquire resolves name as a model of kind and waits, at interactive
+// priority, for load to hand it over.
+func acquire[M any](ctx context.Context, s *Server, name string, kind runtime.Kind, load func(context.Context, string, runtime.Priority) (M, error)) (M, error) {
+	var none M
+	path, err := s.modelPath(name, kind)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	h, err := s.rt.LLM(ctx, path, runtime.Interactive)
+	m, err := load(ctx, path, runtime.Interactive)
 	if err != nil {
-		return nil, loadError(name, err)
+		return none, loadError(name, err)
 	}
-	return h, nil
+	return m, nil
 }

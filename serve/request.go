@@ -122,30 +122,31 @@ func (p *genParams) options(defMax int, maxTokens *int) (llm.GenerateOptions, er
 		return o, badRequest("n", "only n=1 is supported")
 	}
 	o.Sampler.Temperature = 1
-	if t := p.Temperature; t != nil {
-		if math.IsNaN(*t) || *t < 0 || *t > 2 {
-			return o, badRequest("temperature", fmt.Sprintf("temperature %g is outside [0, 2]", *t))
-		}
-		o.Sampler.Temperature = float32(*t)
-	}
-	if tp := p.TopP; tp != nil {
-		if math.IsNaN(*tp) || *tp <= 0 || *tp > 1 {
-			return o, badRequest("top_p", fmt.Sprintf("top_p %g is outside (0, 1]", *tp))
-		}
-		o.Sampler.TopP = float32(*tp)
-	}
-	for _, pen := range []struct {
-		name string
-		v    *float64
-		to   *float32
-	}{{"presence_penalty", p.PresencePenalty, &o.Sampler.PresencePenalty}, {"frequency_penalty", p.FrequencyPenalty, &o.Sampler.FrequencyPenalty}} {
-		if pen.v == nil {
+	// Each optional float must lie in [lo, hi] ((lo, hi] for top_p: a
+	// zero nucleus keeps nothing).
+	for _, f := range []struct {
+		name   string
+		v      *float64
+		to     *float32
+		lo, hi float64
+		openLo bool
+	}{
+		{"temperature", p.Temperature, &o.Sampler.Temperature, 0, 2, false},
+		{"top_p", p.TopP, &o.Sampler.TopP, 0, 1, true},
+		{"presence_penalty", p.PresencePenalty, &o.Sampler.PresencePenalty, -2, 2, false},
+		{"frequency_penalty", p.FrequencyPenalty, &o.Sampler.FrequencyPenalty, -2, 2, false},
+	} {
+		if f.v == nil {
 			continue
 		}
-		if math.IsNaN(*pen.v) || *pen.v < -2 || *pen.v > 2 {
-			return o, badRequest(pen.name, fmt.Sprintf("%s %g is outside [-2, 2]", pen.name, *pen.v))
+		if v := *f.v; math.IsNaN(v) || v < f.lo || v > f.hi || f.openLo && v == f.lo {
+			open := "["
+			if f.openLo {
+				open = "("
+			}
+			return o, badRequest(f.name, fmt.Sprintf("%s %g is outside %s%g, %g]", f.name, v, open, f.lo, f.hi))
 		}
-		*pen.to = float32(*pen.v)
+		*f.to = float32(*f.v)
 	}
 	if len(p.LogitBias) > llm.MaxLogitBias {
 		return o, badRequest("logit_bias", fmt.Sprintf("logit_bias has %d entries; at most %d are allowed", len(p.LogitBias), llm.MaxLogitBias))

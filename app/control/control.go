@@ -102,7 +102,9 @@ func (s *Server) answer(c net.Conn, h Handler) {
 		writeReply(c, Reply{Error: "refused: the control socket answers its owner only"})
 		return
 	}
-	c.SetReadDeadline(time.Now().Add(ioTimeout))
+	if c.SetReadDeadline(time.Now().Add(ioTimeout)) != nil {
+		return // the connection is gone
+	}
 	line, err := bufio.NewReaderSize(io.LimitReader(c, maxLine), maxLine).ReadString('\n')
 	if err != nil {
 		writeReply(c, Reply{Error: "bad request: one line naming a command is expected"})
@@ -117,9 +119,11 @@ func (s *Server) answer(c net.Conn, h Handler) {
 }
 
 func writeReply(c net.Conn, r Reply) {
-	c.SetWriteDeadline(time.Now().Add(ioTimeout))
+	// A client that left or stalls past the deadline is not answered;
+	// the server has nothing else to tell it.
+	_ = c.SetWriteDeadline(time.Now().Add(ioTimeout))
 	b, _ := json.Marshal(r)
-	c.Write(append(b, '\n'))
+	_, _ = c.Write(append(b, '\n'))
 }
 
 // Close stops listening, waits for requests in progress and removes the
@@ -146,7 +150,9 @@ func Send(dir, cmd string, wait time.Duration) (Reply, error) {
 		return Reply{}, fmt.Errorf("control: %w", err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(wait))
+	if err := c.SetDeadline(time.Now().Add(wait)); err != nil {
+		return Reply{}, fmt.Errorf("control: %w", err)
+	}
 	if _, err := io.WriteString(c, cmd+"\n"); err != nil {
 		return Reply{}, fmt.Errorf("control: %w", err)
 	}

@@ -302,7 +302,7 @@ func (o *Overlay) grab() {
 	}
 	o.mu.Unlock()
 	if ok && !live {
-		o.opt.Esc.Unregister()
+		o.release(o.opt.Esc)
 	}
 }
 
@@ -311,7 +311,15 @@ func (o *Overlay) ungrab() {
 	if o.grabbed {
 		o.grabbed = false
 		esc := o.opt.Esc
-		go esc.Unregister() // not under o.mu: the grab's callback may be waiting for it
+		go o.release(esc) // not under o.mu: the grab's callback may be waiting for it
+	}
+}
+
+// release gives Esc back; a failure leaves the key grabbed, which the
+// log tells.
+func (o *Overlay) release(esc Hotkey) {
+	if err := esc.Unregister(); err != nil {
+		o.opt.Logf("overlay: releasing Esc: %v", err)
 	}
 }
 
@@ -424,7 +432,7 @@ func (o *Overlay) Close() {
 	o.grabbed = false
 	o.mu.Unlock()
 	if grabbed {
-		esc.Unregister() // not under o.mu: the grab's callback may be waiting for it
+		o.release(esc) // not under o.mu: the grab's callback may be waiting for it
 	}
 	o.v.close()
 }

@@ -77,7 +77,7 @@ func (s *Store) InsertMessage(m Message) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // after Commit, a no-op (sql.ErrTxDone)
 	m.CreatedAt = nowMs()
 	res, err := tx.Exec(`INSERT INTO messages(conversation_id, role, content, created_at, stopped) VALUES(?,?,?,?,?)`,
 		m.ConversationID, m.Role, m.Content, m.CreatedAt, m.Stopped)

@@ -66,11 +66,11 @@ func (s *Store) migrate() error {
 			return err
 		}
 		if _, err := tx.Exec(migrations[i]); err != nil {
-			tx.Rollback()
+			_ = tx.Rollback() // the migration's error is the one to report
 			return fmt.Errorf("migration %d: %w", i+1, err)
 		}
 		if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, i+1)); err != nil {
-			tx.Rollback()
+			_ = tx.Rollback() // the version's error is the one to report
 			return err
 		}
 		if err := tx.Commit(); err != nil {

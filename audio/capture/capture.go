@@ -72,12 +72,3 @@ type Options struct {
 	// pace), for tests on machines without any sound server.
 	NullBackend bool
 }
-
-func (o *Options) defaults() {
-	if o.PeriodMs <= 0 {
-		o.PeriodMs = 10
-	}
-	if o.StallTimeout <= 0 {
-		o.StallTimeout = time.Second
-	}
-}

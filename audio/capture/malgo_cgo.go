@@ -79,6 +79,17 @@ type Stream struct {
 	lost     chan struct{}
 }
 
+// defaults fills in the Options' documented defaults (only a backend
+// that opens devices applies them).
+func (o *Options) defaults() {
+	if o.PeriodMs <= 0 {
+		o.PeriodMs = 10
+	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = time.Second
+	}
+}
+
 // Open opens the device (not started: call Start).
 func Open(opt Options) (*Stream, error) {
 	if opt.OnData == nil {

@@ -110,20 +110,18 @@ func dequantQ5_1(src []byte, dst []float32) {
 	}
 }
 
-func dequantQ8_0(src []byte, dst []float32) {
-	for ; len(dst) >= QK8_0; src, dst = src[BlockQ8_0Bytes:], dst[QK8_0:] {
-		d := half(src)
-		for j := range 32 {
-			dst[j] = float32(int8(src[2+j])) * d
-		}
-	}
-}
+func dequantQ8_0(src []byte, dst []float32) { dequantQ8(src, dst, BlockQ8_0Bytes, 2) }
 
-func dequantQ8_1(src []byte, dst []float32) {
-	for ; len(dst) >= QK8_1; src, dst = src[BlockQ8_1Bytes:], dst[QK8_1:] {
+// Q8_1 stores the block's scaled sum after the scale; decoding skips it.
+func dequantQ8_1(src []byte, dst []float32) { dequantQ8(src, dst, BlockQ8_1Bytes, 4) }
+
+// dequantQ8 decodes blocks of a half scale at offset 0 and 32 int8 codes
+// at offset codes.
+func dequantQ8(src []byte, dst []float32, blockBytes, codes int) {
+	for ; len(dst) >= 32; src, dst = src[blockBytes:], dst[32:] {
 		d := half(src)
-		for j := range 32 {
-			dst[j] = float32(int8(src[4+j])) * d
+		for j, q := range src[codes : codes+32] {
+			dst[j] = float32(int8(q)) * d
 		}
 	}
 }

@@ -33,7 +33,7 @@ func TestUnsupportedTypesNamed(t *testing.T) {
 
 func TestLengthErrors(t *testing.T) {
 	x := make([]float32, 256)
-	for typ := range dequantizers {
+	for typ := range codecs {
 		name := typ.String()
 		need, err := RowBytes(typ, 256)
 		require.NoError(t, err)

@@ -5,43 +5,17 @@ import (
 	"math"
 )
 
-// quantFunc encodes whole blocks: len(src) is a multiple of the block size
-// and dst holds exactly the matching bytes.
-type quantFunc func(src []float32, dst []byte)
-
-var quantizers = map[Type]quantFunc{
-	F32:    quantF32,
-	F16:    quantF16,
-	BF16:   quantBF16,
-	Q4_0:   quantQ4_0,
-	Q4_1:   quantQ4_1,
-	Q5_0:   quantQ5_0,
-	Q5_1:   quantQ5_1,
-	Q8_0:   quantQ8_0,
-	Q8_1:   quantQ8_1,
-	Q8_K:   quantQ8_K,
-	Q2_K:   quantQ2_K,
-	Q3_K:   quantQ3_K,
-	Q4_K:   quantQ4_K,
-	Q5_K:   quantQ5_K,
-	Q6_K:   quantQ6_K,
-	IQ4_NL: quantIQ4NL,
-}
-
 // Quantize encodes src as type t into dst, which must hold exactly
 // RowBytes(t, len(src)) bytes. The bytes equal ggml's reference quantizers
 // (quantize_row_*_ref, which is what ggml_quantize_chunk uses without an
 // importance matrix). For IQ4_NL it follows ggml_quantize_chunk (see
 // quantize_iq4nl.go). Blocks are independent, so src may span several rows.
 func Quantize(t Type, src []float32, dst []byte) error {
-	f, ok := quantizers[t]
-	if !ok {
-		return unsupported("quantize", t)
-	}
-	if err := checkLen(t, len(src), len(dst)); err != nil {
+	c, err := codecFor("quantize", t, len(src), len(dst))
+	if err != nil {
 		return err
 	}
-	f(src, dst)
+	c.encode(src, dst)
 	return nil
 }
 

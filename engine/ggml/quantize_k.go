@@ -96,13 +96,7 @@ func quantQ3_K(src []float32, dst []byte) {
 	for ; len(src) >= QK_K; src, dst = src[QK_K:], dst[BlockQ3_KBytes:] {
 		x := src[:QK_K]
 		hmask, qs, sc := dst[0:32], dst[32:96], dst[96:108]
-		var maxScale, amax float32
-		for j := range 16 {
-			scales[j] = makeQ3(4, x[16*j:16*j+16], L[16*j:16*j+16])
-			if a := fabs(scales[j]); a > amax {
-				amax, maxScale = a, scales[j]
-			}
-		}
+		maxScale, _ := subScales(x, &L, &scales, makeQ3, 4)
 		clear(sc)
 		if maxScale != 0 {
 			iscale := -32 / maxScale
@@ -242,13 +236,7 @@ func quantQ6_K(src []float32, dst []byte) {
 	for ; len(src) >= QK_K; src, dst = src[QK_K:], dst[BlockQ6_KBytes:] {
 		x := src[:QK_K]
 		ql, qh, sc := dst[0:128], dst[128:192], dst[192:208]
-		var maxScale, maxAbs float32
-		for j := range 16 {
-			scales[j] = makeQX(32, x[16*j:16*j+16], L[16*j:16*j+16])
-			if a := fabs(scales[j]); a > maxAbs {
-				maxAbs, maxScale = a, scales[j]
-			}
-		}
+		maxScale, maxAbs := subScales(x, &L, &scales, makeQX, 32)
 		if maxAbs < groupMaxEps {
 			clear(dst[:BlockQ6_KBytes])
 			continue
@@ -278,4 +266,17 @@ func quantQ6_K(src []float32, dst []byte) {
 			}
 		}
 	}
+}
+
+// subScales sets the scales (and codes L) of the 16 sub-blocks of 16 in a
+// super-block x with search and nmax, and returns the scale of the largest
+// magnitude (the first of equals) and that magnitude.
+func subScales(x []float32, L *[QK_K]int8, scales *[16]float32, search func(nmax int32, x []float32, L []int8) float32, nmax int32) (maxScale, maxAbs float32) {
+	for j := range 16 {
+		scales[j] = search(nmax, x[16*j:16*j+16], L[16*j:16*j+16])
+		if a := fabs(scales[j]); a > maxAbs {
+			maxAbs, maxScale = a, scales[j]
+		}
+	}
+	return maxScale, maxAbs
 }

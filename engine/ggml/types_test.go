@@ -66,13 +66,14 @@ func TestSupportedTablesAgree(t *testing.T) {
 		if !tr.Supported || typ == I32 {
 			continue
 		}
-		require.Contains(t, dequantizers, typ, tr.Name)
-		require.Contains(t, quantizers, typ, tr.Name)
+		require.Contains(t, codecs, typ, tr.Name)
+		require.NotNil(t, codecs[typ].decode, tr.Name)
+		require.NotNil(t, codecs[typ].encode, tr.Name)
 		if typ != Q8_1 && typ != Q8_K {
 			require.Contains(t, vecDots, typ, tr.Name)
 		}
 	}
-	for typ := range dequantizers {
+	for typ := range codecs {
 		require.True(t, typ.Supported(), typ.String())
 	}
 }

@@ -53,31 +53,23 @@ func VecDot(t Type, n int, w, act []byte) (float32, error) {
 // The float dot products accumulate in float64, as ggml's scalar path does.
 
 func dotF32(n int, w, act []byte) float32 {
-	var sum float64
-	for i := range n {
-		a := math.Float32frombits(binary.LittleEndian.Uint32(w[4*i:]))
-		b := math.Float32frombits(binary.LittleEndian.Uint32(act[4*i:]))
-		sum += float64(a * b)
-	}
-	return float32(sum)
+	return dotFloats(n, w, act, 4, func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
 }
 
 func dotF16(n int, w, act []byte) float32 {
-	var sum float64
-	for i := range n {
-		a := FP16ToFP32(binary.LittleEndian.Uint16(w[2*i:]))
-		b := FP16ToFP32(binary.LittleEndian.Uint16(act[2*i:]))
-		sum += float64(a * b)
-	}
-	return float32(sum)
+	return dotFloats(n, w, act, 2, half)
 }
 
 func dotBF16(n int, w, act []byte) float32 {
+	return dotFloats(n, w, act, 2, func(b []byte) float32 { return BF16ToFP32(binary.LittleEndian.Uint16(b)) })
+}
+
+// dotFloats is the dot product of n floats of size bytes each, read by at;
+// each product is rounded to float32 before the float64 sum, as in ggml.
+func dotFloats(n int, w, act []byte, size int, at func([]byte) float32) float32 {
 	var sum float64
 	for i := range n {
-		a := BF16ToFP32(binary.LittleEndian.Uint16(w[2*i:]))
-		b := BF16ToFP32(binary.LittleEndian.Uint16(act[2*i:]))
-		sum += float64(a * b)
+		sum += float64(at(w[size*i:]) * at(act[size*i:]))
 	}
 	return float32(sum)
 }

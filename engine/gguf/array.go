@@ -3,6 +3,7 @@ package gguf
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 )
 
@@ -21,39 +22,41 @@ type Element interface {
 	uint8 | int8 | uint16 | int16 | uint32 | int32 | float32 | bool | string | *Array | uint64 | int64 | float64
 }
 
+// elemTypes maps each slice type an Array may hold (see Element) to its
+// element type.
+var elemTypes = map[reflect.Type]ValueType{
+	reflect.TypeFor[[]uint8]():   TypeUint8,
+	reflect.TypeFor[[]int8]():    TypeInt8,
+	reflect.TypeFor[[]uint16]():  TypeUint16,
+	reflect.TypeFor[[]int16]():   TypeInt16,
+	reflect.TypeFor[[]uint32]():  TypeUint32,
+	reflect.TypeFor[[]int32]():   TypeInt32,
+	reflect.TypeFor[[]float32](): TypeFloat32,
+	reflect.TypeFor[[]bool]():    TypeBool,
+	reflect.TypeFor[[]string]():  TypeString,
+	reflect.TypeFor[[]*Array]():  TypeArray,
+	reflect.TypeFor[[]uint64]():  TypeUint64,
+	reflect.TypeFor[[]int64]():   TypeInt64,
+	reflect.TypeFor[[]float64](): TypeFloat64,
+}
+
 // NewArray makes an array from a typed slice (not copied).
 func NewArray[T Element](values []T) *Array {
 	if values == nil {
 		values = []T{}
 	}
-	var t ValueType
-	switch any(values).(type) {
-	case []uint8:
-		t = TypeUint8
-	case []int8:
-		t = TypeInt8
-	case []uint16:
-		t = TypeUint16
-	case []int16:
-		t = TypeInt16
-	case []uint32:
-		t = TypeUint32
-	case []int32:
-		t = TypeInt32
-	case []float32:
-		t = TypeFloat32
-	case []bool:
-		t = TypeBool
-	case []string:
-		t = TypeString
-	case []*Array:
-		t = TypeArray
-	case []uint64:
-		t = TypeUint64
-	case []int64:
-		t = TypeInt64
-	case []float64:
-		t = TypeFloat64
+	return &Array{Elem: elemTypes[reflect.TypeFor[[]T]()], data: values}
+}
+
+// NewArrayOf is NewArray for a slice held in an interface; it returns an
+// array with no data (rejected by the writer) for other types.
+func NewArrayOf(values any) *Array {
+	t, ok := elemTypes[reflect.TypeOf(values)]
+	if !ok {
+		return &Array{Elem: math.MaxUint32}
+	}
+	if v := reflect.ValueOf(values); v.IsNil() {
+		values = reflect.MakeSlice(v.Type(), 0, 0).Interface()
 	}
 	return &Array{Elem: t, data: values}
 }
@@ -78,38 +81,10 @@ func (a *Array) Arrays() ([]*Array, bool)    { return Values[*Array](a) }
 
 // Len is the number of elements.
 func (a *Array) Len() int {
-	if a == nil {
+	if a == nil || a.data == nil {
 		return 0
 	}
-	switch d := a.data.(type) {
-	case []uint8:
-		return len(d)
-	case []int8:
-		return len(d)
-	case []uint16:
-		return len(d)
-	case []int16:
-		return len(d)
-	case []uint32:
-		return len(d)
-	case []int32:
-		return len(d)
-	case []float32:
-		return len(d)
-	case []bool:
-		return len(d)
-	case []string:
-		return len(d)
-	case []*Array:
-		return len(d)
-	case []uint64:
-		return len(d)
-	case []int64:
-		return len(d)
-	case []float64:
-		return len(d)
-	}
-	return 0
+	return reflect.ValueOf(a.data).Len()
 }
 
 // Any returns the underlying typed slice.

@@ -312,51 +312,29 @@ func (f *File) Get(key string) (Value, bool) {
 
 // GetString returns a string-typed key; it fails when the key is missing
 // or has another type.
-func (f *File) GetString(key string) (string, error) {
-	v, err := f.get(key)
-	if err != nil {
-		return "", err
-	}
-	if s, ok := v.String(); ok {
-		return s, nil
-	}
-	return "", f.typeErr(key, v, "string")
-}
+func (f *File) GetString(key string) (string, error) { return getAs(f, key, "string", Value.String) }
 
 // GetInt returns an integer key of any integer type as int64.
-func (f *File) GetInt(key string) (int64, error) {
-	v, err := f.get(key)
-	if err != nil {
-		return 0, err
-	}
-	if n, ok := v.Int(); ok {
-		return n, nil
-	}
-	return 0, f.typeErr(key, v, "integer")
-}
+func (f *File) GetInt(key string) (int64, error) { return getAs(f, key, "integer", Value.Int) }
 
 // GetFloat returns a float32 or float64 key as float64.
-func (f *File) GetFloat(key string) (float64, error) {
-	v, err := f.get(key)
-	if err != nil {
-		return 0, err
-	}
-	if x, ok := v.Float(); ok {
-		return x, nil
-	}
-	return 0, f.typeErr(key, v, "float")
-}
+func (f *File) GetFloat(key string) (float64, error) { return getAs(f, key, "float", Value.Float) }
 
 // GetArray returns an array key.
-func (f *File) GetArray(key string) (*Array, error) {
+func (f *File) GetArray(key string) (*Array, error) { return getAs(f, key, "array", Value.Array) }
+
+// getAs reads key through as, which reports whether the value has the
+// type the caller wants (named want in the error).
+func getAs[T any](f *File, key, want string, as func(Value) (T, bool)) (T, error) {
+	var zero T
 	v, err := f.get(key)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	if a, ok := v.Array(); ok {
-		return a, nil
+	if x, ok := as(v); ok {
+		return x, nil
 	}
-	return nil, f.typeErr(key, v, "array")
+	return zero, f.typeErr(key, v, want)
 }
 
 func (f *File) get(key string) (Value, error) {

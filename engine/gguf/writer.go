@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/harkapp/hark/engine/ggml"
 )
@@ -90,40 +89,6 @@ func checkValue(v Value, depth int) error {
 		}
 	}
 	return nil
-}
-
-// NewArrayOf is NewArray for a slice held in an interface; it returns an
-// array with no data (rejected by the writer) for other types.
-func NewArrayOf(values any) *Array {
-	switch v := values.(type) {
-	case []uint8:
-		return NewArray(v)
-	case []int8:
-		return NewArray(v)
-	case []uint16:
-		return NewArray(v)
-	case []int16:
-		return NewArray(v)
-	case []uint32:
-		return NewArray(v)
-	case []int32:
-		return NewArray(v)
-	case []float32:
-		return NewArray(v)
-	case []bool:
-		return NewArray(v)
-	case []string:
-		return NewArray(v)
-	case []*Array:
-		return NewArray(v)
-	case []uint64:
-		return NewArray(v)
-	case []int64:
-		return NewArray(v)
-	case []float64:
-		return NewArray(v)
-	}
-	return &Array{Elem: math.MaxUint32}
 }
 
 // AddTensor declares a tensor; its data follows later through WriteTensor.

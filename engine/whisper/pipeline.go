@@ -36,7 +36,7 @@ func (f *File) TranscribeSamples(ctx context.Context, m *Model, samples []float3
 	if err != nil {
 		return nil, err
 	}
-	return f.TranscribeSpectrogram(ctx, m, spec, opt)
+	return f.TranscribeMel(ctx, m, spec, opt)
 }
 
 // TranscribeFile decodes an audio or video file as a stream and
@@ -48,12 +48,12 @@ func (f *File) TranscribeFile(ctx context.Context, m *Model, path string, opt Tr
 		return nil, err
 	}
 	defer spec.Close()
-	return f.TranscribeSpooled(ctx, m, spec, opt)
+	return f.TranscribeMel(ctx, m, spec, opt)
 }
 
 // FileSpectrogram decodes an audio or video file as a stream into the
 // log-mel spectrogram (with the model file's filters and 30 s of silence
-// appended) that TranscribeSpooled takes, spooled to an unlinked temporary
+// appended) that TranscribeMel takes, spooled to an unlinked temporary
 // file: memory does not grow with the audio's length. Audio longer than
 // maxDuration (> 0) is refused as soon as it is, with an
 // *mel.TooLongError. Its errors are about the file: it cannot be
@@ -88,26 +88,24 @@ func FallbackTemperatures(t float32) []float32 {
 	return out
 }
 
-// TranscribeSpectrogram transcribes a log-mel spectrogram of audio followed
-// by 30 s of silence (what mel.LogMel computes).
-func (f *File) TranscribeSpectrogram(ctx context.Context, m *Model, spec *mel.Spectrogram, opt TranscribeOptions) (*Result, error) {
-	return f.transcribeMel(ctx, m, spec, spec.NMels, spec.NFrames, spec.Peak, opt)
+// Spectrogram is a log-mel spectrogram of audio followed by 30 s of
+// silence (mel.Spectrogram from mel.LogMel in memory, or
+// mel.SpooledSpectrogram from FileSpectrogram on disk).
+type Spectrogram interface {
+	MelWindows
+	Dims() mel.Dims
 }
 
-// TranscribeSpooled is TranscribeSpectrogram over a spooled spectrogram
-// (FileSpectrogram), read a window at a time.
-func (f *File) TranscribeSpooled(ctx context.Context, m *Model, spec *mel.SpooledSpectrogram, opt TranscribeOptions) (*Result, error) {
-	return f.transcribeMel(ctx, m, spec, spec.NMels, spec.NFrames, spec.Peak, opt)
-}
-
-func (f *File) transcribeMel(ctx context.Context, m *Model, mel MelWindows, nMels, nFrames int, peak float32, opt TranscribeOptions) (*Result, error) {
-	if nMels != m.H.NMels {
-		return nil, fmt.Errorf("whisper: the spectrogram has %d mel bins, the model %d", nMels, m.H.NMels)
+// TranscribeMel transcribes a log-mel spectrogram, read a window at a time.
+func (f *File) TranscribeMel(ctx context.Context, m *Model, spec Spectrogram, opt TranscribeOptions) (*Result, error) {
+	d := spec.Dims()
+	if d.NMels != m.H.NMels {
+		return nil, fmt.Errorf("whisper: the spectrogram has %d mel bins, the model %d", d.NMels, m.H.NMels)
 	}
-	if peak <= silenceLevel {
+	if d.Peak <= silenceLevel {
 		return nil, ErrSilent
 	}
-	content := nFrames - m.H.NFrames()
+	content := d.NFrames - m.H.NFrames()
 	if content <= 0 {
 		return &Result{Language: "en", Segments: []Segment{}}, nil
 	}
@@ -117,7 +115,7 @@ func (f *File) transcribeMel(ctx context.Context, m *Model, mel MelWindows, nMel
 	if opt.SuppressBlank == nil {
 		opt.SuppressBlank = f.Vocab.SuppressBlank()
 	}
-	res, err := m.Transcribe(ctx, mel, content, f.Vocab, opt)
+	res, err := m.Transcribe(ctx, spec, content, f.Vocab, opt)
 	if err != nil {
 		return nil, err
 	}

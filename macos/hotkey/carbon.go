@@ -3,15 +3,12 @@ package hotkey
 import "fmt"
 
 // Carbon Event Manager constants (HIToolbox CarbonEvents.h / Events.h).
-// Four-character codes are big-endian packed ASCII.
+// Four-character codes are big-endian packed ASCII. Those only the event
+// handler uses are in hotkey_darwin.go.
 var (
 	eventClassKeyboard   = fourCC("keyb") // kEventClassKeyboard
 	paramDirectObject    = fourCC("----") // kEventParamDirectObject
 	typeEventHotKeyID    = fourCC("hkid") // typeEventHotKeyID
-	hotKeySignature      = fourCC("Hark") // EventHotKeyID.signature: ours
-	eventHotKeyPressed   = uint32(5)      // kEventHotKeyPressed
-	eventHotKeyReleased  = uint32(6)      // kEventHotKeyReleased
-	eventNotHandledErr   = int32(-9874)   // eventNotHandledErr: let others see it
 	eventInternalErr     = int32(-9868)   // what macOS 15.0/15.1 return for Option-only hotkeys
 	eventHotKeyExistsErr = int32(-9878)   // another app (or we) already own this combo
 )

@@ -13,6 +13,14 @@ import (
 	"github.com/harkapp/hark/macos/mainthread"
 )
 
+// The Carbon constants of the event handler (see carbon.go).
+var (
+	hotKeySignature     = fourCC("Hark") // EventHotKeyID.signature: ours
+	eventHotKeyPressed  = uint32(5)      // kEventHotKeyPressed
+	eventHotKeyReleased = uint32(6)      // kEventHotKeyReleased
+	eventNotHandledErr  = int32(-9874)   // eventNotHandledErr: let others see it
+)
+
 // EventHotKeyID: struct { OSType signature; UInt32 id; }, passed by value.
 type eventHotKeyID struct {
 	_         structs.HostLayout

@@ -159,11 +159,6 @@ func (p *paster) flush() error {
 	return p.b.Restore(pd.snap)
 }
 
-// maxUnicodeChunk is the most UTF-16 units one keyboard event carries:
-// CGEventKeyboardSetUnicodeString silently truncates longer strings to 20
-// (not in Apple's documentation, but widely observed).
-const maxUnicodeChunk = 20
-
 // chunkUTF16 splits text into UTF-16 slices of at most max units without
 // separating a surrogate pair, for typing through keyboard events.
 func chunkUTF16(text string, max int) [][]uint16 {

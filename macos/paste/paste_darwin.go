@@ -10,6 +10,11 @@ import (
 	"github.com/harkapp/hark/macos/permissions"
 )
 
+// maxUnicodeChunk is the most UTF-16 units one keyboard event carries:
+// CGEventKeyboardSetUnicodeString silently truncates longer strings to 20
+// (not in Apple's documentation, but widely observed).
+const maxUnicodeChunk = 20
+
 var (
 	selGeneralPasteboard = objc.RegisterName("generalPasteboard")  // +[NSPasteboard generalPasteboard]
 	selChangeCount       = objc.RegisterName("changeCount")        // -[NSPasteboard changeCount] -> NSInteger

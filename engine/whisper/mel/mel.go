@@ -24,6 +24,16 @@ type Spectrogram struct {
 	Peak float32
 }
 
+// Dims are a spectrogram's size and its audio's peak, which a
+// transcription checks before reading any window.
+type Dims struct {
+	NMels, NFrames int
+	Peak           float32
+}
+
+// Dims returns s's size and peak.
+func (s *Spectrogram) Dims() Dims { return Dims{s.NMels, s.NFrames, s.Peak} }
+
 // hann is torch.hann_window(400) (periodic): 0.5 - 0.5 cos(2 pi n / N).
 var hann = func() [NFFT]float64 {
 	var w [NFFT]float64

@@ -44,6 +44,9 @@ type SpooledSpectrogram struct {
 	raw   []byte
 }
 
+// Dims returns s's size and peak.
+func (s *SpooledSpectrogram) Dims() Dims { return Dims{s.NMels, s.NFrames, s.Peak} }
+
 // LogMelSpool is LogMel over a 16 kHz mono stream that is never held
 // whole, nor its spectrogram: the first pass reads the stream in chunks,
 // drops samples once the frames that need them are computed, writes the
