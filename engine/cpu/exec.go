@@ -31,6 +31,7 @@ type Exec struct {
 	attnScr []float32   // packed K, transposed V and scores of attentionGEMM
 	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
 	sorter  candSorter
+	order   sampleOrder // the Sample kernel's walks without top-k
 	// settings is the Sample kernel's decoded step data (its bias slices
 	// reused)
 	settings plan.SampleSettings
