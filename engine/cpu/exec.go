@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
@@ -14,6 +15,7 @@ import (
 type Exec struct {
 	mu     sync.Mutex
 	pool   *Pool
+	pri    *atomic.Int32 // priority of the passes on the pool (admit.go)
 	mm     *MatMul
 	name   string
 	bufs   []buffer
@@ -119,6 +121,8 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	}
 	ops, fence := e.passes[pass].ops, e.passes[pass].fence
 	e.curPass = pass
+	e.pool.gate.admit(priorityOf(e.pri))
+	defer e.pool.gate.leave()
 	e.pool.Begin()
 	defer e.pool.End() // fences the last jobs before the host reads
 	for i := range ops {
