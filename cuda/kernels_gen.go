@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "8fa7eff1959b3baacd88603541534f98bb9b9c72b0a0d20c717cccb6699a88ce"
+const sourcesHash = "19b931d7890d46d6303b4782f8e19c4298c29467035d9945ebb4bf121971edbb"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
