@@ -2,10 +2,15 @@
 # Issue 33's serve-speed comparison on CUDA after the no-top-k sampler change (branch topk): hark bench llm's tg128
 # chained against streamed chat through hark serve (Go client bench/serve/streamspeed, temperature 0.7, 128 tokens,
 # first to last streamed token), same SmolLM2-shaped q8_0 file; then hark generate at top-k 40 against top-k 0 (what
-# an OpenAI request carries), ms per token from two lengths. Builds nothing: run from a folder holding hark.xz,
-# streamspeed.xz, data.tar.xz (.gpu/serve/, prepared as the branch's report says).
+# an OpenAI request carries), wall seconds at two lengths. Builds nothing: it takes hark.xz, streamspeed.xz and
+# data.tar.xz from $K (default: .gpu/serve of the repository this script is in), prepared on the dev machine:
+#   mkdir -p .gpu/serve
+#   CGO_ENABLED=0 go build -o .gpu/serve/hark . && xz -f .gpu/serve/hark
+#   CGO_ENABLED=0 go build -o .gpu/serve/streamspeed ./bench/serve/streamspeed && xz -f .gpu/serve/streamspeed
+#   tar -C ../shared -cJf .gpu/serve/data.tar.xz llm-kit/tokenizers/smollm2
+# Usage (GPU machine, repository root): OUT=$OUT bash bench/serve/20261129-topk-cuda/call.sh
 set -u
-K=$(cd "$(dirname "$0")" && pwd); OUT=${OUT:-/tmp/out}
+K=${K:-$(cd "$(dirname "$0")/../../.." && pwd)/.gpu/serve}; OUT=${OUT:-/tmp/out}
 mkdir -p $OUT /w/shared /w/models && cd /w
 for b in hark streamspeed; do xz -dc $K/$b.xz > $b && chmod +x $b; done
 tar -C /w/shared -xJf $K/data.tar.xz
