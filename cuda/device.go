@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/harkapp/hark/shaders"
@@ -228,6 +229,10 @@ func openDevice(ordinal int) (*device, error) {
 	return v, nil
 }
 
+// moduleLoads counts the kernel modules loaded by this process (tests:
+// one per device however many models share it).
+var moduleLoads atomic.Int64
+
 // loadModule loads the PTX (the driver compiles it for this GPU and caches
 // the result in its compute cache) and finds every function constant.
 func (v *device) loadModule(in *Info) error {
@@ -249,6 +254,7 @@ func (v *device) loadModule(in *Info) error {
 	vals := []uintptr{uintptr(unsafe.Pointer(&errLog[0])), uintptr(len(errLog))}
 	r := d.cuModuleLoadDataEx(&v.mod, unsafe.Pointer(&img[0]), uint32(len(opts)), &opts[0], &vals[0])
 	runtime.KeepAlive(img)
+	moduleLoads.Add(1)
 	if r != 0 {
 		return fmt.Errorf("cuda: loading the kernels (PTX JIT %v): %w: %s", in.ModuleFromJIT, d.err("cuModuleLoadDataEx", r), strings.TrimSpace(cString(&errLog[0])))
 	}

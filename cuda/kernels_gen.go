@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "4e0f343312cfbd5225f7aea652fb44386adfb1077910df5b15117c1230c2cd7d"
+const sourcesHash = "19b931d7890d46d6303b4782f8e19c4298c29467035d9945ebb4bf121971edbb"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

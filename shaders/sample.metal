@@ -11,7 +11,8 @@
 // produced window by window: a window is the tokens whose logit lies in a
 // key range [lo, hi) (keys are the logits' bits mapped to a monotone
 // uint) holding at most SMP_CAP tokens, the widest below the previous
-// window (by bisection; the first tries the tokens within 10 of the top);
+// window (by a radix walk over the keys' bytes, smp_window_lo; the first
+// tries the tokens within 10 of the top);
 // its tokens are gathered into threadgroup memory, bitonic-sorted and
 // walked in parallel (runs per thread, prefix sums, an atomic min of the
 // deciding token). One window nearly always decides everything; flat
@@ -356,6 +357,51 @@ static inline uint smp_count(device const float* l, uint n, uint lo, uint hi, th
     return smp_sum_u(c, sh, lane, sg, nsg);
 }
 
+// smp_window_lo is the smallest lo with at most SMP_CAP tokens of key in
+// [lo, hi), given more than SMP_CAP below hi: the bound a bisection over
+// the key would find, by a radix walk over the key's bytes from the top
+// (4 passes over the logits instead of ~32 counts; flat distributions need
+// a new window often). lo == hi: more than SMP_CAP tokens of key hi−1.
+// res (2 words) passes thread 0's choice on.
+static inline uint smp_window_lo(device const float* l, uint n, uint hi, threadgroup atomic_uint* hist,
+                                 threadgroup uint* res, uint tid, uint ntg) {
+    uint base = 0;  // the key bits above this level's byte, fixed so far
+    uint above = 0; // tokens with key in [the end of base's bucket, hi)
+    for (int shift = 24; shift >= 0; shift -= 8) {
+        for (uint i = tid; i < 256; i += ntg) {
+            atomic_store_explicit(&hist[i], 0u, memory_order_relaxed);
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        const uint fixed = shift == 24 ? 0u : ~((1u << uint(shift + 8)) - 1u);
+        for (uint j = tid; j < n; j += ntg) {
+            const uint k = smp_key(l[j]);
+            if (k < hi && (k & fixed) == base) {
+                atomic_fetch_add_explicit(&hist[(k >> uint(shift)) & 255u], 1u, memory_order_relaxed);
+            }
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        if (tid == 0) {
+            // from the top byte down, the first whose tokens, with those
+            // above, exceed the window: lo lies just above one of its keys
+            uint c = above;
+            uint b = 255;
+            uint hb = atomic_load_explicit(&hist[b], memory_order_relaxed);
+            while (c + hb <= SMP_CAP && b > 0) {
+                c += hb;
+                b--;
+                hb = atomic_load_explicit(&hist[b], memory_order_relaxed);
+            }
+            res[0] = base | (b << uint(shift));
+            res[1] = c;
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        base = res[0];
+        above = res[1];
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    return base + 1;
+}
+
 // smp_before: token (la, ia) comes before (lb, ib) in the order.
 static inline bool smp_before(float la, int ia, float lb, int ib) { return la > lb || (la == lb && ia < ib); }
 
@@ -495,6 +541,7 @@ kernel void sample(device const float* x [[buffer(0)]],
     threadgroup SmpWalk ws;
     threadgroup atomic_uint wcount;
     threadgroup atomic_uint wstop;
+    threadgroup atomic_uint whist[256]; // smp_window_lo's histogram
     threadgroup int selRes;
 
     const uint n = args.sample.n;
@@ -652,30 +699,18 @@ kernel void sample(device const float* x [[buffer(0)]],
             } else {
                 // the widest [lo, hi) holding at most SMP_CAP tokens
                 c = smp_count(l, n, 0, hi, sh, tid, ntg, lane, sg, nsg);
-                uint bad = 0;
                 if (c > SMP_CAP && hi == 0xffffffffu) {
                     // first window: the tokens within 10 of the top logit
-                    // nearly always fit, which saves the bisection
+                    // nearly always fit, which saves the radix walk
                     const uint guess = smp_key(lmax - 10.0f);
                     const uint cg = smp_count(l, n, guess, hi, sh, tid, ntg, lane, sg, nsg);
                     if (cg <= SMP_CAP) {
                         lo = guess;
                         c = cg;
-                    } else {
-                        bad = guess; // the window starts above it
                     }
                 }
                 if (c > SMP_CAP) {
-                    uint good = hi;
-                    while (good - bad > 1) {
-                        const uint mid = bad + (good - bad) / 2;
-                        if (smp_count(l, n, mid, hi, sh, tid, ntg, lane, sg, nsg) <= SMP_CAP) {
-                            good = mid;
-                        } else {
-                            bad = mid;
-                        }
-                    }
-                    lo = good;
+                    lo = smp_window_lo(l, n, hi, whist, sh.sel, tid, ntg);
                     c = lo == hi ? 0u : smp_count(l, n, lo, hi, sh, tid, ntg, lane, sg, nsg);
                 }
             }

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/harkapp/hark/engine/ggml"
@@ -32,6 +33,7 @@ type Backend struct {
 	pool      *Pool
 	ownPool   bool
 	floatActs bool
+	pri       *atomic.Int32 // the passes' priority on the pool (nil: DefaultPriority)
 }
 
 // New returns a CPU backend. Its worker pool lives until Close.
@@ -70,7 +72,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if err := plan.CheckLoad(p); err != nil {
 		return nil, fmt.Errorf("cpu: %w", err)
 	}
-	e := &Exec{pool: b.pool, name: p.Name, mm: NewMatMul(b.pool)}
+	e := &Exec{pool: b.pool, pri: b.pri, name: p.Name, mm: NewMatMul(b.pool)}
 	e.StepRunner = plan.NewStepRunner(&e.mu, e.ready, e.runPass)
 	e.mm.floatActs = b.floatActs
 	var total int64

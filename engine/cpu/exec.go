@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/harkapp/hark/engine/ggml"
@@ -16,6 +17,7 @@ type Exec struct {
 	plan.StepRunner // Run and RunSeq: ready, then runPass, under mu
 	mu              sync.Mutex
 	pool            *Pool
+	pri             *atomic.Int32 // priority of the passes on the pool (admit.go)
 	mm              *MatMul
 	name            string
 	bufs            []buffer
@@ -34,6 +36,7 @@ type Exec struct {
 	attnScr []float32   // packed K, transposed V and scores of attentionGEMM
 	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
 	sorter  candSorter
+	order   sampleOrder // the Sample kernel's walks without top-k
 	// settings is the Sample kernel's decoded step data (its bias slices
 	// reused)
 	settings plan.SampleSettings
@@ -101,6 +104,8 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	}
 	ops, fence := e.passes[pass].ops, e.passes[pass].fence
 	e.curPass = pass
+	e.pool.gate.admit(priorityOf(e.pri))
+	defer e.pool.gate.leave()
 	e.pool.Begin()
 	defer e.pool.End() // fences the last jobs before the host reads
 	for i := range ops {

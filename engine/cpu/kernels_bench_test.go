@@ -80,24 +80,46 @@ var sampleVocabs = []int{49152, 152064, 262144}
 func BenchmarkSample(b *testing.B) {
 	for _, n := range sampleVocabs {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			r := rand.New(rand.NewPCG(5, 5))
-			h := newHarness(b)
-			h.be = New(Options{Threads: 1})
-			x, o, s := h.f32("x", randVec(r, n, 3)), h.i32("o", []int32{0}), h.nan("s", 2*n)
-			st := h.i32("settings", sampleParams{topK: 40, topP: 0.95, temp: 0.7, seed: 1}.settings(false, 0))
-			d := plan.SampleArgs{X: bind(x), Out: bind(o), Settings: bind(st), Counts: plan.None, Scratch: bind(s), Logprobs: plan.None, N: n}.Dispatch()
-			d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
-			h.add(d)
-			ex := h.load()
-			b.ReportAllocs()
-			v := plan.Vars{}
-			for b.Loop() {
-				v[plan.VarStep]++
-				if err := ex.Run(0, &v); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchSample(b, n, 3, sampleParams{topK: 40, topP: 0.95, temp: 0.7, seed: 1})
 		})
+	}
+}
+
+// BenchmarkSampleNoTopK is what OpenAI requests cost (they carry no
+// top-k): temperature 0.7 with top-p 0.95 and 1, over logits from N(0, 3)
+// and a flat N(0, 0.3) (stories260K, random-weight files, real models at
+// high temperature), on one thread.
+func BenchmarkSampleNoTopK(b *testing.B) {
+	for _, n := range sampleVocabs[:2] {
+		for _, sd := range []float64{3, 0.3} {
+			for _, topP := range []float32{0.95, 1} {
+				b.Run(fmt.Sprintf("n=%d/sd=%g/top-p=%g", n, sd, topP), func(b *testing.B) {
+					benchSample(b, n, sd, sampleParams{topP: topP, temp: 0.7, seed: 1})
+				})
+			}
+		}
+	}
+}
+
+// benchSample draws from n logits of N(0, sd) with sp on one thread, the
+// step advancing every iteration.
+func benchSample(b *testing.B, n int, sd float64, sp sampleParams) {
+	r := rand.New(rand.NewPCG(5, 5))
+	h := newHarness(b)
+	h.be = New(Options{Threads: 1})
+	x, o, s := h.f32("x", randVec(r, n, sd)), h.i32("o", []int32{0}), h.nan("s", 2*n)
+	st := h.i32("settings", sp.settings(false, 0))
+	d := plan.SampleArgs{X: bind(x), Out: bind(o), Settings: bind(st), Counts: plan.None, Scratch: bind(s), Logprobs: plan.None, N: n}.Dispatch()
+	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
+	h.add(d)
+	ex := h.load()
+	b.ReportAllocs()
+	v := plan.Vars{}
+	for b.Loop() {
+		v[plan.VarStep]++
+		if err := ex.Run(0, &v); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -56,6 +56,7 @@ type Pool struct {
 	closed  atomic.Bool
 	exited  sync.WaitGroup
 	passes  atomic.Int32 // Begins not yet Ended (plans sharing the pool)
+	gate    admission    // one pass at a time, by priority (admit.go)
 	quieted atomic.Int32 // quiet sections running: parking allowed again
 
 	gen   uint64 // last generation published (under mu)

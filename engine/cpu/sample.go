@@ -303,11 +303,13 @@ func cut(l []float32, ids []int32, lmax float32, z float64, topP, minP float32) 
 // -Inf), which it scales by the temperature in place.
 func (e *Exec) drawScaled(l []float32, ids []int32, topK int, topP, minP, temp float32, u float64) int32 {
 	n := len(l)
-	lmax := float32(math.Inf(-1))
+	lmax, lmin := float32(math.Inf(-1)), float32(math.Inf(1))
 	for i := range l {
 		l[i] /= temp
-		if l[i] > lmax {
-			lmax = l[i]
+		v := l[i]
+		lmax = max(lmax, v)
+		if !math.IsInf(float64(v), -1) {
+			lmin = min(lmin, v)
 		}
 	}
 	if math.IsInf(float64(lmax), 0) {
@@ -315,47 +317,70 @@ func (e *Exec) drawScaled(l []float32, ids []int32, topK int, topP, minP, temp f
 		// the first maximum
 		return int32(plan.ArgmaxRow(l))
 	}
-
-	// 3. candidates. Without top-k the softmax runs over the whole
-	// vocabulary, so its normaliser is known up front (summed in id order);
-	// a histogram of the mass by distance from the top logit then tells how
-	// far below it the candidates must reach for the top-p cutoff or the
-	// draw to fall among them.
-	k := n
 	if topK > 0 && topK < n {
-		k = topK
+		return e.drawScaledTopK(l, ids, lmax, topK, topP, minP, u)
 	}
-	noCut := k == n && topP >= 1 && minP <= 0 // the kept set is everything
+	return e.drawAll(l, ids, lmax, lmin, topP, minP, u)
+}
+
+// drawAll is drawScaled without top-k: the softmax runs over the whole
+// vocabulary, and its walks in the order need only the tokens where the
+// top-p cut and the draw land (sampleOrder):
+//
+//   - z, the normaliser, is summed over the vocabulary in id order (it is
+//     the kept mass when nothing is cut); the same pass fills the
+//     histogram and counts the tokens min-p keeps (exp(l-lmax) >= minP is
+//     a threshold): keepM, at least the top;
+//   - the cut: the first token whose cumulative mass reaches topP·z when
+//     it comes before rank keepM-1 (keep: its rank+1), else keepM; the
+//     kept mass is the cumulative mass through the last kept token;
+//   - the draw: the first kept token whose cumulative mass exceeds u times
+//     the kept mass, else the last kept.
+func (e *Exec) drawAll(l []float32, ids []int32, lmax, lmin float32, topP, minP float32, u float64) int32 {
+	n := len(l)
+	o := &e.order
+	defer func() { o.l, o.ids = nil, nil }()
+	o.l, o.ids, o.lmax, o.scale, o.sorted = l, ids, lmax, newBinScale(lmax, lmin), 0
+	o.top.reset()
 	var z float64
-	delta := 16.0
-	if k == n {
-		var bins [sampleBins]float64
-		for _, v := range l {
-			ev := math.Exp(float64(v - lmax))
-			z += ev
-			if d := float64(lmax - v); d < 16 { // false for -Inf logits
-				bins[int(d*(sampleBins/16.0))] += ev
-			}
-		}
-		target := u * z
-		if topP < 1 {
-			target = float64(topP) * z
-		}
-		target *= 1 + 1e-9 // margin for the different summation order
-		var cum float64
-		for b, m := range bins {
-			cum += m
-			if cum >= target {
-				delta = float64(b+1) * (16.0 / sampleBins)
-				break
-			}
+	keepM := 0
+	minP64 := float64(minP)
+	for _, v := range l {
+		ev := math.Exp(float64(v - lmax))
+		z += ev
+		b := o.scale.bin(v)
+		o.top.mass[b] += ev
+		o.top.count[b]++
+		if ev >= minP64 {
+			keepM++
 		}
 	}
+	if minP <= 0 {
+		keepM = n
+	}
+	keepM = max(keepM, 1)
+	keep, mass := n, z
+	switch {
+	case topP < 1:
+		_, r, cum := o.locate(float64(topP)*z, false, keepM)
+		keep, mass = r+1, cum
+	case keepM < n:
+		_, r, cum := o.locate(math.Inf(1), false, keepM)
+		keep, mass = r+1, cum
+	}
+	tok, _, _ := o.locate(u*mass, true, keep)
+	return tok
+}
+
+// drawScaledTopK is drawScaled with top-k (at an extreme temperature, or
+// when drawTopK declined): the candidates above a threshold that widens
+// until it holds the top k, the best k of them sorted.
+func (e *Exec) drawScaledTopK(l []float32, ids []int32, lmax float32, k int, topP, minP float32, u float64) int32 {
 	s := &e.sorter
 	defer func() { s.idx, s.l = nil, nil }()
-	for ; ; delta *= 4 {
+	for delta := float32(16); ; delta *= 4 {
 		all := delta > 1e4
-		thr := lmax - float32(delta)
+		thr := lmax - delta
 		c := 0
 		for i, v := range l {
 			if all || v >= thr {
@@ -363,65 +388,23 @@ func (e *Exec) drawScaled(l []float32, ids []int32, topK int, topP, minP, temp f
 				c++
 			}
 		}
-		// complete: the candidates hold the whole candidate set (all of the
-		// vocabulary, or the top k)
-		complete := c == n
+		if c < k && !all {
+			continue
+		}
+		*s = candSorter{idx: ids[:c], l: l}
 		if c > k {
-			*s = candSorter{idx: ids[:c], l: l}
 			selectTop(s, k)
-			c, complete = k, true
-		} else if c == k {
-			complete = true
+			c = k
 		}
 		*s = candSorter{idx: ids[:c], l: l}
 		sort.Sort(s)
-		if k < n {
-			if !complete {
-				continue
-			}
-			z = 0
-			for _, id := range ids[:c] {
-				z += math.Exp(float64(l[id] - lmax))
-			}
+		var z float64
+		for _, id := range ids[:c] {
+			z += math.Exp(float64(l[id] - lmax))
 		}
-		keep := cut(l, ids[:c], lmax, z, topP, minP)
-		// 4. draw: the first token whose cumulative mass exceeds u times
-		// the kept mass (z itself when nothing is cut)
-		var mass float64
-		lim := keep
-		switch {
-		case noCut:
-			mass, lim = z, c
-		case keep >= 0:
-			for _, id := range ids[:keep] {
-				mass += math.Exp(float64(l[id] - lmax))
-			}
-		case complete:
-			lim = c
-			for _, id := range ids[:c] {
-				mass += math.Exp(float64(l[id] - lmax))
-			}
-		default:
-			continue // the kept set reaches past the candidates
-		}
-		target := u * mass
-		var cum float64
-		for _, id := range ids[:lim] {
-			cum += math.Exp(float64(l[id] - lmax))
-			if cum > target {
-				return id
-			}
-		}
-		if !complete && noCut {
-			continue // rounding left the draw past the candidates
-		}
-		return ids[lim-1]
+		return cutAndDraw(l, ids[:c], lmax, z, topP, minP, u)
 	}
 }
-
-// sampleBins is the resolution of the sampler's mass histogram (over 16
-// logits below the top).
-const sampleBins = 64
 
 // selectTop moves the k best candidates of s (by its order) to the front
 // of s.idx, in no particular order, in O(c log k): a heap of the best k

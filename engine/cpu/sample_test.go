@@ -148,6 +148,12 @@ func refSample(x []float32, hist []int32, sp sampleParams) int32 {
 // from VarStep, so the plan path is part of the test; the token counts of
 // hist must gain the drawn token.
 func sampleOnce(t *testing.T, x []float32, hist []int32, sp sampleParams) int32 {
+	tok, _ := sampleExec(t, x, hist, sp)
+	return tok
+}
+
+// sampleExec is sampleOnce that also returns the executor it ran on.
+func sampleExec(t *testing.T, x []float32, hist []int32, sp sampleParams) (int32, *Exec) {
 	n := len(x)
 	h := newHarness(t)
 	xb := h.f32("x", x)
@@ -166,7 +172,7 @@ func sampleOnce(t *testing.T, x []float32, hist []int32, sp sampleParams) int32 
 	tok := out[0]
 	want := countsOf(append(append([]int32(nil), hist...), tok), n)
 	require.Equal(t, append([]int32{12345}, want...), h.readI32(cb), "the drawn token is counted")
-	return tok
+	return tok, h.ex
 }
 
 func TestSampleMatchesReference(t *testing.T) {

@@ -85,3 +85,42 @@ func TestOnePoolForSpeechAndChat(t *testing.T) {
 	require.Equal(t, want, res.Tokens, "the chat's tokens next to a dictation")
 	require.Contains(t, strings.ToLower(text), "ask not what your country can do for you")
 }
+
+// The runtime's priorities reach the shared CPU pool: each model's passes
+// take it at its holder's priority (cpu's TestPassAdmissionByPriority
+// counts what the pool does with them), so a dictation's passes go before
+// a chat's and a file job's.
+func TestDictationFirstOnTheSharedPool(t *testing.T) {
+	r := newRT(t, Options{Threads: 2, WhisperBeams: 1})
+	ctx := context.Background()
+	d, err := r.Speech(ctx, kitPath(t), Dictation)
+	require.NoError(t, err)
+	l, err := r.LLM(ctx, storiesPath(t), Interactive)
+	require.NoError(t, err)
+	view := func(path string) *cpu.Backend {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		var be any
+		switch m := r.entries[key{path, r.backend}].model.(type) {
+		case *speechModel:
+			be = m.be
+		case *llmModel:
+			be = m.be
+		}
+		c, ok := be.(*cpu.Backend)
+		require.True(t, ok, "%s runs on a CPU backend", path)
+		return c
+	}
+	sv, lv := view(kitPath(t)), view(storiesPath(t))
+	require.Same(t, sv.Pool(), lv.Pool(), "one pool")
+	require.Equal(t, int32(Dictation), sv.Priority())
+	require.Equal(t, int32(Interactive), lv.Priority())
+	d.Release()
+	l.Release()
+
+	// the next holder's priority is the passes' priority
+	b, err := r.Speech(ctx, kitPath(t), Batch)
+	require.NoError(t, err)
+	require.Equal(t, int32(Batch), sv.Priority())
+	b.Release()
+}

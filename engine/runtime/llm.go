@@ -3,9 +3,10 @@ package runtime
 import (
 	"context"
 	"fmt"
-	"github.com/harkapp/hark/engine/backends"
 	"path/filepath"
+	"sync/atomic"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/chat"
 	"github.com/harkapp/hark/engine/llm"
 )
@@ -30,7 +31,9 @@ type LLMModel struct {
 // LLM waits for the GGUF model at path at priority pri (loading it when
 // needed) and returns it held; ctx bounds the wait.
 func (r *Runtime) LLM(ctx context.Context, path string, pri Priority) (*LLMModel, error) {
-	e, err := r.acquire(ctx, path, pri, func(backend string) (loaded, error) { return r.loadLLM(path, backend) })
+	e, err := r.acquire(ctx, path, pri, func(backend string, pri *atomic.Int32) (loaded, error) {
+		return r.loadLLM(path, backend, pri)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -57,8 +60,8 @@ type llmModel struct {
 	release func()
 }
 
-func (r *Runtime) loadLLM(path, backend string) (*llmModel, error) {
-	be, err := r.openBackend(backend)
+func (r *Runtime) loadLLM(path, backend string, pri *atomic.Int32) (*llmModel, error) {
+	be, err := r.openBackend(backend, pri)
 	if err != nil {
 		return nil, err
 	}

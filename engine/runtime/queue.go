@@ -43,6 +43,12 @@ func (e *entry) next() *waiter {
 	return w
 }
 
+// hold records the holder's priority, for the queue and the pool.
+func (e *entry) hold(pri Priority) {
+	e.holder = pri
+	e.passPri.Store(int32(pri))
+}
+
 // urgent reports whether a waiter outranks the holder, or (equal) ranks
 // with it.
 func (e *entry) urgent(equal bool) bool {
@@ -58,7 +64,8 @@ func (e *entry) urgent(equal bool) bool {
 // r.mu held; on success r.mu is held again, on error it is released.
 func (r *Runtime) wait(ctx context.Context, e *entry, pri Priority) error {
 	if !e.busy && len(e.waiters) == 0 {
-		e.busy, e.holder = true, pri
+		e.busy = true
+		e.hold(pri)
 		return nil
 	}
 	r.seq++

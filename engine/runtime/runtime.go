@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/harkapp/hark/engine/backends"
@@ -91,9 +92,13 @@ type key struct{ path, backend string }
 
 // entry is one model of the cache: its queue and, once loaded, the model.
 type entry struct {
-	key      key
-	busy     bool     // someone holds the model
-	holder   Priority // the holder's priority, when busy
+	key    key
+	busy   bool     // someone holds the model
+	holder Priority // the holder's priority, when busy
+	// passPri is the holder's priority for the passes of the model on a
+	// shared CPU pool (cpu.Backend.Prioritized): a dictation's passes go
+	// before a chat's
+	passPri  atomic.Int32
 	waiters  []*waiter
 	model    loaded // nil until loaded
 	bytes    int64  // counted against the budget (reserved while loading)
@@ -267,7 +272,7 @@ func (r *Runtime) Close() {
 
 // acquire waits for e's turn at priority pri, then loads the model when
 // needed with load. It returns the entry held.
-func (r *Runtime) acquire(ctx context.Context, path string, pri Priority, load func(backend string) (loaded, error)) (*entry, error) {
+func (r *Runtime) acquire(ctx context.Context, path string, pri Priority, load func(backend string, pri *atomic.Int32) (loaded, error)) (*entry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -302,7 +307,7 @@ func (r *Runtime) acquire(ctx context.Context, path string, pri Priority, load f
 	backend := k.backend
 	r.mu.Unlock()
 
-	m, err := load(backend)
+	m, err := load(backend, &e.passPri)
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -328,7 +333,7 @@ func (r *Runtime) release(e *entry) {
 // idle entry is unloaded. r.mu is held.
 func (r *Runtime) handOver(e *entry) {
 	if w := e.next(); w != nil {
-		e.holder = w.pri
+		e.hold(w.pri)
 		w.granted = true
 		close(w.ch)
 		return

@@ -3,8 +3,9 @@ package runtime
 import (
 	"context"
 	"errors"
-	"github.com/harkapp/hark/engine/backends"
+	"sync/atomic"
 
+	"github.com/harkapp/hark/engine/backends"
 	"github.com/harkapp/hark/engine/whisper"
 )
 
@@ -24,7 +25,9 @@ type SpeechModel struct {
 // Speech waits for the Whisper model at path at priority pri (loading it
 // when needed) and returns it held; ctx bounds the wait.
 func (r *Runtime) Speech(ctx context.Context, path string, pri Priority) (*SpeechModel, error) {
-	e, err := r.acquire(ctx, path, pri, func(backend string) (loaded, error) { return r.loadSpeech(path, backend) })
+	e, err := r.acquire(ctx, path, pri, func(backend string, pri *atomic.Int32) (loaded, error) {
+		return r.loadSpeech(path, backend, pri)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +78,12 @@ type speechModel struct {
 	release func() // returns be to the runtime
 }
 
-func (r *Runtime) loadSpeech(path, backend string) (*speechModel, error) {
+func (r *Runtime) loadSpeech(path, backend string, pri *atomic.Int32) (*speechModel, error) {
 	f, err := whisper.OpenFile(path)
 	if err != nil {
 		return nil, err
 	}
-	be, err := r.openBackend(backend)
+	be, err := r.openBackend(backend, pri)
 	if err != nil {
 		f.Close()
 		return nil, err

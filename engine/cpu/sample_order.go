@@ -1,0 +1,157 @@
+package cpu
+
+import (
+	"math"
+	"sort"
+)
+
+// The Sample kernel's walks in the order (descending scaled logit, ties to
+// the lower id) without sorting the vocabulary. Every token's mass
+// exp(l-lmax) is histogrammed into sampleBins bins of equal width over the
+// finite logits' range; a bin is a contiguous stretch of the order, so
+// the tokens of the bins above the one where a walk lands come earlier
+// whatever their order among themselves, and their cumulative mass is the
+// bins' sums. Only the landing bin's tokens are sorted; when it holds more
+// than sampleSortCap (nearly flat distributions), it is histogrammed again
+// over its own range until it does or is a run of equal logits (already in
+// the order: id order). Each refinement leaves the extremes in different
+// bins, so the set shrinks and the range narrows ~sampleBins-fold: a few
+// levels at most.
+//
+// Masses are float64: bins in id order, the landing bin in the order. The
+// result is a full sort's up to rounding of those sums (~1e-16 relative),
+// which moves a cut or draw only when it falls that close to a token's
+// edge.
+
+// sampleBins is the resolution of the histograms; a bin of at most
+// sampleSortCap tokens is sorted.
+const (
+	sampleBins    = 1024
+	sampleSortCap = 256
+)
+
+// locBins is a mass histogram: bins [0, sampleBins) by distance below the
+// top, bin sampleBins the -Inf logits (last in the order, no mass).
+type locBins struct {
+	mass  [sampleBins + 1]float64
+	count [sampleBins + 1]int32
+}
+
+func (h *locBins) reset() {
+	clear(h.mass[:])
+	clear(h.count[:])
+}
+
+// binScale maps logits in [lo, hi] to bins: bin(v) does not rise as v
+// falls, so each bin is a contiguous stretch of the order.
+type binScale struct {
+	hi, scale float64
+}
+
+func newBinScale(hi, lo float32) binScale {
+	s := binScale{hi: float64(hi)}
+	if w := float64(hi) - float64(lo); w > 0 {
+		s.scale = sampleBins / w
+	}
+	return s
+}
+
+func (s binScale) bin(v float32) int {
+	if math.IsInf(float64(v), -1) {
+		return sampleBins
+	}
+	return min(int((s.hi-float64(v))*s.scale), sampleBins-1)
+}
+
+// sampleOrder is one Sample dispatch's view of the order: the scaled
+// logits l, their top lmax, and the whole vocabulary's histogram top
+// under scale (filled by the caller). ids (len(l)) and sorter are scratch.
+type sampleOrder struct {
+	l      []float32
+	ids    []int32
+	lmax   float32
+	scale  binScale
+	top    locBins
+	sub    locBins // a refinement's histogram
+	sorter candSorter
+	// sorted counts the tokens the dispatch's walks sorted (tests bound
+	// the work by it)
+	sorted int
+}
+
+// locate returns the first token of the order whose cumulative mass
+// exceeds target (strict) or reaches it, or the token at rank limit-1
+// when that comes first; with its rank and cumulative mass (through it).
+func (o *sampleOrder) locate(target float64, strict bool, limit int) (int32, int, float64) {
+	reached := func(c float64) bool { return c > target || !strict && c == target }
+	var rank int
+	var cum float64
+	b := landing(&o.top, &rank, &cum, reached, limit)
+	m := 0
+	for i, v := range o.l {
+		if o.scale.bin(v) == b {
+			o.ids[m] = int32(i)
+			m++
+		}
+	}
+	set := o.ids[:m] // in id order
+	for len(set) > sampleSortCap && b != sampleBins {
+		hi, lo := o.l[set[0]], o.l[set[0]]
+		for _, id := range set {
+			hi, lo = max(hi, o.l[id]), min(lo, o.l[id])
+		}
+		if hi == lo {
+			break // equal logits: in the order already
+		}
+		sc := newBinScale(hi, lo)
+		o.sub.reset()
+		for _, id := range set {
+			k := sc.bin(o.l[id])
+			o.sub.mass[k] += math.Exp(float64(o.l[id] - o.lmax))
+			o.sub.count[k]++
+		}
+		b = landing(&o.sub, &rank, &cum, reached, limit)
+		m = 0
+		for _, id := range set {
+			if sc.bin(o.l[id]) == b {
+				set[m] = id
+				m++
+			}
+		}
+		set = set[:m]
+	}
+	o.sorted += len(set)
+	o.sorter = candSorter{idx: set, l: o.l}
+	sort.Sort(&o.sorter)
+	o.sorter = candSorter{}
+	for i, id := range set {
+		cum += math.Exp(float64(o.l[id] - o.lmax))
+		if reached(cum) || rank+i == limit-1 {
+			return id, rank + i, cum
+		}
+	}
+	// rounding: the bin's sum reached the target, the walk's did not
+	return set[len(set)-1], rank + len(set) - 1, cum
+}
+
+// landing is the first bin of h where the cumulative mass (from *cum at
+// *rank) is reached or rank limit-1 falls, else (rounding) the last
+// non-empty one; *rank and *cum advance past the bins above it.
+func landing(h *locBins, rank *int, cum *float64, reached func(float64) bool, limit int) int {
+	last := -1
+	for b := range h.mass {
+		c := int(h.count[b])
+		if c == 0 {
+			continue
+		}
+		last = b
+		if reached(*cum+h.mass[b]) || *rank+c > limit-1 {
+			return b
+		}
+		*rank += c
+		*cum += h.mass[b]
+	}
+	*rank -= int(h.count[last])
+	*cum -= h.mass[last]
+	return last
+}

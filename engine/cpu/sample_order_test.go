@@ -1,0 +1,113 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSampleNoTopKMatchesFullSort: without top-k (what OpenAI requests
+// carry) the sampler walks the order through histograms and sorts only
+// where the cut and the draw land; its tokens must be the float64
+// full-sort reference's (refSample) over many seeds and distributions,
+// and on distributions without long runs of equal logits it must sort at
+// most sampleSortCap tokens per walk (the old path sorted every token
+// above the draw's reach: much of a flat vocabulary).
+func TestSampleNoTopKMatchesFullSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 1))
+	type dist struct {
+		name string
+		ties bool // long runs of equal logits (may sort more)
+		gen  func(n int) []float32
+	}
+	dists := []dist{
+		{"flat N(0,0.1)", false, func(n int) []float32 { return randVec(r, n, 0.1) }},
+		{"N(0,3)", false, func(n int) []float32 { return randVec(r, n, 3) }},
+		{"peaked", false, func(n int) []float32 {
+			x := randVec(r, n, 2)
+			for range 5 {
+				x[r.IntN(n)] = float32(8 + 4*r.Float64())
+			}
+			return x
+		}},
+		{"plateaus", true, func(n int) []float32 {
+			x := randVec(r, n, 1)
+			for i := range x {
+				x[i] = float32(math.Round(float64(x[i])*2) / 2)
+			}
+			return x
+		}},
+		{"-Inf and NaN", false, func(n int) []float32 {
+			x := randVec(r, n, 0.5)
+			for i := range x {
+				switch r.IntN(5) {
+				case 0:
+					x[i] = float32(math.Inf(-1))
+				case 1:
+					x[i] = float32(math.NaN())
+				}
+			}
+			return x
+		}},
+		{"one far outlier", false, func(n int) []float32 {
+			x := randVec(r, n, 0.2)
+			x[r.IntN(n)] = -1e30 // the finite range is huge: refinement from one bin
+			return x
+		}},
+	}
+	sizes := []int{49152, 152064, 1031}
+	if testing.Short() {
+		sizes = []int{49152, 1031}
+	}
+	cuts := []sampleParams{
+		{topP: 1, temp: 0.7},
+		{topP: 0.95, temp: 0.7},
+		{topP: 0.5, temp: 1.3},
+		{topP: 1, minP: 0.05, temp: 1},
+		{topP: 0.9, minP: 0.2, temp: 0.7},
+		{topK: 40, topP: 0.95, temp: 0.7},
+		{topK: 5000, topP: 1, temp: 1e-4}, // the general path with top-k
+	}
+	for _, n := range sizes {
+		for _, d := range dists {
+			x := d.gen(n)
+			for ci, sp := range cuts {
+				t.Run(fmt.Sprintf("n=%d/%s/%d", n, d.name, ci), func(t *testing.T) {
+					for range 3 {
+						sp.seed, sp.step = r.Uint64(), uint64(r.IntN(1000))
+						want := refSample(x, nil, sp)
+						got, ex := sampleExec(t, x, nil, sp)
+						require.Equal(t, want, got, "params %+v", sp)
+						if sp.topK == 0 && !d.ties {
+							require.LessOrEqual(t, ex.order.sorted, 2*sampleSortCap, "tokens sorted")
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSampleLongTieRun: a run of equal logits longer than sampleSortCap
+// where the draw lands is walked in id order; every token of it must come
+// out as the reference says, the cut inside it too.
+func TestSampleLongTieRun(t *testing.T) {
+	n := 5000
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = -3
+		if i%3 == 0 {
+			x[i] = 1 // 1667 tokens of one logit, in id order
+		}
+	}
+	x[4321] = 2
+	for step := range uint64(40) {
+		for _, sp := range []sampleParams{{topP: 1, temp: 1}, {topP: 0.6, temp: 1}, {topP: 1, minP: 0.5, temp: 0.8}} {
+			sp.seed, sp.step = 9, step
+			require.Equal(t, refSample(x, nil, sp), sampleOnce(t, x, nil, sp), "step %d params %+v", step, sp)
+		}
+	}
+}
