@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "19b931d7890d46d6303b4782f8e19c4298c29467035d9945ebb4bf121971edbb"
+const sourcesHash = "c994ae4e16f2e24cab50f074ebe0a3bded9dc94bb098693aafbab7f8f7da4c95"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
