@@ -451,63 +451,15 @@ inline bool simd_is_first() { return __hark::lane() == (unsigned)__builtin_ctz(_
 inline simd_vote simd_active_threads_mask() { return simd_vote{(ulong)__hark::active()}; }
 
 // ---- simdgroup matrices -----------------------------------------------------
-// Lane l holds row l/4, columns 2(l%4) and 2(l%4)+1 (Metal's layout). A
-// product gathers the row of A and the two columns of B it needs by
-// shuffles (all 32 lanes take part, as Metal requires); the products of
-// one element are summed in k order, as the executor does.
-template <class T, int R, int C> struct simdgroup_matrix {
-    static_assert(R == 8 && C == 8, "only 8x8 simdgroup matrices are supported");
-    typedef T elem_t;
-    typedef T e2 __attribute__((ext_vector_type(2)));
-    e2 e;
-    simdgroup_matrix() = default;
-    explicit simdgroup_matrix(T diag) {
-        unsigned l = __hark::lane(), r = l / 4, c = 2 * (l % 4);
-        e.x = r == c ? diag : (T)0;
-        e.y = r == c + 1 ? diag : (T)0;
-    }
-    thread e2& thread_elements() { return e; }
-    const thread e2& thread_elements() const { return e; }
+// The emulation is msl_simdgroup.h's; a lane reads a warp-mate's element
+// of a product's operands by a shuffle (all 32 lanes take part, as Metal
+// requires).
+struct sg_peers {
+    float a0, a1, b0, b1;
+    sg_peers(float a0, float a1, float b0, float b1) : a0(a0), a1(a1), b0(b0), b1(b1) {}
+    float a(unsigned j, unsigned s) const { return __hark::shfl(j ? a1 : a0, s, 0xffffffffu); }
+    float b(unsigned j, unsigned s) const { return __hark::shfl(j ? b1 : b0, s, 0xffffffffu); }
 };
-template <class T, int R, int C> inline simdgroup_matrix<T, R, C> make_filled_simdgroup_matrix(T v) {
-    simdgroup_matrix<T, R, C> m;
-    m.e.x = v;
-    m.e.y = v;
-    return m;
-}
-template <class T, class U>
-inline void simdgroup_load(thread simdgroup_matrix<T, 8, 8>& d, const U* src, ulong elements_per_row = 8,
-                           ulong2 matrix_origin = 0, bool transpose_matrix = false) {
-    unsigned l = __hark::lane();
-    ulong r = l / 4, c = 2 * (l % 4);
-    const U* p = src + matrix_origin.y * elements_per_row + matrix_origin.x;
-    if (!transpose_matrix) {
-        d.e.x = (T)p[r * elements_per_row + c];
-        d.e.y = (T)p[r * elements_per_row + c + 1];
-    } else {
-        d.e.x = (T)p[c * elements_per_row + r];
-        d.e.y = (T)p[(c + 1) * elements_per_row + r];
-    }
-}
-template <class TD, class TA, class TB, class TC>
-inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
-                                          const thread simdgroup_matrix<TB, 8, 8>& b, const thread simdgroup_matrix<TC, 8, 8>& c) {
-    const unsigned full = 0xffffffffu;
-    unsigned l = __hark::lane(), r = l / 4, q = l % 4;
-    float a0 = (float)a.e.x, a1 = (float)a.e.y, b0 = (float)b.e.x, b1 = (float)b.e.y;
-    float acc0 = (float)c.e.x, acc1 = (float)c.e.y;
-    for (unsigned k = 0; k < 8; k++) {
-        float ark = __hark::shfl((k & 1) ? a1 : a0, r * 4 + k / 2, full);
-        float bk0 = __hark::shfl(b0, k * 4 + q, full);
-        float bk1 = __hark::shfl(b1, k * 4 + q, full);
-        acc0 += ark * bk0;
-        acc1 += ark * bk1;
-    }
-    d.e.x = (TD)acc0;
-    d.e.y = (TD)acc1;
-}
-// The typedefs, the store and simdgroup_multiply: written once for the
-// executor and CUDA.
 #define MSL_SG_LANE() __hark::lane()
 #define MSL_SG_SITE_PARAM
 #define MSL_SG_SITE_ARG

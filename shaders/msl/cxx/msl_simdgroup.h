@@ -1,24 +1,68 @@
-// msl_simdgroup.h: the simdgroup-matrix API written once for both targets
-// of the MSL translation, the CPU executor (shaders/msltest/cxx/msl.h) and
-// CUDA (cuda/cxx/msl_cuda.h). Metal spreads an 8x8 matrix over the 32
-// lanes of a SIMD-group: lane l holds row l/4, columns 2(l%4) and
-// 2(l%4)+1 (thread_elements). The two targets keep the matrix differently
-// (a fiber can see the whole matrix; a CUDA lane holds only its two
-// elements and shuffles), so each defines, inside namespace metal and
-// before including this file:
-//   simdgroup_matrix<T, 8, 8>, with thread_elements() (the lane's two),
-//   make_filled_simdgroup_matrix, simdgroup_load and
-//   simdgroup_multiply_accumulate(d, a, b, c MSL_SG_SITE_ARG);
+// msl_simdgroup.h: the simdgroup-matrix emulation written once for both
+// targets of the MSL translation, the CPU executor
+// (shaders/msltest/cxx/msl.h) and CUDA (cuda/cxx/msl_cuda.h): storage,
+// fill, load, store and the products.
+//
+// Metal spreads an 8x8 matrix over the 32 lanes of a SIMD-group: lane l
+// holds row l/4, columns 2(l%4) and 2(l%4)+1 (thread_elements), and so
+// does every target here. A product needs other lanes' elements (the row
+// of A and the two columns of B the lane's own two elements take), which
+// is the one thing the targets do differently: a CUDA lane shuffles a
+// register from a warp-mate, while the executor runs a SIMD-group's lanes
+// one after another as fibers, where each shuffle would be a collective (a
+// switch through all 32 fibers). So each target defines, inside namespace
+// metal and before including this file:
 //   MSL_SG_LANE(), this thread's lane;
+//   sg_peers, built from this lane's elements of A and B,
+//     sg_peers p(a0, a1, b0, b1 MSL_SG_SITE_ARG), whose p.a(j, s) and
+//     p.b(j, s) are element j (0 or 1) of lane s's A and B: on CUDA a
+//     shuffle per read, in the executor one collective per product that
+//     copies every lane's four values (and fails unless all 32 lanes take
+//     part, as Metal requires);
 //   MSL_SG_SITE_PARAM and MSL_SG_SITE_ARG, the executor's call-site
 //   parameter for its error messages (", MSL_SITE" and ", __site"; empty
 //   for CUDA).
-// This file adds what is the same for both: the typedefs, the store and
-// the plain product.
 #pragma once
+
+template <class T, int R, int C> struct simdgroup_matrix {
+    static_assert(R == 8 && C == 8, "only 8x8 simdgroup matrices are supported");
+    typedef T elem_t;
+    typedef T e2 __attribute__((ext_vector_type(2)));
+    e2 e;
+    simdgroup_matrix() = default;
+    explicit simdgroup_matrix(T diag) {
+        unsigned l = MSL_SG_LANE(), r = l / 4, c = 2 * (l % 4);
+        e.x = r == c ? diag : (T)0;
+        e.y = r == c + 1 ? diag : (T)0;
+    }
+    thread e2& thread_elements() { return e; }
+    const thread e2& thread_elements() const { return e; }
+};
 
 typedef simdgroup_matrix<float, 8, 8> simdgroup_float8x8;
 typedef simdgroup_matrix<half, 8, 8> simdgroup_half8x8;
+
+template <class T, int R, int C> inline simdgroup_matrix<T, R, C> make_filled_simdgroup_matrix(T v) {
+    simdgroup_matrix<T, R, C> m;
+    m.e.x = v;
+    m.e.y = v;
+    return m;
+}
+
+template <class T, class U>
+inline void simdgroup_load(thread simdgroup_matrix<T, 8, 8>& d, const U* src, ulong elements_per_row = 8,
+                           ulong2 matrix_origin = 0, bool transpose_matrix = false) {
+    unsigned l = MSL_SG_LANE();
+    ulong r = l / 4, c = 2 * (l % 4);
+    const U* p = src + matrix_origin.y * elements_per_row + matrix_origin.x;
+    if (!transpose_matrix) {
+        d.e.x = (T)p[r * elements_per_row + c];
+        d.e.y = (T)p[r * elements_per_row + c + 1];
+    } else {
+        d.e.x = (T)p[c * elements_per_row + r];
+        d.e.y = (T)p[(c + 1) * elements_per_row + r];
+    }
+}
 
 template <class T, class U>
 inline void simdgroup_store(const thread simdgroup_matrix<T, 8, 8>& s, U* dst, ulong elements_per_row = 8,
@@ -32,6 +76,26 @@ inline void simdgroup_store(const thread simdgroup_matrix<T, 8, 8>& s, U* dst, u
         if (transpose_matrix) { ulong t = row; row = col; col = t; }
         p[row * elements_per_row + col] = (U)(j == 0 ? v.x : v.y);
     }
+}
+
+// The products of one element are summed in k order, in float, on every
+// target.
+template <class TD, class TA, class TB, class TC>
+inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
+                                          const thread simdgroup_matrix<TB, 8, 8>& b,
+                                          const thread simdgroup_matrix<TC, 8, 8>& c MSL_SG_SITE_PARAM) {
+    unsigned l = MSL_SG_LANE(), r = l / 4, q = l % 4;
+    sg_peers p((float)a.e.x, (float)a.e.y, (float)b.e.x, (float)b.e.y MSL_SG_SITE_ARG);
+    float acc0 = (float)c.e.x, acc1 = (float)c.e.y;
+    for (unsigned k = 0; k < 8; k++) {
+        float ark = p.a(k & 1, r * 4 + k / 2);
+        float bk0 = p.b(0, k * 4 + q);
+        float bk1 = p.b(1, k * 4 + q);
+        acc0 += ark * bk0;
+        acc1 += ark * bk1;
+    }
+    d.e.x = (TD)acc0;
+    d.e.y = (TD)acc1;
 }
 
 template <class TD, class TA, class TB>

@@ -148,119 +148,34 @@ inline void simdgroup_barrier(mem_flags, MSL_SITE) {
 }
 
 // ---- simdgroup matrices -----------------------------------------------------
-// Every lane keeps the whole 8x8 matrix plus a flag saying whether all 64
-// values are valid ("full", after a load or fill) or only the lane's own
-// two (row l/4, columns 2(l%4) and 2(l%4)+1, as the GPU spreads them) —
-// the result of a product. A product of two full matrices is computed per
-// lane for its own elements, with no synchronisation (the usual
-// load-load-multiply loop); only a product reading a non-full matrix
-// gathers the lanes' elements in a collective, which needs all 32 lanes.
-template <class T, int R, int C> struct simdgroup_matrix {
-    static_assert(R == 8 && C == 8, "only 8x8 simdgroup matrices are supported");
-    typedef T elem_t;
-    typedef T e2 __attribute__((ext_vector_type(2)));
-    T m[64];
-    bool full;
-    simdgroup_matrix() : full(false) {}
-    explicit simdgroup_matrix(T diag) : full(true) {
-        for (int i = 0; i < 64; i++) m[i] = (i / 8 == i % 8) ? diag : (T)0;
-    }
-    static int own(uint lane) { return (int)(lane / 4 * 8 + 2 * (lane % 4)); }
-    thread e2& thread_elements() { return *(thread e2*)&m[own(__msl::msl_lane())]; }
-    const thread e2& thread_elements() const { return *(const thread e2*)&m[own(__msl::msl_lane())]; }
-};
-template <class T, int R, int C> inline simdgroup_matrix<T, R, C> make_filled_simdgroup_matrix(T v) {
-    simdgroup_matrix<T, R, C> r;
-    for (int i = 0; i < 64; i++) r.m[i] = v;
-    r.full = true;
-    return r;
-}
-
-template <class T, class U>
-inline void simdgroup_load(thread simdgroup_matrix<T, 8, 8>& d, const U* src, ulong elements_per_row = 8,
-                           ulong2 matrix_origin = 0, bool transpose_matrix = false) {
-    const U* p = src + matrix_origin.y * elements_per_row + matrix_origin.x;
-    if (!transpose_matrix) {
-        for (int r = 0; r < 8; r++)
-            for (int c = 0; c < 8; c++) d.m[r * 8 + c] = (T)p[r * elements_per_row + c];
-    } else {
-        for (int r = 0; r < 8; r++)
-            for (int c = 0; c < 8; c++) d.m[r * 8 + c] = (T)p[c * elements_per_row + r];
-    }
-    d.full = true;
-}
-
+// The emulation is msl_simdgroup.h's. Lanes are fibers run one after
+// another, so a product's operands are exchanged in one collective: the
+// last lane to arrive copies every lane's two elements of A and B to every
+// lane (a shuffle per read would be 24 collectives a product).
 namespace __coll {
-template <class TD, class TA, class TB, class TC> struct Mma {
-    simdgroup_matrix<TD, 8, 8>* d;
-    const simdgroup_matrix<TA, 8, 8>* a;
-    const simdgroup_matrix<TB, 8, 8>* b;
-    const simdgroup_matrix<TC, 8, 8>* c;
+struct Peers {
+    float own[4];
+    float (*all)[32][4];
 };
-// gather makes the full matrix from every lane's copy of it.
-template <class M> inline void gather(float (&out)[64], void** ops, const M* (*pick)(void*)) {
-    const M* m0 = pick(ops[0]);
-    if (m0->full) {
-        for (int i = 0; i < 64; i++) out[i] = (float)m0->m[i];
-        return;
-    }
-    for (int l = 0; l < 32; l++) {
-        const M* m = pick(ops[l]);
-        int o = M::own(l);
-        out[o] = (float)m->m[o];
-        out[o + 1] = (float)m->m[o + 1];
-    }
-}
 } // namespace __coll
-
-template <class TD, class TA, class TB, class TC>
-__attribute__((always_inline)) inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
-                                          const thread simdgroup_matrix<TB, 8, 8>& b,
-                                          const thread simdgroup_matrix<TC, 8, 8>& c, MSL_SITE) {
-    if (a.full && b.full) {
-        // this lane's two elements; no other lane's data is needed
-        if (!__msl::msl_simd_complete()) {
-            __msl::msl_fail("simdgroup_multiply_accumulate needs all 32 lanes of the SIMD-group");
-            return;
-        }
-        int o = simdgroup_matrix<TD, 8, 8>::own(__msl::msl_lane());
-        int r = o / 8, c0 = o % 8;
-        typedef float f2 __attribute__((ext_vector_type(2)));
-        f2 acc = {(float)c.m[o], (float)c.m[o + 1]};
-        for (int k = 0; k < 8; k++) {
-            f2 bk = {(float)b.m[k * 8 + c0], (float)b.m[k * 8 + c0 + 1]};
-            acc += (float)a.m[r * 8 + k] * bk;
-        }
-        d.m[o] = (TD)acc.x;
-        d.m[o + 1] = (TD)acc.y;
-        d.full = false;
-        return;
-    }
-    typedef __coll::Mma<TD, TA, TB, TC> Op;
-    Op op{&d, &a, &b, &c};
-    __msl::msl_collective(&op, [](void** ops, unsigned mask) {
-        if (mask != 0xffffffffu) {
-            __msl::msl_fail("simdgroup_multiply_accumulate needs all 32 lanes of the SIMD-group");
-            return;
-        }
-        float A[64], B[64], C[64];
-        __coll::gather(A, ops, +[](void* p) { return ((Op*)p)->a; });
-        __coll::gather(B, ops, +[](void* p) { return ((Op*)p)->b; });
-        __coll::gather(C, ops, +[](void* p) { return ((Op*)p)->c; });
-        for (int i = 0; i < 8; i++)
-            for (int k = 0; k < 8; k++) {
-                float aik = A[i * 8 + k];
-                for (int j = 0; j < 8; j++) C[i * 8 + j] += aik * B[k * 8 + j];
+struct sg_peers {
+    float v[32][4];
+    sg_peers(float a0, float a1, float b0, float b1, MSL_SITE) {
+        __coll::Peers op{{a0, a1, b0, b1}, &v};
+        __msl::msl_collective(&op, [](void** ops, unsigned mask) {
+            bool whole = mask == 0xffffffffu;
+            if (!whole) __msl::msl_fail("simdgroup_multiply_accumulate needs all 32 lanes of the SIMD-group");
+            for (int l = 0; l < 32; l++) {
+                if (!(mask >> l & 1)) continue;
+                float(&dst)[32][4] = *((__coll::Peers*)ops[l])->all;
+                for (int s = 0; s < 32; s++)
+                    for (int i = 0; i < 4; i++) dst[s][i] = whole ? ((__coll::Peers*)ops[s])->own[i] : 0.0f;
             }
-        for (int l = 0; l < 32; l++) {
-            simdgroup_matrix<TD, 8, 8>* m = ((Op*)ops[l])->d;
-            for (int i = 0; i < 64; i++) m->m[i] = (TD)C[i];
-            m->full = true;
-        }
-    }, __site);
-}
-// The typedefs, the store and simdgroup_multiply: written once for the
-// executor and CUDA.
+        }, __site);
+    }
+    float a(unsigned j, unsigned s) const { return v[s][j]; }
+    float b(unsigned j, unsigned s) const { return v[s][2 + j]; }
+};
 #define MSL_SG_LANE() __msl::msl_lane()
 #define MSL_SG_SITE_PARAM , MSL_SITE
 #define MSL_SG_SITE_ARG , __site
