@@ -451,16 +451,25 @@ inline bool simd_is_first() { return __hark::lane() == (unsigned)__builtin_ctz(_
 inline simd_vote simd_active_threads_mask() { return simd_vote{(ulong)__hark::active()}; }
 
 // ---- simdgroup matrices -----------------------------------------------------
-// The emulation is msl_simdgroup.h's; a lane reads a warp-mate's element
-// of a product's operands by a shuffle (all 32 lanes take part, as Metal
-// requires).
-struct sg_peers {
+// The emulation is msl_simdgroup.h's; a lane keeps only its two elements
+// (sg_extra is empty) and reads a warp-mate's element of a product's
+// operands by a shuffle (all 32 lanes take part, as Metal requires).
+template <class T> struct sg_extra {
+    void diag(T) {}
+    void fill(T) {}
+    template <class U> void loaded(const U*, ulong, bool) {}
+    void changed() {}
+};
+template <class T, int R, int C> struct simdgroup_matrix;
+template <class TA, class TB> struct sg_peers {
     float a0, a1, b0, b1;
-    sg_peers(float a0, float a1, float b0, float b1) : a0(a0), a1(a1), b0(b0), b1(b1) {}
+    sg_peers(const simdgroup_matrix<TA, 8, 8>& a, const simdgroup_matrix<TB, 8, 8>& b)
+        : a0((float)a.e.x), a1((float)a.e.y), b0((float)b.e.x), b1((float)b.e.y) {}
     float a(unsigned j, unsigned s) const { return __hark::shfl(j ? a1 : a0, s, 0xffffffffu); }
     float b(unsigned j, unsigned s) const { return __hark::shfl(j ? b1 : b0, s, 0xffffffffu); }
 };
 #define MSL_SG_LANE() __hark::lane()
+#define MSL_SG_INLINE
 #define MSL_SG_SITE_PARAM
 #define MSL_SG_SITE_ARG
 #include "msl_simdgroup.h"

@@ -7,24 +7,34 @@
 // holds row l/4, columns 2(l%4) and 2(l%4)+1 (thread_elements), and so
 // does every target here. A product needs other lanes' elements (the row
 // of A and the two columns of B the lane's own two elements take), which
-// is the one thing the targets do differently: a CUDA lane shuffles a
-// register from a warp-mate, while the executor runs a SIMD-group's lanes
-// one after another as fibers, where each shuffle would be a collective (a
-// switch through all 32 fibers). So each target defines, inside namespace
-// metal and before including this file:
+// is what the targets do differently: a CUDA lane shuffles a register
+// from a warp-mate, while the executor runs a SIMD-group's lanes one after
+// another as fibers, where each shuffle would be a collective (a switch
+// through all 32 fibers). So each target defines, inside namespace metal
+// and before including this file:
 //   MSL_SG_LANE(), this thread's lane;
-//   sg_peers, built from this lane's elements of A and B,
-//     sg_peers p(a0, a1, b0, b1 MSL_SG_SITE_ARG), whose p.a(j, s) and
+//   sg_extra<T>, a base of the matrix holding what the target keeps
+//     besides the lane's two elements, told of each fill (diag, fill),
+//     load (loaded: the source, its row stride, transposed) and other
+//     change of the lane's elements (changed: a product, a write through
+//     thread_elements): empty on CUDA; the executor keeps the whole matrix
+//     while it is known (after a fill or load), so that the usual
+//     load-load-multiply loop needs no collective;
+//   sg_peers<TA, TB>, built from a product's operands,
+//     sg_peers<TA, TB> p(a, b MSL_SG_SITE_ARG), whose p.a(j, s) and
 //     p.b(j, s) are element j (0 or 1) of lane s's A and B: on CUDA a
-//     shuffle per read, in the executor one collective per product that
-//     copies every lane's four values (and fails unless all 32 lanes take
+//     shuffle per read; in the executor a read of the lane's whole copies
+//     when both are known, else one collective a product that copies
+//     every lane's four values (either fails unless all 32 lanes take
 //     part, as Metal requires);
+//   MSL_SG_INLINE, the product's inlining attribute (the executor forces
+//   it, so its fast path's reads fold into the loop; empty for CUDA);
 //   MSL_SG_SITE_PARAM and MSL_SG_SITE_ARG, the executor's call-site
 //   parameter for its error messages (", MSL_SITE" and ", __site"; empty
 //   for CUDA).
 #pragma once
 
-template <class T, int R, int C> struct simdgroup_matrix {
+template <class T, int R, int C> struct simdgroup_matrix : sg_extra<T> {
     static_assert(R == 8 && C == 8, "only 8x8 simdgroup matrices are supported");
     typedef T elem_t;
     typedef T e2 __attribute__((ext_vector_type(2)));
@@ -34,8 +44,12 @@ template <class T, int R, int C> struct simdgroup_matrix {
         unsigned l = MSL_SG_LANE(), r = l / 4, c = 2 * (l % 4);
         e.x = r == c ? diag : (T)0;
         e.y = r == c + 1 ? diag : (T)0;
+        this->diag(diag);
     }
-    thread e2& thread_elements() { return e; }
+    thread e2& thread_elements() { // the caller may write them
+        this->changed();
+        return e;
+    }
     const thread e2& thread_elements() const { return e; }
 };
 
@@ -46,6 +60,7 @@ template <class T, int R, int C> inline simdgroup_matrix<T, R, C> make_filled_si
     simdgroup_matrix<T, R, C> m;
     m.e.x = v;
     m.e.y = v;
+    m.fill(v);
     return m;
 }
 
@@ -62,6 +77,7 @@ inline void simdgroup_load(thread simdgroup_matrix<T, 8, 8>& d, const U* src, ul
         d.e.x = (T)p[c * elements_per_row + r];
         d.e.y = (T)p[(c + 1) * elements_per_row + r];
     }
+    d.loaded(p, elements_per_row, transpose_matrix);
 }
 
 template <class T, class U>
@@ -81,11 +97,11 @@ inline void simdgroup_store(const thread simdgroup_matrix<T, 8, 8>& s, U* dst, u
 // The products of one element are summed in k order, in float, on every
 // target.
 template <class TD, class TA, class TB, class TC>
-inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
+MSL_SG_INLINE inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, const thread simdgroup_matrix<TA, 8, 8>& a,
                                           const thread simdgroup_matrix<TB, 8, 8>& b,
                                           const thread simdgroup_matrix<TC, 8, 8>& c MSL_SG_SITE_PARAM) {
     unsigned l = MSL_SG_LANE(), r = l / 4, q = l % 4;
-    sg_peers p((float)a.e.x, (float)a.e.y, (float)b.e.x, (float)b.e.y MSL_SG_SITE_ARG);
+    sg_peers<TA, TB> p(a, b MSL_SG_SITE_ARG);
     float acc0 = (float)c.e.x, acc1 = (float)c.e.y;
     for (unsigned k = 0; k < 8; k++) {
         float ark = p.a(k & 1, r * 4 + k / 2);
@@ -96,6 +112,7 @@ inline void simdgroup_multiply_accumulate(thread simdgroup_matrix<TD, 8, 8>& d, 
     }
     d.e.x = (TD)acc0;
     d.e.y = (TD)acc1;
+    d.changed();
 }
 
 template <class TD, class TA, class TB>

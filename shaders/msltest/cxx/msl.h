@@ -149,18 +149,61 @@ inline void simdgroup_barrier(mem_flags, MSL_SITE) {
 
 // ---- simdgroup matrices -----------------------------------------------------
 // The emulation is msl_simdgroup.h's. Lanes are fibers run one after
-// another, so a product's operands are exchanged in one collective: the
-// last lane to arrive copies every lane's two elements of A and B to every
-// lane (a shuffle per read would be 24 collectives a product).
+// another, so besides its two elements each lane keeps the whole matrix
+// while it is known (after a fill or a load: "full"); a product of two
+// full matrices reads the operands from the lane's own copies with no
+// synchronisation (the usual load-load-multiply loop runs at CPU speed).
+// Any other product exchanges the operands' elements in one collective:
+// the last lane to arrive copies every lane's two elements of A and B to
+// every lane (a shuffle per read would be 24 collectives).
+template <class T> struct sg_extra {
+    T m[64];
+    bool full = false;
+    void diag(T v) {
+        for (int i = 0; i < 64; i++) m[i] = (i / 8 == i % 8) ? v : (T)0;
+        full = true;
+    }
+    void fill(T v) {
+        for (int i = 0; i < 64; i++) m[i] = v;
+        full = true;
+    }
+    template <class U> void loaded(const U* p, ulong ld, bool transpose) {
+        if (!transpose) { // two loops: each a plain copy the compiler vectorizes
+            for (int r = 0; r < 8; r++)
+                for (int c = 0; c < 8; c++) m[r * 8 + c] = (T)p[r * ld + c];
+        } else {
+            for (int r = 0; r < 8; r++)
+                for (int c = 0; c < 8; c++) m[r * 8 + c] = (T)p[c * ld + r];
+        }
+        full = true;
+    }
+    void changed() { full = false; }
+};
 namespace __coll {
 struct Peers {
     float own[4];
     float (*all)[32][4];
 };
 } // namespace __coll
-struct sg_peers {
+template <class T, int R, int C> struct simdgroup_matrix;
+template <class TA, class TB> struct sg_peers {
+    const simdgroup_matrix<TA, 8, 8>* A = nullptr; // the full operands, or null: v
+    const simdgroup_matrix<TB, 8, 8>* B = nullptr;
     float v[32][4];
-    sg_peers(float a0, float a1, float b0, float b1, MSL_SITE) {
+    static int at(unsigned j, unsigned s) { return (int)(2 * s + j); } // row s/4, column 2(s%4)+j
+    __attribute__((always_inline)) sg_peers(const simdgroup_matrix<TA, 8, 8>& a, const simdgroup_matrix<TB, 8, 8>& b, MSL_SITE) {
+        if (a.full && b.full && __msl::msl_simd_complete()) {
+            A = &a, B = &b;
+            return;
+        }
+        exchange((float)a.e.x, (float)a.e.y, (float)b.e.x, (float)b.e.y, a.full && b.full, __site);
+    }
+    __attribute__((noinline)) void exchange(float a0, float a1, float b0, float b1, bool partial, unsigned __site) {
+        if (partial) { // full operands, but not all 32 lanes
+            __msl::msl_fail("simdgroup_multiply_accumulate needs all 32 lanes of the SIMD-group");
+            __builtin_memset(v, 0, sizeof v);
+            return;
+        }
         __coll::Peers op{{a0, a1, b0, b1}, &v};
         __msl::msl_collective(&op, [](void** ops, unsigned mask) {
             bool whole = mask == 0xffffffffu;
@@ -173,10 +216,11 @@ struct sg_peers {
             }
         }, __site);
     }
-    float a(unsigned j, unsigned s) const { return v[s][j]; }
-    float b(unsigned j, unsigned s) const { return v[s][2 + j]; }
+    __attribute__((always_inline)) float a(unsigned j, unsigned s) const { return A ? (float)A->m[at(j, s)] : v[s][j]; }
+    __attribute__((always_inline)) float b(unsigned j, unsigned s) const { return B ? (float)B->m[at(j, s)] : v[s][2 + j]; }
 };
 #define MSL_SG_LANE() __msl::msl_lane()
+#define MSL_SG_INLINE __attribute__((always_inline)) // the fast path's reads fold into the loop
 #define MSL_SG_SITE_PARAM , MSL_SITE
 #define MSL_SG_SITE_ARG , __site
 #include "msl_simdgroup.h"
