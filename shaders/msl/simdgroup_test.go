@@ -13,7 +13,7 @@ import (
 // written once, in cxx/msl_simdgroup.h; each target header defines only
 // its lane and its operand exchange (sg_peers) and includes it.
 func TestSimdgroupMatrixWrittenOnce(t *testing.T) {
-	defines := regexp.MustCompile(`(?m)^\s*(template\s*<[^>]*>\s*)?(struct simdgroup_matrix\b[^;{]*\{|inline\b[^;{]*\b(make_filled_simdgroup_matrix|simdgroup_load|simdgroup_store|simdgroup_multiply_accumulate|simdgroup_multiply)\s*\()|typedef simdgroup_matrix<`)
+	defines := regexp.MustCompile(`(?m)^\s*(template\s*<[^>]*>\s*)?(struct simdgroup_matrix\b[^;{]*\{|(MSL_SG_INLINE\s+)?inline\b[^;{]*\b(make_filled_simdgroup_matrix|simdgroup_load|simdgroup_store|simdgroup_multiply_accumulate|simdgroup_multiply)\s*\()|typedef simdgroup_matrix<`)
 	read := func(p string) string {
 		b, err := os.ReadFile(filepath.FromSlash(p))
 		require.NoError(t, err)
