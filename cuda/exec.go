@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -32,9 +33,24 @@ type Backend struct {
 	execs map[*Exec]struct{}
 }
 
+// weightKey names a weights buffer's host bytes, so plans of one file
+// share its uploads: the first byte and the length, and for stacked parts
+// (plan.Buffer.Parts) where each part lies.
 type weightKey struct {
-	p uintptr
-	n int64
+	p     uintptr
+	n     int64
+	parts string
+}
+
+func keyOf(bd *plan.Buffer) weightKey {
+	if bd.Parts == nil {
+		return weightKey{p: uintptr(unsafe.Pointer(unsafe.SliceData(bd.Data))), n: bd.Size}
+	}
+	var s strings.Builder
+	for _, part := range bd.Parts {
+		fmt.Fprintf(&s, "%x+%d,", uintptr(unsafe.Pointer(unsafe.SliceData(part))), len(part))
+	}
+	return weightKey{n: bd.Size, parts: s.String()}
 }
 
 type devWeights struct {
@@ -214,6 +230,28 @@ func (e *Exec) Stats() backends.CUDAStats {
 	return e.stats
 }
 
+// upload copies a weights buffer's Size bytes to dst: Data, or each of
+// its stacked parts to its place (no host copy of the stack).
+func (e *Exec) upload(dst dptr, bd *plan.Buffer) error {
+	d := e.b.dev.d
+	parts := bd.Parts
+	if parts == nil {
+		parts = [][]byte{bd.Data}
+	}
+	off := int64(0)
+	for _, part := range parts {
+		n := min(int64(len(part)), bd.Size-off)
+		if n <= 0 {
+			break
+		}
+		if err := d.err("cuMemcpyHtoD", d.cuMemcpyHtoD(dst+dptr(off), unsafe.Pointer(unsafe.SliceData(part)), uint64(n))); err != nil {
+			return err
+		}
+		off += n
+	}
+	return nil
+}
+
 func (e *Exec) load(p *plan.Plan) error {
 	d := e.b.dev.d
 	alloc := func(n int64, what string) (dptr, error) {
@@ -249,21 +287,18 @@ func (e *Exec) load(p *plan.Plan) error {
 		e.sizes[i], e.kinds[i] = uint64(bd.Size), bd.Kind
 		switch bd.Kind {
 		case plan.BufWeights:
-			if int64(len(bd.Data)) < bd.Size {
-				return fmt.Errorf("cuda: plan %s: weights %q: %d bytes of data for %d", p.Name, bd.Name, len(bd.Data), bd.Size)
-			}
 			if bd.Size == 0 {
 				e.ptrs[i] = e.dummy
 				continue
 			}
-			k := weightKey{p: uintptr(unsafe.Pointer(unsafe.SliceData(bd.Data))), n: bd.Size}
+			k := keyOf(&p.Buffers[i])
 			w := e.b.weights[k]
 			if w == nil {
 				w = &devWeights{}
 				if err := d.err("cuMemAlloc", d.cuMemAlloc(&w.ptr, uint64(bd.Size))); err != nil {
 					return fmt.Errorf("cuda: plan %s: weights %q (%d bytes): %w", p.Name, bd.Name, bd.Size, err)
 				}
-				if err := d.err("cuMemcpyHtoD", d.cuMemcpyHtoD(w.ptr, unsafe.Pointer(unsafe.SliceData(bd.Data)), uint64(bd.Size))); err != nil {
+				if err := e.upload(w.ptr, &p.Buffers[i]); err != nil {
 					d.cuMemFree(w.ptr)
 					return fmt.Errorf("cuda: plan %s: uploading weights %q: %w", p.Name, bd.Name, err)
 				}

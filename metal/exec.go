@@ -206,7 +206,7 @@ func (e *Exec) allocate(p *plan.Plan, in Info) error {
 				e.binds[i] = devBind{h: e.dummy.h}
 			default:
 				c := copies[pl.index]
-				copy(c.mem[pl.off:], bd.Data[:bd.Size])
+				bd.CopyWeights(c.mem[pl.off:])
 				e.binds[i] = devBind{h: c.h, base: uint64(pl.off)}
 			}
 		case plan.Scratch, plan.State, plan.IO:

@@ -18,6 +18,8 @@ import (
 //   - runs under minWrap: too short to be worth a wrap, and this is what
 //     keeps the few tensors the builders make in Go memory (RoPE
 //     frequencies: bytes) from having their heap pages handed to the GPU;
+//   - stacked ones (plan.Buffer.Parts: Q|K|V or gate|up of a file that
+//     holds them apart), which are no one range of the map;
 //   - misaligned ones: setBuffer:offset:atIndex: wants the offset aligned
 //     to the type the kernel reads (up to 16 bytes), and whisper.cpp's .bin
 //     files pack tensors at any byte (GGUF aligns them to 32).
@@ -88,8 +90,8 @@ func placeWeights(p *plan.Plan, pageSize int, maxBuf uint64) (weightsLayout, err
 		if b.Kind != plan.BufWeights {
 			continue
 		}
-		if int64(len(b.Data)) < b.Size || b.Size < 0 {
-			return weightsLayout{}, fmt.Errorf("metal: plan %s: weights buffer %q has %d bytes of data, declared %d", p.Name, b.Name, len(b.Data), b.Size)
+		if b.WeightsLen() < b.Size || b.Size < 0 {
+			return weightsLayout{}, fmt.Errorf("metal: plan %s: weights buffer %q has %d bytes of data, declared %d", p.Name, b.Name, b.WeightsLen(), b.Size)
 		}
 		if uint64(b.Size) > maxBuf {
 			return weightsLayout{}, fmt.Errorf("metal: plan %s: tensor %q (%d bytes) exceeds the device's largest buffer (%d bytes)", p.Name, b.Name, b.Size, maxBuf)
@@ -100,7 +102,7 @@ func placeWeights(p *plan.Plan, pageSize int, maxBuf uint64) (weightsLayout, err
 		}
 		ptr := unsafe.Pointer(unsafe.SliceData(b.Data))
 		s := uintptr(ptr)
-		if s%tensorAlign != 0 {
+		if b.Parts != nil || s%tensorAlign != 0 { // stacked parts are copied too
 			lay.copyTo(i, b.Size, maxBuf)
 			continue
 		}

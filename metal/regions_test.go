@@ -100,3 +100,32 @@ func TestPlaceWeightsCopies(t *testing.T) {
 	require.Equal(t, []int64{5*1024 + 100<<10, 100 << 10}, lay.copies)
 	require.Equal(t, placement{copied: true, index: 1}, lay.place[big2])
 }
+
+// TestStackedWeightsAreCopied: a weights buffer stacked from parts of the
+// map (plan.Buffer.Parts: Q|K|V of a file in name order) is no one range of
+// it, so it is copied, parts end to end, however large.
+func TestStackedWeightsAreCopied(t *testing.T) {
+	ty := toyPlan(t)
+	mapped := ty.p.Buffers[ty.w].Data
+	parts := [][]byte{mapped[3<<20 : 3<<20+4096], mapped[0 : 1<<20], mapped[2<<20 : 2<<20+8]}
+	var want []byte
+	for _, p := range parts {
+		want = append(want, p...)
+	}
+	id := ty.p.AddBuffer(plan.Buffer{Name: "qkv (fused)", Kind: plan.BufWeights, Size: int64(len(want)), Parts: parts})
+
+	lay, err := placeWeights(ty.p, 16384, 1<<30)
+	require.NoError(t, err)
+	require.True(t, lay.place[id].copied)
+
+	b, dev := newTestBackend()
+	x, err := b.Load(ty.p)
+	require.NoError(t, err)
+	defer x.Close()
+	bd := x.(*Exec).binds[id]
+	require.Equal(t, want, dev.bufs[bd.h].mem[bd.base:bd.base+uint64(len(want))])
+
+	ty.p.Buffers[id].Size++
+	_, err = b.Load(ty.p)
+	require.ErrorContains(t, err, "declared")
+}

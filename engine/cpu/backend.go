@@ -80,10 +80,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		var mem []byte
 		switch bd.Kind {
 		case plan.BufWeights:
-			if int64(len(bd.Data)) < bd.Size {
-				return nil, fmt.Errorf("cpu: plan %s: weights buffer %q has %d bytes of data, declared %d", p.Name, bd.Name, len(bd.Data), bd.Size)
-			}
-			mem = bd.Data[:bd.Size:bd.Size]
+			mem = bd.Weights() // CheckLoad checked its length; stacked parts are joined here
 			// Typed views need 4-byte alignment; mapped GGUF data always has
 			// it, but a plan built from arbitrary slices may not.
 			if len(mem) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(mem)))&3 != 0 {

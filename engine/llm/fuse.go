@@ -11,29 +11,34 @@ import (
 // is bound by launches, not bytes, on small models (issue #34). Where the
 // file holds the matrices back to back, with one type, one width and no
 // biases, the stacked matrix is that span of the file, bound as one weight
-// buffer without a copy; otherwise each stays a product of its own. The
-// outputs land where the separate products would have put them (Q|K|V in
-// the qkv row; gate|up in one row, see scratch), so nothing downstream
-// changes with the choice.
+// buffer without a copy. Where they share type and width but lie apart
+// (llama.cpp's converter writes a block's tensors in name order: attn_k,
+// attn_output, attn_q, attn_v, ffn_down, ffn_gate, ffn_norm, ffn_up), the
+// buffer is their slices stacked (plan.Buffer.Parts): a GPU backend copies
+// each to its place in the upload it makes anyway, the CPU joins them once
+// in place of reading the file's. Biases or mixed types keep the separate
+// products. The outputs land where the separate products would have put
+// them (Q|K|V in the qkv row; gate|up in one row, see scratch), so nothing
+// downstream changes with the choice.
 
 // fuse returns ts as one matrix bound under name, or the zero tensor when
 // they cannot be fused.
 func (b *binder) fuse(name string, ts ...tensor) tensor {
-	data, ok := b.span(ts)
+	srcs, ok := b.fusible(ts)
 	if !ok {
 		return tensor{}
 	}
-	return tensor{b: b.wts.Bind(name, data), typ: ts[0].typ, name: name}
-}
-
-// span is the file's bytes of ts stacked, when they are fusible and back
-// to back.
-func (b *binder) span(ts []tensor) ([]byte, bool) {
-	srcs, ok := b.fusible(ts)
-	if !ok {
-		return nil, false
+	t := tensor{typ: ts[0].typ, name: name}
+	if data, ok := b.f.Adjacent(srcs...); ok {
+		t.b = b.wts.Bind(name, data)
+		return t
 	}
-	return b.f.Adjacent(srcs...)
+	parts := make([][]byte, len(srcs))
+	for i, s := range srcs {
+		parts[i] = s.Data
+	}
+	t.b = b.wts.Stack(name, parts...)
+	return t
 }
 
 // fusible returns the file tensors of ts when they share type and width,
@@ -55,10 +60,10 @@ func (b *binder) fusible(ts []tensor) ([]*gguf.Tensor, bool) {
 	return srcs, true
 }
 
-// adjacentInEveryLayer reports whether the roles' tensors are fusible in
+// fusibleInEveryLayer reports whether the roles' tensors are fusible in
 // every layer: the gate|up scratch row is shared by all layers, so the
 // fused layout is taken only when each layer can use it.
-func (b *binder) adjacentInEveryLayer(layers int, roles ...[]string) bool {
+func (b *binder) fusibleInEveryLayer(layers int, roles ...[]string) bool {
 	for l := range layers {
 		ts := make([]tensor, len(roles))
 		for i, names := range roles {
@@ -68,7 +73,7 @@ func (b *binder) adjacentInEveryLayer(layers int, roles ...[]string) bool {
 			}
 			ts[i] = tensor{typ: t.Type, name: name, src: t}
 		}
-		if _, ok := b.span(ts); !ok {
+		if _, ok := b.fusible(ts); !ok {
 			return false
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,7 +25,8 @@ type tinySpec struct {
 	ropeFreqs bool   // a rope_freqs.weight tensor
 	drop      string // a tensor left out
 	badShape  string // a tensor one element too wide
-	upFirst   bool   // ffn_up written before ffn_gate (the pair cannot be fused)
+	upFirst   bool   // ffn_up written before ffn_gate (the pair is stacked, not a span)
+	nameOrder bool   // tensors written sorted by name, as llama.cpp's converter does
 	extraKV   map[string]gguf.Value
 }
 
@@ -146,6 +149,9 @@ func tinyModel(t *testing.T, s tinySpec) *gguf.File {
 		}
 		add(p+"ffn_down.weight", 0.3, 0, tinyFF, tinyEmbd)
 	}
+	if s.nameOrder {
+		slices.SortStableFunc(ts, func(a, b tensor) int { return strings.Compare(a.name, b.name) })
+	}
 	for _, x := range ts {
 		require.NoError(t, w.AddTensor(x.name, ggml.F32, x.shape))
 	}
@@ -194,6 +200,8 @@ func TestTinyModels(t *testing.T) {
 		{arch: "llama", scaling: "llama3"},
 		{arch: "llama", ropeFreqs: true},
 		{arch: "llama", upFirst: true},
+		{arch: "llama", nameOrder: true},
+		{arch: "qwen2", nameOrder: true},
 		{arch: "qwen2"},
 		{arch: "qwen3", headDim: 12},
 		{arch: "qwen3", headDim: 6, tied: true},
@@ -201,7 +209,7 @@ func TestTinyModels(t *testing.T) {
 		{arch: "gemma3", headDim: 12, tied: true},
 		{arch: "test-post-gelu"},
 	} {
-		name := fmt.Sprintf("%s/tied=%v/scaling=%s/freqs=%v/hd=%d/upFirst=%v", s.arch, s.tied, s.scaling, s.ropeFreqs, s.headDim, s.upFirst)
+		name := fmt.Sprintf("%s/tied=%v/scaling=%s/freqs=%v/hd=%d/upFirst=%v/nameOrder=%v", s.arch, s.tied, s.scaling, s.ropeFreqs, s.headDim, s.upFirst, s.nameOrder)
 		t.Run(name, func(t *testing.T) {
 			f := tinyModel(t, s)
 			m, err := Load(newCPU(t), f, Options{Batch: 5, F32Cache: true})

@@ -35,7 +35,7 @@ type layerWeights struct {
 	qBias, kBias, vBias, oBias                   tensor
 	ffnNorm, gate, up, down, ffnPost             tensor
 	// qkv and gateUp, when set, are Q|K|V and gate|up as one matrix (the
-	// file holds them back to back; fuse.go), and q, k, v or gate, up
+	// file's tensors stacked; fuse.go), and q, k, v or gate, up
 	// are then left unbound: one product instead of three or two.
 	qkv, gateUp tensor
 }
@@ -160,7 +160,7 @@ func bindWeights(a Arch, h HParams, f *gguf.File, p *plan.Plan) (*modelWeights, 
 			w.ropeFactors = ggml.BytesF32(t.Data)
 		}
 	}
-	w.gateUpRow = a.FFN != FFNGELU && b.adjacentInEveryLayer(h.NLayer, n.FFNGate, n.FFNUp)
+	w.gateUpRow = a.FFN != FFNGELU && b.fusibleInEveryLayer(h.NLayer, n.FFNGate, n.FFNUp)
 	for l := range w.layers {
 		lw := &w.layers[l]
 		pre, post := a.NormAt.pre(), a.NormAt.post()

@@ -42,3 +42,16 @@ func (w *Weights) Bind(name string, data []byte) Binding {
 	}
 	return Binding{Buf: id}
 }
+
+// Stack returns the binding of a weights buffer called name whose content
+// is parts laid end to end (Buffer.Parts), declaring it the first time.
+func (w *Weights) Stack(name string, parts ...[]byte) Binding {
+	id, ok := w.ids[name]
+	if !ok {
+		b := Buffer{Name: name, Kind: BufWeights, Parts: parts}
+		b.Size = b.WeightsLen()
+		id = w.p.AddBuffer(b)
+		w.ids[name] = id
+	}
+	return Binding{Buf: id}
+}

@@ -22,7 +22,7 @@ func (p *Plan) Digest() [32]byte {
 		e.str(b.Name)
 		e.u64(uint64(b.Kind))
 		e.u64(uint64(b.Size))
-		e.u64(uint64(len(b.Data)))
+		e.u64(uint64(b.WeightsLen()))
 	}
 	e.u64(uint64(len(p.Passes)))
 	for _, ps := range p.Passes {

@@ -18,6 +18,9 @@ func CheckLoad(p *Plan) error {
 		if b.Size < 0 {
 			return fmt.Errorf("plan %s: buffer %d (%q) has negative size %d", p.Name, i, b.Name, b.Size)
 		}
+		if err := b.checkWeights(); err != nil {
+			return fmt.Errorf("plan %s: %w", p.Name, err)
+		}
 	}
 	for _, ps := range p.Passes {
 		if ps == nil {

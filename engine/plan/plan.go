@@ -130,6 +130,11 @@ type Buffer struct {
 	// Data is the content of a Weights buffer (typically a slice of the
 	// mapped model file). Nil for other kinds.
 	Data []byte
+	// Parts, set instead of Data, are a Weights buffer's content as
+	// slices laid end to end: matrices of the file stacked into one
+	// (engine/llm/fuse.go) without a copy in the plan. Backends read them
+	// through Buffer's methods (parts.go).
+	Parts [][]byte
 }
 
 // Pass is one replayable list of dispatches (a decode step, a prefill

@@ -79,10 +79,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		var mem []byte
 		switch bd.Kind {
 		case plan.BufWeights:
-			if int64(len(bd.Data)) < bd.Size || bd.Size < 0 {
-				return nil, fmt.Errorf("msltest: plan %s: weights %q: %d bytes of data for %d", p.Name, bd.Name, len(bd.Data), bd.Size)
-			}
-			mem = bd.Data[:bd.Size:bd.Size]
+			mem = bd.Weights() // CheckLoad checked its length; stacked parts are joined here
 			e.weights[len(e.bufs)] = true
 		case plan.Scratch, plan.State, plan.IO:
 			if bd.Size < 0 || bd.Size > maxBufferBytes || total+bd.Size > maxBufferBytes {
