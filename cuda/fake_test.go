@@ -453,6 +453,46 @@ func TestFakeWeightsOnce(t *testing.T) {
 	b.Close()
 }
 
+// A weights buffer stacked from parts (plan.Buffer.Parts: Q|K|V of a file
+// that holds them apart) is uploaded part by part into one allocation, in
+// order; a second plan over the same parts shares it, and one whose parts
+// lie elsewhere does not.
+func TestFakeStackedWeights(t *testing.T) {
+	f := withFake(t, 90)
+	b, err := New(Options{})
+	require.NoError(t, err)
+	defer b.Close()
+	file := make([]byte, 300)
+	for i := range file {
+		file[i] = byte(i)
+	}
+	load := func(parts ...[]byte) (plan.Executable, []byte) {
+		p := &plan.Plan{Name: "s"}
+		w := plan.NewWeights(p).Stack("qkv", parts...)
+		y := p.AddBuffer(plan.Buffer{Name: "y", Kind: plan.IO, Size: 128})
+		ps, _ := p.AddPass("main")
+		d := plan.Dispatch{Kernel: plan.Scale, Grid: [3]uint32{1, 1, 1}}
+		d.Bind, d.NBind = plan.Binds(w, plan.Binding{Buf: y})
+		d.P[0], d.P[1], d.P[2], d.P[3] = 32, 1, 32, 32
+		ps.Add(d)
+		ex, err := b.Load(p)
+		require.NoError(t, err)
+		m, o := f.find(ex.(*Exec).ptrs[w.Buf])
+		return ex, m[o : o+int(p.Buffers[w.Buf].Size)]
+	}
+	ex1, got := load(file[200:264], file[0:64], file[100:164])
+	defer ex1.Close()
+	require.Equal(t, append(append(append([]byte{}, file[200:264]...), file[0:64]...), file[100:164]...), got)
+	up := f.htod
+	ex2, _ := load(file[200:264], file[0:64], file[100:164])
+	defer ex2.Close()
+	require.Equal(t, up, f.htod, "the same parts share the upload")
+	ex3, got := load(file[200:264], file[1:65], file[100:164])
+	defer ex3.Close()
+	require.Equal(t, up+192, f.htod, "other parts of the same sizes are their own upload")
+	require.Equal(t, file[1:65], got[64:128])
+}
+
 // The CUDA family's tuning by default; HARK_CUDA_TUNE (Options.Tune)
 // changes knobs, and a bad one is refused before the GPU is touched.
 func TestFakeTune(t *testing.T) {
