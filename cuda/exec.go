@@ -70,6 +70,9 @@ func New(o Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tuning.Cores == 0 { // (HARK_CUDA_TUNE may set it, to measure)
+		tuning.Cores = uint32(max(dev.info.SMs, 0))
+	}
 	seed := o.PermuteSeed
 	return &Backend{dev: dev, opt: o, tuning: tuning, weights: map[weightKey]*devWeights{},
 		rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}, nil

@@ -104,6 +104,12 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 	if uint64(m)*uint64(nHead) < uint64(normKnob(t.AttnSplitBelow, 256)) {
 		chunk := max(32, normKnob(t.AttnChunk, 256))
 		nc = max(1, (kvLen+chunk-1)/chunk)
+		if t.Cores > 0 && t.AttnSplitGroups > 0 {
+			// the GPU's size bounds the chunks (Tuning.AttnSplitGroups)
+			per := uint64(nHead) * uint64((m+rows-1)/rows)
+			target := uint64(t.Cores) * uint64(t.AttnSplitGroups)
+			nc = uint32(min(uint64(nc), max(1, target/per)))
+		}
 	}
 	main := Launch{
 		Function: "attention" + suf,

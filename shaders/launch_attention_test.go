@@ -61,6 +61,29 @@ func TestLaunchRulesGeometry(t *testing.T) {
 		f(&a)
 		return a.Dispatch()
 	}
+	// The split is capped from the GPU's size (Tuning.AttnSplitGroups): 132
+	// cores × 4 threadgroups over 32 heads is at most 16 chunks, so 4096
+	// keys take 16 chunks of 256 instead of 128 of 32; a short cache, or no
+	// core count, keeps AttnChunk's split.
+	cuda := TuningFor("cuda")
+	cuda.Cores = 132
+	for _, c := range []struct {
+		kv, cores, nc uint32
+	}{{4096, 132, 16}, {4096, 0, 128}, {300, 132, 10}, {1 << 20, 132, 16}, {4096, 1, 1}} {
+		tu := cuda
+		tu.Cores = c.cores
+		deep := withAttn(decode, func(a *plan.AttentionArgs) { a.KVLen, a.Pos0 = int(c.kv), int(c.kv)-1 })
+		ls, err := LaunchFor(&deep, &tu, nil)
+		require.NoError(t, err)
+		if c.nc == 1 {
+			require.Len(t, ls, 1, "kv %d cores %d", c.kv, c.cores)
+		} else {
+			require.Len(t, ls, 2, "kv %d cores %d", c.kv, c.cores)
+			require.Equal(t, uint32(4*(4+32*c.nc*66)), ls[1].Scratch)
+		}
+		require.Equal(t, [3]uint32{c.nc, 32, 1}, ls[0].Groups, "kv %d cores %d", c.kv, c.cores)
+	}
+
 	prefill := withAttn(decode, func(a *plan.AttentionArgs) { a.M = 100 })
 	ls, err = LaunchFor(&prefill, &Default, nil)
 	require.NoError(t, err)

@@ -62,6 +62,15 @@ type Tuning struct {
 	// over the KV length: 256 keys is 8 lane-rounds, enough work to hide
 	// the partial write, and gives 16 chunks at 4K context.
 	AttnChunk uint32
+	// AttnSplitGroups caps the split from the GPU's size: at most enough
+	// chunks for Cores·AttnSplitGroups threadgroups, so a long cache gets
+	// longer chunks instead of more partials for attention_merge to
+	// combine (its work grows with the chunk count, on every thread). Zero,
+	// or Cores unknown, leaves the split to AttnChunk alone.
+	AttnSplitGroups uint32
+	// Cores is the GPU's core count (CUDA: multiprocessors), set by the
+	// backend from the device, not by a family; zero where unknown.
+	Cores uint32
 	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
 	// split over the KV length (decode, beams); more already fill the GPU
 	// (an M1's 8 cores hold 8+ groups each).
@@ -132,13 +141,16 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 //     against 407); decode
 //     attention splits into 32-key chunks, so a short cache spreads over
 //     more warps than one per head (the anchor's profile: one warp per
-//     head walking 128 keys took 66 µs).
+//     head walking 128 keys took 66 µs), up to 4 warps per multiprocessor
+//     (AttnSplitGroups; round 3: at 4096 cached keys the 1B shape's 128
+//     32-key partials per head made attention_merge 92.8 µs a layer against
+//     attention's 64.3; capped, that shape gets 16 chunks of 256 keys).
 var Families = []Tuning{
 	{Family: "apple9", ChainLength: 128, MatVecSIMDGroups: 4, AttnChunk: 512},
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
-	{Family: "cuda", MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32},
+	{Family: "cuda", MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 4},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
