@@ -110,6 +110,9 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 			target := uint64(t.Cores) * uint64(t.AttnSplitGroups)
 			nc = uint32(min(uint64(nc), max(1, target/per)))
 		}
+		if t.AttnMaxChunks > 0 {
+			nc = min(nc, t.AttnMaxChunks) // the merge's work per thread
+		}
 	}
 	main := Launch{
 		Function: "attention" + suf,

@@ -63,15 +63,16 @@ func TestLaunchRulesGeometry(t *testing.T) {
 	}
 	// The split is capped from the GPU's size (Tuning.AttnSplitGroups): 132
 	// cores × 4 threadgroups over 32 heads is at most 16 chunks, so 4096
-	// keys take 16 chunks of 256 instead of 128 of 32; a short cache, or no
-	// core count, keeps AttnChunk's split.
+	// keys take 16 chunks of 256 instead of 128 of 32; and at AttnMaxChunks
+	// per head; a short cache, or no core count and no chunk cap, keeps
+	// AttnChunk's split.
 	cuda := TuningFor("cuda")
-	cuda.Cores = 132
+	cuda.AttnSplitGroups = 4
 	for _, c := range []struct {
-		kv, cores, nc uint32
-	}{{4096, 132, 16}, {4096, 0, 128}, {300, 132, 10}, {1 << 20, 132, 16}, {4096, 1, 1}} {
+		kv, cores, maxc, nc uint32
+	}{{4096, 132, 0, 16}, {4096, 0, 0, 128}, {4096, 0, 64, 64}, {4096, 132, 8, 8}, {300, 132, 0, 10}, {1 << 20, 132, 0, 16}, {4096, 1, 0, 1}} {
 		tu := cuda
-		tu.Cores = c.cores
+		tu.Cores, tu.AttnMaxChunks = c.cores, c.maxc
 		deep := withAttn(decode, func(a *plan.AttentionArgs) { a.KVLen, a.Pos0 = int(c.kv), int(c.kv)-1 })
 		ls, err := LaunchFor(&deep, &tu, nil)
 		require.NoError(t, err)

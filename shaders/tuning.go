@@ -68,6 +68,10 @@ type Tuning struct {
 	// combine (its work grows with the chunk count, on every thread). Zero,
 	// or Cores unknown, leaves the split to AttnChunk alone.
 	AttnSplitGroups uint32
+	// AttnMaxChunks caps the split's chunks per (row, head), whatever the
+	// GPU's size: attention_merge combines that many partials on every
+	// thread. Zero: no cap.
+	AttnMaxChunks uint32
 	// Cores is the GPU's core count (CUDA: multiprocessors), set by the
 	// backend from the device, not by a family; zero where unknown.
 	Cores uint32
@@ -141,16 +145,20 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 //     against 407); decode
 //     attention splits into 32-key chunks, so a short cache spreads over
 //     more warps than one per head (the anchor's profile: one warp per
-//     head walking 128 keys took 66 µs), up to 4 warps per multiprocessor
-//     (AttnSplitGroups; round 3: at 4096 cached keys the 1B shape's 128
-//     32-key partials per head made attention_merge 92.8 µs a layer against
-//     attention's 64.3; capped, that shape gets 16 chunks of 256 keys).
+//     head walking 128 keys took 66 µs), up to 16 warps per
+//     multiprocessor and 64 chunks per head (AttnSplitGroups,
+//     AttnMaxChunks; issue #34 round 4, 4096 cached keys on an H200: the
+//     1B shape's 128 32-key partials per head made attention_merge 92.9 µs
+//     a layer against attention's 64.2, 179.2 tok/s; capped at 4, 8 and 16
+//     warps per multiprocessor (16, 33, 66 chunks) 165.5, 199.1 and 200.4:
+//     a warp walking 256 keys is the slower chain; the SmolLM2 shape's 9
+//     heads: 58 chunks 217.2 against 128 chunks 188.2).
 var Families = []Tuning{
 	{Family: "apple9", ChainLength: 128, MatVecSIMDGroups: 4, AttnChunk: 512},
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
-	{Family: "cuda", MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 4},
+	{Family: "cuda", MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for

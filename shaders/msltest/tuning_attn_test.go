@@ -20,10 +20,14 @@ func TestKernelsOtherTunings(t *testing.T) {
 		{Family: "wide", SIMDWidth: 32, MaxThreads: 1024, NormThreads: 1024, RopeThreads: 1024, AttnRows: 8,
 			AttnChunk: 96, AttnSplitBelow: 1, ArgmaxSegment: 100000, ArgmaxThreads: 1024, SampleThreads: 256},
 		shaders.TuningFor("cuda"), // what NVIDIA GPUs run
-		// and on a 3-multiprocessor GPU, where the split is capped by
-		// AttnSplitGroups: 3 chunks of 256 for 700 keys, 6 of 64 for the
-		// beams' 300 (the last one empty)
-		func() shaders.Tuning { c := shaders.TuningFor("cuda"); c.Family, c.Cores = "cuda-3-cores", 3; return c }(),
+		// and on a 3-multiprocessor GPU with the split capped at 3 chunks
+		// (AttnSplitGroups, AttnMaxChunks): 12 chunks of 64 for 700 keys
+		// from the core count, then 3 of 256; 3 of 128 for the beams' 300
+		func() shaders.Tuning {
+			c := shaders.TuningFor("cuda")
+			c.Family, c.Cores, c.AttnMaxChunks = "cuda-3-cores", 3, 3
+			return c
+		}(),
 	}
 	defer func() { kitTune = nil }()
 	for i := range tunings {
