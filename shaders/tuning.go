@@ -152,7 +152,9 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 //     a layer against attention's 64.2, 179.2 tok/s; capped at 4, 8 and 16
 //     warps per multiprocessor (16, 33, 66 chunks) 165.5, 199.1 and 200.4:
 //     a warp walking 256 keys is the slower chain; the SmolLM2 shape's 9
-//     heads: 58 chunks 217.2 against 128 chunks 188.2).
+//     heads: 58 chunks 217.2 against 128 chunks 188.2; with both caps, a
+//     second machine: SmolLM2 210.1, 1B 194.9 tok/s, against 186.3 and
+//     188.2 at AttnMaxChunks 32 and 201.9 and 198.6 at 128).
 var Families = []Tuning{
 	{Family: "apple9", ChainLength: 128, MatVecSIMDGroups: 4, AttnChunk: 512},
 	{Family: "apple8", ChainLength: 64},
