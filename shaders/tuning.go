@@ -65,15 +65,16 @@ type Tuning struct {
 	// AttnSplitGroups caps the split from the GPU's size: at most enough
 	// chunks for Cores·AttnSplitGroups threadgroups, so a long cache gets
 	// longer chunks instead of more partials for attention_merge to
-	// combine (its work grows with the chunk count, on every thread). Zero,
-	// or Cores unknown, leaves the split to AttnChunk alone.
+	// combine (its work grows with the chunk count, on every thread).
+	// Default's value caps nothing, nor does any where Cores is unknown.
 	AttnSplitGroups uint32
 	// AttnMaxChunks caps the split's chunks per (row, head), whatever the
 	// GPU's size: attention_merge combines that many partials on every
-	// thread. Zero: no cap.
+	// thread. Default's value caps nothing (attnMaxKV/32 chunks).
 	AttnMaxChunks uint32
 	// Cores is the GPU's core count (CUDA: multiprocessors), set by the
-	// backend from the device, not by a family; zero where unknown.
+	// backend from the device, not by a family (the one knob without a
+	// default); zero where unknown.
 	Cores uint32
 	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
 	// split over the KV length (decode, beams); more already fill the GPU
@@ -103,6 +104,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	EmbedThreads: defEmbedThreads,
 	NormThreads:  256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
+	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024}
 
 // Families is the tuning per GPU family, most capable first; the Metal
@@ -197,6 +199,8 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.AttnRows, d.AttnRows)
 	fill(&t.AttnChunk, d.AttnChunk)
 	fill(&t.AttnSplitBelow, d.AttnSplitBelow)
+	fill(&t.AttnSplitGroups, d.AttnSplitGroups)
+	fill(&t.AttnMaxChunks, d.AttnMaxChunks)
 	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
 	fill(&t.ArgmaxThreads, d.ArgmaxThreads)
 	fill(&t.SampleThreads, d.SampleThreads)

@@ -20,6 +20,9 @@ func TestFamilies(t *testing.T) {
 		}
 		v := reflect.ValueOf(r)
 		for i := range v.NumField() {
+			if v.Type().Field(i).Name == "Cores" {
+				continue // the device's, set by the backend (zero: unknown)
+			}
 			require.False(t, v.Field(i).IsZero(), "%s: %s is zero", f.Family, v.Type().Field(i).Name)
 		}
 		require.LessOrEqual(t, r.MatVecSIMDGroups*r.SIMDWidth, r.MaxThreads, f.Family)

@@ -80,7 +80,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		var mem []byte
 		switch bd.Kind {
 		case plan.BufWeights:
-			mem = bd.Weights() // CheckLoad checked its length; stacked parts are joined here
+			mem = bd.WeightBytes() // CheckLoad checked its length; stacked parts are joined here
 			// Typed views need 4-byte alignment; mapped GGUF data always has
 			// it, but a plan built from arbitrary slices may not.
 			if len(mem) > 0 && uintptr(unsafe.Pointer(unsafe.SliceData(mem)))&3 != 0 {

@@ -102,5 +102,5 @@ func requireStacked(t *testing.T, f *gguf.File, b plan.Buffer, stacked bool, lay
 	}
 	require.Equal(t, stacked, b.Parts != nil, "%s stacked from parts", b.Name)
 	require.Equal(t, int64(len(want)), b.Size, b.Name)
-	require.Equal(t, want, b.Weights(), b.Name)
+	require.Equal(t, want, b.WeightBytes(), b.Name)
 }

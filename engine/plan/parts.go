@@ -35,9 +35,9 @@ func (b *Buffer) CopyWeights(dst []byte) {
 	}
 }
 
-// Weights returns the first Size bytes of the content as one slice: Data
+// WeightBytes returns the first Size bytes of the content as one slice: Data
 // itself, or the parts copied into a new slice.
-func (b *Buffer) Weights() []byte {
+func (b *Buffer) WeightBytes() []byte {
 	if b.Parts == nil {
 		return b.Data[:b.Size:b.Size]
 	}

@@ -21,7 +21,7 @@ func TestStackedWeights(t *testing.T) {
 	b := p.Buffers[0]
 	require.Equal(t, int64(6), b.Size)
 	require.Equal(t, int64(6), b.WeightsLen())
-	require.Equal(t, []byte{1, 2, 3, 4, 5, 6}, b.Weights())
+	require.Equal(t, []byte{1, 2, 3, 4, 5, 6}, b.WeightBytes())
 	dst := make([]byte, 8)
 	b.CopyWeights(dst)
 	require.Equal(t, []byte{1, 2, 3, 4, 5, 6, 0, 0}, dst)
@@ -33,7 +33,7 @@ func TestStackedWeights(t *testing.T) {
 
 	// A smaller Size takes the first bytes only.
 	p.Buffers[0].Size = 4
-	require.Equal(t, []byte{1, 2, 3, 4}, p.Buffers[0].Weights())
+	require.Equal(t, []byte{1, 2, 3, 4}, p.Buffers[0].WeightBytes())
 
 	for name, c := range map[string]struct {
 		b   Buffer

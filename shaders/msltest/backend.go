@@ -79,7 +79,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		var mem []byte
 		switch bd.Kind {
 		case plan.BufWeights:
-			mem = bd.Weights() // CheckLoad checked its length; stacked parts are joined here
+			mem = bd.WeightBytes() // CheckLoad checked its length; stacked parts are joined here
 			e.weights[len(e.bufs)] = true
 		case plan.Scratch, plan.State, plan.IO:
 			if bd.Size < 0 || bd.Size > maxBufferBytes || total+bd.Size > maxBufferBytes {
