@@ -46,13 +46,17 @@ type devWeights struct {
 // there is no driver or GPU.
 func New(o Options) (*Backend, error) {
 	o = envOptions(o)
-	tuning, err := shaders.Override(Tuning(), o.Tune)
-	if err != nil {
+	if _, err := shaders.Override(Tuning(), o.Tune); err != nil {
 		return nil, fmt.Errorf("cuda: %w", err)
 	}
-	dev, err := openDevice(o.Device)
+	dev, err := openDevice(o.Device, o.NoNative)
 	if err != nil {
 		return nil, err
+	}
+	tuning, err := shaders.Override(tuningFor(dev), o.Tune)
+	if err != nil {
+		dev.close()
+		return nil, fmt.Errorf("cuda: %w", err)
 	}
 	seed := o.PermuteSeed
 	return &Backend{dev: dev, opt: o, tuning: tuning, weights: map[weightKey]*devWeights{},

@@ -37,6 +37,7 @@ type fakeGPU struct {
 	execs     map[uintptr][]fakeWork
 	nextGraph uintptr
 	nextEvent uintptr
+	modules   uintptr // modules loaded: each gets its own handle
 }
 
 type fakeWork struct {
@@ -114,7 +115,8 @@ func (f *fakeGPU) driver() *driver {
 		cuCtxSetCurrent:           func(uintptr) result { return 0 },
 		cuMemGetInfo:              func(free, total *uint64) result { *free, *total = 1<<30, 1<<30; return 0 },
 		cuModuleLoadDataEx: func(m *uintptr, _ unsafe.Pointer, _ uint32, _ *int32, vals *uintptr) result {
-			*m = 2
+			f.modules++
+			*m = 1 + f.modules
 			if r := f.rec("cuModuleLoadDataEx"); r != 0 {
 				copy(unsafe.Slice(*(**byte)(unsafe.Pointer(vals)), 64), "ptxas: line 7: fake JIT error\x00") // vals[0] is the error log buffer
 				return r
@@ -458,6 +460,12 @@ func TestFakeWeightsOnce(t *testing.T) {
 func TestFakeTune(t *testing.T) {
 	f := withFake(t, 90)
 	b, err := New(Options{})
+	require.NoError(t, err)
+	want := shaders.TuningFor("cuda")
+	want.MatMulMMA = shaders.MatMulMMARows // sm_90 loads the sm_80 module
+	require.Equal(t, want, b.tuning)
+	b.Close()
+	b, err = New(Options{NoNative: true})
 	require.NoError(t, err)
 	require.Equal(t, shaders.TuningFor("cuda"), b.tuning)
 	b.Close()
