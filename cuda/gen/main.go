@@ -42,14 +42,18 @@ var clangFlags = []string{"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch="
 func main() {
 	dir := flag.String("dir", ".", "the cuda package directory (kernels.ptx and kernels_gen.go are written there)")
 	cu := flag.String("cu", "", "also write the CUDA translation unit to this file (for reading compile errors)")
+	native := flag.Bool("native", false, "only the native modules (seconds; the base module takes a minute)")
 	flag.Parse()
-	if err := run(*dir, *cu); err != nil {
+	if err := run(*dir, *cu, *native); err != nil {
 		fmt.Fprintln(os.Stderr, "cuda/gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, cu string) error {
+func run(dir, cu string, nativeOnly bool) error {
+	if nativeOnly {
+		return writeNative(dir)
+	}
 	unit, table, err := Generate(repoRoot())
 	if err != nil {
 		return err
@@ -66,14 +70,8 @@ func run(dir, cu string) error {
 	if err := os.WriteFile(filepath.Join(dir, "kernels.ptx"), ptx, 0o644); err != nil {
 		return err
 	}
-	for _, m := range Modules {
-		b, err := CompileNative(repoRoot(), m)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, m.File()), b, 0o644); err != nil {
-			return err
-		}
+	if err := writeNative(dir); err != nil {
+		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "kernels_gen.go"), table, 0o644)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -53,4 +54,18 @@ func CompileNative(root string, m Module) ([]byte, error) {
 		unit.WriteString("#include \"" + filepath.Base(s) + "\"\n")
 	}
 	return compileUnit(root, cc, flags, unit.String())
+}
+
+// writeNative writes every native module's PTX into dir.
+func writeNative(dir string) error {
+	for _, m := range Modules {
+		b, err := CompileNative(repoRoot(), m)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, m.File()), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

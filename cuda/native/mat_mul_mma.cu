@@ -49,33 +49,40 @@ __device__ inline void mma16816(float* c, const unsigned* a, unsigned b0, unsign
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// Weight formats: load16 writes the 16 elements e0..e0+15 of row (f16
-// bits, exact) and returns the block's scale (1 for f16).
+// Weight formats: load16 writes the 16 elements e0..e0+15 of row as f16
+// pairs (exact) and returns the block's scale (1 for f16).
+__device__ inline unsigned pack(h16 a, h16 b) { return (unsigned)a | (unsigned)b << 16; }
+
 struct wf16 {
     static constexpr bool scaled = false;
     __device__ static unsigned long rowBytes(int k) { return (unsigned long)k * 2; }
-    __device__ static float load16(const unsigned char* row, int e0, int k, h16* o) {
+    __device__ static float load16(const unsigned char* row, int e0, int k, unsigned* o) {
         const h16* p = (const h16*)row + e0;
-        if (e0 + 16 <= k) {
-#pragma unroll
-            for (int i = 0; i < 16; i++) o[i] = p[i];
+        if (e0 + 16 <= k && ((unsigned long)p & 15) == 0) { // two 16-byte loads
+            const uint4 a = ((const uint4*)p)[0], b = ((const uint4*)p)[1];
+            o[0] = a.x, o[1] = a.y, o[2] = a.z, o[3] = a.w, o[4] = b.x, o[5] = b.y, o[6] = b.z, o[7] = b.w;
         } else {
 #pragma unroll
-            for (int i = 0; i < 16; i++) o[i] = e0 + i < k ? p[i] : (h16)0;
+            for (int i = 0; i < 8; i++)
+                o[i] = pack(e0 + 2 * i < k ? p[2 * i] : (h16)0, e0 + 2 * i + 1 < k ? p[2 * i + 1] : (h16)0);
         }
         return 1.0f;
     }
 };
-// q8_0: 34-byte blocks of 32, an f16 scale d and 32 int8 quants.
+// q8_0: 34-byte blocks of 32, an f16 scale d and 32 int8 quants (2-byte
+// aligned: read as 16-bit pairs).
 struct wq8_0 {
     static constexpr bool scaled = true;
     __device__ static unsigned long rowBytes(int k) { return (unsigned long)(k / 32) * 34; }
-    __device__ static float load16(const unsigned char* row, int e0, int, h16* o) {
-        const unsigned char* b = row + (e0 / 32) * 34;
-        const signed char* q = (const signed char*)b + 2 + e0 % 32;
+    __device__ static float load16(const unsigned char* row, int e0, int, unsigned* o) {
+        const unsigned short* b = (const unsigned short*)(row + (e0 / 32) * 34);
+        const unsigned short* q = b + 1 + (e0 % 32) / 2;
 #pragma unroll
-        for (int i = 0; i < 16; i++) o[i] = f2h((float)q[i]);
-        return h2f((h16)(b[0] | b[1] << 8));
+        for (int i = 0; i < 8; i++) {
+            const unsigned short v = q[i];
+            o[i] = pack(f2h((float)(signed char)(v & 255)), f2h((float)(signed char)(v >> 8)));
+        }
+        return h2f(b[0]);
     }
 };
 // q4_0: 18-byte blocks of 32, an f16 scale d and 16 bytes of nibbles
@@ -83,12 +90,15 @@ struct wq8_0 {
 struct wq4_0 {
     static constexpr bool scaled = true;
     __device__ static unsigned long rowBytes(int k) { return (unsigned long)(k / 32) * 18; }
-    __device__ static float load16(const unsigned char* row, int e0, int, h16* o) {
-        const unsigned char* b = row + (e0 / 32) * 18;
+    __device__ static float load16(const unsigned char* row, int e0, int, unsigned* o) {
+        const unsigned short* b = (const unsigned short*)(row + (e0 / 32) * 18);
         const int shift = e0 % 32 == 0 ? 0 : 4;
 #pragma unroll
-        for (int i = 0; i < 16; i++) o[i] = f2h((float)((b[2 + i] >> shift & 15) - 8));
-        return h2f((h16)(b[0] | b[1] << 8));
+        for (int i = 0; i < 8; i++) {
+            const unsigned short v = b[1 + i];
+            o[i] = pack(f2h((float)((v >> shift & 15) - 8)), f2h((float)((v >> (8 + shift) & 15) - 8)));
+        }
+        return h2f(b[0]);
     }
 };
 
@@ -128,39 +138,47 @@ __device__ inline void mat_mul(const __hark::Params& P) {
 #pragma unroll
         for (int i = 0; i < 4; i++) acc[j][i] = 0.0f;
 
+    // the next k step's weights and activations are loaded into registers
+    // while the tensor cores work on this one
+    unsigned wv[8];
+    float wd = 0.0f, xv[8];
+    auto fetch = [&](int k0) {
+        const int e0 = k0 + 16 * wh;
+        if (wok && e0 < k) {
+            wd = W::load16(wrow, e0, k, wv);
+        } else {
+#pragma unroll
+            for (int i = 0; i < 8; i++) wv[i] = 0;
+        }
+        const int x0 = k0 + 8 * xq;
+        const float* xp = xrow + x0;
+        if (xok && x0 + 8 <= k && ((unsigned long)xp & 15) == 0) {
+            const float4 a = ((const float4*)xp)[0], b = ((const float4*)xp)[1];
+            xv[0] = a.x, xv[1] = a.y, xv[2] = a.z, xv[3] = a.w, xv[4] = b.x, xv[5] = b.y, xv[6] = b.z, xv[7] = b.w;
+        } else {
+#pragma unroll
+            for (int i = 0; i < 8; i++) xv[i] = xok && x0 + i < k ? xp[i] : 0.0f;
+        }
+    };
+    fetch(0);
     for (int k0 = 0; k0 < k; k0 += BK) {
         asm volatile("bar.sync 0;" ::: "memory"); // the previous step's reads are done
         {
-            h16 v[16];
-            const int e0 = k0 + 16 * wh;
-            float d = 0.0f;
-            if (wok && e0 < k) {
-                d = W::load16(wrow, e0, k, v);
-            } else {
-#pragma unroll
-                for (int i = 0; i < 16; i++) v[i] = 0;
-            }
             unsigned* dst = (unsigned*)(sw + wn * LD + 16 * wh);
 #pragma unroll
-            for (int i = 0; i < 8; i++) dst[i] = (unsigned)v[2 * i] | (unsigned)v[2 * i + 1] << 16;
-            if (W::scaled && wh == 0) sd[wn] = d;
+            for (int i = 0; i < 8; i++) dst[i] = wv[i];
+            if (W::scaled && wh == 0) sd[wn] = wd;
             unsigned* dh = (unsigned*)(sxh + xm * LD + 8 * xq);
             unsigned* dl = (unsigned*)(sxl + xm * LD + 8 * xq);
 #pragma unroll
             for (int i = 0; i < 8; i += 2) {
-                h16 hi[2], lo[2];
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int kk = k0 + 8 * xq + i + e;
-                    const float f = xok && kk < k ? xrow[kk] : 0.0f;
-                    hi[e] = f2h(f);
-                    lo[e] = f2h(f - h2f(hi[e]));
-                }
-                dh[i / 2] = (unsigned)hi[0] | (unsigned)hi[1] << 16;
-                dl[i / 2] = (unsigned)lo[0] | (unsigned)lo[1] << 16;
+                const h16 h0 = f2h(xv[i]), h1 = f2h(xv[i + 1]);
+                dh[i / 2] = pack(h0, h1);
+                dl[i / 2] = pack(f2h(xv[i] - h2f(h0)), f2h(xv[i + 1] - h2f(h1)));
             }
         }
         asm volatile("bar.sync 0;" ::: "memory");
+        if (k0 + BK < k) fetch(k0 + BK);
         float part[4][4];
         float (*c)[4] = W::scaled ? part : acc;
         if (W::scaled) {
