@@ -241,7 +241,8 @@ func openDevice(ordinal int, noNative bool) (*device, error) {
 	return v, nil
 }
 
-// moduleLoads counts the kernel modules loaded by this process (tests:
+// moduleLoads counts the kernel loads of this process, the base module
+// with its native modules counted once (tests:
 // one per device however many models share it).
 var moduleLoads atomic.Int64
 
@@ -262,6 +263,7 @@ func (v *device) loadModule(in *Info) error {
 		img, in.ModuleFromJIT = append(b, 0), true
 	}
 	mod, err := v.loadImage(img)
+	moduleLoads.Add(1) // one a device: the native modules come with it
 	if err != nil {
 		return fmt.Errorf("cuda: loading the kernels (PTX JIT %v): %w", in.ModuleFromJIT, err)
 	}

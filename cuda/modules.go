@@ -85,7 +85,6 @@ func (v *device) loadImage(b []byte) (uintptr, error) {
 	var mod uintptr
 	r := v.d.cuModuleLoadDataEx(&mod, unsafe.Pointer(&b[0]), uint32(len(opts)), &opts[0], &vals[0])
 	runtime.KeepAlive(b)
-	moduleLoads.Add(1)
 	if r != 0 {
 		return 0, fmt.Errorf("%w: %s", v.d.err("cuModuleLoadDataEx", r), strings.TrimSpace(cString(&errLog[0])))
 	}
