@@ -42,5 +42,38 @@ func TestMatMulTensorCores(t *testing.T) {
 			require.Equal(t, be.Device() != nil && sh.m >= 16, native, ls[0].Function)
 			checkOn(t, be, fmt.Sprintf("%s n=%d m=%d", ls[0].Function, sh.n, sh.m), typ, c, exact)
 		}
+		// rows on 16-byte boundaries (the kernel's vector loads)
+		c, exact := alignedMatMul(t, r, typ, 70, 160, 40)
+		checkOn(t, be, fmt.Sprintf("%s aligned n=70 k=160 m=40", typ), typ, c, exact)
 	}
+}
+
+// alignedMatMul is a MatMul case whose weight rows and activation rows
+// start on 16-byte boundaries (x at offset 0, ldx = k, k a multiple of
+// 32), so the tensor-core kernel takes its 16-byte load paths; no bias
+// or residual.
+func alignedMatMul(t *testing.T, r *rand.Rand, typ ggml.Type, n, k, m int) (*mxCase, []float64) {
+	q, w := randWeights(t, r, typ, n, k)
+	x := randF32(r, m*k, 1)
+	out := filled(m*n, mxSentinel)
+	c := &mxCase{d: plan.Dispatch{Kernel: plan.MatMul, Type: typ, Grid: [3]uint32{uint32(n), uint32(m), 1}}}
+	c.bind(0, c.add(q, true), 0)
+	c.bind(1, c.add(ggml.F32Bytes(x), false), 0)
+	ob := c.add(ggml.F32Bytes(out), false)
+	c.bind(2, ob, 0)
+	c.out = int(ob)
+	c.noBind(3)
+	c.noBind(4)
+	c.d.P = plan.MatVecArgs{N: n, K: k, M: m, Ldx: k, Ldo: n, Ldr: n}.Dispatch().P
+	exact := make([]float64, m*n)
+	for i := range m {
+		for j := range n {
+			var s float64
+			for e := range k {
+				s += float64(x[i*k+e]) * float64(w[j*k+e])
+			}
+			exact[i*n+j] = s
+		}
+	}
+	return c, exact
 }
