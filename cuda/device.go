@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/harkapp/hark/shaders"
 )
@@ -80,6 +79,10 @@ type Options struct {
 	// function (Backend.Profile); graphs are off while it is on
 	// ($HARK_CUDA_PROFILE=1).
 	Profile bool
+	// NoNative loads only the base module (kernels.ptx), not the native
+	// modules (modules.go), so every kernel is the translated Metal one
+	// ($HARK_CUDA_NATIVE=0).
+	NoNative bool
 	// Tune changes knobs of the CUDA tuning, as shaders.Override reads
 	// them ("MatVecRows=2,AttnChunk=64"; $HARK_CUDA_TUNE), to measure
 	// other geometries without a rebuild.
@@ -98,6 +101,7 @@ type Info struct {
 	MaxShared     int // bytes of shared memory a block may use without opting in
 	Driver        int // cuDriverGetVersion (e.g. 13000)
 	ModuleFromJIT bool
+	Native        []string // the native modules loaded (modules.go), newest first
 }
 
 func (in Info) String() string {
@@ -105,8 +109,12 @@ func (in Info) String() string {
 	if in.ModuleFromJIT {
 		from = "PTX JIT"
 	}
-	return fmt.Sprintf("%s (sm_%d, %d SMs, %.1f GiB, driver %d.%d, kernels from %s)", in.Name, in.Compute, in.SMs,
-		float64(in.Memory)/(1<<30), in.Driver/1000, in.Driver%1000/10, from)
+	native := "none"
+	if len(in.Native) > 0 {
+		native = strings.Join(in.Native, ",")
+	}
+	return fmt.Sprintf("%s (sm_%d, %d SMs, %.1f GiB, driver %d.%d, kernels from %s, native modules %s)", in.Name, in.Compute, in.SMs,
+		float64(in.Memory)/(1<<30), in.Driver/1000, in.Driver%1000/10, from, native)
 }
 
 // device is one GPU's primary context with the kernel module loaded and
@@ -117,6 +125,7 @@ type device struct {
 	ord    int32
 	ctx    uintptr
 	mod    uintptr
+	native []loadedModule // modules.go
 	stream uintptr
 	// capture records graphs (graph.go) while the stream runs the same
 	// work launched kernel by kernel
@@ -162,7 +171,7 @@ func (v *device) do(f func() error) error {
 
 // openDevice retains the primary context of GPU ordinal and loads the
 // kernels.
-func openDevice(ordinal int) (*device, error) {
+func openDevice(ordinal int, noNative bool) (*device, error) {
 	d, err := driverLoader()
 	if err != nil {
 		return nil, err
@@ -216,6 +225,9 @@ func openDevice(ordinal int) (*device, error) {
 		if err := v.loadModule(&in); err != nil {
 			return err
 		}
+		if err := v.loadNative(&in, noNative); err != nil {
+			return err
+		}
 		if err := d.err("cuStreamCreate", d.cuStreamCreate(&v.stream, streamNonBlocking)); err != nil {
 			return err
 		}
@@ -229,7 +241,8 @@ func openDevice(ordinal int) (*device, error) {
 	return v, nil
 }
 
-// moduleLoads counts the kernel modules loaded by this process (tests:
+// moduleLoads counts the kernel loads of this process, the base module
+// with its native modules counted once (tests:
 // one per device however many models share it).
 var moduleLoads atomic.Int64
 
@@ -249,15 +262,12 @@ func (v *device) loadModule(in *Info) error {
 		}
 		img, in.ModuleFromJIT = append(b, 0), true
 	}
-	var errLog [16 << 10]byte
-	opts := []int32{jitErrorLogBuffer, jitErrorLogBufferSize}
-	vals := []uintptr{uintptr(unsafe.Pointer(&errLog[0])), uintptr(len(errLog))}
-	r := d.cuModuleLoadDataEx(&v.mod, unsafe.Pointer(&img[0]), uint32(len(opts)), &opts[0], &vals[0])
-	runtime.KeepAlive(img)
-	moduleLoads.Add(1)
-	if r != 0 {
-		return fmt.Errorf("cuda: loading the kernels (PTX JIT %v): %w: %s", in.ModuleFromJIT, d.err("cuModuleLoadDataEx", r), strings.TrimSpace(cString(&errLog[0])))
+	mod, err := v.loadImage(img)
+	moduleLoads.Add(1) // one a device: the native modules come with it
+	if err != nil {
+		return fmt.Errorf("cuda: loading the kernels (PTX JIT %v): %w", in.ModuleFromJIT, err)
 	}
+	v.mod = mod
 	for _, c := range funcConsts {
 		var p dptr
 		var size uint64
@@ -289,7 +299,7 @@ func (v *device) function(name string) (*kernelFunc, error) {
 	d := v.d
 	f := &kernelFunc{}
 	err := v.do(func() error {
-		if err := d.err("cuModuleGetFunction("+entryPrefix+name+")", d.cuModuleGetFunction(&f.h, v.mod, entryPrefix+name)); err != nil {
+		if err := d.err("cuModuleGetFunction("+entryPrefix+name+")", d.cuModuleGetFunction(&f.h, v.moduleOf(name), entryPrefix+name)); err != nil {
 			return err
 		}
 		var x int32
@@ -318,6 +328,9 @@ func (v *device) close() {
 		if v.capture != 0 {
 			v.d.cuStreamDestroy(v.capture)
 		}
+		for _, m := range v.native {
+			v.d.cuModuleUnload(m.h)
+		}
 		if v.mod != 0 {
 			v.d.cuModuleUnload(v.mod)
 		}
@@ -332,8 +345,19 @@ func (v *device) close() {
 // knob differs from Metal's).
 func Tuning() shaders.Tuning { return shaders.TuningFor("cuda") }
 
+// tuningFor is Tuning for the opened GPU: with the sm_80 module loaded,
+// mat_mul of shaders.MatMulMMARows rows or more runs on tensor cores.
+func tuningFor(v *device) shaders.Tuning {
+	t := Tuning()
+	if v.hasNative("sm80") {
+		t.MatMulMMA = shaders.MatMulMMARows
+	}
+	return t
+}
+
 // envOptions reads the test switches: $HARK_CUDA_POISON=1,
 // $HARK_CUDA_PERMUTE=<seed>, $HARK_CUDA_GRAPHS=0, $HARK_CUDA_CHAIN=0,
+// $HARK_CUDA_NATIVE=0,
 // $HARK_CUDA_PROFILE=1 and $HARK_CUDA_TUNE.
 func envOptions(o Options) Options {
 	if os.Getenv("HARK_CUDA_GRAPHS") == "0" {
@@ -341,6 +365,9 @@ func envOptions(o Options) Options {
 	}
 	if os.Getenv("HARK_CUDA_CHAIN") == "0" {
 		o.NoChain = true
+	}
+	if os.Getenv("HARK_CUDA_NATIVE") == "0" {
+		o.NoNative = true
 	}
 	if os.Getenv("HARK_CUDA_PROFILE") == "1" {
 		o.Profile = true

@@ -62,13 +62,17 @@ type devWeights struct {
 // there is no driver or GPU.
 func New(o Options) (*Backend, error) {
 	o = envOptions(o)
-	tuning, err := shaders.Override(Tuning(), o.Tune)
-	if err != nil {
+	if _, err := shaders.Override(Tuning(), o.Tune); err != nil {
 		return nil, fmt.Errorf("cuda: %w", err)
 	}
-	dev, err := openDevice(o.Device)
+	dev, err := openDevice(o.Device, o.NoNative)
 	if err != nil {
 		return nil, err
+	}
+	tuning, err := shaders.Override(tuningFor(dev), o.Tune)
+	if err != nil {
+		dev.close()
+		return nil, fmt.Errorf("cuda: %w", err)
 	}
 	if tuning.Cores == 0 { // (HARK_CUDA_TUNE may set it, to measure)
 		tuning.Cores = uint32(max(dev.info.SMs, 0))

@@ -37,6 +37,7 @@ type fakeGPU struct {
 	execs     map[uintptr][]fakeWork
 	nextGraph uintptr
 	nextEvent uintptr
+	modules   uintptr // modules loaded: each gets its own handle
 }
 
 type fakeWork struct {
@@ -114,7 +115,8 @@ func (f *fakeGPU) driver() *driver {
 		cuCtxSetCurrent:           func(uintptr) result { return 0 },
 		cuMemGetInfo:              func(free, total *uint64) result { *free, *total = 1<<30, 1<<30; return 0 },
 		cuModuleLoadDataEx: func(m *uintptr, _ unsafe.Pointer, _ uint32, _ *int32, vals *uintptr) result {
-			*m = 2
+			f.modules++
+			*m = 1 + f.modules
 			if r := f.rec("cuModuleLoadDataEx"); r != 0 {
 				copy(unsafe.Slice(*(**byte)(unsafe.Pointer(vals)), 64), "ptxas: line 7: fake JIT error\x00") // vals[0] is the error log buffer
 				return r
@@ -501,7 +503,14 @@ func TestFakeTune(t *testing.T) {
 	require.NoError(t, err)
 	want := shaders.TuningFor("cuda")
 	want.Cores = 4 // the fake's multiprocessors
+	want.MatMulMMA = shaders.MatMulMMARows // sm_90 loads the sm_80 module
 	require.Equal(t, want, b.tuning)
+	b.Close()
+	b, err = New(Options{NoNative: true})
+	require.NoError(t, err)
+	noNative := shaders.TuningFor("cuda")
+	noNative.Cores = 4
+	require.Equal(t, noNative, b.tuning)
 	b.Close()
 	t.Setenv("HARK_CUDA_TUNE", "MatVecRows=2,AttnChunk=64")
 	b, err = New(Options{})

@@ -47,6 +47,15 @@ const (
 	mmThreads = 128
 )
 
+// MatMulMMARows is the CUDA host's Tuning.MatMulMMA on sm_80 GPUs: from
+// 16 rows, a whole m16 tensor-core tile of every warp's sub-tile holds
+// rows (mat_mul is planned for prefill chunks, encoder windows and
+// batches; below 16 the products are mat-vecs).
+const MatMulMMARows = 16
+
+// mmaNames are the tensor-core mat_mul variants (cuda/native/mat_mul_mma.cu).
+var mmaNames = map[ggml.Type]string{ggml.F16: "mat_mul_mma_f16", ggml.Q8_0: "mat_mul_mma_q8_0", ggml.Q4_0: "mat_mul_mma_q4_0"}
+
 // typeSuffix names each weight type in the MSL function names; the
 // supported set is the CPU backend's (engine/cpu/matmul_kind.go).
 var typeSuffix = map[ggml.Type]string{
@@ -152,7 +161,7 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	return append(dst, l), nil
 }
 
-func launchMatMul(d *plan.Dispatch, _ *Tuning, dst []Launch) ([]Launch, error) {
+func launchMatMul(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	name, err := fnName(d)
 	if err != nil {
 		return dst, err
@@ -164,6 +173,9 @@ func launchMatMul(d *plan.Dispatch, _ *Tuning, dst []Launch) ([]Launch, error) {
 	}
 	if err := checkK(d, "k", uint64(k)); err != nil {
 		return dst, err
+	}
+	if mma, ok := mmaNames[d.Type]; ok && t.MatMulMMA != 0 && m >= t.MatMulMMA {
+		name = mma
 	}
 	return append(dst, Launch{
 		Function: name,

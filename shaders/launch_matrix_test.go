@@ -108,3 +108,35 @@ func TestMatrixKernelsRegistered(t *testing.T) {
 		require.False(t, missing[k], k)
 	}
 }
+
+// With Tuning.MatMulMMA (the CUDA host on sm_80+), mat_mul of f16, q8_0
+// and q4_0 weights from that many rows launches the tensor-core variant
+// on mat_mul's grid; fewer rows, other types and every Metal family keep
+// mat_mul_<type>.
+func TestMatMulMMALaunch(t *testing.T) {
+	mma := TuningFor("cuda")
+	mma.MatMulMMA = MatMulMMARows
+	for _, c := range []struct {
+		typ  ggml.Type
+		m    int
+		tune Tuning
+		want string
+	}{
+		{ggml.F16, 16, mma, "mat_mul_mma_f16"},
+		{ggml.F16, 15, mma, "mat_mul_f16"},
+		{ggml.Q8_0, 512, mma, "mat_mul_mma_q8_0"},
+		{ggml.Q4_0, 17, mma, "mat_mul_mma_q4_0"},
+		{ggml.Q5_0, 512, mma, "mat_mul_q5_0"},
+		{ggml.F32, 512, mma, "mat_mul_f32"},
+		{ggml.F16, 512, TuningFor("cuda"), "mat_mul_f16"},
+		{ggml.Q8_0, 512, Default, "mat_mul_q8_0"},
+	} {
+		d := plan.MatMulArgs{Type: c.typ, N: 65, K: 96, M: c.m}.Dispatch()
+		lns, err := LaunchFor(&d, &c.tune, nil)
+		require.NoError(t, err)
+		require.Equal(t, []Launch{{Function: c.want, Groups: [3]uint32{2, uint32(c.m+31) / 32, 1}, Threads: [3]uint32{mmThreads, 1, 1}}}, lns, "%s m=%d", c.typ, c.m)
+	}
+	for _, f := range Families {
+		require.Zero(t, TuningFor(f.Family).MatMulMMA, f.Family)
+	}
+}

@@ -39,6 +39,13 @@ type Tuning struct {
 	// (at most 32). 2 (64 threads) gives the scheduler many small
 	// threadgroups, which is what a bandwidth-bound kernel wants.
 	MatVecSIMDGroups uint32
+	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
+	// weight type with a tensor-core variant launches mat_mul_mma_<type>
+	// (native CUDA, cuda/native; the same grid and blocking as mat_mul)
+	// instead of mat_mul_<type>. Zero: never. Only the CUDA host sets it,
+	// and only when its GPU loaded the sm_80 module (no Metal family or
+	// the executor has those functions).
+	MatMulMMA uint32
 	// EmbedThreads is the threadgroup size of embed (a multiple of 32); one
 	// threadgroup per token, each thread decoding 16 elements at a time.
 	EmbedThreads uint32

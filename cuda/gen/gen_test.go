@@ -51,3 +51,23 @@ func TestParamForms(t *testing.T) {
 	_, err = entryArgs("P.bufs", "P.args").ParamExpr(mslParam("sample_id", -1))
 	require.Error(t, err)
 }
+
+// TestGeneratedNative: every native module (cuda/kernels_<name>.ptx) is
+// byte for byte what clang 19 makes from cuda/native (CI installs
+// clang-19 through scripts/setup), at its architecture and PTX ISA.
+func TestGeneratedNative(t *testing.T) {
+	root := repoRoot()
+	require.NotEmpty(t, Modules)
+	for _, m := range Modules {
+		ptx, err := CompileNative(root, m)
+		require.NoError(t, err, m.Name)
+		s := string(ptx)
+		require.Contains(t, s, "\n.target "+m.Arch+"\n", m.Name)
+		require.Contains(t, s, "\n.version "+m.ISA[3:4]+"."+m.ISA[4:]+"\n", m.Name)
+		want, err := os.ReadFile(filepath.Join(root, "cuda", m.File()))
+		require.NoError(t, err, "%s: run go generate ./cuda", m.File())
+		if string(want) != s {
+			t.Fatalf("cuda/%s is stale (or another clang made it: %d bytes checked in, %d made): run go generate ./cuda", m.File(), len(want), len(s))
+		}
+	}
+}

@@ -42,14 +42,18 @@ var clangFlags = []string{"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch="
 func main() {
 	dir := flag.String("dir", ".", "the cuda package directory (kernels.ptx and kernels_gen.go are written there)")
 	cu := flag.String("cu", "", "also write the CUDA translation unit to this file (for reading compile errors)")
+	native := flag.Bool("native", false, "only the native modules (seconds; the base module takes a minute)")
 	flag.Parse()
-	if err := run(*dir, *cu); err != nil {
+	if err := run(*dir, *cu, *native); err != nil {
 		fmt.Fprintln(os.Stderr, "cuda/gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, cu string) error {
+func run(dir, cu string, nativeOnly bool) error {
+	if nativeOnly {
+		return writeNative(dir)
+	}
 	unit, table, err := Generate(repoRoot())
 	if err != nil {
 		return err
@@ -64,6 +68,9 @@ func run(dir, cu string) error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "kernels.ptx"), ptx, 0o644); err != nil {
+		return err
+	}
+	if err := writeNative(dir); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "kernels_gen.go"), table, 0o644)
@@ -180,16 +187,20 @@ func entryArgs(bufs, args string) msl.ArgForms {
 	}}
 }
 
-// Compile compiles unit to PTX with clang ($HARK_CLANG overrides).
+// Compile compiles unit to PTX with clang ($HARK_CLANG overrides): the
+// base module, at sm_75 and PTX ISA 6.4 with clang 14.
 func Compile(root, unit string) ([]byte, error) {
-	cc := os.Getenv("HARK_CLANG")
-	if cc == "" {
-		p, err := exec.LookPath("clang")
-		if err != nil {
-			return nil, fmt.Errorf("clang not found (apt-get install clang): %w", err)
-		}
-		cc = p
+	cc, err := findClang("HARK_CLANG", "clang")
+	if err != nil {
+		return nil, err
 	}
+	// $HARK_CUDA_GEN_FLAGS adds flags for test variants (-DHARK_SIMD_LANE_ORDER)
+	return compileUnit(root, cc, append(append([]string{}, clangFlags...), strings.Fields(os.Getenv("HARK_CUDA_GEN_FLAGS"))...), unit)
+}
+
+// compileUnit compiles the CUDA translation unit with clang cc and flags
+// and returns the PTX.
+func compileUnit(root, cc string, flags []string, unit string) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "hark-cudagen-")
 	if err != nil {
 		return nil, err
@@ -200,13 +211,24 @@ func Compile(root, unit string) ([]byte, error) {
 		return nil, err
 	}
 	ptx := filepath.Join(tmp, "kernels.ptx")
-	// $HARK_CUDA_GEN_FLAGS adds flags for test variants (-DHARK_SIMD_LANE_ORDER)
-	args := append(append(append([]string{}, clangFlags...), strings.Fields(os.Getenv("HARK_CUDA_GEN_FLAGS"))...),
+	args := append(append([]string{}, flags...),
 		"-I", filepath.Join(root, "cuda", "cxx"), "-I", filepath.Join(root, "shaders", "msl", "cxx"), "-S", "-o", ptx, src)
 	if out, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("clang: %v\n%s", err, firstLines(string(out), 60))
+		return nil, fmt.Errorf("%s: %v\n%s", filepath.Base(cc), err, firstLines(string(out), 60))
 	}
 	return os.ReadFile(ptx)
+}
+
+// findClang is $env, else the clang named name on PATH.
+func findClang(env, name string) (string, error) {
+	if cc := os.Getenv(env); cc != "" {
+		return cc, nil
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s not found (apt-get install %s; scripts/setup does): %w", name, name, err)
+	}
+	return p, nil
 }
 
 func firstLines(s string, n int) string {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sync"
 	"testing"
 
@@ -43,7 +44,13 @@ func TestBackend(t testing.TB) *Backend {
 		if Device != nil {
 			var dev TunedLoader
 			if dev, sharedErr = Device(); sharedErr == nil {
-				sharedBE = &Backend{tuning: shaders.Default, dev: dev}
+				// $HARK_MSLTEST_TUNE changes knobs of the device's
+				// tuning (shaders.Override), e.g. MatMulMMA=16 to run
+				// the end-to-end tests on CUDA's tensor-core mat_mul
+				var tun shaders.Tuning
+				if tun, sharedErr = shaders.Override(shaders.Default, os.Getenv("HARK_MSLTEST_TUNE")); sharedErr == nil {
+					sharedBE = &Backend{tuning: tun, dev: dev}
+				}
 			}
 			return
 		}

@@ -182,7 +182,13 @@ func relErr(got []float32, want []float64) float64 {
 // check compares the MSL result with the exact product and the CPU backend.
 func check(t *testing.T, name string, typ ggml.Type, c *mxCase, exact []float64) {
 	t.Helper()
-	got := runOn(t, TestBackend(t), c)
+	checkOn(t, TestBackend(t), name, typ, c, exact)
+}
+
+// checkOn is check on backend be.
+func checkOn(t *testing.T, be plan.Backend, name string, typ ggml.Type, c *mxCase, exact []float64) {
+	t.Helper()
+	got := runOn(t, be, c)
 	cpuOut := runOn(t, cpuShared, c)
 	require.Len(t, got, len(exact))
 	eExact := relErr(got, exact)

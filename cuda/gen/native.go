@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Module is a per-architecture PTX module of native CUDA kernels (written
+// in CUDA C++ under cuda/native, not translated from Metal): kernels that
+// need instructions the base module's sm_75 / PTX 6.4 target lacks
+// (mma.sync m16n8k16 with f32 accumulation, cp.async, ldmatrix: sm_80 and
+// PTX 7.0). The loader (cuda/modules.go) loads it beside the base module
+// on GPUs of at least its compute capability.
+//
+// The base module stays clang 14's sm_75 output: clang 19 would change
+// every byte of the 9 MB of PTX the GPU tests validated, and an sm_75
+// GPU runs nothing else.
+type Module struct {
+	Name    string // cuda/kernels_<Name>.ptx
+	Arch    string // --cuda-gpu-arch
+	ISA     string // PTX ISA target feature
+	Clang   string // the compiler, from Debian ($HARK_CLANG19 overrides)
+	Sources []string
+}
+
+// File is the module's PTX file in the cuda package.
+func (m Module) File() string { return "kernels_" + m.Name + ".ptx" }
+
+// Modules are the native modules, oldest architecture first.
+var Modules = []Module{
+	{Name: "sm80", Arch: "sm_80", ISA: "ptx70", Clang: "clang-19", Sources: []string{"native/mat_mul_mma.cu"}},
+}
+
+// CompileNative compiles m's sources into one PTX module. The sources are
+// concatenated through #include lines of one unit, so every kernel of the
+// module is in one file the driver loads.
+func CompileNative(root string, m Module) ([]byte, error) {
+	cc, err := findClang("HARK_CLANG19", m.Clang)
+	if err != nil {
+		return nil, err
+	}
+	flags := make([]string, 0, len(clangFlags)+2)
+	for _, f := range clangFlags {
+		f = strings.Replace(f, "--cuda-gpu-arch="+Arch, "--cuda-gpu-arch="+m.Arch, 1)
+		if f == "+"+ISA {
+			f = "+" + m.ISA
+		}
+		flags = append(flags, f)
+	}
+	flags = append(flags, "-I", filepath.Join(root, "cuda", "native"))
+	var unit strings.Builder
+	for _, s := range m.Sources {
+		unit.WriteString("#include \"" + filepath.Base(s) + "\"\n")
+	}
+	return compileUnit(root, cc, flags, unit.String())
+}
+
+// writeNative writes every native module's PTX into dir.
+func writeNative(dir string) error {
+	for _, m := range Modules {
+		b, err := CompileNative(repoRoot(), m)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, m.File()), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

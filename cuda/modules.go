@@ -1,0 +1,113 @@
+package cuda
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"runtime"
+	"strings"
+	"unsafe"
+)
+
+// Native modules: PTX of kernels written in CUDA C++ (cuda/native), made
+// by cuda/gen with clang 19 for an architecture newer than the base
+// module's sm_75 (tensor-core mma.sync and friends need sm_80 / PTX 7.0).
+// The base module (kernels.ptx) is always loaded; a native module is
+// loaded beside it on GPUs of at least its compute capability, and its
+// entries are looked up before the base module's.
+
+//go:embed kernels_sm80.ptx
+var kernelsSM80PTX string
+
+// nativeModule is one native module.
+type nativeModule struct {
+	name       string // kernels_<name>.ptx
+	minCompute int    // the oldest compute capability it runs on
+	ptx        string
+}
+
+// nativeModules, oldest architecture first (cuda/gen's Modules).
+var nativeModules = []nativeModule{{name: "sm80", minCompute: 80, ptx: kernelsSM80PTX}}
+
+// modulesFor returns the native modules a GPU of compute capability cc
+// loads, newest architecture first (the order entries are looked up in).
+func modulesFor(cc int, all []nativeModule) []nativeModule {
+	var out []nativeModule
+	for i := len(all) - 1; i >= 0; i-- {
+		if cc >= all[i].minCompute {
+			out = append(out, all[i])
+		}
+	}
+	return out
+}
+
+var entryRe = regexp.MustCompile(`(?m)^\.visible \.entry ` + entryPrefix + `(\w+)\(`)
+
+// ptxEntries lists the MSL-style names of a module's entry points.
+func ptxEntries(ptx string) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range entryRe.FindAllStringSubmatch(ptx, -1) {
+		m[s[1]] = true
+	}
+	return m
+}
+
+// loadedModule is a native module loaded on the device.
+type loadedModule struct {
+	name    string
+	h       uintptr
+	entries map[string]bool
+}
+
+// loadNative loads the native modules for in.Compute (the driver JIT
+// compiles their PTX), unless noNative (Options.NoNative).
+func (v *device) loadNative(in *Info, noNative bool) error {
+	if noNative {
+		return nil
+	}
+	for _, nm := range modulesFor(in.Compute, nativeModules) {
+		h, err := v.loadImage(append([]byte(nm.ptx), 0))
+		if err != nil {
+			return fmt.Errorf("cuda: loading native module %s: %w", nm.name, err)
+		}
+		v.native = append(v.native, loadedModule{name: nm.name, h: h, entries: ptxEntries(nm.ptx)})
+		in.Native = append(in.Native, nm.name)
+	}
+	return nil
+}
+
+// loadImage loads a cubin or a NUL-terminated PTX image and returns the
+// module; an error carries the driver's JIT log.
+func (v *device) loadImage(b []byte) (uintptr, error) {
+	var errLog [16 << 10]byte
+	opts := []int32{jitErrorLogBuffer, jitErrorLogBufferSize}
+	vals := []uintptr{uintptr(unsafe.Pointer(&errLog[0])), uintptr(len(errLog))}
+	var mod uintptr
+	r := v.d.cuModuleLoadDataEx(&mod, unsafe.Pointer(&b[0]), uint32(len(opts)), &opts[0], &vals[0])
+	runtime.KeepAlive(b)
+	if r != 0 {
+		return 0, fmt.Errorf("%w: %s", v.d.err("cuModuleLoadDataEx", r), strings.TrimSpace(cString(&errLog[0])))
+	}
+	return mod, nil
+}
+
+// hasNative reports whether native module name is loaded.
+func (v *device) hasNative(name string) bool {
+	for _, m := range v.native {
+		if m.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleOf is the module holding entry name: a native module's when one
+// has it, else the base module.
+func (v *device) moduleOf(name string) uintptr {
+	for _, m := range v.native {
+		if m.entries[name] {
+			return m.h
+		}
+	}
+	return v.mod
+}

@@ -1,0 +1,73 @@
+package cuda
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The native modules a GPU loads follow its compute capability: none
+// below 8.0, the sm_80 module from 8.0 on (Ampere, Ada, Hopper), newest
+// architecture first when there are several.
+func TestModulesFor(t *testing.T) {
+	names := func(ms []nativeModule) []string {
+		var s []string
+		for _, m := range ms {
+			s = append(s, m.name)
+		}
+		return s
+	}
+	require.Empty(t, modulesFor(75, nativeModules))
+	require.Empty(t, modulesFor(79, nativeModules))
+	for _, cc := range []int{80, 86, 89, 90, 100, 120} {
+		require.Equal(t, []string{"sm80"}, names(modulesFor(cc, nativeModules)), "sm_%d", cc)
+	}
+	three := []nativeModule{{name: "a", minCompute: 80}, {name: "b", minCompute: 90}, {name: "c", minCompute: 100}}
+	require.Equal(t, []string{"b", "a"}, names(modulesFor(90, three)))
+	require.Equal(t, []string{"c", "b", "a"}, names(modulesFor(120, three)))
+	require.Equal(t, []string{"a"}, names(modulesFor(89, three)))
+}
+
+// The sm_80 module holds the tensor-core mat_mul variants the launch rule
+// names, at sm_80 and PTX ISA 7.0, with mma.sync.
+func TestNativeModuleEntries(t *testing.T) {
+	e := ptxEntries(kernelsSM80PTX)
+	for _, n := range []string{"mat_mul_mma_f16", "mat_mul_mma_q8_0", "mat_mul_mma_q4_0"} {
+		require.True(t, e[n], n)
+	}
+	require.Contains(t, kernelsSM80PTX, "\n.target sm_80\n")
+	require.Contains(t, kernelsSM80PTX, "\n.version 7.0\n")
+	require.Contains(t, kernelsSM80PTX, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
+	require.False(t, ptxEntries(kernelsPTX)["mat_mul_mma_f16"], "the base module has no tensor-core entries")
+}
+
+// On an sm_90 GPU (the fake) the sm_80 module loads beside the base
+// module, its entries come from it and the rest from the base module;
+// on sm_75, or with NoNative, only the base module loads.
+func TestFakeNativeModules(t *testing.T) {
+	f := withFake(t, 90)
+	loads := f.count_("cuModuleLoadDataEx")
+	b, err := New(Options{})
+	require.NoError(t, err)
+	require.Equal(t, loads+2, f.count_("cuModuleLoadDataEx"))
+	require.Equal(t, []string{"sm80"}, b.dev.info.Native)
+	require.Contains(t, b.dev.info.String(), "native modules sm80")
+	require.NotEqual(t, b.dev.mod, b.dev.moduleOf("mat_mul_mma_f16"))
+	require.Equal(t, b.dev.mod, b.dev.moduleOf("mat_mul_f16"))
+	unloads := f.count_("cuModuleUnload")
+	b.Close()
+	require.Equal(t, unloads+2, f.count_("cuModuleUnload"))
+
+	for _, o := range []Options{{NoNative: true}, {}} {
+		if !o.NoNative {
+			f.compute = 75
+		}
+		loads = f.count_("cuModuleLoadDataEx")
+		b, err = New(o)
+		require.NoError(t, err)
+		require.Equal(t, loads+1, f.count_("cuModuleLoadDataEx"))
+		require.Empty(t, b.dev.info.Native)
+		require.Zero(t, b.tuning.MatMulMMA)
+		b.Close()
+	}
+}

@@ -1,0 +1,237 @@
+// mat_mul_mma: mat_mul (shaders/matmul.metal) on tensor cores, native CUDA
+// for the sm_80 module (cuda/gen compiles it with clang 19 at PTX ISA 7.0).
+// out[m, n] = x·Wᵀ + bias + res, as mat_mul, with mat_mul's blocking
+// (mm_core in common.metal), so the two are comparable tile for tile: one
+// block of 128 threads per 32×64 output tile (grid ceil(n/64) × ceil(m/32),
+// mat_mul's launch), warp w owning the 16×32 sub-tile at m offset
+// 16·(w/2), n offset 32·(w%2), k in steps of 32 through shared memory.
+// Where mm_core multiplies 8×8 simdgroup matrices, a warp issues
+// mma.sync m16n8k16 (f16 operands, f32 accumulation), four per 16-wide k
+// step and activation half (below).
+//
+// Exactness: the weights enter the tensor cores exactly (f16 as stored;
+// q8_0's and q4_0's integer quants are exact in f16, their block scale is
+// applied in f32 to the block's partial sums). The f32 activations are
+// split into two f16 parts, hi = f16(x) and lo = f16(x - hi), and both are
+// multiplied (two mma a step), so each activation carries 22 of float's 24
+// significant bits: the result is the float product to about 2^-21 of
+// Σ|w·x|, not the 2^-11 of a single f16 rounding. |x| must stay below
+// 65504 (f16's range); LLM and Whisper activations are far below it.
+//
+// Bindings: 0 W, 1 x, 2 out, 3 bias, 4 res. Args words: 0 n, 1 k, 2 m,
+// 3 ldx, 4 ldo, 5 ldr; 16 the binding mask.
+#include "msl_cuda.h"
+#pragma clang force_cuda_host_device end
+
+namespace mma {
+
+constexpr int BM = 32, BN = 64, BK = 32, THREADS = 128;
+constexpr int LD = BK + 8; // shared row stride in halves: 20 words, no bank conflict between a fragment's rows
+
+typedef unsigned short h16; // f16 bits
+
+__device__ inline h16 f2h(float f) {
+    h16 h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ inline float h2f(h16 h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+
+// mma16816 is D = A·B + C for one m16n8k16 product (A 16×16 row-major,
+// B 16×8 column-major: rows of W), f16 in, f32 accumulated.
+__device__ inline void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Weight formats: load16 writes the 16 elements e0..e0+15 of row as f16
+// pairs (exact) and returns the block's scale (1 for f16).
+__device__ inline unsigned pack(h16 a, h16 b) { return (unsigned)a | (unsigned)b << 16; }
+
+struct wf16 {
+    static constexpr bool scaled = false;
+    __device__ static unsigned long rowBytes(int k) { return (unsigned long)k * 2; }
+    __device__ static float load16(const unsigned char* row, int e0, int k, unsigned* o) {
+        const h16* p = (const h16*)row + e0;
+        if (e0 + 16 <= k && ((unsigned long)p & 15) == 0) { // two 16-byte loads
+            const uint4 a = ((const uint4*)p)[0], b = ((const uint4*)p)[1];
+            o[0] = a.x, o[1] = a.y, o[2] = a.z, o[3] = a.w, o[4] = b.x, o[5] = b.y, o[6] = b.z, o[7] = b.w;
+        } else {
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+                o[i] = pack(e0 + 2 * i < k ? p[2 * i] : (h16)0, e0 + 2 * i + 1 < k ? p[2 * i + 1] : (h16)0);
+        }
+        return 1.0f;
+    }
+};
+// q8_0: 34-byte blocks of 32, an f16 scale d and 32 int8 quants (2-byte
+// aligned: read as 16-bit pairs).
+struct wq8_0 {
+    static constexpr bool scaled = true;
+    __device__ static unsigned long rowBytes(int k) { return (unsigned long)(k / 32) * 34; }
+    __device__ static float load16(const unsigned char* row, int e0, int, unsigned* o) {
+        const unsigned short* b = (const unsigned short*)(row + (e0 / 32) * 34);
+        const unsigned short* q = b + 1 + (e0 % 32) / 2;
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const unsigned short v = q[i];
+            o[i] = pack(f2h((float)(signed char)(v & 255)), f2h((float)(signed char)(v >> 8)));
+        }
+        return h2f(b[0]);
+    }
+};
+// q4_0: 18-byte blocks of 32, an f16 scale d and 16 bytes of nibbles
+// (element j low nibble of byte j, element 16+j its high nibble), minus 8.
+struct wq4_0 {
+    static constexpr bool scaled = true;
+    __device__ static unsigned long rowBytes(int k) { return (unsigned long)(k / 32) * 18; }
+    __device__ static float load16(const unsigned char* row, int e0, int, unsigned* o) {
+        const unsigned short* b = (const unsigned short*)(row + (e0 / 32) * 18);
+        const int shift = e0 % 32 == 0 ? 0 : 4;
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const unsigned short v = b[1 + i];
+            o[i] = pack(f2h((float)((v >> shift & 15) - 8)), f2h((float)((v >> (8 + shift) & 15) - 8)));
+        }
+        return h2f(b[0]);
+    }
+};
+
+__device__ inline unsigned word(const h16* s, int row, int col) { return *(const unsigned*)(s + row * LD + col); }
+
+template <class W>
+__device__ inline void mat_mul(const __hark::Params& P) {
+    __shared__ __attribute__((aligned(16))) unsigned __hark_args[20];
+    __shared__ __attribute__((aligned(16))) h16 sw[BN * LD];
+    __shared__ __attribute__((aligned(16))) h16 sxh[BM * LD];
+    __shared__ __attribute__((aligned(16))) h16 sxl[BM * LD];
+    __shared__ float sd[BN];
+    void* bufs[16];
+    __hark::patch(P, bufs, __hark_args);
+    const __hark::Ids t = __hark::ids(P);
+    const int n = (int)__hark_args[0], k = (int)__hark_args[1], m = (int)__hark_args[2], ldx = (int)__hark_args[3];
+    const int ldo = (int)__hark_args[4], ldr = (int)__hark_args[5];
+    const unsigned mask = __hark_args[16];
+    const unsigned char* Wb = (const unsigned char*)bufs[0];
+    const float* x = (const float*)bufs[1];
+    float* out = (float*)bufs[2];
+    const float* bias = (const float*)bufs[3];
+    const float* res = (const float*)bufs[4];
+    const int n0 = (int)t.group[0] * BN, m0 = (int)t.group[1] * BM;
+    const int tid = (int)t.linear, warp = tid / 32, lane = tid % 32, g = lane / 4, q = lane % 4;
+    const int moff = 16 * (warp / 2), noff = 32 * (warp % 2);
+
+    // this thread's weight chunk (half a row of the k step) and activations (8)
+    const int wn = tid / 2, wh = tid % 2, xm = tid / 4, xq = tid % 4;
+    const bool wok = n0 + wn < n, xok = m0 + xm < m;
+    const unsigned char* wrow = Wb + (unsigned long)(wok ? n0 + wn : 0) * W::rowBytes(k);
+    const float* xrow = x + (long)(xok ? m0 + xm : 0) * ldx;
+
+    float acc[4][4];
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) acc[j][i] = 0.0f;
+
+    // the next k step's weights and activations are loaded into registers
+    // while the tensor cores work on this one
+    unsigned wv[8];
+    float wd = 0.0f, xv[8];
+    auto fetch = [&](int k0) {
+        const int e0 = k0 + 16 * wh;
+        if (wok && e0 < k) {
+            wd = W::load16(wrow, e0, k, wv);
+        } else {
+#pragma unroll
+            for (int i = 0; i < 8; i++) wv[i] = 0;
+        }
+        const int x0 = k0 + 8 * xq;
+        const float* xp = xrow + x0;
+        if (xok && x0 + 8 <= k && ((unsigned long)xp & 15) == 0) {
+            const float4 a = ((const float4*)xp)[0], b = ((const float4*)xp)[1];
+            xv[0] = a.x, xv[1] = a.y, xv[2] = a.z, xv[3] = a.w, xv[4] = b.x, xv[5] = b.y, xv[6] = b.z, xv[7] = b.w;
+        } else {
+#pragma unroll
+            for (int i = 0; i < 8; i++) xv[i] = xok && x0 + i < k ? xp[i] : 0.0f;
+        }
+    };
+    fetch(0);
+    for (int k0 = 0; k0 < k; k0 += BK) {
+        asm volatile("bar.sync 0;" ::: "memory"); // the previous step's reads are done
+        {
+            unsigned* dst = (unsigned*)(sw + wn * LD + 16 * wh);
+#pragma unroll
+            for (int i = 0; i < 8; i++) dst[i] = wv[i];
+            if (W::scaled && wh == 0) sd[wn] = wd;
+            unsigned* dh = (unsigned*)(sxh + xm * LD + 8 * xq);
+            unsigned* dl = (unsigned*)(sxl + xm * LD + 8 * xq);
+#pragma unroll
+            for (int i = 0; i < 8; i += 2) {
+                const h16 h0 = f2h(xv[i]), h1 = f2h(xv[i + 1]);
+                dh[i / 2] = pack(h0, h1);
+                dl[i / 2] = pack(f2h(xv[i] - h2f(h0)), f2h(xv[i + 1] - h2f(h1)));
+            }
+        }
+        asm volatile("bar.sync 0;" ::: "memory");
+        if (k0 + BK < k) fetch(k0 + BK);
+        float part[4][4];
+        float (*c)[4] = W::scaled ? part : acc;
+        if (W::scaled) {
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+#pragma unroll
+                for (int i = 0; i < 4; i++) part[j][i] = 0.0f;
+        }
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16) {
+            unsigned ah[4], al[4];
+            const int r0 = moff + g, c0 = kk + 2 * q;
+            ah[0] = word(sxh, r0, c0), ah[1] = word(sxh, r0 + 8, c0), ah[2] = word(sxh, r0, c0 + 8), ah[3] = word(sxh, r0 + 8, c0 + 8);
+            al[0] = word(sxl, r0, c0), al[1] = word(sxl, r0 + 8, c0), al[2] = word(sxl, r0, c0 + 8), al[3] = word(sxl, r0 + 8, c0 + 8);
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int nr = noff + 8 * j + g;
+                const unsigned b0 = word(sw, nr, c0), b1 = word(sw, nr, c0 + 8);
+                mma16816(c[j], al, b0, b1);
+                mma16816(c[j], ah, b0, b1);
+            }
+        }
+        if (W::scaled) { // this k step is one block: its scale per weight row
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const float d0 = sd[noff + 8 * j + 2 * q], d1 = sd[noff + 8 * j + 2 * q + 1];
+                acc[j][0] += d0 * part[j][0];
+                acc[j][1] += d1 * part[j][1];
+                acc[j][2] += d0 * part[j][2];
+                acc[j][3] += d1 * part[j][3];
+            }
+        }
+    }
+
+    // c0,c1: row g, columns 2q, 2q+1 of the 8-wide tile; c2,c3: row g+8
+    const bool hb = (mask >> 3) & 1u, hr = (mask >> 4) & 1u;
+#pragma unroll
+    for (int j = 0; j < 4; j++)
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int row = m0 + moff + g + 8 * (i / 2), col = n0 + noff + 8 * j + 2 * q + i % 2;
+            if (row >= m || col >= n) continue;
+            float v = acc[j][i];
+            if (hb) v += bias[col];
+            if (hr) v += res[(long)row * ldr + col];
+            out[(long)row * ldo + col] = v;
+        }
+}
+
+} // namespace mma
+
+#define HARK_MMA_ENTRY(name, W) \
+    extern "C" __global__ void __attribute__((launch_bounds(mma::THREADS))) hark_##name(const __hark::Params P) { mma::mat_mul<W>(P); }
+HARK_MMA_ENTRY(mat_mul_mma_f16, mma::wf16)
+HARK_MMA_ENTRY(mat_mul_mma_q8_0, mma::wq8_0)
+HARK_MMA_ENTRY(mat_mul_mma_q4_0, mma::wq4_0)

@@ -1,0 +1,79 @@
+package msltest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/shaders"
+)
+
+// TestMatMulTensorCores: mat_mul at the shapes of the tensor-core variant
+// (cuda/native/mat_mul_mma.cu, issue #35) against the exact product and
+// the CPU backend with mxTight / mxCPUBound, as TestMatMulAllTypes. On a
+// CUDA GPU ($HARK_MSLTEST_DEVICE=cuda, sm_80 or newer) the launch rule is
+// made to pick mat_mul_mma_<type> from 16 rows, as the CUDA host does;
+// in the executor the same cases run mat_mul_<type>, the MSL kernel with
+// the same blocking (32×64 tiles, 4 SIMD-groups of 16×32, k steps of 32),
+// so the native kernel and its Metal twin are held to the same bounds.
+// Odd sizes: n 70 and 130 (partial 64-row tiles), m 16, 45 and 100
+// (partial 32-row tiles), k 37 for f16 (a partial k step) and 96 (three
+// blocks) for q8_0 and q4_0; m 15 stays on mat_mul everywhere.
+func TestMatMulTensorCores(t *testing.T) {
+	be := TestBackend(t)
+	tun := shaders.Default
+	if be.Device() != nil {
+		tun = shaders.TuningFor("cuda")
+		tun.MatMulMMA = shaders.MatMulMMARows
+	}
+	be = be.WithTuning(tun)
+	r := rand.New(rand.NewPCG(35, 1))
+	for _, typ := range []ggml.Type{ggml.F16, ggml.Q8_0, ggml.Q4_0} {
+		for _, sh := range []struct{ n, m int }{{70, 16}, {70, 45}, {130, 100}, {9, 15}} {
+			c, exact := productCase(t, r, plan.MatMul, typ, sh.n, sh.m, true, typ == ggml.F16)
+			ls, err := shaders.LaunchFor(&c.d, &tun, nil)
+			require.NoError(t, err)
+			native := strings.HasPrefix(ls[0].Function, "mat_mul_mma_")
+			require.Equal(t, be.Device() != nil && sh.m >= 16, native, ls[0].Function)
+			checkOn(t, be, fmt.Sprintf("%s n=%d m=%d", ls[0].Function, sh.n, sh.m), typ, c, exact)
+		}
+		// rows on 16-byte boundaries (the kernel's vector loads)
+		c, exact := alignedMatMul(t, r, typ, 70, 160, 40)
+		checkOn(t, be, fmt.Sprintf("%s aligned n=70 k=160 m=40", typ), typ, c, exact)
+	}
+}
+
+// alignedMatMul is a MatMul case whose weight rows and activation rows
+// start on 16-byte boundaries (x at offset 0, ldx = k, k a multiple of
+// 32), so the tensor-core kernel takes its 16-byte load paths; no bias
+// or residual.
+func alignedMatMul(t *testing.T, r *rand.Rand, typ ggml.Type, n, k, m int) (*mxCase, []float64) {
+	q, w := randWeights(t, r, typ, n, k)
+	x := randF32(r, m*k, 1)
+	out := filled(m*n, mxSentinel)
+	c := &mxCase{d: plan.Dispatch{Kernel: plan.MatMul, Type: typ, Grid: [3]uint32{uint32(n), uint32(m), 1}}}
+	c.bind(0, c.add(q, true), 0)
+	c.bind(1, c.add(ggml.F32Bytes(x), false), 0)
+	ob := c.add(ggml.F32Bytes(out), false)
+	c.bind(2, ob, 0)
+	c.out = int(ob)
+	c.noBind(3)
+	c.noBind(4)
+	c.d.P = plan.MatVecArgs{N: n, K: k, M: m, Ldx: k, Ldo: n, Ldr: n}.Dispatch().P
+	exact := make([]float64, m*n)
+	for i := range m {
+		for j := range n {
+			var s float64
+			for e := range k {
+				s += float64(x[i*k+e]) * float64(w[j*k+e])
+			}
+			exact[i*n+j] = s
+		}
+	}
+	return c, exact
+}
