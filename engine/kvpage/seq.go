@@ -174,6 +174,16 @@ func (p *Pool) victim(s *Seq) *Seq {
 	return v
 }
 
+// Preempt frees s's blocks now, keeping its tokens for Resume (a
+// scheduler preempting a sequence that found no room).
+func (p *Pool) Preempt(s *Seq) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !s.preempted && !s.freed {
+		p.preempt(s)
+	}
+}
+
 // preempt frees s's blocks, keeping its tokens to compute again.
 func (p *Pool) preempt(s *Seq) {
 	p.drop(s)
