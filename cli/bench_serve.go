@@ -89,7 +89,7 @@ func runBenchServe(e Env, o *BenchServeOptions) error {
 		if first == 0 {
 			first = tps
 		}
-		ms := func(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(time.Millisecond)) }
+		ms := func(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }
 		fmt.Fprintf(out, "| %d | %d | %d | %d | %.2f | %.1f | %.2f | %s | %s | %s | %s |\n", c, lv.Requests, lv.PromptTokens, lv.Generated,
 			lv.Wall.Seconds(), tps, tps/first, ms(lv.TTFT.P50), ms(lv.TTFT.P95), ms(lv.TokenLatency.P50), ms(lv.TokenLatency.P95))
 	}

@@ -44,8 +44,9 @@ func TestBenchServe(t *testing.T) {
 		require.Equal(t, 24.0, num(3), "prompt tokens")
 		require.Equal(t, float64(2*c*20), num(4), "generated: exactly max-tokens each")
 		require.Greater(t, num(6), 0.0)
+		require.Greater(t, num(8), 0.0, "a first token takes a round trip")
 		require.LessOrEqual(t, num(8), num(9), "TTFT p50 <= p95")
-		require.Greater(t, num(10), 0.0)
+		// stories260K's tokens can come faster than the column's 0.01 ms.
 		require.LessOrEqual(t, num(10), num(11), "token p50 <= p95")
 	}
 
