@@ -23,7 +23,7 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure inference speed",
 	}
-	cmd.AddCommand(newBenchLLMCmd(nil), newBenchWhisperCmd(nil))
+	cmd.AddCommand(newBenchLLMCmd(nil), newBenchWhisperCmd(nil), newBenchServeCmd())
 	return cmd
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,9 +12,7 @@ import (
 
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm/parity"
-	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/internal/shared"
-	"github.com/harkapp/hark/serve"
 	"github.com/stretchr/testify/require"
 )
 
@@ -166,22 +163,13 @@ func TestChatSameAsAPI(t *testing.T) {
 	answers := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	require.Len(t, answers, 2, "%q", out)
 
-	dir := t.TempDir()
-	b, err := os.ReadFile(model)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "stories.gguf"), b, 0o644))
-	st, err := models.Open(dir)
-	require.NoError(t, err)
-	s, err := serve.New(serve.Config{Store: st, Threads: 2})
-	require.NoError(t, err)
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() { hs.Close(); s.Close() })
+	url := serveStories(t, model, 2)
 	var conv []map[string]string
 	for i, user := range turns {
 		conv = append(conv, map[string]string{"role": "user", "content": user})
 		body, err := json.Marshal(map[string]any{"model": "stories", "messages": conv, "max_tokens": 12, "temperature": 0})
 		require.NoError(t, err)
-		resp, err := http.Post(hs.URL+"/v1/chat/completions", "application/json", bytes.NewReader(body))
+		resp, err := http.Post(url+"/v1/chat/completions", "application/json", bytes.NewReader(body))
 		require.NoError(t, err)
 		var got struct {
 			Choices []struct {

@@ -98,7 +98,11 @@ type genParams struct {
 	PresencePenalty  *float64           `json:"presence_penalty"`
 	FrequencyPenalty *float64           `json:"frequency_penalty"`
 	LogitBias        map[string]float64 `json:"logit_bias"`
-	StreamOptions    *struct {
+	// IgnoreEOS is Hark's extension for load tests (hark bench serve):
+	// generation runs through the end-of-turn tokens to max_tokens, so
+	// every request has a fixed length. It needs max_tokens.
+	IgnoreEOS     *bool `json:"ignore_eos"`
+	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
 	// Informational: accepted, and change nothing here.
@@ -170,6 +174,12 @@ func (p *genParams) options(defMax int, maxTokens *int) (llm.GenerateOptions, er
 			return o, badRequest("max_tokens", fmt.Sprintf("max_tokens must be at least 1, got %d", *maxTokens))
 		}
 		o.MaxTokens = *maxTokens
+	}
+	if p.IgnoreEOS != nil && *p.IgnoreEOS {
+		if maxTokens == nil {
+			return o, badRequest("ignore_eos", "ignore_eos needs max_tokens: the generation runs to that length")
+		}
+		o.IgnoreEOS = true
 	}
 	if p.Stop != nil {
 		if len(*p.Stop) > maxStops {

@@ -18,18 +18,9 @@ import (
 	"os"
 	"strings"
 	"time"
-)
 
-type chunk struct {
-	Choices []struct {
-		Delta struct {
-			Content *string `json:"content"`
-		} `json:"delta"`
-	} `json:"choices"`
-	Usage *struct {
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
-}
+	"github.com/harkapp/hark/serve/loadgen"
+)
 
 // run streams one chat completion and returns its completion tokens and
 // the time from the first content chunk to the last.
@@ -56,7 +47,7 @@ func run(url, model string, n, seed int) (int, time.Duration, error) {
 		if !ok || data == "[DONE]" {
 			continue
 		}
-		var c chunk
+		var c loadgen.Chunk
 		if err := json.Unmarshal([]byte(data), &c); err != nil {
 			return 0, 0, fmt.Errorf("chunk %q: %w", data, err)
 		}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/harkapp/hark/serve"
+	"github.com/harkapp/hark/serve/loadgen"
+	"github.com/spf13/cobra"
+)
+
+// BenchServeOptions is what `hark bench serve` was asked.
+type BenchServeOptions struct {
+	loadgen.Options
+	Concurrency []int
+}
+
+func newBenchServeCmd() *cobra.Command {
+	o := &BenchServeOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve --model NAME [flags]",
+		Short: "Load-test a running server: aggregate tok/s, time to first token, per-token latency",
+		Long: `Send streamed chat completions to a running server speaking the OpenAI API
+(hark serve, or another) from --concurrency streams at once, each request
+--prompt-tokens long (as the server counts them, chat template included:
+the prompt is calibrated with one-token requests first) and generating
+exactly --max-tokens tokens (Hark's ignore_eos extension, so no request ends
+early). For each concurrency level it prints the aggregate generation speed
+(all streams' tokens over the wall time), the time to first token and the
+time between tokens (p50 and p95), and the speed-up over the first level.
+The API key is --api-key, else $` + serve.EnvAPIKey + `.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Model == "" {
+				return errors.New("bench serve: --model is required")
+			}
+			if len(o.Concurrency) == 0 {
+				return errors.New("bench serve: --concurrency needs at least one level")
+			}
+			for _, c := range o.Concurrency {
+				if c < 1 || c > 1024 {
+					return fmt.Errorf("bench serve: --concurrency %d is outside 1..1024", c)
+				}
+			}
+			if o.PromptTokens < 1 || o.MaxTokens < 1 || o.Requests < 1 {
+				return errors.New("bench serve: --prompt-tokens, --max-tokens and --requests must be at least 1")
+			}
+			if o.APIKey == "" {
+				o.APIKey = os.Getenv(serve.EnvAPIKey)
+			}
+			return runBenchServe(envOf(cmd), o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.URL, "url", "http://127.0.0.1:8080", "the server's base URL")
+	fl.StringVar(&o.APIKey, "api-key", "", "API key (default $"+serve.EnvAPIKey+")")
+	fl.StringVar(&o.Model, "model", "", "model name, as the server lists it")
+	fl.IntSliceVar(&o.Concurrency, "concurrency", []int{1, 4, 16}, "concurrent streams, one level each")
+	fl.IntVar(&o.PromptTokens, "prompt-tokens", 128, "prompt tokens per request")
+	fl.IntVar(&o.MaxTokens, "max-tokens", 128, "generated tokens per request")
+	fl.IntVar(&o.Requests, "requests", 1, "requests each stream sends, one after another")
+	fl.Float64Var(&o.Temperature, "temperature", 0.7, "sampling temperature (each request has its own seed)")
+	return cmd
+}
+
+// runBenchServe calibrates the prompt, then runs each level and prints
+// one table row per level to out; the load average goes to errOut.
+func runBenchServe(e Env, o *BenchServeOptions) error {
+	ctx, out, errOut := e.Ctx, e.Out, e.ErrOut
+	p, err := loadgen.Calibrate(ctx, o.Options)
+	if err != nil {
+		return err
+	}
+	if p.Tokens != o.PromptTokens {
+		fmt.Fprintf(errOut, "note: the nearest prompt found has %d tokens, not %d\n", p.Tokens, o.PromptTokens)
+	}
+	fmt.Fprintln(errOut, loadAverage())
+	fmt.Fprintln(out, "| streams | requests | prompt | generated | wall s | tok/s | × first | TTFT p50 ms | TTFT p95 ms | token p50 ms | token p95 ms |")
+	fmt.Fprintln(out, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	var first float64
+	for _, c := range o.Concurrency {
+		lv, err := loadgen.Run(ctx, o.Options, p, c)
+		if err != nil {
+			return err
+		}
+		tps := lv.TokensPerSecond()
+		if first == 0 {
+			first = tps
+		}
+		ms := func(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond)) }
+		fmt.Fprintf(out, "| %d | %d | %d | %d | %.2f | %.1f | %.2f | %s | %s | %s | %s |\n", c, lv.Requests, lv.PromptTokens, lv.Generated,
+			lv.Wall.Seconds(), tps, tps/first, ms(lv.TTFT.P50), ms(lv.TTFT.P95), ms(lv.TokenLatency.P50), ms(lv.TokenLatency.P95))
+	}
+	fmt.Fprintln(errOut, loadAverage())
+	return nil
+}

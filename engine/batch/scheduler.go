@@ -1,0 +1,274 @@
+// Package batch is continuous batching's scheduler: at every step it
+// decides which tokens of which sequences the model computes together,
+// over a paged KV cache (engine/kvpage). Running sequences decode one
+// token each first; prompts are prefilled in chunks in the step's
+// remaining token budget, so a long prompt never stalls the streams
+// already running; waiting requests are admitted as room allows, higher
+// priority first (dictation clean-up before API chat), then in arrival
+// order. A request whose prompt starts with full blocks another running
+// request is still prefilling waits for them, so a prefix shared by many
+// requests is computed once. It holds no model: a step is a list of rows
+// for a batched forward pass to run.
+package batch
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/harkapp/hark/engine/kvpage"
+)
+
+// Request is one generation the scheduler runs.
+type Request struct {
+	Prompt    []int32
+	MaxTokens int // generated tokens at most (> 0)
+	Priority  int // higher first
+	// Generated are the tokens sampled so far; Err is set when the
+	// request failed (never silently dropped), Done when it ended.
+	Generated []int32
+	Err       error
+	Done      bool
+	seq       *kvpage.Seq
+	arrival   int64
+}
+
+// Row is one sequence's part of a step: its tokens at positions Pos...,
+// read and written through Table; Sample: the last token's logits choose
+// the request's next token.
+type Row struct {
+	Req    *Request
+	Pos    int
+	Tokens []int32
+	Table  []int32
+	Sample bool
+}
+
+// Step is one batched forward pass: block copies first, then the rows.
+type Step struct {
+	Copies []kvpage.Copy
+	Rows   []Row
+}
+
+// Tokens is the step's token count (its rows' tokens).
+func (s Step) Tokens() int {
+	n := 0
+	for _, r := range s.Rows {
+		n += len(r.Tokens)
+	}
+	return n
+}
+
+// Options bound a step.
+type Options struct {
+	TokenBudget int // tokens a step computes at most (decode rows count 1)
+	MaxSeqs     int // sequences running at once
+}
+
+// Scheduler runs requests over one model's pool. Its methods are safe for
+// concurrent use: Cancel comes from a request's goroutine.
+type Scheduler struct {
+	mu      sync.Mutex
+	pool    *kvpage.Pool
+	opt     Options
+	waiting []*Request
+	running []*Request
+	arrival int64
+}
+
+// New makes a scheduler over pool.
+func New(pool *kvpage.Pool, o Options) (*Scheduler, error) {
+	if o.TokenBudget < 1 || o.MaxSeqs < 1 {
+		return nil, errors.New("batch: the token budget and the sequence count must be positive")
+	}
+	return &Scheduler{pool: pool, opt: o}, nil
+}
+
+// ErrCanceled ends a cancelled request.
+var ErrCanceled = errors.New("batch: the request was cancelled")
+
+// Submit queues r.
+func (s *Scheduler) Submit(r *Request) error {
+	if len(r.Prompt) == 0 || r.MaxTokens < 1 {
+		return errors.New("batch: a request needs a prompt and max tokens")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.arrival++
+	r.arrival = s.arrival
+	s.wait(r)
+	return nil
+}
+
+// rank orders requests: higher priority, then earlier arrival.
+func rank(a, b *Request) int {
+	return cmp.Or(-cmp.Compare(a.Priority, b.Priority), cmp.Compare(a.arrival, b.arrival))
+}
+
+// wait puts r in the waiting queue at its rank (a preempted request
+// keeps its arrival, so it goes back ahead of later ones).
+func (s *Scheduler) wait(r *Request) {
+	i, _ := slices.BinarySearchFunc(s.waiting, r, rank)
+	s.waiting = slices.Insert(s.waiting, i, r)
+}
+
+// Cancel ends r now: its blocks go back to the pool at once.
+func (s *Scheduler) Cancel(r *Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finish(r, ErrCanceled)
+}
+
+// finish ends r, freeing its blocks.
+func (s *Scheduler) finish(r *Request, err error) {
+	if r.Done {
+		return
+	}
+	if r.seq != nil {
+		s.pool.Free(r.seq)
+	}
+	r.Done, r.Err = true, err
+	s.running = slices.DeleteFunc(s.running, func(o *Request) bool { return o == r })
+	s.waiting = slices.DeleteFunc(s.waiting, func(o *Request) bool { return o == r })
+}
+
+// Pending reports whether any request waits or runs.
+func (s *Scheduler) Pending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.waiting)+len(s.running) > 0
+}
+
+// Next builds the next step: the running requests' rows in rank order
+// (decodes, then the rest of prefills), then newly admitted requests'
+// first chunks, within the token budget. An empty step: nothing to run.
+func (s *Scheduler) Next() Step {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var st Step
+	budget := s.opt.TokenBudget
+	slices.SortFunc(s.running, rank)
+	// Decodes first: a stream's next token never waits for a prompt.
+	for _, decode := range []bool{true, false} {
+		for _, r := range slices.Clone(s.running) {
+			if r.Done || r.seq.Preempted() || (r.seq.Len()-r.seq.Computed() == 1) != decode {
+				continue
+			}
+			if budget == 0 {
+				break
+			}
+			budget -= s.row(&st, r, budget)
+		}
+	}
+	for budget > 0 && len(s.waiting) > 0 && len(s.running) < s.opt.MaxSeqs {
+		r := s.waiting[0]
+		if s.prefixPending(r) {
+			break // its prefix is being computed: take it from the cache after
+		}
+		s.waiting = s.waiting[1:]
+		if r.seq == nil {
+			r.seq = s.pool.Add(append(slices.Clone(r.Prompt), r.Generated...), r.Priority)
+		} else if err := s.pool.Resume(r.seq); err != nil {
+			s.finish(r, err)
+			continue
+		}
+		s.running = append(s.running, r)
+		n := s.row(&st, r, budget)
+		if n == 0 {
+			break // no room: it went back to waiting
+		}
+		budget -= n
+	}
+	return st
+}
+
+// row adds r's next chunk (at most budget tokens) to st, making room in
+// the pool, and returns its token count. Requests the pool preempted for
+// it go back to waiting, their rows (if built this step) dropped; when
+// there is no room, r itself waits (or fails, when it runs alone and still
+// does not fit).
+func (s *Scheduler) row(st *Step, r *Request, budget int) int {
+	q := r.seq
+	from := q.Computed()
+	to := min(q.Len(), from+budget)
+	g, err := s.pool.Grow(q, to)
+	for _, v := range g.Preempted {
+		for _, o := range s.running {
+			if o.seq == v {
+				s.running = slices.DeleteFunc(s.running, func(x *Request) bool { return x == o })
+				st.Rows = slices.DeleteFunc(st.Rows, func(x Row) bool { return x.Req == o })
+				s.wait(o)
+				break
+			}
+		}
+	}
+	if err != nil {
+		if len(s.running) == 1 {
+			s.finish(r, err) // alone and still over the budget: a clear error
+			return 0
+		}
+		s.pool.Preempt(q)
+		s.running = slices.DeleteFunc(s.running, func(x *Request) bool { return x == r })
+		s.wait(r)
+		return 0
+	}
+	st.Copies = append(st.Copies, g.Copies...)
+	toks := q.Tokens()[from:to]
+	st.Rows = append(st.Rows, Row{Req: r, Pos: from, Tokens: toks, Table: q.Table(), Sample: to == q.Len()})
+	return len(toks)
+}
+
+// prefixPending reports that a running request still prefilling shares a
+// full block of r's prompt that the cache does not hold yet.
+func (s *Scheduler) prefixPending(r *Request) bool {
+	bs := s.pool.BlockSize()
+	for _, o := range s.running {
+		if o.seq.Computed() >= len(o.Prompt) {
+			continue
+		}
+		n := 0
+		for n < len(r.Prompt) && n < len(o.Prompt) && r.Prompt[n] == o.Prompt[n] {
+			n++
+		}
+		if n/bs > o.seq.Computed()/bs {
+			return true
+		}
+	}
+	return false
+}
+
+// Done records the step's results: each sampling row's token, in the
+// order of st.Rows' sampling rows. A request that reached MaxTokens ends.
+func (s *Scheduler) Done(st Step, sampled []int32) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := 0
+	for _, row := range st.Rows {
+		r := row.Req
+		if r.Done || r.seq.Preempted() {
+			if row.Sample {
+				i++
+			}
+			continue // cancelled while the step ran
+		}
+		if err := s.pool.Computed(r.seq, row.Pos+len(row.Tokens)); err != nil {
+			return err
+		}
+		if !row.Sample {
+			continue
+		}
+		if i >= len(sampled) {
+			return errors.New("batch: fewer sampled tokens than sampling rows")
+		}
+		t := sampled[i]
+		i++
+		r.Generated = append(r.Generated, t)
+		if len(r.Generated) >= r.MaxTokens {
+			s.finish(r, nil)
+			continue
+		}
+		s.pool.Append(r.seq, t)
+	}
+	return nil
+}

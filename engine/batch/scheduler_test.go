@@ -1,0 +1,187 @@
+package batch
+
+import (
+	"testing"
+
+	"github.com/harkapp/hark/engine/kvpage"
+	"github.com/stretchr/testify/require"
+)
+
+func newSched(t *testing.T, blocks, budget, seqs int) (*Scheduler, *kvpage.Pool) {
+	t.Helper()
+	p, err := kvpage.New(kvpage.Config{BlockSize: 16, Budget: int64(blocks), BlockBytes: 1})
+	require.NoError(t, err)
+	s, err := New(p, Options{TokenBudget: budget, MaxSeqs: seqs})
+	require.NoError(t, err)
+	return s, p
+}
+
+func tokens(n int, base int32) []int32 {
+	t := make([]int32, n)
+	for i := range t {
+		t[i] = base + int32(i%97)
+	}
+	return t
+}
+
+// drive runs steps until nothing is pending, sampling token 5 for every
+// sampling row, and returns the steps, checking each against the budget.
+func drive(t *testing.T, s *Scheduler, budget int, each func(Step)) []Step {
+	t.Helper()
+	var steps []Step
+	for i := 0; s.Pending(); i++ {
+		require.Less(t, i, 10000, "the scheduler makes progress")
+		st := s.Next()
+		require.LessOrEqual(t, st.Tokens(), budget)
+		if each != nil {
+			each(st)
+		}
+		var out []int32
+		for _, r := range st.Rows {
+			if r.Sample {
+				out = append(out, 5)
+			}
+		}
+		require.NoError(t, s.Done(st, out))
+		steps = append(steps, st)
+	}
+	return steps
+}
+
+// prefillTokens counts the prompt positions the steps computed.
+func prefillTokens(steps []Step) int {
+	n := 0
+	for _, st := range steps {
+		for _, r := range st.Rows {
+			for i := range r.Tokens {
+				if r.Pos+i < len(r.Req.Prompt) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// Sixteen requests sharing a 1,000-token system prompt, arriving at once:
+// the shared part is prefilled once (62 full blocks of 16), each request
+// computing only its own tail; every request generates its tokens.
+func TestSharedSystemPromptPrefilledOnce(t *testing.T) {
+	s, p := newSched(t, 4096, 256, 16)
+	system := tokens(1000, 1000)
+	var reqs []*Request
+	for i := range 16 {
+		r := &Request{Prompt: append(append([]int32{}, system...), tokens(8, int32(3000+100*i))...), MaxTokens: 4}
+		require.NoError(t, s.Submit(r))
+		reqs = append(reqs, r)
+	}
+	steps := drive(t, s, 256, nil)
+	require.Equal(t, 1008+15*(1008-62*16), prefillTokens(steps))
+	for _, r := range reqs {
+		require.NoError(t, r.Err)
+		require.Equal(t, []int32{5, 5, 5, 5}, r.Generated)
+	}
+	require.Equal(t, 4096, p.Available())
+}
+
+// A long prompt arriving while streams run is chunked: every step still
+// gives each running stream its decode row, and the prompt fills only
+// the rest of the budget.
+func TestChunkedPrefillKeepsStreamsGoing(t *testing.T) {
+	s, _ := newSched(t, 1024, 64, 8)
+	var streams []*Request
+	for i := range 4 {
+		r := &Request{Prompt: tokens(10, int32(100*i)), MaxTokens: 40}
+		require.NoError(t, s.Submit(r))
+		streams = append(streams, r)
+	}
+	st := s.Next()
+	require.Len(t, st.Rows, 4)
+	require.NoError(t, s.Done(st, []int32{5, 5, 5, 5}))
+	long := &Request{Prompt: tokens(2000, 7), MaxTokens: 2}
+	require.NoError(t, s.Submit(long))
+	chunks := 0
+	drive(t, s, 64, func(st Step) {
+		decodes := 0
+		for _, r := range st.Rows {
+			if r.Req == long && !r.Sample {
+				chunks++
+				require.Len(t, r.Tokens, 64-4, "the prompt takes what the streams leave")
+			}
+			if r.Req != long && len(r.Tokens) == 1 {
+				decodes++
+			}
+		}
+		if long.seq != nil && long.seq.Computed() < 2000 && !streams[0].Done {
+			require.Equal(t, 4, decodes, "no stream waits for the prompt")
+		}
+	})
+	require.Greater(t, chunks, 10)
+	require.Len(t, long.Generated, 2)
+}
+
+// Higher priority is admitted first, whatever the arrival order.
+func TestPriorityAdmission(t *testing.T) {
+	s, _ := newSched(t, 1024, 256, 1)
+	low := &Request{Prompt: tokens(4, 1), MaxTokens: 1}
+	high := &Request{Prompt: tokens(4, 2), MaxTokens: 1, Priority: 1}
+	require.NoError(t, s.Submit(low))
+	require.NoError(t, s.Submit(high))
+	st := s.Next()
+	require.Len(t, st.Rows, 1)
+	require.Equal(t, high, st.Rows[0].Req)
+}
+
+// Cancelling a running request frees its blocks at once; a request
+// cancelled while its step runs is left out of the results.
+func TestCancelFreesAtOnce(t *testing.T) {
+	s, p := newSched(t, 64, 256, 4)
+	a := &Request{Prompt: tokens(100, 1), MaxTokens: 50}
+	b := &Request{Prompt: tokens(40, 500), MaxTokens: 50}
+	require.NoError(t, s.Submit(a))
+	require.NoError(t, s.Submit(b))
+	st := s.Next()
+	require.Equal(t, 64-7-3, p.Available())
+	s.Cancel(a)
+	require.Equal(t, 64-3, p.Available(), "a's 7 blocks back before the step ends")
+	require.NoError(t, s.Done(st, []int32{5, 5}))
+	require.ErrorIs(t, a.Err, ErrCanceled)
+	require.Empty(t, a.Generated)
+	require.Equal(t, []int32{5}, b.Generated)
+	s.Cancel(b)
+	require.False(t, s.Pending())
+	require.Equal(t, 64, p.Available())
+}
+
+// With too few blocks for everyone, later requests are preempted and
+// recomputed, never failed; every request finishes with all its tokens.
+// One that the whole budget cannot hold fails with a clear error.
+func TestPreemptionNeverFailsSilently(t *testing.T) {
+	s, p := newSched(t, 12, 256, 4)
+	var reqs []*Request
+	for i := range 4 {
+		r := &Request{Prompt: tokens(30, int32(1000*i)), MaxTokens: 40} // 70 positions: 5 blocks each
+		require.NoError(t, s.Submit(r))
+		reqs = append(reqs, r)
+	}
+	preempted := 0
+	drive(t, s, 256, func(st Step) {
+		for _, r := range reqs {
+			if r.seq != nil && r.seq.Preempted() {
+				preempted++
+			}
+		}
+	})
+	require.Positive(t, preempted)
+	for _, r := range reqs {
+		require.NoError(t, r.Err)
+		require.Len(t, r.Generated, 40)
+	}
+	require.Equal(t, 12, p.Available())
+
+	big := &Request{Prompt: tokens(300, 1), MaxTokens: 1}
+	require.NoError(t, s.Submit(big))
+	drive(t, s, 256, nil)
+	require.ErrorIs(t, big.Err, kvpage.ErrNoRoom)
+	require.Equal(t, 12, p.Available())
+}
