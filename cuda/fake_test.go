@@ -502,7 +502,7 @@ func TestFakeTune(t *testing.T) {
 	b, err := New(Options{})
 	require.NoError(t, err)
 	want := shaders.TuningFor("cuda")
-	want.Cores = 4 // the fake's multiprocessors
+	want.Cores = 4                         // the fake's multiprocessors
 	want.MatMulMMA = shaders.MatMulMMARows // sm_90 loads the sm_80 module
 	require.Equal(t, want, b.tuning)
 	b.Close()
