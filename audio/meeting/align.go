@@ -29,7 +29,9 @@ var Names = [Channels]string{"You", "Others"}
 type AlignConfig struct {
 	Rate int // samples a second (default 16000)
 	// Tolerance is the lag within which a channel is left alone (default
-	// 1 ms): beyond it, samples are dropped or interpolated.
+	// 10 ms, well within what speaker attribution and echo detection
+	// need; tighter, a loaded machine's scheduling noise is "corrected"
+	// back and forth): beyond it, samples are dropped or interpolated.
 	Tolerance time.Duration
 	// Gap is the lag beyond which a channel is taken to have delivered
 	// nothing (a silent monitor, a device being reopened) and zeros are
@@ -49,7 +51,7 @@ func (c AlignConfig) withDefaults() AlignConfig {
 		c.Rate = 16000
 	}
 	if c.Tolerance <= 0 {
-		c.Tolerance = time.Millisecond
+		c.Tolerance = 10 * time.Millisecond
 	}
 	if c.Gap <= 0 {
 		c.Gap = 100 * time.Millisecond
@@ -73,7 +75,8 @@ type TrackStats struct {
 	Filled   int64 `json:"filled"`   // zeros inserted for gaps
 	Stretch  int64 `json:"stretch"`  // samples interpolated (a slow clock)
 	Dropped  int64 `json:"dropped"`  // samples dropped (a fast clock)
-	// LagMs is the channel's last measured lag behind the wall clock.
+	// LagMs is the channel's last measured lag behind the wall clock,
+	// beyond its device's own latency.
 	LagMs float64 `json:"lag_ms"`
 }
 
@@ -91,6 +94,9 @@ type track struct {
 	q        []float32
 	floor    [2]float64 // lag minima of the previous and current window
 	window   int64
+	from     int64   // the window of the first data
+	base     float64 // the device's latency (samples), once measured
+	based    bool
 	acc      float64
 	last     float32
 	stats    TrackStats
@@ -114,7 +120,7 @@ func NewAligner(start time.Time, cfg AlignConfig) *Aligner {
 		tol: cfg.Tolerance.Seconds() * r, gap: cfg.Gap.Seconds() * r, stall: cfg.Stall.Seconds() * r}
 	for i := range a.tr {
 		a.tr[i].floor = [2]float64{math.Inf(1), math.Inf(1)}
-		a.tr[i].window = -1
+		a.tr[i].window, a.tr[i].from = -1, -1
 	}
 	return a
 }
@@ -137,23 +143,31 @@ func (a *Aligner) Push(ch int, x []float32, now time.Time) {
 	if w := int64(now.Sub(a.t0) / a.cfg.Window); w != t.window {
 		if w == t.window+1 {
 			t.floor[0] = t.floor[1]
+			if !t.based && t.window > t.from {
+				// The first whole window of data: the device's own
+				// latency, which is not drift.
+				t.base, t.based = t.floor[0], true
+			}
 		} else {
 			t.floor[0] = math.Inf(1)
+		}
+		if t.from < 0 {
+			t.from = w
 		}
 		t.floor[1], t.window = lag, w
 	} else {
 		t.floor[1] = min(t.floor[1], lag)
 	}
-	floor := min(t.floor[0], t.floor[1])
-	t.stats.LagMs = floor / a.rateF * 1000
+	rel := min(t.floor[0], t.floor[1]) - t.base
+	t.stats.LagMs = rel / a.rateF * 1000
 	switch {
-	case floor > a.gap:
-		a.fill(t, int64(floor))
+	case rel > a.gap:
+		a.fill(t, int64(rel))
 		t.append(x, 0, 0)
-	case floor > a.tol:
-		t.append(x, int64(floor), +1)
-	case floor < -a.tol:
-		t.append(x, int64(-floor), -1)
+	case t.based && rel > a.tol:
+		t.append(x, int64(rel), +1)
+	case t.based && rel < -a.tol:
+		t.append(x, int64(-rel), -1)
 	default:
 		t.append(x, 0, 0)
 	}
@@ -163,8 +177,8 @@ func (a *Aligner) Push(ch int, x []float32, now time.Time) {
 		if i == ch {
 			continue
 		}
-		if behind := e - float64(o.in+o.fix); behind > a.stall {
-			a.fill(o, int64(behind-a.tol))
+		if behind := e - float64(o.in+o.fix) - o.base; behind > a.stall {
+			a.fill(o, int64(behind))
 		}
 	}
 }
