@@ -1,6 +1,7 @@
 package meeting
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,4 +46,10 @@ func TestIsEcho(t *testing.T) {
 	require.False(t, echo, "the user talking over the call's echo is still heard")
 	echo, _ = IsEcho(leak, make([]float32, len(call)), EchoConfig{})
 	require.False(t, echo, "nothing to echo")
+}
+
+func refText(t *testing.T, name string) string {
+	b, err := os.ReadFile(shared.Path(t, "audio", name+".txt"))
+	require.NoError(t, err)
+	return string(b)
 }
