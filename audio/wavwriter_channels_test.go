@@ -68,3 +68,27 @@ func TestRepairWAV(t *testing.T) {
 	_, err = RepairWAV(other)
 	require.ErrorContains(t, err, "not a WAV")
 }
+
+// TestLoadChannels16k: each channel of a two-channel file comes back on
+// its own (resampled), never averaged with the other.
+func TestLoadChannels16k(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "two.wav")
+	f, err := CreateFile(path)
+	require.NoError(t, err)
+	w, err := NewWAVWriterChannels(f, 8000, 2)
+	require.NoError(t, err)
+	frames := make([]float32, 2*8000)
+	for i := range 8000 {
+		frames[2*i], frames[2*i+1] = 0.5, -0.25
+	}
+	require.NoError(t, w.Write(frames))
+	require.NoError(t, w.Close())
+	chs, err := LoadChannels16k(path)
+	require.NoError(t, err)
+	require.Len(t, chs, 2)
+	require.InDelta(t, 16000, len(chs[0]), 64)
+	require.InDelta(t, 0.5, chs[0][8000], 1e-3)
+	require.InDelta(t, -0.25, chs[1][8000], 1e-3)
+	_, err = Channel(FromSamples(frames, 8000, 2), 2)
+	require.ErrorContains(t, err, "no channel 3")
+}

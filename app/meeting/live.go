@@ -189,15 +189,18 @@ func (c *channel) timeline(t float64) float64 {
 	return float64(c.spans[i].at+s-c.spans[i].fed) / rate16k
 }
 
-// words returns c's committed words from the k-th on, on the timeline.
-func (c *channel) wordsFrom(res *whisper.Result, k int) []Word {
+// ResultWords returns a transcript's words from the k-th on as speaker's,
+// their times mapped by at (nil: as they are).
+func ResultWords(res *whisper.Result, speaker, k int, at func(float64) float64) []Word {
+	if at == nil {
+		at = func(t float64) float64 { return t }
+	}
 	var out []Word
 	i := 0
 	for _, seg := range res.Segments {
 		for _, w := range seg.Words {
 			if i >= k && strings.TrimSpace(w.Word) != "" {
-				out = append(out, Word{Speaker: c.id, Text: strings.TrimSpace(w.Word),
-					Start: c.timeline(w.Start), End: c.timeline(w.End)})
+				out = append(out, Word{Speaker: speaker, Text: strings.TrimSpace(w.Word), Start: at(w.Start), End: at(w.End)})
 			}
 			i++
 		}
@@ -221,7 +224,7 @@ func (l *Live) handOn() {
 		}
 		c.fresh = false
 		res := c.st.Result()
-		if ws := c.wordsFrom(res, c.words); len(ws) > 0 && l.cfg.OnWords != nil {
+		if ws := ResultWords(res, c.id, c.words, c.timeline); len(ws) > 0 && l.cfg.OnWords != nil {
 			l.cfg.OnWords(ws)
 		}
 		c.words = countWords(res)
@@ -249,7 +252,7 @@ func (l *Live) Finish(ctx context.Context) ([]Word, error) {
 			return nil, err
 		}
 		c.fresh = true
-		all = append(all, c.wordsFrom(res, 0)...)
+		all = append(all, ResultWords(res, c.id, 0, c.timeline)...)
 	}
 	l.handOn()
 	return MergeWords(all), nil
