@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -28,23 +29,26 @@ const (
 	maxLine = 20.0
 )
 
-// Lines groups merged words into speaker lines: a line ends where the
-// other side's word comes in between, after a pause, or when long.
+// Lines groups words into speaker lines, ordered by start: each side's
+// words run on into one line until a pause or a long line, whatever the
+// other side says meanwhile, so talking at once shows as two lines.
 func Lines(ws []Word) []Line {
 	var out []Line
+	var cur [am.Channels]int // each speaker's open line in out, +1
 	for _, w := range ws {
-		name := am.Names[w.Speaker]
-		if n := len(out); n > 0 {
-			l := &out[n-1]
-			if l.Speaker == name && w.Start-l.End <= lineGap && w.End-l.Start <= maxLine {
+		if k := cur[w.Speaker] - 1; k >= 0 {
+			l := &out[k]
+			if w.Start-l.End <= lineGap && w.End-l.Start <= maxLine {
 				l.End = max(l.End, w.End)
 				l.Text += " " + w.Text
 				l.Words = append(l.Words, w)
 				continue
 			}
 		}
-		out = append(out, Line{Speaker: name, Start: w.Start, End: w.End, Text: w.Text, Words: []Word{w}})
+		out = append(out, Line{Speaker: am.Names[w.Speaker], Start: w.Start, End: w.End, Text: w.Text, Words: []Word{w}})
+		cur[w.Speaker] = len(out)
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
 }
 
