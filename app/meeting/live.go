@@ -294,3 +294,13 @@ func TranscribeChannels(ctx context.Context, tr [am.Channels]whisper.WindowTrans
 	}
 	return l.Finish(ctx)
 }
+
+// Skip advances the timeline over n frames the transcriber will not get
+// (dropped because it fell behind): gates close, later words keep their
+// true times.
+func (l *Live) Skip(n int64) {
+	l.pos += n
+	for _, c := range l.ch {
+		c.open, c.hist = false, c.hist[:0]
+	}
+}
