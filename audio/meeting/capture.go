@@ -60,6 +60,7 @@ type Capture struct {
 	quit chan struct{}
 	done chan struct{}
 	out  []float32
+	stop sync.Once
 }
 
 // StartCapture opens and starts both devices.
@@ -156,12 +157,16 @@ func (c *Capture) Stats() [Channels]TrackStats {
 	return c.al.Stats()
 }
 
-// Stop stops both devices, hands on the last frames and closes.
+// Stop stops both devices, hands on the last frames and closes (once:
+// later calls do nothing).
 func (c *Capture) Stop() error {
-	err := c.close()
-	close(c.quit)
-	<-c.done
-	c.handOn(true)
+	var err error
+	c.stop.Do(func() {
+		err = c.close()
+		close(c.quit)
+		<-c.done
+		c.handOn(true)
+	})
 	return err
 }
 
