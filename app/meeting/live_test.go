@@ -81,47 +81,44 @@ func norm(s string) string {
 }
 
 // TestLiveOverlap: the call ("Others") and the user ("You") talk over
-// each other for 5 s; each side's words come out under its own label, on
-// the meeting's timeline, and the merge interleaves them by time.
+// each other; each side's words come out under its own label, on the
+// meeting's timeline, and the merge orders them by time. Short clips: the
+// kit model's decodes are what this test costs.
 func TestLiveOverlap(t *testing.T) {
-	others := clip(t, "jfk.wav")
-	you := clip(t, "librivox-sense-and-sensibility-0870.wav")
-	frames := meetingFrames(20, placed{am.Others, 1, 1, others}, placed{am.You, 7, 1, you})
+	frames := meetingFrames(7, placed{am.Others, 1, 1, clip(t, "ljspeech-LJ001-0002.wav")},
+		placed{am.You, 2, 1, clip(t, "librivox-sense-and-sensibility-0880.wav")})
 	words, l, live := runLive(t, frames)
 	gotO, gotY := speakerText(words, am.Others), speakerText(words, am.You)
 	t.Logf("Others: %s\nYou: %s\ndecodes %v", gotO, gotY, l.Decodes())
-	require.Less(t, shared.WER(norm(refText(t, "jfk")), norm(gotO)), 0.2, "the call's words, as Others")
-	require.Less(t, shared.WER(norm(refText(t, "librivox-sense-and-sensibility-0870")), norm(gotY)), 0.2, "the user's words, as You")
+	require.Less(t, shared.WER(norm(refText(t, "ljspeech-LJ001-0002")), norm(gotO)), 0.2, "the call's words, as Others")
+	require.Less(t, shared.WER(norm(refText(t, "librivox-sense-and-sensibility-0880")), norm(gotY)), 0.2, "the user's words, as You")
 	require.Equal(t, len(words), len(live), "every word was handed on live")
 	for _, w := range words {
 		if w.Speaker == am.You {
-			require.GreaterOrEqual(t, w.Start, 6.5, "a You word before the user spoke: %+v", w)
+			require.GreaterOrEqual(t, w.Start, 1.5, "a You word before the user spoke: %+v", w)
 		} else {
 			require.GreaterOrEqual(t, w.Start, 0.5, "an Others word before the call spoke: %+v", w)
-			require.LessOrEqual(t, w.End, 12.5, "an Others word after the call ended: %+v", w)
+			require.LessOrEqual(t, w.End, 3.5, "an Others word after the call ended: %+v", w)
 		}
 	}
 	for i := 1; i < len(words); i++ {
 		require.LessOrEqual(t, words[i-1].Start, words[i].Start, "merged by time")
 	}
-	require.NotEqual(t, words[0].Speaker, words[len(words)-1].Speaker)
 }
 
 // TestLiveEcho: the call leaks into the microphone (30%, 100 ms late)
 // while the user is quiet: the leak is found and not transcribed as the
-// user's, and the user's own words after it still are; 8 s of silence on
-// both channels cost no decodes.
+// user's, and the user's own words after it still are.
 func TestLiveEcho(t *testing.T) {
-	others := clip(t, "jfk.wav")
-	you := clip(t, "librivox-sense-and-sensibility-0870.wav")
-	frames := meetingFrames(30, placed{am.Others, 1, 1, others}, placed{am.You, 1.1, 0.3, others},
-		placed{am.You, 13, 1, you})
+	call := clip(t, "librivox-sense-and-sensibility-0930.wav")
+	frames := meetingFrames(9, placed{am.Others, 1, 1, call}, placed{am.You, 1.1, 0.3, call},
+		placed{am.You, 5.5, 1, clip(t, "ljspeech-LJ001-0002.wav")})
 	words, l, _ := runLive(t, frames)
 	gotO, gotY := speakerText(words, am.Others), speakerText(words, am.You)
 	t.Logf("Others: %s\nYou: %s\nskipped %v, decodes %v", gotO, gotY, l.Skipped(), l.Decodes())
-	require.Less(t, shared.WER(norm(refText(t, "jfk")), norm(gotO)), 0.2)
-	require.Less(t, shared.WER(norm(refText(t, "librivox-sense-and-sensibility-0870")), norm(gotY)), 0.2,
+	require.Less(t, shared.WER(norm(refText(t, "librivox-sense-and-sensibility-0930")), norm(gotO)), 0.2)
+	require.Less(t, shared.WER(norm(refText(t, "ljspeech-LJ001-0002")), norm(gotY)), 0.2,
 		"You holds the user's words and not the call's echo")
-	require.Greater(t, l.Skipped()[am.You], 5.0, "the echo was found")
+	require.Greater(t, l.Skipped()[am.You], 2.0, "the echo was found")
 	require.Zero(t, l.Skipped()[am.Others])
 }
