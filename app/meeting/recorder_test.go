@@ -177,3 +177,26 @@ func TestRecorderDiskFull(t *testing.T) {
 	requireFrames(t, want, got)
 	require.InDelta(t, float64(len(want)/2)/rate, m.Duration, 1e-9)
 }
+
+// TestRecorderMarkers: markers reach meta.json at once (a crash keeps
+// them) and stay in the finished meeting.
+func TestRecorderMarkers(t *testing.T) {
+	root := t.TempDir()
+	r, err := Start(RecorderConfig{Root: root}, time.Now())
+	require.NoError(t, err)
+	r.Write(frames(0, 1600))
+	require.NoError(t, r.AddMarker(0.05, "decision: ship it"))
+	un, err := Unfinished(root)
+	require.NoError(t, err)
+	require.Len(t, un, 1)
+	require.Equal(t, []Marker{{At: 0.05, Text: "decision: ship it"}}, un[0].Markers)
+	m, err := r.Stop()
+	require.NoError(t, err)
+	require.Equal(t, un[0].Markers, m.Markers)
+	all, err := List(root)
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	require.Equal(t, m.ID, all[0].ID)
+	require.Equal(t, StateFinished, all[0].State)
+	require.Equal(t, m.Markers, all[0].Markers)
+}
