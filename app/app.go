@@ -20,6 +20,7 @@ import (
 	"github.com/harkapp/hark/app/control"
 	"github.com/harkapp/hark/app/platform"
 	"github.com/harkapp/hark/app/store"
+	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/engine/runtime"
 )
@@ -68,6 +69,9 @@ type Config struct {
 	// ChatMaxTokens is the most tokens a chat answer has (0:
 	// DefaultChatMaxTokens).
 	ChatMaxTokens int
+	// MeetingCapture picks a meeting's devices (zero: the default input
+	// and the default output's monitor; tests inject theirs).
+	MeetingCapture am.CaptureConfig
 }
 
 // App is the set of services over one data folder. It owns their
@@ -81,6 +85,7 @@ type App struct {
 	Models        *Models
 	Server        *Server
 	Dictation     *Dictation
+	Meetings      *Meetings
 	About         *About
 	Updates       *Updates
 	// Files is the Go-only way in for files (the window's paths, the
@@ -240,7 +245,9 @@ func New(cfg Config) (*App, error) {
 	if !cfg.NoSpeedProbe {
 		mods.probeSpeed()
 	}
-	a.control = startControl(dir, dict.command)
+	a.Meetings = newMeetings(meetingsDeps{root: filepath.Join(dir, "meetings"), settings: settings, models: mods,
+		speech: a.rt.Speech, capture: cfg.MeetingCapture, closed: life.closed})
+	a.control = startControl(dir, controlRouter{dict: dict, meet: a.Meetings}.run)
 	if s.ServerAutoStart {
 		// A port taken by another program must not keep the app from
 		// opening: the failure shows in the server's status instead.
@@ -289,6 +296,9 @@ func (a *App) Close() error {
 			a.control.Close() // commands from now on are refused (ControlCommand)
 		}
 		a.Dictation.close()
+		if a.Meetings != nil {
+			a.Meetings.close()
+		}
 		a.Transcription.close()
 		a.Chat.close()
 		a.Models.close()

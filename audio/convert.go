@@ -11,9 +11,10 @@ const WhisperRate = 16000
 // monoStream averages the channels of its source (what ffmpeg's -ac 1 does
 // for stereo once normalised: (L+R)/2).
 type monoStream struct {
-	src Stream
-	ch  int
-	buf []float32
+	src  Stream
+	ch   int
+	pick int // the channel kept (Channel); -1 averages them all (Mono)
+	buf  []float32
 }
 
 // Mono downmixes a stream to one channel by averaging; a mono stream is
@@ -22,7 +23,16 @@ func Mono(src Stream) Stream {
 	if src.Channels() == 1 {
 		return src
 	}
-	return &monoStream{src: src, ch: src.Channels()}
+	return &monoStream{src: src, ch: src.Channels(), pick: -1}
+}
+
+// Channel keeps channel i (from 0) of a stream, as one mono stream: a
+// meeting's two-channel file holds the microphone and the system audio.
+func Channel(src Stream, i int) (Stream, error) {
+	if i < 0 || i >= src.Channels() {
+		return nil, fmt.Errorf("audio: no channel %d in a %d-channel %s stream", i+1, src.Channels(), src.Format())
+	}
+	return &monoStream{src: src, ch: src.Channels(), pick: i}, nil
 }
 
 func (s *monoStream) SampleRate() int { return s.src.SampleRate() }
@@ -41,6 +51,10 @@ func (s *monoStream) Read(p []float32) (int, error) {
 	n, err := s.src.Read(s.buf[:frames*s.ch])
 	inv := 1 / float32(s.ch)
 	for i := range n {
+		if s.pick >= 0 {
+			p[i] = s.buf[i*s.ch+s.pick]
+			continue
+		}
 		var sum float32
 		for _, v := range s.buf[i*s.ch : (i+1)*s.ch] {
 			sum += v
@@ -91,4 +105,38 @@ func Load16k(path string) ([]float32, error) {
 		return nil, fmt.Errorf("audio: %s: %w", path, ErrNoAudio)
 	}
 	return x, nil
+}
+
+// LoadChannels16k decodes every channel of a file separately to 16 kHz
+// (the file is read once a channel, so only the samples kept are held).
+func LoadChannels16k(path string) ([][]float32, error) {
+	s, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	n := s.Channels()
+	s.Close()
+	out := make([][]float32, n)
+	for i := range out {
+		if out[i], err = loadChannel16k(path, i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func loadChannel16k(path string, i int) ([]float32, error) {
+	s, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	c, err := Channel(s, i)
+	if err != nil {
+		return nil, err
+	}
+	if c, err = To16kMono(c); err != nil {
+		return nil, fmt.Errorf("audio: %s: %w", path, err)
+	}
+	return ReadAll(c)
 }

@@ -18,6 +18,7 @@ import (
 type WAVWriter struct {
 	f        WAVFile
 	rate     int
+	channels int
 	data     int64 // bytes of samples written
 	buf      []byte
 	lastSync time.Time
@@ -60,21 +61,28 @@ func CreateWAV(path string, rate int) (*WAVWriter, error) {
 // NewWAVWriter writes a WAV header to f and returns the writer that
 // appends to it; it closes f when the header cannot be written.
 func NewWAVWriter(f WAVFile, rate int) (*WAVWriter, error) {
-	if rate <= 0 {
+	return NewWAVWriterChannels(f, rate, 1)
+}
+
+// NewWAVWriterChannels is NewWAVWriter for interleaved multi-channel audio
+// (a meeting's microphone and system channels): Write then takes whole
+// frames.
+func NewWAVWriterChannels(f WAVFile, rate, channels int) (*WAVWriter, error) {
+	if rate <= 0 || channels < 1 || channels > 8 {
 		f.Close()
-		return nil, fmt.Errorf("audio: invalid sample rate %d", rate)
+		return nil, fmt.Errorf("audio: invalid WAV format: %d Hz, %d channels", rate, channels)
 	}
-	w := &WAVWriter{f: f, rate: rate, lastSync: time.Now()}
+	w := &WAVWriter{f: f, rate: rate, channels: channels, lastSync: time.Now()}
 	h := make([]byte, wavHeaderSize)
 	copy(h, "RIFF")
 	binary.LittleEndian.PutUint32(h[4:], 36)
 	copy(h[8:], "WAVEfmt ")
 	binary.LittleEndian.PutUint32(h[16:], 16)
 	binary.LittleEndian.PutUint16(h[20:], 1) // PCM
-	binary.LittleEndian.PutUint16(h[22:], 1) // mono
+	binary.LittleEndian.PutUint16(h[22:], uint16(channels))
 	binary.LittleEndian.PutUint32(h[24:], uint32(rate))
-	binary.LittleEndian.PutUint32(h[28:], uint32(rate*2))
-	binary.LittleEndian.PutUint16(h[32:], 2)
+	binary.LittleEndian.PutUint32(h[28:], uint32(rate*2*channels))
+	binary.LittleEndian.PutUint16(h[32:], uint16(2*channels))
 	binary.LittleEndian.PutUint16(h[34:], 16)
 	copy(h[36:], "data")
 	if _, err := f.Write(h); err != nil {
@@ -84,10 +92,14 @@ func NewWAVWriter(f WAVFile, rate int) (*WAVWriter, error) {
 	return w, nil
 }
 
-// Write appends samples (clipped to [-1, 1]) and updates the header.
+// Write appends samples (clipped to [-1, 1]; interleaved whole frames
+// when there are several channels) and updates the header.
 func (w *WAVWriter) Write(x []float32) error {
 	if w.f == nil {
 		return errors.New("audio: WAV writer is closed")
+	}
+	if len(x)%w.channels != 0 {
+		return fmt.Errorf("audio: %d samples are not whole %d-channel frames", len(x), w.channels)
 	}
 	if len(x) == 0 {
 		return nil
@@ -130,12 +142,13 @@ func (w *WAVWriter) header() error {
 	return err
 }
 
-// Samples is how many samples have been written.
-func (w *WAVWriter) Samples() int64 { return w.data / 2 }
+// Samples is how many samples (frames, with several channels) have been
+// written.
+func (w *WAVWriter) Samples() int64 { return w.data / int64(2*w.channels) }
 
 // Duration is the audio written so far.
 func (w *WAVWriter) Duration() time.Duration {
-	return time.Duration(w.data / 2 * int64(time.Second) / int64(w.rate))
+	return time.Duration(w.Samples() * int64(time.Second) / int64(w.rate))
 }
 
 // Close syncs and closes the file.

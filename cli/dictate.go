@@ -61,19 +61,25 @@ Without a running app it says so and exits with status 1.`,
 	return cmd
 }
 
-// runDictate sends o.Command to the app running on the data folder and
-// prints its answer: the transcript (stop) or the state (status) on Out,
-// the state after the others on ErrOut.
-func runDictate(o *DictateOptions) error {
+// sendControl sends o.Command to the app running on o.DataDir (or the
+// default data folder).
+func sendControl(o *DictateOptions) (control.Reply, error) {
 	dir := o.DataDir
 	if dir == "" {
 		d, err := app.DefaultDataDir()
 		if err != nil {
-			return err
+			return control.Reply{}, err
 		}
 		dir = d
 	}
-	r, err := control.Send(dir, o.Command, dictateWait)
+	return control.Send(dir, o.Command, dictateWait)
+}
+
+// runDictate sends o.Command to the app running on the data folder and
+// prints its answer: the transcript (stop) or the state (status) on Out,
+// the state after the others on ErrOut.
+func runDictate(o *DictateOptions) error {
+	r, err := sendControl(o)
 	if err != nil {
 		return err
 	}

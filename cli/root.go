@@ -74,6 +74,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 		newServeCmd(nil),
 		newUICmd(nil),
 		newDictateCmd(nil),
+		newMeetingCmd(nil),
 		// Models and their files.
 		newModelsCmd(),
 		newInspectCmd(nil),

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/harkapp/hark/app/meeting"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/rewrite"
@@ -37,6 +38,7 @@ type transcribeOptions struct {
 	vocabTokens    int
 	wordTimestamps bool
 	outputDir      string
+	channels       string
 }
 
 // newTranscribeCmd builds the command; runF, when not nil, replaces
@@ -75,13 +77,21 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 	f.Float32Var(&fl.vocabBias, "vocabulary-bias", 0, "logit bias on each vocabulary term's first token (0 = none; 2 is mild)")
 	f.BoolVar(&fl.wordTimestamps, "word-timestamps", false, "time every word (json output includes them)")
 	f.StringVar(&fl.outputDir, "output-dir", "", "write NAME.FORMAT files into this directory instead of stdout")
+	f.StringVar(&fl.channels, "channels", "", "transcribe each channel of a multi-channel file as a speaker, in channel order: you,others (a meeting recording); adds --format md")
 	return cmd
 }
 
 // validate checks the flags before anything is opened.
 func (fl *transcribeOptions) validate() error {
-	if !slices.Contains(whisper.Formats, fl.format) {
-		return fmt.Errorf("unknown --format %q (want one of %s)", fl.format, strings.Join(whisper.Formats, ", "))
+	formats := whisper.Formats
+	if fl.channels != "" {
+		if err := fl.validateChannels(); err != nil {
+			return err
+		}
+		formats = meeting.Formats
+	}
+	if !slices.Contains(formats, fl.format) {
+		return fmt.Errorf("unknown --format %q (want one of %s)", fl.format, strings.Join(formats, ", "))
 	}
 	if err := fl.speechFlags.validate(); err != nil {
 		return err
@@ -182,6 +192,9 @@ func transcribeOne(ctx context.Context, mf *whisper.File, model *whisper.Model, 
 		opt.OnProgress = func(done float64) { _ = bar.Set(int(done * 1000)) }
 		defer func() { _ = bar.Finish() }()
 	}
+	if fl.channels != "" {
+		return transcribeChannels(ctx, mf, model, opt, fix, fl, path, idx, total)
+	}
 	res, err := mf.TranscribeFile(ctx, model, path, opt)
 	if err != nil {
 		return err
@@ -189,11 +202,15 @@ func transcribeOne(ctx context.Context, mf *whisper.File, model *whisper.Model, 
 	if fix != nil {
 		fix.ApplyResult(res)
 	}
+	return writeResult(fl, path, idx, total, func(w io.Writer) error { return whisper.Write(w, res, fl.format) })
+}
+
+// writeResult writes one file's result to NAME.FORMAT in --output-dir, or
+// to stdout (headed by the file's name when there are several).
+func writeResult(fl transcribeOptions, path string, idx, total int, write func(io.Writer) error) error {
 	if fl.outputDir != "" {
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + "." + fl.format
-		return writeFileAtomic(filepath.Join(fl.outputDir, name), func(w io.Writer) error {
-			return whisper.Write(w, res, fl.format)
-		})
+		return writeFileAtomic(filepath.Join(fl.outputDir, name), write)
 	}
 	out := fl.Out
 	if total > 1 {
@@ -202,7 +219,7 @@ func transcribeOne(ctx context.Context, mf *whisper.File, model *whisper.Model, 
 		}
 		fmt.Fprintf(out, "==> %s <==\n", path)
 	}
-	return whisper.Write(out, res, fl.format)
+	return write(out)
 }
 
 // writeFileAtomic writes through a temporary file renamed into place, so

@@ -27,6 +27,9 @@ const SocketName = "hark.sock"
 // Commands are the requests the socket answers (URLs: fewer, url.go).
 var Commands = []string{"start", "stop", "toggle", "cancel", "status", "paste-last"}
 
+// MeetingCommands are the socket's meeting requests (`hark meeting`).
+var MeetingCommands = []string{"meeting-start", "meeting-stop", "meeting-status"}
+
 // Reply is the answer to a command.
 type Reply struct {
 	// State is the dictation state after the command (idle, recording,
@@ -111,8 +114,8 @@ func (s *Server) answer(c net.Conn, h Handler) {
 		return
 	}
 	cmd := strings.TrimSpace(line)
-	if !slices.Contains(Commands, cmd) {
-		writeReply(c, Reply{Error: fmt.Sprintf("unknown command %q (want one of %s)", cmd, strings.Join(Commands, ", "))})
+	if !slices.Contains(Commands, cmd) && !slices.Contains(MeetingCommands, cmd) {
+		writeReply(c, Reply{Error: fmt.Sprintf("unknown command %q (want one of %s)", cmd, strings.Join(slices.Concat(Commands, MeetingCommands), ", "))})
 		return
 	}
 	writeReply(c, h(cmd))

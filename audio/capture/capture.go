@@ -23,6 +23,11 @@ var ErrUnavailable = errors.New("capture: microphone capture is not available in
 // miniaudio's null device, which records silence).
 var ErrNoDevice = errors.New("capture: no audio input device found (is a sound server or ALSA device available?)")
 
+// ErrNoMonitor is returned when the system audio cannot be recorded: no
+// default output device, or one without a monitor source (a sound server
+// other than PulseAudio or PipeWire).
+var ErrNoMonitor = errors.New("capture: no monitor of the default output device (system audio is recorded through PulseAudio or PipeWire)")
+
 // SampleRate is the rate samples are delivered at (Whisper's).
 const SampleRate = 16000
 

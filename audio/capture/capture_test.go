@@ -4,6 +4,7 @@ package capture
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,39 +37,6 @@ func (r *recorder) samples() []float32 {
 	return append([]float32(nil), r.buf...)
 }
 
-// align finds where ref[from:from+n] sits in got, searching lags within
-// radius of guess (got index = ref index + lag), and returns that lag and
-// the normalised correlation there.
-func align(ref, got []float32, from, n, guess, radius int) (int, float64) {
-	best, bestLag := -2.0, 0
-	for lag := guess - radius; lag <= guess+radius; lag++ {
-		if from+lag < 0 || from+n+lag > len(got) {
-			continue
-		}
-		var xy, xx, yy float64
-		for i := from; i < from+n; i++ {
-			x, y := float64(ref[i]), float64(got[lag+i])
-			xy += x * y
-			xx += x * x
-			yy += y * y
-		}
-		if c := xy / math.Sqrt(xx*yy+1e-30); c > best {
-			best, bestLag = c, lag
-		}
-	}
-	return bestLag, best
-}
-
-// onset is the first 10 ms block louder than -26 dBFS.
-func onset(x []float32) int {
-	for i := 0; i+160 <= len(x); i += 80 {
-		if rms(x[i:i+160]) > 0.05 {
-			return i
-		}
-	}
-	return -1
-}
-
 func TestCaptureLoopback(t *testing.T) {
 	pa := pulsetest.Start(t)
 	clip := shared.Path(t, "audio", "jfk.wav")
@@ -97,9 +65,9 @@ func TestCaptureLoopback(t *testing.T) {
 
 	got := rec.samples()
 	require.Greater(t, len(got), len(ref), "captured less than the clip")
-	r0, g0 := onset(ref), onset(got)
+	r0, g0 := pulsetest.Onset(ref), pulsetest.Onset(got)
 	require.GreaterOrEqual(t, g0, 0, "nothing loud captured")
-	lag, c := align(ref, got, r0, 2*SampleRate, g0-r0, 800)
+	lag, c := pulsetest.Align(ref, got, r0, 2*SampleRate, g0-r0, 800)
 	t.Logf("captured %d samples, clip at %d, correlation %.4f", len(got), lag, c)
 	require.Greater(t, c, 0.9, "captured audio does not match the clip")
 	// The end made it too. A loaded machine can underrun paplay, which
@@ -107,7 +75,7 @@ func TestCaptureLoopback(t *testing.T) {
 	// 0.4 s pieces near the end, each around the start's lag.
 	c2 := 0.0
 	for _, back := range []int{SampleRate * 12 / 10, SampleRate * 8 / 10} {
-		lag2, c := align(ref, got, len(ref)-back, SampleRate*4/10, lag, SampleRate)
+		lag2, c := pulsetest.Align(ref, got, len(ref)-back, SampleRate*4/10, lag, SampleRate)
 		t.Logf("clip end piece at -%d: lag %d, correlation %.4f", back, lag2, c)
 		c2 = max(c2, c)
 	}
@@ -242,14 +210,6 @@ func writeTone(t testing.TB, hz, secs float64) string {
 	return p
 }
 
-func rms(x []float32) float64 {
-	var s float64
-	for _, v := range x {
-		s += float64(v) * float64(v)
-	}
-	return math.Sqrt(s / float64(max(len(x), 1)))
-}
-
 // goertzel returns the amplitude of the hz component in the loudest
 // 100 ms block of x.
 func goertzel(x []float32, hz float64) float64 {
@@ -266,4 +226,25 @@ func goertzel(x []float32, hz float64) float64 {
 		best = max(best, 2*math.Sqrt(p)/blk)
 	}
 	return best
+}
+
+// TestDefaultMonitor: the system audio is the default sink's monitor,
+// whichever source is the default input.
+func TestDefaultMonitor(t *testing.T) {
+	pa := pulsetest.Start(t)
+	_, err := pa.Pactl("load-module", "module-null-sink", "sink_name=mic", "sink_properties=device.description=mic")
+	require.NoError(t, err)
+	_, err = pa.Pactl("set-default-source", "mic.monitor")
+	require.NoError(t, err)
+	_, err = pa.Pactl("set-default-sink", "vsink")
+	require.NoError(t, err)
+	d, err := DefaultMonitor()
+	require.NoError(t, err)
+	require.Equal(t, hex.EncodeToString([]byte("vsink.monitor")), d.ID)
+	require.Contains(t, d.Name, "vsink")
+	_, err = pa.Pactl("set-default-sink", "mic")
+	require.NoError(t, err)
+	d, err = DefaultMonitor()
+	require.NoError(t, err)
+	require.Equal(t, hex.EncodeToString([]byte("mic.monitor")), d.ID)
 }

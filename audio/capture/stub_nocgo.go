@@ -22,3 +22,6 @@ func (*Stream) Stop() error { return ErrUnavailable }
 
 // Close returns nil: there is nothing to release.
 func (*Stream) Close() error { return nil }
+
+// DefaultMonitor returns ErrUnavailable.
+func DefaultMonitor() (Device, error) { return Device{}, ErrUnavailable }

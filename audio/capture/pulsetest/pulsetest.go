@@ -115,3 +115,23 @@ func (s *Server) Play(t testing.TB, file, sink string) *exec.Cmd {
 	})
 	return cmd
 }
+
+// MicSink is the null sink that AddMic makes: what plays into it is what
+// the default input records.
+const MicSink = "micsink"
+
+// AddMic adds a second null sink whose monitor becomes the default input
+// (a stand-in microphone), leaving the first sink the default output: a
+// meeting then records MicSink as "You" and Sink's monitor as "Others".
+func (s *Server) AddMic(t testing.TB) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"load-module", "module-null-sink", "sink_name=" + MicSink, "rate=48000", "channels=1", "sink_properties=device.description=" + MicSink},
+		{"set-default-source", MicSink + ".monitor"},
+		{"set-default-sink", s.Sink},
+	} {
+		if _, err := s.Pactl(args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package meeting
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+func clip(t *testing.T, name string) []float32 {
+	x, err := audio.Load16k(shared.Path(t, "audio", name))
+	require.NoError(t, err)
+	return x
+}
+
+// TestIsEcho: a quieter copy of the call, 120 ms late, with a little noise,
+// is echo; the same voice as loud as the call is not (both sides talk),
+// nor is another voice over the call, nor the call's copy without the
+// call.
+func TestIsEcho(t *testing.T) {
+	call := clip(t, "jfk.wav")[16000 : 16000*4]
+	you := clip(t, "librivox-sense-and-sensibility-0870.wav")[16000 : 16000*4]
+	delay := 1920 // 120 ms
+	leak := make([]float32, len(call))
+	for i := delay; i < len(call); i++ {
+		leak[i] = 0.3*call[i-delay] + 0.002*float32((i*7919)%200-100)/100
+	}
+	echo, c := IsEcho(leak, call, EchoConfig{})
+	t.Logf("leak: corr %.3f", c)
+	require.True(t, echo, "the call leaking into the microphone")
+	echo, c = IsEcho(call, leak, EchoConfig{})
+	t.Logf("reverse: corr %.3f", c)
+	require.False(t, echo, "the louder original is never the echo")
+	echo, c = IsEcho(you, call, EchoConfig{})
+	t.Logf("two voices: corr %.3f", c)
+	require.False(t, echo, "a different voice is not echo")
+	both := make([]float32, len(call))
+	for i := range both {
+		both[i] = you[i] + leak[i]
+	}
+	echo, c = IsEcho(both, call, EchoConfig{})
+	t.Logf("voice over leak: corr %.3f", c)
+	require.False(t, echo, "the user talking over the call's echo is still heard")
+	echo, _ = IsEcho(leak, make([]float32, len(call)), EchoConfig{})
+	require.False(t, echo, "nothing to echo")
+}
+
+func refText(t *testing.T, name string) string {
+	b, err := os.ReadFile(shared.Path(t, "audio", name+".txt"))
+	require.NoError(t, err)
+	return string(b)
+}

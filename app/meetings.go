@@ -1,0 +1,273 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/harkapp/hark/app/control"
+	"github.com/harkapp/hark/app/meeting"
+	am "github.com/harkapp/hark/audio/meeting"
+	"github.com/harkapp/hark/engine/runtime"
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+// Meeting states.
+const (
+	MeetingIdle      = "idle"
+	MeetingRecording = "recording"
+)
+
+// MeetingStatus is where meetings stand.
+type MeetingStatus struct {
+	State   string  `json:"state"`
+	ID      string  `json:"id,omitempty"`
+	Seconds float64 `json:"seconds"`
+	// Notes is the last finished meeting's Markdown notes file.
+	Notes string `json:"notes,omitempty"`
+	// Recovered lists meetings a crash cut short, made whole at start.
+	Recovered []string `json:"recovered,omitempty"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// meetingsDeps is what Meetings uses.
+type meetingsDeps struct {
+	root     string // the meetings folder
+	settings *Settings
+	models   interface {
+		resolveSpeech(arg string) (path, name string, err error)
+	}
+	speech  func(ctx context.Context, path string, pri runtime.Priority) (*runtime.SpeechModel, error)
+	capture am.CaptureConfig // the devices (tests inject theirs)
+	closed  func() bool
+}
+
+// Meetings records meetings (app/meeting): the microphone and the system
+// audio to disk as they come, a live transcript by speaker, and the notes
+// at stop. The speech model is held at Interactive priority and yielded
+// before every window, so a dictation goes first.
+type Meetings struct {
+	deps meetingsDeps
+	// streamConfig tunes the live transcription (zero: the defaults).
+	streamConfig whisper.StreamConfig
+
+	mu        sync.Mutex
+	cur       *meeting.Session
+	held      *heldSpeech
+	cancel    context.CancelFunc
+	lastNotes string
+	recovered []string
+}
+
+// newMeetings makes the service and finishes the meetings a crash cut
+// short: their audio is made whole (nothing that reached the disk is
+// lost) and the status lists them.
+func newMeetings(deps meetingsDeps) *Meetings {
+	m := &Meetings{deps: deps}
+	un, err := meeting.Unfinished(deps.root)
+	if err != nil {
+		log.Printf("hark: looking for unfinished meetings: %v", err)
+	}
+	for _, u := range un {
+		if _, err := meeting.Finish(deps.root, u.ID); err != nil {
+			log.Printf("hark: finishing the meeting %s: %v", u.ID, err)
+			continue
+		}
+		m.recovered = append(m.recovered, u.ID)
+	}
+	return m
+}
+
+// heldSpeech is the speech model for a meeting's live transcript: taken
+// at the first window (a dictation holding it only delays the transcript,
+// never the recording) and yielded to more urgent work before each one.
+type heldSpeech struct {
+	get  func(ctx context.Context) (*runtime.SpeechModel, error)
+	lang string
+	m    *runtime.SpeechModel
+	sm   *whisper.StreamModel
+}
+
+func (h *heldSpeech) TranscribeWindow(ctx context.Context, samples []float32, prompt string) ([]whisper.Segment, error) {
+	if h.m == nil {
+		m, err := h.get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		h.m, h.sm = m, whisper.NewStreamModel(m.File, m.Model)
+		h.sm.BeforeWindow = m.Yield
+		if h.lang != "" && h.lang != "auto" {
+			h.sm.Options.Language = h.lang
+		}
+	}
+	return h.sm.TranscribeWindow(ctx, samples, prompt)
+}
+
+func (h *heldSpeech) release() {
+	if h.m != nil {
+		h.m.Release()
+	}
+}
+
+// Start starts recording a meeting.
+func (m *Meetings) Start() (MeetingStatus, error) {
+	if m.deps.closed() {
+		return m.Status(), errClosed
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur != nil {
+		return m.status(), errors.New("a meeting is already recording")
+	}
+	path, _, err := m.deps.models.resolveSpeech("")
+	if err != nil {
+		return m.status(), err
+	}
+	set, err := m.deps.settings.Get()
+	if err != nil {
+		return m.status(), err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	held := &heldSpeech{lang: set.Language, get: func(ctx context.Context) (*runtime.SpeechModel, error) {
+		return m.deps.speech(ctx, path, runtime.Interactive)
+	}}
+	live := meeting.NewLive([am.Channels]whisper.WindowTranscriber{held, held}, meeting.LiveConfig{Stream: m.streamConfig})
+	s, err := meeting.StartSession(ctx, meeting.SessionConfig{
+		Recorder: meeting.RecorderConfig{Root: m.deps.root, OnSaveError: func(err error) {
+			log.Printf("hark: meeting recording: %s", saveErrorMessage(err))
+		}},
+		Capture: m.deps.capture, Live: live})
+	if err != nil {
+		cancel()
+		return m.status(), err
+	}
+	m.cur, m.held, m.cancel = s, held, cancel
+	return m.status(), nil
+}
+
+// Stop ends the meeting: the recording is finished, the live transcript's
+// tail decoded, and the notes written beside the audio (notes.md,
+// transcript.json). The status names the notes.
+func (m *Meetings) Stop() (MeetingStatus, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur == nil {
+		return m.status(), errors.New("no meeting is recording")
+	}
+	s, held, cancel := m.cur, m.held, m.cancel
+	meta, words, err := s.Stop()
+	held.release()
+	cancel()
+	m.cur, m.held, m.cancel = nil, nil, nil
+	dir := meeting.Dir(m.deps.root, meta.ID)
+	notes := meeting.Notes{Title: "Meeting " + meta.Started.Format("2 January 2006, 15:04"), Started: meta.Started,
+		Lines: meeting.Lines(words), Markers: meta.Markers}
+	for name, format := range map[string]string{"notes.md": meeting.FormatMarkdown, "transcript.json": whisper.FormatJSON} {
+		if werr := writeNotes(filepath.Join(dir, name), notes, format); werr != nil {
+			err = errors.Join(err, werr)
+		}
+	}
+	m.lastNotes = filepath.Join(dir, "notes.md")
+	return m.status(), err
+}
+
+func writeNotes(path string, n meeting.Notes, format string) error {
+	var b strings.Builder
+	if err := n.Write(&b, format); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o600)
+}
+
+// Status reports the meeting being recorded, or the last notes.
+func (m *Meetings) Status() MeetingStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.status()
+}
+
+func (m *Meetings) status() MeetingStatus {
+	st := MeetingStatus{State: MeetingIdle, Notes: m.lastNotes, Recovered: m.recovered}
+	if m.cur != nil {
+		r := m.cur.Recorder()
+		st.State, st.ID = MeetingRecording, r.ID()
+		st.Seconds = float64(r.Frames()) / whisper.SampleRate
+	}
+	return st
+}
+
+// List lists the meetings on disk, newest first.
+func (m *Meetings) List() ([]meeting.Meta, error) { return meeting.List(m.deps.root) }
+
+// close stops a meeting still recording (the app is quitting): the
+// recording is finished at once, without the live transcript's tail.
+func (m *Meetings) close() {
+	m.mu.Lock()
+	recording := m.cur != nil
+	if recording {
+		m.cancel()
+	}
+	m.mu.Unlock()
+	if !recording {
+		return
+	}
+	if _, err := m.Stop(); err != nil && !errors.Is(err, context.Canceled) {
+		log.Printf("hark: stopping the meeting: %v", err)
+	}
+}
+
+// command runs a meeting control command (control.MeetingCommands).
+func (m *Meetings) command(cmd string) control.Reply {
+	var st MeetingStatus
+	var err error
+	switch cmd {
+	case "meeting-start":
+		st, err = m.Start()
+	case "meeting-stop":
+		st, err = m.Stop()
+	case "meeting-status":
+		st = m.Status()
+	default:
+		err = fmt.Errorf("unknown command %q", cmd)
+	}
+	r := control.Reply{State: st.State, Text: meetingText(st)}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	return r
+}
+
+// meetingText is a status for `hark meeting`.
+func meetingText(st MeetingStatus) string {
+	var b []string
+	if st.ID != "" {
+		b = append(b, fmt.Sprintf("meeting %s, %s recorded", st.ID, (time.Duration(st.Seconds)*time.Second).String()))
+	}
+	if st.State == MeetingIdle && st.Notes != "" {
+		b = append(b, "notes: "+st.Notes)
+	}
+	for _, id := range st.Recovered {
+		b = append(b, "recovered after a crash: meeting "+id)
+	}
+	return strings.Join(b, "\n")
+}
+
+// controlRouter sends the socket's meeting commands to Meetings and the
+// others to Dictation.
+type controlRouter struct {
+	dict *Dictation
+	meet *Meetings
+}
+
+func (r controlRouter) run(cmd string) control.Reply {
+	if strings.HasPrefix(cmd, "meeting-") {
+		return r.meet.command(cmd)
+	}
+	return r.dict.command(cmd)
+}

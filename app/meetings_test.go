@@ -1,0 +1,117 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/app/control"
+	"github.com/harkapp/hark/app/meeting"
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/audio/capture"
+	am "github.com/harkapp/hark/audio/meeting"
+	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// pushDevice is a capture device the test delivers into.
+type pushDevice struct{ onData func([]float32) }
+
+func (pushDevice) Start() error { return nil }
+func (pushDevice) Stop() error  { return nil }
+func (pushDevice) Close() error { return nil }
+
+// TestMeetingThroughControl: `hark meeting start|status|stop` through the
+// control socket. The call (jfk) plays on the system channel and the user
+// (from 2 s, over it) talks into the microphone; stop writes notes naming
+// each side's words, beside a two-channel recording. A meeting a crash
+// cut short before the app started is made whole and reported.
+func TestMeetingThroughControl(t *testing.T) {
+	dataDir := t.TempDir()
+	// A meeting left recording by a process that died.
+	crashed, err := meeting.Start(meeting.RecorderConfig{Root: filepath.Join(dataDir, "meetings")}, time.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	crashed.Write(make([]float32, 2*16000))
+
+	var mu sync.Mutex
+	devs := map[string]*pushDevice{}
+	now := time.Unix(5000, 0)
+	open := func(o capture.Options) (am.Source, error) {
+		d := &pushDevice{onData: o.OnData}
+		devs[o.DeviceID] = d
+		return d, nil
+	}
+	a, err := New(Config{DataDir: dataDir, ModelsDir: testModelsDir(t), Threads: 2, NoSpeedProbe: true,
+		MeetingCapture: am.CaptureConfig{MicID: "mic", MonitorID: "mon", Open: open,
+			Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }}})
+	require.NoError(t, err)
+	t.Cleanup(func() { a.Close() })
+	a.Meetings.streamConfig = whisper.StreamConfig{NoPrompt: true} // the kit model was never trained with prompts
+
+	r, err := control.Send(dataDir, "meeting-status", time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, MeetingIdle, r.State)
+	require.Contains(t, r.Text, "recovered after a crash: meeting "+crashed.ID())
+	metas, err := a.Meetings.List()
+	require.NoError(t, err)
+	require.Len(t, metas, 1)
+	require.True(t, metas[0].Recovered)
+	require.InDelta(t, 1.0, metas[0].Duration, 1e-9)
+
+	r, err = control.Send(dataDir, "meeting-start", time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, MeetingRecording, r.State)
+	_, err = control.Send(dataDir, "meeting-start", time.Minute)
+	require.ErrorContains(t, err, "already recording")
+
+	call, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	user, err := audio.Load16k(shared.Path(t, "audio", "librivox-sense-and-sensibility-0880.wav"))
+	require.NoError(t, err)
+	for k := 0; k*160 < 13*16000; k++ {
+		mu.Lock()
+		now = now.Add(10 * time.Millisecond)
+		mu.Unlock()
+		mic, mon := make([]float32, 160), make([]float32, 160)
+		for i := range 160 {
+			if j := k*160 + i; j < len(call) {
+				mon[i] = call[j]
+			}
+			if j := k*160 + i - 2*16000; j >= 0 && j < len(user) {
+				mic[i] = user[j]
+			}
+		}
+		devs["mic"].onData(mic)
+		devs["mon"].onData(mon)
+	}
+	r, err = control.Send(dataDir, "meeting-status", time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, MeetingRecording, r.State)
+
+	r, err = control.Send(dataDir, "meeting-stop", 10*time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, MeetingIdle, r.State)
+	st := a.Meetings.Status()
+	require.NotEmpty(t, st.Notes)
+	require.Contains(t, r.Text, "notes: "+st.Notes)
+	b, err := os.ReadFile(st.Notes)
+	require.NoError(t, err)
+	notes := strings.ToLower(string(b))
+	t.Logf("%s", b)
+	require.Contains(t, notes, "others:** and so my fellow americans")
+	require.Contains(t, notes, "you:** he was not an ill disposed young man")
+	_, err = os.Stat(filepath.Join(filepath.Dir(st.Notes), "transcript.json"))
+	require.NoError(t, err)
+	s, err := audio.Open(filepath.Join(filepath.Dir(st.Notes), meeting.AudioName))
+	require.NoError(t, err)
+	defer s.Close()
+	require.Equal(t, 2, s.Channels())
+
+	_, err = control.Send(dataDir, "meeting-stop", time.Minute)
+	require.ErrorContains(t, err, "no meeting is recording")
+}

@@ -1,0 +1,155 @@
+package meeting
+
+import (
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// source simulates a capture device: periods of 160 samples on its own
+// clock (ppm fast), delivered after latency plus scheduling jitter, with
+// a marker (a block of ones) at given true times and silence (no
+// callbacks at all, as a null sink's monitor) between quiet[0] and quiet[1].
+type source struct {
+	ch      int
+	ppm     float64
+	latency time.Duration
+	markers []time.Duration
+	quiet   [2]time.Duration
+}
+
+type delivery struct {
+	ch int
+	at time.Duration
+	x  []float32
+}
+
+const period = 160
+
+func (s source) periods(total time.Duration, rng *rand.Rand) []delivery {
+	var out []delivery
+	rate := 16000 * (1 + s.ppm*1e-6)
+	for k := int64(0); ; k++ {
+		end := time.Duration(float64((k+1)*period) / rate * float64(time.Second))
+		if end > total {
+			return out
+		}
+		start := end - 10*time.Millisecond
+		if end > s.quiet[0] && start < s.quiet[1] {
+			continue
+		}
+		x := make([]float32, period)
+		for _, m := range s.markers {
+			if m+4*time.Millisecond < start-time.Millisecond || m > end+time.Millisecond {
+				continue
+			}
+			for i := range x {
+				tt := time.Duration(float64(k*period+int64(i)) / rate * float64(time.Second))
+				if tt >= m && tt < m+4*time.Millisecond {
+					x[i] = 1
+				}
+			}
+		}
+		jitter := time.Duration(rng.Int64N(int64(8 * time.Millisecond)))
+		out = append(out, delivery{s.ch, end + s.latency + jitter, x})
+	}
+}
+
+// run feeds the deliveries in arrival order and returns where each
+// channel's markers landed (rising edges), and the largest backlog seen.
+func run(t *testing.T, total time.Duration, srcs ...source) ([Channels][]int, *Aligner, int) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var all []delivery
+	for _, s := range srcs {
+		all = append(all, s.periods(total, rng)...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].at < all[j].at })
+	t0 := time.Unix(1000, 0)
+	a := NewAligner(t0, AlignConfig{})
+	var edges [Channels][]int
+	var prev [Channels]float32
+	pos, maxPending := 0, 0
+	var buf []float32
+	for _, d := range all {
+		a.Push(d.ch, d.x, t0.Add(d.at))
+		maxPending = max(maxPending, a.Pending())
+		buf = a.Frames(buf[:0])
+		for j := 0; j < len(buf); j += Channels {
+			for c := range Channels {
+				if buf[j+c] == 1 && prev[c] != 1 {
+					edges[c] = append(edges[c], pos)
+				}
+				prev[c] = buf[j+c]
+			}
+			pos++
+		}
+	}
+	return edges, a, maxPending
+}
+
+func markers(from, every, to time.Duration) []time.Duration {
+	var m []time.Duration
+	for d := from; d < to; d += every {
+		m = append(m, d)
+	}
+	return m
+}
+
+// TestAlignerCorrectsDrift: the system channel's clock runs 300 ppm fast
+// (a generous real-world figure), for 20 minutes. Uncorrected it would be
+// 360 ms ahead by the end; aligned, markers played at the same moment on
+// both channels stay within twice the tolerance (plus a millisecond of
+// jitter) of each other, and the correction measures the drift.
+func TestAlignerCorrectsDrift(t *testing.T) {
+	total := 20 * time.Minute
+	m := markers(5*time.Second, 10*time.Second, total-time.Second)
+	edges, a, maxPending := run(t, total,
+		source{ch: You, latency: 5 * time.Millisecond, markers: m},
+		source{ch: Others, ppm: 300, latency: 5 * time.Millisecond, markers: m})
+	require.Len(t, edges[You], len(m))
+	require.Len(t, edges[Others], len(m))
+	worst := 0
+	for i := range m {
+		worst = max(worst, abs(edges[You][i]-edges[Others][i]))
+	}
+	st := a.Stats()
+	t.Logf("worst marker offset %d samples; stats %+v; drift %.0f ppm; max backlog %d", worst, st, st[Others].DriftPPM(), maxPending)
+	require.LessOrEqual(t, worst, 21*16, "channels drifted apart")
+	require.InDelta(t, 300, st[Others].DriftPPM(), 30, "drift measured")
+	require.InDelta(t, 0, st[You].DriftPPM(), 30)
+	require.Less(t, maxPending, 16000, "the backlog stays bounded")
+}
+
+// TestAlignerFillsSilentChannel: the system channel delivers nothing for
+// 20 s (a monitor while nothing plays): the microphone's audio is not
+// held back, and audio after the gap is still aligned.
+func TestAlignerFillsSilentChannel(t *testing.T) {
+	total := 60 * time.Second
+	m := markers(5*time.Second, 10*time.Second, total-time.Second)
+	edges, a, maxPending := run(t, total,
+		source{ch: You, latency: 5 * time.Millisecond, markers: m},
+		source{ch: Others, latency: 5 * time.Millisecond, markers: m, quiet: [2]time.Duration{12 * time.Second, 32 * time.Second}})
+	require.Len(t, edges[You], len(m))
+	require.Len(t, edges[Others], len(m)-2, "the two markers in the quiet part are not there")
+	for i, e := range edges[Others] {
+		j := i
+		if i >= 1 {
+			j = i + 2
+		}
+		require.InDelta(t, edges[You][j], e, 21*16, "marker %d", j)
+	}
+	st := a.Stats()
+	t.Logf("stats %+v, max backlog %d", st, maxPending)
+	require.InDelta(t, 20*16000, st[Others].Filled, 16000/5)
+	require.Less(t, maxPending, 16000, "the microphone was held back by the silent channel")
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
