@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "c994ae4e16f2e24cab50f074ebe0a3bded9dc94bb098693aafbab7f8f7da4c95"
+const sourcesHash = "6b5787ccf6a76999f573220b03bc467cda177dcfbcda5ecb82898ca1000482bc"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
