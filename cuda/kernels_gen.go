@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "6b5787ccf6a76999f573220b03bc467cda177dcfbcda5ecb82898ca1000482bc"
+const sourcesHash = "df553da3c2c8621c20d661fbb0bab3ebdc531d54b12e2734dbf76b1595e2c189"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -87,11 +87,19 @@ constant ulong smp_exp2_tab[16] = {
     0x6ba27e656b4eb57aul, 0x70666f76154a7089ul, 0x75606373ee921c97ul, 0x7a92be8a92436616ul,
 };
 
+// smp_exp_taylor[k] is 1/k! in Q62 (rounded): the series' coefficients, so
+// its Horner steps multiply only (a 64-bit division is a long routine on a
+// GPU, and every token's mass takes this series).
+constant ulong smp_exp_taylor[10] = {
+    0x4000000000000000ul, 0x4000000000000000ul, 0x2000000000000000ul, 0xaaaaaaaaaaaaaabul, 0x2aaaaaaaaaaaaabul,
+    0x88888888888889ul,   0x16c16c16c16c17ul,   0x3403403403403ul,    0x680680680680ul,     0xb8ef1d2ab64ul,
+};
+
 // smp_exp_fx is round(exp(d)·2^43) for d ≤ 0 (0 below −32, where it
 // rounds to 0 anyway). exp(d) = 2^−k·2^(j/16)·exp(g): −d·log2 e in Q52
 // from the exact −d·2^52, k its ceiling, j the top 4 bits of the
 // fraction f = k − (−d·log2 e), g the rest times ln 2 (< 0.044), exp(g) by
-// a 9-term Taylor series in Q62 (the dropped terms are below 2^-66).
+// a 10-term Taylor series in Q62 (the dropped terms are below 2^-66).
 static inline ulong smp_exp_fx(float d) {
     if (!(d > -32.0f)) {
         return 0; // also −inf
@@ -104,9 +112,9 @@ static inline ulong smp_exp_fx(float d) {
     const ulong kq = (Y + ((1ul << 52) - 1)) >> 52;              // k = ceil(−d·log2 e)
     const ulong F = (kq << 52) - Y;                              // f in Q52, [0, 1)
     const ulong G = smp_mulshift(F & ((1ul << 48) - 1), 0x2c5c85fdf473de6bul, 52); // g, Q62
-    ulong R = 1ul << 62;
-    for (uint i = 9; i >= 1; i--) {
-        R = (1ul << 62) + smp_mulshift(R, G, 62) / i; // Horner: 1 + g·R/i
+    ulong R = smp_exp_taylor[9];
+    for (int k = 8; k >= 0; k--) {
+        R = smp_exp_taylor[k] + smp_mulshift(R, G, 62); // Horner: 1/k! + g·R
     }
     R = smp_mulshift(R, smp_exp2_tab[F >> 48], 62);
     const uint sh = 19 + uint(kq); // Q62 → Q43, then 2^−k
@@ -897,11 +905,19 @@ kernel void sample(device const float* x [[buffer(0)]],
         lse = smp_logprobs(x, n, min(lpReq - 1, uint(SMP_MAX_TOP)), lpo, sh, tid, ntg, lane, sg, nsg);
     }
 
-    for (uint i = tid; i < n; i += ntg) {
-        const float v = x[i];
-        l[i] = smp_isnan(v) ? -INFINITY : v;
+    // The adjusted logits are copied first only when something adjusts
+    // them or argmax reads them; else the temperature pass reads x (one
+    // pass over the vocabulary less).
+    const bool penRep = rep != 0.0f && rep != 1.0f;
+    const bool pen = hasCounts && (penRep || pres != 0.0f || freq != 0.0f);
+    const bool copy = nBias > 0 || pen || !(temp > 0.0f);
+    if (copy) {
+        for (uint i = tid; i < n; i += ntg) {
+            const float v = x[i];
+            l[i] = smp_isnan(v) ? -INFINITY : v;
+        }
+        threadgroup_barrier(mem_flags::mem_device);
     }
-    threadgroup_barrier(mem_flags::mem_device);
 
     // 1. logit_bias (distinct ids: one thread each)
     if (nBias > 0) {
@@ -915,8 +931,7 @@ kernel void sample(device const float* x [[buffer(0)]],
     }
 
     // 2. penalties: one thread per distinct counted token
-    const bool penRep = rep != 0.0f && rep != 1.0f;
-    if (hasCounts && (penRep || pres != 0.0f || freq != 0.0f)) {
+    if (pen) {
         const uint d = uint(clamp(counts[n], 0, int(n)));
         for (uint i = tid; i < d; i += ntg) {
             const int id = counts[n + 1 + i];
@@ -945,7 +960,8 @@ kernel void sample(device const float* x [[buffer(0)]],
     float lm = -INFINITY;
     float ln = INFINITY; // the least finite
     for (uint i = tid; i < n; i += ntg) {
-        float v = smp_div(l[i], temp);
+        const float a = copy ? l[i] : x[i];
+        float v = smp_div(smp_isnan(a) ? -INFINITY : a, temp);
         if (as_type<uint>(v) == 0x80000000u) {
             v = 0.0f; // −0 ties with +0 in the order; one key for both
         }
