@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "c994ae4e16f2e24cab50f074ebe0a3bded9dc94bb098693aafbab7f8f7da4c95"
+const sourcesHash = "df553da3c2c8621c20d661fbb0bab3ebdc531d54b12e2734dbf76b1595e2c189"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -98,11 +98,18 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, l *runtime.L
 	if o.Sampler.Logprobs {
 		o.OnToken = func(lp llm.TokenLogprob) error { pending = append(pending, lp); return nil }
 	}
+	// The text chunks are written by a goroutine: emit runs inside the
+	// decode chain's read-back, so a write or flush there would hold the
+	// next decode (and idle a GPU) for the client's round trip.
+	cw := newChunkWriter(chunkQueueLen)
 	res, err := g.answer(cs, ctx, o, func(t string) error {
 		lps := pending
 		pending = nil
-		return chunk(&t, lps, nil)
+		return cw.put(func() error { return chunk(&t, lps, nil) })
 	})
+	if werr := cw.wait(); err == nil && werr != nil && res.Reason != llm.StopCanceled {
+		err = werr
+	}
 	if !started && (err != nil || res.Reason == llm.StopCanceled) {
 		if err == nil {
 			err = acquireError(context.Cause(ctx))

@@ -6,9 +6,10 @@
 // per generation (plan.SampleSettings, word offsets below).
 //
 // Every cut and the draw are decided by walking the vocabulary in the
-// contract's order (descending scaled logit, ties to the lower id). The
-// walk never needs the whole order, only its head, so the order is
-// produced window by window: a window is the tokens whose logit lies in a
+// contract's order (descending scaled logit, ties to the lower id).
+// Without top-k the walks use the CPU's histogram algorithm (smp_locate,
+// below the window code). With top-k the walk never needs the whole
+// order, only its head, so the order is produced window by window: a window is the tokens whose logit lies in a
 // key range [lo, hi) (keys are the logits' bits mapped to a monotone
 // uint) holding at most SMP_CAP tokens, the widest below the previous
 // window (by a radix walk over the keys' bytes, smp_window_lo; the first
@@ -32,11 +33,13 @@
 // also immune to fast math. Divisions are the precise ones, so the order
 // itself is the CPU's.
 //
-// Scratch (bind 4): [0, n) the adjusted logits.
+// Scratch (bind 4): [0, n) the adjusted logits; without top-k, [n, 2n)
+// each token's histogram bin.
 
 enum : uint {
     SMP_CAP = 2048,   // tokens per sorted window (16 KiB)
     SMP_MAXT = 1024,  // threads per threadgroup at most
+    SMP_NB = 256,     // bins of a mass histogram
 };
 // Word offsets of plan.SampleSettings (plan.SampleSet*; checked by
 // shaders' TestSampleSettingsLayout).
@@ -84,11 +87,19 @@ constant ulong smp_exp2_tab[16] = {
     0x6ba27e656b4eb57aul, 0x70666f76154a7089ul, 0x75606373ee921c97ul, 0x7a92be8a92436616ul,
 };
 
+// smp_exp_taylor[k] is 1/k! in Q62 (rounded): the series' coefficients, so
+// its Horner steps multiply only (a 64-bit division is a long routine on a
+// GPU, and every token's mass takes this series).
+constant ulong smp_exp_taylor[10] = {
+    0x4000000000000000ul, 0x4000000000000000ul, 0x2000000000000000ul, 0xaaaaaaaaaaaaaabul, 0x2aaaaaaaaaaaaabul,
+    0x88888888888889ul,   0x16c16c16c16c17ul,   0x3403403403403ul,    0x680680680680ul,     0xb8ef1d2ab64ul,
+};
+
 // smp_exp_fx is round(exp(d)·2^43) for d ≤ 0 (0 below −32, where it
 // rounds to 0 anyway). exp(d) = 2^−k·2^(j/16)·exp(g): −d·log2 e in Q52
 // from the exact −d·2^52, k its ceiling, j the top 4 bits of the
 // fraction f = k − (−d·log2 e), g the rest times ln 2 (< 0.044), exp(g) by
-// a 9-term Taylor series in Q62 (the dropped terms are below 2^-66).
+// a 10-term Taylor series in Q62 (the dropped terms are below 2^-66).
 static inline ulong smp_exp_fx(float d) {
     if (!(d > -32.0f)) {
         return 0; // also −inf
@@ -101,9 +112,9 @@ static inline ulong smp_exp_fx(float d) {
     const ulong kq = (Y + ((1ul << 52) - 1)) >> 52;              // k = ceil(−d·log2 e)
     const ulong F = (kq << 52) - Y;                              // f in Q52, [0, 1)
     const ulong G = smp_mulshift(F & ((1ul << 48) - 1), 0x2c5c85fdf473de6bul, 52); // g, Q62
-    ulong R = 1ul << 62;
-    for (uint i = 9; i >= 1; i--) {
-        R = (1ul << 62) + smp_mulshift(R, G, 62) / i; // Horner: 1 + g·R/i
+    ulong R = smp_exp_taylor[9];
+    for (int k = 8; k >= 0; k--) {
+        R = smp_exp_taylor[k] + smp_mulshift(R, G, 62); // Horner: 1/k! + g·R
     }
     R = smp_mulshift(R, smp_exp2_tab[F >> 48], 62);
     const uint sh = 19 + uint(kq); // Q62 → Q43, then 2^−k
@@ -163,9 +174,14 @@ struct SmpShared {
     int red_i[32];
     float win_l[SMP_CAP];
     int win_id[SMP_CAP];
-    uint sel[SMP_MAXT];
     ulong red_l[SMP_MAXT];
     ulong sgsum[32];
+    uint res[2];     // smp_window_lo's choice
+    uint landRank;   // smp_land's result: rank and mass before the bin
+    ulong landCum;
+    int walkTok;     // smp_walk's result: the token, its rank and mass through it
+    uint walkRank;
+    ulong walkCum;
 };
 
 static inline float smp_max_f(float v, threadgroup SmpShared& sh, uint lane, uint sg, uint nsg) {
@@ -405,11 +421,74 @@ static inline uint smp_window_lo(device const float* l, uint n, uint hi, threadg
 // smp_before: token (la, ia) comes before (lb, ib) in the order.
 static inline bool smp_before(float la, int ia, float lb, int ib) { return la > lb || (la == lb && ia < ib); }
 
+// smp_sort sorts the c gathered tokens of sh.win_* into the order (a
+// bitonic sort, padded to a power of two).
+static inline void smp_sort(uint c, threadgroup SmpShared& sh, uint tid, uint ntg) {
+    uint P = 1;
+    while (P < c) {
+        P <<= 1;
+    }
+    for (uint j = c + tid; j < P; j += ntg) {
+        sh.win_l[j] = -INFINITY;
+        sh.win_id[j] = 0x7fffffff;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    for (uint kk = 2; kk <= P; kk <<= 1) {
+        for (uint jj = kk >> 1; jj > 0; jj >>= 1) {
+            for (uint i = tid; i < P; i += ntg) {
+                const uint ix = i ^ jj;
+                if (ix > i) {
+                    const float la = sh.win_l[i];
+                    const int ia = sh.win_id[i];
+                    const float lb = sh.win_l[ix];
+                    const int ib = sh.win_id[ix];
+                    const bool fwd = (i & kk) == 0;
+                    if (fwd ? smp_before(lb, ib, la, ia) : smp_before(la, ia, lb, ib)) {
+                        sh.win_l[i] = lb;
+                        sh.win_id[i] = ib;
+                        sh.win_l[ix] = la;
+                        sh.win_id[ix] = ia;
+                    }
+                }
+            }
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+        }
+    }
+}
+
+// smp_scan returns the sum of v over the threads before tid (in thread
+// order) and, in total, over all of them. 64-bit sums go through
+// threadgroup memory (there are no 64-bit SIMD-group functions): lane 0 of
+// each SIMD-group scans its lanes, then every thread adds the SIMD-groups'.
+static inline ulong smp_scan(ulong v, thread ulong& total, threadgroup SmpShared& sh, uint tid, uint lane, uint sg,
+                             uint nsg) {
+    sh.red_l[tid] = v;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (lane == 0) {
+        ulong run = 0;
+        for (uint i = 0; i < 32; i++) {
+            const ulong w = sh.red_l[sg * 32 + i];
+            sh.red_l[sg * 32 + i] = run;
+            run += w;
+        }
+        sh.sgsum[sg] = run;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    ulong pre = sh.red_l[tid];
+    total = 0;
+    for (uint i = 0; i < nsg; i++) {
+        pre += i < sg ? sh.sgsum[i] : 0ul;
+        total += sh.sgsum[i];
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return pre;
+}
+
 // smp_select returns the id of the r-th token (0-based, in id order) whose
-// key is k: per-thread counts over contiguous id ranges, a serial prefix,
-// then the owning thread scans its range.
+// key is k: per-thread counts over contiguous id ranges, their prefix
+// sums, then the owning thread scans its range.
 static inline int smp_select(device const float* l, uint n, uint k, uint r, threadgroup SmpShared& sh,
-                             threadgroup int* res, uint tid, uint ntg) {
+                             threadgroup int* res, uint tid, uint ntg, uint lane, uint sg, uint nsg) {
     const uint per = (n + ntg - 1) / ntg;
     const uint a = min(tid * per, n);
     const uint b = min(a + per, n);
@@ -417,18 +496,8 @@ static inline int smp_select(device const float* l, uint n, uint k, uint r, thre
     for (uint j = a; j < b; j++) {
         c += smp_key(l[j]) == k ? 1u : 0u;
     }
-    sh.sel[tid] = c;
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    if (tid == 0) {
-        uint acc = 0;
-        for (uint i = 0; i < ntg; i++) {
-            const uint ci = sh.sel[i];
-            sh.sel[i] = acc;
-            acc += ci;
-        }
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    const uint start = sh.sel[tid];
+    ulong all = 0;
+    const uint start = uint(smp_scan(c, all, sh, tid, lane, sg, nsg));
     if (r >= start && r < start + c) {
         uint seen = start;
         for (uint j = a; j < b; j++) {
@@ -525,6 +594,274 @@ static inline bool smp_step(uint ph, thread SmpWalk& w, ulong ev, uint K, ulong 
     return w.cum > target;
 }
 
+// The path without top-k (what OpenAI requests carry) is the CPU's
+// (engine/cpu/sample_order.go): every token's mass goes into a histogram
+// of SMP_NB bins by distance below the top logit, a bin being a contiguous
+// stretch of the order; a walk (the top-p cut, the draw) finds the bin
+// where it lands from the bins' sums (smp_land), and only that bin's tokens
+// are sorted and walked (smp_walk). A landing bin of more than SMP_CAP
+// tokens is histogrammed again by key over its own key range until it fits
+// or is a run of equal logits (whose tokens are in id order, of equal mass:
+// the landing token's rank is a division). Masses are the fixed-point ones
+// above, summed exactly, so the bins change no result: the token is the
+// one a walk of the fully sorted vocabulary picks.
+
+// smp_hist_clear zeroes a histogram: per bin the count, the mass's low
+// word, the mass's high word.
+static inline void smp_hist_clear(threadgroup atomic_uint* h, uint tid, uint ntg) {
+    for (uint i = tid; i < 3 * SMP_NB; i += ntg) {
+        atomic_store_explicit(&h[i], 0u, memory_order_relaxed);
+    }
+}
+
+// smp_hist_add counts a token of mass ev in bin b: the 64-bit mass as two
+// 32-bit atomics, the low word's carry into the high one (exact).
+static inline void smp_hist_add(threadgroup atomic_uint* h, uint b, ulong ev) {
+    atomic_fetch_add_explicit(&h[b], 1u, memory_order_relaxed);
+    const uint lo = uint(ev & 0xffffffffu);
+    uint hi = uint(ev >> 32);
+    if (lo != 0) {
+        const uint old = atomic_fetch_add_explicit(&h[SMP_NB + b], lo, memory_order_relaxed);
+        hi += old + lo < old ? 1u : 0u;
+    }
+    if (hi != 0) {
+        atomic_fetch_add_explicit(&h[2 * SMP_NB + b], hi, memory_order_relaxed);
+    }
+}
+
+static inline ulong smp_hist_mass(threadgroup atomic_uint* h, uint b) {
+    return (ulong(atomic_load_explicit(&h[2 * SMP_NB + b], memory_order_relaxed)) << 32) |
+           ulong(atomic_load_explicit(&h[SMP_NB + b], memory_order_relaxed));
+}
+
+// smp_bin_top is scaled logit v's bin in the vocabulary's histogram:
+// floor((lmax − v)·s), the last bin for the rest. s is a power of two, so
+// the product is exact and the one rounding (the subtraction) is monotone:
+// bins never rise as v rises.
+static inline uint smp_bin_top(float v, float lmax, float s) {
+    const float f = (lmax - v) * s;
+    return f < float(SMP_NB - 1) ? uint(f) : SMP_NB - 1;
+}
+
+// smp_bin_key is key k's bin over the key range [klo, khi] (integer, exact;
+// khi in bin 0, klo in a bin ≥ SMP_NB/2 when klo < khi).
+static inline uint smp_bin_key(uint k, uint klo, uint khi) {
+    return uint(ulong(khi - k) * SMP_NB / (ulong(khi - klo) + 1));
+}
+
+// smp_reached: a walk's cumulative mass c has reached target (strict:
+// exceeded it).
+static inline bool smp_reached(ulong c, ulong target, bool strict) { return strict ? c > target : c >= target; }
+
+// smp_land returns the first non-empty bin of h where the cumulative mass
+// (from cum at rank) reaches target or rank limit−1 falls, and advances
+// rank and cum past the bins before it: each thread a run of bins, prefix
+// sums of their counts and masses, an atomic min for the first deciding
+// bin. SMP_NB when none does (the masses are exact, so only for a limit
+// beyond the tokens, which callers never pass).
+static inline uint smp_land(threadgroup atomic_uint* h, ulong target, bool strict, uint limit, thread uint& rank,
+                            thread ulong& cum, threadgroup SmpShared& sh, threadgroup atomic_uint* stop, uint tid,
+                            uint ntg, uint lane, uint sg, uint nsg) {
+    const uint per = (SMP_NB + ntg - 1) / ntg;
+    const uint b0 = min(tid * per, uint(SMP_NB));
+    const uint b1 = min(b0 + per, uint(SMP_NB));
+    ulong m = 0;
+    ulong c = 0;
+    for (uint b = b0; b < b1; b++) {
+        m += smp_hist_mass(h, b);
+        c += atomic_load_explicit(&h[b], memory_order_relaxed);
+    }
+    if (tid == 0) {
+        atomic_store_explicit(stop, uint(SMP_NB), memory_order_relaxed);
+    }
+    ulong all = 0;
+    ulong cumT = cum + smp_scan(m, all, sh, tid, lane, sg, nsg);
+    uint rankT = rank + uint(smp_scan(c, all, sh, tid, lane, sg, nsg));
+    uint mine = SMP_NB;
+    for (uint b = b0; b < b1; b++) {
+        const uint cb = atomic_load_explicit(&h[b], memory_order_relaxed);
+        if (cb == 0) {
+            continue;
+        }
+        const ulong mb = smp_hist_mass(h, b);
+        if (smp_reached(cumT + mb, target, strict) || rankT + cb > limit - 1) {
+            mine = b;
+            break;
+        }
+        cumT += mb;
+        rankT += cb;
+    }
+    if (mine != SMP_NB) {
+        atomic_fetch_min_explicit(stop, mine, memory_order_relaxed);
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const uint land = atomic_load_explicit(stop, memory_order_relaxed);
+    if (mine != SMP_NB && mine == land) {
+        sh.landRank = rankT;
+        sh.landCum = cumT;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (land != SMP_NB) {
+        rank = sh.landRank;
+        cum = sh.landCum;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return land;
+}
+
+// smp_walk walks the c sorted tokens of sh.win_* from rank and cum: the
+// first whose cumulative mass reaches target or whose rank is limit−1 (the
+// last when none, which exact masses never leave) goes to sh.walk*. Each
+// thread takes a contiguous run, prefix sums give every entry its
+// cumulative mass, an atomic min the first deciding one.
+static inline void smp_walk(uint c, float lmax, ulong target, bool strict, uint limit, uint rank, ulong cum,
+                            threadgroup SmpShared& sh, threadgroup atomic_uint* stop, uint tid, uint ntg, uint lane,
+                            uint sg, uint nsg) {
+    const uint per = (c + ntg - 1) / ntg;
+    const uint e0 = min(tid * per, c);
+    const uint e1 = min(e0 + per, c);
+    ulong part = 0;
+    for (uint e = e0; e < e1; e++) {
+        part += smp_exp_fx(sh.win_l[e] - lmax);
+    }
+    if (tid == 0) {
+        atomic_store_explicit(stop, 0xffffffffu, memory_order_relaxed);
+    }
+    ulong all = 0;
+    ulong cumT = cum + smp_scan(part, all, sh, tid, lane, sg, nsg);
+    uint mine = 0xffffffffu;
+    for (uint e = e0; e < e1; e++) {
+        cumT += smp_exp_fx(sh.win_l[e] - lmax);
+        if (smp_reached(cumT, target, strict) || rank + e == limit - 1) {
+            mine = e;
+            break;
+        }
+    }
+    if (mine != 0xffffffffu) {
+        atomic_fetch_min_explicit(stop, mine, memory_order_relaxed);
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const uint won = atomic_load_explicit(stop, memory_order_relaxed);
+    if ((mine != 0xffffffffu && mine == won) || (won == 0xffffffffu && c > 0 && tid == 0)) {
+        const uint e = won == 0xffffffffu ? c - 1 : won;
+        sh.walkTok = sh.win_id[e];
+        sh.walkRank = rank + e;
+        sh.walkCum = won == 0xffffffffu ? cum + all : cumT;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+}
+
+// smp_locate is the CPU's sampleOrder.locate: the first token of the order
+// whose cumulative mass reaches target (strict: exceeds it), or the token
+// at rank limit−1 when that comes first; it returns the token and sets
+// rankOut and cumOut (through it). top is the vocabulary's histogram,
+// bins[i] token i's bin in it; sub is scratch for a refinement's.
+static inline int smp_locate(device const float* l, device const float* bins, uint n, float lmax, ulong target,
+                             bool strict, uint limit, thread uint& rankOut, thread ulong& cumOut,
+                             threadgroup atomic_uint* top, threadgroup atomic_uint* sub, threadgroup SmpShared& sh,
+                             threadgroup atomic_uint* stop, threadgroup atomic_uint* wcount, threadgroup int* selRes,
+                             uint tid, uint ntg, uint lane, uint sg, uint nsg) {
+    uint rank = 0;
+    ulong cum = 0;
+    const uint b = smp_land(top, target, strict, limit, rank, cum, sh, stop, tid, ntg, lane, sg, nsg);
+    if (b == SMP_NB) {
+        rankOut = 0;
+        cumOut = 0;
+        return 0; // unreachable with exact masses and limit ≤ n
+    }
+    uint cnt = atomic_load_explicit(&top[b], memory_order_relaxed);
+    uint klo = 0;
+    uint khi = 0xffffffffu;
+    if (cnt > SMP_CAP) {
+        // the bin's key range, then refinements by key until it fits
+        if (tid == 0) {
+            atomic_store_explicit(&wcount[0], 0xffffffffu, memory_order_relaxed);
+            atomic_store_explicit(&wcount[1], 0u, memory_order_relaxed);
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        uint mn = 0xffffffffu;
+        uint mx = 0;
+        for (uint j = tid; j < n; j += ntg) {
+            if (uint(bins[j]) == b) {
+                const uint k = smp_key(l[j]);
+                mn = min(mn, k);
+                mx = max(mx, k);
+            }
+        }
+        atomic_fetch_min_explicit(&wcount[0], mn, memory_order_relaxed);
+        atomic_fetch_max_explicit(&wcount[1], mx, memory_order_relaxed);
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        klo = atomic_load_explicit(&wcount[0], memory_order_relaxed);
+        khi = atomic_load_explicit(&wcount[1], memory_order_relaxed);
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        while (cnt > SMP_CAP && klo < khi) {
+            smp_hist_clear(sub, tid, ntg);
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+            for (uint j = tid; j < n; j += ntg) {
+                const float v = l[j];
+                const uint k = smp_key(v);
+                if (uint(bins[j]) == b && k >= klo && k <= khi) {
+                    smp_hist_add(sub, smp_bin_key(k, klo, khi), smp_exp_fx(v - lmax));
+                }
+            }
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+            const uint sb = smp_land(sub, target, strict, limit, rank, cum, sh, stop, tid, ntg, lane, sg, nsg);
+            if (sb == SMP_NB) {
+                rankOut = 0;
+                cumOut = 0;
+                return 0; // unreachable, as above
+            }
+            cnt = atomic_load_explicit(&sub[sb], memory_order_relaxed);
+            // the keys of sub-bin sb: khi − k in [ceil(sb·R/NB), ceil((sb+1)·R/NB) − 1]
+            const ulong R = ulong(khi - klo) + 1;
+            const ulong d0 = (ulong(sb) * R + SMP_NB - 1) / SMP_NB;
+            const ulong d1 = ((ulong(sb) + 1) * R + SMP_NB - 1) / SMP_NB - 1;
+            const uint h = khi;
+            khi = h - uint(d0);
+            klo = h - uint(d1);
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+        }
+        if (cnt > SMP_CAP) {
+            // a run of equal logits (key klo): in id order, each of mass ev
+            const ulong ev = smp_exp_fx(smp_unkey(klo) - lmax);
+            ulong i = ulong(limit - 1 - rank);
+            if (ev > 0) {
+                const ulong gap = target > cum ? target - cum : 0ul;
+                // strict: the first i with cum + (i+1)·ev > target; else ≥
+                const ulong first = strict ? gap / ev : (gap == 0 ? 0ul : (gap + ev - 1) / ev - 1);
+                i = min(i, first);
+            }
+            i = min(i, ulong(cnt - 1));
+            const int id = smp_select(l, n, klo, uint(i), sh, selRes, tid, ntg, lane, sg, nsg);
+            rankOut = rank + uint(i);
+            cumOut = cum + (i + 1) * ev;
+            return id;
+        }
+    }
+    // gather the landing set, sort it and walk it
+    if (tid == 0) {
+        atomic_store_explicit(&wcount[0], 0u, memory_order_relaxed);
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    for (uint j = tid; j < n; j += ntg) {
+        const float v = l[j];
+        const uint k = smp_key(v);
+        if (uint(bins[j]) == b && k >= klo && k <= khi) {
+            const uint at = atomic_fetch_add_explicit(&wcount[0], 1u, memory_order_relaxed);
+            sh.win_l[at] = v;
+            sh.win_id[at] = int(j);
+        }
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    smp_sort(cnt, sh, tid, ntg);
+    smp_walk(cnt, lmax, target, strict, limit, rank, cum, sh, stop, tid, ntg, lane, sg, nsg);
+    rankOut = sh.walkRank;
+    cumOut = sh.walkCum;
+    const int tok = sh.walkTok;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return tok;
+}
+
 kernel void sample(device const float* x [[buffer(0)]],
                    device int* out [[buffer(1)]],
                    device const uint* settings [[buffer(2)]],
@@ -541,8 +878,11 @@ kernel void sample(device const float* x [[buffer(0)]],
     threadgroup SmpWalk ws;
     threadgroup atomic_uint wcount;
     threadgroup atomic_uint wstop;
-    threadgroup atomic_uint whist[256]; // smp_window_lo's histogram
+    // two mass histograms (smp_hist_*): the vocabulary's and a
+    // refinement's; the second's first 256 words are also smp_window_lo's
+    threadgroup atomic_uint hbuf[6 * SMP_NB];
     threadgroup int selRes;
+    threadgroup atomic_uint lw[2]; // smp_locate's gather count, or a key range
 
     const uint n = args.sample.n;
     const ulong step = args.sample.step;
@@ -565,11 +905,19 @@ kernel void sample(device const float* x [[buffer(0)]],
         lse = smp_logprobs(x, n, min(lpReq - 1, uint(SMP_MAX_TOP)), lpo, sh, tid, ntg, lane, sg, nsg);
     }
 
-    for (uint i = tid; i < n; i += ntg) {
-        const float v = x[i];
-        l[i] = smp_isnan(v) ? -INFINITY : v;
+    // The adjusted logits are copied first only when something adjusts
+    // them or argmax reads them; else the temperature pass reads x (one
+    // pass over the vocabulary less).
+    const bool penRep = rep != 0.0f && rep != 1.0f;
+    const bool pen = hasCounts && (penRep || pres != 0.0f || freq != 0.0f);
+    const bool copy = nBias > 0 || pen || !(temp > 0.0f);
+    if (copy) {
+        for (uint i = tid; i < n; i += ntg) {
+            const float v = x[i];
+            l[i] = smp_isnan(v) ? -INFINITY : v;
+        }
+        threadgroup_barrier(mem_flags::mem_device);
     }
-    threadgroup_barrier(mem_flags::mem_device);
 
     // 1. logit_bias (distinct ids: one thread each)
     if (nBias > 0) {
@@ -583,8 +931,7 @@ kernel void sample(device const float* x [[buffer(0)]],
     }
 
     // 2. penalties: one thread per distinct counted token
-    const bool penRep = rep != 0.0f && rep != 1.0f;
-    if (hasCounts && (penRep || pres != 0.0f || freq != 0.0f)) {
+    if (pen) {
         const uint d = uint(clamp(counts[n], 0, int(n)));
         for (uint i = tid; i < d; i += ntg) {
             const int id = counts[n + 1 + i];
@@ -611,16 +958,20 @@ kernel void sample(device const float* x [[buffer(0)]],
         return;
     }
     float lm = -INFINITY;
+    float ln = INFINITY; // the least finite
     for (uint i = tid; i < n; i += ntg) {
-        float v = smp_div(l[i], temp);
+        const float a = copy ? l[i] : x[i];
+        float v = smp_div(smp_isnan(a) ? -INFINITY : a, temp);
         if (as_type<uint>(v) == 0x80000000u) {
             v = 0.0f; // −0 ties with +0 in the order; one key for both
         }
         l[i] = v;
         lm = max(lm, v);
+        ln = smp_isinf(v) ? ln : min(ln, v);
     }
     threadgroup_barrier(mem_flags::mem_device);
     const float lmax = smp_max_f(lm, sh, lane, sg, nsg);
+    const float lmin = -smp_max_f(-ln, sh, lane, sg, nsg);
     if (smp_isinf(lmax)) {
         // all −inf, or some +inf: the first maximum
         const int best = smp_argmax(l, n, sh, tid, ntg, lane, sg, nsg);
@@ -630,37 +981,64 @@ kernel void sample(device const float* x [[buffer(0)]],
         return;
     }
 
-    // 4. the normaliser over the whole vocabulary (the kept mass when
-    // nothing is cut, the top-p reference without top-k)
     const uint u24 = smp_uniform24(seed, step);
-    const uint K = (topK > 0 && topK < n) ? topK : n;
-    const bool noCut = K == n && topP >= 1.0f && minP <= 0.0f;
+    if (topK == 0 || topK >= n) {
+        // 4. without top-k: the histogram path (smp_locate). The bins span
+        // [lmax − W, lmax], W the least power of two ≥ the finite logits'
+        // range, at most 32 (below it a token's fixed-point mass is 0).
+        const float r = lmax - lmin;
+        float W = 32.0f;
+        while (W * 0.5f >= r && W > 1e-30f) {
+            W *= 0.5f;
+        }
+        const float s = float(SMP_NB) / W;
+        device float* bins = scratch + n; // token i's bin, as a float
+        threadgroup atomic_uint* top = hbuf;
+        threadgroup atomic_uint* sub = hbuf + 3 * SMP_NB;
+        smp_hist_clear(top, tid, ntg);
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        const ulong minPfx = minP > 0.0f ? ulong(ceil(min(minP, 2.0f) * SMP_FX)) : 0ul;
+        ulong zs = 0;
+        uint km = 0;
+        for (uint i = tid; i < n; i += ntg) {
+            const float v = l[i];
+            const ulong ev = smp_exp_fx(v - lmax);
+            const uint b = smp_bin_top(v, lmax, s);
+            bins[i] = float(b);
+            smp_hist_add(top, b, ev);
+            zs += ev;
+            km += ev >= minPfx ? 1u : 0u;
+        }
+        threadgroup_barrier(mem_flags::mem_device);
+        ulong z = 0;
+        smp_scan(zs, z, sh, tid, lane, sg, nsg);
+        // min-p keeps the tokens of mass ≥ minP·top (at least the top)
+        const uint keepM = minPfx > 0 ? max(smp_sum_u(km, sh, lane, sg, nsg), 1u) : n;
+        uint keep = n;
+        ulong mass = z;
+        uint rk = 0;
+        ulong cm = 0;
+        if (topP < 1.0f || keepM < n) {
+            const ulong topPz = topP < 1.0f ? smp_frac(z, topP) : ~0ul;
+            smp_locate(l, bins, n, lmax, topPz, false, keepM, rk, cm, top, sub, sh, &wstop, lw, &selRes, tid, ntg,
+                       lane, sg, nsg);
+            keep = rk + 1;
+            mass = cm;
+        }
+        const int tok = smp_locate(l, bins, n, lmax, smp_mul24(mass, u24), true, keep, rk, cm, top, sub, sh, &wstop,
+                                   lw, &selRes, tid, ntg, lane, sg, nsg);
+        if (tid == 0) {
+            smp_finish(tok, out, counts, hasCounts, n, lpo, hasLp, x, lse);
+        }
+        return;
+    }
+
+    // 4. with top-k: the sorted windows (phase A sums the top K's mass z)
+    const uint K = topK;
     // min-p in fixed point: ev < minP ⇔ ev_fx < ceil(minP·2^43); 0 = off
     // (past 1 every token but the first is cut, ties at the top too)
     const ulong minPfx = minP > 0.0f ? ulong(ceil(min(minP, 2.0f) * SMP_FX)) : 0ul;
     ulong z = 0;
-    if (K == n) {
-        ulong zs = 0;
-        for (uint i = tid; i < n; i += ntg) {
-            zs += smp_exp_fx(l[i] - lmax);
-        }
-        // 64-bit sums through threadgroup memory (no 64-bit SIMD-group
-        // functions): lane 0 of each SIMD-group adds its lanes' sums into
-        // its first slot, then every thread adds the SIMD-groups'.
-        sh.red_l[tid] = zs;
-        threadgroup_barrier(mem_flags::mem_threadgroup);
-        if (lane == 0) {
-            ulong a = 0;
-            for (uint i = 0; i < 32; i++) {
-                a += sh.red_l[sg * 32 + i];
-            }
-            sh.red_l[sg * 32] = a;
-        }
-        threadgroup_barrier(mem_flags::mem_threadgroup);
-        for (uint i = 0; i < nsg; i++) {
-            z += sh.red_l[i * 32];
-        }
-    }
     uint keep = n;
     ulong mass = z;
     if (tid == 0) {
@@ -671,8 +1049,8 @@ kernel void sample(device const float* x [[buffer(0)]],
         ws.tieUse = 0;
     }
 
-    // phases: 0 (A) only with top-k, 1 (B) only with a cut, 2 (C) always
-    for (uint ph = K < n ? 0u : (noCut ? 2u : 1u); ph < 3; ph++) {
+    // phases: A, B, C
+    for (uint ph = 0; ph < 3; ph++) {
         const ulong target = smp_mul24(mass, u24);
         const ulong topPz = topP < 1.0f ? smp_frac(z, topP) : ~0ul;
         if (tid == 0) {
@@ -710,7 +1088,7 @@ kernel void sample(device const float* x [[buffer(0)]],
                     }
                 }
                 if (c > SMP_CAP) {
-                    lo = smp_window_lo(l, n, hi, whist, sh.sel, tid, ntg);
+                    lo = smp_window_lo(l, n, hi, hbuf + 3 * SMP_NB, sh.res, tid, ntg);
                     c = lo == hi ? 0u : smp_count(l, n, lo, hi, sh, tid, ntg, lane, sg, nsg);
                 }
             }
@@ -739,7 +1117,7 @@ kernel void sample(device const float* x [[buffer(0)]],
                 threadgroup_barrier(mem_flags::mem_threadgroup);
                 const uint used = ws.tieUse;
                 if (ph == 2 && used > 0) {
-                    const int id = smp_select(l, n, k, used - 1, sh, &selRes, tid, ntg);
+                    const int id = smp_select(l, n, k, used - 1, sh, &selRes, tid, ntg, lane, sg, nsg);
                     if (tid == 0) {
                         ws.last = id;
                     }
@@ -761,38 +1139,8 @@ kernel void sample(device const float* x [[buffer(0)]],
                         sh.win_id[at] = int(j);
                     }
                 }
-                uint P = 1;
-                while (P < c) {
-                    P <<= 1;
-                }
                 threadgroup_barrier(mem_flags::mem_threadgroup);
-                for (uint j = c + tid; j < P; j += ntg) {
-                    sh.win_l[j] = -INFINITY;
-                    sh.win_id[j] = 0x7fffffff;
-                }
-                threadgroup_barrier(mem_flags::mem_threadgroup);
-                // bitonic sort into the order (before-first)
-                for (uint kk = 2; kk <= P; kk <<= 1) {
-                    for (uint jj = kk >> 1; jj > 0; jj >>= 1) {
-                        for (uint i = tid; i < P; i += ntg) {
-                            const uint ix = i ^ jj;
-                            if (ix > i) {
-                                const float la = sh.win_l[i];
-                                const int ia = sh.win_id[i];
-                                const float lb = sh.win_l[ix];
-                                const int ib = sh.win_id[ix];
-                                const bool fwd = (i & kk) == 0;
-                                if (fwd ? smp_before(lb, ib, la, ia) : smp_before(la, ia, lb, ib)) {
-                                    sh.win_l[i] = lb;
-                                    sh.win_id[i] = ib;
-                                    sh.win_l[ix] = la;
-                                    sh.win_id[ix] = ia;
-                                }
-                            }
-                        }
-                        threadgroup_barrier(mem_flags::mem_threadgroup);
-                    }
-                }
+                smp_sort(c, sh, tid, ntg);
             }
             // the walk, in parallel: each thread takes a contiguous run of
             // the sorted window; prefix sums of the runs' masses give every
@@ -809,27 +1157,11 @@ kernel void sample(device const float* x [[buffer(0)]],
             for (uint e = e0; e < e1; e++) {
                 part += smp_exp_fx(sh.win_l[e] - lmax);
             }
-            sh.red_l[tid] = part;
             if (tid == 0) {
                 atomic_store_explicit(&wstop, 0xffffffffu, memory_order_relaxed);
             }
-            threadgroup_barrier(mem_flags::mem_threadgroup);
-            if (lane == 0) {
-                ulong run = 0;
-                for (uint i = 0; i < 32; i++) {
-                    const ulong v = sh.red_l[sg * 32 + i];
-                    sh.red_l[sg * 32 + i] = run;
-                    run += v;
-                }
-                sh.sgsum[sg] = run;
-            }
-            threadgroup_barrier(mem_flags::mem_threadgroup);
-            ulong cum = cum0 + sh.red_l[tid];
             ulong total = 0;
-            for (uint i = 0; i < nsg; i++) {
-                cum += i < sg ? sh.sgsum[i] : 0ul;
-                total += sh.sgsum[i];
-            }
+            ulong cum = cum0 + smp_scan(part, total, sh, tid, lane, sg, nsg);
             uint code = 0xffffffffu;
             ulong evStop = 0;
             for (uint e = e0; e < e1; e++) {

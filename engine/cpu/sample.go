@@ -341,14 +341,14 @@ func (e *Exec) drawAll(l []float32, ids []int32, lmax, lmin float32, topP, minP 
 	o := &e.order
 	defer func() { o.l, o.ids = nil, nil }()
 	o.l, o.ids, o.lmax, o.scale, o.sorted = l, ids, lmax, newBinScale(lmax, lmin), 0
+	o.masses(e.pool)
 	o.top.reset()
 	var z float64
 	keepM := 0
 	minP64 := float64(minP)
-	for _, v := range l {
-		ev := math.Exp(float64(v - lmax))
+	for i, ev := range o.ev[:n] {
 		z += ev
-		b := o.scale.bin(v)
+		b := o.bins[i]
 		o.top.mass[b] += ev
 		o.top.count[b]++
 		if ev >= minP64 {

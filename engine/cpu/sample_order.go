@@ -74,9 +74,37 @@ type sampleOrder struct {
 	top    locBins
 	sub    locBins // a refinement's histogram
 	sorter candSorter
-	// sorted counts the tokens the dispatch's walks sorted (tests bound
-	// the work by it)
-	sorted int
+	// ev[i] and bins[i] are token i's mass exp(l-lmax) and bin under
+	// scale, computed once per dispatch across the pool (masses)
+	ev   []float64
+	bins []uint16
+	// sorted counts the tokens the dispatch's walks sorted, exps the
+	// exponentials it computed (tests bound the work by them)
+	sorted, exps int
+}
+
+// massGrain is the tokens a pool chunk of sampleOrder.masses takes.
+const massGrain = 4096
+
+// masses fills ev and bins for every token of l, across the pool: the
+// exponentials are most of a no-top-k draw's work, and each is the same
+// whichever worker computes it, so the tokens do not change.
+func (o *sampleOrder) masses(p *Pool) {
+	n := len(o.l)
+	if cap(o.ev) < n {
+		o.ev, o.bins = make([]float64, n), make([]uint16, n)
+	}
+	o.ev, o.bins = o.ev[:n], o.bins[:n]
+	p.Run(n, massGrain, o)
+	o.exps = n
+}
+
+// Do implements Task for masses.
+func (o *sampleOrder) Do(_, lo, hi int) {
+	for i, v := range o.l[lo:hi] {
+		o.ev[lo+i] = math.Exp(float64(v - o.lmax))
+		o.bins[lo+i] = uint16(o.scale.bin(v))
+	}
 }
 
 // locate returns the first token of the order whose cumulative mass
@@ -88,8 +116,8 @@ func (o *sampleOrder) locate(target float64, strict bool, limit int) (int32, int
 	var cum float64
 	b := landing(&o.top, &rank, &cum, reached, limit)
 	m := 0
-	for i, v := range o.l {
-		if o.scale.bin(v) == b {
+	for i, bi := range o.bins {
+		if int(bi) == b {
 			o.ids[m] = int32(i)
 			m++
 		}
@@ -107,7 +135,7 @@ func (o *sampleOrder) locate(target float64, strict bool, limit int) (int32, int
 		o.sub.reset()
 		for _, id := range set {
 			k := sc.bin(o.l[id])
-			o.sub.mass[k] += math.Exp(float64(o.l[id] - o.lmax))
+			o.sub.mass[k] += o.ev[id]
 			o.sub.count[k]++
 		}
 		b = landing(&o.sub, &rank, &cum, reached, limit)
@@ -125,7 +153,7 @@ func (o *sampleOrder) locate(target float64, strict bool, limit int) (int32, int
 	sort.Sort(&o.sorter)
 	o.sorter = candSorter{}
 	for i, id := range set {
-		cum += math.Exp(float64(o.l[id] - o.lmax))
+		cum += o.ev[id]
 		if reached(cum) || rank+i == limit-1 {
 			return id, rank + i, cum
 		}

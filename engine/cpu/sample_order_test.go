@@ -15,7 +15,8 @@ import (
 // full-sort reference's (refSample) over many seeds and distributions,
 // and on distributions without long runs of equal logits it must sort at
 // most sampleSortCap tokens per walk (the old path sorted every token
-// above the draw's reach: much of a flat vocabulary).
+// above the draw's reach: much of a flat vocabulary) and compute each
+// token's mass once (the walks used to compute them again).
 func TestSampleNoTopKMatchesFullSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 1))
 	type dist struct {
@@ -83,6 +84,9 @@ func TestSampleNoTopKMatchesFullSort(t *testing.T) {
 						require.Equal(t, want, got, "params %+v", sp)
 						if sp.topK == 0 && !d.ties {
 							require.LessOrEqual(t, ex.order.sorted, 2*sampleSortCap, "tokens sorted")
+						}
+						if sp.topK == 0 {
+							require.Equal(t, n, ex.order.exps, "one exponential a token, shared by the walks")
 						}
 					}
 				})

@@ -187,3 +187,31 @@ func TestSamplePlateauCut(t *testing.T) {
 	}
 	require.Zero(t, bad, "%d of %d draws differ", bad, draws)
 }
+
+// TestSampleNoTopKRefine: without top-k the kernel lands in one bin of its
+// histogram of the vocabulary; these logits put more than a window of
+// distinct values into one bin (an outlier stretches the range, the rest
+// is a narrow band), so the bin is refined by key, once into distinct
+// values ("band") and once into runs of equal logits ("levels"); every
+// draw must be the CPU's.
+func TestSampleNoTopKRefine(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	band := kitRand(r, 20000, 0.02)
+	band[123] = 30
+	levels := make([]float32, 20000)
+	for i := range levels {
+		levels[i] = float32(r.IntN(3)) * 0.001
+	}
+	levels[7] = 25
+	for _, v := range []struct {
+		name string
+		x    []float32
+	}{{"band", band}, {"levels", levels}} {
+		for pi, sp := range []sampleParams{{temp: 1, top: -1}, {temp: 0.7, topP: 0.95, top: -1},
+			{temp: 40, topP: 0.5, top: -1}, {temp: 30, minP: 0.9, top: -1}, {temp: 50, topP: 0.99, minP: 0.5, top: 2}} {
+			for s := 0; s < 3; s++ {
+				runSample(t, v.x, sp, r.Uint64(), s, fmt.Sprintf("%s params %d", v.name, pi))
+			}
+		}
+	}
+}
