@@ -63,7 +63,7 @@ func TestCompareForced(t *testing.T) {
 		got, err := f.Load(kitBackend(t), Options{Beams: beams})
 		require.NoError(t, err)
 		t.Cleanup(func() { got.Close() })
-		refMemo, gotMemo := memoEncodes(t, ref), memoEncodes(t, got)
+		refMemo, gotMemo := kitMemoEncodes(t, ref, "ggml-kit-tiny.en-q8_0.bin"), kitMemoEncodes(t, got, "ggml-kit-tiny.en-q8_0.bin")
 		ws := traceJFK(t, f, ref, beams)
 
 		rep, err := CompareForced(ref, got, ws, tol)

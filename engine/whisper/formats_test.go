@@ -91,7 +91,7 @@ func TestContainersTranscribe(t *testing.T) {
 		t.Run(clip, func(t *testing.T) {
 			t.Parallel()
 			f, m := loadKit(t, "ggml-kit-tiny.en-q8_0.bin")
-			memoEncodes(t, m)
+			kitMemoEncodes(t, m, "ggml-kit-tiny.en-q8_0.bin")
 			var ref refResult
 			readJSON(t, shared.Path(t, "whisper-kit", "reference", "transcribe", clip+".json"), &ref)
 			want := strings.TrimSpace(ref.Text)

@@ -31,6 +31,7 @@ func testLongform(t *testing.T, refName string, beam, shortWindows int) {
 	var want refResult
 	readJSON(t, shared.Path(t, "whisper-kit", "reference", "longform", refName), &want)
 	f, m := loadKitBeams(t, "ggml-kit-tiny.en-f16.bin", beam)
+	kitMemoEncodes(t, m, "ggml-kit-tiny.en-f16.bin") // (greedy and beam search seek alike: each window is encoded once)
 	opt := DefaultTranscribeOptions()
 	opt.Temperatures = []float32{0}
 	opt.Language = "en"
@@ -60,6 +61,7 @@ func TestKitLongformWords(t *testing.T) {
 	want.Segments = segmentsBefore(want.Segments, stop)
 	require.NotEmpty(t, want.Segments)
 	f, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
+	kitMemoEncodes(t, m, "ggml-kit-tiny.en-f16.bin")
 	opt := DefaultTranscribeOptions()
 	opt.Temperatures = []float32{0}
 	opt.Language = "en"

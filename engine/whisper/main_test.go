@@ -16,6 +16,9 @@ func TestMain(m *testing.M) {
 		blas.SetThreads(1)
 	}
 	code := m.Run()
+	if testing.Verbose() {
+		logKitMemos()
+	}
 	closeKitPool()
 	os.Exit(code)
 }

@@ -72,7 +72,9 @@ func TestKitClipsBeam5(t *testing.T) {
 // segment times within 0.02 s, word times within 0.1 s, the temperature
 // (0: greedy or beam search, no fallback) exactly. Each clip is a
 // parallel subtest; the second run restores the first's encoder passes
-// (encodeMemo): the two differ only in how they decode.
+// (encodeMemo): the two differ only in how they decode. (The passes are
+// shared with the file's other tests, kitMemoEncodes: the first run may
+// restore the stream test's last window or the greedy run's too.)
 func testKitClips(t *testing.T, refDir string, beams, n, short int) {
 	refs, err := filepath.Glob(filepath.Join(shared.Dir(t), "whisper-kit", "reference", refDir, "*.json"))
 	require.NoError(t, err)
@@ -96,7 +98,7 @@ func testKitClips(t *testing.T, refDir string, beams, n, short int) {
 // testKitClip is one clip of testKitClips.
 func testKitClip(t *testing.T, ref, name string, beams int, opt TranscribeOptions) {
 	f, m := loadKitBeams(t, "ggml-kit-tiny.en-f16.bin", beams)
-	memo := memoEncodes(t, m)
+	memo := kitMemoEncodes(t, m, "ggml-kit-tiny.en-f16.bin")
 	run := func(host bool) *Result {
 		m.hostSelect = host
 		defer func() { m.hostSelect = false }()

@@ -25,7 +25,7 @@ func TestWithVocabulary(t *testing.T) {
 func TestVocabularyReachesDecoder(t *testing.T) {
 	t.Parallel()
 	f, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
-	memoEncodes(t, m) // the three runs decode one window: it is encoded once
+	kitMemoEncodes(t, m, "ggml-kit-tiny.en-f16.bin") // the three runs decode one window: it is encoded once at most
 	path := shared.Path(t, "audio", "jfk.wav")
 	run := func(mod func(*TranscribeOptions)) *Result {
 		opt := DefaultTranscribeOptions()
