@@ -88,6 +88,10 @@ func (b *Backend) Name() string { return "cuda" }
 // Info describes the GPU.
 func (b *Backend) Info() Info { return b.dev.info }
 
+// Tuning is the kernel tuning Load uses on this GPU (MatMulMMA set only
+// when the native sm_80 module is loaded).
+func (b *Backend) Tuning() shaders.Tuning { return b.tuning }
+
 // Close releases the GPU. Executables loaded from b must be closed first.
 func (b *Backend) Close() {
 	b.mu.Lock()
