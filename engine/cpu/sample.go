@@ -42,9 +42,9 @@ func (s *candSorter) Less(i, j int) bool {
 //
 // NaN logits count as -Inf. Only the head of the sorted order matters, so
 // candidates are gathered above a logit threshold; the result is the same
-// as sorting the whole vocabulary. Sums are in float64: the normaliser
-// over the whole vocabulary in id order (it is also the kept mass when
-// nothing is cut), prefix sums in the sorted order.
+// as sorting the whole vocabulary. Without top-k, masses and their sums
+// are the MSL kernel's fixed-point integers (drawAll); with top-k, sums
+// are in float64, prefix sums in the sorted order.
 //
 // Scratch (f32[2n]): [0, n) the adjusted logits, [n, 2n) the candidate
 // ids (as int32).
@@ -327,15 +327,19 @@ func (e *Exec) drawScaled(l []float32, ids []int32, topK int, topP, minP, temp f
 // vocabulary, and its walks in the order need only the tokens where the
 // top-p cut and the draw land (sampleOrder):
 //
-//   - z, the normaliser, is summed over the vocabulary in id order (it is
-//     the kept mass when nothing is cut); the same pass fills the
-//     histogram and counts the tokens min-p keeps (exp(l-lmax) >= minP is
+//   - z, the normaliser, is summed over the vocabulary (it is the kept
+//     mass when nothing is cut); the same pass fills the histogram and
+//     counts the tokens min-p keeps (a mass >= plan.SampleMinPFx(minP) is
 //     a threshold): keepM, at least the top;
-//   - the cut: the first token whose cumulative mass reaches topP·z when
-//     it comes before rank keepM-1 (keep: its rank+1), else keepM; the
-//     kept mass is the cumulative mass through the last kept token;
-//   - the draw: the first kept token whose cumulative mass exceeds u times
-//     the kept mass, else the last kept.
+//   - the cut: the first token whose cumulative mass reaches
+//     plan.SampleFrac(z, topP) when it comes before rank keepM-1 (keep:
+//     its rank+1), else keepM; the kept mass is the cumulative mass
+//     through the last kept token;
+//   - the draw: the first kept token whose cumulative mass exceeds
+//     plan.SampleMul24(kept mass, u·2^24), else the last kept.
+//
+// Masses, sums and targets are the MSL kernel's fixed-point integers, so
+// both backends pick the same token by construction.
 func (e *Exec) drawAll(l []float32, ids []int32, lmax, lmin float32, topP, minP float32, u float64) int32 {
 	n := len(l)
 	o := &e.order
@@ -343,32 +347,33 @@ func (e *Exec) drawAll(l []float32, ids []int32, lmax, lmin float32, topP, minP 
 	o.l, o.ids, o.lmax, o.scale, o.sorted = l, ids, lmax, newBinScale(lmax, lmin), 0
 	o.masses(e.pool)
 	o.top.reset()
-	var z float64
+	var z uint64
 	keepM := 0
-	minP64 := float64(minP)
+	minPFx := plan.SampleMinPFx(minP)
 	for i, ev := range o.ev[:n] {
 		z += ev
 		b := o.bins[i]
 		o.top.mass[b] += ev
 		o.top.count[b]++
-		if ev >= minP64 {
+		if ev >= minPFx {
 			keepM++
 		}
 	}
-	if minP <= 0 {
+	if minPFx == 0 {
 		keepM = n
 	}
 	keepM = max(keepM, 1)
 	keep, mass := n, z
 	switch {
 	case topP < 1:
-		_, r, cum := o.locate(float64(topP)*z, false, keepM)
+		_, r, cum := o.locate(plan.SampleFrac(z, topP), false, keepM)
 		keep, mass = r+1, cum
 	case keepM < n:
-		_, r, cum := o.locate(math.Inf(1), false, keepM)
+		_, r, cum := o.locate(math.MaxUint64, false, keepM)
 		keep, mass = r+1, cum
 	}
-	tok, _, _ := o.locate(u*mass, true, keep)
+	// u is plan.Uniform: a 24-bit integer over 2^24, exactly
+	tok, _, _ := o.locate(plan.SampleMul24(mass, uint32(u*(1<<24))), true, keep)
 	return tok
 }
 

@@ -3,6 +3,8 @@ package cpu
 import (
 	"math"
 	"sort"
+
+	"github.com/harkapp/hark/engine/plan"
 )
 
 // The Sample kernel's walks in the order (descending scaled logit, ties to
@@ -18,10 +20,10 @@ import (
 // bins, so the set shrinks and the range narrows ~sampleBins-fold: a few
 // levels at most.
 //
-// Masses are float64: bins in id order, the landing bin in the order. The
-// result is a full sort's up to rounding of those sums (~1e-16 relative),
-// which moves a cut or draw only when it falls that close to a token's
-// edge.
+// Masses are the MSL kernel's fixed-point integers (plan.SampleExpFx), so
+// every sum is exact whatever its order: the result is a full sort's
+// exactly, and the kernel's (which bins and sums in another order) by
+// construction.
 
 // sampleBins is the resolution of the histograms; a bin of at most
 // sampleSortCap tokens is sorted.
@@ -33,7 +35,7 @@ const (
 // locBins is a mass histogram: bins [0, sampleBins) by distance below the
 // top, bin sampleBins the -Inf logits (last in the order, no mass).
 type locBins struct {
-	mass  [sampleBins + 1]float64
+	mass  [sampleBins + 1]uint64
 	count [sampleBins + 1]int32
 }
 
@@ -74,9 +76,9 @@ type sampleOrder struct {
 	top    locBins
 	sub    locBins // a refinement's histogram
 	sorter candSorter
-	// ev[i] and bins[i] are token i's mass exp(l-lmax) and bin under
-	// scale, computed once per dispatch across the pool (masses)
-	ev   []float64
+	// ev[i] and bins[i] are token i's fixed-point mass exp(l-lmax) and
+	// bin under scale, computed once per dispatch across the pool (masses)
+	ev   []uint64
 	bins []uint16
 	// sorted counts the tokens the dispatch's walks sorted, exps the
 	// exponentials it computed (tests bound the work by them)
@@ -92,7 +94,7 @@ const massGrain = 4096
 func (o *sampleOrder) masses(p *Pool) {
 	n := len(o.l)
 	if cap(o.ev) < n {
-		o.ev, o.bins = make([]float64, n), make([]uint16, n)
+		o.ev, o.bins = make([]uint64, n), make([]uint16, n)
 	}
 	o.ev, o.bins = o.ev[:n], o.bins[:n]
 	p.Run(n, massGrain, o)
@@ -102,7 +104,7 @@ func (o *sampleOrder) masses(p *Pool) {
 // Do implements Task for masses.
 func (o *sampleOrder) Do(_, lo, hi int) {
 	for i, v := range o.l[lo:hi] {
-		o.ev[lo+i] = math.Exp(float64(v - o.lmax))
+		o.ev[lo+i] = plan.SampleExpFx(v - o.lmax)
 		o.bins[lo+i] = uint16(o.scale.bin(v))
 	}
 }
@@ -110,10 +112,10 @@ func (o *sampleOrder) Do(_, lo, hi int) {
 // locate returns the first token of the order whose cumulative mass
 // exceeds target (strict) or reaches it, or the token at rank limit-1
 // when that comes first; with its rank and cumulative mass (through it).
-func (o *sampleOrder) locate(target float64, strict bool, limit int) (int32, int, float64) {
-	reached := func(c float64) bool { return c > target || !strict && c == target }
+func (o *sampleOrder) locate(target uint64, strict bool, limit int) (int32, int, uint64) {
+	reached := func(c uint64) bool { return c > target || !strict && c == target }
 	var rank int
-	var cum float64
+	var cum uint64
 	b := landing(&o.top, &rank, &cum, reached, limit)
 	m := 0
 	for i, bi := range o.bins {
@@ -158,14 +160,15 @@ func (o *sampleOrder) locate(target float64, strict bool, limit int) (int32, int
 			return id, rank + i, cum
 		}
 	}
-	// rounding: the bin's sum reached the target, the walk's did not
+	// not reached (a target at or past the whole mass): the last
 	return set[len(set)-1], rank + len(set) - 1, cum
 }
 
 // landing is the first bin of h where the cumulative mass (from *cum at
-// *rank) is reached or rank limit-1 falls, else (rounding) the last
+// *rank) is reached or rank limit-1 falls, else (a target past the whole
+// mass) the last
 // non-empty one; *rank and *cum advance past the bins above it.
-func landing(h *locBins, rank *int, cum *float64, reached func(float64) bool, limit int) int {
+func landing(h *locBins, rank *int, cum *uint64, reached func(uint64) bool, limit int) int {
 	last := -1
 	for b := range h.mass {
 		c := int(h.count[b])

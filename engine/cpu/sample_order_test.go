@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/plan"
 )
 
 // TestSampleNoTopKMatchesFullSort: without top-k (what OpenAI requests
@@ -114,4 +116,30 @@ func TestSampleLongTieRun(t *testing.T) {
 			require.Equal(t, refSample(x, nil, sp), sampleOnce(t, x, nil, sp), "step %d params %+v", step, sp)
 		}
 	}
+}
+
+// TestSampleNoTopKKernelMasses: without top-k the masses, the cut's target
+// and the draw's are the MSL kernel's fixed-point integers, so the CPU
+// keeps what the kernel keeps even where float64 would decide otherwise.
+// Two tokens, logits 0 and d, with a top-p whose fixed-point target
+// (plan.SampleFrac: floor of topP·z, topP to 32 bits) is exactly the top
+// token's mass: the kernel cuts after it, so every draw is token 0; in
+// float64, topP·(1+exp(d)) lies just above 1, which kept both tokens and
+// drew token 1 whenever u > 1/(1+exp(d)) ≈ 0.55.
+func TestSampleNoTopKKernelMasses(t *testing.T) {
+	d := math.Float32frombits(0xbe529043)    // -0.20562844
+	topP := math.Float32frombits(0x3f0d1d32) // 0.55122674
+	z := plan.SampleFxOne + plan.SampleExpFx(d)
+	require.Equal(t, plan.SampleFxOne, plan.SampleFrac(z, topP), "the kernel's cut target is the top token's mass")
+	require.Greater(t, float64(topP)*(1+math.Exp(float64(d))), 1.0, "float64 puts the cut past the top token")
+	x := []float32{0, d}
+	high := 0
+	for step := range uint64(64) {
+		sp := sampleParams{topP: topP, temp: 1, seed: 5, step: step}
+		if float64(plan.Uniform(sp.seed, sp.step))*(1+math.Exp(float64(d))) >= 1 {
+			high++ // float64 drew token 1 here
+		}
+		require.Equal(t, int32(0), sampleOnce(t, x, nil, sp), "step %d", step)
+	}
+	require.Positive(t, high, "some draws must be where float64 took token 1")
 }

@@ -8,13 +8,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/shaders"
 	"github.com/harkapp/hark/shaders/msl"
 )
 
 // The sampler's integer exp (smp_exp_fx) against float64 math.Exp: within
 // one unit of 2^-43 over [-32, 0], where a float32 exp would be off by up
-// to ~1e-7·2^43 ≈ 5e5 units.
+// to ~1e-7·2^43 ≈ 5e5 units; and bit for bit the CPU kernel's
+// (plan.SampleExpFx), so both backends' masses are the same integers.
 func TestSampleExpFixedPoint(t *testing.T) {
 	var srcs []msl.Source
 	for _, name := range []string{"kargs.h", "common.metal", "sample.metal"} {
@@ -52,6 +54,7 @@ kernel void exp_probe(device const float* d [[buffer(0)]], device ulong* out [[b
 		want := math.Exp(float64(x)) * (1 << 43)
 		e := math.Abs(float64(out[i]) - want)
 		require.LessOrEqual(t, e, 1.0, "d=%v: got %d want %.3f", x, out[i], want)
+		require.Equal(t, plan.SampleExpFx(x), out[i], "d=%v: the CPU's mass", x)
 		worst = max(worst, e)
 	}
 	t.Logf("smp_exp_fx: worst error %.3f units of 2^-43", worst)

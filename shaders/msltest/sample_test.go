@@ -154,6 +154,20 @@ func TestSampleDegenerate(t *testing.T) {
 	}
 }
 
+// TestSampleFixedPointCut: a top-p whose fixed-point target
+// (plan.SampleFrac) is exactly the top token's mass, where float64 would
+// keep the second token too (engine/cpu's TestSampleNoTopKKernelMasses):
+// the kernel and the CPU both keep only the top, by construction.
+func TestSampleFixedPointCut(t *testing.T) {
+	x := []float32{0, math.Float32frombits(0xbe529043)}
+	sp := sampleParams{temp: 1, topP: math.Float32frombits(0x3f0d1d32), top: -1}
+	for step := range 32 {
+		want, have := sampleBoth(t, x, sp, 5, step)
+		require.Equal(t, int32(0), want, "step %d: the CPU", step)
+		require.Equal(t, want, have, "step %d: %s", step, TestBackend(t).Name())
+	}
+}
+
 // sampleBoth returns the CPU's and the backend's tokens for one draw.
 func sampleBoth(t *testing.T, x []float32, sp sampleParams, seed uint64, step int) (want, have int32) {
 	t.Helper()
