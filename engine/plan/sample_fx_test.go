@@ -25,6 +25,19 @@ func TestSampleExpFx(t *testing.T) {
 		want := math.Exp(float64(d)) * (1 << 43)
 		require.InDelta(t, want, float64(SampleExpFx(d)), 1.0, "d=%v", d)
 	}
+	// the fast path is the kernel's series wherever it is taken: random
+	// masses, every float32 of a few stretches, near 0 and near −32
+	for range 300000 {
+		d := -float32(r.Float64() * 32)
+		require.Equal(t, expFxInt(d), SampleExpFx(d), "d=%v", d)
+	}
+	for _, lo := range []float32{-1e-6, -0.25, -1, -7.5, -30.49, -31.99} {
+		d := lo
+		for range 20000 {
+			require.Equal(t, expFxInt(d), SampleExpFx(d), "d=%v", d)
+			d = math.Nextafter32(d, 0)
+		}
+	}
 	for step := range uint64(100) {
 		require.Equal(t, Uniform(7, step), float32(Uniform24(7, step))/(1<<24))
 	}
