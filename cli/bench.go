@@ -43,6 +43,12 @@ type BenchLLMOptions struct {
 	GPU       int
 	Backend   string
 	Chain     bool // also tg with on-backend greedy selection, chained
+	// Temp samples the chained tg at this temperature (0: greedy), as a
+	// chat request without top-k or top-p does.
+	Temp float32
+	// Ctx is the loaded context (0: what the tests need); `hark serve`
+	// loads chat models at up to llm.DefaultContext.
+	Ctx int
 }
 
 // newBenchLLMCmd builds the command; runF, when not nil, replaces
@@ -92,6 +98,12 @@ is printed first, the ceiling to compare it with.`,
 			if o.Depth > 0 && o.Chain {
 				return errors.New("bench: --chain measures from an empty context; it does not take --depth")
 			}
+			if o.Temp != 0 && (!o.Chain || !(o.Temp > 0 && o.Temp <= 2)) {
+				return fmt.Errorf("bench: --temp takes --chain and a temperature in (0, 2], got %g", o.Temp)
+			}
+			if o.Ctx < 0 {
+				return fmt.Errorf("bench: --ctx must be >= 0, got %d", o.Ctx)
+			}
 			o.IOStreams = envOf(cmd).IOStreams
 			if runF != nil {
 				return runF(o)
@@ -114,6 +126,8 @@ is printed first, the ceiling to compare it with.`,
 	fl.StringVar(&o.Backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
 	fl.IntVar(&o.GPU, gpuFlag, 0, gpuHelp)
 	fl.BoolVar(&o.Chain, "chain", false, "also measure tg as generation runs: greedy, the token chosen on the backend, steps chained (only ids read back)")
+	fl.Float32Var(&o.Temp, "temp", 0, "with --chain: sample the chained tg at this temperature (seed 1, no top-k or top-p, as an OpenAI chat request) instead of greedy")
+	fl.IntVar(&o.Ctx, "ctx", 0, "context of the loaded model (0: what the tests need; hark serve loads up to 4096)")
 	return cmd
 }
 
@@ -186,6 +200,12 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 	if o.Chain {
 		ctxLen = max(pp, tg+1) // the prompt token, then tg generated
 	}
+	if o.Ctx > 0 {
+		if o.Ctx < ctxLen {
+			return fmt.Errorf("bench: --ctx %d is below the %d tokens the tests need", o.Ctx, ctxLen)
+		}
+		ctxLen = o.Ctx
+	}
 	m, err := llm.Load(be, f, llm.Options{Context: ctxLen, Batch: max(pp, 1)})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -250,7 +270,7 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		r, err := bench.GenerateChained(llm.NewGenerator(m, tk), tg, reps, measure)
+		r, err := bench.GenerateChained(llm.NewGenerator(m, tk), tg, reps, llm.Sampler{Temperature: o.Temp, Seed: 1}, measure)
 		if err != nil {
 			return err
 		}

@@ -123,6 +123,18 @@ func TestBenchLLMModelFlag(t *testing.T) {
 	require.Regexp(t, `^\| llama 0M F32 \| .* \| pp32 \| `, rows[0])
 }
 
+// --chain --temp samples the chained tg as a chat request does, at the
+// context --ctx loads (as hark serve's).
+func TestBenchLLMChainTemp(t *testing.T) {
+	model := shared.Path(t, "models", "stories260K.gguf")
+	out, _, err := runHark(t, "bench", "llm", "--model", model, "--pp", "0", "--tg", "4", "--chain", "--temp", "0.7", "--ctx", "256", "-r", "1")
+	require.NoError(t, err)
+	rows := strings.Split(strings.TrimSpace(out), "\n")[2:]
+	require.Len(t, rows, 2)
+	require.Regexp(t, `^\| llama 0M F32 \| .* \| tg4 \| `, rows[0])
+	require.Regexp(t, `^\| llama 0M F32 \| .* \| tg4 chained temp 0.7 \| `, rows[1])
+}
+
 func TestBenchLLMErrors(t *testing.T) {
 	dir := t.TempDir()
 	_, _, err := runHark(t, "bench", "llm", "--type", "q5_k", "--dir", dir, "--layers", "1")
@@ -133,6 +145,14 @@ func TestBenchLLMErrors(t *testing.T) {
 	require.ErrorContains(t, err, "--depth")
 	_, _, err = runHark(t, "bench", "llm", "--depth", "8", "--chain")
 	require.ErrorContains(t, err, "--chain")
+	_, _, err = runHark(t, "bench", "llm", "--temp", "0.7")
+	require.ErrorContains(t, err, "--temp takes --chain")
+	_, _, err = runHark(t, "bench", "llm", "--chain", "--temp", "3")
+	require.ErrorContains(t, err, "--temp takes --chain")
+	_, _, err = runHark(t, "bench", "llm", "--ctx", "-1")
+	require.ErrorContains(t, err, "--ctx")
+	_, _, err = runHark(t, "bench", "llm", "--model", shared.Path(t, "models", "stories260K.gguf"), "--pp", "32", "--tg", "0", "--ctx", "16")
+	require.ErrorContains(t, err, "--ctx 16 is below the 32 tokens")
 	_, _, err = runHark(t, "bench", "llm", "-r", "0")
 	require.ErrorContains(t, err, "--reps")
 	_, _, err = runHark(t, "bench", "llm", "--pp", "0", "--tg", "0")

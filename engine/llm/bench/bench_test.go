@@ -84,11 +84,16 @@ func TestWriteAndMeasure(t *testing.T) {
 			measured := 0
 			tg, err := Generate(m, 8, 2, func() { measured++ })
 			require.NoError(t, err)
-			chained, err := GenerateChained(llm.NewGenerator(m, tk), 8, 2, func() { measured++ })
+			chained, err := GenerateChained(llm.NewGenerator(m, tk), 8, 2, llm.Sampler{}, func() { measured++ })
 			require.NoError(t, err)
 			require.Equal(t, 2, measured, "measure is called once per test, after the warm-up")
 			require.Equal(t, "tg8 chained", chained.Test)
-			_, err = GenerateChained(llm.NewGenerator(m, tk), 64, 1, nil)
+			// sampled as a chat request is (temperature, no top-k)
+			sampled, err := GenerateChained(llm.NewGenerator(m, tk), 8, 2, llm.Sampler{Temperature: 0.7, Seed: 1}, nil)
+			require.NoError(t, err)
+			require.Equal(t, "tg8 chained temp 0.7", sampled.Test)
+			require.Len(t, sampled.TokS, 2)
+			_, err = GenerateChained(llm.NewGenerator(m, tk), 64, 1, llm.Sampler{}, nil)
 			require.ErrorContains(t, err, "context of 65")
 			for _, r := range []Result{pp, tg, chained} {
 				require.Len(t, r.TokS, 2)

@@ -139,15 +139,19 @@ func fill(m *llm.Model, kind string, n, depth int) error {
 	return err
 }
 
-// GenerateChained measures generation as Hark generates text: greedy,
-// each next token chosen on the backend (argmax) and, where the backend
-// chains steps (plan.Chainer: a GPU), many decode+argmax steps per call
-// with only the token ids read back. Each repetition empties the context,
-// feeds one token and generates n more (EOS ignored). The warm-up is a
-// whole repetition, so a GPU records its graphs before the measured ones;
+// GenerateChained measures generation as Hark generates text: each next
+// token chosen on the backend (argmax when smp is greedy, else the Sample
+// pass with smp, as a chat request's) and, where the backend chains steps
+// (plan.Chainer: a GPU), many decode+select steps per call with only the
+// token ids read back. Each repetition empties the context, feeds one
+// token and generates n more (EOS ignored). The warm-up is a whole
+// repetition, so a GPU records its graphs before the measured ones;
 // measure, if set, is called after it.
-func GenerateChained(g *llm.Generator, n, reps int, measure func()) (Result, error) {
+func GenerateChained(g *llm.Generator, n, reps int, smp llm.Sampler, measure func()) (Result, error) {
 	r := Result{Test: fmt.Sprintf("tg%d chained", n), Tokens: n}
+	if !smp.Greedy() {
+		r.Test += fmt.Sprintf(" temp %g", smp.Temperature)
+	}
 	m := g.M
 	if n+1 > m.Context() {
 		return r, fmt.Errorf("bench: chained tg%d needs a context of %d, the model has %d", n, n+1, m.Context())
@@ -159,7 +163,7 @@ func GenerateChained(g *llm.Generator, n, reps int, measure func()) (Result, err
 			measure()
 		}
 		t0 := time.Now()
-		res, err := g.Generate(context.Background(), prompt, llm.GenerateOptions{MaxTokens: n, IgnoreEOS: true}, nil)
+		res, err := g.Generate(context.Background(), prompt, llm.GenerateOptions{Sampler: smp, MaxTokens: n, IgnoreEOS: true}, nil)
 		if err != nil {
 			return r, err
 		}
