@@ -55,8 +55,8 @@ func SampleExpFx(d float32) uint64 {
 		return SampleFxOne
 	}
 	v := math.Exp(float64(d)) * (1 << 43)
-	w := math.Floor(v)
-	switch f := v - w; {
+	w := int64(v) // the floor: 0 <= v <= 2^43
+	switch f := v - float64(w); {
 	case f < 0.5-expFxTie:
 		return uint64(w)
 	case f > 0.5+expFxTie:
