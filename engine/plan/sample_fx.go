@@ -55,14 +55,11 @@ func SampleExpFx(d float32) uint64 {
 		return SampleFxOne
 	}
 	v := math.Exp(float64(d)) * (1 << 43)
-	w := int64(v) // the floor: 0 <= v <= 2^43
-	switch f := v - float64(w); {
-	case f < 0.5-expFxTie:
-		return uint64(w)
-	case f > 0.5+expFxTie:
-		return uint64(w) + 1
+	r := int64(v + 0.5) // rounded (0 <= v <= 2^43); branch-free but for the rare tie
+	if math.Abs(v-float64(r)) > 0.5-expFxTie {
+		return expFxInt(d)
 	}
-	return expFxInt(d)
+	return uint64(r)
 }
 
 // expFxTie is the distance from a half (in units of 2^−43) within which
