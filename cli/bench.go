@@ -67,7 +67,8 @@ llama-1b: Llama-3.2-1B's layers with SmolLM2's vocabulary) with random
 weights and the real SmolLM2 tokenizer from --tokenizer, of each --type,
 into --dir, reusing files already there, and measures them.
 
---depth N measures pp and tg after N cached tokens (llama-bench -d). Each
+--depth N measures pp and tg after N cached tokens (llama-bench -d), and
+--chain's tg after N untimed ones (a chat prompt's). Each
 tg row also gives the achieved bandwidth: the weight bytes a token reads
 over the time per token. On CUDA the device-to-device copy bandwidth
 (1 GiB copied, bytes read plus written, the mean of 10 after 3 warm-ups)
@@ -94,9 +95,6 @@ is printed first, the ceiling to compare it with.`,
 			}
 			if o.Depth < 0 {
 				return fmt.Errorf("bench: --depth must be >= 0, got %d", o.Depth)
-			}
-			if o.Depth > 0 && o.Chain {
-				return errors.New("bench: --chain measures from an empty context; it does not take --depth")
 			}
 			if o.Temp != 0 && (!o.Chain || !(o.Temp > 0 && o.Temp <= 2)) {
 				return fmt.Errorf("bench: --temp takes --chain and a temperature in (0, 2], got %g", o.Temp)
@@ -198,7 +196,7 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 	defer be.Close()
 	ctxLen := max(pp, tg) + o.Depth
 	if o.Chain {
-		ctxLen = max(pp, tg+1) // the prompt token, then tg generated
+		ctxLen = max(pp, tg+1) + o.Depth // the prompt token, then tg generated
 	}
 	if o.Ctx > 0 {
 		if o.Ctx < ctxLen {
@@ -270,7 +268,7 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		r, err := bench.GenerateChained(llm.NewGenerator(m, tk), tg, reps, llm.Sampler{Temperature: o.Temp, Seed: 1}, measure)
+		r, err := bench.GenerateChained(llm.NewGenerator(m, tk), tg, o.Depth, reps, llm.Sampler{Temperature: o.Temp, Seed: 1}, measure)
 		if err != nil {
 			return err
 		}

@@ -133,6 +133,13 @@ func TestBenchLLMChainTemp(t *testing.T) {
 	require.Len(t, rows, 2)
 	require.Regexp(t, `^\| llama 0M F32 \| .* \| tg4 \| `, rows[0])
 	require.Regexp(t, `^\| llama 0M F32 \| .* \| tg4 chained temp 0.7 \| `, rows[1])
+	// --depth: after a chat prompt's worth of cached tokens
+	out, _, err = runHark(t, "bench", "llm", "--model", model, "--pp", "0", "--tg", "4", "--chain", "--depth", "8", "-r", "1")
+	require.NoError(t, err)
+	rows = strings.Split(strings.TrimSpace(out), "\n")[2:]
+	require.Len(t, rows, 2)
+	require.Regexp(t, `^\| llama 0M F32 \| .* \| tg4 @ d8 \| `, rows[0])
+	require.Regexp(t, `^\| llama 0M F32 \| .* \| tg4 chained @ d8 \| `, rows[1])
 }
 
 func TestBenchLLMErrors(t *testing.T) {
@@ -143,8 +150,6 @@ func TestBenchLLMErrors(t *testing.T) {
 	require.ErrorContains(t, err, `unknown --shape "llama-70b" (llama-1b, smollm2-135m)`)
 	_, _, err = runHark(t, "bench", "llm", "--depth", "-1")
 	require.ErrorContains(t, err, "--depth")
-	_, _, err = runHark(t, "bench", "llm", "--depth", "8", "--chain")
-	require.ErrorContains(t, err, "--chain")
 	_, _, err = runHark(t, "bench", "llm", "--temp", "0.7")
 	require.ErrorContains(t, err, "--temp takes --chain")
 	_, _, err = runHark(t, "bench", "llm", "--chain", "--temp", "3")

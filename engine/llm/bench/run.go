@@ -144,21 +144,27 @@ func fill(m *llm.Model, kind string, n, depth int) error {
 // pass with smp, as a chat request's) and, where the backend chains steps
 // (plan.Chainer: a GPU), many decode+select steps per call with only the
 // token ids read back. Each repetition empties the context, feeds one
-// token and generates n more (EOS ignored). The warm-up is a whole
-// repetition, so a GPU records its graphs before the measured ones;
-// measure, if set, is called after it.
-func GenerateChained(g *llm.Generator, n, reps int, smp llm.Sampler, measure func()) (Result, error) {
+// token (after depth cached ones, untimed: a chat's prompt) and generates n
+// more (EOS ignored). The warm-up is a whole repetition, so a GPU records
+// its graphs before the measured ones; measure, if set, is called after
+// it.
+func GenerateChained(g *llm.Generator, n, depth, reps int, smp llm.Sampler, measure func()) (Result, error) {
 	r := Result{Test: fmt.Sprintf("tg%d chained", n), Tokens: n}
 	if !smp.Greedy() {
 		r.Test += fmt.Sprintf(" temp %g", smp.Temperature)
 	}
+	if depth > 0 {
+		r.Test += fmt.Sprintf(" @ d%d", depth)
+	}
 	m := g.M
-	if n+1 > m.Context() {
-		return r, fmt.Errorf("bench: chained tg%d needs a context of %d, the model has %d", n, n+1, m.Context())
+	if depth+n+1 > m.Context() {
+		return r, fmt.Errorf("bench: chained tg%d needs a context of %d, the model has %d", n, depth+n+1, m.Context())
 	}
 	prompt := randomTokens(1, m.H.NVocab)
 	for i := -1; i < reps; i++ {
-		m.Reset()
+		if err := fill(m, "tg", n+1, depth); err != nil {
+			return r, err
+		}
 		if i == 0 && measure != nil {
 			measure()
 		}
