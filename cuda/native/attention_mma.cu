@@ -60,24 +60,25 @@ __device__ inline float quadSum(float v) {
     return v + __nvvm_shfl_sync_bfly_f32(0xffffffffu, v, 2, 0x1f);
 }
 
+// kv<T>::put turns a K/V element into its f16 part(s) for the tiles.
 template <class T> struct kv;
 template <> struct kv<float> {
     static constexpr bool split = true;
-    __device__ static void load(const float* p, long i, bool ok, h16* hi, h16* lo) {
-        const float x = ok ? p[i] : 0.0f;
+    __device__ static void put(float x, h16* hi, h16* lo) {
         *hi = mma::f2h(x);
         *lo = mma::f2h(x - mma::h2f(*hi));
     }
 };
 template <> struct kv<h16> {
     static constexpr bool split = false;
-    __device__ static void load(const h16* p, long i, bool ok, h16* hi, h16*) { *hi = ok ? p[i] : (h16)0; }
+    __device__ static void put(h16 x, h16* hi, h16*) { *hi = x; }
 };
 
 template <class T, int HD>
 __device__ inline void attention(const __hark::Params& P) {
     constexpr bool SPLIT = kv<T>::split;
     constexpr int LDK = HD + 8; // K tile (key-major) row stride in halves
+    constexpr int PER = KT * HD / THREADS, BATCH = 16; // tile elements a thread loads, per batch
     __shared__ __attribute__((aligned(16))) unsigned __hark_args[20];
     __shared__ __attribute__((aligned(16))) h16 sKh[KT * LDK];
     __shared__ __attribute__((aligned(16))) h16 sKl[SPLIT ? KT * LDK : 2];
@@ -98,7 +99,6 @@ __device__ inline void attention(const __hark::Params& P) {
     const int tid = (int)ids.linear, warp = tid / 32, lane = tid % 32, g = lane / 4, qd = lane % 4;
     const int tw = t0 + 16 * warp;                  // this warp's first row
     const int nks = (hd + 15) / 16, nn = hd / 8;   // k slices of Q·Kᵀ, n8 tiles of P·V
-    const int hdr = 16 * nks;                       // the tile's columns (zero past hd)
     const unsigned long base = (unsigned long)(h / (nHead / nKV)) * a[10];
     const int jEnd = visible(a, metal::min(t0 + ROWS, m) - 1);
     const int jRows = tw < m ? visible(a, metal::min(tw + 16, m) - 1) : 0; // keys this warp's rows see
@@ -131,18 +131,33 @@ __device__ inline void attention(const __hark::Params& P) {
     for (int jb = first(a, t0) & ~(KT - 1); jb < jEnd; jb += KT) {
         const int nk = metal::min(KT, jEnd - jb);
         asm volatile("bar.sync 0;" ::: "memory"); // the previous tile's reads are done
-        for (int e = tid; e < KT * hdr; e += THREADS) {
-            const int key = e / hdr, d = e - key * hdr;
-            const bool ok = key < nk && d < hd; // zeros: products must not meet garbage
-            const long src = (long)base + (long)(jb + key) * (long)ps + d;
-            h16 kh, kl, vh, vl;
-            kv<T>::load(K, src, ok, &kh, &kl);
-            kv<T>::load(V, src, ok, &vh, &vl);
-            sKh[key * LDK + d] = kh;
-            sVh[d * LDV + key] = vh;
-            if (SPLIT) {
-                sKl[key * LDK + d] = kl;
-                sVl[d * LDV + key] = vl;
+        // the tile's KT × HD elements (zero past hd and the visible keys:
+        // products must not meet garbage), BATCH a thread at a time with
+        // compile-time indices, so a batch's loads are all in flight
+        // before the first store
+#pragma unroll
+        for (int b0 = 0; b0 < PER; b0 += BATCH) {
+            T kx[BATCH], vx[BATCH];
+#pragma unroll
+            for (int i = 0; i < BATCH; i++) {
+                const int e = tid + (b0 + i) * THREADS, key = e / HD, d = e % HD;
+                const bool ok = key < nk && d < hd;
+                const long src = (long)base + (long)(jb + key) * (long)ps + d;
+                kx[i] = ok ? K[src] : (T)0;
+                vx[i] = ok ? V[src] : (T)0;
+            }
+#pragma unroll
+            for (int i = 0; i < BATCH; i++) {
+                const int e = tid + (b0 + i) * THREADS, key = e / HD, d = e % HD;
+                h16 kh, kl, vh, vl;
+                kv<T>::put(kx[i], &kh, &kl);
+                kv<T>::put(vx[i], &vh, &vl);
+                sKh[key * LDK + d] = kh;
+                sVh[d * LDV + key] = vh;
+                if (SPLIT) {
+                    sKl[key * LDK + d] = kl;
+                    sVl[d * LDV + key] = vl;
+                }
             }
         }
         asm volatile("bar.sync 0;" ::: "memory");

@@ -31,7 +31,8 @@ const attnTCTol = 1e-5
 // padded 16-wide slice), 40, 64 and 128, GQA ratios 1, 3 and 4, causal
 // prefill over a cache (pos0 > 0), a sliding window, the encoder and
 // cross-attention (m ≠ kvLen), f32 and f16 K/V. A case with probs bound
-// stays on attention_mma everywhere.
+// stays on attention_mma everywhere. Every case has at least 256 (row,
+// head) pairs, so no tuning splits it over the keys (AttnSplitBelow).
 func TestAttentionTensorCores(t *testing.T) {
 	be := TestBackend(t)
 	tun := shaders.Default
@@ -48,15 +49,15 @@ func TestAttentionTensorCores(t *testing.T) {
 	causal := plan.FlagCausal
 	for _, ty := range []ggml.Type{ggml.F32, ggml.F16} {
 		for _, c := range []attnCase{
-			{hd: 64, nHead: 3, nKV: 3, m: 77, kvLen: 77},                                       // encoder
-			{hd: 64, nHead: 4, nKV: 4, m: 45, kvLen: 37},                                       // cross-attention
+			{hd: 64, nHead: 4, nKV: 4, m: 77, kvLen: 77},                                       // encoder
+			{hd: 64, nHead: 6, nKV: 6, m: 45, kvLen: 37},                                       // cross-attention
 			{hd: 64, nHead: 6, nKV: 2, m: 50, kvLen: 83, pos0: 33, flags: causal},              // prefill over a cache, GQA 3
-			{hd: 128, nHead: 4, nKV: 1, m: 40, kvLen: 71, pos0: 31, flags: causal},             // GQA 4
-			{hd: 128, nHead: 2, nKV: 2, m: 33, kvLen: 33},                                      // encoder, 128-dim heads
-			{hd: 8, nHead: 8, nKV: 8, m: 19, kvLen: 19, flags: causal},                         // stories260K's heads
-			{hd: 40, nHead: 2, nKV: 1, m: 17, kvLen: 17, flags: causal},                        // a partial 16-wide slice
-			{hd: 64, nHead: 2, nKV: 1, m: 40, kvLen: 80, pos0: 40, flags: causal, window: 45},  // sliding window
-			{hd: 64, nHead: 2, nKV: 2, m: 33, kvLen: 70, pos0: 37, flags: causal, probs: true}, // probs: attention_mma
+			{hd: 128, nHead: 8, nKV: 2, m: 40, kvLen: 71, pos0: 31, flags: causal},             // GQA 4
+			{hd: 128, nHead: 8, nKV: 8, m: 33, kvLen: 33},                                      // encoder, 128-dim heads
+			{hd: 8, nHead: 8, nKV: 8, m: 35, kvLen: 35, flags: causal},                         // stories260K's heads
+			{hd: 40, nHead: 16, nKV: 4, m: 17, kvLen: 17, flags: causal},                       // a partial 16-wide slice
+			{hd: 64, nHead: 8, nKV: 4, m: 40, kvLen: 80, pos0: 40, flags: causal, window: 45},  // sliding window
+			{hd: 64, nHead: 8, nKV: 8, m: 33, kvLen: 70, pos0: 37, flags: causal, probs: true}, // probs: attention_mma
 		} {
 			c.ty = ty
 			fn := attnExactCase(t, be, &tun, r, c)
