@@ -34,17 +34,8 @@ const attnTCTol = 1e-5
 // stays on attention_mma everywhere. Every case has at least 256 (row,
 // head) pairs, so no tuning splits it over the keys (AttnSplitBelow).
 func TestAttentionTensorCores(t *testing.T) {
-	be := TestBackend(t)
-	tun := shaders.Default
-	tc := false // the device loads the native tensor-core kernels
-	if d, ok := be.Device().(interface{ Tuning() shaders.Tuning }); ok {
-		tun = d.Tuning()
-		tc = tun.AttnMMA != 0
-		if !tc { // HARK_CUDA_NATIVE=0, or a GPU before sm_80
-			t.Logf("%s loads no tensor-core module: attention checked on its translated kernels only", be.Device().Name())
-		}
-	}
-	be = be.WithTuning(tun)
+	be, tun := deviceTuning(t)
+	tc := tun.AttnMMA != 0 // the device loads the native tensor-core kernels
 	r := rand.New(rand.NewPCG(35, 2))
 	causal := plan.FlagCausal
 	for _, ty := range []ggml.Type{ggml.F32, ggml.F16} {

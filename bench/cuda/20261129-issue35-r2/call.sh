@@ -3,7 +3,8 @@
 # (cuda/native/attention_mma.cu, attention_mma_tc_*) against the float64 reference and the CPU in normal,
 # permuted-block and NaN-poisoned runs, the end-to-end tests with it, then the Whisper encoder with and without
 # the native module and its profile, and pp512 on the SmolLM2 shape. Structure of ../20261129-issue35/call.sh.
-# Run from a folder holding hark.xz, cuda.test.xz, msltest.test.xz, data.tar.xz, wq8.xz.
+# Run from a folder holding hark.xz, cuda.test.xz, msltest.test.xz, data.tar.xz, wq8.xz. $GPUTESTS (call2.sh)
+# narrows the cuda package's GPU tests.
 set -u
 K=$(cd "$(dirname "$0")" && pwd); OUT=${OUT:-/tmp/out}; S=$(date +%s)
 el() { echo $(( $(date +%s) - S )); }
@@ -17,7 +18,7 @@ TOK=/w/shared/llm-kit/tokenizers/smollm2
 W=$!
 CH='AttentionTensorCores|AttentionKernel|MatMulTensorCores|E2EStories|E2EWhisperJFK'
 { nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap,clocks.sm,clocks.mem --format=csv
-  echo "== cuda.test ^TestGPU at $(el) s"; timeout 100 ./cuda.test -test.run '^TestGPU' -test.v -test.count=1 2>&1 | grep -E '^(\s*--- |ok|FAIL|PASS|panic)|Error|expected|actual|native'; echo "exit ${PIPESTATUS[0]}"
+  echo "== cuda.test ^TestGPU at $(el) s"; timeout 100 ./cuda.test -test.run "${GPUTESTS:-^TestGPU}" -test.v -test.count=1 2>&1 | grep -E '^(\s*--- |ok|FAIL|PASS|panic)|Error|expected|actual|native'; echo "exit ${PIPESTATUS[0]}"
   for mode in normal permuted poison nonative; do
     case $mode in normal) E="";; permuted) E="HARK_CUDA_PERMUTE=20261129";; poison) E="HARK_CUDA_POISON=1";; nonative) E="HARK_CUDA_NATIVE=0";; esac
     T=MatMulMMA=16,AttnMMA=1; [ $mode = nonative ] && T=
