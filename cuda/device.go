@@ -346,11 +346,13 @@ func (v *device) close() {
 func Tuning() shaders.Tuning { return shaders.TuningFor("cuda") }
 
 // tuningFor is Tuning for the opened GPU: with the sm_80 module loaded,
-// mat_mul of shaders.MatMulMMARows rows or more runs on tensor cores.
+// mat_mul of shaders.MatMulMMARows rows or more and unsplit attention
+// over rows of one sequence run on tensor cores.
 func tuningFor(v *device) shaders.Tuning {
 	t := Tuning()
 	if v.hasNative("sm80") {
 		t.MatMulMMA = shaders.MatMulMMARows
+		t.AttnMMA = 1
 	}
 	return t
 }

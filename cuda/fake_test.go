@@ -504,6 +504,7 @@ func TestFakeTune(t *testing.T) {
 	want := shaders.TuningFor("cuda")
 	want.Cores = 4                         // the fake's multiprocessors
 	want.MatMulMMA = shaders.MatMulMMARows // sm_90 loads the sm_80 module
+	want.AttnMMA = 1
 	require.Equal(t, want, b.tuning)
 	b.Close()
 	b, err = New(Options{NoNative: true})

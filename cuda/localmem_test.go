@@ -163,3 +163,18 @@ func TestAttentionNoLocalMemory(t *testing.T) {
 	}
 	require.Equal(t, 4, seen, "attention and attention_tiled functions (f32, f16) found in kernels.ptx")
 }
+
+// The tensor-core attention (cuda/native/attention_mma.cu) keeps Q's
+// fragments and O's accumulators in registers at both head-size variants.
+// Fails on its first draft, whose per-row rescale indexed O by the row
+// loop's variable and (at 128 dims) put O in 256 bytes of local memory.
+func TestAttentionTensorCoresNoLocalMemory(t *testing.T) {
+	seen := 0
+	for name, n := range ptxLocalBytes(kernelsSM80PTX) {
+		if strings.HasPrefix(name, "_ZN4attn9attentionI") {
+			seen++
+			require.Zero(t, n, "%s declares %d bytes of local memory", name, n)
+		}
+	}
+	require.Equal(t, 4, seen, "attention_mma_tc functions (f32, f16; 64 and 128 dims) found in kernels_sm80.ptx")
+}

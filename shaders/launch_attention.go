@@ -36,6 +36,24 @@ const (
 	attnMMASIMD = 2
 )
 
+// attention_mma_tc's shape (cuda/native/attention_mma.cu): head sizes
+// up to 64 (attention_mma_tc_*) or 128 (attention_mma_tc_hd128_*), two
+// warps of 16 rows per block.
+const (
+	attnTCHead    = 128
+	attnTCRows    = 32
+	attnTCThreads = 64
+)
+
+// attnTCName is the tensor-core attention variant for head size hd and
+// K/V suffix suf.
+func attnTCName(hd uint32, suf string) string {
+	if hd > attnMMAHead {
+		return "attention_mma_tc_hd128" + suf
+	}
+	return "attention_mma_tc" + suf
+}
+
 // attnMaxKV bounds the keys of one dispatch, as the CPU backend does.
 const attnMaxKV = 1 << 22
 
@@ -121,7 +139,13 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 	}
 	if nc == 1 {
 		oneSeq := m > 1 && a.Flags&plan.FlagPerSeqRows == 0
+		probs := d.NBind > plan.SlotAttentionProbs && d.Bind[plan.SlotAttentionProbs].Buf != plan.NoBuf
 		switch {
+		case oneSeq && t.AttnMMA != 0 && !probs && hd%8 == 0 && hd <= attnTCHead:
+			// tensor cores (CUDA's sm_80 module), 16 rows a warp
+			main.Function = attnTCName(hd, suf)
+			main.Groups[2] = (m + attnTCRows - 1) / attnTCRows
+			main.Threads[0] = attnTCThreads
 		case oneSeq && hd%8 == 0 && hd <= attnMMAHead:
 			// 8×8 simdgroup products, 8 rows per SIMD-group
 			main.Function = "attention_mma" + suf

@@ -46,6 +46,13 @@ type Tuning struct {
 	// and only when its GPU loaded the sm_80 module (no Metal family or
 	// the executor has those functions).
 	MatMulMMA uint32
+	// AttnMMA, when not zero, makes unsplit attention over rows of one
+	// sequence with head sizes that are multiples of 8 up to 128 and no
+	// probs launch attention_mma_tc_* (native CUDA on tensor cores,
+	// cuda/native/attention_mma.cu; attention_mma's key tiles and online
+	// softmax per row) instead of attention_mma or attention_tiled. Only
+	// the CUDA host sets it, with the sm_80 module loaded, as MatMulMMA.
+	AttnMMA uint32
 	// EmbedThreads is the threadgroup size of embed (a multiple of 32); one
 	// threadgroup per token, each thread decoding 16 elements at a time.
 	EmbedThreads uint32

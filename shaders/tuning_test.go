@@ -23,8 +23,8 @@ func TestFamilies(t *testing.T) {
 			switch v.Type().Field(i).Name {
 			case "Cores":
 				continue // the device's, set by the backend (zero: unknown)
-			case "MatMulMMA": // zero is off: only the CUDA host sets it
-				require.Zero(t, r.MatMulMMA, f.Family)
+			case "MatMulMMA", "AttnMMA": // zero is off: only the CUDA host sets them
+				require.True(t, v.Field(i).IsZero(), f.Family)
 				continue
 			}
 			require.False(t, v.Field(i).IsZero(), "%s: %s is zero", f.Family, v.Type().Field(i).Name)

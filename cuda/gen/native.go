@@ -29,7 +29,7 @@ func (m Module) File() string { return "kernels_" + m.Name + ".ptx" }
 
 // Modules are the native modules, oldest architecture first.
 var Modules = []Module{
-	{Name: "sm80", Arch: "sm_80", ISA: "ptx70", Clang: "clang-19", Sources: []string{"native/mat_mul_mma.cu"}},
+	{Name: "sm80", Arch: "sm_80", ISA: "ptx70", Clang: "clang-19", Sources: []string{"native/mat_mul_mma.cu", "native/attention_mma.cu"}},
 }
 
 // CompileNative compiles m's sources into one PTX module. The sources are
@@ -48,7 +48,7 @@ func CompileNative(root string, m Module) ([]byte, error) {
 		}
 		flags = append(flags, f)
 	}
-	flags = append(flags, "-I", filepath.Join(root, "cuda", "native"))
+	flags = append(flags, "-I", filepath.Join(root, "cuda", "native"), "-I", filepath.Join(root, "shaders"))
 	var unit strings.Builder
 	for _, s := range m.Sources {
 		unit.WriteString("#include \"" + filepath.Base(s) + "\"\n")

@@ -20,39 +20,15 @@
 //
 // Bindings: 0 W, 1 x, 2 out, 3 bias, 4 res. Args words: 0 n, 1 k, 2 m,
 // 3 ldx, 4 ldo, 5 ldr; 16 the binding mask.
-#include "msl_cuda.h"
-#pragma clang force_cuda_host_device end
+#include "mma.h"
 
 namespace mma {
 
 constexpr int BM = 32, BN = 64, BK = 32, THREADS = 128;
 constexpr int LD = BK + 8; // shared row stride in halves: 20 words, no bank conflict between a fragment's rows
 
-typedef unsigned short h16; // f16 bits
-
-__device__ inline h16 f2h(float f) {
-    h16 h;
-    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-    return h;
-}
-__device__ inline float h2f(h16 h) {
-    float f;
-    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-    return f;
-}
-
-// mma16816 is D = A·B + C for one m16n8k16 product (A 16×16 row-major,
-// B 16×8 column-major: rows of W), f16 in, f32 accumulated.
-__device__ inline void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
 // Weight formats: load16 writes the 16 elements e0..e0+15 of row as f16
 // pairs (exact) and returns the block's scale (1 for f16).
-__device__ inline unsigned pack(h16 a, h16 b) { return (unsigned)a | (unsigned)b << 16; }
-
 struct wf16 {
     static constexpr bool scaled = false;
     __device__ static unsigned long rowBytes(int k) { return (unsigned long)k * 2; }
@@ -101,8 +77,6 @@ struct wq4_0 {
         return h2f(b[0]);
     }
 };
-
-__device__ inline unsigned word(const h16* s, int row, int col) { return *(const unsigned*)(s + row * LD + col); }
 
 template <class W>
 __device__ inline void mat_mul(const __hark::Params& P) {
@@ -171,11 +145,7 @@ __device__ inline void mat_mul(const __hark::Params& P) {
             unsigned* dh = (unsigned*)(sxh + xm * LD + 8 * xq);
             unsigned* dl = (unsigned*)(sxl + xm * LD + 8 * xq);
 #pragma unroll
-            for (int i = 0; i < 8; i += 2) {
-                const h16 h0 = f2h(xv[i]), h1 = f2h(xv[i + 1]);
-                dh[i / 2] = pack(h0, h1);
-                dl[i / 2] = pack(f2h(xv[i] - h2f(h0)), f2h(xv[i + 1] - h2f(h1)));
-            }
+            for (int i = 0; i < 8; i += 2) split2(xv[i], xv[i + 1], &dh[i / 2], &dl[i / 2]);
         }
         asm volatile("bar.sync 0;" ::: "memory");
         if (k0 + BK < k) fetch(k0 + BK);
@@ -191,12 +161,12 @@ __device__ inline void mat_mul(const __hark::Params& P) {
         for (int kk = 0; kk < BK; kk += 16) {
             unsigned ah[4], al[4];
             const int r0 = moff + g, c0 = kk + 2 * q;
-            ah[0] = word(sxh, r0, c0), ah[1] = word(sxh, r0 + 8, c0), ah[2] = word(sxh, r0, c0 + 8), ah[3] = word(sxh, r0 + 8, c0 + 8);
-            al[0] = word(sxl, r0, c0), al[1] = word(sxl, r0 + 8, c0), al[2] = word(sxl, r0, c0 + 8), al[3] = word(sxl, r0 + 8, c0 + 8);
+            ah[0] = word(sxh, LD, r0, c0), ah[1] = word(sxh, LD, r0 + 8, c0), ah[2] = word(sxh, LD, r0, c0 + 8), ah[3] = word(sxh, LD, r0 + 8, c0 + 8);
+            al[0] = word(sxl, LD, r0, c0), al[1] = word(sxl, LD, r0 + 8, c0), al[2] = word(sxl, LD, r0, c0 + 8), al[3] = word(sxl, LD, r0 + 8, c0 + 8);
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int nr = noff + 8 * j + g;
-                const unsigned b0 = word(sw, nr, c0), b1 = word(sw, nr, c0 + 8);
+                const unsigned b0 = word(sw, LD, nr, c0), b1 = word(sw, LD, nr, c0 + 8);
                 mma16816(c[j], al, b0, b1);
                 mma16816(c[j], ah, b0, b1);
             }

@@ -25,17 +25,8 @@ import (
 // (partial 32-row tiles), k 37 for f16 (a partial k step) and 96 (three
 // blocks) for q8_0 and q4_0; m 15 stays on mat_mul everywhere.
 func TestMatMulTensorCores(t *testing.T) {
-	be := TestBackend(t)
-	tun := shaders.Default
-	mma := false // the device loads the native tensor-core kernels
-	if d, ok := be.Device().(interface{ Tuning() shaders.Tuning }); ok {
-		tun = d.Tuning()
-		mma = tun.MatMulMMA != 0
-		if !mma { // HARK_CUDA_NATIVE=0, or a GPU before sm_80
-			t.Logf("%s loads no tensor-core module: mat_mul checked on its translated kernel only", be.Device().Name())
-		}
-	}
-	be = be.WithTuning(tun)
+	be, tun := deviceTuning(t)
+	mma := tun.MatMulMMA != 0 // the device loads the native tensor-core kernels
 	r := rand.New(rand.NewPCG(35, 1))
 	for _, typ := range []ggml.Type{ggml.F16, ggml.Q8_0, ggml.Q4_0} {
 		for _, sh := range []struct{ n, m int }{{70, 16}, {70, 45}, {130, 100}, {9, 15}} {
@@ -80,4 +71,19 @@ func alignedMatMul(t *testing.T, r *rand.Rand, typ ggml.Type, n, k, m int) (*mxC
 		}
 	}
 	return c, exact
+}
+
+// deviceTuning is the test backend with its device's own tuning (on a CUDA
+// GPU: the native tensor-core knobs set only where the sm_80 module
+// loaded), or the executor with shaders.Default.
+func deviceTuning(t *testing.T) (*Backend, shaders.Tuning) {
+	be := TestBackend(t)
+	tun := shaders.Default
+	if d, ok := be.Device().(interface{ Tuning() shaders.Tuning }); ok {
+		tun = d.Tuning()
+		if tun.MatMulMMA == 0 && tun.AttnMMA == 0 { // HARK_CUDA_NATIVE=0, or a GPU before sm_80
+			t.Logf("%s loads no tensor-core module: checked on the translated kernels only", be.Device().Name())
+		}
+	}
+	return be.WithTuning(tun), tun
 }

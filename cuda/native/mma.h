@@ -1,0 +1,49 @@
+// mma.h: what the native tensor-core kernels share: the entry ABI
+// (msl_cuda.h's __hark::Params, patch, ids), f16 conversions and the
+// m16n8k16 product. Included by each native source; the module's unit
+// includes them one after another, so it is included once.
+#pragma once
+#include "msl_cuda.h"
+#pragma clang force_cuda_host_device end
+
+namespace mma {
+
+typedef unsigned short h16; // f16 bits
+
+__device__ inline h16 f2h(float f) {
+    h16 h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ inline float h2f(h16 h) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+
+__device__ inline unsigned pack(h16 a, h16 b) { return (unsigned)a | (unsigned)b << 16; }
+
+// mma16816 is D = A·B + C for one m16n8k16 product (A 16×16 row-major,
+// B 16×8 column-major), f16 in, f32 accumulated. Fragments (g = lane/4,
+// q = lane%4): A a[0] row g cols 2q,2q+1; a[1] row g+8; a[2] row g cols
+// 2q+8,2q+9; a[3] row g+8 cols 2q+8,2q+9. B b0 rows (k) 2q,2q+1 of
+// column g; b1 rows 2q+8,2q+9. C c0,c1 row g cols 2q,2q+1; c2,c3 row g+8.
+__device__ inline void mma16816(float* c, const unsigned* a, unsigned b0, unsigned b1) {
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// word is the f16 pair at (row, col) of a shared tile of row stride ld
+// halves (col even).
+__device__ inline unsigned word(const h16* s, int ld, int row, int col) { return *(const unsigned*)(s + row * ld + col); }
+
+// split2 packs two floats' f16 parts: hi = f16(x), lo = f16(x - hi), so
+// hi + lo carries 22 of float's 24 significant bits (|x| < 65504).
+__device__ inline void split2(float a, float b, unsigned* hi, unsigned* lo) {
+    const h16 ha = f2h(a), hb = f2h(b);
+    *hi = pack(ha, hb);
+    *lo = pack(f2h(a - h2f(ha)), f2h(b - h2f(hb)));
+}
+
+} // namespace mma
