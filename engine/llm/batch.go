@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/gguf"
@@ -29,6 +30,8 @@ type pagedKV struct {
 	blockSize   int
 	blocks      int
 	tableStride int
+	pools       []plan.BufID // every layer's K and V pools
+	elem        int          // bytes per cache element
 }
 
 func (p *pagedKV) headStride(h HParams) int  { return p.blockSize * h.HeadDim }
@@ -124,6 +127,10 @@ func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.
 		return nil, nil, nil, 0, err
 	}
 	kc, vc := b.kvBuffers("pool", kvt, pg.blocks*pg.blockStride(h))
+	pg.pools, pg.elem = append(slices.Clone(kc), vc...), 2
+	if kvt == ggml.F32 {
+		pg.elem = 4
+	}
 	for _, mat := range []plan.Kernel{plan.MatVec, plan.MatMul} {
 		ps, _ := b.p.AddPass("step." + mat.String())
 		fw := &forward{builder: b, ps: ps, prefill: true, lay: lay, s: s, w: w, rope: rope, kc: kc, vc: vc, m: rows, mat: mat, paged: pg}
@@ -273,4 +280,28 @@ func (b *Batch) Sample(slot, row int, step uint64, top int, lp *TokenLogprob) (i
 		}
 	}
 	return id[0], nil
+}
+
+// CopyBlock copies the first positions positions of block src into block
+// dst in every layer's keys and values (copy-on-write of a shared block,
+// kvpage.Copy). The copy goes through the host: it is rare (a sequence
+// writing into a prompt block another holds).
+func (b *Batch) CopyBlock(src, dst int32, positions int) error {
+	pg := b.pg
+	if src < 0 || dst < 0 || int(src) >= pg.blocks || int(dst) >= pg.blocks || positions < 0 || positions > pg.blockSize {
+		return fmt.Errorf("llm: copy of %d positions from block %d to %d in a pool of %d blocks of %d", positions, src, dst, pg.blocks, pg.blockSize)
+	}
+	hs, bs := int64(pg.headStride(b.H)*pg.elem), int64(pg.blockStride(b.H)*pg.elem)
+	buf := make([]byte, positions*b.H.HeadDim*pg.elem)
+	for _, id := range pg.pools {
+		for h := range int64(b.H.NKV) {
+			if err := b.exec.Read(id, int64(src)*bs+h*hs, buf); err != nil {
+				return err
+			}
+			if err := b.exec.Write(id, int64(dst)*bs+h*hs, buf); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
