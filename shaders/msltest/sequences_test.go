@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
@@ -52,6 +54,9 @@ func (p *pagedPool) cells(r *rand.Rand, ty ggml.Type, random bool) []byte {
 		for t, ps := range p.pos {
 			for i := 0; i <= int(ps)/p.bs; i++ {
 				b := int(p.table[t*p.ts+i])
+				if b >= p.nBlocks {
+					continue // a bad table (TestPagedKernelsBadRow)
+				}
 				copy(v[b*p.bstride:], kitRand(r, p.bstride, 1))
 			}
 		}
@@ -121,4 +126,39 @@ func TestAttentionPagedKernel(t *testing.T) {
 		}
 	}
 	t.Logf("attention_paged: worst relative error %.3g", worst)
+}
+
+// A row whose table names a block outside the pool is skipped by the
+// kernels (rope: its row and every cell stay as they were; attention: a
+// zero output) while the other rows come out as the CPU makes them alone
+// (the CPU refuses such a dispatch outright).
+func TestPagedKernelsBadRow(t *testing.T) {
+	r := rand.New(rand.NewPCG(38, 3))
+	hd, nHead, nKV, bs, ts := 32, 4, 2, 4, 4
+	p := newPagedPool(r, hd, nKV, bs, ts, []int32{5, 9})
+	p.table[ts] = int32(p.nBlocks + 1) // row 1's first block is outside the pool
+	w := (nHead + 2*nKV) * hd
+	qkv := kitF32(kitRand(r, 2*w, 1))
+	kc, vc := p.cells(r, ggml.F32, true), p.cells(r, ggml.F32, true)
+	rope := func(m int) plan.Dispatch {
+		return plan.RopeKVPagedArgs{Type: ggml.F32, HeadDim: hd, NHead: nHead, NKV: nKV, M: m, Ldqkv: w, HeadStride: p.hs, PosStride: p.ps,
+			BlockSize: bs, BlockStride: p.bstride, NBlocks: p.nBlocks, TableStride: ts}.Dispatch()
+	}
+	freqs := kitF32(ropeFreqs(hd, 10000))
+	both := kitRunOn(t, kitBackend(t), rope(2), [][]byte{qkv, freqs, kc, vc, kitI32(p.pos), kitI32(p.table)}, nil)
+	one, _ := kitRun(t, rope(1), [][]byte{qkv[:4*w], freqs, kc, vc, kitI32(p.pos[:1]), kitI32(p.table[:ts])})
+	kitCompare(t, ggml.BytesF32(one[0]), ggml.BytesF32(both[0][:4*w]), 2e-6, "good row's qkv")
+	require.Equal(t, qkv[4*w:], both[0][4*w:], "bad row's qkv untouched")
+	kitCompare(t, ggml.BytesF32(one[2]), ggml.BytesF32(both[2]), 2e-6, "k pool: only the good row's cells written")
+	require.Equal(t, one[3], both[3], "v pool: only the good row's cells written")
+
+	attn := func(m int) plan.Dispatch {
+		return plan.AttentionPagedArgs{Type: ggml.F32, HeadDim: hd, NHead: nHead, NKV: nKV, M: m, Ldq: w, Ldo: nHead * hd, Scale: 0.2,
+			HeadStride: p.hs, PosStride: p.ps, BlockSize: bs, BlockStride: p.bstride, NBlocks: p.nBlocks, TableStride: ts}.Dispatch()
+	}
+	o := nHead * hd
+	gotA := kitRunOn(t, kitBackend(t), attn(2), [][]byte{qkv, kc, vc, kitF32(kitNaNs(2 * o)), kitI32(p.pos), kitI32(p.table)}, nil)
+	oneA, _ := kitRun(t, attn(1), [][]byte{qkv[:4*w], kc, vc, kitF32(kitNaNs(o)), kitI32(p.pos[:1]), kitI32(p.table[:ts])})
+	kitCompare(t, ggml.BytesF32(oneA[3]), ggml.BytesF32(gotA[3][:4*o]), 2e-5, "good row's attention")
+	require.Equal(t, make([]float32, o), ggml.BytesF32(gotA[3][4*o:]), "bad row's output is zero")
 }
