@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "df553da3c2c8621c20d661fbb0bab3ebdc531d54b12e2734dbf76b1595e2c189"
+const sourcesHash = "7bcdb067a79160760ed06a849ac3f33509abbeecc25ac39a87650e9c0f8ea870"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -16,6 +16,8 @@ var kernelNames = []string{
 	"attention_merge",
 	"attention_mma_f16",
 	"attention_mma_f32",
+	"attention_paged_f16",
+	"attention_paged_f32",
 	"attention_tiled_f16",
 	"attention_tiled_f32",
 	"beam_copy_2",
@@ -114,6 +116,8 @@ var kernelNames = []string{
 	"rope",
 	"rope_kv_f16",
 	"rope_kv_f32",
+	"rope_kv_paged_f16",
+	"rope_kv_paged_f32",
 	"sample",
 	"scale",
 	"silu_mul",

@@ -391,6 +391,48 @@ struct whisper_filter_args {
 // binding slots of whisper_filter
 enum { WHISPER_FILTER_X = 0, WHISPER_FILTER_TABLE = 1, WHISPER_FILTER_HIST = 2 };
 
+// rope_kv_paged (plan.RopeKVPaged)
+struct rope_kv_paged_args {
+    unsigned int head_dim;
+    unsigned int n_head;
+    unsigned int nkv;
+    unsigned int m;
+    unsigned int ldqkv;
+    unsigned int mode;
+    unsigned int rope_dim;
+    unsigned int head_stride;
+    unsigned int pos_stride;
+    unsigned int block_size;
+    unsigned int block_stride;
+    unsigned int n_blocks;
+    unsigned int table_stride;
+    float m_scale;
+    unsigned int pad_[2];
+};
+// binding slots of rope_kv_paged
+enum { ROPE_KV_PAGED_QKV = 0, ROPE_KV_PAGED_FREQS = 1, ROPE_KV_PAGED_K_CACHE = 2, ROPE_KV_PAGED_V_CACHE = 3, ROPE_KV_PAGED_POS = 4, ROPE_KV_PAGED_TABLE = 5 };
+
+// attention_paged (plan.AttentionPaged)
+struct attention_paged_args {
+    unsigned int head_dim;
+    unsigned int n_head;
+    unsigned int nkv;
+    unsigned int m;
+    unsigned int ldq;
+    unsigned int ldo;
+    float scale;
+    unsigned int head_stride;
+    unsigned int pos_stride;
+    unsigned int block_size;
+    unsigned int block_stride;
+    unsigned int n_blocks;
+    unsigned int table_stride;
+    unsigned int window;
+    unsigned int pad_[2];
+};
+// binding slots of attention_paged
+enum { ATTENTION_PAGED_Q = 0, ATTENTION_PAGED_K = 1, ATTENTION_PAGED_V = 2, ATTENTION_PAGED_OUT = 3, ATTENTION_PAGED_POS = 4, ATTENTION_PAGED_TABLE = 5 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -422,6 +464,8 @@ struct Args {
         struct gelu_mul_mat_vec_args gelu_mul_mat_vec;
         struct beam_copy_args beam_copy;
         struct whisper_filter_args whisper_filter;
+        struct rope_kv_paged_args rope_kv_paged;
+        struct attention_paged_args attention_paged;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -455,6 +499,8 @@ static_assert(sizeof(struct gelu_mul_args) == 64, "gelu_mul args");
 static_assert(sizeof(struct gelu_mul_mat_vec_args) == 64, "gelu_mul_mat_vec args");
 static_assert(sizeof(struct beam_copy_args) == 64, "beam_copy args");
 static_assert(sizeof(struct whisper_filter_args) == 64, "whisper_filter args");
+static_assert(sizeof(struct rope_kv_paged_args) == 64, "rope_kv_paged args");
+static_assert(sizeof(struct attention_paged_args) == 64, "attention_paged args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

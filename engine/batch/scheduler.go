@@ -133,6 +133,13 @@ func (s *Scheduler) finish(r *Request, err error) {
 	s.waiting = slices.DeleteFunc(s.waiting, func(o *Request) bool { return o == r })
 }
 
+// Ended reports whether r has ended (done, failed or cancelled).
+func (s *Scheduler) Ended(r *Request) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return r.Done
+}
+
 // Pending reports whether any request waits or runs.
 func (s *Scheduler) Pending() bool {
 	s.mu.Lock()

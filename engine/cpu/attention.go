@@ -60,36 +60,47 @@ func (a *attnTask) Do(w, lo, hi int) {
 		}
 		mx := float32(math.Inf(-1))
 		for j := first; j < nvis; j++ {
-			off := base + j*a.ps
-			var d float32
-			if a.k.h != nil {
-				d = a.dotH(halfBytes(a.k.h[off:off+hd]), q)
-			} else {
-				d = attnDotF32(q, a.k.f[off:off+hd])
-			}
-			d *= a.scale
+			d := keyScore(a.k, base+j*a.ps, q, a.dotH) * a.scale
 			s[j] = d
 			if d > mx {
 				mx = d
 			}
 		}
-		var sum float64
-		for j := first; j < nvis; j++ {
-			e := exp32(s[j] - mx)
-			s[j] = e
-			sum += float64(e)
-		}
-		inv := float32(1 / sum)
+		inv := expScores(s[first:nvis], mx)
 		for j := first; j < nvis; j++ {
 			p := s[j] * inv
 			s[j] = p
-			off := base + j*a.ps
-			if a.v.h != nil {
-				axpyHalf(o, p, a.v.h[off:off+hd])
-			} else {
-				axpyF32(o, p, a.v.f[off:off+hd])
-			}
+			addValue(o, p, a.v, base+j*a.ps)
 		}
+	}
+}
+
+// expScores turns scores into exp(s-mx) in place and returns 1 over their
+// sum (summed in float64).
+func expScores(s []float32, mx float32) float32 {
+	var sum float64
+	for j, v := range s {
+		e := exp32(v - mx)
+		s[j] = e
+		sum += float64(e)
+	}
+	return float32(1 / sum)
+}
+
+// keyScore is q·k for the key at element off of a cache.
+func keyScore(k typed, off int, q []float32, dotH func(w []byte, x []float32) float32) float32 {
+	if k.h != nil {
+		return dotH(halfBytes(k.h[off:off+len(q)]), q)
+	}
+	return attnDotF32(q, k.f[off:off+len(q)])
+}
+
+// addValue adds p times the value at element off of a cache to o.
+func addValue(o []float32, p float32, v typed, off int) {
+	if v.h != nil {
+		axpyHalf(o, p, v.h[off:off+len(o)])
+	} else {
+		axpyF32(o, p, v.f[off:off+len(o)])
 	}
 }
 

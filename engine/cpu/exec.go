@@ -43,15 +43,17 @@ type Exec struct {
 	beamRow  []byte // BeamCopy's saved source rows, grown to seqs rows
 
 	// kernel tasks, reused by every dispatch so the pool needs no allocation
-	embedT    embedTask
-	normT     normTask
-	ewT       ewTask
-	ropeT     ropeTask
-	attnT     attnTask
-	smT       softmaxTask
-	colT      im2colTask
-	packT     attnPackTask
-	attnSoftT attnSoftTask
+	embedT     embedTask
+	normT      normTask
+	ewT        ewTask
+	ropeT      ropeTask
+	attnT      attnTask
+	pagedRopeT pagedRopeTask
+	pagedAttnT pagedAttnTask
+	smT        softmaxTask
+	colT       im2colTask
+	packT      attnPackTask
+	attnSoftT  attnSoftTask
 }
 
 type compiledPass struct {
@@ -182,6 +184,10 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.beamCopy(d)
 	case plan.WhisperFilter:
 		return e.whisperFilter(d)
+	case plan.RopeKVPaged:
+		return e.ropeKVPaged(d)
+	case plan.AttentionPaged:
+		return e.attentionPaged(d)
 	}
 	return e.errf("unknown kernel %d", d.Kernel)
 }
@@ -307,6 +313,12 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 		return 0, min(plan.DecodeRope(d).HeadDim, floats(0)) + 2
 	case plan.RopeKV:
 		return 0, min(plan.DecodeRopeKV(d).HeadDim, floats(0)) + 2
+	case plan.RopeKVPaged:
+		return 0, min(plan.DecodeRopeKVPaged(d).HeadDim, floats(0)) + 2
+	case plan.AttentionPaged:
+		// a row sees at most its table's positions
+		a := plan.DecodeAttentionPaged(d)
+		return 0, min(satMul(a.TableStride, a.BlockSize), maxKV)
 	case plan.Attention:
 		a := plan.DecodeAttention(d)
 		kv := a.KVLen

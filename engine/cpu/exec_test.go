@@ -65,6 +65,17 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	a.Patch[a.NPatch] = plan.Patch{Target: plan.PatchAttentionKVLen, Var: plan.VarKVLen, Mul: 1}
 	a.NPatch++
 	h.add(a)
+	// a sequence at its own position over a pool of 4 blocks of 4
+	pool := nKV * 4 * hd
+	pk := h.p.AddBuffer(plan.Buffer{Name: "pool.k", Kind: plan.State, Size: int64(2 * 4 * pool)})
+	pv := h.p.AddBuffer(plan.Buffer{Name: "pool.v", Kind: plan.State, Size: int64(2 * 4 * pool)})
+	ppos, ptab := h.i32("paged.pos", []int32{3, 6}), h.i32("paged.table", []int32{2, 0, 1, 3})
+	h.add(plan.RopeKVPagedArgs{Type: ggml.F16, QKV: bind(qkv), Freqs: bind(freqs), KCache: bind(pk), VCache: bind(pv), Pos: bind(ppos), Table: bind(ptab),
+		HeadDim: hd, NHead: nHead, NKV: nKV, M: 1, Ldqkv: qkvW, Mode: plan.RopeNeoX, HeadStride: 4 * hd, PosStride: hd,
+		BlockSize: 4, BlockStride: pool, NBlocks: 4, TableStride: 2}.Dispatch())
+	h.add(plan.AttentionPagedArgs{Type: ggml.F16, Q: bind(qkv), K: bind(pk), V: bind(pv), Out: bind(att), Pos: bind(ppos), Table: bind(ptab),
+		HeadDim: hd, NHead: nHead, NKV: nKV, M: 1, Ldq: qkvW, Ldo: nHead * hd, Scale: 0.25, HeadStride: 4 * hd, PosStride: hd,
+		BlockSize: 4, BlockStride: pool, NBlocks: 4, TableStride: 2}.Dispatch())
 	h.add(plan.MatMulArgs{Type: ggml.F32, W: bind(wo), X: bind(att), Out: bind(x), Bias: plan.None, Res: bind(x), N: int(dim), K: int(nHead * hd), M: 1, Ldx: int(nHead * hd), Ldo: int(dim), Ldr: int(dim)}.Dispatch())
 	h.add(plan.RMSNormArgs{X: bind(x), W: bind(gFFN), Out: bind(tmp), Dim: int(dim), Rows: 1, Ldx: int(dim), Ldo: int(dim), Eps: 1e-5}.Dispatch())
 	h.add(plan.MatVecArgs{Type: ggml.Q4_0, W: bind(wup), X: bind(tmp), Out: bind(gu), Bias: plan.None, Res: plan.None, N: int(2 * ff), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(2 * ff)}.Dispatch())

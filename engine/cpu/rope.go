@@ -34,21 +34,7 @@ func (k *ropeTask) Do(w, lo, hi int) {
 		}
 		row := k.x[t*k.ldx:]
 		if k.freqs != nil {
-			cs := k.cs[w][:2*k.half]
-			for i := 0; i < k.half; i++ {
-				// The angle in float64: pos·freq loses digits in float32
-				// at long contexts.
-				s, c := math.Sincos(float64(pos) * float64(k.freqs[i]))
-				cs[2*i], cs[2*i+1] = float32(c)*k.mscale, float32(s)*k.mscale
-			}
-			for h := 0; h < k.nRot; h++ {
-				v := row[h*hd : h*hd+hd]
-				if k.neox {
-					rotNeoX(v, cs, k.half)
-				} else {
-					rotNormal(v, cs, k.half)
-				}
-			}
+			rotateHeads(row, k.cs[w][:2*k.half], k.freqs, pos, k.nRot, hd, k.neox, k.mscale)
 		}
 		if !k.kv {
 			continue
@@ -59,6 +45,26 @@ func (k *ropeTask) Do(w, lo, hi int) {
 			vv := row[(k.nHead+k.nKV+h)*hd : (k.nHead+k.nKV+h)*hd+hd]
 			storeRow(k.kc, dst, kv)
 			storeRow(k.vc, dst, vv)
+		}
+	}
+}
+
+// rotateHeads rotates the first nRot heads of hd in row at position pos,
+// with cs as room for the (cos, sin) pairs.
+func rotateHeads(row, cs, freqs []float32, pos, nRot, hd int, neox bool, mscale float32) {
+	half := len(cs) / 2
+	for i := 0; i < half; i++ {
+		// The angle in float64: pos·freq loses digits in float32 at long
+		// contexts.
+		s, c := math.Sincos(float64(pos) * float64(freqs[i]))
+		cs[2*i], cs[2*i+1] = float32(c)*mscale, float32(s)*mscale
+	}
+	for h := 0; h < nRot; h++ {
+		v := row[h*hd : h*hd+hd]
+		if neox {
+			rotNeoX(v, cs, half)
+		} else {
+			rotNormal(v, cs, half)
 		}
 	}
 }

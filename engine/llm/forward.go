@@ -20,6 +20,9 @@ type forward struct {
 	w       *modelWeights
 	rope    ropeTables
 	kc, vc  []plan.BufID
+	// paged (batch plans): rows are tokens of many sequences, each at its
+	// own position over its own blocks of the KV pools kc, vc
+	paged *pagedKV
 }
 
 // emit: the embedding, the blocks, the final norm and the logits of the
@@ -183,6 +186,15 @@ func (f *forward) ropeToCache(l int) {
 	if f.a.Sliding(l) {
 		freqs = f.rope.local
 	}
+	if pg := f.paged; pg != nil {
+		d := plan.RopeKVPagedArgs{Type: f.lay.kvType, QKV: f.at(f.s.qkv, 0), Freqs: freqs, KCache: f.at(f.kc[l], 0), VCache: f.at(f.vc[l], 0),
+			Pos: f.at(pg.pos, 0), Table: f.at(pg.table, 0), HeadDim: h.HeadDim, NHead: h.NHead, NKV: h.NKV, M: f.m, Ldqkv: h.QDim() + 2*h.KVDim(),
+			Mode: f.a.RopeMode, RopeDim: h.RopeDim, HeadStride: pg.headStride(h), PosStride: h.HeadDim, BlockSize: pg.blockSize,
+			BlockStride: pg.blockStride(h), NBlocks: pg.blocks, TableStride: pg.tableStride}.Dispatch()
+		f.rows(&d, plan.PatchRopeKVPagedM, 1)
+		f.ps.Add(d)
+		return
+	}
 	d := plan.RopeKVArgs{Type: f.lay.kvType, QKV: f.at(f.s.qkv, 0), Freqs: freqs, KCache: f.at(f.kc[l], 0), VCache: f.at(f.vc[l], 0),
 		HeadDim: h.HeadDim, NHead: h.NHead, NKV: h.NKV, M: f.m, Ldqkv: h.QDim() + 2*h.KVDim(), Mode: f.a.RopeMode, RopeDim: h.RopeDim,
 		HeadStride: f.lay.ctx * h.HeadDim, PosStride: h.HeadDim}.Dispatch()
@@ -199,9 +211,19 @@ func (f *forward) attend(l int) {
 	if f.a.Sliding(l) {
 		window = h.Window
 	}
+	scale := float32(1 / math.Sqrt(float64(h.HeadDim)))
+	if pg := f.paged; pg != nil {
+		d := plan.AttentionPagedArgs{Type: f.lay.kvType, Q: f.at(f.s.qkv, 0), K: f.at(f.kc[l], 0), V: f.at(f.vc[l], 0), Out: f.at(f.s.att, 0),
+			Pos: f.at(pg.pos, 0), Table: f.at(pg.table, 0), HeadDim: h.HeadDim, NHead: h.NHead, NKV: h.NKV, M: f.m, Ldq: h.QDim() + 2*h.KVDim(),
+			Ldo: h.QDim(), Scale: scale, HeadStride: pg.headStride(h), PosStride: h.HeadDim, BlockSize: pg.blockSize,
+			BlockStride: pg.blockStride(h), NBlocks: pg.blocks, TableStride: pg.tableStride, Window: window}.Dispatch()
+		f.rows(&d, plan.PatchAttentionPagedM, 1)
+		f.ps.Add(d)
+		return
+	}
 	d := plan.AttentionArgs{Type: f.lay.kvType, Q: f.at(f.s.qkv, 0), K: f.at(f.kc[l], 0), V: f.at(f.vc[l], 0),
 		Out: f.at(f.s.att, 0), Probs: none, HeadDim: h.HeadDim, NHead: h.NHead, NKV: h.NKV, M: f.m, Ldq: h.QDim() + 2*h.KVDim(), Ldo: h.QDim(),
-		Flags: plan.FlagCausal, Scale: float32(1 / math.Sqrt(float64(h.HeadDim))), HeadStride: f.lay.ctx * h.HeadDim, PosStride: h.HeadDim,
+		Flags: plan.FlagCausal, Scale: scale, HeadStride: f.lay.ctx * h.HeadDim, PosStride: h.HeadDim,
 		Window: window}.Dispatch()
 	d.AddPatch(plan.PatchAttentionKVLen, plan.VarKVLen, 1, 0)
 	d.AddPatch(plan.PatchAttentionPos0, plan.VarPos, 1, 0)
@@ -239,6 +261,12 @@ func (f *forward) gatedDown(down tensor, out, res plan.Binding) {
 func (f *forward) logits() {
 	h := f.h
 	ne := h.NEmbd
+	if f.paged != nil {
+		// every row's logits: each row may end its sequence's chunk
+		f.rmsNorm(f.w.outputNorm, ne, f.m, 1, ne, f.at(f.s.x, 0), f.at(f.s.h, 0))
+		f.linear(f.w.output, h.NVocab, ne, f.at(f.s.h, 0), ne, f.at(f.lay.logits, 0), h.NVocab, none, none, none)
+		return
+	}
 	d := plan.RMSNormMatVecArgs{Type: f.w.output.typ, W: f.w.output.bind(), X: f.at(f.s.x, 0), Out: f.at(f.lay.logits, 0), Bias: none, Res: none,
 		G: f.w.outputNorm.bind(), N: h.NVocab, K: ne, M: 1, Ldx: ne, Ldo: h.NVocab, Eps: h.Eps}.Dispatch()
 	if f.prefill {

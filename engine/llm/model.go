@@ -54,11 +54,7 @@ type Model struct {
 // and loads it on backend. f must stay open while the model is used: the
 // weights are read from its memory map.
 func Load(backend plan.Backend, f *gguf.File, opt Options) (*Model, error) {
-	a, err := LookupArch(f.Architecture())
-	if err != nil {
-		return nil, err
-	}
-	h, err := ReadHParams(f, a)
+	a, h, err := readModel(f)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +81,16 @@ func Load(backend plan.Backend, f *gguf.File, opt Options) (*Model, error) {
 		return nil, fmt.Errorf("llm: loading the plan on %s: %w", backend.Name(), err)
 	}
 	return &Model{Arch: a, H: h, exec: exec, lay: lay, logits: make([]float32, h.NVocab)}, nil
+}
+
+// readModel reads f's architecture and hyper-parameters.
+func readModel(f *gguf.File) (Arch, HParams, error) {
+	a, err := LookupArch(f.Architecture())
+	if err != nil {
+		return a, HParams{}, err
+	}
+	h, err := ReadHParams(f, a)
+	return a, h, err
 }
 
 // Close releases the backend's buffers.
@@ -245,8 +251,13 @@ func (m *Model) setSampler(s Sampler) error {
 
 // logprobs reads the logprobs record of the token drawn into tokens[slot].
 func (m *Model) logprobs(slot int, top int, lp *TokenLogprob) error {
+	return readLogprobs(m.exec, m.lay.logprobs, slot, top, lp)
+}
+
+// readLogprobs reads record slot of a Sample pass's logprobs buffer.
+func readLogprobs(x plan.Executable, buf plan.BufID, slot int, top int, lp *TokenLogprob) error {
 	var rec [plan.SampleLogprobWords]float32
-	if err := plan.ReadF32(m.exec, m.lay.logprobs, slot*plan.SampleLogprobWords, rec[:]); err != nil {
+	if err := plan.ReadF32(x, buf, slot*plan.SampleLogprobWords, rec[:]); err != nil {
 		return err
 	}
 	lp.Logprob = rec[0]

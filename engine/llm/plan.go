@@ -56,65 +56,41 @@ type scratch struct {
 	x, h, qkv, att, gate, up plan.BufID
 }
 
-// buildPlan lays out prefill, decode and token selection for one model.
-func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type) (*plan.Plan, *layout, error) {
+// newBuilder starts a plan named name for the model: its weights bound.
+func newBuilder(a Arch, h HParams, f *gguf.File, name string) (*builder, *modelWeights, error) {
 	if a.Norm != NormRMS {
 		return nil, nil, fmt.Errorf("llm: %s: norm kind %d is not supported", a.Name, a.Norm)
 	}
-	p := &plan.Plan{Name: "llm-" + a.Name}
-	b := &builder{a: a, h: h, p: p}
-	w, err := bindWeights(a, h, f, p)
+	b := &builder{a: a, h: h, p: &plan.Plan{Name: name}}
+	w, err := bindWeights(a, h, f, b.p)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := checkScaling(h.Scaling, w.ropeFactors != nil); err != nil {
 		return nil, nil, err
 	}
+	return b, w, nil
+}
+
+// buildPlan lays out prefill, decode and token selection for one model.
+func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type) (*plan.Plan, *layout, error) {
+	b, w, err := newBuilder(a, h, f, "llm-"+a.Name)
+	if err != nil {
+		return nil, nil, err
+	}
 	lay := &layout{ctx: ctx, batch: batch}
 	lay.tokens = b.buffer("tokens", plan.IO, 4*(ctx+1))
 	lay.logits = b.buffer("logits", plan.IO, 4*h.NVocab)
-	qkvW := h.QDim() + 2*h.KVDim()
-	s := scratch{
-		x:   b.buffer("x", plan.Scratch, 4*batch*h.NEmbd),
-		h:   b.buffer("h", plan.Scratch, 4*batch*h.NEmbd),
-		qkv: b.buffer("qkv", plan.Scratch, 4*batch*qkvW),
-		att: b.buffer("attn", plan.Scratch, 4*batch*h.QDim()),
-	}
-	if w.gateUpRow {
-		// gate|up in one row, so one product fills both (fuse.go)
-		s.gate = b.buffer("ffn.gate_up", plan.Scratch, 4*batch*2*h.NFF)
-		s.up = s.gate
-	} else {
-		s.gate = b.buffer("ffn.gate", plan.Scratch, 4*batch*h.NFF)
-		s.up = b.buffer("ffn.up", plan.Scratch, 4*batch*h.NFF)
-	}
-	rope := ropeTables{}
-	if rope.global, err = b.ropeBuffer("rope.freqs", h, w.ropeFactors); err != nil {
+	s := b.scratch(batch, w.gateUpRow)
+	rope, err := b.ropeTables(w)
+	if err != nil {
 		return nil, nil, err
-	}
-	rope.local = rope.global
-	if a.SlidingPattern > 0 {
-		// local layers rotate with their own base, unscaled
-		lh := h
-		lh.RopeBase, lh.Scaling = a.LocalRopeBase, RopeScaling{}
-		if rope.local, err = b.ropeBuffer("rope.freqs.local", lh, nil); err != nil {
-			return nil, nil, err
-		}
 	}
 
 	// KV caches, [kv head][position][head dim] per layer, so one head's
 	// keys are contiguous for attention.
 	lay.kvType = kvt
-	es := 2
-	if kvt == ggml.F32 {
-		es = 4
-	}
-	kc := make([]plan.BufID, h.NLayer)
-	vc := make([]plan.BufID, h.NLayer)
-	for l := range h.NLayer {
-		kc[l] = b.buffer(fmt.Sprintf("cache.k%d", l), plan.State, es*h.NKV*ctx*h.HeadDim)
-		vc[l] = b.buffer(fmt.Sprintf("cache.v%d", l), plan.State, es*h.NKV*ctx*h.HeadDim)
-	}
+	kc, vc := b.kvBuffers("cache", kvt, h.NKV*ctx*h.HeadDim)
 	for _, prefill := range []bool{true, false} {
 		name := map[bool]string{true: "prefill", false: "decode"}[prefill]
 		ps, _ := b.p.AddPass(name)
@@ -133,6 +109,64 @@ func buildPlan(a Arch, h HParams, f *gguf.File, ctx, batch int, kvt ggml.Type) (
 		return nil, nil, err
 	}
 	return b.p, lay, nil
+}
+
+// kvBuffers declares each layer's K and V buffers (<prefix>.k<l>,
+// <prefix>.v<l>) of elems elements of kvt.
+func (b *builder) kvBuffers(prefix string, kvt ggml.Type, elems int) (kc, vc []plan.BufID) {
+	es := 2
+	if kvt == ggml.F32 {
+		es = 4
+	}
+	kc = make([]plan.BufID, b.h.NLayer)
+	vc = make([]plan.BufID, b.h.NLayer)
+	for l := range b.h.NLayer {
+		kc[l] = b.buffer(fmt.Sprintf("%s.k%d", prefix, l), plan.State, es*elems)
+		vc[l] = b.buffer(fmt.Sprintf("%s.v%d", prefix, l), plan.State, es*elems)
+	}
+	return kc, vc
+}
+
+// scratch declares the activation buffers for passes of up to rows rows.
+func (b *builder) scratch(rows int, gateUpRow bool) scratch {
+	h := b.h
+	qkvW := h.QDim() + 2*h.KVDim()
+	s := scratch{
+		x:   b.buffer("x", plan.Scratch, 4*rows*h.NEmbd),
+		h:   b.buffer("h", plan.Scratch, 4*rows*h.NEmbd),
+		qkv: b.buffer("qkv", plan.Scratch, 4*rows*qkvW),
+		att: b.buffer("attn", plan.Scratch, 4*rows*h.QDim()),
+	}
+	if gateUpRow {
+		// gate|up in one row, so one product fills both (fuse.go)
+		s.gate = b.buffer("ffn.gate_up", plan.Scratch, 4*rows*2*h.NFF)
+		s.up = s.gate
+	} else {
+		s.gate = b.buffer("ffn.gate", plan.Scratch, 4*rows*h.NFF)
+		s.up = b.buffer("ffn.up", plan.Scratch, 4*rows*h.NFF)
+	}
+	return s
+}
+
+// ropeTables declares the rotation frequencies of global and (with a
+// sliding pattern) local layers.
+func (b *builder) ropeTables(w *modelWeights) (ropeTables, error) {
+	h := b.h
+	rope := ropeTables{}
+	var err error
+	if rope.global, err = b.ropeBuffer("rope.freqs", h, w.ropeFactors); err != nil {
+		return rope, err
+	}
+	rope.local = rope.global
+	if b.a.SlidingPattern > 0 {
+		// local layers rotate with their own base, unscaled
+		lh := h
+		lh.RopeBase, lh.Scaling = b.a.LocalRopeBase, RopeScaling{}
+		if rope.local, err = b.ropeBuffer("rope.freqs.local", lh, nil); err != nil {
+			return rope, err
+		}
+	}
+	return rope, nil
 }
 
 // ropeTables are the inverse-frequency buffers of global and

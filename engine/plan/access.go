@@ -170,6 +170,14 @@ func cacheRead(a *AttentionArgs, t ggml.Type) span {
 	return span{0, ext, SatMul(SatMul(SatMul(SatMul(seqs, nkv), kv), hd), es)}
 }
 
+// blockPool is a whole paged KV pool (RopeKVPaged, AttentionPaged): which
+// blocks a dispatch touches is data (the block tables), so its span is all
+// nBlocks of them.
+func blockPool(nBlocks, blockStride int, t ggml.Type) span {
+	b := SatMul(SatMul(uint64(nBlocks), uint64(blockStride)), kvElem(t))
+	return span{0, b, b}
+}
+
 // convInput is Conv1D's x: T steps of cin channels, time- or
 // channel-major.
 func convInput(a *Conv1DArgs) span {

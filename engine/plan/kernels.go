@@ -153,6 +153,9 @@ func (a *RopeArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
 // RotDims is as RopeArgs.RotDims.
 func (a *RopeKVArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
 
+// RotDims is as RopeArgs.RotDims.
+func (a *RopeKVPagedArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
+
 func rotDims(ropeDim, headDim int) int {
 	if ropeDim == 0 {
 		return headDim

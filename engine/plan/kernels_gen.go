@@ -132,6 +132,23 @@ const (
 	// float32, so that last decision may differ only where its two sides are
 	// within rounding.
 	WhisperFilter
+	// RopeKVPaged: RopeKV for m rows that are m different sequences, each at its
+	// own position: row t is at position pos[t] and its K and V go to the block
+	// table row table[t*tableStride..]: position p lives in block
+	// table[t*tableStride + p/blockSize], slot p%blockSize. Cache element (block
+	// b, kv head h, slot o, dim i) is at b*blockStride + h*headStride +
+	// o*posStride + i (Type f16 or f32); the pool holds nBlocks blocks. A row
+	// whose position is past its table (p/blockSize >= tableStride) or whose
+	// block is outside the pool is an error on the CPU and is skipped on GPUs.
+	RopeKVPaged
+	// AttentionPaged: Decode attention for m rows that are m different
+	// sequences: row t (at position pos[t]) attends to keys 0..pos[t] of its own
+	// blocks (RopeKVPaged's layout and table), with a window w > 0 keeping only
+	// keys j > pos[t]-w. out[t, h] = softmax(scale·q[t,h]·K[kvh]ᵀ)·V[kvh]
+	// with kvh = h / (nHead/nKV). A row whose position is past its table or
+	// whose block is outside the pool is an error on the CPU and gets a zero
+	// output on GPUs.
+	AttentionPaged
 	numKernels
 )
 
@@ -2100,6 +2117,254 @@ func (a *WhisperFilterArgs) Check() error {
 	return nil
 }
 
+// RopeKVPagedArgs is the record of a RopeKVPaged dispatch (rope_kv_paged).
+type RopeKVPagedArgs struct {
+	Type        ggml.Type // Dispatch.Type
+	QKV         Binding   // in-out f32
+	Freqs       Binding   // optional input f32
+	KCache      Binding   // output Type
+	VCache      Binding   // output Type
+	Pos         Binding   // input i32: i32[m]: each row's position
+	Table       Binding   // input i32: i32 rows of tableStride: each row's block table
+	HeadDim     int
+	NHead       int
+	NKV         int
+	M           int
+	Ldqkv       int
+	Mode        RopeMode
+	RopeDim     int
+	HeadStride  int
+	PosStride   int
+	BlockSize   int // positions per block
+	BlockStride int // elements per block
+	NBlocks     int // blocks in the pool
+	TableStride int // entries per block-table row
+	MScale      float32
+}
+
+// Binding slots of RopeKVPaged.
+const (
+	SlotRopeKVPagedQKV    = 0
+	SlotRopeKVPagedFreqs  = 1
+	SlotRopeKVPagedKCache = 2
+	SlotRopeKVPagedVCache = 3
+	SlotRopeKVPagedPos    = 4
+	SlotRopeKVPagedTable  = 5
+)
+
+// Patch targets of RopeKVPaged.
+const (
+	PatchRopeKVPagedM         = PatchParam0 + 3
+	PatchRopeKVPagedQKVOff    = PatchOffset0 + 0 // byte offset of QKV
+	PatchRopeKVPagedFreqsOff  = PatchOffset0 + 1 // byte offset of Freqs
+	PatchRopeKVPagedKCacheOff = PatchOffset0 + 2 // byte offset of KCache
+	PatchRopeKVPagedVCacheOff = PatchOffset0 + 3 // byte offset of VCache
+	PatchRopeKVPagedPosOff    = PatchOffset0 + 4 // byte offset of Pos
+	PatchRopeKVPagedTableOff  = PatchOffset0 + 5 // byte offset of Table
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a RopeKVPagedArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: RopeKVPaged, NBind: 6}
+	d.Type = a.Type
+	d.Bind[0] = a.QKV
+	d.Bind[1] = a.Freqs
+	d.Bind[2] = a.KCache
+	d.Bind[3] = a.VCache
+	d.Bind[4] = a.Pos
+	d.Bind[5] = a.Table
+	d.P[0] = uint32(a.HeadDim)
+	d.P[1] = uint32(a.NHead)
+	d.P[2] = uint32(a.NKV)
+	d.P[3] = uint32(a.M)
+	d.P[4] = uint32(a.Ldqkv)
+	d.P[5] = uint32(a.Mode)
+	d.P[6] = uint32(a.RopeDim)
+	d.P[7] = uint32(a.HeadStride)
+	d.P[8] = uint32(a.PosStride)
+	d.P[9] = uint32(a.BlockSize)
+	d.P[10] = uint32(a.BlockStride)
+	d.P[11] = uint32(a.NBlocks)
+	d.P[12] = uint32(a.TableStride)
+	d.P[13] = math.Float32bits(a.MScale)
+	d.Grid = [3]uint32{uint32(a.M), uint32(1), uint32(1)}
+	return d
+}
+
+// DecodeRopeKVPaged reads d's record; it panics when d is not a RopeKVPaged
+// dispatch.
+func DecodeRopeKVPaged(d *Dispatch) (a RopeKVPagedArgs) {
+	d.expect(RopeKVPaged, "DecodeRopeKVPaged")
+	a.Type = d.Type
+	a.QKV = d.binding(0)
+	a.Freqs = d.binding(1)
+	a.KCache = d.binding(2)
+	a.VCache = d.binding(3)
+	a.Pos = d.binding(4)
+	a.Table = d.binding(5)
+	a.HeadDim = int(d.P[0])
+	a.NHead = int(d.P[1])
+	a.NKV = int(d.P[2])
+	a.M = int(d.P[3])
+	a.Ldqkv = int(d.P[4])
+	a.Mode = RopeMode(d.P[5])
+	a.RopeDim = int(d.P[6])
+	a.HeadStride = int(d.P[7])
+	a.PosStride = int(d.P[8])
+	a.BlockSize = int(d.P[9])
+	a.BlockStride = int(d.P[10])
+	a.NBlocks = int(d.P[11])
+	a.TableStride = int(d.P[12])
+	a.MScale = math.Float32frombits(d.P[13])
+	return a
+}
+
+// Check applies the contract's validations of RopeKVPaged.
+func (a *RopeKVPagedArgs) Check() error {
+	if a.HeadDim == 0 {
+		return fmt.Errorf("rope_kv_paged: head size 0")
+	}
+	if a.RotDims() > a.HeadDim || a.RotDims()%2 != 0 {
+		return fmt.Errorf("rope_kv_paged: rope dims %d must be even and at most the head size %d", a.RotDims(), a.HeadDim)
+	}
+	if !a.Mode.Valid() {
+		return fmt.Errorf("rope_kv_paged: unknown rope mode %d", a.Mode)
+	}
+	if a.M > 0 && (a.BlockSize == 0 || a.TableStride == 0) {
+		return fmt.Errorf("rope_kv_paged: block size %d, table stride %d", a.BlockSize, a.TableStride)
+	}
+	if a.M > 0 && a.NKV > 0 && a.BlockStride < mul(a.NKV-1, a.HeadStride)+mul(a.BlockSize-1, a.PosStride)+a.HeadDim {
+		return fmt.Errorf("rope_kv_paged: block stride %d smaller than a block (%d slots, head stride %d, position stride %d)", a.BlockStride, a.BlockSize, a.HeadStride, a.PosStride)
+	}
+	if a.BlockSize > 1 && a.PosStride < a.HeadDim {
+		return fmt.Errorf("rope_kv_paged: position stride %d smaller than head size %d", a.PosStride, a.HeadDim)
+	}
+	return nil
+}
+
+// AttentionPagedArgs is the record of a AttentionPaged dispatch
+// (attention_paged).
+type AttentionPagedArgs struct {
+	Type        ggml.Type // Dispatch.Type
+	Q           Binding   // input f32
+	K           Binding   // input Type
+	V           Binding   // input Type
+	Out         Binding   // output f32
+	Pos         Binding   // input i32: i32[m]: each row's position
+	Table       Binding   // input i32: i32 rows of tableStride: each row's block table
+	HeadDim     int
+	NHead       int
+	NKV         int
+	M           int
+	Ldq         int
+	Ldo         int
+	Scale       float32
+	HeadStride  int
+	PosStride   int
+	BlockSize   int
+	BlockStride int
+	NBlocks     int
+	TableStride int
+	Window      int // sliding window (0 = all keys)
+}
+
+// Binding slots of AttentionPaged.
+const (
+	SlotAttentionPagedQ     = 0
+	SlotAttentionPagedK     = 1
+	SlotAttentionPagedV     = 2
+	SlotAttentionPagedOut   = 3
+	SlotAttentionPagedPos   = 4
+	SlotAttentionPagedTable = 5
+)
+
+// Patch targets of AttentionPaged.
+const (
+	PatchAttentionPagedM        = PatchParam0 + 3
+	PatchAttentionPagedQOff     = PatchOffset0 + 0 // byte offset of Q
+	PatchAttentionPagedKOff     = PatchOffset0 + 1 // byte offset of K
+	PatchAttentionPagedVOff     = PatchOffset0 + 2 // byte offset of V
+	PatchAttentionPagedOutOff   = PatchOffset0 + 3 // byte offset of Out
+	PatchAttentionPagedPosOff   = PatchOffset0 + 4 // byte offset of Pos
+	PatchAttentionPagedTableOff = PatchOffset0 + 5 // byte offset of Table
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a AttentionPagedArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: AttentionPaged, NBind: 6}
+	d.Type = a.Type
+	d.Bind[0] = a.Q
+	d.Bind[1] = a.K
+	d.Bind[2] = a.V
+	d.Bind[3] = a.Out
+	d.Bind[4] = a.Pos
+	d.Bind[5] = a.Table
+	d.P[0] = uint32(a.HeadDim)
+	d.P[1] = uint32(a.NHead)
+	d.P[2] = uint32(a.NKV)
+	d.P[3] = uint32(a.M)
+	d.P[4] = uint32(a.Ldq)
+	d.P[5] = uint32(a.Ldo)
+	d.P[6] = math.Float32bits(a.Scale)
+	d.P[7] = uint32(a.HeadStride)
+	d.P[8] = uint32(a.PosStride)
+	d.P[9] = uint32(a.BlockSize)
+	d.P[10] = uint32(a.BlockStride)
+	d.P[11] = uint32(a.NBlocks)
+	d.P[12] = uint32(a.TableStride)
+	d.P[13] = uint32(a.Window)
+	d.Grid = [3]uint32{uint32(a.NHead), uint32(a.M), uint32(1)}
+	return d
+}
+
+// DecodeAttentionPaged reads d's record; it panics when d is not a
+// AttentionPaged dispatch.
+func DecodeAttentionPaged(d *Dispatch) (a AttentionPagedArgs) {
+	d.expect(AttentionPaged, "DecodeAttentionPaged")
+	a.Type = d.Type
+	a.Q = d.binding(0)
+	a.K = d.binding(1)
+	a.V = d.binding(2)
+	a.Out = d.binding(3)
+	a.Pos = d.binding(4)
+	a.Table = d.binding(5)
+	a.HeadDim = int(d.P[0])
+	a.NHead = int(d.P[1])
+	a.NKV = int(d.P[2])
+	a.M = int(d.P[3])
+	a.Ldq = int(d.P[4])
+	a.Ldo = int(d.P[5])
+	a.Scale = math.Float32frombits(d.P[6])
+	a.HeadStride = int(d.P[7])
+	a.PosStride = int(d.P[8])
+	a.BlockSize = int(d.P[9])
+	a.BlockStride = int(d.P[10])
+	a.NBlocks = int(d.P[11])
+	a.TableStride = int(d.P[12])
+	a.Window = int(d.P[13])
+	return a
+}
+
+// Check applies the contract's validations of AttentionPaged.
+func (a *AttentionPagedArgs) Check() error {
+	if a.M > 0 && a.NHead > 0 && (a.HeadDim == 0 || a.NKV == 0 || a.NHead%a.NKV != 0) {
+		return fmt.Errorf("attention_paged: %d query heads cannot share %d KV heads (head size %d)", a.NHead, a.NKV, a.HeadDim)
+	}
+	if a.M > 1 && (a.Ldq < mul(a.NHead, a.HeadDim) || a.Ldo < mul(a.NHead, a.HeadDim)) {
+		return fmt.Errorf("attention_paged: row strides (%d, %d) smaller than %d heads of %d", a.Ldq, a.Ldo, a.NHead, a.HeadDim)
+	}
+	if a.M > 0 && (a.BlockSize == 0 || a.TableStride == 0) {
+		return fmt.Errorf("attention_paged: block size %d, table stride %d", a.BlockSize, a.TableStride)
+	}
+	if a.M > 0 && a.NKV > 0 && a.BlockStride < mul(a.NKV-1, a.HeadStride)+mul(a.BlockSize-1, a.PosStride)+a.HeadDim {
+		return fmt.Errorf("attention_paged: block stride %d smaller than a block (%d slots, head stride %d, position stride %d)", a.BlockStride, a.BlockSize, a.HeadStride, a.PosStride)
+	}
+	if a.BlockSize > 1 && a.PosStride < a.HeadDim {
+		return fmt.Errorf("attention_paged: position stride %d smaller than head size %d", a.PosStride, a.HeadDim)
+	}
+	return nil
+}
+
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
@@ -2402,6 +2667,52 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "MaxInitial", Word: 8, Words: 1, Float: false, Patch: true},
 			{Name: "Flags", Word: 9, Words: 1, Float: false, Patch: false},
 		}},
+	RopeKVPaged: {Name: "rope_kv_paged", MinBind: 6,
+		Binds: []BindInfo{{Name: "QKV", Role: BindInOut, Optional: false, Elem: "f32"},
+			{Name: "Freqs", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "KCache", Role: BindOut, Optional: false, Elem: "Type"},
+			{Name: "VCache", Role: BindOut, Optional: false, Elem: "Type"},
+			{Name: "Pos", Role: BindIn, Optional: false, Elem: "i32"},
+			{Name: "Table", Role: BindIn, Optional: false, Elem: "i32"},
+		},
+		Params: []ParamInfo{{Name: "HeadDim", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "NHead", Word: 1, Words: 1, Float: false, Patch: false},
+			{Name: "NKV", Word: 2, Words: 1, Float: false, Patch: false},
+			{Name: "M", Word: 3, Words: 1, Float: false, Patch: true},
+			{Name: "Ldqkv", Word: 4, Words: 1, Float: false, Patch: false},
+			{Name: "Mode", Word: 5, Words: 1, Float: false, Patch: false},
+			{Name: "RopeDim", Word: 6, Words: 1, Float: false, Patch: false},
+			{Name: "HeadStride", Word: 7, Words: 1, Float: false, Patch: false},
+			{Name: "PosStride", Word: 8, Words: 1, Float: false, Patch: false},
+			{Name: "BlockSize", Word: 9, Words: 1, Float: false, Patch: false},
+			{Name: "BlockStride", Word: 10, Words: 1, Float: false, Patch: false},
+			{Name: "NBlocks", Word: 11, Words: 1, Float: false, Patch: false},
+			{Name: "TableStride", Word: 12, Words: 1, Float: false, Patch: false},
+			{Name: "MScale", Word: 13, Words: 1, Float: true, Patch: false},
+		}},
+	AttentionPaged: {Name: "attention_paged", MinBind: 6,
+		Binds: []BindInfo{{Name: "Q", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "K", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "V", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Pos", Role: BindIn, Optional: false, Elem: "i32"},
+			{Name: "Table", Role: BindIn, Optional: false, Elem: "i32"},
+		},
+		Params: []ParamInfo{{Name: "HeadDim", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "NHead", Word: 1, Words: 1, Float: false, Patch: false},
+			{Name: "NKV", Word: 2, Words: 1, Float: false, Patch: false},
+			{Name: "M", Word: 3, Words: 1, Float: false, Patch: true},
+			{Name: "Ldq", Word: 4, Words: 1, Float: false, Patch: false},
+			{Name: "Ldo", Word: 5, Words: 1, Float: false, Patch: false},
+			{Name: "Scale", Word: 6, Words: 1, Float: true, Patch: false},
+			{Name: "HeadStride", Word: 7, Words: 1, Float: false, Patch: false},
+			{Name: "PosStride", Word: 8, Words: 1, Float: false, Patch: false},
+			{Name: "BlockSize", Word: 9, Words: 1, Float: false, Patch: false},
+			{Name: "BlockStride", Word: 10, Words: 1, Float: false, Patch: false},
+			{Name: "NBlocks", Word: 11, Words: 1, Float: false, Patch: false},
+			{Name: "TableStride", Word: 12, Words: 1, Float: false, Patch: false},
+			{Name: "Window", Word: 13, Words: 1, Float: false, Patch: false},
+		}},
 }
 
 // Check applies the contract's validations to a resolved dispatch; every
@@ -2434,6 +2745,12 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case WhisperFilter:
 		a := DecodeWhisperFilter(d)
+		return a.Check()
+	case RopeKVPaged:
+		a := DecodeRopeKVPaged(d)
+		return a.Check()
+	case AttentionPaged:
+		a := DecodeAttentionPaged(d)
 		return a.Check()
 	}
 	return nil
@@ -2572,6 +2889,22 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		dst = d.access(dst, 0, true, true, f32Rows(a.M, a.Ldx, a.N))
 		dst = d.access(dst, 1, true, false, f32Vec(mul(2, a.N)))
 		dst = d.access(dst, 2, true, false, f32Rows(a.M, a.Ldh, a.Count))
+	case RopeKVPaged:
+		a := DecodeRopeKVPaged(d)
+		dst = d.access(dst, 0, true, true, f32Rows(a.M, a.Ldqkv, mul(a.NHead+2*a.NKV, a.HeadDim)))
+		dst = d.access(dst, 1, true, false, f32Vec(a.RopeDim/2))
+		dst = d.access(dst, 2, false, true, blockPool(a.NBlocks, a.BlockStride, d.Type))
+		dst = d.access(dst, 3, false, true, blockPool(a.NBlocks, a.BlockStride, d.Type))
+		dst = d.access(dst, 4, true, false, i32Vec(a.M))
+		dst = d.access(dst, 5, true, false, i32Vec(mul(a.M, a.TableStride)))
+	case AttentionPaged:
+		a := DecodeAttentionPaged(d)
+		dst = d.access(dst, 0, true, false, f32Rows(a.M, a.Ldq, mul(a.NHead, a.HeadDim)))
+		dst = d.access(dst, 1, true, false, blockPool(a.NBlocks, a.BlockStride, d.Type))
+		dst = d.access(dst, 2, true, false, blockPool(a.NBlocks, a.BlockStride, d.Type))
+		dst = d.access(dst, 3, false, true, f32Rows(a.M, a.Ldo, mul(a.NHead, a.HeadDim)))
+		dst = d.access(dst, 4, true, false, i32Vec(a.M))
+		dst = d.access(dst, 5, true, false, i32Vec(mul(a.M, a.TableStride)))
 	default:
 		for i := range int(d.NBind) {
 			dst = d.access(dst, i, true, true, toEnd(0))

@@ -201,6 +201,17 @@ func productParams(extra ...Param) []Param {
 	return append(p, extra...)
 }
 
+// pagedChecks are the block-pool checks of RopeKVPaged and
+// AttentionPaged.
+func pagedChecks() []Check {
+	return []Check{
+		{Fail: "a.M > 0 && (a.BlockSize == 0 || a.TableStride == 0)", Msg: "block size %d, table stride %d", Args: "a.BlockSize, a.TableStride"},
+		{Fail: "a.M > 0 && a.NKV > 0 && a.BlockStride < mul(a.NKV-1, a.HeadStride)+mul(a.BlockSize-1, a.PosStride)+a.HeadDim",
+			Msg: "block stride %d smaller than a block (%d slots, head stride %d, position stride %d)", Args: "a.BlockStride, a.BlockSize, a.HeadStride, a.PosStride"},
+		{Fail: "a.BlockSize > 1 && a.PosStride < a.HeadDim", Msg: "position stride %d smaller than head size %d", Args: "a.PosStride, a.HeadDim"},
+	}
+}
+
 // ropeChecks are the rotation checks of Rope and RopeKV (both have
 // HeadDim, Mode and RotDims).
 func ropeChecks() []Check {
@@ -477,5 +488,44 @@ var Kernels = []Kernel{
 			{Fail: "a.Flags&FlagTimestamps != 0 && a.M > 0 && a.Count > 0 && a.Hist.Buf == NoBuf", Msg: "timestamp rules need the sampled tokens (hist)"},
 			{Fail: "a.M > 1 && a.Count > 0 && a.Ldh < a.Count", Msg: "hist row stride %d smaller than count %d", Args: "a.Ldh, a.Count"},
 		},
+	},
+	{Name: "RopeKVPaged", Fn: "rope_kv_paged", Typed: true,
+		Doc: "RopeKV for m rows that are m different sequences, each at its own position: row t is at position pos[t] and its K and V go to the block table row table[t*tableStride..]: position p lives in block table[t*tableStride + p/blockSize], slot p%blockSize. Cache element (block b, kv head h, slot o, dim i) is at b*blockStride + h*headStride + o*posStride + i (Type f16 or f32); the pool holds nBlocks blocks. A row whose position is past its table (p/blockSize >= tableStride) or whose block is outside the pool is an error on the CPU and is skipped on GPUs.",
+		Binds: []Bind{
+			{Name: "QKV", Role: InOut, Elem: F32, Span: "f32Rows(a.M, a.Ldqkv, mul(a.NHead+2*a.NKV, a.HeadDim))"},
+			{Name: "Freqs", Opt: true, Elem: F32, Span: "f32Vec(a.RopeDim / 2)"},
+			{Name: "KCache", Role: Out, Elem: Typed, Span: "blockPool(a.NBlocks, a.BlockStride, d.Type)"},
+			{Name: "VCache", Role: Out, Elem: Typed, Span: "blockPool(a.NBlocks, a.BlockStride, d.Type)"},
+			{Name: "Pos", Elem: I32, Span: "i32Vec(a.M)", Doc: "i32[m]: each row's position"},
+			{Name: "Table", Elem: I32, Span: "i32Vec(mul(a.M, a.TableStride))", Doc: "i32 rows of tableStride: each row's block table"},
+		},
+		Params: []Param{{Name: "HeadDim"}, {Name: "NHead"}, {Name: "NKV"}, {Name: "M", Patch: true}, {Name: "Ldqkv"},
+			{Name: "Mode", Kind: Bits, Enum: "RopeMode"}, {Name: "RopeDim"}, {Name: "HeadStride"}, {Name: "PosStride"},
+			{Name: "BlockSize", Doc: "positions per block"}, {Name: "BlockStride", Doc: "elements per block"}, {Name: "NBlocks", Doc: "blocks in the pool"},
+			{Name: "TableStride", Doc: "entries per block-table row"}, {Name: "MScale", Kind: F32v}},
+		Grid:   [3]string{"a.M", "1", "1"},
+		Checks: append(ropeChecks(), pagedChecks()...),
+	},
+	{Name: "AttentionPaged", Fn: "attention_paged", Typed: true,
+		Doc: "Decode attention for m rows that are m different sequences: row t (at position pos[t]) attends to keys 0..pos[t] of its own blocks (RopeKVPaged's layout and table), with a window w > 0 keeping only keys j > pos[t]-w. out[t, h] = softmax(scale·q[t,h]·K[kvh]ᵀ)·V[kvh] with kvh = h / (nHead/nKV). A row whose position is past its table or whose block is outside the pool is an error on the CPU and gets a zero output on GPUs.",
+		Binds: []Bind{
+			{Name: "Q", Elem: F32, Span: "f32Rows(a.M, a.Ldq, mul(a.NHead, a.HeadDim))"},
+			{Name: "K", Elem: Typed, Span: "blockPool(a.NBlocks, a.BlockStride, d.Type)"},
+			{Name: "V", Elem: Typed, Span: "blockPool(a.NBlocks, a.BlockStride, d.Type)"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, mul(a.NHead, a.HeadDim))"},
+			{Name: "Pos", Elem: I32, Span: "i32Vec(a.M)", Doc: "i32[m]: each row's position"},
+			{Name: "Table", Elem: I32, Span: "i32Vec(mul(a.M, a.TableStride))", Doc: "i32 rows of tableStride: each row's block table"},
+		},
+		Params: []Param{{Name: "HeadDim"}, {Name: "NHead"}, {Name: "NKV"}, {Name: "M", Patch: true}, {Name: "Ldq"}, {Name: "Ldo"},
+			{Name: "Scale", Kind: F32v}, {Name: "HeadStride"}, {Name: "PosStride"},
+			{Name: "BlockSize"}, {Name: "BlockStride"}, {Name: "NBlocks"}, {Name: "TableStride"},
+			{Name: "Window", Doc: "sliding window (0 = all keys)"}},
+		Grid: [3]string{"a.NHead", "a.M", "1"},
+		Checks: append([]Check{
+			{Fail: "a.M > 0 && a.NHead > 0 && (a.HeadDim == 0 || a.NKV == 0 || a.NHead%a.NKV != 0)",
+				Msg: "%d query heads cannot share %d KV heads (head size %d)", Args: "a.NHead, a.NKV, a.HeadDim"},
+			{Fail: "a.M > 1 && (a.Ldq < mul(a.NHead, a.HeadDim) || a.Ldo < mul(a.NHead, a.HeadDim))",
+				Msg: "row strides (%d, %d) smaller than %d heads of %d", Args: "a.Ldq, a.Ldo, a.NHead, a.HeadDim"},
+		}, pagedChecks()...),
 	},
 }

@@ -1,0 +1,307 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// MatMulRows is the row count from which a batch step runs its products as
+// matrix-matrix (GEMM) kernels; below it they are matrix-vector kernels
+// over the rows.
+const MatMulRows = 16
+
+// Passes of a batch plan: the step with matrix-vector products, the step
+// with GEMMs, then one sample pass per sequence slot.
+const (
+	BatchPassMatVec = iota
+	BatchPassMatMul
+	BatchPassSample0
+)
+
+// pagedKV is where a batch plan's rows find their positions and blocks.
+type pagedKV struct {
+	pos, table  plan.BufID // i32[rows], i32[rows][tableStride]
+	blockSize   int
+	blocks      int
+	tableStride int
+	pools       []plan.BufID // every layer's K and V pools
+	elem        int          // bytes per cache element
+}
+
+func (p *pagedKV) headStride(h HParams) int  { return p.blockSize * h.HeadDim }
+func (p *pagedKV) blockStride(h HParams) int { return h.NKV * p.headStride(h) }
+
+// BatchOptions size a batch plan.
+type BatchOptions struct {
+	// Rows is the most tokens one step feeds, over all its sequences.
+	Rows int
+	// Seqs is the most sequences sampled from at once (sampler slots).
+	Seqs int
+	// BlockSize is the positions a KV block holds; Blocks the pool's size.
+	BlockSize, Blocks int
+	// Context is the most positions one sequence holds (its table's
+	// length in blocks is Context/BlockSize, rounded up).
+	Context  int
+	F32Cache bool
+}
+
+// Batch is a model loaded for many sequences at once (continuous
+// batching): one step feeds rows that are tokens of different sequences,
+// each at its own position over its own blocks of one KV pool (the block
+// numbers come from the caller, e.g. engine/kvpage), and each sequence
+// samples from its row with its own settings.
+type Batch struct {
+	Arch Arch
+	H    HParams
+	opt  BatchOptions
+	exec plan.Executable
+	lay  *layout
+	pg   *pagedKV
+	next plan.BufID // i32[seqs]: each slot's drawn token
+	// host staging
+	ids, pos, table []int32
+	logits          []float32
+}
+
+// Row is one token of a step: its sequence's block table (positions
+// 0..Pos must be covered) and its position.
+type Row struct {
+	Token int32
+	Pos   int
+	Table []int32
+}
+
+// LoadBatch builds and loads a batch plan for f's model.
+func LoadBatch(backend plan.Backend, f *gguf.File, opt BatchOptions) (*Batch, error) {
+	a, h, err := readModel(f)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Rows <= 0 || opt.Seqs <= 0 || opt.BlockSize <= 0 || opt.Blocks <= 0 || opt.Context <= 0 {
+		return nil, fmt.Errorf("llm: batch of %d rows, %d sequences, %d blocks of %d, context %d", opt.Rows, opt.Seqs, opt.Blocks, opt.BlockSize, opt.Context)
+	}
+	opt.Context = min(opt.Context, h.NCtx)
+	kvt := ggml.F16
+	if opt.F32Cache {
+		kvt = ggml.F32
+	}
+	p, lay, pg, next, err := buildBatchPlan(a, h, f, opt, kvt)
+	if err != nil {
+		return nil, err
+	}
+	exec, err := backend.Load(p)
+	if err != nil {
+		return nil, fmt.Errorf("llm: loading the batch plan on %s: %w", backend.Name(), err)
+	}
+	return &Batch{Arch: a, H: h, opt: opt, exec: exec, lay: lay, pg: pg, next: next,
+		table: make([]int32, opt.Rows*pg.tableStride), logits: make([]float32, h.NVocab)}, nil
+}
+
+// Close releases the backend's buffers.
+func (b *Batch) Close() error { return b.exec.Close() }
+
+// TableLen is how many blocks a sequence's table holds.
+func (b *Batch) TableLen() int { return b.pg.tableStride }
+
+func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.Type) (*plan.Plan, *layout, *pagedKV, plan.BufID, error) {
+	b, w, err := newBuilder(a, h, f, "llm-batch-"+a.Name)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	rows := opt.Rows
+	lay := &layout{ctx: opt.Context, batch: rows, kvType: kvt}
+	lay.tokens = b.buffer("tokens", plan.IO, 4*rows)
+	lay.logits = b.buffer("logits", plan.IO, 4*rows*h.NVocab)
+	pg := &pagedKV{blockSize: opt.BlockSize, blocks: opt.Blocks, tableStride: (opt.Context + opt.BlockSize - 1) / opt.BlockSize}
+	pg.pos = b.buffer("pos", plan.IO, 4*rows)
+	pg.table = b.buffer("tables", plan.IO, 4*rows*pg.tableStride)
+	s := b.scratch(rows, w.gateUpRow)
+	rope, err := b.ropeTables(w)
+	if err != nil {
+		return nil, nil, nil, 0, err
+	}
+	kc, vc := b.kvBuffers("pool", kvt, pg.blocks*pg.blockStride(h))
+	pg.pools, pg.elem = append(slices.Clone(kc), vc...), 2
+	if kvt == ggml.F32 {
+		pg.elem = 4
+	}
+	for _, mat := range []plan.Kernel{plan.MatVec, plan.MatMul} {
+		ps, _ := b.p.AddPass("step." + mat.String())
+		fw := &forward{builder: b, ps: ps, prefill: true, lay: lay, s: s, w: w, rope: rope, kc: kc, vc: vc, m: rows, mat: mat, paged: pg}
+		fw.emit()
+	}
+	n := h.NVocab
+	scr := b.buffer("sample.scratch", plan.Scratch, 4*2*n)
+	next := b.buffer("next", plan.IO, 4*opt.Seqs)
+	lay.settings = b.buffer("sample.settings", plan.IO, 4*plan.SampleSettingsWords*opt.Seqs)
+	lay.counts = b.buffer("sample.counts", plan.IO, 4*(2*n+1)*opt.Seqs)
+	lay.logprobs = b.buffer("sample.logprobs", plan.IO, 4*plan.SampleLogprobWords*opt.Seqs)
+	for slot := range opt.Seqs {
+		// a slot is one sequence's sampler state; VarPos names the row
+		// whose logits it draws from
+		ps, _ := b.p.AddPass(fmt.Sprintf("sample.%d", slot))
+		d := plan.SampleArgs{X: plan.F32At(lay.logits, 0), Out: plan.F32At(next, slot),
+			Settings: plan.F32At(lay.settings, slot*plan.SampleSettingsWords), Counts: plan.F32At(lay.counts, slot*(2*n+1)),
+			Scratch: plan.F32At(scr, 0), Logprobs: plan.F32At(lay.logprobs, slot*plan.SampleLogprobWords), N: n}.Dispatch()
+		d.AddPatch(plan.PatchSampleXOff, plan.VarPos, int64(4*n), 0)
+		d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
+		ps.Add(d)
+	}
+	if err := b.p.Validate(); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	return b.p, lay, pg, next, nil
+}
+
+// Step feeds rows through the model: every row's K and V go to its block
+// at its position, and every row's logits are left for Logits and Sample.
+// Rows of one sequence must come in position order, and a row sees the
+// positions before it that earlier steps or earlier rows of this step
+// wrote.
+func (b *Batch) Step(rows []Row) error {
+	m := len(rows)
+	if m == 0 || m > b.opt.Rows {
+		return fmt.Errorf("llm: a batch step of %d rows (1 to %d)", m, b.opt.Rows)
+	}
+	if cap(b.ids) < m {
+		b.ids, b.pos = make([]int32, m), make([]int32, m)
+	}
+	ids, pos, ts := b.ids[:m], b.pos[:m], b.pg.tableStride
+	table := b.table[:m*ts]
+	for i, r := range rows {
+		if r.Token < 0 || int(r.Token) >= b.H.NVocab {
+			return fmt.Errorf("llm: token id %d outside the vocabulary of %d", r.Token, b.H.NVocab)
+		}
+		if r.Pos < 0 || r.Pos >= b.opt.Context {
+			return fmt.Errorf("%w: position %d, the context holds %d", ErrContextFull, r.Pos, b.opt.Context)
+		}
+		need := r.Pos/b.pg.blockSize + 1
+		if len(r.Table) < need || len(r.Table) > ts {
+			return fmt.Errorf("llm: row %d at position %d has a table of %d blocks (needs %d, at most %d)", i, r.Pos, len(r.Table), need, ts)
+		}
+		for _, blk := range r.Table[:need] {
+			if blk < 0 || int(blk) >= b.pg.blocks {
+				return fmt.Errorf("llm: row %d names block %d outside the pool of %d", i, blk, b.pg.blocks)
+			}
+		}
+		ids[i], pos[i] = r.Token, int32(r.Pos)
+		row := table[i*ts : (i+1)*ts]
+		n := copy(row, r.Table)
+		clear(row[n:])
+	}
+	for _, w := range []struct {
+		buf plan.BufID
+		v   []int32
+	}{{b.lay.tokens, ids}, {b.pg.pos, pos}, {b.pg.table, table}} {
+		if err := plan.WriteI32(b.exec, w.buf, 0, w.v); err != nil {
+			return err
+		}
+	}
+	pass := BatchPassMatVec
+	if m >= MatMulRows {
+		pass = BatchPassMatMul
+	}
+	vars := plan.Vars{plan.VarPos: 0, plan.VarNTok: int64(m)}
+	return b.exec.Run(pass, &vars)
+}
+
+// Logits reads row's logits after the last Step (the slice is reused).
+func (b *Batch) Logits(row int) ([]float32, error) {
+	if row < 0 || row >= b.opt.Rows {
+		return nil, fmt.Errorf("llm: row %d outside the batch of %d", row, b.opt.Rows)
+	}
+	if err := plan.ReadF32(b.exec, b.lay.logits, row*b.H.NVocab, b.logits); err != nil {
+		return nil, err
+	}
+	return b.logits, nil
+}
+
+func (b *Batch) checkSlot(slot int) error {
+	if slot < 0 || slot >= b.opt.Seqs {
+		return fmt.Errorf("llm: sampler slot %d outside the %d of the batch", slot, b.opt.Seqs)
+	}
+	return nil
+}
+
+// SetSampler starts a generation in slot with s after the context tokens
+// ctx (whose tail the penalties count, as Generator does).
+func (b *Batch) SetSampler(slot int, s Sampler, ctx []int32) error {
+	if err := b.checkSlot(slot); err != nil {
+		return err
+	}
+	if err := s.Check(b.H.NVocab); err != nil {
+		return err
+	}
+	w := make([]uint32, plan.SampleSettingsWords)
+	st := s.settings()
+	st.Encode(w)
+	if err := plan.WriteU32(b.exec, b.lay.settings, slot*plan.SampleSettingsWords, w); err != nil {
+		return err
+	}
+	n := b.H.NVocab
+	c := make([]int32, 2*n+1)
+	for _, id := range ctx[len(ctx)-s.promptWindow(len(ctx)):] {
+		plan.CountSampled(c, n, id)
+	}
+	return plan.WriteI32(b.exec, b.lay.counts, slot*(2*n+1), c)
+}
+
+// Sample draws slot's next token from row's logits of the last Step, as
+// the step-th token of its generation (the draw counter of Sampler.Seed's
+// stream), and fills lp (may be nil) when the sampler asked for logprobs.
+func (b *Batch) Sample(slot, row int, step uint64, top int, lp *TokenLogprob) (int32, error) {
+	if err := b.checkSlot(slot); err != nil {
+		return 0, err
+	}
+	if row < 0 || row >= b.opt.Rows {
+		return 0, fmt.Errorf("llm: row %d outside the batch of %d", row, b.opt.Rows)
+	}
+	if step > math.MaxInt64 {
+		return 0, errors.New("llm: sample step out of range")
+	}
+	vars := plan.Vars{plan.VarPos: int64(row), plan.VarStep: int64(step)}
+	if err := b.exec.Run(BatchPassSample0+slot, &vars); err != nil {
+		return 0, err
+	}
+	var id [1]int32
+	if err := plan.ReadI32(b.exec, b.next, slot, id[:]); err != nil {
+		return 0, err
+	}
+	if lp != nil {
+		lp.Token = id[0]
+		if err := readLogprobs(b.exec, b.lay.logprobs, slot, top, lp); err != nil {
+			return 0, err
+		}
+	}
+	return id[0], nil
+}
+
+// CopyBlock copies the first positions positions of block src into block
+// dst in every layer's keys and values (copy-on-write of a shared block,
+// kvpage.Copy). The copy goes through the host: it is rare (a sequence
+// writing into a prompt block another holds).
+func (b *Batch) CopyBlock(src, dst int32, positions int) error {
+	pg := b.pg
+	if src < 0 || dst < 0 || int(src) >= pg.blocks || int(dst) >= pg.blocks || positions < 0 || positions > pg.blockSize {
+		return fmt.Errorf("llm: copy of %d positions from block %d to %d in a pool of %d blocks of %d", positions, src, dst, pg.blocks, pg.blockSize)
+	}
+	hs, bs := int64(pg.headStride(b.H)*pg.elem), int64(pg.blockStride(b.H)*pg.elem)
+	buf := make([]byte, positions*b.H.HeadDim*pg.elem)
+	for _, id := range pg.pools {
+		for h := range int64(b.H.NKV) {
+			if err := b.exec.Read(id, int64(src)*bs+h*hs, buf); err != nil {
+				return err
+			}
+			if err := b.exec.Write(id, int64(dst)*bs+h*hs, buf); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

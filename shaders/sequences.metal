@@ -1,0 +1,184 @@
+// Decode for M sequences over a paged KV cache (plan.RopeKVPaged,
+// plan.AttentionPaged): row t is its own sequence at position pos[t], whose
+// keys live in the blocks its table row names. The file comes after
+// attention.metal and rope.metal (sources are joined in name order) and
+// reuses their helpers.
+//
+// Tables are data: a row whose position is past its table, or that names a
+// block outside the pool, is skipped (rope) or gets a zero output
+// (attention) rather than touching memory it does not own; the CPU
+// backend reports those rows as errors.
+
+// paged_row_ok checks row t's position and every block it can reach.
+static inline bool paged_row_ok(device const int* pos, device const int* table, uint t, uint bs, uint ts,
+                                uint nBlocks) {
+    const int p = pos[t];
+    if (p < 0 || uint(p) / bs >= ts) {
+        return false;
+    }
+    for (uint i = 0; i <= uint(p) / bs; i++) {
+        const int b = table[(ulong)t * ts + i];
+        if (b < 0 || uint(b) >= nBlocks) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// paged_at is the element offset of (row t, kv head h, position p).
+static inline ulong paged_at(device const int* table, uint t, uint ts, uint bs, ulong bstride, ulong hs, ulong ps,
+                             uint h, uint p) {
+    const uint b = uint(table[(ulong)t * ts + p / bs]);
+    return (ulong)b * bstride + (ulong)h * hs + (ulong)(p % bs) * ps;
+}
+
+// rope_kv_paged_{f32,f16} (args.rope_kv_paged). Groups: (m, nHead+nKV), as
+// rope_kv.
+template <typename C>
+kernel void rope_kv_paged(device float* qkv [[buffer(0)]],
+                          device const float* freqs [[buffer(1)]],
+                          device C* kc [[buffer(2)]],
+                          device C* vc [[buffer(3)]],
+                          device const int* pos [[buffer(4)]],
+                          device const int* table [[buffer(5)]],
+                          constant Args& args [[buffer(8)]],
+                          uint2 tg [[threadgroup_position_in_grid]],
+                          uint tid [[thread_position_in_threadgroup]],
+                          uint ntg [[threads_per_threadgroup]]) {
+    const uint hd = args.rope_kv_paged.head_dim;
+    const uint nHead = args.rope_kv_paged.n_head;
+    const uint nKV = args.rope_kv_paged.nkv;
+    const uint bs = args.rope_kv_paged.block_size;
+    const uint ts = args.rope_kv_paged.table_stride;
+    const uint t = tg.x;
+    const uint hh = tg.y;
+    if (!paged_row_ok(pos, table, t, bs, ts, args.rope_kv_paged.n_blocks)) {
+        return;
+    }
+    const uint p = uint(pos[t]);
+    const uint ropeDim = args.rope_kv_paged.rope_dim == 0 ? hd : args.rope_kv_paged.rope_dim;
+    float ms = args.rope_kv_paged.m_scale;
+    if (ms == 0.0f) {
+        ms = 1.0f;
+    }
+    device float* row = qkv + (ulong)t * args.rope_kv_paged.ldqkv;
+    device float* v = row + hh * hd;
+    const bool rot = has_bind(args, ROPE_KV_PAGED_FREQS);
+    const bool isK = hh >= nHead;
+    const ulong dst = isK ? paged_at(table, t, ts, bs, args.rope_kv_paged.block_stride, args.rope_kv_paged.head_stride,
+                                     args.rope_kv_paged.pos_stride, hh - nHead, p)
+                          : 0ul;
+    device C* kd = kc + dst;
+    if (rot) {
+        rope_head<C>(v, ropeDim / 2, args.rope_kv_paged.mode == KROPE_NEOX, p, freqs, ms, kd, isK, tid, ntg);
+    }
+    if (!isK) {
+        return;
+    }
+    for (uint i = (rot ? ropeDim : 0) + tid; i < hd; i += ntg) {
+        kd[i] = C(v[i]);
+    }
+    device const float* vv = row + (nHead + nKV + (hh - nHead)) * hd;
+    device C* vdst = vc + dst;
+    for (uint i = tid; i < hd; i += ntg) {
+        vdst[i] = C(vv[i]);
+    }
+}
+
+typedef decltype(rope_kv_paged<float>) rope_kv_paged_f32_t;
+typedef decltype(rope_kv_paged<half>) rope_kv_paged_f16_t;
+template [[host_name("rope_kv_paged_f32")]] kernel rope_kv_paged_f32_t rope_kv_paged<float>;
+template [[host_name("rope_kv_paged_f16")]] kernel rope_kv_paged_f16_t rope_kv_paged<half>;
+
+// attention_paged_{f32,f16} (args.attention_paged): one SIMD-group per
+// (head, row), keys 32 at a time one per lane, an online softmax, then the
+// values with lanes over the head dims (attention_impl's scheme, with each
+// key's row looked up in the row's block table). Grid: (1, nHead, m).
+template <typename T>
+kernel void attention_paged(device const float* q [[buffer(0)]],
+                            device const T* K [[buffer(1)]],
+                            device const T* V [[buffer(2)]],
+                            device float* out [[buffer(3)]],
+                            device const int* pos [[buffer(4)]],
+                            device const int* table [[buffer(5)]],
+                            constant Args& args [[buffer(8)]],
+                            uint3 tg [[threadgroup_position_in_grid]],
+                            uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float pw[32];
+    const uint hd = args.attention_paged.head_dim;
+    const uint nHead = args.attention_paged.n_head;
+    const uint nKV = args.attention_paged.nkv;
+    const uint bs = args.attention_paged.block_size;
+    const uint ts = args.attention_paged.table_stride;
+    const ulong bstride = args.attention_paged.block_stride;
+    const ulong hs = args.attention_paged.head_stride;
+    const ulong ps = args.attention_paged.pos_stride;
+    const float scale = args.attention_paged.scale;
+    const uint h = tg.y;
+    const uint t = tg.z;
+    const uint kvh = h / (nHead / nKV);
+    device float* o = out + (ulong)t * args.attention_paged.ldo + h * hd;
+    if (!paged_row_ok(pos, table, t, bs, ts, args.attention_paged.n_blocks)) {
+        for (uint d = lane; d < hd; d += 32) {
+            o[d] = 0.0f;
+        }
+        return;
+    }
+    const uint qpos = uint(pos[t]);
+    const uint nvis = qpos + 1;
+    const uint w = args.attention_paged.window;
+    const uint first = (w == 0u || qpos + 1u <= w) ? 0u : qpos + 1u - w;
+    device const float* qr = q + (ulong)t * args.attention_paged.ldq + h * hd;
+
+    float acc[ATTN_MAX_HD / 32];
+    #pragma unroll
+    for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+        acc[i] = 0.0f;
+    }
+    float M = -INFINITY;
+    float S = 0.0f;
+    for (uint jb = first & ~31u; jb < nvis; jb += 32) {
+        const uint j = jb + lane;
+        float s = -INFINITY;
+        if (j >= first && j < nvis) {
+            s = attn_dot(qr, K + paged_at(table, t, ts, bs, bstride, hs, ps, kvh, j), hd) * scale;
+        }
+        const float nm = max(M, simd_max(s));
+        const float corr = exp(M - nm);
+        const float p = j >= first && j < nvis ? exp(s - nm) : 0.0f;
+        S = S * corr + simd_sum(p);
+        #pragma unroll
+        for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+            acc[i] *= corr;
+        }
+        pw[lane] = p;
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        const uint nk = min(32u, nvis - jb);
+        for (uint k = 0; k < nk; k++) {
+            const float pk = pw[k];
+            device const T* vr = V + paged_at(table, t, ts, bs, bstride, hs, ps, kvh, jb + k);
+            #pragma unroll
+            for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+                const uint d = lane + 32 * i;
+                if (d < hd) {
+                    acc[i] += pk * float(vr[d]);
+                }
+            }
+        }
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        M = nm;
+    }
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
+    #pragma unroll
+    for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+        const uint d = lane + 32 * i;
+        if (d < hd) {
+            o[d] = acc[i] * inv;
+        }
+    }
+}
+
+typedef decltype(attention_paged<float>) attention_paged_f32_t;
+typedef decltype(attention_paged<half>) attention_paged_f16_t;
+template [[host_name("attention_paged_f32")]] kernel attention_paged_f32_t attention_paged<float>;
+template [[host_name("attention_paged_f16")]] kernel attention_paged_f16_t attention_paged<half>;
