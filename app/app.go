@@ -23,6 +23,7 @@ import (
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/models"
 	"github.com/harkapp/hark/engine/runtime"
+	"github.com/harkapp/hark/engine/whisper"
 )
 
 // EnvDataDir overrides the default data folder.
@@ -72,6 +73,9 @@ type Config struct {
 	// MeetingCapture picks a meeting's devices (zero: the default input
 	// and the default output's monitor; tests inject theirs).
 	MeetingCapture am.CaptureConfig
+	// MeetingStream tunes meetings' transcription, live and final (zero:
+	// the defaults; tests turn off the prompt the kit model never learnt).
+	MeetingStream whisper.StreamConfig
 }
 
 // App is the set of services over one data folder. It owns their
@@ -196,7 +200,8 @@ func New(cfg Config) (*App, error) {
 	set0, _ := settings.Get()
 	a.rt = runtime.New(runtime.Options{Backend: set0.backendChoice(), Threads: cfg.Threads, WhisperBeams: speechBeams,
 		Log: logWriter{}, IdleCheck: idle, Idle: idleUnload(settings, &a.idleForTest)})
-	history := &History{deps: historyDeps{db: db, emit: emit, recDir: recDir, settings: settings}}
+	history := &History{deps: historyDeps{db: db, emit: emit, recDir: recDir, settings: settings,
+		meetingsRoot: filepath.Join(dir, "meetings")}}
 	mods := &Models{deps: modelsDeps{settings: settings, machine: runtime.ThisMachine, store: ms, rt: a.rt, emit: emit,
 		uploads: up, life: life, noProbe: cfg.NoSpeedProbe},
 		dl: models.NewDownloader(2), pulls: map[string]context.CancelFunc{}}
@@ -245,8 +250,9 @@ func New(cfg Config) (*App, error) {
 	if !cfg.NoSpeedProbe {
 		mods.probeSpeed()
 	}
-	a.Meetings = newMeetings(meetingsDeps{root: filepath.Join(dir, "meetings"), settings: settings, models: mods,
-		speech: a.rt.Speech, capture: cfg.MeetingCapture, closed: life.closed})
+	a.Meetings = newMeetings(cfg.MeetingStream, meetingsDeps{root: history.deps.meetingsRoot, settings: settings, models: mods,
+		speech: a.rt.Speech, capture: cfg.MeetingCapture, closed: life.closed, life: life, history: history})
+	history.deps.cancelMeeting, history.deps.finishMeeting = a.Meetings.cancelPass, a.Meetings.finishAgain
 	a.control = startControl(dir, controlRouter{dict: dict, meet: a.Meetings}.run)
 	if s.ServerAutoStart {
 		// A port taken by another program must not keep the app from

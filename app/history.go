@@ -37,7 +37,7 @@ const (
 // Item is a history entry: a dictation or a transcribed file.
 type Item struct {
 	ID          int64             `json:"id"`
-	Kind        string            `json:"kind"` // "dictation" | "file"
+	Kind        string            `json:"kind"` // "dictation" | "file" | "meeting"
 	CreatedAt   int64             `json:"createdAt"`
 	Title       string            `json:"title"`
 	SourcePath  string            `json:"sourcePath"` // the user's file (file items); Hark never deletes it
@@ -120,6 +120,11 @@ type historyDeps struct {
 	recording func(id int64) bool
 	cancelJob func(id int64)
 	enqueue   func(id int64, model string) (Job, error)
+	// meetingsRoot holds the meetings' folders; cancelMeeting and
+	// finishMeeting cancel and rerun a meeting's final pass (Meetings).
+	meetingsRoot  string
+	cancelMeeting func(id int64)
+	finishMeeting func(id int64) error
 }
 
 // List returns items newest first; query (words, all required) filters on
@@ -178,6 +183,9 @@ func (h *History) Delete(id int64) error {
 	if err != nil {
 		return err
 	}
+	if it.Kind == KindMeeting {
+		return h.deleteMeeting(it)
+	}
 	if h.deps.recording(id) {
 		return fmt.Errorf("item %d is being recorded; stop dictation first", id)
 	}
@@ -197,6 +205,14 @@ func (h *History) Delete(id int64) error {
 // Retranscribe queues the item again, with model ("" = the settings'
 // speech model). The item keeps its old text until the new one is done.
 func (h *History) Retranscribe(id int64, model string) (Item, error) {
+	if it, err := h.Get(id); err == nil && it.Kind == KindMeeting {
+		// A meeting is transcribed channel by channel (its speakers): its
+		// final pass runs again, with the settings' model.
+		if err := h.deps.finishMeeting(id); err != nil {
+			return Item{}, err
+		}
+		return h.Get(id)
+	}
 	if _, err := h.deps.enqueue(id, model); err != nil {
 		return Item{}, err
 	}
@@ -212,8 +228,8 @@ func (h *History) Pending() ([]Item, error) {
 	}
 	out := []Item{}
 	for _, r := range rows {
-		if r.Status == StatusFailed && r.Text != "" {
-			continue
+		if r.Status == StatusFailed && r.Text != "" || r.Kind == KindMeeting {
+			continue // meetings: Meetings runs their final pass again at start
 		}
 		out = append(out, itemFromRow(r))
 	}

@@ -31,6 +31,10 @@ type MeetingStatus struct {
 	Seconds float64 `json:"seconds"`
 	// Notes is the last finished meeting's Markdown notes file.
 	Notes string `json:"notes,omitempty"`
+	// Item is the last finished meeting's History entry; Finishing: its
+	// final pass is running.
+	Item      int64 `json:"item,omitempty"`
+	Finishing bool  `json:"finishing,omitempty"`
 	// Recovered lists meetings a crash cut short, made whole at start.
 	Recovered []string `json:"recovered,omitempty"`
 	Error     string   `json:"error,omitempty"`
@@ -46,6 +50,8 @@ type meetingsDeps struct {
 	speech  func(ctx context.Context, path string, pri runtime.Priority) (*runtime.SpeechModel, error)
 	capture am.CaptureConfig // the devices (tests inject theirs)
 	closed  func() bool
+	life    *lifetime // the final passes run in it
+	history *History  // finished meetings become its entries
 }
 
 // Meetings records meetings (app/meeting): the microphone and the system
@@ -62,25 +68,20 @@ type Meetings struct {
 	held      *heldSpeech
 	cancel    context.CancelFunc
 	lastNotes string
+	lastItem  int64
 	recovered []string
+	passes    map[int64]*pass // the final passes running, by History entry
+	// passWindow, when set, runs before each channel and window of a
+	// final pass, the model held (tests order a dictation against it).
+	passWindow func()
 }
 
 // newMeetings makes the service and finishes the meetings a crash cut
 // short: their audio is made whole (nothing that reached the disk is
 // lost) and the status lists them.
-func newMeetings(deps meetingsDeps) *Meetings {
-	m := &Meetings{deps: deps}
-	un, err := meeting.Unfinished(deps.root)
-	if err != nil {
-		log.Printf("hark: looking for unfinished meetings: %v", err)
-	}
-	for _, u := range un {
-		if _, err := meeting.Finish(deps.root, u.ID); err != nil {
-			log.Printf("hark: finishing the meeting %s: %v", u.ID, err)
-			continue
-		}
-		m.recovered = append(m.recovered, u.ID)
-	}
+func newMeetings(stream whisper.StreamConfig, deps meetingsDeps) *Meetings {
+	m := &Meetings{deps: deps, streamConfig: stream, passes: map[int64]*pass{}}
+	m.adopt()
 	return m
 }
 
@@ -166,14 +167,17 @@ func (m *Meetings) Stop() (MeetingStatus, error) {
 	cancel()
 	m.cur, m.held, m.cancel = nil, nil, nil
 	dir := meeting.Dir(m.deps.root, meta.ID)
-	notes := meeting.Notes{Title: "Meeting " + meta.Started.Format("2 January 2006, 15:04"), Started: meta.Started,
-		Lines: meeting.Lines(words), Markers: meta.Markers}
-	for name, format := range map[string]string{"notes.md": meeting.FormatMarkdown, "transcript.json": whisper.FormatJSON} {
-		if werr := writeNotes(filepath.Join(dir, name), notes, format); werr != nil {
-			err = errors.Join(err, werr)
-		}
-	}
+	notes := meeting.Notes{Title: meetingTitle(meta), Started: meta.Started, Lines: meeting.Lines(words), Markers: meta.Markers}
+	err = errors.Join(err, writeMeetingNotes(dir, notes))
 	m.lastNotes = filepath.Join(dir, "notes.md")
+	// The live transcript stands in History until the final pass replaces
+	// it.
+	it, herr := m.deps.history.addMeeting(meetingItem(dir, meta, notes, StatusTranscribing))
+	if herr != nil {
+		return m.status(), errors.Join(err, herr)
+	}
+	m.lastItem = it.ID
+	m.startPass(it.ID)
 	return m.status(), err
 }
 
@@ -193,7 +197,8 @@ func (m *Meetings) Status() MeetingStatus {
 }
 
 func (m *Meetings) status() MeetingStatus {
-	st := MeetingStatus{State: MeetingIdle, Notes: m.lastNotes, Recovered: m.recovered}
+	st := MeetingStatus{State: MeetingIdle, Notes: m.lastNotes, Item: m.lastItem, Recovered: m.recovered}
+	st.Finishing = m.passes[m.lastItem] != nil
 	if m.cur != nil {
 		r := m.cur.Recorder()
 		st.State, st.ID = MeetingRecording, r.ID()

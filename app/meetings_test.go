@@ -38,20 +38,7 @@ func TestMeetingThroughControl(t *testing.T) {
 	require.NoError(t, err)
 	crashed.Write(make([]float32, 2*16000))
 
-	var mu sync.Mutex
-	devs := map[string]*pushDevice{}
-	now := time.Unix(5000, 0)
-	open := func(o capture.Options) (am.Source, error) {
-		d := &pushDevice{onData: o.OnData}
-		devs[o.DeviceID] = d
-		return d, nil
-	}
-	a, err := New(Config{DataDir: dataDir, ModelsDir: testModelsDir(t), Threads: 2, NoSpeedProbe: true,
-		MeetingCapture: am.CaptureConfig{MicID: "mic", MonitorID: "mon", Open: open,
-			Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }}})
-	require.NoError(t, err)
-	t.Cleanup(func() { a.Close() })
-	a.Meetings.streamConfig = whisper.StreamConfig{NoPrompt: true} // the kit model was never trained with prompts
+	a, play := meetingApp(t, dataDir, nil)
 
 	r, err := control.Send(dataDir, "meeting-status", time.Minute)
 	require.NoError(t, err)
@@ -69,26 +56,7 @@ func TestMeetingThroughControl(t *testing.T) {
 	_, err = control.Send(dataDir, "meeting-start", time.Minute)
 	require.ErrorContains(t, err, "already recording")
 
-	call, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
-	require.NoError(t, err)
-	user, err := audio.Load16k(shared.Path(t, "audio", "librivox-sense-and-sensibility-0880.wav"))
-	require.NoError(t, err)
-	for k := 0; k*160 < 13*16000; k++ {
-		mu.Lock()
-		now = now.Add(10 * time.Millisecond)
-		mu.Unlock()
-		mic, mon := make([]float32, 160), make([]float32, 160)
-		for i := range 160 {
-			if j := k*160 + i; j < len(call) {
-				mon[i] = call[j]
-			}
-			if j := k*160 + i - 2*16000; j >= 0 && j < len(user) {
-				mic[i] = user[j]
-			}
-		}
-		devs["mic"].onData(mic)
-		devs["mon"].onData(mon)
-	}
+	play(2 * 16000)
 	r, err = control.Send(dataDir, "meeting-status", time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, MeetingRecording, r.State)
@@ -114,4 +82,58 @@ func TestMeetingThroughControl(t *testing.T) {
 
 	_, err = control.Send(dataDir, "meeting-stop", time.Minute)
 	require.ErrorContains(t, err, "no meeting is recording")
+}
+
+// playMeeting plays the meeting the tests record: the call (jfk) on the
+// system channel from 0 s and the user (a Sense and Sensibility reading)
+// on the microphone from sample userAt, over it; 13 s in 10-ms frames,
+// advancing the capture clock by tick.
+func playMeeting(t *testing.T, devs map[string]*pushDevice, userAt int, tick func(time.Duration)) {
+	t.Helper()
+	call, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	user, err := audio.Load16k(shared.Path(t, "audio", "librivox-sense-and-sensibility-0880.wav"))
+	require.NoError(t, err)
+	for k := 0; k*160 < 13*16000; k++ {
+		tick(10 * time.Millisecond)
+		mic, mon := make([]float32, 160), make([]float32, 160)
+		for i := range 160 {
+			if j := k*160 + i; j < len(call) {
+				mon[i] = call[j]
+			}
+			if j := k*160 + i - userAt; j >= 0 && j < len(user) {
+				mic[i] = user[j]
+			}
+		}
+		devs["mic"].onData(mic)
+		devs["mon"].onData(mon)
+	}
+}
+
+// meetingApp opens an app on dataDir whose meeting devices the test
+// plays into (playMeeting), the capture clock advanced by the play.
+func meetingApp(t *testing.T, dataDir string, em Emitter) (*App, func(userAt int)) {
+	t.Helper()
+	var mu sync.Mutex
+	devs := map[string]*pushDevice{}
+	now := time.Unix(5000, 0)
+	open := func(o capture.Options) (am.Source, error) {
+		d := &pushDevice{onData: o.OnData}
+		mu.Lock()
+		devs[o.DeviceID] = d
+		mu.Unlock()
+		return d, nil
+	}
+	a, err := New(Config{DataDir: dataDir, ModelsDir: testModelsDir(t), Threads: 2, NoSpeedProbe: true, Emitter: em,
+		MeetingCapture: am.CaptureConfig{MicID: "mic", MonitorID: "mon", Open: open,
+			Now: func() time.Time { mu.Lock(); defer mu.Unlock(); return now }},
+		MeetingStream: whisper.StreamConfig{NoPrompt: true}}) // the kit model was never trained with prompts
+	require.NoError(t, err)
+	t.Cleanup(func() { a.Close() })
+	return a, func(userAt int) {
+		mu.Lock()
+		d := map[string]*pushDevice{"mic": devs["mic"], "mon": devs["mon"]}
+		mu.Unlock()
+		playMeeting(t, d, userAt, func(dt time.Duration) { mu.Lock(); now = now.Add(dt); mu.Unlock() })
+	}
 }

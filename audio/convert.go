@@ -126,17 +126,27 @@ func LoadChannels16k(path string) ([][]float32, error) {
 }
 
 func loadChannel16k(path string, i int) ([]float32, error) {
+	c, err := OpenChannel16k(path, i)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return ReadAll(c)
+}
+
+// OpenChannel16k opens channel i (from 0) of a file as a 16 kHz stream.
+func OpenChannel16k(path string, i int) (Stream, error) {
 	s, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
 	c, err := Channel(s, i)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		c, err = To16kMono(c)
 	}
-	if c, err = To16kMono(c); err != nil {
+	if err != nil {
+		s.Close()
 		return nil, fmt.Errorf("audio: %s: %w", path, err)
 	}
-	return ReadAll(c)
+	return c, nil
 }

@@ -2,6 +2,7 @@ package meeting
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -64,6 +65,28 @@ type Notes struct {
 	Started time.Time `json:"started"`
 	Lines   []Line    `json:"lines"`
 	Markers []Marker  `json:"markers,omitempty"`
+	// Final: the lines come from the pass over the recording after the
+	// meeting, not the live transcript.
+	Final bool `json:"final,omitempty"`
+}
+
+// maxNotes bounds a transcript.json read back (hours of words).
+const maxNotes = 64 << 20
+
+// ReadNotes reads notes written in FormatJSON.
+func ReadNotes(r io.Reader) (Notes, error) {
+	var n Notes
+	b, err := io.ReadAll(io.LimitReader(r, maxNotes+1))
+	if err != nil {
+		return n, err
+	}
+	if len(b) > maxNotes {
+		return n, errors.New("meeting: the notes are too large")
+	}
+	if err := json.Unmarshal(b, &n); err != nil {
+		return n, fmt.Errorf("meeting: notes: %w", err)
+	}
+	return n, nil
 }
 
 // clock renders seconds as [H:]MM:SS.

@@ -109,5 +109,13 @@ func List(root string) ([]Meta, error) {
 	return out, nil
 }
 
+// Read reads the meeting id's meta.json.
+func Read(root, id string) (Meta, error) {
+	if id == "" || filepath.Base(id) != id || id == "." || id == ".." {
+		return Meta{}, fmt.Errorf("meeting: invalid id %q", id)
+	}
+	return readMeta(Dir(root, id))
+}
+
 // Dir is a meeting's folder.
 func Dir(root, id string) string { return filepath.Join(root, id) }

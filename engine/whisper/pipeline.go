@@ -59,15 +59,29 @@ func (f *File) TranscribeFile(ctx context.Context, m *Model, path string, opt Tr
 // *mel.TooLongError. Its errors are about the file: it cannot be
 // decoded, is too long, or holds no audio (ErrNoAudio). Close the result.
 func (f *File) FileSpectrogram(path string, maxDuration time.Duration) (*mel.SpooledSpectrogram, error) {
-	filters, err := mel.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
-	if err != nil {
-		return nil, err
-	}
 	s, err := audio.Open16k(path)
 	if err != nil {
 		return nil, err
 	}
+	return f.streamSpectrogram(s, path, maxDuration)
+}
+
+// ChannelSpectrogram is FileSpectrogram of channel ch (from 0) alone.
+func (f *File) ChannelSpectrogram(path string, ch int, maxDuration time.Duration) (*mel.SpooledSpectrogram, error) {
+	s, err := audio.OpenChannel16k(path, ch)
+	if err != nil {
+		return nil, err
+	}
+	return f.streamSpectrogram(s, path, maxDuration)
+}
+
+// streamSpectrogram spools the log-mel of a 16 kHz stream (closed here).
+func (f *File) streamSpectrogram(s audio.Stream, path string, maxDuration time.Duration) (*mel.SpooledSpectrogram, error) {
 	defer s.Close()
+	filters, err := mel.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
+	if err != nil {
+		return nil, err
+	}
 	spec, err := mel.LogMelSpool(s, filters, WindowSecs*SampleRate, int(maxDuration.Seconds()*SampleRate))
 	if errors.Is(err, audio.ErrNoAudio) {
 		return nil, ErrNoAudio
