@@ -20,12 +20,11 @@ import (
 )
 
 // The streaming endpoint's bounds: a frame holds at most 10 s of audio,
-// a stream at most MaxStreamAudio, and a client silent for
-// streamIdle is dropped.
+// and a stream at most MaxStreamAudio (a client silent for
+// Config.StreamIdle is dropped).
 const (
 	maxStreamFrame = 10 * whisper.SampleRate * 2
 	MaxStreamAudio = time.Hour
-	streamIdle     = 30 * time.Second
 	streamWrite    = 10 * time.Second
 	// maxFrameDrain is how much of an over-long message is read and
 	// dropped before the error goes out.
@@ -134,7 +133,7 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 	var gone atomic.Bool
 	go queue.forward(ctx, in)
 	go func() {
-		err := readFrames(conn, queue)
+		err := readFrames(conn, queue, s.cfg.StreamIdle)
 		queue.close()
 		readErr <- err // before stop: Run's cancellation finds it
 		if err != nil {
@@ -213,10 +212,10 @@ func truncate(s string, n int) string {
 // message (nil error), a bad frame, a backlog past its bound or a lost
 // client. It never waits for the streamer, so a client leaving is seen at
 // once.
-func readFrames(conn *websocket.Conn, q *backlog) error {
+func readFrames(conn *websocket.Conn, q *backlog, idle time.Duration) error {
 	total := 0
 	for {
-		if err := conn.SetReadDeadline(time.Now().Add(streamIdle)); err != nil {
+		if err := conn.SetReadDeadline(time.Now().Add(idle)); err != nil {
 			return fmt.Errorf("reading the stream: %w", err)
 		}
 		kind, b, err := readFrame(conn)

@@ -98,7 +98,10 @@ func TestAudioStreamClientLeavingReleasesModel(t *testing.T) {
 // between the stream's steps (it does not wait for the stream's end), and
 // the stream then goes on to its final event.
 func TestAudioStreamSharesModel(t *testing.T) {
-	s, base := startServer(t, Config{WhisperBeam: 1})
+	// The client sends nothing while the file is transcribed: the idle
+	// limit must not end the stream however slow the machine is (it
+	// did at load 15, with the default 30 s).
+	s, base := startServer(t, Config{WhisperBeam: 1, StreamIdle: time.Hour})
 	done := streamStatsHook(s)
 	c, _, err := websocket.DefaultDialer.Dial(wsURL(base, "model=tiny"), nil)
 	require.NoError(t, err)
@@ -140,4 +143,20 @@ func TestTranscriptionMaxAudioDuration(t *testing.T) {
 	e := requireAPIError(t, st, http.StatusBadRequest, b)
 	require.Contains(t, e["message"], "longer than this server's limit of 5s")
 	require.Equal(t, "file", e["param"])
+}
+
+// A streaming client that sends nothing for Config.StreamIdle is dropped,
+// with the reason.
+func TestAudioStreamIdleDropped(t *testing.T) {
+	s, base := startServer(t, Config{WhisperBeam: 1, StreamIdle: 300 * time.Millisecond})
+	done := streamStatsHook(s)
+	c, _, err := websocket.DefaultDialer.Dial(wsURL(base, "model=tiny"), nil)
+	require.NoError(t, err)
+	defer c.Close()
+	select {
+	case st := <-done:
+		require.ErrorContains(t, st.Err, "timeout")
+	case <-time.After(shared.Wait(t, 5*time.Second)): // well under the 30-s default
+		t.Fatal("a silent client was not dropped after StreamIdle")
+	}
 }

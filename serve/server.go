@@ -41,6 +41,9 @@ type Config struct {
 	// RequestTimeout bounds a request, waiting in a model's queue
 	// included (DefaultRequestTimeout).
 	RequestTimeout time.Duration
+	// StreamIdle drops a streaming client that sends nothing for this
+	// long (DefaultStreamIdle).
+	StreamIdle time.Duration
 	// IdleUnload unloads a model unused for this long (DefaultIdleUnload;
 	// negative keeps models loaded until Close).
 	IdleUnload time.Duration
@@ -75,6 +78,7 @@ const (
 	DefaultMaxBody          = 8 << 20
 	DefaultRequestTimeout   = 10 * time.Minute
 	DefaultIdleUnload       = 5 * time.Minute
+	DefaultStreamIdle       = 30 * time.Second
 	DefaultWhisperBeam      = 5
 )
 
@@ -114,6 +118,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.IdleUnload == 0 {
 		cfg.IdleUnload = DefaultIdleUnload
+	}
+	if cfg.StreamIdle <= 0 {
+		cfg.StreamIdle = DefaultStreamIdle
 	}
 	if cfg.WhisperBeam <= 0 {
 		cfg.WhisperBeam = DefaultWhisperBeam
