@@ -37,9 +37,10 @@ type Backend struct {
 // share its uploads: the first byte and the length, and for stacked parts
 // (plan.Buffer.Parts) where each part lies.
 type weightKey struct {
-	p     uintptr
-	n     int64
-	parts string
+	p      uintptr
+	n      int64
+	parts  string
+	layout shaders.Layout // plans share an upload only in one layout
 }
 
 func keyOf(bd *plan.Buffer) weightKey {
@@ -145,6 +146,7 @@ type Exec struct {
 	kinds   []plan.BufKind
 	owned   []dptr // allocations to free at Close (not the shared weights)
 	weights []weightKey
+	layouts []shaders.Layout // each buffer's upload layout (shaders.Layouts; nil: the file's)
 	dummy   dptr
 	passes  []plan.Pass
 	tuning  shaders.Tuning
@@ -242,9 +244,17 @@ func (e *Exec) Stats() backends.CUDAStats {
 }
 
 // upload copies a weights buffer's Size bytes to dst: Data, or each of
-// its stacked parts to its place (no host copy of the stack).
-func (e *Exec) upload(dst dptr, bd *plan.Buffer) error {
+// its stacked parts to its place (no host copy of the stack); in a
+// repacked layout, the buffer's bytes repacked on the host.
+func (e *Exec) upload(dst dptr, bd *plan.Buffer, l shaders.Layout) error {
 	d := e.b.dev.d
+	if l.Repacked() {
+		rp, err := l.Repack(bd.WeightBytes())
+		if err != nil {
+			return err
+		}
+		return d.err("cuMemcpyHtoD", d.cuMemcpyHtoD(dst, unsafe.Pointer(unsafe.SliceData(rp)), uint64(len(rp))))
+	}
 	parts := bd.Parts
 	if parts == nil {
 		parts = [][]byte{bd.Data}
@@ -290,6 +300,7 @@ func (e *Exec) load(p *plan.Plan) error {
 	e.sizes = make([]uint64, len(p.Buffers))
 	e.ptrs = make([]dptr, len(p.Buffers))
 	e.kinds = make([]plan.BufKind, len(p.Buffers))
+	e.layouts = shaders.Layouts(p, &e.tuning)
 	var total int64
 	for i, bd := range p.Buffers {
 		if bd.Size < 0 {
@@ -303,13 +314,20 @@ func (e *Exec) load(p *plan.Plan) error {
 				continue
 			}
 			k := keyOf(&p.Buffers[i])
+			if e.layouts != nil {
+				k.layout = e.layouts[i]
+			}
 			w := e.b.weights[k]
 			if w == nil {
 				w = &devWeights{}
-				if err := d.err("cuMemAlloc", d.cuMemAlloc(&w.ptr, uint64(bd.Size))); err != nil {
-					return fmt.Errorf("cuda: plan %s: weights %q (%d bytes): %w", p.Name, bd.Name, bd.Size, err)
+				size := bd.Size
+				if k.layout.Repacked() {
+					size = k.layout.RepackedSize(size)
 				}
-				if err := e.upload(w.ptr, &p.Buffers[i]); err != nil {
+				if err := d.err("cuMemAlloc", d.cuMemAlloc(&w.ptr, uint64(size))); err != nil {
+					return fmt.Errorf("cuda: plan %s: weights %q (%d bytes): %w", p.Name, bd.Name, size, err)
+				}
+				if err := e.upload(w.ptr, &p.Buffers[i], k.layout); err != nil {
 					d.cuMemFree(w.ptr)
 					return fmt.Errorf("cuda: plan %s: uploading weights %q: %w", p.Name, bd.Name, err)
 				}

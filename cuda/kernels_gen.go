@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "7bcdb067a79160760ed06a849ac3f33509abbeecc25ac39a87650e9c0f8ea870"
+const sourcesHash = "26b33681c987df4844f2d3cfe548257889e6541a7a595afd3f6f2528e996b0bd"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -46,6 +46,7 @@ var kernelNames = []string{
 	"embed_q2_k",
 	"embed_q3_k",
 	"embed_q4_0",
+	"embed_q4_0_rp",
 	"embed_q4_1",
 	"embed_q4_k",
 	"embed_q5_0",
@@ -53,6 +54,7 @@ var kernelNames = []string{
 	"embed_q5_k",
 	"embed_q6_k",
 	"embed_q8_0",
+	"embed_q8_0_rp",
 	"gelu",
 	"gelu_mul",
 	"gelu_mul_mat_vec_bf16",
@@ -62,6 +64,7 @@ var kernelNames = []string{
 	"gelu_mul_mat_vec_q2_k",
 	"gelu_mul_mat_vec_q3_k",
 	"gelu_mul_mat_vec_q4_0",
+	"gelu_mul_mat_vec_q4_0_rp",
 	"gelu_mul_mat_vec_q4_1",
 	"gelu_mul_mat_vec_q4_k",
 	"gelu_mul_mat_vec_q5_0",
@@ -69,6 +72,7 @@ var kernelNames = []string{
 	"gelu_mul_mat_vec_q5_k",
 	"gelu_mul_mat_vec_q6_k",
 	"gelu_mul_mat_vec_q8_0",
+	"gelu_mul_mat_vec_q8_0_rp",
 	"layer_norm",
 	"mat_mul_bf16",
 	"mat_mul_f16",
@@ -77,6 +81,7 @@ var kernelNames = []string{
 	"mat_mul_q2_k",
 	"mat_mul_q3_k",
 	"mat_mul_q4_0",
+	"mat_mul_q4_0_rp",
 	"mat_mul_q4_1",
 	"mat_mul_q4_k",
 	"mat_mul_q5_0",
@@ -84,6 +89,7 @@ var kernelNames = []string{
 	"mat_mul_q5_k",
 	"mat_mul_q6_k",
 	"mat_mul_q8_0",
+	"mat_mul_q8_0_rp",
 	"mat_vec_bf16",
 	"mat_vec_f16",
 	"mat_vec_f32",
@@ -91,6 +97,7 @@ var kernelNames = []string{
 	"mat_vec_q2_k",
 	"mat_vec_q3_k",
 	"mat_vec_q4_0",
+	"mat_vec_q4_0_rp",
 	"mat_vec_q4_1",
 	"mat_vec_q4_k",
 	"mat_vec_q5_0",
@@ -98,6 +105,7 @@ var kernelNames = []string{
 	"mat_vec_q5_k",
 	"mat_vec_q6_k",
 	"mat_vec_q8_0",
+	"mat_vec_q8_0_rp",
 	"rms_norm",
 	"rms_norm_mat_vec_bf16",
 	"rms_norm_mat_vec_f16",
@@ -106,6 +114,7 @@ var kernelNames = []string{
 	"rms_norm_mat_vec_q2_k",
 	"rms_norm_mat_vec_q3_k",
 	"rms_norm_mat_vec_q4_0",
+	"rms_norm_mat_vec_q4_0_rp",
 	"rms_norm_mat_vec_q4_1",
 	"rms_norm_mat_vec_q4_k",
 	"rms_norm_mat_vec_q5_0",
@@ -113,6 +122,7 @@ var kernelNames = []string{
 	"rms_norm_mat_vec_q5_k",
 	"rms_norm_mat_vec_q6_k",
 	"rms_norm_mat_vec_q8_0",
+	"rms_norm_mat_vec_q8_0_rp",
 	"rope",
 	"rope_kv_f16",
 	"rope_kv_f32",
@@ -128,6 +138,7 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q2_k",
 	"silu_mul_mat_vec_q3_k",
 	"silu_mul_mat_vec_q4_0",
+	"silu_mul_mat_vec_q4_0_rp",
 	"silu_mul_mat_vec_q4_1",
 	"silu_mul_mat_vec_q4_k",
 	"silu_mul_mat_vec_q5_0",
@@ -135,6 +146,7 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q5_k",
 	"silu_mul_mat_vec_q6_k",
 	"silu_mul_mat_vec_q8_0",
+	"silu_mul_mat_vec_q8_0_rp",
 	"softmax",
 	"whisper_filter",
 }

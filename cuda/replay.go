@@ -99,6 +99,9 @@ func (e *Exec) prepareOp(b *batch, t *opTable, op *plan.Dispatch, opIdx, step in
 	if e.launches, err = shaders.LaunchFor(&r, &e.tuning, e.launches[:0]); err != nil {
 		return err
 	}
+	if err := shaders.ForLayouts(e.layouts, &r, e.launches); err != nil {
+		return err
+	}
 	n0 := len(b.recs)
 	scratch, err := e.addLaunches(&r, op, opIdx, e.launches, t, &b.recs, &b.consts)
 	if err != nil {

@@ -51,6 +51,9 @@ func (e *Exec) buildTable() error {
 			op := &ps.Ops[i]
 			r := op.Resolved(&zero)
 			ls, err := shaders.LaunchFor(&r, &e.tuning, nil)
+			if err == nil {
+				err = shaders.ForLayouts(e.layouts, &r, ls)
+			}
 			if err != nil {
 				return fmt.Errorf("cuda: plan %s/%s op %d (%s): %w", e.name, ps.Name, i, r.Kernel, err)
 			}

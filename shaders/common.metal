@@ -270,6 +270,62 @@ static inline void load16(device const w_bf16* row, int e0, int k, thread float*
 template <typename B>
 static inline ulong row_bytes(int k) { return ulong(k / B::QK) * sizeof(B); }
 
+// Repacked q8_0 and q4_0 rows (issue #34): the layout a host may upload
+// those weights in (shaders/repack.go, Tuning.Repack; the CUDA host does).
+// A row of k elements is its k/32 block scales (f16), zero-padded to a
+// multiple of 16 bytes, then its quants block after block (q8_0: 32 bytes,
+// q4_0: 16 bytes of nibbles in the file's order), so rows start 16-byte
+// aligned and each 16-element chunk's quants are one aligned 16-byte load,
+// where the file's 34- and 18-byte blocks allow 2-byte loads only. The
+// marker structs are never dereferenced: row pointers are cast to bytes.
+struct rp_q8_0 { uchar b; enum { QK = 32 }; };
+struct rp_q4_0 { uchar b; enum { QK = 32 }; };
+
+static inline int rp_scale_bytes(int k) { return ((k / 32) * 2 + 15) & ~15; }
+
+template <>
+inline ulong row_bytes<rp_q8_0>(int k) { return ulong(rp_scale_bytes(k) + k); }
+template <>
+inline ulong row_bytes<rp_q4_0>(int k) { return ulong(rp_scale_bytes(k) + k / 2); }
+
+// rp_q8_word decodes the four int8 quants of v (little-endian) times d.
+static inline __attribute__((always_inline)) void rp_q8_word(uint v, float d, thread float* o) {
+    o[0] = float(int(v << 24) >> 24) * d;
+    o[1] = float(int(v << 16) >> 24) * d;
+    o[2] = float(int(v << 8) >> 24) * d;
+    o[3] = float(int(v) >> 24) * d;
+}
+
+// rp_q4_word decodes the low nibbles of v's four bytes, minus 8, times d.
+static inline __attribute__((always_inline)) void rp_q4_word(uint v, float d, thread float* o) {
+    o[0] = float(int(v & 15u) - 8) * d;
+    o[1] = float(int((v >> 8) & 15u) - 8) * d;
+    o[2] = float(int((v >> 16) & 15u) - 8) * d;
+    o[3] = float(int((v >> 24) & 15u) - 8) * d;
+}
+
+// load16 for repacked rows: e0 is a multiple of 16 and below k.
+static inline __attribute__((always_inline)) void load16(device const rp_q8_0* row, int e0, int k, thread float* o) {
+    device const uchar* r = (device const uchar*)row;
+    const float d = float(((device const half*)r)[e0 / 32]);
+    const uint4 q = *(device const uint4*)(r + rp_scale_bytes(k) + e0);
+    rp_q8_word(q.x, d, o);
+    rp_q8_word(q.y, d, o + 4);
+    rp_q8_word(q.z, d, o + 8);
+    rp_q8_word(q.w, d, o + 12);
+}
+
+static inline __attribute__((always_inline)) void load16(device const rp_q4_0* row, int e0, int k, thread float* o) {
+    device const uchar* r = (device const uchar*)row;
+    const float d = float(((device const half*)r)[e0 / 32]);
+    const uint4 q = *(device const uint4*)(r + rp_scale_bytes(k) + 16 * (e0 / 32));
+    const uint sh = 4u * uint((e0 % 32) / 16);
+    rp_q4_word(q.x >> sh, d, o);
+    rp_q4_word(q.y >> sh, d, o + 4);
+    rp_q4_word(q.z >> sh, d, o + 8);
+    rp_q4_word(q.w >> sh, d, o + 12);
+}
+
 // ---------------------------------------------------------------------------
 // Tiled product core shared by mat_mul (matmul.metal) and conv1d
 // (conv1d.metal): C[m, n] = X[m, k]·W[n, k]ᵀ for one MM_BM×MM_BN output tile,

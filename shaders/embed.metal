@@ -54,3 +54,5 @@ template [[host_name("embed_q4_k")]] kernel embed_t embed_impl<block_q4_k>;
 template [[host_name("embed_q5_k")]] kernel embed_t embed_impl<block_q5_k>;
 template [[host_name("embed_q6_k")]] kernel embed_t embed_impl<block_q6_k>;
 template [[host_name("embed_iq4_nl")]] kernel embed_t embed_impl<block_iq4_nl>;
+template [[host_name("embed_q8_0_rp")]] kernel embed_t embed_impl<rp_q8_0>;
+template [[host_name("embed_q4_0_rp")]] kernel embed_t embed_impl<rp_q4_0>;

@@ -53,3 +53,5 @@ template [[host_name("mat_mul_q4_k")]] kernel mat_mul_t mat_mul_impl<block_q4_k>
 template [[host_name("mat_mul_q5_k")]] kernel mat_mul_t mat_mul_impl<block_q5_k>;
 template [[host_name("mat_mul_q6_k")]] kernel mat_mul_t mat_mul_impl<block_q6_k>;
 template [[host_name("mat_mul_iq4_nl")]] kernel mat_mul_t mat_mul_impl<block_iq4_nl>;
+template [[host_name("mat_mul_q8_0_rp")]] kernel mat_mul_t mat_mul_impl<rp_q8_0>;
+template [[host_name("mat_mul_q4_0_rp")]] kernel mat_mul_t mat_mul_impl<rp_q4_0>;

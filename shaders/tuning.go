@@ -56,6 +56,10 @@ type Tuning struct {
 	// EmbedThreads is the threadgroup size of embed (a multiple of 32); one
 	// threadgroup per token, each thread decoding 16 elements at a time.
 	EmbedThreads uint32
+	// Repack is RepackRows (2) where the host uploads q8_0 and q4_0 weights
+	// in the repacked layout (repack.go: 16-byte quant loads, the cuda
+	// family); 1, the default, keeps the file's layout.
+	Repack uint32
 	// Norm, RoPE, attention, argmax and sampler knobs (launch_norm.go,
 	// launch_attention.go, launch_sample.go).
 
@@ -116,8 +120,8 @@ const (
 // test executor).
 var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLength: 64,
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
-	EmbedThreads: defEmbedThreads,
-	NormThreads:  256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
+	EmbedThreads: defEmbedThreads, Repack: 1,
+	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024}
 
@@ -176,7 +180,7 @@ var Families = []Tuning{
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
-	{Family: "cuda", MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64},
+	{Family: "cuda", Repack: RepackRows, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
@@ -208,6 +212,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MatVecBatch, d.MatVecBatch)
 	fill(&t.MatVecSIMDGroups, d.MatVecSIMDGroups)
 	fill(&t.EmbedThreads, d.EmbedThreads)
+	fill(&t.Repack, d.Repack)
 	fill(&t.NormThreads, d.NormThreads)
 	fill(&t.RopeThreads, d.RopeThreads)
 	fill(&t.AttnRows, d.AttnRows)

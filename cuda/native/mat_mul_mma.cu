@@ -78,6 +78,40 @@ struct wq4_0 {
     }
 };
 
+// Repacked q8_0 and q4_0 rows (shaders/common.metal's rp_q8_0, rp_q4_0;
+// shaders/repack.go): the row's f16 block scales padded to 16 bytes, then
+// its quants block after block, so a chunk's quants are one 16-byte load.
+__device__ inline int rpScaleBytes(int k) { return ((k / 32) * 2 + 15) & ~15; }
+struct wq8_0r {
+    static constexpr bool scaled = true;
+    __device__ static unsigned long rowBytes(int k) { return (unsigned long)(rpScaleBytes(k) + k); }
+    __device__ static float load16(const unsigned char* row, int e0, int k, unsigned* o) {
+        const uint4 q = *(const uint4*)(row + rpScaleBytes(k) + e0);
+        const unsigned w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            o[2 * i] = pack(f2h((float)(signed char)(w[i] & 255)), f2h((float)(signed char)(w[i] >> 8 & 255)));
+            o[2 * i + 1] = pack(f2h((float)(signed char)(w[i] >> 16 & 255)), f2h((float)(signed char)(w[i] >> 24)));
+        }
+        return h2f(((const unsigned short*)row)[e0 / 32]);
+    }
+};
+struct wq4_0r {
+    static constexpr bool scaled = true;
+    __device__ static unsigned long rowBytes(int k) { return (unsigned long)(rpScaleBytes(k) + k / 2); }
+    __device__ static float load16(const unsigned char* row, int e0, int k, unsigned* o) {
+        const uint4 q = *(const uint4*)(row + rpScaleBytes(k) + 16 * (e0 / 32));
+        const int shift = e0 % 32 == 0 ? 0 : 4;
+        const unsigned w[4] = {q.x >> shift, q.y >> shift, q.z >> shift, q.w >> shift};
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            o[2 * i] = pack(f2h((float)((int)(w[i] & 15) - 8)), f2h((float)((int)(w[i] >> 8 & 15) - 8)));
+            o[2 * i + 1] = pack(f2h((float)((int)(w[i] >> 16 & 15) - 8)), f2h((float)((int)(w[i] >> 24 & 15) - 8)));
+        }
+        return h2f(((const unsigned short*)row)[e0 / 32]);
+    }
+};
+
 template <class W>
 __device__ inline void mat_mul(const __hark::Params& P) {
     __shared__ __attribute__((aligned(16))) unsigned __hark_args[20];
@@ -205,3 +239,5 @@ __device__ inline void mat_mul(const __hark::Params& P) {
 HARK_MMA_ENTRY(mat_mul_mma_f16, mma::wf16)
 HARK_MMA_ENTRY(mat_mul_mma_q8_0, mma::wq8_0)
 HARK_MMA_ENTRY(mat_mul_mma_q4_0, mma::wq4_0)
+HARK_MMA_ENTRY(mat_mul_mma_q8_0_rp, mma::wq8_0r)
+HARK_MMA_ENTRY(mat_mul_mma_q4_0_rp, mma::wq4_0r)

@@ -74,12 +74,22 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	}
 	e := &Exec{b: b, name: p.Name, dummy: dummyBuffer(), weights: make([]bool, len(p.Buffers))}
 	e.StepRunner = plan.NewStepRunner(&e.mu, e.ready, e.runPass)
+	e.layouts = shaders.Layouts(p, &b.tuning)
 	var total int64
-	for _, bd := range p.Buffers {
+	for i, bd := range p.Buffers {
 		var mem []byte
 		switch bd.Kind {
 		case plan.BufWeights:
-			mem = bd.WeightBytes() // CheckLoad checked its length; stacked parts are joined here
+			// CheckLoad checked its length; stacked parts are joined here,
+			// and repacked as the CUDA host uploads them
+			mem = bd.WeightBytes()
+			if e.layouts != nil && e.layouts[i].Repacked() {
+				rp, err := e.layouts[i].Repack(mem)
+				if err != nil {
+					return nil, fmt.Errorf("msltest: plan %s: buffer %q: %w", p.Name, bd.Name, err)
+				}
+				mem = rp
+			}
 			e.weights[len(e.bufs)] = true
 		case plan.Scratch, plan.State, plan.IO:
 			if bd.Size < 0 || bd.Size > maxBufferBytes || total+bd.Size > maxBufferBytes {
@@ -106,6 +116,9 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 			ls, err := shaders.LaunchFor(&d, &b.tuning, nil)
 			if err != nil {
 				return nil, fmt.Errorf("msltest: plan %s/%s op %d: %w (missing kernels: %v)", p.Name, e.names[pi], i, err, shaders.Missing())
+			}
+			if err := shaders.ForLayouts(e.layouts, &d, ls); err != nil {
+				return nil, fmt.Errorf("msltest: plan %s/%s op %d: %w", p.Name, e.names[pi], i, err)
 			}
 			for _, l := range ls {
 				if !b.lib.Has(l.Function) {
@@ -171,7 +184,8 @@ type Exec struct {
 	b               *Backend
 	name            string
 	bufs            [][]byte
-	weights         []bool // read-only: kernels and the host may not write them
+	weights         []bool           // read-only: kernels and the host may not write them
+	layouts         []shaders.Layout // the weights' upload layouts (shaders.Layouts)
 	passes          [][]plan.Dispatch
 	names           []string
 	dummy           []byte
@@ -205,6 +219,9 @@ func (e *Exec) dispatch(d *plan.Dispatch, args *[shaders.ArgsSize]byte) error {
 	var err error
 	e.launches, err = shaders.LaunchFor(d, &e.b.tuning, e.launches[:0])
 	if err != nil {
+		return err
+	}
+	if err := shaders.ForLayouts(e.layouts, d, e.launches); err != nil {
 		return err
 	}
 	shaders.Args(d, args)

@@ -136,8 +136,8 @@ func randWeightsK(t testing.TB, r *rand.Rand, typ ggml.Type, n, k int) ([]byte, 
 	return q, deq
 }
 
-// runOn runs c on be and returns the output buffer.
-func runOn(t *testing.T, be plan.Backend, c *mxCase) []float32 {
+// plan is c as a plan of one pass, and that pass.
+func (c *mxCase) plan() (*plan.Plan, int) {
 	p := &plan.Plan{Name: "matrix"}
 	for i, b := range c.bufs {
 		bd := plan.Buffer{Name: fmt.Sprint("b", i), Kind: plan.IO, Size: int64(len(b.data))}
@@ -148,6 +148,12 @@ func runOn(t *testing.T, be plan.Backend, c *mxCase) []float32 {
 	}
 	ps, idx := p.AddPass("run")
 	ps.Add(c.d)
+	return p, idx
+}
+
+// runOn runs c on be and returns the output buffer.
+func runOn(t *testing.T, be plan.Backend, c *mxCase) []float32 {
+	p, idx := c.plan()
 	ex, err := be.Load(p)
 	require.NoError(t, err, be.Name())
 	defer ex.Close()
@@ -207,7 +213,11 @@ func checkOn(t *testing.T, be plan.Backend, name string, typ ggml.Type, c *mxCas
 // (also ldg), ldo, ldr, ldu; bias and res when withBR; res aliasing out
 // when alias.
 func productCase(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n, m int, withBR, alias bool) (*mxCase, []float64) {
-	k := mxK(typ)
+	return productCaseK(t, r, kern, typ, n, mxK(typ), m, withBR, alias)
+}
+
+// productCaseK is productCase with rows of k elements.
+func productCaseK(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n, k, m int, withBR, alias bool) (*mxCase, []float64) {
 	ldx, ldo, ldr, ldu := k+3, n+5, n+2, k+7
 	if alias {
 		ldr = ldo
@@ -446,43 +456,49 @@ func TestEmbedAllTypes(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, typ := range shaders.MatrixTypes() {
 		for _, acc := range []bool{false, true} {
-			dim := mxK(typ)
-			const rows, n = 9, 5
-			ldo := dim + 4
-			q, w := randWeights(t, r, typ, rows, dim)
-			ids := []int32{3, 0, 8, 3, 5}
-			idb := make([]byte, 4*n)
-			for i, id := range ids {
-				binary.LittleEndian.PutUint32(idb[4*i:], uint32(id))
-			}
-			out := randF32(r, n*ldo, 1)
-			c := &mxCase{d: plan.Dispatch{Kernel: plan.Embed, Type: typ, Grid: [3]uint32{n, 1, 1}}}
-			c.bind(0, c.add(q, true), 0)
-			c.bind(1, c.add(idb, false), 0)
-			ob := c.add(ggml.F32Bytes(out), false)
-			c.bind(2, ob, 0)
-			c.out = int(ob)
-			var flags uint32
-			if acc {
-				flags = plan.FlagAccumulate
-			}
-			c.d.P = plan.EmbedArgs{Dim: dim, N: int(n), Ldo: ldo, Flags: flags}.Dispatch().P
-			exact := make([]float64, len(out))
-			for i, v := range out {
-				exact[i] = float64(v)
-			}
-			for tk, id := range ids {
-				for i := 0; i < dim; i++ {
-					v := float64(w[int(id)*dim+i])
-					if acc {
-						v += float64(out[tk*ldo+i])
-					}
-					exact[tk*ldo+i] = v
-				}
-			}
+			c, exact := embedCase(t, r, typ, mxK(typ), acc)
 			check(t, fmt.Sprintf("embed %s accumulate=%v", typ, acc), typ, c, exact)
 		}
 	}
+}
+
+// embedCase builds an Embed dispatch of 5 ids into a table of 9 rows of
+// dim elements, and its exact result.
+func embedCase(t *testing.T, r *rand.Rand, typ ggml.Type, dim int, acc bool) (*mxCase, []float64) {
+	const rows, n = 9, 5
+	ldo := dim + 4
+	q, w := randWeights(t, r, typ, rows, dim)
+	ids := []int32{3, 0, 8, 3, 5}
+	idb := make([]byte, 4*n)
+	for i, id := range ids {
+		binary.LittleEndian.PutUint32(idb[4*i:], uint32(id))
+	}
+	out := randF32(r, n*ldo, 1)
+	c := &mxCase{d: plan.Dispatch{Kernel: plan.Embed, Type: typ, Grid: [3]uint32{n, 1, 1}}}
+	c.bind(0, c.add(q, true), 0)
+	c.bind(1, c.add(idb, false), 0)
+	ob := c.add(ggml.F32Bytes(out), false)
+	c.bind(2, ob, 0)
+	c.out = int(ob)
+	var flags uint32
+	if acc {
+		flags = plan.FlagAccumulate
+	}
+	c.d.P = plan.EmbedArgs{Dim: dim, N: int(n), Ldo: ldo, Flags: flags}.Dispatch().P
+	exact := make([]float64, len(out))
+	for i, v := range out {
+		exact[i] = float64(v)
+	}
+	for tk, id := range ids {
+		for i := 0; i < dim; i++ {
+			v := float64(w[int(id)*dim+i])
+			if acc {
+				v += float64(out[tk*ldo+i])
+			}
+			exact[tk*ldo+i] = v
+		}
+	}
+	return c, exact
 }
 
 // TestMatVecTuning runs mat_vec under other rows-per-SIMD-group, batch and
