@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/shaders"
 )
@@ -523,4 +524,49 @@ func TestFakeTune(t *testing.T) {
 	_, err = New(Options{Tune: "MatVecRows=0"})
 	require.ErrorContains(t, err, "positive integer")
 	require.Equal(t, retains, f.count_("cuDevicePrimaryCtxRetain"))
+}
+
+// The cuda family uploads q8_0 weights that only mat-vec kernels read in
+// the repacked layout (shaders.Layouts) and launches the "_rp" kernels on
+// them; HARK_CUDA_TUNE=Repack=1 keeps the file's bytes and kernels. The two
+// layouts are separate uploads of the same tensor memory.
+func TestFakeRepackedUpload(t *testing.T) {
+	f := withFake(t, 90)
+	const n, k = 3, 64
+	data := make([]byte, n*k/32*34)
+	for i := range data {
+		data[i] = byte(i*7 + 1)
+	}
+	load := func(b *Backend) ([]byte, string) {
+		p := &plan.Plan{Name: "rp"}
+		w := p.AddBuffer(plan.Buffer{Name: "w", Kind: plan.BufWeights, Size: int64(len(data)), Data: data})
+		x := p.AddBuffer(plan.Buffer{Name: "x", Kind: plan.IO, Size: 4 * k})
+		y := p.AddBuffer(plan.Buffer{Name: "y", Kind: plan.IO, Size: 4 * n})
+		ps, _ := p.AddPass("main")
+		ps.Add(plan.MatVecArgs{Type: ggml.Q8_0, W: plan.Binding{Buf: w}, X: plan.Binding{Buf: x}, Out: plan.Binding{Buf: y},
+			Bias: plan.None, Res: plan.None, N: n, K: k, M: 1, Ldx: k, Ldo: n, Ldr: n}.Dispatch())
+		ex, err := b.Load(p)
+		require.NoError(t, err)
+		t.Cleanup(func() { ex.Close() })
+		require.NoError(t, ex.Run(0, &plan.Vars{}))
+		m, o := f.find(ex.(*Exec).ptrs[w])
+		require.NotEmpty(t, f.launches)
+		return m[o:], f.launches[len(f.launches)-1].fn
+	}
+	b, err := New(Options{})
+	require.NoError(t, err)
+	defer b.Close()
+	want, err := shaders.Layout{Type: ggml.Q8_0, K: k}.Repack(data)
+	require.NoError(t, err)
+	got, fn := load(b)
+	require.Equal(t, want, got[:len(want)], "uploaded repacked")
+	require.Contains(t, fn, "mat_vec_q8_0_rp")
+
+	bf, err := New(Options{Tune: "Repack=1"})
+	require.NoError(t, err)
+	defer bf.Close()
+	got, fn = load(bf)
+	require.Equal(t, data, got[:len(data)], "uploaded as the file holds it")
+	require.NotContains(t, fn, "_rp")
+	require.Contains(t, fn, "mat_vec_q8_0")
 }
