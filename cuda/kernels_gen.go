@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "26b33681c987df4844f2d3cfe548257889e6541a7a595afd3f6f2528e996b0bd"
+const sourcesHash = "85a485bb1966b4f2c6ecbe943987cdb90e53019c63341bc4d19e0690d9f915b9"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -13,6 +13,8 @@ var kernelNames = []string{
 	"argmax_reduce",
 	"attention_f16",
 	"attention_f32",
+	"attention_group_f16",
+	"attention_group_f32",
 	"attention_merge",
 	"attention_mma_f16",
 	"attention_mma_f32",

@@ -90,10 +90,15 @@ static inline uint attn_first(constant Args& args, uint t) {
     return (w == 0u || qpos + 1u <= w) ? 0u : qpos + 1u - w;
 }
 
-template <typename T>
+// attention_impl is one SIMD-group's (row, head, chunk) of attention and
+// attention_group: chunk tg.x of ntgs.x. With several chunks its partial
+// (max, sum, acc) goes to the device scratch for attention_merge, or with
+// GROUP to gpart, the threadgroup's partials, for attention_group to merge.
+template <typename T, bool GROUP>
 static inline void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
                                   device float* probs, device float* scratch, constant Args& args, uint3 tg,
-                                  uint3 ntgs, uint sg, uint nsg, uint lane, threadgroup float* pw) {
+                                  uint3 ntgs, uint sg, uint nsg, uint lane, threadgroup float* pw,
+                                  threadgroup float* gpart) {
     const uint hd = args.attention.head_dim;
     const uint nHead = args.attention.n_head;
     const uint nKV = args.attention.nkv;
@@ -170,6 +175,21 @@ static inline void attention_impl(device const float* q, device const T* K, devi
         simdgroup_barrier(mem_flags::mem_threadgroup); // pw is rewritten next block
         M = nm;
     }
+    if (GROUP && nc > 1) {
+        threadgroup float* gp = gpart + c * (hd + 2);
+        if (lane == 0) {
+            gp[0] = M;
+            gp[1] = S;
+        }
+        #pragma unroll
+        for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+            const uint d = lane + 32 * i;
+            if (d < hd) {
+                gp[2 + d] = acc[i];
+            }
+        }
+        return;
+    }
     if (nc > 1) {
         device float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc + c) * (hd + 2);
         if (lane == 0 && c == 0 && h == 0 && t == 0) {
@@ -218,13 +238,89 @@ kernel void attention(device const float* q [[buffer(0)]],
                       uint nsg [[simdgroups_per_threadgroup]],
                       uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float pw[32 * 32]; // 32 key weights per SIMD-group
-    attention_impl<T>(q, K, V, out, probs, scratch, args, tg, ntgs, sg, nsg, lane, pw + 32 * sg);
+    attention_impl<T, false>(q, K, V, out, probs, scratch, args, tg, ntgs, sg, nsg, lane, pw + 32 * sg, pw);
 }
 
 typedef decltype(attention<float>) attention_f32_t;
 typedef decltype(attention<half>) attention_f16_t;
 template [[host_name("attention_f32")]] kernel attention_f32_t attention<float>;
 template [[host_name("attention_f16")]] kernel attention_f16_t attention<half>;
+
+// attn_combine writes o[0..hd) from the nc partials (max, sum, acc[hd]) at
+// part (device scratch or threadgroup memory), threads tid, tid+ntg, ... one
+// dim each, and returns the global max and 1/sum.
+template <typename P>
+static inline float2 attn_combine(P part, uint nc, uint hd, device float* o, uint tid, uint ntg) {
+    float M = -INFINITY;
+    for (uint c = 0; c < nc; c++) {
+        if (part[c * (hd + 2) + 1] > 0.0f) {
+            M = max(M, part[c * (hd + 2)]);
+        }
+    }
+    float S = 0.0f;
+    for (uint c = 0; c < nc; c++) {
+        const float sc = part[c * (hd + 2) + 1];
+        if (sc > 0.0f) {
+            S += exp(part[c * (hd + 2)] - M) * sc;
+        }
+    }
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
+    for (uint d = tid; d < hd; d += ntg) {
+        float a = 0.0f;
+        for (uint c = 0; c < nc; c++) {
+            if (part[c * (hd + 2) + 1] > 0.0f) {
+                a += exp(part[c * (hd + 2)] - M) * part[c * (hd + 2) + 2 + d];
+            }
+        }
+        o[d] = a * inv;
+    }
+    return float2(M, inv);
+}
+
+// attention_group_{f32,f16}: decode's split over the KV length merged
+// inside one threadgroup (issue #34: no attention_merge launch). SIMD-group
+// c of a threadgroup runs chunk c of nsg (attention_impl), leaves its
+// partial in threadgroup memory, and after one barrier the threadgroup
+// combines them as attention_merge does (attn_combine). Grid (1, nHead, m),
+// 32·chunks threads, chunks at most ATTN_GROUP_SG (threadgroup memory: the
+// partials of 16 chunks of 256 dims are 16.5 KB, within Metal's 32 KB). The
+// launch rule picks it for short caches without probs (Tuning.AttnGroupKeys),
+// where the split's own launches and its merge cost more than the few
+// multiprocessors the heads then occupy.
+enum : uint { ATTN_GROUP_SG = 16 };
+
+template <typename T>
+kernel void attention_group(device const float* q [[buffer(0)]],
+                            device const T* K [[buffer(1)]],
+                            device const T* V [[buffer(2)]],
+                            device float* out [[buffer(3)]],
+                            device float* probs [[buffer(4)]],
+                            constant Args& args [[buffer(8)]],
+                            uint3 tg [[threadgroup_position_in_grid]],
+                            uint sg [[simdgroup_index_in_threadgroup]],
+                            uint nsg [[simdgroups_per_threadgroup]],
+                            uint lane [[thread_index_in_simdgroup]],
+                            uint tid [[thread_index_in_threadgroup]]) {
+    threadgroup float pw[32 * ATTN_GROUP_SG];
+    threadgroup float gpart[ATTN_GROUP_SG * (ATTN_MAX_HD + 2)];
+    const uint nc = min(nsg, (uint)ATTN_GROUP_SG);
+    if (sg < nc) {
+        attention_impl<T, true>(q, K, V, out, probs, out, args, uint3(sg, tg.y, tg.z), uint3(nc, 1, 1), 0, 1, lane,
+                                pw + 32 * sg, gpart);
+    }
+    if (nc < 2 || tg.z >= args.attention.m) {
+        return; // one chunk wrote its row; (no barrier follows for a row past m either)
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const uint hd = args.attention.head_dim;
+    device float* o = out + (ulong)tg.z * args.attention.ldo + tg.y * hd;
+    attn_combine((threadgroup const float*)gpart, nc, hd, o, tid, 32 * nsg);
+}
+
+typedef decltype(attention_group<float>) attention_group_f32_t;
+typedef decltype(attention_group<half>) attention_group_f16_t;
+template [[host_name("attention_group_f32")]] kernel attention_group_f32_t attention_group<float>;
+template [[host_name("attention_group_f16")]] kernel attention_group_f16_t attention_group<half>;
 
 // attention_tiled_{f32,f16}: prefill, encoder and cross-attention rows
 // of one sequence (one chunk, no per-sequence rows). The threadgroup's
@@ -611,30 +707,9 @@ kernel void attention_merge(device float* out [[buffer(3)]],
     const uint t = tg.y;
     const uint nc = as_type<uint>(scratch[0]);
     device const float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc) * (hd + 2);
-    float M = -INFINITY;
-    for (uint c = 0; c < nc; c++) {
-        if (part[c * (hd + 2) + 1] > 0.0f) {
-            M = max(M, part[c * (hd + 2)]);
-        }
-    }
-    float S = 0.0f;
-    for (uint c = 0; c < nc; c++) {
-        const float sc = part[c * (hd + 2) + 1];
-        if (sc > 0.0f) {
-            S += exp(part[c * (hd + 2)] - M) * sc;
-        }
-    }
-    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
     device float* o = out + (ulong)t * args.attention.ldo + h * hd;
-    for (uint d = tid; d < hd; d += ntg) {
-        float a = 0.0f;
-        for (uint c = 0; c < nc; c++) {
-            if (part[c * (hd + 2) + 1] > 0.0f) {
-                a += exp(part[c * (hd + 2)] - M) * part[c * (hd + 2) + 2 + d];
-            }
-        }
-        o[d] = a * inv;
-    }
+    const float2 mi = attn_combine(part, nc, hd, o, tid, ntg);
+    const float M = mi.x, inv = mi.y;
     if (has_bind(args, ATTENTION_PROBS)) {
         const uint nvis = attn_visible(args, t);
         const uint first = attn_first(args, t);

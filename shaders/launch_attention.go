@@ -54,6 +54,10 @@ func attnTCName(hd uint32, suf string) string {
 	return "attention_mma_tc" + suf
 }
 
+// attnGroupChunks is attention_group's most chunks (SIMD-groups) of a
+// threadgroup (ATTN_GROUP_SG in attention.metal).
+const attnGroupChunks = 16
+
 // attnMaxKV bounds the keys of one dispatch, as the CPU backend does.
 const attnMaxKV = 1 << 22
 
@@ -137,9 +141,9 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 		Groups:   [3]uint32{nc, nHead, (m + rows - 1) / rows},
 		Threads:  [3]uint32{32 * rows, 1, 1},
 	}
+	probs := d.NBind > plan.SlotAttentionProbs && d.Bind[plan.SlotAttentionProbs].Buf != plan.NoBuf
 	if nc == 1 {
 		oneSeq := m > 1 && a.Flags&plan.FlagPerSeqRows == 0
-		probs := d.NBind > plan.SlotAttentionProbs && d.Bind[plan.SlotAttentionProbs].Buf != plan.NoBuf
 		switch {
 		case oneSeq && t.AttnMMA != 0 && !probs && hd%8 == 0 && hd <= attnTCHead:
 			// tensor cores (CUDA's sm_80 module), 16 rows a warp
@@ -154,6 +158,14 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 		case oneSeq && rows > 1 && hd <= attnTileHead(d.Type):
 			main.Function = "attention_tiled" + suf // K/V tiles shared by the rows
 		}
+		return append(dst, main), nil
+	}
+	if kvLen <= t.AttnGroupKeys && !probs {
+		// a short cache: the chunks of a (row, head) are the SIMD-groups
+		// of one threadgroup, merged there (no attention_merge launch)
+		main.Function = "attention_group" + suf
+		main.Groups = [3]uint32{1, nHead, m}
+		main.Threads[0] = 32 * min(max(2, (kvLen+31)/32), attnGroupChunks, max(2, normKnob(t.MaxThreads, 1024)/32))
 		return append(dst, main), nil
 	}
 	// partials: ATTN_SCRATCH_HEAD floats, then (max, sum, acc[hd]) per

@@ -67,7 +67,7 @@ func TestLaunchRulesGeometry(t *testing.T) {
 	// per head; a short cache, or no core count and no chunk cap, keeps
 	// AttnChunk's split.
 	cuda := TuningFor("cuda")
-	cuda.AttnSplitGroups = 4
+	cuda.AttnSplitGroups, cuda.AttnGroupKeys = 4, 1
 	for _, c := range []struct {
 		kv, cores, maxc, nc uint32
 	}{{4096, 132, 0, 16}, {4096, 0, 0, 128}, {4096, 0, 64, 64}, {4096, 132, 8, 8}, {300, 132, 0, 10}, {1 << 20, 132, 0, 16}, {4096, 1, 0, 1}} {
@@ -83,6 +83,28 @@ func TestLaunchRulesGeometry(t *testing.T) {
 			require.Equal(t, uint32(4*(4+32*c.nc*66)), ls[1].Scratch)
 		}
 		require.Equal(t, [3]uint32{c.nc, 32, 1}, ls[0].Groups, "kv %d cores %d", c.kv, c.cores)
+	}
+
+	// Up to AttnGroupKeys cached keys (the cuda family's 1024) and without
+	// probs, the split is the SIMD-groups of one threadgroup per (row,
+	// head), a 32-key chunk each up to attnGroupChunks, merged there: one
+	// launch, no scratch.
+	group := TuningFor("cuda")
+	group.Cores = 132
+	for _, c := range []struct{ kv, m, sg uint32 }{{300, 1, 10}, {64, 1, 2}, {33, 2, 2}, {1000, 1, 16}, {1024, 3, 16}} {
+		short := withAttn(decode, func(a *plan.AttentionArgs) { a.KVLen, a.Pos0, a.M = int(c.kv), int(c.kv)-1, int(c.m) })
+		ls, err := LaunchFor(&short, &group, nil)
+		require.NoError(t, err)
+		require.Equal(t, []Launch{{Function: "attention_group_f16", Groups: [3]uint32{1, 32, c.m}, Threads: [3]uint32{32 * c.sg, 1, 1}}}, ls, "kv %d", c.kv)
+	}
+	for _, d := range []plan.Dispatch{
+		withAttn(decode, func(a *plan.AttentionArgs) { a.KVLen, a.Pos0 = 1025, 1024 }),
+		withAttn(decode, func(a *plan.AttentionArgs) { a.KVLen, a.Pos0, a.Probs, a.Ldp = 300, 299, plan.Binding{Buf: 5}, 300 }),
+	} {
+		ls, err := LaunchFor(&d, &group, nil)
+		require.NoError(t, err)
+		require.Len(t, ls, 2, "a longer cache, or probs, keeps the split and its merge")
+		require.Equal(t, "attention_f16", ls[0].Function)
 	}
 
 	prefill := withAttn(decode, func(a *plan.AttentionArgs) { a.M = 100 })

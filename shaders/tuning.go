@@ -94,6 +94,12 @@ type Tuning struct {
 	// backend from the device, not by a family (the one knob without a
 	// default); zero where unknown.
 	Cores uint32
+	// AttnGroupKeys is the longest cache whose decode split (more than one
+	// chunk, no probs) runs as attention_group: the chunks of a (row, head)
+	// as the SIMD-groups of one threadgroup, merged in it, instead of a
+	// threadgroup per chunk and an attention_merge launch. 1, the default,
+	// never (a split has more than 32 keys).
+	AttnGroupKeys uint32
 	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
 	// split over the KV length (decode, beams); more already fill the GPU
 	// (an M1's 8 cores hold 8+ groups each).
@@ -122,7 +128,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	EmbedThreads: defEmbedThreads, Repack: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
-	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17,
+	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024}
 
 // Families is the tuning per GPU family, most capable first; the Metal
@@ -180,7 +186,7 @@ var Families = []Tuning{
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
-	{Family: "cuda", Repack: RepackRows, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64},
+	{Family: "cuda", Repack: RepackRows, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
@@ -220,6 +226,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.AttnSplitBelow, d.AttnSplitBelow)
 	fill(&t.AttnSplitGroups, d.AttnSplitGroups)
 	fill(&t.AttnMaxChunks, d.AttnMaxChunks)
+	fill(&t.AttnGroupKeys, d.AttnGroupKeys)
 	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
 	fill(&t.ArgmaxThreads, d.ArgmaxThreads)
 	fill(&t.SampleThreads, d.SampleThreads)
