@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "85a485bb1966b4f2c6ecbe943987cdb90e53019c63341bc4d19e0690d9f915b9"
+const sourcesHash = "10a2730ec5fed2cd8033551ae5593f601e7ada018457d3b04feccd4ab364e7ba"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -14,7 +14,6 @@ var kernelNames = []string{
 	"attention_f16",
 	"attention_f32",
 	"attention_group_f16",
-	"attention_group_f32",
 	"attention_merge",
 	"attention_mma_f16",
 	"attention_mma_f32",

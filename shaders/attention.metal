@@ -277,14 +277,14 @@ static inline float2 attn_combine(P part, uint nc, uint hd, device float* o, uin
     return float2(M, inv);
 }
 
-// attention_group_{f32,f16}: decode's split over the KV length merged
+// attention_group_f16: decode's split over the KV length merged
 // inside one threadgroup (issue #34: no attention_merge launch). SIMD-group
 // c of a threadgroup runs chunk c of nsg (attention_impl), leaves its
 // partial in threadgroup memory, and after one barrier the threadgroup
 // combines them as attention_merge does (attn_combine). Grid (1, nHead, m),
 // 32·chunks threads, chunks at most ATTN_GROUP_SG (threadgroup memory: the
 // partials of 16 chunks of 256 dims are 16.5 KB, within Metal's 32 KB). The
-// launch rule picks it for short caches without probs (Tuning.AttnGroupKeys),
+// launch rule picks it for short f16 caches without probs (Tuning.AttnGroupKeys),
 // where the split's own launches and its merge cost more than the few
 // multiprocessors the heads then occupy.
 enum : uint { ATTN_GROUP_SG = 16 };
@@ -317,9 +317,8 @@ kernel void attention_group(device const float* q [[buffer(0)]],
     attn_combine((threadgroup const float*)gpart, nc, hd, o, tid, 32 * nsg);
 }
 
-typedef decltype(attention_group<float>) attention_group_f32_t;
+// (f16 caches only: the launch rule does not pick it for f32 ones)
 typedef decltype(attention_group<half>) attention_group_f16_t;
-template [[host_name("attention_group_f32")]] kernel attention_group_f32_t attention_group<float>;
 template [[host_name("attention_group_f16")]] kernel attention_group_f16_t attention_group<half>;
 
 // attention_tiled_{f32,f16}: prefill, encoder and cross-attention rows

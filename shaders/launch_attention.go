@@ -160,9 +160,13 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 		}
 		return append(dst, main), nil
 	}
-	if kvLen <= t.AttnGroupKeys && !probs {
+	if kvLen <= t.AttnGroupKeys && !probs && d.Type == ggml.F16 {
 		// a short cache: the chunks of a (row, head) are the SIMD-groups
-		// of one threadgroup, merged there (no attention_merge launch)
+		// of one threadgroup, merged there (no attention_merge launch).
+		// f16 caches only: Whisper's f32 self-attention cache measured
+		// slower so on the H200 (decoder 0.80 against 0.77 ms a token,
+		// bench/cuda/20261129-issue34-r5), the LLMs' f16 faster (409
+		// against 398 tok/s)
 		main.Function = "attention_group" + suf
 		main.Groups = [3]uint32{1, nHead, m}
 		main.Threads[0] = 32 * min(max(2, (kvLen+31)/32), attnGroupChunks, max(2, normKnob(t.MaxThreads, 1024)/32))

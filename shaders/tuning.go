@@ -94,8 +94,8 @@ type Tuning struct {
 	// backend from the device, not by a family (the one knob without a
 	// default); zero where unknown.
 	Cores uint32
-	// AttnGroupKeys is the longest cache whose decode split (more than one
-	// chunk, no probs) runs as attention_group: the chunks of a (row, head)
+	// AttnGroupKeys is the longest f16 cache whose decode split (more than
+	// one chunk, no probs) runs as attention_group: the chunks of a (row, head)
 	// as the SIMD-groups of one threadgroup, merged in it, instead of a
 	// threadgroup per chunk and an attention_merge launch. 1, the default,
 	// never (a split has more than 32 keys).

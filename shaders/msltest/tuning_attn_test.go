@@ -19,7 +19,7 @@ func TestKernelsOtherTunings(t *testing.T) {
 			AttnChunk: 32, AttnSplitBelow: 1 << 30, ArgmaxSegment: 33, ArgmaxThreads: 32, SampleThreads: 32},
 		{Family: "wide", SIMDWidth: 32, MaxThreads: 1024, NormThreads: 1024, RopeThreads: 1024, AttnRows: 8,
 			AttnChunk: 96, AttnSplitBelow: 1, ArgmaxSegment: 100000, ArgmaxThreads: 1024, SampleThreads: 256},
-		shaders.TuningFor("cuda"), // what NVIDIA GPUs run (decode's splits up to 1024 keys in one threadgroup)
+		shaders.TuningFor("cuda"), // what NVIDIA GPUs run (decode's splits of f16 caches up to 1024 keys in one threadgroup)
 		// and on a 3-multiprocessor GPU with the split capped at 3 chunks
 		// (AttnSplitGroups, AttnMaxChunks): 12 chunks of 64 for 700 keys
 		// from the core count, then 3 of 256; 3 of 128 for the beams' 300
