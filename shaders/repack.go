@@ -1,7 +1,6 @@
 package shaders
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/harkapp/hark/engine/ggml"
@@ -67,35 +66,39 @@ func (l Layout) Repack(src []byte) ([]byte, error) {
 	if !repackTypes[l.Type] || l.K <= 0 || l.K%32 != 0 {
 		return nil, fmt.Errorf("shaders: no repacked layout for %s rows of %d", l.Type, l.K)
 	}
-	frb, rrb := fileRowBytes(l.Type, l.K), RepackedRowBytes(l.Type, l.K)
-	if len(src)%frb != 0 {
+	if len(src)%fileRowBytes(l.Type, l.K) != 0 {
 		return nil, fmt.Errorf("shaders: %d bytes are not whole %s rows of %d", len(src), l.Type, l.K)
 	}
-	nb, bb := l.K/32, l.Type.TypeSize()
-	qb, sb := bb-2, rpScaleBytes(l.K)
-	dst := make([]byte, len(src)/frb*rrb)
-	for r := 0; r < len(src)/frb; r++ {
-		in, out := src[r*frb:(r+1)*frb], dst[r*rrb:(r+1)*rrb]
-		for b := 0; b < nb; b++ {
-			blk := in[b*bb : (b+1)*bb]
-			copy(out[2*b:2*b+2], blk[:2])
-			copy(out[sb+qb*b:sb+qb*(b+1)], blk[2:])
-		}
-	}
-	return dst, nil
+	return l.convert(src, true), nil
 }
 
 // Unpack is Repack's inverse (the tests' reference reader of the layout).
-func (l Layout) Unpack(src []byte) []byte {
-	frb, rrb := fileRowBytes(l.Type, l.K), RepackedRowBytes(l.Type, l.K)
+func (l Layout) Unpack(src []byte) []byte { return l.convert(src, false) }
+
+// convert moves src's whole rows from the file's layout to the repacked
+// one (pack) or back.
+func (l Layout) convert(src []byte, pack bool) []byte {
+	srb, drb := fileRowBytes(l.Type, l.K), RepackedRowBytes(l.Type, l.K)
+	if !pack {
+		srb, drb = drb, srb
+	}
 	nb, bb := l.K/32, l.Type.TypeSize()
 	qb, sb := bb-2, rpScaleBytes(l.K)
-	dst := make([]byte, len(src)/rrb*frb)
-	for r := 0; r < len(src)/rrb; r++ {
-		in, out := src[r*rrb:(r+1)*rrb], dst[r*frb:(r+1)*frb]
+	dst := make([]byte, len(src)/srb*drb)
+	for r := 0; r < len(src)/srb; r++ {
+		fr, rr := src[r*srb:(r+1)*srb], dst[r*drb:(r+1)*drb] // a file row, a repacked row
+		if !pack {
+			fr, rr = rr, fr
+		}
 		for b := 0; b < nb; b++ {
-			binary.LittleEndian.PutUint16(out[b*bb:], binary.LittleEndian.Uint16(in[2*b:]))
-			copy(out[b*bb+2:(b+1)*bb], in[sb+qb*b:sb+qb*(b+1)])
+			f, d, q := fr[b*bb:(b+1)*bb], rr[2*b:2*b+2], rr[sb+qb*b:sb+qb*(b+1)]
+			if pack {
+				copy(d, f[:2])
+				copy(q, f[2:])
+			} else {
+				copy(f[:2], d)
+				copy(f[2:], q)
+			}
 		}
 	}
 	return dst
