@@ -157,6 +157,9 @@ func (e *Engine) Close() { e.cancel() }
 // sharing shows here).
 func (e *Engine) Prefilled() int { return e.r.Prefilled() }
 
+// Peak is the most sequences one step has run (batching shows here).
+func (e *Engine) Peak() int { return e.r.Peak() }
+
 // Context is the most positions one sequence holds.
 func (e *Engine) Context() int { return e.ctxLen }
 

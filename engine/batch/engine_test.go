@@ -26,7 +26,7 @@ func storiesEngine(t *testing.T, c Config) (*Engine, *llm.Generator) {
 
 func openEngine(t *testing.T, path string, c Config) (*Engine, *llm.Generator) {
 	t.Helper()
-	be := cpu.New(cpu.Options{})
+	be := cpu.New(cpu.Options{Threads: 1})
 	t.Cleanup(be.Close)
 	o, err := llm.OpenFile(path, be, llm.Options{Context: c.Context})
 	require.NoError(t, err)
@@ -203,7 +203,7 @@ func (g *gateTurn) Give() {}
 // admitted by priority, then arrival: a higher-priority request queued
 // after a lower one starts first, once the running one is done.
 func TestEngineAdmission(t *testing.T) {
-	be := cpu.New(cpu.Options{})
+	be := cpu.New(cpu.Options{Threads: 1})
 	t.Cleanup(be.Close)
 	o, err := llm.OpenFile(shared.Path(t, "models", "stories260K.gguf"), be, llm.Options{})
 	require.NoError(t, err)

@@ -30,11 +30,13 @@ type Runner struct {
 	slots    map[*Request]int
 	// sinks get their request's tokens as they are drawn, and its end.
 	sinks map[*Request]sink
-	free     []int
+	free  []int
 	// prefilled counts the prompt positions the model computed (prefix
 	// sharing shows here: tests, metrics).
 	prefilled int
-	rows      []llm.Row
+	// peak is the most sequences one step has run (tests, metrics).
+	peak int
+	rows []llm.Row
 }
 
 // NewRunner drives s on m, which holds seqs sampler slots (at least the
@@ -90,6 +92,13 @@ func (r *Runner) Prefilled() int {
 	return r.prefilled
 }
 
+// Peak is the most sequences one step has run so far.
+func (r *Runner) Peak() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.peak
+}
+
 // Step runs one scheduler step; false when nothing was left to run.
 func (r *Runner) Step() (bool, error) {
 	st := r.s.Next()
@@ -136,6 +145,7 @@ func (r *Runner) Step() (bool, error) {
 		}
 	}
 	r.rows = rows
+	r.peak = max(r.peak, len(st.Rows))
 	if err := r.m.Step(rows); err != nil {
 		return false, err
 	}
