@@ -238,10 +238,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, g generation) 
 		writeError(w, badRequest("model", l.TemplateErr.Error()))
 		return
 	}
-	if err := s.batched(l, &g); err != nil {
-		writeError(w, err)
-		return
-	}
+	s.batched(l, &g)
 	cs := l.Session()
 	id, created := newID("cmpl-"), time.Now().Unix()
 	object := "text_completion"
