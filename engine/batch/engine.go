@@ -284,6 +284,10 @@ func (e *Engine) Generate(ctx context.Context, prompt []int32, o llm.GenerateOpt
 			if done {
 				return out.Finish(reason)
 			}
+			if ctx.Err() != nil { // as Generator: checked at every token
+				e.r.Cancel(req)
+				return out.Finish(llm.StopCanceled)
+			}
 		}
 		if !ended {
 			continue
