@@ -92,6 +92,9 @@ func TestServeOptions(t *testing.T) {
 	require.Equal(t, []string{"http://a", "http://b"}, got.Config.CORSOrigins)
 	require.Equal(t, 1, got.Config.WhisperBeam)
 	require.Equal(t, 3, got.Config.Threads)
+	require.False(t, got.Config.NoBatch, "requests decode together by default")
+	require.NoError(t, run("--no-batch"))
+	require.True(t, got.Config.NoBatch)
 	require.ErrorContains(t, run("--api-key", "x", "--api-key-file", "k"), "give one")
 	require.Nil(t, got)
 }

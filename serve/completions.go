@@ -106,6 +106,8 @@ type generation struct {
 	chat   bool
 	// answer runs the turn on the model's session.
 	answer func(*chat.Session, context.Context, llm.GenerateOptions, func(string) error) (llm.Result, error)
+	// prompt is the turn's prompt alone, for the batched engine (batched).
+	prompt func(*chat.Session, context.Context) ([]int32, error)
 	// promptParam names the field a prompt too long is blamed on.
 	promptParam string
 	// textOffset is the prompt's length in bytes (text endpoint's offsets).
@@ -153,7 +155,8 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	s.generate(w, r, generation{params: req.genParams, opts: o, chat: true, promptParam: "messages",
 		answer: func(cs *chat.Session, ctx context.Context, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
 			return cs.Reply(ctx, msgs, o, emit)
-		}})
+		},
+		prompt: func(cs *chat.Session, ctx context.Context) ([]int32, error) { return cs.ReplyPrompt(ctx, msgs) }})
 }
 
 // chatLogprobOptions checks the chat endpoint's logprobs and top_logprobs.
@@ -212,7 +215,8 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	s.generate(w, r, generation{params: req.genParams, opts: o, promptParam: "prompt", textOffset: len(prompt),
 		answer: func(cs *chat.Session, ctx context.Context, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
 			return cs.Complete(ctx, prompt, o, emit)
-		}})
+		},
+		prompt: func(cs *chat.Session, _ context.Context) ([]int32, error) { return cs.CompletePrompt(prompt) }})
 }
 
 // generate runs g on its model's chat turn (chat.Session: the prompt, the
@@ -234,6 +238,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, g generation) 
 		writeError(w, badRequest("model", l.TemplateErr.Error()))
 		return
 	}
+	s.batched(l, &g)
 	cs := l.Session()
 	id, created := newID("cmpl-"), time.Now().Unix()
 	object := "text_completion"

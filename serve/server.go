@@ -63,6 +63,10 @@ type Config struct {
 	Backend string
 	// GPU is the device index for backends with several GPUs (--gpu).
 	GPU int
+	// NoBatch answers chat and completion requests one after another on
+	// the model instead of decoding them together (engine/batch; only on
+	// the backends of runtime.BatchBackends).
+	NoBatch bool
 	// Log receives start-up notes, such as why a model runs on the CPU
 	// when Metal was expected (nil: discarded).
 	Log io.Writer

@@ -11,7 +11,7 @@ import (
 // Model is the M-sequence step a Runner drives (llm.Batch).
 type Model interface {
 	Step(rows []llm.Row) error
-	SetSampler(slot int, s llm.Sampler, ctx []int32) error
+	SetSampler(slot int, s llm.Sampler, ctx []int32, generated ...int32) error
 	Sample(slot, row int, step uint64, top int, lp *llm.TokenLogprob) (int32, error)
 	CopyBlock(src, dst int32, positions int) error
 }
@@ -19,7 +19,8 @@ type Model interface {
 // Runner runs a Scheduler's steps on a model: block copies, then one
 // batched step over every row, then each sampling row's token drawn with
 // its request's own sampler (a slot of the model's per-sequence sampler
-// state, held while the request runs).
+// state, held while the request runs; a preempted request gives its slot
+// back and takes one again, its counts rebuilt, when it resumes).
 type Runner struct {
 	s *Scheduler
 	m Model
@@ -27,11 +28,15 @@ type Runner struct {
 	mu       sync.Mutex
 	samplers map[*Request]llm.Sampler
 	slots    map[*Request]int
-	free     []int
+	// sinks get their request's tokens as they are drawn, and its end.
+	sinks map[*Request]sink
+	free  []int
 	// prefilled counts the prompt positions the model computed (prefix
 	// sharing shows here: tests, metrics).
 	prefilled int
-	rows      []llm.Row
+	// peak is the most sequences one step has run (tests, metrics).
+	peak int
+	rows []llm.Row
 }
 
 // NewRunner drives s on m, which holds seqs sampler slots (at least the
@@ -40,21 +45,40 @@ func NewRunner(s *Scheduler, m Model, seqs int) (*Runner, error) {
 	if seqs < s.opt.MaxSeqs {
 		return nil, fmt.Errorf("batch: %d sampler slots for %d running sequences", seqs, s.opt.MaxSeqs)
 	}
-	r := &Runner{s: s, m: m, samplers: map[*Request]llm.Sampler{}, slots: map[*Request]int{}}
+	r := &Runner{s: s, m: m, samplers: map[*Request]llm.Sampler{}, slots: map[*Request]int{}, sinks: map[*Request]sink{}}
 	for i := range seqs {
 		r.free = append(r.free, i)
 	}
 	return r, nil
 }
 
+// sink receives a request's tokens as the runner draws them (with their
+// logprobs records when its sampler asks for them), then its end: err is
+// nil when it reached its max tokens. Called on the stepping goroutine:
+// it must not block.
+type sink interface {
+	token(tok int32, lp llm.TokenLogprob)
+	end(err error)
+}
+
 // Submit queues req, to be sampled with sm.
-func (r *Runner) Submit(req *Request, sm llm.Sampler) error {
-	if err := r.s.Submit(req); err != nil {
-		return err
-	}
+func (r *Runner) Submit(req *Request, sm llm.Sampler) error { return r.submit(req, sm, nil) }
+
+func (r *Runner) submit(req *Request, sm llm.Sampler, out sink) error {
+	// registered first: a step may run as soon as the scheduler has it
 	r.mu.Lock()
 	r.samplers[req] = sm
+	if out != nil {
+		r.sinks[req] = out
+	}
 	r.mu.Unlock()
+	if err := r.s.Submit(req); err != nil {
+		r.mu.Lock()
+		delete(r.samplers, req)
+		delete(r.sinks, req)
+		r.mu.Unlock()
+		return err
+	}
 	return nil
 }
 
@@ -66,6 +90,13 @@ func (r *Runner) Prefilled() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.prefilled
+}
+
+// Peak is the most sequences one step has run so far.
+func (r *Runner) Peak() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.peak
 }
 
 // Step runs one scheduler step; false when nothing was left to run.
@@ -82,8 +113,12 @@ func (r *Runner) Step() (bool, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.reapLocked() // the slots of requests Next preempted are free for this step's
 	rows := r.rows[:0]
-	type draw struct{ slot, row, step int }
+	type draw struct {
+		req             *Request
+		slot, row, step int
+	}
 	var draws []draw
 	for _, row := range st.Rows {
 		slot, ok := r.slots[row.Req]
@@ -93,10 +128,9 @@ func (r *Runner) Step() (bool, error) {
 			}
 			slot, r.free = r.free[0], r.free[1:]
 			r.slots[row.Req] = slot
-			// the slot is the request's until it ends (a preempted
-			// request keeps its sampler state), so its context is the
-			// prompt
-			if err := r.m.SetSampler(slot, r.samplers[row.Req], row.Req.Prompt); err != nil {
+			// the slot is the request's until it ends or is preempted:
+			// its counts are the prompt's and what it drew so far
+			if err := r.m.SetSampler(slot, r.samplers[row.Req], row.Req.Prompt, row.Req.Generated...); err != nil {
 				return false, err
 			}
 		}
@@ -107,26 +141,48 @@ func (r *Runner) Step() (bool, error) {
 			}
 		}
 		if row.Sample {
-			draws = append(draws, draw{slot, len(rows) - 1, len(row.Req.Generated)})
+			draws = append(draws, draw{row.Req, slot, len(rows) - 1, len(row.Req.Generated)})
 		}
 	}
 	r.rows = rows
+	r.peak = max(r.peak, len(st.Rows))
 	if err := r.m.Step(rows); err != nil {
 		return false, err
 	}
 	sampled := make([]int32, len(draws))
+	lps := make([]llm.TokenLogprob, len(draws))
 	for i, d := range draws {
-		tok, err := r.m.Sample(d.slot, d.row, uint64(d.step), 0, nil)
+		sm := r.samplers[d.req]
+		var lp *llm.TokenLogprob
+		if sm.Logprobs {
+			lp = &lps[i]
+		}
+		tok, err := r.m.Sample(d.slot, d.row, uint64(d.step), sm.TopLogprobs, lp)
 		if err != nil {
 			return false, err
 		}
 		sampled[i] = tok
+		lps[i].Token = tok
 	}
 	if err := r.s.Done(st, sampled); err != nil {
 		return false, err
 	}
+	// Done takes a token unless its request ended while the step ran
+	// (cancelled): only taken tokens reach the sinks.
+	for i, d := range draws {
+		if out := r.sinks[d.req]; out != nil && d.step < len(d.req.Generated) {
+			out.token(sampled[i], lps[i])
+		}
+	}
 	r.reapLocked()
 	return true, nil
+}
+
+// Fail ends every request with err (the model failed a step): none is
+// dropped silently.
+func (r *Runner) Fail(err error) {
+	r.s.failAll(err)
+	r.reap()
 }
 
 // reap gives the slots of ended requests back.
@@ -138,13 +194,21 @@ func (r *Runner) reap() {
 
 func (r *Runner) reapLocked() {
 	for req := range r.samplers {
-		if !r.s.Ended(req) {
+		ended, preempted, err := r.s.state(req)
+		if !ended && !preempted {
 			continue
 		}
-		delete(r.samplers, req)
 		if slot, ok := r.slots[req]; ok {
 			delete(r.slots, req)
 			r.free = append(r.free, slot)
+		}
+		if !ended {
+			continue // it resumes in whichever slot is free then
+		}
+		delete(r.samplers, req)
+		if out := r.sinks[req]; out != nil {
+			delete(r.sinks, req)
+			out.end(err)
 		}
 	}
 }

@@ -140,6 +140,23 @@ func (s *Scheduler) Ended(r *Request) bool {
 	return r.Done
 }
 
+// state reports whether r has ended (and its error), and whether it
+// waits preempted (its blocks taken for another, to be computed again).
+func (s *Scheduler) state(r *Request) (ended, preempted bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return r.Done, !r.Done && r.seq != nil && r.seq.Preempted(), r.Err
+}
+
+// failAll ends every waiting and running request with err.
+func (s *Scheduler) failAll(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range slices.Concat(s.running, s.waiting) {
+		s.finish(r, err)
+	}
+}
+
 // Pending reports whether any request waits or runs.
 func (s *Scheduler) Pending() bool {
 	s.mu.Lock()

@@ -144,14 +144,25 @@ func (s *Session) Send(ctx context.Context, user string, o llm.GenerateOptions, 
 // (System is not added; Send adds it). The answer is bounded by the room
 // left in the context: one that fills it ends with llm.StopContext.
 func (s *Session) Reply(ctx context.Context, msgs []Message, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
+	prompt, err := s.ReplyPrompt(ctx, msgs)
+	if err != nil {
+		return llm.Result{}, err
+	}
+	return s.generate(ctx, prompt, o, emit)
+}
+
+// ReplyPrompt is the prompt Reply answers msgs with: rendered, fitted to
+// the context (Fit), checked (PromptLen is set), for a caller that
+// generates it elsewhere (the batched engine).
+func (s *Session) ReplyPrompt(ctx context.Context, msgs []Message) ([]int32, error) {
 	n := s.Gen.M.Context()
 	for {
 		prompt, err := s.render(ctx, msgs)
 		if err != nil && !errors.Is(err, ErrConversationTooLong) {
-			return llm.Result{}, err
+			return nil, err
 		}
 		if err == nil && (!s.Fit || len(prompt)+FitRoom(n) <= n) {
-			return s.generate(ctx, prompt, o, emit)
+			return prompt, s.check(prompt)
 		}
 		first := 0
 		if len(msgs) > 0 && msgs[0].Role == "system" {
@@ -161,7 +172,7 @@ func (s *Session) Reply(ctx context.Context, msgs []Message, o llm.GenerateOptio
 			if err == nil {
 				err = fmt.Errorf("%w: %d tokens, the context holds %d", ErrConversationTooLong, len(prompt), n)
 			}
-			return llm.Result{}, err
+			return nil, err
 		}
 		msgs = append(msgs[:first:first], msgs[first+1:]...)
 	}
@@ -170,23 +181,42 @@ func (s *Session) Reply(ctx context.Context, msgs []Message, o llm.GenerateOptio
 // Complete continues a plain text prompt (no template; BOS as AddBOS
 // says), with the same cache reuse and answer bound as Reply.
 func (s *Session) Complete(ctx context.Context, text string, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
-	prompt, err := s.tokens(text, s.AddBOS)
+	prompt, err := s.CompletePrompt(text)
 	if err != nil {
 		return llm.Result{}, err
 	}
 	return s.generate(ctx, prompt, o, emit)
 }
 
+// CompletePrompt is the prompt Complete continues text with, checked as
+// ReplyPrompt's.
+func (s *Session) CompletePrompt(text string) ([]int32, error) {
+	prompt, err := s.tokens(text, s.AddBOS)
+	if err != nil {
+		return nil, err
+	}
+	return prompt, s.check(prompt)
+}
+
+// check sets PromptLen and refuses a prompt with nothing to continue or
+// no room left in the context for an answer.
+func (s *Session) check(prompt []int32) error {
+	s.PromptLen = len(prompt)
+	if len(prompt) == 0 {
+		return fmt.Errorf("chat: %w", ErrEmptyPrompt)
+	}
+	if n := s.Gen.M.Context(); len(prompt) >= n {
+		return fmt.Errorf("%w: %d tokens, the context holds %d", ErrConversationTooLong, len(prompt), n)
+	}
+	return nil
+}
+
 // generate feeds prompt after the prefix the KV cache shares with it and
 // generates at most the room left in the context.
 func (s *Session) generate(ctx context.Context, prompt []int32, o llm.GenerateOptions, emit func(string) error) (llm.Result, error) {
 	m := s.Gen.M
-	s.PromptLen = len(prompt)
-	if len(prompt) == 0 {
-		return llm.Result{}, fmt.Errorf("chat: %w", ErrEmptyPrompt)
-	}
-	if len(prompt) >= m.Context() {
-		return llm.Result{}, fmt.Errorf("%w: %d tokens, the context holds %d", ErrConversationTooLong, len(prompt), m.Context())
+	if err := s.check(prompt); err != nil {
+		return llm.Result{}, err
 	}
 	keep := commonPrefix(m.Tokens(), prompt)
 	if keep == len(prompt) {

@@ -230,8 +230,10 @@ func (b *Batch) checkSlot(slot int) error {
 }
 
 // SetSampler starts a generation in slot with s after the context tokens
-// ctx (whose tail the penalties count, as Generator does).
-func (b *Batch) SetSampler(slot int, s Sampler, ctx []int32) error {
+// ctx (whose tail the penalties count, as Generator does); generated are
+// tokens it already drew (a preempted sequence resumed in another slot),
+// counted as the Sample pass counts its draws.
+func (b *Batch) SetSampler(slot int, s Sampler, ctx []int32, generated ...int32) error {
 	if err := b.checkSlot(slot); err != nil {
 		return err
 	}
@@ -247,6 +249,9 @@ func (b *Batch) SetSampler(slot int, s Sampler, ctx []int32) error {
 	n := b.H.NVocab
 	c := make([]int32, 2*n+1)
 	for _, id := range ctx[len(ctx)-s.promptWindow(len(ctx)):] {
+		plan.CountSampled(c, n, id)
+	}
+	for _, id := range generated {
 		plan.CountSampled(c, n, id)
 	}
 	return plan.WriteI32(b.exec, b.lay.counts, slot*(2*n+1), c)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/plan"
@@ -101,18 +102,12 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 	if m.Pos()+len(prompt) > m.Context() {
 		return res, fmt.Errorf("%w: the prompt has %d tokens, the context holds %d", ErrContextFull, m.Pos()+len(prompt), m.Context())
 	}
-	// Prime the decoder with the context so the continuation's first
+	// The decoder is primed with the context so the continuation's first
 	// token keeps its leading space.
-	dec := g.Tk.NewStreamDecoder(true)
-	for _, t := range m.Tokens() {
-		dec.Add(t)
-	}
-	for _, t := range prompt {
-		dec.Add(t)
-	}
+	out := NewTextOut(g.Tk, append(slices.Clone(m.Tokens()), prompt...), o, emit)
 	if len(prompt) > 0 {
 		if err := m.feed(prompt); err != nil {
-			return res, err
+			return out.Result(), err
 		}
 	}
 	// The backend selects every token: argmax, or the Sample pass with
@@ -121,62 +116,20 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 	sample := !o.Sampler.argmax()
 	if sample {
 		if err := m.setSampler(o.Sampler); err != nil {
-			return res, err
+			return out.Result(), err
 		}
 	}
-	stops := map[int32]bool{}
-	if !o.IgnoreEOS {
-		for _, id := range g.Tk.StopIDs() {
-			stops[id] = true
-		}
-	}
-	st := &stopper{stops: o.Stop}
-	out := func(s string) error {
-		if s == "" {
-			return nil
-		}
-		res.Text += s
-		if emit != nil {
-			return emit(s)
-		}
-		return nil
-	}
-	finish := func(r StopReason) (Result, error) {
-		res.Reason = r
-		if r != StopString {
-			if err := out(st.flush() + dec.Flush()); err != nil {
-				return res, err
-			}
-		}
-		return res, nil
-	}
+	finish := out.Finish
 	// take records a token selected into tokens[slot]; done reports that
 	// generation ends with reason r.
 	take := func(tok int32, slot int) (done bool, r StopReason, err error) {
-		res.Tokens = append(res.Tokens, tok)
 		lp := TokenLogprob{Token: tok}
 		if o.Sampler.Logprobs {
 			if err := m.logprobs(slot, o.Sampler.TopLogprobs, &lp); err != nil {
 				return true, "", err
 			}
-			res.Logprobs = append(res.Logprobs, lp)
 		}
-		if o.OnToken != nil {
-			if err := o.OnToken(lp); err != nil {
-				return true, "", err
-			}
-		}
-		if stops[tok] {
-			return true, StopEOS, nil
-		}
-		text, hit := st.push(dec.Add(tok))
-		if err := out(text); err != nil {
-			return true, "", err
-		}
-		if hit {
-			return true, StopString, nil
-		}
-		return false, "", nil
+		return out.Take(tok, lp)
 	}
 	// A backend that chains steps (a GPU) decodes many tokens per call,
 	// reading back only their ids.
@@ -203,16 +156,16 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 				return !ended
 			})
 			if err != nil {
-				return res, err
+				return out.Result(), err
 			}
 			if terr != nil {
-				return res, terr
+				return out.Result(), terr
 			}
 			if ended {
 				return finish(reason)
 			}
 			if taken == 0 {
-				return res, errors.New("llm: the backend stopped a decode chain without a token")
+				return out.Result(), errors.New("llm: the backend stopped a decode chain without a token")
 			}
 			i += taken - 1
 			continue
@@ -220,23 +173,24 @@ func (g *Generator) Generate(ctx context.Context, prompt []int32, o GenerateOpti
 		if i > 0 {
 			err := m.stepNext()
 			if errors.Is(err, ErrContextFull) && o.Slide {
-				err = g.slide(o.Keep, res.Tokens[len(res.Tokens)-1])
+				toks := out.Result().Tokens
+				err = g.slide(o.Keep, toks[len(toks)-1])
 			}
 			if errors.Is(err, ErrContextFull) {
 				r, _ := finish(StopContext)
 				return r, err
 			}
 			if err != nil {
-				return res, err
+				return out.Result(), err
 			}
 		}
 		slot := m.Pos()
 		tok, err := m.selectNext(sample, uint64(i))
 		if err != nil {
-			return res, err
+			return out.Result(), err
 		}
 		if done, r, err := take(tok, slot); err != nil {
-			return res, err
+			return out.Result(), err
 		} else if done {
 			return finish(r)
 		}

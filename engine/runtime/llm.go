@@ -58,6 +58,7 @@ type llmModel struct {
 	tplErr error
 	// release returns be to the runtime.
 	release func()
+	batch   batched
 }
 
 func (r *Runtime) loadLLM(path, backend string, pri *atomic.Int32) (*llmModel, error) {
@@ -78,6 +79,7 @@ func (r *Runtime) loadLLM(path, backend string, pri *atomic.Int32) (*llmModel, e
 }
 
 func (l *llmModel) close() {
+	l.batch.close()
 	l.o.Close()
 	l.release()
 }

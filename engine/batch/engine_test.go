@@ -1,0 +1,284 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/cpu"
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/kvpage"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/llm/bench"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// storiesEngine opens stories260K on the CPU twice: the single-sequence
+// model (the sequential reference, llm.Generator) and an engine.
+func storiesEngine(t *testing.T, c Config) (*Engine, *llm.Generator) {
+	t.Helper()
+	return openEngine(t, shared.Path(t, "models", "stories260K.gguf"), c)
+}
+
+func openEngine(t *testing.T, path string, c Config) (*Engine, *llm.Generator) {
+	t.Helper()
+	be := cpu.New(cpu.Options{Threads: 1})
+	t.Cleanup(be.Close)
+	o, err := llm.OpenFile(path, be, llm.Options{Context: c.Context})
+	require.NoError(t, err)
+	t.Cleanup(func() { o.Close() })
+	e, err := Load(be, o.File, o.Tk, c, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close(); <-e.done })
+	return e, llm.NewGenerator(o.M, o.Tk)
+}
+
+// sequentialRun is g's answer to prompt alone, from an empty cache.
+func sequentialRun(t *testing.T, g *llm.Generator, prompt []int32, o llm.GenerateOptions) llm.Result {
+	t.Helper()
+	g.M.Reset()
+	res, err := g.Generate(context.Background(), prompt, o, nil)
+	require.NoError(t, err)
+	return res
+}
+
+// idle waits (bounded by the step count, not time) for every block of
+// e's pool to be free again.
+func poolOf(e *Engine) *kvpage.Pool { return e.r.s.pool }
+
+// genCase is one request of the concurrency tests.
+type genCase struct {
+	prompt []int32
+	o      llm.GenerateOptions
+}
+
+// runConcurrently runs every case's Generate at once and returns the
+// results in order.
+func runConcurrently(t *testing.T, e *Engine, cases []genCase) []llm.Result {
+	t.Helper()
+	res := make([]llm.Result, len(cases))
+	errs := make([]error, len(cases))
+	var wg sync.WaitGroup
+	for i, c := range cases {
+		wg.Go(func() { res[i], errs[i] = e.Generate(context.Background(), c.prompt, c.o, 0, nil) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		require.NoError(t, err, "request %d", i)
+	}
+	return res
+}
+
+// storiesCases are greedy golden prompts, seeded sampled ones (penalties,
+// top-k/top-p) with logprobs, stop strings and stop tokens.
+func storiesCases(t *testing.T) []genCase {
+	g := shared.LoadStoriesGolden(t)
+	require.GreaterOrEqual(t, len(g.Results), 2)
+	var cases []genCase
+	for _, r := range g.Results {
+		cases = append(cases, genCase{r.PromptTokens, llm.GenerateOptions{MaxTokens: len(r.GeneratedTokens), IgnoreEOS: true}})
+	}
+	p0, p1 := g.Results[0].PromptTokens, g.Results[1].PromptTokens
+	cases = append(cases,
+		genCase{p0, llm.GenerateOptions{MaxTokens: 60, Sampler: llm.Sampler{Temperature: 0.9, TopK: 40, TopP: 0.95, RepeatPenalty: 1.1,
+			PresencePenalty: 0.3, Seed: 38, Logprobs: true, TopLogprobs: 3}}},
+		genCase{p1, llm.GenerateOptions{MaxTokens: 80, Sampler: llm.Sampler{Temperature: 0.7, Seed: 7}, Stop: []string{"."}}},
+		genCase{p1, llm.GenerateOptions{MaxTokens: 200, Sampler: llm.Sampler{Temperature: 1.0, Seed: 3}}},
+	)
+	return cases
+}
+
+// Concurrent requests, greedy and seeded, get exactly what sequential
+// decoding (llm.Generator, one request at a time) gives each: tokens,
+// text, stop reason, and the same logprobs records.
+func TestEngineEqualsSequential(t *testing.T) {
+	e, g := storiesEngine(t, Config{Context: 256, Seqs: 4, TokenBudget: 48, BlockSize: 16})
+	cases := storiesCases(t)
+	got := runConcurrently(t, e, cases)
+	for i, c := range cases {
+		want := sequentialRun(t, g, c.prompt, c.o)
+		require.Equal(t, want.Tokens, got[i].Tokens, "request %d", i)
+		require.Equal(t, want.Text, got[i].Text, "request %d", i)
+		require.Equal(t, want.Reason, got[i].Reason, "request %d", i)
+		require.Len(t, got[i].Logprobs, len(want.Logprobs), "request %d", i)
+		for j := range want.Logprobs {
+			require.Equal(t, want.Logprobs[j].Token, got[i].Logprobs[j].Token)
+			require.InDelta(t, want.Logprobs[j].Logprob, got[i].Logprobs[j].Logprob, 1e-4)
+			require.Len(t, got[i].Logprobs[j].Top, len(want.Logprobs[j].Top))
+		}
+	}
+	require.Equal(t, llm.StopString, got[len(cases)-2].Reason, "the stop string ends its request")
+	require.Equal(t, poolOf(e).Blocks(), poolOf(e).Available(), "every block back")
+}
+
+// A KV budget too small for the requests at once: the engine preempts
+// (recomputing later) instead of failing, and every request still gets
+// exactly its sequential answer; a request that cannot fit even alone
+// fails with a clear error.
+func TestEnginePreemption(t *testing.T) {
+	bb := kvpage.BlockBytes(5, 4*8, 16, 2) // stories260K: 5 layers, 4 KV heads of 8
+	e, g := storiesEngine(t, Config{Context: 256, Seqs: 4, TokenBudget: 48, BlockSize: 16, KVBytes: 10 * bb})
+	require.Equal(t, 10, poolOf(e).Blocks())
+	all := storiesCases(t)
+	// two greedy requests and the seeded one with penalties, 80 tokens
+	// each: 6 blocks or more apiece, more than 10 at once
+	cases := []genCase{all[0], all[1], all[len(all)-3]}
+	for i := range cases {
+		cases[i].o.MaxTokens = 80
+		cases[i].o.Stop = nil
+	}
+	got := runConcurrently(t, e, cases)
+	for i, c := range cases {
+		want := sequentialRun(t, g, c.prompt, c.o)
+		require.Equal(t, want.Tokens, got[i].Tokens, "request %d", i)
+	}
+	require.Greater(t, e.Prefilled(), func() int {
+		n := 0
+		for _, c := range cases {
+			n += len(c.prompt)
+		}
+		return n
+	}(), "preempted sequences were computed again")
+	long := make([]int32, 200)
+	for i := range long {
+		long[i] = int32(1 + i%300)
+	}
+	_, err := e.Generate(context.Background(), long, llm.GenerateOptions{MaxTokens: 50, IgnoreEOS: true}, 0, nil)
+	require.ErrorIs(t, err, kvpage.ErrNoRoom)
+	require.Equal(t, 10, poolOf(e).Available())
+}
+
+// Cancelling a request (its context, or its consumer ending it) frees
+// its blocks at once, and the request beside it still gets its sequential
+// answer.
+func TestEngineCancel(t *testing.T) {
+	e, g := storiesEngine(t, Config{Context: 256, Seqs: 2, TokenBudget: 48, BlockSize: 16})
+	cases := storiesCases(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var mid int
+	o := llm.GenerateOptions{MaxTokens: 200, IgnoreEOS: true, OnToken: func(llm.TokenLogprob) error {
+		if mid++; mid == 10 {
+			cancel()
+		}
+		return nil
+	}}
+	var wg sync.WaitGroup
+	var other llm.Result
+	var otherErr error
+	wg.Go(func() { other, otherErr = e.Generate(context.Background(), cases[1].prompt, cases[1].o, 0, nil) })
+	res, err := e.Generate(ctx, cases[0].prompt, o, 0, nil)
+	require.NoError(t, err)
+	require.Equal(t, llm.StopCanceled, res.Reason)
+	require.Len(t, res.Tokens, 10, "it ends at the token that cancelled it")
+	wg.Wait()
+	require.NoError(t, otherErr)
+	require.Equal(t, sequentialRun(t, g, cases[1].prompt, cases[1].o).Tokens, other.Tokens)
+	require.Equal(t, poolOf(e).Blocks(), poolOf(e).Available(), "every block back")
+
+	// a consumer's error (the client left) ends its request the same way
+	boom := fmt.Errorf("client gone")
+	_, err = e.Generate(context.Background(), cases[0].prompt, llm.GenerateOptions{MaxTokens: 100, IgnoreEOS: true},
+		0, func(string) error { return boom })
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, poolOf(e).Blocks(), poolOf(e).Available(), "every block back")
+}
+
+// gateTurn holds the engine at its first yield (after its first step)
+// until the test opens the gate.
+type gateTurn struct {
+	once sync.Once
+	gate chan struct{}
+}
+
+func (g *gateTurn) Take(context.Context) error { return nil }
+func (g *gateTurn) Yield(ctx context.Context) error {
+	g.once.Do(func() { <-g.gate })
+	return nil
+}
+func (g *gateTurn) Give() {}
+
+// With one running sequence, requests that arrive while it runs are
+// admitted by priority, then arrival: a higher-priority request queued
+// after a lower one starts first, once the running one is done.
+func TestEngineAdmission(t *testing.T) {
+	be := cpu.New(cpu.Options{Threads: 1})
+	t.Cleanup(be.Close)
+	o, err := llm.OpenFile(shared.Path(t, "models", "stories260K.gguf"), be, llm.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { o.Close() })
+	turn := &gateTurn{gate: make(chan struct{})}
+	e, err := Load(be, o.File, o.Tk, Config{Context: 256, Seqs: 1, TokenBudget: 48}, turn)
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close(); <-e.done })
+	submitted := make(chan struct{})
+	e.onSubmit = func() { submitted <- struct{}{} }
+	cases := storiesCases(t)
+	var mu sync.Mutex
+	var order []string
+	started := make(chan struct{})
+	opts := func(name string) llm.GenerateOptions {
+		seen := false
+		return llm.GenerateOptions{MaxTokens: 20, IgnoreEOS: true, OnToken: func(llm.TokenLogprob) error {
+			if !seen {
+				seen = true
+				mu.Lock()
+				order = append(order, name)
+				mu.Unlock()
+				if name == "running" {
+					close(started)
+				}
+			}
+			return nil
+		}}
+	}
+	var wg sync.WaitGroup
+	run := func(name string, pri int) {
+		wg.Go(func() {
+			res, err := e.Generate(context.Background(), cases[0].prompt, opts(name), pri, nil)
+			require.NoError(t, err)
+			require.Len(t, res.Tokens, 20)
+		})
+		<-submitted
+	}
+	run("running", 0)
+	<-started // its first step ran: the engine waits at the gate
+	run("low", 0)
+	run("high", 1)
+	close(turn.gate)
+	wg.Wait()
+	require.Equal(t, []string{"running", "high", "low"}, order)
+}
+
+// Sixteen requests sharing a 1,000-token system prompt, with a context of
+// 8,192 (the SmolLM2 tokenizer and context, a small random-weight model
+// of its shape family): the shared full blocks are prefilled once,
+// counted, and each request computes only its own tail.
+func TestEngineSharedPrefixPrefilledOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tiny-smollm2.gguf")
+	shape := bench.Shape{Name: "tiny", Stem: "tiny", Layers: 2, Embd: 64, FF: 128, Heads: 4, KVHeads: 2, Vocab: 49152}
+	require.NoError(t, bench.WriteFile(path, shape, ggml.Q8_0, shared.Path(t, "llm-kit", "tokenizers", "smollm2"), 1))
+	e, _ := openEngine(t, path, Config{Context: 8192, Seqs: 16, TokenBudget: 256, BlockSize: 16})
+	require.Equal(t, 8192, e.Context())
+	system := make([]int32, 1000)
+	for i := range system {
+		system[i] = int32(100 + (i*37)%20000)
+	}
+	cases := make([]genCase, 16)
+	for i := range cases {
+		p := append([]int32{}, system...)
+		for j := range 8 {
+			p = append(p, int32(30000+100*i+j))
+		}
+		cases[i] = genCase{p, llm.GenerateOptions{MaxTokens: 4, IgnoreEOS: true}}
+	}
+	got := runConcurrently(t, e, cases)
+	for i := range got {
+		require.Len(t, got[i].Tokens, 4, "request %d", i)
+	}
+	full := 1000 / 16 * 16 // the shared full blocks' positions
+	require.Equal(t, 1008+15*(1008-full), e.Prefilled())
+}

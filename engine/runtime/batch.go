@@ -1,0 +1,88 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/harkapp/hark/engine/batch"
+)
+
+// batched is an LLM's continuous-batching engine, made on first use and
+// closed with the model.
+type batched struct {
+	mu  sync.Mutex
+	eng *batch.Engine
+	err error
+}
+
+// BatchBackends are the backends whose models generate API requests
+// through the batched engine; on the others they queue for the model one
+// after another. The GPU backends' batch plans (CUDA graphs per batch
+// size, the on-device block copy) are not tuned yet.
+var BatchBackends = map[string]bool{"cpu": true}
+
+// Batch is the model's continuous-batching engine (engine/batch): requests
+// that generate through it decode together, sharing the model between
+// steps with its queue (a dictation's clean-up waiting for the model gets
+// it after the current step). Call it while holding the model; the engine
+// outlives the hold, and its requests wait for the model's turns
+// themselves. Nil without an error where the backend does not batch
+// (BatchBackends).
+func (l *LLMModel) Batch() (*batch.Engine, error) {
+	m := l.e.model.(*llmModel)
+	if !BatchBackends[m.be.Name()] {
+		return nil, nil
+	}
+	m.batch.mu.Lock()
+	defer m.batch.mu.Unlock()
+	if m.batch.eng == nil && m.batch.err == nil {
+		turn := &llmTurn{r: l.r, e: l.e, m: m}
+		m.batch.eng, m.batch.err = batch.Load(m.be, m.o.File, m.o.Tk,
+			batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache}, turn)
+	}
+	return m.batch.eng, m.batch.err
+}
+
+// close stops the engine (its requests end with batch.ErrClosed).
+func (b *batched) close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.eng != nil {
+		b.eng.Close()
+	}
+}
+
+// errReloaded ends a batch whose model was unloaded and loaded again.
+var errReloaded = errors.New("runtime: the model was unloaded while requests waited for it")
+
+// llmTurn is a batch engine's place in its model's queue, at interactive
+// priority: it holds the model while requests run and lets anyone as
+// urgent (a dictation, an API request rendering its prompt) use it
+// between steps.
+type llmTurn struct {
+	r *Runtime
+	e *entry
+	m *llmModel
+}
+
+func (t *llmTurn) Take(ctx context.Context) error {
+	e, err := t.r.acquire(ctx, t.e.key.path, Interactive, func(string, *atomic.Int32) (loaded, error) {
+		return nil, errReloaded // the engine's model is gone: never load another for it
+	})
+	if err != nil {
+		return err
+	}
+	if e != t.e || e.model != t.m {
+		t.r.release(e)
+		return errReloaded
+	}
+	return nil
+}
+
+func (t *llmTurn) Yield(ctx context.Context) error {
+	return t.r.yield(ctx, t.e, Interactive, true)
+}
+
+func (t *llmTurn) Give() { t.r.release(t.e) }
