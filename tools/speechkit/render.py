@@ -1,0 +1,122 @@
+"""espeak-ng rendering through libespeak-ng (ctypes): 16 kHz speech and the start
+of every word, for the speechkit corpus (train.py) and evaluation set (evalset.py).
+The Debian packages are extracted under ROOT (fetch.sh); libpcaudio is replaced by
+a stub (stub/pcaudio.c) since nothing is played."""
+import bisect
+import ctypes
+import os
+import random
+from multiprocessing import Pool
+
+import numpy as np
+
+TRAIN_LANGS = ["en-us", "en-gb", "en-gb-scotland", "en-gb-x-rp", "en-gb-x-gbclan", "en-gb-x-gbcwmd", "en-029"]
+TRAIN_VARIANTS = ["m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f3", "f5", "klatt", "klatt2",
+                  "klatt3", "Annie", "Andy", "adam", "linda", "john", "edward", "michel", "boris", "iven", "paul"]
+HELDOUT = "en-us-nyc+f4"  # never rendered for training
+
+
+_ES = {}
+
+
+def _espeak_init(root):
+    """Loads libespeak-ng in this worker (synchronous mode: audio and word events
+    come back through the callback; no audio device is opened)."""
+    lib_dir = os.path.join(root, "usr/lib/x86_64-linux-gnu")
+    for d in ("libsonic.so.0", "libpcaudio.so.0"):
+        ctypes.CDLL(os.path.join(lib_dir, d), mode=ctypes.RTLD_GLOBAL)
+    lib = ctypes.CDLL(os.path.join(lib_dir, "libespeak-ng.so.1"))
+
+    class Event(ctypes.Structure):
+        _fields_ = [("type", ctypes.c_int), ("uid", ctypes.c_uint), ("text_position", ctypes.c_int),
+                    ("length", ctypes.c_int), ("audio_position", ctypes.c_int), ("sample", ctypes.c_int),
+                    ("user_data", ctypes.c_void_p), ("id", ctypes.c_char * 8)]
+
+    cbtype = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.POINTER(Event))
+    state = {"chunks": [], "words": []}
+
+    def cb(wav, n, ev):
+        if n > 0:
+            state["chunks"].append(np.ctypeslib.as_array(wav, shape=(n,)).copy())
+        i = 0
+        while ev[i].type != 0:
+            if ev[i].type == 1:  # espeakEVENT_WORD
+                state["words"].append((ev[i].text_position, ev[i].sample))
+            i += 1
+        return 0
+
+    class Voice(ctypes.Structure):
+        _fields_ = [("name", ctypes.c_char_p), ("languages", ctypes.c_char_p), ("identifier", ctypes.c_char_p),
+                    ("gender", ctypes.c_ubyte), ("age", ctypes.c_ubyte), ("variant", ctypes.c_ubyte),
+                    ("xx1", ctypes.c_ubyte), ("score", ctypes.c_int), ("spare", ctypes.c_void_p)]
+
+    cbf = cbtype(cb)
+    rate = lib.espeak_Initialize(2, 0, lib_dir.encode(), 0)  # AUDIO_OUTPUT_SYNCHRONOUS
+    if rate <= 0:
+        raise RuntimeError("espeak_Initialize failed")
+    lib.espeak_SetSynthCallback(cbf)
+    _ES.update(lib=lib, cb=cbf, state=state, rate=rate, Voice=Voice)
+
+
+def set_voice(voice):
+    """As the espeak-ng command's -v: a voice name, else a language (each with +variant)."""
+    lib = _ES["lib"]
+    if lib.espeak_SetVoiceByName(voice.encode()) == 0:
+        return
+    v = _ES["Voice"](languages=voice.encode())
+    if lib.espeak_SetVoiceByProperties(ctypes.byref(v)) != 0:
+        raise RuntimeError("no voice " + voice)
+
+
+def render_one(args):
+    """espeak-ng → (16 kHz int16 with silence trimmed to 50 ms, start sample of each
+    whitespace word of the spoken text)."""
+    text, voice, speed, pitch, gap = args
+    from scipy.signal import resample_poly  # imported where used: workers only
+    lib, st = _ES["lib"], _ES["state"]
+    st["chunks"].clear()
+    st["words"].clear()
+    set_voice(voice)
+    for par, v in ((1, speed), (3, pitch), (7, gap)):
+        lib.espeak_SetParameter(par, v, 0)
+    b = text.encode()
+    lib.espeak_Synth(b, len(b) + 1, 0, 1, 0, 0, None, None)
+    x = np.concatenate(st["chunks"]).astype(np.float32) if st["chunks"] else np.zeros(0, np.float32)
+    y = resample_poly(x, 320, 441) if len(x) else x
+    a = np.abs(y)
+    idx = np.nonzero(a > max(a.max() * 0.02, 1.0))[0] if len(a) else []
+    if len(idx) == 0:
+        return np.zeros(0, np.int16), []
+    lo, hi = max(0, idx[0] - 800), min(len(y), idx[-1] + 800)
+    starts, pos = [], 0
+    for w in text.split(" "):
+        starts.append(pos)
+        pos += len(w) + 1
+    ws = [None] * len(starts)
+    for tp, smp in st["words"]:
+        k = bisect.bisect_right(starts, tp - 1) - 1
+        if 0 <= k < len(ws) and ws[k] is None:
+            ws[k] = max(0, int(smp * 16000 / _ES["rate"]) - lo)
+    last = 0
+    for k in range(len(ws)):
+        ws[k] = last if ws[k] is None else max(ws[k], last)
+        last = ws[k]
+    return np.clip(y[lo:hi], -32768, 32767).astype(np.int16), ws
+
+
+def voice_params(rnd, voice=None):
+    if voice is None:
+        voice = rnd.choice(TRAIN_LANGS) + "+" + rnd.choice(TRAIN_VARIANTS)
+    return voice, rnd.randint(125, 215), rnd.randint(25, 75), rnd.choice([0, 0, 1, 2, 3])
+
+
+def render_all(root, items, seed, copies, procs=16):
+    rnd = random.Random(seed)
+    jobs, owner = [], []
+    for c in range(copies):
+        for i, it in enumerate(items):
+            jobs.append((it["spoken"],) + voice_params(rnd))
+            owner.append(i)
+    with Pool(procs, initializer=_espeak_init, initargs=(root,)) as p:
+        out = p.map(render_one, jobs, chunksize=64)
+    return [o[0] for o in out], [o[1] for o in out], owner
