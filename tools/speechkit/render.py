@@ -4,6 +4,7 @@ The Debian packages are extracted under ROOT (fetch.sh); libpcaudio is replaced 
 a stub (stub/pcaudio.c) since nothing is played."""
 import bisect
 import ctypes
+import json
 import os
 import random
 from multiprocessing import Pool
@@ -96,10 +97,10 @@ def render_one(args):
     for tp, smp in st["words"]:
         k = bisect.bisect_right(starts, tp - 1) - 1
         if 0 <= k < len(ws) and ws[k] is None:
-            ws[k] = max(0, int(smp * 16000 / _ES["rate"]) - lo)
+            ws[k] = max(0, int(smp * 16000 / _ES["rate"]) - int(lo))
     last = 0
     for k in range(len(ws)):
-        ws[k] = last if ws[k] is None else max(ws[k], last)
+        ws[k] = int(last if ws[k] is None else max(ws[k], last))
         last = ws[k]
     return np.clip(y[lo:hi], -32768, 32767).astype(np.int16), ws
 
@@ -110,13 +111,57 @@ def voice_params(rnd, voice=None):
     return voice, rnd.randint(125, 215), rnd.randint(25, 75), rnd.choice([0, 0, 1, 2, 3])
 
 
-def render_all(root, items, seed, copies, procs=16):
+def _render_shard(args):
+    """Renders one shard of jobs into DIR/shardN.npy (int16, utterances back to back);
+    returns each utterance's length and word starts. Only these small lists travel
+    back through the pool: pickling the audio itself (17 GB for 146 h) took most of
+    the first GPU call."""
+    path, jobs = args
+    audio, lens, starts = [], [], []
+    for job in jobs:
+        y, ws = render_one(job)
+        audio.append(y)
+        lens.append(int(len(y)))
+        starts.append(ws)
+    np.save(path, np.concatenate(audio) if audio else np.zeros(0, np.int16))
+    return lens, starts
+
+
+def render_all(root, items, seed, copies, procs, shard_dir):
+    """Renders every item copies times (random training voice each time) into
+    shard_dir; an existing complete shard_dir (a warm machine's earlier call) is
+    reused. Returns (audio int16, lengths, word starts, owner item index)."""
     rnd = random.Random(seed)
     jobs, owner = [], []
     for c in range(copies):
         for i, it in enumerate(items):
             jobs.append((it["spoken"],) + voice_params(rnd))
             owner.append(i)
-    with Pool(procs, initializer=_espeak_init, initargs=(root,)) as p:
-        out = p.map(render_one, jobs, chunksize=64)
-    return [o[0] for o in out], [o[1] for o in out], owner
+    index = os.path.join(shard_dir, "index.json")
+    if not os.path.exists(index):
+        os.makedirs(shard_dir, exist_ok=True)
+        n = procs * 8
+        shards = [(os.path.join(shard_dir, f"shard{k:03d}.npy"), jobs[k::n]) for k in range(n)]
+        with Pool(procs, initializer=_espeak_init, initargs=(root,)) as p:
+            out = p.map(_render_shard, shards, chunksize=1)
+        # shard k holds jobs k, k+n, k+2n, ...: put lengths back in job order
+        lens, starts = [0] * len(jobs), [None] * len(jobs)
+        for k, (ls, ss) in enumerate(out):
+            for j, (l, st) in enumerate(zip(ls, ss)):
+                lens[k + j * n], starts[k + j * n] = l, st
+        with open(index, "w") as f:
+            json.dump({"n": n, "lens": lens, "starts": starts}, f)
+    with open(index) as f:
+        idx = json.load(f)
+    n = idx["n"]
+    parts = [np.load(os.path.join(shard_dir, f"shard{k:03d}.npy"), mmap_mode="r") for k in range(n)]
+    audio = np.empty(sum(len(p) for p in parts), np.int16)
+    # Lay the utterances out in job order.
+    src = [0] * n
+    pos = 0
+    for j, l in enumerate(idx["lens"]):
+        k = j % n
+        audio[pos:pos + l] = parts[k][src[k]:src[k] + l]
+        src[k] += l
+        pos += l
+    return audio, np.array(idx["lens"], np.int64), idx["starts"], owner

@@ -268,11 +268,10 @@ def target_words(item, spoken_heard, use_term):
 
 
 class Data:
-    def __init__(self, items, audio, starts, owner, tok, vocab_terms):
+    def __init__(self, items, lens, starts, owner, tok, vocab_terms):
         self.items, self.owner, self.tok, self.starts = items, owner, tok, starts
-        ok = [i for i, a in enumerate(audio) if len(a) > 1600]
+        ok = [i for i, n in enumerate(lens) if n > 1600]
         self.utts = ok
-        lens = np.array([len(audio[i]) for i in range(len(audio))], np.int64)
         self.len = lens
         self.off = np.concatenate([[0], np.cumsum(lens)[:-1]])
         self.terms = vocab_terms
@@ -579,13 +578,13 @@ def main():
     ap.add_argument("--stop-at", type=float, default=540, help="seconds after start when training stops")
     ap.add_argument("--reserve", type=float, default=70, help="seconds kept for export and evaluation")
     ap.add_argument("--lr", type=float, default=1.5e-3)
-    ap.add_argument("--copies", type=int, default=2)
+    ap.add_argument("--copies", type=int, default=1)
     ap.add_argument("--batch", type=int, default=160)
     ap.add_argument("--limit", type=int, default=0, help="use only this many sentences (smoke tests)")
     ap.add_argument("--seed", type=int, default=39)
     ap.add_argument("--procs", type=int, default=16)
     ap.add_argument("--dims", default="", help="json overrides of DIMS (smoke tests)")
-    ap.add_argument("--cache", default="", help="keep the rendered audio here for the next call")
+    ap.add_argument("--cache", required=True, help="rendered audio shards (reused when complete)")
     ap.add_argument("--eval-limit", type=int, default=0, help="evaluate only this many sentences (smoke tests)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -615,17 +614,10 @@ def main():
     ckpt = torch.load(a.ckpt, map_location="cpu") if os.path.exists(a.ckpt) else None
     call = (ckpt["calls"] if ckpt else 0)
     t0 = time.time()
-    cache = os.path.join(a.cache, "rendered.pt") if a.cache else ""
-    if cache and os.path.exists(cache):  # a warm machine's earlier call
-        audio, starts, owner = torch.load(cache, weights_only=False)  # written by this script
-    else:
-        audio, starts, owner = render_all(a.espeak, items, a.seed * 1000 + call, a.copies, a.procs)
-        if cache:
-            torch.save((audio, starts, owner), cache)
-    hours = sum(len(x) for x in audio) / SR / 3600
-    log(f"rendered {len(audio)} utterances, {hours:.1f} h, in {time.time() - t0:.0f}s")
-    data = Data(items, audio, starts, owner, tok, vocab_terms)
-    audio_gpu = torch.from_numpy(np.concatenate(audio)).to(device)
+    audio, lens, starts, owner = render_all(a.espeak, items, a.seed, a.copies, a.procs, a.cache)
+    log(f"rendered {len(lens)} utterances, {len(audio) / SR / 3600:.1f} h, in {time.time() - t0:.0f}s")
+    data = Data(items, lens, starts, owner, tok, vocab_terms)
+    audio_gpu = torch.from_numpy(audio).to(device)
     del audio
 
     dims = dict(DIMS, **json.loads(a.dims or "{}"))
@@ -681,7 +673,7 @@ def main():
         opt.step()
         step += 1
         local += 1
-        losses.append(float(loss))
+        losses.append(loss.item())
         if step % 100 == 0:
             log(f"step {step} loss {np.mean(losses[-100:]):.4f} lr {lr:.2e} frac {frac:.3f}")
     trained += time.time() - t_train
