@@ -314,7 +314,7 @@ class Data:
         full = timestamps and rnd.random() < 0.35          # a 30-s long-form window
         limit = NSAMPLES if full else rnd.randint(2 * SR, 28 * SR)
         pos = rnd.randint(0, int(0.8 * SR))
-        if rnd.random() < 0.3:                                 # window opens inside an utterance tail
+        if rnd.random() < 0.3:                                 # speech from the window's first sample
             pos = 0
         texts = []
         while True:
@@ -375,8 +375,25 @@ class Data:
         return place, content, seq, start
 
 
-def build_batch(data, rnd, bsz, audio_gpu, device):
-    exs = [data.example(rnd) for _ in range(bsz)]
+def examples(data, rnd, bsz, depth=6):
+    """Batches of examples made on a CPU thread while the GPU trains (making them
+    in the training loop cost about as much as a step); one producer, so the
+    sequence is still determined by rnd."""
+    import queue
+    import threading
+    q = queue.Queue(maxsize=depth)
+
+    def run():
+        while True:
+            q.put([data.example(rnd) for _ in range(bsz)])
+
+    threading.Thread(target=run, daemon=True).start()
+    while True:
+        yield q.get()
+
+
+def build_batch(data, exs, audio_gpu, device):
+    bsz = len(exs)
     wav = torch.zeros(bsz, NSAMPLES, device=device)
     for b, (place, content, seq, start) in enumerate(exs):
         for u, p, take in place:
@@ -654,12 +671,13 @@ def main():
     log(f"training for {budget:.0f} s")
     t_train, local = time.time(), 0
     losses = []
+    batches = examples(data, rnd, a.batch)
     while time.time() - t_train < budget:
         frac = min(1.0, (time.time() - t_train) / max(budget, 1e-6))
         lr = peak * min(1.0, (local + 1) / warm) * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
         for pg in opt.param_groups:
             pg["lr"] = lr
-        wav, content, toks, lmask = build_batch(data, rnd, a.batch, audio_gpu, device)
+        wav, content, toks, lmask = build_batch(data, next(batches), audio_gpu, device)
         with torch.no_grad():
             mel = melf(augment(wav, content, g, device), content)
         with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
@@ -675,7 +693,8 @@ def main():
         local += 1
         losses.append(loss.item())
         if step % 100 == 0:
-            log(f"step {step} loss {np.mean(losses[-100:]):.4f} lr {lr:.2e} frac {frac:.3f}")
+            log(f"step {step} loss {np.mean(losses[-100:]):.4f} lr {lr:.2e} frac {frac:.3f} "
+                f"{local / (time.time() - t_train):.2f} steps/s")
     trained += time.time() - t_train
     log(f"trained {local} steps this call ({step} in all, {trained:.0f} s)")
 
