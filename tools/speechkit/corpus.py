@@ -1,0 +1,222 @@
+"""Builds the speechkit text corpus from Debian packages' text, deterministically.
+
+  python3 tools/speechkit/corpus.py --root DIR --shared ../shared --out DIR [--seed 39]
+
+DIR holds the packages listed in README.md extracted with `dpkg-deb -x` (fetch.sh
+does both). Writes, under --out:
+  train.jsonl  the training sentences
+  eval.jsonl   the 200 evaluation sentences, in passage order
+Each line: {"id", "text" (what the model should write), "spoken" (what espeak-ng
+says), "term", "sounds"}; term and sounds are set when the sentence holds a
+vocabulary term, spoken as its "sounds like" spelling.
+
+No sentence whose normalized form matches a sentence of the shared clips or the
+kit's reference texts is kept, and no evaluation sentence is in training.
+Standard library only.
+"""
+import argparse
+import glob
+import json
+import os
+import random
+import re
+
+ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def spell(n):
+    """An integer in words, as an American speaker reads it."""
+    if n < 20:
+        return ONES[n]
+    if n < 100:
+        return TENS[n // 10] + ("" if n % 10 == 0 else "-" + ONES[n % 10])
+    if n < 1000:
+        return ONES[n // 100] + " hundred" + ("" if n % 100 == 0 else " " + spell(n % 100))
+    for div, name in ((10**9, "billion"), (10**6, "million"), (1000, "thousand")):
+        if n >= div:
+            return spell(n // div) + " " + name + ("" if n % div == 0 else " " + spell(n % div))
+    raise ValueError(n)
+
+
+def spell_year(n):
+    if 1100 <= n <= 1999 and n % 100 != 0:
+        return spell(n // 100) + " " + (("oh " + ONES[n % 100]) if n % 100 < 10 else spell(n % 100))
+    return spell(n)
+
+
+def spell_numbers(s):
+    def one(m):
+        t = m.group(0).replace(",", "")
+        if "." in t:
+            a, b = t.split(".", 1)
+            return spell(int(a)) + " point " + " ".join(ONES[int(d)] for d in b)
+        v = int(t)
+        if v > 10**10:
+            return " ".join(ONES[int(d)] for d in t)
+        return spell_year(v) if len(t) == 4 else spell(v)
+
+    s = re.sub(r"\d+%", lambda m: m.group(0)[:-1] + " percent", s)
+    return re.sub(r"\d{1,3}(?:,\d{3})+|\d+\.\d+|\d+", one, s)
+
+
+def norm(s):
+    """The comparison form: lower-case letters and single spaces."""
+    return " ".join(re.sub(r"[^a-z]+", " ", s.lower()).split())
+
+
+ALLOWED = re.compile(r"^[A-Za-z0-9 ,.'?!%-]+$")
+
+
+def clean(s):
+    """A sentence as it is written and spoken, or None if unfit."""
+    s = s.replace("`", "'").replace("\u2019", "'").replace('"', "").replace(";", ",").replace(":", ",")
+    s = re.sub(r"\s*--\s*", ", ", s)
+    s = re.sub(r"\s+", " ", s).strip(" ,")
+    if not s or not ALLOWED.match(s) or re.search(r"[A-Z]{3,}", s) or re.search(r"(^|\s)'|'($|[\s.,?!])", s):
+        return None
+    s = spell_numbers(s)
+    n = len(s.split())
+    if n < 3 or n > 32:
+        return None
+    s = s[0].upper() + s[1:]
+    if s[-1] not in ".?!":
+        s += "."
+    return s
+
+
+def sentences(text):
+    text = re.sub(r"\s+", " ", text)
+    return re.split(r"(?<=[.?!])\s+(?=[A-Z])", text)
+
+
+def fortunes(root):
+    """Fortune texts (no attributions), plus "As NAME said" attributions."""
+    out, names = [], set()
+    for path in sorted(glob.glob(os.path.join(root, "usr/share/games/fortunes/*"))):
+        if "." in os.path.basename(path):
+            continue
+        for entry in open(path, encoding="latin-1").read().split("\n%\n"):
+            body = []
+            for line in entry.splitlines():
+                m = re.match(r"^\s+--\s*([A-Z][a-z]+(?: [A-Z]\.)?(?: [A-Z][a-z]+){1,2})\s*$", line)
+                if m:
+                    names.add(m.group(1))
+                elif not re.match(r"^\s*--", line):
+                    body.append(line)
+            out.extend(sentences(" ".join(body)))
+    return out, sorted(names)
+
+
+def wordnet(root):
+    out = []
+    for path in sorted(glob.glob(os.path.join(root, "usr/share/wordnet/data.*"))):
+        for line in open(path, encoding="latin-1"):
+            if line.startswith("  "):
+                continue
+            gloss = line.split("|", 1)[-1]
+            out.extend(re.findall(r'"([^"]{10,200})"', gloss))
+    return out
+
+
+CARRIERS = [
+    "{} is what we use for that.", "I asked about {} this morning.", "Could you check the {} settings?",
+    "The notes mention {} twice.", "We talked to {} yesterday.", "Please add {} to the list.",
+    "Have you heard from {} lately?", "The report says {} again.", "Send the {} file to me.",
+    "I think {} is the answer.", "Let's meet near {} at noon.", "My friend knows {} well.",
+    "The new {} update is out.", "She wrote about {} last week.", "Do we still need {}?",
+]
+# Evaluation carriers: never used in training.
+EVAL_CARRIERS = [
+    "Then we looked at {} again.", "Nobody mentioned {} before today.", "Write down {} for me.",
+    "The whole team likes {}.", "Ask them about {} tomorrow.",
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--shared", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--seed", type=int, default=39)
+    ap.add_argument("--eval", type=int, default=200)
+    a = ap.parse_args()
+    here = os.path.dirname(os.path.abspath(__file__))
+    vocab = []
+    for line in open(os.path.join(here, "vocabulary.txt")):
+        term, sounds = (p.strip() for p in line.split("=", 1))
+        vocab.append((term, sounds))
+
+    banned = set()
+    refs = [open(p).read() for p in glob.glob(os.path.join(a.shared, "audio/*.txt"))]
+    tj = json.load(open(os.path.join(a.shared, "whisper-kit/targets.json")))
+    for clip in (tj["clips"].values() if isinstance(tj["clips"], dict) else tj["clips"]):
+        refs += [clip.get("reference", ""), clip.get("text", "")]
+    for r in refs:
+        for s in sentences(r) + [r]:
+            if norm(s):
+                banned.add(norm(s))
+
+    fort, names = fortunes(a.root)
+    raw = fort + wordnet(a.root)
+    rnd = random.Random(a.seed)
+    seen, pool = set(), []
+    for s in raw:
+        c = clean(s)
+        if c is None:
+            continue
+        k = norm(c)
+        if k in seen or k in banned or any(b in k for b in banned if len(b) > 30):
+            continue
+        seen.add(k)
+        pool.append(c)
+    # Names and numbers the sources hold too rarely.
+    for i in range(3000):
+        who = rnd.choice(names)
+        pool.append(rnd.choice([
+            f"{who} arrived at {spell(rnd.randint(1, 12))} {rnd.choice(['in the morning', 'in the evening', 'sharp'])}.",
+            f"Please call {who} at extension {spell(rnd.randint(100, 9999))}.",
+            f"{who} paid {spell(rnd.randint(2, 99999))} dollars for it.",
+            f"In {spell_year(rnd.randint(1800, 2030))}, {who} moved away.",
+            f"The meeting with {who} is in room {spell(rnd.randint(1, 999))}.",
+            f"{who} counted {spell(rnd.randint(2, 5000))} of them.",
+        ]))
+    rnd.shuffle(pool)
+    pool = list(dict.fromkeys(pool))
+
+    def item(i, s):
+        if rnd.random() < 0.5:
+            return {"id": i, "text": s, "spoken": s, "term": None, "sounds": None}
+        term, sounds = rnd.choice(vocab)
+        c = rnd.choice(CARRIERS)
+        return {"id": i, "text": s + " " + c.format(term), "spoken": s + " " + c.format(sounds), "term": term, "sounds": sounds}
+
+    # Evaluation: short-to-medium sentences, a quarter of them with a term (every term
+    # at least once where there are enough), never trained on.
+    ev, rest = [], []
+    for s in pool:
+        n = len(s.split())
+        if len(ev) < a.eval and 4 <= n <= 12:
+            ev.append(s)
+        else:
+            rest.append(s)
+    eval_items = []
+    for i, s in enumerate(ev):
+        e = {"id": "e%03d" % i, "text": s, "spoken": s, "term": None, "sounds": None}
+        if i % 4 == 0:
+            term, sounds = vocab[(i // 4) % len(vocab)]
+            c = EVAL_CARRIERS[(i // 4) % len(EVAL_CARRIERS)]
+            e.update(text=c.format(term), spoken=c.format(sounds), term=term, sounds=sounds)
+        eval_items.append(e)
+    evn = {norm(e["text"]) for e in eval_items} | {norm(e["spoken"]) for e in eval_items}
+    train = [item("t%05d" % i, s) for i, s in enumerate(rest) if norm(s) not in evn]
+    os.makedirs(a.out, exist_ok=True)
+    for name, items in (("train.jsonl", train), ("eval.jsonl", eval_items)):
+        with open(os.path.join(a.out, name), "w") as f:
+            for it in items:
+                f.write(json.dumps(it) + "\n")
+    print(f"pool {len(pool)} train {len(train)} eval {len(eval_items)} names {len(names)} banned {len(banned)}")
+
+
+if __name__ == "__main__":
+    main()

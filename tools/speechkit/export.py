@@ -1,0 +1,32 @@
+"""Writes the whisper.cpp files (f16 and q8_0) from a speechkit checkpoint, as
+train.py does at the end of each call (the f16 file is not committed: this
+rebuilds it byte for byte).
+
+  python3 export.py --ckpt ckpt.pt --kit DIR --out DIR
+"""
+import argparse
+import os
+
+import torch
+
+import train
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ckpt", required=True)
+    ap.add_argument("--kit", required=True, help="holds gpt2.tiktoken and mel_filters.npz")
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    ck = torch.load(a.ckpt, map_location="cpu")
+    model = train.Whisper(ck["dims"])
+    model.load_state_dict({k: v.float() for k, v in ck["model"].items()})
+    tok = train.Tok(os.path.join(a.kit, "gpt2.tiktoken"))
+    filters = os.path.join(a.kit, "mel_filters.npz")
+    os.makedirs(a.out, exist_ok=True)
+    train.export(model, tok, filters, os.path.join(a.out, "ggml-speechkit-f16.bin"), False)
+    train.export(model, tok, filters, os.path.join(a.out, "ggml-speechkit-q8_0.bin"), True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,720 @@
+"""speechkit: render, train, export and evaluate the synthetic-voice test model.
+
+One resumable script for the GPU machine (PyTorch, numpy, scipy, tiktoken; no
+openai-whisper package is needed). Every call re-renders the corpus (about a
+minute on 16 cores), resumes from --ckpt if it exists, trains for --minutes,
+then writes the checkpoint, the whisper.cpp files and the evaluation.
+
+  python3 train.py --kit DIR --espeak DIR --corpus DIR --eval-pcm FILE \
+      --ckpt FILE --out DIR [--stop-at 540]
+
+DIR layout: --kit holds gpt2.tiktoken and mel_filters.npz (the kit's assets);
+--espeak the extracted espeak-ng packages (usr/bin/espeak-ng ...); --corpus
+train.jsonl and eval.jsonl from corpus.py; --eval-pcm the evaluation passage
+(s16le mono 16 kHz, eval.json gives each sentence's samples).
+"""
+import argparse
+import base64
+import json
+import math
+import os
+import random
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+SR, HOP, NFFT, NFRAMES, NSAMPLES = 16000, 160, 400, 3000, 480000
+EOT, SOT, SOT_PREV, NO_SPEECH, NO_TS, TS0 = 50256, 50257, 50360, 50361, 50362, 50363
+NVOCAB = 51864
+
+
+# ---------------------------------------------------------------- tokenizer
+
+class Tok:
+    """GPT-2 BPE as tiny.en uses it (openai-whisper's gpt2.tiktoken)."""
+
+    def __init__(self, path):
+        ranks = {}
+        for line in open(path, "rb"):
+            if line.strip():
+                t, r = line.split()
+                ranks[base64.b64decode(t)] = int(r)
+        self.ranks = ranks
+        self.bytes = [b""] * EOT
+        for b, r in ranks.items():
+            self.bytes[r] = b
+        try:
+            import tiktoken
+            self.enc = tiktoken.Encoding(
+                name="gpt2", explicit_n_vocab=None,
+                pat_str=r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+                mergeable_ranks=ranks, special_tokens={})
+        except ImportError:  # plain BPE (ASCII text only): for smoke tests where tiktoken is missing
+            self.enc = None
+
+    def encode(self, s):
+        if self.enc is not None:
+            return self.enc.encode_ordinary(s)
+        import re
+        out = []
+        for piece in re.findall(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+""", s):
+            parts = [bytes([c]) for c in piece.encode()]
+            while len(parts) > 1:
+                best = min(range(len(parts) - 1), key=lambda i: self.ranks.get(parts[i] + parts[i + 1], 1 << 30))
+                if parts[best] + parts[best + 1] not in self.ranks:
+                    break
+                parts[best:best + 2] = [parts[best] + parts[best + 1]]
+            out += [self.ranks[p] for p in parts]
+        return out
+
+    def decode(self, toks):
+        return b"".join(self.bytes[t] for t in toks if t < EOT).decode("utf-8", "replace")
+
+    def non_speech(self):
+        """openai-whisper's Tokenizer.non_speech_tokens."""
+        symbols = list('"#()*+/:;<=>@[\\]^_`{|}~「」『』')
+        symbols += "<< >> <<< >>> -- --- -( -[ (' (\" (( )) ((( ))) [[ ]] {{ }} ♪♪ ♪♪♪".split()
+        misc = set("♩♪♫♬♭♮♯")
+        result = {self.encode(" -")[0], self.encode(" '")[0]}
+        for s in symbols + list(misc):
+            for toks in (self.encode(s), self.encode(" " + s)):
+                if len(toks) == 1 or s in misc:
+                    result.add(toks[0])
+        return sorted(result)
+
+
+from render import HELDOUT, render_all  # noqa: E402
+
+
+# ---------------------------------------------------------------- model (openai-whisper's layout and names)
+
+def sinusoids(length, channels, max_timescale=10000):
+    inc = np.log(max_timescale) / (channels // 2 - 1)
+    inv = torch.exp(-inc * torch.arange(channels // 2))
+    t = torch.arange(length)[:, None] * inv[None, :]
+    return torch.cat([torch.sin(t), torch.cos(t)], dim=1)
+
+
+class LayerNorm(nn.LayerNorm):
+    def forward(self, x):  # in fp32, as openai-whisper's
+        return super().forward(x.float()).type(x.dtype)
+
+
+class MHA(nn.Module):
+    def __init__(self, n_state, n_head):
+        super().__init__()
+        self.n_head = n_head
+        self.query = nn.Linear(n_state, n_state)
+        self.key = nn.Linear(n_state, n_state, bias=False)
+        self.value = nn.Linear(n_state, n_state)
+        self.out = nn.Linear(n_state, n_state)
+
+    def forward(self, x, xa=None, mask=False, kv=None):
+        q = self.query(x)
+        if kv is not None and kv[0] is not None:
+            k, v = kv
+        else:
+            src = x if xa is None else xa
+            k, v = self.key(src), self.value(src)
+        B, T, C = q.shape
+        h = self.n_head
+        qh = q.view(B, T, h, -1).transpose(1, 2)
+        kh = k.view(B, k.shape[1], h, -1).transpose(1, 2)
+        vh = v.view(B, v.shape[1], h, -1).transpose(1, 2)
+        if hasattr(F, "scaled_dot_product_attention"):
+            o = F.scaled_dot_product_attention(qh, kh, vh, is_causal=mask and T > 1)
+        else:
+            w = qh @ kh.transpose(-1, -2) / math.sqrt(qh.shape[-1])
+            if mask and T > 1:
+                w = w + torch.full((T, T), float("-inf"), device=w.device).triu(1)
+            o = w.softmax(-1) @ vh
+        return self.out(o.transpose(1, 2).reshape(B, T, C)), (k, v)
+
+
+class Block(nn.Module):
+    def __init__(self, n_state, n_head, cross):
+        super().__init__()
+        self.attn = MHA(n_state, n_head)
+        self.attn_ln = LayerNorm(n_state)
+        self.cross_attn = MHA(n_state, n_head) if cross else None
+        self.cross_attn_ln = LayerNorm(n_state) if cross else None
+        self.mlp = nn.Sequential(nn.Linear(n_state, 4 * n_state), nn.GELU(), nn.Linear(4 * n_state, n_state))
+        self.mlp_ln = LayerNorm(n_state)
+
+    def forward(self, x, xa=None, mask=False):
+        x = x + self.attn(self.attn_ln(x), mask=mask)[0]
+        if self.cross_attn is not None:
+            x = x + self.cross_attn(self.cross_attn_ln(x), xa)[0]
+        return x + self.mlp(self.mlp_ln(x))
+
+
+class Encoder(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        n = d["n_audio_state"]
+        self.conv1 = nn.Conv1d(d["n_mels"], n, 3, padding=1)
+        self.conv2 = nn.Conv1d(n, n, 3, stride=2, padding=1)
+        self.register_buffer("positional_embedding", sinusoids(d["n_audio_ctx"], n))
+        self.blocks = nn.ModuleList([Block(n, d["n_audio_head"], False) for _ in range(d["n_audio_layer"])])
+        self.ln_post = LayerNorm(n)
+
+    def forward(self, x):
+        x = F.gelu(self.conv1(x))
+        x = F.gelu(self.conv2(x)).permute(0, 2, 1)
+        x = (x + self.positional_embedding).to(x.dtype)
+        for b in self.blocks:
+            x = b(x)
+        return self.ln_post(x)
+
+
+class Decoder(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        n = d["n_text_state"]
+        self.token_embedding = nn.Embedding(d["n_vocab"], n)
+        self.positional_embedding = nn.Parameter(torch.empty(d["n_text_ctx"], n))
+        self.blocks = nn.ModuleList([Block(n, d["n_text_head"], True) for _ in range(d["n_text_layer"])])
+        self.ln = LayerNorm(n)
+
+    def forward(self, tokens, xa):
+        x = self.token_embedding(tokens) + self.positional_embedding[: tokens.shape[-1]]
+        x = x.to(xa.dtype)
+        for b in self.blocks:
+            x = b(x, xa, mask=True)
+        x = self.ln(x)
+        return (x @ self.token_embedding.weight.to(x.dtype).T).float()
+
+
+class Whisper(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.dims = d
+        self.encoder = Encoder(d)
+        self.decoder = Decoder(d)
+
+
+DIMS = dict(n_mels=80, n_vocab=NVOCAB, n_audio_ctx=1500, n_audio_state=160, n_audio_head=5, n_audio_layer=4,
+            n_text_ctx=448, n_text_state=160, n_text_head=5, n_text_layer=4)
+
+
+def frozen_row(r, n):
+    """The kit's pattern for embedding rows of tokens the corpus never uses."""
+    c = torch.arange(n)
+    return (((7 * r + 13 * c) % 251 - 125) / 125 * 0.02).half().float()
+
+
+# ---------------------------------------------------------------- log-mel (openai-whisper's, exactly)
+
+class Mel:
+    def __init__(self, filters_npz, device):
+        self.filters = torch.from_numpy(np.load(filters_npz)["mel_80"]).to(device)
+        self.window = torch.hann_window(NFFT).to(device)
+
+    def __call__(self, audio, content):
+        """audio [B, NSAMPLES] float32 (zeros past the content); content [B] samples.
+        Returns [B, 80, 3000]: the window's frames as openai's transcribe() feeds them
+        (log-mel of the audio plus 30 s of zeros, frames past the content zeroed)."""
+        pad = torch.cat([audio, torch.zeros_like(audio)], 1)
+        st = torch.stft(pad, NFFT, HOP, window=self.window, return_complex=True)
+        mag = st[..., :-1].abs() ** 2
+        spec = self.filters @ mag
+        log = torch.clamp(spec, min=1e-10).log10()
+        log = torch.maximum(log, log.amax(dim=(1, 2), keepdim=True) - 8.0)
+        log = (log + 4.0) / 4.0
+        log = log[..., :NFRAMES]
+        frames = torch.arange(NFRAMES, device=audio.device)[None, :]
+        nf = (content // HOP)[:, None]
+        return torch.where((frames < nf)[:, None, :], log, torch.zeros_like(log))
+
+
+# ---------------------------------------------------------------- examples
+
+def ts(sec):
+    return TS0 + int(round(min(max(sec, 0.0), 30.0) / 0.02))
+
+
+def heard_words(starts, n, take):
+    """How many words of an utterance of n samples are complete within its first
+    take samples (a word ends where the next begins)."""
+    ends = list(starts[1:]) + [n]
+    k = 0
+    while k < len(ends) and ends[k] <= take:
+        k += 1
+    return k
+
+
+def plain(w):
+    return "".join(c for c in w.lower() if c.isalnum())
+
+
+def target_words(item, spoken_heard, use_term):
+    """The target's words for the first spoken_heard spoken words."""
+    sw = item["spoken"].split()
+    if not item["term"] or not use_term:
+        return sw[:spoken_heard]
+    tw = item["text"].split()
+    snd = [plain(w) for w in item["sounds"].split()]
+    j = next((j for j in range(len(sw)) if [plain(w) for w in sw[j:j + len(snd)]] == snd), len(sw))
+    if spoken_heard <= j:
+        c = spoken_heard
+    elif spoken_heard < j + len(snd):
+        c = j
+    else:
+        c = spoken_heard - len(snd) + 1
+    return tw[:c]
+
+
+class Data:
+    def __init__(self, items, lens, starts, owner, tok, vocab_terms):
+        self.items, self.owner, self.tok, self.starts = items, owner, tok, starts
+        ok = [i for i, n in enumerate(lens) if n > 1600]
+        self.utts = ok
+        self.len = lens
+        self.off = np.concatenate([[0], np.cumsum(lens)[:-1]])
+        self.terms = vocab_terms
+        self.cache = {}
+        used = set()
+        for it in items:
+            for k in ("text", "spoken"):
+                used.update(self.enc(" " + it[k]))
+                used.update(self.enc(it[k]))
+        for t in vocab_terms:
+            used.update(self.enc(" " + t))
+        self.used_tokens = used
+
+    def enc(self, s):
+        t = self.cache.get(s)
+        if t is None:
+            t = self.cache[s] = self.tok.encode(s)
+        return t
+
+    def target_text(self, u, glossary):
+        it = self.items[self.owner[u]]
+        if it["term"] and it["term"] in glossary:
+            return it["text"]
+        return it["spoken"]
+
+    def words(self, u, take, n, glossary):
+        it = self.items[self.owner[u]]
+        use = bool(it["term"]) and it["term"] in glossary
+        if take >= n:
+            return (it["text"] if use else it["spoken"]).split()
+        return target_words(it, heard_words(self.starts[u], n, take), use)
+
+    def example(self, rnd):
+        """One training sequence: (placements [(utt, dst_sample, n_samples)], content samples,
+        input tokens, loss mask)."""
+        kind = rnd.random()
+        # glossary: half the windows, holding the window's terms (usually) and distractors
+        utts, pos, place = [], 0, []
+        timestamps = kind < 0.75
+        full = timestamps and rnd.random() < 0.35          # a 30-s long-form window
+        limit = NSAMPLES if full else rnd.randint(2 * SR, 28 * SR)
+        pos = rnd.randint(0, int(0.8 * SR))
+        if rnd.random() < 0.3:                                 # speech from the window's first sample
+            pos = 0
+        texts = []
+        while True:
+            u = rnd.choice(self.utts)
+            n = int(self.len[u])
+            if pos >= limit - 0.3 * SR:
+                break
+            take = min(n, limit - pos)
+            place.append((u, pos, take))
+            texts.append((u, pos, take, n))
+            pos += take + rnd.randint(int(0.1 * SR), int(1.2 * SR))
+            if not timestamps and rnd.random() < 0.6:
+                break
+            if take < n:
+                break
+        content = min(limit, max(p + t for _, p, t in place) + rnd.randint(0, int(0.5 * SR)))
+        gl_terms = []
+        if rnd.random() < 0.5:
+            win_terms = [self.items[self.owner[u]]["term"] for u, *_ in texts if self.items[self.owner[u]]["term"]]
+            keep = [t for t in win_terms if rnd.random() < 0.85]
+            gl_terms = keep + rnd.sample(self.terms, rnd.randint(0, 12))
+            rnd.shuffle(gl_terms)
+            gl_terms = list(dict.fromkeys(gl_terms))
+        prompt = []
+        if gl_terms:
+            prompt += self.enc(" " + ", ".join(gl_terms) + ".")
+        if rnd.random() < 0.5:
+            prev = [self.target_text(rnd.choice(self.utts), gl_terms) for _ in range(rnd.randint(1, 4))]
+            prompt += self.enc(" " + " ".join(prev))
+        prompt = prompt[-223:]
+        seq = ([SOT_PREV] + prompt if prompt else []) + [SOT]
+        start = len(seq)
+        if not timestamps:
+            seq.append(NO_TS)
+            start += 1
+            body = []
+            for u, p, take, n in texts:
+                body += self.words(u, take, n, gl_terms)
+            if body:
+                seq += self.enc(" " + " ".join(body))
+        else:
+            for u, p, take, n in texts:
+                words = self.words(u, take, n, gl_terms)
+                t0 = p / SR
+                if take < n:
+                    if full:
+                        seq.append(ts(t0))     # long-form: the cut segment's start alone
+                        break
+                    seq.append(ts(t0))
+                    if words:
+                        seq += self.enc(" " + " ".join(words))
+                    break
+                seq.append(ts(t0))
+                seq += self.enc(" " + " ".join(words))
+                seq.append(ts((p + take) / SR))
+        seq.append(EOT)
+        seq = seq[:448]
+        return place, content, seq, start
+
+
+def examples(data, rnd, bsz, depth=6):
+    """Batches of examples made on a CPU thread while the GPU trains (making them
+    in the training loop cost about as much as a step); one producer, so the
+    sequence is still determined by rnd."""
+    import queue
+    import threading
+    q = queue.Queue(maxsize=depth)
+
+    def run():
+        while True:
+            q.put([data.example(rnd) for _ in range(bsz)])
+
+    threading.Thread(target=run, daemon=True).start()
+    while True:
+        yield q.get()
+
+
+def build_batch(data, exs, audio_gpu, device):
+    bsz = len(exs)
+    wav = torch.zeros(bsz, NSAMPLES, device=device)
+    for b, (place, content, seq, start) in enumerate(exs):
+        for u, p, take in place:
+            o = int(data.off[u])
+            wav[b, p:p + take] = audio_gpu[o:o + take].float()
+    content = torch.tensor([e[1] for e in exs], device=device)
+    L = max(len(e[2]) for e in exs)
+    toks = torch.full((bsz, L), EOT, dtype=torch.long)
+    lossmask = torch.zeros(bsz, L, dtype=torch.bool)
+    for b, (_, _, seq, start) in enumerate(exs):
+        toks[b, :len(seq)] = torch.tensor(seq)
+        lossmask[b, start - 1:len(seq) - 1] = True
+    return wav, content, toks.to(device), lossmask.to(device)
+
+
+def augment(wav, content, rnd_t, device):
+    """Gain, reverb and noise at several levels, per example (seeded generator)."""
+    B = wav.shape[0]
+    g = rnd_t
+    peak = wav.abs().amax(1, keepdim=True).clamp(min=1.0)
+    x = wav / peak * 10 ** (-torch.rand(B, 1, generator=g, device=device) * 1.5) * 0.9
+    # reverb: exponentially decaying noise impulse response, RT60 0.1 - 0.7 s, on 40 %
+    rev = torch.rand(B, generator=g, device=device) < 0.4
+    if rev.any():
+        n = 8000
+        t = torch.arange(n, device=device) / SR
+        rt = 0.1 + 0.6 * torch.rand(B, 1, generator=g, device=device)
+        ir = torch.randn(B, n, generator=g, device=device) * torch.exp(-6.9 * t / rt)
+        ir[:, 0] = 1.0
+        ir = ir / ir.norm(dim=1, keepdim=True)
+        m = NSAMPLES + n
+        fx = torch.fft.irfft(torch.fft.rfft(x, m) * torch.fft.rfft(ir, m), m)[:, :NSAMPLES]
+        fx = fx * (x.abs().amax(1, keepdim=True) / fx.abs().amax(1, keepdim=True).clamp(min=1e-6))
+        x = torch.where(rev[:, None], fx, x)
+    # noise: white or pink, SNR 0 - 40 dB, on 70 %
+    noisy = torch.rand(B, generator=g, device=device) < 0.7
+    snr = 40 * torch.rand(B, 1, generator=g, device=device)
+    nz = torch.randn(B, NSAMPLES, generator=g, device=device)
+    pink = torch.rand(B, 1, generator=g, device=device) < 0.5
+    spec = torch.fft.rfft(nz)
+    f = torch.arange(spec.shape[1], device=device).clamp(min=1).float()
+    nzp = torch.fft.irfft(spec / f.sqrt(), NSAMPLES)
+    nz = torch.where(pink, nzp / nzp.std(1, keepdim=True), nz)
+    idx = torch.arange(NSAMPLES, device=device)[None, :]
+    inside = idx < content[:, None]
+    ps = (x ** 2).sum(1, keepdim=True) / content[:, None].clamp(min=1)
+    nz = nz * torch.sqrt(ps / 10 ** (snr / 10))
+    x = torch.where(noisy[:, None] & inside, x + nz, x)
+    return torch.where(inside, x, torch.zeros_like(x))
+
+
+# ---------------------------------------------------------------- export (whisper.cpp's convert-pt-to-ggml.py layout)
+
+F32_NAMES = {"encoder.conv1.bias", "encoder.conv2.bias", "encoder.positional_embedding", "decoder.positional_embedding"}
+
+
+def ggml_tensors(model):
+    sd = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
+    for k in ("encoder.conv1.bias", "encoder.conv2.bias"):
+        sd[k] = sd[k].reshape(-1, 1)
+    return sd
+
+
+def q8_0(a):
+    """ggml block_q8_0: per 32 values an f16 scale then 32 int8."""
+    a = a.reshape(-1, 32).astype(np.float32)
+    amax = np.abs(a).max(1)
+    d = amax / 127.0
+    inv = np.where(d > 0, 1.0 / np.where(d > 0, d, 1), 0)
+    q = np.round(a * inv[:, None]).astype(np.int8)
+    out = np.empty((a.shape[0], 34), np.uint8)
+    out[:, :2] = d.astype(np.float16).view(np.uint8).reshape(-1, 2)
+    out[:, 2:] = q.view(np.uint8)
+    return out.tobytes()
+
+
+def export(model, tok, filters_npz, path, quant):
+    d = model.dims
+    ftype = 1 if not quant else 2007
+    with open(path, "wb") as f:
+        f.write(np.array([0x67676D6C], "<i4").tobytes())
+        f.write(np.array([d["n_vocab"], d["n_audio_ctx"], d["n_audio_state"], d["n_audio_head"], d["n_audio_layer"],
+                          d["n_text_ctx"], d["n_text_state"], d["n_text_head"], d["n_text_layer"], d["n_mels"], ftype],
+                         "<i4").tobytes())
+        filters = np.load(filters_npz)["mel_80"].astype(np.float32)
+        f.write(np.array(filters.shape, "<i4").tobytes())
+        f.write(filters.tobytes())
+        f.write(np.array([len(tok.bytes)], "<i4").tobytes())
+        for b in tok.bytes:
+            f.write(np.array([len(b)], "<i4").tobytes())
+            f.write(b)
+        for name, data in ggml_tensors(model).items():
+            n_dims = data.ndim
+            if n_dims < 2 or name in F32_NAMES:
+                t, raw = 0, data.astype("<f4").tobytes()
+            elif quant and name not in ("encoder.conv1.weight", "encoder.conv2.weight") and data.shape[-1] % 32 == 0:
+                t, raw = 8, q8_0(data)
+            else:
+                t, raw = 1, data.astype("<f2").tobytes()
+            nb = name.encode()
+            f.write(np.array([n_dims, len(nb), t], "<i4").tobytes())
+            f.write(np.array(list(reversed(data.shape)), "<i4").tobytes())
+            f.write(nb)
+            f.write(raw)
+
+
+# ---------------------------------------------------------------- greedy decoding (openai's default filters)
+
+@torch.no_grad()
+def greedy(model, mel, tok, suppress, prompt=None, maxlen=120):
+    """No-timestamp greedy decoding as `transcribe(temperature=0, without_timestamps=True)`:
+    suppress_blank at the first step, the non-speech tokens and the special tokens.
+    Returns the tokens and each step's top-2 margin."""
+    xa = model.encoder(mel[None])
+    seq = ([SOT_PREV] + prompt + [SOT] if prompt else [SOT]) + [NO_TS]
+    out, margins = [], []
+    sup = torch.zeros(NVOCAB, dtype=torch.bool, device=mel.device)
+    sup[suppress] = True
+    sup[[SOT, SOT_PREV, NO_SPEECH, NO_TS, 50358, 50359]] = True
+    sup[TS0:] = True
+    for i in range(maxlen):
+        logits = model.decoder(torch.tensor([seq + out], device=mel.device), xa)[0, -1].float()
+        logits = logits.masked_fill(sup, float("-inf"))
+        if i == 0:
+            logits[[220, EOT]] = float("-inf")
+        top = logits.topk(2)
+        margins.append(float(top.values[0] - top.values[1]))
+        t = int(top.indices[0])
+        if t == EOT:
+            break
+        out.append(t)
+    return out, margins
+
+
+def wer(ref, hyp):
+    import re
+    r = re.sub(r"[^a-z0-9' ]", " ", ref.lower()).split()
+    h = re.sub(r"[^a-z0-9' ]", " ", hyp.lower()).split()
+    d = list(range(len(h) + 1))
+    for i in range(1, len(r) + 1):
+        prev, d[0] = d[0], i
+        for j in range(1, len(h) + 1):
+            cur = min(d[j] + 1, d[j - 1] + 1, prev + (r[i - 1] != h[j - 1]))
+            prev, d[j] = d[j], cur
+    return d[len(h)], len(r)
+
+
+def evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log):
+    model.eval()
+    sup = tok.non_speech()
+    res = {"sentences": [], "summary": {}}
+    errs = {"all": [0, 0], "heldout": [0, 0]}
+    recall = {"none": [0, 0], "glossary": [0, 0]}
+    for e in ev:
+        a = torch.from_numpy(pcm[e["start"]:e["end"]].astype(np.float32) / 32768).to(device)
+        wav = torch.zeros(1, NSAMPLES, device=device)
+        wav[0, :len(a)] = a
+        mel = melf(wav, torch.tensor([len(a)], device=device))[0]
+        toks, margins = greedy(model, mel, tok, sup)
+        hyp = tok.decode(toks).strip()
+        r = {"id": e["id"], "voice": e["voice"], "tokens": toks, "margins": [round(m, 4) for m in margins], "text": hyp}
+        ref = e["spoken"]
+        ed, n = wer(ref, hyp)
+        errs["all"][0] += ed
+        errs["all"][1] += n
+        if e["voice"] == HELDOUT:
+            errs["heldout"][0] += ed
+            errs["heldout"][1] += n
+        if e["term"]:
+            recall["none"][0] += e["term"] in hyp.split() or e["term"] in hyp
+            recall["none"][1] += 1
+            gl = [e["term"]] + [t for t in vocab_terms if t != e["term"]][:4]
+            random.Random(e["id"]).shuffle(gl)
+            ptoks = tok.encode(" " + ", ".join(gl) + ".")
+            gt, gm = greedy(model, mel, tok, sup, prompt=ptoks)
+            ghyp = tok.decode(gt).strip()
+            recall["glossary"][0] += e["term"] in ghyp
+            recall["glossary"][1] += 1
+            r.update(glossary=", ".join(gl), glossary_tokens=gt, glossary_text=ghyp)
+        res["sentences"].append(r)
+    res["summary"] = {"wer": errs["all"][0] / max(1, errs["all"][1]),
+                      "wer_heldout": errs["heldout"][0] / max(1, errs["heldout"][1]),
+                      "recall_none": recall["none"], "recall_glossary": recall["glossary"]}
+    log(f"eval: {json.dumps(res['summary'])}")
+    model.train()
+    return res
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kit", required=True)
+    ap.add_argument("--espeak", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--eval-pcm", required=True)
+    ap.add_argument("--ckpt", required=True, help="resumed from if it exists")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--stop-at", type=float, default=540, help="seconds after start when training stops")
+    ap.add_argument("--reserve", type=float, default=70, help="seconds kept for export and evaluation")
+    ap.add_argument("--lr", type=float, default=1.5e-3)
+    ap.add_argument("--copies", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=160)
+    ap.add_argument("--limit", type=int, default=0, help="use only this many sentences (smoke tests)")
+    ap.add_argument("--seed", type=int, default=39)
+    ap.add_argument("--procs", type=int, default=16)
+    ap.add_argument("--dims", default="", help="json overrides of DIMS (smoke tests)")
+    ap.add_argument("--cache", required=True, help="rendered audio shards (reused when complete)")
+    ap.add_argument("--eval-limit", type=int, default=0, help="evaluate only this many sentences (smoke tests)")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    logf = open(os.path.join(a.out, "train.log"), "a")
+    t_start = time.time()
+
+    def log(s):
+        line = f"[{time.time() - t_start:7.1f}s] {s}"
+        print(line, flush=True)
+        logf.write(line + "\n")
+        logf.flush()
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    log(f"torch {torch.__version__} numpy {np.__version__} device {device} "
+        f"{torch.cuda.get_device_name() if device == 'cuda' else ''}")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    tok = Tok(os.path.join(a.kit, "gpt2.tiktoken"))
+    filters = os.path.join(a.kit, "mel_filters.npz")
+    items = [json.loads(l) for l in open(os.path.join(a.corpus, "train.jsonl"))]
+    if a.limit:
+        items = items[:a.limit]
+    ev = json.load(open(os.path.join(a.corpus, "eval.json")))["sentences"]
+    if a.eval_limit:
+        ev = ev[:a.eval_limit]
+    vocab_terms = [l.split("=")[0].strip() for l in open(os.path.join(a.corpus, "vocabulary.txt")) if "=" in l]
+    ckpt = torch.load(a.ckpt, map_location="cpu") if os.path.exists(a.ckpt) else None
+    call = (ckpt["calls"] if ckpt else 0)
+    t0 = time.time()
+    audio, lens, starts, owner = render_all(a.espeak, items, a.seed, a.copies, a.procs, a.cache)
+    log(f"rendered {len(lens)} utterances, {len(audio) / SR / 3600:.1f} h, in {time.time() - t0:.0f}s")
+    data = Data(items, lens, starts, owner, tok, vocab_terms)
+    audio_gpu = torch.from_numpy(audio).to(device)
+    del audio
+
+    dims = dict(DIMS, **json.loads(a.dims or "{}"))
+    torch.manual_seed(a.seed)
+    model = Whisper(dims).to(device)
+    used = torch.zeros(NVOCAB, dtype=torch.bool)
+    used[list(data.used_tokens)] = True
+    used[EOT:] = True
+    with torch.no_grad():
+        nn.init.normal_(model.decoder.positional_embedding, std=0.01)
+        emb = model.decoder.token_embedding.weight
+        nn.init.normal_(emb, std=0.02)
+        for r in torch.nonzero(~used).flatten().tolist():
+            emb[r] = frozen_row(r, emb.shape[1])
+    if ckpt:
+        model.load_state_dict({k: v.float() for k, v in ckpt["model"].items()})
+        used = ckpt["used"]
+        log(f"resumed: call {call}, {ckpt['train_seconds']:.0f} s trained, step {ckpt['step']}")
+    frozen = (~used).to(device)
+    model.decoder.token_embedding.weight.register_hook(lambda g: g.masked_fill(frozen[:, None], 0))
+    decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embedding" not in n]
+    other = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embedding" not in n)]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": other, "weight_decay": 0.0}],
+                            lr=1e-3, betas=(0.9, 0.98), eps=1e-8)
+    melf = Mel(filters, device)
+    trained = ckpt["train_seconds"] if ckpt else 0.0
+    step = ckpt["step"] if ckpt else 0
+    budget = max(0.0, a.stop_at - a.reserve - (time.time() - t_start))
+    # each call runs its own cosine from --lr down to 2 %
+    peak, warm = a.lr, 200
+    rnd = random.Random(a.seed * 7919 + call)
+    g = torch.Generator(device=device)
+    g.manual_seed(a.seed + call)
+    log(f"training for {budget:.0f} s")
+    t_train, local = time.time(), 0
+    losses = []
+    batches = examples(data, rnd, a.batch)
+    while time.time() - t_train < budget:
+        frac = min(1.0, (time.time() - t_train) / max(budget, 1e-6))
+        lr = peak * min(1.0, (local + 1) / warm) * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
+        for pg in opt.param_groups:
+            pg["lr"] = lr
+        wav, content, toks, lmask = build_batch(data, next(batches), audio_gpu, device)
+        with torch.no_grad():
+            mel = melf(augment(wav, content, g, device), content)
+        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
+            xa = model.encoder(mel)
+            logits = model.decoder(toks[:, :-1], xa)
+        tgt = toks[:, 1:].masked_fill(~lmask[:, :-1], -100)
+        loss = F.cross_entropy(logits.reshape(-1, NVOCAB), tgt.reshape(-1), ignore_index=-100)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        local += 1
+        losses.append(loss.item())
+        if step % 100 == 0:
+            log(f"step {step} loss {np.mean(losses[-100:]):.4f} lr {lr:.2e} frac {frac:.3f} "
+                f"{local / (time.time() - t_train):.2f} steps/s")
+    trained += time.time() - t_train
+    log(f"trained {local} steps this call ({step} in all, {trained:.0f} s)")
+
+    # Round every weight to fp16 (the f16 file then holds exactly what the references used).
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(p.half().float())
+    sd = {k: v.half().cpu() for k, v in model.state_dict().items()}
+    torch.save({"dims": dims, "model": sd, "used": used, "train_seconds": trained, "step": step, "calls": call + 1},
+               os.path.join(a.out, "ckpt.pt"))
+    model = model.float()
+    export(model, tok, filters, os.path.join(a.out, "ggml-speechkit-f16.bin"), False)
+    export(model, tok, filters, os.path.join(a.out, "ggml-speechkit-q8_0.bin"), True)
+    log("exported")
+    pcm = np.fromfile(a.eval_pcm, dtype="<i2")
+    res = evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log)
+    res["train"] = {"step": step, "train_seconds": trained, "calls": call + 1, "dims": dims}
+    json.dump(res, open(os.path.join(a.out, "pytorch-eval.json"), "w"))
+    log("done")
+
+
+if __name__ == "__main__":
+    main()
