@@ -12,6 +12,7 @@ import (
 
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/speakers"
 )
 
 // Line is one speaker's run of words.
@@ -113,10 +114,7 @@ func (n Notes) Write(w io.Writer, format string) error {
 	}
 	r := &whisper.Result{Language: "en"}
 	for i, l := range n.Lines {
-		text := l.Speaker + ": " + l.Text
-		if format == whisper.FormatVTT {
-			text = "<v " + l.Speaker + ">" + l.Text
-		}
+		text := speakers.Cue(l.Speaker, l.Text, format == whisper.FormatVTT)
 		r.Segments = append(r.Segments, whisper.Segment{ID: i, Start: l.Start, End: l.End, Text: text})
 	}
 	return whisper.Write(w, r, format)
