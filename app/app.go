@@ -251,7 +251,7 @@ func New(cfg Config) (*App, error) {
 		mods.probeSpeed()
 	}
 	a.Meetings = newMeetings(cfg.MeetingStream, meetingsDeps{root: history.deps.meetingsRoot, settings: settings, models: mods,
-		speech: a.rt.Speech, capture: cfg.MeetingCapture, closed: life.closed, emit: emit, life: life, history: history})
+		speech: a.rt.Speech, capture: cfg.MeetingCapture, closed: life.closed, emit: emit, life: life, history: history, summarizer: chat})
 	history.deps.cancelMeeting, history.deps.finishMeeting = a.Meetings.cancelPass, a.Meetings.finishAgain
 	a.control = startControl(dir, controlRouter{dict: dict, meet: a.Meetings}.run)
 	if s.ServerAutoStart {

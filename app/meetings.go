@@ -44,6 +44,10 @@ type MeetingStatus struct {
 	Lines   []meeting.Line   `json:"lines"`
 	Markers []meeting.Marker `json:"markers"`
 	Final   bool             `json:"final,omitempty"`
+	// Summary is the last meeting's summary by the chat model (asked for
+	// with Summarize); Summarizing: it is being written.
+	Summary     string `json:"summary,omitempty"`
+	Summarizing bool   `json:"summarizing,omitempty"`
 }
 
 // meetingsDeps is what Meetings uses.
@@ -59,6 +63,8 @@ type meetingsDeps struct {
 	emit    Emitter
 	life    *lifetime // the final passes run in it
 	history *History  // finished meetings become its entries
+	// summarizer writes the summaries (the chat model).
+	summarizer summarizer
 }
 
 // Meetings records meetings (app/meeting): the microphone and the system
@@ -80,6 +86,11 @@ type Meetings struct {
 	last      meeting.Notes // the last finished meeting's notes
 	recovered []string
 	passes    map[int64]*pass // the final passes running, by History entry
+	summaries map[int64]bool  // the summaries being written, by History entry
+	// summaryTokens and summaryLimit bound a summary (the defaults; tests
+	// set their own).
+	summaryTokens int
+	summaryLimit  time.Duration
 	// passWindow, when set, runs before each channel and window of a
 	// final pass, the model held (tests order a dictation against it).
 	passWindow func()
@@ -89,7 +100,8 @@ type Meetings struct {
 // short: their audio is made whole (nothing that reached the disk is
 // lost) and the status lists them.
 func newMeetings(stream whisper.StreamConfig, deps meetingsDeps) *Meetings {
-	m := &Meetings{deps: deps, streamConfig: stream, passes: map[int64]*pass{}}
+	m := &Meetings{deps: deps, streamConfig: stream, passes: map[int64]*pass{}, summaries: map[int64]bool{},
+		summaryTokens: DefaultSummaryTokens, summaryLimit: DefaultSummaryLimit}
 	m.adopt()
 	return m
 }
@@ -212,13 +224,14 @@ func (m *Meetings) Status() MeetingStatus {
 
 func (m *Meetings) status() MeetingStatus {
 	st := MeetingStatus{State: MeetingIdle, Notes: m.lastNotes, Item: m.lastItem, Recovered: m.recovered,
-		Lines: viewLines(m.last.Lines), Markers: append([]meeting.Marker{}, m.last.Markers...), Final: m.last.Final}
-	st.Finishing = m.passes[m.lastItem] != nil
+		Lines: viewLines(m.last.Lines), Markers: append([]meeting.Marker{}, m.last.Markers...), Final: m.last.Final,
+		Summary: m.last.Summary}
+	st.Finishing, st.Summarizing = m.passes[m.lastItem] != nil, m.summaries[m.lastItem]
 	if m.cur != nil {
 		r := m.cur.Recorder()
 		st.State, st.ID = MeetingRecording, r.ID()
 		st.Seconds = float64(r.Frames()) / whisper.SampleRate
-		st.Lines, st.Markers, st.Final = m.live.get(), r.Markers(), false
+		st.Lines, st.Markers, st.Final, st.Summary, st.Summarizing = m.live.get(), r.Markers(), false, "", false
 	}
 	return st
 }

@@ -131,6 +131,9 @@ func (m *Meetings) finishAgain(id int64) error {
 	if m.passes[id] != nil {
 		return fmt.Errorf("item %d: the meeting's final pass is already running", id)
 	}
+	if m.summaries[id] {
+		return fmt.Errorf("item %d: the meeting is being summarized; transcribe it again when that is done", id)
+	}
 	it, err := m.deps.history.Get(id)
 	if err != nil {
 		return err

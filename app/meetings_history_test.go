@@ -170,6 +170,25 @@ func TestMeetingsInHistory(t *testing.T) {
 	require.ErrorContains(t, err, "unknown notes format")
 	_, err = a.Meetings.Export(st.Item+100, meeting.FormatMarkdown)
 	require.Error(t, err)
+	// A summary by the chat model (stories260K), bounded in length.
+	a.Meetings.mu.Lock()
+	a.Meetings.summaryTokens = 48
+	a.Meetings.mu.Unlock()
+	_, err = a.Meetings.Summarize(st.Item)
+	require.NoError(t, err)
+	sum := ev.wait(t, EventMeetingStatus, func(d any) bool { s := d.(MeetingStatus); return !s.Summarizing && (s.Summary != "" || s.Error != "") },
+		5*time.Minute).(MeetingStatus)
+	require.Empty(t, sum.Error)
+	t.Logf("summary: %q", sum.Summary)
+	notes, err = readMeetingNotes(dir)
+	require.NoError(t, err)
+	require.Equal(t, sum.Summary, notes.Summary)
+	chatPath, _, err := a.Models.resolveChat("")
+	require.NoError(t, err)
+	require.NoError(t, a.Models.withChat(t.Context(), chatPath, func(m *runtime.LLMModel) error {
+		require.LessOrEqual(t, len(m.Gen.Tk.Encode(sum.Summary, false)), 48+2, "the summary is bounded (the tokens re-encoded, trimmed)")
+		return nil
+	}))
 	found, err = a.History.List("ill disposed", 10, 0)
 	require.NoError(t, err)
 	require.Len(t, found, 1)

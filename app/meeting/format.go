@@ -69,6 +69,9 @@ type Notes struct {
 	// Final: the lines come from the pass over the recording after the
 	// meeting, not the live transcript.
 	Final bool `json:"final,omitempty"`
+	// Summary is the chat model's summary of the lines, asked for after
+	// the meeting (Markdown, as the model writes it).
+	Summary string `json:"summary,omitempty"`
 }
 
 // maxNotes bounds a transcript.json read back (hours of words).
@@ -125,6 +128,9 @@ func (n Notes) markdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# %s\n\n", mdEscape(n.Title))
 	if !n.Started.IsZero() {
 		fmt.Fprintf(&b, "%s\n\n", n.Started.Format("Monday 2 January 2006, 15:04"))
+	}
+	if sum := strings.TrimSpace(n.Summary); sum != "" {
+		fmt.Fprintf(&b, "## Summary\n\n%s\n\n## Transcript\n\n", sum)
 	}
 	m := 0
 	for _, l := range n.Lines {

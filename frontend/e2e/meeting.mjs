@@ -4,7 +4,7 @@
 // into the null sink whose monitor is the default source ("You"); the live
 // transcript shows each side's words under its label with times; stop,
 // and the finished meeting shows its notes (the final pass's text once it
-// is done) and exports them.
+// is done), has the chat model summarize them, and exports them.
 //   HARK_URL, E2E_SHOTS, E2E_OUT, E2E_TIMEOUT_MS as run.mjs
 //   E2E_CASE {others: {clip, text}, you: {clip, text}, micSink}
 import { spawn } from 'node:child_process'
@@ -74,6 +74,10 @@ try {
   await page.waitForFunction(() => document.querySelector('[data-testid="meeting-state"]')?.textContent === 'finished')
   check(await page.isVisible('h2:has-text("Final text")'), 'the final pass done: its text is shown')
   check(await page.isVisible('[data-testid="meeting-marker"]:has-text("Agenda: the young man")'), 'the marker stays in the finished notes')
+  await page.click('[data-testid="summarize"]')
+  await page.waitForSelector('[data-testid="meeting-summary"]')
+  const summary = (await page.textContent('[data-testid="meeting-summary"] p')).trim()
+  check(summary.length > 0, `the chat model's summary is shown: ${JSON.stringify(summary.slice(0, 80))}`)
   await shot(page, shots, 'meeting')
 
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-md"]')])
@@ -82,6 +86,7 @@ try {
   const md = await readFile(mdPath, 'utf8')
   console.log('notes:', JSON.stringify(md))
   check(md.startsWith('# Meeting ') && md.includes('Agenda: the young man**'), 'the Markdown notes export, with the marker')
+  check(md.includes('## Summary\n\n' + summary.split('\n')[0]), 'and the summary')
   const shown = await page.$$eval('[data-testid="meeting-lines"] li[data-speaker]', (ls) => ls.length)
   check((md.match(/^\*\*\[\d\d:\d\d\] (You|Others):\*\*/gm) ?? []).length === shown, `the notes hold the ${shown} lines shown`)
   const [vtt] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-vtt"]')])

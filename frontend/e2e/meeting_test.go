@@ -19,8 +19,9 @@ import (
 // TestBrowserMeeting drives the Meeting view in headless Chromium against
 // `hark ui` while a real meeting goes through the loopback harness
 // (PulseAudio null sinks): the call into the default sink, the user into
-// the microphone's sink (meeting.mjs). It writes meeting-live.png and
-// meeting.png where TestBrowser writes its screenshots.
+// the microphone's sink; stories260K summarizes (meeting.mjs). It writes
+// meeting-live.png and meeting.png where TestBrowser writes its
+// screenshots.
 func TestBrowserMeeting(t *testing.T) {
 	root := repoRoot(t)
 	fe := filepath.Join(root, "frontend")
@@ -30,6 +31,7 @@ func TestBrowserMeeting(t *testing.T) {
 
 	models := t.TempDir()
 	linkOrCopy(t, shared.Path(t, "whisper-kit", "models", kitModel), filepath.Join(models, kitModel))
+	linkOrCopy(t, shared.Path(t, "models", chatFile), filepath.Join(models, chatFile))
 	data := t.TempDir()
 	url, stop := startUI(t, models, data, filepath.Join(fe, "dist"))
 	defer stop()

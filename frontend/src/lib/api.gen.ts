@@ -191,6 +191,8 @@ export interface MeetingStatus {
   lines: Line[]
   markers: Marker[]
   final?: boolean
+  summary?: string
+  summarizing?: boolean
 }
 // github.com/harkapp/hark/app/meeting.Meta
 export interface Meta {
@@ -508,6 +510,7 @@ export const Meetings = {
   Start: (): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Start'),
   Status: (): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Status'),
   Stop: (): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Stop'),
+  Summarize: (item: number): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Summarize', item),
 } as const
 
 // github.com/harkapp/hark/app.About (Go).
