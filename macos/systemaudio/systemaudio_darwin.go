@@ -1,6 +1,7 @@
 package systemaudio
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -292,7 +293,9 @@ func (t *Tap) Start() error {
 	go func() { done <- deliver(p, period, onData) }()
 	if err := osErr("starting the aggregate device", deviceStart(t.dev, t.proc)); err != nil {
 		t.p.close()
-		<-t.done
+		if derr := <-t.done; derr != nil {
+			err = errors.Join(err, derr)
+		}
 		t.p = nil
 		return err
 	}
