@@ -251,7 +251,7 @@ func New(cfg Config) (*App, error) {
 		mods.probeSpeed()
 	}
 	a.Meetings = newMeetings(cfg.MeetingStream, meetingsDeps{root: history.deps.meetingsRoot, settings: settings, models: mods,
-		speech: a.rt.Speech, capture: cfg.MeetingCapture, closed: life.closed, life: life, history: history})
+		speech: a.rt.Speech, capture: cfg.MeetingCapture, closed: life.closed, emit: emit, life: life, history: history, summarizer: chat})
 	history.deps.cancelMeeting, history.deps.finishMeeting = a.Meetings.cancelPass, a.Meetings.finishAgain
 	a.control = startControl(dir, controlRouter{dict: dict, meet: a.Meetings}.run)
 	if s.ServerAutoStart {
@@ -265,7 +265,7 @@ func New(cfg Config) (*App, error) {
 // Services lists the structs the UI binds (Wails Bind list, bridge
 // registry).
 func (a *App) Services() []any {
-	return []any{a.Settings, a.History, a.Transcription, a.Chat, a.Models, a.Server, a.Dictation, a.About, a.Updates}
+	return []any{a.Settings, a.History, a.Transcription, a.Chat, a.Models, a.Server, a.Dictation, a.Meetings, a.About, a.Updates}
 }
 
 // DataDir is the data folder.

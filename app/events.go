@@ -28,6 +28,8 @@ const (
 	EventBetterCopied          = "dictation:better-copied"
 	EventModeChanged           = "mode:changed"
 	EventDictationCanceled     = "dictation:canceled"
+	EventMeetingStatus         = "meeting:status"
+	EventMeetingLines          = "meeting:lines"
 	// EventError shows an error no call returned (a hotkey's, a background
 	// pass's) in the window.
 	EventError = "app:error"
@@ -105,5 +107,7 @@ var Events = []Event{
 	{EventBetterCopied, BetterText{}},
 	{EventModeChanged, ModeChoice{}},
 	{EventDictationCanceled, CanceledItem{}},
+	{EventMeetingStatus, MeetingStatus{}},
+	{EventMeetingLines, MeetingLines{}},
 	{EventError, Problem{}},
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/harkapp/hark/app/meeting"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/speakers"
 )
 
 // KindMeeting is a recorded meeting's History entry: its recording and
@@ -32,7 +33,7 @@ func (it *Item) setNotes(n meeting.Notes) {
 	var lines []string
 	it.Segments = make([]whisper.Segment, 0, len(n.Lines))
 	for i, l := range n.Lines {
-		text := l.Speaker + ": " + l.Text
+		text := speakers.Cue(l.Speaker, l.Text, false)
 		lines = append(lines, text)
 		it.Segments = append(it.Segments, whisper.Segment{ID: i, Start: l.Start, End: l.End, Text: text})
 	}

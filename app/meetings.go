@@ -38,6 +38,16 @@ type MeetingStatus struct {
 	// Recovered lists meetings a crash cut short, made whole at start.
 	Recovered []string `json:"recovered,omitempty"`
 	Error     string   `json:"error,omitempty"`
+	// Lines is the transcript by speaker: the recording meeting's live
+	// one, else the last finished meeting's notes (Final: from its final
+	// pass). Markers are the user's notes on the same timeline.
+	Lines   []meeting.Line   `json:"lines"`
+	Markers []meeting.Marker `json:"markers"`
+	Final   bool             `json:"final,omitempty"`
+	// Summary is the last meeting's summary by the chat model (asked for
+	// with Summarize); Summarizing: it is being written.
+	Summary     string `json:"summary,omitempty"`
+	Summarizing bool   `json:"summarizing,omitempty"`
 }
 
 // meetingsDeps is what Meetings uses.
@@ -50,8 +60,11 @@ type meetingsDeps struct {
 	speech  func(ctx context.Context, path string, pri runtime.Priority) (*runtime.SpeechModel, error)
 	capture am.CaptureConfig // the devices (tests inject theirs)
 	closed  func() bool
+	emit    Emitter
 	life    *lifetime // the final passes run in it
 	history *History  // finished meetings become its entries
+	// summarizer writes the summaries (the chat model).
+	summarizer summarizer
 }
 
 // Meetings records meetings (app/meeting): the microphone and the system
@@ -67,10 +80,17 @@ type Meetings struct {
 	cur       *meeting.Session
 	held      *heldSpeech
 	cancel    context.CancelFunc
+	live      *liveLines
 	lastNotes string
 	lastItem  int64
+	last      meeting.Notes // the last finished meeting's notes
 	recovered []string
 	passes    map[int64]*pass // the final passes running, by History entry
+	summaries map[int64]bool  // the summaries being written, by History entry
+	// summaryTokens and summaryLimit bound a summary (the defaults; tests
+	// set their own).
+	summaryTokens int
+	summaryLimit  time.Duration
 	// passWindow, when set, runs before each channel and window of a
 	// final pass, the model held (tests order a dictation against it).
 	passWindow func()
@@ -80,7 +100,8 @@ type Meetings struct {
 // short: their audio is made whole (nothing that reached the disk is
 // lost) and the status lists them.
 func newMeetings(stream whisper.StreamConfig, deps meetingsDeps) *Meetings {
-	m := &Meetings{deps: deps, streamConfig: stream, passes: map[int64]*pass{}}
+	m := &Meetings{deps: deps, streamConfig: stream, passes: map[int64]*pass{}, summaries: map[int64]bool{},
+		summaryTokens: DefaultSummaryTokens, summaryLimit: DefaultSummaryLimit}
 	m.adopt()
 	return m
 }
@@ -138,7 +159,9 @@ func (m *Meetings) Start() (MeetingStatus, error) {
 	held := &heldSpeech{lang: set.Language, get: func(ctx context.Context) (*runtime.SpeechModel, error) {
 		return m.deps.speech(ctx, path, runtime.Interactive)
 	}}
-	live := meeting.NewLive([am.Channels]whisper.WindowTranscriber{held, held}, meeting.LiveConfig{Stream: m.streamConfig})
+	lines := &liveLines{emit: m.deps.emit}
+	live := meeting.NewLive([am.Channels]whisper.WindowTranscriber{held, held},
+		meeting.LiveConfig{Stream: m.streamConfig, OnWords: lines.add})
 	s, err := meeting.StartSession(ctx, meeting.SessionConfig{
 		Recorder: meeting.RecorderConfig{Root: m.deps.root, OnSaveError: func(err error) {
 			log.Printf("hark: meeting recording: %s", saveErrorMessage(err))
@@ -148,8 +171,11 @@ func (m *Meetings) Start() (MeetingStatus, error) {
 		cancel()
 		return m.status(), err
 	}
-	m.cur, m.held, m.cancel = s, held, cancel
-	return m.status(), nil
+	lines.mu.Lock()
+	lines.id = s.Recorder().ID()
+	lines.mu.Unlock()
+	m.cur, m.held, m.cancel, m.live = s, held, cancel, lines
+	return m.emitStatus(), nil
 }
 
 // Stop ends the meeting: the recording is finished, the live transcript's
@@ -165,11 +191,11 @@ func (m *Meetings) Stop() (MeetingStatus, error) {
 	meta, words, err := s.Stop()
 	held.release()
 	cancel()
-	m.cur, m.held, m.cancel = nil, nil, nil
+	m.cur, m.held, m.cancel, m.live = nil, nil, nil, nil
 	dir := meeting.Dir(m.deps.root, meta.ID)
 	notes := meeting.Notes{Title: meetingTitle(meta), Started: meta.Started, Lines: meeting.Lines(words), Markers: meta.Markers}
 	err = errors.Join(err, writeMeetingNotes(dir, notes))
-	m.lastNotes = filepath.Join(dir, "notes.md")
+	m.lastNotes, m.last = filepath.Join(dir, "notes.md"), notes
 	// The live transcript stands in History until the final pass replaces
 	// it.
 	it, herr := m.deps.history.addMeeting(meetingItem(dir, meta, notes, StatusTranscribing))
@@ -178,7 +204,7 @@ func (m *Meetings) Stop() (MeetingStatus, error) {
 	}
 	m.lastItem = it.ID
 	m.startPass(it.ID)
-	return m.status(), err
+	return m.emitStatus(), err
 }
 
 func writeNotes(path string, n meeting.Notes, format string) error {
@@ -197,14 +223,40 @@ func (m *Meetings) Status() MeetingStatus {
 }
 
 func (m *Meetings) status() MeetingStatus {
-	st := MeetingStatus{State: MeetingIdle, Notes: m.lastNotes, Item: m.lastItem, Recovered: m.recovered}
-	st.Finishing = m.passes[m.lastItem] != nil
+	st := MeetingStatus{State: MeetingIdle, Notes: m.lastNotes, Item: m.lastItem, Recovered: m.recovered,
+		Lines: viewLines(m.last.Lines), Markers: append([]meeting.Marker{}, m.last.Markers...), Final: m.last.Final,
+		Summary: m.last.Summary}
+	st.Finishing, st.Summarizing = m.passes[m.lastItem] != nil, m.summaries[m.lastItem]
 	if m.cur != nil {
 		r := m.cur.Recorder()
 		st.State, st.ID = MeetingRecording, r.ID()
 		st.Seconds = float64(r.Frames()) / whisper.SampleRate
+		st.Lines, st.Markers, st.Final, st.Summary, st.Summarizing = m.live.get(), r.Markers(), false, "", false
 	}
 	return st
+}
+
+// emitStatus tells the view where meetings stand and returns it. Called
+// with m.mu held.
+func (m *Meetings) emitStatus() MeetingStatus {
+	st := m.status()
+	m.deps.emit.Emit(EventMeetingStatus, st)
+	return st
+}
+
+// AddMarker puts the user's note on the recording meeting's timeline, at
+// the audio recorded so far (meeting.MaxMarkerText characters at most).
+func (m *Meetings) AddMarker(text string) (MeetingStatus, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur == nil {
+		return m.status(), errors.New("no meeting is recording")
+	}
+	r := m.cur.Recorder()
+	if _, err := r.AddMarker(float64(r.Frames())/whisper.SampleRate, text); err != nil {
+		return m.status(), err
+	}
+	return m.emitStatus(), nil
 }
 
 // List lists the meetings on disk, newest first.

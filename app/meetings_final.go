@@ -7,6 +7,8 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/harkapp/hark/app/meeting"
 	am "github.com/harkapp/hark/audio/meeting"
@@ -44,6 +46,32 @@ func readMeetingNotes(dir string) (meeting.Notes, error) {
 	return meeting.ReadNotes(f)
 }
 
+// Export renders the notes of the meeting History entry item in format:
+// "md" (Markdown notes with speakers, times and markers), "srt", "vtt",
+// "txt" or "json" (meeting.Formats).
+func (m *Meetings) Export(item int64, format string) (string, error) {
+	if !slices.Contains(meeting.Formats, format) {
+		return "", fmt.Errorf("unknown notes format %q (%s)", format, strings.Join(meeting.Formats, ", "))
+	}
+	it, err := m.deps.history.Get(item)
+	if err != nil {
+		return "", err
+	}
+	dir, err := m.deps.history.meetingDir(it)
+	if err != nil {
+		return "", err
+	}
+	n, err := readMeetingNotes(dir)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := n.Write(&b, format); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
 func meetingTitle(meta meeting.Meta) string {
 	return "Meeting " + meta.Started.Format("2 January 2006, 15:04")
 }
@@ -72,6 +100,7 @@ func (m *Meetings) startPass(id int64) {
 			cancel()
 			m.mu.Lock()
 			delete(m.passes, id)
+			m.emitStatus()
 			m.mu.Unlock()
 			close(p.done)
 		}()
@@ -101,6 +130,9 @@ func (m *Meetings) finishAgain(id int64) error {
 	defer m.mu.Unlock()
 	if m.passes[id] != nil {
 		return fmt.Errorf("item %d: the meeting's final pass is already running", id)
+	}
+	if m.summaries[id] {
+		return fmt.Errorf("item %d: the meeting is being summarized; transcribe it again when that is done", id)
 	}
 	it, err := m.deps.history.Get(id)
 	if err != nil {
@@ -143,6 +175,11 @@ func (m *Meetings) runPass(ctx context.Context, id int64) {
 	} else {
 		it.setNotes(notes)
 		it.Status, it.Error, it.Model = StatusDone, "", model
+		m.mu.Lock()
+		if m.lastItem == id {
+			m.last = notes // the view shows the final text
+		}
+		m.mu.Unlock()
 	}
 	if err := h.updateMeeting(it); err != nil {
 		log.Printf("hark: saving meeting item %d: %v", id, err)

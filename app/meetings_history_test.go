@@ -101,14 +101,39 @@ func TestMeetingsInHistory(t *testing.T) {
 		}
 	}
 	a.Meetings.mu.Unlock()
+	_, err = a.Meetings.AddMarker("too early")
+	require.ErrorContains(t, err, "no meeting is recording")
 	_, err = a.Meetings.Start()
 	require.NoError(t, err)
 	// The user from 0 s: the kit model knows its clip only from a
 	// window's start (it is no speech recogniser).
 	play(0)
+	mst, err := a.Meetings.AddMarker("  budget *agreed*  ")
+	require.NoError(t, err)
+	require.Len(t, mst.Markers, 1)
+	require.Equal(t, "budget *agreed*", mst.Markers[0].Text)
+	// At the audio on disk then (the capture hands frames on as it aligns
+	// them, so not necessarily all that was played).
+	require.GreaterOrEqual(t, mst.Markers[0].At, 0.0)
+	require.LessOrEqual(t, mst.Markers[0].At, mst.Seconds)
+	_, err = a.Meetings.AddMarker(strings.Repeat("x", meeting.MaxMarkerText+1))
+	require.Error(t, err)
 	st, err := a.Meetings.Stop()
 	require.NoError(t, err)
 	require.NotZero(t, st.Item)
+	require.Equal(t, MeetingIdle, st.State)
+	require.False(t, st.Final)
+	require.Equal(t, mst.Markers, st.Markers)
+	// The view's live lines, put together from the events, are the
+	// live notes' lines.
+	var viewed []meeting.Line
+	for _, d := range ev.named(EventMeetingLines) {
+		ml := d.(MeetingLines)
+		require.LessOrEqual(t, ml.From, len(viewed))
+		viewed = append(viewed[:ml.From], ml.Lines...)
+	}
+	require.NotEmpty(t, viewed)
+	require.Equal(t, st.Lines, viewed)
 	live, err := a.History.Get(st.Item)
 	require.NoError(t, err)
 	require.Equal(t, KindMeeting, live.Kind)
@@ -125,6 +150,45 @@ func TestMeetingsInHistory(t *testing.T) {
 	md, err := os.ReadFile(st.Notes)
 	require.NoError(t, err)
 	require.Contains(t, strings.ToLower(string(md)), "you:** he was not an ill disposed young man")
+	// The view hears of the final text, and exports the notes.
+	fin := ev.wait(t, EventMeetingStatus, func(d any) bool { s := d.(MeetingStatus); return s.Final && !s.Finishing },
+		time.Minute).(MeetingStatus)
+	require.Equal(t, st.Item, fin.Item)
+	var finText []string
+	for _, l := range fin.Lines {
+		finText = append(finText, l.Speaker+": "+l.Text)
+	}
+	require.Contains(t, strings.ToLower(strings.Join(finText, "\n")), "you: he was not an ill disposed young man")
+	exported, err := a.Meetings.Export(st.Item, meeting.FormatMarkdown)
+	require.NoError(t, err)
+	require.Equal(t, string(md), exported)
+	require.Contains(t, exported, "] budget \\*agreed\\*")
+	vtt, err := a.Meetings.Export(st.Item, whisper.FormatVTT)
+	require.NoError(t, err)
+	require.Contains(t, vtt, "<v You>")
+	_, err = a.Meetings.Export(st.Item, "pdf")
+	require.ErrorContains(t, err, "unknown notes format")
+	_, err = a.Meetings.Export(st.Item+100, meeting.FormatMarkdown)
+	require.Error(t, err)
+	// A summary by the chat model (stories260K), bounded in length.
+	a.Meetings.mu.Lock()
+	a.Meetings.summaryTokens = 48
+	a.Meetings.mu.Unlock()
+	_, err = a.Meetings.Summarize(st.Item)
+	require.NoError(t, err)
+	sum := ev.wait(t, EventMeetingStatus, func(d any) bool { s := d.(MeetingStatus); return !s.Summarizing && (s.Summary != "" || s.Error != "") },
+		5*time.Minute).(MeetingStatus)
+	require.Empty(t, sum.Error)
+	t.Logf("summary: %q", sum.Summary)
+	notes, err = readMeetingNotes(dir)
+	require.NoError(t, err)
+	require.Equal(t, sum.Summary, notes.Summary)
+	chatPath, _, err := a.Models.resolveChat("")
+	require.NoError(t, err)
+	require.NoError(t, a.Models.withChat(t.Context(), chatPath, func(m *runtime.LLMModel) error {
+		require.LessOrEqual(t, len(m.Gen.Tk.Encode(sum.Summary, false)), 48+2, "the summary is bounded (the tokens re-encoded, trimmed)")
+		return nil
+	}))
 	found, err = a.History.List("ill disposed", 10, 0)
 	require.NoError(t, err)
 	require.Len(t, found, 1)
@@ -146,6 +210,8 @@ func TestMeetingsInHistory(t *testing.T) {
 	bad.AudioPath = filepath.Join(dataDir, "hark.db")
 	require.NoError(t, a.History.save(bad))
 	require.ErrorContains(t, a.History.Delete(rec.ID), "not a meeting's recording")
+	_, err = a.Meetings.Export(rec.ID, meeting.FormatMarkdown)
+	require.ErrorContains(t, err, "not a meeting's recording", "nor does its export read there")
 	_, err = os.Stat(filepath.Join(dataDir, "hark.db"))
 	require.NoError(t, err)
 }

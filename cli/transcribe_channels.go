@@ -6,38 +6,22 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/harkapp/hark/app/meeting"
 	"github.com/harkapp/hark/audio"
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/rewrite"
+	"github.com/harkapp/hark/internal/speakers"
 )
-
-// speakerOf maps a --channels name to its speaker.
-var speakerOf = map[string]int{"you": am.You, "others": am.Others}
 
 // channelSpeakers parses --channels: one speaker a channel, in order.
 func (fl *transcribeOptions) channelSpeakers() ([]int, error) {
-	names := strings.Split(strings.ToLower(fl.channels), ",")
-	if len(names) != am.Channels {
-		return nil, fmt.Errorf("--channels %q: name the %d channels, e.g. you,others", fl.channels, am.Channels)
+	sp, err := speakers.Parse(fl.channels)
+	if err != nil {
+		return nil, fmt.Errorf("--channels %w", err)
 	}
-	seen := map[int]bool{}
-	var out []int
-	for _, n := range names {
-		sp, ok := speakerOf[strings.TrimSpace(n)]
-		if !ok {
-			return nil, fmt.Errorf("--channels %q: unknown speaker %q (want you or others)", fl.channels, strings.TrimSpace(n))
-		}
-		if seen[sp] {
-			return nil, fmt.Errorf("--channels %q names %s twice", fl.channels, strings.TrimSpace(n))
-		}
-		seen[sp] = true
-		out = append(out, sp)
-	}
-	return out, nil
+	return sp, nil
 }
 
 func (fl *transcribeOptions) validateChannels() error {

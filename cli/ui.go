@@ -95,7 +95,8 @@ func runUIApp(o *UIOptions) error {
 	rec := app.NewCaptureRecorder(nil)
 	defer rec.Close()
 	a, err := app.New(app.Config{DataDir: o.DataDir, ModelsDir: modelsDir, Emitter: b,
-		Recorder: rec, Output: platform.New().Output, ChatMaxTokens: o.ChatMaxTokens, Threads: o.Threads})
+		Recorder: rec, Output: platform.New().Output, ChatMaxTokens: o.ChatMaxTokens, Threads: o.Threads,
+		MeetingCapture: platform.MeetingCapture()})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 // appMenu is macOS' application menu (Cmd+Q, and the Edit menu that
 // WebKit needs for copy and paste). Other systems get no menu bar: the
-// page handles Ctrl+1..6 and Ctrl+Q itself.
+// page handles Ctrl+1..7 and Ctrl+Q itself.
 func appMenu(s *Shell) *menu.Menu {
 	if goruntime.GOOS != "darwin" {
 		return nil

@@ -36,7 +36,8 @@ func Run(icon []byte, stderr io.Writer) int {
 	plat := platform.New()
 	rec := app.NewCaptureRecorder(nil)
 	defer rec.Close()
-	a, err := app.New(app.Config{Emitter: app.EmitterFunc(sh.emit), Recorder: rec, Output: plat.Output})
+	a, err := app.New(app.Config{Emitter: app.EmitterFunc(sh.emit), Recorder: rec, Output: plat.Output,
+		MeetingCapture: platform.MeetingCapture()})
 	if err != nil {
 		fmt.Fprintln(stderr, "hark:", err)
 		return 1

@@ -200,6 +200,7 @@ func TestInfoPlistRendersForWails(t *testing.T) {
 		require.Equal(t, true, p["NSHighResolutionCapable"], file)
 		require.Contains(t, p["NSMicrophoneUsageDescription"], "microphone", file)
 		require.NotEmpty(t, p["NSAppleEventsUsageDescription"], file)
+		require.Contains(t, p["NSAudioCaptureUsageDescription"], "meeting", file) // the process tap (macos/systemaudio)
 		v, err := strconv.ParseFloat(p["LSMinimumSystemVersion"].(string), 64)
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, v, 12.0, "%s: Go 1.26 needs macOS 12", file)

@@ -1,6 +1,7 @@
 // Package macos groups the darwin-only integration packages of the desktop
 // app: main-thread dispatch, the menu-bar item, the global hotkey, pasting
-// into the focused app, permissions and launch at login.
+// into the focused app, permissions, launch at login, and the system audio
+// a meeting records (systemaudio, not yet run on a Mac).
 //
 // Every package here talks to the system through
 // github.com/ebitengine/purego (and purego/objc): no cgo, and no import of

@@ -20,6 +20,8 @@ import (
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/engine/whisper/mel"
+	"github.com/harkapp/hark/internal/rewrite"
+	"github.com/harkapp/hark/internal/speakers"
 	"github.com/harkapp/hark/internal/vocab"
 )
 
@@ -33,6 +35,9 @@ type audioRequest struct {
 	temperature                     float32
 	words, segments                 bool
 	file                            string // the upload, saved to a temporary file
+	// channels: the "channels" field, each channel's speaker (nil: the
+	// file is transcribed as one voice; see audio_channels.go).
+	channels []int
 }
 
 func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
@@ -118,6 +123,10 @@ func (s *Server) readAudioForm(w http.ResponseWriter, r *http.Request) (*audioRe
 			if req.vocabulary, err = vocab.Parse(v); err != nil {
 				return fail(badRequest("vocabulary", err.Error()))
 			}
+		case "channels":
+			if req.channels, err = speakers.Parse(v); err != nil {
+				return fail(badRequest("channels", err.Error()))
+			}
 		case "response_format":
 			req.format = v
 		case "temperature":
@@ -174,6 +183,10 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request, task string) {
 		return
 	}
 	defer os.Remove(req.file)
+	if req.channels != nil && task == "translate" {
+		writeError(w, badRequest("channels", "channels cannot be combined with translation (speakers are placed by time in the spoken language)"))
+		return
+	}
 	ctx := r.Context()
 	sm, err := s.speech(ctx, req.model)
 	if err != nil {
@@ -181,17 +194,59 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request, task string) {
 		return
 	}
 	defer sm.Release()
-	res, dur, err := s.transcribe(ctx, sm, req, task)
+	var res *whisper.Result
+	var who []string
+	if req.channels != nil {
+		res, who, err = s.transcribeChannels(ctx, sm, req)
+	} else {
+		res, err = s.transcribe(ctx, sm, req, task)
+	}
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	writeTranscript(w, res, dur, req, task)
+	writeTranscript(w, res, req, task, who)
 }
 
 // transcribe decodes the upload to a spectrogram and transcribes it;
 // decoding failures are the client's (400).
-func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *audioRequest, task string) (*whisper.Result, float64, error) {
+func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *audioRequest, task string) (*whisper.Result, error) {
+	opt, fix, err := s.transcribeOptions(sm, req, task)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := sm.File.FileSpectrogram(req.file, s.cfg.MaxAudioDuration)
+	if err != nil {
+		return nil, s.decodeError(err, req.file)
+	}
+	defer spec.Close()
+	res, err := sm.File.TranscribeMel(ctx, sm.Model, spec, opt)
+	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
+		return nil, badRequest("file", err.Error())
+	}
+	if ctx.Err() != nil {
+		return nil, acquireError(context.Cause(ctx))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fix != nil {
+		fix.ApplyResult(res)
+	}
+	return res, nil
+}
+
+// decodeError is a failure to decode the upload, the client's (400).
+func (s *Server) decodeError(err error, file string) error {
+	if tl := (*mel.TooLongError)(nil); errors.As(err, &tl) {
+		return badRequest("file", fmt.Sprintf("The audio is longer than this server's limit of %v (hark serve --max-audio-duration)", tl.Limit))
+	}
+	return badRequest("file", "The audio file could not be decoded: "+scrubPath(err, file))
+}
+
+// transcribeOptions are a request's decoding options and the rewriter of
+// its vocabulary's spellings (nil without one).
+func (s *Server) transcribeOptions(sm *runtime.SpeechModel, req *audioRequest, task string) (whisper.TranscribeOptions, *rewrite.Rewriter, error) {
 	f := sm.File
 	opt := whisper.DefaultTranscribeOptions()
 	opt.Temperatures = whisper.FallbackTemperatures(req.temperature)
@@ -201,7 +256,7 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 	opt.Language = req.language
 	if task == "translate" {
 		if !f.H.Multilingual() {
-			return nil, 0, badRequest("model", "Translation needs a multilingual model; this one is English-only")
+			return opt, nil, badRequest("model", "Translation needs a multilingual model; this one is English-only")
 		}
 		opt.Task = "translate"
 		opt.Language = "" // the spoken language is detected; the output is English
@@ -209,37 +264,13 @@ func (s *Server) transcribe(ctx context.Context, sm *runtime.SpeechModel, req *a
 	if !f.H.Multilingual() {
 		opt.Language = "en"
 	} else if opt.Language != "" && !slices.Contains(whisper.Languages, opt.Language) {
-		return nil, 0, badRequest("language", fmt.Sprintf("unknown language %q (an ISO-639-1 code such as en, de, fr)", req.language))
+		return opt, nil, badRequest("language", fmt.Sprintf("unknown language %q (an ISO-639-1 code such as en, de, fr)", req.language))
 	}
 	if p := strings.TrimSpace(req.prompt); p != "" {
 		opt.InitialPrompt = f.Vocab.Encode(" " + p)
 	}
 	fix, err := steerVocabulary(&opt, f.Vocab, req.vocabulary)
-	if err != nil {
-		return nil, 0, err
-	}
-	spec, err := f.FileSpectrogram(req.file, s.cfg.MaxAudioDuration)
-	if tl := (*mel.TooLongError)(nil); errors.As(err, &tl) {
-		return nil, 0, badRequest("file", fmt.Sprintf("The audio is longer than this server's limit of %v (hark serve --max-audio-duration)", tl.Limit))
-	}
-	if err != nil {
-		return nil, 0, badRequest("file", "The audio file could not be decoded: "+scrubPath(err, req.file))
-	}
-	defer spec.Close()
-	res, err := f.TranscribeMel(ctx, sm.Model, spec, opt)
-	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
-		return nil, 0, badRequest("file", err.Error())
-	}
-	if ctx.Err() != nil {
-		return nil, 0, acquireError(context.Cause(ctx))
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	if fix != nil {
-		fix.ApplyResult(res)
-	}
-	return res, res.Duration, nil
+	return opt, fix, err
 }
 
 // languageName is the English name of a language code, lower case as in
@@ -262,8 +293,18 @@ func spool(f io.WriteCloser, r io.Reader, limit int64) (n int64, err, closeErr e
 	return n, err, f.Close()
 }
 
-func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, req *audioRequest, task string) {
+// writeTranscript answers in the request's format. who, when set, names
+// each segment's speaker (the channels field): the text's lines, the
+// subtitles' cues and verbose_json's segments and words say who spoke.
+func writeTranscript(w http.ResponseWriter, res *whisper.Result, req *audioRequest, task string, who []string) {
 	text := strings.TrimSpace(res.Text)
+	if who != nil {
+		var cues *whisper.Result
+		cues, text = labeled(res, who, req.format == "vtt")
+		if req.format == "srt" || req.format == "vtt" {
+			res = cues
+		}
+	}
 	switch req.format {
 	case "json":
 		writeJSON(w, http.StatusOK, struct {
@@ -277,33 +318,38 @@ func writeTranscript(w http.ResponseWriter, res *whisper.Result, dur float64, re
 		_ = whisper.Write(w, res, req.format) // the format is checked; a write fails only for a client gone
 	case "verbose_json":
 		type word struct {
-			Word  string  `json:"word"`
-			Start float64 `json:"start"`
-			End   float64 `json:"end"`
+			Word    string  `json:"word"`
+			Start   float64 `json:"start"`
+			End     float64 `json:"end"`
+			Speaker string  `json:"speaker,omitempty"`
+		}
+		type segment struct {
+			whisper.Segment
+			Speaker string `json:"speaker,omitempty"`
 		}
 		out := struct {
-			Task     string             `json:"task"`
-			Language string             `json:"language"`
-			Duration float64            `json:"duration"`
-			Text     string             `json:"text"`
-			Segments *[]whisper.Segment `json:"segments,omitempty"` // present (even empty) when asked
-			Words    *[]word            `json:"words,omitempty"`
-		}{Task: task, Language: languageName(res.Language), Duration: dur, Text: text}
+			Task     string     `json:"task"`
+			Language string     `json:"language"`
+			Duration float64    `json:"duration"`
+			Text     string     `json:"text"`
+			Segments *[]segment `json:"segments,omitempty"` // present (even empty) when asked
+			Words    *[]word    `json:"words,omitempty"`
+		}{Task: task, Language: languageName(res.Language), Duration: res.Duration, Text: text}
 		if req.segments || !req.words {
 			// The engine's segments are OpenAI's shape; their words go in
 			// "words" only, as OpenAI lists them.
-			segs := make([]whisper.Segment, 0, len(res.Segments))
-			for _, s := range res.Segments {
+			segs := make([]segment, 0, len(res.Segments))
+			for i, s := range res.Segments {
 				s.Words = nil
-				segs = append(segs, s)
+				segs = append(segs, segment{Segment: s, Speaker: speakerOf(who, i)})
 			}
 			out.Segments = &segs
 		}
 		if req.words {
 			words := []word{}
-			for _, s := range res.Segments {
+			for i, s := range res.Segments {
 				for _, wd := range s.Words {
-					words = append(words, word{strings.TrimSpace(wd.Word), wd.Start, wd.End})
+					words = append(words, word{strings.TrimSpace(wd.Word), wd.Start, wd.End, speakerOf(who, i)})
 				}
 			}
 			out.Words = &words

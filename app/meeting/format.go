@@ -12,6 +12,7 @@ import (
 
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/speakers"
 )
 
 // Line is one speaker's run of words.
@@ -68,6 +69,9 @@ type Notes struct {
 	// Final: the lines come from the pass over the recording after the
 	// meeting, not the live transcript.
 	Final bool `json:"final,omitempty"`
+	// Summary is the chat model's summary of the lines, asked for after
+	// the meeting (Markdown, as the model writes it).
+	Summary string `json:"summary,omitempty"`
 }
 
 // maxNotes bounds a transcript.json read back (hours of words).
@@ -113,10 +117,7 @@ func (n Notes) Write(w io.Writer, format string) error {
 	}
 	r := &whisper.Result{Language: "en"}
 	for i, l := range n.Lines {
-		text := l.Speaker + ": " + l.Text
-		if format == whisper.FormatVTT {
-			text = "<v " + l.Speaker + ">" + l.Text
-		}
+		text := speakers.Cue(l.Speaker, l.Text, format == whisper.FormatVTT)
 		r.Segments = append(r.Segments, whisper.Segment{ID: i, Start: l.Start, End: l.End, Text: text})
 	}
 	return whisper.Write(w, r, format)
@@ -127,6 +128,9 @@ func (n Notes) markdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# %s\n\n", mdEscape(n.Title))
 	if !n.Started.IsZero() {
 		fmt.Fprintf(&b, "%s\n\n", n.Started.Format("Monday 2 January 2006, 15:04"))
+	}
+	if sum := strings.TrimSpace(n.Summary); sum != "" {
+		fmt.Fprintf(&b, "## Summary\n\n%s\n\n## Transcript\n\n", sum)
 	}
 	m := 0
 	for _, l := range n.Lines {

@@ -63,4 +63,11 @@ Sunday 29 November 2026, 09:00
 	require.NoError(t, json.Unmarshal([]byte(render(t, n, "json")), &back))
 	require.Equal(t, n.Lines, back.Lines)
 	require.Error(t, n.Write(&strings.Builder{}, "docx"))
+
+	// A summary heads the Markdown notes, and is kept in the JSON.
+	n.Summary = " - They start.\n"
+	md = render(t, n, FormatMarkdown)
+	require.Contains(t, md, "09:00\n\n## Summary\n\n- They start.\n\n## Transcript\n\n**[00:01] Others:** Hello there.")
+	require.NoError(t, json.Unmarshal([]byte(render(t, n, "json")), &back))
+	require.Equal(t, n.Summary, back.Summary)
 }

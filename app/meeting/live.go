@@ -121,10 +121,14 @@ func (l *Live) Write(ctx context.Context, frames []float32) error {
 			}
 		}
 		l.pos += int64(end - off)
+		l.handOn() // at once: a long backlog must not hold back the words decoded early in it
 	}
-	l.handOn()
 	return nil
 }
+
+// Heard is how far into the meeting the live transcription has taken its
+// audio, in seconds (call it from OnWords or the goroutine that writes).
+func (l *Live) Heard() float64 { return float64(l.pos) / rate16k }
 
 func appendHistory(h, x []float32) []float32 {
 	h = append(h, x...)

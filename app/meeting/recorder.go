@@ -3,10 +3,13 @@ package meeting
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/harkapp/hark/audio"
 	am "github.com/harkapp/hark/audio/meeting"
@@ -152,12 +155,45 @@ func (r *Recorder) Frames() int64 {
 	return r.w.Samples()
 }
 
-// AddMarker puts a note on the timeline, at seconds from the start.
-func (r *Recorder) AddMarker(at float64, text string) error {
+// Markers are bounded (meta.json is rewritten at each one, and read back
+// under maxMeta): MaxMarkerText characters each, MaxMarkers a meeting.
+const (
+	MaxMarkerText = 200
+	MaxMarkers    = 1000
+)
+
+// AddMarker puts a note on the timeline, at seconds from the start: its
+// text trimmed, not empty, at most MaxMarkerText characters.
+func (r *Recorder) AddMarker(at float64, text string) (Marker, error) {
+	text = strings.TrimSpace(text)
+	switch n := utf8.RuneCountInString(text); {
+	case n == 0:
+		return Marker{}, errors.New("meeting: a marker needs a text")
+	case n > MaxMarkerText || !utf8.ValidString(text):
+		return Marker{}, fmt.Errorf("meeting: a marker's text is at most %d characters of UTF-8", MaxMarkerText)
+	}
+	if math.IsNaN(at) || at < 0 {
+		return Marker{}, fmt.Errorf("meeting: a marker at %v s", at)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.meta.Markers = append(r.meta.Markers, Marker{At: at, Text: text})
-	return writeMeta(r.dir, r.meta)
+	if len(r.meta.Markers) >= MaxMarkers {
+		return Marker{}, fmt.Errorf("meeting: at most %d markers a meeting", MaxMarkers)
+	}
+	mk := Marker{At: at, Text: text}
+	r.meta.Markers = append(r.meta.Markers, mk)
+	if err := writeMeta(r.dir, r.meta); err != nil {
+		r.meta.Markers = r.meta.Markers[:len(r.meta.Markers)-1]
+		return Marker{}, err
+	}
+	return mk, nil
+}
+
+// Markers returns the markers so far.
+func (r *Recorder) Markers() []Marker {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Marker{}, r.meta.Markers...)
 }
 
 // Stop writes what is left, closes the file and marks the meeting

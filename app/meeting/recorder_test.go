@@ -2,6 +2,7 @@ package meeting
 
 import (
 	"bufio"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -185,7 +186,16 @@ func TestRecorderMarkers(t *testing.T) {
 	r, err := Start(RecorderConfig{Root: root}, time.Now())
 	require.NoError(t, err)
 	r.Write(frames(0, 1600))
-	require.NoError(t, r.AddMarker(0.05, "decision: ship it"))
+	_, err = r.AddMarker(0.05, "  decision: ship it\n")
+	require.NoError(t, err)
+	// Bad markers are refused and change nothing.
+	for _, bad := range []string{"", " \t", strings.Repeat("é", MaxMarkerText+1), "\xff\xfe"} {
+		_, err = r.AddMarker(0.1, bad)
+		require.Error(t, err, "%q", bad)
+	}
+	_, err = r.AddMarker(math.NaN(), "when?")
+	require.Error(t, err)
+	require.Equal(t, []Marker{{At: 0.05, Text: "decision: ship it"}}, r.Markers())
 	un, err := Unfinished(root)
 	require.NoError(t, err)
 	require.Len(t, un, 1)
@@ -199,4 +209,17 @@ func TestRecorderMarkers(t *testing.T) {
 	require.Equal(t, m.ID, all[0].ID)
 	require.Equal(t, StateFinished, all[0].State)
 	require.Equal(t, m.Markers, all[0].Markers)
+
+	// A meeting holds at most MaxMarkers.
+	r, err = Start(RecorderConfig{Root: root}, time.Now())
+	require.NoError(t, err)
+	for i := range MaxMarkers {
+		_, err = r.AddMarker(float64(i), "m")
+		require.NoError(t, err)
+	}
+	_, err = r.AddMarker(0, "one too many")
+	require.ErrorContains(t, err, "at most")
+	require.Len(t, r.Markers(), MaxMarkers)
+	_, err = r.Stop()
+	require.NoError(t, err)
 }

@@ -13,17 +13,19 @@ package meeting
 import (
 	"math"
 	"time"
+
+	"github.com/harkapp/hark/internal/speakers"
 )
 
 // Channel indexes: interleaved frames are {You, Others}.
 const (
-	You      = 0 // the microphone
-	Others   = 1 // the system audio
-	Channels = 2
+	You      = speakers.You    // the microphone
+	Others   = speakers.Others // the system audio
+	Channels = speakers.Count
 )
 
 // Names are the speaker labels of the channels.
-var Names = [Channels]string{"You", "Others"}
+var Names = speakers.Names
 
 // AlignConfig tunes an Aligner; zero values take the defaults.
 type AlignConfig struct {

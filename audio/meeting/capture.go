@@ -19,7 +19,8 @@ type Source interface {
 // Opener opens a capture device that delivers to o.OnData.
 type Opener func(o capture.Options) (Source, error)
 
-func openCapture(o capture.Options) (Source, error) {
+// OpenDevice opens an audio/capture device: the default Opener.
+func OpenDevice(o capture.Options) (Source, error) {
 	s, err := capture.Open(o)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func StartCapture(cfg CaptureConfig) (*Capture, error) {
 		cfg.FrameEvery = 100 * time.Millisecond
 	}
 	if cfg.Open == nil {
-		cfg.Open = openCapture
+		cfg.Open = OpenDevice
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

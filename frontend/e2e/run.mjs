@@ -65,7 +65,7 @@ try {
     await shot('dictation')
 
     // Files: a synthetic drop of one kit clip, the file picker for another.
-    await view('files', '2')
+    await view('files', '3')
     const bytes = (await readFile(tc.dropClip)).toString('base64')
     await page.evaluate(([b64, name]) => {
       const bin = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
@@ -139,7 +139,7 @@ try {
     await page.emulateMedia({ colorScheme: 'light' })
 
     // History: search, select, replay.
-    await view('history', '4')
+    await view('history', '5')
     const word = tc.dropText.split(/\s+/).filter((w) => w.length > 4)[0].replace(/[^A-Za-z]/g, '')
     await page.fill('input[type=search]', word)
     await page.waitForFunction((n) => document.querySelectorAll('.list .row').length === n, 1, { timeout: T })
@@ -172,7 +172,7 @@ try {
       document.querySelector('.msg.assistant .md')?.textContent.trim(), null, { timeout: T })
     check(true, 'send to chat: a conversation about the transcript, answered')
 
-    await view('models', '5')
+    await view('models', '6')
     await page.waitForSelector(`[data-model="${tc.chatModel}"].installed`, { timeout: T })
     // Grouped by task once the app has measured this machine's speed, with
     // a recommendation per task that says why; never large-v3 for
@@ -196,7 +196,7 @@ try {
       `Gemma's licence (${terms}) shown before download; "Not now" downloads nothing`)
 
     // Settings: change one, save; phase 2 checks it after a restart.
-    await view('settings', '6')
+    await view('settings', '7')
     await page.waitForSelector('select[name="retentionDays"]')
     // Only the OS settings that work here (About.Features): on Linux
     // launch at login, no menu-bar icon, Dock or "hark on PATH" button.
@@ -227,7 +227,7 @@ try {
     await page.waitForSelector('.toast:has-text("Settings saved")', { timeout: T })
     check(true, 'settings saved')
   } else {
-    await view('settings', '6')
+    await view('settings', '7')
     await page.waitForSelector('select[name="retentionDays"]')
     const kept = await page.inputValue('select[name="retentionDays"]')
     const hotkey = await page.inputValue('input[name="hotkey"]')
@@ -250,7 +250,7 @@ try {
     await page.waitForFunction(() => document.querySelector('[data-testid="server-status"]')?.textContent.includes('Stopped'), null, { timeout: T })
     const gone = await fetch(api + '/health').then(() => false, () => true)
     check(gone, 'API server stopped from Settings')
-    await view('history', '4')
+    await view('history', '5')
     await page.waitForFunction((n) => document.querySelectorAll('.list .row').length >= n, 2, { timeout: T })
     check(true, 'history kept after restart')
   }

@@ -178,6 +178,35 @@ export interface DictationStatus {
   itemId?: number
   mode?: string
 }
+// github.com/harkapp/hark/app.MeetingStatus
+export interface MeetingStatus {
+  state: string
+  id?: string
+  seconds: number
+  notes?: string
+  item?: number
+  finishing?: boolean
+  recovered?: string[]
+  error?: string
+  lines: Line[]
+  markers: Marker[]
+  final?: boolean
+  summary?: string
+  summarizing?: boolean
+}
+// github.com/harkapp/hark/app/meeting.Meta
+export interface Meta {
+  id: string
+  started: string
+  state: string
+  rate: number
+  channels: number
+  duration: number
+  recovered?: boolean
+  lost_seconds?: number
+  save_error?: string
+  markers?: Marker[]
+}
 // github.com/harkapp/hark/app.CommandStatus
 export interface CommandStatus {
   onPath: boolean
@@ -279,6 +308,12 @@ export interface CleanupEvent {
 export interface CanceledItem {
   itemId: number
 }
+// github.com/harkapp/hark/app.MeetingLines
+export interface MeetingLines {
+  id: string
+  from: number
+  lines: Line[]
+}
 // github.com/harkapp/hark/app.Problem
 export interface Problem {
   error: string
@@ -336,6 +371,19 @@ export interface License {
   name: string
   url: string
 }
+// github.com/harkapp/hark/app/meeting.Line
+export interface Line {
+  speaker: string
+  start: number
+  end: number
+  text: string
+  words?: MeetingWord[]
+}
+// github.com/harkapp/hark/app/meeting.Marker
+export interface Marker {
+  at: number
+  text: string
+}
 // github.com/harkapp/hark/update.Release
 export interface Release {
   version: string
@@ -350,6 +398,13 @@ export interface Word {
   start: number
   end: number
   probability: number
+}
+// github.com/harkapp/hark/app/meeting.Word
+export interface MeetingWord {
+  speaker: number
+  text: string
+  start: number
+  end: number
 }
 // github.com/harkapp/hark/update.Asset
 export interface Asset {
@@ -447,6 +502,17 @@ export const Dictation = {
   Trigger: (a: number): Promise<void> => call<void>('Dictation', 'Trigger', a),
 } as const
 
+// github.com/harkapp/hark/app.Meetings (Go).
+export const Meetings = {
+  AddMarker: (text: string): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'AddMarker', text),
+  Export: (item: number, format: string): Promise<string> => call<string>('Meetings', 'Export', item, format),
+  List: (): Promise<Meta[]> => call<Meta[]>('Meetings', 'List'),
+  Start: (): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Start'),
+  Status: (): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Status'),
+  Stop: (): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Stop'),
+  Summarize: (item: number): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Summarize', item),
+} as const
+
 // github.com/harkapp/hark/app.About (Go).
 export const About = {
   CommandStatus: (): Promise<CommandStatus> => call<CommandStatus>('About', 'CommandStatus'),
@@ -498,6 +564,8 @@ export const Event = {
   DictationBetterCopied: 'dictation:better-copied',
   ModeChanged: 'mode:changed',
   DictationCanceled: 'dictation:canceled',
+  MeetingStatus: 'meeting:status',
+  MeetingLines: 'meeting:lines',
   AppError: 'app:error',
   AppView: 'app:view',
   TranscriptionError: 'transcription:error',
@@ -529,6 +597,8 @@ export interface EventPayloads {
   'dictation:better-copied': BetterText
   'mode:changed': ModeChoice
   'dictation:canceled': CanceledItem
+  'meeting:status': MeetingStatus
+  'meeting:lines': MeetingLines
   'app:error': Problem
   'app:view': string
   'transcription:error': FileProblem

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"sync"
+
+	"github.com/harkapp/hark/app/meeting"
+)
+
+// The Meeting view's live transcript: the words the live transcriber
+// commits become speaker lines (meeting.Lines, as the notes have them),
+// and each change goes to the view as the lines from the first one that
+// changed (EventMeetingLines), so an hours-long meeting never resends its
+// whole transcript.
+
+// MeetingLines is the payload of EventMeetingLines: the recording
+// meeting's lines from index From on replace the view's.
+type MeetingLines struct {
+	ID    string         `json:"id"`
+	From  int            `json:"from"`
+	Lines []meeting.Line `json:"lines"`
+}
+
+// liveLines holds a recording meeting's transcript so far. Its own lock,
+// not Meetings.mu: the transcriber calls add while Stop, holding
+// Meetings.mu, waits for the transcriber to end.
+type liveLines struct {
+	id   string
+	emit Emitter
+
+	mu    sync.Mutex
+	words []meeting.Word
+	lines []meeting.Line
+}
+
+// add takes newly committed words and tells the view what changed.
+func (l *liveLines) add(ws []meeting.Word) {
+	l.mu.Lock()
+	l.words = meeting.MergeWords(append(l.words, ws...))
+	lines := viewLines(meeting.Lines(l.words))
+	from := 0
+	for from < len(lines) && from < len(l.lines) && sameLine(lines[from], l.lines[from]) {
+		from++
+	}
+	l.lines = lines
+	ev := MeetingLines{ID: l.id, From: from, Lines: append([]meeting.Line{}, lines[from:]...)}
+	l.mu.Unlock()
+	l.emit.Emit(EventMeetingLines, ev)
+}
+
+// get returns the lines so far.
+func (l *liveLines) get() []meeting.Line {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]meeting.Line{}, l.lines...)
+}
+
+// viewLines drops the lines' words: the view shows the lines, and the
+// words would multiply what every event carries.
+func viewLines(ls []meeting.Line) []meeting.Line {
+	out := make([]meeting.Line, len(ls))
+	for i, l := range ls {
+		l.Words = nil
+		out[i] = l
+	}
+	return out
+}
+
+func sameLine(a, b meeting.Line) bool {
+	return a.Speaker == b.Speaker && a.Start == b.Start && a.End == b.End && a.Text == b.Text
+}

@@ -1,0 +1,102 @@
+// Browser test of the Meeting view (run by TestBrowserMeeting): start a
+// meeting, add a marker, play the call into PulseAudio's default sink
+// (recorded as "Others" from its monitor) and, from 1 s, the user's voice
+// into the null sink whose monitor is the default source ("You"); the live
+// transcript shows each side's words under its label with times; stop,
+// and the finished meeting shows its notes (the final pass's text once it
+// is done), has the chat model summarize them, and exports them.
+//   HARK_URL, E2E_SHOTS, E2E_OUT, E2E_TIMEOUT_MS as run.mjs
+//   E2E_CASE {others: {clip, text}, you: {clip, text}, micSink}
+import { spawn } from 'node:child_process'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { check, openPage, shot } from './page.mjs'
+
+const url = process.env.HARK_URL
+const tc = JSON.parse(process.env.E2E_CASE ?? '{}')
+const shots = process.env.E2E_SHOTS ?? ''
+const out = process.env.E2E_OUT ?? '/tmp'
+
+// play plays a file into a sink ('' : the default one) and resolves when
+// it has been played.
+function play(file, sink) {
+  return new Promise((resolve, reject) => {
+    const p = spawn('paplay', sink ? ['--device=' + sink, file] : [file], { env: process.env, stdio: 'inherit' })
+    p.on('error', reject)
+    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`paplay ${file}: exit ${code}`))))
+  })
+}
+
+// words: a text as lower-case words without punctuation.
+const words = (s) => s.toLowerCase().replace(/[^a-z' ]+/g, ' ').trim().split(/\s+/).join(' ')
+
+const { browser, page, errors } = await openPage()
+
+// The text of a speaker's lines in the view.
+const said = (speaker) => page.evaluate((sp) =>
+  [...document.querySelectorAll(`[data-testid="meeting-lines"] li[data-speaker="${sp}"] span`)].map((e) => e.textContent.replace(/^\s*\S+\s*/, '')).join(' '), speaker)
+
+try {
+  await page.goto(url, { waitUntil: 'load' })
+  await page.click('[data-testid="update-prompt"] button:has-text("No thanks")')
+  await page.keyboard.press('Control+2')
+  await page.waitForSelector('main[data-current="meeting"]')
+  check(await page.textContent('[data-testid="meeting-state"]') === 'idle', 'the Meeting view, idle (Ctrl+2)')
+
+  await page.click('[data-testid="meeting-toggle"]')
+  await page.waitForFunction(() => document.querySelector('[data-testid="meeting-state"]')?.textContent === 'recording')
+  check(true, 'a meeting starts from the view')
+  await page.fill('input[name="marker"]', 'Agenda: the young man')
+  await page.click('[data-testid="add-marker"]')
+  await page.waitForSelector('[data-testid="meeting-marker"]:has-text("Agenda: the young man")')
+  check(await page.inputValue('input[name="marker"]') === '', 'a marker is added at the current time, the field cleared')
+
+  const others = play(tc.others.clip, '')
+  await new Promise((r) => setTimeout(r, 1000))
+  await Promise.all([others, play(tc.you.clip, tc.micSink)])
+  check(true, 'the call and the user played')
+  // Live: each side's words under its label (the transcript follows the
+  // speech by a few seconds).
+  await page.waitForFunction(([y, o]) => {
+    const text = (sp) => [...document.querySelectorAll(`[data-testid="meeting-lines"] li[data-speaker="${sp}"]`)].map((e) => e.textContent.toLowerCase()).join(' ')
+    const has = (t, want) => want.split(' ').slice(0, 4).every((w) => t.includes(w))
+    return has(text('You'), y) && has(text('Others'), o)
+  }, [words(tc.you.text), words(tc.others.text)])
+  const liveYou = words(await said('You')), liveOthers = words(await said('Others'))
+  check(liveYou.includes(words(tc.you.text).split(' ').slice(0, 4).join(' ')), `live, You: "${liveYou}"`)
+  check(liveOthers.includes(words(tc.others.text).split(' ').slice(0, 4).join(' ')), `live, Others: "${liveOthers}"`)
+  check(/^\d+:\d\d$/.test((await page.textContent('[data-testid="meeting-lines"] li[data-speaker] time')).trim()), 'lines show their time')
+  await shot(page, shots, 'meeting-live')
+
+  await page.click('[data-testid="meeting-toggle"]')
+  await page.waitForFunction(() => /^(finishing|finished)$/.test(document.querySelector('[data-testid="meeting-state"]')?.textContent ?? ''))
+  check(true, 'stopped: the notes are shown while the final pass runs')
+  await page.waitForFunction(() => document.querySelector('[data-testid="meeting-state"]')?.textContent === 'finished')
+  check(await page.isVisible('h2:has-text("Final text")'), 'the final pass done: its text is shown')
+  check(await page.isVisible('[data-testid="meeting-marker"]:has-text("Agenda: the young man")'), 'the marker stays in the finished notes')
+  await page.click('[data-testid="summarize"]')
+  await page.waitForSelector('[data-testid="meeting-summary"]')
+  const summary = (await page.textContent('[data-testid="meeting-summary"] p')).trim()
+  check(summary.length > 0, `the chat model's summary is shown: ${JSON.stringify(summary.slice(0, 80))}`)
+  await shot(page, shots, 'meeting')
+
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-md"]')])
+  const mdPath = join(out, 'meeting-notes.md')
+  await dl.saveAs(mdPath)
+  const md = await readFile(mdPath, 'utf8')
+  console.log('notes:', JSON.stringify(md))
+  check(md.startsWith('# Meeting ') && md.includes('Agenda: the young man**'), 'the Markdown notes export, with the marker')
+  check(md.includes('## Summary\n\n' + summary.split('\n')[0]), 'and the summary')
+  const shown = await page.$$eval('[data-testid="meeting-lines"] li[data-speaker]', (ls) => ls.length)
+  check((md.match(/^\*\*\[\d\d:\d\d\] (You|Others):\*\*/gm) ?? []).length === shown, `the notes hold the ${shown} lines shown`)
+  const [vtt] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-vtt"]')])
+  await vtt.saveAs(join(out, 'meeting.vtt'))
+  check((await readFile(join(out, 'meeting.vtt'), 'utf8')).startsWith('WEBVTT'), 'the VTT export')
+  check(errors.length === 0, 'no page errors ' + errors.join('; '))
+} catch (e) {
+  await page.screenshot({ path: join(out, 'failure-meeting.png') }).catch(() => {})
+  console.error(e)
+  process.exitCode = 1
+} finally {
+  await browser.close()
+}

@@ -1,0 +1,77 @@
+//go:build linux && cgo
+
+package e2e
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/audio/capture/pulsetest"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// TestBrowserMeeting drives the Meeting view in headless Chromium against
+// `hark ui` while a real meeting goes through the loopback harness
+// (PulseAudio null sinks): the call into the default sink, the user into
+// the microphone's sink; stories260K summarizes (meeting.mjs). It writes
+// meeting-live.png and meeting.png where TestBrowser writes its
+// screenshots.
+func TestBrowserMeeting(t *testing.T) {
+	root := repoRoot(t)
+	fe := filepath.Join(root, "frontend")
+	prepareFrontend(t, fe)
+	pa := pulsetest.Start(t)
+	pa.AddMic(t)
+
+	models := t.TempDir()
+	linkOrCopy(t, shared.Path(t, "whisper-kit", "models", kitModel), filepath.Join(models, kitModel))
+	linkOrCopy(t, shared.Path(t, "models", chatFile), filepath.Join(models, chatFile))
+	data := t.TempDir()
+	url, stop := startUI(t, models, data, filepath.Join(fe, "dist"))
+	defer stop()
+
+	side := func(name string) map[string]string {
+		var ref struct {
+			Text string `json:"text"`
+		}
+		readJSON(t, shared.Path(t, "whisper-kit", "reference", "transcribe", name+".json"), &ref)
+		return map[string]string{"clip": shared.Path(t, "audio", name+".wav"), "text": ref.Text}
+	}
+	tc, err := json.Marshal(map[string]any{
+		"others": side("librivox-sense-and-sensibility-0930"), "you": side("librivox-sense-and-sensibility-0880"),
+		"micSink": pulsetest.MicSink,
+	})
+	require.NoError(t, err)
+	_, err = browserScript(t, fe, "meeting.mjs", append(pa.Env(), "HARK_URL="+url, "E2E_CASE="+string(tc),
+		"E2E_SHOTS="+screenshotDir(t, root)), scratchDir(t), "failure-meeting.png")
+	if err != nil {
+		stop() // the app finishes the meeting: what it recorded is told
+		logMeetings(t, filepath.Join(data, "meetings"))
+	}
+	require.NoError(t, err, "browser test failed")
+}
+
+// logMeetings logs each meeting's notes and the loudness of each channel
+// of its recording (a failed run tells what was heard).
+func logMeetings(t *testing.T, root string) {
+	dirs, _ := filepath.Glob(filepath.Join(root, "*"))
+	for _, dir := range dirs {
+		notes, _ := os.ReadFile(filepath.Join(dir, "notes.md"))
+		chs, err := audio.LoadChannels16k(filepath.Join(dir, "audio.wav"))
+		var rms []float64
+		for _, x := range chs {
+			var e float64
+			for _, v := range x {
+				e += float64(v * v)
+			}
+			rms = append(rms, math.Sqrt(e/float64(max(1, len(x)))))
+		}
+		t.Logf("meeting %s: channel RMS %v (%v)\n%s", filepath.Base(dir), rms, err, notes)
+	}
+}
