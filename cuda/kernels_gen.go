@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "7bcdb067a79160760ed06a849ac3f33509abbeecc25ac39a87650e9c0f8ea870"
+const sourcesHash = "90551f176fddcaeb806fd2c4035c1107d5aa21e6b3151be0de5f83e7f941e1b5"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -119,6 +119,9 @@ var kernelNames = []string{
 	"rope_kv_paged_f16",
 	"rope_kv_paged_f32",
 	"sample",
+	"sample_mass",
+	"sample_pre",
+	"sample_scale",
 	"scale",
 	"silu_mul",
 	"silu_mul_mat_vec_bf16",
