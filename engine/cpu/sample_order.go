@@ -3,8 +3,6 @@ package cpu
 import (
 	"math"
 	"sort"
-
-	"github.com/harkapp/hark/engine/plan"
 )
 
 // The Sample kernel's walks in the order (descending scaled logit, ties to
@@ -103,8 +101,8 @@ func (o *sampleOrder) masses(p *Pool) {
 
 // Do implements Task for masses.
 func (o *sampleOrder) Do(_, lo, hi int) {
+	sampleExpFxs(o.ev[lo:hi], o.l[lo:hi], o.lmax)
 	for i, v := range o.l[lo:hi] {
-		o.ev[lo+i] = plan.SampleExpFx(v - o.lmax)
 		o.bins[lo+i] = uint16(o.scale.bin(v))
 	}
 }
