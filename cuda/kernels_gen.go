@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "10a2730ec5fed2cd8033551ae5593f601e7ada018457d3b04feccd4ab364e7ba"
+const sourcesHash = "aebd48a0fafba40154a9aca0cc7de3480138b5b3751e03de2d9c1db6fa477cb4"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -130,6 +130,9 @@ var kernelNames = []string{
 	"rope_kv_paged_f16",
 	"rope_kv_paged_f32",
 	"sample",
+	"sample_mass",
+	"sample_pre",
+	"sample_scale",
 	"scale",
 	"silu_mul",
 	"silu_mul_mat_vec_bf16",

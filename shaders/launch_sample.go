@@ -37,17 +37,36 @@ func launchArgmax(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 // token) in 64-bit fixed point with 43 fraction bits.
 const sampleMaxN = 1 << 20
 
+// The sampler's launch scratch (sample.metal: SMP_HDR_WORDS,
+// SMP_PART_WORDS): a header, then each mass group's partials (its logit
+// range, its min-p count, a spare word, its 256-bin histogram of counts
+// and 64-bit masses).
+const (
+	sampleHdrWords  = 2
+	samplePartWords = 4 + 3*256
+)
+
+// launchSample: sample_pre, then sample_scale and sample_mass over the
+// vocabulary in segments of SampleSegment tokens (the exp and histogram
+// pass, most of the sampler's work, no longer runs on one core), then
+// sample in one threadgroup for the walks.
 func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-	n := plan.DecodeSample(d).N
+	n := uint32(plan.DecodeSample(d).N)
 	if n == 0 {
 		return dst, fmt.Errorf("shaders: sampling from an empty vocabulary")
 	}
 	if n > sampleMaxN {
 		return dst, fmt.Errorf("shaders: sampling vocabulary %d beyond %d", n, sampleMaxN)
 	}
-	return append(dst, Launch{
-		Function: "sample",
-		Groups:   [3]uint32{1, 1, 1},
-		Threads:  [3]uint32{simdThreads(normKnob(t.SampleThreads, 1024), normKnob(t.SampleThreads, 1024), t), 1, 1},
-	}), nil
+	seg := max(32, normKnob(t.SampleSegment, 2048))
+	groups := (n + seg - 1) / seg
+	scratch := uint32(4 * (sampleHdrWords + uint64(groups)*samplePartWords))
+	one := simdThreads(normKnob(t.SampleThreads, 1024), normKnob(t.SampleThreads, 1024), t)
+	many := simdThreads(min(n, seg), normKnob(t.SampleSegmentThreads, 256), t)
+	return append(dst,
+		Launch{Function: "sample_pre", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{one, 1, 1}, Scratch: scratch},
+		Launch{Function: "sample_scale", Groups: [3]uint32{groups, 1, 1}, Threads: [3]uint32{many, 1, 1}, Scratch: scratch},
+		Launch{Function: "sample_mass", Groups: [3]uint32{groups, 1, 1}, Threads: [3]uint32{many, 1, 1}, Scratch: scratch},
+		Launch{Function: "sample", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{one, 1, 1}, Scratch: scratch},
+	), nil
 }

@@ -1,8 +1,9 @@
-// The sampler (plan.Sample) in one threadgroup, so decode never reads the
-// logits back: logit_bias, penalties from the sequence's token counts,
+// The sampler (plan.Sample) on the GPU, so decode never reads the logits
+// back: logit_bias, penalties from the sequence's token counts,
 // temperature, top-k, softmax, top-p, min-p and the seeded draw with
 // u = plan.Uniform(seed, step); then the drawn token is counted and its
-// logprobs written when asked. The settings are step data the host writes
+// logprobs written when asked. Four launches (sample_pre below): the
+// passes over the whole vocabulary in many threadgroups, the walks in one. The settings are step data the host writes
 // per generation (plan.SampleSettings, word offsets below).
 //
 // Every cut and the draw are decided by walking the vocabulary in the
@@ -184,29 +185,31 @@ struct SmpShared {
     ulong walkCum;
 };
 
-static inline float smp_max_f(float v, threadgroup SmpShared& sh, uint lane, uint sg, uint nsg) {
+// smp_max_f and smp_sum_u reduce over the threadgroup through red (one
+// word per SIMD-group), so the small kernels need not hold SmpShared.
+static inline float smp_max_f(float v, threadgroup float* red, uint lane, uint sg, uint nsg) {
     v = simd_max(v);
     if (lane == 0) {
-        sh.red_f[sg] = v;
+        red[sg] = v;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    float r = sh.red_f[0];
+    float r = red[0];
     for (uint i = 1; i < nsg; i++) {
-        r = max(r, sh.red_f[i]);
+        r = max(r, red[i]);
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     return r;
 }
 
-static inline uint smp_sum_u(uint v, threadgroup SmpShared& sh, uint lane, uint sg, uint nsg) {
+static inline uint smp_sum_u(uint v, threadgroup uint* red, uint lane, uint sg, uint nsg) {
     v = simd_sum(v);
     if (lane == 0) {
-        sh.red_u[sg] = v;
+        red[sg] = v;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     uint r = 0;
     for (uint i = 0; i < nsg; i++) {
-        r += sh.red_u[i];
+        r += red[i];
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     return r;
@@ -297,7 +300,7 @@ static inline float smp_logprobs(device const float* x, uint n, uint top, device
             m = max(m, v);
         }
     }
-    const float xm = smp_max_f(m, sh, lane, sg, nsg);
+    const float xm = smp_max_f(m, sh.red_f, lane, sg, nsg);
     float zs = 0.0f;
     if (!smp_isinf(xm)) {
         for (uint i = tid; i < n; i += ntg) {
@@ -370,7 +373,7 @@ static inline uint smp_count(device const float* l, uint n, uint lo, uint hi, th
         const uint k = smp_key(l[j]);
         c += (k >= lo && k < hi) ? 1u : 0u;
     }
-    return smp_sum_u(c, sh, lane, sg, nsg);
+    return smp_sum_u(c, sh.red_u, lane, sg, nsg);
 }
 
 // smp_window_lo is the smallest lo with at most SMP_CAP tokens of key in
@@ -862,62 +865,103 @@ static inline int smp_locate(device const float* l, device const float* bins, ui
     return tok;
 }
 
-kernel void sample(device const float* x [[buffer(0)]],
-                   device int* out [[buffer(1)]],
-                   device const uint* settings [[buffer(2)]],
-                   device int* counts [[buffer(3)]],
-                   device float* scratch [[buffer(4)]],
-                   device float* lpo [[buffer(5)]],
-                   constant Args& args [[buffer(8)]],
-                   uint tid [[thread_position_in_threadgroup]],
-                   uint ntg [[threads_per_threadgroup]],
-                   uint lane [[thread_index_in_simdgroup]],
-                   uint sg [[simdgroup_index_in_threadgroup]],
-                   uint nsg [[simdgroups_per_threadgroup]]) {
-    threadgroup SmpShared sh;
-    threadgroup SmpWalk ws;
-    threadgroup atomic_uint wcount;
-    threadgroup atomic_uint wstop;
-    // two mass histograms (smp_hist_*): the vocabulary's and a
-    // refinement's; the second's first 256 words are also smp_window_lo's
-    threadgroup atomic_uint hbuf[6 * SMP_NB];
-    threadgroup int selRes;
-    threadgroup atomic_uint lw[2]; // smp_locate's gather count, or a key range
+// The sampler runs as four launches (shaders/launch_sample.go), so the
+// passes over the whole vocabulary are spread over many threadgroups:
+//   sample_pre (1 group): logprobs, the copy, logit_bias, penalties;
+//   sample_scale (G groups of a segment each): temperature, each group's
+//     largest and least finite scaled logit;
+//   sample_mass (G groups, without top-k only): each token's fixed-point
+//     mass and bin, each group's mass histogram;
+//   sample (1 group): the groups' partials summed (exact integers, so the
+//     same histogram in any order), then the draw.
+// Launch scratch (bind 10), words: SMP_HDR_WORDS of header (the group
+// count G, the normaliser lse), then SMP_PART_WORDS a group: its largest
+// and least finite scaled logit, its min-p count, a spare word, then its
+// histogram (per bin the count, the mass's low and high words).
+enum : uint {
+    SMP_HDR_WORDS = 2,
+    SMP_PART_WORDS = 772,
+};
 
-    const uint n = args.sample.n;
-    const ulong step = args.sample.step;
-    const uint topK = settings[SMP_SET_TOPK];
-    const float topP = as_type<float>(settings[SMP_SET_TOPP]);
-    const float minP = as_type<float>(settings[SMP_SET_MINP]);
+// smp_copies: the adjusted logits are copied first only when something
+// adjusts them or argmax reads them; else the temperature pass reads x
+// (one pass over the vocabulary less).
+static inline bool smp_copies(device const uint* settings, bool hasCounts, thread bool& pen, thread bool& penRep) {
     const float temp = as_type<float>(settings[SMP_SET_TEMP]);
+    const float rep = as_type<float>(settings[SMP_SET_REPEAT]);
+    penRep = rep != 0.0f && rep != 1.0f;
+    pen = hasCounts && (penRep || as_type<float>(settings[SMP_SET_PRESENCE]) != 0.0f ||
+                        as_type<float>(settings[SMP_SET_FREQUENCY]) != 0.0f);
+    return settings[SMP_SET_NBIAS] > 0 || pen || !(temp > 0.0f);
+}
+
+// smp_hist_path: the draw takes the histogram path (no top-k).
+static inline bool smp_hist_path(device const uint* settings, uint n) {
+    const uint topK = settings[SMP_SET_TOPK];
+    return topK == 0 || topK >= n;
+}
+
+// smp_range reduces the G groups' partials to the largest scaled logit
+// and the least finite one (exact: a max in any order).
+static inline void smp_range(device const uint* scr, uint G, thread float& lmax, thread float& lmin,
+                             threadgroup float* red, uint tid, uint ntg, uint lane, uint sg, uint nsg) {
+    float lm = -INFINITY;
+    float ln = INFINITY;
+    for (uint g = tid; g < G; g += ntg) {
+        device const uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS;
+        lm = max(lm, as_type<float>(p[0]));
+        ln = min(ln, as_type<float>(p[1]));
+    }
+    lmax = smp_max_f(lm, red, lane, sg, nsg);
+    lmin = -smp_max_f(-ln, red, lane, sg, nsg);
+}
+
+// smp_segment is group g's token range [a, b) of G segments.
+static inline void smp_segment(uint n, uint g, uint G, thread uint& a, thread uint& b) {
+    const uint seg = (n + G - 1) / G;
+    a = min(g * seg, n);
+    b = min(a + seg, n);
+}
+
+kernel void sample_pre(device const float* x [[buffer(0)]],
+                       device const uint* settings [[buffer(2)]],
+                       device int* counts [[buffer(3)]],
+                       device float* scratch [[buffer(4)]],
+                       device float* lpo [[buffer(5)]],
+                       constant Args& args [[buffer(8)]],
+                       device uint* scr [[buffer(10)]],
+                       uint tid [[thread_position_in_threadgroup]],
+                       uint ntg [[threads_per_threadgroup]],
+                       uint lane [[thread_index_in_simdgroup]],
+                       uint sg [[simdgroup_index_in_threadgroup]],
+                       uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup SmpShared sh;
+    const uint n = args.sample.n;
     const float rep = as_type<float>(settings[SMP_SET_REPEAT]);
     const float pres = as_type<float>(settings[SMP_SET_PRESENCE]);
     const float freq = as_type<float>(settings[SMP_SET_FREQUENCY]);
-    const ulong seed = ulong(settings[SMP_SET_SEED_LO]) | (ulong(settings[SMP_SET_SEED_HI]) << 32);
     const uint lpReq = settings[SMP_SET_LOGPROBS];
     const uint nBias = min(settings[SMP_SET_NBIAS], uint(SMP_MAX_BIAS));
     const bool hasCounts = has_bind(args, SAMPLE_COUNTS);
     const bool hasLp = lpReq > 0 && has_bind(args, SAMPLE_LOGPROBS);
     device float* l = scratch;
 
-    float lse = 0.0f;
     if (hasLp) {
-        lse = smp_logprobs(x, n, min(lpReq - 1, uint(SMP_MAX_TOP)), lpo, sh, tid, ntg, lane, sg, nsg);
-    }
-
-    // The adjusted logits are copied first only when something adjusts
-    // them or argmax reads them; else the temperature pass reads x (one
-    // pass over the vocabulary less).
-    const bool penRep = rep != 0.0f && rep != 1.0f;
-    const bool pen = hasCounts && (penRep || pres != 0.0f || freq != 0.0f);
-    const bool copy = nBias > 0 || pen || !(temp > 0.0f);
-    if (copy) {
-        for (uint i = tid; i < n; i += ntg) {
-            const float v = x[i];
-            l[i] = smp_isnan(v) ? -INFINITY : v;
+        const float lse = smp_logprobs(x, n, min(lpReq - 1, uint(SMP_MAX_TOP)), lpo, sh, tid, ntg, lane, sg, nsg);
+        if (tid == 0) {
+            scr[1] = as_type<uint>(lse);
         }
-        threadgroup_barrier(mem_flags::mem_device);
     }
+    bool pen = false;
+    bool penRep = false;
+    if (!smp_copies(settings, hasCounts, pen, penRep)) {
+        return;
+    }
+    for (uint i = tid; i < n; i += ntg) {
+        const float v = x[i];
+        l[i] = smp_isnan(v) ? -INFINITY : v;
+    }
+    threadgroup_barrier(mem_flags::mem_device);
 
     // 1. logit_bias (distinct ids: one thread each)
     if (nBias > 0) {
@@ -946,22 +990,42 @@ kernel void sample(device const float* x [[buffer(0)]],
             v -= pres + float(cnt) * freq;
             l[id] = v;
         }
-        threadgroup_barrier(mem_flags::mem_device);
     }
+}
 
-    // 3. temperature (temp <= 0 or NaN: argmax)
+// 3. temperature (temp <= 0 or NaN: argmax, in sample)
+kernel void sample_scale(device const float* x [[buffer(0)]],
+                         device const uint* settings [[buffer(2)]],
+                         device float* scratch [[buffer(4)]],
+                         constant Args& args [[buffer(8)]],
+                         device uint* scr [[buffer(10)]],
+                         uint2 tg [[threadgroup_position_in_grid]],
+                         uint2 ntgs [[threadgroups_per_grid]],
+                         uint tid [[thread_position_in_threadgroup]],
+                         uint ntg [[threads_per_threadgroup]],
+                         uint lane [[thread_index_in_simdgroup]],
+                         uint sg [[simdgroup_index_in_threadgroup]],
+                         uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup float red[32];
+    if (tg.x == 0 && tid == 0) {
+        scr[0] = ntgs.x;
+    }
+    const float temp = as_type<float>(settings[SMP_SET_TEMP]);
     if (!(temp > 0.0f)) {
-        const int best = smp_argmax(l, n, sh, tid, ntg, lane, sg, nsg);
-        if (tid == 0) {
-            smp_finish(best, out, counts, hasCounts, n, lpo, hasLp, x, lse);
-        }
         return;
     }
+    bool pen = false;
+    bool penRep = false;
+    const bool copy = smp_copies(settings, has_bind(args, SAMPLE_COUNTS), pen, penRep);
+    device float* l = scratch;
+    uint a = 0;
+    uint b = 0;
+    smp_segment(args.sample.n, tg.x, ntgs.x, a, b);
     float lm = -INFINITY;
     float ln = INFINITY; // the least finite
-    for (uint i = tid; i < n; i += ntg) {
-        const float a = copy ? l[i] : x[i];
-        float v = smp_div(smp_isnan(a) ? -INFINITY : a, temp);
+    for (uint i = a + tid; i < b; i += ntg) {
+        const float v0 = copy ? l[i] : x[i];
+        float v = smp_div(smp_isnan(v0) ? -INFINITY : v0, temp);
         if (as_type<uint>(v) == 0x80000000u) {
             v = 0.0f; // −0 ties with +0 in the order; one key for both
         }
@@ -969,9 +1033,133 @@ kernel void sample(device const float* x [[buffer(0)]],
         lm = max(lm, v);
         ln = smp_isinf(v) ? ln : min(ln, v);
     }
-    threadgroup_barrier(mem_flags::mem_device);
-    const float lmax = smp_max_f(lm, sh, lane, sg, nsg);
-    const float lmin = -smp_max_f(-ln, sh, lane, sg, nsg);
+    lm = smp_max_f(lm, red, lane, sg, nsg);
+    ln = -smp_max_f(-ln, red, lane, sg, nsg);
+    if (tid == 0) {
+        device uint* p = scr + SMP_HDR_WORDS + ulong(tg.x) * SMP_PART_WORDS;
+        p[0] = as_type<uint>(lm);
+        p[1] = as_type<uint>(ln);
+    }
+}
+
+// smp_bin_scale is the histogram's bins per unit of logit: the bins span
+// [lmax − W, lmax], W the least power of two ≥ the finite logits' range,
+// at most 32 (below it a token's fixed-point mass is 0).
+static inline float smp_bin_scale(float lmax, float lmin) {
+    const float r = lmax - lmin;
+    float W = 32.0f;
+    while (W * 0.5f >= r && W > 1e-30f) {
+        W *= 0.5f;
+    }
+    return float(SMP_NB) / W;
+}
+
+// smp_minp_fx: min-p in fixed point: ev < minP ⇔ ev_fx < ceil(minP·2^43);
+// 0 = off (past 1 every token but the first is cut, ties at the top too).
+static inline ulong smp_minp_fx(float minP) { return minP > 0.0f ? ulong(ceil(min(minP, 2.0f) * SMP_FX)) : 0ul; }
+
+// 4. without top-k: each group's tokens' masses, bins and histogram
+kernel void sample_mass(device const uint* settings [[buffer(2)]],
+                        device float* scratch [[buffer(4)]],
+                        constant Args& args [[buffer(8)]],
+                        device uint* scr [[buffer(10)]],
+                        uint2 tg [[threadgroup_position_in_grid]],
+                        uint2 ntgs [[threadgroups_per_grid]],
+                        uint tid [[thread_position_in_threadgroup]],
+                        uint ntg [[threads_per_threadgroup]],
+                        uint lane [[thread_index_in_simdgroup]],
+                        uint sg [[simdgroup_index_in_threadgroup]],
+                        uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup float red[32];
+    threadgroup uint redu[32];
+    threadgroup atomic_uint h[3 * SMP_NB];
+    const uint n = args.sample.n;
+    const float temp = as_type<float>(settings[SMP_SET_TEMP]);
+    if (!(temp > 0.0f) || !smp_hist_path(settings, n)) {
+        return;
+    }
+    float lmax = 0.0f;
+    float lmin = 0.0f;
+    smp_range(scr, ntgs.x, lmax, lmin, red, tid, ntg, lane, sg, nsg);
+    if (smp_isinf(lmax)) {
+        return; // sample takes the first maximum
+    }
+    const float s = smp_bin_scale(lmax, lmin);
+    const ulong minPfx = smp_minp_fx(as_type<float>(settings[SMP_SET_MINP]));
+    device const float* l = scratch;
+    device float* bins = scratch + n; // token i's bin, as a float
+    smp_hist_clear(h, tid, ntg);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    uint a = 0;
+    uint b = 0;
+    smp_segment(n, tg.x, ntgs.x, a, b);
+    uint km = 0;
+    for (uint i = a + tid; i < b; i += ntg) {
+        const float v = l[i];
+        const ulong ev = smp_exp_fx(v - lmax);
+        const uint bin = smp_bin_top(v, lmax, s);
+        bins[i] = float(bin);
+        smp_hist_add(h, bin, ev);
+        km += ev >= minPfx ? 1u : 0u;
+    }
+    km = smp_sum_u(km, redu, lane, sg, nsg); // its barrier orders the histogram's atomics too
+    device uint* p = scr + SMP_HDR_WORDS + ulong(tg.x) * SMP_PART_WORDS;
+    if (tid == 0) {
+        p[2] = km;
+    }
+    for (uint i = tid; i < 3 * SMP_NB; i += ntg) {
+        p[4 + i] = atomic_load_explicit(&h[i], memory_order_relaxed);
+    }
+}
+
+kernel void sample(device const float* x [[buffer(0)]],
+                   device int* out [[buffer(1)]],
+                   device const uint* settings [[buffer(2)]],
+                   device int* counts [[buffer(3)]],
+                   device float* scratch [[buffer(4)]],
+                   device float* lpo [[buffer(5)]],
+                   constant Args& args [[buffer(8)]],
+                   device const uint* scr [[buffer(10)]],
+                   uint tid [[thread_position_in_threadgroup]],
+                   uint ntg [[threads_per_threadgroup]],
+                   uint lane [[thread_index_in_simdgroup]],
+                   uint sg [[simdgroup_index_in_threadgroup]],
+                   uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup SmpShared sh;
+    threadgroup SmpWalk ws;
+    threadgroup atomic_uint wcount;
+    threadgroup atomic_uint wstop;
+    // two mass histograms (smp_hist_*): the vocabulary's and a
+    // refinement's; the second's first 256 words are also smp_window_lo's
+    threadgroup atomic_uint hbuf[6 * SMP_NB];
+    threadgroup int selRes;
+    threadgroup atomic_uint lw[2]; // smp_locate's gather count, or a key range
+
+    const uint n = args.sample.n;
+    const ulong step = args.sample.step;
+    const uint topK = settings[SMP_SET_TOPK];
+    const float topP = as_type<float>(settings[SMP_SET_TOPP]);
+    const float minP = as_type<float>(settings[SMP_SET_MINP]);
+    const float temp = as_type<float>(settings[SMP_SET_TEMP]);
+    const ulong seed = ulong(settings[SMP_SET_SEED_LO]) | (ulong(settings[SMP_SET_SEED_HI]) << 32);
+    const uint lpReq = settings[SMP_SET_LOGPROBS];
+    const bool hasCounts = has_bind(args, SAMPLE_COUNTS);
+    const bool hasLp = lpReq > 0 && has_bind(args, SAMPLE_LOGPROBS);
+    device float* l = scratch;
+    const float lse = hasLp ? as_type<float>(scr[1]) : 0.0f;
+
+    // argmax (temp <= 0 or NaN) over the copied logits
+    if (!(temp > 0.0f)) {
+        const int best = smp_argmax(l, n, sh, tid, ntg, lane, sg, nsg);
+        if (tid == 0) {
+            smp_finish(best, out, counts, hasCounts, n, lpo, hasLp, x, lse);
+        }
+        return;
+    }
+    const uint G = scr[0];
+    float lmax = 0.0f;
+    float lmin = 0.0f;
+    smp_range(scr, G, lmax, lmin, sh.red_f, tid, ntg, lane, sg, nsg);
     if (smp_isinf(lmax)) {
         // all −inf, or some +inf: the first maximum
         const int best = smp_argmax(l, n, sh, tid, ntg, lane, sg, nsg);
@@ -982,38 +1170,35 @@ kernel void sample(device const float* x [[buffer(0)]],
     }
 
     const uint u24 = smp_uniform24(seed, step);
-    if (topK == 0 || topK >= n) {
-        // 4. without top-k: the histogram path (smp_locate). The bins span
-        // [lmax − W, lmax], W the least power of two ≥ the finite logits'
-        // range, at most 32 (below it a token's fixed-point mass is 0).
-        const float r = lmax - lmin;
-        float W = 32.0f;
-        while (W * 0.5f >= r && W > 1e-30f) {
-            W *= 0.5f;
-        }
-        const float s = float(SMP_NB) / W;
-        device float* bins = scratch + n; // token i's bin, as a float
+    const ulong minPfx = smp_minp_fx(minP);
+    if (smp_hist_path(settings, n)) {
+        // 5. without top-k: the histogram path (smp_locate) over the sum
+        // of sample_mass's histograms
+        device const float* bins = scratch + n;
         threadgroup atomic_uint* top = hbuf;
         threadgroup atomic_uint* sub = hbuf + 3 * SMP_NB;
-        smp_hist_clear(top, tid, ntg);
-        threadgroup_barrier(mem_flags::mem_threadgroup);
-        const ulong minPfx = minP > 0.0f ? ulong(ceil(min(minP, 2.0f) * SMP_FX)) : 0ul;
         ulong zs = 0;
-        uint km = 0;
-        for (uint i = tid; i < n; i += ntg) {
-            const float v = l[i];
-            const ulong ev = smp_exp_fx(v - lmax);
-            const uint b = smp_bin_top(v, lmax, s);
-            bins[i] = float(b);
-            smp_hist_add(top, b, ev);
-            zs += ev;
-            km += ev >= minPfx ? 1u : 0u;
+        for (uint b = tid; b < SMP_NB; b += ntg) {
+            uint c = 0;
+            ulong m = 0;
+            for (uint g = 0; g < G; g++) {
+                device const uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS + 4;
+                c += p[b];
+                m += ulong(p[SMP_NB + b]) | (ulong(p[2 * SMP_NB + b]) << 32);
+            }
+            atomic_store_explicit(&top[b], c, memory_order_relaxed);
+            atomic_store_explicit(&top[SMP_NB + b], uint(m & 0xffffffffu), memory_order_relaxed);
+            atomic_store_explicit(&top[2 * SMP_NB + b], uint(m >> 32), memory_order_relaxed);
+            zs += m;
         }
-        threadgroup_barrier(mem_flags::mem_device);
+        uint km = 0;
+        for (uint g = tid; g < G; g += ntg) {
+            km += scr[SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS + 2];
+        }
         ulong z = 0;
-        smp_scan(zs, z, sh, tid, lane, sg, nsg);
+        smp_scan(zs, z, sh, tid, lane, sg, nsg); // its barriers publish the histogram
         // min-p keeps the tokens of mass ≥ minP·top (at least the top)
-        const uint keepM = minPfx > 0 ? max(smp_sum_u(km, sh, lane, sg, nsg), 1u) : n;
+        const uint keepM = minPfx > 0 ? max(smp_sum_u(km, sh.red_u, lane, sg, nsg), 1u) : n;
         uint keep = n;
         ulong mass = z;
         uint rk = 0;
@@ -1033,11 +1218,8 @@ kernel void sample(device const float* x [[buffer(0)]],
         return;
     }
 
-    // 4. with top-k: the sorted windows (phase A sums the top K's mass z)
+    // 5. with top-k: the sorted windows (phase A sums the top K's mass z)
     const uint K = topK;
-    // min-p in fixed point: ev < minP ⇔ ev_fx < ceil(minP·2^43); 0 = off
-    // (past 1 every token but the first is cut, ties at the top too)
-    const ulong minPfx = minP > 0.0f ? ulong(ceil(min(minP, 2.0f) * SMP_FX)) : 0ul;
     ulong z = 0;
     uint keep = n;
     ulong mass = z;

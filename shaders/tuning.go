@@ -109,9 +109,16 @@ type Tuning struct {
 	ArgmaxSegment uint32
 	// ArgmaxThreads is the threadgroup size of both argmax stages.
 	ArgmaxThreads uint32
-	// SampleThreads is the sampler's single threadgroup: the largest a
-	// pipeline allows (1024), since the sampler is one group.
+	// SampleThreads is the threadgroup of the sampler's single-group
+	// launches (sample_pre, sample): the largest a pipeline allows (1024).
 	SampleThreads uint32
+	// SampleSegment is the tokens per threadgroup of the sampler's passes
+	// over the vocabulary (sample_scale, sample_mass): 2048 gives 24
+	// groups for a 49K vocabulary, 75 for 152K (sample then sums each
+	// group's histogram).
+	SampleSegment uint32
+	// SampleSegmentThreads is the threadgroup size of those passes.
+	SampleSegmentThreads uint32
 }
 
 // Defaults of the matrix kernels' knobs (see the fields of Tuning).
@@ -129,7 +136,8 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	EmbedThreads: defEmbedThreads, Repack: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1,
-	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024}
+	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024,
+	SampleSegment: 2048, SampleSegmentThreads: 256}
 
 // Families is the tuning per GPU family, most capable first; the Metal
 // host picks the first family the device supports (supportsFamily:).
@@ -230,5 +238,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
 	fill(&t.ArgmaxThreads, d.ArgmaxThreads)
 	fill(&t.SampleThreads, d.SampleThreads)
+	fill(&t.SampleSegment, d.SampleSegment)
+	fill(&t.SampleSegmentThreads, d.SampleSegmentThreads)
 	return t
 }

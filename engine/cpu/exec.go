@@ -37,6 +37,7 @@ type Exec struct {
 	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
 	sorter  candSorter
 	order   sampleOrder // the Sample kernel's walks without top-k
+	scaled  sampleScale // its temperature pass
 	// settings is the Sample kernel's decoded step data (its bias slices
 	// reused)
 	settings plan.SampleSettings

@@ -158,10 +158,7 @@ func (e *Exec) draw(x []float32, counts []int32, scr []float32, st *plan.SampleS
 			return tok
 		}
 	}
-	if !special {
-		adjust(l, x, nil, st)
-	}
-	return e.drawScaled(l, ids, topK, topP, minP, temp, u)
+	return e.drawScaled(src, l, ids, topK, topP, minP, temp, u)
 }
 
 // drawTopK is draw's path with top-k over a moderate temperature: one
@@ -299,19 +296,11 @@ func cut(l []float32, ids []int32, lmax float32, z float64, topP, minP float32) 
 	return -1
 }
 
-// drawScaled is draw's general path over the adjusted logits l (NaN as
-// -Inf), which it scales by the temperature in place.
-func (e *Exec) drawScaled(l []float32, ids []int32, topK int, topP, minP, temp float32, u float64) int32 {
+// drawScaled is draw's general path: l is the adjusted logits src (x,
+// or l itself when adjusted) with NaN as -Inf, scaled by the temperature.
+func (e *Exec) drawScaled(src, l []float32, ids []int32, topK int, topP, minP, temp float32, u float64) int32 {
 	n := len(l)
-	lmax, lmin := float32(math.Inf(-1)), float32(math.Inf(1))
-	for i := range l {
-		l[i] /= temp
-		v := l[i]
-		lmax = max(lmax, v)
-		if !math.IsInf(float64(v), -1) {
-			lmin = min(lmin, v)
-		}
-	}
+	lmax, lmin := e.scaled.run(e.pool, src, l, temp)
 	if math.IsInf(float64(lmax), 0) {
 		// every logit -Inf, or some +Inf: the distribution degenerates to
 		// the first maximum
@@ -345,20 +334,8 @@ func (e *Exec) drawAll(l []float32, ids []int32, lmax, lmin float32, topP, minP 
 	o := &e.order
 	defer func() { o.l, o.ids = nil, nil }()
 	o.l, o.ids, o.lmax, o.scale, o.sorted = l, ids, lmax, newBinScale(lmax, lmin), 0
-	o.masses(e.pool)
-	o.top.reset()
-	var z uint64
-	keepM := 0
 	minPFx := plan.SampleMinPFx(minP)
-	for i, ev := range o.ev[:n] {
-		z += ev
-		b := o.bins[i]
-		o.top.mass[b] += ev
-		o.top.count[b]++
-		if ev >= minPFx {
-			keepM++
-		}
-	}
+	z, keepM := o.masses(e.pool, minPFx)
 	if minPFx == 0 {
 		keepM = n
 	}

@@ -3,8 +3,6 @@ package cpu
 import (
 	"math"
 	"sort"
-
-	"github.com/harkapp/hark/engine/plan"
 )
 
 // The Sample kernel's walks in the order (descending scaled logit, ties to
@@ -80,33 +78,75 @@ type sampleOrder struct {
 	// bin under scale, computed once per dispatch across the pool (masses)
 	ev   []uint64
 	bins []uint16
+	// minPFx is min-p's least kept mass; parts[w] is worker w's share of
+	// top, z and the count of tokens min-p keeps (masses sums them)
+	minPFx uint64
+	parts  []massPart
 	// sorted counts the tokens the dispatch's walks sorted, exps the
 	// exponentials it computed (tests bound the work by them)
 	sorted, exps int
 }
 
+// massPart is one pool worker's share of the histogram pass.
+type massPart struct {
+	bins      locBins
+	z         uint64
+	keep, did int // tokens of mass >= minPFx; tokens it took (tests)
+}
+
 // massGrain is the tokens a pool chunk of sampleOrder.masses takes.
 const massGrain = 4096
 
-// masses fills ev and bins for every token of l, across the pool: the
-// exponentials are most of a no-top-k draw's work, and each is the same
-// whichever worker computes it, so the tokens do not change.
-func (o *sampleOrder) masses(p *Pool) {
+// masses fills ev and bins for every token of l and the histogram top,
+// and returns the total mass z and the count of tokens of mass >= minPFx,
+// across the pool: the exponentials are most of a no-top-k draw's work,
+// each is the same whichever worker computes it, and the workers' sums are
+// exact integers, so the tokens do not change.
+func (o *sampleOrder) masses(p *Pool, minPFx uint64) (z uint64, keep int) {
 	n := len(o.l)
 	if cap(o.ev) < n {
 		o.ev, o.bins = make([]uint64, n), make([]uint16, n)
 	}
 	o.ev, o.bins = o.ev[:n], o.bins[:n]
+	if len(o.parts) < p.Workers() {
+		o.parts = make([]massPart, p.Workers())
+	}
+	for i := range o.parts {
+		o.parts[i].bins.reset()
+		o.parts[i].z, o.parts[i].keep, o.parts[i].did = 0, 0, 0
+	}
+	o.minPFx = minPFx
 	p.Run(n, massGrain, o)
 	o.exps = n
+	o.top.reset()
+	for i := range o.parts {
+		w := &o.parts[i]
+		for b := range w.bins.mass {
+			o.top.mass[b] += w.bins.mass[b]
+			o.top.count[b] += w.bins.count[b]
+		}
+		z += w.z
+		keep += w.keep
+	}
+	return z, keep
 }
 
 // Do implements Task for masses.
-func (o *sampleOrder) Do(_, lo, hi int) {
+func (o *sampleOrder) Do(w, lo, hi int) {
+	ev, part := o.ev[lo:hi], &o.parts[w]
+	sampleExpFxs(ev, o.l[lo:hi], o.lmax)
 	for i, v := range o.l[lo:hi] {
-		o.ev[lo+i] = plan.SampleExpFx(v - o.lmax)
-		o.bins[lo+i] = uint16(o.scale.bin(v))
+		b := uint16(o.scale.bin(v))
+		o.bins[lo+i] = b
+		e := ev[i]
+		part.bins.mass[b] += e
+		part.bins.count[b]++
+		part.z += e
+		if e >= o.minPFx {
+			part.keep++
+		}
 	}
+	part.did += hi - lo
 }
 
 // locate returns the first token of the order whose cumulative mass

@@ -143,3 +143,39 @@ func TestSampleNoTopKKernelMasses(t *testing.T) {
 	}
 	require.Positive(t, high, "some draws must be where float64 took token 1")
 }
+
+// TestSampleNoTopKPooled: without top-k the draw's passes over the
+// vocabulary (the temperature pass with its extremes, the masses with the
+// histogram, the total mass and min-p's count) run across the pool, each
+// token once, each worker taking its share (a pool of 2 gives worker 1
+// the second chunk before any is claimed), and the token is the
+// reference's.
+func TestSampleNoTopKPooled(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 7))
+	n := 49152
+	x := randVec(r, n, 0.3)
+	x[77] = float32(math.NaN())
+	for _, sp := range []sampleParams{{topP: 1, temp: 0.7}, {topP: 0.95, minP: 0.05, temp: 0.7}} {
+		for step := range uint64(3) {
+			sp.seed, sp.step = 12, step
+			h := newHarness(t)
+			h.be = New(Options{Threads: 2})
+			xb, ob, sb := h.f32("x", x), h.i32("out", []int32{-1}), h.nan("scratch", 2*n)
+			d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", sp.settings(false, 0))),
+				Counts: plan.None, Scratch: bind(sb), Logprobs: plan.None, N: n}.Dispatch()
+			d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
+			h.add(d)
+			h.run(plan.Vars{plan.VarStep: int64(sp.step)})
+			require.Equal(t, refSample(x, nil, sp), h.readI32(ob)[0], "params %+v", sp)
+			ex := h.ex
+			require.Len(t, ex.scaled.parts, 2)
+			require.Len(t, ex.order.parts, 2)
+			for w := range 2 {
+				require.Positive(t, ex.scaled.parts[w].did, "worker %d's share of the temperature pass", w)
+				require.Positive(t, ex.order.parts[w].did, "worker %d's share of the masses", w)
+			}
+			require.Equal(t, n, ex.scaled.parts[0].did+ex.scaled.parts[1].did, "each token scaled once")
+			require.Equal(t, n, ex.order.parts[0].did+ex.order.parts[1].did, "each token's mass once")
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package cpu
+
+import "github.com/harkapp/hark/engine/plan"
+
+//go:noescape
+func sampleExpFxAVX2(ev *uint64, l *float32, n int, lmax float32, tie float64) int
+
+// sampleExpFxTie: the assembly leaves to plan.SampleExpFx every product
+// within this of a half. Elsewhere the two agree: the assembly's exp is
+// within ~0.005 units of 2^−43 of the true one (a 13-term series after
+// Cody-Waite reduction, fused), SampleExpFx's math.Exp within ~0.004 and
+// its integer series within 0.003, so a product at least 0.05 from a half
+// rounds the same way in each (TestSampleExpFxAsm checks it).
+const sampleExpFxTie = 0.45
+
+func init() {
+	if hasAVX2 {
+		sampleExpFxs = sampleExpFxsAVX2
+	}
+}
+
+func sampleExpFxsAVX2(ev []uint64, l []float32, lmax float32) {
+	main := len(l) &^ 3
+	if main > 0 && sampleExpFxAVX2(&ev[0], &l[0], main, lmax, sampleExpFxTie) > 0 {
+		sampleExpFxsTodo(ev[:main], l[:main], lmax)
+	}
+	sampleExpFxsGeneric(ev[main:len(l)], l[main:], lmax)
+}
+
+// sampleExpFxTodo marks a mass the assembly left to the scalar path (no
+// mass is near it: they are at most plan.SampleFxOne).
+const sampleExpFxTodo = ^uint64(0)
+
+// sampleExpFxsTodo computes the masses marked sampleExpFxTodo.
+func sampleExpFxsTodo(ev []uint64, l []float32, lmax float32) {
+	for i, e := range ev {
+		if e == sampleExpFxTodo {
+			ev[i] = plan.SampleExpFx(l[i] - lmax)
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestSampleExpFxAsm: the assembly's fixed-point masses are
+// plan.SampleExpFx's (float64 math.Exp, the exact integer series near a
+// half) bit for bit, at sizes that leave a scalar tail, over logits of
+// every spread the sampler sees (peaked, flat, past the −32 cut, −Inf, the
+// top itself), and it leaves few lanes to the scalar path.
+func TestSampleExpFxAsm(t *testing.T) {
+	require.True(t, hasAVX2, "this amd64 machine has no AVX2 and FMA: the assembly is untested")
+	r := rand.New(rand.NewPCG(33, 6))
+	gens := map[string]func() float32{
+		"normal3":  func() float32 { return float32(r.NormFloat64() * 3) },
+		"flat0.05": func() float32 { return float32(r.NormFloat64() * 0.05) },
+		"wide":     func() float32 { return float32(r.Float64()*80 - 60) },
+		"cut":      func() float32 { return float32(-32 + (r.Float64()-0.5)*1e-3) },
+		"tiny":     func() float32 { return float32(-r.Float64() * 1e-6) },
+	}
+	lanes, todo := 0, 0
+	for name, g := range gens {
+		for _, n := range []int{1, 3, 4, 5, 7, 8, 63, 4097, 49153} {
+			l := make([]float32, n)
+			for i := range l {
+				l[i] = g()
+			}
+			if n > 5 {
+				l[n/2] = float32(math.Inf(-1))
+				l[n/3] = 0
+			}
+			lmax := float32(math.Inf(-1))
+			for _, v := range l {
+				lmax = max(lmax, v)
+			}
+			if n > 5 {
+				lmax = max(lmax, 0) // the top's own mass, 2^43
+			}
+			want := make([]uint64, n)
+			sampleExpFxsGeneric(want, l, lmax)
+			got := make([]uint64, n)
+			main := n &^ 3
+			if main > 0 {
+				k := sampleExpFxAVX2(&got[0], &l[0], main, lmax, sampleExpFxTie)
+				lanes, todo = lanes+main, todo+k
+				marked := 0
+				for _, e := range got[:main] {
+					if e == sampleExpFxTodo {
+						marked++
+					}
+				}
+				require.Equal(t, k, marked, "%s n=%d: the count of lanes left to the scalar path", name, n)
+			}
+			clear(got)
+			sampleExpFxsAVX2(got, l, lmax)
+			for i := range want {
+				if want[i] != got[i] {
+					require.Equal(t, want[i], got[i], fmt.Sprintf("%s n=%d token %d: l %g lmax %g", name, n, i, l[i], lmax))
+				}
+			}
+		}
+	}
+	// a product is within 0.05 of a half about one time in ten
+	require.Less(t, todo*5, lanes, "lanes left to the scalar path: %d of %d", todo, lanes)
+	require.Positive(t, todo, "no lane took the scalar path: it went untested")
+	t.Logf("%d of %d lanes left to the scalar path", todo, lanes)
+}

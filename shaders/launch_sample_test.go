@@ -1,0 +1,39 @@
+package shaders
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// The sampler's passes over the vocabulary run in one threadgroup per
+// SampleSegment tokens (SmolLM2's 49,152: 24 groups), the walks in one.
+func TestSampleLaunchGeometry(t *testing.T) {
+	d := plan.SampleArgs{N: 49152, Step: 3}.Dispatch()
+	lns, err := LaunchFor(&d, &Default, nil)
+	require.NoError(t, err)
+	scratch := uint32(4 * (sampleHdrWords + 24*samplePartWords))
+	require.Equal(t, []Launch{
+		{Function: "sample_pre", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{1024, 1, 1}, Scratch: scratch},
+		{Function: "sample_scale", Groups: [3]uint32{24, 1, 1}, Threads: [3]uint32{256, 1, 1}, Scratch: scratch},
+		{Function: "sample_mass", Groups: [3]uint32{24, 1, 1}, Threads: [3]uint32{256, 1, 1}, Scratch: scratch},
+		{Function: "sample", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{1024, 1, 1}, Scratch: scratch},
+	}, lns)
+
+	// a vocabulary smaller than a segment: one group of as few threads as
+	// cover it
+	d = plan.SampleArgs{N: 7}.Dispatch()
+	lns, err = LaunchFor(&d, &Default, nil)
+	require.NoError(t, err)
+	require.Len(t, lns, 4)
+	require.Equal(t, [3]uint32{1, 1, 1}, lns[2].Groups)
+	require.Equal(t, [3]uint32{32, 1, 1}, lns[2].Threads)
+
+	for _, n := range []int{0, sampleMaxN + 1} {
+		d = plan.SampleArgs{N: n}.Dispatch()
+		_, err = LaunchFor(&d, &Default, nil)
+		require.Error(t, err, "n=%d", n)
+	}
+}
