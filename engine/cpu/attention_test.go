@@ -221,3 +221,65 @@ func TestDecodeMatchesPrefill(t *testing.T) {
 		require.InDelta(t, want[i], got[i], 2e-5, "element %d", i)
 	}
 }
+
+// Each path of the product attention's row softmax (the portable loops,
+// and the AVX2 maximum and scaling with their tails where the CPU has
+// them) agrees with a float64 softmax at odd lengths, and picks the same
+// maximum as maxScaled: NaNs after the first score are skipped.
+func TestSoftmaxScaledPaths(t *testing.T) {
+	type path struct {
+		soft func([]float32, float32)
+		max  func([]float32, float32) float32
+	}
+	paths := map[string]path{"generic": {softmaxScaledGeneric, maxScaled}}
+	if hasAVX2 {
+		paths["avx2"] = path{softmaxScaledFast, func(s []float32, scale float32) float32 {
+			main := len(s) &^ 7
+			mx := maxScaledAVX2(&s[0], main, scale)
+			return max(mx, maxScaled(s[main:], scale)) // (tails here have no NaN)
+		}}
+	}
+	r := rand.New(rand.NewPCG(23, 24))
+	const scale = 0.125
+	for name, p := range paths {
+		for _, n := range []int{1, 7, 8, 9, 15, 17, 64, 1500, 1501} {
+			s := randVec(r, n, 40)
+			if n > 9 {
+				s[n/2] = 600 // the largest, mid-row
+			}
+			want := make([]float64, n)
+			mx := math.Inf(-1)
+			for _, v := range s {
+				mx = max(mx, float64(v)*scale)
+			}
+			var sum float64
+			for i, v := range s {
+				want[i] = math.Exp(float64(v)*scale - mx)
+				sum += want[i]
+			}
+			got := append([]float32(nil), s...)
+			p.soft(got, scale)
+			var gotSum float64
+			for i := range got {
+				want[i] /= sum
+				require.InDelta(t, want[i], float64(got[i]), 1e-6*(1e-3+want[i]), "%s n=%d i=%d", name, n, i)
+				gotSum += float64(got[i])
+			}
+			require.InDelta(t, 1, gotSum, 1e-5, "%s n=%d: sum", name, n)
+		}
+		if !hasAVX2 || name == "generic" {
+			continue
+		}
+		// NaN handling matches maxScaled exactly (whole groups of 8).
+		for _, first := range []float32{1, float32(math.NaN())} {
+			s := randVec(r, 24, 5)
+			s[0], s[5], s[13] = first, float32(math.NaN()), 50
+			want, got := maxScaled(s, scale), maxScaledAVX2(&s[0], len(s), scale)
+			if math.IsNaN(float64(want)) {
+				require.True(t, math.IsNaN(float64(got)), "first %v: got %v want NaN", first, got)
+			} else {
+				require.Equal(t, want, got, "first %v", first)
+			}
+		}
+	}
+}
