@@ -283,3 +283,54 @@ func TestSoftmaxScaledPaths(t *testing.T) {
 		}
 	}
 }
+
+// Each path of single-query attention's f32 key kernels (the portable
+// per-key loops, and the AVX2 assembly on groups of keys with its
+// fallbacks where the CPU has it) agrees with float64 at odd key counts,
+// head dimensions and key strides, and writes nothing else.
+func TestAttnKeyKernels(t *testing.T) {
+	type path struct {
+		scores func(s, q, k []float32, ps int, scale float32)
+		values func(o, p, v []float32, ps int)
+	}
+	paths := map[string]path{"generic": {keyScoresF32Generic, addValuesF32Generic}}
+	if hasAVX2 {
+		paths["avx2"] = path{keyScoresF32Fast, addValuesF32Fast}
+	}
+	r := rand.New(rand.NewPCG(25, 26))
+	const scale = 0.125
+	for name, p := range paths {
+		for _, hd := range []int{8, 12, 24, 32, 40, 64, 96, 128} {
+			for _, n := range []int{1, 3, 4, 5, 7, 13, 64, 1500, 1501} {
+				ps := hd + 3
+				q := randVec(r, hd, 1)
+				k := randVec(r, (n-1)*ps+hd, 1)
+				v := randVec(r, (n-1)*ps+hd, 1)
+				pr := randVec(r, n, 0.1)
+				s := make([]float32, n+1)
+				s[n] = 777
+				p.scores(s[:n], q, k, ps, scale)
+				o0 := randVec(r, hd, 1)
+				o := append(append([]float32(nil), o0...), 777)
+				p.values(o[:hd], pr, v, ps)
+				for j := range n {
+					var want float64
+					for c := range hd {
+						want += float64(q[c]) * float64(k[j*ps+c])
+					}
+					want *= scale
+					require.InDelta(t, want, float64(s[j]), 1e-5*(1+math.Abs(want)), "%s hd=%d n=%d key %d", name, hd, n, j)
+				}
+				for c := range hd {
+					want := float64(o0[c])
+					for j := range n {
+						want += float64(pr[j]) * float64(v[j*ps+c])
+					}
+					require.InDelta(t, want, float64(o[c]), 1e-5*(1+math.Abs(want)), "%s hd=%d n=%d out %d", name, hd, n, c)
+				}
+				require.Equal(t, float32(777), s[n], "%s hd=%d n=%d: score past the keys", name, hd, n)
+				require.Equal(t, float32(777), o[hd], "%s hd=%d n=%d: output past the head", name, hd, n)
+			}
+		}
+	}
+}
