@@ -1,9 +1,10 @@
 #include "textflag.h"
+#include "exp_amd64.h"
 
 // Constants of exp32 (fastmath.go), as float32 bits: log2(e), the 1.5·2^23
 // rounding constant, ln2 split in two, the Taylor coefficients 1/7!..1, the
-// input clamp ln(FLT_MIN) and the exponent bias. Global: gelu_amd64.s's
-// exponential reads them too.
+// input clamp ln(FLT_MIN) and the exponent bias. Global: EXP8
+// (exp_amd64.h) reads them here and in gelu_amd64.s.
 DATA ·expc+0(SB)/4, $0x3fb8aa3b
 DATA ·expc+4(SB)/4, $0x4b400000
 DATA ·expc+8(SB)/4, $0x3f318000
@@ -41,31 +42,7 @@ exploop:
 	VSUBPS       Y15, Y0, Y0
 	VBROADCASTSS ·expc+44(SB), Y1
 	VMAXPS       Y1, Y0, Y0         // x = max(x, ln(FLT_MIN))
-	VMULPS       Y10, Y0, Y1
-	VADDPS       Y11, Y1, Y1
-	VSUBPS       Y11, Y1, Y1        // n = round(x·log2e)
-	VMOVAPS      Y0, Y2
-	VFNMADD231PS Y12, Y1, Y2        // r = x - n·ln2hi
-	VFNMADD231PS Y13, Y1, Y2        //     - n·ln2lo
-	VBROADCASTSS ·expc+16(SB), Y3  // p = 1/7!
-	VBROADCASTSS ·expc+20(SB), Y4
-	VFMADD213PS  Y4, Y2, Y3         // p = p·r + 1/6!
-	VBROADCASTSS ·expc+24(SB), Y4
-	VFMADD213PS  Y4, Y2, Y3
-	VBROADCASTSS ·expc+28(SB), Y4
-	VFMADD213PS  Y4, Y2, Y3
-	VBROADCASTSS ·expc+32(SB), Y4
-	VFMADD213PS  Y4, Y2, Y3
-	VBROADCASTSS ·expc+36(SB), Y4
-	VFMADD213PS  Y4, Y2, Y3
-	VBROADCASTSS ·expc+40(SB), Y4
-	VFMADD213PS  Y4, Y2, Y3
-	VFMADD213PS  Y4, Y2, Y3         // p = p·r + 1
-	VCVTTPS2DQ   Y1, Y5             // integer n
-	VPBROADCASTD ·expc+48(SB), Y6
-	VPADDD       Y6, Y5, Y5
-	VPSLLD       $23, Y5, Y5        // 2^n as float bits
-	VMULPS       Y5, Y3, Y3
+	EXP8(Y0, Y1, Y3, Y4, Y10, Y11, Y12, Y13)
 	VMOVUPS      Y3, (DI)
 	VADDPS       Y3, Y9, Y9
 	ADDQ         $32, DI

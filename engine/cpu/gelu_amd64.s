@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "exp_amd64.h"
 
 // GELU's erf coefficients (elementwise.go's geluErf, Abramowitz & Stegun
 // 7.1.26) as float32 bits: 1/√2, |x| mask, p, a5..a1, 0.5. The
@@ -54,30 +55,7 @@ geluloop:
 	VFNMADD231PS Y2, Y2, Y5         // w = -az²
 	VMAXPS       Y11, Y5, Y5        // w = max(w, ln(FLT_MIN))
 
-	// e = exp(w), as expScaledAVX2 computes it
-	VMULPS       Y10, Y5, Y1
-	VADDPS       Y9, Y1, Y1
-	VSUBPS       Y9, Y1, Y1         // n = round(w·log2e)
-	VFNMADD231PS Y8, Y1, Y5         // r = w - n·ln2hi
-	VFNMADD231PS Y7, Y1, Y5         //     - n·ln2lo
-	VBROADCASTSS ·expc+16(SB), Y6   // 1/7!
-	VBROADCASTSS ·expc+20(SB), Y2
-	VFMADD213PS  Y2, Y5, Y6
-	VBROADCASTSS ·expc+24(SB), Y2
-	VFMADD213PS  Y2, Y5, Y6
-	VBROADCASTSS ·expc+28(SB), Y2
-	VFMADD213PS  Y2, Y5, Y6
-	VBROADCASTSS ·expc+32(SB), Y2
-	VFMADD213PS  Y2, Y5, Y6
-	VBROADCASTSS ·expc+36(SB), Y2
-	VFMADD213PS  Y2, Y5, Y6
-	VFMADD213PS  Y12, Y5, Y6
-	VFMADD213PS  Y12, Y5, Y6        // e^r
-	VCVTTPS2DQ   Y1, Y1
-	VPBROADCASTD ·expc+48(SB), Y2
-	VPADDD       Y2, Y1, Y1
-	VPSLLD       $23, Y1, Y1        // 2^n
-	VMULPS       Y1, Y6, Y6         // e
+	EXP8(Y5, Y1, Y6, Y2, Y10, Y9, Y8, Y7) // e = exp(w)
 
 	VMULPS       Y6, Y4, Y4         // c = poly·e = 1 - erf(|z|)
 	VADDPS       Y12, Y12, Y5
