@@ -222,26 +222,28 @@ func TestDecodeMatchesPrefill(t *testing.T) {
 	}
 }
 
+// attnKeyPath is a pair of single-query f32 key kernels.
+type attnKeyPath struct {
+	scores func(s, q, k []float32, ps int, scale float32)
+	values func(o, p, v []float32, ps int)
+}
+
+// The attention kernels this CPU can run, by instruction set
+// (kernels_amd64_test.go adds its own).
+var (
+	softmaxPaths   = map[string]func([]float32, float32){"generic": softmaxScaledGeneric}
+	maxScaledPaths = map[string]func([]float32, float32) float32{"generic": maxScaled}
+	attnKeyPaths   = map[string]attnKeyPath{"generic": {keyScoresF32Generic, addValuesF32Generic}}
+)
+
 // Each path of the product attention's row softmax (the portable loops,
 // and the AVX2 maximum and scaling with their tails where the CPU has
-// them) agrees with a float64 softmax at odd lengths, and picks the same
-// maximum as maxScaled: NaNs after the first score are skipped.
+// them) agrees with a float64 softmax at odd lengths.
 func TestSoftmaxScaledPaths(t *testing.T) {
-	type path struct {
-		soft func([]float32, float32)
-		max  func([]float32, float32) float32
-	}
-	paths := map[string]path{"generic": {softmaxScaledGeneric, maxScaled}}
-	if hasAVX2 {
-		paths["avx2"] = path{softmaxScaledFast, func(s []float32, scale float32) float32 {
-			main := len(s) &^ 7
-			mx := maxScaledAVX2(&s[0], main, scale)
-			return max(mx, maxScaled(s[main:], scale)) // (tails here have no NaN)
-		}}
-	}
+	paths := softmaxPaths
 	r := rand.New(rand.NewPCG(23, 24))
 	const scale = 0.125
-	for name, p := range paths {
+	for name, soft := range paths {
 		for _, n := range []int{1, 7, 8, 9, 15, 17, 64, 1500, 1501} {
 			s := randVec(r, n, 40)
 			if n > 9 {
@@ -258,7 +260,7 @@ func TestSoftmaxScaledPaths(t *testing.T) {
 				sum += want[i]
 			}
 			got := append([]float32(nil), s...)
-			p.soft(got, scale)
+			soft(got, scale)
 			var gotSum float64
 			for i := range got {
 				want[i] /= sum
@@ -267,18 +269,41 @@ func TestSoftmaxScaledPaths(t *testing.T) {
 			}
 			require.InDelta(t, 1, gotSum, 1e-5, "%s n=%d: sum", name, n)
 		}
-		if !hasAVX2 || name == "generic" {
-			continue
-		}
-		// NaN handling matches maxScaled exactly (whole groups of 8).
-		for _, first := range []float32{1, float32(math.NaN())} {
-			s := randVec(r, 24, 5)
-			s[0], s[5], s[13] = first, float32(math.NaN()), 50
-			want, got := maxScaled(s, scale), maxScaledAVX2(&s[0], len(s), scale)
-			if math.IsNaN(float64(want)) {
-				require.True(t, math.IsNaN(float64(got)), "first %v: got %v want NaN", first, got)
-			} else {
-				require.Equal(t, want, got, "first %v", first)
+	}
+}
+
+// Each path of the softmax's maximum gives the largest scaled score by
+// maxScaled's rule at odd lengths: NaNs after the first score are
+// skipped, a NaN first score stays the maximum.
+func TestMaxScaledPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	const scale = 0.125
+	nan := float32(math.NaN())
+	for name, mx := range maxScaledPaths {
+		for _, n := range []int{1, 7, 8, 9, 16, 24, 1501} {
+			for _, firstNaN := range []bool{false, true} {
+				s := randVec(r, n, 5)
+				for i := 3; i < n; i += 5 {
+					s[i] = nan
+				}
+				if n > 2 {
+					s[n-2] = 50 // in the scalar tail or the last group
+				}
+				if firstNaN {
+					s[0] = nan
+				}
+				want := math.Inf(-1)
+				for _, v := range s {
+					if !math.IsNaN(float64(v)) {
+						want = max(want, float64(v*scale))
+					}
+				}
+				got := mx(s, scale)
+				if firstNaN {
+					require.True(t, math.IsNaN(float64(got)), "%s n=%d: got %v, want NaN", name, n, got)
+				} else {
+					require.Equal(t, want, float64(got), "%s n=%d", name, n)
+				}
 			}
 		}
 	}
@@ -289,14 +314,7 @@ func TestSoftmaxScaledPaths(t *testing.T) {
 // fallbacks where the CPU has it) agrees with float64 at odd key counts,
 // head dimensions and key strides, and writes nothing else.
 func TestAttnKeyKernels(t *testing.T) {
-	type path struct {
-		scores func(s, q, k []float32, ps int, scale float32)
-		values func(o, p, v []float32, ps int)
-	}
-	paths := map[string]path{"generic": {keyScoresF32Generic, addValuesF32Generic}}
-	if hasAVX2 {
-		paths["avx2"] = path{keyScoresF32Fast, addValuesF32Fast}
-	}
+	paths := attnKeyPaths
 	r := rand.New(rand.NewPCG(25, 26))
 	const scale = 0.125
 	for name, p := range paths {

@@ -21,15 +21,25 @@ func softmaxScaledFast(s []float32, scale float32) {
 		softmaxScaledGeneric(s, scale)
 		return
 	}
+	mx := maxScaledFast(s, scale)
+	inv := float32(1 / expScaled(s, scale, mx))
+	scaleAVX2(&s[0], main, inv)
+	for j := main; j < len(s); j++ {
+		s[j] *= inv
+	}
+}
+
+// maxScaledFast is maxScaled with whole groups of 8 in AVX2.
+func maxScaledFast(s []float32, scale float32) float32 {
+	main := len(s) &^ 7
+	if main == 0 {
+		return maxScaled(s, scale)
+	}
 	mx := maxScaledAVX2(&s[0], main, scale)
 	for _, v := range s[main:] {
 		if t := v * scale; t > mx {
 			mx = t
 		}
 	}
-	inv := float32(1 / expScaled(s, scale, mx))
-	scaleAVX2(&s[0], main, inv)
-	for j := main; j < len(s); j++ {
-		s[j] *= inv
-	}
+	return mx
 }
