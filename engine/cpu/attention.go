@@ -59,18 +59,28 @@ func (a *attnTask) Do(w, lo, hi int) {
 			continue // nothing visible: the output is zero
 		}
 		mx := float32(math.Inf(-1))
-		for j := first; j < nvis; j++ {
-			d := keyScore(a.k, base+j*a.ps, q, a.dotH) * a.scale
-			s[j] = d
+		if a.k.h == nil {
+			keyScoresF32(s[first:nvis], q, a.k.f[base+first*a.ps:], a.ps, a.scale)
+		} else {
+			for j := first; j < nvis; j++ {
+				s[j] = keyScore(a.k, base+j*a.ps, q, a.dotH) * a.scale
+			}
+		}
+		for _, d := range s[first:nvis] {
 			if d > mx {
 				mx = d
 			}
 		}
 		inv := expScores(s[first:nvis], mx)
 		for j := first; j < nvis; j++ {
-			p := s[j] * inv
-			s[j] = p
-			addValue(o, p, a.v, base+j*a.ps)
+			s[j] *= inv
+		}
+		if a.v.h == nil {
+			addValuesF32(o, s[first:nvis], a.v.f[base+first*a.ps:], a.ps)
+		} else {
+			for j := first; j < nvis; j++ {
+				addValue(o, s[j], a.v, base+j*a.ps)
+			}
 		}
 	}
 }
@@ -85,6 +95,29 @@ func expScores(s []float32, mx float32) float32 {
 		sum += float64(e)
 	}
 	return float32(1 / sum)
+}
+
+// keyScoresF32 sets s[j] = scale·(q·k_j) for the f32 keys k_j =
+// k[j·ps:j·ps+len(q)]; amd64 replaces it with keyScoresF32Fast (four keys
+// a call instead of one: the Whisper decoder's cross-attention scores
+// 1500 keys per head and token).
+var keyScoresF32 = keyScoresF32Generic
+
+func keyScoresF32Generic(s, q, k []float32, ps int, scale float32) {
+	for j := range s {
+		s[j] = attnDotF32(q, k[j*ps:]) * scale
+	}
+}
+
+// addValuesF32 adds p[j] times the f32 value v[j·ps:j·ps+len(o)] to o, in
+// order of j; amd64 replaces it with addValuesF32Fast (the output stays in
+// registers over all keys).
+var addValuesF32 = addValuesF32Generic
+
+func addValuesF32Generic(o, p, v []float32, ps int) {
+	for j, pj := range p {
+		axpyF32(o, pj, v[j*ps:j*ps+len(o)])
+	}
 }
 
 // keyScore is q·k for the key at element off of a cache.

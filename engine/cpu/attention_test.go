@@ -221,3 +221,134 @@ func TestDecodeMatchesPrefill(t *testing.T) {
 		require.InDelta(t, want[i], got[i], 2e-5, "element %d", i)
 	}
 }
+
+// attnKeyPath is a pair of single-query f32 key kernels.
+type attnKeyPath struct {
+	scores func(s, q, k []float32, ps int, scale float32)
+	values func(o, p, v []float32, ps int)
+}
+
+// The attention kernels this CPU can run, by instruction set
+// (kernels_amd64_test.go adds its own).
+var (
+	softmaxPaths   = map[string]func([]float32, float32){"generic": softmaxScaledGeneric}
+	maxScaledPaths = map[string]func([]float32, float32) float32{"generic": maxScaled}
+	attnKeyPaths   = map[string]attnKeyPath{"generic": {keyScoresF32Generic, addValuesF32Generic}}
+)
+
+// Each path of the product attention's row softmax (the portable loops,
+// and the AVX2 maximum and scaling with their tails where the CPU has
+// them) agrees with a float64 softmax at odd lengths.
+func TestSoftmaxScaledPaths(t *testing.T) {
+	paths := softmaxPaths
+	r := rand.New(rand.NewPCG(23, 24))
+	const scale = 0.125
+	for name, soft := range paths {
+		for _, n := range []int{1, 7, 8, 9, 15, 17, 64, 1500, 1501} {
+			s := randVec(r, n, 40)
+			if n > 9 {
+				s[n/2] = 600 // the largest, mid-row
+			}
+			want := make([]float64, n)
+			mx := math.Inf(-1)
+			for _, v := range s {
+				mx = max(mx, float64(v)*scale)
+			}
+			var sum float64
+			for i, v := range s {
+				want[i] = math.Exp(float64(v)*scale - mx)
+				sum += want[i]
+			}
+			got := append([]float32(nil), s...)
+			soft(got, scale)
+			var gotSum float64
+			for i := range got {
+				want[i] /= sum
+				require.InDelta(t, want[i], float64(got[i]), 1e-6*(1e-3+want[i]), "%s n=%d i=%d", name, n, i)
+				gotSum += float64(got[i])
+			}
+			require.InDelta(t, 1, gotSum, 1e-5, "%s n=%d: sum", name, n)
+		}
+	}
+}
+
+// Each path of the softmax's maximum gives the largest scaled score by
+// maxScaled's rule at odd lengths: NaNs after the first score are
+// skipped, a NaN first score stays the maximum.
+func TestMaxScaledPaths(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	const scale = 0.125
+	nan := float32(math.NaN())
+	for name, mx := range maxScaledPaths {
+		for _, n := range []int{1, 7, 8, 9, 16, 24, 1501} {
+			for _, firstNaN := range []bool{false, true} {
+				s := randVec(r, n, 5)
+				for i := 3; i < n; i += 5 {
+					s[i] = nan
+				}
+				if n > 2 {
+					s[n-2] = 50 // in the scalar tail or the last group
+				}
+				if firstNaN {
+					s[0] = nan
+				}
+				want := math.Inf(-1)
+				for _, v := range s {
+					if !math.IsNaN(float64(v)) {
+						want = max(want, float64(v*scale))
+					}
+				}
+				got := mx(s, scale)
+				if firstNaN {
+					require.True(t, math.IsNaN(float64(got)), "%s n=%d: got %v, want NaN", name, n, got)
+				} else {
+					require.Equal(t, want, float64(got), "%s n=%d", name, n)
+				}
+			}
+		}
+	}
+}
+
+// Each path of single-query attention's f32 key kernels (the portable
+// per-key loops, and the AVX2 assembly on groups of keys with its
+// fallbacks where the CPU has it) agrees with float64 at odd key counts,
+// head dimensions and key strides, and writes nothing else.
+func TestAttnKeyKernels(t *testing.T) {
+	paths := attnKeyPaths
+	r := rand.New(rand.NewPCG(25, 26))
+	const scale = 0.125
+	for name, p := range paths {
+		for _, hd := range []int{8, 12, 24, 32, 40, 64, 96, 128} {
+			for _, n := range []int{1, 3, 4, 5, 7, 13, 64, 1500, 1501} {
+				ps := hd + 3
+				q := randVec(r, hd, 1)
+				k := randVec(r, (n-1)*ps+hd, 1)
+				v := randVec(r, (n-1)*ps+hd, 1)
+				pr := randVec(r, n, 0.1)
+				s := make([]float32, n+1)
+				s[n] = 777
+				p.scores(s[:n], q, k, ps, scale)
+				o0 := randVec(r, hd, 1)
+				o := append(append([]float32(nil), o0...), 777)
+				p.values(o[:hd], pr, v, ps)
+				for j := range n {
+					var want float64
+					for c := range hd {
+						want += float64(q[c]) * float64(k[j*ps+c])
+					}
+					want *= scale
+					require.InDelta(t, want, float64(s[j]), 1e-5*(1+math.Abs(want)), "%s hd=%d n=%d key %d", name, hd, n, j)
+				}
+				for c := range hd {
+					want := float64(o0[c])
+					for j := range n {
+						want += float64(pr[j]) * float64(v[j*ps+c])
+					}
+					require.InDelta(t, want, float64(o[c]), 1e-5*(1+math.Abs(want)), "%s hd=%d n=%d out %d", name, hd, n, c)
+				}
+				require.Equal(t, float32(777), s[n], "%s hd=%d n=%d: score past the keys", name, hd, n)
+				require.Equal(t, float32(777), o[hd], "%s hd=%d n=%d: output past the head", name, hd, n)
+			}
+		}
+	}
+}

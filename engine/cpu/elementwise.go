@@ -64,9 +64,7 @@ func (k *ewTask) Do(_, lo, hi int) {
 				o[i] = geluTanh(v) * b[i]
 			}
 		case ewGELUErf:
-			for i, v := range a {
-				o[i] = geluErf(v)
-			}
+			geluErfRow(o, a)
 		case ewGELUTanh:
 			for i, v := range a {
 				o[i] = geluTanh(v)
@@ -84,6 +82,18 @@ func (k *ewTask) Do(_, lo, hi int) {
 		case ewCopyF32:
 			copy(o, a)
 		}
+	}
+}
+
+// geluErfRow sets o[i] = geluErf(a[i]); amd64 replaces it with an AVX2
+// version of the same formula (the Whisper encoder's MLP applies it to
+// every hidden value: it was a sixth of an encoder pass).
+var geluErfRow = geluErfRowGeneric
+
+func geluErfRowGeneric(o, a []float32) {
+	o = o[:len(a)]
+	for i, v := range a {
+		o[i] = geluErf(v)
 	}
 }
 

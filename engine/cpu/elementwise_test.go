@@ -75,6 +75,42 @@ func TestGELU(t *testing.T) {
 	require.NotEqual(t, geluErf(1.3), geluTanh(1.3))
 }
 
+// gelu64 is the exact GELU in float64.
+func gelu64(v float64) float64 { return 0.5 * v * (1 + math.Erf(v/math.Sqrt2)) }
+
+// geluErfRowPaths are the exact GELU's row kernels this CPU can run, by
+// instruction set (kernels_amd64_test.go adds its own).
+var geluErfRowPaths = map[string]func(o, a []float32){"generic": geluErfRowGeneric}
+
+// Each path of the exact GELU's row kernel (the portable loop, and the
+// AVX2 assembly with its tail where the CPU has it) agrees with float64 at
+// odd lengths, over the range the encoder's MLP feeds it and beyond: the
+// tails of both signs, ±0, subnormals and overflow.
+func TestGELUErfRow(t *testing.T) {
+	paths := geluErfRowPaths
+	r := rand.New(rand.NewPCG(21, 22))
+	special := []float32{0, float32(math.Copysign(0, -1)), 1e-40, -1e-40, 1e-30, -5, 5, -9.5, 9.5, -14, -30, 30, -1e30, 1e30,
+		float32(math.Inf(1)), 1, -1, 0.5, -0.5}
+	for name, row := range paths {
+		for _, n := range []int{0, 1, 7, 8, 9, 15, 17, 33, 63, 1537} {
+			a := randVec(r, n, 3)
+			copy(a, special)
+			o := make([]float32, n+1)
+			o[n] = 12345 // past the row: must stay
+			row(o[:n], a)
+			for i, x := range a {
+				want := gelu64(float64(x))
+				require.InDelta(t, want, float64(o[i]), 1e-6*(1+math.Abs(want)), "%s n=%d x=%g", name, n, x)
+			}
+			require.Equal(t, float32(12345), o[n], "%s n=%d: wrote past the row", name, n)
+		}
+		nan := []float32{float32(math.NaN()), float32(math.Inf(-1)), 1, 2, 3, 4, 5, 6, 7}
+		o := make([]float32, len(nan))
+		row(o, nan)
+		require.True(t, math.IsNaN(float64(o[0])), "%s: NaN in, NaN out", name)
+	}
+}
+
 func TestAddBroadcastAndScale(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	n, m, lda, ldo := 897, 5, 900, 899
