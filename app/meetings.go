@@ -29,6 +29,9 @@ type MeetingStatus struct {
 	State   string  `json:"state"`
 	ID      string  `json:"id,omitempty"`
 	Seconds float64 `json:"seconds"`
+	// Heard is how far into the recording meeting its live transcript has
+	// got (seconds; MeetingLines events move it on).
+	Heard float64 `json:"heard,omitempty"`
 	// Notes is the last finished meeting's Markdown notes file.
 	Notes string `json:"notes,omitempty"`
 	// Item is the last finished meeting's History entry; Finishing: its
@@ -161,7 +164,7 @@ func (m *Meetings) Start() (MeetingStatus, error) {
 	}}
 	lines := &liveLines{emit: m.deps.emit}
 	live := meeting.NewLive([am.Channels]whisper.WindowTranscriber{held, held},
-		meeting.LiveConfig{Stream: m.streamConfig, OnWords: lines.add})
+		meeting.LiveConfig{Stream: m.streamConfig, OnWords: lines.add, OnHeard: lines.hear})
 	s, err := meeting.StartSession(ctx, meeting.SessionConfig{
 		Recorder: meeting.RecorderConfig{Root: m.deps.root, OnSaveError: func(err error) {
 			log.Printf("hark: meeting recording: %s", saveErrorMessage(err))
@@ -232,6 +235,7 @@ func (m *Meetings) status() MeetingStatus {
 		st.State, st.ID = MeetingRecording, r.ID()
 		st.Seconds = float64(r.Frames()) / whisper.SampleRate
 		st.Lines, st.Markers, st.Final, st.Summary, st.Summarizing = m.live.get(), r.Markers(), false, "", false
+		st.Heard = m.live.progress()
 	}
 	return st
 }

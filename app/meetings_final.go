@@ -187,8 +187,8 @@ func (m *Meetings) runPass(ctx context.Context, id int64) {
 }
 
 // transcribeMeeting is the final pass proper: each channel of the
-// recording transcribed as a file (30-s windows, the log-mel spooled to
-// disk so hours of audio keep memory flat) with word times, at Batch
+// recording, gated, transcribed as a file (30-s windows, the log-mel
+// spooled to disk so hours of audio keep memory flat) with word times, at Batch
 // priority, the model yielded before each channel and window; the words
 // are merged by time with their speakers.
 func (m *Meetings) transcribeMeeting(ctx context.Context, it Item) (meeting.Notes, string, error) {
@@ -232,22 +232,28 @@ func (m *Meetings) transcribeMeeting(ctx context.Context, it Item) (meeting.Note
 		if err := before(ctx); err != nil {
 			return meeting.Notes{}, "", err
 		}
-		res, err := transcribeChannel(ctx, sm, audioPath, ch, opt)
+		ws, err := transcribeChannel(ctx, sm, audioPath, ch, opt)
 		if err != nil {
 			return meeting.Notes{}, "", fmt.Errorf("%s's channel: %w", am.Names[ch], err)
 		}
-		words = append(words, meeting.ResultWords(res, ch, 0, nil)...)
+		words = append(words, ws...)
 	}
 	return meeting.Notes{Title: it.Title, Started: meta.Started, Lines: meeting.Lines(meeting.MergeWords(words)),
 		Markers: meta.Markers, Final: true}, name, nil
 }
 
-// transcribeChannel transcribes channel ch of a recording; a silent one
-// has no words.
-func transcribeChannel(ctx context.Context, sm *runtime.SpeechModel, path string, ch int, opt whisper.TranscribeOptions) (*whisper.Result, error) {
-	spec, err := sm.File.ChannelSpectrogram(path, ch, 0)
+// transcribeChannel transcribes channel ch of a recording as the live
+// transcript's gate lets it through (meeting.Gated: no silence, where a
+// model makes words up, nor the other side's echo), its words on the
+// meeting's timeline; a silent channel has none.
+func transcribeChannel(ctx context.Context, sm *runtime.SpeechModel, path string, ch int, opt whisper.TranscribeOptions) ([]meeting.Word, error) {
+	gated, err := meeting.OpenGated(path, ch, meeting.LiveConfig{})
+	if err != nil {
+		return nil, err
+	}
+	spec, err := sm.File.StreamSpectrogram(gated, path, 0)
 	if errors.Is(err, whisper.ErrNoAudio) {
-		return &whisper.Result{}, nil
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
@@ -255,9 +261,12 @@ func transcribeChannel(ctx context.Context, sm *runtime.SpeechModel, path string
 	defer spec.Close()
 	res, err := sm.File.TranscribeMel(ctx, sm.Model, spec, opt)
 	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
-		return &whisper.Result{}, nil
+		return nil, nil
 	}
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	return meeting.ResultWords(res, ch, 0, gated.Timeline), nil
 }
 
 // adopt runs at start: every meeting on disk gets its History entry (one

@@ -13,11 +13,15 @@ import (
 // whole transcript.
 
 // MeetingLines is the payload of EventMeetingLines: the recording
-// meeting's lines from index From on replace the view's.
+// meeting's lines from index From on replace the view's. Heard is how far
+// into the meeting the live transcription has got (seconds): behind the
+// recording when the machine is busy, and the view says so. An event
+// that only moves Heard on has no lines and From at their end.
 type MeetingLines struct {
 	ID    string         `json:"id"`
 	From  int            `json:"from"`
 	Lines []meeting.Line `json:"lines"`
+	Heard float64        `json:"heard"`
 }
 
 // liveLines holds a recording meeting's transcript so far. Its own lock,
@@ -30,6 +34,7 @@ type liveLines struct {
 	mu    sync.Mutex
 	words []meeting.Word
 	lines []meeting.Line
+	heard float64
 }
 
 // add takes newly committed words and tells the view what changed.
@@ -42,9 +47,25 @@ func (l *liveLines) add(ws []meeting.Word) {
 		from++
 	}
 	l.lines = lines
-	ev := MeetingLines{ID: l.id, From: from, Lines: append([]meeting.Line{}, lines[from:]...)}
+	ev := MeetingLines{ID: l.id, From: from, Lines: append([]meeting.Line{}, lines[from:]...), Heard: l.heard}
 	l.mu.Unlock()
 	l.emit.Emit(EventMeetingLines, ev)
+}
+
+// hear takes how far the live transcription has got and tells the view.
+func (l *liveLines) hear(seconds float64) {
+	l.mu.Lock()
+	l.heard = seconds
+	ev := MeetingLines{ID: l.id, From: len(l.lines), Lines: []meeting.Line{}, Heard: seconds}
+	l.mu.Unlock()
+	l.emit.Emit(EventMeetingLines, ev)
+}
+
+// progress returns how far the live transcription has got.
+func (l *liveLines) progress() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.heard
 }
 
 // get returns the lines so far.

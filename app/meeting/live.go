@@ -4,7 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
-	"time"
+	"sync/atomic"
 
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/audio/vad"
@@ -30,33 +30,21 @@ type LiveConfig struct {
 	Echo EchoConfig
 	// OnWords gets each channel's newly committed words.
 	OnWords func(words []Word)
+	// OnHeard gets how far into the meeting the live transcription has
+	// taken its audio (seconds), each time that passes a whole second: a
+	// transcriber that falls behind can be shown catching up.
+	OnHeard func(seconds float64)
 }
 
-const (
-	rate16k = whisper.SampleRate
-	// preRoll is the audio before the detector's onset that a channel's
-	// transcriber gets: the detector needs a few frames to be sure.
-	preRoll = rate16k * 3 / 10
-	// history is the audio kept per channel for the pre-roll and the
-	// echo comparison (the window plus the longest echo delay).
-	history = rate16k * 3 / 2
-)
-
-// span maps audio fed to a channel's transcriber back to the timeline.
-type span struct{ fed, at int64 }
+const rate16k = whisper.SampleRate
 
 type channel struct {
-	id      int
-	st      *whisper.Streamer
-	det     *vad.Detector
-	hist    []float32
-	open    bool
-	quiet   int64 // samples since the gate last heard (non-echo) speech
-	fed     int64
-	spans   []span
-	words   int // committed words handed on
-	fresh   bool
-	Skipped int64 // speech samples not transcribed as echo
+	*gate
+	id    int
+	st    *whisper.Streamer
+	queue []float32 // audio let through, not yet written to the transcriber
+	words int       // committed words handed on
+	fresh bool
 }
 
 // Live transcribes a meeting's two channels as the frames arrive: a voice
@@ -65,27 +53,34 @@ type channel struct {
 // is the other channel's echo is not transcribed; committed words come
 // out on the timeline with their speaker. Not safe for concurrent use:
 // one goroutine writes (decoding runs inside Write).
+//
+// The gated audio reaches the transcribers once per Write, or every
+// catchUp of it: a writer that keeps up writes a capture period at a time
+// and the transcribers decode every StreamConfig.Step as usual, while one
+// that fell behind (a busy machine) writes its whole backlog at once, and
+// the transcribers then decode once per catchUp (and at each pause)
+// instead of once a second, so the live transcript catches up.
 type Live struct {
-	cfg  LiveConfig
-	ch   [am.Channels]*channel
-	pos  int64 // timeline samples seen
-	hang int64
+	cfg   LiveConfig
+	ch    [am.Channels]*channel
+	pos   int64        // timeline samples seen
+	heard atomic.Int64 // timeline samples transcribed, for any goroutine
 }
+
+// catchUp is the most gated audio a channel queues before its transcriber
+// gets it (5 s: with StreamConfig.MaxWindow's 20 s, a window stays under
+// Whisper's 30 s).
+const catchUp = 5 * rate16k
 
 // NewLive makes a live transcription over one window transcriber per
 // channel (they may share a model only if the caller serialises them;
 // Live calls them from its one goroutine).
 func NewLive(tr [am.Channels]whisper.WindowTranscriber, cfg LiveConfig) *Live {
 	l := &Live{cfg: cfg}
-	pause := cfg.Stream.Pause
-	if pause <= 0 {
-		pause = 800 * time.Millisecond
-	}
-	// The gate stays open past the transcriber's own pause, so that it
-	// sees the utterance end and commits it.
-	l.hang = int64(pause.Seconds()*rate16k) + rate16k/5
 	for i := range l.ch {
-		c := &channel{id: i, det: vad.NewDetector(cfg.VAD)}
+		// The gate stays open past the transcriber's own pause, so that it
+		// sees the utterance end and commits it.
+		c := &channel{id: i, gate: newGate(cfg.VAD, cfg.Echo, cfg.Stream.Pause)}
 		c.st = whisper.NewStreamer(tr[i], cfg.Stream, func(e whisper.StreamEvent) {
 			if e.Type == whisper.EventCommitted {
 				c.fresh = true
@@ -95,9 +90,6 @@ func NewLive(tr [am.Channels]whisper.WindowTranscriber, cfg LiveConfig) *Live {
 	}
 	return l
 }
-
-// gateChunk is the step the gate decides on (20 ms).
-const gateChunk = rate16k / 50
 
 // Write adds interleaved frames {You, Others}.
 func (l *Live) Write(ctx context.Context, frames []float32) error {
@@ -112,86 +104,53 @@ func (l *Live) Write(ctx context.Context, frames []float32) error {
 	for off := 0; off < n; off += gateChunk {
 		end := min(off+gateChunk, n)
 		for i, c := range l.ch {
-			c.det.Write(x[i][off:end])
-			c.hist = appendHistory(c.hist, x[i][off:end])
+			c.hear(x[i][off:end])
 		}
+		full := false
 		for i, c := range l.ch {
-			if err := l.gate(ctx, c, l.ch[1-i], x[i][off:end]); err != nil {
+			c.queue = c.pass(c.queue, l.ch[1-i].gate, x[i][off:end], l.pos)
+			full = full || len(c.queue) >= catchUp
+		}
+		l.pos += int64(end - off)
+		if full {
+			if err := l.flush(ctx); err != nil {
 				return err
 			}
 		}
-		l.pos += int64(end - off)
-		l.handOn() // at once: a long backlog must not hold back the words decoded early in it
 	}
-	return nil
+	return l.flush(ctx)
 }
 
-// Heard is how far into the meeting the live transcription has taken its
-// audio, in seconds (call it from OnWords or the goroutine that writes).
-func (l *Live) Heard() float64 { return float64(l.pos) / rate16k }
-
-func appendHistory(h, x []float32) []float32 {
-	h = append(h, x...)
-	if over := len(h) - history; over > 0 {
-		h = h[:copy(h, h[over:])]
-	}
-	return h
-}
-
-// gate feeds c's transcriber while c has speech that is not the other's
-// echo, and for a while after.
-func (l *Live) gate(ctx context.Context, c, other *channel, x []float32) error {
-	speech := c.det.Speaking()
-	if speech {
-		if echo, _ := IsEcho(c.hist, other.hist, l.cfg.Echo); echo {
-			// What c hears now is the other side: close the gate at once.
-			c.Skipped += int64(len(x))
-			c.open = false
-			return nil
+// flush writes each channel's queued audio to its transcriber, hands on
+// what they committed (at once: a long backlog must not hold back the
+// words decoded early in it), and moves Heard up to the timeline.
+func (l *Live) flush(ctx context.Context) error {
+	for _, c := range l.ch {
+		if len(c.queue) == 0 {
+			continue
 		}
-	}
-	if speech {
-		c.quiet = 0
-	} else {
-		c.quiet += int64(len(x))
-	}
-	if !c.open {
-		if !speech {
-			return nil
-		}
-		// Open with the pre-roll that came before this chunk.
-		pre := c.hist[:len(c.hist)-len(x)]
-		pre = pre[max(0, len(pre)-preRoll):]
-		c.open = true
-		c.spans = append(c.spans, span{fed: c.fed, at: l.pos - int64(len(pre))})
-		if err := l.feed(ctx, c, pre); err != nil {
+		err := c.st.Write(ctx, c.queue)
+		c.queue = c.queue[:0]
+		if err != nil {
 			return err
 		}
 	}
-	if c.quiet > l.hang {
-		c.open = false
-		return nil
-	}
-	return l.feed(ctx, c, x)
+	l.handOn()
+	l.hear()
+	return nil
 }
 
-func (l *Live) feed(ctx context.Context, c *channel, x []float32) error {
-	if len(x) == 0 {
-		return nil
+// hear publishes the timeline as transcribed and tells OnHeard when it
+// passes a whole second.
+func (l *Live) hear() {
+	if before := l.heard.Swap(l.pos); l.cfg.OnHeard != nil && l.pos/rate16k != before/rate16k {
+		l.cfg.OnHeard(l.Heard())
 	}
-	c.fed += int64(len(x))
-	return c.st.Write(ctx, x)
 }
 
-// timeline maps a time in c's fed audio (seconds) to the meeting's.
-func (c *channel) timeline(t float64) float64 {
-	s := int64(t * rate16k)
-	i := sort.Search(len(c.spans), func(i int) bool { return c.spans[i].fed > s }) - 1
-	if i < 0 {
-		return t
-	}
-	return float64(c.spans[i].at+s-c.spans[i].fed) / rate16k
-}
+// Heard is how far into the meeting the live transcription has
+// transcribed, in seconds; safe from any goroutine.
+func (l *Live) Heard() float64 { return float64(l.heard.Load()) / rate16k }
 
 // ResultWords returns a transcript's words from the k-th on as speaker's,
 // their times mapped by at (nil: as they are).
@@ -243,7 +202,7 @@ func (l *Live) Decodes() [am.Channels]int {
 // Skipped is the speech on each channel not transcribed as echo, in
 // seconds.
 func (l *Live) Skipped() [am.Channels]float64 {
-	return [am.Channels]float64{float64(l.ch[0].Skipped) / rate16k, float64(l.ch[1].Skipped) / rate16k}
+	return [am.Channels]float64{float64(l.ch[0].skipped) / rate16k, float64(l.ch[1].skipped) / rate16k}
 }
 
 // Finish decodes both channels' tails and returns every word, merged by
@@ -304,7 +263,8 @@ func TranscribeChannels(ctx context.Context, tr [am.Channels]whisper.WindowTrans
 // true times.
 func (l *Live) Skip(n int64) {
 	l.pos += n
+	l.hear() // nothing is queued: every Write flushes
 	for _, c := range l.ch {
-		c.open, c.hist = false, c.hist[:0]
+		c.reset()
 	}
 }

@@ -2,6 +2,7 @@ package meeting
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -121,4 +122,84 @@ func TestLiveEcho(t *testing.T) {
 		"You holds the user's words and not the call's echo")
 	require.Greater(t, l.Skipped()[am.You], 2.0, "the echo was found")
 	require.Zero(t, l.Skipped()[am.Others])
+}
+
+// TestLiveCatchUp: a writer that fell behind (a busy machine) hands Live
+// its whole backlog in one Write. The words are those a writer keeping up
+// gets (TestLiveOverlap's meeting), for fewer decodes: the transcribers
+// get the backlog catchUp at a time and decode once per piece and per
+// pause, not once a second. Heard moves on through the backlog, a whole
+// second at a time, to its end.
+func TestLiveCatchUp(t *testing.T) {
+	frames := meetingFrames(7, placed{am.Others, 1, 1, clip(t, "ljspeech-LJ001-0002.wav")},
+		placed{am.You, 2, 1, clip(t, "librivox-sense-and-sensibility-0880.wav")})
+	tr := kitTranscriber(t)
+	var heard []float64
+	var live []Word
+	l := NewLive([am.Channels]whisper.WindowTranscriber{tr, tr}, LiveConfig{
+		Stream:  whisper.StreamConfig{NoPrompt: true},
+		OnWords: func(ws []Word) { live = append(live, ws...) },
+		OnHeard: func(s float64) { heard = append(heard, s) }})
+	require.NoError(t, l.Write(context.Background(), frames))
+	require.InDelta(t, 7.0, l.Heard(), 1e-9, "the backlog is all transcribed when Write returns")
+	words, err := l.Finish(context.Background())
+	require.NoError(t, err)
+	gotO, gotY := speakerText(words, am.Others), speakerText(words, am.You)
+	t.Logf("Others: %s\nYou: %s\ndecodes %v, heard %v", gotO, gotY, l.Decodes(), heard)
+	require.Less(t, shared.WER(norm(refText(t, "ljspeech-LJ001-0002")), norm(gotO)), 0.2, "the call's words, as Others")
+	require.Less(t, shared.WER(norm(refText(t, "librivox-sense-and-sensibility-0880")), norm(gotY)), 0.2, "the user's words, as You")
+	require.Equal(t, len(words), len(live), "every word was handed on live")
+	// Each side's speech (with its pre-roll and the gate's hang) is under
+	// catchUp: one piece a channel, decoded at its pause, and perhaps once
+	// more at the piece's end; 100-ms writes decode once a second of
+	// speech and again at the pause (3-5 in TestLiveOverlap).
+	for ch, n := range l.Decodes() {
+		require.LessOrEqual(t, n, 2, "%s's decodes", am.Names[ch])
+	}
+	require.Equal(t, []float64{7}, heard, "Heard told once, at the piece's end")
+}
+
+// windowCounter is a transcriber that hears nothing and keeps the length
+// of every window it was asked to decode.
+type windowCounter struct{ windows []int }
+
+func (w *windowCounter) TranscribeWindow(_ context.Context, samples []float32, _ string) ([]whisper.Segment, error) {
+	w.windows = append(w.windows, len(samples))
+	return nil, nil
+}
+
+// TestLiveCatchUpPieces: an 11-s stretch of sound on one channel, handed
+// over in one Write, reaches its transcriber catchUp at a time: each piece
+// is decoded once (against once a second when written as it comes),
+// every window stays under Whisper's 30 s, and Heard moves on after each
+// piece.
+func TestLiveCatchUpPieces(t *testing.T) {
+	noise := make([]float32, 11*rate)
+	for i := range noise {
+		noise[i] = 0.3 * float32(math.Sin(float64(i)*0.37)*math.Sin(float64(i)*0.011))
+	}
+	frames := meetingFrames(12, placed{am.You, 0.5, 1, noise})
+	run := func(step int) (*windowCounter, []float64) {
+		tr := [am.Channels]*windowCounter{{}, {}}
+		var heard []float64
+		l := NewLive([am.Channels]whisper.WindowTranscriber{tr[0], tr[1]}, LiveConfig{
+			OnHeard: func(s float64) { heard = append(heard, s) }})
+		for i := 0; i < len(frames); i += step {
+			require.NoError(t, l.Write(context.Background(), frames[i:min(i+step, len(frames))]))
+		}
+		require.InDelta(t, 12.0, l.Heard(), 1e-9)
+		require.Empty(t, tr[am.Others].windows, "a silent channel costs nothing")
+		return tr[am.You], heard
+	}
+	asItComes, _ := run(am.Channels * rate / 10)
+	behind, heard := run(len(frames))
+	t.Logf("windows as it comes %v, behind %v; heard %v", asItComes.windows, behind.windows, heard)
+	require.GreaterOrEqual(t, len(asItComes.windows), 10, "once a second as it comes")
+	require.Len(t, behind.windows, 3, "once a piece when behind: 5 s, 10 s, the rest")
+	for _, n := range behind.windows {
+		require.Less(t, n, 30*rate, "a window under Whisper's 30 s")
+	}
+	require.Len(t, heard, 3, "Heard told after each piece")
+	require.InDelta(t, 12.0, heard[2], 1e-9)
+	require.True(t, heard[0] < heard[1] && heard[1] < heard[2], "Heard moves on: %v", heard)
 }

@@ -63,7 +63,7 @@ func (f *File) FileSpectrogram(path string, maxDuration time.Duration) (*mel.Spo
 	if err != nil {
 		return nil, err
 	}
-	return f.streamSpectrogram(s, path, maxDuration)
+	return f.StreamSpectrogram(s, path, maxDuration)
 }
 
 // ChannelSpectrogram is FileSpectrogram of channel ch (from 0) alone.
@@ -72,11 +72,12 @@ func (f *File) ChannelSpectrogram(path string, ch int, maxDuration time.Duration
 	if err != nil {
 		return nil, err
 	}
-	return f.streamSpectrogram(s, path, maxDuration)
+	return f.StreamSpectrogram(s, path, maxDuration)
 }
 
-// streamSpectrogram spools the log-mel of a 16 kHz stream (closed here).
-func (f *File) streamSpectrogram(s audio.Stream, path string, maxDuration time.Duration) (*mel.SpooledSpectrogram, error) {
+// StreamSpectrogram spools the log-mel of a 16 kHz mono stream (closed
+// here; name is for messages).
+func (f *File) StreamSpectrogram(s audio.Stream, name string, maxDuration time.Duration) (*mel.SpooledSpectrogram, error) {
 	defer s.Close()
 	filters, err := mel.NewMelFilters(int(f.Mel.NMel), f.Mel.Data)
 	if err != nil {
@@ -87,7 +88,7 @@ func (f *File) streamSpectrogram(s audio.Stream, path string, maxDuration time.D
 		return nil, ErrNoAudio
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return spec, nil
 }

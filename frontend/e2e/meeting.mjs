@@ -55,13 +55,29 @@ try {
   await new Promise((r) => setTimeout(r, 1000))
   await Promise.all([others, play(tc.you.clip, tc.micSink)])
   check(true, 'the call and the user played')
-  // Live: each side's words under its label (the transcript follows the
-  // speech by a few seconds).
+  // Live: the transcript follows the speech by a few seconds, or by many on
+  // a busy machine (the view says how far behind it is). So wait for the
+  // work, not for a time: until the live transcription has taken in the
+  // audio up to a little past the end of the playing (its pause to commit
+  // the last words), failing only when it stops making progress.
+  const recorded = (await page.textContent('[data-testid="meeting-clock"]')).match(/Recording (\d+):(\d\d)/)
+  check(recorded !== null, `the view shows the recording's time: ${recorded?.[0]}`)
+  const target = Number(recorded[1]) * 60 + Number(recorded[2]) + 3
+  const heard = () => page.$eval('[data-testid="meeting-transcript"]', (e) => Number(e.dataset.heard))
+  for (let h = await heard(); h < target; h = await heard()) {
+    await page.waitForFunction(([prev, end]) => {
+      const v = Number(document.querySelector('[data-testid="meeting-transcript"]')?.dataset.heard)
+      return v > prev || v >= end
+    }, [h, target], { polling: 500 })
+  }
+  check(true, `the live transcript has heard the meeting up to ${target} s`)
+  // Each side's words under its label (shown with the progress that
+  // committed them, so a short wait only lets the page render).
   await page.waitForFunction(([y, o]) => {
     const text = (sp) => [...document.querySelectorAll(`[data-testid="meeting-lines"] li[data-speaker="${sp}"]`)].map((e) => e.textContent.toLowerCase()).join(' ')
     const has = (t, want) => want.split(' ').slice(0, 4).every((w) => t.includes(w))
     return has(text('You'), y) && has(text('Others'), o)
-  }, [words(tc.you.text), words(tc.others.text)])
+  }, [words(tc.you.text), words(tc.others.text)], { polling: 500 })
   const liveYou = words(await said('You')), liveOthers = words(await said('Others'))
   check(liveYou.includes(words(tc.you.text).split(' ').slice(0, 4).join(' ')), `live, You: "${liveYou}"`)
   check(liveOthers.includes(words(tc.others.text).split(' ').slice(0, 4).join(' ')), `live, Others: "${liveOthers}"`)
@@ -73,6 +89,13 @@ try {
   check(true, 'stopped: the notes are shown while the final pass runs')
   await page.waitForFunction(() => document.querySelector('[data-testid="meeting-state"]')?.textContent === 'finished')
   check(await page.isVisible('h2:has-text("Final text")'), 'the final pass done: its text is shown')
+  // The final pass hears only speech (gated as the live transcript is):
+  // each side's words, and none made up in the silence around them.
+  for (const [sp, want] of [['You', words(tc.you.text)], ['Others', words(tc.others.text)]]) {
+    const got = words(await said(sp))
+    check(got.includes(want.split(' ').slice(0, 4).join(' ')) && got.split(' ').length <= want.split(' ').length + 2,
+      `final, ${sp}: "${got}"`)
+  }
   check(await page.isVisible('[data-testid="meeting-marker"]:has-text("Agenda: the young man")'), 'the marker stays in the finished notes')
   await page.click('[data-testid="summarize"]')
   await page.waitForSelector('[data-testid="meeting-summary"]')

@@ -183,6 +183,7 @@ export interface MeetingStatus {
   state: string
   id?: string
   seconds: number
+  heard?: number
   notes?: string
   item?: number
   finishing?: boolean
@@ -313,6 +314,7 @@ export interface MeetingLines {
   id: string
   from: number
   lines: Line[]
+  heard: number
 }
 // github.com/harkapp/hark/app.Problem
 export interface Problem {

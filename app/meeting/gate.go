@@ -1,0 +1,111 @@
+package meeting
+
+import (
+	"sort"
+	"time"
+
+	"github.com/harkapp/hark/audio/vad"
+)
+
+// The voice-activity gate of one channel: only speech (with a little
+// pre-roll, and for a while after it) gets through, and none of what is
+// the other channel's echo, so silence costs no decoding and the call is
+// not transcribed twice. The live transcript and the final pass gate
+// alike; the audio let through is concatenated, and its spans map it back
+// to the meeting's timeline.
+
+const (
+	// preRoll is the audio before the detector's onset that the gate lets
+	// through: the detector needs a few frames to be sure.
+	preRoll = rate16k * 3 / 10
+	// history is the audio kept per channel for the pre-roll and the
+	// echo comparison (the window plus the longest echo delay).
+	history = rate16k * 3 / 2
+	// gateChunk is the step the gate decides on (20 ms).
+	gateChunk = rate16k / 50
+)
+
+// span maps audio let through back to the timeline: the let-through
+// sample fed is the timeline's sample at.
+type span struct{ fed, at int64 }
+
+// gate is one channel's gate.
+type gate struct {
+	det     *vad.Detector
+	echo    EchoConfig
+	hang    int64 // quiet samples after which the gate closes
+	hist    []float32
+	open    bool
+	quiet   int64 // samples since the gate last heard (non-echo) speech
+	fed     int64 // samples let through
+	spans   []span
+	skipped int64 // speech samples held back as echo
+}
+
+// newGate makes a gate that stays open for pause and a little more after
+// speech: a streaming transcriber behind it sees the utterance end.
+func newGate(v vad.Config, echo EchoConfig, pause time.Duration) *gate {
+	if pause <= 0 {
+		pause = 800 * time.Millisecond
+	}
+	return &gate{det: vad.NewDetector(v), echo: echo, hang: int64(pause.Seconds()*rate16k) + rate16k/5}
+}
+
+// hear takes the channel's next chunk (every channel's, before any pass).
+func (g *gate) hear(x []float32) {
+	g.det.Write(x)
+	g.hist = append(g.hist, x...)
+	if over := len(g.hist) - history; over > 0 {
+		g.hist = g.hist[:copy(g.hist, g.hist[over:])]
+	}
+}
+
+// pass returns what of the chunk x just heard (and of the audio before it)
+// gets through, appended to dst; at is x's place on the timeline.
+func (g *gate) pass(dst []float32, other *gate, x []float32, at int64) []float32 {
+	speech := g.det.Speaking()
+	if speech {
+		if echo, _ := IsEcho(g.hist, other.hist, g.echo); echo {
+			// What this channel hears now is the other side: close at once.
+			g.skipped += int64(len(x))
+			g.open = false
+			return dst
+		}
+		g.quiet = 0
+	} else {
+		g.quiet += int64(len(x))
+	}
+	if !g.open {
+		if !speech {
+			return dst
+		}
+		// Open with the pre-roll that came before this chunk.
+		pre := g.hist[:len(g.hist)-len(x)]
+		pre = pre[max(0, len(pre)-preRoll):]
+		g.open = true
+		g.spans = append(g.spans, span{fed: g.fed, at: at - int64(len(pre))})
+		g.fed += int64(len(pre))
+		dst = append(dst, pre...)
+	}
+	if g.quiet > g.hang {
+		g.open = false
+		return dst
+	}
+	g.fed += int64(len(x))
+	return append(dst, x...)
+}
+
+// reset closes the gate and forgets the audio before a gap in the
+// timeline.
+func (g *gate) reset() { g.open, g.hist = false, g.hist[:0] }
+
+// timeline maps a time in the audio let through (seconds) to the
+// meeting's.
+func (g *gate) timeline(t float64) float64 {
+	s := int64(t * rate16k)
+	i := sort.Search(len(g.spans), func(i int) bool { return g.spans[i].fed > s }) - 1
+	if i < 0 {
+		return t
+	}
+	return float64(g.spans[i].at+s-g.spans[i].fed) / rate16k
+}

@@ -1,0 +1,131 @@
+package meeting
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/harkapp/hark/audio"
+	am "github.com/harkapp/hark/audio/meeting"
+)
+
+// Gated is one channel of a meeting's recording as the live transcript's
+// gate lets it through (speech with its pre-roll and hang, the other
+// channel's echo held back), concatenated, as a 16 kHz mono audio.Stream.
+// The final pass transcribes it: no decoding of silence (where a model
+// makes words up, and which costs as much as speech) nor of the call twice;
+// Timeline puts its words back on the meeting's timeline. It reads the
+// recording a chunk at a time, so memory stays flat however long the
+// meeting.
+type Gated struct {
+	src  [am.Channels]audio.Stream // each channel at 16 kHz, read in step
+	x    [am.Channels][]float32
+	g    [am.Channels]*gate
+	ch   int
+	pos  int64     // timeline samples gated
+	out  []float32 // let through, not yet read
+	done bool
+}
+
+// OpenGated opens channel ch (am.You or am.Others) of the recording at
+// path, gated as cfg's live transcript would be (zero: the defaults).
+func OpenGated(path string, ch int, cfg LiveConfig) (*Gated, error) {
+	if ch < 0 || ch >= am.Channels {
+		return nil, fmt.Errorf("meeting: no channel %d", ch)
+	}
+	s := &Gated{ch: ch}
+	for i := range s.src {
+		src, err := audio.OpenChannel16k(path, i)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.src[i], s.x[i] = src, make([]float32, gateChunk)
+		s.g[i] = newGate(cfg.VAD, cfg.Echo, cfg.Stream.Pause)
+	}
+	return s, nil
+}
+
+// SampleRate is 16 kHz.
+func (s *Gated) SampleRate() int { return rate16k }
+
+// Channels is 1.
+func (s *Gated) Channels() int { return 1 }
+
+// Format names the recording's format.
+func (s *Gated) Format() string { return s.src[0].Format() + ", gated" }
+
+// Close closes the recording (Timeline still works).
+func (s *Gated) Close() error {
+	var err error
+	for _, src := range s.src {
+		if src != nil {
+			err = errors.Join(err, src.Close())
+		}
+	}
+	return err
+}
+
+// Read gives the next audio let through.
+func (s *Gated) Read(p []float32) (int, error) {
+	for len(s.out) == 0 {
+		if s.done {
+			return 0, io.EOF
+		}
+		if err := s.next(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, s.out)
+	s.out = s.out[:copy(s.out, s.out[n:])]
+	return n, nil
+}
+
+// next gates the recording's next chunk (a channel that ends first is
+// silent after its end).
+func (s *Gated) next() error {
+	n := 0
+	for i, src := range s.src {
+		k, err := readFull(src, s.x[i])
+		if err != nil {
+			return err
+		}
+		clear(s.x[i][k:])
+		n = max(n, k)
+	}
+	if n < gateChunk {
+		s.done = true
+	}
+	if n == 0 {
+		return nil
+	}
+	for i, g := range s.g {
+		g.hear(s.x[i][:n])
+	}
+	s.out = s.g[s.ch].pass(s.out, s.g[1-s.ch], s.x[s.ch][:n], s.pos)
+	s.pos += int64(n)
+	return nil
+}
+
+// Timeline maps a time in the audio read (seconds) to the meeting's.
+func (s *Gated) Timeline(t float64) float64 { return s.g[s.ch].timeline(t) }
+
+// Skipped is the speech held back as the other channel's echo (seconds).
+func (s *Gated) Skipped() float64 { return float64(s.g[s.ch].skipped) / rate16k }
+
+// readFull reads until p is full or the stream ends (then with the
+// frames read and no error).
+func readFull(s audio.Stream, p []float32) (int, error) {
+	n := 0
+	for n < len(p) {
+		k, err := audio.ReadSome(s, p[n:])
+		n += k
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
