@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // Hostile templates are stopped within the bound with a clear error, and
@@ -30,7 +32,7 @@ func TestRenderBudget(t *testing.T) {
 	start := time.Now()
 	_, err = loop.Render(nil, Options{})
 	require.ErrorIs(t, err, ErrTemplateTimeout)
-	require.Less(t, time.Since(start), RenderTimeout+2*time.Second)
+	require.Less(t, time.Since(start), RenderTimeout+shared.Wait(t, 2*time.Second))
 	check()
 
 	// A string doubled by {% set %} (2^60 bytes; gonja's string ops are
@@ -46,17 +48,20 @@ func TestRenderBudget(t *testing.T) {
 		_, err = double.Render(nil, Options{})
 		require.Error(t, err)
 		require.True(t, errors.Is(err, want[0]) || len(want) > 1 && errors.Is(err, want[1]), "%s: %v", src, err)
-		require.Less(t, time.Since(start), RenderTimeout+2*time.Second)
+		require.Less(t, time.Since(start), RenderTimeout+shared.Wait(t, 2*time.Second))
 		check()
 	}
 
-	// A cancelled request stops the rendering at once.
+	// A cancelled request stops the rendering, long before the bound: with
+	// a bound of a minute, returning sooner is the cancellation's doing
+	// (however busy the machine; a 1-s bound took 1.3 s at load 15).
+	RenderTimeout = time.Minute
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start = time.Now()
 	_, err = loop.RenderContext(ctx, nil, Options{})
 	require.ErrorIs(t, err, context.Canceled)
-	require.Less(t, time.Since(start), time.Second)
+	require.Less(t, time.Since(start), RenderTimeout/2)
 	check()
 }
 
