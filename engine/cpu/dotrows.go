@@ -1,0 +1,108 @@
+package cpu
+
+// Multi-row products. A batch decode step (engine/llm's Batch below
+// MatMulRows rows) multiplies each weight matrix by a few activation rows,
+// one per sequence. Running the single-row kernel once per activation row
+// repeats, for every row, all the work on the weight block (its loads,
+// signs, scale) and runs one FMA chain at a time, so a step of four rows
+// cost four steps of one. kind.dotQRowsM takes up to rowsM activation
+// rows at once: each weight block is decoded once for all of them. Its
+// per-row arithmetic is the single-row kernel's (same order, same
+// rounding), so a row's result does not depend on the rows beside it and
+// batched decoding stays equal to sequential decoding.
+
+// rowsM is the most activation rows one dotQRowsM call takes; the row
+// task runs more in groups of rowsM.
+const rowsM = 4
+
+// rowsMFunc computes, for i < m (1..rowsM) and r < rows,
+//
+//	out[i*ldo+r] = dotQ(weight row r, activation row i)
+//
+// with weight rows rb bytes apart in w and activation rows xrb bytes
+// apart in x, nb blocks each, and xs the activation blocks' scales as
+// float32 (row i's at xs[i*nb:], actScales); out[i*ldo+r] equals what
+// dotQRows writes for row r against activation row i, bit for bit.
+type rowsMFunc func(w []byte, rb, rows int, x []byte, xrb int, xs []float32, m, nb int, out []float32, ldo int)
+
+// withRowsM gives a kind its portable multi-row kernel (the kinds
+// table; SIMD init replaces it with its own, or none).
+func withRowsM(kd *kind, f rowsMFunc) *kind {
+	kd.dotQRowsM = f
+	return kd
+}
+
+// rowsMQ8_0Generic is dotQ8_0Generic for m activation rows: each weight
+// block's codes are widened and its scale converted once.
+func rowsMQ8_0Generic(w []byte, rb, rows int, x []byte, xrb int, xs []float32, m, nb int, out []float32, ldo int) {
+	var sums [rowsM]float32
+	var wq [32]int32
+	for r := range rows {
+		wr := w[r*rb : r*rb+nb*q8_0Bytes]
+		sums = [rowsM]float32{}
+		for b := range nb {
+			wb := wr[b*q8_0Bytes : (b+1)*q8_0Bytes]
+			for j := range wq {
+				wq[j] = int32(int8(wb[2+j]))
+			}
+			dw := f16At(wb)
+			for i := range m {
+				xb := x[i*xrb+b*q8_0Bytes : i*xrb+(b+1)*q8_0Bytes]
+				var s int32
+				for j, q := range wq {
+					s += q * int32(int8(xb[2+j]))
+				}
+				sums[i] += float32(s) * (dw * xs[i*nb+b])
+			}
+		}
+		for i := range m {
+			out[i*ldo+r] = sums[i]
+		}
+	}
+}
+
+// mRows computes weight rows [lo, hi) against every activation row with
+// dotQRowsM: a run of run weight rows (which stays in L1) against rowsM
+// activation rows at a time, the results through buf (rowsM·run floats)
+// and the activations' scales through xs (m·nb floats).
+func (a *mulArgs) mRows(lo, hi, run int, buf, xs []float32) {
+	nb := a.k / a.kd.blockSize
+	a.actScales(xs)
+	for j0 := lo; j0 < hi; j0 += run {
+		j1 := min(hi, j0+run)
+		n := j1 - j0
+		for i0 := 0; i0 < a.m; i0 += rowsM {
+			g := min(rowsM, a.m-i0)
+			a.kd.dotQRowsM(a.w[j0*a.rb:j1*a.rb], a.rb, n, a.act[i0*a.actRB:], a.actRB, xs[i0*nb:], g, nb, buf, n)
+			for i := range g {
+				a.store(i0+i, j0, buf[i*n:(i+1)*n])
+			}
+		}
+	}
+}
+
+// actScales widens the f16 scale at the start of every activation block
+// (the Q8_0 activation format's d, which every type with dotQRowsM
+// takes) into xs, m rows of nb: the kernels then broadcast a float
+// instead of converting a half for every weight row.
+func (a *mulArgs) actScales(xs []float32) {
+	nb := a.k / a.kd.blockSize
+	for i := range a.m {
+		x := a.act[i*a.actRB:]
+		for b := range nb {
+			xs[i*nb+b] = f16At(x[b*a.kd.actBytes:])
+		}
+	}
+}
+
+// scaleBuf is m·nb floats per worker for mRows' activation scales, or
+// nil where a's product does not take the multi-row kernels.
+func (mm *MatMul) scaleBuf(a *mulArgs) []float32 {
+	if a.m <= 1 || a.kd.dotQRowsM == nil || a.packed != nil || mm.floatActs {
+		return nil
+	}
+	if need := mm.pool.Workers() * a.m * (a.k / a.kd.blockSize); len(mm.xsc) < need {
+		mm.xsc = make([]float32, need)
+	}
+	return mm.xsc
+}

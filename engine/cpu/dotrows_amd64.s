@@ -1,0 +1,157 @@
+#include "textflag.h"
+
+// Multi-row Q8_0 kernels (dotrows_amd64.go): rows weight rows (rb bytes
+// apart) against R activation rows (xrb bytes apart) at once, out[i·ldo+r]
+// for activation row i and weight row r. Each weight block is loaded, its
+// signs taken and its scale widened once for all R rows, and the R rows'
+// sums are R independent FMA chains. Per activation row the arithmetic is
+// dotQ8_0AVX2's, in its order (int32 lane sums, ×(dw·dx) into eight float
+// lanes, the same reduction), so every result equals the single-row
+// kernel's bit for bit: batched decoding equals sequential decoding.
+
+// Q80ROW adds one activation row's block (codes at xd, its scale as a
+// float at xs) into acc; Y4 holds the weight codes, Y5 their magnitudes,
+// Y6 the weight scale in every lane, Y15 sixteen-bit ones.
+#define Q80ROW(xd, xs, acc) \
+	VMOVDQU      xd, Y7 \
+	VPSIGNB      Y4, Y7, Y7 \
+	VPMADDUBSW   Y7, Y5, Y8 \
+	VPMADDWD     Y15, Y8, Y8 \
+	VCVTDQ2PS    Y8, Y8 \
+	VBROADCASTSS xs, Y9 \
+	VMULPS       Y9, Y6, Y9 \
+	VFMADD231PS  Y9, Y8, acc
+
+// Q80SUM reduces acc (its low half xacc) as dotQ8_0AVX2 does and stores it.
+#define Q80SUM(acc, xacc, dst) \
+	VEXTRACTF128 $1, acc, X10 \
+	VADDPS       X10, xacc, xacc \
+	VHADDPS      xacc, xacc, xacc \
+	VHADDPS      xacc, xacc, xacc \
+	VMOVSS       xacc, dst
+
+// Q80BLOCK loads the weight block at SI.
+#define Q80BLOCK \
+	VMOVDQU      2(SI), Y4 \
+	VPSIGNB      Y4, Y4, Y5 \
+	VPBROADCASTW (SI), X6 \
+	VCVTPH2PS    X6, Y6
+
+// Q80SETUP loads the arguments: R10 the weight row, R14 rb, R8 xrb, R9
+// 3·xrb, R13 nb·4 (the scale rows' stride), R12 3·nb·4, AX out, R11 ldo
+// bytes, BX rows, Y15 ones.
+#define Q80SETUP \
+	MOVQ         w+0(FP), R10 \
+	MOVQ         rb+40(FP), R14 \
+	MOVQ         xrb+48(FP), R8 \
+	LEAQ         (R8)(R8*2), R9 \
+	MOVQ         nb+24(FP), R13 \
+	SHLQ         $2, R13 \
+	LEAQ         (R13)(R13*2), R12 \
+	MOVQ         out+56(FP), AX \
+	MOVQ         ldo+64(FP), R11 \
+	SHLQ         $2, R11 \
+	MOVQ         rows+32(FP), BX \
+	MOVL         $0x00010001, DX \
+	VMOVD        DX, X15 \
+	VPBROADCASTD X15, Y15
+
+// Q80NEXT starts a weight row's blocks: SI its first, DI the first
+// activation row's, DX its first scale, CX the count.
+#define Q80NEXT \
+	MOVQ         R10, SI \
+	MOVQ         x+8(FP), DI \
+	MOVQ         xs+16(FP), DX \
+	MOVQ         nb+24(FP), CX
+
+// Q80ADVANCE moves to the next block.
+#define Q80ADVANCE \
+	ADDQ         $34, SI \
+	ADDQ         $34, DI \
+	ADDQ         $4, DX \
+	DECQ         CX
+
+// Q80ROWDONE moves to the next weight row; falls through when none is left.
+#define Q80ROWDONE \
+	ADDQ         R14, R10 \
+	ADDQ         $4, AX \
+	DECQ         BX
+
+// func dotQ8_0AVX2M4(w, x *byte, xs *float32, nb, rows, rb, xrb int, out *float32, ldo int)
+TEXT ·dotQ8_0AVX2M4(SB), NOSPLIT, $0-72
+	Q80SETUP
+
+m4row:
+	Q80NEXT
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+m4loop:
+	Q80BLOCK
+	Q80ROW(2(DI), (DX), Y0)
+	Q80ROW(2(DI)(R8*1), (DX)(R13*1), Y1)
+	Q80ROW(2(DI)(R8*2), (DX)(R13*2), Y2)
+	Q80ROW(2(DI)(R9*1), (DX)(R12*1), Y3)
+	Q80ADVANCE
+	JNZ m4loop
+
+	Q80SUM(Y0, X0, (AX))
+	Q80SUM(Y1, X1, (AX)(R11*1))
+	Q80SUM(Y2, X2, (AX)(R11*2))
+	LEAQ   (AX)(R11*2), DX
+	Q80SUM(Y3, X3, (DX)(R11*1))
+	Q80ROWDONE
+	JNZ m4row
+	VZEROUPPER
+	RET
+
+// func dotQ8_0AVX2M3(w, x *byte, xs *float32, nb, rows, rb, xrb int, out *float32, ldo int)
+TEXT ·dotQ8_0AVX2M3(SB), NOSPLIT, $0-72
+	Q80SETUP
+
+m3row:
+	Q80NEXT
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+
+m3loop:
+	Q80BLOCK
+	Q80ROW(2(DI), (DX), Y0)
+	Q80ROW(2(DI)(R8*1), (DX)(R13*1), Y1)
+	Q80ROW(2(DI)(R8*2), (DX)(R13*2), Y2)
+	Q80ADVANCE
+	JNZ m3loop
+
+	Q80SUM(Y0, X0, (AX))
+	Q80SUM(Y1, X1, (AX)(R11*1))
+	Q80SUM(Y2, X2, (AX)(R11*2))
+	Q80ROWDONE
+	JNZ m3row
+	VZEROUPPER
+	RET
+
+// func dotQ8_0AVX2M2(w, x *byte, xs *float32, nb, rows, rb, xrb int, out *float32, ldo int)
+TEXT ·dotQ8_0AVX2M2(SB), NOSPLIT, $0-72
+	Q80SETUP
+
+m2row:
+	Q80NEXT
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+m2loop:
+	Q80BLOCK
+	Q80ROW(2(DI), (DX), Y0)
+	Q80ROW(2(DI)(R8*1), (DX)(R13*1), Y1)
+	Q80ADVANCE
+	JNZ m2loop
+
+	Q80SUM(Y0, X0, (AX))
+	Q80SUM(Y1, X1, (AX)(R11*1))
+	Q80ROWDONE
+	JNZ m2row
+	VZEROUPPER
+	RET
