@@ -25,6 +25,11 @@ const rowsM = 4
 // dotQRows writes for row r against activation row i, bit for bit.
 type rowsMFunc func(w []byte, rb, rows int, x []byte, xrb int, xs []float32, m, nb int, out []float32, ldo int)
 
+// rowsFMFunc computes, for i < m (1..rowsM), out[i] = dotF(w, activation
+// row i) with the float activation rows ldx elements apart in x, k
+// elements each, equal to dotF bit for bit.
+type rowsFMFunc func(w []byte, x []float32, k, ldx, m int, out []float32)
+
 // withRowsM gives a kind its portable multi-row kernel (the kinds
 // table; SIMD init replaces it with its own, or none).
 func withRowsM(kd *kind, f rowsMFunc) *kind {
@@ -105,4 +110,20 @@ func (mm *MatMul) scaleBuf(a *mulArgs) []float32 {
 		mm.xsc = make([]float32, need)
 	}
 	return mm.xsc
+}
+
+// mRowsF is mRows for float weights (kind.dotFM): each weight row against
+// rowsM activation rows at a time, the results through buf.
+func (a *mulArgs) mRowsF(lo, hi int, buf []float32) {
+	for j := lo; j < hi; j++ {
+		wr := a.w[j*a.rb : (j+1)*a.rb]
+		for i0 := 0; i0 < a.m; i0 += rowsM {
+			g := min(rowsM, a.m-i0)
+			d := buf[:g]
+			a.kd.dotFM(wr, a.x[i0*a.ldx:], a.k, a.ldx, g, d)
+			for i := range g {
+				a.store(i0+i, j, d[i:i+1])
+			}
+		}
+	}
 }

@@ -1,5 +1,11 @@
 package cpu
 
+import (
+	"encoding/binary"
+
+	"github.com/harkapp/hark/engine/ggml"
+)
+
 // The kernels compute rows weight rows against 4, 3 or 2 activation rows
 // (dotrows_amd64.s); nb, rows > 0.
 
@@ -35,5 +41,68 @@ func rowsMQ8_0Fast(w []byte, rb, rows int, x []byte, xrb int, xs []float32, m, n
 		dotQ8_0AVX2M4(&w[0], &x[0], &xs[0], nb, rows, rb, xrb, &out[0], ldo)
 	default:
 		panic("cpu: rowsMQ8_0Fast takes 1 to rowsM activation rows")
+	}
+}
+
+// The float kernels compute one weight row against two activation rows
+// (ldx elements apart), n > 0 a multiple of 32 (dotrows_amd64.s).
+
+//go:noescape
+func dotF16AVX2M2(w *uint16, x *float32, ldx, n int, out *float32)
+
+//go:noescape
+func dotF32AVX2M2(w, x *float32, ldx, n int, out *float32)
+
+func init() {
+	if hasAVX2 {
+		kinds[ggml.F16].dotFM = rowsFMF16Fast
+		kinds[ggml.F32].dotFM = rowsFMF32Fast
+	}
+}
+
+// rowsFMF16Fast is rowsFMFunc for f16 weights, equal bit for bit to
+// dotF16Fast row by row: activation rows in pairs, an odd last one alone.
+func rowsFMF16Fast(w []byte, x []float32, k, ldx, m int, out []float32) {
+	main := k &^ 31
+	w = w[:2*k]
+	i := 0
+	for ; i+2 <= m; i += 2 {
+		x0, x1 := x[i*ldx:i*ldx+k], x[(i+1)*ldx:(i+1)*ldx+k]
+		var s [2]float32
+		if main > 0 {
+			dotF16AVX2M2((*uint16)(f16Ptr(w)), &x0[0], ldx, main, &s[0])
+		}
+		for e := main; e < k; e++ { // dotF16Fast's tail, in its order
+			h := f16Table[binary.LittleEndian.Uint16(w[2*e:])]
+			s[0] += h * x0[e]
+			s[1] += h * x1[e]
+		}
+		out[i], out[i+1] = s[0], s[1]
+	}
+	if i < m {
+		out[i] = dotF16Fast(w, x[i*ldx:i*ldx+k])
+	}
+}
+
+// rowsFMF32Fast is rowsFMFunc for f32 weights, equal bit for bit to
+// dotF32Fast row by row.
+func rowsFMF32Fast(w []byte, x []float32, k, ldx, m int, out []float32) {
+	main := k &^ 31
+	wf := f32View(w, k)
+	i := 0
+	for ; i+2 <= m; i += 2 {
+		x0, x1 := x[i*ldx:i*ldx+k], x[(i+1)*ldx:(i+1)*ldx+k]
+		var s [2]float32
+		if main > 0 {
+			dotF32AVX2M2(&wf[0], &x0[0], ldx, main, &s[0])
+		}
+		for e := main; e < k; e++ { // dotF32Fast's tail, in its order
+			s[0] += wf[e] * x0[e]
+			s[1] += wf[e] * x1[e]
+		}
+		out[i], out[i+1] = s[0], s[1]
+	}
+	if i < m {
+		out[i] = dotF32Fast(wf, x[i*ldx:i*ldx+k])
 	}
 }

@@ -81,6 +81,54 @@
 	ADDQ         $4, AX \
 	DECQ         BX
 
+// Two-row float kernels: one weight row (f16 or f32) against two float
+// activation rows (ldx elements apart), n a multiple of 32 elements. Per
+// row the arithmetic is dotF16AVX2's or dotF32AVX2's (four 8-lane FMA
+// chains, then the same reduction), so each result equals theirs bit for
+// bit; the weights are loaded (and widened) once for both rows.
+
+// FXSUM reduces four accumulators as dotF16AVX2 does and stores the sum.
+#define FXSUM(a0, a1, a2, a3, x0, tmp, dst) \
+	VADDPS       a1, a0, a0 \
+	VADDPS       a3, a2, a2 \
+	VADDPS       a2, a0, a0 \
+	VEXTRACTF128 $1, a0, tmp \
+	VADDPS       tmp, x0, x0 \
+	VHADDPS      x0, x0, x0 \
+	VHADDPS      x0, x0, x0 \
+	VMOVSS       x0, dst
+
+// FXSETUP loads the arguments (n > 0, a multiple of 32: the caller
+// checks) and clears both rows' accumulators.
+#define FXSETUP \
+	MOVQ         w+0(FP), SI \
+	MOVQ         x+8(FP), DI \
+	MOVQ         ldx+16(FP), R8 \
+	SHLQ         $2, R8 \
+	MOVQ         n+24(FP), CX \
+	SHRQ         $5, CX \
+	MOVQ         out+32(FP), AX \
+	VXORPS       Y0, Y0, Y0 \
+	VXORPS       Y1, Y1, Y1 \
+	VXORPS       Y2, Y2, Y2 \
+	VXORPS       Y3, Y3, Y3 \
+	VXORPS       Y8, Y8, Y8 \
+	VXORPS       Y9, Y9, Y9 \
+	VXORPS       Y10, Y10, Y10 \
+	VXORPS       Y11, Y11, Y11
+
+// FXFMA multiplies the 32 weights in Y4-Y7 into both rows' accumulators.
+#define FXFMA \
+	VFMADD231PS  (DI), Y4, Y0 \
+	VFMADD231PS  32(DI), Y5, Y1 \
+	VFMADD231PS  64(DI), Y6, Y2 \
+	VFMADD231PS  96(DI), Y7, Y3 \
+	VFMADD231PS  (DI)(R8*1), Y4, Y8 \
+	VFMADD231PS  32(DI)(R8*1), Y5, Y9 \
+	VFMADD231PS  64(DI)(R8*1), Y6, Y10 \
+	VFMADD231PS  96(DI)(R8*1), Y7, Y11 \
+	ADDQ         $128, DI
+
 // func dotQ8_0AVX2M4(w, x *byte, xs *float32, nb, rows, rb, xrb int, out *float32, ldo int)
 TEXT ·dotQ8_0AVX2M4(SB), NOSPLIT, $0-72
 	Q80SETUP
@@ -157,5 +205,43 @@ m2loop:
 	Q80SUM(Y1, X1, (AX)(R11*1))
 	Q80ROWDONE
 	JNZ m2row
+	VZEROUPPER
+	RET
+
+// func dotF16AVX2M2(w *uint16, x *float32, ldx, n int, out *float32)
+TEXT ·dotF16AVX2M2(SB), NOSPLIT, $0-40
+	FXSETUP
+
+f16m2loop:
+	VCVTPH2PS (SI), Y4
+	VCVTPH2PS 16(SI), Y5
+	VCVTPH2PS 32(SI), Y6
+	VCVTPH2PS 48(SI), Y7
+	FXFMA
+	ADDQ      $64, SI
+	DECQ      CX
+	JNZ       f16m2loop
+
+	FXSUM(Y0, Y1, Y2, Y3, X0, X1, (AX))
+	FXSUM(Y8, Y9, Y10, Y11, X8, X12, 4(AX))
+	VZEROUPPER
+	RET
+
+// func dotF32AVX2M2(w, x *float32, ldx, n int, out *float32)
+TEXT ·dotF32AVX2M2(SB), NOSPLIT, $0-40
+	FXSETUP
+
+f32m2loop:
+	VMOVUPS (SI), Y4
+	VMOVUPS 32(SI), Y5
+	VMOVUPS 64(SI), Y6
+	VMOVUPS 96(SI), Y7
+	FXFMA
+	ADDQ    $128, SI
+	DECQ    CX
+	JNZ     f32m2loop
+
+	FXSUM(Y0, Y1, Y2, Y3, X0, X1, (AX))
+	FXSUM(Y8, Y9, Y10, Y11, X8, X12, 4(AX))
 	VZEROUPPER
 	RET

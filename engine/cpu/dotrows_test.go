@@ -10,29 +10,66 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// rowsMPath is one instruction-set path of a type's row kernels: the
-// single-row run and the multi-row kernel that must equal it.
+// rowsMPath is one instruction-set path of a type's row kernels: for a
+// quantized type the single-row run and the multi-row kernel that must
+// equal it, for a float type the dot and its multi-row kernel.
 type rowsMPath struct {
 	rows func(w []byte, rb int, x []byte, nb int, out []float32)
 	m    rowsMFunc
+	dotF func(w []byte, x []float32) float32
+	fm   rowsFMFunc
 }
 
 // rowsMPaths are, by type, the paths this CPU runs (the SIMD ones added
 // by the architecture's test files).
 var rowsMPaths = map[ggml.Type]map[string]rowsMPath{
-	ggml.Q8_0: {"generic": {func(w []byte, rb int, x []byte, nb int, out []float32) {
+	ggml.Q8_0: {"generic": {rows: func(w []byte, rb int, x []byte, nb int, out []float32) {
 		rowsGeneric(dotQ8_0Generic, w, rb, x, nb, out)
-	}, rowsMQ8_0Generic}},
+	}, m: rowsMQ8_0Generic}},
+	ggml.F16: {"generic": {dotF: dotF16Generic}},
+	ggml.F32: {"generic": {dotF: func(w []byte, x []float32) float32 { return dotF32Generic(f32View(w, len(x)), x) }}},
 }
 
-// usePath installs p's kernels for t (nil m: the multi-row kernel off, one
-// activation row at a time) until the test ends.
+// usePath installs p's kernels for t (nil m or fm: the multi-row kernel
+// off, one activation row at a time) until the test ends.
 func usePath(t *testing.T, typ ggml.Type, p rowsMPath) {
 	kd := kinds[typ]
 	saved := *kd
 	t.Cleanup(func() { *kd = saved })
-	setRows(typ, p.rows)
-	kd.dotQRowsM = p.m
+	if p.rows != nil {
+		setRows(typ, p.rows)
+		kd.dotQRowsM = p.m
+		return
+	}
+	kd.dotF, kd.dotFM = p.dotF, p.fm
+}
+
+// The float multi-row kernels equal their path's dot bit for bit, for
+// every group size, lengths with and without a tail past the SIMD width,
+// and activation rows further apart than their length.
+func TestRowsFMEqualDotF(t *testing.T) {
+	r := rand.New(rand.NewPCG(38, 2))
+	for typ, paths := range rowsMPaths {
+		for name, p := range paths {
+			if p.fm == nil {
+				continue
+			}
+			for _, k := range []int{7, 32, 200, 576} {
+				w := randWeights(r, typ, 1, k)
+				for m := 1; m <= rowsM; m++ {
+					ldx := k + 3
+					x := randF32(r, (m-1)*ldx+k)
+					out := make([]float32, m+1)
+					nanFill(out)
+					p.fm(w, x, k, ldx, m, out)
+					for i := range m {
+						require.Equal(t, p.dotF(w, x[i*ldx:i*ldx+k]), out[i], "%s %s k=%d m=%d row %d", typ, name, k, m, i)
+					}
+					require.True(t, math.IsNaN(float64(out[m])), "past m written")
+				}
+			}
+		}
+	}
 }
 
 // The multi-row kernels equal their path's single-row kernel bit for bit,
@@ -43,6 +80,9 @@ func TestRowsMEqualRows(t *testing.T) {
 	for typ, paths := range rowsMPaths {
 		ts, xs := kinds[typ].typeSize, kinds[typ].actBytes
 		for name, p := range paths {
+			if p.rows == nil {
+				continue
+			}
 			for _, nb := range []int{1, 7, 18} {
 				for _, rows := range []int{1, 5, 37} {
 					rb := nb*ts + 3 // rows apart by more than their length
@@ -88,7 +128,7 @@ func TestMulRowsMReference(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/multi=%v", typ, name, multi), func(t *testing.T) {
 					q := p
 					if !multi {
-						q.m = nil
+						q.m, q.fm = nil, nil
 					}
 					usePath(t, typ, q)
 					mm := NewMatMul(pool)

@@ -340,6 +340,10 @@ func (t *rowTask) Do(w, lo, hi int) {
 		}
 		return
 	}
+	if a.m > 1 && a.kd.dotFM != nil {
+		a.mRowsF(lo, hi, t.buf[w*rowBufLen:(w+1)*rowBufLen])
+		return
+	}
 	for j := lo; j < hi; j++ {
 		wr := a.w[j*a.rb : (j+1)*a.rb]
 		for i := 0; i < a.m; i++ {

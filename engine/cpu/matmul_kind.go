@@ -28,6 +28,9 @@ type kind struct {
 
 	// Float types: the dot reads x as float32 directly.
 	dotF func(w []byte, x []float32) float32
+	// dotFM, where set, is dotF for up to rowsM activation rows at once,
+	// equal to it bit for bit (dotrows.go).
+	dotFM rowsFMFunc
 }
 
 // quantize encodes one row of x in k's activation format through package
