@@ -61,48 +61,59 @@ func init() {
 }
 
 // rowsFMF16Fast is rowsFMFunc for f16 weights, equal bit for bit to
-// dotF16Fast row by row: activation rows in pairs, an odd last one alone.
+// dotF16Fast row by row.
 func rowsFMF16Fast(w []byte, x []float32, k, ldx, m int, out []float32) {
-	main := k &^ 31
-	w = w[:2*k]
-	i := 0
-	for ; i+2 <= m; i += 2 {
-		x0, x1 := x[i*ldx:i*ldx+k], x[(i+1)*ldx:(i+1)*ldx+k]
-		var s [2]float32
-		if main > 0 {
-			dotF16AVX2M2((*uint16)(f16Ptr(w)), &x0[0], ldx, main, &s[0])
-		}
-		for e := main; e < k; e++ { // dotF16Fast's tail, in its order
-			h := f16Table[binary.LittleEndian.Uint16(w[2*e:])]
-			s[0] += h * x0[e]
-			s[1] += h * x1[e]
-		}
-		out[i], out[i+1] = s[0], s[1]
-	}
-	if i < m {
-		out[i] = dotF16Fast(w, x[i*ldx:i*ldx+k])
-	}
+	rowsFMFast(true, w, x, k, ldx, m, out)
 }
 
 // rowsFMF32Fast is rowsFMFunc for f32 weights, equal bit for bit to
 // dotF32Fast row by row.
 func rowsFMF32Fast(w []byte, x []float32, k, ldx, m int, out []float32) {
+	rowsFMFast(false, w, x, k, ldx, m, out)
+}
+
+// rowsFMFast drives the f16 (or f32) two-row kernel: activation rows in
+// pairs, an odd last one through the single-row dot; the elements past
+// the last multiple of 32 are added as the single-row dot adds them. The
+// kernels are called directly, not through a func value, so the sums
+// stay on the stack.
+func rowsFMFast(f16 bool, w []byte, x []float32, k, ldx, m int, out []float32) {
 	main := k &^ 31
-	wf := f32View(w, k)
+	var wf []float32
+	if f16 {
+		w = w[:2*k]
+	} else {
+		wf = f32View(w, k)
+	}
+	at := func(e int) float32 {
+		if f16 {
+			return f16Table[binary.LittleEndian.Uint16(w[2*e:])]
+		}
+		return wf[e]
+	}
 	i := 0
 	for ; i+2 <= m; i += 2 {
 		x0, x1 := x[i*ldx:i*ldx+k], x[(i+1)*ldx:(i+1)*ldx+k]
 		var s [2]float32
-		if main > 0 {
+		switch {
+		case main == 0:
+		case f16:
+			dotF16AVX2M2((*uint16)(f16Ptr(w)), &x0[0], ldx, main, &s[0])
+		default:
 			dotF32AVX2M2(&wf[0], &x0[0], ldx, main, &s[0])
 		}
-		for e := main; e < k; e++ { // dotF32Fast's tail, in its order
-			s[0] += wf[e] * x0[e]
-			s[1] += wf[e] * x1[e]
+		for e := main; e < k; e++ {
+			v := at(e)
+			s[0] += v * x0[e]
+			s[1] += v * x1[e]
 		}
 		out[i], out[i+1] = s[0], s[1]
 	}
 	if i < m {
-		out[i] = dotF32Fast(wf, x[i*ldx:i*ldx+k])
+		if f16 {
+			out[i] = dotF16Fast(w, x[i*ldx:i*ldx+k])
+		} else {
+			out[i] = dotF32Fast(wf, x[i*ldx:i*ldx+k])
+		}
 	}
 }
