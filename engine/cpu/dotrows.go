@@ -20,9 +20,9 @@ const rowsM = 4
 //	out[i*ldo+r] = dotQ(weight row r, activation row i)
 //
 // with weight rows rb bytes apart in w and activation rows xrb bytes
-// apart in x, nb blocks each, and xs the activation blocks' scales as
-// float32 (row i's at xs[i*nb:], actScales); out[i*ldo+r] equals what
-// dotQRows writes for row r against activation row i, bit for bit.
+// apart in x, nb blocks each, and xs what the kind's prepM made of them
+// (row i's at xs[i*nb*prepN:]); out[i*ldo+r] equals what dotQRows writes
+// for row r against activation row i, bit for bit.
 type rowsMFunc func(w []byte, rb, rows int, x []byte, xrb int, xs []float32, m, nb int, out []float32, ldo int)
 
 // rowsFMFunc computes, for i < m (1..rowsM), out[i] = dotF(w, activation
@@ -30,11 +30,21 @@ type rowsMFunc func(w []byte, rb, rows int, x []byte, xrb int, xs []float32, m, 
 // elements each, equal to dotF bit for bit.
 type rowsFMFunc func(w []byte, x []float32, k, ldx, m int, out []float32)
 
-// withRowsM gives a kind its portable multi-row kernel (the kinds
-// table; SIMD init replaces it with its own, or none).
-func withRowsM(kd *kind, f rowsMFunc) *kind {
-	kd.dotQRowsM = f
+// withRowsM gives a kind its portable multi-row kernel and its
+// preparation (the kinds table; SIMD init replaces them with its own, or
+// none).
+func withRowsM(kd *kind, f rowsMFunc, prep func(x []byte, nb int, dst []float32), n int) *kind {
+	kd.dotQRowsM, kd.prepM, kd.prepN = f, prep, n
 	return kd
+}
+
+// prepScales is the Q8_0 activation format's preparation: each block's
+// f16 scale d as a float, so the kernels broadcast a float instead of
+// converting a half for every weight row.
+func prepScales(x []byte, nb int, dst []float32) {
+	for b := range nb {
+		dst[b] = f16At(x[b*q8_0Bytes:])
+	}
 }
 
 // rowsMQ8_0Generic is dotQ8_0Generic for m activation rows: each weight
@@ -69,16 +79,18 @@ func rowsMQ8_0Generic(w []byte, rb, rows int, x []byte, xrb int, xs []float32, m
 // mRows computes weight rows [lo, hi) against every activation row with
 // dotQRowsM: a run of run weight rows (which stays in L1) against rowsM
 // activation rows at a time, the results through buf (rowsM·run floats)
-// and the activations' scales through xs (m·nb floats).
+// and the activations' preparation through xs (m·nb·prepN floats).
 func (a *mulArgs) mRows(lo, hi, run int, buf, xs []float32) {
-	nb := a.k / a.kd.blockSize
-	a.actScales(xs)
+	nb, pn := a.k/a.kd.blockSize, a.kd.prepN
+	for i := range a.m {
+		a.kd.prepM(a.act[i*a.actRB:(i+1)*a.actRB], nb, xs[i*nb*pn:(i+1)*nb*pn])
+	}
 	for j0 := lo; j0 < hi; j0 += run {
 		j1 := min(hi, j0+run)
 		n := j1 - j0
 		for i0 := 0; i0 < a.m; i0 += rowsM {
 			g := min(rowsM, a.m-i0)
-			a.kd.dotQRowsM(a.w[j0*a.rb:j1*a.rb], a.rb, n, a.act[i0*a.actRB:], a.actRB, xs[i0*nb:], g, nb, buf, n)
+			a.kd.dotQRowsM(a.w[j0*a.rb:j1*a.rb], a.rb, n, a.act[i0*a.actRB:], a.actRB, xs[i0*nb*pn:], g, nb, buf, n)
 			for i := range g {
 				a.store(i0+i, j0, buf[i*n:(i+1)*n])
 			}
@@ -86,27 +98,14 @@ func (a *mulArgs) mRows(lo, hi, run int, buf, xs []float32) {
 	}
 }
 
-// actScales widens the f16 scale at the start of every activation block
-// (the Q8_0 activation format's d, which every type with dotQRowsM
-// takes) into xs, m rows of nb: the kernels then broadcast a float
-// instead of converting a half for every weight row.
-func (a *mulArgs) actScales(xs []float32) {
-	nb := a.k / a.kd.blockSize
-	for i := range a.m {
-		x := a.act[i*a.actRB:]
-		for b := range nb {
-			xs[i*nb+b] = f16At(x[b*a.kd.actBytes:])
-		}
-	}
-}
-
-// scaleBuf is m·nb floats per worker for mRows' activation scales, or
-// nil where a's product does not take the multi-row kernels.
+// scaleBuf is m·nb·prepN floats per worker for mRows' activation
+// preparation, or nil where a's product does not take the multi-row
+// kernels.
 func (mm *MatMul) scaleBuf(a *mulArgs) []float32 {
 	if a.m <= 1 || a.kd.dotQRowsM == nil || a.packed != nil || mm.floatActs {
 		return nil
 	}
-	if need := mm.pool.Workers() * a.m * (a.k / a.kd.blockSize); len(mm.xsc) < need {
+	if need := mm.pool.Workers() * a.m * (a.k / a.kd.blockSize) * a.kd.prepN; len(mm.xsc) < need {
 		mm.xsc = make([]float32, need)
 	}
 	return mm.xsc

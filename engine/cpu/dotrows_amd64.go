@@ -2,6 +2,8 @@ package cpu
 
 import (
 	"encoding/binary"
+	"math"
+	"unsafe"
 
 	"github.com/harkapp/hark/engine/ggml"
 )
@@ -116,4 +118,55 @@ func rowsFMFast(f16 bool, w []byte, x []float32, k, ldx, m int, out []float32) {
 			out[i] = dotF32Fast(wf, x[i*ldx:i*ldx+k])
 		}
 	}
+}
+
+//go:noescape
+func dotQ4_0AVX2M4(w, xp *byte, np, rows, rb, xpr int, out *float32, ldo int)
+
+// prepQ4_0N is prepQ4_0's floats a block: 128 bytes a pair of blocks.
+const prepQ4_0N = 16
+
+// prepQ4_0 prepares a Q8_0 activation row for dotQ4_0AVX2M4: for each
+// pair of blocks A, B the registers dotQ4_0AVX2 builds from it (codes
+// 0-15 of A then of B, codes 16-31 of A then of B, the int16 offsets
+// 8·(x[2i]+x[2i+1]) of both halves summed as its VPMADDUBSW and VPADDW
+// sum them (exact: |offset| ≤ 4064), the scales [dA×4 | dB×4]). An odd
+// last block is not prepared (rowsMQ4_0Fast runs odd counts alone).
+func prepQ4_0(x []byte, nb int, dst []float32) {
+	d := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 4*len(dst))
+	for p := range nb / 2 {
+		a, b, o := x[2*p*q8_0Bytes:], x[(2*p+1)*q8_0Bytes:], d[p*128:(p+1)*128]
+		copy(o[0:16], a[2:18])
+		copy(o[16:32], b[2:18])
+		copy(o[32:48], a[18:34])
+		copy(o[48:64], b[18:34])
+		for i := range 16 {
+			lo, hi := o[2*i:], o[32+2*i:]
+			off := 8*(int16(int8(lo[0]))+int16(int8(lo[1]))) + 8*(int16(int8(hi[0]))+int16(int8(hi[1])))
+			binary.LittleEndian.PutUint16(o[64+2*i:], uint16(off))
+		}
+		da, db := f16At(a), f16At(b)
+		for i := range 4 {
+			binary.LittleEndian.PutUint32(o[96+4*i:], math.Float32bits(da))
+			binary.LittleEndian.PutUint32(o[112+4*i:], math.Float32bits(db))
+		}
+	}
+}
+
+// rowsMQ4_0Fast is rowsMFunc on dotQ4_0AVX2M4 (xs from prepQ4_0), equal
+// bit for bit to rowsQ4_0Fast row by row: up to four activation rows a
+// call, fewer, or an odd block count, through rowsQ4_0Fast row by row.
+func rowsMQ4_0Fast(w []byte, rb, rows int, x []byte, xrb int, xs []float32, m, nb int, out []float32, ldo int) {
+	if rows <= 0 || m <= 0 {
+		return
+	}
+	if m < rowsM || nb%2 != 0 {
+		for i := range m {
+			rowsQ4_0Fast(w, rb, x[i*xrb:], nb, out[i*ldo:i*ldo+rows])
+		}
+		return
+	}
+	xpr := nb * prepQ4_0N * 4 // bytes a prepared row
+	_, _, _ = w[(rows-1)*rb+nb*18-1], xs[(m*xpr)/4-1], out[(m-1)*ldo+rows-1]
+	dotQ4_0AVX2M4(&w[0], (*byte)(unsafe.Pointer(&xs[0])), nb/2, rows, rb, xpr, &out[0], ldo)
 }

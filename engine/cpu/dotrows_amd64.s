@@ -129,6 +129,20 @@
 	VFMADD231PS  96(DI)(R8*1), Y7, Y11 \
 	ADDQ         $128, DI
 
+// Q40M adds one prepared activation row's pair of blocks (low codes at
+// lo, high codes at hi, offsets at off, scales at sc) into acc; Y4 and Y5
+// hold the weight pair's low and high nibbles, Y6 its scales, Y15
+// sixteen-bit ones.
+#define Q40M(lo, hi, off, sc, acc) \
+	VPMADDUBSW   lo, Y4, Y7 \
+	VPMADDUBSW   hi, Y5, Y8 \
+	VPADDW       Y8, Y7, Y7 \
+	VPSUBW       off, Y7, Y7 \
+	VPMADDWD     Y15, Y7, Y7 \
+	VCVTDQ2PS    Y7, Y7 \
+	VMULPS       sc, Y6, Y8 \
+	VFMADD231PS  Y8, Y7, acc
+
 // func dotQ8_0AVX2M4(w, x *byte, xs *float32, nb, rows, rb, xrb int, out *float32, ldo int)
 TEXT ·dotQ8_0AVX2M4(SB), NOSPLIT, $0-72
 	Q80SETUP
@@ -243,5 +257,70 @@ f32m2loop:
 
 	FXSUM(Y0, Y1, Y2, Y3, X0, X1, (AX))
 	FXSUM(Y8, Y9, Y10, Y11, X8, X12, 4(AX))
+	VZEROUPPER
+	RET
+
+// func dotQ4_0AVX2M4(w, xp *byte, np, rows, rb, xpr int, out *float32, ldo int)
+// Q4_0 weight rows against four activation rows prepared by prepQ4_0
+// (xpr bytes apart, 128 bytes a pair of blocks: codes 0-15 of blocks A
+// and B, codes 16-31 of both, the int16 offset 8·(x0+x1) per byte pair,
+// the scales [dA×4 | dB×4]), np pairs of blocks. Per row the arithmetic
+// is dotQ4_0AVX2's (whose activation registers the preparation holds),
+// so each result equals it bit for bit; the nibbles, the weight scales
+// and the activations' preparation are done once, not once per row.
+TEXT ·dotQ4_0AVX2M4(SB), NOSPLIT, $0-64
+	MOVQ         w+0(FP), R10
+	MOVQ         rb+32(FP), R14
+	MOVQ         xpr+40(FP), R8
+	LEAQ         (R8)(R8*2), R9
+	MOVQ         out+48(FP), AX
+	MOVQ         ldo+56(FP), R11
+	SHLQ         $2, R11
+	MOVQ         rows+24(FP), BX
+	MOVL         $0x00010001, DX
+	VMOVD        DX, X15
+	VPBROADCASTD X15, Y15
+	MOVL         $0x0F0F0F0F, DX
+	VMOVD        DX, X14
+	VPBROADCASTD X14, Y14
+
+q4m4row:
+	MOVQ   R10, SI
+	MOVQ   xp+8(FP), DI
+	MOVQ   np+16(FP), CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+q4m4loop:
+	PREFETCHT0   1024(SI)
+	VMOVDQU      2(SI), X4
+	VINSERTI128  $1, 20(SI), Y4, Y4
+	VPSRLW       $4, Y4, Y5
+	VPAND        Y14, Y4, Y4
+	VPAND        Y14, Y5, Y5
+	VPBROADCASTW (SI), X6
+	VPBROADCASTW 18(SI), X7
+	VPBLENDD     $0x0C, X7, X6, X6
+	VCVTPH2PS    X6, Y6
+	Q40M(0(DI), 32(DI), 64(DI), 96(DI), Y0)
+	Q40M(0(DI)(R8*1), 32(DI)(R8*1), 64(DI)(R8*1), 96(DI)(R8*1), Y1)
+	Q40M(0(DI)(R8*2), 32(DI)(R8*2), 64(DI)(R8*2), 96(DI)(R8*2), Y2)
+	Q40M(0(DI)(R9*1), 32(DI)(R9*1), 64(DI)(R9*1), 96(DI)(R9*1), Y3)
+	ADDQ         $36, SI
+	ADDQ         $128, DI
+	DECQ         CX
+	JNZ          q4m4loop
+
+	Q80SUM(Y0, X0, (AX))
+	Q80SUM(Y1, X1, (AX)(R11*1))
+	Q80SUM(Y2, X2, (AX)(R11*2))
+	LEAQ   (AX)(R11*2), DX
+	Q80SUM(Y3, X3, (DX)(R11*1))
+	ADDQ   R14, R10
+	ADDQ   $4, AX
+	DECQ   BX
+	JNZ    q4m4row
 	VZEROUPPER
 	RET

@@ -23,6 +23,9 @@ func BenchmarkRowsM(b *testing.B) {
 				benchRowsFM(b, r, typ, name, p)
 				continue
 			}
+			if p.m == nil {
+				continue
+			}
 			for _, m := range []int{1, 2, 4} {
 				x := make([]byte, m*nb*xs)
 				for i := range m {
@@ -31,7 +34,7 @@ func BenchmarkRowsM(b *testing.B) {
 					}
 				}
 				out := make([]float32, m*rows)
-				sc := scalesOf(x, nb*xs, m, nb)
+				sc := prepOf(p, x, nb*xs, m, nb)
 				pairs := rows * nb * m
 				b.Run(fmt.Sprintf("%s/%s/m=%d/single", typ, name, m), func(b *testing.B) {
 					for range b.N / pairs {

@@ -14,10 +14,12 @@ import (
 // quantized type the single-row run and the multi-row kernel that must
 // equal it, for a float type the dot and its multi-row kernel.
 type rowsMPath struct {
-	rows func(w []byte, rb int, x []byte, nb int, out []float32)
-	m    rowsMFunc
-	dotF func(w []byte, x []float32) float32
-	fm   rowsFMFunc
+	rows  func(w []byte, rb int, x []byte, nb int, out []float32)
+	m     rowsMFunc
+	prep  func(x []byte, nb int, dst []float32)
+	prepN int
+	dotF  func(w []byte, x []float32) float32
+	fm    rowsFMFunc
 }
 
 // rowsMPaths are, by type, the paths this CPU runs (the SIMD ones added
@@ -25,7 +27,7 @@ type rowsMPath struct {
 var rowsMPaths = map[ggml.Type]map[string]rowsMPath{
 	ggml.Q8_0: {"generic": {rows: func(w []byte, rb int, x []byte, nb int, out []float32) {
 		rowsGeneric(dotQ8_0Generic, w, rb, x, nb, out)
-	}, m: rowsMQ8_0Generic}},
+	}, m: rowsMQ8_0Generic, prep: prepScales, prepN: 1}},
 	ggml.F16: {"generic": {dotF: dotF16Generic}},
 	ggml.F32: {"generic": {dotF: func(w []byte, x []float32) float32 { return dotF32Generic(f32View(w, len(x)), x) }}},
 }
@@ -38,7 +40,7 @@ func usePath(t *testing.T, typ ggml.Type, p rowsMPath) {
 	t.Cleanup(func() { *kd = saved })
 	if p.rows != nil {
 		setRows(typ, p.rows)
-		kd.dotQRowsM = p.m
+		kd.dotQRowsM, kd.prepM, kd.prepN = p.m, p.prep, p.prepN
 		return
 	}
 	kd.dotF, kd.dotFM = p.dotF, p.fm
@@ -80,10 +82,10 @@ func TestRowsMEqualRows(t *testing.T) {
 	for typ, paths := range rowsMPaths {
 		ts, xs := kinds[typ].typeSize, kinds[typ].actBytes
 		for name, p := range paths {
-			if p.rows == nil {
+			if p.m == nil {
 				continue
 			}
-			for _, nb := range []int{1, 7, 18} {
+			for _, nb := range []int{1, 7, 18, 2, 36} {
 				for _, rows := range []int{1, 5, 37} {
 					rb := nb*ts + 3 // rows apart by more than their length
 					w := make([]byte, rows*rb)
@@ -100,7 +102,7 @@ func TestRowsMEqualRows(t *testing.T) {
 						ldo := rows + 2
 						out := make([]float32, m*ldo)
 						nanFill(out)
-						p.m(w, rb, rows, x, xrb, scalesOf(x, xrb, m, nb), m, nb, out, ldo)
+						p.m(w, rb, rows, x, xrb, prepOf(p, x, xrb, m, nb), m, nb, out, ldo)
 						for i := range m {
 							want := make([]float32, rows)
 							p.rows(w, rb, x[i*xrb:], nb, want)
@@ -132,7 +134,7 @@ func TestMulRowsMReference(t *testing.T) {
 					}
 					usePath(t, typ, q)
 					mm := NewMatMul(pool)
-					mm.noBLAS = true // m = 16 stays on the row path too
+					mm.noBLAS, mm.qgemm = true, qgemmOff // m = 16 stays on the row path too
 					for _, sz := range []struct{ n, k int }{{37, 224}, {131, 576}} {
 						n, k := sz.n, sz.k
 						w := randWeights(r, typ, n, k)
@@ -159,13 +161,11 @@ func TestMulRowsMReference(t *testing.T) {
 	}
 }
 
-// scalesOf is actScales for m activation rows xrb bytes apart.
-func scalesOf(x []byte, xrb, m, nb int) []float32 {
-	xs := make([]float32, m*nb)
+// prepOf is p's preparation of m activation rows xrb bytes apart.
+func prepOf(p rowsMPath, x []byte, xrb, m, nb int) []float32 {
+	xs := make([]float32, m*nb*p.prepN)
 	for i := range m {
-		for b := range nb {
-			xs[i*nb+b] = f16At(x[i*xrb+b*q8_0Bytes:])
-		}
+		p.prep(x[i*xrb:], nb, xs[i*nb*p.prepN:(i+1)*nb*p.prepN])
 	}
 	return xs
 }

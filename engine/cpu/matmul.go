@@ -288,7 +288,7 @@ func (mm *MatMul) rowBuf() []float32 {
 type rowTask struct {
 	a     *mulArgs
 	buf   []float32 // rowBufLen floats per worker for the row-run results
-	xsc   []float32 // m·nb floats per worker: activation scales (mRows)
+	xsc   []float32 // m·nb·prepN floats per worker: activation preparation (mRows)
 	float bool      // quantized weights against float activations
 	deq   []float32 // k floats per worker: the dequantized weight row
 }
@@ -327,7 +327,8 @@ func (t *rowTask) Do(w, lo, hi int) {
 			return
 		}
 		if t.xsc != nil {
-			a.mRows(lo, hi, run, buf, t.xsc[w*a.m*nb:(w+1)*a.m*nb])
+			per := a.m * nb * a.kd.prepN
+			a.mRows(lo, hi, run, buf, t.xsc[w*per:(w+1)*per])
 			return
 		}
 		for j0 := lo; j0 < hi; j0 += run {
