@@ -39,7 +39,13 @@ func usePath(t *testing.T, typ ggml.Type, p rowsMPath) {
 	saved := *kd
 	t.Cleanup(func() { *kd = saved })
 	if p.rows != nil {
-		setRows(typ, p.rows)
+		ts := kd.typeSize
+		kd.dotQRows = p.rows
+		kd.dotQ = func(w, x []byte, nb int) float32 {
+			var o [1]float32
+			p.rows(w, nb*ts, x, nb, o[:])
+			return o[0]
+		}
 		kd.dotQRowsM, kd.prepM, kd.prepN = p.m, p.prep, p.prepN
 		return
 	}
