@@ -282,3 +282,38 @@ func TestEngineSharedPrefixPrefilledOnce(t *testing.T) {
 	full := 1000 / 16 * 16 // the shared full blocks' positions
 	require.Equal(t, 1008+15*(1008-full), e.Prefilled())
 }
+
+// The q8_0 products of a batch step run the multi-row kernels (several
+// streams' rows against each weight block at once, engine/cpu's
+// dotQRowsM): concurrent streams still get exactly their sequential
+// answers. Prompts and the token budget stay under 16 rows, so every
+// step, batched or sequential, takes the row path: the same per-row
+// arithmetic, compared exactly.
+func TestEngineEqualsSequentialQ8_0(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tiny-q8_0.gguf")
+	// 160 wide and an FFN of 224: odd block counts (5, 7)
+	shape := bench.Shape{Name: "tiny", Stem: "tiny", Layers: 2, Embd: 160, FF: 224, Heads: 5, KVHeads: 1, Vocab: 49152}
+	require.NoError(t, bench.WriteFile(path, shape, ggml.Q8_0, shared.Path(t, "llm-kit", "tokenizers", "smollm2"), 3))
+	e, g := openEngine(t, path, Config{Context: 256, Seqs: 5, TokenBudget: 15, BlockSize: 16})
+	var cases []genCase
+	for i := range 5 {
+		p := make([]int32, 3+2*i)
+		for j := range p {
+			p[j] = int32(200 + 997*i + 31*j)
+		}
+		o := llm.GenerateOptions{MaxTokens: 24, IgnoreEOS: true, Sampler: llm.Sampler{Logprobs: true}}
+		if i%2 == 1 {
+			o.Sampler = llm.Sampler{Temperature: 0.8, TopK: 40, Seed: uint64(10 + i), Logprobs: true}
+		}
+		cases = append(cases, genCase{p, o})
+	}
+	got := runConcurrently(t, e, cases)
+	for i, c := range cases {
+		want := sequentialRun(t, g, c.prompt, c.o)
+		require.Equal(t, want.Tokens, got[i].Tokens, "request %d", i)
+		require.Len(t, got[i].Logprobs, len(want.Logprobs), "request %d", i)
+		for j := range want.Logprobs { // the logits themselves, bit for bit
+			require.Equal(t, want.Logprobs[j].Logprob, got[i].Logprobs[j].Logprob, "request %d token %d", i, j)
+		}
+	}
+}

@@ -127,12 +127,16 @@ func useVNNI(on bool) {
 		kinds[ggml.Q8_0].dotPacked = packedQ8_0VNNI
 		kinds[ggml.Q4_0].dotPacked = packedQ4_0VNNI
 		kinds[ggml.Q5_0].dotPacked = packedQ5_0VNNI
+		kinds[ggml.Q8_0].dotQRowsM = nil // no multi-row VNNI kernel equals its rows yet
+		kinds[ggml.Q4_0].dotQRowsM = nil
 		return
 	}
 	for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
 		kinds[t].dotPacked = nil
 	}
 	setRows(ggml.Q8_0, rowsQ8_0Fast)
+	kinds[ggml.Q8_0].dotQRowsM = rowsMQ8_0Fast
 	setRows(ggml.Q4_0, rowsQ4_0Fast)
+	withRowsM(kinds[ggml.Q4_0], rowsMQ4_0Fast, prepQ4_0, prepQ4_0N)
 	setRows(ggml.Q5_0, rowsQ5_0Fast)
 }

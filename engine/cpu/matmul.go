@@ -42,7 +42,8 @@ type MatMul struct {
 
 	// packs are the weights repacked at load (Pack), by first byte.
 	packs map[*byte]*packed
-	rowb  []byte // rowScratch
+	rowb  []byte    // rowScratch
+	xsc   []float32 // scaleBuf
 }
 
 // inFlight is one asynchronous product's operands and its job.
@@ -239,7 +240,7 @@ func (mm *MatMul) mulRows(a *mulArgs) {
 	case a.kd.id == kindQuant:
 		mm.quantizeActs(a, &mm.act)
 	}
-	mm.rows.buf = mm.rowBuf()
+	mm.rows.buf, mm.rows.xsc = mm.rowBuf(), mm.scaleBuf(a)
 	grain := grainFor(a.n, mm.pool.Workers(), 4)
 	if a.packed != nil {
 		grain = roundUp(grain, packGroup)
@@ -260,7 +261,7 @@ func (mm *MatMul) mulRowsAsync(a *mulArgs) {
 	mm.pool.WaitGen(f.gen)
 	f.args = *a
 	mm.quantizeActs(&f.args, &f.act)
-	f.rows = rowTask{a: &f.args, buf: mm.rowBuf()}
+	f.rows = rowTask{a: &f.args, buf: mm.rowBuf(), xsc: mm.scaleBuf(a)}
 	w := mm.pool.Workers()
 	grain := max(4, (a.n+asyncChunks*w-1)/(asyncChunks*w))
 	if a.packed != nil {
@@ -275,10 +276,10 @@ var asyncChunks = 3
 
 func roundUp(v, m int) int { return (v + m - 1) / m * m }
 
-// rowBuf is rowRun result floats per worker; a worker runs its jobs in
+// rowBuf is rowBufLen result floats per worker; a worker runs its jobs in
 // order, so every job may share it.
 func (mm *MatMul) rowBuf() []float32 {
-	if need := mm.pool.Workers() * rowRun; len(mm.rows.buf) < need {
+	if need := mm.pool.Workers() * rowBufLen; len(mm.rows.buf) < need {
 		mm.rows.buf = make([]float32, need)
 	}
 	return mm.rows.buf
@@ -286,7 +287,8 @@ func (mm *MatMul) rowBuf() []float32 {
 
 type rowTask struct {
 	a     *mulArgs
-	buf   []float32 // rowRun floats per worker for the row-run results
+	buf   []float32 // rowBufLen floats per worker for the row-run results
+	xsc   []float32 // m·nb·prepN floats per worker: activation preparation (mRows)
 	float bool      // quantized weights against float activations
 	deq   []float32 // k floats per worker: the dequantized weight row
 }
@@ -295,6 +297,9 @@ type rowTask struct {
 // enough to stay in L1 while it is reused for every activation row, and to
 // keep the per-run results on the stack.
 const rowRun = 128
+
+// rowBufLen is a worker's result floats: a run for rowsM activation rows.
+const rowBufLen = rowsM * rowRun
 
 func (t *rowTask) Do(w, lo, hi int) {
 	a := t.a
@@ -316,9 +321,14 @@ func (t *rowTask) Do(w, lo, hi int) {
 		if run > 8 {
 			run &^= 7
 		}
-		buf := t.buf[w*rowRun : (w+1)*rowRun]
+		buf := t.buf[w*rowBufLen : (w+1)*rowBufLen]
 		if a.packed != nil {
 			a.packedRows(lo, hi, buf[:max(run, packGroup)])
+			return
+		}
+		if t.xsc != nil {
+			per := a.m * nb * a.kd.prepN
+			a.mRows(lo, hi, run, buf, t.xsc[w*per:(w+1)*per])
 			return
 		}
 		for j0 := lo; j0 < hi; j0 += run {
@@ -329,6 +339,10 @@ func (t *rowTask) Do(w, lo, hi int) {
 				a.store(i, j0, d)
 			}
 		}
+		return
+	}
+	if a.m > 1 && a.kd.dotFM != nil {
+		a.mRowsF(lo, hi, t.buf[w*rowBufLen:(w+1)*rowBufLen])
 		return
 	}
 	for j := lo; j < hi; j++ {

@@ -17,6 +17,12 @@ type kind struct {
 	// dotQRows computes len(out) consecutive weight rows, rb bytes apart,
 	// against one activation row.
 	dotQRows func(w []byte, rb int, x []byte, nb int, out []float32)
+	// dotQRowsM, where set, is dotQRows for up to rowsM activation rows
+	// at once, equal to it bit for bit (dotrows.go), from the activation
+	// rows and what prepM makes of each, prepN floats a block.
+	dotQRowsM rowsMFunc
+	prepM     func(x []byte, nb int, dst []float32)
+	prepN     int
 
 	// dotPacked, where this CPU has it, computes len(out) (a multiple of
 	// packGroup) rows from their packed copy (repack.go) against one
@@ -25,6 +31,9 @@ type kind struct {
 
 	// Float types: the dot reads x as float32 directly.
 	dotF func(w []byte, x []float32) float32
+	// dotFM, where set, is dotF for up to rowsM activation rows at once,
+	// equal to it bit for bit (dotrows.go).
+	dotFM rowsFMFunc
 }
 
 // quantize encodes one row of x in k's activation format through package
@@ -51,7 +60,7 @@ var kinds = map[ggml.Type]*kind{
 	ggml.Q4_1:   q(ggml.Q4_1, 32, 20, q8_1Bytes, dotQ4_1Generic),
 	ggml.Q5_0:   q(ggml.Q5_0, 32, 22, q8_0Bytes, dotQ5_0Generic),
 	ggml.Q5_1:   q(ggml.Q5_1, 32, 24, q8_1Bytes, dotQ5_1Generic),
-	ggml.Q8_0:   q(ggml.Q8_0, 32, 34, q8_0Bytes, dotQ8_0Generic),
+	ggml.Q8_0:   withRowsM(q(ggml.Q8_0, 32, 34, q8_0Bytes, dotQ8_0Generic), rowsMQ8_0Generic, prepScales, 1),
 	ggml.Q2_K:   q(ggml.Q2_K, 256, 84, q8KBytes, dotQ2KGeneric),
 	ggml.Q3_K:   q(ggml.Q3_K, 256, 110, q8KBytes, dotQ3KGeneric),
 	ggml.Q4_K:   q(ggml.Q4_K, 256, 144, q8KBytes, dotQ4KGeneric),
