@@ -25,6 +25,9 @@ type kind struct {
 
 	// Float types: the dot reads x as float32 directly.
 	dotF func(w []byte, x []float32) float32
+	// dotFRows, where this CPU has it, is dotF for len(out) consecutive
+	// weight rows, rb bytes apart, bit for bit; nil otherwise.
+	dotFRows func(w []byte, rb int, x []float32, out []float32)
 }
 
 // quantize encodes one row of x in k's activation format through package
