@@ -7,10 +7,11 @@ import (
 )
 
 // dotF16RowsAVX2 computes rows consecutive f16 weight rows, rb bytes
-// apart, against x[0:n] (n a positive multiple of 32) into out[0:rows]:
-// each row's sum is dotF16AVX2's, bit for bit. (Rows one after another:
-// two interleaved rows broke the hardware prefetch of the logits' 40 MB
-// and ran 1.3-2.5x slower than one call per row.)
+// apart, against x[0:n] (n a positive multiple of 32) into out[0:rows],
+// each with four accumulators of eight lanes (dotF16Fast's single dot is
+// its one-row case). Rows one after another: two interleaved rows broke
+// the hardware prefetch of the logits' 40 MB and ran slower than one call
+// per row.
 //
 //go:noescape
 func dotF16RowsAVX2(w *uint16, rb int, x *float32, n, rows int, out *float32)

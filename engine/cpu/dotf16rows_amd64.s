@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// One row's four accumulators summed as dotF16AVX2 does, stored at dst.
+// One row's four accumulators summed, stored at dst.
 #define REDUCE(a0, a1, a2, a3, x0, x1, dst) \
 	VADDPS       a1, a0, a0 \
 	VADDPS       a3, a2, a2 \

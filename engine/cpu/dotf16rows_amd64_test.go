@@ -11,7 +11,8 @@ import (
 	"github.com/harkapp/hark/engine/ggml"
 )
 
-// dotF16RowsFast gives each row dotF16Fast's sum bit for bit (odd lengths,
+// dotF16RowsFast gives each row dotF16Fast's sum bit for bit (before the
+// single dot became the kernel's one-row case, the old dotF16AVX2's; odd lengths,
 // tails past the last 32, one row and odd row counts, rows further apart
 // than their length), and within float32 rounding of a float64 dot.
 func TestDotF16RowsMatchesDot(t *testing.T) {
