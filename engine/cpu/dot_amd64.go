@@ -11,9 +11,6 @@ import (
 func dotF32AVX2(a, b *float32, n int) float32
 
 //go:noescape
-func dotF16AVX2(w *uint16, x *float32, n int) float32
-
-//go:noescape
 func cvtF16AVX2(src *uint16, dst *float32, n int)
 
 // The quantized kernels compute rows weight rows, rb bytes apart, against
@@ -88,7 +85,7 @@ func dotF16Fast(w []byte, x []float32) float32 {
 	main := n &^ 31
 	var s float32
 	if main > 0 {
-		s = dotF16AVX2((*uint16)(f16Ptr(w)), &x[0], main)
+		dotF16RowsAVX2((*uint16)(f16Ptr(w)), 0, &x[0], main, 1, &s)
 	}
 	for i := main; i < n; i++ {
 		s += f16Table[binary.LittleEndian.Uint16(w[2*i:])] * x[i]

@@ -45,45 +45,6 @@ f32done:
 	MOVSS        X0, ret+24(FP)
 	RET
 
-// func dotF16AVX2(w *uint16, x *float32, n int) float32
-// n is a multiple of 32.
-TEXT ·dotF16AVX2(SB), NOSPLIT, $0-28
-	MOVQ w+0(FP), SI
-	MOVQ x+8(FP), DI
-	MOVQ n+16(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	SHRQ $5, CX
-	JZ   f16done
-
-f16loop:
-	VCVTPH2PS   (SI), Y4
-	VCVTPH2PS   16(SI), Y5
-	VCVTPH2PS   32(SI), Y6
-	VCVTPH2PS   48(SI), Y7
-	VFMADD231PS (DI), Y4, Y0
-	VFMADD231PS 32(DI), Y5, Y1
-	VFMADD231PS 64(DI), Y6, Y2
-	VFMADD231PS 96(DI), Y7, Y3
-	ADDQ        $64, SI
-	ADDQ        $128, DI
-	DECQ        CX
-	JNZ         f16loop
-
-f16done:
-	VADDPS       Y1, Y0, Y0
-	VADDPS       Y3, Y2, Y2
-	VADDPS       Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
-	VZEROUPPER
-	MOVSS        X0, ret+24(FP)
-	RET
-
 // func dotQ8_0AVX2(w, x *byte, nb, rows, rb int, out *float32)
 // Signed bytes times signed bytes: VPMADDUBSW wants one unsigned operand,
 // so multiply |w| by x·sign(w).

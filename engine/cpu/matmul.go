@@ -345,6 +345,18 @@ func (t *rowTask) Do(w, lo, hi int) {
 		a.mRowsF(lo, hi, t.buf[w*rowBufLen:(w+1)*rowBufLen])
 		return
 	}
+	if a.kd.dotFRows != nil && a.packed == nil {
+		buf := t.buf[w*rowBufLen : w*rowBufLen+rowRun]
+		for j0 := lo; j0 < hi; j0 += rowRun {
+			j1 := min(hi, j0+rowRun)
+			for i := 0; i < a.m; i++ {
+				d := buf[:j1-j0]
+				a.kd.dotFRows(a.w[j0*a.rb:j1*a.rb], a.rb, a.x[i*a.ldx:i*a.ldx+a.k], d)
+				a.store(i, j0, d)
+			}
+		}
+		return
+	}
 	for j := lo; j < hi; j++ {
 		wr := a.w[j*a.rb : (j+1)*a.rb]
 		for i := 0; i < a.m; i++ {

@@ -34,6 +34,9 @@ type kind struct {
 	// dotFM, where set, is dotF for up to rowsM activation rows at once,
 	// equal to it bit for bit (dotrows.go).
 	dotFM rowsFMFunc
+	// dotFRows, where this CPU has it, is dotF for len(out) consecutive
+	// weight rows, rb bytes apart, bit for bit; nil otherwise.
+	dotFRows func(w []byte, rb int, x []float32, out []float32)
 }
 
 // quantize encodes one row of x in k's activation format through package

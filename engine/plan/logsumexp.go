@@ -14,9 +14,13 @@ func LogSumExp(s []float32) float32 {
 	if math.IsInf(float64(m), -1) {
 		return m
 	}
-	var sum float64
+	return m + float32(math.Log(expSum(s, m)))
+}
+
+// expSumGo is Σ exp(float64(v − m)) over s, added in order.
+func expSumGo(s []float32, m float32, sum float64) float64 {
 	for _, v := range s {
 		sum += math.Exp(float64(v - m))
 	}
-	return m + float32(math.Log(sum))
+	return sum
 }

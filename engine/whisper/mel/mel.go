@@ -161,6 +161,25 @@ func (s *signal) frame(t int) []float32 {
 	return s.seg[a-s.start : a-s.start+NFFT]
 }
 
+// skipSilentFrames: frames that lie wholly in the zero padding are not
+// transformed (tests turn it off to compare).
+var skipSilentFrames = true
+
+// silentFrame reports whether all 400 samples of frame t are padding
+// zeros: past the audio, and past it again where the window runs off the
+// padded end and is reflected back. Its power spectrum is exactly zero
+// (the FFT of zeros), so its column is melColumn's for zero power. A window
+// of Whisper's adds 30 s of such padding (3000 frames) to its audio, which
+// is most of a short stream window's frames.
+func (s *signal) silentFrame(t int) bool {
+	if s.n < 0 {
+		return false
+	}
+	a := t*HopLength - NFFT/2
+	b := a + NFFT - 1
+	return a >= s.n && (b < s.total || 2*(s.total-1)-b >= s.n)
+}
+
 // finish clamps to (max - 8) and rescales, as the reference does.
 func (s *Spectrogram) finish(top float64) {
 	floor := float32(top - 8)
@@ -177,7 +196,23 @@ func melFrames(out *Spectrogram, colOff int, sig *signal, f *MelFilters, lo, hi 
 	coeff := make([]complex128, NFreq)
 	power := make([]float64, NFreq)
 	top := math.Inf(-1)
+	var silent []float32 // the column of a frame of zeros, once one is seen
 	for t := lo; t < hi; t++ {
+		if skipSilentFrames && sig.silentFrame(t) {
+			if silent == nil {
+				clear(power)
+				top = math.Max(top, melColumn(out, f, t-colOff, power))
+				silent = make([]float32, f.NMels)
+				for m := range silent {
+					silent[m] = out.Data[m*out.NFrames+t-colOff]
+				}
+				continue
+			}
+			for m, v := range silent {
+				out.Data[m*out.NFrames+t-colOff] = v
+			}
+			continue
+		}
 		if fr := sig.frame(t); fr != nil {
 			for j, v := range fr {
 				seq[j] = float64(v) * hann[j]
