@@ -136,6 +136,7 @@ func beamSearch(eot, end int32, nv, nb int, patience float64, steps int, first [
 	sums := make([]float32, nb)
 	var finished []finishedSeq
 	finishedKeys := map[string]bool{}
+	live := true // beams holds live sequences
 	feed := make([]int32, nb)
 	lp := make([]float32, nv)
 	for i := 0; i < steps; i++ {
@@ -179,9 +180,6 @@ func beamSearch(eot, end int32, nv, nb int, patience float64, steps int, first [
 				break
 			}
 		}
-		if len(next) < nb {
-			return nil, 0, fmt.Errorf("whisper: beam search found only %d live candidates", len(next))
-		}
 		// Newly finished sequences are already in decreasing score order.
 		for _, f := range newlyFinished {
 			if len(finished) >= maxCandidates {
@@ -192,6 +190,19 @@ func beamSearch(eot, end int32, nv, nb int, patience float64, steps int, first [
 				finishedKeys[k] = true
 				finished = append(finished, f)
 			}
+		}
+		if len(next) == 0 {
+			live = false // every candidate ended
+			break
+		}
+		// With an end token several of a beam's top tokens may finish it,
+		// leaving fewer live candidates than beams (odd audio, a model
+		// unsure where the window's speech ends): the live ones are
+		// repeated to fill the beams, as whisper.cpp does, rather than the
+		// window failing. A repeat is the same sequence twice; its
+		// candidates merge at the next step.
+		for k := len(next); len(next) < nb; {
+			next = append(next, next[len(next)%k])
 		}
 		src := make([]int, nb)
 		for b, c := range next {
@@ -214,7 +225,7 @@ func beamSearch(eot, end int32, nv, nb int, patience float64, steps int, first [
 	}
 
 	// Not enough finished: add the live beams, best first.
-	if len(finished) < nb {
+	if len(finished) < nb && live {
 		order := make([]int, nb)
 		for b := range order {
 			order[b] = b

@@ -136,6 +136,16 @@ func TestBeamSearchAlgorithm(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []int32{a, d}, toks)
 	require.InDelta(t, math.Log(.2), float64(sum), 1e-6)
+
+	// With an end token c, two of the three first candidates (c, d) finish
+	// at once and only "a" lives, fewer than the two beams: it fills both
+	// (the window failed before), the search goes on (every candidate of
+	// "a" then finishes) and the best finished sequence wins.
+	st = &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
+	toks, sum, err = beamSearch(eot, c, nv, 2, 2, 100, p(.1, 0, .5, .4, 0), st)
+	require.NoError(t, err)
+	require.Equal(t, []int32{c}, toks)
+	require.InDelta(t, math.Log(.5), float64(sum), 1e-6)
 }
 
 // beamLogProbs is a row of log-probabilities of a, b, c, d and EOT (tokens
