@@ -29,8 +29,8 @@ func meetingDone(t *testing.T, ev *events, id int64) Item {
 
 // TestMeetingsInHistory: meetings become History entries found by its
 // search, with the final pass's transcript. A meeting a crash cut short
-// (the call, jfk, on the system channel) is made whole at start, added,
-// and transcribed by its final pass. A meeting recorded then stopped is
+// (the call, jfk, on the system channel) is made whole at start and
+// offered; finished, it is added and transcribed by its final pass. A meeting recorded then stopped is
 // added with its live transcript, which the final pass replaces; a
 // dictation asking for the model during the pass gets it before the
 // pass's next window. Deleting an entry removes the meeting's folder.
@@ -50,9 +50,14 @@ func TestMeetingsInHistory(t *testing.T) {
 	ev := newEvents()
 	a, play := meetingApp(t, dataDir, ev)
 
-	// The crashed meeting: recovered, in History, transcribed.
-	require.Equal(t, []string{crashed.ID()}, a.Meetings.Status().Recovered)
-	rec := meetingDone(t, ev, 0)
+	// The crashed meeting: offered, then finished: in History,
+	// transcribed.
+	require.Equal(t, []string{crashed.ID()}, offerIDs(a.Meetings.Status()))
+	fst, err := a.Meetings.Finish(crashed.ID())
+	require.NoError(t, err)
+	require.Empty(t, fst.Offers)
+	require.True(t, fst.Finishing)
+	rec := meetingDone(t, ev, fst.Item)
 	require.Equal(t, StatusDone, rec.Status, rec.Error)
 	require.Equal(t, filepath.Join(meeting.Dir(root, crashed.ID()), meeting.AudioName), rec.AudioPath)
 	require.Contains(t, strings.ToLower(rec.Text), "others: and so my fellow americans")
