@@ -42,7 +42,7 @@ type MeetingStatus struct {
 	// Offers are the meetings a crash cut short, made whole at start and
 	// waiting for the user to resume or finish them (newest first).
 	Offers []MeetingOffer `json:"offers"`
-	Error     string   `json:"error,omitempty"`
+	Error  string         `json:"error,omitempty"`
 	// Lines is the transcript by speaker: the recording meeting's live
 	// one, else the last finished meeting's notes (Final: from its final
 	// pass). Markers are the user's notes on the same timeline.
@@ -103,8 +103,8 @@ type Meetings struct {
 	live      *liveLines
 	lastNotes string
 	lastItem  int64
-	last      meeting.Notes // the last finished meeting's notes
-	offers    []MeetingOffer // newest first
+	last      meeting.Notes   // the last finished meeting's notes
+	offers    []MeetingOffer  // newest first
 	passes    map[int64]*pass // the final passes running, by History entry
 	summaries map[int64]bool  // the summaries being written, by History entry
 	// summaryTokens and summaryLimit bound a summary (the defaults; tests
