@@ -156,7 +156,7 @@ func TestMeetingsInHistory(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, strings.ToLower(string(md)), "you:** he was not an ill disposed young man")
 	// The view hears of the final text, and exports the notes.
-	fin := ev.wait(t, EventMeetingStatus, func(d any) bool { s := d.(MeetingStatus); return s.Final && !s.Finishing },
+	fin := ev.wait(t, EventMeetingStatus, func(d any) bool { s := d.(MeetingStatus); return s.Item == st.Item && s.Final && !s.Finishing },
 		time.Minute).(MeetingStatus)
 	require.Equal(t, st.Item, fin.Item)
 	var finText []string
