@@ -11,10 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app/meeting"
-	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
-	"github.com/harkapp/hark/internal/shared"
 )
 
 // meetingDone waits for the meeting entry id (0: any) to finish its final
@@ -30,22 +28,14 @@ func meetingDone(t *testing.T, ev *events, id int64) Item {
 // TestMeetingsInHistory: meetings become History entries found by its
 // search, with the final pass's transcript. A meeting a crash cut short
 // (the call, jfk, on the system channel) is made whole at start and
-// offered; finished, it is added and transcribed by its final pass. A meeting recorded then stopped is
-// added with its live transcript, which the final pass replaces; a
-// dictation asking for the model during the pass gets it before the
-// pass's next window. Deleting an entry removes the meeting's folder.
+// offered; finished, it is added and transcribed by its final pass. A
+// meeting recorded then stopped is added with its live transcript, which
+// the final pass replaces; a dictation asking for the model during the
+// pass gets it before the pass's next window. Deleting an entry removes the meeting's folder.
 func TestMeetingsInHistory(t *testing.T) {
 	dataDir := t.TempDir()
 	root := filepath.Join(dataDir, "meetings")
-	call, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
-	require.NoError(t, err)
-	crashed, err := meeting.Start(meeting.RecorderConfig{Root: root}, time.Now().Add(-time.Hour))
-	require.NoError(t, err)
-	frames := make([]float32, 0, 2*len(call))
-	for _, x := range call {
-		frames = append(frames, 0, x) // {You, Others}
-	}
-	crashed.Write(frames)
+	crashed, _ := crashedMeeting(t, root)
 
 	ev := newEvents()
 	a, play := meetingApp(t, dataDir, ev)

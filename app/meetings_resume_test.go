@@ -25,16 +25,8 @@ import (
 func TestMeetingResume(t *testing.T) {
 	dataDir := t.TempDir()
 	root := filepath.Join(dataDir, "meetings")
-	call, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
-	require.NoError(t, err)
-	crashed, err := meeting.Start(meeting.RecorderConfig{Root: root}, time.Now().Add(-time.Hour))
-	require.NoError(t, err)
-	frames := make([]float32, 0, 2*len(call))
-	for _, x := range call {
-		frames = append(frames, 0, x) // {You, Others}
-	}
-	crashed.Write(frames)
-	_, err = crashed.AddMarker(1, "before the crash")
+	crashed, call := crashedMeeting(t, root)
+	_, err := crashed.AddMarker(1, "before the crash")
 	require.NoError(t, err)
 	id, cut := crashed.ID(), float64(len(call))/16000
 	f, err := os.OpenFile(filepath.Join(crashed.Dir(), meeting.AudioName), os.O_WRONLY|os.O_APPEND, 0)
@@ -115,4 +107,21 @@ func TestMeetingResume(t *testing.T) {
 	require.True(t, after, "the resumed part's words, after the first part")
 	_, err = a.Meetings.Finish(id)
 	require.ErrorContains(t, err, "finished already")
+}
+
+// crashedMeeting leaves a meeting under root as a killed process leaves
+// it, started an hour ago: recording, with the call (jfk, returned) on the
+// system channel and the microphone silent.
+func crashedMeeting(t *testing.T, root string) (*meeting.Recorder, []float32) {
+	t.Helper()
+	call, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	r, err := meeting.Start(meeting.RecorderConfig{Root: root}, time.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	frames := make([]float32, 0, 2*len(call))
+	for _, x := range call {
+		frames = append(frames, 0, x) // {You, Others}
+	}
+	r.Write(frames) // and never stopped
+	return r, call
 }
