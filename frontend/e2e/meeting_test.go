@@ -21,9 +21,9 @@ import (
 // TestBrowserMeeting drives the Meeting view in headless Chromium against
 // `hark ui` while a real meeting goes through the loopback harness
 // (PulseAudio null sinks): the call into the default sink, the user into
-// the microphone's sink; stories260K summarizes (meeting.mjs). A meeting
-// a killed process left recording (the call, jfk) is offered meanwhile,
-// and finished from the view at the end. It writes
+// the microphone's sink; stories260K summarizes (meeting.mjs). Of two
+// meetings a killed process left recording, one (the call, jfk) is
+// finished from its offer first; the other stays offered. It writes
 // meeting-live.png and meeting.png where TestBrowser writes its
 // screenshots.
 func TestBrowserMeeting(t *testing.T) {
@@ -46,6 +46,9 @@ func TestBrowserMeeting(t *testing.T) {
 		frames = append(frames, 0, x) // {You, Others}
 	}
 	crashed.Write(frames) // and abandoned, as a kill leaves it
+	other, err := meeting.Start(meeting.RecorderConfig{Root: filepath.Join(data, "meetings")}, time.Now().Add(-2*time.Hour))
+	require.NoError(t, err)
+	other.Write(make([]float32, 2*16000))
 	url, stop := startUI(t, models, data, filepath.Join(fe, "dist"))
 	defer stop()
 
@@ -58,7 +61,7 @@ func TestBrowserMeeting(t *testing.T) {
 	}
 	tc, err := json.Marshal(map[string]any{
 		"others": side("librivox-sense-and-sensibility-0930"), "you": side("librivox-sense-and-sensibility-0880"),
-		"micSink": pulsetest.MicSink, "offer": map[string]string{"id": crashed.ID(), "text": "fellow americans"},
+		"micSink": pulsetest.MicSink, "offer": map[string]string{"id": crashed.ID(), "text": "fellow americans", "other": other.ID()},
 	})
 	require.NoError(t, err)
 	_, err = browserScript(t, fe, "meeting.mjs", append(pa.Env(), "HARK_URL="+url, "E2E_CASE="+string(tc),
