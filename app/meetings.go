@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,9 +39,10 @@ type MeetingStatus struct {
 	// final pass is running.
 	Item      int64 `json:"item,omitempty"`
 	Finishing bool  `json:"finishing,omitempty"`
-	// Recovered lists meetings a crash cut short, made whole at start.
-	Recovered []string `json:"recovered,omitempty"`
-	Error     string   `json:"error,omitempty"`
+	// Offers are the meetings a crash cut short, made whole at start and
+	// waiting for the user to resume or finish them (newest first).
+	Offers []MeetingOffer `json:"offers"`
+	Error  string         `json:"error,omitempty"`
 	// Lines is the transcript by speaker: the recording meeting's live
 	// one, else the last finished meeting's notes (Final: from its final
 	// pass). Markers are the user's notes on the same timeline.
@@ -51,6 +53,21 @@ type MeetingStatus struct {
 	// with Summarize); Summarizing: it is being written.
 	Summary     string `json:"summary,omitempty"`
 	Summarizing bool   `json:"summarizing,omitempty"`
+}
+
+// MeetingOffer is a meeting a crash cut short: its recording is whole up
+// to the crash, and it waits for the user to resume it (Meetings.Resume)
+// or finish it (Meetings.Finish), across restarts.
+type MeetingOffer struct {
+	ID      string    `json:"id"`
+	Started time.Time `json:"started"`
+	// CutAt is when the crash cut it short; Seconds the audio it holds.
+	CutAt   time.Time `json:"cut_at"`
+	Seconds float64   `json:"seconds"`
+}
+
+func offerOf(meta meeting.Meta) MeetingOffer {
+	return MeetingOffer{ID: meta.ID, Started: meta.Started, CutAt: meta.CutAt, Seconds: meta.Duration}
 }
 
 // meetingsDeps is what Meetings uses.
@@ -86,8 +103,8 @@ type Meetings struct {
 	live      *liveLines
 	lastNotes string
 	lastItem  int64
-	last      meeting.Notes // the last finished meeting's notes
-	recovered []string
+	last      meeting.Notes   // the last finished meeting's notes
+	offers    []MeetingOffer  // newest first
 	passes    map[int64]*pass // the final passes running, by History entry
 	summaries map[int64]bool  // the summaries being written, by History entry
 	// summaryTokens and summaryLimit bound a summary (the defaults; tests
@@ -99,9 +116,10 @@ type Meetings struct {
 	passWindow func()
 }
 
-// newMeetings makes the service and finishes the meetings a crash cut
+// newMeetings makes the service and offers the meetings a crash cut
 // short: their audio is made whole (nothing that reached the disk is
-// lost) and the status lists them.
+// lost) and the status lists them until the user resumes or finishes
+// them.
 func newMeetings(stream whisper.StreamConfig, deps meetingsDeps) *Meetings {
 	m := &Meetings{deps: deps, streamConfig: stream, passes: map[int64]*pass{}, summaries: map[int64]bool{},
 		summaryTokens: DefaultSummaryTokens, summaryLimit: DefaultSummaryLimit}
@@ -140,7 +158,7 @@ func (h *heldSpeech) release() {
 	}
 }
 
-// Start starts recording a meeting.
+// Start starts recording a meeting (one a crash cut short stays offered).
 func (m *Meetings) Start() (MeetingStatus, error) {
 	if m.deps.closed() {
 		return m.Status(), errClosed
@@ -150,6 +168,96 @@ func (m *Meetings) Start() (MeetingStatus, error) {
 	if m.cur != nil {
 		return m.status(), errors.New("a meeting is already recording")
 	}
+	return m.record("")
+}
+
+// Resume goes on recording the meeting id that a crash cut short ("":
+// the one offered): the same folder and recording, the new audio after
+// what was kept (the gap is not recorded), its markers kept; the live
+// transcript goes on from there, and at stop the final pass hears all of
+// it.
+func (m *Meetings) Resume(id string) (MeetingStatus, error) {
+	if m.deps.closed() {
+		return m.Status(), errClosed
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur != nil {
+		return m.status(), fmt.Errorf("meeting %s is recording: stop it before resuming another", m.cur.Recorder().ID())
+	}
+	i, err := m.offered(id)
+	if err != nil {
+		return m.status(), err
+	}
+	st, err := m.record(m.offers[i].ID)
+	if err == nil {
+		m.offers = slices.Delete(m.offers, i, i+1)
+		st = m.emitStatus()
+	}
+	return st, err
+}
+
+// Finish finishes the meeting id that a crash cut short ("": the one
+// offered), with what its recording holds: it becomes a History entry and
+// its final pass runs.
+func (m *Meetings) Finish(id string) (MeetingStatus, error) {
+	if m.deps.closed() {
+		return m.Status(), errClosed
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i, err := m.offered(id)
+	if err != nil {
+		return m.status(), err
+	}
+	meta, err := meeting.Finish(m.deps.root, m.offers[i].ID)
+	if err != nil {
+		return m.status(), err
+	}
+	m.offers = slices.Delete(m.offers, i, i+1)
+	notes := meeting.Notes{Title: meetingTitle(meta), Started: meta.Started, Markers: meta.Markers}
+	// No notes are written before the pass: a crash now leaves a finished
+	// meeting without notes, which the next start gives its pass.
+	err = m.finished(meta, notes, false)
+	return m.emitStatus(), err
+}
+
+// offered finds the offer id ("": the only one). Called with m.mu held.
+func (m *Meetings) offered(id string) (int, error) {
+	if id == "" {
+		switch len(m.offers) {
+		case 0:
+			return 0, errors.New("no meeting was cut short")
+		case 1:
+			return 0, nil
+		}
+		ids := make([]string, len(m.offers))
+		for i, o := range m.offers {
+			ids[i] = o.ID
+		}
+		return 0, fmt.Errorf("%d meetings were cut short (%s): name one", len(ids), strings.Join(ids, ", "))
+	}
+	if i := slices.IndexFunc(m.offers, func(o MeetingOffer) bool { return o.ID == id }); i >= 0 {
+		return i, nil
+	}
+	if m.cur != nil && m.cur.Recorder().ID() == id {
+		return 0, fmt.Errorf("meeting %s is recording", id)
+	}
+	meta, err := meeting.Read(m.deps.root, id)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return 0, fmt.Errorf("no meeting %s", id)
+	case err != nil:
+		return 0, err
+	case meta.State == meeting.StateFinished:
+		return 0, fmt.Errorf("meeting %s: %w", id, meeting.ErrFinished)
+	}
+	return 0, fmt.Errorf("meeting %s was not cut short", id)
+}
+
+// record starts recording a meeting, or resuming the one named. Called
+// with m.mu held and no meeting recording.
+func (m *Meetings) record(resume string) (MeetingStatus, error) {
 	path, _, err := m.deps.models.resolveSpeech("")
 	if err != nil {
 		return m.status(), err
@@ -162,14 +270,14 @@ func (m *Meetings) Start() (MeetingStatus, error) {
 	held := &heldSpeech{lang: set.Language, get: func(ctx context.Context) (*runtime.SpeechModel, error) {
 		return m.deps.speech(ctx, path, runtime.Interactive)
 	}}
-	lines := &liveLines{emit: m.deps.emit}
+	lines := &liveLines{id: resume, emit: m.deps.emit}
 	live := meeting.NewLive([am.Channels]whisper.WindowTranscriber{held, held},
 		meeting.LiveConfig{Stream: m.streamConfig, OnWords: lines.add, OnHeard: lines.hear})
 	s, err := meeting.StartSession(ctx, meeting.SessionConfig{
 		Recorder: meeting.RecorderConfig{Root: m.deps.root, OnSaveError: func(err error) {
 			log.Printf("hark: meeting recording: %s", saveErrorMessage(err))
 		}},
-		Capture: m.deps.capture, Live: live})
+		Capture: m.deps.capture, Live: live, Resume: resume})
 	if err != nil {
 		cancel()
 		return m.status(), err
@@ -195,19 +303,29 @@ func (m *Meetings) Stop() (MeetingStatus, error) {
 	held.release()
 	cancel()
 	m.cur, m.held, m.cancel, m.live = nil, nil, nil, nil
-	dir := meeting.Dir(m.deps.root, meta.ID)
 	notes := meeting.Notes{Title: meetingTitle(meta), Started: meta.Started, Lines: meeting.Lines(words), Markers: meta.Markers}
-	err = errors.Join(err, writeMeetingNotes(dir, notes))
+	err = errors.Join(err, m.finished(meta, notes, true))
+	return m.emitStatus(), err
+}
+
+// finished makes a finished meeting a History entry and starts its final
+// pass; its notes so far (the live transcript's, written beside its audio
+// when write is set) stand, in History and in the view, until the pass
+// replaces them. Called with m.mu held.
+func (m *Meetings) finished(meta meeting.Meta, notes meeting.Notes, write bool) error {
+	dir := meeting.Dir(m.deps.root, meta.ID)
+	var err error
+	if write {
+		err = writeMeetingNotes(dir, notes)
+	}
 	m.lastNotes, m.last = filepath.Join(dir, "notes.md"), notes
-	// The live transcript stands in History until the final pass replaces
-	// it.
 	it, herr := m.deps.history.addMeeting(meetingItem(dir, meta, notes, StatusTranscribing))
 	if herr != nil {
-		return m.status(), errors.Join(err, herr)
+		return errors.Join(err, herr)
 	}
 	m.lastItem = it.ID
 	m.startPass(it.ID)
-	return m.emitStatus(), err
+	return err
 }
 
 func writeNotes(path string, n meeting.Notes, format string) error {
@@ -226,7 +344,7 @@ func (m *Meetings) Status() MeetingStatus {
 }
 
 func (m *Meetings) status() MeetingStatus {
-	st := MeetingStatus{State: MeetingIdle, Notes: m.lastNotes, Item: m.lastItem, Recovered: m.recovered,
+	st := MeetingStatus{State: MeetingIdle, Notes: m.lastNotes, Item: m.lastItem, Offers: append([]MeetingOffer{}, m.offers...),
 		Lines: viewLines(m.last.Lines), Markers: append([]meeting.Marker{}, m.last.Markers...), Final: m.last.Final,
 		Summary: m.last.Summary}
 	st.Finishing, st.Summarizing = m.passes[m.lastItem] != nil, m.summaries[m.lastItem]
@@ -287,6 +405,7 @@ func (m *Meetings) close() {
 func (m *Meetings) command(cmd string) control.Reply {
 	var st MeetingStatus
 	var err error
+	cmd, id, _ := control.SplitCommand(cmd) // the socket let only valid ones through
 	switch cmd {
 	case "meeting-start":
 		st, err = m.Start()
@@ -294,6 +413,10 @@ func (m *Meetings) command(cmd string) control.Reply {
 		st, err = m.Stop()
 	case "meeting-status":
 		st = m.Status()
+	case "meeting-resume":
+		st, err = m.Resume(id)
+	case "meeting-finish":
+		st, err = m.Finish(id)
 	default:
 		err = fmt.Errorf("unknown command %q", cmd)
 	}
@@ -312,9 +435,13 @@ func meetingText(st MeetingStatus) string {
 	}
 	if st.State == MeetingIdle && st.Notes != "" {
 		b = append(b, "notes: "+st.Notes)
+		if st.Finishing {
+			b = append(b, "the final pass is running; its text replaces the notes'")
+		}
 	}
-	for _, id := range st.Recovered {
-		b = append(b, "recovered after a crash: meeting "+id)
+	for _, o := range st.Offers {
+		b = append(b, fmt.Sprintf("cut short by a crash: meeting %s, at %s after %s (hark meeting resume|finish %s)",
+			o.ID, o.CutAt.Local().Format("2006-01-02 15:04"), (time.Duration(o.Seconds)*time.Second).String(), o.ID))
 	}
 	return strings.Join(b, "\n")
 }

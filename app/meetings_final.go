@@ -269,10 +269,10 @@ func transcribeChannel(ctx context.Context, sm *runtime.SpeechModel, path string
 	return meeting.ResultWords(res, ch, 0, gated.Timeline), nil
 }
 
-// adopt runs at start: every meeting on disk gets its History entry (one
-// a crash cut short is made whole first, and one without notes gets its
-// final pass), and the final passes a quit or a crash interrupted run
-// again.
+// adopt runs at start: every finished meeting on disk gets its History
+// entry (one without notes gets its final pass), one a crash cut short is
+// made whole and offered (Resume, Finish), and the final passes a quit or
+// a crash interrupted run again.
 func (m *Meetings) adopt() {
 	h := m.deps.history
 	rows, err := h.deps.db.AllItems()
@@ -302,12 +302,15 @@ func (m *Meetings) adopt() {
 		if known[filepath.Join(dir, meeting.AudioName)] {
 			continue
 		}
-		if meta.State == meeting.StateRecording {
-			if meta, err = meeting.Finish(m.deps.root, meta.ID); err != nil {
-				log.Printf("hark: finishing the meeting %s: %v", meta.ID, err)
+		if meta.State != meeting.StateFinished {
+			// Cut short by a crash: made whole, and offered to the user.
+			cut, err := meeting.Interrupt(m.deps.root, meta.ID)
+			if err != nil {
+				log.Printf("hark: recovering the meeting %s: %v", meta.ID, err)
 				continue
 			}
-			m.recovered = append(m.recovered, meta.ID)
+			m.offers = append(m.offers, offerOf(cut))
+			continue
 		}
 		notes, err := readMeetingNotes(dir)
 		status := StatusDone

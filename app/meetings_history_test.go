@@ -11,10 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/app/meeting"
-	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
-	"github.com/harkapp/hark/internal/shared"
 )
 
 // meetingDone waits for the meeting entry id (0: any) to finish its final
@@ -29,30 +27,27 @@ func meetingDone(t *testing.T, ev *events, id int64) Item {
 
 // TestMeetingsInHistory: meetings become History entries found by its
 // search, with the final pass's transcript. A meeting a crash cut short
-// (the call, jfk, on the system channel) is made whole at start, added,
-// and transcribed by its final pass. A meeting recorded then stopped is
-// added with its live transcript, which the final pass replaces; a
-// dictation asking for the model during the pass gets it before the
-// pass's next window. Deleting an entry removes the meeting's folder.
+// (the call, jfk, on the system channel) is made whole at start and
+// offered; finished, it is added and transcribed by its final pass. A
+// meeting recorded then stopped is added with its live transcript, which
+// the final pass replaces; a dictation asking for the model during the
+// pass gets it before the pass's next window. Deleting an entry removes the meeting's folder.
 func TestMeetingsInHistory(t *testing.T) {
 	dataDir := t.TempDir()
 	root := filepath.Join(dataDir, "meetings")
-	call, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
-	require.NoError(t, err)
-	crashed, err := meeting.Start(meeting.RecorderConfig{Root: root}, time.Now().Add(-time.Hour))
-	require.NoError(t, err)
-	frames := make([]float32, 0, 2*len(call))
-	for _, x := range call {
-		frames = append(frames, 0, x) // {You, Others}
-	}
-	crashed.Write(frames)
+	crashed, _ := crashedMeeting(t, root)
 
 	ev := newEvents()
 	a, play := meetingApp(t, dataDir, ev)
 
-	// The crashed meeting: recovered, in History, transcribed.
-	require.Equal(t, []string{crashed.ID()}, a.Meetings.Status().Recovered)
-	rec := meetingDone(t, ev, 0)
+	// The crashed meeting: offered, then finished: in History,
+	// transcribed.
+	require.Equal(t, []string{crashed.ID()}, offerIDs(a.Meetings.Status()))
+	fst, err := a.Meetings.Finish(crashed.ID())
+	require.NoError(t, err)
+	require.Empty(t, fst.Offers)
+	require.True(t, fst.Finishing)
+	rec := meetingDone(t, ev, fst.Item)
 	require.Equal(t, StatusDone, rec.Status, rec.Error)
 	require.Equal(t, filepath.Join(meeting.Dir(root, crashed.ID()), meeting.AudioName), rec.AudioPath)
 	require.Contains(t, strings.ToLower(rec.Text), "others: and so my fellow americans")
@@ -151,7 +146,7 @@ func TestMeetingsInHistory(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, strings.ToLower(string(md)), "you:** he was not an ill disposed young man")
 	// The view hears of the final text, and exports the notes.
-	fin := ev.wait(t, EventMeetingStatus, func(d any) bool { s := d.(MeetingStatus); return s.Final && !s.Finishing },
+	fin := ev.wait(t, EventMeetingStatus, func(d any) bool { s := d.(MeetingStatus); return s.Item == st.Item && s.Final && !s.Finishing },
 		time.Minute).(MeetingStatus)
 	require.Equal(t, st.Item, fin.Item)
 	var finText []string

@@ -30,7 +30,10 @@ func (pushDevice) Close() error { return nil }
 // control socket. The call (jfk) plays on the system channel and the user
 // (from 2 s, over it) talks into the microphone; stop writes notes naming
 // each side's words, beside a two-channel recording. A meeting a crash
-// cut short before the app started is made whole and reported.
+// cut short before the app started is made whole and offered, not
+// finished: a new meeting starts beside it, `resume` is refused while
+// that one records, and `finish` makes it a History entry; unknown or
+// finished meetings are clear errors.
 func TestMeetingThroughControl(t *testing.T) {
 	dataDir := t.TempDir()
 	// A meeting left recording by a process that died.
@@ -43,18 +46,25 @@ func TestMeetingThroughControl(t *testing.T) {
 	r, err := control.Send(dataDir, "meeting-status", time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, MeetingIdle, r.State)
-	require.Contains(t, r.Text, "recovered after a crash: meeting "+crashed.ID())
+	require.Contains(t, r.Text, "cut short by a crash: meeting "+crashed.ID())
 	metas, err := a.Meetings.List()
 	require.NoError(t, err)
 	require.Len(t, metas, 1)
-	require.True(t, metas[0].Recovered)
+	require.Equal(t, meeting.StateInterrupted, metas[0].State, "offered, not finished")
+	require.False(t, metas[0].Recovered)
 	require.InDelta(t, 1.0, metas[0].Duration, 1e-9)
+	items, err := a.History.List("", 10, 0)
+	require.NoError(t, err)
+	require.Empty(t, items, "not in History until the user finishes it")
 
 	r, err = control.Send(dataDir, "meeting-start", time.Minute)
 	require.NoError(t, err)
 	require.Equal(t, MeetingRecording, r.State)
 	_, err = control.Send(dataDir, "meeting-start", time.Minute)
 	require.ErrorContains(t, err, "already recording")
+	_, err = control.Send(dataDir, "meeting-resume "+crashed.ID(), time.Minute)
+	require.ErrorContains(t, err, "stop it before resuming another")
+	require.Equal(t, []string{crashed.ID()}, offerIDs(a.Meetings.Status()), "the offer stays while another meeting records")
 
 	play(2 * 16000)
 	r, err = control.Send(dataDir, "meeting-status", time.Minute)
@@ -82,6 +92,37 @@ func TestMeetingThroughControl(t *testing.T) {
 
 	_, err = control.Send(dataDir, "meeting-stop", time.Minute)
 	require.ErrorContains(t, err, "no meeting is recording")
+
+	stopped := filepath.Base(filepath.Dir(st.Notes))
+	_, err = control.Send(dataDir, "meeting-finish "+stopped, time.Minute)
+	require.ErrorContains(t, err, "finished already")
+	_, err = control.Send(dataDir, "meeting-resume 20200101-000000", time.Minute)
+	require.ErrorContains(t, err, "no meeting 20200101-000000")
+	r, err = control.Send(dataDir, "meeting-finish", time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, MeetingIdle, r.State)
+	require.NotContains(t, r.Text, "cut short")
+	st = a.Meetings.Status()
+	require.Empty(t, st.Offers)
+	require.Equal(t, filepath.Join(meeting.Dir(filepath.Join(dataDir, "meetings"), crashed.ID()), "notes.md"), st.Notes)
+	it, err := a.History.Get(st.Item)
+	require.NoError(t, err)
+	require.Equal(t, KindMeeting, it.Kind)
+	m, err := meeting.Read(filepath.Join(dataDir, "meetings"), crashed.ID())
+	require.NoError(t, err)
+	require.Equal(t, meeting.StateFinished, m.State)
+	require.True(t, m.Recovered)
+	_, err = control.Send(dataDir, "meeting-resume", time.Minute)
+	require.ErrorContains(t, err, "no meeting was cut short")
+}
+
+// offerIDs lists the meetings a status offers.
+func offerIDs(st MeetingStatus) []string {
+	var ids []string
+	for _, o := range st.Offers {
+		ids = append(ids, o.ID)
+	}
+	return ids
 }
 
 // playMeeting plays the meeting the tests record: the call (jfk) on the

@@ -42,12 +42,17 @@ func (s *syncBuffer) String() string {
 // runUI runs `hark ui` on the data folder in the background, serving a
 // stub page; cancel stops it as SIGINT does, and done reports its end.
 func runUI(t *testing.T, data string, stderr *syncBuffer) (cancel context.CancelFunc, done chan error) {
+	return runUIModels(t, data, t.TempDir(), stderr)
+}
+
+// runUIModels is runUI over the models folder models.
+func runUIModels(t *testing.T, data, models string, stderr *syncBuffer) (cancel context.CancelFunc, done chan error) {
 	assets := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(assets, "index.html"), []byte("<title>Hark</title>"), 0o644))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	root := NewRoot(io.Discard, stderr)
-	root.SetArgs([]string{"ui", "--addr", "127.0.0.1:0", "--data-dir", data, "--models-dir", t.TempDir(), "--assets", assets})
+	root.SetArgs([]string{"ui", "--addr", "127.0.0.1:0", "--data-dir", data, "--models-dir", models, "--assets", assets})
 	done = make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
 	return cancel, done

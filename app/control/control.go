@@ -28,7 +28,42 @@ const SocketName = "hark.sock"
 var Commands = []string{"start", "stop", "toggle", "cancel", "status", "paste-last"}
 
 // MeetingCommands are the socket's meeting requests (`hark meeting`).
-var MeetingCommands = []string{"meeting-start", "meeting-stop", "meeting-status"}
+var MeetingCommands = []string{"meeting-start", "meeting-stop", "meeting-status", "meeting-resume", "meeting-finish"}
+
+// MeetingIDCommands may name a meeting after a space ("meeting-resume
+// 20260102-150405"); the others take nothing.
+var MeetingIDCommands = []string{"meeting-resume", "meeting-finish"}
+
+// maxID bounds a meeting ID in a request.
+const maxID = 40
+
+// SplitCommand splits a request into its command and its argument (a
+// meeting ID, or ""). ok is false for a request that is not one of
+// Commands or MeetingCommands, or whose argument is not an ID: letters,
+// digits, '-' and '_', up to maxID, starting with a letter or digit.
+func SplitCommand(line string) (cmd, arg string, ok bool) {
+	cmd, arg, _ = strings.Cut(line, " ")
+	if !slices.Contains(Commands, cmd) && !slices.Contains(MeetingCommands, cmd) {
+		return cmd, arg, false
+	}
+	if arg == "" {
+		return cmd, "", true
+	}
+	return cmd, arg, slices.Contains(MeetingIDCommands, cmd) && validID(arg)
+}
+
+func validID(id string) bool {
+	if len(id) > maxID {
+		return false
+	}
+	for i, c := range id {
+		alnum := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alnum && (i == 0 || c != '-' && c != '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // Reply is the answer to a command.
 type Reply struct {
@@ -41,10 +76,11 @@ type Reply struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Handler runs a command (one of Commands) in the app.
+// Handler runs a command (one of Commands or MeetingCommands, an ID
+// after a MeetingIDCommands one: SplitCommand) in the app.
 type Handler func(cmd string) Reply
 
-// maxLine bounds a request: the longest command and its newline.
+// maxLine bounds a request: the longest command, an ID and its newline.
 const maxLine = 64
 
 // ioTimeout bounds reading a request and writing its answer; the command
@@ -114,7 +150,11 @@ func (s *Server) answer(c net.Conn, h Handler) {
 		return
 	}
 	cmd := strings.TrimSpace(line)
-	if !slices.Contains(Commands, cmd) && !slices.Contains(MeetingCommands, cmd) {
+	if name, arg, ok := SplitCommand(cmd); !ok {
+		if arg != "" && slices.Contains(MeetingIDCommands, name) {
+			writeReply(c, Reply{Error: fmt.Sprintf("%s: %q is not a meeting ID", name, arg)})
+			return
+		}
 		writeReply(c, Reply{Error: fmt.Sprintf("unknown command %q (want one of %s)", cmd, strings.Join(slices.Concat(Commands, MeetingCommands), ", "))})
 		return
 	}

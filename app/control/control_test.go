@@ -45,8 +45,19 @@ func TestControlSocket(t *testing.T) {
 	require.EqualError(t, err, "dictation is not recording")
 	_, err = Send(dir, "rm -rf", time.Second)
 	require.ErrorContains(t, err, "unknown command")
+	// A meeting ID after the commands that take one, and nothing else.
+	_, err = Send(dir, "meeting-resume 20260102-150405-1", time.Second)
+	require.NoError(t, err)
+	_, err = Send(dir, "meeting-finish", time.Second)
+	require.NoError(t, err)
+	for _, bad := range []string{"meeting-resume ../x", "meeting-finish -x", "meeting-resume a b", "meeting-finish " + strings.Repeat("1", maxID+1)} {
+		_, err = Send(dir, bad, time.Second)
+		require.ErrorContains(t, err, "is not a meeting ID", bad)
+	}
+	_, err = Send(dir, "meeting-start 20260102-150405", time.Second)
+	require.ErrorContains(t, err, "unknown command")
 	mu.Lock()
-	require.Equal(t, []string{"toggle", "cancel"}, got, "unknown commands never reach the app")
+	require.Equal(t, []string{"toggle", "cancel", "meeting-resume 20260102-150405-1", "meeting-finish"}, got, "unknown commands never reach the app")
 	mu.Unlock()
 
 	// A request longer than any command, or with no newline, is refused

@@ -2,8 +2,10 @@
 // audio/meeting ("You", "Others") streamed into a stereo WAV that is valid
 // at every moment, beside a meta.json saying whether the recording
 // finished. A meeting whose process died (a crash, kill -9) is found on
-// the next start by Unfinished and made whole by Finish, losing only the
-// write in flight.
+// the next start by Unfinished and made whole by Interrupt, losing only
+// the write in flight; it then waits for the user, who resumes it
+// (Resume: the recording goes on in the same file) or finishes it
+// (Finish).
 package meeting
 
 import (
@@ -20,6 +22,9 @@ import (
 const (
 	StateRecording = "recording"
 	StateFinished  = "finished"
+	// StateInterrupted: cut short by a crash, made whole, and waiting to
+	// be resumed or finished.
+	StateInterrupted = "interrupted"
 )
 
 // Files in a meeting's folder.
@@ -46,6 +51,9 @@ type Meta struct {
 	// Recovered: the recording was cut short (a crash) and finished on a
 	// later start.
 	Recovered bool `json:"recovered,omitempty"`
+	// CutAt is when a crash cut the recording short (its file's last
+	// write), set by Interrupt.
+	CutAt time.Time `json:"cut_at,omitzero"`
 	// LostSeconds is audio given up while the disk was full.
 	LostSeconds float64  `json:"lost_seconds,omitempty"`
 	SaveError   string   `json:"save_error,omitempty"`

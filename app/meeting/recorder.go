@@ -102,6 +102,35 @@ func Start(cfg RecorderConfig, now time.Time) (*Recorder, error) {
 	return r, nil
 }
 
+// Resume goes on recording the meeting id, one a crash cut short: its
+// audio is made whole (Interrupt) and the new frames are appended to it,
+// so the timeline continues at the length recorded (the gap is not
+// recorded); its markers are kept. A finished meeting is ErrFinished.
+func Resume(cfg RecorderConfig, id string) (*Recorder, error) {
+	m, err := Interrupt(cfg.Root, id)
+	if err != nil {
+		return nil, err
+	}
+	if m.Channels != am.Channels || m.Rate <= 0 || cfg.Rate > 0 && cfg.Rate != m.Rate {
+		return nil, fmt.Errorf("meeting %s: recorded as %d channels at %d Hz, not resumable here", id, m.Channels, m.Rate)
+	}
+	cfg.Rate = m.Rate
+	if cfg.MaxBacklog <= 0 {
+		cfg.MaxBacklog = 2 * time.Minute
+	}
+	dir := Dir(cfg.Root, id)
+	w, err := audio.AppendWAV(filepath.Join(dir, AudioName), m.Rate, am.Channels)
+	if err != nil {
+		return nil, fmt.Errorf("meeting %s: reopening the recording: %w", id, err)
+	}
+	m.State, m.SaveError = StateRecording, ""
+	if err := writeMeta(dir, m); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("meeting %s: %w", id, err)
+	}
+	return &Recorder{cfg: cfg, dir: dir, meta: m, w: w, lost: int64(m.LostSeconds * float64(m.Rate))}, nil
+}
+
 // ID is the meeting's id.
 func (r *Recorder) ID() string { return r.meta.ID }
 
@@ -198,7 +227,12 @@ func (r *Recorder) Markers() []Marker {
 
 // Stop writes what is left, closes the file and marks the meeting
 // finished.
-func (r *Recorder) Stop() (Meta, error) {
+func (r *Recorder) Stop() (Meta, error) { return r.close(StateFinished) }
+
+// close writes what is left, closes the file and leaves the meeting in
+// state (a resumed meeting whose capture failed to start is interrupted
+// again, still offered).
+func (r *Recorder) close(state string) (Meta, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
@@ -212,7 +246,7 @@ func (r *Recorder) Stop() (Meta, error) {
 	r.backlog = nil
 	r.meta.Duration = float64(r.w.Samples()) / float64(r.cfg.Rate)
 	r.meta.LostSeconds = float64(r.lost) / float64(r.cfg.Rate)
-	r.meta.State = StateFinished
+	r.meta.State = state
 	err := r.w.Close()
 	if merr := writeMeta(r.dir, r.meta); err == nil {
 		err = merr

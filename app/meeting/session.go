@@ -13,6 +13,10 @@ import (
 type SessionConfig struct {
 	Recorder RecorderConfig
 	Capture  am.CaptureConfig // OnFrames is the session's own
+	// Resume, when set, is the meeting a crash cut short to go on
+	// recording (Resume) instead of a new one; the live transcript's
+	// times continue at its length.
+	Resume string
 	// Live, when set, transcribes as the meeting goes (nil: record only,
 	// the transcript comes from a pass after Stop).
 	Live *Live
@@ -43,7 +47,13 @@ type Session struct {
 
 // StartSession starts recording a meeting.
 func StartSession(ctx context.Context, cfg SessionConfig) (*Session, error) {
-	rec, err := Start(cfg.Recorder, time.Now())
+	var rec *Recorder
+	var err error
+	if cfg.Resume != "" {
+		rec, err = Resume(cfg.Recorder, cfg.Resume)
+	} else {
+		rec, err = Start(cfg.Recorder, time.Now())
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +65,7 @@ func StartSession(ctx context.Context, cfg SessionConfig) (*Session, error) {
 	cc := cfg.Capture
 	cc.OnFrames = s.onFrames
 	if s.live != nil {
+		s.live.Skip(rec.Frames()) // a resumed meeting's timeline goes on
 		go s.transcribe(ctx)
 	} else {
 		close(s.done)
@@ -63,7 +74,11 @@ func StartSession(ctx context.Context, cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		s.endLive()
 		<-s.done
-		_, _ = rec.Stop()
+		state := StateFinished
+		if cfg.Resume != "" {
+			state = StateInterrupted // still offered
+		}
+		_, _ = rec.close(state)
 		return nil, err
 	}
 	return s, nil

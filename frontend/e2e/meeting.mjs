@@ -4,9 +4,11 @@
 // into the null sink whose monitor is the default source ("You"); the live
 // transcript shows each side's words under its label with times; stop,
 // and the finished meeting shows its notes (the final pass's text once it
-// is done), has the chat model summarize them, and exports them.
+// is done), has the chat model summarize them, and exports them. A
+// meeting a crash cut short (tc.offer.id) is offered and finished from its
+// banner first; another (tc.offer.other) stays offered meanwhile.
 //   HARK_URL, E2E_SHOTS, E2E_OUT, E2E_TIMEOUT_MS as run.mjs
-//   E2E_CASE {others: {clip, text}, you: {clip, text}, micSink}
+//   E2E_CASE {others: {clip, text}, you: {clip, text}, micSink, offer: {id, text, other}}
 import { spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -42,10 +44,26 @@ try {
   await page.keyboard.press('Control+2')
   await page.waitForSelector('main[data-current="meeting"]')
   check(await page.textContent('[data-testid="meeting-state"]') === 'idle', 'the Meeting view, idle (Ctrl+2)')
+  // Two meetings a crash cut short are offered; one is finished from its
+  // banner: its final pass's notes are shown.
+  const offer = `[data-testid="meeting-offer"][data-id="${tc.offer.id}"]`
+  const other = `[data-testid="meeting-offer"][data-id="${tc.offer.other}"]`
+  await page.waitForSelector(offer)
+  check(/cut short at \d.* after 0:11\b/.test(await page.textContent(offer)) && await page.isVisible(other) &&
+    await page.isEnabled(`${offer} [data-testid="offer-resume"]`) && await page.isEnabled(`${offer} [data-testid="offer-finish"]`),
+  `meetings a crash cut short are offered, to resume or finish: "${(await page.textContent(offer)).trim()}"`)
+  await page.click(`${offer} [data-testid="offer-finish"]`)
+  await page.waitForSelector(offer, { state: 'detached' })
+  await page.waitForFunction((want) => document.querySelector('[data-testid="meeting-state"]')?.textContent === 'finished' &&
+    [...document.querySelectorAll('[data-testid="meeting-lines"] li[data-speaker="Others"]')].some((e) => e.textContent.toLowerCase().includes(want)),
+  tc.offer.text, { polling: 500 })
+  check(await page.isVisible('h2:has-text("Final text")') && await page.isVisible(other),
+    `finished from the offer: its final notes, "${words(await said('Others'))}"; the other stays offered`)
 
   await page.click('[data-testid="meeting-toggle"]')
   await page.waitForFunction(() => document.querySelector('[data-testid="meeting-state"]')?.textContent === 'recording')
   check(true, 'a meeting starts from the view')
+  check(await page.isVisible(other) && await page.isDisabled(`${other} [data-testid="offer-resume"]`), 'the offer stays while another meeting records')
   await page.fill('input[name="marker"]', 'Agenda: the young man')
   await page.click('[data-testid="add-marker"]')
   await page.waitForSelector('[data-testid="meeting-marker"]:has-text("Agenda: the young man")')

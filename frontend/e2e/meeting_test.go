@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/app/meeting"
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture/pulsetest"
 	"github.com/harkapp/hark/internal/shared"
@@ -19,7 +21,9 @@ import (
 // TestBrowserMeeting drives the Meeting view in headless Chromium against
 // `hark ui` while a real meeting goes through the loopback harness
 // (PulseAudio null sinks): the call into the default sink, the user into
-// the microphone's sink; stories260K summarizes (meeting.mjs). It writes
+// the microphone's sink; stories260K summarizes (meeting.mjs). Of two
+// meetings a killed process left recording, one (the call, jfk) is
+// finished from its offer first; the other stays offered. It writes
 // meeting-live.png and meeting.png where TestBrowser writes its
 // screenshots.
 func TestBrowserMeeting(t *testing.T) {
@@ -33,6 +37,18 @@ func TestBrowserMeeting(t *testing.T) {
 	linkOrCopy(t, shared.Path(t, "whisper-kit", "models", kitModel), filepath.Join(models, kitModel))
 	linkOrCopy(t, shared.Path(t, "models", chatFile), filepath.Join(models, chatFile))
 	data := t.TempDir()
+	call, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	crashed, err := meeting.Start(meeting.RecorderConfig{Root: filepath.Join(data, "meetings")}, time.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	frames := make([]float32, 0, 2*len(call))
+	for _, x := range call {
+		frames = append(frames, 0, x) // {You, Others}
+	}
+	crashed.Write(frames) // and abandoned, as a kill leaves it
+	other, err := meeting.Start(meeting.RecorderConfig{Root: filepath.Join(data, "meetings")}, time.Now().Add(-2*time.Hour))
+	require.NoError(t, err)
+	other.Write(make([]float32, 2*16000))
 	url, stop := startUI(t, models, data, filepath.Join(fe, "dist"))
 	defer stop()
 
@@ -45,7 +61,7 @@ func TestBrowserMeeting(t *testing.T) {
 	}
 	tc, err := json.Marshal(map[string]any{
 		"others": side("librivox-sense-and-sensibility-0930"), "you": side("librivox-sense-and-sensibility-0880"),
-		"micSink": pulsetest.MicSink,
+		"micSink": pulsetest.MicSink, "offer": map[string]string{"id": crashed.ID(), "text": "fellow americans", "other": other.ID()},
 	})
 	require.NoError(t, err)
 	_, err = browserScript(t, fe, "meeting.mjs", append(pa.Env(), "HARK_URL="+url, "E2E_CASE="+string(tc),

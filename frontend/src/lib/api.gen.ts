@@ -187,7 +187,7 @@ export interface MeetingStatus {
   notes?: string
   item?: number
   finishing?: boolean
-  recovered?: string[]
+  offers: MeetingOffer[]
   error?: string
   lines: Line[]
   markers: Marker[]
@@ -204,6 +204,7 @@ export interface Meta {
   channels: number
   duration: number
   recovered?: boolean
+  cut_at?: string
   lost_seconds?: number
   save_error?: string
   markers?: Marker[]
@@ -373,6 +374,13 @@ export interface License {
   name: string
   url: string
 }
+// github.com/harkapp/hark/app.MeetingOffer
+export interface MeetingOffer {
+  id: string
+  started: string
+  cut_at: string
+  seconds: number
+}
 // github.com/harkapp/hark/app/meeting.Line
 export interface Line {
   speaker: string
@@ -508,7 +516,9 @@ export const Dictation = {
 export const Meetings = {
   AddMarker: (text: string): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'AddMarker', text),
   Export: (item: number, format: string): Promise<string> => call<string>('Meetings', 'Export', item, format),
+  Finish: (id: string): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Finish', id),
   List: (): Promise<Meta[]> => call<Meta[]>('Meetings', 'List'),
+  Resume: (id: string): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Resume', id),
   Start: (): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Start'),
   Status: (): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Status'),
   Stop: (): Promise<MeetingStatus> => call<MeetingStatus>('Meetings', 'Stop'),

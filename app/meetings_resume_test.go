@@ -1,0 +1,127 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/app/meeting"
+	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// TestMeetingResume: a meeting a killed process left recording (the call,
+// jfk, on the system channel, a marker, and a torn last write) is made
+// whole at start and offered, not finished, also after a restart.
+// Resumed, it records into the same file after what was kept: the live
+// transcript's words come at their true times (after the first part), the
+// recording's length is the two parts', the first part is intact, the
+// marker is kept, and the final pass's notes hold words from both parts
+// at their times.
+func TestMeetingResume(t *testing.T) {
+	dataDir := t.TempDir()
+	root := filepath.Join(dataDir, "meetings")
+	crashed, call := crashedMeeting(t, root)
+	_, err := crashed.AddMarker(1, "before the crash")
+	require.NoError(t, err)
+	id, cut := crashed.ID(), float64(len(call))/16000
+	f, err := os.OpenFile(filepath.Join(crashed.Dir(), meeting.AudioName), os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.Write([]byte{1, 2, 3}) // the write in flight when it was killed
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	a, _ := meetingApp(t, dataDir, nil)
+	st := a.Meetings.Status()
+	require.Equal(t, []string{id}, offerIDs(st))
+	require.InDelta(t, cut, st.Offers[0].Seconds, 1e-9)
+	require.False(t, st.Offers[0].CutAt.IsZero())
+	items, err := a.History.List("", 10, 0)
+	require.NoError(t, err)
+	require.Empty(t, items, "offered, not finished behind the user's back")
+	require.NoError(t, a.Close())
+
+	// Unanswered, it is offered again at the next start.
+	ev := newEvents()
+	a, play := meetingApp(t, dataDir, ev)
+	require.Equal(t, []string{id}, offerIDs(a.Meetings.Status()))
+	_, err = a.Meetings.Resume("20200101-000000")
+	require.ErrorContains(t, err, "no meeting 20200101-000000")
+	st, err = a.Meetings.Resume("")
+	require.NoError(t, err)
+	require.Equal(t, MeetingRecording, st.State)
+	require.Equal(t, id, st.ID)
+	require.Empty(t, st.Offers)
+	require.InDelta(t, cut, st.Seconds, 1e-9, "the timeline goes on at the length recorded")
+	_, err = a.Meetings.Resume(id)
+	require.ErrorContains(t, err, "is recording")
+	play(0) // 13 s: the call again, and the user over it
+
+	st, err = a.Meetings.Stop()
+	require.NoError(t, err)
+	require.Equal(t, []meeting.Marker{{At: 1, Text: "before the crash"}}, st.Markers)
+	var you []meeting.Line
+	for _, l := range st.Lines {
+		if l.Speaker == "You" {
+			you = append(you, l)
+		}
+	}
+	require.NotEmpty(t, you)
+	require.GreaterOrEqual(t, you[0].Start, cut, "the live transcript's words at their true times")
+	meta, err := meeting.Read(root, id)
+	require.NoError(t, err)
+	require.Equal(t, meeting.StateFinished, meta.State)
+	rec, err := audio.Open(filepath.Join(meeting.Dir(root, id), meeting.AudioName))
+	require.NoError(t, err)
+	got, err := audio.ReadAll(rec)
+	rec.Close()
+	require.NoError(t, err)
+	n := len(got) / 2
+	require.InDelta(t, float64(n)/16000, meta.Duration, 1e-9)
+	require.GreaterOrEqual(t, n, len(call)+12*16000, "the resumed part follows the first")
+	require.LessOrEqual(t, n, len(call)+13*16000)
+	for i, x := range call {
+		if d := got[2*i+1] - x; d > 1.0/32767 || d < -1.0/32767 {
+			t.Fatalf("the first part's frame %d: got %v, want %v", i, got[2*i+1], x)
+		}
+	}
+
+	done := meetingDone(t, ev, st.Item)
+	require.Equal(t, StatusDone, done.Status, done.Error)
+	notes, err := readMeetingNotes(meeting.Dir(root, id))
+	require.NoError(t, err)
+	require.True(t, notes.Final)
+	require.Equal(t, st.Markers, notes.Markers)
+	var before, after bool
+	for _, l := range notes.Lines {
+		t.Logf("[%.1f-%.1f] %s: %s", l.Start, l.End, l.Speaker, l.Text)
+		text := strings.ToLower(l.Text)
+		before = before || l.Speaker == "Others" && l.Start < cut && strings.Contains(text, "fellow americans")
+		after = after || l.Speaker == "You" && l.Start >= cut && strings.Contains(text, "ill disposed young man")
+	}
+	require.True(t, before, "the first part's words, at their times")
+	require.True(t, after, "the resumed part's words, after the first part")
+	_, err = a.Meetings.Finish(id)
+	require.ErrorContains(t, err, "finished already")
+}
+
+// crashedMeeting leaves a meeting under root as a killed process leaves
+// it, started an hour ago: recording, with the call (jfk, returned) on the
+// system channel and the microphone silent.
+func crashedMeeting(t *testing.T, root string) (*meeting.Recorder, []float32) {
+	t.Helper()
+	call, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
+	require.NoError(t, err)
+	r, err := meeting.Start(meeting.RecorderConfig{Root: root}, time.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	frames := make([]float32, 0, 2*len(call))
+	for _, x := range call {
+		frames = append(frames, 0, x) // {You, Others}
+	}
+	r.Write(frames) // and never stopped
+	return r, call
+}
