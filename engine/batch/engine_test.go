@@ -26,12 +26,18 @@ func storiesEngine(t *testing.T, c Config) (*Engine, *llm.Generator) {
 
 func openEngine(t *testing.T, path string, c Config) (*Engine, *llm.Generator) {
 	t.Helper()
+	return openEngineTurn(t, path, c, nil)
+}
+
+// openEngineTurn is openEngine whose engine takes its turns from turn.
+func openEngineTurn(t *testing.T, path string, c Config, turn Turn) (*Engine, *llm.Generator) {
+	t.Helper()
 	be := cpu.New(cpu.Options{Threads: 1})
 	t.Cleanup(be.Close)
 	o, err := llm.OpenFile(path, be, llm.Options{Context: c.Context})
 	require.NoError(t, err)
 	t.Cleanup(func() { o.Close() })
-	e, err := Load(be, o.File, o.Tk, c, nil)
+	e, err := Load(be, o.File, o.Tk, c, turn)
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Close(); <-e.done })
 	return e, llm.NewGenerator(o.M, o.Tk)
@@ -121,7 +127,13 @@ func TestEngineEqualsSequential(t *testing.T) {
 // fails with a clear error.
 func TestEnginePreemption(t *testing.T) {
 	bb := kvpage.BlockBytes(5, 4*8, 16, 2) // stories260K: 5 layers, 4 KV heads of 8
-	e, g := storiesEngine(t, Config{Context: 256, Seqs: 4, TokenBudget: 48, BlockSize: 16, KVBytes: 10 * bb})
+	// The engine waits after its first step until every request is queued:
+	// however the machine schedules them, they run at once (a fast first
+	// request could otherwise finish before the others came, and nothing
+	// would be preempted).
+	turn := &gateTurn{gate: make(chan struct{})}
+	e, g := openEngineTurn(t, shared.Path(t, "models", "stories260K.gguf"),
+		Config{Context: 256, Seqs: 4, TokenBudget: 48, BlockSize: 16, KVBytes: 10 * bb}, turn)
 	require.Equal(t, 10, poolOf(e).Blocks())
 	all := storiesCases(t)
 	// two greedy requests and the seeded one with penalties, 80 tokens
@@ -131,6 +143,14 @@ func TestEnginePreemption(t *testing.T) {
 		cases[i].o.MaxTokens = 80
 		cases[i].o.Stop = nil
 	}
+	submitted := make(chan struct{}, len(cases))
+	e.onSubmit = func() { submitted <- struct{}{} }
+	go func() {
+		for range cases {
+			<-submitted
+		}
+		close(turn.gate)
+	}()
 	got := runConcurrently(t, e, cases)
 	for i, c := range cases {
 		want := sequentialRun(t, g, c.prompt, c.o)
