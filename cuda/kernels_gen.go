@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "aebd48a0fafba40154a9aca0cc7de3480138b5b3751e03de2d9c1db6fa477cb4"
+const sourcesHash = "5acb6c20c6cabbce728b84457153e8bfcaddf7127bf44b91aa7e2244fab7a758"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -47,6 +47,32 @@ static inline uint attn_chunk_len(uint kvLen, uint nc) {
 static inline float attn_dot(device const float* q, device const float* k, uint hd) {
     float4 a = 0.0f;
     uint i = 0;
+    // 64 dims a step, then 16, loads first (as the f16 form below)
+    for (; i + 64 <= hd; i += 64) {
+        float4 kk[16];
+        #pragma unroll
+        for (uint u = 0; u < 16; u++) {
+            kk[u] = float4(*(device const packed_float4*)(k + i + 4 * u));
+        }
+        #pragma unroll
+        for (uint u = 0; u < 16; u++) {
+            a += float4(*(device const packed_float4*)(q + i + 4 * u)) * kk[u];
+        }
+    }
+    for (; i + 16 <= hd; i += 16) {
+        const float4 q0 = float4(*(device const packed_float4*)(q + i));
+        const float4 q1 = float4(*(device const packed_float4*)(q + i + 4));
+        const float4 q2 = float4(*(device const packed_float4*)(q + i + 8));
+        const float4 q3 = float4(*(device const packed_float4*)(q + i + 12));
+        const float4 k0 = float4(*(device const packed_float4*)(k + i));
+        const float4 k1 = float4(*(device const packed_float4*)(k + i + 4));
+        const float4 k2 = float4(*(device const packed_float4*)(k + i + 8));
+        const float4 k3 = float4(*(device const packed_float4*)(k + i + 12));
+        a += q0 * k0;
+        a += q1 * k1;
+        a += q2 * k2;
+        a += q3 * k3;
+    }
     for (; i + 4 <= hd; i += 4) {
         a += float4(*(device const packed_float4*)(q + i)) * float4(*(device const packed_float4*)(k + i));
     }
@@ -60,6 +86,34 @@ static inline float attn_dot(device const float* q, device const float* k, uint 
 static inline float attn_dot(device const float* q, device const half* k, uint hd) {
     float4 a = 0.0f;
     uint i = 0;
+    // 64 dims a step, then 16, every load before the first product: a step
+    // of 4 waited out one load's latency per step (issue #34); the sums are
+    // added in the same order
+    for (; i + 64 <= hd; i += 64) {
+        float4 kk[16];
+        #pragma unroll
+        for (uint u = 0; u < 16; u++) {
+            kk[u] = float4(half4(*(device const packed_half4*)(k + i + 4 * u)));
+        }
+        #pragma unroll
+        for (uint u = 0; u < 16; u++) {
+            a += float4(*(device const packed_float4*)(q + i + 4 * u)) * kk[u];
+        }
+    }
+    for (; i + 16 <= hd; i += 16) {
+        const float4 q0 = float4(*(device const packed_float4*)(q + i));
+        const float4 q1 = float4(*(device const packed_float4*)(q + i + 4));
+        const float4 q2 = float4(*(device const packed_float4*)(q + i + 8));
+        const float4 q3 = float4(*(device const packed_float4*)(q + i + 12));
+        const float4 k0 = float4(half4(*(device const packed_half4*)(k + i)));
+        const float4 k1 = float4(half4(*(device const packed_half4*)(k + i + 4)));
+        const float4 k2 = float4(half4(*(device const packed_half4*)(k + i + 8)));
+        const float4 k3 = float4(half4(*(device const packed_half4*)(k + i + 12)));
+        a += q0 * k0;
+        a += q1 * k1;
+        a += q2 * k2;
+        a += q3 * k3;
+    }
     for (; i + 4 <= hd; i += 4) {
         a += float4(*(device const packed_float4*)(q + i)) * float4(half4(*(device const packed_half4*)(k + i)));
     }
@@ -88,6 +142,52 @@ static inline uint attn_first(constant Args& args, uint t) {
     const bool perSeq = (args.attention.flags & KFLAG_PER_SEQ_ROWS) != 0;
     const uint qpos = perSeq ? args.attention.pos0 : args.attention.pos0 + t;
     return (w == 0u || qpos + 1u <= w) ? 0u : qpos + 1u - w;
+}
+
+// attn_values adds the weighted value rows of keys [jb, jb+nk) to acc, the
+// weights in pw (one per key of the block), NS dims per lane (dim lane+32i
+// in slot i). Eight keys' loads go out before their first product: one key
+// at a time, each load waited out its latency before the next (on CUDA 32
+// round trips a block; issue #34). A slot's dim is clamped into the row, so
+// every load is in bounds without a branch; slots past hd sum what is never
+// stored. Each slot adds its keys in key order, as before.
+template <typename T, uint NS>
+static inline __attribute__((always_inline)) void attn_values(thread float* acc, threadgroup const float* pw,
+                                                              device const T* vb, ulong ps, uint nk, uint lane,
+                                                              uint hd) {
+    uint dd[NS];
+    #pragma unroll
+    for (uint i = 0; i < NS; i++) {
+        dd[i] = min(lane + 32 * i, hd - 1);
+    }
+    uint k = 0;
+    for (; k + 8 <= nk; k += 8) {
+        float v[8][NS];
+        #pragma unroll
+        for (uint u = 0; u < 8; u++) {
+            device const T* vr = vb + (k + u) * ps;
+            #pragma unroll
+            for (uint i = 0; i < NS; i++) {
+                v[u][i] = float(vr[dd[i]]);
+            }
+        }
+        #pragma unroll
+        for (uint u = 0; u < 8; u++) {
+            const float pk = pw[k + u];
+            #pragma unroll
+            for (uint i = 0; i < NS; i++) {
+                acc[i] += pk * v[u][i];
+            }
+        }
+    }
+    for (; k < nk; k++) {
+        const float pk = pw[k];
+        device const T* vr = vb + k * ps;
+        #pragma unroll
+        for (uint i = 0; i < NS; i++) {
+            acc[i] += pk * float(vr[dd[i]]);
+        }
+    }
 }
 
 // attention_impl is one SIMD-group's (row, head, chunk) of attention and
@@ -135,6 +235,7 @@ static inline void attention_impl(device const float* q, device const T* K, devi
     for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
         acc[i] = 0.0f;
     }
+    const uint ns = (hd + 31) / 32; // value slots a lane uses
     float M = -INFINITY;
     float S = 0.0f;
     // blocks stay 32-aligned (lane j%32 owns key j); keys before the
@@ -161,16 +262,15 @@ static inline void attention_impl(device const float* q, device const T* K, devi
         pw[lane] = p;
         simdgroup_barrier(mem_flags::mem_threadgroup);
         const uint nk = min(32u, j1 - jb);
-        for (uint k = 0; k < nk; k++) {
-            const float pk = pw[k];
-            device const T* vr = Vh + (jb + k) * ps;
-            #pragma unroll
-            for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
-                const uint d = lane + 32 * i;
-                if (d < hd) {
-                    acc[i] += pk * float(vr[d]);
-                }
-            }
+        device const T* vb = Vh + jb * ps;
+        if (ns <= 1) {
+            attn_values<T, 1>(acc, pw, vb, ps, nk, lane, hd);
+        } else if (ns <= 2) {
+            attn_values<T, 2>(acc, pw, vb, ps, nk, lane, hd);
+        } else if (ns <= 4) {
+            attn_values<T, 4>(acc, pw, vb, ps, nk, lane, hd);
+        } else {
+            attn_values<T, ATTN_MAX_HD / 32>(acc, pw, vb, ps, nk, lane, hd);
         }
         simdgroup_barrier(mem_flags::mem_threadgroup); // pw is rewritten next block
         M = nm;
@@ -246,31 +346,63 @@ typedef decltype(attention<half>) attention_f16_t;
 template [[host_name("attention_f32")]] kernel attention_f32_t attention<float>;
 template [[host_name("attention_f16")]] kernel attention_f16_t attention<half>;
 
+// attn_max_step and attn_sum_step fold one partial (sum sc, max mc) into
+// the running max, and its weighted value v (its sum, or a dim of its
+// accumulator) into the running sum s; a partial with no visible key (sum
+// 0) changes neither. Selects, not branches: attn_combine loads a step's
+// partials before it uses any.
+static inline float attn_max_step(float M, float sc, float mc) { return sc > 0.0f ? max(M, mc) : M; }
+static inline float attn_sum_step(float s, float sc, float mc, float M, float v) {
+    return sc > 0.0f ? s + exp(mc - M) * v : s;
+}
+
 // attn_combine writes o[0..hd) from the nc partials (max, sum, acc[hd]) at
 // part (device scratch or threadgroup memory), threads tid, tid+ntg, ... one
-// dim each, and returns the global max and 1/sum.
+// dim each, and returns the global max and 1/sum. The partials are read four
+// at a time, every load of a step before its first use (a load under each
+// partial's condition waited out its latency a partial; issue #34); they
+// are folded in the same order as one at a time.
 template <typename P>
 static inline float2 attn_combine(P part, uint nc, uint hd, device float* o, uint tid, uint ntg) {
+    const uint st = hd + 2;
     float M = -INFINITY;
-    for (uint c = 0; c < nc; c++) {
-        if (part[c * (hd + 2) + 1] > 0.0f) {
-            M = max(M, part[c * (hd + 2)]);
-        }
+    uint c = 0;
+    for (; c + 4 <= nc; c += 4) {
+        const float4 s4 = float4(part[c * st + 1], part[(c + 1) * st + 1], part[(c + 2) * st + 1], part[(c + 3) * st + 1]);
+        const float4 m4 = float4(part[c * st], part[(c + 1) * st], part[(c + 2) * st], part[(c + 3) * st]);
+        M = attn_max_step(attn_max_step(attn_max_step(attn_max_step(M, s4.x, m4.x), s4.y, m4.y), s4.z, m4.z), s4.w, m4.w);
+    }
+    for (; c < nc; c++) {
+        M = attn_max_step(M, part[c * st + 1], part[c * st]);
     }
     float S = 0.0f;
-    for (uint c = 0; c < nc; c++) {
-        const float sc = part[c * (hd + 2) + 1];
-        if (sc > 0.0f) {
-            S += exp(part[c * (hd + 2)] - M) * sc;
-        }
+    for (c = 0; c + 4 <= nc; c += 4) {
+        const float4 s4 = float4(part[c * st + 1], part[(c + 1) * st + 1], part[(c + 2) * st + 1], part[(c + 3) * st + 1]);
+        const float4 m4 = float4(part[c * st], part[(c + 1) * st], part[(c + 2) * st], part[(c + 3) * st]);
+        S = attn_sum_step(S, s4.x, m4.x, M, s4.x);
+        S = attn_sum_step(S, s4.y, m4.y, M, s4.y);
+        S = attn_sum_step(S, s4.z, m4.z, M, s4.z);
+        S = attn_sum_step(S, s4.w, m4.w, M, s4.w);
+    }
+    for (; c < nc; c++) {
+        const float sc = part[c * st + 1];
+        S = attn_sum_step(S, sc, part[c * st], M, sc);
     }
     const float inv = S > 0.0f ? 1.0f / S : 0.0f;
     for (uint d = tid; d < hd; d += ntg) {
         float a = 0.0f;
-        for (uint c = 0; c < nc; c++) {
-            if (part[c * (hd + 2) + 1] > 0.0f) {
-                a += exp(part[c * (hd + 2)] - M) * part[c * (hd + 2) + 2 + d];
-            }
+        for (c = 0; c + 4 <= nc; c += 4) {
+            const float4 s4 = float4(part[c * st + 1], part[(c + 1) * st + 1], part[(c + 2) * st + 1], part[(c + 3) * st + 1]);
+            const float4 m4 = float4(part[c * st], part[(c + 1) * st], part[(c + 2) * st], part[(c + 3) * st]);
+            const float4 v4 = float4(part[c * st + 2 + d], part[(c + 1) * st + 2 + d], part[(c + 2) * st + 2 + d],
+                                     part[(c + 3) * st + 2 + d]);
+            a = attn_sum_step(a, s4.x, m4.x, M, v4.x);
+            a = attn_sum_step(a, s4.y, m4.y, M, v4.y);
+            a = attn_sum_step(a, s4.z, m4.z, M, v4.z);
+            a = attn_sum_step(a, s4.w, m4.w, M, v4.w);
+        }
+        for (; c < nc; c++) {
+            a = attn_sum_step(a, part[c * st + 1], part[c * st], M, part[c * st + 2 + d]);
         }
         o[d] = a * inv;
     }

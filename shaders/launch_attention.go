@@ -58,6 +58,15 @@ func attnTCName(hd uint32, suf string) string {
 // threadgroup (ATTN_GROUP_SG in attention.metal).
 const attnGroupChunks = 16
 
+// AttnMaxThreads bounds a threadgroup of the decode attention kernels
+// (attention_{f32,f16}, attention_group_f16): their CUDA entries are
+// compiled for at most this many threads (cuda/gen), so ptxas may give them
+// 128 registers a thread; under the 1024-thread bound of the other entries
+// (64 registers) they spilled 250 bytes a thread to local memory (issue
+// #34, bench/cuda/20261129-issue34-r6). attention_group's chunks
+// (attnGroupChunks SIMD-groups) fit under it.
+const AttnMaxThreads = 32 * attnGroupChunks
+
 // attnMaxKV bounds the keys of one dispatch, as the CPU backend does.
 const attnMaxKV = 1 << 22
 
@@ -121,7 +130,7 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 		return dst, err
 	}
 	rows := min(normKnob(t.AttnRows, 4), m)
-	rows = min(rows, max(1, normKnob(t.MaxThreads, 1024)/32))
+	rows = min(rows, max(1, min(normKnob(t.MaxThreads, 1024), AttnMaxThreads)/32))
 	nc := uint32(1)
 	if uint64(m)*uint64(nHead) < uint64(normKnob(t.AttnSplitBelow, 256)) {
 		chunk := max(32, normKnob(t.AttnChunk, 256))

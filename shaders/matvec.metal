@@ -27,7 +27,7 @@
 // 544-952-byte stack frames, L1 hit rate 96%). Loops over R and MB run to
 // compile-time bounds, and the per-row accumulators are the components of
 // one float4; the helpers are always_inline, since a call takes their
-// arrays by address (clang did not inline mv_dot4 on its own).
+// arrays by address (clang did not inline the row helper on its own).
 
 constant uint fc_mv_rows [[function_constant(20)]];
 constant uint fc_mv_batch [[function_constant(21)]];
@@ -46,55 +46,71 @@ static inline float mv_silu(float g) { return g / (1.0f + fast::exp(-g)); }
 // zero past k, and returns the sum of squares of x there (RMSNorm; 0 for the
 // other forms). xr is the row of x (or gate), x2 the RMSNorm weight g or the
 // row of up. For RMSNorm xv is g⊙x: the row's 1/rms scales the finished
-// dot products instead.
+// dot products instead. Both rows are loaded before any is used, with no
+// branch between the loads of a whole chunk: a load under a per-element
+// condition waited for its own latency before the next one went out (on
+// CUDA, 16 round trips a chunk; issue #34). Past k both are zero, so the
+// forms give zero there (silu(0)·0, gelu(0)·0, 0·0) as the selects did.
 template <int MODE>
 static inline __attribute__((always_inline)) float mv_x16(device const float* xr, device const float* x2, int e0, int k, thread float* xv) {
     const int cnt = min(16, k - e0);
+    float yv[16];
     if (cnt == 16) { // every chunk of a quantized row
         #pragma unroll
         for (int i = 0; i < 16; ++i) xv[i] = xr[e0 + i];
+        if (MODE != MV_PLAIN) {
+            #pragma unroll
+            for (int i = 0; i < 16; ++i) yv[i] = x2[e0 + i];
+        }
     } else {
         #pragma unroll
         for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? xr[e0 + i] : 0.0f;
+        if (MODE != MV_PLAIN) {
+            #pragma unroll
+            for (int i = 0; i < 16; ++i) yv[i] = i < cnt ? x2[e0 + i] : 0.0f;
+        }
     }
     float ss = 0.0f;
     if (MODE == MV_RMS) {
         #pragma unroll
         for (int i = 0; i < 16; ++i) {
             ss += xv[i] * xv[i];
-            xv[i] = i < cnt ? xv[i] * x2[e0 + i] : 0.0f;
+            xv[i] = xv[i] * yv[i];
         }
     } else if (MODE == MV_SILU) {
         #pragma unroll
-        for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? mv_silu(xv[i]) * x2[e0 + i] : 0.0f;
+        for (int i = 0; i < 16; ++i) xv[i] = mv_silu(xv[i]) * yv[i];
     } else if (MODE == MV_GELU) {
         #pragma unroll
-        for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? gelu_tanh(xv[i]) * x2[e0 + i] : 0.0f;
+        for (int i = 0; i < 16; ++i) xv[i] = gelu_tanh(xv[i]) * yv[i];
     }
     return ss;
 }
 
-// mv_dot16 is the dot product of elements [e0, e0+16) of a weight row with xv.
-template <typename B>
-static inline __attribute__((always_inline)) float mv_dot16(device const B* row, int e0, int k, thread const float* xv) {
-    float wv[16];
-    load16(row, e0, k, wv);
+// mv_dot16 is the dot product of a dequantised 16-element chunk with xv.
+static inline __attribute__((always_inline)) float mv_dot16(thread const float* wv, thread const float* xv) {
     float s = 0.0f;
     #pragma unroll
     for (int i = 0; i < 16; ++i) s += wv[i] * xv[i];
     return s;
 }
 
-// mv_dot4 adds chunk e0's dot products of the R weight rows to acc's
-// components (rows past R are not read).
+// mv_pair returns in ta and tb the dot products of chunks ea and eb of the
+// weight rows wa and wb with xa and xb (x and y: wa's, z and w: wb's). Its
+// four loads go out together, with no branch before their first use (issue
+// #34: a branch per row left one row's latency after another's). With one
+// row the caller passes wa again as wb, the same lines; its sums go unused.
 template <typename B>
-static inline __attribute__((always_inline)) float4 mv_dot4(float4 acc, device const B* w0, device const B* w1, device const B* w2,
-                             device const B* w3, int R, int e0, int k, thread const float* xv) {
-    acc.x += mv_dot16(w0, e0, k, xv);
-    if (R > 1) acc.y += mv_dot16(w1, e0, k, xv);
-    if (R > 2) acc.z += mv_dot16(w2, e0, k, xv);
-    if (R > 3) acc.w += mv_dot16(w3, e0, k, xv);
-    return acc;
+static inline __attribute__((always_inline)) void mv_pair(device const B* wa, device const B* wb, int ea, int eb, int k,
+                                                          thread const float* xa, thread const float* xb,
+                                                          thread float2& ta, thread float2& tb) {
+    float a0[16], a1[16], b0[16], b1[16];
+    load16(wa, ea, k, a0);
+    load16(wb, ea, k, a1);
+    load16(wa, eb, k, b0);
+    load16(wb, eb, k, b1);
+    ta = float2(mv_dot16(a0, xa), mv_dot16(a1, xa));
+    tb = float2(mv_dot16(b0, xb), mv_dot16(b1, xb));
 }
 
 // mv_store writes one output element: the sum plus bias and residual.
@@ -163,8 +179,18 @@ kernel void mat_vec_impl(
                 #pragma unroll
                 for (int i = 0; i < 16; ++i) xb[i] = 0.0f;
             }
-            const float4 ta = mv_dot4(float4(0.0f), w0, w1, w2, w3, R, 16 * c, k, xa);
-            const float4 tb = mv_dot4(float4(0.0f), w0, w1, w2, w3, R, 16 * c2, k, xb);
+            // rows 0 and 1 together (w1 is w0 again for one row), then 2
+            // and 3 (w3 is w2 again for three): products by row pairs. (The
+            // weights' loads issued before x's, with the second chunk's x
+            // unconditional, measured 8% slower at k = 576 and 8% faster at
+            // 2048 on the H200: bench/cuda/20261129-issue34-r6.)
+            float2 ta01, tb01, ta23 = float2(0.0f), tb23 = float2(0.0f);
+            mv_pair(w0, R > 1 ? w1 : w0, 16 * c, 16 * c2, k, xa, xb, ta01, tb01);
+            if (R > 2) {
+                mv_pair(w2, R > 3 ? w3 : w2, 16 * c, 16 * c2, k, xa, xb, ta23, tb23);
+            }
+            const float4 ta = float4(ta01.x, R > 1 ? ta01.y : 0.0f, ta23.x, R > 3 ? ta23.y : 0.0f);
+            const float4 tb = float4(tb01.x, R > 1 ? tb01.y : 0.0f, tb23.x, R > 3 ? tb23.y : 0.0f);
             acc += two ? ta + tb : ta;
             ss += two ? sa + sb : sa;
         }

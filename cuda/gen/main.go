@@ -135,7 +135,8 @@ func Generate(root string) (unit string, table []byte, err error) {
 		// a launch rule may ask for: 1024 threads (ptxas keeps registers
 		// at or under 64 a thread, spilling rather than refusing the
 		// launch), except the mat_vec kernels, whose rule asks for at
-		// most shaders.MatVecMaxThreads and which need the registers
+		// most shaders.MatVecMaxThreads, and decode attention's, at most
+		// shaders.AttnMaxThreads: they need the registers
 		fmt.Fprintf(&out, "extern \"C\" __global__ void __attribute__((launch_bounds(%d))) %s%s(const __hark::Params P) {\n", entryBound(k.Name), EntryPrefix, k.Name)
 		if dyn {
 			out.WriteString("    extern __shared__ __attribute__((aligned(16))) unsigned char __hark_dyn[];\n")
@@ -241,6 +242,10 @@ func firstLines(s string, n int) string {
 
 // entryBound is the launch_bounds of kernel name's entry.
 func entryBound(name string) int {
+	switch name {
+	case "attention_f32", "attention_f16", "attention_group_f16":
+		return shaders.AttnMaxThreads
+	}
 	for _, p := range []string{"mat_vec_", "rms_norm_mat_vec_", "silu_mul_mat_vec_", "gelu_mul_mat_vec_"} {
 		if strings.HasPrefix(name, p) {
 			return shaders.MatVecMaxThreads
