@@ -43,6 +43,14 @@ type AlignConfig struct {
 	// the other before it is filled with zeros, so the other's audio is
 	// not held back (default 500 ms).
 	Stall time.Duration
+	// StallActive replaces Stall for a channel that delivered within the
+	// last StallActive (default 1.5 s): on a loaded machine a device's
+	// callbacks come hundreds of milliseconds late and then all at once,
+	// and zeros put in for them would cut into its speech and shift the
+	// rest of it (seen under CI load: a sentence split by silence). A
+	// channel that has stopped (a monitor while nothing plays) is filled
+	// after Stall again once it has been quiet for StallActive.
+	StallActive time.Duration
 	// Window is how long the lag's floor is taken over: callbacks arrive
 	// late by scheduling jitter, never early (default 1 s).
 	Window time.Duration
@@ -61,6 +69,10 @@ func (c AlignConfig) withDefaults() AlignConfig {
 	if c.Stall <= 0 {
 		c.Stall = 500 * time.Millisecond
 	}
+	if c.StallActive <= 0 {
+		c.StallActive = 1500 * time.Millisecond
+	}
+	c.StallActive = max(c.StallActive, c.Stall)
 	if c.Window <= 0 {
 		c.Window = time.Second
 	}
@@ -103,15 +115,16 @@ type track struct {
 	last     float32
 	stats    TrackStats
 	received bool
+	lastE    float64 // the wall clock (samples) of the last delivery
 }
 
 // Aligner puts two channels on one clock. It is not safe for concurrent
 // use: the caller serialises Push and Frames.
 type Aligner struct {
-	cfg                    AlignConfig
-	t0                     time.Time
-	tol, gap, stall, rateF float64
-	tr                     [Channels]track
+	cfg                                 AlignConfig
+	t0                                  time.Time
+	tol, gap, stall, stallActive, rateF float64
+	tr                                  [Channels]track
 }
 
 // NewAligner starts the timeline at start (when recording began).
@@ -119,7 +132,8 @@ func NewAligner(start time.Time, cfg AlignConfig) *Aligner {
 	cfg = cfg.withDefaults()
 	r := float64(cfg.Rate)
 	a := &Aligner{cfg: cfg, t0: start, rateF: r,
-		tol: cfg.Tolerance.Seconds() * r, gap: cfg.Gap.Seconds() * r, stall: cfg.Stall.Seconds() * r}
+		tol: cfg.Tolerance.Seconds() * r, gap: cfg.Gap.Seconds() * r, stall: cfg.Stall.Seconds() * r,
+		stallActive: cfg.StallActive.Seconds() * r}
 	for i := range a.tr {
 		a.tr[i].floor = [2]float64{math.Inf(1), math.Inf(1)}
 		a.tr[i].window, a.tr[i].from = -1, -1
@@ -140,6 +154,7 @@ func (a *Aligner) Push(ch int, x []float32, now time.Time) {
 	t.in += int64(len(x))
 	t.stats.Received += int64(len(x))
 	t.received = true
+	t.lastE = e
 	lag := e - float64(t.in+t.fix)
 	// The floor over the last one to two windows: jitter only delays.
 	if w := int64(now.Sub(a.t0) / a.cfg.Window); w != t.window {
@@ -179,7 +194,11 @@ func (a *Aligner) Push(ch int, x []float32, now time.Time) {
 		if i == ch {
 			continue
 		}
-		if behind := e - float64(o.in+o.fix) - o.base; behind > a.stall {
+		limit := a.stall
+		if o.received && e-o.lastE < a.stallActive {
+			limit = a.stallActive // late, not stopped (yet)
+		}
+		if behind := e - float64(o.in+o.fix) - o.base; behind > limit {
 			a.fill(o, int64(behind))
 		}
 	}
