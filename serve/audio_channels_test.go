@@ -4,55 +4,24 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/testaudio"
 )
 
 // twoChannels is a stereo 16-kHz WAV holding one kit clip a channel, each
 // from 0 s (the kit model knows a clip only from a window's start).
 func twoChannels(t *testing.T, left, right string) []byte {
-	return stereo(t, 0, clipAt{0, 0, left}, clipAt{1, 0, right})
+	return stereo(t, 0, testaudio.Clip{Ch: 0, Name: left}, testaudio.Clip{Ch: 1, Name: right})
 }
 
-// clipAt is a kit clip on channel ch from at seconds.
-type clipAt struct {
-	ch   int
-	at   float64
-	name string
-}
-
-// stereo is a stereo 16-kHz WAV of secs (at least its clips' length),
-// silent but for its clips.
-func stereo(t *testing.T, secs float64, clips ...clipAt) []byte {
-	n := int(secs * 16000)
-	xs := make([][]float32, len(clips))
-	for i, c := range clips {
-		x, err := audio.Load16k(shared.Path(t, "audio", c.name+".wav"))
-		require.NoError(t, err)
-		xs[i] = x
-		n = max(n, int(c.at*16000)+len(x))
-	}
-	frames := make([]float32, 2*n)
-	for i, c := range clips {
-		off := int(c.at * 16000)
-		for j, v := range xs[i] {
-			frames[2*(off+j)+c.ch] = v
-		}
-	}
-	path := filepath.Join(t.TempDir(), "meeting.wav")
-	f, err := audio.CreateFile(path)
-	require.NoError(t, err)
-	w, err := audio.NewWAVWriterChannels(f, 16000, 2)
-	require.NoError(t, err)
-	require.NoError(t, w.Write(frames))
-	require.NoError(t, w.Close())
-	raw, err := os.ReadFile(path)
+// stereo is testaudio.Stereo's file.
+func stereo(t *testing.T, secs float64, clips ...testaudio.Clip) []byte {
+	raw, err := os.ReadFile(testaudio.Stereo(t, secs, clips...))
 	require.NoError(t, err)
 	return raw
 }
@@ -136,48 +105,31 @@ func TestTranscriptionChannels(t *testing.T) {
 
 // TestTranscriptionChannelsGated: the channels field transcribes each
 // channel as the gate lets it through, as a meeting's final pass does: a
-// channel silent for 3 s, then a clip, then silent to 10 s, has the clip's
-// words as its speaker, placed where they were said, and none in its
-// silences (where the kit model makes memorized sentences up when it is
-// decoded whole).
+// channel silent around a clip has the clip's words as its speaker, placed
+// where they were said, and none in its silences (where the kit model
+// makes memorized sentences up when it is decoded whole).
 func TestTranscriptionChannelsGated(t *testing.T) {
 	_, base := startServer(t, Config{})
-	const at, secs = 3.0, 10.0
-	file := stereo(t, secs, clipAt{0, 0, "librivox-sense-and-sensibility-0930"}, clipAt{1, at, "librivox-sense-and-sensibility-0880"})
-	clip, err := audio.Load16k(shared.Path(t, "audio", "librivox-sense-and-sensibility-0880.wav"))
+	file, err := os.ReadFile(testaudio.Call(t))
 	require.NoError(t, err)
-	end := at + float64(len(clip))/16000
-
 	code, body := postForm(t, base+"/v1/audio/transcriptions", file, "model", "tiny", "response_format", "verbose_json",
 		"timestamp_granularities[]", "word", "timestamp_granularities[]", "segment", "channels", "others,you")
 	require.Equal(t, http.StatusOK, code, "%s", body)
 	t.Logf("%s", body)
 	var got struct {
 		Duration float64
-		Segments []struct {
-			Start, End    float64
-			Text, Speaker string
-		}
-		Words []struct {
+		Segments []testaudio.Said
+		Words    []struct {
 			Word, Speaker string
 			Start, End    float64
 		}
 	}
 	require.NoError(t, json.Unmarshal(body, &got))
-	require.InDelta(t, secs, got.Duration, 0.05, "the recording's length")
-	said := map[string]string{}
-	for _, s := range got.Segments {
-		said[s.Speaker] += strings.ToLower(s.Text)
-		if s.Speaker == "You" {
-			require.True(t, s.Start >= at-0.5 && s.End <= end+0.5, "You's segment %+v where the clip is (%.1f-%.1f s)", s, at, end)
-		}
-	}
-	require.Contains(t, said["You"], "he was not an ill disposed young man")
-	require.Contains(t, said["Others"], "he might even have been made amiable himself")
-	require.Len(t, said, 2)
+	require.InDelta(t, testaudio.CallSecs, got.Duration, 0.05, "the recording's length")
+	testaudio.RequireCall(t, got.Segments)
+	var words []testaudio.Said
 	for _, w := range got.Words {
-		if w.Speaker == "You" {
-			require.True(t, w.Start >= at-0.5 && w.End <= end+0.5, "You's word %+v where the clip is (%.1f-%.1f s)", w, at, end)
-		}
+		words = append(words, testaudio.Said{Speaker: w.Speaker, Text: w.Word, Start: w.Start, End: w.End})
 	}
+	testaudio.RequireCall(t, words)
 }
