@@ -45,18 +45,31 @@ func openGated(ctx context.Context, path string, ch int, cfg LiveConfig, limit t
 	if ch < 0 || ch >= am.Channels {
 		return nil, fmt.Errorf("meeting: no channel %d", ch)
 	}
+	src, err := openAudio(path)
+	if err != nil {
+		return nil, err
+	}
+	if n := src.Channels(); n != am.Channels {
+		src.Close()
+		return nil, &ChannelCountError{Named: am.Channels, Has: n}
+	}
+	// One decode for both channels, read in step below.
+	chs := audio.Split(src)
 	s := &Gated{ch: ch, ctx: ctx, limit: limit}
 	for i := range s.src {
-		src, err := audio.OpenChannel16k(path, i)
+		c, err := audio.To16kMono(chs[i])
 		if err != nil {
-			s.Close()
-			return nil, err
+			src.Close()
+			return nil, fmt.Errorf("audio: %s: %w", path, err)
 		}
-		s.src[i], s.x[i] = src, make([]float32, gateChunk)
+		s.src[i], s.x[i] = c, make([]float32, gateChunk)
 		s.g[i] = newGate(cfg.VAD, cfg.Echo, cfg.Stream.Pause)
 	}
 	return s, nil
 }
+
+// openAudio decodes a recording (a test counts its decodes).
+var openAudio = audio.Open
 
 // SampleRate is 16 kHz.
 func (s *Gated) SampleRate() int { return rate16k }

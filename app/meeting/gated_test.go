@@ -69,3 +69,43 @@ func TestGatedFinalPass(t *testing.T) {
 		}
 	}
 }
+
+// TestGatedDecodesOnce: a gated channel decodes its recording once, both
+// channels read in step from the one decode (it opened the file once a
+// channel, so a final pass decoded it four times), and lets through the
+// same audio as gating the channels read apart.
+func TestGatedDecodesOnce(t *testing.T) {
+	call := clip(t, "librivox-sense-and-sensibility-0930.wav")
+	path := writeRecording(t, meetingFrames(6, placed{am.Others, 1, 1, call}, placed{am.You, 1.1, 0.3, call}))
+	decodes := 0
+	openAudio = func(p string) (audio.Stream, error) {
+		decodes++
+		return audio.Open(p)
+	}
+	t.Cleanup(func() { openAudio = audio.Open })
+	g, err := OpenGated(path, am.Others, LiveConfig{})
+	require.NoError(t, err)
+	got, err := audio.ReadAll(g)
+	require.NoError(t, err)
+	require.NoError(t, g.Close())
+	require.Equal(t, 1, decodes, "decodes of the recording")
+
+	// The same gate over the channels decoded apart.
+	x, err := audio.LoadChannels16k(path)
+	require.NoError(t, err)
+	var gs [am.Channels]*gate
+	for i := range gs {
+		gs[i] = newGate(LiveConfig{}.VAD, LiveConfig{}.Echo, 0)
+	}
+	var want []float32
+	for off := 0; off < len(x[0]); off += gateChunk {
+		end := min(off+gateChunk, len(x[0]))
+		for i, g := range gs {
+			g.hear(x[i][off:end])
+		}
+		want = gs[am.Others].pass(want, gs[am.You], x[am.Others][off:end], int64(off))
+	}
+	require.NotEmpty(t, want)
+	require.Equal(t, want, got)
+	require.InDelta(t, 6, g.Duration(), 0.01, "the recording's length")
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/harkapp/hark/audio"
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
 )
@@ -43,7 +42,8 @@ type ChannelTranscript struct {
 }
 
 // AudioError is a recording that cannot be read: it cannot be decoded,
-// it is too long (a *mel.TooLongError inside), or it lacks a channel.
+// it is too long (a *mel.TooLongError inside), or it has not two
+// channels (a *ChannelCountError inside).
 type AudioError struct{ Err error }
 
 func (e *AudioError) Error() string { return e.Err.Error() }
@@ -59,20 +59,15 @@ func (e *ChannelCountError) Error() string {
 // TranscribeRecording transcribes each channel of the two-channel
 // recording at path, gated, with model m of file f; a silent channel
 // (nothing let through, or nothing said) has no transcript. Errors about
-// the file are an *AudioError or a *ChannelCountError; ctx ends the pass.
+// the file are an *AudioError (a *ChannelCountError inside when it has
+// not two channels); ctx ends the pass.
 func TranscribeRecording(ctx context.Context, f *whisper.File, m *whisper.Model, path string, opt RecordingOptions) ([]ChannelTranscript, error) {
 	sp := opt.Speakers
 	if sp == nil {
 		sp = []int{am.You, am.Others}
 	}
-	st, err := audio.Open(path)
-	if err != nil {
-		return nil, &AudioError{err}
-	}
-	n := st.Channels()
-	st.Close()
-	if n != len(sp) || n != am.Channels {
-		return nil, &ChannelCountError{Named: len(sp), Has: n}
+	if len(sp) != am.Channels {
+		return nil, fmt.Errorf("meeting: %d speakers named for a recording's %d channels", len(sp), am.Channels)
 	}
 	var out []ChannelTranscript
 	for ch, who := range sp {
