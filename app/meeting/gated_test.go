@@ -4,12 +4,14 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/audio"
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/whisper/mel"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -108,4 +110,33 @@ func TestGatedDecodesOnce(t *testing.T) {
 	require.NotEmpty(t, want)
 	require.Equal(t, want, got)
 	require.InDelta(t, 6, g.Duration(), 0.01, "the recording's length")
+}
+
+// TestGatedBounds: a gated channel's reading ends with its context, and
+// past its limit of the recording (not of the speech let through: a
+// 6-s recording with 3 s of speech is over a 4-s limit) with a
+// *mel.TooLongError; a recording without two channels is refused.
+func TestGatedBounds(t *testing.T) {
+	call := clip(t, "librivox-sense-and-sensibility-0930.wav")
+	path := writeRecording(t, meetingFrames(6, placed{am.Others, 0, 1, call}))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	g, err := openGated(ctx, path, am.Others, LiveConfig{}, 0)
+	require.NoError(t, err)
+	_, err = audio.ReadAll(g)
+	require.ErrorIs(t, err, context.Canceled)
+	require.NoError(t, g.Close())
+
+	g, err = openGated(context.Background(), path, am.Others, LiveConfig{}, 4*time.Second)
+	require.NoError(t, err)
+	_, err = audio.ReadAll(g)
+	tl := (*mel.TooLongError)(nil)
+	require.ErrorAs(t, err, &tl)
+	require.Equal(t, 4*time.Second, tl.Limit)
+	require.NoError(t, g.Close())
+
+	_, err = OpenGated(shared.Path(t, "audio", "jfk.wav"), am.You, LiveConfig{})
+	ce := (*ChannelCountError)(nil)
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, 1, ce.Has)
 }
