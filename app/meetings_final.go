@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/harkapp/hark/app/meeting"
-	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 )
@@ -186,8 +185,8 @@ func (m *Meetings) runPass(ctx context.Context, id int64) {
 	}
 }
 
-// transcribeMeeting is the final pass proper: each channel of the
-// recording, gated, transcribed as a file (30-s windows, the log-mel
+// transcribeMeeting is the final pass proper (meeting.TranscribeRecording):
+// each channel of the recording, gated, transcribed as a file (30-s windows, the log-mel
 // spooled to disk so hours of audio keep memory flat) with word times, at Batch
 // priority, the model yielded before each channel and window; the words
 // are merged by time with their speakers.
@@ -226,47 +225,13 @@ func (m *Meetings) transcribeMeeting(ctx context.Context, it Item) (meeting.Note
 	opt := whisper.DefaultTranscribeOptions()
 	opt.BeamSize, opt.WordTimestamps, opt.BeforeWindow = speechBeams, true, before
 	plan.steer(&opt, sm.File)
-	audioPath := filepath.Join(dir, meeting.AudioName)
-	var words []meeting.Word
-	for ch := range am.Channels {
-		if err := before(ctx); err != nil {
-			return meeting.Notes{}, "", err
-		}
-		ws, err := transcribeChannel(ctx, sm, audioPath, ch, opt)
-		if err != nil {
-			return meeting.Notes{}, "", fmt.Errorf("%s's channel: %w", am.Names[ch], err)
-		}
-		words = append(words, ws...)
+	ts, err := meeting.TranscribeRecording(ctx, sm.File, sm.Model, filepath.Join(dir, meeting.AudioName),
+		meeting.RecordingOptions{Transcribe: opt, Before: before})
+	if err != nil {
+		return meeting.Notes{}, "", err
 	}
-	return meeting.Notes{Title: it.Title, Started: meta.Started, Lines: meeting.Lines(meeting.MergeWords(words)),
+	return meeting.Notes{Title: it.Title, Started: meta.Started, Lines: meeting.Lines(meeting.Words(ts)),
 		Markers: meta.Markers, Final: true}, name, nil
-}
-
-// transcribeChannel transcribes channel ch of a recording as the live
-// transcript's gate lets it through (meeting.Gated: no silence, where a
-// model makes words up, nor the other side's echo), its words on the
-// meeting's timeline; a silent channel has none.
-func transcribeChannel(ctx context.Context, sm *runtime.SpeechModel, path string, ch int, opt whisper.TranscribeOptions) ([]meeting.Word, error) {
-	gated, err := meeting.OpenGated(path, ch, meeting.LiveConfig{})
-	if err != nil {
-		return nil, err
-	}
-	spec, err := sm.File.StreamSpectrogram(gated, path, 0)
-	if errors.Is(err, whisper.ErrNoAudio) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer spec.Close()
-	res, err := sm.File.TranscribeMel(ctx, sm.Model, spec, opt)
-	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return meeting.ResultWords(res, ch, 0, gated.Timeline), nil
 }
 
 // adopt runs at start: every finished meeting on disk gets its History

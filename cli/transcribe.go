@@ -77,7 +77,7 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 	f.Float32Var(&fl.vocabBias, "vocabulary-bias", 0, "logit bias on each vocabulary term's first token (0 = none; 2 is mild)")
 	f.BoolVar(&fl.wordTimestamps, "word-timestamps", false, "time every word (json output includes them)")
 	f.StringVar(&fl.outputDir, "output-dir", "", "write NAME.FORMAT files into this directory instead of stdout")
-	f.StringVar(&fl.channels, "channels", "", "transcribe each channel of a multi-channel file as a speaker, in channel order: you,others (a meeting recording); adds --format md")
+	f.StringVar(&fl.channels, "channels", "", "transcribe each channel of a two-channel file as a speaker, in channel order: you,others (a meeting recording); each channel gated as a meeting's final pass is (silence and the other side's echo are not transcribed); adds --format md")
 	return cmd
 }
 

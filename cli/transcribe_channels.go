@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/harkapp/hark/app/meeting"
-	"github.com/harkapp/hark/audio"
-	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/rewrite"
 	"github.com/harkapp/hark/internal/speakers"
@@ -34,33 +32,24 @@ func (fl *transcribeOptions) validateChannels() error {
 	return nil
 }
 
-// transcribeChannels transcribes each channel of path as its speaker and
-// writes the merged transcript (speaker lines by word time).
+// transcribeChannels transcribes each channel of path as its speaker, as
+// a meeting's final pass does (meeting.TranscribeRecording: each channel
+// gated, so neither its silences nor the other side's echo are decoded),
+// and writes the merged transcript (speaker lines by word time).
 func transcribeChannels(ctx context.Context, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fix *rewrite.Rewriter, fl transcribeOptions, path string, idx, total int) error {
 	speakers, err := fl.channelSpeakers()
 	if err != nil {
 		return err
 	}
-	chs, err := audio.LoadChannels16k(path)
+	opt.WordTimestamps = true // speakers' lines are merged by word time
+	ts, err := meeting.TranscribeRecording(ctx, mf, model, path, meeting.RecordingOptions{Speakers: speakers, Transcribe: opt})
+	if ce := (*meeting.ChannelCountError)(nil); errors.As(err, &ce) {
+		return fmt.Errorf("--channels %w", ce)
+	}
 	if err != nil {
 		return err
 	}
-	if len(chs) != len(speakers) {
-		return fmt.Errorf("--channels names %d channels; the file has %d", len(speakers), len(chs))
-	}
-	// Each channel as the meeting heard it: speech gated, the other
-	// side's echo skipped, words placed by time.
-	var byRole [am.Channels][]float32
-	for i, x := range chs {
-		byRole[speakers[i]] = x
-	}
-	sm := whisper.NewStreamModel(mf, model)
-	sm.Options.Language, sm.Options.InitialPrompt = opt.Language, opt.InitialPrompt
-	words, err := meeting.TranscribeChannels(ctx, [am.Channels]whisper.WindowTranscriber{sm, sm}, byRole, meeting.LiveConfig{})
-	if err != nil {
-		return err
-	}
-	notes := meeting.Notes{Title: filepath.Base(path), Lines: meeting.Lines(words)}
+	notes := meeting.Notes{Title: filepath.Base(path), Lines: meeting.Lines(meeting.Words(ts))}
 	if fix != nil { // on whole lines: a replacement may span words
 		for i := range notes.Lines {
 			notes.Lines[i].Text = fix.Apply(notes.Lines[i].Text)

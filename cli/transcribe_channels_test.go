@@ -1,14 +1,16 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/audio"
+	"github.com/harkapp/hark/app/meeting"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/testaudio"
 )
 
 // TestTranscribeChannels: a two-channel meeting file, the call on the
@@ -16,27 +18,8 @@ import (
 // second: --channels others,you labels each side's words and orders the
 // lines by time.
 func TestTranscribeChannels(t *testing.T) {
-	call, err := audio.Load16k(shared.Path(t, "audio", "ljspeech-LJ001-0002.wav"))
-	require.NoError(t, err)
-	user, err := audio.Load16k(shared.Path(t, "audio", "librivox-sense-and-sensibility-0880.wav"))
-	require.NoError(t, err)
-	n := 6 * 16000
-	frames := make([]float32, 2*n)
-	for i := range n {
-		if i < len(call) {
-			frames[2*i] = call[i]
-		}
-		if j := i - 16000; j >= 0 && j < len(user) {
-			frames[2*i+1] = user[j]
-		}
-	}
-	path := filepath.Join(t.TempDir(), "meeting.wav")
-	f, err := audio.CreateFile(path)
-	require.NoError(t, err)
-	w, err := audio.NewWAVWriterChannels(f, 16000, 2)
-	require.NoError(t, err)
-	require.NoError(t, w.Write(frames))
-	require.NoError(t, w.Close())
+	path := testaudio.Stereo(t, 6, testaudio.Clip{Ch: 0, Name: "ljspeech-LJ001-0002"},
+		testaudio.Clip{Ch: 1, At: 1, Name: "librivox-sense-and-sensibility-0880"})
 
 	model := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin")
 	out, _, err := runHark(t, "transcribe", "--model", model, "--beam", "1", "--channels", "others,you", "--format", "md", path)
@@ -55,4 +38,42 @@ func TestTranscribeChannels(t *testing.T) {
 	}
 	_, _, err = runHark(t, "transcribe", "--model", model, "--channels", "you,others", shared.Path(t, "audio", "jfk.wav"))
 	require.ErrorContains(t, err, "the file has 1")
+}
+
+// TestTranscribeChannelsGated: --channels transcribes each channel as a
+// meeting's final pass does, gated: the user's channel, silent around a
+// clip, has the clip's words as You, placed where they were said, and no
+// line in its silences.
+func TestTranscribeChannelsGated(t *testing.T) {
+	model := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin")
+	out, _, err := runHark(t, "transcribe", "--model", model, "--beam", "1", "--channels", "others,you", "--format", "json", testaudio.Call(t))
+	require.NoError(t, err)
+	t.Logf("%s", out)
+	n, err := meeting.ReadNotes(strings.NewReader(out))
+	require.NoError(t, err)
+	var said []testaudio.Said
+	for _, l := range n.Lines {
+		said = append(said, testaudio.Said{Speaker: l.Speaker, Text: l.Text, Start: l.Start, End: l.End})
+	}
+	testaudio.RequireCall(t, said)
+}
+
+// TestTranscribeChannelsVocabulary: --channels decodes with the
+// transcription's options, --vocabulary's prompt among them (the kit model,
+// never prompted with a glossary, is derailed by one: README, Vocabulary).
+func TestTranscribeChannelsVocabulary(t *testing.T) {
+	path := testaudio.Stereo(t, 0, testaudio.Clip{Ch: 0, Name: "librivox-sense-and-sensibility-0930"},
+		testaudio.Clip{Ch: 1, Name: "librivox-sense-and-sensibility-0880"})
+	list := filepath.Join(t.TempDir(), "vocab.txt")
+	require.NoError(t, os.WriteFile(list, []byte("Americans\nZanzibar\n"), 0o644))
+	model := shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin")
+	run := func(args ...string) string {
+		out, stderr, err := runHark(t, append([]string{"transcribe", "--model", model, "--beam", "1", "--no-fallback", "--channels", "others,you", "--format", "txt"}, append(args, path)...)...)
+		require.NoError(t, err, stderr)
+		return out
+	}
+	plain, steered := run(), run("--vocabulary", list)
+	t.Logf("plain:\n%s\nwith the vocabulary:\n%s", plain, steered)
+	require.Contains(t, strings.ToLower(plain), "he was not an ill disposed young man")
+	require.NotEqual(t, plain, steered, "the vocabulary did not reach the decoder")
 }

@@ -1,12 +1,15 @@
 package meeting
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/harkapp/hark/audio"
 	am "github.com/harkapp/hark/audio/meeting"
+	"github.com/harkapp/hark/engine/whisper/mel"
 )
 
 // Gated is one channel of a meeting's recording as the live transcript's
@@ -25,26 +28,48 @@ type Gated struct {
 	pos  int64     // timeline samples gated
 	out  []float32 // let through, not yet read
 	done bool
+
+	ctx   context.Context // ends the reading
+	limit time.Duration   // the longest recording read (0: any)
 }
 
 // OpenGated opens channel ch (am.You or am.Others) of the recording at
 // path, gated as cfg's live transcript would be (zero: the defaults).
 func OpenGated(path string, ch int, cfg LiveConfig) (*Gated, error) {
+	return openGated(context.Background(), path, ch, cfg, 0)
+}
+
+// openGated is OpenGated whose reads end with ctx, and fail with a
+// *mel.TooLongError once past limit (> 0) of the recording.
+func openGated(ctx context.Context, path string, ch int, cfg LiveConfig, limit time.Duration) (*Gated, error) {
 	if ch < 0 || ch >= am.Channels {
 		return nil, fmt.Errorf("meeting: no channel %d", ch)
 	}
-	s := &Gated{ch: ch}
+	src, err := openAudio(path)
+	if err != nil {
+		return nil, err
+	}
+	if n := src.Channels(); n != am.Channels {
+		src.Close()
+		return nil, &ChannelCountError{Named: am.Channels, Has: n}
+	}
+	// One decode for both channels, read in step below.
+	chs := audio.Split(src)
+	s := &Gated{ch: ch, ctx: ctx, limit: limit}
 	for i := range s.src {
-		src, err := audio.OpenChannel16k(path, i)
+		c, err := audio.To16kMono(chs[i])
 		if err != nil {
-			s.Close()
-			return nil, err
+			src.Close()
+			return nil, fmt.Errorf("audio: %s: %w", path, err)
 		}
-		s.src[i], s.x[i] = src, make([]float32, gateChunk)
+		s.src[i], s.x[i] = c, make([]float32, gateChunk)
 		s.g[i] = newGate(cfg.VAD, cfg.Echo, cfg.Stream.Pause)
 	}
 	return s, nil
 }
+
+// openAudio decodes a recording (a test counts its decodes).
+var openAudio = audio.Open
 
 // SampleRate is 16 kHz.
 func (s *Gated) SampleRate() int { return rate16k }
@@ -84,6 +109,12 @@ func (s *Gated) Read(p []float32) (int, error) {
 // next gates the recording's next chunk (a channel that ends first is
 // silent after its end).
 func (s *Gated) next() error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	if s.limit > 0 && s.pos > int64(s.limit.Seconds()*rate16k) {
+		return &mel.TooLongError{Limit: s.limit}
+	}
 	n := 0
 	for i, src := range s.src {
 		k, err := readFull(src, s.x[i])
@@ -109,6 +140,10 @@ func (s *Gated) next() error {
 
 // Timeline maps a time in the audio read (seconds) to the meeting's.
 func (s *Gated) Timeline(t float64) float64 { return s.g[s.ch].timeline(t) }
+
+// Duration is the length of the recording read so far (seconds): all of
+// it once Read has returned io.EOF.
+func (s *Gated) Duration() float64 { return float64(s.pos) / rate16k }
 
 // Skipped is the speech held back as the other channel's echo (seconds).
 func (s *Gated) Skipped() float64 { return float64(s.g[s.ch].skipped) / rate16k }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/audio"
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/whisper/mel"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -68,4 +70,73 @@ func TestGatedFinalPass(t *testing.T) {
 			require.True(t, w.Start >= tc.at-0.5 && w.End <= tc.at+clipSecs+0.5, "%s's word %+v where it was said", am.Names[tc.ch], w)
 		}
 	}
+}
+
+// TestGatedDecodesOnce: a gated channel decodes its recording once, both
+// channels read in step from the one decode (it opened the file once a
+// channel, so a final pass decoded it four times), and lets through the
+// same audio as gating the channels read apart.
+func TestGatedDecodesOnce(t *testing.T) {
+	call := clip(t, "librivox-sense-and-sensibility-0930.wav")
+	path := writeRecording(t, meetingFrames(6, placed{am.Others, 1, 1, call}, placed{am.You, 1.1, 0.3, call}))
+	decodes := 0
+	openAudio = func(p string) (audio.Stream, error) {
+		decodes++
+		return audio.Open(p)
+	}
+	t.Cleanup(func() { openAudio = audio.Open })
+	g, err := OpenGated(path, am.Others, LiveConfig{})
+	require.NoError(t, err)
+	got, err := audio.ReadAll(g)
+	require.NoError(t, err)
+	require.NoError(t, g.Close())
+	require.Equal(t, 1, decodes, "decodes of the recording")
+
+	// The same gate over the channels decoded apart.
+	x, err := audio.LoadChannels16k(path)
+	require.NoError(t, err)
+	var gs [am.Channels]*gate
+	for i := range gs {
+		gs[i] = newGate(LiveConfig{}.VAD, LiveConfig{}.Echo, 0)
+	}
+	var want []float32
+	for off := 0; off < len(x[0]); off += gateChunk {
+		end := min(off+gateChunk, len(x[0]))
+		for i, g := range gs {
+			g.hear(x[i][off:end])
+		}
+		want = gs[am.Others].pass(want, gs[am.You], x[am.Others][off:end], int64(off))
+	}
+	require.NotEmpty(t, want)
+	require.Equal(t, want, got)
+	require.InDelta(t, 6, g.Duration(), 0.01, "the recording's length")
+}
+
+// TestGatedBounds: a gated channel's reading ends with its context, and
+// past its limit of the recording (not of the speech let through: a
+// 6-s recording with 3 s of speech is over a 4-s limit) with a
+// *mel.TooLongError; a recording without two channels is refused.
+func TestGatedBounds(t *testing.T) {
+	call := clip(t, "librivox-sense-and-sensibility-0930.wav")
+	path := writeRecording(t, meetingFrames(6, placed{am.Others, 0, 1, call}))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	g, err := openGated(ctx, path, am.Others, LiveConfig{}, 0)
+	require.NoError(t, err)
+	_, err = audio.ReadAll(g)
+	require.ErrorIs(t, err, context.Canceled)
+	require.NoError(t, g.Close())
+
+	g, err = openGated(context.Background(), path, am.Others, LiveConfig{}, 4*time.Second)
+	require.NoError(t, err)
+	_, err = audio.ReadAll(g)
+	tl := (*mel.TooLongError)(nil)
+	require.ErrorAs(t, err, &tl)
+	require.Equal(t, 4*time.Second, tl.Limit)
+	require.NoError(t, g.Close())
+
+	_, err = OpenGated(shared.Path(t, "audio", "jfk.wav"), am.You, LiveConfig{})
+	ce := (*ChannelCountError)(nil)
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, 1, ce.Has)
 }

@@ -232,32 +232,6 @@ func MergeWords(ws []Word) []Word {
 	return ws
 }
 
-// TranscribeChannels runs recorded channels ({You, Others}, 16 kHz; the
-// shorter is taken as silent after its end) through a Live transcription,
-// as a meeting would have heard them, and returns the merged words.
-func TranscribeChannels(ctx context.Context, tr [am.Channels]whisper.WindowTranscriber, chs [am.Channels][]float32, cfg LiveConfig) ([]Word, error) {
-	l := NewLive(tr, cfg)
-	n := max(len(chs[0]), len(chs[1]))
-	const step = rate16k / 10
-	frames := make([]float32, 0, am.Channels*step)
-	for off := 0; off < n; off += step {
-		frames = frames[:0]
-		for j := off; j < min(off+step, n); j++ {
-			for _, x := range chs {
-				v := float32(0)
-				if j < len(x) {
-					v = x[j]
-				}
-				frames = append(frames, v)
-			}
-		}
-		if err := l.Write(ctx, frames); err != nil {
-			return nil, err
-		}
-	}
-	return l.Finish(ctx)
-}
-
 // Skip advances the timeline over n frames the transcriber will not get
 // (dropped because it fell behind): gates close, later words keep their
 // true times.
