@@ -70,6 +70,11 @@ type Options struct {
 	OnEvent func(Event)
 	// PeriodMs is the callback period (default 10 ms).
 	PeriodMs int
+	// Backlog is how much audio the sound server holds for a capture
+	// thread that is held up (a loaded machine can leave it unscheduled
+	// for hundreds of milliseconds) before it drops some (default 3 s).
+	// It costs no latency: periods are still delivered as they fill.
+	Backlog time.Duration
 	// StallTimeout: a started device that delivers nothing for this long
 	// is treated as lost and reopened (default 1 s).
 	StallTimeout time.Duration

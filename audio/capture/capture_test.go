@@ -82,6 +82,50 @@ func TestCaptureLoopback(t *testing.T) {
 	require.Greater(t, c2, 0.9, "the clip's end is missing")
 }
 
+// TestCaptureHeldUp holds the audio thread up for 1.2 s in the middle of
+// a clip, as a loaded machine can: the sound server keeps what arrives
+// meanwhile, so the clip's end comes out where its start says (miniaudio's
+// default 30-ms buffer lost ~0.8 s of it).
+func TestCaptureHeldUp(t *testing.T) {
+	pa := pulsetest.Start(t)
+	clip := shared.Path(t, "audio", "jfk.wav")
+	ref, err := audio.Load16k(clip)
+	require.NoError(t, err)
+
+	var rec recorder
+	loud, held := -1, false
+	s, err := Open(Options{OnData: func(x []float32) {
+		rec.onData(x)
+		if loud < 0 && pulsetest.Onset(x) >= 0 {
+			loud = len(rec.samples())
+		}
+		if !held && loud >= 0 && len(rec.samples()) > loud+SampleRate {
+			held = true
+			time.Sleep(1200 * time.Millisecond)
+		}
+	}})
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Start())
+	time.Sleep(200 * time.Millisecond)
+	require.NoError(t, pa.Play(t, clip, "").Wait())
+	time.Sleep(shared.Wait(t, 1500*time.Millisecond)) // the monitor lags paplay's exit
+	require.NoError(t, s.Stop())
+	require.True(t, held, "the audio thread was never held up")
+
+	got := rec.samples()
+	r0, g0 := pulsetest.Onset(ref), pulsetest.Onset(got)
+	require.GreaterOrEqual(t, g0, 0, "nothing loud captured")
+	lag, c := pulsetest.Align(ref, got, r0, 2*SampleRate, g0-r0, 800)
+	require.Greater(t, c, 0.9, "captured audio does not match the clip")
+	// Audio lost while held up would pull the end earlier; paplay
+	// underruns on a loaded machine can only push it later.
+	end, c2 := pulsetest.Align(ref, got, len(ref)-SampleRate, SampleRate/2, lag, SampleRate)
+	t.Logf("clip start at %d (%.4f), end at %d (%.4f)", lag, c, end, c2)
+	require.Greater(t, c2, 0.9, "the clip's end is missing")
+	require.GreaterOrEqual(t, end, lag-SampleRate/100, "audio was lost while the thread was held up")
+}
+
 func TestDevices(t *testing.T) {
 	pa := pulsetest.Start(t)
 	_, err := pa.Pactl("load-module", "module-null-sink", "sink_name=other", "sink_properties=device.description=other")

@@ -88,6 +88,9 @@ func (o *Options) defaults() {
 	if o.StallTimeout <= 0 {
 		o.StallTimeout = time.Second
 	}
+	if o.Backlog <= 0 {
+		o.Backlog = 3 * time.Second
+	}
 }
 
 // Open opens the device (not started: call Start).
@@ -138,6 +141,10 @@ func (s *Stream) openDevice(id string, strict bool) error {
 	cfg.Capture.Channels = 1
 	cfg.SampleRate = SampleRate
 	cfg.PeriodSizeInMilliseconds = uint32(s.opt.PeriodMs)
+	// The server's buffer is periods × period (miniaudio's default of 3
+	// is 30 ms: any longer hold-up of this process lost audio, seen as
+	// words missing from a meeting's channel on a loaded machine).
+	cfg.Periods = uint32(max(3, s.opt.Backlog.Milliseconds()/int64(s.opt.PeriodMs)))
 	if rawID != nil {
 		p := rawID.Pointer() // C memory: a Go pointer may not sit in the C config
 		defer C.free(p)
