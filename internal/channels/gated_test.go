@@ -1,32 +1,20 @@
-package meeting
+package channels
 
 import (
 	"context"
-	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/audio"
-	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/engine/whisper/mel"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/speakers"
+	"github.com/harkapp/hark/internal/testaudio"
 )
-
-// writeRecording writes interleaved {You, Others} frames as a meeting's
-// two-channel 16 kHz WAV.
-func writeRecording(t *testing.T, frames []float32) string {
-	path := filepath.Join(t.TempDir(), AudioName)
-	f, err := audio.CreateFile(path)
-	require.NoError(t, err)
-	w, err := audio.NewWAVWriterChannels(f, rate, am.Channels)
-	require.NoError(t, err)
-	require.NoError(t, w.Write(frames))
-	require.NoError(t, w.Close())
-	return path
-}
 
 // TestGatedFinalPass: a 24-s meeting, mostly silence: the call speaks at
 // 2 s and leaks into the microphone (30 %, 100 ms late), the user speaks
@@ -35,27 +23,26 @@ func writeRecording(t *testing.T, frames []float32) string {
 // are the speaker's and sit where they were said on the meeting's
 // timeline.
 func TestGatedFinalPass(t *testing.T) {
-	call, user := clip(t, "librivox-sense-and-sensibility-0930.wav"), clip(t, "librivox-sense-and-sensibility-0880.wav")
-	path := writeRecording(t, meetingFrames(24, placed{am.Others, 2, 1, call}, placed{am.You, 2.1, 0.3, call},
-		placed{am.You, 14, 1, user}))
-	tr := kitTranscriber(t).(*whisper.StreamModel)
+	const call, user = "librivox-sense-and-sensibility-0930", "librivox-sense-and-sensibility-0880"
+	path := testaudio.Stereo(t, 24, testaudio.Clip{Ch: speakers.Others, At: 2, Name: call},
+		testaudio.Clip{Ch: speakers.You, At: 2.1, Name: call, Gain: 0.3}, testaudio.Clip{Ch: speakers.You, At: 14, Name: user})
+	tr := whisper.NewStreamModel(testaudio.Kit(t))
 	for _, tc := range []struct {
 		ch     int
-		x      []float32
 		at     float64
 		ref    string
 		echoed bool
-	}{{am.Others, call, 2, "librivox-sense-and-sensibility-0930", false}, {am.You, user, 14, "librivox-sense-and-sensibility-0880", true}} {
-		g, err := OpenGated(path, tc.ch, LiveConfig{})
+	}{{speakers.Others, 2, call, false}, {speakers.You, 14, user, true}} {
+		g, err := OpenGated(path, tc.ch, GateConfig{})
 		require.NoError(t, err)
 		got, err := audio.ReadAll(g)
 		require.NoError(t, err)
 		require.NoError(t, g.Close())
-		secs := float64(len(got)) / rate
-		clipSecs := float64(len(tc.x)) / rate
-		t.Logf("%s: %.2f s let through of 24 (its speech %.2f s), %.2f s held back as echo", am.Names[tc.ch], secs, clipSecs, g.Skipped())
-		require.Less(t, secs, clipSecs+2, "%s: only the speech, its pre-roll and the gate's hang", am.Names[tc.ch])
-		require.Greater(t, secs, clipSecs*0.9, "%s: the speech", am.Names[tc.ch])
+		secs := float64(len(got)) / rate16k
+		clipSecs := float64(len(testaudio.Load(t, tc.ref))) / rate16k
+		t.Logf("%s: %.2f s let through of 24 (its speech %.2f s), %.2f s held back as echo", speakers.Names[tc.ch], secs, clipSecs, g.Skipped())
+		require.Less(t, secs, clipSecs+2, "%s: only the speech, its pre-roll and the gate's hang", speakers.Names[tc.ch])
+		require.Greater(t, secs, clipSecs*0.9, "%s: the speech", speakers.Names[tc.ch])
 		if tc.echoed {
 			require.Greater(t, g.Skipped(), 2.0, "the call's echo held back")
 		}
@@ -65,10 +52,13 @@ func TestGatedFinalPass(t *testing.T) {
 		require.NoError(t, err)
 		words := ResultWords(&whisper.Result{Segments: segs}, tc.ch, 0, g.Timeline)
 		require.NotEmpty(t, words)
-		require.Less(t, shared.WER(norm(refText(t, tc.ref)), norm(speakerText(words, tc.ch))), 0.2, "%s's words", am.Names[tc.ch])
+		var text []string
 		for _, w := range words {
-			require.True(t, w.Start >= tc.at-0.5 && w.End <= tc.at+clipSecs+0.5, "%s's word %+v where it was said", am.Names[tc.ch], w)
+			require.Equal(t, tc.ch, w.Speaker)
+			require.True(t, w.Start >= tc.at-0.5 && w.End <= tc.at+clipSecs+0.5, "%s's word %+v where it was said", speakers.Names[tc.ch], w)
+			text = append(text, w.Text)
 		}
+		require.Less(t, testaudio.WER(t, tc.ref, strings.Join(text, " ")), 0.2, "%s's words", speakers.Names[tc.ch])
 	}
 }
 
@@ -77,15 +67,16 @@ func TestGatedFinalPass(t *testing.T) {
 // channel, so a final pass decoded it four times), and lets through the
 // same audio as gating the channels read apart.
 func TestGatedDecodesOnce(t *testing.T) {
-	call := clip(t, "librivox-sense-and-sensibility-0930.wav")
-	path := writeRecording(t, meetingFrames(6, placed{am.Others, 1, 1, call}, placed{am.You, 1.1, 0.3, call}))
+	const call = "librivox-sense-and-sensibility-0930"
+	path := testaudio.Stereo(t, 6, testaudio.Clip{Ch: speakers.Others, At: 1, Name: call},
+		testaudio.Clip{Ch: speakers.You, At: 1.1, Name: call, Gain: 0.3})
 	decodes := 0
 	openAudio = func(p string) (audio.Stream, error) {
 		decodes++
 		return audio.Open(p)
 	}
 	t.Cleanup(func() { openAudio = audio.Open })
-	g, err := OpenGated(path, am.Others, LiveConfig{})
+	g, err := OpenGated(path, speakers.Others, GateConfig{})
 	require.NoError(t, err)
 	got, err := audio.ReadAll(g)
 	require.NoError(t, err)
@@ -95,17 +86,17 @@ func TestGatedDecodesOnce(t *testing.T) {
 	// The same gate over the channels decoded apart.
 	x, err := audio.LoadChannels16k(path)
 	require.NoError(t, err)
-	var gs [am.Channels]*gate
+	var gs [speakers.Count]*Gate
 	for i := range gs {
-		gs[i] = newGate(LiveConfig{}.VAD, LiveConfig{}.Echo, 0)
+		gs[i] = NewGate(GateConfig{})
 	}
 	var want []float32
-	for off := 0; off < len(x[0]); off += gateChunk {
-		end := min(off+gateChunk, len(x[0]))
+	for off := 0; off < len(x[0]); off += Chunk {
+		end := min(off+Chunk, len(x[0]))
 		for i, g := range gs {
-			g.hear(x[i][off:end])
+			g.Hear(x[i][off:end])
 		}
-		want = gs[am.Others].pass(want, gs[am.You], x[am.Others][off:end], int64(off))
+		want = gs[speakers.Others].Pass(want, gs[speakers.You], x[speakers.Others][off:end], int64(off))
 	}
 	require.NotEmpty(t, want)
 	require.Equal(t, want, got)
@@ -117,17 +108,16 @@ func TestGatedDecodesOnce(t *testing.T) {
 // 6-s recording with 3 s of speech is over a 4-s limit) with a
 // *mel.TooLongError; a recording without two channels is refused.
 func TestGatedBounds(t *testing.T) {
-	call := clip(t, "librivox-sense-and-sensibility-0930.wav")
-	path := writeRecording(t, meetingFrames(6, placed{am.Others, 0, 1, call}))
+	path := testaudio.Stereo(t, 6, testaudio.Clip{Ch: speakers.Others, Name: "librivox-sense-and-sensibility-0930"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	g, err := openGated(ctx, path, am.Others, LiveConfig{}, 0)
+	g, err := openGated(ctx, path, speakers.Others, GateConfig{}, 0)
 	require.NoError(t, err)
 	_, err = audio.ReadAll(g)
 	require.ErrorIs(t, err, context.Canceled)
 	require.NoError(t, g.Close())
 
-	g, err = openGated(context.Background(), path, am.Others, LiveConfig{}, 4*time.Second)
+	g, err = openGated(context.Background(), path, speakers.Others, GateConfig{}, 4*time.Second)
 	require.NoError(t, err)
 	_, err = audio.ReadAll(g)
 	tl := (*mel.TooLongError)(nil)
@@ -135,7 +125,7 @@ func TestGatedBounds(t *testing.T) {
 	require.Equal(t, 4*time.Second, tl.Limit)
 	require.NoError(t, g.Close())
 
-	_, err = OpenGated(shared.Path(t, "audio", "jfk.wav"), am.You, LiveConfig{})
+	_, err = OpenGated(shared.Path(t, "audio", "jfk.wav"), speakers.You, GateConfig{})
 	ce := (*ChannelCountError)(nil)
 	require.ErrorAs(t, err, &ce)
 	require.Equal(t, 1, ce.Has)

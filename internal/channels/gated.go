@@ -1,4 +1,4 @@
-package meeting
+package channels
 
 import (
 	"context"
@@ -8,22 +8,23 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/audio"
-	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper/mel"
+	"github.com/harkapp/hark/internal/speakers"
 )
 
-// Gated is one channel of a meeting's recording as the live transcript's
-// gate lets it through (speech with its pre-roll and hang, the other
-// channel's echo held back), concatenated, as a 16 kHz mono audio.Stream.
+// Gated is one channel of a two-channel recording (a meeting's) as a
+// meeting's live transcript's gate lets it through (speech with its
+// pre-roll and hang, the other channel's echo held back), concatenated, as
+// a 16 kHz mono audio.Stream.
 // The final pass transcribes it: no decoding of silence (where a model
 // makes words up, and which costs as much as speech) nor of the call twice;
-// Timeline puts its words back on the meeting's timeline. It reads the
+// Timeline puts its words back on the recording's timeline. It reads the
 // recording a chunk at a time, so memory stays flat however long the
 // meeting.
 type Gated struct {
-	src  [am.Channels]audio.Stream // each channel at 16 kHz, read in step
-	x    [am.Channels][]float32
-	g    [am.Channels]*gate
+	src  [speakers.Count]audio.Stream // each channel at 16 kHz, read in step
+	x    [speakers.Count][]float32
+	g    [speakers.Count]*Gate
 	ch   int
 	pos  int64     // timeline samples gated
 	out  []float32 // let through, not yet read
@@ -33,25 +34,25 @@ type Gated struct {
 	limit time.Duration   // the longest recording read (0: any)
 }
 
-// OpenGated opens channel ch (am.You or am.Others) of the recording at
-// path, gated as cfg's live transcript would be (zero: the defaults).
-func OpenGated(path string, ch int, cfg LiveConfig) (*Gated, error) {
+// OpenGated opens channel ch (0 or 1) of the recording at path, gated as
+// cfg says (zero: as a meeting's live transcript is by default).
+func OpenGated(path string, ch int, cfg GateConfig) (*Gated, error) {
 	return openGated(context.Background(), path, ch, cfg, 0)
 }
 
 // openGated is OpenGated whose reads end with ctx, and fail with a
 // *mel.TooLongError once past limit (> 0) of the recording.
-func openGated(ctx context.Context, path string, ch int, cfg LiveConfig, limit time.Duration) (*Gated, error) {
-	if ch < 0 || ch >= am.Channels {
-		return nil, fmt.Errorf("meeting: no channel %d", ch)
+func openGated(ctx context.Context, path string, ch int, cfg GateConfig, limit time.Duration) (*Gated, error) {
+	if ch < 0 || ch >= speakers.Count {
+		return nil, fmt.Errorf("channels: no channel %d", ch)
 	}
 	src, err := openAudio(path)
 	if err != nil {
 		return nil, err
 	}
-	if n := src.Channels(); n != am.Channels {
+	if n := src.Channels(); n != speakers.Count {
 		src.Close()
-		return nil, &ChannelCountError{Named: am.Channels, Has: n}
+		return nil, &ChannelCountError{Named: speakers.Count, Has: n}
 	}
 	// One decode for both channels, read in step below.
 	chs := audio.Split(src)
@@ -62,8 +63,8 @@ func openGated(ctx context.Context, path string, ch int, cfg LiveConfig, limit t
 			src.Close()
 			return nil, fmt.Errorf("audio: %s: %w", path, err)
 		}
-		s.src[i], s.x[i] = c, make([]float32, gateChunk)
-		s.g[i] = newGate(cfg.VAD, cfg.Echo, cfg.Stream.Pause)
+		s.src[i], s.x[i] = c, make([]float32, Chunk)
+		s.g[i] = NewGate(cfg)
 	}
 	return s, nil
 }
@@ -124,29 +125,29 @@ func (s *Gated) next() error {
 		clear(s.x[i][k:])
 		n = max(n, k)
 	}
-	if n < gateChunk {
+	if n < Chunk {
 		s.done = true
 	}
 	if n == 0 {
 		return nil
 	}
 	for i, g := range s.g {
-		g.hear(s.x[i][:n])
+		g.Hear(s.x[i][:n])
 	}
-	s.out = s.g[s.ch].pass(s.out, s.g[1-s.ch], s.x[s.ch][:n], s.pos)
+	s.out = s.g[s.ch].Pass(s.out, s.g[1-s.ch], s.x[s.ch][:n], s.pos)
 	s.pos += int64(n)
 	return nil
 }
 
-// Timeline maps a time in the audio read (seconds) to the meeting's.
-func (s *Gated) Timeline(t float64) float64 { return s.g[s.ch].timeline(t) }
+// Timeline maps a time in the audio read (seconds) to the recording's.
+func (s *Gated) Timeline(t float64) float64 { return s.g[s.ch].Timeline(t) }
 
 // Duration is the length of the recording read so far (seconds): all of
 // it once Read has returned io.EOF.
 func (s *Gated) Duration() float64 { return float64(s.pos) / rate16k }
 
 // Skipped is the speech held back as the other channel's echo (seconds).
-func (s *Gated) Skipped() float64 { return float64(s.g[s.ch].skipped) / rate16k }
+func (s *Gated) Skipped() float64 { return s.g[s.ch].Skipped() }
 
 // readFull reads until p is full or the stream ends (then with the
 // frames read and no error).

@@ -1,4 +1,12 @@
-package meeting
+// Package channels transcribes a two-channel recording (a meeting's: the
+// microphone and the system audio) channel by channel, each as a meeting's
+// live transcript's gate lets it through (Gated: no silence, where a model
+// makes words up, nor the other side's echo), its times put back on the
+// recording's timeline, its words its speaker's. A meeting's final pass in
+// the app, the API's channels field and the CLI's --channels all run it,
+// so a call recording reads the same whichever way it is transcribed; the
+// live transcript (app/meeting) gates with the same Gate.
+package channels
 
 import (
 	"context"
@@ -6,26 +14,20 @@ import (
 	"fmt"
 	"time"
 
-	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/speakers"
 )
-
-// A two-channel recording transcribed channel by channel, each as the live
-// transcript's gate lets it through (Gated: no silence, where a model
-// makes words up, nor the other side's echo), its times put back on the
-// recording's timeline. A meeting's final pass in the app, the API's
-// channels field and the CLI's --channels all run it, so a call recording
-// reads the same whichever way it is transcribed.
 
 // RecordingOptions configure TranscribeRecording.
 type RecordingOptions struct {
-	// Speakers names each channel of the file, in order (am.You or
-	// am.Others, each once); nil: {You, Others}, a meeting's own order.
+	// Speakers names each channel of the file, in order (speakers.You or
+	// speakers.Others, each once); nil: {You, Others}, a meeting's own
+	// order.
 	Speakers []int
 	// Transcribe are the decoding options; Words needs WordTimestamps.
 	Transcribe whisper.TranscribeOptions
 	// Gate tunes the gate (zero: the live transcript's defaults).
-	Gate LiveConfig
+	Gate GateConfig
 	// MaxDuration (> 0) bounds the recording's length: a longer one is
 	// refused with a *mel.TooLongError as soon as it is read that far.
 	MaxDuration time.Duration
@@ -64,10 +66,10 @@ func (e *ChannelCountError) Error() string {
 func TranscribeRecording(ctx context.Context, f *whisper.File, m *whisper.Model, path string, opt RecordingOptions) ([]ChannelTranscript, error) {
 	sp := opt.Speakers
 	if sp == nil {
-		sp = []int{am.You, am.Others}
+		sp = []int{speakers.You, speakers.Others}
 	}
-	if len(sp) != am.Channels {
-		return nil, fmt.Errorf("meeting: %d speakers named for a recording's %d channels", len(sp), am.Channels)
+	if len(sp) != speakers.Count {
+		return nil, fmt.Errorf("channels: %d speakers named for a recording's %d channels", len(sp), speakers.Count)
 	}
 	var out []ChannelTranscript
 	for ch, who := range sp {
@@ -78,7 +80,7 @@ func TranscribeRecording(ctx context.Context, f *whisper.File, m *whisper.Model,
 		}
 		res, err := transcribeGated(ctx, f, m, path, ch, opt)
 		if err != nil {
-			return nil, fmt.Errorf("%s's channel: %w", am.Names[who], err)
+			return nil, fmt.Errorf("%s's channel: %w", speakers.Names[who], err)
 		}
 		if res != nil {
 			out = append(out, ChannelTranscript{Speaker: who, Result: res})
