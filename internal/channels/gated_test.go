@@ -2,7 +2,10 @@ package channels
 
 import (
 	"context"
+	"errors"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,42 +68,116 @@ func TestGatedFinalPass(t *testing.T) {
 // TestGatedDecodesOnce: a gated channel decodes its recording once, both
 // channels read in step from the one decode (it opened the file once a
 // channel, so a final pass decoded it four times), and lets through the
-// same audio as gating the channels read apart.
+// same audio as gating the channels read apart; both channels read at
+// once (a goroutine each) come from one decode too, and so does a whole
+// TranscribeRecording (it decoded the recording once a channel).
 func TestGatedDecodesOnce(t *testing.T) {
 	const call = "librivox-sense-and-sensibility-0930"
 	path := testaudio.Stereo(t, 6, testaudio.Clip{Ch: speakers.Others, At: 1, Name: call},
-		testaudio.Clip{Ch: speakers.You, At: 1.1, Name: call, Gain: 0.3})
+		testaudio.Clip{Ch: speakers.You, At: 1.1, Name: call, Gain: 0.3}, testaudio.Clip{Ch: speakers.You, At: 4.5, Name: "jfk"})
 	decodes := 0
 	openAudio = func(p string) (audio.Stream, error) {
 		decodes++
 		return audio.Open(p)
 	}
 	t.Cleanup(func() { openAudio = audio.Open })
-	g, err := OpenGated(path, speakers.Others, GateConfig{})
-	require.NoError(t, err)
-	got, err := audio.ReadAll(g)
-	require.NoError(t, err)
-	require.NoError(t, g.Close())
-	require.Equal(t, 1, decodes, "decodes of the recording")
 
-	// The same gate over the channels decoded apart.
+	// The gate over the channels decoded apart.
 	x, err := audio.LoadChannels16k(path)
 	require.NoError(t, err)
 	var gs [speakers.Count]*Gate
 	for i := range gs {
 		gs[i] = NewGate(GateConfig{})
 	}
-	var want []float32
+	var want [speakers.Count][]float32
 	for off := 0; off < len(x[0]); off += Chunk {
 		end := min(off+Chunk, len(x[0]))
 		for i, g := range gs {
 			g.Hear(x[i][off:end])
 		}
-		want = gs[speakers.Others].Pass(want, gs[speakers.You], x[speakers.Others][off:end], int64(off))
+		for i, g := range gs {
+			want[i] = g.Pass(want[i], gs[1-i], x[i][off:end], int64(off))
+		}
 	}
-	require.NotEmpty(t, want)
-	require.Equal(t, want, got)
-	require.InDelta(t, 6, g.Duration(), 0.01, "the recording's length")
+	for ch := range want {
+		require.NotEmpty(t, want[ch], "%s's speech", speakers.Names[ch])
+	}
+
+	g, err := OpenGated(path, speakers.Others, GateConfig{})
+	require.NoError(t, err)
+	got, err := audio.ReadAll(g)
+	require.NoError(t, err)
+	require.NoError(t, g.Close())
+	require.Equal(t, 1, decodes, "decodes of the recording, one channel read")
+	require.Equal(t, want[speakers.Others], got)
+	dur := float64(len(x[0])) / rate16k
+	require.InDelta(t, dur, g.Duration(), 0.01, "the recording's length")
+
+	decodes = 0
+	pair, err := openGatedPair(context.Background(), path, GateConfig{}, 0)
+	require.NoError(t, err)
+	var both [speakers.Count][]float32
+	var errs [speakers.Count]error
+	var wg sync.WaitGroup
+	for ch, g := range pair {
+		wg.Go(func() {
+			both[ch], errs[ch] = audio.ReadAll(g)
+			errs[ch] = errors.Join(errs[ch], g.Close())
+		})
+	}
+	wg.Wait()
+	require.Equal(t, 1, decodes, "decodes of the recording, both channels read")
+	for ch := range both {
+		require.NoError(t, errs[ch])
+		require.Equal(t, want[ch], both[ch], "%s's channel", speakers.Names[ch])
+		require.InDelta(t, dur, pair[ch].Duration(), 0.01, "the recording's length")
+	}
+
+	decodes = 0
+	f, m := testaudio.Kit(t)
+	opt := whisper.DefaultTranscribeOptions()
+	opt.WordTimestamps = true
+	ts, err := TranscribeRecording(context.Background(), f, m, path, RecordingOptions{Transcribe: opt})
+	require.NoError(t, err)
+	require.Equal(t, 1, decodes, "decodes of the recording, a whole pass")
+	require.Len(t, ts, 2, "both sides spoke")
+}
+
+// TestGatedPairBounded: both channels read at once, one reader fast and
+// one slow: the slow one's channel holds at most maxAhead (and a chunk
+// with its pre-roll) of audio let through, and both get all of it.
+func TestGatedPairBounded(t *testing.T) {
+	maxAhead = rate16k / 2
+	t.Cleanup(func() { maxAhead = 10 * rate16k })
+	path := testaudio.Stereo(t, 0, testaudio.Clip{Ch: speakers.You, Name: "jfk"}, testaudio.Clip{Ch: speakers.Others, Name: "jfk"})
+	pair, err := openGatedPair(context.Background(), path, GateConfig{}, 0)
+	require.NoError(t, err)
+	var fast []float32
+	var fastErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { fast, fastErr = audio.ReadAll(pair[speakers.Others]) })
+	slow, held := 0, 0
+	p := make([]float32, 100)
+	for {
+		n, err := pair[speakers.You].Read(p)
+		slow += n
+		pair[0].r.mu.Lock()
+		held = max(held, len(pair[speakers.You].out))
+		pair[0].r.mu.Unlock()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+	}
+	wg.Wait()
+	require.NoError(t, fastErr)
+	t.Logf("let through: %d and %d samples; the slow channel held at most %d", slow, len(fast), held)
+	require.LessOrEqual(t, held, maxAhead+preRoll+Chunk)
+	require.Greater(t, slow, 4*maxAhead, "the speech let through")
+	require.Equal(t, slow, len(fast), "the same speech on both channels")
+	for _, g := range pair {
+		require.NoError(t, g.Close())
+	}
 }
 
 // TestGatedBounds: a gated channel's reading ends with its context, and

@@ -12,9 +12,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/engine/whisper/mel"
 	"github.com/harkapp/hark/internal/speakers"
 )
 
@@ -60,9 +62,10 @@ func (e *ChannelCountError) Error() string {
 
 // TranscribeRecording transcribes each channel of the two-channel
 // recording at path, gated, with model m of file f; a silent channel
-// (nothing let through, or nothing said) has no transcript. Errors about
-// the file are an *AudioError (a *ChannelCountError inside when it has
-// not two channels); ctx ends the pass.
+// (nothing let through, or nothing said) has no transcript. The recording
+// is decoded once for both channels. Errors about the file are an
+// *AudioError (a *ChannelCountError inside when it has not two channels);
+// ctx ends the pass.
 func TranscribeRecording(ctx context.Context, f *whisper.File, m *whisper.Model, path string, opt RecordingOptions) ([]ChannelTranscript, error) {
 	sp := opt.Speakers
 	if sp == nil {
@@ -71,6 +74,17 @@ func TranscribeRecording(ctx context.Context, f *whisper.File, m *whisper.Model,
 	if len(sp) != speakers.Count {
 		return nil, fmt.Errorf("channels: %d speakers named for a recording's %d channels", len(sp), speakers.Count)
 	}
+	gs, specs, err := spool(ctx, f, path, sp, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, spec := range specs {
+			if spec != nil {
+				spec.Close()
+			}
+		}
+	}()
 	var out []ChannelTranscript
 	for ch, who := range sp {
 		if opt.Before != nil {
@@ -78,47 +92,55 @@ func TranscribeRecording(ctx context.Context, f *whisper.File, m *whisper.Model,
 				return nil, err
 			}
 		}
-		res, err := transcribeGated(ctx, f, m, path, ch, opt)
+		if specs[ch] == nil {
+			continue // nothing let through
+		}
+		res, err := f.TranscribeMel(ctx, m, specs[ch], opt.Transcribe)
+		if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s's channel: %w", speakers.Names[who], err)
 		}
-		if res != nil {
-			out = append(out, ChannelTranscript{Speaker: who, Result: res})
-		}
+		onTimeline(res, gs[ch].Timeline)
+		res.Duration = gs[ch].Duration()
+		out = append(out, ChannelTranscript{Speaker: who, Result: res})
 	}
 	return out, nil
 }
 
-// transcribeGated transcribes channel ch gated, on the timeline (nil: it
-// is silent).
-func transcribeGated(ctx context.Context, f *whisper.File, m *whisper.Model, path string, ch int, opt RecordingOptions) (*whisper.Result, error) {
-	g, err := openGated(ctx, path, ch, opt.Gate, opt.MaxDuration)
+// spool reads the recording once, both channels gated in step, each into
+// its own log-mel spool on disk (nil: nothing let through), a goroutine a
+// channel.
+func spool(ctx context.Context, f *whisper.File, path string, sp []int, opt RecordingOptions) ([speakers.Count]*Gated, [speakers.Count]*mel.SpooledSpectrogram, error) {
+	var specs [speakers.Count]*mel.SpooledSpectrogram
+	gs, err := openGatedPair(ctx, path, opt.Gate, opt.MaxDuration)
 	if err != nil {
-		return nil, &AudioError{err}
+		return gs, specs, &AudioError{err}
 	}
-	// StreamSpectrogram reads g to its end (and closes it): a read error
-	// is the file's, or ctx's.
-	spec, err := f.StreamSpectrogram(g, path, 0)
-	if errors.Is(err, whisper.ErrNoAudio) {
-		return nil, nil
+	var errs [speakers.Count]error
+	var wg sync.WaitGroup
+	for ch, g := range gs {
+		// StreamSpectrogram reads g to its end (and closes it): a read
+		// error is the file's, or ctx's.
+		wg.Go(func() { specs[ch], errs[ch] = f.StreamSpectrogram(g, path, 0) })
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
+	wg.Wait()
+	for ch, err := range errs {
+		if err == nil || errors.Is(err, whisper.ErrNoAudio) {
+			continue
 		}
-		return nil, &AudioError{err}
+		for _, spec := range specs {
+			if spec != nil {
+				spec.Close()
+			}
+		}
+		if ctx.Err() != nil {
+			return gs, [speakers.Count]*mel.SpooledSpectrogram{}, context.Cause(ctx)
+		}
+		return gs, [speakers.Count]*mel.SpooledSpectrogram{}, fmt.Errorf("%s's channel: %w", speakers.Names[sp[ch]], &AudioError{err})
 	}
-	defer spec.Close()
-	res, err := f.TranscribeMel(ctx, m, spec, opt.Transcribe)
-	if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	onTimeline(res, g.Timeline)
-	res.Duration = g.Duration()
-	return res, nil
+	return gs, specs, nil
 }
 
 // onTimeline moves res's segment and word times by at.
