@@ -13,6 +13,7 @@ import (
 	"github.com/harkapp/hark/app/meeting"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/channels"
 )
 
 // A meeting's final pass: after stop (or a crash), both channels of the
@@ -185,7 +186,7 @@ func (m *Meetings) runPass(ctx context.Context, id int64) {
 	}
 }
 
-// transcribeMeeting is the final pass proper (meeting.TranscribeRecording):
+// transcribeMeeting is the final pass proper (channels.TranscribeRecording):
 // each channel of the recording, gated, transcribed as a file (30-s windows, the log-mel
 // spooled to disk so hours of audio keep memory flat) with word times, at Batch
 // priority, the model yielded before each channel and window; the words
@@ -225,12 +226,12 @@ func (m *Meetings) transcribeMeeting(ctx context.Context, it Item) (meeting.Note
 	opt := whisper.DefaultTranscribeOptions()
 	opt.BeamSize, opt.WordTimestamps, opt.BeforeWindow = speechBeams, true, before
 	plan.steer(&opt, sm.File)
-	ts, err := meeting.TranscribeRecording(ctx, sm.File, sm.Model, filepath.Join(dir, meeting.AudioName),
-		meeting.RecordingOptions{Transcribe: opt, Before: before})
+	ts, err := channels.TranscribeRecording(ctx, sm.File, sm.Model, filepath.Join(dir, meeting.AudioName),
+		channels.RecordingOptions{Transcribe: opt, Before: before})
 	if err != nil {
 		return meeting.Notes{}, "", err
 	}
-	return meeting.Notes{Title: it.Title, Started: meta.Started, Lines: meeting.Lines(meeting.Words(ts)),
+	return meeting.Notes{Title: it.Title, Started: meta.Started, Lines: meeting.Lines(channels.Words(ts)),
 		Markers: meta.Markers, Final: true}, name, nil
 }
 

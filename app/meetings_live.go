@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/harkapp/hark/app/meeting"
+	"github.com/harkapp/hark/internal/channels"
 )
 
 // The Meeting view's live transcript: the words the live transcriber
@@ -32,15 +33,15 @@ type liveLines struct {
 	emit Emitter
 
 	mu    sync.Mutex
-	words []meeting.Word
+	words []channels.Word
 	lines []meeting.Line
 	heard float64
 }
 
 // add takes newly committed words and tells the view what changed.
-func (l *liveLines) add(ws []meeting.Word) {
+func (l *liveLines) add(ws []channels.Word) {
 	l.mu.Lock()
-	l.words = meeting.MergeWords(append(l.words, ws...))
+	l.words = channels.MergeWords(append(l.words, ws...))
 	lines := viewLines(meeting.Lines(l.words))
 	from := 0
 	for from < len(lines) && from < len(l.lines) && sameLine(lines[from], l.lines[from]) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/harkapp/hark/app/meeting"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/channels"
 	"github.com/harkapp/hark/internal/rewrite"
 	"github.com/harkapp/hark/internal/speakers"
 )
@@ -33,7 +34,7 @@ func (fl *transcribeOptions) validateChannels() error {
 }
 
 // transcribeChannels transcribes each channel of path as its speaker, as
-// a meeting's final pass does (meeting.TranscribeRecording: each channel
+// a meeting's final pass does (channels.TranscribeRecording: each channel
 // gated, so neither its silences nor the other side's echo are decoded),
 // and writes the merged transcript (speaker lines by word time).
 func transcribeChannels(ctx context.Context, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fix *rewrite.Rewriter, fl transcribeOptions, path string, idx, total int) error {
@@ -42,14 +43,14 @@ func transcribeChannels(ctx context.Context, mf *whisper.File, model *whisper.Mo
 		return err
 	}
 	opt.WordTimestamps = true // speakers' lines are merged by word time
-	ts, err := meeting.TranscribeRecording(ctx, mf, model, path, meeting.RecordingOptions{Speakers: speakers, Transcribe: opt})
-	if ce := (*meeting.ChannelCountError)(nil); errors.As(err, &ce) {
+	ts, err := channels.TranscribeRecording(ctx, mf, model, path, channels.RecordingOptions{Speakers: speakers, Transcribe: opt})
+	if ce := (*channels.ChannelCountError)(nil); errors.As(err, &ce) {
 		return fmt.Errorf("--channels %w", ce)
 	}
 	if err != nil {
 		return err
 	}
-	notes := meeting.Notes{Title: filepath.Base(path), Lines: meeting.Lines(meeting.Words(ts))}
+	notes := meeting.Notes{Title: filepath.Base(path), Lines: meeting.Lines(channels.Words(ts))}
 	if fix != nil { // on whole lines: a replacement may span words
 		for i := range notes.Lines {
 			notes.Lines[i].Text = fix.Apply(notes.Lines[i].Text)

@@ -3,21 +3,22 @@ package serve
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/channels"
 	"github.com/harkapp/hark/internal/speakers"
 )
 
 // The transcription endpoint's "channels" field ("you,others"): a
-// two-channel file, such as a meeting recording, is transcribed channel
-// by channel, as a meeting's final pass does (the log-mel of each spooled
-// to disk, bounded by MaxAudioDuration), each channel's segments said by
-// its speaker and merged by time. A silent channel has no segments.
+// two-channel file, such as a meeting recording, is transcribed as a
+// meeting's final pass does (channels.TranscribeRecording: each channel
+// gated, so neither its silences, where a model makes words up, nor the
+// other side's echo are decoded; bounded by MaxAudioDuration), each
+// channel's segments said by its speaker and merged by time. A silent
+// channel has no segments.
 
 // transcribeChannels transcribes each channel of the upload as its
 // speaker and returns the segments merged by start time, with the
@@ -27,14 +28,19 @@ func (s *Server) transcribeChannels(ctx context.Context, sm *runtime.SpeechModel
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := audio.Open(req.file)
-	if err != nil {
-		return nil, nil, s.decodeError(err, req.file)
-	}
-	n := st.Channels()
-	st.Close()
-	if n != len(req.channels) {
-		return nil, nil, badRequest("channels", fmt.Sprintf("channels names %d channels; the file has %d", len(req.channels), n))
+	ts, err := channels.TranscribeRecording(ctx, sm.File, sm.Model, req.file, channels.RecordingOptions{
+		Speakers: req.channels, Transcribe: opt, MaxDuration: s.cfg.MaxAudioDuration})
+	var ae *channels.AudioError
+	var ce *channels.ChannelCountError
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, acquireError(context.Cause(ctx))
+	case errors.As(err, &ce):
+		return nil, nil, badRequest("channels", "channels "+ce.Error())
+	case errors.As(err, &ae):
+		return nil, nil, s.decodeError(ae.Err, req.file)
+	case err != nil:
+		return nil, nil, err
 	}
 	type said struct {
 		seg whisper.Segment
@@ -42,34 +48,16 @@ func (s *Server) transcribeChannels(ctx context.Context, sm *runtime.SpeechModel
 	}
 	var all []said
 	out := &whisper.Result{}
-	for ch, who := range req.channels {
-		spec, err := sm.File.ChannelSpectrogram(req.file, ch, s.cfg.MaxAudioDuration)
-		if errors.Is(err, whisper.ErrNoAudio) {
-			continue
-		}
-		if err != nil {
-			return nil, nil, s.decodeError(err, req.file)
-		}
-		res, err := sm.File.TranscribeMel(ctx, sm.Model, spec, opt)
-		spec.Close()
-		if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
-			continue // this side said nothing
-		}
-		if ctx.Err() != nil {
-			return nil, nil, acquireError(context.Cause(ctx))
-		}
-		if err != nil {
-			return nil, nil, err
-		}
+	for _, t := range ts {
 		if fix != nil {
-			fix.ApplyResult(res)
+			fix.ApplyResult(t.Result)
 		}
-		out.Duration = max(out.Duration, res.Duration)
+		out.Duration = max(out.Duration, t.Duration)
 		if out.Language == "" {
-			out.Language = res.Language
+			out.Language = t.Language
 		}
-		for _, sg := range res.Segments {
-			all = append(all, said{sg, who})
+		for _, sg := range t.Segments {
+			all = append(all, said{sg, t.Speaker})
 		}
 	}
 	if out.Language == "" {

@@ -4,42 +4,24 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/testaudio"
 )
 
 // twoChannels is a stereo 16-kHz WAV holding one kit clip a channel, each
 // from 0 s (the kit model knows a clip only from a window's start).
 func twoChannels(t *testing.T, left, right string) []byte {
-	a, err := audio.Load16k(shared.Path(t, "audio", left+".wav"))
-	require.NoError(t, err)
-	b, err := audio.Load16k(shared.Path(t, "audio", right+".wav"))
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "meeting.wav")
-	f, err := audio.CreateFile(path)
-	require.NoError(t, err)
-	w, err := audio.NewWAVWriterChannels(f, 16000, 2)
-	require.NoError(t, err)
-	frames := make([]float32, 0, 2*max(len(a), len(b)))
-	for i := range max(len(a), len(b)) {
-		var l, r float32
-		if i < len(a) {
-			l = a[i]
-		}
-		if i < len(b) {
-			r = b[i]
-		}
-		frames = append(frames, l, r)
-	}
-	require.NoError(t, w.Write(frames))
-	require.NoError(t, w.Close())
-	raw, err := os.ReadFile(path)
+	return stereo(t, 0, testaudio.Clip{Ch: 0, Name: left}, testaudio.Clip{Ch: 1, Name: right})
+}
+
+// stereo is testaudio.Stereo's file.
+func stereo(t *testing.T, secs float64, clips ...testaudio.Clip) []byte {
+	raw, err := os.ReadFile(testaudio.Stereo(t, secs, clips...))
 	require.NoError(t, err)
 	return raw
 }
@@ -119,4 +101,35 @@ func TestTranscriptionChannels(t *testing.T) {
 		require.Equal(t, "channels", e["param"], "%s", body)
 		require.Contains(t, e["message"], c.msg)
 	}
+}
+
+// TestTranscriptionChannelsGated: the channels field transcribes each
+// channel as the gate lets it through, as a meeting's final pass does: a
+// channel silent around a clip has the clip's words as its speaker, placed
+// where they were said, and none in its silences (where the kit model
+// makes memorized sentences up when it is decoded whole).
+func TestTranscriptionChannelsGated(t *testing.T) {
+	_, base := startServer(t, Config{})
+	file, err := os.ReadFile(testaudio.Call(t))
+	require.NoError(t, err)
+	code, body := postForm(t, base+"/v1/audio/transcriptions", file, "model", "tiny", "response_format", "verbose_json",
+		"timestamp_granularities[]", "word", "timestamp_granularities[]", "segment", "channels", "others,you")
+	require.Equal(t, http.StatusOK, code, "%s", body)
+	t.Logf("%s", body)
+	var got struct {
+		Duration float64
+		Segments []testaudio.Said
+		Words    []struct {
+			Word, Speaker string
+			Start, End    float64
+		}
+	}
+	require.NoError(t, json.Unmarshal(body, &got))
+	require.InDelta(t, testaudio.CallSecs, got.Duration, 0.05, "the recording's length")
+	testaudio.RequireCall(t, got.Segments)
+	var words []testaudio.Said
+	for _, w := range got.Words {
+		words = append(words, testaudio.Said{Speaker: w.Speaker, Text: w.Word, Start: w.Start, End: w.End})
+	}
+	testaudio.RequireCall(t, words)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/testaudio"
 )
 
 // streamStatsHook makes s report each stream's stats on the channel.
@@ -134,15 +135,24 @@ func TestAudioStreamSharesModel(t *testing.T) {
 }
 
 // Audio longer than MaxAudioDuration is refused, before it is
-// transcribed, with the limit in the message.
+// transcribed, with the limit in the message; with channels, the
+// recording's length counts (not the speech the gate lets through).
 func TestTranscriptionMaxAudioDuration(t *testing.T) {
 	_, base := startServer(t, Config{MaxAudioDuration: 5 * time.Second})
 	wav, err := os.ReadFile(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
-	st, b := postForm(t, base+"/v1/audio/transcriptions", wav, "model", "tiny")
-	e := requireAPIError(t, st, http.StatusBadRequest, b)
-	require.Contains(t, e["message"], "longer than this server's limit of 5s")
-	require.Equal(t, "file", e["param"])
+	call, err := os.ReadFile(testaudio.Call(t))
+	require.NoError(t, err)
+	for _, form := range [][]string{{"model", "tiny"}, {"model", "tiny", "channels", "others,you"}} {
+		file := wav
+		if len(form) > 2 {
+			file = call
+		}
+		st, b := postForm(t, base+"/v1/audio/transcriptions", file, form...)
+		e := requireAPIError(t, st, http.StatusBadRequest, b)
+		require.Contains(t, e["message"], "longer than this server's limit of 5s")
+		require.Equal(t, "file", e["param"])
+	}
 }
 
 // A streaming client that sends nothing for Config.StreamIdle is dropped,

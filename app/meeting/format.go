@@ -12,16 +12,17 @@ import (
 
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/channels"
 	"github.com/harkapp/hark/internal/speakers"
 )
 
 // Line is one speaker's run of words.
 type Line struct {
-	Speaker string  `json:"speaker"`
-	Start   float64 `json:"start"`
-	End     float64 `json:"end"`
-	Text    string  `json:"text"`
-	Words   []Word  `json:"words,omitempty"`
+	Speaker string          `json:"speaker"`
+	Start   float64         `json:"start"`
+	End     float64         `json:"end"`
+	Text    string          `json:"text"`
+	Words   []channels.Word `json:"words,omitempty"`
 }
 
 // lineGap is the pause that starts a new line within one speaker's
@@ -34,7 +35,7 @@ const (
 // Lines groups words into speaker lines, ordered by start: each side's
 // words run on into one line until a pause or a long line, whatever the
 // other side says meanwhile, so talking at once shows as two lines.
-func Lines(ws []Word) []Line {
+func Lines(ws []channels.Word) []Line {
 	var out []Line
 	var cur [am.Channels]int // each speaker's open line in out, +1
 	for _, w := range ws {
@@ -47,7 +48,7 @@ func Lines(ws []Word) []Line {
 				continue
 			}
 		}
-		out = append(out, Line{Speaker: am.Names[w.Speaker], Start: w.Start, End: w.End, Text: w.Text, Words: []Word{w}})
+		out = append(out, Line{Speaker: am.Names[w.Speaker], Start: w.Start, End: w.End, Text: w.Text, Words: []channels.Word{w}})
 		cur[w.Speaker] = len(out)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })

@@ -9,14 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	am "github.com/harkapp/hark/audio/meeting"
+	"github.com/harkapp/hark/internal/channels"
 )
 
 func sampleNotes() Notes {
-	ws := MergeWords([]Word{
-		{am.Others, "Hello", 1, 1.4}, {am.Others, "there.", 1.5, 2},
-		{am.You, "Hi!", 1.8, 2.1}, // over the call's last word
-		{am.Others, "Shall", 5, 5.3}, {am.Others, "we", 5.3, 5.5}, {am.Others, "start?", 5.5, 6},
-		{am.You, "Yes", 3700, 3700.5}, {am.You, "*now*", 3700.5, 3701},
+	ws := channels.MergeWords([]channels.Word{
+		{Speaker: am.Others, Text: "Hello", Start: 1, End: 1.4}, {Speaker: am.Others, Text: "there.", Start: 1.5, End: 2},
+		{Speaker: am.You, Text: "Hi!", Start: 1.8, End: 2.1}, // over the call's last word
+		{Speaker: am.Others, Text: "Shall", Start: 5, End: 5.3}, {Speaker: am.Others, Text: "we", Start: 5.3, End: 5.5}, {Speaker: am.Others, Text: "start?", Start: 5.5, End: 6},
+		{Speaker: am.You, Text: "Yes", Start: 3700, End: 3700.5}, {Speaker: am.You, Text: "*now*", Start: 3700.5, End: 3701},
 	})
 	return Notes{Title: "Weekly #3", Started: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC),
 		Lines: Lines(ws), Markers: []Marker{{At: 4, Text: "agenda"}}}

@@ -2,23 +2,13 @@ package meeting
 
 import (
 	"context"
-	"sort"
-	"strings"
 	"sync/atomic"
 
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/audio/vad"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/channels"
 )
-
-// Word is a transcribed word on the meeting's timeline (seconds from its
-// start), with its speaker (am.You or am.Others).
-type Word struct {
-	Speaker int     `json:"speaker"`
-	Text    string  `json:"text"`
-	Start   float64 `json:"start"`
-	End     float64 `json:"end"`
-}
 
 // LiveConfig configures a Live transcription.
 type LiveConfig struct {
@@ -27,9 +17,9 @@ type LiveConfig struct {
 	// VAD tunes the voice-activity gate.
 	VAD vad.Config
 	// Echo tunes echo detection.
-	Echo EchoConfig
+	Echo channels.EchoConfig
 	// OnWords gets each channel's newly committed words.
-	OnWords func(words []Word)
+	OnWords func(words []channels.Word)
 	// OnHeard gets how far into the meeting the live transcription has
 	// taken its audio (seconds), each time that passes a whole second: a
 	// transcriber that falls behind can be shown catching up.
@@ -39,7 +29,7 @@ type LiveConfig struct {
 const rate16k = whisper.SampleRate
 
 type channel struct {
-	*gate
+	*channels.Gate
 	id    int
 	st    *whisper.Streamer
 	queue []float32 // audio let through, not yet written to the transcriber
@@ -80,7 +70,7 @@ func NewLive(tr [am.Channels]whisper.WindowTranscriber, cfg LiveConfig) *Live {
 	for i := range l.ch {
 		// The gate stays open past the transcriber's own pause, so that it
 		// sees the utterance end and commits it.
-		c := &channel{id: i, gate: newGate(cfg.VAD, cfg.Echo, cfg.Stream.Pause)}
+		c := &channel{id: i, Gate: channels.NewGate(channels.GateConfig{VAD: cfg.VAD, Echo: cfg.Echo, Pause: cfg.Stream.Pause})}
 		c.st = whisper.NewStreamer(tr[i], cfg.Stream, func(e whisper.StreamEvent) {
 			if e.Type == whisper.EventCommitted {
 				c.fresh = true
@@ -101,14 +91,14 @@ func (l *Live) Write(ctx context.Context, frames []float32) error {
 			x[i][j] = frames[j*am.Channels+i]
 		}
 	}
-	for off := 0; off < n; off += gateChunk {
-		end := min(off+gateChunk, n)
+	for off := 0; off < n; off += channels.Chunk {
+		end := min(off+channels.Chunk, n)
 		for i, c := range l.ch {
-			c.hear(x[i][off:end])
+			c.Hear(x[i][off:end])
 		}
 		full := false
 		for i, c := range l.ch {
-			c.queue = c.pass(c.queue, l.ch[1-i].gate, x[i][off:end], l.pos)
+			c.queue = c.Pass(c.queue, l.ch[1-i].Gate, x[i][off:end], l.pos)
 			full = full || len(c.queue) >= catchUp
 		}
 		l.pos += int64(end - off)
@@ -152,33 +142,6 @@ func (l *Live) hear() {
 // transcribed, in seconds; safe from any goroutine.
 func (l *Live) Heard() float64 { return float64(l.heard.Load()) / rate16k }
 
-// ResultWords returns a transcript's words from the k-th on as speaker's,
-// their times mapped by at (nil: as they are).
-func ResultWords(res *whisper.Result, speaker, k int, at func(float64) float64) []Word {
-	if at == nil {
-		at = func(t float64) float64 { return t }
-	}
-	var out []Word
-	i := 0
-	for _, seg := range res.Segments {
-		for _, w := range seg.Words {
-			if i >= k && strings.TrimSpace(w.Word) != "" {
-				out = append(out, Word{Speaker: speaker, Text: strings.TrimSpace(w.Word), Start: at(w.Start), End: at(w.End)})
-			}
-			i++
-		}
-	}
-	return out
-}
-
-func countWords(res *whisper.Result) int {
-	n := 0
-	for _, s := range res.Segments {
-		n += len(s.Words)
-	}
-	return n
-}
-
 // handOn gives OnWords what each channel committed since last time.
 func (l *Live) handOn() {
 	for _, c := range l.ch {
@@ -187,10 +150,10 @@ func (l *Live) handOn() {
 		}
 		c.fresh = false
 		res := c.st.Result()
-		if ws := ResultWords(res, c.id, c.words, c.timeline); len(ws) > 0 && l.cfg.OnWords != nil {
+		if ws := channels.ResultWords(res, c.id, c.words, c.Timeline); len(ws) > 0 && l.cfg.OnWords != nil {
 			l.cfg.OnWords(ws)
 		}
-		c.words = countWords(res)
+		c.words = channels.CountWords(res)
 	}
 }
 
@@ -202,34 +165,23 @@ func (l *Live) Decodes() [am.Channels]int {
 // Skipped is the speech on each channel not transcribed as echo, in
 // seconds.
 func (l *Live) Skipped() [am.Channels]float64 {
-	return [am.Channels]float64{float64(l.ch[0].skipped) / rate16k, float64(l.ch[1].skipped) / rate16k}
+	return [am.Channels]float64{l.ch[0].Skipped(), l.ch[1].Skipped()}
 }
 
 // Finish decodes both channels' tails and returns every word, merged by
 // time.
-func (l *Live) Finish(ctx context.Context) ([]Word, error) {
-	var all []Word
+func (l *Live) Finish(ctx context.Context) ([]channels.Word, error) {
+	var all []channels.Word
 	for _, c := range l.ch {
 		res, err := c.st.Finish(ctx)
 		if err != nil {
 			return nil, err
 		}
 		c.fresh = true
-		all = append(all, ResultWords(res, c.id, 0, c.timeline)...)
+		all = append(all, channels.ResultWords(res, c.id, 0, c.Timeline)...)
 	}
 	l.handOn()
-	return MergeWords(all), nil
-}
-
-// MergeWords orders words by start time (the microphone first on a tie).
-func MergeWords(ws []Word) []Word {
-	sort.SliceStable(ws, func(i, j int) bool {
-		if ws[i].Start != ws[j].Start {
-			return ws[i].Start < ws[j].Start
-		}
-		return ws[i].Speaker < ws[j].Speaker
-	})
-	return ws
+	return channels.MergeWords(all), nil
 }
 
 // Skip advances the timeline over n frames the transcriber will not get
@@ -239,6 +191,6 @@ func (l *Live) Skip(n int64) {
 	l.pos += n
 	l.hear() // nothing is queued: every Write flushes
 	for _, c := range l.ch {
-		c.reset()
+		c.Reset()
 	}
 }

@@ -9,23 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	am "github.com/harkapp/hark/audio/meeting"
-	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/whisper"
-	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/channels"
+	"github.com/harkapp/hark/internal/testaudio"
 )
 
 // kitTranscriber is the kit model (it recognizes the shared clips) on one
 // CPU thread.
 func kitTranscriber(t *testing.T) whisper.WindowTranscriber {
-	f, err := whisper.OpenFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"))
-	require.NoError(t, err)
-	t.Cleanup(func() { f.Close() })
-	be := cpu.New(cpu.Options{Threads: 1})
-	t.Cleanup(be.Close)
-	m, err := f.Load(be, whisper.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { m.Close() })
-	return whisper.NewStreamModel(f, m)
+	return whisper.NewStreamModel(testaudio.Kit(t))
 }
 
 // meetingFrames lays clips on the two channels: each entry puts gain*clip
@@ -52,11 +44,11 @@ func meetingFrames(secs float64, parts ...placed) []float32 {
 }
 
 // runLive streams frames through a Live in 100 ms pieces.
-func runLive(t *testing.T, frames []float32) ([]Word, *Live, []Word) {
+func runLive(t *testing.T, frames []float32) ([]channels.Word, *Live, []channels.Word) {
 	tr := kitTranscriber(t)
-	var live []Word
+	var live []channels.Word
 	l := NewLive([am.Channels]whisper.WindowTranscriber{tr, tr}, LiveConfig{
-		Stream: whisper.StreamConfig{NoPrompt: true}, OnWords: func(ws []Word) { live = append(live, ws...) }})
+		Stream: whisper.StreamConfig{NoPrompt: true}, OnWords: func(ws []channels.Word) { live = append(live, ws...) }})
 	step := am.Channels * rate / 10
 	for i := 0; i < len(frames); i += step {
 		require.NoError(t, l.Write(context.Background(), frames[i:min(i+step, len(frames))]))
@@ -66,7 +58,7 @@ func runLive(t *testing.T, frames []float32) ([]Word, *Live, []Word) {
 	return words, l, live
 }
 
-func speakerText(ws []Word, sp int) string {
+func speakerText(ws []channels.Word, sp int) string {
 	var b []string
 	for _, w := range ws {
 		if w.Speaker == sp {
@@ -76,23 +68,18 @@ func speakerText(ws []Word, sp int) string {
 	return strings.Join(b, " ")
 }
 
-func norm(s string) string {
-	s = strings.ToLower(s)
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || r == '\'') }), " ")
-}
-
 // TestLiveOverlap: the call ("Others") and the user ("You") talk over
 // each other; each side's words come out under its own label, on the
 // meeting's timeline, and the merge orders them by time. Short clips: the
 // kit model's decodes are what this test costs.
 func TestLiveOverlap(t *testing.T) {
-	frames := meetingFrames(7, placed{am.Others, 1, 1, clip(t, "ljspeech-LJ001-0002.wav")},
-		placed{am.You, 2, 1, clip(t, "librivox-sense-and-sensibility-0880.wav")})
+	frames := meetingFrames(7, placed{am.Others, 1, 1, testaudio.Load(t, "ljspeech-LJ001-0002")},
+		placed{am.You, 2, 1, testaudio.Load(t, "librivox-sense-and-sensibility-0880")})
 	words, l, live := runLive(t, frames)
 	gotO, gotY := speakerText(words, am.Others), speakerText(words, am.You)
 	t.Logf("Others: %s\nYou: %s\ndecodes %v", gotO, gotY, l.Decodes())
-	require.Less(t, shared.WER(norm(refText(t, "ljspeech-LJ001-0002")), norm(gotO)), 0.2, "the call's words, as Others")
-	require.Less(t, shared.WER(norm(refText(t, "librivox-sense-and-sensibility-0880")), norm(gotY)), 0.2, "the user's words, as You")
+	require.Less(t, testaudio.WER(t, "ljspeech-LJ001-0002", gotO), 0.2, "the call's words, as Others")
+	require.Less(t, testaudio.WER(t, "librivox-sense-and-sensibility-0880", gotY), 0.2, "the user's words, as You")
 	require.Equal(t, len(words), len(live), "every word was handed on live")
 	for _, w := range words {
 		if w.Speaker == am.You {
@@ -111,14 +98,14 @@ func TestLiveOverlap(t *testing.T) {
 // while the user is quiet: the leak is found and not transcribed as the
 // user's, and the user's own words after it still are.
 func TestLiveEcho(t *testing.T) {
-	call := clip(t, "librivox-sense-and-sensibility-0930.wav")
+	call := testaudio.Load(t, "librivox-sense-and-sensibility-0930")
 	frames := meetingFrames(9, placed{am.Others, 1, 1, call}, placed{am.You, 1.1, 0.3, call},
-		placed{am.You, 5.5, 1, clip(t, "ljspeech-LJ001-0002.wav")})
+		placed{am.You, 5.5, 1, testaudio.Load(t, "ljspeech-LJ001-0002")})
 	words, l, _ := runLive(t, frames)
 	gotO, gotY := speakerText(words, am.Others), speakerText(words, am.You)
 	t.Logf("Others: %s\nYou: %s\nskipped %v, decodes %v", gotO, gotY, l.Skipped(), l.Decodes())
-	require.Less(t, shared.WER(norm(refText(t, "librivox-sense-and-sensibility-0930")), norm(gotO)), 0.2)
-	require.Less(t, shared.WER(norm(refText(t, "ljspeech-LJ001-0002")), norm(gotY)), 0.2,
+	require.Less(t, testaudio.WER(t, "librivox-sense-and-sensibility-0930", gotO), 0.2)
+	require.Less(t, testaudio.WER(t, "ljspeech-LJ001-0002", gotY), 0.2,
 		"You holds the user's words and not the call's echo")
 	require.Greater(t, l.Skipped()[am.You], 2.0, "the echo was found")
 	require.Zero(t, l.Skipped()[am.Others])
@@ -131,14 +118,14 @@ func TestLiveEcho(t *testing.T) {
 // pause, not once a second. Heard moves on through the backlog, a whole
 // second at a time, to its end.
 func TestLiveCatchUp(t *testing.T) {
-	frames := meetingFrames(7, placed{am.Others, 1, 1, clip(t, "ljspeech-LJ001-0002.wav")},
-		placed{am.You, 2, 1, clip(t, "librivox-sense-and-sensibility-0880.wav")})
+	frames := meetingFrames(7, placed{am.Others, 1, 1, testaudio.Load(t, "ljspeech-LJ001-0002")},
+		placed{am.You, 2, 1, testaudio.Load(t, "librivox-sense-and-sensibility-0880")})
 	tr := kitTranscriber(t)
 	var heard []float64
-	var live []Word
+	var live []channels.Word
 	l := NewLive([am.Channels]whisper.WindowTranscriber{tr, tr}, LiveConfig{
 		Stream:  whisper.StreamConfig{NoPrompt: true},
-		OnWords: func(ws []Word) { live = append(live, ws...) },
+		OnWords: func(ws []channels.Word) { live = append(live, ws...) },
 		OnHeard: func(s float64) { heard = append(heard, s) }})
 	require.NoError(t, l.Write(context.Background(), frames))
 	require.InDelta(t, 7.0, l.Heard(), 1e-9, "the backlog is all transcribed when Write returns")
@@ -146,8 +133,8 @@ func TestLiveCatchUp(t *testing.T) {
 	require.NoError(t, err)
 	gotO, gotY := speakerText(words, am.Others), speakerText(words, am.You)
 	t.Logf("Others: %s\nYou: %s\ndecodes %v, heard %v", gotO, gotY, l.Decodes(), heard)
-	require.Less(t, shared.WER(norm(refText(t, "ljspeech-LJ001-0002")), norm(gotO)), 0.2, "the call's words, as Others")
-	require.Less(t, shared.WER(norm(refText(t, "librivox-sense-and-sensibility-0880")), norm(gotY)), 0.2, "the user's words, as You")
+	require.Less(t, testaudio.WER(t, "ljspeech-LJ001-0002", gotO), 0.2, "the call's words, as Others")
+	require.Less(t, testaudio.WER(t, "librivox-sense-and-sensibility-0880", gotY), 0.2, "the user's words, as You")
 	require.Equal(t, len(words), len(live), "every word was handed on live")
 	// Each side's speech (with its pre-roll and the gate's hang) is under
 	// catchUp: one piece a channel, decoded at its pause, and perhaps once

@@ -25,6 +25,7 @@ import (
 	"github.com/harkapp/hark/audio/capture/pulsetest"
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/channels"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -229,7 +230,7 @@ func runMeetingChild(t *testing.T, root string) {
 	var rec atomic.Pointer[Recorder]
 	var live *Live
 	live = NewLive([am.Channels]whisper.WindowTranscriber{tr, tr}, LiveConfig{Stream: whisper.StreamConfig{NoPrompt: true},
-		OnWords: func(ws []Word) {
+		OnWords: func(ws []channels.Word) {
 			at := 0.0
 			if r := rec.Load(); r != nil {
 				at = float64(r.Frames()) / rate

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	am "github.com/harkapp/hark/audio/meeting"
+	"github.com/harkapp/hark/internal/channels"
 )
 
 // SessionConfig configures a recording meeting.
@@ -41,7 +42,7 @@ type Session struct {
 	ended   bool
 	wake    chan struct{}
 	done    chan struct{}
-	words   []Word
+	words   []channels.Word
 	liveErr error
 }
 
@@ -152,7 +153,7 @@ func (s *Session) Stats() [am.Channels]am.TrackStats { return s.cap.Stats() }
 // Stop ends the meeting: capture stops, the recording is finished, and
 // the live transcript's tail is decoded. It returns the meeting and its
 // words (nil without a live transcriber).
-func (s *Session) Stop() (Meta, []Word, error) {
+func (s *Session) Stop() (Meta, []channels.Word, error) {
 	cerr := s.cap.Stop() // hands on the last frames
 	m, rerr := s.rec.Stop()
 	s.endLive()

@@ -20,6 +20,7 @@ import (
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/testaudio"
 )
 
 // TestSessionLoopback is a short meeting through PulseAudio null sinks:
@@ -44,8 +45,8 @@ func TestSessionLoopback(t *testing.T) {
 	require.NoError(t, err)
 	gotO, gotY := speakerText(words, am.Others), speakerText(words, am.You)
 	t.Logf("meeting %s, %.1f s, stats %+v\nOthers: %s\nYou: %s", m.ID, m.Duration, s.Stats(), gotO, gotY)
-	require.Less(t, shared.WER(norm(refText(t, "librivox-sense-and-sensibility-0930")), norm(gotO)), 0.2, "the call's words, as Others")
-	require.Less(t, shared.WER(norm(refText(t, "librivox-sense-and-sensibility-0880")), norm(gotY)), 0.2, "the user's words, as You")
+	require.Less(t, testaudio.WER(t, "librivox-sense-and-sensibility-0930", gotO), 0.2, "the call's words, as Others")
+	require.Less(t, testaudio.WER(t, "librivox-sense-and-sensibility-0880", gotY), 0.2, "the user's words, as You")
 
 	got := loadFrames(t, Dir(root, m.ID))
 	require.InDelta(t, m.Duration*rate, len(got)/2, 1)

@@ -4,6 +4,7 @@
 package testaudio
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -23,11 +24,13 @@ func Load(t testing.TB, name string) []float32 {
 	return x
 }
 
-// Clip is a shared clip on channel Ch from At seconds.
+// Clip is a shared clip on channel Ch from At seconds, scaled by Gain
+// (0: as it is; an echo is a quieter copy).
 type Clip struct {
 	Ch   int
 	At   float64
 	Name string
+	Gain float32
 }
 
 // Stereo writes a two-channel 16-kHz WAV of secs (at least its clips'
@@ -42,9 +45,12 @@ func Stereo(t testing.TB, secs float64, clips ...Clip) string {
 	}
 	frames := make([]float32, 2*n)
 	for i, c := range clips {
-		off := int(c.At * Rate)
+		off, gain := int(c.At*Rate), c.Gain
+		if gain == 0 {
+			gain = 1
+		}
 		for j, v := range xs[i] {
-			frames[2*(off+j)+c.Ch] = v
+			frames[2*(off+j)+c.Ch] += gain * v
 		}
 	}
 	path := filepath.Join(t.TempDir(), "meeting.wav")
@@ -56,3 +62,13 @@ func Stereo(t testing.TB, secs float64, clips ...Clip) string {
 	require.NoError(t, w.Close())
 	return path
 }
+
+// Text is the shared clip name's reference transcript (audio/NAME.txt).
+func Text(t testing.TB, name string) string {
+	b, err := os.ReadFile(shared.Path(t, "audio", name+".txt"))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// WER is got's word error rate against the clip name's reference.
+func WER(t testing.TB, name, got string) float64 { return shared.WER(Text(t, name), got) }

@@ -1,4 +1,4 @@
-package meeting
+package channels
 
 import "math"
 
@@ -55,7 +55,7 @@ func envelope(x []float32) []float64 {
 
 // IsEcho reports whether the end of mine (its last WindowFrames frames)
 // is a delayed, quieter copy of other; both end at the same moment on the
-// meeting's timeline. It returns the best correlation too.
+// recording's timeline. It returns the best correlation too.
 func IsEcho(mine, other []float32, cfg EchoConfig) (bool, float64) {
 	cfg = cfg.withDefaults()
 	em, eo := envelope(mine), envelope(other)

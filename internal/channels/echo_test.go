@@ -1,28 +1,20 @@
-package meeting
+package channels
 
 import (
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/audio"
-	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/testaudio"
 )
-
-func clip(t *testing.T, name string) []float32 {
-	x, err := audio.Load16k(shared.Path(t, "audio", name))
-	require.NoError(t, err)
-	return x
-}
 
 // TestIsEcho: a quieter copy of the call, 120 ms late, with a little noise,
 // is echo; the same voice as loud as the call is not (both sides talk),
 // nor is another voice over the call, nor the call's copy without the
 // call.
 func TestIsEcho(t *testing.T) {
-	call := clip(t, "jfk.wav")[16000 : 16000*4]
-	you := clip(t, "librivox-sense-and-sensibility-0870.wav")[16000 : 16000*4]
+	call := testaudio.Load(t, "jfk")[16000 : 16000*4]
+	you := testaudio.Load(t, "librivox-sense-and-sensibility-0870")[16000 : 16000*4]
 	delay := 1920 // 120 ms
 	leak := make([]float32, len(call))
 	for i := delay; i < len(call); i++ {
@@ -46,10 +38,4 @@ func TestIsEcho(t *testing.T) {
 	require.False(t, echo, "the user talking over the call's echo is still heard")
 	echo, _ = IsEcho(leak, make([]float32, len(call)), EchoConfig{})
 	require.False(t, echo, "nothing to echo")
-}
-
-func refText(t *testing.T, name string) string {
-	b, err := os.ReadFile(shared.Path(t, "audio", name+".txt"))
-	require.NoError(t, err)
-	return string(b)
 }
