@@ -98,7 +98,13 @@ func (l *Live) Write(ctx context.Context, frames []float32) error {
 		}
 		full := false
 		for i, c := range l.ch {
+			open, skipped := c.Open(), c.Skipped()
 			c.queue = c.Pass(c.queue, l.ch[1-i].Gate, x[i][off:end], l.pos)
+			if open && c.Skipped() > skipped {
+				if err := c.cut(ctx); err != nil {
+					return err
+				}
+			}
 			full = full || len(c.queue) >= catchUp
 		}
 		l.pos += int64(end - off)
@@ -128,6 +134,20 @@ func (l *Live) flush(ctx context.Context) error {
 	l.handOn()
 	l.hear()
 	return nil
+}
+
+// cut ends the channel's utterance where its gate closed on the other
+// side's echo: the speech before it was cut off short of the pause the
+// transcriber commits at, and its words would wait for the next speech.
+func (c *channel) cut(ctx context.Context) error {
+	if len(c.queue) > 0 {
+		err := c.st.Write(ctx, c.queue)
+		c.queue = c.queue[:0]
+		if err != nil {
+			return err
+		}
+	}
+	return c.st.EndUtterance(ctx)
 }
 
 // hear publishes the timeline as transcribed and tells OnHeard when it

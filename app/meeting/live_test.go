@@ -111,6 +111,40 @@ func TestLiveEcho(t *testing.T) {
 	require.Zero(t, l.Skipped()[am.Others])
 }
 
+// growing is a transcriber whose one word always runs to the window's
+// end, as a word still being said does: two decodes never agree on it, so
+// its words are committed only where the utterance ends.
+type growing struct{}
+
+func (growing) TranscribeWindow(_ context.Context, samples []float32, _ string) ([]whisper.Segment, error) {
+	end := float64(len(samples))/rate - 0.01
+	return []whisper.Segment{{End: end, Text: " said", Words: []whisper.Word{{Word: " said", End: end}}}}, nil
+}
+
+// TestLiveEchoEndsUtterance: the user stops talking and the call starts
+// at once, leaking into the microphone; the gate closes on the echo before
+// the user's pause, and the user's words are committed there, not left
+// waiting for the user's next words (or the meeting's end).
+func TestLiveEchoEndsUtterance(t *testing.T) {
+	you, call := testaudio.Load(t, "librivox-sense-and-sensibility-0880"), testaudio.Load(t, "librivox-sense-and-sensibility-0930")
+	over := 0.5 + float64(len(you))/rate
+	frames := meetingFrames(over+6, placed{am.You, 0.5, 1, you}, placed{am.Others, over, 1, call},
+		placed{am.You, over + 0.1, 0.3, call})
+	var live []channels.Word
+	l := NewLive([am.Channels]whisper.WindowTranscriber{growing{}, growing{}}, LiveConfig{
+		OnWords: func(ws []channels.Word) { live = append(live, ws...) }})
+	step := am.Channels * rate / 10
+	for i := 0; i < len(frames); i += step {
+		require.NoError(t, l.Write(context.Background(), frames[i:min(i+step, len(frames))]))
+	}
+	t.Logf("live %v, skipped %v, decodes %v", live, l.Skipped(), l.Decodes())
+	require.Greater(t, l.Skipped()[am.You], 1.0, "the call's leak into the microphone is echo")
+	require.NotEmpty(t, speakerText(live, am.You), "the user's words, committed where the echo closed the gate")
+	words, err := l.Finish(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, len(words), len(live), "nothing left for the end")
+}
+
 // TestLiveCatchUp: a writer that fell behind (a busy machine) hands Live
 // its whole backlog in one Write. The words are those a writer keeping up
 // gets (TestLiveOverlap's meeting), for fewer decodes: the transcribers

@@ -384,6 +384,20 @@ func (s *Streamer) step(ctx context.Context) error {
 	return nil
 }
 
+// EndUtterance ends the utterance in the window as a pause would: its
+// words are committed now. For a caller that stops feeding in the middle
+// of speech (a meeting's gate closing on the other side's echo), whose
+// words would otherwise wait for the next speech, or for Finish.
+func (s *Streamer) EndUtterance(ctx context.Context) error {
+	if err := s.feed(ctx, nil); err != nil { // what a failed call left pending
+		return err
+	}
+	if s.cut && !s.det.SpeechSeen() {
+		return nil // ended already, and nothing heard since
+	}
+	return s.endUtterance(ctx)
+}
+
 // endUtterance commits everything the window holds at a pause and starts
 // the next window after it.
 func (s *Streamer) endUtterance(ctx context.Context) error {

@@ -336,6 +336,36 @@ func TestStreamerPauseEndsUtterance(t *testing.T) {
 	require.Less(t, m.at[len(m.at)-1], secs(len(x)), "the silent tail after the last utterance is not decoded")
 }
 
+// EndUtterance commits the utterance a caller cut off before its pause
+// (a meeting's echo gate closing on it), once: called again, or after a
+// pause, it decodes nothing.
+func TestStreamerEndUtterance(t *testing.T) {
+	ws := script(6, 0.5)
+	m := &scriptModel{words: ws}
+	var commits []StreamEvent
+	s := NewStreamer(m, StreamConfig{}, func(e StreamEvent) {
+		if e.Type == EventCommitted {
+			commits = append(commits, e)
+		}
+	})
+	m.s = s
+	x := append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
+	for i := 0; i < len(x); i += SampleRate / 10 {
+		require.NoError(t, s.Write(context.Background(), x[i:min(i+SampleRate/10, len(x))]))
+	}
+	require.NotEqual(t, scriptText(ws), s.Result().Text, "not all committed before the pause")
+	before := s.Decodes()
+	require.NoError(t, s.EndUtterance(context.Background()))
+	require.Equal(t, scriptText(ws), s.Result().Text, "the cut-off utterance committed")
+	require.Equal(t, before+1, s.Decodes())
+	require.NoError(t, s.EndUtterance(context.Background()))
+	require.Equal(t, before+1, s.Decodes(), "nothing heard since: no decode")
+	res, err := s.Finish(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, scriptText(ws), res.Text)
+	require.NotEmpty(t, commits)
+}
+
 // A caller that fell behind passes everything pending in one Write: a
 // pause inside it still ends the first utterance there, with a window of
 // its own (before, the pause went unseen and both utterances were decoded

@@ -74,7 +74,8 @@ func TestBrowserMeeting(t *testing.T) {
 }
 
 // logMeetings logs each meeting's notes and the loudness of each channel
-// of its recording (a failed run tells what was heard).
+// of its recording, and keeps the recording (a failed run tells what was
+// heard).
 func logMeetings(t *testing.T, root string) {
 	dirs, _ := filepath.Glob(filepath.Join(root, "*"))
 	for _, dir := range dirs {
@@ -88,6 +89,7 @@ func logMeetings(t *testing.T, root string) {
 			}
 			rms = append(rms, math.Sqrt(e/float64(max(1, len(x)))))
 		}
-		t.Logf("meeting %s: channel RMS %v (%v)\n%s", filepath.Base(dir), rms, err, notes)
+		t.Logf("meeting %s: channel RMS %v (%v), recording kept at %s\n%s", filepath.Base(dir), rms, err,
+			shared.KeepOnFailure(t, filepath.Join(dir, "audio.wav")), notes)
 	}
 }

@@ -20,7 +20,12 @@ type EchoConfig struct {
 	MaxLagFrames int
 	// MinCorr is the envelope correlation that makes an echo (0.8).
 	MinCorr float64
-	// Louder is how much louder the original must be (default 1.25, 2 dB).
+	// Louder is how much louder the original must be (default 2, 6 dB):
+	// a loudspeaker's leak into a microphone is well below the call, while
+	// two people on one sound path talk at about one level, and envelopes
+	// alone cannot tell a leak's onset from two people starting to talk
+	// within its delay (at 2 dB, one reader starting two sentences 200 ms
+	// apart was echo, and the user's words were cut off).
 	Louder float64
 }
 
@@ -35,7 +40,7 @@ func (c EchoConfig) withDefaults() EchoConfig {
 		c.MinCorr = 0.8
 	}
 	if c.Louder <= 0 {
-		c.Louder = 1.25
+		c.Louder = 2
 	}
 	return c
 }

@@ -113,6 +113,9 @@ func (g *Gate) Pass(dst []float32, other *Gate, x []float32, at int64) []float32
 	return append(dst, x...)
 }
 
+// Open reports whether the gate lets the channel through now.
+func (g *Gate) Open() bool { return g.open }
+
 // Reset closes the gate and forgets the audio before a gap in the
 // timeline.
 func (g *Gate) Reset() { g.open, g.hist = false, g.hist[:0] }
