@@ -1,12 +1,16 @@
 """speechkit: render, train, export and evaluate the synthetic-voice test model.
 
 One resumable script for the GPU machine (PyTorch, numpy, scipy, tiktoken; no
-openai-whisper package is needed). Every call re-renders the corpus (about a
-minute on 16 cores), resumes from --ckpt if it exists, trains for --minutes,
-then writes the checkpoint, the whisper.cpp files and the evaluation.
+openai-whisper package is needed). Each call renders the corpus into --cache
+(reused when complete: a warm machine's next call skips it), resumes from
+--state (fp32 weights and the optimizer, kept on the machine) or else --ckpt
+(fp16 weights), trains until --stop-at minus --reserve seconds, then writes
+the checkpoint, the whisper.cpp files and the evaluation. The learning rate
+and the curriculum follow the fraction of --total (planned training seconds
+over all calls, stored in the checkpoint), so calls continue one schedule.
 
   python3 train.py --kit DIR --espeak DIR --corpus DIR --eval-pcm FILE \
-      --ckpt FILE --out DIR [--stop-at 540]
+      --ckpt FILE --state FILE --out DIR --cache DIR --total 1350 [--stop-at 550]
 
 DIR layout: --kit holds gpt2.tiktoken and mel_filters.npz (the kit's assets);
 --espeak the extracted espeak-ng packages (usr/bin/espeak-ng ...); --corpus
@@ -92,10 +96,13 @@ from render import HELDOUT, render_all  # noqa: E402
 # ---------------------------------------------------------------- model (openai-whisper's layout and names)
 
 def sinusoids(length, channels, max_timescale=10000):
+    """openai-whisper's encoder positions, computed in float64 and rounded once, so
+    that every machine gets the same float32 values (torch's float32 sin and exp
+    differed in the last bit between the device and this machine)."""
     inc = np.log(max_timescale) / (channels // 2 - 1)
-    inv = torch.exp(-inc * torch.arange(channels // 2))
-    t = torch.arange(length)[:, None] * inv[None, :]
-    return torch.cat([torch.sin(t), torch.cos(t)], dim=1)
+    inv = np.exp(-inc * np.arange(channels // 2))
+    t = np.arange(length)[:, None] * inv[None, :]
+    return torch.from_numpy(np.concatenate([np.sin(t), np.cos(t)], axis=1).astype(np.float32))
 
 
 class LayerNorm(nn.LayerNorm):
@@ -744,6 +751,8 @@ def main():
     if src:
         model.load_state_dict({k: v.float() for k, v in src["model"].items()})
         ctc_head.load_state_dict({k: v.float() for k, v in src["ctc"].items()})
+        if src["model"]["encoder.positional_embedding"].dtype == torch.float16:  # older checkpoints rounded them
+            model.encoder.positional_embedding.copy_(sinusoids(*model.encoder.positional_embedding.shape).to(device))
         used, total = src["used"], src["total"]
         log(f"resumed from the {'state' if state else 'checkpoint'}: call {call}, "
             f"{src['train_seconds']:.0f} s of {total:.0f} trained, step {src['step']}")
@@ -831,7 +840,9 @@ def main():
     with torch.no_grad():
         for p_ in model.parameters():
             p_.copy_(p_.half().float())
-    torch.save(dict(meta, model={k: v.half().cpu() for k, v in model.state_dict().items()},
+    # fp16 weights; the encoder's positions (not trained) stay float32, as the files hold them
+    torch.save(dict(meta, model={k: v.cpu() if k == "encoder.positional_embedding" else v.half().cpu()
+                                 for k, v in model.state_dict().items()},
                     ctc={k: v.half().cpu() for k, v in ctc_head.state_dict().items()}),
                os.path.join(a.out, "ckpt.pt"))
     model = model.float()
