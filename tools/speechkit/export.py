@@ -21,6 +21,11 @@ def main():
     ck = torch.load(a.ckpt, map_location="cpu")
     model = train.Whisper(ck["dims"])
     model.load_state_dict({k: v.float() for k, v in ck["model"].items()})
+    if ck["model"]["encoder.positional_embedding"].dtype == torch.float16:
+        # Checkpoints of the first sessions rounded the encoder's sinusoids to fp16;
+        # their files held them in float32 as torch computed them there: recomputed
+        # here, they can differ in the last bit (logs/README say where).
+        model.encoder.positional_embedding.copy_(train.sinusoids(*model.encoder.positional_embedding.shape))
     tok = train.Tok(os.path.join(a.kit, "gpt2.tiktoken"))
     filters = os.path.join(a.kit, "mel_filters.npz")
     os.makedirs(a.out, exist_ok=True)

@@ -1,12 +1,16 @@
 """speechkit: render, train, export and evaluate the synthetic-voice test model.
 
 One resumable script for the GPU machine (PyTorch, numpy, scipy, tiktoken; no
-openai-whisper package is needed). Every call re-renders the corpus (about a
-minute on 16 cores), resumes from --ckpt if it exists, trains for --minutes,
-then writes the checkpoint, the whisper.cpp files and the evaluation.
+openai-whisper package is needed). Each call renders the corpus into --cache
+(reused when complete: a warm machine's next call skips it), resumes from
+--state (fp32 weights and the optimizer, kept on the machine) or else --ckpt
+(fp16 weights), trains until --stop-at minus --reserve seconds, then writes
+the checkpoint, the whisper.cpp files and the evaluation. The learning rate
+and the curriculum follow the fraction of --total (planned training seconds
+over all calls, stored in the checkpoint), so calls continue one schedule.
 
   python3 train.py --kit DIR --espeak DIR --corpus DIR --eval-pcm FILE \
-      --ckpt FILE --out DIR [--stop-at 540]
+      --ckpt FILE --state FILE --out DIR --cache DIR --total 1350 [--stop-at 550]
 
 DIR layout: --kit holds gpt2.tiktoken and mel_filters.npz (the kit's assets);
 --espeak the extracted espeak-ng packages (usr/bin/espeak-ng ...); --corpus
@@ -92,10 +96,13 @@ from render import HELDOUT, render_all  # noqa: E402
 # ---------------------------------------------------------------- model (openai-whisper's layout and names)
 
 def sinusoids(length, channels, max_timescale=10000):
+    """openai-whisper's encoder positions, computed in float64 and rounded once, so
+    that every machine gets the same float32 values (torch's float32 sin and exp
+    differed in the last bit between the device and this machine)."""
     inc = np.log(max_timescale) / (channels // 2 - 1)
-    inv = torch.exp(-inc * torch.arange(channels // 2))
-    t = torch.arange(length)[:, None] * inv[None, :]
-    return torch.cat([torch.sin(t), torch.cos(t)], dim=1)
+    inv = np.exp(-inc * np.arange(channels // 2))
+    t = np.arange(length)[:, None] * inv[None, :]
+    return torch.from_numpy(np.concatenate([np.sin(t), np.cos(t)], axis=1).astype(np.float32))
 
 
 class LayerNorm(nn.LayerNorm):
@@ -179,13 +186,18 @@ class Decoder(nn.Module):
         self.blocks = nn.ModuleList([Block(n, d["n_text_head"], True) for _ in range(d["n_text_layer"])])
         self.ln = LayerNorm(n)
 
-    def forward(self, tokens, xa):
+    def hidden(self, tokens, xa):
         x = self.token_embedding(tokens) + self.positional_embedding[: tokens.shape[-1]]
         x = x.to(xa.dtype)
         for b in self.blocks:
             x = b(x, xa, mask=True)
-        x = self.ln(x)
-        return (x @ self.token_embedding.weight.to(x.dtype).T).float()
+        return self.ln(x)
+
+    def logits(self, h):
+        return (h @ self.token_embedding.weight.to(h.dtype).T).float()
+
+    def forward(self, tokens, xa):
+        return self.logits(self.hidden(tokens, xa))
 
 
 class Whisper(nn.Module):
@@ -196,8 +208,11 @@ class Whisper(nn.Module):
         self.decoder = Decoder(d)
 
 
-DIMS = dict(n_mels=80, n_vocab=NVOCAB, n_audio_ctx=1500, n_audio_state=160, n_audio_head=5, n_audio_layer=4,
-            n_text_ctx=448, n_text_state=160, n_text_head=5, n_text_layer=4)
+# 128 wide, 4 heads of 32: at 160 wide the q8_0 file was 14.0 MB, over the
+# issue's 13 MB (the 51,864-row token embedding is most of it); 6 encoder layers,
+# since the encoder's layers are cheap in bytes and the acoustics are the hard part.
+DIMS = dict(n_mels=80, n_vocab=NVOCAB, n_audio_ctx=1500, n_audio_state=128, n_audio_head=4, n_audio_layer=6,
+            n_text_ctx=448, n_text_state=128, n_text_head=4, n_text_layer=4)
 
 
 def frozen_row(r, n):
@@ -267,10 +282,43 @@ def target_words(item, spoken_heard, use_term):
     return tw[:c]
 
 
+# ---------------------------------------------------------------- curriculum
+
+def ramp(p, a, b):
+    return min(1.0, max(0.0, (p - a) / (b - a)))
+
+
+def mix(p):
+    """What the examples hold at training progress p (0..1 of the planned total).
+    The first call's mix from step 0 (75 % timestamped, 35 % long-form, prompts
+    on all, noise on 70 %) left the decoder learning only a language prior:
+    start on clean single utterances without prompts or timestamps, then bring
+    the rest in."""
+    return {
+        "timestamps": 0.6 * ramp(p, 0.15, 0.45),   # of all windows
+        "long": 0.35 * ramp(p, 0.3, 0.6),          # of the timestamped ones: 30-s long-form
+        "cut": 0.5 * ramp(p, 0.2, 0.5),            # a window ending inside an utterance
+        "multi": 0.4 * ramp(p, 0.15, 0.45),        # a no-timestamp window going on to another utterance
+        "glossary": 0.5 * ramp(p, 0.2, 0.5),
+        "previous": 0.5 * ramp(p, 0.2, 0.5),
+        "augment": ramp(p, 0.1, 0.45),             # noise/reverb share and depth
+    }
+
+
+# CTC characters (the auxiliary loss on the encoder output): blank, space, apostrophe, a-z.
+CTC_CHARS = " '" + "abcdefghijklmnopqrstuvwxyz"
+NCTC = len(CTC_CHARS) + 1
+
+
+def ctc_ids(words):
+    s = "".join(c for c in " ".join(words).lower().replace("-", " ") if c in CTC_CHARS)
+    return [CTC_CHARS.index(c) + 1 for c in " ".join(s.split())]
+
+
 class Data:
     def __init__(self, items, lens, starts, owner, tok, vocab_terms):
         self.items, self.owner, self.tok, self.starts = items, owner, tok, starts
-        ok = [i for i, n in enumerate(lens) if n > 1600]
+        ok = [i for i, n in enumerate(lens) if 1600 < n < NSAMPLES - SR]
         self.utts = ok
         self.len = lens
         self.off = np.concatenate([[0], np.cumsum(lens)[:-1]])
@@ -304,35 +352,35 @@ class Data:
             return (it["text"] if use else it["spoken"]).split()
         return target_words(it, heard_words(self.starts[u], n, take), use)
 
-    def example(self, rnd):
-        """One training sequence: (placements [(utt, dst_sample, n_samples)], content samples,
-        input tokens, loss mask)."""
-        kind = rnd.random()
-        # glossary: half the windows, holding the window's terms (usually) and distractors
-        utts, pos, place = [], 0, []
-        timestamps = kind < 0.75
-        full = timestamps and rnd.random() < 0.35          # a 30-s long-form window
-        limit = NSAMPLES if full else rnd.randint(2 * SR, 28 * SR)
-        pos = rnd.randint(0, int(0.8 * SR))
-        if rnd.random() < 0.3:                                 # speech from the window's first sample
-            pos = 0
-        texts = []
-        while True:
+    def spoken_words(self, u, take, n):
+        sw = self.items[self.owner[u]]["spoken"].split()
+        return sw if take >= n else sw[:heard_words(self.starts[u], n, take)]
+
+    def example(self, rnd, m):
+        """One training sequence at mix m: (placements [(utt, dst_sample, n_samples)],
+        content samples, tokens, index of the first predicted token, CTC target)."""
+        timestamps = rnd.random() < m["timestamps"]
+        full = timestamps and rnd.random() < m["long"]     # a 30-s long-form window
+        if full or rnd.random() >= m["cut"]:
+            limit = NSAMPLES
+        else:
+            limit = rnd.randint(2 * SR, 28 * SR)
+        pos = 0 if rnd.random() < 0.3 else rnd.randint(0, int(0.8 * SR))
+        place, texts = [], []
+        while pos < limit - 0.3 * SR:
             u = rnd.choice(self.utts)
             n = int(self.len[u])
-            if pos >= limit - 0.3 * SR:
-                break
+            if texts and pos + n > limit and limit == NSAMPLES and not full:
+                break                                      # no cut unless the mix asks for one
             take = min(n, limit - pos)
             place.append((u, pos, take))
             texts.append((u, pos, take, n))
             pos += take + rnd.randint(int(0.1 * SR), int(1.2 * SR))
-            if not timestamps and rnd.random() < 0.6:
-                break
-            if take < n:
+            if take < n or (not full and rnd.random() >= (m["multi"] if not timestamps else 0.6)):
                 break
         content = min(limit, max(p + t for _, p, t in place) + rnd.randint(0, int(0.5 * SR)))
         gl_terms = []
-        if rnd.random() < 0.5:
+        if rnd.random() < m["glossary"]:
             win_terms = [self.items[self.owner[u]]["term"] for u, *_ in texts if self.items[self.owner[u]]["term"]]
             keep = [t for t in win_terms if rnd.random() < 0.85]
             gl_terms = keep + rnd.sample(self.terms, rnd.randint(0, 12))
@@ -341,7 +389,7 @@ class Data:
         prompt = []
         if gl_terms:
             prompt += self.enc(" " + ", ".join(gl_terms) + ".")
-        if rnd.random() < 0.5:
+        if rnd.random() < m["previous"]:
             prev = [self.target_text(rnd.choice(self.utts), gl_terms) for _ in range(rnd.randint(1, 4))]
             prompt += self.enc(" " + " ".join(prev))
         prompt = prompt[-223:]
@@ -359,68 +407,84 @@ class Data:
             for u, p, take, n in texts:
                 words = self.words(u, take, n, gl_terms)
                 t0 = p / SR
+                seq.append(ts(t0))
                 if take < n:
-                    if full:
-                        seq.append(ts(t0))     # long-form: the cut segment's start alone
-                        break
-                    seq.append(ts(t0))
-                    if words:
+                    if not full and words:             # long-form: the cut segment's start alone
                         seq += self.enc(" " + " ".join(words))
                     break
-                seq.append(ts(t0))
                 seq += self.enc(" " + " ".join(words))
                 seq.append(ts((p + take) / SR))
         seq.append(EOT)
         seq = seq[:448]
-        return place, content, seq, start
+        ctc = ctc_ids([w for u, p, take, n in texts for w in self.spoken_words(u, take, n)])
+        return place, content, seq, start, ctc
 
 
-def examples(data, rnd, bsz, depth=6):
-    """Batches of examples made on a CPU thread while the GPU trains (making them
-    in the training loop cost about as much as a step); one producer, so the
-    sequence is still determined by rnd."""
-    import queue
-    import threading
-    q = queue.Queue(maxsize=depth)
+_POOL_DATA = {}
 
-    def run():
-        while True:
-            q.put([data.example(rnd) for _ in range(bsz)])
 
-    threading.Thread(target=run, daemon=True).start()
-    while True:
-        yield q.get()
+def _make_batch(args):
+    seed, bsz, m = args
+    rnd = random.Random(seed)
+    return [_POOL_DATA["data"].example(rnd, m) for _ in range(bsz)]
+
+
+class Examples:
+    """Batches made by worker processes while the GPU trains (one Python thread
+    making them competed with the training loop for the interpreter). Forked
+    before the workers touch CUDA; batch k is seeded from (seed, call, k)."""
+
+    def __init__(self, data, seed, bsz, procs, depth=12):
+        import multiprocessing as mp
+        _POOL_DATA["data"] = data
+        self.pool = mp.get_context("fork").Pool(procs)
+        self.seed, self.bsz, self.depth, self.k, self.q = seed, bsz, depth, 0, []
+
+    def next(self, m):
+        while len(self.q) < self.depth:
+            self.q.append(self.pool.apply_async(_make_batch, ((self.seed * 1000003 + self.k, self.bsz, m),)))
+            self.k += 1
+        return self.q.pop(0).get()
 
 
 def build_batch(data, exs, audio_gpu, device):
     bsz = len(exs)
     wav = torch.zeros(bsz, NSAMPLES, device=device)
-    for b, (place, content, seq, start) in enumerate(exs):
+    for b, (place, *_rest) in enumerate(exs):
         for u, p, take in place:
             o = int(data.off[u])
             wav[b, p:p + take] = audio_gpu[o:o + take].float()
     content = torch.tensor([e[1] for e in exs], device=device)
     L = max(len(e[2]) for e in exs)
-    toks = torch.full((bsz, L), EOT, dtype=torch.long)
-    lossmask = torch.zeros(bsz, L, dtype=torch.bool)
-    for b, (_, _, seq, start) in enumerate(exs):
-        toks[b, :len(seq)] = torch.tensor(seq)
+    toks = np.full((bsz, L), EOT, dtype=np.int64)
+    lossmask = np.zeros((bsz, L), dtype=bool)
+    for b, (_, _, seq, start, _c) in enumerate(exs):
+        toks[b, :len(seq)] = seq
         lossmask[b, start - 1:len(seq) - 1] = True
-    return wav, content, toks.to(device), lossmask.to(device)
+    ctc = [e[4] for e in exs]
+    ctc_t = torch.tensor([c for cs in ctc for c in cs], dtype=torch.long)
+    ctc_len = torch.tensor([len(c) for c in ctc], dtype=torch.long)
+    return (wav, content, torch.from_numpy(toks).to(device), torch.from_numpy(lossmask).to(device),
+            ctc_t.to(device), ctc_len.to(device))
 
 
-def augment(wav, content, rnd_t, device):
-    """Gain, reverb and noise at several levels, per example (seeded generator)."""
+def augment(wav, content, rnd_t, device, amount=1.0):
+    """Gain; reverb and noise on a share of the examples that grows with amount (0..1),
+    the lowest SNR falling from 40 dB to 0 (seeded generator)."""
     B = wav.shape[0]
     g = rnd_t
     peak = wav.abs().amax(1, keepdim=True).clamp(min=1.0)
     x = wav / peak * 10 ** (-torch.rand(B, 1, generator=g, device=device) * 1.5) * 0.9
-    # reverb: exponentially decaying noise impulse response, RT60 0.1 - 0.7 s, on 40 %
-    rev = torch.rand(B, generator=g, device=device) < 0.4
+    idx = torch.arange(NSAMPLES, device=device)[None, :]
+    inside = idx < content[:, None]
+    if amount <= 0:
+        return torch.where(inside, x, torch.zeros_like(x))
+    # reverb: exponentially decaying noise impulse response, RT60 0.1 - 0.7 s
+    rev = torch.rand(B, generator=g, device=device) < 0.4 * amount
     if rev.any():
         n = 8000
         t = torch.arange(n, device=device) / SR
-        rt = 0.1 + 0.6 * torch.rand(B, 1, generator=g, device=device)
+        rt = 0.1 + 0.6 * amount * torch.rand(B, 1, generator=g, device=device)
         ir = torch.randn(B, n, generator=g, device=device) * torch.exp(-6.9 * t / rt)
         ir[:, 0] = 1.0
         ir = ir / ir.norm(dim=1, keepdim=True)
@@ -428,17 +492,16 @@ def augment(wav, content, rnd_t, device):
         fx = torch.fft.irfft(torch.fft.rfft(x, m) * torch.fft.rfft(ir, m), m)[:, :NSAMPLES]
         fx = fx * (x.abs().amax(1, keepdim=True) / fx.abs().amax(1, keepdim=True).clamp(min=1e-6))
         x = torch.where(rev[:, None], fx, x)
-    # noise: white or pink, SNR 0 - 40 dB, on 70 %
-    noisy = torch.rand(B, generator=g, device=device) < 0.7
-    snr = 40 * torch.rand(B, 1, generator=g, device=device)
+    # noise: white or pink
+    noisy = torch.rand(B, generator=g, device=device) < 0.7 * amount
+    lo = 40.0 * (1 - amount)
+    snr = lo + (40.0 - lo) * torch.rand(B, 1, generator=g, device=device)
     nz = torch.randn(B, NSAMPLES, generator=g, device=device)
     pink = torch.rand(B, 1, generator=g, device=device) < 0.5
     spec = torch.fft.rfft(nz)
     f = torch.arange(spec.shape[1], device=device).clamp(min=1).float()
     nzp = torch.fft.irfft(spec / f.sqrt(), NSAMPLES)
     nz = torch.where(pink, nzp / nzp.std(1, keepdim=True), nz)
-    idx = torch.arange(NSAMPLES, device=device)[None, :]
-    inside = idx < content[:, None]
     ps = (x ** 2).sum(1, keepdim=True) / content[:, None].clamp(min=1)
     nz = nz * torch.sqrt(ps / 10 ** (snr / 10))
     x = torch.where(noisy[:, None] & inside, x + nz, x)
@@ -582,6 +645,24 @@ def evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log):
     return res
 
 
+def clip_mel(melf, a, device):
+    wav = torch.zeros(1, NSAMPLES, device=device)
+    wav[0, :len(a)] = a
+    return melf(wav, torch.tensor([len(a)], device=device))[0]
+
+
+def quick_wer(model, tok, sup, clips, maxlen=80):
+    """WER of greedy decoding over clips [(mel, reference)]."""
+    model.eval()
+    e = n = 0
+    for mel, ref in clips:
+        toks, _ = greedy(model, mel, tok, sup, maxlen=maxlen)
+        d, k = wer(ref, tok.decode(toks))
+        e, n = e + d, n + k
+    model.train()
+    return e / max(1, n)
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -590,19 +671,27 @@ def main():
     ap.add_argument("--espeak", required=True)
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--eval-pcm", required=True)
-    ap.add_argument("--ckpt", required=True, help="resumed from if it exists")
+    ap.add_argument("--ckpt", required=True, help="resumed from if it exists (fp16 weights)")
+    ap.add_argument("--state", default="", help="full training state (fp32 weights, optimizer), resumed from "
+                    "before --ckpt when it exists and is as far; kept on the machine between calls")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--total", type=float, required=True,
+                    help="planned training seconds over all calls: the learning-rate schedule and the "
+                         "curriculum run over it (stored in the checkpoint; a resumed call keeps the stored one)")
     ap.add_argument("--stop-at", type=float, default=540, help="seconds after start when training stops")
     ap.add_argument("--reserve", type=float, default=70, help="seconds kept for export and evaluation")
     ap.add_argument("--lr", type=float, default=1.5e-3)
+    ap.add_argument("--ctc", type=float, default=0.3, help="weight of the encoder's auxiliary CTC loss")
     ap.add_argument("--copies", type=int, default=1)
-    ap.add_argument("--batch", type=int, default=160)
+    ap.add_argument("--batch", type=int, default=192)
     ap.add_argument("--limit", type=int, default=0, help="use only this many sentences (smoke tests)")
     ap.add_argument("--seed", type=int, default=39)
     ap.add_argument("--procs", type=int, default=16)
+    ap.add_argument("--workers", type=int, default=8, help="processes making examples")
     ap.add_argument("--dims", default="", help="json overrides of DIMS (smoke tests)")
     ap.add_argument("--cache", required=True, help="rendered audio shards (reused when complete)")
     ap.add_argument("--eval-limit", type=int, default=0, help="evaluate only this many sentences (smoke tests)")
+    ap.add_argument("--watch", type=float, default=120, help="seconds between quick WER checks")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     logf = open(os.path.join(a.out, "train.log"), "a")
@@ -614,11 +703,6 @@ def main():
         logf.write(line + "\n")
         logf.flush()
 
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    log(f"torch {torch.__version__} numpy {np.__version__} device {device} "
-        f"{torch.cuda.get_device_name() if device == 'cuda' else ''}")
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
     tok = Tok(os.path.join(a.kit, "gpt2.tiktoken"))
     filters = os.path.join(a.kit, "mel_filters.npz")
     items = [json.loads(l) for l in open(os.path.join(a.corpus, "train.jsonl"))]
@@ -628,18 +712,32 @@ def main():
     if a.eval_limit:
         ev = ev[:a.eval_limit]
     vocab_terms = [l.split("=")[0].strip() for l in open(os.path.join(a.corpus, "vocabulary.txt")) if "=" in l]
-    ckpt = torch.load(a.ckpt, map_location="cpu") if os.path.exists(a.ckpt) else None
-    call = (ckpt["calls"] if ckpt else 0)
     t0 = time.time()
     audio, lens, starts, owner = render_all(a.espeak, items, a.seed, a.copies, a.procs, a.cache)
     log(f"rendered {len(lens)} utterances, {len(audio) / SR / 3600:.1f} h, in {time.time() - t0:.0f}s")
     data = Data(items, lens, starts, owner, tok, vocab_terms)
+    state = torch.load(a.state, map_location="cpu", weights_only=False) if a.state and os.path.exists(a.state) else None
+    ckpt = torch.load(a.ckpt, map_location="cpu", weights_only=False) if os.path.exists(a.ckpt) else None
+    if state and ckpt and ckpt["step"] > state["step"]:
+        state = None
+    src = state or ckpt
+    call = src["calls"] if src else 0
+    # Forked before this process touches CUDA.
+    batches = Examples(data, a.seed * 7919 + call, a.batch, a.workers)
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    log(f"torch {torch.__version__} numpy {np.__version__} device {device} "
+        f"{torch.cuda.get_device_name() if device == 'cuda' else ''}")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     audio_gpu = torch.from_numpy(audio).to(device)
-    del audio
 
     dims = dict(DIMS, **json.loads(a.dims or "{}"))
+    if src:
+        dims = src["dims"]
     torch.manual_seed(a.seed)
     model = Whisper(dims).to(device)
+    ctc_head = nn.Linear(dims["n_audio_state"], NCTC).to(device)  # training only: not exported
     used = torch.zeros(NVOCAB, dtype=torch.bool)
     used[list(data.used_tokens)] = True
     used[EOT:] = True
@@ -649,71 +747,115 @@ def main():
         nn.init.normal_(emb, std=0.02)
         for r in torch.nonzero(~used).flatten().tolist():
             emb[r] = frozen_row(r, emb.shape[1])
-    if ckpt:
-        model.load_state_dict({k: v.float() for k, v in ckpt["model"].items()})
-        used = ckpt["used"]
-        log(f"resumed: call {call}, {ckpt['train_seconds']:.0f} s trained, step {ckpt['step']}")
+    total = a.total
+    if src:
+        model.load_state_dict({k: v.float() for k, v in src["model"].items()})
+        ctc_head.load_state_dict({k: v.float() for k, v in src["ctc"].items()})
+        if src["model"]["encoder.positional_embedding"].dtype == torch.float16:  # older checkpoints rounded them
+            model.encoder.positional_embedding.copy_(sinusoids(*model.encoder.positional_embedding.shape).to(device))
+        used, total = src["used"], src["total"]
+        log(f"resumed from the {'state' if state else 'checkpoint'}: call {call}, "
+            f"{src['train_seconds']:.0f} s of {total:.0f} trained, step {src['step']}")
     frozen = (~used).to(device)
     model.decoder.token_embedding.weight.register_hook(lambda g: g.masked_fill(frozen[:, None], 0))
-    decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embedding" not in n]
-    other = [p for n, p in model.named_parameters() if not (p.ndim >= 2 and "embedding" not in n)]
+    params = list(model.named_parameters()) + [("ctc." + n, p) for n, p in ctc_head.named_parameters()]
+    decay = [p for n, p in params if p.ndim >= 2 and "embedding" not in n]
+    other = [p for n, p in params if not (p.ndim >= 2 and "embedding" not in n)]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": other, "weight_decay": 0.0}],
                             lr=1e-3, betas=(0.9, 0.98), eps=1e-8)
+    if state:
+        opt.load_state_dict(state["opt"])
     melf = Mel(filters, device)
-    trained = ckpt["train_seconds"] if ckpt else 0.0
-    step = ckpt["step"] if ckpt else 0
+    trained = src["train_seconds"] if src else 0.0
+    step = src["step"] if src else 0
     budget = max(0.0, a.stop_at - a.reserve - (time.time() - t_start))
-    # each call runs its own cosine from --lr down to 2 %
-    peak, warm = a.lr, 200
-    rnd = random.Random(a.seed * 7919 + call)
+    # One schedule over all calls: warm-up over the first 300 steps (100 again when the
+    # optimizer's moments were lost with the machine), then a cosine from --lr to 2 %
+    # over the planned total of training seconds.
+    peak = a.lr
+    warm0, warm = (0, 300) if not src else ((step, 100) if not state else (0, 0))
     g = torch.Generator(device=device)
     g.manual_seed(a.seed + call)
-    log(f"training for {budget:.0f} s")
-    t_train, local = time.time(), 0
-    losses = []
-    batches = examples(data, rnd, a.batch)
+    sup = tok.non_speech()
+    pcm = np.fromfile(a.eval_pcm, dtype="<i2")
+    watch_ev = [(clip_mel(melf, torch.from_numpy(pcm[e["start"]:e["end"]].astype(np.float32) / 32768).to(device),
+                          device), e["spoken"]) for e in ev[::max(1, len(ev) // 40)][:40]]
+    train_ids = data.utts[:a.eval_limit or 50]  # clean renderings of sentences the model trains on
+
+    def train_clip(u):
+        o, n = int(data.off[u]), int(data.len[u])
+        return clip_mel(melf, audio_gpu[o:o + n].float() / 32768, device), data.items[data.owner[u]]["spoken"]
+
+    watch_tr = [train_clip(u) for u in train_ids]
+    log(f"training for {budget:.0f} s (schedule over {total:.0f} s, batch {a.batch}, dims {json.dumps(dims)})")
+    t_train, local, last_watch = time.time(), 0, time.time()
+    losses, ctcs, t_wait = [], [], 0.0
     while time.time() - t_train < budget:
-        frac = min(1.0, (time.time() - t_train) / max(budget, 1e-6))
-        lr = peak * min(1.0, (local + 1) / warm) * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * frac)))
+        p = min(1.0, (trained + time.time() - t_train) / max(total, 1e-6))
+        lr = peak * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * p)))
+        if warm and step - warm0 < warm:
+            lr *= (step - warm0 + 1) / warm
         for pg in opt.param_groups:
             pg["lr"] = lr
-        wav, content, toks, lmask = build_batch(data, next(batches), audio_gpu, device)
+        m = mix(p)
+        tw = time.time()
+        exs = batches.next(m)
+        t_wait += time.time() - tw
+        wav, content, toks, lmask, ctc_t, ctc_len = build_batch(data, exs, audio_gpu, device)
         with torch.no_grad():
-            mel = melf(augment(wav, content, g, device), content)
+            mel = melf(augment(wav, content, g, device, m["augment"]), content)
         with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
             xa = model.encoder(mel)
-            logits = model.decoder(toks[:, :-1], xa)
-        tgt = toks[:, 1:].masked_fill(~lmask[:, :-1], -100)
-        loss = F.cross_entropy(logits.reshape(-1, NVOCAB), tgt.reshape(-1), ignore_index=-100)
+            h = model.decoder.hidden(toks[:, :-1], xa)
+            sel = lmask[:, :-1]
+            # the 51,864-wide logits only where there is a target
+            logits = model.decoder.logits(h[sel])
+            cl = ctc_head(xa).float().log_softmax(-1).transpose(0, 1)
+        loss_ce = F.cross_entropy(logits, toks[:, 1:][sel])
+        frames = ((content + 2 * HOP - 1) // (2 * HOP)).clamp(max=xa.shape[1])
+        loss_ctc = F.ctc_loss(cl, ctc_t, frames, ctc_len, blank=0, zero_infinity=True)
+        loss = loss_ce + a.ctc * loss_ctc
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_([p_ for _, p_ in params], 1.0)
         opt.step()
         step += 1
         local += 1
-        losses.append(loss.item())
+        losses.append(loss_ce.item())
+        ctcs.append(loss_ctc.item())
         if step % 100 == 0:
-            log(f"step {step} loss {np.mean(losses[-100:]):.4f} lr {lr:.2e} frac {frac:.3f} "
-                f"{local / (time.time() - t_train):.2f} steps/s")
+            log(f"step {step} loss {np.mean(losses[-100:]):.4f} ctc {np.mean(ctcs[-100:]):.4f} lr {lr:.2e} "
+                f"progress {p:.3f} {local / (time.time() - t_train):.2f} steps/s, {t_wait:.0f} s waiting for examples")
+        if time.time() - last_watch > a.watch:
+            log(f"step {step} quick WER: eval {quick_wer(model, tok, sup, watch_ev):.3f} "
+                f"train {quick_wer(model, tok, sup, watch_tr):.3f}")
+            last_watch = time.time()
     trained += time.time() - t_train
-    log(f"trained {local} steps this call ({step} in all, {trained:.0f} s)")
+    log(f"trained {local} steps this call ({step} in all, {trained:.0f} s of {total:.0f})")
+    meta = {"dims": dims, "used": used, "train_seconds": trained, "step": step, "calls": call + 1, "total": total}
+    if a.state:
+        torch.save(dict(meta, model=model.state_dict(), ctc=ctc_head.state_dict(), opt=opt.state_dict()), a.state)
 
     # Round every weight to fp16 (the f16 file then holds exactly what the references used).
     with torch.no_grad():
-        for p in model.parameters():
-            p.copy_(p.half().float())
-    sd = {k: v.half().cpu() for k, v in model.state_dict().items()}
-    torch.save({"dims": dims, "model": sd, "used": used, "train_seconds": trained, "step": step, "calls": call + 1},
+        for p_ in model.parameters():
+            p_.copy_(p_.half().float())
+    # fp16 weights; the encoder's positions (not trained) stay float32, as the files hold them
+    torch.save(dict(meta, model={k: v.cpu() if k == "encoder.positional_embedding" else v.half().cpu()
+                                 for k, v in model.state_dict().items()},
+                    ctc={k: v.half().cpu() for k, v in ctc_head.state_dict().items()}),
                os.path.join(a.out, "ckpt.pt"))
     model = model.float()
     export(model, tok, filters, os.path.join(a.out, "ggml-speechkit-f16.bin"), False)
     export(model, tok, filters, os.path.join(a.out, "ggml-speechkit-q8_0.bin"), True)
     log("exported")
-    pcm = np.fromfile(a.eval_pcm, dtype="<i2")
     res = evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log)
-    res["train"] = {"step": step, "train_seconds": trained, "calls": call + 1, "dims": dims}
+    res["summary"]["wer_train"] = quick_wer(model, tok, sup, watch_tr, maxlen=120)
+    log(f"WER on {len(watch_tr)} training sentences: {res['summary']['wer_train']:.3f}")
+    res["train"] = {"step": step, "train_seconds": trained, "calls": call + 1, "dims": dims, "total": total}
     json.dump(res, open(os.path.join(a.out, "pytorch-eval.json"), "w"))
     log("done")
+    os._exit(0)  # the example workers
 
 
 if __name__ == "__main__":
