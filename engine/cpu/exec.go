@@ -51,6 +51,7 @@ type Exec struct {
 	attnT      attnTask
 	pagedRopeT pagedRopeTask
 	pagedAttnT pagedAttnTask
+	pagedSpans atomic.Int64 // pagedAttnTask's table look-ups, all dispatches (tests)
 	smT        softmaxTask
 	colT       im2colTask
 	packT      attnPackTask

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math"
+	"sync/atomic"
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
@@ -24,6 +25,15 @@ type pagedRows struct {
 func (r *pagedRows) at(t, h, p int) int {
 	b := int(r.table[t*r.ts+p/r.bs])
 	return b*r.bstride + h*r.hs + (p%r.bs)*r.ps
+}
+
+// span is at(t, h, p) and the end of p's block, at most end: positions
+// p..stop-1 lie ps apart from off, so a walk over keys looks the table up
+// (and divides by the block size) once a block, not once a key.
+func (r *pagedRows) span(t, h, p, end int) (off, stop int) {
+	blk := p / r.bs
+	off = int(r.table[t*r.ts+blk])*r.bstride + h*r.hs + (p-blk*r.bs)*r.ps
+	return off, min(end, (blk+1)*r.bs)
 }
 
 // load reads the rows' positions and tables and the two caches, and checks
@@ -133,10 +143,14 @@ type pagedAttnTask struct {
 	scale    float32
 	scores   [][]float32
 	dotH     func(w []byte, x []float32) float32
+	// spans counts the block tables' look-ups, a block per walk over a
+	// (row, head)'s keys or values (tests bound the work by it)
+	spans *atomic.Int64
 }
 
 func (a *pagedAttnTask) Do(w, lo, hi int) {
 	r, hd := &a.r, a.r.hd
+	var spans int64
 	for it := lo; it < hi; it++ {
 		t, h := it/r.nHead, it%r.nHead
 		qpos := int(r.pos[t])
@@ -148,16 +162,25 @@ func (a *pagedAttnTask) Do(w, lo, hi int) {
 		s := a.scores[w][:nvis]
 		clear(o)
 		mx := float32(math.Inf(-1))
-		for j := first; j < nvis; j++ {
-			d := keyScore(r.kc, r.at(t, kvh, j), q, a.dotH) * a.scale
-			s[j] = d
-			mx = max(mx, d)
+		for j := first; j < nvis; {
+			off, stop := r.span(t, kvh, j, nvis)
+			spans++
+			for ; j < stop; j, off = j+1, off+r.ps {
+				d := keyScore(r.kc, off, q, a.dotH) * a.scale
+				s[j] = d
+				mx = max(mx, d)
+			}
 		}
 		inv := expScores(s[first:nvis], mx)
-		for j := first; j < nvis; j++ {
-			addValue(o, s[j]*inv, r.vc, r.at(t, kvh, j))
+		for j := first; j < nvis; {
+			off, stop := r.span(t, kvh, j, nvis)
+			spans++
+			for ; j < stop; j, off = j+1, off+r.ps {
+				addValue(o, s[j]*inv, r.vc, off)
+			}
 		}
 	}
+	a.spans.Add(spans)
 }
 
 // attentionPaged (plan.AttentionPagedArgs).
@@ -194,6 +217,7 @@ func (e *Exec) attentionPaged(d *plan.Dispatch) error {
 	e.ensureWorker(longest)
 	a.scores = e.wsf
 	a.dotH = kinds[ggml.F16].dotF
+	a.spans = &e.pagedSpans
 	e.pool.Run(p.M*p.NHead, chunkGrain(satMul(longest, 2*p.HeadDim)), a)
 	*a = pagedAttnTask{}
 	return nil

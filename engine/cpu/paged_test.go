@@ -87,6 +87,15 @@ func TestPagedDecode(t *testing.T) {
 				HeadDim: hd, NHead: c.nHead, NKV: c.nKV, M: m, Ldq: c.ldqkv, Ldo: c.ldo, Scale: scale, HeadStride: c.hs, PosStride: c.ps,
 				BlockSize: c.bs, BlockStride: c.bstride, NBlocks: c.nBlocks, TableStride: c.ts, Window: c.window}.Dispatch())
 			h.run(plan.Vars{})
+			// the walks over keys and values look a row's table up once a
+			// block, not once a key (a division and a load each)
+			spans := 0
+			for _, p := range c.pos {
+				nvis := int(p) + 1
+				first := windowStart(int(p), c.window, nvis)
+				spans += 2 * c.nHead * ((nvis-1)/c.bs - first/c.bs + 1)
+			}
+			require.Equal(t, int64(spans), h.ex.pagedSpans.Load(), "block-table look-ups")
 
 			// the reference: rotate each row at its own position, store
 			// its K/V into its block, then attend over its own history

@@ -66,8 +66,10 @@ func TestSampleExpFxAsm(t *testing.T) {
 			}
 		}
 	}
-	// a product is within 0.05 of a half about one time in ten
-	require.Less(t, todo*5, lanes, "lanes left to the scalar path: %d of %d", todo, lanes)
+	// a product is within 0.01 of a half about one time in fifty (the
+	// scalar path is ~20 times a lane's cost: at one in ten it was most of
+	// a draw)
+	require.Less(t, todo*25, lanes, "lanes left to the scalar path: %d of %d", todo, lanes)
 	require.Positive(t, todo, "no lane took the scalar path: it went untested")
 	t.Logf("%d of %d lanes left to the scalar path", todo, lanes)
 }

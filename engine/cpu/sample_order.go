@@ -133,11 +133,10 @@ func (o *sampleOrder) masses(p *Pool, minPFx uint64) (z uint64, keep int) {
 
 // Do implements Task for masses.
 func (o *sampleOrder) Do(w, lo, hi int) {
-	ev, part := o.ev[lo:hi], &o.parts[w]
+	ev, bins, part := o.ev[lo:hi], o.bins[lo:hi], &o.parts[w]
 	sampleExpFxs(ev, o.l[lo:hi], o.lmax)
-	for i, v := range o.l[lo:hi] {
-		b := uint16(o.scale.bin(v))
-		o.bins[lo+i] = b
+	sampleBinsOf(bins, o.l[lo:hi], o.scale)
+	for i, b := range bins {
 		e := ev[i]
 		part.bins.mass[b] += e
 		part.bins.count[b]++
@@ -147,6 +146,18 @@ func (o *sampleOrder) Do(w, lo, hi int) {
 		}
 	}
 	part.did += hi - lo
+}
+
+// sampleBinsOf sets bins[i] = s.bin(l[i]) for every token of l (len(bins)
+// ≥ len(l)); l holds no NaN and nothing above s.hi (the scaled logits
+// under their top). AVX2 machines run it in assembly
+// (sample_bins_amd64.s), the same bins.
+var sampleBinsOf = sampleBinsOfGeneric
+
+func sampleBinsOfGeneric(bins []uint16, l []float32, s binScale) {
+	for i, v := range l {
+		bins[i] = uint16(s.bin(v))
+	}
 }
 
 // locate returns the first token of the order whose cumulative mass

@@ -44,19 +44,29 @@ func (s *sampleScale) run(p *Pool, src, l []float32, temp float32) (hi, lo float
 // Do implements Task.
 func (s *sampleScale) Do(w, lo, hi int) {
 	part := &s.parts[w]
-	mx, mn := part.hi, part.lo
-	l := s.l[lo:hi]
-	for i, v := range s.src[lo:hi] {
+	part.hi, part.lo = sampleScaleRow(s.l[lo:hi], s.src[lo:hi], s.temp, part.hi, part.lo)
+	part.did += hi - lo
+}
+
+// sampleScaleRow sets l[i] = src[i]/temp with NaN as −Inf (len(l) ≥
+// len(src)) and returns the largest of hi and every l[i], and the least of
+// lo and every l[i] but −Inf. AVX2 machines run it in assembly
+// (sample_scale_amd64.s): the same quotients bit for bit, the same
+// extremes up to the sign of a zero, which nothing after tells apart.
+var sampleScaleRow = sampleScaleRowGeneric
+
+func sampleScaleRowGeneric(l, src []float32, temp, hi, lo float32) (float32, float32) {
+	l = l[:len(src)]
+	for i, v := range src {
 		if v != v {
 			v = float32(math.Inf(-1))
 		}
-		v /= s.temp
+		v /= temp
 		l[i] = v
-		mx = max(mx, v)
+		hi = max(hi, v)
 		if !math.IsInf(float64(v), -1) {
-			mn = min(mn, v)
+			lo = min(lo, v)
 		}
 	}
-	part.hi, part.lo = mx, mn
-	part.did += hi - lo
+	return hi, lo
 }
