@@ -85,7 +85,7 @@ func TestCaptureLoopback(t *testing.T) {
 // TestCaptureHeldUp holds the audio thread up for 1.2 s in the middle of
 // a clip, as a loaded machine can: the sound server keeps what arrives
 // meanwhile, so the clip's end comes out where its start says (miniaudio's
-// default 30-ms buffer lost ~0.8 s of it).
+// default 30-ms buffer lost 0.53 s of it).
 func TestCaptureHeldUp(t *testing.T) {
 	pa := pulsetest.Start(t)
 	clip := shared.Path(t, "audio", "jfk.wav")

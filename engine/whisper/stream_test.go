@@ -336,12 +336,9 @@ func TestStreamerPauseEndsUtterance(t *testing.T) {
 	require.Less(t, m.at[len(m.at)-1], secs(len(x)), "the silent tail after the last utterance is not decoded")
 }
 
-// EndUtterance commits the utterance a caller cut off before its pause
-// (a meeting's echo gate closing on it), once: called again, or after a
-// pause, it decodes nothing.
-func TestStreamerEndUtterance(t *testing.T) {
-	ws := script(6, 0.5)
-	m := &scriptModel{words: ws}
+// committing makes a streamer over m (default settings) that keeps what
+// it commits.
+func committing(m *scriptModel) (*Streamer, *[]StreamEvent) {
 	var commits []StreamEvent
 	s := NewStreamer(m, StreamConfig{}, func(e StreamEvent) {
 		if e.Type == EventCommitted {
@@ -349,6 +346,16 @@ func TestStreamerEndUtterance(t *testing.T) {
 		}
 	})
 	m.s = s
+	return s, &commits
+}
+
+// EndUtterance commits the utterance a caller cut off before its pause
+// (a meeting's echo gate closing on it), once: called again, or after a
+// pause, it decodes nothing.
+func TestStreamerEndUtterance(t *testing.T) {
+	ws := script(6, 0.5)
+	m := &scriptModel{words: ws}
+	s, commits := committing(m)
 	x := append(quiet(SampleRate/2), tone(3*SampleRate, 0)...)
 	for i := 0; i < len(x); i += SampleRate / 10 {
 		require.NoError(t, s.Write(context.Background(), x[i:min(i+SampleRate/10, len(x))]))
@@ -363,7 +370,7 @@ func TestStreamerEndUtterance(t *testing.T) {
 	res, err := s.Finish(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, scriptText(ws), res.Text)
-	require.NotEmpty(t, commits)
+	require.NotEmpty(t, *commits)
 }
 
 // A caller that fell behind passes everything pending in one Write: a
@@ -373,21 +380,15 @@ func TestStreamerEndUtterance(t *testing.T) {
 func TestStreamerPauseInsideOneWrite(t *testing.T) {
 	first, ws, x := twoUtterances()
 	m := &scriptModel{words: ws}
-	var commits []StreamEvent
-	s := NewStreamer(m, StreamConfig{}, func(e StreamEvent) {
-		if e.Type == EventCommitted {
-			commits = append(commits, e)
-		}
-	})
-	m.s = s
+	s, commits := committing(m)
 	require.NoError(t, s.Write(context.Background(), x))
 	res, err := s.Finish(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, scriptText(ws), res.Text)
 	require.NotEmpty(t, m.windows)
 	require.Less(t, m.windows[0], 5.0, "the first utterance is decoded on its own")
-	require.NotEmpty(t, commits)
-	require.Equal(t, scriptText(first), strings.TrimSpace(commits[0].Text), "the first commit is the first utterance")
+	require.NotEmpty(t, *commits)
+	require.Equal(t, scriptText(first), strings.TrimSpace((*commits)[0].Text), "the first commit is the first utterance")
 }
 
 // A Write whose decode is cancelled (the app cancels the step in flight
