@@ -387,7 +387,7 @@ export interface Line {
   start: number
   end: number
   text: string
-  words?: MeetingWord[]
+  words?: ChannelsWord[]
 }
 // github.com/harkapp/hark/app/meeting.Marker
 export interface Marker {
@@ -409,8 +409,8 @@ export interface Word {
   end: number
   probability: number
 }
-// github.com/harkapp/hark/app/meeting.Word
-export interface MeetingWord {
+// github.com/harkapp/hark/internal/channels.Word
+export interface ChannelsWord {
   speaker: number
   text: string
   start: number
