@@ -115,8 +115,10 @@ struct wq4_0r {
 };
 
 // Conv: conv1d's arguments, im2col gather and epilogue (above).
+// always_inline: called out of line, the entry passed P as a pointer to a
+// 328-byte local copy of the parameter, written by every thread.
 template <class W, bool Conv>
-__device__ inline void mat_mul(const __hark::Params& P) {
+__device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Params& P) {
     __shared__ __attribute__((aligned(16))) unsigned __hark_args[20];
     __shared__ __attribute__((aligned(16))) h16 sw[BN * LD];
     __shared__ __attribute__((aligned(16))) h16 sxh[BM * LD];
