@@ -140,22 +140,28 @@ __device__ __attribute__((always_inline)) inline void attention(const __hark::Pa
         const int nk = metal::min(KT, jEnd - jb);
         asm volatile("bar.sync 0;" ::: "memory"); // the previous tile's reads are done
         if (SPLIT && vec4) {
-            constexpr int Q4 = HD / 4, PER4 = KT * Q4 / THREADS, B4 = 4;
+            // element e of the tile's KT × HD/4 quads: a warp covers 8 keys
+            // × 4 quads (each key row 64 contiguous bytes; V's transposed
+            // stores 2-way bank conflicts, not 8); two quads of K and of V
+            // a thread at a time (more ran out of registers)
+            constexpr int Q4 = HD / 4, PER4 = KT * Q4 / THREADS, B4 = 2;
 #pragma unroll
             for (int b0 = 0; b0 < PER4; b0 += B4) {
                 const float4 zero4 = 0.0f;
                 float4 kx[B4], vx[B4];
+                int key[B4], d[B4];
 #pragma unroll
                 for (int i = 0; i < B4; i++) {
-                    const int e = tid + (b0 + i) * THREADS, key = e / Q4, d = 4 * (e % Q4);
-                    const bool ok = key < nk && d < hd;
-                    const long src = (long)base + (long)(jb + key) * (long)ps + d;
+                    const int e = tid + (b0 + i) * THREADS, r = e / 32;
+                    key[i] = e % 8 + 8 * (r % 4);
+                    d[i] = 4 * ((e / 8) % 4 + 4 * (r / 4));
+                    const bool ok = key[i] < nk && d[i] < hd;
+                    const long src = (long)base + (long)(jb + key[i]) * (long)ps + d[i];
                     kx[i] = ok ? *(const float4*)((const float*)K + src) : zero4;
                     vx[i] = ok ? *(const float4*)((const float*)V + src) : zero4;
                 }
 #pragma unroll
                 for (int i = 0; i < B4; i++) {
-                    const int e = tid + (b0 + i) * THREADS, key = e / Q4, d = 4 * (e % Q4);
                     unsigned kh[2], kl[2], vh[2], vl[2];
                     mma::split2(kx[i].x, kx[i].y, &kh[0], &kl[0]);
                     mma::split2(kx[i].z, kx[i].w, &kh[1], &kl[1]);
@@ -163,12 +169,12 @@ __device__ __attribute__((always_inline)) inline void attention(const __hark::Pa
                     mma::split2(vx[i].z, vx[i].w, &vh[1], &vl[1]);
                     uint2 h2, l2;
                     h2.x = kh[0], h2.y = kh[1], l2.x = kl[0], l2.y = kl[1];
-                    *(uint2*)(sKh + key * LDK + d) = h2;
-                    *(uint2*)(sKl + key * LDK + d) = l2;
+                    *(uint2*)(sKh + key[i] * LDK + d[i]) = h2;
+                    *(uint2*)(sKl + key[i] * LDK + d[i]) = l2;
 #pragma unroll
                     for (int c = 0; c < 4; c++) {
-                        sVh[(d + c) * LDV + key] = (h16)(vh[c / 2] >> (16 * (c % 2)));
-                        sVl[(d + c) * LDV + key] = (h16)(vl[c / 2] >> (16 * (c % 2)));
+                        sVh[(d[i] + c) * LDV + key[i]] = (h16)(vh[c / 2] >> (16 * (c % 2)));
+                        sVl[(d[i] + c) * LDV + key[i]] = (h16)(vl[c / 2] >> (16 * (c % 2)));
                     }
                 }
             }
