@@ -129,56 +129,9 @@ __device__ __attribute__((always_inline)) inline void attention(const __hark::Pa
 #pragma unroll
         for (int i = 0; i < 4; i++) o[n][i] = 0.0f;
 
-    // f32 K/V whose rows are 16-byte aligned (the encoder's qkv buffer) load
-    // 4 dims a thread at a time: one address, one load and packed f16 pairs
-    // (the same hi/lo parts) for 4 elements; the tile load was the larger
-    // part of the kernel's instructions (ncu: one warp per scheduler, so
-    // every instruction's latency shows)
-    const bool vec4 = SPLIT && hd % 4 == 0 && ps % 4 == 0 && base % 4 == 0 &&
-                      (((unsigned long)K | (unsigned long)V) & 15) == 0;
     for (int jb = first(a, t0) & ~(KT - 1); jb < jEnd; jb += KT) {
         const int nk = metal::min(KT, jEnd - jb);
         asm volatile("bar.sync 0;" ::: "memory"); // the previous tile's reads are done
-        if (SPLIT && vec4) {
-            // element e of the tile's KT × HD/4 quads: a warp covers 8 keys
-            // × 4 quads (each key row 64 contiguous bytes; V's transposed
-            // stores 2-way bank conflicts, not 8); two quads of K and of V
-            // a thread at a time (more ran out of registers)
-            constexpr int Q4 = HD / 4, PER4 = KT * Q4 / THREADS, B4 = 2;
-#pragma unroll
-            for (int b0 = 0; b0 < PER4; b0 += B4) {
-                const float4 zero4 = 0.0f;
-                float4 kx[B4], vx[B4];
-                int key[B4], d[B4];
-#pragma unroll
-                for (int i = 0; i < B4; i++) {
-                    const int e = tid + (b0 + i) * THREADS, r = e / 32;
-                    key[i] = e % 8 + 8 * (r % 4);
-                    d[i] = 4 * ((e / 8) % 4 + 4 * (r / 4));
-                    const bool ok = key[i] < nk && d[i] < hd;
-                    const long src = (long)base + (long)(jb + key[i]) * (long)ps + d[i];
-                    kx[i] = ok ? *(const float4*)((const float*)K + src) : zero4;
-                    vx[i] = ok ? *(const float4*)((const float*)V + src) : zero4;
-                }
-#pragma unroll
-                for (int i = 0; i < B4; i++) {
-                    unsigned kh[2], kl[2], vh[2], vl[2];
-                    mma::split2(kx[i].x, kx[i].y, &kh[0], &kl[0]);
-                    mma::split2(kx[i].z, kx[i].w, &kh[1], &kl[1]);
-                    mma::split2(vx[i].x, vx[i].y, &vh[0], &vl[0]);
-                    mma::split2(vx[i].z, vx[i].w, &vh[1], &vl[1]);
-                    uint2 h2, l2;
-                    h2.x = kh[0], h2.y = kh[1], l2.x = kl[0], l2.y = kl[1];
-                    *(uint2*)(sKh + key[i] * LDK + d[i]) = h2;
-                    *(uint2*)(sKl + key[i] * LDK + d[i]) = l2;
-#pragma unroll
-                    for (int c = 0; c < 4; c++) {
-                        sVh[(d[i] + c) * LDV + key[i]] = (h16)(vh[c / 2] >> (16 * (c % 2)));
-                        sVl[(d[i] + c) * LDV + key[i]] = (h16)(vl[c / 2] >> (16 * (c % 2)));
-                    }
-                }
-            }
-        } else {
         // the tile's KT × HD elements (zero past hd and the visible keys:
         // products must not meet garbage), BATCH a thread at a time with
         // compile-time indices, so a batch's loads are all in flight
@@ -207,7 +160,6 @@ __device__ __attribute__((always_inline)) inline void attention(const __hark::Pa
                     sVl[d * LDV + key] = vl;
                 }
             }
-        }
         }
         asm volatile("bar.sync 0;" ::: "memory");
         if (tw >= m || jb >= jRows) continue;

@@ -30,9 +30,8 @@ const attnTCTol = 1e-5
 // multiples of the 32-row block or the 32-key tile, head sizes 8 (a
 // padded 16-wide slice), 40, 64 and 128, GQA ratios 1, 3 and 4, causal
 // prefill over a cache (pos0 > 0), a sliding window, the encoder and
-// cross-attention (m ≠ kvLen), f32 and f16 K/V, K/V rows padded (the f32
-// tiles' element-wise loads) and on 16-byte boundaries (their 4-wide
-// loads). A case with probs bound
+// cross-attention (m ≠ kvLen), f32 and f16 K/V, K/V rows padded and on
+// 16-byte boundaries (the encoder's layout). A case with probs bound
 // stays on attention_mma everywhere. Every case has at least 256 (row,
 // head) pairs, so no tuning splits it over the keys (AttnSplitBelow).
 func TestAttentionTensorCores(t *testing.T) {
@@ -51,8 +50,7 @@ func TestAttentionTensorCores(t *testing.T) {
 			{hd: 40, nHead: 16, nKV: 4, m: 17, kvLen: 17, flags: causal},                       // a partial 16-wide slice
 			{hd: 64, nHead: 8, nKV: 4, m: 40, kvLen: 80, pos0: 40, flags: causal, window: 45},  // sliding window
 			{hd: 64, nHead: 8, nKV: 8, m: 33, kvLen: 70, pos0: 37, flags: causal, probs: true}, // probs: attention_mma
-			// K/V rows on 16-byte boundaries (the encoder's layout): f32
-			// tiles load 4 dims at a time
+			// K/V rows on 16-byte boundaries (the encoder's layout)
 			{hd: 64, nHead: 4, nKV: 4, m: 77, kvLen: 77, aligned: true},
 			{hd: 64, nHead: 6, nKV: 6, m: 45, kvLen: 37, aligned: true},
 			{hd: 128, nHead: 8, nKV: 2, m: 40, kvLen: 71, pos0: 31, flags: causal, aligned: true},
