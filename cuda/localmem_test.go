@@ -165,16 +165,38 @@ func TestAttentionNoLocalMemory(t *testing.T) {
 }
 
 // The tensor-core attention (cuda/native/attention_mma.cu) keeps Q's
-// fragments and O's accumulators in registers at both head-size variants.
-// Fails on its first draft, whose per-row rescale indexed O by the row
-// loop's variable and (at 128 dims) put O in 256 bytes of local memory.
+// fragments and O's accumulators in registers at both head-size variants,
+// and no native entry copies its parameter to local memory. Fails on the
+// attention's first draft, whose per-row rescale indexed O by the row
+// loop's variable and (at 128 dims) put O in 256 bytes of local memory,
+// and on the kernels called out of line (before always_inline), whose
+// entries wrote a 328-byte local copy of the parameter in every thread.
 func TestAttentionTensorCoresNoLocalMemory(t *testing.T) {
-	seen := 0
+	seen, attn := 0, 0
 	for name, n := range ptxLocalBytes(kernelsSM80PTX) {
-		if strings.HasPrefix(name, "_ZN4attn9attentionI") {
+		if strings.HasPrefix(name, "hark_") {
 			seen++
-			require.Zero(t, n, "%s declares %d bytes of local memory", name, n)
+			if strings.HasPrefix(name, "hark_attention_mma_tc") {
+				attn++
+			}
 		}
+		require.Zero(t, n, "%s declares %d bytes of local memory", name, n)
 	}
-	require.Equal(t, 4, seen, "attention_mma_tc functions (f32, f16; 64 and 128 dims) found in kernels_sm80.ptx")
+	require.Equal(t, 4, attn, "attention_mma_tc entries (f32, f16; 64 and 128 dims) found in kernels_sm80.ptx")
+	require.Equal(t, 12, seen, "entries of kernels_sm80.ptx")
+}
+
+// The translated entries keep their bindings in registers: the
+// element-wise and norm kernels declare no local memory. Fails on the
+// entries before patch() updated the bindings with one select each, where
+// clang's single store through a computed address kept the 16 pointers in
+// a 136-byte local array written by every thread (the encoder's gelu ran
+// at L1 speed: ncu, bench/cuda/20261130-issue35-r3).
+func TestEntriesKeepBindingsInRegisters(t *testing.T) {
+	local := ptxLocalBytes(kernelsPTX)
+	for _, e := range []string{"hark_gelu", "hark_add", "hark_layer_norm", "hark_rms_norm", "hark_silu_mul", "hark_copy_f32", "hark_scale"} {
+		n, ok := local[e]
+		require.True(t, ok, "%s found in kernels.ptx", e)
+		require.Zero(t, n, "%s declares %d bytes of local memory", e, n)
+	}
 }

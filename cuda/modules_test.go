@@ -28,11 +28,12 @@ func TestModulesFor(t *testing.T) {
 	require.Equal(t, []string{"a"}, names(modulesFor(89, three)))
 }
 
-// The sm_80 module holds the tensor-core mat_mul and attention variants the launch rule
+// The sm_80 module holds the tensor-core mat_mul, conv1d and attention variants the launch rule
 // names, at sm_80 and PTX ISA 7.0, with mma.sync.
 func TestNativeModuleEntries(t *testing.T) {
 	e := ptxEntries(kernelsSM80PTX)
 	for _, n := range []string{"mat_mul_mma_f16", "mat_mul_mma_q8_0", "mat_mul_mma_q4_0",
+		"conv1d_mma_f16", "conv1d_mma_q8_0", "conv1d_mma_q4_0",
 		"attention_mma_tc_f32", "attention_mma_tc_f16", "attention_mma_tc_hd128_f32", "attention_mma_tc_hd128_f16"} {
 		require.True(t, e[n], n)
 	}

@@ -56,6 +56,10 @@ const MatMulMMARows = 16
 // mmaNames are the tensor-core mat_mul variants (cuda/native/mat_mul_mma.cu).
 var mmaNames = map[ggml.Type]string{ggml.F16: "mat_mul_mma_f16", ggml.Q8_0: "mat_mul_mma_q8_0", ggml.Q4_0: "mat_mul_mma_q4_0"}
 
+// convMMANames are the tensor-core conv1d variants (the same source: conv1d
+// is mm_core over the im2col view, so its twin is conv1d itself).
+var convMMANames = map[ggml.Type]string{ggml.F16: "conv1d_mma_f16", ggml.Q8_0: "conv1d_mma_q8_0", ggml.Q4_0: "conv1d_mma_q4_0"}
+
 // typeSuffix names each weight type in the MSL function names; the
 // supported set is the CPU backend's (engine/cpu/matmul_kind.go).
 var typeSuffix = map[ggml.Type]string{
@@ -184,7 +188,7 @@ func launchMatMul(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	}), nil
 }
 
-func launchConv1D(d *plan.Dispatch, _ *Tuning, dst []Launch) ([]Launch, error) {
+func launchConv1D(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	name, err := fnName(d)
 	if err != nil {
 		return dst, err
@@ -202,6 +206,9 @@ func launchConv1D(d *plan.Dispatch, _ *Tuning, dst []Launch) ([]Launch, error) {
 		return dst, err
 	}
 	tout := (span-kw)/stride + 1
+	if mma, ok := convMMANames[d.Type]; ok && t.MatMulMMA != 0 && tout >= uint64(t.MatMulMMA) {
+		name = mma
+	}
 	return append(dst, Launch{
 		Function: name,
 		Groups:   [3]uint32{ceilDiv(uint32(cout), mmBN), ceilDiv(uint32(tout), mmBM), 1},

@@ -112,7 +112,7 @@ func TestMatrixKernelsRegistered(t *testing.T) {
 // With Tuning.MatMulMMA (the CUDA host on sm_80+), mat_mul of f16, q8_0
 // and q4_0 weights from that many rows launches the tensor-core variant
 // on mat_mul's grid; fewer rows, other types and every Metal family keep
-// mat_mul_<type>.
+// mat_mul_<type>. conv1d likewise from that many output steps.
 func TestMatMulMMALaunch(t *testing.T) {
 	mma := TuningFor("cuda")
 	mma.MatMulMMA = MatMulMMARows
@@ -138,5 +138,27 @@ func TestMatMulMMALaunch(t *testing.T) {
 	}
 	for _, f := range Families {
 		require.Zero(t, TuningFor(f.Family).MatMulMMA, f.Family)
+	}
+	// conv1d the same way, by output steps (Whisper's conv2: 3000 frames,
+	// stride 2, 1500 steps; 29 frames give 15 steps)
+	for _, c := range []struct {
+		typ  ggml.Type
+		T    int
+		tune Tuning
+		want string
+	}{
+		{ggml.F16, 3000, mma, "conv1d_mma_f16"},
+		{ggml.F16, 31, mma, "conv1d_mma_f16"},
+		{ggml.F16, 29, mma, "conv1d_f16"},
+		{ggml.Q8_0, 3000, mma, "conv1d_mma_q8_0"},
+		{ggml.Q4_0, 3000, mma, "conv1d_mma_q4_0"},
+		{ggml.F32, 3000, mma, "conv1d_f32"},
+		{ggml.F16, 3000, TuningFor("cuda"), "conv1d_f16"},
+	} {
+		d := plan.Conv1DArgs{Type: c.typ, Cin: 384, Cout: 384, T: c.T, Kw: 3, Stride: 2, Pad: 1, Ldx: 384, Ldo: 384}.Dispatch()
+		lns, err := LaunchFor(&d, &c.tune, nil)
+		require.NoError(t, err)
+		tout := uint32(c.T+2-3)/2 + 1
+		require.Equal(t, []Launch{{Function: c.want, Groups: [3]uint32{6, (tout + 31) / 32, 1}, Threads: [3]uint32{mmThreads, 1, 1}}}, lns, "%s T=%d", c.typ, c.T)
 	}
 }

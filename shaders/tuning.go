@@ -42,7 +42,9 @@ type Tuning struct {
 	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
 	// weight type with a tensor-core variant launches mat_mul_mma_<type>
 	// (native CUDA, cuda/native; the same grid and blocking as mat_mul)
-	// instead of mat_mul_<type>. Zero: never. Only the CUDA host sets it,
+	// instead of mat_mul_<type>, and conv1d of that many output steps
+	// conv1d_mma_<type> (the same kernel over the im2col view) instead of
+	// conv1d_<type>. Zero: never. Only the CUDA host sets it,
 	// and only when its GPU loaded the sm_80 module (no Metal family or
 	// the executor has those functions).
 	MatMulMMA uint32

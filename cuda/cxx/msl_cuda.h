@@ -280,9 +280,14 @@ __attribute__((always_inline)) inline void patch(const Params& P, void** bufs, u
 #pragma unroll
             for (unsigned i = 0; i < 20; i++)
                 if (target == i) a[i] = (unsigned)v;
+            // a select and a store per binding, every one unconditional: as
+            // "if (target == 32 + i) bufs[i] += v" clang merged the 16 stores
+            // into one store through a computed address, which kept bufs in
+            // local memory (a 136-byte stack frame written by every thread:
+            // the element-wise kernels ran at L1 speed, not DRAM's)
 #pragma unroll
             for (unsigned i = 0; i < 16; i++)
-                if (target == 32 + i) bufs[i] = (char*)bufs[i] + v;
+                bufs[i] = (char*)bufs[i] + (target == 32 + i ? v : 0);
         }
     }
     // thread 0 writes the 20 words: 20 shared stores, where spreading them

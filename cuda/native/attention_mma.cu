@@ -74,8 +74,9 @@ template <> struct kv<h16> {
     __device__ static void put(h16 x, h16* hi, h16*) { *hi = x; }
 };
 
+// always_inline: as mat_mul_mma.cu's mat_mul (no local copy of the parameter).
 template <class T, int HD>
-__device__ inline void attention(const __hark::Params& P) {
+__device__ __attribute__((always_inline)) inline void attention(const __hark::Params& P) {
     constexpr bool SPLIT = kv<T>::split;
     constexpr int LDK = HD + 8; // K tile (key-major) row stride in halves
     constexpr int PER = KT * HD / THREADS, BATCH = 16; // tile elements a thread loads, per batch

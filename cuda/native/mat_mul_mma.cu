@@ -20,6 +20,14 @@
 //
 // Bindings: 0 W, 1 x, 2 out, 3 bias, 4 res. Args words: 0 n, 1 k, 2 m,
 // 3 ldx, 4 ldo, 5 ldr; 16 the binding mask.
+//
+// conv1d_mma_<type> is conv1d (shaders/conv1d.metal) the same way: conv1d
+// is mm_core over the im2col view of its input (row = output step,
+// column kk = ci·kw + j), so its tensor-core form is this kernel with the
+// activation fetch gathering that view (zero outside the input) and
+// conv1d's epilogue (bias only). Bindings: 0 W, 1 x, 2 bias, 3 out. Args
+// words: 0 cin, 1 cout, 2 T, 3 kw, 4 stride, 5 pad, 6 flags (bit 0: x
+// channel-major), 7 ldx, 8 ldo; 16 the binding mask.
 #include "mma.h"
 
 namespace mma {
@@ -54,10 +62,7 @@ struct wq8_0 {
         const unsigned short* b = (const unsigned short*)(row + (e0 / 32) * 34);
         const unsigned short* q = b + 1 + (e0 % 32) / 2;
 #pragma unroll
-        for (int i = 0; i < 8; i++) {
-            const unsigned short v = q[i];
-            o[i] = pack(f2h((float)(signed char)(v & 255)), f2h((float)(signed char)(v >> 8)));
-        }
+        for (int i = 0; i < 8; i++) o[i] = i8pair(q[i]);
         return h2f(b[0]);
     }
 };
@@ -70,10 +75,7 @@ struct wq4_0 {
         const unsigned short* b = (const unsigned short*)(row + (e0 / 32) * 18);
         const int shift = e0 % 32 == 0 ? 0 : 4;
 #pragma unroll
-        for (int i = 0; i < 8; i++) {
-            const unsigned short v = b[1 + i];
-            o[i] = pack(f2h((float)((v >> shift & 15) - 8)), f2h((float)((v >> (8 + shift) & 15) - 8)));
-        }
+        for (int i = 0; i < 8; i++) o[i] = u4pair<0x4140>((unsigned)b[1 + i] >> shift);
         return h2f(b[0]);
     }
 };
@@ -90,8 +92,8 @@ struct wq8_0r {
         const unsigned w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            o[2 * i] = pack(f2h((float)(signed char)(w[i] & 255)), f2h((float)(signed char)(w[i] >> 8 & 255)));
-            o[2 * i + 1] = pack(f2h((float)(signed char)(w[i] >> 16 & 255)), f2h((float)(signed char)(w[i] >> 24)));
+            o[2 * i] = i8pair(w[i]);
+            o[2 * i + 1] = i8pair(w[i] >> 16);
         }
         return h2f(((const unsigned short*)row)[e0 / 32]);
     }
@@ -105,15 +107,18 @@ struct wq4_0r {
         const unsigned w[4] = {q.x >> shift, q.y >> shift, q.z >> shift, q.w >> shift};
 #pragma unroll
         for (int i = 0; i < 4; i++) {
-            o[2 * i] = pack(f2h((float)((int)(w[i] & 15) - 8)), f2h((float)((int)(w[i] >> 8 & 15) - 8)));
-            o[2 * i + 1] = pack(f2h((float)((int)(w[i] >> 16 & 15) - 8)), f2h((float)((int)(w[i] >> 24 & 15) - 8)));
+            o[2 * i] = u4pair<0x4140>(w[i]);
+            o[2 * i + 1] = u4pair<0x4342>(w[i]);
         }
         return h2f(((const unsigned short*)row)[e0 / 32]);
     }
 };
 
-template <class W>
-__device__ inline void mat_mul(const __hark::Params& P) {
+// Conv: conv1d's arguments, im2col gather and epilogue (above).
+// always_inline: called out of line, the entry passed P as a pointer to a
+// 328-byte local copy of the parameter, written by every thread.
+template <class W, bool Conv>
+__device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Params& P) {
     __shared__ __attribute__((aligned(16))) unsigned __hark_args[20];
     __shared__ __attribute__((aligned(16))) h16 sw[BN * LD];
     __shared__ __attribute__((aligned(16))) h16 sxh[BM * LD];
@@ -122,13 +127,18 @@ __device__ inline void mat_mul(const __hark::Params& P) {
     void* bufs[16];
     __hark::patch(P, bufs, __hark_args);
     const __hark::Ids t = __hark::ids(P);
-    const int n = (int)__hark_args[0], k = (int)__hark_args[1], m = (int)__hark_args[2], ldx = (int)__hark_args[3];
-    const int ldo = (int)__hark_args[4], ldr = (int)__hark_args[5];
-    const unsigned mask = __hark_args[16];
+    const unsigned* a = __hark_args;
+    // conv1d: n = cout, k = cin·kw, m = output steps
+    const int cin = (int)a[0], T = (int)a[2], kw = (int)a[3], stride = (int)a[4], pad = (int)a[5];
+    const bool chanmaj = a[6] & 1u;
+    const int n = Conv ? (int)a[1] : (int)a[0], k = Conv ? cin * kw : (int)a[1];
+    const int m = Conv ? (T + 2 * pad - kw) / stride + 1 : (int)a[2];
+    const int ldx = Conv ? (int)a[7] : (int)a[3], ldo = Conv ? (int)a[8] : (int)a[4], ldr = (int)a[5];
+    const unsigned mask = a[16];
     const unsigned char* Wb = (const unsigned char*)bufs[0];
     const float* x = (const float*)bufs[1];
-    float* out = (float*)bufs[2];
-    const float* bias = (const float*)bufs[3];
+    float* out = (float*)bufs[Conv ? 3 : 2];
+    const float* bias = (const float*)bufs[Conv ? 2 : 3];
     const float* res = (const float*)bufs[4];
     const int n0 = (int)t.group[0] * BN, m0 = (int)t.group[1] * BM;
     const int tid = (int)t.linear, warp = tid / 32, lane = tid % 32, g = lane / 4, q = lane % 4;
@@ -160,7 +170,16 @@ __device__ inline void mat_mul(const __hark::Params& P) {
         }
         const int x0 = k0 + 8 * xq;
         const float* xp = xrow + x0;
-        if (xok && x0 + 8 <= k && ((unsigned long)xp & 15) == 0) {
+        if (Conv) { // im2col: column kk = ci·kw + j is input step row·stride + j - pad of channel ci
+            int ci = x0 / kw, j = x0 - ci * kw;
+            const int t0 = (m0 + xm) * stride - pad;
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                const int tt = t0 + j;
+                xv[i] = xok && x0 + i < k && tt >= 0 && tt < T ? x[chanmaj ? (long)ci * ldx + tt : (long)tt * ldx + ci] : 0.0f;
+                if (++j == kw) j = 0, ci++;
+            }
+        } else if (xok && x0 + 8 <= k && ((unsigned long)xp & 15) == 0) {
             const float4 a = ((const float4*)xp)[0], b = ((const float4*)xp)[1];
             xv[0] = a.x, xv[1] = a.y, xv[2] = a.z, xv[3] = a.w, xv[4] = b.x, xv[5] = b.y, xv[6] = b.z, xv[7] = b.w;
         } else {
@@ -218,7 +237,7 @@ __device__ inline void mat_mul(const __hark::Params& P) {
     }
 
     // c0,c1: row g, columns 2q, 2q+1 of the 8-wide tile; c2,c3: row g+8
-    const bool hb = (mask >> 3) & 1u, hr = (mask >> 4) & 1u;
+    const bool hb = (mask >> (Conv ? 2 : 3)) & 1u, hr = !Conv && ((mask >> 4) & 1u);
 #pragma unroll
     for (int j = 0; j < 4; j++)
 #pragma unroll
@@ -234,10 +253,13 @@ __device__ inline void mat_mul(const __hark::Params& P) {
 
 } // namespace mma
 
-#define HARK_MMA_ENTRY(name, W) \
-    extern "C" __global__ void __attribute__((launch_bounds(mma::THREADS))) hark_##name(const __hark::Params P) { mma::mat_mul<W>(P); }
-HARK_MMA_ENTRY(mat_mul_mma_f16, mma::wf16)
-HARK_MMA_ENTRY(mat_mul_mma_q8_0, mma::wq8_0)
-HARK_MMA_ENTRY(mat_mul_mma_q4_0, mma::wq4_0)
-HARK_MMA_ENTRY(mat_mul_mma_q8_0_rp, mma::wq8_0r)
-HARK_MMA_ENTRY(mat_mul_mma_q4_0_rp, mma::wq4_0r)
+#define HARK_MMA_ENTRY(name, W, Conv) \
+    extern "C" __global__ void __attribute__((launch_bounds(mma::THREADS))) hark_##name(const __hark::Params P) { mma::mat_mul<W, Conv>(P); }
+HARK_MMA_ENTRY(mat_mul_mma_f16, mma::wf16, false)
+HARK_MMA_ENTRY(mat_mul_mma_q8_0, mma::wq8_0, false)
+HARK_MMA_ENTRY(mat_mul_mma_q4_0, mma::wq4_0, false)
+HARK_MMA_ENTRY(mat_mul_mma_q8_0_rp, mma::wq8_0r, false)
+HARK_MMA_ENTRY(mat_mul_mma_q4_0_rp, mma::wq4_0r, false)
+HARK_MMA_ENTRY(conv1d_mma_f16, mma::wf16, true)
+HARK_MMA_ENTRY(conv1d_mma_q8_0, mma::wq8_0, true)
+HARK_MMA_ENTRY(conv1d_mma_q4_0, mma::wq4_0, true)

@@ -38,12 +38,42 @@ __device__ inline void mma16816(float* c, const unsigned* a, unsigned b0, unsign
 // halves (col even).
 __device__ inline unsigned word(const h16* s, int ld, int row, int col) { return *(const unsigned*)(s + row * ld + col); }
 
+// cvt2 is pack(f2h(a), f2h(b)) in one instruction (sm_80).
+__device__ inline unsigned cvt2(float a, float b) {
+    unsigned r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(b), "f"(a));
+    return r;
+}
+
 // split2 packs two floats' f16 parts: hi = f16(x), lo = f16(x - hi), so
 // hi + lo carries 22 of float's 24 significant bits (|x| < 65504).
 __device__ inline void split2(float a, float b, unsigned* hi, unsigned* lo) {
-    const h16 ha = f2h(a), hb = f2h(b);
-    *hi = pack(ha, hb);
-    *lo = pack(f2h(a - h2f(ha)), f2h(b - h2f(hb)));
+    const unsigned h = cvt2(a, b);
+    *hi = h;
+    *lo = cvt2(a - h2f((h16)h), b - h2f((h16)(h >> 16)));
+}
+
+// Integer weights to f16 without float conversions (the mma kernels'
+// weight loads spent more issue slots converting than multiplying): a
+// byte u under the f16 exponent byte 0x64 is the f16 1024 + u, exactly,
+// and one f16x2 subtraction removes the offset. i8pair: the int8 pair in
+// v's bytes 0 and 1 (flipped to u = b + 128 first; 0x6480 is 1152).
+__device__ inline unsigned i8pair(unsigned v) {
+    unsigned r;
+    asm("prmt.b32 %0, %1, %2, 0x4140;" : "=r"(r) : "r"(v ^ 0x8080u), "r"(0x64646464u));
+    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(r), "r"(0x64806480u));
+    return r;
+}
+// u4pair: the q4 pair n - 8 of the low nibbles of two bytes of w, chosen
+// by the prmt selector sel (0x4140: bytes 0 and 1, 0x4342: bytes 2 and
+// 3); 0x6408 is 1032.
+template <unsigned sel>
+__device__ inline unsigned u4pair(unsigned w) {
+    unsigned r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(w), "r"(0u), "n"(sel));
+    r = (r & 0x000F000Fu) | 0x64006400u;
+    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(r), "r"(0x64086408u));
+    return r;
 }
 
 } // namespace mma

@@ -30,7 +30,8 @@ const attnTCTol = 1e-5
 // multiples of the 32-row block or the 32-key tile, head sizes 8 (a
 // padded 16-wide slice), 40, 64 and 128, GQA ratios 1, 3 and 4, causal
 // prefill over a cache (pos0 > 0), a sliding window, the encoder and
-// cross-attention (m ≠ kvLen), f32 and f16 K/V. A case with probs bound
+// cross-attention (m ≠ kvLen), f32 and f16 K/V, K/V rows padded and on
+// 16-byte boundaries (the encoder's layout). A case with probs bound
 // stays on attention_mma everywhere. Every case has at least 256 (row,
 // head) pairs, so no tuning splits it over the keys (AttnSplitBelow).
 func TestAttentionTensorCores(t *testing.T) {
@@ -49,6 +50,12 @@ func TestAttentionTensorCores(t *testing.T) {
 			{hd: 40, nHead: 16, nKV: 4, m: 17, kvLen: 17, flags: causal},                       // a partial 16-wide slice
 			{hd: 64, nHead: 8, nKV: 4, m: 40, kvLen: 80, pos0: 40, flags: causal, window: 45},  // sliding window
 			{hd: 64, nHead: 8, nKV: 8, m: 33, kvLen: 70, pos0: 37, flags: causal, probs: true}, // probs: attention_mma
+			// K/V rows on 16-byte boundaries (the encoder's layout)
+			{hd: 64, nHead: 4, nKV: 4, m: 77, kvLen: 77, aligned: true},
+			{hd: 64, nHead: 6, nKV: 6, m: 45, kvLen: 37, aligned: true},
+			{hd: 128, nHead: 8, nKV: 2, m: 40, kvLen: 71, pos0: 31, flags: causal, aligned: true},
+			{hd: 40, nHead: 16, nKV: 4, m: 17, kvLen: 17, flags: causal, aligned: true},
+			{hd: 64, nHead: 8, nKV: 4, m: 40, kvLen: 80, pos0: 40, flags: causal, window: 45, aligned: true},
 		} {
 			c.ty = ty
 			fn := attnExactCase(t, be, &tun, r, c)
@@ -66,6 +73,9 @@ func attnExactCase(t *testing.T, be plan.Backend, tun *shaders.Tuning, r *rand.R
 	ldq, ldo := w+5, w+3
 	ps := c.hd + 2
 	hs := (c.kvLen+1)*ps + 1
+	if c.aligned { // the f32 tile loads' 4-wide path
+		ps, hs = c.hd, c.kvLen*c.hd
+	}
 	cells := max(1, c.nKV*hs+3)
 	kvVals := func() ([]float32, []byte) {
 		v := kitRand(r, cells, 1)
@@ -140,6 +150,6 @@ func attnExactCase(t *testing.T, be plan.Backend, tun *shaders.Tuning, r *rand.R
 	require.NoError(t, err)
 	fn := ls[0].Function
 	e := kitCompare(t, exact, ggml.BytesF32(got[3]), attnTCTol, fmt.Sprintf("%s %+v", fn, c))
-	t.Logf("%-30s hd=%d heads=%d/%d m=%d kv=%d pos0=%d flags=%d window=%d: %.2e", fn, c.hd, c.nHead, c.nKV, c.m, c.kvLen, c.pos0, c.flags, c.window, e)
+	t.Logf("%-30s hd=%d heads=%d/%d m=%d kv=%d pos0=%d flags=%d window=%d aligned=%v: %.2e", fn, c.hd, c.nHead, c.nKV, c.m, c.kvLen, c.pos0, c.flags, c.window, c.aligned, e)
 	return fn
 }

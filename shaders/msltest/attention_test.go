@@ -17,6 +17,7 @@ type attnCase struct {
 	probs                                 bool
 	ty                                    ggml.Type
 	window                                int
+	aligned                               bool // attnExactCase: K/V rows unpadded, on 16-byte boundaries
 }
 
 // runAttnCase builds q, K/V caches (padded head/pos/seq strides) and

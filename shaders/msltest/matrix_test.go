@@ -408,9 +408,11 @@ func convCaseShape(t *testing.T, r *rand.Rand, typ ggml.Type, chanMajor, withBia
 					if tt < 0 || tt >= T {
 						continue
 					}
-					xv := x[tt*ldx+ci]
+					var xv float32
 					if chanMajor {
 						xv = x[ci*ldx+tt]
+					} else {
+						xv = x[tt*ldx+ci]
 					}
 					s += float64(w[co*cin*kw+ci*kw+j]) * float64(xv)
 				}
