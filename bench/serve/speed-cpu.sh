@@ -2,20 +2,39 @@
 # Issue 33's serve-speed comparison on the CPU: hark bench llm's tg128 chained
 # against streamed chat through hark serve (official OpenAI client, temperature
 # 0.7, 128 tokens, first to last streamed token), same SmolLM2-shaped q8_0
-# file, same threads, one after the other on a quiet machine.
-# Usage: bench/serve/speed-cpu.sh HARK_BINARY [THREADS] > log
+# file, same threads, on a quiet machine.
+# Usage: bench/serve/speed-cpu.sh HARK_BINARY [THREADS [ROUNDS]] > log
+# Without ROUNDS: five bench samples, then five chats. With ROUNDS: that many
+# rounds of one bench sample and one chat (each after its own warm-up), the
+# order swapped every round, because this VM's clock drifts over minutes of
+# load and the one-block order let the drift fall on the chat alone.
 set -euo pipefail
-hark=$(realpath "$1"); threads=${2:-2}
+hark=$(realpath "$1"); threads=${2:-2}; rounds=${3:-0}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$(mktemp -d); trap 'kill $srv 2>/dev/null || true; rm -rf "$dir"' EXIT
 echo "== $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $("$hark" --version)"
 echo "== hark bench llm (writes the file, then measures)"
-"$hark" bench llm --backend cpu --dir "$dir/m" --type q8_0 -t "$threads" -r 5 --pp 0 --tg 128 --chain 2>&1 | grep -vE '^  '
+reps=5; [ "$rounds" -gt 0 ] && reps=1
+"$hark" bench llm --backend cpu --dir "$dir/m" --type q8_0 -t "$threads" -r $reps --pp 0 --tg 128 --chain 2>&1 | grep -vE '^  '
 mkdir -p "$dir/models"; f=$(ls "$dir"/m/*q8_0.gguf); ln -s "$f" "$dir/models/smollm2-shape-q8_0.gguf"
 echo "== hark serve, streamed chat through the official openai client"
 "$hark" serve --models-dir "$dir/models" --backend cpu --threads "$threads" --addr 127.0.0.1:18089 > "$dir/serve.log" 2>&1 &
 srv=$!
 for _ in $(seq 100); do curl -sf http://127.0.0.1:18089/v1/models > /dev/null && break; sleep 0.2; done
 curl -s http://127.0.0.1:18089/v1/models; echo
-node "$root/serve/testdata/openai-client/stream-speed.mjs" http://127.0.0.1:18089 smollm2-shape-q8_0 5 128
+chat() { node "$root/serve/testdata/openai-client/stream-speed.mjs" http://127.0.0.1:18089 smollm2-shape-q8_0 "$1" 128; }
+if [ "$rounds" -eq 0 ]; then
+	chat 5
+else
+	bench() { "$hark" bench llm --backend cpu --model "$f" -t "$threads" -r 1 --pp 0 --tg 128 --chain 2>&1 | grep -E '^samples.*chained'; }
+	for r in $(seq "$rounds"); do
+		echo "== round $r, load $(cut -d' ' -f1-3 /proc/loadavg)"
+		if [ $((r % 2)) -eq 1 ]; then bench; chat 1; else chat 1; bench; fi
+	done | tee "$dir/rounds.log"
+	# medians of each side's timed samples, and their ratio
+	awk '/^samples.*chained/ {b[nb++]=$NF} /^run 1:/ {c[nc++]=$(NF-1)}
+		function med(a, n,   i, j, t) { for (i=0;i<n;i++) for (j=i+1;j<n;j++) if (a[j]<a[i]) {t=a[i];a[i]=a[j];a[j]=t}
+			return n%2 ? a[(n-1)/2] : (a[n/2-1]+a[n/2])/2 }
+		END { mb=med(b,nb); mc=med(c,nc); printf "== medians: bench tg128 chained %.2f tok/s (%d), chat %.2f tok/s (%d), ratio %.3f\n", mb, nb, mc, nc, mc/mb }' "$dir/rounds.log"
+fi
 echo "== load $(cut -d' ' -f1-3 /proc/loadavg)"
