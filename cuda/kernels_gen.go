@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "eaaba84b13085da787d63bf0fd88852cb92cbae5977ca5cecaa23e3535cef15d"
+const sourcesHash = "5acb6c20c6cabbce728b84457153e8bfcaddf7127bf44b91aa7e2244fab7a758"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -131,6 +131,7 @@ var kernelNames = []string{
 	"rope_kv_paged_f32",
 	"sample",
 	"sample_mass",
+	"sample_pre",
 	"sample_scale",
 	"scale",
 	"silu_mul",

@@ -2,7 +2,7 @@
 // back: logit_bias, penalties from the sequence's token counts,
 // temperature, top-k, softmax, top-p, min-p and the seeded draw with
 // u = plan.Uniform(seed, step); then the drawn token is counted and its
-// logprobs written when asked. Three launches (sample_scale below): the
+// logprobs written when asked. Four launches (sample_pre below): the
 // passes over the whole vocabulary in many threadgroups, the walks in one. The settings are step data the host writes
 // per generation (plan.SampleSettings, word offsets below).
 //
@@ -35,11 +35,10 @@
 // itself is the CPU's.
 //
 // Scratch (bind 4): [0, n) the adjusted logits; without top-k, [n, 2n)
-// the token ids listed by bin, each mass group's segment on its own.
+// each token's histogram bin.
 
 enum : uint {
     SMP_CAP = 2048,   // tokens per sorted window (16 KiB)
-    SMP_SORT = 64,    // without top-k: the most tokens sorted; a larger landing set is refined first
     SMP_MAXT = 1024,  // threads per threadgroup at most
     SMP_NB = 256,     // bins of a mass histogram
 };
@@ -214,23 +213,6 @@ static inline uint smp_sum_u(uint v, threadgroup uint* red, uint lane, uint sg, 
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     return r;
-}
-
-// smp_scan_u is the sum of v over the threads before tid (in thread
-// order), through red (one word per SIMD-group).
-static inline uint smp_scan_u(uint v, threadgroup uint* red, uint lane, uint sg, uint nsg) {
-    const uint pre = simd_prefix_exclusive_sum(v);
-    const uint all = simd_sum(v);
-    if (lane == 0) {
-        red[sg] = all;
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    uint base = 0;
-    for (uint i = 0; i < sg; i++) {
-        base += red[i];
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    return base + pre;
 }
 
 // smp_best reduces every thread's (v, i) (i < 0: none) to the
@@ -478,30 +460,31 @@ static inline void smp_sort(uint c, threadgroup SmpShared& sh, uint tid, uint nt
 }
 
 // smp_scan returns the sum of v over the threads before tid (in thread
-// order) and, in total, over all of them. SIMD-group prefix sums are 32-bit,
-// so v goes as three parts of 21, 21 and 22 bits (a SIMD-group's sum of a
-// part fits 32 bits), then every thread adds the SIMD-groups' totals.
+// order) and, in total, over all of them. 64-bit sums go through
+// threadgroup memory (there are no 64-bit SIMD-group functions): lane 0 of
+// each SIMD-group scans its lanes, then every thread adds the SIMD-groups'.
 static inline ulong smp_scan(ulong v, thread ulong& total, threadgroup SmpShared& sh, uint tid, uint lane, uint sg,
                              uint nsg) {
-    const uint v0 = uint(v & 0x1fffffu);
-    const uint v1 = uint((v >> 21) & 0x1fffffu);
-    const uint v2 = uint(v >> 42);
-    const ulong pre = ulong(simd_prefix_exclusive_sum(v0)) + (ulong(simd_prefix_exclusive_sum(v1)) << 21) +
-                      (ulong(simd_prefix_exclusive_sum(v2)) << 42);
-    const ulong all = ulong(simd_sum(v0)) + (ulong(simd_sum(v1)) << 21) + (ulong(simd_sum(v2)) << 42);
+    sh.red_l[tid] = v;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
     if (lane == 0) {
-        sh.sgsum[sg] = all;
+        ulong run = 0;
+        for (uint i = 0; i < 32; i++) {
+            const ulong w = sh.red_l[sg * 32 + i];
+            sh.red_l[sg * 32 + i] = run;
+            run += w;
+        }
+        sh.sgsum[sg] = run;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    ulong base = 0;
+    ulong pre = sh.red_l[tid];
     total = 0;
     for (uint i = 0; i < nsg; i++) {
-        const ulong w = sh.sgsum[i];
-        base += i < sg ? w : 0ul;
-        total += w;
+        pre += i < sg ? sh.sgsum[i] : 0ul;
+        total += sh.sgsum[i];
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    return base + pre;
+    return pre;
 }
 
 // smp_select returns the id of the r-th token (0-based, in id order) whose
@@ -619,7 +602,7 @@ static inline bool smp_step(uint ph, thread SmpWalk& w, ulong ev, uint K, ulong 
 // of SMP_NB bins by distance below the top logit, a bin being a contiguous
 // stretch of the order; a walk (the top-p cut, the draw) finds the bin
 // where it lands from the bins' sums (smp_land), and only that bin's tokens
-// are sorted and walked (smp_walk). A landing bin of more than SMP_SORT
+// are sorted and walked (smp_walk). A landing bin of more than SMP_CAP
 // tokens is histogrammed again by key over its own key range until it fits
 // or is a run of equal logits (whose tokens are in id order, of equal mass:
 // the landing token's rank is a division). Masses are the fixed-point ones
@@ -771,58 +754,16 @@ static inline void smp_walk(uint c, float lmax, ulong target, bool strict, uint 
     threadgroup_barrier(mem_flags::mem_threadgroup);
 }
 
-// The sampler runs as three launches (shaders/launch_sample.go), so the
-// passes over the whole vocabulary are spread over many threadgroups:
-//   sample_scale (G groups of a segment each): logit_bias, penalties,
-//     temperature, each group's largest and least finite scaled logit;
-//   sample_mass (G groups, without top-k only): each token's fixed-point
-//     mass and bin, each group's mass histogram, and the group's tokens
-//     listed by bin (scratch [n, 2n): the group's segment of it);
-//   sample (1 group): logprobs, the groups' partials summed (exact
-//     integers, so the same histogram in any order), then the draw.
-// Launch scratch (bind 10), words: SMP_HDR_WORDS of header (the group
-// count G, a spare word), then SMP_PART_WORDS a group: its largest
-// and least finite scaled logit, its min-p count, a spare word, then its
-// histogram (per bin the count, the mass's low and high words), then where
-// each bin's tokens start in the group's list (SMP_PART_START, relative to
-// the segment's first token).
-enum : uint {
-    SMP_HDR_WORDS = 2,
-    SMP_PART_START = 3 * SMP_NB,
-    SMP_PART_WORDS = 1028, // 4 + 4·SMP_NB
-};
-
-// smp_segment is group g's token range [a, b) of G segments.
-static inline void smp_segment(uint n, uint g, uint G, thread uint& a, thread uint& b) {
-    const uint seg = (n + G - 1) / G;
-    a = min(g * seg, n);
-    b = min(a + seg, n);
-}
-
-// smp_slice is group g's tokens of bin b in sample_mass's lists: their
-// count, and at (through it) where they start.
-static inline uint smp_slice(device const uint* scr, uint n, uint G, uint g, uint b, thread uint& at) {
-    device const uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS;
-    uint a = 0;
-    uint e = 0;
-    smp_segment(n, g, G, a, e);
-    at = a + p[4 + SMP_PART_START + b];
-    return p[4 + b];
-}
-
 // smp_locate is the CPU's sampleOrder.locate: the first token of the order
 // whose cumulative mass reaches target (strict: exceeds it), or the token
 // at rank limit−1 when that comes first; it returns the token and sets
-// rankOut and cumOut (through it). top is the vocabulary's histogram, the
-// G groups' lists (sample_mass) hold each bin's tokens, so only the landing
-// bin's tokens are read, each SIMD-group taking groups' slices; sub is
-// scratch for a refinement's histogram. A landing set of more than
-// SMP_SORT tokens is refined by key until it fits, so the sort stays short.
-static inline int smp_locate(device const float* l, device const float* lists, device const uint* scr, uint G,
-                             uint n, float lmax, ulong target, bool strict, uint limit, thread uint& rankOut,
-                             thread ulong& cumOut, threadgroup atomic_uint* top, threadgroup atomic_uint* sub,
-                             threadgroup SmpShared& sh, threadgroup atomic_uint* stop, threadgroup atomic_uint* wcount,
-                             threadgroup int* selRes, uint tid, uint ntg, uint lane, uint sg, uint nsg) {
+// rankOut and cumOut (through it). top is the vocabulary's histogram,
+// bins[i] token i's bin in it; sub is scratch for a refinement's.
+static inline int smp_locate(device const float* l, device const float* bins, uint n, float lmax, ulong target,
+                             bool strict, uint limit, thread uint& rankOut, thread ulong& cumOut,
+                             threadgroup atomic_uint* top, threadgroup atomic_uint* sub, threadgroup SmpShared& sh,
+                             threadgroup atomic_uint* stop, threadgroup atomic_uint* wcount, threadgroup int* selRes,
+                             uint tid, uint ntg, uint lane, uint sg, uint nsg) {
     uint rank = 0;
     ulong cum = 0;
     const uint b = smp_land(top, target, strict, limit, rank, cum, sh, stop, tid, ntg, lane, sg, nsg);
@@ -831,11 +772,10 @@ static inline int smp_locate(device const float* l, device const float* lists, d
         cumOut = 0;
         return 0; // unreachable with exact masses and limit ≤ n
     }
-    const uint W = ntg / nsg; // lanes of a SIMD-group
     uint cnt = atomic_load_explicit(&top[b], memory_order_relaxed);
     uint klo = 0;
     uint khi = 0xffffffffu;
-    if (cnt > SMP_SORT) {
+    if (cnt > SMP_CAP) {
         // the bin's key range, then refinements by key until it fits
         if (tid == 0) {
             atomic_store_explicit(&wcount[0], 0xffffffffu, memory_order_relaxed);
@@ -844,13 +784,11 @@ static inline int smp_locate(device const float* l, device const float* lists, d
         threadgroup_barrier(mem_flags::mem_threadgroup);
         uint mn = 0xffffffffu;
         uint mx = 0;
-        for (uint g = sg; g < G; g += nsg) {
-            uint at = 0;
-            const uint c = smp_slice(scr, n, G, g, b, at);
-            for (uint k = lane; k < c; k += W) {
-                const uint key = smp_key(l[as_type<uint>(lists[at + k])]);
-                mn = min(mn, key);
-                mx = max(mx, key);
+        for (uint j = tid; j < n; j += ntg) {
+            if (uint(bins[j]) == b) {
+                const uint k = smp_key(l[j]);
+                mn = min(mn, k);
+                mx = max(mx, k);
             }
         }
         atomic_fetch_min_explicit(&wcount[0], mn, memory_order_relaxed);
@@ -859,18 +797,14 @@ static inline int smp_locate(device const float* l, device const float* lists, d
         klo = atomic_load_explicit(&wcount[0], memory_order_relaxed);
         khi = atomic_load_explicit(&wcount[1], memory_order_relaxed);
         threadgroup_barrier(mem_flags::mem_threadgroup);
-        while (cnt > SMP_SORT && klo < khi) {
+        while (cnt > SMP_CAP && klo < khi) {
             smp_hist_clear(sub, tid, ntg);
             threadgroup_barrier(mem_flags::mem_threadgroup);
-            for (uint g = sg; g < G; g += nsg) {
-                uint at = 0;
-                const uint c = smp_slice(scr, n, G, g, b, at);
-                for (uint k = lane; k < c; k += W) {
-                    const float v = l[as_type<uint>(lists[at + k])];
-                    const uint key = smp_key(v);
-                    if (key >= klo && key <= khi) {
-                        smp_hist_add(sub, smp_bin_key(key, klo, khi), smp_exp_fx(v - lmax));
-                    }
+            for (uint j = tid; j < n; j += ntg) {
+                const float v = l[j];
+                const uint k = smp_key(v);
+                if (uint(bins[j]) == b && k >= klo && k <= khi) {
+                    smp_hist_add(sub, smp_bin_key(k, klo, khi), smp_exp_fx(v - lmax));
                 }
             }
             threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -890,7 +824,7 @@ static inline int smp_locate(device const float* l, device const float* lists, d
             klo = h - uint(d1);
             threadgroup_barrier(mem_flags::mem_threadgroup);
         }
-        if (cnt > SMP_SORT) {
+        if (cnt > SMP_CAP) {
             // a run of equal logits (key klo): in id order, each of mass ev
             const ulong ev = smp_exp_fx(smp_unkey(klo) - lmax);
             ulong i = ulong(limit - 1 - rank);
@@ -912,18 +846,13 @@ static inline int smp_locate(device const float* l, device const float* lists, d
         atomic_store_explicit(&wcount[0], 0u, memory_order_relaxed);
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    for (uint g = sg; g < G; g += nsg) {
-        uint at = 0;
-        const uint c = smp_slice(scr, n, G, g, b, at);
-        for (uint k = lane; k < c; k += W) {
-            const uint j = as_type<uint>(lists[at + k]);
-            const float v = l[j];
-            const uint key = smp_key(v);
-            if (key >= klo && key <= khi) {
-                const uint w = atomic_fetch_add_explicit(&wcount[0], 1u, memory_order_relaxed);
-                sh.win_l[w] = v;
-                sh.win_id[w] = int(j);
-            }
+    for (uint j = tid; j < n; j += ntg) {
+        const float v = l[j];
+        const uint k = smp_key(v);
+        if (uint(bins[j]) == b && k >= klo && k <= khi) {
+            const uint at = atomic_fetch_add_explicit(&wcount[0], 1u, memory_order_relaxed);
+            sh.win_l[at] = v;
+            sh.win_id[at] = int(j);
         }
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -936,14 +865,34 @@ static inline int smp_locate(device const float* l, device const float* lists, d
     return tok;
 }
 
+// The sampler runs as four launches (shaders/launch_sample.go), so the
+// passes over the whole vocabulary are spread over many threadgroups:
+//   sample_pre (1 group): logprobs, the copy, logit_bias, penalties;
+//   sample_scale (G groups of a segment each): temperature, each group's
+//     largest and least finite scaled logit;
+//   sample_mass (G groups, without top-k only): each token's fixed-point
+//     mass and bin, each group's mass histogram;
+//   sample (1 group): the groups' partials summed (exact integers, so the
+//     same histogram in any order), then the draw.
+// Launch scratch (bind 10), words: SMP_HDR_WORDS of header (the group
+// count G, the normaliser lse), then SMP_PART_WORDS a group: its largest
+// and least finite scaled logit, its min-p count, a spare word, then its
+// histogram (per bin the count, the mass's low and high words).
+enum : uint {
+    SMP_HDR_WORDS = 2,
+    SMP_PART_WORDS = 772,
+};
 
-// smp_penalties: whether the counts' penalties apply (pen), and the
-// repetition penalty among them (penRep).
-static inline void smp_penalties(device const uint* settings, bool hasCounts, thread bool& pen, thread bool& penRep) {
+// smp_copies: the adjusted logits are copied first only when something
+// adjusts them or argmax reads them; else the temperature pass reads x
+// (one pass over the vocabulary less).
+static inline bool smp_copies(device const uint* settings, bool hasCounts, thread bool& pen, thread bool& penRep) {
+    const float temp = as_type<float>(settings[SMP_SET_TEMP]);
     const float rep = as_type<float>(settings[SMP_SET_REPEAT]);
     penRep = rep != 0.0f && rep != 1.0f;
     pen = hasCounts && (penRep || as_type<float>(settings[SMP_SET_PRESENCE]) != 0.0f ||
                         as_type<float>(settings[SMP_SET_FREQUENCY]) != 0.0f);
+    return settings[SMP_SET_NBIAS] > 0 || pen || !(temp > 0.0f);
 }
 
 // smp_hist_path: the draw takes the histogram path (no top-k).
@@ -967,16 +916,86 @@ static inline void smp_range(device const uint* scr, uint G, thread float& lmax,
     lmin = -smp_max_f(-ln, red, lane, sg, nsg);
 }
 
+// smp_segment is group g's token range [a, b) of G segments.
+static inline void smp_segment(uint n, uint g, uint G, thread uint& a, thread uint& b) {
+    const uint seg = (n + G - 1) / G;
+    a = min(g * seg, n);
+    b = min(a + seg, n);
+}
 
-// 1-3. the adjusted logits: logit_bias, penalties, temperature (temp <= 0
-// or NaN: no division, argmax in sample), each group over its segment, with
-// its largest and least finite scaled logit. The penalties read each
-// token's count where it stands: the counted tokens are the ids of count
-// > 0, each listed once (plan.CountSampled), so this is the CPU's walk of
-// the list.
+kernel void sample_pre(device const float* x [[buffer(0)]],
+                       device const uint* settings [[buffer(2)]],
+                       device int* counts [[buffer(3)]],
+                       device float* scratch [[buffer(4)]],
+                       device float* lpo [[buffer(5)]],
+                       constant Args& args [[buffer(8)]],
+                       device uint* scr [[buffer(10)]],
+                       uint tid [[thread_position_in_threadgroup]],
+                       uint ntg [[threads_per_threadgroup]],
+                       uint lane [[thread_index_in_simdgroup]],
+                       uint sg [[simdgroup_index_in_threadgroup]],
+                       uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup SmpShared sh;
+    const uint n = args.sample.n;
+    const float rep = as_type<float>(settings[SMP_SET_REPEAT]);
+    const float pres = as_type<float>(settings[SMP_SET_PRESENCE]);
+    const float freq = as_type<float>(settings[SMP_SET_FREQUENCY]);
+    const uint lpReq = settings[SMP_SET_LOGPROBS];
+    const uint nBias = min(settings[SMP_SET_NBIAS], uint(SMP_MAX_BIAS));
+    const bool hasCounts = has_bind(args, SAMPLE_COUNTS);
+    const bool hasLp = lpReq > 0 && has_bind(args, SAMPLE_LOGPROBS);
+    device float* l = scratch;
+
+    if (hasLp) {
+        const float lse = smp_logprobs(x, n, min(lpReq - 1, uint(SMP_MAX_TOP)), lpo, sh, tid, ntg, lane, sg, nsg);
+        if (tid == 0) {
+            scr[1] = as_type<uint>(lse);
+        }
+    }
+    bool pen = false;
+    bool penRep = false;
+    if (!smp_copies(settings, hasCounts, pen, penRep)) {
+        return;
+    }
+    for (uint i = tid; i < n; i += ntg) {
+        const float v = x[i];
+        l[i] = smp_isnan(v) ? -INFINITY : v;
+    }
+    threadgroup_barrier(mem_flags::mem_device);
+
+    // 1. logit_bias (distinct ids: one thread each)
+    if (nBias > 0) {
+        for (uint i = tid; i < nBias; i += ntg) {
+            const uint id = settings[SMP_SET_BIAS + 2 * i];
+            if (id < n) {
+                l[id] += as_type<float>(settings[SMP_SET_BIAS + 2 * i + 1]);
+            }
+        }
+        threadgroup_barrier(mem_flags::mem_device);
+    }
+
+    // 2. penalties: one thread per distinct counted token
+    if (pen) {
+        const uint d = uint(clamp(counts[n], 0, int(n)));
+        for (uint i = tid; i < d; i += ntg) {
+            const int id = counts[n + 1 + i];
+            if (id < 0 || uint(id) >= n || counts[id] <= 0) {
+                continue;
+            }
+            const uint cnt = uint(counts[id]);
+            float v = l[id];
+            if (penRep) {
+                v = v > 0.0f ? smp_div(v, rep) : v * rep;
+            }
+            v -= pres + float(cnt) * freq;
+            l[id] = v;
+        }
+    }
+}
+
+// 3. temperature (temp <= 0 or NaN: argmax, in sample)
 kernel void sample_scale(device const float* x [[buffer(0)]],
                          device const uint* settings [[buffer(2)]],
-                         device const int* counts [[buffer(3)]],
                          device float* scratch [[buffer(4)]],
                          constant Args& args [[buffer(8)]],
                          device uint* scr [[buffer(10)]],
@@ -988,72 +1007,31 @@ kernel void sample_scale(device const float* x [[buffer(0)]],
                          uint sg [[simdgroup_index_in_threadgroup]],
                          uint nsg [[simdgroups_per_threadgroup]]) {
     threadgroup float red[32];
-    threadgroup atomic_uint nb;               // the segment's logit_bias entries
-    threadgroup uint bid[SMP_MAX_BIAS];
-    threadgroup float bval[SMP_MAX_BIAS];
     if (tg.x == 0 && tid == 0) {
         scr[0] = ntgs.x;
     }
     const float temp = as_type<float>(settings[SMP_SET_TEMP]);
-    const float rep = as_type<float>(settings[SMP_SET_REPEAT]);
-    const float pres = as_type<float>(settings[SMP_SET_PRESENCE]);
-    const float freq = as_type<float>(settings[SMP_SET_FREQUENCY]);
-    const uint nBias = min(settings[SMP_SET_NBIAS], uint(SMP_MAX_BIAS));
+    if (!(temp > 0.0f)) {
+        return;
+    }
     bool pen = false;
     bool penRep = false;
-    smp_penalties(settings, has_bind(args, SAMPLE_COUNTS), pen, penRep);
+    const bool copy = smp_copies(settings, has_bind(args, SAMPLE_COUNTS), pen, penRep);
     device float* l = scratch;
     uint a = 0;
     uint b = 0;
     smp_segment(args.sample.n, tg.x, ntgs.x, a, b);
-    uint nbs = 0;
-    if (nBias > 0) {
-        if (tid == 0) {
-            atomic_store_explicit(&nb, 0u, memory_order_relaxed);
-        }
-        threadgroup_barrier(mem_flags::mem_threadgroup);
-        for (uint i = tid; i < nBias; i += ntg) {
-            const uint id = settings[SMP_SET_BIAS + 2 * i];
-            if (id >= a && id < b) {
-                const uint k = atomic_fetch_add_explicit(&nb, 1u, memory_order_relaxed);
-                bid[k] = id;
-                bval[k] = as_type<float>(settings[SMP_SET_BIAS + 2 * i + 1]);
-            }
-        }
-        threadgroup_barrier(mem_flags::mem_threadgroup);
-        nbs = atomic_load_explicit(&nb, memory_order_relaxed);
-    }
     float lm = -INFINITY;
     float ln = INFINITY; // the least finite
     for (uint i = a + tid; i < b; i += ntg) {
-        const float x0 = x[i];
-        float v = smp_isnan(x0) ? -INFINITY : x0;
-        for (uint k = 0; k < nbs; k++) {
-            if (bid[k] == i) {
-                v += bval[k];
-            }
-        }
-        if (pen) {
-            const int c = counts[i];
-            if (c > 0) {
-                if (penRep) {
-                    v = v > 0.0f ? smp_div(v, rep) : v * rep;
-                }
-                v -= pres + float(c) * freq;
-            }
-        }
-        if (temp > 0.0f) {
-            v = smp_div(v, temp);
-            if (as_type<uint>(v) == 0x80000000u) {
-                v = 0.0f; // −0 ties with +0 in the order; one key for both
-            }
+        const float v0 = copy ? l[i] : x[i];
+        float v = smp_div(smp_isnan(v0) ? -INFINITY : v0, temp);
+        if (as_type<uint>(v) == 0x80000000u) {
+            v = 0.0f; // −0 ties with +0 in the order; one key for both
         }
         l[i] = v;
         lm = max(lm, v);
         ln = smp_isinf(v) ? ln : min(ln, v);
-    }
-    if (!(temp > 0.0f)) {
-        return;
     }
     lm = smp_max_f(lm, red, lane, sg, nsg);
     ln = -smp_max_f(-ln, red, lane, sg, nsg);
@@ -1095,7 +1073,6 @@ kernel void sample_mass(device const uint* settings [[buffer(2)]],
     threadgroup float red[32];
     threadgroup uint redu[32];
     threadgroup atomic_uint h[3 * SMP_NB];
-    threadgroup atomic_uint cur[SMP_NB]; // each bin's next slot in the group's list
     const uint n = args.sample.n;
     const float temp = as_type<float>(settings[SMP_SET_TEMP]);
     if (!(temp > 0.0f) || !smp_hist_path(settings, n)) {
@@ -1110,6 +1087,7 @@ kernel void sample_mass(device const uint* settings [[buffer(2)]],
     const float s = smp_bin_scale(lmax, lmin);
     const ulong minPfx = smp_minp_fx(as_type<float>(settings[SMP_SET_MINP]));
     device const float* l = scratch;
+    device float* bins = scratch + n; // token i's bin, as a float
     smp_hist_clear(h, tid, ntg);
     threadgroup_barrier(mem_flags::mem_threadgroup);
     uint a = 0;
@@ -1119,7 +1097,9 @@ kernel void sample_mass(device const uint* settings [[buffer(2)]],
     for (uint i = a + tid; i < b; i += ntg) {
         const float v = l[i];
         const ulong ev = smp_exp_fx(v - lmax);
-        smp_hist_add(h, smp_bin_top(v, lmax, s), ev);
+        const uint bin = smp_bin_top(v, lmax, s);
+        bins[i] = float(bin);
+        smp_hist_add(h, bin, ev);
         km += ev >= minPfx ? 1u : 0u;
     }
     km = smp_sum_u(km, redu, lane, sg, nsg); // its barrier orders the histogram's atomics too
@@ -1129,30 +1109,6 @@ kernel void sample_mass(device const uint* settings [[buffer(2)]],
     }
     for (uint i = tid; i < 3 * SMP_NB; i += ntg) {
         p[4 + i] = atomic_load_explicit(&h[i], memory_order_relaxed);
-    }
-    // the segment's tokens listed by bin, so sample reads only the landing
-    // bin's: each bin's start (prefix sums of the counts, a run of bins a
-    // thread), then each token at its bin's cursor (the order within a bin
-    // is free: sample sorts what it gathers)
-    const uint per = (SMP_NB + ntg - 1) / ntg;
-    const uint b0 = min(tid * per, uint(SMP_NB));
-    const uint b1 = min(b0 + per, uint(SMP_NB));
-    uint run = 0;
-    for (uint k = b0; k < b1; k++) {
-        run += atomic_load_explicit(&h[k], memory_order_relaxed);
-    }
-    uint at = smp_scan_u(run, redu, lane, sg, nsg);
-    for (uint k = b0; k < b1; k++) {
-        const uint c = atomic_load_explicit(&h[k], memory_order_relaxed);
-        atomic_store_explicit(&cur[k], at, memory_order_relaxed);
-        p[4 + SMP_PART_START + k] = at;
-        at += c;
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    device float* lists = scratch + n; // token ids, as float bits
-    for (uint i = a + tid; i < b; i += ntg) {
-        const uint k = atomic_fetch_add_explicit(&cur[smp_bin_top(l[i], lmax, s)], 1u, memory_order_relaxed);
-        lists[a + k] = as_type<float>(i);
     }
 }
 
@@ -1190,9 +1146,7 @@ kernel void sample(device const float* x [[buffer(0)]],
     const bool hasCounts = has_bind(args, SAMPLE_COUNTS);
     const bool hasLp = lpReq > 0 && has_bind(args, SAMPLE_LOGPROBS);
     device float* l = scratch;
-    // logprobs of the raw logits (their record but the drawn token's word)
-    const float lse = hasLp ? smp_logprobs(x, n, min(lpReq - 1, uint(SMP_MAX_TOP)), lpo, sh, tid, ntg, lane, sg, nsg)
-                            : 0.0f;
+    const float lse = hasLp ? as_type<float>(scr[1]) : 0.0f;
 
     // argmax (temp <= 0 or NaN) over the copied logits
     if (!(temp > 0.0f)) {
@@ -1220,40 +1174,23 @@ kernel void sample(device const float* x [[buffer(0)]],
     if (smp_hist_path(settings, n)) {
         // 5. without top-k: the histogram path (smp_locate) over the sum
         // of sample_mass's histograms
-        device const float* lists = scratch + n;
+        device const float* bins = scratch + n;
         threadgroup atomic_uint* top = hbuf;
         threadgroup atomic_uint* sub = hbuf + 3 * SMP_NB;
-        // the groups' histograms summed: Q threads a bin, each over every
-        // Q-th group (more loads in flight than one thread walking all G),
-        // their partials through sh.red_l and sh.win_id
-        const uint Q = ntg >= SMP_NB ? min(ntg / SMP_NB, uint(SMP_MAXT / SMP_NB)) : 1u;
-        const uint q = tid / SMP_NB;
-        for (uint b = tid % SMP_NB; q < Q && b < SMP_NB; b += ntg) {
-            uint c = 0;
-            ulong m = 0;
-            for (uint g = q; g < G; g += Q) {
-                device const uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS + 4;
-                c += p[b];
-                m += ulong(p[SMP_NB + b]) | (ulong(p[2 * SMP_NB + b]) << 32);
-            }
-            sh.red_l[q * SMP_NB + b] = m;
-            sh.win_id[q * SMP_NB + b] = int(c);
-        }
-        threadgroup_barrier(mem_flags::mem_threadgroup);
         ulong zs = 0;
         for (uint b = tid; b < SMP_NB; b += ntg) {
             uint c = 0;
             ulong m = 0;
-            for (uint k = 0; k < Q; k++) {
-                c += uint(sh.win_id[k * SMP_NB + b]);
-                m += sh.red_l[k * SMP_NB + b];
+            for (uint g = 0; g < G; g++) {
+                device const uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS + 4;
+                c += p[b];
+                m += ulong(p[SMP_NB + b]) | (ulong(p[2 * SMP_NB + b]) << 32);
             }
             atomic_store_explicit(&top[b], c, memory_order_relaxed);
             atomic_store_explicit(&top[SMP_NB + b], uint(m & 0xffffffffu), memory_order_relaxed);
             atomic_store_explicit(&top[2 * SMP_NB + b], uint(m >> 32), memory_order_relaxed);
             zs += m;
         }
-        threadgroup_barrier(mem_flags::mem_threadgroup); // the partials are read before sh.win_id is a window again
         uint km = 0;
         for (uint g = tid; g < G; g += ntg) {
             km += scr[SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS + 2];
@@ -1268,12 +1205,12 @@ kernel void sample(device const float* x [[buffer(0)]],
         ulong cm = 0;
         if (topP < 1.0f || keepM < n) {
             const ulong topPz = topP < 1.0f ? smp_frac(z, topP) : ~0ul;
-            smp_locate(l, lists, scr, G, n, lmax, topPz, false, keepM, rk, cm, top, sub, sh, &wstop, lw, &selRes, tid, ntg,
+            smp_locate(l, bins, n, lmax, topPz, false, keepM, rk, cm, top, sub, sh, &wstop, lw, &selRes, tid, ntg,
                        lane, sg, nsg);
             keep = rk + 1;
             mass = cm;
         }
-        const int tok = smp_locate(l, lists, scr, G, n, lmax, smp_mul24(mass, u24), true, keep, rk, cm, top, sub, sh, &wstop,
+        const int tok = smp_locate(l, bins, n, lmax, smp_mul24(mass, u24), true, keep, rk, cm, top, sub, sh, &wstop,
                                    lw, &selRes, tid, ntg, lane, sg, nsg);
         if (tid == 0) {
             smp_finish(tok, out, counts, hasCounts, n, lpo, hasLp, x, lse);
