@@ -229,3 +229,20 @@ func TestSampleNoTopKRefine(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleNoTopKChatShape: the chat's shape, no top-k over a vocabulary
+// of many mass groups (49,152 logits, 24 groups of 2,048, and an odd size),
+// flat enough that the draw's landing bin holds hundreds of tokens; every
+// draw must be the CPU's.
+func TestSampleNoTopKChatShape(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for _, n := range []int{49152, 49157} {
+		x := kitRand(r, n, 0.3)
+		for pi, sp := range []sampleParams{{temp: 0.7, top: -1}, {temp: 0.7, topP: 0.95, top: -1},
+			{temp: 1, minP: 0.05, top: -1}} {
+			for s := 0; s < 2; s++ {
+				runSample(t, x, sp, r.Uint64(), 40+s, fmt.Sprintf("n %d params %d", n, pi))
+			}
+		}
+	}
+}
