@@ -91,17 +91,20 @@ type Options struct {
 
 // Info describes the GPU.
 type Info struct {
-	Ordinal       int
-	Name          string
-	Compute       int // major*10 + minor
-	Memory        uint64
-	FreeMemory    uint64
-	SMs           int
-	MaxThreads    int
-	MaxShared     int // bytes of shared memory a block may use without opting in
-	Driver        int // cuDriverGetVersion (e.g. 13000)
-	ModuleFromJIT bool
-	Native        []string // the native modules loaded (modules.go), newest first
+	Ordinal    int
+	Name       string
+	Compute    int // major*10 + minor
+	Memory     uint64
+	FreeMemory uint64
+	SMs        int
+	MaxThreads int
+	MaxShared  int // bytes of shared memory a block may use without opting in
+	// MaxSharedOptin is what a block may use after opting in (0 where the
+	// driver does not say)
+	MaxSharedOptin int
+	Driver         int // cuDriverGetVersion (e.g. 13000)
+	ModuleFromJIT  bool
+	Native         []string // the native modules loaded (modules.go), newest first
 }
 
 func (in Info) String() string {
@@ -140,8 +143,8 @@ type device struct {
 type kernelFunc struct {
 	h          uintptr
 	maxThreads uint32
-	static     uint32 // static shared memory bytes
-	dynSet     uint32 // dynamic shared memory the function is allowed (after opt-in)
+	static     uint32        // static shared memory bytes
+	dynSet     atomic.Uint32 // dynamic shared memory the function is allowed (after opt-in)
 }
 
 type constGlobal struct {
@@ -205,6 +208,7 @@ func openDevice(ordinal int, noNative bool) (*device, error) {
 	in.SMs = attr(attrMultiprocessors)
 	in.MaxThreads = attr(attrMaxThreadsPerBlock)
 	in.MaxShared = attr(attrMaxSharedPerBlock)
+	in.MaxSharedOptin = attr(attrMaxSharedPerBlockOptin)
 	var ver int32
 	d.cuDriverGetVersion(&ver)
 	in.Driver = int(ver)
@@ -312,9 +316,34 @@ func (v *device) function(name string) (*kernelFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.dynSet = uint32(max(v.info.MaxShared-int(f.static), 0))
+	f.dynSet.Store(uint32(max(v.info.MaxShared-int(f.static), 0)))
 	v.funcs[name] = f
 	return f, nil
+}
+
+// sharedFits says whether f may launch with shared bytes of dynamic shared
+// memory, opting f in (cuFuncSetAttribute) to more than the default 48 KB
+// up to the GPU's per-block maximum the first time a launch asks for it
+// (mat_mul_big's pipeline: 112-128 KB); other functions keep the default.
+func (v *device) sharedFits(f *kernelFunc, name string, shared uint32) (bool, error) {
+	if shared <= f.dynSet.Load() {
+		return true, nil
+	}
+	v.funcsMu.Lock()
+	defer v.funcsMu.Unlock()
+	o := v.info.MaxSharedOptin - int(f.static)
+	if shared <= f.dynSet.Load() || int64(shared) > int64(o) {
+		return shared <= f.dynSet.Load(), nil
+	}
+	d := v.d
+	err := v.do(func() error {
+		return d.err("cuFuncSetAttribute("+entryPrefix+name+")", d.cuFuncSetAttribute(f.h, funcAttrMaxDynamicSharedMem, int32(o)))
+	})
+	if err != nil {
+		return false, err
+	}
+	f.dynSet.Store(uint32(o))
+	return true, nil
 }
 
 func (v *device) close() {
@@ -352,6 +381,7 @@ func tuningFor(v *device) shaders.Tuning {
 	t := Tuning()
 	if v.hasNative("sm80") {
 		t.MatMulMMA = shaders.MatMulMMARows
+		t.MatMulBig = shaders.MatMulBigTiles
 		t.AttnMMA = 1
 	}
 	return t

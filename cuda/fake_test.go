@@ -39,6 +39,10 @@ type fakeGPU struct {
 	nextGraph uintptr
 	nextEvent uintptr
 	modules   uintptr // modules loaded: each gets its own handle
+	// optin is the shared memory a block may opt in to (0: the driver
+	// does not say); dynMax the functions' opted-in dynamic maxima
+	optin  int32
+	dynMax map[string]int32
 }
 
 type fakeWork struct {
@@ -106,7 +110,7 @@ func (f *fakeGPU) driver() *driver {
 			return 0
 		},
 		cuDeviceGetAttribute: func(v *int32, a int32, _ int32) result {
-			*v = map[int32]int32{attrMaxThreadsPerBlock: 1024, attrMaxSharedPerBlock: 48 << 10, attrWarpSize: 32,
+			*v = map[int32]int32{attrMaxThreadsPerBlock: 1024, attrMaxSharedPerBlock: 48 << 10, attrMaxSharedPerBlockOptin: f.optin, attrWarpSize: 32,
 				attrMultiprocessors: 4, attrComputeMajor: f.compute / 10, attrComputeMinor: f.compute % 10}[a]
 			return 0
 		},
@@ -139,7 +143,15 @@ func (f *fakeGPU) driver() *driver {
 			*v = map[int32]int32{funcAttrMaxThreadsPerBlock: 1024}[a]
 			return 0
 		},
-		cuFuncSetAttribute: func(uintptr, int32, int32) result { return 0 },
+		cuFuncSetAttribute: func(fn uintptr, a int32, v int32) result {
+			if a == funcAttrMaxDynamicSharedMem {
+				if f.dynMax == nil {
+					f.dynMax = map[string]int32{}
+				}
+				f.dynMax[f.fnames[fn]] = v
+			}
+			return f.rec("cuFuncSetAttribute")
+		},
 		cuMemAlloc: func(p *dptr, n uint64) result {
 			*p = alloc(n)
 			return f.rec("cuMemAlloc")
@@ -505,6 +517,7 @@ func TestFakeTune(t *testing.T) {
 	want := shaders.TuningFor("cuda")
 	want.Cores = 4                         // the fake's multiprocessors
 	want.MatMulMMA = shaders.MatMulMMARows // sm_90 loads the sm_80 module
+	want.MatMulBig = shaders.MatMulBigTiles
 	want.AttnMMA = 1
 	require.Equal(t, want, b.tuning)
 	b.Close()
@@ -569,4 +582,47 @@ func TestFakeRepackedUpload(t *testing.T) {
 	require.Equal(t, data, got[:len(data)], "uploaded as the file holds it")
 	require.NotContains(t, fn, "_rp")
 	require.Contains(t, fn, "mat_vec_q8_0")
+}
+
+// A launch asking for more than the default 48 KB of dynamic shared memory
+// (mat_mul_big's pipeline, 128 KB) opts its function in to the GPU's
+// per-block maximum the first time, and only that function; where the
+// driver gives no opt-in maximum the plan is refused before anything runs.
+func TestFakeSharedOptIn(t *testing.T) {
+	const n, k, m = 16, 32, 16
+	load := func(b *Backend) (plan.Executable, error) {
+		p := &plan.Plan{Name: "big"}
+		w := p.AddBuffer(plan.Buffer{Name: "w", Kind: plan.BufWeights, Size: 2 * n * k, Data: make([]byte, 2*n*k)})
+		x := p.AddBuffer(plan.Buffer{Name: "x", Kind: plan.IO, Size: 4 * m * k})
+		o := p.AddBuffer(plan.Buffer{Name: "out", Kind: plan.IO, Size: 4 * m * n})
+		ps, _ := p.AddPass("main")
+		ps.Add(plan.MatMulArgs{Type: ggml.F16, W: plan.Binding{Buf: w}, X: plan.Binding{Buf: x}, Out: plan.Binding{Buf: o},
+			Bias: plan.None, Res: plan.None, N: n, K: k, M: m, Ldx: k, Ldo: n, Ldr: n}.Dispatch())
+		return b.Load(p)
+	}
+	f := withFake(t, 90)
+	b, err := New(Options{Tune: "MatMulBig=1"})
+	require.NoError(t, err)
+	ex, err := load(b)
+	if err == nil { // the launch table's checks may come at the first run
+		err = ex.Run(0, &plan.Vars{})
+		ex.Close()
+	}
+	require.ErrorContains(t, err, "mat_mul_big_f16: 131072 bytes of threadgroup memory")
+	require.Empty(t, f.dynMax)
+	require.Empty(t, f.launches)
+	b.Close()
+
+	f = withFake(t, 90)
+	f.optin = 227 << 10
+	b, err = New(Options{Tune: "MatMulBig=1"})
+	require.NoError(t, err)
+	defer b.Close()
+	ex, err = load(b)
+	require.NoError(t, err)
+	defer ex.Close()
+	require.NoError(t, ex.Run(0, &plan.Vars{}))
+	require.Equal(t, map[string]int32{entryPrefix + "mat_mul_big_f16": 227 << 10}, f.dynMax, "only the function that asked")
+	require.Len(t, f.launches, 1)
+	require.Equal(t, uint32(128<<10), f.launches[0].shared)
 }

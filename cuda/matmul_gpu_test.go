@@ -13,10 +13,12 @@ import (
 
 // BenchmarkGPUMatMul times one mat_mul of n×k×m = 4096×4096×512 (issue
 // #35's GEMM figure: f16 weights, f32 activations converted in the kernel,
-// 2·n·k·m operations) with the tensor-core kernel (mma) and with the
-// translated Metal one (NoNative), and the q8_0 and q4_0 weights the same
-// way: 64 products per RunSeq (one wait; a graph replay from the third
-// batch), TFLOP/s over the wall time. Skips without a GPU.
+// 2·n·k·m operations) with the 32×64-tile tensor-core kernel (mma), the
+// translated Metal one (msl), and for f16 the 128×128-tile ones the launch
+// rule picks at this shape (big: float-accurate split activations; big_h:
+// activations rounded to f16, Tuning.MatMulBigHalf), and the q8_0 and
+// q4_0 weights the same way: 64 products per RunSeq (one wait; a graph
+// replay from the third batch), TFLOP/s over the wall time. Skips without a GPU.
 func BenchmarkGPUMatMul(b *testing.B) {
 	const n, k, m, steps = 4096, 4096, 512, 64
 	r := rand.New(rand.NewPCG(35, 2))
@@ -31,13 +33,17 @@ func BenchmarkGPUMatMul(b *testing.B) {
 	for _, typ := range []ggml.Type{ggml.F16, ggml.Q8_0, ggml.Q4_0} {
 		w := make([]byte, n*k/typ.BlockSize()*typ.TypeSize())
 		require.NoError(b, ggml.Quantize(typ, wf, w))
-		for _, native := range []bool{true, false} {
-			name := typ.String() + "/msl"
-			if native {
-				name = typ.String() + "/mma"
-			}
-			b.Run(name, func(b *testing.B) {
-				be, err := New(Options{NoNative: !native})
+		type variant struct {
+			name string
+			o    Options
+		}
+		variants := []variant{{"mma", Options{Tune: "MatMulBig=1000000"}}, {"msl", Options{NoNative: true}}}
+		if typ == ggml.F16 {
+			variants = append(variants, variant{"big", Options{}}, variant{"big_h", Options{Tune: "MatMulBigHalf=1"}})
+		}
+		for _, v := range variants {
+			b.Run(typ.String()+"/"+v.name, func(b *testing.B) {
+				be, err := New(v.o)
 				if err != nil {
 					b.Skipf("no GPU: %v", err)
 				}

@@ -161,8 +161,10 @@ func (e *Exec) addLaunches(r, op *plan.Dispatch, opIdx int, ls []shaders.Launch,
 			return 0, fmt.Errorf("%s: %d threads per threadgroup, the function allows %d", l.Function, threads, f.maxThreads)
 		}
 		shared := (l.Threadgroup + 15) &^ 15
-		if shared > f.dynSet {
-			return 0, fmt.Errorf("%s: %d bytes of threadgroup memory, the GPU allows %d beside the function's %d static bytes", l.Function, shared, f.dynSet, f.static)
+		if ok, err := e.b.dev.sharedFits(f, l.Function, shared); err != nil {
+			return 0, err
+		} else if !ok {
+			return 0, fmt.Errorf("%s: %d bytes of threadgroup memory, the GPU allows %d beside the function's %d static bytes", l.Function, shared, max(f.dynSet.Load(), uint32(max(e.b.dev.info.MaxSharedOptin-int(f.static), 0))), f.static)
 		}
 		c0 := len(*consts)
 		for _, c := range l.Constants {

@@ -53,6 +53,29 @@ const (
 // batches; below 16 the products are mat-vecs).
 const MatMulMMARows = 16
 
+// The large-tile f16 mat_mul (Tuning.MatMulBig; cuda/native/mat_mul_big.cu).
+const (
+	bigBN, bigBM = 128, 128
+	bigThreads   = 256
+	// MatMulBigTiles is the CUDA host's Tuning.MatMulBig on sm_80 GPUs:
+	// about half an H200's 132 multiprocessors. At 4096×4096×512 (128
+	// tiles) mat_mul_big_f16 took 0.157 ms against mat_mul_mma_f16's
+	// 0.378; where between 48 tiles (mat_mul_mma) and 128 the two cross
+	// was not measured.
+	MatMulBigTiles = 64
+)
+
+// bigSmem is mat_mul_big's dynamic shared memory (Smem in
+// mat_mul_big.cu): 4 ring stages of an 8 KB f16 weight tile and a 16 KB
+// f32 activation tile, two f16 activation tiles (twice that when split).
+func bigSmem(split bool) uint32 {
+	x16 := uint32(2 * 8192)
+	if split {
+		x16 *= 2
+	}
+	return 4*(8192+16384) + x16
+}
+
 // mmaNames are the tensor-core mat_mul variants (cuda/native/mat_mul_mma.cu).
 var mmaNames = map[ggml.Type]string{ggml.F16: "mat_mul_mma_f16", ggml.Q8_0: "mat_mul_mma_q8_0", ggml.Q4_0: "mat_mul_mma_q4_0"}
 
@@ -180,6 +203,18 @@ func launchMatMul(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	}
 	if mma, ok := mmaNames[d.Type]; ok && t.MatMulMMA != 0 && m >= t.MatMulMMA {
 		name = mma
+		if d.Type == ggml.F16 && t.MatMulBig != 0 && uint64(ceilDiv(n, bigBN))*uint64(ceilDiv(m, bigBM)) >= uint64(t.MatMulBig) {
+			name = "mat_mul_big_f16"
+			if t.MatMulBigHalf != 0 {
+				name = "mat_mul_big_f16_h"
+			}
+			return append(dst, Launch{
+				Function:    name,
+				Groups:      [3]uint32{ceilDiv(n, bigBN), ceilDiv(m, bigBM), 1},
+				Threads:     [3]uint32{bigThreads, 1, 1},
+				Threadgroup: bigSmem(t.MatMulBigHalf == 0),
+			}), nil
+		}
 	}
 	return append(dst, Launch{
 		Function: name,

@@ -139,6 +139,43 @@ func TestMatMulMMALaunch(t *testing.T) {
 	for _, f := range Families {
 		require.Zero(t, TuningFor(f.Family).MatMulMMA, f.Family)
 	}
+	// With Tuning.MatMulBig, f16 products of that many 128×128 tiles
+	// launch mat_mul_big_f16 on that grid (mat_mul_big_f16_h with
+	// MatMulBigHalf); fewer tiles, other types and m below MatMulMMA keep
+	// the 32×64 kernels.
+	big := mma
+	big.MatMulBig = MatMulBigTiles
+	half := big
+	half.MatMulBigHalf = 1
+	for _, c := range []struct {
+		typ     ggml.Type
+		n, m    int
+		tune    Tuning
+		want    string
+		threads uint32
+		bn, bm  uint32
+	}{
+		{ggml.F16, 4096, 512, big, "mat_mul_big_f16", bigThreads, bigBN, bigBM},
+		{ggml.F16, 4096, 512, half, "mat_mul_big_f16_h", bigThreads, bigBN, bigBM},
+		{ggml.F16, 4000, 300, big, "mat_mul_big_f16", bigThreads, bigBN, bigBM}, // 32×3 = 96 tiles
+		{ggml.F16, 1536, 512, big, "mat_mul_mma_f16", mmThreads, mmBN, mmBM},    // 12×4 = 48 tiles
+		{ggml.F16, 4096, 512, mma, "mat_mul_mma_f16", mmThreads, mmBN, mmBM},    // MatMulBig unset
+		{ggml.Q8_0, 4096, 512, big, "mat_mul_mma_q8_0", mmThreads, mmBN, mmBM},  // f16 only
+		{ggml.F16, 1 << 20, 15, big, "mat_mul_f16", mmThreads, mmBN, mmBM},      // below MatMulMMA
+	} {
+		d := plan.MatMulArgs{Type: c.typ, N: c.n, K: 4096, M: c.m}.Dispatch()
+		lns, err := LaunchFor(&d, &c.tune, nil)
+		require.NoError(t, err)
+		g := [3]uint32{(uint32(c.n) + c.bn - 1) / c.bn, (uint32(c.m) + c.bm - 1) / c.bm, 1}
+		var smem uint32
+		switch c.want {
+		case "mat_mul_big_f16":
+			smem = 128 << 10
+		case "mat_mul_big_f16_h":
+			smem = 112 << 10
+		}
+		require.Equal(t, []Launch{{Function: c.want, Groups: g, Threads: [3]uint32{c.threads, 1, 1}, Threadgroup: smem}}, lns, "%s n=%d m=%d", c.typ, c.n, c.m)
+	}
 	// conv1d the same way, by output steps (Whisper's conv2: 3000 frames,
 	// stride 2, 1500 steps; 29 frames give 15 steps)
 	for _, c := range []struct {

@@ -48,6 +48,20 @@ type Tuning struct {
 	// and only when its GPU loaded the sm_80 module (no Metal family or
 	// the executor has those functions).
 	MatMulMMA uint32
+	// MatMulBig, when not zero (and MatMulMMA picks the tensor cores), is
+	// the number of 128×128 output tiles from which mat_mul of f16 weights
+	// launches mat_mul_big_f16 (cuda/native/mat_mul_big.cu: 256 threads a
+	// tile, cp.async and ldmatrix) on that tile's grid instead of
+	// mat_mul_mma_f16's 32×64 tiles: below it the large tiles leave
+	// multiprocessors idle. Only the CUDA host sets it, with MatMulMMA.
+	MatMulBig uint32
+	// MatMulBigHalf, when not zero, makes those products launch
+	// mat_mul_big_f16_h, which rounds each activation to f16 once (as
+	// cuBLAS's and llama.cpp's f16 GEMMs do: half the tensor-core work, an
+	// error of ~2^-12 of Σ|w·x|) where mat_mul_big_f16 keeps float
+	// accuracy by splitting it in two f16 parts. Off by default: the
+	// float-activation references hold mat_mul to 2e-5. For measuring.
+	MatMulBigHalf uint32
 	// AttnMMA, when not zero, makes unsplit attention over rows of one
 	// sequence with head sizes that are multiples of 8 up to 128 and no
 	// probs launch attention_mma_tc_* (native CUDA on tensor cores,

@@ -29,7 +29,7 @@ func (m Module) File() string { return "kernels_" + m.Name + ".ptx" }
 
 // Modules are the native modules, oldest architecture first.
 var Modules = []Module{
-	{Name: "sm80", Arch: "sm_80", ISA: "ptx70", Clang: "clang-19", Sources: []string{"native/mat_mul_mma.cu", "native/attention_mma.cu"}},
+	{Name: "sm80", Arch: "sm_80", ISA: "ptx70", Clang: "clang-19", Sources: []string{"native/mat_mul_mma.cu", "native/mat_mul_big.cu", "native/attention_mma.cu"}},
 }
 
 // CompileNative compiles m's sources into one PTX module. The sources are

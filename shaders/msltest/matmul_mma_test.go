@@ -87,3 +87,66 @@ func deviceTuning(t *testing.T) (*Backend, shaders.Tuning) {
 	}
 	return be.WithTuning(tun), tun
 }
+
+// TestMatMulBigTensorCores: f16 mat_mul at the shapes of the large-tile
+// variant (cuda/native/mat_mul_big.cu: 128×128 tiles, weights through a
+// 3-step cp.async ring, ldmatrix) with Tuning.MatMulBig = 1, so small
+// products take it: n 130 and 300 (partial 128-row weight tiles), m 16,
+// 100 and 260 (partial activation tiles), k 37 (not a multiple of 8: the
+// weights' element loads, unaligned activation rows), 200 (cp.async, a
+// partial last k step, more steps than the ring) and 4096 aligned (128
+// steps). mat_mul_big_f16 is held to mxTight like every mat_mul; the
+// f16-activation variant (MatMulBigHalf) to mxHalf against the exact
+// product, which a wrong element, tile or tail still breaks by orders of
+// magnitude. In the executor the same cases run mat_mul_f16.
+func TestMatMulBigTensorCores(t *testing.T) {
+	be, tun := deviceTuning(t)
+	big := tun.MatMulMMA != 0
+	r := rand.New(rand.NewPCG(35, 4))
+	for _, half := range []bool{false, true} {
+		bt := tun
+		bt.MatMulBig, bt.MatMulBigHalf = 1, 0
+		want := "mat_mul_big_f16"
+		if half {
+			bt.MatMulBigHalf, want = 1, "mat_mul_big_f16_h"
+		}
+		bbe := be.WithTuning(bt)
+		for _, sh := range []struct {
+			n, k, m int
+			aligned bool
+		}{{130, 37, 100, false}, {300, 200, 16, false}, {300, 200, 260, true}, {130, 4096, 140, true}} {
+			var c *mxCase
+			var exact []float64
+			if sh.aligned {
+				c, exact = alignedMatMul(t, r, ggml.F16, sh.n, sh.k, sh.m)
+			} else {
+				c, exact = productCaseK(t, r, plan.MatMul, ggml.F16, sh.n, sh.k, sh.m, true, false)
+			}
+			ls, err := shaders.LaunchFor(&c.d, &bt, nil)
+			require.NoError(t, err)
+			name := fmt.Sprintf("%s n=%d k=%d m=%d", ls[0].Function, sh.n, sh.k, sh.m)
+			if !big {
+				require.Equal(t, "mat_mul_f16", ls[0].Function)
+				if half {
+					continue // the executor has one mat_mul_f16: checked once
+				}
+				checkOn(t, bbe, name, ggml.F16, c, exact)
+				continue
+			}
+			require.Equal(t, want, ls[0].Function)
+			if !half {
+				checkOn(t, bbe, name, ggml.F16, c, exact)
+				continue
+			}
+			got := runOn(t, bbe, c)
+			e := relErr(got, exact)
+			t.Logf("%-40s exact %.2e", name, e)
+			require.LessOrEqual(t, e, mxHalf, "%s: f16 activations vs exact product", name)
+		}
+	}
+}
+
+// mxHalf bounds mat_mul_big_f16_h (activations rounded to f16 once:
+// ~2^-12 of Σ|w·x| in the mean) against the exact product, relative as
+// mxTight.
+const mxHalf = 2e-3
