@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -316,38 +317,81 @@ func TestMaxScaledPaths(t *testing.T) {
 func TestAttnKeyKernels(t *testing.T) {
 	paths := attnKeyPaths
 	r := rand.New(rand.NewPCG(25, 26))
-	const scale = 0.125
 	for name, p := range paths {
 		for _, hd := range []int{8, 12, 24, 32, 40, 64, 96, 128} {
 			for _, n := range []int{1, 3, 4, 5, 7, 13, 64, 1500, 1501} {
 				ps := hd + 3
-				q := randVec(r, hd, 1)
 				k := randVec(r, (n-1)*ps+hd, 1)
 				v := randVec(r, (n-1)*ps+hd, 1)
-				pr := randVec(r, n, 0.1)
-				s := make([]float32, n+1)
-				s[n] = 777
-				p.scores(s[:n], q, k, ps, scale)
-				o0 := randVec(r, hd, 1)
-				o := append(append([]float32(nil), o0...), 777)
-				p.values(o[:hd], pr, v, ps)
-				for j := range n {
-					var want float64
-					for c := range hd {
-						want += float64(q[c]) * float64(k[j*ps+c])
-					}
-					want *= scale
-					require.InDelta(t, want, float64(s[j]), 1e-5*(1+math.Abs(want)), "%s hd=%d n=%d key %d", name, hd, n, j)
-				}
-				for c := range hd {
-					want := float64(o0[c])
-					for j := range n {
-						want += float64(pr[j]) * float64(v[j*ps+c])
-					}
-					require.InDelta(t, want, float64(o[c]), 1e-5*(1+math.Abs(want)), "%s hd=%d n=%d out %d", name, hd, n, c)
-				}
-				require.Equal(t, float32(777), s[n], "%s hd=%d n=%d: score past the keys", name, hd, n)
-				require.Equal(t, float32(777), o[hd], "%s hd=%d n=%d: output past the head", name, hd, n)
+				checkKeyKernels(t, r, fmt.Sprintf("%s hd=%d n=%d", name, hd, n), hd, n,
+					func(i int) float64 { return float64(k[i]) }, func(i int) float64 { return float64(v[i]) },
+					func(s, q []float32, scale float32) { p.scores(s, q, k, ps, scale) }, func(o, pr []float32) { p.values(o, pr, v, ps) })
+			}
+		}
+	}
+}
+
+// checkKeyKernels runs one path's scores and values (the kernels bound to
+// their cache, key and value element i read as key(i) and val(i), ps+3
+// apart) on n keys of hd and compares them with float64, and that nothing
+// past the scores or the head is written.
+func checkKeyKernels(t *testing.T, r *rand.Rand, what string, hd, n int, key, val func(int) float64,
+	scores func(s, q []float32, scale float32), values func(o, p []float32)) {
+	t.Helper()
+	const scale = 0.125
+	ps := hd + 3
+	q := randVec(r, hd, 1)
+	pr := randVec(r, n, 0.1)
+	s := make([]float32, n+1)
+	s[n] = 777
+	scores(s[:n], q, scale)
+	o0 := randVec(r, hd, 1)
+	o := append(append([]float32(nil), o0...), 777)
+	values(o[:hd], pr)
+	for j := range n {
+		var want float64
+		for c := range hd {
+			want += float64(q[c]) * key(j*ps+c)
+		}
+		want *= scale
+		require.InDelta(t, want, float64(s[j]), 1e-5*(1+math.Abs(want)), "%s key %d", what, j)
+	}
+	for c := range hd {
+		want := float64(o0[c])
+		for j := range n {
+			want += float64(pr[j]) * val(j*ps+c)
+		}
+		require.InDelta(t, want, float64(o[c]), 1e-5*(1+math.Abs(want)), "%s out %d", what, c)
+	}
+	require.Equal(t, float32(777), s[n], "%s: score past the keys", what)
+	require.Equal(t, float32(777), o[hd], "%s: output past the head", what)
+}
+
+// attnHalfPath is a pair of single-query f16 key kernels.
+type attnHalfPath struct {
+	scores func(s, q []float32, k []uint16, ps int, scale float32)
+	values func(o, p []float32, v []uint16, ps int)
+}
+
+// The f16 key kernels this CPU can run (kernels_amd64_test.go adds the
+// AVX2 ones).
+var attnHalfPaths = map[string]attnHalfPath{"generic": {keyScoresF16Generic, addValuesF16Generic}}
+
+// Each path of single-query attention's f16 key kernels agrees with
+// float64 at odd key counts, head dimensions (the assembly's multiples of
+// 8 and 32, the 64-wide and 32-wide value passes, and the portable
+// fallbacks) and key strides, and writes nothing else.
+func TestAttnHalfKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	for name, p := range attnHalfPaths {
+		for _, hd := range []int{6, 8, 12, 24, 32, 40, 64, 96, 128, 160} {
+			for _, n := range []int{1, 3, 4, 5, 7, 13, 16, 64, 161} {
+				ps := hd + 3
+				k := bytesU16(f16Bytes(randVec(r, (n-1)*ps+hd, 1)))
+				v := bytesU16(f16Bytes(randVec(r, (n-1)*ps+hd, 1)))
+				checkKeyKernels(t, r, fmt.Sprintf("%s hd=%d n=%d", name, hd, n), hd, n,
+					func(i int) float64 { return float64(ggml.FP16ToFP32(k[i])) }, func(i int) float64 { return float64(ggml.FP16ToFP32(v[i])) },
+					func(s, q []float32, scale float32) { p.scores(s, q, k, ps, scale) }, func(o, pr []float32) { p.values(o, pr, v, ps) })
 			}
 		}
 	}

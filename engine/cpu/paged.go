@@ -1,10 +1,8 @@
 package cpu
 
 import (
-	"math"
 	"sync/atomic"
 
-	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -142,7 +140,6 @@ type pagedAttnTask struct {
 	window   int
 	scale    float32
 	scores   [][]float32
-	dotH     func(w []byte, x []float32) float32
 	// spans counts the block tables' look-ups, a block per walk over a
 	// (row, head)'s keys or values (tests bound the work by it)
 	spans *atomic.Int64
@@ -161,23 +158,19 @@ func (a *pagedAttnTask) Do(w, lo, hi int) {
 		o := a.out[t*a.ldo+h*hd : t*a.ldo+h*hd+hd]
 		s := a.scores[w][:nvis]
 		clear(o)
-		mx := float32(math.Inf(-1))
+		// a block's span of keys, then of values, a kernel call each
 		for j := first; j < nvis; {
 			off, stop := r.span(t, kvh, j, nvis)
 			spans++
-			for ; j < stop; j, off = j+1, off+r.ps {
-				d := keyScore(r.kc, off, q, a.dotH) * a.scale
-				s[j] = d
-				mx = max(mx, d)
-			}
+			keyScores(r.kc, off, r.ps, s[j:stop], q, a.scale)
+			j = stop
 		}
-		inv := expScores(s[first:nvis], mx)
+		softmaxScaled(s[first:nvis], 1)
 		for j := first; j < nvis; {
 			off, stop := r.span(t, kvh, j, nvis)
 			spans++
-			for ; j < stop; j, off = j+1, off+r.ps {
-				addValue(o, s[j]*inv, r.vc, off)
-			}
+			addValues(o, s[j:stop], r.vc, off, r.ps)
+			j = stop
 		}
 	}
 	a.spans.Add(spans)
@@ -216,7 +209,6 @@ func (e *Exec) attentionPaged(d *plan.Dispatch) error {
 	}
 	e.ensureWorker(longest)
 	a.scores = e.wsf
-	a.dotH = kinds[ggml.F16].dotF
 	a.spans = &e.pagedSpans
 	e.pool.Run(p.M*p.NHead, chunkGrain(satMul(longest, 2*p.HeadDim)), a)
 	*a = pagedAttnTask{}
