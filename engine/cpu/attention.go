@@ -19,6 +19,7 @@ type attnTask struct {
 	scale          float32
 	hs, ps, ss     int
 	scores         [][]float32
+	kvs            [][]kvSpan // per worker: an f16 cache's span
 }
 
 func (a *attnTask) Do(w, lo, hi int) {
@@ -53,9 +54,17 @@ func (a *attnTask) Do(w, lo, hi int) {
 			continue // nothing visible: the output is zero
 		}
 		off := base + first*a.ps
-		keyScores(a.k, off, a.ps, s[first:nvis], q, a.scale)
+		if a.k.h != nil {
+			sp := a.kvs[w][:1]
+			sp[0] = kvSpan{off, nvis - first}
+			keyScoresF16(s[first:nvis], q, a.k.h, sp, a.ps, a.scale)
+			softmaxScaled(s[first:nvis], 1)
+			addValuesF16(o, s[first:nvis], a.v.h, sp, a.ps)
+			continue
+		}
+		keyScoresF32(s[first:nvis], q, a.k.f[off:], a.ps, a.scale)
 		softmaxScaled(s[first:nvis], 1)
-		addValues(o, s[first:nvis], a.v, off, a.ps)
+		addValuesF32(o, s[first:nvis], a.v.f[off:], a.ps)
 	}
 }
 
@@ -173,6 +182,8 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 		e.ensureWorker(a.kvLen)
 	}
 	a.scores = e.wsf
+	e.ensureSpans(1)
+	a.kvs = e.wss
 	if useAttnGEMM(a) {
 		err = e.attentionGEMM(a, nKV)
 	} else {

@@ -324,7 +324,7 @@ func TestAttnKeyKernels(t *testing.T) {
 				k := randVec(r, (n-1)*ps+hd, 1)
 				v := randVec(r, (n-1)*ps+hd, 1)
 				checkKeyKernels(t, r, fmt.Sprintf("%s hd=%d n=%d", name, hd, n), hd, n,
-					func(i int) float64 { return float64(k[i]) }, func(i int) float64 { return float64(v[i]) },
+					func(j, c int) float64 { return float64(k[j*ps+c]) }, func(j, c int) float64 { return float64(v[j*ps+c]) },
 					func(s, q []float32, scale float32) { p.scores(s, q, k, ps, scale) }, func(o, pr []float32) { p.values(o, pr, v, ps) })
 			}
 		}
@@ -332,14 +332,13 @@ func TestAttnKeyKernels(t *testing.T) {
 }
 
 // checkKeyKernels runs one path's scores and values (the kernels bound to
-// their cache, key and value element i read as key(i) and val(i), ps+3
-// apart) on n keys of hd and compares them with float64, and that nothing
+// their cache, element c of key or value j read as key(j, c) and val(j,
+// c)) on n keys of hd and compares them with float64, and that nothing
 // past the scores or the head is written.
-func checkKeyKernels(t *testing.T, r *rand.Rand, what string, hd, n int, key, val func(int) float64,
+func checkKeyKernels(t *testing.T, r *rand.Rand, what string, hd, n int, key, val func(j, c int) float64,
 	scores func(s, q []float32, scale float32), values func(o, p []float32)) {
 	t.Helper()
 	const scale = 0.125
-	ps := hd + 3
 	q := randVec(r, hd, 1)
 	pr := randVec(r, n, 0.1)
 	s := make([]float32, n+1)
@@ -351,7 +350,7 @@ func checkKeyKernels(t *testing.T, r *rand.Rand, what string, hd, n int, key, va
 	for j := range n {
 		var want float64
 		for c := range hd {
-			want += float64(q[c]) * key(j*ps+c)
+			want += float64(q[c]) * key(j, c)
 		}
 		want *= scale
 		require.InDelta(t, want, float64(s[j]), 1e-5*(1+math.Abs(want)), "%s key %d", what, j)
@@ -359,7 +358,7 @@ func checkKeyKernels(t *testing.T, r *rand.Rand, what string, hd, n int, key, va
 	for c := range hd {
 		want := float64(o0[c])
 		for j := range n {
-			want += float64(pr[j]) * val(j*ps+c)
+			want += float64(pr[j]) * val(j, c)
 		}
 		require.InDelta(t, want, float64(o[c]), 1e-5*(1+math.Abs(want)), "%s out %d", what, c)
 	}
@@ -369,8 +368,8 @@ func checkKeyKernels(t *testing.T, r *rand.Rand, what string, hd, n int, key, va
 
 // attnHalfPath is a pair of single-query f16 key kernels.
 type attnHalfPath struct {
-	scores func(s, q []float32, k []uint16, ps int, scale float32)
-	values func(o, p []float32, v []uint16, ps int)
+	scores func(s, q []float32, k []uint16, spans []kvSpan, ps int, scale float32)
+	values func(o, p []float32, v []uint16, spans []kvSpan, ps int)
 }
 
 // The f16 key kernels this CPU can run (kernels_amd64_test.go adds the
@@ -378,21 +377,57 @@ type attnHalfPath struct {
 var attnHalfPaths = map[string]attnHalfPath{"generic": {keyScoresF16Generic, addValuesF16Generic}}
 
 // Each path of single-query attention's f16 key kernels agrees with
-// float64 at odd key counts, head dimensions (the assembly's multiples of
-// 8 and 32, the 64-wide and 32-wide value passes, and the portable
-// fallbacks) and key strides, and writes nothing else.
+// float64 at odd key counts and head dimensions (the assembly's multiples
+// of 8 and 32, the 64-wide and 32-wide value passes, and the portable
+// fallbacks), with the keys in one span (a contiguous cache) or in spans
+// of 0-7 keys laid out in reverse order (a paged cache's blocks: groups of
+// 4 and single keys in each), and writes nothing else.
 func TestAttnHalfKernels(t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 30))
 	for name, p := range attnHalfPaths {
 		for _, hd := range []int{6, 8, 12, 24, 32, 40, 64, 96, 128, 160} {
 			for _, n := range []int{1, 3, 4, 5, 7, 13, 16, 64, 161} {
-				ps := hd + 3
-				k := bytesU16(f16Bytes(randVec(r, (n-1)*ps+hd, 1)))
-				v := bytesU16(f16Bytes(randVec(r, (n-1)*ps+hd, 1)))
-				checkKeyKernels(t, r, fmt.Sprintf("%s hd=%d n=%d", name, hd, n), hd, n,
-					func(i int) float64 { return float64(ggml.FP16ToFP32(k[i])) }, func(i int) float64 { return float64(ggml.FP16ToFP32(v[i])) },
-					func(s, q []float32, scale float32) { p.scores(s, q, k, ps, scale) }, func(o, pr []float32) { p.values(o, pr, v, ps) })
+				for _, paged := range []bool{false, true} {
+					ps := hd + 3
+					spans := []kvSpan{{0, n}}
+					if paged {
+						spans = randomSpans(r, n, ps)
+					}
+					at := make([]int, 0, n) // key j's offset
+					size := 0
+					for _, sp := range spans {
+						for i := range sp.n {
+							at = append(at, sp.off+i*ps)
+						}
+						size = max(size, sp.off+sp.n*ps)
+					}
+					k := bytesU16(f16Bytes(randVec(r, size, 1)))
+					v := bytesU16(f16Bytes(randVec(r, size, 1)))
+					f16 := func(c []uint16) func(j, i int) float64 {
+						return func(j, i int) float64 { return float64(ggml.FP16ToFP32(c[at[j]+i])) }
+					}
+					checkKeyKernels(t, r, fmt.Sprintf("%s hd=%d n=%d paged=%v", name, hd, n, paged), hd, n, f16(k), f16(v),
+						func(s, q []float32, scale float32) { p.scores(s, q, k, spans, ps, scale) },
+						func(o, pr []float32) { p.values(o, pr, v, spans, ps) })
+				}
 			}
 		}
 	}
+}
+
+// randomSpans splits n keys ps apart into spans of 0-7 keys, the last
+// span first in memory and a key's gap between neighbours.
+func randomSpans(r *rand.Rand, n, ps int) []kvSpan {
+	var spans []kvSpan
+	for left := n; left > 0; {
+		c := min(r.IntN(8), left)
+		spans = append(spans, kvSpan{n: c})
+		left -= c
+	}
+	off := 0
+	for i := len(spans) - 1; i >= 0; i-- {
+		spans[i].off = off
+		off += (spans[i].n + 1) * ps
+	}
+	return spans
 }

@@ -13,26 +13,34 @@
 	VFMADD231PS Y10, Y15, a2    \
 	VFMADD231PS Y11, Y15, a3
 
-// func keyScoresF16AVX2(q *float32, k *uint16, s *float32, nkeys, ps, hd int, scale float32)
-// s[j] = scale·(q·k[j·ps : j·ps+hd]) for j < nkeys (a multiple of 4), k
-// f16, hd a multiple of 8: keyScoresF32AVX2 with each key widened by F16C
-// as it is read.
-TEXT ·keyScoresF16AVX2(SB), NOSPLIT, $0-52
+// func keyScoresF16AVX2(q *float32, k *uint16, spans *kvSpan, nspans int, s *float32, ps, hd int, scale float32)
+// The scores of the keys of nspans spans in order, s[j] = scale·(q·key j),
+// k f16, hd a multiple of 8: keyScoresF32AVX2's groups of 4 keys with each
+// key widened by F16C as it is read, then a span's last 1-3 keys one at a
+// time.
+TEXT ·keyScoresF16AVX2(SB), NOSPLIT, $0-60
 	MOVQ         q+0(FP), SI
 	MOVQ         k+8(FP), DI
-	MOVQ         s+16(FP), DX
-	MOVQ         nkeys+24(FP), CX
-	MOVQ         ps+32(FP), R8
+	MOVQ         spans+16(FP), BX
+	MOVQ         nspans+24(FP), R14
+	MOVQ         s+32(FP), DX
+	MOVQ         ps+40(FP), R8
 	SHLQ         $1, R8             // key stride in bytes
-	MOVQ         hd+40(FP), R9
+	MOVQ         hd+48(FP), R9
 	SHLQ         $1, R9             // key length in bytes
-	VBROADCASTSS scale+48(FP), Y15
-	SHRQ         $2, CX
+	VBROADCASTSS scale+56(FP), Y15
+	TESTQ        R14, R14
 	JZ           hsdone
 
+hsspan:
+	MOVQ (BX), R10
+	LEAQ (DI)(R10*2), R10           // the span's first key
+	MOVQ 8(BX), CX                  // its keys
+
 hsgroup:
-	MOVQ   DI, R10
-	LEAQ   (DI)(R8*1), R11
+	CMPQ   CX, $4
+	JLT    hsone
+	LEAQ   (R10)(R8*1), R11
 	LEAQ   (R11)(R8*1), R12
 	LEAQ   (R12)(R8*1), R13
 	VXORPS Y0, Y0, Y0
@@ -56,27 +64,57 @@ hschunk:
 	JLT         hschunk
 
 	SCORES4
-	LEAQ         (DI)(R8*4), DI
+	LEAQ (R13)(R8*1), R10
+	SUBQ $4, CX
+	JMP  hsgroup
+
+hsone:
+	TESTQ  CX, CX
+	JZ     hsnext
+	VXORPS Y0, Y0, Y0
+	XORQ   AX, AX
+
+hsonechunk:
+	VCVTPH2PS   (R10)(AX*1), Y5
+	VFMADD231PS (SI)(AX*2), Y5, Y0
+	ADDQ        $16, AX
+	CMPQ        AX, R9
+	JLT         hsonechunk
+
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMULSS       X15, X0, X0
+	VMOVSS       X0, (DX)
+	ADDQ         $4, DX
+	ADDQ         R8, R10
 	DECQ         CX
-	JNZ          hsgroup
+	JMP          hsone
+
+hsnext:
+	ADDQ $16, BX
+	DECQ R14
+	JNZ  hsspan
 
 hsdone:
 	VZEROUPPER
 	RET
 
-// func addValuesF16AVX2(o *float32, v *uint16, p *float32, nkeys, ps, hd int)
-// o[c] += p[j]·v[j·ps + c] for j < nkeys (at least 1), in order of j, v
-// f16, c < hd (a multiple of 32): 64 outputs stay in registers over all
-// keys (eight independent sums, enough to hide the FMA's latency), then 32
-// for a last odd group.
-TEXT ·addValuesF16AVX2(SB), NOSPLIT, $0-48
+// func addValuesF16AVX2(o *float32, v *uint16, spans *kvSpan, nspans int, p *float32, ps, hd int)
+// o[c] += p[j]·(value j)[c] for the values of nspans spans (at least one)
+// in order of j, v f16, c < hd (a multiple of 32): 64 outputs stay in
+// registers over all values (eight independent sums, enough to hide the
+// FMA's latency), then 32 for a last odd group.
+TEXT ·addValuesF16AVX2(SB), NOSPLIT, $0-56
 	MOVQ o+0(FP), DI
 	MOVQ v+8(FP), SI
-	MOVQ p+16(FP), DX
-	MOVQ nkeys+24(FP), CX
-	MOVQ ps+32(FP), R8
+	MOVQ spans+16(FP), BX
+	MOVQ nspans+24(FP), R14
+	MOVQ p+32(FP), DX
+	MOVQ ps+40(FP), R8
 	SHLQ $1, R8
-	MOVQ hd+40(FP), R9
+	MOVQ hd+48(FP), R9
 	SHRQ $5, R9                     // groups of 32 outputs
 
 hv64:
@@ -90,9 +128,16 @@ hv64:
 	VMOVUPS 160(DI), Y5
 	VMOVUPS 192(DI), Y6
 	VMOVUPS 224(DI), Y7
-	MOVQ    SI, R10
+	MOVQ    BX, R13
+	MOVQ    R14, AX
 	MOVQ    DX, R11
-	MOVQ    CX, R12
+
+hv64span:
+	MOVQ  (R13), R10
+	LEAQ  (SI)(R10*2), R10
+	MOVQ  8(R13), R12
+	TESTQ R12, R12
+	JZ    hv64next
 
 hv64key:
 	VBROADCASTSS (R11), Y15
@@ -102,6 +147,11 @@ hv64key:
 	ADDQ         R8, R10
 	DECQ         R12
 	JNZ          hv64key
+
+hv64next:
+	ADDQ $16, R13
+	DECQ AX
+	JNZ  hv64span
 
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
@@ -123,9 +173,16 @@ hv32:
 	VMOVUPS 32(DI), Y1
 	VMOVUPS 64(DI), Y2
 	VMOVUPS 96(DI), Y3
-	MOVQ    SI, R10
+	MOVQ    BX, R13
+	MOVQ    R14, AX
 	MOVQ    DX, R11
-	MOVQ    CX, R12
+
+hv32span:
+	MOVQ  (R13), R10
+	LEAQ  (SI)(R10*2), R10
+	MOVQ  8(R13), R12
+	TESTQ R12, R12
+	JZ    hv32next
 
 hv32key:
 	VBROADCASTSS (R11), Y15
@@ -134,6 +191,11 @@ hv32key:
 	ADDQ         R8, R10
 	DECQ         R12
 	JNZ          hv32key
+
+hv32next:
+	ADDQ $16, R13
+	DECQ AX
+	JNZ  hv32span
 
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)

@@ -35,6 +35,7 @@ type Exec struct {
 	act     []float32   // fused activation rows and conv1d im2col tiles
 	attnScr []float32   // packed K, transposed V and scores of attentionGEMM
 	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
+	wss     [][]kvSpan  // per-worker spans (single-query attention over an f16 cache)
 	sorter  candSorter
 	order   sampleOrder // the Sample kernel's walks without top-k
 	scaled  sampleScale // its temperature pass
@@ -255,7 +256,7 @@ func (e *Exec) Close() error {
 		e.mm.freePacks()
 	}
 	e.closed = true
-	e.bufs, e.act, e.wsf, e.attnScr = nil, nil, nil, nil
+	e.bufs, e.act, e.wsf, e.wss, e.attnScr = nil, nil, nil, nil, nil
 	return nil
 }
 
@@ -352,6 +353,17 @@ func (e *Exec) ensureWorker(n int) {
 	e.wsf = make([][]float32, e.pool.Workers())
 	for i := range e.wsf {
 		e.wsf[i] = make([]float32, n)
+	}
+}
+
+// ensureSpans is ensureWorker for wss.
+func (e *Exec) ensureSpans(n int) {
+	if len(e.wss) == e.pool.Workers() && len(e.wss[0]) >= n {
+		return
+	}
+	e.wss = make([][]kvSpan, e.pool.Workers())
+	for i := range e.wss {
+		e.wss[i] = make([]kvSpan, n)
 	}
 }
 

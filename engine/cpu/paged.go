@@ -140,8 +140,10 @@ type pagedAttnTask struct {
 	window   int
 	scale    float32
 	scores   [][]float32
+	kvs      [][]kvSpan // per worker: an f16 row's block spans
 	// spans counts the block tables' look-ups, a block per walk over a
-	// (row, head)'s keys or values (tests bound the work by it)
+	// (row, head)'s keys or values (f16: one walk, which the values
+	// share; tests bound the work by it)
 	spans *atomic.Int64
 }
 
@@ -158,18 +160,33 @@ func (a *pagedAttnTask) Do(w, lo, hi int) {
 		o := a.out[t*a.ldo+h*hd : t*a.ldo+h*hd+hd]
 		s := a.scores[w][:nvis]
 		clear(o)
-		// a block's span of keys, then of values, a kernel call each
+		if r.kc.h != nil {
+			// f16: the blocks' spans, shared by keys and values, then one
+			// kernel call for the scores and one for the values
+			sp := a.kvs[w][:0]
+			for j := first; j < nvis; {
+				off, stop := r.span(t, kvh, j, nvis)
+				spans++
+				sp = append(sp, kvSpan{off, stop - j})
+				j = stop
+			}
+			keyScoresF16(s[first:nvis], q, r.kc.h, sp, r.ps, a.scale)
+			softmaxScaled(s[first:nvis], 1)
+			addValuesF16(o, s[first:nvis], r.vc.h, sp, r.ps)
+			continue
+		}
+		// f32: a block's span of keys, then of values, a kernel call each
 		for j := first; j < nvis; {
 			off, stop := r.span(t, kvh, j, nvis)
 			spans++
-			keyScores(r.kc, off, r.ps, s[j:stop], q, a.scale)
+			keyScoresF32(s[j:stop], q, r.kc.f[off:], r.ps, a.scale)
 			j = stop
 		}
 		softmaxScaled(s[first:nvis], 1)
 		for j := first; j < nvis; {
 			off, stop := r.span(t, kvh, j, nvis)
 			spans++
-			addValues(o, s[j:stop], r.vc, off, r.ps)
+			addValuesF32(o, s[j:stop], r.vc.f[off:], r.ps)
 			j = stop
 		}
 	}
@@ -209,6 +226,8 @@ func (e *Exec) attentionPaged(d *plan.Dispatch) error {
 	}
 	e.ensureWorker(longest)
 	a.scores = e.wsf
+	e.ensureSpans(longest/p.BlockSize + 2)
+	a.kvs = e.wss
 	a.spans = &e.pagedSpans
 	e.pool.Run(p.M*p.NHead, chunkGrain(satMul(longest, 2*p.HeadDim)), a)
 	*a = pagedAttnTask{}
