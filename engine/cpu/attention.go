@@ -91,6 +91,20 @@ func addValuesF32Generic(o, p, v []float32, ps int) {
 	}
 }
 
+// attnGrain is the pool grain of single-query attention's n (row, head)
+// items of perItem element-ops each: chunkGrain's, but once the job is
+// split at all, chunks of at most a quarter of a worker's share. A few
+// items in chunks of chunkGrain's size split badly: a decode step's 9
+// heads (SmolLM2) in chunks of 3 or 7 went 6:3 or 7:2 over 2 workers, in
+// chunks of 2 they go 5:4.
+func attnGrain(n, workers, perItem int) int {
+	g := chunkGrain(perItem)
+	if g >= n {
+		return g
+	}
+	return min(g, grainFor(n, workers, 1))
+}
+
 // windowStart is the first key a query at position qpos sees with a
 // sliding window of w keys (0 = no window), at most nvis.
 func windowStart(qpos, w, nvis int) int {
@@ -187,7 +201,7 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 	if useAttnGEMM(a) {
 		err = e.attentionGEMM(a, nKV)
 	} else {
-		e.pool.Run(a.m*a.nHead, chunkGrain(satMul(a.kvLen, 2*a.hd)), a)
+		e.pool.Run(a.m*a.nHead, attnGrain(a.m*a.nHead, e.pool.Workers(), satMul(a.kvLen, 2*a.hd)), a)
 	}
 	*a = attnTask{}
 	return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -430,4 +431,36 @@ func randomSpans(r *rand.Rand, n, ps int) []kvSpan {
 		off += (spans[i].n + 1) * ps
 	}
 	return spans
+}
+
+// A decode step's 9 heads (SmolLM2) split 5:4 over 2 workers at every
+// depth where the job is split at all, with chunks claimed greedily (each
+// worker takes the next chunk when it finishes its last, all items
+// costing the same), and a larger batch stays within a chunk of even.
+func TestAttnGrainBalance(t *testing.T) {
+	const hd = 64
+	for _, c := range []struct{ n, workers int }{{9, 2}, {9, 3}, {18, 2}, {27, 2}, {72, 2}, {9 * 16, 4}} {
+		for kv := 1; kv <= 4096; kv++ {
+			g := attnGrain(c.n, c.workers, kv*2*hd)
+			if g >= c.n {
+				continue // one chunk: run inline
+			}
+			loads := make([]int, c.workers)
+			for lo := 0; lo < c.n; lo += g {
+				w := 0
+				for i, l := range loads {
+					if l < loads[w] {
+						w = i
+					}
+				}
+				loads[w] += min(g, c.n-lo)
+			}
+			even := (c.n + c.workers - 1) / c.workers
+			most := slices.Max(loads)
+			if c.n == 9 && c.workers == 2 {
+				require.Equal(t, even, most, "n=%d workers=%d kv=%d grain %d: loads %v", c.n, c.workers, kv, g, loads)
+			}
+			require.LessOrEqual(t, most, even+g-1, "n=%d workers=%d kv=%d grain %d: loads %v", c.n, c.workers, kv, g, loads)
+		}
+	}
 }

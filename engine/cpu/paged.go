@@ -229,7 +229,7 @@ func (e *Exec) attentionPaged(d *plan.Dispatch) error {
 	e.ensureSpans(longest/p.BlockSize + 2)
 	a.kvs = e.wss
 	a.spans = &e.pagedSpans
-	e.pool.Run(p.M*p.NHead, chunkGrain(satMul(longest, 2*p.HeadDim)), a)
+	e.pool.Run(p.M*p.NHead, attnGrain(p.M*p.NHead, e.pool.Workers(), satMul(longest, 2*p.HeadDim)), a)
 	*a = pagedAttnTask{}
 	return nil
 }
