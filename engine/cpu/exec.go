@@ -346,24 +346,19 @@ func (e *Exec) ensureAct(n int) []float32 {
 	return e.act[:n]
 }
 
-func (e *Exec) ensureWorker(n int) {
-	if len(e.wsf) == e.pool.Workers() && len(e.wsf[0]) >= n {
-		return
-	}
-	e.wsf = make([][]float32, e.pool.Workers())
-	for i := range e.wsf {
-		e.wsf[i] = make([]float32, n)
-	}
-}
+func (e *Exec) ensureWorker(n int) { perWorker(&e.wsf, e.pool.Workers(), n) }
 
 // ensureSpans is ensureWorker for wss.
-func (e *Exec) ensureSpans(n int) {
-	if len(e.wss) == e.pool.Workers() && len(e.wss[0]) >= n {
+func (e *Exec) ensureSpans(n int) { perWorker(&e.wss, e.pool.Workers(), n) }
+
+// perWorker makes *s one scratch row of at least n per worker.
+func perWorker[T any](s *[][]T, workers, n int) {
+	if len(*s) == workers && len((*s)[0]) >= n {
 		return
 	}
-	e.wss = make([][]kvSpan, e.pool.Workers())
-	for i := range e.wss {
-		e.wss[i] = make([]kvSpan, n)
+	*s = make([][]T, workers)
+	for i := range *s {
+		(*s)[i] = make([]T, n)
 	}
 }
 
