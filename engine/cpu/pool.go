@@ -24,8 +24,8 @@ type Task interface {
 // than many of the dispatches themselves and grew with the worker count.
 // Instead a job is published by bumping one atomic word that idle workers
 // spin on. Between Begin and End (one plan pass) workers and the caller
-// never park: the team stays awake for the whole dispatch list, as ggml's
-// graph compute does, and each dispatch costs one publish and at most one
+// park only after passHold without work: the team stays awake for the
+// whole dispatch list, as ggml's graph compute does, and each dispatch costs one publish and at most one
 // barrier: RunAsync skips it where the executor found that the following
 // dispatches do not touch what the job writes (fences), so fast workers go
 // straight on to the next job. Outside a pass a worker parks on its channel after spin without work, so
@@ -59,10 +59,11 @@ type Pool struct {
 	gate    admission    // one pass at a time, by priority (admit.go)
 	quieted atomic.Int32 // quiet sections running: parking allowed again
 
-	gen   uint64 // last generation published (under mu)
-	slots [ringSize]slot
-	yield bool          // more workers than Ps: spinners must let the others run
-	spin  time.Duration // spinHold, or 0 when the workers fill every CPU
+	gen      uint64 // last generation published (under mu)
+	slots    [ringSize]slot
+	yield    bool          // more workers than Ps: spinners must let the others run
+	spin     time.Duration // spinHold, or 0 when the workers fill every CPU
+	passHold time.Duration // passHold (tests change it)
 }
 
 // slot is one published job. word is its generation<<jobShift | helpers:
@@ -105,6 +106,15 @@ const (
 // waited for a P that no spinner gave up).
 var spinHold = 100 * time.Microsecond
 
+// passHold is how long a waiter polls inside a pass before it parks. A
+// decode step's gaps between dispatches are microseconds, so on a machine
+// of its own the team never parks mid-pass. When other processes want the
+// cores, a worker the OS descheduled mid-chunk holds up the dispatch for a
+// time slice, and spinners that never park spend the slices it waits for:
+// with two busy processes beside a 2-thread decode on 2 cores, tokens came
+// 10-20x slower (BENCHMARKS.md, "The pool on a loaded machine").
+var passHold = time.Millisecond
+
 // NewPool starts a pool with the given number of workers (0 = DefaultThreads).
 // The calling goroutine acts as worker 0, so workers-1 goroutines start.
 func NewPool(workers int) *Pool {
@@ -123,7 +133,7 @@ func newPool(workers int, spin time.Duration) *Pool {
 	workers = max(1, min(workers, jobMask))
 	liveWorkers.Add(int64(workers))
 	p := &Pool{workers: workers, parked: make([]atomic.Int32, workers), wake: make([]chan struct{}, workers),
-		yield: workers > runtime.GOMAXPROCS(0), done: make(chan struct{}, 1), spin: spin}
+		yield: workers > runtime.GOMAXPROCS(0), done: make(chan struct{}, 1), spin: spin, passHold: passHold}
 	for w := 1; w < workers; w++ {
 		p.wake[w] = make(chan struct{}, 1)
 		p.exited.Add(1)
@@ -162,9 +172,9 @@ func (p *Pool) loop(w int) {
 }
 
 // await returns the newest generation once it is past seen: it polls for
-// spinHold, then parks until Run or Close wakes it.
+// spinHold (passHold inside a pass), then parks until Run or Close wakes it.
 func (p *Pool) await(w int, seen uint64) uint64 {
-	var deadline time.Time
+	var h holdTimer
 	for i := 0; ; i++ {
 		if j := p.job.Load(); j != seen || p.closed.Load() {
 			return j
@@ -173,20 +183,12 @@ func (p *Pool) await(w int, seen uint64) uint64 {
 			spinPause()
 			continue
 		}
-		now := time.Now()
-		if deadline.IsZero() {
-			deadline = now.Add(p.spin)
-			continue
-		}
-		if p.inPass() || now.Before(deadline) {
+		if h.holding(p) {
 			// Yield now and then even with a P each: a goroutine the
 			// runtime preempted in the middle of a chunk runs again
 			// only when some P schedules, and the dispatch waits for it.
 			if p.yield || i&passYield == passYield {
 				runtime.Gosched()
-			}
-			if p.inPass() {
-				deadline = time.Time{}
 			}
 			continue
 		}
@@ -200,9 +202,32 @@ func (p *Pool) await(w int, seen uint64) uint64 {
 		}
 		<-p.wake[w]
 		p.parked[w].Store(0)
-		deadline = time.Time{}
+		h = holdTimer{}
 		i = 0
 	}
+}
+
+// holdTimer is how long a waiter (an idle worker, or Run's caller waiting
+// for helpers) keeps polling before it parks: spin outside a pass, passHold
+// inside one, restarted when a pass begins or ends under it.
+type holdTimer struct {
+	deadline time.Time
+	pass     bool
+}
+
+// holding starts the timer on its first call and reports whether the
+// waiter should keep polling.
+func (h *holdTimer) holding(p *Pool) bool {
+	now, pass := time.Now(), p.inPass()
+	if h.deadline.IsZero() || pass != h.pass {
+		hold := p.spin
+		if pass {
+			hold = p.passHold
+		}
+		h.deadline, h.pass = now.Add(hold), pass
+		return true
+	}
+	return now.Before(h.deadline)
 }
 
 // drain runs worker w's chunks of job s: chunk w first, without touching
@@ -323,19 +348,16 @@ func (p *Pool) WaitGen(gen uint64) {
 }
 
 // wait returns when count (helpers still draining) reaches 0: it polls for
-// spinHold, then parks until a helper signals. The caller holds mu.
+// spinHold (passHold inside a pass), then parks until a helper signals. The
+// caller holds mu.
 func (p *Pool) wait(count *atomic.Int64) {
-	var deadline time.Time
+	var h holdTimer
 	for i := 0; count.Load() != 0; i++ {
 		if i&63 != 63 {
 			spinPause()
 			continue
 		}
-		now := time.Now()
-		if deadline.IsZero() {
-			deadline = now.Add(p.spin)
-		}
-		if p.inPass() || now.Before(deadline) {
+		if h.holding(p) {
 			if p.yield || i&passYield == passYield {
 				runtime.Gosched() // a helper may be waiting for this P
 			}
@@ -348,6 +370,7 @@ func (p *Pool) wait(count *atomic.Int64) {
 			<-p.done
 		}
 		p.waiting.Store(0)
+		h = holdTimer{}
 	}
 }
 

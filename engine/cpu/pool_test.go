@@ -23,13 +23,17 @@ func (c *countTask) Do(_, lo, hi int) {
 }
 
 // Both wait modes, polling (spinHold) and parking at once (every CPU
-// taken), outside and inside a pass.
+// taken), outside and inside a pass, where waiters also park at once when
+// passHold is 0 (the park and wake handshakes between every dispatch).
 func TestPoolCoversEveryItemOnce(t *testing.T) {
 	for _, pass := range []bool{false, true} {
-		for _, workers := range []int{1, 2, 5, -2, -5} {
+		for _, workers := range []int{1, 2, 5, -2, -5, -15} {
 			p := newPool(workers, spinHold)
 			if workers < 0 {
 				p = newPool(-workers, 0)
+			}
+			if workers < -5 {
+				p.passHold = 0
 			}
 			if pass {
 				p.Begin()
@@ -68,10 +72,13 @@ func TestPoolRunAllocatesNothing(t *testing.T) {
 }
 
 // TestPoolPassKeepsWorkersAwake: during a pass the helpers poll between
-// jobs even where they would park at once outside one (every CPU taken);
-// after End they park and the idle pool uses no CPU.
+// jobs for passHold even where they would park at once outside one (every
+// CPU taken); after End they park and the idle pool uses no CPU. passHold
+// is an hour here, so the 20-ms gaps are within it however loaded the
+// machine; TestPoolPassParksAfterHold takes the other side.
 func TestPoolPassKeepsWorkersAwake(t *testing.T) {
 	p := newPool(4, 0)
+	p.passHold = time.Hour
 	defer p.Close()
 	c := &countTask{hits: make([]atomic.Int32, 64)}
 	p.Run(64, 1, c)
@@ -94,6 +101,43 @@ func TestPoolPassKeepsWorkersAwake(t *testing.T) {
 	for i := range c.hits {
 		require.Equal(t, int32(3), c.hits[i].Load())
 	}
+}
+
+// TestPoolPassParksAfterHold: inside a pass, helpers and a caller that
+// wait longer than passHold park, so a descheduled team member gets the
+// cores back from its spinners; the next dispatch wakes them, and every
+// item is still done once (async jobs and fences included).
+func TestPoolPassParksAfterHold(t *testing.T) {
+	p := newPool(4, spinHold)
+	p.passHold = 0
+	defer p.Close()
+	c := &countTask{hits: make([]atomic.Int32, 64)}
+	p.Begin()
+	p.Run(64, 1, c)
+	waitParked(t, p, 3) // a gap between two dispatches inside the pass
+	for range 20 {
+		p.RunAsync(64, 1, c)
+	}
+	p.Fence()
+	waitParked(t, p, 3)
+	p.Run(64, 1, c)
+	p.End()
+	for i := range c.hits {
+		require.Equal(t, int32(22), c.hits[i].Load())
+	}
+	// the caller parks too: a helper that holds its chunk past passHold
+	g := &gateTask{open: make(chan struct{})}
+	p.Begin()
+	done := make(chan struct{})
+	go func() { p.Run(2, 1, g); close(done) }()
+	deadline := time.Now().Add(shared.Wait(t, 5*time.Second))
+	for p.waiting.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	require.NotZero(t, p.waiting.Load(), "Run's caller still polling while a helper holds its chunk")
+	close(g.open)
+	<-done
+	p.End()
 }
 
 func waitParked(t *testing.T, p *Pool, n int) {
