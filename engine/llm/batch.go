@@ -17,10 +17,16 @@ import (
 const MatMulRows = 16
 
 // Passes of a batch plan: the step with matrix-vector products, the step
-// with GEMMs, then one sample pass per sequence slot.
+// with GEMMs, the one-row step, then one sample pass per sequence slot.
+// The one-row step is what a lone stream decodes with: single-sequence
+// decode's dispatches (norms fused into the products after them, the
+// gated activation into the down product) over the paged cache, where the
+// multi-row steps keep norms and activations as dispatches of their own
+// (on the CPU a third more pool jobs, each with its barrier).
 const (
 	BatchPassMatVec = iota
 	BatchPassMatMul
+	BatchPassOne
 	BatchPassSample0
 )
 
@@ -136,6 +142,8 @@ func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.
 		fw := &forward{builder: b, ps: ps, prefill: true, lay: lay, s: s, w: w, rope: rope, kc: kc, vc: vc, m: rows, mat: mat, paged: pg}
 		fw.emit()
 	}
+	one, _ := b.p.AddPass("step.one")
+	(&forward{builder: b, ps: one, lay: lay, s: s, w: w, rope: rope, kc: kc, vc: vc, m: 1, mat: plan.MatVec, paged: pg}).emit()
 	n := h.NVocab
 	scr := b.buffer("sample.scratch", plan.Scratch, 4*2*n)
 	next := b.buffer("next", plan.IO, 4*opt.Seqs)
@@ -204,7 +212,10 @@ func (b *Batch) Step(rows []Row) error {
 		}
 	}
 	pass := BatchPassMatVec
-	if m >= MatMulRows {
+	switch {
+	case m == 1:
+		pass = BatchPassOne
+	case m >= MatMulRows:
 		pass = BatchPassMatMul
 	}
 	vars := plan.Vars{plan.VarPos: 0, plan.VarNTok: int64(m)}

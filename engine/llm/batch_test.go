@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
 )
 
 // batchReq is one generation of the batched-decode tests: it arrives at
@@ -195,4 +198,39 @@ func TestBatchStepErrors(t *testing.T) {
 	}
 	_, err = b.Sample(2, 0, 0, 0, nil)
 	require.ErrorContains(t, err, "slot 2")
+}
+
+// TestBatchOneRowStepIsDecode: a one-row batch step runs single-sequence
+// decode's dispatches, the cache's kernels paged: norms fused into the
+// products after them and the gated activation into the down product,
+// where the multi-row step keeps them as dispatches of their own. Only the
+// logits differ: every batch row keeps its own, so their norm stays apart.
+func TestBatchOneRowStepIsDecode(t *testing.T) {
+	f := openStories(t)
+	a, h, err := readModel(f)
+	require.NoError(t, err)
+	single, _, err := buildPlan(a, h, f, 256, 32, ggml.F16)
+	require.NoError(t, err)
+	batch, _, _, _, err := buildBatchPlan(a, h, f, BatchOptions{Rows: 40, Seqs: 4, BlockSize: 16, Blocks: 64, Context: 256}, ggml.F16)
+	require.NoError(t, err)
+	kernels := func(ps *plan.Pass) []plan.Kernel {
+		var k []plan.Kernel
+		for _, d := range ps.Ops {
+			k = append(k, d.Kernel)
+		}
+		return k
+	}
+	paged := map[plan.Kernel]plan.Kernel{plan.RopeKV: plan.RopeKVPaged, plan.Attention: plan.AttentionPaged}
+	var want []plan.Kernel
+	for _, k := range kernels(single.Passes[1]) { // decode
+		if p, ok := paged[k]; ok {
+			k = p
+		}
+		want = append(want, k)
+	}
+	require.Equal(t, plan.RMSNormMatVec, want[len(want)-1], "decode's logits")
+	want = append(want[:len(want)-1], plan.RMSNorm, plan.MatVec)
+	require.Equal(t, "step.one", batch.Passes[BatchPassOne].Name)
+	require.Equal(t, want, kernels(batch.Passes[BatchPassOne]))
+	require.Greater(t, len(batch.Passes[BatchPassMatVec].Ops), len(want), "the multi-row step's norms and activations")
 }
