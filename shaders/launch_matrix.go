@@ -156,6 +156,9 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	}
 	batch := knob(t.MatVecBatch, defMatVecBatch, 8)
 	sg := knob(t.MatVecSIMDGroups, defMatVecSIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
+	if a16, ok := a16Names[d.Kernel]; ok && a16Rows(d, t, k) {
+		name = a16
+	}
 	l := Launch{
 		Function: name,
 		Groups:   [3]uint32{ceilDiv(n, rows*sg), ceilDiv(m, batch), 1},
@@ -163,6 +166,25 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	}
 	l.Constants = mvConstants[rows-1][batch-1]
 	return append(dst, l), nil
+}
+
+// Aligned16 is the Tuning.Align16 value of a host whose weights buffers
+// start 16-byte aligned.
+const Aligned16 = 2
+
+// a16Names are the mat-vec instances for f16 rows loaded 16 bytes at a
+// time (a16_f16 in common.metal).
+var a16Names = map[plan.Kernel]string{
+	plan.MatVec: "mat_vec_f16_a16", plan.RMSNormMatVec: "rms_norm_mat_vec_f16_a16",
+	plan.SiLUMulMatVec: "silu_mul_mat_vec_f16_a16", plan.GELUMulMatVec: "gelu_mul_mat_vec_f16_a16",
+}
+
+// a16Rows reports whether d's f16 weight rows of k elements are 16-byte
+// aligned: the host promises the buffer's start (t.Align16), the binding's
+// offset (after its patches) and the row size keep it, and k is whole
+// 16-element chunks (the aligned load reads two 16-byte words a chunk).
+func a16Rows(d *plan.Dispatch, t *Tuning, k uint32) bool {
+	return d.Type == ggml.F16 && t.Align16 == Aligned16 && d.NBind > 0 && d.Bind[0].Off%16 == 0 && k%16 == 0
 }
 
 func launchMatMul(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {

@@ -162,3 +162,37 @@ func TestMatMulMMALaunch(t *testing.T) {
 		require.Equal(t, []Launch{{Function: c.want, Groups: [3]uint32{6, (tout + 31) / 32, 1}, Threads: [3]uint32{mmThreads, 1, 1}}}, lns, "%s T=%d", c.typ, c.T)
 	}
 }
+
+// TestMatVecAligned16Launch: f16 mat-vecs take the "_a16" instances only
+// where the host promises aligned buffers (the cuda family) and the
+// binding's offset and row width keep rows 16-byte aligned; every other
+// case keeps the element-aligned instance.
+func TestMatVecAligned16Launch(t *testing.T) {
+	cuda := TuningFor("cuda")
+	require.Equal(t, uint32(Aligned16), cuda.Align16)
+	require.Equal(t, uint32(1), Default.Align16)
+	forms := map[plan.Kernel]plan.Dispatch{
+		plan.MatVec:        plan.MatVecArgs{Type: ggml.F16, W: plan.Binding{Off: 32}, N: 29, K: 576, M: 1}.Dispatch(),
+		plan.RMSNormMatVec: plan.RMSNormMatVecArgs{Type: ggml.F16, N: 29, K: 576, M: 1}.Dispatch(),
+		plan.SiLUMulMatVec: plan.SiLUMulMatVecArgs{Type: ggml.F16, N: 29, K: 1536, M: 3}.Dispatch(),
+		plan.GELUMulMatVec: plan.GELUMulMatVecArgs{Type: ggml.F16, N: 29, K: 160, M: 1}.Dispatch(),
+	}
+	for kern, d := range forms {
+		lns, err := LaunchFor(&d, &cuda, nil)
+		require.NoError(t, err)
+		require.Equal(t, kern.String()+"_f16_a16", lns[0].Function)
+		lns, err = LaunchFor(&d, &Default, nil)
+		require.NoError(t, err)
+		require.Equal(t, kern.String()+"_f16", lns[0].Function, "no promise")
+	}
+	for name, d := range map[string]plan.Dispatch{
+		"offset 8":  plan.MatVecArgs{Type: ggml.F16, W: plan.Binding{Off: 8}, N: 29, K: 576, M: 1}.Dispatch(),
+		"k=168":     plan.MatVecArgs{Type: ggml.F16, N: 29, K: 168, M: 1}.Dispatch(),
+		"f32 rows":  plan.MatVecArgs{Type: ggml.F32, N: 29, K: 576, M: 1}.Dispatch(),
+		"bf16 rows": plan.MatVecArgs{Type: ggml.BF16, N: 29, K: 576, M: 1}.Dispatch(),
+	} {
+		lns, err := LaunchFor(&d, &cuda, nil)
+		require.NoError(t, err)
+		require.NotContains(t, lns[0].Function, "_a16", name)
+	}
+}

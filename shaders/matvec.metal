@@ -235,6 +235,7 @@ template [[host_name("mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<block_q6_k,
 template [[host_name("mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_PLAIN>;
 template [[host_name("mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_PLAIN>;
 template [[host_name("mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_PLAIN>;
+template [[host_name("mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_PLAIN>;
 
 template [[host_name("rms_norm_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_RMS>;
 template [[host_name("rms_norm_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_RMS>;
@@ -252,6 +253,7 @@ template [[host_name("rms_norm_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<bl
 template [[host_name("rms_norm_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_RMS>;
 template [[host_name("rms_norm_mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_RMS>;
 template [[host_name("rms_norm_mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_RMS>;
 
 template [[host_name("silu_mul_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_SILU>;
 template [[host_name("silu_mul_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_SILU>;
@@ -269,6 +271,7 @@ template [[host_name("silu_mul_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<bl
 template [[host_name("silu_mul_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_SILU>;
 template [[host_name("silu_mul_mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_SILU>;
 template [[host_name("silu_mul_mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_SILU>;
 
 template [[host_name("gelu_mul_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_GELU>;
 template [[host_name("gelu_mul_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_GELU>;
@@ -286,3 +289,4 @@ template [[host_name("gelu_mul_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<bl
 template [[host_name("gelu_mul_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_GELU>;
 template [[host_name("gelu_mul_mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_GELU>;
 template [[host_name("gelu_mul_mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_GELU>;

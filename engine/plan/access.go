@@ -170,6 +170,25 @@ func cacheRead(a *AttentionArgs, t ggml.Type) span {
 	return span{0, ext, SatMul(SatMul(SatMul(SatMul(seqs, nkv), kv), hd), es)}
 }
 
+// ropeAttentionCache is the part of a K or V cache RopeAttention reads
+// and writes: kvLen positions and those its rows store, of every KV head
+// (of every sequence with FlagPerSeqRows).
+func ropeAttentionCache(a *RopeAttentionArgs, t ggml.Type) span {
+	es := kvElem(t)
+	m, nkv, hd := uint64(a.M), uint64(a.NKV), uint64(a.HeadDim)
+	seqs, last := uint64(1), uint64(a.Pos0)+max(m, 1)-1
+	if a.Flags&FlagPerSeqRows != 0 {
+		seqs, last = max(m, 1), uint64(a.Pos0)
+	}
+	n := max(uint64(a.KVLen), last+1) // positions
+	if m == 0 || nkv == 0 {
+		return span{}
+	}
+	ext := SatMul(SatAdd(SatAdd(SatMul(seqs-1, uint64(a.SeqStride)), SatMul(nkv-1, uint64(a.HeadStride))),
+		SatAdd(SatMul(n-1, uint64(a.PosStride)), hd)), es)
+	return span{0, ext, SatMul(SatMul(SatMul(SatMul(seqs, nkv), n), hd), es)}
+}
+
 // blockPool is a whole paged KV pool (RopeKVPaged, AttentionPaged): which
 // blocks a dispatch touches is data (the block tables), so its span is all
 // nBlocks of them.

@@ -3,6 +3,7 @@ package msltest
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,6 +60,35 @@ func TestRepackedWeights(t *testing.T) {
 				l := shaders.Layouts(p, &tun)
 				require.True(t, l[tc.c.d.Bind[0].Buf].Repacked(), "%s: weights not repacked", tc.name)
 				checkOn(t, be, tc.name, typ, tc.c, tc.exact)
+			}
+		}
+	}
+}
+
+// TestAligned16F16Weights runs the f16 mat-vecs of a host that promises
+// 16-byte aligned weights (the cuda family's Tuning.Align16): the "_a16"
+// instances, two 16-byte loads a chunk, against the exact product and the
+// CPU backend, at widths of 10 to 96 chunks and 29 rows (ragged row
+// groups); k = 168 (half a chunk left over) keeps the element-aligned
+// instance under the same tuning. On a device (HARK_MSLTEST_DEVICE) it runs
+// the device's own tuning.
+func TestAligned16F16Weights(t *testing.T) {
+	be, tun := deviceTuning(t)
+	if be.Device() == nil {
+		tun = shaders.TuningFor("cuda")
+		be = be.WithTuning(tun)
+	}
+	require.Equal(t, uint32(shaders.Aligned16), tun.Align16, "the tuning under test promises aligned weights")
+	r := rand.New(rand.NewPCG(34, 7))
+	for _, k := range []int{160, 288, 576, 1536, 168} {
+		for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
+			for _, m := range []int{1, 3} {
+				c, exact := productCaseK(t, r, kern, ggml.F16, 29, k, m, m > 1, false)
+				name := fmt.Sprintf("%s f16 k=%d m=%d", kern, k, m)
+				ls, err := shaders.LaunchFor(&c.d, &tun, nil)
+				require.NoError(t, err, name)
+				require.Equal(t, k%16 == 0, strings.HasSuffix(ls[0].Function, "_a16"), "%s: %s", name, ls[0].Function)
+				checkOn(t, be, name, ggml.F16, c, exact)
 			}
 		}
 	}
