@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "e6259b4d41032d377a6edf59ccbf3d4a7df1dea0b28edf337f14032311fb8567"
+const sourcesHash = "394284881def7827dd7dd7c2e5ff7e9cc2fbaf9118dff5321d1ae6a324f59f98"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -168,6 +168,7 @@ var kernelNames = []string{
 var funcConsts = []funcConst{
 	{name: "fc_mv_rows", index: 20, size: 4, float: false},
 	{name: "fc_mv_batch", index: 21, size: 4, float: false},
+	{name: "fc_mv_xalign", index: 22, size: 4, float: false},
 }
 
 const entryPrefix = "hark_"
