@@ -62,12 +62,14 @@ type Tuning struct {
 	// in the repacked layout (repack.go: 16-byte quant loads, the cuda
 	// family); 1, the default, keeps the file's layout.
 	Repack uint32
-	// Align16 is Aligned16 (2) where the host promises every weights
-	// buffer starts 16-byte aligned (the CUDA host: one cuMemAlloc each;
-	// the executor under that tuning aligns its copies), so the f16
-	// mat-vecs whose rows are 16-byte multiples at a 16-byte offset load
-	// a chunk as two 16-byte words (the "_a16" instances) instead of 16
-	// halves; 1, the default, promises element alignment only.
+	// Align16 is Aligned16 (2) where the host promises every buffer
+	// starts 16-byte aligned (the CUDA host: one cuMemAlloc each; the
+	// executor's buffers are, and under that tuning it aligns its weight
+	// copies), so the mat-vecs load what the bindings' offsets and strides
+	// keep aligned 16 bytes at a time: f16 rows (the "_a16" instances, two
+	// loads a chunk instead of 16 halves) and the activations (function
+	// constant 22, four a chunk instead of 16 floats); 1, the default,
+	// promises element alignment only.
 	Align16 uint32
 	// Norm, RoPE, attention, argmax and sampler knobs (launch_norm.go,
 	// launch_attention.go, launch_sample.go).

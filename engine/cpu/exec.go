@@ -331,7 +331,7 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 		if ps := a.PosStride; ps > 0 && present(d, 1) {
 			kv = max(kv, len(e.bufs[d.Bind[1].Buf].b)/kvElemBytes(d.Type)/ps+1)
 		}
-		return min(satMul(a.M, w), floats(0)), max(min(kv, maxKV), a.HeadDim)
+		return min(satMul(a.M, w), floats(0)), max(min(kv, maxKV), min(a.HeadDim, floats(0)))
 	case plan.Attention:
 		a := plan.DecodeAttention(d)
 		kv := a.KVLen

@@ -22,11 +22,7 @@ import (
 // On a device (HARK_MSLTEST_DEVICE) it runs the device's own tuning, whose
 // mat_mul from 16 rows is the native mat_mul_mma on sm_80 GPUs.
 func TestRepackedWeights(t *testing.T) {
-	be, tun := deviceTuning(t)
-	if be.Device() == nil {
-		tun = shaders.TuningFor("cuda")
-		be = be.WithTuning(tun)
-	}
+	be, tun := cudaTuning(t)
 	require.Equal(t, uint32(shaders.RepackRows), tun.Repack, "the tuning under test repacks")
 	r := rand.New(rand.NewPCG(34, 5))
 	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
@@ -77,11 +73,7 @@ func TestRepackedWeights(t *testing.T) {
 // activation loads under the same tuning. On a device (HARK_MSLTEST_DEVICE)
 // it runs the device's own tuning.
 func TestAligned16Loads(t *testing.T) {
-	be, tun := deviceTuning(t)
-	if be.Device() == nil {
-		tun = shaders.TuningFor("cuda")
-		be = be.WithTuning(tun)
-	}
+	be, tun := cudaTuning(t)
 	require.Equal(t, uint32(shaders.Aligned16), tun.Align16, "the tuning under test promises aligned buffers")
 	r := rand.New(rand.NewPCG(34, 7))
 	xaligned := 0
@@ -115,4 +107,15 @@ func TestAligned16Loads(t *testing.T) {
 		}
 	}
 	require.NotZero(t, xaligned)
+}
+
+// cudaTuning is the backend and tuning the CUDA host's layouts are tested
+// under: a device's own, or the executor with the cuda family.
+func cudaTuning(t *testing.T) (*Backend, shaders.Tuning) {
+	be, tun := deviceTuning(t)
+	if be.Device() == nil {
+		tun = shaders.TuningFor("cuda")
+		be = be.WithTuning(tun)
+	}
+	return be, tun
 }
