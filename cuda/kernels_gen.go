@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "5acb6c20c6cabbce728b84457153e8bfcaddf7127bf44b91aa7e2244fab7a758"
+const sourcesHash = "394284881def7827dd7dd7c2e5ff7e9cc2fbaf9118dff5321d1ae6a324f59f98"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -60,6 +60,7 @@ var kernelNames = []string{
 	"gelu_mul",
 	"gelu_mul_mat_vec_bf16",
 	"gelu_mul_mat_vec_f16",
+	"gelu_mul_mat_vec_f16_a16",
 	"gelu_mul_mat_vec_f32",
 	"gelu_mul_mat_vec_iq4_nl",
 	"gelu_mul_mat_vec_q2_k",
@@ -93,6 +94,7 @@ var kernelNames = []string{
 	"mat_mul_q8_0_rp",
 	"mat_vec_bf16",
 	"mat_vec_f16",
+	"mat_vec_f16_a16",
 	"mat_vec_f32",
 	"mat_vec_iq4_nl",
 	"mat_vec_q2_k",
@@ -110,6 +112,7 @@ var kernelNames = []string{
 	"rms_norm",
 	"rms_norm_mat_vec_bf16",
 	"rms_norm_mat_vec_f16",
+	"rms_norm_mat_vec_f16_a16",
 	"rms_norm_mat_vec_f32",
 	"rms_norm_mat_vec_iq4_nl",
 	"rms_norm_mat_vec_q2_k",
@@ -125,6 +128,10 @@ var kernelNames = []string{
 	"rms_norm_mat_vec_q8_0",
 	"rms_norm_mat_vec_q8_0_rp",
 	"rope",
+	"rope_attention_f16",
+	"rope_attention_f32",
+	"rope_attention_group_f16",
+	"rope_attention_merge",
 	"rope_kv_f16",
 	"rope_kv_f32",
 	"rope_kv_paged_f16",
@@ -137,6 +144,7 @@ var kernelNames = []string{
 	"silu_mul",
 	"silu_mul_mat_vec_bf16",
 	"silu_mul_mat_vec_f16",
+	"silu_mul_mat_vec_f16_a16",
 	"silu_mul_mat_vec_f32",
 	"silu_mul_mat_vec_iq4_nl",
 	"silu_mul_mat_vec_q2_k",
@@ -160,6 +168,7 @@ var kernelNames = []string{
 var funcConsts = []funcConst{
 	{name: "fc_mv_rows", index: 20, size: 4, float: false},
 	{name: "fc_mv_batch", index: 21, size: 4, float: false},
+	{name: "fc_mv_xalign", index: 22, size: 4, float: false},
 }
 
 const entryPrefix = "hark_"

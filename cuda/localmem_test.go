@@ -146,7 +146,8 @@ func TestSiLUMatVecSingleExp(t *testing.T) {
 	require.NotZero(t, seen, "silu_mul_mat_vec kernel functions found in kernels.ptx")
 }
 
-// TestAttentionNoLocalMemory: decode attention (attention_f32/f16) and
+// TestAttentionNoLocalMemory: decode attention (attention_f32/f16, and
+// rope_attention's f32, f16 and group f16, issue #34 round 7) and
 // attention_tiled keep their per-lane accumulators in registers. Fails on
 // round 2's kernels, whose loops over the head's dims ran to a run-time
 // bound (i < nd) and so put acc[] in 32 bytes of local memory: a load and
@@ -154,14 +155,17 @@ func TestSiLUMatVecSingleExp(t *testing.T) {
 func TestAttentionNoLocalMemory(t *testing.T) {
 	seen := 0
 	for name, n := range ptxLocalBytes(kernelsPTX) {
-		// the kernel functions (_Z9attention..., _Z19attention_tiled_...),
-		// not their entries (which hold the binding array)
-		if strings.HasPrefix(name, "_Z9attentionI") || strings.HasPrefix(name, "_Z19attention_tiled_") {
-			seen++
-			require.Zero(t, n, "%s declares %d bytes of local memory", name, n)
+		// the kernel functions (_Z9attention..., _Z19attention_tiled_...,
+		// _Z14rope_attention..., _Z20rope_attention_group...), not their
+		// entries (which hold the binding array)
+		for _, p := range []string{"_Z9attentionI", "_Z19attention_tiled_", "_Z14rope_attentionI", "_Z20rope_attention_groupI"} {
+			if strings.HasPrefix(name, p) {
+				seen++
+				require.Zero(t, n, "%s declares %d bytes of local memory", name, n)
+			}
 		}
 	}
-	require.Equal(t, 4, seen, "attention and attention_tiled functions (f32, f16) found in kernels.ptx")
+	require.Equal(t, 7, seen, "attention, attention_tiled and rope_attention functions found in kernels.ptx")
 }
 
 // The tensor-core attention (cuda/native/attention_mma.cu) keeps Q's

@@ -124,23 +124,26 @@ static inline float attn_dot(device const float* q, device const half* k, uint h
     return d;
 }
 
-// attn_visible is the number of keys query row t sees.
+// attn_visible is the number of keys query row t sees (Attention and
+// RopeAttention: the Attend family's fields).
 static inline uint attn_visible(constant Args& args, uint t) {
-    const uint kvLen = args.attention.kv_len;
-    const bool perSeq = (args.attention.flags & KFLAG_PER_SEQ_ROWS) != 0;
-    const uint qpos = perSeq ? args.attention.pos0 : args.attention.pos0 + t;
-    if ((args.attention.flags & KFLAG_CAUSAL) != 0) {
+    const uint kvLen = args.attend.kv_len;
+    const bool perSeq = (args.attend.flags & KFLAG_PER_SEQ_ROWS) != 0;
+    const uint qpos = perSeq ? args.attend.pos0 : args.attend.pos0 + t;
+    if ((args.attend.flags & KFLAG_CAUSAL) != 0) {
         return min(kvLen, qpos + 1);
     }
     return kvLen;
 }
 
 // attn_first is the first key query row t sees: 0, or the start of its
-// sliding window (keys j > qpos - window).
+// sliding window (keys j > qpos - window). RK: a RopeAttention dispatch,
+// whose window is its own field.
+template <bool RK = false>
 static inline uint attn_first(constant Args& args, uint t) {
-    const uint w = args.attention.window;
-    const bool perSeq = (args.attention.flags & KFLAG_PER_SEQ_ROWS) != 0;
-    const uint qpos = perSeq ? args.attention.pos0 : args.attention.pos0 + t;
+    const uint w = RK ? args.rope_attention.window : args.attention.window;
+    const bool perSeq = (args.attend.flags & KFLAG_PER_SEQ_ROWS) != 0;
+    const uint qpos = perSeq ? args.attend.pos0 : args.attend.pos0 + t;
     return (w == 0u || qpos + 1u <= w) ? 0u : qpos + 1u - w;
 }
 
@@ -150,11 +153,12 @@ static inline uint attn_first(constant Args& args, uint t) {
 // at a time, each load waited out its latency before the next (on CUDA 32
 // round trips a block; issue #34). A slot's dim is clamped into the row, so
 // every load is in bounds without a branch; slots past hd sum what is never
-// stored. Each slot adds its keys in key order, as before.
-template <typename T, uint NS>
+// stored. Each slot adds its keys in key order, as before. RK: key kn of
+// the block (the row's new key, RopeAttention) is read from vnew instead.
+template <typename T, uint NS, bool RK>
 static inline __attribute__((always_inline)) void attn_values(thread float* acc, threadgroup const float* pw,
                                                               device const T* vb, ulong ps, uint nk, uint lane,
-                                                              uint hd) {
+                                                              uint hd, uint kn, device const T* vnew) {
     uint dd[NS];
     #pragma unroll
     for (uint i = 0; i < NS; i++) {
@@ -166,6 +170,9 @@ static inline __attribute__((always_inline)) void attn_values(thread float* acc,
         #pragma unroll
         for (uint u = 0; u < 8; u++) {
             device const T* vr = vb + (k + u) * ps;
+            if (RK && k + u == kn) {
+                vr = vnew;
+            }
             #pragma unroll
             for (uint i = 0; i < NS; i++) {
                 v[u][i] = float(vr[dd[i]]);
@@ -183,6 +190,9 @@ static inline __attribute__((always_inline)) void attn_values(thread float* acc,
     for (; k < nk; k++) {
         const float pk = pw[k];
         device const T* vr = vb + k * ps;
+        if (RK && k == kn) {
+            vr = vnew;
+        }
         #pragma unroll
         for (uint i = 0; i < NS; i++) {
             acc[i] += pk * float(vr[dd[i]]);
@@ -194,17 +204,21 @@ static inline __attribute__((always_inline)) void attn_values(thread float* acc,
 // attention_group: chunk tg.x of ntgs.x. With several chunks its partial
 // (max, sum, acc) goes to the device scratch for attention_merge, or with
 // GROUP to gpart, the threadgroup's partials, for attention_group to merge.
-template <typename T, bool GROUP>
+// RK (RopeAttention, rope_attention.metal): q is the SIMD-group's rotated
+// query row qrk, and the row's new key (its own position) is read from
+// knew and vnew, not from the caches, which the same launch writes.
+template <typename T, bool GROUP, bool RK = false>
 static inline void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
                                   device float* probs, device float* scratch, constant Args& args, uint3 tg,
                                   uint3 ntgs, uint sg, uint nsg, uint lane, threadgroup float* pw,
-                                  threadgroup float* gpart) {
-    const uint hd = args.attention.head_dim;
-    const uint nHead = args.attention.n_head;
-    const uint nKV = args.attention.nkv;
-    const uint m = args.attention.m;
-    const uint kvLen = args.attention.kv_len;
-    const float scale = args.attention.scale;
+                                  threadgroup float* gpart, device const float* qrk = nullptr,
+                                  device const T* knew = nullptr, device const T* vnew = nullptr) {
+    const uint hd = args.attend.head_dim;
+    const uint nHead = args.attend.n_head;
+    const uint nKV = args.attend.nkv;
+    const uint m = args.attend.m;
+    const uint kvLen = args.attend.kv_len;
+    const float scale = args.attend.scale;
     const uint c = tg.x;
     const uint nc = ntgs.x;
     const uint h = tg.y;
@@ -212,19 +226,20 @@ static inline void attention_impl(device const float* q, device const T* K, devi
     if (t >= m) {
         return;
     }
-    const bool perSeq = (args.attention.flags & KFLAG_PER_SEQ_ROWS) != 0;
+    const bool perSeq = (args.attend.flags & KFLAG_PER_SEQ_ROWS) != 0;
     const uint seq = perSeq ? t : 0u;
     const uint nvis = attn_visible(args, t);
     const uint clen = attn_chunk_len(kvLen, nc);
     const uint j0 = c * clen;
     const uint j1 = min(j0 + clen, nvis);
-    const uint first = attn_first(args, t);
-    const ulong ps = args.attention.pos_stride;
-    const ulong base = (ulong)seq * args.attention.seq_stride + (ulong)(h / (nHead / nKV)) * args.attention.head_stride;
+    const uint first = attn_first<RK>(args, t);
+    const ulong ps = args.attend.pos_stride;
+    const ulong base = (ulong)seq * args.attend.seq_stride + (ulong)(h / (nHead / nKV)) * args.attend.head_stride;
     device const T* Kh = K + base;
     device const T* Vh = V + base;
-    device const float* qr = q + (ulong)t * args.attention.ldq + h * hd;
-    const bool hasP = has_bind(args, ATTENTION_PROBS);
+    device const float* qr = RK ? qrk : q + (ulong)t * args.attend.ldq + h * hd;
+    const uint jnew = perSeq ? args.attend.pos0 : args.attend.pos0 + t; // the row's own key (RK)
+    const bool hasP = !RK && has_bind(args, ATTENTION_PROBS);
     device float* pr = probs + (ulong)(h * m + t) * args.attention.ldp;
 
     // acc is indexed only by unrolled loops to the compile-time bound: on
@@ -245,6 +260,9 @@ static inline void attention_impl(device const float* q, device const T* K, devi
         float s = -INFINITY;
         if (j >= first && j < j1) {
             device const T* kr = Kh + j * ps;
+            if (RK && j == jnew) {
+                kr = knew;
+            }
             s = attn_dot(qr, kr, hd) * scale;
             if (hasP) {
                 pr[j] = s;
@@ -263,14 +281,15 @@ static inline void attention_impl(device const float* q, device const T* K, devi
         simdgroup_barrier(mem_flags::mem_threadgroup);
         const uint nk = min(32u, j1 - jb);
         device const T* vb = Vh + jb * ps;
+        const uint kn = jnew - jb; // (RK; past the block when the new key is not in it)
         if (ns <= 1) {
-            attn_values<T, 1>(acc, pw, vb, ps, nk, lane, hd);
+            attn_values<T, 1, RK>(acc, pw, vb, ps, nk, lane, hd, kn, vnew);
         } else if (ns <= 2) {
-            attn_values<T, 2>(acc, pw, vb, ps, nk, lane, hd);
+            attn_values<T, 2, RK>(acc, pw, vb, ps, nk, lane, hd, kn, vnew);
         } else if (ns <= 4) {
-            attn_values<T, 4>(acc, pw, vb, ps, nk, lane, hd);
+            attn_values<T, 4, RK>(acc, pw, vb, ps, nk, lane, hd, kn, vnew);
         } else {
-            attn_values<T, ATTN_MAX_HD / 32>(acc, pw, vb, ps, nk, lane, hd);
+            attn_values<T, ATTN_MAX_HD / 32, RK>(acc, pw, vb, ps, nk, lane, hd, kn, vnew);
         }
         simdgroup_barrier(mem_flags::mem_threadgroup); // pw is rewritten next block
         M = nm;
@@ -308,7 +327,7 @@ static inline void attention_impl(device const float* q, device const T* K, devi
         }
         return;
     }
-    device float* o = out + (ulong)t * args.attention.ldo + h * hd;
+    device float* o = out + (ulong)t * args.attend.ldo + h * hd;
     const float inv = S > 0.0f ? 1.0f / S : 0.0f; // no visible key: zero output
     #pragma unroll
     for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
@@ -823,6 +842,9 @@ template [[host_name("attention_mma_f16")]] kernel attention_mma_f16_t attention
 // thread computes the global max and sum itself (chunks are few), so no
 // reduction or barrier is needed. A chunk that saw no key has sum 0 and is
 // skipped, which also keeps −inf − −inf out of exp.
+// P: the dispatch may bind probs (Attention; rope_attention_merge, for
+// RopeAttention, has none: its binding 4 is freqs).
+template <bool P>
 kernel void attention_merge(device float* out [[buffer(3)]],
                             device float* probs [[buffer(4)]],
                             constant Args& args [[buffer(8)]],
@@ -830,18 +852,18 @@ kernel void attention_merge(device float* out [[buffer(3)]],
                             uint2 tg [[threadgroup_position_in_grid]],
                             uint tid [[thread_position_in_threadgroup]],
                             uint ntg [[threads_per_threadgroup]]) {
-    const uint hd = args.attention.head_dim;
-    const uint nHead = args.attention.n_head;
-    const uint m = args.attention.m;
-    const uint kvLen = args.attention.kv_len;
+    const uint hd = args.attend.head_dim;
+    const uint nHead = args.attend.n_head;
+    const uint m = args.attend.m;
+    const uint kvLen = args.attend.kv_len;
     const uint h = tg.x;
     const uint t = tg.y;
     const uint nc = as_type<uint>(scratch[0]);
     device const float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc) * (hd + 2);
-    device float* o = out + (ulong)t * args.attention.ldo + h * hd;
+    device float* o = out + (ulong)t * args.attend.ldo + h * hd;
     const float2 mi = attn_combine(part, nc, hd, o, tid, ntg);
     const float M = mi.x, inv = mi.y;
-    if (has_bind(args, ATTENTION_PROBS)) {
+    if (P && has_bind(args, ATTENTION_PROBS)) {
         const uint nvis = attn_visible(args, t);
         const uint first = attn_first(args, t);
         device float* pr = probs + (ulong)(h * m + t) * args.attention.ldp;
@@ -850,3 +872,7 @@ kernel void attention_merge(device float* out [[buffer(3)]],
         }
     }
 }
+
+typedef decltype(attention_merge<true>) attention_merge_t;
+template [[host_name("attention_merge")]] kernel attention_merge_t attention_merge<true>;
+template [[host_name("rope_attention_merge")]] kernel attention_merge_t attention_merge<false>;

@@ -326,6 +326,35 @@ static inline __attribute__((always_inline)) void load16(device const rp_q4_0* r
     rp_q4_word(q.w >> sh, d, o + 12);
 }
 
+// f16 rows the host promises 16-byte aligned (Tuning.Align16, issue #34):
+// a row of k elements (k a multiple of 16) at a 16-byte aligned binding,
+// so a 16-element chunk is two aligned 16-byte loads, where w_f16 (element
+// alignment only) loads 16 single halves. The bytes are the file's; the
+// launch rule picks the "_a16" instances only where the promise holds.
+struct a16_f16 { half v; enum { QK = 1 }; };
+
+// a16_word converts the two halves of v (little-endian) to floats.
+static inline __attribute__((always_inline)) void a16_word(uint v, thread float* o) {
+    const float2 f = float2(as_type<half2>(v));
+    o[0] = f.x;
+    o[1] = f.y;
+}
+
+// load16 for aligned f16 rows: e0 is a multiple of 16 and e0+16 <= k.
+static inline __attribute__((always_inline)) void load16(device const a16_f16* row, int e0, int k, thread float* o) {
+    device const uint4* p = (device const uint4*)((device const half*)row + e0);
+    const uint4 a = p[0];
+    const uint4 b = p[1];
+    a16_word(a.x, o);
+    a16_word(a.y, o + 2);
+    a16_word(a.z, o + 4);
+    a16_word(a.w, o + 6);
+    a16_word(b.x, o + 8);
+    a16_word(b.y, o + 10);
+    a16_word(b.z, o + 12);
+    a16_word(b.w, o + 14);
+}
+
 // ---------------------------------------------------------------------------
 // Tiled product core shared by mat_mul (matmul.metal) and conv1d
 // (conv1d.metal): C[m, n] = X[m, k]·W[n, k]ᵀ for one MM_BM×MM_BN output tile,

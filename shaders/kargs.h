@@ -72,6 +72,26 @@ struct binary_args {
 // binding slots of binary
 enum { BINARY_A = 0, BINARY_B = 1, BINARY_OUT = 2 };
 
+// attend (plan.AttendArgs, a layout family): the layout Attention and RopeAttention share: the query rows and the cache geometry an attention kernel reads (shaders' attention_impl reads both through it)
+struct attend_args {
+    unsigned int head_dim;
+    unsigned int n_head;
+    unsigned int nkv;
+    unsigned int m;
+    unsigned int ldq;
+    unsigned int ldo;
+    unsigned int kv_len;
+    unsigned int pos0;
+    unsigned int flags;
+    float scale;
+    unsigned int head_stride;
+    unsigned int pos_stride;
+    unsigned int seq_stride;
+    unsigned int pad_[3];
+};
+// binding slots of attend
+enum { ATTEND_Q = 0 };
+
 // rows (plan.RowsArgs, a layout family): the layout of the row-wise kernels: n values in each of m rows, the first two params words
 struct rows_args {
     unsigned int n;
@@ -433,6 +453,28 @@ struct attention_paged_args {
 // binding slots of attention_paged
 enum { ATTENTION_PAGED_Q = 0, ATTENTION_PAGED_K = 1, ATTENTION_PAGED_V = 2, ATTENTION_PAGED_OUT = 3, ATTENTION_PAGED_POS = 4, ATTENTION_PAGED_TABLE = 5 };
 
+// rope_attention (plan.RopeAttention)
+struct rope_attention_args {
+    unsigned int head_dim;
+    unsigned int n_head;
+    unsigned int nkv;
+    unsigned int m;
+    unsigned int ldq;
+    unsigned int ldo;
+    unsigned int kv_len;
+    unsigned int pos0;
+    unsigned int flags;
+    float scale;
+    unsigned int head_stride;
+    unsigned int pos_stride;
+    unsigned int seq_stride;
+    unsigned int window;
+    unsigned int mode;
+    unsigned int rope_dim;
+};
+// binding slots of rope_attention
+enum { ROPE_ATTENTION_Q = 0, ROPE_ATTENTION_K = 1, ROPE_ATTENTION_V = 2, ROPE_ATTENTION_OUT = 3, ROPE_ATTENTION_FREQS = 4 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -440,6 +482,7 @@ struct Args {
         struct gated_args gated;
         struct norm_args norm;
         struct binary_args binary;
+        struct attend_args attend;
         struct rows_args rows;
         struct embed_args embed;
         struct rms_norm_args rms_norm;
@@ -466,6 +509,7 @@ struct Args {
         struct whisper_filter_args whisper_filter;
         struct rope_kv_paged_args rope_kv_paged;
         struct attention_paged_args attention_paged;
+        struct rope_attention_args rope_attention;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -475,6 +519,7 @@ static_assert(sizeof(struct product_args) == 64, "product args");
 static_assert(sizeof(struct gated_args) == 64, "gated args");
 static_assert(sizeof(struct norm_args) == 64, "norm args");
 static_assert(sizeof(struct binary_args) == 64, "binary args");
+static_assert(sizeof(struct attend_args) == 64, "attend args");
 static_assert(sizeof(struct rows_args) == 64, "rows args");
 static_assert(sizeof(struct embed_args) == 64, "embed args");
 static_assert(sizeof(struct rms_norm_args) == 64, "rms_norm args");
@@ -501,6 +546,7 @@ static_assert(sizeof(struct beam_copy_args) == 64, "beam_copy args");
 static_assert(sizeof(struct whisper_filter_args) == 64, "whisper_filter args");
 static_assert(sizeof(struct rope_kv_paged_args) == 64, "rope_kv_paged args");
 static_assert(sizeof(struct attention_paged_args) == 64, "attention_paged args");
+static_assert(sizeof(struct rope_attention_args) == 64, "rope_attention args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

@@ -14,6 +14,7 @@ func init() {
 	register(plan.Rope, launchRope)
 	register(plan.RopeKV, launchRope)
 	register(plan.Attention, launchAttention)
+	register(plan.RopeAttention, launchRopeAttention)
 }
 
 // attnMaxHead is the largest head size the kernels hold in registers
@@ -115,7 +116,29 @@ func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 
 func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	a := plan.DecodeAttention(d)
-	hd, nHead, m, kvLen := uint32(a.HeadDim), uint32(a.NHead), uint32(a.M), uint32(a.KVLen)
+	probs := d.NBind > plan.SlotAttentionProbs && d.Bind[plan.SlotAttentionProbs].Buf != plan.NoBuf
+	return attentionLaunches(d, t, dst, attnShape{hd: uint32(a.HeadDim), nHead: uint32(a.NHead), m: uint32(a.M),
+		kvLen: uint32(a.KVLen), flags: a.Flags, probs: probs})
+}
+
+// launchRopeAttention: attention's launches, the rope_attention instances
+// (rope_attention.metal), each SIMD-group's slot added to the scratch.
+func launchRopeAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
+	a := plan.DecodeRopeAttention(d)
+	return attentionLaunches(d, t, dst, attnShape{hd: uint32(a.HeadDim), nHead: uint32(a.NHead), m: uint32(a.M),
+		kvLen: uint32(a.KVLen), flags: a.Flags, rope: true})
+}
+
+// attnShape is what the attention launch rules read of a dispatch; rope:
+// a RopeAttention dispatch (never probs).
+type attnShape struct {
+	hd, nHead, m, kvLen uint32
+	flags               uint32
+	probs, rope         bool
+}
+
+func attentionLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, a attnShape) ([]Launch, error) {
+	hd, nHead, m, kvLen := a.hd, a.nHead, a.m, a.kvLen
 	if m == 0 || nHead == 0 {
 		return dst, nil
 	}
@@ -145,15 +168,29 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 			nc = min(nc, t.AttnMaxChunks) // the merge's work per thread
 		}
 	}
+	prefix := "attention"
+	if a.rope {
+		prefix = "rope_attention"
+	}
 	main := Launch{
-		Function: "attention" + suf,
+		Function: prefix + suf,
 		Groups:   [3]uint32{nc, nHead, (m + rows - 1) / rows},
 		Threads:  [3]uint32{32 * rows, 1, 1},
 	}
-	probs := d.NBind > plan.SlotAttentionProbs && d.Bind[plan.SlotAttentionProbs].Buf != plan.NoBuf
+	probs := a.probs
+	// RopeAttention's slots (rope_attention.metal): 3·hd floats per (row,
+	// head, chunk), after the partials
+	slots := func(chunks uint32) uint64 {
+		if !a.rope {
+			return 0
+		}
+		return uint64(m) * uint64(nHead) * uint64(chunks) * 3 * uint64(hd)
+	}
 	if nc == 1 {
-		oneSeq := m > 1 && a.Flags&plan.FlagPerSeqRows == 0
+		oneSeq := m > 1 && a.flags&plan.FlagPerSeqRows == 0
 		switch {
+		case a.rope:
+			main.Scratch = uint32(4 * (4 + slots(1))) // (rows of one sequence are one row: no other form applies)
 		case oneSeq && t.AttnMMA != 0 && !probs && hd%8 == 0 && hd <= attnTCHead:
 			// tensor cores (CUDA's sm_80 module), 16 rows a warp
 			main.Function = attnTCName(hd, suf)
@@ -176,20 +213,27 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 		// slower so on the H200 (decoder 0.80 against 0.77 ms a token,
 		// bench/cuda/20261129-issue34-r5), the LLMs' f16 faster (409
 		// against 398 tok/s)
-		main.Function = "attention_group" + suf
+		main.Function = prefix + "_group" + suf
 		main.Groups = [3]uint32{1, nHead, m}
 		main.Threads[0] = 32 * min(max(2, (kvLen+31)/32), attnGroupChunks, max(2, normKnob(t.MaxThreads, 1024)/32))
+		if a.rope {
+			scratch := 4 * (4 + slots(main.Threads[0]/32))
+			if scratch > maxScratch {
+				return dst, fmt.Errorf("shaders: rope_attention scratch of %d bytes too large", scratch)
+			}
+			main.Scratch = uint32(scratch)
+		}
 		return append(dst, main), nil
 	}
 	// partials: ATTN_SCRATCH_HEAD floats, then (max, sum, acc[hd]) per
 	// (row, head, chunk)
-	scratch := 4 * (4 + uint64(m)*uint64(nHead)*uint64(nc)*uint64(hd+2))
+	scratch := 4 * (4 + uint64(m)*uint64(nHead)*uint64(nc)*uint64(hd+2) + slots(nc))
 	if scratch > maxScratch {
 		return dst, fmt.Errorf("shaders: attention split scratch of %d bytes too large", scratch)
 	}
 	main.Scratch = uint32(scratch)
 	merge := Launch{
-		Function: "attention_merge",
+		Function: prefix + "_merge",
 		Groups:   [3]uint32{nHead, m, 1},
 		Threads:  [3]uint32{simdThreads(hd, 128, t), 1, 1},
 		Scratch:  uint32(scratch),

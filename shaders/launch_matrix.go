@@ -25,8 +25,9 @@ import (
 // Function-constant indices of the matrix kernels (20..29 are reserved for
 // them).
 const (
-	fcMatVecRows  = 20
-	fcMatVecBatch = 21
+	fcMatVecRows   = 20
+	fcMatVecBatch  = 21
+	fcMatVecXAlign = 22
 )
 
 // MatVecMaxThreads bounds a mat_vec threadgroup (8 SIMD-groups). The CUDA
@@ -105,14 +106,17 @@ var matrixKernels = []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulM
 // does not allocate.
 var fnNames = map[plan.Kernel]map[ggml.Type]string{}
 
-// mvConstants[r-1][b-1] holds mat_vec's function constants for r rows and
-// b batch rows (shared, read-only slices, so launches do not allocate).
-var mvConstants [4][8][]Constant
+// mvConstants[r-1][b-1][xa] holds mat_vec's function constants for r
+// rows, b batch rows and aligned activations or not (shared, read-only
+// slices, so launches do not allocate).
+var mvConstants [4][8][2][]Constant
 
 func init() {
 	for r := range mvConstants {
 		for b := range mvConstants[r] {
-			mvConstants[r][b] = []Constant{{fcMatVecRows, uint32(r + 1)}, {fcMatVecBatch, uint32(b + 1)}}
+			for xa := range mvConstants[r][b] {
+				mvConstants[r][b][xa] = []Constant{{fcMatVecRows, uint32(r + 1)}, {fcMatVecBatch, uint32(b + 1)}, {fcMatVecXAlign, uint32(xa)}}
+			}
 		}
 	}
 	for _, k := range matrixKernels {
@@ -179,13 +183,64 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	}
 	batch := knob(t.MatVecBatch, defMatVecBatch, 8)
 	sg := knob(t.MatVecSIMDGroups, defMatVecSIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
+	if a16, ok := a16Names[d.Kernel]; ok && a16Rows(d, t, k) {
+		name = a16
+	}
 	l := Launch{
 		Function: name,
 		Groups:   [3]uint32{ceilDiv(n, rows*sg), ceilDiv(m, batch), 1},
 		Threads:  [3]uint32{32 * sg, 1, 1},
 	}
-	l.Constants = mvConstants[rows-1][batch-1]
+	xa := 0
+	if alignedInputs(d, t, k) {
+		xa = 1
+	}
+	l.Constants = mvConstants[rows-1][batch-1][xa]
 	return append(dst, l), nil
+}
+
+// Aligned16 is the Tuning.Align16 value of a host whose weights buffers
+// start 16-byte aligned.
+const Aligned16 = 2
+
+// a16Names are the mat-vec instances for f16 rows loaded 16 bytes at a
+// time (a16_f16 in common.metal).
+var a16Names = map[plan.Kernel]string{
+	plan.MatVec: "mat_vec_f16_a16", plan.RMSNormMatVec: "rms_norm_mat_vec_f16_a16",
+	plan.SiLUMulMatVec: "silu_mul_mat_vec_f16_a16", plan.GELUMulMatVec: "gelu_mul_mat_vec_f16_a16",
+}
+
+// a16Rows reports whether d's f16 weight rows of k elements are 16-byte
+// aligned: the host promises the buffer's start (t.Align16), the binding's
+// offset (after its patches) and the row size keep it, and k is whole
+// 16-element chunks (the aligned load reads two 16-byte words a chunk).
+func a16Rows(d *plan.Dispatch, t *Tuning, k uint32) bool {
+	return d.Type == ggml.F16 && t.Align16 == Aligned16 && d.NBind > 0 && d.Bind[0].Off%16 == 0 && k%16 == 0
+}
+
+// alignedInputs reports whether a mat-vec's activation rows start 16-byte
+// aligned (function constant 22): the host promises its buffers' starts
+// (t.Align16, as for the weights), the bindings' offsets keep it, and so
+// do the row strides where there is more than one row; k is whole
+// 16-element chunks. The second input (the RMSNorm weight, or up) too,
+// for the forms that read one.
+func alignedInputs(d *plan.Dispatch, t *Tuning, k uint32) bool {
+	if t.Align16 != Aligned16 || k%16 != 0 || d.NBind < 2 {
+		return false
+	}
+	a := plan.DecodeProduct(d)
+	rows := a.M > 1
+	if a.X.Off%16 != 0 || (rows && a.Ldx%4 != 0) {
+		return false
+	}
+	switch d.Kernel {
+	case plan.RMSNormMatVec:
+		return d.NBind > 5 && d.Bind[5].Off%16 == 0
+	case plan.SiLUMulMatVec, plan.GELUMulMatVec:
+		g := plan.DecodeGated(d)
+		return g.Up.Off%16 == 0 && (!rows || g.Ldu%4 == 0)
+	}
+	return true
 }
 
 func launchMatMul(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {

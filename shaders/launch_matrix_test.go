@@ -17,7 +17,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		Function:  "mat_vec_q4_k",
 		Groups:    [3]uint32{(4097 + 7) / 8, 2, 1}, // 4 rows × 2 SIMD-groups; 8 x rows per group
 		Threads:   [3]uint32{64, 1, 1},
-		Constants: []Constant{{fcMatVecRows, 4}, {fcMatVecBatch, 8}},
+		Constants: []Constant{{fcMatVecRows, 4}, {fcMatVecBatch, 8}, {fcMatVecXAlign, 0}},
 	}}, lns)
 
 	// the cuda family: 2 rows per warp, 4 from MatVecWideK on; 4 warps
@@ -27,7 +27,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		lns, err = LaunchFor(&d, &cuda, nil)
 		require.NoError(t, err)
 		require.Equal(t, [3]uint32{3072 / (4 * c.rows), 1, 1}, lns[0].Groups, "k=%d", c.k)
-		require.Equal(t, []Constant{{fcMatVecRows, c.rows}, {fcMatVecBatch, 8}}, lns[0].Constants, "k=%d", c.k)
+		require.Equal(t, []Constant{{fcMatVecRows, c.rows}, {fcMatVecBatch, 8}, {fcMatVecXAlign, 1}}, lns[0].Constants, "k=%d", c.k)
 	}
 
 	d = plan.SiLUMulMatVecArgs{Type: ggml.F16, N: 10, K: 37, M: 1}.Dispatch()
@@ -197,5 +197,76 @@ func TestMatMulMMALaunch(t *testing.T) {
 		require.NoError(t, err)
 		tout := uint32(c.T+2-3)/2 + 1
 		require.Equal(t, []Launch{{Function: c.want, Groups: [3]uint32{6, (tout + 31) / 32, 1}, Threads: [3]uint32{mmThreads, 1, 1}}}, lns, "%s T=%d", c.typ, c.T)
+	}
+}
+
+// TestMatVecAligned16Launch: f16 mat-vecs take the "_a16" instances only
+// where the host promises aligned buffers (the cuda family) and the
+// binding's offset and row width keep rows 16-byte aligned; every other
+// case keeps the element-aligned instance.
+func TestMatVecAligned16Launch(t *testing.T) {
+	cuda := TuningFor("cuda")
+	require.Equal(t, uint32(Aligned16), cuda.Align16)
+	require.Equal(t, uint32(1), Default.Align16)
+	forms := map[plan.Kernel]plan.Dispatch{
+		plan.MatVec:        plan.MatVecArgs{Type: ggml.F16, W: plan.Binding{Off: 32}, N: 29, K: 576, M: 1}.Dispatch(),
+		plan.RMSNormMatVec: plan.RMSNormMatVecArgs{Type: ggml.F16, N: 29, K: 576, M: 1}.Dispatch(),
+		plan.SiLUMulMatVec: plan.SiLUMulMatVecArgs{Type: ggml.F16, N: 29, K: 1536, M: 3}.Dispatch(),
+		plan.GELUMulMatVec: plan.GELUMulMatVecArgs{Type: ggml.F16, N: 29, K: 160, M: 1}.Dispatch(),
+	}
+	for kern, d := range forms {
+		lns, err := LaunchFor(&d, &cuda, nil)
+		require.NoError(t, err)
+		require.Equal(t, kern.String()+"_f16_a16", lns[0].Function)
+		lns, err = LaunchFor(&d, &Default, nil)
+		require.NoError(t, err)
+		require.Equal(t, kern.String()+"_f16", lns[0].Function, "no promise")
+	}
+	for name, d := range map[string]plan.Dispatch{
+		"offset 8":  plan.MatVecArgs{Type: ggml.F16, W: plan.Binding{Off: 8}, N: 29, K: 576, M: 1}.Dispatch(),
+		"k=168":     plan.MatVecArgs{Type: ggml.F16, N: 29, K: 168, M: 1}.Dispatch(),
+		"f32 rows":  plan.MatVecArgs{Type: ggml.F32, N: 29, K: 576, M: 1}.Dispatch(),
+		"bf16 rows": plan.MatVecArgs{Type: ggml.BF16, N: 29, K: 576, M: 1}.Dispatch(),
+	} {
+		lns, err := LaunchFor(&d, &cuda, nil)
+		require.NoError(t, err)
+		require.NotContains(t, lns[0].Function, "_a16", name)
+	}
+}
+
+// TestMatVecAlignedInputsLaunch: function constant 22 (activations loaded
+// 16 bytes at a time) is 1 only under the host's promise, with aligned
+// binding offsets, row strides that keep rows aligned (or one row) and
+// whole 16-element chunks; for every weight type.
+func TestMatVecAlignedInputsLaunch(t *testing.T) {
+	cuda := TuningFor("cuda")
+	xa := func(d plan.Dispatch, tun *Tuning) uint32 {
+		lns, err := LaunchFor(&d, tun, nil)
+		require.NoError(t, err)
+		for _, c := range lns[0].Constants {
+			if c.Index == fcMatVecXAlign {
+				return c.Value
+			}
+		}
+		t.Fatal("no constant 22")
+		return 0
+	}
+	up := plan.Binding{Off: 4 * 1536}
+	for name, c := range map[string]struct {
+		d    plan.Dispatch
+		want uint32
+	}{
+		"q8_0 decode":         {plan.RMSNormMatVecArgs{Type: ggml.Q8_0, N: 960, K: 576, M: 1, Ldx: 577}.Dispatch(), 1},
+		"q4_0 gated":          {plan.SiLUMulMatVecArgs{Type: ggml.Q4_0, N: 576, K: 1536, M: 1, Up: up, Ldg: 3072, Ldu: 3072}.Dispatch(), 1},
+		"f16 beams":           {plan.MatVecArgs{Type: ggml.F16, N: 384, K: 384, M: 5, Ldx: 384}.Dispatch(), 1},
+		"beams, odd stride":   {plan.MatVecArgs{Type: ggml.Q8_0, N: 384, K: 384, M: 5, Ldx: 386}.Dispatch(), 0},
+		"x at 8 bytes":        {plan.MatVecArgs{Type: ggml.Q8_0, X: plan.Binding{Off: 8}, N: 384, K: 384, M: 1}.Dispatch(), 0},
+		"g at 4 bytes":        {plan.RMSNormMatVecArgs{Type: ggml.Q8_0, G: plan.Binding{Off: 4}, N: 384, K: 384, M: 1}.Dispatch(), 0},
+		"up at 8 bytes":       {plan.SiLUMulMatVecArgs{Type: ggml.Q8_0, Up: plan.Binding{Off: 8}, N: 384, K: 384, M: 1}.Dispatch(), 0},
+		"gated rows, odd ldu": {plan.GELUMulMatVecArgs{Type: ggml.Q8_0, N: 384, K: 384, M: 2, Ldg: 384, Ldu: 390}.Dispatch(), 0},
+		"k = 40":              {plan.MatVecArgs{Type: ggml.F32, N: 29, K: 40, M: 1}.Dispatch(), 0},
+	} {
+		require.Equal(t, c.want, xa(c.d, &cuda), name)
+		require.Zero(t, xa(c.d, &Default), "%s: no promise", name)
 	}
 }

@@ -31,6 +31,10 @@
 
 constant uint fc_mv_rows [[function_constant(20)]];
 constant uint fc_mv_batch [[function_constant(21)]];
+// 1: x (or gate) and the second input (g, or up) start 16-byte aligned, and
+// so do their rows (Tuning.Align16 and the launch rule's checks): a
+// chunk's activations are four 16-byte loads per input, not 16 single ones
+constant uint fc_mv_xalign [[function_constant(22)]];
 
 #define MV_MAX_ROWS 4
 #define MV_MAX_BATCH 8
@@ -52,10 +56,30 @@ static inline float mv_silu(float g) { return g / (1.0f + fast::exp(-g)); }
 // CUDA, 16 round trips a chunk; issue #34). Past k both are zero, so the
 // forms give zero there (silu(0)·0, gelu(0)·0, 0·0) as the selects did.
 template <int MODE>
-static inline __attribute__((always_inline)) float mv_x16(device const float* xr, device const float* x2, int e0, int k, thread float* xv) {
+static inline __attribute__((always_inline)) float mv_x16(device const float* xr, device const float* x2, int e0, int k,
+                                                          bool xa, thread float* xv) {
     const int cnt = min(16, k - e0);
     float yv[16];
-    if (cnt == 16) { // every chunk of a quantized row
+    if (cnt == 16 && xa) { // 16-byte aligned rows (fc_mv_xalign)
+        #pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const float4 v = *(device const float4*)(xr + e0 + 4 * j);
+            xv[4 * j] = v.x;
+            xv[4 * j + 1] = v.y;
+            xv[4 * j + 2] = v.z;
+            xv[4 * j + 3] = v.w;
+        }
+        if (MODE != MV_PLAIN) {
+            #pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                const float4 v = *(device const float4*)(x2 + e0 + 4 * j);
+                yv[4 * j] = v.x;
+                yv[4 * j + 1] = v.y;
+                yv[4 * j + 2] = v.z;
+                yv[4 * j + 3] = v.w;
+            }
+        }
+    } else if (cnt == 16) { // every chunk of a quantized row
         #pragma unroll
         for (int i = 0; i < 16; ++i) xv[i] = xr[e0 + i];
         if (MODE != MV_PLAIN) {
@@ -144,6 +168,7 @@ kernel void mat_vec_impl(
     // a bad value cannot index past the weight rows
     const int R = clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);
     const int MB = clamp(int(fc_mv_batch), 1, MV_MAX_BATCH);
+    const bool xal = fc_mv_xalign == 1u;
     const int b0 = int(tgpig.y) * MB;
     const int mb = min(MB, m - b0);
 
@@ -171,10 +196,10 @@ kernel void mat_vec_impl(
             const bool two = c + 32 < nc;
             const int c2 = two ? c + 32 : c;
             float xa[16], xb[16];
-            const float sa = mv_x16<MODE>(xr, x2r, 16 * c, k, xa);
+            const float sa = mv_x16<MODE>(xr, x2r, 16 * c, k, xal, xa);
             float sb = 0.0f;
             if (two) { // (the gated forms' activations cost exps: not for a dropped chunk)
-                sb = mv_x16<MODE>(xr, x2r, 16 * c2, k, xb);
+                sb = mv_x16<MODE>(xr, x2r, 16 * c2, k, xal, xb);
             } else {
                 #pragma unroll
                 for (int i = 0; i < 16; ++i) xb[i] = 0.0f;
@@ -235,6 +260,7 @@ template [[host_name("mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<block_q6_k,
 template [[host_name("mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_PLAIN>;
 template [[host_name("mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_PLAIN>;
 template [[host_name("mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_PLAIN>;
+template [[host_name("mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_PLAIN>;
 
 template [[host_name("rms_norm_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_RMS>;
 template [[host_name("rms_norm_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_RMS>;
@@ -252,6 +278,7 @@ template [[host_name("rms_norm_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<bl
 template [[host_name("rms_norm_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_RMS>;
 template [[host_name("rms_norm_mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_RMS>;
 template [[host_name("rms_norm_mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_RMS>;
+template [[host_name("rms_norm_mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_RMS>;
 
 template [[host_name("silu_mul_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_SILU>;
 template [[host_name("silu_mul_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_SILU>;
@@ -269,6 +296,7 @@ template [[host_name("silu_mul_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<bl
 template [[host_name("silu_mul_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_SILU>;
 template [[host_name("silu_mul_mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_SILU>;
 template [[host_name("silu_mul_mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_SILU>;
+template [[host_name("silu_mul_mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_SILU>;
 
 template [[host_name("gelu_mul_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_GELU>;
 template [[host_name("gelu_mul_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_GELU>;
@@ -286,3 +314,4 @@ template [[host_name("gelu_mul_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<bl
 template [[host_name("gelu_mul_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_GELU>;
 template [[host_name("gelu_mul_mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_GELU>;
 template [[host_name("gelu_mul_mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_GELU>;
+template [[host_name("gelu_mul_mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_GELU>;

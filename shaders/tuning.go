@@ -76,6 +76,15 @@ type Tuning struct {
 	// in the repacked layout (repack.go: 16-byte quant loads, the cuda
 	// family); 1, the default, keeps the file's layout.
 	Repack uint32
+	// Align16 is Aligned16 (2) where the host promises every buffer
+	// starts 16-byte aligned (the CUDA host: one cuMemAlloc each; the
+	// executor's buffers are, and under that tuning it aligns its weight
+	// copies), so the mat-vecs load what the bindings' offsets and strides
+	// keep aligned 16 bytes at a time: f16 rows (the "_a16" instances, two
+	// loads a chunk instead of 16 halves) and the activations (function
+	// constant 22, four a chunk instead of 16 floats); 1, the default,
+	// promises element alignment only.
+	Align16 uint32
 	// Norm, RoPE, attention, argmax and sampler knobs (launch_norm.go,
 	// launch_attention.go, launch_sample.go).
 
@@ -149,7 +158,7 @@ const (
 // test executor).
 var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLength: 64,
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
-	EmbedThreads: defEmbedThreads, Repack: 1,
+	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024,
@@ -210,7 +219,7 @@ var Families = []Tuning{
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
-	{Family: "cuda", Repack: RepackRows, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024},
+	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
@@ -243,6 +252,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MatVecSIMDGroups, d.MatVecSIMDGroups)
 	fill(&t.EmbedThreads, d.EmbedThreads)
 	fill(&t.Repack, d.Repack)
+	fill(&t.Align16, d.Align16)
 	fill(&t.NormThreads, d.NormThreads)
 	fill(&t.RopeThreads, d.RopeThreads)
 	fill(&t.AttnRows, d.AttnRows)

@@ -162,15 +162,23 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 	if a.m == 0 || a.nHead == 0 {
 		return nil
 	}
+	var err error
+	if a.q, err = e.f32(d, 0, extent(a.m, a.ldq, satMul(a.nHead, a.hd))); err != nil {
+		return err
+	}
+	return e.attend(d, a, nKV, true)
+}
+
+// attend runs a, whose q is set, over the caches at slots 1 and 2 into
+// out at slot 3 (and probs at slot 4 when withProbs and bound): the part
+// Attention and RopeAttention share.
+func (e *Exec) attend(d *plan.Dispatch, a *attnTask, nKV int, withProbs bool) error {
 	if a.kvLen > maxKV {
 		return e.errf("kvLen %d beyond the supported %d", a.kvLen, maxKV)
 	}
 	a.group = a.nHead / nKV
 	w := satMul(a.nHead, a.hd)
 	var err error
-	if a.q, err = e.f32(d, 0, extent(a.m, a.ldq, w)); err != nil {
-		return err
-	}
 	if a.out, err = e.f32(d, 3, extent(a.m, a.ldo, w)); err != nil {
 		return err
 	}
@@ -185,7 +193,7 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 	if a.v, err = e.typedView(d, 2, need); err != nil {
 		return err
 	}
-	if present(d, 4) {
+	if withProbs && present(d, 4) {
 		if a.probs, err = e.f32(d, 4, extent(satMul(a.nHead, a.m), a.ldp, a.kvLen)); err != nil {
 			return err
 		}

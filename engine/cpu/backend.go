@@ -178,7 +178,7 @@ func (e *Exec) check(d *plan.Dispatch) error {
 		if !d.Type.Supported() || d.Type == ggml.I32 || d.Type == ggml.Q8_K || d.Type == ggml.Q8_1 {
 			return fmt.Errorf("weight type %s is not supported", d.Type)
 		}
-	case plan.Attention, plan.RopeKV, plan.AttentionPaged, plan.RopeKVPaged:
+	case plan.Attention, plan.RopeKV, plan.AttentionPaged, plan.RopeKVPaged, plan.RopeAttention:
 		if d.Type != ggml.F32 && d.Type != ggml.F16 {
 			return fmt.Errorf("KV type %s is not supported (f32 or f16)", d.Type)
 		}

@@ -191,6 +191,8 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.ropeKVPaged(d)
 	case plan.AttentionPaged:
 		return e.attentionPaged(d)
+	case plan.RopeAttention:
+		return e.ropeAttention(d)
 	}
 	return e.errf("unknown kernel %d", d.Kernel)
 }
@@ -322,6 +324,15 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 		// a row sees at most its table's positions
 		a := plan.DecodeAttentionPaged(d)
 		return 0, min(satMul(a.TableStride, a.BlockSize), maxKV)
+	case plan.RopeAttention:
+		// the rotated copy of the rows, and attention's scores (as below)
+		a := plan.DecodeRopeAttention(d)
+		w := satMul(satAdd(a.NHead, satMul(2, a.NKV)), a.HeadDim)
+		kv := a.KVLen
+		if ps := a.PosStride; ps > 0 && present(d, 1) {
+			kv = max(kv, len(e.bufs[d.Bind[1].Buf].b)/kvElemBytes(d.Type)/ps+1)
+		}
+		return min(satMul(a.M, w), floats(0)), max(min(kv, maxKV), min(a.HeadDim, floats(0)))
 	case plan.Attention:
 		a := plan.DecodeAttention(d)
 		kv := a.KVLen
@@ -491,4 +502,12 @@ func chunkGrain(perItem int) int {
 		return 1 << 20
 	}
 	return max(1, 32768/perItem)
+}
+
+// kvElemBytes is the size of a KV cache element of type t (f16 or f32).
+func kvElemBytes(t ggml.Type) int {
+	if t == ggml.F16 {
+		return 2
+	}
+	return 4
 }

@@ -65,6 +65,10 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	a.Patch[a.NPatch] = plan.Patch{Target: plan.PatchAttentionKVLen, Var: plan.VarKVLen, Mul: 1}
 	a.NPatch++
 	h.add(a)
+	ra := pos(plan.RopeAttentionArgs{Type: ggml.F16, Q: bind(qkv), K: bind(kc), V: bind(vc), Out: bind(att), Freqs: bind(freqs), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldq: int(qkvW), Ldo: int(nHead * hd), Flags: plan.FlagCausal, Scale: 0.25, HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Window: 5, Mode: plan.RopeNeoX}.Dispatch(), plan.PatchRopeAttentionPos0)
+	ra.Patch[ra.NPatch] = plan.Patch{Target: plan.PatchRopeAttentionKVLen, Var: plan.VarKVLen, Mul: 1}
+	ra.NPatch++
+	h.add(ra)
 	// a sequence at its own position over a pool of 4 blocks of 4
 	pool := nKV * 4 * hd
 	pk := h.p.AddBuffer(plan.Buffer{Name: "pool.k", Kind: plan.State, Size: int64(2 * 4 * pool)})

@@ -99,7 +99,7 @@ func storeRow(c typed, dst int, src []float32) {
 
 // ropeSetup fills the rotation part of the task shared by Rope and RopeKV,
 // whose Check has accepted the head size, rope dims and mode.
-func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, mode plan.RopeMode, ropeDim int, ms float32) error {
+func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, freqSlot int, mode plan.RopeMode, ropeDim int, ms float32) error {
 	k.neox = mode == plan.RopeNeoX
 	k.half = ropeDim / 2
 	if ms == 0 {
@@ -107,7 +107,7 @@ func (e *Exec) ropeSetup(d *plan.Dispatch, k *ropeTask, mode plan.RopeMode, rope
 	}
 	k.mscale = ms
 	var err error
-	if k.freqs, err = e.f32(d, 1, k.half); err != nil {
+	if k.freqs, err = e.f32(d, freqSlot, k.half); err != nil {
 		return err
 	}
 	e.ensureWorker(ropeDim)
@@ -127,7 +127,7 @@ func (e *Exec) rope(d *plan.Dispatch) error {
 	}
 	k := &e.ropeT
 	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead, pos0: p.Pos0, perSeq: p.Flags&plan.FlagPerSeqRows != 0}
-	if err := e.ropeSetup(d, k, p.Mode, p.RotDims(), p.MScale); err != nil {
+	if err := e.ropeSetup(d, k, 1, p.Mode, p.RotDims(), p.MScale); err != nil {
 		return err
 	}
 	w := satMul(nHead, hd)
@@ -154,7 +154,7 @@ func (e *Exec) ropeKV(d *plan.Dispatch) error {
 	k := &e.ropeT
 	*k = ropeTask{ldx: ldx, hd: hd, nRot: nHead + nKV, pos0: p.Pos0, perSeq: p.Flags&plan.FlagPerSeqRows != 0,
 		kv: true, nHead: nHead, nKV: nKV, hs: p.HeadStride, ps: p.PosStride, ss: p.SeqStride}
-	if err := e.ropeSetup(d, k, p.Mode, p.RotDims(), p.MScale); err != nil {
+	if err := e.ropeSetup(d, k, 1, p.Mode, p.RotDims(), p.MScale); err != nil {
 		return err
 	}
 	w := satMul(satAdd(nHead, satMul(2, nKV)), hd)

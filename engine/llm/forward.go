@@ -39,11 +39,15 @@ func (f *forward) emit() {
 // attentionBlock is x += [norm](attention(h)·Wo) with h = [norm](x).
 func (f *forward) attentionBlock(l int) {
 	w := &f.w.layers[l]
-	h, g := f.inputNorm(w.attnNorm)                           // h = norm(x)
-	f.qkv(w, h, g)                                            // q, k, v = h·Wq, h·Wk, h·Wv
-	f.qkNorm(w)                                               // q, k = norm(q), norm(k), per head
-	f.ropeToCache(l)                                          // rotate q and k; append k, v to the cache
-	f.attend(l)                                               // a = softmax(q·Kᵀ/√d)·V
+	h, g := f.inputNorm(w.attnNorm) // h = norm(x)
+	f.qkv(w, h, g)                  // q, k, v = h·Wq, h·Wk, h·Wv
+	f.qkNorm(w)                     // q, k = norm(q), norm(k), per head
+	if f.prefill || f.paged != nil {
+		f.ropeToCache(l) // rotate q and k; append k, v to the cache
+		f.attend(l)      // a = softmax(q·Kᵀ/√d)·V
+	} else {
+		f.ropeAttend(l) // both in one kernel: decode's one row
+	}
 	f.residual(w.o, f.s.att, f.h.QDim(), w.oBias, w.attnPost) // x += [norm](a·Wo)
 }
 
@@ -228,6 +232,23 @@ func (f *forward) attend(l int) {
 	d.AddPatch(plan.PatchAttentionKVLen, plan.VarKVLen, 1, 0)
 	d.AddPatch(plan.PatchAttentionPos0, plan.VarPos, 1, 0)
 	f.rows(&d, plan.PatchAttentionM, 1)
+	f.ps.Add(d)
+}
+
+// ropeAttend is ropeToCache then attend as one dispatch (RopeAttention),
+// for decode's one row: one launch a layer fewer on a GPU (issue #34).
+func (f *forward) ropeAttend(l int) {
+	h := f.h
+	freqs, window := f.rope.global, 0
+	if f.a.Sliding(l) {
+		freqs, window = f.rope.local, h.Window
+	}
+	d := plan.RopeAttentionArgs{Type: f.lay.kvType, Q: f.at(f.s.qkv, 0), K: f.at(f.kc[l], 0), V: f.at(f.vc[l], 0),
+		Out: f.at(f.s.att, 0), Freqs: freqs, HeadDim: h.HeadDim, NHead: h.NHead, NKV: h.NKV, M: f.m,
+		Ldq: h.QDim() + 2*h.KVDim(), Ldo: h.QDim(), Flags: plan.FlagCausal, Scale: float32(1 / math.Sqrt(float64(h.HeadDim))),
+		HeadStride: f.lay.ctx * h.HeadDim, PosStride: h.HeadDim, Window: window, Mode: f.a.RopeMode, RopeDim: h.RopeDim}.Dispatch()
+	d.AddPatch(plan.PatchRopeAttentionKVLen, plan.VarKVLen, 1, 0)
+	d.AddPatch(plan.PatchRopeAttentionPos0, plan.VarPos, 1, 0)
 	f.ps.Add(d)
 }
 

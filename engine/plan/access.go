@@ -138,15 +138,22 @@ func kvElem(t ggml.Type) uint64 {
 	return 4
 }
 
+// newRows is where m rows store their keys: the sequences they span and
+// the last position written (rows of one sequence at pos0, pos0+1, ...;
+// with FlagPerSeqRows row t of sequence t at pos0).
+func newRows(m, pos0 uint64, flags uint32) (seqs, last uint64) {
+	if flags&FlagPerSeqRows != 0 {
+		return max(m, 1), pos0
+	}
+	return 1, pos0 + max(m, 1) - 1
+}
+
 // cacheWrite is the part of a K or V cache RopeKV writes: the rows' new
 // positions of every KV head (of every sequence with FlagPerSeqRows).
 func cacheWrite(a *RopeKVArgs, t ggml.Type) span {
 	es := kvElem(t)
 	m, nkv, hd := uint64(a.M), uint64(a.NKV), uint64(a.HeadDim)
-	seqs, pos := uint64(1), uint64(a.Pos0)+max(m, 1)-1
-	if a.Flags&FlagPerSeqRows != 0 {
-		seqs, pos = max(m, 1), uint64(a.Pos0)
-	}
+	seqs, pos := newRows(m, uint64(a.Pos0), a.Flags)
 	lo := SatMul(SatMul(uint64(a.Pos0), uint64(a.PosStride)), es)
 	hi := max(SatMul(SatAdd(SatAdd(SatMul(seqs-1, uint64(a.SeqStride)), SatMul(max(nkv, 1)-1, uint64(a.HeadStride))),
 		SatAdd(SatMul(pos, uint64(a.PosStride)), hd)), es), lo)
@@ -168,6 +175,22 @@ func cacheRead(a *AttentionArgs, t ggml.Type) span {
 			SatAdd(SatMul(kv-1, uint64(a.PosStride)), hd)), es)
 	}
 	return span{0, ext, SatMul(SatMul(SatMul(SatMul(seqs, nkv), kv), hd), es)}
+}
+
+// ropeAttentionCache is the part of a K or V cache RopeAttention reads
+// and writes: kvLen positions and those its rows store, of every KV head
+// (of every sequence with FlagPerSeqRows).
+func ropeAttentionCache(a *RopeAttentionArgs, t ggml.Type) span {
+	es := kvElem(t)
+	m, nkv, hd := uint64(a.M), uint64(a.NKV), uint64(a.HeadDim)
+	seqs, last := newRows(m, uint64(a.Pos0), a.Flags)
+	n := max(uint64(a.KVLen), last+1) // positions
+	if m == 0 || nkv == 0 {
+		return span{}
+	}
+	ext := SatMul(SatAdd(SatAdd(SatMul(seqs-1, uint64(a.SeqStride)), SatMul(nkv-1, uint64(a.HeadStride))),
+		SatAdd(SatMul(n-1, uint64(a.PosStride)), hd)), es)
+	return span{0, ext, SatMul(SatMul(SatMul(SatMul(seqs, nkv), n), hd), es)}
 }
 
 // blockPool is a whole paged KV pool (RopeKVPaged, AttentionPaged): which

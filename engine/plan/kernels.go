@@ -156,6 +156,9 @@ func (a *RopeKVArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
 // RotDims is as RopeArgs.RotDims.
 func (a *RopeKVPagedArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
 
+// RotDims is as RopeArgs.RotDims.
+func (a *RopeAttentionArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
+
 func rotDims(ropeDim, headDim int) int {
 	if ropeDim == 0 {
 		return headDim

@@ -149,6 +149,17 @@ const (
 	// whose block is outside the pool is an error on the CPU and gets a zero
 	// output on GPUs.
 	AttentionPaged
+	// RopeAttention: RopeKV then Attention in one kernel (decode: one launch
+	// where there were two). q is the Q part of m rows of a fused QKV buffer (Q:
+	// nHead heads at column 0, K: nKV heads after Q, V: nKV heads after K; row
+	// stride ldq). Q and K are rotated as RopeKV rotates them (freqs NoBuf = no
+	// rotation), K and V of row t are stored into the caches at position pos0+t
+	// (with FlagPerSeqRows: sequence t at position pos0), and out = Attention's
+	// output over keys 0..kvLen-1 with the rotated q and the caches so written
+	// (FlagCausal, window). Unlike RopeKV the qkv rows are only read. Rows of
+	// one sequence must be one row (a second would see the first's key, written
+	// in the same launch); probs are not produced.
+	RopeAttention
 	numKernels
 )
 
@@ -212,13 +223,17 @@ const (
 	// FamilyBinary: the layout of the two-input row-wise kernels (SiLUMul,
 	// GELUMul, Add): out = f(a, b) over m rows of n, with the three row strides.
 	FamilyBinary
+	// FamilyAttend: the layout Attention and RopeAttention share: the query rows
+	// and the cache geometry an attention kernel reads (shaders' attention_impl
+	// reads both through it).
+	FamilyAttend
 	// FamilyRows: the layout of the row-wise kernels: n values in each of m
 	// rows, the first two params words.
 	FamilyRows
 	numFamilies
 )
 
-var familyNames = [numFamilies]string{FamilyProduct: "Product", FamilyGated: "Gated", FamilyNorm: "Norm", FamilyBinary: "Binary", FamilyRows: "Rows"}
+var familyNames = [numFamilies]string{FamilyProduct: "Product", FamilyGated: "Gated", FamilyNorm: "Norm", FamilyBinary: "Binary", FamilyAttend: "Attend", FamilyRows: "Rows"}
 
 // familyMask has bit f set for each family f of a kernel.
 var familyMask = [numKernels]uint32{
@@ -232,11 +247,13 @@ var familyMask = [numKernels]uint32{
 	GELU:          1 << FamilyRows,
 	Add:           1<<FamilyRows | 1<<FamilyBinary,
 	Scale:         1 << FamilyRows,
+	Attention:     1 << FamilyAttend,
 	Softmax:       1 << FamilyRows,
 	Argmax:        1 << FamilyRows,
 	Copy:          1 << FamilyRows,
 	GELUMul:       1<<FamilyRows | 1<<FamilyBinary,
 	GELUMulMatVec: 1<<FamilyProduct | 1<<FamilyGated,
+	RopeAttention: 1 << FamilyAttend,
 }
 
 // ProductArgs is the layout family Product: the layout every matrix product
@@ -440,6 +457,63 @@ func DecodeBinary(d *Dispatch) (a BinaryArgs) {
 	a.Lda = int(d.P[2])
 	a.Ldb = int(d.P[3])
 	a.Ldo = int(d.P[4])
+	return a
+}
+
+// AttendArgs is the layout family Attend: the layout Attention and
+// RopeAttention share: the query rows and the cache geometry an attention
+// kernel reads (shaders' attention_impl reads both through it). Members:
+// Attention, RopeAttention.
+type AttendArgs struct {
+	Type       ggml.Type // Dispatch.Type
+	Q          Binding   // input f32
+	HeadDim    int
+	NHead      int
+	NKV        int
+	M          int
+	Ldq        int
+	Ldo        int
+	KVLen      int
+	Pos0       int
+	Flags      uint32 // FlagCausal, FlagPerSeqRows
+	Scale      float32
+	HeadStride int
+	PosStride  int
+	SeqStride  int
+}
+
+// Binding slots of Attend.
+const (
+	SlotAttendQ = 0
+)
+
+// Patch targets of Attend.
+const (
+	PatchAttendM     = PatchParam0 + 3
+	PatchAttendKVLen = PatchParam0 + 6
+	PatchAttendPos0  = PatchParam0 + 7
+	PatchAttendQOff  = PatchOffset0 + 0 // byte offset of Q
+)
+
+// DecodeAttend reads the family's fields of d; it panics when d's kernel is
+// not a member (Attention, RopeAttention).
+func DecodeAttend(d *Dispatch) (a AttendArgs) {
+	d.expectFamily(FamilyAttend)
+	a.Type = d.Type
+	a.Q = d.binding(0)
+	a.HeadDim = int(d.P[0])
+	a.NHead = int(d.P[1])
+	a.NKV = int(d.P[2])
+	a.M = int(d.P[3])
+	a.Ldq = int(d.P[4])
+	a.Ldo = int(d.P[5])
+	a.KVLen = int(d.P[6])
+	a.Pos0 = int(d.P[7])
+	a.Flags = d.P[8]
+	a.Scale = math.Float32frombits(d.P[9])
+	a.HeadStride = int(d.P[10])
+	a.PosStride = int(d.P[11])
+	a.SeqStride = int(d.P[12])
 	return a
 }
 
@@ -1470,7 +1544,8 @@ func (a AttentionArgs) Dispatch() Dispatch {
 }
 
 // DecodeAttention reads d's record; it panics when d is not a Attention
-// dispatch.
+// dispatch (code that treats every member of its family alike decodes the
+// family: DecodeAttend).
 func DecodeAttention(d *Dispatch) (a AttentionArgs) {
 	d.expect(Attention, "DecodeAttention")
 	a.Type = d.Type
@@ -2365,6 +2440,136 @@ func (a *AttentionPagedArgs) Check() error {
 	return nil
 }
 
+// RopeAttentionArgs is the record of a RopeAttention dispatch
+// (rope_attention).
+type RopeAttentionArgs struct {
+	Type       ggml.Type // Dispatch.Type
+	Q          Binding   // input f32: the fused QKV rows
+	K          Binding   // in-out Type
+	V          Binding   // in-out Type
+	Out        Binding   // output f32
+	Freqs      Binding   // optional input f32: f32[ropeDim/2], inverse frequencies after any context scaling
+	HeadDim    int
+	NHead      int
+	NKV        int
+	M          int
+	Ldq        int
+	Ldo        int
+	KVLen      int
+	Pos0       int
+	Flags      uint32 // FlagCausal, FlagPerSeqRows
+	Scale      float32
+	HeadStride int
+	PosStride  int
+	SeqStride  int
+	Window     int // sliding window (0 = all keys)
+	Mode       RopeMode
+	RopeDim    int // rotated dims (0 means headDim)
+}
+
+// Binding slots of RopeAttention.
+const (
+	SlotRopeAttentionQ     = 0
+	SlotRopeAttentionK     = 1
+	SlotRopeAttentionV     = 2
+	SlotRopeAttentionOut   = 3
+	SlotRopeAttentionFreqs = 4
+)
+
+// Patch targets of RopeAttention.
+const (
+	PatchRopeAttentionM        = PatchParam0 + 3
+	PatchRopeAttentionKVLen    = PatchParam0 + 6
+	PatchRopeAttentionPos0     = PatchParam0 + 7
+	PatchRopeAttentionQOff     = PatchOffset0 + 0 // byte offset of Q
+	PatchRopeAttentionKOff     = PatchOffset0 + 1 // byte offset of K
+	PatchRopeAttentionVOff     = PatchOffset0 + 2 // byte offset of V
+	PatchRopeAttentionOutOff   = PatchOffset0 + 3 // byte offset of Out
+	PatchRopeAttentionFreqsOff = PatchOffset0 + 4 // byte offset of Freqs
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a RopeAttentionArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: RopeAttention, NBind: 5}
+	d.Type = a.Type
+	d.Bind[0] = a.Q
+	d.Bind[1] = a.K
+	d.Bind[2] = a.V
+	d.Bind[3] = a.Out
+	d.Bind[4] = a.Freqs
+	d.P[0] = uint32(a.HeadDim)
+	d.P[1] = uint32(a.NHead)
+	d.P[2] = uint32(a.NKV)
+	d.P[3] = uint32(a.M)
+	d.P[4] = uint32(a.Ldq)
+	d.P[5] = uint32(a.Ldo)
+	d.P[6] = uint32(a.KVLen)
+	d.P[7] = uint32(a.Pos0)
+	d.P[8] = a.Flags
+	d.P[9] = math.Float32bits(a.Scale)
+	d.P[10] = uint32(a.HeadStride)
+	d.P[11] = uint32(a.PosStride)
+	d.P[12] = uint32(a.SeqStride)
+	d.P[13] = uint32(a.Window)
+	d.P[14] = uint32(a.Mode)
+	d.P[15] = uint32(a.RopeDim)
+	d.Grid = [3]uint32{uint32(a.NHead), uint32(a.M), uint32(1)}
+	return d
+}
+
+// DecodeRopeAttention reads d's record; it panics when d is not a
+// RopeAttention dispatch (code that treats every member of its family alike
+// decodes the family: DecodeAttend).
+func DecodeRopeAttention(d *Dispatch) (a RopeAttentionArgs) {
+	d.expect(RopeAttention, "DecodeRopeAttention")
+	a.Type = d.Type
+	a.Q = d.binding(0)
+	a.K = d.binding(1)
+	a.V = d.binding(2)
+	a.Out = d.binding(3)
+	a.Freqs = d.binding(4)
+	a.HeadDim = int(d.P[0])
+	a.NHead = int(d.P[1])
+	a.NKV = int(d.P[2])
+	a.M = int(d.P[3])
+	a.Ldq = int(d.P[4])
+	a.Ldo = int(d.P[5])
+	a.KVLen = int(d.P[6])
+	a.Pos0 = int(d.P[7])
+	a.Flags = d.P[8]
+	a.Scale = math.Float32frombits(d.P[9])
+	a.HeadStride = int(d.P[10])
+	a.PosStride = int(d.P[11])
+	a.SeqStride = int(d.P[12])
+	a.Window = int(d.P[13])
+	a.Mode = RopeMode(d.P[14])
+	a.RopeDim = int(d.P[15])
+	return a
+}
+
+// Check applies the contract's validations of RopeAttention.
+func (a *RopeAttentionArgs) Check() error {
+	if a.HeadDim == 0 {
+		return fmt.Errorf("rope_attention: head size 0")
+	}
+	if a.RotDims() > a.HeadDim || a.RotDims()%2 != 0 {
+		return fmt.Errorf("rope_attention: rope dims %d must be even and at most the head size %d", a.RotDims(), a.HeadDim)
+	}
+	if !a.Mode.Valid() {
+		return fmt.Errorf("rope_attention: unknown rope mode %d", a.Mode)
+	}
+	if a.M > 0 && a.NHead > 0 && (a.NKV == 0 || a.NHead%a.NKV != 0) {
+		return fmt.Errorf("rope_attention: %d query heads cannot share %d KV heads (head size %d)", a.NHead, a.NKV, a.HeadDim)
+	}
+	if a.M > 1 && a.Flags&FlagPerSeqRows == 0 {
+		return fmt.Errorf("rope_attention: %d rows of one sequence: rows after the first would read keys written in the same launch", a.M)
+	}
+	if a.M > 1 && (a.Ldq < mul(a.NHead+2*a.NKV, a.HeadDim) || a.Ldo < mul(a.NHead, a.HeadDim)) {
+		return fmt.Errorf("rope_attention: row strides (%d, %d) smaller than the qkv row or %d heads of %d", a.Ldq, a.Ldo, a.NHead, a.HeadDim)
+	}
+	return nil
+}
+
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
@@ -2713,6 +2918,30 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "TableStride", Word: 12, Words: 1, Float: false, Patch: false},
 			{Name: "Window", Word: 13, Words: 1, Float: false, Patch: false},
 		}},
+	RopeAttention: {Name: "rope_attention", MinBind: 4,
+		Binds: []BindInfo{{Name: "Q", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "K", Role: BindInOut, Optional: false, Elem: "Type"},
+			{Name: "V", Role: BindInOut, Optional: false, Elem: "Type"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Freqs", Role: BindIn, Optional: true, Elem: "f32"},
+		},
+		Params: []ParamInfo{{Name: "HeadDim", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "NHead", Word: 1, Words: 1, Float: false, Patch: false},
+			{Name: "NKV", Word: 2, Words: 1, Float: false, Patch: false},
+			{Name: "M", Word: 3, Words: 1, Float: false, Patch: true},
+			{Name: "Ldq", Word: 4, Words: 1, Float: false, Patch: false},
+			{Name: "Ldo", Word: 5, Words: 1, Float: false, Patch: false},
+			{Name: "KVLen", Word: 6, Words: 1, Float: false, Patch: true},
+			{Name: "Pos0", Word: 7, Words: 1, Float: false, Patch: true},
+			{Name: "Flags", Word: 8, Words: 1, Float: false, Patch: false},
+			{Name: "Scale", Word: 9, Words: 1, Float: true, Patch: false},
+			{Name: "HeadStride", Word: 10, Words: 1, Float: false, Patch: false},
+			{Name: "PosStride", Word: 11, Words: 1, Float: false, Patch: false},
+			{Name: "SeqStride", Word: 12, Words: 1, Float: false, Patch: false},
+			{Name: "Window", Word: 13, Words: 1, Float: false, Patch: false},
+			{Name: "Mode", Word: 14, Words: 1, Float: false, Patch: false},
+			{Name: "RopeDim", Word: 15, Words: 1, Float: false, Patch: false},
+		}},
 }
 
 // Check applies the contract's validations to a resolved dispatch; every
@@ -2751,6 +2980,9 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case AttentionPaged:
 		a := DecodeAttentionPaged(d)
+		return a.Check()
+	case RopeAttention:
+		a := DecodeRopeAttention(d)
 		return a.Check()
 	}
 	return nil
@@ -2905,6 +3137,13 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		dst = d.access(dst, 3, false, true, f32Rows(a.M, a.Ldo, mul(a.NHead, a.HeadDim)))
 		dst = d.access(dst, 4, true, false, i32Vec(a.M))
 		dst = d.access(dst, 5, true, false, i32Vec(mul(a.M, a.TableStride)))
+	case RopeAttention:
+		a := DecodeRopeAttention(d)
+		dst = d.access(dst, 0, true, false, f32Rows(a.M, a.Ldq, mul(a.NHead+2*a.NKV, a.HeadDim)))
+		dst = d.access(dst, 1, true, true, ropeAttentionCache(&a, d.Type))
+		dst = d.access(dst, 2, true, true, ropeAttentionCache(&a, d.Type))
+		dst = d.access(dst, 3, false, true, f32Rows(a.M, a.Ldo, mul(a.NHead, a.HeadDim)))
+		dst = d.access(dst, 4, true, false, f32Vec(a.RopeDim/2))
 	default:
 		for i := range int(d.NBind) {
 			dst = d.access(dst, i, true, true, toEnd(0))

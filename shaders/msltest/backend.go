@@ -90,6 +90,12 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 				}
 				mem = rp
 			}
+			if b.tuning.Align16 == shaders.Aligned16 && uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%16 != 0 {
+				// the tuning's promise, kept as the CUDA host's allocations keep it
+				a := alignedBytes(int64(len(mem)))
+				copy(a, mem)
+				mem = a
+			}
 			e.weights[len(e.bufs)] = true
 		case plan.Scratch, plan.State, plan.IO:
 			if bd.Size < 0 || bd.Size > maxBufferBytes || total+bd.Size > maxBufferBytes {

@@ -218,7 +218,19 @@ func productCase(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n,
 
 // productCaseK is productCase with rows of k elements.
 func productCaseK(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n, k, m int, withBR, alias bool) (*mxCase, []float64) {
+	return productCaseLayout(t, r, kern, typ, n, k, m, withBR, alias, false)
+}
+
+// productCaseLayout is productCaseK; aligned puts the activations (x, and
+// g or up) at offset 0 with row strides of whole 16 bytes, where the
+// other cases put them at 4 and 8 bytes with odd strides (the mat-vecs'
+// 16-byte activation loads, function constant 22, need the former).
+func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n, k, m int, withBR, alias, aligned bool) (*mxCase, []float64) {
 	ldx, ldo, ldr, ldu := k+3, n+5, n+2, k+7
+	offX, offX2 := 1, 2 // elements
+	if aligned {
+		ldx, ldu, offX, offX2 = (k+3)&^3, (k+7)&^3, 0, 0
+	}
 	if alias {
 		ldr = ldo
 	}
@@ -238,7 +250,7 @@ func productCaseK(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n
 
 	c := &mxCase{d: plan.Dispatch{Kernel: kern, Type: typ, Grid: [3]uint32{uint32(n), uint32(m), 1}}}
 	c.bind(0, c.add(q, true), 0)
-	c.bind(1, c.add(ggml.F32Bytes(x), false), 4) // offset: a slice of a wider buffer
+	c.bind(1, c.add(ggml.F32Bytes(x), false), uint64(4*offX)) // offset: a slice of a wider buffer
 	ob := c.add(ggml.F32Bytes(out), false)
 	c.bind(2, ob, 0)
 	c.out = int(ob)
@@ -255,13 +267,13 @@ func productCaseK(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n
 	c.d.P = plan.MatVecArgs{N: n, K: k, M: m, Ldx: ldx, Ldo: ldo, Ldr: ldr}.Dispatch().P
 	switch kern {
 	case plan.RMSNormMatVec:
-		c.bind(5, c.add(ggml.F32Bytes(x2), false), 8)
+		c.bind(5, c.add(ggml.F32Bytes(x2), false), uint64(4*offX2))
 		c.d.P = plan.RMSNormMatVecArgs{N: n, K: k, M: m, Ldx: ldx, Ldo: ldo, Ldr: ldr, Eps: eps}.Dispatch().P
 	case plan.SiLUMulMatVec:
-		c.bind(5, c.add(ggml.F32Bytes(x2), false), 8)
+		c.bind(5, c.add(ggml.F32Bytes(x2), false), uint64(4*offX2))
 		c.d.P = plan.SiLUMulMatVecArgs{N: n, K: k, M: m, Ldg: ldx, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch().P
 	case plan.GELUMulMatVec:
-		c.bind(5, c.add(ggml.F32Bytes(x2), false), 8)
+		c.bind(5, c.add(ggml.F32Bytes(x2), false), uint64(4*offX2))
 		c.d.P = plan.GELUMulMatVecArgs{N: n, K: k, M: m, Ldg: ldx, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch().P
 	}
 
@@ -269,8 +281,8 @@ func productCaseK(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n
 	for i, v := range out {
 		exact[i] = float64(v)
 	}
-	xs := x[1:] // binding 1 is at byte offset 4
-	x2s := x2[2:]
+	xs := x[offX:] // binding 1 is at byte offset 4·offX
+	x2s := x2[offX2:]
 	xr := make([]float64, k)
 	for i := 0; i < m; i++ {
 		row := xs[i*ldx : i*ldx+k]

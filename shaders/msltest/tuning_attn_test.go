@@ -41,6 +41,7 @@ func TestKernelsOtherTunings(t *testing.T) {
 			TestRopeKernel(t)
 			TestRopeKVKernel(t)
 			TestAttentionKernel(t)
+			TestRopeAttentionKernel(t)
 			TestArgmaxKernel(t)
 			if !testing.Short() {
 				TestSampleKernel(t)

@@ -133,6 +133,11 @@ var Families = []Family{
 		},
 		Params:  []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Lda"}, {Name: "Ldb"}, {Name: "Ldo"}},
 		Aliases: map[string]string{"Gate": "A", "Up": "B", "Ldg": "Lda", "Ldu": "Ldb"}},
+	{Name: "Attend", Fn: "attend",
+		Doc:    "the layout Attention and RopeAttention share: the query rows and the cache geometry an attention kernel reads (shaders' attention_impl reads both through it)",
+		Binds:  []Bind{{Name: "Q", Elem: F32}},
+		Params: attendParams(),
+		Typed:  true},
 	{Name: "Rows", Fn: "rows",
 		Doc:    "the layout of the row-wise kernels: n values in each of m rows, the first two params words",
 		Params: []Param{{Name: "N", Doc: "values per row"}, {Name: "M", Patch: true, Doc: "rows"}}},
@@ -214,6 +219,14 @@ func pagedChecks() []Check {
 
 // ropeChecks are the rotation checks of Rope and RopeKV (both have
 // HeadDim, Mode and RotDims).
+// attendParams are the params Attention and RopeAttention share (the
+// Attend family).
+func attendParams() []Param {
+	return []Param{{Name: "HeadDim"}, {Name: "NHead"}, {Name: "NKV"}, {Name: "M", Patch: true}, {Name: "Ldq"}, {Name: "Ldo"},
+		{Name: "KVLen", Patch: true}, {Name: "Pos0", Patch: true}, {Name: "Flags", Kind: Bits, Doc: "FlagCausal, FlagPerSeqRows"},
+		{Name: "Scale", Kind: F32v}, {Name: "HeadStride"}, {Name: "PosStride"}, {Name: "SeqStride"}}
+}
+
 func ropeChecks() []Check {
 	return []Check{
 		{Fail: "a.HeadDim == 0", Msg: "head size 0"},
@@ -375,7 +388,7 @@ var Kernels = []Kernel{
 			Check{Fail: "a.M > 1 && a.Ldqkv < mul(a.NHead+2*a.NKV, a.HeadDim)",
 				Msg: "row stride %d smaller than %d heads of %d", Args: "a.Ldqkv, a.NHead+2*a.NKV, a.HeadDim"}),
 	},
-	{Name: "Attention", Fn: "attention", Typed: true,
+	{Name: "Attention", Fn: "attention", Typed: true, Families: []string{"Attend"},
 		Doc: "out[t, h] = softmax(scale·q[t,h]·K[kvh]ᵀ (+ causal mask))·V[kvh] with kvh = h / (nHead/nKV). Keys 0..kvLen-1 are visible; with FlagCausal query t at position pos0+t sees keys ≤ pos0+t, and with a window w > 0 a query at position p sees only keys j > p-w (sliding-window layers). With FlagPerSeqRows, query row t belongs to sequence t (beams) at position pos0. K/V layout as RopeKV's caches (f32 projections work too: headStride hd, posStride = row stride). If probs is bound, the softmax probabilities are written to probs[h, t, j] with row stride ldp (the cross-attention weights used for word timestamps); masked keys get probability 0, and a query that sees no key gets a zero output.",
 		Binds: []Bind{
 			{Name: "Q", Elem: F32, Span: "f32Rows(a.M, a.Ldq, mul(a.NHead, a.HeadDim))"},
@@ -384,11 +397,9 @@ var Kernels = []Kernel{
 			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, mul(a.NHead, a.HeadDim))"},
 			{Name: "Probs", Role: Out, Opt: true, Elem: F32, Span: "f32Rows(mul(a.NHead, a.M), a.Ldp, a.KVLen)"},
 		},
-		Params: []Param{{Name: "HeadDim"}, {Name: "NHead"}, {Name: "NKV"}, {Name: "M", Patch: true}, {Name: "Ldq"}, {Name: "Ldo"},
-			{Name: "KVLen", Patch: true}, {Name: "Pos0", Patch: true}, {Name: "Flags", Kind: Bits, Doc: "FlagCausal, FlagPerSeqRows"},
-			{Name: "Scale", Kind: F32v}, {Name: "HeadStride"}, {Name: "PosStride"}, {Name: "SeqStride"},
-			{Name: "Ldp", Doc: "row stride of probs"},
-			{Name: "Window", Doc: "sliding window: a query at position p sees keys j > p-window only (0 = all keys)"}},
+		Params: append(attendParams(),
+			Param{Name: "Ldp", Doc: "row stride of probs"},
+			Param{Name: "Window", Doc: "sliding window: a query at position p sees keys j > p-window only (0 = all keys)"}),
 		Grid: [3]string{"a.NHead", "a.M", "1"},
 		// An empty dispatch (no rows or no heads) is valid whatever its
 		// other fields say: builders leave them zero.
@@ -527,5 +538,26 @@ var Kernels = []Kernel{
 			{Fail: "a.M > 1 && (a.Ldq < mul(a.NHead, a.HeadDim) || a.Ldo < mul(a.NHead, a.HeadDim))",
 				Msg: "row strides (%d, %d) smaller than %d heads of %d", Args: "a.Ldq, a.Ldo, a.NHead, a.HeadDim"},
 		}, pagedChecks()...),
+	},
+	{Name: "RopeAttention", Fn: "rope_attention", Typed: true, Families: []string{"Attend"},
+		Doc: "RopeKV then Attention in one kernel (decode: one launch where there were two). q is the Q part of m rows of a fused QKV buffer (Q: nHead heads at column 0, K: nKV heads after Q, V: nKV heads after K; row stride ldq). Q and K are rotated as RopeKV rotates them (freqs NoBuf = no rotation), K and V of row t are stored into the caches at position pos0+t (with FlagPerSeqRows: sequence t at position pos0), and out = Attention's output over keys 0..kvLen-1 with the rotated q and the caches so written (FlagCausal, window). Unlike RopeKV the qkv rows are only read. Rows of one sequence must be one row (a second would see the first's key, written in the same launch); probs are not produced.",
+		Binds: []Bind{
+			{Name: "Q", Elem: F32, Span: "f32Rows(a.M, a.Ldq, mul(a.NHead+2*a.NKV, a.HeadDim))", Doc: "the fused QKV rows"},
+			{Name: "K", Role: InOut, Elem: Typed, Span: "ropeAttentionCache(&a, d.Type)"},
+			{Name: "V", Role: InOut, Elem: Typed, Span: "ropeAttentionCache(&a, d.Type)"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, mul(a.NHead, a.HeadDim))"},
+			{Name: "Freqs", Opt: true, Elem: F32, Span: "f32Vec(a.RopeDim / 2)", Doc: "f32[ropeDim/2], inverse frequencies after any context scaling"},
+		},
+		Params: append(attendParams(),
+			Param{Name: "Window", Doc: "sliding window (0 = all keys)"},
+			Param{Name: "Mode", Kind: Bits, Enum: "RopeMode"}, Param{Name: "RopeDim", Doc: "rotated dims (0 means headDim)"}),
+		Grid: [3]string{"a.NHead", "a.M", "1"},
+		Checks: append(ropeChecks(),
+			Check{Fail: "a.M > 0 && a.NHead > 0 && (a.NKV == 0 || a.NHead%a.NKV != 0)",
+				Msg: "%d query heads cannot share %d KV heads (head size %d)", Args: "a.NHead, a.NKV, a.HeadDim"},
+			Check{Fail: "a.M > 1 && a.Flags&FlagPerSeqRows == 0",
+				Msg: "%d rows of one sequence: rows after the first would read keys written in the same launch", Args: "a.M"},
+			Check{Fail: "a.M > 1 && (a.Ldq < mul(a.NHead+2*a.NKV, a.HeadDim) || a.Ldo < mul(a.NHead, a.HeadDim))",
+				Msg: "row strides (%d, %d) smaller than the qkv row or %d heads of %d", Args: "a.Ldq, a.Ldo, a.NHead, a.HeadDim"}),
 	},
 }
