@@ -201,7 +201,8 @@ func TestBatchStepErrors(t *testing.T) {
 }
 
 // TestBatchOneRowStepIsDecode: a one-row batch step runs single-sequence
-// decode's dispatches, the cache's kernels paged: norms fused into the
+// decode's dispatches, the cache's kernels paged (RoPE with the KV write,
+// then attention, where decode has them in one dispatch): norms fused into the
 // products after them and the gated activation into the down product,
 // where the multi-row step keeps them as dispatches of their own. Only the
 // logits differ: every batch row keeps its own, so their norm stays apart.
@@ -220,11 +221,11 @@ func TestBatchOneRowStepIsDecode(t *testing.T) {
 		}
 		return k
 	}
-	paged := map[plan.Kernel]plan.Kernel{plan.RopeKV: plan.RopeKVPaged, plan.Attention: plan.AttentionPaged}
 	var want []plan.Kernel
 	for _, k := range kernels(single.Passes[1]) { // decode
-		if p, ok := paged[k]; ok {
-			k = p
+		if k == plan.RopeAttention { // over a paged cache, the pair
+			want = append(want, plan.RopeKVPaged, plan.AttentionPaged)
+			continue
 		}
 		want = append(want, k)
 	}
