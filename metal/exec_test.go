@@ -26,7 +26,7 @@ type toy struct {
 
 func toyPlan(t *testing.T) *toy {
 	const n, k = 256, 256
-	mapped := pageAligned(4<<20, 16384)
+	mapped := pageAligned(t, 4<<20, 16384)
 	for i := range mapped {
 		mapped[i] = byte(i)
 	}

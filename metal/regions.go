@@ -2,31 +2,32 @@ package metal
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"unsafe"
 
+	"github.com/harkapp/hark/engine/mapped"
 	"github.com/harkapp/hark/engine/plan"
 )
 
 // Weights placement. A plan's weight buffers are slices of one memory map
-// (plus a few small tensors the builders make in Go memory, such as RoPE
+// (plus a few tensors the builders make in Go memory, such as RoPE
 // frequencies). Metal can wrap memory without copying only in whole pages,
-// so the tensors are grouped into regions: runs whose enclosing page ranges
-// touch are wrapped once, and every tensor is bound at its offset inside its
-// region. Some tensors are copied instead, into shared buffers:
+// so the tensors are grouped into regions: runs of one file mapping whose
+// enclosing page ranges touch are wrapped once, and every tensor is bound at
+// its offset inside its region. Some tensors are copied instead, into shared
+// buffers:
 //
-//   - runs under minWrap: too short to be worth a wrap, and this is what
-//     keeps the few tensors the builders make in Go memory (RoPE
-//     frequencies: bytes) from having their heap pages handed to the GPU;
+//   - tensors outside every file mapping (engine/mapped): Go memory, whose
+//     page-rounded range may hold other objects or nothing (a pointer to
+//     such a page is one the garbage collector rejects: "found bad pointer
+//     in Go heap"), and a map whose pages around the tensor are not all its;
+//   - runs under minWrap: too short to be worth a wrap;
 //   - stacked ones (plan.Buffer.Parts: Q|K|V or gate|up of a file that
 //     holds them apart), which are no one range of the map;
 //   - misaligned ones: setBuffer:offset:atIndex: wants the offset aligned
 //     to the type the kernel reads (up to 16 bytes), and whisper.cpp's .bin
 //     files pack tensors at any byte (GGUF aligns them to 32).
-//
-// A tensor of a megabyte or more in Go memory (a model parsed from a byte
-// slice rather than mapped) would be wrapped; the executable keeps it
-// referenced, and Go's heap neither moves nor unmaps live objects.
 
 const (
 	minWrap = 1 << 20
@@ -36,6 +37,9 @@ const (
 	// copyAlign aligns each copied tensor.
 	copyAlign = 256
 )
+
+// osPage is the OS's page: a mapping's last page is mapped whole.
+var osPage = uintptr(os.Getpagesize())
 
 // region is a page-aligned memory range wrapped as one buffer.
 type region struct {
@@ -84,6 +88,7 @@ func placeWeights(p *plan.Plan, pageSize int, maxBuf uint64) (weightsLayout, err
 		id         int
 		start, end uintptr // the tensor's bytes
 		p          unsafe.Pointer
+		mapLo      uintptr // the file mapping it lies in
 	}
 	var spans []span
 	for i, b := range p.Buffers {
@@ -106,7 +111,17 @@ func placeWeights(p *plan.Plan, pageSize int, maxBuf uint64) (weightsLayout, err
 			lay.copyTo(i, b.Size, maxBuf)
 			continue
 		}
-		spans = append(spans, span{id: i, start: s, end: s + uintptr(b.Size), p: ptr})
+		// Only a file mapping's pages around a tensor are known to be
+		// there: Go memory (rope tables, converted tensors, a file read
+		// into memory) is copied, since a page-rounded pointer into the
+		// heap may point at no object at all.
+		mlo, mhi, ok := mapped.Bounds(b.Data[:b.Size])
+		lo, hi := s&^(page-1), (s+uintptr(b.Size)+page-1)&^(page-1)
+		if !ok || lo < mlo || hi > (mhi+osPage-1)&^(osPage-1) {
+			lay.copyTo(i, b.Size, maxBuf)
+			continue
+		}
+		spans = append(spans, span{id: i, start: s, end: s + uintptr(b.Size), p: ptr, mapLo: mlo})
 	}
 	sort.Slice(spans, func(a, b int) bool { return spans[a].start < spans[b].start })
 
@@ -139,7 +154,7 @@ func placeWeights(p *plan.Plan, pageSize int, maxBuf uint64) (weightsLayout, err
 			lay.copyTo(s.id, int64(s.end-s.start), maxBuf)
 			continue
 		}
-		if len(run) > 0 && lo <= runHi && uint64(max(hi, runHi)-runLo) <= maxBuf {
+		if len(run) > 0 && s.mapLo == run[0].mapLo && lo <= runHi && uint64(max(hi, runHi)-runLo) <= maxBuf {
 			run = append(run, s)
 			runHi = max(runHi, hi)
 			continue

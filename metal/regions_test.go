@@ -6,22 +6,28 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/mapped"
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// pageAligned returns n bytes starting on a page boundary, standing in for
-// a memory map.
-func pageAligned(n, page int) []byte {
+// pageAligned stands for a mapped model file: n bytes on page boundaries,
+// registered as a mapping (engine/mapped) as mapfile registers its maps,
+// until the test ends (the cleanup also keeps the memory alive until then:
+// a registration outliving it would vouch for whatever Go puts there next).
+func pageAligned(t *testing.T, n, page int) []byte {
 	raw := make([]byte, n+page)
 	off := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw)))) & (page - 1)
-	return raw[off : off+n : off+n]
+	m := raw[off : off+n : off+n]
+	mapped.Register(m)
+	t.Cleanup(func() { mapped.Unregister(m) })
+	return m
 }
 
 func addr(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }
 
 func TestPlaceWeightsGroupsTheMapIntoRegions(t *testing.T) {
 	const page = 16384
-	mapped := pageAligned(8<<20, page)
+	mapped := pageAligned(t, 8<<20, page)
 	small := make([]byte, 64)[:8:8] // Go memory (a 64-byte size class: 16-aligned): must be copied
 	p := &plan.Plan{Name: "t"}
 	a := p.AddBuffer(plan.Buffer{Name: "a", Kind: plan.BufWeights, Size: 3 << 20, Data: mapped[96 : 96+3<<20]})
@@ -46,10 +52,11 @@ func TestPlaceWeightsGroupsTheMapIntoRegions(t *testing.T) {
 		require.Equal(t, 0, pl.index)
 		require.Equal(t, addr(p.Buffers[id].Data), addr(r)+uintptr(pl.off), "buffer %s", p.Buffers[id].Name)
 	}
-	require.Equal(t, placement{copied: true, index: 0, off: 0}, lay.place[odd])
-	require.Equal(t, placement{copied: true, index: 0, off: 100 << 10}, lay.place[s])
+	// copied in buffer order: small (Go memory), then odd
+	require.Equal(t, placement{copied: true, index: 0, off: 0}, lay.place[s])
+	require.Equal(t, placement{copied: true, index: 0, off: 256}, lay.place[odd])
 	require.Equal(t, placement{copied: true, index: -1}, lay.place[empty])
-	require.Equal(t, []int64{8 + 100<<10}, lay.copies)
+	require.Equal(t, []int64{256 + 100<<10}, lay.copies)
 	require.Equal(t, placement{}, lay.place[x])
 
 	// A device whose largest buffer is 4 MiB splits the map at a tensor
@@ -75,7 +82,7 @@ func TestPlaceWeightsGroupsTheMapIntoRegions(t *testing.T) {
 
 func TestPlaceWeightsCopies(t *testing.T) {
 	const page = 4096
-	mapped := pageAligned(2<<20, page)
+	mapped := pageAligned(t, 2<<20, page)
 	p := &plan.Plan{Name: "t"}
 	var ids []plan.BufID
 	for i := range 5 {
@@ -128,4 +135,38 @@ func TestStackedWeightsAreCopied(t *testing.T) {
 	ty.p.Buffers[id].Size++
 	_, err = b.Load(ty.p)
 	require.ErrorContains(t, err, "declared")
+}
+
+// TestPlaceWeightsCopiesGoMemory: a tensor in Go memory is copied however
+// large and aligned it is, and however close to a mapping it lies: its
+// page-rounded range is not known to hold anything, and a region pointer
+// rounded down into the heap is one the garbage collector rejects (metal's
+// tests once died of it in GC: "found bad pointer in Go heap").
+func TestPlaceWeightsCopiesGoMemory(t *testing.T) {
+	const page = 16384
+	heap := make([]byte, 2<<20+page)
+	off := int(-addr(heap)) & (page - 1)
+	big := heap[off+4096 : off+4096+2<<20] // 16-aligned, a megabyte and more
+	m := pageAligned(t, 4<<20, page)
+	p := &plan.Plan{Name: "t"}
+	g := p.AddBuffer(plan.Buffer{Name: "g", Kind: plan.BufWeights, Size: int64(len(big)), Data: big})
+	w := p.AddBuffer(plan.Buffer{Name: "w", Kind: plan.BufWeights, Size: 2 << 20, Data: m[64 : 64+2<<20]})
+	lay, err := placeWeights(p, page, 1<<30)
+	require.NoError(t, err)
+	require.Equal(t, placement{copied: true, index: 0, off: 0}, lay.place[g])
+	require.False(t, lay.place[w].copied)
+	require.Len(t, lay.regions, 1)
+	require.Equal(t, addr(m), addr(lay.regions[0].mem), "the region starts at the map's first page, inside it")
+
+	// the last page of a map is mapped whole, but not the page after it
+	tail := pageAligned(t, 3<<20, page)
+	p2 := &plan.Plan{Name: "t2"}
+	e := p2.AddBuffer(plan.Buffer{Name: "end", Kind: plan.BufWeights, Size: 2 << 20, Data: tail[1<<20 : 3<<20]})
+	lay, err = placeWeights(p2, page, 1<<30)
+	require.NoError(t, err)
+	require.False(t, lay.place[e].copied, "ends on the map's last page")
+	p2.Buffers[e].Data = tail[1<<20-16 : 3<<20-16]
+	lay, err = placeWeights(p2, 2*page, 1<<30)
+	require.NoError(t, err)
+	require.True(t, lay.place[e].copied || addr(lay.regions[0].mem) >= addr(tail), "a device page larger than the map's alignment never reaches before the map")
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/mapped"
 )
 
 func TestOpen(t *testing.T) {
@@ -51,4 +53,19 @@ func TestOpenParsedAndRelease(t *testing.T) {
 	require.Nil(t, m)
 	_, _, err = OpenParsed(filepath.Join(t.TempDir(), "missing"), func([]byte) (int, error) { return 0, nil })
 	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestMapsAreRegistered: a mapped file is known to engine/mapped while it
+// is open (Metal wraps its pages without a copy), and forgotten at Close.
+func TestMapsAreRegistered(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "m")
+	require.NoError(t, os.WriteFile(p, make([]byte, 10000), 0o644))
+	f, err := Open(p)
+	require.NoError(t, err)
+	data := f.Data
+	_, _, ok := mapped.Bounds(data[100:200])
+	require.Equal(t, f.Mapped(), ok)
+	require.NoError(t, f.Close())
+	_, _, ok = mapped.Bounds(data[100:200])
+	require.False(t, ok)
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/harkapp/hark/engine/mapped"
 )
 
 func mapOpen(f *os.File, size int) (*File, error) {
@@ -14,7 +16,11 @@ func mapOpen(f *os.File, size int) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mmap %s: %w", f.Name(), err)
 	}
+	mapped.Register(b)
 	return &File{Data: b, mapped: true}, nil
 }
 
-func unmap(b []byte) error { return unix.Munmap(b) }
+func unmap(b []byte) error {
+	mapped.Unregister(b)
+	return unix.Munmap(b)
+}
