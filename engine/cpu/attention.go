@@ -1,11 +1,6 @@
 package cpu
 
 import (
-	"math"
-	"unsafe"
-
-	"github.com/harkapp/hark/engine/ggml"
-
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -24,7 +19,7 @@ type attnTask struct {
 	scale          float32
 	hs, ps, ss     int
 	scores         [][]float32
-	dotH           func(w []byte, x []float32) float32 // f16 dot (SIMD where available)
+	kvs            [][]kvSpan // per worker: an f16 cache's span
 }
 
 func (a *attnTask) Do(w, lo, hi int) {
@@ -58,43 +53,19 @@ func (a *attnTask) Do(w, lo, hi int) {
 		if nvis == first {
 			continue // nothing visible: the output is zero
 		}
-		mx := float32(math.Inf(-1))
-		if a.k.h == nil {
-			keyScoresF32(s[first:nvis], q, a.k.f[base+first*a.ps:], a.ps, a.scale)
-		} else {
-			for j := first; j < nvis; j++ {
-				s[j] = keyScore(a.k, base+j*a.ps, q, a.dotH) * a.scale
-			}
+		off := base + first*a.ps
+		if a.k.h != nil {
+			sp := a.kvs[w][:1]
+			sp[0] = kvSpan{off, nvis - first}
+			keyScoresF16(s[first:nvis], q, a.k.h, sp, a.ps, a.scale)
+			softmaxScaled(s[first:nvis], 1)
+			addValuesF16(o, s[first:nvis], a.v.h, sp, a.ps)
+			continue
 		}
-		for _, d := range s[first:nvis] {
-			if d > mx {
-				mx = d
-			}
-		}
-		inv := expScores(s[first:nvis], mx)
-		for j := first; j < nvis; j++ {
-			s[j] *= inv
-		}
-		if a.v.h == nil {
-			addValuesF32(o, s[first:nvis], a.v.f[base+first*a.ps:], a.ps)
-		} else {
-			for j := first; j < nvis; j++ {
-				addValue(o, s[j], a.v, base+j*a.ps)
-			}
-		}
+		keyScoresF32(s[first:nvis], q, a.k.f[off:], a.ps, a.scale)
+		softmaxScaled(s[first:nvis], 1)
+		addValuesF32(o, s[first:nvis], a.v.f[off:], a.ps)
 	}
-}
-
-// expScores turns scores into exp(s-mx) in place and returns 1 over their
-// sum (summed in float64).
-func expScores(s []float32, mx float32) float32 {
-	var sum float64
-	for j, v := range s {
-		e := exp32(v - mx)
-		s[j] = e
-		sum += float64(e)
-	}
-	return float32(1 / sum)
 }
 
 // keyScoresF32 sets s[j] = scale·(q·k_j) for the f32 keys k_j =
@@ -120,21 +91,18 @@ func addValuesF32Generic(o, p, v []float32, ps int) {
 	}
 }
 
-// keyScore is q·k for the key at element off of a cache.
-func keyScore(k typed, off int, q []float32, dotH func(w []byte, x []float32) float32) float32 {
-	if k.h != nil {
-		return dotH(halfBytes(k.h[off:off+len(q)]), q)
+// attnGrain is the pool grain of single-query attention's n (row, head)
+// items of perItem element-ops each: chunkGrain's, but once the job is
+// split at all, chunks of at most a quarter of a worker's share. A few
+// items in chunks of chunkGrain's size split badly: a decode step's 9
+// heads (SmolLM2) in chunks of 3 or 7 went 6:3 or 7:2 over 2 workers, in
+// chunks of 2 they go 5:4.
+func attnGrain(n, workers, perItem int) int {
+	g := chunkGrain(perItem)
+	if g >= n {
+		return g
 	}
-	return attnDotF32(q, k.f[off:off+len(q)])
-}
-
-// addValue adds p times the value at element off of a cache to o.
-func addValue(o []float32, p float32, v typed, off int) {
-	if v.h != nil {
-		axpyHalf(o, p, v.h[off:off+len(o)])
-	} else {
-		axpyF32(o, p, v.f[off:off+len(o)])
-	}
+	return min(g, grainFor(n, workers, 1))
 }
 
 // windowStart is the first key a query at position qpos sees with a
@@ -149,17 +117,10 @@ func windowStart(qpos, w, nvis int) int {
 // attnDotF32 uses the product's dot (SIMD where the CPU has it).
 func attnDotF32(a, b []float32) float32 { return dotF32(a, b[:len(a)]) }
 
-// halfBytes views f16 elements as the bytes the product's dots take.
-func halfBytes(h []uint16) []byte {
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(h))), 2*len(h))
-}
-
-// axpyF32 and axpyHalf add p·v to o: the value accumulation of
-// single-query attention. amd64 replaces them with AVX2 versions.
-var (
-	axpyF32  = axpyF32Generic
-	axpyHalf = axpyHalfGeneric
-)
+// axpyF32 adds p·v to o: the f32 value accumulation's portable path for
+// head dimensions the block kernel does not take. amd64 replaces it with
+// an AVX2 version.
+var axpyF32 = axpyF32Generic
 
 func axpyF32Generic(o []float32, p float32, v []float32) {
 	v = v[:len(o)]
@@ -243,11 +204,12 @@ func (e *Exec) attend(d *plan.Dispatch, a *attnTask, nKV int, withProbs bool) er
 		e.ensureWorker(a.kvLen)
 	}
 	a.scores = e.wsf
-	a.dotH = kinds[ggml.F16].dotF
+	e.ensureSpans(1)
+	a.kvs = e.wss
 	if useAttnGEMM(a) {
 		err = e.attentionGEMM(a, nKV)
 	} else {
-		e.pool.Run(a.m*a.nHead, chunkGrain(satMul(a.kvLen, 2*a.hd)), a)
+		e.pool.Run(a.m*a.nHead, attnGrain(a.m*a.nHead, e.pool.Workers(), satMul(a.kvLen, 2*a.hd)), a)
 	}
 	*a = attnTask{}
 	return err

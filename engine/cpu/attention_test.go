@@ -1,8 +1,10 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -316,39 +318,149 @@ func TestMaxScaledPaths(t *testing.T) {
 func TestAttnKeyKernels(t *testing.T) {
 	paths := attnKeyPaths
 	r := rand.New(rand.NewPCG(25, 26))
-	const scale = 0.125
 	for name, p := range paths {
 		for _, hd := range []int{8, 12, 24, 32, 40, 64, 96, 128} {
 			for _, n := range []int{1, 3, 4, 5, 7, 13, 64, 1500, 1501} {
 				ps := hd + 3
-				q := randVec(r, hd, 1)
 				k := randVec(r, (n-1)*ps+hd, 1)
 				v := randVec(r, (n-1)*ps+hd, 1)
-				pr := randVec(r, n, 0.1)
-				s := make([]float32, n+1)
-				s[n] = 777
-				p.scores(s[:n], q, k, ps, scale)
-				o0 := randVec(r, hd, 1)
-				o := append(append([]float32(nil), o0...), 777)
-				p.values(o[:hd], pr, v, ps)
-				for j := range n {
-					var want float64
-					for c := range hd {
-						want += float64(q[c]) * float64(k[j*ps+c])
-					}
-					want *= scale
-					require.InDelta(t, want, float64(s[j]), 1e-5*(1+math.Abs(want)), "%s hd=%d n=%d key %d", name, hd, n, j)
-				}
-				for c := range hd {
-					want := float64(o0[c])
-					for j := range n {
-						want += float64(pr[j]) * float64(v[j*ps+c])
-					}
-					require.InDelta(t, want, float64(o[c]), 1e-5*(1+math.Abs(want)), "%s hd=%d n=%d out %d", name, hd, n, c)
-				}
-				require.Equal(t, float32(777), s[n], "%s hd=%d n=%d: score past the keys", name, hd, n)
-				require.Equal(t, float32(777), o[hd], "%s hd=%d n=%d: output past the head", name, hd, n)
+				checkKeyKernels(t, r, fmt.Sprintf("%s hd=%d n=%d", name, hd, n), hd, n,
+					func(j, c int) float64 { return float64(k[j*ps+c]) }, func(j, c int) float64 { return float64(v[j*ps+c]) },
+					func(s, q []float32, scale float32) { p.scores(s, q, k, ps, scale) }, func(o, pr []float32) { p.values(o, pr, v, ps) })
 			}
+		}
+	}
+}
+
+// checkKeyKernels runs one path's scores and values (the kernels bound to
+// their cache, element c of key or value j read as key(j, c) and val(j,
+// c)) on n keys of hd and compares them with float64, and that nothing
+// past the scores or the head is written.
+func checkKeyKernels(t *testing.T, r *rand.Rand, what string, hd, n int, key, val func(j, c int) float64,
+	scores func(s, q []float32, scale float32), values func(o, p []float32)) {
+	t.Helper()
+	const scale = 0.125
+	q := randVec(r, hd, 1)
+	pr := randVec(r, n, 0.1)
+	s := make([]float32, n+1)
+	s[n] = 777
+	scores(s[:n], q, scale)
+	o0 := randVec(r, hd, 1)
+	o := append(append([]float32(nil), o0...), 777)
+	values(o[:hd], pr)
+	for j := range n {
+		var want float64
+		for c := range hd {
+			want += float64(q[c]) * key(j, c)
+		}
+		want *= scale
+		require.InDelta(t, want, float64(s[j]), 1e-5*(1+math.Abs(want)), "%s key %d", what, j)
+	}
+	for c := range hd {
+		want := float64(o0[c])
+		for j := range n {
+			want += float64(pr[j]) * val(j, c)
+		}
+		require.InDelta(t, want, float64(o[c]), 1e-5*(1+math.Abs(want)), "%s out %d", what, c)
+	}
+	require.Equal(t, float32(777), s[n], "%s: score past the keys", what)
+	require.Equal(t, float32(777), o[hd], "%s: output past the head", what)
+}
+
+// attnHalfPath is a pair of single-query f16 key kernels.
+type attnHalfPath struct {
+	scores func(s, q []float32, k []uint16, spans []kvSpan, ps int, scale float32)
+	values func(o, p []float32, v []uint16, spans []kvSpan, ps int)
+}
+
+// The f16 key kernels this CPU can run (kernels_amd64_test.go adds the
+// AVX2 ones).
+var attnHalfPaths = map[string]attnHalfPath{"generic": {keyScoresF16Generic, addValuesF16Generic}}
+
+// Each path of single-query attention's f16 key kernels agrees with
+// float64 at odd key counts and head dimensions (the assembly's multiples
+// of 8 and 32, the 64-wide and 32-wide value passes, and the portable
+// fallbacks), with the keys in one span (a contiguous cache) or in spans
+// of 0-7 keys laid out in reverse order (a paged cache's blocks: groups of
+// 4 and single keys in each), and writes nothing else.
+func TestAttnHalfKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(29, 30))
+	for name, p := range attnHalfPaths {
+		for _, hd := range []int{6, 8, 12, 24, 32, 40, 64, 96, 128, 160} {
+			for _, n := range []int{1, 3, 4, 5, 7, 13, 16, 64, 161} {
+				for _, paged := range []bool{false, true} {
+					ps := hd + 3
+					spans := []kvSpan{{0, n}}
+					if paged {
+						spans = randomSpans(r, n, ps)
+					}
+					at := make([]int, 0, n) // key j's offset
+					size := 0
+					for _, sp := range spans {
+						for i := range sp.n {
+							at = append(at, sp.off+i*ps)
+						}
+						size = max(size, sp.off+sp.n*ps)
+					}
+					k := bytesU16(f16Bytes(randVec(r, size, 1)))
+					v := bytesU16(f16Bytes(randVec(r, size, 1)))
+					f16 := func(c []uint16) func(j, i int) float64 {
+						return func(j, i int) float64 { return float64(ggml.FP16ToFP32(c[at[j]+i])) }
+					}
+					checkKeyKernels(t, r, fmt.Sprintf("%s hd=%d n=%d paged=%v", name, hd, n, paged), hd, n, f16(k), f16(v),
+						func(s, q []float32, scale float32) { p.scores(s, q, k, spans, ps, scale) },
+						func(o, pr []float32) { p.values(o, pr, v, spans, ps) })
+				}
+			}
+		}
+	}
+}
+
+// randomSpans splits n keys ps apart into spans of 0-7 keys, the last
+// span first in memory and a key's gap between neighbours.
+func randomSpans(r *rand.Rand, n, ps int) []kvSpan {
+	var spans []kvSpan
+	for left := n; left > 0; {
+		c := min(r.IntN(8), left)
+		spans = append(spans, kvSpan{n: c})
+		left -= c
+	}
+	off := 0
+	for i := len(spans) - 1; i >= 0; i-- {
+		spans[i].off = off
+		off += (spans[i].n + 1) * ps
+	}
+	return spans
+}
+
+// A decode step's 9 heads (SmolLM2) split 5:4 over 2 workers at every
+// depth where the job is split at all, with chunks claimed greedily (each
+// worker takes the next chunk when it finishes its last, all items
+// costing the same), and a larger batch stays within a chunk of even.
+func TestAttnGrainBalance(t *testing.T) {
+	const hd = 64
+	for _, c := range []struct{ n, workers int }{{9, 2}, {9, 3}, {18, 2}, {27, 2}, {72, 2}, {9 * 16, 4}} {
+		for kv := 1; kv <= 4096; kv++ {
+			g := attnGrain(c.n, c.workers, kv*2*hd)
+			if g >= c.n {
+				continue // one chunk: run inline
+			}
+			loads := make([]int, c.workers)
+			for lo := 0; lo < c.n; lo += g {
+				w := 0
+				for i, l := range loads {
+					if l < loads[w] {
+						w = i
+					}
+				}
+				loads[w] += min(g, c.n-lo)
+			}
+			even := (c.n + c.workers - 1) / c.workers
+			most := slices.Max(loads)
+			if c.n == 9 && c.workers == 2 {
+				require.Equal(t, even, most, "n=%d workers=%d kv=%d grain %d: loads %v", c.n, c.workers, kv, g, loads)
+			}
+			require.LessOrEqual(t, most, even+g-1, "n=%d workers=%d kv=%d grain %d: loads %v", c.n, c.workers, kv, g, loads)
 		}
 	}
 }

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "attnkeys_amd64.h"
 
 // func keyScoresF32AVX2(q, k, s *float32, nkeys, ps, hd int, scale float32)
 // s[j] = scale·(q·k[j·ps : j·ps+hd]) for j < nkeys (a multiple of 4), hd a
@@ -38,14 +39,7 @@ kschunk:
 	CMPQ         AX, R9
 	JLT          kschunk
 
-	VHADDPS      Y1, Y0, Y0
-	VHADDPS      Y3, Y2, Y2
-	VHADDPS      Y2, Y0, Y0         // per 128-bit half: the four keys' partial sums
-	VEXTRACTF128 $1, Y0, X1
-	VADDPS       X1, X0, X0
-	VMULPS       X15, X0, X0
-	VMOVUPS      X0, (DX)
-	ADDQ         $16, DX
+	SCORES4
 	LEAQ         (DI)(R8*4), DI
 	DECQ         CX
 	JNZ          ksgroup

@@ -3,21 +3,14 @@ package cpu
 //go:noescape
 func axpyF32AVX2(o, v *float32, n int, p float32)
 
-//go:noescape
-func axpyF16AVX2(o *float32, v *uint16, n int, p float32)
-
 func init() {
 	if hasAVX2 {
-		axpyF32, axpyHalf = axpyF32Fast, axpyHalfFast
+		axpyF32 = axpyF32Fast
 	}
 }
 
 func axpyF32Fast(o []float32, p float32, v []float32) {
 	axpySplit(o, p, v, axpyF32AVX2, axpyF32Generic)
-}
-
-func axpyHalfFast(o []float32, p float32, v []uint16) {
-	axpySplit(o, p, v, axpyF16AVX2, axpyHalfGeneric)
 }
 
 // axpySplit runs the assembly on whole groups of 8 and the portable loop

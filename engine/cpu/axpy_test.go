@@ -29,7 +29,7 @@ func TestAxpy(t *testing.T) {
 		}
 		oh := append([]float32(nil), o...)
 		axpyF32(o, 0.37, v)
-		axpyHalf(oh, 0.37, h)
+		axpyHalfGeneric(oh, 0.37, h)
 		for i := range o {
 			require.InDelta(t, want[i], o[i], 1e-6, "f32 n=%d i=%d", n, i)
 			require.InDelta(t, wantH[i], oh[i], 1e-6, "f16 n=%d i=%d", n, i)
@@ -64,22 +64,18 @@ func TestExpScaled(t *testing.T) {
 	}
 }
 
-// BenchmarkAxpy times one head's value accumulation (hd 64 and 128), the
-// call single-query attention makes once per key and head.
+// BenchmarkAxpy times one head's f32 value accumulation (hd 64 and 128),
+// the call single-query attention's portable path makes once per key and
+// head.
 func BenchmarkAxpy(b *testing.B) {
 	for _, n := range []int{64, 128} {
-		o, v, h := make([]float32, n), make([]float32, n), make([]uint16, n)
+		o, v := make([]float32, n), make([]float32, n)
 		for i := range v {
-			v[i], h[i] = float32(i)/float32(n), ggml.FP32ToFP16(float32(i)/float32(n))
+			v[i] = float32(i) / float32(n)
 		}
 		b.Run(fmt.Sprintf("f32/%d", n), func(b *testing.B) {
 			for b.Loop() {
 				axpyF32(o, 0.5, v)
-			}
-		})
-		b.Run(fmt.Sprintf("f16/%d", n), func(b *testing.B) {
-			for b.Loop() {
-				axpyHalf(o, 0.5, h)
 			}
 		})
 	}

@@ -35,6 +35,7 @@ type Exec struct {
 	act     []float32   // fused activation rows and conv1d im2col tiles
 	attnScr []float32   // packed K, transposed V and scores of attentionGEMM
 	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
+	wss     [][]kvSpan  // per-worker spans (single-query attention over an f16 cache)
 	sorter  candSorter
 	order   sampleOrder // the Sample kernel's walks without top-k
 	scaled  sampleScale // its temperature pass
@@ -257,7 +258,7 @@ func (e *Exec) Close() error {
 		e.mm.freePacks()
 	}
 	e.closed = true
-	e.bufs, e.act, e.wsf, e.attnScr = nil, nil, nil, nil
+	e.bufs, e.act, e.wsf, e.wss, e.attnScr = nil, nil, nil, nil, nil
 	return nil
 }
 
@@ -356,13 +357,19 @@ func (e *Exec) ensureAct(n int) []float32 {
 	return e.act[:n]
 }
 
-func (e *Exec) ensureWorker(n int) {
-	if len(e.wsf) == e.pool.Workers() && len(e.wsf[0]) >= n {
+func (e *Exec) ensureWorker(n int) { perWorker(&e.wsf, e.pool.Workers(), n) }
+
+// ensureSpans is ensureWorker for wss.
+func (e *Exec) ensureSpans(n int) { perWorker(&e.wss, e.pool.Workers(), n) }
+
+// perWorker makes *s one scratch row of at least n per worker.
+func perWorker[T any](s *[][]T, workers, n int) {
+	if len(*s) == workers && len((*s)[0]) >= n {
 		return
 	}
-	e.wsf = make([][]float32, e.pool.Workers())
-	for i := range e.wsf {
-		e.wsf[i] = make([]float32, n)
+	*s = make([][]T, workers)
+	for i := range *s {
+		(*s)[i] = make([]T, n)
 	}
 }
 

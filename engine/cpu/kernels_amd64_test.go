@@ -2,7 +2,7 @@ package cpu
 
 // The AVX2 paths, where the CPU has AVX2, of the kernels whose tests
 // compare every path with float64 (TestGELUErfRow, TestSoftmaxScaledPaths,
-// TestMaxScaledPaths, TestAttnKeyKernels).
+// TestMaxScaledPaths, TestAttnKeyKernels, TestAttnHalfKernels).
 func init() {
 	if !hasAVX2 {
 		return
@@ -11,4 +11,5 @@ func init() {
 	softmaxPaths["avx2"] = softmaxScaledFast
 	maxScaledPaths["avx2"] = maxScaledFast
 	attnKeyPaths["avx2"] = attnKeyPath{keyScoresF32Fast, addValuesF32Fast}
+	attnHalfPaths["avx2"] = attnHalfPath{keyScoresF16Fast, addValuesF16Fast}
 }

@@ -1,10 +1,8 @@
 package cpu
 
 import (
-	"math"
 	"sync/atomic"
 
-	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -142,9 +140,10 @@ type pagedAttnTask struct {
 	window   int
 	scale    float32
 	scores   [][]float32
-	dotH     func(w []byte, x []float32) float32
+	kvs      [][]kvSpan // per worker: an f16 row's block spans
 	// spans counts the block tables' look-ups, a block per walk over a
-	// (row, head)'s keys or values (tests bound the work by it)
+	// (row, head)'s keys or values (f16: one walk, which the values
+	// share; tests bound the work by it)
 	spans *atomic.Int64
 }
 
@@ -161,23 +160,34 @@ func (a *pagedAttnTask) Do(w, lo, hi int) {
 		o := a.out[t*a.ldo+h*hd : t*a.ldo+h*hd+hd]
 		s := a.scores[w][:nvis]
 		clear(o)
-		mx := float32(math.Inf(-1))
-		for j := first; j < nvis; {
-			off, stop := r.span(t, kvh, j, nvis)
-			spans++
-			for ; j < stop; j, off = j+1, off+r.ps {
-				d := keyScore(r.kc, off, q, a.dotH) * a.scale
-				s[j] = d
-				mx = max(mx, d)
+		if r.kc.h != nil {
+			// f16: the blocks' spans, shared by keys and values, then one
+			// kernel call for the scores and one for the values
+			sp := a.kvs[w][:0]
+			for j := first; j < nvis; {
+				off, stop := r.span(t, kvh, j, nvis)
+				spans++
+				sp = append(sp, kvSpan{off, stop - j})
+				j = stop
 			}
+			keyScoresF16(s[first:nvis], q, r.kc.h, sp, r.ps, a.scale)
+			softmaxScaled(s[first:nvis], 1)
+			addValuesF16(o, s[first:nvis], r.vc.h, sp, r.ps)
+			continue
 		}
-		inv := expScores(s[first:nvis], mx)
+		// f32: a block's span of keys, then of values, a kernel call each
 		for j := first; j < nvis; {
 			off, stop := r.span(t, kvh, j, nvis)
 			spans++
-			for ; j < stop; j, off = j+1, off+r.ps {
-				addValue(o, s[j]*inv, r.vc, off)
-			}
+			keyScoresF32(s[j:stop], q, r.kc.f[off:], r.ps, a.scale)
+			j = stop
+		}
+		softmaxScaled(s[first:nvis], 1)
+		for j := first; j < nvis; {
+			off, stop := r.span(t, kvh, j, nvis)
+			spans++
+			addValuesF32(o, s[j:stop], r.vc.f[off:], r.ps)
+			j = stop
 		}
 	}
 	a.spans.Add(spans)
@@ -216,9 +226,10 @@ func (e *Exec) attentionPaged(d *plan.Dispatch) error {
 	}
 	e.ensureWorker(longest)
 	a.scores = e.wsf
-	a.dotH = kinds[ggml.F16].dotF
+	e.ensureSpans(longest/p.BlockSize + 2)
+	a.kvs = e.wss
 	a.spans = &e.pagedSpans
-	e.pool.Run(p.M*p.NHead, chunkGrain(satMul(longest, 2*p.HeadDim)), a)
+	e.pool.Run(p.M*p.NHead, attnGrain(p.M*p.NHead, e.pool.Workers(), satMul(longest, 2*p.HeadDim)), a)
 	*a = pagedAttnTask{}
 	return nil
 }

@@ -1,7 +1,5 @@
 package cpu
 
-import "github.com/harkapp/hark/engine/plan"
-
 //go:noescape
 func sampleExpFxAVX2(ev *uint64, l *float32, n int, lmax float32, tie float64) int
 
@@ -22,23 +20,9 @@ func init() {
 	}
 }
 
-func sampleExpFxsAVX2(ev []uint64, l []float32, lmax float32) {
+func sampleExpFxsAVX2(ev []uint64, l []float32, lmax float32) bool {
 	main := len(l) &^ 3
-	if main > 0 && sampleExpFxAVX2(&ev[0], &l[0], main, lmax, sampleExpFxTie) > 0 {
-		sampleExpFxsTodo(ev[:main], l[:main], lmax)
-	}
+	todo := main > 0 && sampleExpFxAVX2(&ev[0], &l[0], main, lmax, sampleExpFxTie) > 0
 	sampleExpFxsGeneric(ev[main:len(l)], l[main:], lmax)
-}
-
-// sampleExpFxTodo marks a mass the assembly left to the scalar path (no
-// mass is near it: they are at most plan.SampleFxOne).
-const sampleExpFxTodo = ^uint64(0)
-
-// sampleExpFxsTodo computes the masses marked sampleExpFxTodo.
-func sampleExpFxsTodo(ev []uint64, l []float32, lmax float32) {
-	for i, e := range ev {
-		if e == sampleExpFxTodo {
-			ev[i] = plan.SampleExpFx(l[i] - lmax)
-		}
-	}
+	return todo
 }

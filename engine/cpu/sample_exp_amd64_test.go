@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/plan"
 )
 
 // TestSampleExpFxAsm: the assembly's fixed-point masses are
@@ -58,7 +60,13 @@ func TestSampleExpFxAsm(t *testing.T) {
 				require.Equal(t, k, marked, "%s n=%d: the count of lanes left to the scalar path", name, n)
 			}
 			clear(got)
-			sampleExpFxsAVX2(got, l, lmax)
+			if sampleExpFxsAVX2(got, l, lmax) {
+				for i, e := range got[:n] {
+					if e == sampleExpFxTodo { // the caller's part
+						got[i] = plan.SampleExpFx(l[i] - lmax)
+					}
+				}
+			}
 			for i := range want {
 				if want[i] != got[i] {
 					require.Equal(t, want[i], got[i], fmt.Sprintf("%s n=%d token %d: l %g lmax %g", name, n, i, l[i], lmax))

@@ -3,6 +3,8 @@ package cpu
 import (
 	"math"
 	"sort"
+
+	"github.com/harkapp/hark/engine/plan"
 )
 
 // The Sample kernel's walks in the order (descending scaled logit, ties to
@@ -79,7 +81,7 @@ type sampleOrder struct {
 	ev   []uint64
 	bins []uint16
 	// minPFx is min-p's least kept mass; parts[w] is worker w's share of
-	// top, z and the count of tokens min-p keeps (masses sums them)
+	// top and of the count of tokens min-p keeps (masses sums them)
 	minPFx uint64
 	parts  []massPart
 	// sorted counts the tokens the dispatch's walks sorted, exps the
@@ -90,7 +92,6 @@ type sampleOrder struct {
 // massPart is one pool worker's share of the histogram pass.
 type massPart struct {
 	bins      locBins
-	z         uint64
 	keep, did int // tokens of mass >= minPFx; tokens it took (tests)
 }
 
@@ -113,7 +114,7 @@ func (o *sampleOrder) masses(p *Pool, minPFx uint64) (z uint64, keep int) {
 	}
 	for i := range o.parts {
 		o.parts[i].bins.reset()
-		o.parts[i].z, o.parts[i].keep, o.parts[i].did = 0, 0, 0
+		o.parts[i].keep, o.parts[i].did = 0, 0
 	}
 	o.minPFx = minPFx
 	p.Run(n, massGrain, o)
@@ -125,22 +126,28 @@ func (o *sampleOrder) masses(p *Pool, minPFx uint64) (z uint64, keep int) {
 			o.top.mass[b] += w.bins.mass[b]
 			o.top.count[b] += w.bins.count[b]
 		}
-		z += w.z
 		keep += w.keep
+	}
+	// the bins' sums are exact integers: their total is every mass's
+	for _, m := range o.top.mass {
+		z += m
 	}
 	return z, keep
 }
 
 // Do implements Task for masses.
 func (o *sampleOrder) Do(w, lo, hi int) {
-	ev, bins, part := o.ev[lo:hi], o.bins[lo:hi], &o.parts[w]
-	sampleExpFxs(ev, o.l[lo:hi], o.lmax)
-	sampleBinsOf(bins, o.l[lo:hi], o.scale)
+	ev, l, bins, part := o.ev[lo:hi], o.l[lo:hi], o.bins[lo:hi], &o.parts[w]
+	todo := sampleExpFxs(ev, l, o.lmax)
+	sampleBinsOf(bins, l, o.scale)
 	for i, b := range bins {
 		e := ev[i]
+		if todo && e == sampleExpFxTodo {
+			e = plan.SampleExpFx(l[i] - o.lmax)
+			ev[i] = e
+		}
 		part.bins.mass[b] += e
 		part.bins.count[b]++
-		part.z += e
 		if e >= o.minPFx {
 			part.keep++
 		}

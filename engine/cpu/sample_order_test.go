@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -148,8 +149,8 @@ func TestSampleNoTopKKernelMasses(t *testing.T) {
 // vocabulary (the temperature pass with its extremes, the masses with the
 // histogram, the total mass and min-p's count) run across the pool, each
 // token once, each worker taking its share (a pool of 2 gives worker 1
-// the second chunk before any is claimed), and the token is the
-// reference's.
+// the second chunk before any is claimed), every token's mass is the
+// kernel's, and the token is the reference's.
 func TestSampleNoTopKPooled(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 7))
 	n := 49152
@@ -176,6 +177,15 @@ func TestSampleNoTopKPooled(t *testing.T) {
 			}
 			require.Equal(t, n, ex.scaled.parts[0].did+ex.scaled.parts[1].did, "each token scaled once")
 			require.Equal(t, n, ex.order.parts[0].did+ex.order.parts[1].did, "each token's mass once")
+			// every mass is the kernel's, the lanes the assembly left to
+			// the scalar path included
+			l := h.readF32(sb)[:n] // the scaled logits
+			lmax := slices.Max(l)
+			for i, e := range ex.order.ev[:n] {
+				if want := plan.SampleExpFx(l[i] - lmax); e != want {
+					require.Equal(t, want, e, "token %d's mass", i)
+				}
+			}
 		}
 	}
 }
