@@ -37,6 +37,9 @@ type Runner struct {
 	// peak is the most sequences one step has run (tests, metrics).
 	peak int
 	rows []llm.Row
+	// afterNext, when set (tests), runs between a step's Next and its
+	// rows' slots: where a request may end under the step.
+	afterNext func(Step)
 }
 
 // NewRunner drives s on m, which holds seqs sampler slots (at least the
@@ -106,6 +109,9 @@ func (r *Runner) Step() (bool, error) {
 		r.reap()
 		return r.s.Pending(), nil
 	}
+	if r.afterNext != nil {
+		r.afterNext(st)
+	}
 	for _, c := range st.Copies {
 		if err := r.m.CopyBlock(c.Src, c.Dst, c.Positions); err != nil {
 			return false, err
@@ -121,6 +127,14 @@ func (r *Runner) Step() (bool, error) {
 	}
 	var draws []draw
 	for _, row := range st.Rows {
+		if _, live := r.samplers[row.Req]; !live {
+			// it ended after Next and was reaped above: no slot (it
+			// would never be given back) and no rows; Done skips its draw
+			if row.Sample {
+				draws = append(draws, draw{row.Req, -1, -1, 0})
+			}
+			continue
+		}
 		slot, ok := r.slots[row.Req]
 		if !ok {
 			if len(r.free) == 0 {
@@ -152,6 +166,9 @@ func (r *Runner) Step() (bool, error) {
 	sampled := make([]int32, len(draws))
 	lps := make([]llm.TokenLogprob, len(draws))
 	for i, d := range draws {
+		if d.slot < 0 {
+			continue
+		}
 		sm := r.samplers[d.req]
 		var lp *llm.TokenLogprob
 		if sm.Logprobs {

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -114,6 +115,40 @@ func TestRunnerCancelFreesBlocks(t *testing.T) {
 	r.run(t)
 	require.NoError(t, b.Err)
 	require.Equal(t, g.Results[1].GeneratedTokens, b.Generated)
+	require.Equal(t, runBlocks, r.pool.Available())
+}
+
+// A request cancelled between a step's Next and its slots (its sampler
+// already reaped) takes no sampler slot: on the old code its row took one
+// that was never given back, and the next request admitted found none
+// ("more running sequences than sampler slots").
+func TestRunnerCancelUnderStepKeepsSlots(t *testing.T) {
+	g := shared.LoadStoriesGolden(t)
+	require.GreaterOrEqual(t, len(g.Results), 2)
+	r := newStoriesRunner(t, 2)
+	a := &Request{Prompt: g.Results[0].PromptTokens, MaxTokens: 30}
+	b := &Request{Prompt: g.Results[1].PromptTokens, MaxTokens: len(g.Results[1].GeneratedTokens)}
+	require.NoError(t, r.Submit(a, llm.Sampler{}))
+	require.NoError(t, r.Submit(b, llm.Sampler{}))
+	for len(a.Generated) < 5 {
+		_, err := r.Step()
+		require.NoError(t, err)
+	}
+	r.afterNext = func(st Step) {
+		r.afterNext = nil
+		require.True(t, slices.ContainsFunc(st.Rows, func(row Row) bool { return row.Req == a }))
+		r.Cancel(a)
+	}
+	_, err := r.Step()
+	require.NoError(t, err)
+	require.ErrorIs(t, a.Err, ErrCanceled)
+	c := &Request{Prompt: g.Results[0].PromptTokens, MaxTokens: len(g.Results[0].GeneratedTokens)}
+	require.NoError(t, r.Submit(c, llm.Sampler{}))
+	r.run(t)
+	require.NoError(t, b.Err)
+	require.NoError(t, c.Err)
+	require.Equal(t, g.Results[1].GeneratedTokens, b.Generated)
+	require.Equal(t, g.Results[0].GeneratedTokens, c.Generated)
 	require.Equal(t, runBlocks, r.pool.Available())
 }
 
