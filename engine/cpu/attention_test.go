@@ -416,6 +416,36 @@ func TestAttnHalfKernels(t *testing.T) {
 	}
 }
 
+// A key's score does not depend on how its keys are cut into spans:
+// the batch engine's paged rows and sequential decode's contiguous cache
+// must score the same keys to the bit (engine/batch's tests compare the
+// two), so a key scored in a group of 4 and one scored alone (a span's
+// last 1-3) sum their lanes in the same order.
+func TestAttnHalfScoresSpanFree(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for name, p := range attnHalfPaths {
+		for _, hd := range []int{8, 32, 64} {
+			const n = 23
+			ps := hd + 3
+			k := bytesU16(f16Bytes(randVec(r, n*ps, 1)))
+			q := randVec(r, hd, 1)
+			whole := make([]float32, n)
+			p.scores(whole, q, k, []kvSpan{{0, n}}, ps, 0.125)
+			for trial := range 50 {
+				var spans []kvSpan
+				for j := 0; j < n; {
+					c := min(1+r.IntN(7), n-j)
+					spans = append(spans, kvSpan{j * ps, c})
+					j += c
+				}
+				got := make([]float32, n)
+				p.scores(got, q, k, spans, ps, 0.125)
+				require.Equal(t, whole, got, "%s hd=%d trial %d spans %v", name, hd, trial, spans)
+			}
+		}
+	}
+}
+
 // randomSpans splits n keys ps apart into spans of 0-7 keys, the last
 // span first in memory and a key's gap between neighbours.
 func randomSpans(r *rand.Rand, n, ps int) []kvSpan {

@@ -81,10 +81,10 @@ hsonechunk:
 	CMPQ        AX, R9
 	JLT         hsonechunk
 
+	VHADDPS      Y0, Y0, Y0         // SCORES4's order: a key's score must not
+	VHADDPS      Y0, Y0, Y0         // depend on where its span's groups end
 	VEXTRACTF128 $1, Y0, X1
-	VADDPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
+	VADDSS       X1, X0, X0
 	VMULSS       X15, X0, X0
 	VMOVSS       X0, (DX)
 	ADDQ         $4, DX
