@@ -6,7 +6,8 @@
 // and the finished meeting shows its notes (the final pass's text once it
 // is done), has the chat model summarize them, and exports them. A
 // meeting a crash cut short (tc.offer.id) is offered and finished from its
-// banner first; another (tc.offer.other) stays offered meanwhile.
+// banner first; another (tc.offer.other) stays offered meanwhile, and is
+// resumed from its banner at the end.
 //   HARK_URL, E2E_SHOTS, E2E_OUT, E2E_TIMEOUT_MS as run.mjs
 //   E2E_CASE {others: {clip, text}, you: {clip, text}, micSink, offer: {id, text, other}}
 import { spawn } from 'node:child_process'
@@ -133,6 +134,22 @@ try {
   const [vtt] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-vtt"]')])
   await vtt.saveAs(join(out, 'meeting.vtt'))
   check((await readFile(join(out, 'meeting.vtt'), 'utf8')).startsWith('WEBVTT'), 'the VTT export')
+
+  // The other meeting a crash cut short is resumed from its offer: the same
+  // meeting records on after what it kept (the Go side checks its recording
+  // grew), then stops and is finished. Wait for the recording's clock, not
+  // for a time.
+  await page.click(`${other} [data-testid="offer-resume"]`)
+  await page.waitForSelector(other, { state: 'detached' })
+  await page.waitForFunction(() => document.querySelector('[data-testid="meeting-state"]')?.textContent === 'recording')
+  check(true, 'the other meeting resumed from its offer')
+  await page.waitForFunction(() => {
+    const m = (document.querySelector('[data-testid="meeting-clock"]')?.textContent ?? '').match(/Recording (\d+):(\d\d)/)
+    return m !== null && Number(m[1]) * 60 + Number(m[2]) >= 4
+  }, null, { polling: 250 })
+  await page.click('[data-testid="meeting-toggle"]')
+  await page.waitForFunction(() => document.querySelector('[data-testid="meeting-state"]')?.textContent === 'finished')
+  check(true, 'the resumed meeting stopped and finished')
   check(errors.length === 0, 'no page errors ' + errors.join('; '))
 } catch (e) {
   await page.screenshot({ path: join(out, 'failure-meeting.png') }).catch(() => {})
