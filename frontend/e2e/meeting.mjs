@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { check, openPage, shot } from './page.mjs'
+import { T } from './timeout.mjs'
 
 const url = process.env.HARK_URL
 const tc = JSON.parse(process.env.E2E_CASE ?? '{}')
@@ -147,9 +148,34 @@ try {
     const m = (document.querySelector('[data-testid="meeting-clock"]')?.textContent ?? '').match(/Recording (\d+):(\d\d)/)
     return m !== null && Number(m[1]) * 60 + Number(m[2]) >= 4
   }, null, { polling: 250 })
+  // Its recording is near silence, so its final pass can end before
+  // Stop's reply reaches the page, the status events that followed the
+  // reply coming first (one run in five did so). Hold the reply until the
+  // pass is over, making that order certain: the view keeps the newer
+  // state and does not go back to "finishing".
+  let stale = null, settle
+  const held = new Promise((resolve, reject) => (settle = { resolve, reject }))
+  await page.route('**/api/call/Meetings.Stop', async (route) => {
+    try {
+      const reply = await route.fetch()
+      stale = (await reply.json()).result
+      for (const until = Date.now() + T; ; await page.waitForTimeout(100)) {
+        const now = await page.evaluate(() => fetch('/api/call/Meetings.Status', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' }).then((r) => r.json()))
+        if (!now.result.finishing) break
+        if (Date.now() > until) throw new Error('the final pass did not end')
+      }
+      await route.fulfill({ response: reply })
+      settle.resolve()
+    } catch (e) {
+      settle.reject(e)
+    }
+  }, { times: 1 })
   await page.click('[data-testid="meeting-toggle"]')
-  await page.waitForFunction(() => document.querySelector('[data-testid="meeting-state"]')?.textContent === 'finished')
-  check(true, 'the resumed meeting stopped and finished')
+  await held
+  await page.waitForSelector('[data-testid="meeting-toggle"]:not([disabled])') // the reply taken
+  const state = await page.textContent('[data-testid="meeting-state"]')
+  check(stale?.finishing === true && state === 'finished',
+    `the resumed meeting stopped and finished ("${state}"); Stop's reply (rev ${stale?.rev}, finishing ${stale?.finishing}), come after the pass ended, was not shown`)
   check(errors.length === 0, 'no page errors ' + errors.join('; '))
 } catch (e) {
   await page.screenshot({ path: join(out, 'failure-meeting.png') }).catch(() => {})

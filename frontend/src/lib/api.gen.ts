@@ -194,6 +194,7 @@ export interface MeetingStatus {
   final?: boolean
   summary?: string
   summarizing?: boolean
+  rev: number
 }
 // github.com/harkapp/hark/app/meeting.Meta
 export interface Meta {
