@@ -39,6 +39,9 @@ type MeetingStatus struct {
 	// final pass is running.
 	Item      int64 `json:"item,omitempty"`
 	Finishing bool  `json:"finishing,omitempty"`
+	// Progress is how far that final pass has got: the fraction of the
+	// speech let through transcribed (EventMeetingProgress moves it on).
+	Progress float64 `json:"progress,omitempty"`
 	// Offers are the meetings a crash cut short, made whole at start and
 	// waiting for the user to resume or finish them (newest first).
 	Offers []MeetingOffer `json:"offers"`
@@ -358,7 +361,10 @@ func (m *Meetings) status() MeetingStatus {
 	st := MeetingStatus{Rev: m.rev, State: MeetingIdle, Notes: m.lastNotes, Item: m.lastItem, Offers: append([]MeetingOffer{}, m.offers...),
 		Lines: viewLines(m.last.Lines), Markers: append([]meeting.Marker{}, m.last.Markers...), Final: m.last.Final,
 		Summary: m.last.Summary}
-	st.Finishing, st.Summarizing = m.passes[m.lastItem] != nil, m.summaries[m.lastItem]
+	if p := m.passes[m.lastItem]; p != nil {
+		st.Finishing, st.Progress = true, p.progress()
+	}
+	st.Summarizing = m.summaries[m.lastItem]
 	if m.cur != nil {
 		r := m.cur.Recorder()
 		st.State, st.ID = MeetingRecording, r.ID()

@@ -157,6 +157,15 @@ func TestMeetingResumeAfterMeetings(t *testing.T) {
 	// (the entry is done just before the pass lets go of it: Summarize
 	// waits for the status that says so, as the view's button does)
 	ev.wait(t, EventMeetingStatus, func(d any) bool { s := d.(MeetingStatus); return s.Item == st.Item && !s.Finishing }, time.Minute)
+	var done []float64 // its final pass's progress, as the view is told it
+	for _, d := range ev.named(EventMeetingProgress) {
+		if p := d.(PassProgress); p.Item == st.Item {
+			require.True(t, p.Done >= 0 && p.Done <= 1, "progress %v", p.Done)
+			done = append(done, p.Done)
+		}
+	}
+	require.GreaterOrEqual(t, len(done), 2, "a channel's windows, then the next")
+	require.Equal(t, 1.0, done[len(done)-1])
 	a.Meetings.mu.Lock()
 	a.Meetings.summaryTokens = 16
 	a.Meetings.mu.Unlock()
