@@ -30,6 +30,7 @@ const (
 	EventDictationCanceled     = "dictation:canceled"
 	EventMeetingStatus         = "meeting:status"
 	EventMeetingLines          = "meeting:lines"
+	EventMeetingProgress       = "meeting:progress"
 	// EventError shows an error no call returned (a hotkey's, a background
 	// pass's) in the window.
 	EventError = "app:error"
@@ -109,5 +110,6 @@ var Events = []Event{
 	{EventDictationCanceled, CanceledItem{}},
 	{EventMeetingStatus, MeetingStatus{}},
 	{EventMeetingLines, MeetingLines{}},
+	{EventMeetingProgress, PassProgress{}},
 	{EventError, Problem{}},
 }

@@ -39,6 +39,9 @@ type MeetingStatus struct {
 	// final pass is running.
 	Item      int64 `json:"item,omitempty"`
 	Finishing bool  `json:"finishing,omitempty"`
+	// Progress is how far that final pass has got: the fraction of the
+	// speech let through transcribed (EventMeetingProgress moves it on).
+	Progress float64 `json:"progress,omitempty"`
 	// Offers are the meetings a crash cut short, made whole at start and
 	// waiting for the user to resume or finish them (newest first).
 	Offers []MeetingOffer `json:"offers"`
@@ -53,6 +56,13 @@ type MeetingStatus struct {
 	// with Summarize); Summarizing: it is being written.
 	Summary     string `json:"summary,omitempty"`
 	Summarizing bool   `json:"summarizing,omitempty"`
+	// Rev orders the statuses: a later one has a larger Rev, also across
+	// restarts (it counts on from the start's microsecond). A method's
+	// reply and the status events reach the view by different ways (the
+	// bridge's HTTP reply and its event stream, or Wails' IPC), so a reply
+	// can arrive after an event that followed it; the view keeps the
+	// status with the largest Rev.
+	Rev int64 `json:"rev"`
 }
 
 // MeetingOffer is a meeting a crash cut short: its recording is whole up
@@ -114,6 +124,7 @@ type Meetings struct {
 	// passWindow, when set, runs before each channel and window of a
 	// final pass, the model held (tests order a dictation against it).
 	passWindow func()
+	rev        int64 // the last status's Rev
 }
 
 // newMeetings makes the service and offers the meetings a crash cut
@@ -122,7 +133,7 @@ type Meetings struct {
 // them.
 func newMeetings(stream whisper.StreamConfig, deps meetingsDeps) *Meetings {
 	m := &Meetings{deps: deps, streamConfig: stream, passes: map[int64]*pass{}, summaries: map[int64]bool{},
-		summaryTokens: DefaultSummaryTokens, summaryLimit: DefaultSummaryLimit}
+		summaryTokens: DefaultSummaryTokens, summaryLimit: DefaultSummaryLimit, rev: time.Now().UnixMicro()}
 	m.adopt()
 	return m
 }
@@ -343,11 +354,17 @@ func (m *Meetings) Status() MeetingStatus {
 	return m.status()
 }
 
+// status is where meetings stand now, with the next Rev. Called with m.mu
+// held, so that Revs follow the order of the states they report.
 func (m *Meetings) status() MeetingStatus {
-	st := MeetingStatus{State: MeetingIdle, Notes: m.lastNotes, Item: m.lastItem, Offers: append([]MeetingOffer{}, m.offers...),
+	m.rev++
+	st := MeetingStatus{Rev: m.rev, State: MeetingIdle, Notes: m.lastNotes, Item: m.lastItem, Offers: append([]MeetingOffer{}, m.offers...),
 		Lines: viewLines(m.last.Lines), Markers: append([]meeting.Marker{}, m.last.Markers...), Final: m.last.Final,
 		Summary: m.last.Summary}
-	st.Finishing, st.Summarizing = m.passes[m.lastItem] != nil, m.summaries[m.lastItem]
+	if p := m.passes[m.lastItem]; p != nil {
+		st.Finishing, st.Progress = true, p.progress()
+	}
+	st.Summarizing = m.summaries[m.lastItem]
 	if m.cur != nil {
 		r := m.cur.Recorder()
 		st.State, st.ID = MeetingRecording, r.ID()

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/harkapp/hark/app/meeting"
 	"github.com/harkapp/hark/engine/runtime"
@@ -80,6 +82,20 @@ func meetingTitle(meta meeting.Meta) string {
 type pass struct {
 	cancel context.CancelFunc
 	done   chan struct{}
+	// frac is how far it has got (float64 bits): atomic, as the pass
+	// sets it holding the speech model, and must not wait for Meetings.mu
+	// then (Stop holds it while the live transcriber waits for the model).
+	frac atomic.Uint64
+}
+
+func (p *pass) progress() float64 { return math.Float64frombits(p.frac.Load()) }
+
+// PassProgress is the payload of EventMeetingProgress: the final pass of
+// the meeting History entry Item has transcribed the fraction Done of the
+// speech its recording let through.
+type PassProgress struct {
+	Item int64   `json:"item"`
+	Done float64 `json:"done"`
 }
 
 // startPass starts the final pass of the meeting entry id. Called with
@@ -104,7 +120,10 @@ func (m *Meetings) startPass(id int64) {
 			m.mu.Unlock()
 			close(p.done)
 		}()
-		m.runPass(ctx, id)
+		m.runPass(ctx, id, func(done float64) {
+			p.frac.Store(math.Float64bits(done))
+			m.deps.emit.Emit(EventMeetingProgress, PassProgress{Item: id, Done: done})
+		})
 	}()
 }
 
@@ -147,16 +166,16 @@ func (m *Meetings) finishAgain(id int64) error {
 }
 
 // runPass transcribes the meeting entry id's recording channel by channel
-// and replaces its notes. On failure the entry keeps the live transcript
-// and says why.
-func (m *Meetings) runPass(ctx context.Context, id int64) {
+// and replaces its notes, telling progress how far it has got. On failure
+// the entry keeps the live transcript and says why.
+func (m *Meetings) runPass(ctx context.Context, id int64, progress func(done float64)) {
 	h := m.deps.history
 	it, err := h.Get(id)
 	if err != nil {
 		log.Printf("hark: a meeting's final pass: %v", err)
 		return
 	}
-	notes, model, err := m.transcribeMeeting(ctx, it)
+	notes, model, err := m.transcribeMeeting(ctx, it, progress)
 	if ctx.Err() != nil {
 		return // deleted, or the app is closing (it resumes at the next start)
 	}
@@ -191,7 +210,7 @@ func (m *Meetings) runPass(ctx context.Context, id int64) {
 // spooled to disk so hours of audio keep memory flat) with word times, at Batch
 // priority, the model yielded before each channel and window; the words
 // are merged by time with their speakers.
-func (m *Meetings) transcribeMeeting(ctx context.Context, it Item) (meeting.Notes, string, error) {
+func (m *Meetings) transcribeMeeting(ctx context.Context, it Item, progress func(done float64)) (meeting.Notes, string, error) {
 	dir, err := m.deps.history.meetingDir(it)
 	if err != nil {
 		return meeting.Notes{}, "", err
@@ -227,7 +246,7 @@ func (m *Meetings) transcribeMeeting(ctx context.Context, it Item) (meeting.Note
 	opt.BeamSize, opt.WordTimestamps, opt.BeforeWindow = speechBeams, true, before
 	plan.steer(&opt, sm.File)
 	ts, err := channels.TranscribeRecording(ctx, sm.File, sm.Model, filepath.Join(dir, meeting.AudioName),
-		channels.RecordingOptions{Transcribe: opt, Before: before})
+		channels.RecordingOptions{Transcribe: opt, Before: before, OnProgress: progress})
 	if err != nil {
 		return meeting.Notes{}, "", err
 	}

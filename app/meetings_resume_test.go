@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -124,4 +125,91 @@ func crashedMeeting(t *testing.T, root string) (*meeting.Recorder, []float32) {
 	}
 	r.Write(frames) // and never stopped
 	return r, call
+}
+
+// TestMeetingResumeAfterMeetings is the Meeting view's session at the Go
+// level (TestBrowserMeeting): of two meetings a crash cut short, one is
+// finished from its offer, a meeting is recorded, stopped and summarized,
+// then the other is resumed, records a few seconds of silence, and is
+// stopped: its final pass ends within a bound (else every goroutine's
+// stack is logged), the meeting is finished and longer than what it kept,
+// and the last status the view is told says the pass is over.
+func TestMeetingResumeAfterMeetings(t *testing.T) {
+	dataDir := t.TempDir()
+	root := filepath.Join(dataDir, "meetings")
+	crashed, _ := crashedMeeting(t, root)
+	other, err := meeting.Start(meeting.RecorderConfig{Root: root}, time.Now().Add(-2*time.Hour))
+	require.NoError(t, err)
+	other.Write(make([]float32, 2*16000)) // and abandoned
+
+	ev := newEvents()
+	a, play := meetingAppDevices(t, dataDir, ev)
+	st, err := a.Meetings.Finish(crashed.ID())
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, meetingDone(t, ev, st.Item).Status)
+
+	_, err = a.Meetings.Start()
+	require.NoError(t, err)
+	play(func(d map[string]*pushDevice, tick func(time.Duration)) { playMeeting(t, d, 16000, tick) })
+	st, err = a.Meetings.Stop()
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, meetingDone(t, ev, st.Item).Status)
+	// (the entry is done just before the pass lets go of it: Summarize
+	// waits for the status that says so, as the view's button does)
+	ev.wait(t, EventMeetingStatus, func(d any) bool { s := d.(MeetingStatus); return s.Item == st.Item && !s.Finishing }, time.Minute)
+	var done []float64 // its final pass's progress, as the view is told it
+	for _, d := range ev.named(EventMeetingProgress) {
+		if p := d.(PassProgress); p.Item == st.Item {
+			require.True(t, p.Done >= 0 && p.Done <= 1, "progress %v", p.Done)
+			done = append(done, p.Done)
+		}
+	}
+	require.GreaterOrEqual(t, len(done), 2, "a channel's windows, then the next")
+	require.Equal(t, 1.0, done[len(done)-1])
+	a.Meetings.mu.Lock()
+	a.Meetings.summaryTokens = 16
+	a.Meetings.mu.Unlock()
+	_, err = a.Meetings.Summarize(st.Item)
+	require.NoError(t, err)
+	ev.wait(t, EventMeetingStatus, func(d any) bool { s := d.(MeetingStatus); return !s.Summarizing && (s.Summary != "" || s.Error != "") },
+		5*time.Minute)
+
+	st, err = a.Meetings.Resume(other.ID())
+	require.NoError(t, err)
+	require.Equal(t, MeetingRecording, st.State)
+	play(func(d map[string]*pushDevice, tick func(time.Duration)) {
+		for range 400 { // 4 s in 10-ms frames
+			tick(10 * time.Millisecond)
+			d["mic"].onData(make([]float32, 160))
+			d["mon"].onData(make([]float32, 160))
+		}
+	})
+	st, err = a.Meetings.Stop()
+	require.NoError(t, err)
+	require.True(t, st.Finishing)
+	for deadline := time.Now().Add(shared.Wait(t, 2*time.Minute)); a.Meetings.Status().Finishing; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			var b strings.Builder
+			_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
+			t.Fatalf("the resumed meeting's final pass did not end:\n%s", b.String())
+		}
+	}
+	it, err := a.History.Get(st.Item)
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, it.Status, it.Error)
+	meta, err := meeting.Read(root, other.ID())
+	require.NoError(t, err)
+	require.Equal(t, meeting.StateFinished, meta.State)
+	require.Greater(t, meta.Duration, 4.5, "what it kept (1 s) and the 4 s after")
+	sts := ev.named(EventMeetingStatus)
+	last := sts[len(sts)-1].(MeetingStatus)
+	require.Equal(t, st.Item, last.Item)
+	require.False(t, last.Finishing, "the view is told the pass is over")
+	// Stop's reply may reach the view after that event (the bridge sends
+	// them by different ways): its Rev is the older, and the view keeps
+	// the newer. Every status event comes with a larger Rev than the last.
+	require.Less(t, st.Rev, last.Rev)
+	for i := 1; i < len(sts); i++ {
+		require.Greater(t, sts[i].(MeetingStatus).Rev, sts[i-1].(MeetingStatus).Rev)
+	}
 }

@@ -155,6 +155,16 @@ func playMeeting(t *testing.T, devs map[string]*pushDevice, userAt int, tick fun
 // plays into (playMeeting), the capture clock advanced by the play.
 func meetingApp(t *testing.T, dataDir string, em Emitter) (*App, func(userAt int)) {
 	t.Helper()
+	a, play := meetingAppDevices(t, dataDir, em)
+	return a, func(userAt int) {
+		play(func(d map[string]*pushDevice, tick func(time.Duration)) { playMeeting(t, d, userAt, tick) })
+	}
+}
+
+// meetingAppDevices is meetingApp whose play hands the devices ("mic",
+// "mon") and the capture clock's tick to the test's own player.
+func meetingAppDevices(t *testing.T, dataDir string, em Emitter) (*App, func(player func(map[string]*pushDevice, func(time.Duration)))) {
+	t.Helper()
 	var mu sync.Mutex
 	devs := map[string]*pushDevice{}
 	now := time.Unix(5000, 0)
@@ -171,10 +181,10 @@ func meetingApp(t *testing.T, dataDir string, em Emitter) (*App, func(userAt int
 		MeetingStream: whisper.StreamConfig{NoPrompt: true}}) // the kit model was never trained with prompts
 	require.NoError(t, err)
 	t.Cleanup(func() { a.Close() })
-	return a, func(userAt int) {
+	return a, func(player func(map[string]*pushDevice, func(time.Duration))) {
 		mu.Lock()
 		d := map[string]*pushDevice{"mic": devs["mic"], "mon": devs["mon"]}
 		mu.Unlock()
-		playMeeting(t, d, userAt, func(dt time.Duration) { mu.Lock(); now = now.Add(dt); mu.Unlock() })
+		player(d, func(dt time.Duration) { mu.Lock(); now = now.Add(dt); mu.Unlock() })
 	}
 }

@@ -6,13 +6,15 @@
 // and the finished meeting shows its notes (the final pass's text once it
 // is done), has the chat model summarize them, and exports them. A
 // meeting a crash cut short (tc.offer.id) is offered and finished from its
-// banner first; another (tc.offer.other) stays offered meanwhile.
+// banner first; another (tc.offer.other) stays offered meanwhile, and is
+// resumed from its banner at the end.
 //   HARK_URL, E2E_SHOTS, E2E_OUT, E2E_TIMEOUT_MS as run.mjs
 //   E2E_CASE {others: {clip, text}, you: {clip, text}, micSink, offer: {id, text, other}}
 import { spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { check, openPage, shot } from './page.mjs'
+import { T } from './timeout.mjs'
 
 const url = process.env.HARK_URL
 const tc = JSON.parse(process.env.E2E_CASE ?? '{}')
@@ -133,6 +135,47 @@ try {
   const [vtt] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export-vtt"]')])
   await vtt.saveAs(join(out, 'meeting.vtt'))
   check((await readFile(join(out, 'meeting.vtt'), 'utf8')).startsWith('WEBVTT'), 'the VTT export')
+
+  // The other meeting a crash cut short is resumed from its offer: the same
+  // meeting records on after what it kept (the Go side checks its recording
+  // grew), then stops and is finished. Wait for the recording's clock, not
+  // for a time.
+  await page.click(`${other} [data-testid="offer-resume"]`)
+  await page.waitForSelector(other, { state: 'detached' })
+  await page.waitForFunction(() => document.querySelector('[data-testid="meeting-state"]')?.textContent === 'recording')
+  check(true, 'the other meeting resumed from its offer')
+  await page.waitForFunction(() => {
+    const m = (document.querySelector('[data-testid="meeting-clock"]')?.textContent ?? '').match(/Recording (\d+):(\d\d)/)
+    return m !== null && Number(m[1]) * 60 + Number(m[2]) >= 4
+  }, null, { polling: 250 })
+  // Its recording is near silence, so its final pass can end before
+  // Stop's reply reaches the page, the status events that followed the
+  // reply coming first (one run in five did so). Hold the reply until the
+  // pass is over, making that order certain: the view keeps the newer
+  // state and does not go back to "finishing".
+  let stale = null, settle
+  const held = new Promise((resolve, reject) => (settle = { resolve, reject }))
+  await page.route('**/api/call/Meetings.Stop', async (route) => {
+    try {
+      const reply = await route.fetch()
+      stale = (await reply.json()).result
+      for (const until = Date.now() + T; ; await page.waitForTimeout(100)) {
+        const now = await page.evaluate(() => fetch('/api/call/Meetings.Status', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' }).then((r) => r.json()))
+        if (!now.result.finishing) break
+        if (Date.now() > until) throw new Error('the final pass did not end')
+      }
+      await route.fulfill({ response: reply })
+      settle.resolve()
+    } catch (e) {
+      settle.reject(e)
+    }
+  }, { times: 1 })
+  await page.click('[data-testid="meeting-toggle"]')
+  await held
+  await page.waitForSelector('[data-testid="meeting-toggle"]:not([disabled])') // the reply taken
+  const state = await page.textContent('[data-testid="meeting-state"]')
+  check(stale?.finishing === true && state === 'finished',
+    `the resumed meeting stopped and finished ("${state}"); Stop's reply (rev ${stale?.rev}, finishing ${stale?.finishing}), come after the pass ended, was not shown`)
   check(errors.length === 0, 'no page errors ' + errors.join('; '))
 } catch (e) {
   await page.screenshot({ path: join(out, 'failure-meeting.png') }).catch(() => {})

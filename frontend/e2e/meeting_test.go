@@ -71,6 +71,11 @@ func TestBrowserMeeting(t *testing.T) {
 		logMeetings(t, filepath.Join(data, "meetings"))
 	}
 	require.NoError(t, err, "browser test failed")
+	// the resumed meeting is the crashed one, grown past what it kept (1 s)
+	meta, err := meeting.Read(filepath.Join(data, "meetings"), other.ID())
+	require.NoError(t, err)
+	require.Equal(t, meeting.StateFinished, meta.State)
+	require.Greater(t, meta.Duration, 1.5, "the resumed recording's audio: what it kept and what came after")
 }
 
 // logMeetings logs each meeting's notes and the loudness of each channel

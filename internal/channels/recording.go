@@ -36,6 +36,9 @@ type RecordingOptions struct {
 	// Before runs before each channel (a dictation goes first); its
 	// error ends the pass.
 	Before func(context.Context) error
+	// OnProgress, if set, gets the fraction of the speech let through
+	// (both channels, by length) transcribed so far, after each window.
+	OnProgress func(done float64)
 }
 
 // ChannelTranscript is one channel's transcript, on the recording's
@@ -85,6 +88,7 @@ func TranscribeRecording(ctx context.Context, f *whisper.File, m *whisper.Model,
 			}
 		}
 	}()
+	progress := channelProgress(specs, opt.OnProgress)
 	var out []ChannelTranscript
 	for ch, who := range sp {
 		if opt.Before != nil {
@@ -95,7 +99,14 @@ func TranscribeRecording(ctx context.Context, f *whisper.File, m *whisper.Model,
 		if specs[ch] == nil {
 			continue // nothing let through
 		}
-		res, err := f.TranscribeMel(ctx, m, specs[ch], opt.Transcribe)
+		topt := opt.Transcribe
+		if progress != nil {
+			topt.OnProgress = func(done float64) { progress(ch, done) }
+		}
+		res, err := f.TranscribeMel(ctx, m, specs[ch], topt)
+		if progress != nil {
+			progress(ch, 1) // also when silent, or shorter than a window
+		}
 		if errors.Is(err, whisper.ErrSilent) || errors.Is(err, whisper.ErrNoAudio) {
 			continue
 		}
@@ -107,6 +118,28 @@ func TranscribeRecording(ctx context.Context, f *whisper.File, m *whisper.Model,
 		out = append(out, ChannelTranscript{Speaker: who, Result: res})
 	}
 	return out, nil
+}
+
+// channelProgress makes the per-channel progress (channel, fraction of
+// it done) into the pass's, each channel weighted by the frames it let
+// through; nil without on.
+func channelProgress(specs [speakers.Count]*mel.SpooledSpectrogram, on func(float64)) func(ch int, done float64) {
+	if on == nil {
+		return nil
+	}
+	var before [speakers.Count]int // the frames of the channels before each
+	total := 0
+	for ch, spec := range specs {
+		before[ch] = total
+		if spec != nil {
+			total += spec.NFrames
+		}
+	}
+	return func(ch int, done float64) {
+		if total > 0 {
+			on((float64(before[ch]) + done*float64(specs[ch].NFrames)) / float64(total))
+		}
+	}
 }
 
 // spool reads the recording once, both channels gated in step, each into

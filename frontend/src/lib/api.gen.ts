@@ -187,6 +187,7 @@ export interface MeetingStatus {
   notes?: string
   item?: number
   finishing?: boolean
+  progress?: number
   offers: MeetingOffer[]
   error?: string
   lines: Line[]
@@ -194,6 +195,7 @@ export interface MeetingStatus {
   final?: boolean
   summary?: string
   summarizing?: boolean
+  rev: number
 }
 // github.com/harkapp/hark/app/meeting.Meta
 export interface Meta {
@@ -316,6 +318,11 @@ export interface MeetingLines {
   from: number
   lines: Line[]
   heard: number
+}
+// github.com/harkapp/hark/app.PassProgress
+export interface PassProgress {
+  item: number
+  done: number
 }
 // github.com/harkapp/hark/app.Problem
 export interface Problem {
@@ -578,6 +585,7 @@ export const Event = {
   DictationCanceled: 'dictation:canceled',
   MeetingStatus: 'meeting:status',
   MeetingLines: 'meeting:lines',
+  MeetingProgress: 'meeting:progress',
   AppError: 'app:error',
   AppView: 'app:view',
   TranscriptionError: 'transcription:error',
@@ -611,6 +619,7 @@ export interface EventPayloads {
   'dictation:canceled': CanceledItem
   'meeting:status': MeetingStatus
   'meeting:lines': MeetingLines
+  'meeting:progress': PassProgress
   'app:error': Problem
   'app:view': string
   'transcription:error': FileProblem
