@@ -519,6 +519,7 @@ func TestFakeTune(t *testing.T) {
 	want.MatMulMMA = shaders.MatMulMMARows // sm_90 loads the sm_80 module
 	want.MatMulBig = shaders.MatMulBigTiles
 	want.AttnMMA = 1
+	want.MatMulWGMMA = 1 // and, on 9.0, the sm_90a module
 	require.Equal(t, want, b.tuning)
 	b.Close()
 	b, err = New(Options{NoNative: true})
@@ -601,7 +602,7 @@ func TestFakeSharedOptIn(t *testing.T) {
 		return b.Load(p)
 	}
 	f := withFake(t, 90)
-	b, err := New(Options{Tune: "MatMulBig=1"})
+	b, err := New(Options{Tune: "MatMulBig=1,MatMulWGMMA=1000000"})
 	require.NoError(t, err)
 	ex, err := load(b)
 	if err == nil { // the launch table's checks may come at the first run
@@ -615,7 +616,7 @@ func TestFakeSharedOptIn(t *testing.T) {
 
 	f = withFake(t, 90)
 	f.optin = 227 << 10
-	b, err = New(Options{Tune: "MatMulBig=1"})
+	b, err = New(Options{Tune: "MatMulBig=1,MatMulWGMMA=1000000"})
 	require.NoError(t, err)
 	defer b.Close()
 	ex, err = load(b)

@@ -19,22 +19,29 @@ import (
 //go:embed kernels_sm80.ptx
 var kernelsSM80PTX string
 
+//go:embed kernels_sm90a.ptx
+var kernelsSM90aPTX string
+
 // nativeModule is one native module.
 type nativeModule struct {
 	name       string // kernels_<name>.ptx
 	minCompute int    // the oldest compute capability it runs on
+	maxCompute int    // the newest, or 0: an architecture-specific target (sm_90a) runs on its own capability only
 	ptx        string
 }
 
 // nativeModules, oldest architecture first (cuda/gen's Modules).
-var nativeModules = []nativeModule{{name: "sm80", minCompute: 80, ptx: kernelsSM80PTX}}
+var nativeModules = []nativeModule{
+	{name: "sm80", minCompute: 80, ptx: kernelsSM80PTX},
+	{name: "sm90a", minCompute: 90, maxCompute: 90, ptx: kernelsSM90aPTX},
+}
 
 // modulesFor returns the native modules a GPU of compute capability cc
 // loads, newest architecture first (the order entries are looked up in).
 func modulesFor(cc int, all []nativeModule) []nativeModule {
 	var out []nativeModule
 	for i := len(all) - 1; i >= 0; i-- {
-		if cc >= all[i].minCompute {
+		if cc >= all[i].minCompute && (all[i].maxCompute == 0 || cc <= all[i].maxCompute) {
 			out = append(out, all[i])
 		}
 	}

@@ -19,9 +19,10 @@ func TestModulesFor(t *testing.T) {
 	}
 	require.Empty(t, modulesFor(75, nativeModules))
 	require.Empty(t, modulesFor(79, nativeModules))
-	for _, cc := range []int{80, 86, 89, 90, 100, 120} {
+	for _, cc := range []int{80, 86, 89, 100, 120} {
 		require.Equal(t, []string{"sm80"}, names(modulesFor(cc, nativeModules)), "sm_%d", cc)
 	}
+	require.Equal(t, []string{"sm90a", "sm80"}, names(modulesFor(90, nativeModules)), "sm_90a runs on 9.0 only")
 	three := []nativeModule{{name: "a", minCompute: 80}, {name: "b", minCompute: 90}, {name: "c", minCompute: 100}}
 	require.Equal(t, []string{"b", "a"}, names(modulesFor(90, three)))
 	require.Equal(t, []string{"c", "b", "a"}, names(modulesFor(120, three)))
@@ -43,24 +44,33 @@ func TestNativeModuleEntries(t *testing.T) {
 	require.Contains(t, kernelsSM80PTX, "cp.async.cg.shared.global")
 	require.Contains(t, kernelsSM80PTX, "ldmatrix.sync.aligned.m8n8.x4.shared.b16")
 	require.False(t, ptxEntries(kernelsPTX)["mat_mul_mma_f16"], "the base module has no tensor-core entries")
+
+	e = ptxEntries(kernelsSM90aPTX)
+	require.True(t, e["mat_mul_wgmma_f16"])
+	require.Contains(t, kernelsSM90aPTX, "\n.target sm_90a\n")
+	require.Contains(t, kernelsSM90aPTX, "\n.version 8.0\n")
+	require.Contains(t, kernelsSM90aPTX, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16")
+	require.NotContains(t, kernelsSM90aPTX, ".local", "no local memory (the fragments and accumulators stay in registers)")
 }
 
-// On an sm_90 GPU (the fake) the sm_80 module loads beside the base
-// module, its entries come from it and the rest from the base module;
-// on sm_75, or with NoNative, only the base module loads.
+// On an sm_90 GPU (the fake) the sm_90a and sm_80 modules load beside
+// the base module, their entries come from them and the rest from the
+// base module; on sm_75, or with NoNative, only the base module loads.
 func TestFakeNativeModules(t *testing.T) {
 	f := withFake(t, 90)
 	loads := f.count_("cuModuleLoadDataEx")
 	b, err := New(Options{})
 	require.NoError(t, err)
-	require.Equal(t, loads+2, f.count_("cuModuleLoadDataEx"))
-	require.Equal(t, []string{"sm80"}, b.dev.info.Native)
-	require.Contains(t, b.dev.info.String(), "native modules sm80")
+	require.Equal(t, loads+3, f.count_("cuModuleLoadDataEx"))
+	require.Equal(t, []string{"sm90a", "sm80"}, b.dev.info.Native)
+	require.Contains(t, b.dev.info.String(), "native modules sm90a,sm80")
 	require.NotEqual(t, b.dev.mod, b.dev.moduleOf("mat_mul_mma_f16"))
+	require.NotEqual(t, b.dev.moduleOf("mat_mul_mma_f16"), b.dev.moduleOf("mat_mul_wgmma_f16"))
+	require.NotZero(t, b.tuning.MatMulWGMMA)
 	require.Equal(t, b.dev.mod, b.dev.moduleOf("mat_mul_f16"))
 	unloads := f.count_("cuModuleUnload")
 	b.Close()
-	require.Equal(t, unloads+2, f.count_("cuModuleUnload"))
+	require.Equal(t, unloads+3, f.count_("cuModuleUnload"))
 
 	for _, o := range []Options{{NoNative: true}, {}} {
 		if !o.NoNative {
@@ -73,6 +83,7 @@ func TestFakeNativeModules(t *testing.T) {
 		require.Empty(t, b.dev.info.Native)
 		require.Zero(t, b.tuning.MatMulMMA)
 		require.Zero(t, b.tuning.AttnMMA)
+		require.Zero(t, b.tuning.MatMulWGMMA)
 		b.Close()
 	}
 }

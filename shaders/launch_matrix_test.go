@@ -141,12 +141,14 @@ func TestMatMulMMALaunch(t *testing.T) {
 	}
 	// With Tuning.MatMulBig, f16 products of that many 128×128 tiles
 	// launch mat_mul_big_f16 on that grid (mat_mul_big_f16_h with
-	// MatMulBigHalf); fewer tiles, other types and m below MatMulMMA keep
-	// the 32×64 kernels.
+	// MatMulBigHalf, mat_mul_wgmma_f16 from MatMulWGMMA tiles); fewer
+	// tiles, other types and m below MatMulMMA keep the 32×64 kernels.
 	big := mma
 	big.MatMulBig = MatMulBigTiles
 	half := big
 	half.MatMulBigHalf = 1
+	wg, wg100 := big, big
+	wg.MatMulWGMMA, wg100.MatMulWGMMA = 1, 100
 	for _, c := range []struct {
 		typ     ggml.Type
 		n, m    int
@@ -158,10 +160,13 @@ func TestMatMulMMALaunch(t *testing.T) {
 		{ggml.F16, 4096, 512, big, "mat_mul_big_f16", bigThreads, bigBN, bigBM},
 		{ggml.F16, 4096, 512, half, "mat_mul_big_f16_h", bigThreads, bigBN, bigBM},
 		{ggml.F16, 4000, 300, big, "mat_mul_big_f16", bigThreads, bigBN, bigBM}, // 32×3 = 96 tiles
-		{ggml.F16, 1536, 512, big, "mat_mul_mma_f16", mmThreads, mmBN, mmBM},    // 12×4 = 48 tiles
-		{ggml.F16, 4096, 512, mma, "mat_mul_mma_f16", mmThreads, mmBN, mmBM},    // MatMulBig unset
-		{ggml.Q8_0, 4096, 512, big, "mat_mul_mma_q8_0", mmThreads, mmBN, mmBM},  // f16 only
-		{ggml.F16, 1 << 20, 15, big, "mat_mul_f16", mmThreads, mmBN, mmBM},      // below MatMulMMA
+		{ggml.F16, 4096, 512, wg, "mat_mul_wgmma_f16", bigThreads, bigBN, bigBM},
+		{ggml.F16, 4000, 300, wg100, "mat_mul_big_f16", bigThreads, bigBN, bigBM}, // 96 tiles, below MatMulWGMMA
+		{ggml.F16, 1536, 512, wg, "mat_mul_mma_f16", mmThreads, mmBN, mmBM},       // below MatMulBig
+		{ggml.F16, 1536, 512, big, "mat_mul_mma_f16", mmThreads, mmBN, mmBM},      // 12×4 = 48 tiles
+		{ggml.F16, 4096, 512, mma, "mat_mul_mma_f16", mmThreads, mmBN, mmBM},      // MatMulBig unset
+		{ggml.Q8_0, 4096, 512, big, "mat_mul_mma_q8_0", mmThreads, mmBN, mmBM},    // f16 only
+		{ggml.F16, 1 << 20, 15, big, "mat_mul_f16", mmThreads, mmBN, mmBM},        // below MatMulMMA
 	} {
 		d := plan.MatMulArgs{Type: c.typ, N: c.n, K: 4096, M: c.m}.Dispatch()
 		lns, err := LaunchFor(&d, &c.tune, nil)
@@ -173,6 +178,8 @@ func TestMatMulMMALaunch(t *testing.T) {
 			smem = 128 << 10
 		case "mat_mul_big_f16_h":
 			smem = 112 << 10
+		case "mat_mul_wgmma_f16":
+			smem = 193 << 10
 		}
 		require.Equal(t, []Launch{{Function: c.want, Groups: g, Threads: [3]uint32{c.threads, 1, 1}, Threadgroup: smem}}, lns, "%s n=%d m=%d", c.typ, c.n, c.m)
 	}

@@ -62,6 +62,14 @@ type Tuning struct {
 	// accuracy by splitting it in two f16 parts. Off by default: the
 	// float-activation references hold mat_mul to 2e-5. For measuring.
 	MatMulBigHalf uint32
+	// MatMulWGMMA, when not zero, is the number of 128×128 output tiles
+	// from which the products MatMulBig picks launch mat_mul_wgmma_f16
+	// (cuda/native/mat_mul_wgmma.cu: Hopper's warpgroup products, the
+	// same tiles) instead of mat_mul_big_f16: it rounds each activation
+	// to f16 once, as MatMulBigHalf does (cuda/README.md says why that is
+	// the large-tile path's precision). Only the CUDA host sets it (to
+	// 1), when its GPU loaded the sm_90a module.
+	MatMulWGMMA uint32
 	// AttnMMA, when not zero, makes unsplit attention over rows of one
 	// sequence with head sizes that are multiples of 8 up to 128 and no
 	// probs launch attention_mma_tc_* (native CUDA on tensor cores,

@@ -10,7 +10,7 @@ import (
 // in CUDA C++ under cuda/native, not translated from Metal): kernels that
 // need instructions the base module's sm_75 / PTX 6.4 target lacks
 // (mma.sync m16n8k16 with f32 accumulation, cp.async, ldmatrix: sm_80 and
-// PTX 7.0). The loader (cuda/modules.go) loads it beside the base module
+// PTX 7.0; wgmma: sm_90a and PTX 8.0). The loader (cuda/modules.go) loads it beside the base module
 // on GPUs of at least its compute capability.
 //
 // The base module stays clang 14's sm_75 output: clang 19 would change
@@ -30,6 +30,9 @@ func (m Module) File() string { return "kernels_" + m.Name + ".ptx" }
 // Modules are the native modules, oldest architecture first.
 var Modules = []Module{
 	{Name: "sm80", Arch: "sm_80", ISA: "ptx70", Clang: "clang-19", Sources: []string{"native/mat_mul_mma.cu", "native/mat_mul_big.cu", "native/attention_mma.cu"}},
+	// wgmma (warpgroup products) needs the architecture-specific sm_90a
+	// target: its PTX runs on compute capability 9.0 only.
+	{Name: "sm90a", Arch: "sm_90a", ISA: "ptx80", Clang: "clang-19", Sources: []string{"native/mat_mul_wgmma.cu"}},
 }
 
 // CompileNative compiles m's sources into one PTX module. The sources are

@@ -76,4 +76,40 @@ __device__ inline unsigned u4pair(unsigned w) {
     return r;
 }
 
+// smem is p's shared-window address (for cp.async, ldmatrix, wgmma).
+__device__ inline unsigned smem(const void* p) {
+    unsigned long a;
+    asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p));
+    return (unsigned)a;
+}
+
+// cpAsync16 copies bytes (0..16) of src to the 16-byte dst and zero-fills
+// the rest, without waiting.
+__device__ inline void cpAsync16(void* dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(smem(dst)), "l"(src), "r"(bytes) : "memory");
+}
+__device__ inline void cpCommit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ inline void cpWait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
+
+// store2 writes out[row, col], out[row, col+1] (the second only when
+// col+1 < n) with the bias and residual the mask binds.
+__device__ inline void store2(float* out, const float* bias, const float* res, bool hb, bool hr, int ldo, int ldr, int row, int col, int n, float v0, float v1) {
+    if (hb) {
+        v0 += bias[col];
+        if (col + 1 < n) v1 += bias[col + 1];
+    }
+    if (hr) {
+        v0 += res[(long)row * ldr + col];
+        if (col + 1 < n) v1 += res[(long)row * ldr + col + 1];
+    }
+    float* o = out + (long)row * ldo + col;
+    if (col + 1 < n && ((unsigned long)o & 7) == 0) {
+        *(float2*)o = float2{v0, v1};
+    } else {
+        o[0] = v0;
+        if (col + 1 < n) o[1] = v1;
+    }
+}
+
 } // namespace mma

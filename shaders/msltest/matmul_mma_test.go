@@ -89,32 +89,44 @@ func deviceTuning(t *testing.T) (*Backend, shaders.Tuning) {
 }
 
 // TestMatMulBigTensorCores: f16 mat_mul at the shapes of the large-tile
-// variant (cuda/native/mat_mul_big.cu: 128×128 tiles, weights through a
-// 3-step cp.async ring, ldmatrix) with Tuning.MatMulBig = 1, so small
-// products take it: n 130 and 300 (partial 128-row weight tiles), m 16,
-// 100 and 260 (partial activation tiles), k 37 (not a multiple of 8: the
-// weights' element loads, unaligned activation rows), 200 (cp.async, a
-// partial last k step, more steps than the ring) and 4096 aligned (128
-// steps). mat_mul_big_f16 is held to mxTight like every mat_mul; the
-// f16-activation variant (MatMulBigHalf) to mxHalf against the exact
-// product, which a wrong element, tile or tail still breaks by orders of
-// magnitude. In the executor the same cases run mat_mul_f16.
+// variants (cuda/native/mat_mul_big.cu: 128×128 tiles, weights through a
+// 3-step cp.async ring, ldmatrix; mat_mul_wgmma.cu: the same tiles on
+// sm_90a's wgmma, k steps of 64 in a 4-stage ring) with Tuning.MatMulBig
+// = 1, so small products take them: n 130 and 300 (partial 128-row weight
+// tiles), m 16, 100 and 260 (partial activation tiles), k 37 (not a
+// multiple of 8: the weights' element loads, unaligned activation rows),
+// 200 (cp.async, a partial last k step, more steps than the big ring),
+// 1000 unaligned (16 wgmma steps through the element loads) and 4096
+// aligned (128 and 64 steps). mat_mul_big_f16 is held to mxTight like
+// every mat_mul; the f16-activation variants (MatMulBigHalf, and
+// mat_mul_wgmma_f16 where the GPU loaded the sm_90a module) to mxHalf
+// against the exact product and the float-activation CPU backend, which a
+// wrong element, tile or tail still breaks by orders of magnitude. In the
+// executor the same cases run mat_mul_f16 (no MSL twin with these tiles).
 func TestMatMulBigTensorCores(t *testing.T) {
 	be, tun := deviceTuning(t)
 	big := tun.MatMulMMA != 0
 	r := rand.New(rand.NewPCG(35, 4))
-	for _, half := range []bool{false, true} {
+	type variant struct {
+		want string
+		tune func(*shaders.Tuning)
+	}
+	variants := []variant{
+		{"mat_mul_big_f16", func(bt *shaders.Tuning) { bt.MatMulBigHalf, bt.MatMulWGMMA = 0, 0 }},
+		{"mat_mul_big_f16_h", func(bt *shaders.Tuning) { bt.MatMulBigHalf, bt.MatMulWGMMA = 1, 0 }},
+	}
+	if tun.MatMulWGMMA != 0 {
+		variants = append(variants, variant{"mat_mul_wgmma_f16", func(bt *shaders.Tuning) { bt.MatMulBigHalf, bt.MatMulWGMMA = 0, 1 }})
+	}
+	for vi, v := range variants {
 		bt := tun
-		bt.MatMulBig, bt.MatMulBigHalf = 1, 0
-		want := "mat_mul_big_f16"
-		if half {
-			bt.MatMulBigHalf, want = 1, "mat_mul_big_f16_h"
-		}
+		bt.MatMulBig = 1
+		v.tune(&bt)
 		bbe := be.WithTuning(bt)
 		for _, sh := range []struct {
 			n, k, m int
 			aligned bool
-		}{{130, 37, 100, false}, {300, 200, 16, false}, {300, 200, 260, true}, {130, 4096, 140, true}} {
+		}{{130, 37, 100, false}, {300, 200, 16, false}, {300, 200, 260, true}, {130, 1000, 70, false}, {130, 4096, 140, true}} {
 			var c *mxCase
 			var exact []float64
 			if sh.aligned {
@@ -127,21 +139,27 @@ func TestMatMulBigTensorCores(t *testing.T) {
 			name := fmt.Sprintf("%s n=%d k=%d m=%d", ls[0].Function, sh.n, sh.k, sh.m)
 			if !big {
 				require.Equal(t, "mat_mul_f16", ls[0].Function)
-				if half {
+				if vi > 0 {
 					continue // the executor has one mat_mul_f16: checked once
 				}
 				checkOn(t, bbe, name, ggml.F16, c, exact)
 				continue
 			}
-			require.Equal(t, want, ls[0].Function)
-			if !half {
+			require.Equal(t, v.want, ls[0].Function)
+			if vi == 0 {
 				checkOn(t, bbe, name, ggml.F16, c, exact)
 				continue
 			}
 			got := runOn(t, bbe, c)
-			e := relErr(got, exact)
-			t.Logf("%-40s exact %.2e", name, e)
+			cpuOut := runOn(t, cpuShared, c)
+			cpu64 := make([]float64, len(cpuOut))
+			for i, f := range cpuOut {
+				cpu64[i] = float64(f)
+			}
+			e, ec := relErr(got, exact), relErr(got, cpu64)
+			t.Logf("%-40s exact %.2e  cpu %.2e", name, e, ec)
 			require.LessOrEqual(t, e, mxHalf, "%s: f16 activations vs exact product", name)
+			require.LessOrEqual(t, ec, mxHalf, "%s: f16 activations vs float-activation CPU", name)
 		}
 	}
 }
