@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "39da324f8110157a069de7c38c5a649ce19cd725fd1f47bf40785c19a660415b"
+const sourcesHash = "4d383e6ccfe96e1130530f42cf422160ffd6e5be9717f4c8de0303629bb98e40"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
