@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "394284881def7827dd7dd7c2e5ff7e9cc2fbaf9118dff5321d1ae6a324f59f98"
+const sourcesHash = "4d383e6ccfe96e1130530f42cf422160ffd6e5be9717f4c8de0303629bb98e40"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -138,7 +138,6 @@ var kernelNames = []string{
 	"rope_kv_paged_f32",
 	"sample",
 	"sample_mass",
-	"sample_pre",
 	"sample_scale",
 	"scale",
 	"silu_mul",

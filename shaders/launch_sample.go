@@ -46,10 +46,10 @@ const (
 	samplePartWords = 4 + 3*256
 )
 
-// launchSample: sample_pre, then sample_scale and sample_mass over the
-// vocabulary in segments of SampleSegment tokens (the exp and histogram
-// pass, most of the sampler's work, no longer runs on one core), then
-// sample in one threadgroup for the walks.
+// launchSample: sample_scale and sample_mass over the vocabulary in
+// segments of SampleSegment tokens (logit_bias, penalties, temperature,
+// then the exp and histogram pass, most of the sampler's work, on many
+// cores), then sample in one threadgroup for logprobs and the walks.
 func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	n := uint32(plan.DecodeSample(d).N)
 	if n == 0 {
@@ -64,7 +64,6 @@ func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	one := simdThreads(normKnob(t.SampleThreads, 1024), normKnob(t.SampleThreads, 1024), t)
 	many := simdThreads(min(n, seg), normKnob(t.SampleSegmentThreads, 256), t)
 	return append(dst,
-		Launch{Function: "sample_pre", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{one, 1, 1}, Scratch: scratch},
 		Launch{Function: "sample_scale", Groups: [3]uint32{groups, 1, 1}, Threads: [3]uint32{many, 1, 1}, Scratch: scratch},
 		Launch{Function: "sample_mass", Groups: [3]uint32{groups, 1, 1}, Threads: [3]uint32{many, 1, 1}, Scratch: scratch},
 		Launch{Function: "sample", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{one, 1, 1}, Scratch: scratch},

@@ -16,7 +16,6 @@ func TestSampleLaunchGeometry(t *testing.T) {
 	require.NoError(t, err)
 	scratch := uint32(4 * (sampleHdrWords + 24*samplePartWords))
 	require.Equal(t, []Launch{
-		{Function: "sample_pre", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{1024, 1, 1}, Scratch: scratch},
 		{Function: "sample_scale", Groups: [3]uint32{24, 1, 1}, Threads: [3]uint32{256, 1, 1}, Scratch: scratch},
 		{Function: "sample_mass", Groups: [3]uint32{24, 1, 1}, Threads: [3]uint32{256, 1, 1}, Scratch: scratch},
 		{Function: "sample", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{1024, 1, 1}, Scratch: scratch},
@@ -27,9 +26,9 @@ func TestSampleLaunchGeometry(t *testing.T) {
 	d = plan.SampleArgs{N: 7}.Dispatch()
 	lns, err = LaunchFor(&d, &Default, nil)
 	require.NoError(t, err)
-	require.Len(t, lns, 4)
-	require.Equal(t, [3]uint32{1, 1, 1}, lns[2].Groups)
-	require.Equal(t, [3]uint32{32, 1, 1}, lns[2].Threads)
+	require.Len(t, lns, 3)
+	require.Equal(t, [3]uint32{1, 1, 1}, lns[1].Groups)
+	require.Equal(t, [3]uint32{32, 1, 1}, lns[1].Threads)
 
 	for _, n := range []int{0, sampleMaxN + 1} {
 		d = plan.SampleArgs{N: n}.Dispatch()

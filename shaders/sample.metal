@@ -2,7 +2,7 @@
 // back: logit_bias, penalties from the sequence's token counts,
 // temperature, top-k, softmax, top-p, min-p and the seeded draw with
 // u = plan.Uniform(seed, step); then the drawn token is counted and its
-// logprobs written when asked. Four launches (sample_pre below): the
+// logprobs written when asked. Three launches (sample_scale below): the
 // passes over the whole vocabulary in many threadgroups, the walks in one. The settings are step data the host writes
 // per generation (plan.SampleSettings, word offsets below).
 //
@@ -34,8 +34,8 @@
 // also immune to fast math. Divisions are the precise ones, so the order
 // itself is the CPU's.
 //
-// Scratch (bind 4): [0, n) the adjusted logits; without top-k, [n, 2n)
-// each token's histogram bin.
+// Scratch (bind 4): [0, n) the adjusted logits; without top-k, from n on,
+// each token's histogram bin as a byte (n bytes).
 
 enum : uint {
     SMP_CAP = 2048,   // tokens per sorted window (16 KiB)
@@ -175,7 +175,7 @@ struct SmpShared {
     int red_i[32];
     float win_l[SMP_CAP];
     int win_id[SMP_CAP];
-    ulong red_l[SMP_MAXT];
+    ulong srt[SMP_MAXT]; // smp_sort's exchanges (win_l the other buffer)
     ulong sgsum[32];
     uint res[2];     // smp_window_lo's choice
     uint landRank;   // smp_land's result: rank and mass before the bin
@@ -424,13 +424,9 @@ static inline uint smp_window_lo(device const float* l, uint n, uint hi, threadg
 // smp_before: token (la, ia) comes before (lb, ib) in the order.
 static inline bool smp_before(float la, int ia, float lb, int ib) { return la > lb || (la == lb && ia < ib); }
 
-// smp_sort sorts the c gathered tokens of sh.win_* into the order (a
-// bitonic sort, padded to a power of two).
-static inline void smp_sort(uint c, threadgroup SmpShared& sh, uint tid, uint ntg) {
-    uint P = 1;
-    while (P < c) {
-        P <<= 1;
-    }
+// smp_sort_shared is smp_sort for P > ntg: every exchange through
+// threadgroup memory.
+static inline void smp_sort_shared(uint c, uint P, threadgroup SmpShared& sh, uint tid, uint ntg) {
     for (uint j = c + tid; j < P; j += ntg) {
         sh.win_l[j] = -INFINITY;
         sh.win_id[j] = 0x7fffffff;
@@ -459,25 +455,95 @@ static inline void smp_sort(uint c, threadgroup SmpShared& sh, uint tid, uint nt
     }
 }
 
-// smp_scan returns the sum of v over the threads before tid (in thread
-// order) and, in total, over all of them. 64-bit sums go through
-// threadgroup memory (there are no 64-bit SIMD-group functions): lane 0 of
-// each SIMD-group scans its lanes, then every thread adds the SIMD-groups'.
-static inline ulong smp_scan(ulong v, thread ulong& total, threadgroup SmpShared& sh, uint tid, uint lane, uint sg,
-                             uint nsg) {
-    sh.red_l[tid] = v;
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    if (lane == 0) {
-        ulong run = 0;
-        for (uint i = 0; i < 32; i++) {
-            const ulong w = sh.red_l[sg * 32 + i];
-            sh.red_l[sg * 32 + i] = run;
-            run += w;
+// smp_sort sorts the c gathered tokens of sh.win_* into the order (a
+// bitonic sort, padded to a power of two P). When P ≤ ntg each thread
+// holds one element as a 64-bit key, its logit's key over its id's
+// complement (the order is then descending key: one compare, no branches),
+// and exchanges through threadgroup memory in two alternating buffers: a
+// SIMD-group's barrier for most (distance < 32), two of the threadgroup's
+// for the others (P = 1024: 15 of 55). Shuffles instead cost ~45
+// instructions an exchange in the CUDA translation, whose shuffles handle
+// partial SIMD-groups (Nsight Compute: the sort was 88K of sample's 200K
+// warp instructions); the padding, key 0, sorts last.
+static inline void smp_sort(uint c, threadgroup SmpShared& sh, uint tid, uint ntg) {
+    uint P = 1;
+    while (P < c) {
+        P <<= 1;
+    }
+    if (P > ntg) {
+        smp_sort_shared(c, P, sh, tid, ntg);
+        return;
+    }
+    ulong k = tid < c ? (ulong(smp_key(sh.win_l[tid])) << 32) | ulong(~uint(sh.win_id[tid])) : 0ul;
+    threadgroup_barrier(mem_flags::mem_threadgroup); // win_l is the second buffer
+    threadgroup ulong* const other = (threadgroup ulong*)sh.win_l;
+    uint buf = 0;
+    // A buffer is rewritten two exchanges later: within a SIMD-group its
+    // barrier in between orders that after the reads; an exchange across
+    // SIMD-groups ends with a second threadgroup barrier, since the next
+    // ones may be a SIMD-group's
+    for (uint kk = 2; kk <= P; kk <<= 1) {
+        for (uint jj = kk >> 1; jj > 0; jj >>= 1) {
+            threadgroup ulong* x = buf == 0 ? sh.srt : other;
+            buf ^= 1u;
+            ulong o = k;
+            if (tid < P) {
+                x[tid] = k;
+            }
+            if (jj >= 32) {
+                threadgroup_barrier(mem_flags::mem_threadgroup);
+            } else {
+                simdgroup_barrier(mem_flags::mem_threadgroup);
+            }
+            if (tid < P) {
+                o = x[tid ^ jj];
+            }
+            if (jj >= 32) {
+                threadgroup_barrier(mem_flags::mem_threadgroup);
+            }
+            // the pair's earlier element (larger key) goes to its lower
+            // position when the run descends (tid & kk == 0), else to its
+            // upper one
+            const bool early = ((tid & jj) == 0) == ((tid & kk) == 0);
+            k = early ? max(k, o) : min(k, o);
         }
-        sh.sgsum[sg] = run;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    ulong pre = sh.red_l[tid];
+    if (tid < c) {
+        sh.win_l[tid] = smp_unkey(uint(k >> 32));
+        sh.win_id[tid] = int(~uint(k & 0xffffffffu));
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+}
+
+// smp_scan returns the sum of v over the threads before tid (in thread
+// order) and, in total, over all of them. There are no 64-bit SIMD-group
+// functions, so each SIMD-group scans v's 32-bit halves in five shuffle
+// steps, carrying from the low half into the high one (integers: exact in
+// any order); the SIMD-groups' sums then go through threadgroup memory.
+// (Lane 0 walking its 32 lanes' words in threadgroup memory, as before,
+// was a dependent chain of ~32 loads and one barrier more, and a draw
+// scans four to six times.)
+static inline ulong smp_scan(ulong v, thread ulong& total, threadgroup SmpShared& sh, uint tid, uint ntg, uint lane,
+                             uint sg, uint nsg) {
+    uint lo = uint(v & 0xffffffffu);
+    uint hi = uint(v >> 32);
+    for (ushort off = 1; off < 32; off <<= 1) {
+        const uint olo = simd_shuffle_up(lo, off);
+        const uint ohi = simd_shuffle_up(hi, off);
+        if (lane >= off) {
+            const uint s = lo + olo;
+            hi += ohi + (s < lo ? 1u : 0u);
+            lo = s;
+        }
+    }
+    const ulong inc = (ulong(hi) << 32) | ulong(lo);
+    // the SIMD-group's last lane holds its sum (the last may be partial)
+    if (lane == 31 || tid == ntg - 1) {
+        sh.sgsum[sg] = inc;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    ulong pre = inc - v;
     total = 0;
     for (uint i = 0; i < nsg; i++) {
         pre += i < sg ? sh.sgsum[i] : 0ul;
@@ -500,7 +566,7 @@ static inline int smp_select(device const float* l, uint n, uint k, uint r, thre
         c += smp_key(l[j]) == k ? 1u : 0u;
     }
     ulong all = 0;
-    const uint start = uint(smp_scan(c, all, sh, tid, lane, sg, nsg));
+    const uint start = uint(smp_scan(c, all, sh, tid, ntg, lane, sg, nsg));
     if (r >= start && r < start + c) {
         uint seen = start;
         for (uint j = a; j < b; j++) {
@@ -678,8 +744,8 @@ static inline uint smp_land(threadgroup atomic_uint* h, ulong target, bool stric
         atomic_store_explicit(stop, uint(SMP_NB), memory_order_relaxed);
     }
     ulong all = 0;
-    ulong cumT = cum + smp_scan(m, all, sh, tid, lane, sg, nsg);
-    uint rankT = rank + uint(smp_scan(c, all, sh, tid, lane, sg, nsg));
+    ulong cumT = cum + smp_scan(m, all, sh, tid, ntg, lane, sg, nsg);
+    uint rankT = rank + uint(smp_scan(c, all, sh, tid, ntg, lane, sg, nsg));
     uint mine = SMP_NB;
     for (uint b = b0; b < b1; b++) {
         const uint cb = atomic_load_explicit(&h[b], memory_order_relaxed);
@@ -724,17 +790,20 @@ static inline void smp_walk(uint c, float lmax, ulong target, bool strict, uint 
     const uint e0 = min(tid * per, c);
     const uint e1 = min(e0 + per, c);
     ulong part = 0;
+    ulong ev0 = 0; // the run's first mass, kept: most runs are one entry
     for (uint e = e0; e < e1; e++) {
-        part += smp_exp_fx(sh.win_l[e] - lmax);
+        const ulong ev = smp_exp_fx(sh.win_l[e] - lmax);
+        ev0 = e == e0 ? ev : ev0;
+        part += ev;
     }
     if (tid == 0) {
         atomic_store_explicit(stop, 0xffffffffu, memory_order_relaxed);
     }
     ulong all = 0;
-    ulong cumT = cum + smp_scan(part, all, sh, tid, lane, sg, nsg);
+    ulong cumT = cum + smp_scan(part, all, sh, tid, ntg, lane, sg, nsg);
     uint mine = 0xffffffffu;
     for (uint e = e0; e < e1; e++) {
-        cumT += smp_exp_fx(sh.win_l[e] - lmax);
+        cumT += e == e0 ? ev0 : smp_exp_fx(sh.win_l[e] - lmax);
         if (smp_reached(cumT, target, strict) || rank + e == limit - 1) {
             mine = e;
             break;
@@ -754,12 +823,35 @@ static inline void smp_walk(uint c, float lmax, ulong target, bool strict, uint 
     threadgroup_barrier(mem_flags::mem_threadgroup);
 }
 
+// smp_gather_word adds the tokens of word w of the bins (x: the word
+// xor the landing bin in every byte, so a zero byte is a token of the bin)
+// with key in [klo, khi] to the window, in any order.
+static inline void smp_gather_word(uint x, uint w, device const float* l, uint n, uint klo, uint khi,
+                                   threadgroup SmpShared& sh, threadgroup atomic_uint* wcount) {
+    if (((x - 0x01010101u) & ~x & 0x80808080u) == 0) {
+        return; // no zero byte
+    }
+    for (uint q = 0; q < 4; q++) {
+        const uint j = 4 * w + q;
+        if (((x >> (8 * q)) & 255u) != 0 || j >= n) {
+            continue;
+        }
+        const float v = l[j];
+        const uint k = smp_key(v);
+        if (k >= klo && k <= khi) {
+            const uint at = atomic_fetch_add_explicit(&wcount[0], 1u, memory_order_relaxed);
+            sh.win_l[at] = v;
+            sh.win_id[at] = int(j);
+        }
+    }
+}
+
 // smp_locate is the CPU's sampleOrder.locate: the first token of the order
 // whose cumulative mass reaches target (strict: exceeds it), or the token
 // at rank limit−1 when that comes first; it returns the token and sets
 // rankOut and cumOut (through it). top is the vocabulary's histogram,
-// bins[i] token i's bin in it; sub is scratch for a refinement's.
-static inline int smp_locate(device const float* l, device const float* bins, uint n, float lmax, ulong target,
+// bins[i] token i's bin in it (a byte); sub is scratch for a refinement's.
+static inline int smp_locate(device const float* l, device const uchar* bins, uint n, float lmax, ulong target,
                              bool strict, uint limit, thread uint& rankOut, thread ulong& cumOut,
                              threadgroup atomic_uint* top, threadgroup atomic_uint* sub, threadgroup SmpShared& sh,
                              threadgroup atomic_uint* stop, threadgroup atomic_uint* wcount, threadgroup int* selRes,
@@ -841,19 +933,32 @@ static inline int smp_locate(device const float* l, device const float* bins, ui
             return id;
         }
     }
-    // gather the landing set, sort it and walk it
+    // gather the landing set, sort it and walk it. One threadgroup reads
+    // every token's bin: a byte each, four to a word, four words a
+    // thread in flight (a float a token, one at a time, the gather took
+    // ~24 instructions a token and waited on memory ~n/ntg times in a row),
+    // and a logit only for a token of the bin (the order of the gathered
+    // tokens does not matter: they are sorted)
     if (tid == 0) {
         atomic_store_explicit(&wcount[0], 0u, memory_order_relaxed);
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    for (uint j = tid; j < n; j += ntg) {
-        const float v = l[j];
-        const uint k = smp_key(v);
-        if (uint(bins[j]) == b && k >= klo && k <= khi) {
-            const uint at = atomic_fetch_add_explicit(&wcount[0], 1u, memory_order_relaxed);
-            sh.win_l[at] = v;
-            sh.win_id[at] = int(j);
-        }
+    device const uint* bw = (device const uint*)bins; // bins is word-aligned (scratch + n floats)
+    const uint nw = (n + 3) / 4;
+    const uint b4 = b * 0x01010101u;
+    for (uint w0 = tid; w0 < nw; w0 += 4 * ntg) {
+        const uint w1 = w0 + ntg;
+        const uint w2 = w1 + ntg;
+        const uint w3 = w2 + ntg;
+        // a byte 0 where the bin is b
+        const uint x0 = bw[w0] ^ b4;
+        const uint x1 = w1 < nw ? bw[w1] ^ b4 : 0xffffffffu;
+        const uint x2 = w2 < nw ? bw[w2] ^ b4 : 0xffffffffu;
+        const uint x3 = w3 < nw ? bw[w3] ^ b4 : 0xffffffffu;
+        smp_gather_word(x0, w0, l, n, klo, khi, sh, wcount);
+        smp_gather_word(x1, w1, l, n, klo, khi, sh, wcount);
+        smp_gather_word(x2, w2, l, n, klo, khi, sh, wcount);
+        smp_gather_word(x3, w3, l, n, klo, khi, sh, wcount);
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     smp_sort(cnt, sh, tid, ntg);
@@ -865,17 +970,18 @@ static inline int smp_locate(device const float* l, device const float* bins, ui
     return tok;
 }
 
-// The sampler runs as four launches (shaders/launch_sample.go), so the
+// The sampler runs as three launches (shaders/launch_sample.go), so the
 // passes over the whole vocabulary are spread over many threadgroups:
-//   sample_pre (1 group): logprobs, the copy, logit_bias, penalties;
-//   sample_scale (G groups of a segment each): temperature, each group's
-//     largest and least finite scaled logit;
+//   sample_scale (G groups of a segment each): logit_bias, penalties,
+//     temperature, each group's largest and least finite scaled logit;
 //   sample_mass (G groups, without top-k only): each token's fixed-point
 //     mass and bin, each group's mass histogram;
-//   sample (1 group): the groups' partials summed (exact integers, so the
-//     same histogram in any order), then the draw.
+//   sample (1 group): logprobs when asked, the groups' partials summed
+//     (exact integers, so the same histogram in any order), then the draw.
+// (A fourth, one-group launch before them did logprobs, bias and penalties:
+// ~6 us a token on the H200 even when a request asks for none of them.)
 // Launch scratch (bind 10), words: SMP_HDR_WORDS of header (the group
-// count G, the normaliser lse), then SMP_PART_WORDS a group: its largest
+// count G, a spare word), then SMP_PART_WORDS a group: its largest
 // and least finite scaled logit, its min-p count, a spare word, then its
 // histogram (per bin the count, the mass's low and high words).
 enum : uint {
@@ -883,16 +989,13 @@ enum : uint {
     SMP_PART_WORDS = 772,
 };
 
-// smp_copies: the adjusted logits are copied first only when something
-// adjusts them or argmax reads them; else the temperature pass reads x
-// (one pass over the vocabulary less).
-static inline bool smp_copies(device const uint* settings, bool hasCounts, thread bool& pen, thread bool& penRep) {
-    const float temp = as_type<float>(settings[SMP_SET_TEMP]);
+// smp_penalties: whether the counts' penalties apply (pen), and the
+// repetition penalty among them (penRep).
+static inline void smp_penalties(device const uint* settings, bool hasCounts, thread bool& pen, thread bool& penRep) {
     const float rep = as_type<float>(settings[SMP_SET_REPEAT]);
     penRep = rep != 0.0f && rep != 1.0f;
     pen = hasCounts && (penRep || as_type<float>(settings[SMP_SET_PRESENCE]) != 0.0f ||
                         as_type<float>(settings[SMP_SET_FREQUENCY]) != 0.0f);
-    return settings[SMP_SET_NBIAS] > 0 || pen || !(temp > 0.0f);
 }
 
 // smp_hist_path: the draw takes the histogram path (no top-k).
@@ -923,79 +1026,15 @@ static inline void smp_segment(uint n, uint g, uint G, thread uint& a, thread ui
     b = min(a + seg, n);
 }
 
-kernel void sample_pre(device const float* x [[buffer(0)]],
-                       device const uint* settings [[buffer(2)]],
-                       device int* counts [[buffer(3)]],
-                       device float* scratch [[buffer(4)]],
-                       device float* lpo [[buffer(5)]],
-                       constant Args& args [[buffer(8)]],
-                       device uint* scr [[buffer(10)]],
-                       uint tid [[thread_position_in_threadgroup]],
-                       uint ntg [[threads_per_threadgroup]],
-                       uint lane [[thread_index_in_simdgroup]],
-                       uint sg [[simdgroup_index_in_threadgroup]],
-                       uint nsg [[simdgroups_per_threadgroup]]) {
-    threadgroup SmpShared sh;
-    const uint n = args.sample.n;
-    const float rep = as_type<float>(settings[SMP_SET_REPEAT]);
-    const float pres = as_type<float>(settings[SMP_SET_PRESENCE]);
-    const float freq = as_type<float>(settings[SMP_SET_FREQUENCY]);
-    const uint lpReq = settings[SMP_SET_LOGPROBS];
-    const uint nBias = min(settings[SMP_SET_NBIAS], uint(SMP_MAX_BIAS));
-    const bool hasCounts = has_bind(args, SAMPLE_COUNTS);
-    const bool hasLp = lpReq > 0 && has_bind(args, SAMPLE_LOGPROBS);
-    device float* l = scratch;
-
-    if (hasLp) {
-        const float lse = smp_logprobs(x, n, min(lpReq - 1, uint(SMP_MAX_TOP)), lpo, sh, tid, ntg, lane, sg, nsg);
-        if (tid == 0) {
-            scr[1] = as_type<uint>(lse);
-        }
-    }
-    bool pen = false;
-    bool penRep = false;
-    if (!smp_copies(settings, hasCounts, pen, penRep)) {
-        return;
-    }
-    for (uint i = tid; i < n; i += ntg) {
-        const float v = x[i];
-        l[i] = smp_isnan(v) ? -INFINITY : v;
-    }
-    threadgroup_barrier(mem_flags::mem_device);
-
-    // 1. logit_bias (distinct ids: one thread each)
-    if (nBias > 0) {
-        for (uint i = tid; i < nBias; i += ntg) {
-            const uint id = settings[SMP_SET_BIAS + 2 * i];
-            if (id < n) {
-                l[id] += as_type<float>(settings[SMP_SET_BIAS + 2 * i + 1]);
-            }
-        }
-        threadgroup_barrier(mem_flags::mem_device);
-    }
-
-    // 2. penalties: one thread per distinct counted token
-    if (pen) {
-        const uint d = uint(clamp(counts[n], 0, int(n)));
-        for (uint i = tid; i < d; i += ntg) {
-            const int id = counts[n + 1 + i];
-            if (id < 0 || uint(id) >= n || counts[id] <= 0) {
-                continue;
-            }
-            const uint cnt = uint(counts[id]);
-            float v = l[id];
-            if (penRep) {
-                v = v > 0.0f ? smp_div(v, rep) : v * rep;
-            }
-            v -= pres + float(cnt) * freq;
-            l[id] = v;
-        }
-    }
-}
-
-// 3. temperature (temp <= 0 or NaN: argmax, in sample)
+// 1-3. the adjusted logits: logit_bias, penalties, temperature (temp <= 0
+// or NaN: no division, argmax in sample), each group over its segment, with
+// its largest and least finite scaled logit. The penalties read each
+// token's count where it stands: the counted tokens are the ids of count
+// > 0, each listed once (plan.CountSampled), so this is the CPU's walk of
+// the list. logit_bias ids are distinct (plan.SampleSettings).
 kernel void sample_scale(device const float* x [[buffer(0)]],
                          device const uint* settings [[buffer(2)]],
+                         device const int* counts [[buffer(3)]],
                          device float* scratch [[buffer(4)]],
                          constant Args& args [[buffer(8)]],
                          device uint* scr [[buffer(10)]],
@@ -1007,31 +1046,72 @@ kernel void sample_scale(device const float* x [[buffer(0)]],
                          uint sg [[simdgroup_index_in_threadgroup]],
                          uint nsg [[simdgroups_per_threadgroup]]) {
     threadgroup float red[32];
+    threadgroup atomic_uint nb; // the segment's logit_bias entries
+    threadgroup uint bid[SMP_MAX_BIAS];
+    threadgroup float bval[SMP_MAX_BIAS];
     if (tg.x == 0 && tid == 0) {
         scr[0] = ntgs.x;
     }
     const float temp = as_type<float>(settings[SMP_SET_TEMP]);
-    if (!(temp > 0.0f)) {
-        return;
-    }
+    const float rep = as_type<float>(settings[SMP_SET_REPEAT]);
+    const float pres = as_type<float>(settings[SMP_SET_PRESENCE]);
+    const float freq = as_type<float>(settings[SMP_SET_FREQUENCY]);
+    const uint nBias = min(settings[SMP_SET_NBIAS], uint(SMP_MAX_BIAS));
     bool pen = false;
     bool penRep = false;
-    const bool copy = smp_copies(settings, has_bind(args, SAMPLE_COUNTS), pen, penRep);
+    smp_penalties(settings, has_bind(args, SAMPLE_COUNTS), pen, penRep);
     device float* l = scratch;
     uint a = 0;
     uint b = 0;
     smp_segment(args.sample.n, tg.x, ntgs.x, a, b);
+    uint nbs = 0;
+    if (nBias > 0) {
+        if (tid == 0) {
+            atomic_store_explicit(&nb, 0u, memory_order_relaxed);
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        for (uint i = tid; i < nBias; i += ntg) {
+            const uint id = settings[SMP_SET_BIAS + 2 * i];
+            if (id >= a && id < b) {
+                const uint k = atomic_fetch_add_explicit(&nb, 1u, memory_order_relaxed);
+                bid[k] = id;
+                bval[k] = as_type<float>(settings[SMP_SET_BIAS + 2 * i + 1]);
+            }
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        nbs = atomic_load_explicit(&nb, memory_order_relaxed);
+    }
     float lm = -INFINITY;
     float ln = INFINITY; // the least finite
     for (uint i = a + tid; i < b; i += ntg) {
-        const float v0 = copy ? l[i] : x[i];
-        float v = smp_div(smp_isnan(v0) ? -INFINITY : v0, temp);
-        if (as_type<uint>(v) == 0x80000000u) {
-            v = 0.0f; // −0 ties with +0 in the order; one key for both
+        const float x0 = x[i];
+        float v = smp_isnan(x0) ? -INFINITY : x0;
+        for (uint k = 0; k < nbs; k++) {
+            if (bid[k] == i) {
+                v += bval[k];
+            }
+        }
+        if (pen) {
+            const int c = counts[i];
+            if (c > 0) {
+                if (penRep) {
+                    v = v > 0.0f ? smp_div(v, rep) : v * rep;
+                }
+                v -= pres + float(c) * freq;
+            }
+        }
+        if (temp > 0.0f) {
+            v = smp_div(v, temp);
+            if (as_type<uint>(v) == 0x80000000u) {
+                v = 0.0f; // −0 ties with +0 in the order; one key for both
+            }
         }
         l[i] = v;
         lm = max(lm, v);
         ln = smp_isinf(v) ? ln : min(ln, v);
+    }
+    if (!(temp > 0.0f)) {
+        return;
     }
     lm = smp_max_f(lm, red, lane, sg, nsg);
     ln = -smp_max_f(-ln, red, lane, sg, nsg);
@@ -1041,6 +1121,7 @@ kernel void sample_scale(device const float* x [[buffer(0)]],
         p[1] = as_type<uint>(ln);
     }
 }
+
 
 // smp_bin_scale is the histogram's bins per unit of logit: the bins span
 // [lmax − W, lmax], W the least power of two ≥ the finite logits' range,
@@ -1087,7 +1168,7 @@ kernel void sample_mass(device const uint* settings [[buffer(2)]],
     const float s = smp_bin_scale(lmax, lmin);
     const ulong minPfx = smp_minp_fx(as_type<float>(settings[SMP_SET_MINP]));
     device const float* l = scratch;
-    device float* bins = scratch + n; // token i's bin, as a float
+    device uchar* bins = (device uchar*)(scratch + n); // token i's bin
     smp_hist_clear(h, tid, ntg);
     threadgroup_barrier(mem_flags::mem_threadgroup);
     uint a = 0;
@@ -1098,7 +1179,7 @@ kernel void sample_mass(device const uint* settings [[buffer(2)]],
         const float v = l[i];
         const ulong ev = smp_exp_fx(v - lmax);
         const uint bin = smp_bin_top(v, lmax, s);
-        bins[i] = float(bin);
+        bins[i] = uchar(bin);
         smp_hist_add(h, bin, ev);
         km += ev >= minPfx ? 1u : 0u;
     }
@@ -1146,7 +1227,9 @@ kernel void sample(device const float* x [[buffer(0)]],
     const bool hasCounts = has_bind(args, SAMPLE_COUNTS);
     const bool hasLp = lpReq > 0 && has_bind(args, SAMPLE_LOGPROBS);
     device float* l = scratch;
-    const float lse = hasLp ? as_type<float>(scr[1]) : 0.0f;
+    // logprobs of the raw logits (their record but the drawn token's word)
+    const float lse = hasLp ? smp_logprobs(x, n, min(lpReq - 1, uint(SMP_MAX_TOP)), lpo, sh, tid, ntg, lane, sg, nsg)
+                            : 0.0f;
 
     // argmax (temp <= 0 or NaN) over the copied logits
     if (!(temp > 0.0f)) {
@@ -1174,17 +1257,56 @@ kernel void sample(device const float* x [[buffer(0)]],
     if (smp_hist_path(settings, n)) {
         // 5. without top-k: the histogram path (smp_locate) over the sum
         // of sample_mass's histograms
-        device const float* bins = scratch + n;
+        device const uchar* bins = (device const uchar*)(scratch + n);
         threadgroup atomic_uint* top = hbuf;
         threadgroup atomic_uint* sub = hbuf + 3 * SMP_NB;
+        // the groups' histograms summed by four threads a bin (each every
+        // fourth group, four groups' words in flight at a time), their
+        // partials through the window's threadgroup memory (free until the
+        // gather), then one thread a bin
+        threadgroup uint* qlo = (threadgroup uint*)sh.win_l;
+        threadgroup uint* qhi = qlo + 4 * SMP_NB;
+        threadgroup uint* qc = (threadgroup uint*)sh.win_id;
+        for (uint t = tid; t < 4 * SMP_NB; t += ntg) {
+            const uint b = t % SMP_NB;
+            const uint q = t / SMP_NB;
+            device const uint* p0 = scr + SMP_HDR_WORDS + 4 + b;
+            uint c = 0;
+            ulong m = 0;
+            uint g = q;
+            for (; g + 12 < G; g += 16) {
+                uint pc[4];
+                uint pl[4];
+                uint ph[4];
+                for (uint u = 0; u < 4; u++) {
+                    device const uint* p = p0 + ulong(g + 4 * u) * SMP_PART_WORDS;
+                    pc[u] = p[0];
+                    pl[u] = p[SMP_NB];
+                    ph[u] = p[2 * SMP_NB];
+                }
+                for (uint u = 0; u < 4; u++) {
+                    c += pc[u];
+                    m += ulong(pl[u]) | (ulong(ph[u]) << 32);
+                }
+            }
+            for (; g < G; g += 4) {
+                device const uint* p = p0 + ulong(g) * SMP_PART_WORDS;
+                c += p[0];
+                m += ulong(p[SMP_NB]) | (ulong(p[2 * SMP_NB]) << 32);
+            }
+            qc[t] = c;
+            qlo[t] = uint(m & 0xffffffffu);
+            qhi[t] = uint(m >> 32);
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
         ulong zs = 0;
         for (uint b = tid; b < SMP_NB; b += ntg) {
             uint c = 0;
             ulong m = 0;
-            for (uint g = 0; g < G; g++) {
-                device const uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS + 4;
-                c += p[b];
-                m += ulong(p[SMP_NB + b]) | (ulong(p[2 * SMP_NB + b]) << 32);
+            for (uint q = 0; q < 4; q++) {
+                const uint t = q * SMP_NB + b;
+                c += qc[t];
+                m += ulong(qlo[t]) | (ulong(qhi[t]) << 32);
             }
             atomic_store_explicit(&top[b], c, memory_order_relaxed);
             atomic_store_explicit(&top[SMP_NB + b], uint(m & 0xffffffffu), memory_order_relaxed);
@@ -1196,7 +1318,7 @@ kernel void sample(device const float* x [[buffer(0)]],
             km += scr[SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS + 2];
         }
         ulong z = 0;
-        smp_scan(zs, z, sh, tid, lane, sg, nsg); // its barriers publish the histogram
+        smp_scan(zs, z, sh, tid, ntg, lane, sg, nsg); // its barriers publish the histogram
         // min-p keeps the tokens of mass ≥ minP·top (at least the top)
         const uint keepM = minPfx > 0 ? max(smp_sum_u(km, sh.red_u, lane, sg, nsg), 1u) : n;
         uint keep = n;
@@ -1343,7 +1465,7 @@ kernel void sample(device const float* x [[buffer(0)]],
                 atomic_store_explicit(&wstop, 0xffffffffu, memory_order_relaxed);
             }
             ulong total = 0;
-            ulong cum = cum0 + smp_scan(part, total, sh, tid, lane, sg, nsg);
+            ulong cum = cum0 + smp_scan(part, total, sh, tid, ntg, lane, sg, nsg);
             uint code = 0xffffffffu;
             ulong evStop = 0;
             for (uint e = e0; e < e1; e++) {

@@ -143,7 +143,7 @@ type Tuning struct {
 	// ArgmaxThreads is the threadgroup size of both argmax stages.
 	ArgmaxThreads uint32
 	// SampleThreads is the threadgroup of the sampler's single-group
-	// launches (sample_pre, sample): the largest a pipeline allows (1024).
+	// launch (sample): the largest a pipeline allows (1024).
 	SampleThreads uint32
 	// SampleSegment is the tokens per threadgroup of the sampler's passes
 	// over the vocabulary (sample_scale, sample_mass): 2048 gives 24
