@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "394284881def7827dd7dd7c2e5ff7e9cc2fbaf9118dff5321d1ae6a324f59f98"
+const sourcesHash = "0f3b6b86e5d58382f30203647827002e6ca9798365704fb7dddf79fdd99cc0f2"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -404,24 +404,7 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 		b.linear(ps, r, lin{prefix: pre + "attn.key", noBias: true, nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, ns), ldo: 3 * ns})
 		b.linear(ps, r, lin{prefix: pre + "attn.value", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 2*ns), ldo: 3 * ns})
 
-		// Store K and V of the new rows in the cache (no rotary embedding).
-		flags := uint32(0)
-		if beams {
-			flags = plan.FlagPerSeqRows
-		}
-		hd := ns / h.NTextHead
-		kv := plan.RopeKVArgs{Type: ggml.F32, QKV: at(qkv, 0), Freqs: none, KCache: at(lay.selfK[l], 0), VCache: at(lay.selfV[l], 0),
-			HeadDim: hd, NHead: h.NTextHead, NKV: h.NTextHead, M: m, Ldqkv: 3 * ns, Mode: plan.RopeNormal,
-			HeadStride: hd, PosStride: ns, SeqStride: seqStride, Flags: flags}.Dispatch()
-		kv.AddPatch(plan.PatchRopeKVPos0, plan.VarPos, 1, 0)
-		if ntok {
-			kv.AddPatch(plan.PatchRopeKVM, plan.VarNTok, 1, 0)
-		}
-		ps.Add(kv)
-
-		b.attention(ps, h.NTextHead, ns, attn{q: at(qkv, 0), ldq: 3 * ns, k: at(lay.selfK[l], 0), v: at(lay.selfV[l], 0),
-			kvType: ggml.F32, posStride: ns, seqStride: seqStride, out: at(att, 0), m: m, causal: !beams, perSeq: beams,
-			ntok: ntok, probs: none})
+		b.selfAttention(ps, lay, l, qkv, att, m, ntok, beams, seqStride)
 		b.linear(ps, r, lin{prefix: pre + "attn.out", nOut: ns, nIn: ns, x: at(att, 0), ldx: ns, out: at(x, 0), ldo: ns, residual: true})
 
 		b.layerNorm(ps, pre+"cross_attn_ln", ns, m, ntok, at(x, 0), at(hb, 0))
@@ -458,6 +441,45 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	last.AddPatch(plan.PatchLayerNormXOff, plan.VarNTok, int64(ns)*4, -int64(ns)*4)
 	ps.Add(last)
 	b.logits(ps, emb, et, 1, false, at(hb, 0), at(lay.logits, 0))
+}
+
+// selfAttention stores K and V of the new rows in layer l's cache (no
+// rotary embedding) and attends over it. A pass of one token a sequence
+// (step, beams) does both in one RopeAttention launch (issue #34: a launch
+// a layer fewer on a GPU); a prompt's rows of one sequence keep RopeKV and
+// Attention, since a row would see a key written in the same launch.
+func (b *builder) selfAttention(ps *plan.Pass, lay *layout, l int, qkv, att plan.BufID, m int, ntok, beams bool, seqStride int) {
+	h := b.h
+	ns := h.NTextState
+	hd := ns / h.NTextHead
+	flags := uint32(0)
+	if beams {
+		flags = plan.FlagPerSeqRows
+	}
+	if !ntok && (m == 1 || beams) {
+		if !beams {
+			flags = plan.FlagCausal
+		}
+		d := plan.RopeAttentionArgs{Type: ggml.F32, Q: at(qkv, 0), K: at(lay.selfK[l], 0), V: at(lay.selfV[l], 0), Out: at(att, 0),
+			Freqs: none, HeadDim: hd, NHead: h.NTextHead, NKV: h.NTextHead, M: m, Ldq: 3 * ns, Ldo: ns, Flags: flags,
+			Scale: float32(1 / math.Sqrt(float64(hd))), HeadStride: hd, PosStride: ns, SeqStride: seqStride,
+			Mode: plan.RopeNormal}.Dispatch()
+		d.AddPatch(plan.PatchRopeAttentionKVLen, plan.VarKVLen, 1, 0)
+		d.AddPatch(plan.PatchRopeAttentionPos0, plan.VarPos, 1, 0)
+		ps.Add(d)
+		return
+	}
+	kv := plan.RopeKVArgs{Type: ggml.F32, QKV: at(qkv, 0), Freqs: none, KCache: at(lay.selfK[l], 0), VCache: at(lay.selfV[l], 0),
+		HeadDim: hd, NHead: h.NTextHead, NKV: h.NTextHead, M: m, Ldqkv: 3 * ns, Mode: plan.RopeNormal,
+		HeadStride: hd, PosStride: ns, SeqStride: seqStride, Flags: flags}.Dispatch()
+	kv.AddPatch(plan.PatchRopeKVPos0, plan.VarPos, 1, 0)
+	if ntok {
+		kv.AddPatch(plan.PatchRopeKVM, plan.VarNTok, 1, 0)
+	}
+	ps.Add(kv)
+	b.attention(ps, h.NTextHead, ns, attn{q: at(qkv, 0), ldq: 3 * ns, k: at(lay.selfK[l], 0), v: at(lay.selfV[l], 0),
+		kvType: ggml.F32, posStride: ns, seqStride: seqStride, out: at(att, 0), m: m, causal: !beams, perSeq: beams,
+		ntok: ntok, probs: none})
 }
 
 // logits projects m rows onto the (tied) token embedding.
