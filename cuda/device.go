@@ -87,6 +87,11 @@ type Options struct {
 	// them ("MatVecRows=2,AttnChunk=64"; $HARK_CUDA_TUNE), to measure
 	// other geometries without a rebuild.
 	Tune string
+	// AllConstants stores every launch's function constants before it,
+	// as rounds 1-7 did, instead of only those whose value changed since
+	// the batch's last store ($HARK_CUDA_CONSTS=all; for measuring the
+	// difference).
+	AllConstants bool
 }
 
 // Info describes the GPU.
@@ -393,7 +398,7 @@ func tuningFor(v *device) shaders.Tuning {
 
 // envOptions reads the test switches: $HARK_CUDA_POISON=1,
 // $HARK_CUDA_PERMUTE=<seed>, $HARK_CUDA_GRAPHS=0, $HARK_CUDA_CHAIN=0,
-// $HARK_CUDA_NATIVE=0,
+// $HARK_CUDA_NATIVE=0, $HARK_CUDA_CONSTS=all,
 // $HARK_CUDA_PROFILE=1 and $HARK_CUDA_TUNE.
 func envOptions(o Options) Options {
 	if os.Getenv("HARK_CUDA_GRAPHS") == "0" {
@@ -410,6 +415,9 @@ func envOptions(o Options) Options {
 	}
 	if os.Getenv("HARK_CUDA_POISON") == "1" {
 		o.Poison = true
+	}
+	if os.Getenv("HARK_CUDA_CONSTS") == "all" {
+		o.AllConstants = true
 	}
 	if s := os.Getenv("HARK_CUDA_TUNE"); s != "" && o.Tune == "" {
 		o.Tune = s

@@ -164,6 +164,9 @@ type Exec struct {
 	prmPtr   unsafe.Pointer
 	batch    batch
 	table    []passTable // the launch table (table.go)
+	// stored: the function constants' values as the batch being issued
+	// has stored them so far (issue, storeConstants)
+	stored []constSet
 	// paramsBuilt counts dispatch parameters built (tests: a replay
 	// builds none)
 	paramsBuilt int

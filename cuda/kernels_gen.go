@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "4d383e6ccfe96e1130530f42cf422160ffd6e5be9717f4c8de0303629bb98e40"
+const sourcesHash = "44bec7247f8ac490e1ec0d2d911db25d6f091ab89b82cec15aacdae9ee6e023b"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -190,6 +190,7 @@ func (e *Exec) addLaunches(r, op *plan.Dispatch, opIdx int, ls []shaders.Launch,
 func (e *Exec) issue(b *batch, replay bool) error {
 	prof := !replay && e.b.opt.Profile
 	marked := false // the first event goes before the first launch
+	e.stored = e.stored[:0]
 	next := 0
 	for s := range b.vars {
 		t := &e.table[b.passes[s]]
@@ -246,10 +247,8 @@ func (e *Exec) issueRec(rec *launchRec, consts []constSet, step int, vars *plan.
 			}
 		}
 	}
-	for _, c := range consts[rec.c0 : rec.c0+rec.nc] {
-		if err := e.setConstant(c, stream); err != nil {
-			return fmt.Errorf("%s: %w", rec.name, err)
-		}
+	if err := e.storeConstants(consts[rec.c0:rec.c0+rec.nc], stream); err != nil {
+		return fmt.Errorf("%s: %w", rec.name, err)
 	}
 	if replay {
 		e.patchParams(rec, step)
@@ -330,6 +329,34 @@ func (e *Exec) patchParams(rec *launchRec, step int) {
 		n++
 	}
 	pr.npatch = uint32(n)
+}
+
+// storeConstants queues the stores of a launch's function constants
+// whose values differ from what the batch stored last (e.stored, emptied
+// at the start of every issue, so a batch and the graph recorded from it
+// store each constant before its first use whatever ran before). Each
+// store is a memset on the stream, a node of its own in a graph that the
+// next kernel waits for: decode stored three mat-vec constants before
+// nearly every launch, all but a few a layer with the value already there
+// (issue #34). Options.AllConstants stores them all, as before.
+func (e *Exec) storeConstants(cs []constSet, stream uintptr) error {
+	for _, c := range cs {
+		i := 0
+		for i < len(e.stored) && e.stored[i].ptr != c.ptr {
+			i++
+		}
+		if i < len(e.stored) && e.stored[i].value == c.value && !e.b.opt.AllConstants {
+			continue
+		}
+		if err := e.setConstant(c, stream); err != nil {
+			return err
+		}
+		if i == len(e.stored) {
+			e.stored = append(e.stored, c)
+		}
+		e.stored[i].value = c.value
+	}
+	return nil
 }
 
 // setConstant queues the store of a function constant's value: a memset

@@ -156,11 +156,58 @@ func (b *builder) linear(ps *plan.Pass, r prodRows, l lin) {
 	if l.residual {
 		a.Res, a.Ldr = l.out, l.ldo
 	}
+	addProduct(ps, r, a)
+}
+
+// addProduct emits a as the pass's product kernel, its rows patched from
+// VarNTok where the pass's are.
+func addProduct(ps *plan.Pass, r prodRows, a plan.MatVecArgs) {
 	d := product(r.kern, a)
 	if r.ntok {
 		d.AddPatch(plan.PatchProductM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
+}
+
+// selfQKV projects h into the decoder's Q|K|V row (qkv, row stride 3·ns):
+// one product over the query, key and value matrices stacked at load, with
+// the query's and value's biases and zeros for the key, which has none
+// (issue #34: two launches a layer fewer; the rows' dot products are the
+// separate products'). Matrices of different types keep three products.
+func (b *builder) selfQKV(ps *plan.Pass, r prodRows, pre string, h, qkv plan.Binding) {
+	ns := b.h.NTextState
+	names := [3]string{pre + "attn.query", pre + "attn.key", pre + "attn.value"}
+	var parts [3][]byte
+	var typ ggml.Type
+	stack := true
+	for i, n := range names {
+		t, ok := b.w.Tensor(n + ".weight")
+		if _, bt := b.weight(n+".weight", int64(ns*ns)); !ok || (i > 0 && bt != typ) {
+			stack = false
+		} else {
+			typ, parts[i] = bt, t.Data
+		}
+	}
+	if b.err != nil {
+		return
+	}
+	if !stack {
+		for i, n := range names {
+			b.linear(ps, r, lin{prefix: n, noBias: i == 1, nOut: ns, nIn: ns, x: h, ldx: ns, out: plan.F32At(qkv.Buf, i*ns), ldo: 3 * ns})
+		}
+		return
+	}
+	qb, _ := b.w.Tensor(names[0] + ".bias")
+	vb, _ := b.w.Tensor(names[2] + ".bias")
+	b.weightF32(names[0]+".bias", int64(ns))
+	b.weightF32(names[2]+".bias", int64(ns))
+	if b.err != nil {
+		return
+	}
+	w := b.wts.Stack(pre+"attn.qkv.weight", parts[:]...)
+	bias := b.wts.Stack(pre+"attn.qkv.bias", qb.Data, make([]byte, 4*ns), vb.Data)
+	addProduct(ps, r, plan.MatVecArgs{Type: typ, W: w, X: h, Out: qkv, Bias: bias, Res: none,
+		N: 3 * ns, K: ns, M: r.m, Ldx: ns, Ldo: 3 * ns})
 }
 
 // product encodes a matrix product as kernel k (MatVec or MatMul, which
@@ -400,28 +447,9 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	for l := range h.NTextLayer {
 		pre := fmt.Sprintf("decoder.blocks.%d.", l)
 		b.layerNorm(ps, pre+"attn_ln", ns, m, ntok, at(x, 0), at(hb, 0))
-		b.linear(ps, r, lin{prefix: pre + "attn.query", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 0), ldo: 3 * ns})
-		b.linear(ps, r, lin{prefix: pre + "attn.key", noBias: true, nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, ns), ldo: 3 * ns})
-		b.linear(ps, r, lin{prefix: pre + "attn.value", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 2*ns), ldo: 3 * ns})
+		b.selfQKV(ps, r, pre, at(hb, 0), at(qkv, 0))
 
-		// Store K and V of the new rows in the cache (no rotary embedding).
-		flags := uint32(0)
-		if beams {
-			flags = plan.FlagPerSeqRows
-		}
-		hd := ns / h.NTextHead
-		kv := plan.RopeKVArgs{Type: ggml.F32, QKV: at(qkv, 0), Freqs: none, KCache: at(lay.selfK[l], 0), VCache: at(lay.selfV[l], 0),
-			HeadDim: hd, NHead: h.NTextHead, NKV: h.NTextHead, M: m, Ldqkv: 3 * ns, Mode: plan.RopeNormal,
-			HeadStride: hd, PosStride: ns, SeqStride: seqStride, Flags: flags}.Dispatch()
-		kv.AddPatch(plan.PatchRopeKVPos0, plan.VarPos, 1, 0)
-		if ntok {
-			kv.AddPatch(plan.PatchRopeKVM, plan.VarNTok, 1, 0)
-		}
-		ps.Add(kv)
-
-		b.attention(ps, h.NTextHead, ns, attn{q: at(qkv, 0), ldq: 3 * ns, k: at(lay.selfK[l], 0), v: at(lay.selfV[l], 0),
-			kvType: ggml.F32, posStride: ns, seqStride: seqStride, out: at(att, 0), m: m, causal: !beams, perSeq: beams,
-			ntok: ntok, probs: none})
+		b.selfAttention(ps, lay, l, qkv, att, m, ntok, beams, seqStride)
 		b.linear(ps, r, lin{prefix: pre + "attn.out", nOut: ns, nIn: ns, x: at(att, 0), ldx: ns, out: at(x, 0), ldo: ns, residual: true})
 
 		b.layerNorm(ps, pre+"cross_attn_ln", ns, m, ntok, at(x, 0), at(hb, 0))
@@ -458,6 +486,45 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	last.AddPatch(plan.PatchLayerNormXOff, plan.VarNTok, int64(ns)*4, -int64(ns)*4)
 	ps.Add(last)
 	b.logits(ps, emb, et, 1, false, at(hb, 0), at(lay.logits, 0))
+}
+
+// selfAttention stores K and V of the new rows in layer l's cache (no
+// rotary embedding) and attends over it. A pass of one token a sequence
+// (step, beams) does both in one RopeAttention launch (issue #34: a launch
+// a layer fewer on a GPU); a prompt's rows of one sequence keep RopeKV and
+// Attention, since a row would see a key written in the same launch.
+func (b *builder) selfAttention(ps *plan.Pass, lay *layout, l int, qkv, att plan.BufID, m int, ntok, beams bool, seqStride int) {
+	h := b.h
+	ns := h.NTextState
+	hd := ns / h.NTextHead
+	flags := uint32(0)
+	if beams {
+		flags = plan.FlagPerSeqRows
+	}
+	if !ntok && (m == 1 || beams) {
+		if !beams {
+			flags = plan.FlagCausal
+		}
+		d := plan.RopeAttentionArgs{Type: ggml.F32, Q: at(qkv, 0), K: at(lay.selfK[l], 0), V: at(lay.selfV[l], 0), Out: at(att, 0),
+			Freqs: none, HeadDim: hd, NHead: h.NTextHead, NKV: h.NTextHead, M: m, Ldq: 3 * ns, Ldo: ns, Flags: flags,
+			Scale: float32(1 / math.Sqrt(float64(hd))), HeadStride: hd, PosStride: ns, SeqStride: seqStride,
+			Mode: plan.RopeNormal}.Dispatch()
+		d.AddPatch(plan.PatchRopeAttentionKVLen, plan.VarKVLen, 1, 0)
+		d.AddPatch(plan.PatchRopeAttentionPos0, plan.VarPos, 1, 0)
+		ps.Add(d)
+		return
+	}
+	kv := plan.RopeKVArgs{Type: ggml.F32, QKV: at(qkv, 0), Freqs: none, KCache: at(lay.selfK[l], 0), VCache: at(lay.selfV[l], 0),
+		HeadDim: hd, NHead: h.NTextHead, NKV: h.NTextHead, M: m, Ldqkv: 3 * ns, Mode: plan.RopeNormal,
+		HeadStride: hd, PosStride: ns, SeqStride: seqStride, Flags: flags}.Dispatch()
+	kv.AddPatch(plan.PatchRopeKVPos0, plan.VarPos, 1, 0)
+	if ntok {
+		kv.AddPatch(plan.PatchRopeKVM, plan.VarNTok, 1, 0)
+	}
+	ps.Add(kv)
+	b.attention(ps, h.NTextHead, ns, attn{q: at(qkv, 0), ldq: 3 * ns, k: at(lay.selfK[l], 0), v: at(lay.selfV[l], 0),
+		kvType: ggml.F32, posStride: ns, seqStride: seqStride, out: at(att, 0), m: m, causal: !beams, perSeq: beams,
+		ntok: ntok, probs: none})
 }
 
 // logits projects m rows onto the (tied) token embedding.

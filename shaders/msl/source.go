@@ -116,7 +116,10 @@ const MaxConstants = 64
 
 // rewriteThreadgroupDecls turns `threadgroup T name[N];` declarations into
 // references to per-threadgroup storage, so all threads of a threadgroup
-// share them (a plain C++ local would be per thread).
+// share them (a plain C++ local would be per thread). A declaration of
+// several arrays (`threadgroup T a[N], b[M];`) becomes one per array: it
+// was left as written, so each of its arrays became per-thread storage
+// (issue #34 round 8: attention_merge's first form).
 func rewriteThreadgroupDecls(s string, declare func(typ, name, dims string) string) string {
 	var b strings.Builder
 	last := 0
@@ -125,6 +128,7 @@ func rewriteThreadgroupDecls(s string, declare func(typ, name, dims string) stri
 			continue
 		}
 		i := loc[1]
+		var commas []int // the declarators' separators
 		stop := byte(0)
 		for ; i < len(s); i++ {
 			c := s[i]
@@ -134,7 +138,11 @@ func rewriteThreadgroupDecls(s string, declare func(typ, name, dims string) stri
 					continue
 				}
 			}
-			if strings.IndexByte(";(){},=*&", c) >= 0 {
+			if c == ',' {
+				commas = append(commas, i)
+				continue
+			}
+			if strings.IndexByte(";(){}=*&", c) >= 0 {
 				stop = c
 				break
 			}
@@ -142,21 +150,39 @@ func rewriteThreadgroupDecls(s string, declare func(typ, name, dims string) stri
 		if stop != ';' {
 			continue
 		}
-		decl := s[loc[1]:i]
-		dims := ""
-		head := decl
-		if k := strings.IndexByte(decl, '['); k >= 0 {
-			head, dims = decl[:k], strings.TrimSpace(decl[k:])
+		// the declarators: the first holds the type
+		var decls []string
+		from := loc[1]
+		for _, c := range append(commas, i) {
+			decls = append(decls, s[from:c])
+			from = c + 1
 		}
-		head = strings.TrimSpace(head)
-		name := reIdent.FindString(head)
-		typ := strings.TrimSpace(strings.TrimSuffix(head, name))
-		if name == "" || typ == "" {
+		var reps []string
+		typ := ""
+		for n, decl := range decls {
+			dims := ""
+			head := decl
+			if k := strings.IndexByte(decl, '['); k >= 0 {
+				head, dims = decl[:k], strings.TrimSpace(decl[k:])
+			}
+			head = strings.TrimSpace(head)
+			name := reIdent.FindString(head)
+			if n == 0 {
+				typ = strings.TrimSpace(strings.TrimSuffix(head, name))
+			} else if name != head {
+				name = "" // a later declarator is a name and its dims
+			}
+			if name == "" || typ == "" {
+				reps = nil
+				break
+			}
+			reps = append(reps, declare(typ, name, dims))
+		}
+		if reps == nil {
 			continue
 		}
-		rep := declare(typ, name, dims)
 		b.WriteString(s[last:loc[0]])
-		b.WriteString(keepLines(rep, s[loc[0]:i+1]))
+		b.WriteString(keepLines(strings.Join(reps, " "), s[loc[0]:i+1]))
 		last = i + 1
 	}
 	b.WriteString(s[last:])
