@@ -210,7 +210,7 @@ func New(cfg Config) (*App, error) {
 		models: mods, history: history, settings: settings, closed: life.closed})
 	chat := newChat(chatDeps{db: db, emit: emit, settings: settings, models: mods, history: history,
 		withChat: mods.withChat, closed: life.closed, maxTokens: cmp.Or(cfg.ChatMaxTokens, DefaultChatMaxTokens)})
-	dict := &Dictation{rec: cfg.Recorder, out: cfg.Output, deps: dictationDeps{
+	dict := &Dictation{rec: cfg.Recorder, out: cfg.Output, rev: time.Now().UnixMicro(), deps: dictationDeps{
 		life: life, emit: emit, settings: settings, history: history,
 		models: mods, transcription: trans, chat: chat,
 	}}

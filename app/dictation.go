@@ -91,6 +91,13 @@ type DictationStatus struct {
 	Error     string `json:"error,omitempty"`
 	ItemID    int64  `json:"itemId,omitempty"`
 	Mode      string `json:"mode,omitempty"` // the recording's dictation mode
+	// Rev orders the statuses: a later one has a larger Rev, also across
+	// restarts (it counts on from the start's microsecond). Status's
+	// reply and the "dictation:state" events reach the view by different
+	// ways (the bridge's HTTP reply and its event stream, or Wails' IPC),
+	// and events are sent after the lock is let go, so one can arrive
+	// after a newer one; the view keeps the status with the largest Rev.
+	Rev int64 `json:"rev"`
 }
 
 // Level is the payload of "dictation:level".
@@ -110,6 +117,7 @@ type Dictation struct {
 
 	mu    sync.Mutex
 	st    DictationStatus
+	rev   int64          // the last status's Rev (revised)
 	cur   int64          // the item being recorded
 	focus platform.Focus // chooses the mode (vocabulary.go)
 	plan  *wordPlan      // the recording's mode and words, fixed at Start
@@ -170,10 +178,11 @@ type recordings interface {
 // errNoRecorder is returned when the app was built without capture.
 var errNoRecorder = errors.New("dictation is not available: no audio capture in this build")
 
+// setState changes the status and sends it, with the next Rev.
 func (d *Dictation) setState(f func(*DictationStatus)) DictationStatus {
 	d.mu.Lock()
 	f(&d.st)
-	st := d.st
+	st := d.revised()
 	d.mu.Unlock()
 	d.deps.emit.Emit(EventDictationState, st)
 	return st
@@ -429,11 +438,20 @@ func (d *Dictation) setOutput(o platform.Output) {
 func (d *Dictation) Status() (DictationStatus, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	st := d.st
+	st := d.revised()
 	if st.State == "" {
 		st.State = DictIdle
 	}
 	return st, nil
+}
+
+// revised is the status with the next Rev. Called with d.mu held, so
+// that Revs follow the order of the states they report.
+func (d *Dictation) revised() DictationStatus {
+	d.rev++
+	st := d.st
+	st.Rev = d.rev
+	return st
 }
 
 // Devices lists the microphones to choose from (app/micdevices.go).

@@ -91,9 +91,37 @@ try {
   const play = spawnSync('paplay', ['--device=' + tc.sink, tc.clip], { env: process.env })
   check(play.status === 0, 'clip played into the null sink ' + (play.stderr ?? ''))
   await page.waitForTimeout(500)
-  await page.click('button.record')
-  await page.waitForSelector('[data-testid="dictation-state"]:has-text("idle")', { timeout: 4 * T })
-  check(true, 'dictation transcribed')
+  // The view opens as the dictation ends: its Status reply, taken while
+  // it recorded, is held until the stop's events (transcribing, idle,
+  // done) are in the view, the order in which a reply and the events it
+  // raced can arrive. The view keeps the newer state and does not go
+  // back to "recording".
+  await page.click('nav [data-view="history"]')
+  let stale = null, stopped = null, settle
+  const held = new Promise((resolve, reject) => (settle = { resolve, reject }))
+  await page.route('**/api/call/Dictation.Status', async (route) => {
+    try {
+      const reply = await route.fetch()
+      stale = (await reply.json()).result
+      stopped = await page.evaluate(() => fetch('/api/call/Dictation.Stop', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '[]' }).then((r) => r.json()))
+      if (!stopped.result) throw new Error('Dictation.Stop: ' + JSON.stringify(stopped))
+      // dictation:done comes after the idle state: the events are in.
+      await page.waitForFunction((text) => document.querySelector('.transcript')?.textContent === text, stopped.result.text, { timeout: T })
+      await route.fulfill({ response: reply })
+      settle.resolve()
+    } catch (e) {
+      settle.reject(e)
+    }
+  }, { times: 1 })
+  const taken = page.waitForResponse('**/api/call/Dictation.Status', { timeout: 4 * T })
+  await page.click('nav [data-view="dictation"]')
+  await held
+  await taken
+  await page.evaluate(() => new Promise((r) => setTimeout(r, 200))) // the reply taken
+  const state = await page.textContent('[data-testid="dictation-state"]')
+  const button = (await page.textContent('button.record')).trim()
+  check(stale?.state === 'recording' && state === 'idle' && button === 'Start dictation',
+    `dictation transcribed, the view "${state}" ("${button}"); Status's reply (rev ${stale?.rev}, ${stale?.state}), come after the stop's events, was not shown`)
 
   await page.click('nav [data-view="history"]')
   await page.waitForSelector('.list .row', { timeout: T })

@@ -177,6 +177,7 @@ export interface DictationStatus {
   error?: string
   itemId?: number
   mode?: string
+  rev: number
 }
 // github.com/harkapp/hark/app.MeetingStatus
 export interface MeetingStatus {
