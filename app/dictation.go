@@ -128,6 +128,9 @@ type Dictation struct {
 	// opening the device; the recording is discarded once it opens
 	// (cancel.go).
 	discardOnStart bool
+	// started, when set (tests), runs when Start has claimed its
+	// recording, before its status event goes out
+	started func()
 
 	// livePlan is the mode/vocabulary plan of the dictation being
 	// recorded, liveUsed the prompt terms its live stream used
@@ -244,13 +247,24 @@ func (d *Dictation) Start() error {
 		d.setState(func(s *DictationStatus) { s.State, s.Error = DictIdle, err.Error() })
 		return err
 	}
+	// The recording and its status are one step under the lock: a Cancel
+	// or Stop between them found d.cur set, ended it, and the status set
+	// after that said "recording" with nothing recording (Stop: "not
+	// recording", Start: "already recording").
 	d.mu.Lock()
 	discard := d.discardOnStart
 	d.discardOnStart = false
+	var st DictationStatus
 	if !discard {
 		d.cur, d.plan = it.ID, plan
+		s := &d.st
+		s.State, s.Device, s.StartedAt, s.Error, s.ItemID, s.Mode = DictRecording, set.InputDevice, it.CreatedAt, "", it.ID, plan.mode
+		st = d.revised()
 	}
 	d.mu.Unlock()
+	if d.started != nil {
+		d.started()
+	}
 	if discard {
 		// Ended (Stop, Cancel, Discard, the app closing) while the device
 		// opened: nothing was captured, nothing is kept (cancel.go).
@@ -263,9 +277,7 @@ func (d *Dictation) Start() error {
 		d.setState(func(s *DictationStatus) { s.State, s.StartedAt, s.ItemID, s.Error = DictIdle, 0, 0, "" })
 		return nil
 	}
-	d.setState(func(s *DictationStatus) {
-		s.State, s.Device, s.StartedAt, s.Error, s.ItemID, s.Mode = DictRecording, set.InputDevice, it.CreatedAt, "", it.ID, plan.mode
-	})
+	d.deps.emit.Emit(EventDictationState, st)
 	return nil
 }
 

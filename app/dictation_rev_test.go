@@ -96,3 +96,24 @@ func TestDictationStatusRevConcurrent(t *testing.T) {
 		require.True(t, revs[e.(DictationStatus).Rev], "an event is a status returned")
 	}
 }
+
+// TestDictationStartCancelled: a Cancel the moment Start has its
+// recording ends it for good. Start once set the recording and its status
+// in two steps; a Cancel between them ended the recording, then the status
+// said "recording" with nothing recording (Stop: "not recording", Start:
+// "already recording").
+func TestDictationStartCancelled(t *testing.T) {
+	a := openApp(t, t.TempDir(), t.TempDir(), newEvents())
+	a.SetRecorder(&clipRecorder{clip: shared.Path(t, "audio", "jfk.wav")})
+	a.SetOutput(&textSink{})
+	a.Dictation.started = func() {
+		a.Dictation.started = nil
+		require.NoError(t, a.Dictation.Cancel())
+	}
+	require.NoError(t, a.Dictation.Start())
+	st, err := a.Dictation.Status()
+	require.NoError(t, err)
+	require.Equal(t, DictIdle, st.State)
+	require.NoError(t, a.Dictation.Start(), "a new dictation starts")
+	require.NoError(t, a.Dictation.Cancel())
+}
