@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "44bec7247f8ac490e1ec0d2d911db25d6f091ab89b82cec15aacdae9ee6e023b"
+const sourcesHash = "33b00a503d726dffc20119c0d0ddd3385ec069ac9a032e0ce852ccf73b08bc82"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -6,8 +6,11 @@
 // passes over the whole vocabulary in many threadgroups, the walks in one. The settings are step data the host writes
 // per generation (plan.SampleSettings, word offsets below).
 //
-// Every cut and the draw are decided by walking the vocabulary in the
-// contract's order (descending scaled logit, ties to the lower id).
+// When nothing truncates (no top-k or top-k ≥ n, top-p ≥ 1, min-p off:
+// what an OpenAI chat request carries) the draw walks the tokens in index
+// order (smp_draw_index), which samples the same distribution with no sort.
+// Otherwise every cut and the draw are decided by walking the vocabulary in
+// the contract's order (descending scaled logit, ties to the lower id).
 // Without top-k the walks use the CPU's histogram algorithm (smp_locate,
 // below the window code). With top-k the walk never needs the whole
 // order, only its head, so the order is produced window by window: a window is the tokens whose logit lies in a
@@ -34,8 +37,8 @@
 // also immune to fast math. Divisions are the precise ones, so the order
 // itself is the CPU's.
 //
-// Scratch (bind 4): [0, n) the adjusted logits; without top-k, from n on,
-// each token's histogram bin as a byte (n bytes).
+// Scratch (bind 4): [0, n) the adjusted logits; without top-k (but on the
+// index path), from n on, each token's histogram bin as a byte (n bytes).
 
 enum : uint {
     SMP_CAP = 2048,   // tokens per sorted window (16 KiB)
@@ -975,15 +978,18 @@ static inline int smp_locate(device const float* l, device const uchar* bins, ui
 //   sample_scale (G groups of a segment each): logit_bias, penalties,
 //     temperature, each group's largest and least finite scaled logit;
 //   sample_mass (G groups, without top-k only): each token's fixed-point
-//     mass and bin, each group's mass histogram;
+//     mass and bin, each group's mass histogram (on the index path only
+//     each group's mass);
 //   sample (1 group): logprobs when asked, the groups' partials summed
-//     (exact integers, so the same histogram in any order), then the draw.
+//     (exact integers, so the same histogram in any order), then the draw
+//     (on the index path the groups' masses, then one group's tokens).
 // (A fourth, one-group launch before them did logprobs, bias and penalties:
 // ~6 us a token on the H200 even when a request asks for none of them.)
 // Launch scratch (bind 10), words: SMP_HDR_WORDS of header (the group
 // count G, a spare word), then SMP_PART_WORDS a group: its largest
 // and least finite scaled logit, its min-p count, a spare word, then its
-// histogram (per bin the count, the mass's low and high words).
+// histogram (per bin the count, the mass's low and high words; on the
+// index path the group's mass, low and high word, in the first two).
 enum : uint {
     SMP_HDR_WORDS = 2,
     SMP_PART_WORDS = 772,
@@ -1002,6 +1008,14 @@ static inline void smp_penalties(device const uint* settings, bool hasCounts, th
 static inline bool smp_hist_path(device const uint* settings, uint n) {
     const uint topK = settings[SMP_SET_TOPK];
     return topK == 0 || topK >= n;
+}
+
+// smp_index_path: nothing truncates (no top-k, top-p 1 or more or NaN,
+// min-p off: engine/cpu's untruncated), so the draw walks index order
+// (smp_draw_index) instead of the histogram path.
+static inline bool smp_index_path(device const uint* settings, uint n) {
+    return smp_hist_path(settings, n) && !(as_type<float>(settings[SMP_SET_TOPP]) < 1.0f) &&
+           !(as_type<float>(settings[SMP_SET_MINP]) > 0.0f);
 }
 
 // smp_range reduces the G groups' partials to the largest scaled logit
@@ -1139,7 +1153,112 @@ static inline float smp_bin_scale(float lmax, float lmin) {
 // 0 = off (past 1 every token but the first is cut, ties at the top too).
 static inline ulong smp_minp_fx(float minP) { return minP > 0.0f ? ulong(ceil(min(minP, 2.0f) * SMP_FX)) : 0ul; }
 
-// 4. without top-k: each group's tokens' masses, bins and histogram
+// The draw when nothing truncates (smp_index_path: an OpenAI chat
+// request's settings). Inverse-CDF sampling over any fixed order of the
+// tokens samples the same distribution, so it takes index order: the first
+// token whose cumulative mass exceeds smp_mul24(z, u24), z the whole mass
+// (engine/cpu's drawIndex, the same integers in the same order). Nothing
+// is sorted or binned: sample_mass leaves each group's mass, sample finds
+// the group where the draw lands and walks its segment.
+
+// smp_sum_ul is the sum of v over the threadgroup (at most 2^64 in all,
+// at most SMP_MAXT threads): smp_sum_u of three 22-bit limbs, whose sums
+// fit 32 bits.
+static inline ulong smp_sum_ul(ulong v, threadgroup uint* red, uint lane, uint sg, uint nsg) {
+    const ulong s0 = smp_sum_u(uint(v & 0x3fffffu), red, lane, sg, nsg);
+    const ulong s1 = smp_sum_u(uint((v >> 22) & 0x3fffffu), red, lane, sg, nsg);
+    const ulong s2 = smp_sum_u(uint(v >> 44), red, lane, sg, nsg);
+    return s0 + (s1 << 22) + (s2 << 44);
+}
+
+// smp_group_mass is group g's mass as sample_mass left it on the index
+// path (the first two words of its histogram's place).
+static inline ulong smp_group_mass(device const uint* scr, uint g) {
+    device const uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS;
+    return ulong(p[4]) | (ulong(p[5]) << 32);
+}
+
+// smp_draw_index returns the first token in index order whose cumulative
+// mass exceeds smp_mul24(z, u24): the groups' masses in prefix sums (each
+// thread a run of groups) and an atomic min give the landing group; then
+// its segment's tokens the same way, each thread a contiguous run of them
+// (their masses recomputed: two a thread at the default geometry).
+static inline int smp_draw_index(device const float* l, uint n, float lmax, uint u24, device const uint* scr,
+                                 uint G, threadgroup SmpShared& sh, threadgroup atomic_uint* stop, uint tid, uint ntg,
+                                 uint lane, uint sg, uint nsg) {
+    const uint undecided = 0xffffffffu;
+    uint per = (G + ntg - 1) / ntg;
+    const uint g0 = min(tid * per, G);
+    const uint g1 = min(g0 + per, G);
+    ulong part = 0;
+    for (uint g = g0; g < g1; g++) {
+        part += smp_group_mass(scr, g);
+    }
+    if (tid == 0) {
+        atomic_store_explicit(stop, undecided, memory_order_relaxed);
+    }
+    ulong z = 0;
+    ulong cum = smp_scan(part, z, sh, tid, ntg, lane, sg, nsg); // its barriers publish the store
+    // z ≥ the top token's mass > 0 and u24 < 2^24: target < z
+    const ulong target = smp_mul24(z, u24);
+    uint mine = undecided;
+    for (uint g = g0; g < g1; g++) {
+        const ulong m = smp_group_mass(scr, g);
+        if (cum + m > target) {
+            mine = g;
+            break;
+        }
+        cum += m;
+    }
+    if (mine != undecided) {
+        atomic_fetch_min_explicit(stop, mine, memory_order_relaxed);
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const uint land = atomic_load_explicit(stop, memory_order_relaxed);
+    if (mine != undecided && mine == land) {
+        sh.landCum = cum;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (land == undecided) {
+        return int(n - 1); // unreachable, as above (the CPU's choice too)
+    }
+    const ulong cum0 = sh.landCum;
+    uint a = 0;
+    uint b = 0;
+    smp_segment(n, land, G, a, b);
+    per = (b - a + ntg - 1) / ntg;
+    const uint e0 = min(a + tid * per, b);
+    const uint e1 = min(e0 + per, b);
+    part = 0;
+    ulong ev0 = 0; // the run's first mass, kept
+    for (uint i = e0; i < e1; i++) {
+        const ulong ev = smp_exp_fx(l[i] - lmax);
+        ev0 = i == e0 ? ev : ev0;
+        part += ev;
+    }
+    if (tid == 0) { // every thread read land before the barrier above
+        atomic_store_explicit(stop, undecided, memory_order_relaxed);
+    }
+    ulong all = 0;
+    cum = cum0 + smp_scan(part, all, sh, tid, ntg, lane, sg, nsg);
+    mine = undecided;
+    for (uint i = e0; i < e1; i++) {
+        cum += i == e0 ? ev0 : smp_exp_fx(l[i] - lmax);
+        if (cum > target) {
+            mine = i;
+            break;
+        }
+    }
+    if (mine != undecided) {
+        atomic_fetch_min_explicit(stop, mine, memory_order_relaxed);
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const uint tok = atomic_load_explicit(stop, memory_order_relaxed);
+    return tok == undecided ? int(n - 1) : int(tok);
+}
+
+// 4. without top-k: each group's tokens' masses, bins and histogram (on
+// the index path only the group's mass)
 kernel void sample_mass(device const uint* settings [[buffer(2)]],
                         device float* scratch [[buffer(4)]],
                         constant Args& args [[buffer(8)]],
@@ -1164,6 +1283,22 @@ kernel void sample_mass(device const uint* settings [[buffer(2)]],
     smp_range(scr, ntgs.x, lmax, lmin, red, tid, ntg, lane, sg, nsg);
     if (smp_isinf(lmax)) {
         return; // sample takes the first maximum
+    }
+    if (smp_index_path(settings, n)) {
+        uint a = 0;
+        uint b = 0;
+        smp_segment(n, tg.x, ntgs.x, a, b);
+        ulong m = 0;
+        for (uint i = a + tid; i < b; i += ntg) {
+            m += smp_exp_fx(scratch[i] - lmax);
+        }
+        m = smp_sum_ul(m, redu, lane, sg, nsg);
+        if (tid == 0) {
+            device uint* p = scr + SMP_HDR_WORDS + ulong(tg.x) * SMP_PART_WORDS;
+            p[4] = uint(m & 0xffffffffu);
+            p[5] = uint(m >> 32);
+        }
+        return;
     }
     const float s = smp_bin_scale(lmax, lmin);
     const ulong minPfx = smp_minp_fx(as_type<float>(settings[SMP_SET_MINP]));
@@ -1254,6 +1389,14 @@ kernel void sample(device const float* x [[buffer(0)]],
 
     const uint u24 = smp_uniform24(seed, step);
     const ulong minPfx = smp_minp_fx(minP);
+    if (smp_index_path(settings, n)) {
+        // 5. nothing truncates: index order over sample_mass's group masses
+        const int tok = smp_draw_index(l, n, lmax, u24, scr, G, sh, &wstop, tid, ntg, lane, sg, nsg);
+        if (tid == 0) {
+            smp_finish(tok, out, counts, hasCounts, n, lpo, hasLp, x, lse);
+        }
+        return;
+    }
     if (smp_hist_path(settings, n)) {
         // 5. without top-k: the histogram path (smp_locate) over the sum
         // of sample_mass's histograms

@@ -36,7 +36,10 @@ func (s *candSorter) Less(i, j int) bool {
 //  3. temperature (temp <= 0: argmax);
 //  4. top-k, softmax over the survivors, top-p, min-p;
 //  5. the first token whose cumulative renormalised mass exceeds
-//     plan.Uniform(seed, step);
+//     plan.Uniform(seed, step): in the sorted order when something
+//     truncates, in index order when nothing does (no top-k or top-k ≥ n,
+//     top-p ≥ 1, min-p off: drawIndex), which samples the same
+//     distribution without a sort;
 //
 // then the drawn token is counted, and its logprobs written when asked.
 //
@@ -327,6 +330,9 @@ func (e *Exec) drawScaled(src, l []float32, ids []int32, topK int, topP, minP, t
 //   - the draw: the first kept token whose cumulative mass exceeds
 //     plan.SampleMul24(kept mass, u·2^24), else the last kept.
 //
+// When neither cuts (untruncated), the draw walks index order instead
+// (drawIndex): no histogram, no order.
+//
 // Masses, sums and targets are the MSL kernel's fixed-point integers, so
 // both backends pick the same token by construction.
 func (e *Exec) drawAll(l []float32, ids []int32, lmax, lmin float32, topP, minP float32, u float64) int32 {
@@ -335,6 +341,11 @@ func (e *Exec) drawAll(l []float32, ids []int32, lmax, lmin float32, topP, minP 
 	defer func() { o.l, o.ids = nil, nil }()
 	o.l, o.ids, o.lmax, o.scale, o.sorted = l, ids, lmax, newBinScale(lmax, lmin), 0
 	minPFx := plan.SampleMinPFx(minP)
+	// u is plan.Uniform: a 24-bit integer over 2^24, exactly
+	u24 := uint32(u * (1 << 24))
+	if untruncated(topP, minPFx) {
+		return o.drawIndex(e.pool, u24)
+	}
 	z, keepM := o.masses(e.pool, minPFx)
 	if minPFx == 0 {
 		keepM = n
@@ -349,8 +360,7 @@ func (e *Exec) drawAll(l []float32, ids []int32, lmax, lmin float32, topP, minP 
 		_, r, cum := o.locate(math.MaxUint64, false, keepM)
 		keep, mass = r+1, cum
 	}
-	// u is plan.Uniform: a 24-bit integer over 2^24, exactly
-	tok, _, _ := o.locate(plan.SampleMul24(mass, uint32(u*(1<<24))), true, keep)
+	tok, _, _ := o.locate(plan.SampleMul24(mass, u24), true, keep)
 	return tok
 }
 

@@ -84,9 +84,13 @@ type sampleOrder struct {
 	// top and of the count of tokens min-p keeps (masses sums them)
 	minPFx uint64
 	parts  []massPart
+	// chunkSums[c] is the mass of the tokens [c·massGrain, (c+1)·massGrain)
+	// (drawIndex)
+	chunkSums []uint64
 	// sorted counts the tokens the dispatch's walks sorted, exps the
-	// exponentials it computed (tests bound the work by them)
-	sorted, exps int
+	// exponentials it computed, walked the tokens drawIndex's walk read
+	// (tests bound the work by them)
+	sorted, exps, walked int
 }
 
 // massPart is one pool worker's share of the histogram pass.
@@ -95,7 +99,8 @@ type massPart struct {
 	keep, did int // tokens of mass >= minPFx; tokens it took (tests)
 }
 
-// massGrain is the tokens a pool chunk of sampleOrder.masses takes.
+// massGrain is the tokens a pool chunk of sampleOrder.masses (and of
+// drawIndex) takes.
 const massGrain = 4096
 
 // masses fills ev and bins for every token of l and the histogram top,

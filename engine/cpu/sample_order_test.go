@@ -12,9 +12,10 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// TestSampleNoTopKMatchesFullSort: without top-k (what OpenAI requests
-// carry) the sampler walks the order through histograms and sorts only
-// where the cut and the draw land; its tokens must be the float64
+// TestSampleNoTopKMatchesFullSort: without top-k, with a cut, the sampler
+// walks the order through histograms and sorts only where the cut and the
+// draw land (with no cut at all, what OpenAI requests carry, it walks
+// index order and sorts nothing); its tokens must be the float64
 // full-sort reference's (refSample) over many seeds and distributions,
 // and on distributions without long runs of equal logits it must sort at
 // most sampleSortCap tokens per walk (the old path sorted every token
@@ -44,18 +45,7 @@ func TestSampleNoTopKMatchesFullSort(t *testing.T) {
 			}
 			return x
 		}},
-		{"-Inf and NaN", false, func(n int) []float32 {
-			x := randVec(r, n, 0.5)
-			for i := range x {
-				switch r.IntN(5) {
-				case 0:
-					x[i] = float32(math.Inf(-1))
-				case 1:
-					x[i] = float32(math.NaN())
-				}
-			}
-			return x
-		}},
+		{"-Inf and NaN", false, func(n int) []float32 { return withHoles(r, randVec(r, n, 0.5), 5) }},
 		{"one far outlier", false, func(n int) []float32 {
 			x := randVec(r, n, 0.2)
 			x[r.IntN(n)] = -1e30 // the finite range is huge: refinement from one bin
@@ -91,11 +81,27 @@ func TestSampleNoTopKMatchesFullSort(t *testing.T) {
 						if sp.topK == 0 {
 							require.Equal(t, n, ex.order.exps, "one exponential a token, shared by the walks")
 						}
+						if sp.topK == 0 && sp.topP >= 1 && sp.minP == 0 {
+							require.Zero(t, ex.order.sorted, "nothing truncates: index order, no sort")
+						}
 					}
 				})
 			}
 		}
 	}
+}
+
+// withHoles sets about one in k of x's logits to -Inf and as many to NaN.
+func withHoles(r *rand.Rand, x []float32, k int) []float32 {
+	for i := range x {
+		switch r.IntN(k) {
+		case 0:
+			x[i] = float32(math.Inf(-1))
+		case 1:
+			x[i] = float32(math.NaN())
+		}
+	}
+	return x
 }
 
 // TestSampleLongTieRun: a run of equal logits longer than sampleSortCap
@@ -147,7 +153,8 @@ func TestSampleNoTopKKernelMasses(t *testing.T) {
 
 // TestSampleNoTopKPooled: without top-k the draw's passes over the
 // vocabulary (the temperature pass with its extremes, the masses with the
-// histogram, the total mass and min-p's count) run across the pool, each
+// histogram, the total mass and min-p's count, or with each chunk's sum
+// when nothing truncates) run across the pool, each
 // token once, each worker taking its share (a pool of 2 gives worker 1
 // the second chunk before any is claimed), every token's mass is the
 // kernel's, and the token is the reference's.

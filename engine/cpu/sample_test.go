@@ -45,7 +45,8 @@ func countsOf(hist []int32, n int) []int32 {
 }
 
 // refSample is the contract written plainly: penalties, temperature, a
-// full sort, top-k, softmax, top-p, min-p, inverse-CDF draw.
+// full sort, top-k, softmax, top-p, min-p, inverse-CDF draw (in the sorted
+// order, or in index order when nothing truncates).
 func refSample(x []float32, hist []int32, sp sampleParams) int32 {
 	n := len(x)
 	l := make([]float32, n)
@@ -126,12 +127,21 @@ func refSample(x []float32, hist []int32, sp sampleParams) int32 {
 			}
 		}
 	}
+	if noCut {
+		// nothing truncates: the draw walks the tokens in index order
+		u := float64(plan.Uniform(sp.seed, sp.step)) * z
+		var cum float64
+		for i, v := range l {
+			cum += math.Exp(float64(v - lmax))
+			if cum > u {
+				return int32(i)
+			}
+		}
+		return int32(n - 1)
+	}
 	var mass float64
 	for _, v := range e[:keep] {
 		mass += v
-	}
-	if noCut {
-		mass = z
 	}
 	u := float64(plan.Uniform(sp.seed, sp.step)) * mass
 	var cum float64

@@ -48,7 +48,7 @@ func TestGeneratorGolden(t *testing.T) {
 // refSampler is the Sample contract written plainly on the host in
 // float64 (a full sort of the vocabulary): logit_bias, penalties from the
 // counts of every token it is told about, temperature, top-k, top-p, min-p
-// and the draw.
+// and the draw (in index order when nothing truncates).
 type refSampler struct {
 	s      Sampler
 	counts map[int32]int
@@ -109,6 +109,18 @@ func (r *refSampler) sample(logits []float32, step uint64) int32 {
 		for _, id := range ids {
 			z += math.Exp(float64(l[id] - lmax))
 		}
+	}
+	if len(ids) == n && s.topP() >= 1 && s.MinP <= 0 {
+		// nothing truncates: the draw walks the tokens in index order
+		target := float64(plan.Uniform(s.Seed, step)) * z
+		var cum float64
+		for i, v := range l {
+			cum += math.Exp(float64(v - lmax))
+			if cum > target {
+				return int32(i)
+			}
+		}
+		return int32(n - 1)
 	}
 	keep, cum := len(ids), 0.0
 	for i, id := range ids {

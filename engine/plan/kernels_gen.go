@@ -91,14 +91,16 @@ const (
 	// softmax, top-p (1 = off) keeping the smallest prefix (by descending
 	// probability, ties by index) whose mass reaches p, then min-p (0 = off)
 	// relative to the top token; (5) u = Uniform(seed, step); the token is the
-	// first in that order whose cumulative renormalised mass exceeds u. The
-	// drawn token's count is then incremented (and appended to the distinct ids
-	// when new). With logprobs requested and bound, logprobs[0] is the drawn
-	// token's log-softmax of the raw logits at temperature 1 (before bias and
-	// penalties) and logprobs[1+2i], logprobs[2+2i] the id (as i32) and logprob
-	// of the i-th most likely token, i < top (descending raw logit, ties to the
-	// lower id). NaN logits count as −Inf; "descending probability" is
-	// descending scaled logit with ties to the lower id.
+	// first in that order whose cumulative renormalised mass exceeds u, except
+	// when nothing truncates (top-k off or >= n, top-p >= 1, min-p off): then
+	// the first in index order (the same distribution, with no sort). The drawn
+	// token's count is then incremented (and appended to the distinct ids when
+	// new). With logprobs requested and bound, logprobs[0] is the drawn token's
+	// log-softmax of the raw logits at temperature 1 (before bias and penalties)
+	// and logprobs[1+2i], logprobs[2+2i] the id (as i32) and logprob of the i-th
+	// most likely token, i < top (descending raw logit, ties to the lower id).
+	// NaN logits count as −Inf; "descending probability" is descending scaled
+	// logit with ties to the lower id.
 	Sample
 	// Copy: Converts m rows of n f32 values into Type (f32, f16 or bf16).
 	Copy

@@ -45,6 +45,7 @@ func TestKernelsOtherTunings(t *testing.T) {
 			TestArgmaxKernel(t)
 			if !testing.Short() {
 				TestSampleKernel(t)
+				TestSampleUntruncated(t)
 			}
 			TestSampleDegenerate(t)
 		})
