@@ -41,10 +41,10 @@ func TestKernelTable(t *testing.T) {
 	require.NotEmpty(t, kernelNames)
 	for _, c := range funcConsts {
 		require.Contains(t, []int{1, 2, 4}, c.size, c.name)
-		require.Contains(t, kernelsPTX, ".const .align", c.name)
+		require.Contains(t, kernelsPTX(), ".const .align", c.name)
 	}
 	for _, k := range kernelNames {
-		require.Contains(t, kernelsPTX, ".entry "+entryPrefix+k+"(", k)
+		require.Contains(t, kernelsPTX(), ".entry "+entryPrefix+k+"(", k)
 	}
 }
 

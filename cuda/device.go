@@ -17,13 +17,30 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/harkapp/hark/cuda/ptxgz"
 	"github.com/harkapp/hark/shaders"
 )
 
-//go:embed kernels.ptx
-var kernelsPTX string
+//go:embed kernels.ptx.gz
+var kernelsPTXGz []byte
 
-// cubin/ holds machine code made from kernels.ptx by ptxas on a GPU machine
+// kernelsPTX is the base module's PTX, inflated at its first use (10 MB:
+// 0.2 s on a loaded 2-core machine, less on a GPU machine's cores; the
+// repository stores it compressed: cuda/ptxgz).
+var kernelsPTX = sync.OnceValue(func() string { return mustInflate("kernels.ptx.gz", kernelsPTXGz) })
+
+// mustInflate inflates an embedded module. The build embeds what cuda/gen
+// wrote, and TestKernelTable and TestNativeModuleEntries inflate every
+// one, so a failure here is a broken build, not bad input.
+func mustInflate(name string, gz []byte) string {
+	b, err := ptxgz.Decode(gz)
+	if err != nil {
+		panic("cuda: embedded " + name + ": " + err.Error())
+	}
+	return string(b)
+}
+
+// cubin/ holds machine code made from kernels.ptx (kernels.ptx.gz inflated) by ptxas on a GPU machine
 // (bench/cuda/run.sh) for sm_80, sm_86, sm_89 and sm_90, and SOURCE, the
 // SHA-256 of the kernels.ptx they were made from: a GPU with one of those
 // compute capabilities loads its cubin when SOURCE matches, any other (and
@@ -34,7 +51,7 @@ var cubins embed.FS
 
 // ptxHash is the SHA-256 of the embedded PTX.
 func ptxHash() string {
-	h := sha256.Sum256([]byte(kernelsPTX))
+	h := sha256.Sum256([]byte(kernelsPTX()))
 	return hex.EncodeToString(h[:])
 }
 
@@ -262,7 +279,7 @@ func (v *device) loadModule(in *Info) error {
 	img := cubinFor(in.Compute)
 	in.ModuleFromJIT = img == nil || os.Getenv("HARK_CUDA_JIT") == "1"
 	if in.ModuleFromJIT {
-		img = append([]byte(kernelsPTX), 0)
+		img = append([]byte(kernelsPTX()), 0)
 	}
 	if f := os.Getenv("HARK_CUDA_PTX"); f != "" { // a test variant of the kernels
 		b, err := os.ReadFile(f)

@@ -60,7 +60,7 @@ func ptxFunctions(ptx string) []ptxFunc {
 // accumulators in registers. Fails on round 1's kernels (128 to 192 bytes
 // of arrays per mat_vec_impl instance, on top of the entry's).
 func TestMatVecNoLocalMemory(t *testing.T) {
-	local := ptxLocalBytes(kernelsPTX)
+	local := ptxLocalBytes(kernelsPTX())
 	seen := 0
 	for name, n := range local {
 		if strings.Contains(name, "mat_vec_impl") {
@@ -83,7 +83,7 @@ func TestMatVecNoLocalMemory(t *testing.T) {
 func TestEntriesDoNotCopyParams(t *testing.T) {
 	size := int(unsafe.Sizeof(params{}))
 	n := 0
-	for name, b := range ptxLocalBytes(kernelsPTX) {
+	for name, b := range ptxLocalBytes(kernelsPTX()) {
 		if strings.HasPrefix(name, entryPrefix) {
 			n++
 			require.Less(t, b, size, "%s declares %d bytes of local memory (the parameter block is %d)", name, b, size)
@@ -104,7 +104,7 @@ func TestPTXLocalBytes(t *testing.T) {
 // norm pass over x in every threadgroup between two barriers.
 func TestRMSNormMatVecNoBarrier(t *testing.T) {
 	seen := 0
-	for _, f := range ptxFunctions(kernelsPTX) {
+	for _, f := range ptxFunctions(kernelsPTX()) {
 		if strings.HasPrefix(f.name, "_Z12mat_vec_impl") && strings.Contains(f.name, "Li1EE") { // MODE 1: MV_RMS
 			seen++
 			require.NotContains(t, f.body, "bar.sync", f.name)
@@ -121,7 +121,7 @@ func TestRMSNormMatVecNoBarrier(t *testing.T) {
 func TestEntryPrologueDivisions(t *testing.T) {
 	div := regexp.MustCompile(`(?m)^\s*(?:rem|div)\.[us](?:32|64)\s`)
 	want := map[string]bool{entryPrefix + "add": true, entryPrefix + "mat_vec_q8_0": true, entryPrefix + "rms_norm_mat_vec_q8_0": true}
-	for _, f := range ptxFunctions(kernelsPTX) {
+	for _, f := range ptxFunctions(kernelsPTX()) {
 		if want[f.name] {
 			delete(want, f.name)
 			require.LessOrEqual(t, len(div.FindAllString(f.body, -1)), 6, "%s: integer divisions", f.name)
@@ -136,7 +136,7 @@ func TestEntryPrologueDivisions(t *testing.T) {
 func TestSiLUMatVecSingleExp(t *testing.T) {
 	f64 := regexp.MustCompile(`(?m)^\s*[a-z.]+\.f64\s`)
 	seen := 0
-	for _, f := range ptxFunctions(kernelsPTX) {
+	for _, f := range ptxFunctions(kernelsPTX()) {
 		if strings.HasPrefix(f.name, "_Z12mat_vec_impl") && strings.Contains(f.name, "Li2EE") && strings.Contains(f.body, "{") { // MODE 2: MV_SILU
 			seen++
 			require.Contains(t, f.body, "ex2.approx", f.name)
@@ -154,7 +154,7 @@ func TestSiLUMatVecSingleExp(t *testing.T) {
 // a store per key and dim in the hottest loop of decode attention.
 func TestAttentionNoLocalMemory(t *testing.T) {
 	seen := 0
-	for name, n := range ptxLocalBytes(kernelsPTX) {
+	for name, n := range ptxLocalBytes(kernelsPTX()) {
 		// the kernel functions (_Z9attention..., _Z19attention_tiled_...,
 		// _Z14rope_attention..., _Z20rope_attention_group...), not their
 		// entries (which hold the binding array)
@@ -177,7 +177,7 @@ func TestAttentionNoLocalMemory(t *testing.T) {
 // entries wrote a 328-byte local copy of the parameter in every thread.
 func TestAttentionTensorCoresNoLocalMemory(t *testing.T) {
 	seen, attn := 0, 0
-	for name, n := range ptxLocalBytes(kernelsSM80PTX) {
+	for name, n := range ptxLocalBytes(kernelsSM80PTX()) {
 		if strings.HasPrefix(name, "hark_") {
 			seen++
 			if strings.HasPrefix(name, "hark_attention_mma_tc") {
@@ -197,7 +197,7 @@ func TestAttentionTensorCoresNoLocalMemory(t *testing.T) {
 // a 136-byte local array written by every thread (the encoder's gelu ran
 // at L1 speed: ncu, bench/cuda/20261130-issue35-r3).
 func TestEntriesKeepBindingsInRegisters(t *testing.T) {
-	local := ptxLocalBytes(kernelsPTX)
+	local := ptxLocalBytes(kernelsPTX())
 	for _, e := range []string{"hark_gelu", "hark_add", "hark_layer_norm", "hark_rms_norm", "hark_silu_mul", "hark_copy_f32", "hark_scale"} {
 		n, ok := local[e]
 		require.True(t, ok, "%s found in kernels.ptx", e)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
@@ -16,24 +17,35 @@ import (
 // loaded beside it on GPUs of at least its compute capability, and its
 // entries are looked up before the base module's.
 
-//go:embed kernels_sm80.ptx
-var kernelsSM80PTX string
+//go:embed kernels_sm80.ptx.gz
+var kernelsSM80PTXGz []byte
 
-//go:embed kernels_sm90a.ptx
-var kernelsSM90aPTX string
+//go:embed kernels_sm90a.ptx.gz
+var kernelsSM90aPTXGz []byte
+
+// The native modules' PTX, inflated at first use.
+var (
+	kernelsSM80PTX  = inflated("kernels_sm80.ptx.gz", kernelsSM80PTXGz)
+	kernelsSM90aPTX = inflated("kernels_sm90a.ptx.gz", kernelsSM90aPTXGz)
+)
 
 // nativeModule is one native module.
 type nativeModule struct {
-	name       string // kernels_<name>.ptx
+	name       string // kernels_<name>.ptx.gz
 	minCompute int    // the oldest compute capability it runs on
 	maxCompute int    // the newest, or 0: an architecture-specific target (sm_90a) runs on its own capability only
-	ptx        string
+	ptx        func() string
 }
 
 // nativeModules, oldest architecture first (cuda/gen's Modules).
 var nativeModules = []nativeModule{
 	{name: "sm80", minCompute: 80, ptx: kernelsSM80PTX},
 	{name: "sm90a", minCompute: 90, maxCompute: 90, ptx: kernelsSM90aPTX},
+}
+
+// inflated returns an embedded module's PTX, inflated at its first use.
+func inflated(name string, gz []byte) func() string {
+	return sync.OnceValue(func() string { return mustInflate(name, gz) })
 }
 
 // modulesFor returns the native modules a GPU of compute capability cc
@@ -73,11 +85,12 @@ func (v *device) loadNative(in *Info, noNative bool) error {
 		return nil
 	}
 	for _, nm := range modulesFor(in.Compute, nativeModules) {
-		h, err := v.loadImage(append([]byte(nm.ptx), 0))
+		ptx := nm.ptx()
+		h, err := v.loadImage(append([]byte(ptx), 0))
 		if err != nil {
 			return fmt.Errorf("cuda: loading native module %s: %w", nm.name, err)
 		}
-		v.native = append(v.native, loadedModule{name: nm.name, h: h, entries: ptxEntries(nm.ptx)})
+		v.native = append(v.native, loadedModule{name: nm.name, h: h, entries: ptxEntries(ptx)})
 		in.Native = append(in.Native, nm.name)
 	}
 	return nil

@@ -32,25 +32,25 @@ func TestModulesFor(t *testing.T) {
 // The sm_80 module holds the tensor-core mat_mul, conv1d and attention variants the launch rule
 // names, at sm_80 and PTX ISA 7.0, with mma.sync.
 func TestNativeModuleEntries(t *testing.T) {
-	e := ptxEntries(kernelsSM80PTX)
+	e := ptxEntries(kernelsSM80PTX())
 	for _, n := range []string{"mat_mul_mma_f16", "mat_mul_mma_q8_0", "mat_mul_mma_q4_0", "mat_mul_big_f16", "mat_mul_big_f16_h",
 		"conv1d_mma_f16", "conv1d_mma_q8_0", "conv1d_mma_q4_0",
 		"attention_mma_tc_f32", "attention_mma_tc_f16", "attention_mma_tc_hd128_f32", "attention_mma_tc_hd128_f16"} {
 		require.True(t, e[n], n)
 	}
-	require.Contains(t, kernelsSM80PTX, "\n.target sm_80\n")
-	require.Contains(t, kernelsSM80PTX, "\n.version 7.0\n")
-	require.Contains(t, kernelsSM80PTX, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
-	require.Contains(t, kernelsSM80PTX, "cp.async.cg.shared.global")
-	require.Contains(t, kernelsSM80PTX, "ldmatrix.sync.aligned.m8n8.x4.shared.b16")
-	require.False(t, ptxEntries(kernelsPTX)["mat_mul_mma_f16"], "the base module has no tensor-core entries")
+	require.Contains(t, kernelsSM80PTX(), "\n.target sm_80\n")
+	require.Contains(t, kernelsSM80PTX(), "\n.version 7.0\n")
+	require.Contains(t, kernelsSM80PTX(), "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32")
+	require.Contains(t, kernelsSM80PTX(), "cp.async.cg.shared.global")
+	require.Contains(t, kernelsSM80PTX(), "ldmatrix.sync.aligned.m8n8.x4.shared.b16")
+	require.False(t, ptxEntries(kernelsPTX())["mat_mul_mma_f16"], "the base module has no tensor-core entries")
 
-	e = ptxEntries(kernelsSM90aPTX)
+	e = ptxEntries(kernelsSM90aPTX())
 	require.True(t, e["mat_mul_wgmma_f16"])
-	require.Contains(t, kernelsSM90aPTX, "\n.target sm_90a\n")
-	require.Contains(t, kernelsSM90aPTX, "\n.version 8.0\n")
-	require.Contains(t, kernelsSM90aPTX, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16")
-	require.NotContains(t, kernelsSM90aPTX, ".local", "no local memory (the fragments and accumulators stay in registers)")
+	require.Contains(t, kernelsSM90aPTX(), "\n.target sm_90a\n")
+	require.Contains(t, kernelsSM90aPTX(), "\n.version 8.0\n")
+	require.Contains(t, kernelsSM90aPTX(), "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16")
+	require.NotContains(t, kernelsSM90aPTX(), ".local", "no local memory (the fragments and accumulators stay in registers)")
 }
 
 // On an sm_90 GPU (the fake) the sm_90a and sm_80 modules load beside

@@ -10,7 +10,7 @@ OUT=$1; PEERS=$2; KIT=$3; FLAC=$4; EXP=$5; TOK=$6
 ROOT=$(pwd); SRC=$(mktemp -d); trap 'rm -rf "$SRC"' EXIT
 mkdir -p "$OUT/w" "$OUT/l"
 git archive HEAD | tar -x -C "$SRC"
-: > "$SRC/cuda/kernels.ptx"; rm -f "$SRC"/cuda/cubin/*.cubin
+for f in "$SRC"/cuda/*.ptx.gz; do gzip -n -c </dev/null >"$f"; done; rm -f "$SRC"/cuda/cubin/*.cubin
 python3 - "$SRC/cli/root.go" <<'PY'
 import sys
 p = sys.argv[1]; s = open(p).read()

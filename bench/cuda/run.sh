@@ -6,7 +6,7 @@
 # data.tar.xz (the shared/ files the tests read: models/stories260K.gguf,
 # llm-kit/golden/stories260K.golden.json, llm-kit/ggml-quants/,
 # whisper-kit/models/ggml-kit-tiny.en-q8_0.bin, audio/jfk.wav, audio/jfk.txt,
-# audio/ljspeech-longform-LJ001-0021-0076.wav; ~31 MB xz'd) and kernels.ptx. Writes to
+# audio/ljspeech-longform-LJ001-0021-0076.wav; ~31 MB xz'd) and kernels.ptx.gz (cuda/). Writes to
 # $OUT: env.txt (GPU, driver, ptxas, the cuda package's GPU tests, the CLI
 # on cpu and cuda), normal.log, permuted.log, poison.log (the msltest kernel
 # and end-to-end tests on the GPU: normal block order, permuted block
@@ -17,12 +17,13 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT" /tmp/h
 for b in msltest.test cuda.test hark; do xz -dc "$here/$b.xz" >/tmp/h/$b && chmod +x /tmp/h/$b; done
 tar -C /tmp/h -xJf "$here/data.tar.xz"
+gzip -dc "$here/kernels.ptx.gz" >/tmp/h/kernels.ptx
 S=/tmp/h/shared
 export HARK_TESTDATA=$S
 export PATH=$PATH:/usr/local/cuda/bin
 (
 	for a in 80 86 89 90; do
-		(/usr/bin/time -f "ptxas sm_$a: %e s" ptxas -arch=sm_$a -O3 "$here/kernels.ptx" -o "$OUT/sm_$a.cubin") &
+		(/usr/bin/time -f "ptxas sm_$a: %e s" ptxas -arch=sm_$a -O3 /tmp/h/kernels.ptx -o "$OUT/sm_$a.cubin") &
 	done
 	wait
 ) >/tmp/h/ptxas.txt 2>&1 &
@@ -47,7 +48,7 @@ wait
 	echo "cores: $(nproc), $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2-), avx512_vnni: $(grep -m1 -c avx512_vnni /proc/cpuinfo)"
 	ptxas --version | tail -2
 	cat /tmp/h/ptxas.txt
-	sha256sum "$here/kernels.ptx"
+	sha256sum /tmp/h/kernels.ptx
 	echo "== cuda.test -test.v (the cuda package's tests on the GPU)"
 	./cuda.test -test.v -test.count=1 2>&1
 	echo "== the CLI: transcribe jfk.wav (q8_0, beam 5, word timestamps, json) and generate (stories260K, greedy, 64 tokens) on cpu and cuda"

@@ -1,7 +1,8 @@
 // Command gen translates Hark's Metal kernels (../../shaders/*.metal) into
 // CUDA C++ through the executor's MSL front end (msl.Translate) and
 // ../cxx/msl_cuda.h, compiles them to PTX with clang (CUDA device code; no
-// CUDA toolkit: -nocudainc -nocudalib), and writes ../kernels.ptx and
+// CUDA toolkit: -nocudainc -nocudalib), and writes ../kernels.ptx.gz (the
+// PTX, stored compressed: cuda/ptxgz) and
 // ../kernels_gen.go. Run it with `go generate ./cuda`; TestGenerated checks
 // that the checked-in files are what it makes.
 package main
@@ -19,6 +20,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/harkapp/hark/cuda/ptxgz"
 	"github.com/harkapp/hark/shaders"
 	"github.com/harkapp/hark/shaders/msl"
 )
@@ -31,6 +33,9 @@ const (
 	ISA  = "ptx64"
 )
 
+// BaseFile is the base module's stored PTX in the cuda package.
+const BaseFile = "kernels" + ptxgz.Ext
+
 // clangFlags are the device compile flags (also part of the recorded
 // hash). No FP contraction: the executor and the CPU backend do not fuse
 // multiply-adds either, so results can be compared bit for bit where the
@@ -40,7 +45,7 @@ var clangFlags = []string{"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch="
 	"-Xclang", "-fnative-half-arguments-and-returns", "-w"}
 
 func main() {
-	dir := flag.String("dir", ".", "the cuda package directory (kernels.ptx and kernels_gen.go are written there)")
+	dir := flag.String("dir", ".", "the cuda package directory (kernels.ptx.gz and kernels_gen.go are written there)")
 	cu := flag.String("cu", "", "also write the CUDA translation unit to this file (for reading compile errors)")
 	native := flag.Bool("native", false, "only the native modules (seconds; the base module takes a minute)")
 	flag.Parse()
@@ -67,7 +72,7 @@ func run(dir, cu string, nativeOnly bool) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "kernels.ptx"), ptx, 0o644); err != nil {
+	if err := ptxgz.Write(filepath.Join(dir, BaseFile), ptx); err != nil {
 		return err
 	}
 	if err := writeNative(dir); err != nil {

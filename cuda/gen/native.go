@@ -1,9 +1,10 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/harkapp/hark/cuda/ptxgz"
 )
 
 // Module is a per-architecture PTX module of native CUDA kernels (written
@@ -17,15 +18,15 @@ import (
 // every byte of the 9 MB of PTX the GPU tests validated, and an sm_75
 // GPU runs nothing else.
 type Module struct {
-	Name    string // cuda/kernels_<Name>.ptx
+	Name    string // cuda/kernels_<Name>.ptx.gz
 	Arch    string // --cuda-gpu-arch
 	ISA     string // PTX ISA target feature
 	Clang   string // the compiler, from Debian ($HARK_CLANG19 overrides)
 	Sources []string
 }
 
-// File is the module's PTX file in the cuda package.
-func (m Module) File() string { return "kernels_" + m.Name + ".ptx" }
+// File is the module's stored PTX in the cuda package (ptxgz).
+func (m Module) File() string { return "kernels_" + m.Name + ptxgz.Ext }
 
 // Modules are the native modules, oldest architecture first.
 var Modules = []Module{
@@ -59,14 +60,14 @@ func CompileNative(root string, m Module) ([]byte, error) {
 	return compileUnit(root, cc, flags, unit.String())
 }
 
-// writeNative writes every native module's PTX into dir.
+// writeNative stores every native module's PTX in dir.
 func writeNative(dir string) error {
 	for _, m := range Modules {
 		b, err := CompileNative(repoRoot(), m)
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, m.File()), b, 0o644); err != nil {
+		if err := ptxgz.Write(filepath.Join(dir, m.File()), b); err != nil {
 			return err
 		}
 	}
