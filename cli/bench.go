@@ -186,7 +186,7 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 		return err
 	}
 	defer f.Close()
-	be, reason, err := backends.Open(backend, backends.Options{Threads: threads, GPU: gpu})
+	be, reason, err := backends.Open(backend, backends.Options{Threads: threads, GPU: gpu, Log: errOut})
 	if err != nil {
 		return err
 	}

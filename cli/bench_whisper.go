@@ -103,7 +103,7 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 		return err
 	}
 	defer spec.Close()
-	be, reason, err := backends.Open(o.Backend, backends.Options{Threads: o.Threads, GPU: o.GPU})
+	be, reason, err := backends.Open(o.Backend, backends.Options{Threads: o.Threads, GPU: o.GPU, Log: errOut})
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,13 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/harkapp/hark/cuda/ptxgz"
 	"github.com/harkapp/hark/shaders"
@@ -75,6 +77,17 @@ const MinCompute = 75
 type Options struct {
 	// Device is the GPU ordinal (--gpu).
 	Device int
+	// Notice receives a line for the user when the kernels are compiled
+	// for this GPU for the first time, and another with the time it took
+	// (nil: nothing is said; jitnotice.go).
+	Notice io.Writer
+	// JITMarks is the folder that remembers which GPUs have compiled which
+	// kernels, so the notice comes once ("": the user cache folder's
+	// hark/cuda-jit). Written only when Notice is set.
+	JITMarks string
+	// ReportStartup writes Info.Startup to Notice at every open, JIT or
+	// not ($HARK_CUDA_STARTUP=1: cold-start measurements).
+	ReportStartup bool
 	// Poison fills Scratch buffers at load and per-dispatch scratch before
 	// every dispatch with 0xFF bytes (NaN as f32, -1 as int), so a kernel
 	// reading scratch it did not write shows up ($HARK_CUDA_POISON=1 in
@@ -127,6 +140,7 @@ type Info struct {
 	Driver         int // cuDriverGetVersion (e.g. 13000)
 	ModuleFromJIT  bool
 	Native         []string // the native modules loaded (modules.go), newest first
+	Startup        Startup  // how long opening took, by part
 }
 
 func (in Info) String() string {
@@ -196,11 +210,14 @@ func (v *device) do(f func() error) error {
 
 // openDevice retains the primary context of GPU ordinal and loads the
 // kernels.
-func openDevice(ordinal int, noNative bool) (*device, error) {
+func openDevice(ordinal int, o Options) (*device, error) {
+	t0 := time.Now()
 	d, err := driverLoader()
 	if err != nil {
 		return nil, err
 	}
+	var start Startup
+	start.Driver = time.Since(t0)
 	var n int32
 	if err := d.err("cuDeviceGetCount", d.cuDeviceGetCount(&n)); err != nil {
 		return nil, err
@@ -242,23 +259,30 @@ func openDevice(ordinal int, noNative bool) (*device, error) {
 		return nil, fmt.Errorf("cuda: %s is compute capability %d.%d; Hark's kernels need %d.%d or newer",
 			in.Name, in.Compute/10, in.Compute%10, MinCompute/10, MinCompute%10)
 	}
+	t1 := time.Now()
 	if err := d.err("cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain(&v.ctx, v.ord)); err != nil {
 		return nil, err
 	}
 	err = v.do(func() error {
+		start.Context = time.Since(t1) // (cuCtxSetCurrent included)
 		var total uint64
 		d.cuMemGetInfo(&in.FreeMemory, &total)
-		if err := v.loadModule(&in); err != nil {
+		t2 := time.Now()
+		note, err := v.loadModule(&in, o)
+		if err != nil {
 			return err
 		}
-		if err := v.loadNative(&in, noNative); err != nil {
+		if err := v.loadNative(&in, o.NoNative); err != nil {
 			return err
 		}
+		start.Kernels = time.Since(t2)
+		note.after(start)
 		if err := d.err("cuStreamCreate", d.cuStreamCreate(&v.stream, streamNonBlocking)); err != nil {
 			return err
 		}
 		return d.err("cuStreamCreate", d.cuStreamCreate(&v.capture, streamNonBlocking))
 	})
+	in.Startup = start
 	v.info = in
 	if err != nil {
 		v.close()
@@ -273,8 +297,10 @@ func openDevice(ordinal int, noNative bool) (*device, error) {
 var moduleLoads atomic.Int64
 
 // loadModule loads the PTX (the driver compiles it for this GPU and caches
-// the result in its compute cache) and finds every function constant.
-func (v *device) loadModule(in *Info) error {
+// the result in its compute cache) and finds every function constant. It
+// returns the JIT notice, which the caller completes once the native
+// modules have loaded too.
+func (v *device) loadModule(in *Info, o Options) (jitNotice, error) {
 	d := v.d
 	img := cubinFor(in.Compute)
 	in.ModuleFromJIT = img == nil || os.Getenv("HARK_CUDA_JIT") == "1"
@@ -284,31 +310,37 @@ func (v *device) loadModule(in *Info) error {
 	if f := os.Getenv("HARK_CUDA_PTX"); f != "" { // a test variant of the kernels
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return fmt.Errorf("cuda: $HARK_CUDA_PTX: %w", err)
+			return jitNotice{}, fmt.Errorf("cuda: $HARK_CUDA_PTX: %w", err)
 		}
 		img, in.ModuleFromJIT = append(b, 0), true
 	}
+	// (the native modules are small: their JIT takes seconds, unannounced)
+	note := jitNotice{o: o}
+	if in.ModuleFromJIT {
+		note = newJITNotice(o, *in, ptxHash())
+	}
+	note.before(*in)
 	mod, err := v.loadImage(img)
 	moduleLoads.Add(1) // one a device: the native modules come with it
 	if err != nil {
-		return fmt.Errorf("cuda: loading the kernels (PTX JIT %v): %w", in.ModuleFromJIT, err)
+		return note, fmt.Errorf("cuda: loading the kernels (PTX JIT %v): %w", in.ModuleFromJIT, err)
 	}
 	v.mod = mod
 	for _, c := range funcConsts {
 		var p dptr
 		var size uint64
 		if err := d.err("cuModuleGetGlobal("+c.name+")", d.cuModuleGetGlobal(&p, &size, v.mod, c.name)); err != nil {
-			return err
+			return note, err
 		}
 		if int(size) != c.size {
-			return fmt.Errorf("cuda: function constant %s is %d bytes in the module, %d in the table", c.name, size, c.size)
+			return note, fmt.Errorf("cuda: function constant %s is %d bytes in the module, %d in the table", c.name, size, c.size)
 		}
 		if _, dup := v.consts[c.index]; dup {
-			return fmt.Errorf("cuda: two function constants with index %d", c.index)
+			return note, fmt.Errorf("cuda: two function constants with index %d", c.index)
 		}
 		v.consts[c.index] = constGlobal{ptr: p, size: c.size, name: c.name, float: c.float}
 	}
-	return nil
+	return note, nil
 }
 
 // function returns the entry point of MSL function name (cached), with
@@ -426,6 +458,9 @@ func envOptions(o Options) Options {
 	}
 	if os.Getenv("HARK_CUDA_NATIVE") == "0" {
 		o.NoNative = true
+	}
+	if os.Getenv("HARK_CUDA_STARTUP") == "1" {
+		o.ReportStartup = true
 	}
 	if os.Getenv("HARK_CUDA_PROFILE") == "1" {
 		o.Profile = true

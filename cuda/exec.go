@@ -66,7 +66,7 @@ func New(o Options) (*Backend, error) {
 	if _, err := shaders.Override(Tuning(), o.Tune); err != nil {
 		return nil, fmt.Errorf("cuda: %w", err)
 	}
-	dev, err := openDevice(o.Device, o.NoNative)
+	dev, err := openDevice(o.Device, o)
 	if err != nil {
 		return nil, err
 	}

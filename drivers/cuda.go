@@ -14,7 +14,7 @@ const minCUDAFree = 512 << 20
 // openCUDADriver opens GPU o.GPU with the CUDA backend; for auto, no driver or
 // GPU is ErrNotHere and a nearly full GPU is refused with the reason.
 func openCUDADriver(o backends.Options, auto bool) (backends.Backend, error) {
-	b, err := cuda.New(cuda.Options{Device: o.GPU})
+	b, err := cuda.New(cuda.Options{Device: o.GPU, Notice: o.Log})
 	if errors.Is(err, cuda.ErrUnavailable) && auto {
 		return nil, backends.ErrNotHere
 	}

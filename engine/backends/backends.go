@@ -13,6 +13,7 @@ package backends
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -44,6 +45,9 @@ type Options struct {
 	// several GPUs (CUDA); drivers with one system GPU (Metal) refuse a
 	// non-zero index.
 	GPU int
+	// Log receives notes for the user, such as a GPU's one-time kernel
+	// compilation (nil: discarded).
+	Log io.Writer
 }
 
 // Driver is one backend kind.

@@ -28,7 +28,7 @@ func (r *Runtime) openBackend(name string, pri *atomic.Int32) (backends.Backend,
 		s.refs++
 		return prioritized(s.be, pri), nil
 	}
-	be, reason, err := backends.Open(name, backends.Options{Threads: r.opt.Threads, GPU: r.opt.GPU})
+	be, reason, err := backends.Open(name, backends.Options{Threads: r.opt.Threads, GPU: r.opt.GPU, Log: r.opt.Log})
 	if err != nil {
 		return nil, err
 	}
