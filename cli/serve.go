@@ -73,6 +73,7 @@ refused unless listed with --cors-origin (SECURITY.md).
 	f.IntVar(&o.Config.Context, "ctx", 0, "context length cap of chat models (0: the file's, at most 4096)")
 	f.IntVar(&o.Config.Threads, "threads", 0, "worker threads per loaded model (0: one per physical core)")
 	f.BoolVar(&o.Config.NoBatch, "no-batch", false, "answer chat and completion requests one after another instead of decoding them together (continuous batching, on the CPU backend)")
+	f.BoolVar(&o.Config.BatchGPU, "batch-gpu", false, "decode concurrent requests together on a GPU backend too (CUDA): more streams at once, but a lone stream decodes slower than without it")
 	addBackendFlag(cmd)
 	f.IntVar(&o.Config.WhisperBeam, "beam", serve.DefaultWhisperBeam, "beam size for speech models (1: greedy)")
 	return cmd

@@ -67,6 +67,10 @@ type Config struct {
 	// the model instead of decoding them together (engine/batch; only on
 	// the backends of runtime.BatchBackends).
 	NoBatch bool
+	// BatchGPU decodes concurrent requests together on a GPU backend too
+	// (runtime.Options.BatchGPU): more streams at once, each lone stream
+	// slower than unbatched.
+	BatchGPU bool
 	// Log receives start-up notes, such as why a model runs on the CPU
 	// when Metal was expected (nil: discarded).
 	Log io.Writer
@@ -136,7 +140,7 @@ func New(cfg Config) (*Server, error) {
 		if idle > 0 {
 			check = max(idle/4, 10*time.Millisecond)
 		}
-		s.rt = runtime.New(runtime.Options{Backend: cfg.Backend, GPU: cfg.GPU, Threads: cfg.Threads, Log: cfg.Log,
+		s.rt = runtime.New(runtime.Options{Backend: cfg.Backend, GPU: cfg.GPU, Threads: cfg.Threads, Log: cfg.Log, BatchGPU: cfg.BatchGPU,
 			LLM: llm.Options{Context: cfg.Context}, WhisperBeams: cfg.WhisperBeam,
 			Idle: func() time.Duration { return idle }, IdleCheck: check})
 		s.ownRT = true

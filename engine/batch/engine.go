@@ -153,6 +153,10 @@ func (ownTurn) Give()                       {}
 // does not wait (the runtime closes an engine while holding its queue).
 func (e *Engine) Close() { e.cancel() }
 
+// Done is closed once a closed engine has stopped and released its batch
+// plan (a backend must outlive the plans loaded on it).
+func (e *Engine) Done() <-chan struct{} { return e.done }
+
 // Prefilled is how many prompt positions the engine computed (prefix
 // sharing shows here).
 func (e *Engine) Prefilled() int { return e.r.Prefilled() }

@@ -19,9 +19,13 @@ type batched struct {
 
 // BatchBackends are the backends whose models generate API requests
 // through the batched engine; on the others they queue for the model one
-// after another. The GPU backends' batch plans (CUDA graphs per batch
-// size, the on-device block copy) are not tuned yet.
+// after another, unless Options.BatchGPU. The GPU backends' batch plans
+// are not tuned yet (one stream's steps are neither chained nor replayed
+// as graphs there, so a lone stream decodes slower than unbatched).
 var BatchBackends = map[string]bool{"cpu": true}
+
+// batches says whether models on backend batch their API requests.
+func batches(backend string, o Options) bool { return BatchBackends[backend] || o.BatchGPU }
 
 // Batch is the model's continuous-batching engine (engine/batch): requests
 // that generate through it decode together, sharing the model between
@@ -29,10 +33,10 @@ var BatchBackends = map[string]bool{"cpu": true}
 // it after the current step). Call it while holding the model; the engine
 // outlives the hold, and its requests wait for the model's turns
 // themselves. Nil without an error where the backend does not batch
-// (BatchBackends).
+// (BatchBackends, Options.BatchGPU).
 func (l *LLMModel) Batch() (*batch.Engine, error) {
 	m := l.e.model.(*llmModel)
-	if !BatchBackends[m.be.Name()] {
+	if !batches(m.be.Name(), l.r.opt) {
 		return nil, nil
 	}
 	m.batch.mu.Lock()

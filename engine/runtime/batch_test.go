@@ -48,3 +48,13 @@ func TestBatchTurnYieldsToDictation(t *testing.T) {
 	require.NoError(t, <-yielded)
 	turn.Give()
 }
+
+// The CPU batches API requests by default; a GPU backend only when asked
+// (Options.BatchGPU), since its lone streams decode slower batched.
+func TestBatchesOnWhichBackends(t *testing.T) {
+	require.True(t, batches("cpu", Options{}))
+	require.False(t, batches("cuda", Options{}))
+	require.False(t, batches("metal", Options{}))
+	require.True(t, batches("cuda", Options{BatchGPU: true}))
+	require.True(t, batches("cpu", Options{BatchGPU: true}))
+}

@@ -49,6 +49,10 @@ type Options struct {
 	WhisperBeams int
 	// Log receives notes such as why auto used the CPU (nil: discarded).
 	Log io.Writer
+	// BatchGPU batches API requests (LLMModel.Batch) on the GPU backends
+	// too, not only on those of BatchBackends: for many concurrent
+	// clients, at the cost of a lone stream's speed there.
+	BatchGPU bool
 }
 
 // Kind is what a model does.

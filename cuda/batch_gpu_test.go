@@ -1,0 +1,72 @@
+package cuda
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	batchengine "github.com/harkapp/hark/engine/batch"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// TestGPUBatchEqualsSequential: continuous batching (engine/batch: the
+// paged KV cache, rows of several sequences in one step, each request's
+// sampler in its slot) on the GPU. Concurrent requests, stories260K's
+// golden prompts greedy and seeded sampled ones with penalties, each get
+// the golden tokens, and the sampled ones the tokens a sequential
+// generation on the same GPU draws. Run in the normal, permuted and
+// poisoned modes by bench/cuda's scripts ($HARK_CUDA_PERMUTE,
+// $HARK_CUDA_POISON).
+func TestGPUBatchEqualsSequential(t *testing.T) {
+	b := gpuWith(t, Options{})
+	golden := shared.LoadStoriesGolden(t)
+	o, err := llm.OpenFile(shared.Path(t, "models", "stories260K.gguf"), b, llm.Options{Context: 256})
+	require.NoError(t, err)
+	defer o.Close()
+	e, err := batchengine.Load(b, o.File, o.Tk, batchengine.Config{Context: 256, Seqs: 8, TokenBudget: 48, BlockSize: 16}, nil)
+	require.NoError(t, err)
+	defer func() { e.Close(); <-e.Done() }()
+
+	type req struct {
+		prompt []int32
+		o      llm.GenerateOptions
+		want   []int32 // nil: the sequential generation's
+	}
+	var reqs []req
+	for _, r := range golden.Results {
+		reqs = append(reqs, req{r.PromptTokens, llm.GenerateOptions{MaxTokens: len(r.GeneratedTokens), IgnoreEOS: true}, r.GeneratedTokens})
+	}
+	p0, p1 := golden.Results[0].PromptTokens, golden.Results[1].PromptTokens
+	reqs = append(reqs,
+		req{o: llm.GenerateOptions{MaxTokens: 60, IgnoreEOS: true, Sampler: llm.Sampler{Temperature: 0.9, TopK: 40, TopP: 0.95,
+			RepeatPenalty: 1.1, PresencePenalty: 0.3, Seed: 38}}, prompt: p0},
+		req{o: llm.GenerateOptions{MaxTokens: 80, IgnoreEOS: true, Sampler: llm.Sampler{Temperature: 0.7, Seed: 7}}, prompt: p1},
+	)
+	g := llm.NewGenerator(o.M, o.Tk)
+	for i := range reqs {
+		if reqs[i].want == nil {
+			g.M.Reset()
+			res, err := g.Generate(context.Background(), reqs[i].prompt, reqs[i].o, nil)
+			require.NoError(t, err)
+			reqs[i].want = res.Tokens
+		}
+	}
+	for round := range 2 { // the second on recorded graphs, where shapes repeat
+		got := make([]llm.Result, len(reqs))
+		errs := make([]error, len(reqs))
+		var wg sync.WaitGroup
+		for i, r := range reqs {
+			wg.Go(func() { got[i], errs[i] = e.Generate(context.Background(), r.prompt, r.o, 0, nil) })
+		}
+		wg.Wait()
+		for i, r := range reqs {
+			require.NoError(t, errs[i], "round %d, request %d", round, i)
+			require.Equal(t, r.want, got[i].Tokens, "round %d, request %d", round, i)
+		}
+	}
+	require.Greater(t, e.Peak(), 1, "requests decoded together")
+	t.Logf("peak %d sequences a step; %+v", e.Peak(), b.Stats())
+}
