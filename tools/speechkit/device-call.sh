@@ -4,7 +4,7 @@ set -o pipefail
 N=$1; STOP=$2; D=$(pwd)/.gpu/speech; W=/tmp/w
 mkdir -p $W/es $W/c $W/out$N
 [ -f $W/passage.pcm ] || { tar -C $W/es -xJf $D/es.tar.xz && tar -C $W/c -xJf $D/c.tar.xz && xz -dc $D/passage.pcm.xz > $W/passage.pcm; }
-cp $D/train.py $D/render.py $D/mel.py $D/augment.py $W/
+cp $D/*.py $W/
 ls -la $W $W/cache 2>/dev/null | head -5 > $OUT/machine.txt
 nvidia-smi -L >> $OUT/machine.txt; python3 -c 'import torch,numpy,scipy,tiktoken;print(torch.__version__,numpy.__version__,scipy.__version__,tiktoken.__version__)' >> $OUT/machine.txt
 cd $W
