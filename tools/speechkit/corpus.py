@@ -108,6 +108,28 @@ def fortunes(root):
     return out, sorted(names)
 
 
+def glosses(root):
+    """WordNet's definitions, as "LEMMA means DEFINITION" or the definition
+    alone: rare words, names and technical terms the fortunes and the
+    examples lack (the first corpus, 64,593 sentences, was memorized)."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(root, "usr/share/wordnet/data.*"))):
+        for line in open(path, encoding="latin-1"):
+            if line.startswith("  "):
+                continue
+            head, gloss = line.split("|", 1)
+            f = head.split()
+            lemma = re.sub(r"\(.*?\)", "", f[4]).replace("_", " ")
+            for part in gloss.split(";"):
+                part = part.strip()
+                if not part or part.startswith('"'):
+                    continue
+                part = re.sub(r"\s*\([^)]*\)", "", part)
+                out.append((lemma, part))
+                break  # the first definition part only
+    return out
+
+
 def wordnet(root):
     out = []
     for path in sorted(glob.glob(os.path.join(root, "usr/share/wordnet/data.*"))):
@@ -126,6 +148,26 @@ CARRIERS = [
     "I think {} is the answer.", "Let's meet near {} at noon.", "My friend knows {} well.",
     "The new {} update is out.", "She wrote about {} last week.", "Do we still need {}?",
 ]
+# More carriers, used with --carriers all: with the first 15 alone the glossary
+# prompt did not carry over to the evaluation's carriers (recall 9/50), so the
+# term sits in many frames, at the start, middle and end of the sentence.
+MORE_CARRIERS = [
+    "{} came up in the meeting.", "Why does {} keep failing?", "We moved everything to {} last year.",
+    "Tell me more about {}.", "Is {} still on the schedule?", "They replaced it with {} in the end.",
+    "I spent the whole day with {}.", "Our plan depends on {}.", "Without {} this would never work.",
+    "He keeps talking about {}.", "Can you spell {} for me?", "The problem was {} all along.",
+    "We need a second look at {}.", "Everyone agreed on {} at once.", "Put {} at the top of the page.",
+    "I found an old note about {}.", "Maybe {} can help us here.", "The answer, as usual, was {}.",
+    "Last night {} stopped responding.", "So that is how {} works.", "Try {} before anything else.",
+    "The last version of {} broke the build.", "I never trusted {} much.", "Compare it with {} first.",
+    "A letter from {} arrived today.", "We will visit {} next month.", "Does anyone here use {}?",
+    "They named the project after {}.", "Her talk on {} was very good.", "Look up {} in the index.",
+    "The slides about {} are missing.", "Install {} on the new machine.", "Only {} knows the password.",
+    "It turned out {} was right.", "I would rather not mention {}.", "Check whether {} is running.",
+    "The bill for {} came in late.", "Please ask {} to call me back.", "Our team switched to {} quietly.",
+    "Every morning I read about {}.", "That is the first time I heard of {}.", "Keep {} out of this.",
+    "The talk mentioned {} in passing.", "Nobody expected {} to win.", "We should write to {} soon.",
+]
 # Evaluation carriers: never used in training.
 EVAL_CARRIERS = [
     "Then we looked at {} again.", "Nobody mentioned {} before today.", "Write down {} for me.",
@@ -140,6 +182,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=39)
     ap.add_argument("--eval", type=int, default=200)
+    ap.add_argument("--glosses", type=int, default=-1,
+                    help="WordNet definitions added to training (-1: all; 0: the first corpus)")
+    ap.add_argument("--carriers", choices=["first", "all"], default="all",
+                    help="training carriers of the vocabulary terms (first: the 15 of the first corpus)")
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     vocab = []
@@ -184,11 +230,13 @@ def main():
     rnd.shuffle(pool)
     pool = list(dict.fromkeys(pool))
 
+    carriers = CARRIERS + (MORE_CARRIERS if a.carriers == "all" else [])
+
     def item(i, s):
         if rnd.random() < 0.5:
             return {"id": i, "text": s, "spoken": s, "term": None, "sounds": None}
         term, sounds = rnd.choice(vocab)
-        c = rnd.choice(CARRIERS)
+        c = rnd.choice(carriers)
         return {"id": i, "text": s + " " + c.format(term), "spoken": s + " " + c.format(sounds), "term": term, "sounds": sounds}
 
     # Evaluation: short-to-medium sentences, a quarter of them with a term (every term
@@ -210,12 +258,30 @@ def main():
         eval_items.append(e)
     evn = {norm(e["text"]) for e in eval_items} | {norm(e["spoken"]) for e in eval_items}
     train = [item("t%05d" % i, s) for i, s in enumerate(rest) if norm(s) not in evn]
+    # Definitions come after the first corpus (the evaluation set is chosen from
+    # that pool alone, so it stays as committed), under the same exclusions.
+    grnd = random.Random(a.seed + 1)
+    extra, gseen = [], {norm(s) for s in pool}
+    for lemma, part in glosses(a.root) if a.glosses else []:
+        c = clean(grnd.choice(["{} means {}", "{}, {}"]).format(lemma, part)) if grnd.random() < 0.6 \
+            else clean(part)
+        if c is None:
+            continue
+        k = norm(c)
+        if k in gseen or k in banned or k in evn or any(b in k for b in banned if len(b) > 30):
+            continue
+        gseen.add(k)
+        extra.append(c)
+    grnd.shuffle(extra)
+    if a.glosses > 0:
+        extra = extra[:a.glosses]
+    train += [item("g%06d" % i, s) for i, s in enumerate(extra)]
     os.makedirs(a.out, exist_ok=True)
     for name, items in (("train.jsonl", train), ("eval.jsonl", eval_items)):
         with open(os.path.join(a.out, name), "w") as f:
             for it in items:
                 f.write(json.dumps(it) + "\n")
-    print(f"pool {len(pool)} train {len(train)} eval {len(eval_items)} names {len(names)} banned {len(banned)}")
+    print(f"pool {len(pool)} glosses {len(extra)} train {len(train)} eval {len(eval_items)} names {len(names)} banned {len(banned)}")
 
 
 if __name__ == "__main__":

@@ -4,13 +4,13 @@ set -o pipefail
 N=$1; STOP=$2; D=$(pwd)/.gpu/speech; W=/tmp/w
 mkdir -p $W/es $W/c $W/out$N
 [ -f $W/passage.pcm ] || { tar -C $W/es -xJf $D/es.tar.xz && tar -C $W/c -xJf $D/c.tar.xz && xz -dc $D/passage.pcm.xz > $W/passage.pcm; }
-cp $D/train.py $D/render.py $W/
+cp $D/*.py $W/
 ls -la $W $W/cache 2>/dev/null | head -5 > $OUT/machine.txt
 nvidia-smi -L >> $OUT/machine.txt; python3 -c 'import torch,numpy,scipy,tiktoken;print(torch.__version__,numpy.__version__,scipy.__version__,tiktoken.__version__)' >> $OUT/machine.txt
 cd $W
 PYTHONUNBUFFERED=1 python3 train.py --kit $D --espeak $W/es --corpus $W/c --eval-pcm $W/passage.pcm \
   --ckpt $D/ckpt-in.pt --state $W/state.pt --out $W/out$N --cache $W/cache \
-  --total ${TOTAL:-1350} --stop-at $STOP --reserve ${RESERVE:-45} --batch 256 2>&1 | tee $OUT/stdout.log
+  --total ${TOTAL:-1350} --stop-at $STOP --reserve ${RESERVE:-45} --batch 256 --copies ${COPIES:-1} 2>&1 | tee $OUT/stdout.log
 cd $W/out$N && split -b 12M ckpt.pt $OUT/ckpt.pt.part. && cp ggml-speechkit-q8_0.bin pytorch-eval.json $OUT/ \
   && sha256sum ckpt.pt ggml-speechkit-f16.bin ggml-speechkit-q8_0.bin pytorch-eval.json > $OUT/sha256.txt
 ls -la $OUT

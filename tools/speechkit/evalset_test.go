@@ -30,6 +30,19 @@ type evalSet struct {
 	Sentences    []evalSentence
 }
 
+// loadEvalSet reads the committed evaluation set: eval.json and the
+// passage's 16 kHz samples.
+func loadEvalSet(t *testing.T) (evalSet, []float32) {
+	dir := filepath.Join("..", "..", "testdata", "speechkit")
+	var ev evalSet
+	b, err := os.ReadFile(filepath.Join(dir, "eval.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &ev))
+	x, err := audio.Load16k(filepath.Join(dir, "passage.flac"))
+	require.NoError(t, err)
+	return ev, x
+}
+
 var nonLetters = regexp.MustCompile(`[^a-z]+`)
 
 func norm(s string) string {
@@ -43,13 +56,7 @@ func norm(s string) string {
 // vocabulary terms spoken as their "sounds like" spellings, and no
 // sentence of the shared clips.
 func TestEvalSet(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "speechkit")
-	var ev evalSet
-	b, err := os.ReadFile(filepath.Join(dir, "eval.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &ev))
-	x, err := audio.Load16k(filepath.Join(dir, "passage.flac"))
-	require.NoError(t, err)
+	ev, x := loadEvalSet(t)
 	require.Equal(t, 16000, ev.SampleRate)
 	require.GreaterOrEqual(t, len(x), 600*16000, "a 10-minute passage")
 	require.InDelta(t, ev.Seconds, float64(len(x))/16000, 1e-3)

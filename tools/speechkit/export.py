@@ -9,7 +9,9 @@ import os
 
 import torch
 
-import train
+from ggmlfile import export
+from model import Whisper, sinusoids
+from tok import Tok
 
 
 def main():
@@ -19,18 +21,18 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     ck = torch.load(a.ckpt, map_location="cpu")
-    model = train.Whisper(ck["dims"])
+    model = Whisper(ck["dims"])
     model.load_state_dict({k: v.float() for k, v in ck["model"].items()})
     if ck["model"]["encoder.positional_embedding"].dtype == torch.float16:
         # Checkpoints of the first sessions rounded the encoder's sinusoids to fp16;
         # their files held them in float32 as torch computed them there: recomputed
         # here, they can differ in the last bit (logs/README say where).
-        model.encoder.positional_embedding.copy_(train.sinusoids(*model.encoder.positional_embedding.shape))
-    tok = train.Tok(os.path.join(a.kit, "gpt2.tiktoken"))
+        model.encoder.positional_embedding.copy_(sinusoids(*model.encoder.positional_embedding.shape))
+    tok = Tok(os.path.join(a.kit, "gpt2.tiktoken"))
     filters = os.path.join(a.kit, "mel_filters.npz")
     os.makedirs(a.out, exist_ok=True)
-    train.export(model, tok, filters, os.path.join(a.out, "ggml-speechkit-f16.bin"), False)
-    train.export(model, tok, filters, os.path.join(a.out, "ggml-speechkit-q8_0.bin"), True)
+    export(model, tok, filters, os.path.join(a.out, "ggml-speechkit-f16.bin"), False)
+    export(model, tok, filters, os.path.join(a.out, "ggml-speechkit-q8_0.bin"), True)
 
 
 if __name__ == "__main__":

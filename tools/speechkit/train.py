@@ -12,17 +12,19 @@ over all calls, stored in the checkpoint), so calls continue one schedule.
   python3 train.py --kit DIR --espeak DIR --corpus DIR --eval-pcm FILE \
       --ckpt FILE --state FILE --out DIR --cache DIR --total 1350 [--stop-at 550]
 
+The pieces, one a file: tok.py (tokenizer), model.py (Whisper), mel.py
+(log-mel), render.py (espeak-ng), curriculum.py, examples.py (training
+windows), augment.py, ggmlfile.py (whisper.cpp's file), evaluate.py.
+
 DIR layout: --kit holds gpt2.tiktoken and mel_filters.npz (the kit's assets);
 --espeak the extracted espeak-ng packages (usr/bin/espeak-ng ...); --corpus
 train.jsonl and eval.jsonl from corpus.py; --eval-pcm the evaluation passage
 (s16le mono 16 kHz, eval.json gives each sentence's samples).
 """
 import argparse
-import base64
 import json
 import math
 import os
-import random
 import time
 
 import numpy as np
@@ -30,640 +32,16 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-SR, HOP, NFFT, NFRAMES, NSAMPLES = 16000, 160, 400, 3000, 480000
-EOT, SOT, SOT_PREV, NO_SPEECH, NO_TS, TS0 = 50256, 50257, 50360, 50361, 50362, 50363
-NVOCAB = 51864
+from augment import augment, specaugment
+from curriculum import mix
+from evaluate import clip_mel, evaluate, long_windows, quick_wer
+from examples import NCTC, Data, Examples, build_batch
+from ggmlfile import export
+from mel import HOP, SR, Mel
+from model import DIMS, Whisper, frozen_row, sinusoids
+from render import render_all
+from tok import EOT, NVOCAB, Tok
 
-
-# ---------------------------------------------------------------- tokenizer
-
-class Tok:
-    """GPT-2 BPE as tiny.en uses it (openai-whisper's gpt2.tiktoken)."""
-
-    def __init__(self, path):
-        ranks = {}
-        for line in open(path, "rb"):
-            if line.strip():
-                t, r = line.split()
-                ranks[base64.b64decode(t)] = int(r)
-        self.ranks = ranks
-        self.bytes = [b""] * EOT
-        for b, r in ranks.items():
-            self.bytes[r] = b
-        try:
-            import tiktoken
-            self.enc = tiktoken.Encoding(
-                name="gpt2", explicit_n_vocab=None,
-                pat_str=r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
-                mergeable_ranks=ranks, special_tokens={})
-        except ImportError:  # plain BPE (ASCII text only): for smoke tests where tiktoken is missing
-            self.enc = None
-
-    def encode(self, s):
-        if self.enc is not None:
-            return self.enc.encode_ordinary(s)
-        import re
-        out = []
-        for piece in re.findall(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^\sA-Za-z0-9]+|\s+(?!\S)|\s+""", s):
-            parts = [bytes([c]) for c in piece.encode()]
-            while len(parts) > 1:
-                best = min(range(len(parts) - 1), key=lambda i: self.ranks.get(parts[i] + parts[i + 1], 1 << 30))
-                if parts[best] + parts[best + 1] not in self.ranks:
-                    break
-                parts[best:best + 2] = [parts[best] + parts[best + 1]]
-            out += [self.ranks[p] for p in parts]
-        return out
-
-    def decode(self, toks):
-        return b"".join(self.bytes[t] for t in toks if t < EOT).decode("utf-8", "replace")
-
-    def non_speech(self):
-        """openai-whisper's Tokenizer.non_speech_tokens."""
-        symbols = list('"#()*+/:;<=>@[\\]^_`{|}~「」『』')
-        symbols += "<< >> <<< >>> -- --- -( -[ (' (\" (( )) ((( ))) [[ ]] {{ }} ♪♪ ♪♪♪".split()
-        misc = set("♩♪♫♬♭♮♯")
-        result = {self.encode(" -")[0], self.encode(" '")[0]}
-        for s in symbols + list(misc):
-            for toks in (self.encode(s), self.encode(" " + s)):
-                if len(toks) == 1 or s in misc:
-                    result.add(toks[0])
-        return sorted(result)
-
-
-from render import HELDOUT, render_all  # noqa: E402
-
-
-# ---------------------------------------------------------------- model (openai-whisper's layout and names)
-
-def sinusoids(length, channels, max_timescale=10000):
-    """openai-whisper's encoder positions, computed in float64 and rounded once, so
-    that every machine gets the same float32 values (torch's float32 sin and exp
-    differed in the last bit between the device and this machine)."""
-    inc = np.log(max_timescale) / (channels // 2 - 1)
-    inv = np.exp(-inc * np.arange(channels // 2))
-    t = np.arange(length)[:, None] * inv[None, :]
-    return torch.from_numpy(np.concatenate([np.sin(t), np.cos(t)], axis=1).astype(np.float32))
-
-
-class LayerNorm(nn.LayerNorm):
-    def forward(self, x):  # in fp32, as openai-whisper's
-        return super().forward(x.float()).type(x.dtype)
-
-
-class MHA(nn.Module):
-    def __init__(self, n_state, n_head):
-        super().__init__()
-        self.n_head = n_head
-        self.query = nn.Linear(n_state, n_state)
-        self.key = nn.Linear(n_state, n_state, bias=False)
-        self.value = nn.Linear(n_state, n_state)
-        self.out = nn.Linear(n_state, n_state)
-
-    def forward(self, x, xa=None, mask=False, kv=None):
-        q = self.query(x)
-        if kv is not None and kv[0] is not None:
-            k, v = kv
-        else:
-            src = x if xa is None else xa
-            k, v = self.key(src), self.value(src)
-        B, T, C = q.shape
-        h = self.n_head
-        qh = q.view(B, T, h, -1).transpose(1, 2)
-        kh = k.view(B, k.shape[1], h, -1).transpose(1, 2)
-        vh = v.view(B, v.shape[1], h, -1).transpose(1, 2)
-        if hasattr(F, "scaled_dot_product_attention"):
-            o = F.scaled_dot_product_attention(qh, kh, vh, is_causal=mask and T > 1)
-        else:
-            w = qh @ kh.transpose(-1, -2) / math.sqrt(qh.shape[-1])
-            if mask and T > 1:
-                w = w + torch.full((T, T), float("-inf"), device=w.device).triu(1)
-            o = w.softmax(-1) @ vh
-        return self.out(o.transpose(1, 2).reshape(B, T, C)), (k, v)
-
-
-class Block(nn.Module):
-    def __init__(self, n_state, n_head, cross):
-        super().__init__()
-        self.attn = MHA(n_state, n_head)
-        self.attn_ln = LayerNorm(n_state)
-        self.cross_attn = MHA(n_state, n_head) if cross else None
-        self.cross_attn_ln = LayerNorm(n_state) if cross else None
-        self.mlp = nn.Sequential(nn.Linear(n_state, 4 * n_state), nn.GELU(), nn.Linear(4 * n_state, n_state))
-        self.mlp_ln = LayerNorm(n_state)
-
-    def forward(self, x, xa=None, mask=False):
-        x = x + self.attn(self.attn_ln(x), mask=mask)[0]
-        if self.cross_attn is not None:
-            x = x + self.cross_attn(self.cross_attn_ln(x), xa)[0]
-        return x + self.mlp(self.mlp_ln(x))
-
-
-class Encoder(nn.Module):
-    def __init__(self, d):
-        super().__init__()
-        n = d["n_audio_state"]
-        self.conv1 = nn.Conv1d(d["n_mels"], n, 3, padding=1)
-        self.conv2 = nn.Conv1d(n, n, 3, stride=2, padding=1)
-        self.register_buffer("positional_embedding", sinusoids(d["n_audio_ctx"], n))
-        self.blocks = nn.ModuleList([Block(n, d["n_audio_head"], False) for _ in range(d["n_audio_layer"])])
-        self.ln_post = LayerNorm(n)
-
-    def forward(self, x):
-        x = F.gelu(self.conv1(x))
-        x = F.gelu(self.conv2(x)).permute(0, 2, 1)
-        x = (x + self.positional_embedding).to(x.dtype)
-        for b in self.blocks:
-            x = b(x)
-        return self.ln_post(x)
-
-
-class Decoder(nn.Module):
-    def __init__(self, d):
-        super().__init__()
-        n = d["n_text_state"]
-        self.token_embedding = nn.Embedding(d["n_vocab"], n)
-        self.positional_embedding = nn.Parameter(torch.empty(d["n_text_ctx"], n))
-        self.blocks = nn.ModuleList([Block(n, d["n_text_head"], True) for _ in range(d["n_text_layer"])])
-        self.ln = LayerNorm(n)
-
-    def hidden(self, tokens, xa):
-        x = self.token_embedding(tokens) + self.positional_embedding[: tokens.shape[-1]]
-        x = x.to(xa.dtype)
-        for b in self.blocks:
-            x = b(x, xa, mask=True)
-        return self.ln(x)
-
-    def logits(self, h):
-        return (h @ self.token_embedding.weight.to(h.dtype).T).float()
-
-    def forward(self, tokens, xa):
-        return self.logits(self.hidden(tokens, xa))
-
-
-class Whisper(nn.Module):
-    def __init__(self, d):
-        super().__init__()
-        self.dims = d
-        self.encoder = Encoder(d)
-        self.decoder = Decoder(d)
-
-
-# 128 wide, 4 heads of 32: at 160 wide the q8_0 file was 14.0 MB, over the
-# issue's 13 MB (the 51,864-row token embedding is most of it); 6 encoder layers,
-# since the encoder's layers are cheap in bytes and the acoustics are the hard part.
-DIMS = dict(n_mels=80, n_vocab=NVOCAB, n_audio_ctx=1500, n_audio_state=128, n_audio_head=4, n_audio_layer=6,
-            n_text_ctx=448, n_text_state=128, n_text_head=4, n_text_layer=4)
-
-
-def frozen_row(r, n):
-    """The kit's pattern for embedding rows of tokens the corpus never uses."""
-    c = torch.arange(n)
-    return (((7 * r + 13 * c) % 251 - 125) / 125 * 0.02).half().float()
-
-
-# ---------------------------------------------------------------- log-mel (openai-whisper's, exactly)
-
-class Mel:
-    def __init__(self, filters_npz, device):
-        self.filters = torch.from_numpy(np.load(filters_npz)["mel_80"]).to(device)
-        self.window = torch.hann_window(NFFT).to(device)
-
-    def __call__(self, audio, content):
-        """audio [B, NSAMPLES] float32 (zeros past the content); content [B] samples.
-        Returns [B, 80, 3000]: the window's frames as openai's transcribe() feeds them
-        (log-mel of the audio plus 30 s of zeros, frames past the content zeroed)."""
-        pad = torch.cat([audio, torch.zeros_like(audio)], 1)
-        st = torch.stft(pad, NFFT, HOP, window=self.window, return_complex=True)
-        mag = st[..., :-1].abs() ** 2
-        spec = self.filters @ mag
-        log = torch.clamp(spec, min=1e-10).log10()
-        log = torch.maximum(log, log.amax(dim=(1, 2), keepdim=True) - 8.0)
-        log = (log + 4.0) / 4.0
-        log = log[..., :NFRAMES]
-        frames = torch.arange(NFRAMES, device=audio.device)[None, :]
-        nf = (content // HOP)[:, None]
-        return torch.where((frames < nf)[:, None, :], log, torch.zeros_like(log))
-
-
-# ---------------------------------------------------------------- examples
-
-def ts(sec):
-    return TS0 + int(round(min(max(sec, 0.0), 30.0) / 0.02))
-
-
-def heard_words(starts, n, take):
-    """How many words of an utterance of n samples are complete within its first
-    take samples (a word ends where the next begins)."""
-    ends = list(starts[1:]) + [n]
-    k = 0
-    while k < len(ends) and ends[k] <= take:
-        k += 1
-    return k
-
-
-def plain(w):
-    return "".join(c for c in w.lower() if c.isalnum())
-
-
-def target_words(item, spoken_heard, use_term):
-    """The target's words for the first spoken_heard spoken words."""
-    sw = item["spoken"].split()
-    if not item["term"] or not use_term:
-        return sw[:spoken_heard]
-    tw = item["text"].split()
-    snd = [plain(w) for w in item["sounds"].split()]
-    j = next((j for j in range(len(sw)) if [plain(w) for w in sw[j:j + len(snd)]] == snd), len(sw))
-    if spoken_heard <= j:
-        c = spoken_heard
-    elif spoken_heard < j + len(snd):
-        c = j
-    else:
-        c = spoken_heard - len(snd) + 1
-    return tw[:c]
-
-
-# ---------------------------------------------------------------- curriculum
-
-def ramp(p, a, b):
-    return min(1.0, max(0.0, (p - a) / (b - a)))
-
-
-def mix(p):
-    """What the examples hold at training progress p (0..1 of the planned total).
-    The first call's mix from step 0 (75 % timestamped, 35 % long-form, prompts
-    on all, noise on 70 %) left the decoder learning only a language prior:
-    start on clean single utterances without prompts or timestamps, then bring
-    the rest in."""
-    return {
-        "timestamps": 0.6 * ramp(p, 0.15, 0.45),   # of all windows
-        "long": 0.35 * ramp(p, 0.3, 0.6),          # of the timestamped ones: 30-s long-form
-        "cut": 0.5 * ramp(p, 0.2, 0.5),            # a window ending inside an utterance
-        "multi": 0.4 * ramp(p, 0.15, 0.45),        # a no-timestamp window going on to another utterance
-        "glossary": 0.5 * ramp(p, 0.2, 0.5),
-        "previous": 0.5 * ramp(p, 0.2, 0.5),
-        "augment": ramp(p, 0.1, 0.45),             # noise/reverb share and depth
-    }
-
-
-# CTC characters (the auxiliary loss on the encoder output): blank, space, apostrophe, a-z.
-CTC_CHARS = " '" + "abcdefghijklmnopqrstuvwxyz"
-NCTC = len(CTC_CHARS) + 1
-
-
-def ctc_ids(words):
-    s = "".join(c for c in " ".join(words).lower().replace("-", " ") if c in CTC_CHARS)
-    return [CTC_CHARS.index(c) + 1 for c in " ".join(s.split())]
-
-
-class Data:
-    def __init__(self, items, lens, starts, owner, tok, vocab_terms):
-        self.items, self.owner, self.tok, self.starts = items, owner, tok, starts
-        ok = [i for i, n in enumerate(lens) if 1600 < n < NSAMPLES - SR]
-        self.utts = ok
-        self.len = lens
-        self.off = np.concatenate([[0], np.cumsum(lens)[:-1]])
-        self.terms = vocab_terms
-        self.cache = {}
-        used = set()
-        for it in items:
-            for k in ("text", "spoken"):
-                used.update(self.enc(" " + it[k]))
-                used.update(self.enc(it[k]))
-        for t in vocab_terms:
-            used.update(self.enc(" " + t))
-        self.used_tokens = used
-
-    def enc(self, s):
-        t = self.cache.get(s)
-        if t is None:
-            t = self.cache[s] = self.tok.encode(s)
-        return t
-
-    def target_text(self, u, glossary):
-        it = self.items[self.owner[u]]
-        if it["term"] and it["term"] in glossary:
-            return it["text"]
-        return it["spoken"]
-
-    def words(self, u, take, n, glossary):
-        it = self.items[self.owner[u]]
-        use = bool(it["term"]) and it["term"] in glossary
-        if take >= n:
-            return (it["text"] if use else it["spoken"]).split()
-        return target_words(it, heard_words(self.starts[u], n, take), use)
-
-    def spoken_words(self, u, take, n):
-        sw = self.items[self.owner[u]]["spoken"].split()
-        return sw if take >= n else sw[:heard_words(self.starts[u], n, take)]
-
-    def example(self, rnd, m):
-        """One training sequence at mix m: (placements [(utt, dst_sample, n_samples)],
-        content samples, tokens, index of the first predicted token, CTC target)."""
-        timestamps = rnd.random() < m["timestamps"]
-        full = timestamps and rnd.random() < m["long"]     # a 30-s long-form window
-        if full or rnd.random() >= m["cut"]:
-            limit = NSAMPLES
-        else:
-            limit = rnd.randint(2 * SR, 28 * SR)
-        pos = 0 if rnd.random() < 0.3 else rnd.randint(0, int(0.8 * SR))
-        place, texts = [], []
-        while pos < limit - 0.3 * SR:
-            u = rnd.choice(self.utts)
-            n = int(self.len[u])
-            if texts and pos + n > limit and limit == NSAMPLES and not full:
-                break                                      # no cut unless the mix asks for one
-            take = min(n, limit - pos)
-            place.append((u, pos, take))
-            texts.append((u, pos, take, n))
-            pos += take + rnd.randint(int(0.1 * SR), int(1.2 * SR))
-            if take < n or (not full and rnd.random() >= (m["multi"] if not timestamps else 0.6)):
-                break
-        content = min(limit, max(p + t for _, p, t in place) + rnd.randint(0, int(0.5 * SR)))
-        gl_terms = []
-        if rnd.random() < m["glossary"]:
-            win_terms = [self.items[self.owner[u]]["term"] for u, *_ in texts if self.items[self.owner[u]]["term"]]
-            keep = [t for t in win_terms if rnd.random() < 0.85]
-            gl_terms = keep + rnd.sample(self.terms, rnd.randint(0, 12))
-            rnd.shuffle(gl_terms)
-            gl_terms = list(dict.fromkeys(gl_terms))
-        prompt = []
-        if gl_terms:
-            prompt += self.enc(" " + ", ".join(gl_terms) + ".")
-        if rnd.random() < m["previous"]:
-            prev = [self.target_text(rnd.choice(self.utts), gl_terms) for _ in range(rnd.randint(1, 4))]
-            prompt += self.enc(" " + " ".join(prev))
-        prompt = prompt[-223:]
-        seq = ([SOT_PREV] + prompt if prompt else []) + [SOT]
-        start = len(seq)
-        if not timestamps:
-            seq.append(NO_TS)
-            start += 1
-            body = []
-            for u, p, take, n in texts:
-                body += self.words(u, take, n, gl_terms)
-            if body:
-                seq += self.enc(" " + " ".join(body))
-        else:
-            for u, p, take, n in texts:
-                words = self.words(u, take, n, gl_terms)
-                t0 = p / SR
-                seq.append(ts(t0))
-                if take < n:
-                    if not full and words:             # long-form: the cut segment's start alone
-                        seq += self.enc(" " + " ".join(words))
-                    break
-                seq += self.enc(" " + " ".join(words))
-                seq.append(ts((p + take) / SR))
-        seq.append(EOT)
-        seq = seq[:448]
-        ctc = ctc_ids([w for u, p, take, n in texts for w in self.spoken_words(u, take, n)])
-        return place, content, seq, start, ctc
-
-
-_POOL_DATA = {}
-
-
-def _make_batch(args):
-    seed, bsz, m = args
-    rnd = random.Random(seed)
-    return [_POOL_DATA["data"].example(rnd, m) for _ in range(bsz)]
-
-
-class Examples:
-    """Batches made by worker processes while the GPU trains (one Python thread
-    making them competed with the training loop for the interpreter). Forked
-    before the workers touch CUDA; batch k is seeded from (seed, call, k)."""
-
-    def __init__(self, data, seed, bsz, procs, depth=12):
-        import multiprocessing as mp
-        _POOL_DATA["data"] = data
-        self.pool = mp.get_context("fork").Pool(procs)
-        self.seed, self.bsz, self.depth, self.k, self.q = seed, bsz, depth, 0, []
-
-    def next(self, m):
-        while len(self.q) < self.depth:
-            self.q.append(self.pool.apply_async(_make_batch, ((self.seed * 1000003 + self.k, self.bsz, m),)))
-            self.k += 1
-        return self.q.pop(0).get()
-
-
-def build_batch(data, exs, audio_gpu, device):
-    bsz = len(exs)
-    wav = torch.zeros(bsz, NSAMPLES, device=device)
-    for b, (place, *_rest) in enumerate(exs):
-        for u, p, take in place:
-            o = int(data.off[u])
-            wav[b, p:p + take] = audio_gpu[o:o + take].float()
-    content = torch.tensor([e[1] for e in exs], device=device)
-    L = max(len(e[2]) for e in exs)
-    toks = np.full((bsz, L), EOT, dtype=np.int64)
-    lossmask = np.zeros((bsz, L), dtype=bool)
-    for b, (_, _, seq, start, _c) in enumerate(exs):
-        toks[b, :len(seq)] = seq
-        lossmask[b, start - 1:len(seq) - 1] = True
-    ctc = [e[4] for e in exs]
-    ctc_t = torch.tensor([c for cs in ctc for c in cs], dtype=torch.long)
-    ctc_len = torch.tensor([len(c) for c in ctc], dtype=torch.long)
-    return (wav, content, torch.from_numpy(toks).to(device), torch.from_numpy(lossmask).to(device),
-            ctc_t.to(device), ctc_len.to(device))
-
-
-def augment(wav, content, rnd_t, device, amount=1.0):
-    """Gain; reverb and noise on a share of the examples that grows with amount (0..1),
-    the lowest SNR falling from 40 dB to 0 (seeded generator)."""
-    B = wav.shape[0]
-    g = rnd_t
-    peak = wav.abs().amax(1, keepdim=True).clamp(min=1.0)
-    x = wav / peak * 10 ** (-torch.rand(B, 1, generator=g, device=device) * 1.5) * 0.9
-    idx = torch.arange(NSAMPLES, device=device)[None, :]
-    inside = idx < content[:, None]
-    if amount <= 0:
-        return torch.where(inside, x, torch.zeros_like(x))
-    # reverb: exponentially decaying noise impulse response, RT60 0.1 - 0.7 s
-    rev = torch.rand(B, generator=g, device=device) < 0.4 * amount
-    if rev.any():
-        n = 8000
-        t = torch.arange(n, device=device) / SR
-        rt = 0.1 + 0.6 * amount * torch.rand(B, 1, generator=g, device=device)
-        ir = torch.randn(B, n, generator=g, device=device) * torch.exp(-6.9 * t / rt)
-        ir[:, 0] = 1.0
-        ir = ir / ir.norm(dim=1, keepdim=True)
-        m = NSAMPLES + n
-        fx = torch.fft.irfft(torch.fft.rfft(x, m) * torch.fft.rfft(ir, m), m)[:, :NSAMPLES]
-        fx = fx * (x.abs().amax(1, keepdim=True) / fx.abs().amax(1, keepdim=True).clamp(min=1e-6))
-        x = torch.where(rev[:, None], fx, x)
-    # noise: white or pink
-    noisy = torch.rand(B, generator=g, device=device) < 0.7 * amount
-    lo = 40.0 * (1 - amount)
-    snr = lo + (40.0 - lo) * torch.rand(B, 1, generator=g, device=device)
-    nz = torch.randn(B, NSAMPLES, generator=g, device=device)
-    pink = torch.rand(B, 1, generator=g, device=device) < 0.5
-    spec = torch.fft.rfft(nz)
-    f = torch.arange(spec.shape[1], device=device).clamp(min=1).float()
-    nzp = torch.fft.irfft(spec / f.sqrt(), NSAMPLES)
-    nz = torch.where(pink, nzp / nzp.std(1, keepdim=True), nz)
-    ps = (x ** 2).sum(1, keepdim=True) / content[:, None].clamp(min=1)
-    nz = nz * torch.sqrt(ps / 10 ** (snr / 10))
-    x = torch.where(noisy[:, None] & inside, x + nz, x)
-    return torch.where(inside, x, torch.zeros_like(x))
-
-
-# ---------------------------------------------------------------- export (whisper.cpp's convert-pt-to-ggml.py layout)
-
-F32_NAMES = {"encoder.conv1.bias", "encoder.conv2.bias", "encoder.positional_embedding", "decoder.positional_embedding"}
-
-
-def ggml_tensors(model):
-    sd = {k: v.detach().float().cpu().numpy() for k, v in model.state_dict().items()}
-    for k in ("encoder.conv1.bias", "encoder.conv2.bias"):
-        sd[k] = sd[k].reshape(-1, 1)
-    return sd
-
-
-def q8_0(a):
-    """ggml block_q8_0: per 32 values an f16 scale then 32 int8."""
-    a = a.reshape(-1, 32).astype(np.float32)
-    amax = np.abs(a).max(1)
-    d = amax / 127.0
-    inv = np.where(d > 0, 1.0 / np.where(d > 0, d, 1), 0)
-    q = np.round(a * inv[:, None]).astype(np.int8)
-    out = np.empty((a.shape[0], 34), np.uint8)
-    out[:, :2] = d.astype(np.float16).view(np.uint8).reshape(-1, 2)
-    out[:, 2:] = q.view(np.uint8)
-    return out.tobytes()
-
-
-def export(model, tok, filters_npz, path, quant):
-    d = model.dims
-    ftype = 1 if not quant else 2007
-    with open(path, "wb") as f:
-        f.write(np.array([0x67676D6C], "<i4").tobytes())
-        f.write(np.array([d["n_vocab"], d["n_audio_ctx"], d["n_audio_state"], d["n_audio_head"], d["n_audio_layer"],
-                          d["n_text_ctx"], d["n_text_state"], d["n_text_head"], d["n_text_layer"], d["n_mels"], ftype],
-                         "<i4").tobytes())
-        filters = np.load(filters_npz)["mel_80"].astype(np.float32)
-        f.write(np.array(filters.shape, "<i4").tobytes())
-        f.write(filters.tobytes())
-        f.write(np.array([len(tok.bytes)], "<i4").tobytes())
-        for b in tok.bytes:
-            f.write(np.array([len(b)], "<i4").tobytes())
-            f.write(b)
-        for name, data in ggml_tensors(model).items():
-            n_dims = data.ndim
-            if n_dims < 2 or name in F32_NAMES:
-                t, raw = 0, data.astype("<f4").tobytes()
-            elif quant and name not in ("encoder.conv1.weight", "encoder.conv2.weight") and data.shape[-1] % 32 == 0:
-                t, raw = 8, q8_0(data)
-            else:
-                t, raw = 1, data.astype("<f2").tobytes()
-            nb = name.encode()
-            f.write(np.array([n_dims, len(nb), t], "<i4").tobytes())
-            f.write(np.array(list(reversed(data.shape)), "<i4").tobytes())
-            f.write(nb)
-            f.write(raw)
-
-
-# ---------------------------------------------------------------- greedy decoding (openai's default filters)
-
-@torch.no_grad()
-def greedy(model, mel, tok, suppress, prompt=None, maxlen=120):
-    """No-timestamp greedy decoding as `transcribe(temperature=0, without_timestamps=True)`:
-    suppress_blank at the first step, the non-speech tokens and the special tokens.
-    Returns the tokens and each step's top-2 margin."""
-    xa = model.encoder(mel[None])
-    seq = ([SOT_PREV] + prompt + [SOT] if prompt else [SOT]) + [NO_TS]
-    out, margins = [], []
-    sup = torch.zeros(NVOCAB, dtype=torch.bool, device=mel.device)
-    sup[suppress] = True
-    sup[[SOT, SOT_PREV, NO_SPEECH, NO_TS, 50358, 50359]] = True
-    sup[TS0:] = True
-    for i in range(maxlen):
-        logits = model.decoder(torch.tensor([seq + out], device=mel.device), xa)[0, -1].float()
-        logits = logits.masked_fill(sup, float("-inf"))
-        if i == 0:
-            logits[[220, EOT]] = float("-inf")
-        top = logits.topk(2)
-        margins.append(float(top.values[0] - top.values[1]))
-        t = int(top.indices[0])
-        if t == EOT:
-            break
-        out.append(t)
-    return out, margins
-
-
-def wer(ref, hyp):
-    import re
-    r = re.sub(r"[^a-z0-9' ]", " ", ref.lower()).split()
-    h = re.sub(r"[^a-z0-9' ]", " ", hyp.lower()).split()
-    d = list(range(len(h) + 1))
-    for i in range(1, len(r) + 1):
-        prev, d[0] = d[0], i
-        for j in range(1, len(h) + 1):
-            cur = min(d[j] + 1, d[j - 1] + 1, prev + (r[i - 1] != h[j - 1]))
-            prev, d[j] = d[j], cur
-    return d[len(h)], len(r)
-
-
-def evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log):
-    model.eval()
-    sup = tok.non_speech()
-    res = {"sentences": [], "summary": {}}
-    errs = {"all": [0, 0], "heldout": [0, 0]}
-    recall = {"none": [0, 0], "glossary": [0, 0]}
-    for e in ev:
-        a = torch.from_numpy(pcm[e["start"]:e["end"]].astype(np.float32) / 32768).to(device)
-        wav = torch.zeros(1, NSAMPLES, device=device)
-        wav[0, :len(a)] = a
-        mel = melf(wav, torch.tensor([len(a)], device=device))[0]
-        toks, margins = greedy(model, mel, tok, sup)
-        hyp = tok.decode(toks).strip()
-        r = {"id": e["id"], "voice": e["voice"], "tokens": toks, "margins": [round(m, 4) for m in margins], "text": hyp}
-        ref = e["spoken"]
-        ed, n = wer(ref, hyp)
-        errs["all"][0] += ed
-        errs["all"][1] += n
-        if e["voice"] == HELDOUT:
-            errs["heldout"][0] += ed
-            errs["heldout"][1] += n
-        if e["term"]:
-            recall["none"][0] += e["term"] in hyp.split() or e["term"] in hyp
-            recall["none"][1] += 1
-            gl = [e["term"]] + [t for t in vocab_terms if t != e["term"]][:4]
-            random.Random(e["id"]).shuffle(gl)
-            ptoks = tok.encode(" " + ", ".join(gl) + ".")
-            gt, gm = greedy(model, mel, tok, sup, prompt=ptoks)
-            ghyp = tok.decode(gt).strip()
-            recall["glossary"][0] += e["term"] in ghyp
-            recall["glossary"][1] += 1
-            r.update(glossary=", ".join(gl), glossary_tokens=gt, glossary_text=ghyp)
-        res["sentences"].append(r)
-    res["summary"] = {"wer": errs["all"][0] / max(1, errs["all"][1]),
-                      "wer_heldout": errs["heldout"][0] / max(1, errs["heldout"][1]),
-                      "recall_none": recall["none"], "recall_glossary": recall["glossary"]}
-    log(f"eval: {json.dumps(res['summary'])}")
-    model.train()
-    return res
-
-
-def clip_mel(melf, a, device):
-    wav = torch.zeros(1, NSAMPLES, device=device)
-    wav[0, :len(a)] = a
-    return melf(wav, torch.tensor([len(a)], device=device))[0]
-
-
-def quick_wer(model, tok, sup, clips, maxlen=80):
-    """WER of greedy decoding over clips [(mel, reference)]."""
-    model.eval()
-    e = n = 0
-    for mel, ref in clips:
-        toks, _ = greedy(model, mel, tok, sup, maxlen=maxlen)
-        d, k = wer(ref, tok.decode(toks))
-        e, n = e + d, n + k
-    model.train()
-    return e / max(1, n)
-
-
-# ---------------------------------------------------------------- main
 
 def main():
     ap = argparse.ArgumentParser()
@@ -682,7 +60,10 @@ def main():
     ap.add_argument("--reserve", type=float, default=70, help="seconds kept for export and evaluation")
     ap.add_argument("--lr", type=float, default=1.5e-3)
     ap.add_argument("--ctc", type=float, default=0.3, help="weight of the encoder's auxiliary CTC loss")
-    ap.add_argument("--copies", type=int, default=1)
+    ap.add_argument("--copies", type=int, default=1, help="renderings of each sentence, each in a random voice")
+    ap.add_argument("--specaug", type=int, default=1, help="time and frequency masks on the mel (0: off)")
+    ap.add_argument("--term-weight", type=float, default=2.0,
+                    help="loss weight of windows whose glossary prompt holds a term they speak")
     ap.add_argument("--batch", type=int, default=192)
     ap.add_argument("--limit", type=int, default=0, help="use only this many sentences (smoke tests)")
     ap.add_argument("--seed", type=int, default=39)
@@ -787,8 +168,10 @@ def main():
         return clip_mel(melf, audio_gpu[o:o + n].float() / 32768, device), data.items[data.owner[u]]["spoken"]
 
     watch_tr = [train_clip(u) for u in train_ids]
+    watch_long = [(clip_mel(melf, torch.from_numpy(x).to(device), device), ref) for x, ref in long_windows(ev, pcm)]
     log(f"training for {budget:.0f} s (schedule over {total:.0f} s, batch {a.batch}, dims {json.dumps(dims)})")
     t_train, local, last_watch = time.time(), 0, time.time()
+    t_last = t_train
     losses, ctcs, t_wait = [], [], 0.0
     while time.time() - t_train < budget:
         p = min(1.0, (trained + time.time() - t_train) / max(total, 1e-6))
@@ -801,9 +184,11 @@ def main():
         tw = time.time()
         exs = batches.next(m)
         t_wait += time.time() - tw
-        wav, content, toks, lmask, ctc_t, ctc_len = build_batch(data, exs, audio_gpu, device)
+        wav, content, toks, lmask, ctc_t, ctc_len, hit = build_batch(data, exs, audio_gpu, device)
         with torch.no_grad():
             mel = melf(augment(wav, content, g, device, m["augment"]), content)
+            if a.specaug:
+                mel = specaugment(mel, content, g, m["specaug"])
         with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=device == "cuda"):
             xa = model.encoder(mel)
             h = model.decoder.hidden(toks[:, :-1], xa)
@@ -811,7 +196,10 @@ def main():
             # the 51,864-wide logits only where there is a target
             logits = model.decoder.logits(h[sel])
             cl = ctc_head(xa).float().log_softmax(-1).transpose(0, 1)
-        loss_ce = F.cross_entropy(logits, toks[:, 1:][sel])
+        # Windows whose glossary prompt holds a term they speak weigh --term-weight
+        # times as much: recall with the glossary (9/50) was the target furthest off.
+        wt = 1.0 + (a.term_weight - 1.0) * hit[:, None].expand_as(sel)[sel].float()
+        loss_ce = (F.cross_entropy(logits, toks[:, 1:][sel], reduction="none") * wt).sum() / wt.sum()
         frames = ((content + 2 * HOP - 1) // (2 * HOP)).clamp(max=xa.shape[1])
         loss_ctc = F.ctc_loss(cl, ctc_t, frames, ctc_len, blank=0, zero_infinity=True)
         loss = loss_ce + a.ctc * loss_ctc
@@ -824,14 +212,20 @@ def main():
         losses.append(loss_ce.item())
         ctcs.append(loss_ctc.item())
         if step % 100 == 0:
+            # the rate over these 100 steps: the mix, and so the cost of a step, changes with progress
+            now = time.time()
             log(f"step {step} loss {np.mean(losses[-100:]):.4f} ctc {np.mean(ctcs[-100:]):.4f} lr {lr:.2e} "
-                f"progress {p:.3f} {local / (time.time() - t_train):.2f} steps/s, {t_wait:.0f} s waiting for examples")
+                f"progress {p:.3f} {min(100, local) / (now - t_last):.2f} steps/s, {t_wait:.0f} s waiting for examples")
+            t_last = now
         if time.time() - last_watch > a.watch:
             log(f"step {step} quick WER: eval {quick_wer(model, tok, sup, watch_ev):.3f} "
-                f"train {quick_wer(model, tok, sup, watch_tr):.3f}")
+                f"train {quick_wer(model, tok, sup, watch_tr):.3f} "
+                f"30-s windows {quick_wer(model, tok, sup, watch_long, maxlen=220):.3f}")
             last_watch = time.time()
     trained += time.time() - t_train
-    log(f"trained {local} steps this call ({step} in all, {trained:.0f} s of {total:.0f})")
+    log(f"trained {local} steps this call ({step} in all, {trained:.0f} s of {total:.0f}), "
+        f"{local / max(1e-9, time.time() - t_train):.2f} steps/s, {local * a.batch / max(1e-9, time.time() - t_train):.0f} "
+        f"examples/s" + (f", peak GPU memory {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB" if device == "cuda" else ""))
     meta = {"dims": dims, "used": used, "train_seconds": trained, "step": step, "calls": call + 1, "total": total}
     if a.state:
         torch.save(dict(meta, model=model.state_dict(), ctc=ctc_head.state_dict(), opt=opt.state_dict()), a.state)
@@ -851,7 +245,9 @@ def main():
     log("exported")
     res = evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log)
     res["summary"]["wer_train"] = quick_wer(model, tok, sup, watch_tr, maxlen=120)
-    log(f"WER on {len(watch_tr)} training sentences: {res['summary']['wer_train']:.3f}")
+    res["summary"]["wer_30s_windows"] = quick_wer(model, tok, sup, watch_long, maxlen=220)
+    log(f"WER on {len(watch_tr)} training sentences: {res['summary']['wer_train']:.3f}, "
+        f"on {len(watch_long)} 30-s windows of the passage: {res['summary']['wer_30s_windows']:.3f}")
     res["train"] = {"step": step, "train_seconds": trained, "calls": call + 1, "dims": dims, "total": total}
     json.dump(res, open(os.path.join(a.out, "pytorch-eval.json"), "w"))
     log("done")
