@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "33b00a503d726dffc20119c0d0ddd3385ec069ac9a032e0ce852ccf73b08bc82"
+const sourcesHash = "09953e41f25b14ed62caa230a25e3d71d613d86ecd60e3af4c12d56a03dd4bfe"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -187,6 +187,32 @@ static inline __attribute__((always_inline)) void attn_values(thread float* acc,
             }
         }
     }
+    if (RK && k < nk) {
+        // (decode) the block's last nk % 8 keys as one more batch, rows
+        // clamped into the block: the keys past nk weigh 0 (pw is 0 past
+        // the visible keys, and a clamped row is a written one, or vnew),
+        // so the sums are unchanged, with one round trip instead of one a
+        // key (a 20-key cache: 3 instead of 6)
+        float v[8][NS];
+        #pragma unroll
+        for (uint u = 0; u < 8; u++) {
+            const uint r = min(k + u, nk - 1);
+            device const T* vr = r == kn ? vnew : vb + r * ps;
+            #pragma unroll
+            for (uint i = 0; i < NS; i++) {
+                v[u][i] = float(vr[dd[i]]);
+            }
+        }
+        #pragma unroll
+        for (uint u = 0; u < 8; u++) {
+            const float pk = pw[k + u];
+            #pragma unroll
+            for (uint i = 0; i < NS; i++) {
+                acc[i] += pk * v[u][i];
+            }
+        }
+        return;
+    }
     for (; k < nk; k++) {
         const float pk = pw[k];
         device const T* vr = vb + k * ps;
@@ -198,6 +224,17 @@ static inline __attribute__((always_inline)) void attn_values(thread float* acc,
             acc[i] += pk * float(vr[dd[i]]);
         }
     }
+}
+
+// attn_exp is the softmax's exp in attention_impl: RK (RopeAttention,
+// decode only) takes the GPU's approximation (fast::exp: on CUDA
+// ex2.approx, 2 instructions where exp is ~40 in double; issue #34 allows
+// it for decode kernels, and TestRopeAttentionKernel's 2e-5 holds on the
+// GPU); Attention, whose probs and prefill rows keep their references,
+// keeps exp.
+template <bool RK>
+static inline float attn_exp(float x) {
+    return RK ? fast::exp(x) : exp(x);
 }
 
 // attention_impl is one SIMD-group's (row, head, chunk) of attention and
@@ -270,8 +307,8 @@ static inline void attention_impl(device const float* q, device const T* K, devi
         }
         const float mb = simd_max(s);
         const float nm = max(M, mb);
-        const float corr = exp(M - nm); // M = −inf on the first block: 0
-        const float p = j >= first && j < j1 ? exp(s - nm) : 0.0f;
+        const float corr = attn_exp<RK>(M - nm); // M = −inf on the first block: 0
+        const float p = j >= first && j < j1 ? attn_exp<RK>(s - nm) : 0.0f;
         S = S * corr + simd_sum(p);
         #pragma unroll
         for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
@@ -428,11 +465,46 @@ static inline float2 attn_combine(P part, uint nc, uint hd, device float* o, uin
     return float2(M, inv);
 }
 
+// attn_combine_tg is attn_combine over a threadgroup's own partials
+// (attention_group's and rope_attention_group's), bit for bit: thread c
+// computes chunk c's weight exp(max − M) once into tw (one barrier, reached
+// by every thread of the threadgroup), and every thread then folds the sum
+// and its dims with those weights in chunk order, as attention_merge does.
+// attn_combine took 2·nc exps a thread, on CUDA in double (~40
+// instructions each, at about one issue in 9 cycles for the lone warp of
+// a scheduler: ncu, bench/cuda/20261130-attn), so the merge grew with
+// the cache.
+static inline void attn_combine_tg(threadgroup const float* part, uint nc, uint hd, device float* o, uint tid,
+                                   uint ntg, threadgroup float* tw) {
+    const uint st = hd + 2;
+    for (uint c = tid; c < nc; c += ntg) {
+        float M = -INFINITY;
+        for (uint c2 = 0; c2 < nc; c2++) {
+            M = attn_max_step(M, part[c2 * st + 1], part[c2 * st]);
+        }
+        tw[c] = part[c * st + 1] > 0.0f ? exp(part[c * st] - M) : 0.0f;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float S = 0.0f;
+    for (uint c = 0; c < nc; c++) {
+        const float sc = part[c * st + 1];
+        S = sc > 0.0f ? S + tw[c] * sc : S;
+    }
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
+    for (uint d = tid; d < hd; d += ntg) {
+        float a = 0.0f;
+        for (uint c = 0; c < nc; c++) {
+            a = part[c * st + 1] > 0.0f ? a + tw[c] * part[c * st + 2 + d] : a;
+        }
+        o[d] = a * inv;
+    }
+}
+
 // attention_group_f16: decode's split over the KV length merged
 // inside one threadgroup (issue #34: no attention_merge launch). SIMD-group
 // c of a threadgroup runs chunk c of nsg (attention_impl), leaves its
 // partial in threadgroup memory, and after one barrier the threadgroup
-// combines them as attention_merge does (attn_combine). Grid (1, nHead, m),
+// combines them as attention_merge does (attn_combine_tg). Grid (1, nHead, m),
 // 32·chunks threads, chunks at most ATTN_GROUP_SG (threadgroup memory: the
 // partials of 16 chunks of 256 dims are 16.5 KB, within Metal's 32 KB). The
 // launch rule picks it for short f16 caches without probs (Tuning.AttnGroupKeys),
@@ -454,6 +526,7 @@ kernel void attention_group(device const float* q [[buffer(0)]],
                             uint tid [[thread_index_in_threadgroup]]) {
     threadgroup float pw[32 * ATTN_GROUP_SG];
     threadgroup float gpart[ATTN_GROUP_SG * (ATTN_MAX_HD + 2)];
+    threadgroup float tw[ATTN_GROUP_SG];
     const uint nc = min(nsg, (uint)ATTN_GROUP_SG);
     if (sg < nc) {
         attention_impl<T, true>(q, K, V, out, probs, out, args, uint3(sg, tg.y, tg.z), uint3(nc, 1, 1), 0, 1, lane,
@@ -465,7 +538,7 @@ kernel void attention_group(device const float* q [[buffer(0)]],
     threadgroup_barrier(mem_flags::mem_threadgroup);
     const uint hd = args.attention.head_dim;
     device float* o = out + (ulong)tg.z * args.attention.ldo + tg.y * hd;
-    attn_combine((threadgroup const float*)gpart, nc, hd, o, tid, 32 * nsg);
+    attn_combine_tg(gpart, nc, hd, o, tid, 32 * nsg, tw);
 }
 
 // (f16 caches only: the launch rule does not pick it for f32 ones)

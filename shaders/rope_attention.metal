@@ -134,6 +134,7 @@ kernel void rope_attention_group(device const float* qkv [[buffer(0)]],
                                  uint tid [[thread_index_in_threadgroup]]) {
     threadgroup float pw[32 * ATTN_GROUP_SG];
     threadgroup float gpart[ATTN_GROUP_SG * (ATTN_MAX_HD + 2)];
+    threadgroup float tw[ATTN_GROUP_SG];
     const uint nc = min(nsg, (uint)ATTN_GROUP_SG);
     const uint hd = args.attend.head_dim;
     if (sg < nc && tg.z < args.attend.m) {
@@ -148,7 +149,7 @@ kernel void rope_attention_group(device const float* qkv [[buffer(0)]],
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     device float* o = out + (ulong)tg.z * args.attend.ldo + tg.y * hd;
-    attn_combine((threadgroup const float*)gpart, nc, hd, o, tid, 32 * nsg);
+    attn_combine_tg(gpart, nc, hd, o, tid, 32 * nsg, tw);
 }
 
 typedef decltype(rope_attention_group<half>) rope_attention_group_f16_t;
