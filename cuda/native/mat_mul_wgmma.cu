@@ -137,7 +137,7 @@ __device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Para
         // Producer warpgroup p fills the stages of steps s ≡ p (mod 2), so
         // a step's activations are loaded two steps before they are
         // stored (with one step, the loads' latency set the pace: 0.073
-        // ms, 4 or 6 stages alike). Weights: chunk tid + 128j (j < 8) of
+        // ms, 4 or 6 stages alike). Weights: chunk pt + 128j (j < 8) of
         // the tile, row /8, 16-byte chunk %8. Activations: warp w's load j
         // reads rows r = 32w + 2j + lane/16, both 128-byte halves h =
         // lane/8 % 2, float4 q = lane%8 of the half (2 rows, 512
