@@ -77,10 +77,14 @@ func bigSmem(split bool) uint32 {
 	return 4*(8192+16384) + x16
 }
 
-// wgmmaSmem is mat_mul_wgmma's dynamic shared memory (Smem in
-// mat_mul_wgmma.cu): 4 ring stages of a 16 KB f16 weight tile and a 32 KB
-// f32 activation tile, and 1 KB to align the ring to 1024 bytes.
-const wgmmaSmem = 4*(16384+32768) + 1024
+// mat_mul_wgmma's block (mat_mul_wgmma.cu): two producer and two consumer
+// warpgroups; its dynamic shared memory (Smem): 6 ring stages of a 16 KB
+// f16 weight tile and a 16 KB f16 activation tile, and 1 KB to align the
+// ring to 1024 bytes.
+const (
+	wgmmaThreads = 512
+	wgmmaSmem    = 6*(16384+16384) + 1024
+)
 
 // mmaNames are the tensor-core mat_mul variants (cuda/native/mat_mul_mma.cu).
 var mmaNames = map[ggml.Type]string{ggml.F16: "mat_mul_mma_f16", ggml.Q8_0: "mat_mul_mma_q8_0", ggml.Q4_0: "mat_mul_mma_q4_0"}
@@ -265,17 +269,17 @@ func launchMatMul(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 		name = mma
 		tiles := uint64(ceilDiv(n, bigBN)) * uint64(ceilDiv(m, bigBM))
 		if d.Type == ggml.F16 && t.MatMulBig != 0 && tiles >= uint64(t.MatMulBig) {
-			name, smem := "mat_mul_big_f16", bigSmem(t.MatMulBigHalf == 0)
+			name, threads, smem := "mat_mul_big_f16", uint32(bigThreads), bigSmem(t.MatMulBigHalf == 0)
 			switch {
 			case t.MatMulWGMMA != 0 && tiles >= uint64(t.MatMulWGMMA):
-				name, smem = "mat_mul_wgmma_f16", wgmmaSmem
+				name, threads, smem = "mat_mul_wgmma_f16", wgmmaThreads, wgmmaSmem
 			case t.MatMulBigHalf != 0:
 				name = "mat_mul_big_f16_h"
 			}
 			return append(dst, Launch{
 				Function:    name,
 				Groups:      [3]uint32{ceilDiv(n, bigBN), ceilDiv(m, bigBM), 1},
-				Threads:     [3]uint32{bigThreads, 1, 1},
+				Threads:     [3]uint32{threads, 1, 1},
 				Threadgroup: smem,
 			}), nil
 		}

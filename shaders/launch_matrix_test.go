@@ -160,7 +160,7 @@ func TestMatMulMMALaunch(t *testing.T) {
 		{ggml.F16, 4096, 512, big, "mat_mul_big_f16", bigThreads, bigBN, bigBM},
 		{ggml.F16, 4096, 512, half, "mat_mul_big_f16_h", bigThreads, bigBN, bigBM},
 		{ggml.F16, 4000, 300, big, "mat_mul_big_f16", bigThreads, bigBN, bigBM}, // 32×3 = 96 tiles
-		{ggml.F16, 4096, 512, wg, "mat_mul_wgmma_f16", bigThreads, bigBN, bigBM},
+		{ggml.F16, 4096, 512, wg, "mat_mul_wgmma_f16", wgmmaThreads, bigBN, bigBM},
 		{ggml.F16, 4000, 300, wg100, "mat_mul_big_f16", bigThreads, bigBN, bigBM}, // 96 tiles, below MatMulWGMMA
 		{ggml.F16, 1536, 512, wg, "mat_mul_mma_f16", mmThreads, mmBN, mmBM},       // below MatMulBig
 		{ggml.F16, 1536, 512, big, "mat_mul_mma_f16", mmThreads, mmBN, mmBM},      // 12×4 = 48 tiles
@@ -179,7 +179,7 @@ func TestMatMulMMALaunch(t *testing.T) {
 		case "mat_mul_big_f16_h":
 			smem = 112 << 10
 		case "mat_mul_wgmma_f16":
-			smem = 193 << 10
+			smem = 193 << 10 // 6 × 32 KB + 1 KB
 		}
 		require.Equal(t, []Launch{{Function: c.want, Groups: g, Threads: [3]uint32{c.threads, 1, 1}, Threadgroup: smem}}, lns, "%s n=%d m=%d", c.typ, c.n, c.m)
 	}

@@ -29,7 +29,7 @@
 namespace big {
 
 using mma::h16;
-using mma::smem, mma::cpAsync16, mma::cpCommit, mma::cpWait, mma::store2;
+using mma::smem, mma::cpAsync16, mma::cpCommit, mma::cpWait;
 constexpr int BM = 128, BN = 128, BK = 32, THREADS = 256, NS = 4; // NS steps in flight
 constexpr int TILE = BM * BK;                                      // halves of one operand tile (8 KB)
 
@@ -61,17 +61,11 @@ extern __shared__ __attribute__((aligned(128))) unsigned char big_smem[];
 template <bool Split>
 __device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Params& P) {
     __shared__ __attribute__((aligned(16))) unsigned __hark_args[20];
-    void* bufs[16];
-    __hark::patch(P, bufs, __hark_args);
-    const __hark::Ids t = __hark::ids(P);
-    const unsigned* a = __hark_args;
-    const int n = (int)a[0], k = (int)a[1], m = (int)a[2], ldx = (int)a[3], ldo = (int)a[4], ldr = (int)a[5];
-    const unsigned mask = a[16];
-    const h16* W = (const h16*)bufs[0];
-    const float* x = (const float*)bufs[1];
-    float* out = (float*)bufs[2];
-    const float* bias = (const float*)bufs[3];
-    const float* res = (const float*)bufs[4];
+    const mma::MatMul b = mma::matMul(P, __hark_args);
+    const int n = b.n, k = b.k, m = b.m, ldx = b.ldx;
+    const h16* W = b.W;
+    const float* x = b.x;
+    const __hark::Ids& t = b.t;
     const int n0 = (int)t.group[0] * BN, m0 = (int)t.group[1] * BM;
     const int tid = (int)t.linear, warp = tid / 32, lane = tid % 32;
     const int moff = 32 * (warp % 4), noff = 64 * (warp / 4);
@@ -96,15 +90,8 @@ __device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Para
             const bool ok = n0 + r < n && e0 < k;
             const h16* src = W + (long)(ok ? n0 + r : 0) * k + (ok ? e0 : 0);
             h16* d = dw + sw(r, c);
-            if (wvec) {
-                cpAsync16(d, src, ok ? 16u : 0u); // k % 8 == 0: a chunk is whole or past k
-            } else {
-                unsigned v[4];
-#pragma unroll
-                for (int i = 0; i < 4; i++)
-                    v[i] = mma::pack(ok && e0 + 2 * i < k ? src[2 * i] : (h16)0, ok && e0 + 2 * i + 1 < k ? src[2 * i + 1] : (h16)0);
-                *(uint4*)d = uint4{v[0], v[1], v[2], v[3]};
-            }
+            if (wvec) cpAsync16(d, src, ok ? 16u : 0u); // k % 8 == 0: a chunk is whole or past k
+            else *(uint4*)d = mma::chunk8(src, ok ? k - e0 : 0);
         }
         float* dx = sX(s);
 #pragma unroll
@@ -210,20 +197,14 @@ __device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Para
     }
 
     // c0,c1: row g, columns 2q, 2q+1 of an 8-wide tile; c2,c3: row g+8
-    const bool hb = (mask >> 3) & 1u, hr = (mask >> 4) & 1u;
     const int g = lane / 4, q = lane % 4;
 #pragma unroll
     for (int i = 0; i < 2; i++)
 #pragma unroll
-        for (int j = 0; j < 8; j++) {
-            const int col = n0 + noff + 8 * j + 2 * q;
-            if (col >= n) continue;
+        for (int j = 0; j < 8; j++)
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
-                const int row = m0 + moff + 16 * i + g + 8 * h;
-                if (row < m) store2(out, bias, res, hb, hr, ldo, ldr, row, col, n, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
-            }
-        }
+            for (int h = 0; h < 2; h++)
+                b.store(m0 + moff + 16 * i + g + 8 * h, n0 + noff + 8 * j + 2 * q, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
 }
 
 } // namespace big

@@ -112,4 +112,51 @@ __device__ inline void store2(float* out, const float* bias, const float* res, b
     }
 }
 
+// chunk8 is the 16-byte chunk of the 8 halves at src, those from avail on
+// zero (none read): the weights' element loads where a row is not 16-byte
+// aligned for cp.async.
+__device__ inline uint4 chunk8(const h16* src, int avail) {
+    unsigned v[4];
+#pragma unroll
+    for (int i = 0; i < 4; i++) v[i] = pack(2 * i < avail ? src[2 * i] : (h16)0, 2 * i + 1 < avail ? src[2 * i + 1] : (h16)0);
+    return uint4{v[0], v[1], v[2], v[3]};
+}
+
+// MatMul is the large-tile mat_mul kernels' bindings and Args (0 W, 1 x,
+// 2 out, 3 bias, 4 res; words 0 n, 1 k, 2 m, 3 ldx, 4 ldo, 5 ldr; 16 the
+// binding mask) and the block's ids.
+struct MatMul {
+    int n, k, m, ldx, ldo, ldr;
+    bool hb, hr; // bias, residual bound
+    const h16* W;
+    const float* x;
+    float* out;
+    const float* bias;
+    const float* res;
+    __hark::Ids t;
+
+    // store writes out[row, col], out[row, col+1] with the bias and
+    // residual, those inside the output.
+    __device__ void store(int row, int col, float v0, float v1) const {
+        if (row < m && col < n) store2(out, bias, res, hb, hr, ldo, ldr, row, col, n, v0, v1);
+    }
+};
+
+// matMul reads the bindings (args: the kernel's 20 shared words for
+// __hark::patch). always_inline: out of line, P went through a local copy.
+__device__ __attribute__((always_inline)) inline MatMul matMul(const __hark::Params& P, unsigned* args) {
+    void* bufs[16];
+    __hark::patch(P, bufs, args);
+    MatMul b;
+    b.t = __hark::ids(P);
+    b.n = (int)args[0], b.k = (int)args[1], b.m = (int)args[2], b.ldx = (int)args[3], b.ldo = (int)args[4], b.ldr = (int)args[5];
+    b.hb = (args[16] >> 3) & 1u, b.hr = (args[16] >> 4) & 1u;
+    b.W = (const h16*)bufs[0];
+    b.x = (const float*)bufs[1];
+    b.out = (float*)bufs[2];
+    b.bias = (const float*)bufs[3];
+    b.res = (const float*)bufs[4];
+    return b;
+}
+
 } // namespace mma

@@ -91,7 +91,8 @@ func deviceTuning(t *testing.T) (*Backend, shaders.Tuning) {
 // TestMatMulBigTensorCores: f16 mat_mul at the shapes of the large-tile
 // variants (cuda/native/mat_mul_big.cu: 128×128 tiles, weights through a
 // 3-step cp.async ring, ldmatrix; mat_mul_wgmma.cu: the same tiles on
-// sm_90a's wgmma, k steps of 64 in a 4-stage ring) with Tuning.MatMulBig
+// sm_90a's wgmma, k steps of 64 through a 6-stage ring that producer
+// warpgroups fill and mbarriers hand over) with Tuning.MatMulBig
 // = 1, so small products take them: n 130 and 300 (partial 128-row weight
 // tiles), m 16, 100 and 260 (partial activation tiles), k 37 (not a
 // multiple of 8: the weights' element loads, unaligned activation rows),
