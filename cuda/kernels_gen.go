@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "33b00a503d726dffc20119c0d0ddd3385ec069ac9a032e0ce852ccf73b08bc82"
+const sourcesHash = "e89287def34448ef1db913f21c6005f784ad29d90865d553ee34fcafa61cdc64"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -137,7 +137,6 @@ var kernelNames = []string{
 	"rope_kv_paged_f16",
 	"rope_kv_paged_f32",
 	"sample",
-	"sample_mass",
 	"sample_scale",
 	"scale",
 	"silu_mul",

@@ -142,15 +142,16 @@ type Tuning struct {
 	ArgmaxSegment uint32
 	// ArgmaxThreads is the threadgroup size of both argmax stages.
 	ArgmaxThreads uint32
-	// SampleThreads is the threadgroup of the sampler's single-group
-	// launch (sample): the largest a pipeline allows (1024).
+	// SampleThreads is the threadgroup of the sampler's second launch
+	// (sample), whose last group to finish walks: the largest a pipeline
+	// allows (1024).
 	SampleThreads uint32
 	// SampleSegment is the tokens per threadgroup of the sampler's passes
-	// over the vocabulary (sample_scale, sample_mass): 2048 gives 24
-	// groups for a 49K vocabulary, 75 for 152K (sample then sums each
-	// group's histogram).
+	// over the vocabulary (sample_scale, sample): 2048 gives 24 groups
+	// for a 49K vocabulary, 75 for 152K (the last then sums each group's
+	// histogram).
 	SampleSegment uint32
-	// SampleSegmentThreads is the threadgroup size of those passes.
+	// SampleSegmentThreads is the threadgroup size of sample_scale.
 	SampleSegmentThreads uint32
 }
 
