@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "e89287def34448ef1db913f21c6005f784ad29d90865d553ee34fcafa61cdc64"
+const sourcesHash = "a4253b59fd50fe7f1f8bdf788bf1798e204c25b33ed9d061e687ad4dc069e0cd"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

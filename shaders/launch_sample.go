@@ -41,16 +41,20 @@ const sampleMaxN = 1 << 20
 // SMP_PART_WORDS, SMP_RANGE_GAP): a header (the ticket, a spare word),
 // each group's partials (spare words, its min-p count, its 256-bin
 // histogram of counts and 64-bit masses), then, off their cache lines,
-// each group's logit range (two words).
+// each group's logit range (two words), then, from a multiple of the gap,
+// each token's 64-bit mass.
 const (
 	sampleHdrWords  = 2
 	samplePartWords = 4 + 3*256
 	sampleRangeGap  = 32
 )
 
-// sampleScratch is the launch scratch's bytes for groups groups.
-func sampleScratch(groups uint32) uint32 {
-	return uint32(4 * (sampleHdrWords + uint64(groups)*(samplePartWords+2) + sampleRangeGap))
+// sampleScratch is the launch scratch's bytes for n tokens in groups
+// groups.
+func sampleScratch(n, groups uint32) uint32 {
+	w := uint64(sampleHdrWords) + uint64(groups)*(samplePartWords+2) + sampleRangeGap
+	w = (w + sampleRangeGap - 1) / sampleRangeGap * sampleRangeGap
+	return uint32(4 * (w + 2*uint64(n)))
 }
 
 // launchSample: sample_scale over the vocabulary in segments of
@@ -58,8 +62,8 @@ func sampleScratch(groups uint32) uint32 {
 // over the same segments (the exp and histogram pass, most of the
 // sampler's work, on many cores), whose last threadgroup to finish does
 // logprobs and the walks. Its groups have SampleThreads threads, the
-// walks' width; the segments have SampleSegment tokens (2048: two a
-// thread at 1024 threads).
+// walks' width; the segments have SampleSegment tokens (cuda: 1024, one
+// a thread).
 func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	n := uint32(plan.DecodeSample(d).N)
 	if n == 0 {
@@ -70,7 +74,7 @@ func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	}
 	seg := max(32, normKnob(t.SampleSegment, 2048))
 	groups := (n + seg - 1) / seg
-	scratch := sampleScratch(groups)
+	scratch := sampleScratch(n, groups)
 	one := simdThreads(normKnob(t.SampleThreads, 1024), normKnob(t.SampleThreads, 1024), t)
 	many := simdThreads(min(n, seg), normKnob(t.SampleSegmentThreads, 256), t)
 	return append(dst,

@@ -1030,10 +1030,13 @@ static inline int smp_locate(device const float* l, device const uchar* bins, ui
 // min-p count, a spare word, then its histogram (per bin the count, the
 // mass's low and high words; on the index path the group's mass, low and
 // high word, in the first two); then, SMP_RANGE_GAP words on, two words a
-// group: its largest and least finite scaled logit. The ranges come from
-// the launch before; keeping them off the parts' cache lines means no
-// group has read a line of another group's parts before the ticket, so a
-// stale cached copy cannot exist (the fences order it anyway).
+// group: its largest and least finite scaled logit; then, from the next
+// multiple of SMP_RANGE_GAP words, on the index path, each token's mass
+// (64 bits), so the last group's walk loads the landing segment's masses
+// instead of computing their exps again. The ranges come from the launch
+// before; keeping them off the parts' and masses' cache lines means no
+// group has read a line of another group's before the ticket, so a stale
+// cached copy cannot exist (the fences order it anyway).
 enum : uint {
     SMP_HDR_WORDS = 2,
     SMP_PART_WORDS = 772,
@@ -1043,6 +1046,12 @@ enum : uint {
 // smp_range_at is group g's logit range words (of G groups).
 static inline device uint* smp_range_at(device uint* scr, uint G, uint g) {
     return scr + SMP_HDR_WORDS + ulong(G) * SMP_PART_WORDS + SMP_RANGE_GAP + 2 * g;
+}
+
+// smp_masses_at is the tokens' masses (of G groups).
+static inline device ulong* smp_masses_at(device uint* scr, uint G) {
+    const ulong w = SMP_HDR_WORDS + ulong(G) * SMP_PART_WORDS + SMP_RANGE_GAP + 2 * G;
+    return (device ulong*)(scr + (w + SMP_RANGE_GAP - 1) / SMP_RANGE_GAP * SMP_RANGE_GAP);
 }
 
 // smp_penalties: whether the counts' penalties apply (pen), and the
@@ -1212,8 +1221,9 @@ static inline ulong smp_minp_fx(float minP) { return minP > 0.0f ? ulong(ceil(mi
 // tokens samples the same distribution, so it takes index order: the first
 // token whose cumulative mass exceeds smp_mul24(z, u24), z the whole mass
 // (engine/cpu's drawIndex, the same integers in the same order). Nothing
-// is sorted or binned: each group of sample leaves its mass, the last finds
-// the group where the draw lands and walks its segment.
+// is sorted or binned: each group of sample leaves its tokens' masses and
+// their sum, the last finds the group where the draw lands and walks its
+// segment.
 
 // smp_sum_ul is the sum of v over the threadgroup (at most 2^64 in all,
 // at most SMP_MAXT threads): each SIMD-group's sum by limbs
@@ -1240,9 +1250,9 @@ static inline ulong smp_group_mass(device const uint* scr, uint g) {
 // mass exceeds smp_mul24(z, u24): the groups' masses in prefix sums (each
 // thread a run of groups) and an atomic min give the landing group; then
 // its segment's tokens the same way, each thread a contiguous run of them
-// (their masses recomputed: two a thread at the default geometry).
-static inline int smp_draw_index(device const float* l, uint n, float lmax, uint u24, device const uint* scr,
-                                 uint G, threadgroup SmpShared& sh, threadgroup atomic_uint* stop, uint tid, uint ntg,
+// (their masses ms as smp_mass_group left them: one a thread at the cuda
+// geometry).
+static inline int smp_draw_index(device const ulong* ms, uint n, uint u24, device const uint* scr, uint G, threadgroup SmpShared& sh, threadgroup atomic_uint* stop, uint tid, uint ntg,
                                  uint lane, uint sg, uint nsg) {
     const uint undecided = 0xffffffffu;
     uint per = (G + ntg - 1) / ntg;
@@ -1288,11 +1298,8 @@ static inline int smp_draw_index(device const float* l, uint n, float lmax, uint
     const uint e0 = min(a + tid * per, b);
     const uint e1 = min(e0 + per, b);
     part = 0;
-    ulong ev0 = 0; // the run's first mass, kept
     for (uint i = e0; i < e1; i++) {
-        const ulong ev = smp_exp_fx(l[i] - lmax);
-        ev0 = i == e0 ? ev : ev0;
-        part += ev;
+        part += ms[i];
     }
     if (tid == 0) { // every thread read land before the barrier above
         atomic_store_explicit(stop, undecided, memory_order_relaxed);
@@ -1301,7 +1308,7 @@ static inline int smp_draw_index(device const float* l, uint n, float lmax, uint
     cum = cum0 + smp_scan(part, all, sh, tid, ntg, lane, sg, nsg);
     mine = undecided;
     for (uint i = e0; i < e1; i++) {
-        cum += i == e0 ? ev0 : smp_exp_fx(l[i] - lmax);
+        cum += ms[i];
         if (cum > target) {
             mine = i;
             break;
@@ -1325,9 +1332,12 @@ static inline void smp_mass_group(device const uint* settings, device float* scr
     smp_segment(n, g, G, a, b);
     device uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS;
     if (smp_index_path(settings, n)) {
+        device ulong* ms = smp_masses_at(scr, G);
         ulong m = 0;
         for (uint i = a + tid; i < b; i += ntg) {
-            m += smp_exp_fx(scratch[i] - lmax);
+            const ulong ev = smp_exp_fx(scratch[i] - lmax);
+            ms[i] = ev;
+            m += ev;
         }
         m = smp_sum_ul(m, sh.sgsum, lane, sg, nsg);
         if (tid == 0) {
@@ -1470,7 +1480,7 @@ kernel void sample(device const float* x [[buffer(0)]],
     const ulong minPfx = smp_minp_fx(minP);
     if (smp_index_path(settings, n)) {
         // 5. nothing truncates: index order over the groups' masses
-        const int tok = smp_draw_index(l, n, lmax, u24, scr, G, sh, &wstop, tid, ntg, lane, sg, nsg);
+        const int tok = smp_draw_index(smp_masses_at(scr, G), n, u24, scr, G, sh, &wstop, tid, ntg, lane, sg, nsg);
         if (tid == 0) {
             smp_finish(tok, out, counts, hasCounts, n, lpo, hasLp, x, lse);
         }
