@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "09953e41f25b14ed62caa230a25e3d71d613d86ecd60e3af4c12d56a03dd4bfe"
+const sourcesHash = "71c6788751fec1d8537da38cbb310908ebd4dbd034b25ed746c06f3598991eec"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -137,7 +137,6 @@ var kernelNames = []string{
 	"rope_kv_paged_f16",
 	"rope_kv_paged_f32",
 	"sample",
-	"sample_mass",
 	"sample_scale",
 	"scale",
 	"silu_mul",

@@ -38,18 +38,32 @@ func launchArgmax(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 const sampleMaxN = 1 << 20
 
 // The sampler's launch scratch (sample.metal: SMP_HDR_WORDS,
-// SMP_PART_WORDS): a header, then each mass group's partials (its logit
-// range, its min-p count, a spare word, its 256-bin histogram of counts
-// and 64-bit masses).
+// SMP_PART_WORDS, SMP_RANGE_GAP): a header (the ticket, a spare word),
+// each group's partials (spare words, its min-p count, its 256-bin
+// histogram of counts and 64-bit masses), then, off their cache lines,
+// each group's logit range (two words), then, from a multiple of the gap,
+// each token's 64-bit mass.
 const (
 	sampleHdrWords  = 2
 	samplePartWords = 4 + 3*256
+	sampleRangeGap  = 32
 )
 
-// launchSample: sample_scale and sample_mass over the vocabulary in
-// segments of SampleSegment tokens (logit_bias, penalties, temperature,
-// then the exp and histogram pass, most of the sampler's work, on many
-// cores), then sample in one threadgroup for logprobs and the walks.
+// sampleScratch is the launch scratch's bytes for n tokens in groups
+// groups.
+func sampleScratch(n, groups uint32) uint32 {
+	w := uint64(sampleHdrWords) + uint64(groups)*(samplePartWords+2) + sampleRangeGap
+	w = (w + sampleRangeGap - 1) / sampleRangeGap * sampleRangeGap
+	return uint32(4 * (w + 2*uint64(n)))
+}
+
+// launchSample: sample_scale over the vocabulary in segments of
+// SampleSegment tokens (logit_bias, penalties, temperature), then sample
+// over the same segments (the exp and histogram pass, most of the
+// sampler's work, on many cores), whose last threadgroup to finish does
+// logprobs and the walks. Its groups have SampleThreads threads, the
+// walks' width; the segments have SampleSegment tokens (cuda: 1024, one
+// a thread).
 func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	n := uint32(plan.DecodeSample(d).N)
 	if n == 0 {
@@ -60,12 +74,11 @@ func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	}
 	seg := max(32, normKnob(t.SampleSegment, 2048))
 	groups := (n + seg - 1) / seg
-	scratch := uint32(4 * (sampleHdrWords + uint64(groups)*samplePartWords))
+	scratch := sampleScratch(n, groups)
 	one := simdThreads(normKnob(t.SampleThreads, 1024), normKnob(t.SampleThreads, 1024), t)
 	many := simdThreads(min(n, seg), normKnob(t.SampleSegmentThreads, 256), t)
 	return append(dst,
 		Launch{Function: "sample_scale", Groups: [3]uint32{groups, 1, 1}, Threads: [3]uint32{many, 1, 1}, Scratch: scratch},
-		Launch{Function: "sample_mass", Groups: [3]uint32{groups, 1, 1}, Threads: [3]uint32{many, 1, 1}, Scratch: scratch},
-		Launch{Function: "sample", Groups: [3]uint32{1, 1, 1}, Threads: [3]uint32{one, 1, 1}, Scratch: scratch},
+		Launch{Function: "sample", Groups: [3]uint32{groups, 1, 1}, Threads: [3]uint32{one, 1, 1}, Scratch: scratch},
 	), nil
 }

@@ -2,9 +2,10 @@
 // back: logit_bias, penalties from the sequence's token counts,
 // temperature, top-k, softmax, top-p, min-p and the seeded draw with
 // u = plan.Uniform(seed, step); then the drawn token is counted and its
-// logprobs written when asked. Three launches (sample_scale below): the
-// passes over the whole vocabulary in many threadgroups, the walks in one. The settings are step data the host writes
-// per generation (plan.SampleSettings, word offsets below).
+// logprobs written when asked. Two launches (sample_scale below): the
+// passes over the whole vocabulary in many threadgroups, the walks in the
+// last of them to finish. The settings are step data the host writes per
+// generation (plan.SampleSettings, word offsets below).
 //
 // When nothing truncates (no top-k or top-k ≥ n, top-p ≥ 1, min-p off:
 // what an OpenAI chat request carries) the draw walks the tokens in index
@@ -189,19 +190,37 @@ struct SmpShared {
 };
 
 // smp_max_f and smp_sum_u reduce over the threadgroup through red (one
-// word per SIMD-group), so the small kernels need not hold SmpShared.
+// word per SIMD-group), so the small kernels need not hold SmpShared. The
+// SIMD-groups' words are reduced by a second SIMD-group reduction (lane i
+// takes word i; at most 32 words, a SIMD-group's lanes at width 32), not
+// a loop over them: that loop was a chain of 32 dependent threadgroup
+// loads on every reduction's path. Both are exact in any order.
 static inline float smp_max_f(float v, threadgroup float* red, uint lane, uint sg, uint nsg) {
     v = simd_max(v);
     if (lane == 0) {
         red[sg] = v;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    float r = red[0];
-    for (uint i = 1; i < nsg; i++) {
-        r = max(r, red[i]);
-    }
+    const float r = simd_max(red[lane < nsg ? lane : 0]);
     threadgroup_barrier(mem_flags::mem_threadgroup);
     return r;
+}
+
+// smp_max2_f is smp_max_f of a and of b in one round of barriers (ra and
+// rb one word per SIMD-group each).
+static inline void smp_max2_f(thread float& a, thread float& b, threadgroup float* ra, threadgroup float* rb, uint lane,
+                              uint sg, uint nsg) {
+    a = simd_max(a);
+    b = simd_max(b);
+    if (lane == 0) {
+        ra[sg] = a;
+        rb[sg] = b;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const uint i = lane < nsg ? lane : 0;
+    a = simd_max(ra[i]);
+    b = simd_max(rb[i]);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
 }
 
 static inline uint smp_sum_u(uint v, threadgroup uint* red, uint lane, uint sg, uint nsg) {
@@ -210,12 +229,44 @@ static inline uint smp_sum_u(uint v, threadgroup uint* red, uint lane, uint sg, 
         red[sg] = v;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    uint r = 0;
-    for (uint i = 0; i < nsg; i++) {
-        r += red[i];
-    }
+    const uint r = simd_sum(lane < nsg ? red[lane] : 0u);
     threadgroup_barrier(mem_flags::mem_threadgroup);
     return r;
+}
+
+// smp_sum_limbs is the sum over the SIMD-group of v (the sum at most
+// 2^64): three 22-bit limbs, whose sums over 32 lanes fit 32 bits (there
+// are no 64-bit SIMD-group functions).
+static inline ulong smp_sum_limbs(ulong v) {
+    const ulong s0 = simd_sum(uint(v & 0x3fffffu));
+    const ulong s1 = simd_sum(uint((v >> 22) & 0x3fffffu));
+    const ulong s2 = simd_sum(uint(v >> 44));
+    return s0 + (s1 << 22) + (s2 << 44);
+}
+
+// smp_scan_simd is the inclusive prefix sum of v over the SIMD-group's
+// lanes: v's 32-bit halves in five shuffle steps, carrying from the low
+// half into the high one (integers: exact in any order).
+static inline ulong smp_scan_simd(ulong v, uint lane) {
+    uint lo = uint(v & 0xffffffffu);
+    uint hi = uint(v >> 32);
+    for (ushort off = 1; off < 32; off <<= 1) {
+        const uint olo = simd_shuffle_up(lo, off);
+        const uint ohi = simd_shuffle_up(hi, off);
+        if (lane >= off) {
+            const uint s = lo + olo;
+            hi += ohi + (s < lo ? 1u : 0u);
+            lo = s;
+        }
+    }
+    return (ulong(hi) << 32) | ulong(lo);
+}
+
+// smp_lane_ul is lane src's v.
+static inline ulong smp_lane_ul(ulong v, uint src) {
+    const uint lo = simd_shuffle(uint(v & 0xffffffffu), ushort(src));
+    const uint hi = simd_shuffle(uint(v >> 32), ushort(src));
+    return (ulong(hi) << 32) | ulong(lo);
 }
 
 // smp_best reduces every thread's (v, i) (i < 0: none) to the
@@ -520,40 +571,27 @@ static inline void smp_sort(uint c, threadgroup SmpShared& sh, uint tid, uint nt
 }
 
 // smp_scan returns the sum of v over the threads before tid (in thread
-// order) and, in total, over all of them. There are no 64-bit SIMD-group
-// functions, so each SIMD-group scans v's 32-bit halves in five shuffle
-// steps, carrying from the low half into the high one (integers: exact in
-// any order); the SIMD-groups' sums then go through threadgroup memory.
-// (Lane 0 walking its 32 lanes' words in threadgroup memory, as before,
-// was a dependent chain of ~32 loads and one barrier more, and a draw
-// scans four to six times.)
+// order) and, in total, over all of them: each SIMD-group scans v
+// (smp_scan_simd), then the SIMD-groups' sums, published through
+// threadgroup memory, are scanned the same way by every SIMD-group (lane
+// i takes group i's sum). (Lane 0 walking its 32 lanes' words in
+// threadgroup memory, as before, was a dependent chain of ~32 loads and
+// one barrier more, and a draw scans four to six times; so was a loop
+// over the SIMD-groups' sums.)
 static inline ulong smp_scan(ulong v, thread ulong& total, threadgroup SmpShared& sh, uint tid, uint ntg, uint lane,
                              uint sg, uint nsg) {
-    uint lo = uint(v & 0xffffffffu);
-    uint hi = uint(v >> 32);
-    for (ushort off = 1; off < 32; off <<= 1) {
-        const uint olo = simd_shuffle_up(lo, off);
-        const uint ohi = simd_shuffle_up(hi, off);
-        if (lane >= off) {
-            const uint s = lo + olo;
-            hi += ohi + (s < lo ? 1u : 0u);
-            lo = s;
-        }
-    }
-    const ulong inc = (ulong(hi) << 32) | ulong(lo);
+    const ulong inc = smp_scan_simd(v, lane);
     // the SIMD-group's last lane holds its sum (the last may be partial)
     if (lane == 31 || tid == ntg - 1) {
         sh.sgsum[sg] = inc;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    ulong pre = inc - v;
-    total = 0;
-    for (uint i = 0; i < nsg; i++) {
-        pre += i < sg ? sh.sgsum[i] : 0ul;
-        total += sh.sgsum[i];
-    }
+    const ulong w = lane < nsg ? sh.sgsum[lane] : 0ul;
+    const ulong incw = smp_scan_simd(w, lane);
+    total = smp_lane_ul(incw, nsg - 1);
+    const ulong before = smp_lane_ul(incw - w, sg);
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    return pre;
+    return inc - v + before;
 }
 
 // smp_select returns the id of the r-th token (0-based, in id order) whose
@@ -973,27 +1011,48 @@ static inline int smp_locate(device const float* l, device const uchar* bins, ui
     return tok;
 }
 
-// The sampler runs as three launches (shaders/launch_sample.go), so the
+// The sampler runs as two launches (shaders/launch_sample.go), so the
 // passes over the whole vocabulary are spread over many threadgroups:
 //   sample_scale (G groups of a segment each): logit_bias, penalties,
 //     temperature, each group's largest and least finite scaled logit;
-//   sample_mass (G groups, without top-k only): each token's fixed-point
-//     mass and bin, each group's mass histogram (on the index path only
-//     each group's mass);
-//   sample (1 group): logprobs when asked, the groups' partials summed
-//     (exact integers, so the same histogram in any order), then the draw
-//     (on the index path the groups' masses, then one group's tokens).
+//   sample (G groups): without top-k each token's fixed-point mass and
+//     bin, each group's mass histogram (on the index path only each
+//     group's mass); then the last group to finish (a ticket, smp_ticket)
+//     does logprobs when asked, sums the groups' partials (exact integers,
+//     so the same histogram in any order) and draws (on the index path the
+//     groups' masses, then one group's tokens).
 // (A fourth, one-group launch before them did logprobs, bias and penalties:
-// ~6 us a token on the H200 even when a request asks for none of them.)
-// Launch scratch (bind 10), words: SMP_HDR_WORDS of header (the group
-// count G, a spare word), then SMP_PART_WORDS a group: its largest
-// and least finite scaled logit, its min-p count, a spare word, then its
-// histogram (per bin the count, the mass's low and high words; on the
-// index path the group's mass, low and high word, in the first two).
+// ~6 us a token on the H200 even when a request asks for none of them; the
+// masses were a launch of their own, sample_mass, until the ticket: ~14 us
+// a token in the profile, a node's fixed cost most of it.)
+// Launch scratch (bind 10), words: SMP_HDR_WORDS of header (the ticket,
+// a spare word), then SMP_PART_WORDS a group: a spare word twice, its
+// min-p count, a spare word, then its histogram (per bin the count, the
+// mass's low and high words; on the index path the group's mass, low and
+// high word, in the first two); then, SMP_RANGE_GAP words on, two words a
+// group: its largest and least finite scaled logit; then, from the next
+// multiple of SMP_RANGE_GAP words, on the index path, each token's mass
+// (64 bits), so the last group's walk loads the landing segment's masses
+// instead of computing their exps again. The ranges come from the launch
+// before; keeping them off the parts' and masses' cache lines means no
+// group has read a line of another group's before the ticket, so a stale
+// cached copy cannot exist (the fences order it anyway).
 enum : uint {
     SMP_HDR_WORDS = 2,
     SMP_PART_WORDS = 772,
+    SMP_RANGE_GAP = 32,
 };
+
+// smp_range_at is group g's logit range words (of G groups).
+static inline device uint* smp_range_at(device uint* scr, uint G, uint g) {
+    return scr + SMP_HDR_WORDS + ulong(G) * SMP_PART_WORDS + SMP_RANGE_GAP + 2 * g;
+}
+
+// smp_masses_at is the tokens' masses (of G groups).
+static inline device ulong* smp_masses_at(device uint* scr, uint G) {
+    const ulong w = SMP_HDR_WORDS + ulong(G) * SMP_PART_WORDS + SMP_RANGE_GAP + 2 * G;
+    return (device ulong*)(scr + (w + SMP_RANGE_GAP - 1) / SMP_RANGE_GAP * SMP_RANGE_GAP);
+}
 
 // smp_penalties: whether the counts' penalties apply (pen), and the
 // repetition penalty among them (penRep).
@@ -1018,19 +1077,22 @@ static inline bool smp_index_path(device const uint* settings, uint n) {
            !(as_type<float>(settings[SMP_SET_MINP]) > 0.0f);
 }
 
-// smp_range reduces the G groups' partials to the largest scaled logit
+// smp_range reduces the G groups' ranges to the largest scaled logit
 // and the least finite one (exact: a max in any order).
-static inline void smp_range(device const uint* scr, uint G, thread float& lmax, thread float& lmin,
-                             threadgroup float* red, uint tid, uint ntg, uint lane, uint sg, uint nsg) {
+static inline void smp_range(device uint* scr, uint G, thread float& lmax, thread float& lmin,
+                             threadgroup float* ra, threadgroup float* rb, uint tid, uint ntg, uint lane, uint sg,
+                             uint nsg) {
     float lm = -INFINITY;
     float ln = INFINITY;
     for (uint g = tid; g < G; g += ntg) {
-        device const uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS;
+        device const uint* p = smp_range_at(scr, G, g);
         lm = max(lm, as_type<float>(p[0]));
         ln = min(ln, as_type<float>(p[1]));
     }
-    lmax = smp_max_f(lm, red, lane, sg, nsg);
-    lmin = -smp_max_f(-ln, red, lane, sg, nsg);
+    ln = -ln;
+    smp_max2_f(lm, ln, ra, rb, lane, sg, nsg);
+    lmax = lm;
+    lmin = -ln;
 }
 
 // smp_segment is group g's token range [a, b) of G segments.
@@ -1059,12 +1121,12 @@ kernel void sample_scale(device const float* x [[buffer(0)]],
                          uint lane [[thread_index_in_simdgroup]],
                          uint sg [[simdgroup_index_in_threadgroup]],
                          uint nsg [[simdgroups_per_threadgroup]]) {
-    threadgroup float red[32];
+    threadgroup float red[64]; // smp_max2_f's two words per SIMD-group
     threadgroup atomic_uint nb; // the segment's logit_bias entries
     threadgroup uint bid[SMP_MAX_BIAS];
     threadgroup float bval[SMP_MAX_BIAS];
     if (tg.x == 0 && tid == 0) {
-        scr[0] = ntgs.x;
+        scr[0] = 0; // sample's ticket
     }
     const float temp = as_type<float>(settings[SMP_SET_TEMP]);
     const float rep = as_type<float>(settings[SMP_SET_REPEAT]);
@@ -1127,10 +1189,11 @@ kernel void sample_scale(device const float* x [[buffer(0)]],
     if (!(temp > 0.0f)) {
         return;
     }
-    lm = smp_max_f(lm, red, lane, sg, nsg);
-    ln = -smp_max_f(-ln, red, lane, sg, nsg);
+    ln = -ln;
+    smp_max2_f(lm, ln, red, red + 32, lane, sg, nsg);
+    ln = -ln;
     if (tid == 0) {
-        device uint* p = scr + SMP_HDR_WORDS + ulong(tg.x) * SMP_PART_WORDS;
+        device uint* p = smp_range_at(scr, ntgs.x, tg.x);
         p[0] = as_type<uint>(lm);
         p[1] = as_type<uint>(ln);
     }
@@ -1158,20 +1221,25 @@ static inline ulong smp_minp_fx(float minP) { return minP > 0.0f ? ulong(ceil(mi
 // tokens samples the same distribution, so it takes index order: the first
 // token whose cumulative mass exceeds smp_mul24(z, u24), z the whole mass
 // (engine/cpu's drawIndex, the same integers in the same order). Nothing
-// is sorted or binned: sample_mass leaves each group's mass, sample finds
-// the group where the draw lands and walks its segment.
+// is sorted or binned: each group of sample leaves its tokens' masses and
+// their sum, the last finds the group where the draw lands and walks its
+// segment.
 
 // smp_sum_ul is the sum of v over the threadgroup (at most 2^64 in all,
-// at most SMP_MAXT threads): smp_sum_u of three 22-bit limbs, whose sums
-// fit 32 bits.
-static inline ulong smp_sum_ul(ulong v, threadgroup uint* red, uint lane, uint sg, uint nsg) {
-    const ulong s0 = smp_sum_u(uint(v & 0x3fffffu), red, lane, sg, nsg);
-    const ulong s1 = smp_sum_u(uint((v >> 22) & 0x3fffffu), red, lane, sg, nsg);
-    const ulong s2 = smp_sum_u(uint(v >> 44), red, lane, sg, nsg);
-    return s0 + (s1 << 22) + (s2 << 44);
+// at most SMP_MAXT threads): each SIMD-group's sum by limbs
+// (smp_sum_limbs), published, then their sum the same way.
+static inline ulong smp_sum_ul(ulong v, threadgroup ulong* red, uint lane, uint sg, uint nsg) {
+    v = smp_sum_limbs(v);
+    if (lane == 0) {
+        red[sg] = v;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const ulong r = smp_sum_limbs(lane < nsg ? red[lane] : 0ul);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return r;
 }
 
-// smp_group_mass is group g's mass as sample_mass left it on the index
+// smp_group_mass is group g's mass as smp_mass_group left it on the index
 // path (the first two words of its histogram's place).
 static inline ulong smp_group_mass(device const uint* scr, uint g) {
     device const uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS;
@@ -1182,9 +1250,9 @@ static inline ulong smp_group_mass(device const uint* scr, uint g) {
 // mass exceeds smp_mul24(z, u24): the groups' masses in prefix sums (each
 // thread a run of groups) and an atomic min give the landing group; then
 // its segment's tokens the same way, each thread a contiguous run of them
-// (their masses recomputed: two a thread at the default geometry).
-static inline int smp_draw_index(device const float* l, uint n, float lmax, uint u24, device const uint* scr,
-                                 uint G, threadgroup SmpShared& sh, threadgroup atomic_uint* stop, uint tid, uint ntg,
+// (their masses ms as smp_mass_group left them: one a thread at the cuda
+// geometry).
+static inline int smp_draw_index(device const ulong* ms, uint n, uint u24, device const uint* scr, uint G, threadgroup SmpShared& sh, threadgroup atomic_uint* stop, uint tid, uint ntg,
                                  uint lane, uint sg, uint nsg) {
     const uint undecided = 0xffffffffu;
     uint per = (G + ntg - 1) / ntg;
@@ -1230,11 +1298,8 @@ static inline int smp_draw_index(device const float* l, uint n, float lmax, uint
     const uint e0 = min(a + tid * per, b);
     const uint e1 = min(e0 + per, b);
     part = 0;
-    ulong ev0 = 0; // the run's first mass, kept
     for (uint i = e0; i < e1; i++) {
-        const ulong ev = smp_exp_fx(l[i] - lmax);
-        ev0 = i == e0 ? ev : ev0;
-        part += ev;
+        part += ms[i];
     }
     if (tid == 0) { // every thread read land before the barrier above
         atomic_store_explicit(stop, undecided, memory_order_relaxed);
@@ -1243,7 +1308,7 @@ static inline int smp_draw_index(device const float* l, uint n, float lmax, uint
     cum = cum0 + smp_scan(part, all, sh, tid, ntg, lane, sg, nsg);
     mine = undecided;
     for (uint i = e0; i < e1; i++) {
-        cum += i == e0 ? ev0 : smp_exp_fx(l[i] - lmax);
+        cum += ms[i];
         if (cum > target) {
             mine = i;
             break;
@@ -1257,44 +1322,25 @@ static inline int smp_draw_index(device const float* l, uint n, float lmax, uint
     return tok == undecided ? int(n - 1) : int(tok);
 }
 
-// 4. without top-k: each group's tokens' masses, bins and histogram (on
-// the index path only the group's mass)
-kernel void sample_mass(device const uint* settings [[buffer(2)]],
-                        device float* scratch [[buffer(4)]],
-                        constant Args& args [[buffer(8)]],
-                        device uint* scr [[buffer(10)]],
-                        uint2 tg [[threadgroup_position_in_grid]],
-                        uint2 ntgs [[threadgroups_per_grid]],
-                        uint tid [[thread_position_in_threadgroup]],
-                        uint ntg [[threads_per_threadgroup]],
-                        uint lane [[thread_index_in_simdgroup]],
-                        uint sg [[simdgroup_index_in_threadgroup]],
-                        uint nsg [[simdgroups_per_threadgroup]]) {
-    threadgroup float red[32];
-    threadgroup uint redu[32];
-    threadgroup atomic_uint h[3 * SMP_NB];
-    const uint n = args.sample.n;
-    const float temp = as_type<float>(settings[SMP_SET_TEMP]);
-    if (!(temp > 0.0f) || !smp_hist_path(settings, n)) {
-        return;
-    }
-    float lmax = 0.0f;
-    float lmin = 0.0f;
-    smp_range(scr, ntgs.x, lmax, lmin, red, tid, ntg, lane, sg, nsg);
-    if (smp_isinf(lmax)) {
-        return; // sample takes the first maximum
-    }
+// 4. without top-k: group g's tokens' masses, bins and histogram (on
+// the index path only the group's mass), given the range [lmin, lmax]
+static inline void smp_mass_group(device const uint* settings, device float* scratch, uint n, device uint* scr,
+                                  uint g, uint G, float lmax, float lmin, threadgroup atomic_uint* h,
+                                  threadgroup SmpShared& sh, uint tid, uint ntg, uint lane, uint sg, uint nsg) {
+    uint a = 0;
+    uint b = 0;
+    smp_segment(n, g, G, a, b);
+    device uint* p = scr + SMP_HDR_WORDS + ulong(g) * SMP_PART_WORDS;
     if (smp_index_path(settings, n)) {
-        uint a = 0;
-        uint b = 0;
-        smp_segment(n, tg.x, ntgs.x, a, b);
+        device ulong* ms = smp_masses_at(scr, G);
         ulong m = 0;
         for (uint i = a + tid; i < b; i += ntg) {
-            m += smp_exp_fx(scratch[i] - lmax);
+            const ulong ev = smp_exp_fx(scratch[i] - lmax);
+            ms[i] = ev;
+            m += ev;
         }
-        m = smp_sum_ul(m, redu, lane, sg, nsg);
+        m = smp_sum_ul(m, sh.sgsum, lane, sg, nsg);
         if (tid == 0) {
-            device uint* p = scr + SMP_HDR_WORDS + ulong(tg.x) * SMP_PART_WORDS;
             p[4] = uint(m & 0xffffffffu);
             p[5] = uint(m >> 32);
         }
@@ -1306,9 +1352,6 @@ kernel void sample_mass(device const uint* settings [[buffer(2)]],
     device uchar* bins = (device uchar*)(scratch + n); // token i's bin
     smp_hist_clear(h, tid, ntg);
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    uint a = 0;
-    uint b = 0;
-    smp_segment(n, tg.x, ntgs.x, a, b);
     uint km = 0;
     for (uint i = a + tid; i < b; i += ntg) {
         const float v = l[i];
@@ -1318,14 +1361,47 @@ kernel void sample_mass(device const uint* settings [[buffer(2)]],
         smp_hist_add(h, bin, ev);
         km += ev >= minPfx ? 1u : 0u;
     }
-    km = smp_sum_u(km, redu, lane, sg, nsg); // its barrier orders the histogram's atomics too
-    device uint* p = scr + SMP_HDR_WORDS + ulong(tg.x) * SMP_PART_WORDS;
+    km = smp_sum_u(km, sh.red_u, lane, sg, nsg); // its barrier orders the histogram's atomics too
     if (tid == 0) {
         p[2] = km;
     }
     for (uint i = tid; i < 3 * SMP_NB; i += ntg) {
         p[4 + i] = atomic_load_explicit(&h[i], memory_order_relaxed);
     }
+}
+
+// smp_device_fence orders this thread's device memory accesses before
+// and after it for every thread of the launch (the ticket's release and
+// acquire). Metal has the device-scope fence from MSL 3.2; before it,
+// a device barrier is the closest there is (not validated: no Mac here).
+static inline void smp_device_fence() {
+#if defined(__METAL_VERSION__) && __METAL_VERSION__ < 320
+    threadgroup_barrier(mem_flags::mem_device);
+#elif defined(__METAL_VERSION__)
+    atomic_thread_fence(mem_flags::mem_device, memory_order_acq_rel, thread_scope_device);
+#else
+    atomic_thread_fence(mem_flags::mem_device, memory_order_acq_rel);
+#endif
+}
+
+// smp_ticket: whether this group is the last of the launch's G to get
+// here; its every earlier device write is then visible to that group.
+// Every thread fences (its own writes released), thread 0 takes the
+// ticket (scr[0], zeroed by sample_scale), and in the last group every
+// thread fences again before it reads the others' partials.
+static inline bool smp_ticket(device uint* scr, uint G, threadgroup uint* verdict, uint tid) {
+    smp_device_fence();
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (tid == 0) {
+        const uint t = atomic_fetch_add_explicit((device atomic_uint*)scr, 1u, memory_order_relaxed);
+        *verdict = t == G - 1 ? 1u : 0u;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const bool last = *verdict != 0;
+    if (last) {
+        smp_device_fence();
+    }
+    return last;
 }
 
 kernel void sample(device const float* x [[buffer(0)]],
@@ -1335,7 +1411,9 @@ kernel void sample(device const float* x [[buffer(0)]],
                    device float* scratch [[buffer(4)]],
                    device float* lpo [[buffer(5)]],
                    constant Args& args [[buffer(8)]],
-                   device const uint* scr [[buffer(10)]],
+                   device uint* scr [[buffer(10)]],
+                   uint2 tg [[threadgroup_position_in_grid]],
+                   uint2 ntgs [[threadgroups_per_grid]],
                    uint tid [[thread_position_in_threadgroup]],
                    uint ntg [[threads_per_threadgroup]],
                    uint lane [[thread_index_in_simdgroup]],
@@ -1346,10 +1424,12 @@ kernel void sample(device const float* x [[buffer(0)]],
     threadgroup atomic_uint wcount;
     threadgroup atomic_uint wstop;
     // two mass histograms (smp_hist_*): the vocabulary's and a
-    // refinement's; the second's first 256 words are also smp_window_lo's
+    // refinement's; the second's first 256 words are also smp_window_lo's;
+    // the first is also this group's histogram in the mass pass
     threadgroup atomic_uint hbuf[6 * SMP_NB];
     threadgroup int selRes;
     threadgroup atomic_uint lw[2]; // smp_locate's gather count, or a key range
+    threadgroup uint verdict;      // smp_ticket's
 
     const uint n = args.sample.n;
     const ulong step = args.sample.step;
@@ -1362,7 +1442,20 @@ kernel void sample(device const float* x [[buffer(0)]],
     const bool hasCounts = has_bind(args, SAMPLE_COUNTS);
     const bool hasLp = lpReq > 0 && has_bind(args, SAMPLE_LOGPROBS);
     device float* l = scratch;
-    // logprobs of the raw logits (their record but the drawn token's word)
+    const uint G = ntgs.x;
+    float lmax = 0.0f;
+    float lmin = 0.0f;
+    if (temp > 0.0f) {
+        smp_range(scr, G, lmax, lmin, sh.red_f, (threadgroup float*)sh.red_u, tid, ntg, lane, sg, nsg);
+        if (smp_hist_path(settings, n) && !smp_isinf(lmax)) {
+            smp_mass_group(settings, scratch, n, scr, tg.x, G, lmax, lmin, hbuf, sh, tid, ntg, lane, sg, nsg);
+        }
+    }
+    if (!smp_ticket(scr, G, &verdict, tid)) {
+        return;
+    }
+    // the last group: logprobs of the raw logits (their record but the
+    // drawn token's word)
     const float lse = hasLp ? smp_logprobs(x, n, min(lpReq - 1, uint(SMP_MAX_TOP)), lpo, sh, tid, ntg, lane, sg, nsg)
                             : 0.0f;
 
@@ -1374,10 +1467,6 @@ kernel void sample(device const float* x [[buffer(0)]],
         }
         return;
     }
-    const uint G = scr[0];
-    float lmax = 0.0f;
-    float lmin = 0.0f;
-    smp_range(scr, G, lmax, lmin, sh.red_f, tid, ntg, lane, sg, nsg);
     if (smp_isinf(lmax)) {
         // all −inf, or some +inf: the first maximum
         const int best = smp_argmax(l, n, sh, tid, ntg, lane, sg, nsg);
@@ -1390,8 +1479,8 @@ kernel void sample(device const float* x [[buffer(0)]],
     const uint u24 = smp_uniform24(seed, step);
     const ulong minPfx = smp_minp_fx(minP);
     if (smp_index_path(settings, n)) {
-        // 5. nothing truncates: index order over sample_mass's group masses
-        const int tok = smp_draw_index(l, n, lmax, u24, scr, G, sh, &wstop, tid, ntg, lane, sg, nsg);
+        // 5. nothing truncates: index order over the groups' masses
+        const int tok = smp_draw_index(smp_masses_at(scr, G), n, u24, scr, G, sh, &wstop, tid, ntg, lane, sg, nsg);
         if (tid == 0) {
             smp_finish(tok, out, counts, hasCounts, n, lpo, hasLp, x, lse);
         }
@@ -1399,7 +1488,7 @@ kernel void sample(device const float* x [[buffer(0)]],
     }
     if (smp_hist_path(settings, n)) {
         // 5. without top-k: the histogram path (smp_locate) over the sum
-        // of sample_mass's histograms
+        // of the groups' histograms
         device const uchar* bins = (device const uchar*)(scratch + n);
         threadgroup atomic_uint* top = hbuf;
         threadgroup atomic_uint* sub = hbuf + 3 * SMP_NB;

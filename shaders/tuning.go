@@ -142,15 +142,16 @@ type Tuning struct {
 	ArgmaxSegment uint32
 	// ArgmaxThreads is the threadgroup size of both argmax stages.
 	ArgmaxThreads uint32
-	// SampleThreads is the threadgroup of the sampler's single-group
-	// launch (sample): the largest a pipeline allows (1024).
+	// SampleThreads is the threadgroup of the sampler's second launch
+	// (sample), whose last group to finish walks: the largest a pipeline
+	// allows (1024).
 	SampleThreads uint32
 	// SampleSegment is the tokens per threadgroup of the sampler's passes
-	// over the vocabulary (sample_scale, sample_mass): 2048 gives 24
-	// groups for a 49K vocabulary, 75 for 152K (sample then sums each
-	// group's histogram).
+	// over the vocabulary (sample_scale, sample): 2048 gives 24 groups
+	// for a 49K vocabulary, 75 for 152K (the last then sums each group's
+	// histogram).
 	SampleSegment uint32
-	// SampleSegmentThreads is the threadgroup size of those passes.
+	// SampleSegmentThreads is the threadgroup size of sample_scale.
 	SampleSegmentThreads uint32
 }
 
@@ -221,13 +222,17 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 //     a warp walking 256 keys is the slower chain; the SmolLM2 shape's 9
 //     heads: 58 chunks 217.2 against 128 chunks 188.2; with both caps, a
 //     second machine: SmolLM2 210.1, 1B 194.9 tok/s, against 186.3 and
-//     188.2 at AttnMaxChunks 32 and 201.9 and 198.6 at 128).
+//     188.2 at AttnMaxChunks 32 and 201.9 and 198.6 at 128);
+//     the sampler's segments of 1024 tokens (SampleSegment): 48 groups
+//     of the 49K vocabulary's masses on as many multiprocessors, one
+//     token a thread of sample's 1024.
 var Families = []Tuning{
 	{Family: "apple9", ChainLength: 128, MatVecSIMDGroups: 4, AttnChunk: 512},
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
-	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024},
+	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
+		SampleSegment: 1024},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for

@@ -228,6 +228,15 @@ inline float fmodf(float x, float y) {
 // Relaxed loads and stores of atomics (see msl_core.h).
 #define MSL_ATOMIC_LOAD(p) (*(volatile __typeof__(*(p))*)(p))
 #define MSL_ATOMIC_STORE(p, v) (void)(*(volatile __typeof__(*(p))*)(p) = (v))
+// atomic_thread_fence at GPU scope (sample's ticket between threadgroups):
+// fence.acq_rel is the lighter one, enough for a release or an acquire.
+#define MSL_DEVICE_FENCE(seqcst)                                   \
+    do {                                                           \
+        if (seqcst)                                                \
+            asm volatile("fence.sc.gpu;" ::: "memory");            \
+        else                                                       \
+            asm volatile("fence.acq_rel.gpu;" ::: "memory");       \
+    } while (0)
 
 // Everything from here to the entry points is host+device, so the
 // translated sources' plain functions are device code.

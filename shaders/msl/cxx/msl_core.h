@@ -372,6 +372,17 @@ inline mem_flags operator|(mem_flags a, mem_flags b) { return (mem_flags)((unsig
 #define MSL_ATOMIC_STORE(p, v) __atomic_store_n(p, v, __ATOMIC_SEQ_CST)
 #endif
 enum memory_order { memory_order_relaxed = 0, memory_order_acquire = 2, memory_order_release = 3, memory_order_acq_rel = 4, memory_order_seq_cst = 5 };
+// A fence at device scope (MSL 3.2's atomic_thread_fence; the scope is
+// always the device's here): a sequentially consistent fence on the CPU,
+// msl_cuda.h's at GPU scope (sequentially consistent, or acquire-release
+// for any weaker order).
+enum thread_scope { thread_scope_thread, thread_scope_simdgroup, thread_scope_threadgroup, thread_scope_device };
+#ifndef MSL_DEVICE_FENCE
+#define MSL_DEVICE_FENCE(seqcst) __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
+inline void atomic_thread_fence(mem_flags, memory_order o, thread_scope = thread_scope_device) {
+    MSL_DEVICE_FENCE(o == memory_order_seq_cst);
+}
 template <class T> struct _atomic { T v; };
 typedef _atomic<uint> atomic_uint;
 typedef _atomic<int> atomic_int;
