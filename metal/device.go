@@ -35,6 +35,11 @@ type Info struct {
 	// PageSize is the host page size (16 KiB on Apple silicon), the
 	// granularity of zero-copy buffers.
 	PageSize int
+	// DeviceFence: the OS compiles MSL 3.2 or newer, which has
+	// atomic_thread_fence at device scope, what the sampler's ticket
+	// between threadgroups needs (sample.metal, smp_ticket). Without it
+	// the sampler runs in one threadgroup (newBackend).
+	DeviceFence bool
 }
 
 // storage is where a buffer lives (MTLStorageMode).

@@ -27,6 +27,8 @@ const (
 	familyApple8 = 1008
 	familyApple9 = 1009
 	familyMac2   = 2002
+	// MTLLanguageVersion3_2 ((major << 16) + minor)
+	mtlLanguageVersion3_2 = 3<<16 + 2
 
 	resourceStorageShared  = 0 << 4
 	resourceStoragePrivate = 2 << 4
@@ -92,6 +94,7 @@ var sel struct {
 	errorSel, utf8                                                   objc.SEL
 	gpuStart, gpuEnd, waitSignaled, signaledValue, setConstant       objc.SEL
 	setFastMath, setMathMode, responds                               objc.SEL
+	languageVersion                                                  objc.SEL
 }
 
 func loadMetal() error {
@@ -149,6 +152,7 @@ func loadMetal() error {
 		sel.waitSignaled, sel.signaledValue = r("waitUntilSignaledValue:timeoutMS:"), r("signaledValue")
 		sel.setConstant = r("setConstantValue:type:atIndex:")
 		sel.setFastMath, sel.setMathMode, sel.responds = r("setFastMathEnabled:"), r("setMathMode:"), r("respondsToSelector:")
+		sel.languageVersion = r("languageVersion")
 	})
 	return loadErr
 }
@@ -220,6 +224,11 @@ func openSystemDevice() (*mtlDevice, error) {
 				break
 			}
 		}
+		// a new MTLCompileOptions holds the newest language the OS
+		// compiles, the one compileLibrary uses
+		opts := msgID(objc.ID(objc.GetClass("MTLCompileOptions")), sel.new)
+		d.in.DeviceFence = msgU64(opts, sel.languageVersion) >= mtlLanguageVersion3_2
+		msgVoid(opts, sel.release)
 		d.queue = msgID(d.dev, sel.newCommandQueue)
 		d.event = msgID(d.dev, sel.newSharedEvent)
 		if d.queue == 0 || d.event == 0 {

@@ -47,7 +47,13 @@ type launchFunc func(d *plan.Dispatch, t *shaders.Tuning, dst []shaders.Launch) 
 // newBackend wraps a device (the real one on darwin, a fake in tests).
 func newBackend(dev device) *Backend {
 	in := dev.info()
-	return &Backend{dev: dev, info: in, tuning: shaders.TuningFor(in.Family), launch: shaders.LaunchFor, missing: shaders.Missing}
+	t := shaders.TuningFor(in.Family)
+	if !in.DeviceFence {
+		// before MSL 3.2 nothing orders one threadgroup's writes before
+		// another's reads, which the sampler's last group relies on
+		t.SampleSegment = shaders.SampleOneSegment
+	}
+	return &Backend{dev: dev, info: in, tuning: t, launch: shaders.LaunchFor, missing: shaders.Missing}
 }
 
 // Name implements plan.Backend.

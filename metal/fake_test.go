@@ -40,7 +40,7 @@ type fakeBuf struct {
 
 func newFakeDevice() *fakeDevice {
 	return &fakeDevice{
-		in:     Info{Name: "fake", Family: "apple8", PageSize: 16384, MaxBuffer: 1 << 30, Unified: true, MaxThreadgroupMemory: 32 << 10},
+		in:     Info{Name: "fake", Family: "apple8", PageSize: 16384, MaxBuffer: 1 << 30, Unified: true, MaxThreadgroupMemory: 32 << 10, DeviceFence: true},
 		bufs:   map[handle]*fakeBuf{},
 		next:   1,
 		pipes:  map[string]pipeline{},

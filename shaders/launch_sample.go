@@ -37,6 +37,11 @@ func launchArgmax(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 // token) in 64-bit fixed point with 43 fraction bits.
 const sampleMaxN = 1 << 20
 
+// SampleOneSegment as Tuning.SampleSegment makes the sampler one
+// threadgroup over the whole vocabulary: no group reads what another
+// wrote (for GPUs without a device-scope fence: metal's newBackend).
+const SampleOneSegment = sampleMaxN
+
 // The sampler's launch scratch (sample.metal: SMP_HDR_WORDS,
 // SMP_PART_WORDS, SMP_RANGE_GAP): a header (the ticket, a spare word),
 // each group's partials (spare words, its min-p count, its 256-bin
