@@ -49,7 +49,7 @@ ln -sf $F /w/models/smollm2-shape-q8_0.gguf
   ./hark serve --models-dir /w/models --backend cuda --batch-gpu --timeout 5m --addr 127.0.0.1:18090 > $OUT/serve-batch.log 2>&1 &
   P=$!
   for i in $(seq 100); do (echo > /dev/tcp/127.0.0.1/18090) 2>/dev/null && break; sleep 0.2; done
-  timeout 240 ./hark bench serve --url http://127.0.0.1:18090 --model smollm2-shape-q8_0 --concurrency 1,4,16,1,4,16 --prompt-tokens 128 --max-tokens 128 --temperature 0.7 2>&1
+  timeout 150 ./hark bench serve --url http://127.0.0.1:18090 --model smollm2-shape-q8_0 --concurrency 1,4,16,1,4,16 --prompt-tokens 128 --max-tokens 128 --temperature 0.7 2>&1
   kill $P; wait $P
   echo "== done at $(el) s"; } > $OUT/batch-cuda.log 2>&1
 cat $OUT/cold.log $OUT/write.log; grep -vE '^(samples|load average)' $OUT/timed.log; cat $OUT/serve-cuda.log $OUT/batch-cuda.log
