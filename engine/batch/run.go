@@ -12,7 +12,7 @@ import (
 type Model interface {
 	Step(rows []llm.Row) error
 	SetSampler(slot int, s llm.Sampler, ctx []int32, generated ...int32) error
-	Sample(slot, row int, step uint64, top int, lp *llm.TokenLogprob) (int32, error)
+	SampleAll(ds []llm.Draw, tokens []int32) error
 	CopyBlock(src, dst int32, positions int) error
 }
 
@@ -165,6 +165,9 @@ func (r *Runner) Step() (bool, error) {
 	}
 	sampled := make([]int32, len(draws))
 	lps := make([]llm.TokenLogprob, len(draws))
+	// every draw of the step at once: one wait for all on a GPU
+	ds := make([]llm.Draw, 0, len(draws))
+	at := make([]int, 0, len(draws)) // ds[k] is draws[at[k]]
 	for i, d := range draws {
 		if d.slot < 0 {
 			continue
@@ -174,12 +177,16 @@ func (r *Runner) Step() (bool, error) {
 		if sm.Logprobs {
 			lp = &lps[i]
 		}
-		tok, err := r.m.Sample(d.slot, d.row, uint64(d.step), sm.TopLogprobs, lp)
-		if err != nil {
-			return false, err
-		}
-		sampled[i] = tok
-		lps[i].Token = tok
+		ds = append(ds, llm.Draw{Slot: d.slot, Row: d.row, Step: uint64(d.step), Top: sm.TopLogprobs, LP: lp})
+		at = append(at, i)
+	}
+	toks := make([]int32, len(ds))
+	if err := r.m.SampleAll(ds, toks); err != nil {
+		return false, err
+	}
+	for k, i := range at {
+		sampled[i] = toks[k]
+		lps[i].Token = toks[k]
 	}
 	if err := r.s.Done(st, sampled); err != nil {
 		return false, err

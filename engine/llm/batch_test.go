@@ -105,12 +105,18 @@ func runBatched(t *testing.T, b *Batch, reqs []batchReq, chunk int) [][]int32 {
 			continue
 		}
 		require.NoError(t, b.Step(rows))
-		for _, e := range ends {
+		// every sequence's draw of the step at once (SampleAll), as the
+		// batch engine's Runner draws them
+		ds := make([]Draw, len(ends))
+		for k, e := range ends {
+			ds[k] = Draw{Slot: e.slot, Row: e.row, Step: uint64(len(seqs[e.slot].out))}
+		}
+		toks := make([]int32, len(ds))
+		require.NoError(t, b.SampleAll(ds, toks))
+		for k, e := range ends {
 			s, r := seqs[e.slot], reqs[e.slot]
-			tok, err := b.Sample(e.slot, e.row, uint64(len(s.out)), 0, nil)
-			require.NoError(t, err)
-			s.out = append(s.out, tok)
-			s.toks = append(s.toks, tok)
+			s.out = append(s.out, toks[k])
+			s.toks = append(s.toks, toks[k])
 			if len(s.out) == r.n {
 				s.active = false
 			}
@@ -198,6 +204,10 @@ func TestBatchStepErrors(t *testing.T) {
 	}
 	_, err = b.Sample(2, 0, 0, 0, nil)
 	require.ErrorContains(t, err, "slot 2")
+	two := make([]int32, 2)
+	require.ErrorContains(t, b.SampleAll([]Draw{{Slot: 0}, {Slot: 0, Row: 1}}, two), "two draws in sampler slot 0")
+	require.ErrorContains(t, b.SampleAll([]Draw{{Slot: 1, Row: 4}}, two), "row 4 outside the batch of 4")
+	require.ErrorContains(t, b.SampleAll([]Draw{{Slot: 0}, {Slot: 1}}, two[:1]), "2 draws into 1 tokens")
 }
 
 // TestBatchOneRowStepIsDecode: a one-row batch step runs single-sequence
