@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "71c6788751fec1d8537da38cbb310908ebd4dbd034b25ed746c06f3598991eec"
+const sourcesHash = "e6e5a5026c31eccc2b61763f59a5af2394c53ebc068e5dae2d595e61c7c80c76"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -129,8 +129,10 @@ var kernelNames = []string{
 	"rms_norm_mat_vec_q8_0_rp",
 	"rope",
 	"rope_attention_f16",
+	"rope_attention_f16_a16",
 	"rope_attention_f32",
 	"rope_attention_group_f16",
+	"rope_attention_group_f16_a16",
 	"rope_attention_merge",
 	"rope_kv_f16",
 	"rope_kv_f32",

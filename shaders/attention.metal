@@ -124,6 +124,49 @@ static inline float attn_dot(device const float* q, device const half* k, uint h
     return d;
 }
 
+// attn_dot_a16 is attn_dot where q and k are 16-byte aligned and hd is a
+// multiple of 16 (RopeAttention's "_a16" instances, picked by the launch
+// rule under the host's Tuning.Align16 promise): a 64-dim f16 row is 8
+// 16-byte loads, not 64 two-byte ones, and q 16 float4 loads, not 64
+// floats (on CUDA the packed vectors of attn_dot load element by element;
+// issue #33: the one-warp decode chain is its instruction count). The
+// products and sums are attn_dot's, in its order: the same bits.
+static inline float4 a16_half4(uint lo, uint hi) {
+    return float4(float2(as_type<half2>(lo)), float2(as_type<half2>(hi)));
+}
+
+static inline float attn_dot_a16(device const float* q, device const half* k, uint hd) {
+    float4 a = 0.0f;
+    uint i = 0;
+    for (; i + 64 <= hd; i += 64) {
+        uint4 kw[8];
+        #pragma unroll
+        for (uint u = 0; u < 8; u++) {
+            kw[u] = *(device const uint4*)(k + i + 8 * u);
+        }
+        #pragma unroll
+        for (uint u = 0; u < 8; u++) {
+            a += *(device const float4*)(q + i + 8 * u) * a16_half4(kw[u].x, kw[u].y);
+            a += *(device const float4*)(q + i + 8 * u + 4) * a16_half4(kw[u].z, kw[u].w);
+        }
+    }
+    for (; i + 16 <= hd; i += 16) {
+        const uint4 k0 = *(device const uint4*)(k + i);
+        const uint4 k1 = *(device const uint4*)(k + i + 8);
+        a += *(device const float4*)(q + i) * a16_half4(k0.x, k0.y);
+        a += *(device const float4*)(q + i + 4) * a16_half4(k0.z, k0.w);
+        a += *(device const float4*)(q + i + 8) * a16_half4(k1.x, k1.y);
+        a += *(device const float4*)(q + i + 12) * a16_half4(k1.z, k1.w);
+    }
+    return a.x + a.y + a.z + a.w;
+}
+
+// (f32 caches have no "_a16" instance: the overload keeps attention_impl
+// one template)
+static inline float attn_dot_a16(device const float* q, device const float* k, uint hd) {
+    return attn_dot(q, k, hd);
+}
+
 // attn_visible is the number of keys query row t sees (Attention and
 // RopeAttention: the Attend family's fields).
 static inline uint attn_visible(constant Args& args, uint t) {
@@ -149,66 +192,71 @@ static inline uint attn_first(constant Args& args, uint t) {
 
 // attn_values adds the weighted value rows of keys [jb, jb+nk) to acc, the
 // weights in pw (one per key of the block), NS dims per lane (dim lane+32i
-// in slot i). Eight keys' loads go out before their first product: one key
-// at a time, each load waited out its latency before the next (on CUDA 32
-// round trips a block; issue #34). A slot's dim is clamped into the row, so
-// every load is in bounds without a branch; slots past hd sum what is never
-// stored. Each slot adds its keys in key order, as before. RK: key kn of
-// the block (the row's new key, RopeAttention) is read from vnew instead.
+// in slot i). A batch of keys' loads goes out before its first product:
+// one key at a time, each load waited out its latency before the next (on
+// CUDA 32 round trips a block; issue #34). A batch is 8 keys, 16 in
+// decode's RopeAttention with up to 64 dims (RK, NS <= 2: a 32-key block
+// in two round trips, not four, issue #33; the rows are held as T until
+// their product, so the batch takes no more registers than 8 floats' did).
+// A slot's dim is clamped into the row, so every load is in bounds without
+// a branch; slots past hd sum what is never stored. Each slot adds its keys
+// in key order, as before. RK: key kn of the block (the row's new key,
+// RopeAttention) is read from vnew instead.
 template <typename T, uint NS, bool RK>
 static inline __attribute__((always_inline)) void attn_values(thread float* acc, threadgroup const float* pw,
                                                               device const T* vb, ulong ps, uint nk, uint lane,
                                                               uint hd, uint kn, device const T* vnew) {
+    constexpr uint B = RK && NS <= 2 ? 16 : 8;
     uint dd[NS];
     #pragma unroll
     for (uint i = 0; i < NS; i++) {
         dd[i] = min(lane + 32 * i, hd - 1);
     }
     uint k = 0;
-    for (; k + 8 <= nk; k += 8) {
-        float v[8][NS];
+    for (; k + B <= nk; k += B) {
+        T v[B][NS];
         #pragma unroll
-        for (uint u = 0; u < 8; u++) {
+        for (uint u = 0; u < B; u++) {
             device const T* vr = vb + (k + u) * ps;
             if (RK && k + u == kn) {
                 vr = vnew;
             }
             #pragma unroll
             for (uint i = 0; i < NS; i++) {
-                v[u][i] = float(vr[dd[i]]);
+                v[u][i] = vr[dd[i]];
             }
         }
         #pragma unroll
-        for (uint u = 0; u < 8; u++) {
+        for (uint u = 0; u < B; u++) {
             const float pk = pw[k + u];
             #pragma unroll
             for (uint i = 0; i < NS; i++) {
-                acc[i] += pk * v[u][i];
+                acc[i] += pk * float(v[u][i]);
             }
         }
     }
     if (RK && k < nk) {
-        // (decode) the block's last nk % 8 keys as one more batch, rows
+        // (decode) the block's last nk % B keys as one more batch, rows
         // clamped into the block: the keys past nk weigh 0 (pw is 0 past
         // the visible keys, and a clamped row is a written one, or vnew),
         // so the sums are unchanged, with one round trip instead of one a
-        // key (a 20-key cache: 3 instead of 6)
-        float v[8][NS];
+        // key (a 20-key cache: 2 instead of 6)
+        T v[B][NS];
         #pragma unroll
-        for (uint u = 0; u < 8; u++) {
+        for (uint u = 0; u < B; u++) {
             const uint r = min(k + u, nk - 1);
             device const T* vr = r == kn ? vnew : vb + r * ps;
             #pragma unroll
             for (uint i = 0; i < NS; i++) {
-                v[u][i] = float(vr[dd[i]]);
+                v[u][i] = vr[dd[i]];
             }
         }
         #pragma unroll
-        for (uint u = 0; u < 8; u++) {
+        for (uint u = 0; u < B; u++) {
             const float pk = pw[k + u];
             #pragma unroll
             for (uint i = 0; i < NS; i++) {
-                acc[i] += pk * v[u][i];
+                acc[i] += pk * float(v[u][i]);
             }
         }
         return;
@@ -243,8 +291,10 @@ static inline float attn_exp(float x) {
 // GROUP to gpart, the threadgroup's partials, for attention_group to merge.
 // RK (RopeAttention, rope_attention.metal): q is the SIMD-group's rotated
 // query row qrk, and the row's new key (its own position) is read from
-// knew and vnew, not from the caches, which the same launch writes.
-template <typename T, bool GROUP, bool RK = false>
+// knew and vnew, not from the caches, which the same launch writes. A16:
+// the K rows, knew and qrk are 16-byte aligned and hd a multiple of 16
+// (attn_dot_a16).
+template <typename T, bool GROUP, bool RK = false, bool A16 = false>
 static inline void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
                                   device float* probs, device float* scratch, constant Args& args, uint3 tg,
                                   uint3 ntgs, uint sg, uint nsg, uint lane, threadgroup float* pw,
@@ -300,7 +350,7 @@ static inline void attention_impl(device const float* q, device const T* K, devi
             if (RK && j == jnew) {
                 kr = knew;
             }
-            s = attn_dot(qr, kr, hd) * scale;
+            s = (A16 ? attn_dot_a16(qr, kr, hd) : attn_dot(qr, kr, hd)) * scale;
             if (hasP) {
                 pr[j] = s;
             }

@@ -126,15 +126,35 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 func launchRopeAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	a := plan.DecodeRopeAttention(d)
 	return attentionLaunches(d, t, dst, attnShape{hd: uint32(a.HeadDim), nHead: uint32(a.NHead), m: uint32(a.M),
-		kvLen: uint32(a.KVLen), flags: a.Flags, rope: true})
+		kvLen: uint32(a.KVLen), flags: a.Flags, rope: true, a16: ropeAttentionAligned(d, &a, t)})
+}
+
+// ropeAttentionAligned reports whether RopeAttention's K rows start 16-byte
+// aligned for the "_a16" instances (attn_dot_a16: 16-byte loads of the K
+// rows and of the slots' q and new key): the host promises its buffers'
+// starts (t.Align16, as for the mat-vecs' weights), the K binding's offset,
+// every patch of it and the cache strides keep it, and the head size is
+// whole 16-element chunks. f16 caches only.
+func ropeAttentionAligned(d *plan.Dispatch, a *plan.RopeAttentionArgs, t *Tuning) bool {
+	if t.Align16 != Aligned16 || d.Type != ggml.F16 || a.HeadDim%16 != 0 || a.K.Off%16 != 0 {
+		return false
+	}
+	for _, p := range d.Patch[:d.NPatch] {
+		if p.Target == plan.PatchOffset0+plan.SlotRopeAttentionK && (p.Base%16 != 0 || p.Mul%16 != 0) {
+			return false
+		}
+	}
+	const elems = 8 // f16 elements a 16-byte word
+	return a.PosStride%elems == 0 && a.HeadStride%elems == 0 && a.SeqStride%elems == 0
 }
 
 // attnShape is what the attention launch rules read of a dispatch; rope:
-// a RopeAttention dispatch (never probs).
+// a RopeAttention dispatch (never probs); a16: its K rows 16-byte aligned
+// (ropeAttentionAligned).
 type attnShape struct {
 	hd, nHead, m, kvLen uint32
 	flags               uint32
-	probs, rope         bool
+	probs, rope, a16    bool
 }
 
 func attentionLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, a attnShape) ([]Launch, error) {
@@ -191,6 +211,9 @@ func attentionLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, a attnShape) (
 		switch {
 		case a.rope:
 			main.Scratch = uint32(4 * (4 + slots(1))) // (rows of one sequence are one row: no other form applies)
+			if a.a16 {
+				main.Function += "_a16"
+			}
 		case oneSeq && t.AttnMMA != 0 && !probs && hd%8 == 0 && hd <= attnTCHead:
 			// tensor cores (CUDA's sm_80 module), 16 rows a warp
 			main.Function = attnTCName(hd, suf)
@@ -222,6 +245,9 @@ func attentionLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, a attnShape) (
 				return dst, fmt.Errorf("shaders: rope_attention scratch of %d bytes too large", scratch)
 			}
 			main.Scratch = uint32(scratch)
+			if a.a16 {
+				main.Function += "_a16"
+			}
 		}
 		return append(dst, main), nil
 	}

@@ -148,3 +148,47 @@ func TestLaunchRulesGeometry(t *testing.T) {
 		require.Empty(t, ls, d.Kernel.String())
 	}
 }
+
+// TestRopeAttentionAligned16Launch: RopeAttention takes the "_a16"
+// instances (16-byte K row loads) only under the host's Align16 promise
+// with K rows kept 16-byte aligned by the binding's offset, its patches,
+// the strides and the head size, and never after a split (whose partials
+// would offset the slots); every other case keeps the element-aligned one.
+func TestRopeAttentionAligned16Launch(t *testing.T) {
+	cuda := TuningFor("cuda")
+	ra := func(kvLen int, edit func(a *plan.RopeAttentionArgs)) plan.Dispatch {
+		a := plan.RopeAttentionArgs{Type: ggml.F16, HeadDim: 64, NHead: 9, NKV: 3, M: 1, Ldq: 960, Ldo: 576,
+			KVLen: kvLen, Pos0: kvLen - 1, Flags: plan.FlagCausal, Scale: 0.125, HeadStride: 4096 * 64,
+			PosStride: 64, SeqStride: 3 * 4096 * 64, K: plan.Binding{Off: 64}}
+		if edit != nil {
+			edit(&a)
+		}
+		return a.Dispatch()
+	}
+	for kvLen, want := range map[int]string{20: "rope_attention_f16_a16", 300: "rope_attention_group_f16_a16",
+		1500: "rope_attention_f16"} {
+		d := ra(kvLen, nil)
+		lns, err := LaunchFor(&d, &cuda, nil)
+		require.NoError(t, err)
+		require.Equal(t, want, lns[0].Function, "%d keys", kvLen)
+		lns, err = LaunchFor(&d, &Default, nil)
+		require.NoError(t, err)
+		require.NotContains(t, lns[0].Function, "_a16", "no promise")
+	}
+	patched := ra(20, nil)
+	patched.Patch[0] = plan.Patch{Target: plan.PatchOffset0 + plan.SlotRopeAttentionK, Var: plan.VarUser0, Mul: 8}
+	patched.NPatch = 1
+	for name, d := range map[string]plan.Dispatch{
+		"offset 8":       ra(20, func(a *plan.RopeAttentionArgs) { a.K.Off = 8 }),
+		"offset patch":   patched,
+		"pos stride 66":  ra(20, func(a *plan.RopeAttentionArgs) { a.PosStride = 66 }),
+		"head stride":    ra(300, func(a *plan.RopeAttentionArgs) { a.HeadStride = 4096*64 + 1 }),
+		"seq stride":     ra(300, func(a *plan.RopeAttentionArgs) { a.SeqStride = 3*4096*64 + 3 }),
+		"head size 40":   ra(20, func(a *plan.RopeAttentionArgs) { a.HeadDim, a.Ldq, a.Ldo, a.PosStride = 40, 600, 360, 40 }),
+		"f32 cache rows": ra(20, func(a *plan.RopeAttentionArgs) { a.Type = ggml.F32 }),
+	} {
+		lns, err := LaunchFor(&d, &cuda, nil)
+		require.NoError(t, err, name)
+		require.NotContains(t, lns[0].Function, "_a16", name)
+	}
+}

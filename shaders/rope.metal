@@ -6,7 +6,12 @@
 // rope_angle_cs returns (cos, sin) of pos·freq. The CPU takes the angle in
 // float64 because pos·freq loses digits in float32 at long contexts; here
 // the product is kept as an unevaluated sum hi+lo (exact, through fma) and
-// reduced modulo 2π with a two-part 2π before the float sin/cos.
+// reduced modulo 2π with a two-part 2π before the float sin/cos. FAST
+// (RopeAttention's decode prologue) takes the GPU's approximations of the
+// reduced angle (on CUDA sin.approx/cos.approx, ~2^-21 absolute, where
+// precise:: is ~100 double-precision instructions in every SIMD-group of
+// the launch); the executor keeps the precise functions.
+template <bool FAST = false>
 static inline float2 rope_angle_cs(uint pos, float freq) {
     const float p = float(pos);
     const float hi = p * freq;
@@ -17,6 +22,9 @@ static inline float2 rope_angle_cs(uint pos, float freq) {
     float r = fma(-k, twoPiHi, hi);
     r = fma(-k, twoPiLo, r);
     r += lo;
+    if (FAST) {
+        return float2(fast::cos(r), fast::sin(r));
+    }
     return float2(precise::cos(r), precise::sin(r));
 }
 

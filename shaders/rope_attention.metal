@@ -3,8 +3,9 @@
 // attention kernel (attention.metal: attention_impl with RK) first writes,
 // into its own slot of the dispatch scratch, its query head rotated and
 // its row's new K (rotated) and V, as rope_kv computes them (rope.metal's
-// rope_angle_cs, the same operations in the same order, so the same bits),
-// and reads the new key from there rather than from the caches. One
+// rope_angle_cs, the same operations in the same order, but the GPU's
+// sin/cos approximations; every SIMD-group gets the same bits), and reads
+// the new key from there rather than from the caches. One
 // SIMD-group per row and KV head, chunk 0 of the KV head's first query
 // head, stores K and V into the caches; no SIMD-group of the launch reads
 // that position from them, so there is no ordering between threadgroups
@@ -53,7 +54,9 @@ static inline void ra_prologue(device const float* qkv, device const float* freq
     const uint half_ = has_bind(args, ROPE_ATTENTION_FREQS) ? rd / 2 : 0u; // no freqs: no rotation
     const bool neox = args.rope_attention.mode == KROPE_NEOX;
     for (uint i = lane; i < half_; i += 32) {
-        const float2 cs = rope_angle_cs(pos, freqs[i]); // (rope_kv times its m_scale, 1 here)
+        // rope_kv's angle (times its m_scale, 1 here), the sin/cos the GPU's
+        // approximations: K rounds to f16 (TestRopeAttentionKernel)
+        const float2 cs = rope_angle_cs<true>(pos, freqs[i]);
         const uint ia = neox ? i : 2 * i;
         const uint ib = neox ? i + half_ : 2 * i + 1;
         const float qa = qs[ia], qb = qs[ib], ka = ks[ia], kb = ks[ib];
@@ -86,8 +89,10 @@ static inline void ra_prologue(device const float* qkv, device const float* freq
 
 // rope_attention_{f32,f16}: attention's grid (chunks, nHead, rows), each
 // SIMD-group's prologue first; a split's partials go to attention_merge
-// (its rope_attention_merge instance).
-template <typename T>
+// (its rope_attention_merge instance). A16 (rope_attention_f16_a16): the
+// K rows and the slots 16-byte aligned (attention_impl; the launch rule
+// picks it only without a split, whose partials would offset the slots).
+template <typename T, bool A16 = false>
 kernel void rope_attention(device const float* qkv [[buffer(0)]],
                            device T* K [[buffer(1)]],
                            device T* V [[buffer(2)]],
@@ -107,19 +112,22 @@ kernel void rope_attention(device const float* qkv [[buffer(0)]],
     }
     device float* slot = ra_slot(scratch, args, t, tg.y, tg.x, ntgs.x, ntgs.x > 1);
     ra_prologue<T>(qkv, freqs, K, V, slot, args, t, tg.y, tg.x, lane);
-    attention_impl<T, false, true>(qkv, K, V, out, out, scratch, args, tg, ntgs, sg, nsg, lane, pw + 32 * sg, pw,
-                                   slot, (device const T*)(slot + args.attend.head_dim),
-                                   (device const T*)(slot + 2 * args.attend.head_dim));
+    attention_impl<T, false, true, A16>(qkv, K, V, out, out, scratch, args, tg, ntgs, sg, nsg, lane, pw + 32 * sg, pw,
+                                        slot, (device const T*)(slot + args.attend.head_dim),
+                                        (device const T*)(slot + 2 * args.attend.head_dim));
 }
 
 typedef decltype(rope_attention<float>) rope_attention_f32_t;
 typedef decltype(rope_attention<half>) rope_attention_f16_t;
+typedef decltype(rope_attention<half, true>) rope_attention_f16_a16_t;
 template [[host_name("rope_attention_f32")]] kernel rope_attention_f32_t rope_attention<float>;
 template [[host_name("rope_attention_f16")]] kernel rope_attention_f16_t rope_attention<half>;
+template [[host_name("rope_attention_f16_a16")]] kernel rope_attention_f16_a16_t rope_attention<half, true>;
 
 // rope_attention_group_f16: attention_group's split merged in one
-// threadgroup (grid (1, nHead, m)), each SIMD-group's prologue first.
-template <typename T>
+// threadgroup (grid (1, nHead, m)), each SIMD-group's prologue first; A16
+// (rope_attention_group_f16_a16) as rope_attention's.
+template <typename T, bool A16 = false>
 kernel void rope_attention_group(device const float* qkv [[buffer(0)]],
                                  device T* K [[buffer(1)]],
                                  device T* V [[buffer(2)]],
@@ -140,9 +148,9 @@ kernel void rope_attention_group(device const float* qkv [[buffer(0)]],
     if (sg < nc && tg.z < args.attend.m) {
         device float* slot = ra_slot(scratch, args, tg.z, tg.y, sg, nc, false);
         ra_prologue<T>(qkv, freqs, K, V, slot, args, tg.z, tg.y, sg, lane);
-        attention_impl<T, true, true>(qkv, K, V, out, out, out, args, uint3(sg, tg.y, tg.z), uint3(nc, 1, 1), 0, 1,
-                                      lane, pw + 32 * sg, gpart, slot, (device const T*)(slot + hd),
-                                      (device const T*)(slot + 2 * hd));
+        attention_impl<T, true, true, A16>(qkv, K, V, out, out, out, args, uint3(sg, tg.y, tg.z), uint3(nc, 1, 1), 0,
+                                           1, lane, pw + 32 * sg, gpart, slot, (device const T*)(slot + hd),
+                                           (device const T*)(slot + 2 * hd));
     }
     if (nc < 2 || tg.z >= args.attend.m) {
         return; // one chunk wrote its row; (no barrier follows for a row past m either)
@@ -153,4 +161,7 @@ kernel void rope_attention_group(device const float* qkv [[buffer(0)]],
 }
 
 typedef decltype(rope_attention_group<half>) rope_attention_group_f16_t;
+typedef decltype(rope_attention_group<half, true>) rope_attention_group_f16_a16_t;
 template [[host_name("rope_attention_group_f16")]] kernel rope_attention_group_f16_t rope_attention_group<half>;
+template [[host_name("rope_attention_group_f16_a16")]] kernel rope_attention_group_f16_a16_t
+    rope_attention_group<half, true>;

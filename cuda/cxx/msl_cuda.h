@@ -502,5 +502,21 @@ inline float exp(float x) {
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x * 1.4426950408889634f));
     return r;
 }
+
+// fast::sin and fast::cos are the hardware's sin.approx and cos.approx
+// (absolute error below 2^-20.5 for |x| <= 100π), where metal::sin and
+// metal::cos take fdlibm's reduction and polynomials in double: for
+// RopeAttention's prologue, whose angles are already reduced to [-π, π]
+// (rope_angle_cs) and whose K is rounded to f16 (issue #33).
+inline float sin(float x) {
+    float r;
+    asm("sin.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+inline float cos(float x) {
+    float r;
+    asm("cos.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
 } // namespace fast
 } // namespace metal

@@ -42,6 +42,7 @@ func TestRopeAttentionKernel(t *testing.T) {
 			hd, nHead, nKV, m, kvLen, pos0, flags, window, ropeDim int
 			mode                                                   plan.RopeMode
 			noFreqs                                                bool
+			aligned                                                bool // K rows of whole 16-byte words ("_a16" under Align16)
 		}{
 			{hd: 64, nHead: 4, nKV: 2, m: 1, kvLen: 700, pos0: 699, flags: causal},
 			{hd: 64, nHead: 9, nKV: 3, m: 1, kvLen: 20, pos0: 19, flags: causal},
@@ -54,6 +55,9 @@ func TestRopeAttentionKernel(t *testing.T) {
 			{hd: 20, nHead: 2, nKV: 1, m: 1, kvLen: 33, pos0: 32, flags: causal},
 			{hd: 64, nHead: 2, nKV: 1, m: 1, kvLen: 10, pos0: 15},
 			{hd: 64, nHead: 2, nKV: 1, m: 1, kvLen: 50, pos0: 20},
+			{hd: 64, nHead: 9, nKV: 3, m: 1, kvLen: 20, pos0: 19, flags: causal, aligned: true},
+			{hd: 80, nHead: 4, nKV: 2, m: 1, kvLen: 90, pos0: 89, flags: causal, aligned: true},
+			{hd: 64, nHead: 2, nKV: 2, m: 3, kvLen: 300, pos0: 290, flags: causal | beams, aligned: true},
 		} {
 			w := (c.nHead + 2*c.nKV) * c.hd
 			ldq, ldo := w+5, c.nHead*c.hd+3
@@ -65,6 +69,9 @@ func TestRopeAttentionKernel(t *testing.T) {
 			ps := c.hd + 2
 			hs := npos*ps + 1
 			ss := c.nKV*hs + 3
+			if c.aligned {
+				ps, hs, ss = c.hd, npos*c.hd, c.nKV*npos*c.hd
+			}
 			cells := seqs * ss
 			kv := func() []byte {
 				v := kitRand(r, cells, 1)
@@ -110,6 +117,12 @@ func TestRopeAttentionKernel(t *testing.T) {
 	if kitTune == nil && tune == &shaders.Default {
 		for _, f := range []string{"rope_attention_f32", "rope_attention_f16", "rope_attention_merge"} {
 			require.True(t, used[f], "no case ran %s", f)
+		}
+	}
+	if tune.Align16 == shaders.Aligned16 { // the aligned cases took the 16-byte loads
+		require.True(t, used["rope_attention_f16_a16"], "no case ran rope_attention_f16_a16")
+		if tune.AttnGroupKeys >= 90 {
+			require.True(t, used["rope_attention_group_f16_a16"], "no case ran rope_attention_group_f16_a16")
 		}
 	}
 	t.Logf("rope_attention: worst relative error %.3g; ran %v", worst, used)
