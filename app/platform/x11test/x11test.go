@@ -31,7 +31,11 @@ func StartXvfb(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp")
+	// -noreset: by default the server resets when its last client leaves,
+	// and a client connecting during the reset is refused ("Can't open
+	// display"): a test whose own connections all close before its next
+	// xdotool call failed that way now and then
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp", "-noreset")
 	cmd.ExtraFiles = []*os.File{w}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("x11test: starting Xvfb: %v", err)
