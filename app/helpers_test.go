@@ -86,19 +86,21 @@ func (e *events) named(name string) []any {
 // (as "kit") and stories260K (as "stories").
 func testModelsDir(t testing.TB) string {
 	dir := t.TempDir()
-	cp := func(src, name string) {
-		// A hard link when the test data shares the file system (the
-		// models are only read), else a copy.
-		if os.Link(src, filepath.Join(dir, name)) == nil {
-			return
-		}
-		b, err := os.ReadFile(src)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
-	}
-	cp(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"), "kit.bin")
-	cp(shared.Path(t, "models", "stories260K.gguf"), "stories.gguf")
+	linkModel(t, shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"), dir, "kit.bin")
+	linkModel(t, shared.Path(t, "models", "stories260K.gguf"), dir, "stories.gguf")
 	return dir
+}
+
+// linkModel puts the model file src into the models folder dir as name:
+// a hard link when the test data shares the file system (the models are
+// only read), else a copy.
+func linkModel(t testing.TB, src, dir, name string) {
+	if os.Link(src, filepath.Join(dir, name)) == nil {
+		return
+	}
+	b, err := os.ReadFile(src)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
 }
 
 // testChatMaxTokens bounds the test apps' chat answers: sampled at

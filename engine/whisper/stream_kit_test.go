@@ -227,45 +227,17 @@ func kitStream(t *testing.T, f *File, m *Model, memo *encodeMemo, name string, x
 	require.LessOrEqual(t, wer, 0.02, "%s: WER against the offline transcript", name)
 }
 
-// alignWords aligns hyp to ref (edit distance on normalized words): for
-// each hyp word the index of the ref word it matches, or -1.
+// alignWords aligns hyp to ref by normalized words (shared.AlignWords):
+// for each hyp word the index of the ref word it matches, or -1.
 func alignWords(ref, hyp []string) []int {
-	n, m := len(ref), len(hyp)
-	d := make([][]int, n+1)
-	for i := range d {
-		d[i] = make([]int, m+1)
-		d[i][0] = i
-	}
-	for j := range m + 1 {
-		d[0][j] = j
-	}
-	for i := 1; i <= n; i++ {
-		for j := 1; j <= m; j++ {
-			c := 1
-			if normWord(ref[i-1]) == normWord(hyp[j-1]) {
-				c = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+c)
+	norm := func(ws []string) []string {
+		out := make([]string, len(ws))
+		for i, w := range ws {
+			out[i] = normWord(w)
 		}
+		return out
 	}
-	out := make([]int, m)
-	for j := range out {
-		out[j] = -1
-	}
-	for i, j := n, m; i > 0 && j > 0; {
-		switch {
-		case d[i][j] == d[i-1][j-1] && normWord(ref[i-1]) == normWord(hyp[j-1]):
-			out[j-1] = i - 1
-			i, j = i-1, j-1
-		case d[i][j] == d[i-1][j-1]+1:
-			i, j = i-1, j-1
-		case d[i][j] == d[i-1][j]+1:
-			i--
-		default:
-			j--
-		}
-	}
-	return out
+	return shared.AlignWords(norm(ref), norm(hyp))
 }
 
 // windowSpy reports each window's length.

@@ -2,38 +2,72 @@ package shared
 
 import "strings"
 
+// Words is s as WER compares it: lower case, punctuation but apostrophes
+// dropped, split at spaces.
+func Words(s string) []string {
+	return strings.Fields(strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '\'':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return ' '
+	}, s))
+}
+
 // WER is the word error rate of got against the reference want: the word
 // edit distance over the reference's length, ignoring case and punctuation
 // (apostrophes kept).
 func WER(want, got string) float64 {
-	norm := func(s string) []string {
-		return strings.Fields(strings.Map(func(r rune) rune {
-			switch {
-			case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '\'':
-				return r
-			case r >= 'A' && r <= 'Z':
-				return r + 'a' - 'A'
-			}
-			return ' '
-		}, s))
+	a, b := Words(want), Words(got)
+	return float64(editDistance(a, b)[len(a)][len(b)]) / float64(max(1, len(a)))
+}
+
+// editDistance is the table of word edit distances between the prefixes
+// of ref and hyp: d[i][j] for ref[:i] and hyp[:j].
+func editDistance(ref, hyp []string) [][]int {
+	d := make([][]int, len(ref)+1)
+	for i := range d {
+		d[i] = make([]int, len(hyp)+1)
+		d[i][0] = i
 	}
-	a, b := norm(want), norm(got)
-	d := make([]int, len(b)+1)
-	for j := range d {
-		d[j] = j
+	for j := range d[0] {
+		d[0][j] = j
 	}
-	for i := 1; i <= len(a); i++ {
-		prev := d[0]
-		d[0] = i
-		for j := 1; j <= len(b); j++ {
-			cur := d[j]
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
+	for i := 1; i <= len(ref); i++ {
+		for j := 1; j <= len(hyp); j++ {
+			c := 1
+			if ref[i-1] == hyp[j-1] {
+				c = 0
 			}
-			d[j] = min(d[j]+1, d[j-1]+1, prev+cost)
-			prev = cur
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+c)
 		}
 	}
-	return float64(d[len(b)]) / float64(max(1, len(a)))
+	return d
+}
+
+// AlignWords aligns hyp to ref by word edit distance (words compared as
+// given: normalize them first): for each hyp word the index of the ref
+// word it matches, or -1 (an insertion or a substitution).
+func AlignWords(ref, hyp []string) []int {
+	d := editDistance(ref, hyp)
+	out := make([]int, len(hyp))
+	for j := range out {
+		out[j] = -1
+	}
+	for i, j := len(ref), len(hyp); i > 0 && j > 0; {
+		switch {
+		case d[i][j] == d[i-1][j-1] && ref[i-1] == hyp[j-1]:
+			out[j-1] = i - 1
+			i, j = i-1, j-1
+		case d[i][j] == d[i-1][j-1]+1:
+			i, j = i-1, j-1
+		case d[i][j] == d[i-1][j]+1:
+			i--
+		default:
+			j--
+		}
+	}
+	return out
 }

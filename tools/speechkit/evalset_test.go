@@ -3,7 +3,6 @@
 package speechkit
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,36 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/internal/shared"
+	sk "github.com/harkapp/hark/internal/speechkit"
 )
-
-type evalSentence struct {
-	ID, Text, Spoken, Voice string
-	Term, Sounds            *string
-	Start, End              int
-	Words                   []int
-}
-
-type evalSet struct {
-	SampleRate   int     `json:"sample_rate"`
-	Seconds      float64 `json:"seconds"`
-	HeldoutVoice string  `json:"heldout_voice"`
-	Sentences    []evalSentence
-}
-
-// loadEvalSet reads the committed evaluation set: eval.json and the
-// passage's 16 kHz samples.
-func loadEvalSet(t *testing.T) (evalSet, []float32) {
-	dir := filepath.Join("..", "..", "testdata", "speechkit")
-	var ev evalSet
-	b, err := os.ReadFile(filepath.Join(dir, "eval.json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &ev))
-	x, err := audio.Load16k(filepath.Join(dir, "passage.flac"))
-	require.NoError(t, err)
-	return ev, x
-}
 
 var nonLetters = regexp.MustCompile(`[^a-z]+`)
 
@@ -56,7 +28,7 @@ func norm(s string) string {
 // vocabulary terms spoken as their "sounds like" spellings, and no
 // sentence of the shared clips.
 func TestEvalSet(t *testing.T) {
-	ev, x := loadEvalSet(t)
+	ev, x := sk.LoadSet(t)
 	require.Equal(t, 16000, ev.SampleRate)
 	require.GreaterOrEqual(t, len(x), 600*16000, "a 10-minute passage")
 	require.InDelta(t, ev.Seconds, float64(len(x))/16000, 1e-3)

@@ -13,6 +13,7 @@ import (
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/whisper/mel"
 	"github.com/harkapp/hark/internal/shared"
+	sk "github.com/harkapp/hark/internal/speechkit"
 )
 
 // melTol bounds |Hark − trainer| in log-mel units (values span about
@@ -51,7 +52,7 @@ func melFilters(t *testing.T) *mel.MelFilters {
 // (testdata/speechkit/e093.mel.f32, written by melcheck.py from the same
 // samples of passage.flac; the held-out voice's shortest sentence).
 func TestTrainerMel(t *testing.T) {
-	ev, x := loadEvalSet(t)
+	ev, x := sk.LoadSet(t)
 	want, err := os.ReadFile(filepath.Join("..", "..", "testdata", "speechkit", "e093.mel.f32"))
 	require.NoError(t, err)
 	for _, s := range ev.Sentences {

