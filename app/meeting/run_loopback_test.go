@@ -27,6 +27,7 @@ import (
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/channels"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/internal/testaudio"
 )
 
 // runClips are the kit clips the three-minute run plays, in turn on each
@@ -39,21 +40,49 @@ var runClips = []string{
 	"librispeech-1089-134691-0000", "ljspeech-LJ001-0013", "ljspeech-LJ001-0008",
 }
 
-// runLength is the meeting's length; the run plays clips until it.
-const runLength = 3 * time.Minute
+// runLength is the meeting's length: HARK_MEETING_MINUTES (the issue's
+// benchmark: 60), else 3 (CI). The run plays clips until it.
+func runLength(t *testing.T) time.Duration {
+	v := os.Getenv("HARK_MEETING_MINUTES")
+	if v == "" {
+		return 3 * time.Minute
+	}
+	m, err := strconv.ParseFloat(v, 64)
+	require.NoError(t, err, "HARK_MEETING_MINUTES")
+	// The first half must run past the first minute: the memory check
+	// compares what comes after it.
+	require.GreaterOrEqual(t, m, 3.0, "HARK_MEETING_MINUTES")
+	return time.Duration(m * float64(time.Minute))
+}
 
-// TestMeetingRun is the issue's meeting benchmark at CI scale: three
-// minutes through the loopback harness (PulseAudio null sinks), the call's
-// clips into the default output and the user's into the microphone's
-// sink, by turns with a 1-s pause and, every fourth turn, talking over
-// each other; recorded with the live transcript by a child process that is
-// killed with SIGKILL at the end. It checks the issue's properties:
-//   - memory: the child's live heap (collected every 10 s) grows by at
-//     most 16 MB after the first minute (the recording streams to disk; the
-//     words kept are a few KB), beside what the live transcript's backlog
-//     may take on a machine too slow for it, bounded by MaxLiveLag (two
-//     buffers of a minute of both channels: 15.4 MB, 19.2 MB as append
-//     grows them); its RSS peaks under 400 MB;
+// runTranscriber is the model the run transcribes with: the Whisper file
+// HARK_MEETING_MODEL, else the kit model (it recognizes only the shared
+// clips, from their onsets: the lag and attribution targets want a model
+// that recognizes unseen speech, issue 39).
+func runTranscriber(t *testing.T) whisper.WindowTranscriber {
+	if path := os.Getenv("HARK_MEETING_MODEL"); path != "" {
+		return whisper.NewStreamModel(testaudio.Model(t, path))
+	}
+	return kitTranscriber(t)
+}
+
+// TestMeetingRun is the issue's meeting benchmark, at CI scale by default:
+// a meeting of runLength (3 minutes; HARK_MEETING_MINUTES=60 for the
+// issue's) through the loopback harness (PulseAudio null sinks), the
+// call's clips into the default output and the user's into the
+// microphone's sink, by turns with a 1-s pause and, every fourth turn,
+// talking over each other; recorded with the live transcript
+// (runTranscriber) by a child process. The child is killed with SIGKILL at
+// half the length; the meeting is then made whole and offered as the app
+// does at its next start (Interrupt), and resumed by a second child
+// (SessionConfig.Resume, the offer's Resume recording) that is killed at
+// the end. It checks the issue's properties:
+//   - memory: the children's live heap (collected every 10 s) grows by at
+//     most 16 MB after the meeting's first minute (the recording streams to
+//     disk; the words kept are a few KB), beside what the live
+//     transcript's backlog may take on a machine too slow for it, bounded
+//     by MaxLiveLag (two buffers of a minute of both channels: 15.4 MB,
+//     19.2 MB as append grows them); their RSS peaks under 400 MB;
 //   - live lag: the median word is committed at most 4 s after its end, in
 //     the audio the live transcriber had taken in (the design's lag, not
 //     this machine's speed: how far behind the recording it ran on this
@@ -61,99 +90,48 @@ const runLength = 3 * time.Minute
 //     live transcript only); the issue's target is 3 s, not met yet;
 //   - attribution: of the words said while only one side speaks (from the
 //     recording's own channels), at least 95% carry that side;
-//   - kill -9: the recovered recording loses at most 2 s of what the child
-//     had captured.
+//   - kill -9: at each kill, the recovered recording loses at most 2 s of
+//     what the child had captured.
 func TestMeetingRun(t *testing.T) {
 	if root := os.Getenv("HARK_MEETING_RUN_CHILD"); root != "" {
-		runMeetingChild(t, root)
+		runMeetingChild(t, root, os.Getenv("HARK_MEETING_RUN_RESUME"))
 		return
 	}
+	length := runLength(t)
+	half := length / 2
 	pa := pulsetest.Start(t)
 	pa.AddMic(t)
 	root := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMeetingRun$", "-test.timeout=0")
-	cmd.Env = append(os.Environ(), "HARK_MEETING_RUN_CHILD="+root)
-	out, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	cmd.Stderr = os.Stderr
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Logf("a %v meeting (model %q; empty: the kit), killed at %v and at the end", length, os.Getenv("HARK_MEETING_MODEL"), half)
+	talk := &runTalk{pa: pa}
 
-	var mu sync.Mutex
-	var words []runWord
-	var stats []runStat
-	started := make(chan struct{})
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		sc := bufio.NewScanner(out)
-		once := sync.Once{}
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			mu.Lock()
-			switch {
-			case len(f) == 6 && f[0] == "w":
-				words = append(words, runWord{speaker: atoi(f[1]), start: atof(f[2]), end: atof(f[3]), heard: atof(f[4]), recorded: atof(f[5])})
-			case len(f) == 5 && f[0] == "s":
-				stats = append(stats, runStat{captured: int64(atoi(f[1])), written: int64(atoi(f[2])), rssKB: int64(atoi(f[3])),
-					heapKB: int64(atoi(f[4]))})
-				once.Do(func() { close(started) })
-			default:
-				t.Logf("child: %s", sc.Text())
-			}
-			mu.Unlock()
-		}
-	}()
-	select {
-	case <-started:
-	case <-read:
-		t.Fatal("the child ended before recording")
-	}
-
-	// The meeting: clips by turns, every fourth over the one before.
-	begin := time.Now()
-	var playing []*exec.Cmd
-	for i := 0; time.Since(begin) < runLength-10*time.Second; i++ {
-		sink := ""
-		if i%2 == 1 {
-			sink = pulsetest.MicSink
-		}
-		p := pa.Play(t, shared.Path(t, "audio", runClips[i%len(runClips)]+".wav"), sink)
-		if i%4 == 2 {
-			time.Sleep(time.Second) // the next clip talks over this one
-			playing = append(playing, p)
-			continue
-		}
-		require.NoError(t, p.Wait())
-		for _, q := range playing {
-			require.NoError(t, q.Wait())
-		}
-		playing = playing[:0]
-		time.Sleep(time.Second)
-	}
-	for _, q := range playing {
-		require.NoError(t, q.Wait())
-	}
-	for time.Since(begin) < runLength {
-		time.Sleep(100 * time.Millisecond)
-	}
-	mu.Lock()
-	last := stats[len(stats)-1]
-	mu.Unlock()
-	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_ = cmd.Wait()
-	<-read
-
-	// kill -9: the meeting is found and made whole.
+	// The first half, killed as a crash would.
+	first := startRunChild(t, root, "")
+	talk.until(t, half)
+	last := first.kill(t)
+	// The app's next start: the meeting is made whole and offered.
 	un, err := Unfinished(root)
 	require.NoError(t, err)
 	require.Len(t, un, 1)
-	m, err := Finish(root, un[0].ID)
+	m, err := Interrupt(root, un[0].ID)
+	require.NoError(t, err)
+	kept := int64(math.Round(m.Duration * rate)) // the frames its file holds (not read: 30 minutes in the benchmark)
+	t.Logf("kill -9 at %v: the child captured %d frames, wrote %d; recovered %d (%.1f s)", half, last.captured, last.written, kept, m.Duration)
+	require.GreaterOrEqual(t, kept, last.captured-2*rate, "kill -9 at %v: more than 2 s of captured audio lost", half)
+
+	// The second half: the offer's Resume recording, killed at the end.
+	second := startRunChild(t, root, m.ID)
+	talk.until(t, length-half)
+	last = second.kill(t)
+	m, err = Finish(root, m.ID)
 	require.NoError(t, err)
 	got := loadFrames(t, Dir(root, m.ID))
 	n := int64(len(got) / am.Channels)
-	t.Logf("child captured %d frames, wrote %d; recovered %d (%.1f s)", last.captured, last.written, n, m.Duration)
-	require.GreaterOrEqual(t, n, last.captured-2*rate, "more than 2 s of captured audio lost")
+	t.Logf("kill -9 at the end: the resumed child captured %d frames, wrote %d (with the %d kept); recovered %d (%.1f s)",
+		last.captured, last.written, kept, n, m.Duration)
+	require.GreaterOrEqual(t, n-kept, last.captured-2*rate, "kill -9 at the end: more than 2 s of captured audio lost")
+	stats := append(first.stats, second.stats...)
+	words := append(first.words, second.words...)
 
 	// Memory: the live heap (after a collection, every 10 s) flat after
 	// the first minute, and the peak RSS within the issue's 400 MB.
@@ -171,7 +149,7 @@ func TestMeetingRun(t *testing.T) {
 			after = max(after, s.heapKB)
 		}
 	}
-	t.Logf("peak RSS %d MB; live heap every 10 s: %s", peak>>10, strings.Join(heap, ", "))
+	t.Logf("peak RSS %d MB (target 400); live heap every 10 s: %s", peak>>10, strings.Join(heap, ", "))
 	require.NotZero(t, after, "the run lasted past a minute")
 	// The backlog's two buffers (the one filling, the one transcribed) at a
 	// minute of both channels each, up to a quarter more as append grows
@@ -199,15 +177,117 @@ func TestMeetingRun(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d words; live lag median %.2f s (max %.2f s) of the audio the transcriber had taken in, %.2f s (max %.2f s) of the audio "+
-		"recorded on this machine; %d of %d single-speaker words attributed right",
-		len(words), lags[len(lags)/2], lags[len(lags)-1], behind[len(behind)/2], behind[len(behind)-1], right, single)
+	t.Logf("%d words; live lag median %.2f s (max %.2f s; target 3 s) of the audio the transcriber had taken in, %.2f s (max %.2f s) of the audio "+
+		"recorded on this machine; %d of %d single-speaker words attributed right (%.1f%%; target 95%%)",
+		len(words), lags[len(lags)/2], lags[len(lags)-1], behind[len(behind)/2], behind[len(behind)-1], right, single,
+		100*float64(right)/float64(max(single, 1)))
 	require.GreaterOrEqual(t, single, 10, "too few words said by one side alone to judge")
 	require.GreaterOrEqual(t, float64(right)/float64(single), 0.95, "attribution")
 	// Not yet the issue's 3 s: whole segments are committed once the
 	// model has closed them (StreamConfig.Words off), so a turn's first
-	// words wait for its end; 3.4 s is measured here.
+	// words wait for its end; 3.4 s was measured here, 2.0 and 2.2 s in
+	// two runs of the kill-and-resume form (BENCHMARKS.md).
 	require.LessOrEqual(t, lags[len(lags)/2], 4.0, "median live lag")
+}
+
+// runTalk is the meeting's conversation: clips by turns, every fourth
+// over the one before; turn counts the turns taken, so that the resumed
+// meeting goes on with the next.
+type runTalk struct {
+	pa   *pulsetest.Server
+	turn int
+}
+
+// until talks for d, ending with 10 s of silence (the live transcript
+// commits the last turn).
+func (c *runTalk) until(t *testing.T, d time.Duration) {
+	begin := time.Now()
+	var playing []*exec.Cmd
+	for ; time.Since(begin) < d-10*time.Second; c.turn++ {
+		sink := ""
+		if c.turn%2 == 1 {
+			sink = pulsetest.MicSink
+		}
+		p := c.pa.Play(t, shared.Path(t, "audio", runClips[c.turn%len(runClips)]+".wav"), sink)
+		if c.turn%4 == 2 {
+			time.Sleep(time.Second) // the next clip talks over this one
+			playing = append(playing, p)
+			continue
+		}
+		require.NoError(t, p.Wait())
+		for _, q := range playing {
+			require.NoError(t, q.Wait())
+		}
+		playing = playing[:0]
+		time.Sleep(time.Second)
+	}
+	for _, q := range playing {
+		require.NoError(t, q.Wait())
+	}
+	for time.Since(begin) < d {
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// runChild is a child process recording the meeting (runMeetingChild),
+// and what it printed.
+type runChild struct {
+	cmd   *exec.Cmd
+	read  chan struct{}
+	mu    sync.Mutex
+	words []runWord
+	stats []runStat
+}
+
+// startRunChild starts a child recording a new meeting under root, or
+// resuming the meeting resume, and returns once it records.
+func startRunChild(t *testing.T, root, resume string) *runChild {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMeetingRun$", "-test.timeout=0")
+	cmd.Env = append(os.Environ(), "HARK_MEETING_RUN_CHILD="+root, "HARK_MEETING_RUN_RESUME="+resume)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	cmd.Stderr = os.Stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	c := &runChild{cmd: cmd, read: make(chan struct{})}
+	started := make(chan struct{})
+	go func() {
+		defer close(c.read)
+		sc := bufio.NewScanner(out)
+		once := sync.Once{}
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			c.mu.Lock()
+			switch {
+			case len(f) == 6 && f[0] == "w":
+				c.words = append(c.words, runWord{speaker: atoi(f[1]), start: atof(f[2]), end: atof(f[3]), heard: atof(f[4]), recorded: atof(f[5])})
+			case len(f) == 5 && f[0] == "s":
+				c.stats = append(c.stats, runStat{captured: int64(atoi(f[1])), written: int64(atoi(f[2])), rssKB: int64(atoi(f[3])),
+					heapKB: int64(atoi(f[4]))})
+				once.Do(func() { close(started) })
+			default:
+				t.Logf("child: %s", sc.Text())
+			}
+			c.mu.Unlock()
+		}
+	}()
+	select {
+	case <-started:
+	case <-c.read:
+		t.Fatal("the child ended before recording")
+	}
+	return c
+}
+
+// kill kills the child with SIGKILL and returns its last stats.
+func (c *runChild) kill(t *testing.T) runStat {
+	c.mu.Lock()
+	last := c.stats[len(c.stats)-1]
+	c.mu.Unlock()
+	require.NoError(t, c.cmd.Process.Signal(syscall.SIGKILL))
+	_ = c.cmd.Wait()
+	<-c.read
+	return last
 }
 
 type runWord struct {
@@ -221,12 +301,12 @@ func atoi(s string) int { v, _ := strconv.Atoi(s); return v }
 
 func atof(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
 
-// runMeetingChild records a meeting with the live transcript until
-// killed, printing each committed word ("w speaker start end at", at: the
+// runMeetingChild records a meeting (a new one, or the meeting resume) with
+// the live transcript until killed, printing each committed word ("w speaker start end at", at: the
 // recording's length when it was handed on) and, every 250 ms, the frames
 // captured and written and the RSS ("s captured written rssKB").
-func runMeetingChild(t *testing.T, root string) {
-	tr := kitTranscriber(t)
+func runMeetingChild(t *testing.T, root, resume string) {
+	tr := runTranscriber(t)
 	var rec atomic.Pointer[Recorder]
 	var live *Live
 	live = NewLive([am.Channels]whisper.WindowTranscriber{tr, tr}, LiveConfig{Stream: whisper.StreamConfig{NoPrompt: true},
@@ -239,7 +319,7 @@ func runMeetingChild(t *testing.T, root string) {
 				fmt.Printf("w %d %.3f %.3f %.3f %.3f\n", w.Speaker, w.Start, w.End, live.Heard(), at)
 			}
 		}})
-	s, err := StartSession(context.Background(), SessionConfig{Recorder: RecorderConfig{Root: root}, Live: live})
+	s, err := StartSession(context.Background(), SessionConfig{Recorder: RecorderConfig{Root: root}, Live: live, Resume: resume})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(2)

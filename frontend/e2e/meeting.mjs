@@ -10,9 +10,9 @@
 // resumed from its banner at the end.
 //   HARK_URL, E2E_SHOTS, E2E_OUT, E2E_TIMEOUT_MS as run.mjs
 //   E2E_CASE {others: {clip, text}, you: {clip, text}, micSink, offer: {id, text, other}}
-import { spawn } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { hearUntil, play, recordedSeconds, said as saidOn, words } from './meetingpage.mjs'
 import { check, openPage, shot } from './page.mjs'
 import { T } from './timeout.mjs'
 
@@ -21,24 +21,9 @@ const tc = JSON.parse(process.env.E2E_CASE ?? '{}')
 const shots = process.env.E2E_SHOTS ?? ''
 const out = process.env.E2E_OUT ?? '/tmp'
 
-// play plays a file into a sink ('' : the default one) and resolves when
-// it has been played.
-function play(file, sink) {
-  return new Promise((resolve, reject) => {
-    const p = spawn('paplay', sink ? ['--device=' + sink, file] : [file], { env: process.env, stdio: 'inherit' })
-    p.on('error', reject)
-    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`paplay ${file}: exit ${code}`))))
-  })
-}
-
-// words: a text as lower-case words without punctuation.
-const words = (s) => s.toLowerCase().replace(/[^a-z' ]+/g, ' ').trim().split(/\s+/).join(' ')
-
 const { browser, page, errors } = await openPage()
 
-// The text of a speaker's lines in the view.
-const said = (speaker) => page.evaluate((sp) =>
-  [...document.querySelectorAll(`[data-testid="meeting-lines"] li[data-speaker="${sp}"] span`)].map((e) => e.textContent.replace(/^\s*\S+\s*/, '')).join(' '), speaker)
+const said = (speaker) => saidOn(page, speaker)
 
 try {
   await page.goto(url, { waitUntil: 'load' })
@@ -75,21 +60,13 @@ try {
   await new Promise((r) => setTimeout(r, 1000))
   await Promise.all([others, play(tc.you.clip, tc.micSink)])
   check(true, 'the call and the user played')
-  // Live: the transcript follows the speech by a few seconds, or by many on
-  // a busy machine (the view says how far behind it is). So wait for the
-  // work, not for a time: until the live transcription has taken in the
-  // audio up to a little past the end of the playing (its pause to commit
-  // the last words), failing only when it stops making progress.
-  const recorded = (await page.textContent('[data-testid="meeting-clock"]')).match(/Recording (\d+):(\d\d)/)
-  check(recorded !== null, `the view shows the recording's time: ${recorded?.[0]}`)
-  const target = Number(recorded[1]) * 60 + Number(recorded[2]) + 3
-  const heard = () => page.$eval('[data-testid="meeting-transcript"]', (e) => Number(e.dataset.heard))
-  for (let h = await heard(); h < target; h = await heard()) {
-    await page.waitForFunction(([prev, end]) => {
-      const v = Number(document.querySelector('[data-testid="meeting-transcript"]')?.dataset.heard)
-      return v > prev || v >= end
-    }, [h, target], { polling: 500 })
-  }
+  // Live: wait until the live transcription has taken in the audio up to
+  // a little past the end of the playing (its pause to commit the last
+  // words).
+  const recorded = await recordedSeconds(page)
+  check(true, `the view shows the recording's time: ${recorded} s`)
+  const target = recorded + 3
+  await hearUntil(page, target)
   check(true, `the live transcript has heard the meeting up to ${target} s`)
   // Each side's words under its label (shown with the progress that
   // committed them, so a short wait only lets the page render).

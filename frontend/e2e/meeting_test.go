@@ -23,19 +23,11 @@ import (
 // (PulseAudio null sinks): the call into the default sink, the user into
 // the microphone's sink; stories260K summarizes (meeting.mjs). Of two
 // meetings a killed process left recording, one (the call, jfk) is
-// finished from its offer first; the other stays offered. It writes
-// meeting-live.png and meeting.png where TestBrowser writes its
-// screenshots.
+// finished from its offer first; the other stays offered. Its
+// screenshots, meeting-live.png and meeting.png, go to its scratch folder
+// (the offers are on them): the README's are TestMeetingScreenshots'.
 func TestBrowserMeeting(t *testing.T) {
-	root := repoRoot(t)
-	fe := filepath.Join(root, "frontend")
-	prepareFrontend(t, fe)
-	pa := pulsetest.Start(t)
-	pa.AddMic(t)
-
-	models := t.TempDir()
-	linkOrCopy(t, shared.Path(t, "whisper-kit", "models", kitModel), filepath.Join(models, kitModel))
-	linkOrCopy(t, shared.Path(t, "models", chatFile), filepath.Join(models, chatFile))
+	fe, pa, models := meetingHarness(t)
 	data := t.TempDir()
 	call, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
@@ -64,8 +56,9 @@ func TestBrowserMeeting(t *testing.T) {
 		"micSink": pulsetest.MicSink, "offer": map[string]string{"id": crashed.ID(), "text": "fellow americans", "other": other.ID()},
 	})
 	require.NoError(t, err)
+	scratch := scratchDir(t)
 	_, err = browserScript(t, fe, "meeting.mjs", append(pa.Env(), "HARK_URL="+url, "E2E_CASE="+string(tc),
-		"E2E_SHOTS="+screenshotDir(t, root)), scratchDir(t), "failure-meeting.png")
+		"E2E_SHOTS="+scratch), scratch, "failure-meeting.png")
 	if err != nil {
 		stop() // the app finishes the meeting: what it recorded is told
 		logMeetings(t, filepath.Join(data, "meetings"))
@@ -76,6 +69,19 @@ func TestBrowserMeeting(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, meeting.StateFinished, meta.State)
 	require.Greater(t, meta.Duration, 1.5, "the resumed recording's audio: what it kept and what came after")
+}
+
+// meetingHarness builds the UI, starts the loopback harness with its
+// microphone, and puts the kit and chat models in a models folder.
+func meetingHarness(t *testing.T) (fe string, pa *pulsetest.Server, models string) {
+	fe = filepath.Join(repoRoot(t), "frontend")
+	prepareFrontend(t, fe)
+	pa = pulsetest.Start(t)
+	pa.AddMic(t)
+	models = t.TempDir()
+	linkOrCopy(t, shared.Path(t, "whisper-kit", "models", kitModel), filepath.Join(models, kitModel))
+	linkOrCopy(t, shared.Path(t, "models", chatFile), filepath.Join(models, chatFile))
+	return fe, pa, models
 }
 
 // logMeetings logs each meeting's notes and the loudness of each channel

@@ -30,9 +30,10 @@ export async function openPage(viewport = { width: 1180, height: 760 }) {
   return { browser, page, errors }
 }
 
-// shot writes the page's screenshot name.png into dir ('' : none).
-export async function shot(page, dir, name) {
+// shot writes the page's screenshot name.png into dir ('' : none); opts
+// are page.screenshot's (a clip).
+export async function shot(page, dir, name, opts = {}) {
   if (!dir) return
   await page.waitForTimeout(300) // let transitions settle
-  await page.screenshot({ path: join(dir, name + '.png') })
+  await page.screenshot({ path: join(dir, name + '.png'), ...opts })
 }
