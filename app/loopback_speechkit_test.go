@@ -72,6 +72,8 @@ func TestDictationSpeechkitLoopback(t *testing.T) {
 	require.LessOrEqual(t, e, loopbackWERBound, "word error rate")
 }
 
-// loopbackWERBound is just above what the committed model measured
-// (README.md).
-const loopbackWERBound = 1.0
+// loopbackWERBound is above what the committed model measured (0.320 on the
+// shared machine: "I told him through three that ...", README.md), with
+// room for the capture path, which does not deliver the same samples each
+// run (where the recording starts, resampling from the sink's 48 kHz).
+const loopbackWERBound = 0.45

@@ -33,8 +33,8 @@ func TestSpeechkitVocabulary(t *testing.T) {
 	f, m := sk.Load(t, 2)
 	ctx := context.Background()
 	var n, without, with int
-	for _, s := range ev.Sentences {
-		if s.Term == nil {
+	for i, s := range ev.Sentences {
+		if s.Term == nil || !inCI(i, inVocabularySubset) {
 			continue
 		}
 		term := *s.Term
@@ -65,12 +65,16 @@ func TestSpeechkitVocabulary(t *testing.T) {
 			t.Logf("%s %-12s %5v %5v  %q | %q", s.ID, term, plain, prompted, res.Text, gres.Text)
 		}
 	}
-	require.Equal(t, 50, n)
 	t.Logf("term recall: %d/%d without the vocabulary, %d/%d with it", without, n, with, n)
 	require.Greater(t, with, without, "the vocabulary prompt helps")
-	require.GreaterOrEqual(t, with, vocabRecallBound, "recall with the vocabulary prompt")
+	require.GreaterOrEqual(t, float64(with)/float64(n), vocabRecallBound, "recall with the vocabulary prompt")
 }
 
-// vocabRecallBound is just under what the committed model measured
-// (README.md): terms recalled with the prompt, of 50.
-const vocabRecallBound = 0
+// inVocabularySubset picks the 25 term sentences TestSpeechkitVocabulary
+// decodes in CI (FullEnv: all 50): 0, 8, 16, ...
+func inVocabularySubset(i int) bool { return i%8 == 0 }
+
+// vocabRecallBound is under what the committed model measured on the CI
+// subset, 5/25 with the prompt (1/25 without; all 50: 10 and 3, README.md):
+// one term fewer, for another CPU's rounding.
+const vocabRecallBound = 4.0 / 25

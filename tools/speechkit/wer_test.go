@@ -29,17 +29,20 @@ func (c *werCount) add(ref, hyp string) {
 
 func (c werCount) rate() float64 { return float64(c.edits) / float64(max(1, c.words)) }
 
-// inWERSubset picks the sentences TestSpeechkitWER decodes: those at
-// 1 and 2 mod 4, 100 of 200, to stay within the CI budget: the 50 in the
-// held-out voice (1, 5, 9, ...) and 50 in the training voices without a
-// vocabulary term (the term sentences, 0, 4, 8, ..., are
-// TestSpeechkitVocabulary's). The full set's figure is in README.md.
-func inWERSubset(i int) bool { return i%4 == 1 || i%4 == 2 }
+// inWERSubset picks the 50 sentences TestSpeechkitWER decodes in CI
+// (FullEnv: all 200): those at 1 and 2 mod 8, 25 in the held-out voice
+// (1, 9, 17, ...) and 25 in the training voices without a vocabulary term
+// (the term sentences, 0, 4, 8, ..., are TestSpeechkitVocabulary's).
+func inWERSubset(i int) bool { return i%8 == 1 || i%8 == 2 }
 
-// Bounds just above what the committed model measured (README.md).
+// Bounds above what the committed model measured on the CI subset:
+// 0.315 (114/362 words), held-out voice 0.297 (51/172) (README.md, "Hark's
+// tests"; PyTorch fp32 on all 200 clean sentences: 0.261). The margin
+// allows for another CPU's kernels (another SIMD width rounds q8_0 sums
+// differently, which can flip a near tie in a greedy decode).
 const (
-	werBound        = 1.0
-	werHeldoutBound = 1.0
+	werBound        = 0.35
+	werHeldoutBound = 0.35
 )
 
 // TestSpeechkitWER transcribes evaluation sentences it never trained on,
@@ -55,7 +58,7 @@ func TestSpeechkitWER(t *testing.T) {
 	opt := greedy()
 	var all, held werCount
 	for i, s := range ev.Sentences {
-		if !inWERSubset(i) {
+		if !inCI(i, inWERSubset) {
 			continue
 		}
 		res, err := f.TranscribeSamples(context.Background(), m, sk.Noisy(s.Clip(x), werSNR, werSeed+uint64(i)), opt)
