@@ -29,20 +29,20 @@ func (c *werCount) add(ref, hyp string) {
 
 func (c werCount) rate() float64 { return float64(c.edits) / float64(max(1, c.words)) }
 
-// inWERSubset picks the 50 sentences TestSpeechkitWER decodes in CI
-// (FullEnv: all 200): those at 1 and 2 mod 8, 25 in the held-out voice
-// (1, 9, 17, ...) and 25 in the training voices without a vocabulary term
+// inWERSubset picks the 26 sentences TestSpeechkitWER decodes in CI
+// (FullEnv: all 200): those at 1 and 2 mod 16, 13 in the held-out voice
+// (1, 17, 33, ...) and 13 in the training voices without a vocabulary term
 // (the term sentences, 0, 4, 8, ..., are TestSpeechkitVocabulary's).
-func inWERSubset(i int) bool { return i%8 == 1 || i%8 == 2 }
+func inWERSubset(i int) bool { return i%16 == 1 || i%16 == 2 }
 
 // Bounds above what the committed model measured on the CI subset:
-// 0.315 (114/362 words), held-out voice 0.297 (51/172) (README.md, "Hark's
+// 0.262 (50/191 words), held-out voice 0.281 (27/96) (README.md, "Hark's
 // tests"; PyTorch fp32 on all 200 clean sentences: 0.261). The margin
 // allows for another CPU's kernels (another SIMD width rounds q8_0 sums
 // differently, which can flip a near tie in a greedy decode).
 const (
-	werBound        = 0.35
-	werHeldoutBound = 0.35
+	werBound        = 0.30
+	werHeldoutBound = 0.32
 )
 
 // TestSpeechkitWER transcribes evaluation sentences it never trained on,

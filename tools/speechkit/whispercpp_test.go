@@ -113,20 +113,19 @@ func TestHarkMatchesWhisperCpp(t *testing.T) {
 	require.GreaterOrEqual(t, float64(pyExact)/float64(n), q8PyTorchShare, "share of sentences where Hark q8_0 gives PyTorch fp32's tokens")
 }
 
-// inParitySubset picks the 40 sentences TestHarkMatchesWhisperCpp decodes
-// in CI (FullEnv: all 200): 0, 5, 10, ..., of every kind (held-out voice,
-// vocabulary terms).
-func inParitySubset(i int) bool { return i%10 == 0 }
+// inParitySubset picks the 10 sentences TestHarkMatchesWhisperCpp decodes
+// in CI (FullEnv: all 200): 0, 20, 40, ... (five with a vocabulary term).
+func inParitySubset(i int) bool { return i%20 == 0 }
 
 // The shares are regression bounds under what the committed model
-// measured (README.md, "Hark's tests"). With whisper.cpp: 11/20 on the CI
+// measured (README.md, "Hark's tests"). With whisper.cpp: 6/10 on the CI
 // subset, 134/200 on all; the target, token-exact, is not met. The model was
 // trained only on windows zeroed past the audio (as openai's transcribe()
 // and Hark read them), so on whisper.cpp's window, the log-mel of the
 // padding, it decodes out of its training (it adds words after the
 // sentence: "... several lobes. Assume.") on near ties, and the small
 // differences between the two programs' log-mel and q8_0 arithmetic flip
-// them. With PyTorch fp32 on Hark's window: 20/20 on the CI subset, 175/200
+// them. With PyTorch fp32 on Hark's window: 10/10 on the CI subset, 175/200
 // on all (14 more differ where PyTorch's top-2 margin was below 0.1).
 const (
 	whisperCppShare = 0.5
