@@ -217,7 +217,7 @@ func TestDictationDuringMeeting(t *testing.T) {
 		}
 		return false
 	}
-	require.Eventually(t, free, shared.Wait(t, 30*time.Second), 10*time.Millisecond,
+	require.Eventually(t, free, shared.Wait(t, time.Minute), 10*time.Millisecond,
 		"the meeting is quiet and its live transcript has caught up: the speech model must be free")
 	before := q.since(0)
 	require.True(t, granted(before, runtime.Interactive), "the meeting's live transcript used the model: %v", before)
