@@ -99,8 +99,8 @@ type meetingsDeps struct {
 
 // Meetings records meetings (app/meeting): the microphone and the system
 // audio to disk as they come, a live transcript by speaker, and the notes
-// at stop. The speech model is held at Interactive priority and yielded
-// before every window, so a dictation goes first.
+// at stop. The speech model is taken at Interactive priority for each
+// live window (windowSpeech), so a dictation goes first.
 type Meetings struct {
 	deps meetingsDeps
 	// streamConfig tunes the live transcription (zero: the defaults).
@@ -108,7 +108,6 @@ type Meetings struct {
 
 	mu        sync.Mutex
 	cur       *meeting.Session
-	held      *heldSpeech
 	cancel    context.CancelFunc
 	live      *liveLines
 	lastNotes string
@@ -138,35 +137,30 @@ func newMeetings(stream whisper.StreamConfig, deps meetingsDeps) *Meetings {
 	return m
 }
 
-// heldSpeech is the speech model for a meeting's live transcript: taken
-// at the first window (a dictation holding it only delays the transcript,
-// never the recording) and yielded to more urgent work before each one.
-type heldSpeech struct {
+// windowSpeech is the speech model for a meeting's live transcript,
+// taken at Interactive priority for each window and given back after it:
+// a dictation asking for the model waits at most for the window in
+// progress, and none at all while the meeting is quiet. (Held for the
+// whole meeting and yielded before each window, the model stayed taken
+// through every silence, and a dictation waited for the meeting's next
+// speech.) A dictation holding it only delays the transcript, never the
+// recording.
+type windowSpeech struct {
 	get  func(ctx context.Context) (*runtime.SpeechModel, error)
 	lang string
-	m    *runtime.SpeechModel
-	sm   *whisper.StreamModel
 }
 
-func (h *heldSpeech) TranscribeWindow(ctx context.Context, samples []float32, prompt string) ([]whisper.Segment, error) {
-	if h.m == nil {
-		m, err := h.get(ctx)
-		if err != nil {
-			return nil, err
-		}
-		h.m, h.sm = m, whisper.NewStreamModel(m.File, m.Model)
-		h.sm.BeforeWindow = m.Yield
-		if h.lang != "" && h.lang != "auto" {
-			h.sm.Options.Language = h.lang
-		}
+func (w *windowSpeech) TranscribeWindow(ctx context.Context, samples []float32, prompt string) ([]whisper.Segment, error) {
+	m, err := w.get(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return h.sm.TranscribeWindow(ctx, samples, prompt)
-}
-
-func (h *heldSpeech) release() {
-	if h.m != nil {
-		h.m.Release()
+	defer m.Release()
+	sm := whisper.NewStreamModel(m.File, m.Model)
+	if w.lang != "" && w.lang != "auto" {
+		sm.Options.Language = w.lang
 	}
+	return sm.TranscribeWindow(ctx, samples, prompt)
 }
 
 // Start starts recording a meeting (one a crash cut short stays offered).
@@ -278,11 +272,11 @@ func (m *Meetings) record(resume string) (MeetingStatus, error) {
 		return m.status(), err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	held := &heldSpeech{lang: set.Language, get: func(ctx context.Context) (*runtime.SpeechModel, error) {
+	speech := &windowSpeech{lang: set.Language, get: func(ctx context.Context) (*runtime.SpeechModel, error) {
 		return m.deps.speech(ctx, path, runtime.Interactive)
 	}}
 	lines := &liveLines{id: resume, emit: m.deps.emit}
-	live := meeting.NewLive([am.Channels]whisper.WindowTranscriber{held, held},
+	live := meeting.NewLive([am.Channels]whisper.WindowTranscriber{speech, speech},
 		meeting.LiveConfig{Stream: m.streamConfig, OnWords: lines.add, OnHeard: lines.hear})
 	s, err := meeting.StartSession(ctx, meeting.SessionConfig{
 		Recorder: meeting.RecorderConfig{Root: m.deps.root, OnSaveError: func(err error) {
@@ -296,7 +290,7 @@ func (m *Meetings) record(resume string) (MeetingStatus, error) {
 	lines.mu.Lock()
 	lines.id = s.Recorder().ID()
 	lines.mu.Unlock()
-	m.cur, m.held, m.cancel, m.live = s, held, cancel, lines
+	m.cur, m.cancel, m.live = s, cancel, lines
 	return m.emitStatus(), nil
 }
 
@@ -309,11 +303,10 @@ func (m *Meetings) Stop() (MeetingStatus, error) {
 	if m.cur == nil {
 		return m.status(), errors.New("no meeting is recording")
 	}
-	s, held, cancel := m.cur, m.held, m.cancel
+	s, cancel := m.cur, m.cancel
 	meta, words, err := s.Stop()
-	held.release()
 	cancel()
-	m.cur, m.held, m.cancel, m.live = nil, nil, nil, nil
+	m.cur, m.cancel, m.live = nil, nil, nil
 	notes := meeting.Notes{Title: meetingTitle(meta), Started: meta.Started, Lines: meeting.Lines(words), Markers: meta.Markers}
 	err = errors.Join(err, m.finished(meta, notes, true))
 	return m.emitStatus(), err

@@ -66,11 +66,13 @@ func (r *Runtime) wait(ctx context.Context, e *entry, pri Priority) error {
 	if !e.busy && len(e.waiters) == 0 {
 		e.busy = true
 		e.hold(pri)
+		r.note(e, Granted, pri)
 		return nil
 	}
 	r.seq++
 	w := &waiter{pri: pri, seq: r.seq, ch: make(chan struct{})}
 	e.waiters = append(e.waiters, w)
+	r.note(e, Queued, pri)
 	r.mu.Unlock()
 	select {
 	case <-w.ch:
@@ -82,6 +84,7 @@ func (r *Runtime) wait(ctx context.Context, e *entry, pri Priority) error {
 			r.handOver(e) // granted as we gave up: pass it on
 		} else {
 			e.waiters = slices.DeleteFunc(e.waiters, func(x *waiter) bool { return x == w })
+			r.note(e, Left, pri)
 			if r.idle(e) && e.model == nil {
 				r.unload(e)
 			}

@@ -83,6 +83,7 @@ type Runtime struct {
 	loads   map[string]int // per path, for tests and diagnostics
 	seq     uint64
 	closed  bool
+	observe func(QueueEvent) // Observe's
 
 	beMu     sync.Mutex
 	backends map[string]*sharedBackend // by backend choice
@@ -336,7 +337,9 @@ func (r *Runtime) release(e *entry) {
 // handOver passes e to the best waiter or frees it; a stale or orphaned
 // idle entry is unloaded. r.mu is held.
 func (r *Runtime) handOver(e *entry) {
+	r.note(e, Released, e.holder)
 	if w := e.next(); w != nil {
+		r.note(e, Granted, w.pri)
 		e.hold(w.pri)
 		w.granted = true
 		close(w.ch)
