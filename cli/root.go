@@ -89,6 +89,7 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 
 // Execute runs the CLI with args and returns the process exit code.
 func Execute(args []string) int {
+	defer startCPUProfile(os.Stderr)()
 	return run(args, os.Stdin, os.Stdout, os.Stderr)
 }
 
