@@ -21,11 +21,33 @@ func Words(s string) []string {
 // (apostrophes kept).
 func WER(want, got string) float64 {
 	a, b := Words(want), Words(got)
-	return float64(editDistance(a, b)[len(a)][len(b)]) / float64(max(1, len(a)))
+	return float64(distance(a, b)) / float64(max(1, len(a)))
+}
+
+// distance is the word edit distance of hyp from ref, one rolling row of
+// the table (passages of thousands of words stay O(n) in memory).
+func distance(ref, hyp []string) int {
+	prev, cur := make([]int, len(hyp)+1), make([]int, len(hyp)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ref); i++ {
+		cur[0] = i
+		for j := 1; j <= len(hyp); j++ {
+			c := 1
+			if ref[i-1] == hyp[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(hyp)]
 }
 
 // editDistance is the table of word edit distances between the prefixes
-// of ref and hyp: d[i][j] for ref[:i] and hyp[:j].
+// of ref and hyp: d[i][j] for ref[:i] and hyp[:j]. Only the alignment needs
+// the whole table; WER keeps one row (distance).
 func editDistance(ref, hyp []string) [][]int {
 	d := make([][]int, len(ref)+1)
 	for i := range d {

@@ -14,6 +14,17 @@ func TestWER(t *testing.T) {
 	require.Equal(t, 2.0, WER("", "x y"), "an empty reference counts as one word")
 }
 
+// The rolling row and the alignment's table agree on every pair of
+// prefixes of a few word lists.
+func TestDistanceMatchesTable(t *testing.T) {
+	lists := [][]string{nil, {"a"}, {"a", "b", "c", "d"}, {"a", "x", "c", "d", "e"}, {"b", "a", "b", "a"}, {"x", "y"}}
+	for _, ref := range lists {
+		for _, hyp := range lists {
+			require.Equal(t, editDistance(ref, hyp)[len(ref)][len(hyp)], distance(ref, hyp), "%q %q", ref, hyp)
+		}
+	}
+}
+
 // Each hyp word gets the ref word it matches; inserted and substituted
 // words get -1.
 func TestAlignWords(t *testing.T) {
