@@ -100,7 +100,7 @@ type meetingsDeps struct {
 // Meetings records meetings (app/meeting): the microphone and the system
 // audio to disk as they come, a live transcript by speaker, and the notes
 // at stop. The speech model is taken at Interactive priority for each
-// live window (windowSpeech), so a dictation goes first.
+// live window (runtime.WindowSpeech), so a dictation goes first.
 type Meetings struct {
 	deps meetingsDeps
 	// streamConfig tunes the live transcription (zero: the defaults).
@@ -135,32 +135,6 @@ func newMeetings(stream whisper.StreamConfig, deps meetingsDeps) *Meetings {
 		summaryTokens: DefaultSummaryTokens, summaryLimit: DefaultSummaryLimit, rev: time.Now().UnixMicro()}
 	m.adopt()
 	return m
-}
-
-// windowSpeech is the speech model for a meeting's live transcript,
-// taken at Interactive priority for each window and given back after it:
-// a dictation asking for the model waits at most for the window in
-// progress, and none at all while the meeting is quiet. (Held for the
-// whole meeting and yielded before each window, the model stayed taken
-// through every silence, and a dictation waited for the meeting's next
-// speech.) A dictation holding it only delays the transcript, never the
-// recording.
-type windowSpeech struct {
-	get  func(ctx context.Context) (*runtime.SpeechModel, error)
-	lang string
-}
-
-func (w *windowSpeech) TranscribeWindow(ctx context.Context, samples []float32, prompt string) ([]whisper.Segment, error) {
-	m, err := w.get(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer m.Release()
-	sm := whisper.NewStreamModel(m.File, m.Model)
-	if w.lang != "" && w.lang != "auto" {
-		sm.Options.Language = w.lang
-	}
-	return sm.TranscribeWindow(ctx, samples, prompt)
 }
 
 // Start starts recording a meeting (one a crash cut short stays offered).
@@ -272,9 +246,18 @@ func (m *Meetings) record(resume string) (MeetingStatus, error) {
 		return m.status(), err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	speech := &windowSpeech{lang: set.Language, get: func(ctx context.Context) (*runtime.SpeechModel, error) {
-		return m.deps.speech(ctx, path, runtime.Interactive)
-	}}
+	// The live transcript takes the model per window (runtime.WindowSpeech),
+	// at Interactive priority: a dictation goes first.
+	speech := runtime.WindowSpeech{
+		Take: func(ctx context.Context) (*runtime.SpeechModel, error) {
+			return m.deps.speech(ctx, path, runtime.Interactive)
+		},
+		Set: func(sm *whisper.StreamModel) {
+			if set.Language != "" && set.Language != "auto" {
+				sm.Options.Language = set.Language
+			}
+		},
+	}
 	lines := &liveLines{id: resume, emit: m.deps.emit}
 	live := meeting.NewLive([am.Channels]whisper.WindowTranscriber{speech, speech},
 		meeting.LiveConfig{Stream: m.streamConfig, OnWords: lines.add, OnHeard: lines.hear})

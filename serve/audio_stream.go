@@ -16,6 +16,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/engine/whisper"
 )
 
@@ -84,22 +85,48 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), MaxStreamAudio+time.Minute)
 	defer cancel()
-	sm, err := s.speech(ctx, name)
+	// The model is taken here to check the request against it (and load
+	// it before the upgrade), then given back: the stream takes it for
+	// each window only (runtime.WindowSpeech), so a dictation, or a file
+	// request, never waits for a client that pauses.
+	path, err := s.modelPath(name, runtime.Speech)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	defer sm.Release()
-	tr := whisper.NewStreamModel(sm.File, sm.Model)
-	if lang := q.Get("language"); lang != "" && sm.File.H.Multilingual() {
-		if !slices.Contains(whisper.Languages, lang) {
-			writeError(w, badRequest("language", fmt.Sprintf("unknown language %q (an ISO-639-1 code such as en, de, fr)", lang)))
-			return
+	take := func(ctx context.Context) (*runtime.SpeechModel, error) {
+		m, err := s.rt.Speech(ctx, path, runtime.Interactive)
+		if err != nil {
+			return nil, loadError(name, err)
 		}
-		tr.Options.Language = lang
+		return m, nil
 	}
+	sm, err := take(ctx)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	lang := q.Get("language")
+	if !sm.File.H.Multilingual() {
+		lang = "" // an English-only model takes no language
+	} else if lang != "" && !slices.Contains(whisper.Languages, lang) {
+		sm.Release()
+		writeError(w, badRequest("language", fmt.Sprintf("unknown language %q (an ISO-639-1 code such as en, de, fr)", lang)))
+		return
+	}
+	var vocab []int32
 	if p := strings.TrimSpace(q.Get("prompt")); p != "" {
-		tr.Options.InitialPrompt = sm.File.Vocab.Encode(" " + p[:min(len(p), 2000)])
+		vocab = sm.File.Vocab.Encode(" " + p[:min(len(p), 2000)])
+	}
+	sm.Release()
+	tr := runtime.WindowSpeech{
+		Take: take,
+		Set: func(sm *whisper.StreamModel) {
+			if lang != "" {
+				sm.Options.Language = lang
+			}
+			sm.Options.InitialPrompt = vocab
+		},
 	}
 
 	conn, err := upgrader.Upgrade(w, r, nil)
@@ -122,9 +149,6 @@ func (s *Server) audioStream(w http.ResponseWriter, r *http.Request) {
 			sendErr = send(e)
 		}
 	})
-	// Between steps the model goes to whoever else waits for it (a file
-	// transcription), in turn: a stream holds it for as long as it lasts.
-	tr.BeforeWindow = sm.Share
 	queue := newBacklog(maxStreamBacklog)
 	in := make(chan []float32)
 	readErr := make(chan error, 1)
