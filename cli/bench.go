@@ -209,6 +209,8 @@ func benchModel(out, errOut io.Writer, o *BenchLLMOptions, path string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer m.Close()
+	// What the prefill batch costs in memory (issue 35's pp2048: one batch).
+	fmt.Fprintf(errOut, "plan: prefill batch %d tokens, context %d; %s\n", m.Batch(), m.Context(), m.Footprint())
 	var size, params int64
 	types := map[string]int64{}
 	for _, t := range f.Tensors {

@@ -27,6 +27,8 @@ func TestBenchLLM(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, strings.Count(errOut, "writing "))
 	require.Contains(t, errOut, "load average")
+	// pp runs as one batch of pp tokens, and its memory is reported.
+	require.Len(t, regexp.MustCompile(`plan: prefill batch 16 tokens, context 16; weights [\d.]+ MiB, scratch [\d.]+ MiB, state [\d.]+ MiB`).FindAllString(errOut, -1), 2, errOut)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 2+4, out)
 	want := []struct{ typ, test string }{{"Q8_0", "pp16"}, {"Q8_0", "tg4"}, {"Q4_0", "pp16"}, {"Q4_0", "tg4"}}

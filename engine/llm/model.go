@@ -45,6 +45,8 @@ type Model struct {
 	lay  *layout
 	pos  int
 	toks []int32 // host copy of tokens[0:pos]
+	mem  plan.Footprint
+	rows int // the most tokens one prefill step feeds
 	// host staging
 	logits []float32
 	ids    []int32
@@ -80,8 +82,16 @@ func Load(backend plan.Backend, f *gguf.File, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: loading the plan on %s: %w", backend.Name(), err)
 	}
-	return &Model{Arch: a, H: h, exec: exec, lay: lay, logits: make([]float32, h.NVocab)}, nil
+	return &Model{Arch: a, H: h, exec: exec, lay: lay, mem: p.Footprint(), rows: batch, logits: make([]float32, h.NVocab)}, nil
 }
+
+// Footprint is the memory the model's plan declares (its scratch grows
+// with Batch, its state with Context).
+func (m *Model) Footprint() plan.Footprint { return m.mem }
+
+// Batch is the most tokens one prefill step feeds (Options.Batch, capped
+// by the context).
+func (m *Model) Batch() int { return m.rows }
 
 // readModel reads f's architecture and hyper-parameters.
 func readModel(f *gguf.File) (Arch, HParams, error) {
