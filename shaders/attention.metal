@@ -293,9 +293,10 @@ static inline float attn_exp(float x) {
 // query row qrk, and the row's new key (its own position) is read from
 // knew and vnew, not from the caches, which the same launch writes. A16:
 // the K rows, knew and qrk are 16-byte aligned and hd a multiple of 16
-// (attn_dot_a16).
+// (attn_dot_a16). Always inlined: with the ticket kernels as second
+// callers clang made it a call of its own in the entries.
 template <typename T, bool GROUP, bool RK = false, bool A16 = false>
-static inline void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
+static inline __attribute__((always_inline)) void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
                                   device float* probs, device float* scratch, constant Args& args, uint3 tg,
                                   uint3 ntgs, uint sg, uint nsg, uint lane, threadgroup float* pw,
                                   threadgroup float* gpart, device const float* qrk = nullptr,
@@ -590,6 +591,91 @@ kernel void attention_group(device const float* q [[buffer(0)]],
     device float* o = out + (ulong)tg.z * args.attention.ldo + tg.y * hd;
     attn_combine_tg(gpart, nc, hd, o, tid, 32 * nsg, tw);
 }
+
+// attn_ticket ends a split decode attention in its own launch, when the
+// host binds the ticket buffer (Tuning.AttnTicket; issue #34: no
+// attention_merge launch). Each threadgroup is one SIMD-group, chunk c of
+// row t and head h (grid (chunks, nHead, m)), and has written its partial;
+// the last of the (t, h)'s nc chunks to arrive (group_ticket on word
+// t·nHead + h) resets the word for the next launch and merges the partials
+// as attention_merge does, bit for bit: up to 64 chunks each lane computes
+// the weight exp(max − M) of chunks lane and lane+32 once, shared by
+// shuffles, and every lane folds the sum and its dims in chunk order; more
+// chunks take attn_combine. No probs (the launch rule keeps the merge
+// launch for them).
+static inline void attn_ticket(device const float* scratch, device float* out, device atomic_uint* tickets,
+                               constant Args& args, uint t, uint h, uint nc, uint lane) {
+    threadgroup uint verdict;
+    const uint hd = args.attend.head_dim;
+    const uint nHead = args.attend.n_head;
+    device uint* word = (device uint*)(tickets + (t * nHead + h));
+    if (!group_ticket(word, nc, &verdict, lane)) {
+        return;
+    }
+    if (lane == 0) {
+        atomic_store_explicit(tickets + (t * nHead + h), 0u, memory_order_relaxed);
+    }
+    device const float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc) * (hd + 2);
+    device float* o = out + (ulong)t * args.attend.ldo + h * hd;
+    if (nc > 64) {
+        attn_combine(part, nc, hd, o, lane, 32);
+        return;
+    }
+    const uint st = hd + 2;
+    float M = -INFINITY;
+    for (uint c = 0; c < nc; c++) {
+        M = attn_max_step(M, part[c * st + 1], part[c * st]);
+    }
+    float w0 = 0.0f, w1 = 0.0f; // the weights of chunks lane and lane+32
+    if (lane < nc && part[lane * st + 1] > 0.0f) {
+        w0 = exp(part[lane * st] - M);
+    }
+    if (lane + 32 < nc && part[(lane + 32) * st + 1] > 0.0f) {
+        w1 = exp(part[(lane + 32) * st] - M);
+    }
+    float S = 0.0f;
+    for (uint c = 0; c < nc; c++) {
+        const float w = simd_shuffle(c < 32 ? w0 : w1, ushort(c & 31u));
+        const float sc = part[c * st + 1];
+        S = sc > 0.0f ? S + w * sc : S;
+    }
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
+    for (uint d0 = 0; d0 < hd; d0 += 32) { // (the whole SIMD-group: the shuffles)
+        const uint d = d0 + lane;
+        float a = 0.0f;
+        for (uint c = 0; c < nc; c++) {
+            const float w = simd_shuffle(c < 32 ? w0 : w1, ushort(c & 31u));
+            a = part[c * st + 1] > 0.0f ? a + w * part[c * st + 2 + min(d, hd - 1)] : a;
+        }
+        if (d < hd) {
+            o[d] = a * inv;
+        }
+    }
+}
+
+// attention_ticket_{f32,f16}: attention's split with attn_ticket's merge,
+// one SIMD-group a threadgroup.
+template <typename T>
+kernel void attention_ticket(device const float* q [[buffer(0)]],
+                             device const T* K [[buffer(1)]],
+                             device const T* V [[buffer(2)]],
+                             device float* out [[buffer(3)]],
+                             device float* probs [[buffer(4)]],
+                             constant Args& args [[buffer(8)]],
+                             device float* scratch [[buffer(10)]],
+                             device atomic_uint* tickets [[buffer(11)]],
+                             uint3 tg [[threadgroup_position_in_grid]],
+                             uint3 ntgs [[threadgroups_per_grid]],
+                             uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float pw[32];
+    attention_impl<T, false>(q, K, V, out, probs, scratch, args, tg, ntgs, 0, 1, lane, pw, pw);
+    attn_ticket(scratch, out, tickets, args, tg.z, tg.y, ntgs.x, lane);
+}
+
+typedef decltype(attention_ticket<float>) attention_ticket_f32_t;
+typedef decltype(attention_ticket<half>) attention_ticket_f16_t;
+template [[host_name("attention_ticket_f32")]] kernel attention_ticket_f32_t attention_ticket<float>;
+template [[host_name("attention_ticket_f16")]] kernel attention_ticket_f16_t attention_ticket<half>;
 
 // (f16 caches only: the launch rule does not pick it for f32 ones)
 typedef decltype(attention_group<half>) attention_group_f16_t;
