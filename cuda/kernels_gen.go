@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "5f1780c36b5c330d07a46fa70aa60d9d6d389b993ab2c26de0d18f580da8976a"
+const sourcesHash = "6ac2812876e15352e181cdce0db91231b66b6dedb80c869614999d245bdccca2"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

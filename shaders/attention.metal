@@ -598,18 +598,23 @@ kernel void attention_group(device const float* q [[buffer(0)]],
 // row t and head h (grid (chunks, nHead, m)), and has written its partial;
 // the last of the (t, h)'s nc chunks to arrive (group_ticket on word
 // t·nHead + h) resets the word for the next launch and merges the partials
-// as attention_merge does, bit for bit: up to 64 chunks each lane computes
-// the weight exp(max − M) of chunks lane and lane+32 once, shared by
-// shuffles, and every lane folds the sum and its dims in chunk order; more
-// chunks take attn_combine. No probs (the launch rule keeps the merge
-// launch for them).
+// as attention_merge does, bit for bit: up to ATTN_TICKET_W chunks the
+// lanes load the chunks' (max, sum) into tg (threadgroup memory the kernel
+// declares: 3·ATTN_TICKET_W floats, then the ticket's verdict) and compute
+// each chunk's weight once, and every lane folds the sum and two dims with
+// those weights in chunk order, the dims' partials loaded 8 chunks at a
+// time before any is used (a load a step left its L2 latency in each step:
+// slower than the merge launch); more chunks take attn_combine. No probs
+// (the launch rule keeps the merge launch for them).
+enum : uint { ATTN_TICKET_W = 64 };
+
 static inline void attn_ticket(device const float* scratch, device float* out, device atomic_uint* tickets,
-                               constant Args& args, uint t, uint h, uint nc, uint lane) {
-    threadgroup uint verdict;
+                               constant Args& args, uint t, uint h, uint nc, uint lane, threadgroup float* tg,
+                               threadgroup uint* verdict) {
     const uint hd = args.attend.head_dim;
     const uint nHead = args.attend.n_head;
     device uint* word = (device uint*)(tickets + (t * nHead + h));
-    if (!group_ticket(word, nc, &verdict, lane)) {
+    if (!group_ticket(word, nc, verdict, lane)) {
         return;
     }
     if (lane == 0) {
@@ -617,38 +622,61 @@ static inline void attn_ticket(device const float* scratch, device float* out, d
     }
     device const float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc) * (hd + 2);
     device float* o = out + (ulong)t * args.attend.ldo + h * hd;
-    if (nc > 64) {
+    if (nc > ATTN_TICKET_W) {
         attn_combine(part, nc, hd, o, lane, 32);
         return;
     }
     const uint st = hd + 2;
+    threadgroup float* tm = tg;
+    threadgroup float* ts = tg + ATTN_TICKET_W;
+    threadgroup float* tw = tg + 2 * ATTN_TICKET_W;
+    for (uint c = lane; c < nc; c += 32) {
+        tm[c] = part[c * st];
+        ts[c] = part[c * st + 1];
+    }
+    simdgroup_barrier(mem_flags::mem_threadgroup);
     float M = -INFINITY;
     for (uint c = 0; c < nc; c++) {
-        M = attn_max_step(M, part[c * st + 1], part[c * st]);
+        M = attn_max_step(M, ts[c], tm[c]);
     }
-    float w0 = 0.0f, w1 = 0.0f; // the weights of chunks lane and lane+32
-    if (lane < nc && part[lane * st + 1] > 0.0f) {
-        w0 = exp(part[lane * st] - M);
+    for (uint c = lane; c < nc; c += 32) {
+        tw[c] = ts[c] > 0.0f ? exp(tm[c] - M) : 0.0f;
     }
-    if (lane + 32 < nc && part[(lane + 32) * st + 1] > 0.0f) {
-        w1 = exp(part[(lane + 32) * st] - M);
-    }
+    simdgroup_barrier(mem_flags::mem_threadgroup);
     float S = 0.0f;
     for (uint c = 0; c < nc; c++) {
-        const float w = simd_shuffle(c < 32 ? w0 : w1, ushort(c & 31u));
-        const float sc = part[c * st + 1];
-        S = sc > 0.0f ? S + w * sc : S;
+        S = ts[c] > 0.0f ? S + tw[c] * ts[c] : S;
     }
     const float inv = S > 0.0f ? 1.0f / S : 0.0f;
-    for (uint d0 = 0; d0 < hd; d0 += 32) { // (the whole SIMD-group: the shuffles)
-        const uint d = d0 + lane;
-        float a = 0.0f;
-        for (uint c = 0; c < nc; c++) {
-            const float w = simd_shuffle(c < 32 ? w0 : w1, ushort(c & 31u));
-            a = part[c * st + 1] > 0.0f ? a + w * part[c * st + 2 + min(d, hd - 1)] : a;
+    for (uint d0 = 0; d0 < hd; d0 += 64) { // dims d0+lane and d0+32+lane
+        const uint da = d0 + lane, db = min(d0 + 32 + lane, hd - 1); // (db past hd: read, not stored)
+        const uint dc = min(da, hd - 1);
+        float a = 0.0f, b = 0.0f;
+        uint c = 0;
+        for (; c + 8 <= nc; c += 8) {
+            float va[8], vb[8];
+            #pragma unroll
+            for (uint j = 0; j < 8; j++) {
+                va[j] = part[(c + j) * st + 2 + dc];
+                vb[j] = part[(c + j) * st + 2 + db];
+            }
+            #pragma unroll
+            for (uint j = 0; j < 8; j++) {
+                const bool on = ts[c + j] > 0.0f;
+                a = on ? a + tw[c + j] * va[j] : a;
+                b = on ? b + tw[c + j] * vb[j] : b;
+            }
         }
-        if (d < hd) {
-            o[d] = a * inv;
+        for (; c < nc; c++) {
+            const bool on = ts[c] > 0.0f;
+            a = on ? a + tw[c] * part[c * st + 2 + dc] : a;
+            b = on ? b + tw[c] * part[c * st + 2 + db] : b;
+        }
+        if (da < hd) {
+            o[da] = a * inv;
+        }
+        if (d0 + 32 + lane < hd) {
+            o[d0 + 32 + lane] = b * inv;
         }
     }
 }
@@ -668,8 +696,10 @@ kernel void attention_ticket(device const float* q [[buffer(0)]],
                              uint3 ntgs [[threadgroups_per_grid]],
                              uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float pw[32];
+    threadgroup float merge[3 * ATTN_TICKET_W];
+    threadgroup uint verdict;
     attention_impl<T, false>(q, K, V, out, probs, scratch, args, tg, ntgs, 0, 1, lane, pw, pw);
-    attn_ticket(scratch, out, tickets, args, tg.z, tg.y, ntgs.x, lane);
+    attn_ticket(scratch, out, tickets, args, tg.z, tg.y, ntgs.x, lane, merge, &verdict);
 }
 
 typedef decltype(attention_ticket<float>) attention_ticket_f32_t;

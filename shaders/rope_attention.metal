@@ -140,12 +140,14 @@ kernel void rope_attention_ticket(device const float* qkv [[buffer(0)]],
                                   uint3 ntgs [[threadgroups_per_grid]],
                                   uint lane [[thread_index_in_simdgroup]]) {
     threadgroup float pw[32];
+    threadgroup float merge[3 * ATTN_TICKET_W];
+    threadgroup uint verdict;
     device float* slot = ra_slot(scratch, args, tg.z, tg.y, tg.x, ntgs.x, true);
     ra_prologue<T>(qkv, freqs, K, V, slot, args, tg.z, tg.y, tg.x, lane);
     attention_impl<T, false, true>(qkv, K, V, out, out, scratch, args, tg, ntgs, 0, 1, lane, pw, pw, slot,
                                    (device const T*)(slot + args.attend.head_dim),
                                    (device const T*)(slot + 2 * args.attend.head_dim));
-    attn_ticket(scratch, out, tickets, args, tg.z, tg.y, ntgs.x, lane);
+    attn_ticket(scratch, out, tickets, args, tg.z, tg.y, ntgs.x, lane, merge, &verdict);
 }
 
 typedef decltype(rope_attention_ticket<float>) rope_attention_ticket_f32_t;
