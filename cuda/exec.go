@@ -148,6 +148,7 @@ type Exec struct {
 	weights []weightKey
 	layouts []shaders.Layout // each buffer's upload layout (shaders.Layouts; nil: the file's)
 	dummy   dptr
+	tickets dptr // shaders.TicketWords zeroed words; each ticket launch leaves its words zero
 	passes  []plan.Pass
 	tuning  shaders.Tuning
 	arena   dptr
@@ -298,6 +299,12 @@ func (e *Exec) load(p *plan.Plan) error {
 		return fmt.Errorf("cuda: plan %s: page-locked step buffer: %w", p.Name, err)
 	}
 	if err := d.err("cuMemsetD8Async", d.cuMemsetD8Async(e.dummy, 0, dummySize, e.b.dev.stream)); err != nil {
+		return err
+	}
+	if e.tickets, err = alloc(4*shaders.TicketWords, "ticket words"); err != nil {
+		return err
+	}
+	if err := d.err("cuMemsetD8Async", d.cuMemsetD8Async(e.tickets, 0, 4*shaders.TicketWords, e.b.dev.stream)); err != nil {
 		return err
 	}
 	e.sizes = make([]uint64, len(p.Buffers))

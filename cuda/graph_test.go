@@ -77,6 +77,9 @@ func norm(e *Exec, p params) params {
 		if a == e.dummy {
 			p.bufs[i] = 1 << 63
 		}
+		if a == e.tickets {
+			p.bufs[i] = 1 << 62
+		}
 	}
 	return p
 }

@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "e6e5a5026c31eccc2b61763f59a5af2394c53ebc068e5dae2d595e61c7c80c76"
+const sourcesHash = "6ac2812876e15352e181cdce0db91231b66b6dedb80c869614999d245bdccca2"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -19,6 +19,8 @@ var kernelNames = []string{
 	"attention_mma_f32",
 	"attention_paged_f16",
 	"attention_paged_f32",
+	"attention_ticket_f16",
+	"attention_ticket_f32",
 	"attention_tiled_f16",
 	"attention_tiled_f32",
 	"beam_copy_2",
@@ -134,6 +136,8 @@ var kernelNames = []string{
 	"rope_attention_group_f16",
 	"rope_attention_group_f16_a16",
 	"rope_attention_merge",
+	"rope_attention_ticket_f16",
+	"rope_attention_ticket_f32",
 	"rope_kv_f16",
 	"rope_kv_f32",
 	"rope_kv_paged_f16",

@@ -160,6 +160,9 @@ func (e *Exec) addLaunches(r, op *plan.Dispatch, opIdx int, ls []shaders.Launch,
 		if threads > uint64(f.maxThreads) {
 			return 0, fmt.Errorf("%s: %d threads per threadgroup, the function allows %d", l.Function, threads, f.maxThreads)
 		}
+		if l.Tickets > shaders.TicketWords {
+			return 0, fmt.Errorf("%s: %d ticket words, the host has %d", l.Function, l.Tickets, shaders.TicketWords)
+		}
 		shared := (l.Threadgroup + 15) &^ 15
 		if ok, err := e.b.dev.sharedFits(f, l.Function, shared); err != nil {
 			return 0, err
@@ -276,6 +279,7 @@ func (e *Exec) buildParams(op *plan.Dispatch, vars *plan.Vars) {
 	for i := range pr.bufs {
 		pr.bufs[i] = e.dummy
 	}
+	pr.bufs[shaders.TicketIndex] = e.tickets
 	for j := 0; j < int(r.NBind); j++ {
 		if bd := r.Bind[j]; bd.Buf != plan.NoBuf {
 			pr.bufs[j] = e.ptrs[bd.Buf] + bd.Off

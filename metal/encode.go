@@ -208,6 +208,11 @@ func (e *Exec) encodeOp(op *plan.Dispatch, memo *opMemo, vars *plan.Vars) error 
 		if threads > uint64(pl.maxThreads) {
 			return fmt.Errorf("%s: %d threads per threadgroup, the pipeline allows %d", l.Function, threads, pl.maxThreads)
 		}
+		if l.Tickets > 0 {
+			// the Apple families keep Tuning.AttnTicket off: no buffer at
+			// shaders.TicketIndex here yet
+			return fmt.Errorf("%s: takes %d ticket words, and the Metal host binds no ticket buffer", l.Function, l.Tickets)
+		}
 		if pl.h != s.pipe {
 			s.enc.setPipeline(pl.h)
 			s.pipe = pl.h

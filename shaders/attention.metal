@@ -293,9 +293,10 @@ static inline float attn_exp(float x) {
 // query row qrk, and the row's new key (its own position) is read from
 // knew and vnew, not from the caches, which the same launch writes. A16:
 // the K rows, knew and qrk are 16-byte aligned and hd a multiple of 16
-// (attn_dot_a16).
+// (attn_dot_a16). Always inlined: with the ticket kernels as second
+// callers clang made it a call of its own in the entries.
 template <typename T, bool GROUP, bool RK = false, bool A16 = false>
-static inline void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
+static inline __attribute__((always_inline)) void attention_impl(device const float* q, device const T* K, device const T* V, device float* out,
                                   device float* probs, device float* scratch, constant Args& args, uint3 tg,
                                   uint3 ntgs, uint sg, uint nsg, uint lane, threadgroup float* pw,
                                   threadgroup float* gpart, device const float* qrk = nullptr,
@@ -590,6 +591,121 @@ kernel void attention_group(device const float* q [[buffer(0)]],
     device float* o = out + (ulong)tg.z * args.attention.ldo + tg.y * hd;
     attn_combine_tg(gpart, nc, hd, o, tid, 32 * nsg, tw);
 }
+
+// attn_ticket ends a split decode attention in its own launch, when the
+// host binds the ticket buffer (Tuning.AttnTicket; issue #34: no
+// attention_merge launch). Each threadgroup is one SIMD-group, chunk c of
+// row t and head h (grid (chunks, nHead, m)), and has written its partial;
+// the last of the (t, h)'s nc chunks to arrive (group_ticket on word
+// t·nHead + h) resets the word for the next launch and merges the partials
+// as attention_merge does, bit for bit: up to ATTN_TICKET_W chunks the
+// lanes load the chunks' (max, sum) into tg (threadgroup memory the kernel
+// declares: 3·ATTN_TICKET_W floats, then the ticket's verdict) and compute
+// each chunk's weight once, and every lane folds the sum and two dims with
+// those weights in chunk order, the dims' partials loaded 8 chunks at a
+// time before any is used (a load a step left its L2 latency in each step:
+// slower than the merge launch); more chunks take attn_combine. No probs
+// (the launch rule keeps the merge launch for them).
+enum : uint { ATTN_TICKET_W = 64 };
+
+static inline void attn_ticket(device const float* scratch, device float* out, device atomic_uint* tickets,
+                               constant Args& args, uint t, uint h, uint nc, uint lane, threadgroup float* tg,
+                               threadgroup uint* verdict) {
+    const uint hd = args.attend.head_dim;
+    const uint nHead = args.attend.n_head;
+    device uint* word = (device uint*)(tickets + (t * nHead + h));
+    if (!group_ticket(word, nc, verdict, lane)) {
+        return;
+    }
+    if (lane == 0) {
+        atomic_store_explicit(tickets + (t * nHead + h), 0u, memory_order_relaxed);
+    }
+    device const float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc) * (hd + 2);
+    device float* o = out + (ulong)t * args.attend.ldo + h * hd;
+    if (nc > ATTN_TICKET_W) {
+        attn_combine(part, nc, hd, o, lane, 32);
+        return;
+    }
+    const uint st = hd + 2;
+    threadgroup float* tm = tg;
+    threadgroup float* ts = tg + ATTN_TICKET_W;
+    threadgroup float* tw = tg + 2 * ATTN_TICKET_W;
+    for (uint c = lane; c < nc; c += 32) {
+        tm[c] = part[c * st];
+        ts[c] = part[c * st + 1];
+    }
+    simdgroup_barrier(mem_flags::mem_threadgroup);
+    float M = -INFINITY;
+    for (uint c = 0; c < nc; c++) {
+        M = attn_max_step(M, ts[c], tm[c]);
+    }
+    for (uint c = lane; c < nc; c += 32) {
+        tw[c] = ts[c] > 0.0f ? exp(tm[c] - M) : 0.0f;
+    }
+    simdgroup_barrier(mem_flags::mem_threadgroup);
+    float S = 0.0f;
+    for (uint c = 0; c < nc; c++) {
+        S = ts[c] > 0.0f ? S + tw[c] * ts[c] : S;
+    }
+    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
+    for (uint d0 = 0; d0 < hd; d0 += 64) { // dims d0+lane and d0+32+lane
+        const uint da = d0 + lane, db = min(d0 + 32 + lane, hd - 1); // (db past hd: read, not stored)
+        const uint dc = min(da, hd - 1);
+        float a = 0.0f, b = 0.0f;
+        uint c = 0;
+        for (; c + 8 <= nc; c += 8) {
+            float va[8], vb[8];
+            #pragma unroll
+            for (uint j = 0; j < 8; j++) {
+                va[j] = part[(c + j) * st + 2 + dc];
+                vb[j] = part[(c + j) * st + 2 + db];
+            }
+            #pragma unroll
+            for (uint j = 0; j < 8; j++) {
+                const bool on = ts[c + j] > 0.0f;
+                a = on ? a + tw[c + j] * va[j] : a;
+                b = on ? b + tw[c + j] * vb[j] : b;
+            }
+        }
+        for (; c < nc; c++) {
+            const bool on = ts[c] > 0.0f;
+            a = on ? a + tw[c] * part[c * st + 2 + dc] : a;
+            b = on ? b + tw[c] * part[c * st + 2 + db] : b;
+        }
+        if (da < hd) {
+            o[da] = a * inv;
+        }
+        if (d0 + 32 + lane < hd) {
+            o[d0 + 32 + lane] = b * inv;
+        }
+    }
+}
+
+// attention_ticket_{f32,f16}: attention's split with attn_ticket's merge,
+// one SIMD-group a threadgroup.
+template <typename T>
+kernel void attention_ticket(device const float* q [[buffer(0)]],
+                             device const T* K [[buffer(1)]],
+                             device const T* V [[buffer(2)]],
+                             device float* out [[buffer(3)]],
+                             device float* probs [[buffer(4)]],
+                             constant Args& args [[buffer(8)]],
+                             device float* scratch [[buffer(10)]],
+                             device atomic_uint* tickets [[buffer(11)]],
+                             uint3 tg [[threadgroup_position_in_grid]],
+                             uint3 ntgs [[threadgroups_per_grid]],
+                             uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float pw[32];
+    threadgroup float merge[3 * ATTN_TICKET_W];
+    threadgroup uint verdict;
+    attention_impl<T, false>(q, K, V, out, probs, scratch, args, tg, ntgs, 0, 1, lane, pw, pw);
+    attn_ticket(scratch, out, tickets, args, tg.z, tg.y, ntgs.x, lane, merge, &verdict);
+}
+
+typedef decltype(attention_ticket<float>) attention_ticket_f32_t;
+typedef decltype(attention_ticket<half>) attention_ticket_f16_t;
+template [[host_name("attention_ticket_f32")]] kernel attention_ticket_f32_t attention_ticket<float>;
+template [[host_name("attention_ticket_f16")]] kernel attention_ticket_f16_t attention_ticket<half>;
 
 // (f16 caches only: the launch rule does not pick it for f32 ones)
 typedef decltype(attention_group<half>) attention_group_f16_t;

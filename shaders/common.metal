@@ -437,3 +437,38 @@ static inline void mm_core(device const uchar* W, device const float* x, thread 
     threadgroup_barrier(mem_flags::mem_threadgroup);
 }
 // ===================== end of ggml blocks section ==========================
+
+// group_device_fence orders this thread's device memory accesses before
+// and after it for every thread of the launch (the ticket's release and
+// acquire). Metal has the device-scope fence from MSL 3.2; before it,
+// a device barrier is the closest there is (not validated: no Mac here).
+static inline void group_device_fence() {
+#if defined(__METAL_VERSION__) && __METAL_VERSION__ < 320
+    threadgroup_barrier(mem_flags::mem_device);
+#elif defined(__METAL_VERSION__)
+    atomic_thread_fence(mem_flags::mem_device, memory_order_acq_rel, thread_scope_device);
+#else
+    atomic_thread_fence(mem_flags::mem_device, memory_order_acq_rel);
+#endif
+}
+
+// group_ticket: whether this threadgroup is the last of G to get here,
+// counting in *scr (zero before the first; sample's is zeroed by
+// sample_scale, attention_ticket's word resets itself); every earlier device
+// write of the G is then visible to that group. Every thread fences (its
+// own writes released), thread 0 takes the ticket, and in the last group
+// every thread fences again before it reads the others' partials.
+static inline bool group_ticket(device uint* scr, uint G, threadgroup uint* verdict, uint tid) {
+    group_device_fence();
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (tid == 0) {
+        const uint t = atomic_fetch_add_explicit((device atomic_uint*)scr, 1u, memory_order_relaxed);
+        *verdict = t == G - 1 ? 1u : 0u;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    const bool last = *verdict != 0;
+    if (last) {
+        group_device_fence();
+    }
+    return last;
+}

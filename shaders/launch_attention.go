@@ -258,6 +258,15 @@ func attentionLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, a attnShape) (
 		return dst, fmt.Errorf("shaders: attention split scratch of %d bytes too large", scratch)
 	}
 	main.Scratch = uint32(scratch)
+	if tickets := nHead * m; t.AttnTicket == TicketMerge && !probs && uint64(tickets) <= TicketWords {
+		// one launch: one SIMD-group a threadgroup, each (row, head)'s
+		// last chunk to finish merges (attention.metal, attn_ticket)
+		main.Function = prefix + "_ticket" + suf
+		main.Groups = [3]uint32{nc, nHead, m}
+		main.Threads[0] = 32
+		main.Tickets = tickets
+		return append(dst, main), nil
+	}
 	merge := Launch{
 		Function: prefix + "_merge",
 		Groups:   [3]uint32{nHead, m, 1},

@@ -35,7 +35,7 @@ func TestLaunchAttentionTensorCores(t *testing.T) {
 		{"head 72", func(a *plan.AttentionArgs) { a.HeadDim, a.Ldq, a.Ldo = 72, 432, 432 }, "attention_mma_tc_hd128_f32", 32},
 		{"head 68", func(a *plan.AttentionArgs) { a.HeadDim, a.Ldq, a.Ldo = 68, 408, 408 }, "attention_f32", 0},
 		{"head 136", func(a *plan.AttentionArgs) { a.HeadDim, a.Ldq, a.Ldo = 136, 816, 816 }, "attention_f32", 0},
-		{"beams", func(a *plan.AttentionArgs) { a.M, a.Flags = 5, plan.FlagPerSeqRows }, "attention_f32", 0},
+		{"beams", func(a *plan.AttentionArgs) { a.M, a.Flags = 5, plan.FlagPerSeqRows }, "attention_ticket_f32", 0},
 	} {
 		a := base
 		c.f(&a)

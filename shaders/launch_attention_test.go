@@ -78,11 +78,22 @@ func TestLaunchRulesGeometry(t *testing.T) {
 		require.NoError(t, err)
 		if c.nc == 1 {
 			require.Len(t, ls, 1, "kv %d cores %d", c.kv, c.cores)
-		} else {
-			require.Len(t, ls, 2, "kv %d cores %d", c.kv, c.cores)
-			require.Equal(t, uint32(4*(4+32*c.nc*66)), ls[1].Scratch)
+		} else { // merged by the last chunk of each head (AttnTicket)
+			require.Len(t, ls, 1, "kv %d cores %d", c.kv, c.cores)
+			require.Equal(t, "attention_ticket_f16", ls[0].Function)
+			require.Equal(t, uint32(4*(4+32*c.nc*66)), ls[0].Scratch)
+			require.Equal(t, uint32(32), ls[0].Tickets, "a word a (row, head)")
+			require.Equal(t, uint32(32), ls[0].Threads[0], "one SIMD-group a chunk")
 		}
 		require.Equal(t, [3]uint32{c.nc, 32, 1}, ls[0].Groups, "kv %d cores %d", c.kv, c.cores)
+		tu.AttnTicket = 1 // the split and an attention_merge launch
+		if ls, err = LaunchFor(&deep, &tu, nil); c.nc > 1 {
+			require.NoError(t, err)
+			require.Len(t, ls, 2, "kv %d cores %d", c.kv, c.cores)
+			require.Equal(t, "attention_merge", ls[1].Function)
+			require.Equal(t, uint32(4*(4+32*c.nc*66)), ls[1].Scratch)
+			require.Equal(t, [3]uint32{c.nc, 32, 1}, ls[0].Groups, "kv %d cores %d", c.kv, c.cores)
+		}
 	}
 
 	// Up to AttnGroupKeys cached keys (the cuda family's 1024) and without
@@ -97,15 +108,22 @@ func TestLaunchRulesGeometry(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []Launch{{Function: "attention_group_f16", Groups: [3]uint32{1, 32, c.m}, Threads: [3]uint32{32 * c.sg, 1, 1}}}, ls, "kv %d", c.kv)
 	}
-	for _, d := range []plan.Dispatch{
-		withAttn(decode, func(a *plan.AttentionArgs) { a.KVLen, a.Pos0 = 1025, 1024 }),
+	for i, d := range []plan.Dispatch{
 		withAttn(decode, func(a *plan.AttentionArgs) { a.KVLen, a.Pos0, a.Probs, a.Ldp = 300, 299, plan.Binding{Buf: 5}, 300 }),
+		withAttn(decode, func(a *plan.AttentionArgs) { a.KVLen, a.Pos0 = 1025, 1024 }),
 		withAttn(decode, func(a *plan.AttentionArgs) { a.KVLen, a.Pos0, a.Type = 300, 299, ggml.F32 }),
 	} {
 		ls, err := LaunchFor(&d, &group, nil)
 		require.NoError(t, err)
-		require.Len(t, ls, 2, "a longer cache, probs or an f32 cache keep the split and its merge")
-		require.Contains(t, ls[0].Function, "attention_f")
+		if i == 0 {
+			require.Len(t, ls, 2, "probs keep the split and its merge")
+			require.Contains(t, ls[0].Function, "attention_f")
+			continue
+		}
+		// a longer cache or an f32 cache: the split merged by its last
+		// chunks (AttnTicket)
+		require.Len(t, ls, 1)
+		require.Contains(t, ls[0].Function, "attention_ticket_f")
 	}
 
 	prefill := withAttn(decode, func(a *plan.AttentionArgs) { a.M = 100 })
@@ -166,7 +184,7 @@ func TestRopeAttentionAligned16Launch(t *testing.T) {
 		return a.Dispatch()
 	}
 	for kvLen, want := range map[int]string{20: "rope_attention_f16_a16", 300: "rope_attention_group_f16_a16",
-		1500: "rope_attention_f16"} {
+		1500: "rope_attention_ticket_f16"} {
 		d := ra(kvLen, nil)
 		lns, err := LaunchFor(&d, &cuda, nil)
 		require.NoError(t, err)

@@ -124,6 +124,37 @@ template [[host_name("rope_attention_f32")]] kernel rope_attention_f32_t rope_at
 template [[host_name("rope_attention_f16")]] kernel rope_attention_f16_t rope_attention<half>;
 template [[host_name("rope_attention_f16_a16")]] kernel rope_attention_f16_a16_t rope_attention<half, true>;
 
+// rope_attention_ticket_{f32,f16}: rope_attention's split, one SIMD-group
+// a threadgroup, merged by the last chunk of each (row, head) to finish
+// (attn_ticket in attention.metal), not by rope_attention_merge.
+template <typename T>
+kernel void rope_attention_ticket(device const float* qkv [[buffer(0)]],
+                                  device T* K [[buffer(1)]],
+                                  device T* V [[buffer(2)]],
+                                  device float* out [[buffer(3)]],
+                                  device const float* freqs [[buffer(4)]],
+                                  constant Args& args [[buffer(8)]],
+                                  device float* scratch [[buffer(10)]],
+                                  device atomic_uint* tickets [[buffer(11)]],
+                                  uint3 tg [[threadgroup_position_in_grid]],
+                                  uint3 ntgs [[threadgroups_per_grid]],
+                                  uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup float pw[32];
+    threadgroup float merge[3 * ATTN_TICKET_W];
+    threadgroup uint verdict;
+    device float* slot = ra_slot(scratch, args, tg.z, tg.y, tg.x, ntgs.x, true);
+    ra_prologue<T>(qkv, freqs, K, V, slot, args, tg.z, tg.y, tg.x, lane);
+    attention_impl<T, false, true>(qkv, K, V, out, out, scratch, args, tg, ntgs, 0, 1, lane, pw, pw, slot,
+                                   (device const T*)(slot + args.attend.head_dim),
+                                   (device const T*)(slot + 2 * args.attend.head_dim));
+    attn_ticket(scratch, out, tickets, args, tg.z, tg.y, ntgs.x, lane, merge, &verdict);
+}
+
+typedef decltype(rope_attention_ticket<float>) rope_attention_ticket_f32_t;
+typedef decltype(rope_attention_ticket<half>) rope_attention_ticket_f16_t;
+template [[host_name("rope_attention_ticket_f32")]] kernel rope_attention_ticket_f32_t rope_attention_ticket<float>;
+template [[host_name("rope_attention_ticket_f16")]] kernel rope_attention_ticket_f16_t rope_attention_ticket<half>;
+
 // rope_attention_group_f16: attention_group's split merged in one
 // threadgroup (grid (1, nHead, m)), each SIMD-group's prologue first; A16
 // (rope_attention_group_f16_a16) as rope_attention's.

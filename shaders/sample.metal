@@ -1017,7 +1017,7 @@ static inline int smp_locate(device const float* l, device const uchar* bins, ui
 //     temperature, each group's largest and least finite scaled logit;
 //   sample (G groups): without top-k each token's fixed-point mass and
 //     bin, each group's mass histogram (on the index path only each
-//     group's mass); then the last group to finish (a ticket, smp_ticket)
+//     group's mass); then the last group to finish (a ticket, group_ticket in common.metal)
 //     does logprobs when asked, sums the groups' partials (exact integers,
 //     so the same histogram in any order) and draws (on the index path the
 //     groups' masses, then one group's tokens).
@@ -1370,40 +1370,6 @@ static inline void smp_mass_group(device const uint* settings, device float* scr
     }
 }
 
-// smp_device_fence orders this thread's device memory accesses before
-// and after it for every thread of the launch (the ticket's release and
-// acquire). Metal has the device-scope fence from MSL 3.2; before it,
-// a device barrier is the closest there is (not validated: no Mac here).
-static inline void smp_device_fence() {
-#if defined(__METAL_VERSION__) && __METAL_VERSION__ < 320
-    threadgroup_barrier(mem_flags::mem_device);
-#elif defined(__METAL_VERSION__)
-    atomic_thread_fence(mem_flags::mem_device, memory_order_acq_rel, thread_scope_device);
-#else
-    atomic_thread_fence(mem_flags::mem_device, memory_order_acq_rel);
-#endif
-}
-
-// smp_ticket: whether this group is the last of the launch's G to get
-// here; its every earlier device write is then visible to that group.
-// Every thread fences (its own writes released), thread 0 takes the
-// ticket (scr[0], zeroed by sample_scale), and in the last group every
-// thread fences again before it reads the others' partials.
-static inline bool smp_ticket(device uint* scr, uint G, threadgroup uint* verdict, uint tid) {
-    smp_device_fence();
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    if (tid == 0) {
-        const uint t = atomic_fetch_add_explicit((device atomic_uint*)scr, 1u, memory_order_relaxed);
-        *verdict = t == G - 1 ? 1u : 0u;
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    const bool last = *verdict != 0;
-    if (last) {
-        smp_device_fence();
-    }
-    return last;
-}
-
 kernel void sample(device const float* x [[buffer(0)]],
                    device int* out [[buffer(1)]],
                    device const uint* settings [[buffer(2)]],
@@ -1429,7 +1395,7 @@ kernel void sample(device const float* x [[buffer(0)]],
     threadgroup atomic_uint hbuf[6 * SMP_NB];
     threadgroup int selRes;
     threadgroup atomic_uint lw[2]; // smp_locate's gather count, or a key range
-    threadgroup uint verdict;      // smp_ticket's
+    threadgroup uint verdict;      // group_ticket's
 
     const uint n = args.sample.n;
     const ulong step = args.sample.step;
@@ -1451,7 +1417,7 @@ kernel void sample(device const float* x [[buffer(0)]],
             smp_mass_group(settings, scratch, n, scr, tg.x, G, lmax, lmin, hbuf, sh, tid, ntg, lane, sg, nsg);
         }
     }
-    if (!smp_ticket(scr, G, &verdict, tid)) {
+    if (!group_ticket(scr, G, &verdict, tid)) {
         return;
     }
     // the last group: logprobs of the raw logits (their record but the

@@ -51,8 +51,16 @@ func File(name string) ([]byte, error) { return fs.ReadFile(files, name) }
 const (
 	ArgsIndex    = 8  // constant Args&
 	ScratchIndex = 10 // per-dispatch scratch (Launch.Scratch bytes)
+	TicketIndex  = 11 // the host's ticket words (Launch.Tickets)
 	ArgsSize     = 80 // bytes of Args
 )
+
+// TicketWords is the size of the ticket buffer in 32-bit words.
+const TicketWords = 1 << 12
+
+// TicketMerge is the Tuning.AttnTicket value of a host that binds the
+// ticket buffer: split decode attention merges in its own launch.
+const TicketMerge = 2
 
 // Launch is one kernel launch of a dispatch.
 type Launch struct {
@@ -61,7 +69,12 @@ type Launch struct {
 	Threads     [3]uint32 // threads per threadgroup
 	Threadgroup uint32    // dynamic threadgroup memory bytes at [[threadgroup(0)]]
 	Scratch     uint32    // bytes of [[buffer(10)]], shared by all launches of the dispatch
-	Constants   []Constant
+	// Tickets is the words of [[buffer(11)]] the launch counts arrivals
+	// in (TicketWords at most): a buffer each host allocates once, zeroed,
+	// and binds to such launches. The launch leaves every word it used at
+	// zero again (its last arrival resets it), so the next needs no fill.
+	Tickets   uint32
+	Constants []Constant
 }
 
 // Constant is a function-constant value of a launch's pipeline.

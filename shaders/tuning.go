@@ -133,6 +133,14 @@ type Tuning struct {
 	// threadgroup per chunk and an attention_merge launch. 1, the default,
 	// never (a split has more than 32 keys).
 	AttnGroupKeys uint32
+	// AttnTicket is TicketMerge where the host binds the ticket buffer
+	// (shaders.TicketIndex): a split decode attention outside
+	// attention_group then runs as one launch whose last chunk to finish a
+	// (row, head) merges its partials (attention_ticket_*,
+	// rope_attention_ticket_*), not as the split and an attention_merge
+	// launch. 1, the default, keeps the merge launch (the Metal host binds
+	// no ticket buffer yet).
+	AttnTicket uint32
 	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
 	// split over the KV length (decode, beams); more already fill the GPU
 	// (an M1's 8 cores hold 8+ groups each).
@@ -169,7 +177,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
-	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1,
+	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024,
 	SampleSegment: 2048, SampleSegmentThreads: 256}
 
@@ -232,7 +240,7 @@ var Families = []Tuning{
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
-		SampleSegment: 1024},
+		AttnTicket: TicketMerge, SampleSegment: 1024},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
@@ -274,6 +282,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.AttnSplitGroups, d.AttnSplitGroups)
 	fill(&t.AttnMaxChunks, d.AttnMaxChunks)
 	fill(&t.AttnGroupKeys, d.AttnGroupKeys)
+	fill(&t.AttnTicket, d.AttnTicket)
 	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
 	fill(&t.ArgmaxThreads, d.ArgmaxThreads)
 	fill(&t.SampleThreads, d.SampleThreads)

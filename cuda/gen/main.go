@@ -249,7 +249,8 @@ func firstLines(s string, n int) string {
 func entryBound(name string) int {
 	switch name {
 	case "attention_f32", "attention_f16", "attention_group_f16", "rope_attention_f32", "rope_attention_f16",
-		"rope_attention_group_f16", "rope_attention_f16_a16", "rope_attention_group_f16_a16":
+		"rope_attention_group_f16", "rope_attention_f16_a16", "rope_attention_group_f16_a16",
+		"attention_ticket_f32", "attention_ticket_f16", "rope_attention_ticket_f32", "rope_attention_ticket_f16":
 		return shaders.AttnMaxThreads
 	}
 	for _, p := range []string{"mat_vec_", "rms_norm_mat_vec_", "silu_mul_mat_vec_", "gelu_mul_mat_vec_"} {

@@ -16,13 +16,16 @@ import (
 // chunks with no cap: the Whisper decoder's cross-attention shape (1500
 // keys, 6 heads of 64: 47 chunks), with and without probs, a window that
 // leaves most chunks no key, and 2100-2200 keys (66-69 chunks), f32 and f16 caches, against the CPU.
+// Then the same cases with the merge in the split's own launch
+// (Tuning.AttnTicket: attention_ticket_*; probs keep the merge launch),
+// whose output must be the merge launch's bit for bit.
 func TestAttentionMergeChunks(t *testing.T) {
 	tune := shaders.Tuning{Family: "merge", SIMDWidth: 32, MaxThreads: 1024, AttnRows: 1, AttnChunk: 32, AttnSplitBelow: 1 << 30}
-	kitTune = &tune
+	ticket := tune
+	ticket.Family, ticket.AttnTicket = "ticket", shaders.TicketMerge
 	defer func() { kitTune = nil }()
-	r := rand.New(rand.NewPCG(34, 8))
 	for _, ty := range []ggml.Type{ggml.F32, ggml.F16} {
-		for _, c := range []attnCase{
+		for i, c := range []attnCase{
 			{hd: 64, nHead: 6, nKV: 6, m: 1, kvLen: 1500, pos0: 0},
 			{hd: 64, nHead: 6, nKV: 6, m: 2, kvLen: 1500, pos0: 0, probs: true},
 			{hd: 64, nHead: 2, nKV: 1, m: 1, kvLen: 1500, pos0: 1499, flags: plan.FlagCausal, window: 400}, // chunks with no key
@@ -30,9 +33,19 @@ func TestAttentionMergeChunks(t *testing.T) {
 			{hd: 20, nHead: 2, nKV: 2, m: 3, kvLen: 2100, pos0: 2099, flags: plan.FlagCausal | plan.FlagPerSeqRows, window: 1000},
 		} {
 			c.ty = ty
-			e, fns := runAttnCase(t, r, c)
-			require.Equal(t, []string{"attention" + map[ggml.Type]string{ggml.F32: "_f32", ggml.F16: "_f16"}[ty], "attention_merge"}, fns)
+			suf := map[ggml.Type]string{ggml.F32: "_f32", ggml.F16: "_f16"}[ty]
+			kitTune = &tune
+			e, fns, merged := runAttnCase(t, rand.New(rand.NewPCG(34, uint64(i))), c)
+			require.Equal(t, []string{"attention" + suf, "attention_merge"}, fns)
 			t.Logf("%s %d keys, %d heads, %d rows: worst relative error %.3g", ty, c.kvLen, c.nHead, c.m, e)
+			kitTune = &ticket
+			_, fns, got := runAttnCase(t, rand.New(rand.NewPCG(34, uint64(i))), c)
+			if c.probs {
+				require.Equal(t, []string{"attention" + suf, "attention_merge"}, fns)
+			} else {
+				require.Equal(t, []string{"attention_ticket" + suf}, fns)
+			}
+			require.Equal(t, merged, got, "the ticket's merge against attention_merge")
 		}
 	}
 }

@@ -23,7 +23,7 @@ type attnCase struct {
 // runAttnCase builds q, K/V caches (padded head/pos/seq strides) and
 // compares out and probs with the CPU. It returns the worst error and the
 // launches' functions.
-func runAttnCase(t *testing.T, r *rand.Rand, c attnCase) (float64, []string) {
+func runAttnCase(t *testing.T, r *rand.Rand, c attnCase) (float64, []string, []byte) {
 	t.Helper()
 	w := c.nHead * c.hd
 	ldq, ldo := w+5, w+3
@@ -58,6 +58,9 @@ func runAttnCase(t *testing.T, r *rand.Rand, c attnCase) (float64, []string) {
 	for i := range d.Bind[:5] {
 		d.Bind[i].Buf = plan.BufID(i)
 	}
+	if !c.probs { // as kitRun bound it
+		d.Bind[4].Buf = plan.NoBuf
+	}
 	tune := &shaders.Default
 	if kitTune != nil {
 		tune = kitTune
@@ -70,7 +73,7 @@ func runAttnCase(t *testing.T, r *rand.Rand, c attnCase) (float64, []string) {
 	for _, l := range ls {
 		fns = append(fns, l.Function)
 	}
-	return worst, fns
+	return worst, fns, got[3]
 }
 
 // Attention: decode (split over the KV length and merged), prefill and
@@ -107,7 +110,7 @@ func TestAttentionKernel(t *testing.T) {
 			{hd: 32, nHead: 2, nKV: 2, m: 9, kvLen: 9, pos0: 0, flags: causal, probs: true, window: 3},
 		} {
 			c.ty = ty
-			e, fns := runAttnCase(t, r, c)
+			e, fns, _ := runAttnCase(t, r, c)
 			worst = max(worst, e)
 			if len(fns) > 1 {
 				split++
@@ -128,7 +131,7 @@ func TestAttentionKernel(t *testing.T) {
 		if c.ty == ggml.F32 {
 			kitOffsets[1], kitOffsets[2] = 4, 12
 		}
-		e, _ := runAttnCase(t, r, c)
+		e, _, _ := runAttnCase(t, r, c)
 		worst = max(worst, e)
 	}
 	kitOffsets = nil

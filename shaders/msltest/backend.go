@@ -72,7 +72,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if err := plan.CheckLoad(p); err != nil {
 		return nil, fmt.Errorf("msltest: %w", err)
 	}
-	e := &Exec{b: b, name: p.Name, dummy: dummyBuffer(), weights: make([]bool, len(p.Buffers))}
+	e := &Exec{b: b, name: p.Name, dummy: dummyBuffer(), weights: make([]bool, len(p.Buffers)), tickets: make([]uint32, shaders.TicketWords)}
 	e.StepRunner = plan.NewStepRunner(&e.mu, e.ready, e.runPass)
 	e.layouts = shaders.Layouts(p, &b.tuning)
 	var total int64
@@ -197,6 +197,7 @@ type Exec struct {
 	dummy           []byte
 	maps            [][]byte // guarded mappings, unmapped by Close
 	scratch         []byte
+	tickets         []uint32 // shaders.TicketWords, zero between launches
 	launches        []shaders.Launch
 	closed          bool
 	// Launches counts the kernel launches run so far.
@@ -268,9 +269,19 @@ func (e *Exec) dispatch(d *plan.Dispatch, args *[shaders.ArgsSize]byte) error {
 		}
 		bufs[shaders.ScratchIndex] = unsafe.Pointer(unsafe.SliceData(e.scratch))
 	}
+	bufs[shaders.TicketIndex] = unsafe.Pointer(unsafe.SliceData(e.tickets))
 	for li := range e.launches {
+		if e.launches[li].Tickets > shaders.TicketWords {
+			return fmt.Errorf("%s: %d ticket words, the executor has %d", e.launches[li].Function, e.launches[li].Tickets, shaders.TicketWords)
+		}
 		if err := e.b.lib.Run(&e.launches[li], &bufs); err != nil {
 			return err
+		}
+		// a ticket launch's last arrivals leave its words zero for the next
+		for w, v := range e.tickets[:e.launches[li].Tickets] {
+			if v != 0 {
+				return fmt.Errorf("%s: ticket word %d left at %d", e.launches[li].Function, w, v)
+			}
 		}
 		e.Launches++
 	}

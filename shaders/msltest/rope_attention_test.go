@@ -119,6 +119,10 @@ func TestRopeAttentionKernel(t *testing.T) {
 			require.True(t, used[f], "no case ran %s", f)
 		}
 	}
+	if tune.AttnTicket == shaders.TicketMerge && tune.AttnGroupKeys < 700 { // the splits merged by their last chunk
+		require.True(t, used["rope_attention_ticket_f32"] && used["rope_attention_ticket_f16"], "no case ran rope_attention_ticket_*")
+		require.False(t, used["rope_attention_merge"], "rope_attention_merge under AttnTicket")
+	}
 	if tune.Align16 == shaders.Aligned16 { // the aligned cases took the 16-byte loads
 		require.True(t, used["rope_attention_f16_a16"], "no case ran rope_attention_f16_a16")
 		if tune.AttnGroupKeys >= 90 {
