@@ -133,13 +133,15 @@ func splitChunk(n, k, workers int) int {
 var splitMinM = 16
 
 // splitTiles is gemmSplit's tile: splitChunk's weight rows and, where
-// those give fewer than two chunks per worker, input rows cut to make up
-// the count (at least splitMinM each). The encoder's attention values
+// those leave workers without a chunk, input rows cut to give two tiles per
+// worker (at least splitMinM rows each). The encoder's attention values
 // product (64 weight rows: the head's values, 1500 keys deep) otherwise ran
-// as 2 chunks on 2 of 16 workers and took most of a window's time.
+// as 2 chunks on 2 of 16 workers and took most of a window's time. Where
+// every worker has a chunk the products stay whole: cutting them only adds
+// calls.
 func splitTiles(n, m, k, workers int) (rows, mrows int) {
 	rows, mrows = splitChunk(n, k, workers), m
-	if chunks := (n + rows - 1) / rows; chunks < 2*workers {
+	if chunks := (n + rows - 1) / rows; chunks < workers {
 		cuts := (2*workers + chunks - 1) / chunks
 		mrows = max(splitMinM, (m+cuts-1)/cuts)
 	}

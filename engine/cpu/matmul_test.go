@@ -302,8 +302,8 @@ func TestMatMulNoAllocAfterWarmup(t *testing.T) {
 	}
 }
 
-// gemmSplit's tiles cut along the input rows where the weight rows give too
-// few chunks (Whisper's attention values product): the float64 reference
+// gemmSplit's tiles cut along the input rows where the weight rows leave
+// workers idle (Whisper's attention values product): the float64 reference
 // holds with the cut on and off, on 2 to 5 workers, at odd sizes with
 // padding, bias, residual and aliasing.
 func TestMatMulSplitTiles(t *testing.T) {
@@ -330,8 +330,12 @@ func TestMatMulSplitTiles(t *testing.T) {
 				splitMinM = 1 << 30
 			}
 			for _, c := range cases {
-				_, mrows := splitTiles(c.n, c.m, c.k, workers)
-				require.Equal(t, cut, mrows < c.m, "workers %d %+v: cut along m", workers, c)
+				rows, mrows := splitTiles(c.n, c.m, c.k, workers)
+				idle := (c.n+rows-1)/rows < workers
+				require.Equal(t, cut && idle, mrows < c.m, "workers %d %+v: cut along m", workers, c)
+				if workers == 5 {
+					require.True(t, idle, "workers %d %+v: the case leaves workers idle", workers, c)
+				}
 				for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0} {
 					if c.k%typ.BlockSize() != 0 {
 						continue // odd depths for the float types only
