@@ -14,16 +14,11 @@ func maxRows() [][]float32 {
 	var rows [][]float32
 	for _, n := range []int{0, 1, 7, 31, 32, 33, 63, 64, 65, 97, 1501, 51864} {
 		for trial := range 4 {
-			s := make([]float32, n)
-			for i := range s {
-				s[i] = float32(r.NormFloat64()*4 - 3)
+			plant := 0
+			if trial > 0 {
+				plant = 1 + r.IntN(3)
 			}
-			if trial > 0 && n > 0 {
-				for range 1 + r.IntN(3) {
-					s[r.IntN(n)] = special[r.IntN(len(special))]
-				}
-			}
-			rows = append(rows, s)
+			rows = append(rows, logitRow(r, n, special, plant))
 		}
 		if n > 0 { // every entry ≤ 0, the largest a zero of either sign
 			for _, z := range []float32{0, float32(math.Copysign(0, -1))} {
@@ -40,6 +35,19 @@ func maxRows() [][]float32 {
 		}
 	}
 	return rows
+}
+
+// logitRow is n logit-like values (normal, mean −3, deviation 4) with
+// plant of them (none when n is 0) replaced by entries of special.
+func logitRow(r *rand.Rand, n int, special []float32, plant int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(r.NormFloat64()*4 - 3)
+	}
+	for range plant * min(n, 1) {
+		s[r.IntN(n)] = special[r.IntN(len(special))]
+	}
+	return s
 }
 
 // maxRef64 folds s in float64 by the builtin's rules (NaN wins, +0 over −0).
