@@ -102,17 +102,19 @@ func (t *prepTask) Do(_, lo, hi int) {
 var splitRows = 128
 
 // gemmSplit runs the product as independent single-threaded sgemm calls
-// over chunks of weight rows, one chunk at a time per pool worker.
+// over tiles of weight rows × input rows, one tile at a time per pool
+// worker.
 func (mm *MatMul) gemmSplit(a *mulArgs, beta float32, workers int) error {
-	rows := splitChunk(a.n, a.k, workers)
+	rows, mrows := splitTiles(a.n, a.m, a.k, workers)
 	if a.kd.id != kindF32 {
 		if need := workers * rows * a.k; len(mm.tile) < need {
 			mm.tile = make([]float32, need)
 		}
 	}
 	t := &mm.split
-	t.a, t.beta, t.rows, t.tile, t.err = a, beta, rows, mm.tile, nil
-	mm.pool.Run((a.n+rows-1)/rows, 1, t)
+	t.a, t.beta, t.rows, t.mrows, t.tile, t.err = a, beta, rows, mrows, mm.tile, nil
+	t.mtiles = (a.m + mrows - 1) / mrows
+	mm.pool.Run((a.n+rows-1)/rows*t.mtiles, 1, t)
 	err := t.err
 	t.a, t.tile, t.err = nil, nil, nil
 	return err
@@ -126,20 +128,47 @@ func splitChunk(n, k, workers int) int {
 	return max(1, min(rows, tileFloats/k))
 }
 
+// splitMinM is the fewest input rows of a tile that gemmSplit cuts along m
+// (a variable so tests can turn the cut off).
+var splitMinM = 16
+
+// splitTiles is gemmSplit's tile: splitChunk's weight rows and, where
+// those leave workers without a chunk, input rows cut to give two tiles per
+// worker (at least splitMinM rows each). The encoder's attention values
+// product (64 weight rows: the head's values, 1500 keys deep) otherwise ran
+// as 2 chunks on 2 of 16 workers and took most of a window's time. Where
+// every worker has a chunk the products stay whole: cutting them only adds
+// calls.
+func splitTiles(n, m, k, workers int) (rows, mrows int) {
+	rows, mrows = splitChunk(n, k, workers), m
+	if chunks := (n + rows - 1) / rows; chunks < workers {
+		cuts := (2*workers + chunks - 1) / chunks
+		mrows = max(splitMinM, (m+cuts-1)/cuts)
+	}
+	return rows, mrows
+}
+
+// splitCalls is how many sgemm calls gemmSplit makes (tests).
+func splitCalls(n, m, k, workers int) int {
+	rows, mrows := splitTiles(n, m, k, workers)
+	return (n + rows - 1) / rows * ((m + mrows - 1) / mrows)
+}
+
 type splitTask struct {
-	a    *mulArgs
-	beta float32
-	rows int
-	tile []float32
-	mu   sync.Mutex
-	err  error
+	a           *mulArgs
+	beta        float32
+	rows, mrows int
+	mtiles      int // input-row tiles per chunk of weight rows
+	tile        []float32
+	mu          sync.Mutex
+	err         error
 }
 
 func (t *splitTask) Do(w, lo, hi int) {
 	a := t.a
 	for c := lo; c < hi; c++ {
-		j0 := c * t.rows
-		j1 := min(a.n, j0+t.rows)
+		j0, i0 := c/t.mtiles*t.rows, c%t.mtiles*t.mrows
+		j1, i1 := min(a.n, j0+t.rows), min(a.m, i0+t.mrows)
 		var b []float32
 		if a.kd.id == kindF32 {
 			b = f32View(a.w[j0*a.rb:], (j1-j0)*a.k)
@@ -149,8 +178,8 @@ func (t *splitTask) Do(w, lo, hi int) {
 				dequantRow(a.kd, a.wrow(w, j), b[(j-j0)*a.k:(j-j0+1)*a.k])
 			}
 		}
-		if err := blas.Sgemm(false, true, a.m, j1-j0, a.k, 1, a.x, a.ldx,
-			b, a.k, t.beta, a.out[j0:], a.ldo); err != nil {
+		if err := blas.Sgemm(false, true, i1-i0, j1-j0, a.k, 1, a.x[i0*a.ldx:], a.ldx,
+			b, a.k, t.beta, a.out[i0*a.ldo+j0:], a.ldo); err != nil {
 			t.mu.Lock()
 			if t.err == nil {
 				t.err = err

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/harkapp/hark/engine/blas"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/stretchr/testify/require"
@@ -295,9 +296,54 @@ func TestMatMulNoAllocAfterWarmup(t *testing.T) {
 		// sgemm call, one call per chunk of rows when the pool splits it.
 		allowed := 1.0
 		if c.m >= gemmMinM && pool.Workers() > 1 {
-			ch := splitChunk(c.n, c.k, pool.Workers())
-			allowed = float64((c.n + ch - 1) / ch)
+			allowed = float64(splitCalls(c.n, c.m, c.k, pool.Workers()))
 		}
 		require.LessOrEqual(t, testing.AllocsPerRun(5, run), allowed, "%s m=%d", c.typ, c.m)
+	}
+}
+
+// gemmSplit's tiles cut along the input rows where the weight rows leave
+// workers idle (Whisper's attention values product): the float64 reference
+// holds with the cut on and off, on 2 to 5 workers, at odd sizes with
+// padding, bias, residual and aliasing.
+func TestMatMulSplitTiles(t *testing.T) {
+	if !blas.Available() {
+		t.Skip("no BLAS library here: gemmSplit does not run")
+	}
+	saved, savedMin := blas.Threads(), splitMinM
+	defer func() { blas.SetThreads(saved); splitMinM = savedMin }()
+	blas.SetThreads(1)
+	r := rand.New(rand.NewPCG(29, 31))
+	cases := []mulCase{
+		{n: 37, k: 129, m: 101, bias: true},
+		{n: 64, k: 1501, m: 67, ldxPad: 3, ldoPad: 2},
+		{n: 45, k: 256, m: 53, bias: true, res: true, alias: true},
+		{n: 33, k: 512, m: 40, ldxPad: 1, ldoPad: 3, bias: true, res: true},
+	}
+	for _, workers := range []int{2, 3, 5} {
+		pool := NewPool(workers)
+		mm := NewMatMul(pool)
+		mm.qgemm = qgemmOff // quantized weights through dequantized tiles too
+		for _, cut := range []bool{true, false} {
+			splitMinM = savedMin
+			if !cut {
+				splitMinM = 1 << 30
+			}
+			for _, c := range cases {
+				rows, mrows := splitTiles(c.n, c.m, c.k, workers)
+				idle := (c.n+rows-1)/rows < workers
+				require.Equal(t, cut && idle, mrows < c.m, "workers %d %+v: cut along m", workers, c)
+				if workers == 5 {
+					require.True(t, idle, "workers %d %+v: the case leaves workers idle", workers, c)
+				}
+				for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0} {
+					if c.k%typ.BlockSize() != 0 {
+						continue // odd depths for the float types only
+					}
+					checkMul(t, mm, r, typ, c)
+				}
+			}
+		}
+		pool.Close()
 	}
 }

@@ -93,10 +93,7 @@ func filterTimestamps(x []float32, seq []int32, a *plan.WhisperFilterArgs) {
 	}
 	lse := plan.LogSumExp(x)
 	tsMass := plan.LogSumExp(x[tb:]) - lse
-	maxText := inf
-	for _, v := range x[:tb] {
-		maxText = max(maxText, v)
-	}
+	maxText := plan.MaxF32(x[:tb])
 	if tsMass > maxText-lse {
 		fill(0, tb)
 	}

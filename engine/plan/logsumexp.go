@@ -7,10 +7,7 @@ import "math"
 // CPU's WhisperFilter share it, so their timestamp decisions agree bit
 // for bit.
 func LogSumExp(s []float32) float32 {
-	m := float32(math.Inf(-1))
-	for _, v := range s {
-		m = max(m, v)
-	}
+	m := MaxF32(s)
 	if math.IsInf(float64(m), -1) {
 		return m
 	}
