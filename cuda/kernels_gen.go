@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "e6e5a5026c31eccc2b61763f59a5af2394c53ebc068e5dae2d595e61c7c80c76"
+const sourcesHash = "72b005ce79c901b12c2a1f37dc0f70bf8564e91bb943b0b3a9bcf9bee2b72053"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
