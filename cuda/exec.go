@@ -155,7 +155,12 @@ type Exec struct {
 	arenaN  uint64
 	staging unsafe.Pointer // page-locked host memory for Read/Write
 	stageN  uint64
-	closed  bool
+	// stageOff is the staging bytes that writes queued since the last wait
+	// still copy from: a Write queues its copy and returns (the stream runs
+	// it before anything queued after it), so a step's writes cost no wait
+	// of their own; the next wait frees their bytes.
+	stageOff uint64
+	closed   bool
 	// per-dispatch state, kept here so running allocates little
 	acc      []plan.Access
 	launches []shaders.Launch
@@ -384,7 +389,9 @@ func (e *Exec) load(p *plan.Plan) error {
 func (e *Exec) sync(what string) error {
 	d := e.b.dev.d
 	e.stats.Syncs++
-	if err := d.err("cuStreamSynchronize", d.cuStreamSynchronize(e.b.dev.stream)); err != nil {
+	err := d.err("cuStreamSynchronize", d.cuStreamSynchronize(e.b.dev.stream))
+	e.stageOff = 0 // every queued copy has run (or the stream failed)
+	if err != nil {
 		return fmt.Errorf("cuda: plan %s: %s: %w", e.name, what, err)
 	}
 	return nil
@@ -583,19 +590,32 @@ func (e *Exec) copyHost(buf plan.BufID, off int64, mem []byte, write bool) error
 	defer dev.mu.Unlock()
 	return dev.do(func() error {
 		d := dev.d
-		if err := e.ensureStaging(uint64(len(mem))); err != nil {
-			return err
+		n := uint64(len(mem))
+		if e.stageOff+n > e.stageN {
+			// the queued writes' bytes are free once they ran
+			if e.stageOff > 0 {
+				if err := e.sync("staging"); err != nil {
+					return err
+				}
+			}
+			if err := e.ensureStaging(n); err != nil {
+				return err
+			}
 		}
-		stage := unsafe.Slice((*byte)(e.staging), len(mem))
 		at := e.ptrs[buf] + uint64(off)
+		host := unsafe.Add(e.staging, e.stageOff)
+		stage := unsafe.Slice((*byte)(host), len(mem))
 		if write {
 			copy(stage, mem)
-			if err := d.err("cuMemcpyHtoDAsync", d.cuMemcpyHtoDAsync(at, e.staging, uint64(len(mem)), dev.stream)); err != nil {
+			if err := d.err("cuMemcpyHtoDAsync", d.cuMemcpyHtoDAsync(at, host, n, dev.stream)); err != nil {
 				return fmt.Errorf("cuda: plan %s: writing %q: %w", e.name, name, err)
 			}
-			return e.sync("writing " + name)
+			// no wait: the next wait (a Run's, a Read's) covers it; 256-byte
+			// steps keep every copy's source aligned
+			e.stageOff += (n + 255) &^ 255
+			return nil
 		}
-		if err := d.err("cuMemcpyDtoHAsync", d.cuMemcpyDtoHAsync(e.staging, at, uint64(len(mem)), dev.stream)); err != nil {
+		if err := d.err("cuMemcpyDtoHAsync", d.cuMemcpyDtoHAsync(host, at, n, dev.stream)); err != nil {
 			return fmt.Errorf("cuda: plan %s: reading %q: %w", e.name, name, err)
 		}
 		if err := e.sync("reading " + name); err != nil {

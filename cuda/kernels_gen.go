@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "6ac2812876e15352e181cdce0db91231b66b6dedb80c869614999d245bdccca2"
+const sourcesHash = "4df9a4e32868da0d51c140bbd23871a8f1e28a1a4f84876b74ac079eb9476636"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -14,7 +14,7 @@ import (
 )
 
 // gpuWith opens GPU 0 with o or skips the test when this machine has none.
-func gpuWith(t *testing.T, o Options) *Backend {
+func gpuWith(t testing.TB, o Options) *Backend {
 	t.Helper()
 	b, err := New(o)
 	if errors.Is(err, ErrUnavailable) {

@@ -36,7 +36,11 @@ func launchRopeKVPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, err
 	}), nil
 }
 
-func launchAttentionPaged(d *plan.Dispatch, _ *Tuning, dst []Launch) ([]Launch, error) {
+// attnPagedMaxSG is attention_paged's most SIMD-groups a threadgroup
+// (ATTN_PAGED_MAX_SG: its partials' threadgroup arrays).
+const attnPagedMaxSG = 8
+
+func launchAttentionPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	a := plan.DecodeAttentionPaged(d)
 	if a.M == 0 || a.NHead == 0 {
 		return dst, nil
@@ -54,6 +58,6 @@ func launchAttentionPaged(d *plan.Dispatch, _ *Tuning, dst []Launch) ([]Launch, 
 	return append(dst, Launch{
 		Function: "attention_paged" + suf,
 		Groups:   [3]uint32{1, uint32(a.NHead), uint32(a.M)},
-		Threads:  [3]uint32{32, 1, 1},
+		Threads:  [3]uint32{32 * min(max(t.AttnPagedSIMDGroups, 1), attnPagedMaxSG), 1, 1},
 	}), nil
 }

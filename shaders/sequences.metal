@@ -90,10 +90,19 @@ typedef decltype(rope_kv_paged<half>) rope_kv_paged_f16_t;
 template [[host_name("rope_kv_paged_f32")]] kernel rope_kv_paged_f32_t rope_kv_paged<float>;
 template [[host_name("rope_kv_paged_f16")]] kernel rope_kv_paged_f16_t rope_kv_paged<half>;
 
-// attention_paged_{f32,f16} (args.attention_paged): one SIMD-group per
-// (head, row), keys 32 at a time one per lane, an online softmax, then the
-// values with lanes over the head dims (attention_impl's scheme, with each
-// key's row looked up in the row's block table). Grid: (1, nHead, m).
+// attention_paged_{f32,f16} (args.attention_paged): one threadgroup per
+// (head, row) of up to ATTN_PAGED_MAX_SG SIMD-groups; SIMD-group g walks
+// the row's 32-key tiles g, g+n, g+2n, ... (keys one per lane, an online
+// softmax, then the values with lanes over the head dims: attention_impl's
+// scheme, with each key's row looked up in the row's block table), and the
+// group's partials are merged at the end. One SIMD-group walking every
+// tile was a chain of dependent loads per key (66 µs a layer at 128 keys
+// on an H200, most of a batched step's time); split over 8 it is an
+// eighth as long. Grid: (1, nHead, m); threads: 32 per SIMD-group.
+enum : uint {
+    ATTN_PAGED_MAX_SG = 8,
+};
+
 template <typename T>
 kernel void attention_paged(device const float* q [[buffer(0)]],
                             device const T* K [[buffer(1)]],
@@ -103,8 +112,14 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
                             device const int* table [[buffer(5)]],
                             constant Args& args [[buffer(8)]],
                             uint3 tg [[threadgroup_position_in_grid]],
-                            uint lane [[thread_index_in_simdgroup]]) {
-    threadgroup float pw[32];
+                            uint tid [[thread_index_in_threadgroup]],
+                            uint lane [[thread_index_in_simdgroup]],
+                            uint sg [[simdgroup_index_in_threadgroup]],
+                            uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup float pw[ATTN_PAGED_MAX_SG * 32];
+    threadgroup float pm[ATTN_PAGED_MAX_SG];
+    threadgroup float psum[ATTN_PAGED_MAX_SG];
+    threadgroup float pacc[ATTN_PAGED_MAX_SG * ATTN_MAX_HD];
     const uint hd = args.attention_paged.head_dim;
     const uint nHead = args.attention_paged.n_head;
     const uint nKV = args.attention_paged.nkv;
@@ -117,9 +132,12 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
     const uint h = tg.y;
     const uint t = tg.z;
     const uint kvh = h / (nHead / nKV);
+    const uint nt = nsg * 32;
+    // the launch rule never asks for more; extra SIMD-groups would idle
+    const uint ng = min(nsg, (uint)ATTN_PAGED_MAX_SG);
     device float* o = out + (ulong)t * args.attention_paged.ldo + h * hd;
     if (!paged_row_ok(pos, table, t, bs, ts, args.attention_paged.n_blocks)) {
-        for (uint d = lane; d < hd; d += 32) {
+        for (uint d = tid; d < hd; d += nt) {
             o[d] = 0.0f;
         }
         return;
@@ -129,6 +147,7 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
     const uint w = args.attention_paged.window;
     const uint first = (w == 0u || qpos + 1u <= w) ? 0u : qpos + 1u - w;
     device const float* qr = q + (ulong)t * args.attention_paged.ldq + h * hd;
+    threadgroup float* pws = pw + (sg % ATTN_PAGED_MAX_SG) * 32;
 
     float acc[ATTN_MAX_HD / 32];
     #pragma unroll
@@ -137,7 +156,7 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
     }
     float M = -INFINITY;
     float S = 0.0f;
-    for (uint jb = first & ~31u; jb < nvis; jb += 32) {
+    for (uint jb = (first & ~31u) + 32u * sg; sg < ng && jb < nvis; jb += 32u * ng) {
         const uint j = jb + lane;
         float s = -INFINITY;
         if (j >= first && j < nvis) {
@@ -151,11 +170,13 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
         for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
             acc[i] *= corr;
         }
-        pw[lane] = p;
+        pws[lane] = p;
         simdgroup_barrier(mem_flags::mem_threadgroup);
         const uint nk = min(32u, nvis - jb);
+        // loads of several keys in flight at once: the loop is the chain
+        #pragma unroll 4
         for (uint k = 0; k < nk; k++) {
-            const float pk = pw[k];
+            const float pk = pws[k];
             device const T* vr = V + paged_at(table, t, ts, bs, bstride, hs, ps, kvh, jb + k);
             #pragma unroll
             for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
@@ -168,13 +189,37 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
         simdgroup_barrier(mem_flags::mem_threadgroup);
         M = nm;
     }
-    const float inv = S > 0.0f ? 1.0f / S : 0.0f;
-    #pragma unroll
-    for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
-        const uint d = lane + 32 * i;
-        if (d < hd) {
-            o[d] = acc[i] * inv;
+    // the partials: a SIMD-group that had no tile leaves M = -inf, S = 0
+    if (sg < ng) {
+        if (lane == 0) {
+            pm[sg] = M;
+            psum[sg] = S;
         }
+        #pragma unroll
+        for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
+            const uint d = lane + 32 * i;
+            if (d < hd) {
+                pacc[sg * ATTN_MAX_HD + d] = acc[i];
+            }
+        }
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    // SIMD-group 0 walks the first tile, which holds key first: mx is finite
+    float mx = -INFINITY;
+    for (uint g = 0; g < ng; g++) {
+        mx = max(mx, pm[g]);
+    }
+    float sum = 0.0f;
+    for (uint g = 0; g < ng; g++) {
+        sum += psum[g] * exp(pm[g] - mx);
+    }
+    const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+    for (uint d = tid; d < hd; d += nt) {
+        float a = 0.0f;
+        for (uint g = 0; g < ng; g++) {
+            a += pacc[g * ATTN_MAX_HD + d] * exp(pm[g] - mx);
+        }
+        o[d] = a * inv;
     }
 }
 

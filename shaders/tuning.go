@@ -141,6 +141,12 @@ type Tuning struct {
 	// launch. 1, the default, keeps the merge launch (the Metal host binds
 	// no ticket buffer yet).
 	AttnTicket uint32
+	// AttnPagedSIMDGroups is the SIMD-groups of attention_paged's
+	// threadgroup (one per (head, row) of a batched step; at most 8): each
+	// walks every n-th 32-key tile of the row's cache, so the chain of
+	// dependent loads one SIMD-group walks is n times shorter; 1 is one
+	// SIMD-group walking every tile.
+	AttnPagedSIMDGroups uint32
 	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
 	// split over the KV length (decode, beams); more already fill the GPU
 	// (an M1's 8 cores hold 8+ groups each).
@@ -177,7 +183,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
-	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1,
+	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnPagedSIMDGroups: 8,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024,
 	SampleSegment: 2048, SampleSegmentThreads: 256}
 
@@ -283,6 +289,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.AttnMaxChunks, d.AttnMaxChunks)
 	fill(&t.AttnGroupKeys, d.AttnGroupKeys)
 	fill(&t.AttnTicket, d.AttnTicket)
+	fill(&t.AttnPagedSIMDGroups, d.AttnPagedSIMDGroups)
 	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
 	fill(&t.ArgmaxThreads, d.ArgmaxThreads)
 	fill(&t.SampleThreads, d.SampleThreads)

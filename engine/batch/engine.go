@@ -41,6 +41,9 @@ type Config struct {
 	// Context). Past it, sequences are preempted and computed again.
 	KVBytes  int64
 	F32Cache bool
+	// MatMulRows is the row count from which a step's products run as
+	// GEMMs (llm.BatchOptions.MatMulRows; 0: llm.MatMulRows).
+	MatMulRows int
 }
 
 // Defaults.
@@ -105,7 +108,7 @@ func Load(be plan.Backend, f *gguf.File, tk *tokenizer.Tokenizer, c Config, turn
 		return nil, err
 	}
 	b, err := llm.LoadBatch(be, f, llm.BatchOptions{Rows: c.TokenBudget, Seqs: c.Seqs, BlockSize: c.BlockSize,
-		Blocks: pool.Blocks(), Context: c.Context, F32Cache: c.F32Cache})
+		Blocks: pool.Blocks(), Context: c.Context, F32Cache: c.F32Cache, MatMulRows: c.MatMulRows})
 	if err != nil {
 		return nil, err
 	}

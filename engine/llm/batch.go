@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -13,7 +14,7 @@ import (
 
 // MatMulRows is the row count from which a batch step runs its products as
 // matrix-matrix (GEMM) kernels; below it they are matrix-vector kernels
-// over the rows.
+// over the rows. BatchOptions.MatMulRows replaces it for one plan.
 const MatMulRows = 16
 
 // Passes of a batch plan: the step with matrix-vector products, the step
@@ -55,6 +56,9 @@ type BatchOptions struct {
 	// length in blocks is Context/BlockSize, rounded up).
 	Context  int
 	F32Cache bool
+	// MatMulRows, when positive, replaces MatMulRows as the row count from
+	// which a step runs GEMMs (to measure the two paths at one size).
+	MatMulRows int
 }
 
 // Batch is a model loaded for many sequences at once (continuous
@@ -216,7 +220,7 @@ func (b *Batch) Step(rows []Row) error {
 	switch {
 	case m == 1:
 		pass = BatchPassOne
-	case m >= MatMulRows:
+	case m >= cmp.Or(b.opt.MatMulRows, MatMulRows):
 		pass = BatchPassMatMul
 	}
 	vars := plan.Vars{plan.VarPos: 0, plan.VarNTok: int64(m)}

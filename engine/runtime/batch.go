@@ -19,10 +19,19 @@ type batched struct {
 
 // BatchBackends are the backends whose models generate API requests
 // through the batched engine; on the others they queue for the model one
-// after another, unless Options.BatchGPU. The GPU backends' batch plans
-// are not tuned yet (one stream's steps are neither chained nor replayed
-// as graphs there, so a lone stream decodes slower than unbatched).
+// after another, unless Options.BatchGPU. On the GPU a lone stream
+// decodes slower batched than unbatched (H200, SmolLM2-shape q8_0: ~480
+// tok/s through the batch plan's step, whose paged attention and separate
+// RoPE cost more than the chained decode's, against ~1,000 chained).
 var BatchBackends = map[string]bool{"cpu": true}
+
+// batchMatMulRows is, per backend, the rows from which a batch step's
+// products run as GEMMs where llm.MatMulRows (16) is not the better side.
+// CUDA: 16 sequences step faster on the mat-vec products (H200,
+// SmolLM2-shape q8_0: 4.67-4.77 ms a step against 5.94-5.96 with the
+// tensor-core GEMM, bench/cuda/20261130-batch38/batchstep.log); larger
+// steps (prompt chunks) keep the GEMM.
+var batchMatMulRows = map[string]int{"cuda": 17}
 
 // batches says whether models on backend batch their API requests.
 func batches(backend string, o Options) bool { return BatchBackends[backend] || o.BatchGPU }
@@ -44,7 +53,7 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 	if m.batch.eng == nil && m.batch.err == nil {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
 		m.batch.eng, m.batch.err = batch.Load(m.be, m.o.File, m.o.Tk,
-			batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache}, turn)
+			batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()]}, turn)
 	}
 	return m.batch.eng, m.batch.err
 }

@@ -77,6 +77,10 @@ var pagedCases = []struct {
 	{34, 6, 2, 3, 20, []int32{40, 2, 57}, 0, plan.RopeNeoX},       // odd sizes, GQA
 	{80, 3, 3, 5, 30, []int32{130, 7}, 0, plan.RopeNormal},        // past 128 keys
 	{16, 4, 1, 4, 12, []int32{33, 40, 0, 1, 5}, 6, plan.RopeNeoX}, // sliding window
+	// more 32-key tiles than attention_paged has SIMD-groups (each walks
+	// several), a window starting inside a tile, a row within one tile
+	{64, 2, 2, 16, 40, []int32{600, 17}, 0, plan.RopeNeoX},
+	{32, 4, 1, 8, 64, []int32{500, 290, 3}, 100, plan.RopeNormal},
 }
 
 // RopeKVPaged: each row rotated at its own position and its K/V stored
