@@ -396,7 +396,7 @@ func (e *Exec) Run(pass int, vars *plan.Vars) error {
 // (in batches of up to stepRows steps, each a graph replay once its shape
 // repeats).
 func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
-	_, err := e.runSteps(pass, nil, steps, stepRows, nil)
+	_, err := e.runSteps(pass, nil, steps, stepRows, nil, nil)
 	return err
 }
 
@@ -405,8 +405,10 @@ func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
 // after each batch with the steps completed (e.mu is released meanwhile,
 // so done may Read); done false stops. Each batch is prepared whole
 // before anything is issued: one that fails to prepare issues nothing,
-// and earlier ones completed and count.
-func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, done func(completed int) bool) (int, error) {
+// and earlier ones completed and count. With io set, the first batch
+// writes io's Src before its work and every batch reads io's Dst behind
+// its work, inside its one wait (done sees the bytes).
+func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, io *plan.ChainIO, done func(completed int) bool) (int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	what := "chained steps"
@@ -439,7 +441,7 @@ func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, don
 				}
 			}
 			return nil
-		}, what)
+		}, io, lo == 0, what)
 		if err != nil {
 			return completed, err
 		}
@@ -457,8 +459,10 @@ func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, don
 }
 
 // runBatch prepares a batch with fill, issues it and waits for it (e.mu
-// held). Nothing is issued when fill fails.
-func (e *Exec) runBatch(fill func(*batch) error, what string) error {
+// held); with io set, io's Src is written before the batch's work when
+// first is set, and io's Dst read behind it, before the one wait. Nothing
+// is issued when fill fails.
+func (e *Exec) runBatch(fill func(*batch) error, io *plan.ChainIO, first bool, what string) error {
 	b := &e.batch
 	b.reset()
 	if err := fill(b); err != nil {
@@ -468,13 +472,32 @@ func (e *Exec) runBatch(fill func(*batch) error, what string) error {
 	dev.mu.Lock()
 	defer dev.mu.Unlock()
 	return dev.do(func() error {
+		if io != nil {
+			if err := e.ensureStaging(uint64(max(len(io.Src), len(io.Dst)))); err != nil {
+				return err
+			}
+			if first {
+				if err := e.queueCopy(io.In, io.InOff, io.Src, true); err != nil {
+					return err
+				}
+			}
+		}
 		if err := e.run(b); err != nil {
 			_ = e.sync("after a failed launch") // the launch's error is the one reported
 			e.prof.n, e.prof.names = 0, e.prof.names[:0]
 			return err
 		}
+		if io != nil {
+			if err := e.queueCopy(io.Out, io.OutOff, io.Dst, false); err != nil {
+				_ = e.sync("after a failed read")
+				return err
+			}
+		}
 		if err := e.sync(what); err != nil {
 			return err
+		}
+		if io != nil {
+			copy(io.Dst, unsafe.Slice((*byte)(e.staging), len(io.Dst)))
 		}
 		if e.b.opt.Profile {
 			return e.collect()
@@ -551,6 +574,39 @@ func (e *Exec) copyHost(buf plan.BufID, off int64, mem []byte, write bool) error
 	if write {
 		what = "write"
 	}
+	if err := e.hostSpan(buf, off, len(mem), what); err != nil {
+		return err
+	}
+	if len(mem) == 0 {
+		return nil
+	}
+	dev := e.b.dev
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	return dev.do(func() error {
+		if err := e.ensureStaging(uint64(len(mem))); err != nil {
+			return err
+		}
+		if err := e.queueCopy(buf, off, mem, write); err != nil {
+			return err
+		}
+		verb := "reading "
+		if write {
+			verb = "writing "
+		}
+		if err := e.sync(verb + e.plan.Buffers[buf].Name); err != nil {
+			return err
+		}
+		if !write {
+			copy(mem, unsafe.Slice((*byte)(e.staging), len(mem)))
+		}
+		return nil
+	})
+}
+
+// hostSpan checks that n bytes of buf from off may move to or from the
+// host: an IO or State buffer, inside it (e.mu held).
+func (e *Exec) hostSpan(buf plan.BufID, off int64, n int, what string) error {
 	if e.closed {
 		return fmt.Errorf("cuda: plan %s: executable is closed", e.name)
 	}
@@ -565,38 +621,35 @@ func (e *Exec) copyHost(buf plan.BufID, off int64, mem []byte, write bool) error
 		return fmt.Errorf("cuda: plan %s: buffer %q is scratch; only IO and State buffers can be read or written", e.name, name)
 	}
 	size := int64(e.sizes[buf])
-	if off < 0 || off > size || int64(len(mem)) > size-off {
-		return fmt.Errorf("cuda: plan %s: %s of %d bytes at %d is outside buffer %q (%d bytes)", e.name, what, len(mem), off, name, size)
+	if off < 0 || off > size || int64(n) > size-off {
+		return fmt.Errorf("cuda: plan %s: %s of %d bytes at %d is outside buffer %q (%d bytes)", e.name, what, n, off, name, size)
 	}
+	return nil
+}
+
+// queueCopy queues a copy between mem and buf from byte off through the
+// page-locked staging buffer (at least len(mem) bytes) on the stream,
+// behind the work already queued (the device held, its context current):
+// a write copies mem to staging now, a read's bytes are in staging after
+// the next wait. One stream orders a write's copy out of staging before
+// a later read's copy into it.
+func (e *Exec) queueCopy(buf plan.BufID, off int64, mem []byte, write bool) error {
 	if len(mem) == 0 {
 		return nil
 	}
-	dev := e.b.dev
-	dev.mu.Lock()
-	defer dev.mu.Unlock()
-	return dev.do(func() error {
-		d := dev.d
-		if err := e.ensureStaging(uint64(len(mem))); err != nil {
-			return err
+	d, stream := e.b.dev.d, e.b.dev.stream
+	at := e.ptrs[buf] + uint64(off)
+	if write {
+		copy(unsafe.Slice((*byte)(e.staging), len(mem)), mem)
+		if err := d.err("cuMemcpyHtoDAsync", d.cuMemcpyHtoDAsync(at, e.staging, uint64(len(mem)), stream)); err != nil {
+			return fmt.Errorf("cuda: plan %s: writing %q: %w", e.name, e.plan.Buffers[buf].Name, err)
 		}
-		stage := unsafe.Slice((*byte)(e.staging), len(mem))
-		at := e.ptrs[buf] + uint64(off)
-		if write {
-			copy(stage, mem)
-			if err := d.err("cuMemcpyHtoDAsync", d.cuMemcpyHtoDAsync(at, e.staging, uint64(len(mem)), dev.stream)); err != nil {
-				return fmt.Errorf("cuda: plan %s: writing %q: %w", e.name, name, err)
-			}
-			return e.sync("writing " + name)
-		}
-		if err := d.err("cuMemcpyDtoHAsync", d.cuMemcpyDtoHAsync(e.staging, at, uint64(len(mem)), dev.stream)); err != nil {
-			return fmt.Errorf("cuda: plan %s: reading %q: %w", e.name, name, err)
-		}
-		if err := e.sync("reading " + name); err != nil {
-			return err
-		}
-		copy(mem, stage)
 		return nil
-	})
+	}
+	if err := d.err("cuMemcpyDtoHAsync", d.cuMemcpyDtoHAsync(e.staging, at, uint64(len(mem)), stream)); err != nil {
+		return fmt.Errorf("cuda: plan %s: reading %q: %w", e.name, e.plan.Buffers[buf].Name, err)
+	}
+	return nil
 }
 
 // ensureStaging grows the page-locked staging buffer to n bytes.

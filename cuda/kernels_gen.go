@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "e6e5a5026c31eccc2b61763f59a5af2394c53ebc068e5dae2d595e61c7c80c76"
+const sourcesHash = "49f581d30ff7317263293a5474a2d36e15e63f77aaf3d78f4d946b2758675ea3"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -161,6 +161,7 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q8_0_rp",
 	"softmax",
 	"whisper_filter",
+	"whisper_track",
 }
 
 // funcConsts are the function constants: __constant__ globals of the module,
