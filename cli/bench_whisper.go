@@ -56,8 +56,8 @@ HARK_CUDA_PROFILE=1, the GPU time per kernel.`,
 			if o.Tokens <= 0 {
 				return fmt.Errorf("bench: --tokens must be positive, got %d", o.Tokens)
 			}
-			if o.Chain <= 0 {
-				return fmt.Errorf("bench: --chain-tokens must be positive, got %d", o.Chain)
+			if o.Chain < 0 {
+				return fmt.Errorf("bench: --chain-tokens must not be negative, got %d", o.Chain)
 			}
 			if o.Threads <= 0 {
 				return fmt.Errorf("bench: --threads must be positive, got %d", o.Threads)
@@ -79,7 +79,7 @@ HARK_CUDA_PROFILE=1, the GPU time per kernel.`,
 	fl.StringVar(&o.Model, "model", "", "whisper.cpp .bin model (default: the shared kit's tiny.en q8_0)")
 	fl.StringVar(&o.Audio, "audio", "", "audio whose first window is encoded (default: the shared jfk.wav)")
 	fl.IntVar(&o.Tokens, "tokens", 64, "decoder steps per repetition")
-	fl.IntVar(&o.Chain, "chain-tokens", whisper.DefaultChainTokens, "greedy window: tokens decoded on the backend between two read-backs of its state")
+	fl.IntVar(&o.Chain, "chain-tokens", 0, fmt.Sprintf("greedy window: tokens decoded on the backend between two read-backs of its state (0: %d on a GPU, 1 on the CPU)", whisper.DefaultChainTokens))
 	fl.IntVarP(&o.Reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&o.Threads, "threads", "t", 2, "CPU threads")
 	fl.StringVar(&o.Backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
@@ -206,7 +206,8 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 	row("decode (per token)", dec)
 
 	// a greedy window as transcription decodes it: chained on the backend,
-	// the state read back every DefaultChainTokens tokens
+	// the state read back every --chain-tokens tokens (the backend's
+	// default when 0)
 	dopt := whisper.DecodeOptions{MaxInitialTimestamp: 1, Suppress: f.Vocab.DefaultSuppress(), SuppressBlank: f.Vocab.SuppressBlank(),
 		ChainTokens: o.Chain}
 	var win []float64
@@ -232,7 +233,11 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 	if onCUDA {
 		printCUDA(errOut, cs, "greedy window", float64(chosen), "token")
 	}
-	row(fmt.Sprintf("greedy window (per token, %d a window, read every %d)", chosen/o.Reps, o.Chain), win)
+	test := fmt.Sprintf("greedy window (per token, %d a window", chosen/o.Reps)
+	if o.Chain > 0 {
+		test += fmt.Sprintf(", read every %d", o.Chain)
+	}
+	row(test+")", win)
 	fmt.Fprintln(errOut, loadAverage())
 	return nil
 }

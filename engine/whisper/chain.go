@@ -8,8 +8,11 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// DefaultChainTokens is how many greedy tokens a window decodes on the
-// backend between two looks by the host (DecodeOptions.ChainTokens).
+// DefaultChainTokens is how many greedy tokens a window decodes between
+// two looks by the host (DecodeOptions.ChainTokens) on a backend that
+// reads back inside its batches' waits (plan.IOChainer: a GPU). Elsewhere
+// (the CPU) a look costs no wait worth saving, so the host looks after
+// every token and stops the chain at the window's end at once.
 const DefaultChainTokens = 16
 
 // chainBufs are a chained window's step records and read-back, kept by
@@ -80,7 +83,10 @@ func (m *Model) decodeChained(sp Specials, init []int32, sotIndex, sampleLen int
 	word := func(i int) int32 { return int32(binary.LittleEndian.Uint32(tr[4*i:])) }
 	n := opt.ChainTokens
 	if n <= 0 {
-		n = DefaultChainTokens
+		n = 1
+		if _, ok := m.exec.(plan.IOChainer); ok {
+			n = DefaultChainTokens
+		}
 	}
 	c.init = c.init[:0]
 	for _, t := range init {
