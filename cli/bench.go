@@ -327,8 +327,8 @@ func printCopyBandwidth(errOut io.Writer, cs cudaStats) error {
 // $HARK_CUDA_PROFILE=1, the GPU time per kernel (the 15 costliest).
 func printCUDA(errOut io.Writer, cs cudaStats, test string, units float64, unit string) {
 	st := cs.Stats()
-	fmt.Fprintf(errOut, "cuda %s: %d steps, %d kernel launches, %d graph launches (%d graphs recorded), %.4f host launches per %s\n",
-		test, st.Steps, st.KernelLaunches, st.GraphLaunches, st.GraphsBuilt, float64(st.HostLaunches())/units, unit)
+	fmt.Fprintf(errOut, "cuda %s: %d steps, %d kernel launches, %d graph launches (%d graphs recorded), %.4f host launches per %s, %d host synchronizations (%.4f per %s)\n",
+		test, st.Steps, st.KernelLaunches, st.GraphLaunches, st.GraphsBuilt, float64(st.HostLaunches())/units, unit, st.Syncs, float64(st.Syncs)/units, unit)
 	prof := cs.Profile()
 	var total float64
 	for _, k := range prof {

@@ -170,21 +170,22 @@ func TestBenchLLMErrors(t *testing.T) {
 	require.Error(t, err)
 }
 
-var whisperRow = regexp.MustCompile(`^\| ggml-kit-tiny\.en-q8_0\.bin \| CPU \| 1 \| (encode \(per window\)|decode \(per token\)) \| ([\d.]+) \| ([\d.]+) \|$`)
+var whisperRow = regexp.MustCompile(`^\| ggml-kit-tiny\.en-q8_0\.bin \| CPU \| 1 \| (encode \(per window\)|decode \(per token\)|greedy window \(per token, \d+ a window(?:, read every \d+)?\)) \| ([\d.]+) \| ([\d.]+) \|$`)
 
 // hark bench whisper: on the kit's q8_0 model by default, one row for the
-// encoder (ms per window) and one for the decoder (ms per token), each
-// with every repetition's sample.
+// encoder (ms per window), one for the decoder (ms per token) and one for
+// a greedy window (ms per token chosen: jfk.wav's 27 and the end of text),
+// each with every repetition's sample.
 func TestBenchWhisper(t *testing.T) {
 	shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin") // fails loudly when the kit is missing
 	// The run called directly, its output in buffers.
 	e, outBuf, errBuf := testEnv(t, "", "")
-	o := &BenchWhisperOptions{IOStreams: e.IOStreams, Backend: "cpu", Threads: 1, Reps: 2, Tokens: 3}
+	o := &BenchWhisperOptions{IOStreams: e.IOStreams, Backend: "cpu", Threads: 1, Reps: 2, Tokens: 3, Chain: 16}
 	require.NoError(t, runBenchWhisper(o.Out, o.ErrOut, o))
 	out, errOut := outBuf.String(), errBuf.String()
 	rows := strings.Split(strings.TrimSpace(out), "\n")
-	require.Len(t, rows, 4, out)
-	for i, test := range []string{"encode (per window)", "decode (per token)"} {
+	require.Len(t, rows, 5, out)
+	for i, test := range []string{"encode (per window)", "decode (per token)", "greedy window (per token, 28 a window, read every 16)"} {
 		m := whisperRow.FindStringSubmatch(rows[2+i])
 		require.NotNil(t, m, rows[2+i])
 		require.Equal(t, test, m[1])
@@ -194,7 +195,7 @@ func TestBenchWhisper(t *testing.T) {
 		require.Regexp(t, `samples `+regexp.QuoteMeta(test)+` ms: [\d.]+ [\d.]+\n`, errOut)
 	}
 
-	for _, bad := range [][]string{{"-r", "0"}, {"--tokens", "0"}, {"--tokens", "448"}, {"-t", "0"}, {"--backend", "tpu"}, {"--model", filepath.Join(t.TempDir(), "none.bin")}} {
+	for _, bad := range [][]string{{"-r", "0"}, {"--tokens", "0"}, {"--tokens", "448"}, {"--chain-tokens", "-1"}, {"-t", "0"}, {"--backend", "tpu"}, {"--model", filepath.Join(t.TempDir(), "none.bin")}} {
 		_, _, err := runHark(t, append([]string{"bench", "whisper", "--backend", "cpu"}, bad...)...)
 		require.Error(t, err, "%v", bad)
 	}

@@ -20,6 +20,7 @@ type BenchWhisperOptions struct {
 	Model   string // whisper.cpp .bin ("" = the shared kit's q8_0)
 	Audio   string // the window encoded ("" = the shared jfk.wav)
 	Tokens  int    // decoder steps per repetition
+	Chain   int    // greedy tokens between two read-backs of a chained window
 	Reps    int
 	Threads int
 	GPU     int
@@ -39,9 +40,14 @@ prompt, each reading its logits back, as greedy decoding does), averaged
 over --reps repetitions after a warm-up. whisper.cpp prints the same two
 figures as "encode time" and "decode time".
 
+Then a greedy window of the same audio as transcription decodes it
+(chained on the backend: prompt, filters, choice and stop rules without
+the host, its state read back every --chain-tokens tokens; ms per token
+chosen, end of text included).
+
 Without --model it measures the shared kit's tiny.en q8_0. On CUDA it also
-prints host launches per window and token and, with HARK_CUDA_PROFILE=1,
-the GPU time per kernel.`,
+prints host launches and synchronizations per window and token and, with
+HARK_CUDA_PROFILE=1, the GPU time per kernel.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Reps <= 0 {
@@ -49,6 +55,9 @@ the GPU time per kernel.`,
 			}
 			if o.Tokens <= 0 {
 				return fmt.Errorf("bench: --tokens must be positive, got %d", o.Tokens)
+			}
+			if o.Chain < 0 {
+				return fmt.Errorf("bench: --chain-tokens must not be negative, got %d", o.Chain)
 			}
 			if o.Threads <= 0 {
 				return fmt.Errorf("bench: --threads must be positive, got %d", o.Threads)
@@ -70,6 +79,7 @@ the GPU time per kernel.`,
 	fl.StringVar(&o.Model, "model", "", "whisper.cpp .bin model (default: the shared kit's tiny.en q8_0)")
 	fl.StringVar(&o.Audio, "audio", "", "audio whose first window is encoded (default: the shared jfk.wav)")
 	fl.IntVar(&o.Tokens, "tokens", 64, "decoder steps per repetition")
+	fl.IntVar(&o.Chain, "chain-tokens", 0, fmt.Sprintf("greedy window: tokens decoded on the backend between two read-backs of its state (0: %d on a GPU, 1 on the CPU)", whisper.DefaultChainTokens))
 	fl.IntVarP(&o.Reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&o.Threads, "threads", "t", 2, "CPU threads")
 	fl.StringVar(&o.Backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
@@ -194,6 +204,40 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 		printCUDA(errOut, cs, "decode", float64(o.Reps*o.Tokens), "token")
 	}
 	row("decode (per token)", dec)
+
+	// a greedy window as transcription decodes it: chained on the backend,
+	// the state read back every --chain-tokens tokens (the backend's
+	// default when 0)
+	dopt := whisper.DecodeOptions{MaxInitialTimestamp: 1, Suppress: f.Vocab.DefaultSuppress(), SuppressBlank: f.Vocab.SuppressBlank(),
+		ChainTokens: o.Chain}
+	var win []float64
+	chosen := 0
+	for i := -1; i < o.Reps; i++ {
+		if err := m.Encode(mel); err != nil {
+			return err
+		}
+		if i == 0 && onCUDA {
+			cs.ResetStats()
+		}
+		t0 := time.Now()
+		r, err := m.DecodeWindow(dopt)
+		if err != nil {
+			return err
+		}
+		if i >= 0 {
+			n := len(r.Tokens) + 1 // and the end of text
+			chosen += n
+			win = append(win, float64(time.Since(t0).Nanoseconds())/1e6/float64(n))
+		}
+	}
+	if onCUDA {
+		printCUDA(errOut, cs, "greedy window", float64(chosen), "token")
+	}
+	test := fmt.Sprintf("greedy window (per token, %d a window", chosen/o.Reps)
+	if o.Chain > 0 {
+		test += fmt.Sprintf(", read every %d", o.Chain)
+	}
+	row(test+")", win)
 	fmt.Fprintln(errOut, loadAverage())
 	return nil
 }

@@ -30,7 +30,31 @@ func (e *Exec) RunPasses(passes []int, vars []plan.Vars, chunk int, done func(co
 	if chunk <= 0 {
 		chunk = chainSteps
 	}
-	return e.runSteps(0, passes, vars, min(chunk, stepRows), done)
+	return e.runSteps(0, passes, vars, min(chunk, stepRows), nil, done)
+}
+
+// RunPassesIO implements plan.IOChainer: RunPasses with io's write
+// queued before the first batch's work and io's read behind each batch's,
+// so a chained decode that hands over its input and checks its state
+// every batch (Whisper's greedy window) waits once a batch and never
+// besides.
+func (e *Exec) RunPassesIO(passes []int, vars []plan.Vars, chunk int, io *plan.ChainIO, done func(completed int) bool) (int, error) {
+	if len(passes) != len(vars) {
+		return 0, fmt.Errorf("cuda: plan %s: %d passes for %d step variables", e.name, len(passes), len(vars))
+	}
+	if chunk <= 0 {
+		chunk = chainSteps
+	}
+	e.mu.Lock()
+	err := e.hostSpan(io.In, io.InOff, len(io.Src), "write")
+	if err == nil {
+		err = e.hostSpan(io.Out, io.OutOff, len(io.Dst), "read")
+	}
+	e.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	return e.runSteps(0, passes, vars, min(chunk, stepRows), io, done)
 }
 
 // unchained is an Exec without RunPasses (Options.NoChain): model code

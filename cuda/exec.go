@@ -155,7 +155,7 @@ type Exec struct {
 	arenaN  uint64
 	staging unsafe.Pointer // page-locked host memory for Read/Write
 	stageN  uint64
-	// stageOff is the staging bytes that writes queued since the last wait
+	// stageOff is the staging bytes the copies queued since the last wait
 	// still copy from: a Write queues its copy and returns (the stream runs
 	// it before anything queued after it), so a step's writes cost no wait
 	// of their own; the next wait frees their bytes.
@@ -410,7 +410,7 @@ func (e *Exec) Run(pass int, vars *plan.Vars) error {
 // (in batches of up to stepRows steps, each a graph replay once its shape
 // repeats).
 func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
-	_, err := e.runSteps(pass, nil, steps, stepRows, nil)
+	_, err := e.runSteps(pass, nil, steps, stepRows, nil, nil)
 	return err
 }
 
@@ -419,8 +419,10 @@ func (e *Exec) RunSeq(pass int, steps []plan.Vars) error {
 // after each batch with the steps completed (e.mu is released meanwhile,
 // so done may Read); done false stops. Each batch is prepared whole
 // before anything is issued: one that fails to prepare issues nothing,
-// and earlier ones completed and count.
-func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, done func(completed int) bool) (int, error) {
+// and earlier ones completed and count. With io set, the first batch
+// writes io's Src before its work and every batch reads io's Dst behind
+// its work, inside its one wait (done sees the bytes).
+func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, io *plan.ChainIO, done func(completed int) bool) (int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	what := "chained steps"
@@ -453,7 +455,7 @@ func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, don
 				}
 			}
 			return nil
-		}, what)
+		}, io, lo == 0, what)
 		if err != nil {
 			return completed, err
 		}
@@ -471,8 +473,10 @@ func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, don
 }
 
 // runBatch prepares a batch with fill, issues it and waits for it (e.mu
-// held). Nothing is issued when fill fails.
-func (e *Exec) runBatch(fill func(*batch) error, what string) error {
+// held); with io set, io's Src is written before the batch's work when
+// first is set, and io's Dst read behind it, before the one wait. Nothing
+// is issued when fill fails.
+func (e *Exec) runBatch(fill func(*batch) error, io *plan.ChainIO, first bool, what string) error {
 	b := &e.batch
 	b.reset()
 	if err := fill(b); err != nil {
@@ -482,13 +486,29 @@ func (e *Exec) runBatch(fill func(*batch) error, what string) error {
 	dev.mu.Lock()
 	defer dev.mu.Unlock()
 	return dev.do(func() error {
+		if io != nil && first {
+			if _, err := e.queueCopy(io.In, io.InOff, io.Src, true); err != nil {
+				return err
+			}
+		}
 		if err := e.run(b); err != nil {
 			_ = e.sync("after a failed launch") // the launch's error is the one reported
 			e.prof.n, e.prof.names = 0, e.prof.names[:0]
 			return err
 		}
+		var out []byte
+		if io != nil {
+			var err error
+			if out, err = e.queueCopy(io.Out, io.OutOff, io.Dst, false); err != nil {
+				_ = e.sync("after a failed read")
+				return err
+			}
+		}
 		if err := e.sync(what); err != nil {
 			return err
+		}
+		if io != nil {
+			copy(io.Dst, out)
 		}
 		if e.b.opt.Profile {
 			return e.collect()
@@ -565,6 +585,31 @@ func (e *Exec) copyHost(buf plan.BufID, off int64, mem []byte, write bool) error
 	if write {
 		what = "write"
 	}
+	if err := e.hostSpan(buf, off, len(mem), what); err != nil {
+		return err
+	}
+	if len(mem) == 0 {
+		return nil
+	}
+	dev := e.b.dev
+	dev.mu.Lock()
+	defer dev.mu.Unlock()
+	return dev.do(func() error {
+		stage, err := e.queueCopy(buf, off, mem, write)
+		if err != nil || write {
+			return err // a write waits for nothing: the next wait (a Run's, a Read's) covers it
+		}
+		if err := e.sync("reading " + e.plan.Buffers[buf].Name); err != nil {
+			return err
+		}
+		copy(mem, stage)
+		return nil
+	})
+}
+
+// hostSpan checks that n bytes of buf from off may move to or from the
+// host: an IO or State buffer, inside it (e.mu held).
+func (e *Exec) hostSpan(buf plan.BufID, off int64, n int, what string) error {
 	if e.closed {
 		return fmt.Errorf("cuda: plan %s: executable is closed", e.name)
 	}
@@ -579,51 +624,62 @@ func (e *Exec) copyHost(buf plan.BufID, off int64, mem []byte, write bool) error
 		return fmt.Errorf("cuda: plan %s: buffer %q is scratch; only IO and State buffers can be read or written", e.name, name)
 	}
 	size := int64(e.sizes[buf])
-	if off < 0 || off > size || int64(len(mem)) > size-off {
-		return fmt.Errorf("cuda: plan %s: %s of %d bytes at %d is outside buffer %q (%d bytes)", e.name, what, len(mem), off, name, size)
+	if off < 0 || off > size || int64(n) > size-off {
+		return fmt.Errorf("cuda: plan %s: %s of %d bytes at %d is outside buffer %q (%d bytes)", e.name, what, n, off, name, size)
 	}
+	return nil
+}
+
+// queueCopy queues a copy between mem and buf from byte off through the
+// page-locked staging buffer on the stream, behind the work already queued
+// (the device held, its context current), and returns the staging bytes it
+// uses: a write copies mem there now, a read's bytes are there after the
+// next wait. Each copy takes its own staging bytes after those of the
+// copies queued since the last wait (stage), so a write that waits for
+// nothing keeps its source until it has run.
+func (e *Exec) queueCopy(buf plan.BufID, off int64, mem []byte, write bool) ([]byte, error) {
 	if len(mem) == 0 {
-		return nil
+		return nil, nil
 	}
-	dev := e.b.dev
-	dev.mu.Lock()
-	defer dev.mu.Unlock()
-	return dev.do(func() error {
-		d := dev.d
-		n := uint64(len(mem))
-		if e.stageOff+n > e.stageN {
-			// the queued writes' bytes are free once they ran
-			if e.stageOff > 0 {
-				if err := e.sync("staging"); err != nil {
-					return err
-				}
+	n := uint64(len(mem))
+	host, err := e.stage(n)
+	if err != nil {
+		return nil, err
+	}
+	d, stream := e.b.dev.d, e.b.dev.stream
+	at := e.ptrs[buf] + uint64(off)
+	stage := unsafe.Slice((*byte)(host), len(mem))
+	if write {
+		copy(stage, mem)
+		if err := d.err("cuMemcpyHtoDAsync", d.cuMemcpyHtoDAsync(at, host, n, stream)); err != nil {
+			return nil, fmt.Errorf("cuda: plan %s: writing %q: %w", e.name, e.plan.Buffers[buf].Name, err)
+		}
+		return stage, nil
+	}
+	if err := d.err("cuMemcpyDtoHAsync", d.cuMemcpyDtoHAsync(host, at, n, stream)); err != nil {
+		return nil, fmt.Errorf("cuda: plan %s: reading %q: %w", e.name, e.plan.Buffers[buf].Name, err)
+	}
+	return stage, nil
+}
+
+// stage reserves n bytes of the staging buffer after those of the copies
+// queued since the last wait; when they would not fit, it waits for those
+// copies (their bytes are then free) and grows the buffer. 256-byte steps
+// keep every copy's host address aligned.
+func (e *Exec) stage(n uint64) (unsafe.Pointer, error) {
+	if e.stageOff+n > e.stageN {
+		if e.stageOff > 0 {
+			if err := e.sync("staging"); err != nil { // resets stageOff
+				return nil, err
 			}
-			if err := e.ensureStaging(n); err != nil {
-				return err
-			}
 		}
-		at := e.ptrs[buf] + uint64(off)
-		host := unsafe.Add(e.staging, e.stageOff)
-		stage := unsafe.Slice((*byte)(host), len(mem))
-		if write {
-			copy(stage, mem)
-			if err := d.err("cuMemcpyHtoDAsync", d.cuMemcpyHtoDAsync(at, host, n, dev.stream)); err != nil {
-				return fmt.Errorf("cuda: plan %s: writing %q: %w", e.name, name, err)
-			}
-			// no wait: the next wait (a Run's, a Read's) covers it; 256-byte
-			// steps keep every copy's source aligned
-			e.stageOff += (n + 255) &^ 255
-			return nil
+		if err := e.ensureStaging(n); err != nil {
+			return nil, err
 		}
-		if err := d.err("cuMemcpyDtoHAsync", d.cuMemcpyDtoHAsync(host, at, n, dev.stream)); err != nil {
-			return fmt.Errorf("cuda: plan %s: reading %q: %w", e.name, name, err)
-		}
-		if err := e.sync("reading " + name); err != nil {
-			return err
-		}
-		copy(mem, stage)
-		return nil
-	})
+	}
+	host := unsafe.Add(e.staging, e.stageOff)
+	e.stageOff += (n + 255) &^ 255
+	return host, nil
 }
 
 // ensureStaging grows the page-locked staging buffer to n bytes.

@@ -203,6 +203,59 @@ func TestFakeChain(t *testing.T) {
 	require.Len(t, f.launches, n+2)
 }
 
+// RunPassesIO (plan.IOChainer): the input is written before the first
+// batch and, after every batch, done sees the read-back's bytes, both
+// copied inside the batches' own waits, so those are the only waits; a
+// span outside an IO buffer is refused before anything runs;
+// Options.NoChain hides it with the Chainer.
+func TestFakeChainIO(t *testing.T) {
+	f := withFake(t, 90)
+	b, ex := loadPatched(t, Options{})
+	c, ok := ex.(plan.IOChainer)
+	require.True(t, ok, "the CUDA executable moves a chain's input and read-backs")
+	want := make([]byte, 64)
+	for i := range want {
+		want[i] = byte(3 * i)
+	}
+	require.NoError(t, ex.Write(1, 128, want))
+	ps, vs := make([]int, 6), make([]plan.Vars, 6)
+	for i := range vs {
+		vs[i] = plan.Vars{plan.VarPos: int64(i), plan.VarNTok: 1}
+	}
+	src := []byte("the chain's input, written once")
+	io := plan.ChainIO{In: 0, InOff: 40, Src: src, Out: 1, OutOff: 128, Dst: make([]byte, 64)}
+	b.ResetStats()
+	var seen []int
+	n, err := c.RunPassesIO(ps, vs, 2, &io, func(done int) bool {
+		require.Equal(t, want, io.Dst, "after %d steps", done)
+		clear(io.Dst)
+		seen = append(seen, done)
+		return done < 4
+	})
+	require.NoError(t, err)
+	require.Equal(t, 4, n)
+	require.Equal(t, []int{2, 4}, seen)
+	require.Equal(t, 2, b.Stats().Syncs, "one wait a batch, the copies in it")
+	require.Len(t, f.launches, 4)
+	got := make([]byte, len(src))
+	require.NoError(t, ex.Read(0, 40, got))
+	require.Equal(t, src, got)
+
+	for _, bad := range []plan.ChainIO{
+		{In: 0, Out: 1, OutOff: 16*64*4 - 8, Dst: make([]byte, 64)},
+		{In: 0, InOff: 16 * 64 * 4, Src: src, Out: 1},
+		{In: 0, Out: 7, Dst: make([]byte, 4)},
+	} {
+		_, err = c.RunPassesIO(ps, vs, 2, &bad, nil)
+		require.ErrorContains(t, err, "buffer")
+	}
+	require.Len(t, f.launches, 4, "nothing issued for a bad transfer")
+
+	_, plain := loadPatched(t, Options{NoChain: true})
+	_, ok = plain.(plan.IOChainer)
+	require.False(t, ok, "NoChain hides the chain's transfers")
+}
+
 // A graph the driver refuses to instantiate is counted with the driver's
 // error, the capture is ended, and that shape runs kernel by kernel from
 // then on with the same results; Options.NoChain hides the Chainer;

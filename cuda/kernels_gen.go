@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "4df9a4e32868da0d51c140bbd23871a8f1e28a1a4f84876b74ac079eb9476636"
+const sourcesHash = "a946eb8cd78d4d9b88d9d135ed6624873242a93b4740749d78f783db6112cd70"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -165,6 +165,7 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q8_0_rp",
 	"softmax",
 	"whisper_filter",
+	"whisper_track",
 }
 
 // funcConsts are the function constants: __constant__ globals of the module,

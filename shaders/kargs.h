@@ -14,6 +14,9 @@
 #define KFLAG_PER_SEQ_ROWS 2u // Rope, RopeKV, Attention: row t is sequence t
 #define KBEAM_COPY_MAX_SEQS 16u // BeamCopy: the most sequences (a GPU thread holds one element of each)
 #define KFLAG_TIMESTAMPS 1u // WhisperFilter: apply the timestamp rules
+#define KFLAG_TRACK_START 1u // WhisperTrack: start a window (reset the state, record the no-speech log-probability)
+#define KTRACK_HEADER 8u // WhisperTrack: words of state before the tokens
+#define KTRACK_REPEAT_MAX_UNIT 32u // WhisperTrack: the longest repeated unit the repetition guard looks for
 // activation (plan.Activation): the activation function of GELU (its Mode)
 #define KACT_GELU_ERF 0u // exact GELU (erf), as PyTorch's nn.GELU
 #define KACT_GELU_TANH 1u // GELU's tanh approximation (gelu_pytorch_tanh)
@@ -475,6 +478,25 @@ struct rope_attention_args {
 // binding slots of rope_attention
 enum { ROPE_ATTENTION_Q = 0, ROPE_ATTENTION_K = 1, ROPE_ATTENTION_V = 2, ROPE_ATTENTION_OUT = 3, ROPE_ATTENTION_FREQS = 4 };
 
+// whisper_track (plan.WhisperTrack)
+struct whisper_track_args {
+    unsigned int n;
+    unsigned int count;
+    unsigned int cap;
+    unsigned int eot;
+    unsigned int ts_begin;
+    unsigned int token;
+    unsigned int limit;
+    unsigned int end_ts;
+    unsigned int rep_unit;
+    unsigned int rep_min;
+    unsigned int rep_span;
+    unsigned int flags;
+    unsigned int pad_[4];
+};
+// binding slots of whisper_track
+enum { WHISPER_TRACK_X = 0, WHISPER_TRACK_CHOICE = 1, WHISPER_TRACK_TRACK = 2, WHISPER_TRACK_NEXT = 3 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -510,6 +532,7 @@ struct Args {
         struct rope_kv_paged_args rope_kv_paged;
         struct attention_paged_args attention_paged;
         struct rope_attention_args rope_attention;
+        struct whisper_track_args whisper_track;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -547,6 +570,7 @@ static_assert(sizeof(struct whisper_filter_args) == 64, "whisper_filter args");
 static_assert(sizeof(struct rope_kv_paged_args) == 64, "rope_kv_paged args");
 static_assert(sizeof(struct attention_paged_args) == 64, "attention_paged args");
 static_assert(sizeof(struct rope_attention_args) == 64, "rope_attention args");
+static_assert(sizeof(struct whisper_track_args) == 64, "whisper_track args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

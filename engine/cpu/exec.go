@@ -187,6 +187,8 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.beamCopy(d)
 	case plan.WhisperFilter:
 		return e.whisperFilter(d)
+	case plan.WhisperTrack:
+		return e.whisperTrack(d)
 	case plan.RopeKVPaged:
 		return e.ropeKVPaged(d)
 	case plan.AttentionPaged:

@@ -35,3 +35,23 @@ type Executable interface {
 type Chainer interface {
 	RunPasses(passes []int, vars []Vars, chunk int, done func(completed int) bool) (int, error)
 }
+
+// ChainIO are the host transfers of a chain (IOChainer): len(Src) bytes
+// written to In from byte InOff before the first step, and len(Dst) bytes
+// read from Out at byte OutOff into Dst after every chunk, before done.
+type ChainIO struct {
+	In     BufID
+	InOff  int64
+	Src    []byte
+	Out    BufID
+	OutOff int64
+	Dst    []byte
+}
+
+// IOChainer is a Chainer that moves a chain's input and read-backs
+// (ChainIO) inside the chunks' own waits (a GPU queues the copies before
+// and behind the chunk's work), so a decode that hands over its prompt
+// and checks its state every chunk waits once a chunk and never besides.
+type IOChainer interface {
+	RunPassesIO(passes []int, vars []Vars, chunk int, io *ChainIO, done func(completed int) bool) (int, error)
+}

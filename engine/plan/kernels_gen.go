@@ -162,17 +162,41 @@ const (
 	// one sequence must be one row (a second would see the first's key, written
 	// in the same launch); probs are not produced.
 	RopeAttention
+	// WhisperTrack: One step of a Whisper window decoded on the backend, after
+	// WhisperFilter and Argmax (greedy), so the chosen token feeds the next step
+	// with no host in between. track holds the window's state: words
+	// 0..TrackHeader-1 (status: 0 running, 1 end of text, 2 the token limit, 3
+	// the end timestamp, 4 a repetition loop; kept tokens k; selections s; the
+	// no-speech log-probability (f32 bits); limit; end timestamp), the kept
+	// tokens at TrackHeader..TrackHeader+cap, each selection's log-probability
+	// (f32 bits) at TrackHeader+cap+i. With FlagTrackStart (x: the logits after
+	// <|startoftranscript|>): the state is reset, status, k and s 0, the
+	// no-speech log-probability x[token] − lse(x) and limit and endTs stored.
+	// Otherwise, while status is 0 (else nothing changes): tok = choice[0];
+	// logprob count is x[tok] − lse(x) (x: the filtered logits); s = count+1;
+	// tok == eot sets status 1; else tokens[count] = tok, k = count+1, next[0] =
+	// tok, then, in this order: a loop (a unit of u ≤ repUnit tokens, the
+	// smallest such u, repeated r ≥ repMin times with r·u ≥ repSpan at the
+	// end of the kept tokens, timestamps (≥ tsBegin) equal to each other) sets
+	// status 4 and k = count+1 − (r−1)·u; endTs > 0 and tok ≥ endTs sets
+	// status 3; k ≥ limit sets status 2. lse(s) = log Σ exp over s; the CPU
+	// sums the exponentials in float64 (plan.LogSumExp, as the host decoder),
+	// GPUs in float32.
+	WhisperTrack
 	numKernels
 )
 
 // Flags and modes shared by several kernels.
 const (
-	FlagAccumulate  = 1  // Embed: add into out
-	FlagCausal      = 1  // Attention: causal mask
-	FlagChannelMaj  = 1  // Conv1D: x is channel-major
-	FlagPerSeqRows  = 2  // Rope, RopeKV, Attention: row t is sequence t
-	BeamCopyMaxSeqs = 16 // BeamCopy: the most sequences (a GPU thread holds one element of each)
-	FlagTimestamps  = 1  // WhisperFilter: apply the timestamp rules
+	FlagAccumulate     = 1  // Embed: add into out
+	FlagCausal         = 1  // Attention: causal mask
+	FlagChannelMaj     = 1  // Conv1D: x is channel-major
+	FlagPerSeqRows     = 2  // Rope, RopeKV, Attention: row t is sequence t
+	BeamCopyMaxSeqs    = 16 // BeamCopy: the most sequences (a GPU thread holds one element of each)
+	FlagTimestamps     = 1  // WhisperFilter: apply the timestamp rules
+	FlagTrackStart     = 1  // WhisperTrack: start a window (reset the state, record the no-speech log-probability)
+	TrackHeader        = 8  // WhisperTrack: words of state before the tokens
+	TrackRepeatMaxUnit = 32 // WhisperTrack: the longest repeated unit the repetition guard looks for
 )
 
 // Activation is a mode: the activation function of GELU (its Mode).
@@ -2572,6 +2596,105 @@ func (a *RopeAttentionArgs) Check() error {
 	return nil
 }
 
+// WhisperTrackArgs is the record of a WhisperTrack dispatch (whisper_track).
+type WhisperTrackArgs struct {
+	X       Binding // input f32: the step's (filtered) logits
+	Choice  Binding // optional input i32: the chosen token (Argmax's out)
+	Track   Binding // in-out i32: the window's state, kept tokens and log-probabilities
+	Next    Binding // optional output i32: the next step's input token
+	N       int     // vocabulary
+	Count   int     // selections so far in the window
+	Cap     int     // room for tokens in track
+	EOT     int
+	TsBegin int    // first timestamp token
+	Token   int    // FlagTrackStart: <|nospeech|>
+	Limit   int    // FlagTrackStart: the most tokens kept
+	EndTs   int    // FlagTrackStart: the end timestamp (0: none)
+	RepUnit int    // the repetition guard's longest unit (0: off)
+	RepMin  int    // its fewest repeats
+	RepSpan int    // its fewest tokens in all
+	Flags   uint32 // FlagTrackStart
+}
+
+// Binding slots of WhisperTrack.
+const (
+	SlotWhisperTrackX      = 0
+	SlotWhisperTrackChoice = 1
+	SlotWhisperTrackTrack  = 2
+	SlotWhisperTrackNext   = 3
+)
+
+// Patch targets of WhisperTrack.
+const (
+	PatchWhisperTrackCount     = PatchParam0 + 1
+	PatchWhisperTrackLimit     = PatchParam0 + 6
+	PatchWhisperTrackEndTs     = PatchParam0 + 7
+	PatchWhisperTrackXOff      = PatchOffset0 + 0 // byte offset of X
+	PatchWhisperTrackChoiceOff = PatchOffset0 + 1 // byte offset of Choice
+	PatchWhisperTrackTrackOff  = PatchOffset0 + 2 // byte offset of Track
+	PatchWhisperTrackNextOff   = PatchOffset0 + 3 // byte offset of Next
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a WhisperTrackArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: WhisperTrack, NBind: 4}
+	d.Bind[0] = a.X
+	d.Bind[1] = a.Choice
+	d.Bind[2] = a.Track
+	d.Bind[3] = a.Next
+	d.P[0] = uint32(a.N)
+	d.P[1] = uint32(a.Count)
+	d.P[2] = uint32(a.Cap)
+	d.P[3] = uint32(a.EOT)
+	d.P[4] = uint32(a.TsBegin)
+	d.P[5] = uint32(a.Token)
+	d.P[6] = uint32(a.Limit)
+	d.P[7] = uint32(a.EndTs)
+	d.P[8] = uint32(a.RepUnit)
+	d.P[9] = uint32(a.RepMin)
+	d.P[10] = uint32(a.RepSpan)
+	d.P[11] = a.Flags
+	d.Grid = [3]uint32{uint32(1), uint32(1), uint32(1)}
+	return d
+}
+
+// DecodeWhisperTrack reads d's record; it panics when d is not a WhisperTrack
+// dispatch.
+func DecodeWhisperTrack(d *Dispatch) (a WhisperTrackArgs) {
+	d.expect(WhisperTrack, "DecodeWhisperTrack")
+	a.X = d.binding(0)
+	a.Choice = d.binding(1)
+	a.Track = d.binding(2)
+	a.Next = d.binding(3)
+	a.N = int(d.P[0])
+	a.Count = int(d.P[1])
+	a.Cap = int(d.P[2])
+	a.EOT = int(d.P[3])
+	a.TsBegin = int(d.P[4])
+	a.Token = int(d.P[5])
+	a.Limit = int(d.P[6])
+	a.EndTs = int(d.P[7])
+	a.RepUnit = int(d.P[8])
+	a.RepMin = int(d.P[9])
+	a.RepSpan = int(d.P[10])
+	a.Flags = d.P[11]
+	return a
+}
+
+// Check applies the contract's validations of WhisperTrack.
+func (a *WhisperTrackArgs) Check() error {
+	if a.N == 0 || a.EOT >= a.N || a.TsBegin > a.N || a.Token >= a.N {
+		return fmt.Errorf("whisper_track: special tokens (EOT %d, timestamps from %d, token %d) outside a vocabulary of %d", a.EOT, a.TsBegin, a.Token, a.N)
+	}
+	if a.RepUnit > TrackRepeatMaxUnit {
+		return fmt.Errorf("whisper_track: repetition unit %d, at most %d", a.RepUnit, TrackRepeatMaxUnit)
+	}
+	if a.Flags&FlagTrackStart == 0 && a.Choice.Buf == NoBuf {
+		return fmt.Errorf("whisper_track: a step needs the chosen token (choice)")
+	}
+	return nil
+}
+
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
@@ -2944,6 +3067,25 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Mode", Word: 14, Words: 1, Float: false, Patch: false},
 			{Name: "RopeDim", Word: 15, Words: 1, Float: false, Patch: false},
 		}},
+	WhisperTrack: {Name: "whisper_track", MinBind: 3,
+		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Choice", Role: BindIn, Optional: true, Elem: "i32"},
+			{Name: "Track", Role: BindInOut, Optional: false, Elem: "i32"},
+			{Name: "Next", Role: BindOut, Optional: true, Elem: "i32"},
+		},
+		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "Count", Word: 1, Words: 1, Float: false, Patch: true},
+			{Name: "Cap", Word: 2, Words: 1, Float: false, Patch: false},
+			{Name: "EOT", Word: 3, Words: 1, Float: false, Patch: false},
+			{Name: "TsBegin", Word: 4, Words: 1, Float: false, Patch: false},
+			{Name: "Token", Word: 5, Words: 1, Float: false, Patch: false},
+			{Name: "Limit", Word: 6, Words: 1, Float: false, Patch: true},
+			{Name: "EndTs", Word: 7, Words: 1, Float: false, Patch: true},
+			{Name: "RepUnit", Word: 8, Words: 1, Float: false, Patch: false},
+			{Name: "RepMin", Word: 9, Words: 1, Float: false, Patch: false},
+			{Name: "RepSpan", Word: 10, Words: 1, Float: false, Patch: false},
+			{Name: "Flags", Word: 11, Words: 1, Float: false, Patch: false},
+		}},
 }
 
 // Check applies the contract's validations to a resolved dispatch; every
@@ -2985,6 +3127,9 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case RopeAttention:
 		a := DecodeRopeAttention(d)
+		return a.Check()
+	case WhisperTrack:
+		a := DecodeWhisperTrack(d)
 		return a.Check()
 	}
 	return nil
@@ -3146,6 +3291,12 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		dst = d.access(dst, 2, true, true, ropeAttentionCache(&a, d.Type))
 		dst = d.access(dst, 3, false, true, f32Rows(a.M, a.Ldo, mul(a.NHead, a.HeadDim)))
 		dst = d.access(dst, 4, true, false, f32Vec(a.RopeDim/2))
+	case WhisperTrack:
+		a := DecodeWhisperTrack(d)
+		dst = d.access(dst, 0, true, false, f32Vec(a.N))
+		dst = d.access(dst, 1, true, false, i32Vec(1))
+		dst = d.access(dst, 2, true, true, i32Vec(TrackHeader+mul(2, a.Cap)))
+		dst = d.access(dst, 3, false, true, i32Vec(1))
 	default:
 		for i := range int(d.NBind) {
 			dst = d.access(dst, i, true, true, toEnd(0))

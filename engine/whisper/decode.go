@@ -43,9 +43,17 @@ type DecodeOptions struct {
 	// timestamp token at or past it, that token kept: where the window's
 	// audio ends (see TranscribeOptions.StopAtAudioEnd).
 	EndTimestamp int32
-	// Ctx, when set, is checked before every token, so a caller that no
-	// longer wants the text (a live preview overtaken by the final
-	// transcription) gets the model back within a token.
+	// ChainTokens is how many greedy tokens the backend decodes between
+	// two read-backs of the window's state (when 0: DefaultChainTokens
+	// on a GPU, 1 on the CPU). The host sees the window's end, and Ctx's
+	// cancellation, only at a read-back: fewer tokens waste less work
+	// past the end and answer a cancellation sooner, at one host
+	// synchronization each.
+	ChainTokens int
+	// Ctx, when set, is checked before every token (every ChainTokens
+	// tokens in a greedy window), so a caller that no longer wants the
+	// text (a live preview overtaken by the final transcription) gets the
+	// model back within a token or a read-back.
 	Ctx context.Context
 }
 
@@ -162,39 +170,30 @@ func newLogitFilter(sp Specials, opt *DecodeOptions) *logitFilter {
 	return f
 }
 
-// decodeOne runs one sequence from the initial tokens to EOT or the length limit.
+// decodeOne runs one sequence from the initial tokens to EOT or the length
+// limit. Greedy windows run chained on the backend (decodeChained);
+// sampling filters and chooses on the host, as greedy windows do with
+// hostSelect (the reference the backend's chain is tested against).
 func (m *Model) decodeOne(sp Specials, init []int32, sotIndex, sampleLen int, filter *logitFilter, opt DecodeOptions, stream uint64) (*DecodeResult, error) {
+	if opt.Temperature == 0 && !m.hostSelect {
+		return m.decodeChained(sp, init, sotIndex, sampleLen, filter, opt)
+	}
 	res := &DecodeResult{Temperature: opt.Temperature, Language: opt.Language}
 	logits, pos, err := m.promptWindow(sp, init, sotIndex, res)
 	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, stream))
-	// Greedy steps filter and choose on the backend (PassSelect); sampling
-	// filters on the host, as greedy steps do with hostSelect (the
-	// reference the backend's selection is tested against).
-	greedy := opt.Temperature == 0 && !m.hostSelect
-	if greedy {
-		if err := m.setFilter(filter); err != nil {
-			return nil, err
-		}
-	}
 	for len(res.Tokens) < sampleLen {
 		if err := opt.canceled(); err != nil {
 			return nil, err
 		}
+		filter.apply(logits, res.Tokens)
 		var tok int32
-		if greedy {
-			if logits, tok, err = m.selectGreedy(filter, res.Tokens); err != nil {
-				return nil, err
-			}
+		if opt.Temperature > 0 {
+			tok = sampleTemperature(logits, opt.Temperature, rng)
 		} else {
-			filter.apply(logits, res.Tokens)
-			if opt.Temperature > 0 {
-				tok = sampleTemperature(logits, opt.Temperature, rng)
-			} else {
-				tok = argmax(logits)
-			}
+			tok = argmax(logits)
 		}
 		res.SumLogprob += float64(logSoftmaxAt(logits, tok))
 		if tok == sp.EOT {
@@ -211,12 +210,7 @@ func (m *Model) decodeOne(sp Specials, init []int32, sotIndex, sampleLen int, fi
 		if pos >= m.H.NTextCtx {
 			break
 		}
-		if greedy {
-			err = m.feed([]int32{tok}, pos)
-		} else {
-			logits, err = m.Prompt([]int32{tok}, pos)
-		}
-		if err != nil {
+		if logits, err = m.Prompt([]int32{tok}, pos); err != nil {
 			return nil, err
 		}
 		pos++
@@ -314,26 +308,5 @@ const (
 // repetitionCut returns the length that keeps a trailing loop's first
 // occurrence, or -1 when toks does not end in a loop.
 func repetitionCut(toks []int32, tsBegin int32) int {
-	n := len(toks)
-	same := func(a, b int32) bool { return a == b || (a >= tsBegin && b >= tsBegin) }
-	for unit := 1; unit <= maxRepeatUnit && minRepeats*unit <= n; unit++ {
-		reps := 1
-		for (reps+1)*unit <= n {
-			match := true
-			for i := 1; i <= unit; i++ {
-				if !same(toks[n-i], toks[n-i-reps*unit]) {
-					match = false
-					break
-				}
-			}
-			if !match {
-				break
-			}
-			reps++
-		}
-		if reps >= minRepeats && reps*unit >= minRepeatSpan {
-			return n - (reps-1)*unit
-		}
-	}
-	return -1
+	return plan.RepeatCut(toks, tsBegin, maxRepeatUnit, minRepeats, minRepeatSpan)
 }

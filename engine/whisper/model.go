@@ -15,7 +15,9 @@ type Model struct {
 	logits  []float32 // host copy of the last logits read
 	hist    []int32   // the beams' sampled tokens as filterBeams uploads them (reused every step)
 	vars    plan.Vars
-	beamSrc []int32 // the source of each beam, written for PassBeamCopy
+	beamSrc []int32   // the source of each beam, written for PassBeamCopy
+	table   []float32 // the filter table the backend holds (setFilter), nil when unknown
+	chain   chainBufs // a chained window's steps and read-back (chain.go)
 	// hostSelect filters logits (and chooses greedy tokens) on the host
 	// instead of in PassSelect and PassFilterBeams: the reference for
 	// tests.

@@ -38,10 +38,11 @@ const (
 	PassBeams                  // one token for each of Beams sequences at VarPos
 	PassAlign                  // VarNTok tokens from position 0: every row's logits and the cross-attention weights
 	PassBeamCopy               // positions [VarPos, VarPos+VarNTok) of sequence beamSrc[d] copied to sequence d in every self-attention cache
-	PassSelect                 // the logit filters on sequence 0's logits in place (VarUser0 tokens sampled, VarUser1 the initial-timestamp bound), then its argmax into choice
+	PassSelect                 // a chained greedy step: the logit filters on sequence 0's logits in place (VarUser0 tokens sampled, the track's, VarUser1 the initial-timestamp bound), its argmax into choice, then WhisperTrack (the log-probability, the stop rules, the token into tokens[0])
 	PassSelectText             // as PassSelect without the timestamp rules
 	PassFilterBeams            // the logit filters on every beam's logits in place (beam t's sampled tokens are row t of sampled)
 	PassFilterBeamsText        // as PassFilterBeams without the timestamp rules
+	PassTrackStart             // a window's start on the logits after <|startoftranscript|>: the track reset, the no-speech log-probability (VarUser0 the token limit, VarUser1 the end timestamp)
 )
 
 // alignRows bounds the tokens of an alignment pass: a window's text
@@ -66,6 +67,7 @@ type layout struct {
 	filter    plan.BufID // IO: f32[2][n_vocab], the logit filters' table (logitFilter.table)
 	sampled   plan.BufID // IO: i32[Beams][n_text_ctx], each sequence's tokens sampled in the window
 	choice    plan.BufID // IO: i32[Beams], the token each sequence's selection chose
+	track     plan.BufID // IO: i32, a greedy window's state, tokens and log-probabilities (plan.WhisperTrack)
 	maxTokens int
 	beams     int
 }
@@ -421,6 +423,8 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	ns, nctx, nv := h.NTextState, h.NAudioCtx, h.NVocab
 	emb, et := b.weight("decoder.token_embedding.weight", int64(nv*ns))
 	d := plan.EmbedArgs{Type: et, Table: emb, Ids: at(lay.tokens, 0), Out: at(x, 0), Dim: ns, N: m, Ldo: ns}.Dispatch()
+	// the ids from tokens[VarSlot]: a chained window's prompt after SOT
+	d.AddPatch(plan.PatchEmbedIdsOff, plan.VarSlot, 4, 0)
 	if ntok {
 		d.AddPatch(plan.PatchEmbedN, plan.VarNTok, 1, 0)
 	}

@@ -134,6 +134,22 @@ func TestKitDecodeWindow(t *testing.T) {
 	require.Equal(t, ref.WithTimestamps.Tokens, r.Tokens)
 	opt.EndTimestamp = 0
 
+	// The chained window's result does not depend on how often the host
+	// reads its track back (a read after every token, after a few, or
+	// once at the end), and equals the host decoder's (hostSelect) bit
+	// for bit: tokens, log-probabilities, the no-speech probability.
+	m.hostSelect = true
+	want, err := m.DecodeWindow(opt)
+	m.hostSelect = false
+	require.NoError(t, err)
+	for _, n := range []int{1, 3, 16, 1000} {
+		opt.ChainTokens = n
+		r, err = m.DecodeWindow(opt)
+		require.NoError(t, err)
+		require.Equal(t, want, r, "%d tokens a read-back", n)
+	}
+	opt.ChainTokens = 0
+
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	opt.Ctx = ctx

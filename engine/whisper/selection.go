@@ -2,35 +2,45 @@ package whisper
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// selection adds PassSelect and PassSelectText: the logit filters
-// (plan.WhisperFilter) and greedy selection (plan.Argmax) of a decoder
-// step run on the backend, after PassPrompt or PassStep left the logits
-// there, so a greedy step needs no host work between the model and the
-// chosen token; and PassFilterBeams(Text), the filters of every beam
-// (beam search chooses on the host).
+// selection adds the passes that choose on the backend: PassSelect and
+// PassSelectText, one greedy step of a chained window (the logit filters,
+// plan.WhisperFilter, on the logits PassPrompt or PassStep left there;
+// plan.Argmax; plan.WhisperTrack, which records the token's
+// log-probability, applies the stop rules and writes the token where the
+// next PassStep embeds it), PassTrackStart, which opens a window's track;
+// and PassFilterBeams(Text), the filters of every beam (beam search
+// chooses on the host).
 func (b *builder) selection(lay *layout, beams int) {
 	h := b.h
-	nv := h.NVocab
+	nv, ctx := h.NVocab, h.NTextCtx
 	lay.filter = b.p.AddBuffer(plan.Buffer{Name: "filter.table", Kind: plan.IO, Size: int64(2*nv) * 4})
-	lay.sampled = b.p.AddBuffer(plan.Buffer{Name: "sampled", Kind: plan.IO, Size: int64(beams*h.NTextCtx) * 4})
+	lay.sampled = b.p.AddBuffer(plan.Buffer{Name: "sampled", Kind: plan.IO, Size: int64(beams*ctx) * 4})
 	lay.choice = b.p.AddBuffer(plan.Buffer{Name: "choice", Kind: plan.IO, Size: int64(beams) * 4})
+	lay.track = b.p.AddBuffer(plan.Buffer{Name: "track", Kind: plan.IO, Size: int64(plan.TrackHeader+2*ctx) * 4})
 	sp, err := SpecialsFor(nv)
 	if err != nil {
 		b.fail("%v", err)
 		return
 	}
+	track := plan.WhisperTrackArgs{X: at(lay.logits, 0), Choice: at(lay.choice, 0), Track: at(lay.track, 0), Next: at(lay.tokens, 0),
+		N: nv, Cap: ctx, EOT: int(sp.EOT), TsBegin: int(sp.TimestampBegin), Token: int(sp.NoSpeech),
+		RepUnit: maxRepeatUnit, RepMin: minRepeats, RepSpan: minRepeatSpan}
 	for _, ts := range []bool{true, false} {
 		name := "select"
 		if !ts {
 			name = "select text"
 		}
 		ps, _ := b.p.AddPass(name)
-		ps.Add(filterDispatch(sp, ts, nv, 1, at(lay.logits, 0), at(lay.filter, 0), at(lay.sampled, 0), h.NTextCtx))
+		ps.Add(filterDispatch(sp, ts, nv, 1, at(lay.logits, 0), at(lay.filter, 0), at(lay.track, plan.TrackHeader), ctx))
 		ps.Add(plan.ArgmaxArgs{X: at(lay.logits, 0), Out: at(lay.choice, 0), N: nv, M: 1, Ldx: nv}.Dispatch())
+		d := track.Dispatch()
+		d.AddPatch(plan.PatchWhisperTrackCount, plan.VarUser0, 1, 0)
+		ps.Add(d)
 	}
 	for _, ts := range []bool{true, false} {
 		name := "filter beams"
@@ -38,49 +48,34 @@ func (b *builder) selection(lay *layout, beams int) {
 			name = "filter beams text"
 		}
 		ps, _ := b.p.AddPass(name)
-		ps.Add(filterDispatch(sp, ts, nv, beams, at(lay.logits, 0), at(lay.filter, 0), at(lay.sampled, 0), h.NTextCtx))
+		ps.Add(filterDispatch(sp, ts, nv, beams, at(lay.logits, 0), at(lay.filter, 0), at(lay.sampled, 0), ctx))
 	}
+	ps, _ := b.p.AddPass("track start")
+	start := track
+	start.Choice, start.Next, start.Flags = none, none, plan.FlagTrackStart
+	d := start.Dispatch()
+	d.AddPatch(plan.PatchWhisperTrackLimit, plan.VarUser0, 1, 0)
+	d.AddPatch(plan.PatchWhisperTrackEndTs, plan.VarUser1, 1, 0)
+	ps.Add(d)
 }
 
-// setFilter writes f's table for the selection passes.
+// setFilter writes f's table for the selection passes, unless the
+// backend holds it already (the windows of a transcription share one
+// filter: a window then costs no upload for it).
 func (m *Model) setFilter(f *logitFilter) error {
 	t, err := f.table(m.H.NVocab)
 	if err != nil {
 		return err
 	}
-	return m.writeF32(m.lay.filter, 0, t)
-}
-
-// selectGreedy filters the logits of the last Prompt (or feed) of
-// sequence 0 in place on the backend and chooses the likeliest token;
-// sampled are the tokens sampled so far in the window, sampled[:len-1]
-// already on the backend (written by earlier calls). It returns the
-// filtered logits (the slice is reused by the next call) and the token.
-func (m *Model) selectGreedy(f *logitFilter, sampled []int32) ([]float32, int32, error) {
-	nv := m.H.NVocab
-	if n := len(sampled); n > 0 {
-		if n > m.H.NTextCtx {
-			return nil, 0, fmt.Errorf("whisper: %d sampled tokens, context %d", n, m.H.NTextCtx)
-		}
-		if err := plan.WriteI32(m.exec, m.lay.sampled, n-1, sampled[n-1:]); err != nil {
-			return nil, 0, err
-		}
+	if slices.Equal(t, m.table) {
+		return nil
 	}
-	m.vars = plan.Vars{}
-	f.setFilterVars(&m.vars, nv, len(sampled))
-	pass := PassSelect
-	if !f.timestamps {
-		pass = PassSelectText
+	m.table = nil
+	if err := m.writeF32(m.lay.filter, 0, t); err != nil {
+		return err
 	}
-	if err := m.exec.Run(pass, &m.vars); err != nil {
-		return nil, 0, err
-	}
-	var tok [1]int32
-	if err := plan.ReadI32(m.exec, m.lay.choice, 0, tok[:]); err != nil {
-		return nil, 0, err
-	}
-	out := m.logits[:nv]
-	return out, tok[0], m.readF32(m.lay.logits, 0, out)
+	m.table = t
+	return nil
 }
 
 // filterBeams filters the beams' logits rows ([beam][n_vocab], len(beams)

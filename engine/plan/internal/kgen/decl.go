@@ -179,6 +179,9 @@ var Consts = []Const{
 	{"FlagPerSeqRows", "KFLAG_PER_SEQ_ROWS", 1 << 1, "Rope, RopeKV, Attention: row t is sequence t"},
 	{"BeamCopyMaxSeqs", "KBEAM_COPY_MAX_SEQS", 16, "BeamCopy: the most sequences (a GPU thread holds one element of each)"},
 	{"FlagTimestamps", "KFLAG_TIMESTAMPS", 1 << 0, "WhisperFilter: apply the timestamp rules"},
+	{"FlagTrackStart", "KFLAG_TRACK_START", 1 << 0, "WhisperTrack: start a window (reset the state, record the no-speech log-probability)"},
+	{"TrackHeader", "KTRACK_HEADER", 8, "WhisperTrack: words of state before the tokens"},
+	{"TrackRepeatMaxUnit", "KTRACK_REPEAT_MAX_UNIT", 32, "WhisperTrack: the longest repeated unit the repetition guard looks for"},
 }
 
 // products are the bindings and params shared by MatVec, MatMul and the
@@ -559,5 +562,28 @@ var Kernels = []Kernel{
 				Msg: "%d rows of one sequence: rows after the first would read keys written in the same launch", Args: "a.M"},
 			Check{Fail: "a.M > 1 && (a.Ldq < mul(a.NHead+2*a.NKV, a.HeadDim) || a.Ldo < mul(a.NHead, a.HeadDim))",
 				Msg: "row strides (%d, %d) smaller than the qkv row or %d heads of %d", Args: "a.Ldq, a.Ldo, a.NHead, a.HeadDim"}),
+	},
+	{Name: "WhisperTrack", Fn: "whisper_track",
+		Doc: "One step of a Whisper window decoded on the backend, after WhisperFilter and Argmax (greedy), so the chosen token feeds the next step with no host in between. track holds the window's state: words 0..TrackHeader-1 (status: 0 running, 1 end of text, 2 the token limit, 3 the end timestamp, 4 a repetition loop; kept tokens k; selections s; the no-speech log-probability (f32 bits); limit; end timestamp), the kept tokens at TrackHeader..TrackHeader+cap, each selection's log-probability (f32 bits) at TrackHeader+cap+i. With FlagTrackStart (x: the logits after <|startoftranscript|>): the state is reset, status, k and s 0, the no-speech log-probability x[token] − lse(x) and limit and endTs stored. Otherwise, while status is 0 (else nothing changes): tok = choice[0]; logprob count is x[tok] − lse(x) (x: the filtered logits); s = count+1; tok == eot sets status 1; else tokens[count] = tok, k = count+1, next[0] = tok, then, in this order: a loop (a unit of u ≤ repUnit tokens, the smallest such u, repeated r ≥ repMin times with r·u ≥ repSpan at the end of the kept tokens, timestamps (≥ tsBegin) equal to each other) sets status 4 and k = count+1 − (r−1)·u; endTs > 0 and tok ≥ endTs sets status 3; k ≥ limit sets status 2. lse(s) = log Σ exp over s; the CPU sums the exponentials in float64 (plan.LogSumExp, as the host decoder), GPUs in float32.",
+		Binds: []Bind{
+			{Name: "X", Elem: F32, Span: "f32Vec(a.N)", Doc: "the step's (filtered) logits"},
+			{Name: "Choice", Opt: true, Elem: I32, Span: "i32Vec(1)", Doc: "the chosen token (Argmax's out)"},
+			{Name: "Track", Role: InOut, Elem: I32, Span: "i32Vec(TrackHeader+mul(2, a.Cap))", Doc: "the window's state, kept tokens and log-probabilities"},
+			{Name: "Next", Opt: true, Role: Out, Elem: I32, Span: "i32Vec(1)", Doc: "the next step's input token"},
+		},
+		Params: []Param{{Name: "N", Doc: "vocabulary"}, {Name: "Count", Patch: true, Doc: "selections so far in the window"},
+			{Name: "Cap", Doc: "room for tokens in track"}, {Name: "EOT"}, {Name: "TsBegin", Doc: "first timestamp token"},
+			{Name: "Token", Doc: "FlagTrackStart: <|nospeech|>"},
+			{Name: "Limit", Patch: true, Doc: "FlagTrackStart: the most tokens kept"},
+			{Name: "EndTs", Patch: true, Doc: "FlagTrackStart: the end timestamp (0: none)"},
+			{Name: "RepUnit", Doc: "the repetition guard's longest unit (0: off)"}, {Name: "RepMin", Doc: "its fewest repeats"},
+			{Name: "RepSpan", Doc: "its fewest tokens in all"},
+			{Name: "Flags", Kind: Bits, Doc: "FlagTrackStart"}},
+		Grid: [3]string{"1", "1", "1"},
+		Checks: []Check{
+			{Fail: "a.N == 0 || a.EOT >= a.N || a.TsBegin > a.N || a.Token >= a.N", Msg: "special tokens (EOT %d, timestamps from %d, token %d) outside a vocabulary of %d", Args: "a.EOT, a.TsBegin, a.Token, a.N"},
+			{Fail: "a.RepUnit > TrackRepeatMaxUnit", Msg: "repetition unit %d, at most %d", Args: "a.RepUnit, TrackRepeatMaxUnit"},
+			{Fail: "a.Flags&FlagTrackStart == 0 && a.Choice.Buf == NoBuf", Msg: "a step needs the chosen token (choice)"},
+		},
 	},
 }

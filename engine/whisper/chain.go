@@ -1,0 +1,126 @@
+package whisper
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// DefaultChainTokens is how many greedy tokens a window decodes between
+// two looks by the host (DecodeOptions.ChainTokens) on a backend that
+// reads back inside its batches' waits (plan.IOChainer: a GPU). Elsewhere
+// (the CPU) a look costs no wait worth saving, so the host looks after
+// every token and stops the chain at the window's end at once.
+const DefaultChainTokens = 16
+
+// chainBufs are a chained window's step records and read-back, kept by
+// the model and reused by every window.
+type chainBufs struct {
+	passes []int
+	vars   []plan.Vars
+	init   []byte // the initial tokens, written with the chain's first chunk
+	track  []byte
+}
+
+// decodeChained decodes a greedy window on the backend with the host out
+// of the loop: one chain of steps (plan.RunChainIO: one graph a chunk on
+// a GPU, the initial tokens written with the first) runs the prompt, opens the window's track (PassTrackStart:
+// the no-speech probability) and then alternates PassSelect (the filters,
+// the greedy choice, plan.WhisperTrack's log-probability and stop rules,
+// the token written where the next step embeds it) and PassStep. The host
+// reads the track back every ChainTokens tokens, stops the chain once the
+// track says the window ended, and sums the log-probabilities (float64,
+// in order, as the host decoder does) for the temperature fallback it
+// decides after the window. Steps past the stop run on a GPU until the
+// chunk ends; the track ignores them.
+func (m *Model) decodeChained(sp Specials, init []int32, sotIndex, sampleLen int, filter *logitFilter, opt DecodeOptions) (*DecodeResult, error) {
+	ctx := m.H.NTextCtx
+	if err := m.setFilter(filter); err != nil {
+		return nil, err
+	}
+	if len(init) > m.lay.maxTokens || len(init) >= ctx {
+		return nil, fmt.Errorf("whisper: cannot feed %d initial tokens (at most %d, context %d)", len(init), m.lay.maxTokens, ctx)
+	}
+	c := &m.chain
+	c.passes, c.vars = c.passes[:0], c.vars[:0]
+	add := func(pass int, v plan.Vars) {
+		c.passes = append(c.passes, pass)
+		c.vars = append(c.vars, v)
+	}
+	prompt := func(lo, hi int) {
+		pass := PassPrompt
+		if hi-lo == 1 {
+			pass = PassStep
+		}
+		add(pass, plan.Vars{plan.VarPos: int64(lo), plan.VarNTok: int64(hi - lo), plan.VarKVLen: int64(hi), plan.VarSlot: int64(lo)})
+	}
+	prompt(0, sotIndex+1)
+	add(PassTrackStart, plan.Vars{plan.VarUser0: int64(sampleLen), plan.VarUser1: int64(max(opt.EndTimestamp, 0))})
+	if len(init) > sotIndex+1 {
+		prompt(sotIndex+1, len(init))
+	}
+	sel := PassSelect
+	if !filter.timestamps {
+		sel = PassSelectText
+	}
+	var fv plan.Vars
+	filter.setFilterVars(&fv, m.H.NVocab, 0)
+	for j := range sampleLen {
+		fv[plan.VarUser0] = int64(j)
+		add(sel, fv)
+		if j+1 < sampleLen {
+			p := int64(len(init) + j)
+			add(PassStep, plan.Vars{plan.VarPos: p, plan.VarNTok: 1, plan.VarKVLen: p + 1})
+		}
+	}
+	words := plan.TrackHeader + 2*ctx
+	if cap(c.track) < 4*words {
+		c.track = make([]byte, 4*words)
+	}
+	tr := c.track[:4*words]
+	word := func(i int) int32 { return int32(binary.LittleEndian.Uint32(tr[4*i:])) }
+	n := opt.ChainTokens
+	if n <= 0 {
+		n = 1
+		if _, ok := m.exec.(plan.IOChainer); ok {
+			n = DefaultChainTokens
+		}
+	}
+	c.init = c.init[:0]
+	for _, t := range init {
+		c.init = binary.LittleEndian.AppendUint32(c.init, uint32(t))
+	}
+	io := plan.ChainIO{In: m.lay.tokens, Src: c.init, Out: m.lay.track, Dst: tr}
+	var cancel error
+	_, err := plan.RunChainIO(m.exec, c.passes, c.vars, 2*n, &io, func(int) bool {
+		if cancel = opt.canceled(); cancel != nil {
+			return false
+		}
+		return word(plan.TrackStatus) == plan.TrackRunning
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cancel != nil {
+		return nil, cancel
+	}
+	kept, steps := int(word(plan.TrackKept)), int(word(plan.TrackSteps))
+	if kept < 0 || kept > ctx || steps < kept || steps > ctx {
+		return nil, fmt.Errorf("whisper: the backend's track is inconsistent (%d tokens kept, %d chosen)", kept, steps)
+	}
+	f32 := func(i int) float32 { return math.Float32frombits(uint32(word(i))) }
+	res := &DecodeResult{Temperature: opt.Temperature, Language: opt.Language,
+		NoSpeechProb: math.Exp(float64(f32(plan.TrackNoSpeech))),
+		Repetitive:   word(plan.TrackStatus) == plan.TrackRepeated}
+	res.Tokens = make([]int32, kept)
+	for i := range kept {
+		res.Tokens[i] = word(plan.TrackHeader + i)
+	}
+	for i := range steps {
+		res.SumLogprob += float64(f32(plan.TrackHeader + ctx + i))
+	}
+	res.AvgLogprob = res.SumLogprob / float64(len(res.Tokens)+1)
+	return res, nil
+}
