@@ -156,9 +156,9 @@ type Exec struct {
 	staging unsafe.Pointer // page-locked host memory for Read/Write
 	stageN  uint64
 	// stageOff is the staging bytes the copies queued since the last wait
-	// still copy from: a Write queues its copy and returns (the stream runs
-	// it before anything queued after it), so a step's writes cost no wait
-	// of their own; the next wait frees their bytes.
+	// still use (queueCopy, stage): a Write queues its copy and returns (the
+	// stream runs it before anything queued after it), so a step's writes
+	// cost no wait of their own; the next wait frees their bytes.
 	stageOff uint64
 	closed   bool
 	// per-dispatch state, kept here so running allocates little
