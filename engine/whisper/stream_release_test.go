@@ -61,6 +61,15 @@ func (s *stuckEncode) RunCtx(ctx context.Context, pass int, vars *plan.Vars) err
 	return s.Executable.Run(pass, vars)
 }
 
+// releaseClip is the dictation the tests release: the 5.1-s kit clip of
+// the dictation benchmarks, and its reference text.
+func releaseClip(t *testing.T) (string, []float32) {
+	const clip = "ljspeech-LJ001-0004"
+	var ref refResult
+	readJSON(t, shared.Path(t, "whisper-kit", "reference", "transcribe", clip+".json"), &ref)
+	return strings.TrimSpace(ref.Text), readClip(t, clip)
+}
+
 // At release the live stream cancels the step in flight (app/stream.go)
 // and decodes the tail: the step must stop without finishing its encoder
 // pass, and the final text must come without it. The partial step's
@@ -73,10 +82,7 @@ func TestStreamReleaseAbandonsPartialDecode(t *testing.T) {
 	stub := &stuckEncode{Executable: m.exec, entered: make(chan struct{}, 1), end: make(chan struct{})}
 	m.exec = stub
 	t.Cleanup(func() { close(stub.end); m.exec = stub.Executable })
-	const clip = "ljspeech-LJ001-0004"
-	var want refResult
-	readJSON(t, shared.Path(t, "whisper-kit", "reference", "transcribe", clip+".json"), &want)
-	x := readClip(t, clip)
+	want, x := releaseClip(t)
 	hang := shared.Wait(t, 2*time.Minute)
 
 	st := NewStreamer(NewStreamModel(f, m), StreamConfig{NoPrompt: true}, nil)
@@ -102,7 +108,7 @@ func TestStreamReleaseAbandonsPartialDecode(t *testing.T) {
 	require.True(t, err == nil || errors.Is(err, context.Canceled), "%v", err)
 	res, err := st.Finish(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, strings.TrimSpace(want.Text), res.Text, "the final text is the whole clip's")
+	require.Equal(t, want, res.Text, "the final text is the whole clip's")
 	require.EqualValues(t, 2, stub.encodes.Load(), "encoder passes: the abandoned partial one and the final one")
 }
 
@@ -138,14 +144,12 @@ func TestEncodeStopsBetweenDispatches(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.Equal(t, ran+1, ctx.calls, "checked before each dispatch, stopped at the first check after the cancel")
 
-	const clip = "ljspeech-LJ001-0004"
-	var want refResult
-	readJSON(t, shared.Path(t, "whisper-kit", "reference", "transcribe", clip+".json"), &want)
-	segs, err := NewStreamModel(f, m).TranscribeWindow(context.Background(), readClip(t, clip), "")
+	want, x := releaseClip(t)
+	segs, err := NewStreamModel(f, m).TranscribeWindow(context.Background(), x, "")
 	require.NoError(t, err)
 	var got strings.Builder
 	for _, s := range segs {
 		got.WriteString(s.Text)
 	}
-	require.Equal(t, strings.TrimSpace(want.Text), strings.TrimSpace(got.String()))
+	require.Equal(t, want, strings.TrimSpace(got.String()))
 }
