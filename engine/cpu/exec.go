@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -30,6 +31,9 @@ type Exec struct {
 	// position of the running dispatch, for error messages
 	curPass, curOp int
 	curKernel      plan.Kernel
+	// stop is the running pass's context under RunCtx (nil otherwise):
+	// checked before each dispatch
+	stop context.Context
 
 	// scratch sized at load from the plan's static parameters
 	act     []float32   // fused activation rows and conv1d im2col tiles
@@ -95,6 +99,18 @@ func (e *Exec) RunPasses(passes []int, vars []plan.Vars, chunk int, done func(co
 	return len(passes), nil
 }
 
+// RunCtx implements plan.Canceler.
+func (e *Exec) RunCtx(ctx context.Context, pass int, vars *plan.Vars) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.ready(pass); err != nil {
+		return err
+	}
+	e.stop = ctx
+	defer func() { e.stop = nil }()
+	return e.runPass(pass, vars)
+}
+
 func (e *Exec) ready(pass int) error {
 	if err := plan.CheckPass(e.name, e.closed, pass, len(e.passes)); err != nil {
 		return fmt.Errorf("cpu: %w", err)
@@ -114,6 +130,11 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	e.pool.Begin()
 	defer e.pool.End() // fences the last jobs before the host reads
 	for i := range ops {
+		if e.stop != nil {
+			if err := e.stop.Err(); err != nil {
+				return err // the deferred End fences the jobs in flight
+			}
+		}
 		e.curOp, e.curKernel = i, ops[i].Kernel
 		if fence[i] || e.serial {
 			e.pool.Fence()

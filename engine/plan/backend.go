@@ -1,5 +1,7 @@
 package plan
 
+import "context"
+
 // Backend turns a plan into something it can execute. Model code depends on
 // this interface only; it never calls a backend's kernels directly.
 type Backend interface {
@@ -54,4 +56,14 @@ type ChainIO struct {
 // and checks its state every chunk waits once a chunk and never besides.
 type IOChainer interface {
 	RunPassesIO(passes []int, vars []Vars, chunk int, io *ChainIO, done func(completed int) bool) (int, error)
+}
+
+// Canceler is implemented by executables that can stop a pass between its
+// dispatches: RunCtx is Run, except that once ctx is done the pass stops
+// before its next dispatch and returns ctx's error, its outputs left
+// unfinished. A pass whose result nobody will read (a stream's partial
+// decode at the release of the hotkey) then costs at most one dispatch
+// more instead of the rest of the pass.
+type Canceler interface {
+	RunCtx(ctx context.Context, pass int, vars *Vars) error
 }

@@ -1,6 +1,7 @@
 package whisper
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/harkapp/hark/engine/plan"
@@ -62,6 +63,14 @@ func (m *Model) writeTokens(tokens []int32) error {
 // [n_mels][n_frames], and prepares the cross-attention keys and values the
 // decoder reads until the next Encode.
 func (m *Model) Encode(mel []float32) error {
+	return m.encode(context.Background(), mel)
+}
+
+// encode is Encode, stopped between the pass's dispatches once ctx is done
+// where the backend can (plan.Canceler: the CPU's), so that a stream step
+// abandoned at release does not hold the model for the rest of its
+// encoder pass, the bulk of a step's time.
+func (m *Model) encode(ctx context.Context, mel []float32) error {
 	if len(mel) != m.H.NMels*m.H.NFrames() {
 		return fmt.Errorf("whisper: mel has %d values, want %d×%d", len(mel), m.H.NMels, m.H.NFrames())
 	}
@@ -69,6 +78,9 @@ func (m *Model) Encode(mel []float32) error {
 		return err
 	}
 	m.vars = plan.Vars{}
+	if c, ok := m.exec.(plan.Canceler); ok && ctx.Done() != nil {
+		return c.RunCtx(ctx, PassEncode, &m.vars)
+	}
 	return m.exec.Run(PassEncode, &m.vars)
 }
 

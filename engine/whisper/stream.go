@@ -254,6 +254,9 @@ func (s *Streamer) promptText() string {
 // hypothesis decodes the window and returns its words after the
 // committed ones, in stream time.
 func (s *Streamer) hypothesis(ctx context.Context) ([]hypWord, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // abandoned (released): not even the spectrogram
+	}
 	s.decoded = s.total
 	s.decodes++
 	segs, err := s.t.TranscribeWindow(ctx, s.buf, s.promptText())

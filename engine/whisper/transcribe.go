@@ -158,7 +158,7 @@ func (m *Model) Transcribe(ctx context.Context, mel MelWindows, contentFrames in
 		if err := mel.ReadWindow(window, seek, segSize, nFrames); err != nil {
 			return nil, err
 		}
-		if err := m.Encode(window); err != nil {
+		if err := m.encode(ctx, window); err != nil {
 			return nil, err
 		}
 		if opt.Language == "" && m.H.Multilingual() {
@@ -236,6 +236,9 @@ func (m *Model) Transcribe(ctx context.Context, mel MelWindows, contentFrames in
 			seek += segSize
 		}
 		if opt.WordTimestamps {
+			if err := ctx.Err(); err != nil {
+				return nil, err // the alignment pass is not stopped inside
+			}
 			init, sotIndex, err := m.initialTokens(sp, &DecodeOptions{Language: opt.Language, Task: opt.Task})
 			if err != nil {
 				return nil, err
