@@ -54,10 +54,7 @@ func (k *ewTask) Do(_, lo, hi int) {
 		o := k.out[r*k.ldo : r*k.ldo+n]
 		switch k.op {
 		case ewSiLUMul:
-			b := k.b[r*k.ldb : r*k.ldb+n]
-			for i, v := range a {
-				o[i] = silu(v) * b[i]
-			}
+			siluMulRow(o, a, k.b[r*k.ldb:r*k.ldb+n])
 		case ewGELUMul:
 			b := k.b[r*k.ldb : r*k.ldb+n]
 			for i, v := range a {
