@@ -1,5 +1,12 @@
 #include "textflag.h"
 
+// HORNER is one step of exp32's polynomial, unfused: p = (p + c)·r with c
+// the float32 at ·expc+off.
+#define HORNER(off) \
+	VBROADCASTSS ·expc+off(SB), Y3; \
+	VADDPS       Y3, Y4, Y4; \
+	VMULPS       Y1, Y4, Y4
+
 // func siluMulAVX2(o, a, b *float32, n int) int
 // See silumul_amd64.go. exp32's constants are ·expc (exp_amd64.s).
 TEXT ·siluMulAVX2(SB), NOSPLIT, $0-40
@@ -48,21 +55,11 @@ loop:
 	// p = ((((((1/7!·r + 1/6!)·r + 1/5!)·r + 1/4!)·r + 1/3!)·r + 1/2)·r + 1)·r + 1
 	VBROADCASTSS ·expc+16(SB), Y4
 	VMULPS       Y1, Y4, Y4
-	VBROADCASTSS ·expc+20(SB), Y3
-	VADDPS       Y3, Y4, Y4
-	VMULPS       Y1, Y4, Y4
-	VBROADCASTSS ·expc+24(SB), Y3
-	VADDPS       Y3, Y4, Y4
-	VMULPS       Y1, Y4, Y4
-	VBROADCASTSS ·expc+28(SB), Y3
-	VADDPS       Y3, Y4, Y4
-	VMULPS       Y1, Y4, Y4
-	VBROADCASTSS ·expc+32(SB), Y3
-	VADDPS       Y3, Y4, Y4
-	VMULPS       Y1, Y4, Y4
-	VBROADCASTSS ·expc+36(SB), Y3
-	VADDPS       Y3, Y4, Y4
-	VMULPS       Y1, Y4, Y4
+	HORNER(20)
+	HORNER(24)
+	HORNER(28)
+	HORNER(32)
+	HORNER(36)
 	VADDPS       Y10, Y4, Y4
 	VMULPS       Y1, Y4, Y4
 	VADDPS       Y10, Y4, Y4
