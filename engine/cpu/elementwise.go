@@ -39,10 +39,7 @@ func (k *ewTask) Do(_, lo, hi int) {
 		a := k.a[r*k.lda : r*k.lda+n]
 		switch k.op {
 		case ewCopyF16:
-			h := k.h[r*k.ldo : r*k.ldo+n]
-			for i, v := range a {
-				h[i] = ggml.FP32ToFP16(v)
-			}
+			halfRow(k.h[r*k.ldo:r*k.ldo+n], a)
 			continue
 		case ewCopyBF16:
 			h := k.h[r*k.ldo : r*k.ldo+n]
