@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue #37, dec37 helper (2026-11-30): LLM decode (tg128) of main 43de82e ("base") against branch dec37 ("new":
-# q8_0 activations quantized and the gated FFN's SiLU product computed in AVX2 registers, bit for bit, on the
-# caller's serial path between a decode step's barriers) and llama.cpp, at 16, 8 and 2 threads, alternating.
+# q8_0 activations quantized, the gated FFN's SiLU product computed and the K/V rows stored as f16 in AVX2/F16C
+# registers, bit for bit, on the caller's serial path between a decode step's barriers) and llama.cpp, at 16, 8
+# and 2 threads, alternating.
 # Carry (K=.gpu/dec37): hark-base.xz, hark-new.xz (bench/cpu/20261130-cpu16/build.sh COMMIT OUT.xz at 43de82e and at
 # dec37's head), llama-bench.xz (/work/s14/peers-bin: llama.cpp fork ae1a0b1c7 built on this machine class),
 # smollm2.tar.xz (the tokenizer hark bench llm writes into its GGUF), call.sh. One call, warm or fresh machine
