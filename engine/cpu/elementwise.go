@@ -39,10 +39,7 @@ func (k *ewTask) Do(_, lo, hi int) {
 		a := k.a[r*k.lda : r*k.lda+n]
 		switch k.op {
 		case ewCopyF16:
-			h := k.h[r*k.ldo : r*k.ldo+n]
-			for i, v := range a {
-				h[i] = ggml.FP32ToFP16(v)
-			}
+			halfRow(k.h[r*k.ldo:r*k.ldo+n], a)
 			continue
 		case ewCopyBF16:
 			h := k.h[r*k.ldo : r*k.ldo+n]
@@ -54,10 +51,7 @@ func (k *ewTask) Do(_, lo, hi int) {
 		o := k.out[r*k.ldo : r*k.ldo+n]
 		switch k.op {
 		case ewSiLUMul:
-			b := k.b[r*k.ldb : r*k.ldb+n]
-			for i, v := range a {
-				o[i] = silu(v) * b[i]
-			}
+			siluMulRow(o, a, k.b[r*k.ldb:r*k.ldb+n])
 		case ewGELUMul:
 			b := k.b[r*k.ldb : r*k.ldb+n]
 			for i, v := range a {

@@ -129,6 +129,7 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	defer e.pool.gate.leave()
 	e.pool.Begin()
 	defer e.pool.End() // fences the last jobs before the host reads
+	defer e.pool.tagBarriers(0)
 	for i := range ops {
 		if e.stop != nil {
 			if err := e.stop.Err(); err != nil {
@@ -136,6 +137,7 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 			}
 		}
 		e.curOp, e.curKernel = i, ops[i].Kernel
+		e.pool.tagBarriers(ops[i].Kernel)
 		if fence[i] || e.serial {
 			e.pool.Fence()
 		}

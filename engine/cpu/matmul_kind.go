@@ -43,6 +43,10 @@ type kind struct {
 // ggml (byte-exact with ggml's from_float). Sizes were checked by Mul, so
 // an error here is a bug.
 func (k *kind) quantize(x []float32, dst []byte) {
+	if k.actBytes == q8_0Bytes && len(x)%ggml.QK8_0 == 0 {
+		quantQ8_0Row(x, dst) // the same bytes (quantq8.go)
+		return
+	}
 	if err := ggml.QuantizeActivation(k.t, x, dst); err != nil {
 		panic("cpu: " + err.Error())
 	}

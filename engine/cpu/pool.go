@@ -64,6 +64,12 @@ type Pool struct {
 	yield    bool          // more workers than Ps: spinners must let the others run
 	spin     time.Duration // spinHold, or 0 when the workers fill every CPU
 	passHold time.Duration // passHold (tests change it)
+
+	// barrier counting (barriers.go), under mu
+	count     *BarrierCount
+	tag       int    // kernel the caller's barriers count under
+	unfenced  bool   // an asynchronous job was published since the last fence
+	fencedGen uint64 // gen at the last counted fence
 }
 
 // slot is one published job. word is its generation<<jobShift | helpers:
@@ -74,6 +80,7 @@ type slot struct {
 	task    Task
 	n       int
 	grain   int
+	async   bool // published by RunAsync (barrier counting)
 	_       [64]byte
 	next    atomic.Int64 // next item to claim
 	_       [56]byte
@@ -274,8 +281,12 @@ func (p *Pool) run(n, grain int, t Task, async bool) uint64 {
 	p.gen++
 	gen := p.gen
 	s := &p.slots[gen%ringSize]
+	if s.async && gen > ringSize {
+		p.counted(false, false, gen-ringSize)
+	}
 	p.wait(&s.pending) // the job ringSize generations back
-	s.task, s.n, s.grain = t, n, grain
+	s.task, s.n, s.grain, s.async = t, n, grain, async
+	p.unfenced = p.unfenced || async
 	helpers := min(p.workers-1, (n+grain-1)/grain-1)
 	s.next.Store(int64(helpers+1) * int64(grain)) // chunks 0..helpers go to their workers
 	s.pending.Store(int64(helpers))
@@ -286,6 +297,7 @@ func (p *Pool) run(n, grain int, t Task, async bool) uint64 {
 	}
 	p.drain(0, s)
 	if !async {
+		p.counted(true, false, gen)
 		p.wait(&s.pending)
 		s.task = nil
 		gen = 0
@@ -299,6 +311,11 @@ func (p *Pool) run(n, grain int, t Task, async bool) uint64 {
 // job decrements would be one more contended cache line per dispatch),
 // only the count of finished jobs, which one helper per job bumps.
 func (p *Pool) Fence() {
+	if p.count != nil {
+		p.mu.Lock()
+		p.counted(false, true, 0)
+		p.mu.Unlock()
+	}
 	if p.idle() {
 		return
 	}
@@ -337,6 +354,13 @@ func (p *Pool) WaitGen(gen uint64) {
 		return
 	}
 	s := &p.slots[gen%ringSize]
+	if p.count != nil {
+		p.mu.Lock()
+		if s.word.Load()>>jobShift == gen {
+			p.counted(false, false, gen)
+		}
+		p.mu.Unlock()
+	}
 	if s.word.Load()>>jobShift != gen || s.pending.Load() == 0 {
 		return // done, or its slot already carries a later job
 	}

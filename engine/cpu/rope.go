@@ -3,7 +3,6 @@ package cpu
 import (
 	"math"
 
-	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -88,10 +87,7 @@ func rotNeoX(v, cs []float32, half int) {
 // storeRow writes src at element dst of a cache.
 func storeRow(c typed, dst int, src []float32) {
 	if c.h != nil {
-		h := c.h[dst : dst+len(src)]
-		for i, v := range src {
-			h[i] = ggml.FP32ToFP16(v)
-		}
+		halfRow(c.h[dst:dst+len(src)], src)
 		return
 	}
 	copy(c.f[dst:dst+len(src)], src)
