@@ -107,6 +107,12 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	h.add(wf)
 	h.add(plan.SoftmaxArgs{X: bind(logits), Out: bind(probs), N: int(vocab), M: 1, Ldx: int(vocab), Ldo: int(vocab), Scale: 1}.Dispatch())
 	h.add(plan.ArgmaxArgs{X: bind(logits), Out: bind(am), N: int(vocab), M: 1, Ldx: int(vocab)}.Dispatch())
+	// a greedy Whisper window's state, one selection a step (past Cap it stops)
+	tr := plan.WhisperTrackArgs{X: bind(logits), Choice: bind(am), Track: bind(h.i32("track", make([]int32, plan.TrackHeader+2*int(ctx)))),
+		Next: plan.None, N: int(vocab), Cap: int(ctx), EOT: int(vocab) - 10, TsBegin: int(vocab) - 8, Token: int(vocab) - 7,
+		RepUnit: 4, RepMin: 3, RepSpan: 8}.Dispatch()
+	tr.AddPatch(plan.PatchWhisperTrackCount, plan.VarStep, 1, 0)
+	h.add(tr)
 	beams := h.p.AddBuffer(plan.Buffer{Name: "beams", Kind: plan.State, Size: int64(4 * 3 * ctx * dim)})
 	bsrc := h.i32("beam.src", []int32{2, 0, 1}) // a cycle: every source is saved first
 	h.add(pos(plan.BeamCopyArgs{Type: ggml.F32, Cache: bind(beams), Src: bind(bsrc), Width: int(dim), Seqs: 3, N: 1, PosStride: int(dim), SeqStride: int(ctx * dim)}.Dispatch(), plan.PatchBeamCopyPos0))
