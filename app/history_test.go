@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/runtime"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -94,6 +96,15 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	require.Error(t, err)
 	require.Error(t, a.History.Delete(it.ID))
 
+	// The jobs below stay queued behind the speech model, held here, so
+	// that deleting them cancels them whatever the machine's speed (the
+	// first job could finish before its delete).
+	kitPath, _, err := a.Models.resolveSpeech("")
+	require.NoError(t, err)
+	held, err := a.rt.Speech(context.Background(), kitPath, runtime.Dictation)
+	require.NoError(t, err)
+	defer held.Release()
+
 	// A file item never deletes the user's file.
 	src := filepath.Join(t.TempDir(), "mine.wav")
 	b, _ := os.ReadFile(shared.Path(t, "audio", "jfk.wav"))
@@ -114,12 +125,21 @@ func TestHistoryRecordingsPendingDelete(t *testing.T) {
 	af, err = a.History.AudioFile(linked.ID)
 	require.NoError(t, err)
 	require.Equal(t, realSrc, af)
+	require.Eventually(t, func() bool { // the first job waits for the held model
+		for _, in := range a.rt.Loaded() {
+			if in.Waiting > 0 {
+				return true
+			}
+		}
+		return false
+	}, shared.Wait(t, time.Minute), 5*time.Millisecond)
 	require.NoError(t, a.History.Delete(linked.ID))
 	ev.wait(t, "transcription:done", func(d any) bool { return d.(Job).ID == linked.ID }, 60*time.Second)
 	// Deleting an item whose job is queued or running cancels the job.
 	require.NoError(t, a.History.Delete(job.ID))
 	d := ev.wait(t, "transcription:done", func(d any) bool { return d.(Job).ID == job.ID }, 60*time.Second).(Job)
 	require.Equal(t, JobCanceled, d.Status)
+	held.Release()
 	_, err = os.Stat(src)
 	require.NoError(t, err)
 	items, err := a.History.List("", 0, 0)
