@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "4df9a4e32868da0d51c140bbd23871a8f1e28a1a4f84876b74ac079eb9476636"
+const sourcesHash = "c0e92d8ba23ca3945181bfb3d990d409800d82b232fa8a36aaefc65b694aafdc"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -135,6 +135,15 @@ var kernelNames = []string{
 	"rope_attention_f32",
 	"rope_attention_group_f16",
 	"rope_attention_group_f16_a16",
+	"rope_attention_mat_vec",
+	"rope_attention_mat_vec_a16",
+	"rope_attention_mat_vec_o_f16",
+	"rope_attention_mat_vec_o_f16_a16",
+	"rope_attention_mat_vec_o_f32",
+	"rope_attention_mat_vec_o_q4_0",
+	"rope_attention_mat_vec_o_q4_0_rp",
+	"rope_attention_mat_vec_o_q8_0",
+	"rope_attention_mat_vec_o_q8_0_rp",
 	"rope_attention_merge",
 	"rope_attention_ticket_f16",
 	"rope_attention_ticket_f32",
@@ -173,6 +182,7 @@ var funcConsts = []funcConst{
 	{name: "fc_mv_rows", index: 20, size: 4, float: false},
 	{name: "fc_mv_batch", index: 21, size: 4, float: false},
 	{name: "fc_mv_xalign", index: 22, size: 4, float: false},
+	{name: "fc_ramv_w", index: 23, size: 4, float: false},
 }
 
 const entryPrefix = "hark_"

@@ -475,6 +475,28 @@ struct rope_attention_args {
 // binding slots of rope_attention
 enum { ROPE_ATTENTION_Q = 0, ROPE_ATTENTION_K = 1, ROPE_ATTENTION_V = 2, ROPE_ATTENTION_OUT = 3, ROPE_ATTENTION_FREQS = 4 };
 
+// rope_attention_mat_vec (plan.RopeAttentionMatVec)
+struct rope_attention_mat_vec_args {
+    unsigned int head_dim;
+    unsigned int n_head;
+    unsigned int nkv;
+    unsigned int m;
+    unsigned int ldq;
+    unsigned int ldo;
+    unsigned int kv_len;
+    unsigned int pos0;
+    unsigned int flags;
+    float scale;
+    unsigned int head_stride;
+    unsigned int pos_stride;
+    unsigned int seq_stride;
+    unsigned int window;
+    unsigned int mode;
+    unsigned int rope_dim;
+};
+// binding slots of rope_attention_mat_vec
+enum { ROPE_ATTENTION_MAT_VEC_Q = 0, ROPE_ATTENTION_MAT_VEC_K = 1, ROPE_ATTENTION_MAT_VEC_V = 2, ROPE_ATTENTION_MAT_VEC_ATT = 3, ROPE_ATTENTION_MAT_VEC_FREQS = 4, ROPE_ATTENTION_MAT_VEC_W = 5, ROPE_ATTENTION_MAT_VEC_OUT = 6, ROPE_ATTENTION_MAT_VEC_BIAS = 7 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -510,6 +532,7 @@ struct Args {
         struct rope_kv_paged_args rope_kv_paged;
         struct attention_paged_args attention_paged;
         struct rope_attention_args rope_attention;
+        struct rope_attention_mat_vec_args rope_attention_mat_vec;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -547,6 +570,7 @@ static_assert(sizeof(struct whisper_filter_args) == 64, "whisper_filter args");
 static_assert(sizeof(struct rope_kv_paged_args) == 64, "rope_kv_paged args");
 static_assert(sizeof(struct attention_paged_args) == 64, "attention_paged args");
 static_assert(sizeof(struct rope_attention_args) == 64, "rope_attention args");
+static_assert(sizeof(struct rope_attention_mat_vec_args) == 64, "rope_attention_mat_vec args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H
