@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "c0e92d8ba23ca3945181bfb3d990d409800d82b232fa8a36aaefc65b694aafdc"
+const sourcesHash = "5bb587cc8a9666107bc00a2277422c22c365beff9587ef6f832be485eedbb76c"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

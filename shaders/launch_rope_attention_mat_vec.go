@@ -20,9 +20,9 @@ func init() {
 }
 
 // ramvSIMDGroups is the fewest SIMD-groups of a folded launch's
-// threadgroup: the product's rows are spread over its threads (576 rows:
-// 2-3 a thread).
-const ramvSIMDGroups = 8
+// threadgroup (at most attnGroupChunks, the entries' thread bound): the
+// product's rows are spread over its threads (576 rows: 1-2 a thread).
+const ramvSIMDGroups = 16
 
 // FoldO is the Tuning.AttnFoldO value that folds the output product into
 // the attention launch.

@@ -42,7 +42,7 @@ func TestRopeAttentionMatVecLaunch(t *testing.T) {
 		require.Equal(t, "rope_attention_mat_vec_a16", l.Function)
 		require.Equal(t, [3]uint32{1, 9, 1}, l.Groups)
 		nc := min(max(2, (uint32(kvLen)+31)/32), 16)
-		require.Equal(t, 32*max(nc, 8), l.Threads[0], "the chunks, at least 8 SIMD-groups")
+		require.Equal(t, uint32(32*16), l.Threads[0], "the chunks, and SIMD-groups for the product: 16")
 		require.Equal(t, uint32(1), l.Tickets)
 		require.Equal(t, []Constant{{fcRopeAttentionMatVecW, 2}}, l.Constants)
 		require.Equal(t, 4*(4+9*nc*3*64+9*576), l.Scratch, "the chunks' slots, then the partial rows")

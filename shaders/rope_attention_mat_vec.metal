@@ -8,9 +8,9 @@
 // rope_attention_group_f16_a16): rope_attention_group's grid (1, nHead, 1),
 // each head's threadgroup its SIMD-group chunks merged in threadgroup
 // memory, so the threadgroup holds its head's hd outputs (stored to att);
-// the threadgroup has at least 8 SIMD-groups, those past the chunks idle
-// until the product (a short cache's 2 chunks would leave 64 threads 9
-// rows each of Wo to walk one after another).
+// the threadgroup has 16 SIMD-groups (ramvSIMDGroups), those past the
+// chunks idle until the product (a short cache's 2 chunks would leave 64
+// threads 9 rows each of Wo to walk one after another).
 // It multiplies them by its n × hd column slice of Wo into a partial row
 // (scratch), takes a ticket (group_ticket on word 0), and the last head to
 // arrive adds the nHead partials in head order (a fixed order: the result
@@ -28,13 +28,19 @@
 // · att[h·hd+e] over the n rows, one row a thread, the head's columns as
 // 16-element chunks of the row (chunks straddling the head's edges take
 // the neighbours' columns times zero), xs the chunks' activations in
-// threadgroup memory.
+// threadgroup memory, zero past them to a whole block. A row's chunks are
+// loaded RAMV_BLOCK at a time before any is used (a block past the head's
+// last chunk re-reads that chunk, times zero): a chunk a step left a
+// load's latency in each (the loop's bound is known only at run time).
+enum : int { RAMV_BLOCK = 4 };
+
 template <typename B>
 static inline void ramv_partial(device const uchar* W, device const float* att, device float* part,
                                 threadgroup float* xs, uint n, uint hd, uint h, uint tid, uint ntg) {
     const int h0 = int(h * hd), h1 = int((h + 1) * hd);
     const int c0 = h0 & ~15, c1 = (h1 + 15) & ~15;
-    for (int i = int(tid); i < c1 - c0; i += int(ntg)) {
+    const int nch = (c1 - c0) / 16;
+    for (int i = int(tid); i < (nch + RAMV_BLOCK - 1) / RAMV_BLOCK * RAMV_BLOCK * 16; i += int(ntg)) {
         xs[i] = c0 + i >= h0 && c0 + i < h1 ? att[c0 + i] : 0.0f;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -42,14 +48,20 @@ static inline void ramv_partial(device const uchar* W, device const float* att, 
     for (uint r = tid; r < n; r += ntg) {
         device const B* wr = (device const B*)(W + ulong(r) * rb);
         float s = 0.0f;
-        for (int e = c0; e < c1; e += 16) {
-            float wv[16];
-            load16(wr, e, int(n), wv);
-            threadgroup const float* xe = xs + (e - c0);
-            float d = 0.0f;
+        for (int b = 0; b < nch; b += RAMV_BLOCK) {
+            float wv[RAMV_BLOCK][16];
             #pragma unroll
-            for (int i = 0; i < 16; ++i) d += wv[i] * xe[i];
-            s += d;
+            for (int j = 0; j < RAMV_BLOCK; ++j) {
+                load16(wr, c0 + 16 * min(b + j, nch - 1), int(n), wv[j]);
+            }
+            #pragma unroll
+            for (int j = 0; j < RAMV_BLOCK; ++j) {
+                threadgroup const float* xe = xs + 16 * (b + j);
+                float d = 0.0f;
+                #pragma unroll
+                for (int i = 0; i < 16; ++i) d += wv[j][i] * xe[i];
+                s += d;
+            }
         }
         part[ulong(h) * n + r] = s;
     }
@@ -57,7 +69,8 @@ static inline void ramv_partial(device const uchar* W, device const float* att, 
 
 // ramv_finish: the last of the nHead threadgroups (ticket word 0) sums the
 // partial rows in head order, adds the bias and the residual, stores out
-// and resets the word.
+// and resets the word. The heads' partials of a row are loaded
+// RAMV_BLOCK at a time before they are added (in order).
 static inline void ramv_finish(device const float* part, device float* out, device const float* bias, bool hb,
                                device atomic_uint* tickets, uint n, uint nHead, uint tid, uint ntg,
                                threadgroup uint* verdict) {
@@ -69,8 +82,18 @@ static inline void ramv_finish(device const float* part, device float* out, devi
     }
     for (uint r = tid; r < n; r += ntg) {
         float v = 0.0f;
-        for (uint h = 0; h < nHead; h++) {
-            v += part[ulong(h) * n + r];
+        for (uint h = 0; h < nHead; h += RAMV_BLOCK) {
+            float p[RAMV_BLOCK];
+            #pragma unroll
+            for (uint j = 0; j < RAMV_BLOCK; ++j) {
+                p[j] = part[ulong(min(h + j, nHead - 1)) * n + r];
+            }
+            #pragma unroll
+            for (uint j = 0; j < RAMV_BLOCK; ++j) {
+                if (h + j < nHead) {
+                    v += p[j];
+                }
+            }
         }
         if (hb) {
             v += bias[r];
@@ -106,7 +129,7 @@ kernel void rope_attention_mat_vec(device const float* qkv [[buffer(0)]],
     threadgroup float pw[32 * ATTN_GROUP_SG];
     threadgroup float gpart[ATTN_GROUP_SG * (ATTN_MAX_HD + 2)];
     threadgroup float tw[ATTN_GROUP_SG];
-    threadgroup float xs[ATTN_MAX_HD + 32];
+    threadgroup float xs[ATTN_MAX_HD + 16 * RAMV_BLOCK + 16]; // a head's chunks, whole blocks
     threadgroup uint verdict;
     // the chunks as rope_attention_group's (the launch rule's formula); the
     // SIMD-groups past them join the product only
