@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "a946eb8cd78d4d9b88d9d135ed6624873242a93b4740749d78f783db6112cd70"
+const sourcesHash = "4225be5bdd96d605aeedc3180e66c3b93d637626d2bf592d8524a7c02e320bef"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -135,6 +135,15 @@ var kernelNames = []string{
 	"rope_attention_f32",
 	"rope_attention_group_f16",
 	"rope_attention_group_f16_a16",
+	"rope_attention_mat_vec",
+	"rope_attention_mat_vec_a16",
+	"rope_attention_mat_vec_o_f16",
+	"rope_attention_mat_vec_o_f16_a16",
+	"rope_attention_mat_vec_o_f32",
+	"rope_attention_mat_vec_o_q4_0",
+	"rope_attention_mat_vec_o_q4_0_rp",
+	"rope_attention_mat_vec_o_q8_0",
+	"rope_attention_mat_vec_o_q8_0_rp",
 	"rope_attention_merge",
 	"rope_attention_ticket_f16",
 	"rope_attention_ticket_f32",
@@ -174,6 +183,7 @@ var funcConsts = []funcConst{
 	{name: "fc_mv_rows", index: 20, size: 4, float: false},
 	{name: "fc_mv_batch", index: 21, size: 4, float: false},
 	{name: "fc_mv_xalign", index: 22, size: 4, float: false},
+	{name: "fc_ramv_w", index: 23, size: 4, float: false},
 }
 
 const entryPrefix = "hark_"

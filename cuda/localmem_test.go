@@ -148,7 +148,8 @@ func TestSiLUMatVecSingleExp(t *testing.T) {
 
 // TestAttentionNoLocalMemory: decode attention (attention_f32/f16, and
 // rope_attention's f32, f16 and group f16, issue #34 round 7, with their
-// _a16 instances, issue #33; the ticket instances, round 10) and attention_tiled keep their per-lane
+// _a16 instances, issue #33; the ticket instances, round 10; rope_attention_mat_vec and its
+// product's own launch, rope_attention_mat_vec_o, round 11) and attention_tiled keep their per-lane
 // accumulators in registers. Fails on
 // round 2's kernels, whose loops over the head's dims ran to a run-time
 // bound (i < nd) and so put acc[] in 32 bytes of local memory: a load and
@@ -160,14 +161,14 @@ func TestAttentionNoLocalMemory(t *testing.T) {
 		// _Z14rope_attention..., _Z20rope_attention_group...), not their
 		// entries (which hold the binding array)
 		for _, p := range []string{"_Z9attentionI", "_Z19attention_tiled_", "_Z14rope_attentionI", "_Z20rope_attention_groupI",
-			"_Z16attention_ticketI", "_Z21rope_attention_ticketI"} {
+			"_Z16attention_ticketI", "_Z21rope_attention_ticketI", "_Z22rope_attention_mat_vecI", "_Z24rope_attention_mat_vec_oI"} {
 			if strings.HasPrefix(name, p) {
 				seen++
 				require.Zero(t, n, "%s declares %d bytes of local memory", name, n)
 			}
 		}
 	}
-	require.Equal(t, 13, seen, "attention, attention_tiled and rope_attention functions found in kernels.ptx")
+	require.Equal(t, 22, seen, "attention, attention_tiled, rope_attention and rope_attention_mat_vec functions found in kernels.ptx")
 }
 
 // The tensor-core attention (cuda/native/attention_mma.cu) keeps Q's

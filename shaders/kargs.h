@@ -497,6 +497,28 @@ struct whisper_track_args {
 // binding slots of whisper_track
 enum { WHISPER_TRACK_X = 0, WHISPER_TRACK_CHOICE = 1, WHISPER_TRACK_TRACK = 2, WHISPER_TRACK_NEXT = 3 };
 
+// rope_attention_mat_vec (plan.RopeAttentionMatVec)
+struct rope_attention_mat_vec_args {
+    unsigned int head_dim;
+    unsigned int n_head;
+    unsigned int nkv;
+    unsigned int m;
+    unsigned int ldq;
+    unsigned int ldo;
+    unsigned int kv_len;
+    unsigned int pos0;
+    unsigned int flags;
+    float scale;
+    unsigned int head_stride;
+    unsigned int pos_stride;
+    unsigned int seq_stride;
+    unsigned int window;
+    unsigned int mode;
+    unsigned int rope_dim;
+};
+// binding slots of rope_attention_mat_vec
+enum { ROPE_ATTENTION_MAT_VEC_Q = 0, ROPE_ATTENTION_MAT_VEC_K = 1, ROPE_ATTENTION_MAT_VEC_V = 2, ROPE_ATTENTION_MAT_VEC_ATT = 3, ROPE_ATTENTION_MAT_VEC_FREQS = 4, ROPE_ATTENTION_MAT_VEC_W = 5, ROPE_ATTENTION_MAT_VEC_OUT = 6, ROPE_ATTENTION_MAT_VEC_BIAS = 7 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -533,6 +555,7 @@ struct Args {
         struct attention_paged_args attention_paged;
         struct rope_attention_args rope_attention;
         struct whisper_track_args whisper_track;
+        struct rope_attention_mat_vec_args rope_attention_mat_vec;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -571,6 +594,7 @@ static_assert(sizeof(struct rope_kv_paged_args) == 64, "rope_kv_paged args");
 static_assert(sizeof(struct attention_paged_args) == 64, "attention_paged args");
 static_assert(sizeof(struct rope_attention_args) == 64, "rope_attention args");
 static_assert(sizeof(struct whisper_track_args) == 64, "whisper_track args");
+static_assert(sizeof(struct rope_attention_mat_vec_args) == 64, "rope_attention_mat_vec args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

@@ -145,25 +145,25 @@ static inline void mv_store(device float* out, device const float* bias, device 
     out[orow + row] = v;
 }
 
-// Bindings: 0 W, 1 x (or gate), 2 out, 3 bias, 4 res, 5 g (or up).
-// P: 0 n, 1 k, 2 m, 3 ldx (ldg), 4 ldo, 5 ldr, 6 eps (f32; ldu for SiLU).
+// mv_shape is a product's sizes and strides as mat_vec_body reads them
+// (the Product family's fields for mat_vec_impl; rope_attention_mat_vec's
+// own for its output product).
+struct mv_shape {
+    int n, k, m, ldx, ldo, ldr, ld2;
+    float eps;
+    bool hb, hr;
+};
+
+// mat_vec_body is one SIMD-group's rows of a product (the geometry above).
 template <typename B, int MODE>
-kernel void mat_vec_impl(
-        device const uchar* W [[buffer(0)]],
-        device const float* x [[buffer(1)]],
-        device float* out [[buffer(2)]],
-        device const float* bias [[buffer(3)]],
-        device const float* res [[buffer(4)]],
-        device const float* x2 [[buffer(5)]],
-        constant Args& args [[buffer(8)]],
-        uint3 tgpig [[threadgroup_position_in_grid]],
-        uint sgitg [[simdgroup_index_in_threadgroup]],
-        uint nsg [[simdgroups_per_threadgroup]],
-        uint lane [[thread_index_in_simdgroup]]) {
-    // the Product layout family's fields, shared by every mode
-    const int n = int(args.product.n), k = int(args.product.k), m = int(args.product.m);
-    const int ldx = int(args.product.ldx), ldo = int(args.product.ldo), ldr = int(args.product.ldr);
-    const int ld2 = int(args.gated.ldu); // the Gated family (silu_mul_mat_vec, gelu_mul_mat_vec) only
+static inline __attribute__((always_inline)) void mat_vec_body(device const uchar* W, device const float* x,
+                                                               device float* out, device const float* bias,
+                                                               device const float* res, device const float* x2,
+                                                               mv_shape sh, uint3 tgpig, uint sgitg, uint nsg,
+                                                               uint lane) {
+    const int n = sh.n, k = sh.k, m = sh.m;
+    const int ldx = sh.ldx, ldo = sh.ldo, ldr = sh.ldr;
+    const int ld2 = sh.ld2;
     // the host always sets both constants (launch_matrix.go); clamped so
     // a bad value cannot index past the weight rows
     const int R = clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);
@@ -181,7 +181,7 @@ kernel void mat_vec_impl(
     device const B* w1 = (device const B*)(W + ulong(min(row0 + 1, n - 1)) * rb);
     device const B* w2 = (device const B*)(W + ulong(min(row0 + 2, n - 1)) * rb);
     device const B* w3 = (device const B*)(W + ulong(min(row0 + 3, n - 1)) * rb);
-    const bool hb = has_bind(args, MAT_VEC_BIAS), hr = has_bind(args, MAT_VEC_RES);
+    const bool hb = sh.hb, hr = sh.hr;
 
     const int nc = (k + 15) / 16;
     for (int b = 0; b < MV_MAX_BATCH; ++b) {
@@ -230,7 +230,7 @@ kernel void mat_vec_impl(
         if (MODE == MV_RMS) {
             // the warp's lanes covered the whole x row: its RMSNorm from
             // the same loads, no pass of its own and no barrier
-            s *= 1.0f / sqrt(simd_sum(ss) / float(k) + args.rms_norm_mat_vec.eps);
+            s *= 1.0f / sqrt(simd_sum(ss) / float(k) + sh.eps);
         }
         if (lane == 0) {
             const int orow = (b0 + b) * ldo, rrow = (b0 + b) * ldr;
@@ -240,6 +240,37 @@ kernel void mat_vec_impl(
             if (R > 3 && row0 + 3 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 3, s.w);
         }
     }
+}
+
+// Bindings: 0 W, 1 x (or gate), 2 out, 3 bias, 4 res, 5 g (or up).
+// P: 0 n, 1 k, 2 m, 3 ldx (ldg), 4 ldo, 5 ldr, 6 eps (f32; ldu for SiLU).
+template <typename B, int MODE>
+kernel void mat_vec_impl(
+        device const uchar* W [[buffer(0)]],
+        device const float* x [[buffer(1)]],
+        device float* out [[buffer(2)]],
+        device const float* bias [[buffer(3)]],
+        device const float* res [[buffer(4)]],
+        device const float* x2 [[buffer(5)]],
+        constant Args& args [[buffer(8)]],
+        uint3 tgpig [[threadgroup_position_in_grid]],
+        uint sgitg [[simdgroup_index_in_threadgroup]],
+        uint nsg [[simdgroups_per_threadgroup]],
+        uint lane [[thread_index_in_simdgroup]]) {
+    // the Product layout family's fields, shared by every mode; ld2 the
+    // Gated family's (silu_mul_mat_vec, gelu_mul_mat_vec) only
+    mv_shape sh;
+    sh.n = int(args.product.n);
+    sh.k = int(args.product.k);
+    sh.m = int(args.product.m);
+    sh.ldx = int(args.product.ldx);
+    sh.ldo = int(args.product.ldo);
+    sh.ldr = int(args.product.ldr);
+    sh.ld2 = int(args.gated.ldu);
+    sh.eps = MODE == MV_RMS ? args.rms_norm_mat_vec.eps : 0.0f;
+    sh.hb = has_bind(args, MAT_VEC_BIAS);
+    sh.hr = has_bind(args, MAT_VEC_RES);
+    mat_vec_body<B, MODE>(W, x, out, bias, res, x2, sh, tgpig, sgitg, nsg, lane);
 }
 
 typedef decltype(mat_vec_impl<w_f32, MV_PLAIN>) mat_vec_t;

@@ -38,7 +38,7 @@ var repackTypes = map[ggml.Type]bool{ggml.Q8_0: true, ggml.Q4_0: true}
 // weights at binding 0, the row width in parameter word kWord.
 var repackKernels = map[plan.Kernel]int{
 	plan.MatVec: 1, plan.RMSNormMatVec: 1, plan.SiLUMulMatVec: 1, plan.GELUMulMatVec: 1, plan.MatMul: 1,
-	plan.Embed: 0,
+	plan.Embed: 0, plan.RopeAttentionMatVec: 0,
 }
 
 // rpScaleBytes is the padded scale run of a repacked row (rp_scale_bytes).
@@ -144,19 +144,33 @@ func Layouts(p *plan.Plan, t *Tuning) []Layout {
 	return out
 }
 
+// weightsSlot is the binding of d's weights: 0, but RopeAttentionMatVec's
+// output weights at 5.
+func weightsSlot(d *plan.Dispatch) int {
+	if d.Kernel == plan.RopeAttentionMatVec {
+		return plan.SlotRopeAttentionMatVecW
+	}
+	return 0
+}
+
 // rpUse is the layout binding slot s of d reads its weights in, if it can
 // read them repacked.
 func rpUse(d *plan.Dispatch, s int) (Layout, bool) {
 	kw, ok := repackKernels[d.Kernel]
-	if !ok || s != 0 || !repackTypes[d.Type] || d.Bind[0].Off != 0 {
+	ws := weightsSlot(d)
+	if !ok || s != ws || !repackTypes[d.Type] || d.Bind[ws].Off != 0 {
 		return Layout{}, false
 	}
 	for _, pt := range d.Patch[:min(int(d.NPatch), len(d.Patch))] {
-		if pt.Target == plan.PatchOffset0 {
+		if pt.Target == plan.PatchOffset0+plan.PatchTarget(ws) {
 			return Layout{}, false
 		}
 	}
 	k := int(d.P[kw])
+	if d.Kernel == plan.RopeAttentionMatVec { // square: n = k = nHead·headDim
+		a := plan.DecodeRopeAttentionMatVec(d)
+		k = a.N()
+	}
 	if k <= 0 || k%32 != 0 {
 		return Layout{}, false
 	}
@@ -175,6 +189,7 @@ func init() {
 	}
 	for t := range repackTypes {
 		rpNames[mmaNames[t]] = mmaNames[t] + "_rp"
+		rpNames["rope_attention_mat_vec_o_"+typeSuffix[t]] = "rope_attention_mat_vec_o_" + typeSuffix[t] + "_rp"
 	}
 }
 
@@ -189,17 +204,25 @@ func RepackedFunction(fn string) (string, error) {
 }
 
 // ForLayouts renames ls, the launches of d, to their repacked instances
-// when d's weights (binding 0) are in a repacked layout of layouts (from
-// Layouts; nil: none are).
+// when d's weights (binding 0; RopeAttentionMatVec's 5) are in a repacked
+// layout of layouts (from Layouts; nil: none are); RopeAttentionMatVec's
+// as ramvForLayout says.
 func ForLayouts(layouts []Layout, d *plan.Dispatch, ls []Launch) error {
-	if layouts == nil || d.NBind == 0 {
+	ws := weightsSlot(d)
+	if layouts == nil || int(d.NBind) <= ws {
 		return nil
 	}
-	b := d.Bind[0].Buf
+	b := d.Bind[ws].Buf
 	if b == plan.NoBuf || int(b) >= len(layouts) || !layouts[b].Repacked() {
 		return nil
 	}
 	for i := range ls {
+		if d.Kernel == plan.RopeAttentionMatVec {
+			if err := ramvForLayout(&ls[i], d.Type); err != nil {
+				return err
+			}
+			continue
+		}
 		fn, err := RepackedFunction(ls[i].Function)
 		if err != nil {
 			return err

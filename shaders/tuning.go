@@ -141,6 +141,15 @@ type Tuning struct {
 	// launch. 1, the default, keeps the merge launch (the Metal host binds
 	// no ticket buffer yet).
 	AttnTicket uint32
+	// AttnFoldO is FoldO where the host binds the ticket buffer and the
+	// fold is proven (the cuda family): decode's RopeAttentionMatVec then
+	// runs as one launch where the attention alone is one threadgroup a
+	// head (rope_attention_mat_vec_*: each head's threadgroup multiplies its
+	// outputs by its columns of Wo, the last to finish sums the partials in
+	// head order), not as the attention's launches and the output product's
+	// (issue #34 round 11: 4 launches a layer, not 5). 1, the default,
+	// keeps the two.
+	AttnFoldO uint32
 	// AttnPagedSIMDGroups is the SIMD-groups of attention_paged's
 	// threadgroup (one per (head, row) of a batched step; at most 8): each
 	// walks every n-th 32-key tile of the row's cache, so the chain of
@@ -183,7 +192,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
-	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnPagedSIMDGroups: 8,
+	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnPagedSIMDGroups: 8,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024,
 	SampleSegment: 2048, SampleSegmentThreads: 256}
 
@@ -246,7 +255,7 @@ var Families = []Tuning{
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
-		AttnTicket: TicketMerge, SampleSegment: 1024},
+		AttnTicket: TicketMerge, AttnFoldO: FoldO, SampleSegment: 1024},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
@@ -289,6 +298,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.AttnMaxChunks, d.AttnMaxChunks)
 	fill(&t.AttnGroupKeys, d.AttnGroupKeys)
 	fill(&t.AttnTicket, d.AttnTicket)
+	fill(&t.AttnFoldO, d.AttnFoldO)
 	fill(&t.AttnPagedSIMDGroups, d.AttnPagedSIMDGroups)
 	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
 	fill(&t.ArgmaxThreads, d.ArgmaxThreads)

@@ -253,6 +253,12 @@ func entryBound(name string) int {
 		"attention_ticket_f32", "attention_ticket_f16", "rope_attention_ticket_f32", "rope_attention_ticket_f16":
 		return shaders.AttnMaxThreads
 	}
+	if strings.HasPrefix(name, "rope_attention_mat_vec_o_") {
+		return shaders.MatVecMaxThreads
+	}
+	if strings.HasPrefix(name, "rope_attention_mat_vec_") { // rope_attention_group's threadgroup
+		return shaders.AttnMaxThreads
+	}
 	for _, p := range []string{"mat_vec_", "rms_norm_mat_vec_", "silu_mul_mat_vec_", "gelu_mul_mat_vec_"} {
 		if strings.HasPrefix(name, p) {
 			return shaders.MatVecMaxThreads

@@ -218,6 +218,8 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.attentionPaged(d)
 	case plan.RopeAttention:
 		return e.ropeAttention(d)
+	case plan.RopeAttentionMatVec:
+		return e.ropeAttentionMatVec(d)
 	}
 	return e.errf("unknown kernel %d", d.Kernel)
 }
@@ -349,6 +351,11 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 		// a row sees at most its table's positions
 		a := plan.DecodeAttentionPaged(d)
 		return 0, min(satMul(a.TableStride, a.BlockSize), maxKV)
+	case plan.RopeAttentionMatVec:
+		// its RopeAttention's (the product needs none)
+		a := plan.DecodeRopeAttentionMatVec(d)
+		ra := a.RopeAttention().Dispatch()
+		return scratchNeeds(&ra, e)
 	case plan.RopeAttention:
 		// the rotated copy of the rows, and attention's scores (as below)
 		a := plan.DecodeRopeAttention(d)

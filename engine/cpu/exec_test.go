@@ -69,6 +69,11 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	ra.Patch[ra.NPatch] = plan.Patch{Target: plan.PatchRopeAttentionKVLen, Var: plan.VarKVLen, Mul: 1}
 	ra.NPatch++
 	h.add(ra)
+	// the same attention with the output product onto x (Wo square: nHead·hd = dim)
+	ram := pos(plan.RopeAttentionMatVecArgs{Type: ggml.F32, Q: bind(qkv), K: bind(kc), V: bind(vc), Att: bind(att), Freqs: bind(freqs), W: bind(wo), Out: bind(x), Bias: bind(gAttn), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldq: int(qkvW), Ldo: int(nHead * hd), Flags: plan.FlagCausal, Scale: 0.25, HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Window: 5, Mode: plan.RopeNeoX}.Dispatch(), plan.PatchRopeAttentionMatVecPos0)
+	ram.Patch[ram.NPatch] = plan.Patch{Target: plan.PatchRopeAttentionMatVecKVLen, Var: plan.VarKVLen, Mul: 1}
+	ram.NPatch++
+	h.add(ram)
 	// a sequence at its own position over a pool of 4 blocks of 4
 	pool := nKV * 4 * hd
 	pk := h.p.AddBuffer(plan.Buffer{Name: "pool.k", Kind: plan.State, Size: int64(2 * 4 * pool)})

@@ -198,17 +198,15 @@ func (e *Exec) packProducts() {
 	defer func() { e.released = releasePages(orig) }()
 	for _, ps := range e.passes {
 		for i := range ps.ops {
-			d := &ps.ops[i]
-			switch d.Kernel {
-			case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
-			default:
+			d, ok := productOf(&ps.ops[i])
+			if !ok {
 				continue
 			}
 			if !packable(d.Type) || kinds[d.Type].dotPacked == nil {
 				continue
 			}
-			p := plan.DecodeProduct(d)
-			b, off, ok := e.bind(d, 0)
+			p := plan.DecodeProduct(&d)
+			b, off, ok := e.bind(&d, 0)
 			if !ok || b.kind != plan.BufWeights || p.M <= 0 || p.M >= gemmMinM || p.N <= 0 || p.K <= 0 || p.K%32 != 0 {
 				continue
 			}

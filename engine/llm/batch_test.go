@@ -237,6 +237,10 @@ func TestBatchOneRowStepIsDecode(t *testing.T) {
 			want = append(want, plan.RopeKVPaged, plan.AttentionPaged)
 			continue
 		}
+		if k == plan.RopeAttentionMatVec { // the pair, then the output product
+			want = append(want, plan.RopeKVPaged, plan.AttentionPaged, plan.MatVec)
+			continue
+		}
 		want = append(want, k)
 	}
 	require.Equal(t, plan.RMSNormMatVec, want[len(want)-1], "decode's logits")

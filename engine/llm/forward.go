@@ -3,6 +3,7 @@ package llm
 import (
 	"math"
 
+	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -42,13 +43,30 @@ func (f *forward) attentionBlock(l int) {
 	h, g := f.inputNorm(w.attnNorm) // h = norm(x)
 	f.qkv(w, h, g)                  // q, k, v = h·Wq, h·Wk, h·Wv
 	f.qkNorm(w)                     // q, k = norm(q), norm(k), per head
-	if f.prefill || f.paged != nil {
+	switch {
+	case f.prefill || f.paged != nil:
 		f.ropeToCache(l) // rotate q and k; append k, v to the cache
 		f.attend(l)      // a = softmax(q·Kᵀ/√d)·V
-	} else {
+	case f.foldsO(w):
+		f.ropeAttendO(l, w) // x += a·Wo with a as below, one kernel
+		return
+	default:
 		f.ropeAttend(l) // both in one kernel: decode's one row
 	}
 	f.residual(w.o, f.s.att, f.h.QDim(), w.oBias, w.attnPost) // x += [norm](a·Wo)
+}
+
+// foldedOTypes are the output weights' types RopeAttentionMatVec is
+// emitted for: those the GPU kernels have instances of (shaders'
+// rope_attention_mat_vec: the bench files' and the common files' types).
+var foldedOTypes = map[ggml.Type]bool{ggml.F32: true, ggml.F16: true, ggml.Q8_0: true, ggml.Q4_0: true}
+
+// foldsO reports whether decode's attention and its output product are
+// one RopeAttentionMatVec dispatch: f16 caches, a square output product
+// straight onto x (no post-norm) of a type the GPUs have.
+func (f *forward) foldsO(w *layerWeights) bool {
+	return f.lay.kvType == ggml.F16 && !w.attnPost.ok() && w.o.ok() && foldedOTypes[w.o.typ] &&
+		f.h.QDim() == f.h.NEmbd
 }
 
 // feedForwardBlock is x += [norm](down(act(gate(h)) ⊙ up(h))) with h =
@@ -249,6 +267,25 @@ func (f *forward) ropeAttend(l int) {
 		HeadStride: f.lay.ctx * h.HeadDim, PosStride: h.HeadDim, Window: window, Mode: f.a.RopeMode, RopeDim: h.RopeDim}.Dispatch()
 	d.AddPatch(plan.PatchRopeAttentionKVLen, plan.VarKVLen, 1, 0)
 	d.AddPatch(plan.PatchRopeAttentionPos0, plan.VarPos, 1, 0)
+	f.ps.Add(d)
+}
+
+// ropeAttendO is ropeAttend then x += a·Wo + bias as one dispatch
+// (RopeAttentionMatVec): a GPU folds the product into the attention
+// launch (issue #34: 4 launches a layer).
+func (f *forward) ropeAttendO(l int, w *layerWeights) {
+	h := f.h
+	freqs, window := f.rope.global, 0
+	if f.a.Sliding(l) {
+		freqs, window = f.rope.local, h.Window
+	}
+	d := plan.RopeAttentionMatVecArgs{Type: w.o.typ, Q: f.at(f.s.qkv, 0), K: f.at(f.kc[l], 0), V: f.at(f.vc[l], 0),
+		Att: f.at(f.s.att, 0), Freqs: freqs, W: w.o.bind(), Out: f.at(f.s.x, 0), Bias: w.oBias.bind(), HeadDim: h.HeadDim,
+		NHead: h.NHead, NKV: h.NKV, M: f.m, Ldq: h.QDim() + 2*h.KVDim(), Ldo: h.QDim(), Flags: plan.FlagCausal,
+		Scale: float32(1 / math.Sqrt(float64(h.HeadDim))), HeadStride: f.lay.ctx * h.HeadDim, PosStride: h.HeadDim,
+		Window: window, Mode: f.a.RopeMode, RopeDim: h.RopeDim}.Dispatch()
+	d.AddPatch(plan.PatchRopeAttentionMatVecKVLen, plan.VarKVLen, 1, 0)
+	d.AddPatch(plan.PatchRopeAttentionMatVecPos0, plan.VarPos, 1, 0)
 	f.ps.Add(d)
 }
 

@@ -193,6 +193,13 @@ func ropeAttentionCache(a *RopeAttentionArgs, t ggml.Type) span {
 	return span{0, ext, SatMul(SatMul(SatMul(SatMul(seqs, nkv), n), hd), es)}
 }
 
+// ropeAttentionMatVecCache is RopeAttentionMatVec's part of a K or V
+// cache: RopeAttention's, of f16 elements (its Type is the weights').
+func ropeAttentionMatVecCache(a *RopeAttentionMatVecArgs) span {
+	r := a.RopeAttention()
+	return ropeAttentionCache(&r, ggml.F16)
+}
+
 // blockPool is a whole paged KV pool (RopeKVPaged, AttentionPaged): which
 // blocks a dispatch touches is data (the block tables), so its span is all
 // nBlocks of them.

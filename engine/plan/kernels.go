@@ -1,6 +1,10 @@
 package plan
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/harkapp/hark/engine/ggml"
+)
 
 //go:generate go run ./internal/kgen/cmd/kgen
 
@@ -158,6 +162,30 @@ func (a *RopeKVPagedArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
 
 // RotDims is as RopeArgs.RotDims.
 func (a *RopeAttentionArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
+
+// RotDims is RopeAttentionMatVec's rotated dims (RopeAttention's).
+func (a *RopeAttentionMatVecArgs) RotDims() int { return rotDims(a.RopeDim, a.HeadDim) }
+
+// N is RopeAttentionMatVec's output width: the product is square, nHead
+// heads of headDim.
+func (a *RopeAttentionMatVecArgs) N() int { return mul(a.NHead, a.HeadDim) }
+
+// RopeAttention is the RopeAttention dispatch record a RopeAttentionMatVec
+// begins with: its params and first five bindings, the caches f16.
+func (a *RopeAttentionMatVecArgs) RopeAttention() RopeAttentionArgs {
+	return RopeAttentionArgs{Type: ggml.F16, Q: a.Q, K: a.K, V: a.V, Out: a.Att, Freqs: a.Freqs, HeadDim: a.HeadDim,
+		NHead: a.NHead, NKV: a.NKV, M: a.M, Ldq: a.Ldq, Ldo: a.Ldo, KVLen: a.KVLen, Pos0: a.Pos0, Flags: a.Flags,
+		Scale: a.Scale, HeadStride: a.HeadStride, PosStride: a.PosStride, SeqStride: a.SeqStride, Window: a.Window,
+		Mode: a.Mode, RopeDim: a.RopeDim}
+}
+
+// MatVec is the output product a RopeAttentionMatVec ends with: out =
+// att·Wᵀ + bias + out over its one row.
+func (a *RopeAttentionMatVecArgs) MatVec() MatVecArgs {
+	n := a.N()
+	return MatVecArgs{Type: a.Type, W: a.W, X: a.Att, Out: a.Out, Bias: a.Bias, Res: a.Out, N: n, K: n, M: min(a.M, 1),
+		Ldx: n, Ldo: n, Ldr: n}
+}
 
 func rotDims(ropeDim, headDim int) int {
 	if ropeDim == 0 {

@@ -183,6 +183,13 @@ const (
 	// sums the exponentials in float64 (plan.LogSumExp, as the host decoder),
 	// GPUs in float32.
 	WhisperTrack
+	// RopeAttentionMatVec: RopeAttention then out = att·Wᵀ + bias + out, for
+	// decode's one row (issue #34: the attention output product folded into the
+	// attention launch). The params and the first five bindings are
+	// RopeAttention's (att is its Out; the caches are f16); Type is W's. W is
+	// square: n = k = nHead·headDim, the output row's width (models whose
+	// embedding width is the attention's, as the Llama family's).
+	RopeAttentionMatVec
 	numKernels
 )
 
@@ -263,23 +270,24 @@ var familyNames = [numFamilies]string{FamilyProduct: "Product", FamilyGated: "Ga
 
 // familyMask has bit f set for each family f of a kernel.
 var familyMask = [numKernels]uint32{
-	RMSNorm:       1 << FamilyNorm,
-	LayerNorm:     1 << FamilyNorm,
-	MatVec:        1 << FamilyProduct,
-	MatMul:        1 << FamilyProduct,
-	RMSNormMatVec: 1 << FamilyProduct,
-	SiLUMul:       1<<FamilyRows | 1<<FamilyBinary,
-	SiLUMulMatVec: 1<<FamilyProduct | 1<<FamilyGated,
-	GELU:          1 << FamilyRows,
-	Add:           1<<FamilyRows | 1<<FamilyBinary,
-	Scale:         1 << FamilyRows,
-	Attention:     1 << FamilyAttend,
-	Softmax:       1 << FamilyRows,
-	Argmax:        1 << FamilyRows,
-	Copy:          1 << FamilyRows,
-	GELUMul:       1<<FamilyRows | 1<<FamilyBinary,
-	GELUMulMatVec: 1<<FamilyProduct | 1<<FamilyGated,
-	RopeAttention: 1 << FamilyAttend,
+	RMSNorm:             1 << FamilyNorm,
+	LayerNorm:           1 << FamilyNorm,
+	MatVec:              1 << FamilyProduct,
+	MatMul:              1 << FamilyProduct,
+	RMSNormMatVec:       1 << FamilyProduct,
+	SiLUMul:             1<<FamilyRows | 1<<FamilyBinary,
+	SiLUMulMatVec:       1<<FamilyProduct | 1<<FamilyGated,
+	GELU:                1 << FamilyRows,
+	Add:                 1<<FamilyRows | 1<<FamilyBinary,
+	Scale:               1 << FamilyRows,
+	Attention:           1 << FamilyAttend,
+	Softmax:             1 << FamilyRows,
+	Argmax:              1 << FamilyRows,
+	Copy:                1 << FamilyRows,
+	GELUMul:             1<<FamilyRows | 1<<FamilyBinary,
+	GELUMulMatVec:       1<<FamilyProduct | 1<<FamilyGated,
+	RopeAttention:       1 << FamilyAttend,
+	RopeAttentionMatVec: 1 << FamilyAttend,
 }
 
 // ProductArgs is the layout family Product: the layout every matrix product
@@ -489,7 +497,7 @@ func DecodeBinary(d *Dispatch) (a BinaryArgs) {
 // AttendArgs is the layout family Attend: the layout Attention and
 // RopeAttention share: the query rows and the cache geometry an attention
 // kernel reads (shaders' attention_impl reads both through it). Members:
-// Attention, RopeAttention.
+// Attention, RopeAttention, RopeAttentionMatVec.
 type AttendArgs struct {
 	Type       ggml.Type // Dispatch.Type
 	Q          Binding   // input f32
@@ -522,7 +530,7 @@ const (
 )
 
 // DecodeAttend reads the family's fields of d; it panics when d's kernel is
-// not a member (Attention, RopeAttention).
+// not a member (Attention, RopeAttention, RopeAttentionMatVec).
 func DecodeAttend(d *Dispatch) (a AttendArgs) {
 	d.expectFamily(FamilyAttend)
 	a.Type = d.Type
@@ -2695,6 +2703,148 @@ func (a *WhisperTrackArgs) Check() error {
 	return nil
 }
 
+// RopeAttentionMatVecArgs is the record of a RopeAttentionMatVec dispatch
+// (rope_attention_mat_vec).
+type RopeAttentionMatVecArgs struct {
+	Type       ggml.Type // Dispatch.Type
+	Q          Binding   // input f32: the fused QKV rows
+	K          Binding   // in-out f16
+	V          Binding   // in-out f16
+	Att        Binding   // output f32: the attention's output row
+	Freqs      Binding   // optional input f32: f32[ropeDim/2], inverse frequencies after any context scaling
+	W          Binding   // input Type: the output weights, n rows of n
+	Out        Binding   // in-out f32: the residual row, added to
+	Bias       Binding   // optional input f32: f32[n]
+	HeadDim    int
+	NHead      int
+	NKV        int
+	M          int
+	Ldq        int
+	Ldo        int
+	KVLen      int
+	Pos0       int
+	Flags      uint32 // FlagCausal, FlagPerSeqRows
+	Scale      float32
+	HeadStride int
+	PosStride  int
+	SeqStride  int
+	Window     int // sliding window (0 = all keys)
+	Mode       RopeMode
+	RopeDim    int // rotated dims (0 means headDim)
+}
+
+// Binding slots of RopeAttentionMatVec.
+const (
+	SlotRopeAttentionMatVecQ     = 0
+	SlotRopeAttentionMatVecK     = 1
+	SlotRopeAttentionMatVecV     = 2
+	SlotRopeAttentionMatVecAtt   = 3
+	SlotRopeAttentionMatVecFreqs = 4
+	SlotRopeAttentionMatVecW     = 5
+	SlotRopeAttentionMatVecOut   = 6
+	SlotRopeAttentionMatVecBias  = 7
+)
+
+// Patch targets of RopeAttentionMatVec.
+const (
+	PatchRopeAttentionMatVecM        = PatchParam0 + 3
+	PatchRopeAttentionMatVecKVLen    = PatchParam0 + 6
+	PatchRopeAttentionMatVecPos0     = PatchParam0 + 7
+	PatchRopeAttentionMatVecQOff     = PatchOffset0 + 0 // byte offset of Q
+	PatchRopeAttentionMatVecKOff     = PatchOffset0 + 1 // byte offset of K
+	PatchRopeAttentionMatVecVOff     = PatchOffset0 + 2 // byte offset of V
+	PatchRopeAttentionMatVecAttOff   = PatchOffset0 + 3 // byte offset of Att
+	PatchRopeAttentionMatVecFreqsOff = PatchOffset0 + 4 // byte offset of Freqs
+	PatchRopeAttentionMatVecWOff     = PatchOffset0 + 5 // byte offset of W
+	PatchRopeAttentionMatVecOutOff   = PatchOffset0 + 6 // byte offset of Out
+	PatchRopeAttentionMatVecBiasOff  = PatchOffset0 + 7 // byte offset of Bias
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a RopeAttentionMatVecArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: RopeAttentionMatVec, NBind: 8}
+	d.Type = a.Type
+	d.Bind[0] = a.Q
+	d.Bind[1] = a.K
+	d.Bind[2] = a.V
+	d.Bind[3] = a.Att
+	d.Bind[4] = a.Freqs
+	d.Bind[5] = a.W
+	d.Bind[6] = a.Out
+	d.Bind[7] = a.Bias
+	d.P[0] = uint32(a.HeadDim)
+	d.P[1] = uint32(a.NHead)
+	d.P[2] = uint32(a.NKV)
+	d.P[3] = uint32(a.M)
+	d.P[4] = uint32(a.Ldq)
+	d.P[5] = uint32(a.Ldo)
+	d.P[6] = uint32(a.KVLen)
+	d.P[7] = uint32(a.Pos0)
+	d.P[8] = a.Flags
+	d.P[9] = math.Float32bits(a.Scale)
+	d.P[10] = uint32(a.HeadStride)
+	d.P[11] = uint32(a.PosStride)
+	d.P[12] = uint32(a.SeqStride)
+	d.P[13] = uint32(a.Window)
+	d.P[14] = uint32(a.Mode)
+	d.P[15] = uint32(a.RopeDim)
+	d.Grid = [3]uint32{uint32(a.NHead), uint32(a.M), uint32(1)}
+	return d
+}
+
+// DecodeRopeAttentionMatVec reads d's record; it panics when d is not a
+// RopeAttentionMatVec dispatch (code that treats every member of its family
+// alike decodes the family: DecodeAttend).
+func DecodeRopeAttentionMatVec(d *Dispatch) (a RopeAttentionMatVecArgs) {
+	d.expect(RopeAttentionMatVec, "DecodeRopeAttentionMatVec")
+	a.Type = d.Type
+	a.Q = d.binding(0)
+	a.K = d.binding(1)
+	a.V = d.binding(2)
+	a.Att = d.binding(3)
+	a.Freqs = d.binding(4)
+	a.W = d.binding(5)
+	a.Out = d.binding(6)
+	a.Bias = d.binding(7)
+	a.HeadDim = int(d.P[0])
+	a.NHead = int(d.P[1])
+	a.NKV = int(d.P[2])
+	a.M = int(d.P[3])
+	a.Ldq = int(d.P[4])
+	a.Ldo = int(d.P[5])
+	a.KVLen = int(d.P[6])
+	a.Pos0 = int(d.P[7])
+	a.Flags = d.P[8]
+	a.Scale = math.Float32frombits(d.P[9])
+	a.HeadStride = int(d.P[10])
+	a.PosStride = int(d.P[11])
+	a.SeqStride = int(d.P[12])
+	a.Window = int(d.P[13])
+	a.Mode = RopeMode(d.P[14])
+	a.RopeDim = int(d.P[15])
+	return a
+}
+
+// Check applies the contract's validations of RopeAttentionMatVec.
+func (a *RopeAttentionMatVecArgs) Check() error {
+	if a.HeadDim == 0 {
+		return fmt.Errorf("rope_attention_mat_vec: head size 0")
+	}
+	if a.RotDims() > a.HeadDim || a.RotDims()%2 != 0 {
+		return fmt.Errorf("rope_attention_mat_vec: rope dims %d must be even and at most the head size %d", a.RotDims(), a.HeadDim)
+	}
+	if !a.Mode.Valid() {
+		return fmt.Errorf("rope_attention_mat_vec: unknown rope mode %d", a.Mode)
+	}
+	if a.M > 0 && a.NHead > 0 && (a.NKV == 0 || a.NHead%a.NKV != 0) {
+		return fmt.Errorf("rope_attention_mat_vec: %d query heads cannot share %d KV heads (head size %d)", a.NHead, a.NKV, a.HeadDim)
+	}
+	if a.M > 1 {
+		return fmt.Errorf("rope_attention_mat_vec: %d rows: the fused output product is decode's one row", a.M)
+	}
+	return nil
+}
+
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
@@ -3086,6 +3236,33 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "RepSpan", Word: 10, Words: 1, Float: false, Patch: false},
 			{Name: "Flags", Word: 11, Words: 1, Float: false, Patch: false},
 		}},
+	RopeAttentionMatVec: {Name: "rope_attention_mat_vec", MinBind: 7,
+		Binds: []BindInfo{{Name: "Q", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "K", Role: BindInOut, Optional: false, Elem: "f16"},
+			{Name: "V", Role: BindInOut, Optional: false, Elem: "f16"},
+			{Name: "Att", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Freqs", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "W", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "Out", Role: BindInOut, Optional: false, Elem: "f32"},
+			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32"},
+		},
+		Params: []ParamInfo{{Name: "HeadDim", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "NHead", Word: 1, Words: 1, Float: false, Patch: false},
+			{Name: "NKV", Word: 2, Words: 1, Float: false, Patch: false},
+			{Name: "M", Word: 3, Words: 1, Float: false, Patch: true},
+			{Name: "Ldq", Word: 4, Words: 1, Float: false, Patch: false},
+			{Name: "Ldo", Word: 5, Words: 1, Float: false, Patch: false},
+			{Name: "KVLen", Word: 6, Words: 1, Float: false, Patch: true},
+			{Name: "Pos0", Word: 7, Words: 1, Float: false, Patch: true},
+			{Name: "Flags", Word: 8, Words: 1, Float: false, Patch: false},
+			{Name: "Scale", Word: 9, Words: 1, Float: true, Patch: false},
+			{Name: "HeadStride", Word: 10, Words: 1, Float: false, Patch: false},
+			{Name: "PosStride", Word: 11, Words: 1, Float: false, Patch: false},
+			{Name: "SeqStride", Word: 12, Words: 1, Float: false, Patch: false},
+			{Name: "Window", Word: 13, Words: 1, Float: false, Patch: false},
+			{Name: "Mode", Word: 14, Words: 1, Float: false, Patch: false},
+			{Name: "RopeDim", Word: 15, Words: 1, Float: false, Patch: false},
+		}},
 }
 
 // Check applies the contract's validations to a resolved dispatch; every
@@ -3130,6 +3307,9 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case WhisperTrack:
 		a := DecodeWhisperTrack(d)
+		return a.Check()
+	case RopeAttentionMatVec:
+		a := DecodeRopeAttentionMatVec(d)
 		return a.Check()
 	}
 	return nil
@@ -3297,6 +3477,16 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		dst = d.access(dst, 1, true, false, i32Vec(1))
 		dst = d.access(dst, 2, true, true, i32Vec(TrackHeader+mul(2, a.Cap)))
 		dst = d.access(dst, 3, false, true, i32Vec(1))
+	case RopeAttentionMatVec:
+		a := DecodeRopeAttentionMatVec(d)
+		dst = d.access(dst, 0, true, false, f32Rows(a.M, a.Ldq, mul(a.NHead+2*a.NKV, a.HeadDim)))
+		dst = d.access(dst, 1, true, true, ropeAttentionMatVecCache(&a))
+		dst = d.access(dst, 2, true, true, ropeAttentionMatVecCache(&a))
+		dst = d.access(dst, 3, false, true, f32Vec(mul(a.NHead, a.HeadDim)))
+		dst = d.access(dst, 4, true, false, f32Vec(a.RopeDim/2))
+		dst = d.access(dst, 5, true, false, weightRows(d.Type, mul(a.NHead, a.HeadDim), mul(a.NHead, a.HeadDim)))
+		dst = d.access(dst, 6, true, true, f32Vec(mul(a.NHead, a.HeadDim)))
+		dst = d.access(dst, 7, true, false, f32Vec(mul(a.NHead, a.HeadDim)))
 	default:
 		for i := range int(d.NBind) {
 			dst = d.access(dst, i, true, true, toEnd(0))

@@ -17,6 +17,7 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/shaders"
 )
 
 // End-to-end runs: whole models, every plan and every kernel, through the
@@ -59,6 +60,13 @@ func TestE2EStories(t *testing.T) {
 		require.Equal(t, want.Text, got.Text)
 	}
 	t.Logf("greedy: %d prompts in %v", len(results), time.Since(start))
+	// the cuda family's tuning: decode's attention with the output product
+	// folded in (Tuning.AttnFoldO; the tuning above runs them as two)
+	folded := be.WithTuning(shaders.TuningFor("cuda"))
+	for _, r := range results {
+		got := generateStories(t, folded, r.PromptTokens, len(r.GeneratedTokens), nil)
+		require.Equal(t, r.GeneratedTokens, got.Tokens, "prompt %q, the cuda family's tuning", r.Prompt)
+	}
 	start = time.Now()
 	smp := &llm.Sampler{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, RepeatPenalty: 1.1, Seed: 42}
 	prompt := results[0].PromptTokens

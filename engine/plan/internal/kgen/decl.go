@@ -21,6 +21,7 @@ const (
 	F32   Elem = "f32"
 	I32   Elem = "i32"
 	Typed Elem = "Type" // the dispatch's Type (weights, table, KV cache)
+	F16   Elem = "f16"
 )
 
 // Bind is one buffer argument. Its slot is its index in Kernel.Binds.
@@ -229,6 +230,18 @@ func attendParams() []Param {
 		{Name: "KVLen", Patch: true}, {Name: "Pos0", Patch: true}, {Name: "Flags", Kind: Bits, Doc: "FlagCausal, FlagPerSeqRows"},
 		{Name: "Scale", Kind: F32v}, {Name: "HeadStride"}, {Name: "PosStride"}, {Name: "SeqStride"}}
 }
+
+// ropeAttentionParams are RopeAttention's params, RopeAttentionMatVec's too
+// (its attention launches read them as RopeAttention's).
+func ropeAttentionParams() []Param {
+	return append(attendParams(),
+		Param{Name: "Window", Doc: "sliding window (0 = all keys)"},
+		Param{Name: "Mode", Kind: Bits, Enum: "RopeMode"}, Param{Name: "RopeDim", Doc: "rotated dims (0 means headDim)"})
+}
+
+// headsCheck: the query heads share the KV heads evenly.
+var headsCheck = Check{Fail: "a.M > 0 && a.NHead > 0 && (a.NKV == 0 || a.NHead%a.NKV != 0)",
+	Msg: "%d query heads cannot share %d KV heads (head size %d)", Args: "a.NHead, a.NKV, a.HeadDim"}
 
 func ropeChecks() []Check {
 	return []Check{
@@ -551,13 +564,9 @@ var Kernels = []Kernel{
 			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.M, a.Ldo, mul(a.NHead, a.HeadDim))"},
 			{Name: "Freqs", Opt: true, Elem: F32, Span: "f32Vec(a.RopeDim / 2)", Doc: "f32[ropeDim/2], inverse frequencies after any context scaling"},
 		},
-		Params: append(attendParams(),
-			Param{Name: "Window", Doc: "sliding window (0 = all keys)"},
-			Param{Name: "Mode", Kind: Bits, Enum: "RopeMode"}, Param{Name: "RopeDim", Doc: "rotated dims (0 means headDim)"}),
-		Grid: [3]string{"a.NHead", "a.M", "1"},
-		Checks: append(ropeChecks(),
-			Check{Fail: "a.M > 0 && a.NHead > 0 && (a.NKV == 0 || a.NHead%a.NKV != 0)",
-				Msg: "%d query heads cannot share %d KV heads (head size %d)", Args: "a.NHead, a.NKV, a.HeadDim"},
+		Params: ropeAttentionParams(),
+		Grid:   [3]string{"a.NHead", "a.M", "1"},
+		Checks: append(ropeChecks(), headsCheck,
 			Check{Fail: "a.M > 1 && a.Flags&FlagPerSeqRows == 0",
 				Msg: "%d rows of one sequence: rows after the first would read keys written in the same launch", Args: "a.M"},
 			Check{Fail: "a.M > 1 && (a.Ldq < mul(a.NHead+2*a.NKV, a.HeadDim) || a.Ldo < mul(a.NHead, a.HeadDim))",
@@ -585,5 +594,22 @@ var Kernels = []Kernel{
 			{Fail: "a.RepUnit > TrackRepeatMaxUnit", Msg: "repetition unit %d, at most %d", Args: "a.RepUnit, TrackRepeatMaxUnit"},
 			{Fail: "a.Flags&FlagTrackStart == 0 && a.Choice.Buf == NoBuf", Msg: "a step needs the chosen token (choice)"},
 		},
+	},
+	{Name: "RopeAttentionMatVec", Fn: "rope_attention_mat_vec", Typed: true, Families: []string{"Attend"},
+		Doc: "RopeAttention then out = att·Wᵀ + bias + out, for decode's one row (issue #34: the attention output product folded into the attention launch). The params and the first five bindings are RopeAttention's (att is its Out; the caches are f16); Type is W's. W is square: n = k = nHead·headDim, the output row's width (models whose embedding width is the attention's, as the Llama family's).",
+		Binds: []Bind{
+			{Name: "Q", Elem: F32, Span: "f32Rows(a.M, a.Ldq, mul(a.NHead+2*a.NKV, a.HeadDim))", Doc: "the fused QKV rows"},
+			{Name: "K", Role: InOut, Elem: F16, Span: "ropeAttentionMatVecCache(&a)"},
+			{Name: "V", Role: InOut, Elem: F16, Span: "ropeAttentionMatVecCache(&a)"},
+			{Name: "Att", Role: Out, Elem: F32, Span: "f32Vec(mul(a.NHead, a.HeadDim))", Doc: "the attention's output row"},
+			{Name: "Freqs", Opt: true, Elem: F32, Span: "f32Vec(a.RopeDim / 2)", Doc: "f32[ropeDim/2], inverse frequencies after any context scaling"},
+			{Name: "W", Elem: Typed, Span: "weightRows(d.Type, mul(a.NHead, a.HeadDim), mul(a.NHead, a.HeadDim))", Doc: "the output weights, n rows of n"},
+			{Name: "Out", Role: InOut, Elem: F32, Span: "f32Vec(mul(a.NHead, a.HeadDim))", Doc: "the residual row, added to"},
+			{Name: "Bias", Opt: true, Elem: F32, Span: "f32Vec(mul(a.NHead, a.HeadDim))", Doc: "f32[n]"},
+		},
+		Params: ropeAttentionParams(),
+		Grid:   [3]string{"a.NHead", "a.M", "1"},
+		Checks: append(ropeChecks(), headsCheck,
+			Check{Fail: "a.M > 1", Msg: "%d rows: the fused output product is decode's one row", Args: "a.M"}),
 	},
 }

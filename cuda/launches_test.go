@@ -1,0 +1,55 @@
+package cuda
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/llm/bench"
+	"github.com/harkapp/hark/internal/shared"
+)
+
+// TestFakeLaunchesPerToken counts the kernels a decode token launches on
+// the CUDA host (graphs off, as `HARK_CUDA_GRAPHS=0 hark bench llm` counts
+// them) for the SmolLM2-135M shape in q8_0, the bench's tg128 positions:
+// 4 a layer and the embedding and the output product (122) with the cuda
+// family's fold of the output product into decode attention
+// (Tuning.AttnFoldO, issue #34 round 11); 5 a layer (152) with it off.
+func TestFakeLaunchesPerToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and uploads the 30-layer SmolLM2 shape (140 MB)")
+	}
+	var buf bytes.Buffer
+	require.NoError(t, bench.Write(&buf, bench.SmolLM2, ggml.Q8_0, shared.Path(t, "llm-kit", "tokenizers", "smollm2"), 1))
+	f, err := gguf.Parse(buf.Bytes())
+	require.NoError(t, err)
+	const tokens = 128
+	for _, c := range []struct {
+		tune string
+		want int
+	}{{"", 4*30 + 2}, {"AttnFoldO=1", 5*30 + 2}} {
+		fake := withFake(t, 90)
+		b, err := New(Options{NoGraphs: true, Tune: c.tune})
+		require.NoError(t, err)
+		m, err := llm.Load(b, f, llm.Options{Context: 256})
+		require.NoError(t, err)
+		before := len(fake.launches)
+		for i := range tokens {
+			_, err := m.Decode(int32(i + 1))
+			require.NoError(t, err)
+		}
+		names := map[string]int{}
+		for _, l := range fake.launches[before:] {
+			names[l.fn]++
+		}
+		n := len(fake.launches) - before
+		t.Logf("tune %q: %d launches for %d tokens, %.1f a token: %v", c.tune, n, tokens, float64(n)/tokens, names)
+		require.Equal(t, c.want*tokens, n, "tune %q: launches per token %v", c.tune, names)
+		require.NoError(t, m.Close())
+		b.Close()
+	}
+}

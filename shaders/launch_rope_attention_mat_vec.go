@@ -1,0 +1,126 @@
+package shaders
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
+)
+
+// Launch rule of RopeAttentionMatVec (rope_attention_mat_vec.metal):
+// decode's attention and its output product in one launch where the
+// tuning folds them (Tuning.AttnFoldO) and the attention alone is one
+// threadgroup a head; otherwise the attention's own launches (as
+// RopeAttention's: the dispatch begins with its record) and the product
+// as rope_attention_mat_vec_o, mat_vec's body and geometry.
+
+func init() {
+	register(plan.RopeAttentionMatVec, launchRopeAttentionMatVec)
+}
+
+// ramvSIMDGroups is the fewest SIMD-groups of a folded launch's
+// threadgroup (at most attnGroupChunks, the entries' thread bound): the
+// product's rows are spread over its threads (576 rows: 1-2 a thread).
+const ramvSIMDGroups = 16
+
+// FoldO is the Tuning.AttnFoldO value that folds the output product into
+// the attention launch.
+const FoldO = 2
+
+// ramvTypes are the weight types rope_attention_mat_vec has instances of
+// (engine/llm emits the kernel for these only).
+var ramvTypes = map[ggml.Type]bool{ggml.F32: true, ggml.F16: true, ggml.Q8_0: true, ggml.Q4_0: true}
+
+func launchRopeAttentionMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
+	a := plan.DecodeRopeAttentionMatVec(d)
+	if !ramvTypes[d.Type] {
+		return dst, fmt.Errorf("shaders: rope_attention_mat_vec: weight type %s is not supported (f32, f16, q8_0, q4_0)", d.Type)
+	}
+	ra := a.RopeAttention()
+	rd := ra.Dispatch()
+	rd.Patch, rd.NPatch = d.Patch, d.NPatch // the K binding's patches, for the alignment rule
+	aligned := ropeAttentionAligned(&rd, &ra, t)
+	base := len(dst)
+	dst, err := attentionLaunches(&rd, t, dst, attnShape{hd: uint32(a.HeadDim), nHead: uint32(a.NHead), m: uint32(a.M),
+		kvLen: uint32(a.KVLen), flags: a.Flags, rope: true, a16: aligned})
+	if err != nil || len(dst) == base {
+		return dst, err
+	}
+	// one launch without a ticket: unsplit, or attention_group's one
+	// threadgroup a head
+	if oneGroup := len(dst) == base+1 && dst[base].Tickets == 0; t.AttnFoldO == FoldO && oneGroup && a.M == 1 &&
+		uint64(a.HeadDim)*uint64(a.NHead) <= 1<<20 {
+		hd, nHead, kvLen := uint32(a.HeadDim), uint32(a.NHead), uint32(a.KVLen)
+		// the chunks: rope_attention_group's (the kernel computes the same);
+		// the threadgroup at least ramvSIMDGroups for the product
+		maxSG := min(attnGroupChunks, max(2, normKnob(t.MaxThreads, 1024)/32))
+		nc := min(max(2, (kvLen+31)/32), maxSG)
+		sg := min(max(nc, ramvSIMDGroups), maxSG)
+		n := uint64(hd) * uint64(nHead)
+		scratch := 4 * (4 + uint64(nHead)*uint64(nc)*3*uint64(hd) + uint64(nHead)*n)
+		if scratch > maxScratch {
+			return dst, fmt.Errorf("shaders: rope_attention_mat_vec scratch of %d bytes too large", scratch)
+		}
+		fn := "rope_attention_mat_vec"
+		if aligned {
+			fn += "_a16"
+		}
+		dst[base] = Launch{Function: fn, Groups: [3]uint32{1, nHead, 1}, Threads: [3]uint32{32 * sg, 1, 1},
+			Scratch: uint32(scratch), Tickets: 1, Constants: ramvConstants[ramvLayouts[d.Type]]}
+		return dst, nil
+	}
+	mv := a.MatVec().Dispatch()
+	n := len(dst)
+	dst, err = launchMatVec(&mv, t, dst)
+	if err != nil {
+		return dst, err
+	}
+	for i := n; i < len(dst); i++ {
+		dst[i].Function = "rope_attention_mat_vec_o_" + strings.TrimPrefix(dst[i].Function, "mat_vec_")
+	}
+	return dst, nil
+}
+
+// fcRopeAttentionMatVecW is rope_attention_mat_vec's function constant:
+// its weights' type and layout (RAMV_* in rope_attention_mat_vec.metal).
+const fcRopeAttentionMatVecW = 23
+
+// ramvLayouts are the RAMV_* codes of the weight types in the file's
+// layout; ramvRepacked of the repacked q8_0 and q4_0 (ForLayouts).
+var (
+	ramvLayouts  = map[ggml.Type]uint32{ggml.F32: 0, ggml.F16: 1, ggml.Q8_0: 2, ggml.Q4_0: 3}
+	ramvRepacked = map[ggml.Type]uint32{ggml.Q8_0: 4, ggml.Q4_0: 5}
+)
+
+// ramvConstants[code] is the constants of a launch with RAMV code code
+// (shared, read-only slices: launches do not allocate).
+var ramvConstants [6][]Constant
+
+func init() {
+	for i := range ramvConstants {
+		ramvConstants[i] = []Constant{{fcRopeAttentionMatVecW, uint32(i)}}
+	}
+}
+
+// ramvForLayout is ForLayouts' step for a RopeAttentionMatVec launch l
+// whose weights (of type t) are repacked: the folded launch reads them by
+// its constant, the product's own launch by its "_rp" instance; the
+// attention's launches do not read them.
+func ramvForLayout(l *Launch, t ggml.Type) error {
+	switch {
+	case l.Function == "rope_attention_mat_vec" || l.Function == "rope_attention_mat_vec_a16":
+		code, ok := ramvRepacked[t]
+		if !ok {
+			return fmt.Errorf("shaders: rope_attention_mat_vec has no repacked layout of %s", t)
+		}
+		l.Constants = ramvConstants[code]
+	case strings.HasPrefix(l.Function, "rope_attention_mat_vec_o_"):
+		fn, err := RepackedFunction(l.Function)
+		if err != nil {
+			return err
+		}
+		l.Function = fn
+	}
+	return nil
+}
