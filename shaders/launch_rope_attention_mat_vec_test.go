@@ -9,7 +9,7 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// TestRopeAttentionMatVecLaunch: the cuda family folds the output product
+// TestRopeAttentionMatVecLaunch: the cuda family with AttnFoldO=2 folds the output product
 // into one launch (one threadgroup a head, a ticket word, the weights'
 // layout in function constant 23) where the attention alone is one
 // threadgroup a head; a split cache, the fold off (AttnFoldO=1) and the
@@ -17,7 +17,8 @@ import (
 // rope_attention_mat_vec_o. Repacked weights change the folded launch's
 // constant and the product's instance, not the attention's.
 func TestRopeAttentionMatVecLaunch(t *testing.T) {
-	cuda := TuningFor("cuda")
+	cuda, err := Override(TuningFor("cuda"), "AttnFoldO=2") // the fold is an option (off by default)
+	require.NoError(t, err)
 	off, err := Override(cuda, "AttnFoldO=1")
 	require.NoError(t, err)
 	apple := TuningFor("apple9")

@@ -147,8 +147,11 @@ type Tuning struct {
 	// head (rope_attention_mat_vec_*: each head's threadgroup multiplies its
 	// outputs by its columns of Wo, the last to finish sums the partials in
 	// head order), not as the attention's launches and the output product's
-	// (issue #34 round 11: 4 launches a layer, not 5). 1, the default,
-	// keeps the two.
+	// (issue #34 round 11: 4 launches a layer, not 5). 1, the default
+	// everywhere, keeps the two: on an H200 the fold cost 8% of the
+	// SmolLM2 shape's tg128 and 15% of the 1B shape's (one threadgroup a
+	// head leaves the output product on 9 or 32 multiprocessors;
+	// bench/cuda/20261130-s15), so the cuda family does not take it yet.
 	AttnFoldO uint32
 	// AttnPagedSIMDGroups is the SIMD-groups of attention_paged's
 	// threadgroup (one per (head, row) of a batched step; at most 8): each
@@ -255,7 +258,7 @@ var Families = []Tuning{
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
-		AttnTicket: TicketMerge, AttnFoldO: FoldO, SampleSegment: 1024},
+		AttnTicket: TicketMerge, SampleSegment: 1024},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for

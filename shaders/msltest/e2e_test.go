@@ -60,9 +60,12 @@ func TestE2EStories(t *testing.T) {
 		require.Equal(t, want.Text, got.Text)
 	}
 	t.Logf("greedy: %d prompts in %v", len(results), time.Since(start))
-	// the cuda family's tuning: decode's attention with the output product
-	// folded in (Tuning.AttnFoldO; the tuning above runs them as two)
-	folded := be.WithTuning(shaders.TuningFor("cuda"))
+	// the cuda family's tuning with decode's attention and the output
+	// product folded (Tuning.AttnFoldO, an option; the tuning above runs
+	// them as two)
+	fold := shaders.TuningFor("cuda")
+	fold.AttnFoldO = shaders.FoldO
+	folded := be.WithTuning(fold)
 	for _, r := range results {
 		got := generateStories(t, folded, r.PromptTokens, len(r.GeneratedTokens), nil)
 		require.Equal(t, r.GeneratedTokens, got.Tokens, "prompt %q, the cuda family's tuning", r.Prompt)

@@ -32,7 +32,7 @@ import (
 // and its ticket word zero (the executor checks).
 func TestRopeAttentionMatVecKernel(t *testing.T) {
 	cuda := shaders.TuningFor("cuda")
-	cuda.Cores = 132
+	cuda.Cores, cuda.AttnFoldO = 132, shaders.FoldO // the fold is an option (off by default)
 	off := cuda
 	off.Family, off.AttnFoldO = "cuda-fold-off", 1
 	plain := cuda // the file's layout and element-aligned K rows
