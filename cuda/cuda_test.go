@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -12,27 +13,42 @@ import (
 
 // The cubins (if any are checked in) were made from the checked-in PTX:
 // after a kernel change and `go generate ./cuda`, rebuild them on a GPU
-// machine (bench/cuda/run.sh) or delete them and write "none" in SOURCE.
+// machine (bench/cuda/cubins.sh) or delete them and write "none" in SOURCE.
+// Each module with cubins has one for every target, and each inflates to an
+// ELF image (what cuModuleLoadData takes).
 func TestCubinGuard(t *testing.T) {
 	ents, err := cubins.ReadDir("cubin")
 	require.NoError(t, err)
-	src, err := cubins.ReadFile("cubin/SOURCE")
+	src, err := cubinSources(cubins)
 	require.NoError(t, err)
-	n := 0
+	files := map[string]bool{}
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".cubin") {
-			n++
+		if strings.HasSuffix(e.Name(), ".cubin.xz") {
+			files[e.Name()] = true
 		}
 	}
-	if n == 0 {
-		require.Equal(t, "none", strings.TrimSpace(string(src)))
+	if len(src) == 0 {
+		require.Empty(t, files, "cubin/SOURCE is none but cubins are checked in")
 		return
 	}
-	require.Equal(t, ptxHash(), strings.TrimSpace(string(src)), "cuda/cubin was made from another kernels.ptx: rebuild the cubins (bench/cuda/run.sh) or remove them")
-	for _, cc := range []int{80, 86, 89, 90} {
-		require.NotNil(t, cubinFor(cc), "sm_%d", cc)
+	for module, hash := range src {
+		targets, ok := cubinTargets[module]
+		require.True(t, ok, "cubin/SOURCE names an unknown module %q", module)
+		require.Equal(t, moduleHash(module), hash, "cuda/cubin's %s cubins were made from other PTX: rebuild the cubins (bench/cuda/cubins.sh) or remove them", module)
+		for _, arch := range targets {
+			name := module + "." + arch + ".cubin.xz"
+			require.True(t, files[name], "missing %s", name)
+			delete(files, name)
+			b, err := readCubin(cubins, "cubin/"+name)
+			require.NoError(t, err)
+			require.True(t, bytes.HasPrefix(b, []byte("\x7fELF")), "%s is not an ELF image", name)
+		}
 	}
-	require.Nil(t, cubinFor(75)) // older and unknown GPUs JIT the PTX
+	require.Empty(t, files, "cubins of no module in SOURCE")
+	if src["kernels"] != "" {
+		require.NotNil(t, cubinFor("kernels", 90))
+		require.Nil(t, cubinFor("kernels", 100)) // a newer GPU JITs the PTX
+	}
 }
 
 // Every function constant has a type the host can set, and the entry

@@ -7,9 +7,7 @@ package cuda
 //go:generate go run ./gen
 
 import (
-	"crypto/sha256"
-	"embed"
-	"encoding/hex"
+	_ "embed"
 	"fmt"
 	"io"
 	"os"
@@ -40,34 +38,6 @@ func mustInflate(name string, gz []byte) string {
 		panic("cuda: embedded " + name + ": " + err.Error())
 	}
 	return string(b)
-}
-
-// cubin/ holds machine code made from kernels.ptx (kernels.ptx.gz inflated) by ptxas on a GPU machine
-// (bench/cuda/run.sh) for sm_80, sm_86, sm_89 and sm_90, and SOURCE, the
-// SHA-256 of the kernels.ptx they were made from: a GPU with one of those
-// compute capabilities loads its cubin when SOURCE matches, any other (and
-// any after a PTX change not yet rebuilt) JIT-compiles the PTX.
-//
-//go:embed cubin
-var cubins embed.FS
-
-// ptxHash is the SHA-256 of the embedded PTX.
-func ptxHash() string {
-	h := sha256.Sum256([]byte(kernelsPTX()))
-	return hex.EncodeToString(h[:])
-}
-
-// cubinFor returns the cubin for compute capability cc, or nil.
-func cubinFor(cc int) []byte {
-	src, err := cubins.ReadFile("cubin/SOURCE")
-	if err != nil || strings.TrimSpace(string(src)) != ptxHash() {
-		return nil
-	}
-	b, err := cubins.ReadFile(fmt.Sprintf("cubin/sm_%d.cubin", cc))
-	if err != nil {
-		return nil
-	}
-	return b
 }
 
 // MinCompute is the oldest compute capability the PTX targets (7.5).
@@ -302,7 +272,7 @@ var moduleLoads atomic.Int64
 // modules have loaded too.
 func (v *device) loadModule(in *Info, o Options) (jitNotice, error) {
 	d := v.d
-	img := cubinFor(in.Compute)
+	img := cubinFor("kernels", in.Compute)
 	in.ModuleFromJIT = img == nil || os.Getenv("HARK_CUDA_JIT") == "1"
 	if in.ModuleFromJIT {
 		img = append([]byte(kernelsPTX()), 0)
@@ -321,6 +291,14 @@ func (v *device) loadModule(in *Info, o Options) (jitNotice, error) {
 	}
 	note.before(*in)
 	mod, err := v.loadImage(img)
+	if err != nil && !in.ModuleFromJIT {
+		// a driver older than the ptxas that made the cubin refuses it:
+		// the PTX (ISA 6.4) still loads
+		in.ModuleFromJIT = true
+		note = newJITNotice(o, *in, ptxHash())
+		note.before(*in)
+		mod, err = v.loadImage(append([]byte(kernelsPTX()), 0))
+	}
 	moduleLoads.Add(1) // one a device: the native modules come with it
 	if err != nil {
 		return note, fmt.Errorf("cuda: loading the kernels (PTX JIT %v): %w", in.ModuleFromJIT, err)

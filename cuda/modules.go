@@ -79,22 +79,31 @@ type loadedModule struct {
 	entries map[string]bool
 }
 
-// loadNative loads the native modules for in.Compute (the driver JIT
-// compiles their PTX), unless noNative (Options.NoNative).
+// loadNative loads the native modules for in.Compute (their cubins where
+// cubin/ has them for this GPU, else the driver JIT-compiles their PTX),
+// unless noNative (Options.NoNative).
 func (v *device) loadNative(in *Info, noNative bool) error {
 	if noNative {
 		return nil
 	}
 	for _, nm := range modulesFor(in.Compute, nativeModules) {
 		ptx := nm.ptx()
+		img := cubinFor(nm.name, in.Compute)
+		fromCubin := img != nil && os.Getenv("HARK_CUDA_JIT") != "1"
+		if !fromCubin {
+			img = append([]byte(ptx), 0)
+		}
 		if f := os.Getenv("HARK_CUDA_PTX_" + strings.ToUpper(nm.name)); f != "" { // a test variant of the module
 			b, err := os.ReadFile(f)
 			if err != nil {
 				return fmt.Errorf("cuda: $HARK_CUDA_PTX_%s: %w", strings.ToUpper(nm.name), err)
 			}
-			ptx = string(b)
+			ptx, img, fromCubin = string(b), append(b, 0), false
 		}
-		h, err := v.loadImage(append([]byte(ptx), 0))
+		h, err := v.loadImage(img)
+		if err != nil && fromCubin { // a cubin this driver refuses: its PTX
+			h, err = v.loadImage(append([]byte(ptx), 0))
+		}
 		if err != nil {
 			return fmt.Errorf("cuda: loading native module %s: %w", nm.name, err)
 		}

@@ -10,7 +10,8 @@
 # $OUT: env.txt (GPU, driver, ptxas, the cuda package's GPU tests, the CLI
 # on cpu and cuda), normal.log, permuted.log, poison.log (the msltest kernel
 # and end-to-end tests on the GPU: normal block order, permuted block
-# order, NaN-poisoned scratch) and sm_{80,86,89,90}.cubin made by ptxas.
+# order, NaN-poisoned scratch) and sm_{80,86,89,90}.cubin made by ptxas (uncompressed; cuda/cubin/ is now
+# made by bench/cuda/cubins.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/out}

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Makes cuda/cubin/ on a GPU machine (ptxas from its CUDA toolkit; no Go needed), from the repository root of the
+# checkout the device tool carries: every module's embedded PTX (cuda/kernels*.ptx.gz: plain gzip) compiled by ptxas
+# -O3 for the architectures cuda/cubin.go's cubinTargets lists, xz -9e'd, and SOURCE ("MODULE SHA-256" of each
+# inflated PTX). Writes $OUT/cubin/ (copy it over cuda/cubin/ and commit; TestCubinGuard checks it) and
+# $OUT/cubins.log (ptxas's version, times and sizes).
+set -eu
+OUT=${OUT:-/tmp/out}; T=$(mktemp -d); export PATH=$PATH:/usr/local/cuda/bin
+mkdir -p "$OUT/cubin"
+{ ptxas --version | tail -2
+  declare -A arch=([kernels]="sm_75 sm_80 sm_86 sm_89 sm_90" [sm80]="sm_80 sm_86 sm_89 sm_90" [sm90a]="sm_90a")
+  declare -A file=([kernels]=kernels.ptx.gz [sm80]=kernels_sm80.ptx.gz [sm90a]=kernels_sm90a.ptx.gz)
+  : > "$OUT/cubin/SOURCE"
+  for m in kernels sm80 sm90a; do
+    gzip -dc "cuda/${file[$m]}" > "$T/$m.ptx"
+    echo "$m $(sha256sum "$T/$m.ptx" | cut -d' ' -f1)" >> "$OUT/cubin/SOURCE"
+    for a in ${arch[$m]}; do
+      ( /usr/bin/time -f "ptxas $m $a: %e s" ptxas -arch=$a -O3 "$T/$m.ptx" -o "$T/$m.$a.cubin" &&
+        xz -9e -T1 -c "$T/$m.$a.cubin" > "$OUT/cubin/$m.$a.cubin.xz" &&
+        echo "$m.$a: $(stat -c %s "$T/$m.$a.cubin") bytes, xz $(stat -c %s "$OUT/cubin/$m.$a.cubin.xz")" ) &
+    done
+  done
+  wait
+  cat "$OUT/cubin/SOURCE"; du -sb "$OUT/cubin"; } > "$OUT/cubins.log" 2>&1
+cat "$OUT/cubins.log"

@@ -1,0 +1,123 @@
+package cuda
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/ulikunitz/xz"
+)
+
+// cubin/ holds machine code made by ptxas on a GPU machine
+// (bench/cuda/cubins.sh) from the embedded modules' PTX, so that a GPU it
+// covers loads at once instead of the driver JIT-compiling ~12 MB of PTX
+// (40-50 s on a fresh H200). Files are MODULE.sm_CC.cubin.xz (xz: the
+// cubins are ~20x smaller so, gzip only ~4x, and they travel with every
+// checkout); SOURCE lists "MODULE SHA-256" for the inflated PTX each
+// module's cubins were made from. A module whose PTX has changed since
+// (a kernel change not yet rebuilt) JIT-compiles its PTX again, and
+// TestCubinGuard fails until the cubins are rebuilt or removed (SOURCE
+// "none").
+//
+//go:embed cubin
+var cubins embed.FS
+
+// cubinTargets are the architectures each module's cubins are made for:
+// the base module (sm_75 PTX) for every supported architecture up to the
+// H200's, the native modules for theirs. A newer GPU JIT-compiles the PTX.
+var cubinTargets = map[string][]string{
+	"kernels": {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"},
+	"sm80":    {"sm_80", "sm_86", "sm_89", "sm_90"},
+	"sm90a":   {"sm_90a"},
+}
+
+// modulePTX returns the inflated PTX of a module named in cubinTargets.
+func modulePTX(module string) string {
+	if module == "kernels" {
+		return kernelsPTX()
+	}
+	for _, nm := range nativeModules {
+		if nm.name == module {
+			return nm.ptx()
+		}
+	}
+	panic("cuda: no module " + module)
+}
+
+// ptxHash is the SHA-256 of the base module's PTX.
+func ptxHash() string { return moduleHash("kernels") }
+
+// moduleHash is the SHA-256 of a module's inflated PTX.
+func moduleHash(module string) string {
+	h := sha256.Sum256([]byte(modulePTX(module)))
+	return hex.EncodeToString(h[:])
+}
+
+// cubinSources parses fsys's cubin/SOURCE: module -> the PTX hash its
+// cubins were made from ("none": no cubins).
+func cubinSources(fsys fs.FS) (map[string]string, error) {
+	b, err := fs.ReadFile(fsys, "cubin/SOURCE")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 1 && f[0] == "none":
+		case len(f) == 2:
+			out[f[0]] = f[1]
+		default:
+			return nil, fmt.Errorf("cuda: cubin/SOURCE: bad line %q", line)
+		}
+	}
+	return out, nil
+}
+
+// archOf is the ptxas architecture of compute capability cc for a module:
+// "sm_90a" for the sm90a module, else "sm_CC".
+func archOf(module string, cc int) string {
+	if module == "sm90a" {
+		return fmt.Sprintf("sm_%da", cc)
+	}
+	return fmt.Sprintf("sm_%d", cc)
+}
+
+// cubinFor returns module's embedded cubin for compute capability cc, or
+// nil when there is none or it was made from other PTX.
+func cubinFor(module string, cc int) []byte { return cubinIn(cubins, module, cc) }
+
+// cubinIn is cubinFor over the cubin/ folder of fsys.
+func cubinIn(fsys fs.FS, module string, cc int) []byte {
+	src, err := cubinSources(fsys)
+	if err != nil || src[module] == "" || src[module] != moduleHash(module) {
+		return nil
+	}
+	b, err := readCubin(fsys, fmt.Sprintf("cubin/%s.%s.cubin.xz", module, archOf(module, cc)))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// readCubin inflates a cubin of fsys.
+func readCubin(fsys fs.FS, name string) ([]byte, error) {
+	z, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := xz.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %s: %w", name, err)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: %s: %w", name, err)
+	}
+	return b, nil
+}
