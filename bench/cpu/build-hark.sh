@@ -6,7 +6,7 @@
 set -eu
 C=$1; OUTXZ=$2; SRC=$(mktemp -d); trap 'rm -rf "$SRC"' EXIT
 git archive "$C" | tar -x -C "$SRC"
-for f in "$SRC"/cuda/*.ptx.gz; do gzip -n -c </dev/null >"$f"; done; rm -f "$SRC"/cuda/cubin/*.cubin
+for f in "$SRC"/cuda/*.ptx.gz; do gzip -n -c </dev/null >"$f"; done; rm -f "$SRC"/cuda/cubin/*.cubin "$SRC"/cuda/cubin/*.cubin.xz
 python3 - "$SRC/cli/root.go" <<'PY'
 import sys
 p = sys.argv[1]; s = open(p).read()
