@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "72b005ce79c901b12c2a1f37dc0f70bf8564e91bb943b0b3a9bcf9bee2b72053"
+const sourcesHash = "642fc57be45bc844a015b111d13c62853ee2c3b310c726902223bd8ea833b23b"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
