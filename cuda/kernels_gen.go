@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "4225be5bdd96d605aeedc3180e66c3b93d637626d2bf592d8524a7c02e320bef"
+const sourcesHash = "82dd1100cdbb82bee17f2d56a979d90761256656948e319a9f58c1bb86fd13f1"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -25,6 +25,25 @@ static inline bool paged_row_ok(device const int* pos, device const int* table, 
     return true;
 }
 
+// paged_row_ok_simd is paged_row_ok with the table's blocks checked 32 at a
+// time by a SIMD-group's lanes (every lane gets the answer): one load round
+// for a row of up to 32 blocks, where paged_row_ok walks them one by one.
+static inline bool paged_row_ok_simd(device const int* pos, device const int* table, uint t, uint bs, uint ts,
+                                     uint nBlocks, uint lane) {
+    const int p = pos[t];
+    if (p < 0 || uint(p) / bs >= ts) {
+        return false;
+    }
+    uint bad = 0u;
+    for (uint i = lane; i <= uint(p) / bs; i += 32u) {
+        const int b = table[(ulong)t * ts + i];
+        if (b < 0 || uint(b) >= nBlocks) {
+            bad = 1u;
+        }
+    }
+    return simd_or(bad) == 0u;
+}
+
 // paged_at is the element offset of (row t, kv head h, position p).
 static inline ulong paged_at(device const int* table, uint t, uint ts, uint bs, ulong bstride, ulong hs, ulong ps,
                              uint h, uint p) {
@@ -98,7 +117,9 @@ template [[host_name("rope_kv_paged_f16")]] kernel rope_kv_paged_f16_t rope_kv_p
 // group's partials are merged at the end. One SIMD-group walking every
 // tile was a chain of dependent loads per key (66 µs a layer at 128 keys
 // on an H200, most of a batched step's time); split over 8 it is an
-// eighth as long. Grid: (1, nHead, m); threads: 32 per SIMD-group.
+// eighth as long. Each lane looks its key's cell up once and the value
+// loop takes the offsets from the lanes by shuffles, so its loads do not
+// wait on table loads. Grid: (1, nHead, m); threads: 32 per SIMD-group.
 enum : uint {
     ATTN_PAGED_MAX_SG = 8,
 };
@@ -136,7 +157,7 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
     // the launch rule never asks for more; extra SIMD-groups would idle
     const uint ng = min(nsg, (uint)ATTN_PAGED_MAX_SG);
     device float* o = out + (ulong)t * args.attention_paged.ldo + h * hd;
-    if (!paged_row_ok(pos, table, t, bs, ts, args.attention_paged.n_blocks)) {
+    if (!paged_row_ok_simd(pos, table, t, bs, ts, args.attention_paged.n_blocks, lane)) {
         for (uint d = tid; d < hd; d += nt) {
             o[d] = 0.0f;
         }
@@ -159,8 +180,11 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
     for (uint jb = (first & ~31u) + 32u * sg; sg < ng && jb < nvis; jb += 32u * ng) {
         const uint j = jb + lane;
         float s = -INFINITY;
+        // lane l's key is jb + l: its cell offset, looked up once, serves
+        // its K row here and, shuffled, every lane's load of its V row
+        const ulong at = j < nvis ? paged_at(table, t, ts, bs, bstride, hs, ps, kvh, j) : 0ul;
         if (j >= first && j < nvis) {
-            s = attn_dot(qr, K + paged_at(table, t, ts, bs, bstride, hs, ps, kvh, j), hd) * scale;
+            s = attn_dot(qr, K + at, hd) * scale;
         }
         const float nm = max(M, simd_max(s));
         const float corr = exp(M - nm);
@@ -177,7 +201,9 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
         #pragma unroll 4
         for (uint k = 0; k < nk; k++) {
             const float pk = pws[k];
-            device const T* vr = V + paged_at(table, t, ts, bs, bstride, hs, ps, kvh, jb + k);
+            const uint lo = simd_shuffle(uint(at & 0xffffffffu), ushort(k));
+            const uint hi = simd_shuffle(uint(at >> 32), ushort(k));
+            device const T* vr = V + (((ulong)hi << 32) | lo);
             #pragma unroll
             for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
                 const uint d = lane + 32 * i;
