@@ -198,10 +198,11 @@ type qgemmRunFunc = func(panel, act []byte, nb, tiles int, out []float32)
 const qgemmRunTiles = 8
 
 // qgemmAccel, where set, returns a run kernel to use instead of
-// qgemmKernel, or nil: the AMX one, which can only be chosen once a child
-// process has run it (on the first quantized GEMM, not at init), and
-// which loads its tile configuration once per run.
-var qgemmAccel func() qgemmRunFunc
+// qgemmKernel for a product on workers threads, or nil: the AMX one, which
+// can only be chosen once a child process has run it (on the first
+// quantized GEMM, not at init), and which loads its tile configuration
+// once per run.
+var qgemmAccel func(workers int) qgemmRunFunc
 
 // qgemmMaxCode is the largest weight code the SIMD qgemmKernel takes (0:
 // there is none; the portable kernel is slower than sgemm and serves
@@ -285,11 +286,11 @@ func (mm *MatMul) mulQGemm(a *mulArgs) {
 	}
 	t := &mm.qg
 	t.a, t.dec, t.act, t.nb, t.groups = a, dec, act, nb, groups
+	workers := mm.pool.Workers()
 	t.kern, t.run = qgemmKernel, nil
 	if qgemmAccel != nil {
-		t.run = qgemmAccel()
+		t.run = qgemmAccel(workers)
 	}
-	workers := mm.pool.Workers()
 	mm.qquant.t = t
 	mm.pool.Run(a.m, grainFor(a.m, workers, max(1, 4096/a.k)), &mm.qquant)
 	mm.qquant.t = nil

@@ -3,6 +3,7 @@ package cpu
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 )
@@ -41,13 +42,28 @@ func qgemmAMXTile(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32
 	qgemmAMXRun(panel, act, nb, 1, out[:])
 }
 
-// amxEnv turns the AMX kernel off where set to 0 (the VNNI one stays).
+// amxEnv turns the AMX kernel off where set to 0 (the VNNI one stays),
+// and on at any thread count where set to 1.
 const amxEnv = "HARK_AMX"
 
-// amxKernel returns the AMX kernel once AMX is known to work in this
-// process, or nil; useQGemmVNNI installs it as qgemmAccel.
-func amxKernel() qgemmRunFunc {
-	if amxWorks() != nil {
+// amxMaxWorkers is the largest pool the AMX kernel runs on by default.
+// Measured on the H200 machine's 16-core Xeon (KVM; BENCHMARKS.md, issue
+// #37, amx37): SmolLM2-135M q8_0 pp512 +18% at 2 threads, but −7% at 16
+// (the same binary with HARK_AMX=0 against it), where the AMX kernel's
+// profile time was 1.8× the VNNI one's. 4 and 8 threads were not
+// measured, so they keep the VNNI kernel.
+var amxMaxWorkers = func() int {
+	if os.Getenv(amxEnv) == "1" {
+		return math.MaxInt
+	}
+	return 2
+}()
+
+// amxKernel returns the AMX kernel for a product on workers threads once
+// AMX is known to work in this process, or nil; useQGemmVNNI installs it
+// as qgemmAccel.
+func amxKernel(workers int) qgemmRunFunc {
+	if workers > amxMaxWorkers || amxWorks() != nil {
 		return nil
 	}
 	return qgemmAMXRun

@@ -54,6 +54,8 @@ func TestQGemmAMXMatchesVNNI(t *testing.T) {
 func TestQGemmAMXOnOff(t *testing.T) {
 	amxOrSkip(t)
 	defer useVNNI(hasVNNI)
+	defer func(m int) { amxMaxWorkers = m }(amxMaxWorkers)
+	amxMaxWorkers = math.MaxInt
 	useVNNI(true)
 	pool := NewPool(5)
 	defer pool.Close()
@@ -98,4 +100,18 @@ func TestAMXProbeChild(t *testing.T) {
 	require.True(t, strings.HasPrefix(lines[0], "hark-amx-probe: "), "%s", out)
 	t.Logf("probe: %s; parent: %v", lines[0], amxWorks())
 	require.Equal(t, lines[0] == amxProbeOK, amxWorks() == nil, "the child and the parent agree")
+}
+
+// The default thread-count gate: AMX only up to amxMaxWorkers (where it
+// was measured faster), unless HARK_AMX=1 lifts it.
+func TestAMXWorkerGate(t *testing.T) {
+	amxOrSkip(t)
+	defer func(m int) { amxMaxWorkers = m }(amxMaxWorkers)
+	amxMaxWorkers = 2
+	require.NotNil(t, amxKernel(1))
+	require.NotNil(t, amxKernel(2))
+	require.Nil(t, amxKernel(3))
+	require.Nil(t, amxKernel(16))
+	amxMaxWorkers = math.MaxInt
+	require.NotNil(t, amxKernel(16))
 }
