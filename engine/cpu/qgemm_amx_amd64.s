@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "qgemm_tile_amd64.h"
 
 // AMX instructions, hand-encoded (Go's assembler has no mnemonics for
 // them; bytes checked against GNU as 2.40 and the SDM's VEX forms:
@@ -77,14 +78,7 @@ TEXT ·qgemmAMX(SB), 0, $2048-40
 amxtile:
 	MOVQ   R12, SI
 	MOVQ   nb+16(FP), CX
-	VPXORD Z24, Z24, Z24
-	VPXORD Z25, Z25, Z25
-	VPXORD Z26, Z26, Z26
-	VPXORD Z27, Z27, Z27
-	VPXORD Z28, Z28, Z28
-	VPXORD Z29, Z29, Z29
-	VPXORD Z30, Z30, Z30
-	VPXORD Z31, Z31, Z31
+	QTILE_ZERO
 
 amx4:
 	CMPQ CX, $4
@@ -134,14 +128,7 @@ amx1:
 
 amxstore:
 	// DI has stepped past this group's nb blocks onto the next group's.
-	VMOVUPS Z24, 0(R8)
-	VMOVUPS Z25, 64(R8)
-	VMOVUPS Z26, 128(R8)
-	VMOVUPS Z27, 192(R8)
-	VMOVUPS Z28, 256(R8)
-	VMOVUPS Z29, 320(R8)
-	VMOVUPS Z30, 384(R8)
-	VMOVUPS Z31, 448(R8)
+	QTILE_STORE(R8)
 	ADDQ    $512, R8
 	DECQ    R9
 	JNZ     amxtile
