@@ -182,10 +182,27 @@ const roundMagic = 12582912 // 1.5·2^23
 // where the CPU has it.
 var qquantRow = quantizeRowQ
 
-// qgemmKernel computes one 8×16 tile: out[i·16+r] = Σ_b scale_r·d_x·
-// (Σ code·x − offset·Σx) over nb blocks. The SIMD kernel replaces it at
-// init where the CPU has one.
-var qgemmKernel = qgemmGeneric
+// qgemmTileFunc computes one 8×16 tile: out[i·16+r] = Σ_b scale_r·d_x·
+// (Σ code·x − offset·Σx) over nb blocks.
+type qgemmTileFunc = func(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32)
+
+// qgemmKernel is the tile kernel. The SIMD kernel replaces it at init
+// where the CPU has one.
+var qgemmKernel qgemmTileFunc = qgemmGeneric
+
+// qgemmRunFunc computes tiles consecutive activation groups' tiles
+// against one panel: act holds tiles·nb blocks, out tiles·128 floats.
+type qgemmRunFunc = func(panel, act []byte, nb, tiles int, out []float32)
+
+// qgemmRunTiles bounds a run: a worker's result scratch is this many tiles.
+const qgemmRunTiles = 8
+
+// qgemmAccel, where set, returns a run kernel to use instead of
+// qgemmKernel for a product on workers threads, or nil: the AMX one, which
+// can only be chosen once a child process has run it (on the first
+// quantized GEMM, not at init), and which loads its tile configuration
+// once per run.
+var qgemmAccel func(workers int) qgemmRunFunc
 
 // qgemmMaxCode is the largest weight code the SIMD qgemmKernel takes (0:
 // there is none; the portable kernel is slower than sgemm and serves
@@ -270,6 +287,10 @@ func (mm *MatMul) mulQGemm(a *mulArgs) {
 	t := &mm.qg
 	t.a, t.dec, t.act, t.nb, t.groups = a, dec, act, nb, groups
 	workers := mm.pool.Workers()
+	t.kern, t.run = qgemmKernel, nil
+	if qgemmAccel != nil {
+		t.run = qgemmAccel(workers)
+	}
 	mm.qquant.t = t
 	mm.pool.Run(a.m, grainFor(a.m, workers, max(1, 4096/a.k)), &mm.qquant)
 	mm.qquant.t = nil
@@ -280,7 +301,7 @@ func (mm *MatMul) mulQGemm(a *mulArgs) {
 	}
 	if len(t.last) < workers {
 		t.last = make([]int, workers)
-		t.outs = make([]float32, workers*qTileRows*qTileCols)
+		t.outs = make([]float32, workers*qgemmRunTiles*qTileRows*qTileCols)
 	}
 	for w := range t.last[:workers] {
 		t.last[w] = -1
@@ -304,6 +325,8 @@ func (q *qquantTask) Do(_, lo, hi int) {
 type qgemmTask struct {
 	a      *mulArgs
 	dec    *panelDecoder
+	kern   qgemmTileFunc
+	run    qgemmRunFunc // in kern's place where set
 	act    []byte
 	nb     int
 	groups int
@@ -312,7 +335,7 @@ type qgemmTask struct {
 	panels []byte // one panel of scratch per worker
 	last   []int  // the panel each worker's scratch holds, -1 for none
 	// outs is each worker's result tile: a stack array would escape
-	// through the qgemmKernel func value.
+	// through the kernel's func value.
 	outs []float32
 }
 
@@ -322,20 +345,28 @@ func (t *qgemmTask) Do(w, lo, hi int) {
 	panel := t.panels[w*pb : (w+1)*pb]
 	gb := t.nb * qTileRows * qActBlock
 	const tsz = qTileRows * qTileCols
-	out := (*[tsz]float32)(t.outs[w*tsz : (w+1)*tsz])
+	outs := t.outs[w*qgemmRunTiles*tsz : (w+1)*qgemmRunTiles*tsz]
 	for it := lo; it < hi; it++ {
-		for tile := it * t.tiles / t.items; tile < (it+1)*t.tiles/t.items; tile++ {
+		end := (it + 1) * t.tiles / t.items
+		for tile := it * t.tiles / t.items; tile < end; {
 			p, g := tile/t.groups, tile%t.groups
 			if t.last[w] != p {
 				packPanel(a, t.dec, w, p*qTileCols, panel)
 				t.last[w] = p
 			}
+			n := 1
+			if t.run != nil { // this panel's groups in the range, a run at a time
+				n = min(end-tile, t.groups-g, qgemmRunTiles)
+				t.run(panel, t.act[g*gb:(g+n)*gb], t.nb, n, outs)
+			} else {
+				t.kern(panel, t.act[g*gb:(g+1)*gb], t.nb, (*[tsz]float32)(outs))
+			}
 			j0 := p * qTileCols
 			cols := min(qTileCols, a.n-j0)
-			qgemmKernel(panel, t.act[g*gb:(g+1)*gb], t.nb, out)
-			for i := 0; i < qTileRows && g*qTileRows+i < a.m; i++ {
-				a.store(g*qTileRows+i, j0, out[i*qTileCols:i*qTileCols+cols])
+			for i := 0; i < n*qTileRows && g*qTileRows+i < a.m; i++ {
+				a.store(g*qTileRows+i, j0, outs[i*qTileCols:i*qTileCols+cols])
 			}
+			tile += n
 		}
 	}
 }

@@ -12,11 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-type qgemmKernelFunc = func(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32)
-
 // qgemmTestKernel is a kernel and the largest weight code it takes.
 type qgemmTestKernel struct {
-	k       qgemmKernelFunc
+	k       qgemmTileFunc
 	maxCode int
 }
 
@@ -32,8 +30,9 @@ func qgemmKernels() map[string]qgemmTestKernel {
 // edges in both directions: n and m not multiples of the 16×8 tile, k a
 // multiple of 32 only, strides, bias and residual (aliased or not).
 func TestQGemmKernels(t *testing.T) {
-	saved := qgemmKernel
-	defer func() { qgemmKernel = saved }()
+	saved, savedAccel := qgemmKernel, qgemmAccel
+	defer func() { qgemmKernel, qgemmAccel = saved, savedAccel }()
+	qgemmAccel = nil
 	cases := []mulCase{
 		{n: 1, k: 32, m: 16},
 		{n: 16, k: 64, m: 8 + 16},
@@ -71,22 +70,7 @@ func TestQGemmKernelsAgree(t *testing.T) {
 		for _, nb := range []int{1, 2, 7, 19} {
 			panel := make([]byte, nb*qPanelBlock)
 			act := make([]byte, nb*qTileRows*qActBlock)
-			for i := range panel {
-				panel[i] = byte(r.IntN(k.maxCode + 1))
-			}
-			for i := range act {
-				act[i] = byte(r.Uint32())
-			}
-			for b := 0; b < nb; b++ {
-				for c := 0; c < qTileCols; c++ {
-					putF32(panel[b*qPanelBlock+512+4*c:], float32(r.Float64()))
-				}
-				for i := 0; i < qTileRows; i++ {
-					blk := act[(b*qTileRows+i)*qActBlock:]
-					putF32(blk[32:], float32(r.Float64()))
-					putI32(blk[36:], int32(r.IntN(1<<16))-1<<15)
-				}
-			}
+			randQTiles(r, panel, act, k.maxCode)
 			var want, got [qTileRows * qTileCols]float32
 			qgemmGeneric(panel, act, nb, &want)
 			k.k(panel, act, nb, &got)
@@ -129,8 +113,9 @@ func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
 func BenchmarkQGemmAB(b *testing.B) {
 	pool := NewPool(0)
 	defer pool.Close()
-	saved := qgemmKernel
-	defer func() { qgemmKernel = saved }()
+	saved, savedAccel := qgemmKernel, qgemmAccel
+	defer func() { qgemmKernel, qgemmAccel = saved, savedAccel }()
+	qgemmAccel = nil
 	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
 		for _, s := range [][2]int{{576, 576}, {192, 576}, {1536, 576}, {576, 1536}} {
 			mm := NewMatMul(pool)

@@ -124,7 +124,8 @@ type mulCase struct {
 	pack             bool // repack the weights first (MatMul.Pack)
 }
 
-func checkMul(t *testing.T, mm *MatMul, r *rand.Rand, typ ggml.Type, c mulCase) {
+// checkMul returns the output it checked (NaN in the row padding).
+func checkMul(t *testing.T, mm *MatMul, r *rand.Rand, typ ggml.Type, c mulCase) []float32 {
 	t.Helper()
 	w := randWeights(r, typ, c.n, c.k)
 	ldx, ldo := c.k+c.ldxPad, c.n+c.ldoPad
@@ -165,6 +166,7 @@ func checkMul(t *testing.T, mm *MatMul, r *rand.Rand, typ ggml.Type, c mulCase) 
 			require.True(t, math.IsNaN(float64(out[i*ldo+j])), "%s %+v: padding out[%d,%d] written", typ, c, i, j)
 		}
 	}
+	return out
 }
 
 func TestMatMulAllTypes(t *testing.T) {

@@ -37,14 +37,17 @@ func qquantRowAVX512(x []float32, i, nb int, offset int32, act []byte) {
 }
 
 // useQGemmVNNI installs the quantized GEMM kernel and activation quantizer
-// for the VNNI path (on) or the AVX2 one; useVNNI calls it so that the
-// tests flipping useVNNI cover the GEMM too.
+// for the VNNI path (on; AMX in its place where it works, decided on first
+// use) or the AVX2 one; useVNNI calls it so that the tests flipping
+// useVNNI cover the GEMM too.
 func useQGemmVNNI(on bool) {
 	if on && hasVNNI {
 		qgemmKernel, qgemmMaxCode, qgemmOverBLAS = qgemmVNNITile, 255, true
+		qgemmAccel = amxKernel
 		qquantRow = qquantRowAVX512
 		return
 	}
 	qgemmKernel, qgemmMaxCode, qgemmOverBLAS = qgemmAVX2Tile, 31, false
+	qgemmAccel = nil
 	qquantRow = quantizeRowQ
 }

@@ -8,13 +8,16 @@ import (
 )
 
 // addSIMDKernels adds the amd64 quantized GEMM kernels this CPU runs: the
-// AVX2 one is tested on VNNI CPUs too.
+// AVX2 one is tested on VNNI CPUs too, and the VNNI one on AMX CPUs.
 func addSIMDKernels(ks map[string]qgemmTestKernel) {
 	if hasAVX2 {
 		ks["avx2"] = qgemmTestKernel{qgemmAVX2Tile, 31}
 	}
 	if hasVNNI {
 		ks["vnni"] = qgemmTestKernel{qgemmVNNITile, 255}
+	}
+	if amxWorks() == nil {
+		ks["amx"] = qgemmTestKernel{qgemmAMXTile, 255}
 	}
 }
 

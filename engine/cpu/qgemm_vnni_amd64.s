@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "qgemm_tile_amd64.h"
 
 // func qgemmVNNI(panel, act *byte, nb int, out *float32)
 // One 8×16 tile of the quantized GEMM (layouts in matmul_qgemm.go). Per
@@ -31,14 +32,7 @@ TEXT ·qgemmVNNI(SB), NOSPLIT, $0-32
 	MOVQ act+8(FP), DI
 	MOVQ nb+16(FP), CX
 	MOVQ out+24(FP), AX
-	VPXORD Z24, Z24, Z24
-	VPXORD Z25, Z25, Z25
-	VPXORD Z26, Z26, Z26
-	VPXORD Z27, Z27, Z27
-	VPXORD Z28, Z28, Z28
-	VPXORD Z29, Z29, Z29
-	VPXORD Z30, Z30, Z30
-	VPXORD Z31, Z31, Z31
+	QTILE_ZERO
 
 qgvloop:
 	VMOVDQU32 0(SI), Z0
@@ -79,14 +73,7 @@ qgvloop:
 	DECQ CX
 	JNZ  qgvloop
 
-	VMOVUPS Z24, 0(AX)
-	VMOVUPS Z25, 64(AX)
-	VMOVUPS Z26, 128(AX)
-	VMOVUPS Z27, 192(AX)
-	VMOVUPS Z28, 256(AX)
-	VMOVUPS Z29, 320(AX)
-	VMOVUPS Z30, 384(AX)
-	VMOVUPS Z31, 448(AX)
+	QTILE_STORE(AX)
 	VZEROUPPER
 	RET
 
