@@ -21,6 +21,7 @@ type BenchWhisperOptions struct {
 	Audio   string // the window encoded ("" = the shared jfk.wav)
 	Tokens  int    // decoder steps per repetition
 	Chain   int    // greedy tokens between two read-backs of a chained window
+	Beam    int    // beams of the beam-search window row (< 2: none)
 	Reps    int
 	Threads int
 	GPU     int
@@ -43,7 +44,9 @@ figures as "encode time" and "decode time".
 Then a greedy window of the same audio as transcription decodes it
 (chained on the backend: prompt, filters, choice and stop rules without
 the host, its state read back every --chain-tokens tokens; ms per token
-chosen, end of text included).
+chosen, end of text included). With --beam N, also a beam-search window of
+N beams (ms per token of the chosen sequence, end of text included; its
+candidates ranked from a few words a beam read back each step).
 
 Without --model it measures the shared kit's tiny.en q8_0. On CUDA it also
 prints host launches and synchronizations per window and token and, with
@@ -58,6 +61,9 @@ HARK_CUDA_PROFILE=1, the GPU time per kernel.`,
 			}
 			if o.Chain < 0 {
 				return fmt.Errorf("bench: --chain-tokens must not be negative, got %d", o.Chain)
+			}
+			if o.Beam < 0 || o.Beam > 16 {
+				return fmt.Errorf("bench: --beam %d is outside [0, 16]", o.Beam)
 			}
 			if o.Threads <= 0 {
 				return fmt.Errorf("bench: --threads must be positive, got %d", o.Threads)
@@ -80,6 +86,7 @@ HARK_CUDA_PROFILE=1, the GPU time per kernel.`,
 	fl.StringVar(&o.Audio, "audio", "", "audio whose first window is encoded (default: the shared jfk.wav)")
 	fl.IntVar(&o.Tokens, "tokens", 64, "decoder steps per repetition")
 	fl.IntVar(&o.Chain, "chain-tokens", 0, fmt.Sprintf("greedy window: tokens decoded on the backend between two read-backs of its state (0: %d on a GPU, 1 on the CPU)", whisper.DefaultChainTokens))
+	fl.IntVar(&o.Beam, "beam", 0, "beams of a beam-search window row (0 or 1: no such row)")
 	fl.IntVarP(&o.Reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&o.Threads, "threads", "t", 2, "CPU threads")
 	fl.StringVar(&o.Backend, backendFlag, backends.Auto, "inference backend: "+strings.Join(backends.Names(), ", "))
@@ -121,7 +128,7 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 		fmt.Fprintln(errOut, "hark:", reason)
 	}
 	defer be.Close()
-	m, err := f.Load(be, whisper.Options{})
+	m, err := f.Load(be, whisper.Options{Beams: o.Beam})
 	if err != nil {
 		return fmt.Errorf("%s: %w", model, err)
 	}
@@ -210,9 +217,30 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 	// default when 0)
 	dopt := whisper.DecodeOptions{MaxInitialTimestamp: 1, Suppress: f.Vocab.DefaultSuppress(), SuppressBlank: f.Vocab.SuppressBlank(),
 		ChainTokens: o.Chain}
+	read := ""
+	if o.Chain > 0 {
+		read = fmt.Sprintf(", read every %d", o.Chain)
+	}
+	if err := benchWindow(m, mel, dopt, o.Reps, cs, onCUDA, errOut, row, "greedy window", read); err != nil {
+		return err
+	}
+	if o.Beam > 1 {
+		dopt.BeamSize = o.Beam
+		if err := benchWindow(m, mel, dopt, o.Reps, cs, onCUDA, errOut, row, fmt.Sprintf("beam %d window", o.Beam), ""); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(errOut, loadAverage())
+	return nil
+}
+
+// benchWindow times reps decodes of the window mel as opt asks (after a
+// warm-up), each after its encode, and prints its row: ms per token of
+// the chosen sequence, the end of text included (note ends its name).
+func benchWindow(m *whisper.Model, mel []float32, opt whisper.DecodeOptions, reps int, cs cudaStats, onCUDA bool, errOut io.Writer, row func(string, []float64), name, note string) error {
 	var win []float64
 	chosen := 0
-	for i := -1; i < o.Reps; i++ {
+	for i := -1; i < reps; i++ {
 		if err := m.Encode(mel); err != nil {
 			return err
 		}
@@ -220,24 +248,19 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 			cs.ResetStats()
 		}
 		t0 := time.Now()
-		r, err := m.DecodeWindow(dopt)
+		r, err := m.DecodeWindow(opt)
 		if err != nil {
 			return err
 		}
 		if i >= 0 {
-			n := len(r.Tokens) + 1 // and the end of text
+			n := len(r.Tokens) + 1
 			chosen += n
 			win = append(win, float64(time.Since(t0).Nanoseconds())/1e6/float64(n))
 		}
 	}
 	if onCUDA {
-		printCUDA(errOut, cs, "greedy window", float64(chosen), "token")
+		printCUDA(errOut, cs, name, float64(chosen), "token")
 	}
-	test := fmt.Sprintf("greedy window (per token, %d a window", chosen/o.Reps)
-	if o.Chain > 0 {
-		test += fmt.Sprintf(", read every %d", o.Chain)
-	}
-	row(test+")", win)
-	fmt.Fprintln(errOut, loadAverage())
+	row(fmt.Sprintf("%s (per token, %d a window%s)", name, chosen/reps, note), win)
 	return nil
 }

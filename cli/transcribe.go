@@ -31,6 +31,7 @@ type transcribeOptions struct {
 	format         string
 	temperature    float32
 	beam           int
+	chainTokens    int
 	noFallback     bool
 	translate      bool
 	vocabulary     string
@@ -69,6 +70,7 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 	f := cmd.Flags()
 	f.StringVar(&fl.format, "format", whisper.FormatTXT, "output format: "+strings.Join(whisper.Formats, ", "))
 	f.IntVar(&fl.beam, "beam", 5, "beam size for temperature-0 decoding (1 = greedy)")
+	f.IntVar(&fl.chainTokens, "chain-tokens", 0, fmt.Sprintf("greedy windows: tokens decoded on the backend between two read-backs of the window's state (0: %d on a GPU, 1 on the CPU)", whisper.DefaultChainTokens))
 	f.Float32Var(&fl.temperature, "temperature", 0, "sampling temperature of the first attempt (0 = greedy)")
 	f.BoolVar(&fl.noFallback, "no-fallback", false, "do not retry a window at higher temperatures when it looks wrong")
 	f.BoolVar(&fl.translate, "translate", false, "translate into English (multilingual models)")
@@ -95,6 +97,9 @@ func (fl *transcribeOptions) validate() error {
 	}
 	if err := fl.speechFlags.validate(); err != nil {
 		return err
+	}
+	if fl.chainTokens < 0 {
+		return fmt.Errorf("--chain-tokens must not be negative, got %d", fl.chainTokens)
 	}
 	if fl.temperature < 0 || fl.temperature > 1 {
 		return fmt.Errorf("--temperature %g is outside [0, 1]", fl.temperature)
@@ -137,6 +142,7 @@ func runTranscribe(fl *transcribeOptions) error {
 	}
 	opt.WordTimestamps = fl.wordTimestamps
 	opt.BeamSize = fl.beam
+	opt.ChainTokens = fl.chainTokens
 	opt.Language = fl.language
 	if fl.translate {
 		if !mf.H.Multilingual() {

@@ -93,7 +93,7 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 		plan.CountSampled(counts, n, tok)
 	}
 	if lp != nil {
-		logprobs(lp, x, tok, st.Top)
+		plan.Logprobs(lp, x, tok, st.Top)
 	}
 	return nil
 }

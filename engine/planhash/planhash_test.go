@@ -33,12 +33,14 @@ import (
 // every decoder pass projects Q|K|V with one product over the matrices
 // stacked at load) and with issue 36 (a greedy window chained on the
 // backend: the "select" passes filter, pick and track the window's state
-// with WhisperTrack, the track buffer beside them).
+// with WhisperTrack, the track buffer beside them; then beam search's
+// candidates on the backend: the "beam top" passes filter every beam and
+// write its top tokens with Sample's logprobs record).
 var want = map[string]string{
 	"stories260K greedy":      "6fa7504f0053c27e8422efdf89e693a326818ff7a30592c894ec98f5e64fe25b",
-	"whisper kit f16 greedy":  "c1c3eaa0a246a50df1b7f1e5640dbce052420deaa976a9f6f438960f59aedb62",
-	"whisper kit f16 beam 5":  "2e76318c185be8411bb9e33f3566112a9c90b6813714afba9e2808b9b628a549",
-	"whisper kit q8_0 greedy": "69e305de9fa43668628de134b6db8ecf59430f5e20008bd0abccd4f38f713287",
+	"whisper kit f16 greedy":  "ac498e60e47bc2360d99b5f272b801312086f473718e1bc7888e320bce880364",
+	"whisper kit f16 beam 5":  "3377f44acf1f1d3f418bdbf527fb2c03c690be29ed95333c3ae4400e61a8cd75",
+	"whisper kit q8_0 greedy": "6ee1d14cba7ac56c5af60c1c6eac0433ed2de0eea30498d9970d2314b516fdee",
 	"SmolLM2-135M shape q4_0": "a5c1e6b5bad70b9420ada9dada0bd4a4825334787c339318a297c684037dd90c",
 }
 

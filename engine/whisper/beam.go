@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/harkapp/hark/engine/plan"
 )
 
 // Beam search follows the reference's BeamSearchDecoder: at each step
@@ -42,6 +44,9 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	if nb > m.lay.beams {
 		return nil, fmt.Errorf("whisper: beam size %d exceeds the %d beams the model was loaded for", nb, m.lay.beams)
 	}
+	if nb+1 > plan.SampleMaxTop {
+		return nil, fmt.Errorf("whisper: beam size %d: a step ranks at most %d candidates a beam", nb, plan.SampleMaxTop)
+	}
 	res := &DecodeResult{Temperature: opt.Temperature, Language: opt.Language}
 	logits, pos, err := m.promptWindow(sp, init, sotIndex, res)
 	if err != nil {
@@ -54,8 +59,15 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	// The reference stops once the sequence (prompt included) is longer
 	// than the context.
 	steps := min(sampleLen, m.H.NTextCtx-len(init)+1)
-	st := &modelBeams{m: m, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams), f: filter}
-	toks, sum, err := beamSearch(sp.EOT, opt.EndTimestamp, m.H.NVocab, nb, opt.Patience, steps, logits, st)
+	var st beamStepper
+	if m.hostSelect {
+		st = &hostBeams{rows: &modelBeams{m: m, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}, f: filter, first: logits, nv: m.H.NVocab}
+	} else {
+		if st, err = m.deviceBeams(filter, pos, nb); err != nil {
+			return nil, err
+		}
+	}
+	toks, sum, err := beamSearch(sp.EOT, opt.EndTimestamp, nb, opt.Patience, steps, st)
 	if err != nil {
 		return nil, err
 	}
@@ -65,45 +77,84 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	return res, nil
 }
 
-// beamStepper advances the beams' decoder state.
+// beamStepper advances the beams and proposes their candidates.
 type beamStepper interface {
+	// next returns k candidates for each of the nb beams, [beam][k]
+	// tokens (likeliest first, ties to the lower id) and their
+	// log-probabilities after the logit filters, beams[b] being beam b's
+	// sampled tokens. With src nil they follow the prompt (every beam's);
+	// otherwise beam d first continues from beam src[d]'s state and is
+	// fed feed[d].
+	next(beams [][]int32, src []int, feed []int32, k int) ([]int32, []float32, error)
+}
+
+// rowStepper advances the beams' decoder state, their logits read by the
+// host.
+type rowStepper interface {
 	// reorder makes beam d continue from beam src[d]'s state.
 	reorder(src []int) error
 	// step feeds each beam's newest token and returns the next logits,
 	// [beam][n_vocab].
 	step(feed []int32) ([]float32, error)
-	// filter applies the logit filters to rows ([beam][n_vocab], the
-	// logits step returned, or on the first step the prompt's, copied to
-	// every beam) given each beam's sampled tokens.
-	filter(rows []float32, beams [][]int32, first bool) error
 }
 
-// modelBeams steps a model's batched beam pass.
+// hostBeams ranks each beam's logits row on the host: the reference of
+// the backend's PassBeamTop (the same filters, plan.Logprobs as the CPU's
+// Sample kernel computes it).
+type hostBeams struct {
+	rows  rowStepper
+	f     *logitFilter
+	first []float32 // the prompt's logits
+	nv    int
+	rec   []float32
+}
+
+func (h *hostBeams) next(beams [][]int32, src []int, feed []int32, k int) ([]int32, []float32, error) {
+	nb, nv := len(beams), h.nv
+	var rows []float32
+	if src == nil {
+		rows = make([]float32, nb*nv)
+		for b := range nb {
+			copy(rows[b*nv:(b+1)*nv], h.first)
+		}
+	} else {
+		if err := h.rows.reorder(src); err != nil {
+			return nil, nil, err
+		}
+		out, err := h.rows.step(feed)
+		if err != nil {
+			return nil, nil, err
+		}
+		rows = out
+	}
+	for b, s := range beams {
+		h.f.apply(rows[b*nv:(b+1)*nv], s)
+	}
+	h.rec = slices.Grow(h.rec[:0], plan.SampleLogprobWords)[:plan.SampleLogprobWords]
+	toks, lps := make([]int32, nb*k), make([]float32, nb*k)
+	for b := range nb {
+		plan.Logprobs(h.rec, rows[b*nv:(b+1)*nv], 0, k)
+		readTop(h.rec, toks[b*k:(b+1)*k], lps[b*k:(b+1)*k])
+	}
+	return toks, lps, nil
+}
+
+// readTop reads a plan.Sample logprobs record's top tokens into toks and
+// lps (len(toks) of them).
+func readTop(rec []float32, toks []int32, lps []float32) {
+	for j := range toks {
+		toks[j] = int32(math.Float32bits(rec[1+2*j]))
+		lps[j] = rec[2+2*j]
+	}
+}
+
+// modelBeams steps a model's batched beam pass, reading the logits back.
 type modelBeams struct {
 	m    *Model
 	base int // the prompt's length: every beam shares positions before it
 	pos  int // position of the next token fed
 	nb   int
 	feed []int32
-	f    *logitFilter
-}
-
-// filter runs on the backend (PassFilterBeams), or on the host with
-// Model.hostSelect.
-func (s *modelBeams) filter(rows []float32, beams [][]int32, first bool) error {
-	if s.m.hostSelect {
-		return hostFilterBeams(s.f, rows, beams)
-	}
-	return s.m.filterBeams(s.f, rows, beams, first)
-}
-
-// hostFilterBeams applies f to every row on the host.
-func hostFilterBeams(f *logitFilter, rows []float32, beams [][]int32) error {
-	nv := len(rows) / max(len(beams), 1)
-	for b, s := range beams {
-		f.apply(rows[b*nv:(b+1)*nv], s)
-	}
-	return nil
 }
 
 func (s *modelBeams) reorder(src []int) error { return s.m.reorderKV(src, s.base, s.pos) }
@@ -118,43 +169,39 @@ func (s *modelBeams) step(feed []int32) ([]float32, error) {
 	return out[:s.nb*s.m.H.NVocab], nil
 }
 
-// beamSearch runs at most steps search steps from the prompt's logits
-// (shared by every beam) and returns the chosen sampled tokens, without
-// EOT, and their summed log-probability. A sequence also finishes at a
-// token >= end when end is positive (DecodeOptions.EndTimestamp), that
-// token kept.
-func beamSearch(eot, end int32, nv, nb int, patience float64, steps int, first []float32, st beamStepper) ([]int32, float32, error) {
+// beamSearch runs at most steps search steps of nb beams and returns the
+// chosen sampled tokens, without EOT, and their summed log-probability.
+// A sequence also finishes at a token >= end when end is positive
+// (DecodeOptions.EndTimestamp), that token kept.
+func beamSearch(eot, end int32, nb int, patience float64, steps int, st beamStepper) ([]int32, float32, error) {
 	if patience <= 0 {
 		patience = 1
 	}
 	maxCandidates := int(math.RoundToEven(float64(nb) * patience))
-	rows := make([]float32, nb*nv)
-	for b := range nb {
-		copy(rows[b*nv:(b+1)*nv], first)
-	}
+	k := nb + 1
 	beams := make([][]int32, nb)
 	sums := make([]float32, nb)
 	var finished []finishedSeq
 	finishedKeys := map[string]bool{}
 	live := true // beams holds live sequences
 	feed := make([]int32, nb)
-	lp := make([]float32, nv)
+	var src []int // nil: the prompt's candidates
 	for i := 0; i < steps; i++ {
+		toks, lps, err := st.next(beams, src, feed, k)
+		if err != nil {
+			return nil, 0, err
+		}
 		// Candidates in the reference's dict order: beam by beam, each
 		// beam's top tokens by decreasing log-probability; a repeated
 		// sequence (identical beams at the first step) keeps its first
 		// place and takes the later score and source.
 		var cands []beamCand
 		index := map[string]int{}
-		if err := st.filter(rows, beams, i == 0); err != nil {
-			return nil, 0, err
-		}
 		for b := range nb {
-			row := rows[b*nv : (b+1)*nv]
-			logSoftmax(row, lp)
-			for _, tok := range topK(lp, nb+1) {
+			for j := range k {
+				tok, lp := toks[b*k+j], lps[b*k+j]
 				seq := append(slices.Clip(beams[b]), tok)
-				c := beamCand{key: seqKey(seq), seq: seq, score: sums[b] + lp[tok], source: b}
+				c := beamCand{key: seqKey(seq), seq: seq, score: sums[b] + lp, source: b}
 				if j, ok := index[c.key]; ok {
 					cands[j].score, cands[j].source = c.score, c.source
 					continue
@@ -204,24 +251,14 @@ func beamSearch(eot, end int32, nv, nb int, patience float64, steps int, first [
 		for k := len(next); len(next) < nb; {
 			next = append(next, next[len(next)%k])
 		}
-		src := make([]int, nb)
+		src = make([]int, nb)
 		for b, c := range next {
 			beams[b], sums[b], src[b] = c.seq, c.score, c.source
+			feed[b] = c.seq[len(c.seq)-1]
 		}
-		if err := st.reorder(src); err != nil {
-			return nil, 0, err
-		}
-		if len(finished) >= maxCandidates || i+1 == steps {
+		if len(finished) >= maxCandidates {
 			break
 		}
-		for b := range nb {
-			feed[b] = beams[b][len(beams[b])-1]
-		}
-		out, err := st.step(feed)
-		if err != nil {
-			return nil, 0, err
-		}
-		copy(rows, out)
 	}
 
 	// Not enough finished: add the live beams, best first.
@@ -261,36 +298,4 @@ func rankSequences(seqs []finishedSeq) int {
 		}
 	}
 	return best
-}
-
-// logSoftmax writes log(softmax(x)) into out, in float32 like the
-// reference's log_softmax over float32 logits.
-func logSoftmax(x, out []float32) {
-	lse := logSumExp(x)
-	for i, v := range x {
-		out[i] = v - lse
-	}
-}
-
-// topK returns the indices of the k largest values, largest first (the
-// lower index first among equal values).
-func topK(x []float32, k int) []int32 {
-	idx := make([]int32, 0, k+1)
-	for i, v := range x {
-		if len(idx) == k && !(v > x[idx[k-1]]) {
-			continue
-		}
-		// insert keeping descending order; equal values stay in index order
-		j := len(idx)
-		idx = append(idx, int32(i))
-		for j > 0 && v > x[idx[j-1]] {
-			idx[j] = idx[j-1]
-			j--
-		}
-		idx[j] = int32(i)
-		if len(idx) > k {
-			idx = idx[:k]
-		}
-	}
-	return idx
 }

@@ -56,12 +56,6 @@ func TestBeamStepMatchesSingleSequences(t *testing.T) {
 	require.Error(t, m.reorderKV([]int{0, 1}, 2, 1))
 }
 
-func TestTopK(t *testing.T) {
-	x := []float32{1, 5, 3, 5, -1, 9, 3}
-	require.Equal(t, []int32{5, 1, 3, 2}, topK(x, 4))
-	require.Equal(t, []int32{5}, topK(x, 1))
-}
-
 func TestRankSequences(t *testing.T) {
 	// -6/3 = -2 beats -3/1; the first of equal scores wins.
 	require.Equal(t, 1, rankSequences([]finishedSeq{{tokens: []int32{1}, score: -3}, {tokens: []int32{1, 2, 3}, score: -6},
@@ -82,11 +76,6 @@ func (f *fakeBeams) reorder(src []int) error {
 		f.seqs[d] = append([]int32(nil), old[s]...)
 	}
 	return nil
-}
-
-// filter filters nothing (an empty logitFilter).
-func (f *fakeBeams) filter(rows []float32, beams [][]int32, first bool) error {
-	return hostFilterBeams(&logitFilter{}, rows, beams)
 }
 
 func (f *fakeBeams) step(feed []int32) ([]float32, error) {
@@ -115,15 +104,18 @@ func TestBeamSearchAlgorithm(t *testing.T) {
 		seqKey([]int32{a, d}): p(.05, .05, 0, 0, .9),
 		seqKey([]int32{b, c}): p(.3, .2, 0, 0, .5),
 	}
-	st := &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
-	toks, sum, err := beamSearch(eot, 0, nv, 2, 1, 100, p(.5, .3, .2, 0, 0), st)
+	// The rows are ranked on the host, an empty filter (none) applied.
+	search := func(end int32, patience float64, steps int, first []float32) ([]int32, float32, error) {
+		st := &hostBeams{rows: &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}, f: &logitFilter{}, first: first, nv: nv}
+		return beamSearch(eot, end, 2, patience, steps, st)
+	}
+	toks, sum, err := search(0, 1, 100, p(.5, .3, .2, 0, 0))
 	require.NoError(t, err)
 	require.Equal(t, []int32{a, d}, toks)
 	require.InDelta(t, math.Log(.18), float64(sum), 1e-6)
 
 	// Out of steps before enough finished: live beams fill the set.
-	st = &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
-	toks, sum, err = beamSearch(eot, 0, nv, 2, 1, 1, p(.5, .3, .2, 0, 0), st)
+	toks, sum, err = search(0, 1, 1, p(.5, .3, .2, 0, 0))
 	require.NoError(t, err)
 	require.Equal(t, []int32{a}, toks)
 	require.InDelta(t, math.Log(.5), float64(sum), 1e-6)
@@ -131,8 +123,7 @@ func TestBeamSearchAlgorithm(t *testing.T) {
 	// With an end token (DecodeOptions.EndTimestamp) d, a beam reaching a
 	// token at or past it finishes there, that token kept: "a d" finishes
 	// at .5×.4 instead of going on to EOT (.18 above).
-	st = &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
-	toks, sum, err = beamSearch(eot, d, nv, 2, 1, 100, p(.5, .3, .2, 0, 0), st)
+	toks, sum, err = search(d, 1, 100, p(.5, .3, .2, 0, 0))
 	require.NoError(t, err)
 	require.Equal(t, []int32{a, d}, toks)
 	require.InDelta(t, math.Log(.2), float64(sum), 1e-6)
@@ -141,8 +132,7 @@ func TestBeamSearchAlgorithm(t *testing.T) {
 	// at once and only "a" lives, fewer than the two beams: it fills both
 	// (the window failed before), the search goes on (every candidate of
 	// "a" then finishes) and the best finished sequence wins.
-	st = &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}
-	toks, sum, err = beamSearch(eot, c, nv, 2, 2, 100, p(.1, 0, .5, .4, 0), st)
+	toks, sum, err = search(c, 2, 100, p(.1, 0, .5, .4, 0))
 	require.NoError(t, err)
 	require.Equal(t, []int32{c}, toks)
 	require.InDelta(t, math.Log(.5), float64(sum), 1e-6)

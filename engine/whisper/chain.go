@@ -12,8 +12,13 @@ import (
 // two looks by the host (DecodeOptions.ChainTokens) on a backend that
 // reads back inside its batches' waits (plan.IOChainer: a GPU). Elsewhere
 // (the CPU) a look costs no wait worth saving, so the host looks after
-// every token and stops the chain at the window's end at once.
-const DefaultChainTokens = 16
+// every token and stops the chain at the window's end at once. 32 keeps
+// a window's waits within 1/16 a token (issue #36's bound: 0.036 on jfk,
+// where 16 gave 0.071, a window's last, partial chunk counted); the steps
+// run past the window's end (16 on average, ~7 ms a window on the H200)
+// did not show in the excerpt's wall time (BENCHMARKS: "Whisper's beam
+// search ranked from the device's candidates").
+const DefaultChainTokens = 32
 
 // chainBufs are a chained window's step records and read-back, kept by
 // the model and reused by every window.

@@ -14,13 +14,12 @@ type Model struct {
 	exec    plan.Executable
 	lay     *layout
 	logits  []float32 // host copy of the last logits read
-	hist    []int32   // the beams' sampled tokens as filterBeams uploads them (reused every step)
 	vars    plan.Vars
 	beamSrc []int32   // the source of each beam, written for PassBeamCopy
 	table   []float32 // the filter table the backend holds (setFilter), nil when unknown
 	chain   chainBufs // a chained window's steps and read-back (chain.go)
 	// hostSelect filters logits (and chooses greedy tokens) on the host
-	// instead of in PassSelect and PassFilterBeams: the reference for
+	// instead of in PassSelect and PassBeamTop: the reference for
 	// tests.
 	hostSelect bool
 }
@@ -181,27 +180,33 @@ func (m *Model) reorderKV(src []int, lo, hi int) error {
 	if len(src) > m.lay.beams || lo < 0 || hi < lo || hi > m.H.NTextCtx {
 		return fmt.Errorf("whisper: cannot reorder %d beams over positions [%d, %d)", len(src), lo, hi)
 	}
-	moved := false
-	for d, s := range src {
-		if s < 0 || s >= m.lay.beams {
-			return fmt.Errorf("whisper: beam source %d out of range", s)
-		}
-		moved = moved || s != d
-	}
-	if !moved || hi == lo {
-		return nil
-	}
-	for d := range m.beamSrc {
-		m.beamSrc[d] = int32(d) // beams past len(src) stay
-	}
-	for d, s := range src {
-		m.beamSrc[d] = int32(s)
-	}
-	if err := plan.WriteI32(m.exec, m.lay.beamSrc, 0, m.beamSrc); err != nil {
+	moved, err := m.writeBeamSrc(src)
+	if err != nil || !moved || hi == lo {
 		return err
 	}
 	m.vars = plan.Vars{plan.VarPos: int64(lo), plan.VarNTok: int64(hi - lo)}
 	return m.exec.Run(PassBeamCopy, &m.vars)
+}
+
+// writeBeamSrc writes src (beam d continues from beam src[d]; beams past
+// len(src) stay) for PassBeamCopy, unless no beam moves.
+func (m *Model) writeBeamSrc(src []int) (moved bool, err error) {
+	for d, s := range src {
+		if s < 0 || s >= m.lay.beams {
+			return false, fmt.Errorf("whisper: beam source %d out of range", s)
+		}
+		moved = moved || s != d
+	}
+	if !moved {
+		return false, nil
+	}
+	for d := range m.beamSrc {
+		m.beamSrc[d] = int32(d)
+	}
+	for d, s := range src {
+		m.beamSrc[d] = int32(s)
+	}
+	return true, plan.WriteI32(m.exec, m.lay.beamSrc, 0, m.beamSrc)
 }
 
 // broadcastKV copies positions [0, n) of sequence 0's cache to sequences

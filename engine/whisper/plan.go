@@ -32,17 +32,19 @@ type Options struct {
 
 // Pass indices of a whisper plan.
 const (
-	PassEncode          = iota // mel window -> encoder output and cross-attention K/V of every layer
-	PassPrompt                 // VarNTok tokens of one sequence from VarPos (matrix products); last row's logits
-	PassStep                   // one token of one sequence at VarPos (matrix-vector products)
-	PassBeams                  // one token for each of Beams sequences at VarPos
-	PassAlign                  // VarNTok tokens from position 0: every row's logits and the cross-attention weights
-	PassBeamCopy               // positions [VarPos, VarPos+VarNTok) of sequence beamSrc[d] copied to sequence d in every self-attention cache
-	PassSelect                 // a chained greedy step: the logit filters on sequence 0's logits in place (VarUser0 tokens sampled, the track's, VarUser1 the initial-timestamp bound), its argmax into choice, then WhisperTrack (the log-probability, the stop rules, the token into tokens[0])
-	PassSelectText             // as PassSelect without the timestamp rules
-	PassFilterBeams            // the logit filters on every beam's logits in place (beam t's sampled tokens are row t of sampled)
-	PassFilterBeamsText        // as PassFilterBeams without the timestamp rules
-	PassTrackStart             // a window's start on the logits after <|startoftranscript|>: the track reset, the no-speech log-probability (VarUser0 the token limit, VarUser1 the end timestamp)
+	PassEncode           = iota // mel window -> encoder output and cross-attention K/V of every layer
+	PassPrompt                  // VarNTok tokens of one sequence from VarPos (matrix products); last row's logits
+	PassStep                    // one token of one sequence at VarPos (matrix-vector products)
+	PassBeams                   // one token for each of Beams sequences at VarPos
+	PassAlign                   // VarNTok tokens from position 0: every row's logits and the cross-attention weights
+	PassBeamCopy                // positions [VarPos, VarPos+VarNTok) of sequence beamSrc[d] copied to sequence d in every self-attention cache
+	PassSelect                  // a chained greedy step: the logit filters on sequence 0's logits in place (VarUser0 tokens sampled, the track's, VarUser1 the initial-timestamp bound), its argmax into choice, then WhisperTrack (the log-probability, the stop rules, the token into tokens[0])
+	PassSelectText              // as PassSelect without the timestamp rules
+	PassBeamTop                 // a beam search step's candidates: the logit filters on every beam's logits in place (beam t's sampled tokens are row t of sampled), then each beam's top tokens and log-probabilities (plan.Sample's logprobs record) into beamTop
+	PassBeamTopText             // as PassBeamTop without the timestamp rules
+	PassTrackStart              // a window's start on the logits after <|startoftranscript|>: the track reset, the no-speech log-probability (VarUser0 the token limit, VarUser1 the end timestamp)
+	PassBeamTopFirst            // PassBeamTop on sequence 0's logits alone (a window's prompt, which every beam shares)
+	PassBeamTopFirstText        // as PassBeamTopFirst without the timestamp rules
 )
 
 // alignRows bounds the tokens of an alignment pass: a window's text
@@ -68,6 +70,8 @@ type layout struct {
 	sampled   plan.BufID // IO: i32[Beams][n_text_ctx], each sequence's tokens sampled in the window
 	choice    plan.BufID // IO: i32[Beams], the token each sequence's selection chose
 	track     plan.BufID // IO: i32, a greedy window's state, tokens and log-probabilities (plan.WhisperTrack)
+	beamTop   plan.BufID // IO: f32[Beams][plan.SampleLogprobWords], each beam's candidates (PassBeamTop)
+	topSet    plan.BufID // IO: i32[plan.SampleSettingsWords], the Sample settings of PassBeamTop (argmax, logprobs of the top candidates)
 	maxTokens int
 	beams     int
 }

@@ -1,7 +1,6 @@
 package whisper
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/harkapp/hark/engine/plan"
@@ -13,8 +12,11 @@ import (
 // plan.Argmax; plan.WhisperTrack, which records the token's
 // log-probability, applies the stop rules and writes the token where the
 // next PassStep embeds it), PassTrackStart, which opens a window's track;
-// and PassFilterBeams(Text), the filters of every beam (beam search
-// chooses on the host).
+// and PassBeamTop(Text) and PassBeamTopFirst(Text), a beam search step's
+// candidates: the filters of every beam, then each beam's likeliest tokens
+// and their log-probabilities (plan.Sample at temperature 0 with its
+// logprobs record), so the host reads a few words a beam instead of its
+// logits row (it ranks the candidates: beam.go).
 func (b *builder) selection(lay *layout, beams int) {
 	h := b.h
 	nv, ctx := h.NVocab, h.NTextCtx
@@ -22,6 +24,9 @@ func (b *builder) selection(lay *layout, beams int) {
 	lay.sampled = b.p.AddBuffer(plan.Buffer{Name: "sampled", Kind: plan.IO, Size: int64(beams*ctx) * 4})
 	lay.choice = b.p.AddBuffer(plan.Buffer{Name: "choice", Kind: plan.IO, Size: int64(beams) * 4})
 	lay.track = b.p.AddBuffer(plan.Buffer{Name: "track", Kind: plan.IO, Size: int64(plan.TrackHeader+2*ctx) * 4})
+	lay.beamTop = b.p.AddBuffer(plan.Buffer{Name: "beam top", Kind: plan.IO, Size: int64(beams*plan.SampleLogprobWords) * 4})
+	lay.topSet = b.p.AddBuffer(plan.Buffer{Name: "beam top settings", Kind: plan.IO, Size: plan.SampleSettingsWords * 4})
+	scr := b.scratch("beam top scratch", 2*nv)
 	sp, err := SpecialsFor(nv)
 	if err != nil {
 		b.fail("%v", err)
@@ -42,14 +47,20 @@ func (b *builder) selection(lay *layout, beams int) {
 		d.AddPatch(plan.PatchWhisperTrackCount, plan.VarUser0, 1, 0)
 		ps.Add(d)
 	}
-	for _, ts := range []bool{true, false} {
-		name := "filter beams"
-		if !ts {
-			name = "filter beams text"
+	beamTop := func(name string, rows int) {
+		for _, ts := range []bool{true, false} {
+			if !ts {
+				name += " text"
+			}
+			ps, _ := b.p.AddPass(name)
+			ps.Add(filterDispatch(sp, ts, nv, rows, at(lay.logits, 0), at(lay.filter, 0), at(lay.sampled, 0), ctx))
+			for r := range rows {
+				ps.Add(plan.SampleArgs{X: at(lay.logits, r*nv), Out: at(lay.choice, r), Settings: at(lay.topSet, 0),
+					Counts: none, Scratch: at(scr, 0), Logprobs: at(lay.beamTop, r*plan.SampleLogprobWords), N: nv}.Dispatch())
+			}
 		}
-		ps, _ := b.p.AddPass(name)
-		ps.Add(filterDispatch(sp, ts, nv, beams, at(lay.logits, 0), at(lay.filter, 0), at(lay.sampled, 0), ctx))
 	}
+	beamTop("beam top", beams)
 	ps, _ := b.p.AddPass("track start")
 	start := track
 	start.Choice, start.Next, start.Flags = none, none, plan.FlagTrackStart
@@ -57,6 +68,7 @@ func (b *builder) selection(lay *layout, beams int) {
 	d.AddPatch(plan.PatchWhisperTrackLimit, plan.VarUser0, 1, 0)
 	d.AddPatch(plan.PatchWhisperTrackEndTs, plan.VarUser1, 1, 0)
 	ps.Add(d)
+	beamTop("beam top first", 1)
 }
 
 // setFilter writes f's table for the selection passes, unless the
@@ -76,54 +88,4 @@ func (m *Model) setFilter(f *logitFilter) error {
 	}
 	m.table = t
 	return nil
-}
-
-// filterBeams filters the beams' logits rows ([beam][n_vocab], len(beams)
-// of them, every beam as long as the others) in place on the backend.
-// The first step of a window writes f's table and the rows (the prompt's
-// logits copied to every beam); later steps' rows are PassBeams' output,
-// already there.
-func (m *Model) filterBeams(f *logitFilter, rows []float32, beams [][]int32, first bool) error {
-	nv, ctx, nb := m.H.NVocab, m.H.NTextCtx, len(beams)
-	if nb == 0 || nb > m.lay.beams || len(rows) != nb*nv {
-		return fmt.Errorf("whisper: cannot filter %d beams (%d logits; the plan has %d beams)", nb, len(rows), m.lay.beams)
-	}
-	if first {
-		if err := m.setFilter(f); err != nil {
-			return err
-		}
-		if err := m.writeF32(m.lay.logits, 0, rows); err != nil {
-			return err
-		}
-	}
-	count := len(beams[0])
-	if count > ctx {
-		return fmt.Errorf("whisper: %d sampled tokens, context %d", count, ctx)
-	}
-	if count > 0 {
-		n := (nb-1)*ctx + count
-		if cap(m.hist) < n {
-			m.hist = make([]int32, nb*ctx)
-		}
-		hist := m.hist[:n]
-		for b, s := range beams {
-			if len(s) != count {
-				return fmt.Errorf("whisper: beam %d has %d tokens, beam 0 %d", b, len(s), count)
-			}
-			copy(hist[b*ctx:], s)
-		}
-		if err := plan.WriteI32(m.exec, m.lay.sampled, 0, hist); err != nil {
-			return err
-		}
-	}
-	m.vars = plan.Vars{}
-	f.setFilterVars(&m.vars, nv, count)
-	pass := PassFilterBeams
-	if !f.timestamps {
-		pass = PassFilterBeamsText
-	}
-	if err := m.exec.Run(pass, &m.vars); err != nil {
-		return err
-	}
-	return m.readF32(m.lay.logits, 0, rows)
 }

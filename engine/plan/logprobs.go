@@ -1,16 +1,15 @@
-package cpu
+package plan
 
-import (
-	"math"
+import "math"
 
-	"github.com/harkapp/hark/engine/plan"
-)
-
-// logprobs writes the Sample kernel's logprobs record for the drawn token
+// Logprobs writes the Sample kernel's logprobs record for the drawn token
 // tok: its log-softmax over the raw logits x at temperature 1, then the
 // top most likely tokens as (id, logprob) pairs, descending, ties to the
 // lower id. NaN logits count as -Inf. The normaliser is summed in float64.
-func logprobs(lp, x []float32, tok int32, top int) {
+// The CPU backend's Sample kernel and Whisper's host beam search (the
+// reference for its backend ranking) share it, so their log-probabilities
+// agree bit for bit.
+func Logprobs(lp, x []float32, tok int32, top int) {
 	lmax := math.Inf(-1)
 	for _, v := range x {
 		if float64(v) > lmax { // false for NaN
@@ -41,13 +40,13 @@ func logprobs(lp, x []float32, tok int32, top int) {
 		}
 		return float32(float64(v) - lse)
 	}
-	clear(lp[:plan.SampleLogprobWords])
+	clear(lp[:SampleLogprobWords])
 	lp[0] = of(x[tok])
 	// the top tokens by insertion into a sorted list of at most top
-	var bestV [plan.SampleMaxTop]float32
-	var bestI [plan.SampleMaxTop]int32
+	var bestV [SampleMaxTop]float32
+	var bestI [SampleMaxTop]int32
 	m := 0
-	top = min(max(top, 0), plan.SampleMaxTop)
+	top = min(max(top, 0), SampleMaxTop)
 	for i, v := range x {
 		if v != v {
 			v = float32(math.Inf(-1))
