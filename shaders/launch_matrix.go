@@ -21,6 +21,8 @@ import (
 // ~1e-6 relative in the tests); the two differ by the activation
 // quantization error, measured up to 2.2e-2 of the output's magnitude on
 // random data (q2_K, fused SiLU), 1.3e-2 for plain mat_vec.
+// The exception: under Tuning.MatVecQ8K, decode's q8_0/q4_0 mat-vecs
+// quantize the activations as the CPU does (matvec_q8.metal).
 
 // Function-constant indices of the matrix kernels (20..29 are reserved for
 // them).
