@@ -32,7 +32,7 @@ hb() { # label, env..., then bench args after --
     hb "SmolLM2 $f after (k < 2048: the same kernels)" X=1 -- --model $SM-$f.gguf -r 3 --pp 0 --tg 128
     hb "SmolLM2 $f, the 8-bit path from k=512" HARK_CUDA_TUNE=MatVecQ8K=512 -- --model $SM-$f.gguf -r 3 --pp 0 --tg 128
   done
-  for g in MatVecQ8Rows=1,MatVecQ8SIMDGroups=4 MatVecQ8Rows=2,MatVecQ8SIMDGroups=8 MatVecQ8Rows=4,MatVecQ8SIMDGroups=4 MatVecQ8Rows=1,MatVecQ8SIMDGroups=8; do
+  for g in MatVecQ8Rows=1,MatVecQ8SIMDGroups=4 MatVecQ8Rows=2,MatVecQ8SIMDGroups=8 MatVecQ8Rows=4,MatVecQ8SIMDGroups=4 MatVecQ8Rows=4,MatVecQ8SIMDGroups=8 MatVecQ8Rows=1,MatVecQ8SIMDGroups=8; do
     hb "1B q8_0 after, $g" HARK_CUDA_TUNE=$g -- --model $B1-q8_0.gguf -r 3 --pp 0 --tg 128
   done; } > $OUT/timed.log 2>&1
 for f in q8_0 q4_0; do for e in MatVecQ8K=1000000 MatVecQ8K=2048; do
