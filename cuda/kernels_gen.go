@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "82dd1100cdbb82bee17f2d56a979d90761256656948e319a9f58c1bb86fd13f1"
+const sourcesHash = "a65e533f8a16171698f0a98b42d3f06a47dd6d7230209024c01bf0240dcf2656"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -68,6 +68,8 @@ var kernelNames = []string{
 	"gelu_mul_mat_vec_q2_k",
 	"gelu_mul_mat_vec_q3_k",
 	"gelu_mul_mat_vec_q4_0",
+	"gelu_mul_mat_vec_q4_0_q8x",
+	"gelu_mul_mat_vec_q4_0_q8x_rp",
 	"gelu_mul_mat_vec_q4_0_rp",
 	"gelu_mul_mat_vec_q4_1",
 	"gelu_mul_mat_vec_q4_k",
@@ -76,6 +78,8 @@ var kernelNames = []string{
 	"gelu_mul_mat_vec_q5_k",
 	"gelu_mul_mat_vec_q6_k",
 	"gelu_mul_mat_vec_q8_0",
+	"gelu_mul_mat_vec_q8_0_q8x",
+	"gelu_mul_mat_vec_q8_0_q8x_rp",
 	"gelu_mul_mat_vec_q8_0_rp",
 	"layer_norm",
 	"mat_mul_bf16",
@@ -102,6 +106,8 @@ var kernelNames = []string{
 	"mat_vec_q2_k",
 	"mat_vec_q3_k",
 	"mat_vec_q4_0",
+	"mat_vec_q4_0_q8x",
+	"mat_vec_q4_0_q8x_rp",
 	"mat_vec_q4_0_rp",
 	"mat_vec_q4_1",
 	"mat_vec_q4_k",
@@ -110,6 +116,8 @@ var kernelNames = []string{
 	"mat_vec_q5_k",
 	"mat_vec_q6_k",
 	"mat_vec_q8_0",
+	"mat_vec_q8_0_q8x",
+	"mat_vec_q8_0_q8x_rp",
 	"mat_vec_q8_0_rp",
 	"rms_norm",
 	"rms_norm_mat_vec_bf16",
@@ -120,6 +128,8 @@ var kernelNames = []string{
 	"rms_norm_mat_vec_q2_k",
 	"rms_norm_mat_vec_q3_k",
 	"rms_norm_mat_vec_q4_0",
+	"rms_norm_mat_vec_q4_0_q8x",
+	"rms_norm_mat_vec_q4_0_q8x_rp",
 	"rms_norm_mat_vec_q4_0_rp",
 	"rms_norm_mat_vec_q4_1",
 	"rms_norm_mat_vec_q4_k",
@@ -128,6 +138,8 @@ var kernelNames = []string{
 	"rms_norm_mat_vec_q5_k",
 	"rms_norm_mat_vec_q6_k",
 	"rms_norm_mat_vec_q8_0",
+	"rms_norm_mat_vec_q8_0_q8x",
+	"rms_norm_mat_vec_q8_0_q8x_rp",
 	"rms_norm_mat_vec_q8_0_rp",
 	"rope",
 	"rope_attention_f16",
@@ -163,6 +175,8 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q2_k",
 	"silu_mul_mat_vec_q3_k",
 	"silu_mul_mat_vec_q4_0",
+	"silu_mul_mat_vec_q4_0_q8x",
+	"silu_mul_mat_vec_q4_0_q8x_rp",
 	"silu_mul_mat_vec_q4_0_rp",
 	"silu_mul_mat_vec_q4_1",
 	"silu_mul_mat_vec_q4_k",
@@ -171,6 +185,8 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q5_k",
 	"silu_mul_mat_vec_q6_k",
 	"silu_mul_mat_vec_q8_0",
+	"silu_mul_mat_vec_q8_0_q8x",
+	"silu_mul_mat_vec_q8_0_q8x_rp",
 	"silu_mul_mat_vec_q8_0_rp",
 	"softmax",
 	"whisper_filter",

@@ -21,6 +21,8 @@ import (
 // ~1e-6 relative in the tests); the two differ by the activation
 // quantization error, measured up to 2.2e-2 of the output's magnitude on
 // random data (q2_K, fused SiLU), 1.3e-2 for plain mat_vec.
+// The exception: under Tuning.MatVecQ8K, decode's q8_0/q4_0 mat-vecs
+// quantize the activations as the CPU does (matvec_q8.metal).
 
 // Function-constant indices of the matrix kernels (20..29 are reserved for
 // them).
@@ -186,6 +188,16 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if err := checkK(d, "k", uint64(k)); err != nil {
 		return dst, err
 	}
+	if q8, ok := q8xNames[d.Kernel][d.Type]; ok && t.MatVecQ8K != 0 && k >= t.MatVecQ8K && k <= MatVecQ8MaxK && m == 1 && alignedInputs(d, t, k) {
+		rows := knob(t.MatVecQ8Rows, defMatVecQ8Rows, 4)
+		sg := knob(t.MatVecQ8SIMDGroups, defMatVecQ8SIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
+		return append(dst, Launch{
+			Function:  q8,
+			Groups:    [3]uint32{ceilDiv(n, rows*sg), m, 1},
+			Threads:   [3]uint32{32 * sg, 1, 1},
+			Constants: mvConstants[rows-1][0][1],
+		}), nil
+	}
 	rows := knob(t.MatVecRows, defMatVecRows, 4)
 	if k >= MatVecWideK {
 		rows = knob(t.MatVecRowsWide, rows, 4)
@@ -207,6 +219,32 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	l.Constants = mvConstants[rows-1][batch-1][xa]
 	return append(dst, l), nil
 }
+
+// MatVecQ8MaxK is the widest product the 8-bit-activation mat-vecs take
+// (MQ_MAX_K in matvec_q8.metal: the quantized row in threadgroup memory).
+const MatVecQ8MaxK = 16384
+
+// Defaults of the 8-bit-activation mat-vecs' geometry (Tuning.MatVecQ8Rows,
+// MatVecQ8SIMDGroups).
+const (
+	defMatVecQ8Rows       = 2
+	defMatVecQ8SIMDGroups = 4
+)
+
+// q8xNames are the 8-bit-activation mat-vec instances (matvec_q8.metal)
+// of the four forms, q8_0 and q4_0 weights in the file's layout; their
+// repacked instances add "_rp" (repack.go).
+// (A variable's initializer, not init: repack.go's init reads it.)
+var q8xNames = func() map[plan.Kernel]map[ggml.Type]string {
+	names := map[plan.Kernel]map[ggml.Type]string{}
+	for _, k := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
+		names[k] = map[ggml.Type]string{}
+		for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+			names[k][t] = k.String() + "_" + typeSuffix[t] + "_q8x"
+		}
+	}
+	return names
+}()
 
 // Aligned16 is the Tuning.Align16 value of a host whose weights buffers
 // start 16-byte aligned.

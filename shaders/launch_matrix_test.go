@@ -1,6 +1,7 @@
 package shaders
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,14 +21,36 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		Constants: []Constant{{fcMatVecRows, 4}, {fcMatVecBatch, 8}, {fcMatVecXAlign, 0}},
 	}}, lns)
 
-	// the cuda family: 2 rows per warp, 4 from MatVecWideK on; 4 warps
+	// the cuda family without the 8-bit-activation mat-vecs: 2 rows per
+	// warp, 4 from MatVecWideK on; 4 warps
 	cuda := TuningFor("cuda")
+	cuda0, err := Override(cuda, "MatVecQ8K=1000000")
+	require.NoError(t, err)
 	for _, c := range []struct{ k, rows uint32 }{{576, 2}, {MatVecWideK - 32, 2}, {MatVecWideK, 4}, {8192, 4}} {
 		d = plan.RMSNormMatVecArgs{Type: ggml.Q8_0, N: 3072, K: int(c.k), M: 1}.Dispatch()
-		lns, err = LaunchFor(&d, &cuda, nil)
+		lns, err = LaunchFor(&d, &cuda0, nil)
 		require.NoError(t, err)
 		require.Equal(t, [3]uint32{3072 / (4 * c.rows), 1, 1}, lns[0].Groups, "k=%d", c.k)
 		require.Equal(t, []Constant{{fcMatVecRows, c.rows}, {fcMatVecBatch, 8}, {fcMatVecXAlign, 1}}, lns[0].Constants, "k=%d", c.k)
+	}
+
+	// with them (its default): from MatVecQ8K wide, one aligned activation
+	// row, q8_0 or q4_0; 2 rows a warp, 4 warps, one activation row a group
+	for _, c := range []struct {
+		typ  ggml.Type
+		k, m int
+		want string
+	}{{ggml.Q8_0, 2048, 1, "rms_norm_mat_vec_q8_0_q8x"}, {ggml.Q4_0, 8192, 1, "rms_norm_mat_vec_q4_0_q8x"},
+		{ggml.Q8_0, 2016, 1, "rms_norm_mat_vec_q8_0"}, {ggml.Q8_0, 2048, 2, "rms_norm_mat_vec_q8_0"},
+		{ggml.Q8_0, MatVecQ8MaxK + 32, 1, "rms_norm_mat_vec_q8_0"}, {ggml.F16, 2048, 1, "rms_norm_mat_vec_f16_a16"}} {
+		d = plan.RMSNormMatVecArgs{Type: c.typ, N: 3072, K: c.k, M: c.m, Ldx: c.k}.Dispatch()
+		lns, err = LaunchFor(&d, &cuda, nil)
+		require.NoError(t, err)
+		require.Equal(t, c.want, lns[0].Function, "%s k=%d m=%d", c.typ, c.k, c.m)
+		if strings.HasSuffix(c.want, "_q8x") {
+			require.Equal(t, Launch{Function: c.want, Groups: [3]uint32{3072 / 8, 1, 1}, Threads: [3]uint32{128, 1, 1},
+				Constants: []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0])
+		}
 	}
 
 	d = plan.SiLUMulMatVecArgs{Type: ggml.F16, N: 10, K: 37, M: 1}.Dispatch()

@@ -72,7 +72,11 @@ func launchRopeAttentionMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Lau
 	}
 	mv := a.MatVec().Dispatch()
 	n := len(dst)
-	dst, err = launchMatVec(&mv, t, dst)
+	// rope_attention_mat_vec_o has mat_vec's instances only, not the
+	// 8-bit-activation ones (matvec_q8.metal)
+	tm := *t
+	tm.MatVecQ8K = 0
+	dst, err = launchMatVec(&mv, &tm, dst)
 	if err != nil {
 		return dst, err
 	}

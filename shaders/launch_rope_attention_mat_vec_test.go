@@ -57,6 +57,15 @@ func TestRopeAttentionMatVecLaunch(t *testing.T) {
 	require.Equal(t, []string{"rope_attention_ticket_f16", "rope_attention_mat_vec_o_q8_0"}, names(ls))
 	require.NoError(t, ForLayouts([]Layout{{Type: ggml.Q8_0, K: 576}}, &split, ls))
 	require.Equal(t, []string{"rope_attention_ticket_f16", "rope_attention_mat_vec_o_q8_0_rp"}, names(ls))
+	// the 1B shape's 2048-wide output product keeps mat_vec's instance:
+	// rope_attention_mat_vec_o has no 8-bit-activation one
+	wide := plan.RopeAttentionMatVecArgs{Type: ggml.Q4_0, HeadDim: 64, NHead: 32, NKV: 8, M: 1, Ldq: 3072, Ldo: 2048,
+		KVLen: 20, Pos0: 19, Flags: plan.FlagCausal, Scale: 0.125, HeadStride: 4096 * 64, PosStride: 64,
+		W: plan.Binding{Buf: 0}, Out: plan.Binding{Buf: 1}}.Dispatch()
+	ls, err = LaunchFor(&wide, &off, nil)
+	require.NoError(t, err)
+	require.Equal(t, "rope_attention_mat_vec_o_q4_0", ls[len(ls)-1].Function)
+	require.NoError(t, ForLayouts([]Layout{{Type: ggml.Q4_0, K: 2048}}, &wide, ls))
 	short := d(ggml.F16, 20)
 	ls, err = LaunchFor(&short, &off, nil)
 	require.NoError(t, err)

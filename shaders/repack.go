@@ -187,6 +187,11 @@ func init() {
 			rpNames[fn] = fn + "_rp"
 		}
 	}
+	for _, names := range q8xNames {
+		for _, fn := range names {
+			rpNames[fn] = fn + "_rp"
+		}
+	}
 	for t := range repackTypes {
 		rpNames[mmaNames[t]] = mmaNames[t] + "_rp"
 		rpNames["rope_attention_mat_vec_o_"+typeSuffix[t]] = "rope_attention_mat_vec_o_" + typeSuffix[t] + "_rp"

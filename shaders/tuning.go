@@ -39,6 +39,22 @@ type Tuning struct {
 	// (at most 32). 2 (64 threads) gives the scheduler many small
 	// threadgroups, which is what a bandwidth-bound kernel wants.
 	MatVecSIMDGroups uint32
+	// MatVecQ8K is the product width from which the
+	// mat-vecs of q8_0 and q4_0 weights with one activation row (decode)
+	// launch the 8-bit-activation instances (matvec_q8.metal: x' quantized
+	// once per threadgroup as ggml's q8_0, integer dot products), up to
+	// MatVecQ8MaxK wide with 16-byte aligned activations. Their result is
+	// the CPU backend's 8-bit-activation product, not the float one. Only
+	// the cuda family sets it (issue #34); the others keep MatVecQ8Off
+	// (HARK_CUDA_TUNE=MatVecQ8K=1000000 turns it off on CUDA too).
+	MatVecQ8K uint32
+	// MatVecQ8Rows and MatVecQ8SIMDGroups are those instances' weight rows
+	// per SIMD-group (at most 4) and SIMD-groups per threadgroup (at most
+	// 8): each threadgroup quantizes the whole activation row first, so
+	// more rows per threadgroup quantize less often, fewer spread a
+	// narrow product over more multiprocessors.
+	MatVecQ8Rows       uint32
+	MatVecQ8SIMDGroups uint32
 	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
 	// weight type with a tensor-core variant launches mat_mul_mma_<type>
 	// (native CUDA, cuda/native; the same grid and blocking as mat_mul)
@@ -189,10 +205,15 @@ const (
 	defEmbedThreads     = 128
 )
 
+// MatVecQ8Off is a MatVecQ8K above every product the 8-bit-activation
+// mat-vecs take: never.
+const MatVecQ8Off = 1 << 30
+
 // Default is the tuning used when the family is unknown (and by the MSL
 // test executor).
 var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLength: 64,
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
+	MatVecQ8K: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnPagedSIMDGroups: 8,
@@ -257,7 +278,8 @@ var Families = []Tuning{
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
-	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
+	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4,
+		MatVecQ8K: MatVecWideK, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
 		AttnTicket: TicketMerge, SampleSegment: 1024},
 }
 
@@ -289,6 +311,9 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MatVecRowsWide, t.MatVecRows)
 	fill(&t.MatVecBatch, d.MatVecBatch)
 	fill(&t.MatVecSIMDGroups, d.MatVecSIMDGroups)
+	fill(&t.MatVecQ8K, d.MatVecQ8K)
+	fill(&t.MatVecQ8Rows, d.MatVecQ8Rows)
+	fill(&t.MatVecQ8SIMDGroups, d.MatVecQ8SIMDGroups)
 	fill(&t.EmbedThreads, d.EmbedThreads)
 	fill(&t.Repack, d.Repack)
 	fill(&t.Align16, d.Align16)

@@ -520,3 +520,14 @@ inline float cos(float x) {
 }
 } // namespace fast
 } // namespace metal
+
+// dot4_i8 (the 8-bit-activation mat-vecs, shaders/matvec_q8.metal, issue
+// #34) is c plus the dot product of a's and b's four signed bytes: one
+// dp4a (sm_61 and newer). MSL_DOT4_I8 tells the shader source, whose
+// portable version the executor and Metal compile, that it is defined.
+#define MSL_DOT4_I8 1
+inline int dot4_i8(uint a, uint b, int c) {
+    int r;
+    asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
