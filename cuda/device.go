@@ -437,6 +437,7 @@ func tuningFor(v *device) shaders.Tuning {
 	if v.hasNative("sm80") {
 		t.MatMulMMA = shaders.MatMulMMARows
 		t.MatMulBig = shaders.MatMulBigTiles
+		t.MatMulMMQ = shaders.MatMulMMQRows
 		t.AttnMMA = 1
 	}
 	if v.hasNative("sm90a") {

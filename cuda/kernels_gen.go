@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "4225be5bdd96d605aeedc3180e66c3b93d637626d2bf592d8524a7c02e320bef"
+const sourcesHash = "04e0e3870c1d8ccbabbb2dfd4b19afe4d385db3332283d3e834d40f42a432f6d"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -94,6 +94,11 @@ var kernelNames = []string{
 	"mat_mul_q6_k",
 	"mat_mul_q8_0",
 	"mat_mul_q8_0_rp",
+	"mat_mul_q8a_q4_0",
+	"mat_mul_q8a_q4_0_rp",
+	"mat_mul_q8a_q5_0",
+	"mat_mul_q8a_q8_0",
+	"mat_mul_q8a_q8_0_rp",
 	"mat_vec_bf16",
 	"mat_vec_f16",
 	"mat_vec_f16_a16",
@@ -111,6 +116,7 @@ var kernelNames = []string{
 	"mat_vec_q6_k",
 	"mat_vec_q8_0",
 	"mat_vec_q8_0_rp",
+	"quantize_q8a",
 	"rms_norm",
 	"rms_norm_mat_vec_bf16",
 	"rms_norm_mat_vec_f16",

@@ -269,6 +269,7 @@ func (mm *MatMul) mulQGemm(a *mulArgs) {
 	}
 	t := &mm.qg
 	t.a, t.dec, t.act, t.nb, t.groups = a, dec, act, nb, groups
+	t.generic = mm.quantRef && dec.maxCode > qgemmMaxCode
 	workers := mm.pool.Workers()
 	mm.qquant.t = t
 	mm.pool.Run(a.m, grainFor(a.m, workers, max(1, 4096/a.k)), &mm.qquant)
@@ -314,6 +315,9 @@ type qgemmTask struct {
 	// outs is each worker's result tile: a stack array would escape
 	// through the qgemmKernel func value.
 	outs []float32
+	// generic: the portable kernel (Options.QuantGEMM on codes wider
+	// than qgemmMaxCode)
+	generic bool
 }
 
 func (t *qgemmTask) Do(w, lo, hi int) {
@@ -332,7 +336,11 @@ func (t *qgemmTask) Do(w, lo, hi int) {
 			}
 			j0 := p * qTileCols
 			cols := min(qTileCols, a.n-j0)
-			qgemmKernel(panel, t.act[g*gb:(g+1)*gb], t.nb, out)
+			if t.generic {
+				qgemmGeneric(panel, t.act[g*gb:(g+1)*gb], t.nb, out)
+			} else {
+				qgemmKernel(panel, t.act[g*gb:(g+1)*gb], t.nb, out)
+			}
 			for i := 0; i < qTileRows && g*qTileRows+i < a.m; i++ {
 				a.store(g*qTileRows+i, j0, out[i*qTileCols:i*qTileCols+cols])
 			}
