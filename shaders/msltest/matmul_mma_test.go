@@ -152,12 +152,7 @@ func TestMatMulBigTensorCores(t *testing.T) {
 				continue
 			}
 			got := runOn(t, bbe, c)
-			cpuOut := runOn(t, cpuShared, c)
-			cpu64 := make([]float64, len(cpuOut))
-			for i, f := range cpuOut {
-				cpu64[i] = float64(f)
-			}
-			e, ec := relErr(got, exact), relErr(got, cpu64)
+			e, ec := relErr(got, exact), relErr(got, float64s(runOn(t, cpuShared, c)))
 			t.Logf("%-40s exact %.2e  cpu %.2e", name, e, ec)
 			require.LessOrEqual(t, e, mxHalf, "%s: f16 activations vs exact product", name)
 			require.LessOrEqual(t, ec, mxHalf, "%s: f16 activations vs float-activation CPU", name)

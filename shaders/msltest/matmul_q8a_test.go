@@ -54,11 +54,7 @@ func TestMatMulInt8(t *testing.T) {
 				require.Equal(t, want, ls[1].Function)
 				name := fmt.Sprintf("%s repack=%d n=%d k=%d m=%d", want, rp, sh.n, sh.k, sh.m)
 				got := runOn(t, qbe, c)
-				cpuOut := runOn(t, ref, c)
-				cpu64 := make([]float64, len(cpuOut))
-				for j, v := range cpuOut {
-					cpu64[j] = float64(v)
-				}
+				cpu64 := float64s(runOn(t, ref, c))
 				eExact, eCPU := relErr(got, exact), relErr(got, cpu64)
 				t.Logf("%-50s exact %.2e  cpu(8-bit) %.2e", name, eExact, eCPU)
 				if eCPU > mxQ8A {
