@@ -17,9 +17,13 @@ const (
 
 // MatMulMMQRows is the CUDA host's Tuning.MatMulMMQ with the sm_80
 // module: the rows from which the int8 tensor-core product replaces
-// mat_mul_mma's f16 one for q8_0, q4_0 and q5_0 weights (BENCHMARKS.md,
-// "int8 tensor-core GEMM").
-const MatMulMMQRows = 64
+// mat_mul_mma's f16 one for q8_0, q4_0 and q5_0 weights. Measured where
+// it wins (BENCHMARKS.md, "int8 tensor-core GEMM"): at 512 rows (a full
+// prefill chunk) on the H200, pp512 2.1× on the Llama-3.2-1B shape and
+// 1.14-1.19× on SmolLM2-135M's, q8_0 and q4_0. Fewer rows (short
+// prompts, batched decode) were not measured against mat_mul_mma yet, so
+// they keep it.
+const MatMulMMQRows = 512
 
 // q8aNames are the MSL twins, mmqNames the native kernels, per type.
 var (

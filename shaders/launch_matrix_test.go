@@ -295,9 +295,9 @@ func TestMatMulQ8ALaunch(t *testing.T) {
 		tune    Tuning
 		want    string
 	}{
-		{ggml.Q8_0, 300, 96, 64, cu, "mat_mul_mmq_q8_0"},
-		{ggml.Q4_0, 65, 2048, 512, cu, "mat_mul_mmq_q4_0"},
-		{ggml.Q5_0, 129, 64, 100, cu, "mat_mul_mmq_q5_0"},
+		{ggml.Q8_0, 300, 96, MatMulMMQRows, cu, "mat_mul_mmq_q8_0"},
+		{ggml.Q4_0, 65, 2048, 1000, cu, "mat_mul_mmq_q4_0"},
+		{ggml.Q5_0, 129, 64, MatMulMMQRows + 100, cu, "mat_mul_mmq_q5_0"},
 		{ggml.Q5_0, 129, 64, 17, twin, "mat_mul_q8a_q5_0"},
 	} {
 		d := plan.MatMulArgs{Type: c.typ, N: c.n, K: c.k, M: c.m}.Dispatch()
@@ -322,7 +322,7 @@ func TestMatMulQ8ALaunch(t *testing.T) {
 		tune Tuning
 		want string
 	}{
-		{ggml.Q8_0, 63, cu, "mat_mul_mma_q8_0"},
+		{ggml.Q8_0, MatMulMMQRows - 1, cu, "mat_mul_mma_q8_0"},
 		{ggml.Q4_K, 512, cu, "mat_mul_q4_k"},
 		{ggml.Q8_0, 512, TuningFor("cuda"), "mat_mul_q8_0"},
 	} {

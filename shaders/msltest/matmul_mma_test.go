@@ -26,6 +26,8 @@ import (
 // blocks) for q8_0 and q4_0; m 15 stays on mat_mul everywhere.
 func TestMatMulTensorCores(t *testing.T) {
 	be, tun := deviceTuning(t)
+	tun.MatMulMMQ = 0 // float activations; the int8 products: TestMatMulInt8
+	be = be.WithTuning(tun)
 	mma := tun.MatMulMMA != 0 // the device loads the native tensor-core kernels
 	r := rand.New(rand.NewPCG(35, 1))
 	for _, typ := range []ggml.Type{ggml.F16, ggml.Q8_0, ggml.Q4_0} {
