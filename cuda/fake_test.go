@@ -518,6 +518,7 @@ func TestFakeTune(t *testing.T) {
 	want.Cores = 4                         // the fake's multiprocessors
 	want.MatMulMMA = shaders.MatMulMMARows // sm_90 loads the sm_80 module
 	want.MatMulBig = shaders.MatMulBigTiles
+	want.MatMulMMQ = shaders.MatMulMMQRows
 	want.AttnMMA = 1
 	want.MatMulWGMMA = 1 // and, on 9.0, the sm_90a module
 	require.Equal(t, want, b.tuning)

@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "a65e533f8a16171698f0a98b42d3f06a47dd6d7230209024c01bf0240dcf2656"
+const sourcesHash = "062a1b9199cdc26e12255c8ede48445f3ebcccac635f5a41c31df53506ecf9a7"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -98,6 +98,11 @@ var kernelNames = []string{
 	"mat_mul_q6_k",
 	"mat_mul_q8_0",
 	"mat_mul_q8_0_rp",
+	"mat_mul_q8a_q4_0",
+	"mat_mul_q8a_q4_0_rp",
+	"mat_mul_q8a_q5_0",
+	"mat_mul_q8a_q8_0",
+	"mat_mul_q8a_q8_0_rp",
 	"mat_vec_bf16",
 	"mat_vec_f16",
 	"mat_vec_f16_a16",
@@ -119,6 +124,7 @@ var kernelNames = []string{
 	"mat_vec_q8_0_q8x",
 	"mat_vec_q8_0_q8x_rp",
 	"mat_vec_q8_0_rp",
+	"quantize_q8a",
 	"rms_norm",
 	"rms_norm_mat_vec_bf16",
 	"rms_norm_mat_vec_f16",

@@ -18,7 +18,9 @@ import (
 // rule picks at this shape (big: float-accurate split activations; big_h:
 // activations rounded to f16, Tuning.MatMulBigHalf; wgmma: sm_90a's
 // warpgroup products, activations rounded to f16), and the q8_0 and
-// q4_0 weights the same way: 64 products per RunSeq (one wait; a graph
+// q4_0 weights the same way, and with 8-bit activations on int8 tensor
+// cores (mmq: quantize_q8a and mat_mul_mmq, the launch rule's choice at
+// this shape; operations counted as for the others): 64 products per RunSeq (one wait; a graph
 // replay from the third batch), TFLOP/s over the wall time. Skips without a GPU.
 func BenchmarkGPUMatMul(b *testing.B) {
 	const n, k, m, steps = 4096, 4096, 512, 64
@@ -38,7 +40,10 @@ func BenchmarkGPUMatMul(b *testing.B) {
 			name string
 			o    Options
 		}
-		variants := []variant{{"mma", Options{Tune: "MatMulBig=1000000"}}, {"msl", Options{NoNative: true}}}
+		variants := []variant{{"mma", Options{Tune: "MatMulBig=1000000,MatMulMMQ=1000000"}}, {"msl", Options{NoNative: true}}}
+		if typ != ggml.F16 { // 8-bit activations on int8 tensor cores (mat_mul_mmq)
+			variants = append(variants, variant{"mmq", Options{}})
+		}
 		if typ == ggml.F16 {
 			variants = append(variants, variant{"big", Options{Tune: "MatMulWGMMA=1000000"}},
 				variant{"big_h", Options{Tune: "MatMulBigHalf=1,MatMulWGMMA=1000000"}}, variant{"wgmma", Options{}})

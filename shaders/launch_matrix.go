@@ -303,6 +303,9 @@ func launchMatMul(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if err := checkK(d, "k", uint64(k)); err != nil {
 		return dst, err
 	}
+	if ls, ok := launchMatMulQ8A(d, t, n, k, m); ok {
+		return append(dst, ls[0], ls[1]), nil
+	}
 	if mma, ok := mmaNames[d.Type]; ok && t.MatMulMMA != 0 && m >= t.MatMulMMA {
 		name = mma
 		tiles := uint64(ceilDiv(n, bigBN)) * uint64(ceilDiv(m, bigBM))

@@ -300,3 +300,62 @@ func TestMatVecAlignedInputsLaunch(t *testing.T) {
 		require.Zero(t, xa(c.d, &Default), "%s: no promise", name)
 	}
 }
+
+// With Tuning.MatMulMMQ, mat_mul of q8_0, q4_0 and q5_0 weights from that
+// many rows is two launches on one scratch: quantize_q8a over the rows
+// rounded up to 64, then the int8 product on 64×128 tiles, native with
+// MatMulMMA (the sm_80 module), else the MSL twin; other types, fewer
+// rows and no MatMulMMQ keep mat_mul / mat_mul_mma. Repacked weights
+// rename the product, not the quantization.
+func TestMatMulQ8ALaunch(t *testing.T) {
+	cu := TuningFor("cuda")
+	cu.MatMulMMA, cu.MatMulMMQ = MatMulMMARows, MatMulMMQRows
+	twin := Default
+	twin.MatMulMMQ = 16
+	for _, c := range []struct {
+		typ     ggml.Type
+		n, k, m int
+		tune    Tuning
+		want    string
+	}{
+		{ggml.Q8_0, 300, 96, MatMulMMQRows, cu, "mat_mul_mmq_q8_0"},
+		{ggml.Q4_0, 65, 2048, 1000, cu, "mat_mul_mmq_q4_0"},
+		{ggml.Q5_0, 129, 64, MatMulMMQRows + 100, cu, "mat_mul_mmq_q5_0"},
+		{ggml.Q5_0, 129, 64, 17, twin, "mat_mul_q8a_q5_0"},
+	} {
+		d := plan.MatMulArgs{Type: c.typ, N: c.n, K: c.k, M: c.m}.Dispatch()
+		lns, err := LaunchFor(&d, &c.tune, nil)
+		require.NoError(t, err)
+		mp := uint32(c.m+63) / 64 * 64
+		scratch := mp*uint32(c.k) + 4*uint32(c.k/32)*mp
+		require.Equal(t, []Launch{
+			{Function: "quantize_q8a", Groups: [3]uint32{uint32(c.k/32+7) / 8, mp, 1}, Threads: [3]uint32{256, 1, 1}, Scratch: scratch},
+			{Function: c.want, Groups: [3]uint32{uint32(c.n+127) / 128, mp / 64, 1}, Threads: [3]uint32{256, 1, 1}, Scratch: scratch},
+		}, lns, "%s m=%d", c.typ, c.m)
+		rp := lns[1].Function + "_rp"
+		if c.typ == ggml.Q5_0 {
+			continue
+		}
+		require.NoError(t, ForLayouts([]Layout{{Type: c.typ, K: c.k}}, &d, lns))
+		require.Equal(t, []string{"quantize_q8a", rp}, []string{lns[0].Function, lns[1].Function})
+	}
+	for _, c := range []struct {
+		typ  ggml.Type
+		m    int
+		tune Tuning
+		want string
+	}{
+		{ggml.Q8_0, MatMulMMQRows - 1, cu, "mat_mul_mma_q8_0"},
+		{ggml.Q4_K, 512, cu, "mat_mul_q4_k"},
+		{ggml.Q8_0, 512, TuningFor("cuda"), "mat_mul_q8_0"},
+	} {
+		d := plan.MatMulArgs{Type: c.typ, N: 65, K: 256, M: c.m}.Dispatch()
+		lns, err := LaunchFor(&d, &c.tune, nil)
+		require.NoError(t, err)
+		require.Len(t, lns, 1)
+		require.Equal(t, c.want, lns[0].Function, "%s m=%d", c.typ, c.m)
+	}
+	for _, f := range Families {
+		require.Zero(t, TuningFor(f.Family).MatMulMMQ, f.Family)
+	}
+}

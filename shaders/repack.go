@@ -194,9 +194,14 @@ func init() {
 	}
 	for t := range repackTypes {
 		rpNames[mmaNames[t]] = mmaNames[t] + "_rp"
+		rpNames[q8aNames[t]] = q8aNames[t] + "_rp"
+		rpNames[mmqNames[t]] = mmqNames[t] + "_rp"
 		rpNames["rope_attention_mat_vec_o_"+typeSuffix[t]] = "rope_attention_mat_vec_o_" + typeSuffix[t] + "_rp"
 	}
 }
+
+// quantize_q8a reads no weights: the same function either way.
+func init() { rpNames["quantize_q8a"] = "quantize_q8a" }
 
 // RepackedFunction is the function that runs launch function fn on
 // weights in a repacked layout. Every launch of a dispatch whose weights

@@ -86,6 +86,17 @@ type Tuning struct {
 	// the large-tile path's precision). Only the CUDA host sets it (to
 	// 1), when its GPU loaded the sm_90a module.
 	MatMulWGMMA uint32
+	// MatMulMMQ, when not zero, is the rows (m) from which mat_mul of
+	// q8_0, q4_0 and q5_0 weights takes 8-bit activations, as the CPU's
+	// quantized GEMM and llama.cpp's MMQ do: quantize_q8a quantizes x
+	// into the dispatch's scratch once, then mat_mul_mmq_<type> (int8
+	// tensor cores, cuda/native/mat_mul_mmq.cu) multiplies the codes where
+	// MatMulMMA says the native kernels are loaded, else its MSL twin
+	// mat_mul_q8a_<type> (matmul_q8a.metal) does. It takes precedence over
+	// MatMulMMA for those types; its reference is the CPU's quantized GEMM
+	// (cpu.Options.QuantGEMM), not the float-activation CPU. Zero: never.
+	// Only the CUDA host sets it (MatMulMMQRows), with the sm_80 module.
+	MatMulMMQ uint32
 	// AttnMMA, when not zero, makes unsplit attention over rows of one
 	// sequence with head sizes that are multiples of 8 up to 128 and no
 	// probs launch attention_mma_tc_* (native CUDA on tensor cores,

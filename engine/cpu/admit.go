@@ -83,7 +83,7 @@ func (a *admission) note(pri int32, granted bool) {
 // the priority *pri holds when each pass starts (the runtime updates it
 // as the model changes hands). Closing the view leaves the pool running.
 func (b *Backend) Prioritized(pri *atomic.Int32) *Backend {
-	return &Backend{pool: b.pool, floatActs: b.floatActs, pri: pri}
+	return &Backend{pool: b.pool, floatActs: b.floatActs, quantGEMM: b.quantGEMM, pri: pri}
 }
 
 // Priority is the priority b's passes take the pool at now.

@@ -26,6 +26,13 @@ type Options struct {
 	// comparisons, where the activations' quantization error would
 	// otherwise be charged to the GPU.
 	FloatActivations bool
+	// QuantGEMM makes every product of weights the quantized GEMM takes
+	// (q8_0, q4_0, q5_0, iq4_nl) with m >= 16 rows and k a multiple of 32
+	// take it, 8-bit activations, whatever the CPU's SIMD and BLAS (the
+	// portable kernel where the CPU's has too few code bits): the
+	// reference of the GPU's int8 tensor-core products (issue #35), which
+	// quantize the activations the same way. FloatActivations wins.
+	QuantGEMM bool
 }
 
 // Backend executes plans on the CPU. It implements plan.Backend.
@@ -33,15 +40,16 @@ type Backend struct {
 	pool      *Pool
 	ownPool   bool
 	floatActs bool
+	quantGEMM bool
 	pri       *atomic.Int32 // the passes' priority on the pool (nil: DefaultPriority)
 }
 
 // New returns a CPU backend. Its worker pool lives until Close.
 func New(opts Options) *Backend {
 	if opts.Pool != nil {
-		return &Backend{pool: opts.Pool, floatActs: opts.FloatActivations}
+		return &Backend{pool: opts.Pool, floatActs: opts.FloatActivations, quantGEMM: opts.QuantGEMM}
 	}
-	return &Backend{pool: NewPool(opts.Threads), ownPool: true, floatActs: opts.FloatActivations}
+	return &Backend{pool: NewPool(opts.Threads), ownPool: true, floatActs: opts.FloatActivations, quantGEMM: opts.QuantGEMM}
 }
 
 // Name implements plan.Backend.
@@ -75,6 +83,9 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	e := &Exec{pool: b.pool, pri: b.pri, name: p.Name, mm: NewMatMul(b.pool)}
 	e.StepRunner = plan.NewStepRunner(&e.mu, e.ready, e.runPass)
 	e.mm.floatActs = b.floatActs
+	if b.quantGEMM {
+		e.mm.qgemm, e.mm.quantRef = qgemmOn, true
+	}
 	var total int64
 	for _, bd := range p.Buffers {
 		var mem []byte

@@ -27,6 +27,9 @@ type MatMul struct {
 	qquant qquantTask
 	noBLAS bool // tests force the pure-Go path
 	qgemm  int  // tests force the quantized GEMM on or off (qgemmAuto)
+	// quantRef: Options.QuantGEMM (qgemm is qgemmOn); types whose codes
+	// the CPU's SIMD kernel cannot take run the portable one.
+	quantRef bool
 	// floatActs: quantized weights are dequantized and multiplied by the
 	// float activations (Options.FloatActivations).
 	floatActs bool

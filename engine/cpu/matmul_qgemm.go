@@ -288,7 +288,10 @@ func (mm *MatMul) mulQGemm(a *mulArgs) {
 	t.a, t.dec, t.act, t.nb, t.groups = a, dec, act, nb, groups
 	workers := mm.pool.Workers()
 	t.kern, t.run = qgemmKernel, nil
-	if qgemmAccel != nil {
+	switch {
+	case mm.quantRef && dec.maxCode > qgemmMaxCode: // Options.QuantGEMM on codes the kernels do not take
+		t.kern = qgemmGeneric
+	case qgemmAccel != nil:
 		t.run = qgemmAccel(workers)
 	}
 	mm.qquant.t = t

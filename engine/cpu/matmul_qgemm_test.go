@@ -9,6 +9,7 @@ import (
 
 	"github.com/harkapp/hark/engine/blas"
 	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/plan"
 	"github.com/stretchr/testify/require"
 )
 
@@ -189,4 +190,36 @@ func TestQGemmPathChoice(t *testing.T) {
 	require.False(t, mm.canQGemm(args(ggml.F16, 64)), "f16 stays on sgemm")
 	qgemmMaxCode = 0 // no SIMD kernel
 	require.False(t, mm.canQGemm(args(ggml.Q8_0, 64)))
+}
+
+// Options.QuantGEMM: every product the quantized GEMM can take from
+// qgemmMinM rows takes it, whatever the installed kernel and BLAS (the
+// reference of the GPU's int8 products); codes wider than the installed
+// kernel's run the portable kernel, still right against float64.
+func TestQuantGEMMOption(t *testing.T) {
+	savedMax, savedOver, savedK := qgemmMaxCode, qgemmOverBLAS, qgemmKernel
+	defer func() { qgemmMaxCode, qgemmOverBLAS, qgemmKernel = savedMax, savedOver, savedK }()
+	b := New(Options{Threads: 2, QuantGEMM: true})
+	defer b.Close()
+	ex, err := b.Load(&plan.Plan{Name: "quant-gemm"})
+	require.NoError(t, err)
+	mm := ex.(*Exec).mm
+	require.NoError(t, ex.Close())
+	args := func(typ ggml.Type, m int) *mulArgs { return &mulArgs{kd: kinds[typ], k: 64, m: m} }
+	qgemmMaxCode, qgemmOverBLAS = 0, false // no SIMD kernel, a BLAS preferred where loaded
+	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
+		require.True(t, mm.canQGemm(args(typ, qgemmMinM)), "%s", typ)
+		require.False(t, mm.canQGemm(args(typ, qgemmMinM-1)), "%s below qgemmMinM", typ)
+	}
+	// a kernel taking 4-bit codes only, wrong for q8_0's: not used for it
+	qgemmMaxCode = 15
+	qgemmKernel = func(panel, act []byte, nb int, out *[qTileRows * qTileCols]float32) {
+		qgemmGeneric(panel, act, nb, out)
+		out[0] += 1000
+	}
+	p := NewPool(2)
+	defer p.Close()
+	qm := NewMatMul(p)
+	qm.qgemm, qm.quantRef = mm.qgemm, mm.quantRef
+	checkMul(t, qm, rand.New(rand.NewPCG(35, 9)), ggml.Q8_0, mulCase{n: 33, k: 96, m: 17, bias: true})
 }

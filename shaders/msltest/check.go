@@ -54,7 +54,15 @@ func TestBackend(t testing.TB) *Backend {
 			}
 			return
 		}
-		sharedBE, sharedErr = New()
+		// in the executor too, e.g. MatMulMMQ=16 to run the end-to-end
+		// tests on the int8 products' MSL twin
+		var tun shaders.Tuning
+		if tun, sharedErr = shaders.Override(shaders.Default, os.Getenv("HARK_MSLTEST_TUNE")); sharedErr != nil {
+			return
+		}
+		if sharedBE, sharedErr = New(); sharedErr == nil {
+			sharedBE = sharedBE.WithTuning(tun)
+		}
 	})
 	require.NoError(t, sharedErr)
 	return sharedBE

@@ -26,6 +26,8 @@ import (
 // blocks) for q8_0 and q4_0; m 15 stays on mat_mul everywhere.
 func TestMatMulTensorCores(t *testing.T) {
 	be, tun := deviceTuning(t)
+	tun.MatMulMMQ = 0 // float activations; the int8 products: TestMatMulInt8
+	be = be.WithTuning(tun)
 	mma := tun.MatMulMMA != 0 // the device loads the native tensor-core kernels
 	r := rand.New(rand.NewPCG(35, 1))
 	for _, typ := range []ggml.Type{ggml.F16, ggml.Q8_0, ggml.Q4_0} {
@@ -152,12 +154,7 @@ func TestMatMulBigTensorCores(t *testing.T) {
 				continue
 			}
 			got := runOn(t, bbe, c)
-			cpuOut := runOn(t, cpuShared, c)
-			cpu64 := make([]float64, len(cpuOut))
-			for i, f := range cpuOut {
-				cpu64[i] = float64(f)
-			}
-			e, ec := relErr(got, exact), relErr(got, cpu64)
+			e, ec := relErr(got, exact), relErr(got, float64s(runOn(t, cpuShared, c)))
 			t.Logf("%-40s exact %.2e  cpu %.2e", name, e, ec)
 			require.LessOrEqual(t, e, mxHalf, "%s: f16 activations vs exact product", name)
 			require.LessOrEqual(t, ec, mxHalf, "%s: f16 activations vs float-activation CPU", name)

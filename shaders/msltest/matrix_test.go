@@ -168,6 +168,15 @@ func runOn(t *testing.T, be plan.Backend, c *mxCase) []float32 {
 	return ggml.BytesF32(out)
 }
 
+// float64s is v widened.
+func float64s(v []float32) []float64 {
+	w := make([]float64, len(v))
+	for i, x := range v {
+		w[i] = float64(x)
+	}
+	return w
+}
+
 // relErr is max|got-want| / max(1, max|want|), the maximum of |want| taken
 // over the result (sentinel gaps excluded, so they do not hide errors).
 func relErr(got []float32, want []float64) float64 {
@@ -221,11 +230,7 @@ func checkOn(t *testing.T, be plan.Backend, name string, typ ggml.Type, c *mxCas
 	cpuOut := runOn(t, cpuShared, c)
 	require.Len(t, got, len(exact))
 	eExact := relErr(got, exact)
-	cpu64 := make([]float64, len(cpuOut))
-	for i, v := range cpuOut {
-		cpu64[i] = float64(v)
-	}
-	eCPU := relErr(got, cpu64)
+	eCPU := relErr(got, float64s(cpuOut))
 	t.Logf("%-40s exact %.2e  cpu %.2e", name, eExact, eCPU)
 	if eExact > mxTight {
 		logOff(t, got, exact)
