@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/ulikunitz/xz"
@@ -58,10 +59,10 @@ func moduleHash(module string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// cubinSources parses fsys's cubin/SOURCE: module -> the PTX hash its
-// cubins were made from ("none": no cubins).
+// cubinSources parses fsys's SOURCE: module -> the PTX hash its cubins
+// were made from ("none": no cubins).
 func cubinSources(fsys fs.FS) (map[string]string, error) {
-	b, err := fs.ReadFile(fsys, "cubin/SOURCE")
+	b, err := fs.ReadFile(fsys, "SOURCE")
 	if err != nil {
 		return nil, err
 	}
@@ -88,17 +89,31 @@ func archOf(module string, cc int) string {
 	return fmt.Sprintf("sm_%d", cc)
 }
 
-// cubinFor returns module's embedded cubin for compute capability cc, or
-// nil when there is none or it was made from other PTX.
-func cubinFor(module string, cc int) []byte { return cubinIn(cubins, module, cc) }
+// embeddedCubins is the cubin folder; $HARK_CUDA_CUBIN_DIR names another
+// (bench/cuda/cubins.sh's output, to try cubins on the GPU machine before
+// they are committed and embedded).
+func embeddedCubins() fs.FS {
+	if d := os.Getenv("HARK_CUDA_CUBIN_DIR"); d != "" {
+		return os.DirFS(d)
+	}
+	sub, err := fs.Sub(cubins, "cubin")
+	if err != nil {
+		panic(err) // a constant path of the embed
+	}
+	return sub
+}
 
-// cubinIn is cubinFor over the cubin/ folder of fsys.
+// cubinFor returns module's cubin for compute capability cc, or nil when
+// there is none or it was made from other PTX.
+func cubinFor(module string, cc int) []byte { return cubinIn(embeddedCubins(), module, cc) }
+
+// cubinIn is cubinFor over the cubin folder fsys.
 func cubinIn(fsys fs.FS, module string, cc int) []byte {
 	src, err := cubinSources(fsys)
 	if err != nil || src[module] == "" || src[module] != moduleHash(module) {
 		return nil
 	}
-	b, err := readCubin(fsys, fmt.Sprintf("cubin/%s.%s.cubin.xz", module, archOf(module, cc)))
+	b, err := readCubin(fsys, fmt.Sprintf("%s.%s.cubin.xz", module, archOf(module, cc)))
 	if err != nil {
 		return nil
 	}

@@ -22,10 +22,10 @@ func TestCubinIn(t *testing.T) {
 	require.NoError(t, w.Close())
 	fsys := func(source string) fstest.MapFS {
 		return fstest.MapFS{
-			"cubin/SOURCE":                 {Data: []byte(source)},
-			"cubin/kernels.sm_90.cubin.xz": {Data: z.Bytes()},
-			"cubin/sm90a.sm_90a.cubin.xz":  {Data: z.Bytes()},
-			"cubin/kernels.sm_80.cubin.xz": {Data: []byte("not xz")},
+			"SOURCE":                 {Data: []byte(source)},
+			"kernels.sm_90.cubin.xz": {Data: z.Bytes()},
+			"sm90a.sm_90a.cubin.xz":  {Data: z.Bytes()},
+			"kernels.sm_80.cubin.xz": {Data: []byte("not xz")},
 		}
 	}
 	ok := fsys("kernels " + ptxHash() + "\nsm90a " + moduleHash("sm90a") + "\n")

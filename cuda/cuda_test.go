@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -17,9 +18,10 @@ import (
 // Each module with cubins has one for every target, and each inflates to an
 // ELF image (what cuModuleLoadData takes).
 func TestCubinGuard(t *testing.T) {
-	ents, err := cubins.ReadDir("cubin")
+	dir := embeddedCubins() // or $HARK_CUDA_CUBIN_DIR: new cubins checked before they are committed
+	ents, err := fs.ReadDir(dir, ".")
 	require.NoError(t, err)
-	src, err := cubinSources(cubins)
+	src, err := cubinSources(dir)
 	require.NoError(t, err)
 	files := map[string]bool{}
 	for _, e := range ents {
@@ -39,7 +41,7 @@ func TestCubinGuard(t *testing.T) {
 			name := module + "." + arch + ".cubin.xz"
 			require.True(t, files[name], "missing %s", name)
 			delete(files, name)
-			b, err := readCubin(cubins, "cubin/"+name)
+			b, err := readCubin(dir, name)
 			require.NoError(t, err)
 			require.True(t, bytes.HasPrefix(b, []byte("\x7fELF")), "%s is not an ELF image", name)
 		}
