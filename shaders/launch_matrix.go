@@ -188,7 +188,11 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if err := checkK(d, "k", uint64(k)); err != nil {
 		return dst, err
 	}
-	if q8, ok := q8xNames[d.Kernel][d.Type]; ok && t.MatVecQ8K != 0 && k >= t.MatVecQ8K && k <= MatVecQ8MaxK && m == 1 && alignedInputs(d, t, k) {
+	q8k := t.MatVecQ8K
+	if d.Type == ggml.Q8_0 {
+		q8k = t.MatVecQ8KQ8_0
+	}
+	if q8, ok := q8xNames[d.Kernel][d.Type]; ok && q8k != 0 && k >= q8k && k <= MatVecQ8MaxK && m == 1 && alignedInputs(d, t, k) {
 		rows := knob(t.MatVecQ8Rows, defMatVecQ8Rows, 4)
 		sg := knob(t.MatVecQ8SIMDGroups, defMatVecQ8SIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
 		return append(dst, Launch{

@@ -1,6 +1,7 @@
 package shaders
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -34,8 +35,17 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		require.Equal(t, []Constant{{fcMatVecRows, c.rows}, {fcMatVecBatch, 8}, {fcMatVecXAlign, 1}}, lns[0].Constants, "k=%d", c.k)
 	}
 
-	// with them (its default): from MatVecQ8K wide, one aligned activation
-	// row, q8_0 or q4_0; 2 rows a warp, 4 warps, one activation row a group
+	// with them (its default for q4_0; q8_0 by MatVecQ8KQ8_0): from
+	// MatVecQ8K wide, one aligned activation row; 2 rows a warp, 4 warps,
+	// one activation row a group
+	for typ, want := range map[ggml.Type]string{ggml.Q8_0: "rms_norm_mat_vec_q8_0", ggml.Q4_0: "rms_norm_mat_vec_q4_0_q8x"} {
+		d = plan.RMSNormMatVecArgs{Type: typ, N: 3072, K: 2048, M: 1, Ldx: 2048}.Dispatch()
+		lns, err = LaunchFor(&d, &cuda, nil)
+		require.NoError(t, err)
+		require.Equal(t, want, lns[0].Function, "the cuda family's default, %s", typ)
+	}
+	cudaQ8, err := Override(cuda, fmt.Sprintf("MatVecQ8KQ8_0=%d", cuda.MatVecQ8K))
+	require.NoError(t, err)
 	for _, c := range []struct {
 		typ  ggml.Type
 		k, m int
@@ -44,7 +54,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		{ggml.Q8_0, 2016, 1, "rms_norm_mat_vec_q8_0"}, {ggml.Q8_0, 2048, 2, "rms_norm_mat_vec_q8_0"},
 		{ggml.Q8_0, MatVecQ8MaxK + 32, 1, "rms_norm_mat_vec_q8_0"}, {ggml.F16, 2048, 1, "rms_norm_mat_vec_f16_a16"}} {
 		d = plan.RMSNormMatVecArgs{Type: c.typ, N: 3072, K: c.k, M: c.m, Ldx: c.k}.Dispatch()
-		lns, err = LaunchFor(&d, &cuda, nil)
+		lns, err = LaunchFor(&d, &cudaQ8, nil)
 		require.NoError(t, err)
 		require.Equal(t, c.want, lns[0].Function, "%s k=%d m=%d", c.typ, c.k, c.m)
 		if strings.HasSuffix(c.want, "_q8x") {

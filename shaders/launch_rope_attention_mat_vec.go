@@ -75,7 +75,7 @@ func launchRopeAttentionMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Lau
 	// rope_attention_mat_vec_o has mat_vec's instances only, not the
 	// 8-bit-activation ones (matvec_q8.metal)
 	tm := *t
-	tm.MatVecQ8K = 0
+	tm.MatVecQ8K, tm.MatVecQ8KQ8_0 = 0, 0
 	dst, err = launchMatVec(&mv, &tm, dst)
 	if err != nil {
 		return dst, err

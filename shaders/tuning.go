@@ -48,6 +48,11 @@ type Tuning struct {
 	// the cuda family sets it (issue #34); the others keep MatVecQ8Off
 	// (HARK_CUDA_TUNE=MatVecQ8K=1000000 turns it off on CUDA too).
 	MatVecQ8K uint32
+	// MatVecQ8KQ8_0 is MatVecQ8K for q8_0 weights (0 in a family: the
+	// same). The cuda family keeps q8_0 on float activations: on an H200
+	// the 1B shape's tg128 was 3-5% slower with them where q4_0's was
+	// 17-20% faster (bench/cuda/20261130-s15/z1-output.log).
+	MatVecQ8KQ8_0 uint32
 	// MatVecQ8Rows and MatVecQ8SIMDGroups are those instances' weight rows
 	// per SIMD-group (at most 4) and SIMD-groups per threadgroup (at most
 	// 8): each threadgroup quantizes the whole activation row first, so
@@ -224,7 +229,7 @@ const MatVecQ8Off = 1 << 30
 // test executor).
 var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLength: 64,
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
-	MatVecQ8K: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
+	MatVecQ8K: MatVecQ8Off, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnPagedSIMDGroups: 8,
@@ -290,7 +295,7 @@ var Families = []Tuning{
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4,
-		MatVecQ8K: MatVecWideK, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
+		MatVecQ8K: MatVecWideK, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
 		AttnTicket: TicketMerge, SampleSegment: 1024},
 }
 
@@ -323,6 +328,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MatVecBatch, d.MatVecBatch)
 	fill(&t.MatVecSIMDGroups, d.MatVecSIMDGroups)
 	fill(&t.MatVecQ8K, d.MatVecQ8K)
+	fill(&t.MatVecQ8KQ8_0, t.MatVecQ8K)
 	fill(&t.MatVecQ8Rows, d.MatVecQ8Rows)
 	fill(&t.MatVecQ8SIMDGroups, d.MatVecQ8SIMDGroups)
 	fill(&t.EmbedThreads, d.EmbedThreads)

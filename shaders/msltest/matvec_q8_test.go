@@ -36,6 +36,7 @@ const mxQ8Tight = 2e-3
 // (HARK_MSLTEST_DEVICE) it runs the device's own tuning.
 func TestMatVecQ8Activations(t *testing.T) {
 	be, tun := cudaTuning(t)
+	tun.MatVecQ8KQ8_0 = tun.MatVecQ8K // q8_0 weights take them by choice (the cuda family keeps float activations for them)
 	require.LessOrEqual(t, tun.MatVecQ8K, uint32(2048), "the tuning under test takes the 8-bit-activation mat-vecs")
 	r := rand.New(rand.NewPCG(34, 8))
 	for _, repack := range []bool{true, false} {
