@@ -101,10 +101,6 @@ func TestQGemmNoAllocAfterWarmup(t *testing.T) {
 	}
 }
 
-func putF32(b []byte, v float32) { binary.LittleEndian.PutUint32(b, math.Float32bits(v)) }
-
-func putI32(b []byte, v int32) { binary.LittleEndian.PutUint32(b, uint32(v)) }
-
 func abs32(v float32) float32 { return float32(math.Abs(float64(v))) }
 
 // BenchmarkQGemmAB: SmolLM2-135M's prefill shapes (n×k, 512 tokens), the

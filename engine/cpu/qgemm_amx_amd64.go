@@ -1,22 +1,17 @@
 package cpu
 
 import (
-	"errors"
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 )
 
 //go:noescape
 func qgemmAMX(panel, act *byte, nb, tiles int, out *float32)
 
-func xgetbv0() (eax, edx uint32)
-
 // amxTileConfig is LDTILECFG's 64 bytes for qgemmAMX: palette 1; tiles
 // 0-3 the 8×16 int32 sums (8 rows of 64 bytes), 4 and 6 the activations
 // (8 rows × 32 codes), 5 and 7 a panel block (8 groups of 64 bytes).
-var amxTileConfig = func() (c [64]byte) {
+var amxTileConfig = func() (c [64]byte) { //nolint:unused // read by qgemm_amx_amd64.s only
 	c[0] = 1
 	for t, colsb := range [8]byte{64, 64, 64, 64, 32, 64, 32, 64} {
 		c[16+2*t] = colsb
@@ -67,67 +62,4 @@ func amxKernel(workers int) qgemmRunFunc {
 		return nil
 	}
 	return qgemmAMXRun
-}
-
-// amxSelfTest runs qgemmAMX on random tiles (two groups a run) with every
-// block count up to two chunks of four (each remainder path), the last
-// with extreme codes, against qgemmVNNI: they must agree bit for bit. It
-// executes AMX instructions, so it runs only where a SIGILL cannot kill
-// the caller (the probe child, or tests after the probe said yes).
-func amxSelfTest() error {
-	r := rand.New(rand.NewPCG(37, 1))
-	for nb := 1; nb <= 9; nb++ {
-		if err := amxCheckRun(r, nb, 2, nb == 9); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// amxCheckRun compares one AMX run of tiles groups × nb blocks with the
-// VNNI kernel tile by tile; extreme sets every weight code to 255 and
-// every activation code to −128.
-func amxCheckRun(r *rand.Rand, nb, tiles int, extreme bool) error {
-	const tsz = qTileRows * qTileCols
-	gb := nb * qTileRows * qActBlock
-	panel := make([]byte, nb*qPanelBlock)
-	act := make([]byte, tiles*gb)
-	for g := 0; g < tiles; g++ {
-		randQTiles(r, panel, act[g*gb:(g+1)*gb], 255)
-	}
-	if extreme {
-		for b := 0; b < nb; b++ {
-			for i := 0; i < 512; i++ {
-				panel[b*qPanelBlock+i] = 255
-			}
-		}
-		for blk := 0; blk < len(act)/qActBlock; blk++ {
-			for e := 0; e < 32; e++ {
-				act[blk*qActBlock+e] = 0x80
-			}
-		}
-	}
-	got := make([]float32, tiles*tsz)
-	qgemmAMXRun(panel, act, nb, tiles, got)
-	for g := 0; g < tiles; g++ {
-		var want [tsz]float32
-		qgemmVNNITile(panel, act[g*gb:(g+1)*gb], nb, &want)
-		for i, v := range want {
-			if w := got[g*tsz+i]; w != v {
-				return fmt.Errorf("qgemmAMX nb=%d tile %d of %d out[%d] = %g, VNNI %g", nb, g, tiles, i, w, v)
-			}
-		}
-	}
-	return nil
-}
-
-// amxAllowed reports why the AMX kernel is not to be tried at all.
-func amxAllowed() error {
-	if os.Getenv(amxEnv) == "0" {
-		return errors.New(amxEnv + "=0")
-	}
-	if !hasVNNI {
-		return errors.New("no AVX-512 VNNI: the AMX kernel scales its sums with AVX-512 and checks itself against the VNNI kernel")
-	}
-	return nil
 }
