@@ -19,8 +19,8 @@ import (
 // covers loads at once instead of the driver JIT-compiling ~12 MB of PTX
 // (40-50 s on a fresh H200). Files are MODULE.sm_CC.cubin.xz (xz: the
 // cubins are ~20x smaller so, gzip only ~4x, and they travel with every
-// checkout); SOURCE lists "MODULE SHA-256" for the inflated PTX each
-// module's cubins were made from. A module whose PTX has changed since
+// checkout); SOURCE lists "MODULE SHA-256" of the .ptx.gz each module's
+// cubins were made from. A module whose PTX has changed since
 // (a kernel change not yet rebuilt) JIT-compiles its PTX again, and
 // TestCubinGuard fails until the cubins are rebuilt or removed (SOURCE
 // "none").
@@ -37,25 +37,31 @@ var cubinTargets = map[string][]string{
 	"sm90a":   {"sm_90a"},
 }
 
-// modulePTX returns the inflated PTX of a module named in cubinTargets.
-func modulePTX(module string) string {
-	if module == "kernels" {
-		return kernelsPTX()
-	}
-	for _, nm := range nativeModules {
-		if nm.name == module {
-			return nm.ptx()
-		}
+// moduleGz is the embedded, compressed PTX of a module named in
+// cubinTargets (cuda/gen writes it with a fixed header, so its bytes
+// change exactly when the PTX does).
+func moduleGz(module string) []byte {
+	switch module {
+	case "kernels":
+		return kernelsPTXGz
+	case "sm80":
+		return kernelsSM80PTXGz
+	case "sm90a":
+		return kernelsSM90aPTXGz
 	}
 	panic("cuda: no module " + module)
 }
 
-// ptxHash is the SHA-256 of the base module's PTX.
-func ptxHash() string { return moduleHash("kernels") }
+// ptxHash is the SHA-256 of the base module's inflated PTX (the JIT
+// notice's key).
+func ptxHash() string { return sha256Hex([]byte(kernelsPTX())) }
 
-// moduleHash is the SHA-256 of a module's inflated PTX.
-func moduleHash(module string) string {
-	h := sha256.Sum256([]byte(modulePTX(module)))
+// moduleHash is the SHA-256 of a module's embedded .ptx.gz: what SOURCE
+// holds, so a GPU the cubins cover never inflates the 12 MB base PTX.
+func moduleHash(module string) string { return sha256Hex(moduleGz(module)) }
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
 

@@ -28,7 +28,7 @@ func TestCubinIn(t *testing.T) {
 			"kernels.sm_80.cubin.xz": {Data: []byte("not xz")},
 		}
 	}
-	ok := fsys("kernels " + ptxHash() + "\nsm90a " + moduleHash("sm90a") + "\n")
+	ok := fsys("kernels " + moduleHash("kernels") + "\nsm90a " + moduleHash("sm90a") + "\n")
 	require.Equal(t, image, cubinIn(ok, "kernels", 90))
 	require.Equal(t, image, cubinIn(ok, "sm90a", 90), "the sm90a module's cubin is sm_90a")
 	require.Nil(t, cubinIn(ok, "kernels", 86), "no file")

@@ -2,7 +2,7 @@
 # Makes cuda/cubin/ on a GPU machine (ptxas from its CUDA toolkit; no Go needed), from the repository root of the
 # checkout the device tool carries: every module's embedded PTX (cuda/kernels*.ptx.gz: plain gzip) compiled by ptxas
 # -O3 for the architectures cuda/cubin.go's cubinTargets lists, xz -9e'd, and SOURCE ("MODULE SHA-256" of each
-# inflated PTX). Writes $OUT/cubin/ (copy it over cuda/cubin/ and commit; TestCubinGuard checks it) and
+# module's .ptx.gz as embedded). Writes $OUT/cubin/ (copy it over cuda/cubin/ and commit; TestCubinGuard checks it) and
 # $OUT/cubins.log (ptxas's version, times and sizes).
 set -eu
 OUT=${OUT:-/tmp/out}; T=$(mktemp -d); export PATH=$PATH:/usr/local/cuda/bin
@@ -13,7 +13,7 @@ mkdir -p "$OUT/cubin"
   : > "$OUT/cubin/SOURCE"
   for m in kernels sm80 sm90a; do
     gzip -dc "cuda/${file[$m]}" > "$T/$m.ptx"
-    echo "$m $(sha256sum "$T/$m.ptx" | cut -d' ' -f1)" >> "$OUT/cubin/SOURCE"
+    echo "$m $(sha256sum "cuda/${file[$m]}" | cut -d' ' -f1)" >> "$OUT/cubin/SOURCE"
     for a in ${arch[$m]}; do
       ( /usr/bin/time -f "ptxas $m $a: %e s" ptxas -arch=$a -O3 "$T/$m.ptx" -o "$T/$m.$a.cubin" &&
         xz -9e -T1 -c "$T/$m.$a.cubin" > "$OUT/cubin/$m.$a.cubin.xz" &&
