@@ -3,7 +3,6 @@ package cuda
 import (
 	"bytes"
 	"crypto/sha256"
-	"embed"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -23,10 +22,9 @@ import (
 // cubins were made from. A module whose PTX has changed since
 // (a kernel change not yet rebuilt) JIT-compiles its PTX again, and
 // TestCubinGuard fails until the cubins are rebuilt or removed (SOURCE
-// "none").
-//
-//go:embed cubin
-var cubins embed.FS
+// "none"). The files are embedded (cubin_embed.go) unless the build tag
+// hark_nocubin leaves them out (test binaries carried to the GPU machine,
+// which read the checkout's copy through $HARK_CUDA_CUBIN_DIR).
 
 // cubinTargets are the architectures each module's cubins are made for:
 // the base module (sm_75 PTX) for every supported architecture up to the
@@ -102,11 +100,7 @@ func embeddedCubins() fs.FS {
 	if d := os.Getenv("HARK_CUDA_CUBIN_DIR"); d != "" {
 		return os.DirFS(d)
 	}
-	sub, err := fs.Sub(cubins, "cubin")
-	if err != nil {
-		panic(err) // a constant path of the embed
-	}
-	return sub
+	return embedded
 }
 
 // cubinFor returns module's cubin for compute capability cc, or nil when
@@ -126,12 +120,27 @@ func cubinIn(fsys fs.FS, module string, cc int) []byte {
 	return b
 }
 
-// readCubin inflates a cubin of fsys.
+// readCubin inflates a cubin of fsys, or reads it from the user's cache
+// where an earlier process left it inflated (cubincache.go).
 func readCubin(fsys fs.FS, name string) ([]byte, error) {
 	z, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, err
 	}
+	if b := cachedCubin(z); b != nil {
+		return b, nil
+	}
+	b, err := inflateCubin(name, z)
+	if err != nil {
+		return nil, err
+	}
+	storeCubin(z, b)
+	return b, nil
+}
+
+// inflateCubin decompresses the xz stream z of cubin name.
+func inflateCubin(name string, z []byte) ([]byte, error) {
+	inflations.Add(1)
 	r, err := xz.NewReader(bytes.NewReader(z))
 	if err != nil {
 		return nil, fmt.Errorf("cuda: %s: %w", name, err)

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"bytes"
+	"os"
 	"testing"
 	"testing/fstest"
 
@@ -38,4 +39,56 @@ func TestCubinIn(t *testing.T) {
 	require.Nil(t, cubinIn(fsys("none\n"), "kernels", 90))
 	_, err = cubinSources(fsys("kernels\tabc extra\n"))
 	require.Error(t, err)
+}
+
+// A cubin inflated once is read back from the cache by the next process
+// (here: the next read), a damaged cache file is inflated again and
+// rewritten, and "off" leaves the cache alone.
+func TestCubinCache(t *testing.T) {
+	image := bytes.Repeat([]byte("\x7fELF cached image "), 1000)
+	var z bytes.Buffer
+	w, err := xz.NewWriter(&z)
+	require.NoError(t, err)
+	_, err = w.Write(image)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	fsys := fstest.MapFS{"kernels.sm_90.cubin.xz": {Data: z.Bytes()}}
+	read := func() ([]byte, int64) {
+		before := inflations.Load()
+		b, err := readCubin(fsys, "kernels.sm_90.cubin.xz")
+		require.NoError(t, err)
+		return b, inflations.Load() - before
+	}
+
+	t.Setenv("HARK_CUDA_CUBIN_CACHE", "off")
+	b, n := read()
+	require.Equal(t, image, b)
+	require.EqualValues(t, 1, n)
+
+	dir := t.TempDir()
+	t.Setenv("HARK_CUDA_CUBIN_CACHE", dir)
+	b, n = read()
+	require.Equal(t, image, b)
+	require.EqualValues(t, 1, n, "first read inflates")
+	b, n = read()
+	require.Equal(t, image, b)
+	require.EqualValues(t, 0, n, "second read comes from the cache")
+
+	p := cubinCachePath(z.Bytes())
+	require.FileExists(t, p)
+	f, err := os.ReadFile(p)
+	require.NoError(t, err)
+	f[10] ^= 1 // one flipped bit: the trailer no longer matches
+	require.NoError(t, os.WriteFile(p, f, 0o644))
+	b, n = read()
+	require.Equal(t, image, b)
+	require.EqualValues(t, 1, n, "a damaged cache file is inflated again")
+	b, n = read()
+	require.Equal(t, image, b)
+	require.EqualValues(t, 0, n, "and rewritten")
+
+	require.NoError(t, os.WriteFile(p, f[:20], 0o644)) // short
+	b, n = read()
+	require.Equal(t, image, b)
+	require.EqualValues(t, 1, n)
 }
