@@ -44,11 +44,18 @@ func TestBackend(t testing.TB) *Backend {
 		if Device != nil {
 			var dev TunedLoader
 			if dev, sharedErr = Device(); sharedErr == nil {
-				// $HARK_MSLTEST_TUNE changes knobs of the device's
-				// tuning (shaders.Override), e.g. MatMulMMA=16 to run
-				// the end-to-end tests on CUDA's tensor-core mat_mul
+				// $HARK_MSLTEST_TUNE changes knobs of the tuning
+				// (shaders.Override), e.g. MatMulMMA=16 to run the
+				// end-to-end tests on CUDA's tensor-core mat_mul; the
+				// base is Metal's default, or with
+				// $HARK_MSLTEST_DEVICE_TUNING=1 the device's own (what
+				// the host ships on that GPU: its family and modules)
+				base := shaders.Default
+				if d, ok := dev.(interface{ Tuning() shaders.Tuning }); ok && os.Getenv("HARK_MSLTEST_DEVICE_TUNING") == "1" {
+					base = d.Tuning()
+				}
 				var tun shaders.Tuning
-				if tun, sharedErr = shaders.Override(shaders.Default, os.Getenv("HARK_MSLTEST_TUNE")); sharedErr == nil {
+				if tun, sharedErr = shaders.Override(base, os.Getenv("HARK_MSLTEST_TUNE")); sharedErr == nil {
 					sharedBE = &Backend{tuning: tun, dev: dev}
 				}
 			}
