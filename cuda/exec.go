@@ -197,6 +197,7 @@ func (b *Backend) LoadTuned(p *plan.Plan, t shaders.Tuning) (plan.Executable, er
 	if err := plan.CheckLoad(p); err != nil {
 		return nil, fmt.Errorf("cuda: %w", err)
 	}
+	t = t.ForPlan(p)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {

@@ -128,7 +128,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if err := checkKernels(p, b.missing()); err != nil {
 		return nil, err
 	}
-	e := &Exec{dev: b.dev, backend: b, maxTG: b.info.MaxThreadgroupMemory, tuning: b.tuning, launch: b.launch, name: p.Name, plan: p, pipes: map[pipeKey]pipeline{}}
+	e := &Exec{dev: b.dev, backend: b, maxTG: b.info.MaxThreadgroupMemory, tuning: b.tuning.ForPlan(p), launch: b.launch, name: p.Name, plan: p, pipes: map[pipeKey]pipeline{}}
 	if err := e.allocate(p, b.info); err != nil {
 		e.release()
 		return nil, err

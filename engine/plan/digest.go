@@ -6,7 +6,8 @@ import (
 	"hash"
 )
 
-// Digest is the SHA-256 of the plan's canonical encoding: its name, the
+// Digest is the SHA-256 of the plan's canonical encoding: its name (and
+// FloatActivations when set), the
 // buffer table (name, kind, size and the length of a weights buffer's
 // bytes, not their content) and every pass with every dispatch record
 // field by field (kernel id, type, binding and patch counts, all binding
@@ -17,6 +18,9 @@ import (
 func (p *Plan) Digest() [32]byte {
 	e := digester{h: sha256.New()}
 	e.str(p.Name)
+	if p.FloatActivations { // written only when set: other plans keep their digests
+		e.str("float activations")
+	}
 	e.u64(uint64(len(p.Buffers)))
 	for _, b := range p.Buffers {
 		e.str(b.Name)

@@ -153,6 +153,13 @@ type Plan struct {
 	Name    string
 	Buffers []Buffer
 	Passes  []*Pass
+	// FloatActivations keeps every product of the plan on float
+	// activations: a GPU backend does not pick its 8-bit-activation
+	// kernels (shaders.Tuning.ForPlan). Whisper sets it: its results are
+	// held to the float-activation CPU, and on the H200 the int8 encoder
+	// products moved the long-form logits by up to 0.6% for 4% of the
+	// encoder's time (bench/cuda/20261130-s16).
+	FloatActivations bool
 }
 
 // AddBuffer declares a buffer and returns its id.

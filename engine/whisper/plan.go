@@ -298,7 +298,7 @@ func buildPlan(h HParams, w Weights, opt Options) (*plan.Plan, *layout, error) {
 	if opt.Beams <= 0 {
 		opt.Beams = 1
 	}
-	p := &plan.Plan{Name: "whisper"}
+	p := &plan.Plan{Name: "whisper", FloatActivations: true} // held to the float-activation CPU (plan.Plan.FloatActivations)
 	b := &builder{h: h, w: w, p: p, wts: plan.NewWeights(p)}
 	lay := &layout{maxTokens: opt.MaxTokens, beams: opt.Beams}
 	b.encoder(lay)

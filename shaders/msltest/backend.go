@@ -72,6 +72,9 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if err := plan.CheckLoad(p); err != nil {
 		return nil, fmt.Errorf("msltest: %w", err)
 	}
+	if t := b.tuning.ForPlan(p); t != b.tuning {
+		b = b.WithTuning(t)
+	}
 	e := &Exec{b: b, name: p.Name, dummy: dummyBuffer(), weights: make([]bool, len(p.Buffers)), tickets: make([]uint32, shaders.TicketWords)}
 	e.StepRunner = plan.NewStepRunner(&e.mu, e.ready, e.runPass)
 	e.layouts = shaders.Layouts(p, &b.tuning)
