@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "062a1b9199cdc26e12255c8ede48445f3ebcccac635f5a41c31df53506ecf9a7"
+const sourcesHash = "164a1f3df81597304fc60f30cf045b9d3588837713f5016e1530659779e44441"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -15,6 +15,10 @@ var kernelNames = []string{
 	"attention_f32",
 	"attention_group_f16",
 	"attention_merge",
+	"attention_mma16_f16",
+	"attention_mma16_f32",
+	"attention_mma16_hd128_f16",
+	"attention_mma16_hd128_f32",
 	"attention_mma_f16",
 	"attention_mma_f32",
 	"attention_paged_f16",
@@ -103,6 +107,9 @@ var kernelNames = []string{
 	"mat_mul_q8a_q5_0",
 	"mat_mul_q8a_q8_0",
 	"mat_mul_q8a_q8_0_rp",
+	"mat_mul_t128_f16",
+	"mat_mul_t128_f16_h",
+	"mat_mul_t128_wg_f16",
 	"mat_vec_bf16",
 	"mat_vec_f16",
 	"mat_vec_f16_a16",

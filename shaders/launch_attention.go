@@ -47,12 +47,29 @@ const (
 )
 
 // attnTCName is the tensor-core attention variant for head size hd and
-// K/V suffix suf.
-func attnTCName(hd uint32, suf string) string {
-	if hd > attnMMAHead {
-		return "attention_mma_tc_hd128" + suf
+// K/V suffix suf: the native kernel, or where the host loaded no native
+// module (twin) its MSL twin of the same blocking (attention_mma16.metal).
+func attnTCName(hd uint32, suf string, twin bool) string {
+	name := "attention_mma_tc"
+	if twin {
+		name = "attention_mma16"
 	}
-	return "attention_mma_tc" + suf
+	if hd > attnMMAHead {
+		return name + "_hd128" + suf
+	}
+	return name + suf
+}
+
+// attnMMA16Smem is the twins' dynamic threadgroup memory (attention_mma16):
+// a 32-key tile of the instance's head size (64 or 128; K's, then V's)
+// and, per SIMD-group, 16 × 32 scores, two 8×8 diagonal blocks and 16
+// words, in floats.
+func attnMMA16Smem(hd uint32) uint32 {
+	tileHD := uint32(attnMMAHead)
+	if hd > attnMMAHead {
+		tileHD = attnTCHead
+	}
+	return 4 * (32*tileHD + 2*(512+128+16))
 }
 
 // attnGroupChunks is attention_group's most chunks (SIMD-groups) of a
@@ -215,10 +232,15 @@ func attentionLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, a attnShape) (
 				main.Function += "_a16"
 			}
 		case oneSeq && t.AttnMMA != 0 && !probs && hd%8 == 0 && hd <= attnTCHead:
-			// tensor cores (CUDA's sm_80 module), 16 rows a warp
-			main.Function = attnTCName(hd, suf)
+			// tensor cores (CUDA's sm_80 module), 16 rows a warp; the
+			// twins where no native module is loaded (MatMulMMA unset)
+			twin := t.MatMulMMA == 0
+			main.Function = attnTCName(hd, suf, twin)
 			main.Groups[2] = (m + attnTCRows - 1) / attnTCRows
 			main.Threads[0] = attnTCThreads
+			if twin {
+				main.Threadgroup = attnMMA16Smem(hd)
+			}
 		case oneSeq && hd%8 == 0 && hd <= attnMMAHead:
 			// 8×8 simdgroup products, 8 rows per SIMD-group
 			main.Function = "attention_mma" + suf

@@ -56,38 +56,6 @@ const (
 // batches; below 16 the products are mat-vecs).
 const MatMulMMARows = 16
 
-// The large-tile f16 mat_mul (Tuning.MatMulBig; cuda/native/mat_mul_big.cu).
-const (
-	bigBN, bigBM = 128, 128
-	bigThreads   = 256
-	// MatMulBigTiles is the CUDA host's Tuning.MatMulBig on sm_80 GPUs:
-	// about half an H200's 132 multiprocessors. At 4096×4096×512 (128
-	// tiles) mat_mul_big_f16 took 0.157 ms against mat_mul_mma_f16's
-	// 0.378; where between 48 tiles (mat_mul_mma) and 128 the two cross
-	// was not measured.
-	MatMulBigTiles = 64
-)
-
-// bigSmem is mat_mul_big's dynamic shared memory (Smem in
-// mat_mul_big.cu): 4 ring stages of an 8 KB f16 weight tile and a 16 KB
-// f32 activation tile, two f16 activation tiles (twice that when split).
-func bigSmem(split bool) uint32 {
-	x16 := uint32(2 * 8192)
-	if split {
-		x16 *= 2
-	}
-	return 4*(8192+16384) + x16
-}
-
-// mat_mul_wgmma's block (mat_mul_wgmma.cu): two producer and two consumer
-// warpgroups; its dynamic shared memory (Smem): 6 ring stages of a 16 KB
-// f16 weight tile and a 16 KB f16 activation tile, and 1 KB to align the
-// ring to 1024 bytes.
-const (
-	wgmmaThreads = 512
-	wgmmaSmem    = 6*(16384+16384) + 1024
-)
-
 // mmaNames are the tensor-core mat_mul variants (cuda/native/mat_mul_mma.cu).
 var mmaNames = map[ggml.Type]string{ggml.F16: "mat_mul_mma_f16", ggml.Q8_0: "mat_mul_mma_q8_0", ggml.Q4_0: "mat_mul_mma_q4_0"}
 
@@ -310,24 +278,11 @@ func launchMatMul(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if ls, ok := launchMatMulQ8A(d, t, n, k, m); ok {
 		return append(dst, ls[0], ls[1]), nil
 	}
+	if l, ok := launchMatMulBig(d, t, n, m); ok {
+		return append(dst, l), nil
+	}
 	if mma, ok := mmaNames[d.Type]; ok && t.MatMulMMA != 0 && m >= t.MatMulMMA {
 		name = mma
-		tiles := uint64(ceilDiv(n, bigBN)) * uint64(ceilDiv(m, bigBM))
-		if d.Type == ggml.F16 && t.MatMulBig != 0 && tiles >= uint64(t.MatMulBig) {
-			name, threads, smem := "mat_mul_big_f16", uint32(bigThreads), bigSmem(t.MatMulBigHalf == 0)
-			switch {
-			case t.MatMulWGMMA != 0 && tiles >= uint64(t.MatMulWGMMA):
-				name, threads, smem = "mat_mul_wgmma_f16", wgmmaThreads, wgmmaSmem
-			case t.MatMulBigHalf != 0:
-				name = "mat_mul_big_f16_h"
-			}
-			return append(dst, Launch{
-				Function:    name,
-				Groups:      [3]uint32{ceilDiv(n, bigBN), ceilDiv(m, bigBM), 1},
-				Threads:     [3]uint32{threads, 1, 1},
-				Threadgroup: smem,
-			}), nil
-		}
 	}
 	return append(dst, Launch{
 		Function: name,

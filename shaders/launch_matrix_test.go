@@ -174,14 +174,17 @@ func TestMatMulMMALaunch(t *testing.T) {
 	}
 	// With Tuning.MatMulBig, f16 products of that many 128×128 tiles
 	// launch mat_mul_big_f16 on that grid (mat_mul_big_f16_h with
-	// MatMulBigHalf, mat_mul_wgmma_f16 from MatMulWGMMA tiles); fewer
-	// tiles, other types and m below MatMulMMA keep the 32×64 kernels.
+	// MatMulBigHalf, mat_mul_wgmma_f16 from MatMulWGMMA tiles), or
+	// without a native module their twins mat_mul_t128_*; fewer tiles,
+	// other types and m below MatMulMMA keep the 32×64 kernels.
 	big := mma
 	big.MatMulBig = MatMulBigTiles
 	half := big
 	half.MatMulBigHalf = 1
 	wg, wg100 := big, big
 	wg.MatMulWGMMA, wg100.MatMulWGMMA = 1, 100
+	twin, twinHalf, twinWG := big, half, wg
+	twin.MatMulMMA, twinHalf.MatMulMMA, twinWG.MatMulMMA = 0, 0, 0
 	for _, c := range []struct {
 		typ     ggml.Type
 		n, m    int
@@ -200,6 +203,14 @@ func TestMatMulMMALaunch(t *testing.T) {
 		{ggml.F16, 4096, 512, mma, "mat_mul_mma_f16", mmThreads, mmBN, mmBM},      // MatMulBig unset
 		{ggml.Q8_0, 4096, 512, big, "mat_mul_mma_q8_0", mmThreads, mmBN, mmBM},    // f16 only
 		{ggml.F16, 1 << 20, 15, big, "mat_mul_f16", mmThreads, mmBN, mmBM},        // below MatMulMMA
+		// no native module (MatMulMMA unset: the executor): the MSL
+		// twins, from MatMulMMARows rows
+		{ggml.F16, 4096, 512, twin, "mat_mul_t128_f16", bigThreads, bigBN, bigBM},
+		{ggml.F16, 4096, 512, twinHalf, "mat_mul_t128_f16_h", bigThreads, bigBN, bigBM},
+		{ggml.F16, 4096, 512, twinWG, "mat_mul_t128_wg_f16", bigThreads, bigBN, bigBM},
+		{ggml.F16, 1536, 512, twin, "mat_mul_f16", mmThreads, mmBN, mmBM},   // below MatMulBig
+		{ggml.F16, 1 << 20, 15, twin, "mat_mul_f16", mmThreads, mmBN, mmBM}, // below MatMulMMARows
+		{ggml.Q8_0, 4096, 512, twin, "mat_mul_q8_0", mmThreads, mmBN, mmBM}, // f16 only
 	} {
 		d := plan.MatMulArgs{Type: c.typ, N: c.n, K: 4096, M: c.m}.Dispatch()
 		lns, err := LaunchFor(&d, &c.tune, nil)
@@ -213,6 +224,12 @@ func TestMatMulMMALaunch(t *testing.T) {
 			smem = 112 << 10
 		case "mat_mul_wgmma_f16":
 			smem = 193 << 10 // 6 × 32 KB + 1 KB
+		case "mat_mul_t128_f16":
+			smem = 24 << 10 // weights, activations hi and lo: 128 × 32 halves each
+		case "mat_mul_t128_f16_h":
+			smem = 16 << 10
+		case "mat_mul_t128_wg_f16":
+			smem = 32 << 10 // 128 × 64 halves each
 		}
 		require.Equal(t, []Launch{{Function: c.want, Groups: g, Threads: [3]uint32{c.threads, 1, 1}, Threadgroup: smem}}, lns, "%s n=%d m=%d", c.typ, c.n, c.m)
 	}

@@ -69,15 +69,19 @@ type Tuning struct {
 	// and only when its GPU loaded the sm_80 module (no Metal family or
 	// the executor has those functions).
 	MatMulMMA uint32
-	// MatMulBig, when not zero (and MatMulMMA picks the tensor cores), is
-	// the number of 128×128 output tiles from which mat_mul of f16 weights
-	// launches mat_mul_big_f16 (cuda/native/mat_mul_big.cu: 256 threads a
-	// tile, cp.async and ldmatrix) on that tile's grid instead of
-	// mat_mul_mma_f16's 32×64 tiles: below it the large tiles leave
-	// multiprocessors idle. Only the CUDA host sets it, with MatMulMMA.
+	// MatMulBig, when not zero, is the number of 128×128 output tiles
+	// from which mat_mul of f16 weights (m from MatMulMMA, or
+	// MatMulMMARows) launches mat_mul_big_f16 (cuda/native/mat_mul_big.cu:
+	// 256 threads a tile, cp.async and ldmatrix) on that tile's grid
+	// instead of mat_mul_mma_f16's 32×64 tiles: below it the large tiles
+	// leave multiprocessors idle. Where MatMulMMA says no native module is
+	// loaded, the same launch names its MSL twin of the same blocking,
+	// mat_mul_t128_f16 (matmul_t128.metal; likewise for MatMulBigHalf and
+	// MatMulWGMMA below), as MatMulMMQ's. Only the CUDA host sets it, with
+	// MatMulMMA; the tests set it in the executor.
 	MatMulBig uint32
 	// MatMulBigHalf, when not zero, makes those products launch
-	// mat_mul_big_f16_h, which rounds each activation to f16 once (as
+	// mat_mul_big_f16_h (twin: mat_mul_t128_f16_h), which rounds each activation to f16 once (as
 	// cuBLAS's and llama.cpp's f16 GEMMs do: half the tensor-core work, an
 	// error of ~2^-12 of Σ|w·x|) where mat_mul_big_f16 keeps float
 	// accuracy by splitting it in two f16 parts. Off by default: the
@@ -86,7 +90,7 @@ type Tuning struct {
 	// MatMulWGMMA, when not zero, is the number of 128×128 output tiles
 	// from which the products MatMulBig picks launch mat_mul_wgmma_f16
 	// (cuda/native/mat_mul_wgmma.cu: Hopper's warpgroup products, the
-	// same tiles) instead of mat_mul_big_f16: it rounds each activation
+	// same tiles; twin: mat_mul_t128_wg_f16) instead of mat_mul_big_f16: it rounds each activation
 	// to f16 once, as MatMulBigHalf does (cuda/README.md says why that is
 	// the large-tile path's precision). Only the CUDA host sets it (to
 	// 1), when its GPU loaded the sm_90a module.
@@ -106,8 +110,11 @@ type Tuning struct {
 	// sequence with head sizes that are multiples of 8 up to 128 and no
 	// probs launch attention_mma_tc_* (native CUDA on tensor cores,
 	// cuda/native/attention_mma.cu; attention_mma's key tiles and online
-	// softmax per row) instead of attention_mma or attention_tiled. Only
-	// the CUDA host sets it, with the sm_80 module loaded, as MatMulMMA.
+	// softmax per row) instead of attention_mma or attention_tiled; where
+	// MatMulMMA says no native module is loaded, their MSL twins of the
+	// same blocking, attention_mma16_* (attention_mma16.metal). Only the
+	// CUDA host sets it, with the sm_80 module loaded, as MatMulMMA; the
+	// tests set it in the executor.
 	AttnMMA uint32
 	// EmbedThreads is the threadgroup size of embed (a multiple of 32); one
 	// threadgroup per token, each thread decoding 16 elements at a time.

@@ -22,13 +22,16 @@ const attnTCTol = 1e-5
 
 // TestAttentionTensorCores: attention at the shapes of the tensor-core
 // flash attention (cuda/native/attention_mma.cu, issue #35) against the
-// float64 reference. On a CUDA GPU ($HARK_MSLTEST_DEVICE=cuda, sm_80 or
-// newer) the device's own tuning sets AttnMMA and the cases run
-// attention_mma_tc_*; in the executor the same cases run attention_mma
-// (head sizes up to 64: the same 32-key tiles and per-row online softmax)
-// or, at 128, attention_tiled / attention. Odd sizes: rows and keys not
-// multiples of the 32-row block or the 32-key tile, head sizes 8 (a
-// padded 16-wide slice), 40, 64 and 128, GQA ratios 1, 3 and 4, causal
+// float64 reference, held to attnTCTol. Its MSL twins
+// (attention_mma16_*, attention_mma16_hd128_*: the native blocking of 16
+// rows a SIMD-group, 32 a threadgroup, 32-key tiles from the
+// threadgroup's first visible tile, the per-row online softmax) run
+// everywhere, under AttnMMA with MatMulMMA unset (no native module): in
+// the executor and, translated, on a GPU. On a CUDA GPU
+// ($HARK_MSLTEST_DEVICE=cuda, sm_80 or newer) the device's own tuning
+// then runs the same cases on attention_mma_tc_*. Odd sizes: rows and
+// keys not multiples of the 32-row block or the 32-key tile, head sizes 8
+// (a padded 16-wide slice), 40, 64 and 128, GQA ratios 1, 3 and 4, causal
 // prefill over a cache (pos0 > 0), a sliding window, the encoder and
 // cross-attention (m ≠ kvLen), f32 and f16 K/V, K/V rows padded and on
 // 16-byte boundaries (the encoder's layout). A case with probs bound
@@ -36,31 +39,51 @@ const attnTCTol = 1e-5
 // head) pairs, so no tuning splits it over the keys (AttnSplitBelow).
 func TestAttentionTensorCores(t *testing.T) {
 	be, tun := deviceTuning(t)
-	tc := tun.AttnMMA != 0 // the device loads the native tensor-core kernels
+	twin := tun
+	twin.AttnMMA, twin.MatMulMMA = 1, 0
+	type run struct {
+		prefix string // of the functions it launches
+		tun    shaders.Tuning
+	}
+	runs := []run{{"attention_mma16_", twin}}
+	if tun.AttnMMA != 0 { // the device loads the native tensor-core kernels
+		runs = append(runs, run{"attention_mma_tc_", tun})
+	}
 	r := rand.New(rand.NewPCG(35, 2))
 	causal := plan.FlagCausal
-	for _, ty := range []ggml.Type{ggml.F32, ggml.F16} {
-		for _, c := range []attnCase{
-			{hd: 64, nHead: 4, nKV: 4, m: 77, kvLen: 77},                                       // encoder
-			{hd: 64, nHead: 6, nKV: 6, m: 45, kvLen: 37},                                       // cross-attention
-			{hd: 64, nHead: 6, nKV: 2, m: 50, kvLen: 83, pos0: 33, flags: causal},              // prefill over a cache, GQA 3
-			{hd: 128, nHead: 8, nKV: 2, m: 40, kvLen: 71, pos0: 31, flags: causal},             // GQA 4
-			{hd: 128, nHead: 8, nKV: 8, m: 33, kvLen: 33},                                      // encoder, 128-dim heads
-			{hd: 8, nHead: 8, nKV: 8, m: 35, kvLen: 35, flags: causal},                         // stories260K's heads
-			{hd: 40, nHead: 16, nKV: 4, m: 17, kvLen: 17, flags: causal},                       // a partial 16-wide slice
-			{hd: 64, nHead: 8, nKV: 4, m: 40, kvLen: 80, pos0: 40, flags: causal, window: 45},  // sliding window
-			{hd: 64, nHead: 8, nKV: 8, m: 33, kvLen: 70, pos0: 37, flags: causal, probs: true}, // probs: attention_mma
-			// K/V rows on 16-byte boundaries (the encoder's layout)
-			{hd: 64, nHead: 4, nKV: 4, m: 77, kvLen: 77, aligned: true},
-			{hd: 64, nHead: 6, nKV: 6, m: 45, kvLen: 37, aligned: true},
-			{hd: 128, nHead: 8, nKV: 2, m: 40, kvLen: 71, pos0: 31, flags: causal, aligned: true},
-			{hd: 40, nHead: 16, nKV: 4, m: 17, kvLen: 17, flags: causal, aligned: true},
-			{hd: 64, nHead: 8, nKV: 4, m: 40, kvLen: 80, pos0: 40, flags: causal, window: 45, aligned: true},
-		} {
-			c.ty = ty
-			fn := attnExactCase(t, be, &tun, r, c)
-			want := tc && !c.probs
-			require.Equal(t, want, strings.HasPrefix(fn, "attention_mma_tc"), "%+v ran %s", c, fn)
+	for _, run := range runs {
+		rbe := be.WithTuning(run.tun)
+		for _, ty := range []ggml.Type{ggml.F32, ggml.F16} {
+			for _, c := range []attnCase{
+				{hd: 64, nHead: 4, nKV: 4, m: 77, kvLen: 77},                                       // encoder
+				{hd: 64, nHead: 6, nKV: 6, m: 45, kvLen: 37},                                       // cross-attention
+				{hd: 64, nHead: 6, nKV: 2, m: 50, kvLen: 83, pos0: 33, flags: causal},              // prefill over a cache, GQA 3
+				{hd: 128, nHead: 8, nKV: 2, m: 40, kvLen: 71, pos0: 31, flags: causal},             // GQA 4
+				{hd: 128, nHead: 8, nKV: 8, m: 33, kvLen: 33},                                      // encoder, 128-dim heads
+				{hd: 8, nHead: 8, nKV: 8, m: 35, kvLen: 35, flags: causal},                         // stories260K's heads
+				{hd: 40, nHead: 16, nKV: 4, m: 17, kvLen: 17, flags: causal},                       // a partial 16-wide slice
+				{hd: 64, nHead: 8, nKV: 4, m: 40, kvLen: 80, pos0: 40, flags: causal, window: 45},  // sliding window
+				{hd: 64, nHead: 8, nKV: 8, m: 33, kvLen: 70, pos0: 37, flags: causal, probs: true}, // probs: attention_mma
+				// K/V rows on 16-byte boundaries (the encoder's layout)
+				{hd: 64, nHead: 4, nKV: 4, m: 77, kvLen: 77, aligned: true},
+				{hd: 64, nHead: 6, nKV: 6, m: 45, kvLen: 37, aligned: true},
+				{hd: 128, nHead: 8, nKV: 2, m: 40, kvLen: 71, pos0: 31, flags: causal, aligned: true},
+				{hd: 40, nHead: 16, nKV: 4, m: 17, kvLen: 17, flags: causal, aligned: true},
+				{hd: 64, nHead: 8, nKV: 4, m: 40, kvLen: 80, pos0: 40, flags: causal, window: 45, aligned: true},
+				// a window whose start moves by more than a tile inside one
+				// 32-row block: its rows begin on different tiles
+				{hd: 128, nHead: 8, nKV: 4, m: 64, kvLen: 130, pos0: 66, flags: causal, window: 20},
+			} {
+				c.ty = ty
+				fn := attnExactCase(t, rbe, &run.tun, r, c)
+				want := run.prefix
+				if c.probs {
+					want = "attention_mma_f"
+				} else if c.hd > 64 {
+					want += "hd128_"
+				}
+				require.True(t, strings.HasPrefix(fn, want), "%+v ran %s, want %s*", c, fn, want)
+			}
 		}
 	}
 }

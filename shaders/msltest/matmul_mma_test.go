@@ -100,64 +100,72 @@ func deviceTuning(t *testing.T) (*Backend, shaders.Tuning) {
 // multiple of 8: the weights' element loads, unaligned activation rows),
 // 200 (cp.async, a partial last k step, more steps than the big ring),
 // 1000 unaligned (16 wgmma steps through the element loads) and 4096
-// aligned (128 and 64 steps). mat_mul_big_f16 is held to mxTight like
-// every mat_mul; the f16-activation variants (MatMulBigHalf, and
-// mat_mul_wgmma_f16 where the GPU loaded the sm_90a module) to mxHalf
-// against the exact product and the float-activation CPU backend, which a
-// wrong element, tile or tail still breaks by orders of magnitude. In the
-// executor the same cases run mat_mul_f16 (no MSL twin with these tiles).
+// aligned (128 and 64 steps). Their MSL twins (matmul_t128.metal:
+// mat_mul_t128_f16, _f16_h and _wg_f16, the same tiles, SIMD-group
+// sub-tiles, k steps and f16 operands) run everywhere, with MatMulMMA
+// unset (no native module): in the executor and, translated, on a GPU;
+// on a CUDA GPU whose tuning loads the native kernels the same cases then
+// run mat_mul_big_f16, _h, and mat_mul_wgmma_f16 where the GPU loaded the
+// sm_90a module. The split variants (float activations) are held to
+// mxTight like every mat_mul; the f16-activation ones to mxHalf against
+// the exact product and the float-activation CPU backend, which a wrong
+// element, tile or tail still breaks by orders of magnitude.
 func TestMatMulBigTensorCores(t *testing.T) {
 	be, tun := deviceTuning(t)
-	big := tun.MatMulMMA != 0
 	r := rand.New(rand.NewPCG(35, 4))
 	type variant struct {
-		want string
-		tune func(*shaders.Tuning)
+		want  string
+		split bool // float activations (hi + lo): mxTight
+		tune  func(*shaders.Tuning)
 	}
-	variants := []variant{
-		{"mat_mul_big_f16", func(bt *shaders.Tuning) { bt.MatMulBigHalf, bt.MatMulWGMMA = 0, 0 }},
-		{"mat_mul_big_f16_h", func(bt *shaders.Tuning) { bt.MatMulBigHalf, bt.MatMulWGMMA = 1, 0 }},
+	big := func(bt *shaders.Tuning) { bt.MatMulBigHalf, bt.MatMulWGMMA = 0, 0 }
+	half := func(bt *shaders.Tuning) { bt.MatMulBigHalf, bt.MatMulWGMMA = 1, 0 }
+	wg := func(bt *shaders.Tuning) { bt.MatMulBigHalf, bt.MatMulWGMMA = 0, 1 }
+	twin := tun
+	twin.MatMulMMA = 0
+	type run struct {
+		tun      shaders.Tuning
+		variants []variant
 	}
-	if tun.MatMulWGMMA != 0 {
-		variants = append(variants, variant{"mat_mul_wgmma_f16", func(bt *shaders.Tuning) { bt.MatMulBigHalf, bt.MatMulWGMMA = 0, 1 }})
+	runs := []run{{twin, []variant{{"mat_mul_t128_f16", true, big}, {"mat_mul_t128_f16_h", false, half}, {"mat_mul_t128_wg_f16", false, wg}}}}
+	if tun.MatMulMMA != 0 { // the device loads the native tensor-core kernels
+		native := []variant{{"mat_mul_big_f16", true, big}, {"mat_mul_big_f16_h", false, half}}
+		if tun.MatMulWGMMA != 0 {
+			native = append(native, variant{"mat_mul_wgmma_f16", false, wg})
+		}
+		runs = append(runs, run{tun, native})
 	}
-	for vi, v := range variants {
-		bt := tun
-		bt.MatMulBig = 1
-		v.tune(&bt)
-		bbe := be.WithTuning(bt)
-		for _, sh := range []struct {
-			n, k, m int
-			aligned bool
-		}{{130, 37, 100, false}, {300, 200, 16, false}, {300, 200, 260, true}, {130, 1000, 70, false}, {130, 4096, 140, true}} {
-			var c *mxCase
-			var exact []float64
-			if sh.aligned {
-				c, exact = alignedMatMul(t, r, ggml.F16, sh.n, sh.k, sh.m)
-			} else {
-				c, exact = productCaseK(t, r, plan.MatMul, ggml.F16, sh.n, sh.k, sh.m, true, false)
-			}
-			ls, err := shaders.LaunchFor(&c.d, &bt, nil)
-			require.NoError(t, err)
-			name := fmt.Sprintf("%s n=%d k=%d m=%d", ls[0].Function, sh.n, sh.k, sh.m)
-			if !big {
-				require.Equal(t, "mat_mul_f16", ls[0].Function)
-				if vi > 0 {
-					continue // the executor has one mat_mul_f16: checked once
+	for _, rn := range runs {
+		for _, v := range rn.variants {
+			bt := rn.tun
+			bt.MatMulBig = 1
+			v.tune(&bt)
+			bbe := be.WithTuning(bt)
+			for _, sh := range []struct {
+				n, k, m int
+				aligned bool
+			}{{130, 37, 100, false}, {300, 200, 16, false}, {300, 200, 260, true}, {130, 1000, 70, false}, {130, 4096, 140, true}} {
+				var c *mxCase
+				var exact []float64
+				if sh.aligned {
+					c, exact = alignedMatMul(t, r, ggml.F16, sh.n, sh.k, sh.m)
+				} else {
+					c, exact = productCaseK(t, r, plan.MatMul, ggml.F16, sh.n, sh.k, sh.m, true, false)
 				}
-				checkOn(t, bbe, name, ggml.F16, c, exact)
-				continue
+				ls, err := shaders.LaunchFor(&c.d, &bt, nil)
+				require.NoError(t, err)
+				require.Equal(t, v.want, ls[0].Function)
+				name := fmt.Sprintf("%s n=%d k=%d m=%d", ls[0].Function, sh.n, sh.k, sh.m)
+				if v.split {
+					checkOn(t, bbe, name, ggml.F16, c, exact)
+					continue
+				}
+				got := runOn(t, bbe, c)
+				e, ec := relErr(got, exact), relErr(got, float64s(runOn(t, cpuShared, c)))
+				t.Logf("%-40s exact %.2e  cpu %.2e", name, e, ec)
+				require.LessOrEqual(t, e, mxHalf, "%s: f16 activations vs exact product", name)
+				require.LessOrEqual(t, ec, mxHalf, "%s: f16 activations vs float-activation CPU", name)
 			}
-			require.Equal(t, v.want, ls[0].Function)
-			if vi == 0 {
-				checkOn(t, bbe, name, ggml.F16, c, exact)
-				continue
-			}
-			got := runOn(t, bbe, c)
-			e, ec := relErr(got, exact), relErr(got, float64s(runOn(t, cpuShared, c)))
-			t.Logf("%-40s exact %.2e  cpu %.2e", name, e, ec)
-			require.LessOrEqual(t, e, mxHalf, "%s: f16 activations vs exact product", name)
-			require.LessOrEqual(t, ec, mxHalf, "%s: f16 activations vs float-activation CPU", name)
 		}
 	}
 }
