@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "062a1b9199cdc26e12255c8ede48445f3ebcccac635f5a41c31df53506ecf9a7"
+const sourcesHash = "bf160844c374e112c5d7138f87b09dca376da95e362ecd9c86f6d4f405ea61a2"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -195,6 +195,7 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q8_0_q8x_rp",
 	"silu_mul_mat_vec_q8_0_rp",
 	"softmax",
+	"whisper_beams",
 	"whisper_filter",
 	"whisper_track",
 }

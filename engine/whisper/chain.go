@@ -86,17 +86,8 @@ func (m *Model) decodeChained(sp Specials, init []int32, sotIndex, sampleLen int
 	}
 	tr := c.track[:4*words]
 	word := func(i int) int32 { return int32(binary.LittleEndian.Uint32(tr[4*i:])) }
-	n := opt.ChainTokens
-	if n <= 0 {
-		n = 1
-		if _, ok := m.exec.(plan.IOChainer); ok {
-			n = DefaultChainTokens
-		}
-	}
-	c.init = c.init[:0]
-	for _, t := range init {
-		c.init = binary.LittleEndian.AppendUint32(c.init, uint32(t))
-	}
+	n := m.chainTokens(opt)
+	c.init = appendI32(c.init[:0], init)
 	io := plan.ChainIO{In: m.lay.tokens, Src: c.init, Out: m.lay.track, Dst: tr}
 	var cancel error
 	_, err := plan.RunChainIO(m.exec, c.passes, c.vars, 2*n, &io, func(int) bool {
@@ -128,4 +119,25 @@ func (m *Model) decodeChained(sp Specials, init []int32, sotIndex, sampleLen int
 	}
 	res.AvgLogprob = res.SumLogprob / float64(len(res.Tokens)+1)
 	return res, nil
+}
+
+// chainTokens is how many tokens (steps) a chain runs between two
+// read-backs: opt.ChainTokens, or else DefaultChainTokens where a read is
+// part of a chunk's wait and 1 elsewhere.
+func (m *Model) chainTokens(opt DecodeOptions) int {
+	if opt.ChainTokens > 0 {
+		return opt.ChainTokens
+	}
+	if _, ok := m.exec.(plan.IOChainer); ok {
+		return DefaultChainTokens
+	}
+	return 1
+}
+
+// appendI32 appends v's little-endian words to dst.
+func appendI32(dst []byte, v []int32) []byte {
+	for _, x := range v {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(x))
+	}
+	return dst
 }
