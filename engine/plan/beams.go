@@ -39,13 +39,17 @@ type BeamsIO struct {
 	EOT       int32
 }
 
+// beamsCands bounds a step's candidates: BeamsMax beams of BeamsMax+1.
+const beamsCands = BeamsMax * (BeamsMax + 1)
+
 // BeamsStep is one step of WhisperBeams (see its contract), written once
-// for the CPU backend's kernel and Whisper's host beam search, so that
-// both rank bit for bit as the GPUs do: the same float32 sums, the same
-// order (a candidate's rank counts the better ones; NaN ranks last), the
-// same repeats. The reference's check that a finished sequence is new is
-// kept only where it can fail (the live beams added at the stop): a
-// sequence finishing now ends in EOT or an end token, and the older
+// for the CPU backend's kernel and Whisper's host beam search, and in the
+// GPU kernel's order (each phase of whisper_beams here in turn), so that
+// all rank bit for bit: the same float32 sums, the same order (a
+// candidate's rank counts the better ones on rankKey), the same repeats.
+// It allocates nothing. The reference's check that a finished sequence is
+// new is kept only where it can fail (the live beams added at the stop):
+// a sequence finishing now ends in EOT or an end token, where the older
 // finished ones are shorter or end where no live beam does.
 func BeamsStep(io *BeamsIO) {
 	st := io.St
@@ -54,42 +58,39 @@ func BeamsStep(io *BeamsIO) {
 	}
 	rows, capTok := len(io.Src), io.CapTok
 	nb, c := int(st[BeamsN]), int(st[BeamsCount])
-	if nb < 1 || nb > rows || c >= capTok || c < 0 {
+	if nb < 1 || nb > min(rows, BeamsMax) || c >= capTok || c < 0 {
 		st[BeamsStatus] = BeamsLimitReached // no room (the host checks first)
 		return
 	}
 	k := nb + 1
-	sums := st[BeamsHeader : BeamsHeader+rows]
-	row := func(b int) []int32 { return io.Hist[b*capTok : b*capTok+c] }
-	eq := func(a, b int) bool {
-		ra, rb := row(a), row(b)
-		for i := range ra {
-			if ra[i] != rb[i] {
-				return false
-			}
-		}
-		return true
-	}
 	n := nb * k
-	tok := make([]int32, n)
-	score := make([]float32, n)
-	for i := range n {
-		b, j := i/k, i%k
-		r := io.Top[b*io.Ldt:]
-		tok[i] = int32(math.Float32bits(r[1+2*j]))
-		score[i] = math.Float32frombits(uint32(sums[b])) + r[2+2*j]
+	sums := st[BeamsHeader : BeamsHeader+rows]
+	hist := func(b, i int) int32 { return io.Hist[b*capTok+i] }
+	// rows a and b equal; the candidates
+	var eq [BeamsMax * BeamsMax]bool
+	for p := range nb * nb {
+		a, b := p/nb, p%nb
+		eq[p] = true
+		for i := 0; i < c && eq[p]; i++ {
+			eq[p] = hist(a, i) == hist(b, i)
+		}
 	}
-	// same key: the same beam tokens and new token
-	same := func(x, y int) bool { return tok[x] == tok[y] && eq(x/k, y/k) }
-	kept := make([]bool, n)
-	ks, kb := make([]float32, n), make([]int, n) // the kept one's score and beam: its last repeat's
+	var tok [beamsCands]int32
+	var score [beamsCands]float32
 	for i := range n {
-		kept[i] = true
-		for x := range i {
-			if same(x, i) {
-				kept[i] = false
-				break
-			}
+		r := io.Top[(i/k)*io.Ldt:]
+		tok[i] = int32(math.Float32bits(r[1+2*(i%k)]))
+		score[i] = math.Float32frombits(uint32(sums[i/k])) + r[2+2*(i%k)]
+	}
+	// a candidate repeating an earlier one's sequence is dropped; the
+	// earlier takes the last repeat's score and beam
+	same := func(x, i int) bool { return tok[x] == tok[i] && eq[(x/k)*nb+i/k] }
+	var ks [beamsCands]float32
+	var kb [beamsCands]int // -1: a repeat
+	for i := range n {
+		kept := true
+		for x := 0; x < i && kept; x++ {
+			kept = !same(x, i)
 		}
 		ks[i], kb[i] = score[i], i/k
 		for x := i + 1; x < n; x++ {
@@ -97,120 +98,129 @@ func BeamsStep(io *BeamsIO) {
 				ks[i], kb[i] = score[x], x/k
 			}
 		}
+		if !kept {
+			kb[i] = -1
+		}
 	}
-	order := make([]int, 0, n)
-	order = order[:rankOrder(n, kept, ks, order[:n])]
-	end := st[BeamsEndTs]
-	fin, maxCand := int(st[BeamsFinished]), int(st[BeamsMaxCand])
-	var next []int
-	for _, i := range order {
+	var use [beamsCands]bool
+	for i := range n {
+		use[i] = kb[i] >= 0
+	}
+	var order [beamsCands]int
+	kept := rankOrder(n, use[:], ks[:], order[:])
+	// the walk: entries added (a row, then a token or -1), the next beams
+	end, maxCand := st[BeamsEndTs], int(st[BeamsMaxCand])
+	f := int(st[BeamsFinished])
+	f0 := f
+	var eb, et [beamsCands + BeamsMax]int32
+	var next [BeamsMax]int
+	live := 0
+	for _, i := range order[:kept] {
 		if t := tok[i]; t == io.EOT || (end > 0 && t >= end) {
-			if fin < maxCand && fin < io.Fin {
-				l := c
-				if t != io.EOT {
-					l++
+			if f < maxCand && f < io.Fin {
+				eb[f-f0], et[f-f0] = int32(kb[i]), t
+				l := c + 1
+				if t == io.EOT {
+					et[f-f0], l = -1, c
 				}
-				io.addFinished(fin, row(kb[i]), t, l, ks[i])
-				fin++
+				io.entry(f, l, ks[i])
+				f++
 			}
 			continue
 		}
-		next = append(next, i)
-		if len(next) == nb {
+		next[live] = i
+		live++
+		if live == nb {
 			break
 		}
 	}
-	st[BeamsFinished] = int32(fin)
-	if len(next) == 0 {
-		st[BeamsStatus] = BeamsEnded
-		return
-	}
-	for live := len(next); len(next) < nb; {
-		next = append(next, next[len(next)%live])
-	}
-	old := make([]int32, nb*c) // the beams' rows before the step
-	for b := range nb {
-		copy(old[b*c:], row(b))
-	}
-	src := make([]int, nb)
-	for d, i := range next {
-		src[d] = kb[i]
-		r := io.Hist[d*capTok : d*capTok+c+1]
-		copy(r, old[src[d]*c:src[d]*c+c])
-		r[c] = tok[i]
-		sums[d] = int32(math.Float32bits(ks[i]))
-		io.Src[d], io.Next[d] = int32(src[d]), tok[i]
-	}
-	for d := nb; d < rows; d++ {
-		io.Src[d], io.Next[d] = int32(d), io.EOT // a token to embed
-	}
-	c++
-	st[BeamsCount] = int32(c)
-	switch {
-	case fin >= maxCand:
-		st[BeamsStatus] = BeamsEnough
-	case c >= int(st[BeamsLimit]):
-		st[BeamsStatus] = BeamsLimitReached
-	default:
-		return
-	}
-	if fin >= nb {
-		return
-	}
-	// The stop's live beams by sum; a repeat (the same source row and
-	// token as a beam before it) once.
-	bs := make([]float32, nb)
-	for d := range nb {
-		bs[d] = math.Float32frombits(uint32(sums[d]))
-	}
-	all := make([]bool, nb)
-	for d := range all {
-		all[d] = true
-	}
-	ord := make([]int, nb)
-	rankOrder(nb, all, bs, ord)
-	seen := make([]int, 0, nb)
-	for _, d := range ord {
-		if fin >= nb || fin >= io.Fin {
-			break
+	var nsrc, ntok [BeamsMax]int32
+	status := int32(BeamsRunning)
+	if live == 0 {
+		status = BeamsEnded
+	} else {
+		for d := live; d < nb; d++ {
+			next[d] = next[d%live]
 		}
-		dup := false
-		for _, e := range seen {
-			if io.Next[e] == io.Next[d] && eqOld(old, c-1, src[e], src[d]) {
-				dup = true
-				break
+		for d := range nb {
+			i := next[d]
+			nsrc[d], ntok[d] = int32(kb[i]), tok[i]
+			sums[d] = int32(math.Float32bits(ks[i]))
+			io.Src[d], io.Next[d] = nsrc[d], ntok[d]
+		}
+		for d := nb; d < rows; d++ {
+			io.Src[d], io.Next[d] = int32(d), io.EOT // a token to embed
+		}
+		st[BeamsCount] = int32(c + 1)
+		switch {
+		case f >= maxCand:
+			status = BeamsEnough
+		case c+1 >= int(st[BeamsLimit]):
+			status = BeamsLimitReached
+		}
+		if status != BeamsRunning && f < nb {
+			// the live beams by sum, a repeat (the same row and token as
+			// a beam before it) once
+			var bs [BeamsMax]float32
+			var all [BeamsMax]bool
+			for d := range nb {
+				bs[d], all[d] = math.Float32frombits(uint32(sums[d])), true
+			}
+			var ord [BeamsMax]int
+			rankOrder(nb, all[:], bs[:], ord[:])
+			for r, d := range ord[:nb] {
+				if f >= nb || f >= io.Fin {
+					break
+				}
+				dup := false
+				for _, y := range ord[:r] {
+					dup = dup || (ntok[y] == ntok[d] && eq[int(nsrc[y])*nb+int(nsrc[d])])
+				}
+				if dup {
+					continue
+				}
+				eb[f-f0], et[f-f0] = nsrc[d], ntok[d]
+				io.entry(f, c+1, bs[d])
+				f++
 			}
 		}
-		seen = append(seen, d)
-		if dup {
-			continue
-		}
-		io.addFinished(fin, io.Hist[d*capTok:d*capTok+c-1], io.Next[d], c, bs[d])
-		fin++
 	}
-	st[BeamsFinished] = int32(fin)
+	st[BeamsFinished] = int32(f)
+	if status != BeamsRunning {
+		st[BeamsStatus] = status
+	}
+	// token columns: the entries added, then the beams' new rows
+	for p := 0; p <= c; p++ {
+		var v [BeamsMax]int32
+		if p < c {
+			for s := range nb {
+				v[s] = hist(s, p)
+			}
+		}
+		for e := range f - f0 {
+			w := io.St[BeamsHeader+rows+(f0+e)*(capTok+2)+2:]
+			if p < c {
+				w[p] = v[eb[e]]
+			} else if et[e] >= 0 {
+				w[p] = et[e]
+			}
+		}
+		if live > 0 {
+			for d := range nb {
+				if p < c {
+					io.Hist[d*capTok+p] = v[nsrc[d]]
+				} else {
+					io.Hist[d*capTok+p] = ntok[d]
+				}
+			}
+		}
+	}
 }
 
-// eqOld says whether rows a and b of old (nb rows of c tokens) are equal.
-func eqOld(old []int32, c, a, b int) bool {
-	ra, rb := old[a*c:a*c+c], old[b*c:b*c+c]
-	for i := range ra {
-		if ra[i] != rb[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// addFinished writes finished entry e: toks, then t unless it is EOT
-// (length l), and its sum.
-func (io *BeamsIO) addFinished(e int, toks []int32, t int32, l int, sum float32) {
+// entry writes finished entry e's length and sum (its tokens follow).
+func (io *BeamsIO) entry(e, l int, sum float32) {
 	w := io.St[BeamsHeader+len(io.Src)+e*(io.CapTok+2):]
 	w[0], w[1] = int32(l), int32(math.Float32bits(sum))
-	copy(w[2:], toks)
-	if l > len(toks) {
-		w[2+len(toks)] = t
-	}
 }
 
 // rankOrder writes the indices i < n with use[i] into out by score,
