@@ -12,6 +12,7 @@ import (
 type devBeams struct {
 	passes []int
 	vars   []plan.Vars
+	ends   []int  // the end of each step's passes
 	init   []byte // the state's header and sums, written with the first chunk
 	state  []byte
 }
@@ -25,8 +26,8 @@ type devBeams struct {
 // filter history); the window's first step ranks the prompt's candidates
 // (PassBeamTopFirst). The host writes the search's settings (st, its
 // initial state) with the first chunk and reads the state back every
-// ChainTokens steps, stopping the chain once the search has; steps past
-// the stop leave the state as it is. pos is the prompt's length, the
+// ChainTokens steps (fewer once a sequence has finished), stopping once
+// the search has; steps past the stop leave the state as it is. pos is the prompt's length, the
 // logits after it left on the backend by promptWindow.
 func (m *Model) deviceBeams(f *logitFilter, pos, nb int, st []int32, opt DecodeOptions) ([]int32, float32, error) {
 	ctx, rows, fin := m.H.NTextCtx, m.lay.beams, m.lay.beamFin
@@ -60,6 +61,7 @@ func (m *Model) deviceBeams(f *logitFilter, pos, nb int, st []int32, opt DecodeO
 	var fv plan.Vars
 	f.setFilterVars(&fv, m.H.NVocab, 0)
 	add(first, fv)
+	c.ends = append(c.ends[:0], len(c.passes)) // where each step's passes end
 	for i := 1; i < steps; i++ {
 		if i > 1 {
 			add(PassBeamCopy, plan.Vars{plan.VarPos: int64(pos), plan.VarNTok: int64(i - 1)})
@@ -68,23 +70,40 @@ func (m *Model) deviceBeams(f *logitFilter, pos, nb int, st []int32, opt DecodeO
 		add(PassBeams, plan.Vars{plan.VarPos: p, plan.VarNTok: 1, plan.VarKVLen: p + 1})
 		fv[plan.VarUser0] = int64(i)
 		add(top, fv)
+		c.ends = append(c.ends, len(c.passes))
 	}
-	n := m.chainTokens(opt)
 	c.init = appendI32(c.init[:0], st)
 	words := plan.BeamsStateWords(rows, fin, ctx)
 	if cap(c.state) < 4*words {
 		c.state = make([]byte, 4*words)
 	}
 	buf := c.state[:4*words]
+	copy(buf, c.init) // the header until the first read-back: nothing finished
+	word := func(i int) int32 { return int32(binary.LittleEndian.Uint32(buf[4*i:])) }
 	io := plan.ChainIO{In: m.lay.beamState, Src: c.init, Out: m.lay.beamState, Dst: buf}
+	// n steps a read-back (a chain call each) until a sequence has
+	// finished, then n/8: the search ends a few steps after its first
+	// finished sequence, and a step run past the end costs a beam step of
+	// GPU time (~1.3 ms on the H200) where a read-back costs a wait.
+	n := m.chainTokens(opt)
 	var cancel error
-	// 3 passes a step (the first two steps fewer: a chunk's steps round down)
-	_, err := plan.RunChainIO(m.exec, c.passes, c.vars, 3*n, &io, func(int) bool {
-		if cancel = opt.canceled(); cancel != nil {
-			return false
+	var err error
+	for step, lo := 0, 0; step < steps; {
+		k := n
+		if word(plan.BeamsFinished) > 0 {
+			k = max(n/8, 1)
 		}
-		return binary.LittleEndian.Uint32(buf) == plan.BeamsRunning
-	})
+		hi := c.ends[min(step+k, steps)-1]
+		_, err = plan.RunChainIO(m.exec, c.passes[lo:hi], c.vars[lo:hi], hi-lo, &io, func(int) bool {
+			cancel = opt.canceled()
+			return cancel == nil
+		})
+		if err != nil || cancel != nil || word(plan.BeamsStatus) != plan.BeamsRunning {
+			break
+		}
+		io.Src = nil // written with the first chunk
+		step, lo = step+k, hi
+	}
 	if err != nil {
 		return nil, 0, err
 	}

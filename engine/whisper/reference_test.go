@@ -201,7 +201,7 @@ func TestKitDecodeWindowBeams(t *testing.T) {
 		m.hostSelect = false
 		require.NoError(t, err, name)
 		require.NotEmpty(t, want.Tokens, name)
-		for _, n := range []int{1, 1000} {
+		for _, n := range []int{1, 16, 1000} {
 			opt.ChainTokens = n
 			r, err := m.DecodeWindow(opt)
 			require.NoError(t, err, name)
