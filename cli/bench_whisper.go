@@ -86,7 +86,7 @@ HARK_CUDA_PROFILE=1, the GPU time per kernel.`,
 	fl.StringVar(&o.Model, "model", "", "whisper.cpp .bin model (default: the shared kit's tiny.en q8_0)")
 	fl.StringVar(&o.Audio, "audio", "", "audio whose first window is encoded (default: the shared jfk.wav)")
 	fl.IntVar(&o.Tokens, "tokens", 64, "decoder steps per repetition")
-	fl.IntVar(&o.Chain, "chain-tokens", 0, fmt.Sprintf("greedy and beam window: tokens (search steps) decoded on the backend between two read-backs of its state (0: %d on a GPU, 1 on the CPU)", whisper.DefaultChainTokens))
+	fl.IntVar(&o.Chain, "chain-tokens", 0, fmt.Sprintf("greedy and beam window: tokens (search steps) decoded on the backend between two read-backs of its state (0: %d (beam: %d) on a GPU, 1 on the CPU)", whisper.DefaultChainTokens, whisper.DefaultBeamChainSteps))
 	fl.IntVar(&o.Beam, "beam", 0, "beams of a beam-search window row (0 or 1: no such row)")
 	fl.IntVarP(&o.Reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&o.Threads, "threads", "t", 2, "CPU threads")

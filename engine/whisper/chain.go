@@ -86,7 +86,7 @@ func (m *Model) decodeChained(sp Specials, init []int32, sotIndex, sampleLen int
 	}
 	tr := c.track[:4*words]
 	word := func(i int) int32 { return int32(binary.LittleEndian.Uint32(tr[4*i:])) }
-	n := m.chainTokens(opt)
+	n := m.chainTokens(opt, DefaultChainTokens)
 	c.init = appendI32(c.init[:0], init)
 	io := plan.ChainIO{In: m.lay.tokens, Src: c.init, Out: m.lay.track, Dst: tr}
 	var cancel error
@@ -121,15 +121,24 @@ func (m *Model) decodeChained(sp Specials, init []int32, sotIndex, sampleLen int
 	return res, nil
 }
 
+// DefaultBeamChainSteps is DefaultChainTokens for a beam search: its
+// steps between two looks by the host until a sequence has finished
+// (deviceBeams). A beam step costs ~3× a greedy token on the GPU, so the
+// steps run past the search's end weigh more than the waits saved: on the
+// H200 (BENCHMARKS: "Whisper's beam search ranked and chained on the
+// device") a jfk window took 1.485 ms a token at 8, 1.511 at 1 (a wait a
+// step) and 1.604 at 32, with 0.46, 1.46 and 0.24 waits a token.
+const DefaultBeamChainSteps = 8
+
 // chainTokens is how many tokens (steps) a chain runs between two
-// read-backs: opt.ChainTokens, or else DefaultChainTokens where a read is
-// part of a chunk's wait and 1 elsewhere.
-func (m *Model) chainTokens(opt DecodeOptions) int {
+// read-backs: opt.ChainTokens, or else def where a read is part of a
+// chunk's wait and 1 elsewhere.
+func (m *Model) chainTokens(opt DecodeOptions, def int) int {
 	if opt.ChainTokens > 0 {
 		return opt.ChainTokens
 	}
 	if _, ok := m.exec.(plan.IOChainer); ok {
-		return DefaultChainTokens
+		return def
 	}
 	return 1
 }

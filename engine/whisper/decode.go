@@ -45,7 +45,8 @@ type DecodeOptions struct {
 	EndTimestamp int32
 	// ChainTokens is how many greedy tokens (beam search steps) the
 	// backend decodes between two read-backs of the window's state (when
-	// 0: DefaultChainTokens on a GPU, 1 on the CPU). The host sees the window's end, and Ctx's
+	// 0: DefaultChainTokens (DefaultBeamChainSteps) on a GPU, 1 on the
+	// CPU). The host sees the window's end, and Ctx's
 	// cancellation, only at a read-back: fewer tokens waste less work
 	// past the end and answer a cancellation sooner, at one host
 	// synchronization each.

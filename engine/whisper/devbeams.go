@@ -26,8 +26,9 @@ type devBeams struct {
 // filter history); the window's first step ranks the prompt's candidates
 // (PassBeamTopFirst). The host writes the search's settings (st, its
 // initial state) with the first chunk and reads the state back every
-// ChainTokens steps (fewer once a sequence has finished), stopping once
-// the search has; steps past the stop leave the state as it is. pos is the prompt's length, the
+// ChainTokens steps (DefaultBeamChainSteps on a GPU; fewer once a
+// sequence has finished), stopping once the search has; steps past the
+// stop leave the state as it is. pos is the prompt's length, the
 // logits after it left on the backend by promptWindow.
 func (m *Model) deviceBeams(f *logitFilter, pos, nb int, st []int32, opt DecodeOptions) ([]int32, float32, error) {
 	ctx, rows, fin := m.H.NTextCtx, m.lay.beams, m.lay.beamFin
@@ -85,7 +86,7 @@ func (m *Model) deviceBeams(f *logitFilter, pos, nb int, st []int32, opt DecodeO
 	// finished, then n/8: the search ends a few steps after its first
 	// finished sequence, and a step run past the end costs a beam step of
 	// GPU time (~1.3 ms on the H200) where a read-back costs a wait.
-	n := m.chainTokens(opt)
+	n := m.chainTokens(opt, DefaultBeamChainSteps)
 	var cancel error
 	var err error
 	for step, lo := 0, 0; step < steps; {

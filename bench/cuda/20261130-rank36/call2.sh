@@ -1,38 +1,38 @@
 #!/bin/bash
-# Issue #36 (branch rank36), second call, on the machine call1.sh left warm (the kit model and jfk in /w/r36, the
-# driver's cache holding the branch's base PTX): `hark bench whisper --backend cuda -r 5 --beam 5` of hark0 (main
-# 8c975b9: the host ranks each step's candidates) and hark (the search chained on the device) at the default and at
-# 8 and 16 steps a read-back; jfk's beam-5 text of both; then, while the call's time allows, the 204.2-s excerpt
-# (sox trim 0 204.2 of the long-form WAV) end to end at beam 5, hark0 and hark alternating. $K holds hark.xz,
-# hark0.xz (both -tags hark_nocubin: cuda/cubin of the checkout serve main's PTX) and excerpt.wav.xz.
+# Issue #36 (branch rank36), second call, on the machine call1.sh left warm (/w/r36: msltest.test, jfk, the first
+# part of the kit model's xz; the driver's cache holding the branch's base PTX): the model joined, msltest's
+# TestE2EWhisperJFK through CUDA (not -short: greedy and beam 5) in normal, permuted-block and NaN-poisoned runs
+# side by side; then `hark bench whisper --backend cuda -r 5 --beam 5` at the default (32 steps a read-back until a
+# sequence finishes, then 4), at 8 and at 1 (a read-back every step, as main's search waited every step), and jfk's
+# beam-5 text on CUDA and the CPU. $K holds hark.xz (-tags hark_nocubin) and wq8.part2.
 set -u
-K=${K:-.gpu/rank36}; K=$(cd "$K" && pwd); OUT=${OUT:-/tmp/out}; S=$(date +%s)
+K=${K:-.gpu/rank36b}; K=$(cd "$K" && pwd); OUT=${OUT:-/tmp/out}; S=$(date +%s)
 el() { echo $(( $(date +%s) - S )); }
 export HARK_CUDA_CUBIN_DIR=$PWD/cuda/cubin
-mkdir -p $OUT && cd /w/r36 2>/dev/null || { echo "no /w/r36: not call1.sh's machine"; exit 3; }
+mkdir -p $OUT && cd /w/r36 2>/dev/null && [ -s wq8.part1 ] && [ -x msltest.test ] || { echo "no /w/r36: not call1.sh's machine"; exit 3; }
+export HARK_TESTDATA=/w/r36/shared
 W8=/w/r36/shared/whisper-kit/models/ggml-kit-tiny.en-q8_0.bin; JFK=/w/r36/shared/audio/jfk.wav
-[ -s $W8 ] || { echo "the kit model is missing"; exit 3; }
-for b in hark hark0; do xz -dc $K/$b.xz > $b && chmod +x $b; done
-xz -dc $K/excerpt.wav.xz > excerpt.wav
+cat wq8.part1 $K/wq8.part2 | xz -dc > $W8 || exit 3
+xz -dc $K/hark.xz > hark && chmod +x hark
 echo "unpacked at $(el) s"
-{ echo "== hark0 bench whisper --backend cuda -r 5 --beam 5 at $(el) s"
-  ./hark0 bench whisper --backend cuda -r 5 --beam 5 --model $W8 --audio $JFK 2>&1
-  echo "== hark bench whisper --backend cuda -r 5 --beam 5 at $(el) s"
+modeenv() { case $1 in normal) echo "";; permuted) echo "HARK_CUDA_PERMUTE=20261130";; poison) echo "HARK_CUDA_POISON=1";; esac; }
+run() {
+  E=$(modeenv $1)
+  env $E HARK_MSLTEST_DEVICE=cuda timeout 150 ./msltest.test -test.run '^TestE2EWhisperJFK$' -test.v -test.count=1 > $OUT/jfk-$1.v.log 2>&1
+  echo "== msltest TestE2EWhisperJFK $1 ($E): exit $? at $(el) s"
+  grep -E '^(--- |ok|FAIL|PASS|panic)|Error|expected|actual|beams [15]:' $OUT/jfk-$1.v.log | head -20
+}
+run normal > $OUT/n.txt & run permuted > $OUT/p.txt & run poison > $OUT/q.txt & wait
+cat $OUT/n.txt $OUT/p.txt $OUT/q.txt; rm -f $OUT/n.txt $OUT/p.txt $OUT/q.txt
+{ echo "== hark bench whisper --backend cuda -r 5 --beam 5 at $(el) s"
   ./hark bench whisper --backend cuda -r 5 --beam 5 --model $W8 --audio $JFK 2>&1
-  for n in 8 16; do
+  for n in 8 1; do
     echo "== hark, --chain-tokens $n at $(el) s"
-    ./hark bench whisper --backend cuda -r 5 --beam 5 --chain-tokens $n --model $W8 --audio $JFK 2>&1 | grep -E -A3 'window'
+    ./hark bench whisper --backend cuda -r 5 --beam 5 --chain-tokens $n --model $W8 --audio $JFK 2>&1 | grep -E -A3 'beam 5 window'
   done
-  for h in hark0 hark; do ./$h transcribe --backend cuda --model $W8 --beam 5 $JFK > $OUT/jfk-$h.txt 2>/dev/null; done
-  cmp -s $OUT/jfk-hark.txt $OUT/jfk-hark0.txt && echo "jfk beam 5: hark and hark0 print the same text" || diff $OUT/jfk-hark0.txt $OUT/jfk-hark.txt
-  for r in 1 2; do
-    for h in "hark0" "hark" "hark --chain-tokens 8"; do
-      [ $(el) -lt ${LIMIT:-45} ] || { echo "(excerpt run $r of $h left out at $(el) s)"; continue; }
-      t=$(echo $h | tr -d ' -'); /usr/bin/time -f "$h transcribe --backend cuda --beam 5 excerpt, run $r: %e s wall" ./$h transcribe --backend cuda --model $W8 --beam 5 excerpt.wav > $OUT/ex-$t-$r.txt 2> err.txt
-      tail -1 err.txt
-    done
-  done
-  cd $OUT; for f in ex-*.txt; do cmp -s $f ex-hark0-1.txt || echo "$f differs from ex-hark0-1.txt"; done; wc -w ex-hark0-1.txt 2>/dev/null
-  tar -czf call2-texts.tgz ex-*.txt jfk-*.txt 2>/dev/null && rm -f ex-*.txt jfk-*.txt
+  ./hark transcribe --backend cuda --model $W8 --beam 5 $JFK > $OUT/jfk-cuda.txt 2>/dev/null
+  ./hark transcribe --backend cpu --model $W8 --beam 5 $JFK > $OUT/jfk-cpu.txt 2>/dev/null
+  cmp -s $OUT/jfk-cuda.txt $OUT/jfk-cpu.txt && echo "jfk beam 5: CUDA and CPU print the same text: $(cat $OUT/jfk-cuda.txt)" || diff $OUT/jfk-cpu.txt $OUT/jfk-cuda.txt
   echo "== done at $(el) s"; } > $OUT/call2-timed.log 2>&1
 cat $OUT/call2-timed.log
+(cd $OUT && tar -czf call2-test-logs.tgz *.v.log jfk-*.txt && rm -f *.v.log jfk-*.txt)
