@@ -45,8 +45,9 @@ Then a greedy window of the same audio as transcription decodes it
 (chained on the backend: prompt, filters, choice and stop rules without
 the host, its state read back every --chain-tokens tokens; ms per token
 chosen, end of text included). With --beam N, also a beam-search window of
-N beams (ms per token of the chosen sequence, end of text included; its
-candidates ranked from a few words a beam read back each step).
+N beams (ms per token of the chosen sequence, end of text included; the
+steps chained on the backend, their candidates ranked there, the search's
+state read back every --chain-tokens steps).
 
 Without --model it measures the shared kit's tiny.en q8_0. On CUDA it also
 prints host launches and synchronizations per window and token and, with
@@ -85,7 +86,7 @@ HARK_CUDA_PROFILE=1, the GPU time per kernel.`,
 	fl.StringVar(&o.Model, "model", "", "whisper.cpp .bin model (default: the shared kit's tiny.en q8_0)")
 	fl.StringVar(&o.Audio, "audio", "", "audio whose first window is encoded (default: the shared jfk.wav)")
 	fl.IntVar(&o.Tokens, "tokens", 64, "decoder steps per repetition")
-	fl.IntVar(&o.Chain, "chain-tokens", 0, fmt.Sprintf("greedy window: tokens decoded on the backend between two read-backs of its state (0: %d on a GPU, 1 on the CPU)", whisper.DefaultChainTokens))
+	fl.IntVar(&o.Chain, "chain-tokens", 0, fmt.Sprintf("greedy and beam window: tokens (search steps) decoded on the backend between two read-backs of its state (0: %d (beam: %d) on a GPU, 1 on the CPU)", whisper.DefaultChainTokens, whisper.DefaultBeamChainSteps))
 	fl.IntVar(&o.Beam, "beam", 0, "beams of a beam-search window row (0 or 1: no such row)")
 	fl.IntVarP(&o.Reps, "reps", "r", 5, "repetitions")
 	fl.IntVarP(&o.Threads, "threads", "t", 2, "CPU threads")
@@ -226,7 +227,7 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 	}
 	if o.Beam > 1 {
 		dopt.BeamSize = o.Beam
-		if err := benchWindow(m, mel, dopt, o.Reps, cs, onCUDA, errOut, row, fmt.Sprintf("beam %d window", o.Beam), ""); err != nil {
+		if err := benchWindow(m, mel, dopt, o.Reps, cs, onCUDA, errOut, row, fmt.Sprintf("beam %d window", o.Beam), read); err != nil {
 			return err
 		}
 	}

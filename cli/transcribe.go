@@ -70,7 +70,7 @@ stdout, preceded by "==> FILE <==" when there are several files.`,
 	f := cmd.Flags()
 	f.StringVar(&fl.format, "format", whisper.FormatTXT, "output format: "+strings.Join(whisper.Formats, ", "))
 	f.IntVar(&fl.beam, "beam", 5, "beam size for temperature-0 decoding (1 = greedy)")
-	f.IntVar(&fl.chainTokens, "chain-tokens", 0, fmt.Sprintf("greedy windows: tokens decoded on the backend between two read-backs of the window's state (0: %d on a GPU, 1 on the CPU)", whisper.DefaultChainTokens))
+	f.IntVar(&fl.chainTokens, "chain-tokens", 0, fmt.Sprintf("tokens (greedy) or search steps (beam) decoded on the backend between two read-backs of the window's state (0: %d (beam: %d) on a GPU, 1 on the CPU)", whisper.DefaultChainTokens, whisper.DefaultBeamChainSteps))
 	f.Float32Var(&fl.temperature, "temperature", 0, "sampling temperature of the first attempt (0 = greedy)")
 	f.BoolVar(&fl.noFallback, "no-fallback", false, "do not retry a window at higher temperatures when it looks wrong")
 	f.BoolVar(&fl.translate, "translate", false, "translate into English (multilingual models)")

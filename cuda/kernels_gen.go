@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "164a1f3df81597304fc60f30cf045b9d3588837713f5016e1530659779e44441"
+const sourcesHash = "142f4ecf7d9c045cb599e9971a1c29587fedeec274189503414a48141f1dd64f"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -202,6 +202,7 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q8_0_q8x_rp",
 	"silu_mul_mat_vec_q8_0_rp",
 	"softmax",
+	"whisper_beams",
 	"whisper_filter",
 	"whisper_track",
 }

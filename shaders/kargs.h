@@ -17,6 +17,8 @@
 #define KFLAG_TRACK_START 1u // WhisperTrack: start a window (reset the state, record the no-speech log-probability)
 #define KTRACK_HEADER 8u // WhisperTrack: words of state before the tokens
 #define KTRACK_REPEAT_MAX_UNIT 32u // WhisperTrack: the longest repeated unit the repetition guard looks for
+#define KBEAMS_HEADER 8u // WhisperBeams: words of state before the beams' sums
+#define KBEAMS_MAX 16u // WhisperBeams: the most beams (one threadgroup ranks their candidates in its memory)
 // activation (plan.Activation): the activation function of GELU (its Mode)
 #define KACT_GELU_ERF 0u // exact GELU (erf), as PyTorch's nn.GELU
 #define KACT_GELU_TANH 1u // GELU's tanh approximation (gelu_pytorch_tanh)
@@ -519,6 +521,18 @@ struct rope_attention_mat_vec_args {
 // binding slots of rope_attention_mat_vec
 enum { ROPE_ATTENTION_MAT_VEC_Q = 0, ROPE_ATTENTION_MAT_VEC_K = 1, ROPE_ATTENTION_MAT_VEC_V = 2, ROPE_ATTENTION_MAT_VEC_ATT = 3, ROPE_ATTENTION_MAT_VEC_FREQS = 4, ROPE_ATTENTION_MAT_VEC_W = 5, ROPE_ATTENTION_MAT_VEC_OUT = 6, ROPE_ATTENTION_MAT_VEC_BIAS = 7 };
 
+// whisper_beams (plan.WhisperBeams)
+struct whisper_beams_args {
+    unsigned int beams;
+    unsigned int cap;
+    unsigned int fin;
+    unsigned int ldt;
+    unsigned int eot;
+    unsigned int pad_[11];
+};
+// binding slots of whisper_beams
+enum { WHISPER_BEAMS_TOP = 0, WHISPER_BEAMS_HIST = 1, WHISPER_BEAMS_STATE = 2, WHISPER_BEAMS_SRC = 3, WHISPER_BEAMS_NEXT = 4 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -556,6 +570,7 @@ struct Args {
         struct rope_attention_args rope_attention;
         struct whisper_track_args whisper_track;
         struct rope_attention_mat_vec_args rope_attention_mat_vec;
+        struct whisper_beams_args whisper_beams;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -595,6 +610,7 @@ static_assert(sizeof(struct attention_paged_args) == 64, "attention_paged args")
 static_assert(sizeof(struct rope_attention_args) == 64, "rope_attention args");
 static_assert(sizeof(struct whisper_track_args) == 64, "whisper_track args");
 static_assert(sizeof(struct rope_attention_mat_vec_args) == 64, "rope_attention_mat_vec args");
+static_assert(sizeof(struct whisper_beams_args) == 64, "whisper_beams args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

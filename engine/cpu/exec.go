@@ -212,6 +212,8 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.whisperFilter(d)
 	case plan.WhisperTrack:
 		return e.whisperTrack(d)
+	case plan.WhisperBeams:
+		return e.whisperBeams(d)
 	case plan.RopeKVPaged:
 		return e.ropeKVPaged(d)
 	case plan.AttentionPaged:

@@ -118,6 +118,13 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 		RepUnit: 4, RepMin: 3, RepSpan: 8}.Dispatch()
 	tr.AddPatch(plan.PatchWhisperTrackCount, plan.VarStep, 1, 0)
 	h.add(tr)
+	// a beam search step of 2 beams, one candidates row for both
+	bst := make([]int32, plan.BeamsStateWords(2, 2, int(ctx)))
+	bst[plan.BeamsN], bst[plan.BeamsLimit], bst[plan.BeamsMaxCand] = 2, int32(ctx), 2
+	h.add(plan.WhisperBeamsArgs{Top: bind(h.f32("beams.top", make([]float32, plan.SampleLogprobWords))),
+		Hist: bind(h.i32("beams.hist", make([]int32, 2*int(ctx)))), State: bind(h.i32("beams.state", bst)),
+		Src: bind(h.i32("beams.from", make([]int32, 2))), Next: bind(h.i32("beams.next", make([]int32, 2))),
+		Beams: 2, Cap: int(ctx), Fin: 2, EOT: int(vocab) - 10}.Dispatch())
 	beams := h.p.AddBuffer(plan.Buffer{Name: "beams", Kind: plan.State, Size: int64(4 * 3 * ctx * dim)})
 	bsrc := h.i32("beam.src", []int32{2, 0, 1}) // a cycle: every source is saved first
 	h.add(pos(plan.BeamCopyArgs{Type: ggml.F32, Cache: bind(beams), Src: bind(bsrc), Width: int(dim), Seqs: 3, N: 1, PosStride: int(dim), SeqStride: int(ctx * dim)}.Dispatch(), plan.PatchBeamCopyPos0))

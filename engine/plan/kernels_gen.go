@@ -190,6 +190,30 @@ const (
 	// square: n = k = nHead·headDim, the output row's width (models whose
 	// embedding width is the attention's, as the Llama family's).
 	RopeAttentionMatVec
+	// WhisperBeams: One step of a Whisper beam search ranked on the backend (the
+	// reference's BeamSearchDecoder), after each beam's candidates (Sample's
+	// logprobs records at top, row stride ldt; ldt 0: every beam's are row 0, a
+	// window's prompt). state holds the search: words 0..BeamsHeader-1 (status:
+	// 0 running, 1 enough finished, 2 every candidate ended, 3 the token limit;
+	// count c, the tokens each beam holds; finished f; beams nb; limit; maxCand;
+	// endTs; 0), the beams' sums of log-probabilities (f32 bits) at
+	// BeamsHeader+b, then fin finished entries of cap+2 words (length, sum as
+	// f32 bits, tokens). The host writes the header and the sums at a window's
+	// start. While status is 0 (else nothing changes): candidate (b, j) (j <
+	// nb+1) is beam b's tokens (row b of hist, c of them) then token id
+	// top[b·ldt+1+2j] with score sums[b] + top[b·ldt+2+2j] (float32); a
+	// candidate whose sequence an earlier one has keeps the earlier's place and
+	// gives it its score and beam; the rest are ordered by score, descending
+	// (NaN last), ties by place. In that order, those ending in eot or a token
+	// ≥ endTs > 0 finish (the sequence, without eot; up to maxCand finished in
+	// all) and the others become the next beams until nb; none: status 2.
+	// Otherwise the live ones repeat in order to fill nb, beam d takes its
+	// sequence (hist row d, c+1 tokens), sum, src[d] (its candidate's beam) and
+	// next[d] (its new token), src[d] = d and next[d] = eot for nb ≤ d <
+	// beams; c+1 ≥ limit sets status 3 and f ≥ maxCand status 1 (first); a
+	// stop with fewer than nb finished adds the beams by sum, descending (ties
+	// by index), a sequence once, until nb.
+	WhisperBeams
 	numKernels
 )
 
@@ -204,6 +228,8 @@ const (
 	FlagTrackStart     = 1  // WhisperTrack: start a window (reset the state, record the no-speech log-probability)
 	TrackHeader        = 8  // WhisperTrack: words of state before the tokens
 	TrackRepeatMaxUnit = 32 // WhisperTrack: the longest repeated unit the repetition guard looks for
+	BeamsHeader        = 8  // WhisperBeams: words of state before the beams' sums
+	BeamsMax           = 16 // WhisperBeams: the most beams (one threadgroup ranks their candidates in its memory)
 )
 
 // Activation is a mode: the activation function of GELU (its Mode).
@@ -2845,6 +2871,86 @@ func (a *RopeAttentionMatVecArgs) Check() error {
 	return nil
 }
 
+// WhisperBeamsArgs is the record of a WhisperBeams dispatch (whisper_beams).
+type WhisperBeamsArgs struct {
+	Top   Binding // input f32: each beam's candidates, Sample's logprobs records
+	Hist  Binding // in-out i32: each beam's tokens, rows of cap
+	State Binding // in-out i32: the search's state, sums and finished sequences
+	Src   Binding // output i32: each beam's source (BeamCopy's src)
+	Next  Binding // output i32: each beam's next input token
+	Beams int     // rows of hist, src and next (the plan's beams)
+	Cap   int     // tokens a sequence may hold
+	Fin   int     // finished entries state holds
+	Ldt   int     // row stride of top (0: one row for every beam)
+	EOT   int
+}
+
+// Binding slots of WhisperBeams.
+const (
+	SlotWhisperBeamsTop   = 0
+	SlotWhisperBeamsHist  = 1
+	SlotWhisperBeamsState = 2
+	SlotWhisperBeamsSrc   = 3
+	SlotWhisperBeamsNext  = 4
+)
+
+// Patch targets of WhisperBeams.
+const (
+	PatchWhisperBeamsTopOff   = PatchOffset0 + 0 // byte offset of Top
+	PatchWhisperBeamsHistOff  = PatchOffset0 + 1 // byte offset of Hist
+	PatchWhisperBeamsStateOff = PatchOffset0 + 2 // byte offset of State
+	PatchWhisperBeamsSrcOff   = PatchOffset0 + 3 // byte offset of Src
+	PatchWhisperBeamsNextOff  = PatchOffset0 + 4 // byte offset of Next
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a WhisperBeamsArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: WhisperBeams, NBind: 5}
+	d.Bind[0] = a.Top
+	d.Bind[1] = a.Hist
+	d.Bind[2] = a.State
+	d.Bind[3] = a.Src
+	d.Bind[4] = a.Next
+	d.P[0] = uint32(a.Beams)
+	d.P[1] = uint32(a.Cap)
+	d.P[2] = uint32(a.Fin)
+	d.P[3] = uint32(a.Ldt)
+	d.P[4] = uint32(a.EOT)
+	d.Grid = [3]uint32{uint32(1), uint32(1), uint32(1)}
+	return d
+}
+
+// DecodeWhisperBeams reads d's record; it panics when d is not a WhisperBeams
+// dispatch.
+func DecodeWhisperBeams(d *Dispatch) (a WhisperBeamsArgs) {
+	d.expect(WhisperBeams, "DecodeWhisperBeams")
+	a.Top = d.binding(0)
+	a.Hist = d.binding(1)
+	a.State = d.binding(2)
+	a.Src = d.binding(3)
+	a.Next = d.binding(4)
+	a.Beams = int(d.P[0])
+	a.Cap = int(d.P[1])
+	a.Fin = int(d.P[2])
+	a.Ldt = int(d.P[3])
+	a.EOT = int(d.P[4])
+	return a
+}
+
+// Check applies the contract's validations of WhisperBeams.
+func (a *WhisperBeamsArgs) Check() error {
+	if a.Beams == 0 || a.Beams > BeamsMax {
+		return fmt.Errorf("whisper_beams: %d beams, 1 to %d", a.Beams, BeamsMax)
+	}
+	if a.Cap == 0 || a.Fin == 0 {
+		return fmt.Errorf("whisper_beams: no room for tokens (%d) or finished sequences (%d)", a.Cap, a.Fin)
+	}
+	if a.Ldt != 0 && a.Ldt < SampleLogprobWords {
+		return fmt.Errorf("whisper_beams: candidate row stride %d shorter than a record (%d)", a.Ldt, SampleLogprobWords)
+	}
+	return nil
+}
+
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
@@ -3263,6 +3369,19 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Mode", Word: 14, Words: 1, Float: false, Patch: false},
 			{Name: "RopeDim", Word: 15, Words: 1, Float: false, Patch: false},
 		}},
+	WhisperBeams: {Name: "whisper_beams", MinBind: 5,
+		Binds: []BindInfo{{Name: "Top", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Hist", Role: BindInOut, Optional: false, Elem: "i32"},
+			{Name: "State", Role: BindInOut, Optional: false, Elem: "i32"},
+			{Name: "Src", Role: BindOut, Optional: false, Elem: "i32"},
+			{Name: "Next", Role: BindOut, Optional: false, Elem: "i32"},
+		},
+		Params: []ParamInfo{{Name: "Beams", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "Cap", Word: 1, Words: 1, Float: false, Patch: false},
+			{Name: "Fin", Word: 2, Words: 1, Float: false, Patch: false},
+			{Name: "Ldt", Word: 3, Words: 1, Float: false, Patch: false},
+			{Name: "EOT", Word: 4, Words: 1, Float: false, Patch: false},
+		}},
 }
 
 // Check applies the contract's validations to a resolved dispatch; every
@@ -3310,6 +3429,9 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case RopeAttentionMatVec:
 		a := DecodeRopeAttentionMatVec(d)
+		return a.Check()
+	case WhisperBeams:
+		a := DecodeWhisperBeams(d)
 		return a.Check()
 	}
 	return nil
@@ -3487,6 +3609,13 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		dst = d.access(dst, 5, true, false, weightRows(d.Type, mul(a.NHead, a.HeadDim), mul(a.NHead, a.HeadDim)))
 		dst = d.access(dst, 6, true, true, f32Vec(mul(a.NHead, a.HeadDim)))
 		dst = d.access(dst, 7, true, false, f32Vec(mul(a.NHead, a.HeadDim)))
+	case WhisperBeams:
+		a := DecodeWhisperBeams(d)
+		dst = d.access(dst, 0, true, false, f32Rows(a.Beams, a.Ldt, SampleLogprobWords))
+		dst = d.access(dst, 1, true, true, i32Vec(mul(a.Beams, a.Cap)))
+		dst = d.access(dst, 2, true, true, i32Vec(BeamsHeader+a.Beams+mul(a.Fin, a.Cap+2)))
+		dst = d.access(dst, 3, false, true, i32Vec(a.Beams))
+		dst = d.access(dst, 4, false, true, i32Vec(a.Beams))
 	default:
 		for i := range int(d.NBind) {
 			dst = d.access(dst, i, true, true, toEnd(0))

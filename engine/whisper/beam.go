@@ -3,8 +3,6 @@ package whisper
 import (
 	"fmt"
 	"math"
-	"slices"
-	"sort"
 
 	"github.com/harkapp/hark/engine/plan"
 )
@@ -18,24 +16,9 @@ import (
 // the final choice maximises sum_logprob / length (no length penalty).
 // All beams run as one batched decoder pass (PassBeams).
 
-type beamCand struct {
-	key    string  // the sampled tokens, as bytes: the reference's dict key
-	seq    []int32 // sampled tokens, the new one included
-	score  float32
-	source int
-}
-
 type finishedSeq struct {
 	tokens []int32 // without EOT
 	score  float32
-}
-
-func seqKey(seq []int32) string {
-	b := make([]byte, 0, 4*len(seq))
-	for _, t := range seq {
-		b = append(b, byte(t), byte(t>>8), byte(t>>16), byte(t>>24))
-	}
-	return string(b)
 }
 
 // decodeBeams decodes the current window with beam search.
@@ -59,15 +42,14 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	// The reference stops once the sequence (prompt included) is longer
 	// than the context.
 	steps := min(sampleLen, m.H.NTextCtx-len(init)+1)
-	var st beamStepper
-	if m.hostSelect {
-		st = &hostBeams{rows: &modelBeams{m: m, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}, f: filter, first: logits, nv: m.H.NVocab}
+	var toks []int32
+	var sum float32
+	h := &hostBeams{rows: &modelBeams{m: m, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}, f: filter, first: logits, nv: m.H.NVocab}
+	if m.hostSelect || finishedCap(nb, opt.Patience) > m.lay.beamFin {
+		toks, sum, err = h.search(sp.EOT, opt.EndTimestamp, nb, opt.Patience, steps)
 	} else {
-		if st, err = m.deviceBeams(filter, pos, nb); err != nil {
-			return nil, err
-		}
+		toks, sum, err = m.deviceBeams(filter, pos, nb, beamSettings(opt.EndTimestamp, nb, opt.Patience, steps), opt)
 	}
-	toks, sum, err := beamSearch(sp.EOT, opt.EndTimestamp, nb, opt.Patience, steps, st)
 	if err != nil {
 		return nil, err
 	}
@@ -75,17 +57,6 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	res.SumLogprob = float64(sum)
 	res.AvgLogprob = res.SumLogprob / float64(len(res.Tokens)+1)
 	return res, nil
-}
-
-// beamStepper advances the beams and proposes their candidates.
-type beamStepper interface {
-	// next returns k candidates for each of the nb beams, [beam][k]
-	// tokens (likeliest first, ties to the lower id) and their
-	// log-probabilities after the logit filters, beams[b] being beam b's
-	// sampled tokens. With src nil they follow the prompt (every beam's);
-	// otherwise beam d first continues from beam src[d]'s state and is
-	// fed feed[d].
-	next(beams [][]int32, src []int, feed []int32, k int) ([]int32, []float32, error)
 }
 
 // rowStepper advances the beams' decoder state, their logits read by the
@@ -98,54 +69,96 @@ type rowStepper interface {
 	step(feed []int32) ([]float32, error)
 }
 
-// hostBeams ranks each beam's logits row on the host: the reference of
-// the backend's PassBeamTop (the same filters, plan.Logprobs as the CPU's
-// Sample kernel computes it).
+// hostBeams runs a search with each beam's logits row read by the host:
+// the reference of the backend's PassBeamTop (the same filters,
+// plan.Logprobs as the CPU's Sample kernel computes it, plan.BeamsStep as
+// its WhisperBeams ranks), and the search for a patience whose finished
+// sequences the backend's state has no room for.
 type hostBeams struct {
 	rows  rowStepper
 	f     *logitFilter
 	first []float32 // the prompt's logits
 	nv    int
-	rec   []float32
 }
 
-func (h *hostBeams) next(beams [][]int32, src []int, feed []int32, k int) ([]int32, []float32, error) {
-	nb, nv := len(beams), h.nv
-	var rows []float32
-	if src == nil {
-		rows = make([]float32, nb*nv)
-		for b := range nb {
-			copy(rows[b*nv:(b+1)*nv], h.first)
+// search runs at most steps search steps of nb beams and returns the
+// chosen sampled tokens, without EOT, and their summed log-probability.
+// A sequence also finishes at a token >= end when end is positive
+// (DecodeOptions.EndTimestamp), that token kept. Each step's candidates
+// are ranked by plan.BeamsStep, the backend's WhisperBeams.
+func (h *hostBeams) search(eot, end int32, nb int, patience float64, steps int) ([]int32, float32, error) {
+	const w = plan.SampleLogprobWords
+	nv, fin := h.nv, finishedCap(nb, patience)
+	io := plan.BeamsIO{Top: make([]float32, nb*w), Ldt: w, Hist: make([]int32, nb*steps), CapTok: steps,
+		St: make([]int32, plan.BeamsStateWords(nb, fin, steps)), Src: make([]int32, nb), Next: make([]int32, nb), Fin: fin, EOT: eot}
+	copy(io.St, beamSettings(end, nb, patience, steps))
+	src := make([]int, nb)
+	for c := 0; io.St[plan.BeamsStatus] == plan.BeamsRunning; c++ {
+		var rows []float32
+		if c == 0 {
+			rows, io.Ldt = append([]float32(nil), h.first...), 0 // the prompt's candidates are every beam's
+		} else {
+			for d := range src {
+				src[d] = int(io.Src[d])
+			}
+			if err := h.rows.reorder(src); err != nil {
+				return nil, 0, err
+			}
+			out, err := h.rows.step(io.Next)
+			if err != nil {
+				return nil, 0, err
+			}
+			rows, io.Ldt = out, w
 		}
-	} else {
-		if err := h.rows.reorder(src); err != nil {
-			return nil, nil, err
+		for b := range len(rows) / nv {
+			h.f.apply(rows[b*nv:(b+1)*nv], io.Hist[b*steps:b*steps+c])
+			plan.Logprobs(io.Top[b*w:(b+1)*w], rows[b*nv:(b+1)*nv], 0, nb+1)
 		}
-		out, err := h.rows.step(feed)
-		if err != nil {
-			return nil, nil, err
-		}
-		rows = out
+		plan.BeamsStep(&io)
 	}
-	for b, s := range beams {
-		h.f.apply(rows[b*nv:(b+1)*nv], s)
-	}
-	h.rec = slices.Grow(h.rec[:0], plan.SampleLogprobWords)[:plan.SampleLogprobWords]
-	toks, lps := make([]int32, nb*k), make([]float32, nb*k)
-	for b := range nb {
-		plan.Logprobs(h.rec, rows[b*nv:(b+1)*nv], 0, k)
-		readTop(h.rec, toks[b*k:(b+1)*k], lps[b*k:(b+1)*k])
-	}
-	return toks, lps, nil
+	return bestFinished(io.St, nb, fin, steps)
 }
 
-// readTop reads a plan.Sample logprobs record's top tokens into toks and
-// lps (len(toks) of them).
-func readTop(rec []float32, toks []int32, lps []float32) {
-	for j := range toks {
-		toks[j] = int32(math.Float32bits(rec[1+2*j]))
-		lps[j] = rec[2+2*j]
+// finishedCap is the finished sequences a search keeps: enough to end it
+// (round(nb × patience), the reference's max_candidates), and nb, which
+// its stop fills from the live beams.
+func finishedCap(nb int, patience float64) int {
+	return max(maxCandidates(nb, patience), nb)
+}
+
+func maxCandidates(nb int, patience float64) int {
+	if patience <= 0 {
+		patience = 1
 	}
+	return int(math.RoundToEven(float64(nb) * patience))
+}
+
+// beamSettings is a search's initial plan.WhisperBeams state: its header
+// and the beams' sums, 0.
+func beamSettings(end int32, nb int, patience float64, steps int) []int32 {
+	st := make([]int32, plan.BeamsHeader+nb)
+	st[plan.BeamsN], st[plan.BeamsLimit] = int32(nb), int32(steps)
+	st[plan.BeamsMaxCand], st[plan.BeamsEndTs] = int32(maxCandidates(nb, patience)), max(end, 0)
+	return st
+}
+
+// bestFinished picks the search's result from its final state (rows beams,
+// fin entries of at most capTok tokens) by rankSequences.
+func bestFinished(st []int32, rows, fin, capTok int) ([]int32, float32, error) {
+	n := int(st[plan.BeamsFinished])
+	if st[plan.BeamsStatus] == plan.BeamsRunning || n < 1 || n > fin {
+		return nil, 0, fmt.Errorf("whisper: the beam search stopped with %d finished sequences (status %d)", n, st[plan.BeamsStatus])
+	}
+	seqs := make([]finishedSeq, n)
+	for e := range seqs {
+		toks, sum, ok := plan.BeamsFinishedSeq(st, rows, capTok, e)
+		if !ok {
+			return nil, 0, fmt.Errorf("whisper: finished sequence %d of the beam search is malformed", e)
+		}
+		seqs[e] = finishedSeq{tokens: toks, score: sum}
+	}
+	best := rankSequences(seqs)
+	return append([]int32(nil), seqs[best].tokens...), seqs[best].score, nil
 }
 
 // modelBeams steps a model's batched beam pass, reading the logits back.
@@ -167,120 +180,6 @@ func (s *modelBeams) step(feed []int32) ([]float32, error) {
 	}
 	s.pos++
 	return out[:s.nb*s.m.H.NVocab], nil
-}
-
-// beamSearch runs at most steps search steps of nb beams and returns the
-// chosen sampled tokens, without EOT, and their summed log-probability.
-// A sequence also finishes at a token >= end when end is positive
-// (DecodeOptions.EndTimestamp), that token kept.
-func beamSearch(eot, end int32, nb int, patience float64, steps int, st beamStepper) ([]int32, float32, error) {
-	if patience <= 0 {
-		patience = 1
-	}
-	maxCandidates := int(math.RoundToEven(float64(nb) * patience))
-	k := nb + 1
-	beams := make([][]int32, nb)
-	sums := make([]float32, nb)
-	var finished []finishedSeq
-	finishedKeys := map[string]bool{}
-	live := true // beams holds live sequences
-	feed := make([]int32, nb)
-	var src []int // nil: the prompt's candidates
-	for i := 0; i < steps; i++ {
-		toks, lps, err := st.next(beams, src, feed, k)
-		if err != nil {
-			return nil, 0, err
-		}
-		// Candidates in the reference's dict order: beam by beam, each
-		// beam's top tokens by decreasing log-probability; a repeated
-		// sequence (identical beams at the first step) keeps its first
-		// place and takes the later score and source.
-		var cands []beamCand
-		index := map[string]int{}
-		for b := range nb {
-			for j := range k {
-				tok, lp := toks[b*k+j], lps[b*k+j]
-				seq := append(slices.Clip(beams[b]), tok)
-				c := beamCand{key: seqKey(seq), seq: seq, score: sums[b] + lp, source: b}
-				if j, ok := index[c.key]; ok {
-					cands[j].score, cands[j].source = c.score, c.source
-					continue
-				}
-				index[c.key] = len(cands)
-				cands = append(cands, c)
-			}
-		}
-		sort.SliceStable(cands, func(a, b int) bool { return cands[a].score > cands[b].score })
-		var next []beamCand
-		var newlyFinished []finishedSeq
-		for _, c := range cands {
-			if last := c.seq[len(c.seq)-1]; last == eot || (end > 0 && last >= end) {
-				toks := c.seq
-				if last == eot {
-					toks = c.seq[:len(c.seq)-1]
-				}
-				newlyFinished = append(newlyFinished, finishedSeq{tokens: toks, score: c.score})
-				continue
-			}
-			next = append(next, c)
-			if len(next) == nb {
-				break
-			}
-		}
-		// Newly finished sequences are already in decreasing score order.
-		for _, f := range newlyFinished {
-			if len(finished) >= maxCandidates {
-				break
-			}
-			k := seqKey(f.tokens)
-			if !finishedKeys[k] {
-				finishedKeys[k] = true
-				finished = append(finished, f)
-			}
-		}
-		if len(next) == 0 {
-			live = false // every candidate ended
-			break
-		}
-		// With an end token several of a beam's top tokens may finish it,
-		// leaving fewer live candidates than beams (odd audio, a model
-		// unsure where the window's speech ends): the live ones are
-		// repeated to fill the beams, as whisper.cpp does, rather than the
-		// window failing. A repeat is the same sequence twice; its
-		// candidates merge at the next step.
-		for k := len(next); len(next) < nb; {
-			next = append(next, next[len(next)%k])
-		}
-		src = make([]int, nb)
-		for b, c := range next {
-			beams[b], sums[b], src[b] = c.seq, c.score, c.source
-			feed[b] = c.seq[len(c.seq)-1]
-		}
-		if len(finished) >= maxCandidates {
-			break
-		}
-	}
-
-	// Not enough finished: add the live beams, best first.
-	if len(finished) < nb && live {
-		order := make([]int, nb)
-		for b := range order {
-			order[b] = b
-		}
-		sort.SliceStable(order, func(a, b int) bool { return sums[order[a]] > sums[order[b]] })
-		for _, b := range order {
-			k := seqKey(beams[b])
-			if !finishedKeys[k] {
-				finishedKeys[k] = true
-				finished = append(finished, finishedSeq{tokens: beams[b], score: sums[b]})
-			}
-			if len(finished) >= nb {
-				break
-			}
-		}
-	}
-	best := rankSequences(finished)
-	return append([]int32(nil), finished[best].tokens...), finished[best].score, nil
 }
 
 // rankSequences picks the sequence with the highest sum_logprob / length

@@ -62,6 +62,14 @@ func TestRankSequences(t *testing.T) {
 		{tokens: []int32{4, 5, 6}, score: -6}}))
 }
 
+func seqKey(seq []int32) string {
+	b := make([]byte, 0, 4*len(seq))
+	for _, t := range seq {
+		b = append(b, byte(t), byte(t>>8), byte(t>>16), byte(t>>24))
+	}
+	return string(b)
+}
+
 // fakeBeams serves log-probabilities from a table keyed by sequence.
 type fakeBeams struct {
 	t     *testing.T
@@ -106,8 +114,8 @@ func TestBeamSearchAlgorithm(t *testing.T) {
 	}
 	// The rows are ranked on the host, an empty filter (none) applied.
 	search := func(end int32, patience float64, steps int, first []float32) ([]int32, float32, error) {
-		st := &hostBeams{rows: &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}, f: &logitFilter{}, first: first, nv: nv}
-		return beamSearch(eot, end, 2, patience, steps, st)
+		h := &hostBeams{rows: &fakeBeams{t: t, table: table, seqs: make([][]int32, 2)}, f: &logitFilter{}, first: first, nv: nv}
+		return h.search(eot, end, 2, patience, steps)
 	}
 	toks, sum, err := search(0, 1, 100, p(.5, .3, .2, 0, 0))
 	require.NoError(t, err)

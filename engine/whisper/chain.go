@@ -86,17 +86,8 @@ func (m *Model) decodeChained(sp Specials, init []int32, sotIndex, sampleLen int
 	}
 	tr := c.track[:4*words]
 	word := func(i int) int32 { return int32(binary.LittleEndian.Uint32(tr[4*i:])) }
-	n := opt.ChainTokens
-	if n <= 0 {
-		n = 1
-		if _, ok := m.exec.(plan.IOChainer); ok {
-			n = DefaultChainTokens
-		}
-	}
-	c.init = c.init[:0]
-	for _, t := range init {
-		c.init = binary.LittleEndian.AppendUint32(c.init, uint32(t))
-	}
+	n := m.chainTokens(opt, DefaultChainTokens)
+	c.init = appendI32(c.init[:0], init)
 	io := plan.ChainIO{In: m.lay.tokens, Src: c.init, Out: m.lay.track, Dst: tr}
 	var cancel error
 	_, err := plan.RunChainIO(m.exec, c.passes, c.vars, 2*n, &io, func(int) bool {
@@ -128,4 +119,34 @@ func (m *Model) decodeChained(sp Specials, init []int32, sotIndex, sampleLen int
 	}
 	res.AvgLogprob = res.SumLogprob / float64(len(res.Tokens)+1)
 	return res, nil
+}
+
+// DefaultBeamChainSteps is DefaultChainTokens for a beam search: its
+// steps between two looks by the host until a sequence has finished
+// (deviceBeams). A beam step costs ~3× a greedy token on the GPU, so the
+// steps run past the search's end weigh more than the waits saved: on the
+// H200 (BENCHMARKS: "Whisper's beam search ranked and chained on the
+// device") a jfk window took 1.485 ms a token at 8, 1.511 at 1 (a wait a
+// step) and 1.604 at 32, with 0.46, 1.46 and 0.24 waits a token.
+const DefaultBeamChainSteps = 8
+
+// chainTokens is how many tokens (steps) a chain runs between two
+// read-backs: opt.ChainTokens, or else def where a read is part of a
+// chunk's wait and 1 elsewhere.
+func (m *Model) chainTokens(opt DecodeOptions, def int) int {
+	if opt.ChainTokens > 0 {
+		return opt.ChainTokens
+	}
+	if _, ok := m.exec.(plan.IOChainer); ok {
+		return def
+	}
+	return 1
+}
+
+// appendI32 appends v's little-endian words to dst.
+func appendI32(dst []byte, v []int32) []byte {
+	for _, x := range v {
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(x))
+	}
+	return dst
 }

@@ -43,15 +43,16 @@ type DecodeOptions struct {
 	// timestamp token at or past it, that token kept: where the window's
 	// audio ends (see TranscribeOptions.StopAtAudioEnd).
 	EndTimestamp int32
-	// ChainTokens is how many greedy tokens the backend decodes between
-	// two read-backs of the window's state (when 0: DefaultChainTokens
-	// on a GPU, 1 on the CPU). The host sees the window's end, and Ctx's
+	// ChainTokens is how many greedy tokens (beam search steps) the
+	// backend decodes between two read-backs of the window's state (when
+	// 0: DefaultChainTokens (DefaultBeamChainSteps) on a GPU, 1 on the
+	// CPU). The host sees the window's end, and Ctx's
 	// cancellation, only at a read-back: fewer tokens waste less work
 	// past the end and answer a cancellation sooner, at one host
 	// synchronization each.
 	ChainTokens int
 	// Ctx, when set, is checked before every token (every ChainTokens
-	// tokens in a greedy window), so a caller that no longer wants the
+	// tokens or steps in a chained window), so a caller that no longer wants the
 	// text (a live preview overtaken by the final transcription) gets the
 	// model back within a token or a read-back.
 	Ctx context.Context

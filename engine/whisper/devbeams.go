@@ -3,38 +3,41 @@ package whisper
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// deviceBeams steps a window's beams on the backend and reads back only
-// their candidates: a step is one chain (plan.RunChainIO) of PassBeamCopy
-// (the beams re-selected by the last ranking, when any moved), PassBeams
-// and PassBeamTop, with the beams' sampled tokens written before it and
-// the candidates (a few words a beam) read behind it. On a GPU that is
-// one wait a step, where reading each beam's logits row took several and
-// 200 KB a beam.
-type deviceBeams struct {
-	m      *Model
-	f      *logitFilter
-	base   int // the prompt's length: every beam shares positions before it
-	pos    int // position of the next token fed
-	nb     int
-	feed   []int32
-	hist   []byte
-	top    []byte
+// devBeams are a device search's step records and state, kept by the
+// model and reused by every window.
+type devBeams struct {
 	passes []int
 	vars   []plan.Vars
+	ends   []int  // the end of each step's passes
+	init   []byte // the state's header and sums, written with the first chunk
+	state  []byte
 }
 
-// deviceBeams prepares a window's beam steps: the filter table and the
-// candidates' Sample settings (argmax, the top candidates' log-
-// probabilities), the prompt's logits left on the backend by
-// promptWindow.
-func (m *Model) deviceBeams(f *logitFilter, pos, nb int) (*deviceBeams, error) {
+// deviceBeams runs a window's beam search on the backend with the host
+// out of the loop: one chain (plan.RunChainIO) of steps, each
+// PassBeamCopy (the beams re-selected by the last step, from the second
+// step on that moves a token), PassBeams and PassBeamTop (the filters,
+// the candidates and plan.WhisperBeams, which ranks them, keeps the
+// finished sequences and writes the next step's sources, tokens and
+// filter history); the window's first step ranks the prompt's candidates
+// (PassBeamTopFirst). The host writes the search's settings (st, its
+// initial state) with the first chunk and reads the state back every
+// ChainTokens steps (DefaultBeamChainSteps on a GPU; fewer once a
+// sequence has finished), stopping once the search has; steps past the
+// stop leave the state as it is. pos is the prompt's length, the
+// logits after it left on the backend by promptWindow.
+func (m *Model) deviceBeams(f *logitFilter, pos, nb int, st []int32, opt DecodeOptions) ([]int32, float32, error) {
+	ctx, rows, fin := m.H.NTextCtx, m.lay.beams, m.lay.beamFin
+	steps := int(st[plan.BeamsLimit])
+	if pos+steps-1 > ctx || nb > rows {
+		return nil, 0, fmt.Errorf("whisper: cannot run %d beams for %d steps from position %d (%d beams, context %d)", nb, steps, pos, rows, ctx)
+	}
 	if err := m.setFilter(f); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	set := plan.SampleSettings{Temp: 0, TopP: 1, Logprobs: true, Top: nb + 1}
 	w := make([]uint32, plan.SampleSettingsWords)
@@ -44,95 +47,73 @@ func (m *Model) deviceBeams(f *logitFilter, pos, nb int) (*deviceBeams, error) {
 		b = binary.LittleEndian.AppendUint32(b, v)
 	}
 	if err := m.exec.Write(m.lay.topSet, 0, b); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &deviceBeams{m: m, f: f, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}, nil
-}
-
-func (s *deviceBeams) next(beams [][]int32, src []int, feed []int32, k int) ([]int32, []float32, error) {
-	m := s.m
-	nv, ctx := m.H.NVocab, m.H.NTextCtx
-	if len(beams) != s.nb || k > plan.SampleMaxTop {
-		return nil, nil, fmt.Errorf("whisper: cannot rank %d beams' %d candidates (%d beams, at most %d candidates)", len(beams), k, s.nb, plan.SampleMaxTop)
+	c := &m.beams
+	c.passes, c.vars = c.passes[:0], c.vars[:0]
+	add := func(pass int, v plan.Vars) {
+		c.passes = append(c.passes, pass)
+		c.vars = append(c.vars, v)
 	}
-	count := len(beams[0])
-	if count > ctx {
-		return nil, nil, fmt.Errorf("whisper: %d sampled tokens, context %d", count, ctx)
+	top, first := PassBeamTop, PassBeamTopFirst
+	if !f.timestamps {
+		top, first = PassBeamTopText, PassBeamTopFirstText
 	}
 	var fv plan.Vars
-	s.f.setFilterVars(&fv, nv, count)
-	s.passes, s.vars = s.passes[:0], s.vars[:0]
-	rows := 1
-	if src == nil {
-		pass := PassBeamTopFirst
-		if !s.f.timestamps {
-			pass = PassBeamTopFirstText
+	f.setFilterVars(&fv, m.H.NVocab, 0)
+	add(first, fv)
+	c.ends = append(c.ends[:0], len(c.passes)) // where each step's passes end
+	for i := 1; i < steps; i++ {
+		if i > 1 {
+			add(PassBeamCopy, plan.Vars{plan.VarPos: int64(pos), plan.VarNTok: int64(i - 1)})
 		}
-		s.passes, s.vars = append(s.passes, pass), append(s.vars, fv)
-	} else {
-		rows = s.nb
-		if len(src) != s.nb || len(feed) != s.nb {
-			return nil, nil, fmt.Errorf("whisper: %d beam sources and %d tokens for %d beams", len(src), len(feed), s.nb)
-		}
-		moved, err := m.writeBeamSrc(src)
-		if err != nil {
-			return nil, nil, err
-		}
-		if moved && s.pos > s.base {
-			s.passes = append(s.passes, PassBeamCopy)
-			s.vars = append(s.vars, plan.Vars{plan.VarPos: int64(s.base), plan.VarNTok: int64(s.pos - s.base)})
-		}
-		if s.pos >= ctx {
-			return nil, nil, fmt.Errorf("whisper: cannot feed the beams at position %d (context %d)", s.pos, ctx)
-		}
-		copy(s.feed, feed)
-		if err := m.writeTokens(s.feed); err != nil {
-			return nil, nil, err
-		}
-		s.passes = append(s.passes, PassBeams)
-		s.vars = append(s.vars, plan.Vars{plan.VarPos: int64(s.pos), plan.VarNTok: 1, plan.VarKVLen: int64(s.pos + 1)})
-		s.pos++
-		pass := PassBeamTop
-		if !s.f.timestamps {
-			pass = PassBeamTopText
-		}
-		s.passes, s.vars = append(s.passes, pass), append(s.vars, fv)
+		p := int64(pos + i - 1)
+		add(PassBeams, plan.Vars{plan.VarPos: p, plan.VarNTok: 1, plan.VarKVLen: p + 1})
+		fv[plan.VarUser0] = int64(i)
+		add(top, fv)
+		c.ends = append(c.ends, len(c.passes))
 	}
-	// The beams' sampled tokens, row b of sampled (the filters' history).
-	s.hist = s.hist[:0]
-	if count > 0 {
-		for b, seq := range beams {
-			if len(seq) != count {
-				return nil, nil, fmt.Errorf("whisper: beam %d has %d tokens, beam 0 %d", b, len(seq), count)
-			}
-			for _, t := range seq {
-				s.hist = binary.LittleEndian.AppendUint32(s.hist, uint32(t))
-			}
-			if b+1 < len(beams) {
-				s.hist = append(s.hist, make([]byte, 4*(ctx-count))...)
-			}
+	c.init = appendI32(c.init[:0], st)
+	words := plan.BeamsStateWords(rows, fin, ctx)
+	if cap(c.state) < 4*words {
+		c.state = make([]byte, 4*words)
+	}
+	buf := c.state[:4*words]
+	copy(buf, c.init) // the header until the first read-back: nothing finished
+	word := func(i int) int32 { return int32(binary.LittleEndian.Uint32(buf[4*i:])) }
+	io := plan.ChainIO{In: m.lay.beamState, Src: c.init, Out: m.lay.beamState, Dst: buf}
+	// n steps a read-back (a chain call each) until a sequence has
+	// finished, then n/8: the search ends a few steps after its first
+	// finished sequence, and a step run past the end costs a beam step of
+	// GPU time (~1.3 ms on the H200) where a read-back costs a wait.
+	n := m.chainTokens(opt, DefaultBeamChainSteps)
+	var cancel error
+	var err error
+	for step, lo := 0, 0; step < steps; {
+		k := n
+		if word(plan.BeamsFinished) > 0 {
+			k = max(n/8, 1)
 		}
-	}
-	words := rows * plan.SampleLogprobWords
-	if cap(s.top) < 4*words {
-		s.top = make([]byte, 4*s.nb*plan.SampleLogprobWords)
-	}
-	s.top = s.top[:4*words]
-	io := plan.ChainIO{In: m.lay.sampled, Src: s.hist, Out: m.lay.beamTop, Dst: s.top}
-	if _, err := plan.RunChainIO(m.exec, s.passes, s.vars, len(s.passes), &io, func(int) bool { return true }); err != nil {
-		return nil, nil, err
-	}
-	toks, lps := make([]int32, s.nb*k), make([]float32, s.nb*k)
-	rec := make([]float32, plan.SampleLogprobWords)
-	for b := range s.nb {
-		r := b
-		if rows == 1 {
-			r = 0 // the prompt's candidates are every beam's
+		hi := c.ends[min(step+k, steps)-1]
+		_, err = plan.RunChainIO(m.exec, c.passes[lo:hi], c.vars[lo:hi], hi-lo, &io, func(int) bool {
+			cancel = opt.canceled()
+			return cancel == nil
+		})
+		if err != nil || cancel != nil || word(plan.BeamsStatus) != plan.BeamsRunning {
+			break
 		}
-		for i := range rec {
-			rec[i] = math.Float32frombits(binary.LittleEndian.Uint32(s.top[4*(r*plan.SampleLogprobWords+i):]))
-		}
-		readTop(rec, toks[b*k:(b+1)*k], lps[b*k:(b+1)*k])
+		io.Src = nil // written with the first chunk
+		step, lo = step+k, hi
 	}
-	return toks, lps, nil
+	if err != nil {
+		return nil, 0, err
+	}
+	if cancel != nil {
+		return nil, 0, cancel
+	}
+	state := make([]int32, words)
+	for i := range state {
+		state[i] = int32(binary.LittleEndian.Uint32(buf[4*i:]))
+	}
+	return bestFinished(state, rows, fin, ctx)
 }

@@ -18,6 +18,7 @@ type Model struct {
 	beamSrc []int32   // the source of each beam, written for PassBeamCopy
 	table   []float32 // the filter table the backend holds (setFilter), nil when unknown
 	chain   chainBufs // a chained window's steps and read-back (chain.go)
+	beams   devBeams  // a beam search's steps and read-back (devbeams.go)
 	// hostSelect filters logits (and chooses greedy tokens) on the host
 	// instead of in PassSelect and PassBeamTop: the reference for
 	// tests.

@@ -40,10 +40,10 @@ const (
 	PassBeamCopy                // positions [VarPos, VarPos+VarNTok) of sequence beamSrc[d] copied to sequence d in every self-attention cache
 	PassSelect                  // a chained greedy step: the logit filters on sequence 0's logits in place (VarUser0 tokens sampled, the track's, VarUser1 the initial-timestamp bound), its argmax into choice, then WhisperTrack (the log-probability, the stop rules, the token into tokens[0])
 	PassSelectText              // as PassSelect without the timestamp rules
-	PassBeamTop                 // a beam search step's candidates: the logit filters on every beam's logits in place (beam t's sampled tokens are row t of sampled), then each beam's top tokens and log-probabilities (plan.Sample's logprobs record) into beamTop
+	PassBeamTop                 // a beam search step on the backend: the logit filters on every beam's logits in place (beam t's sampled tokens are row t of sampled, VarUser0 of them), each beam's top tokens and log-probabilities (plan.Sample's logprobs record) into beamTop, then WhisperBeams (the ranking: sampled, beamState, beamSrc and the tokens the next PassBeams embeds)
 	PassBeamTopText             // as PassBeamTop without the timestamp rules
 	PassTrackStart              // a window's start on the logits after <|startoftranscript|>: the track reset, the no-speech log-probability (VarUser0 the token limit, VarUser1 the end timestamp)
-	PassBeamTopFirst            // PassBeamTop on sequence 0's logits alone (a window's prompt, which every beam shares)
+	PassBeamTopFirst            // PassBeamTop on sequence 0's candidates alone (a window's prompt, which every beam shares)
 	PassBeamTopFirstText        // as PassBeamTopFirst without the timestamp rules
 )
 
@@ -72,6 +72,8 @@ type layout struct {
 	track     plan.BufID // IO: i32, a greedy window's state, tokens and log-probabilities (plan.WhisperTrack)
 	beamTop   plan.BufID // IO: f32[Beams][plan.SampleLogprobWords], each beam's candidates (PassBeamTop)
 	topSet    plan.BufID // IO: i32[plan.SampleSettingsWords], the Sample settings of PassBeamTop (argmax, logprobs of the top candidates)
+	beamState plan.BufID // IO: i32, a beam search's state, sums and finished sequences (plan.WhisperBeams)
+	beamFin   int        // finished sequences beamState holds
 	maxTokens int
 	beams     int
 }

@@ -171,3 +171,41 @@ func TestDefaultSuppress(t *testing.T) {
 		27007, 30109, 30420, 33409, 34949, 40283, 40493, 40549, 47282, 49146, 50257, 50357, 50358, 50359, 50360,
 		50361}, f.Vocab.DefaultSuppress())
 }
+
+// A beam search ranked on the backend (plan.WhisperBeams, chained) equals
+// the host's (hostSelect: each beam's logits read back, plan.BeamsStep)
+// bit for bit, however often the host reads the search's state back, with
+// and without timestamps, an end timestamp and a patience; a patience
+// whose finished sequences the backend has no room for searches on the
+// host.
+func TestKitDecodeWindowBeams(t *testing.T) {
+	t.Parallel()
+	f, m := loadKitBeams(t, "ggml-kit-tiny.en-f16.bin", 5)
+	require.NoError(t, m.Encode(readF32(t, shared.Path(t, "whisper-kit", "reference", "tensors", "jfk.mel.f32"))))
+	sp := f.Vocab.Specials()
+	base := DecodeOptions{MaxInitialTimestamp: 1, SuppressBlank: []int32{220, sp.EOT}, BeamSize: 5,
+		Suppress: []int32{sp.Translate, sp.Transcribe, sp.SOT, sp.SOTPrev, sp.SOTLM, sp.NoSpeech}}
+	cases := map[string]func(o *DecodeOptions){
+		"timestamps":    func(*DecodeOptions) {},
+		"text":          func(o *DecodeOptions) { o.WithoutTimestamps = true },
+		"end timestamp": func(o *DecodeOptions) { o.EndTimestamp = sp.TimestampBegin + 150 },
+		"patience 2":    func(o *DecodeOptions) { o.Patience = 2 },
+		"patience 3":    func(o *DecodeOptions) { o.Patience = 3 },
+		"3 beams":       func(o *DecodeOptions) { o.BeamSize = 3 },
+	}
+	for name, set := range cases {
+		opt := base
+		set(&opt)
+		m.hostSelect = true
+		want, err := m.DecodeWindow(opt)
+		m.hostSelect = false
+		require.NoError(t, err, name)
+		require.NotEmpty(t, want.Tokens, name)
+		for _, n := range []int{1, 16, 1000} {
+			opt.ChainTokens = n
+			r, err := m.DecodeWindow(opt)
+			require.NoError(t, err, name)
+			require.Equal(t, want, r, "%s: %d steps a read-back", name, n)
+		}
+	}
+}

@@ -26,6 +26,8 @@ func (b *builder) selection(lay *layout, beams int) {
 	lay.track = b.p.AddBuffer(plan.Buffer{Name: "track", Kind: plan.IO, Size: int64(plan.TrackHeader+2*ctx) * 4})
 	lay.beamTop = b.p.AddBuffer(plan.Buffer{Name: "beam top", Kind: plan.IO, Size: int64(beams*plan.SampleLogprobWords) * 4})
 	lay.topSet = b.p.AddBuffer(plan.Buffer{Name: "beam top settings", Kind: plan.IO, Size: plan.SampleSettingsWords * 4})
+	lay.beamFin = 2 * beams // patience up to 2
+	lay.beamState = b.p.AddBuffer(plan.Buffer{Name: "beam state", Kind: plan.IO, Size: int64(plan.BeamsStateWords(beams, lay.beamFin, ctx)) * 4})
 	scr := b.scratch("beam top scratch", 2*nv)
 	sp, err := SpecialsFor(nv)
 	if err != nil {
@@ -47,6 +49,10 @@ func (b *builder) selection(lay *layout, beams int) {
 		d.AddPatch(plan.PatchWhisperTrackCount, plan.VarUser0, 1, 0)
 		ps.Add(d)
 	}
+	if beams > plan.BeamsMax {
+		b.fail("whisper: %d beams, at most %d", beams, plan.BeamsMax)
+		return
+	}
 	beamTop := func(name string, rows int) {
 		for _, ts := range []bool{true, false} {
 			if !ts {
@@ -58,6 +64,12 @@ func (b *builder) selection(lay *layout, beams int) {
 				ps.Add(plan.SampleArgs{X: at(lay.logits, r*nv), Out: at(lay.choice, r), Settings: at(lay.topSet, 0),
 					Counts: none, Scratch: at(scr, 0), Logprobs: at(lay.beamTop, r*plan.SampleLogprobWords), N: nv}.Dispatch())
 			}
+			ldt := plan.SampleLogprobWords
+			if rows == 1 {
+				ldt = 0
+			}
+			ps.Add(plan.WhisperBeamsArgs{Top: at(lay.beamTop, 0), Hist: at(lay.sampled, 0), State: at(lay.beamState, 0),
+				Src: at(lay.beamSrc, 0), Next: at(lay.tokens, 0), Beams: beams, Cap: ctx, Fin: lay.beamFin, Ldt: ldt, EOT: int(sp.EOT)}.Dispatch())
 		}
 	}
 	beamTop("beam top", beams)

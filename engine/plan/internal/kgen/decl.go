@@ -183,6 +183,8 @@ var Consts = []Const{
 	{"FlagTrackStart", "KFLAG_TRACK_START", 1 << 0, "WhisperTrack: start a window (reset the state, record the no-speech log-probability)"},
 	{"TrackHeader", "KTRACK_HEADER", 8, "WhisperTrack: words of state before the tokens"},
 	{"TrackRepeatMaxUnit", "KTRACK_REPEAT_MAX_UNIT", 32, "WhisperTrack: the longest repeated unit the repetition guard looks for"},
+	{"BeamsHeader", "KBEAMS_HEADER", 8, "WhisperBeams: words of state before the beams' sums"},
+	{"BeamsMax", "KBEAMS_MAX", 16, "WhisperBeams: the most beams (one threadgroup ranks their candidates in its memory)"},
 }
 
 // products are the bindings and params shared by MatVec, MatMul and the
@@ -611,5 +613,23 @@ var Kernels = []Kernel{
 		Grid:   [3]string{"a.NHead", "a.M", "1"},
 		Checks: append(ropeChecks(), headsCheck,
 			Check{Fail: "a.M > 1", Msg: "%d rows: the fused output product is decode's one row", Args: "a.M"}),
+	},
+	{Name: "WhisperBeams", Fn: "whisper_beams",
+		Doc: "One step of a Whisper beam search ranked on the backend (the reference's BeamSearchDecoder), after each beam's candidates (Sample's logprobs records at top, row stride ldt; ldt 0: every beam's are row 0, a window's prompt). state holds the search: words 0..BeamsHeader-1 (status: 0 running, 1 enough finished, 2 every candidate ended, 3 the token limit; count c, the tokens each beam holds; finished f; beams nb; limit; maxCand; endTs; 0), the beams' sums of log-probabilities (f32 bits) at BeamsHeader+b, then fin finished entries of cap+2 words (length, sum as f32 bits, tokens). The host writes the header and the sums at a window's start. While status is 0 (else nothing changes): candidate (b, j) (j < nb+1) is beam b's tokens (row b of hist, c of them) then token id top[b·ldt+1+2j] with score sums[b] + top[b·ldt+2+2j] (float32); a candidate whose sequence an earlier one has keeps the earlier's place and gives it its score and beam; the rest are ordered by score, descending (NaN last), ties by place. In that order, those ending in eot or a token ≥ endTs > 0 finish (the sequence, without eot; up to maxCand finished in all) and the others become the next beams until nb; none: status 2. Otherwise the live ones repeat in order to fill nb, beam d takes its sequence (hist row d, c+1 tokens), sum, src[d] (its candidate's beam) and next[d] (its new token), src[d] = d and next[d] = eot for nb ≤ d < beams; c+1 ≥ limit sets status 3 and f ≥ maxCand status 1 (first); a stop with fewer than nb finished adds the beams by sum, descending (ties by index), a sequence once, until nb.",
+		Binds: []Bind{
+			{Name: "Top", Elem: F32, Span: "f32Rows(a.Beams, a.Ldt, SampleLogprobWords)", Doc: "each beam's candidates, Sample's logprobs records"},
+			{Name: "Hist", Role: InOut, Elem: I32, Span: "i32Vec(mul(a.Beams, a.Cap))", Doc: "each beam's tokens, rows of cap"},
+			{Name: "State", Role: InOut, Elem: I32, Span: "i32Vec(BeamsHeader+a.Beams+mul(a.Fin, a.Cap+2))", Doc: "the search's state, sums and finished sequences"},
+			{Name: "Src", Role: Out, Elem: I32, Span: "i32Vec(a.Beams)", Doc: "each beam's source (BeamCopy's src)"},
+			{Name: "Next", Role: Out, Elem: I32, Span: "i32Vec(a.Beams)", Doc: "each beam's next input token"},
+		},
+		Params: []Param{{Name: "Beams", Doc: "rows of hist, src and next (the plan's beams)"}, {Name: "Cap", Doc: "tokens a sequence may hold"},
+			{Name: "Fin", Doc: "finished entries state holds"}, {Name: "Ldt", Doc: "row stride of top (0: one row for every beam)"}, {Name: "EOT"}},
+		Grid: [3]string{"1", "1", "1"},
+		Checks: []Check{
+			{Fail: "a.Beams == 0 || a.Beams > BeamsMax", Msg: "%d beams, 1 to %d", Args: "a.Beams, BeamsMax"},
+			{Fail: "a.Cap == 0 || a.Fin == 0", Msg: "no room for tokens (%d) or finished sequences (%d)", Args: "a.Cap, a.Fin"},
+			{Fail: "a.Ldt != 0 && a.Ldt < SampleLogprobWords", Msg: "candidate row stride %d shorter than a record (%d)", Args: "a.Ldt, SampleLogprobWords"},
+		},
 	},
 }
