@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "062a1b9199cdc26e12255c8ede48445f3ebcccac635f5a41c31df53506ecf9a7"
+const sourcesHash = "05fe8d1cd2943a085eba7e055bfe843b1583f3764e2526d7e4d20faef54578ad"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -195,6 +195,10 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q8_0_q8x_rp",
 	"silu_mul_mat_vec_q8_0_rp",
 	"softmax",
+	"token_logprob",
+	"whisper_align_dtw",
+	"whisper_align_matrix",
+	"whisper_align_stats",
 	"whisper_filter",
 	"whisper_track",
 }

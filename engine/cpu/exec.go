@@ -212,6 +212,10 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.whisperFilter(d)
 	case plan.WhisperTrack:
 		return e.whisperTrack(d)
+	case plan.WhisperAlign:
+		return e.whisperAlign(d)
+	case plan.TokenLogprob:
+		return e.tokenLogprob(d)
 	case plan.RopeKVPaged:
 		return e.ropeKVPaged(d)
 	case plan.AttentionPaged:

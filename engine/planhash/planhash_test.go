@@ -35,12 +35,15 @@ import (
 // backend: the "select" passes filter, pick and track the window's state
 // with WhisperTrack, the track buffer beside them; then beam search's
 // candidates on the backend: the "beam top" passes filter every beam and
-// write its top tokens with Sample's logprobs record).
+// write its top tokens with Sample's logprobs record; then word timing on
+// the backend: the "align words" pass, WhisperAlign's path and
+// TokenLogprob's probabilities after the forced pass, the align.out
+// buffer beside them).
 var want = map[string]string{
 	"stories260K greedy":      "6fa7504f0053c27e8422efdf89e693a326818ff7a30592c894ec98f5e64fe25b",
-	"whisper kit f16 greedy":  "ac498e60e47bc2360d99b5f272b801312086f473718e1bc7888e320bce880364",
-	"whisper kit f16 beam 5":  "3377f44acf1f1d3f418bdbf527fb2c03c690be29ed95333c3ae4400e61a8cd75",
-	"whisper kit q8_0 greedy": "6ee1d14cba7ac56c5af60c1c6eac0433ed2de0eea30498d9970d2314b516fdee",
+	"whisper kit f16 greedy":  "e5eb2e7d2ab489b427c0fdadf82468a8bb8e453c47e1ac8f5c377da38840f7c5",
+	"whisper kit f16 beam 5":  "f5e414d938842a5a3f25f017a401f1f5fdb56b2fc6314e2dbc0d208858a55c0a",
+	"whisper kit q8_0 greedy": "1c2f6c4896e5b0009ef403f324749c4603cda1f854bb1bb1c29aedd0b1701fb6",
 	"SmolLM2-135M shape q4_0": "a5c1e6b5bad70b9420ada9dada0bd4a4825334787c339318a297c684037dd90c",
 }
 
