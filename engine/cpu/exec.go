@@ -47,6 +47,7 @@ type Exec struct {
 	// reused)
 	settings plan.SampleSettings
 	beamRow  []byte // BeamCopy's saved source rows, grown to seqs rows
+	align    alignBufs
 
 	// kernel tasks, reused by every dispatch so the pool needs no allocation
 	embedT     embedTask

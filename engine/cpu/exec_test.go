@@ -118,6 +118,12 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 		RepUnit: 4, RepMin: 3, RepSpan: 8}.Dispatch()
 	tr.AddPatch(plan.PatchWhisperTrackCount, plan.VarStep, 1, 0)
 	h.add(tr)
+	// word timing over the softmax's probabilities as 3 rows of 100
+	// frames, and a token's log-probability
+	h.add(plan.WhisperAlignArgs{W: bind(probs), Out: bind(h.i32("align.path", make([]int32, 1))), Heads: 1, Group: 1,
+		HeadStride: 300, Ldw: 100, Rows: 3, Cols: 100, First: 1, Width: 7}.Dispatch())
+	h.add(slot(plan.TokenLogprobArgs{X: bind(logits), Ids: bind(toks), Out: bind(h.f32("logprob", make([]float32, 1))), N: int(vocab), M: 1,
+		Ldx: int(vocab)}.Dispatch(), plan.PatchTokenLogprobIdsOff))
 	beams := h.p.AddBuffer(plan.Buffer{Name: "beams", Kind: plan.State, Size: int64(4 * 3 * ctx * dim)})
 	bsrc := h.i32("beam.src", []int32{2, 0, 1}) // a cycle: every source is saved first
 	h.add(pos(plan.BeamCopyArgs{Type: ggml.F32, Cache: bind(beams), Src: bind(bsrc), Width: int(dim), Seqs: 3, N: 1, PosStride: int(dim), SeqStride: int(ctx * dim)}.Dispatch(), plan.PatchBeamCopyPos0))

@@ -7,6 +7,23 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
+// alignBufs is WhisperAlign's working space, grown to the largest
+// alignment so far (a dispatch allocates nothing after it).
+type alignBufs struct {
+	matrix, z, cost, padded, win []float64
+	trace                        []int8
+}
+
+// grow returns s with length n, zeroed, reusing its array where it fits.
+func grow[T float64 | int8](s []T, n int) []T {
+	if cap(s) < n {
+		s = make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
 // whisperAlign (plan.WhisperAlignArgs): word timing's alignment matrix
 // and its time warping, in float64 as the reference warps (so the CPU
 // keeps the word times the host computed before the kernel existed). One
@@ -30,8 +47,10 @@ func (e *Exec) whisperAlign(d *plan.Dispatch) error {
 		return err
 	}
 	nTok, cols := a.Rows, a.Cols
-	matrix := make([]float64, nTok*cols)
-	z := make([]float64, nTok*cols)
+	b := &e.align
+	b.matrix, b.z = grow(b.matrix, nTok*cols), grow(b.z, nTok*cols)
+	b.padded, b.win = grow(b.padded, cols+2*(a.Width/2)), grow(b.win, a.Width)
+	matrix, z := b.matrix, b.z
 	for h := range a.Heads {
 		src := w[h/a.Group*a.GroupStride+h%a.Group*a.HeadStride:]
 		for t := range nTok {
@@ -60,7 +79,7 @@ func (e *Exec) whisperAlign(d *plan.Dispatch) error {
 			}
 		}
 		for t := range nTok {
-			medianFilter(z[t*cols:(t+1)*cols], a.Width)
+			medianFilter(z[t*cols:(t+1)*cols], a.Width, b.padded, b.win)
 		}
 		for i, v := range z {
 			matrix[i] += v / float64(a.Heads)
@@ -70,20 +89,21 @@ func (e *Exec) whisperAlign(d *plan.Dispatch) error {
 	for i := range cost {
 		cost[i] = -cost[i]
 	}
-	dtwJumps(cost, path, cols, out)
+	b.cost, b.trace = grow(b.cost, (path+1)*(cols+1)), grow(b.trace, (path+1)*(cols+1))
+	dtwJumps(cost, path, cols, out, b.cost, b.trace)
 	return nil
 }
 
 // medianFilter replaces x by its running median over width samples, with
 // reflect padding at both ends (as the reference does); a row of at most
-// width/2 samples is left as it is.
-func medianFilter(x []float64, width int) {
+// width/2 samples is left as it is. padded (len(x)+width-1) and win
+// (width) are its working space.
+func medianFilter(x []float64, width int, padded, win []float64) {
 	pad := width / 2
 	n := len(x)
 	if n <= pad {
 		return
 	}
-	padded := make([]float64, n+2*pad)
 	for i := range padded {
 		j := i - pad
 		if j < 0 {
@@ -93,7 +113,6 @@ func medianFilter(x []float64, width int) {
 		}
 		padded[i] = x[j]
 	}
-	win := make([]float64, width)
 	for i := range n {
 		copy(win, padded[i:i+width])
 		slices.Sort(win)
@@ -105,11 +124,10 @@ func medianFilter(x []float64, width int) {
 // path and writes, for each row, the column at which the path first
 // enters it (−1 on the border). Ties take the reference's order (the
 // diagonal when strictly least, then the vertical step, else the left).
-func dtwJumps(x []float64, rows, cols int, jumps []int32) {
+// cost and trace ((rows+1)×(cols+1)) are its working space.
+func dtwJumps(x []float64, rows, cols int, jumps []int32, cost []float64, trace []int8) {
 	inf := math.Inf(1)
 	w := cols + 1
-	cost := make([]float64, (rows+1)*w)
-	trace := make([]int8, (rows+1)*w)
 	for i := range cost {
 		cost[i] = inf
 	}
