@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "05fe8d1cd2943a085eba7e055bfe843b1583f3764e2526d7e4d20faef54578ad"
+const sourcesHash = "368aea80512e3049a679d1aed6316ac435d5e20360f5584489b3fce6777a2e1a"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -103,7 +103,7 @@ kernel void whisper_align_dtw(device int* out [[buffer(1)]],
     const uint cols = args.whisper_align.cols;
     const uint path = rows - 1 - args.whisper_align.first;
     const float inf = as_type<float>(0x7f800000u);
-    device const float* x = scratch + (ulong)heads * (rows + 2 * cols);
+    device float* x = scratch + (ulong)heads * (rows + 2 * cols);
     device int* trace = (device int*)(x + (ulong)path * cols);
     const uint w = cols + 1;
     // cost(i, j) (i rows, j frames, both from 1; row and column 0 the

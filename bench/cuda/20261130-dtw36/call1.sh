@@ -14,7 +14,7 @@ tar -C shared -xJf $K/data.tar.xz
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 T='^(TestWhisperAlignKernel|TestTokenLogprobKernel|TestE2EWhisperJFK)$'
 run() { # mode env
-  env $2 timeout 200 ./msltest.test -test.run "$T" -test.v -test.count=1 > $OUT/msltest-$1.v.log 2>&1
+  env $2 timeout 110 ./msltest.test -test.run "$T" -test.v -test.count=1 > $OUT/msltest-$1.v.log 2>&1
   echo "== msltest $1 ($2): exit $? at $(el) s"
 }
 run normal "" > $OUT/m-normal.txt &
