@@ -1,21 +1,39 @@
 #!/bin/bash
-# Issue #36 (branch dtw36), second call, on the machine call1.sh left warm (the kit model in /w/dtw36, the
-# driver's compute cache holding the branch's PTX): `hark transcribe --backend cuda --word-timestamps` of jfk.wav
-# with main's hark (8c975b9, its cubins) and the branch's, alternating, three runs each, and once each without
-# word timestamps; the two JSON outputs' words compared; the 204.2-s excerpt with word timestamps, twice each;
-# then `hark bench whisper --backend cuda -r 5` of the branch (its word alignment row: ms and host
-# synchronizations a window). Run from the repository root:
-# K=.gpu/dtw36 bash .gpu/dtw36/call2.sh, $K holding hark-main.xz, hark-dtw.xz and excerpt.flac (the first
-# 204.2 s of the long-form file, `sox ljspeech-longform-LJ001-0021-0076.wav excerpt.flac trim 0 204.2`).
+# Issue #36 (branch dtw36), second call, on the machine call1.sh left warm (msltest.test and the first part of
+# data.tar.xz in /w/dtw36, the driver's compute cache holding the branch's PTX): TestE2EWhisperJFK (not -short:
+# greedy and beam 5, word timestamps) through CUDA in normal, permuted and poisoned runs side by side; then
+# `hark transcribe --backend cuda --word-timestamps` of jfk.wav with main's hark (8c975b9, its cubins) and the
+# branch's, alternating, three runs each, and once each without word timestamps, the words compared; the
+# tracked 10-min passage (testdata/speechkit/passage.flac) with word timestamps, twice each, words compared; then
+# `hark bench whisper --backend cuda -r 5` of the branch (its word alignment row: ms and host synchronizations a
+# window). Run from the repository root: K=.gpu/dtw36/c2 bash .gpu/dtw36/c2/call2.sh, $K holding data.part2 (the
+# rest of data.tar.xz), hark-main.xz and hark-dtw.xz.
 set -u
-K=${K:-.gpu/dtw36}; K=$(cd "$K" && pwd); OUT=${OUT:-/tmp/out}; S=$(date +%s)
+K=${K:-.gpu/dtw36/c2}; K=$(cd "$K" && pwd); OUT=${OUT:-/tmp/out}; S=$(date +%s)
 el() { echo $(( $(date +%s) - S )); }
 export HARK_CUDA_CUBIN_DIR=$PWD/cuda/cubin
-mkdir -p $OUT && cd /w/dtw36 || { echo "no /w/dtw36: the machine was not call1.sh's"; exit 3; }
+PASSAGE=$PWD/testdata/speechkit/passage.flac
+mkdir -p $OUT && cd /w/dtw36 && [ -s data.part1 ] && [ -x msltest.test ] || { echo "no /w/dtw36: the machine was not call1.sh's"; exit 3; }
+mkdir -p shared && cat data.part1 $K/data.part2 | tar --strip-components=1 -C shared -xJf - || exit 3
 W8=/w/dtw36/shared/whisper-kit/models/ggml-kit-tiny.en-q8_0.bin
 JFK=/w/dtw36/shared/audio/jfk.wav
-[ -s $W8 ] || { echo "the kit model is missing: the machine was not call1.sh's"; exit 3; }
 for b in hark-main hark-dtw; do xz -dc $K/$b.xz > $b && chmod +x $b; done
+export HARK_TESTDATA=/w/dtw36/shared
+T='^TestE2EWhisperJFK$'
+run() { # mode env
+  env $2 HARK_MSLTEST_DEVICE=cuda timeout 120 ./msltest.test -test.run "$T" -test.v -test.count=1 > $OUT/e2e-$1.v.log 2>&1
+  echo "== msltest $1 ($2): exit $? at $(el) s"
+}
+run normal "" > $OUT/m-normal.txt &
+run permuted HARK_CUDA_PERMUTE=20261130 > $OUT/m-permuted.txt &
+run poison HARK_CUDA_POISON=1 > $OUT/m-poison.txt &
+wait
+for mode in normal permuted poison; do
+  cat $OUT/m-$mode.txt
+  grep -E '^(\s*--- |ok|FAIL|PASS|panic)|Error|expected|actual|beams [15]:' $OUT/e2e-$mode.v.log | head -30
+done
+rm -f $OUT/m-*.txt
+(cd $OUT && tar -czf call2-test-logs.tgz *.v.log && rm *.v.log)
 { for b in hark-dtw hark-main; do # warm-up (the branch's PTX from the driver's cache)
     /usr/bin/time -f "$b warm-up: %e s wall" ./$b transcribe --backend cuda --model $W8 --word-timestamps --format json $JFK > /dev/null 2> $OUT/err.txt; tail -1 $OUT/err.txt
   done
@@ -43,7 +61,7 @@ PY
   python3 /tmp/cmpwords.py $OUT/hark-main-1.json $OUT/hark-dtw-1.json
   for r in 1 2; do
     for b in hark-main hark-dtw; do
-      /usr/bin/time -f "$b transcribe --word-timestamps excerpt, run $r: %e s wall" ./$b transcribe --backend cuda --model $W8 --word-timestamps --format json $K/excerpt.flac > $OUT/$b-x$r.json 2> $OUT/err.txt; tail -1 $OUT/err.txt
+      /usr/bin/time -f "$b transcribe --word-timestamps passage, run $r: %e s wall" ./$b transcribe --backend cuda --model $W8 --word-timestamps --format json $PASSAGE > $OUT/$b-x$r.json 2> $OUT/err.txt; tail -1 $OUT/err.txt
     done
   done
   python3 /tmp/cmpwords.py $OUT/hark-main-x1.json $OUT/hark-dtw-x1.json
