@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "368aea80512e3049a679d1aed6316ac435d5e20360f5584489b3fce6777a2e1a"
+const sourcesHash = "7b4996c3940c7df3203c90efb27e9b691036e70e3bdd1e33b5a84146e1199975"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

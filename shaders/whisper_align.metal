@@ -3,8 +3,15 @@
 // row sums and frame statistics, the median-filtered, head-averaged cost,
 // and the time warping: one threadgroup sweeps the anti-diagonals (a
 // thread a row, three diagonals of cost in threadgroup memory, the trace
-// in scratch), then thread 0 traces the path back. float32 throughout
-// (the CPU warps in float64).
+// in scratch), then thread 0 traces the path back. The matrix is float32
+// (as the reference's); the warping's running costs are float-float pairs
+// (a float32 sum and its rounding error, about 48 bits): the costs of
+// rival paths on a flat matrix differ by 1e-7 of their size or less, which
+// float32 sums cannot tell apart and the reference's float64 can (the CPU
+// warps in float64). The pairs need IEEE float32 adds, unreassociated.
+
+// wa_less orders float-float costs.
+static inline bool wa_less(float ah, float al, float bh, float bl) { return ah < bh || (ah == bh && al < bl); }
 
 // wa_frame is frame j of a row of cols frames, reflected at both ends.
 static inline uint wa_frame(int j, int cols) {
@@ -98,7 +105,8 @@ kernel void whisper_align_dtw(device int* out [[buffer(1)]],
                               device float* scratch [[buffer(10)]],
                               uint tid [[thread_index_in_threadgroup]],
                               uint ntg [[threads_per_threadgroup]]) {
-    threadgroup float diag[3][KALIGN_MAX_PATH + 1];
+    threadgroup float dh[3][KALIGN_MAX_PATH + 1]; // running costs: the float32 sums
+    threadgroup float dl[3][KALIGN_MAX_PATH + 1]; // and their rounding errors
     const uint heads = args.whisper_align.heads, rows = args.whisper_align.rows;
     const uint cols = args.whisper_align.cols;
     const uint path = rows - 1 - args.whisper_align.first;
@@ -107,32 +115,45 @@ kernel void whisper_align_dtw(device int* out [[buffer(1)]],
     device int* trace = (device int*)(x + (ulong)path * cols);
     const uint w = cols + 1;
     // cost(i, j) (i rows, j frames, both from 1; row and column 0 the
-    // borders) is diag[(i+j) % 3][i].
+    // borders) is (dh, dl)[(i+j) % 3][i].
     for (uint d = 0; d <= path + cols; d++) {
         const uint cur = d % 3, p1 = (d + 2) % 3, p2 = (d + 1) % 3;
         for (uint i = tid; i <= path; i += ntg) {
             const int j = (int)d - (int)i;
-            float c = inf;
+            float ch = inf, cl = 0.0f;
             if (i == 0) {
-                c = d == 0 ? 0.0f : inf;
+                ch = d == 0 ? 0.0f : inf;
             } else if (j > 0 && j <= (int)cols) {
-                const float c0 = diag[p2][i - 1], c1 = diag[p1][i - 1], c2 = diag[p1][i];
+                const float h0 = dh[p2][i - 1], l0 = dl[p2][i - 1];
+                const float h1 = dh[p1][i - 1], l1 = dl[p1][i - 1];
+                const float h2 = dh[p1][i], l2 = dl[p1][i];
                 int tr;
-                float m;
-                if (c0 < c1 && c0 < c2) {
-                    m = c0;
+                float mh, ml;
+                if (wa_less(h0, l0, h1, l1) && wa_less(h0, l0, h2, l2)) {
+                    mh = h0;
+                    ml = l0;
                     tr = 0;
-                } else if (c1 < c0 && c1 < c2) {
-                    m = c1;
+                } else if (wa_less(h1, l1, h0, l0) && wa_less(h1, l1, h2, l2)) {
+                    mh = h1;
+                    ml = l1;
                     tr = 1;
                 } else {
-                    m = c2;
+                    mh = h2;
+                    ml = l2;
                     tr = 2;
                 }
-                c = x[(ulong)(i - 1) * cols + (uint)(j - 1)] + m;
+                // (mh, ml) + v: the sum and its error (two-sum), then
+                // renormalised
+                const float v = x[(ulong)(i - 1) * cols + (uint)(j - 1)];
+                const float s = mh + v, bv = s - mh;
+                const float e = (mh - (s - bv)) + (v - bv);
+                const float lo = ml + e;
+                ch = s + lo;
+                cl = lo - (ch - s);
                 trace[(ulong)i * w + (uint)j] = tr;
             }
-            diag[cur][i] = c;
+            dh[cur][i] = ch;
+            dl[cur][i] = cl;
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
     }

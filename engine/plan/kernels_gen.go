@@ -208,8 +208,10 @@ const (
 	// before (0, 0) and +Inf on the other borders. out[r] is the frame at which
 	// the path, traced back from the end, first enters row r (−1 when it
 	// enters on the border). The CPU computes in float64 (as the reference's
-	// time warping); GPUs in float32, so a path may differ only where two of its
-	// costs are within rounding.
+	// time warping); GPUs the matrix in float32 (as the reference) and the
+	// warping's running costs as float-float pairs (about 48 bits), so a path
+	// may differ only where two of its costs are within the float32 matrix's
+	// rounding.
 	WhisperAlign
 	// TokenLogprob: out[t] = x[t, ids[t]] − lse(x[t, 0..n)) for each of m
 	// rows, with lse(s) = log Σ exp over s: the log-probability of a given
