@@ -170,12 +170,13 @@ func TestBenchLLMErrors(t *testing.T) {
 	require.Error(t, err)
 }
 
-var whisperRow = regexp.MustCompile(`^\| ggml-kit-tiny\.en-q8_0\.bin \| CPU \| 1 \| (encode \(per window\)|decode \(per token\)|greedy window \(per token, \d+ a window(?:, read every \d+)?\)) \| ([\d.]+) \| ([\d.]+) \|$`)
+var whisperRow = regexp.MustCompile(`^\| ggml-kit-tiny\.en-q8_0\.bin \| CPU \| 1 \| (encode \(per window\)|decode \(per token\)|greedy window \(per token, \d+ a window(?:, read every \d+)?\)|word alignment \(per window, \d+ tokens\)) \| ([\d.]+) \| ([\d.]+) \|$`)
 
 // hark bench whisper: on the kit's q8_0 model by default, one row for the
 // encoder (ms per window), one for the decoder (ms per token) and one for
-// a greedy window (ms per token chosen: jfk.wav's 27 and the end of text),
-// each with every repetition's sample.
+// a greedy window (ms per token chosen: jfk.wav's 27 and the end of text)
+// and one for a window's word alignment (ms per window), each with every
+// repetition's sample.
 func TestBenchWhisper(t *testing.T) {
 	shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin") // fails loudly when the kit is missing
 	// The run called directly, its output in buffers.
@@ -184,8 +185,8 @@ func TestBenchWhisper(t *testing.T) {
 	require.NoError(t, runBenchWhisper(o.Out, o.ErrOut, o))
 	out, errOut := outBuf.String(), errBuf.String()
 	rows := strings.Split(strings.TrimSpace(out), "\n")
-	require.Len(t, rows, 5, out)
-	for i, test := range []string{"encode (per window)", "decode (per token)", "greedy window (per token, 28 a window, read every 16)"} {
+	require.Len(t, rows, 6, out)
+	for i, test := range []string{"encode (per window)", "decode (per token)", "greedy window (per token, 28 a window, read every 16)", "word alignment (per window, 3 tokens)"} {
 		m := whisperRow.FindStringSubmatch(rows[2+i])
 		require.NotNil(t, m, rows[2+i])
 		require.Equal(t, test, m[1])

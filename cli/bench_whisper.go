@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -225,6 +226,9 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 	if err := benchWindow(m, mel, dopt, o.Reps, cs, onCUDA, errOut, row, "greedy window", read); err != nil {
 		return err
 	}
+	if err := benchAlign(m, mel, prompt, sp.EOT, o.Tokens, o.Reps, cs, onCUDA, errOut, row); err != nil {
+		return err
+	}
 	if o.Beam > 1 {
 		dopt.BeamSize = o.Beam
 		if err := benchWindow(m, mel, dopt, o.Reps, cs, onCUDA, errOut, row, fmt.Sprintf("beam %d window", o.Beam), read); err != nil {
@@ -263,5 +267,39 @@ func benchWindow(m *whisper.Model, mel []float32, opt whisper.DecodeOptions, rep
 		printCUDA(errOut, cs, name, float64(chosen), "token")
 	}
 	row(fmt.Sprintf("%s (per token, %d a window%s)", name, chosen/reps, note), win)
+	return nil
+}
+
+// benchAlign times word timing's alignment of a window (Model.AlignWords:
+// the forced pass, the path and the tokens' probabilities on the backend)
+// over the prompt, up to 200 ordinary text tokens and EOT, the whole
+// window's frames.
+func benchAlign(m *whisper.Model, mel []float32, prompt []int32, eot int32, tokens, reps int, cs cudaStats, onCUDA bool, errOut io.Writer, row func(string, []float64)) error {
+	toks := slices.Clone(prompt)
+	n := min(tokens, 200)
+	for s := range n {
+		toks = append(toks, int32(300+s))
+	}
+	toks = append(toks, eot)
+	if err := m.Encode(mel); err != nil {
+		return err
+	}
+	var ms []float64
+	for i := -1; i < reps; i++ {
+		if i == 0 && onCUDA {
+			cs.ResetStats()
+		}
+		t0 := time.Now()
+		if _, _, err := m.AlignWords(toks, len(prompt)-1, m.H.NAudioCtx); err != nil {
+			return err
+		}
+		if i >= 0 {
+			ms = append(ms, float64(time.Since(t0).Nanoseconds())/1e6)
+		}
+	}
+	if onCUDA {
+		printCUDA(errOut, cs, "word alignment", float64(reps), "window")
+	}
+	row(fmt.Sprintf("word alignment (per window, %d tokens)", n), ms)
 	return nil
 }

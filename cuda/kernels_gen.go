@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "142f4ecf7d9c045cb599e9971a1c29587fedeec274189503414a48141f1dd64f"
+const sourcesHash = "9a1be82fa1740602d59f712460f47feb5294457e93c6a786db1fa8e108d990c4"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -202,6 +202,10 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q8_0_q8x_rp",
 	"silu_mul_mat_vec_q8_0_rp",
 	"softmax",
+	"token_logprob",
+	"whisper_align_dtw",
+	"whisper_align_matrix",
+	"whisper_align_stats",
 	"whisper_beams",
 	"whisper_filter",
 	"whisper_track",

@@ -19,6 +19,8 @@
 #define KTRACK_REPEAT_MAX_UNIT 32u // WhisperTrack: the longest repeated unit the repetition guard looks for
 #define KBEAMS_HEADER 8u // WhisperBeams: words of state before the beams' sums
 #define KBEAMS_MAX 16u // WhisperBeams: the most beams (one threadgroup ranks their candidates in its memory)
+#define KALIGN_MAX_PATH 1023u // WhisperAlign: the most token rows aligned (a GPU thread a row, and one for the border)
+#define KALIGN_MAX_WIDTH 15u // WhisperAlign: the widest median filter
 // activation (plan.Activation): the activation function of GELU (its Mode)
 #define KACT_GELU_ERF 0u // exact GELU (erf), as PyTorch's nn.GELU
 #define KACT_GELU_TANH 1u // GELU's tanh approximation (gelu_pytorch_tanh)
@@ -533,6 +535,32 @@ struct whisper_beams_args {
 // binding slots of whisper_beams
 enum { WHISPER_BEAMS_TOP = 0, WHISPER_BEAMS_HIST = 1, WHISPER_BEAMS_STATE = 2, WHISPER_BEAMS_SRC = 3, WHISPER_BEAMS_NEXT = 4 };
 
+// whisper_align (plan.WhisperAlign)
+struct whisper_align_args {
+    unsigned int heads;
+    unsigned int group;
+    unsigned int group_stride;
+    unsigned int head_stride;
+    unsigned int ldw;
+    unsigned int rows;
+    unsigned int cols;
+    unsigned int first;
+    unsigned int width;
+    unsigned int pad_[7];
+};
+// binding slots of whisper_align
+enum { WHISPER_ALIGN_W = 0, WHISPER_ALIGN_OUT = 1 };
+
+// token_logprob (plan.TokenLogprob)
+struct token_logprob_args {
+    unsigned int n;
+    unsigned int m;
+    unsigned int ldx;
+    unsigned int pad_[13];
+};
+// binding slots of token_logprob
+enum { TOKEN_LOGPROB_X = 0, TOKEN_LOGPROB_IDS = 1, TOKEN_LOGPROB_OUT = 2 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -571,6 +599,8 @@ struct Args {
         struct whisper_track_args whisper_track;
         struct rope_attention_mat_vec_args rope_attention_mat_vec;
         struct whisper_beams_args whisper_beams;
+        struct whisper_align_args whisper_align;
+        struct token_logprob_args token_logprob;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -611,6 +641,8 @@ static_assert(sizeof(struct rope_attention_args) == 64, "rope_attention args");
 static_assert(sizeof(struct whisper_track_args) == 64, "whisper_track args");
 static_assert(sizeof(struct rope_attention_mat_vec_args) == 64, "rope_attention_mat_vec args");
 static_assert(sizeof(struct whisper_beams_args) == 64, "whisper_beams args");
+static_assert(sizeof(struct whisper_align_args) == 64, "whisper_align args");
+static_assert(sizeof(struct token_logprob_args) == 64, "token_logprob args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

@@ -47,6 +47,7 @@ type Exec struct {
 	// reused)
 	settings plan.SampleSettings
 	beamRow  []byte // BeamCopy's saved source rows, grown to seqs rows
+	align    alignBufs
 
 	// kernel tasks, reused by every dispatch so the pool needs no allocation
 	embedT     embedTask
@@ -214,6 +215,10 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.whisperTrack(d)
 	case plan.WhisperBeams:
 		return e.whisperBeams(d)
+	case plan.WhisperAlign:
+		return e.whisperAlign(d)
+	case plan.TokenLogprob:
+		return e.tokenLogprob(d)
 	case plan.RopeKVPaged:
 		return e.ropeKVPaged(d)
 	case plan.AttentionPaged:

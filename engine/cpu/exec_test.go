@@ -125,6 +125,12 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 		Hist: bind(h.i32("beams.hist", make([]int32, 2*int(ctx)))), State: bind(h.i32("beams.state", bst)),
 		Src: bind(h.i32("beams.from", make([]int32, 2))), Next: bind(h.i32("beams.next", make([]int32, 2))),
 		Beams: 2, Cap: int(ctx), Fin: 2, EOT: int(vocab) - 10}.Dispatch())
+	// word timing over the softmax's probabilities as 3 rows of 100
+	// frames, and a token's log-probability
+	h.add(plan.WhisperAlignArgs{W: bind(probs), Out: bind(h.i32("align.path", make([]int32, 1))), Heads: 1, Group: 1,
+		HeadStride: 300, Ldw: 100, Rows: 3, Cols: 100, First: 1, Width: 7}.Dispatch())
+	h.add(slot(plan.TokenLogprobArgs{X: bind(logits), Ids: bind(toks), Out: bind(h.f32("logprob", make([]float32, 1))), N: int(vocab), M: 1,
+		Ldx: int(vocab)}.Dispatch(), plan.PatchTokenLogprobIdsOff))
 	beams := h.p.AddBuffer(plan.Buffer{Name: "beams", Kind: plan.State, Size: int64(4 * 3 * ctx * dim)})
 	bsrc := h.i32("beam.src", []int32{2, 0, 1}) // a cycle: every source is saved first
 	h.add(pos(plan.BeamCopyArgs{Type: ggml.F32, Cache: bind(beams), Src: bind(bsrc), Width: int(dim), Seqs: 3, N: 1, PosStride: int(dim), SeqStride: int(ctx * dim)}.Dispatch(), plan.PatchBeamCopyPos0))

@@ -229,3 +229,18 @@ func beamCache(a *BeamCopyArgs, t ggml.Type) span {
 	hi := SatMul(SatAdd(SatAdd(SatMul(seqs-1, uint64(a.SeqStride)), SatMul(uint64(a.Pos0)+n-1, uint64(a.PosStride))), uint64(a.Width)), es)
 	return span{lo, max(hi, lo), SatMul(SatMul(SatMul(seqs, n), uint64(a.Width)), es)}
 }
+
+// alignPath is WhisperAlign's path rows (rows−1−first, 0 when none).
+func alignPath(a *WhisperAlignArgs) int { return max(a.Rows-a.First-1, 0) }
+
+// alignWeights is WhisperAlign's w: rows of ldw (the last cols long) of
+// each head, up to the last head's.
+func alignWeights(a *WhisperAlignArgs) span {
+	if a.Heads == 0 || a.Group == 0 || a.Rows == 0 {
+		return span{}
+	}
+	h := a.Heads - 1
+	off := SatAdd(uint64(mul(h/a.Group, a.GroupStride)), uint64(mul(h%a.Group, a.HeadStride)))
+	end := SatAdd(off, rowsExt(uint64(a.Rows), uint64(a.Ldw), uint64(a.Cols)))
+	return span{0, SatMul(end, 4), SatMul(uint64(mul(mul(a.Heads, a.Rows), a.Cols)), 4)}
+}

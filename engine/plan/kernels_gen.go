@@ -214,22 +214,53 @@ const (
 	// stop with fewer than nb finished adds the beams by sum, descending (ties
 	// by index), a sequence once, until nb.
 	WhisperBeams
+	// WhisperAlign: Word timing's alignment (openai-whisper's find_alignment):
+	// the cross-attention weights of heads alignment heads over rows tokens
+	// (head h, row t, frame j at w[(h/group)*groupStride + (h%group)*headStride
+	// + t*ldw + j]: groups of heads, a decoder layer's) become one path from the
+	// text rows to the audio frames. Per head: each row is renormalised over the
+	// first cols frames (w/Σw), each frame standardised over the rows ((v −
+	// mean)/std, population std), each row median filtered over width frames
+	// (reflect padding: frame −k is frame k, frame cols−1+k is frame
+	// cols−1−k; rows of cols ≤ width/2 frames are left unfiltered); the
+	// matrix is the mean over heads. Rows first..rows−2 (the last row, the
+	// final token's, takes part in the standardisation only), negated, are the
+	// cost of a dynamic time warping from (0, 0) to (rows−2−first,
+	// cols−1): cost(i, j) = x(i, j) + the least of the diagonal, upper and
+	// left neighbours, chosen as the reference does (the diagonal when strictly
+	// least, else the upper when strictly least, else the left), with cost 0
+	// before (0, 0) and +Inf on the other borders. out[r] is the frame at which
+	// the path, traced back from the end, first enters row r (−1 when it
+	// enters on the border). The CPU computes in float64 (as the reference's
+	// time warping); GPUs the matrix in float32 (as the reference) and the
+	// warping's running costs as float-float pairs (about 48 bits), so a path
+	// may differ only where two of its costs are within the float32 matrix's
+	// rounding.
+	WhisperAlign
+	// TokenLogprob: out[t] = x[t, ids[t]] − lse(x[t, 0..n)) for each of m
+	// rows, with lse(s) = log Σ exp over s: the log-probability of a given
+	// token among the row's first n logits (−Inf for an id outside [0, n)).
+	// The CPU sums the exponentials in float64 (plan.LogSumExp, as the host
+	// decoder), GPUs in float32.
+	TokenLogprob
 	numKernels
 )
 
 // Flags and modes shared by several kernels.
 const (
-	FlagAccumulate     = 1  // Embed: add into out
-	FlagCausal         = 1  // Attention: causal mask
-	FlagChannelMaj     = 1  // Conv1D: x is channel-major
-	FlagPerSeqRows     = 2  // Rope, RopeKV, Attention: row t is sequence t
-	BeamCopyMaxSeqs    = 16 // BeamCopy: the most sequences (a GPU thread holds one element of each)
-	FlagTimestamps     = 1  // WhisperFilter: apply the timestamp rules
-	FlagTrackStart     = 1  // WhisperTrack: start a window (reset the state, record the no-speech log-probability)
-	TrackHeader        = 8  // WhisperTrack: words of state before the tokens
-	TrackRepeatMaxUnit = 32 // WhisperTrack: the longest repeated unit the repetition guard looks for
-	BeamsHeader        = 8  // WhisperBeams: words of state before the beams' sums
-	BeamsMax           = 16 // WhisperBeams: the most beams (one threadgroup ranks their candidates in its memory)
+	FlagAccumulate     = 1    // Embed: add into out
+	FlagCausal         = 1    // Attention: causal mask
+	FlagChannelMaj     = 1    // Conv1D: x is channel-major
+	FlagPerSeqRows     = 2    // Rope, RopeKV, Attention: row t is sequence t
+	BeamCopyMaxSeqs    = 16   // BeamCopy: the most sequences (a GPU thread holds one element of each)
+	FlagTimestamps     = 1    // WhisperFilter: apply the timestamp rules
+	FlagTrackStart     = 1    // WhisperTrack: start a window (reset the state, record the no-speech log-probability)
+	TrackHeader        = 8    // WhisperTrack: words of state before the tokens
+	TrackRepeatMaxUnit = 32   // WhisperTrack: the longest repeated unit the repetition guard looks for
+	BeamsHeader        = 8    // WhisperBeams: words of state before the beams' sums
+	BeamsMax           = 16   // WhisperBeams: the most beams (one threadgroup ranks their candidates in its memory)
+	AlignMaxPath       = 1023 // WhisperAlign: the most token rows aligned (a GPU thread a row, and one for the border)
+	AlignMaxWidth      = 15   // WhisperAlign: the widest median filter
 )
 
 // Activation is a mode: the activation function of GELU (its Mode).
@@ -2951,6 +2982,152 @@ func (a *WhisperBeamsArgs) Check() error {
 	return nil
 }
 
+// WhisperAlignArgs is the record of a WhisperAlign dispatch (whisper_align).
+type WhisperAlignArgs struct {
+	W           Binding // input f32: the alignment heads' cross-attention weights
+	Out         Binding // output i32: i32[rows−1−first]: each row's first frame on the path
+	Heads       int
+	Group       int // heads a group
+	GroupStride int
+	HeadStride  int
+	Ldw         int // row stride of w
+	Rows        int // tokens (0: nothing to do)
+	Cols        int // audio frames
+	First       int // the first row of the path
+	Width       int // the median filter's width (odd)
+}
+
+// Binding slots of WhisperAlign.
+const (
+	SlotWhisperAlignW   = 0
+	SlotWhisperAlignOut = 1
+)
+
+// Patch targets of WhisperAlign.
+const (
+	PatchWhisperAlignHeadStride = PatchParam0 + 3
+	PatchWhisperAlignRows       = PatchParam0 + 5
+	PatchWhisperAlignCols       = PatchParam0 + 6
+	PatchWhisperAlignFirst      = PatchParam0 + 7
+	PatchWhisperAlignWOff       = PatchOffset0 + 0 // byte offset of W
+	PatchWhisperAlignOutOff     = PatchOffset0 + 1 // byte offset of Out
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a WhisperAlignArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: WhisperAlign, NBind: 2}
+	d.Bind[0] = a.W
+	d.Bind[1] = a.Out
+	d.P[0] = uint32(a.Heads)
+	d.P[1] = uint32(a.Group)
+	d.P[2] = uint32(a.GroupStride)
+	d.P[3] = uint32(a.HeadStride)
+	d.P[4] = uint32(a.Ldw)
+	d.P[5] = uint32(a.Rows)
+	d.P[6] = uint32(a.Cols)
+	d.P[7] = uint32(a.First)
+	d.P[8] = uint32(a.Width)
+	d.Grid = [3]uint32{uint32(1), uint32(1), uint32(1)}
+	return d
+}
+
+// DecodeWhisperAlign reads d's record; it panics when d is not a WhisperAlign
+// dispatch.
+func DecodeWhisperAlign(d *Dispatch) (a WhisperAlignArgs) {
+	d.expect(WhisperAlign, "DecodeWhisperAlign")
+	a.W = d.binding(0)
+	a.Out = d.binding(1)
+	a.Heads = int(d.P[0])
+	a.Group = int(d.P[1])
+	a.GroupStride = int(d.P[2])
+	a.HeadStride = int(d.P[3])
+	a.Ldw = int(d.P[4])
+	a.Rows = int(d.P[5])
+	a.Cols = int(d.P[6])
+	a.First = int(d.P[7])
+	a.Width = int(d.P[8])
+	return a
+}
+
+// Check applies the contract's validations of WhisperAlign.
+func (a *WhisperAlignArgs) Check() error {
+	if a.Rows > 0 && (a.Heads == 0 || a.Group == 0 || a.Cols == 0 || a.First+1 >= a.Rows) {
+		return fmt.Errorf("whisper_align: %d heads (groups of %d), %d frames and first row %d of %d rows leave no path", a.Heads, a.Group, a.Cols, a.First, a.Rows)
+	}
+	if a.Rows > 0 && (a.Cols > a.Ldw || (a.Group > 1 && a.HeadStride < mul(a.Rows, a.Ldw)) || (a.Heads > a.Group && a.GroupStride < mul(a.Group, a.HeadStride))) {
+		return fmt.Errorf("whisper_align: %d frames of %d rows overlap (row stride %d, head stride %d, group stride %d)", a.Cols, a.Rows, a.Ldw, a.HeadStride, a.GroupStride)
+	}
+	if alignPath(a) > AlignMaxPath {
+		return fmt.Errorf("whisper_align: a path of %d rows, at most %d", alignPath(a), AlignMaxPath)
+	}
+	if a.Width%2 == 0 || a.Width > AlignMaxWidth {
+		return fmt.Errorf("whisper_align: median filter width %d, odd and at most %d", a.Width, AlignMaxWidth)
+	}
+	return nil
+}
+
+// TokenLogprobArgs is the record of a TokenLogprob dispatch (token_logprob).
+type TokenLogprobArgs struct {
+	X   Binding // input f32: logits
+	Ids Binding // input i32: each row's token
+	Out Binding // output f32
+	N   int
+	M   int
+	Ldx int
+}
+
+// Binding slots of TokenLogprob.
+const (
+	SlotTokenLogprobX   = 0
+	SlotTokenLogprobIds = 1
+	SlotTokenLogprobOut = 2
+)
+
+// Patch targets of TokenLogprob.
+const (
+	PatchTokenLogprobM      = PatchParam0 + 1
+	PatchTokenLogprobXOff   = PatchOffset0 + 0 // byte offset of X
+	PatchTokenLogprobIdsOff = PatchOffset0 + 1 // byte offset of Ids
+	PatchTokenLogprobOutOff = PatchOffset0 + 2 // byte offset of Out
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a TokenLogprobArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: TokenLogprob, NBind: 3}
+	d.Bind[0] = a.X
+	d.Bind[1] = a.Ids
+	d.Bind[2] = a.Out
+	d.P[0] = uint32(a.N)
+	d.P[1] = uint32(a.M)
+	d.P[2] = uint32(a.Ldx)
+	d.Grid = [3]uint32{uint32(a.M), uint32(1), uint32(1)}
+	return d
+}
+
+// DecodeTokenLogprob reads d's record; it panics when d is not a TokenLogprob
+// dispatch.
+func DecodeTokenLogprob(d *Dispatch) (a TokenLogprobArgs) {
+	d.expect(TokenLogprob, "DecodeTokenLogprob")
+	a.X = d.binding(0)
+	a.Ids = d.binding(1)
+	a.Out = d.binding(2)
+	a.N = int(d.P[0])
+	a.M = int(d.P[1])
+	a.Ldx = int(d.P[2])
+	return a
+}
+
+// Check applies the contract's validations of TokenLogprob.
+func (a *TokenLogprobArgs) Check() error {
+	if a.M > 0 && a.N == 0 {
+		return fmt.Errorf("token_logprob: empty rows (n 0)")
+	}
+	if a.M > 1 && a.Ldx < a.N {
+		return fmt.Errorf("token_logprob: row stride %d smaller than n %d", a.Ldx, a.N)
+	}
+	return nil
+}
+
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
@@ -3382,6 +3559,29 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldt", Word: 3, Words: 1, Float: false, Patch: false},
 			{Name: "EOT", Word: 4, Words: 1, Float: false, Patch: false},
 		}},
+	WhisperAlign: {Name: "whisper_align", MinBind: 2,
+		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "i32"},
+		},
+		Params: []ParamInfo{{Name: "Heads", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "Group", Word: 1, Words: 1, Float: false, Patch: false},
+			{Name: "GroupStride", Word: 2, Words: 1, Float: false, Patch: false},
+			{Name: "HeadStride", Word: 3, Words: 1, Float: false, Patch: true},
+			{Name: "Ldw", Word: 4, Words: 1, Float: false, Patch: false},
+			{Name: "Rows", Word: 5, Words: 1, Float: false, Patch: true},
+			{Name: "Cols", Word: 6, Words: 1, Float: false, Patch: true},
+			{Name: "First", Word: 7, Words: 1, Float: false, Patch: true},
+			{Name: "Width", Word: 8, Words: 1, Float: false, Patch: false},
+		}},
+	TokenLogprob: {Name: "token_logprob", MinBind: 3,
+		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Ids", Role: BindIn, Optional: false, Elem: "i32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+		},
+		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
+			{Name: "Ldx", Word: 2, Words: 1, Float: false, Patch: false},
+		}},
 }
 
 // Check applies the contract's validations to a resolved dispatch; every
@@ -3432,6 +3632,12 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case WhisperBeams:
 		a := DecodeWhisperBeams(d)
+		return a.Check()
+	case WhisperAlign:
+		a := DecodeWhisperAlign(d)
+		return a.Check()
+	case TokenLogprob:
+		a := DecodeTokenLogprob(d)
 		return a.Check()
 	}
 	return nil
@@ -3616,6 +3822,15 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		dst = d.access(dst, 2, true, true, i32Vec(BeamsHeader+a.Beams+mul(a.Fin, a.Cap+2)))
 		dst = d.access(dst, 3, false, true, i32Vec(a.Beams))
 		dst = d.access(dst, 4, false, true, i32Vec(a.Beams))
+	case WhisperAlign:
+		a := DecodeWhisperAlign(d)
+		dst = d.access(dst, 0, true, false, alignWeights(&a))
+		dst = d.access(dst, 1, false, true, i32Vec(alignPath(&a)))
+	case TokenLogprob:
+		a := DecodeTokenLogprob(d)
+		dst = d.access(dst, 0, true, false, f32Rows(a.M, a.Ldx, a.N))
+		dst = d.access(dst, 1, true, false, i32Vec(a.M))
+		dst = d.access(dst, 2, false, true, f32Vec(a.M))
 	default:
 		for i := range int(d.NBind) {
 			dst = d.access(dst, i, true, true, toEnd(0))

@@ -37,13 +37,16 @@ import (
 // candidates on the backend: the "beam top" passes filter every beam and
 // write its top tokens with Sample's logprobs record; then the beams
 // ranked on the backend: the beam state buffer and WhisperBeams at the end
-// of the beam-top passes) and with issue 35's check (Whisper plans ask for float activations: FloatActivations is in
+// of the beam-top passes; then word timing on the backend: the "align
+// words" pass, WhisperAlign's path and TokenLogprob's probabilities after
+// the forced pass, the align.out buffer beside them) and with issue 35's
+// check (Whisper plans ask for float activations: FloatActivations is in
 // the digest).
 var want = map[string]string{
 	"stories260K greedy":      "6fa7504f0053c27e8422efdf89e693a326818ff7a30592c894ec98f5e64fe25b",
-	"whisper kit f16 greedy":  "ac8392aaeb80f7f31ae09154db5c2a5d70178102d9d906f3759d5a7372174f93",
-	"whisper kit f16 beam 5":  "8fbafa033ec97a0b95c8bc5d55bc8c1cbfe9b6814b7698e4f0e4529341748de9",
-	"whisper kit q8_0 greedy": "80def31b0087445c46164dcb045797e4227eb60d966e471ffa6463f08be9b688",
+	"whisper kit f16 greedy":  "10169b522325764e630841b451eb135022b253dd6484556695f0206cd0215040",
+	"whisper kit f16 beam 5":  "dd4d97e8bc047eec6dea8d87a997c0095bc94d74de48808d1f522f290a816e9c",
+	"whisper kit q8_0 greedy": "0284ac939d2fe74670ee77aa60f92b2dcc6acc1577aad67c50ffaca31c8f6e53",
 	"SmolLM2-135M shape q4_0": "a5c1e6b5bad70b9420ada9dada0bd4a4825334787c339318a297c684037dd90c",
 }
 

@@ -2,7 +2,9 @@ package whisper
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/harkapp/hark/engine/plan"
 )
@@ -122,8 +124,8 @@ func (m *Model) feed(tokens []int32, pos int) error {
 
 // Align feeds tokens from position 0 (for the window last encoded) and
 // returns every row's logits ([n][n_vocab]) and, per decoder layer, the
-// cross-attention weights [head][n][n_audio_ctx]. Word timestamps are
-// derived from them.
+// cross-attention weights [head][n][n_audio_ctx]: what word timing's
+// kernels read on the backend (AlignWords), for tests.
 func (m *Model) Align(tokens []int32) (logits []float32, weights [][]float32, err error) {
 	h := m.H
 	n := len(tokens)
@@ -149,6 +151,40 @@ func (m *Model) Align(tokens []int32) (logits []float32, weights [][]float32, er
 		}
 	}
 	return logits, weights, nil
+}
+
+// AlignWords runs the forced pass on tokens and word timing's kernels
+// after it (PassAlignWords) as one chain with one wait: the tokens written
+// with it, the path and log-probabilities read behind it. jumps[r] is the
+// first of cols audio frames on the path at row first+r (the rows from
+// <|notimestamps|> to the last text token); logprobs[t] is row t's
+// log-probability of tokens[t+1] among the text tokens. Word timestamps
+// (TranscribeOptions.WordTimestamps) come from it.
+func (m *Model) AlignWords(tokens []int32, first, cols int) (jumps []int32, logprobs []float32, err error) {
+	n, ar := len(tokens), alignRows(m.H)
+	if n > ar || first+2 > n || cols <= 0 {
+		return nil, nil, fmt.Errorf("whisper: cannot align %d tokens from row %d over %d frames (at most %d tokens)", n, first, cols, ar)
+	}
+	src := make([]byte, 0, 4*n)
+	for _, t := range tokens {
+		src = binary.LittleEndian.AppendUint32(src, uint32(t))
+	}
+	dst := make([]byte, 8*ar)
+	v := plan.Vars{plan.VarPos: 0, plan.VarNTok: int64(n), plan.VarKVLen: int64(n), plan.VarUser0: int64(cols), plan.VarUser1: int64(first)}
+	m.vars = v
+	io := plan.ChainIO{In: m.lay.tokens, Src: src, Out: m.lay.alignOut, Dst: dst}
+	if _, err := plan.RunChainIO(m.exec, []int{PassAlign, PassAlignWords}, []plan.Vars{v, v}, 2, &io, func(int) bool { return true }); err != nil {
+		return nil, nil, err
+	}
+	jumps = make([]int32, n-1-first)
+	for i := range jumps {
+		jumps[i] = int32(binary.LittleEndian.Uint32(dst[4*i:]))
+	}
+	logprobs = make([]float32, n-1)
+	for i := range logprobs {
+		logprobs[i] = math.Float32frombits(binary.LittleEndian.Uint32(dst[4*(ar+i):]))
+	}
+	return jumps, logprobs, nil
 }
 
 // Beams is the most sequences StepBeams decodes at once.

@@ -45,6 +45,7 @@ const (
 	PassTrackStart              // a window's start on the logits after <|startoftranscript|>: the track reset, the no-speech log-probability (VarUser0 the token limit, VarUser1 the end timestamp)
 	PassBeamTopFirst            // PassBeamTop on sequence 0's candidates alone (a window's prompt, which every beam shares)
 	PassBeamTopFirstText        // as PassBeamTopFirst without the timestamp rules
+	PassAlignWords              // after PassAlign: word timing's path (plan.WhisperAlign: VarUser0 audio frames, VarUser1 the <|notimestamps|> row) and each row's next-token log-probability (plan.TokenLogprob) into alignOut
 )
 
 // alignRows bounds the tokens of an alignment pass: a window's text
@@ -59,6 +60,7 @@ type layout struct {
 	logits    plan.BufID // IO: f32[max(1,Beams)][n_vocab]
 	alignment plan.BufID // IO: f32 cross-attention weights [layer][head][tokens][n_audio_ctx]
 	alignLog  plan.BufID // IO: f32 logits of every row of an alignment pass
+	alignOut  plan.BufID // IO: i32[alignRows] each path row's first frame, then f32[alignRows] each row's next-token log-probability (PassAlignWords)
 	selfK     []plan.BufID
 	selfV     []plan.BufID
 	// State, per decoder layer: the cross-attention keys and values the
@@ -410,6 +412,7 @@ func (b *builder) decoder(lay *layout, opt Options) {
 	}
 	b.beamCopy(lay, opt.Beams)
 	b.selection(lay, opt.Beams)
+	b.alignWords(lay)
 }
 
 // decPass configures one decoder pass.

@@ -9,8 +9,9 @@ import (
 
 // Word timestamps follow the reference: the cross-attention weights of the
 // alignment heads over the text tokens are normalised per frame, median
-// filtered, and aligned to the audio frames by dynamic time warping; each
-// word starts at the frame where its first token's row is entered.
+// filtered, and aligned to the audio frames by dynamic time warping (on
+// the backend: plan.WhisperAlign); each word starts at the frame where its
+// first token's row is entered.
 
 // TokenText gives the raw bytes of a token (special tokens as "<|...|>").
 type TokenText interface {
@@ -46,80 +47,26 @@ func (h HParams) alignmentHeads() [][2]int {
 }
 
 // findAlignment times the words of textTokens in the window last encoded,
-// whose audio covers numFrames mel frames.
+// whose audio covers numFrames mel frames. The backend aligns them
+// (PassAlignWords after the forced pass); the host groups the tokens into
+// words.
 func (m *Model) findAlignment(sp Specials, tt TokenText, sotSeq []int32, textTokens []int32, numFrames int) ([]wordTiming, error) {
 	if len(textTokens) == 0 {
 		return nil, nil
 	}
 	tokens := append(append(append([]int32(nil), sotSeq...), sp.NoTimestamps), textTokens...)
 	tokens = append(tokens, sp.EOT)
-	logits, weights, err := m.Align(tokens)
+	first := len(sotSeq)
+	jumps, logprobs, err := m.AlignWords(tokens, first, min(numFrames/2, m.H.NAudioCtx))
 	if err != nil {
 		return nil, err
 	}
-	nv := m.H.NVocab
-	nTok := len(tokens)
-	// Probability of each text token among text tokens, given its prefix.
+	// Probability of each text token among text tokens, given its prefix
+	// (row first+i predicts text token i).
 	probs := make([]float64, len(textTokens))
-	for i, t := range textTokens {
-		row := logits[(len(sotSeq)+i)*nv : (len(sotSeq)+i)*nv+int(sp.EOT)]
-		probs[i] = math.Exp(float64(logSoftmaxAt(row, t)))
+	for i := range probs {
+		probs[i] = math.Exp(float64(logprobs[first+i]))
 	}
-
-	nctx := m.H.NAudioCtx
-	cols := min(numFrames/2, nctx)
-	heads := m.H.alignmentHeads()
-	// matrix[token][frame], averaged over heads.
-	matrix := make([]float64, nTok*cols)
-	w := make([]float64, nTok*cols)
-	for _, lh := range heads {
-		src := weights[lh[0]][lh[1]*nTok*nctx:]
-		// Renormalise over the first cols frames: the reference takes the
-		// softmax of the attention scores restricted to the audio.
-		for t := range nTok {
-			row := src[t*nctx : t*nctx+cols]
-			var s float64
-			for _, v := range row {
-				s += float64(v)
-			}
-			for j, v := range row {
-				w[t*cols+j] = float64(v) / s
-			}
-		}
-		// Standardise each frame over the tokens (population std).
-		for j := range cols {
-			var mean, sq float64
-			for t := range nTok {
-				mean += w[t*cols+j]
-			}
-			mean /= float64(nTok)
-			for t := range nTok {
-				d := w[t*cols+j] - mean
-				sq += d * d
-			}
-			std := math.Sqrt(sq / float64(nTok))
-			for t := range nTok {
-				w[t*cols+j] = (w[t*cols+j] - mean) / std
-			}
-		}
-		for t := range nTok {
-			medianFilter(w[t*cols:(t+1)*cols], medfiltWidth)
-		}
-		for i, v := range w {
-			matrix[i] += v / float64(len(heads))
-		}
-	}
-	// The rows that predict each text token and the final EOT (from the
-	// <|notimestamps|> position to the last text token), negated into a cost.
-	first := len(sotSeq)
-	rows := len(textTokens) + 1
-	cost := make([]float64, rows*cols)
-	for i := range rows {
-		for j := range cols {
-			cost[i*cols+j] = -matrix[(first+i)*cols+j]
-		}
-	}
-	textIdx, timeIdx := dtw(cost, rows, cols)
 
 	words, wordToks := splitToWordTokens(sp, tt, append(append([]int32(nil), textTokens...), sp.EOT))
 	if len(wordToks) <= 1 {
@@ -129,11 +76,11 @@ func (m *Model) findAlignment(sp Specials, tt TokenText, sotSeq []int32, textTok
 	for i := 1; i < len(wordToks); i++ {
 		bounds[i] = bounds[i-1] + len(wordToks[i-1])
 	}
-	var jumpTimes []float64
-	for i := range textIdx {
-		if i == 0 || textIdx[i] != textIdx[i-1] {
-			jumpTimes = append(jumpTimes, float64(timeIdx[i])/tokensPerSecond)
-		}
+	// The path's rows are the text tokens (from the <|notimestamps|> row,
+	// which predicts the first) and the final EOT: each row's first frame.
+	jumpTimes := make([]float64, len(jumps))
+	for i, j := range jumps {
+		jumpTimes[i] = float64(j) / tokensPerSecond
 	}
 	out := make([]wordTiming, 0, len(words)-1)
 	for i := 0; i+1 < len(bounds); i++ {
@@ -155,86 +102,6 @@ func clampAt(s []float64, i int) float64 {
 		return s[i]
 	}
 	return s[len(s)-1]
-}
-
-// medianFilter replaces x by its running median over width samples, with
-// reflect padding at both ends (as the reference does).
-func medianFilter(x []float64, width int) {
-	pad := width / 2
-	n := len(x)
-	if n <= pad {
-		return
-	}
-	padded := make([]float64, n+2*pad)
-	for i := range padded {
-		j := i - pad
-		if j < 0 {
-			j = -j
-		} else if j >= n {
-			j = 2*(n-1) - j
-		}
-		padded[i] = x[j]
-	}
-	win := make([]float64, width)
-	for i := range n {
-		copy(win, padded[i:i+width])
-		slices.Sort(win)
-		x[i] = win[pad]
-	}
-}
-
-// dtw aligns rows to columns along the cheapest monotone path; it returns
-// the path's row and column indices from (0,0) to (rows-1, cols-1).
-// Ties prefer the diagonal, then the vertical step, as the reference does.
-func dtw(x []float64, rows, cols int) (rowIdx, colIdx []int) {
-	inf := math.Inf(1)
-	w := cols + 1
-	cost := make([]float64, (rows+1)*w)
-	trace := make([]int8, (rows+1)*w)
-	for i := range cost {
-		cost[i] = inf
-		trace[i] = -1
-	}
-	cost[0] = 0
-	for j := 1; j <= cols; j++ {
-		for i := 1; i <= rows; i++ {
-			c0, c1, c2 := cost[(i-1)*w+j-1], cost[(i-1)*w+j], cost[i*w+j-1]
-			var c float64
-			var t int8
-			switch {
-			case c0 < c1 && c0 < c2:
-				c, t = c0, 0
-			case c1 < c0 && c1 < c2:
-				c, t = c1, 1
-			default:
-				c, t = c2, 2
-			}
-			cost[i*w+j] = x[(i-1)*cols+j-1] + c
-			trace[i*w+j] = t
-		}
-	}
-	for j := range w {
-		trace[j] = 2
-	}
-	for i := 0; i <= rows; i++ {
-		trace[i*w] = 1
-	}
-	i, j := rows, cols
-	for i > 0 || j > 0 {
-		rowIdx = append(rowIdx, i-1)
-		colIdx = append(colIdx, j-1)
-		switch trace[i*w+j] {
-		case 0:
-			i, j = i-1, j-1
-		case 1:
-			i--
-		default:
-			j--
-		}
-	}
-	slices.Reverse(rowIdx)
-	slices.Reverse(colIdx)
-	return rowIdx, colIdx
 }
 
 // splitToWordTokens groups tokens into words: pieces that start with a

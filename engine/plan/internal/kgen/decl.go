@@ -185,6 +185,8 @@ var Consts = []Const{
 	{"TrackRepeatMaxUnit", "KTRACK_REPEAT_MAX_UNIT", 32, "WhisperTrack: the longest repeated unit the repetition guard looks for"},
 	{"BeamsHeader", "KBEAMS_HEADER", 8, "WhisperBeams: words of state before the beams' sums"},
 	{"BeamsMax", "KBEAMS_MAX", 16, "WhisperBeams: the most beams (one threadgroup ranks their candidates in its memory)"},
+	{"AlignMaxPath", "KALIGN_MAX_PATH", 1023, "WhisperAlign: the most token rows aligned (a GPU thread a row, and one for the border)"},
+	{"AlignMaxWidth", "KALIGN_MAX_WIDTH", 15, "WhisperAlign: the widest median filter"},
 }
 
 // products are the bindings and params shared by MatVec, MatMul and the
@@ -630,6 +632,39 @@ var Kernels = []Kernel{
 			{Fail: "a.Beams == 0 || a.Beams > BeamsMax", Msg: "%d beams, 1 to %d", Args: "a.Beams, BeamsMax"},
 			{Fail: "a.Cap == 0 || a.Fin == 0", Msg: "no room for tokens (%d) or finished sequences (%d)", Args: "a.Cap, a.Fin"},
 			{Fail: "a.Ldt != 0 && a.Ldt < SampleLogprobWords", Msg: "candidate row stride %d shorter than a record (%d)", Args: "a.Ldt, SampleLogprobWords"},
+		},
+	},
+	{Name: "WhisperAlign", Fn: "whisper_align",
+		Doc: "Word timing's alignment (openai-whisper's find_alignment): the cross-attention weights of heads alignment heads over rows tokens (head h, row t, frame j at w[(h/group)*groupStride + (h%group)*headStride + t*ldw + j]: groups of heads, a decoder layer's) become one path from the text rows to the audio frames. Per head: each row is renormalised over the first cols frames (w/Σw), each frame standardised over the rows ((v − mean)/std, population std), each row median filtered over width frames (reflect padding: frame −k is frame k, frame cols−1+k is frame cols−1−k; rows of cols ≤ width/2 frames are left unfiltered); the matrix is the mean over heads. Rows first..rows−2 (the last row, the final token's, takes part in the standardisation only), negated, are the cost of a dynamic time warping from (0, 0) to (rows−2−first, cols−1): cost(i, j) = x(i, j) + the least of the diagonal, upper and left neighbours, chosen as the reference does (the diagonal when strictly least, else the upper when strictly least, else the left), with cost 0 before (0, 0) and +Inf on the other borders. out[r] is the frame at which the path, traced back from the end, first enters row r (−1 when it enters on the border). The CPU computes in float64 (as the reference's time warping); GPUs the matrix in float32 (as the reference) and the warping's running costs as float-float pairs (about 48 bits), so a path may differ only where two of its costs are within the float32 matrix's rounding.",
+		Binds: []Bind{
+			{Name: "W", Elem: F32, Span: "alignWeights(&a)", Doc: "the alignment heads' cross-attention weights"},
+			{Name: "Out", Role: Out, Elem: I32, Span: "i32Vec(alignPath(&a))", Doc: "i32[rows−1−first]: each row's first frame on the path"},
+		},
+		Params: []Param{{Name: "Heads"}, {Name: "Group", Doc: "heads a group"}, {Name: "GroupStride"},
+			{Name: "HeadStride", Patch: true}, {Name: "Ldw", Doc: "row stride of w"},
+			{Name: "Rows", Patch: true, Doc: "tokens (0: nothing to do)"}, {Name: "Cols", Patch: true, Doc: "audio frames"},
+			{Name: "First", Patch: true, Doc: "the first row of the path"}, {Name: "Width", Doc: "the median filter's width (odd)"}},
+		Grid: [3]string{"1", "1", "1"},
+		Checks: []Check{
+			{Fail: "a.Rows > 0 && (a.Heads == 0 || a.Group == 0 || a.Cols == 0 || a.First+1 >= a.Rows)", Msg: "%d heads (groups of %d), %d frames and first row %d of %d rows leave no path", Args: "a.Heads, a.Group, a.Cols, a.First, a.Rows"},
+			{Fail: "a.Rows > 0 && (a.Cols > a.Ldw || (a.Group > 1 && a.HeadStride < mul(a.Rows, a.Ldw)) || (a.Heads > a.Group && a.GroupStride < mul(a.Group, a.HeadStride)))",
+				Msg: "%d frames of %d rows overlap (row stride %d, head stride %d, group stride %d)", Args: "a.Cols, a.Rows, a.Ldw, a.HeadStride, a.GroupStride"},
+			{Fail: "alignPath(a) > AlignMaxPath", Msg: "a path of %d rows, at most %d", Args: "alignPath(a), AlignMaxPath"},
+			{Fail: "a.Width%2 == 0 || a.Width > AlignMaxWidth", Msg: "median filter width %d, odd and at most %d", Args: "a.Width, AlignMaxWidth"},
+		},
+	},
+	{Name: "TokenLogprob", Fn: "token_logprob",
+		Doc: "out[t] = x[t, ids[t]] − lse(x[t, 0..n)) for each of m rows, with lse(s) = log Σ exp over s: the log-probability of a given token among the row's first n logits (−Inf for an id outside [0, n)). The CPU sums the exponentials in float64 (plan.LogSumExp, as the host decoder), GPUs in float32.",
+		Binds: []Bind{
+			{Name: "X", Elem: F32, Span: "f32Rows(a.M, a.Ldx, a.N)", Doc: "logits"},
+			{Name: "Ids", Elem: I32, Span: "i32Vec(a.M)", Doc: "each row's token"},
+			{Name: "Out", Role: Out, Elem: F32, Span: "f32Vec(a.M)"},
+		},
+		Params: []Param{{Name: "N"}, {Name: "M", Patch: true}, {Name: "Ldx"}},
+		Grid:   [3]string{"a.M", "1", "1"},
+		Checks: []Check{
+			{Fail: "a.M > 0 && a.N == 0", Msg: "empty rows (n 0)"},
+			{Fail: "a.M > 1 && a.Ldx < a.N", Msg: "row stride %d smaller than n %d", Args: "a.Ldx, a.N"},
 		},
 	},
 }
