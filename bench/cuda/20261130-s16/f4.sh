@@ -27,6 +27,27 @@ TIMEFORMAT=%R
   echo "== bench whisper --beam 5 at $(el) s"; ./hark bench whisper --backend cuda -r 5 --beam 5 --model $W8 --audio $JFK 2>&1 | grep -vE '^samples'
   for be in cuda cpu; do /usr/bin/time -f "$be jfk words: %e s" ./hark transcribe --backend $be --model $W8 --word-timestamps --format json $JFK > jfk-$be.json 2> err.txt; tail -1 err.txt; done
   cmp jfk-cuda.json jfk-cpu.json && echo "jfk with word timestamps: CUDA's JSON equals the CPU's"; head -c 600 jfk-cuda.json; echo
+  echo "== the speechkit passage (10 min) greedy with word timestamps, CUDA and the CPU, at $(el) s"
+  for be in cuda cpu; do /usr/bin/time -f "$be passage words: %e s" ./hark transcribe --backend $be --beam 1 --model $W8 --word-timestamps --format json $R/testdata/speechkit/passage.flac > passage-$be.json 2> err.txt; tail -1 err.txt; done
+  python3 - passage-cuda.json passage-cpu.json <<'PY'
+import json, sys
+def words(p):
+    out = []
+    def walk(o):
+        if isinstance(o, dict):
+            if "word" in o and "start" in o:
+                out.append((o["word"], o["start"], o.get("end")))
+            for v in o.values(): walk(v)
+        elif isinstance(o, list):
+            for v in o: walk(v)
+    walk(json.load(open(p)))
+    return out
+g, c = words(sys.argv[1]), words(sys.argv[2])
+same = sum(1 for a, b in zip(g, c) if a == b)
+first = next((i for i, (a, b) in enumerate(zip(g, c)) if a != b), None)
+print("passage words: cuda %d, cpu %d, identical (word, start, end) %d; first difference at %s" % (len(g), len(c), same, first))
+if first is not None: print("  cuda", g[first:first+3], "\n  cpu ", c[first:first+3])
+PY
 } > $OUT/bench.log 2>&1
 { echo "== LLM at $(el) s"; TOK=$W/shared/llm-kit/tokenizers/smollm2; mkdir -p m
   ./hark bench llm --backend cpu --dir m --type q8_0,q4_0,f16 --tokenizer $TOK --pp 8 --tg 0 -r 1 -t 8 > /dev/null 2>&1; ls m
