@@ -123,6 +123,15 @@ func runTranscribe(fl *transcribeOptions) error {
 	if err != nil {
 		return err
 	}
+	var pre <-chan spectrogramResult // the first file's log-mel, beside the backend's start
+	if fl.channels == "" && len(files) > 0 {
+		pre = prefetchSpectrogram(path, files[0])
+		defer func() {
+			if pre != nil {
+				discardSpectrogram(pre)
+			}
+		}()
+	}
 	rt, err := newRuntime(fl.Env, runtime.Options{Threads: fl.threads, WhisperBeams: fl.beam})
 	if err != nil {
 		return err
@@ -168,7 +177,9 @@ func runTranscribe(fl *transcribeOptions) error {
 	defer stop()
 	failed := 0
 	for i, path := range files {
-		if err := transcribeOne(ctx, mf, model, opt, fix, *fl, path, i, len(files)); err != nil {
+		first := pre
+		pre = nil // received here (or by the deferred discard if the loop never starts)
+		if err := transcribeOne(ctx, mf, model, opt, fix, *fl, path, i, len(files), first); err != nil {
 			err = fmt.Errorf("%s: %w", path, err)
 			if len(files) == 1 {
 				return err // the one line run prints
@@ -189,7 +200,8 @@ func runTranscribe(fl *transcribeOptions) error {
 // maxBeam bounds --beam: each beam holds a self-attention cache.
 const maxBeam = 16
 
-func transcribeOne(ctx context.Context, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fix *rewrite.Rewriter, fl transcribeOptions, path string, idx, total int) error {
+// pre, when not nil, delivers path's spectrogram, computed ahead.
+func transcribeOne(ctx context.Context, mf *whisper.File, model *whisper.Model, opt whisper.TranscribeOptions, fix *rewrite.Rewriter, fl transcribeOptions, path string, idx, total int, pre <-chan spectrogramResult) error {
 	stderr := fl.ErrOut
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bar := progressbar.NewOptions(1000, progressbar.OptionSetWriter(stderr),
@@ -201,7 +213,21 @@ func transcribeOne(ctx context.Context, mf *whisper.File, model *whisper.Model, 
 	if fl.channels != "" {
 		return transcribeChannels(ctx, mf, model, opt, fix, fl, path, idx, total)
 	}
-	res, err := mf.TranscribeFile(ctx, model, path, opt)
+	var res *whisper.Result
+	var err error
+	var r spectrogramResult
+	if pre != nil {
+		r = <-pre
+	}
+	switch {
+	case r.err != nil:
+		return r.err
+	case r.spec != nil:
+		defer r.spec.Close()
+		res, err = mf.TranscribeMel(ctx, model, r.spec, opt)
+	default:
+		res, err = mf.TranscribeFile(ctx, model, path, opt)
+	}
 	if err != nil {
 		return err
 	}
