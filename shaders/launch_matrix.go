@@ -57,7 +57,7 @@ const (
 const MatMulMMARows = 16
 
 // mmaNames are the tensor-core mat_mul variants (cuda/native/mat_mul_mma.cu).
-var mmaNames = map[ggml.Type]string{ggml.F16: "mat_mul_mma_f16", ggml.Q8_0: "mat_mul_mma_q8_0", ggml.Q4_0: "mat_mul_mma_q4_0"}
+var mmaNames = map[ggml.Type]string{ggml.F16: "mat_mul_mma_f16", ggml.BF16: "mat_mul_mma_bf16", ggml.Q8_0: "mat_mul_mma_q8_0", ggml.Q4_0: "mat_mul_mma_q4_0"}
 
 // convMMANames are the tensor-core conv1d variants (the same source: conv1d
 // is mm_core over the im2col view, so its twin is conv1d itself).

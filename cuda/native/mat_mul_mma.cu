@@ -11,7 +11,8 @@
 //
 // Exactness: the weights enter the tensor cores exactly (f16 as stored;
 // q8_0's and q4_0's integer quants are exact in f16, their block scale is
-// applied in f32 to the block's partial sums). The f32 activations are
+// applied in f32 to the block's partial sums; bf16 scaled by a power of
+// two per 32-element block, wbf16). The f32 activations are
 // split into two f16 parts, hi = f16(x) and lo = f16(x - hi), and both are
 // multiplied (two mma a step), so each activation carries 22 of float's 24
 // significant bits: the result is the float product to about 2^-21 of
@@ -51,6 +52,36 @@ struct wf16 {
                 o[i] = pack(e0 + 2 * i < k ? p[2 * i] : (h16)0, e0 + 2 * i + 1 < k ? p[2 * i + 1] : (h16)0);
         }
         return 1.0f;
+    }
+};
+// bf16: 8-bit significands, which f16 holds exactly once scaled: each
+// 32-element block (one k step) is divided by the power of two 2^s that
+// puts its largest magnitude in [2^14, 2^15), and 2^s is the block's
+// scale, applied in f32 to its partial sums as q8_0's is. Elements more
+// than 2^24 below the block's largest lose bits to f16's subnormals: at
+// most 2^-38 of that largest element, below float's rounding of the sum.
+// Both halves of a block compute the same s (each reads all 32 exponents).
+struct wbf16 {
+    static constexpr bool scaled = true;
+    __device__ static unsigned long rowBytes(int k) { return (unsigned long)k * 2; }
+    __device__ static float load16(const unsigned char* row, int e0, int k, unsigned* o) {
+        const unsigned short* p = (const unsigned short*)row;
+        const int b0 = e0 & ~31, b1 = b0 + 32 < k ? b0 + 32 : k;
+        int emax = 0;
+        for (int i = b0; i < b1; i++) {
+            const int e = (p[i] >> 7) & 0xff;
+            emax = e > emax ? e : emax;
+        }
+        const int s = emax - 141 > -126 ? emax - 141 : -126; // 2^s and 2^-s stay normal floats
+        const float down = __builtin_bit_cast(float, (unsigned)(127 - s) << 23);
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const int e = e0 + 2 * i;
+            const float a = e < k ? __builtin_bit_cast(float, (unsigned)p[e] << 16) * down : 0.0f;
+            const float b = e + 1 < k ? __builtin_bit_cast(float, (unsigned)p[e + 1] << 16) * down : 0.0f;
+            o[i] = pack(f2h(a), f2h(b));
+        }
+        return __builtin_bit_cast(float, (unsigned)(127 + s) << 23);
     }
 };
 // q8_0: 34-byte blocks of 32, an f16 scale d and 32 int8 quants (2-byte
@@ -256,6 +287,7 @@ __device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Para
 #define HARK_MMA_ENTRY(name, W, Conv) \
     extern "C" __global__ void __attribute__((launch_bounds(mma::THREADS))) hark_##name(const __hark::Params P) { mma::mat_mul<W, Conv>(P); }
 HARK_MMA_ENTRY(mat_mul_mma_f16, mma::wf16, false)
+HARK_MMA_ENTRY(mat_mul_mma_bf16, mma::wbf16, false)
 HARK_MMA_ENTRY(mat_mul_mma_q8_0, mma::wq8_0, false)
 HARK_MMA_ENTRY(mat_mul_mma_q4_0, mma::wq4_0, false)
 HARK_MMA_ENTRY(mat_mul_mma_q8_0_rp, mma::wq8_0r, false)

@@ -22,15 +22,18 @@ import (
 // the same blocking (32×64 tiles, 4 SIMD-groups of 16×32, k steps of 32),
 // so the native kernel and its Metal twin are held to the same bounds.
 // Odd sizes: n 70 and 130 (partial 64-row tiles), m 16, 45 and 100
-// (partial 32-row tiles), k 37 for f16 (a partial k step) and 96 (three
-// blocks) for q8_0 and q4_0; m 15 stays on mat_mul everywhere.
+// (partial 32-row tiles), k 37 for f16 and bf16 (a partial k step) and 96
+// (three blocks) for q8_0 and q4_0; m 15 stays on mat_mul everywhere.
+// bf16 weights enter the f16 tensor cores scaled by a power of two per
+// 32-element block (wbf16): TestMatMulTensorCoresBF16Range spreads a
+// block's magnitudes over the whole bf16 range.
 func TestMatMulTensorCores(t *testing.T) {
 	be, tun := deviceTuning(t)
 	tun.MatMulMMQ = 0 // float activations; the int8 products: TestMatMulInt8
 	be = be.WithTuning(tun)
 	mma := tun.MatMulMMA != 0 // the device loads the native tensor-core kernels
 	r := rand.New(rand.NewPCG(35, 1))
-	for _, typ := range []ggml.Type{ggml.F16, ggml.Q8_0, ggml.Q4_0} {
+	for _, typ := range []ggml.Type{ggml.F16, ggml.BF16, ggml.Q8_0, ggml.Q4_0} {
 		for _, sh := range []struct{ n, m int }{{70, 16}, {70, 45}, {130, 100}, {9, 15}} {
 			c, exact := productCase(t, r, plan.MatMul, typ, sh.n, sh.m, true, typ == ggml.F16)
 			ls, err := shaders.LaunchFor(&c.d, &tun, nil)
