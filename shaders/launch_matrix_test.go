@@ -157,6 +157,8 @@ func TestMatMulMMALaunch(t *testing.T) {
 	}{
 		{ggml.F16, 16, mma, "mat_mul_mma_f16"},
 		{ggml.F16, 15, mma, "mat_mul_f16"},
+		{ggml.BF16, 16, mma, "mat_mul_mma_bf16"},
+		{ggml.BF16, 15, mma, "mat_mul_bf16"},
 		{ggml.Q8_0, 512, mma, "mat_mul_mma_q8_0"},
 		{ggml.Q4_0, 17, mma, "mat_mul_mma_q4_0"},
 		{ggml.Q5_0, 512, mma, "mat_mul_q5_0"},
