@@ -10,17 +10,23 @@ import (
 	"github.com/ulikunitz/xz"
 )
 
+// xzOf is b compressed as a cubin file is.
+func xzOf(t *testing.T, b []byte) *bytes.Buffer {
+	var z bytes.Buffer
+	w, err := xz.NewWriter(&z)
+	require.NoError(t, err)
+	_, err = w.Write(b)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return &z
+}
+
 // cubinIn serves a module's cubin for the architectures it was made for,
 // only while SOURCE holds the hash of the embedded PTX, and never for
 // another module or a newer GPU; "none" serves nothing.
 func TestCubinIn(t *testing.T) {
 	image := []byte("\x7fELF stands in for ptxas output")
-	var z bytes.Buffer
-	w, err := xz.NewWriter(&z)
-	require.NoError(t, err)
-	_, err = w.Write(image)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
+	z := xzOf(t, image)
 	fsys := func(source string) fstest.MapFS {
 		return fstest.MapFS{
 			"SOURCE":                 {Data: []byte(source)},
@@ -37,7 +43,7 @@ func TestCubinIn(t *testing.T) {
 	require.Nil(t, cubinIn(ok, "sm80", 90), "not in SOURCE")
 	require.Nil(t, cubinIn(fsys("kernels "+moduleHash("sm80")+"\n"), "kernels", 90), "made from other PTX")
 	require.Nil(t, cubinIn(fsys("none\n"), "kernels", 90))
-	_, err = cubinSources(fsys("kernels\tabc extra\n"))
+	_, err := cubinSources(fsys("kernels\tabc extra\n"))
 	require.Error(t, err)
 }
 
@@ -46,12 +52,7 @@ func TestCubinIn(t *testing.T) {
 // rewritten, and "off" leaves the cache alone.
 func TestCubinCache(t *testing.T) {
 	image := bytes.Repeat([]byte("\x7fELF cached image "), 1000)
-	var z bytes.Buffer
-	w, err := xz.NewWriter(&z)
-	require.NoError(t, err)
-	_, err = w.Write(image)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
+	z := xzOf(t, image)
 	fsys := fstest.MapFS{"kernels.sm_90.cubin.xz": {Data: z.Bytes()}}
 	read := func() ([]byte, int64) {
 		before := inflations.Load()
