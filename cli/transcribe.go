@@ -119,6 +119,7 @@ func runTranscribe(fl *transcribeOptions) error {
 		}
 	}
 	stderr := fl.ErrOut
+	tm := newTimings(stderr)
 	path, err := resolveModel(fl.Env, fl.model)
 	if err != nil {
 		return err
@@ -136,12 +137,16 @@ func runTranscribe(fl *transcribeOptions) error {
 	if err != nil {
 		return err
 	}
+	defer tm.report() // after the deferred closes below
+	defer tm.mark("close")
 	defer rt.Close()
+	tm.mark("start")
 	sm, err := rt.Speech(fl.Ctx, path, runtime.Interactive)
 	if err != nil {
 		return err
 	}
 	defer sm.Release()
+	tm.mark("backend and model")
 	mf, model := sm.File, sm.Model
 
 	opt := whisper.DefaultTranscribeOptions()
@@ -179,7 +184,9 @@ func runTranscribe(fl *transcribeOptions) error {
 	for i, path := range files {
 		first := pre
 		pre = nil // received here (or by the deferred discard if the loop never starts)
-		if err := transcribeOne(ctx, mf, model, opt, fix, *fl, path, i, len(files), first); err != nil {
+		err := transcribeOne(ctx, mf, model, opt, fix, *fl, path, i, len(files), first)
+		tm.mark(filepath.Base(path))
+		if err != nil {
 			err = fmt.Errorf("%s: %w", path, err)
 			if len(files) == 1 {
 				return err // the one line run prints
