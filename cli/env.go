@@ -27,6 +27,10 @@ type Env struct {
 	// models ("" = auto).
 	Backend string
 	GPU     int
+	// ProcessExits: the process ends when the command returns (Execute,
+	// not a test running it in-process), so a one-shot command may leave
+	// what it loaded to the operating system (runtime.CloseForExit).
+	ProcessExits bool
 }
 
 // envOf is cmd's streams, context and persistent flags.
@@ -38,6 +42,7 @@ func envOf(cmd *cobra.Command) Env {
 	}
 	backend, _ := cmd.Flags().GetString(backendFlag)
 	gpu, _ := cmd.Flags().GetInt(gpuFlag)
+	exits, _ := ctx.Value(processExitsKey{}).(bool)
 	return Env{IOStreams: IOStreams{In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), ErrOut: cmd.ErrOrStderr()}, Ctx: ctx,
-		ModelsDir: dir, Backend: backend, GPU: gpu}
+		ModelsDir: dir, Backend: backend, GPU: gpu, ProcessExits: exits}
 }

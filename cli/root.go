@@ -11,6 +11,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -90,18 +91,26 @@ func NewRoot(stdout, stderr io.Writer) *cobra.Command {
 // Execute runs the CLI with args and returns the process exit code.
 func Execute(args []string) int {
 	defer startCPUProfile(os.Stderr)()
-	return run(args, os.Stdin, os.Stdout, os.Stderr)
+	return runCtx(context.WithValue(context.Background(), processExitsKey{}, true), args, os.Stdin, os.Stdout, os.Stderr)
 }
+
+// processExitsKey marks the context of a command run by Execute, whose
+// process exits when the command returns (Env.ProcessExits).
+type processExitsKey struct{}
 
 // run is Execute on the given streams (tests run it in-process): a
 // failure is one line on stderr and its exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runCtx(context.Background(), args, stdin, stdout, stderr)
+}
+
+func runCtx(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	args, err := urlArgs(args) // hark hark://dictate/toggle (url.go)
 	if err == nil {
 		root := NewRoot(stdout, stderr)
 		root.SetIn(stdin)
 		root.SetArgs(args)
-		err = root.Execute()
+		err = root.ExecuteContext(ctx)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "hark:", usererr.Message(err, usererr.Options{}))

@@ -139,7 +139,11 @@ func runTranscribe(fl *transcribeOptions) error {
 	}
 	defer tm.report() // after the deferred closes below
 	defer tm.mark("close")
-	defer rt.Close()
+	if fl.ProcessExits {
+		defer rt.CloseForExit()
+	} else {
+		defer rt.Close()
+	}
 	tm.mark("start")
 	sm, err := rt.Speech(fl.Ctx, path, runtime.Interactive)
 	if err != nil {

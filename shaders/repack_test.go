@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -131,4 +132,28 @@ func TestLayouts(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, ForLayouts(l, &ps.Ops[2], got))
 	require.Equal(t, "mat_mul_mma_q4_0_rp", got[0].Function)
+}
+
+// A repack large enough to be split over the cores equals its rows
+// repacked one at a time (a split's bounds neither drop nor repeat a row).
+func TestRepackSplitOverCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(5))
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+		const k, n = 1536, 3001 // > 5 × repackSplitBytes of q8_0 rows, an odd row count
+		q := make([]byte, n*k/32*typ.TypeSize())
+		for i := range q {
+			q[i] = byte(r.Uint32())
+		}
+		l := Layout{Type: typ, K: k}
+		rp, err := l.Repack(q)
+		require.NoError(t, err)
+		srb, rrb := len(q)/n, RepackedRowBytes(typ, k)
+		for row := 0; row < n; row++ {
+			one, err := l.Repack(q[row*srb : (row+1)*srb])
+			require.NoError(t, err)
+			require.Equal(t, one, rp[row*rrb:(row+1)*rrb], "%s row %d", typ, row)
+		}
+		require.Equal(t, q, l.Unpack(rp), "%s: Unpack inverts the split Repack", typ)
+	}
 }

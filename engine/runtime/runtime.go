@@ -275,6 +275,24 @@ func (r *Runtime) Close() {
 	<-r.done
 }
 
+// CloseForExit is Close for a process that exits right after (a one-shot
+// `hark transcribe`): the runtime stops taking requests, but its models
+// and backends are left to the operating system, whose exit frees a GPU's
+// buffers, graphs, modules and context at once. Freeing them one by one
+// first cost such a run ~80 ms of its ~0.9 s on the H200 (BENCHMARKS,
+// issue #36). Nothing is written at close, so nothing is lost.
+func (r *Runtime) CloseForExit() {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.closed = true
+	r.mu.Unlock()
+	close(r.stop)
+	<-r.done
+}
+
 // acquire waits for e's turn at priority pri, then loads the model when
 // needed with load. It returns the entry held.
 func (r *Runtime) acquire(ctx context.Context, path string, pri Priority, load func(backend string, pri *atomic.Int32) (loaded, error)) (*entry, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/engine/backends/backendstest"
+	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/shared"
 )
@@ -307,4 +308,24 @@ func TestShareRoundRobin(t *testing.T) {
 	b.Release()
 	require.NoError(t, <-shared)
 	a.Release()
+}
+
+// CloseForExit stops the runtime without tearing down what it loaded: new
+// requests fail, and a model taken before still runs on its backend (Close
+// would have closed both).
+func TestCloseForExitLeavesModels(t *testing.T) {
+	r := New(Options{Threads: 2})
+	stories := storiesPath(t)
+	l, err := r.LLM(context.Background(), stories, Interactive)
+	require.NoError(t, err)
+	gen := l.Gen
+	l.Release()
+	r.CloseForExit()
+	r.CloseForExit() // no-op
+	r.Close()        // no-op once closed
+	_, err = r.LLM(context.Background(), stories, Interactive)
+	require.ErrorIs(t, err, ErrClosed)
+	res, err := gen.Generate(context.Background(), gen.PromptTokens("Once upon a time", true), llm.GenerateOptions{MaxTokens: 4}, func(string) error { return nil })
+	require.NoError(t, err, "the model's backend is still open")
+	require.NotEmpty(t, res.Tokens)
 }
