@@ -229,6 +229,7 @@ func openDevice(ordinal int, o Options) (*device, error) {
 		return nil, fmt.Errorf("cuda: %s is compute capability %d.%d; Hark's kernels need %d.%d or newer",
 			in.Name, in.Compute/10, in.Compute%10, MinCompute/10, MinCompute%10)
 	}
+	imgs := prefetchStartImages(in.Compute, o.NoNative)
 	t1 := time.Now()
 	if err := d.err("cuDevicePrimaryCtxRetain", d.cuDevicePrimaryCtxRetain(&v.ctx, v.ord)); err != nil {
 		return nil, err
@@ -238,11 +239,11 @@ func openDevice(ordinal int, o Options) (*device, error) {
 		var total uint64
 		d.cuMemGetInfo(&in.FreeMemory, &total)
 		t2 := time.Now()
-		note, err := v.loadModule(&in, o)
+		note, err := v.loadModule(&in, o, imgs)
 		if err != nil {
 			return err
 		}
-		if err := v.loadNative(&in, o.NoNative); err != nil {
+		if err := v.loadNative(&in, o.NoNative, imgs); err != nil {
 			return err
 		}
 		start.Kernels = time.Since(t2)
@@ -270,9 +271,9 @@ var moduleLoads atomic.Int64
 // the result in its compute cache) and finds every function constant. It
 // returns the JIT notice, which the caller completes once the native
 // modules have loaded too.
-func (v *device) loadModule(in *Info, o Options) (jitNotice, error) {
+func (v *device) loadModule(in *Info, o Options, imgs *startImages) (jitNotice, error) {
 	d := v.d
-	img := cubinFor("kernels", in.Compute)
+	img := imgs.cubin("kernels")
 	in.ModuleFromJIT = img == nil || os.Getenv("HARK_CUDA_JIT") == "1"
 	if in.ModuleFromJIT {
 		img = append([]byte(kernelsPTX()), 0)

@@ -82,13 +82,13 @@ type loadedModule struct {
 // loadNative loads the native modules for in.Compute (their cubins where
 // cubin/ has them for this GPU, else the driver JIT-compiles their PTX),
 // unless noNative (Options.NoNative).
-func (v *device) loadNative(in *Info, noNative bool) error {
+func (v *device) loadNative(in *Info, noNative bool, imgs *startImages) error {
 	if noNative {
 		return nil
 	}
 	for _, nm := range modulesFor(in.Compute, nativeModules) {
 		ptx := nm.ptx()
-		img := cubinFor(nm.name, in.Compute)
+		img, entries := imgs.cubin(nm.name), imgs.entryNames(nm.name)
 		fromCubin := img != nil && os.Getenv("HARK_CUDA_JIT") != "1"
 		if !fromCubin {
 			img = append([]byte(ptx), 0)
@@ -99,6 +99,7 @@ func (v *device) loadNative(in *Info, noNative bool) error {
 				return fmt.Errorf("cuda: $HARK_CUDA_PTX_%s: %w", strings.ToUpper(nm.name), err)
 			}
 			ptx, img, fromCubin = string(b), append(b, 0), false
+			entries = ptxEntries(ptx)
 		}
 		h, err := v.loadImage(img)
 		if err != nil && fromCubin { // a cubin this driver refuses: its PTX
@@ -107,7 +108,7 @@ func (v *device) loadNative(in *Info, noNative bool) error {
 		if err != nil {
 			return fmt.Errorf("cuda: loading native module %s: %w", nm.name, err)
 		}
-		v.native = append(v.native, loadedModule{name: nm.name, h: h, entries: ptxEntries(ptx)})
+		v.native = append(v.native, loadedModule{name: nm.name, h: h, entries: entries})
 		in.Native = append(in.Native, nm.name)
 	}
 	return nil
