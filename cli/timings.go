@@ -39,6 +39,14 @@ func (t *timings) mark(name string) {
 	t.last = now
 }
 
+// note adds a fact to the report (nil or off: nothing).
+func (t *timings) note(s string) {
+	if t == nil || t.w == nil {
+		return
+	}
+	t.phases = append(t.phases, s)
+}
+
 // report prints the phases and the total, once.
 func (t *timings) report() {
 	if t.w == nil || len(t.phases) == 0 {

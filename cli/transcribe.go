@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -40,6 +41,7 @@ type transcribeOptions struct {
 	wordTimestamps bool
 	outputDir      string
 	channels       string
+	timings        *timings // HARK_TIMINGS (set by runTranscribe)
 }
 
 // newTranscribeCmd builds the command; runF, when not nil, replaces
@@ -120,6 +122,7 @@ func runTranscribe(fl *transcribeOptions) error {
 	}
 	stderr := fl.ErrOut
 	tm := newTimings(stderr)
+	fl.timings = tm
 	path, err := resolveModel(fl.Env, fl.model)
 	if err != nil {
 		return err
@@ -228,7 +231,9 @@ func transcribeOne(ctx context.Context, mf *whisper.File, model *whisper.Model, 
 	var err error
 	var r spectrogramResult
 	if pre != nil {
+		t0 := time.Now()
 		r = <-pre
+		fl.timings.note(fmt.Sprintf("spectrogram %.3f (waited %.3f)", r.took.Seconds(), time.Since(t0).Seconds()))
 	}
 	switch {
 	case r.err != nil:

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"time"
+
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/engine/whisper/mel"
 )
@@ -16,6 +18,7 @@ import (
 type spectrogramResult struct {
 	spec *mel.SpooledSpectrogram
 	err  error
+	took time.Duration // computing it (HARK_TIMINGS)
 }
 
 // prefetchSpectrogram computes file's spectrogram with the mel filters of
@@ -26,6 +29,7 @@ type spectrogramResult struct {
 func prefetchSpectrogram(modelPath, file string) <-chan spectrogramResult {
 	out := make(chan spectrogramResult, 1)
 	go func() {
+		t0 := time.Now()
 		f, err := whisper.OpenFile(modelPath)
 		if err != nil { // the runtime's load says why; the file is decoded after it
 			out <- spectrogramResult{}
@@ -33,7 +37,7 @@ func prefetchSpectrogram(modelPath, file string) <-chan spectrogramResult {
 		}
 		defer f.Close()
 		spec, err := f.FileSpectrogram(file, 0)
-		out <- spectrogramResult{spec: spec, err: err}
+		out <- spectrogramResult{spec: spec, err: err, took: time.Since(t0)}
 	}()
 	return out
 }
