@@ -11,7 +11,8 @@ import (
 // Launch rule of RopeAttentionMatVec (rope_attention_mat_vec.metal):
 // decode's attention and its output product in one launch where the
 // tuning folds them (Tuning.AttnFoldO) and the attention alone is one
-// threadgroup a head; otherwise the attention's own launches (as
+// threadgroup a head (the launch a threadgroup per Tuning.AttnFoldSlices
+// slice of Wo's rows and head); otherwise the attention's own launches (as
 // RopeAttention's: the dispatch begins with its record) and the product
 // as rope_attention_mat_vec_o, mat_vec's body and geometry.
 
@@ -58,7 +59,9 @@ func launchRopeAttentionMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Lau
 		nc := min(max(2, (kvLen+31)/32), maxSG)
 		sg := min(max(nc, ramvSIMDGroups), maxSG)
 		n := uint64(hd) * uint64(nHead)
-		scratch := 4 * (4 + uint64(nHead)*uint64(nc)*3*uint64(hd) + uint64(nHead)*n)
+		// the slices of Wo's rows (a ticket word each), at most one a row
+		slices := uint32(min(uint64(max(1, t.AttnFoldSlices)), n, TicketWords))
+		scratch := 4 * (4 + uint64(slices)*uint64(nHead)*uint64(nc)*3*uint64(hd) + uint64(nHead)*n + uint64(slices-1)*n)
 		if scratch > maxScratch {
 			return dst, fmt.Errorf("shaders: rope_attention_mat_vec scratch of %d bytes too large", scratch)
 		}
@@ -66,8 +69,8 @@ func launchRopeAttentionMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Lau
 		if aligned {
 			fn += "_a16"
 		}
-		dst[base] = Launch{Function: fn, Groups: [3]uint32{1, nHead, 1}, Threads: [3]uint32{32 * sg, 1, 1},
-			Scratch: uint32(scratch), Tickets: 1, Constants: ramvConstants[ramvLayouts[d.Type]]}
+		dst[base] = Launch{Function: fn, Groups: [3]uint32{slices, nHead, 1}, Threads: [3]uint32{32 * sg, 1, 1},
+			Scratch: uint32(scratch), Tickets: slices, Constants: ramvConstants[ramvLayouts[d.Type]]}
 		return dst, nil
 	}
 	mv := a.MatVec().Dispatch()
