@@ -15,7 +15,9 @@ import (
 // a head; the weights' layout in function constant 23) where the attention alone is one
 // threadgroup a head; a split cache, the fold off (AttnFoldO=1) and the
 // Apple families run the attention's launches and then
-// rope_attention_mat_vec_o. Repacked weights change the folded launch's
+// rope_attention_mat_vec_o, as do f16 weights under 16-byte loads
+// (ramvNarrower) and a fold of more threadgroups than the GPU has
+// multiprocessors (ramvOneWave). Repacked weights change the folded launch's
 // constant and the product's instance, not the attention's.
 func TestRopeAttentionMatVecLaunch(t *testing.T) {
 	cuda := TuningFor("cuda")
@@ -75,7 +77,22 @@ func TestRopeAttentionMatVecLaunch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "rope_attention_mat_vec_o_q4_0", ls[len(ls)-1].Function)
 	require.NoError(t, ForLayouts([]Layout{{Type: ggml.Q4_0, K: 2048}}, &wide, ls))
+	// one wave of threadgroups where the GPU's size is known: 8 slices of
+	// 9 heads fit 132 multiprocessors, of 32 heads (the 1B shape) not
+	h200 := cuda
+	h200.Cores = 132
+	q := d(ggml.Q8_0, 20)
+	ls, err = LaunchFor(&q, &h200, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"rope_attention_mat_vec_a16"}, names(ls), "72 threadgroups on 132")
+	ls, err = LaunchFor(&wide, &h200, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"rope_attention_f16_a16", "rope_attention_mat_vec_o_q4_0"}, names(ls), "256 threadgroups on 132")
 	short := d(ggml.F16, 20)
+	ls, err = LaunchFor(&short, &cuda, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"rope_attention_f16_a16", "rope_attention_mat_vec_o_f16_a16"}, names(ls),
+		"f16 weights with 16-byte rows: the product's own launch loads 16 bytes, the fold 2")
 	ls, err = LaunchFor(&short, &off, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"rope_attention_f16_a16", "rope_attention_mat_vec_o_f16_a16"}, names(ls), "fold off")

@@ -120,9 +120,10 @@ func TestRopeAttentionMatVecKernel(t *testing.T) {
 	}
 	// every weight layout folded: f32 0, f16 1, q8_0 2, q4_0 3, repacked
 	// q8_0 4 and q4_0 5 (the cuda family's)
-	for _, f := range []string{"rope_attention_mat_vec_a16/w4", "rope_attention_mat_vec_a16/w5", "rope_attention_mat_vec_a16/w1"} {
+	for _, f := range []string{"rope_attention_mat_vec_a16/w4", "rope_attention_mat_vec_a16/w5", "rope_attention_mat_vec_o_f16_a16"} {
 		require.True(t, used["cuda"][f], "the cuda family ran no %s: %v", f, used["cuda"])
 	}
+	require.True(t, used["cuda-file-layout"]["rope_attention_mat_vec/w1"], "the file's layout folded no f16: %v", used["cuda-file-layout"])
 	for _, f := range []string{"rope_attention_mat_vec/w2", "rope_attention_mat_vec/w3"} {
 		require.True(t, used["cuda-file-layout"][f], "the file's layout ran no %s: %v", f, used["cuda-file-layout"])
 	}
