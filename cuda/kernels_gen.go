@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "9a1be82fa1740602d59f712460f47feb5294457e93c6a786db1fa8e108d990c4"
+const sourcesHash = "5855a8d09329438a5aec6dcc427b6a79c4fa9bf577ee7779c65477baff1c0ce3"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

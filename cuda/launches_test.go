@@ -16,9 +16,13 @@ import (
 // TestFakeLaunchesPerToken counts the kernels a decode token launches on
 // the CUDA host (graphs off, as `HARK_CUDA_GRAPHS=0 hark bench llm` counts
 // them) for the SmolLM2-135M shape in q8_0, the bench's tg128 positions:
-// 5 a layer and the embedding and the output product (152) with the cuda
-// family's default tuning; 4 a layer (122) with the output product folded
-// into decode attention (AttnFoldO=2, issue #34 round 11).
+// 4 a layer and the embedding and the output product (122) with the cuda
+// family's default tuning on an H200's 132 multiprocessors (Cores=132; the
+// fake has 4), the output product folded into decode attention (issue #34:
+// round 11's fold, by 8 slices of Wo's rows since the seventeenth
+// session); 5 a layer (152) with the fold off (AttnFoldO=1) or where the
+// folded launch's 72 threadgroups would not fit the GPU at once (the
+// fake's 4).
 func TestFakeLaunchesPerToken(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and uploads the 30-layer SmolLM2 shape (140 MB)")
@@ -31,7 +35,7 @@ func TestFakeLaunchesPerToken(t *testing.T) {
 	for _, c := range []struct {
 		tune string
 		want int
-	}{{"", 5*30 + 2}, {"AttnFoldO=2", 4*30 + 2}} {
+	}{{"Cores=132", 4*30 + 2}, {"Cores=132,AttnFoldO=1", 5*30 + 2}, {"", 5*30 + 2}} {
 		fake := withFake(t, 90)
 		b, err := New(Options{NoGraphs: true, Tune: c.tune})
 		require.NoError(t, err)

@@ -11,7 +11,8 @@ import (
 // Launch rule of RopeAttentionMatVec (rope_attention_mat_vec.metal):
 // decode's attention and its output product in one launch where the
 // tuning folds them (Tuning.AttnFoldO) and the attention alone is one
-// threadgroup a head; otherwise the attention's own launches (as
+// threadgroup a head (the launch a threadgroup per Tuning.AttnFoldSlices
+// slice of Wo's rows and head); otherwise the attention's own launches (as
 // RopeAttention's: the dispatch begins with its record) and the product
 // as rope_attention_mat_vec_o, mat_vec's body and geometry.
 
@@ -49,16 +50,18 @@ func launchRopeAttentionMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Lau
 	}
 	// one launch without a ticket: unsplit, or attention_group's one
 	// threadgroup a head
+	hd, nHead, kvLen := uint32(a.HeadDim), uint32(a.NHead), uint32(a.KVLen)
+	n := uint64(hd) * uint64(nHead)
+	// the slices of Wo's rows (a ticket word each), at most one a row
+	slices := uint32(min(uint64(max(1, t.AttnFoldSlices)), n, TicketWords))
 	if oneGroup := len(dst) == base+1 && dst[base].Tickets == 0; t.AttnFoldO == FoldO && oneGroup && a.M == 1 &&
-		uint64(a.HeadDim)*uint64(a.NHead) <= 1<<20 {
-		hd, nHead, kvLen := uint32(a.HeadDim), uint32(a.NHead), uint32(a.KVLen)
+		n <= 1<<20 && !ramvNarrower(d.Type, t) && ramvOneWave(slices, nHead, t) {
 		// the chunks: rope_attention_group's (the kernel computes the same);
 		// the threadgroup at least ramvSIMDGroups for the product
 		maxSG := min(attnGroupChunks, max(2, normKnob(t.MaxThreads, 1024)/32))
 		nc := min(max(2, (kvLen+31)/32), maxSG)
 		sg := min(max(nc, ramvSIMDGroups), maxSG)
-		n := uint64(hd) * uint64(nHead)
-		scratch := 4 * (4 + uint64(nHead)*uint64(nc)*3*uint64(hd) + uint64(nHead)*n)
+		scratch := 4 * (4 + uint64(slices)*uint64(nHead)*uint64(nc)*3*uint64(hd) + uint64(nHead)*n + uint64(slices-1)*n)
 		if scratch > maxScratch {
 			return dst, fmt.Errorf("shaders: rope_attention_mat_vec scratch of %d bytes too large", scratch)
 		}
@@ -66,12 +69,12 @@ func launchRopeAttentionMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Lau
 		if aligned {
 			fn += "_a16"
 		}
-		dst[base] = Launch{Function: fn, Groups: [3]uint32{1, nHead, 1}, Threads: [3]uint32{32 * sg, 1, 1},
-			Scratch: uint32(scratch), Tickets: 1, Constants: ramvConstants[ramvLayouts[d.Type]]}
+		dst[base] = Launch{Function: fn, Groups: [3]uint32{slices, nHead, 1}, Threads: [3]uint32{32 * sg, 1, 1},
+			Scratch: uint32(scratch), Tickets: slices, Constants: ramvConstants[ramvLayouts[d.Type]]}
 		return dst, nil
 	}
 	mv := a.MatVec().Dispatch()
-	n := len(dst)
+	first := len(dst)
 	// rope_attention_mat_vec_o has mat_vec's instances only, not the
 	// 8-bit-activation ones (matvec_q8.metal)
 	tm := *t
@@ -80,10 +83,34 @@ func launchRopeAttentionMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Lau
 	if err != nil {
 		return dst, err
 	}
-	for i := n; i < len(dst); i++ {
+	for i := first; i < len(dst); i++ {
 		dst[i].Function = "rope_attention_mat_vec_o_" + strings.TrimPrefix(dst[i].Function, "mat_vec_")
 	}
 	return dst, nil
+}
+
+// ramvNarrower reports whether the folded product would load weights of
+// type ty in narrower words than its own launch: f16 where the tuning
+// promises 16-byte aligned rows (Tuning.Align16), which
+// rope_attention_mat_vec_o_f16_a16 reads 16 bytes a load and the fold 2
+// (w_f16). On an H200 the SmolLM2
+// shape's f16 tg128 lost 4.5% folded, q8_0 and q4_0 (repacked: 16-byte
+// loads both ways) 0.4-1.8% or nothing (bench/cuda/20261201-launch34), so
+// such a dispatch keeps its two launches.
+func ramvNarrower(ty ggml.Type, t *Tuning) bool {
+	return ty == ggml.F16 && t.Align16 == Aligned16
+}
+
+// ramvOneWave reports whether the folded launch's slices·nHead
+// threadgroups fit the GPU's multiprocessors at once (where the tuning
+// knows them, Tuning.Cores): each holds 16 SIMD-groups of up to 128
+// registers a thread, one a multiprocessor, so a second wave would repeat
+// the attention's whole latency. On an H200 (132) the SmolLM2 shape's 16
+// slices (144 threadgroups) ran tg128 21% slower than 8 (72;
+// bench/cuda/20261201-launch34); the 1B shape's 32 heads keep their two
+// launches.
+func ramvOneWave(slices, nHead uint32, t *Tuning) bool {
+	return t.Cores == 0 || uint64(slices)*uint64(nHead) <= uint64(t.Cores)
 }
 
 // fcRopeAttentionMatVecW is rope_attention_mat_vec's function constant:

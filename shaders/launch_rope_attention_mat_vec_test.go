@@ -9,17 +9,22 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// TestRopeAttentionMatVecLaunch: the cuda family with AttnFoldO=2 folds the output product
-// into one launch (one threadgroup a head, a ticket word, the weights'
-// layout in function constant 23) where the attention alone is one
+// TestRopeAttentionMatVecLaunch: the cuda family (AttnFoldO=2) folds the output product
+// into one launch (a threadgroup per (slice of Wo's rows, head): the
+// family's 8 slices, a ticket word each; AttnFoldSlices=1 round 11's one
+// a head; the weights' layout in function constant 23) where the attention alone is one
 // threadgroup a head; a split cache, the fold off (AttnFoldO=1) and the
 // Apple families run the attention's launches and then
-// rope_attention_mat_vec_o. Repacked weights change the folded launch's
+// rope_attention_mat_vec_o, as do f16 weights under 16-byte loads
+// (ramvNarrower) and a fold of more threadgroups than the GPU has
+// multiprocessors (ramvOneWave). Repacked weights change the folded launch's
 // constant and the product's instance, not the attention's.
 func TestRopeAttentionMatVecLaunch(t *testing.T) {
-	cuda, err := Override(TuningFor("cuda"), "AttnFoldO=2") // the fold is an option (off by default)
-	require.NoError(t, err)
+	cuda := TuningFor("cuda")
+	require.Equal(t, uint32(FoldO), cuda.AttnFoldO, "the cuda family folds")
 	off, err := Override(cuda, "AttnFoldO=1")
+	require.NoError(t, err)
+	one, err := Override(cuda, "AttnFoldSlices=1")
 	require.NoError(t, err)
 	apple := TuningFor("apple9")
 	d := func(ty ggml.Type, kvLen int) plan.Dispatch {
@@ -41,15 +46,21 @@ func TestRopeAttentionMatVecLaunch(t *testing.T) {
 		require.Len(t, ls, 1, "%d keys", kvLen)
 		l := ls[0]
 		require.Equal(t, "rope_attention_mat_vec_a16", l.Function)
-		require.Equal(t, [3]uint32{1, 9, 1}, l.Groups)
+		require.Equal(t, [3]uint32{8, 9, 1}, l.Groups, "8 slices of 9 heads")
 		nc := min(max(2, (uint32(kvLen)+31)/32), 16)
 		require.Equal(t, uint32(32*16), l.Threads[0], "the chunks, and SIMD-groups for the product: 16")
-		require.Equal(t, uint32(1), l.Tickets)
+		require.Equal(t, uint32(8), l.Tickets, "a word a slice")
 		require.Equal(t, []Constant{{fcRopeAttentionMatVecW, 2}}, l.Constants)
-		require.Equal(t, 4*(4+9*nc*3*64+9*576), l.Scratch, "the chunks' slots, then the partial rows")
+		require.Equal(t, 4*(4+8*9*nc*3*64+9*576+7*576), l.Scratch, "the chunks' slots, the partial rows, the slices' att rows")
 		// repacked weights: the constant says so
 		require.NoError(t, ForLayouts([]Layout{{Type: ggml.Q8_0, K: 576}}, &q, ls))
 		require.Equal(t, []Constant{{fcRopeAttentionMatVecW, 4}}, ls[0].Constants)
+		// one slice: round 11's threadgroup a head
+		ls, err = LaunchFor(&q, &one, nil)
+		require.NoError(t, err)
+		require.Equal(t, [3]uint32{1, 9, 1}, ls[0].Groups)
+		require.Equal(t, uint32(1), ls[0].Tickets)
+		require.Equal(t, 4*(4+9*nc*3*64+9*576), ls[0].Scratch, "the chunks' slots, then the partial rows")
 	}
 	split := d(ggml.Q8_0, 1500)
 	ls, err := LaunchFor(&split, &cuda, nil)
@@ -66,7 +77,22 @@ func TestRopeAttentionMatVecLaunch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "rope_attention_mat_vec_o_q4_0", ls[len(ls)-1].Function)
 	require.NoError(t, ForLayouts([]Layout{{Type: ggml.Q4_0, K: 2048}}, &wide, ls))
+	// one wave of threadgroups where the GPU's size is known: 8 slices of
+	// 9 heads fit 132 multiprocessors, of 32 heads (the 1B shape) not
+	h200 := cuda
+	h200.Cores = 132
+	q := d(ggml.Q8_0, 20)
+	ls, err = LaunchFor(&q, &h200, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"rope_attention_mat_vec_a16"}, names(ls), "72 threadgroups on 132")
+	ls, err = LaunchFor(&wide, &h200, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"rope_attention_f16_a16", "rope_attention_mat_vec_o_q4_0"}, names(ls), "256 threadgroups on 132")
 	short := d(ggml.F16, 20)
+	ls, err = LaunchFor(&short, &cuda, nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"rope_attention_f16_a16", "rope_attention_mat_vec_o_f16_a16"}, names(ls),
+		"f16 weights with 16-byte rows: the product's own launch loads 16 bytes, the fold 2")
 	ls, err = LaunchFor(&short, &off, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"rope_attention_f16_a16", "rope_attention_mat_vec_o_f16_a16"}, names(ls), "fold off")

@@ -5,24 +5,32 @@
 // out (x, added to), 7 bias; the params are RopeAttention's.
 //
 // rope_attention_mat_vec (_a16: the attention's K rows 16-byte aligned, as
-// rope_attention_group_f16_a16): rope_attention_group's grid (1, nHead, 1),
-// each head's threadgroup its SIMD-group chunks merged in threadgroup
-// memory, so the threadgroup holds its head's hd outputs (stored to att);
-// the threadgroup has 16 SIMD-groups (ramvSIMDGroups), those past the
-// chunks idle until the product (a short cache's 2 chunks would leave 64
-// threads 9 rows each of Wo to walk one after another).
-// It multiplies them by its n × hd column slice of Wo into a partial row
-// (scratch), takes a ticket (group_ticket on word 0), and the last head to
-// arrive adds the nHead partials in head order (a fixed order: the result
-// does not depend on which head came last), then the bias and out's
-// residual, and resets the word. No threadgroup waits for another: only the
-// last one reads what the others wrote. The launch rule picks it where the
-// attention alone is one threadgroup a head (Tuning.AttnFoldO, and a cache
-// of at most Tuning.AttnGroupKeys keys); longer caches run the attention's
-// own launches, then rope_attention_mat_vec_o_*.
+// rope_attention_group_f16_a16): grid (S, nHead, 1), S the slices of Wo's
+// rows (Tuning.AttnFoldSlices; round 11's form is S = 1). Each (slice,
+// head) threadgroup runs rope_attention_group for its head, its SIMD-group
+// chunks merged in threadgroup memory, so it holds its head's hd outputs:
+// slice 0 stores them to att (and only it, chunk 0 of a KV head's first
+// query head, the caches), the others to a row of their own in scratch,
+// the same bits. The threadgroup has 16 SIMD-groups (ramvSIMDGroups),
+// those past the chunks idle until the product.
+// It multiplies them by its slice's rows of its head's n × hd column slice
+// of Wo into a partial row (scratch), takes a ticket on its slice's word
+// (group_ticket on word s), and the last head of the slice to arrive adds
+// the slice's rows of the nHead partials in head order (a fixed order: the
+// result does not depend on which head came last, nor on S), then the
+// bias and out's residual, and resets the word. No threadgroup waits for
+// another: only the last one reads what the others wrote. Why slices: one
+// threadgroup a head left the product on nHead multiprocessors and the
+// last head summing every row (round 11: 8% slower than two launches on
+// an H200); a slice's threads hold a row or less each, and its sum is one
+// round of loads. The launch rule picks it where the attention alone is
+// one threadgroup a head (Tuning.AttnFoldO, and a cache of at most
+// Tuning.AttnGroupKeys keys); longer caches run the attention's own
+// launches, then rope_attention_mat_vec_o_*.
 //
-// Scratch (floats): ATTN_SCRATCH_HEAD, the slots of the nHead·nc
-// SIMD-groups (3·hd each, ra_slot), then nHead partial rows of n.
+// Scratch (floats): ATTN_SCRATCH_HEAD, the slots of the S·nHead·nc
+// SIMD-groups (3·hd each, ra_slot with the slice as its row), then nHead
+// partial rows of n, then S - 1 rows of n (the other slices' att).
 
 // ramv_partial writes head h's partial row: part[r] = Σ_{e<hd} W[r, h·hd+e]
 // · att[h·hd+e] over the n rows, one row a thread, the head's columns as
@@ -36,7 +44,8 @@ enum : int { RAMV_BLOCK = 4 };
 
 template <typename B>
 static inline void ramv_partial(device const uchar* W, device const float* att, device float* part,
-                                threadgroup float* xs, uint n, uint hd, uint h, uint tid, uint ntg) {
+                                threadgroup float* xs, uint n, uint hd, uint h, uint r0, uint r1, uint tid,
+                                uint ntg) {
     const int h0 = int(h * hd), h1 = int((h + 1) * hd);
     const int c0 = h0 & ~15, c1 = (h1 + 15) & ~15;
     const int nch = (c1 - c0) / 16;
@@ -45,7 +54,7 @@ static inline void ramv_partial(device const uchar* W, device const float* att, 
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     const ulong rb = row_bytes<B>(int(n));
-    for (uint r = tid; r < n; r += ntg) {
+    for (uint r = r0 + tid; r < r1; r += ntg) {
         device const B* wr = (device const B*)(W + ulong(r) * rb);
         float s = 0.0f;
         for (int b = 0; b < nch; b += RAMV_BLOCK) {
@@ -67,29 +76,32 @@ static inline void ramv_partial(device const uchar* W, device const float* att, 
     }
 }
 
-// ramv_finish: the last of the nHead threadgroups (ticket word 0) sums the
-// partial rows in head order, adds the bias and the residual, stores out
-// and resets the word. The heads' partials of a row are loaded
-// RAMV_BLOCK at a time before they are added (in order).
+// ramv_finish: the last of the nHead threadgroups of a slice (its ticket
+// word) sums the slice's rows [r0, r1) of the partial rows in head order,
+// adds the bias and the residual, stores out and resets the word. A row's
+// partials are loaded RAMV_HEADS at a time before they are added (in
+// order): one round of loads for up to RAMV_HEADS heads.
+enum : uint { RAMV_HEADS = 16 };
+
 static inline void ramv_finish(device const float* part, device float* out, device const float* bias, bool hb,
-                               device atomic_uint* tickets, uint n, uint nHead, uint tid, uint ntg,
-                               threadgroup uint* verdict) {
-    if (!group_ticket((device uint*)tickets, nHead, verdict, tid)) {
+                               device atomic_uint* ticket, uint n, uint nHead, uint r0, uint r1, uint tid,
+                               uint ntg, threadgroup uint* verdict) {
+    if (!group_ticket((device uint*)ticket, nHead, verdict, tid)) {
         return;
     }
     if (tid == 0) {
-        atomic_store_explicit(tickets, 0u, memory_order_relaxed);
+        atomic_store_explicit(ticket, 0u, memory_order_relaxed);
     }
-    for (uint r = tid; r < n; r += ntg) {
+    for (uint r = r0 + tid; r < r1; r += ntg) {
         float v = 0.0f;
-        for (uint h = 0; h < nHead; h += RAMV_BLOCK) {
-            float p[RAMV_BLOCK];
+        for (uint h = 0; h < nHead; h += RAMV_HEADS) {
+            float p[RAMV_HEADS];
             #pragma unroll
-            for (uint j = 0; j < RAMV_BLOCK; ++j) {
+            for (uint j = 0; j < RAMV_HEADS; ++j) {
                 p[j] = part[ulong(min(h + j, nHead - 1)) * n + r];
             }
             #pragma unroll
-            for (uint j = 0; j < RAMV_BLOCK; ++j) {
+            for (uint j = 0; j < RAMV_HEADS; ++j) {
                 if (h + j < nHead) {
                     v += p[j];
                 }
@@ -122,6 +134,7 @@ kernel void rope_attention_mat_vec(device const float* qkv [[buffer(0)]],
                                    device float* scratch [[buffer(10)]],
                                    device atomic_uint* tickets [[buffer(11)]],
                                    uint3 tg [[threadgroup_position_in_grid]],
+                                   uint3 ntgs [[threadgroups_per_grid]],
                                    uint sg [[simdgroup_index_in_threadgroup]],
                                    uint nsg [[simdgroups_per_threadgroup]],
                                    uint lane [[thread_index_in_simdgroup]],
@@ -141,40 +154,49 @@ kernel void rope_attention_mat_vec(device const float* qkv [[buffer(0)]],
     if (args.attend.m == 0u) {
         return; // (no barrier follows)
     }
+    const uint ns = ntgs.x; // the slices
+    const uint s = tg.x;
+    // the slice's rows of Wo
+    const uint rs = (n + ns - 1) / ns;
+    const uint r0 = min(n, s * rs), r1 = min(n, r0 + rs);
+    device float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)ns * nHead * nc * (3 * hd);
+    // slice 0's outputs are att; the others' a row each after the partials
+    device float* ao = s == 0u ? att : part + (ulong)nHead * n + (ulong)(s - 1u) * n;
     if (sg < nc) {
-        device float* slot = ra_slot(scratch, args, 0, tg.y, sg, nc, false);
-        ra_prologue<half>(qkv, freqs, K, V, slot, args, 0, tg.y, sg, lane);
+        device float* slot = ra_slot(scratch, args, s, tg.y, sg, nc, false);
+        // chunk index s·nc + sg: only slice 0's chunk 0 stores the caches
+        ra_prologue<half>(qkv, freqs, K, V, slot, args, 0, tg.y, s * nc + sg, lane);
         attention_impl<half, true, true, A16>(qkv, K, V, att, att, att, args, uint3(sg, tg.y, 0), uint3(nc, 1, 1), 0,
                                               1, lane, pw + 32 * sg, gpart, slot, (device const half*)(slot + hd),
                                               (device const half*)(slot + 2 * hd));
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     if (nc > 1) {
-        attn_combine_tg(gpart, nc, hd, att + tg.y * hd, tid, ntg, tw);
+        attn_combine_tg(gpart, nc, hd, ao + tg.y * hd, tid, ntg, tw);
     }
     threadgroup_barrier(mem_flags::mem_device); // the head's outputs, stored by its threads, for all of them
-    device float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)nHead * nc * (3 * hd);
     switch (fc_ramv_w) { // (one value for the whole launch: the barrier inside is reached by all)
     case RAMV_F16:
-        ramv_partial<w_f16>(W, att, part, xs, n, hd, tg.y, tid, ntg);
+        ramv_partial<w_f16>(W, ao, part, xs, n, hd, tg.y, r0, r1, tid, ntg);
         break;
     case RAMV_Q8_0:
-        ramv_partial<block_q8_0>(W, att, part, xs, n, hd, tg.y, tid, ntg);
+        ramv_partial<block_q8_0>(W, ao, part, xs, n, hd, tg.y, r0, r1, tid, ntg);
         break;
     case RAMV_Q4_0:
-        ramv_partial<block_q4_0>(W, att, part, xs, n, hd, tg.y, tid, ntg);
+        ramv_partial<block_q4_0>(W, ao, part, xs, n, hd, tg.y, r0, r1, tid, ntg);
         break;
     case RAMV_Q8_0_RP:
-        ramv_partial<rp_q8_0>(W, att, part, xs, n, hd, tg.y, tid, ntg);
+        ramv_partial<rp_q8_0>(W, ao, part, xs, n, hd, tg.y, r0, r1, tid, ntg);
         break;
     case RAMV_Q4_0_RP:
-        ramv_partial<rp_q4_0>(W, att, part, xs, n, hd, tg.y, tid, ntg);
+        ramv_partial<rp_q4_0>(W, ao, part, xs, n, hd, tg.y, r0, r1, tid, ntg);
         break;
     default:
-        ramv_partial<w_f32>(W, att, part, xs, n, hd, tg.y, tid, ntg);
+        ramv_partial<w_f32>(W, ao, part, xs, n, hd, tg.y, r0, r1, tid, ntg);
         break;
     }
-    ramv_finish(part, out, bias, has_bind(args, ROPE_ATTENTION_MAT_VEC_BIAS), tickets, n, nHead, tid, ntg, &verdict);
+    ramv_finish(part, out, bias, has_bind(args, ROPE_ATTENTION_MAT_VEC_BIAS), tickets + s, n, nHead, r0, r1, tid, ntg,
+                &verdict);
 }
 
 typedef decltype(rope_attention_mat_vec<false>) rope_attention_mat_vec_t;

@@ -186,12 +186,20 @@ type Tuning struct {
 	// head (rope_attention_mat_vec_*: each head's threadgroup multiplies its
 	// outputs by its columns of Wo, the last to finish sums the partials in
 	// head order), not as the attention's launches and the output product's
-	// (issue #34 round 11: 4 launches a layer, not 5). 1, the default
-	// everywhere, keeps the two: on an H200 the fold cost 8% of the
-	// SmolLM2 shape's tg128 and 15% of the 1B shape's (one threadgroup a
-	// head leaves the output product on 9 or 32 multiprocessors;
-	// bench/cuda/20261130-s15), so the cuda family does not take it yet.
+	// (issue #34 round 11: 4 launches a layer, not 5). 1, the default,
+	// keeps the two. Round 11's fold, one threadgroup a head, cost 8% of
+	// the SmolLM2 shape's tg128 on an H200 and 15% of the 1B shape's (the
+	// output product on 9 or 32 multiprocessors, the last head summing
+	// every row; bench/cuda/20261130-s15); the cuda family takes it with
+	// AttnFoldSlices' slices (bench/cuda/20261201-launch34).
 	AttnFoldO uint32
+	// AttnFoldSlices is the slices of Wo's rows a folded launch spreads the
+	// output product over (issue #34, seventeenth session): a threadgroup
+	// per (slice, head), each running its head's attention (the slices
+	// repeat it: a short cache's is cheap) and its slice's rows of the
+	// head's partial, the last head of a slice summing that slice's rows.
+	// 1, the default, is round 11's one threadgroup a head.
+	AttnFoldSlices uint32
 	// AttnPagedSIMDGroups is the SIMD-groups of attention_paged's
 	// threadgroup (one per (head, row) of a batched step; at most 8): each
 	// walks every n-th 32-key tile of the row's cache, so the chain of
@@ -239,7 +247,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	MatVecQ8K: MatVecQ8Off, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
-	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnPagedSIMDGroups: 8,
+	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024,
 	SampleSegment: 2048, SampleSegmentThreads: 256}
 
@@ -303,7 +311,7 @@ var Families = []Tuning{
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4,
 		MatVecQ8K: MatVecWideK, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
-		AttnTicket: TicketMerge, SampleSegment: 1024},
+		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, SampleSegment: 1024},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
@@ -351,6 +359,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.AttnGroupKeys, d.AttnGroupKeys)
 	fill(&t.AttnTicket, d.AttnTicket)
 	fill(&t.AttnFoldO, d.AttnFoldO)
+	fill(&t.AttnFoldSlices, d.AttnFoldSlices)
 	fill(&t.AttnPagedSIMDGroups, d.AttnPagedSIMDGroups)
 	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
 	fill(&t.ArgmaxThreads, d.ArgmaxThreads)

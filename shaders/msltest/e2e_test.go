@@ -61,8 +61,8 @@ func TestE2EStories(t *testing.T) {
 	}
 	t.Logf("greedy: %d prompts in %v", len(results), time.Since(start))
 	// the cuda family's tuning with decode's attention and the output
-	// product folded (Tuning.AttnFoldO, an option; the tuning above runs
-	// them as two)
+	// product folded (Tuning.AttnFoldO; the tuning above may run them as
+	// two)
 	fold := shaders.TuningFor("cuda")
 	fold.AttnFoldO = shaders.FoldO
 	folded := be.WithTuning(fold)

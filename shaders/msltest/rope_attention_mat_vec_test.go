@@ -17,8 +17,9 @@ import (
 
 // TestRopeAttentionMatVecKernel: RopeAttentionMatVec (rope_attention_mat_vec.metal:
 // decode attention with the output product folded in by heads, Tuning.AttnFoldO)
-// against the CPU and a float64 reference, under the cuda family (folded
-// where the cache is at most AttnGroupKeys keys; past that the ticket split
+// against the CPU and a float64 reference, under the cuda family (folded,
+// 8 slices of Wo's rows, and with one slice, where the cache is at most
+// AttnGroupKeys keys; past that the ticket split
 // and rope_attention_mat_vec_o), the cuda family with the fold off and
 // Default (the attention's launches, then rope_attention_mat_vec_o): the
 // att row to the CPU's within attention's tolerance, x to x + Σ W·att in
@@ -32,11 +33,13 @@ import (
 // and its ticket word zero (the executor checks).
 func TestRopeAttentionMatVecKernel(t *testing.T) {
 	cuda := shaders.TuningFor("cuda")
-	cuda.Cores, cuda.AttnFoldO = 132, shaders.FoldO // the fold is an option (off by default)
+	cuda.Cores = 132
 	off := cuda
 	off.Family, off.AttnFoldO = "cuda-fold-off", 1
 	plain := cuda // the file's layout and element-aligned K rows
 	plain.Family, plain.Repack, plain.Align16 = "cuda-file-layout", 1, 1
+	one := cuda // round 11's threadgroup a head (the family's: 8 slices of Wo's rows)
+	one.Family, one.AttnFoldSlices = "cuda-one-slice", 1
 	def := shaders.Default
 	defer func() { kitTune = nil }()
 	type tcase struct {
@@ -58,7 +61,7 @@ func TestRopeAttentionMatVecKernel(t *testing.T) {
 		cases = cases[:4]
 	}
 	used := map[string]map[string]bool{}
-	for ti, tune := range []*shaders.Tuning{&cuda, &off, &plain, &def} {
+	for ti, tune := range []*shaders.Tuning{&cuda, &off, &plain, &one, &def} {
 		used[tune.Family] = map[string]bool{}
 		for ci, c := range cases {
 			r := rand.New(rand.NewPCG(34, uint64(100*ti+ci)))
@@ -117,12 +120,14 @@ func TestRopeAttentionMatVecKernel(t *testing.T) {
 	}
 	// every weight layout folded: f32 0, f16 1, q8_0 2, q4_0 3, repacked
 	// q8_0 4 and q4_0 5 (the cuda family's)
-	for _, f := range []string{"rope_attention_mat_vec_a16/w4", "rope_attention_mat_vec_a16/w5", "rope_attention_mat_vec_a16/w1"} {
+	for _, f := range []string{"rope_attention_mat_vec_a16/w4", "rope_attention_mat_vec_a16/w5", "rope_attention_mat_vec_o_f16_a16"} {
 		require.True(t, used["cuda"][f], "the cuda family ran no %s: %v", f, used["cuda"])
 	}
+	require.True(t, used["cuda-file-layout"]["rope_attention_mat_vec/w1"], "the file's layout folded no f16: %v", used["cuda-file-layout"])
 	for _, f := range []string{"rope_attention_mat_vec/w2", "rope_attention_mat_vec/w3"} {
 		require.True(t, used["cuda-file-layout"][f], "the file's layout ran no %s: %v", f, used["cuda-file-layout"])
 	}
+	require.True(t, used["cuda-one-slice"]["rope_attention_mat_vec_a16/w4"], "one slice folded nothing: %v", used["cuda-one-slice"])
 	for _, fam := range []string{"cuda-fold-off", "default"} {
 		require.True(t, has(fam, "rope_attention_mat_vec_o_"), "%s ran no rope_attention_mat_vec_o: %v", fam, used[fam])
 		for f := range used[fam] {
