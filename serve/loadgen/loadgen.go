@@ -35,6 +35,24 @@ type Options struct {
 	Requests    int
 	Temperature float64
 	Client      *http.Client // nil: http.DefaultClient
+	// LongPrompt, when positive, is the length of one more request each
+	// level sends once every stream has its first LongAfter tokens (a
+	// long prompt arriving while the streams run, issue #38); its own
+	// prompt comes from Calibrate (CalibrateLong) and it generates one
+	// token. The level then reports how long the running streams waited
+	// (Level.Long).
+	LongPrompt int
+	LongAfter  int // 0: 16, at most MaxTokens/2
+}
+
+// longAfter is how many tokens every stream has before the long prompt
+// goes out.
+func (o Options) longAfter() int {
+	n := o.LongAfter
+	if n <= 0 {
+		n = 16
+	}
+	return max(1, min(n, o.MaxTokens/2))
 }
 
 // Level is the result of one concurrency level.
@@ -49,6 +67,39 @@ type Level struct {
 	// (chunks: the server streams one token a chunk unless it holds text
 	// back, a stop string's prefix or a split character).
 	TTFT, TokenLatency Percentiles
+	// Long is the long prompt's effect (Options.LongPrompt), zero without.
+	Long LongPromptEffect
+}
+
+// Long is a level's long request: the calibrated Options.LongPrompt and
+// the seed of its word order (a level's own, so that no level finds the
+// last one's long prompt in the server's prefix cache).
+type Long struct {
+	Prompt Prompt
+	Seed   uint64
+}
+
+// LongPromptEffect is what one long prompt did to the streams running
+// beside it: its own time to first token (its prefill, as the server
+// interleaves it), and the longest gap between two tokens of any running
+// stream that ended after the long prompt was sent, against the level's
+// median gap (Level.TokenLatency.P50).
+type LongPromptEffect struct {
+	PromptTokens int // as the server counted them
+	TTFT         time.Duration
+	LongestGap   time.Duration
+	// Gaps is how many token gaps of the running streams ended after the
+	// long prompt was sent (0: it came after they had all finished, and
+	// LongestGap says nothing).
+	Gaps int
+}
+
+// GapRatio is LongestGap over the level's median token gap.
+func (l Level) GapRatio() float64 {
+	if l.TokenLatency.P50 <= 0 {
+		return 0
+	}
+	return float64(l.Long.LongestGap) / float64(l.TokenLatency.P50)
 }
 
 // TokensPerSecond is the aggregate generation speed: every stream's tokens
@@ -104,12 +155,22 @@ func (p Prompt) Text(seed uint64) string {
 // requests) rather than guessed. Ordinary words come first, stepping by
 // the difference; " a", a token in every vocabulary, fills the rest.
 func Calibrate(ctx context.Context, o Options) (Prompt, error) {
+	return calibrate(ctx, o, o.PromptTokens)
+}
+
+// CalibrateLong is Calibrate for the long prompt (Options.LongPrompt).
+func CalibrateLong(ctx context.Context, o Options) (Prompt, error) {
+	return calibrate(ctx, o, o.LongPrompt)
+}
+
+func calibrate(ctx context.Context, o Options, tokens int) (Prompt, error) {
+	o.PromptTokens = tokens
 	if o.PromptTokens < 1 {
 		return Prompt{}, errors.New("loadgen: the prompt needs at least one token")
 	}
 	count := func(words, fill int) (Prompt, error) {
 		p := Prompt{Words: promptWords(words, fill)}
-		r, err := o.request(ctx, p.Text(0), 1, 0, nil)
+		r, err := o.request(ctx, p.Text(0), 1, 0, nil, nil)
 		p.Tokens = r.promptTokens
 		return p, err
 	}
@@ -163,8 +224,10 @@ func promptWords(n, fill int) []string {
 
 // Run runs one level: c streams, each sending o.Requests requests of
 // p, one after another, each with its own seed and word order. Any request that fails, or that does not
-// generate exactly o.MaxTokens tokens, fails the level.
-func Run(ctx context.Context, o Options, p Prompt, c int) (Level, error) {
+// generate exactly o.MaxTokens tokens, fails the level. With long (nil:
+// none) one more request goes out once every stream's first request has
+// o.longAfter() tokens.
+func Run(ctx context.Context, o Options, p Prompt, c int, long *Long) (Level, error) {
 	if c < 1 || o.MaxTokens < 1 {
 		return Level{}, errors.New("loadgen: concurrency and max tokens must be at least 1")
 	}
@@ -174,32 +237,78 @@ func Run(ctx context.Context, o Options, p Prompt, c int) (Level, error) {
 		mu        sync.Mutex
 		ttft, itl []time.Duration
 		firstErr  error
+		ends      []time.Time // each gap's end, beside itl
 	)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+	}
 	var wg sync.WaitGroup
+	// the streams' first requests count down warm as each reaches
+	// longAfter tokens; the long request waits for zero
+	var warm sync.WaitGroup
+	var longSent time.Time
+	if long != nil {
+		warm.Add(c)
+		wg.Go(func() {
+			ready := make(chan struct{})
+			go func() { warm.Wait(); close(ready) }()
+			select {
+			case <-ready:
+			case <-ctx.Done():
+				return
+			}
+			mu.Lock()
+			longSent = time.Now()
+			mu.Unlock()
+			r, err := o.request(ctx, long.Prompt.Text(long.Seed), 1, long.Seed, &o.Temperature, nil)
+			if err != nil {
+				fail(fmt.Errorf("loadgen: the long prompt: %w", err))
+				return
+			}
+			mu.Lock()
+			lv.Long.PromptTokens, lv.Long.TTFT = r.promptTokens, r.ttft
+			mu.Unlock()
+		})
+	}
 	start := time.Now()
 	for s := range c {
 		wg.Go(func() {
 			for i := range reqs {
 				seed := uint64(s*reqs + i + 1)
-				r, err := o.request(ctx, p.Text(seed), o.MaxTokens, seed, &o.Temperature)
+				var onToken func(int)
+				counted := long == nil || i > 0
+				if !counted {
+					onToken = func(n int) {
+						if !counted && n >= o.longAfter() {
+							counted = true
+							warm.Done()
+						}
+					}
+				}
+				r, err := o.request(ctx, p.Text(seed), o.MaxTokens, seed, &o.Temperature, onToken)
+				if !counted { // it failed first: the long request must not wait on it
+					warm.Done()
+				}
 				if err == nil && r.generated != o.MaxTokens {
 					err = fmt.Errorf("loadgen: a request generated %d tokens, not %d (does the server take ignore_eos?)", r.generated, o.MaxTokens)
 				}
-				mu.Lock()
 				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-						cancel()
-					}
-					mu.Unlock()
+					fail(err)
 					return
 				}
+				mu.Lock()
 				lv.Generated += r.generated
 				lv.PromptTokens = r.promptTokens
 				ttft = append(ttft, r.ttft)
 				itl = append(itl, r.gaps...)
+				ends = append(ends, r.ends...)
 				mu.Unlock()
 			}
 		})
@@ -210,6 +319,14 @@ func Run(ctx context.Context, o Options, p Prompt, c int) (Level, error) {
 		return lv, firstErr
 	}
 	lv.TTFT, lv.TokenLatency = percentiles(ttft), percentiles(itl)
+	if long != nil {
+		for i, e := range ends {
+			if e.After(longSent) {
+				lv.Long.Gaps++
+				lv.Long.LongestGap = max(lv.Long.LongestGap, itl[i])
+			}
+		}
+	}
 	return lv, nil
 }
 
@@ -235,14 +352,17 @@ type result struct {
 	promptTokens, generated int
 	ttft                    time.Duration
 	gaps                    []time.Duration // between successive content chunks
+	ends                    []time.Time     // when each gap ended
 }
 
 // maxLine bounds one server-sent event line.
 const maxLine = 1 << 20
 
 // request sends one streamed chat completion and times its chunks.
-// temperature nil asks for greedy decoding (calibration).
-func (o Options) request(ctx context.Context, text string, maxTokens int, seed uint64, temperature *float64) (result, error) {
+// temperature nil asks for greedy decoding (calibration); onToken, when
+// set, is told the count of content chunks after each.
+func (o Options) request(ctx context.Context, text string, maxTokens int, seed uint64, temperature *float64,
+	onToken func(int)) (result, error) {
 	var r result
 	temp := 0.0
 	if temperature != nil {
@@ -309,8 +429,12 @@ func (o Options) request(ctx context.Context, text string, maxTokens int, seed u
 			r.ttft = now.Sub(sent)
 		} else {
 			r.gaps = append(r.gaps, now.Sub(last))
+			r.ends = append(r.ends, now)
 		}
 		last = now
+		if onToken != nil {
+			onToken(len(r.gaps) + 1)
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return r, err

@@ -2,9 +2,11 @@ package loadgen
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,11 +37,67 @@ func TestRunRefusesShortGenerations(t *testing.T) {
 	}))
 	defer hs.Close()
 	o := Options{URL: hs.URL, Model: "m", MaxTokens: 5}
-	_, err := Run(context.Background(), o, Prompt{Words: []string{"a"}}, 2)
+	_, err := Run(context.Background(), o, Prompt{Words: []string{"a"}}, 2, nil)
 	require.ErrorContains(t, err, "generated 1 tokens, not 5")
 	o.MaxTokens = 1
-	lv, err := Run(context.Background(), o, Prompt{Words: []string{"a"}}, 2)
+	lv, err := Run(context.Background(), o, Prompt{Words: []string{"a"}}, 2, nil)
 	require.NoError(t, err)
 	require.Equal(t, 2, lv.Generated)
 	require.Equal(t, 7, lv.PromptTokens)
+}
+
+// The long prompt goes out once every stream has its first LongAfter
+// tokens, while they run: the server here holds each stream after those
+// tokens until the long request has arrived, so a run that sent it late,
+// or never, would not finish; the streams' later gaps all end after it
+// was sent and are the ones counted.
+func TestRunLongPromptBesideStreams(t *testing.T) {
+	const streams, maxTokens, after = 3, 8, 2
+	arrived := make(chan struct{})
+	var once sync.Once
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		flush := func(s string) {
+			fmt.Fprint(w, s)
+			w.(http.Flusher).Flush()
+		}
+		prompt := 7
+		if req.MaxTokens == 1 { // the long request
+			once.Do(func() { close(arrived) })
+			prompt = 4000
+		}
+		for i := range req.MaxTokens {
+			if req.MaxTokens > 1 && i == after {
+				select {
+				case <-arrived:
+				case <-r.Context().Done():
+					return
+				}
+			}
+			flush("data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n")
+		}
+		flush(fmt.Sprintf("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d}}\n\n", prompt, req.MaxTokens))
+		flush("data: [DONE]\n\n")
+	}))
+	defer hs.Close()
+	o := Options{URL: hs.URL, Model: "m", MaxTokens: maxTokens, LongPrompt: 4000, LongAfter: after}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	lv, err := Run(ctx, o, Prompt{Words: []string{"a"}}, streams, &Long{Prompt: Prompt{Words: []string{"b"}}, Seed: 1 << 32})
+	require.NoError(t, err)
+	require.Equal(t, streams*maxTokens, lv.Generated)
+	require.Equal(t, 4000, lv.Long.PromptTokens)
+	// tokens after..maxTokens-1 of every stream came after the long
+	// request was sent: their gaps, and perhaps the one before
+	require.GreaterOrEqual(t, lv.Long.Gaps, streams*(maxTokens-after))
+	require.LessOrEqual(t, lv.Long.Gaps, streams*(maxTokens-1))
+	require.Positive(t, lv.Long.LongestGap)
+	require.GreaterOrEqual(t, lv.Long.LongestGap, lv.TokenLatency.P50)
 }
