@@ -13,13 +13,14 @@ import (
 // reads back inside its batches' waits (plan.IOChainer: a GPU). Elsewhere
 // (the CPU) a look costs no wait worth saving, so the host looks after
 // every token and stops the chain at the window's end at once. 32 keeps a
-// window's waits within 1/16 a token (issue #36: 0.036 on jfk, where 16
-// gave 0.071). The steps a batch runs past the window's end halt (the
-// track's status is the chain's halt word), but a halted step still costs
-// its kernels' launches, ~1.4 µs each in a graph on the H200 (~65 µs a
-// greedy token, a sixth of one decoded): 64 tokens a look made a jfk
-// window 15% slower than 32 without the halt (BENCHMARKS: "Whisper chains
-// that halt on the device").
+// window's waits within 1/16 a token (issue #36: 0.064 on jfk, 0.045 on a
+// long-form window; 16 gave 0.100 and 0.080). The steps a batch runs past
+// the window's end halt (the track's status is the chain's halt word),
+// but a halted step still costs its kernels' launches (~65 µs a greedy
+// token on the H200, a sixth of a decoded one), so more tokens a look
+// cost more than the waits they save: a jfk window took 0.382 ms a token
+// at 32, 0.464 at 64 (main, unhalted at 32: 0.408; BENCHMARKS: "Whisper
+// chains that halt on the device").
 const DefaultChainTokens = 32
 
 // chainBufs are a chained window's step records and read-back, kept by
@@ -146,9 +147,11 @@ func promptSteps(add func(pass int, v plan.Vars), n, sotIndex, limit int, endTs 
 // steps between two looks by the host (deviceBeams). A beam step is 3
 // steps of the chain (copy, batched decode, ranking), so 40 fill one
 // batch of the CUDA backend's 128 (the prompt goes before, plan.ChainIO's
-// Lead), and a jfk search (~37 steps) is one look: 0.064 waits a token,
-// where main read back every 8 steps and then every step once a sequence
-// had finished (0.46). The steps past the search's end halt (the beam
+// Lead), and a jfk search (~37 steps) is one look: 0.064 waits a token
+// (0.045 on a long-form window), where main read back every 8 steps and
+// then every step once a sequence had finished (0.457 and 0.174) at the
+// same speed (1.497 ms a token on jfk, main 1.495; 1.186 on the long-form
+// window, main 1.195). The steps past the search's end halt (the beam
 // state's status is the chain's halt word): ~95 µs a step on the H200
 // (its ~100 launches) instead of a beam step's ~1.3 ms.
 const DefaultBeamChainSteps = 40
