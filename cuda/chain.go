@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/harkapp/hark/engine/plan"
@@ -34,10 +35,13 @@ func (e *Exec) RunPasses(passes []int, vars []plan.Vars, chunk int, done func(co
 }
 
 // RunPassesIO implements plan.IOChainer: RunPasses with io's write
-// queued before the first batch's work and io's read behind each batch's,
+// queued before the first batch's work and io's reads behind each batch's,
 // so a chained decode that hands over its input and checks its state
 // every batch (Whisper's greedy window) waits once a batch and never
-// besides.
+// besides. io.Halt is honoured: every launch of the steps from its From
+// on gets the halt word (Params.halt) and returns at once once the word
+// says stop, so the steps a batch runs past a decode's end cost a launch
+// each (setHalt).
 func (e *Exec) RunPassesIO(passes []int, vars []plan.Vars, chunk int, io *plan.ChainIO, done func(completed int) bool) (int, error) {
 	if len(passes) != len(vars) {
 		return 0, fmt.Errorf("cuda: plan %s: %d passes for %d step variables", e.name, len(passes), len(vars))
@@ -49,6 +53,14 @@ func (e *Exec) RunPassesIO(passes []int, vars []plan.Vars, chunk int, io *plan.C
 	err := e.hostSpan(io.In, io.InOff, len(io.Src), "write")
 	if err == nil {
 		err = e.hostSpan(io.Out, io.OutOff, len(io.Dst), "read")
+	}
+	for i := 0; err == nil && i < len(io.Also); i++ {
+		err = e.hostSpan(io.Also[i].Buf, io.Also[i].Off, len(io.Also[i].Dst), "read")
+	}
+	if h := io.Halt; err == nil && h != nil {
+		if err = e.hostSpan(h.Buf, h.Off, 4, "halt word"); err == nil && h.Off%4 != 0 {
+			err = fmt.Errorf("cuda: plan %s: halt word at byte %d is not aligned", e.name, h.Off)
+		}
 	}
 	e.mu.Unlock()
 	if err != nil {
@@ -66,3 +78,20 @@ func (u unchained) RunSeq(pass int, steps []plan.Vars) error        { return u.e
 func (u unchained) Write(buf plan.BufID, off int64, b []byte) error { return u.e.Write(buf, off, b) }
 func (u unchained) Read(buf plan.BufID, off int64, b []byte) error  { return u.e.Read(buf, off, b) }
 func (u unchained) Close() error                                    { return u.e.Close() }
+
+// setHalt gives batch b of the steps from lo io's halt word, if any, for
+// its steps from the halt's From on; the word's address, running value
+// and first step of b are part of b's key (a graph bakes them into its
+// kernel nodes' parameters).
+func (e *Exec) setHalt(b *batch, io *plan.ChainIO, lo int, keyed bool) {
+	if io == nil || io.Halt == nil {
+		return
+	}
+	h := io.Halt
+	b.halt, b.running, b.haltFrom = e.ptrs[h.Buf]+uint64(h.Off), h.Running, int32(max(h.From-lo, 0))
+	if keyed {
+		b.key = binary.LittleEndian.AppendUint64(b.key, b.halt)
+		b.key = binary.LittleEndian.AppendUint32(b.key, uint32(b.running))
+		b.key = binary.LittleEndian.AppendUint32(b.key, uint32(b.haltFrom))
+	}
+}

@@ -119,13 +119,14 @@ const dummySize = 64 << 10
 
 // params is __hark::Params of msl_cuda.h: the one kernel parameter.
 type params struct {
-	bufs   [16]uint64
-	args   [shaders.ArgsSize / 4]uint32
-	perm   [2]uint32
-	step   dptr // replay: the step's variables (plan.Vars) in the step buffer
-	npatch uint32
-	_      uint32
-	patch  [plan.MaxPatch]devPatch
+	bufs    [16]uint64
+	args    [shaders.ArgsSize / 4]uint32
+	perm    [2]uint32
+	step    dptr // replay: the step's variables (plan.Vars) in the step buffer
+	halt    dptr // a chain's halt word (plan.ChainHalt), 0 outside one
+	npatch  uint32
+	running int32 // the halt word's value while the chain runs
+	patch   [plan.MaxPatch]devPatch
 }
 
 // devPatch is __hark::Patch: field target = base + mul*step[vr].
@@ -173,6 +174,9 @@ type Exec struct {
 	// stored: the function constants' values as the batch being issued
 	// has stored them so far (issue, storeConstants)
 	stored []constSet
+	// also are the staging bytes of a batch's further read-backs
+	// (plan.ChainIO.Also) until its wait
+	also [][]byte
 	// paramsBuilt counts dispatch parameters built (tests: a replay
 	// builds none)
 	paramsBuilt int
@@ -433,14 +437,22 @@ func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, io 
 		}
 		what = "pass " + e.passes[pass].Name
 	}
+	lead := 0 // io.Lead: issued first, kernel by kernel, with no wait of its own
+	if io != nil && io.Lead < len(vars) && !e.b.opt.Profile {
+		lead = max(io.Lead, 0)
+	}
 	completed := 0
-	for lo := 0; lo < len(vars); lo += chunk {
+	for lo, hi := 0, 0; lo < len(vars); lo = hi {
 		if e.closed {
 			return completed, fmt.Errorf("cuda: plan %s: executable is closed", e.name)
 		}
-		hi := min(lo+chunk, len(vars))
-		keyed := e.useGraphs()
+		hi = min(lo+chunk, len(vars))
+		if lo < lead {
+			hi = lead
+		}
+		keyed := e.useGraphs() && lo >= lead
 		err := e.runBatch(func(b *batch) error {
+			e.setHalt(b, io, lo, keyed)
 			for i := lo; i < hi; i++ {
 				p := pass
 				if passes != nil {
@@ -456,9 +468,12 @@ func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, io 
 				}
 			}
 			return nil
-		}, io, lo == 0, what)
+		}, io, lo == 0, lo < lead, what)
 		if err != nil {
 			return completed, err
+		}
+		if lo < lead {
+			continue // its steps complete with the next batch
 		}
 		completed = hi
 		if done != nil {
@@ -475,9 +490,11 @@ func (e *Exec) runSteps(pass int, passes []int, vars []plan.Vars, chunk int, io 
 
 // runBatch prepares a batch with fill, issues it and waits for it (e.mu
 // held); with io set, io's Src is written before the batch's work when
-// first is set, and io's Dst read behind it, before the one wait. Nothing
-// is issued when fill fails.
-func (e *Exec) runBatch(fill func(*batch) error, io *plan.ChainIO, first bool, what string) error {
+// first is set, and io's Dst read behind it, before the one wait. A lead
+// batch (io.Lead's steps) is launched kernel by kernel and neither read
+// nor waited for: the next batch's wait covers it. Nothing is issued
+// when fill fails.
+func (e *Exec) runBatch(fill func(*batch) error, io *plan.ChainIO, first, lead bool, what string) error {
 	b := &e.batch
 	b.reset()
 	if err := fill(b); err != nil {
@@ -492,17 +509,33 @@ func (e *Exec) runBatch(fill func(*batch) error, io *plan.ChainIO, first bool, w
 				return err
 			}
 		}
-		if err := e.run(b); err != nil {
+		run := e.run
+		if lead {
+			run = e.runLead
+		}
+		if err := run(b); err != nil {
 			_ = e.sync("after a failed launch") // the launch's error is the one reported
 			e.prof.n, e.prof.names = 0, e.prof.names[:0]
 			return err
 		}
+		if lead {
+			return nil
+		}
 		var out []byte
+		e.also = e.also[:0]
 		if io != nil {
 			var err error
 			if out, err = e.queueCopy(io.Out, io.OutOff, io.Dst, false); err != nil {
 				_ = e.sync("after a failed read")
 				return err
+			}
+			for _, r := range io.Also {
+				a, err := e.queueCopy(r.Buf, r.Off, r.Dst, false)
+				if err != nil {
+					_ = e.sync("after a failed read")
+					return err
+				}
+				e.also = append(e.also, a)
 			}
 		}
 		if err := e.sync(what); err != nil {
@@ -510,6 +543,9 @@ func (e *Exec) runBatch(fill func(*batch) error, io *plan.ChainIO, first bool, w
 		}
 		if io != nil {
 			copy(io.Dst, out)
+			for i, r := range io.Also {
+				copy(r.Dst, e.also[i])
+			}
 		}
 		if e.b.opt.Profile {
 			return e.collect()

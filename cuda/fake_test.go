@@ -57,6 +57,17 @@ type fakeLaunch struct {
 	nonNilParams0 bool
 	prm           params // the parameter as passed (copied, as the driver does)
 	replayed      bool   // run from a graph
+	halted        bool   // its halt word said stop when it ran: the kernel returned at once
+}
+
+// halted is what an entry's first check (msl_cuda.h's halted) says of a
+// launch with parameter p running now.
+func (f *fakeGPU) halted(p params) bool {
+	if p.halt == 0 {
+		return false
+	}
+	b, o := f.find(p.halt)
+	return int32(uint32(b[o])|uint32(b[o+1])<<8|uint32(b[o+2])<<16|uint32(b[o+3])<<24) != p.running
 }
 
 var fakeErrName, fakeErrString = []byte("CUDA_ERROR_FAKE\x00"), []byte("the fake driver refused\x00")
@@ -249,6 +260,7 @@ func (f *fakeGPU) driver() *driver {
 					l := *it.launch
 					l.replayed = true
 					l.prm = f.effective(l.prm) // the step variables as they are now
+					l.halted = f.halted(l.prm)
 					f.launches = append(f.launches, l)
 				} else {
 					it.run()
@@ -294,6 +306,7 @@ func (f *fakeGPU) driver() *driver {
 			if f.capturing && st == f.capStream {
 				f.capture = append(f.capture, fakeWork{launch: &l})
 			} else {
+				l.halted = f.halted(l.prm)
 				f.launches = append(f.launches, l)
 			}
 			return 0

@@ -105,6 +105,17 @@ func (e *Exec) run(b *batch) error {
 	return e.replay(b, ent.exec)
 }
 
+// runLead issues a chain's lead batch (plan.ChainIO.Lead: a prompt, whose
+// shape changes from chain to chain, so a graph of it would rarely
+// replay) kernel by kernel.
+func (e *Exec) runLead(b *batch) error {
+	e.stats.Steps += len(b.vars)
+	if err := e.ensureArena(b.scratch); err != nil {
+		return err
+	}
+	return e.issue(b, false)
+}
+
 // record captures b's launches as a graph on the capture stream (nothing
 // runs) and instantiates it.
 func (e *Exec) record(b *batch) (uintptr, error) {

@@ -24,6 +24,11 @@ type batch struct {
 	recs    []launchRec // the launches of dispatches with patches, by step and op
 	consts  []constSet  // recs' function constants
 	scratch uint64      // the largest per-dispatch scratch
+	// halt is the chain's halt word for steps from haltFrom on (0: none;
+	// plan.ChainHalt), with the value that means running.
+	halt     dptr
+	running  int32
+	haltFrom int32
 	// key is what a graph of the batch bakes in beyond the launch table:
 	// per step its pass, per launch of a dispatch with patches its op,
 	// function, geometry, per-dispatch scratch and constants (the rest of
@@ -56,6 +61,7 @@ type constSet struct {
 
 func (b *batch) reset() {
 	b.passes, b.vars, b.recs, b.consts, b.key, b.scratch = b.passes[:0], b.vars[:0], b.recs[:0], b.consts[:0], b.key[:0], 0
+	b.halt, b.running, b.haltFrom = 0, 0, 0
 }
 
 // prepare adds step vars of pass to b (keyed: its key too). Errors name
@@ -215,7 +221,8 @@ func (e *Exec) issue(b *batch, replay bool) error {
 					}
 					marked = true
 				}
-				err := e.issueRec(rec, consts, s, &b.vars[s], replay)
+				halt, running := b.haltAt(s)
+				err := e.issueRec(rec, consts, s, &b.vars[s], replay, halt, running)
 				if err == nil && prof {
 					err = e.mark(rec.name)
 				}
@@ -228,7 +235,16 @@ func (e *Exec) issue(b *batch, replay bool) error {
 	return nil
 }
 
-func (e *Exec) issueRec(rec *launchRec, consts []constSet, step int, vars *plan.Vars, replay bool) error {
+// haltAt is the halt word's address and running value for step s of b
+// (0: none).
+func (b *batch) haltAt(s int) (dptr, int32) {
+	if b.halt == 0 || int32(s) < b.haltFrom {
+		return 0, 0
+	}
+	return b.halt, b.running
+}
+
+func (e *Exec) issueRec(rec *launchRec, consts []constSet, step int, vars *plan.Vars, replay bool, halt dptr, running int32) error {
 	dev := e.b.dev
 	d := dev.d
 	stream := dev.stream
@@ -239,6 +255,7 @@ func (e *Exec) issueRec(rec *launchRec, consts []constSet, step int, vars *plan.
 		e.buildParams(rec.op, vars)
 	}
 	e.prm = e.opPrm
+	e.prm.halt, e.prm.running = halt, running
 	if e.b.opt.PermuteSeed != 0 {
 		e.prm.perm = e.b.permutation(rec.groups)
 	}

@@ -259,6 +259,15 @@ namespace __hark {
 // base + mul*step[var] before the kernel runs, as plan.Dispatch.Resolved
 // does on the host. The host checks every step's patched values before
 // it replays.
+//
+// halt serves a chain's halt word (plan.ChainHalt): when halt is not null
+// and the int32 it points at differs from running, the entry returns at
+// once, before any barrier or shared memory (halted). The word is written
+// by a kernel earlier on the same stream (the track's or the beam
+// search's status), and a kernel's writes are visible to every later
+// kernel of its stream, so a plain load sees it; the kernels that write
+// it run one threadgroup and write it after every thread has read it.
+// Launches outside such a chain pass null and load nothing.
 struct Patch {
     long long base, mul;
     unsigned target, var;
@@ -268,9 +277,16 @@ struct Params {
     unsigned args[20];
     unsigned perm[2];
     const long long* step;
-    unsigned npatch, pad;
+    const volatile int* halt;
+    unsigned npatch;
+    int running;
     Patch patch[4];
 };
+// halted says whether the chain this launch belongs to has stopped (its
+// halt word differs from running): the entry then returns at once.
+__attribute__((always_inline)) inline bool halted(const Params& P) {
+    return P.halt != nullptr && *P.halt != P.running;
+}
 // patch writes P's bindings with its patches applied to bufs (16) and
 // its Args to args (shared memory; the entry passes that to the kernel).
 // Fields are read one by one with constant indices: a copy of the whole

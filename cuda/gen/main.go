@@ -142,7 +142,8 @@ func Generate(root string) (unit string, table []byte, err error) {
 		// launch), except the mat_vec kernels, whose rule asks for at
 		// most shaders.MatVecMaxThreads, and decode attention's, at most
 		// shaders.AttnMaxThreads: they need the registers
-		fmt.Fprintf(&out, "extern \"C\" __global__ void __attribute__((launch_bounds(%d))) %s%s(const __hark::Params P) {\n", entryBound(k.Name), EntryPrefix, k.Name)
+		// a halted chain's launch returns before anything else (msl_cuda.h)
+		fmt.Fprintf(&out, "extern \"C\" __global__ void __attribute__((launch_bounds(%d))) %s%s(const __hark::Params P) {\n    if (__hark::halted(P)) return;\n", entryBound(k.Name), EntryPrefix, k.Name)
 		if dyn {
 			out.WriteString("    extern __shared__ __attribute__((aligned(16))) unsigned char __hark_dyn[];\n")
 		}

@@ -262,7 +262,7 @@ __device__ __attribute__((always_inline)) inline void attention(const __hark::Pa
 } // namespace attn
 
 #define HARK_ATTN_ENTRY(name, T, HD) \
-    extern "C" __global__ void __attribute__((launch_bounds(attn::THREADS))) hark_##name(const __hark::Params P) { attn::attention<T, HD>(P); }
+    extern "C" __global__ void __attribute__((launch_bounds(attn::THREADS))) hark_##name(const __hark::Params P) { if (__hark::halted(P)) return; attn::attention<T, HD>(P); }
 HARK_ATTN_ENTRY(attention_mma_tc_f32, float, 64)
 HARK_ATTN_ENTRY(attention_mma_tc_f16, mma::h16, 64)
 HARK_ATTN_ENTRY(attention_mma_tc_hd128_f32, float, 128)

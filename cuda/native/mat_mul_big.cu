@@ -210,6 +210,6 @@ __device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Para
 } // namespace big
 
 #define HARK_BIG_ENTRY(name, Split) \
-    extern "C" __global__ void __attribute__((launch_bounds(big::THREADS))) hark_##name(const __hark::Params P) { big::mat_mul<Split>(P); }
+    extern "C" __global__ void __attribute__((launch_bounds(big::THREADS))) hark_##name(const __hark::Params P) { if (__hark::halted(P)) return; big::mat_mul<Split>(P); }
 HARK_BIG_ENTRY(mat_mul_big_f16, true)
 HARK_BIG_ENTRY(mat_mul_big_f16_h, false)

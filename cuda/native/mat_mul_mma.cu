@@ -285,7 +285,7 @@ __device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Para
 } // namespace mma
 
 #define HARK_MMA_ENTRY(name, W, Conv) \
-    extern "C" __global__ void __attribute__((launch_bounds(mma::THREADS))) hark_##name(const __hark::Params P) { mma::mat_mul<W, Conv>(P); }
+    extern "C" __global__ void __attribute__((launch_bounds(mma::THREADS))) hark_##name(const __hark::Params P) { if (__hark::halted(P)) return; mma::mat_mul<W, Conv>(P); }
 HARK_MMA_ENTRY(mat_mul_mma_f16, mma::wf16, false)
 HARK_MMA_ENTRY(mat_mul_mma_bf16, mma::wbf16, false)
 HARK_MMA_ENTRY(mat_mul_mma_q8_0, mma::wq8_0, false)

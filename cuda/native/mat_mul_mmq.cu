@@ -261,7 +261,7 @@ __device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Para
 } // namespace mmq
 
 #define HARK_MMQ_ENTRY(name, W) \
-    extern "C" __global__ void __attribute__((launch_bounds(mmq::THREADS))) hark_##name(const __hark::Params P) { mmq::mat_mul<W>(P); }
+    extern "C" __global__ void __attribute__((launch_bounds(mmq::THREADS))) hark_##name(const __hark::Params P) { if (__hark::halted(P)) return; mmq::mat_mul<W>(P); }
 HARK_MMQ_ENTRY(mat_mul_mmq_q8_0, mmq::wq8)
 HARK_MMQ_ENTRY(mat_mul_mmq_q4_0, mmq::wq4)
 HARK_MMQ_ENTRY(mat_mul_mmq_q5_0, mmq::wq5)

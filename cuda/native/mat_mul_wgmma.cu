@@ -254,4 +254,4 @@ __device__ __attribute__((always_inline)) inline void mat_mul(const __hark::Para
 
 } // namespace wg
 
-extern "C" __global__ void __attribute__((launch_bounds(wg::THREADS, 1))) hark_mat_mul_wgmma_f16(const __hark::Params P) { wg::mat_mul(P); }
+extern "C" __global__ void __attribute__((launch_bounds(wg::THREADS, 1))) hark_mat_mul_wgmma_f16(const __hark::Params P) { if (__hark::halted(P)) return; wg::mat_mul(P); }

@@ -40,7 +40,12 @@ type Chainer interface {
 
 // ChainIO are the host transfers of a chain (IOChainer): len(Src) bytes
 // written to In from byte InOff before the first step, and len(Dst) bytes
-// read from Out at byte OutOff into Dst after every chunk, before done.
+// read from Out at byte OutOff into Dst (and each of Also's) after every
+// chunk, before done. Halt, if set, is the chain's halt word. Lead steps
+// (a prompt, whose shape changes from chain to chain) go before the first
+// chunk, which counts them, and the chunks start after them: a GPU issues
+// them without a wait of their own, and its chunks keep their shapes, so
+// each replays a graph recorded by an earlier chain.
 type ChainIO struct {
 	In     BufID
 	InOff  int64
@@ -48,6 +53,36 @@ type ChainIO struct {
 	Out    BufID
 	OutOff int64
 	Dst    []byte
+	Also   []ChainRead
+	Halt   *ChainHalt
+	Lead   int
+}
+
+// ChainRead is a further read-back of a chain: len(Dst) bytes of Buf from
+// byte Off, read as ChainIO.Dst is.
+type ChainRead struct {
+	Buf BufID
+	Off int64
+	Dst []byte
+}
+
+// ChainHalt is a chain's halt word: the int32 at byte Off of Buf. Once it
+// differs from Running, a backend that honours it skips every dispatch of
+// the chain's steps from step From on (the CUDA backend: each kernel
+// reads the word first and returns), so the steps a chunk runs past the
+// stop of a decode cost a launch each, not their work. The word is the
+// model's own state (a Whisper track's status), written by a dispatch of
+// an earlier step, or by a one-threadgroup kernel after every thread has
+// read it (whisper_track, whisper_beams); steps before From run whatever
+// it holds (they set it). Skipped steps must write nothing read later: the
+// done callback still sees the completed count of the steps issued. A
+// backend may ignore the halt (Metal, the CPU, whose chains stop at the
+// host's look after every step): the steps then run, only slower.
+type ChainHalt struct {
+	Buf     BufID
+	Off     int64
+	Running int32
+	From    int
 }
 
 // IOChainer is a Chainer that moves a chain's input and read-backs

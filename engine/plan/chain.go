@@ -2,7 +2,8 @@ package plan
 
 // RunChainIO runs step i as passes[i] with vars[i] on x, chunk steps at a
 // time: io.Src written first, and after every chunk (and the last, shorter
-// one) io.Dst read and done called, which returns false to stop. It
+// one) io.Dst and io.Also read and done called, which returns false to
+// stop; io.Halt is left to an IOChainer that honours it. It
 // returns the steps completed, in the cheapest way x offers: IOChainer
 // (the copies inside the chunks' waits), Chainer with a Write and a Read a
 // chunk, or one Run a step.
@@ -20,6 +21,11 @@ func RunChainIO(x Executable, passes []int, vars []Vars, chunk int, io *ChainIO,
 	read := func(completed int) bool {
 		if readErr = x.Read(io.Out, io.OutOff, io.Dst); readErr != nil {
 			return false
+		}
+		for _, r := range io.Also {
+			if readErr = x.Read(r.Buf, r.Off, r.Dst); readErr != nil {
+				return false
+			}
 		}
 		return done(completed)
 	}

@@ -31,24 +31,17 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 		return nil, fmt.Errorf("whisper: beam size %d: a step ranks at most %d candidates a beam", nb, plan.SampleMaxTop)
 	}
 	res := &DecodeResult{Temperature: opt.Temperature, Language: opt.Language}
-	logits, pos, err := m.promptWindow(sp, init, sotIndex, res)
-	if err != nil {
-		return nil, err
-	}
-	// Every beam starts as the prompt: one prompt pass, copied to the others.
-	if err := m.broadcastKV(m.lay.beams, pos); err != nil {
-		return nil, err
-	}
 	// The reference stops once the sequence (prompt included) is longer
 	// than the context.
 	steps := min(sampleLen, m.H.NTextCtx-len(init)+1)
 	var toks []int32
 	var sum float32
-	h := &hostBeams{rows: &modelBeams{m: m, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}, f: filter, first: logits, nv: m.H.NVocab}
-	if m.hostSelect || finishedCap(nb, opt.Patience) > m.lay.beamFin {
-		toks, sum, err = h.search(sp.EOT, opt.EndTimestamp, nb, opt.Patience, steps)
+	var err error
+	if !m.hostSelect && finishedCap(nb, opt.Patience) <= m.lay.beamFin {
+		// the prompt too runs in the device search's chain
+		toks, sum, res.NoSpeechProb, err = m.deviceBeams(filter, init, sotIndex, nb, beamSettings(opt.EndTimestamp, nb, opt.Patience, steps), opt)
 	} else {
-		toks, sum, err = m.deviceBeams(filter, pos, nb, beamSettings(opt.EndTimestamp, nb, opt.Patience, steps), opt)
+		toks, sum, err = m.hostSearch(sp, init, sotIndex, nb, steps, filter, opt, res)
 	}
 	if err != nil {
 		return nil, err
@@ -57,6 +50,22 @@ func (m *Model) decodeBeams(sp Specials, init []int32, sotIndex, sampleLen int, 
 	res.SumLogprob = float64(sum)
 	res.AvgLogprob = res.SumLogprob / float64(len(res.Tokens)+1)
 	return res, nil
+}
+
+// hostSearch runs a window's beam search with the host ranking the
+// candidates (hostBeams) from the prompt's logits (res gets the no-speech
+// probability).
+func (m *Model) hostSearch(sp Specials, init []int32, sotIndex, nb, steps int, filter *logitFilter, opt DecodeOptions, res *DecodeResult) ([]int32, float32, error) {
+	logits, pos, err := m.promptWindow(sp, init, sotIndex, res)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Every beam starts as the prompt: one prompt pass, copied to the others.
+	if err := m.broadcastKV(m.lay.beams, pos); err != nil {
+		return nil, 0, err
+	}
+	h := &hostBeams{rows: &modelBeams{m: m, base: pos, pos: pos, nb: nb, feed: make([]int32, m.lay.beams)}, f: filter, first: logits, nv: m.H.NVocab}
+	return h.search(sp.EOT, opt.EndTimestamp, nb, opt.Patience, steps)
 }
 
 // rowStepper advances the beams' decoder state, their logits read by the
