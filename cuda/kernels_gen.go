@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "9a1be82fa1740602d59f712460f47feb5294457e93c6a786db1fa8e108d990c4"
+const sourcesHash = "2beb1cc49a3c4b8ac0375549c76dcfcd595f943e0ab9afdb2acf49c89296ab05"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -86,6 +86,23 @@ var kernelNames = []string{
 	"gelu_mul_mat_vec_q8_0_q8x_rp",
 	"gelu_mul_mat_vec_q8_0_rp",
 	"layer_norm",
+	"layer_norm_mat_vec_bf16",
+	"layer_norm_mat_vec_f16",
+	"layer_norm_mat_vec_f16_a16",
+	"layer_norm_mat_vec_f32",
+	"layer_norm_mat_vec_iq4_nl",
+	"layer_norm_mat_vec_q2_k",
+	"layer_norm_mat_vec_q3_k",
+	"layer_norm_mat_vec_q4_0",
+	"layer_norm_mat_vec_q4_0_rp",
+	"layer_norm_mat_vec_q4_1",
+	"layer_norm_mat_vec_q4_k",
+	"layer_norm_mat_vec_q5_0",
+	"layer_norm_mat_vec_q5_1",
+	"layer_norm_mat_vec_q5_k",
+	"layer_norm_mat_vec_q6_k",
+	"layer_norm_mat_vec_q8_0",
+	"layer_norm_mat_vec_q8_0_rp",
 	"mat_mul_bf16",
 	"mat_mul_f16",
 	"mat_mul_f32",

@@ -44,9 +44,9 @@ import (
 // the digest).
 var want = map[string]string{
 	"stories260K greedy":      "6fa7504f0053c27e8422efdf89e693a326818ff7a30592c894ec98f5e64fe25b",
-	"whisper kit f16 greedy":  "10169b522325764e630841b451eb135022b253dd6484556695f0206cd0215040",
-	"whisper kit f16 beam 5":  "dd4d97e8bc047eec6dea8d87a997c0095bc94d74de48808d1f522f290a816e9c",
-	"whisper kit q8_0 greedy": "0284ac939d2fe74670ee77aa60f92b2dcc6acc1577aad67c50ffaca31c8f6e53",
+	"whisper kit f16 greedy":  "7ede7271fe45718cd97c69e1bf2e89b888e50f4e3e004336387d758c876bc74c",
+	"whisper kit f16 beam 5":  "a32920f32236a1bb765006b5b9f8d2f66fb0f86f3f8e74ab62f817e4b684f557",
+	"whisper kit q8_0 greedy": "59a8c9c734d9b3110b9a2d3e0c930b997d9da11dfbd4ba3ce1fbf4aa96bc8771",
 	"SmolLM2-135M shape q4_0": "a5c1e6b5bad70b9420ada9dada0bd4a4825334787c339318a297c684037dd90c",
 }
 
