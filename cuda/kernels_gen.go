@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "2beb1cc49a3c4b8ac0375549c76dcfcd595f943e0ab9afdb2acf49c89296ab05"
+const sourcesHash = "480ead9b49cc8079ae5754a9602243760a8b7cda881081e13e8088615d0bb616"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

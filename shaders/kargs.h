@@ -115,10 +115,11 @@ struct embed_args {
     unsigned int n;
     unsigned int ldo;
     unsigned int flags;
-    unsigned int pad_[12];
+    unsigned int lda;
+    unsigned int pad_[11];
 };
 // binding slots of embed
-enum { EMBED_TABLE = 0, EMBED_IDS = 1, EMBED_OUT = 2 };
+enum { EMBED_TABLE = 0, EMBED_IDS = 1, EMBED_OUT = 2, EMBED_ADD = 3 };
 
 // rms_norm (plan.RMSNorm)
 struct rms_norm_args {

@@ -57,7 +57,7 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 		d.NPatch++
 		return d
 	}
-	h.add(slot(plan.EmbedArgs{Type: ggml.F16, Table: bind(tokEmb), Ids: bind(toks), Out: bind(x), Dim: int(dim), N: 1, Ldo: int(dim)}.Dispatch(), plan.PatchEmbedIdsOff))
+	h.add(slot(plan.EmbedArgs{Type: ggml.F16, Table: bind(tokEmb), Ids: bind(toks), Out: bind(x), Add: plan.None, Dim: int(dim), N: 1, Ldo: int(dim)}.Dispatch(), plan.PatchEmbedIdsOff))
 	h.add(plan.RMSNormMatVecArgs{Type: ggml.Q8_0, W: bind(wqkv), X: bind(x), Out: bind(qkv), Bias: plan.None, Res: plan.None, G: bind(gAttn), N: int(qkvW), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(qkvW), Eps: 1e-5}.Dispatch())
 	h.add(plan.RMSNormArgs{X: bind(qkv), W: plan.None, Out: bind(qkv), Dim: int(hd), Rows: int(nHead), Ldx: int(qkvW), Ldo: int(qkvW), Eps: 1e-6, Inner: int(nHead)}.Dispatch()) // per-head q norm
 	h.add(pos(plan.RopeKVArgs{Type: ggml.F16, QKV: bind(qkv), Freqs: bind(freqs), KCache: bind(kc), VCache: bind(vc), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldqkv: int(qkvW), Mode: plan.RopeNeoX, RopeDim: int(hd), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss)}.Dispatch(), plan.PatchRopeKVPos0))
@@ -209,7 +209,7 @@ func TestLoadRejectsBadPlans(t *testing.T) {
 		"destination type q4_0":    func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Kernel, ps.Ops[0].Type = plan.Copy, ggml.Q4_0 },
 		"KV type q8_0":             func(_ *plan.Plan, ps *plan.Pass) { *ps = plan.Pass{}; ps.Add(attnOp(ggml.Q8_0)) },
 		"embedding table type iq2_xs": func(_ *plan.Plan, ps *plan.Pass) {
-			ps.Ops[0] = plan.EmbedArgs{Type: ggml.IQ2_XS, Table: bind(1), Ids: bind(0), Out: bind(0)}.Dispatch()
+			ps.Ops[0] = plan.EmbedArgs{Add: plan.None, Type: ggml.IQ2_XS, Table: bind(1), Ids: bind(0), Out: bind(0)}.Dispatch()
 		},
 		"required binding 1 is empty": func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Bind[1].Buf = plan.NoBuf },
 		// raw words on purpose: a Scale record relabelled GELU, whose

@@ -14,7 +14,8 @@ var _ = fmt.Errorf
 // The kernel set. Each kernel's record type (<Kernel>Args) names its
 // bindings and params words; see engine/README.md for the table.
 const (
-	// Embed: out[t, :] (+)= table[ids[t], :].
+	// Embed: out[t, :] (+)= table[ids[t], :] (+ add[t·lda, :] where add is
+	// bound: Whisper's positional embedding, in the same launch).
 	Embed Kernel = iota + 1
 	// RMSNorm: out[r] = x[r] / sqrt(mean(x[r]²) + eps) ⊙ w. Rows are
 	// addressed in groups so per-head norms can work inside a fused QKV row: row
@@ -647,10 +648,12 @@ type EmbedArgs struct {
 	Table Binding   // input Type: rows of dim elements
 	Ids   Binding   // input i32: token ids
 	Out   Binding   // output f32
+	Add   Binding   // optional input f32: rows added to the result; NoBuf for none
 	Dim   int
 	N     int // tokens
 	Ldo   int
 	Flags uint32 // FlagAccumulate: add into out
+	Lda   int    // row stride of add (0: its first row for every token)
 }
 
 // Binding slots of Embed.
@@ -658,6 +661,7 @@ const (
 	SlotEmbedTable = 0
 	SlotEmbedIds   = 1
 	SlotEmbedOut   = 2
+	SlotEmbedAdd   = 3
 )
 
 // Patch targets of Embed.
@@ -666,19 +670,22 @@ const (
 	PatchEmbedTableOff = PatchOffset0 + 0 // byte offset of Table
 	PatchEmbedIdsOff   = PatchOffset0 + 1 // byte offset of Ids
 	PatchEmbedOutOff   = PatchOffset0 + 2 // byte offset of Out
+	PatchEmbedAddOff   = PatchOffset0 + 3 // byte offset of Add
 )
 
 // Dispatch encodes a as a dispatch record.
 func (a EmbedArgs) Dispatch() Dispatch {
-	d := Dispatch{Kernel: Embed, NBind: 3}
+	d := Dispatch{Kernel: Embed, NBind: 4}
 	d.Type = a.Type
 	d.Bind[0] = a.Table
 	d.Bind[1] = a.Ids
 	d.Bind[2] = a.Out
+	d.Bind[3] = a.Add
 	d.P[0] = uint32(a.Dim)
 	d.P[1] = uint32(a.N)
 	d.P[2] = uint32(a.Ldo)
 	d.P[3] = a.Flags
+	d.P[4] = uint32(a.Lda)
 	d.Grid = [3]uint32{uint32(a.N), uint32(1), uint32(1)}
 	return d
 }
@@ -690,10 +697,12 @@ func DecodeEmbed(d *Dispatch) (a EmbedArgs) {
 	a.Table = d.binding(0)
 	a.Ids = d.binding(1)
 	a.Out = d.binding(2)
+	a.Add = d.binding(3)
 	a.Dim = int(d.P[0])
 	a.N = int(d.P[1])
 	a.Ldo = int(d.P[2])
 	a.Flags = d.P[3]
+	a.Lda = int(d.P[4])
 	return a
 }
 
@@ -3240,11 +3249,13 @@ var kernelInfo = map[Kernel]KernelInfo{
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
 			{Name: "Ids", Role: BindIn, Optional: false, Elem: "i32"},
 			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Add", Role: BindIn, Optional: true, Elem: "f32"},
 		},
 		Params: []ParamInfo{{Name: "Dim", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "N", Word: 1, Words: 1, Float: false, Patch: true},
 			{Name: "Ldo", Word: 2, Words: 1, Float: false, Patch: false},
 			{Name: "Flags", Word: 3, Words: 1, Float: false, Patch: false},
+			{Name: "Lda", Word: 4, Words: 1, Float: false, Patch: false},
 		}},
 	RMSNorm: {Name: "rms_norm", MinBind: 3,
 		Binds: []BindInfo{{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
@@ -3780,6 +3791,7 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		dst = d.access(dst, 0, true, false, toEnd(typedRowsTouched(d.Type, a.N, a.Dim)))
 		dst = d.access(dst, 1, true, false, i32Vec(a.N))
 		dst = d.access(dst, 2, a.Flags&FlagAccumulate != 0, true, f32Rows(a.N, a.Ldo, a.Dim))
+		dst = d.access(dst, 3, true, false, broadcastRows(a.N, a.Lda, a.Dim))
 	case RMSNorm:
 		a := DecodeRMSNorm(d)
 		dst = d.access(dst, 0, true, false, groupedRows(a.Rows, a.Inner, a.Dim, a.Ldx))

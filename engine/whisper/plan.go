@@ -458,27 +458,21 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	h := b.h
 	ns, nctx, nv := h.NTextState, h.NAudioCtx, h.NVocab
 	emb, et := b.weight("decoder.token_embedding.weight", int64(nv*ns))
-	d := plan.EmbedArgs{Type: et, Table: emb, Ids: at(lay.tokens, 0), Out: at(x, 0), Dim: ns, N: m, Ldo: ns}.Dispatch()
+	// x = token_embedding[ids] + positional_embedding[pos ...] in one launch:
+	// consecutive rows for a prompt, the same row for every beam.
+	pos := b.weightF32("decoder.positional_embedding", int64(h.NTextCtx*ns))
+	lda := ns
+	if beams {
+		lda = 0
+	}
+	d := plan.EmbedArgs{Type: et, Table: emb, Ids: at(lay.tokens, 0), Out: at(x, 0), Add: pos, Dim: ns, N: m, Ldo: ns, Lda: lda}.Dispatch()
 	// the ids from tokens[VarSlot]: a chained window's prompt after SOT
 	d.AddPatch(plan.PatchEmbedIdsOff, plan.VarSlot, 4, 0)
+	d.AddPatch(plan.PatchEmbedAddOff, plan.VarPos, int64(ns)*4, 0)
 	if ntok {
 		d.AddPatch(plan.PatchEmbedN, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
-
-	// x += positional_embedding[pos ...]: consecutive rows for a prompt,
-	// the same row for every beam.
-	pos := b.weightF32("decoder.positional_embedding", int64(h.NTextCtx*ns))
-	ldb := ns
-	if beams {
-		ldb = 0
-	}
-	add := plan.AddArgs{A: at(x, 0), B: pos, Out: at(x, 0), N: ns, M: m, Lda: ns, Ldb: ldb, Ldo: ns}.Dispatch()
-	add.AddPatch(plan.PatchAddBOff, plan.VarPos, int64(ns)*4, 0)
-	if ntok {
-		add.AddPatch(plan.PatchAddM, plan.VarNTok, 1, 0)
-	}
-	ps.Add(add)
 
 	seqStride := 0
 	if beams {

@@ -558,6 +558,32 @@ func TestEmbedAllTypes(t *testing.T) {
 	}
 }
 
+// TestEmbedAdd checks embed with rows added in the same launch (Whisper's
+// positional embedding: a row per token at an odd stride and offset, or
+// one row for every token, lda 0), with and without accumulate.
+func TestEmbedAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_K} {
+		for _, acc := range []bool{false, true} {
+			for _, lda := range []int{0, mxK(typ) + 3} {
+				c, exact := embedCase(t, r, typ, mxK(typ), acc)
+				p := plan.DecodeEmbed(&c.d)
+				const n, off = 5, 2
+				add := randF32(r, off+max(1, n*lda)+mxK(typ), 1)
+				c.bind(3, c.add(ggml.F32Bytes(add), false), 4*off)
+				p.Lda = lda
+				c.d.P = p.Dispatch().P
+				for tk := range n {
+					for i := range p.Dim {
+						exact[tk*p.Ldo+i] += float64(add[off+tk*lda+i])
+					}
+				}
+				check(t, fmt.Sprintf("embed+add %s accumulate=%v lda=%d", typ, acc, lda), typ, c, exact)
+			}
+		}
+	}
+}
+
 // embedCase builds an Embed dispatch of 5 ids into a table of 9 rows of
 // dim elements, and its exact result.
 func embedCase(t *testing.T, r *rand.Rand, typ ggml.Type, dim int, acc bool) (*mxCase, []float64) {
@@ -580,7 +606,7 @@ func embedCase(t *testing.T, r *rand.Rand, typ ggml.Type, dim int, acc bool) (*m
 	if acc {
 		flags = plan.FlagAccumulate
 	}
-	c.d.P = plan.EmbedArgs{Dim: dim, N: int(n), Ldo: ldo, Flags: flags}.Dispatch().P
+	c.d.P = plan.EmbedArgs{Add: plan.None, Dim: dim, N: int(n), Ldo: ldo, Flags: flags}.Dispatch().P
 	exact := make([]float64, len(out))
 	for i, v := range out {
 		exact[i] = float64(v)
@@ -644,7 +670,7 @@ func TestMatrixFunctionsExist(t *testing.T) {
 			case plan.Conv1D:
 				d = plan.Conv1DArgs{Type: typ, Bias: plan.None, Cin: 64, Cout: 8, T: 10, Kw: 4, Stride: 1, Ldx: 10, Ldo: 8}.Dispatch()
 			case plan.Embed:
-				d = plan.EmbedArgs{Type: typ, Dim: 256, N: 3, Ldo: 256}.Dispatch()
+				d = plan.EmbedArgs{Type: typ, Add: plan.None, Dim: 256, N: 3, Ldo: 256}.Dispatch()
 			}
 			lns, err := shaders.LaunchFor(&d, &shaders.Default, nil)
 			require.NoError(t, err, "%s %s", k, typ)

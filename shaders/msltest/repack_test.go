@@ -14,7 +14,7 @@ import (
 )
 
 // TestRepackedWeights runs every kernel with a repacked-weights instance
-// (shaders/repack.go: mat_vec's four forms, mat_mul, embed) on q8_0 and
+// (shaders/repack.go: mat_vec's five forms, mat_mul, embed) on q8_0 and
 // q4_0 weights uploaded repacked, as the CUDA host does (the cuda family's
 // Tuning.Repack), against the exact product and the CPU backend. Row widths
 // of 5, 9 and 18 blocks give scale runs of 10, 18 and 36 bytes, each padded

@@ -311,14 +311,16 @@ func gatedProductParams() []Param {
 // Kernels is the kernel set, in id order (plan.Embed is 1).
 var Kernels = []Kernel{
 	{Name: "Embed", Fn: "embed", Typed: true,
-		Doc: "out[t, :] (+)= table[ids[t], :].",
+		Doc: "out[t, :] (+)= table[ids[t], :] (+ add[t·lda, :] where add is bound: Whisper's positional embedding, in the same launch).",
 		Binds: []Bind{
 			{Name: "Table", Elem: Typed, Span: "toEnd(typedRowsTouched(d.Type, a.N, a.Dim))", Doc: "rows of dim elements"},
 			{Name: "Ids", Elem: I32, Span: "i32Vec(a.N)", Doc: "token ids"},
 			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.N, a.Ldo, a.Dim)", ReadIf: "a.Flags&FlagAccumulate != 0"},
+			{Name: "Add", Opt: true, Elem: F32, Span: "broadcastRows(a.N, a.Lda, a.Dim)", Doc: "rows added to the result; NoBuf for none"},
 		},
 		Params: []Param{{Name: "Dim"}, {Name: "N", Patch: true, Doc: "tokens"}, {Name: "Ldo"},
-			{Name: "Flags", Kind: Bits, Doc: "FlagAccumulate: add into out"}},
+			{Name: "Flags", Kind: Bits, Doc: "FlagAccumulate: add into out"},
+			{Name: "Lda", Doc: "row stride of add (0: its first row for every token)"}},
 		Grid: [3]string{"a.N", "1", "1"},
 	},
 	{Name: "RMSNorm", Fn: "rms_norm", Families: []string{"Norm"},
