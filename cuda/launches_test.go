@@ -10,6 +10,7 @@ import (
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/llm/bench"
+	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/shared"
 )
 
@@ -56,4 +57,41 @@ func TestFakeLaunchesPerToken(t *testing.T) {
 		require.NoError(t, m.Close())
 		b.Close()
 	}
+}
+
+// TestFakeWhisperStepLaunches counts the kernels one Whisper decoder token
+// (PassStep, graphs off) launches on the CUDA host for the kit's tiny.en
+// q8_0 model (4 decoder layers): 8 a layer (Q|K|V with its LayerNorm,
+// self-attention, its output product, the cross query with its LayerNorm,
+// cross-attention, its output product, the MLP's up product with its
+// LayerNorm and GELU, the down product), then the embedding with the
+// positional embedding added and the logits with the final LayerNorm: 34,
+// where the unfused step launched 52 (a LayerNorm before each of the 13
+// products that follow one, a GELU a layer and the positional embedding's
+// add; issue #34).
+func TestFakeWhisperStepLaunches(t *testing.T) {
+	f, err := whisper.OpenFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"))
+	require.NoError(t, err)
+	defer f.Close()
+	fake := withFake(t, 90)
+	b, err := New(Options{NoGraphs: true})
+	require.NoError(t, err)
+	defer b.Close()
+	m, err := f.Load(b, whisper.Options{Beams: 1})
+	require.NoError(t, err)
+	defer m.Close()
+	const tokens = 8
+	before := len(fake.launches)
+	for i := range tokens {
+		_, err := m.Prompt([]int32{int32(50257 + i)}, 3+i)
+		require.NoError(t, err)
+	}
+	names := map[string]int{}
+	for _, l := range fake.launches[before:] {
+		names[l.fn]++
+	}
+	n := len(fake.launches) - before
+	t.Logf("%d launches for %d decoder tokens, %.1f a token: %v", n, tokens, float64(n)/tokens, names)
+	require.Equal(t, (8*4+2)*tokens, n, "launches per token %v", names)
+	require.Zero(t, names["hark_layer_norm"]+names["hark_gelu"]+names["hark_add"], "a decoder step normalises, applies GELU and adds the positions inside other launches: %v", names)
 }

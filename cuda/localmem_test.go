@@ -68,7 +68,7 @@ func TestMatVecNoLocalMemory(t *testing.T) {
 			require.Zero(t, n, "%s declares %d bytes of local memory", name, n)
 		}
 	}
-	// 4 forms (plain, RMSNorm, SiLU, GELU) × 14 weight types; a kernel
+	// 5 forms (plain, RMSNorm, LayerNorm, SiLU, GELU) × 14 weight types; a kernel
 	// clang inlines into its entry has no function of its own, so at
 	// least the plain forms must be there to be checked
 	require.GreaterOrEqual(t, seen, 14, "mat_vec_impl functions found in kernels.ptx")

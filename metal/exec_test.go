@@ -43,7 +43,7 @@ func toyPlan(t *testing.T) *toy {
 	ty.logits = p.AddBuffer(plan.Buffer{Name: "logits", Kind: plan.IO, Size: 4 * 100})
 	ps, _ := p.AddPass("decode")
 
-	d := plan.EmbedArgs{Type: ggml.F32, Table: plan.Binding{Buf: ty.emb}, Ids: plan.F32At(ty.tokens, 0), Out: plan.F32At(ty.x, 0),
+	d := plan.EmbedArgs{Add: plan.None, Type: ggml.F32, Table: plan.Binding{Buf: ty.emb}, Ids: plan.F32At(ty.tokens, 0), Out: plan.F32At(ty.x, 0),
 		Dim: k, N: 1, Ldo: k}.Dispatch()
 	d.AddPatch(plan.PatchEmbedIdsOff, plan.VarPos, 4, 0)
 	ps.Add(d)

@@ -16,6 +16,18 @@ static inline float gelu_tanh(float x) {
     return 0.5f * x * (2.0f - 2.0f / (exp(2.0f * y) + 1.0f));
 }
 
+// Exact GELU with erf from Abramowitz & Stegun 7.1.26 (MSL has no erf;
+// elementwise.metal's gelu, matvec.metal's layer_norm_mat_vec); for x < 0
+// the polynomial gives 1+erf directly (no cancellation).
+static inline float gelu_erf(float x) {
+    float z = x * M_SQRT1_2_F;
+    float az = fabs(z);
+    float t = 1.0f / (1.0f + 0.3275911f * az);
+    float p = ((((1.061405429f * t - 1.453152027f) * t + 1.421413741f) * t - 0.284496736f) * t + 0.254829592f) * t;
+    float c = p * exp(-az * az); // 1 - erf(|z|)
+    return z < 0.0f ? 0.5f * x * c : 0.5f * x * (2.0f - c);
+}
+
 // ew_reduce (elementwise.metal's softmax, whisper_filter.metal) combines v over the threadgroup (op 0: max, 1: sum) through
 // SIMD-group reductions and one partial per SIMD-group.
 static inline float ew_reduce(float v, int op, threadgroup float* part, uint sg, uint lane, uint nsg) {

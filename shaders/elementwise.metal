@@ -64,24 +64,13 @@ kernel void copy_bf16(device const float* src [[buffer(0)]],
     dst[(ulong)row * args.copy.ldd + col] = h;
 }
 
-// Exact GELU with erf from Abramowitz & Stegun 7.1.26 (MSL has no erf);
-// for x < 0 the polynomial gives 1+erf directly (no cancellation).
-static inline float ew_gelu_erf(float x) {
-    float z = x * M_SQRT1_2_F;
-    float az = fabs(z);
-    float t = 1.0f / (1.0f + 0.3275911f * az);
-    float p = ((((1.061405429f * t - 1.453152027f) * t + 1.421413741f) * t - 0.284496736f) * t + 0.254829592f) * t;
-    float c = p * exp(-az * az); // 1 - erf(|z|)
-    return z < 0.0f ? 0.5f * x * c : 0.5f * x * (2.0f - c);
-}
-
 kernel void gelu(device const float* x [[buffer(0)]],
                  device float* out [[buffer(1)]],
                  constant Args& args [[buffer(8)]],
                  uint2 gid [[thread_position_in_grid]]) {
     EW_ROW_COL(gelu)
     float v = x[(ulong)row * args.gelu.ldx + col];
-    out[(ulong)row * args.gelu.ldo + col] = args.gelu.mode == KACT_GELU_ERF ? ew_gelu_erf(v) : gelu_tanh(v);
+    out[(ulong)row * args.gelu.ldo + col] = args.gelu.mode == KACT_GELU_ERF ? gelu_erf(v) : gelu_tanh(v);
 }
 
 kernel void gelu_mul(device const float* gate [[buffer(0)]],

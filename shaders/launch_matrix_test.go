@@ -79,7 +79,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Launch{Function: "conv1d_f16", Groups: [3]uint32{6, 94, 1}, Threads: [3]uint32{128, 1, 1}}, lns[0])
 
-	d = plan.EmbedArgs{Type: ggml.Q6_K, Dim: 768, N: 5, Ldo: 768}.Dispatch()
+	d = plan.EmbedArgs{Type: ggml.Q6_K, Add: plan.None, Dim: 768, N: 5, Ldo: 768}.Dispatch()
 	lns, err = LaunchFor(&d, &Tuning{MaxThreads: 1024}, nil) // zero knobs: defaults
 	require.NoError(t, err)
 	require.Equal(t, Launch{Function: "embed_q6_k", Groups: [3]uint32{5, 1, 1}, Threads: [3]uint32{128, 1, 1}}, lns[0])
@@ -89,7 +89,7 @@ func TestMatrixLaunchEmpty(t *testing.T) {
 	for _, d := range []plan.Dispatch{
 		plan.MatVecArgs{Type: ggml.F32, K: 16, M: 1}.Dispatch(),
 		plan.MatMulArgs{Type: ggml.Q8_0, N: 16, K: 32}.Dispatch(),
-		plan.EmbedArgs{Type: ggml.Q8_0, Dim: 32}.Dispatch(),
+		plan.EmbedArgs{Type: ggml.Q8_0, Add: plan.None, Dim: 32}.Dispatch(),
 	} {
 		lns, err := LaunchFor(&d, &Default, nil)
 		require.NoError(t, err, d.Kernel)
@@ -106,7 +106,7 @@ func TestMatrixLaunchErrors(t *testing.T) {
 		{plan.MatMulArgs{Type: ggml.Type(999), N: 4, K: 32, M: 1}.Dispatch(), "not supported"},
 		{plan.MatVecArgs{Type: ggml.Q4_K, N: 4, K: 128, M: 1}.Dispatch(), "block size 256"},
 		{plan.RMSNormMatVecArgs{Type: ggml.F32, N: 4, M: 1}.Dispatch(), "positive multiple"},
-		{plan.EmbedArgs{Type: ggml.Q4_0, Dim: 33, N: 2}.Dispatch(), "block size 32"},
+		{plan.EmbedArgs{Type: ggml.Q4_0, Add: plan.None, Dim: 33, N: 2}.Dispatch(), "block size 32"},
 		{plan.Conv1DArgs{Type: ggml.F16, Cout: 4, T: 10, Kw: 3, Stride: 1, Pad: 1}.Dispatch(), "empty convolution"},
 		{plan.Conv1DArgs{Type: ggml.F16, Cin: 4, Cout: 4, T: 10, Kw: 3, Pad: 1}.Dispatch(), "empty convolution"},
 		{plan.Conv1DArgs{Type: ggml.F16, Cin: 4, Cout: 4, T: 1, Kw: 5, Stride: 1, Pad: 1}.Dispatch(), "does not fit"},
@@ -122,7 +122,7 @@ func TestMatrixLaunchNoAlloc(t *testing.T) {
 	ds := []plan.Dispatch{
 		plan.MatVecArgs{Type: ggml.Q4_0, N: 4096, K: 4096, M: 1}.Dispatch(),
 		plan.MatMulArgs{Type: ggml.F16, N: 384, K: 384, M: 1500}.Dispatch(),
-		plan.EmbedArgs{Type: ggml.Q8_0, Dim: 4096, N: 1}.Dispatch(),
+		plan.EmbedArgs{Type: ggml.Q8_0, Add: plan.None, Dim: 4096, N: 1}.Dispatch(),
 	}
 	allocs := testing.AllocsPerRun(100, func() {
 		for i := range ds {

@@ -92,7 +92,7 @@ func TestLayouts(t *testing.T) {
 	patched := w("patched", 4*34) // its offset is patched per step
 	ragged := w("ragged", 3*34+2) // not whole rows
 	ps, _ := p.AddPass("run")
-	ps.Add(plan.EmbedArgs{Type: ggml.Q8_0, Table: plan.Binding{Buf: tied}, Ids: x, Out: x, Dim: 64, N: 1, Ldo: 64}.Dispatch())
+	ps.Add(plan.EmbedArgs{Add: plan.None, Type: ggml.Q8_0, Table: plan.Binding{Buf: tied}, Ids: x, Out: x, Dim: 64, N: 1, Ldo: 64}.Dispatch())
 	ps.Add(plan.MatVecArgs{Type: ggml.Q8_0, W: plan.Binding{Buf: tied}, X: x, Out: x, Bias: plan.None, Res: plan.None, N: 10, K: 64, M: 1, Ldx: 64, Ldo: 10, Ldr: 10}.Dispatch())
 	ps.Add(plan.MatMulArgs{Type: ggml.Q4_0, W: plan.Binding{Buf: q4}, X: x, Out: x, Bias: plan.None, Res: plan.None, N: 3, K: 128, M: 20, Ldx: 128, Ldo: 3, Ldr: 3}.Dispatch())
 	ps.Add(plan.MatVecArgs{Type: ggml.F16, W: plan.Binding{Buf: f16}, X: x, Out: x, Bias: plan.None, Res: plan.None, N: 4, K: 64, M: 1, Ldx: 64, Ldo: 4, Ldr: 4}.Dispatch())

@@ -5,7 +5,8 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// embedTask copies (or adds) dequantized table rows for a list of ids.
+// embedTask copies (or adds) dequantized table rows for a list of ids,
+// plus the rows of add where it is set (row stride lda; 0: its first row).
 type embedTask struct {
 	t        ggml.Type
 	table    []byte
@@ -15,6 +16,8 @@ type embedTask struct {
 	out      []float32
 	ldo      int
 	acc      bool
+	add      []float32
+	lda      int
 	tmp      [][]float32
 	// packed is the table's pack where a product packed it (tied
 	// embeddings): rows below packed.n are read from it, through rowb
@@ -34,12 +37,18 @@ func (k *embedTask) Do(w, lo, hi int) {
 		o := k.out[t*k.ldo : t*k.ldo+k.dim]
 		if !k.acc {
 			embedRow(k.t, row, o)
-			continue
+		} else {
+			tmp := k.tmp[w][:k.dim]
+			embedRow(k.t, row, tmp)
+			for i, v := range tmp {
+				o[i] += v
+			}
 		}
-		tmp := k.tmp[w][:k.dim]
-		embedRow(k.t, row, tmp)
-		for i, v := range tmp {
-			o[i] += v
+		if k.add != nil {
+			a := k.add[t*k.lda : t*k.lda+k.dim]
+			for i, v := range a {
+				o[i] += v
+			}
 		}
 	}
 }
@@ -76,14 +85,26 @@ func (e *Exec) embed(d *plan.Dispatch) error {
 	if err != nil {
 		return err
 	}
+	var add []float32
+	if present(d, plan.SlotEmbedAdd) {
+		rows := n
+		if p.Lda == 0 {
+			rows = 1
+		} else if n > 1 && p.Lda < dim {
+			return e.errf("lda %d smaller than dim %d", p.Lda, dim)
+		}
+		if add, err = e.f32(d, plan.SlotEmbedAdd, extent(rows, p.Lda, dim)); err != nil {
+			return err
+		}
+	}
 	e.ensureWorker(dim)
 	k := &e.embedT
 	*k = embedTask{t: d.Type, table: tb.b[off:], rowBytes: int(rb), dim: dim, ids: ids, out: out, ldo: ldo,
-		acc: p.Flags&plan.FlagAccumulate != 0, tmp: e.wsf}
+		acc: p.Flags&plan.FlagAccumulate != 0, add: add, lda: p.Lda, tmp: e.wsf}
 	if pk := e.mm.packs[&k.table[0]]; pk != nil && pk.t == d.Type && pk.k == dim {
 		k.packed, k.rowb = pk, e.mm.rowScratch(int(rb))
 	}
 	e.pool.Run(n, chunkGrain(dim), k)
-	k.table, k.ids, k.out, k.tmp, k.packed, k.rowb = nil, nil, nil, nil, nil, nil
+	k.table, k.ids, k.out, k.add, k.tmp, k.packed, k.rowb = nil, nil, nil, nil, nil, nil, nil
 	return nil
 }

@@ -49,7 +49,7 @@ func TestEmbed(t *testing.T) {
 				if acc {
 					flags = plan.FlagAccumulate
 				}
-				h.add(plan.EmbedArgs{Type: typ, Table: bind(tb), Ids: bind(ib), Out: bind(ob), Dim: int(dim), N: int(n), Ldo: int(ldo), Flags: uint32(flags)}.Dispatch())
+				h.add(plan.EmbedArgs{Type: typ, Table: bind(tb), Ids: bind(ib), Out: bind(ob), Add: plan.None, Dim: int(dim), N: int(n), Ldo: int(ldo), Flags: uint32(flags)}.Dispatch())
 				h.run(plan.Vars{})
 				want := make([]float64, n*dim)
 				for i, id := range ids {
@@ -74,7 +74,7 @@ func TestEmbedRejectsBadIDs(t *testing.T) {
 	tb := h.weights("table", make([]byte, 4*8*4))
 	ib := h.i32("ids", []int32{1, 4})
 	ob := h.nan("out", 16)
-	h.add(plan.EmbedArgs{Type: ggml.F32, Table: bind(tb), Ids: bind(ib), Out: bind(ob), Dim: 8, N: 2, Ldo: 8}.Dispatch())
+	h.add(plan.EmbedArgs{Type: ggml.F32, Table: bind(tb), Ids: bind(ib), Out: bind(ob), Add: plan.None, Dim: 8, N: 2, Ldo: 8}.Dispatch())
 	h.load()
 	require.ErrorContains(t, h.ex.Run(0, &plan.Vars{}), "id 4 outside the table's 4 rows")
 	require.NoError(t, h.ex.Write(ib, 4, i32Bytes([]int32{-1})))

@@ -57,7 +57,7 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 		d.NPatch++
 		return d
 	}
-	h.add(slot(plan.EmbedArgs{Type: ggml.F16, Table: bind(tokEmb), Ids: bind(toks), Out: bind(x), Dim: int(dim), N: 1, Ldo: int(dim)}.Dispatch(), plan.PatchEmbedIdsOff))
+	h.add(slot(plan.EmbedArgs{Type: ggml.F16, Table: bind(tokEmb), Ids: bind(toks), Out: bind(x), Add: plan.None, Dim: int(dim), N: 1, Ldo: int(dim)}.Dispatch(), plan.PatchEmbedIdsOff))
 	h.add(plan.RMSNormMatVecArgs{Type: ggml.Q8_0, W: bind(wqkv), X: bind(x), Out: bind(qkv), Bias: plan.None, Res: plan.None, G: bind(gAttn), N: int(qkvW), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(qkvW), Eps: 1e-5}.Dispatch())
 	h.add(plan.RMSNormArgs{X: bind(qkv), W: plan.None, Out: bind(qkv), Dim: int(hd), Rows: int(nHead), Ldx: int(qkvW), Ldo: int(qkvW), Eps: 1e-6, Inner: int(nHead)}.Dispatch()) // per-head q norm
 	h.add(pos(plan.RopeKVArgs{Type: ggml.F16, QKV: bind(qkv), Freqs: bind(freqs), KCache: bind(kc), VCache: bind(vc), HeadDim: int(hd), NHead: int(nHead), NKV: int(nKV), M: 1, Ldqkv: int(qkvW), Mode: plan.RopeNeoX, RopeDim: int(hd), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss)}.Dispatch(), plan.PatchRopeKVPos0))
@@ -98,6 +98,8 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	h.add(plan.GELUMulArgs{Gate: bind(gu), Up: bind(gu), Out: bind(tmp), N: dim, M: 1}.Dispatch())
 	h.add(plan.LayerNormArgs{X: bind(x), W: bind(lnW), B: bind(lnB), Out: bind(tmp), Dim: int(dim), Rows: 1, Ldx: int(dim), Ldo: int(dim), Eps: 1e-5}.Dispatch())
 	h.add(plan.GELUArgs{X: bind(tmp), Out: bind(tmp), N: int(dim), M: 1, Ldx: int(dim), Ldo: int(dim)}.Dispatch())
+	h.add(plan.LayerNormMatVecArgs{Type: ggml.Q4_0, W: bind(wup), X: bind(x), Out: bind(gu), Bias: plan.None, Res: plan.None, G: bind(lnW), Beta: bind(lnB),
+		N: int(2 * ff), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(2 * ff), Eps: 1e-5, Flags: plan.FlagGELUOut}.Dispatch())
 	h.add(plan.AddArgs{A: bind(tmp), B: bind(x), Out: bind(tmp), N: int(dim), M: 1, Lda: int(dim), Ldo: int(dim)}.Dispatch())
 	h.add(plan.ScaleArgs{X: bind(tmp), Out: bind(tmp), N: int(dim), M: 1, Ldx: int(dim), Ldo: int(dim), Scale: 0.5}.Dispatch())
 	h.add(pos(plan.RopeArgs{X: bind(tmp), Freqs: bind(freqs), HeadDim: int(hd), NHead: int(dim / hd), M: 1, Ldx: int(dim), Mode: plan.RopeNormal, RopeDim: int(hd)}.Dispatch(), plan.PatchRopePos0))
@@ -209,7 +211,7 @@ func TestLoadRejectsBadPlans(t *testing.T) {
 		"destination type q4_0":    func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Kernel, ps.Ops[0].Type = plan.Copy, ggml.Q4_0 },
 		"KV type q8_0":             func(_ *plan.Plan, ps *plan.Pass) { *ps = plan.Pass{}; ps.Add(attnOp(ggml.Q8_0)) },
 		"embedding table type iq2_xs": func(_ *plan.Plan, ps *plan.Pass) {
-			ps.Ops[0] = plan.EmbedArgs{Type: ggml.IQ2_XS, Table: bind(1), Ids: bind(0), Out: bind(0)}.Dispatch()
+			ps.Ops[0] = plan.EmbedArgs{Add: plan.None, Type: ggml.IQ2_XS, Table: bind(1), Ids: bind(0), Out: bind(0)}.Dispatch()
 		},
 		"required binding 1 is empty": func(_ *plan.Plan, ps *plan.Pass) { ps.Ops[0].Bind[1].Buf = plan.NoBuf },
 		// raw words on purpose: a Scale record relabelled GELU, whose

@@ -72,7 +72,7 @@ func TestPackedOriginalReleased(t *testing.T) {
 	xb := h.f32("x", x)
 	dec := h.nan("decode", rows)
 	pre := h.nan("prefill", m*rows)
-	h.add(plan.EmbedArgs{Type: ggml.Q8_0, Table: bind(tb), Ids: bind(ib), Out: bind(emb), Dim: dim, N: len(ids), Ldo: dim}.Dispatch())
+	h.add(plan.EmbedArgs{Type: ggml.Q8_0, Table: bind(tb), Ids: bind(ib), Out: bind(emb), Add: plan.None, Dim: dim, N: len(ids), Ldo: dim}.Dispatch())
 	h.add(plan.MatVecArgs{Type: ggml.Q8_0, W: bind(tb), X: bind(xb), Out: bind(dec), Bias: plan.None, Res: plan.None, N: rows, K: dim, M: 1, Ldx: dim, Ldo: rows}.Dispatch())
 	h.add(plan.MatMulArgs{Type: ggml.Q8_0, W: bind(tb), X: bind(xb), Out: bind(pre), Bias: plan.None, Res: plan.None, N: rows, K: dim, M: m, Ldx: dim, Ldo: rows}.Dispatch())
 	ex := h.load()

@@ -166,7 +166,7 @@ func (f *forward) addNormed(post tensor) {
 // embed: x = embedding(tokens) (· √d with Arch.EmbedScale).
 func (f *forward) embed() {
 	ne := f.h.NEmbd
-	d := plan.EmbedArgs{Type: f.w.embd.typ, Table: f.w.embd.bind(), Ids: f.at(f.lay.tokens, 0), Out: f.at(f.s.x, 0), Dim: ne, N: f.m, Ldo: ne}.Dispatch()
+	d := plan.EmbedArgs{Type: f.w.embd.typ, Table: f.w.embd.bind(), Ids: f.at(f.lay.tokens, 0), Out: f.at(f.s.x, 0), Add: plan.None, Dim: ne, N: f.m, Ldo: ne}.Dispatch()
 	d.AddPatch(plan.PatchEmbedIdsOff, plan.VarPos, 4, 0)
 	f.rows(&d, plan.PatchEmbedN, 1)
 	f.ps.Add(d)

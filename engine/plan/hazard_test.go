@@ -89,7 +89,7 @@ func TestHazards(t *testing.T) {
 // A table read to its end: without sizes the span stays open (ToEnd), with
 // them it ends at the buffer's end.
 func TestSpansToEnd(t *testing.T) {
-	d := plan.EmbedArgs{Type: ggml.F32, Table: plan.Binding{Buf: 0, Off: 64}, Ids: plan.Binding{Buf: 1}, Out: plan.Binding{Buf: 2}, Dim: 8, N: 2, Ldo: 8}.Dispatch()
+	d := plan.EmbedArgs{Add: plan.None, Type: ggml.F32, Table: plan.Binding{Buf: 0, Off: 64}, Ids: plan.Binding{Buf: 1}, Out: plan.Binding{Buf: 2}, Dim: 8, N: 2, Ldo: 8}.Dispatch()
 	open := spansOf(t, d, nil)
 	require.Equal(t, uint64(64), open[0].Lo)
 	require.Equal(t, plan.ToEnd, open[0].Hi)

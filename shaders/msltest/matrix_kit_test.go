@@ -50,7 +50,7 @@ func TestMatrixGGMLKit(t *testing.T) {
 		ob := c.add(ggml.F32Bytes(filled(len(ids)*ldo, mxSentinel)), false)
 		c.bind(2, ob, 0)
 		c.out = int(ob)
-		c.d.P = plan.EmbedArgs{Dim: cols, N: len(ids), Ldo: ldo}.Dispatch().P
+		c.d.P = plan.EmbedArgs{Add: plan.None, Dim: cols, N: len(ids), Ldo: ldo}.Dispatch().P
 		got := runOn(t, TestBackend(t), c)
 		for tk, id := range ids {
 			for i := 0; i < cols; i++ {

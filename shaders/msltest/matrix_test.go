@@ -267,7 +267,13 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 	}
 	q, w := randWeights(t, r, typ, n, k)
 	x := randF32(r, (m-1)*ldx+k+3, 1)
+	if kern == plan.LayerNormMatVec { // rows off zero mean: the variance is taken around it
+		for i := range x {
+			x[i] += 3
+		}
+	}
 	x2 := randF32(r, max((m-1)*ldu+k, k)+2, 1)
+	x3 := randF32(r, k+2, 1) // LayerNorm's bias
 	bias := randF32(r, n, 1)
 	res := randF32(r, m*ldr, 1)
 	out := filled(m*ldo, mxSentinel)
@@ -306,6 +312,10 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 	case plan.GELUMulMatVec:
 		c.bind(5, c.add(ggml.F32Bytes(x2), false), uint64(4*offX2))
 		c.d.P = plan.GELUMulMatVecArgs{N: n, K: k, M: m, Ldg: ldx, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch().P
+	case plan.LayerNormMatVec:
+		c.bind(5, c.add(ggml.F32Bytes(x2), false), uint64(4*offX2))
+		c.bind(6, c.add(ggml.F32Bytes(x3), false), uint64(4*offX2))
+		c.d.P = plan.LayerNormMatVecArgs{N: n, K: k, M: m, Ldx: ldx, Ldo: ldo, Ldr: ldr, Eps: eps}.Dispatch().P
 	}
 
 	exact := make([]float64, len(out))
@@ -313,7 +323,7 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 		exact[i] = float64(v)
 	}
 	xs := x[offX:] // binding 1 is at byte offset 4·offX
-	x2s := x2[offX2:]
+	x2s, x3s := x2[offX2:], x3[offX2:]
 	xr := make([]float64, k)
 	for i := 0; i < m; i++ {
 		row := xs[i*ldx : i*ldx+k]
@@ -326,6 +336,19 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 			inv := 1 / math.Sqrt(ss/float64(k)+eps)
 			for j, v := range row {
 				xr[j] = float64(v) * inv * float64(x2s[j])
+			}
+		case plan.LayerNormMatVec:
+			var sum, ss float64
+			for _, v := range row {
+				sum += float64(v)
+			}
+			mean := sum / float64(k)
+			for _, v := range row {
+				ss += (float64(v) - mean) * (float64(v) - mean)
+			}
+			inv := 1 / math.Sqrt(ss/float64(k)+eps)
+			for j, v := range row {
+				xr[j] = (float64(v)-mean)*inv*float64(x2s[j]) + float64(x3s[j])
 			}
 		case plan.SiLUMulMatVec:
 			for j, v := range row {
@@ -371,7 +394,7 @@ func TestMatVecAllTypes(t *testing.T) {
 
 func TestFusedMatVecAllTypes(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, kern := range []plan.Kernel{plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
+	for _, kern := range []plan.Kernel{plan.RMSNormMatVec, plan.LayerNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
 		for _, typ := range shaders.MatrixTypes() {
 			for _, tc := range []struct {
 				m      int
@@ -380,6 +403,34 @@ func TestFusedMatVecAllTypes(t *testing.T) {
 				c, exact := productCase(t, r, kern, typ, 21, tc.m, tc.withBR, false)
 				check(t, fmt.Sprintf("%s %s m=%d bias/res=%v", kern, typ, tc.m, tc.withBR), typ, c, exact)
 			}
+		}
+	}
+}
+
+// TestLayerNormMatVecGELU checks layer_norm_mat_vec with GELU (erf) on its
+// output (FlagGELUOut: Whisper's MLP up product) against gelu(x'·Wᵀ + bias)
+// in float64, at odd sizes, one and several rows, aligned or not.
+func TestLayerNormMatVecGELU(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0, ggml.Q4_K} {
+		for _, tc := range []struct {
+			n, m    int
+			aligned bool
+		}{{37, 1, false}, {21, 3, false}, {45, 2, true}} {
+			c, exact := productCaseLayout(t, r, plan.LayerNormMatVec, typ, tc.n, mxK(typ), tc.m, false, false, tc.aligned)
+			bias := randF32(r, tc.n, 1)
+			c.bind(3, c.add(ggml.F32Bytes(bias), false), 0)
+			p := plan.DecodeLayerNormMatVec(&c.d)
+			p.Flags = plan.FlagGELUOut
+			c.d.P = p.Dispatch().P
+			ldo := p.Ldo
+			for i := 0; i < tc.m; i++ {
+				for j := 0; j < tc.n; j++ {
+					v := exact[i*ldo+j] + float64(bias[j])
+					exact[i*ldo+j] = 0.5 * v * (1 + math.Erf(v/math.Sqrt2))
+				}
+			}
+			check(t, fmt.Sprintf("layer_norm_mat_vec+gelu %s n=%d m=%d aligned=%v", typ, tc.n, tc.m, tc.aligned), typ, c, exact)
 		}
 	}
 }
@@ -507,6 +558,32 @@ func TestEmbedAllTypes(t *testing.T) {
 	}
 }
 
+// TestEmbedAdd checks embed with rows added in the same launch (Whisper's
+// positional embedding: a row per token at an odd stride and offset, or
+// one row for every token, lda 0), with and without accumulate.
+func TestEmbedAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_K} {
+		for _, acc := range []bool{false, true} {
+			for _, lda := range []int{0, mxK(typ) + 3} {
+				c, exact := embedCase(t, r, typ, mxK(typ), acc)
+				p := plan.DecodeEmbed(&c.d)
+				const n, off = 5, 2
+				add := randF32(r, off+max(1, n*lda)+mxK(typ), 1)
+				c.bind(3, c.add(ggml.F32Bytes(add), false), 4*off)
+				p.Lda = lda
+				c.d.P = p.Dispatch().P
+				for tk := range n {
+					for i := range p.Dim {
+						exact[tk*p.Ldo+i] += float64(add[off+tk*lda+i])
+					}
+				}
+				check(t, fmt.Sprintf("embed+add %s accumulate=%v lda=%d", typ, acc, lda), typ, c, exact)
+			}
+		}
+	}
+}
+
 // embedCase builds an Embed dispatch of 5 ids into a table of 9 rows of
 // dim elements, and its exact result.
 func embedCase(t *testing.T, r *rand.Rand, typ ggml.Type, dim int, acc bool) (*mxCase, []float64) {
@@ -529,7 +606,7 @@ func embedCase(t *testing.T, r *rand.Rand, typ ggml.Type, dim int, acc bool) (*m
 	if acc {
 		flags = plan.FlagAccumulate
 	}
-	c.d.P = plan.EmbedArgs{Dim: dim, N: int(n), Ldo: ldo, Flags: flags}.Dispatch().P
+	c.d.P = plan.EmbedArgs{Add: plan.None, Dim: dim, N: int(n), Ldo: ldo, Flags: flags}.Dispatch().P
 	exact := make([]float64, len(out))
 	for i, v := range out {
 		exact[i] = float64(v)
@@ -593,7 +670,7 @@ func TestMatrixFunctionsExist(t *testing.T) {
 			case plan.Conv1D:
 				d = plan.Conv1DArgs{Type: typ, Bias: plan.None, Cin: 64, Cout: 8, T: 10, Kw: 4, Stride: 1, Ldx: 10, Ldo: 8}.Dispatch()
 			case plan.Embed:
-				d = plan.EmbedArgs{Type: typ, Dim: 256, N: 3, Ldo: 256}.Dispatch()
+				d = plan.EmbedArgs{Type: typ, Add: plan.None, Dim: 256, N: 3, Ldo: 256}.Dispatch()
 			}
 			lns, err := shaders.LaunchFor(&d, &shaders.Default, nil)
 			require.NoError(t, err, "%s %s", k, typ)

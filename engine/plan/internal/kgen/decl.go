@@ -178,6 +178,7 @@ var Consts = []Const{
 	{"FlagCausal", "KFLAG_CAUSAL", 1 << 0, "Attention: causal mask"},
 	{"FlagChannelMaj", "KFLAG_CHANNEL_MAJOR", 1 << 0, "Conv1D: x is channel-major"},
 	{"FlagPerSeqRows", "KFLAG_PER_SEQ_ROWS", 1 << 1, "Rope, RopeKV, Attention: row t is sequence t"},
+	{"FlagGELUOut", "KFLAG_GELU_OUT", 1 << 0, "LayerNormMatVec: exact (erf) GELU on the output"},
 	{"BeamCopyMaxSeqs", "KBEAM_COPY_MAX_SEQS", 16, "BeamCopy: the most sequences (a GPU thread holds one element of each)"},
 	{"FlagTimestamps", "KFLAG_TIMESTAMPS", 1 << 0, "WhisperFilter: apply the timestamp rules"},
 	{"FlagTrackStart", "KFLAG_TRACK_START", 1 << 0, "WhisperTrack: start a window (reset the state, record the no-speech log-probability)"},
@@ -310,14 +311,16 @@ func gatedProductParams() []Param {
 // Kernels is the kernel set, in id order (plan.Embed is 1).
 var Kernels = []Kernel{
 	{Name: "Embed", Fn: "embed", Typed: true,
-		Doc: "out[t, :] (+)= table[ids[t], :].",
+		Doc: "out[t, :] (+)= table[ids[t], :] (+ add[t·lda, :] where add is bound: Whisper's positional embedding, in the same launch).",
 		Binds: []Bind{
 			{Name: "Table", Elem: Typed, Span: "toEnd(typedRowsTouched(d.Type, a.N, a.Dim))", Doc: "rows of dim elements"},
 			{Name: "Ids", Elem: I32, Span: "i32Vec(a.N)", Doc: "token ids"},
 			{Name: "Out", Role: Out, Elem: F32, Span: "f32Rows(a.N, a.Ldo, a.Dim)", ReadIf: "a.Flags&FlagAccumulate != 0"},
+			{Name: "Add", Opt: true, Elem: F32, Span: "broadcastRows(a.N, a.Lda, a.Dim)", Doc: "rows added to the result; NoBuf for none"},
 		},
 		Params: []Param{{Name: "Dim"}, {Name: "N", Patch: true, Doc: "tokens"}, {Name: "Ldo"},
-			{Name: "Flags", Kind: Bits, Doc: "FlagAccumulate: add into out"}},
+			{Name: "Flags", Kind: Bits, Doc: "FlagAccumulate: add into out"},
+			{Name: "Lda", Doc: "row stride of add (0: its first row for every token)"}},
 		Grid: [3]string{"a.N", "1", "1"},
 	},
 	{Name: "RMSNorm", Fn: "rms_norm", Families: []string{"Norm"},
@@ -666,5 +669,15 @@ var Kernels = []Kernel{
 			{Fail: "a.M > 0 && a.N == 0", Msg: "empty rows (n 0)"},
 			{Fail: "a.M > 1 && a.Ldx < a.N", Msg: "row stride %d smaller than n %d", Args: "a.Ldx, a.N"},
 		},
+	},
+	{Name: "LayerNormMatVec", Fn: "layer_norm_mat_vec", Typed: true, Families: []string{"Product"},
+		Doc: "out = f((layernorm(x) ⊙ g + beta)·Wᵀ + bias) + res, one pass: LayerNorm as the LayerNorm kernel's (biased variance) fused into the following product (Whisper's decoder step, issue #34); f is exact (erf) GELU with FlagGELUOut (then res must be absent), else the identity.",
+		Binds: func() []Bind {
+			return productBinds(Bind{Name: "G", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm weight f32[k]"},
+				Bind{Name: "Beta", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm bias f32[k]"})
+		}(),
+		Params: productParams(Param{Name: "Eps", Kind: F32v}, Param{Name: "Flags", Kind: Bits, Doc: "FlagGELUOut"}),
+		Grid:   rowsNM,
+		Checks: []Check{{Fail: "a.Flags&FlagGELUOut != 0 && a.Res.Buf != NoBuf", Msg: "GELU on the output takes no residual"}},
 	},
 }
