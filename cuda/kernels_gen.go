@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "9a1be82fa1740602d59f712460f47feb5294457e93c6a786db1fa8e108d990c4"
+const sourcesHash = "47da7c7f26118d54b108ab052f9d8ceb22f49ce66a7f5c308b116f02fb7539f2"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
