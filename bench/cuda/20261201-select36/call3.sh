@@ -38,10 +38,15 @@ B="bench whisper --backend cuda --model $W/q8.bin --audio $W/jfk.wav --beam 5"
 grep -v "^samples" $OUT/bench3.log | grep -i "RESULT\|greedy window\|whisper_\|argmax\|identical\|== \|ptxas"
 grep "samples greedy\|samples beam" $OUT/bench3.log
 export HARK_TESTDATA=$T/shared HARK_MSLTEST_DEVICE=cuda HARK_MSLTEST_DEVICE_TUNING=1
-run() { echo "== $1: $2 msltest-next.test -test.run '$3'"; env $2 timeout 60 ./msltest-next.test -test.run "$3" -test.v -test.count=1 2>&1; echo "== exit $?"; }
 k='WhisperFilterKernel|WhisperTrackKernel'
-run normal "HARK_CUDA_PERMUTE=" "^Test($k|E2EWhisperJFK)\$" > $OUT/normal3.log &
-run permuted "HARK_CUDA_PERMUTE=20261124" "^Test($k)\$" > $OUT/permuted3.log &
-run poison "HARK_CUDA_POISON=1" "^Test($k)\$" > $OUT/poison3.log &
+# mode, its environment, its tests: in parallel, the JFK end-to-end test in the normal run only
+while read -r mode env tests; do
+  { echo "== $mode: $env msltest-next.test -test.run '$tests'"
+    env $env timeout 60 ./msltest-next.test -test.run "$tests" -test.v -test.count=1 2>&1; echo "== exit $?"; } > $OUT/${mode}3.log &
+done <<MODES
+normal HARK_CUDA_PERMUTE= ^Test($k|E2EWhisperJFK)\$
+permuted HARK_CUDA_PERMUTE=20261124 ^Test($k)\$
+poison HARK_CUDA_POISON=1 ^Test($k)\$
+MODES
 wait
 for f in normal3 permuted3 poison3; do grep -h "^== \|^--- \|^ok\|^FAIL\|e2e_test" $OUT/$f.log | head -20; done
