@@ -51,7 +51,11 @@ func whisperRowLaunch(dst []Launch, fn string, n, m, part int, t *Tuning) ([]Lau
 	if scratch > maxScratch {
 		return dst, fmt.Errorf("shaders: %s scratch of %d bytes too large", fn, scratch)
 	}
-	threads := simdThreads(uint32(min(uint64(n), seg)), normKnob(t.WhisperThreads, 256), t)
+	limit := normKnob(t.WhisperThreads, 256)
+	if nseg == 1 { // one group a row (WhisperOneSegment) takes the widest: the row is all its work
+		limit = 1024
+	}
+	threads := simdThreads(uint32(min(uint64(n), seg)), limit, t)
 	return append(dst, Launch{Function: fn, Groups: [3]uint32{uint32(nseg), uint32(m), 1}, Threads: [3]uint32{threads, 1, 1},
 		Scratch: uint32(scratch), Tickets: uint32(m)}), nil
 }
