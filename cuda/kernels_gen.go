@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "aca430ed767b4bb63a289877b4107b89666155cede2ae2095000435f8be1c72b"
+const sourcesHash = "9bef88342eb981ad82098b35795a69eef7fa77a79698d1760744933c9d6cffe3"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -50,8 +50,10 @@ func newBackend(dev device) *Backend {
 	t := shaders.TuningFor(in.Family)
 	if !in.DeviceFence {
 		// before MSL 3.2 nothing orders one threadgroup's writes before
-		// another's reads, which the sampler's last group relies on
+		// another's reads, which the sampler's and the Whisper
+		// selection's last groups rely on
 		t.SampleSegment = shaders.SampleOneSegment
+		t.WhisperSegment = shaders.WhisperOneSegment
 	}
 	return &Backend{dev: dev, info: in, tuning: t, launch: shaders.LaunchFor, missing: shaders.Missing}
 }

@@ -3,10 +3,8 @@ package shaders
 import "github.com/harkapp/hark/engine/plan"
 
 // Kernels that run one threadgroup per row of n logits (a reduction over
-// the row), up to 1024 threads: whisper_filter (a row a sequence) and
-// token_logprob.
+// the row), up to 1024 threads: token_logprob.
 func init() {
-	register(plan.WhisperFilter, rowLauncher("whisper_filter", func(d *plan.Dispatch) (int, int) { a := plan.DecodeWhisperFilter(d); return a.N, a.M }))
 	register(plan.TokenLogprob, rowLauncher("token_logprob", func(d *plan.Dispatch) (int, int) { a := plan.DecodeTokenLogprob(d); return a.N, a.M }))
 }
 

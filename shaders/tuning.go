@@ -226,6 +226,13 @@ type Tuning struct {
 	SampleSegment uint32
 	// SampleSegmentThreads is the threadgroup size of sample_scale.
 	SampleSegmentThreads uint32
+	// WhisperSegment is the logits per threadgroup of whisper_filter and
+	// whisper_track (a greedy Whisper step's selection): 2048 gives 26
+	// groups for Whisper's 51,864 tokens; WhisperOneSegment one a row.
+	WhisperSegment uint32
+	// WhisperThreads is the threadgroup size of whisper_filter and
+	// whisper_track.
+	WhisperThreads uint32
 }
 
 // Defaults of the matrix kernels' knobs (see the fields of Tuning).
@@ -249,7 +256,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024,
-	SampleSegment: 2048, SampleSegmentThreads: 256}
+	SampleSegment: 2048, SampleSegmentThreads: 256, WhisperSegment: 2048, WhisperThreads: 256}
 
 // Families is the tuning per GPU family, most capable first; the Metal
 // host picks the first family the device supports (supportsFamily:).
@@ -303,7 +310,8 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 //     188.2 at AttnMaxChunks 32 and 201.9 and 198.6 at 128);
 //     the sampler's segments of 1024 tokens (SampleSegment): 48 groups
 //     of the 49K vocabulary's masses on as many multiprocessors, one
-//     token a thread of sample's 1024.
+//     token a thread of sample's 1024; Whisper's filter and track in
+//     segments of 1024 logits (WhisperSegment): 51 groups a row.
 var Families = []Tuning{
 	{Family: "apple9", ChainLength: 128, MatVecSIMDGroups: 4, AttnChunk: 512},
 	{Family: "apple8", ChainLength: 64},
@@ -311,7 +319,7 @@ var Families = []Tuning{
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4,
 		MatVecQ8K: MatVecWideK, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
-		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, SampleSegment: 1024},
+		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, SampleSegment: 1024, WhisperSegment: 1024},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
@@ -366,5 +374,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.SampleThreads, d.SampleThreads)
 	fill(&t.SampleSegment, d.SampleSegment)
 	fill(&t.SampleSegmentThreads, d.SampleSegmentThreads)
+	fill(&t.WhisperSegment, d.WhisperSegment)
+	fill(&t.WhisperThreads, d.WhisperThreads)
 	return t
 }

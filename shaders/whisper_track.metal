@@ -1,11 +1,14 @@
 // One step of a Whisper window's state (plan.WhisperTrack), after
 // whisper_filter and argmax: the chosen token's log-probability, the stop
 // rules and the token the next step embeds, so a greedy window runs with
-// no host in between. One threadgroup: the log-sum-exp is a threadgroup
-// reduction (float32 sums, −Inf skipped on the bits, as whisper_filter),
-// the repetition guard one thread per unit length; thread 0 writes the
-// state. Every thread reads the status before the first barrier and
-// thread 0 writes it only after the last, so all agree on it.
+// no host in between. Threadgroups over segments of WhisperSegment
+// tokens: each reduces its segment to a maximum and a sum of exp(v − it)
+// (float32, −Inf skipped on the bits, as whisper_filter) in scratch, two
+// floats a segment; the last group to finish (a ticket word) combines
+// them into the log-sum-exp, runs the repetition guard one thread per
+// unit length and writes the state from thread 0. Every group reads the
+// status before its ticket and the last writes it only after every
+// ticket, so all agree on it.
 
 static inline bool wt_ninf(float v) { return as_type<uint>(v) == 0xff800000u; }
 
@@ -14,6 +17,10 @@ kernel void whisper_track(device const float* x [[buffer(0)]],
                           device int* track [[buffer(2)]],
                           device int* next [[buffer(3)]],
                           constant Args& args [[buffer(8)]],
+                          device float* scratch [[buffer(10)]],
+                          device atomic_uint* tickets [[buffer(11)]],
+                          uint g [[threadgroup_position_in_grid]],
+                          uint nseg [[threadgroups_per_grid]],
                           uint tid [[thread_index_in_threadgroup]],
                           uint ntg [[threads_per_threadgroup]],
                           uint sg [[simdgroup_index_in_threadgroup]],
@@ -21,12 +28,15 @@ kernel void whisper_track(device const float* x [[buffer(0)]],
                           uint nsg [[simdgroups_per_threadgroup]]) {
     threadgroup float part[32];
     threadgroup int cuts[KTRACK_REPEAT_MAX_UNIT];
+    threadgroup uint verdict;
     const uint n = args.whisper_track.n, cap = args.whisper_track.cap;
     const uint count = args.whisper_track.count;
     const bool start = (args.whisper_track.flags & KFLAG_TRACK_START) != 0;
     const float ninf = as_type<float>(0xff800000u);
     device int* toks = track + KTRACK_HEADER;
     device int* lps = track + KTRACK_HEADER + cap;
+    const uint seg = (n + nseg - 1) / nseg;
+    const uint lo = g * seg, hi = min(lo + seg, n);
 
     if (!start && track[0] != 0) return; // the window has stopped
     const int tok = start ? (int)args.whisper_track.token : choice[0];
@@ -36,17 +46,33 @@ kernel void whisper_track(device const float* x [[buffer(0)]],
     }
 
     float m = ninf;
-    for (uint j = tid; j < n; j += ntg) {
+    for (uint j = lo + tid; j < hi; j += ntg) {
         const float v = x[j];
         if (!wt_ninf(v)) m = max(m, v);
     }
     m = ew_reduce(m, 0, part, sg, lane, nsg);
     float s = 0.0f;
     if (!wt_ninf(m)) {
-        for (uint j = tid; j < n; j += ntg) {
+        for (uint j = lo + tid; j < hi; j += ntg) {
             const float v = x[j];
             if (!wt_ninf(v)) s += exp(v - m);
         }
+    }
+    s = ew_reduce(s, 1, part, sg, lane, nsg);
+    if (tid == 0) {
+        scratch[2 * g] = m;
+        scratch[2 * g + 1] = s;
+    }
+    if (!group_ticket((device uint*)tickets, nseg, &verdict, tid)) return;
+    if (tid == 0) atomic_store_explicit(tickets, 0u, memory_order_relaxed);
+    // the last group: the row's maximum, then the sums rescaled to it
+    m = ninf;
+    for (uint i = tid; i < nseg; i += ntg) m = max(m, scratch[2 * i]);
+    m = ew_reduce(m, 0, part, sg, lane, nsg);
+    s = 0.0f;
+    for (uint i = tid; i < nseg; i += ntg) {
+        const float mi = scratch[2 * i];
+        if (!wt_ninf(mi)) s += scratch[2 * i + 1] * exp(mi - m);
     }
     s = ew_reduce(s, 1, part, sg, lane, nsg);
     const float lse = wt_ninf(m) ? ninf : m + log(s);

@@ -11,7 +11,6 @@ import (
 	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
-	"github.com/harkapp/hark/shaders"
 )
 
 // Helpers of the norm, rope, attention, argmax and sample tests: one
@@ -21,23 +20,10 @@ import (
 
 var kitPool = cpu.NewPool(2)
 
-// kitTune, when set, is the tuning the executor runs the launches with
-// (the geometry a chip family would get) instead of shaders.Default.
-var kitTune *shaders.Tuning
-
 // kitOffsets, when set, places binding i's data kitOffsets[i] bytes into
 // its buffer (the binding's byte offset), as plans do for slices of wider
 // buffers; the kernels must not assume more than element alignment.
 var kitOffsets map[int]uint64
-
-// kitBackend is the executor backend with kitTune's launch geometry.
-func kitBackend(t testing.TB) plan.Backend {
-	be := TestBackend(t)
-	if kitTune == nil {
-		return be
-	}
-	return be.WithTuning(*kitTune)
-}
 
 // kitRun runs d on both backends; init[i] is binding i's initial bytes
 // (nil: the binding is NoBuf). It returns each binding's final bytes, CPU

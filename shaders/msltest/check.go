@@ -162,11 +162,25 @@ func Compare(t testing.TB, c Case) Result {
 	return res
 }
 
-// RunBoth runs c on the CPU backend and on the executor and returns each
-// output decoded to float64 (cpu first).
+// kitTune, when set, is the tuning the executor runs the launches with
+// (the geometry a chip family would get) instead of shaders.Default.
+var kitTune *shaders.Tuning
+
+// kitBackend is the executor backend with kitTune's launch geometry.
+func kitBackend(t testing.TB) plan.Backend {
+	be := TestBackend(t)
+	if kitTune == nil {
+		return be
+	}
+	return be.WithTuning(*kitTune)
+}
+
+// RunBoth runs c on the CPU backend and on the executor (with kitTune's
+// launch geometry, if set) and returns each output decoded to float64
+// (cpu first).
 func RunBoth(t testing.TB, c Case) (ref, got [][]float64) {
 	t.Helper()
-	b := TestBackend(t)
+	b := kitBackend(t) // kitTune's geometry when a test sets it
 	rng := rand.New(rand.NewPCG(c.Seed, 0x9e3779b97f4a7c15))
 	init := map[plan.BufID][]byte{}
 	for i, bd := range c.Plan.Buffers {

@@ -13,14 +13,24 @@ import (
 // TestWhisperFilterKernel runs whisper_filter against the CPU backend, bit
 // for bit: sequences that reach every rule (the first position with and
 // without an initial-timestamp bound, a closed pair, an open timestamp,
-// non-decreasing timestamps, no timestamp yet, the last timestamp), a
-// table with biases, suppressed and suppress-blank tokens, the rules on
+// non-decreasing timestamps, no timestamp yet, the last timestamp, a
+// history longer than a narrow threadgroup), a table with biases, suppressed and suppress-blank tokens, the rules on
 // and off, and logits scaled so that "timestamps beat every text token"
 // goes both ways; a real vocabulary (51865) and a small one whose rows
 // are shorter than a threadgroup.
 func TestWhisperFilterKernel(t *testing.T) {
+	checkWhisperFilter(t, true)
+}
+
+// checkWhisperFilter is TestWhisperFilterKernel's check, on the small
+// vocabulary alone unless real (the other tunings' segments split it).
+func checkWhisperFilter(t *testing.T, real bool) {
 	type vocab struct{ n, tb, eot, noTs int }
-	for _, v := range []vocab{{51865, 50364, 50257, 50363}, {300, 200, 150, 199}} {
+	vocabs := []vocab{{300, 200, 150, 199}, {51865, 50364, 50257, 50363}}
+	if !real {
+		vocabs = vocabs[:1]
+	}
+	for _, v := range vocabs {
 		tb := int32(v.tb)
 		seqs := [][]int32{
 			{},
@@ -31,6 +41,7 @@ func TestWhisperFilterKernel(t *testing.T) {
 			{tb, 40, 100, tb + 30, tb + 30, 2},
 			{40, 100, 2},
 			{int32(v.n - 1), 1},
+			longHistory(tb), // more tokens than a narrow threadgroup's threads
 		}
 		for si, seq := range seqs {
 			for _, flags := range []uint32{plan.FlagTimestamps, 0} {
@@ -86,4 +97,14 @@ func TestWhisperFilterKernel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// longHistory is 41 tokens, timestamps at 0, 2 and 37: past a 32-thread
+// threadgroup's first stride.
+func longHistory(tb int32) []int32 {
+	h := []int32{tb, 40, tb + 3}
+	for i := range 34 {
+		h = append(h, int32(10+i))
+	}
+	return append(h, tb+9, 5, 6, 7)
 }
