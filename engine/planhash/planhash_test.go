@@ -48,9 +48,9 @@ import (
 // LayerNormMatVec.
 var want = map[string]string{
 	"stories260K greedy":      "e3c4e0a91cced5c25d0d0c640317eb0f434974f61064cca92a61902a2642b631",
-	"whisper kit f16 greedy":  "cd0d2951128c38633e9edc09ec13ddd1b3bcd62426a069372bd55ef93cc62d98",
-	"whisper kit f16 beam 5":  "ca3ee31688b13a1a266195e587fc133086a8211a13189a9a55ff4ddd7017f7dd",
-	"whisper kit q8_0 greedy": "05e694694e6f1b6a1d3edc810f23c187f9f3dd469457dcef6664ca7ddc551b55",
+	"whisper kit f16 greedy":  "2a44a0d7eced8ce9213b092f059a0714fcf8565561fb201e7613033521be3d88",
+	"whisper kit f16 beam 5":  "9f19671f8648869b637ae14be9df037fcdc30318bb62c91193016e5ee2be38ca",
+	"whisper kit q8_0 greedy": "c907f9f14e042d72cbc8863d212255ee492991d3a78a79e1fdf54ad1795c5330",
 	"SmolLM2-135M shape q4_0": "ad1c069f8302b84f4a28dee5c08e1758df99577dbaeea91f83d83c19694e6b4a",
 }
 

@@ -478,10 +478,10 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	if beams {
 		seqStride = h.NTextCtx * ns
 	}
-	// A mat-vec pass (one token a sequence) folds each LayerNorm into the
+	// A mat-vec pass (one token a sequence) can fold each LayerNorm into the
 	// product after it, and the MLP's GELU into its up product (issue #34);
 	// the others normalise into hb and run GELU on its own.
-	fuse := pc.kern == plan.MatVec && !ntok
+	fuse := fuseDecoderNorms && pc.kern == plan.MatVec && !ntok
 	norm := func(prefix string) (string, plan.Binding) {
 		if fuse {
 			return prefix, at(x, 0)
@@ -611,3 +611,12 @@ func (b *builder) beamCopy(lay *layout, beams int) {
 		}
 	}
 }
+
+// fuseDecoderNorms folds the decoder step's LayerNorms (and the MLP's GELU)
+// into the products after them (LayerNormMatVec). Off: on the H200 the fused
+// launch took 14.1 µs where the LayerNorm and the product it replaced took
+// 6.3 + 7.0, and 37 µs at 5 beam rows, so the step went from 0.319 to 0.359
+// ms and a beam token from 1.50 to 1.82 ms with it (BENCHMARKS, "Whisper
+// decoder step fused"). The kernel stays tested on every backend for the
+// next round: one SIMD-group's row statistics shared across its threadgroup.
+const fuseDecoderNorms = false

@@ -23,12 +23,12 @@ TIMEFORMAT=%R
   echo "-- the first process of a jfk.wav after the cubin cache is cleared"; rm -rf ~/.cache/hark/cubin
   HARK_CUDA_STARTUP=1 HARK_TIMINGS=1 bash -c "time ./hark transcribe --backend cuda --model $W8 $JFK" 2>&1 | tail -4
 } > $OUT/f4-excerpt.log 2>&1
-{ echo "== bench whisper at $(el) s"; ./hark bench whisper --backend cuda -r 5 --beam 5 --model $W8 --audio $JFK 2>&1 | grep -vE '^samples'
+{ echo "== bench whisper at $(el) s"; ./hark bench whisper --backend cuda -r 3 --beam 5 --model $W8 --audio $JFK 2>&1 | grep -vE '^samples'
   echo "== profile at $(el) s"; HARK_CUDA_PROFILE=1 ./hark bench whisper --backend cuda -r 1 --beam 5 --model $W8 --audio $JFK 2>&1 | grep -vE '^samples'
 } > $OUT/f4-bench.log 2>&1
 { echo "== LLM at $(el) s"; TOK=$W/shared/llm-kit/tokenizers/smollm2; mkdir -p m
   ./hark bench llm --backend cpu --dir m --type q8_0,q4_0,f16 --tokenizer $TOK --pp 8 --tg 0 -r 1 -t 8 > /dev/null 2>&1; ls m
-  for f in q8_0 q4_0 f16; do ./hark bench llm --backend cuda --model m/smollm2-135m-shape-v1-L30-$f.gguf -r 5 --pp 512 --tg 128 2>&1 | grep -E '^\| smol|^\| .*(pp512|tg128)'; done
+  for f in q8_0 q4_0 f16; do ./hark bench llm --backend cuda --model m/smollm2-135m-shape-v1-L30-$f.gguf -r 3 --pp 0 --tg 128 2>&1 | grep -E '^\| smol|^\| .*(pp512|tg128)'; done
   echo "== launches a token, graphs off (q8_0)"; HARK_CUDA_GRAPHS=0 ./hark bench llm --backend cuda --model m/smollm2-135m-shape-v1-L30-q8_0.gguf -r 1 --pp 0 --tg 128 2>&1 | grep -E 'cuda tg128'
   echo "== done at $(el) s"; } > $OUT/f4-llm.log 2>&1
 cat $OUT/f4-excerpt.log $OUT/f4-bench.log $OUT/f4-llm.log
