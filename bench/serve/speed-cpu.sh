@@ -34,9 +34,10 @@ else
 		if [ $((r % 2)) -eq 1 ]; then bench; chat 1; else chat 1; bench; fi
 	done | tee "$dir/rounds.log"
 	# medians of each side's timed samples, and their ratio
-	awk '/^samples.*chained/ {b[nb++]=$NF} /^run 1:/ {c[nc++]=$(NF-1)}
+	awk '/^samples.*chained/ {b[nb++]=$NF} /^run 1:/ {c[nc++]=$(NF-1); if ((i = index($0, " ms a token)"))) { v = substr($0, 1, i - 1); sub(/.*\(/, "", v); u[nu++] = v + 0 } }
 		function med(a, n,   i, j, t) { for (i=0;i<n;i++) for (j=i+1;j<n;j++) if (a[j]<a[i]) {t=a[i];a[i]=a[j];a[j]=t}
 			return n%2 ? a[(n-1)/2] : (a[n/2-1]+a[n/2])/2 }
-		END { mb=med(b,nb); mc=med(c,nc); printf "== medians: bench tg128 chained %.2f tok/s (%d), chat %.2f tok/s (%d), ratio %.3f\n", mb, nb, mc, nc, mc/mb }' "$dir/rounds.log"
+		END { mb=med(b,nb); mc=med(c,nc); printf "== medians: bench tg128 chained %.2f tok/s (%d), chat %.2f tok/s (%d), ratio %.3f\n", mb, nb, mc, nc, mc/mb
+			if (nu) printf "== median client CPU a streamed token (the client process, first token to last): %.3f ms (%d)\n", med(u,nu), nu }' "$dir/rounds.log"
 fi
 echo "== load $(cut -d' ' -f1-3 /proc/loadavg)"
