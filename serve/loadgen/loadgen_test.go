@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/internal/shared"
 )
 
 // Nearest-rank percentiles of 1..100 ms.
@@ -88,7 +90,7 @@ func TestRunLongPromptBesideStreams(t *testing.T) {
 	}))
 	defer hs.Close()
 	o := Options{URL: hs.URL, Model: "m", MaxTokens: maxTokens, LongPrompt: 4000, LongAfter: after}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), shared.Wait(t, time.Minute))
 	defer cancel()
 	lv, err := Run(ctx, o, Prompt{Words: []string{"a"}}, streams, &Long{Prompt: Prompt{Words: []string{"b"}}, Seed: 1 << 32})
 	require.NoError(t, err)
