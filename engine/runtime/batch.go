@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"errors"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -33,6 +35,22 @@ var BatchBackends = map[string]bool{"cpu": true}
 // steps (prompt chunks) keep the GEMM.
 var batchMatMulRows = map[string]int{"cuda": 17}
 
+// batchPromptBeside is, per backend, the most prompt tokens a batch step
+// takes while streams decode (batch.Config.PromptBeside; absent: the
+// whole token budget). CUDA: chosen from BenchmarkGPUPromptBeside's step
+// costs on an H200 (BENCHMARKS.md, "A long prompt beside running
+// streams"). $HARK_BATCH_PROMPT_BESIDE overrides it for measuring.
+var batchPromptBeside = map[string]int{"cuda": 12}
+
+// promptBeside is batchPromptBeside's value for backend, or the
+// environment's.
+func promptBeside(backend string) int {
+	if n, err := strconv.Atoi(os.Getenv("HARK_BATCH_PROMPT_BESIDE")); err == nil && n > 0 {
+		return n
+	}
+	return batchPromptBeside[backend]
+}
+
 // batches says whether models on backend batch their API requests.
 func batches(backend string, o Options) bool { return BatchBackends[backend] || o.BatchGPU }
 
@@ -53,7 +71,8 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 	if m.batch.eng == nil && m.batch.err == nil {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
 		m.batch.eng, m.batch.err = batch.Load(m.be, m.o.File, m.o.Tk,
-			batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()]}, turn)
+			batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()],
+				PromptBeside: promptBeside(m.be.Name())}, turn)
 	}
 	return m.batch.eng, m.batch.err
 }
