@@ -2,12 +2,10 @@ package msltest
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/harkapp/hark/engine/ggml"
-	"github.com/harkapp/hark/engine/plan"
 )
 
 // pagedSeq is one sequence of a step: its length in the cache, and the
@@ -99,14 +97,7 @@ func TestAttentionPagedRowsKernel(t *testing.T) {
 	for i, c := range cases {
 		for _, ty := range []ggml.Type{ggml.F32, ggml.F16} {
 			p := newPagedSeqPool(r, c.hd, c.nKV, c.bs, c.ts, c.seqs)
-			m := len(p.pos)
-			ldq, ldo := c.nHead*c.hd+5, c.nHead*c.hd+1
-			d := plan.AttentionPagedArgs{Type: ty, HeadDim: c.hd, NHead: c.nHead, NKV: c.nKV, M: m, Ldq: ldq, Ldo: ldo,
-				Scale: float32(1 / math.Sqrt(float64(c.hd))), HeadStride: p.hs, PosStride: p.ps, BlockSize: c.bs,
-				BlockStride: p.bstride, NBlocks: p.nBlocks, TableStride: c.ts, Window: c.window}.Dispatch()
-			ref, got := kitRun(t, d, [][]byte{kitF32(kitRand(r, (m-1)*ldq+c.nHead*c.hd, 1)), p.cells(r, ty, true), p.cells(r, ty, true),
-				kitF32(kitNaNs((m-1)*ldo + c.nHead*c.hd)), kitI32(p.pos), kitI32(p.table)})
-			worst = max(worst, kitCompare(t, ggml.BytesF32(ref[3]), ggml.BytesF32(got[3]), 2e-5, fmt.Sprintf("case %d %v", i, ty)))
+			worst = max(worst, checkAttentionPaged(t, r, p, ty, c.nHead, c.window, fmt.Sprintf("case %d %v", i, ty)))
 		}
 	}
 	t.Logf("attention_paged_rows: worst relative error %.3g", worst)
