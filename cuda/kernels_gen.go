@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "0e925502e00947d16db57a8e16106160bee0243ac76d145a77ffc8b86fc587b0"
+const sourcesHash = "9bef88342eb981ad82098b35795a69eef7fa77a79698d1760744933c9d6cffe3"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -23,8 +23,6 @@ var kernelNames = []string{
 	"attention_mma_f32",
 	"attention_paged_f16",
 	"attention_paged_f32",
-	"attention_paged_rows_f16",
-	"attention_paged_rows_f32",
 	"attention_ticket_f16",
 	"attention_ticket_f32",
 	"attention_tiled_f16",

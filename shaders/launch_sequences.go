@@ -40,10 +40,6 @@ func launchRopeKVPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, err
 // (ATTN_PAGED_MAX_SG: its partials' threadgroup arrays).
 const attnPagedMaxSG = 8
 
-// attnPagedRows is attention_paged_rows' rows a tile (APR_ROWS: one
-// SIMD-group checks each row's table).
-const attnPagedRows = 8
-
 func launchAttentionPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	a := plan.DecodeAttentionPaged(d)
 	if a.M == 0 || a.NHead == 0 {
@@ -58,15 +54,6 @@ func launchAttentionPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, 
 	suf, err := cacheSuffix(d.Kernel, d.Type)
 	if err != nil {
 		return dst, err
-	}
-	if uint32(a.M) >= t.AttnPagedRowsFrom {
-		// a threadgroup per (row slot, head, tile): slot 0 takes the rows
-		// that share the tile's keys, the others a row that does not
-		return append(dst, Launch{
-			Function: "attention_paged_rows" + suf,
-			Groups:   [3]uint32{attnPagedRows, uint32(a.NHead), uint32((a.M + attnPagedRows - 1) / attnPagedRows)},
-			Threads:  [3]uint32{32 * attnPagedMaxSG, 1, 1},
-		}), nil
 	}
 	return append(dst, Launch{
 		Function: "attention_paged" + suf,

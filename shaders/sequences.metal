@@ -124,17 +124,23 @@ enum : uint {
     ATTN_PAGED_MAX_SG = 8,
 };
 
-// paged_attend_row is attention_paged's work for one (head h, row t):
-// the threadgroup's nsg SIMD-groups (ng of them walking tiles) over the
-// row's keys, merged through pw (ATTN_PAGED_MAX_SG*32 floats), pm, psum
-// (ATTN_PAGED_MAX_SG) and pacc (ATTN_PAGED_MAX_SG*ATTN_MAX_HD). Ends
-// after a threadgroup barrier; a caller that reuses the arrays for another
-// row passes a barrier first.
 template <typename T>
-static inline void paged_attend_row(device const float* q, device const T* K, device const T* V, device float* out,
-                                    device const int* pos, device const int* table, constant Args& args, uint h,
-                                    uint t, uint tid, uint lane, uint sg, uint nsg, threadgroup float* pw,
-                                    threadgroup float* pm, threadgroup float* psum, threadgroup float* pacc) {
+kernel void attention_paged(device const float* q [[buffer(0)]],
+                            device const T* K [[buffer(1)]],
+                            device const T* V [[buffer(2)]],
+                            device float* out [[buffer(3)]],
+                            device const int* pos [[buffer(4)]],
+                            device const int* table [[buffer(5)]],
+                            constant Args& args [[buffer(8)]],
+                            uint3 tg [[threadgroup_position_in_grid]],
+                            uint tid [[thread_index_in_threadgroup]],
+                            uint lane [[thread_index_in_simdgroup]],
+                            uint sg [[simdgroup_index_in_threadgroup]],
+                            uint nsg [[simdgroups_per_threadgroup]]) {
+    threadgroup float pw[ATTN_PAGED_MAX_SG * 32];
+    threadgroup float pm[ATTN_PAGED_MAX_SG];
+    threadgroup float psum[ATTN_PAGED_MAX_SG];
+    threadgroup float pacc[ATTN_PAGED_MAX_SG * ATTN_MAX_HD];
     const uint hd = args.attention_paged.head_dim;
     const uint nHead = args.attention_paged.n_head;
     const uint nKV = args.attention_paged.nkv;
@@ -144,6 +150,8 @@ static inline void paged_attend_row(device const float* q, device const T* K, de
     const ulong hs = args.attention_paged.head_stride;
     const ulong ps = args.attention_paged.pos_stride;
     const float scale = args.attention_paged.scale;
+    const uint h = tg.y;
+    const uint t = tg.z;
     const uint kvh = h / (nHead / nKV);
     const uint nt = nsg * 32;
     // the launch rule never asks for more; extra SIMD-groups would idle
@@ -153,7 +161,6 @@ static inline void paged_attend_row(device const float* q, device const T* K, de
         for (uint d = tid; d < hd; d += nt) {
             o[d] = 0.0f;
         }
-        threadgroup_barrier(mem_flags::mem_threadgroup);
         return;
     }
     const uint qpos = uint(pos[t]);
@@ -162,6 +169,7 @@ static inline void paged_attend_row(device const float* q, device const T* K, de
     const uint first = (w == 0u || qpos + 1u <= w) ? 0u : qpos + 1u - w;
     device const float* qr = q + (ulong)t * args.attention_paged.ldq + h * hd;
     threadgroup float* pws = pw + (sg % ATTN_PAGED_MAX_SG) * 32;
+
     float acc[ATTN_MAX_HD / 32];
     #pragma unroll
     for (uint i = 0; i < ATTN_MAX_HD / 32; i++) {
@@ -239,27 +247,6 @@ static inline void paged_attend_row(device const float* q, device const T* K, de
         }
         o[d] = a * inv;
     }
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-}
-
-template <typename T>
-kernel void attention_paged(device const float* q [[buffer(0)]],
-                            device const T* K [[buffer(1)]],
-                            device const T* V [[buffer(2)]],
-                            device float* out [[buffer(3)]],
-                            device const int* pos [[buffer(4)]],
-                            device const int* table [[buffer(5)]],
-                            constant Args& args [[buffer(8)]],
-                            uint3 tg [[threadgroup_position_in_grid]],
-                            uint tid [[thread_index_in_threadgroup]],
-                            uint lane [[thread_index_in_simdgroup]],
-                            uint sg [[simdgroup_index_in_threadgroup]],
-                            uint nsg [[simdgroups_per_threadgroup]]) {
-    threadgroup float pw[ATTN_PAGED_MAX_SG * 32];
-    threadgroup float pm[ATTN_PAGED_MAX_SG];
-    threadgroup float psum[ATTN_PAGED_MAX_SG];
-    threadgroup float pacc[ATTN_PAGED_MAX_SG * ATTN_MAX_HD];
-    paged_attend_row<T>(q, K, V, out, pos, table, args, tg.y, tg.z, tid, lane, sg, nsg, pw, pm, psum, pacc);
 }
 
 typedef decltype(attention_paged<float>) attention_paged_f32_t;

@@ -206,12 +206,6 @@ type Tuning struct {
 	// dependent loads one SIMD-group walks is n times shorter; 1 is one
 	// SIMD-group walking every tile.
 	AttnPagedSIMDGroups uint32
-	// AttnPagedRowsFrom is the row count from which a batched step's
-	// paged attention runs as attention_paged_rows (tiles of 8 rows that
-	// share their keys' loads when they are one sequence's prompt chunk;
-	// rows that are not keep attention_paged's work, a threadgroup each).
-	// Issue #38: a 4,000-token prompt's chunks beside running streams.
-	AttnPagedRowsFrom uint32
 	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
 	// split over the KV length (decode, beams); more already fill the GPU
 	// (an M1's 8 cores hold 8+ groups each).
@@ -260,7 +254,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	MatVecQ8K: MatVecQ8Off, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
-	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8, AttnPagedRowsFrom: 2,
+	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024,
 	SampleSegment: 2048, SampleSegmentThreads: 256, WhisperSegment: 2048, WhisperThreads: 256}
 
@@ -375,7 +369,6 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.AttnFoldO, d.AttnFoldO)
 	fill(&t.AttnFoldSlices, d.AttnFoldSlices)
 	fill(&t.AttnPagedSIMDGroups, d.AttnPagedSIMDGroups)
-	fill(&t.AttnPagedRowsFrom, d.AttnPagedRowsFrom)
 	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
 	fill(&t.ArgmaxThreads, d.ArgmaxThreads)
 	fill(&t.SampleThreads, d.SampleThreads)

@@ -35,20 +35,21 @@ var BatchBackends = map[string]bool{"cpu": true}
 // steps (prompt chunks) keep the GEMM.
 var batchMatMulRows = map[string]int{"cuda": 17}
 
-// batchPromptBeside is, per backend, the most prompt tokens a batch step
-// takes while streams decode (batch.Config.PromptBeside; absent: the
-// whole token budget). CUDA: chosen from BenchmarkGPUPromptBeside's step
-// costs on an H200 (BENCHMARKS.md, "A long prompt beside running
-// streams"). $HARK_BATCH_PROMPT_BESIDE overrides it for measuring.
-var batchPromptBeside = map[string]int{"cuda": 12}
-
-// promptBeside is batchPromptBeside's value for backend, or the
-// environment's.
-func promptBeside(backend string) int {
-	if n, err := strconv.Atoi(os.Getenv("HARK_BATCH_PROMPT_BESIDE")); err == nil && n > 0 {
-		return n
+// promptBeside is the most prompt tokens a batch step takes while streams
+// decode (batch.Config.PromptBeside): $HARK_BATCH_PROMPT_BESIDE, for
+// measuring; unset, the whole token budget. No backend sets one yet: on an
+// H200 (SmolLM2 shape, 4 streams beside a 4,000-token prompt's last chunk)
+// a step with even 4 prompt rows took 14.0 ms against the streams' 2.6 ms
+// alone, 12 rows 16.7, 28 rows 22.5, 124 rows 58.6 (BENCHMARKS.md, "A long
+// prompt beside running streams"): each such row walks its ~4,000 keys as a
+// chain, so no chunk size keeps the streams within 2x of their step, and a
+// smaller one delays every prompt admitted beside streams.
+func promptBeside() int {
+	n, err := strconv.Atoi(os.Getenv("HARK_BATCH_PROMPT_BESIDE"))
+	if err != nil || n < 0 {
+		return 0
 	}
-	return batchPromptBeside[backend]
+	return n
 }
 
 // batches says whether models on backend batch their API requests.
@@ -72,7 +73,7 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
 		m.batch.eng, m.batch.err = batch.Load(m.be, m.o.File, m.o.Tk,
 			batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()],
-				PromptBeside: promptBeside(m.be.Name())}, turn)
+				PromptBeside: promptBeside()}, turn)
 	}
 	return m.batch.eng, m.batch.err
 }

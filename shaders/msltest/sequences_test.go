@@ -119,25 +119,17 @@ func TestAttentionPagedKernel(t *testing.T) {
 	for _, c := range pagedCases {
 		for _, ty := range []ggml.Type{ggml.F32, ggml.F16} {
 			p := newPagedPool(r, c.hd, c.nKV, c.bs, c.ts, c.pos)
-			worst = max(worst, checkAttentionPaged(t, r, p, ty, c.nHead, c.window, "attention_paged"))
+			m := len(c.pos)
+			ldq, ldo := c.nHead*c.hd+5, c.nHead*c.hd+1
+			d := plan.AttentionPagedArgs{Type: ty, HeadDim: c.hd, NHead: c.nHead, NKV: c.nKV, M: m, Ldq: ldq, Ldo: ldo,
+				Scale: float32(1 / math.Sqrt(float64(c.hd))), HeadStride: p.hs, PosStride: p.ps, BlockSize: c.bs,
+				BlockStride: p.bstride, NBlocks: p.nBlocks, TableStride: c.ts, Window: c.window}.Dispatch()
+			ref, got := kitRun(t, d, [][]byte{kitF32(kitRand(r, (m-1)*ldq+c.nHead*c.hd, 1)), p.cells(r, ty, true), p.cells(r, ty, true),
+				kitF32(kitNaNs((m-1)*ldo + c.nHead*c.hd)), kitI32(c.pos), kitI32(p.table)})
+			worst = max(worst, kitCompare(t, ggml.BytesF32(ref[3]), ggml.BytesF32(got[3]), 2e-5, "attention_paged"))
 		}
 	}
 	t.Logf("attention_paged: worst relative error %.3g", worst)
-}
-
-// checkAttentionPaged runs AttentionPaged over p's rows (random queries,
-// random cells in the blocks the rows own, NaN elsewhere) against the
-// reference and returns the worst relative error.
-func checkAttentionPaged(t *testing.T, r *rand.Rand, p *pagedPool, ty ggml.Type, nHead, window int, what string) float64 {
-	t.Helper()
-	m := len(p.pos)
-	ldq, ldo := nHead*p.hd+5, nHead*p.hd+1
-	d := plan.AttentionPagedArgs{Type: ty, HeadDim: p.hd, NHead: nHead, NKV: p.nKV, M: m, Ldq: ldq, Ldo: ldo,
-		Scale: float32(1 / math.Sqrt(float64(p.hd))), HeadStride: p.hs, PosStride: p.ps, BlockSize: p.bs,
-		BlockStride: p.bstride, NBlocks: p.nBlocks, TableStride: p.ts, Window: window}.Dispatch()
-	ref, got := kitRun(t, d, [][]byte{kitF32(kitRand(r, (m-1)*ldq+nHead*p.hd, 1)), p.cells(r, ty, true), p.cells(r, ty, true),
-		kitF32(kitNaNs((m-1)*ldo + nHead*p.hd)), kitI32(p.pos), kitI32(p.table)})
-	return kitCompare(t, ggml.BytesF32(ref[3]), ggml.BytesF32(got[3]), 2e-5, what)
 }
 
 // A row whose table names a block outside the pool is skipped by the

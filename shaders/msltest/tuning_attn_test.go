@@ -13,7 +13,7 @@ import (
 // every shape (prefill and probs included), or never split, many small
 // argmax segments, a small sampler threadgroup and many small sampler
 // segments (or one segment for the whole vocabulary), one or three
-// SIMD-groups for paged attention (and its rows form never, in "wide"), Whisper's filter and track over many
+// SIMD-groups for paged attention, Whisper's filter and track over many
 // small segments of a row (or one). The kernels must not
 // depend on the geometry beyond what the launch rules pass them.
 func TestKernelsOtherTunings(t *testing.T) {
@@ -22,7 +22,7 @@ func TestKernelsOtherTunings(t *testing.T) {
 			AttnChunk: 32, AttnSplitBelow: 1 << 30, ArgmaxSegment: 33, ArgmaxThreads: 32, SampleThreads: 32,
 			SampleSegment: 100, SampleSegmentThreads: 32, WhisperSegment: 33, WhisperThreads: 32},
 		{Family: "wide", SIMDWidth: 32, MaxThreads: 1024, NormThreads: 1024, RopeThreads: 1024, AttnRows: 8,
-			AttnChunk: 96, AttnSplitBelow: 1, AttnPagedSIMDGroups: 3, AttnPagedRowsFrom: 1 << 30, ArgmaxSegment: 100000, ArgmaxThreads: 1024, SampleThreads: 256,
+			AttnChunk: 96, AttnSplitBelow: 1, AttnPagedSIMDGroups: 3, ArgmaxSegment: 100000, ArgmaxThreads: 1024, SampleThreads: 256,
 			SampleSegment: 1 << 20, SampleSegmentThreads: 1024, WhisperSegment: shaders.WhisperOneSegment, WhisperThreads: 1024},
 		shaders.TuningFor("cuda"), // what NVIDIA GPUs run (decode's splits of f16 caches up to 1024 keys in one threadgroup)
 		// and on a 3-multiprocessor GPU with the split capped at 3 chunks
@@ -45,7 +45,6 @@ func TestKernelsOtherTunings(t *testing.T) {
 			TestAttentionKernel(t)
 			TestRopeAttentionKernel(t)
 			TestAttentionPagedKernel(t)
-			TestAttentionPagedRowsKernel(t)
 			TestPagedKernelsBadRow(t)
 			TestArgmaxKernel(t)
 			if !testing.Short() {
