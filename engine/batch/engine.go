@@ -31,6 +31,9 @@ type Config struct {
 	// TokenBudget is the most tokens one step computes (DefaultTokenBudget):
 	// the running streams' decode rows, then prompt chunks.
 	TokenBudget int
+	// PromptBeside is the most prompt tokens a step takes beside running
+	// streams' decode rows (Options.PromptBeside; 0: TokenBudget).
+	PromptBeside int
 	// BlockSize is the positions a KV block holds (DefaultBlockSize).
 	BlockSize int
 	// Context is the most positions one sequence holds (its prompt and
@@ -112,7 +115,7 @@ func Load(be plan.Backend, f *gguf.File, tk *tokenizer.Tokenizer, c Config, turn
 	if err != nil {
 		return nil, err
 	}
-	s, err := New(pool, Options{TokenBudget: c.TokenBudget, MaxSeqs: c.Seqs})
+	s, err := New(pool, Options{TokenBudget: c.TokenBudget, MaxSeqs: c.Seqs, PromptBeside: c.PromptBeside})
 	if err == nil {
 		var e *Engine
 		if e, err = start(s, b, tk, c, turn); err == nil {

@@ -107,15 +107,17 @@ func storiesCases(t *testing.T) []genCase {
 // from the sequential prefill's in the last float32 bits. With an f32
 // cache that is all (seen up to 5e-6 in logprob over 200 runs); an f16
 // cache now and then rounds such a key or value element to the
-// neighbouring f16 (2^-11 relative), seen up to 5.6e-4.
+// neighbouring f16 (2^-11 relative), seen up to 5.6e-4. With PromptBeside
+// the prompts admitted beside running streams come in chunks of 5.
 func TestEngineEqualsSequential(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		f32   bool
-		bound float64
-	}{{"f16 cache", false, 2e-3}, {"f32 cache", true, 2e-5}} {
+		name   string
+		f32    bool
+		beside int
+		bound  float64
+	}{{"f16 cache", false, 0, 2e-3}, {"f32 cache", true, 0, 2e-5}, {"f32 cache, 5 prompt tokens beside streams", true, 5, 2e-5}} {
 		t.Run(c.name, func(t *testing.T) {
-			e, g := storiesEngine(t, Config{Context: 256, Seqs: 4, TokenBudget: 48, BlockSize: 16, F32Cache: c.f32})
+			e, g := storiesEngine(t, Config{Context: 256, Seqs: 4, TokenBudget: 48, BlockSize: 16, F32Cache: c.f32, PromptBeside: c.beside})
 			cases := storiesCases(t)
 			got := runConcurrently(t, e, cases)
 			for i, gc := range cases {

@@ -64,6 +64,10 @@ func (s Step) Tokens() int {
 type Options struct {
 	TokenBudget int // tokens a step computes at most (decode rows count 1)
 	MaxSeqs     int // sequences running at once
+	// PromptBeside is the most prompt tokens a step computes while it
+	// also carries decode rows (0: TokenBudget): a step's cost grows with
+	// its prompt rows, and the running streams wait for the whole step.
+	PromptBeside int
 }
 
 // Scheduler runs requests over one model's pool. Its methods are safe for
@@ -166,7 +170,8 @@ func (s *Scheduler) Pending() bool {
 
 // Next builds the next step: the running requests' rows in rank order
 // (decodes, then the rest of prefills), then newly admitted requests'
-// first chunks, within the token budget. An empty step: nothing to run.
+// first chunks, within the token budget (and, after decode rows, within
+// PromptBeside). An empty step: nothing to run.
 func (s *Scheduler) Next() Step {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -175,6 +180,9 @@ func (s *Scheduler) Next() Step {
 	slices.SortFunc(s.running, rank)
 	// Decodes first: a stream's next token never waits for a prompt.
 	for _, decode := range []bool{true, false} {
+		if !decode && len(st.Rows) > 0 && s.opt.PromptBeside > 0 {
+			budget = min(budget, s.opt.PromptBeside)
+		}
 		for _, r := range slices.Clone(s.running) {
 			if r.Done || r.seq.Preempted() || (r.seq.Len()-r.seq.Computed() == 1) != decode {
 				continue

@@ -120,6 +120,48 @@ func TestChunkedPrefillKeepsStreamsGoing(t *testing.T) {
 	require.Len(t, long.Generated, 2)
 }
 
+// With PromptBeside, a prompt arriving while streams run takes at most that
+// many tokens a step beside their decode rows, and the whole budget once no
+// stream runs (issue #38: the streams wait for the whole step).
+func TestPromptBesideStreams(t *testing.T) {
+	p, err := kvpage.New(kvpage.Config{BlockSize: 16, Budget: 1024, BlockBytes: 1})
+	require.NoError(t, err)
+	s, err := New(p, Options{TokenBudget: 64, MaxSeqs: 8, PromptBeside: 12})
+	require.NoError(t, err)
+	for i := range 4 {
+		require.NoError(t, s.Submit(&Request{Prompt: tokens(10, int32(100*i)), MaxTokens: 30}))
+	}
+	st := s.Next()
+	require.Equal(t, 40, st.Tokens(), "no stream runs yet: the whole budget")
+	require.NoError(t, s.Done(st, []int32{5, 5, 5, 5}))
+	long := &Request{Prompt: tokens(600, 7), MaxTokens: 2}
+	require.NoError(t, s.Submit(long))
+	beside, alone := 0, 0
+	drive(t, s, 64, func(st Step) {
+		decodes, prompt := 0, 0
+		for _, r := range st.Rows {
+			if r.Req == long && r.Pos < len(long.Prompt) {
+				prompt += len(r.Tokens)
+			} else {
+				decodes++
+			}
+		}
+		left := len(long.Prompt) - long.seq.Computed()
+		switch {
+		case prompt == 0:
+		case decodes > 0:
+			beside++
+			require.Equal(t, min(12, left), prompt, "beside streams: PromptBeside tokens")
+		default:
+			alone++
+			require.Equal(t, min(64, left), prompt, "alone: the whole budget")
+		}
+	})
+	require.Equal(t, 29, beside, "one chunk beside each of the streams' 29 remaining decode steps")
+	require.Greater(t, alone, 0)
+	require.Len(t, long.Generated, 2)
+}
+
 // Higher priority is admitted first, whatever the arrival order.
 func TestPriorityAdmission(t *testing.T) {
 	s, _ := newSched(t, 1024, 256, 1)

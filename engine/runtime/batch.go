@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"errors"
+	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -33,6 +35,23 @@ var BatchBackends = map[string]bool{"cpu": true}
 // steps (prompt chunks) keep the GEMM.
 var batchMatMulRows = map[string]int{"cuda": 17}
 
+// promptBeside is the most prompt tokens a batch step takes while streams
+// decode (batch.Config.PromptBeside): $HARK_BATCH_PROMPT_BESIDE, for
+// measuring; unset, the whole token budget. No backend sets one yet: on an
+// H200 (SmolLM2 shape, 4 streams beside a 4,000-token prompt's last chunk)
+// a step with even 4 prompt rows took 14.0 ms against the streams' 2.6 ms
+// alone, 12 rows 16.7, 28 rows 22.5, 124 rows 58.6 (BENCHMARKS.md, "A long
+// prompt beside running streams"): each such row walks its ~4,000 keys as a
+// chain, so no chunk size keeps the streams within 2x of their step, and a
+// smaller one delays every prompt admitted beside streams.
+func promptBeside() int {
+	n, err := strconv.Atoi(os.Getenv("HARK_BATCH_PROMPT_BESIDE"))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
 // batches says whether models on backend batch their API requests.
 func batches(backend string, o Options) bool { return BatchBackends[backend] || o.BatchGPU }
 
@@ -53,7 +72,8 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 	if m.batch.eng == nil && m.batch.err == nil {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
 		m.batch.eng, m.batch.err = batch.Load(m.be, m.o.File, m.o.Tk,
-			batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()]}, turn)
+			batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()],
+				PromptBeside: promptBeside()}, turn)
 	}
 	return m.batch.eng, m.batch.err
 }
