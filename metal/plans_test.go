@@ -18,6 +18,7 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/engine/whisper"
 	testdata "github.com/harkapp/hark/internal/shared"
+	"github.com/harkapp/hark/shaders"
 )
 
 // capture is a plan.Backend that loads on a fake-device metal backend and
@@ -234,18 +235,38 @@ var kitModels = []string{"ggml-kit-tiny.en-f16.bin", "ggml-kit-tiny.en-q8_0.bin"
 
 // cost is what one replay of some passes reads and writes, from the
 // kernel contract's extents (plan.Dispatch.Spans).
+// groups: the threadgroups of the launches, under the Apple families'
+// tunings (groupFamilies).
 type cost struct {
 	dispatches, barriers       int
 	weights, kv, other, writes uint64
+	groups                     [len(groupFamilies)]uint64
 }
 
-func passCost(x *Exec, steps []Step) cost {
+// groupFamilies are the tunings whose threadgroups per token the table
+// counts: apple7 and apple8 share Default's geometry, apple9 has its own
+// (shaders.Families), as newBackend takes them on a GPU with the device
+// fence (without it the Whisper selection's segments are one a row; the
+// table's passes have no selection).
+var groupFamilies = [...]string{"apple8", "apple9"}
+
+func passCost(t testing.TB, x *Exec, steps []Step) cost {
 	var c cost
 	var hz plan.Hazards
 	var acc []plan.Span
+	var ls []shaders.Launch
 	for _, s := range steps {
 		for i := range x.passes[s.Pass].Ops {
 			d := x.passes[s.Pass].Ops[i].Resolved(&s.Vars)
+			for f, fam := range groupFamilies {
+				tu := shaders.TuningFor(fam)
+				var err error
+				ls, err = shaders.LaunchFor(&d, &tu, ls[:0])
+				require.NoError(t, err)
+				for _, l := range ls {
+					c.groups[f] += uint64(l.Groups[0]) * uint64(l.Groups[1]) * uint64(l.Groups[2])
+				}
+			}
 			acc = d.Spans(x.sizes, acc[:0])
 			if hz.Add(acc) {
 				c.barriers++
@@ -281,33 +302,34 @@ func (c cost) row(model, what string, div int) string {
 	d := uint64(div)
 	total := (c.weights + c.kv + c.other + c.writes) / d
 	ms := func(gbs float64) string { return fmt.Sprintf("%.3f", float64(total)/(gbs*1e9)*1e3) }
-	return fmt.Sprintf("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s |",
-		model, what, c.dispatches/div, c.barriers/div, mib(c.weights/d), mib(c.kv/d), mib(c.other/d), mib(c.writes/d), ms(lowBW), ms(highBW))
+	return fmt.Sprintf("| %s | %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s |",
+		model, what, c.dispatches/div, c.barriers/div, c.groups[0]/d, c.groups[1]/d,
+		mib(c.weights/d), mib(c.kv/d), mib(c.other/d), mib(c.writes/d), ms(lowBW), ms(highBW))
 }
 
 // perTokenTable computes the README's table from the real plans.
 func perTokenTable(t *testing.T) string {
 	var rows []string
 	rows = append(rows,
-		"| model | unit | dispatches | barriers | weights read MiB | KV/state read MiB | other read MiB | written MiB | ms @68 GB/s | ms @546 GB/s |",
-		"| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+		"| model | unit | dispatches | barriers | threadgroups apple7/8 | threadgroups apple9 | weights read MiB | KV/state read MiB | other read MiB | written MiB | ms @68 GB/s | ms @546 GB/s |",
+		"| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	c, _ := loadStories(t)
 	for _, kv := range []int{64, 256} {
-		rows = append(rows, passCost(c.x, decodeChain(kv-1, 1)).row("stories260K (f32)", fmt.Sprintf("decode token + argmax, KV %d", kv), 1))
+		rows = append(rows, passCost(t, c.x, decodeChain(kv-1, 1)).row("stories260K (f32)", fmt.Sprintf("decode token + argmax, KV %d", kv), 1))
 	}
 	c, _ = loadSmol(t)
 	for _, kv := range []int{64, 512} {
-		rows = append(rows, passCost(c.x, decodeChain(kv-1, 1)).row("SmolLM2-135M shape, 2 layers, Q4_0", fmt.Sprintf("decode token + argmax, KV %d", kv), 1))
+		rows = append(rows, passCost(t, c.x, decodeChain(kv-1, 1)).row("SmolLM2-135M shape, 2 layers, Q4_0", fmt.Sprintf("decode token + argmax, KV %d", kv), 1))
 	}
 	for _, name := range kitModels {
 		label := strings.TrimSuffix(strings.TrimPrefix(name, "ggml-kit-"), ".bin")
 		c, m := loadWhisper(t, name, 5)
 		step := []Step{{Pass: whisper.PassStep, Vars: plan.Vars{plan.VarPos: 64, plan.VarNTok: 1, plan.VarKVLen: 65}}}
-		rows = append(rows, passCost(c.x, step).row(label, "decoder token, KV 65", 1))
+		rows = append(rows, passCost(t, c.x, step).row(label, "decoder token, KV 65", 1))
 		beams := []Step{{Pass: whisper.PassBeams, Vars: plan.Vars{plan.VarPos: 64, plan.VarNTok: 1, plan.VarKVLen: 65}}}
-		rows = append(rows, passCost(c.x, beams).row(label, "5-beam step (all beams), KV 65", 1))
+		rows = append(rows, passCost(t, c.x, beams).row(label, "5-beam step (all beams), KV 65", 1))
 		enc := []Step{{Pass: whisper.PassEncode}}
-		rows = append(rows, passCost(c.x, enc).row(label, fmt.Sprintf("encoder window (%d frames)", 2*m.H.NAudioCtx), 1))
+		rows = append(rows, passCost(t, c.x, enc).row(label, fmt.Sprintf("encoder window (%d frames)", 2*m.H.NAudioCtx), 1))
 	}
 	return strings.Join(rows, "\n") + "\n"
 }

@@ -95,6 +95,7 @@ func TestAttentionKernel(t *testing.T) {
 			{hd: 64, nHead: 2, nKV: 2, m: 3, kvLen: 300, pos0: 290, flags: causal | beams},  // beams
 			{hd: 80, nHead: 4, nKV: 2, m: 37, kvLen: 50, pos0: 13, flags: causal},           // prefill chunk
 			{hd: 64, nHead: 4, nKV: 4, m: 19, kvLen: 45, pos0: 0, probs: true},              // cross-attention
+			{hd: 64, nHead: 6, nKV: 6, m: 1, kvLen: 1500, pos0: 0},                          // Whisper decode's cross-attention
 			{hd: 64, nHead: 3, nKV: 3, m: 70, kvLen: 70, pos0: 0},                           // encoder
 			{hd: 64, nHead: 2, nKV: 1, m: 5, kvLen: 0, pos0: 0, probs: true},                // nothing visible
 			{hd: 32, nHead: 2, nKV: 2, m: 3, kvLen: 6, pos0: 0, flags: causal, probs: true}, // masked probs
