@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "9bef88342eb981ad82098b35795a69eef7fa77a79698d1760744933c9d6cffe3"
+const sourcesHash = "dd3605ca1a6d4b4e78e26092160aeb7d92aab9ca70b07439095b32a3d1c217de"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -86,23 +86,6 @@ var kernelNames = []string{
 	"gelu_mul_mat_vec_q8_0_q8x_rp",
 	"gelu_mul_mat_vec_q8_0_rp",
 	"layer_norm",
-	"layer_norm_mat_vec_bf16",
-	"layer_norm_mat_vec_f16",
-	"layer_norm_mat_vec_f16_a16",
-	"layer_norm_mat_vec_f32",
-	"layer_norm_mat_vec_iq4_nl",
-	"layer_norm_mat_vec_q2_k",
-	"layer_norm_mat_vec_q3_k",
-	"layer_norm_mat_vec_q4_0",
-	"layer_norm_mat_vec_q4_0_rp",
-	"layer_norm_mat_vec_q4_1",
-	"layer_norm_mat_vec_q4_k",
-	"layer_norm_mat_vec_q5_0",
-	"layer_norm_mat_vec_q5_1",
-	"layer_norm_mat_vec_q5_k",
-	"layer_norm_mat_vec_q6_k",
-	"layer_norm_mat_vec_q8_0",
-	"layer_norm_mat_vec_q8_0_rp",
 	"mat_mul_bf16",
 	"mat_mul_f16",
 	"mat_mul_f32",

@@ -66,9 +66,9 @@ func TestFakeLaunchesPerToken(t *testing.T) {
 // its output product, the MLP's up product, GELU, the down product), then
 // the embedding with the positional embedding added in its launch, the
 // final LayerNorm and the logits: 51, where the step launched 52 with the
-// positional embedding's add of its own. The LayerNorms stay launches of
-// their own (whisper's fuseDecoderNorms: the fused product measured slower;
-// issue #34).
+// positional embedding's add of its own. The LayerNorms are launches of
+// their own (a LayerNorm fused into the product measured slower on the H200
+// and was removed; issue #34).
 func TestFakeWhisperStepLaunches(t *testing.T) {
 	f, err := whisper.OpenFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"))
 	require.NoError(t, err)

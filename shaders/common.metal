@@ -17,7 +17,7 @@ static inline float gelu_tanh(float x) {
 }
 
 // Exact GELU with erf from Abramowitz & Stegun 7.1.26 (MSL has no erf;
-// elementwise.metal's gelu, matvec.metal's layer_norm_mat_vec); for x < 0
+// elementwise.metal's gelu); for x < 0
 // the polynomial gives 1+erf directly (no cancellation).
 static inline float gelu_erf(float x) {
     float z = x * M_SQRT1_2_F;

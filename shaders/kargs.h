@@ -12,7 +12,6 @@
 #define KFLAG_CAUSAL 1u // Attention: causal mask
 #define KFLAG_CHANNEL_MAJOR 1u // Conv1D: x is channel-major
 #define KFLAG_PER_SEQ_ROWS 2u // Rope, RopeKV, Attention: row t is sequence t
-#define KFLAG_GELU_OUT 1u // LayerNormMatVec: exact (erf) GELU on the output
 #define KBEAM_COPY_MAX_SEQS 16u // BeamCopy: the most sequences (a GPU thread holds one element of each)
 #define KFLAG_TIMESTAMPS 1u // WhisperFilter: apply the timestamp rules
 #define KFLAG_TRACK_START 1u // WhisperTrack: start a window (reset the state, record the no-speech log-probability)
@@ -563,21 +562,6 @@ struct token_logprob_args {
 // binding slots of token_logprob
 enum { TOKEN_LOGPROB_X = 0, TOKEN_LOGPROB_IDS = 1, TOKEN_LOGPROB_OUT = 2 };
 
-// layer_norm_mat_vec (plan.LayerNormMatVec)
-struct layer_norm_mat_vec_args {
-    unsigned int n;
-    unsigned int k;
-    unsigned int m;
-    unsigned int ldx;
-    unsigned int ldo;
-    unsigned int ldr;
-    float eps;
-    unsigned int flags;
-    unsigned int pad_[8];
-};
-// binding slots of layer_norm_mat_vec
-enum { LAYER_NORM_MAT_VEC_W = 0, LAYER_NORM_MAT_VEC_X = 1, LAYER_NORM_MAT_VEC_OUT = 2, LAYER_NORM_MAT_VEC_BIAS = 3, LAYER_NORM_MAT_VEC_RES = 4, LAYER_NORM_MAT_VEC_G = 5, LAYER_NORM_MAT_VEC_BETA = 6 };
-
 struct Args {
     union {
         unsigned int p[16];
@@ -618,7 +602,6 @@ struct Args {
         struct whisper_beams_args whisper_beams;
         struct whisper_align_args whisper_align;
         struct token_logprob_args token_logprob;
-        struct layer_norm_mat_vec_args layer_norm_mat_vec;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -661,7 +644,6 @@ static_assert(sizeof(struct rope_attention_mat_vec_args) == 64, "rope_attention_
 static_assert(sizeof(struct whisper_beams_args) == 64, "whisper_beams args");
 static_assert(sizeof(struct whisper_align_args) == 64, "whisper_align args");
 static_assert(sizeof(struct token_logprob_args) == 64, "token_logprob args");
-static_assert(sizeof(struct layer_norm_mat_vec_args) == 64, "layer_norm_mat_vec args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

@@ -79,7 +79,7 @@ func MatrixTypes() []ggml.Type {
 }
 
 // matrixKernels are the kernels with one instantiation per weight type.
-var matrixKernels = []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.LayerNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.MatMul, plan.Embed, plan.Conv1D}
+var matrixKernels = []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.MatMul, plan.Embed, plan.Conv1D}
 
 // fnNames holds every "<kernel>_<type>" name, built once so that LaunchFor
 // does not allocate.
@@ -107,7 +107,6 @@ func init() {
 	}
 	register(plan.MatVec, launchMatVec)
 	register(plan.RMSNormMatVec, launchMatVec)
-	register(plan.LayerNormMatVec, launchMatVec)
 	register(plan.SiLUMulMatVec, launchMatVec)
 	register(plan.GELUMulMatVec, launchMatVec)
 	register(plan.MatMul, launchMatMul)
@@ -226,7 +225,7 @@ const Aligned16 = 2
 // a16Names are the mat-vec instances for f16 rows loaded 16 bytes at a
 // time (a16_f16 in common.metal).
 var a16Names = map[plan.Kernel]string{
-	plan.MatVec: "mat_vec_f16_a16", plan.RMSNormMatVec: "rms_norm_mat_vec_f16_a16", plan.LayerNormMatVec: "layer_norm_mat_vec_f16_a16",
+	plan.MatVec: "mat_vec_f16_a16", plan.RMSNormMatVec: "rms_norm_mat_vec_f16_a16",
 	plan.SiLUMulMatVec: "silu_mul_mat_vec_f16_a16", plan.GELUMulMatVec: "gelu_mul_mat_vec_f16_a16",
 }
 
@@ -243,7 +242,7 @@ func a16Rows(d *plan.Dispatch, t *Tuning, k uint32) bool {
 // (t.Align16, as for the weights), the bindings' offsets keep it, and so
 // do the row strides where there is more than one row; k is whole
 // 16-element chunks. The second input (the RMSNorm weight, or up) too,
-// for the forms that read one, and LayerNorm's bias.
+// for the forms that read one.
 func alignedInputs(d *plan.Dispatch, t *Tuning, k uint32) bool {
 	if t.Align16 != Aligned16 || k%16 != 0 || d.NBind < 2 {
 		return false
@@ -256,9 +255,6 @@ func alignedInputs(d *plan.Dispatch, t *Tuning, k uint32) bool {
 	switch d.Kernel {
 	case plan.RMSNormMatVec:
 		return d.NBind > 5 && d.Bind[5].Off%16 == 0
-	case plan.LayerNormMatVec:
-		l := plan.DecodeLayerNormMatVec(d)
-		return l.G.Off%16 == 0 && l.Beta.Off%16 == 0
 	case plan.SiLUMulMatVec, plan.GELUMulMatVec:
 		g := plan.DecodeGated(d)
 		return g.Up.Off%16 == 0 && (!rows || g.Ldu%4 == 0)

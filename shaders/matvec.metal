@@ -1,5 +1,4 @@
-// mat_vec, rms_norm_mat_vec, layer_norm_mat_vec, silu_mul_mat_vec,
-// gelu_mul_mat_vec: out[m, n] = x'·Wᵀ + bias + res
+// mat_vec, rms_norm_mat_vec, silu_mul_mat_vec, gelu_mul_mat_vec: out[m, n] = x'·Wᵀ + bias + res
 // for small m (decode, beams), one instantiation per weight type
 // (launch rules: launch_matrix.go).
 //
@@ -17,12 +16,7 @@
 // x' is x (mat_vec), rmsnorm(x)⊙g (rms_norm_mat_vec: a SIMD-group's lanes
 // cover the whole x row, so each SIMD-group sums its squares from the loads
 // the product makes anyway and scales the finished sums by 1/rms: no norm
-// pass, no barrier), layernorm(x)⊙g + beta (layer_norm_mat_vec: each
-// SIMD-group first takes the row's mean and variance in two passes over it,
-// as the layer_norm kernel does, from L1, then normalises each chunk as the
-// product loads it; with KFLAG_GELU_OUT the outputs get exact GELU, the
-// up product of Whisper's MLP: issue #34, no LayerNorm and no GELU launch
-// in a decoder step) or
+// pass, no barrier) or
 // silu(gate)⊙up (silu_mul_mat_vec) or gelu_tanh(gate)⊙up (gelu_mul_mat_vec). Activations stay float: the GPU
 // multiplies dequantised weights by float x, where the CPU quantises x to
 // q8_0/q8_1/q8_K first (see launch_matrix.go).
@@ -46,7 +40,7 @@ constant uint fc_mv_xalign [[function_constant(22)]];
 #define MV_MAX_BATCH 8
 
 
-enum { MV_PLAIN = 0, MV_RMS = 1, MV_SILU = 2, MV_GELU = 3, MV_LN = 4 };
+enum { MV_PLAIN = 0, MV_RMS = 1, MV_SILU = 2, MV_GELU = 3 };
 
 // fast::exp: the GPU's approximation (on CUDA ex2.approx, where exp is
 // computed in double); the SiLU products stay within the tests' tolerances
@@ -56,18 +50,16 @@ static inline float mv_silu(float g) { return g / (1.0f + fast::exp(-g)); }
 // zero past k, and returns the sum of squares of x there (RMSNorm; 0 for the
 // other forms). xr is the row of x (or gate), x2 the RMSNorm weight g or the
 // row of up. For RMSNorm xv is g⊙x: the row's 1/rms scales the finished
-// dot products instead. For LayerNorm x3 is beta and xv is
-// (x-mu)·rs⊙g + beta (mu, rs: the row's mean and 1/std). Both rows are loaded before any is used, with no
+// dot products instead. Both rows are loaded before any is used, with no
 // branch between the loads of a whole chunk: a load under a per-element
 // condition waited for its own latency before the next one went out (on
 // CUDA, 16 round trips a chunk; issue #34). Past k both are zero, so the
 // forms give zero there (silu(0)·0, gelu(0)·0, 0·0) as the selects did.
 template <int MODE>
-static inline __attribute__((always_inline)) float mv_x16(device const float* xr, device const float* x2,
-                                                          device const float* x3, float mu, float rs, int e0, int k,
+static inline __attribute__((always_inline)) float mv_x16(device const float* xr, device const float* x2, int e0, int k,
                                                           bool xa, thread float* xv) {
     const int cnt = min(16, k - e0);
-    float yv[16], zv[16];
+    float yv[16];
     if (cnt == 16 && xa) { // 16-byte aligned rows (fc_mv_xalign)
         #pragma unroll
         for (int j = 0; j < 4; ++j) {
@@ -87,16 +79,6 @@ static inline __attribute__((always_inline)) float mv_x16(device const float* xr
                 yv[4 * j + 3] = v.w;
             }
         }
-        if (MODE == MV_LN) {
-            #pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                const float4 v = *(device const float4*)(x3 + e0 + 4 * j);
-                zv[4 * j] = v.x;
-                zv[4 * j + 1] = v.y;
-                zv[4 * j + 2] = v.z;
-                zv[4 * j + 3] = v.w;
-            }
-        }
     } else if (cnt == 16) { // every chunk of a quantized row
         #pragma unroll
         for (int i = 0; i < 16; ++i) xv[i] = xr[e0 + i];
@@ -104,20 +86,12 @@ static inline __attribute__((always_inline)) float mv_x16(device const float* xr
             #pragma unroll
             for (int i = 0; i < 16; ++i) yv[i] = x2[e0 + i];
         }
-        if (MODE == MV_LN) {
-            #pragma unroll
-            for (int i = 0; i < 16; ++i) zv[i] = x3[e0 + i];
-        }
     } else {
         #pragma unroll
         for (int i = 0; i < 16; ++i) xv[i] = i < cnt ? xr[e0 + i] : 0.0f;
         if (MODE != MV_PLAIN) {
             #pragma unroll
             for (int i = 0; i < 16; ++i) yv[i] = i < cnt ? x2[e0 + i] : 0.0f;
-        }
-        if (MODE == MV_LN) {
-            #pragma unroll
-            for (int i = 0; i < 16; ++i) zv[i] = i < cnt ? x3[e0 + i] : 0.0f;
         }
     }
     float ss = 0.0f;
@@ -127,10 +101,6 @@ static inline __attribute__((always_inline)) float mv_x16(device const float* xr
             ss += xv[i] * xv[i];
             xv[i] = xv[i] * yv[i];
         }
-    } else if (MODE == MV_LN) {
-        // past k: g and beta are zero, so xv is too
-        #pragma unroll
-        for (int i = 0; i < 16; ++i) xv[i] = (xv[i] - mu) * rs * yv[i] + zv[i];
     } else if (MODE == MV_SILU) {
         #pragma unroll
         for (int i = 0; i < 16; ++i) xv[i] = mv_silu(xv[i]) * yv[i];
@@ -167,32 +137,6 @@ static inline __attribute__((always_inline)) void mv_pair(device const B* wa, de
     tb = float2(mv_dot16(b0, xb), mv_dot16(b1, xb));
 }
 
-// mv_ln_stats returns the mean of the k values of row xr and 1/sqrt(var +
-// eps) (biased variance, taken around the mean in a second pass, as the
-// layer_norm kernel and the CPU do), from one SIMD-group's lanes.
-static inline __attribute__((always_inline)) float2 mv_ln_stats(device const float* xr, int k, float eps, uint lane) {
-    float s = 0.0f;
-    for (int e = int(lane); e < k; e += 32) s += xr[e];
-    const float mu = simd_sum(s) / float(k);
-    float ss = 0.0f;
-    for (int e = int(lane); e < k; e += 32) {
-        const float d = xr[e] - mu;
-        ss += d * d;
-    }
-    return float2(mu, rsqrt(simd_sum(ss) / float(k) + eps));
-}
-
-// mv_gelu_bias returns gelu_erf(s + bias) for the four rows from row0 (the
-// rows past n repeat the last; their values are not stored).
-static inline float4 mv_gelu_bias(float4 s, device const float* bias, bool hb, int row0, int n) {
-    float4 b = float4(0.0f);
-    if (hb) {
-        b = float4(bias[row0], bias[min(row0 + 1, n - 1)], bias[min(row0 + 2, n - 1)], bias[min(row0 + 3, n - 1)]);
-    }
-    const float4 v = s + b;
-    return float4(gelu_erf(v.x), gelu_erf(v.y), gelu_erf(v.z), gelu_erf(v.w));
-}
-
 // mv_store writes one output element: the sum plus bias and residual.
 static inline void mv_store(device float* out, device const float* bias, device const float* res,
                             bool hb, bool hr, int orow, int rrow, int row, float v) {
@@ -208,7 +152,6 @@ struct mv_shape {
     int n, k, m, ldx, ldo, ldr, ld2;
     float eps;
     bool hb, hr;
-    bool hg; // GELU on the output (layer_norm_mat_vec's KFLAG_GELU_OUT)
 };
 
 // mat_vec_body is one SIMD-group's rows of a product (the geometry above).
@@ -216,8 +159,7 @@ template <typename B, int MODE>
 static inline __attribute__((always_inline)) void mat_vec_body(device const uchar* W, device const float* x,
                                                                device float* out, device const float* bias,
                                                                device const float* res, device const float* x2,
-                                                               device const float* x3, mv_shape sh, uint3 tgpig,
-                                                               uint sgitg, uint nsg,
+                                                               mv_shape sh, uint3 tgpig, uint sgitg, uint nsg,
                                                                uint lane) {
     const int n = sh.n, k = sh.k, m = sh.m;
     const int ldx = sh.ldx, ldo = sh.ldo, ldr = sh.ldr;
@@ -239,18 +181,13 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
     device const B* w1 = (device const B*)(W + ulong(min(row0 + 1, n - 1)) * rb);
     device const B* w2 = (device const B*)(W + ulong(min(row0 + 2, n - 1)) * rb);
     device const B* w3 = (device const B*)(W + ulong(min(row0 + 3, n - 1)) * rb);
-    const bool hr = sh.hr;
-    // with GELU on the output the bias goes in before it, not in the store
-    const bool hg = MODE == MV_LN && sh.hg;
-    const bool hb = sh.hb && !hg;
+    const bool hb = sh.hb, hr = sh.hr;
 
     const int nc = (k + 15) / 16;
     for (int b = 0; b < MV_MAX_BATCH; ++b) {
         if (b >= mb) break;
         device const float* xr = x + (b0 + b) * ldx;
-        device const float* x2r = MODE == MV_RMS || MODE == MV_LN ? x2 : x2 + (b0 + b) * ld2;
-        float2 st = float2(0.0f, 1.0f);
-        if (MODE == MV_LN) st = mv_ln_stats(xr, k, sh.eps, lane);
+        device const float* x2r = MODE == MV_RMS ? x2 : x2 + (b0 + b) * ld2;
         float4 acc = float4(0.0f);
         float ss = 0.0f;
         // every lane runs the same steps: a lane without a second chunk
@@ -259,10 +196,10 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
             const bool two = c + 32 < nc;
             const int c2 = two ? c + 32 : c;
             float xa[16], xb[16];
-            const float sa = mv_x16<MODE>(xr, x2r, x3, st.x, st.y, 16 * c, k, xal, xa);
+            const float sa = mv_x16<MODE>(xr, x2r, 16 * c, k, xal, xa);
             float sb = 0.0f;
             if (two) { // (the gated forms' activations cost exps: not for a dropped chunk)
-                sb = mv_x16<MODE>(xr, x2r, x3, st.x, st.y, 16 * c2, k, xal, xb);
+                sb = mv_x16<MODE>(xr, x2r, 16 * c2, k, xal, xb);
             } else {
                 #pragma unroll
                 for (int i = 0; i < 16; ++i) xb[i] = 0.0f;
@@ -296,7 +233,6 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
             s *= 1.0f / sqrt(simd_sum(ss) / float(k) + sh.eps);
         }
         if (lane == 0) {
-            if (hg) s = mv_gelu_bias(s, bias, sh.hb, row0, n);
             const int orow = (b0 + b) * ldo, rrow = (b0 + b) * ldr;
             mv_store(out, bias, res, hb, hr, orow, rrow, row0, s.x);
             if (R > 1 && row0 + 1 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 1, s.y);
@@ -306,9 +242,8 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
     }
 }
 
-// Bindings: 0 W, 1 x (or gate), 2 out, 3 bias, 4 res, 5 g (or up), 6 beta.
-// P: 0 n, 1 k, 2 m, 3 ldx (ldg), 4 ldo, 5 ldr, 6 eps (f32; ldu for SiLU),
-// 7 flags (layer_norm_mat_vec).
+// Bindings: 0 W, 1 x (or gate), 2 out, 3 bias, 4 res, 5 g (or up).
+// P: 0 n, 1 k, 2 m, 3 ldx (ldg), 4 ldo, 5 ldr, 6 eps (f32; ldu for SiLU).
 template <typename B, int MODE>
 kernel void mat_vec_impl(
         device const uchar* W [[buffer(0)]],
@@ -317,7 +252,6 @@ kernel void mat_vec_impl(
         device const float* bias [[buffer(3)]],
         device const float* res [[buffer(4)]],
         device const float* x2 [[buffer(5)]],
-        device const float* x3 [[buffer(6)]],
         constant Args& args [[buffer(8)]],
         uint3 tgpig [[threadgroup_position_in_grid]],
         uint sgitg [[simdgroup_index_in_threadgroup]],
@@ -333,11 +267,10 @@ kernel void mat_vec_impl(
     sh.ldo = int(args.product.ldo);
     sh.ldr = int(args.product.ldr);
     sh.ld2 = int(args.gated.ldu);
-    sh.eps = MODE == MV_RMS ? args.rms_norm_mat_vec.eps : MODE == MV_LN ? args.layer_norm_mat_vec.eps : 0.0f;
+    sh.eps = MODE == MV_RMS ? args.rms_norm_mat_vec.eps : 0.0f;
     sh.hb = has_bind(args, MAT_VEC_BIAS);
     sh.hr = has_bind(args, MAT_VEC_RES);
-    sh.hg = MODE == MV_LN && (args.layer_norm_mat_vec.flags & KFLAG_GELU_OUT) != 0u;
-    mat_vec_body<B, MODE>(W, x, out, bias, res, x2, x3, sh, tgpig, sgitg, nsg, lane);
+    mat_vec_body<B, MODE>(W, x, out, bias, res, x2, sh, tgpig, sgitg, nsg, lane);
 }
 
 typedef decltype(mat_vec_impl<w_f32, MV_PLAIN>) mat_vec_t;
@@ -413,21 +346,3 @@ template [[host_name("gelu_mul_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<
 template [[host_name("gelu_mul_mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_GELU>;
 template [[host_name("gelu_mul_mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_GELU>;
 template [[host_name("gelu_mul_mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_GELU>;
-
-template [[host_name("layer_norm_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_LN>;
-template [[host_name("layer_norm_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_LN>;
-template [[host_name("layer_norm_mat_vec_bf16")]] kernel mat_vec_t mat_vec_impl<w_bf16, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q4_0")]] kernel mat_vec_t mat_vec_impl<block_q4_0, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q4_1")]] kernel mat_vec_t mat_vec_impl<block_q4_1, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q5_0")]] kernel mat_vec_t mat_vec_impl<block_q5_0, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q5_1")]] kernel mat_vec_t mat_vec_impl<block_q5_1, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q8_0")]] kernel mat_vec_t mat_vec_impl<block_q8_0, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q2_k")]] kernel mat_vec_t mat_vec_impl<block_q2_k, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q3_k")]] kernel mat_vec_t mat_vec_impl<block_q3_k, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q4_k")]] kernel mat_vec_t mat_vec_impl<block_q4_k, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q5_k")]] kernel mat_vec_t mat_vec_impl<block_q5_k, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q6_k")]] kernel mat_vec_t mat_vec_impl<block_q6_k, MV_LN>;
-template [[host_name("layer_norm_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<block_iq4_nl, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_LN>;
-template [[host_name("layer_norm_mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_LN>;
-template [[host_name("layer_norm_mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_LN>;

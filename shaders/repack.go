@@ -17,7 +17,7 @@ import (
 // after block (q8_0: 32 int8; q4_0: 16 bytes of nibbles in the file's
 // order): every row starts 16-byte aligned and every chunk's quants are one
 // 16-byte load. The kernels reading that layout are the "_rp" instances of
-// mat_vec (all five forms), mat_mul (with the native mat_mul_mma) and embed
+// mat_vec (all four forms), mat_mul (with the native mat_mul_mma) and embed
 // (rp_q8_0 and rp_q4_0 in common.metal); RepackedFunction names them.
 
 // RepackRows is the Tuning.Repack value that repacks q8_0/q4_0 weights.
@@ -39,7 +39,7 @@ var repackTypes = map[ggml.Type]bool{ggml.Q8_0: true, ggml.Q4_0: true}
 // repackKernels are the kernels with "_rp" instances; each reads its
 // weights at binding 0, the row width in parameter word kWord.
 var repackKernels = map[plan.Kernel]int{
-	plan.MatVec: 1, plan.RMSNormMatVec: 1, plan.LayerNormMatVec: 1, plan.SiLUMulMatVec: 1, plan.GELUMulMatVec: 1, plan.MatMul: 1,
+	plan.MatVec: 1, plan.RMSNormMatVec: 1, plan.SiLUMulMatVec: 1, plan.GELUMulMatVec: 1, plan.MatMul: 1,
 	plan.Embed: 0, plan.RopeAttentionMatVec: 0,
 }
 
@@ -201,7 +201,7 @@ func rpUse(d *plan.Dispatch, s int) (Layout, bool) {
 var rpNames = map[string]string{}
 
 func init() {
-	for _, k := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.LayerNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.MatMul, plan.Embed} {
+	for _, k := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.MatMul, plan.Embed} {
 		for t := range repackTypes {
 			fn := k.String() + "_" + typeSuffix[t]
 			rpNames[fn] = fn + "_rp"

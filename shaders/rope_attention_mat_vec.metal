@@ -228,7 +228,7 @@ kernel void rope_attention_mat_vec_o(device const uchar* W [[buffer(5)]],
     sh.eps = 0.0f;
     sh.hb = has_bind(args, ROPE_ATTENTION_MAT_VEC_BIAS);
     sh.hr = true;
-    mat_vec_body<B, MV_PLAIN>(W, att, out, bias, out, att, att, sh, tgpig, sgitg, nsg, lane);
+    mat_vec_body<B, MV_PLAIN>(W, att, out, bias, out, att, sh, tgpig, sgitg, nsg, lane);
 }
 
 typedef decltype(rope_attention_mat_vec_o<w_f32>) rope_attention_mat_vec_o_t;

@@ -98,8 +98,6 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	h.add(plan.GELUMulArgs{Gate: bind(gu), Up: bind(gu), Out: bind(tmp), N: dim, M: 1}.Dispatch())
 	h.add(plan.LayerNormArgs{X: bind(x), W: bind(lnW), B: bind(lnB), Out: bind(tmp), Dim: int(dim), Rows: 1, Ldx: int(dim), Ldo: int(dim), Eps: 1e-5}.Dispatch())
 	h.add(plan.GELUArgs{X: bind(tmp), Out: bind(tmp), N: int(dim), M: 1, Ldx: int(dim), Ldo: int(dim)}.Dispatch())
-	h.add(plan.LayerNormMatVecArgs{Type: ggml.Q4_0, W: bind(wup), X: bind(x), Out: bind(gu), Bias: plan.None, Res: plan.None, G: bind(lnW), Beta: bind(lnB),
-		N: int(2 * ff), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(2 * ff), Eps: 1e-5, Flags: plan.FlagGELUOut}.Dispatch())
 	h.add(plan.AddArgs{A: bind(tmp), B: bind(x), Out: bind(tmp), N: int(dim), M: 1, Lda: int(dim), Ldo: int(dim)}.Dispatch())
 	h.add(plan.ScaleArgs{X: bind(tmp), Out: bind(tmp), N: int(dim), M: 1, Ldx: int(dim), Ldo: int(dim), Scale: 0.5}.Dispatch())
 	h.add(pos(plan.RopeArgs{X: bind(tmp), Freqs: bind(freqs), HeadDim: int(hd), NHead: int(dim / hd), M: 1, Ldx: int(dim), Mode: plan.RopeNormal, RopeDim: int(hd)}.Dispatch(), plan.PatchRopePos0))

@@ -109,53 +109,6 @@ func (e *Exec) rmsNormMatVec(d *plan.Dispatch) error {
 	return e.mul(d, &a, act, a.k)
 }
 
-// layerNormMatVec normalises the m input rows into scratch (LayerNorm with
-// weight g and bias beta), then multiplies; with FlagGELUOut the product
-// runs to its end (no asynchronous helpers) and GELU (erf) is applied to
-// its output rows in place.
-func (e *Exec) layerNormMatVec(d *plan.Dispatch) error {
-	a, err := e.prodOperands(d)
-	if err != nil || a.n == 0 || a.m == 0 {
-		return err
-	}
-	p := plan.DecodeLayerNormMatVec(d)
-	if err := p.Check(); err != nil {
-		return e.errf("%v", err)
-	}
-	ldx := p.Ldx
-	if a.m > 1 && ldx < a.k {
-		return e.errf("ldx %d smaller than k %d", ldx, a.k)
-	}
-	x, err := e.f32(d, plan.SlotLayerNormMatVecX, extent(a.m, ldx, a.k))
-	if err != nil {
-		return err
-	}
-	g, err := e.f32(d, plan.SlotLayerNormMatVecG, a.k)
-	if err != nil {
-		return err
-	}
-	beta, err := e.f32(d, plan.SlotLayerNormMatVecBeta, a.k)
-	if err != nil {
-		return err
-	}
-	act := e.ensureAct(satMul(a.m, a.k))
-	nt := &e.normT
-	*nt = normTask{x: x, out: act, w: g, b: beta, dim: a.k, inner: 1, ldx: ldx, ldo: a.k, eps: p.Eps, layer: true}
-	e.pool.Run(a.m, chunkGrain(a.k), nt)
-	nt.x, nt.out, nt.w, nt.b = nil, nil, nil, nil
-	if p.Flags&plan.FlagGELUOut == 0 {
-		return e.mul(d, &a, act, a.k)
-	}
-	if err := e.mm.Mul(d.Type, a.w, a.n, a.k, a.m, act, a.k, a.out, a.ldo, a.bias, nil, 0); err != nil {
-		return e.errf("%v", err)
-	}
-	k := &e.ewT
-	*k = ewTask{op: ewGELUErf, a: a.out, out: a.out, n: a.n, lda: a.ldo, ldo: a.ldo}
-	e.pool.Run(a.m, chunkGrain(a.n), k)
-	k.a, k.out = nil, nil
-	return nil
-}
-
 // gatedMatVec computes act(gate)⊙up (op ewSiLUMul or ewGELUMul) into
 // scratch, then multiplies: SiLUMulMatVec and GELUMulMatVec (the Gated
 // layout family).

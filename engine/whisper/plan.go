@@ -142,13 +142,9 @@ type prodRows struct {
 }
 
 // lin is one Linear layer: out = x·Wᵀ + bias, plus out itself when
-// resid is set (the residual stream). With ln set, x is the input of the
-// LayerNorm of that name, fused into the product (a mat-vec pass: see
-// normed), and gelu puts exact GELU on the output.
+// resid is set (the residual stream).
 type lin struct {
 	prefix   string // weight names: prefix.weight, prefix.bias
-	ln       string
-	gelu     bool
 	noBias   bool
 	nOut     int
 	nIn      int
@@ -170,30 +166,7 @@ func (b *builder) linear(ps *plan.Pass, r prodRows, l lin) {
 	if l.residual {
 		a.Res, a.Ldr = l.out, l.ldo
 	}
-	b.normedProduct(ps, r, l.ln, l.gelu, a)
-}
-
-// normedProduct emits a, with the LayerNorm ln of a.X fused in (and GELU
-// on its output when gelu is set) where ln is not empty: one
-// LayerNormMatVec launch where a decoder step had a LayerNorm, the product
-// and a GELU (issue #34). Only mat-vec passes fuse; the others' callers
-// normalise into a buffer first (decoderPass's norm).
-func (b *builder) normedProduct(ps *plan.Pass, r prodRows, ln string, gelu bool, a plan.MatVecArgs) {
-	if ln == "" {
-		addProduct(ps, r, a)
-		return
-	}
-	if r.kern != plan.MatVec || r.ntok {
-		b.fail("whisper: LayerNorm %s fused into a %s pass of patched rows", ln, r.kern)
-		return
-	}
-	f := plan.LayerNormMatVecArgs{Type: a.Type, W: a.W, X: a.X, Out: a.Out, Bias: a.Bias, Res: a.Res,
-		G: b.weightF32(ln+".weight", int64(a.K)), Beta: b.weightF32(ln+".bias", int64(a.K)),
-		N: a.N, K: a.K, M: a.M, Ldx: a.Ldx, Ldo: a.Ldo, Ldr: a.Ldr, Eps: 1e-5}
-	if gelu {
-		f.Flags = plan.FlagGELUOut
-	}
-	ps.Add(f.Dispatch())
+	addProduct(ps, r, a)
 }
 
 // addProduct emits a as the pass's product kernel, its rows patched from
@@ -211,7 +184,7 @@ func addProduct(ps *plan.Pass, r prodRows, a plan.MatVecArgs) {
 // the query's and value's biases and zeros for the key, which has none
 // (issue #34: two launches a layer fewer; the rows' dot products are the
 // separate products'). Matrices of different types keep three products.
-func (b *builder) selfQKV(ps *plan.Pass, r prodRows, pre, ln string, h, qkv plan.Binding) {
+func (b *builder) selfQKV(ps *plan.Pass, r prodRows, pre string, h, qkv plan.Binding) {
 	ns := b.h.NTextState
 	names := [3]string{pre + "attn.query", pre + "attn.key", pre + "attn.value"}
 	var parts [3][]byte
@@ -230,7 +203,7 @@ func (b *builder) selfQKV(ps *plan.Pass, r prodRows, pre, ln string, h, qkv plan
 	}
 	if !stack {
 		for i, n := range names {
-			b.linear(ps, r, lin{prefix: n, ln: ln, noBias: i == 1, nOut: ns, nIn: ns, x: h, ldx: ns, out: plan.F32At(qkv.Buf, i*ns), ldo: 3 * ns})
+			b.linear(ps, r, lin{prefix: n, noBias: i == 1, nOut: ns, nIn: ns, x: h, ldx: ns, out: plan.F32At(qkv.Buf, i*ns), ldo: 3 * ns})
 		}
 		return
 	}
@@ -243,7 +216,7 @@ func (b *builder) selfQKV(ps *plan.Pass, r prodRows, pre, ln string, h, qkv plan
 	}
 	w := b.wts.Stack(pre+"attn.qkv.weight", parts[:]...)
 	bias := b.wts.Stack(pre+"attn.qkv.bias", qb.Data, make([]byte, 4*ns), vb.Data)
-	b.normedProduct(ps, r, ln, false, plan.MatVecArgs{Type: typ, W: w, X: h, Out: qkv, Bias: bias, Res: none,
+	addProduct(ps, r, plan.MatVecArgs{Type: typ, W: w, X: h, Out: qkv, Bias: bias, Res: none,
 		N: 3 * ns, K: ns, M: r.m, Ldx: ns, Ldo: 3 * ns})
 }
 
@@ -478,27 +451,16 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	if beams {
 		seqStride = h.NTextCtx * ns
 	}
-	// A mat-vec pass (one token a sequence) can fold each LayerNorm into the
-	// product after it, and the MLP's GELU into its up product (issue #34);
-	// the others normalise into hb and run GELU on its own.
-	fuse := fuseDecoderNorms && pc.kern == plan.MatVec && !ntok
-	norm := func(prefix string) (string, plan.Binding) {
-		if fuse {
-			return prefix, at(x, 0)
-		}
-		b.layerNorm(ps, prefix, ns, m, ntok, at(x, 0), at(hb, 0))
-		return "", at(hb, 0)
-	}
 	for l := range h.NTextLayer {
 		pre := fmt.Sprintf("decoder.blocks.%d.", l)
-		ln, in := norm(pre + "attn_ln")
-		b.selfQKV(ps, r, pre, ln, in, at(qkv, 0))
+		b.layerNorm(ps, pre+"attn_ln", ns, m, ntok, at(x, 0), at(hb, 0))
+		b.selfQKV(ps, r, pre, at(hb, 0), at(qkv, 0))
 
 		b.selfAttention(ps, lay, l, qkv, att, m, ntok, beams, seqStride)
 		b.linear(ps, r, lin{prefix: pre + "attn.out", nOut: ns, nIn: ns, x: at(att, 0), ldx: ns, out: at(x, 0), ldo: ns, residual: true})
 
-		ln, in = norm(pre + "cross_attn_ln")
-		b.linear(ps, r, lin{prefix: pre + "cross_attn.query", ln: ln, nOut: ns, nIn: ns, x: in, ldx: ns, out: at(qkv, 0), ldo: ns})
+		b.layerNorm(ps, pre+"cross_attn_ln", ns, m, ntok, at(x, 0), at(hb, 0))
+		b.linear(ps, r, lin{prefix: pre + "cross_attn.query", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 0), ldo: ns})
 		probs := none
 		if pc.align {
 			probs = at(lay.alignment, l*h.NTextHead*alignRows(h)*nctx)
@@ -508,11 +470,9 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 			probs: probs, probsStride: nctx})
 		b.linear(ps, r, lin{prefix: pre + "cross_attn.out", nOut: ns, nIn: ns, x: at(att, 0), ldx: ns, out: at(x, 0), ldo: ns, residual: true})
 
-		ln, in = norm(pre + "mlp_ln")
-		b.linear(ps, r, lin{prefix: pre + "mlp.0", ln: ln, gelu: fuse, nOut: 4 * ns, nIn: ns, x: in, ldx: ns, out: at(ff, 0), ldo: 4 * ns})
-		if !fuse {
-			gelu(ps, 4*ns, m, ntok, at(ff, 0))
-		}
+		b.layerNorm(ps, pre+"mlp_ln", ns, m, ntok, at(x, 0), at(hb, 0))
+		b.linear(ps, r, lin{prefix: pre + "mlp.0", nOut: 4 * ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(ff, 0), ldo: 4 * ns})
+		gelu(ps, 4*ns, m, ntok, at(ff, 0))
 		b.linear(ps, r, lin{prefix: pre + "mlp.2", nOut: ns, nIn: 4 * ns, x: at(ff, 0), ldx: 4 * ns, out: at(x, 0), ldo: ns, residual: true})
 	}
 
@@ -520,19 +480,19 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	// every row.
 	if pc.align {
 		b.layerNorm(ps, "decoder.ln", ns, m, true, at(x, 0), at(hb, 0))
-		b.logits(ps, emb, et, m, true, "", at(hb, 0), at(lay.alignLog, 0))
+		b.logits(ps, emb, et, m, true, at(hb, 0), at(lay.alignLog, 0))
 		return
 	}
 	if !ntok {
-		ln, in := norm("decoder.ln")
-		b.logits(ps, emb, et, m, false, ln, in, at(lay.logits, 0))
+		b.layerNorm(ps, "decoder.ln", ns, m, false, at(x, 0), at(hb, 0))
+		b.logits(ps, emb, et, m, false, at(hb, 0), at(lay.logits, 0))
 		return
 	}
 	last := plan.LayerNormArgs{X: at(x, 0), W: b.weightF32("decoder.ln.weight", int64(ns)), B: b.weightF32("decoder.ln.bias", int64(ns)),
 		Out: at(hb, 0), Dim: ns, Rows: 1, Ldx: ns, Ldo: ns, Eps: 1e-5}.Dispatch()
 	last.AddPatch(plan.PatchLayerNormXOff, plan.VarNTok, int64(ns)*4, -int64(ns)*4)
 	ps.Add(last)
-	b.logits(ps, emb, et, 1, false, "", at(hb, 0), at(lay.logits, 0))
+	b.logits(ps, emb, et, 1, false, at(hb, 0), at(lay.logits, 0))
 }
 
 // selfAttention stores K and V of the new rows in layer l's cache (no
@@ -574,16 +534,18 @@ func (b *builder) selfAttention(ps *plan.Pass, lay *layout, l int, qkv, att plan
 		ntok: ntok, probs: none})
 }
 
-// logits projects m rows onto the (tied) token embedding, with the final
-// LayerNorm ln fused in where it is set (normedProduct).
-func (b *builder) logits(ps *plan.Pass, emb plan.Binding, et ggml.Type, m int, ntok bool, ln string, x, out plan.Binding) {
+// logits projects m rows onto the (tied) token embedding.
+func (b *builder) logits(ps *plan.Pass, emb plan.Binding, et ggml.Type, m int, ntok bool, x, out plan.Binding) {
 	ns, nv := b.h.NTextState, b.h.NVocab
 	k := plan.MatVec
 	if ntok {
 		k = plan.MatMul
 	}
-	b.normedProduct(ps, prodRows{kern: k, m: m, ntok: ntok}, ln, false,
-		plan.MatVecArgs{Type: et, W: emb, X: x, Out: out, Bias: none, Res: none, N: nv, K: ns, M: m, Ldx: ns, Ldo: nv})
+	d := product(k, plan.MatVecArgs{Type: et, W: emb, X: x, Out: out, Bias: none, Res: none, N: nv, K: ns, M: m, Ldx: ns, Ldo: nv})
+	if ntok {
+		d.AddPatch(plan.PatchProductM, plan.VarNTok, 1, 0)
+	}
+	ps.Add(d)
 }
 
 // beamCopy adds PassBeamCopy: beam search reorders the beams' caches on
@@ -611,12 +573,3 @@ func (b *builder) beamCopy(lay *layout, beams int) {
 		}
 	}
 }
-
-// fuseDecoderNorms folds the decoder step's LayerNorms (and the MLP's GELU)
-// into the products after them (LayerNormMatVec). Off: on the H200 the fused
-// launch took 14.1 µs where the LayerNorm and the product it replaced took
-// 6.3 + 7.0, and 37 µs at 5 beam rows, so the step went from 0.319 to 0.359
-// ms and a beam token from 1.50 to 1.82 ms with it (BENCHMARKS, "Whisper
-// decoder step fused"). The kernel stays tested on every backend for the
-// next round: one SIMD-group's row statistics shared across its threadgroup.
-const fuseDecoderNorms = false

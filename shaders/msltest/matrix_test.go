@@ -267,13 +267,7 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 	}
 	q, w := randWeights(t, r, typ, n, k)
 	x := randF32(r, (m-1)*ldx+k+3, 1)
-	if kern == plan.LayerNormMatVec { // rows off zero mean: the variance is taken around it
-		for i := range x {
-			x[i] += 3
-		}
-	}
 	x2 := randF32(r, max((m-1)*ldu+k, k)+2, 1)
-	x3 := randF32(r, k+2, 1) // LayerNorm's bias
 	bias := randF32(r, n, 1)
 	res := randF32(r, m*ldr, 1)
 	out := filled(m*ldo, mxSentinel)
@@ -312,10 +306,6 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 	case plan.GELUMulMatVec:
 		c.bind(5, c.add(ggml.F32Bytes(x2), false), uint64(4*offX2))
 		c.d.P = plan.GELUMulMatVecArgs{N: n, K: k, M: m, Ldg: ldx, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch().P
-	case plan.LayerNormMatVec:
-		c.bind(5, c.add(ggml.F32Bytes(x2), false), uint64(4*offX2))
-		c.bind(6, c.add(ggml.F32Bytes(x3), false), uint64(4*offX2))
-		c.d.P = plan.LayerNormMatVecArgs{N: n, K: k, M: m, Ldx: ldx, Ldo: ldo, Ldr: ldr, Eps: eps}.Dispatch().P
 	}
 
 	exact := make([]float64, len(out))
@@ -323,7 +313,7 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 		exact[i] = float64(v)
 	}
 	xs := x[offX:] // binding 1 is at byte offset 4·offX
-	x2s, x3s := x2[offX2:], x3[offX2:]
+	x2s := x2[offX2:]
 	xr := make([]float64, k)
 	for i := 0; i < m; i++ {
 		row := xs[i*ldx : i*ldx+k]
@@ -336,19 +326,6 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 			inv := 1 / math.Sqrt(ss/float64(k)+eps)
 			for j, v := range row {
 				xr[j] = float64(v) * inv * float64(x2s[j])
-			}
-		case plan.LayerNormMatVec:
-			var sum, ss float64
-			for _, v := range row {
-				sum += float64(v)
-			}
-			mean := sum / float64(k)
-			for _, v := range row {
-				ss += (float64(v) - mean) * (float64(v) - mean)
-			}
-			inv := 1 / math.Sqrt(ss/float64(k)+eps)
-			for j, v := range row {
-				xr[j] = (float64(v)-mean)*inv*float64(x2s[j]) + float64(x3s[j])
 			}
 		case plan.SiLUMulMatVec:
 			for j, v := range row {
@@ -394,7 +371,7 @@ func TestMatVecAllTypes(t *testing.T) {
 
 func TestFusedMatVecAllTypes(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, kern := range []plan.Kernel{plan.RMSNormMatVec, plan.LayerNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
+	for _, kern := range []plan.Kernel{plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
 		for _, typ := range shaders.MatrixTypes() {
 			for _, tc := range []struct {
 				m      int
@@ -403,34 +380,6 @@ func TestFusedMatVecAllTypes(t *testing.T) {
 				c, exact := productCase(t, r, kern, typ, 21, tc.m, tc.withBR, false)
 				check(t, fmt.Sprintf("%s %s m=%d bias/res=%v", kern, typ, tc.m, tc.withBR), typ, c, exact)
 			}
-		}
-	}
-}
-
-// TestLayerNormMatVecGELU checks layer_norm_mat_vec with GELU (erf) on its
-// output (FlagGELUOut: Whisper's MLP up product) against gelu(x'·Wᵀ + bias)
-// in float64, at odd sizes, one and several rows, aligned or not.
-func TestLayerNormMatVecGELU(t *testing.T) {
-	r := rand.New(rand.NewPCG(41, 42))
-	for _, typ := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0, ggml.Q4_0, ggml.Q4_K} {
-		for _, tc := range []struct {
-			n, m    int
-			aligned bool
-		}{{37, 1, false}, {21, 3, false}, {45, 2, true}} {
-			c, exact := productCaseLayout(t, r, plan.LayerNormMatVec, typ, tc.n, mxK(typ), tc.m, false, false, tc.aligned)
-			bias := randF32(r, tc.n, 1)
-			c.bind(3, c.add(ggml.F32Bytes(bias), false), 0)
-			p := plan.DecodeLayerNormMatVec(&c.d)
-			p.Flags = plan.FlagGELUOut
-			c.d.P = p.Dispatch().P
-			ldo := p.Ldo
-			for i := 0; i < tc.m; i++ {
-				for j := 0; j < tc.n; j++ {
-					v := exact[i*ldo+j] + float64(bias[j])
-					exact[i*ldo+j] = 0.5 * v * (1 + math.Erf(v/math.Sqrt2))
-				}
-			}
-			check(t, fmt.Sprintf("layer_norm_mat_vec+gelu %s n=%d m=%d aligned=%v", typ, tc.n, tc.m, tc.aligned), typ, c, exact)
 		}
 	}
 }

@@ -39,7 +39,7 @@ func TestRepackedWeights(t *testing.T) {
 					exact []float64
 				}{fmt.Sprintf("%s %s k=%d", name, typ, k), c, exact})
 			}
-			for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.LayerNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
+			for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
 				c, exact := productCaseK(t, r, kern, typ, 29, k, 3, true, false)
 				add(kern.String()+" m=3", c, exact)
 			}
@@ -82,7 +82,7 @@ func TestAligned16Loads(t *testing.T) {
 			if k%typ.BlockSize() != 0 {
 				continue
 			}
-			for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.LayerNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
+			for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
 				for _, m := range []int{1, 3} {
 					for _, aligned := range []bool{false, true} {
 						c, exact := productCaseLayout(t, r, kern, typ, 29, k, m, m > 1, false, aligned)

@@ -178,7 +178,6 @@ var Consts = []Const{
 	{"FlagCausal", "KFLAG_CAUSAL", 1 << 0, "Attention: causal mask"},
 	{"FlagChannelMaj", "KFLAG_CHANNEL_MAJOR", 1 << 0, "Conv1D: x is channel-major"},
 	{"FlagPerSeqRows", "KFLAG_PER_SEQ_ROWS", 1 << 1, "Rope, RopeKV, Attention: row t is sequence t"},
-	{"FlagGELUOut", "KFLAG_GELU_OUT", 1 << 0, "LayerNormMatVec: exact (erf) GELU on the output"},
 	{"BeamCopyMaxSeqs", "KBEAM_COPY_MAX_SEQS", 16, "BeamCopy: the most sequences (a GPU thread holds one element of each)"},
 	{"FlagTimestamps", "KFLAG_TIMESTAMPS", 1 << 0, "WhisperFilter: apply the timestamp rules"},
 	{"FlagTrackStart", "KFLAG_TRACK_START", 1 << 0, "WhisperTrack: start a window (reset the state, record the no-speech log-probability)"},
@@ -669,15 +668,5 @@ var Kernels = []Kernel{
 			{Fail: "a.M > 0 && a.N == 0", Msg: "empty rows (n 0)"},
 			{Fail: "a.M > 1 && a.Ldx < a.N", Msg: "row stride %d smaller than n %d", Args: "a.Ldx, a.N"},
 		},
-	},
-	{Name: "LayerNormMatVec", Fn: "layer_norm_mat_vec", Typed: true, Families: []string{"Product"},
-		Doc: "out = f((layernorm(x) ⊙ g + beta)·Wᵀ + bias) + res, one pass: LayerNorm as the LayerNorm kernel's (biased variance) fused into the following product (Whisper's decoder step, issue #34); f is exact (erf) GELU with FlagGELUOut (then res must be absent), else the identity.",
-		Binds: func() []Bind {
-			return productBinds(Bind{Name: "G", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm weight f32[k]"},
-				Bind{Name: "Beta", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm bias f32[k]"})
-		}(),
-		Params: productParams(Param{Name: "Eps", Kind: F32v}, Param{Name: "Flags", Kind: Bits, Doc: "FlagGELUOut"}),
-		Grid:   rowsNM,
-		Checks: []Check{{Fail: "a.Flags&FlagGELUOut != 0 && a.Res.Buf != NoBuf", Msg: "GELU on the output takes no residual"}},
 	},
 }
