@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "dd3605ca1a6d4b4e78e26092160aeb7d92aab9ca70b07439095b32a3d1c217de"
+const sourcesHash = "46546915e48cb016e200bb71fa338e7304b653110678ff9da1156fb2f3708e3b"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -25,6 +25,7 @@ var kernelNames = []string{
 	"attention_paged_f32",
 	"attention_ticket_f16",
 	"attention_ticket_f32",
+	"attention_ticket_f32_a16",
 	"attention_tiled_f16",
 	"attention_tiled_f32",
 	"beam_copy_2",

@@ -161,10 +161,37 @@ static inline float attn_dot_a16(device const float* q, device const half* k, ui
     return a.x + a.y + a.z + a.w;
 }
 
-// (f32 caches have no "_a16" instance: the overload keeps attention_impl
-// one template)
+// The f32 form (attention_ticket_f32_a16: Whisper's cross-attention, 1,500
+// f32 keys 1,536 bytes apart): a 64-dim row is 16 aligned float4 loads of k
+// and of q, where attn_dot's packed vectors are 64 single floats each on
+// CUDA, which ptxas issued in six groups, each waited out (ncu, issue #34:
+// 28% of the launch's stall samples). attn_dot's products and sums in its
+// order: the same bits.
 static inline float attn_dot_a16(device const float* q, device const float* k, uint hd) {
-    return attn_dot(q, k, hd);
+    float4 a = 0.0f;
+    uint i = 0;
+    for (; i + 64 <= hd; i += 64) {
+        float4 kk[16];
+        #pragma unroll
+        for (uint u = 0; u < 16; u++) {
+            kk[u] = *(device const float4*)(k + i + 4 * u);
+        }
+        #pragma unroll
+        for (uint u = 0; u < 16; u++) {
+            a += *(device const float4*)(q + i + 4 * u) * kk[u];
+        }
+    }
+    for (; i + 16 <= hd; i += 16) {
+        const float4 k0 = *(device const float4*)(k + i);
+        const float4 k1 = *(device const float4*)(k + i + 4);
+        const float4 k2 = *(device const float4*)(k + i + 8);
+        const float4 k3 = *(device const float4*)(k + i + 12);
+        a += *(device const float4*)(q + i) * k0;
+        a += *(device const float4*)(q + i + 4) * k1;
+        a += *(device const float4*)(q + i + 8) * k2;
+        a += *(device const float4*)(q + i + 12) * k3;
+    }
+    return a.x + a.y + a.z + a.w;
 }
 
 // attn_visible is the number of keys query row t sees (Attention and
@@ -197,7 +224,9 @@ static inline uint attn_first(constant Args& args, uint t) {
 // CUDA 32 round trips a block; issue #34). A batch is 8 keys, 16 in
 // decode's RopeAttention with up to 64 dims (RK, NS <= 2: a 32-key block
 // in two round trips, not four, issue #33; the rows are held as T until
-// their product, so the batch takes no more registers than 8 floats' did).
+// their product, so the batch takes no more registers than 8 floats' did),
+// and in Attention's with up to 64 dims (issue #34: the cross-attention's
+// four 8-key round trips were 22% of its ticket launch's stall samples).
 // A slot's dim is clamped into the row, so every load is in bounds without
 // a branch; slots past hd sum what is never stored. Each slot adds its keys
 // in key order, as before. RK: key kn of the block (the row's new key,
@@ -206,7 +235,7 @@ template <typename T, uint NS, bool RK>
 static inline __attribute__((always_inline)) void attn_values(thread float* acc, threadgroup const float* pw,
                                                               device const T* vb, ulong ps, uint nk, uint lane,
                                                               uint hd, uint kn, device const T* vnew) {
-    constexpr uint B = RK && NS <= 2 ? 16 : 8;
+    constexpr uint B = NS <= 2 ? 16 : 8;
     uint dd[NS];
     #pragma unroll
     for (uint i = 0; i < NS; i++) {
@@ -235,17 +264,18 @@ static inline __attribute__((always_inline)) void attn_values(thread float* acc,
             }
         }
     }
-    if (RK && k < nk) {
-        // (decode) the block's last nk % B keys as one more batch, rows
-        // clamped into the block: the keys past nk weigh 0 (pw is 0 past
-        // the visible keys, and a clamped row is a written one, or vnew),
-        // so the sums are unchanged, with one round trip instead of one a
-        // key (a 20-key cache: 2 instead of 6)
+    if (k < nk) {
+        // the block's last nk % B keys as one more batch, rows clamped
+        // into the block: the keys past nk weigh 0 (pw is 0 past the
+        // visible keys, and a clamped row is a written one, or vnew), so
+        // the sums are unchanged, with one round trip instead of one a key
+        // (a 20-key cache: 2 instead of 6; the cross-attention's last
+        // 28-key chunk: 2 instead of 13)
         T v[B][NS];
         #pragma unroll
         for (uint u = 0; u < B; u++) {
             const uint r = min(k + u, nk - 1);
-            device const T* vr = r == kn ? vnew : vb + r * ps;
+            device const T* vr = RK && r == kn ? vnew : vb + r * ps;
             #pragma unroll
             for (uint i = 0; i < NS; i++) {
                 v[u][i] = vr[dd[i]];
@@ -258,18 +288,6 @@ static inline __attribute__((always_inline)) void attn_values(thread float* acc,
             for (uint i = 0; i < NS; i++) {
                 acc[i] += pk * float(v[u][i]);
             }
-        }
-        return;
-    }
-    for (; k < nk; k++) {
-        const float pk = pw[k];
-        device const T* vr = vb + k * ps;
-        if (RK && k == kn) {
-            vr = vnew;
-        }
-        #pragma unroll
-        for (uint i = 0; i < NS; i++) {
-            acc[i] += pk * float(vr[dd[i]]);
         }
     }
 }
@@ -682,8 +700,9 @@ static inline void attn_ticket(device const float* scratch, device float* out, d
 }
 
 // attention_ticket_{f32,f16}: attention's split with attn_ticket's merge,
-// one SIMD-group a threadgroup.
-template <typename T>
+// one SIMD-group a threadgroup; attention_ticket_f32_a16 with 16-byte loads
+// of q and the K rows (attn_dot_a16; the launch rule's attentionAligned).
+template <typename T, bool A16 = false>
 kernel void attention_ticket(device const float* q [[buffer(0)]],
                              device const T* K [[buffer(1)]],
                              device const T* V [[buffer(2)]],
@@ -698,7 +717,7 @@ kernel void attention_ticket(device const float* q [[buffer(0)]],
     threadgroup float pw[32];
     threadgroup float merge[3 * ATTN_TICKET_W];
     threadgroup uint verdict;
-    attention_impl<T, false>(q, K, V, out, probs, scratch, args, tg, ntgs, 0, 1, lane, pw, pw);
+    attention_impl<T, false, false, A16>(q, K, V, out, probs, scratch, args, tg, ntgs, 0, 1, lane, pw, pw);
     attn_ticket(scratch, out, tickets, args, tg.z, tg.y, ntgs.x, lane, merge, &verdict);
 }
 
@@ -706,6 +725,7 @@ typedef decltype(attention_ticket<float>) attention_ticket_f32_t;
 typedef decltype(attention_ticket<half>) attention_ticket_f16_t;
 template [[host_name("attention_ticket_f32")]] kernel attention_ticket_f32_t attention_ticket<float>;
 template [[host_name("attention_ticket_f16")]] kernel attention_ticket_f16_t attention_ticket<half>;
+template [[host_name("attention_ticket_f32_a16")]] kernel attention_ticket_f32_t attention_ticket<float, true>;
 
 // (f16 caches only: the launch rule does not pick it for f32 ones)
 typedef decltype(attention_group<half>) attention_group_f16_t;

@@ -133,17 +133,37 @@ func launchRope(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 
 func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	a := plan.DecodeAttention(d)
-	probs := d.NBind > plan.SlotAttentionProbs && d.Bind[plan.SlotAttentionProbs].Buf != plan.NoBuf
-	return attentionLaunches(d, t, dst, attnShape{hd: uint32(a.HeadDim), nHead: uint32(a.NHead), m: uint32(a.M),
-		kvLen: uint32(a.KVLen), flags: a.Flags, probs: probs})
+	s := attnShapeOf(a.HeadDim, a.NHead, a.M, a.KVLen, a.Flags)
+	s.probs = d.NBind > plan.SlotAttentionProbs && d.Bind[plan.SlotAttentionProbs].Buf != plan.NoBuf
+	s.a16 = attentionAligned(d, &a, t)
+	return attentionLaunches(d, t, dst, s)
+}
+
+// attentionAligned reports whether an f32 Attention's q rows and K rows
+// start 16-byte aligned for attention_ticket_f32_a16 (attn_dot_a16's float4
+// loads): the host promises its buffers' starts (t.Align16), the Q and K
+// bindings' offsets and every patch of them keep it, and the head size,
+// the q row stride (past one row) and the cache strides are whole float4s.
+func attentionAligned(d *plan.Dispatch, a *plan.AttentionArgs, t *Tuning) bool {
+	if t.Align16 != Aligned16 || d.Type != ggml.F32 || a.HeadDim%16 != 0 || a.Q.Off%16 != 0 || a.K.Off%16 != 0 {
+		return false
+	}
+	for _, p := range d.Patch[:d.NPatch] {
+		if (p.Target == plan.PatchAttentionQOff || p.Target == plan.PatchAttentionKOff) && (p.Base%16 != 0 || p.Mul%16 != 0) {
+			return false
+		}
+	}
+	const elems = 4 // f32 elements a 16-byte word
+	return (a.M <= 1 || a.Ldq%elems == 0) && a.PosStride%elems == 0 && a.HeadStride%elems == 0 && a.SeqStride%elems == 0
 }
 
 // launchRopeAttention: attention's launches, the rope_attention instances
 // (rope_attention.metal), each SIMD-group's slot added to the scratch.
 func launchRopeAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	a := plan.DecodeRopeAttention(d)
-	return attentionLaunches(d, t, dst, attnShape{hd: uint32(a.HeadDim), nHead: uint32(a.NHead), m: uint32(a.M),
-		kvLen: uint32(a.KVLen), flags: a.Flags, rope: true, a16: ropeAttentionAligned(d, &a, t)})
+	s := attnShapeOf(a.HeadDim, a.NHead, a.M, a.KVLen, a.Flags)
+	s.rope, s.a16 = true, ropeAttentionAligned(d, &a, t)
+	return attentionLaunches(d, t, dst, s)
 }
 
 // ropeAttentionAligned reports whether RopeAttention's K rows start 16-byte
@@ -167,11 +187,16 @@ func ropeAttentionAligned(d *plan.Dispatch, a *plan.RopeAttentionArgs, t *Tuning
 
 // attnShape is what the attention launch rules read of a dispatch; rope:
 // a RopeAttention dispatch (never probs); a16: its K rows 16-byte aligned
-// (ropeAttentionAligned).
+// (ropeAttentionAligned, attentionAligned).
 type attnShape struct {
 	hd, nHead, m, kvLen uint32
 	flags               uint32
 	probs, rope, a16    bool
+}
+
+// attnShapeOf is the attnShape fields Attention and RopeAttention share.
+func attnShapeOf(hd, nHead, m, kvLen int, flags uint32) attnShape {
+	return attnShape{hd: uint32(hd), nHead: uint32(nHead), m: uint32(m), kvLen: uint32(kvLen), flags: flags}
 }
 
 func attentionLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, a attnShape) ([]Launch, error) {
@@ -284,6 +309,9 @@ func attentionLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, a attnShape) (
 		// one launch: one SIMD-group a threadgroup, each (row, head)'s
 		// last chunk to finish merges (attention.metal, attn_ticket)
 		main.Function = prefix + "_ticket" + suf
+		if a.a16 && !a.rope {
+			main.Function += "_a16" // (f32 only: attentionAligned)
+		}
 		main.Groups = [3]uint32{nc, nHead, m}
 		main.Threads[0] = 32
 		main.Tickets = tickets

@@ -41,7 +41,7 @@ func TestLaunchAttentionTensorCores(t *testing.T) {
 		{"head 72", func(a *plan.AttentionArgs) { a.HeadDim, a.Ldq, a.Ldo = 72, 432, 432 }, "attention_mma_tc_hd128_f32", "attention_mma16_hd128_f32", 32, 21632},
 		{"head 68", func(a *plan.AttentionArgs) { a.HeadDim, a.Ldq, a.Ldo = 68, 408, 408 }, "attention_f32", "attention_f32", 0, 0},
 		{"head 136", func(a *plan.AttentionArgs) { a.HeadDim, a.Ldq, a.Ldo = 136, 816, 816 }, "attention_f32", "attention_f32", 0, 0},
-		{"beams", func(a *plan.AttentionArgs) { a.M, a.Flags = 5, plan.FlagPerSeqRows }, "attention_ticket_f32", "attention_ticket_f32", 0, 0},
+		{"beams", func(a *plan.AttentionArgs) { a.M, a.Flags = 5, plan.FlagPerSeqRows }, "attention_ticket_f32_a16", "attention_ticket_f32_a16", 0, 0},
 	} {
 		a := base
 		c.f(&a)

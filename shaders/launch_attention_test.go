@@ -126,6 +126,36 @@ func TestLaunchRulesGeometry(t *testing.T) {
 		require.Contains(t, ls[0].Function, "attention_ticket_f")
 	}
 
+	// Whisper's cross-attention (6 heads of 64, 1,500 f32 keys, rows 1,536
+	// bytes apart) takes the ticket's 16-byte-load instance where the host
+	// promises aligned buffers and the offsets and strides keep it
+	// (attentionAligned); a K offset of 8 bytes, a cache stride of 386
+	// floats, 40-dim heads or an f16 cache keep attention_ticket_*.
+	cross := plan.AttentionArgs{Type: ggml.F32, Probs: plan.None, HeadDim: 64, NHead: 6, NKV: 6, M: 1, Ldq: 384, Ldo: 384,
+		KVLen: 1500, HeadStride: 64, PosStride: 384}
+	for _, c := range []struct {
+		edit func(a *plan.AttentionArgs)
+		want string
+	}{
+		{func(a *plan.AttentionArgs) {}, "attention_ticket_f32_a16"},
+		{func(a *plan.AttentionArgs) { a.K.Off = 8 }, "attention_ticket_f32"},
+		{func(a *plan.AttentionArgs) { a.PosStride = 386 }, "attention_ticket_f32"},
+		{func(a *plan.AttentionArgs) { a.HeadDim, a.HeadStride, a.Ldq, a.Ldo = 40, 40, 240, 240 }, "attention_ticket_f32"},
+		{func(a *plan.AttentionArgs) { a.Type = ggml.F16 }, "attention_ticket_f16"},
+	} {
+		x := cross
+		c.edit(&x)
+		d := x.Dispatch()
+		ls, err := LaunchFor(&d, &group, nil)
+		require.NoError(t, err)
+		require.Equal(t, c.want, ls[0].Function, "%+v", x)
+		u := group
+		u.Align16 = 1 // no promise: never the aligned instance
+		ls, err = LaunchFor(&d, &u, nil)
+		require.NoError(t, err)
+		require.NotContains(t, ls[0].Function, "_a16")
+	}
+
 	prefill := withAttn(decode, func(a *plan.AttentionArgs) { a.M = 100 })
 	ls, err = LaunchFor(&prefill, &Default, nil)
 	require.NoError(t, err)

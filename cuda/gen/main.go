@@ -251,7 +251,7 @@ func entryBound(name string) int {
 	switch name {
 	case "attention_f32", "attention_f16", "attention_group_f16", "rope_attention_f32", "rope_attention_f16",
 		"rope_attention_group_f16", "rope_attention_f16_a16", "rope_attention_group_f16_a16",
-		"attention_ticket_f32", "attention_ticket_f16", "rope_attention_ticket_f32", "rope_attention_ticket_f16":
+		"attention_ticket_f32", "attention_ticket_f16", "attention_ticket_f32_a16", "rope_attention_ticket_f32", "rope_attention_ticket_f16":
 		return shaders.AttnMaxThreads
 	}
 	if strings.HasPrefix(name, "rope_attention_mat_vec_o_") {

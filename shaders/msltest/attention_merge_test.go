@@ -49,3 +49,31 @@ func TestAttentionMergeChunks(t *testing.T) {
 		}
 	}
 }
+
+// TestAttentionTicketAligned: attention_ticket_f32_a16 (q and the K rows in
+// float4 loads under Tuning.Align16; the values in 16-key batches) on
+// decode rows whose q and K/V rows are whole 16-byte words: Whisper's
+// cross-attention (1,500 f32 keys, 6 heads of 64) and a causal 700-key
+// cache of 80-dim heads shared by two query heads each, with a window,
+// against the float64 reference; padded rows keep attention_ticket_f32.
+// The device's tuning on a GPU, the cuda family's in the executor.
+func TestAttentionTicketAligned(t *testing.T) {
+	be, tun := deviceTuning(t)
+	if _, ok := be.Device().(interface{ Tuning() shaders.Tuning }); !ok {
+		tun = shaders.TuningFor("cuda")
+		be = be.WithTuning(tun)
+	}
+	r := rand.New(rand.NewPCG(34, 18))
+	for _, c := range []attnCase{
+		{hd: 64, nHead: 6, nKV: 6, m: 1, kvLen: 1500, aligned: true},
+		{hd: 80, nHead: 4, nKV: 2, m: 1, kvLen: 700, pos0: 699, flags: plan.FlagCausal, window: 300, aligned: true},
+		{hd: 64, nHead: 6, nKV: 6, m: 1, kvLen: 1500},
+	} {
+		c.ty = ggml.F32
+		want := "attention_ticket_f32"
+		if c.aligned {
+			want += "_a16"
+		}
+		require.Equal(t, want, attnExactCase(t, be, &tun, r, c), "%+v", c)
+	}
+}
