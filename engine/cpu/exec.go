@@ -62,6 +62,8 @@ type Exec struct {
 	colT       im2colTask
 	packT      attnPackTask
 	attnSoftT  attnSoftTask
+	rowR       rowReduce // one long row's filters, log-sum-exp and argmax (rowreduce.go)
+	rowFills   [][2]int  // WhisperFilter's timestamp rules' ranges
 }
 
 type compiledPass struct {

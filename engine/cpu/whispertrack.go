@@ -7,10 +7,10 @@ import (
 )
 
 // whisperTrack (plan.WhisperTrackArgs): one step of a Whisper window's
-// state, on the calling goroutine (one row). The log-sum-exp is the host
-// decoder's (plan.LogSumExp) and the repetition guard its own
-// (plan.RepeatCut), so a window decoded through this kernel keeps the
-// host's tokens and log-probabilities bit for bit.
+// state, on the calling goroutine (one row) but for its log-sum-exp, the
+// host decoder's (plan.LogSumExp) by blocks on the pool. The repetition
+// guard is the host's too (plan.RepeatCut), so a window decoded through
+// this kernel keeps the host's tokens and log-probabilities bit for bit.
 func (e *Exec) whisperTrack(d *plan.Dispatch) error {
 	a := plan.DecodeWhisperTrack(d)
 	if err := a.Check(); err != nil {
@@ -28,7 +28,7 @@ func (e *Exec) whisperTrack(d *plan.Dispatch) error {
 	toks := tr[plan.TrackHeader : plan.TrackHeader+a.Cap]
 	lps := tr[plan.TrackHeader+a.Cap:]
 	logprob := func(tok int32) int32 {
-		return int32(math.Float32bits(x[tok] - plan.LogSumExp(x)))
+		return int32(math.Float32bits(x[tok] - e.logSumExp(x)))
 	}
 	if a.Flags&plan.FlagTrackStart != 0 {
 		clear(st)
