@@ -62,6 +62,7 @@ type Exec struct {
 	colT       im2colTask
 	packT      attnPackTask
 	attnSoftT  attnSoftTask
+	wideT      attnWideTask
 	rowR       rowReduce // one long row's filters, log-sum-exp and argmax (rowreduce.go)
 	rowFills   [][2]int  // WhisperFilter's timestamp rules' ranges
 }
