@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/harkapp/hark/engine/plan"
 )
@@ -25,9 +26,29 @@ type rowReduce struct {
 	split  int
 	lo, hi []float32
 
-	m    float32   // rowExp: the row's largest entry
-	sums []float64 // rowExp: each block's exponential sum
-	arg  []int     // rowArgmax: each block's first index of its largest
+	m       float32   // rowExp: the row's largest entry
+	sums    []float64 // rowExp: each block's exponential sum
+	arg     []int     // rowArgmax (rowExp with withArg): each block's first index of its largest
+	withArg bool
+}
+
+// rowMemo is what WhisperFilter knows of the row it leaves where its last
+// rule left it as it was when summed: its log-sum-exp and argmax
+// (plan.LogSumExp's and plan.ArgmaxRow's), so that the Argmax and
+// WhisperTrack right after it (Whisper's PassSelect) need not pass over
+// the row again. Any other dispatch clears it (runPass): only those two
+// may come between the filter and its use, and neither writes the row.
+type rowMemo struct {
+	row *float32
+	n   int
+	lse float32
+	arg int
+}
+
+// memoFor is the memo of x, if x is the row it was taken of.
+func (e *Exec) memoFor(x []float32) (rowMemo, bool) {
+	m := e.memo
+	return m, m.row != nil && len(x) == m.n && &x[0] == m.row
 }
 
 const (
@@ -62,6 +83,9 @@ func (r *rowReduce) Do(_, lo, hi int) {
 			r.lo[b], r.hi[b] = plan.MaxF32(x[:c]), plan.MaxF32(x[c:])
 		case rowExp:
 			r.sums[b] = plan.ExpSum(x, r.m)
+			if r.withArg {
+				r.arg[b] = s + plan.ArgmaxRow(x)
+			}
 		case rowArgmax:
 			r.arg[b] = s + plan.ArgmaxRow(x)
 		}
@@ -108,28 +132,34 @@ func (e *Exec) logSumExp(x []float32) float32 {
 	if nan {
 		return plan.LogSumExp(x)
 	}
-	return e.logSumExpMax(x, max(lo, hi))
+	lse, _ := e.logSumExpMax(x, max(lo, hi), false)
+	return lse
 }
 
-// logSumExpMax is plan.LogSumExp(x) given m = plan.MaxF32(x), not NaN.
-func (e *Exec) logSumExpMax(x []float32, m float32) float32 {
-	if math.IsInf(float64(m), -1) {
-		return m
-	}
-	if !e.parallelRow(x) {
-		return plan.LogSumExp(x)
+// logSumExpMax is plan.LogSumExp(x) given m = plan.MaxF32(x), not NaN,
+// and with withArg plan.ArgmaxRow(x) too (else −1).
+func (e *Exec) logSumExpMax(x []float32, m float32, withArg bool) (lse float32, arg int) {
+	if math.IsInf(float64(m), -1) || !e.parallelRow(x) {
+		if withArg {
+			return plan.LogSumExp(x), plan.ArgmaxRow(x)
+		}
+		return plan.LogSumExp(x), -1
 	}
 	r := &e.rowR
 	nb := rowBlocks(x)
 	r.grow(nb)
-	r.x, r.phase, r.m = x, rowExp, m
+	r.x, r.phase, r.m, r.withArg = x, rowExp, m, withArg
 	e.pool.Run(nb, 1, r)
-	r.x = nil
+	r.x, r.withArg = nil, false
 	var sum float64
 	for _, s := range r.sums[:nb] {
 		sum += s
 	}
-	return plan.LogOfSum(m, sum)
+	arg = -1
+	if withArg {
+		arg = firstLargest(x, r.arg[:nb])
+	}
+	return plan.LogOfSum(m, sum), arg
 }
 
 // argmaxRow is plan.ArgmaxRow(x), on the pool where x is long.
@@ -143,12 +173,26 @@ func (e *Exec) argmaxRow(x []float32) int {
 	r.x, r.phase = x, rowArgmax
 	e.pool.Run(nb, 1, r)
 	r.x = nil
+	return firstLargest(x, r.arg[:nb])
+}
+
+// firstLargest is plan.ArgmaxRow(x) from its blocks' (args, in order).
+func firstLargest(x []float32, args []int) int {
 	best := -1
 	var bv float32
-	for _, i := range r.arg[:nb] {
+	for _, i := range args {
 		if v := x[i]; v == v && (best < 0 || v > bv) {
 			best, bv = i, v
 		}
 	}
 	return max(best, 0)
+}
+
+// overlapF32I32 reports whether a and b share memory (overlaps, for an
+// int32 output).
+func overlapF32I32(a []float32, b []int32) bool {
+	if len(b) == 0 {
+		return false
+	}
+	return overlaps(a, unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), len(b)))
 }

@@ -94,8 +94,12 @@ func TestRowReduce(t *testing.T) {
 					t.Fatalf("prepRow: %d workers, n %d trial %d split %d: maxima %v %v (NaN %v), serial %v %v", w, n, trial, split, lo, hi, nan, wantLo, wantHi)
 				}
 				if !nan {
-					if got, want := e.logSumExpMax(x, max(lo, hi)), plan.LogSumExp(ref); math.Float32bits(got) != math.Float32bits(want) {
+					got, arg := e.logSumExpMax(x, max(lo, hi), true)
+					if want := plan.LogSumExp(ref); math.Float32bits(got) != math.Float32bits(want) {
 						t.Fatalf("logSumExpMax: %d workers, n %d trial %d: %v, serial %v", w, n, trial, got, want)
+					}
+					if want := plan.ArgmaxRow(ref); arg != want {
+						t.Fatalf("logSumExpMax: %d workers, n %d trial %d: argmax %d, serial %d", w, n, trial, arg, want)
 					}
 				}
 			}

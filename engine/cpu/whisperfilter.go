@@ -53,10 +53,11 @@ func (e *Exec) whisperFilter(d *plan.Dispatch) error {
 		e.rowFills = timestampFills(e.rowFills[:0], seq, &a)
 		maxText, maxTs, nan := e.prepRow(row, table[:n], first, e.rowFills, a.TsBegin)
 		var lse float32
+		arg := -1
 		if nan { // NaN's bits: the serial functions'
 			lse, maxText = plan.LogSumExp(row), plan.MaxF32(row[:a.TsBegin])
 		} else {
-			lse = e.logSumExpMax(row, max(maxText, maxTs))
+			lse, arg = e.logSumExpMax(row, max(maxText, maxTs), m == 1)
 		}
 		// timestamps likelier together than any text token: a timestamp
 		tsMass := plan.LogSumExp(row[a.TsBegin:]) - lse
@@ -65,6 +66,8 @@ func (e *Exec) whisperFilter(d *plan.Dispatch) error {
 			for j := range row[:a.TsBegin] {
 				row[j] = inf
 			}
+		} else if arg >= 0 {
+			e.memo = rowMemo{row: &row[0], n: n, lse: lse, arg: arg}
 		}
 	}
 	return nil

@@ -27,8 +27,14 @@ func (e *Exec) whisperTrack(d *plan.Dispatch) error {
 	st := tr[:plan.TrackHeader]
 	toks := tr[plan.TrackHeader : plan.TrackHeader+a.Cap]
 	lps := tr[plan.TrackHeader+a.Cap:]
+	memo, ok := e.memoFor(x)
+	e.memo = rowMemo{}
 	logprob := func(tok int32) int32 {
-		return int32(math.Float32bits(x[tok] - e.logSumExp(x)))
+		lse := memo.lse // the filter's, of this row
+		if !ok {
+			lse = e.logSumExp(x)
+		}
+		return int32(math.Float32bits(x[tok] - lse))
 	}
 	if a.Flags&plan.FlagTrackStart != 0 {
 		clear(st)
