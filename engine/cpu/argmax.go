@@ -2,7 +2,8 @@ package cpu
 
 import "github.com/harkapp/hark/engine/plan"
 
-// argmax (plan.ArgmaxArgs). Rows are few (one per sequence), so this runs
+// argmax (plan.ArgmaxArgs). Rows are few (one per sequence), so each runs
+// on the pool by blocks where it is long (a Whisper step's logits), else
 // on the calling goroutine.
 func (e *Exec) argmax(d *plan.Dispatch) error {
 	a := plan.DecodeArgmax(d)
@@ -21,8 +22,12 @@ func (e *Exec) argmax(d *plan.Dispatch) error {
 	if err != nil {
 		return err
 	}
+	if memo, ok := e.memoFor(x[:n]); ok && m == 1 && !overlapF32I32(x[:n], out) {
+		out[0] = int32(memo.arg) // the filter's, of this row
+		return nil
+	}
 	for t := range out {
-		out[t] = int32(plan.ArgmaxRow(x[t*ldx : t*ldx+n]))
+		out[t] = int32(e.argmaxRow(x[t*ldx : t*ldx+n]))
 	}
 	return nil
 }

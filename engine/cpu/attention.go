@@ -23,37 +23,12 @@ type attnTask struct {
 }
 
 func (a *attnTask) Do(w, lo, hi int) {
-	hd := a.hd
 	for it := lo; it < hi; it++ {
-		t, h := it/a.nHead, it%a.nHead
-		seq, qpos := 0, a.pos0+t
-		if a.perSeq {
-			seq, qpos = t, a.pos0
-		}
-		nvis := a.kvLen
-		if a.causal {
-			nvis = min(nvis, qpos+1)
-		}
-		first := windowStart(qpos, a.window, nvis)
-		base := seq*a.ss + (h/a.group)*a.hs
-		q := a.q[t*a.ldq+h*hd : t*a.ldq+h*hd+hd]
-		o := a.out[t*a.ldo+h*hd : t*a.ldo+h*hd+hd]
-		var s []float32
-		if a.probs != nil {
-			// the probs row doubles as score storage
-			r := (h*a.m + t) * a.ldp
-			s = a.probs[r : r+a.kvLen]
-			clear(s[nvis:])
-		} else {
-			s = a.scores[w][:nvis]
-		}
-		s = s[:nvis]
-		clear(s[:first]) // keys before the window get probability 0
+		q, o, s, first, nvis, off := a.item(it, a.scores[w])
 		clear(o)
 		if nvis == first {
 			continue // nothing visible: the output is zero
 		}
-		off := base + first*a.ps
 		if a.k.h != nil {
 			sp := a.kvs[w][:1]
 			sp[0] = kvSpan{off, nvis - first}
@@ -66,6 +41,44 @@ func (a *attnTask) Do(w, lo, hi int) {
 		softmaxScaled(s[first:nvis], 1)
 		addValuesF32(o, s[first:nvis], a.v.f[off:], a.ps)
 	}
+}
+
+// item is itemView and the item's score row s (the probs row where probs
+// are bound, else scratch), its scores outside the window cleared.
+func (a *attnTask) item(it int, scratch []float32) (q, o, s []float32, first, nvis, off int) {
+	q, o, first, nvis, off = a.itemView(it)
+	if a.probs != nil {
+		// the probs row doubles as score storage
+		r := (it%a.nHead*a.m + it/a.nHead) * a.ldp
+		s = a.probs[r : r+a.kvLen]
+		clear(s[nvis:])
+	} else {
+		s = scratch[:nvis]
+	}
+	s = s[:nvis]
+	clear(s[:first]) // keys before the window get probability 0
+	return q, o, s, first, nvis, off
+}
+
+// itemView is the (query row, head) pair it's query q and output o, its
+// first and end visible keys, and the offset of its first visible key in
+// the caches.
+func (a *attnTask) itemView(it int) (q, o []float32, first, nvis, off int) {
+	hd := a.hd
+	t, h := it/a.nHead, it%a.nHead
+	seq, qpos := 0, a.pos0+t
+	if a.perSeq {
+		seq, qpos = t, a.pos0
+	}
+	nvis = a.kvLen
+	if a.causal {
+		nvis = min(nvis, qpos+1)
+	}
+	first = windowStart(qpos, a.window, nvis)
+	base := seq*a.ss + (h/a.group)*a.hs
+	q = a.q[t*a.ldq+h*hd : t*a.ldq+h*hd+hd]
+	o = a.out[t*a.ldo+h*hd : t*a.ldo+h*hd+hd]
+	return q, o, first, nvis, base + first*a.ps
 }
 
 // keyScoresF32 sets s[j] = scale·(q·k_j) for the f32 keys k_j =
@@ -206,9 +219,12 @@ func (e *Exec) attend(d *plan.Dispatch, a *attnTask, nKV int, withProbs bool) er
 	a.scores = e.wsf
 	e.ensureSpans(1)
 	a.kvs = e.wss
-	if useAttnGEMM(a) {
+	switch {
+	case useAttnGEMM(a):
 		err = e.attentionGEMM(a, nKV)
-	} else {
+	case e.useAttnWide(a):
+		e.attendWide(a)
+	default:
 		e.pool.Run(a.m*a.nHead, attnGrain(a.m*a.nHead, e.pool.Workers(), satMul(a.kvLen, 2*a.hd)), a)
 	}
 	*a = attnTask{}

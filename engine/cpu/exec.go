@@ -62,6 +62,10 @@ type Exec struct {
 	colT       im2colTask
 	packT      attnPackTask
 	attnSoftT  attnSoftTask
+	wideT      attnWideTask
+	rowR       rowReduce // one long row's filters, log-sum-exp and argmax (rowreduce.go)
+	rowFills   [][2]int  // WhisperFilter's timestamp rules' ranges
+	memo       rowMemo   // WhisperFilter's row, for the Argmax and WhisperTrack after it
 }
 
 type compiledPass struct {
@@ -131,6 +135,7 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	e.pool.Begin()
 	defer e.pool.End() // fences the last jobs before the host reads
 	defer e.pool.tagBarriers(0)
+	e.memo = rowMemo{} // the host may have written the row
 	for i := range ops {
 		if e.stop != nil {
 			if err := e.stop.Err(); err != nil {
@@ -138,6 +143,9 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 			}
 		}
 		e.curOp, e.curKernel = i, ops[i].Kernel
+		if k := ops[i].Kernel; k != plan.Argmax && k != plan.WhisperTrack {
+			e.memo = rowMemo{}
+		}
 		e.pool.tagBarriers(ops[i].Kernel)
 		if fence[i] || e.serial {
 			e.pool.Fence()

@@ -7,8 +7,9 @@ import (
 )
 
 // whisperFilter (plan.WhisperFilterArgs). Rows are few (one per sequence)
-// and each is a handful of passes over the vocabulary, so it runs on the
-// calling goroutine. Its log-sum-exp is the Whisper host filter's
+// and each is a handful of passes over the vocabulary: they run on the
+// pool by blocks (rowreduce.go), the rules between them on the calling
+// goroutine. Its log-sum-exp is the Whisper host filter's
 // (plan.LogSumExp), so the timestamp decision is the host's bit for bit.
 func (e *Exec) whisperFilter(d *plan.Dispatch) error {
 	a := plan.DecodeWhisperFilter(d)
@@ -34,46 +35,58 @@ func (e *Exec) whisperFilter(d *plan.Dispatch) error {
 			return err
 		}
 	}
+	// the suppressions apply at the first position only
+	var first []float32
+	if count == 0 {
+		first = table[n:]
+	}
 	for t := range m {
 		row := x[t*ldx : t*ldx+n]
-		for j, b := range table[:n] {
-			row[j] += b
+		if !ts {
+			e.prepRow(row, table[:n], first, nil, n)
+			continue
 		}
-		if count == 0 {
-			for j, b := range table[n:] {
-				row[j] += b
-			}
+		var seq []int32
+		if count > 0 {
+			seq = hist[t*a.Ldh : t*a.Ldh+count]
 		}
-		if ts {
-			var seq []int32
-			if count > 0 {
-				seq = hist[t*a.Ldh : t*a.Ldh+count]
+		e.rowFills = timestampFills(e.rowFills[:0], seq, &a)
+		maxText, maxTs, nan := e.prepRow(row, table[:n], first, e.rowFills, a.TsBegin)
+		var lse float32
+		arg := -1
+		if nan { // NaN's bits: the serial functions'
+			lse, maxText = plan.LogSumExp(row), plan.MaxF32(row[:a.TsBegin])
+		} else {
+			lse, arg = e.logSumExpMax(row, max(maxText, maxTs), m == 1)
+		}
+		// timestamps likelier together than any text token: a timestamp
+		tsMass := plan.LogSumExp(row[a.TsBegin:]) - lse
+		if tsMass > maxText-lse {
+			inf := float32(math.Inf(-1))
+			for j := range row[:a.TsBegin] {
+				row[j] = inf
 			}
-			filterTimestamps(row, seq, &a)
+		} else if arg >= 0 {
+			e.memo = rowMemo{row: &row[0], n: n, lse: lse, arg: arg}
 		}
 	}
 	return nil
 }
 
-// filterTimestamps applies the timestamp rules of plan.WhisperFilter to
-// one row whose sequence so far is seq.
-func filterTimestamps(x []float32, seq []int32, a *plan.WhisperFilterArgs) {
-	inf := float32(math.Inf(-1))
-	tb, eot, n := a.TsBegin, a.EOT, len(x)
-	fill := func(lo, hi int) {
-		for j := max(lo, 0); j < min(hi, n); j++ {
-			x[j] = inf
-		}
-	}
-	x[a.NoTs] = inf
+// timestampFills appends to dst the ranges [lo, hi) of a row whose sequence
+// so far is seq that plan.WhisperFilter's timestamp rules set to −Inf
+// before its log-sum-exp.
+func timestampFills(dst [][2]int, seq []int32, a *plan.WhisperFilterArgs) [][2]int {
+	tb, eot, n := a.TsBegin, a.EOT, a.N
+	dst = append(dst, [2]int{a.NoTs, a.NoTs + 1})
 	c := len(seq)
 	lastTs := c >= 1 && int(seq[c-1]) >= tb
 	penultTs := c < 2 || int(seq[c-2]) >= tb
 	if lastTs {
 		if penultTs {
-			fill(tb, n)
+			dst = append(dst, [2]int{tb, n})
 		} else {
-			fill(0, eot)
+			dst = append(dst, [2]int{0, eot})
 		}
 	}
 	for i := c - 1; i >= 0; i-- {
@@ -81,20 +94,15 @@ func filterTimestamps(x []float32, seq []int32, a *plan.WhisperFilterArgs) {
 			if !lastTs || penultTs {
 				l++
 			}
-			fill(tb, l)
+			dst = append(dst, [2]int{tb, l})
 			break
 		}
 	}
 	if c == 0 {
-		fill(0, tb)
+		dst = append(dst, [2]int{0, tb})
 		if a.MaxInitial < n {
-			fill(tb+a.MaxInitial+1, n)
+			dst = append(dst, [2]int{tb + a.MaxInitial + 1, n})
 		}
 	}
-	lse := plan.LogSumExp(x)
-	tsMass := plan.LogSumExp(x[tb:]) - lse
-	maxText := plan.MaxF32(x[:tb])
-	if tsMass > maxText-lse {
-		fill(0, tb)
-	}
+	return dst
 }

@@ -7,10 +7,10 @@ import (
 )
 
 // whisperTrack (plan.WhisperTrackArgs): one step of a Whisper window's
-// state, on the calling goroutine (one row). The log-sum-exp is the host
-// decoder's (plan.LogSumExp) and the repetition guard its own
-// (plan.RepeatCut), so a window decoded through this kernel keeps the
-// host's tokens and log-probabilities bit for bit.
+// state, on the calling goroutine (one row) but for its log-sum-exp, the
+// host decoder's (plan.LogSumExp) by blocks on the pool. The repetition
+// guard is the host's too (plan.RepeatCut), so a window decoded through
+// this kernel keeps the host's tokens and log-probabilities bit for bit.
 func (e *Exec) whisperTrack(d *plan.Dispatch) error {
 	a := plan.DecodeWhisperTrack(d)
 	if err := a.Check(); err != nil {
@@ -27,8 +27,14 @@ func (e *Exec) whisperTrack(d *plan.Dispatch) error {
 	st := tr[:plan.TrackHeader]
 	toks := tr[plan.TrackHeader : plan.TrackHeader+a.Cap]
 	lps := tr[plan.TrackHeader+a.Cap:]
+	memo, ok := e.memoFor(x)
+	e.memo = rowMemo{}
 	logprob := func(tok int32) int32 {
-		return int32(math.Float32bits(x[tok] - plan.LogSumExp(x)))
+		lse := memo.lse // the filter's, of this row
+		if !ok {
+			lse = e.logSumExp(x)
+		}
+		return int32(math.Float32bits(x[tok] - lse))
 	}
 	if a.Flags&plan.FlagTrackStart != 0 {
 		clear(st)
