@@ -62,6 +62,8 @@ type Exec struct {
 	colT       im2colTask
 	packT      attnPackTask
 	attnSoftT  attnSoftTask
+	packB      attnPackRows
+	blockT     attnBlockTask
 }
 
 type compiledPass struct {
@@ -320,7 +322,7 @@ func (e *Exec) allocScratch() {
 			a, w := scratchNeeds(d, e)
 			act, ws = max(act, a), max(ws, w)
 			if d.Kernel == plan.Attention {
-				at = max(at, attnGEMMNeeds(d, w))
+				at = max(at, attnGEMMNeeds(d, w, e.pool.Workers()))
 			}
 		}
 	}
