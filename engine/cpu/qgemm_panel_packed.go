@@ -15,13 +15,17 @@ func panelFromPack(a *mulArgs, j0 int) bool {
 	return p != nil && p.t == ggml.Q8_0 && j0%packGroup == 0 && j0+qTileCols <= p.n/packGroup*packGroup
 }
 
-// packPanelQ8Packed is packPanel for panelFromPack's panels. The pack holds
+// packPanelQ8Packed is packPanel for panelFromPack's panels; amd64 with
+// AVX-512 replaces it with packPanelQ8Fast.
+var packPanelQ8Packed = packPanelQ8PackedGeneric
+
+// packPanelQ8PackedGeneric is packPanelQ8Packed's portable version. The pack holds
 // each row's codes already biased to unsigned (the panel's codes for Q8_0,
 // offset 128), 16 bytes per row and half block, so the panel takes them as
 // 32-bit words straight from the pack; the general path unpacked every row
 // to ggml's layout, flipped the codes back and forth and then scattered
 // them (11% of a 2-thread prefill's profile).
-func packPanelQ8Packed(p *packed, j0 int, panel []byte) {
+func packPanelQ8PackedGeneric(p *packed, j0 int, panel []byte) {
 	const ts = 34 // Q8_0 block bytes
 	nb := p.k / 32
 	rb := nb * ts
