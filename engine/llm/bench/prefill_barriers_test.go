@@ -1,19 +1,12 @@
 package bench
 
 import (
-	"fmt"
-	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/engine/cpu"
-	"github.com/harkapp/hark/engine/ggml"
-	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
-	"github.com/harkapp/hark/internal/shared"
 )
 
 // TestPrefillBarriers counts the pool barriers of one pp512 prefill (one
@@ -21,12 +14,7 @@ import (
 // kernel, as TestDecodeBarriers counts a decode step's. A change that adds
 // barriers to the prefill must say so here.
 func TestPrefillBarriers(t *testing.T) {
-	tokDir := shared.Path(t, "llm-kit", "tokenizers", "smollm2")
-	path := filepath.Join(t.TempDir(), "q8_0.gguf")
-	require.NoError(t, WriteFile(path, SmolLM2, ggml.Q8_0, tokDir, 1))
-	f, err := gguf.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
+	f := openSmolQ8(t)
 	// issue #37's second round (branch pp37): 14 a layer (each of the 4
 	// products' activation quantizing and GEMM jobs, the 2 norms, rope_kv,
 	// silu_mul, attention's packing and blocks jobs for its one batch of
@@ -44,15 +32,6 @@ func TestPrefillBarriers(t *testing.T) {
 	_, err = m.Prefill(randomTokens(512, m.H.NVocab))
 	require.NoError(t, err)
 	be.Pool().CountBarriers(nil)
-	var parts []string
-	for k, v := range c.ByKernel() {
-		name := "pass end"
-		if k != 0 {
-			name = k.String()
-		}
-		parts = append(parts, fmt.Sprintf("%s %d", name, v))
-	}
-	sort.Strings(parts)
-	t.Logf("pp512 at 16 workers: %d barriers (%s)", c.Total(), strings.Join(parts, ", "))
+	t.Logf("pp512 at 16 workers: %d barriers (%s)", c.Total(), barrierParts(&c, 1))
 	require.LessOrEqual(t, c.Total(), uint64(most))
 }
