@@ -128,6 +128,9 @@ func useAttnGEMM(a *attnTask) bool {
 
 // attentionGEMM runs the checked dispatch a with the product path.
 func (e *Exec) attentionGEMM(a *attnTask, nKV int) error {
+	if e.useAttnBlocks(a) {
+		return e.attentionBlocks(a, nKV)
+	}
 	hd, kv, m := a.hd, a.kvLen, a.m
 	mb := m
 	if a.probs == nil {
@@ -175,12 +178,17 @@ func (e *Exec) ensureAttn(n int) []float32 {
 
 // attnGEMMNeeds is the product path's scratch for a dispatch's static
 // shape (0 when it takes the direct path); kvCap is the keys its cache
-// holds.
-func attnGEMMNeeds(d *plan.Dispatch, kvCap int) int {
+// holds. Causal dispatches may take the blocked path instead, so theirs is
+// the larger of the two.
+func attnGEMMNeeds(d *plan.Dispatch, kvCap, workers int) int {
 	a := plan.DecodeAttention(d)
 	m, hd := a.M, a.HeadDim
 	if m < gemmAttnMinM || a.Flags&plan.FlagPerSeqRows != 0 || a.PosStride < hd || kvCap == 0 {
 		return 0
 	}
-	return satAdd(satMul(2*kvCap, hd), satMul(min(m, max(1, attnScoreFloats/kvCap)), kvCap))
+	n := satAdd(satMul(2*kvCap, hd), satMul(min(m, max(1, attnScoreFloats/kvCap)), kvCap))
+	if a.Flags&plan.FlagCausal != 0 {
+		n = max(n, attnBlocksNeeds(kvCap, hd, a.NKV, workers))
+	}
+	return n
 }

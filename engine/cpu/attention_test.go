@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/blas"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
@@ -94,71 +95,93 @@ func TestAttention(t *testing.T) {
 		{"window_gemm", ggml.F16, 32, 4, 2, 40, 45, 5, true, false, true, false, 0, 5},
 		{"window_blocks", ggml.F32, 32, 2, 2, 33, 33, 0, true, false, false, true, 5 * 33, 7},
 		{"window_beams", ggml.F32, 32, 2, 2, 3, 10, 9, true, true, true, false, 0, 2},
+		// more than one block of attnBlockRows, a partial last one
+		{"prefill_long_f16", ggml.F16, 48, 6, 3, 101, 104, 3, true, false, false, false, 0, 0},
+		{"prefill_long_window", ggml.F16, 64, 2, 1, 77, 77, 0, true, false, true, false, 0, 19},
+	}
+	// causal product-path dispatches take the blocked path (attentionBlocks)
+	// where sgemm can run on every worker: each case runs with it off, on,
+	// and on with odd blocks of 7 query rows
+	blocked := blas.Available() && blas.Threads() != 0
+	if !blocked {
+		t.Log("no sgemm that runs one thread per call: the blocked attention path is not tested here")
 	}
 	for ci, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(uint64(ci), 25))
-			seqs := 1
-			if c.perSeq {
-				seqs = c.m
+		for _, rows := range []int{0, 64, 7} {
+			if rows > 0 && !blocked {
+				continue
 			}
-			if c.scoreBlock > 0 {
-				old := attnScoreFloats
-				attnScoreFloats = c.scoreBlock
-				defer func() { attnScoreFloats = old }()
-			}
-			lay := cacheLayout{seqs: seqs, heads: c.nKV, ctx: c.kvLen + 2, hd: c.hd}
-			hs, ps, ss := lay.strides()
-			at := func(v []float32) kvAt {
-				return func(s, hh, p, i int) float64 { return float64(v[lay.at(s, hh, p, i)]) }
-			}
-			if c.proj {
-				ld := c.nKV*c.hd + 3
-				hs, ps, ss = c.hd, ld, 0
-				at = func(v []float32) kvAt {
-					return func(_, hh, p, i int) float64 { return float64(v[p*ld+hh*c.hd+i]) }
-				}
-			}
-			ldq, ldo := c.nHead*c.hd+3, c.nHead*c.hd+5
-			q := randVec(r, (c.m-1)*ldq+c.nHead*c.hd, 1)
-			size := lay.size()
-			if c.proj {
-				size = c.kvLen * ps
-			}
-			kv := [2][]float32{randVec(r, size, 1), randVec(r, size, 1)}
-			h := newHarness(t)
-			qb := h.f32("q", q)
-			var kvb [2]plan.BufID
-			for i := range kvb {
-				if c.typ == ggml.F16 {
-					kv[i] = roundF16(kv[i])
-					kvb[i] = h.buf("kv", f16Bytes(kv[i]))
-				} else {
-					kvb[i] = h.f32("kv", kv[i])
-				}
-			}
-			ob := h.nan("out", (c.m-1)*ldo+c.nHead*c.hd+7)
-			ldp := c.kvLen + 3
-			pb := plan.NoBuf
-			if c.probs {
-				pb = h.nan("probs", (c.nHead*c.m-1)*ldp+c.kvLen+2)
-			}
-			flags := uint32(0)
-			if c.causal {
-				flags |= plan.FlagCausal
-			}
-			if c.perSeq {
-				flags |= plan.FlagPerSeqRows
-			}
-			scale := 1 / math.Sqrt(float64(c.hd))
-			h.add(plan.AttentionArgs{Type: c.typ, Q: bind(qb), K: bind(kvb[0]), V: bind(kvb[1]), Out: bind(ob), Probs: bind(pb), HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldq: int(ldq), Ldo: int(ldo), KVLen: int(c.kvLen), Pos0: int(c.pos0), Flags: uint32(flags), Scale: float32(scale), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Ldp: int(ldp), Window: c.window}.Dispatch())
-			h.run(plan.Vars{})
-			want, wantP := refAttention(q, ldq, c.m, c.nHead, c.nKV, c.hd, at(kv[0]), at(kv[1]), c.kvLen, c.pos0, c.window, c.causal, c.perSeq, float64(float32(scale)))
-			checkOut(t, h.readF32(ob), want, c.m, ldo, c.nHead*c.hd, 2e-5, "attention out")
-			if c.probs {
-				checkOut(t, h.readF32(pb), wantP, c.nHead*c.m, ldp, c.kvLen, 2e-5, "attention probs")
-			}
-		})
+			t.Run(fmt.Sprintf("%s/blocks%d", c.name, rows), func(t *testing.T) {
+				oldOn, oldRows := attnBlocksOn, attnBlockRows
+				attnBlocksOn, attnBlockRows = rows > 0, max(rows, 1)
+				defer func() { attnBlocksOn, attnBlockRows = oldOn, oldRows }()
+				testAttentionCase(t, ci, c)
+			})
+		}
+	}
+}
+
+func testAttentionCase(t *testing.T, ci int, c attnCase) {
+	r := rand.New(rand.NewPCG(uint64(ci), 25))
+	seqs := 1
+	if c.perSeq {
+		seqs = c.m
+	}
+	if c.scoreBlock > 0 {
+		old := attnScoreFloats
+		attnScoreFloats = c.scoreBlock
+		defer func() { attnScoreFloats = old }()
+	}
+	lay := cacheLayout{seqs: seqs, heads: c.nKV, ctx: c.kvLen + 2, hd: c.hd}
+	hs, ps, ss := lay.strides()
+	at := func(v []float32) kvAt {
+		return func(s, hh, p, i int) float64 { return float64(v[lay.at(s, hh, p, i)]) }
+	}
+	if c.proj {
+		ld := c.nKV*c.hd + 3
+		hs, ps, ss = c.hd, ld, 0
+		at = func(v []float32) kvAt {
+			return func(_, hh, p, i int) float64 { return float64(v[p*ld+hh*c.hd+i]) }
+		}
+	}
+	ldq, ldo := c.nHead*c.hd+3, c.nHead*c.hd+5
+	q := randVec(r, (c.m-1)*ldq+c.nHead*c.hd, 1)
+	size := lay.size()
+	if c.proj {
+		size = c.kvLen * ps
+	}
+	kv := [2][]float32{randVec(r, size, 1), randVec(r, size, 1)}
+	h := newHarness(t)
+	qb := h.f32("q", q)
+	var kvb [2]plan.BufID
+	for i := range kvb {
+		if c.typ == ggml.F16 {
+			kv[i] = roundF16(kv[i])
+			kvb[i] = h.buf("kv", f16Bytes(kv[i]))
+		} else {
+			kvb[i] = h.f32("kv", kv[i])
+		}
+	}
+	ob := h.nan("out", (c.m-1)*ldo+c.nHead*c.hd+7)
+	ldp := c.kvLen + 3
+	pb := plan.NoBuf
+	if c.probs {
+		pb = h.nan("probs", (c.nHead*c.m-1)*ldp+c.kvLen+2)
+	}
+	flags := uint32(0)
+	if c.causal {
+		flags |= plan.FlagCausal
+	}
+	if c.perSeq {
+		flags |= plan.FlagPerSeqRows
+	}
+	scale := 1 / math.Sqrt(float64(c.hd))
+	h.add(plan.AttentionArgs{Type: c.typ, Q: bind(qb), K: bind(kvb[0]), V: bind(kvb[1]), Out: bind(ob), Probs: bind(pb), HeadDim: int(c.hd), NHead: int(c.nHead), NKV: int(c.nKV), M: int(c.m), Ldq: int(ldq), Ldo: int(ldo), KVLen: int(c.kvLen), Pos0: int(c.pos0), Flags: uint32(flags), Scale: float32(scale), HeadStride: int(hs), PosStride: int(ps), SeqStride: int(ss), Ldp: int(ldp), Window: c.window}.Dispatch())
+	h.run(plan.Vars{})
+	want, wantP := refAttention(q, ldq, c.m, c.nHead, c.nKV, c.hd, at(kv[0]), at(kv[1]), c.kvLen, c.pos0, c.window, c.causal, c.perSeq, float64(float32(scale)))
+	checkOut(t, h.readF32(ob), want, c.m, ldo, c.nHead*c.hd, 2e-5, "attention out")
+	if c.probs {
+		checkOut(t, h.readF32(pb), wantP, c.nHead*c.m, ldp, c.kvLen, 2e-5, "attention probs")
 	}
 }
 

@@ -66,6 +66,8 @@ type Exec struct {
 	rowR       rowReduce // one long row's filters, log-sum-exp and argmax (rowreduce.go)
 	rowFills   [][2]int  // WhisperFilter's timestamp rules' ranges
 	memo       rowMemo   // WhisperFilter's row, for the Argmax and WhisperTrack after it
+	packB      attnPackRows
+	blockT     attnBlockTask
 }
 
 type compiledPass struct {
@@ -326,7 +328,7 @@ func (e *Exec) allocScratch() {
 			a, w := scratchNeeds(d, e)
 			act, ws = max(act, a), max(ws, w)
 			if d.Kernel == plan.Attention {
-				at = max(at, attnGEMMNeeds(d, w))
+				at = max(at, attnGEMMNeeds(d, w, e.pool.Workers()))
 			}
 		}
 	}

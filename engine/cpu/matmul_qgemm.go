@@ -354,7 +354,11 @@ func (t *qgemmTask) Do(w, lo, hi int) {
 		for tile := it * t.tiles / t.items; tile < end; {
 			p, g := tile/t.groups, tile%t.groups
 			if t.last[w] != p {
-				packPanel(a, t.dec, w, p*qTileCols, panel)
+				if j0 := p * qTileCols; panelFromPack(a, j0) {
+					packPanelQ8Packed(a.packed, j0, panel)
+				} else {
+					packPanel(a, t.dec, w, j0, panel)
+				}
 				t.last[w] = p
 			}
 			n := 1

@@ -23,12 +23,7 @@ import (
 // runs on the caller at any worker count), and a change that adds
 // barriers to the decode step must say so here.
 func TestDecodeBarriers(t *testing.T) {
-	tokDir := shared.Path(t, "llm-kit", "tokenizers", "smollm2")
-	path := filepath.Join(t.TempDir(), "q8_0.gguf")
-	require.NoError(t, WriteFile(path, SmolLM2, ggml.Q8_0, tokDir, 1))
-	f, err := gguf.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
+	f := openSmolQ8(t)
 	// a token's barriers before issue #37's second part: 4 a layer (the
 	// fences before qkv, RopeAttention, gate|up and down), attention's
 	// own from 29 cached positions on (23.4 a token over tg128), the
@@ -47,21 +42,37 @@ func TestDecodeBarriers(t *testing.T) {
 			require.NoError(t, err)
 		}
 		be.Pool().CountBarriers(nil)
-		by := c.ByKernel()
-		var parts []string
-		for k, v := range by {
-			name := "pass end"
-			if k != 0 {
-				name = k.String()
-			}
-			parts = append(parts, fmt.Sprintf("%s %g", name, float64(v)/n))
-		}
-		sort.Strings(parts)
-		t.Logf("%2d workers: %g barriers a token (%s)", threads, float64(c.Total())/n, strings.Join(parts, ", "))
+		t.Logf("%2d workers: %g barriers a token (%s)", threads, float64(c.Total())/n, barrierParts(&c, n))
 		totals[threads] = c.Total()
 		m.Close()
 		be.Close()
 	}
 	require.Equal(t, totals[2], totals[16], "barriers at 2 and 16 workers")
 	require.LessOrEqual(t, totals[16], uint64(most))
+}
+
+// openSmolQ8 writes the SmolLM2-135M q8_0 shape (random weights) into a
+// temporary folder and opens it; the test closes it.
+func openSmolQ8(t *testing.T) *gguf.File {
+	tokDir := shared.Path(t, "llm-kit", "tokenizers", "smollm2")
+	path := filepath.Join(t.TempDir(), "q8_0.gguf")
+	require.NoError(t, WriteFile(path, SmolLM2, ggml.Q8_0, tokDir, 1))
+	f, err := gguf.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// barrierParts lists c's counts by kernel, each over per, sorted by name.
+func barrierParts(c *cpu.BarrierCount, per int) string {
+	var parts []string
+	for k, v := range c.ByKernel() {
+		name := "pass end"
+		if k != 0 {
+			name = k.String()
+		}
+		parts = append(parts, fmt.Sprintf("%s %g", name, float64(v)/float64(per)))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
