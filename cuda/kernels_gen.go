@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "9bef88342eb981ad82098b35795a69eef7fa77a79698d1760744933c9d6cffe3"
+const sourcesHash = "250d9a18a9e7e24e6c3da03b79795c83f1d3124325445e67078133a99be12daa"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
