@@ -1,14 +1,19 @@
 package msltest
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	batchengine "github.com/harkapp/hark/engine/batch"
 	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/internal/shared"
 	"github.com/harkapp/hark/shaders"
 )
 
@@ -130,4 +135,40 @@ func TestAttentionPagedSplitGrid(t *testing.T) {
 			require.Zero(t, ls[0].Tickets)
 		}
 	}
+}
+
+// The batch engine (engine/batch: the paged KV cache, rows of several
+// sequences a step) on the executor under the cuda tuning with chunks of
+// 32 keys, so every row past 32 keys is split over threadgroups merged by
+// ticket: stories260K's golden prompts, run together, each get the golden
+// greedy tokens (as sequential decoding does, TestE2EStories).
+func TestE2EBatchPagedSplit(t *testing.T) {
+	tu := shaders.TuningFor("cuda")
+	tu.Family, tu.AttnPagedChunk = "cuda-chunk32", 32
+	be := TestBackend(t).WithTuning(tu)
+	golden := shared.LoadStoriesGolden(t)
+	o, err := llm.OpenFile(shared.Path(t, "models", "stories260K.gguf"), be, llm.Options{Context: 256})
+	require.NoError(t, err)
+	defer o.Close()
+	e, err := batchengine.Load(be, o.File, o.Tk, batchengine.Config{Context: 256, Seqs: 8, TokenBudget: 48, BlockSize: 16, MatMulRows: 17}, nil)
+	require.NoError(t, err)
+	defer func() { e.Close(); <-e.Done() }()
+	deepest := 0
+	got := make([]llm.Result, len(golden.Results))
+	errs := make([]error, len(golden.Results))
+	var wg sync.WaitGroup
+	for i, r := range golden.Results {
+		deepest = max(deepest, len(r.PromptTokens)+len(r.GeneratedTokens))
+		wg.Go(func() {
+			got[i], errs[i] = e.Generate(context.Background(), r.PromptTokens, llm.GenerateOptions{MaxTokens: len(r.GeneratedTokens), IgnoreEOS: true}, 0, nil)
+		})
+	}
+	wg.Wait()
+	for i, r := range golden.Results {
+		require.NoError(t, errs[i], "request %d", i)
+		require.Equal(t, r.GeneratedTokens, got[i].Tokens, "request %d (%q)", i, r.Prompt)
+	}
+	require.Greater(t, deepest, 64, "rows of three chunks and more")
+	require.Greater(t, e.Peak(), 1, "sequences decoded together")
+	t.Logf("%d requests, peak %d sequences a step, the deepest row %d keys", len(golden.Results), e.Peak(), deepest)
 }
