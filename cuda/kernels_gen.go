@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "250d9a18a9e7e24e6c3da03b79795c83f1d3124325445e67078133a99be12daa"
+const sourcesHash = "038492662049c3536809ea3be3d0aad8bcaa4e8387705073ac7df70f46ff7497"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -235,6 +235,7 @@ var funcConsts = []funcConst{
 	{name: "fc_mv_batch", index: 21, size: 4, float: false},
 	{name: "fc_mv_xalign", index: 22, size: 4, float: false},
 	{name: "fc_ramv_w", index: 23, size: 4, float: false},
+	{name: "fc_paged_values", index: 24, size: 4, float: false},
 }
 
 const entryPrefix = "hark_"

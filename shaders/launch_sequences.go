@@ -40,6 +40,16 @@ func launchRopeKVPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, err
 // (ATTN_PAGED_MAX_SG: its partials' threadgroup arrays).
 const attnPagedMaxSG = 8
 
+// fcPagedValues is attention_paged's function constant fc_paged_values
+// (Tuning.AttnPagedValues), and PagedValuesBatched its batched loop.
+const (
+	fcPagedValues      = 24
+	PagedValuesBatched = 2
+)
+
+// pagedConstants are the two values' constants (no allocation a launch).
+var pagedConstants = [2][]Constant{{{fcPagedValues, 1}}, {{fcPagedValues, PagedValuesBatched}}}
+
 func launchAttentionPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	a := plan.DecodeAttentionPaged(d)
 	if a.M == 0 || a.NHead == 0 {
@@ -57,9 +67,13 @@ func launchAttentionPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, 
 		return dst, err
 	}
 	l := Launch{
-		Function: "attention_paged" + suf,
-		Groups:   [3]uint32{1, uint32(a.NHead), uint32(a.M)},
-		Threads:  [3]uint32{32 * min(max(t.AttnPagedSIMDGroups, 1), attnPagedMaxSG), 1, 1},
+		Function:  "attention_paged" + suf,
+		Groups:    [3]uint32{1, uint32(a.NHead), uint32(a.M)},
+		Threads:   [3]uint32{32 * min(max(t.AttnPagedSIMDGroups, 1), attnPagedMaxSG), 1, 1},
+		Constants: pagedConstants[0],
+	}
+	if t.AttnPagedValues == PagedValuesBatched {
+		l.Constants = pagedConstants[1]
 	}
 	if nc := pagedChunks(uint64(a.NHead), uint64(a.M), maxKeys, uint64(a.HeadDim), t); nc > 1 {
 		// partials: ATTN_SCRATCH_HEAD floats, then (max, sum, acc[hd]) per

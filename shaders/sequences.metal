@@ -134,7 +134,56 @@ template [[host_name("rope_kv_paged_f16")]] kernel rope_kv_paged_f16_t rope_kv_p
 // the word and merges them as attention_ticket does (attn_ticket_merge).
 enum : uint {
     ATTN_PAGED_MAX_SG = 8,
+    ATTN_PAGED_VB = 8, // keys a batch of paged_values
 };
+
+// fc_paged_values (Tuning.AttnPagedValues): 2 takes a tile's values in
+// paged_values' batches (heads of up to 128 dims); 1 keeps the loop in
+// attention_paged, key by key, whose V loads sit behind a branch per dim
+// slot (on CUDA, likely one load's latency after another: ~22 µs a tile on
+// an H200, BENCHMARKS.md, stall38).
+constant uint fc_paged_values [[function_constant(24)]];
+
+// paged_values adds the weighted V rows of a tile's keys [0, nk) to acc,
+// NS dims a lane (dim lane+32i in slot i), as attn_values does: the rows
+// of ATTN_PAGED_VB keys loaded before their first product, each key's row
+// offset shuffled from the lane that looked it up (at), a slot's dim
+// clamped into the row so every load is in bounds without a branch (slots
+// past hd sum what is never stored). Keys past nk in the last batch are
+// read at key nk-1 and weigh 0 (pw is 0 past the visible keys): each
+// slot's sum is the key-by-key loop's, in key order.
+template <typename T, uint NS>
+static inline __attribute__((always_inline)) void paged_values(thread float* acc, threadgroup const float* pw,
+                                                               device const T* V, ulong at, uint nk, uint lane,
+                                                               uint hd) {
+    uint dd[NS];
+    #pragma unroll
+    for (uint i = 0; i < NS; i++) {
+        dd[i] = min(lane + 32 * i, hd - 1);
+    }
+    for (uint k = 0; k < nk; k += ATTN_PAGED_VB) {
+        T v[ATTN_PAGED_VB][NS];
+        #pragma unroll
+        for (uint u = 0; u < ATTN_PAGED_VB; u++) {
+            const ushort r = ushort(min(k + u, nk - 1));
+            const uint lo = simd_shuffle(uint(at & 0xffffffffu), r);
+            const uint hi = simd_shuffle(uint(at >> 32), r);
+            device const T* vr = V + (((ulong)hi << 32) | lo);
+            #pragma unroll
+            for (uint i = 0; i < NS; i++) {
+                v[u][i] = vr[dd[i]];
+            }
+        }
+        #pragma unroll
+        for (uint u = 0; u < ATTN_PAGED_VB; u++) {
+            const float pk = pw[k + u];
+            #pragma unroll
+            for (uint i = 0; i < NS; i++) {
+                acc[i] += pk * float(v[u][i]);
+            }
+        }
+    }
+}
 
 template <typename T>
 kernel void attention_paged(device const float* q [[buffer(0)]],
@@ -226,6 +275,18 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
         pws[lane] = p;
         simdgroup_barrier(mem_flags::mem_threadgroup);
         const uint nk = min(32u, nvis - jb);
+        // (two instances, up to 64 and 128 dims: larger heads keep the loop
+        // below, whose PTX each instance would about double)
+        if (fc_paged_values == 2u && hd <= 128u) {
+            if (hd <= 64u) {
+                paged_values<T, 2>(acc, pws, V, at, nk, lane, hd);
+            } else {
+                paged_values<T, 4>(acc, pws, V, at, nk, lane, hd);
+            }
+            simdgroup_barrier(mem_flags::mem_threadgroup);
+            M = nm;
+            continue;
+        }
         // loads of several keys in flight at once: the loop is the chain
         #pragma unroll 4
         for (uint k = 0; k < nk; k++) {

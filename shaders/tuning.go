@@ -225,6 +225,13 @@ type Tuning struct {
 	// past its keys return at once, but each is launched), so a step of
 	// many rows, which fills the GPU unsplit, keeps fewer chunks a row.
 	AttnPagedSplitGroups uint32
+	// AttnPagedValues is PagedValuesBatched (2) for attention_paged to take
+	// a tile's value rows in batches of 8 keys, every load of a batch
+	// before its first product and no branch per dim slot (paged_values,
+	// as decode attention's attn_values); 1, the default, keeps the loop
+	// key by key. The same sums in the same order either way. Not yet
+	// measured on a GPU: HARK_CUDA_TUNE=AttnPagedValues=2 times it.
+	AttnPagedValues uint32
 	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
 	// split over the KV length (decode, beams); more already fill the GPU
 	// (an M1's 8 cores hold 8+ groups each).
@@ -274,7 +281,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8,
-	AttnPagedChunk: 512, AttnPagedSplitGroups: 16,
+	AttnPagedChunk: 512, AttnPagedSplitGroups: 16, AttnPagedValues: 1,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024,
 	SampleSegment: 2048, SampleSegmentThreads: 256, WhisperSegment: 2048, WhisperThreads: 256}
 
@@ -391,6 +398,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.AttnPagedSIMDGroups, d.AttnPagedSIMDGroups)
 	fill(&t.AttnPagedChunk, d.AttnPagedChunk)
 	fill(&t.AttnPagedSplitGroups, d.AttnPagedSplitGroups)
+	fill(&t.AttnPagedValues, d.AttnPagedValues)
 	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
 	fill(&t.ArgmaxThreads, d.ArgmaxThreads)
 	fill(&t.SampleThreads, d.SampleThreads)

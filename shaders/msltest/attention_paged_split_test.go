@@ -36,7 +36,8 @@ var pagedSplitCases = []struct {
 // pagedSplitTunings: the cuda family (chunks of about 512 keys), chunks
 // of 32 keys (up to 160 a row: the merge past ATTN_TICKET_W partials takes
 // attn_combine), 96 and 200 keys with odd SIMD-group counts, an 8-core GPU
-// capping the grid, and a host without tickets (no split).
+// capping the grid, and a host without tickets (no split); then the
+// batched value loop with and without the split.
 func pagedSplitTunings() []shaders.Tuning {
 	cuda := shaders.TuningFor("cuda")
 	with := func(name string, f func(t *shaders.Tuning)) shaders.Tuning {
@@ -52,6 +53,12 @@ func pagedSplitTunings() []shaders.Tuning {
 		with("chunk200-sg1", func(t *shaders.Tuning) { t.AttnPagedChunk, t.AttnPagedSIMDGroups = 200, 1 }),
 		with("8-cores", func(t *shaders.Tuning) { t.AttnPagedChunk, t.Cores, t.AttnPagedSplitGroups = 64, 8, 8 }),
 		with("no-tickets", func(t *shaders.Tuning) { t.AttnPagedChunk, t.AttnTicket = 32, 1 }),
+		// the value loop in batches (Tuning.AttnPagedValues), split and not
+		with("values", func(t *shaders.Tuning) { t.AttnPagedValues = shaders.PagedValuesBatched }),
+		with("chunk32-values-sg3", func(t *shaders.Tuning) {
+			t.AttnPagedChunk, t.AttnPagedSIMDGroups, t.AttnPagedValues = 32, 3, shaders.PagedValuesBatched
+		}),
+		with("no-tickets-values", func(t *shaders.Tuning) { t.AttnTicket, t.AttnPagedValues = 1, shaders.PagedValuesBatched }),
 	}
 }
 
@@ -140,12 +147,20 @@ func TestAttentionPagedSplitGrid(t *testing.T) {
 // The batch engine (engine/batch: the paged KV cache, rows of several
 // sequences a step) on the executor under the cuda tuning with chunks of
 // 32 keys, so every row past 32 keys is split over threadgroups merged by
-// ticket: stories260K's golden prompts, run together, each get the golden
-// greedy tokens (as sequential decoding does, TestE2EStories).
+// ticket, with the value loop key by key and batched: stories260K's golden
+// prompts, run together, each get the golden greedy tokens (as sequential
+// decoding does, TestE2EStories).
 func TestE2EBatchPagedSplit(t *testing.T) {
-	tu := shaders.TuningFor("cuda")
-	tu.Family, tu.AttnPagedChunk = "cuda-chunk32", 32
-	be := TestBackend(t).WithTuning(tu)
+	for _, values := range []uint32{1, shaders.PagedValuesBatched} {
+		tu := shaders.TuningFor("cuda")
+		tu.Family, tu.AttnPagedChunk, tu.AttnPagedValues = fmt.Sprint("cuda-chunk32-values", values), 32, values
+		t.Run(tu.Family, func(t *testing.T) { checkBatchGolden(t, TestBackend(t).WithTuning(tu)) })
+	}
+}
+
+// checkBatchGolden decodes stories260K's golden prompts together through
+// the batch engine on be and checks the golden greedy tokens.
+func checkBatchGolden(t *testing.T, be *Backend) {
 	golden := shared.LoadStoriesGolden(t)
 	o, err := llm.OpenFile(shared.Path(t, "models", "stories260K.gguf"), be, llm.Options{Context: 256})
 	require.NoError(t, err)

@@ -6,14 +6,16 @@
 #
 #     K=.gpu/split38 bash .gpu/split38/call.sh
 #
-# Writes the SmolLM2-shape q8_0 file, runs cuda's TestGPUBatchEqualsSequential (as shipped, and with chunks of 32 keys
-# so that its rows split) and msltest's paged kernels and batch engine through CUDA (the split at several chunk
-# sizes; the first CUDA process JIT-compiles the PTX if the cubins are not rebuilt from it), times BenchmarkGPUBatchStep (1, 4, 16 rows) and BenchmarkGPUPromptBeside with the split (the default),
-# with half its grid cap (HARK_CUDA_TUNE=AttnPagedSplitGroups=8: fewer threadgroups that return at once, fewer chunks
-# a deep row) and without it (HARK_CUDA_TUNE=AttnPagedChunk=4194304: one threadgroup a row, main's launch), hark serve --backend
-# cuda --batch-gpu --ctx 8192 against hark bench serve --concurrency 4,4 --long-prompt 4000 --long-after 16 and
-# --concurrency 1,16, then the tests again with permuted blocks and NaN-poisoned scratch. $LONG=1 adds the long
-# prompt with the split off and with PromptBeside 28 (HARK_BATCH_PROMPT_BESIDE; ~50 s more).
+# Writes the SmolLM2-shape q8_0 file; runs cuda's TestGPUBatchEqualsSequential (as shipped, and with chunks of 32 keys
+# and the value loop batched, so that its rows split) and msltest's paged kernels and batch engine through CUDA (the
+# split at several chunk sizes, both value loops; the first CUDA process JIT-compiles the PTX if the cubins were not
+# rebuilt from it); times BenchmarkGPUBatchStep (1, 4, 16 rows) and BenchmarkGPUPromptBeside with the split (the
+# default), with the value loop batched (HARK_CUDA_TUNE=AttnPagedValues=2), with half the split's grid cap
+# (AttnPagedSplitGroups=8: fewer threadgroups that return at once, fewer chunks a deep row) and without the split
+# (AttnPagedChunk=4194304: one threadgroup a row, main's launch and kernel arithmetic); hark serve --backend cuda
+# --batch-gpu --ctx 8192 against hark bench serve --concurrency 4,4 --long-prompt 4000 --long-after 16 and
+# --concurrency 1,16; then the tests again with permuted blocks and NaN-poisoned scratch. $LONG=1 adds the long prompt
+# with the values batched, with the split off and with PromptBeside 28 (HARK_BATCH_PROMPT_BESIDE; ~75 s more).
 set -u
 K=${K:-.gpu/split38}; K=$(cd "$K" && pwd); OUT=${OUT:-/tmp/out}; S=$(date +%s); R=$PWD
 el() { echo $(( $(date +%s) - S )); }
@@ -33,15 +35,15 @@ tests() { # $1: mode
   echo "== cuda.test $1 ($E) at $(el) s"
   env $E timeout 150 ./cuda.test -test.run '^TestGPUBatchEqualsSequential$' -test.v -test.count=1 > $OUT/cuda-$1.v.log 2>&1; echo "exit $?"
   grep -E '^(\s*--- |ok|FAIL|PASS|panic)|Error|expected|actual' $OUT/cuda-$1.v.log | head -20
-  echo "== the same with chunks of 32 keys (HARK_CUDA_TUNE=AttnPagedChunk=32: every row past 32 keys split) at $(el) s"
-  env $E HARK_CUDA_TUNE=AttnPagedChunk=32 timeout 100 ./cuda.test -test.run '^TestGPUBatchEqualsSequential$' -test.v -test.count=1 > $OUT/cuda32-$1.v.log 2>&1; echo "exit $?"
+  echo "== the same with chunks of 32 keys, values batched (HARK_CUDA_TUNE=AttnPagedChunk=32,AttnPagedValues=2) at $(el) s"
+  env $E HARK_CUDA_TUNE=AttnPagedChunk=32,AttnPagedValues=2 timeout 100 ./cuda.test -test.run '^TestGPUBatchEqualsSequential$' -test.v -test.count=1 > $OUT/cuda32-$1.v.log 2>&1; echo "exit $?"
   grep -E '^(\s*--- |ok|FAIL|PASS|panic)|Error|expected|actual' $OUT/cuda32-$1.v.log | head -20
   echo "== msltest paged kernels through CUDA, $1 ($E) at $(el) s"
   env $E HARK_MSLTEST_DEVICE=cuda timeout 120 ./msltest.test -test.run '^Test(AttentionPagedKernel|AttentionPagedSplit|AttentionPagedSplitGrid|PagedKernelsBadRow|RopeKVPagedKernel|E2EBatchPagedSplit)$' \
     -test.v -test.count=1 > $OUT/msl-$1.v.log 2>&1; echo "exit $?"
   grep -E '^(\s*--- |ok|FAIL|PASS|panic)|Error|expected|actual|worst|rows split' $OUT/msl-$1.v.log | head -30; }
 tests normal > $OUT/tests.log 2>&1
-{ for T in "" AttnPagedSplitGroups=8 $OFF; do
+{ for T in "" AttnPagedValues=2 AttnPagedSplitGroups=8 $OFF; do
     echo "== BenchmarkGPUBatchStep, HARK_CUDA_TUNE=$T, at $(el) s"
     HARK_CUDA_TUNE=$T HARK_BENCH_MATMUL_ROWS=17 HARK_BENCH_MODEL=$F timeout 60 ./cuda.test -test.run '^$' -test.bench GPUBatchStep -test.benchtime 256x 2>&1
     echo "== BenchmarkGPUPromptBeside, HARK_CUDA_TUNE=$T, at $(el) s"
@@ -60,6 +62,8 @@ LBF="--concurrency 4,4 --prompt-tokens 128 --max-tokens 128 --temperature 0.7 --
   echo "== --concurrency 1,16, split at $(el) s"
   BF="--concurrency 1,16 --prompt-tokens 128 --max-tokens 128 --temperature 0.7" serve 18092 --ctx 8192
   if [ "${LONG:-0}" = 1 ]; then
+    echo "== long prompt beside 4 streams, split, values batched (HARK_CUDA_TUNE=AttnPagedValues=2) at $(el) s"
+    HARK_CUDA_TUNE=AttnPagedValues=2 BF=$LBF serve 18095 --ctx 8192
     echo "== long prompt beside 4 streams, split off (HARK_CUDA_TUNE=$OFF) at $(el) s"
     HARK_CUDA_TUNE=$OFF BF=$LBF serve 18093 --ctx 8192
     echo "== long prompt beside 4 streams, split, PromptBeside 28 (HARK_BATCH_PROMPT_BESIDE=28) at $(el) s"
