@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "46546915e48cb016e200bb71fa338e7304b653110678ff9da1156fb2f3708e3b"
+const sourcesHash = "b656c0728c10451e40d70450cd09b2712db0a09e631be2d19371707bc9fc861a"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -219,6 +219,7 @@ var funcConsts = []funcConst{
 	{name: "fc_mv_batch", index: 21, size: 4, float: false},
 	{name: "fc_mv_xalign", index: 22, size: 4, float: false},
 	{name: "fc_ramv_w", index: 23, size: 4, float: false},
+	{name: "fc_paged_values", index: 24, size: 4, float: false},
 }
 
 const entryPrefix = "hark_"

@@ -161,14 +161,15 @@ func TestAttentionNoLocalMemory(t *testing.T) {
 		// _Z14rope_attention..., _Z20rope_attention_group...), not their
 		// entries (which hold the binding array)
 		for _, p := range []string{"_Z9attentionI", "_Z19attention_tiled_", "_Z14rope_attentionI", "_Z20rope_attention_groupI",
-			"_Z16attention_ticketI", "_Z21rope_attention_ticketI", "_Z22rope_attention_mat_vecI", "_Z24rope_attention_mat_vec_oI"} {
+			"_Z16attention_ticketI", "_Z21rope_attention_ticketI", "_Z22rope_attention_mat_vecI", "_Z24rope_attention_mat_vec_oI",
+			"_Z15attention_pagedI"} {
 			if strings.HasPrefix(name, p) {
 				seen++
 				require.Zero(t, n, "%s declares %d bytes of local memory", name, n)
 			}
 		}
 	}
-	require.Equal(t, 23, seen, "attention, attention_tiled, rope_attention and rope_attention_mat_vec functions found in kernels.ptx")
+	require.Equal(t, 25, seen, "attention, attention_tiled, rope_attention, rope_attention_mat_vec and attention_paged functions found in kernels.ptx")
 }
 
 // The tensor-core attention (cuda/native/attention_mma.cu) keeps Q's

@@ -626,20 +626,11 @@ kernel void attention_group(device const float* q [[buffer(0)]],
 // (the launch rule keeps the merge launch for them).
 enum : uint { ATTN_TICKET_W = 64 };
 
-static inline void attn_ticket(device const float* scratch, device float* out, device atomic_uint* tickets,
-                               constant Args& args, uint t, uint h, uint nc, uint lane, threadgroup float* tg,
-                               threadgroup uint* verdict) {
-    const uint hd = args.attend.head_dim;
-    const uint nHead = args.attend.n_head;
-    device uint* word = (device uint*)(tickets + (t * nHead + h));
-    if (!group_ticket(word, nc, verdict, lane)) {
-        return;
-    }
-    if (lane == 0) {
-        atomic_store_explicit(tickets + (t * nHead + h), 0u, memory_order_relaxed);
-    }
-    device const float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc) * (hd + 2);
-    device float* o = out + (ulong)t * args.attend.ldo + h * hd;
+// attn_ticket_merge is attn_ticket's merge, by one SIMD-group: o[0..hd)
+// from the nc partials (max, sum, acc[hd]) at part (attention_paged's
+// split takes it too). Always inlined, as attention_impl.
+static inline __attribute__((always_inline)) void attn_ticket_merge(device const float* part, device float* o, uint nc,
+                                                                     uint hd, uint lane, threadgroup float* tg) {
     if (nc > ATTN_TICKET_W) {
         attn_combine(part, nc, hd, o, lane, 32);
         return;
@@ -697,6 +688,22 @@ static inline void attn_ticket(device const float* scratch, device float* out, d
             o[d0 + 32 + lane] = b * inv;
         }
     }
+}
+
+static inline void attn_ticket(device const float* scratch, device float* out, device atomic_uint* tickets,
+                               constant Args& args, uint t, uint h, uint nc, uint lane, threadgroup float* tg,
+                               threadgroup uint* verdict) {
+    const uint hd = args.attend.head_dim;
+    const uint nHead = args.attend.n_head;
+    device uint* word = (device uint*)(tickets + (t * nHead + h));
+    if (!group_ticket(word, nc, verdict, lane)) {
+        return;
+    }
+    if (lane == 0) {
+        atomic_store_explicit(tickets + (t * nHead + h), 0u, memory_order_relaxed);
+    }
+    device const float* part = scratch + ATTN_SCRATCH_HEAD + (ulong)((t * nHead + h) * nc) * (hd + 2);
+    attn_ticket_merge(part, out + (ulong)t * args.attend.ldo + h * hd, nc, hd, lane, tg);
 }
 
 // attention_ticket_{f32,f16}: attention's split with attn_ticket's merge,

@@ -40,6 +40,16 @@ func launchRopeKVPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, err
 // (ATTN_PAGED_MAX_SG: its partials' threadgroup arrays).
 const attnPagedMaxSG = 8
 
+// fcPagedValues is attention_paged's function constant fc_paged_values
+// (Tuning.AttnPagedValues), and PagedValuesBatched its batched loop.
+const (
+	fcPagedValues      = 24
+	PagedValuesBatched = 2
+)
+
+// pagedConstants are the two values' constants (no allocation a launch).
+var pagedConstants = [2][]Constant{{{fcPagedValues, 1}}, {{fcPagedValues, PagedValuesBatched}}}
+
 func launchAttentionPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	a := plan.DecodeAttentionPaged(d)
 	if a.M == 0 || a.NHead == 0 {
@@ -48,16 +58,50 @@ func launchAttentionPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, 
 	if a.HeadDim > attnMaxHead {
 		return dst, fmt.Errorf("shaders: attention_paged head size %d beyond the supported %d", a.HeadDim, attnMaxHead)
 	}
-	if uint64(a.TableStride)*uint64(a.BlockSize) > attnMaxKV {
+	maxKeys := uint64(a.TableStride) * uint64(a.BlockSize)
+	if maxKeys > attnMaxKV {
 		return dst, fmt.Errorf("shaders: attention_paged tables of %d blocks of %d beyond the supported %d keys", a.TableStride, a.BlockSize, attnMaxKV)
 	}
 	suf, err := cacheSuffix(d.Kernel, d.Type)
 	if err != nil {
 		return dst, err
 	}
-	return append(dst, Launch{
-		Function: "attention_paged" + suf,
-		Groups:   [3]uint32{1, uint32(a.NHead), uint32(a.M)},
-		Threads:  [3]uint32{32 * min(max(t.AttnPagedSIMDGroups, 1), attnPagedMaxSG), 1, 1},
-	}), nil
+	l := Launch{
+		Function:  "attention_paged" + suf,
+		Groups:    [3]uint32{1, uint32(a.NHead), uint32(a.M)},
+		Threads:   [3]uint32{32 * min(max(t.AttnPagedSIMDGroups, 1), attnPagedMaxSG), 1, 1},
+		Constants: pagedConstants[0],
+	}
+	if t.AttnPagedValues == PagedValuesBatched {
+		l.Constants = pagedConstants[1]
+	}
+	if nc := pagedChunks(uint64(a.NHead), uint64(a.M), maxKeys, uint64(a.HeadDim), t); nc > 1 {
+		// partials: ATTN_SCRATCH_HEAD floats, then (max, sum, acc[hd]) per
+		// (row, head, chunk); the ticket words, one per (row, head)
+		l.Groups[0] = nc
+		l.Scratch = uint32(4 * (4 + uint64(a.M)*uint64(a.NHead)*uint64(nc)*uint64(a.HeadDim+2)))
+		l.Tickets = uint32(a.NHead * a.M)
+	}
+	return append(dst, l), nil
+}
+
+// pagedChunks is attention_paged's chunks a row (the grid's x): enough
+// that a row as deep as the table, maxKeys, has chunks of about
+// Tuning.AttnPagedChunk keys, with at most Cores·AttnPagedSplitGroups
+// threadgroups in all and the partials within maxScratch; the kernel
+// gives each row the chunks its keys fill. One (no split) where the host
+// binds no ticket buffer, whose words the split's merge counts in, or has
+// too few.
+func pagedChunks(nHead, m, maxKeys, hd uint64, t *Tuning) uint32 {
+	pairs := nHead * m
+	if t.AttnTicket != TicketMerge || pairs > TicketWords {
+		return 1
+	}
+	chunk := max(32, uint64(normKnob(t.AttnPagedChunk, 512)))
+	nc := (maxKeys + chunk - 1) / chunk
+	if t.Cores > 0 {
+		nc = min(nc, uint64(t.Cores)*uint64(normKnob(t.AttnPagedSplitGroups, 16))/pairs)
+	}
+	nc = min(nc, (maxScratch/4-4)/(pairs*(hd+2)))
+	return uint32(max(1, nc))
 }

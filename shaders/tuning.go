@@ -206,6 +206,32 @@ type Tuning struct {
 	// dependent loads one SIMD-group walks is n times shorter; 1 is one
 	// SIMD-group walking every tile.
 	AttnPagedSIMDGroups uint32
+	// AttnPagedChunk is the keys of a chunk of attention_paged's split over
+	// a row's keys (issue #38): a row as deep as its table gets a
+	// threadgroup per AttnPagedChunk keys, shorter rows as many as their
+	// keys fill (the kernel counts them from the row's position), merged by
+	// the last to finish (a ticket; hosts that bind no ticket buffer keep
+	// one threadgroup a row). The kernel's chunk is the table's keys over
+	// the grid's chunks, rounded up to 32: from about half AttnPagedChunk
+	// (short tables) to all of it, more where AttnPagedSplitGroups cuts
+	// the chunks. 512 keeps a decode row of up to 256 keys (at a context
+	// of 8,192, 512) in one threadgroup, its SIMD-groups one or two tiles
+	// each, while a prompt chunk's rows 4,000 keys deep spread over 7-8
+	// threadgroups each rather than walking 16 tiles a SIMD-group on a few
+	// multiprocessors (BENCHMARKS.md, stall38: ~11 ms a step for such a row).
+	AttnPagedChunk uint32
+	// AttnPagedSplitGroups caps that split from the GPU's size: at most
+	// Cores·AttnPagedSplitGroups threadgroups in the grid (a row's chunks
+	// past its keys return at once, but each is launched), so a step of
+	// many rows, which fills the GPU unsplit, keeps fewer chunks a row.
+	AttnPagedSplitGroups uint32
+	// AttnPagedValues is PagedValuesBatched (2) for attention_paged to take
+	// a tile's value rows in batches of 8 keys, every load of a batch
+	// before its first product and no branch per dim slot (paged_values,
+	// as decode attention's attn_values); 1, the default, keeps the loop
+	// key by key. The same sums in the same order either way. Not yet
+	// measured on a GPU: HARK_CUDA_TUNE=AttnPagedValues=2 times it.
+	AttnPagedValues uint32
 	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
 	// split over the KV length (decode, beams); more already fill the GPU
 	// (an M1's 8 cores hold 8+ groups each).
@@ -255,6 +281,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8,
+	AttnPagedChunk: 512, AttnPagedSplitGroups: 16, AttnPagedValues: 1,
 	ArgmaxSegment: 4096, ArgmaxThreads: 256, SampleThreads: 1024,
 	SampleSegment: 2048, SampleSegmentThreads: 256, WhisperSegment: 2048, WhisperThreads: 256}
 
@@ -369,6 +396,9 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.AttnFoldO, d.AttnFoldO)
 	fill(&t.AttnFoldSlices, d.AttnFoldSlices)
 	fill(&t.AttnPagedSIMDGroups, d.AttnPagedSIMDGroups)
+	fill(&t.AttnPagedChunk, d.AttnPagedChunk)
+	fill(&t.AttnPagedSplitGroups, d.AttnPagedSplitGroups)
+	fill(&t.AttnPagedValues, d.AttnPagedValues)
 	fill(&t.ArgmaxSegment, d.ArgmaxSegment)
 	fill(&t.ArgmaxThreads, d.ArgmaxThreads)
 	fill(&t.SampleThreads, d.SampleThreads)

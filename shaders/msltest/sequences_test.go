@@ -22,12 +22,18 @@ type pagedPool struct {
 }
 
 func newPagedPool(r *rand.Rand, hd, nKV, bs, ts int, pos []int32) *pagedPool {
+	return newPagedPoolHoles(r, hd, nKV, bs, ts, pos, 2)
+}
+
+// newPagedPoolHoles is newPagedPool with holes blocks nobody owns (NaN)
+// shuffled among the owned ones.
+func newPagedPoolHoles(r *rand.Rand, hd, nKV, bs, ts int, pos []int32, holes int) *pagedPool {
 	p := &pagedPool{hd: hd, nKV: nKV, bs: bs, ts: ts, pos: pos}
 	used := 0
 	for _, ps := range pos {
 		used += int(ps)/bs + 1
 	}
-	p.nBlocks = used + 2 // two blocks nobody owns
+	p.nBlocks = used + holes
 	p.ps = hd + 3
 	p.hs = bs*p.ps + 1
 	p.bstride = nKV*p.hs + 5
@@ -118,18 +124,26 @@ func TestAttentionPagedKernel(t *testing.T) {
 	worst := 0.0
 	for _, c := range pagedCases {
 		for _, ty := range []ggml.Type{ggml.F32, ggml.F16} {
-			p := newPagedPool(r, c.hd, c.nKV, c.bs, c.ts, c.pos)
-			m := len(c.pos)
-			ldq, ldo := c.nHead*c.hd+5, c.nHead*c.hd+1
-			d := plan.AttentionPagedArgs{Type: ty, HeadDim: c.hd, NHead: c.nHead, NKV: c.nKV, M: m, Ldq: ldq, Ldo: ldo,
-				Scale: float32(1 / math.Sqrt(float64(c.hd))), HeadStride: p.hs, PosStride: p.ps, BlockSize: c.bs,
-				BlockStride: p.bstride, NBlocks: p.nBlocks, TableStride: c.ts, Window: c.window}.Dispatch()
-			ref, got := kitRun(t, d, [][]byte{kitF32(kitRand(r, (m-1)*ldq+c.nHead*c.hd, 1)), p.cells(r, ty, true), p.cells(r, ty, true),
-				kitF32(kitNaNs((m-1)*ldo + c.nHead*c.hd)), kitI32(c.pos), kitI32(p.table)})
-			worst = max(worst, kitCompare(t, ggml.BytesF32(ref[3]), ggml.BytesF32(got[3]), 2e-5, "attention_paged"))
+			worst = max(worst, checkAttentionPaged(t, r, c.hd, c.nHead, c.nKV, c.bs, c.ts, c.window, c.pos, ty, 2))
 		}
 	}
 	t.Logf("attention_paged: worst relative error %.3g", worst)
+}
+
+// checkAttentionPaged runs one AttentionPaged dispatch (a pool with holes
+// unowned blocks) on the CPU and the executor and returns the worst
+// relative error of the output against the CPU's float64 reference.
+func checkAttentionPaged(t *testing.T, r *rand.Rand, hd, nHead, nKV, bs, ts, window int, pos []int32, ty ggml.Type, holes int) float64 {
+	t.Helper()
+	p := newPagedPoolHoles(r, hd, nKV, bs, ts, pos, holes)
+	m := len(pos)
+	ldq, ldo := nHead*hd+5, nHead*hd+1
+	d := plan.AttentionPagedArgs{Type: ty, HeadDim: hd, NHead: nHead, NKV: nKV, M: m, Ldq: ldq, Ldo: ldo,
+		Scale: float32(1 / math.Sqrt(float64(hd))), HeadStride: p.hs, PosStride: p.ps, BlockSize: bs,
+		BlockStride: p.bstride, NBlocks: p.nBlocks, TableStride: ts, Window: window}.Dispatch()
+	ref, got := kitRun(t, d, [][]byte{kitF32(kitRand(r, (m-1)*ldq+nHead*hd, 1)), p.cells(r, ty, true), p.cells(r, ty, true),
+		kitF32(kitNaNs((m-1)*ldo + nHead*hd)), kitI32(pos), kitI32(p.table)})
+	return kitCompare(t, ggml.BytesF32(ref[3]), ggml.BytesF32(got[3]), 2e-5, "attention_paged")
 }
 
 // A row whose table names a block outside the pool is skipped by the

@@ -22,7 +22,7 @@ func TestKernelsOtherTunings(t *testing.T) {
 			AttnChunk: 32, AttnSplitBelow: 1 << 30, ArgmaxSegment: 33, ArgmaxThreads: 32, SampleThreads: 32,
 			SampleSegment: 100, SampleSegmentThreads: 32, WhisperSegment: 33, WhisperThreads: 32},
 		{Family: "wide", SIMDWidth: 32, MaxThreads: 1024, NormThreads: 1024, RopeThreads: 1024, AttnRows: 8,
-			AttnChunk: 96, AttnSplitBelow: 1, AttnPagedSIMDGroups: 3, ArgmaxSegment: 100000, ArgmaxThreads: 1024, SampleThreads: 256,
+			AttnChunk: 96, AttnSplitBelow: 1, AttnPagedSIMDGroups: 3, AttnPagedValues: shaders.PagedValuesBatched, ArgmaxSegment: 100000, ArgmaxThreads: 1024, SampleThreads: 256,
 			SampleSegment: 1 << 20, SampleSegmentThreads: 1024, WhisperSegment: shaders.WhisperOneSegment, WhisperThreads: 1024},
 		shaders.TuningFor("cuda"), // what NVIDIA GPUs run (decode's splits of f16 caches up to 1024 keys in one threadgroup)
 		// and on a 3-multiprocessor GPU with the split capped at 3 chunks
