@@ -80,14 +80,24 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	if err := plan.CheckLoad(p); err != nil {
 		return nil, fmt.Errorf("cpu: %w", err)
 	}
-	e := &Exec{pool: b.pool, pri: b.pri, name: p.Name, mm: NewMatMul(b.pool)}
+	e := &Exec{pool: b.pool, pri: b.pri, name: p.Name, mm: NewMatMul(b.pool), keysWritten: -1}
 	e.StepRunner = plan.NewStepRunner(&e.mu, e.ready, e.runPass)
 	e.mm.floatActs = b.floatActs
 	if b.quantGEMM {
 		e.mm.qgemm, e.mm.quantRef = qgemmOn, true
 	}
-	var total int64
-	for _, bd := range p.Buffers {
+	if err := checkSizes(p); err != nil {
+		return nil, err
+	}
+	ops := make([][]plan.Dispatch, len(p.Passes))
+	for i, ps := range p.Passes {
+		ops[i] = ps.Ops
+	}
+	offs, span, touched, runs := scratchLayout(p.Buffers, ops, e.rowExact)
+	e.arena, e.arenaTouched = packAlloc(span), touched // untouched pages cost nothing
+	arena := e.arena
+	places := make([]arenaPlace, len(p.Buffers))
+	for i, bd := range p.Buffers {
 		var mem []byte
 		switch bd.Kind {
 		case plan.BufWeights:
@@ -100,32 +110,50 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 				mem = c
 			}
 		case plan.Scratch, plan.State, plan.IO:
-			if bd.Data != nil {
-				return nil, fmt.Errorf("cpu: plan %s: buffer %q is not a weights buffer but has Data", p.Name, bd.Name)
+			if offs[i] < 0 {
+				mem = alignedBytes(bd.Size)
+				break
 			}
-			if bd.Size > maxBufferBytes || total+bd.Size > maxBufferBytes {
-				return nil, fmt.Errorf("cpu: plan %s: buffer %q: %d bytes is too large", p.Name, bd.Name, bd.Size)
-			}
-			total += bd.Size
-			mem = alignedBytes(bd.Size)
+			mem = arena[offs[i] : offs[i]+bd.Size : offs[i]+bd.Size]
+			places[i] = arenaPlace{in: true, off: uint64(offs[i]), size: uint64(bd.Size)}
 		default:
 			return nil, fmt.Errorf("cpu: plan %s: buffer %q has unknown kind %d", p.Name, bd.Name, bd.Kind)
 		}
 		e.bufs = append(e.bufs, newBuffer(bd.Name, bd.Kind, mem))
 	}
-	for _, ps := range p.Passes {
-		cp := compiledPass{name: ps.Name, ops: append([]plan.Dispatch(nil), ps.Ops...)}
+	for pi, ps := range p.Passes {
+		cp := compiledPass{name: ps.Name, ops: append([]plan.Dispatch(nil), ps.Ops...), runs: runs[pi]}
 		for i := range cp.ops {
 			if err := e.check(&cp.ops[i]); err != nil {
 				return nil, fmt.Errorf("cpu: plan %s/%s op %d (%s): %w", p.Name, ps.Name, i, cp.ops[i].Kernel, err)
 			}
 		}
-		cp.fence = fences(cp.ops)
+		cp.fence = fences(cp.ops, places)
 		e.passes = append(e.passes, cp)
 	}
 	e.packProducts()
 	e.allocScratch()
 	return e, nil
+}
+
+// checkSizes rejects, before anything is allocated, a Scratch, State or
+// IO buffer with Data, and such buffers of more than maxBufferBytes in
+// all, so that a corrupt plan cannot ask for an absurd allocation.
+func checkSizes(p *plan.Plan) error {
+	var total int64
+	for _, bd := range p.Buffers {
+		switch bd.Kind {
+		case plan.Scratch, plan.State, plan.IO:
+			if bd.Data != nil {
+				return fmt.Errorf("cpu: plan %s: buffer %q is not a weights buffer but has Data", p.Name, bd.Name)
+			}
+			if bd.Size > maxBufferBytes || total+bd.Size > maxBufferBytes {
+				return fmt.Errorf("cpu: plan %s: buffer %q: %d bytes is too large", p.Name, bd.Name, bd.Size)
+			}
+			total += bd.Size
+		}
+	}
+	return nil
 }
 
 // alignedBytes returns n zeroed bytes starting on a 64-byte boundary (a
@@ -211,4 +239,19 @@ func (e *Exec) check(d *plan.Dispatch) error {
 		}
 	}
 	return d.Check()
+}
+
+// rowExact reports whether a product's rows come out the same in a chunk
+// of rows as in the whole step: it takes the quantized GEMM there (integer
+// dot products, each row its own), not sgemm (chunk.go).
+func (e *Exec) rowExact(d *plan.Dispatch) bool {
+	if d.Kernel != plan.MatMul {
+		return true
+	}
+	kd := kinds[d.Type]
+	if kd == nil {
+		return false
+	}
+	a := mulArgs{kd: kd, m: chunkMin, k: plan.DecodeProduct(d).K}
+	return e.mm.canQGemm(&a)
 }
