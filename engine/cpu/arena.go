@@ -17,7 +17,7 @@ import (
 // batch, a chunked run's rows: chunk.go). An LLM prefill's QKV rows and
 // its FFN's gate|up rows, or the sampler's scratch and every activation,
 // then take the same memory: the SmolLM2 plan's 12.2 MB of scratch need
-// 8.7 MB by live ranges alone, 3.3 MB with its layer blocks chunked
+// 8.7 MB by live ranges alone, 2.3 MB with its layer blocks chunked
 // (issue #37). The arena is an anonymous mapping (packAlloc) as long as
 // the buffers laid end to end would be; the pages no pass touches are
 // never faulted in. The fences compare bytes in the arena (arenaPlace),

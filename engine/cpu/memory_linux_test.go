@@ -31,7 +31,7 @@ const packMemChild = "HARK_PACKMEM_GGUF"
 // packed weights replace the originals instead of sitting beside them
 // (+143 MB before); the plan's 12.2 MB of activation buffers share one
 // arena by their live ranges, and a prefill step's layer blocks run in
-// chunks of rows, so 3.3 MB of it are ever touched (arena.go, chunk.go).
+// chunks of rows, so 2.3 MB of it are ever touched (arena.go, chunk.go).
 // The chunks need the products on the quantized GEMM (AVX-512 VNNI);
 // where this CPU takes sgemm instead the prefill runs whole, and the
 // bound allows the arena as laid out (the log says which). Where the CPU
