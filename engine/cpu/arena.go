@@ -18,6 +18,7 @@ import (
 // its FFN's gate|up rows, or the sampler's scratch and every activation,
 // then take the same memory: the SmolLM2 plan's 12.2 MB of scratch need
 // 8.7 MB by live ranges alone, 2.3 MB with its layer blocks chunked
+// (Options.ChunkRows)
 // (issue #37). The arena is an anonymous mapping (packAlloc) as long as
 // the buffers laid end to end would be; the pages no pass touches are
 // never faulted in. The fences compare bytes in the arena (arenaPlace),
@@ -66,17 +67,18 @@ type use struct {
 // are never faulted in), the bytes the passes touch, and each pass's
 // chunked runs.
 //
+// chunk is the rows of a chunked run's chunk (0: none; chunk.go), and
 // rowExact says whether a dispatch's rows come out the same whatever the
 // rows beside them (chunk.go: a product on the quantized GEMM, not on a
 // BLAS whose rounding may follow the shape).
-func scratchLayout(bufs []plan.Buffer, ops [][]plan.Dispatch, rowExact func(*plan.Dispatch) bool) (offs []int64, span, touched int64, runs [][]chunkRun) {
+func scratchLayout(bufs []plan.Buffer, ops [][]plan.Dispatch, rowExact func(*plan.Dispatch) bool, chunk int64) (offs []int64, span, touched int64, runs [][]chunkRun) {
 	sizes := bufSizes(bufs)
 	whole := func(p, i int, dst []plan.Span) []plan.Span { return scratchSpans(&ops[p][i], bufs, sizes, dst) }
 	uses := passUses(bufs, ops, whole)
 	runs = make([][]chunkRun, len(ops))
 	in := make([][]*chunkRun, len(ops)) // the run of each dispatch
 	for p := range ops {
-		runs[p] = chunkRuns(ops[p], uses[p], rowExact)
+		runs[p] = chunkRuns(ops[p], uses[p], rowExact, chunk)
 		in[p] = make([]*chunkRun, len(ops[p]))
 		for r := range runs[p] {
 			for k := runs[p][r].first; k <= runs[p][r].last; k++ {

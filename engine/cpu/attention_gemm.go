@@ -143,7 +143,7 @@ func (e *Exec) attentionGEMM(a *attnTask, nKV int) error {
 	hd, kv, m := a.hd, a.kvLen, a.m
 	mb := m
 	if a.probs == nil {
-		mb = min(m, attnRowBlock(kv, a.causal))
+		mb = min(m, attnRowBlock(kv, a.causal && e.chunkRows > 0))
 	}
 	need := 2 * kv * hd
 	if a.probs == nil {
@@ -188,23 +188,25 @@ func (e *Exec) ensureAttn(n int) []float32 {
 // attnGEMMNeeds is the product path's scratch for a dispatch's static
 // shape (0 when it takes the direct path); kvCap is the keys its cache
 // holds.
-func attnGEMMNeeds(d *plan.Dispatch, kvCap int) int {
+func attnGEMMNeeds(d *plan.Dispatch, kvCap int, chunked bool) int {
 	a := plan.DecodeAttention(d)
 	m, hd := a.M, a.HeadDim
 	if m < gemmAttnMinM || a.Flags&plan.FlagPerSeqRows != 0 || a.PosStride < hd || kvCap == 0 {
 		return 0
 	}
-	return satAdd(satMul(2*kvCap, hd), satMul(min(m, attnRowBlock(kvCap, a.Flags&plan.FlagCausal != 0)), kvCap))
+	return satAdd(satMul(2*kvCap, hd), satMul(min(m, attnRowBlock(kvCap, chunked && a.Flags&plan.FlagCausal != 0)), kvCap))
 }
 
-// attnRowBlock is the query rows of one score block over kv keys. Causal
-// attention (an LLM's prefill) takes a power of two up to causalBlock, so
-// that the blocks of a chunk of a step (chunk.go: chunks start at
-// multiples of rowChunk) are the whole step's blocks, and its products
-// have the same shapes: a BLAS's rounding may depend on them.
-func attnRowBlock(kv int, causal bool) int {
+// attnRowBlock is the query rows of one score block over kv keys. Where
+// steps run in chunks (Options.ChunkRows), causal attention (an LLM's
+// prefill) takes a power of two up to causalBlock, so that the blocks of
+// a chunk (chunks start at multiples of causalBlock) are the whole
+// step's blocks and its products have the same shapes: a BLAS's
+// rounding may depend on them. Otherwise (blocked) up to attnScoreFloats
+// scores.
+func attnRowBlock(kv int, blocked bool) int {
 	n := max(1, attnScoreFloats/max(kv, 1))
-	if !causal {
+	if !blocked {
 		return n
 	}
 	b := 1
@@ -214,6 +216,6 @@ func attnRowBlock(kv int, causal bool) int {
 	return b
 }
 
-// causalBlock bounds attnRowBlock for causal attention: it divides
-// rowChunk.
+// causalBlock bounds attnRowBlock for causal attention: it divides every
+// chunk's rows (Options.ChunkRows).
 const causalBlock = 64

@@ -25,20 +25,22 @@ import (
 // from that row alone, so the results are the whole step's bit for bit
 // (TestChunkedRunsExact).
 
-// rowChunk is the rows a chunked run feeds at a time: small enough that
-// an FFN's gate|up rows stay narrower than the residual stream (SmolLM2:
-// 1.0 MB for 79 rows, where x takes 1.2 MB for the step's 512), large
-// enough that the quantized GEMM's per-call weight repacking stays small
-// beside its arithmetic. A multiple of causalBlock, so attention's score
-// blocks fall as in the whole step; the last chunk takes a remainder
-// under chunkMin rows, so every product and attention takes the matrix
-// path the whole step's would (the row kernels' rounding differs). A
-// variable for tests.
-var rowChunk int64 = 64
+// A run's chunk is Options.ChunkRows rows (a multiple of causalBlock, so
+// attention's score blocks fall as in the whole step); the last chunk
+// takes a remainder under chunkMin rows, so every product and attention
+// takes the matrix path the whole step's would (the row kernels'
+// rounding differs). 64 rows keep an FFN's gate|up rows narrower than the
+// residual stream (SmolLM2: 1.0 MB for 79 rows, where x takes 1.2 MB for
+// the step's 512). Off by default: each chunk repacks every weight panel
+// of its products (the quantized GEMM's panels are made from the packs
+// per call), which doubles a pp512's CPU at 64 rows (BENCHMARKS.md,
+// issue #37's memory section); until the GEMM reads the packs as they
+// are, the rows cost more than their memory.
 
 // chunkRun is a run of a pass's dispatches [first, last] run in chunks;
 // inner are the buffers that live inside it.
 type chunkRun struct {
+	rows        int64 // a chunk's (Options.ChunkRows)
 	first, last int
 	ops         []plan.Dispatch
 	shift       [][]rowBind // per dispatch, the bindings that move with the chunk
@@ -90,11 +92,11 @@ func rowBindings(d *plan.Dispatch) (rows []rowBind, want []stepPatch, ok bool) {
 }
 
 // chunkable reports whether d can be part of a chunked run: a row-wise
-// kernel planned for more than rowChunk rows with exactly the step
+// kernel planned for more than a chunk's rows with exactly the step
 // patches it must have (each the variable itself).
-func chunkable(d *plan.Dispatch) bool {
+func chunkable(d *plan.Dispatch, chunk int64) bool {
 	_, want, ok := rowBindings(d)
-	if !ok || int(d.NPatch) != len(want) || int64(d.P[want[0].target-plan.PatchParam0]) <= maxChunkRows() {
+	if !ok || int(d.NPatch) != len(want) || int64(d.P[want[0].target-plan.PatchParam0]) <= maxChunkRows(chunk) {
 		return false
 	}
 	for _, p := range d.Patch[:d.NPatch] {
@@ -111,9 +113,12 @@ func chunkable(d *plan.Dispatch) bool {
 // stretch cut to its inner buffers' ranges. A stretch without one stays
 // whole, as does one that binds a buffer with two row strides (its rows
 // would not be the same bytes in every dispatch).
-func chunkRuns(ops []plan.Dispatch, u []*use, rowExact func(*plan.Dispatch) bool) []chunkRun {
+func chunkRuns(ops []plan.Dispatch, u []*use, rowExact func(*plan.Dispatch) bool, chunk int64) []chunkRun {
 	var runs []chunkRun
-	ok := func(k int) bool { return chunkable(&ops[k]) && rowExact(&ops[k]) }
+	if chunk <= 0 {
+		return nil
+	}
+	ok := func(k int) bool { return chunkable(&ops[k], chunk) && rowExact(&ops[k]) }
 	for i := 0; i < len(ops); {
 		if !ok(i) {
 			i++
@@ -123,7 +128,10 @@ func chunkRuns(ops []plan.Dispatch, u []*use, rowExact func(*plan.Dispatch) bool
 		for j+1 < len(ops) && ok(j+1) {
 			j++
 		}
-		runs = append(runs, cutRuns(ops, u, i, j)...)
+		for _, r := range cutRuns(ops, u, i, j) {
+			r.rows = chunk
+			runs = append(runs, r)
+		}
 		i = j + 1
 	}
 	return runs
@@ -214,12 +222,12 @@ func cutRuns(ops []plan.Dispatch, u []*use, i, j int) []chunkRun {
 const chunkMin = gemmMinM
 
 // maxChunkRows is the most rows of a chunk.
-func maxChunkRows() int64 { return rowChunk + chunkMin - 1 }
+func maxChunkRows(chunk int64) int64 { return chunk + chunkMin - 1 }
 
 // nextChunk returns the rows of the chunk from row c0 of a step of rows:
-// rowChunk, or all that are left where fewer than chunkMin would remain.
-func nextChunk(c0, rows int64) int64 {
-	n := min(rowChunk, rows-c0)
+// chunk, or all that are left where fewer than chunkMin would remain.
+func nextChunk(c0, rows, chunk int64) int64 {
+	n := min(chunk, rows-c0)
 	if left := rows - c0 - n; left > 0 && left < chunkMin {
 		n += left
 	}
@@ -252,7 +260,7 @@ func (r *chunkRun) chunk(k int, vars *plan.Vars, c0 int64) plan.Dispatch {
 // for any patched dispatch.
 func (r *chunkRun) layoutSpans(k int, bufs []plan.Buffer, sizes []uint64, dst []plan.Span) []plan.Span {
 	var vars plan.Vars
-	vars[plan.VarNTok], vars[plan.VarKVLen] = maxChunkRows(), maxChunkRows()
+	vars[plan.VarNTok], vars[plan.VarKVLen] = maxChunkRows(r.rows), maxChunkRows(r.rows)
 	d := r.chunk(k-r.first, &vars, 0)
 	n := len(dst)
 	all := d.Spans(sizes, dst)

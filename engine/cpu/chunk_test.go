@@ -15,8 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A prefill whose FFN runs in chunks of rows gives the logits and the KV
-// cache of the whole batch bit for bit, at chunk sizes that divide the
+// A prefill whose layer blocks run in chunks of rows gives the logits and
+// the KV cache of the whole step bit for bit (with chunks so large that
+// none is cut: the same attention blocks), at chunk sizes that divide the
 // rows and that do not, and its scratch arena touches less memory.
 func TestChunkedRunsExact(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tiny.gguf")
@@ -37,10 +38,7 @@ func TestChunkedRunsExact(t *testing.T) {
 		touched int64
 	}
 	prefill := func(chunk int64, n int) result {
-		saved := rowChunk
-		rowChunk = chunk
-		defer func() { rowChunk = saved }()
-		be := &recordingBackend{Backend: New(Options{Threads: 2})}
+		be := &recordingBackend{Backend: New(Options{Threads: 2, ChunkRows: int(chunk)})}
 		defer be.Close()
 		m, err := llm.Load(be, f, llm.Options{Context: 512, Batch: batch})
 		require.NoError(t, err)
@@ -61,7 +59,7 @@ func TestChunkedRunsExact(t *testing.T) {
 		return r
 	}
 	for _, n := range []int{batch, 257, 40} {
-		whole := prefill(1<<40, n)
+		whole := prefill(1<<20, n) // the same arithmetic (attention's blocks), steps whole
 		require.Zero(t, whole.runs)
 		for _, chunk := range []int64{64, 128} {
 			got := prefill(chunk, n)

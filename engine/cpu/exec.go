@@ -28,6 +28,7 @@ type Exec struct {
 	packed          int    // weight bytes repacked at load for the row kernels (repack.go)
 	arena           []byte // the Scratch buffers (arena.go)
 	keysWritten     int    // a chunk's keys in the cache (chunk.go); -1 outside chunks
+	chunkRows       int64  // Options.ChunkRows (0: steps run whole)
 	arenaTouched    int64  // the bytes of it the passes touch
 	released        int64  // bytes of packed originals released (releasePages)
 
@@ -137,7 +138,7 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	defer e.pool.tagBarriers(0)
 	runs := e.passes[pass].runs
 	for i := 0; i < len(ops); i++ {
-		if len(runs) > 0 && runs[0].first == i && vars[plan.VarNTok] > maxChunkRows() && vars[plan.VarKVLen] == vars[plan.VarPos]+vars[plan.VarNTok] {
+		if len(runs) > 0 && runs[0].first == i && vars[plan.VarNTok] > maxChunkRows(runs[0].rows) && vars[plan.VarKVLen] == vars[plan.VarPos]+vars[plan.VarNTok] {
 			if err := e.runChunks(&runs[0], vars); err != nil {
 				return err
 			}
@@ -168,13 +169,13 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	return nil
 }
 
-// runChunks runs r in chunks of about rowChunk rows (nextChunk), each
+// runChunks runs r in chunks of about r.rows rows (nextChunk), each
 // dispatch after a fence (its rows come from the one before).
 func (e *Exec) runChunks(r *chunkRun, vars *plan.Vars) error {
 	defer func() { e.keysWritten = -1 }()
 	rows := vars[plan.VarNTok]
 	for c0 := int64(0); c0 < rows; {
-		n := nextChunk(c0, rows)
+		n := nextChunk(c0, rows, r.rows)
 		cv := chunkVars(vars, c0, n)
 		e.keysWritten = int(cv[plan.VarPos] + n)
 		for k := range r.ops {
@@ -367,7 +368,7 @@ func (e *Exec) allocScratch() {
 			a, w := scratchNeeds(d, e)
 			act, ws = max(act, a), max(ws, w)
 			if d.Kernel == plan.Attention {
-				at = max(at, attnGEMMNeeds(d, attnKVCap(d, e)))
+				at = max(at, attnGEMMNeeds(d, attnKVCap(d, e), e.chunkRows > 0))
 			}
 		}
 	}

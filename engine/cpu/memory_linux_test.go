@@ -30,8 +30,10 @@ const packMemChild = "HARK_PACKMEM_GGUF"
 // RSS no more than 1.05 × (file size + KV cache): issue 37's bound. The
 // packed weights replace the originals instead of sitting beside them
 // (+143 MB before); the plan's 12.2 MB of activation buffers share one
-// arena by their live ranges, and a prefill step's layer blocks run in
-// chunks of rows, so 2.3 MB of it are ever touched (arena.go, chunk.go).
+// arena by their live ranges, and with Options.ChunkRows (64 here; off by
+// default while each chunk repacks its products' weight panels, which
+// doubles a pp512's CPU) a prefill step's layer blocks run in chunks of
+// rows, so 2.3 MB of the arena are ever touched (arena.go, chunk.go).
 // The chunks need the products on the quantized GEMM (AVX-512 VNNI);
 // where this CPU takes sgemm instead the prefill runs whole, and the
 // bound allows the arena as laid out (the log says which). Where the CPU
@@ -102,7 +104,7 @@ func packedMemoryChild(t *testing.T, path string) {
 	}
 	before := rss()
 	memBreakdown("before", nil)
-	be := &recordingBackend{Backend: New(Options{Threads: 2})}
+	be := &recordingBackend{Backend: New(Options{Threads: 2, ChunkRows: 64})}
 	defer be.Close()
 	m, err := llm.Load(be, f, llm.Options{Context: pp, Batch: pp}) // hark bench llm's context and batch
 	require.NoError(t, err)
