@@ -60,7 +60,7 @@ func TestPackedModelMemory(t *testing.T) {
 			t.Log(strings.TrimSpace(l))
 		}
 	}
-	var v [7]int64 // before, after, kv, scratch, packed, released, chunked runs
+	var v [8]int64 // before, after, kv, scratch, packed, released, chunked runs, peak
 	found := false
 	sc := bufio.NewScanner(strings.NewReader(string(out)))
 	for sc.Scan() {
@@ -73,7 +73,7 @@ func TestPackedModelMemory(t *testing.T) {
 		}
 	}
 	require.True(t, found, "%s", out)
-	before, after, kv, scratch, packed, released, runs := v[0], v[1], v[2], v[3], v[4], v[5], v[6]
+	before, after, kv, scratch, packed, released, runs, peak := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
 	added := after - before
 	bound := 1.05 * float64(st.Size()+kv)
 	if runs == 0 {
@@ -86,11 +86,15 @@ func TestPackedModelMemory(t *testing.T) {
 	require.Greater(t, packed, st.Size()*9/10, "the products packed")
 	require.GreaterOrEqual(t, released, packed*99/100, "the originals released, but for their partial pages")
 	require.LessOrEqual(t, float64(added), bound, "RSS added by the model")
+	// each original released once packed: the load never holds both
+	// copies of the weights (about twice the file at its peak before)
+	t.Logf("peak RSS %.1f MB: +%.1f MB over before", float64(peak)/1e6, float64(peak-before)/1e6)
+	require.LessOrEqual(t, float64(peak-before), 1.1*float64(st.Size()+kv+scratch), "peak RSS added by the model")
 }
 
 // packedMemoryChild loads path, runs pp512 and tg128 and prints "MEMORY
-// before after kv arena packed released runs" (bytes; runs: the chunked
-// runs of the plan) and the breakdown of each stage.
+// before after kv arena packed released runs peak" (bytes; runs: the
+// chunked runs of the plan; peak: VmHWM) and the breakdown of each stage.
 func packedMemoryChild(t *testing.T, path string) {
 	withPortablePacked(t)
 	f, err := gguf.Open(path)
@@ -126,7 +130,7 @@ func packedMemoryChild(t *testing.T, path string) {
 	for _, ps := range be.ex.passes {
 		runs += len(ps.runs)
 	}
-	fmt.Printf("MEMORY %d %d %d %d %d %d %d\n", before, after, kv, be.ex.arenaTouched, be.ex.packed, be.ex.released, runs)
+	fmt.Printf("MEMORY %d %d %d %d %d %d %d %d\n", before, after, kv, be.ex.arenaTouched, be.ex.packed, be.ex.released, runs, shared.ProcStatusBytes(t, "VmHWM"))
 }
 
 // recordingBackend keeps the executor it loads.
