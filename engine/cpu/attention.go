@@ -14,6 +14,7 @@ type attnTask struct {
 	m              int
 	ldq, ldo, ldp  int
 	kvLen, pos0    int
+	written        int // keys from here on are not yet this step's: read as zeros (chunk.go)
 	window         int // sliding window (0 = none)
 	causal, perSeq bool
 	scale          float32
@@ -167,7 +168,10 @@ func (e *Exec) attention(d *plan.Dispatch) error {
 	a := &e.attnT
 	*a = attnTask{hd: p.HeadDim, nHead: p.NHead, m: p.M, ldq: p.Ldq, ldo: p.Ldo,
 		kvLen: p.KVLen, pos0: p.Pos0, window: p.Window, causal: p.Flags&plan.FlagCausal != 0, perSeq: p.Flags&plan.FlagPerSeqRows != 0,
-		scale: p.Scale, hs: p.HeadStride, ps: p.PosStride, ss: p.SeqStride, ldp: p.Ldp}
+		scale: p.Scale, hs: p.HeadStride, ps: p.PosStride, ss: p.SeqStride, ldp: p.Ldp, written: p.KVLen}
+	if e.keysWritten >= 0 {
+		a.written = min(a.written, e.keysWritten)
+	}
 	nKV := p.NKV
 	if err := p.Check(); err != nil {
 		return e.errf("%v", err)

@@ -19,11 +19,16 @@ import (
 const gemmAttnMinM = 16
 
 // attnPackTask copies key positions [lo, hi) of one KV head into kp
-// ([kvLen][hd]) and vt ([hd][kvLen]).
+// ([kvLen][hd]) and vt ([hd][kvLen]); those from written on as zeros:
+// a chunk of a step (chunk.go) sees the step's kvLen, so its products
+// have the whole step's shapes and rounding, but the later chunks' keys
+// are not in the cache yet, and a stale value there (an f16 infinity)
+// times its zero probability would be NaN.
 type attnPackTask struct {
 	k, v         typed
 	base, ps, hd int
 	kvLen        int
+	written      int
 	kp, vt       []float32
 }
 
@@ -32,6 +37,13 @@ func (p *attnPackTask) Do(_, lo, hi int) {
 	for j := lo; j < hi; j++ {
 		src := p.base + j*p.ps
 		kr := p.kp[j*hd : j*hd+hd]
+		if j >= p.written {
+			clear(kr)
+			for i := range hd {
+				p.vt[i*p.kvLen+j] = 0
+			}
+			continue
+		}
 		if p.k.h != nil {
 			for i, b := range p.k.h[src : src+hd] {
 				kr[i] = f16Table[b]
@@ -134,7 +146,7 @@ func (e *Exec) attentionGEMM(a *attnTask, nKV int) error {
 	hd, kv, m := a.hd, a.kvLen, a.m
 	mb := m
 	if a.probs == nil {
-		mb = min(m, max(1, attnScoreFloats/kv))
+		mb = min(m, attnRowBlock(kv, a.causal && e.chunkRows > 0))
 	}
 	need := 2 * kv * hd
 	if a.probs == nil {
@@ -146,7 +158,7 @@ func (e *Exec) attentionGEMM(a *attnTask, nKV int) error {
 	st := &e.attnSoftT
 	defer func() { *pk, *st = attnPackTask{}, attnSoftTask{} }()
 	for g := 0; g < nKV; g++ {
-		*pk = attnPackTask{k: a.k, v: a.v, base: g * a.hs, ps: a.ps, hd: hd, kvLen: kv, kp: kp, vt: vt}
+		*pk = attnPackTask{k: a.k, v: a.v, base: g * a.hs, ps: a.ps, hd: hd, kvLen: kv, written: a.written, kp: kp, vt: vt}
 		e.pool.Run(kv, chunkGrain(2*hd), pk)
 		for h := g * a.group; h < (g+1)*a.group; h++ {
 			for t0 := 0; t0 < m; t0 += mb {
@@ -180,15 +192,38 @@ func (e *Exec) ensureAttn(n int) []float32 {
 // shape (0 when it takes the direct path); kvCap is the keys its cache
 // holds. Causal dispatches may take the blocked path instead, so theirs is
 // the larger of the two.
-func attnGEMMNeeds(d *plan.Dispatch, kvCap, workers int) int {
+func attnGEMMNeeds(d *plan.Dispatch, kvCap, workers int, chunked bool) int {
 	a := plan.DecodeAttention(d)
 	m, hd := a.M, a.HeadDim
 	if m < gemmAttnMinM || a.Flags&plan.FlagPerSeqRows != 0 || a.PosStride < hd || kvCap == 0 {
 		return 0
 	}
-	n := satAdd(satMul(2*kvCap, hd), satMul(min(m, max(1, attnScoreFloats/kvCap)), kvCap))
+	n := satAdd(satMul(2*kvCap, hd), satMul(min(m, attnRowBlock(kvCap, chunked && a.Flags&plan.FlagCausal != 0)), kvCap))
 	if a.Flags&plan.FlagCausal != 0 {
 		n = max(n, attnBlocksNeeds(kvCap, hd, a.NKV, workers))
 	}
 	return n
 }
+
+// attnRowBlock is the query rows of one score block over kv keys. Where
+// steps run in chunks (Options.ChunkRows), causal attention (an LLM's
+// prefill) takes a power of two up to causalBlock, so that the blocks of
+// a chunk (chunks start at multiples of causalBlock) are the whole
+// step's blocks and its products have the same shapes: a BLAS's
+// rounding may depend on them. Otherwise (blocked) up to attnScoreFloats
+// scores.
+func attnRowBlock(kv int, blocked bool) int {
+	n := max(1, attnScoreFloats/max(kv, 1))
+	if !blocked {
+		return n
+	}
+	b := 1
+	for b*2 <= min(n, causalBlock) {
+		b *= 2
+	}
+	return b
+}
+
+// causalBlock bounds attnRowBlock for causal attention: it divides every
+// chunk's rows (Options.ChunkRows).
+const causalBlock = 64

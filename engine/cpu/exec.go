@@ -24,9 +24,13 @@ type Exec struct {
 	bufs            []buffer
 	passes          []compiledPass
 	closed          bool
-	serial          bool  // tests: fence before every dispatch
-	packed          int   // weight bytes repacked at load for the row kernels (repack.go)
-	released        int64 // bytes of packed originals released (releasePages)
+	serial          bool   // tests: fence before every dispatch
+	packed          int    // weight bytes repacked at load for the row kernels (repack.go)
+	arena           []byte // the Scratch buffers (arena.go)
+	keysWritten     int    // a chunk's keys in the cache (chunk.go); -1 outside chunks
+	chunkRows       int64  // Options.ChunkRows (0: steps run whole)
+	arenaTouched    int64  // the bytes of it the passes touch
+	released        int64  // bytes of packed originals released (releasePages)
 
 	// position of the running dispatch, for error messages
 	curPass, curOp int
@@ -73,7 +77,8 @@ type Exec struct {
 type compiledPass struct {
 	name  string
 	ops   []plan.Dispatch
-	fence []bool // ops[i] waits for the jobs in flight (fences)
+	fence []bool     // ops[i] waits for the jobs in flight (fences)
+	runs  []chunkRun // stretches of ops run in chunks of rows (chunk.go)
 }
 
 // RunPasses implements plan.Chainer. The CPU has nothing to batch, so its
@@ -138,7 +143,18 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	defer e.pool.End() // fences the last jobs before the host reads
 	defer e.pool.tagBarriers(0)
 	e.memo = rowMemo{} // the host may have written the row
-	for i := range ops {
+	runs := e.passes[pass].runs
+	for i := 0; i < len(ops); i++ {
+		if len(runs) > 0 && runs[0].first == i && vars[plan.VarNTok] > maxChunkRows(runs[0].rows) && vars[plan.VarKVLen] == vars[plan.VarPos]+vars[plan.VarNTok] {
+			if err := e.runChunks(&runs[0], vars); err != nil {
+				return err
+			}
+			i, runs = runs[0].last, runs[1:]
+			continue
+		}
+		if len(runs) > 0 && runs[0].last == i {
+			runs = runs[1:] // run whole: its rows fit one chunk
+		}
 		if e.stop != nil {
 			if err := e.stop.Err(); err != nil {
 				return err // the deferred End fences the jobs in flight
@@ -159,6 +175,37 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 		if err := e.dispatch(&r); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// runChunks runs r in chunks of about r.rows rows (nextChunk), each
+// dispatch after a fence (its rows come from the one before).
+func (e *Exec) runChunks(r *chunkRun, vars *plan.Vars) error {
+	defer func() { e.keysWritten = -1 }()
+	rows := vars[plan.VarNTok]
+	for c0 := int64(0); c0 < rows; {
+		n := nextChunk(c0, rows, r.rows)
+		cv := chunkVars(vars, c0, n)
+		e.keysWritten = int(cv[plan.VarPos] + n)
+		for k := range r.ops {
+			if e.stop != nil {
+				if err := e.stop.Err(); err != nil {
+					return err
+				}
+			}
+			e.curOp, e.curKernel = r.first+k, r.ops[k].Kernel
+			e.pool.tagBarriers(r.ops[k].Kernel)
+			e.pool.Fence()
+			if err := e.checkPatches(&r.ops[k], &cv); err != nil {
+				return err
+			}
+			d := r.chunk(k, &cv, c0)
+			if err := e.dispatch(&d); err != nil {
+				return err
+			}
+		}
+		c0 += n
 	}
 	return nil
 }
@@ -300,9 +347,10 @@ func (e *Exec) Close() error {
 	if !e.closed {
 		e.pool.Fence() // no product may still read a pack
 		e.mm.freePacks()
+		packFree(e.arena)
 	}
 	e.closed = true
-	e.bufs, e.act, e.wsf, e.wss, e.attnScr = nil, nil, nil, nil, nil
+	e.bufs, e.act, e.wsf, e.wss, e.attnScr, e.arena = nil, nil, nil, nil, nil, nil
 	return nil
 }
 
@@ -328,7 +376,7 @@ func (e *Exec) allocScratch() {
 			a, w := scratchNeeds(d, e)
 			act, ws = max(act, a), max(ws, w)
 			if d.Kernel == plan.Attention {
-				at = max(at, attnGEMMNeeds(d, w, e.pool.Workers()))
+				at = max(at, attnGEMMNeeds(d, attnKVCap(d, e), e.pool.Workers(), e.chunkRows > 0))
 			}
 		}
 	}
@@ -397,6 +445,22 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 		return 0, min(kv, maxKV)
 	}
 	return 0, 0
+}
+
+// attnKVCap is the most keys an Attention dispatch's heads see: its
+// static KV length, or, where patched, the positions of one KV head's
+// part of the cache (all of it for one head), not more than maxKV.
+func attnKVCap(d *plan.Dispatch, e *Exec) int {
+	a := plan.DecodeAttention(d)
+	kv := a.KVLen
+	if ps := a.PosStride; ps > 0 && present(d, 1) {
+		n := len(e.bufs[d.Bind[1].Buf].b)/kvElemBytes(d.Type)/ps + 1
+		if a.NKV > 1 && a.HeadStride >= ps {
+			n = min(n, a.HeadStride/ps)
+		}
+		kv = max(kv, n)
+	}
+	return min(kv, maxKV)
 }
 
 func (e *Exec) ensureAct(n int) []float32 {

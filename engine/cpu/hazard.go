@@ -11,12 +11,20 @@ import "github.com/harkapp/hark/engine/plan"
 // dispatches, as ggml's graph compute does. Computed once at load from
 // the bindings' byte ranges; a dispatch with patches may move anywhere in
 // its buffers, so each of its bindings counts as the whole buffer.
-func fences(ops []plan.Dispatch) []bool {
+// Buffers that share the scratch arena are compared by their bytes in it
+// (places, by buffer id; arena.go).
+func fences(ops []plan.Dispatch, places []arenaPlace) []bool {
 	fence := make([]bool, len(ops))
 	var hz plan.Hazards
 	var acc []plan.Span
+	arena := plan.BufID(len(places))
 	for i := range ops {
 		acc = spans(&ops[i], acc[:0])
+		for j, s := range acc {
+			if int(s.Buf) < len(places) {
+				acc[j] = places[s.Buf].place(s, arena)
+			}
+		}
 		fence[i] = hz.Add(acc) || i == 0
 	}
 	return fence

@@ -188,14 +188,14 @@ var packBudget = 1 << 30
 // packProducts packs, at load and in plan order, the weights of every
 // product dispatch that takes the row path (fewer than gemmMinM rows as
 // planned: decode steps, beams) where this CPU has a packed kernel, each
-// matrix once, up to packBudget bytes, then releases the originals'
-// pages.
+// matrix once, up to packBudget bytes, releasing each original's pages
+// once it is packed: the load holds one matrix twice at a time, not the
+// model (SmolLM2's q8_0: a peak RSS of about one copy of its weights,
+// where releasing them all at the end held both copies at once).
 func (e *Exec) packProducts() {
 	if e.mm.floatActs {
 		return
 	}
-	var orig [][]byte
-	defer func() { e.released = releasePages(orig) }()
 	for _, ps := range e.passes {
 		for i := range ps.ops {
 			d, ok := productOf(&ps.ops[i])
@@ -219,7 +219,7 @@ func (e *Exec) packProducts() {
 			}
 			if n := e.mm.Pack(d.Type, b.b[off:off+need], p.N, p.K); n > 0 {
 				e.packed += n
-				orig = append(orig, b.b[off:off+need])
+				e.released += releasePages([][]byte{b.b[off : off+need]})
 			}
 		}
 	}
