@@ -229,8 +229,10 @@ type Tuning struct {
 	// a tile's value rows in batches of 8 keys, every load of a batch
 	// before its first product and no branch per dim slot (paged_values,
 	// as decode attention's attn_values); 1, the default, keeps the loop
-	// key by key. The same sums in the same order either way. Not yet
-	// measured on a GPU: HARK_CUDA_TUNE=AttnPagedValues=2 times it.
+	// key by key. The same sums in the same order either way. The cuda
+	// family batches: on the H200 (BENCHMARKS, eighteenth session's final
+	// check) the batch step took 1.45 / 2.63 / 4.50 ms at 1 / 4 / 16 rows
+	// against 1.81 / 2.81 / 4.85 key by key.
 	AttnPagedValues uint32
 	// AttnSplitBelow: attention with fewer (row, head) pairs than this is
 	// split over the KV length (decode, beams); more already fill the GPU
@@ -346,7 +348,7 @@ var Families = []Tuning{
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4,
 		MatVecQ8K: MatVecWideK, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
-		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, SampleSegment: 1024, WhisperSegment: 1024},
+		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, AttnPagedValues: PagedValuesBatched, SampleSegment: 1024, WhisperSegment: 1024},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for
