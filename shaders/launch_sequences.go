@@ -45,6 +45,9 @@ const attnPagedMaxSG = 8
 const (
 	fcPagedValues      = 24
 	PagedValuesBatched = 2
+	// PagedSplitOff is an AttnPagedChunk no table reaches: one threadgroup
+	// a row.
+	PagedSplitOff = 1 << 22
 )
 
 // pagedConstants are the two values' constants (no allocation a launch).

@@ -219,6 +219,10 @@ type Tuning struct {
 	// each, while a prompt chunk's rows 4,000 keys deep spread over 7-8
 	// threadgroups each rather than walking 16 tiles a SIMD-group on a few
 	// multiprocessors (BENCHMARKS.md, stall38: ~11 ms a step for such a row).
+	// The cuda family turns it off (PagedSplitOff): on the H200 the split's
+	// grid, sized for the table, cost 16 decode streams 7% (2,543-2,731
+	// against 2,774-2,927 tok/s) and gains only where a step carries a few
+	// deep prompt rows, which the server's full prompt budget never does.
 	AttnPagedChunk uint32
 	// AttnPagedSplitGroups caps that split from the GPU's size: at most
 	// Cores·AttnPagedSplitGroups threadgroups in the grid (a row's chunks
@@ -348,7 +352,7 @@ var Families = []Tuning{
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4,
 		MatVecQ8K: MatVecWideK, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
-		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, AttnPagedValues: PagedValuesBatched, SampleSegment: 1024, WhisperSegment: 1024},
+		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, AttnPagedChunk: PagedSplitOff, AttnPagedValues: PagedValuesBatched, SampleSegment: 1024, WhisperSegment: 1024},
 }
 
 // TuningFor returns the tuning of a family name ("apple9", ...; Default for

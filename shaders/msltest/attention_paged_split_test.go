@@ -39,7 +39,7 @@ var pagedSplitCases = []struct {
 // capping the grid, and a host without tickets (no split); then the
 // batched value loop with and without the split.
 func pagedSplitTunings() []shaders.Tuning {
-	cuda := shaders.TuningFor("cuda")
+	cuda := pagedSplitCUDA()
 	with := func(name string, f func(t *shaders.Tuning)) shaders.Tuning {
 		t := cuda
 		t.Family = name
@@ -55,11 +55,21 @@ func pagedSplitTunings() []shaders.Tuning {
 		with("no-tickets", func(t *shaders.Tuning) { t.AttnPagedChunk, t.AttnTicket = 32, 1 }),
 		// the value loop in batches (Tuning.AttnPagedValues), split and not
 		with("values", func(t *shaders.Tuning) { t.AttnPagedValues = shaders.PagedValuesBatched }),
+		with("keys", func(t *shaders.Tuning) { t.AttnPagedValues = 1 }),
 		with("chunk32-values-sg3", func(t *shaders.Tuning) {
 			t.AttnPagedChunk, t.AttnPagedSIMDGroups, t.AttnPagedValues = 32, 3, shaders.PagedValuesBatched
 		}),
 		with("no-tickets-values", func(t *shaders.Tuning) { t.AttnTicket, t.AttnPagedValues = 1, shaders.PagedValuesBatched }),
 	}
+}
+
+// pagedSplitCUDA is the cuda family with the split on at the Default
+// tuning's chunk (the family ships it off: HARK_CUDA_TUNE=AttnPagedChunk=512
+// turns it on).
+func pagedSplitCUDA() shaders.Tuning {
+	tu := shaders.TuningFor("cuda")
+	tu.AttnPagedChunk = shaders.Default.AttnPagedChunk
+	return tu
 }
 
 // pagedRowChunks is the chunks attention_paged gives row pos of a grid of
@@ -123,7 +133,7 @@ func TestAttentionPagedSplit(t *testing.T) {
 // keeps one threadgroup and a 4,000-key prompt row gets 7-8; 128 rows
 // fill the GPU unsplit.
 func TestAttentionPagedSplitGrid(t *testing.T) {
-	tu := shaders.TuningFor("cuda")
+	tu := pagedSplitCUDA()
 	tu.Cores = 132
 	for _, c := range []struct{ m, nc int }{{4, 16}, {8, 16}, {16, 14}, {32, 7}, {128, 1}} {
 		d := plan.AttentionPagedArgs{Type: ggml.F16, HeadDim: 64, NHead: 9, NKV: 3, M: c.m, Ldq: 576, Ldo: 576, BlockSize: 16,
