@@ -9,7 +9,7 @@ set -u
 R=$(pwd); OUT=${OUT:-/tmp/out}; S=$(date +%s); W=${W:-/w/s18}
 el() { echo $(( $(date +%s) - S )); }
 mkdir -p $OUT; [ -d $W/shared/llm-kit ] || { echo "not g1-g2's machine"; exit 3; }
-bash bench/cuda/20261201-s18/stage.sh > /dev/null
+W=$W bash bench/cuda/20261201-s17/stage.sh > /dev/null
 cd $W && cp -n q8.bin shared/whisper-kit/models/ggml-kit-tiny.en-q8_0.bin
 export HARK_TESTDATA=$W/shared HARK_CUDA_CUBIN_DIR=$R/cuda/cubin
 MR=$(cat msltest.run)
