@@ -1,6 +1,6 @@
 #!/bin/bash
 # Final check, call 1 of 3 on a fresh machine (eighteenth session): the cubins of the merged main's PTX
-# (bench/cuda/cubins.sh), and the first parts of bench/cuda/20261201-s17/stage.sh (with W=/w/s18). $K holds q8.xz.00, q8.xz.01, data.tar.xz, trim.xz.
+# (bench/cuda/cubins.sh), and the first parts of bench/cuda/20261201-s17/stage.sh (with W=/w/s18). $K holds q8.xz.00, q8.xz.01, data.tar.xz.
 set -u
 OUT=${OUT:-/tmp/out}; S=$(date +%s); W=${W:-/w/s18}
 mkdir -p $OUT $W/shared/whisper-kit/models
