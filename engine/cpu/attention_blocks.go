@@ -69,11 +69,16 @@ func (e *Exec) attentionBlocks(a *attnTask, nKV int) error {
 	pk, bt := &e.packB, &e.blockT
 	defer func() { *pk, *bt = attnPackRows{}, attnBlockTask{} }()
 	nb := (a.m + rows - 1) / rows
+	// block reads keys below vis = pos0 + its last row only: a chunk's
+	// dispatch (chunk.go) spans the whole step's kvLen but sees the
+	// keys up to its own rows, so packing the rest cost each of a pp512's
+	// 8 chunks the step's whole cache
+	seen := min(kv, a.pos0+a.m)
 	for g0 := 0; g0 < nKV; g0 += heads {
 		g1 := min(nKV, g0+heads)
 		kp, vp := buf[:packN], buf[packN:2*packN]
-		*pk = attnPackRows{k: a.k, v: a.v, g0: g0, hs: a.hs, ps: a.ps, hd: hd, kvLen: kv, kp: kp, vp: vp}
-		e.pool.Run((g1-g0)*kv, chunkGrain(4*hd), pk)
+		*pk = attnPackRows{k: a.k, v: a.v, g0: g0, hs: a.hs, ps: a.ps, hd: hd, kvLen: kv, seen: seen, kp: kp, vp: vp}
+		e.pool.Run((g1-g0)*seen, chunkGrain(4*hd), pk)
 		*bt = attnBlockTask{a: a, g0: g0, g1: g1, kp: kp, vp: vp, rows: rows, nb: nb, s: buf[2*packN:], sw: rows * kv}
 		// one item per chunk: the causal items' costs differ by up to nb×,
 		// and the costliest come first (Do), so the pool's dynamic chunks
@@ -86,20 +91,20 @@ func (e *Exec) attentionBlocks(a *attnTask, nKV int) error {
 	return nil
 }
 
-// attnPackRows copies key positions of KV heads g0.. into kp and vp, each
-// [head][kvLen][hd] f32; one item is one (head, position).
+// attnPackRows copies key positions [0, seen) of KV heads g0.. into kp
+// and vp, each [head][kvLen][hd] f32; one item is one (head, position).
 type attnPackRows struct {
-	k, v                  typed
-	g0, hs, ps, hd, kvLen int
-	kp, vp                []float32
+	k, v                        typed
+	g0, hs, ps, hd, kvLen, seen int
+	kp, vp                      []float32
 }
 
 func (p *attnPackRows) Do(_, lo, hi int) {
 	hd := p.hd
 	for it := lo; it < hi; it++ {
-		g, j := it/p.kvLen, it%p.kvLen
+		g, j := it/p.seen, it%p.seen
 		src := (p.g0+g)*p.hs + j*p.ps
-		dst := it * hd
+		dst := (g*p.kvLen + j) * hd
 		if p.k.h != nil {
 			kr, vr := p.kp[dst:dst+hd], p.vp[dst:dst+hd]
 			for i, b := range p.k.h[src : src+hd] {

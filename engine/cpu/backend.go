@@ -37,8 +37,8 @@ type Options struct {
 	// chunks of this many rows (rounded up to a multiple of 64), so their
 	// activation buffers need a chunk's rows, not the step's: bit for bit
 	// the same results, less memory (SmolLM2's pp512: 2.3 MB of scratch
-	// instead of 8.7), more CPU while each chunk repacks the weight panels
-	// of its products (chunk.go). 0: whole steps.
+	// instead of 8.7), more CPU where several workers wait at each
+	// chunk's barriers (chunk.go). 0: whole steps.
 	ChunkRows int
 }
 

@@ -31,11 +31,11 @@ import (
 // takes the matrix path the whole step's would (the row kernels'
 // rounding differs). 64 rows keep an FFN's gate|up rows narrower than the
 // residual stream (SmolLM2: 1.0 MB for 79 rows, where x takes 1.2 MB for
-// the step's 512). Off by default: each chunk repacks every weight panel
-// of its products (the quantized GEMM's panels are made from the packs
-// per call), which doubles a pp512's CPU at 64 rows (BENCHMARKS.md,
-// issue #37's memory section); until the GEMM reads the packs as they
-// are, the rows cost more than their memory.
+// the step's 512). Off by default: each chunk takes the layer's pool
+// barriers again (a pp512 in chunks of 64: 8× the whole step's,
+// TestPrefillBarriers), which cost a 2-thread pp512 +36% user CPU in the
+// workers' spin; on one thread the chunks cost nothing measurable
+// (BENCHMARKS.md, issue #37, branch chunk37).
 
 // chunkRun is a run of a pass's dispatches [first, last] run in chunks;
 // inner are the buffers that live inside it.
