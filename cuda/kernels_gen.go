@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "b656c0728c10451e40d70450cd09b2712db0a09e631be2d19371707bc9fc861a"
+const sourcesHash = "3fd4864c7e93fc0b63c9cd89c72e51ba6bb8c075044d445880481150beb61957"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

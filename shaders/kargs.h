@@ -15,6 +15,7 @@
 #define KBEAM_COPY_MAX_SEQS 16u // BeamCopy: the most sequences (a GPU thread holds one element of each)
 #define KFLAG_TIMESTAMPS 1u // WhisperFilter: apply the timestamp rules
 #define KFLAG_TRACK_START 1u // WhisperTrack: start a window (reset the state, record the no-speech log-probability)
+#define KFLAG_GELU_OUT 1u // MatVec: out = gelu_erf(x·Wᵀ + bias), no residual (an MLP's up product with its activation, issue #34)
 #define KTRACK_HEADER 8u // WhisperTrack: words of state before the tokens
 #define KTRACK_REPEAT_MAX_UNIT 32u // WhisperTrack: the longest repeated unit the repetition guard looks for
 #define KBEAMS_HEADER 8u // WhisperBeams: words of state before the beams' sums
@@ -153,7 +154,8 @@ struct mat_vec_args {
     unsigned int ldx;
     unsigned int ldo;
     unsigned int ldr;
-    unsigned int pad_[10];
+    unsigned int flags;
+    unsigned int pad_[9];
 };
 // binding slots of mat_vec
 enum { MAT_VEC_W = 0, MAT_VEC_X = 1, MAT_VEC_OUT = 2, MAT_VEC_BIAS = 3, MAT_VEC_RES = 4 };
@@ -166,7 +168,8 @@ struct mat_mul_args {
     unsigned int ldx;
     unsigned int ldo;
     unsigned int ldr;
-    unsigned int pad_[10];
+    unsigned int flags;
+    unsigned int pad_[9];
 };
 // binding slots of mat_mul
 enum { MAT_MUL_W = 0, MAT_MUL_X = 1, MAT_MUL_OUT = 2, MAT_MUL_BIAS = 3, MAT_MUL_RES = 4 };

@@ -137,10 +137,18 @@ static inline __attribute__((always_inline)) void mv_pair(device const B* wa, de
     tb = float2(mv_dot16(b0, xb), mv_dot16(b1, xb));
 }
 
-// mv_store writes one output element: the sum plus bias and residual.
+// mv_gelu is gelu_erf out of line: inlined at every store of every
+// mat-vec instance it grew kernels.ptx.gz by 50 KB for an epilogue that
+// runs once an output.
+static __attribute__((noinline)) float mv_gelu(float v) { return gelu_erf(v); }
+
+// mv_store writes one output element: the sum plus bias, through GELU
+// with ge (MatVec's FlagGELUOut, which has no residual: the MLP's up
+// product, no gelu launch after it), plus residual.
 static inline void mv_store(device float* out, device const float* bias, device const float* res,
-                            bool hb, bool hr, int orow, int rrow, int row, float v) {
+                            bool hb, bool hr, bool ge, int orow, int rrow, int row, float v) {
     if (hb) v += bias[row];
+    if (ge) v = mv_gelu(v);
     if (hr) v += res[rrow + row];
     out[orow + row] = v;
 }
@@ -151,7 +159,7 @@ static inline void mv_store(device float* out, device const float* bias, device 
 struct mv_shape {
     int n, k, m, ldx, ldo, ldr, ld2;
     float eps;
-    bool hb, hr;
+    bool hb, hr, ge;
 };
 
 // mat_vec_body is one SIMD-group's rows of a product (the geometry above).
@@ -181,7 +189,7 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
     device const B* w1 = (device const B*)(W + ulong(min(row0 + 1, n - 1)) * rb);
     device const B* w2 = (device const B*)(W + ulong(min(row0 + 2, n - 1)) * rb);
     device const B* w3 = (device const B*)(W + ulong(min(row0 + 3, n - 1)) * rb);
-    const bool hb = sh.hb, hr = sh.hr;
+    const bool hb = sh.hb, hr = sh.hr, ge = sh.ge;
 
     const int nc = (k + 15) / 16;
     for (int b = 0; b < MV_MAX_BATCH; ++b) {
@@ -234,10 +242,10 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
         }
         if (lane == 0) {
             const int orow = (b0 + b) * ldo, rrow = (b0 + b) * ldr;
-            mv_store(out, bias, res, hb, hr, orow, rrow, row0, s.x);
-            if (R > 1 && row0 + 1 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 1, s.y);
-            if (R > 2 && row0 + 2 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 2, s.z);
-            if (R > 3 && row0 + 3 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 3, s.w);
+            mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0, s.x);
+            if (R > 1 && row0 + 1 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 1, s.y);
+            if (R > 2 && row0 + 2 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 2, s.z);
+            if (R > 3 && row0 + 3 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 3, s.w);
         }
     }
 }
@@ -270,6 +278,7 @@ kernel void mat_vec_impl(
     sh.eps = MODE == MV_RMS ? args.rms_norm_mat_vec.eps : 0.0f;
     sh.hb = has_bind(args, MAT_VEC_BIAS);
     sh.hr = has_bind(args, MAT_VEC_RES);
+    sh.ge = MODE == MV_PLAIN && (args.mat_vec.flags & KFLAG_GELU_OUT) != 0u;
     mat_vec_body<B, MODE>(W, x, out, bias, res, x2, sh, tgpig, sgitg, nsg, lane);
 }
 

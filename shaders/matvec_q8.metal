@@ -249,11 +249,11 @@ static inline __attribute__((always_inline)) void mat_vec_q8x_body(
     s *= inv;
     if (lane == 0) {
         const int orow = xrow * sh.ldo, rrow = xrow * sh.ldr;
-        const bool hb = sh.hb, hr = sh.hr;
-        mv_store(out, bias, res, hb, hr, orow, rrow, row0, s.x);
-        if (R > 1 && row0 + 1 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 1, s.y);
-        if (R > 2 && row0 + 2 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 2, s.z);
-        if (R > 3 && row0 + 3 < n) mv_store(out, bias, res, hb, hr, orow, rrow, row0 + 3, s.w);
+        const bool hb = sh.hb, hr = sh.hr, ge = sh.ge;
+        mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0, s.x);
+        if (R > 1 && row0 + 1 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 1, s.y);
+        if (R > 2 && row0 + 2 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 2, s.z);
+        if (R > 3 && row0 + 3 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 3, s.w);
     }
 }
 
@@ -286,6 +286,7 @@ kernel void mat_vec_q8x_impl(
     sh.eps = MODE == MV_RMS ? args.rms_norm_mat_vec.eps : 0.0f;
     sh.hb = has_bind(args, MAT_VEC_BIAS);
     sh.hr = has_bind(args, MAT_VEC_RES);
+    sh.ge = MODE == MV_PLAIN && (args.mat_vec.flags & KFLAG_GELU_OUT) != 0u;
     if (int(tgpig.y) >= sh.m) return;
     mat_vec_q8x_body<B, MODE>(W, x, out, bias, res, x2, sh, tgpig, sgitg, nsg, lane, qx, dx, sx, tss);
 }

@@ -228,6 +228,7 @@ kernel void rope_attention_mat_vec_o(device const uchar* W [[buffer(5)]],
     sh.eps = 0.0f;
     sh.hb = has_bind(args, ROPE_ATTENTION_MAT_VEC_BIAS);
     sh.hr = true;
+    sh.ge = false;
     mat_vec_body<B, MV_PLAIN>(W, att, out, bias, out, att, sh, tgpig, sgitg, nsg, lane);
 }
 

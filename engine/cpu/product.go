@@ -78,7 +78,17 @@ func (e *Exec) matProduct(d *plan.Dispatch) error {
 	if err != nil {
 		return err
 	}
-	return e.mul(d, &a, x, ldx)
+	if err := e.mul(d, &a, x, ldx); err != nil {
+		return err
+	}
+	if d.Kernel != plan.MatVec || plan.DecodeMatVec(d).Flags&plan.FlagGELUOut == 0 {
+		return nil
+	}
+	// MatVec's FlagGELUOut (no residual: the plan's checks): GELU over the
+	// finished rows in place, as the GPU's epilogue applies it; the
+	// product may still be running (mul), so fence first
+	e.pool.Fence()
+	return e.runEW(d, ewGELUErf, a.n, a.m, plan.SlotMatVecOut, a.ldo, -1, 0, plan.SlotMatVecOut, a.ldo, 0)
 }
 
 // rmsNormMatVec normalises the m input rows into scratch, then multiplies;

@@ -32,7 +32,7 @@ func TestDecodeChecksTheKernel(t *testing.T) {
 func TestFamiliesDecodeTheirMembers(t *testing.T) {
 	w, x, out, bias, res, up, g := F32At(1, 16), F32At(2, 32), F32At(3, 48), F32At(4, 64), F32At(5, 80), F32At(6, 96), F32At(7, 112)
 	mv := MatVecArgs{Type: ggml.Q8_0, W: w, X: x, Out: out, Bias: bias, Res: res, N: 11, K: 12, M: 13, Ldx: 14, Ldo: 15, Ldr: 16}
-	want := ProductArgs(mv)
+	want := ProductArgs{Type: mv.Type, W: w, X: x, Out: out, Bias: bias, Res: res, N: 11, K: 12, M: 13, Ldx: 14, Ldo: 15, Ldr: 16}
 	products := map[Kernel]Dispatch{
 		MatVec:        mv.Dispatch(),
 		MatMul:        MatMulArgs(mv).Dispatch(),

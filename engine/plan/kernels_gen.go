@@ -26,10 +26,12 @@ const (
 	// MatVec: out[m, n] = x[m, k]·W[n, k]ᵀ + bias[n] + res[m, n], chosen by
 	// model code for small m (decode, beams as m sequences). Quantized W is
 	// multiplied block by block against x quantized to Type's activation format
-	// (ggml's vec_dot formulas).
+	// (ggml's vec_dot formulas). With FlagGELUOut, out = gelu_erf(x·Wᵀ +
+	// bias) + res.
 	MatVec
 	// MatMul: As MatVec, chosen for prefill chunks and encoder windows, so GPU
-	// backends can pick their kernel when the plan is built.
+	// backends can pick their kernel when the plan is built. It takes no flags
+	// (MatVec's word, so that the two argument structs convert).
 	MatMul
 	// RMSNormMatVec: out = (rmsnorm(x) ⊙ g)·Wᵀ + bias + res, one pass.
 	RMSNormMatVec
@@ -256,6 +258,7 @@ const (
 	BeamCopyMaxSeqs    = 16   // BeamCopy: the most sequences (a GPU thread holds one element of each)
 	FlagTimestamps     = 1    // WhisperFilter: apply the timestamp rules
 	FlagTrackStart     = 1    // WhisperTrack: start a window (reset the state, record the no-speech log-probability)
+	FlagGELUOut        = 1    // MatVec: out = gelu_erf(x·Wᵀ + bias), no residual (an MLP's up product with its activation, issue #34)
 	TrackHeader        = 8    // WhisperTrack: words of state before the tokens
 	TrackRepeatMaxUnit = 32   // WhisperTrack: the longest repeated unit the repetition guard looks for
 	BeamsHeader        = 8    // WhisperBeams: words of state before the beams' sums
@@ -840,18 +843,19 @@ func (a *LayerNormArgs) Check() error {
 
 // MatVecArgs is the record of a MatVec dispatch (mat_vec).
 type MatVecArgs struct {
-	Type ggml.Type // Dispatch.Type
-	W    Binding   // input Type: weights, n rows of k
-	X    Binding   // input f32: activations, m rows of k
-	Out  Binding   // output f32: m rows of n
-	Bias Binding   // optional input f32: f32[n]
-	Res  Binding   // optional input f32: residual added to the result; may alias out
-	N    int       // output columns (weight rows)
-	K    int       // inner dimension
-	M    int       // rows
-	Ldx  int       // row stride of x
-	Ldo  int       // row stride of out
-	Ldr  int       // row stride of res
+	Type  ggml.Type // Dispatch.Type
+	W     Binding   // input Type: weights, n rows of k
+	X     Binding   // input f32: activations, m rows of k
+	Out   Binding   // output f32: m rows of n
+	Bias  Binding   // optional input f32: f32[n]
+	Res   Binding   // optional input f32: residual added to the result; may alias out
+	N     int       // output columns (weight rows)
+	K     int       // inner dimension
+	M     int       // rows
+	Ldx   int       // row stride of x
+	Ldo   int       // row stride of out
+	Ldr   int       // row stride of res
+	Flags uint32    // FlagGELUOut (MatVec only)
 }
 
 // Binding slots of MatVec.
@@ -888,6 +892,7 @@ func (a MatVecArgs) Dispatch() Dispatch {
 	d.P[3] = uint32(a.Ldx)
 	d.P[4] = uint32(a.Ldo)
 	d.P[5] = uint32(a.Ldr)
+	d.P[6] = a.Flags
 	d.Grid = [3]uint32{uint32(a.N), uint32(a.M), uint32(1)}
 	return d
 }
@@ -909,23 +914,36 @@ func DecodeMatVec(d *Dispatch) (a MatVecArgs) {
 	a.Ldx = int(d.P[3])
 	a.Ldo = int(d.P[4])
 	a.Ldr = int(d.P[5])
+	a.Flags = d.P[6]
 	return a
+}
+
+// Check applies the contract's validations of MatVec.
+func (a *MatVecArgs) Check() error {
+	if a.Flags&^FlagGELUOut != 0 {
+		return fmt.Errorf("mat_vec: unknown flags %#x", a.Flags)
+	}
+	if a.Flags&FlagGELUOut != 0 && a.Res.Buf != NoBuf {
+		return fmt.Errorf("mat_vec: FlagGELUOut with a residual (flags %#x)", a.Flags)
+	}
+	return nil
 }
 
 // MatMulArgs is the record of a MatMul dispatch (mat_mul).
 type MatMulArgs struct {
-	Type ggml.Type // Dispatch.Type
-	W    Binding   // input Type: weights, n rows of k
-	X    Binding   // input f32: activations, m rows of k
-	Out  Binding   // output f32: m rows of n
-	Bias Binding   // optional input f32: f32[n]
-	Res  Binding   // optional input f32: residual added to the result; may alias out
-	N    int       // output columns (weight rows)
-	K    int       // inner dimension
-	M    int       // rows
-	Ldx  int       // row stride of x
-	Ldo  int       // row stride of out
-	Ldr  int       // row stride of res
+	Type  ggml.Type // Dispatch.Type
+	W     Binding   // input Type: weights, n rows of k
+	X     Binding   // input f32: activations, m rows of k
+	Out   Binding   // output f32: m rows of n
+	Bias  Binding   // optional input f32: f32[n]
+	Res   Binding   // optional input f32: residual added to the result; may alias out
+	N     int       // output columns (weight rows)
+	K     int       // inner dimension
+	M     int       // rows
+	Ldx   int       // row stride of x
+	Ldo   int       // row stride of out
+	Ldr   int       // row stride of res
+	Flags uint32    // FlagGELUOut (MatVec only)
 }
 
 // Binding slots of MatMul.
@@ -962,6 +980,7 @@ func (a MatMulArgs) Dispatch() Dispatch {
 	d.P[3] = uint32(a.Ldx)
 	d.P[4] = uint32(a.Ldo)
 	d.P[5] = uint32(a.Ldr)
+	d.P[6] = a.Flags
 	d.Grid = [3]uint32{uint32(a.N), uint32(a.M), uint32(1)}
 	return d
 }
@@ -983,7 +1002,16 @@ func DecodeMatMul(d *Dispatch) (a MatMulArgs) {
 	a.Ldx = int(d.P[3])
 	a.Ldo = int(d.P[4])
 	a.Ldr = int(d.P[5])
+	a.Flags = d.P[6]
 	return a
+}
+
+// Check applies the contract's validations of MatMul.
+func (a *MatMulArgs) Check() error {
+	if a.Flags != 0 {
+		return fmt.Errorf("mat_mul: flags %#x (MatMul takes none)", a.Flags)
+	}
+	return nil
 }
 
 // RMSNormMatVecArgs is the record of a RMSNormMatVec dispatch
@@ -3187,6 +3215,7 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldx", Word: 3, Words: 1, Float: false, Patch: false},
 			{Name: "Ldo", Word: 4, Words: 1, Float: false, Patch: false},
 			{Name: "Ldr", Word: 5, Words: 1, Float: false, Patch: false},
+			{Name: "Flags", Word: 6, Words: 1, Float: false, Patch: false},
 		}},
 	MatMul: {Name: "mat_mul", MinBind: 3,
 		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type"},
@@ -3201,6 +3230,7 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Ldx", Word: 3, Words: 1, Float: false, Patch: false},
 			{Name: "Ldo", Word: 4, Words: 1, Float: false, Patch: false},
 			{Name: "Ldr", Word: 5, Words: 1, Float: false, Patch: false},
+			{Name: "Flags", Word: 6, Words: 1, Float: false, Patch: false},
 		}},
 	RMSNormMatVec: {Name: "rms_norm_mat_vec", MinBind: 6,
 		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type"},
@@ -3604,6 +3634,12 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case LayerNorm:
 		a := DecodeLayerNorm(d)
+		return a.Check()
+	case MatVec:
+		a := DecodeMatVec(d)
+		return a.Check()
+	case MatMul:
+		a := DecodeMatMul(d)
 		return a.Check()
 	case GELU:
 		a := DecodeGELU(d)

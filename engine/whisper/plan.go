@@ -153,6 +153,7 @@ type lin struct {
 	out      plan.Binding
 	ldo      int
 	residual bool
+	gelu     bool // MatVec only: out = gelu(x·Wᵀ + bias) (FlagGELUOut)
 }
 
 // linear emits a Linear layer.
@@ -165,6 +166,9 @@ func (b *builder) linear(ps *plan.Pass, r prodRows, l lin) {
 	}
 	if l.residual {
 		a.Res, a.Ldr = l.out, l.ldo
+	}
+	if l.gelu {
+		a.Flags = plan.FlagGELUOut
 	}
 	addProduct(ps, r, a)
 }
@@ -471,8 +475,13 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 		b.linear(ps, r, lin{prefix: pre + "cross_attn.out", nOut: ns, nIn: ns, x: at(att, 0), ldx: ns, out: at(x, 0), ldo: ns, residual: true})
 
 		b.layerNorm(ps, pre+"mlp_ln", ns, m, ntok, at(x, 0), at(hb, 0))
-		b.linear(ps, r, lin{prefix: pre + "mlp.0", nOut: 4 * ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(ff, 0), ldo: 4 * ns})
-		gelu(ps, 4*ns, m, ntok, at(ff, 0))
+		// a step's or the beams' up product applies GELU itself (issue
+		// #34: a launch a layer fewer); MatMul keeps the gelu launch
+		fused := r.kern == plan.MatVec
+		b.linear(ps, r, lin{prefix: pre + "mlp.0", nOut: 4 * ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(ff, 0), ldo: 4 * ns, gelu: fused})
+		if !fused {
+			gelu(ps, 4*ns, m, ntok, at(ff, 0))
+		}
 		b.linear(ps, r, lin{prefix: pre + "mlp.2", nOut: ns, nIn: 4 * ns, x: at(ff, 0), ldx: 4 * ns, out: at(x, 0), ldo: ns, residual: true})
 	}
 

@@ -181,6 +181,7 @@ var Consts = []Const{
 	{"BeamCopyMaxSeqs", "KBEAM_COPY_MAX_SEQS", 16, "BeamCopy: the most sequences (a GPU thread holds one element of each)"},
 	{"FlagTimestamps", "KFLAG_TIMESTAMPS", 1 << 0, "WhisperFilter: apply the timestamp rules"},
 	{"FlagTrackStart", "KFLAG_TRACK_START", 1 << 0, "WhisperTrack: start a window (reset the state, record the no-speech log-probability)"},
+	{"FlagGELUOut", "KFLAG_GELU_OUT", 1 << 0, "MatVec: out = gelu_erf(x·Wᵀ + bias), no residual (an MLP's up product with its activation, issue #34)"},
 	{"TrackHeader", "KTRACK_HEADER", 8, "WhisperTrack: words of state before the tokens"},
 	{"TrackRepeatMaxUnit", "KTRACK_REPEAT_MAX_UNIT", 32, "WhisperTrack: the longest repeated unit the repetition guard looks for"},
 	{"BeamsHeader", "KBEAMS_HEADER", 8, "WhisperBeams: words of state before the beams' sums"},
@@ -201,6 +202,9 @@ func productBinds(extra ...Bind) []Bind {
 	}
 	return append(b, extra...)
 }
+
+// productFlags is MatVec's (and MatMul's, always 0) last params word.
+var productFlags = Param{Name: "Flags", Kind: Bits, Doc: "FlagGELUOut (MatVec only)"}
 
 func productParams(extra ...Param) []Param {
 	p := []Param{
@@ -350,11 +354,14 @@ var Kernels = []Kernel{
 			Msg: "row stride (%d, %d) smaller than dim %d", Args: "a.Ldx, a.Ldo, a.Dim"}},
 	},
 	{Name: "MatVec", Fn: "mat_vec", Typed: true, Families: []string{"Product"},
-		Doc:   "out[m, n] = x[m, k]·W[n, k]ᵀ + bias[n] + res[m, n], chosen by model code for small m (decode, beams as m sequences). Quantized W is multiplied block by block against x quantized to Type's activation format (ggml's vec_dot formulas).",
-		Binds: productBinds(), Params: productParams(), Grid: rowsNM},
+		Doc:   "out[m, n] = x[m, k]·W[n, k]ᵀ + bias[n] + res[m, n], chosen by model code for small m (decode, beams as m sequences). Quantized W is multiplied block by block against x quantized to Type's activation format (ggml's vec_dot formulas). With FlagGELUOut, out = gelu_erf(x·Wᵀ + bias) + res.",
+		Binds: productBinds(), Params: productParams(productFlags), Grid: rowsNM,
+		Checks: []Check{{Fail: "a.Flags&^FlagGELUOut != 0", Msg: "unknown flags %#x", Args: "a.Flags"},
+			{Fail: "a.Flags&FlagGELUOut != 0 && a.Res.Buf != NoBuf", Msg: "FlagGELUOut with a residual (flags %#x)", Args: "a.Flags"}}},
 	{Name: "MatMul", Fn: "mat_mul", Typed: true, Families: []string{"Product"},
-		Doc:   "As MatVec, chosen for prefill chunks and encoder windows, so GPU backends can pick their kernel when the plan is built.",
-		Binds: productBinds(), Params: productParams(), Grid: rowsNM},
+		Doc:   "As MatVec, chosen for prefill chunks and encoder windows, so GPU backends can pick their kernel when the plan is built. It takes no flags (MatVec's word, so that the two argument structs convert).",
+		Binds: productBinds(), Params: productParams(productFlags), Grid: rowsNM,
+		Checks: []Check{{Fail: "a.Flags != 0", Msg: "flags %#x (MatMul takes none)", Args: "a.Flags"}}},
 	{Name: "RMSNormMatVec", Fn: "rms_norm_mat_vec", Typed: true, Families: []string{"Product"},
 		Doc: "out = (rmsnorm(x) ⊙ g)·Wᵀ + bias + res, one pass.",
 		Binds: func() []Bind {
