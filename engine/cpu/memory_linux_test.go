@@ -16,7 +16,6 @@ import (
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/llm/bench"
-	"github.com/harkapp/hark/engine/plan"
 	"github.com/harkapp/hark/internal/shared"
 	"github.com/stretchr/testify/require"
 )
@@ -131,18 +130,4 @@ func packedMemoryChild(t *testing.T, path string) {
 		runs += len(ps.runs)
 	}
 	fmt.Printf("MEMORY %d %d %d %d %d %d %d %d\n", before, after, kv, be.ex.arenaTouched, be.ex.packed, be.ex.released, runs, shared.ProcStatusBytes(t, "VmHWM"))
-}
-
-// recordingBackend keeps the executor it loads.
-type recordingBackend struct {
-	*Backend
-	ex *Exec
-}
-
-func (b *recordingBackend) Load(p *plan.Plan) (plan.Executable, error) {
-	x, err := b.Backend.Load(p)
-	if err == nil {
-		b.ex = x.(*Exec)
-	}
-	return x, err
 }
