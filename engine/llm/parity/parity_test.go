@@ -2,7 +2,6 @@ package parity
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/internal/shared"
 )
 
 func load(t *testing.T, c Config, scheme string, backend *cpu.Backend) *llm.Model {
@@ -33,9 +33,7 @@ func load(t *testing.T, c Config, scheme string, backend *cpu.Backend) *llm.Mode
 
 func readRef(t *testing.T, c Config) Reference {
 	var ref Reference
-	b, err := os.ReadFile(filepath.Join("testdata", c.Name+".json"))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &ref))
+	shared.ReadJSON(t, filepath.Join("testdata", c.Name+".json.gz"), &ref)
 	require.Equal(t, c.Arch, ref.Architecture)
 	return ref
 }

@@ -1,9 +1,7 @@
 package parity
 
 import (
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -73,9 +71,7 @@ func TestAgainstTransformers(t *testing.T) {
 	for _, c := range Configs {
 		t.Run(c.Name, func(t *testing.T) {
 			var ref reference
-			b, err := os.ReadFile(filepath.Join("testdata", c.Name+".json"))
-			require.NoError(t, err)
-			require.NoError(t, json.Unmarshal(b, &ref))
+			shared.ReadJSON(t, filepath.Join("testdata", c.Name+".json.gz"), &ref)
 			require.Equal(t, c.H.NVocab, ref.HParams["n_vocab"])
 			require.Equal(t, c.H.NMels, ref.HParams["n_mels"])
 			require.Equal(t, c.H.NTextLayer, ref.HParams["n_text_layer"])
