@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "3fd4864c7e93fc0b63c9cd89c72e51ba6bb8c075044d445880481150beb61957"
+const sourcesHash = "04fbb8200b25ebb6f9135cfeaaaddc0404ac0bf8c849c0c7f277114ea6f365d6"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

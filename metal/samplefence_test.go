@@ -15,7 +15,7 @@ import (
 // no group reads another's writes.
 func TestSamplerGroupsFollowTheFence(t *testing.T) {
 	for _, d := range []plan.Dispatch{
-		plan.SampleArgs{N: 151936, Step: 1}.Dispatch(), // Qwen's vocabulary
+		plan.SampleArgs{Draws: plan.None, N: 151936, Step: 1}.Dispatch(), // Qwen's vocabulary
 		plan.WhisperFilterArgs{N: 51864, M: 5, Ldx: 51864, Flags: plan.FlagTimestamps}.Dispatch(),
 		plan.WhisperTrackArgs{N: 51864, Cap: 448}.Dispatch(),
 	} {

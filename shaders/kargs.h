@@ -350,10 +350,14 @@ enum { ARGMAX_X = 0, ARGMAX_OUT = 1 };
 struct sample_args {
     unsigned int n;
     unsigned int step;
-    unsigned int pad_[14];
+    unsigned int m;
+    unsigned int ldx;
+    unsigned int slots;
+    unsigned int x_rows;
+    unsigned int pad_[10];
 };
 // binding slots of sample
-enum { SAMPLE_X = 0, SAMPLE_OUT = 1, SAMPLE_SETTINGS = 2, SAMPLE_COUNTS = 3, SAMPLE_SCRATCH = 4, SAMPLE_LOGPROBS = 5 };
+enum { SAMPLE_X = 0, SAMPLE_OUT = 1, SAMPLE_SETTINGS = 2, SAMPLE_COUNTS = 3, SAMPLE_SCRATCH = 4, SAMPLE_LOGPROBS = 5, SAMPLE_DRAWS = 6 };
 
 // copy (plan.Copy)
 struct copy_args {

@@ -31,8 +31,8 @@ func TestLaunchRulesReject(t *testing.T) {
 		"attn strides":      plan.AttentionArgs{Type: ggml.F32, Probs: plan.None, HeadDim: 64, NHead: 2, NKV: 1, M: 2, Ldq: 100, Ldo: 128, KVLen: 10}.Dispatch(),
 		"argmax empty":      plan.ArgmaxArgs{M: 1}.Dispatch(),
 		"argmax stride":     plan.ArgmaxArgs{N: 100, M: 2, Ldx: 99}.Dispatch(),
-		"sample empty":      plan.SampleArgs{}.Dispatch(),
-		"sample vocabulary": plan.SampleArgs{N: 1 << 21}.Dispatch(),
+		"sample empty":      plan.SampleArgs{Draws: plan.None}.Dispatch(),
+		"sample vocabulary": plan.SampleArgs{Draws: plan.None, N: 1 << 21}.Dispatch(),
 	}
 	probs := plan.AttentionArgs{Type: ggml.F32, Probs: plan.Binding{} /* bound */, HeadDim: 64, NHead: 1, NKV: 1, M: 1, Ldq: 64, Ldo: 64, KVLen: 10, HeadStride: 64, PosStride: 64, Ldp: 9}.Dispatch()
 	bad["attn probs stride"] = probs

@@ -175,6 +175,9 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 		rows = knob(t.MatVecRowsWide, rows, 4)
 	}
 	batch := knob(t.MatVecBatch, defMatVecBatch, 8)
+	if m > batch {
+		batch = min(batch, knob(t.MatVecBatchMany, batch, 8))
+	}
 	sg := knob(t.MatVecSIMDGroups, defMatVecSIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
 	if a16, ok := a16Names[d.Kernel]; ok && a16Rows(d, t, k) {
 		name = a16

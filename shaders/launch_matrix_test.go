@@ -35,6 +35,17 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		require.Equal(t, []Constant{{fcMatVecRows, c.rows}, {fcMatVecBatch, 8}, {fcMatVecXAlign, 1}}, lns[0].Constants, "k=%d", c.k)
 	}
 
+	// more activation rows than MatVecBatch (the batch plan's 16-row
+	// steps): MatVecBatchMany (4) rows a group; up to 8 (a Whisper 5-beam
+	// decode), one group over them all
+	for _, c := range []struct{ m, groups, batch uint32 }{{1, 1, 8}, {5, 1, 8}, {8, 1, 8}, {9, 3, 4}, {16, 4, 4}} {
+		d = plan.MatVecArgs{Type: ggml.Q8_0, N: 576, K: 576, M: int(c.m), Ldx: 576}.Dispatch()
+		lns, err = LaunchFor(&d, &cuda0, nil)
+		require.NoError(t, err)
+		require.Equal(t, [3]uint32{576 / 8, c.groups, 1}, lns[0].Groups, "m=%d", c.m)
+		require.Equal(t, []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, c.batch}, {fcMatVecXAlign, 1}}, lns[0].Constants, "m=%d", c.m)
+	}
+
 	// with them (its default for q4_0; q8_0 by MatVecQ8KQ8_0): from
 	// MatVecQ8K wide, one aligned activation row; 2 rows a warp, 4 warps,
 	// one activation row a group

@@ -68,22 +68,35 @@ func sampleScratch(n, groups uint32) uint32 {
 // sampler's work, on many cores), whose last threadgroup to finish does
 // logprobs and the walks. Its groups have SampleThreads threads, the
 // walks' width; the segments have SampleSegment tokens (cuda: 1024, one
-// a thread).
+// a thread). With draws bound, the grid's y is the draws, each with its own
+// launch scratch: a step's draws in one pair of launches.
 func launchSample(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
-	n := uint32(plan.DecodeSample(d).N)
+	a := plan.DecodeSample(d)
+	n := uint32(a.N)
 	if n == 0 {
 		return dst, fmt.Errorf("shaders: sampling from an empty vocabulary")
 	}
 	if n > sampleMaxN {
 		return dst, fmt.Errorf("shaders: sampling vocabulary %d beyond %d", n, sampleMaxN)
 	}
+	draws := uint64(1)
+	if a.Draws.Buf != plan.NoBuf {
+		draws = uint64(a.M)
+		if draws == 0 {
+			return dst, nil
+		}
+	}
 	seg := max(32, normKnob(t.SampleSegment, 2048))
 	groups := (n + seg - 1) / seg
-	scratch := sampleScratch(n, groups)
+	scratch := uint64(sampleScratch(n, groups)) * draws
+	if scratch > maxScratch {
+		return dst, fmt.Errorf("shaders: %d draws of vocabulary %d need %d bytes of scratch", draws, n, scratch)
+	}
 	one := simdThreads(normKnob(t.SampleThreads, 1024), normKnob(t.SampleThreads, 1024), t)
 	many := simdThreads(min(n, seg), normKnob(t.SampleSegmentThreads, 256), t)
+	grid := [3]uint32{groups, uint32(draws), 1}
 	return append(dst,
-		Launch{Function: "sample_scale", Groups: [3]uint32{groups, 1, 1}, Threads: [3]uint32{many, 1, 1}, Scratch: scratch},
-		Launch{Function: "sample", Groups: [3]uint32{groups, 1, 1}, Threads: [3]uint32{one, 1, 1}, Scratch: scratch},
+		Launch{Function: "sample_scale", Groups: grid, Threads: [3]uint32{many, 1, 1}, Scratch: uint32(scratch)},
+		Launch{Function: "sample", Groups: grid, Threads: [3]uint32{one, 1, 1}, Scratch: uint32(scratch)},
 	), nil
 }

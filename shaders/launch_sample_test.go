@@ -12,7 +12,7 @@ import (
 // SampleSegment tokens (SmolLM2's 49,152: 24 groups), the walks in the
 // last of sample's to finish.
 func TestSampleLaunchGeometry(t *testing.T) {
-	d := plan.SampleArgs{N: 49152, Step: 3}.Dispatch()
+	d := plan.SampleArgs{Draws: plan.None, N: 49152, Step: 3}.Dispatch()
 	lns, err := LaunchFor(&d, &Default, nil)
 	require.NoError(t, err)
 	// the header, parts and ranges (18,610 words) rounded up to 32 words,
@@ -25,7 +25,7 @@ func TestSampleLaunchGeometry(t *testing.T) {
 
 	// a vocabulary smaller than a segment: one group of as few threads as
 	// cover it
-	d = plan.SampleArgs{N: 7}.Dispatch()
+	d = plan.SampleArgs{Draws: plan.None, N: 7}.Dispatch()
 	lns, err = LaunchFor(&d, &Default, nil)
 	require.NoError(t, err)
 	require.Len(t, lns, 2)
@@ -34,7 +34,7 @@ func TestSampleLaunchGeometry(t *testing.T) {
 	require.Equal(t, [3]uint32{1, 1, 1}, lns[1].Groups)
 
 	for _, n := range []int{0, sampleMaxN + 1} {
-		d = plan.SampleArgs{N: n}.Dispatch()
+		d = plan.SampleArgs{Draws: plan.None, N: n}.Dispatch()
 		_, err = LaunchFor(&d, &Default, nil)
 		require.Error(t, err, "n=%d", n)
 	}

@@ -37,8 +37,13 @@ func launchRopeKVPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, err
 }
 
 // attnPagedMaxSG is attention_paged's most SIMD-groups a threadgroup
-// (ATTN_PAGED_MAX_SG: its partials' threadgroup arrays).
-const attnPagedMaxSG = 8
+// (ATTN_PAGED_MAX_SG: its partials' threadgroup arrays), and
+// AttnPagedMaxThreads its most threads (the bound its CUDA entry is
+// compiled for, so its registers are not capped at a 1,024-thread block's).
+const (
+	attnPagedMaxSG      = 8
+	AttnPagedMaxThreads = 32 * attnPagedMaxSG
+)
 
 // fcPagedValues is attention_paged's function constant fc_paged_values
 // (Tuning.AttnPagedValues), and PagedValuesBatched its batched loop.

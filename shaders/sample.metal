@@ -64,6 +64,8 @@ enum : uint {
     SMP_MAX_BIAS = 300,
     SMP_MAX_TOP = 20,
     SMP_LP_WORDS = 41,
+    SMP_DRAW_WORDS = 3,
+    SMP_SET_WORDS = SMP_SET_BIAS + 2 * SMP_MAX_BIAS,
 };
 constant float SMP_FX = 8796093022208.0f; // 2^43: a mass ≤ 1 per token, n ≤ 2^20 tokens fit 64 bits
 
@@ -1077,6 +1079,53 @@ static inline bool smp_index_path(device const uint* settings, uint n) {
            !(as_type<float>(settings[SMP_SET_MINP]) > 0.0f);
 }
 
+// smp_scr_words is one draw's launch scratch in words (launchSample's
+// sampleScratch): the masses' offset, then each token's mass.
+static inline ulong smp_scr_words(uint G, uint n) {
+    const ulong w = SMP_HDR_WORDS + ulong(G) * SMP_PART_WORDS + SMP_RANGE_GAP + 2 * G;
+    return (w + SMP_RANGE_GAP - 1) / SMP_RANGE_GAP * SMP_RANGE_GAP + 2 * ulong(n);
+}
+
+// SmpDraw is one draw's buffers (plan.Sample with draws bound: the draw
+// of threadgroup row y; without, the one draw the bindings name).
+struct SmpDraw {
+    device const float* x;
+    device const uint* settings;
+    device int* counts;
+    device float* scratch;
+    device uint* scr;
+    uint slot;
+    uint step;
+};
+
+// smp_draw resolves draw y: its slot (whose settings and counts it takes),
+// its logits row, its own scratch and launch scratch (G groups), its step.
+// False for a slot or a row out of range: the draw does nothing. An
+// unbound counts buffer is left as it is (never read).
+static inline bool smp_draw(constant Args& args, device const uint* draws, uint y, uint G, device const float* x,
+                            device const uint* settings, device int* counts, device float* scratch,
+                            device uint* scr, thread SmpDraw& d) {
+    const uint n = args.sample.n;
+    uint row = 0;
+    d.slot = 0;
+    d.step = args.sample.step;
+    if (has_bind(args, SAMPLE_DRAWS)) {
+        device const uint* dw = draws + ulong(y) * SMP_DRAW_WORDS;
+        d.slot = dw[0];
+        row = dw[1];
+        d.step = dw[2];
+        if (d.slot >= args.sample.slots || row >= args.sample.x_rows) {
+            return false;
+        }
+    }
+    d.x = x + ulong(row) * args.sample.ldx;
+    d.settings = settings + ulong(d.slot) * SMP_SET_WORDS;
+    d.counts = has_bind(args, SAMPLE_COUNTS) ? counts + ulong(d.slot) * (2 * ulong(n) + 1) : counts;
+    d.scratch = scratch + ulong(y) * 2 * ulong(n);
+    d.scr = scr + ulong(y) * smp_scr_words(G, n);
+    return true;
+}
+
 // smp_range reduces the G groups' ranges to the largest scaled logit
 // and the least finite one (exact: a max in any order).
 static inline void smp_range(device uint* scr, uint G, thread float& lmax, thread float& lmin,
@@ -1108,12 +1157,13 @@ static inline void smp_segment(uint n, uint g, uint G, thread uint& a, thread ui
 // token's count where it stands: the counted tokens are the ids of count
 // > 0, each listed once (plan.CountSampled), so this is the CPU's walk of
 // the list. logit_bias ids are distinct (plan.SampleSettings).
-kernel void sample_scale(device const float* x [[buffer(0)]],
-                         device const uint* settings [[buffer(2)]],
-                         device const int* counts [[buffer(3)]],
-                         device float* scratch [[buffer(4)]],
+kernel void sample_scale(device const float* xb [[buffer(0)]],
+                         device const uint* settingsb [[buffer(2)]],
+                         device const int* countsb [[buffer(3)]],
+                         device float* scratchb [[buffer(4)]],
+                         device const uint* draws [[buffer(6)]],
                          constant Args& args [[buffer(8)]],
-                         device uint* scr [[buffer(10)]],
+                         device uint* scrb [[buffer(10)]],
                          uint2 tg [[threadgroup_position_in_grid]],
                          uint2 ntgs [[threadgroups_per_grid]],
                          uint tid [[thread_position_in_threadgroup]],
@@ -1125,6 +1175,15 @@ kernel void sample_scale(device const float* x [[buffer(0)]],
     threadgroup atomic_uint nb; // the segment's logit_bias entries
     threadgroup uint bid[SMP_MAX_BIAS];
     threadgroup float bval[SMP_MAX_BIAS];
+    SmpDraw dr;
+    if (!smp_draw(args, draws, tg.y, ntgs.x, xb, settingsb, (device int*)countsb, scratchb, scrb, dr)) {
+        return;
+    }
+    device const float* x = dr.x;
+    device const uint* settings = dr.settings;
+    device const int* counts = dr.counts;
+    device float* scratch = dr.scratch;
+    device uint* scr = dr.scr;
     if (tg.x == 0 && tid == 0) {
         scr[0] = 0; // sample's ticket
     }
@@ -1370,14 +1429,15 @@ static inline void smp_mass_group(device const uint* settings, device float* scr
     }
 }
 
-kernel void sample(device const float* x [[buffer(0)]],
-                   device int* out [[buffer(1)]],
-                   device const uint* settings [[buffer(2)]],
-                   device int* counts [[buffer(3)]],
-                   device float* scratch [[buffer(4)]],
-                   device float* lpo [[buffer(5)]],
+kernel void sample(device const float* xb [[buffer(0)]],
+                   device int* outb [[buffer(1)]],
+                   device const uint* settingsb [[buffer(2)]],
+                   device int* countsb [[buffer(3)]],
+                   device float* scratchb [[buffer(4)]],
+                   device float* lpob [[buffer(5)]],
+                   device const uint* draws [[buffer(6)]],
                    constant Args& args [[buffer(8)]],
-                   device uint* scr [[buffer(10)]],
+                   device uint* scrb [[buffer(10)]],
                    uint2 tg [[threadgroup_position_in_grid]],
                    uint2 ntgs [[threadgroups_per_grid]],
                    uint tid [[thread_position_in_threadgroup]],
@@ -1397,8 +1457,19 @@ kernel void sample(device const float* x [[buffer(0)]],
     threadgroup atomic_uint lw[2]; // smp_locate's gather count, or a key range
     threadgroup uint verdict;      // group_ticket's
 
+    SmpDraw dr;
+    if (!smp_draw(args, draws, tg.y, ntgs.x, xb, settingsb, countsb, scratchb, scrb, dr)) {
+        return;
+    }
+    device const float* x = dr.x;
+    device int* out = outb + dr.slot;
+    device const uint* settings = dr.settings;
+    device int* counts = dr.counts;
+    device float* scratch = dr.scratch;
+    device float* lpo = has_bind(args, SAMPLE_LOGPROBS) ? lpob + ulong(dr.slot) * SMP_LP_WORDS : lpob;
+    device uint* scr = dr.scr;
     const uint n = args.sample.n;
-    const ulong step = args.sample.step;
+    const ulong step = dr.step;
     const uint topK = settings[SMP_SET_TOPK];
     const float topP = as_type<float>(settings[SMP_SET_TOPP]);
     const float minP = as_type<float>(settings[SMP_SET_MINP]);

@@ -35,6 +35,14 @@ type Tuning struct {
 	// over the weights; m = 1 decode does not pay for it (the batch loop is
 	// bounded by the rows present).
 	MatVecBatch uint32
+	// MatVecBatchMany, where smaller, replaces MatVecBatch for products of
+	// more than MatVecBatch rows (the batch plan's steps of 9-16 sequences
+	// on the mat-vec path): more threadgroups over the same weight rows,
+	// fewer rows each, where one pass over the weights no longer fits one
+	// threadgroup anyway. cuda: 4 (H200, SmolLM2-shape q8_0, 16 rows: a
+	// step of 3.50 ms against 3.87-3.93 at 8, 3.56 at 2; BENCHMARKS.md,
+	// grid38); a Whisper 5-beam decode keeps MatVecBatch's one pass.
+	MatVecBatchMany uint32
 	// MatVecSIMDGroups is the number of SIMD-groups per mat_vec threadgroup
 	// (at most 32). 2 (64 threads) gives the scheduler many small
 	// threadgroups, which is what a bandwidth-bound kernel wants.
@@ -282,7 +290,7 @@ const MatVecQ8Off = 1 << 30
 // Default is the tuning used when the family is unknown (and by the MSL
 // test executor).
 var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLength: 64,
-	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
+	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecBatchMany: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	MatVecQ8K: MatVecQ8Off, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
@@ -350,7 +358,7 @@ var Families = []Tuning{
 	{Family: "apple8", ChainLength: 64},
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
-	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4,
+	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, MatVecBatchMany: 4,
 		MatVecQ8K: MatVecWideK, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
 		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, AttnPagedChunk: PagedSplitOff, AttnPagedValues: PagedValuesBatched, SampleSegment: 1024, WhisperSegment: 1024},
 }
@@ -382,6 +390,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MatVecRows, d.MatVecRows)
 	fill(&t.MatVecRowsWide, t.MatVecRows)
 	fill(&t.MatVecBatch, d.MatVecBatch)
+	fill(&t.MatVecBatchMany, d.MatVecBatchMany)
 	fill(&t.MatVecSIMDGroups, d.MatVecSIMDGroups)
 	fill(&t.MatVecQ8K, d.MatVecQ8K)
 	fill(&t.MatVecQ8KQ8_0, t.MatVecQ8K)

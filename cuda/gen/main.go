@@ -253,6 +253,8 @@ func entryBound(name string) int {
 		"rope_attention_group_f16", "rope_attention_f16_a16", "rope_attention_group_f16_a16",
 		"attention_ticket_f32", "attention_ticket_f16", "attention_ticket_f32_a16", "rope_attention_ticket_f32", "rope_attention_ticket_f16":
 		return shaders.AttnMaxThreads
+	case "attention_paged_f32", "attention_paged_f16":
+		return shaders.AttnPagedMaxThreads
 	}
 	if strings.HasPrefix(name, "rope_attention_mat_vec_o_") {
 		return shaders.MatVecMaxThreads

@@ -135,7 +135,7 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	bsrc := h.i32("beam.src", []int32{2, 0, 1}) // a cycle: every source is saved first
 	h.add(pos(plan.BeamCopyArgs{Type: ggml.F32, Cache: bind(beams), Src: bind(bsrc), Width: int(dim), Seqs: 3, N: 1, PosStride: int(dim), SeqStride: int(ctx * dim)}.Dispatch(), plan.PatchBeamCopyPos0))
 	settings := sampleParams{topK: 40, topP: 0.9, minP: 0.05, temp: 0.8, rep: 1.1, seed: 1, bias: map[int32]float32{3: 2, 7: -100}}.settings(true, 5)
-	s := plan.SampleArgs{X: bind(logits), Out: bind(toks), Settings: bind(h.i32("sample.settings", settings)),
+	s := plan.SampleArgs{Draws: plan.None, X: bind(logits), Out: bind(toks), Settings: bind(h.i32("sample.settings", settings)),
 		Counts: bind(h.i32("sample.counts", make([]int32, 2*vocab+1))), Scratch: bind(samp),
 		Logprobs: bind(h.f32("sample.logprobs", make([]float32, plan.SampleLogprobWords))), N: int(vocab)}.Dispatch()
 	s.Patch[0] = plan.Patch{Target: plan.PatchSampleOutOff, Var: plan.VarSlot, Mul: 4, Base: 4} // writes the next slot

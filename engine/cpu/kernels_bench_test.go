@@ -109,7 +109,7 @@ func benchSample(b *testing.B, n int, sd float64, sp sampleParams) {
 	h.be = New(Options{Threads: 1})
 	x, o, s := h.f32("x", randVec(r, n, sd)), h.i32("o", []int32{0}), h.nan("s", 2*n)
 	st := h.i32("settings", sp.settings(false, 0))
-	d := plan.SampleArgs{X: bind(x), Out: bind(o), Settings: bind(st), Counts: plan.None, Scratch: bind(s), Logprobs: plan.None, N: n}.Dispatch()
+	d := plan.SampleArgs{Draws: plan.None, X: bind(x), Out: bind(o), Settings: bind(st), Counts: plan.None, Scratch: bind(s), Logprobs: plan.None, N: n}.Dispatch()
 	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 	h.add(d)
 	ex := h.load()
@@ -129,7 +129,7 @@ func BenchmarkSampleTopPOnly(b *testing.B) {
 	h := newHarness(b)
 	x, o, s := h.f32("x", randVec(r, n, 3)), h.i32("o", []int32{0}), h.nan("s", 2*n)
 	st := h.i32("settings", sampleParams{topP: 0.95, temp: 1, seed: 1}.settings(false, 0))
-	h.add(plan.SampleArgs{X: bind(x), Out: bind(o), Settings: bind(st), Counts: plan.None, Scratch: bind(s), Logprobs: plan.None, N: int(n)}.Dispatch())
+	h.add(plan.SampleArgs{Draws: plan.None, X: bind(x), Out: bind(o), Settings: bind(st), Counts: plan.None, Scratch: bind(s), Logprobs: plan.None, N: int(n)}.Dispatch())
 	benchOne(b, h, 0)
 }
 

@@ -51,49 +51,106 @@ func (s *candSorter) Less(i, j int) bool {
 //
 // Scratch (f32[2n]): [0, n) the adjusted logits, [n, 2n) the candidate
 // ids (as int32).
+//
+// With draws bound, each of the m draws takes its slot's records and its
+// logits row and scratch (plan.Sample), one after another; a slot or row
+// out of range, or a slot drawn twice, is an error.
 func (e *Exec) sample(d *plan.Dispatch) error {
 	p := plan.DecodeSample(d)
 	n := p.N
 	if n == 0 {
 		return e.errf("sampling from an empty vocabulary")
 	}
-	x, err := e.f32(d, plan.SlotSampleX, n)
+	draws, slots, rows := 1, 1, 1
+	var dw []int32
+	var err error
+	if present(d, plan.SlotSampleDraws) {
+		draws, slots, rows = p.M, p.Slots, p.XRows
+		if dw, err = typedSlice[int32](e, d, plan.SlotSampleDraws, satMul(draws, plan.SampleDrawWords)); err != nil {
+			return err
+		}
+		if draws == 0 {
+			return nil
+		}
+	}
+	x, err := e.f32(d, plan.SlotSampleX, extent(rows, p.Ldx, n))
 	if err != nil {
 		return err
 	}
-	out, err := typedSlice[int32](e, d, plan.SlotSampleOut, 1)
+	out, err := typedSlice[int32](e, d, plan.SlotSampleOut, slots)
 	if err != nil {
 		return err
 	}
-	sw, err := typedSlice[int32](e, d, plan.SlotSampleSettings, plan.SampleSettingsWords)
+	sw, err := typedSlice[int32](e, d, plan.SlotSampleSettings, satMul(slots, plan.SampleSettingsWords))
 	if err != nil {
 		return err
 	}
-	st := &e.settings
-	st.Decode(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(sw))), len(sw)))
+	cw := satMul(2, n) + 1
 	var counts []int32
 	if present(d, plan.SlotSampleCounts) {
-		if counts, err = typedSlice[int32](e, d, plan.SlotSampleCounts, satMul(2, n)+1); err != nil {
+		if counts, err = typedSlice[int32](e, d, plan.SlotSampleCounts, satMul(slots, cw)); err != nil {
 			return err
 		}
 	}
-	scr, err := e.f32(d, plan.SlotSampleScratch, satMul(2, n))
+	scr, err := e.f32(d, plan.SlotSampleScratch, satMul(draws, satMul(2, n)))
 	if err != nil {
 		return err
 	}
-	var lp []float32
-	if st.Logprobs && present(d, plan.SlotSampleLogprobs) {
-		if lp, err = e.f32(d, plan.SlotSampleLogprobs, plan.SampleLogprobWords); err != nil {
+	var lps []float32
+	if present(d, plan.SlotSampleLogprobs) {
+		if lps, err = e.f32(d, plan.SlotSampleLogprobs, satMul(slots, plan.SampleLogprobWords)); err != nil {
 			return err
 		}
 	}
-	tok := e.draw(x, counts, scr, st, uint64(p.Step))
-	out[0] = tok
-	if counts != nil {
-		plan.CountSampled(counts, n, tok)
+	if dw != nil {
+		if err := e.checkDraws(dw, draws, slots, rows); err != nil {
+			return err
+		}
 	}
-	if lp != nil {
-		plan.Logprobs(lp, x, tok, st.Top)
+	for i := range draws {
+		slot, row, step := 0, 0, uint64(p.Step)
+		if dw != nil {
+			w := dw[i*plan.SampleDrawWords:]
+			slot, row, step = int(w[0]), int(w[1]), uint64(uint32(w[2]))
+		}
+		var lp []float32
+		st := &e.settings
+		set := sw[slot*plan.SampleSettingsWords : (slot+1)*plan.SampleSettingsWords]
+		st.Decode(unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(set))), len(set)))
+		var cs []int32
+		if counts != nil {
+			cs = counts[slot*cw : (slot+1)*cw]
+		}
+		if st.Logprobs && lps != nil {
+			lp = lps[slot*plan.SampleLogprobWords : (slot+1)*plan.SampleLogprobWords]
+		}
+		xr := x[row*p.Ldx : row*p.Ldx+n]
+		tok := e.draw(xr, cs, scr[i*2*n:(i+1)*2*n], st, step)
+		out[slot] = tok
+		if cs != nil {
+			plan.CountSampled(cs, n, tok)
+		}
+		if lp != nil {
+			plan.Logprobs(lp, xr, tok, st.Top)
+		}
+	}
+	return nil
+}
+
+// checkDraws rejects a Sample dispatch's draws whose slot or logits row is
+// out of range, or whose slots repeat (their counts would depend on the
+// order).
+func (e *Exec) checkDraws(dw []int32, draws, slots, rows int) error {
+	seen := make(map[int32]bool, draws)
+	for i := range draws {
+		w := dw[i*plan.SampleDrawWords:]
+		if w[0] < 0 || int(w[0]) >= slots || w[1] < 0 || int(w[1]) >= rows {
+			return e.errf("sample draw %d: slot %d of %d, logits row %d of %d", i, w[0], slots, w[1], rows)
+		}
+		if seen[w[0]] {
+			return e.errf("sample draw %d: slot %d drawn twice", i, w[0])
+		}
+		seen[w[0]] = true
 	}
 	return nil
 }

@@ -129,7 +129,7 @@ func TestSampleUntruncatedDistribution(t *testing.T) {
 	h := newHarness(t)
 	xb, ob, sb := h.f32("x", x), h.i32("out", []int32{0}), h.nan("s", 2*len(x))
 	st := sampleParams{topP: 1, temp: temp, seed: 11}.settings(false, 0)
-	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", st)), Counts: plan.None,
+	d := plan.SampleArgs{Draws: plan.None, X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", st)), Counts: plan.None,
 		Scratch: bind(sb), Logprobs: plan.None, N: len(x)}.Dispatch()
 	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 	h.add(d)

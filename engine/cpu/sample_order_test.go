@@ -169,7 +169,7 @@ func TestSampleNoTopKPooled(t *testing.T) {
 			h := newHarness(t)
 			h.be = New(Options{Threads: 2})
 			xb, ob, sb := h.f32("x", x), h.i32("out", []int32{-1}), h.nan("scratch", 2*n)
-			d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", sp.settings(false, 0))),
+			d := plan.SampleArgs{Draws: plan.None, X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", sp.settings(false, 0))),
 				Counts: plan.None, Scratch: bind(sb), Logprobs: plan.None, N: n}.Dispatch()
 			d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 			h.add(d)

@@ -171,7 +171,7 @@ func sampleExec(t *testing.T, x []float32, hist []int32, sp sampleParams) (int32
 	counts := countsOf(hist, n)
 	cb := h.i32("counts", append([]int32{12345}, counts...)) // the counts start at 4 bytes
 	sb := h.nan("scratch", 2*n)
-	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", sp.settings(false, 0))),
+	d := plan.SampleArgs{Draws: plan.None, X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", sp.settings(false, 0))),
 		Counts: plan.Binding{Buf: cb, Off: 4}, Scratch: bind(sb), Logprobs: plan.None, N: n}.Dispatch()
 	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 	h.add(d)
@@ -255,7 +255,7 @@ func TestSampleDistribution(t *testing.T) {
 	h := newHarness(t)
 	xb, ob, sb := h.f32("x", x), h.i32("out", []int32{0}), h.nan("s", 12)
 	st := sampleParams{topP: 0.9, temp: 1, seed: 7}.settings(false, 0)
-	d := plan.SampleArgs{X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", st)), Counts: plan.None, Scratch: bind(sb), Logprobs: plan.None, N: 6}.Dispatch()
+	d := plan.SampleArgs{Draws: plan.None, X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", st)), Counts: plan.None, Scratch: bind(sb), Logprobs: plan.None, N: 6}.Dispatch()
 	d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
 	h.add(d)
 	h.load()
@@ -315,7 +315,7 @@ func TestSampleLogprobs(t *testing.T) {
 		h := newHarness(t)
 		xb, ob, sb := h.f32("x", x), h.i32("out", []int32{-1}), h.nan("s", 2*n)
 		lb := h.f32("lp", nans(plan.SampleLogprobWords))
-		h.add(plan.SampleArgs{X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", sp.settings(true, top))),
+		h.add(plan.SampleArgs{Draws: plan.None, X: bind(xb), Out: bind(ob), Settings: bind(h.i32("settings", sp.settings(true, top))),
 			Counts: bind(h.i32("counts", countsOf([]int32{1, 2, 2}, n))), Scratch: bind(sb), Logprobs: bind(lb), N: n}.Dispatch())
 		h.run(plan.Vars{})
 		tok := h.readI32(ob)[0]

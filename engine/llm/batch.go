@@ -18,7 +18,8 @@ import (
 const MatMulRows = 16
 
 // Passes of a batch plan: the step with matrix-vector products, the step
-// with GEMMs, the one-row step, then one sample pass per sequence slot.
+// with GEMMs, the one-row step, then the sample pass (a step's draws, each
+// with its slot's sampler, in one dispatch).
 // The one-row step is what a lone stream decodes with: single-sequence
 // decode's dispatches (norms fused into the products after them, the
 // gated activation into the down product) over the paged cache, where the
@@ -28,7 +29,7 @@ const (
 	BatchPassMatVec = iota
 	BatchPassMatMul
 	BatchPassOne
-	BatchPassSample0
+	BatchPassSample
 )
 
 // pagedKV is where a batch plan's rows find their positions and blocks.
@@ -67,15 +68,17 @@ type BatchOptions struct {
 // numbers come from the caller, e.g. engine/kvpage), and each sequence
 // samples from its row with its own settings.
 type Batch struct {
-	Arch Arch
-	H    HParams
-	opt  BatchOptions
-	exec plan.Executable
-	lay  *layout
-	pg   *pagedKV
-	next plan.BufID // i32[seqs]: each slot's drawn token
+	Arch  Arch
+	H     HParams
+	opt   BatchOptions
+	exec  plan.Executable
+	lay   *layout
+	pg    *pagedKV
+	next  plan.BufID // i32[seqs]: each slot's drawn token
+	draws plan.BufID // i32[seqs][SampleDrawWords]: a step's draws
 	// host staging
 	ids, pos, table []int32
+	dw              []int32 // SampleAll's draws
 	drawn           []int32 // SampleAll's read of every slot's token
 	logits          []float32
 }
@@ -102,7 +105,7 @@ func LoadBatch(backend plan.Backend, f *gguf.File, opt BatchOptions) (*Batch, er
 	if opt.F32Cache {
 		kvt = ggml.F32
 	}
-	p, lay, pg, next, err := buildBatchPlan(a, h, f, opt, kvt)
+	p, lay, pg, sb, err := buildBatchPlan(a, h, f, opt, kvt)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func LoadBatch(backend plan.Backend, f *gguf.File, opt BatchOptions) (*Batch, er
 	if err != nil {
 		return nil, fmt.Errorf("llm: loading the batch plan on %s: %w", backend.Name(), err)
 	}
-	return &Batch{Arch: a, H: h, opt: opt, exec: exec, lay: lay, pg: pg, next: next,
+	return &Batch{Arch: a, H: h, opt: opt, exec: exec, lay: lay, pg: pg, next: sb.next, draws: sb.draws,
 		table: make([]int32, opt.Rows*pg.tableStride), logits: make([]float32, h.NVocab)}, nil
 }
 
@@ -120,10 +123,13 @@ func (b *Batch) Close() error { return b.exec.Close() }
 // TableLen is how many blocks a sequence's table holds.
 func (b *Batch) TableLen() int { return b.pg.tableStride }
 
-func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.Type) (*plan.Plan, *layout, *pagedKV, plan.BufID, error) {
+// sampleBufs are the batch plan's buffers a step's draws go through.
+type sampleBufs struct{ next, draws plan.BufID }
+
+func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.Type) (*plan.Plan, *layout, *pagedKV, sampleBufs, error) {
 	b, w, err := newBuilder(a, h, f, "llm-batch-"+a.Name)
 	if err != nil {
-		return nil, nil, nil, 0, err
+		return nil, nil, nil, sampleBufs{}, err
 	}
 	rows := opt.Rows
 	lay := &layout{ctx: opt.Context, batch: rows, kvType: kvt}
@@ -135,7 +141,7 @@ func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.
 	s := b.scratch(rows, w.gateUpRow)
 	rope, err := b.ropeTables(w)
 	if err != nil {
-		return nil, nil, nil, 0, err
+		return nil, nil, nil, sampleBufs{}, err
 	}
 	kc, vc := b.kvBuffers("pool", kvt, pg.blocks*pg.blockStride(h))
 	pg.pools, pg.elem = append(slices.Clone(kc), vc...), 2
@@ -149,27 +155,26 @@ func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.
 	}
 	one, _ := b.p.AddPass("step.one")
 	(&forward{builder: b, ps: one, lay: lay, s: s, w: w, rope: rope, kc: kc, vc: vc, m: 1, mat: plan.MatVec, paged: pg}).emit()
-	n := h.NVocab
-	scr := b.buffer("sample.scratch", plan.Scratch, 4*2*n)
-	next := b.buffer("next", plan.IO, 4*opt.Seqs)
-	lay.settings = b.buffer("sample.settings", plan.IO, 4*plan.SampleSettingsWords*opt.Seqs)
-	lay.counts = b.buffer("sample.counts", plan.IO, 4*(2*n+1)*opt.Seqs)
-	lay.logprobs = b.buffer("sample.logprobs", plan.IO, 4*plan.SampleLogprobWords*opt.Seqs)
-	for slot := range opt.Seqs {
-		// a slot is one sequence's sampler state; VarPos names the row
-		// whose logits it draws from
-		ps, _ := b.p.AddPass(fmt.Sprintf("sample.%d", slot))
-		d := plan.SampleArgs{X: plan.F32At(lay.logits, 0), Out: plan.F32At(next, slot),
-			Settings: plan.F32At(lay.settings, slot*plan.SampleSettingsWords), Counts: plan.F32At(lay.counts, slot*(2*n+1)),
-			Scratch: plan.F32At(scr, 0), Logprobs: plan.F32At(lay.logprobs, slot*plan.SampleLogprobWords), N: n}.Dispatch()
-		d.AddPatch(plan.PatchSampleXOff, plan.VarPos, int64(4*n), 0)
-		d.AddPatch(plan.PatchSampleStep, plan.VarStep, 1, 0)
-		ps.Add(d)
-	}
+	n, seqs := h.NVocab, opt.Seqs
+	// a slot is one sequence's sampler state (settings, counts, drawn
+	// token, logprobs); a draw names its slot, its row and its step, and
+	// VarNTok counts a step's draws
+	scr := b.buffer("sample.scratch", plan.Scratch, 4*2*n*seqs)
+	next := b.buffer("next", plan.IO, 4*seqs)
+	draws := b.buffer("sample.draws", plan.IO, 4*plan.SampleDrawWords*seqs)
+	lay.settings = b.buffer("sample.settings", plan.IO, 4*plan.SampleSettingsWords*seqs)
+	lay.counts = b.buffer("sample.counts", plan.IO, 4*(2*n+1)*seqs)
+	lay.logprobs = b.buffer("sample.logprobs", plan.IO, 4*plan.SampleLogprobWords*seqs)
+	ps, _ := b.p.AddPass("sample")
+	d := plan.SampleArgs{X: plan.F32At(lay.logits, 0), Out: plan.F32At(next, 0), Settings: plan.F32At(lay.settings, 0),
+		Counts: plan.F32At(lay.counts, 0), Scratch: plan.F32At(scr, 0), Logprobs: plan.F32At(lay.logprobs, 0),
+		Draws: plan.F32At(draws, 0), N: n, M: seqs, Ldx: n, Slots: seqs, XRows: rows}.Dispatch()
+	d.AddPatch(plan.PatchSampleM, plan.VarNTok, 1, 0)
+	ps.Add(d)
 	if err := b.p.Validate(); err != nil {
-		return nil, nil, nil, 0, err
+		return nil, nil, nil, sampleBufs{}, err
 	}
-	return b.p, lay, pg, next, nil
+	return b.p, lay, pg, sampleBufs{next, draws}, nil
 }
 
 // Step feeds rows through the model: every row's K and V go to its block
@@ -293,11 +298,10 @@ func (b *Batch) Sample(slot, row int, step uint64, top int, lp *TokenLogprob) (i
 }
 
 // SampleAll draws each of ds's tokens into tokens (tokens[i] is ds[i]'s)
-// from the last Step's logits: their sample passes run back to back, as
-// one chain where the backend chains (plan.Chainer), and the drawn tokens
-// are read in one go, so a GPU waits once for a step's draws rather than
-// twice for each (at 16 sequences, 32 waits a step). Each draw has a slot
-// of its own.
+// from the last Step's logits: one sample pass makes every draw (each with
+// its slot's sampler, its row and its step; a GPU launches the sampler
+// once for all of them), and the drawn tokens are read in one go, so a GPU
+// waits once for a step's draws. Each draw has a slot of its own.
 func (b *Batch) SampleAll(ds []Draw, tokens []int32) error {
 	if len(tokens) < len(ds) {
 		return fmt.Errorf("llm: %d draws into %d tokens", len(ds), len(tokens))
@@ -305,9 +309,12 @@ func (b *Batch) SampleAll(ds []Draw, tokens []int32) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	passes, vars := make([]int, len(ds)), make([]plan.Vars, len(ds))
+	if len(ds) > b.opt.Seqs {
+		return fmt.Errorf("llm: %d draws in one step, the batch has %d sampler slots", len(ds), b.opt.Seqs)
+	}
 	used := make([]bool, b.opt.Seqs)
-	for i, d := range ds {
+	dw := b.dw[:0]
+	for _, d := range ds {
 		if err := b.checkSlot(d.Slot); err != nil {
 			return err
 		}
@@ -321,19 +328,16 @@ func (b *Batch) SampleAll(ds []Draw, tokens []int32) error {
 		if d.Step > math.MaxInt64 {
 			return errors.New("llm: sample step out of range")
 		}
-		passes[i] = BatchPassSample0 + d.Slot
-		vars[i] = plan.Vars{plan.VarPos: int64(d.Row), plan.VarStep: int64(d.Step)}
+		// the step as the Step param carries it (its low 32 bits)
+		dw = append(dw, int32(d.Slot), int32(d.Row), int32(uint32(d.Step)))
 	}
-	if ch, ok := b.exec.(plan.Chainer); ok {
-		if _, err := ch.RunPasses(passes, vars, len(passes), nil); err != nil {
-			return err
-		}
-	} else {
-		for i := range passes {
-			if err := b.exec.Run(passes[i], &vars[i]); err != nil {
-				return err
-			}
-		}
+	b.dw = dw
+	if err := plan.WriteI32(b.exec, b.draws, 0, dw); err != nil {
+		return err
+	}
+	vars := plan.Vars{plan.VarNTok: int64(len(ds))}
+	if err := b.exec.Run(BatchPassSample, &vars); err != nil {
+		return err
 	}
 	if cap(b.drawn) < b.opt.Seqs {
 		b.drawn = make([]int32, b.opt.Seqs)

@@ -189,7 +189,7 @@ func (b *builder) samplePass(lay *layout) {
 	lay.counts = b.buffer("sample.counts", plan.IO, 4*(2*n+1))
 	lay.logprobs = b.buffer("sample.logprobs", plan.IO, 4*plan.SampleLogprobWords*(lay.ctx+1))
 	ps, _ := b.p.AddPass("sample")
-	d := plan.SampleArgs{X: plan.F32At(lay.logits, 0), Out: plan.F32At(lay.tokens, 0), Settings: plan.F32At(lay.settings, 0),
+	d := plan.SampleArgs{Draws: plan.None, X: plan.F32At(lay.logits, 0), Out: plan.F32At(lay.tokens, 0), Settings: plan.F32At(lay.settings, 0),
 		Counts: plan.F32At(lay.counts, 0), Scratch: plan.F32At(scr, 0), Logprobs: plan.F32At(lay.logprobs, 0), N: n}.Dispatch()
 	d.AddPatch(plan.PatchSampleOutOff, plan.VarKVLen, 4, 0)
 	d.AddPatch(plan.PatchSampleLogprobsOff, plan.VarKVLen, 4*plan.SampleLogprobWords, 0)

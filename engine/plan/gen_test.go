@@ -35,10 +35,10 @@ func TestRecordsRoundTrip(t *testing.T) {
 	require.Equal(t, uint32(9), d.P[5])
 	require.Equal(t, a, DecodeRMSNorm(&d))
 
-	s := SampleArgs{X: F32At(1, 0), Out: F32At(2, 0), Settings: F32At(4, 0), Counts: None, Scratch: F32At(3, 0),
+	s := SampleArgs{Draws: None, X: F32At(1, 0), Out: F32At(2, 0), Settings: F32At(4, 0), Counts: None, Scratch: F32At(3, 0),
 		Logprobs: F32At(5, 8), N: 10, Step: 5}
 	ds := s.Dispatch()
-	require.Equal(t, uint8(6), ds.NBind)
+	require.Equal(t, uint8(7), ds.NBind)
 	require.Equal(t, s, DecodeSample(&ds))
 
 	c := Conv1DArgs{Cin: 2, Cout: 3, T: 10, Kw: 3, Stride: 2, Pad: 1}

@@ -103,7 +103,14 @@ const (
 	// and logprobs[1+2i], logprobs[2+2i] the id (as i32) and logprob of the i-th
 	// most likely token, i < top (descending raw logit, ties to the lower id).
 	// NaN logits count as −Inf; "descending probability" is descending scaled
-	// logit with ties to the lower id.
+	// logit with ties to the lower id. With draws bound, one dispatch makes m
+	// such draws, each its own: draw i (draws[SampleDrawWords·i..]: slot s, row
+	// r, step) reads logits row r (x + r·ldx, r < xRows) and slot s's settings,
+	// counts, out and logprobs (each buffer holding slots records back to back:
+	// SampleSettingsWords, 2n+1, 1 and SampleLogprobWords words a slot), with
+	// its own scratch (f32[2n] a draw). The draws' slots must be distinct; a
+	// draw whose slot or row is out of range is skipped (the CPU backend reports
+	// it, and a repeated slot, as an error).
 	Sample
 	// Copy: Converts m rows of n f32 values into Type (f32, f16 or bf16).
 	Copy
@@ -1906,10 +1913,15 @@ type SampleArgs struct {
 	Out      Binding // output i32
 	Settings Binding // input i32: the generation's SampleSettings
 	Counts   Binding // optional in-out i32: i32[2n+1]: the sequence's token counts
-	Scratch  Binding // in-out f32: f32[2n], the backend's working space
+	Scratch  Binding // in-out f32: f32[2n] a draw, the backend's working space
 	Logprobs Binding // optional output f32: f32[SampleLogprobWords]
+	Draws    Binding // optional input i32: i32[m][SampleDrawWords]: each draw's slot, logits row and step; NoBuf: one draw, step from params
 	N        int
 	Step     int
+	M        int // draws (with draws bound)
+	Ldx      int // logits row stride (with draws bound)
+	Slots    int // the slots the per-slot buffers hold (with draws bound)
+	XRows    int // logits rows (with draws bound)
 }
 
 // Binding slots of Sample.
@@ -1920,31 +1932,39 @@ const (
 	SlotSampleCounts   = 3
 	SlotSampleScratch  = 4
 	SlotSampleLogprobs = 5
+	SlotSampleDraws    = 6
 )
 
 // Patch targets of Sample.
 const (
 	PatchSampleStep        = PatchParam0 + 1
+	PatchSampleM           = PatchParam0 + 2
 	PatchSampleXOff        = PatchOffset0 + 0 // byte offset of X
 	PatchSampleOutOff      = PatchOffset0 + 1 // byte offset of Out
 	PatchSampleSettingsOff = PatchOffset0 + 2 // byte offset of Settings
 	PatchSampleCountsOff   = PatchOffset0 + 3 // byte offset of Counts
 	PatchSampleScratchOff  = PatchOffset0 + 4 // byte offset of Scratch
 	PatchSampleLogprobsOff = PatchOffset0 + 5 // byte offset of Logprobs
+	PatchSampleDrawsOff    = PatchOffset0 + 6 // byte offset of Draws
 )
 
 // Dispatch encodes a as a dispatch record.
 func (a SampleArgs) Dispatch() Dispatch {
-	d := Dispatch{Kernel: Sample, NBind: 6}
+	d := Dispatch{Kernel: Sample, NBind: 7}
 	d.Bind[0] = a.X
 	d.Bind[1] = a.Out
 	d.Bind[2] = a.Settings
 	d.Bind[3] = a.Counts
 	d.Bind[4] = a.Scratch
 	d.Bind[5] = a.Logprobs
+	d.Bind[6] = a.Draws
 	d.P[0] = uint32(a.N)
 	d.P[1] = uint32(a.Step)
-	d.Grid = [3]uint32{uint32(1), uint32(1), uint32(1)}
+	d.P[2] = uint32(a.M)
+	d.P[3] = uint32(a.Ldx)
+	d.P[4] = uint32(a.Slots)
+	d.P[5] = uint32(a.XRows)
+	d.Grid = [3]uint32{uint32(1), uint32(sampleDraws(&a)), uint32(1)}
 	return d
 }
 
@@ -1957,9 +1977,25 @@ func DecodeSample(d *Dispatch) (a SampleArgs) {
 	a.Counts = d.binding(3)
 	a.Scratch = d.binding(4)
 	a.Logprobs = d.binding(5)
+	a.Draws = d.binding(6)
 	a.N = int(d.P[0])
 	a.Step = int(d.P[1])
+	a.M = int(d.P[2])
+	a.Ldx = int(d.P[3])
+	a.Slots = int(d.P[4])
+	a.XRows = int(d.P[5])
 	return a
+}
+
+// Check applies the contract's validations of Sample.
+func (a *SampleArgs) Check() error {
+	if a.Draws.Buf != NoBuf && (a.Slots == 0 || a.XRows == 0) {
+		return fmt.Errorf("sample: draws over %d slots and %d logits rows", a.Slots, a.XRows)
+	}
+	if a.Draws.Buf != NoBuf && a.XRows > 1 && a.Ldx < a.N {
+		return fmt.Errorf("sample: logits row stride %d smaller than n %d", a.Ldx, a.N)
+	}
+	return nil
 }
 
 // CopyArgs is the record of a Copy dispatch (copy).
@@ -3404,9 +3440,14 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "Counts", Role: BindInOut, Optional: true, Elem: "i32"},
 			{Name: "Scratch", Role: BindInOut, Optional: false, Elem: "f32"},
 			{Name: "Logprobs", Role: BindOut, Optional: true, Elem: "f32"},
+			{Name: "Draws", Role: BindIn, Optional: true, Elem: "i32"},
 		},
 		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
 			{Name: "Step", Word: 1, Words: 1, Float: false, Patch: true},
+			{Name: "M", Word: 2, Words: 1, Float: false, Patch: true},
+			{Name: "Ldx", Word: 3, Words: 1, Float: false, Patch: false},
+			{Name: "Slots", Word: 4, Words: 1, Float: false, Patch: false},
+			{Name: "XRows", Word: 5, Words: 1, Float: false, Patch: false},
 		}},
 	Copy: {Name: "copy", MinBind: 2,
 		Binds: []BindInfo{{Name: "Src", Role: BindIn, Optional: false, Elem: "f32"},
@@ -3656,6 +3697,9 @@ func (d *Dispatch) Check() error {
 	case Argmax:
 		a := DecodeArgmax(d)
 		return a.Check()
+	case Sample:
+		a := DecodeSample(d)
+		return a.Check()
 	case BeamCopy:
 		a := DecodeBeamCopy(d)
 		return a.Check()
@@ -3792,12 +3836,13 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		dst = d.access(dst, 1, false, true, i32Vec(a.M))
 	case Sample:
 		a := DecodeSample(d)
-		dst = d.access(dst, 0, true, false, f32Vec(a.N))
-		dst = d.access(dst, 1, false, true, i32Vec(1))
-		dst = d.access(dst, 2, true, false, i32Vec(SampleSettingsWords))
-		dst = d.access(dst, 3, true, true, i32Vec(mul(2, a.N)+1))
-		dst = d.access(dst, 4, true, true, f32Vec(mul(2, a.N)))
-		dst = d.access(dst, 5, false, true, f32Vec(SampleLogprobWords))
+		dst = d.access(dst, 0, true, false, sampleX(&a))
+		dst = d.access(dst, 1, false, true, i32Vec(sampleSlots(&a)))
+		dst = d.access(dst, 2, true, false, i32Vec(mul(sampleSlots(&a), SampleSettingsWords)))
+		dst = d.access(dst, 3, true, true, i32Vec(mul(sampleSlots(&a), mul(2, a.N)+1)))
+		dst = d.access(dst, 4, true, true, f32Vec(mul(sampleDraws(&a), mul(2, a.N))))
+		dst = d.access(dst, 5, false, true, f32Vec(mul(sampleSlots(&a), SampleLogprobWords)))
+		dst = d.access(dst, 6, true, false, i32Vec(mul(a.M, SampleDrawWords)))
 	case Copy:
 		a := DecodeCopy(d)
 		dst = d.access(dst, 0, true, false, f32Rows(a.M, a.Lds, a.N))

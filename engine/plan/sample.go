@@ -20,7 +20,35 @@ const (
 	// SampleLogprobWords is one draw's logprobs record: the drawn token's
 	// logprob, then SampleMaxTop (id, logprob) pairs.
 	SampleLogprobWords = 1 + 2*SampleMaxTop
+	// SampleDrawWords is one draw of a Sample dispatch with draws bound:
+	// its slot, its logits row and its step (the Step param's u32).
+	SampleDrawWords = 3
 )
+
+// sampleDraws is the draws a Sample dispatch makes (its grid's y).
+func sampleDraws(a *SampleArgs) int {
+	if a.Draws.Buf == NoBuf {
+		return 1
+	}
+	return a.M
+}
+
+// sampleSlots is the records each per-slot binding of a Sample dispatch
+// holds.
+func sampleSlots(a *SampleArgs) int {
+	if a.Draws.Buf == NoBuf {
+		return 1
+	}
+	return a.Slots
+}
+
+// sampleX is a Sample dispatch's logits: one row, or xRows of ldx.
+func sampleX(a *SampleArgs) span {
+	if a.Draws.Buf == NoBuf {
+		return f32Vec(a.N)
+	}
+	return f32Rows(a.XRows, a.Ldx, a.N)
+}
 
 // Word offsets of an encoded SampleSettings (sample.metal mirrors them).
 const (

@@ -61,7 +61,7 @@ func (b *builder) selection(lay *layout, beams int) {
 			ps, _ := b.p.AddPass(name)
 			ps.Add(filterDispatch(sp, ts, nv, rows, at(lay.logits, 0), at(lay.filter, 0), at(lay.sampled, 0), ctx))
 			for r := range rows {
-				ps.Add(plan.SampleArgs{X: at(lay.logits, r*nv), Out: at(lay.choice, r), Settings: at(lay.topSet, 0),
+				ps.Add(plan.SampleArgs{Draws: plan.None, X: at(lay.logits, r*nv), Out: at(lay.choice, r), Settings: at(lay.topSet, 0),
 					Counts: none, Scratch: at(scr, 0), Logprobs: at(lay.beamTop, r*plan.SampleLogprobWords), N: nv}.Dispatch())
 			}
 			ldt := plan.SampleLogprobWords

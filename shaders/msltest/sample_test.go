@@ -43,7 +43,7 @@ func sampleInit(x []float32, sp sampleParams, seed uint64, step int) (plan.Dispa
 	for _, id := range sp.hist {
 		plan.CountSampled(c, n, id)
 	}
-	d := plan.SampleArgs{N: n, Step: step}.Dispatch()
+	d := plan.SampleArgs{Draws: plan.None, N: n, Step: step}.Dispatch()
 	return d, [][]byte{kitF32(x), kitI32([]int32{-1}), kitI32(sw), kitI32(c), kitF32(kitNaNs(2 * n)),
 		kitF32(kitNaNs(plan.SampleLogprobWords))}
 }
@@ -244,5 +244,90 @@ func TestSampleNoTopKChatShape(t *testing.T) {
 				runSample(t, x, sp, r.Uint64(), 40+s, fmt.Sprintf("n %d params %d", n, pi))
 			}
 		}
+	}
+}
+
+// SampleDraws: one Sample dispatch with draws bound (the batch plan's
+// step of draws) makes each draw exactly as the CPU's one-by-one draws:
+// slots in any order and not all of them, two draws on one logits row,
+// each slot with its own settings (plain temperature on the index path,
+// top-k, top-p, penalties with counts, logit_bias, logprobs, argmax) and
+// its own step, logits rows at a stride, and each draw its own scratch.
+func TestSampleDraws(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	const n, rows, ldx, slots = 3000, 6, 3011, 7
+	hist := []int32{5, 9, 5, 2, 9, 5, 0, 11, 2999}
+	bias := map[int32]float32{0: 100, 2: -100, 6: 1.5, 300: -3}
+	params := [slots]sampleParams{
+		{temp: 1, top: -1},
+		{temp: 0.7, topK: 40, top: 5},
+		{temp: 0.8, topP: 0.9, top: -1},
+		{temp: 0.6, topP: 0.5, rep: 1.15, pres: 0.3, freq: 0.2, hist: hist, bias: bias, top: 3},
+		{temp: 0, top: 0},
+		{temp: 1.1, minP: 0.05, bias: bias, top: -1},
+		{temp: 0.9, rep: 1.3, hist: hist, top: -1},
+	}
+	x := make([]float32, (rows-1)*ldx+n)
+	for i := range x {
+		x[i] = float32(r.NormFloat64() * 3)
+	}
+	var sw, cs []int32
+	for s, sp := range params {
+		st := plan.SampleSettings{TopK: sp.topK, TopP: sp.topP, MinP: sp.minP, Temp: sp.temp, Repeat: sp.rep,
+			Presence: sp.pres, Frequency: sp.freq, Seed: uint64(1000 + s), Logprobs: sp.top >= 0, Top: sp.top}
+		for id := range int32(n) {
+			if v, ok := sp.bias[id]; ok {
+				st.BiasIDs, st.Bias = append(st.BiasIDs, id), append(st.Bias, v)
+			}
+		}
+		w := make([]uint32, plan.SampleSettingsWords)
+		st.Encode(w)
+		for _, v := range w {
+			sw = append(sw, int32(v))
+		}
+		c := make([]int32, 2*n+1)
+		for _, id := range sp.hist {
+			plan.CountSampled(c, n, id)
+		}
+		cs = append(cs, c...)
+	}
+	for round, draws := range [][][3]int32{
+		{{3, 1, 7}, {0, 4, 1}, {6, 0, 12}, {2, 5, 3}, {5, 4, 99}}, // rows 4 twice; slots 1 and 4 idle
+		{{1, 2, 0}, {4, 3, 5}},
+		{{0, 0, 2}, {1, 1, 2}, {2, 2, 2}, {3, 3, 2}, {4, 4, 2}, {5, 5, 2}, {6, 0, 2}},
+	} {
+		var dw []int32
+		for _, d := range draws {
+			dw = append(dw, d[:]...)
+		}
+		m := len(draws)
+		d := plan.SampleArgs{N: n, M: m, Ldx: ldx, Slots: slots, XRows: rows}.Dispatch()
+		out := make([]int32, slots)
+		for i := range out {
+			out[i] = -1
+		}
+		init := [][]byte{kitF32(x), kitI32(out), kitI32(sw), kitI32(cs), kitF32(kitNaNs(m * 2 * n)),
+			kitF32(kitNaNs(slots * plan.SampleLogprobWords)), kitI32(dw)}
+		ref, got := kitRun(t, d, init)
+		require.Equal(t, init[0], got[0], "round %d: logits changed", round)
+		require.Equal(t, kitAsI32(ref[1]), kitAsI32(got[1]), "round %d: drawn tokens", round)
+		require.Equal(t, ref[3], got[3], "round %d: counts", round)
+		rl, gl := ggml.BytesF32(ref[5]), ggml.BytesF32(got[5])
+		for i := range rl {
+			if math.IsNaN(float64(rl[i])) || math.IsInf(float64(rl[i]), 0) || i%plan.SampleLogprobWords%2 == 1 {
+				require.Equal(t, math.Float32bits(rl[i]), math.Float32bits(gl[i]), "round %d: logprobs word %d", round, i)
+			} else {
+				require.InDelta(t, rl[i], gl[i], 1e-4, "round %d: logprobs word %d", round, i)
+			}
+		}
+		drawn := kitAsI32(got[1])
+		for s := range slots {
+			used := false
+			for _, dr := range draws {
+				used = used || int(dr[0]) == s
+			}
+			require.Equal(t, used, drawn[s] >= 0, "round %d: slot %d drawn %v", round, s, used)
+		}
+		t.Logf("round %d: %d draws, tokens %v", round, m, drawn)
 	}
 }
