@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "3fd4864c7e93fc0b63c9cd89c72e51ba6bb8c075044d445880481150beb61957"
+const sourcesHash = "4f2be7c6463467abccbae1691f42c6b4b2ef8f997b72789ec2dd3913a4c76d45"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -167,8 +167,12 @@ var kernelNames = []string{
 	"rope_attention_mat_vec_o_f16_a16",
 	"rope_attention_mat_vec_o_f32",
 	"rope_attention_mat_vec_o_q4_0",
+	"rope_attention_mat_vec_o_q4_0_q8x",
+	"rope_attention_mat_vec_o_q4_0_q8x_rp",
 	"rope_attention_mat_vec_o_q4_0_rp",
 	"rope_attention_mat_vec_o_q8_0",
+	"rope_attention_mat_vec_o_q8_0_q8x",
+	"rope_attention_mat_vec_o_q8_0_q8x_rp",
 	"rope_attention_mat_vec_o_q8_0_rp",
 	"rope_attention_merge",
 	"rope_attention_ticket_f16",

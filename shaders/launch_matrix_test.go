@@ -25,7 +25,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	// the cuda family without the 8-bit-activation mat-vecs: 2 rows per
 	// warp, 4 from MatVecWideK on; 4 warps
 	cuda := TuningFor("cuda")
-	cuda0, err := Override(cuda, "MatVecQ8K=1000000")
+	cuda0, err := Override(cuda, "MatVecQ8K=1000000,MatVecQ8KQ8_0=1000000")
 	require.NoError(t, err)
 	for _, c := range []struct{ k, rows uint32 }{{576, 2}, {MatVecWideK - 32, 2}, {MatVecWideK, 4}, {8192, 4}} {
 		d = plan.RMSNormMatVecArgs{Type: ggml.Q8_0, N: 3072, K: int(c.k), M: 1}.Dispatch()
@@ -38,7 +38,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	// with them (its default for q4_0; q8_0 by MatVecQ8KQ8_0): from
 	// MatVecQ8K wide, one aligned activation row; 2 rows a warp, 4 warps,
 	// one activation row a group
-	for typ, want := range map[ggml.Type]string{ggml.Q8_0: "rms_norm_mat_vec_q8_0", ggml.Q4_0: "rms_norm_mat_vec_q4_0_q8x"} {
+	for typ, want := range map[ggml.Type]string{ggml.Q8_0: "rms_norm_mat_vec_q8_0_q8x", ggml.Q4_0: "rms_norm_mat_vec_q4_0_q8x"} {
 		d = plan.RMSNormMatVecArgs{Type: typ, N: 3072, K: 2048, M: 1, Ldx: 2048}.Dispatch()
 		lns, err = LaunchFor(&d, &cuda, nil)
 		require.NoError(t, err)
@@ -61,6 +61,28 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 			require.Equal(t, Launch{Function: c.want, Groups: [3]uint32{3072 / 8, 1, 1}, Threads: [3]uint32{128, 1, 1},
 				Constants: []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0])
 		}
+	}
+
+	// where the GPU's size is known (an H200's 132 multiprocessors): the
+	// grid capped at MatVecQ8Groups (2) threadgroups a multiprocessor, and
+	// rows a warp halved while the row sets would not fill it (the 1B
+	// shape's 2048-row down product: 1 row a warp, 512 row sets on 264
+	// threadgroups; Q|K|V's 3072 rows: 2, 384 row sets)
+	h200 := cuda
+	h200.Cores = 132
+	noFill := h200
+	noFill.MatVecQ8Fill = 1
+	for _, c := range []struct {
+		tun          *Tuning
+		n, k, groups uint32
+		rows         uint32
+	}{{&h200, 49152, 2048, 264, 2}, {&h200, 3072, 2048, 264, 2}, {&h200, 2048, 8192, 264, 1}, {&h200, 200, 2048, 50, 1},
+		{&noFill, 2048, 8192, 256, 2}, {&noFill, 200, 2048, 25, 2}} {
+		d = plan.SiLUMulMatVecArgs{Type: ggml.Q4_0, N: int(c.n), K: int(c.k), M: 1, Ldg: int(c.k), Ldu: int(c.k)}.Dispatch()
+		lns, err = LaunchFor(&d, c.tun, nil)
+		require.NoError(t, err)
+		require.Equal(t, Launch{Function: "silu_mul_mat_vec_q4_0_q8x", Groups: [3]uint32{c.groups, 1, 1}, Threads: [3]uint32{128, 1, 1},
+			Constants: []Constant{{fcMatVecRows, c.rows}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0], "n=%d k=%d fill=%d", c.n, c.k, c.tun.MatVecQ8Fill)
 	}
 
 	d = plan.SiLUMulMatVecArgs{Type: ggml.F16, N: 10, K: 37, M: 1}.Dispatch()
