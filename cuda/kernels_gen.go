@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "4f2be7c6463467abccbae1691f42c6b4b2ef8f997b72789ec2dd3913a4c76d45"
+const sourcesHash = "6fa80d3af91d94abdf90336643bc3fe3a685581c3b5be217ab7e6fe0c196a611"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

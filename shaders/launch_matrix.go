@@ -165,12 +165,7 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 		sg := knob(t.MatVecQ8SIMDGroups, defMatVecQ8SIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
 		groups := ceilDiv(n, rows*sg)
 		if t.Cores > 0 && t.MatVecQ8Groups > 0 {
-			grid := uint64(t.Cores) * uint64(t.MatVecQ8Groups)
-			for t.MatVecQ8Fill == Q8FillRows && rows > 1 && uint64(groups) < grid {
-				rows /= 2
-				groups = ceilDiv(n, rows*sg)
-			}
-			groups = uint32(min(uint64(groups), grid))
+			groups = uint32(min(uint64(groups), uint64(t.Cores)*uint64(t.MatVecQ8Groups)))
 		}
 		return append(dst, Launch{
 			Function:  q8,
@@ -204,10 +199,6 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 // MatVecQ8MaxK is the widest product the 8-bit-activation mat-vecs take
 // (MQ_MAX_K in matvec_q8.metal: the quantized row in threadgroup memory).
 const MatVecQ8MaxK = 16384
-
-// Q8FillRows is the Tuning.MatVecQ8Fill value that trades rows a
-// SIMD-group for row sets until they fill the capped grid.
-const Q8FillRows = 2
 
 // Defaults of the 8-bit-activation mat-vecs' geometry (Tuning.MatVecQ8Rows,
 // MatVecQ8SIMDGroups).

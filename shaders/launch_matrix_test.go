@@ -64,25 +64,18 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	}
 
 	// where the GPU's size is known (an H200's 132 multiprocessors): the
-	// grid capped at MatVecQ8Groups (2) threadgroups a multiprocessor, and
-	// rows a warp halved while the row sets would not fill it (the 1B
-	// shape's 2048-row down product: 1 row a warp, 512 row sets on 264
-	// threadgroups; Q|K|V's 3072 rows: 2, 384 row sets)
+	// grid capped at MatVecQ8Groups (2) threadgroups a multiprocessor,
+	// each looping over row sets (the output product's 6,144 and Q|K|V's
+	// 384 on 264; the down product's 256 and a small product's 25 as they
+	// are)
 	h200 := cuda
 	h200.Cores = 132
-	noFill := h200
-	noFill.MatVecQ8Fill = 1
-	for _, c := range []struct {
-		tun          *Tuning
-		n, k, groups uint32
-		rows         uint32
-	}{{&h200, 49152, 2048, 264, 2}, {&h200, 3072, 2048, 264, 2}, {&h200, 2048, 8192, 264, 1}, {&h200, 200, 2048, 50, 1},
-		{&noFill, 2048, 8192, 256, 2}, {&noFill, 200, 2048, 25, 2}} {
+	for _, c := range []struct{ n, k, groups uint32 }{{49152, 2048, 264}, {3072, 2048, 264}, {2048, 8192, 256}, {200, 2048, 25}} {
 		d = plan.SiLUMulMatVecArgs{Type: ggml.Q4_0, N: int(c.n), K: int(c.k), M: 1, Ldg: int(c.k), Ldu: int(c.k)}.Dispatch()
-		lns, err = LaunchFor(&d, c.tun, nil)
+		lns, err = LaunchFor(&d, &h200, nil)
 		require.NoError(t, err)
 		require.Equal(t, Launch{Function: "silu_mul_mat_vec_q4_0_q8x", Groups: [3]uint32{c.groups, 1, 1}, Threads: [3]uint32{128, 1, 1},
-			Constants: []Constant{{fcMatVecRows, c.rows}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0], "n=%d k=%d fill=%d", c.n, c.k, c.tun.MatVecQ8Fill)
+			Constants: []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0], "n=%d k=%d", c.n, c.k)
 	}
 
 	d = plan.SiLUMulMatVecArgs{Type: ggml.F16, N: 10, K: 37, M: 1}.Dispatch()

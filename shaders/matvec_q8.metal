@@ -17,7 +17,8 @@
 // ggml's CUDA and CPU backends compute it), not the float-activation one.
 //
 // Geometry: one activation row per threadgroup (grid y), nsg SIMD-groups,
-// each R (function constant 20) weight rows; a lane takes whole 32-element
+// each R (function constant 20) weight rows at a time, the row sets spread
+// over the grid's x (capped by the launch rule: mat_vec_q8x_body); a lane takes whole 32-element
 // blocks, two at a time, so each lane has 2R (q4_0) or 4R (q8_0) 16-byte
 // weight loads in flight. k is at most MQ_MAX_K and a multiple of 32, and x
 // (and g or up) are 16-byte aligned (the launch rule checks both).
