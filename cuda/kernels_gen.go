@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "04fbb8200b25ebb6f9135cfeaaaddc0404ac0bf8c849c0c7f277114ea6f365d6"
+const sourcesHash = "54afe6e3da67f0777cb7f9400533558f5051cb99a076f5f3233dbde4247e06a2"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -167,8 +167,12 @@ var kernelNames = []string{
 	"rope_attention_mat_vec_o_f16_a16",
 	"rope_attention_mat_vec_o_f32",
 	"rope_attention_mat_vec_o_q4_0",
+	"rope_attention_mat_vec_o_q4_0_q8x",
+	"rope_attention_mat_vec_o_q4_0_q8x_rp",
 	"rope_attention_mat_vec_o_q4_0_rp",
 	"rope_attention_mat_vec_o_q8_0",
+	"rope_attention_mat_vec_o_q8_0_q8x",
+	"rope_attention_mat_vec_o_q8_0_q8x_rp",
 	"rope_attention_mat_vec_o_q8_0_rp",
 	"rope_attention_merge",
 	"rope_attention_ticket_f16",

@@ -163,9 +163,13 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if q8, ok := q8xNames[d.Kernel][d.Type]; ok && q8k != 0 && k >= q8k && k <= MatVecQ8MaxK && m == 1 && alignedInputs(d, t, k) {
 		rows := knob(t.MatVecQ8Rows, defMatVecQ8Rows, 4)
 		sg := knob(t.MatVecQ8SIMDGroups, defMatVecQ8SIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
+		groups := ceilDiv(n, rows*sg)
+		if t.Cores > 0 && t.MatVecQ8Groups > 0 {
+			groups = uint32(min(uint64(groups), uint64(t.Cores)*uint64(t.MatVecQ8Groups)))
+		}
 		return append(dst, Launch{
 			Function:  q8,
-			Groups:    [3]uint32{ceilDiv(n, rows*sg), m, 1},
+			Groups:    [3]uint32{groups, m, 1},
 			Threads:   [3]uint32{32 * sg, 1, 1},
 			Constants: mvConstants[rows-1][0][1],
 		}), nil

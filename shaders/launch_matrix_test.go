@@ -25,7 +25,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	// the cuda family without the 8-bit-activation mat-vecs: 2 rows per
 	// warp, 4 from MatVecWideK on; 4 warps
 	cuda := TuningFor("cuda")
-	cuda0, err := Override(cuda, "MatVecQ8K=1000000")
+	cuda0, err := Override(cuda, "MatVecQ8K=1000000,MatVecQ8KQ8_0=1000000")
 	require.NoError(t, err)
 	for _, c := range []struct{ k, rows uint32 }{{576, 2}, {MatVecWideK - 32, 2}, {MatVecWideK, 4}, {8192, 4}} {
 		d = plan.RMSNormMatVecArgs{Type: ggml.Q8_0, N: 3072, K: int(c.k), M: 1}.Dispatch()
@@ -49,7 +49,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	// with them (its default for q4_0; q8_0 by MatVecQ8KQ8_0): from
 	// MatVecQ8K wide, one aligned activation row; 2 rows a warp, 4 warps,
 	// one activation row a group
-	for typ, want := range map[ggml.Type]string{ggml.Q8_0: "rms_norm_mat_vec_q8_0", ggml.Q4_0: "rms_norm_mat_vec_q4_0_q8x"} {
+	for typ, want := range map[ggml.Type]string{ggml.Q8_0: "rms_norm_mat_vec_q8_0_q8x", ggml.Q4_0: "rms_norm_mat_vec_q4_0_q8x"} {
 		d = plan.RMSNormMatVecArgs{Type: typ, N: 3072, K: 2048, M: 1, Ldx: 2048}.Dispatch()
 		lns, err = LaunchFor(&d, &cuda, nil)
 		require.NoError(t, err)
@@ -72,6 +72,21 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 			require.Equal(t, Launch{Function: c.want, Groups: [3]uint32{3072 / 8, 1, 1}, Threads: [3]uint32{128, 1, 1},
 				Constants: []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0])
 		}
+	}
+
+	// where the GPU's size is known (an H200's 132 multiprocessors): the
+	// grid capped at MatVecQ8Groups (2) threadgroups a multiprocessor,
+	// each looping over row sets (the output product's 6,144 and Q|K|V's
+	// 384 on 264; the down product's 256 and a small product's 25 as they
+	// are)
+	h200 := cuda
+	h200.Cores = 132
+	for _, c := range []struct{ n, k, groups uint32 }{{49152, 2048, 264}, {3072, 2048, 264}, {2048, 8192, 256}, {200, 2048, 25}} {
+		d = plan.SiLUMulMatVecArgs{Type: ggml.Q4_0, N: int(c.n), K: int(c.k), M: 1, Ldg: int(c.k), Ldu: int(c.k)}.Dispatch()
+		lns, err = LaunchFor(&d, &h200, nil)
+		require.NoError(t, err)
+		require.Equal(t, Launch{Function: "silu_mul_mat_vec_q4_0_q8x", Groups: [3]uint32{c.groups, 1, 1}, Threads: [3]uint32{128, 1, 1},
+			Constants: []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0], "n=%d k=%d", c.n, c.k)
 	}
 
 	d = plan.SiLUMulMatVecArgs{Type: ggml.F16, N: 10, K: 37, M: 1}.Dispatch()

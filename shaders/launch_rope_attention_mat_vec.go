@@ -75,11 +75,9 @@ func launchRopeAttentionMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Lau
 	}
 	mv := a.MatVec().Dispatch()
 	first := len(dst)
-	// rope_attention_mat_vec_o has mat_vec's instances only, not the
-	// 8-bit-activation ones (matvec_q8.metal)
-	tm := *t
-	tm.MatVecQ8K, tm.MatVecQ8KQ8_0 = 0, 0
-	dst, err = launchMatVec(&mv, &tm, dst)
+	// mat_vec's launch rule, its 8-bit-activation instances included
+	// (rope_attention_mat_vec_o_<type>_q8x)
+	dst, err = launchMatVec(&mv, t, dst)
 	if err != nil {
 		return dst, err
 	}

@@ -68,15 +68,21 @@ func TestRopeAttentionMatVecLaunch(t *testing.T) {
 	require.Equal(t, []string{"rope_attention_ticket_f16", "rope_attention_mat_vec_o_q8_0"}, names(ls))
 	require.NoError(t, ForLayouts([]Layout{{Type: ggml.Q8_0, K: 576}}, &split, ls))
 	require.Equal(t, []string{"rope_attention_ticket_f16", "rope_attention_mat_vec_o_q8_0_rp"}, names(ls))
-	// the 1B shape's 2048-wide output product keeps mat_vec's instance:
-	// rope_attention_mat_vec_o has no 8-bit-activation one
+	// the 1B shape's 2048-wide output product takes mat_vec's launch rule,
+	// its 8-bit-activation instance (Tuning.MatVecQ8K) included
 	wide := plan.RopeAttentionMatVecArgs{Type: ggml.Q4_0, HeadDim: 64, NHead: 32, NKV: 8, M: 1, Ldq: 3072, Ldo: 2048,
 		KVLen: 20, Pos0: 19, Flags: plan.FlagCausal, Scale: 0.125, HeadStride: 4096 * 64, PosStride: 64,
 		W: plan.Binding{Buf: 0}, Out: plan.Binding{Buf: 1}}.Dispatch()
 	ls, err = LaunchFor(&wide, &off, nil)
 	require.NoError(t, err)
-	require.Equal(t, "rope_attention_mat_vec_o_q4_0", ls[len(ls)-1].Function)
+	require.Equal(t, "rope_attention_mat_vec_o_q4_0_q8x", ls[len(ls)-1].Function)
 	require.NoError(t, ForLayouts([]Layout{{Type: ggml.Q4_0, K: 2048}}, &wide, ls))
+	require.Equal(t, "rope_attention_mat_vec_o_q4_0_q8x_rp", ls[len(ls)-1].Function)
+	noQ8 := off
+	noQ8.MatVecQ8K = MatVecQ8Off
+	ls, err = LaunchFor(&wide, &noQ8, nil)
+	require.NoError(t, err)
+	require.Equal(t, "rope_attention_mat_vec_o_q4_0", ls[len(ls)-1].Function, "8-bit activations off")
 	// one wave of threadgroups where the GPU's size is known: 8 slices of
 	// 9 heads fit 132 multiprocessors, of 32 heads (the 1B shape) not
 	h200 := cuda
@@ -87,7 +93,7 @@ func TestRopeAttentionMatVecLaunch(t *testing.T) {
 	require.Equal(t, []string{"rope_attention_mat_vec_a16"}, names(ls), "72 threadgroups on 132")
 	ls, err = LaunchFor(&wide, &h200, nil)
 	require.NoError(t, err)
-	require.Equal(t, []string{"rope_attention_f16_a16", "rope_attention_mat_vec_o_q4_0"}, names(ls), "256 threadgroups on 132")
+	require.Equal(t, []string{"rope_attention_f16_a16", "rope_attention_mat_vec_o_q4_0_q8x"}, names(ls), "256 threadgroups on 132")
 	short := d(ggml.F16, 20)
 	ls, err = LaunchFor(&short, &cuda, nil)
 	require.NoError(t, err)

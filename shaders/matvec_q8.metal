@@ -17,7 +17,8 @@
 // ggml's CUDA and CPU backends compute it), not the float-activation one.
 //
 // Geometry: one activation row per threadgroup (grid y), nsg SIMD-groups,
-// each R (function constant 20) weight rows; a lane takes whole 32-element
+// each R (function constant 20) weight rows at a time, the row sets spread
+// over the grid's x (capped by the launch rule: mat_vec_q8x_body); a lane takes whole 32-element
 // blocks, two at a time, so each lane has 2R (q4_0) or 4R (q8_0) 16-byte
 // weight loads in flight. k is at most MQ_MAX_K and a multiple of 32, and x
 // (and g or up) are 16-byte aligned (the launch rule checks both).
@@ -166,18 +167,53 @@ static inline __attribute__((always_inline)) float mq_quantize(device const floa
     return ss;
 }
 
+// mq_rows loads block b and block c of R rows from row0 (rows past n
+// repeat the last one; their sums are not stored).
+template <typename B>
+static inline __attribute__((always_inline)) void mq_rows(device const uchar* W, ulong rb, int row0, int n, int R,
+                                                          int b, int c, int k, thread uint4* a0, thread uint4* a1,
+                                                          thread uint4* c0, thread uint4* c1, thread float* da,
+                                                          thread float* dc) {
+    #pragma unroll
+    for (int r = 0; r < MV_MAX_ROWS; ++r) {
+        if (r < R) {
+            device const B* w = (device const B*)(W + ulong(min(row0 + r, n - 1)) * rb);
+            da[r] = mq_load(w, b, k, a0[r], a1[r]);
+            dc[r] = mq_load(w, c, k, c0[r], c1[r]);
+        }
+    }
+}
+
 // mat_vec_q8x_body: the threadgroup's activation row quantized into qx/dx/sx
-// (with a barrier), then each SIMD-group's R rows.
+// (with a barrier), then each SIMD-group's R rows, repeated over the grid:
+// the launch rule caps the threadgroups at what the GPU holds at once
+// (Tuning.MatVecQ8Groups a core), so each quantizes the row once for many
+// rows instead of once for its nsg·R. A SIMD-group's first rows' first
+// blocks are loaded before the quantization, so their latency overlaps
+// it, and each next rows' first blocks as soon as a row set is summed.
 template <typename B, int MODE>
 static inline __attribute__((always_inline)) void mat_vec_q8x_body(
         device const uchar* W, device const float* x, device float* out, device const float* bias,
-        device const float* res, device const float* x2, mv_shape sh, uint3 tgpig, uint sgitg, uint nsg, uint lane,
-        threadgroup uint4* qx, threadgroup float* dx, threadgroup int* sx, threadgroup float* tss) {
+        device const float* res, device const float* x2, mv_shape sh, uint3 tgpig, uint ntg, uint sgitg, uint nsg,
+        uint lane, threadgroup uint4* qx, threadgroup float* dx, threadgroup int* sx, threadgroup float* tss) {
     const int n = sh.n, k = sh.k;
     const int R = clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);
     const int xrow = int(tgpig.y);
     device const float* xr = x + xrow * sh.ldx;
     device const float* x2r = MODE == MV_RMS ? x2 : x2 + xrow * sh.ld2;
+    const int nb = k / 32;
+    const int gstride = int(ntg) * int(nsg) * R;
+    int row0 = (int(tgpig.x) * int(nsg) + int(sgitg)) * R;
+    const ulong rb = row_bytes<B>(k);
+    // a lane's blocks: b0, b0 + 32, then every 64 on (a lane without a
+    // second block takes its first again and drops the sums: no divergent
+    // tail)
+    const int b0 = int(lane);
+    const int c0i = b0 + 32 < nb ? b0 + 32 : b0;
+    uint4 a0[MV_MAX_ROWS], a1[MV_MAX_ROWS], c0[MV_MAX_ROWS], c1[MV_MAX_ROWS];
+    float da[MV_MAX_ROWS], dc[MV_MAX_ROWS];
+    if (row0 < n && b0 < nb) mq_rows<B>(W, rb, row0, n, R, b0, c0i, k, a0, a1, c0, c1, da, dc);
+
     const int nt = 32 * int(nsg);
     const float ss = mq_quantize<MODE>(xr, x2r, k, int(sgitg) * 32 + int(lane), nt, (threadgroup uint*)qx, dx, sx);
     float inv = 1.0f;
@@ -195,65 +231,45 @@ static inline __attribute__((always_inline)) void mat_vec_q8x_body(
         inv = 1.0f / sqrt(t / float(k) + sh.eps);
     }
 
-    const int row0 = (int(tgpig.x) * int(nsg) + int(sgitg)) * R;
-    if (row0 >= n) return; // no barrier follows
-    const ulong rb = row_bytes<B>(k);
-    device const B* w0 = (device const B*)(W + ulong(row0) * rb);
-    device const B* w1 = (device const B*)(W + ulong(min(row0 + 1, n - 1)) * rb);
-    device const B* w2 = (device const B*)(W + ulong(min(row0 + 2, n - 1)) * rb);
-    device const B* w3 = (device const B*)(W + ulong(min(row0 + 3, n - 1)) * rb);
-
-    const int nb = k / 32;
-    float4 acc = float4(0.0f);
-    // every lane runs the same steps: a lane without a second block takes
-    // its first again and drops the sums (no divergent tail)
-    for (int b = int(lane); b < nb; b += 64) {
-        const bool two = b + 32 < nb;
-        const int c = two ? b + 32 : b;
-        uint4 a0[4], a1[4], c0[4], c1[4];
-        float da[4], dc[4];
-        da[0] = mq_load(w0, b, k, a0[0], a1[0]);
-        dc[0] = mq_load(w0, c, k, c0[0], c1[0]);
-        if (R > 1) {
-            da[1] = mq_load(w1, b, k, a0[1], a1[1]);
-            dc[1] = mq_load(w1, c, k, c0[1], c1[1]);
-        }
-        if (R > 2) {
-            da[2] = mq_load(w2, b, k, a0[2], a1[2]);
-            dc[2] = mq_load(w2, c, k, c0[2], c1[2]);
-        }
-        if (R > 3) {
-            da[3] = mq_load(w3, b, k, a0[3], a1[3]);
-            dc[3] = mq_load(w3, c, k, c0[3], c1[3]);
-        }
-        const uint4 xb0 = qx[2 * b], xb1 = qx[2 * b + 1], xc0 = qx[2 * c], xc1 = qx[2 * c + 1];
-        const float xdb = dx[b], xdc = two ? dx[c] : 0.0f;
-        const int xsb = sx[b], xsc = sx[c];
-        float t[4];
-        #pragma unroll
-        for (int r = 0; r < MV_MAX_ROWS; ++r) {
-            t[r] = 0.0f;
-            if (r < R) {
-                t[r] = da[r] * (xdb * float(mq_dot<B>(a0[r], a1[r], xb0, xb1, xsb))) +
-                       dc[r] * (xdc * float(mq_dot<B>(c0[r], c1[r], xc0, xc1, xsc)));
+    // no barrier follows: SIMD-groups leave the loop on their own
+    for (; row0 < n; row0 += gstride) {
+        float4 acc = float4(0.0f);
+        for (int b = b0; b < nb; b += 64) {
+            const bool two = b + 32 < nb;
+            const int c = two ? b + 32 : b;
+            if (b != b0) mq_rows<B>(W, rb, row0, n, R, b, c, k, a0, a1, c0, c1, da, dc);
+            const uint4 xb0 = qx[2 * b], xb1 = qx[2 * b + 1], xc0 = qx[2 * c], xc1 = qx[2 * c + 1];
+            const float xdb = dx[b], xdc = two ? dx[c] : 0.0f;
+            const int xsb = sx[b], xsc = sx[c];
+            float t[4];
+            #pragma unroll
+            for (int r = 0; r < MV_MAX_ROWS; ++r) {
+                t[r] = 0.0f;
+                if (r < R) {
+                    t[r] = da[r] * (xdb * float(mq_dot<B>(a0[r], a1[r], xb0, xb1, xsb))) +
+                           dc[r] * (xdc * float(mq_dot<B>(c0[r], c1[r], xc0, xc1, xsc)));
+                }
             }
+            acc += float4(t[0], t[1], t[2], t[3]);
         }
-        acc += float4(t[0], t[1], t[2], t[3]);
-    }
-    float4 s;
-    if (R == 1) {
-        s = float4(simd_sum(acc.x), 0.0f, 0.0f, 0.0f);
-    } else {
-        s = simd_sum(acc);
-    }
-    s *= inv;
-    if (lane == 0) {
-        const int orow = xrow * sh.ldo, rrow = xrow * sh.ldr;
-        const bool hb = sh.hb, hr = sh.hr, ge = sh.ge;
-        mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0, s.x);
-        if (R > 1 && row0 + 1 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 1, s.y);
-        if (R > 2 && row0 + 2 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 2, s.z);
-        if (R > 3 && row0 + 3 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 3, s.w);
+        // the next rows' first blocks, in flight during the sums and stores
+        const int next = row0 + gstride;
+        if (next < n && b0 < nb) mq_rows<B>(W, rb, next, n, R, b0, c0i, k, a0, a1, c0, c1, da, dc);
+        float4 s;
+        if (R == 1) {
+            s = float4(simd_sum(acc.x), 0.0f, 0.0f, 0.0f);
+        } else {
+            s = simd_sum(acc);
+        }
+        s *= inv;
+        if (lane == 0) {
+            const int orow = xrow * sh.ldo, rrow = xrow * sh.ldr;
+            const bool hb = sh.hb, hr = sh.hr, ge = sh.ge;
+            mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0, s.x);
+            if (R > 1 && row0 + 1 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 1, s.y);
+            if (R > 2 && row0 + 2 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 2, s.z);
+            if (R > 3 && row0 + 3 < n) mv_store(out, bias, res, hb, hr, ge, orow, rrow, row0 + 3, s.w);
+        }
     }
 }
 
@@ -268,6 +284,7 @@ kernel void mat_vec_q8x_impl(
         device const float* x2 [[buffer(5)]],
         constant Args& args [[buffer(8)]],
         uint3 tgpig [[threadgroup_position_in_grid]],
+        uint3 ntgs [[threadgroups_per_grid]],
         uint sgitg [[simdgroup_index_in_threadgroup]],
         uint nsg [[simdgroups_per_threadgroup]],
         uint lane [[thread_index_in_simdgroup]]) {
@@ -288,7 +305,7 @@ kernel void mat_vec_q8x_impl(
     sh.hr = has_bind(args, MAT_VEC_RES);
     sh.ge = MODE == MV_PLAIN && (args.mat_vec.flags & KFLAG_GELU_OUT) != 0u;
     if (int(tgpig.y) >= sh.m) return;
-    mat_vec_q8x_body<B, MODE>(W, x, out, bias, res, x2, sh, tgpig, sgitg, nsg, lane, qx, dx, sx, tss);
+    mat_vec_q8x_body<B, MODE>(W, x, out, bias, res, x2, sh, tgpig, ntgs.x, sgitg, nsg, lane, qx, dx, sx, tss);
 }
 
 typedef decltype(mat_vec_q8x_impl<rp_q8_0, MV_PLAIN>) mat_vec_q8x_t;

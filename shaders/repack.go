@@ -217,6 +217,7 @@ func init() {
 		rpNames[q8aNames[t]] = q8aNames[t] + "_rp"
 		rpNames[mmqNames[t]] = mmqNames[t] + "_rp"
 		rpNames["rope_attention_mat_vec_o_"+typeSuffix[t]] = "rope_attention_mat_vec_o_" + typeSuffix[t] + "_rp"
+		rpNames["rope_attention_mat_vec_o_"+typeSuffix[t]+"_q8x"] = "rope_attention_mat_vec_o_" + typeSuffix[t] + "_q8x_rp"
 	}
 }
 

@@ -232,6 +232,50 @@ kernel void rope_attention_mat_vec_o(device const uchar* W [[buffer(5)]],
     mat_vec_body<B, MV_PLAIN>(W, att, out, bias, out, att, sh, tgpig, sgitg, nsg, lane);
 }
 
+// rope_attention_mat_vec_o_*_q8x: the same product of q8_0 or q4_0
+// weights on 8-bit activations (matvec_q8.metal; Tuning.MatVecQ8K), with
+// its geometry: att quantized once per threadgroup.
+template <typename B>
+kernel void rope_attention_mat_vec_o_q8x(device const uchar* W [[buffer(5)]],
+                                         device const float* att [[buffer(3)]],
+                                         device float* out [[buffer(6)]],
+                                         device const float* bias [[buffer(7)]],
+                                         constant Args& args [[buffer(8)]],
+                                         uint3 tgpig [[threadgroup_position_in_grid]],
+                                         uint3 ntgs [[threadgroups_per_grid]],
+                                         uint sgitg [[simdgroup_index_in_threadgroup]],
+                                         uint nsg [[simdgroups_per_threadgroup]],
+                                         uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup uint4 qx[MQ_MAX_K / 16];
+    threadgroup float dx[MQ_MAX_K / 32];
+    threadgroup int sx[MQ_MAX_K / 32];
+    threadgroup float tss[32];
+    mv_shape sh;
+    sh.n = int(args.attend.n_head * args.attend.head_dim);
+    sh.k = min(sh.n, MQ_MAX_K);
+    sh.m = min(int(args.attend.m), 1);
+    sh.ldx = sh.n;
+    sh.ldo = sh.n;
+    sh.ldr = sh.n;
+    sh.ld2 = 0;
+    sh.eps = 0.0f;
+    sh.hb = has_bind(args, ROPE_ATTENTION_MAT_VEC_BIAS);
+    sh.hr = true;
+    sh.ge = false;
+    if (int(tgpig.y) >= sh.m) return;
+    mat_vec_q8x_body<B, MV_PLAIN>(W, att, out, bias, out, att, sh, tgpig, ntgs.x, sgitg, nsg, lane, qx, dx, sx, tss);
+}
+
+typedef decltype(rope_attention_mat_vec_o_q8x<rp_q8_0>) rope_attention_mat_vec_o_q8x_t;
+template [[host_name("rope_attention_mat_vec_o_q8_0_q8x")]] kernel rope_attention_mat_vec_o_q8x_t
+    rope_attention_mat_vec_o_q8x<block_q8_0>;
+template [[host_name("rope_attention_mat_vec_o_q4_0_q8x")]] kernel rope_attention_mat_vec_o_q8x_t
+    rope_attention_mat_vec_o_q8x<block_q4_0>;
+template [[host_name("rope_attention_mat_vec_o_q8_0_q8x_rp")]] kernel rope_attention_mat_vec_o_q8x_t
+    rope_attention_mat_vec_o_q8x<rp_q8_0>;
+template [[host_name("rope_attention_mat_vec_o_q4_0_q8x_rp")]] kernel rope_attention_mat_vec_o_q8x_t
+    rope_attention_mat_vec_o_q8x<rp_q4_0>;
+
 typedef decltype(rope_attention_mat_vec_o<w_f32>) rope_attention_mat_vec_o_t;
 template [[host_name("rope_attention_mat_vec_o_f32")]] kernel rope_attention_mat_vec_o_t
     rope_attention_mat_vec_o<w_f32>;

@@ -54,12 +54,15 @@ type Tuning struct {
 	// MatVecQ8MaxK wide with 16-byte aligned activations. Their result is
 	// the CPU backend's 8-bit-activation product, not the float one. Only
 	// the cuda family sets it (issue #34); the others keep MatVecQ8Off
-	// (HARK_CUDA_TUNE=MatVecQ8K=1000000 turns it off on CUDA too).
+	// (HARK_CUDA_TUNE=MatVecQ8K=1000000,MatVecQ8KQ8_0=1000000 turns it off
+	// on CUDA too).
 	MatVecQ8K uint32
 	// MatVecQ8KQ8_0 is MatVecQ8K for q8_0 weights (0 in a family: the
-	// same). The cuda family keeps q8_0 on float activations: on an H200
-	// the 1B shape's tg128 was 3-5% slower with them where q4_0's was
-	// 17-20% faster (bench/cuda/20261130-s15/z1-output.log).
+	// same). The cuda family kept q8_0 on float activations while each
+	// threadgroup quantized x for its 8 rows alone (the 1B shape's tg128
+	// 3-5% slower, bench/cuda/20261130-s15/z1-output.log); with the grid
+	// capped (MatVecQ8Groups) q8_0 takes them too (the 1B shape's tg128
+	// +35-41%, bench/cuda/20261201-b1x34).
 	MatVecQ8KQ8_0 uint32
 	// MatVecQ8Rows and MatVecQ8SIMDGroups are those instances' weight rows
 	// per SIMD-group (at most 4) and SIMD-groups per threadgroup (at most
@@ -68,6 +71,15 @@ type Tuning struct {
 	// narrow product over more multiprocessors.
 	MatVecQ8Rows       uint32
 	MatVecQ8SIMDGroups uint32
+	// MatVecQ8Groups caps those instances' threadgroups at this many a
+	// core where Cores is known: each threadgroup then takes row sets
+	// across the grid, quantizing the activation row once for all of them
+	// (the cap keeps every threadgroup resident, so none waits for a
+	// second wave). Default's value caps nothing. The cuda family: 2 (an
+	// H200, the 1B shape's tg128 q8_0 / q4_0 at 4 warps of 2 rows: 872 /
+	// 906 tok/s at 2, 802 / 890 at 4, 744 / 848 at 8, 633 / 769 uncapped;
+	// bench/cuda/20261201-b1x34/call2-timed.log).
+	MatVecQ8Groups uint32
 	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
 	// weight type with a tensor-core variant launches mat_mul_mma_<type>
 	// (native CUDA, cuda/native; the same grid and blocking as mat_mul)
@@ -292,7 +304,7 @@ const MatVecQ8Off = 1 << 30
 var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLength: 64,
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecBatchMany: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	MatVecQ8K: MatVecQ8Off, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
-	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
+	MatVecQ8Groups: 1 << 16, EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8,
 	AttnPagedChunk: 512, AttnPagedSplitGroups: 16, AttnPagedValues: 1,
@@ -359,7 +371,7 @@ var Families = []Tuning{
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, MatVecBatchMany: 4,
-		MatVecQ8K: MatVecWideK, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
+		MatVecQ8K: MatVecWideK, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, MatVecQ8Groups: 2, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
 		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, AttnPagedChunk: PagedSplitOff, AttnPagedValues: PagedValuesBatched, SampleSegment: 1024, WhisperSegment: 1024},
 }
 
@@ -396,6 +408,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MatVecQ8KQ8_0, t.MatVecQ8K)
 	fill(&t.MatVecQ8Rows, d.MatVecQ8Rows)
 	fill(&t.MatVecQ8SIMDGroups, d.MatVecQ8SIMDGroups)
+	fill(&t.MatVecQ8Groups, d.MatVecQ8Groups)
 	fill(&t.EmbedThreads, d.EmbedThreads)
 	fill(&t.Repack, d.Repack)
 	fill(&t.Align16, d.Align16)

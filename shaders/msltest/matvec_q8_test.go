@@ -32,17 +32,23 @@ const mxQ8Tight = 2e-3
 // CPU backend (whose decode products quantize the activations too) within
 // mxCPUBound. k = 2048 (64 blocks, two a lane) and 2144 (67: lanes with
 // one block), 37 rows (ragged row groups), one activation row aligned;
-// three rows, or unaligned activations, keep mat_vec. On a device
+// three rows, or unaligned activations, keep mat_vec; and with the grid
+// capped at two threadgroups (Tuning.MatVecQ8Groups), each looping over
+// row sets. On a device
 // (HARK_MSLTEST_DEVICE) it runs the device's own tuning.
 func TestMatVecQ8Activations(t *testing.T) {
 	be, tun := cudaTuning(t)
 	tun.MatVecQ8KQ8_0 = tun.MatVecQ8K // q8_0 weights take them by choice (the cuda family keeps float activations for them)
 	require.LessOrEqual(t, tun.MatVecQ8K, uint32(2048), "the tuning under test takes the 8-bit-activation mat-vecs")
 	r := rand.New(rand.NewPCG(34, 8))
-	for _, repack := range []bool{true, false} {
+	for _, cf := range []struct{ repack, capped bool }{{true, false}, {false, false}, {true, true}} {
+		repack := cf.repack
 		tn := tun
 		if !repack {
 			tn.Repack = 1
+		}
+		if cf.capped { // two threadgroups, each looping over the row sets (Tuning.MatVecQ8Groups)
+			tn.Cores, tn.MatVecQ8Groups = 2, 1
 		}
 		bt := be.WithTuning(tn)
 		for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
@@ -52,12 +58,18 @@ func TestMatVecQ8Activations(t *testing.T) {
 						m       int
 						aligned bool
 					}{{1, true}, {1, false}, {3, true}} {
-						name := fmt.Sprintf("%s %s k=%d m=%d aligned=%v repack=%v", kern, typ, k, tc.m, tc.aligned, repack)
+						if cf.capped && !(tc.m == 1 && tc.aligned) {
+							continue
+						}
+						name := fmt.Sprintf("%s %s k=%d m=%d aligned=%v repack=%v capped=%v", kern, typ, k, tc.m, tc.aligned, repack, cf.capped)
 						c, exact := productCaseLayout(t, r, kern, typ, 37, k, tc.m, true, false, tc.aligned)
 						ls, err := shaders.LaunchFor(&c.d, &tn, nil)
 						require.NoError(t, err, name)
 						q8x := tc.m == 1 && tc.aligned
 						require.Equal(t, q8x, strings.HasSuffix(ls[0].Function, "_q8x"), "%s: %s", name, ls[0].Function)
+						if cf.capped {
+							require.Equal(t, uint32(2), ls[0].Groups[0], name)
+						}
 						if !q8x {
 							checkOn(t, bt, name, typ, c, exact)
 							continue
@@ -112,10 +124,7 @@ func q8xReference(c *mxCase, exact []float64) []float64 {
 		eps = float64(plan.DecodeRMSNormMatVec(&c.d).Eps)
 	}
 	out := append([]float64(nil), exact...)
-	nb := k / 32
 	v := make([]float32, k)
-	qx := make([]int, k)
-	dx := make([]float64, nb)
 	for i := 0; i < m; i++ {
 		inv := 1.0
 		var ss float64
@@ -138,45 +147,62 @@ func q8xReference(c *mxCase, exact []float64) []float64 {
 		if c.d.Kernel == plan.RMSNormMatVec {
 			inv = 1 / math.Sqrt(ss/float64(k)+eps)
 		}
-		for b := 0; b < nb; b++ {
-			var am float32
-			for _, f := range v[32*b : 32*b+32] {
-				am = max(am, float32(math.Abs(float64(f))))
-			}
-			d := am / 127
-			var id float32
-			if d != 0 {
-				id = 1 / d
-			}
-			for e := 32 * b; e < 32*b+32; e++ {
-				qx[e] = int(math.Round(float64(v[e] * id)))
-			}
-			dx[b] = float64(ggml.FP16ToFP32(ggml.FP32ToFP16(d)))
-		}
-		rb := nb * c.d.Type.TypeSize()
+		sums := q8xSums(w, c.d.Type, n, k, v[:k])
 		for j := 0; j < n; j++ {
-			var s float64
-			for b := 0; b < nb; b++ {
-				blk := w[j*rb+b*c.d.Type.TypeSize():]
-				dw := float64(ggml.FP16ToFP32(binary.LittleEndian.Uint16(blk)))
-				si := 0
-				for e := 0; e < 32; e++ {
-					var qw int
-					if c.d.Type == ggml.Q8_0 {
-						qw = int(int8(blk[2+e]))
-					} else if e < 16 {
-						qw = int(blk[2+e]&15) - 8
-					} else {
-						qw = int(blk[2+e-16]>>4) - 8
-					}
-					si += qw * qx[32*b+e]
-				}
-				s += dw * dx[b] * float64(si)
-			}
-			s *= inv
+			s := sums[j] * inv
 			s += float64(bias[j]) + float64(res[i*a.Ldr+j])
 			out[i*a.Ldo+j] = s
 		}
 	}
 	return out
+}
+
+// q8xSums is each of n weight rows (w, in the file's layout of typ) times
+// v as the 8-bit-activation mat-vecs compute it, in float64: v quantized
+// per 32 elements with d = max|v|/127 (kept as f16) and q = round(v/d),
+// each block's integer sum times both scales.
+func q8xSums(w []byte, typ ggml.Type, n, k int, v []float32) []float64 {
+	nb := k / 32
+	qx := make([]int, k)
+	dx := make([]float64, nb)
+	for b := 0; b < nb; b++ {
+		var am float32
+		for _, f := range v[32*b : 32*b+32] {
+			am = max(am, float32(math.Abs(float64(f))))
+		}
+		d := am / 127
+		var id float32
+		if d != 0 {
+			id = 1 / d
+		}
+		for e := 32 * b; e < 32*b+32; e++ {
+			qx[e] = int(math.Round(float64(v[e] * id)))
+		}
+		dx[b] = float64(ggml.FP16ToFP32(ggml.FP32ToFP16(d)))
+	}
+	ts := typ.TypeSize()
+	rb := nb * ts
+	sums := make([]float64, n)
+	for j := 0; j < n; j++ {
+		var s float64
+		for b := 0; b < nb; b++ {
+			blk := w[j*rb+b*ts:]
+			dw := float64(ggml.FP16ToFP32(binary.LittleEndian.Uint16(blk)))
+			si := 0
+			for e := 0; e < 32; e++ {
+				var qw int
+				if typ == ggml.Q8_0 {
+					qw = int(int8(blk[2+e]))
+				} else if e < 16 {
+					qw = int(blk[2+e]&15) - 8
+				} else {
+					qw = int(blk[2+e-16]>>4) - 8
+				}
+				si += qw * qx[32*b+e]
+			}
+			s += dw * dx[b] * float64(si)
+		}
+		sums[j] = s
+	}
+	return sums
 }
