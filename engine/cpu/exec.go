@@ -50,6 +50,7 @@ type Exec struct {
 	// settings is the Sample kernel's decoded step data (its bias slices
 	// reused)
 	settings plan.SampleSettings
+	drawSeen []bool // checkDraws' slots, reused: a step's draws allocate nothing
 	beamRow  []byte // BeamCopy's saved source rows, grown to seqs rows
 	align    alignBufs
 

@@ -141,7 +141,11 @@ func (e *Exec) sample(d *plan.Dispatch) error {
 // out of range, or whose slots repeat (their counts would depend on the
 // order).
 func (e *Exec) checkDraws(dw []int32, draws, slots, rows int) error {
-	seen := make(map[int32]bool, draws)
+	if cap(e.drawSeen) < slots {
+		e.drawSeen = make([]bool, slots)
+	}
+	seen := e.drawSeen[:slots]
+	clear(seen)
 	for i := range draws {
 		w := dw[i*plan.SampleDrawWords:]
 		if w[0] < 0 || int(w[0]) >= slots || w[1] < 0 || int(w[1]) >= rows {

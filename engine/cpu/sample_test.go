@@ -351,3 +351,46 @@ func TestSampleLogprobs(t *testing.T) {
 		}
 	}
 }
+
+// A Sample dispatch with draws bound refuses a draw whose slot or logits
+// row is outside the dispatch, or a slot drawn twice (its counts would
+// depend on the order), and makes the valid draws into their slots.
+func TestSampleDrawsChecked(t *testing.T) {
+	const n, slots, rows = 9, 3, 2
+	x := []float32{0, 1, 9, 2, 3, 4, 5, 6, 7, 8, 7, 6, 5, 4, 3, 2, 1, 0}
+	greedy := sampleParams{temp: 0}.settings(false, 0)
+	var sw []int32
+	for range slots {
+		sw = append(sw, greedy...)
+	}
+	for _, c := range []struct {
+		draws [][3]int32
+		err   string
+	}{
+		{[][3]int32{{2, 0, 0}, {0, 1, 0}}, ""},
+		{[][3]int32{{3, 0, 0}}, "slot 3 of 3"},
+		{[][3]int32{{-1, 0, 0}}, "slot -1 of 3"},
+		{[][3]int32{{0, 2, 0}}, "logits row 2 of 2"},
+		{[][3]int32{{1, 0, 0}, {1, 1, 0}}, "slot 1 drawn twice"},
+	} {
+		var dw []int32
+		for _, d := range c.draws {
+			dw = append(dw, d[:]...)
+		}
+		h := newHarness(t)
+		ob := h.i32("out", []int32{-1, -1, -1})
+		d := plan.SampleArgs{X: bind(h.f32("x", x)), Out: bind(ob), Settings: bind(h.i32("settings", sw)),
+			Counts: plan.None, Scratch: bind(h.nan("scratch", len(c.draws)*2*n)), Logprobs: plan.None,
+			Draws: bind(h.i32("draws", dw)), N: n, M: len(c.draws), Ldx: n, Slots: slots, XRows: rows}.Dispatch()
+		h.add(d)
+		h.load()
+		err := h.ex.Run(0, &plan.Vars{})
+		if c.err != "" {
+			require.ErrorContains(t, err, c.err, "draws %v", c.draws)
+			require.Equal(t, []int32{-1, -1, -1}, h.readI32(ob), "draws %v: nothing drawn", c.draws)
+			continue
+		}
+		require.NoError(t, err)
+		require.Equal(t, []int32{0, -1, 2}, h.readI32(ob), "row 1's argmax (token 0) into slot 0, row 0's (token 2) into slot 2")
+	}
+}
