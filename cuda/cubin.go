@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/ulikunitz/xz"
+
+	"github.com/harkapp/hark/cuda/ptxpdl"
 )
 
 // cubin/ holds machine code made by ptxas on a GPU machine
@@ -63,20 +65,31 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// cubinSources parses fsys's SOURCE: module -> the PTX hash its cubins
-// were made from ("none": no cubins).
-func cubinSources(fsys fs.FS) (map[string]string, error) {
+// cubinSource is one SOURCE line: the hash of the .ptx.gz a module's
+// cubins were made from, and whether its cubins for sm_90 and newer were
+// made from the PTX's PDL form (cuda/ptxpdl: "pdl" after the hash), so
+// their kernels wait for their predecessors and may be launched early.
+type cubinSource struct {
+	hash string
+	pdl  bool
+}
+
+// cubinSources parses fsys's SOURCE: module -> what its cubins were made
+// from ("none": no cubins).
+func cubinSources(fsys fs.FS) (map[string]cubinSource, error) {
 	b, err := fs.ReadFile(fsys, "SOURCE")
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
+	out := map[string]cubinSource{}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		f := strings.Fields(line)
 		switch {
 		case len(f) == 1 && f[0] == "none":
 		case len(f) == 2:
-			out[f[0]] = f[1]
+			out[f[0]] = cubinSource{hash: f[1]}
+		case len(f) == 3 && f[2] == "pdl":
+			out[f[0]] = cubinSource{hash: f[1], pdl: true}
 		default:
 			return nil, fmt.Errorf("cuda: cubin/SOURCE: bad line %q", line)
 		}
@@ -104,20 +117,21 @@ func embeddedCubins() fs.FS {
 }
 
 // cubinFor returns module's cubin for compute capability cc, or nil when
-// there is none or it was made from other PTX.
-func cubinFor(module string, cc int) []byte { return cubinIn(embeddedCubins(), module, cc) }
+// there is none or it was made from other PTX, and whether its kernels
+// were made for programmatic dependent launch.
+func cubinFor(module string, cc int) ([]byte, bool) { return cubinIn(embeddedCubins(), module, cc) }
 
 // cubinIn is cubinFor over the cubin folder fsys.
-func cubinIn(fsys fs.FS, module string, cc int) []byte {
+func cubinIn(fsys fs.FS, module string, cc int) ([]byte, bool) {
 	src, err := cubinSources(fsys)
-	if err != nil || src[module] == "" || src[module] != moduleHash(module) {
-		return nil
+	if err != nil || src[module].hash == "" || src[module].hash != moduleHash(module) {
+		return nil, false
 	}
 	b, err := readCubin(fsys, fmt.Sprintf("%s.%s.cubin.xz", module, archOf(module, cc)))
 	if err != nil {
-		return nil
+		return nil, false
 	}
-	return b
+	return b, src[module].pdl && cc >= ptxpdl.MinCompute
 }
 
 // readCubin inflates a cubin of fsys, or reads it from the user's cache

@@ -35,15 +35,26 @@ func TestCubinIn(t *testing.T) {
 			"kernels.sm_80.cubin.xz": {Data: []byte("not xz")},
 		}
 	}
+	img := func(fsys fstest.MapFS, module string, cc int) []byte { b, _ := cubinIn(fsys, module, cc); return b }
 	ok := fsys("kernels " + moduleHash("kernels") + "\nsm90a " + moduleHash("sm90a") + "\n")
-	require.Equal(t, image, cubinIn(ok, "kernels", 90))
-	require.Equal(t, image, cubinIn(ok, "sm90a", 90), "the sm90a module's cubin is sm_90a")
-	require.Nil(t, cubinIn(ok, "kernels", 86), "no file")
-	require.Nil(t, cubinIn(ok, "kernels", 80), "not xz")
-	require.Nil(t, cubinIn(ok, "sm80", 90), "not in SOURCE")
-	require.Nil(t, cubinIn(fsys("kernels "+moduleHash("sm80")+"\n"), "kernels", 90), "made from other PTX")
-	require.Nil(t, cubinIn(fsys("none\n"), "kernels", 90))
-	_, err := cubinSources(fsys("kernels\tabc extra\n"))
+	require.Equal(t, image, img(ok, "kernels", 90))
+	require.Equal(t, image, img(ok, "sm90a", 90), "the sm90a module's cubin is sm_90a")
+	require.Nil(t, img(ok, "kernels", 86), "no file")
+	require.Nil(t, img(ok, "kernels", 80), "not xz")
+	require.Nil(t, img(ok, "sm80", 90), "not in SOURCE")
+	require.Nil(t, img(fsys("kernels "+moduleHash("sm80")+"\n"), "kernels", 90), "made from other PTX")
+	require.Nil(t, img(fsys("none\n"), "kernels", 90))
+	// "pdl" after the hash: the cubins for 9.0 and newer were made from
+	// the PDL form of the PTX; without it their kernels are launched plainly
+	_, pdl := cubinIn(ok, "kernels", 90)
+	require.False(t, pdl)
+	withPDL := fsys("kernels " + moduleHash("kernels") + " pdl\n")
+	b, pdl := cubinIn(withPDL, "kernels", 90)
+	require.Equal(t, image, b)
+	require.True(t, pdl)
+	_, err := cubinSources(fsys("kernels abc pdl2\n"))
+	require.Error(t, err)
+	_, err = cubinSources(fsys("kernels\tabc extra\n"))
 	require.Error(t, err)
 }
 

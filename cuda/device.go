@@ -7,6 +7,7 @@ package cuda
 //go:generate go run ./gen
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/cuda/ptxgz"
+	"github.com/harkapp/hark/cuda/ptxpdl"
 	"github.com/harkapp/hark/shaders"
 )
 
@@ -79,6 +81,10 @@ type Options struct {
 	// function (Backend.Profile); graphs are off while it is on
 	// ($HARK_CUDA_PROFILE=1).
 	Profile bool
+	// NoPDL launches every kernel after the one before it has ended,
+	// instead of overlapping its launch with that kernel's tail on GPUs
+	// of compute capability 9.0 and newer (pdl.go; $HARK_CUDA_PDL=0).
+	NoPDL bool
 	// NoNative loads only the base module (kernels.ptx), not the native
 	// modules (modules.go), so every kernel is the translated Metal one
 	// ($HARK_CUDA_NATIVE=0).
@@ -109,8 +115,11 @@ type Info struct {
 	MaxSharedOptin int
 	Driver         int // cuDriverGetVersion (e.g. 13000)
 	ModuleFromJIT  bool
-	Native         []string // the native modules loaded (modules.go), newest first
-	Startup        Startup  // how long opening took, by part
+	// PDL: the base module's kernels may start before the kernel they
+	// follow has ended (programmatic dependent launch, pdl.go)
+	PDL     bool
+	Native  []string // the native modules loaded (modules.go), newest first
+	Startup Startup  // how long opening took, by part
 }
 
 func (in Info) String() string {
@@ -121,6 +130,9 @@ func (in Info) String() string {
 	native := "none"
 	if len(in.Native) > 0 {
 		native = strings.Join(in.Native, ",")
+	}
+	if in.PDL {
+		from += " (PDL)"
 	}
 	return fmt.Sprintf("%s (sm_%d, %d SMs, %.1f GiB, driver %d.%d, kernels from %s, native modules %s)", in.Name, in.Compute, in.SMs,
 		float64(in.Memory)/(1<<30), in.Driver/1000, in.Driver%1000/10, from, native)
@@ -135,6 +147,9 @@ type device struct {
 	ctx    uintptr
 	mod    uintptr
 	native []loadedModule // modules.go
+	// modPDL: the base module's kernels wait for the grids they depend
+	// on (cuda/ptxpdl), so they may be launched before those end
+	modPDL bool
 	stream uintptr
 	// capture records graphs (graph.go) while the stream runs the same
 	// work launched kernel by kernel
@@ -151,6 +166,7 @@ type kernelFunc struct {
 	maxThreads uint32
 	static     uint32        // static shared memory bytes
 	dynSet     atomic.Uint32 // dynamic shared memory the function is allowed (after opt-in)
+	pdl        bool          // its module was made for programmatic dependent launch (pdl.go)
 }
 
 type constGlobal struct {
@@ -273,17 +289,18 @@ var moduleLoads atomic.Int64
 // modules have loaded too.
 func (v *device) loadModule(in *Info, o Options, imgs *startImages) (jitNotice, error) {
 	d := v.d
-	img := imgs.cubin("kernels")
+	img, pdl := imgs.cubin("kernels")
 	in.ModuleFromJIT = img == nil || os.Getenv("HARK_CUDA_JIT") == "1"
 	if in.ModuleFromJIT {
-		img = append([]byte(kernelsPTX()), 0)
+		img, pdl = jitImage(kernelsPTX(), in.Compute)
 	}
 	if f := os.Getenv("HARK_CUDA_PTX"); f != "" { // a test variant of the kernels
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return jitNotice{}, fmt.Errorf("cuda: $HARK_CUDA_PTX: %w", err)
 		}
-		img, in.ModuleFromJIT = append(b, 0), true
+		// a variant in its PDL form (cuda/ptxpdl) is launched as one
+		img, pdl, in.ModuleFromJIT = append(b, 0), in.Compute >= ptxpdl.MinCompute && bytes.Contains(b, []byte("griddepcontrol.wait")), true
 	}
 	// (the native modules are small: their JIT takes seconds, unannounced)
 	note := jitNotice{o: o}
@@ -298,13 +315,15 @@ func (v *device) loadModule(in *Info, o Options, imgs *startImages) (jitNotice, 
 		in.ModuleFromJIT = true
 		note = newJITNotice(o, *in, ptxHash())
 		note.before(*in)
-		mod, err = v.loadImage(append([]byte(kernelsPTX()), 0))
+		img, pdl = jitImage(kernelsPTX(), in.Compute)
+		mod, err = v.loadImage(img)
 	}
 	moduleLoads.Add(1) // one a device: the native modules come with it
 	if err != nil {
 		return note, fmt.Errorf("cuda: loading the kernels (PTX JIT %v): %w", in.ModuleFromJIT, err)
 	}
-	v.mod = mod
+	v.mod, v.modPDL = mod, pdl
+	in.PDL = pdl && d.cuLaunchKernelEx != nil
 	for _, c := range funcConsts {
 		var p dptr
 		var size uint64
@@ -336,9 +355,11 @@ func (v *device) function(name string) (*kernelFunc, error) {
 	d := v.d
 	f := &kernelFunc{}
 	err := v.do(func() error {
-		if err := d.err("cuModuleGetFunction("+entryPrefix+name+")", d.cuModuleGetFunction(&f.h, v.moduleOf(name), entryPrefix+name)); err != nil {
+		mod, pdl := v.moduleOf(name)
+		if err := d.err("cuModuleGetFunction("+entryPrefix+name+")", d.cuModuleGetFunction(&f.h, mod, entryPrefix+name)); err != nil {
 			return err
 		}
+		f.pdl = pdl
 		var x int32
 		d.cuFuncGetAttribute(&x, funcAttrMaxThreadsPerBlock, f.h)
 		f.maxThreads = uint32(x)
@@ -429,7 +450,7 @@ func tuningFor(v *device) shaders.Tuning {
 // envOptions reads the test switches: $HARK_CUDA_POISON=1,
 // $HARK_CUDA_PERMUTE=<seed>, $HARK_CUDA_GRAPHS=0, $HARK_CUDA_CHAIN=0,
 // $HARK_CUDA_NATIVE=0, $HARK_CUDA_CONSTS=all,
-// $HARK_CUDA_PROFILE=1 and $HARK_CUDA_TUNE.
+// $HARK_CUDA_PROFILE=1, $HARK_CUDA_PDL=0 and $HARK_CUDA_TUNE.
 func envOptions(o Options) Options {
 	if os.Getenv("HARK_CUDA_GRAPHS") == "0" {
 		o.NoGraphs = true
@@ -445,6 +466,9 @@ func envOptions(o Options) Options {
 	}
 	if os.Getenv("HARK_CUDA_PROFILE") == "1" {
 		o.Profile = true
+	}
+	if os.Getenv("HARK_CUDA_PDL") == "0" {
+		o.NoPDL = true
 	}
 	if os.Getenv("HARK_CUDA_POISON") == "1" {
 		o.Poison = true

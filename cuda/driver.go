@@ -82,10 +82,14 @@ type driver struct {
 	cuEventElapsedTime        func(ms *float32, start, end uintptr) result
 	cuEventDestroy            func(e uintptr) result
 	cuLaunchKernel            func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, stream uintptr, params *unsafe.Pointer, extra *unsafe.Pointer) result
-	cuGetErrorName            func(r result, s **byte) result
-	cuGetErrorString          func(r result, s **byte) result
-	cuMemsetD16Async          func(dst dptr, v uint16, n uint64, stream uintptr) result
-	cuMemsetD32Async          func(dst dptr, v uint32, n uint64, stream uintptr) result
+	// cuLaunchKernelEx (CUDA 12.0 and newer; nil where the driver lacks
+	// it): launches with attributes, for programmatic dependent launch
+	// (pdl.go)
+	cuLaunchKernelEx func(cfg *launchConfig, fn uintptr, params *unsafe.Pointer, extra *unsafe.Pointer) result
+	cuGetErrorName   func(r result, s **byte) result
+	cuGetErrorString func(r result, s **byte) result
+	cuMemsetD16Async func(dst dptr, v uint16, n uint64, stream uintptr) result
+	cuMemsetD32Async func(dst dptr, v uint32, n uint64, stream uintptr) result
 
 	// CUDA graphs (graph.go): a stream's work is recorded between
 	// BeginCapture and EndCapture instead of run, instantiated once, and
@@ -183,6 +187,9 @@ func loadDriver() (*driver, error) {
 			for _, s := range graphSyms {
 				purego.RegisterLibFunc(s.fn, h, s.name)
 			}
+		}
+		if _, err := purego.Dlsym(h, "cuLaunchKernelEx"); err == nil {
+			purego.RegisterLibFunc(&d.cuLaunchKernelEx, h, "cuLaunchKernelEx")
 		}
 		for _, s := range syms {
 			if _, err := purego.Dlsym(h, s.name); err != nil {

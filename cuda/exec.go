@@ -169,8 +169,15 @@ type Exec struct {
 	opPrm    params // the parameter of the dispatch being issued (buildParams)
 	prm      params // the launch's: opPrm with its scratch, permutation and patches
 	prmPtr   unsafe.Pointer
-	batch    batch
-	table    []passTable // the launch table (table.go)
+	// programmatic dependent launch (pdl.go): pdl when the backend
+	// overlaps launches at all; afterKernel while the stream's last work
+	// queued is a kernel of this batch; the launch's config and attribute
+	pdl         bool
+	afterKernel bool
+	pdlCfg      launchConfig
+	pdlAttr     launchAttr
+	batch       batch
+	table       []passTable // the launch table (table.go)
 	// stored: the function constants' values as the batch being issued
 	// has stored them so far (issue, storeConstants)
 	stored []constSet
@@ -209,6 +216,7 @@ func (b *Backend) LoadTuned(p *plan.Plan, t shaders.Tuning) (plan.Executable, er
 	}
 	e := &Exec{b: b, name: p.Name, plan: p, tuning: t}
 	e.prmPtr = unsafe.Pointer(&e.prm)
+	e.pdl = b.pdlOn()
 	err := b.dev.do(func() error { return e.load(p) })
 	if err != nil {
 		_ = b.dev.do(func() error { e.release(); return nil }) // load's error is the one reported

@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -39,6 +40,10 @@ type fakeGPU struct {
 	nextGraph uintptr
 	nextEvent uintptr
 	modules   uintptr // modules loaded: each gets its own handle
+	// pdlImages counts the PTX images loaded in their PDL form
+	// (cuda/ptxpdl); noEx plays a driver without cuLaunchKernelEx
+	pdlImages int
+	noEx      bool
 	// optin is the shared memory a block may opt in to (0: the driver
 	// does not say); dynMax the functions' opted-in dynamic maxima
 	optin  int32
@@ -58,6 +63,7 @@ type fakeLaunch struct {
 	prm           params // the parameter as passed (copied, as the driver does)
 	replayed      bool   // run from a graph
 	halted        bool   // its halt word said stop when it ran: the kernel returned at once
+	overlapped    bool   // launched by cuLaunchKernelEx with programmatic stream serialization
 }
 
 // halted is what an entry's first check (msl_cuda.h's halted) says of a
@@ -111,7 +117,7 @@ func (f *fakeGPU) driver() *driver {
 		f.next += dptr(n+255) &^ 255
 		return p
 	}
-	return &driver{
+	d := &driver{
 		cuInit:             func(uint32) result { return 0 },
 		cuDriverGetVersion: func(v *int32) result { *v = 12040; return 0 },
 		cuDeviceGetCount:   func(n *int32) result { *n = f.count; return f.rec("cuDeviceGetCount") },
@@ -130,7 +136,10 @@ func (f *fakeGPU) driver() *driver {
 		cuDevicePrimaryCtxRelease: func(int32) result { return f.rec("cuDevicePrimaryCtxRelease") },
 		cuCtxSetCurrent:           func(uintptr) result { return 0 },
 		cuMemGetInfo:              func(free, total *uint64) result { *free, *total = 1<<30, 1<<30; return 0 },
-		cuModuleLoadDataEx: func(m *uintptr, _ unsafe.Pointer, _ uint32, _ *int32, vals *uintptr) result {
+		cuModuleLoadDataEx: func(m *uintptr, img unsafe.Pointer, _ uint32, _ *int32, vals *uintptr) result {
+			if b := unsafe.Slice((*byte)(img), 4); string(b) != "\x7fELF" && strings.Contains(cStringN(img, 64<<20), "\tgriddepcontrol.wait;") {
+				f.pdlImages++
+			}
 			f.modules++
 			*m = 1 + f.modules
 			if r := f.rec("cuModuleLoadDataEx"); r != 0 {
@@ -295,25 +304,55 @@ func (f *fakeGPU) driver() *driver {
 		},
 		cuEventDestroy: func(uintptr) result { return f.rec("cuEventDestroy") },
 		cuLaunchKernel: func(fn uintptr, gx, gy, gz, bx, by, bz, shared uint32, st uintptr, pp *unsafe.Pointer, _ *unsafe.Pointer) result {
-			l := fakeLaunch{fn: f.fnames[fn], grid: [3]uint32{gx, gy, gz}, block: [3]uint32{bx, by, bz},
-				shared: shared, nonNilParams0: pp != nil && *pp != nil}
-			if l.nonNilParams0 {
-				l.prm = *(*params)(*pp)
-			}
-			if r := f.rec("cuLaunchKernel"); r != 0 {
-				return r
-			}
-			if f.capturing && st == f.capStream {
-				f.capture = append(f.capture, fakeWork{launch: &l})
-			} else {
-				l.halted = f.halted(l.prm)
-				f.launches = append(f.launches, l)
-			}
-			return 0
+			return f.launch("cuLaunchKernel", fakeLaunch{fn: f.fnames[fn], grid: [3]uint32{gx, gy, gz}, block: [3]uint32{bx, by, bz},
+				shared: shared, nonNilParams0: pp != nil && *pp != nil}, st, pp)
 		},
 		cuGetErrorName:   func(_ result, s **byte) result { *s = &fakeErrName[0]; return 0 },
 		cuGetErrorString: func(_ result, s **byte) result { *s = &fakeErrString[0]; return 0 },
 	}
+	if !f.noEx {
+		d.cuLaunchKernelEx = f.launchEx
+	}
+	return d
+}
+
+// launch records (or, while capturing, records for a graph) launch l
+// made through call on stream st with parameter pp.
+func (f *fakeGPU) launch(call string, l fakeLaunch, st uintptr, pp *unsafe.Pointer) result {
+	if l.nonNilParams0 {
+		l.prm = *(*params)(*pp)
+	}
+	if r := f.rec(call); r != 0 {
+		return r
+	}
+	if f.capturing && st == f.capStream {
+		f.capture = append(f.capture, fakeWork{launch: &l})
+	} else {
+		l.halted = f.halted(l.prm)
+		f.launches = append(f.launches, l)
+	}
+	return 0
+}
+
+// launchEx is cuLaunchKernelEx: the fake knows one attribute, programmatic
+// stream serialization, and refuses a config that is not exactly that.
+func (f *fakeGPU) launchEx(cfg *launchConfig, fn uintptr, pp *unsafe.Pointer, _ *unsafe.Pointer) result {
+	if cfg.nattrs != 1 || cfg.attrs == nil || cfg.attrs.id != launchAttrProgrammaticStreamSerialization || cfg.attrs.val[0] != 1 {
+		return 1 // CUDA_ERROR_INVALID_VALUE
+	}
+	return f.launch("cuLaunchKernelEx", fakeLaunch{fn: f.fnames[fn], grid: cfg.grid, block: cfg.block, shared: cfg.shared,
+		nonNilParams0: pp != nil && *pp != nil, overlapped: true}, cfg.stream, pp)
+}
+
+// cStringN is the NUL-terminated string at p, read up to n bytes.
+func cStringN(p unsafe.Pointer, n int) string {
+	b := unsafe.Slice((*byte)(p), n)
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
 }
 
 // withFake makes New open the fake for the test's duration.

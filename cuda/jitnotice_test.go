@@ -25,7 +25,7 @@ func TestFakeJITNoticeOnce(t *testing.T) {
 		b.Close()
 		return out.String()
 	}
-	if cubinFor("kernels", 90) != nil {
+	if b, _ := cubinFor("kernels", 90); b != nil {
 		require.Empty(t, open(Options{}, false), "a cubin: nothing to prepare")
 	}
 	t.Setenv("HARK_CUDA_JIT", "1") // the PTX, as on a GPU no cubin covers

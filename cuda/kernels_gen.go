@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "54afe6e3da67f0777cb7f9400533558f5051cb99a076f5f3233dbde4247e06a2"
+const sourcesHash = "0a9c7f5b6b44d92951c4120cfd57cc5a9e4e2994e781aacd58499a2bfcf36545"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -77,6 +77,7 @@ type loadedModule struct {
 	name    string
 	h       uintptr
 	entries map[string]bool
+	pdl     bool // made for programmatic dependent launch
 }
 
 // loadNative loads the native modules for in.Compute (their cubins where
@@ -88,27 +89,29 @@ func (v *device) loadNative(in *Info, noNative bool, imgs *startImages) error {
 	}
 	for _, nm := range modulesFor(in.Compute, nativeModules) {
 		ptx := nm.ptx()
-		img, entries := imgs.cubin(nm.name), imgs.entryNames(nm.name)
+		img, pdl := imgs.cubin(nm.name)
+		entries := imgs.entryNames(nm.name)
 		fromCubin := img != nil && os.Getenv("HARK_CUDA_JIT") != "1"
 		if !fromCubin {
-			img = append([]byte(ptx), 0)
+			img, pdl = jitImage(ptx, in.Compute)
 		}
 		if f := os.Getenv("HARK_CUDA_PTX_" + strings.ToUpper(nm.name)); f != "" { // a test variant of the module
 			b, err := os.ReadFile(f)
 			if err != nil {
 				return fmt.Errorf("cuda: $HARK_CUDA_PTX_%s: %w", strings.ToUpper(nm.name), err)
 			}
-			ptx, img, fromCubin = string(b), append(b, 0), false
+			ptx, img, pdl, fromCubin = string(b), append(b, 0), false, false
 			entries = ptxEntries(ptx)
 		}
 		h, err := v.loadImage(img)
 		if err != nil && fromCubin { // a cubin this driver refuses: its PTX
-			h, err = v.loadImage(append([]byte(ptx), 0))
+			img, pdl = jitImage(ptx, in.Compute)
+			h, err = v.loadImage(img)
 		}
 		if err != nil {
 			return fmt.Errorf("cuda: loading native module %s: %w", nm.name, err)
 		}
-		v.native = append(v.native, loadedModule{name: nm.name, h: h, entries: entries})
+		v.native = append(v.native, loadedModule{name: nm.name, h: h, entries: entries, pdl: pdl})
 		in.Native = append(in.Native, nm.name)
 	}
 	return nil
@@ -140,12 +143,13 @@ func (v *device) hasNative(name string) bool {
 }
 
 // moduleOf is the module holding entry name: a native module's when one
-// has it, else the base module.
-func (v *device) moduleOf(name string) uintptr {
+// has it, else the base module; and whether it was made for programmatic
+// dependent launch.
+func (v *device) moduleOf(name string) (uintptr, bool) {
 	for _, m := range v.native {
 		if m.entries[name] {
-			return m.h
+			return m.h, m.pdl
 		}
 	}
-	return v.mod
+	return v.mod, v.modPDL
 }

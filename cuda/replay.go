@@ -200,6 +200,7 @@ func (e *Exec) issue(b *batch, replay bool) error {
 	prof := !replay && e.b.opt.Profile
 	marked := false // the first event goes before the first launch
 	e.stored = e.stored[:0]
+	e.afterKernel = false // copies or a graph launch may come before
 	next := 0
 	for s := range b.vars {
 		t := &e.table[b.passes[s]]
@@ -265,6 +266,7 @@ func (e *Exec) issueRec(rec *launchRec, consts []constSet, step int, vars *plan.
 			if err := d.err("cuMemsetD8Async", d.cuMemsetD8Async(e.arena, 0xff, uint64(rec.scratch), stream)); err != nil {
 				return err
 			}
+			e.afterKernel = false
 		}
 	}
 	if err := e.storeConstants(consts[rec.c0:rec.c0+rec.nc], stream); err != nil {
@@ -273,10 +275,20 @@ func (e *Exec) issueRec(rec *launchRec, consts []constSet, step int, vars *plan.
 	if replay {
 		e.patchParams(rec, step)
 	}
-	r := d.cuLaunchKernel(rec.fn.h, rec.groups[0], rec.groups[1], rec.groups[2], rec.threads[0], rec.threads[1], rec.threads[2],
-		rec.shared, stream, &e.prmPtr, nil)
-	if err := d.err("cuLaunchKernel", r); err != nil {
+	overlap := rec.fn.pdl && e.afterKernel && e.pdl
+	var r result
+	if overlap {
+		r = e.launchOverlapped(rec, stream)
+	} else {
+		r = d.cuLaunchKernel(rec.fn.h, rec.groups[0], rec.groups[1], rec.groups[2], rec.threads[0], rec.threads[1], rec.threads[2],
+			rec.shared, stream, &e.prmPtr, nil)
+	}
+	if err := d.err(map[bool]string{false: "cuLaunchKernel", true: "cuLaunchKernelEx"}[overlap], r); err != nil {
 		return fmt.Errorf("%s (%v groups of %v threads, %d bytes shared): %w", rec.name, rec.groups, rec.threads, rec.shared, err)
+	}
+	e.afterKernel = true
+	if overlap {
+		e.stats.Overlapped++
 	}
 	if replay {
 		e.stats.Recorded++
@@ -372,6 +384,7 @@ func (e *Exec) storeConstants(cs []constSet, stream uintptr) error {
 		if err := e.setConstant(c, stream); err != nil {
 			return err
 		}
+		e.afterKernel = false
 		if i == len(e.stored) {
 			e.stored = append(e.stored, c)
 		}

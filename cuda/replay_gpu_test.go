@@ -43,6 +43,7 @@ func TestGPUStoriesReplay(t *testing.T) {
 		{"graphs+chain", Options{}},
 		{"graphs", Options{NoChain: true}},
 		{"per-dispatch", Options{NoChain: true, NoGraphs: true}},
+		{"graphs+chain, no PDL", Options{NoPDL: true}},
 	}
 	golden := shared.LoadStoriesGolden(t)
 	model := shared.Path(t, "models", "stories260K.gguf")
@@ -86,7 +87,15 @@ func TestGPUStoriesReplay(t *testing.T) {
 				require.Equal(t, wantSampled.Tokens, got.Tokens, "round %d, sampled", round)
 			}
 			st := b.Stats()
-			t.Logf("%s: %+v", m.name, st)
+			t.Logf("%s: %s, %+v", m.name, b.Info(), st)
+			// with programmatic dependent launch (a 9.0 GPU, its cubins
+			// made for it or its PTX compiled here), kernels overlap the
+			// kernel before them: the tokens above are unchanged
+			if b.Info().PDL && b.pdlOn() {
+				require.Positive(t, st.Overlapped, "PDL")
+			} else {
+				require.Zero(t, st.Overlapped, "no PDL")
+			}
 			if b.opt.PermuteSeed != 0 || !b.dev.d.graphs {
 				t.Logf("graphs are off (permuted block order or an old driver): launch counts not checked")
 				return

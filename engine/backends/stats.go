@@ -33,6 +33,9 @@ type CUDAStats struct {
 	GraphsBuilt    int // graphs recorded and instantiated
 	Recorded       int // kernels recorded into graphs
 	Syncs          int // waits for the stream
+	// Overlapped counts the kernels launched or recorded to start before
+	// the kernel they follow ends (programmatic dependent launch)
+	Overlapped int
 	// RecordFailures counts batches the driver would not record or
 	// instantiate as a graph; they and their shape run kernel by kernel
 	// from then on, and RecordError is the first such error.
@@ -51,6 +54,7 @@ func (s *CUDAStats) Add(o CUDAStats) {
 	s.GraphsBuilt += o.GraphsBuilt
 	s.Recorded += o.Recorded
 	s.Syncs += o.Syncs
+	s.Overlapped += o.Overlapped
 	s.RecordFailures += o.RecordFailures
 	if s.RecordError == "" {
 		s.RecordError = o.RecordError

@@ -1,0 +1,103 @@
+package ptxpdl
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/cuda/ptxgz"
+)
+
+const small = `//
+.version 6.4
+.target sm_75
+.address_size 64
+
+.func  (.param .b32 func_retval0) helper(
+	.param .b32 helper_param_0
+)
+{
+	.reg .b32 	%r<3>;
+	ld.param.u32 	%r1, [helper_param_0];
+	st.param.b32 	[func_retval0+0], %r1;
+	ret;
+}
+.visible .entry hark_a(
+	.param .align 8 .b8 hark_a_param_0[16]
+)
+.maxntid 256, 1, 1
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<4>;
+	// demoted variable
+	.shared .align 4 .b8 s[80];
+
+	mov.u32 	%r1, %tid.x;
+	ret;
+}
+.visible .entry hark_b(
+	.param .align 8 .b8 hark_b_param_0[16]
+)
+{
+	ret;
+}
+`
+
+func TestPatchSmall(t *testing.T) {
+	out, err := Patch([]byte(small))
+	require.NoError(t, err)
+	s := string(out)
+	require.Contains(t, s, "\n.version 7.8\n.target sm_90\n")
+	require.Contains(t, s, "\t.shared .align 4 .b8 s[80];\n\n"+wait+"\tmov.u32 \t%r1, %tid.x;\n", "after the declarations, before the first instruction")
+	require.Contains(t, s, ")\n{\n"+wait+"\tret;\n}\n", "an entry without declarations")
+	require.Equal(t, 2, strings.Count(s, "griddepcontrol.wait"), "entries only, once each")
+	require.Contains(t, s, "{\n\t.reg .b32 \t%r<3>;\n\tld.param.u32", "a .func is left alone")
+	require.Equal(t, strings.ReplaceAll(small, ".version 6.4\n.target sm_75", ".version 7.8\n.target sm_90"),
+		strings.ReplaceAll(s, wait, ""), "nothing else changes")
+}
+
+func TestPatchKeepsNewerTargets(t *testing.T) {
+	in := strings.Replace(strings.Replace(small, "6.4", "8.0", 1), "sm_75", "sm_90a", 1)
+	out, err := Patch([]byte(in))
+	require.NoError(t, err)
+	require.Contains(t, string(out), "\n.version 8.0\n.target sm_90a\n")
+}
+
+func TestPatchRefuses(t *testing.T) {
+	for name, in := range map[string]string{
+		"no version": strings.Replace(small, ".version 6.4\n", "", 1),
+		"no target":  strings.Replace(small, ".target sm_75\n", "", 1),
+		"no entry":   small[:strings.Index(small, ".visible .entry")],
+		"no body":    strings.Replace(small, ")\n{\n\tret;", ")\n;\n\tret;", 1),
+	} {
+		_, err := Patch([]byte(in))
+		require.Error(t, err, name)
+	}
+}
+
+// Every stored module: one wait per entry, and nothing else changed but
+// the header.
+func TestPatchModules(t *testing.T) {
+	for _, f := range []string{"kernels.ptx.gz", "kernels_sm80.ptx.gz", "kernels_sm90a.ptx.gz"} {
+		ptx, err := ptxgz.Read(filepath.Join("..", f))
+		require.NoError(t, err, f)
+		out, err := Patch(ptx)
+		require.NoError(t, err, f)
+		entries := bytes.Count(ptx, []byte(".entry "))
+		require.Positive(t, entries, f)
+		require.Equal(t, entries, bytes.Count(out, []byte("griddepcontrol.wait;")), f)
+		require.Zero(t, bytes.Count(out, []byte("griddepcontrol.launch_dependents")), f)
+		in, got := lines(ptx), lines(bytes.ReplaceAll(out, []byte(wait), nil))
+		require.Equal(t, len(in), len(got), f)
+		for i := range in {
+			if in[i] != got[i] {
+				require.Regexp(t, `^\.(version|target) `, in[i], "%s line %d", f, i+1)
+			}
+		}
+	}
+}
+
+func lines(b []byte) []string { return strings.Split(string(b), "\n") }
