@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "0a9c7f5b6b44d92951c4120cfd57cc5a9e4e2994e781aacd58499a2bfcf36545"
+const sourcesHash = "4aa0ed645d117ec3fbc9e73df1001aa33f87274fc4b28de54b1ea1d1c6fcf6cc"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -162,6 +162,26 @@ struct mv_shape {
     bool hb, hr, ge;
 };
 
+// mv_product_shape is a Product-family dispatch's shape (mat_vec_impl and
+// mat_vec_q8x's); ld2 the Gated family's (silu_mul_mat_vec,
+// gelu_mul_mat_vec) only.
+template <int MODE>
+static inline __attribute__((always_inline)) mv_shape mv_product_shape(constant Args& args) {
+    mv_shape sh;
+    sh.n = int(args.product.n);
+    sh.k = int(args.product.k);
+    sh.m = int(args.product.m);
+    sh.ldx = int(args.product.ldx);
+    sh.ldo = int(args.product.ldo);
+    sh.ldr = int(args.product.ldr);
+    sh.ld2 = int(args.gated.ldu);
+    sh.eps = MODE == MV_RMS ? args.rms_norm_mat_vec.eps : 0.0f;
+    sh.hb = has_bind(args, MAT_VEC_BIAS);
+    sh.hr = has_bind(args, MAT_VEC_RES);
+    sh.ge = MODE == MV_PLAIN && (args.mat_vec.flags & KFLAG_GELU_OUT) != 0u;
+    return sh;
+}
+
 // mat_vec_body is one SIMD-group's rows of a product (the geometry above).
 template <typename B, int MODE>
 static inline __attribute__((always_inline)) void mat_vec_body(device const uchar* W, device const float* x,
@@ -265,21 +285,7 @@ kernel void mat_vec_impl(
         uint sgitg [[simdgroup_index_in_threadgroup]],
         uint nsg [[simdgroups_per_threadgroup]],
         uint lane [[thread_index_in_simdgroup]]) {
-    // the Product layout family's fields, shared by every mode; ld2 the
-    // Gated family's (silu_mul_mat_vec, gelu_mul_mat_vec) only
-    mv_shape sh;
-    sh.n = int(args.product.n);
-    sh.k = int(args.product.k);
-    sh.m = int(args.product.m);
-    sh.ldx = int(args.product.ldx);
-    sh.ldo = int(args.product.ldo);
-    sh.ldr = int(args.product.ldr);
-    sh.ld2 = int(args.gated.ldu);
-    sh.eps = MODE == MV_RMS ? args.rms_norm_mat_vec.eps : 0.0f;
-    sh.hb = has_bind(args, MAT_VEC_BIAS);
-    sh.hr = has_bind(args, MAT_VEC_RES);
-    sh.ge = MODE == MV_PLAIN && (args.mat_vec.flags & KFLAG_GELU_OUT) != 0u;
-    mat_vec_body<B, MODE>(W, x, out, bias, res, x2, sh, tgpig, sgitg, nsg, lane);
+    mat_vec_body<B, MODE>(W, x, out, bias, res, x2, mv_product_shape<MODE>(args), tgpig, sgitg, nsg, lane);
 }
 
 typedef decltype(mat_vec_impl<w_f32, MV_PLAIN>) mat_vec_t;

@@ -292,18 +292,8 @@ kernel void mat_vec_q8x_impl(
     threadgroup float dx[MQ_MAX_K / 32];
     threadgroup int sx[MQ_MAX_K / 32];
     threadgroup float tss[32];
-    mv_shape sh;
-    sh.n = int(args.product.n);
-    sh.k = min(int(args.product.k), MQ_MAX_K);
-    sh.m = int(args.product.m);
-    sh.ldx = int(args.product.ldx);
-    sh.ldo = int(args.product.ldo);
-    sh.ldr = int(args.product.ldr);
-    sh.ld2 = int(args.gated.ldu);
-    sh.eps = MODE == MV_RMS ? args.rms_norm_mat_vec.eps : 0.0f;
-    sh.hb = has_bind(args, MAT_VEC_BIAS);
-    sh.hr = has_bind(args, MAT_VEC_RES);
-    sh.ge = MODE == MV_PLAIN && (args.mat_vec.flags & KFLAG_GELU_OUT) != 0u;
+    mv_shape sh = mv_product_shape<MODE>(args);
+    sh.k = min(sh.k, MQ_MAX_K);
     if (int(tgpig.y) >= sh.m) return;
     mat_vec_q8x_body<B, MODE>(W, x, out, bias, res, x2, sh, tgpig, ntgs.x, sgitg, nsg, lane, qx, dx, sx, tss);
 }

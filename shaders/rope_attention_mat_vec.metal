@@ -207,16 +207,9 @@ template [[host_name("rope_attention_mat_vec_a16")]] kernel rope_attention_mat_v
 // attention's own launches (the fold off, or a cache past one threadgroup
 // a head): mat_vec's body over this layout, out = att·Woᵀ + bias + out,
 // with mat_vec's geometry and function constants.
-template <typename B>
-kernel void rope_attention_mat_vec_o(device const uchar* W [[buffer(5)]],
-                                     device const float* att [[buffer(3)]],
-                                     device float* out [[buffer(6)]],
-                                     device const float* bias [[buffer(7)]],
-                                     constant Args& args [[buffer(8)]],
-                                     uint3 tgpig [[threadgroup_position_in_grid]],
-                                     uint sgitg [[simdgroup_index_in_threadgroup]],
-                                     uint nsg [[simdgroups_per_threadgroup]],
-                                     uint lane [[thread_index_in_simdgroup]]) {
+// mv_attend_o_shape is the output product's shape: Wo is n_head·head_dim
+// square, one row (rope_attention_mat_vec_o and its _q8x).
+static inline __attribute__((always_inline)) mv_shape mv_attend_o_shape(constant Args& args) {
     mv_shape sh;
     sh.n = int(args.attend.n_head * args.attend.head_dim);
     sh.k = sh.n;
@@ -229,7 +222,20 @@ kernel void rope_attention_mat_vec_o(device const uchar* W [[buffer(5)]],
     sh.hb = has_bind(args, ROPE_ATTENTION_MAT_VEC_BIAS);
     sh.hr = true;
     sh.ge = false;
-    mat_vec_body<B, MV_PLAIN>(W, att, out, bias, out, att, sh, tgpig, sgitg, nsg, lane);
+    return sh;
+}
+
+template <typename B>
+kernel void rope_attention_mat_vec_o(device const uchar* W [[buffer(5)]],
+                                     device const float* att [[buffer(3)]],
+                                     device float* out [[buffer(6)]],
+                                     device const float* bias [[buffer(7)]],
+                                     constant Args& args [[buffer(8)]],
+                                     uint3 tgpig [[threadgroup_position_in_grid]],
+                                     uint sgitg [[simdgroup_index_in_threadgroup]],
+                                     uint nsg [[simdgroups_per_threadgroup]],
+                                     uint lane [[thread_index_in_simdgroup]]) {
+    mat_vec_body<B, MV_PLAIN>(W, att, out, bias, out, att, mv_attend_o_shape(args), tgpig, sgitg, nsg, lane);
 }
 
 // rope_attention_mat_vec_o_*_q8x: the same product of q8_0 or q4_0
@@ -250,18 +256,8 @@ kernel void rope_attention_mat_vec_o_q8x(device const uchar* W [[buffer(5)]],
     threadgroup float dx[MQ_MAX_K / 32];
     threadgroup int sx[MQ_MAX_K / 32];
     threadgroup float tss[32];
-    mv_shape sh;
-    sh.n = int(args.attend.n_head * args.attend.head_dim);
-    sh.k = min(sh.n, MQ_MAX_K);
-    sh.m = min(int(args.attend.m), 1);
-    sh.ldx = sh.n;
-    sh.ldo = sh.n;
-    sh.ldr = sh.n;
-    sh.ld2 = 0;
-    sh.eps = 0.0f;
-    sh.hb = has_bind(args, ROPE_ATTENTION_MAT_VEC_BIAS);
-    sh.hr = true;
-    sh.ge = false;
+    mv_shape sh = mv_attend_o_shape(args);
+    sh.k = min(sh.k, MQ_MAX_K);
     if (int(tgpig.y) >= sh.m) return;
     mat_vec_q8x_body<B, MV_PLAIN>(W, att, out, bias, out, att, sh, tgpig, ntgs.x, sgitg, nsg, lane, qx, dx, sx, tss);
 }

@@ -31,7 +31,11 @@ wait $PW
 v() { case $1 in on) echo "HARK_CUDA_CUBIN_DIR=$W/cubin";; off) echo "HARK_CUDA_CUBIN_DIR=$W/cubin HARK_CUDA_PDL=0";; main) echo "HARK_CUDA_CUBIN_DIR=$R/cuda/cubin";; esac; }
 JFK=$W/shared/audio/jfk.wav; B="bench whisper --backend cuda --model q8.bin --audio $JFK --tokens 64 -r 3"
 F=m/smollm2-135m-shape-v1-L30; ln -sf $W/$F-q8_0.gguf models/smollm2-shape-q8_0.gguf
-{ for r in 1 2 3 4; do for x in on off; do echo "== whisper round $r $x at $(el) s"; env $(v $x) ./hark $B 2>&1 | grep -E 'decode \(|encode \('; done; done
+{ for r in 1 2 3 4; do [ -n "${F2SHORT:-}" ] && [ $r -gt 2 ] && break; for x in on off; do echo "== whisper round $r $x at $(el) s"; env $(v $x) ./hark $B 2>&1 | grep -E 'decode \(|encode \('; done; done
+  if [ -n "${F2SHORT:-}" ]; then # F2SHORT=1: the tests, two Whisper rounds and one tg128 of each file, PDL on
+    for f in $F-q8_0 $F-q4_0 m/llama-1b-shape-v1-L16-q8_0 m/llama-1b-shape-v1-L16-q4_0; do echo "== $f on at $(el) s"
+      ./hark bench llm --backend cuda --model $f.gguf -r 3 --pp 0 --tg 128 2>&1 | grep -E '^\| .*tg128'; done
+  else
   for r in 1 2; do for x in on off; do
     for t in q8_0 q4_0 f16; do echo "== SmolLM2 $t $x round $r at $(el) s"; env $(v $x) ./hark bench llm --backend cuda --model $F-$t.gguf -r 3 --pp 0 --tg 128 2>&1 | grep -E '^\| .*tg128'; done
     for t in q8_0 q4_0; do echo "== 1B $t $x round $r at $(el) s"; env $(v $x) ./hark bench llm --backend cuda --model m/llama-1b-shape-v1-L16-$t.gguf -r 3 --pp 0 --tg 128 2>&1 | grep -E 'tg128|GB/s'; done
@@ -44,6 +48,7 @@ F=m/smollm2-135m-shape-v1-L30; ln -sf $W/$F-q8_0.gguf models/smollm2-shape-q8_0.
     timeout 90 ./hark bench serve --url http://127.0.0.1:18131 --model smollm2-shape-q8_0 --concurrency 1,16,1,16 --prompt-tokens 128 --max-tokens 128 --temperature 0.7 2>&1
     kill $SP; wait $SP; done
   echo "== launches a token, graphs off (PDL on) at $(el) s"; HARK_CUDA_GRAPHS=0 ./hark bench llm --backend cuda --model $F-q8_0.gguf -r 1 --pp 0 --tg 128 2>&1 | grep -E 'launch|cuda tg'
+  fi
   echo "== done at $(el) s"; } > $OUT/f2-bench.log 2>&1
 (cd v && tar -czf $OUT/f2-test-logs.tgz jfk-*.v.log shared.v.log serve-*.log)
 cat $OUT/f2-tests.log $OUT/f2-bench.log
