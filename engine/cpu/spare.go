@@ -1,6 +1,9 @@
 package cpu
 
-import "unsafe"
+import (
+	"os"
+	"unsafe"
+)
 
 // spare is scratch memory that some passes need and others do not (the
 // arena's prefill rows, attention's packed keys, the quantized GEMM's
@@ -15,9 +18,10 @@ type spare struct {
 	mapped bool // b is a mapping of its own: drop may give its pages back
 }
 
-// newSpare returns n zeroed bytes, page-aligned where mapped.
+// newSpare returns at least n zeroed bytes: whole pages where mapped, so
+// that its last page can be given back too.
 func newSpare(n int64) spare {
-	if b := mapAnon(n); b != nil {
+	if b := mapAnon(alignUp(n, int64(os.Getpagesize()))); b != nil {
 		return spare{b: b, mapped: true}
 	}
 	return spare{b: alignedBytes(n)}
@@ -43,6 +47,7 @@ func (s *spare) floats(n int) []float32 {
 // returns their bytes. Nothing may use them meanwhile (the executor
 // drops between passes, under its lock, after the pass's last fence).
 func (s *spare) drop(lo, hi int64) int64 {
+	hi = min(hi, int64(len(s.b)))
 	if !s.mapped || lo >= hi {
 		return 0
 	}

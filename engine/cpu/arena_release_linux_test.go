@@ -1,0 +1,113 @@
+package cpu
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/gguf"
+	"github.com/harkapp/hark/engine/llm"
+	"github.com/harkapp/hark/engine/llm/bench"
+	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/internal/shared"
+	"github.com/stretchr/testify/require"
+)
+
+// An executor that gives its prefill's scratch back after each prefill
+// (arena_release.go) computes what one that keeps it computes, bit for
+// bit: prefill, decode, a second prefill over the pages given back,
+// decode (the logits of each and the KV cache at the end); the pages are
+// out of memory after each prefill; a decode step allocates nothing, and
+// a prefill over given-back pages no more than one over kept pages.
+func TestDroppedScratchExact(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tiny.gguf")
+	shape := bench.Shape{Name: "tiny", Stem: "tiny", Layers: 2, Embd: 128, FF: 352, Heads: 4, KVHeads: 2, Vocab: 49152}
+	require.NoError(t, bench.WriteFile(path, shape, ggml.Q8_0, shared.Path(t, "llm-kit", "tokenizers", "smollm2"), 1))
+	f, err := gguf.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	const batch, first, second = 300, 300, 200
+	toks := make([]int32, first+1+second)
+	for i := range toks {
+		toks[i] = int32(i*7919) % int32(shape.Vocab)
+	}
+	defer func(v int64) { dropMin = v }(dropMin)
+	dropMin = 64 << 10 // the tiny model's prefill touches ~1 MB alone
+	type result struct {
+		logits [][]float32
+		cache  [][]byte
+	}
+	run := func(drop bool) (result, *Exec) {
+		be := &recordingBackend{Backend: New(Options{Threads: 2})}
+		t.Cleanup(be.Close)
+		m, err := llm.Load(be, f, llm.Options{Context: 512, Batch: batch})
+		require.NoError(t, err)
+		t.Cleanup(func() { m.Close() })
+		ex := be.ex
+		require.NotNil(t, ex.drops[llm.PassPrefill], "the prefill gives pages back")
+		require.Nil(t, ex.drops[llm.PassDecode], "decode gives nothing back")
+		if !drop {
+			ex.drops = nil // an executor that keeps them
+		}
+		var r result
+		keep := func(l []float32, err error) {
+			require.NoError(t, err)
+			r.logits = append(r.logits, append([]float32(nil), l...))
+		}
+		afterPrefill := func() {
+			if !drop {
+				return
+			}
+			var kept int64
+			for _, d := range ex.drops[llm.PassPrefill] {
+				kept += d[1] - d[0]
+			}
+			kept = int64(len(ex.arena.b)) - kept
+			require.LessOrEqual(t, int64(resident(ex.arena.b)), kept, "the arena's prefill pages given back")
+			require.Zero(t, resident(ex.attn.b), "attention's scratch given back")
+			require.Zero(t, resident(ex.mm.qact.b), "the GEMM's activations given back")
+		}
+		keep(m.Prefill(toks[:first]))
+		afterPrefill()
+		keep(m.Decode(toks[first]))
+		keep(m.Prefill(toks[first+1 : first+1+second]))
+		afterPrefill()
+		keep(m.Decode(toks[0]))
+		for _, b := range ex.bufs {
+			if b.kind == plan.State {
+				r.cache = append(r.cache, append([]byte(nil), b.b...))
+			}
+		}
+		return r, ex
+	}
+	kept, keptEx := run(false)
+	got, ex := run(true)
+	require.Equal(t, 2, ex.nDrops, "two prefills gave their pages back")
+	require.Len(t, got.logits, len(kept.logits))
+	for i := range kept.logits {
+		require.Zero(t, differing(kept.logits[i], got.logits[i]), "logits %d", i)
+	}
+	for i := range kept.cache {
+		require.True(t, bytes.Equal(kept.cache[i], got.cache[i]), "KV cache %d", i)
+	}
+
+	pos := int64(first + 1 + second + 1)
+	decode := func() {
+		v := plan.Vars{plan.VarPos: pos, plan.VarNTok: 1, plan.VarKVLen: pos + 1}
+		require.NoError(t, ex.Run(llm.PassDecode, &v))
+		pos++
+	}
+	require.Zero(t, testing.AllocsPerRun(4, decode), "a decode step")
+	prefill := func(ex *Exec) func() {
+		return func() {
+			v := plan.Vars{plan.VarPos: 0, plan.VarNTok: batch, plan.VarKVLen: batch}
+			require.NoError(t, ex.Run(llm.PassPrefill, &v))
+		}
+	}
+	drops := ex.nDrops
+	require.LessOrEqual(t, testing.AllocsPerRun(2, prefill(ex)), testing.AllocsPerRun(2, prefill(keptEx)),
+		"a prefill over given-back pages allocates no more than one over kept pages (the heap's, not the pages)")
+	require.Equal(t, drops+3, ex.nDrops)
+	require.Zero(t, testing.AllocsPerRun(4, decode), "a decode step after it")
+}
