@@ -2,15 +2,10 @@ package cpu
 
 import (
 	"bytes"
-	"path/filepath"
 	"testing"
 
-	"github.com/harkapp/hark/engine/ggml"
-	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
-	"github.com/harkapp/hark/engine/llm/bench"
 	"github.com/harkapp/hark/engine/plan"
-	"github.com/harkapp/hark/internal/shared"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,17 +16,8 @@ import (
 // out of memory after each prefill; a decode step allocates nothing, and
 // a prefill over given-back pages no more than one over kept pages.
 func TestDroppedScratchExact(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tiny.gguf")
-	shape := bench.Shape{Name: "tiny", Stem: "tiny", Layers: 2, Embd: 128, FF: 352, Heads: 4, KVHeads: 2, Vocab: 49152}
-	require.NoError(t, bench.WriteFile(path, shape, ggml.Q8_0, shared.Path(t, "llm-kit", "tokenizers", "smollm2"), 1))
-	f, err := gguf.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
 	const batch, first, second = 300, 300, 200
-	toks := make([]int32, first+1+second)
-	for i := range toks {
-		toks[i] = int32(i*7919) % int32(shape.Vocab)
-	}
+	f, toks := tinyLLM(t, first+1+second)
 	defer func(v int64) { dropMin = v }(dropMin)
 	dropMin = 64 << 10 // the tiny model's prefill touches ~1 MB alone
 	type result struct {
