@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue #37, twentieth session, branch mem20: the memory row with the default options (steps whole, no chunks; a
 # prefill's scratch given back to the OS when the pass ends, engine/cpu/arena_release.go), and whether that costs
-# pp512, pp32 or tg128 on the device's 16-core CPU. One call (about 2-3 minutes), from the repository root of the
+# pp512, pp32 or tg128 on the device's 16-core CPU. One call (about 3-4 minutes), from the repository root of the
 # lead's checkout:
 #   bash .gpu/mem20/device.sh            (K=.gpu/mem20 by default; logs to $OUT)
 # Carry .gpu/mem20 (named in `carry`; staged there by the helper), holding this script and, built on the dev machine:
@@ -19,7 +19,10 @@
 #      mem20 alternated (the order swapped each round), 3 rounds at 16 threads, then 3 at 2 threads pinned with
 #      taskset -c 0-1, bash time's user and sys CPU after each run;
 #   3. timed-pp32-t16.log, timed-pp32-t2.log: the same rounds, pp32 -r 20 --tg 0 (each prefill faulting its pages in
-#      again: where that costs most, relatively).
+#      again: where that costs most, relatively);
+#   4. bench.log: cpu.test's BenchmarkDroppedPrefill (pp512 and pp32, an executor that gives its scratch back against
+#      one that keeps it, alternated prefill by prefill in one process: medians of wall and system CPU ms a prefill),
+#      40 pairs each, with every core's worker (16) and pinned to cores 0-1 (2).
 # Medians: bench/cpu/20261201-chunk37/summarize.sh LOG (PP=32 for the pp32 logs, as of branch mem20).
 # A trial with the loops cut: ROUNDS=1 REPS=1 THREADS=2 bash device.sh
 set -u
@@ -62,4 +65,8 @@ for T in $THREADS; do
   timed timed-t$T.log $T -r $REPS --pp 512 --tg 128
   timed timed-pp32-t$T.log $T -r $((REPS * 20 / 3)) --pp 32 --tg 0
 done
-cat "$OUT/machine.log" "$OUT/memory.log" "$OUT"/timed-*.log
+for T in $THREADS; do
+  echo "== BenchmarkDroppedPrefill, $(pin $T) (default workers) at $(el) s; $(cat /proc/loadavg)"
+  HARK_TESTDATA=$W/td $(pin $T) $W/cpu.test -test.run '^$' -test.bench 'DroppedPrefill' -test.benchtime $((REPS * 40 / 3))x 2>&1 | grep -E 'Benchmark|ok|FAIL'
+done > "$OUT/bench.log" 2>&1
+cat "$OUT/machine.log" "$OUT/memory.log" "$OUT"/timed-*.log "$OUT/bench.log"
