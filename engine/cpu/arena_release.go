@@ -17,7 +17,8 @@ import (
 // spare.go), with attention's and the GEMM's scratch, which only passes
 // of many rows use: the resident set after a prefill is then the packs,
 // the KV cache and what decode touches. The next such pass faults them
-// in again (~2,100 zeroed pages for a pp512; BENCHMARKS.md, branch mem20).
+// in again (~2,600 zeroed pages for a pp512, 4-8 ms of system CPU;
+// BENCHMARKS.md, branch mem20).
 //
 // Only what no other pass needs goes: the pages the other passes touch
 // (decode's rows, the sampler's scratch) stay, as do those of a buffer
