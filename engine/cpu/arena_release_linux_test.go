@@ -11,21 +11,22 @@ import (
 
 // An executor that gives its prefill's scratch back after each prefill
 // (arena_release.go) computes what one that keeps it computes, bit for
-// bit: prefill, decode, a second prefill over the pages given back,
-// decode (the logits of each and the KV cache at the end); the pages are
+// bit, whole steps or in chunks of rows: prefill, decode, a second
+// prefill over the pages given back, decode (the logits of each and the
+// KV cache at the end); the pages are
 // out of memory after each prefill; a decode step allocates nothing, and
 // a prefill over given-back pages no more than one over kept pages.
 func TestDroppedScratchExact(t *testing.T) {
 	const batch, first, second = 300, 300, 200
 	f, toks := tinyLLM(t, first+1+second)
 	defer func(v int64) { dropMin = v }(dropMin)
-	dropMin = 64 << 10 // the tiny model's prefill touches ~1 MB alone
+	dropMin = 1 // the tiny model's prefill alone touches 0.76 MB (24 KB in chunks of 64)
 	type result struct {
 		logits [][]float32
 		cache  [][]byte
 	}
-	run := func(drop bool) (result, *Exec) {
-		be := &recordingBackend{Backend: New(Options{Threads: 2})}
+	run := func(drop bool, chunk int) (result, *Exec) {
+		be := &recordingBackend{Backend: New(Options{Threads: 2, ChunkRows: chunk})}
 		t.Cleanup(be.Close)
 		m, err := llm.Load(be, f, llm.Options{Context: 512, Batch: batch})
 		require.NoError(t, err)
@@ -67,15 +68,24 @@ func TestDroppedScratchExact(t *testing.T) {
 		}
 		return r, ex
 	}
-	kept, keptEx := run(false)
-	got, ex := run(true)
-	require.Equal(t, 2, ex.nDrops, "two prefills gave their pages back")
-	require.Len(t, got.logits, len(kept.logits))
-	for i := range kept.logits {
-		require.Zero(t, differing(kept.logits[i], got.logits[i]), "logits %d", i)
-	}
-	for i := range kept.cache {
-		require.True(t, bytes.Equal(kept.cache[i], got.cache[i]), "KV cache %d", i)
+	var ex, keptEx *Exec
+	for _, chunk := range []int{64, 0} { // Options.ChunkRows too; the default last
+		var kept, got result
+		kept, keptEx = run(false, chunk)
+		got, ex = run(true, chunk)
+		require.Equal(t, 2, ex.nDrops, "two prefills gave their pages back")
+		n := int64(0)
+		for _, d := range ex.drops[llm.PassPrefill] {
+			n += d[1] - d[0]
+		}
+		t.Logf("chunks of %d: the prefill gives back %d of the arena's %d bytes", chunk, n, len(ex.arena.b))
+		require.Len(t, got.logits, len(kept.logits))
+		for i := range kept.logits {
+			require.Zero(t, differing(kept.logits[i], got.logits[i]), "chunks of %d: logits %d", chunk, i)
+		}
+		for i := range kept.cache {
+			require.True(t, bytes.Equal(kept.cache[i], got.cache[i]), "chunks of %d: KV cache %d", chunk, i)
+		}
 	}
 
 	pos := int64(first + 1 + second + 1)
