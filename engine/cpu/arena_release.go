@@ -12,13 +12,17 @@ import (
 // packed keys 1.3 MB, the quantized GEMM's activations 1.0 MB); a decode
 // step touches one row of each (0.1 MB). Without more, those pages stay
 // resident for the model's life, beyond issue #37's bound of 1.05 ×
-// (file + KV). So after a pass that alone touched at least dropMin bytes
-// of the arena, the executor gives those pages back (MADV_DONTNEED,
+// (file + KV). So once a pass that alone touched at least dropMin bytes
+// of the arena is followed by another pass (a prefill by the decode of
+// its answer), the executor gives those pages back (MADV_DONTNEED,
 // spare.go), with attention's and the GEMM's scratch, which only passes
-// of many rows use: the resident set after a prefill is then the packs,
-// the KV cache and what decode touches. The next such pass faults them
-// in again (~2,600 zeroed pages for a pp512, 4-8 ms of system CPU;
-// BENCHMARKS.md, branch mem20).
+// of many rows use: the resident set while a model decodes or waits is
+// then the packs, the KV cache and what decode touches. The next such
+// pass faults them in again (~2,600 zeroed pages for a pp512). Not after
+// the pass itself: back-to-back prefills (a long prompt's batches, an
+// encoder's windows) would fault them in every time, and at 16 workers
+// the faults cost a pp512 ~10% (BENCHMARKS.md, "Memory after prefill
+// released").
 //
 // Only what no other pass needs goes: the pages the other passes touch
 // (decode's rows, the sampler's scratch) stay, as do those of a buffer
@@ -120,12 +124,24 @@ func without(a, b [][2]int64) [][2]int64 {
 	return out
 }
 
-// dropAfter gives back, after pass ran, what it alone needed: its arena
-// ranges, and attention's and the quantized GEMM's scratch. Nothing is in
-// flight: the pass ended with a fence (Pool.End).
-func (e *Exec) dropAfter(pass int) {
+// dropBefore runs before pass: it gives back what the pass that ran last
+// alone needed, if that was another pass (its arena ranges, attention's
+// and the quantized GEMM's scratch), and remembers pass if it has ranges
+// to give. Nothing is in flight: every pass ends with a fence (Pool.End).
+func (e *Exec) dropBefore(pass int) {
+	if p := e.pending; p >= 0 && p != pass {
+		e.pending = -1
+		e.drop(p)
+	}
+	if pass < len(e.drops) && e.drops[pass] != nil {
+		e.pending = pass
+	}
+}
+
+// drop gives back pass's ranges and the many-row passes' scratch.
+func (e *Exec) drop(pass int) {
 	if pass >= len(e.drops) || e.drops[pass] == nil {
-		return
+		return // (a test's executor that keeps its pages)
 	}
 	for _, r := range e.drops[pass] {
 		e.dropped += e.arena.drop(r[0], r[1])

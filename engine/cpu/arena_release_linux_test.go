@@ -9,13 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// An executor that gives its prefill's scratch back after each prefill
-// (arena_release.go) computes what one that keeps it computes, bit for
-// bit, whole steps or in chunks of rows: prefill, decode, a second
+// An executor that gives its prefill's scratch back when the next pass
+// runs (arena_release.go) computes what one that keeps it computes, bit
+// for bit, whole steps or in chunks of rows: prefill, decode, a second
 // prefill over the pages given back, decode (the logits of each and the
-// KV cache at the end); the pages are
-// out of memory after each prefill; a decode step allocates nothing, and
-// a prefill over given-back pages no more than one over kept pages.
+// KV cache at the end); the pages stay through the prefill and are out
+// of memory after the decode that follows it; back-to-back prefills give
+// nothing back; a decode step allocates nothing, and a prefill over
+// given-back pages no more than one over kept pages.
 func TestDroppedScratchExact(t *testing.T) {
 	const batch, first, second = 300, 300, 200
 	f, toks := tinyLLM(t, first+1+second)
@@ -43,9 +44,15 @@ func TestDroppedScratchExact(t *testing.T) {
 			r.logits = append(r.logits, append([]float32(nil), l...))
 		}
 		afterPrefill := func() {
+			if drop {
+				require.Equal(t, llm.PassPrefill, ex.pending, "given back when another pass runs")
+			}
+		}
+		afterDecode := func() {
 			if !drop {
 				return
 			}
+			require.Equal(t, -1, ex.pending)
 			var kept int64
 			for _, d := range ex.drops[llm.PassPrefill] {
 				kept += d[1] - d[0]
@@ -58,9 +65,11 @@ func TestDroppedScratchExact(t *testing.T) {
 		keep(m.Prefill(toks[:first]))
 		afterPrefill()
 		keep(m.Decode(toks[first]))
+		afterDecode()
 		keep(m.Prefill(toks[first+1 : first+1+second]))
 		afterPrefill()
 		keep(m.Decode(toks[0]))
+		afterDecode()
 		for _, b := range ex.bufs {
 			if b.kind == plan.State {
 				r.cache = append(r.cache, append([]byte(nil), b.b...))
@@ -102,8 +111,23 @@ func TestDroppedScratchExact(t *testing.T) {
 		}
 	}
 	drops := ex.nDrops
-	require.LessOrEqual(t, testing.AllocsPerRun(2, prefill(ex)), testing.AllocsPerRun(2, prefill(keptEx)),
+	prefill(ex)()
+	prefill(ex)()
+	require.Equal(t, drops, ex.nDrops, "back-to-back prefills give nothing back")
+	decode() // gives them back
+	require.Equal(t, drops+1, ex.nDrops)
+	// each prefill after the decode that gave its pages back, against the
+	// same on the executor that keeps them
+	cycle := func(ex *Exec) func() {
+		return func() {
+			prefill(ex)()
+			v := plan.Vars{plan.VarPos: batch, plan.VarNTok: 1, plan.VarKVLen: batch + 1}
+			require.NoError(t, ex.Run(llm.PassDecode, &v))
+		}
+	}
+	require.LessOrEqual(t, testing.AllocsPerRun(2, cycle(ex)), testing.AllocsPerRun(2, cycle(keptEx)),
 		"a prefill over given-back pages allocates no more than one over kept pages (the heap's, not the pages)")
-	require.Equal(t, drops+3, ex.nDrops)
+	require.Equal(t, drops+4, ex.nDrops)
+	pos = batch + 1 // after the last cycle's prefill and decode
 	require.Zero(t, testing.AllocsPerRun(4, decode), "a decode step after it")
 }

@@ -106,7 +106,7 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		ops[i] = ps.Ops
 	}
 	offs, span, touched, runs, drops := scratchLayout(p.Buffers, ops, e.rowExact, b.chunkRows)
-	e.arena, e.arenaTouched, e.drops = newSpare(span), touched, drops // untouched pages cost nothing
+	e.arena, e.arenaTouched, e.drops, e.pending = newSpare(span), touched, drops, -1 // untouched pages cost nothing
 	arena := e.arena.b
 	places := make([]arenaPlace, len(p.Buffers))
 	for i, bd := range p.Buffers {

@@ -31,10 +31,12 @@ type Exec struct {
 	chunkRows       int64 // Options.ChunkRows (0: steps run whole)
 	arenaTouched    int64 // the bytes of it the passes touch
 	released        int64 // bytes of packed originals released (releasePages)
-	// drops are the arena's ranges each pass gives back after it (nil:
-	// none), dropped the bytes given back so far, nDrops the passes that
-	// gave them (arena_release.go)
+	// drops are the arena's ranges each pass gives back (nil: none),
+	// pending the pass whose ranges go when another pass runs (-1: none),
+	// dropped the bytes given back so far, nDrops the passes that gave
+	// them (arena_release.go)
 	drops   [][][2]int64
+	pending int
 	dropped int64
 	nDrops  int
 
@@ -138,12 +140,11 @@ func (e *Exec) ready(pass int) error {
 	return nil
 }
 
-// runPass runs a pass, then gives back what it alone needed
-// (arena_release.go).
+// runPass runs a pass; what a pass alone needs is given back when
+// another pass runs (arena_release.go).
 func (e *Exec) runPass(pass int, vars *plan.Vars) error {
-	err := e.runOps(pass, vars)
-	e.dropAfter(pass)
-	return err
+	e.dropBefore(pass)
+	return e.runOps(pass, vars)
 }
 
 func (e *Exec) runOps(pass int, vars *plan.Vars) error {
