@@ -36,7 +36,7 @@ func BenchmarkDroppedPrefill(b *testing.B) {
 	for i := range ex {
 		be := &recordingBackend{Backend: New(Options{})}
 		defer be.Close()
-		m, err := llm.Load(be, f, llm.Options{Context: 512, Batch: 512})
+		m, err := llm.Load(be, f, llm.Options{Context: 1024, Batch: 512}) // room for the decode after a pp512
 		require.NoError(b, err)
 		defer m.Close()
 		ex[i] = be.ex
