@@ -32,7 +32,7 @@ const packMemChild = "HARK_PACKMEM_GGUF"
 // sitting beside them (+143 MB before); the plan's 12.2 MB of activation
 // buffers share one arena by their live ranges (8.7 MB, arena.go), and
 // what the prefill alone touched of it, with attention's and the
-// quantized GEMM's scratch, goes back to the OS when the pass ends
+// quantized GEMM's scratch, goes back to the OS when decode starts
 // (arena_release.go), so decode runs over 0.4 MB of it. Where the CPU has
 // no packed kernel the portable one is installed, so the products pack
 // here too. Measured in a process of its own, from before the load, each
