@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"cmp"
+	"os"
 	"slices"
 
 	"github.com/harkapp/hark/engine/plan"
@@ -54,24 +55,28 @@ func (pl arenaPlace) place(s plan.Span, arena plan.BufID) plan.Span {
 }
 
 // use is what one pass needs of a buffer: the dispatch ranges [first,
-// last] in which it holds bytes a later dispatch of the range reads, and
-// the bytes [lo, hi) the pass touches.
+// last] in which it holds bytes a later dispatch of the range reads, the
+// bytes [lo, hi) the pass touches, and whether its first dispatch that
+// binds the buffer reads it (carried: bytes from before the pass).
 type use struct {
-	ranges [][2]int
-	lo, hi uint64
+	ranges  [][2]int
+	lo, hi  uint64
+	first   int
+	carried bool
 }
 
 // scratchLayout lays out the Scratch buffers of a plan whose passes
 // dispatch ops: their offsets in the arena (-1 for other kinds), the
 // bytes the arena spans (every buffer whole: the bytes no pass touches
 // are never faulted in), the bytes the passes touch, and each pass's
-// chunked runs.
+// chunked runs, and the arena's ranges each pass gives back after it
+// (arena_release.go).
 //
 // chunk is the rows of a chunked run's chunk (0: none; chunk.go), and
 // rowExact says whether a dispatch's rows come out the same whatever the
 // rows beside them (chunk.go: a product on the quantized GEMM, not on a
 // BLAS whose rounding may follow the shape).
-func scratchLayout(bufs []plan.Buffer, ops [][]plan.Dispatch, rowExact func(*plan.Dispatch) bool, chunk int64) (offs []int64, span, touched int64, runs [][]chunkRun) {
+func scratchLayout(bufs []plan.Buffer, ops [][]plan.Dispatch, rowExact func(*plan.Dispatch) bool, chunk int64) (offs []int64, span, touched int64, runs [][]chunkRun, drops [][][2]int64) {
 	sizes := bufSizes(bufs)
 	whole := func(p, i int, dst []plan.Span) []plan.Span { return scratchSpans(&ops[p][i], bufs, sizes, dst) }
 	uses := passUses(bufs, ops, whole)
@@ -109,7 +114,7 @@ func scratchLayout(bufs []plan.Buffer, ops [][]plan.Dispatch, rowExact func(*pla
 		}
 	}
 	offs, span, touched = arenaLayout(bufs, uses)
-	return offs, span, touched, runs
+	return offs, span, touched, runs, arenaDrops(bufs, uses, offs, int64(os.Getpagesize()))
 }
 
 // arenaLayout places the Scratch buffers of bufs: the offset of each
@@ -247,7 +252,10 @@ func passUses(bufs []plan.Buffer, ops [][]plan.Dispatch, spansOf func(p, i int, 
 			spans[i] = slices.Clone(sp)
 			for _, s := range sp {
 				if u[s.Buf] == nil {
-					u[s.Buf] = &use{lo: s.Lo, hi: s.Hi}
+					u[s.Buf] = &use{lo: s.Lo, hi: s.Hi, first: i}
+				}
+				if u[s.Buf].first == i && s.Read {
+					u[s.Buf].carried = true
 				}
 				u[s.Buf].lo, u[s.Buf].hi = min(u[s.Buf].lo, s.Lo), max(u[s.Buf].hi, s.Hi)
 			}
@@ -282,7 +290,9 @@ func bufSizes(bufs []plan.Buffer) []uint64 {
 // scratchSpans appends d's spans on Scratch buffers. A dispatch with
 // patches counts as touching the whole of each buffer it binds, unless
 // its patches only set parameters its Scratch spans do not follow
-// (decode's attention: the keys and the position, not its one row).
+// (decode's attention: the keys and the position, not its one row) and
+// offsets of bindings outside the Scratch buffers (decode's embedding:
+// the token's place in the IO buffer, not its one row of x).
 func scratchSpans(d *plan.Dispatch, bufs []plan.Buffer, sizes []uint64, dst []plan.Span) []plan.Span {
 	n := len(dst)
 	all := d.Spans(sizes, dst)
@@ -302,12 +312,18 @@ func scratchSpans(d *plan.Dispatch, bufs []plan.Buffer, sizes []uint64, dst []pl
 	return dst
 }
 
-// patchesKeepSpans reports whether d's patches set only parameters, and
-// its Scratch spans (sp, as planned) stay the same with those at 0, 1,
-// twice as planned plus one and 2^20.
+// patchesKeepSpans reports whether d's patches set only parameters and
+// offsets of bindings outside the Scratch buffers (a binding's span moves
+// with its own offset alone), and its Scratch spans (sp, as planned) stay
+// the same with those parameters at 0, 1, twice as planned plus one and
+// 2^20.
 func patchesKeepSpans(d *plan.Dispatch, bufs []plan.Buffer, sizes []uint64, sp []plan.Span) bool {
 	for _, p := range d.Patch[:d.NPatch] {
-		if !p.Target.IsParam() {
+		if p.Target.IsParam() {
+			continue
+		}
+		j := int(p.Target - plan.PatchOffset0)
+		if j >= int(d.NBind) || d.Bind[j].Buf == plan.NoBuf || int(d.Bind[j].Buf) >= len(bufs) || bufs[d.Bind[j].Buf].Kind == plan.Scratch {
 			return false
 		}
 	}
@@ -315,6 +331,9 @@ func patchesKeepSpans(d *plan.Dispatch, bufs []plan.Buffer, sizes []uint64, sp [
 	for k := range 4 {
 		r := *d
 		for _, p := range d.Patch[:d.NPatch] {
+			if !p.Target.IsParam() {
+				continue
+			}
 			v := [4]uint32{0, 1, 2*d.P[p.Target] + 1, 1 << 20}[k]
 			r.P[p.Target] = v
 		}

@@ -31,7 +31,7 @@ func TestArenaSharesAndFences(t *testing.T) {
 	scale(keep, out)
 	require.NoError(t, p.Validate())
 
-	offs, span, touched, runs := scratchLayout(p.Buffers, [][]plan.Dispatch{ps.Ops}, func(*plan.Dispatch) bool { return true }, 64)
+	offs, span, touched, runs, _ := scratchLayout(p.Buffers, [][]plan.Dispatch{ps.Ops}, func(*plan.Dispatch) bool { return true }, 64)
 	require.Empty(t, runs[0])
 	require.Equal(t, offs[a], offs[b], "a and b share bytes")
 	require.NotEqual(t, offs[a], offs[keep])

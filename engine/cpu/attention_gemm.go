@@ -183,7 +183,8 @@ func (e *Exec) attentionGEMM(a *attnTask, nKV int) error {
 
 func (e *Exec) ensureAttn(n int) []float32 {
 	if n > len(e.attnScr) {
-		e.attnScr = make([]float32, n)
+		e.attn.grow(4 * n)
+		e.attnScr = e.attn.floats(n)
 	}
 	return e.attnScr[:n]
 }

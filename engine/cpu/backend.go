@@ -105,9 +105,9 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 	for i, ps := range p.Passes {
 		ops[i] = ps.Ops
 	}
-	offs, span, touched, runs := scratchLayout(p.Buffers, ops, e.rowExact, b.chunkRows)
-	e.arena, e.arenaTouched = packAlloc(span), touched // untouched pages cost nothing
-	arena := e.arena
+	offs, span, touched, runs, drops := scratchLayout(p.Buffers, ops, e.rowExact, b.chunkRows)
+	e.arena, e.arenaTouched, e.drops, e.pending = newSpare(span), touched, drops, -1 // untouched pages cost nothing
+	arena := e.arena.b
 	places := make([]arenaPlace, len(p.Buffers))
 	for i, bd := range p.Buffers {
 		var mem []byte

@@ -20,17 +20,8 @@ import (
 // none is cut: the same attention blocks), at chunk sizes that divide the
 // rows and that do not, and its scratch arena touches less memory.
 func TestChunkedRunsExact(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tiny.gguf")
-	shape := bench.Shape{Name: "tiny", Stem: "tiny", Layers: 2, Embd: 128, FF: 352, Heads: 4, KVHeads: 2, Vocab: 49152}
-	require.NoError(t, bench.WriteFile(path, shape, ggml.Q8_0, shared.Path(t, "llm-kit", "tokenizers", "smollm2"), 1))
-	f, err := gguf.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
+	f, toks := tinyLLM(t, 300)
 	const batch = 300
-	toks := make([]int32, batch)
-	for i := range toks {
-		toks[i] = int32(i*7919) % int32(shape.Vocab)
-	}
 	type result struct {
 		logits  []float32
 		cache   [][]byte
@@ -71,6 +62,23 @@ func TestChunkedRunsExact(t *testing.T) {
 			require.Zero(t, differing(whole.logits, got.logits), "%d rows in chunks of %d: logits", n, chunk)
 		}
 	}
+}
+
+// tinyLLM writes and opens a 2-layer q8_0 model with SmolLM2's tokenizer
+// and vocabulary (random weights, hark bench llm's writer), and n tokens
+// spread over the vocabulary.
+func tinyLLM(t *testing.T, n int) (*gguf.File, []int32) {
+	path := filepath.Join(t.TempDir(), "tiny.gguf")
+	shape := bench.Shape{Name: "tiny", Stem: "tiny", Layers: 2, Embd: 128, FF: 352, Heads: 4, KVHeads: 2, Vocab: 49152}
+	require.NoError(t, bench.WriteFile(path, shape, ggml.Q8_0, shared.Path(t, "llm-kit", "tokenizers", "smollm2"), 1))
+	f, err := gguf.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	toks := make([]int32, n)
+	for i := range toks {
+		toks[i] = int32(i*7919) % int32(shape.Vocab)
+	}
+	return f, toks
 }
 
 // differing counts the elements of a and b whose bits differ.

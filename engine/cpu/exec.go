@@ -24,13 +24,21 @@ type Exec struct {
 	bufs            []buffer
 	passes          []compiledPass
 	closed          bool
-	serial          bool   // tests: fence before every dispatch
-	packed          int    // weight bytes repacked at load for the row kernels (repack.go)
-	arena           []byte // the Scratch buffers (arena.go)
-	keysWritten     int    // a chunk's keys in the cache (chunk.go); -1 outside chunks
-	chunkRows       int64  // Options.ChunkRows (0: steps run whole)
-	arenaTouched    int64  // the bytes of it the passes touch
-	released        int64  // bytes of packed originals released (releasePages)
+	serial          bool  // tests: fence before every dispatch
+	packed          int   // weight bytes repacked at load for the row kernels (repack.go)
+	arena           spare // the Scratch buffers (arena.go)
+	keysWritten     int   // a chunk's keys in the cache (chunk.go); -1 outside chunks
+	chunkRows       int64 // Options.ChunkRows (0: steps run whole)
+	arenaTouched    int64 // the bytes of it the passes touch
+	released        int64 // bytes of packed originals released (releasePages)
+	// drops are the arena's ranges each pass gives back (nil: none),
+	// pending the pass whose ranges go when another pass runs (-1: none),
+	// dropped the bytes given back so far, nDrops the passes that gave
+	// them (arena_release.go)
+	drops   [][][2]int64
+	pending int
+	dropped int64
+	nDrops  int
 
 	// position of the running dispatch, for error messages
 	curPass, curOp int
@@ -41,7 +49,8 @@ type Exec struct {
 
 	// scratch sized at load from the plan's static parameters
 	act     []float32   // fused activation rows and conv1d im2col tiles
-	attnScr []float32   // packed K, transposed V and scores of attentionGEMM
+	attnScr []float32   // packed K, transposed V and scores of attentionGEMM, in attn
+	attn    spare       // attnScr's memory, given back after a prefill (arena_release.go)
 	wsf     [][]float32 // per-worker rows (attention scores, rope angles, embed rows)
 	wss     [][]kvSpan  // per-worker spans (single-query attention over an f16 cache)
 	sorter  candSorter
@@ -131,7 +140,14 @@ func (e *Exec) ready(pass int) error {
 	return nil
 }
 
+// runPass runs a pass; what a pass alone needs is given back when
+// another pass runs (arena_release.go).
 func (e *Exec) runPass(pass int, vars *plan.Vars) error {
+	e.dropBefore(pass)
+	return e.runOps(pass, vars)
+}
+
+func (e *Exec) runOps(pass int, vars *plan.Vars) error {
 	var zero plan.Vars
 	if vars == nil {
 		vars = &zero
@@ -348,10 +364,12 @@ func (e *Exec) Close() error {
 	if !e.closed {
 		e.pool.Fence() // no product may still read a pack
 		e.mm.freePacks()
-		packFree(e.arena)
+		e.mm.qact.free()
+		e.arena.free()
+		e.attn.free()
 	}
 	e.closed = true
-	e.bufs, e.act, e.wsf, e.wss, e.attnScr, e.arena = nil, nil, nil, nil, nil, nil
+	e.bufs, e.act, e.wsf, e.wss, e.attnScr = nil, nil, nil, nil, nil
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 type MatMul struct {
 	pool *Pool
 	act  []byte    // x rows in the weight type's activation format
+	qact spare     // the quantized GEMM's (prefill only: given back after it, arena_release.go)
 	tile []float32 // dequantized weight rows for the GEMM path
 
 	args   mulArgs // the current call's operands; a field so tasks don't allocate

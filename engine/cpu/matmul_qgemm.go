@@ -273,10 +273,8 @@ func (mm *MatMul) mulQGemm(a *mulArgs) {
 	nb := a.k / 32
 	groups := (a.m + qTileRows - 1) / qTileRows
 	need := groups * nb * qTileRows * qActBlock
-	if cap(mm.act) < need {
-		mm.act = make([]byte, need)
-	}
-	act := mm.act[:need]
+	mm.qact.grow(need)
+	act := mm.qact.b[:need]
 	// Padding rows of the last group must be zero (d_x = 0, correction 0).
 	if pad := a.m % qTileRows; pad != 0 {
 		last := act[(groups-1)*nb*qTileRows*qActBlock:]

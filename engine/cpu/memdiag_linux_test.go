@@ -42,10 +42,11 @@ func memBreakdown(stage string, e *Exec) {
 	for _, r := range e.wsf {
 		w += 4 * len(r)
 	}
-	fmt.Printf("BREAKDOWN %-6s packs %.1f (originals released %.1f), KV and state %.1f, IO %.2f, scratch arena %.2f resident of %.2f laid out (%.2f declared), attention scratch %.2f, GEMM activations %.2f, other executor rows %.2f\n",
+	fmt.Printf("BREAKDOWN %-6s packs %.1f (originals released %.1f), KV and state %.1f, IO %.2f, scratch arena %.2f resident of %.2f laid out (%.2f declared), attention scratch %.2f resident of %.2f, GEMM activations %.2f resident of %.2f, other executor rows %.2f; ranges dropped %.2f in %d passes\n",
 		stage, float64(e.packed)/1e6, float64(e.released)/1e6, float64(kinds[plan.State])/1e6, float64(kinds[plan.IO])/1e6,
-		float64(resident(e.arena))/1e6, float64(e.arenaTouched)/1e6, float64(declaredScratch(e))/1e6,
-		float64(4*len(e.attnScr))/1e6, float64(len(e.mm.act))/1e6, float64(4*len(e.act)+w)/1e6)
+		float64(resident(e.arena.b))/1e6, float64(e.arenaTouched)/1e6, float64(declaredScratch(e))/1e6,
+		float64(resident(e.attn.b))/1e6, float64(len(e.attn.b))/1e6, float64(resident(e.mm.qact.b))/1e6, float64(len(e.mm.qact.b))/1e6,
+		float64(4*len(e.act)+len(e.mm.act)+w)/1e6, float64(e.dropped)/1e6, e.nDrops)
 }
 
 // resident is the bytes of b's pages in memory (mincore).

@@ -27,22 +27,41 @@ func releasePages(bs [][]byte) int64 {
 		if len(b) == 0 {
 			continue
 		}
-		p0 := unsafe.Pointer(unsafe.SliceData(b))
-		lo := uintptr(p0)
+		lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 		hi := lo + uintptr(len(b))
-		if !maps.covers(lo, hi) {
-			continue
-		}
-		plo, phi := (lo+page-1)&^(page-1), hi&^(page-1)
-		if phi <= plo {
-			continue
-		}
-		r := unsafe.Slice((*byte)(unsafe.Add(p0, plo-lo)), phi-plo)
-		if unix.Madvise(r, unix.MADV_DONTNEED) == nil {
-			n += int64(phi - plo)
+		if maps.covers(lo, hi) {
+			n += dontNeed(b, page)
 		}
 	}
 	return n
+}
+
+// dropPages gives back the pages wholly inside b, which must lie in an
+// anonymous private mapping (mapAnon): they read as zeros when next
+// touched, each faulting in a fresh page. It returns the bytes given
+// back.
+func dropPages(b []byte) int64 {
+	if len(b) == 0 {
+		return 0
+	}
+	return dontNeed(b, uintptr(os.Getpagesize()))
+}
+
+// dontNeed advises the kernel that the pages wholly inside b are not
+// needed (MADV_DONTNEED: dropped now, not at the next memory pressure as
+// with MADV_FREE, so VmRSS shows it), and returns their bytes.
+func dontNeed(b []byte, page uintptr) int64 {
+	p0 := unsafe.Pointer(unsafe.SliceData(b))
+	lo := uintptr(p0)
+	plo, phi := (lo+page-1)&^(page-1), (lo+uintptr(len(b)))&^(page-1)
+	if phi <= plo {
+		return 0
+	}
+	r := unsafe.Slice((*byte)(unsafe.Add(p0, plo-lo)), phi-plo)
+	if unix.Madvise(r, unix.MADV_DONTNEED) != nil {
+		return 0
+	}
+	return int64(phi - plo)
 }
 
 // mappings are address ranges [lo, hi).

@@ -1,9 +1,10 @@
 #!/bin/sh
 # summarize.sh LOG: per binary, the median of every pp512 (and tg128) sample
-# and of the user CPU seconds a run, over all rounds of ab.sh's log.
-awk '
+# and of the user CPU seconds a run, over all rounds of ab.sh's log (PP=32:
+# the pp32 samples of a run with ab.sh's PP=32).
+awk -v ppat="pp${PP:-512}" '
 /^== round/ { b = $4 }
-/pp512.*t\/s:/ { for (i = 8; i <= NF; i++) pp[b] = pp[b] " " $i }
+$0 ~ ppat ".*t/s:" { for (i = 8; i <= NF; i++) pp[b] = pp[b] " " $i }
 /tg128.*t\/s:/ { for (i = 8; i <= NF; i++) tg[b] = tg[b] " " $i }
 /^TIME/ { us[b] = us[b] " " $4 }
 END { for (b in pp) print b, "pp512", pp[b], "|tg128", tg[b], "|user", us[b] }' "$1" |
@@ -12,5 +13,5 @@ while read -r b rest; do
   pp=$(echo "$rest" | sed 's/.*pp512 //; s/|tg128.*//' | med)
   tg=$(echo "$rest" | sed 's/.*|tg128 //; s/|user.*//' | med)
   us=$(echo "$rest" | sed 's/.*|user //' | med)
-  echo "$b: pp512 median $pp; tg128 median $tg; user CPU a run median $us"
+  echo "$b: pp${PP:-512} median $pp; tg128 median $tg; user CPU a run median $us"
 done
