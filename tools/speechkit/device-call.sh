@@ -7,9 +7,16 @@ mkdir -p $W/es $W/c $W/out$N
 cp $D/*.py $W/
 ls -la $W $W/cache 2>/dev/null | head -5 > $OUT/machine.txt
 nvidia-smi -L >> $OUT/machine.txt; python3 -c 'import torch,numpy,scipy,tiktoken;print(torch.__version__,numpy.__version__,scipy.__version__,tiktoken.__version__)' >> $OUT/machine.txt
+# SEED=1: the first call starts from the committed model (seed.py; the run's own checkpoint of an earlier session
+# is gone), not from scratch; a carried $D/ckpt-in.pt wins, and later calls resume from $W/state.pt
+CK=$D/ckpt-in.pt
+if [ "${SEED:-}" = 1 ] && [ ! -e $CK ]; then
+  CK=$W/ckpt-seed.pt; [ -e $CK ] || python3 $W/seed.py --model $D/../../testdata/speechkit/ggml-speechkit-q8_0.bin \
+    --total ${TOTAL:-1350} --out $CK | tee $OUT/seed.log
+fi
 cd $W
 PYTHONUNBUFFERED=1 python3 train.py --kit $D --espeak $W/es --corpus $W/c --eval-pcm $W/passage.pcm \
-  --ckpt $D/ckpt-in.pt --state $W/state.pt --out $W/out$N --cache $W/cache \
+  --ckpt $CK --state $W/state.pt --out $W/out$N --cache $W/cache \
   --total ${TOTAL:-1350} --stop-at $STOP --reserve ${RESERVE:-45} --batch 256 --copies ${COPIES:-1} 2>&1 | tee $OUT/stdout.log
 cd $W/out$N && split -b 12M ckpt.pt $OUT/ckpt.pt.part. && cp ggml-speechkit-q8_0.bin pytorch-eval.json $OUT/ \
   && sha256sum ckpt.pt ggml-speechkit-f16.bin ggml-speechkit-q8_0.bin pytorch-eval.json > $OUT/sha256.txt

@@ -53,3 +53,55 @@ def export(model, tok, filters_npz, path, quant):
             f.write(np.array(list(reversed(data.shape)), "<i4").tobytes())
             f.write(nb)
             f.write(raw)
+
+
+HPARAMS = ("n_vocab", "n_audio_ctx", "n_audio_state", "n_audio_head", "n_audio_layer",
+           "n_text_ctx", "n_text_state", "n_text_head", "n_text_layer", "n_mels")
+
+
+def load(path):
+    """Reads a file export() wrote (f16 or q8_0): its dims and its tensors as float32 arrays in the
+    model's state-dict layout (q8_0 blocks dequantized as ggml does: f16 scale times int8)."""
+    b = open(path, "rb").read()
+    o = 0
+
+    def ints(n):
+        nonlocal o
+        v = np.frombuffer(b, "<i4", n, o)
+        o += 4 * n
+        return [int(x) for x in v]
+
+    if ints(1)[0] != 0x67676D6C:
+        raise ValueError(f"{path}: not a GGML file")
+    h = ints(11)
+    dims = dict(zip(HPARAMS, h[:10]))
+    fr, fc = ints(2)
+    o += 4 * fr * fc
+    for _ in range(ints(1)[0]):
+        n = ints(1)[0]  # (o += ints(...) would add to o as it was before the call)
+        o += n
+    sd = {}
+    while o < len(b):
+        n_dims, n_name, t = ints(3)
+        shape = list(reversed(ints(n_dims)))
+        name = b[o:o + n_name].decode()
+        o += n_name
+        n = int(np.prod(shape))
+        if t == 0:
+            a = np.frombuffer(b, "<f4", n, o).copy()
+            o += 4 * n
+        elif t == 1:
+            a = np.frombuffer(b, "<f2", n, o).astype(np.float32)
+            o += 2 * n
+        elif t == 8:
+            blk = np.frombuffer(b, np.uint8, n // 32 * 34, o).reshape(-1, 34)
+            o += blk.size
+            d = blk[:, :2].copy().view("<f2").astype(np.float32)
+            a = (d * blk[:, 2:].copy().view(np.int8).astype(np.float32)).reshape(-1)
+        else:
+            raise ValueError(f"{path}: tensor {name} has type {t}")
+        a = a.reshape(shape)
+        if name in ("encoder.conv1.bias", "encoder.conv2.bias"):
+            a = a.reshape(-1)
+        sd[name] = a
+    return dims, sd
