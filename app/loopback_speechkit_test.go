@@ -21,10 +21,6 @@ import (
 // first in the held-out voice, none with a vocabulary term.
 const loopbackFirst, loopbackN = 141, 3
 
-// loopbackGain lifts the passage (peak -30 dBFS, README) to a dictation's
-// level (-10 dBFS).
-const loopbackGain = 10
-
 // TestDictationSpeechkitLoopback dictates evaluation sentences the
 // speechkit model never trained on through the real capture path: they
 // play into a PulseAudio null sink, malgo captures its monitor, and the
@@ -42,10 +38,7 @@ func TestDictationSpeechkitLoopback(t *testing.T) {
 	}
 	want := strings.Join(spoken, " ")
 	stretch := x[ss[0].Start-audio.WhisperRate/2 : ss[len(ss)-1].End+audio.WhisperRate/2]
-	loud := make([]float32, len(stretch))
-	for i, v := range stretch {
-		loud[i] = loopbackGain * v
-	}
+	loud := sk.Speaking(stretch)
 	wavPath := filepath.Join(t.TempDir(), "sentences.wav")
 	w, err := audio.CreateWAV(wavPath, audio.WhisperRate)
 	require.NoError(t, err)

@@ -43,11 +43,7 @@ func releaseCases(b *testing.B) []releaseCase {
 			for _, s := range ss {
 				spoken = append(spoken, s.Spoken)
 			}
-			out := make([]float32, 0, ss[len(ss)-1].End-ss[0].Start)
-			for _, v := range x[ss[0].Start:ss[len(ss)-1].End] {
-				out = append(out, loopbackGain*v)
-			}
-			return out, strings.Join(spoken, " ")
+			return sk.Speaking(x[ss[0].Start:ss[len(ss)-1].End]), strings.Join(spoken, " ")
 		}},
 	}
 }

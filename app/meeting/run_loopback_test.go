@@ -22,22 +22,63 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/audio"
 	"github.com/harkapp/hark/audio/capture/pulsetest"
 	am "github.com/harkapp/hark/audio/meeting"
 	"github.com/harkapp/hark/engine/whisper"
 	"github.com/harkapp/hark/internal/channels"
 	"github.com/harkapp/hark/internal/shared"
+	sk "github.com/harkapp/hark/internal/speechkit"
 	"github.com/harkapp/hark/internal/testaudio"
 )
 
-// runClips are the kit clips the three-minute run plays, in turn on each
-// side: turns of 2 to 5.5 s, as in a conversation (the kit model
-// recognizes each from its onset).
+// runClips are the kit clips the run plays with HARK_MEETING_SPEECH=kit,
+// in turn on each side: turns of 2 to 5.5 s, as in a conversation (the
+// kit model recognizes each from its onset).
 var runClips = []string{
 	"librivox-sense-and-sensibility-0930", "librivox-sense-and-sensibility-0880", "ljspeech-LJ001-0004",
 	"librispeech-1089-134691-0001", "ljspeech-LJ001-0011", "librivox-sense-and-sensibility-0890",
 	"ljspeech-LJ001-0016", "librispeech-1089-134686-0001", "ljspeech-LJ001-0020", "ljspeech-LJ001-0002",
 	"librispeech-1089-134691-0000", "ljspeech-LJ001-0013", "ljspeech-LJ001-0008",
+}
+
+// runKit reports whether the run plays the kit clips to the kit model
+// (HARK_MEETING_SPEECH=kit) rather than issue 39's evaluation sentences to
+// the speechkit model, which recognizes speech it never heard (the
+// default: the lag and attribution targets want such a model).
+func runKit(t *testing.T) bool {
+	switch v := os.Getenv("HARK_MEETING_SPEECH"); v {
+	case "":
+		return false
+	case "kit":
+		return true
+	default:
+		t.Fatalf("HARK_MEETING_SPEECH=%q: empty (the speechkit sentences) or kit", v)
+		return false
+	}
+}
+
+// runTurns writes the audio files the run plays in turn, into dir: the
+// kit clips, or the 200 evaluation sentences (1.2 to 7 s, in several
+// voices, one held out of training) at a speaking level.
+func runTurns(t *testing.T, dir string) []string {
+	var turns []string
+	if runKit(t) {
+		for _, c := range runClips {
+			turns = append(turns, shared.Path(t, "audio", c+".wav"))
+		}
+		return turns
+	}
+	ev, x := sk.LoadSet(t)
+	for _, s := range ev.Sentences {
+		p := filepath.Join(dir, s.ID+".wav")
+		w, err := audio.CreateWAV(p, audio.WhisperRate)
+		require.NoError(t, err)
+		require.NoError(t, w.Write(sk.Speaking(s.Clip(x))))
+		require.NoError(t, w.Close())
+		turns = append(turns, p)
+	}
+	return turns
 }
 
 // runLength is the meeting's length: HARK_MEETING_MINUTES (the issue's
@@ -55,22 +96,30 @@ func runLength(t *testing.T) time.Duration {
 	return time.Duration(m * float64(time.Minute))
 }
 
-// runTranscriber is the model the run transcribes with: the Whisper file
-// HARK_MEETING_MODEL, else the kit model (it recognizes only the shared
-// clips, from their onsets: the lag and attribution targets want a model
-// that recognizes unseen speech, issue 39).
-func runTranscriber(t *testing.T) whisper.WindowTranscriber {
-	if path := os.Getenv("HARK_MEETING_MODEL"); path != "" {
-		return whisper.NewStreamModel(testaudio.Model(t, path))
+// runTranscriber is the model the run transcribes with, and how it
+// streams: the Whisper file HARK_MEETING_MODEL, else the kit model
+// (HARK_MEETING_SPEECH=kit: one thread, no prompts, as it was trained) or
+// the speechkit model (a pool sized to the cores, the app's stream
+// defaults).
+func runTranscriber(t *testing.T) (whisper.WindowTranscriber, whisper.StreamConfig) {
+	cfg := whisper.StreamConfig{}
+	if runKit(t) {
+		cfg.NoPrompt = true
 	}
-	return kitTranscriber(t)
+	switch {
+	case os.Getenv("HARK_MEETING_MODEL") != "":
+		return whisper.NewStreamModel(testaudio.Model(t, os.Getenv("HARK_MEETING_MODEL"))), cfg
+	case runKit(t):
+		return kitTranscriber(t), cfg
+	}
+	return whisper.NewStreamModel(sk.Load(t, 0)), cfg
 }
 
 // TestMeetingRun is the issue's meeting benchmark, at CI scale by default:
 // a meeting of runLength (3 minutes; HARK_MEETING_MINUTES=60 for the
 // issue's) through the loopback harness (PulseAudio null sinks), the
 // call's clips into the default output and the user's into the
-// microphone's sink, by turns with a 1-s pause and, every fourth turn,
+// microphone's sink (runTurns), by turns with a 1-s pause and, every fourth turn,
 // talking over each other; recorded with the live transcript
 // (runTranscriber) by a child process. The child is killed with SIGKILL at
 // half the length; the meeting is then made whole and offered as the app
@@ -83,11 +132,12 @@ func runTranscriber(t *testing.T) whisper.WindowTranscriber {
 //     transcript's backlog may take on a machine too slow for it, bounded
 //     by MaxLiveLag (two buffers of a minute of both channels: 15.4 MB,
 //     19.2 MB as append grows them); their RSS peaks under 400 MB;
-//   - live lag: the median word is committed at most 4 s after its end, in
-//     the audio the live transcriber had taken in (the design's lag, not
-//     this machine's speed: how far behind the recording it ran on this
-//     machine is logged, and beyond a minute behind it drops audio from the
-//     live transcript only); the issue's target is 3 s, not met yet;
+//   - live lag: the median word is committed at most 3 s (the issue's
+//     target; 4 s with the kit, which waits for a clip's end) after its
+//     end, in the audio the live transcriber had taken in (the design's
+//     lag, not this machine's speed: how far behind the recording it ran
+//     on this machine is logged, and beyond a minute behind it drops audio
+//     from the live transcript only);
 //   - attribution: of the words said while only one side speaks (from the
 //     recording's own channels), at least 95% carry that side;
 //   - kill -9: at each kill, the recovered recording loses at most 2 s of
@@ -102,8 +152,8 @@ func TestMeetingRun(t *testing.T) {
 	pa := pulsetest.Start(t)
 	pa.AddMic(t)
 	root := t.TempDir()
-	t.Logf("a %v meeting (model %q; empty: the kit), killed at %v and at the end", length, os.Getenv("HARK_MEETING_MODEL"), half)
-	talk := &runTalk{pa: pa}
+	t.Logf("a %v meeting (kit %v, model %q), killed at %v and at the end", length, runKit(t), os.Getenv("HARK_MEETING_MODEL"), half)
+	talk := &runTalk{pa: pa, turns: runTurns(t, t.TempDir())}
 
 	// The first half, killed as a crash would.
 	first := startRunChild(t, root, "")
@@ -183,19 +233,25 @@ func TestMeetingRun(t *testing.T) {
 		100*float64(right)/float64(max(single, 1)))
 	require.GreaterOrEqual(t, single, 10, "too few words said by one side alone to judge")
 	require.GreaterOrEqual(t, float64(right)/float64(single), 0.95, "attribution")
-	// Not yet the issue's 3 s: whole segments are committed once the
-	// model has closed them (StreamConfig.Words off), so a turn's first
-	// words wait for its end; 3.4 s was measured here, 2.0 and 2.2 s in
-	// two runs of the kill-and-resume form (BENCHMARKS.md).
-	require.LessOrEqual(t, lags[len(lags)/2], 4.0, "median live lag")
+	// The issue's 3 s. Whole segments are committed once the model has
+	// closed them (StreamConfig.Words off), so a turn's first words wait
+	// for its end: the kit, which completes a clip only once it has heard
+	// it all, measured 3.4 s here, 2.0 and 2.2 s in two runs of the
+	// kill-and-resume form (BENCHMARKS.md), and keeps a 4-s bound.
+	bound := 3.0
+	if runKit(t) {
+		bound = 4.0
+	}
+	require.LessOrEqual(t, lags[len(lags)/2], bound, "median live lag")
 }
 
-// runTalk is the meeting's conversation: clips by turns, every fourth
-// over the one before; turn counts the turns taken, so that the resumed
-// meeting goes on with the next.
+// runTalk is the meeting's conversation: the files turns by turns, every
+// fourth over the one before; turn counts the turns taken, so that the
+// resumed meeting goes on with the next.
 type runTalk struct {
-	pa   *pulsetest.Server
-	turn int
+	pa    *pulsetest.Server
+	turns []string
+	turn  int
 }
 
 // until talks for d, ending with 10 s of silence (the live transcript
@@ -208,7 +264,7 @@ func (c *runTalk) until(t *testing.T, d time.Duration) {
 		if c.turn%2 == 1 {
 			sink = pulsetest.MicSink
 		}
-		p := c.pa.Play(t, shared.Path(t, "audio", runClips[c.turn%len(runClips)]+".wav"), sink)
+		p := c.pa.Play(t, c.turns[c.turn%len(c.turns)], sink)
 		if c.turn%4 == 2 {
 			time.Sleep(time.Second) // the next clip talks over this one
 			playing = append(playing, p)
@@ -306,10 +362,10 @@ func atof(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
 // recording's length when it was handed on) and, every 250 ms, the frames
 // captured and written and the RSS ("s captured written rssKB").
 func runMeetingChild(t *testing.T, root, resume string) {
-	tr := runTranscriber(t)
+	tr, cfg := runTranscriber(t)
 	var rec atomic.Pointer[Recorder]
 	var live *Live
-	live = NewLive([am.Channels]whisper.WindowTranscriber{tr, tr}, LiveConfig{Stream: whisper.StreamConfig{NoPrompt: true},
+	live = NewLive([am.Channels]whisper.WindowTranscriber{tr, tr}, LiveConfig{Stream: cfg,
 		OnWords: func(ws []channels.Word) {
 			at := 0.0
 			if r := rec.Load(); r != nil {
