@@ -102,14 +102,12 @@ func runLength(t *testing.T) time.Duration {
 // the speechkit model (a pool sized to the cores, the app's stream
 // defaults).
 func runTranscriber(t *testing.T) (whisper.WindowTranscriber, whisper.StreamConfig) {
-	cfg := whisper.StreamConfig{}
-	if runKit(t) {
-		cfg.NoPrompt = true
-	}
-	switch {
-	case os.Getenv("HARK_MEETING_MODEL") != "":
-		return whisper.NewStreamModel(testaudio.Model(t, os.Getenv("HARK_MEETING_MODEL"))), cfg
-	case runKit(t):
+	kit := runKit(t)
+	cfg := whisper.StreamConfig{NoPrompt: kit}
+	switch path := os.Getenv("HARK_MEETING_MODEL"); {
+	case path != "":
+		return whisper.NewStreamModel(testaudio.Model(t, path)), cfg
+	case kit:
 		return kitTranscriber(t), cfg
 	}
 	return whisper.NewStreamModel(sk.Load(t, 0)), cfg

@@ -123,17 +123,3 @@ func (s Sentence) WordEnds() []int {
 	}
 	return ends
 }
-
-// SpeakingGain lifts the passage (peak -30 dBFS, kept quiet so that the
-// FLAC stays small) to a speaking level (-10 dBFS), for audio played
-// through the capture path.
-const SpeakingGain = 10
-
-// Speaking is x at a speaking level (SpeakingGain), in a new slice.
-func Speaking(x []float32) []float32 {
-	out := make([]float32, len(x))
-	for i, v := range x {
-		out[i] = SpeakingGain * v
-	}
-	return out
-}
