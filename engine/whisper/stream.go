@@ -120,7 +120,9 @@ type Streamer struct {
 	total    int       // samples received
 	decoded  int       // total at the last decode
 	det      *vad.Detector
-	cut      bool // an utterance was cut: wait for speech before decoding
+	speaking bool    // det's state after the last 100 ms fed
+	onset    float64 // stream time at which det last heard speech begin
+	cut      bool    // an utterance was cut: wait for speech before decoding
 
 	committed []Word // absolute times
 	segs      []Segment
@@ -176,6 +178,12 @@ func (s *Streamer) feed(ctx context.Context, samples []float32) error {
 		s.buf = append(s.buf, x...)
 		s.total += n
 		s.det.Write(x)
+		if sp := s.det.Speaking(); sp != s.speaking {
+			s.speaking = sp
+			if sp {
+				s.onset = secs(s.total)
+			}
+		}
 		if s.cfg.Pause > 0 && s.det.EndOfSpeech(s.cfg.Pause) {
 			if err := s.endUtterance(ctx); err != nil {
 				s.pend = append([]float32(nil), samples...)
@@ -206,11 +214,9 @@ func (s *Streamer) Finish(ctx context.Context) (*Result, error) {
 		if err := s.workDown(ctx, samplesOf(s.cfg.MaxWindow)); err != nil {
 			return nil, err
 		}
-		hyp, err := s.hypothesis(ctx)
-		if err != nil {
+		if err := s.commitAll(ctx); err != nil {
 			return nil, err
 		}
-		s.commit(hyp)
 	}
 	s.setTentative(nil)
 	s.buf = s.buf[:0]
@@ -405,6 +411,10 @@ func (s *Streamer) EndUtterance(ctx context.Context) error {
 // the next window after it.
 func (s *Streamer) endUtterance(ctx context.Context) error {
 	if len(s.buf) > 0 && (!s.cut || s.det.SpeechSeen()) {
+		// One decode: the next utterance's window starts a little before
+		// this one's end, so what a pass leaves out is heard again there
+		// (decoding it here as well measured worse on the speechkit stream:
+		// TestSpeechkitStream, WER 0.42 -> 0.48).
 		hyp, err := s.hypothesis(ctx)
 		if err != nil {
 			return err
@@ -416,8 +426,34 @@ func (s *Streamer) endUtterance(ctx context.Context) error {
 	if keep := samplesOf(300 * time.Millisecond); len(s.buf) > keep {
 		s.drop(len(s.buf) - keep)
 	}
-	s.det = vad.NewDetector(vad.Config{})
+	s.det, s.speaking = vad.NewDetector(vad.Config{}), false
 	s.cut = true
+	return nil
+}
+
+// finalPasses bounds the decodes commitAll spends on one window.
+const finalPasses = 4
+
+// commitAll decodes the window and commits everything in it, as the stream
+// finishes. One decode may end its text before
+// the window does: a model that closes a segment and judges the audio after
+// it cut off stops there (a single pass, as a step decodes), and the
+// sentences after it would be lost. So while the voice-activity detector
+// heard speech begin after the last committed word, the rest of the window
+// is decoded again, conditioned on what was just committed. An onset, not
+// any speech, decides: the detector bridges the gaps inside words, so a
+// last word whose end the alignment placed early costs no decode.
+func (s *Streamer) commitAll(ctx context.Context) error {
+	for range finalPasses {
+		hyp, err := s.hypothesis(ctx)
+		if err != nil {
+			return err
+		}
+		s.commit(hyp)
+		if len(hyp) == 0 || s.onset <= hyp[len(hyp)-1].End || len(s.buf) < samplesOf(100*time.Millisecond) {
+			return nil
+		}
+	}
 	return nil
 }
 

@@ -29,6 +29,7 @@ type scriptModel struct {
 	memorized  bool
 	hears      float64 // seconds of a window the model hears (0: all; the real one hears 30 s)
 	garble     bool
+	stopsAfter int // segments a decode returns at most (0: all), as a pass that ends at a segment it judges cut
 	prompts    []string
 	windows    []float64 // length of each window decoded, seconds
 	at         []float64 // audio received at each decode
@@ -62,6 +63,9 @@ func (m *scriptModel) TranscribeWindow(_ context.Context, samples []float32, pro
 		case w.End > b:
 			rest = append(rest, w)
 		}
+	}
+	if m.stopsAfter > 0 && len(segs) > m.stopsAfter {
+		segs, open = segs[:m.stopsAfter], false
 	}
 	if m.memorized && open {
 		// The open sentence becomes a memorized one, its words 0.5 s
@@ -434,6 +438,50 @@ func TestStreamerFinishAfterBacklog(t *testing.T) {
 	require.Equal(t, scriptText(ws), res.Text)
 	for _, w := range m.windows {
 		require.LessOrEqual(t, w, 41.0)
+	}
+}
+
+// spokenTwice is two sentences of four words with a 0.6 s gap between
+// them (past the detector's hangover, short of a pause), then 0.6 s of
+// quiet.
+func spokenTwice() ([]Word, []float32) {
+	ws := append(script(4, 0.3), script(4, 2.9)...)
+	for i := 4; i < 8; i++ {
+		ws[i].Word = fmt.Sprintf(" v%d", i-4)
+	}
+	x := append(quiet(SampleRate*3/10), tone(SampleRate*2, 0)...)
+	x = append(x, quiet(SampleRate*6/10)...)
+	x = append(x, tone(SampleRate*2, 0)...)
+	return ws, append(x, quiet(SampleRate*6/10)...)
+}
+
+// A decode that ends its text at the first sentence of the window (the
+// speechkit model closes a segment and stops, where the next pass would
+// go on) loses nothing at the end: Finish decodes the rest of the window
+// while speech began after the last word, and not when it did not.
+func TestStreamerFinalDecodesTheRest(t *testing.T) {
+	ws, x := spokenTwice()
+	for _, tc := range []struct {
+		name       string
+		stopsAfter int
+		finals     int // decodes at the end
+	}{
+		{"stops after a sentence", 1, 2},
+		{"whole decodes", 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &scriptModel{words: ws, stopsAfter: tc.stopsAfter}
+			s := NewStreamer(m, StreamConfig{Pause: -1}, nil)
+			m.s = s
+			for i := 0; i < len(x); i += SampleRate / 10 {
+				require.NoError(t, s.Write(context.Background(), x[i:min(i+SampleRate/10, len(x))]))
+			}
+			before := len(m.windows)
+			res, err := s.Finish(context.Background())
+			require.NoError(t, err)
+			require.Equal(t, scriptText(ws), res.Text)
+			require.Len(t, m.windows, before+tc.finals)
+		})
 	}
 }
 
