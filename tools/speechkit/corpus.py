@@ -168,6 +168,24 @@ MORE_CARRIERS = [
     "Every morning I read about {}.", "That is the first time I heard of {}.", "Keep {} out of this.",
     "The talk mentioned {} in passing.", "Nobody expected {} to win.", "We should write to {} soon.",
 ]
+# Carriers that end on the term, used with --carriers last (the default since the sixth
+# session): the fifth session's model stopped before the last spoken word of 40/200
+# evaluation sentences, and the evaluation's carriers put the term at or near the end
+# (recall 7/50 with the glossary). None is an evaluation carrier.
+LAST_CARRIERS = [
+    "Next on the list is {}.", "We finally switched to {}.", "The short answer is {}.", "My favorite one is {}.",
+    "They all voted for {}.", "Everyone is talking about {}.", "I just got a message from {}.",
+    "The best choice would be {}.", "Her new project uses {}.", "The error came from {}.",
+    "Most of the work went into {}.", "He flew back from {}.", "The package depends on {}.",
+    "Our guest tonight is {}.", "I would pick {}.", "The last speaker was {}.", "This was written by {}.",
+    "It all started with {}.", "We had dinner with {}.", "The whole thing runs on {}.", "You should really try {}.",
+    "The only exception is {}.", "I can't stop thinking about {}.", "That reminds me of {}.",
+    "The first item is {}.", "Say hello to {}.", "The key word here is {}.", "I am not sure about {}.",
+    "Let me introduce {}.", "The default setting is {}.", "We ended up choosing {}.", "The next stop is {}.",
+    "All of it is stored in {}.", "The name on the door was {}.", "She works with {}.",
+    "Please take a look at {}.", "It was built on top of {}.", "The winner this year is {}.",
+    "Put it next to {}.", "This one is for {}.",
+]
 # Evaluation carriers: never used in training.
 EVAL_CARRIERS = [
     "Then we looked at {} again.", "Nobody mentioned {} before today.", "Write down {} for me.",
@@ -184,8 +202,9 @@ def main():
     ap.add_argument("--eval", type=int, default=200)
     ap.add_argument("--glosses", type=int, default=-1,
                     help="WordNet definitions added to training (-1: all; 0: the first corpus)")
-    ap.add_argument("--carriers", choices=["first", "all"], default="all",
-                    help="training carriers of the vocabulary terms (first: the 15 of the first corpus)")
+    ap.add_argument("--carriers", choices=["first", "all", "last"], default="last",
+                    help="training carriers of the vocabulary terms (first: the 15 of the first corpus; "
+                         "all: 60, the third to fifth sessions' corpus; last: those and 40 ending on the term)")
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     vocab = []
@@ -230,7 +249,10 @@ def main():
     rnd.shuffle(pool)
     pool = list(dict.fromkeys(pool))
 
-    carriers = CARRIERS + (MORE_CARRIERS if a.carriers == "all" else [])
+    carriers = CARRIERS + (MORE_CARRIERS if a.carriers != "first" else []) + \
+        (LAST_CARRIERS if a.carriers == "last" else [])
+    if set(carriers) & set(EVAL_CARRIERS):
+        raise SystemExit("an evaluation carrier is among the training carriers")
 
     def item(i, s):
         if rnd.random() < 0.5:

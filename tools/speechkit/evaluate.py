@@ -37,10 +37,13 @@ def greedy(model, mel, tok, suppress, prompt=None, maxlen=120):
     return out, margins
 
 
-def wer(ref, hyp):
+def words(s):
     import re
-    r = re.sub(r"[^a-z0-9' ]", " ", ref.lower()).split()
-    h = re.sub(r"[^a-z0-9' ]", " ", hyp.lower()).split()
+    return re.sub(r"[^a-z0-9' ]", " ", s.lower()).split()
+
+
+def wer(ref, hyp):
+    r, h = words(ref), words(hyp)
     d = list(range(len(h) + 1))
     for i in range(1, len(r) + 1):
         prev, d[0] = d[0], i
@@ -56,6 +59,7 @@ def evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log):
     res = {"sentences": [], "summary": {}}
     errs = {"all": [0, 0], "heldout": [0, 0]}
     recall = {"none": [0, 0], "glossary": [0, 0]}
+    short = 0  # outputs shorter than what was spoken that lack its last word (the model stopped early)
     for e in ev:
         a = torch.from_numpy(pcm[e["start"]:e["end"]].astype(np.float32) / 32768).to(device)
         wav = torch.zeros(1, NSAMPLES, device=device)
@@ -66,6 +70,8 @@ def evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log):
         r = {"id": e["id"], "voice": e["voice"], "tokens": toks, "margins": [round(m, 4) for m in margins], "text": hyp}
         ref = e["spoken"]
         ed, n = wer(ref, hyp)
+        rw, hw = words(ref), words(hyp)
+        short += len(hw) < len(rw) and (not hw or hw[-1] != rw[-1])
         errs["all"][0] += ed
         errs["all"][1] += n
         if e["voice"] == HELDOUT:
@@ -86,7 +92,8 @@ def evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log):
         res["sentences"].append(r)
     res["summary"] = {"wer": errs["all"][0] / max(1, errs["all"][1]),
                       "wer_heldout": errs["heldout"][0] / max(1, errs["heldout"][1]),
-                      "recall_none": recall["none"], "recall_glossary": recall["glossary"]}
+                      "recall_none": recall["none"], "recall_glossary": recall["glossary"],
+                      "short_without_last_word": short}
     log(f"eval: {json.dumps(res['summary'])}")
     model.train()
     return res

@@ -24,6 +24,28 @@ def heard_words(starts, n, take):
     return k
 
 
+def cut_words(item, starts, n, take):
+    """How many spoken words a cut window keeps whole: k, those complete within take
+    samples, the audio then ending at starts[k]. Never part of a term's "sounds like"
+    spelling (whose target is one word), and starts[k] is a word event of its own: a
+    word without one has its predecessor's start (render.py), so where starts[k] equals
+    starts[k-1], word k-1's end is unknown and it is left out too."""
+    k = heard_words(starts, n, take)
+    j, m = len(starts), 0
+    if item["term"]:
+        sw = [plain(w) for w in item["spoken"].split()]
+        snd = [plain(w) for w in item["sounds"].split()]
+        j = next((j for j in range(len(sw)) if sw[j:j + len(snd)] == snd), len(sw))
+        m = len(snd)
+    while True:
+        if j < k < j + m:
+            k = j
+        elif 0 < k < len(starts) and starts[k] == starts[k - 1]:
+            k -= 1
+        else:
+            return k
+
+
 def plain(w):
     return "".join(c for c in w.lower() if c.isalnum())
 
@@ -85,16 +107,18 @@ class Data:
             return it["text"]
         return it["spoken"]
 
-    def words(self, u, take, n, glossary):
+    def words(self, u, take, n, glossary, k=None):
+        """The target's words of utterance u when its first take of n samples are in
+        the window (k: how many spoken words it keeps, if not those complete by take)."""
         it = self.items[self.owner[u]]
         use = bool(it["term"]) and it["term"] in glossary
         if take >= n:
             return (it["text"] if use else it["spoken"]).split()
-        return target_words(it, heard_words(self.starts[u], n, take), use)
+        return target_words(it, heard_words(self.starts[u], n, take) if k is None else k, use)
 
-    def spoken_words(self, u, take, n):
+    def spoken_words(self, u, take, n, k=None):
         sw = self.items[self.owner[u]]["spoken"].split()
-        return sw if take >= n else sw[:heard_words(self.starts[u], n, take)]
+        return sw if take >= n else sw[:heard_words(self.starts[u], n, take) if k is None else k]
 
     def example(self, rnd, m):
         """One training sequence at mix m: (placements [(utt, dst_sample, n_samples)],
@@ -114,8 +138,20 @@ class Data:
             if texts and pos + n > limit and limit == NSAMPLES and not full:
                 break                                      # no cut unless the mix asks for one
             take = min(n, limit - pos)
+            k = None
+            if take < n and not timestamps:
+                # No timestamps, so no open segment to say that the utterance goes on: as Whisper
+                # truncates the audio before a cut segment, the audio ends where the last word the
+                # target keeps ends (the next one's start), with no part of a word it leaves out. A
+                # fragment left untranscribed before the end-of-text taught the model to drop the
+                # last word of a clip that ends soon after it (the fifth session: 40/200 outputs).
+                k = cut_words(self.items[self.owner[u]], self.starts[u], n, take)
+                if k == 0 and texts:
+                    break                                  # no whole word of it: leave it out
+                if k > 0:
+                    take = int(self.starts[u][k])
             place.append((u, pos, take))
-            texts.append((u, pos, take, n))
+            texts.append((u, pos, take, n, k))
             pos += take + rnd.randint(int(0.1 * SR), int(1.2 * SR))
             if take < n or (not full and rnd.random() >= (m["multi"] if not timestamps else 0.6)):
                 break
@@ -140,13 +176,13 @@ class Data:
             seq.append(NO_TS)
             start += 1
             body = []
-            for u, p, take, n in texts:
-                body += self.words(u, take, n, gl_terms)
+            for u, p, take, n, k in texts:
+                body += self.words(u, take, n, gl_terms, k)
             if body:
                 seq += self.enc(" " + " ".join(body))
         else:
-            for u, p, take, n in texts:
-                words = self.words(u, take, n, gl_terms)
+            for u, p, take, n, k in texts:
+                words = self.words(u, take, n, gl_terms, k)
                 t0 = p / SR
                 seq.append(ts(t0))
                 if take < n:
@@ -157,7 +193,7 @@ class Data:
                 seq.append(ts((p + take) / SR))
         seq.append(EOT)
         seq = seq[:448]
-        ctc = ctc_ids([w for u, p, take, n in texts for w in self.spoken_words(u, take, n)])
+        ctc = ctc_ids([w for u, p, take, n, k in texts for w in self.spoken_words(u, take, n, k)])
         term_hit = any(self.items[self.owner[u]]["term"] in gl_terms for u, *_ in texts) if gl_terms else False
         return place, content, seq, start, ctc, term_hit
 

@@ -59,6 +59,10 @@ def main():
     ap.add_argument("--stop-at", type=float, default=540, help="seconds after start when training stops")
     ap.add_argument("--reserve", type=float, default=70, help="seconds kept for export and evaluation")
     ap.add_argument("--lr", type=float, default=1.5e-3)
+    ap.add_argument("--progress-start", type=float, default=0.0,
+                    help="the curriculum's progress never below this (0..1; the learning rate still follows "
+                         "the schedule): a run from a trained model (seed.py) starts on the full mix at 0.4 "
+                         "instead of relearning clean single utterances")
     ap.add_argument("--ctc", type=float, default=0.3, help="weight of the encoder's auxiliary CTC loss")
     ap.add_argument("--copies", type=int, default=1, help="renderings of each sentence, each in a random voice")
     ap.add_argument("--specaug", type=int, default=1, help="time and frequency masks on the mel (0: off)")
@@ -169,7 +173,8 @@ def main():
 
     watch_tr = [train_clip(u) for u in train_ids]
     watch_long = [(clip_mel(melf, torch.from_numpy(x).to(device), device), ref) for x, ref in long_windows(ev, pcm)]
-    log(f"training for {budget:.0f} s (schedule over {total:.0f} s, batch {a.batch}, dims {json.dumps(dims)})")
+    log(f"training for {budget:.0f} s (schedule over {total:.0f} s, batch {a.batch}, dims {json.dumps(dims)}"
+        + (f", curriculum from progress {a.progress_start:.2f}" if a.progress_start else "") + ")")
     t_train, local, last_watch = time.time(), 0, time.time()
     t_last = t_train
     losses, ctcs, t_wait = [], [], 0.0
@@ -180,7 +185,7 @@ def main():
             lr *= (step - warm0 + 1) / warm
         for pg in opt.param_groups:
             pg["lr"] = lr
-        m = mix(p)
+        m = mix(max(p, a.progress_start))
         tw = time.time()
         exs = batches.next(m)
         t_wait += time.time() - tw
@@ -215,7 +220,7 @@ def main():
             # the rate over these 100 steps: the mix, and so the cost of a step, changes with progress
             now = time.time()
             log(f"step {step} loss {np.mean(losses[-100:]):.4f} ctc {np.mean(ctcs[-100:]):.4f} lr {lr:.2e} "
-                f"progress {p:.3f} {min(100, local) / (now - t_last):.2f} steps/s, {t_wait:.0f} s waiting for examples")
+                f"progress {p:.3f}{f' (mix {max(p, a.progress_start):.3f})' if a.progress_start > p else ''} {min(100, local) / (now - t_last):.2f} steps/s, {t_wait:.0f} s waiting for examples")
             t_last = now
         if time.time() - last_watch > a.watch:
             log(f"step {step} quick WER: eval {quick_wer(model, tok, sup, watch_ev):.3f} "
@@ -226,7 +231,8 @@ def main():
     log(f"trained {local} steps this call ({step} in all, {trained:.0f} s of {total:.0f}), "
         f"{local / max(1e-9, time.time() - t_train):.2f} steps/s, {local * a.batch / max(1e-9, time.time() - t_train):.0f} "
         f"examples/s" + (f", peak GPU memory {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB" if device == "cuda" else ""))
-    meta = {"dims": dims, "used": used, "train_seconds": trained, "step": step, "calls": call + 1, "total": total}
+    meta = {"dims": dims, "used": used, "train_seconds": trained, "step": step, "calls": call + 1, "total": total,
+            "progress_start": a.progress_start}
     if a.state:
         torch.save(dict(meta, model=model.state_dict(), ctc=ctc_head.state_dict(), opt=opt.state_dict()), a.state)
 
@@ -248,7 +254,8 @@ def main():
     res["summary"]["wer_30s_windows"] = quick_wer(model, tok, sup, watch_long, maxlen=220)
     log(f"WER on {len(watch_tr)} training sentences: {res['summary']['wer_train']:.3f}, "
         f"on {len(watch_long)} 30-s windows of the passage: {res['summary']['wer_30s_windows']:.3f}")
-    res["train"] = {"step": step, "train_seconds": trained, "calls": call + 1, "dims": dims, "total": total}
+    res["train"] = {"step": step, "train_seconds": trained, "calls": call + 1, "dims": dims, "total": total,
+                    "progress_start": a.progress_start}
     json.dump(res, open(os.path.join(a.out, "pytorch-eval.json"), "w"))
     log("done")
     os._exit(0)  # the example workers
