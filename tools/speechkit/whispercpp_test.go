@@ -118,22 +118,23 @@ func TestHarkMatchesWhisperCpp(t *testing.T) {
 func inParitySubset(i int) bool { return i%20 == 0 }
 
 // The shares are regression bounds under what the committed model (the
-// fifth session's, calls 11-13) measured (README.md, "Hark's tests"), one
+// sixth session's, calls 14-16) measured (README.md, "Hark's tests"), one
 // sentence fewer on the CI subset, for another CPU's rounding. With
-// whisper.cpp: 8/10 on the CI subset, 144/200 on all (the fourth session's
-// model: 6/10 and 134/200, bound 0.5, tightened to 0.7); the issue's
+// whisper.cpp: 8/10 on the CI subset, 152/200 on all (the fifth session's
+// model 8/10 and 144/200; the fourth session's 6/10 and 134/200, bound
+// 0.5, tightened to 0.7); the issue's
 // target, token-exact, is not met. The model was trained only on windows
 // zeroed past the audio (as openai's transcribe() and Hark read them), so
 // on whisper.cpp's window, the log-mel of the padding, it decodes out of its
 // training (it adds words after the sentence: "... again. Unen.") on near
 // ties, and the small differences between the two programs' log-mel and
-// q8_0 arithmetic flip them. With PyTorch fp32 on Hark's window: 179/200 on
-// all (16 more differ where PyTorch's top-2 margin was below 0.1, 5
-// otherwise; the fourth session's model 175, 14 and 11), but on the CI
-// subset 8/10 (1 near tie, 1 otherwise), against 10/10 with the fourth
-// session's model: worse on these ten though better on all 200, so the
-// bound went from 0.85 down to 0.7, stated here rather than hidden.
+// q8_0 arithmetic flip them. With PyTorch fp32 on Hark's window: 184/200 on
+// all (8 more differ where PyTorch's top-2 margin was below 0.1, 8
+// otherwise; the fifth session's model 179, 16 and 5; the fourth's 175, 14
+// and 11), and on the CI subset 9/10 (1 otherwise): bound 0.8. The fifth
+// session's model had 8/10 there (the fourth's 10/10, bound 0.85), so the
+// bound had gone down to 0.7.
 const (
 	whisperCppShare = 0.7
-	q8PyTorchShare  = 0.7
+	q8PyTorchShare  = 0.8
 )
