@@ -411,10 +411,11 @@ func (s *Streamer) EndUtterance(ctx context.Context) error {
 // the next window after it.
 func (s *Streamer) endUtterance(ctx context.Context) error {
 	if len(s.buf) > 0 && (!s.cut || s.det.SpeechSeen()) {
-		// One decode: the next utterance's window starts a little before
-		// this one's end, so what a pass leaves out is heard again there
-		// (decoding it here as well measured worse on the speechkit stream:
-		// TestSpeechkitStream, WER 0.42 -> 0.48).
+		// One decode, unlike Finish: decoding what a pass leaves out here
+		// too measured worse on the speechkit stream (TestSpeechkitStream,
+		// WER against what was spoken 0.42 -> 0.48), so a sentence a pass
+		// leaves out at a pause is still lost (the next window keeps only
+		// the last 300 ms).
 		hyp, err := s.hypothesis(ctx)
 		if err != nil {
 			return err
@@ -435,10 +436,10 @@ func (s *Streamer) endUtterance(ctx context.Context) error {
 const finalPasses = 4
 
 // commitAll decodes the window and commits everything in it, as the stream
-// finishes. One decode may end its text before
-// the window does: a model that closes a segment and judges the audio after
-// it cut off stops there (a single pass, as a step decodes), and the
-// sentences after it would be lost. So while the voice-activity detector
+// finishes. One decode may end its text before the window does: a model
+// that closes a segment and judges the audio after it cut off stops there
+// (a single pass, as a step decodes), and the sentences after it would be
+// lost. So while the voice-activity detector
 // heard speech begin after the last committed word, the rest of the window
 // is decoded again, conditioned on what was just committed. An onset, not
 // any speech, decides: the detector bridges the gaps inside words, so a

@@ -42,6 +42,12 @@ def words(s):
     return re.sub(r"[^a-z0-9' ]", " ", s.lower()).split()
 
 
+def lacks_last_word(rw, hw):
+    """An output (words hw) shorter than what was spoken (rw) that does not end on its last word: the model
+    stopped early."""
+    return len(hw) < len(rw) and (not hw or hw[-1] != rw[-1])
+
+
 def wer(ref, hyp):
     r, h = words(ref), words(hyp)
     d = list(range(len(h) + 1))
@@ -59,7 +65,7 @@ def evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log):
     res = {"sentences": [], "summary": {}}
     errs = {"all": [0, 0], "heldout": [0, 0]}
     recall = {"none": [0, 0], "glossary": [0, 0]}
-    short = 0  # outputs shorter than what was spoken that lack its last word (the model stopped early)
+    short = 0  # outputs that lacks_last_word
     for e in ev:
         a = torch.from_numpy(pcm[e["start"]:e["end"]].astype(np.float32) / 32768).to(device)
         wav = torch.zeros(1, NSAMPLES, device=device)
@@ -70,8 +76,7 @@ def evaluate(model, tok, melf, ev, pcm, device, vocab_terms, log):
         r = {"id": e["id"], "voice": e["voice"], "tokens": toks, "margins": [round(m, 4) for m in margins], "text": hyp}
         ref = e["spoken"]
         ed, n = wer(ref, hyp)
-        rw, hw = words(ref), words(hyp)
-        short += len(hw) < len(rw) and (not hw or hw[-1] != rw[-1])
+        short += lacks_last_word(words(ref), words(hyp))
         errs["all"][0] += ed
         errs["all"][1] += n
         if e["voice"] == HELDOUT:
