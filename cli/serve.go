@@ -54,6 +54,9 @@ refused unless listed with --cors-origin (SECURITY.md).
 				return fmt.Errorf("--api-key and --api-key-file: give one")
 			}
 			o.Env = envOf(cmd)
+			if o.Config.StreamInterval == 0 {
+				o.Config.StreamInterval = -1 // the flag's 0 is "none", Config's the default
+			}
 			if runF != nil {
 				return runF(o)
 			}
@@ -69,6 +72,7 @@ refused unless listed with --cors-origin (SECURITY.md).
 	f.Int64Var(&o.Config.MaxUpload, "max-upload", serve.DefaultMaxUpload, "largest audio upload in bytes")
 	f.DurationVar(&o.Config.MaxAudioDuration, "max-audio-duration", serve.DefaultMaxAudioDuration, "longest audio a transcription request may hold (refused as soon as decoding passes it)")
 	f.DurationVar(&o.Config.RequestTimeout, "timeout", serve.DefaultRequestTimeout, "longest a request may take, its wait in the queue included")
+	f.DurationVar(&o.Config.StreamInterval, "stream-interval", serve.DefaultStreamInterval, "least time between two writes of a stream's tokens (each token stays its own event; 0: write every token at once)")
 	f.DurationVar(&o.Config.IdleUnload, "idle-unload", serve.DefaultIdleUnload, "unload a model after this long without requests (negative: never)")
 	f.IntVar(&o.Config.Context, "ctx", 0, "context length cap of chat models (0: the file's, at most 4096)")
 	f.IntVar(&o.Config.Threads, "threads", 0, "worker threads per loaded model (0: one per physical core)")

@@ -44,6 +44,10 @@ type Config struct {
 	// StreamIdle drops a streaming client that sends nothing for this
 	// long (DefaultStreamIdle).
 	StreamIdle time.Duration
+	// StreamInterval is the least time between two flushes of a stream's
+	// text chunks (DefaultStreamInterval; negative: a flush after every
+	// token).
+	StreamInterval time.Duration
 	// IdleUnload unloads a model unused for this long (DefaultIdleUnload;
 	// negative keeps models loaded until Close).
 	IdleUnload time.Duration
@@ -126,6 +130,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.IdleUnload == 0 {
 		cfg.IdleUnload = DefaultIdleUnload
+	}
+	if cfg.StreamInterval == 0 {
+		cfg.StreamInterval = DefaultStreamInterval
 	}
 	if cfg.StreamIdle <= 0 {
 		cfg.StreamIdle = DefaultStreamIdle

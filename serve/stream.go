@@ -11,11 +11,13 @@ import (
 )
 
 // sse writes server-sent events, flushing each so tokens reach the client
-// as they are generated. A failed write (the client left) is returned so
-// generation stops.
+// as they are generated, except while a chunk writer owns the flushes
+// (held). A failed write (the client left) is returned so generation
+// stops.
 type sse struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	held bool
 }
 
 func (e *sse) send(v any) error {
@@ -29,6 +31,9 @@ func (e *sse) send(v any) error {
 func (e *sse) raw(b []byte) error {
 	if _, err := e.w.Write(append(append([]byte("data: "), b...), '\n', '\n')); err != nil {
 		return err
+	}
+	if e.held {
+		return nil
 	}
 	return e.rc.Flush()
 }
@@ -101,13 +106,17 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, l *runtime.L
 	// The text chunks are written by a goroutine: emit runs inside the
 	// decode chain's read-back, so a write or flush there would hold the
 	// next decode (and idle a GPU) for the client's round trip.
-	cw := newChunkWriter(chunkQueueLen)
+	// The writer flushes them, once an interval (Config.StreamInterval).
+	ev.held = true
+	cw := newChunkWriter(chunkQueueLen, ev.rc.Flush, s.cfg.StreamInterval)
 	res, err := g.answer(cs, ctx, o, func(t string) error {
 		lps := pending
 		pending = nil
 		return cw.put(func() error { return chunk(&t, lps, nil) })
 	})
-	if werr := cw.wait(); err == nil && werr != nil && res.Reason != llm.StopCanceled {
+	werr := cw.wait()
+	ev.held = false
+	if err == nil && werr != nil && res.Reason != llm.StopCanceled {
 		err = werr
 	}
 	if !started && (err != nil || res.Reason == llm.StopCanceled) {

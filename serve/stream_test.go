@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -66,10 +67,24 @@ func TestStreamWritesOffTheChain(t *testing.T) {
 	g := generation{chat: true, params: genParams{Model: "m"}, answer: p.answer}
 	(&Server{}).stream(w, context.Background(), nil, nil, g, "id", "chat.completion.chunk", 0)
 
+	text, finish, events := streamEvents(t, w.Body.String())
+	var want strings.Builder
+	for i := range p.pieces {
+		fmt.Fprint(&want, i)
+	}
+	require.Equal(t, want.String(), text)
+	require.Equal(t, "length", finish)
+	require.Equal(t, "[DONE]", events[len(events)-1])
+	require.Len(t, events, p.pieces+3, "role chunk, one chunk a piece, the finish chunk, [DONE]")
+}
+
+// streamEvents reads a stream's body: the text of its content deltas, its
+// finish reason and its events' data.
+func streamEvents(t *testing.T, body string) (string, string, []string) {
 	var text strings.Builder
 	var finish string
 	var events []string
-	sc := bufio.NewScanner(strings.NewReader(w.Body.String()))
+	sc := bufio.NewScanner(strings.NewReader(body))
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {
@@ -89,12 +104,33 @@ func TestStreamWritesOffTheChain(t *testing.T) {
 			finish = *f
 		}
 	}
-	var want strings.Builder
-	for i := range p.pieces {
-		fmt.Fprint(&want, i)
-	}
-	require.Equal(t, want.String(), text.String())
+	return text.String(), finish, events
+}
+
+// countingFlusher records how many events the body held at each flush.
+type countingFlusher struct {
+	*httptest.ResponseRecorder
+	at []int
+}
+
+func (f *countingFlusher) Flush() {
+	f.at = append(f.at, strings.Count(f.Body.String(), "data: "))
+	f.ResponseRecorder.Flush()
+}
+
+// With a stream interval, the tokens of one interval reach the client in
+// one write, each still its own event: the role chunk and the first token
+// at once, the other tokens of the (hour-long) interval when generation
+// ends, then the finish chunk and [DONE] as they come.
+func TestStreamGroupsTokenWrites(t *testing.T) {
+	p := &pieceAnswer{pieces: 10, emitted: make(chan struct{})}
+	w := &countingFlusher{ResponseRecorder: httptest.NewRecorder()}
+	g := generation{chat: true, params: genParams{Model: "m"}, answer: p.answer}
+	(&Server{cfg: Config{StreamInterval: time.Hour}}).stream(w, context.Background(), nil, nil, g, "id", "chat.completion.chunk", 0)
+
+	text, finish, events := streamEvents(t, w.Body.String())
+	require.Equal(t, "0123456789", text)
 	require.Equal(t, "length", finish)
-	require.Equal(t, "[DONE]", events[len(events)-1])
 	require.Len(t, events, p.pieces+3, "role chunk, one chunk a piece, the finish chunk, [DONE]")
+	require.Equal(t, []int{2, 11, 12, 13}, w.at)
 }

@@ -6,6 +6,7 @@
 # Usage: bench/serve/speed-cpu.sh HARK_BINARY [THREADS [ROUNDS]] > log
 # CLIENT_PREFIX (environment) runs the client under a command, e.g. "nice -n 19"
 # to see what the client's own CPU time on the server's cores costs it.
+# SERVE_ARGS (environment) adds flags to hark serve, e.g. "--stream-interval 0".
 # Without ROUNDS: five bench samples, then five chats. With ROUNDS: that many
 # rounds of one bench sample and one chat (each after its own warm-up), the
 # order swapped every round, because this VM's clock drifts over minutes of
@@ -20,7 +21,7 @@ reps=5; [ "$rounds" -gt 0 ] && reps=1
 "$hark" bench llm --backend cpu --dir "$dir/m" --type q8_0 -t "$threads" -r $reps --pp 0 --tg 128 --chain 2>&1 | grep -vE '^  '
 mkdir -p "$dir/models"; f=$(ls "$dir"/m/*q8_0.gguf); ln -s "$f" "$dir/models/smollm2-shape-q8_0.gguf"
 echo "== hark serve, streamed chat through the official openai client${CLIENT_PREFIX:+ (under: $CLIENT_PREFIX)}"
-"$hark" serve --models-dir "$dir/models" --backend cpu --threads "$threads" --addr 127.0.0.1:18089 > "$dir/serve.log" 2>&1 &
+"$hark" serve --models-dir "$dir/models" --backend cpu --threads "$threads" --addr 127.0.0.1:18089 ${SERVE_ARGS:-} > "$dir/serve.log" 2>&1 &
 srv=$!
 for _ in $(seq 100); do curl -sf http://127.0.0.1:18089/v1/models > /dev/null && break; sleep 0.2; done
 curl -s http://127.0.0.1:18089/v1/models; echo
