@@ -36,6 +36,8 @@ With --long-prompt N each level also sends one request of an N-token prompt
 its time to first token and the running streams' longest token gap after it
 was sent, against their median gap (issue #38: a long prompt arriving beside
 running streams should not stall them).
+The gaps are between streamed chunks as they arrive: run hark serve with
+--stream-interval 0, or they measure its write interval, not the decode.
 The API key is --api-key, else $` + serve.EnvAPIKey + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -10,7 +10,7 @@ hark=$(realpath "$1"); model=$(realpath "$2"); threads=${3:-2}; levels=${4:-1,4}
 dir=$(mktemp -d); trap 'kill $srv 2>/dev/null || true; rm -rf "$dir"' EXIT
 echo "== $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $("$hark" --version)"
 mkdir -p "$dir/models"; ln -s "$model" "$dir/models/smollm2-shape-q8_0.gguf"
-"$hark" serve --models-dir "$dir/models" --backend cpu --threads "$threads" --timeout 30m --addr 127.0.0.1:18091 > "$dir/serve.log" 2>&1 &
+"$hark" serve --models-dir "$dir/models" --backend cpu --threads "$threads" --timeout 30m --stream-interval 0 --addr 127.0.0.1:18091 > "$dir/serve.log" 2>&1 &
 srv=$!
 for _ in $(seq 100); do curl -sf http://127.0.0.1:18091/v1/models > /dev/null && break; sleep 0.2; done
 echo "== hark bench serve --concurrency $levels --prompt-tokens 128 --max-tokens 128 --temperature 0.7"
