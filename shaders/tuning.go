@@ -87,8 +87,8 @@ type Tuning struct {
 	// fewer, larger threadgroups quantize less in all. The cuda family: 8
 	// SIMD-groups, 1 threadgroup a core (an H200, the 1B shape's down
 	// product, 8192 wide, 2048 rows: issue-bound at 2 threadgroups of 4
-	// warps a core in Nsight Compute, 21.6 µs; 16.5 µs so; tg128 +8-14%,
-	// bench/cuda/20261202-g34).
+	// warps a core in Nsight Compute, 21.8 µs; 16.5 µs so; tg128 q8_0
+	// +6-10%, q4_0 +5-13%, bench/cuda/20261202-g34).
 	MatVecQ8RowsLong       uint32
 	MatVecQ8SIMDGroupsLong uint32
 	MatVecQ8GroupsLong     uint32
