@@ -163,9 +163,17 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	if q8, ok := q8xNames[d.Kernel][d.Type]; ok && q8k != 0 && k >= q8k && k <= MatVecQ8MaxK && m == 1 && alignedInputs(d, t, k) {
 		rows := knob(t.MatVecQ8Rows, defMatVecQ8Rows, 4)
 		sg := knob(t.MatVecQ8SIMDGroups, defMatVecQ8SIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
+		capG := t.MatVecQ8Groups
+		if k >= MatVecQ8LongK {
+			rows = knob(t.MatVecQ8RowsLong, rows, 4)
+			sg = knob(t.MatVecQ8SIMDGroupsLong, sg, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
+			if t.MatVecQ8GroupsLong > 0 {
+				capG = t.MatVecQ8GroupsLong
+			}
+		}
 		groups := ceilDiv(n, rows*sg)
-		if t.Cores > 0 && t.MatVecQ8Groups > 0 {
-			groups = uint32(min(uint64(groups), uint64(t.Cores)*uint64(t.MatVecQ8Groups)))
+		if t.Cores > 0 && capG > 0 {
+			groups = uint32(min(uint64(groups), uint64(t.Cores)*uint64(capG)))
 		}
 		return append(dst, Launch{
 			Function:  q8,
@@ -198,6 +206,10 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 	l.Constants = mvConstants[rows-1][batch-1][xa]
 	return append(dst, l), nil
 }
+
+// MatVecQ8LongK is the product width from which the 8-bit-activation
+// mat-vecs take Tuning's ...Long geometry.
+const MatVecQ8LongK = 4096
 
 // MatVecQ8MaxK is the widest product the 8-bit-activation mat-vecs take
 // (MQ_MAX_K in matvec_q8.metal: the quantized row in threadgroup memory).

@@ -68,8 +68,12 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		lns, err = LaunchFor(&d, &cudaQ8, nil)
 		require.NoError(t, err)
 		require.Equal(t, c.want, lns[0].Function, "%s k=%d m=%d", c.typ, c.k, c.m)
-		if strings.HasSuffix(c.want, "_q8x") {
-			require.Equal(t, Launch{Function: c.want, Groups: [3]uint32{3072 / 8, 1, 1}, Threads: [3]uint32{128, 1, 1},
+		if strings.HasSuffix(c.want, "_q8x") { // from MatVecQ8LongK wide: 8 warps
+			rows, threads := uint32(8), uint32(128)
+			if c.k >= MatVecQ8LongK {
+				rows, threads = 16, 256
+			}
+			require.Equal(t, Launch{Function: c.want, Groups: [3]uint32{3072 / rows, 1, 1}, Threads: [3]uint32{threads, 1, 1},
 				Constants: []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0])
 		}
 	}
@@ -77,15 +81,17 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	// where the GPU's size is known (an H200's 132 multiprocessors): the
 	// grid capped at MatVecQ8Groups (2) threadgroups a multiprocessor,
 	// each looping over row sets (the output product's 6,144 and Q|K|V's
-	// 384 on 264; the down product's 256 and a small product's 25 as they
-	// are)
+	// 384 on 264; a small product's 25 as they are); from MatVecQ8LongK
+	// wide 8 warps and MatVecQ8GroupsLong (1) a multiprocessor (the down
+	// product's 128 row sets of 16 as they are, 4096 of them on 132)
 	h200 := cuda
 	h200.Cores = 132
-	for _, c := range []struct{ n, k, groups uint32 }{{49152, 2048, 264}, {3072, 2048, 264}, {2048, 8192, 256}, {200, 2048, 25}} {
+	for _, c := range []struct{ n, k, groups, threads uint32 }{{49152, 2048, 264, 128}, {3072, 2048, 264, 128},
+		{2048, 8192, 128, 256}, {65536, 4096, 132, 256}, {2048, 4064, 256, 128}, {200, 2048, 25, 128}} {
 		d = plan.SiLUMulMatVecArgs{Type: ggml.Q4_0, N: int(c.n), K: int(c.k), M: 1, Ldg: int(c.k), Ldu: int(c.k)}.Dispatch()
 		lns, err = LaunchFor(&d, &h200, nil)
 		require.NoError(t, err)
-		require.Equal(t, Launch{Function: "silu_mul_mat_vec_q4_0_q8x", Groups: [3]uint32{c.groups, 1, 1}, Threads: [3]uint32{128, 1, 1},
+		require.Equal(t, Launch{Function: "silu_mul_mat_vec_q4_0_q8x", Groups: [3]uint32{c.groups, 1, 1}, Threads: [3]uint32{c.threads, 1, 1},
 			Constants: []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0], "n=%d k=%d", c.n, c.k)
 	}
 

@@ -80,6 +80,18 @@ type Tuning struct {
 	// 906 tok/s at 2, 802 / 890 at 4, 744 / 848 at 8, 633 / 769 uncapped;
 	// bench/cuda/20261201-b1x34/call2-timed.log).
 	MatVecQ8Groups uint32
+	// MatVecQ8RowsLong, MatVecQ8SIMDGroupsLong and MatVecQ8GroupsLong are
+	// MatVecQ8Rows, MatVecQ8SIMDGroups and MatVecQ8Groups for the products
+	// at least MatVecQ8LongK wide (0 in a family: the same): there the
+	// quantization of x' is most of a threadgroup's instructions, so
+	// fewer, larger threadgroups quantize less in all. The cuda family: 8
+	// SIMD-groups, 1 threadgroup a core (an H200, the 1B shape's down
+	// product, 8192 wide, 2048 rows: issue-bound at 2 threadgroups of 4
+	// warps a core in Nsight Compute, 21.8 µs; 16.5 µs so; tg128 q8_0
+	// +6-10%, q4_0 +5-13%, bench/cuda/20261202-g34).
+	MatVecQ8RowsLong       uint32
+	MatVecQ8SIMDGroupsLong uint32
+	MatVecQ8GroupsLong     uint32
 	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
 	// weight type with a tensor-core variant launches mat_mul_mma_<type>
 	// (native CUDA, cuda/native; the same grid and blocking as mat_mul)
@@ -304,7 +316,8 @@ const MatVecQ8Off = 1 << 30
 var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLength: 64,
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecBatchMany: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	MatVecQ8K: MatVecQ8Off, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
-	MatVecQ8Groups: 1 << 16, EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
+	MatVecQ8Groups: 1 << 16, MatVecQ8RowsLong: defMatVecQ8Rows, MatVecQ8SIMDGroupsLong: defMatVecQ8SIMDGroups, MatVecQ8GroupsLong: 1 << 16,
+	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8,
 	AttnPagedChunk: 512, AttnPagedSplitGroups: 16, AttnPagedValues: 1,
@@ -371,7 +384,8 @@ var Families = []Tuning{
 	{Family: "apple7", ChainLength: 64},
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, MatVecBatchMany: 4,
-		MatVecQ8K: MatVecWideK, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, MatVecQ8Groups: 2, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
+		MatVecQ8K: MatVecWideK, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, MatVecQ8Groups: 2,
+		MatVecQ8SIMDGroupsLong: 8, MatVecQ8GroupsLong: 1, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
 		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, AttnPagedChunk: PagedSplitOff, AttnPagedValues: PagedValuesBatched, SampleSegment: 1024, WhisperSegment: 1024},
 }
 
@@ -409,6 +423,9 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MatVecQ8Rows, d.MatVecQ8Rows)
 	fill(&t.MatVecQ8SIMDGroups, d.MatVecQ8SIMDGroups)
 	fill(&t.MatVecQ8Groups, d.MatVecQ8Groups)
+	fill(&t.MatVecQ8RowsLong, t.MatVecQ8Rows)
+	fill(&t.MatVecQ8SIMDGroupsLong, t.MatVecQ8SIMDGroups)
+	fill(&t.MatVecQ8GroupsLong, t.MatVecQ8Groups)
 	fill(&t.EmbedThreads, d.EmbedThreads)
 	fill(&t.Repack, d.Repack)
 	fill(&t.Align16, d.Align16)

@@ -30,8 +30,10 @@ const mxQ8Tight = 2e-3
 // emulation of their arithmetic (activations quantized per 32 as ggml's
 // q8_0, integer block sums), against the exact product and against the
 // CPU backend (whose decode products quantize the activations too) within
-// mxCPUBound. k = 2048 (64 blocks, two a lane) and 2144 (67: lanes with
-// one block), 37 rows (ragged row groups), one activation row aligned;
+// mxCPUBound. k = 2048 (64 blocks, two a lane), 2144 (67: lanes with
+// one block) and 4192 (131, from MatVecQ8LongK: the long products'
+// geometry, Tuning.MatVecQ8SIMDGroupsLong), 37 rows (ragged row groups),
+// one activation row aligned;
 // three rows, or unaligned activations, keep mat_vec; and with the grid
 // capped at two threadgroups (Tuning.MatVecQ8Groups), each looping over
 // row sets. On a device
@@ -52,7 +54,7 @@ func TestMatVecQ8Activations(t *testing.T) {
 		}
 		bt := be.WithTuning(tn)
 		for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
-			for _, k := range []int{int(max(tun.MatVecQ8K, 2048)), int(max(tun.MatVecQ8K, 2048)) + 96} {
+			for _, k := range []int{int(max(tun.MatVecQ8K, 2048)), int(max(tun.MatVecQ8K, 2048)) + 96, shaders.MatVecQ8LongK + 96} {
 				for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
 					for _, tc := range []struct {
 						m       int
@@ -69,6 +71,9 @@ func TestMatVecQ8Activations(t *testing.T) {
 						require.Equal(t, q8x, strings.HasSuffix(ls[0].Function, "_q8x"), "%s: %s", name, ls[0].Function)
 						if cf.capped {
 							require.Equal(t, uint32(2), ls[0].Groups[0], name)
+						}
+						if q8x && k >= shaders.MatVecQ8LongK {
+							require.Equal(t, 32*tn.MatVecQ8SIMDGroupsLong, ls[0].Threads[0], name)
 						}
 						if !q8x {
 							checkOn(t, bt, name, typ, c, exact)
