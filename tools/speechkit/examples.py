@@ -7,6 +7,7 @@ import numpy as np
 import torch
 
 from mel import NSAMPLES, SR
+from prompt import timed_previous
 from tok import EOT, NO_TS, SOT, SOT_PREV, TS0
 
 
@@ -168,7 +169,10 @@ class Data:
             prompt += self.enc(" " + ", ".join(gl_terms) + ".")
         if rnd.random() < m["previous"]:
             prev = [self.target_text(rnd.choice(self.utts), gl_terms) for _ in range(rnd.randint(1, 4))]
-            prompt += self.enc(" " + " ".join(prev))
+            if rnd.random() < 0.5:  # as long-form transcription feeds it back (prompt.py)
+                prompt += timed_previous(rnd, prev, self.enc, ts)
+            else:
+                prompt += self.enc(" " + " ".join(prev))
         prompt = prompt[-223:]
         seq = ([SOT_PREV] + prompt if prompt else []) + [SOT]
         start = len(seq)
