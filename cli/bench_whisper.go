@@ -39,7 +39,7 @@ func newBenchWhisperCmd(runF func(*BenchWhisperOptions) error) *cobra.Command {
 		Long: `Measure the encoder (ms per 30-s window: the first window of --audio) and
 the decoder (ms per token: --tokens single-token steps after a 4-token
 prompt, each reading its logits back, as greedy decoding does), averaged
-over --reps repetitions after a warm-up. whisper.cpp prints the same two
+over --reps repetitions after a warm-up of the same steps. whisper.cpp prints the same two
 figures as "encode time" and "decode time".
 
 Then a greedy window of the same audio as transcription decodes it
@@ -191,10 +191,11 @@ func runBenchWhisper(out, errOut io.Writer, o *BenchWhisperOptions) error {
 		if _, err := m.Prompt(prompt, 0); err != nil {
 			return err
 		}
+		// The warm-up takes every step a repetition takes: a GPU records a
+		// new graph where the self-attention's key chunks change (33 and
+		// 65 cached keys on CUDA), and a recording inside the timed part
+		// made the first repetition the slowest (bench/cuda/20261202-wd34).
 		steps := o.Tokens
-		if i < 0 {
-			steps = min(steps, 4)
-		}
 		if i == 0 && onCUDA {
 			cs.ResetStats()
 		}

@@ -19,8 +19,22 @@ import (
 // the KV cache of the whole step bit for bit (with chunks so large that
 // none is cut: the same attention blocks), at chunk sizes that divide the
 // rows and that do not, and its scratch arena touches less memory.
+//
+// Chunks are cut only where the products run the 8-bit GEMM (rowExact). A
+// CPU without VNNI has the AVX2 kernel, whose 5-bit codes cannot take
+// q8_0, and prefers a loaded BLAS to it: there the model is q4_0 and the
+// GEMM is preferred to the BLAS (the path choice's test override), so the
+// chunks run on every machine with a SIMD kernel.
 func TestChunkedRunsExact(t *testing.T) {
-	f, toks := tinyLLM(t, 300)
+	require.NotZero(t, qgemmMaxCode, "this CPU has no SIMD quantized GEMM (AVX2 or VNNI), so nothing is chunked")
+	saved := qgemmOverBLAS
+	qgemmOverBLAS = true
+	defer func() { qgemmOverBLAS = saved }()
+	typ := ggml.Q8_0
+	if panelDecoders[typ].maxCode > qgemmMaxCode {
+		typ = ggml.Q4_0
+	}
+	f, toks := tinyLLMOf(t, 300, typ)
 	const batch = 300
 	type result struct {
 		logits  []float32
@@ -54,7 +68,7 @@ func TestChunkedRunsExact(t *testing.T) {
 		require.Zero(t, whole.runs)
 		for _, chunk := range []int64{64, 128} {
 			got := prefill(chunk, n)
-			require.NotZero(t, got.runs, "chunk %d", chunk)
+			require.NotZero(t, got.runs, "%d rows, chunk %d", n, chunk)
 			require.Less(t, got.touched, whole.touched, "chunk %d", chunk)
 			for i := range whole.cache {
 				require.True(t, bytes.Equal(whole.cache[i], got.cache[i]), "%d rows in chunks of %d: KV cache %d", n, chunk, i)
@@ -67,10 +81,13 @@ func TestChunkedRunsExact(t *testing.T) {
 // tinyLLM writes and opens a 2-layer q8_0 model with SmolLM2's tokenizer
 // and vocabulary (random weights, hark bench llm's writer), and n tokens
 // spread over the vocabulary.
-func tinyLLM(t *testing.T, n int) (*gguf.File, []int32) {
+func tinyLLM(t *testing.T, n int) (*gguf.File, []int32) { return tinyLLMOf(t, n, ggml.Q8_0) }
+
+// tinyLLMOf is tinyLLM with the products in typ.
+func tinyLLMOf(t *testing.T, n int, typ ggml.Type) (*gguf.File, []int32) {
 	path := filepath.Join(t.TempDir(), "tiny.gguf")
 	shape := bench.Shape{Name: "tiny", Stem: "tiny", Layers: 2, Embd: 128, FF: 352, Heads: 4, KVHeads: 2, Vocab: 49152}
-	require.NoError(t, bench.WriteFile(path, shape, ggml.Q8_0, shared.Path(t, "llm-kit", "tokenizers", "smollm2"), 1))
+	require.NoError(t, bench.WriteFile(path, shape, typ, shared.Path(t, "llm-kit", "tokenizers", "smollm2"), 1))
 	f, err := gguf.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { f.Close() })
