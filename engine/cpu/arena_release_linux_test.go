@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/plan"
 	"github.com/stretchr/testify/require"
@@ -19,7 +20,7 @@ import (
 // given-back pages no more than one over kept pages.
 func TestDroppedScratchExact(t *testing.T) {
 	const batch, first, second = 300, 300, 200
-	f, toks := tinyLLM(t, first+1+second)
+	f, toks := tinyLLMOf(t, first+1+second, ggml.Q8_0)
 	defer func(v int64) { dropMin = v }(dropMin)
 	dropMin = 1 // the tiny model's prefill alone touches 0.76 MB (24 KB in chunks of 64)
 	type result struct {

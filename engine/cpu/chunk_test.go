@@ -78,12 +78,9 @@ func TestChunkedRunsExact(t *testing.T) {
 	}
 }
 
-// tinyLLM writes and opens a 2-layer q8_0 model with SmolLM2's tokenizer
+// tinyLLMOf writes and opens a 2-layer model (products in typ) with SmolLM2's tokenizer
 // and vocabulary (random weights, hark bench llm's writer), and n tokens
 // spread over the vocabulary.
-func tinyLLM(t *testing.T, n int) (*gguf.File, []int32) { return tinyLLMOf(t, n, ggml.Q8_0) }
-
-// tinyLLMOf is tinyLLM with the products in typ.
 func tinyLLMOf(t *testing.T, n int, typ ggml.Type) (*gguf.File, []int32) {
 	path := filepath.Join(t.TempDir(), "tiny.gguf")
 	shape := bench.Shape{Name: "tiny", Stem: "tiny", Layers: 2, Embd: 128, FF: 352, Heads: 4, KVHeads: 2, Vocab: 49152}
