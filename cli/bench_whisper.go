@@ -39,8 +39,8 @@ func newBenchWhisperCmd(runF func(*BenchWhisperOptions) error) *cobra.Command {
 		Long: `Measure the encoder (ms per 30-s window: the first window of --audio) and
 the decoder (ms per token: --tokens single-token steps after a 4-token
 prompt, each reading its logits back, as greedy decoding does), averaged
-over --reps repetitions after a warm-up of the same steps. whisper.cpp prints the same two
-figures as "encode time" and "decode time".
+over --reps repetitions after a warm-up of the same steps. whisper.cpp
+prints the same two figures as "encode time" and "decode time".
 
 Then a greedy window of the same audio as transcription decodes it
 (chained on the backend: prompt, filters, choice and stop rules without
