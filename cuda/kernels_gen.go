@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "4aa0ed645d117ec3fbc9e73df1001aa33f87274fc4b28de54b1ea1d1c6fcf6cc"
+const sourcesHash = "5009947baa192efa0055bf8ebd9505b663376746b9e6c028b49b44fabf007715"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -87,6 +87,11 @@ var kernelNames = []string{
 	"gelu_mul_mat_vec_q8_0_q8x_rp",
 	"gelu_mul_mat_vec_q8_0_rp",
 	"layer_norm",
+	"layer_norm_mat_vec_f16",
+	"layer_norm_mat_vec_f16_a16",
+	"layer_norm_mat_vec_f32",
+	"layer_norm_mat_vec_q8_0",
+	"layer_norm_mat_vec_q8_0_rp",
 	"mat_mul_bf16",
 	"mat_mul_f16",
 	"mat_mul_f32",

@@ -569,6 +569,21 @@ struct token_logprob_args {
 // binding slots of token_logprob
 enum { TOKEN_LOGPROB_X = 0, TOKEN_LOGPROB_IDS = 1, TOKEN_LOGPROB_OUT = 2 };
 
+// layer_norm_mat_vec (plan.LayerNormMatVec)
+struct layer_norm_mat_vec_args {
+    unsigned int n;
+    unsigned int k;
+    unsigned int m;
+    unsigned int ldx;
+    unsigned int ldo;
+    unsigned int ldr;
+    unsigned int flags;
+    float eps;
+    unsigned int pad_[8];
+};
+// binding slots of layer_norm_mat_vec
+enum { LAYER_NORM_MAT_VEC_W = 0, LAYER_NORM_MAT_VEC_X = 1, LAYER_NORM_MAT_VEC_OUT = 2, LAYER_NORM_MAT_VEC_BIAS = 3, LAYER_NORM_MAT_VEC_RES = 4, LAYER_NORM_MAT_VEC_G = 5, LAYER_NORM_MAT_VEC_B = 6 };
+
 struct Args {
     union {
         unsigned int p[16];
@@ -609,6 +624,7 @@ struct Args {
         struct whisper_beams_args whisper_beams;
         struct whisper_align_args whisper_align;
         struct token_logprob_args token_logprob;
+        struct layer_norm_mat_vec_args layer_norm_mat_vec;
     };
     unsigned int bind_mask; // bit i set when binding i is present
     unsigned int grid[3];   // plan.Dispatch.Grid
@@ -651,6 +667,7 @@ static_assert(sizeof(struct rope_attention_mat_vec_args) == 64, "rope_attention_
 static_assert(sizeof(struct whisper_beams_args) == 64, "whisper_beams args");
 static_assert(sizeof(struct whisper_align_args) == 64, "whisper_align args");
 static_assert(sizeof(struct token_logprob_args) == 64, "token_logprob args");
+static_assert(sizeof(struct layer_norm_mat_vec_args) == 64, "layer_norm_mat_vec args");
 static_assert(sizeof(struct Args) == 80, "Args");
 
 #endif // HARK_KARGS_H

@@ -105,8 +105,14 @@ func init() {
 		}
 		fnNames[k] = m
 	}
+	// LayerNormMatVec's instances: plan.LayerNormMatVecType's types
+	fnNames[plan.LayerNormMatVec] = map[ggml.Type]string{}
+	for _, t := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0} {
+		fnNames[plan.LayerNormMatVec][t] = plan.LayerNormMatVec.String() + "_" + typeSuffix[t]
+	}
 	register(plan.MatVec, launchMatVec)
 	register(plan.RMSNormMatVec, launchMatVec)
+	register(plan.LayerNormMatVec, launchMatVec)
 	register(plan.SiLUMulMatVec, launchMatVec)
 	register(plan.GELUMulMatVec, launchMatVec)
 	register(plan.MatMul, launchMatMul)
@@ -246,6 +252,7 @@ const Aligned16 = 2
 var a16Names = map[plan.Kernel]string{
 	plan.MatVec: "mat_vec_f16_a16", plan.RMSNormMatVec: "rms_norm_mat_vec_f16_a16",
 	plan.SiLUMulMatVec: "silu_mul_mat_vec_f16_a16", plan.GELUMulMatVec: "gelu_mul_mat_vec_f16_a16",
+	plan.LayerNormMatVec: "layer_norm_mat_vec_f16_a16",
 }
 
 // a16Rows reports whether d's f16 weight rows of k elements are 16-byte
@@ -261,7 +268,7 @@ func a16Rows(d *plan.Dispatch, t *Tuning, k uint32) bool {
 // (t.Align16, as for the weights), the bindings' offsets keep it, and so
 // do the row strides where there is more than one row; k is whole
 // 16-element chunks. The second input (the RMSNorm weight, or up) too,
-// for the forms that read one.
+// for the forms that read one, and LayerNorm's weight and bias.
 func alignedInputs(d *plan.Dispatch, t *Tuning, k uint32) bool {
 	if t.Align16 != Aligned16 || k%16 != 0 || d.NBind < 2 {
 		return false
@@ -274,6 +281,8 @@ func alignedInputs(d *plan.Dispatch, t *Tuning, k uint32) bool {
 	switch d.Kernel {
 	case plan.RMSNormMatVec:
 		return d.NBind > 5 && d.Bind[5].Off%16 == 0
+	case plan.LayerNormMatVec:
+		return d.NBind > 6 && d.Bind[5].Off%16 == 0 && d.Bind[6].Off%16 == 0
 	case plan.SiLUMulMatVec, plan.GELUMulMatVec:
 		g := plan.DecodeGated(d)
 		return g.Up.Off%16 == 0 && (!rows || g.Ldu%4 == 0)

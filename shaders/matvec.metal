@@ -1,4 +1,4 @@
-// mat_vec, rms_norm_mat_vec, silu_mul_mat_vec, gelu_mul_mat_vec: out[m, n] = x'·Wᵀ + bias + res
+// mat_vec, rms_norm_mat_vec, layer_norm_mat_vec, silu_mul_mat_vec, gelu_mul_mat_vec: out[m, n] = x'·Wᵀ + bias + res
 // for small m (decode, beams), one instantiation per weight type
 // (launch rules: launch_matrix.go).
 //
@@ -16,7 +16,8 @@
 // x' is x (mat_vec), rmsnorm(x)⊙g (rms_norm_mat_vec: a SIMD-group's lanes
 // cover the whole x row, so each SIMD-group sums its squares from the loads
 // the product makes anyway and scales the finished sums by 1/rms: no norm
-// pass, no barrier) or
+// pass, no barrier), layernorm(x)⊙g + b (layer_norm_mat_vec: each
+// SIMD-group takes its row's mean and variance in a prologue, below) or
 // silu(gate)⊙up (silu_mul_mat_vec) or gelu_tanh(gate)⊙up (gelu_mul_mat_vec). Activations stay float: the GPU
 // multiplies dequantised weights by float x, where the CPU quantises x to
 // q8_0/q8_1/q8_K first (see launch_matrix.go).
@@ -40,7 +41,7 @@ constant uint fc_mv_xalign [[function_constant(22)]];
 #define MV_MAX_BATCH 8
 
 
-enum { MV_PLAIN = 0, MV_RMS = 1, MV_SILU = 2, MV_GELU = 3 };
+enum { MV_PLAIN = 0, MV_RMS = 1, MV_SILU = 2, MV_GELU = 3, MV_LN = 4 };
 
 // fast::exp: the GPU's approximation (on CUDA ex2.approx, where exp is
 // computed in double); the SiLU products stay within the tests' tolerances
@@ -111,6 +112,82 @@ static inline __attribute__((always_inline)) float mv_x16(device const float* xr
     return ss;
 }
 
+// mv_ln_prologue fills x0 and x1 with layernorm(x)⊙g + b over the lane's
+// first two chunks of one activation row (lane and lane + 32: all of the
+// lane's chunks where the row is up to 1024 wide, as all of Whisper's
+// are) and returns the row's mean and 1/sqrt(var + eps) to every lane of
+// the SIMD-group, computed as layer_norm computes them: the mean, then the
+// biased variance around it in a second pass, then ((x - mean)·rs)·g + b.
+// x, g and b of both chunks are loaded together once, so the prologue is
+// one round trip and two reductions, and the product takes x' from
+// registers. (Issue #34: where a LayerNorm launch was a graph node of its
+// own. The seventeenth session's form re-read x for each pass and x, g and
+// b again in the product, 4-5 times a plain mat-vec's activation loads,
+// and its logits product, 51,864 rows, ran slower than the two launches.)
+// Wider rows read their further chunks again in each pass; mv_ln16
+// normalises those.
+static inline __attribute__((always_inline)) float2 mv_ln_prologue(device const float* xr, device const float* g,
+                                                                   device const float* bn, int k, int nc, int lane,
+                                                                   bool xal, float eps, thread float* x0,
+                                                                   thread float* x1) {
+    float g0[16], g1[16], b0[16], b1[16];
+    const int e0 = 16 * lane, e1 = 16 * (lane + 32);
+    mv_x16<MV_PLAIN>(xr, xr, e0, k, xal, x0); // zeros past k
+    mv_x16<MV_PLAIN>(xr, xr, e1, k, xal, x1);
+    mv_x16<MV_PLAIN>(g, g, e0, k, xal, g0);
+    mv_x16<MV_PLAIN>(g, g, e1, k, xal, g1);
+    mv_x16<MV_PLAIN>(bn, bn, e0, k, xal, b0);
+    mv_x16<MV_PLAIN>(bn, bn, e1, k, xal, b1);
+    float s = 0.0f;
+    #pragma unroll
+    for (int i = 0; i < 16; ++i) s += x0[i] + x1[i];
+    for (int c = lane + 64; c < nc; c += 32) {
+        float t[16];
+        mv_x16<MV_PLAIN>(xr, xr, 16 * c, k, xal, t);
+        #pragma unroll
+        for (int i = 0; i < 16; ++i) s += t[i];
+    }
+    const float mean = simd_sum(s) / float(k);
+    float q = 0.0f;
+    #pragma unroll
+    for (int i = 0; i < 16; ++i) { // elements past k are not the row's
+        const float d0 = e0 + i < k ? x0[i] - mean : 0.0f;
+        const float d1 = e1 + i < k ? x1[i] - mean : 0.0f;
+        q += d0 * d0 + d1 * d1;
+    }
+    for (int c = lane + 64; c < nc; c += 32) {
+        float t[16];
+        mv_x16<MV_PLAIN>(xr, xr, 16 * c, k, xal, t);
+        #pragma unroll
+        for (int i = 0; i < 16; ++i) {
+            const float d = 16 * c + i < k ? t[i] - mean : 0.0f;
+            q += d * d;
+        }
+    }
+    const float rs = rsqrt(simd_sum(q) / float(k) + eps);
+    #pragma unroll
+    for (int i = 0; i < 16; ++i) { // past k: (0 - mean)·rs·0 + 0
+        x0[i] = (x0[i] - mean) * rs * g0[i] + b0[i];
+        x1[i] = (x1[i] - mean) * rs * g1[i] + b1[i];
+    }
+    return float2(mean, rs);
+}
+
+// mv_ln16 fills xv with layernorm(x)⊙g + b over elements [e0, e0+16) of
+// one row past its first 1024 (st: mv_ln_prologue), in layer_norm's order
+// of operations; past k x, g and b load as zeros, so xv is zero there as
+// the other forms' is.
+static inline __attribute__((always_inline)) void mv_ln16(device const float* xr, device const float* g,
+                                                          device const float* bn, int e0, int k, bool xa, float2 st,
+                                                          thread float* xv) {
+    float gv[16], bv[16];
+    mv_x16<MV_PLAIN>(xr, xr, e0, k, xa, xv);
+    mv_x16<MV_PLAIN>(g, g, e0, k, xa, gv);
+    mv_x16<MV_PLAIN>(bn, bn, e0, k, xa, bv);
+    #pragma unroll
+    for (int i = 0; i < 16; ++i) xv[i] = (xv[i] - st.x) * st.y * gv[i] + bv[i];
+}
+
 // mv_dot16 is the dot product of a dequantised 16-element chunk with xv.
 static inline __attribute__((always_inline)) float mv_dot16(thread const float* wv, thread const float* xv) {
     float s = 0.0f;
@@ -175,20 +252,21 @@ static inline __attribute__((always_inline)) mv_shape mv_product_shape(constant 
     sh.ldo = int(args.product.ldo);
     sh.ldr = int(args.product.ldr);
     sh.ld2 = int(args.gated.ldu);
-    sh.eps = MODE == MV_RMS ? args.rms_norm_mat_vec.eps : 0.0f;
+    sh.eps = MODE == MV_RMS ? args.rms_norm_mat_vec.eps : MODE == MV_LN ? args.layer_norm_mat_vec.eps : 0.0f;
     sh.hb = has_bind(args, MAT_VEC_BIAS);
     sh.hr = has_bind(args, MAT_VEC_RES);
-    sh.ge = MODE == MV_PLAIN && (args.mat_vec.flags & KFLAG_GELU_OUT) != 0u;
+    sh.ge = (MODE == MV_PLAIN || MODE == MV_LN) && (args.mat_vec.flags & KFLAG_GELU_OUT) != 0u; // LN: word 6 too
     return sh;
 }
 
-// mat_vec_body is one SIMD-group's rows of a product (the geometry above).
+// mat_vec_body is one SIMD-group's rows of a product (the geometry above);
+// x3 is layer_norm_mat_vec's norm bias (x2 its weight g).
 template <typename B, int MODE>
 static inline __attribute__((always_inline)) void mat_vec_body(device const uchar* W, device const float* x,
                                                                device float* out, device const float* bias,
                                                                device const float* res, device const float* x2,
                                                                mv_shape sh, uint3 tgpig, uint sgitg, uint nsg,
-                                                               uint lane) {
+                                                               uint lane, device const float* x3 = nullptr) {
     const int n = sh.n, k = sh.k, m = sh.m;
     const int ldx = sh.ldx, ldo = sh.ldo, ldr = sh.ldr;
     const int ld2 = sh.ld2;
@@ -215,7 +293,12 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
     for (int b = 0; b < MV_MAX_BATCH; ++b) {
         if (b >= mb) break;
         device const float* xr = x + (b0 + b) * ldx;
-        device const float* x2r = MODE == MV_RMS ? x2 : x2 + (b0 + b) * ld2;
+        device const float* x2r = MODE == MV_RMS || MODE == MV_LN ? x2 : x2 + (b0 + b) * ld2;
+        float2 st = float2(0.0f);
+        float xl0[16], xl1[16]; // layer_norm_mat_vec: x' of the lane's first two chunks
+        if (MODE == MV_LN) {
+            st = mv_ln_prologue(xr, x2r, x3, k, nc, int(lane), xal, sh.eps, xl0, xl1);
+        }
         float4 acc = float4(0.0f);
         float ss = 0.0f;
         // every lane runs the same steps: a lane without a second chunk
@@ -224,10 +307,25 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
             const bool two = c + 32 < nc;
             const int c2 = two ? c + 32 : c;
             float xa[16], xb[16];
-            const float sa = mv_x16<MODE>(xr, x2r, 16 * c, k, xal, xa);
-            float sb = 0.0f;
+            float sa = 0.0f, sb = 0.0f;
+            const bool held = MODE == MV_LN && c < 32; // the first step's chunks: the prologue's
+            if (held) {
+                #pragma unroll
+                for (int i = 0; i < 16; ++i) xa[i] = xl0[i];
+            } else if (MODE == MV_LN) {
+                mv_ln16(xr, x2r, x3, 16 * c, k, xal, st, xa);
+            } else {
+                sa = mv_x16<MODE>(xr, x2r, 16 * c, k, xal, xa);
+            }
             if (two) { // (the gated forms' activations cost exps: not for a dropped chunk)
-                sb = mv_x16<MODE>(xr, x2r, 16 * c2, k, xal, xb);
+                if (held) {
+                    #pragma unroll
+                    for (int i = 0; i < 16; ++i) xb[i] = xl1[i];
+                } else if (MODE == MV_LN) {
+                    mv_ln16(xr, x2r, x3, 16 * c2, k, xal, st, xb);
+                } else {
+                    sb = mv_x16<MODE>(xr, x2r, 16 * c2, k, xal, xb);
+                }
             } else {
                 #pragma unroll
                 for (int i = 0; i < 16; ++i) xb[i] = 0.0f;
@@ -270,8 +368,10 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
     }
 }
 
-// Bindings: 0 W, 1 x (or gate), 2 out, 3 bias, 4 res, 5 g (or up).
-// P: 0 n, 1 k, 2 m, 3 ldx (ldg), 4 ldo, 5 ldr, 6 eps (f32; ldu for SiLU).
+// Bindings: 0 W, 1 x (or gate), 2 out, 3 bias, 4 res, 5 g (or up), 6 b
+// (LayerNorm's bias).
+// P: 0 n, 1 k, 2 m, 3 ldx (ldg), 4 ldo, 5 ldr, 6 eps (f32; ldu for SiLU;
+// flags for mat_vec and layer_norm_mat_vec, whose eps is 7).
 template <typename B, int MODE>
 kernel void mat_vec_impl(
         device const uchar* W [[buffer(0)]],
@@ -286,6 +386,26 @@ kernel void mat_vec_impl(
         uint nsg [[simdgroups_per_threadgroup]],
         uint lane [[thread_index_in_simdgroup]]) {
     mat_vec_body<B, MODE>(W, x, out, bias, res, x2, mv_product_shape<MODE>(args), tgpig, sgitg, nsg, lane);
+}
+
+// layer_norm_mat_vec_impl is mat_vec_impl with LayerNorm's second input,
+// its bias, at binding 6 (an entry of its own, so the other forms keep
+// their signature).
+template <typename B>
+kernel void layer_norm_mat_vec_impl(
+        device const uchar* W [[buffer(0)]],
+        device const float* x [[buffer(1)]],
+        device float* out [[buffer(2)]],
+        device const float* bias [[buffer(3)]],
+        device const float* res [[buffer(4)]],
+        device const float* g [[buffer(5)]],
+        device const float* bn [[buffer(6)]],
+        constant Args& args [[buffer(8)]],
+        uint3 tgpig [[threadgroup_position_in_grid]],
+        uint sgitg [[simdgroup_index_in_threadgroup]],
+        uint nsg [[simdgroups_per_threadgroup]],
+        uint lane [[thread_index_in_simdgroup]]) {
+    mat_vec_body<B, MV_LN>(W, x, out, bias, res, g, mv_product_shape<MV_LN>(args), tgpig, sgitg, nsg, lane, bn);
 }
 
 typedef decltype(mat_vec_impl<w_f32, MV_PLAIN>) mat_vec_t;
@@ -325,6 +445,14 @@ template [[host_name("rms_norm_mat_vec_iq4_nl")]] kernel mat_vec_t mat_vec_impl<
 template [[host_name("rms_norm_mat_vec_q8_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q8_0, MV_RMS>;
 template [[host_name("rms_norm_mat_vec_q4_0_rp")]] kernel mat_vec_t mat_vec_impl<rp_q4_0, MV_RMS>;
 template [[host_name("rms_norm_mat_vec_f16_a16")]] kernel mat_vec_t mat_vec_impl<a16_f16, MV_RMS>;
+
+// only the weight types Whisper's decoder multiplies by (plan.LayerNormMatVecType)
+typedef decltype(layer_norm_mat_vec_impl<w_f32>) layer_norm_mat_vec_t;
+template [[host_name("layer_norm_mat_vec_f32")]] kernel layer_norm_mat_vec_t layer_norm_mat_vec_impl<w_f32>;
+template [[host_name("layer_norm_mat_vec_f16")]] kernel layer_norm_mat_vec_t layer_norm_mat_vec_impl<w_f16>;
+template [[host_name("layer_norm_mat_vec_q8_0")]] kernel layer_norm_mat_vec_t layer_norm_mat_vec_impl<block_q8_0>;
+template [[host_name("layer_norm_mat_vec_q8_0_rp")]] kernel layer_norm_mat_vec_t layer_norm_mat_vec_impl<rp_q8_0>;
+template [[host_name("layer_norm_mat_vec_f16_a16")]] kernel layer_norm_mat_vec_t layer_norm_mat_vec_impl<a16_f16>;
 
 template [[host_name("silu_mul_mat_vec_f32")]] kernel mat_vec_t mat_vec_impl<w_f32, MV_SILU>;
 template [[host_name("silu_mul_mat_vec_f16")]] kernel mat_vec_t mat_vec_impl<w_f16, MV_SILU>;

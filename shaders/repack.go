@@ -40,7 +40,7 @@ var repackTypes = map[ggml.Type]bool{ggml.Q8_0: true, ggml.Q4_0: true}
 // weights at binding 0, the row width in parameter word kWord.
 var repackKernels = map[plan.Kernel]int{
 	plan.MatVec: 1, plan.RMSNormMatVec: 1, plan.SiLUMulMatVec: 1, plan.GELUMulMatVec: 1, plan.MatMul: 1,
-	plan.Embed: 0, plan.RopeAttentionMatVec: 0,
+	plan.Embed: 0, plan.RopeAttentionMatVec: 0, plan.LayerNormMatVec: 1, // (LayerNormMatVec: q8_0 only, its one repacked type)
 }
 
 // rpScaleBytes is the padded scale run of a repacked row (rp_scale_bytes).
@@ -212,6 +212,7 @@ func init() {
 			rpNames[fn] = fn + "_rp"
 		}
 	}
+	rpNames["layer_norm_mat_vec_q8_0"] = "layer_norm_mat_vec_q8_0_rp" // (q4_0 is not a LayerNormMatVec type)
 	for t := range repackTypes {
 		rpNames[mmaNames[t]] = mmaNames[t] + "_rp"
 		rpNames[q8aNames[t]] = q8aNames[t] + "_rp"

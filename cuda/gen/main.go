@@ -262,7 +262,7 @@ func entryBound(name string) int {
 	if strings.HasPrefix(name, "rope_attention_mat_vec_") { // rope_attention_group's threadgroup
 		return shaders.AttnMaxThreads
 	}
-	for _, p := range []string{"mat_vec_", "rms_norm_mat_vec_", "silu_mul_mat_vec_", "gelu_mul_mat_vec_"} {
+	for _, p := range []string{"mat_vec_", "rms_norm_mat_vec_", "layer_norm_mat_vec_", "silu_mul_mat_vec_", "gelu_mul_mat_vec_"} {
 		if strings.HasPrefix(name, p) {
 			return shaders.MatVecMaxThreads
 		}

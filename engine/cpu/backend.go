@@ -225,7 +225,7 @@ func (e *Exec) check(d *plan.Dispatch) error {
 		if !canDequantRow(d.Type) {
 			return fmt.Errorf("embedding table type %s is not supported", d.Type)
 		}
-	case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.Conv1D,
+	case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.LayerNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.Conv1D,
 		plan.RopeAttentionMatVec:
 		if !d.Type.Supported() || d.Type == ggml.I32 || d.Type == ggml.Q8_K || d.Type == ggml.Q8_1 {
 			return fmt.Errorf("weight type %s is not supported", d.Type)

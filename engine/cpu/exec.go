@@ -251,6 +251,8 @@ func (e *Exec) dispatch(d *plan.Dispatch) error {
 		return e.matProduct(d)
 	case plan.RMSNormMatVec:
 		return e.rmsNormMatVec(d)
+	case plan.LayerNormMatVec:
+		return e.layerNormMatVec(d)
 	case plan.SiLUMul:
 		return e.binary(d, ewSiLUMul)
 	case plan.SiLUMulMatVec:
@@ -416,7 +418,7 @@ func scratchNeeds(d *plan.Dispatch, e *Exec) (act, ws int) {
 		return len(e.bufs[d.Bind[slot].Buf].b) / 4
 	}
 	switch d.Kernel {
-	case plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
+	case plan.RMSNormMatVec, plan.LayerNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
 		a := plan.DecodeProduct(d)
 		return min(satMul(a.K, a.M), floats(1)), 0
 	case plan.Conv1D:

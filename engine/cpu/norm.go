@@ -6,8 +6,8 @@ import (
 	"github.com/harkapp/hark/engine/plan"
 )
 
-// normTask normalises rows for RMSNorm, LayerNorm and the RMSNorm half of
-// RMSNormMatVec. Row r lives at (r/inner)*ld + (r%inner)*dim.
+// normTask normalises rows for RMSNorm, LayerNorm and the norm halves of
+// RMSNormMatVec and LayerNormMatVec. Row r lives at (r/inner)*ld + (r%inner)*dim.
 type normTask struct {
 	x, out, w, b []float32
 	dim, inner   int

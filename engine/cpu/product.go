@@ -119,6 +119,48 @@ func (e *Exec) rmsNormMatVec(d *plan.Dispatch) error {
 	return e.mul(d, &a, act, a.k)
 }
 
+// layerNormMatVec normalises the m input rows into scratch with
+// LayerNorm's arithmetic (the same rows a LayerNorm dispatch would write),
+// then multiplies as MatVec, FlagGELUOut included: the plan's LayerNorm
+// and MatVec in one dispatch, the normalised rows never in a plan buffer.
+func (e *Exec) layerNormMatVec(d *plan.Dispatch) error {
+	p := plan.DecodeLayerNormMatVec(d)
+	if err := p.Check(); err != nil {
+		return e.errf("%v", err)
+	}
+	a, err := e.prodOperands(d)
+	if err != nil || a.n == 0 || a.m == 0 {
+		return err
+	}
+	ldx := p.Ldx
+	if a.m == 1 {
+		ldx = max(ldx, a.k)
+	}
+	x, err := e.f32(d, plan.SlotLayerNormMatVecX, extent(a.m, ldx, a.k))
+	if err != nil {
+		return err
+	}
+	g, err := e.f32(d, plan.SlotLayerNormMatVecG, a.k)
+	if err != nil {
+		return err
+	}
+	b, err := e.f32(d, plan.SlotLayerNormMatVecB, a.k)
+	if err != nil {
+		return err
+	}
+	act := e.ensureAct(satMul(a.m, a.k))
+	nt := &e.normT
+	*nt = normTask{x: x, out: act, w: g, b: b, dim: a.k, inner: 1, ldx: ldx, ldo: a.k, eps: p.Eps, layer: true}
+	e.pool.Run(a.m, chunkGrain(a.k), nt)
+	nt.x, nt.out, nt.w, nt.b = nil, nil, nil, nil
+	if err := e.mul(d, &a, act, a.k); err != nil || p.Flags&plan.FlagGELUOut == 0 {
+		return err
+	}
+	// GELU over the finished rows in place, as matProduct does for MatVec
+	e.pool.Fence()
+	return e.runEW(d, ewGELUErf, a.n, a.m, plan.SlotLayerNormMatVecOut, a.ldo, -1, 0, plan.SlotLayerNormMatVecOut, a.ldo, 0)
+}
+
 // gatedMatVec computes act(gate)⊙up (op ewSiLUMul or ewGELUMul) into
 // scratch, then multiplies: SiLUMulMatVec and GELUMulMatVec (the Gated
 // layout family).

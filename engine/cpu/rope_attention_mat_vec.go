@@ -24,7 +24,7 @@ func (e *Exec) ropeAttentionMatVec(d *plan.Dispatch) error {
 // as a MatVec's).
 func productOf(d *plan.Dispatch) (plan.Dispatch, bool) {
 	switch d.Kernel {
-	case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
+	case plan.MatVec, plan.MatMul, plan.RMSNormMatVec, plan.LayerNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec:
 		return *d, true
 	case plan.RopeAttentionMatVec:
 		p := plan.DecodeRopeAttentionMatVec(d)

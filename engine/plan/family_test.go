@@ -37,6 +37,8 @@ func TestFamiliesDecodeTheirMembers(t *testing.T) {
 		MatVec:        mv.Dispatch(),
 		MatMul:        MatMulArgs(mv).Dispatch(),
 		RMSNormMatVec: RMSNormMatVecArgs{Type: ggml.Q8_0, W: w, X: x, Out: out, Bias: bias, Res: res, G: g, N: 11, K: 12, M: 13, Ldx: 14, Ldo: 15, Ldr: 16, Eps: 1e-6}.Dispatch(),
+		LayerNormMatVec: LayerNormMatVecArgs{Type: ggml.Q8_0, W: w, X: x, Out: out, Bias: bias, Res: res, G: g, B: up, N: 11, K: 12, M: 13, Ldx: 14, Ldo: 15, Ldr: 16,
+			Flags: FlagGELUOut, Eps: 1e-5}.Dispatch(),
 	}
 	gated := SiLUMulMatVecArgs{Type: ggml.Q8_0, W: w, Gate: x, Out: out, Bias: bias, Res: res, Up: up, N: 11, K: 12, M: 13, Ldg: 14, Ldo: 15, Ldr: 16, Ldu: 17}
 	products[SiLUMulMatVec] = gated.Dispatch()
@@ -66,6 +68,7 @@ func TestFamiliesDecodeTheirMembers(t *testing.T) {
 	// The family's patch targets are its members' own.
 	require.Equal(t, PatchMatVecM, PatchProductM)
 	require.Equal(t, PatchGELUMulMatVecM, PatchProductM)
+	require.Equal(t, PatchLayerNormMatVecM, PatchProductM)
 	require.Equal(t, PatchLayerNormRows, PatchNormRows)
 	require.Equal(t, PatchRMSNormRows, PatchNormRows)
 
@@ -75,7 +78,7 @@ func TestFamiliesDecodeTheirMembers(t *testing.T) {
 			members = append(members, k)
 		}
 	}
-	require.ElementsMatch(t, []Kernel{RMSNorm, LayerNorm, MatVec, MatMul, RMSNormMatVec, SiLUMulMatVec, GELUMulMatVec}, members)
+	require.ElementsMatch(t, []Kernel{RMSNorm, LayerNorm, MatVec, MatMul, RMSNormMatVec, LayerNormMatVec, SiLUMulMatVec, GELUMulMatVec}, members)
 	require.False(t, Kernel(999).In(FamilyProduct))
 	require.Equal(t, "Gated", FamilyGated.String())
 }

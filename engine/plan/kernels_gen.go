@@ -253,6 +253,12 @@ const (
 	// The CPU sums the exponentials in float64 (plan.LogSumExp, as the host
 	// decoder), GPUs in float32.
 	TokenLogprob
+	// LayerNormMatVec: out = (layernorm(x) ⊙ g + b)·Wᵀ + bias + res, one
+	// pass: LayerNorm's arithmetic (biased variance around the mean) on each x
+	// row, then MatVec's product, FlagGELUOut included. Weights f32, f16 or q8_0
+	// (LayerNormMatVecType: the types GPU backends carry an instance for; model
+	// code keeps LayerNorm and MatVec for the others).
+	LayerNormMatVec
 	numKernels
 )
 
@@ -356,13 +362,14 @@ var familyMask = [numKernels]uint32{
 	GELUMulMatVec:       1<<FamilyProduct | 1<<FamilyGated,
 	RopeAttention:       1 << FamilyAttend,
 	RopeAttentionMatVec: 1 << FamilyAttend,
+	LayerNormMatVec:     1 << FamilyProduct,
 }
 
 // ProductArgs is the layout family Product: the layout every matrix product
 // shares (MatVec, MatMul and the fused forms): weights, the activation input
 // (x, or the gate of the gated forms), output, bias and residual, with their
 // sizes and strides. Members: MatVec, MatMul, RMSNormMatVec, SiLUMulMatVec,
-// GELUMulMatVec.
+// GELUMulMatVec, LayerNormMatVec.
 type ProductArgs struct {
 	Type ggml.Type // Dispatch.Type
 	W    Binding   // input Type: weights, n rows of k
@@ -398,7 +405,8 @@ const (
 )
 
 // DecodeProduct reads the family's fields of d; it panics when d's kernel is
-// not a member (MatVec, MatMul, RMSNormMatVec, SiLUMulMatVec, GELUMulMatVec).
+// not a member (MatVec, MatMul, RMSNormMatVec, SiLUMulMatVec, GELUMulMatVec,
+// LayerNormMatVec).
 func DecodeProduct(d *Dispatch) (a ProductArgs) {
 	d.expectFamily(FamilyProduct)
 	a.Type = d.Type
@@ -3201,6 +3209,114 @@ func (a *TokenLogprobArgs) Check() error {
 	return nil
 }
 
+// LayerNormMatVecArgs is the record of a LayerNormMatVec dispatch
+// (layer_norm_mat_vec).
+type LayerNormMatVecArgs struct {
+	Type  ggml.Type // Dispatch.Type
+	W     Binding   // input Type: weights, n rows of k
+	X     Binding   // input f32: activations, m rows of k
+	Out   Binding   // output f32: m rows of n
+	Bias  Binding   // optional input f32: f32[n]
+	Res   Binding   // optional input f32: residual added to the result; may alias out
+	G     Binding   // input f32: norm weight f32[k]
+	B     Binding   // input f32: norm bias f32[k]
+	N     int       // output columns (weight rows)
+	K     int       // inner dimension
+	M     int       // rows
+	Ldx   int       // row stride of x
+	Ldo   int       // row stride of out
+	Ldr   int       // row stride of res
+	Flags uint32    // FlagGELUOut (MatVec only)
+	Eps   float32
+}
+
+// Binding slots of LayerNormMatVec.
+const (
+	SlotLayerNormMatVecW    = 0
+	SlotLayerNormMatVecX    = 1
+	SlotLayerNormMatVecOut  = 2
+	SlotLayerNormMatVecBias = 3
+	SlotLayerNormMatVecRes  = 4
+	SlotLayerNormMatVecG    = 5
+	SlotLayerNormMatVecB    = 6
+)
+
+// Patch targets of LayerNormMatVec.
+const (
+	PatchLayerNormMatVecM       = PatchParam0 + 2
+	PatchLayerNormMatVecWOff    = PatchOffset0 + 0 // byte offset of W
+	PatchLayerNormMatVecXOff    = PatchOffset0 + 1 // byte offset of X
+	PatchLayerNormMatVecOutOff  = PatchOffset0 + 2 // byte offset of Out
+	PatchLayerNormMatVecBiasOff = PatchOffset0 + 3 // byte offset of Bias
+	PatchLayerNormMatVecResOff  = PatchOffset0 + 4 // byte offset of Res
+	PatchLayerNormMatVecGOff    = PatchOffset0 + 5 // byte offset of G
+	PatchLayerNormMatVecBOff    = PatchOffset0 + 6 // byte offset of B
+)
+
+// Dispatch encodes a as a dispatch record.
+func (a LayerNormMatVecArgs) Dispatch() Dispatch {
+	d := Dispatch{Kernel: LayerNormMatVec, NBind: 7}
+	d.Type = a.Type
+	d.Bind[0] = a.W
+	d.Bind[1] = a.X
+	d.Bind[2] = a.Out
+	d.Bind[3] = a.Bias
+	d.Bind[4] = a.Res
+	d.Bind[5] = a.G
+	d.Bind[6] = a.B
+	d.P[0] = uint32(a.N)
+	d.P[1] = uint32(a.K)
+	d.P[2] = uint32(a.M)
+	d.P[3] = uint32(a.Ldx)
+	d.P[4] = uint32(a.Ldo)
+	d.P[5] = uint32(a.Ldr)
+	d.P[6] = a.Flags
+	d.P[7] = math.Float32bits(a.Eps)
+	d.Grid = [3]uint32{uint32(a.N), uint32(a.M), uint32(1)}
+	return d
+}
+
+// DecodeLayerNormMatVec reads d's record; it panics when d is not a
+// LayerNormMatVec dispatch (code that treats every member of its family alike
+// decodes the family: DecodeProduct).
+func DecodeLayerNormMatVec(d *Dispatch) (a LayerNormMatVecArgs) {
+	d.expect(LayerNormMatVec, "DecodeLayerNormMatVec")
+	a.Type = d.Type
+	a.W = d.binding(0)
+	a.X = d.binding(1)
+	a.Out = d.binding(2)
+	a.Bias = d.binding(3)
+	a.Res = d.binding(4)
+	a.G = d.binding(5)
+	a.B = d.binding(6)
+	a.N = int(d.P[0])
+	a.K = int(d.P[1])
+	a.M = int(d.P[2])
+	a.Ldx = int(d.P[3])
+	a.Ldo = int(d.P[4])
+	a.Ldr = int(d.P[5])
+	a.Flags = d.P[6]
+	a.Eps = math.Float32frombits(d.P[7])
+	return a
+}
+
+// Check applies the contract's validations of LayerNormMatVec.
+func (a *LayerNormMatVecArgs) Check() error {
+	if !LayerNormMatVecType(a.Type) {
+		return fmt.Errorf("layer_norm_mat_vec: weight type %s (f32, f16 or q8_0)", a.Type)
+	}
+	if a.M > 1 && a.Ldx < a.K {
+		return fmt.Errorf("layer_norm_mat_vec: row stride %d smaller than k %d", a.Ldx, a.K)
+	}
+	if a.Flags&^FlagGELUOut != 0 {
+		return fmt.Errorf("layer_norm_mat_vec: unknown flags %#x", a.Flags)
+	}
+	if a.Flags&FlagGELUOut != 0 && a.Res.Buf != NoBuf {
+		return fmt.Errorf("layer_norm_mat_vec: FlagGELUOut with a residual (flags %#x)", a.Flags)
+	}
+	return nil
+}
+
 var kernelInfo = map[Kernel]KernelInfo{
 	Embed: {Name: "embed", MinBind: 3,
 		Binds: []BindInfo{{Name: "Table", Role: BindIn, Optional: false, Elem: "Type"},
@@ -3664,6 +3780,24 @@ var kernelInfo = map[Kernel]KernelInfo{
 			{Name: "M", Word: 1, Words: 1, Float: false, Patch: true},
 			{Name: "Ldx", Word: 2, Words: 1, Float: false, Patch: false},
 		}},
+	LayerNormMatVec: {Name: "layer_norm_mat_vec", MinBind: 7,
+		Binds: []BindInfo{{Name: "W", Role: BindIn, Optional: false, Elem: "Type"},
+			{Name: "X", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "Out", Role: BindOut, Optional: false, Elem: "f32"},
+			{Name: "Bias", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "Res", Role: BindIn, Optional: true, Elem: "f32"},
+			{Name: "G", Role: BindIn, Optional: false, Elem: "f32"},
+			{Name: "B", Role: BindIn, Optional: false, Elem: "f32"},
+		},
+		Params: []ParamInfo{{Name: "N", Word: 0, Words: 1, Float: false, Patch: false},
+			{Name: "K", Word: 1, Words: 1, Float: false, Patch: false},
+			{Name: "M", Word: 2, Words: 1, Float: false, Patch: true},
+			{Name: "Ldx", Word: 3, Words: 1, Float: false, Patch: false},
+			{Name: "Ldo", Word: 4, Words: 1, Float: false, Patch: false},
+			{Name: "Ldr", Word: 5, Words: 1, Float: false, Patch: false},
+			{Name: "Flags", Word: 6, Words: 1, Float: false, Patch: false},
+			{Name: "Eps", Word: 7, Words: 1, Float: true, Patch: false},
+		}},
 }
 
 // Check applies the contract's validations to a resolved dispatch; every
@@ -3729,6 +3863,9 @@ func (d *Dispatch) Check() error {
 		return a.Check()
 	case TokenLogprob:
 		a := DecodeTokenLogprob(d)
+		return a.Check()
+	case LayerNormMatVec:
+		a := DecodeLayerNormMatVec(d)
 		return a.Check()
 	}
 	return nil
@@ -3924,6 +4061,15 @@ func (d *Dispatch) Accesses(dst []Access) []Access {
 		dst = d.access(dst, 0, true, false, f32Rows(a.M, a.Ldx, a.N))
 		dst = d.access(dst, 1, true, false, i32Vec(a.M))
 		dst = d.access(dst, 2, false, true, f32Vec(a.M))
+	case LayerNormMatVec:
+		a := DecodeLayerNormMatVec(d)
+		dst = d.access(dst, 0, true, false, weightRows(d.Type, a.N, a.K))
+		dst = d.access(dst, 1, true, false, f32Rows(a.M, a.Ldx, a.K))
+		dst = d.access(dst, 2, false, true, f32Rows(a.M, a.Ldo, a.N))
+		dst = d.access(dst, 3, true, false, f32Vec(a.N))
+		dst = d.access(dst, 4, true, false, f32Rows(a.M, a.Ldr, a.N))
+		dst = d.access(dst, 5, true, false, f32Vec(a.K))
+		dst = d.access(dst, 6, true, false, f32Vec(a.K))
 	default:
 		for i := range int(d.NBind) {
 			dst = d.access(dst, i, true, true, toEnd(0))

@@ -55,9 +55,9 @@ import (
 // plans' Sample dispatches, and its params M, Ldx, Slots and XRows (0).
 var want = map[string]string{
 	"stories260K greedy":      "c85deb0cd2c0225f57475a1cbbb49037e28e938f0f0b4f86d64e382cc5c30868",
-	"whisper kit f16 greedy":  "470acdebda8e7d4f8caca272c7ba9d9a1eea0691474012b73ac30fb2cdd4598e",
-	"whisper kit f16 beam 5":  "ca912dde00b814df1cf5835725da9e46381691922a2850b6ff8c06ef0dd0888d",
-	"whisper kit q8_0 greedy": "246d5f39f724b8a2dd8cadfc2b906d1dbe4aa6411ecf7e767534d4f08d1078bd",
+	"whisper kit f16 greedy":  "72f7c3aff33a7800b3eddea43d763de58b4fb7eee301e854f241c3a40dcd1bbe",
+	"whisper kit f16 beam 5":  "3e2219fafeee49e7e2e3978c74adbac19fa36d3e06fb6a9b5925d15e97b2d661",
+	"whisper kit q8_0 greedy": "cb9076d443adbe8e6e161c0b2bdaecc7cc40739afc877c37436cf91d03ff4a5d",
 	"SmolLM2-135M shape q4_0": "3dff70015eaf3e40273267788194a2c7be0e51c5c70802a3a7b40b817e04c198",
 }
 

@@ -158,6 +158,11 @@ type lin struct {
 
 // linear emits a Linear layer.
 func (b *builder) linear(ps *plan.Pass, r prodRows, l lin) {
+	addProduct(ps, r, b.linearArgs(r, l))
+}
+
+// linearArgs is the product record of a Linear layer.
+func (b *builder) linearArgs(r prodRows, l lin) plan.MatVecArgs {
 	w, wt := b.weight(l.prefix+".weight", int64(l.nOut*l.nIn))
 	a := plan.MatVecArgs{Type: wt, W: w, X: l.x, Out: l.out, Bias: none, Res: none,
 		N: l.nOut, K: l.nIn, M: r.m, Ldx: l.ldx, Ldo: l.ldo}
@@ -170,7 +175,29 @@ func (b *builder) linear(ps *plan.Pass, r prodRows, l lin) {
 	if l.gelu {
 		a.Flags = plan.FlagGELUOut
 	}
-	addProduct(ps, r, a)
+	return a
+}
+
+// normedProduct emits product a of LayerNorm ln's output, the norm taken
+// over x's rows (a.K wide) and written to a.X for the product to read.
+// Where the pass multiplies by MatVec (a step, the beams) and the weights'
+// type has the fused form, it is one LayerNormMatVec over x instead (issue
+// #34: on a GPU a launch a norm fewer, 13 a tiny model's token); the
+// normalised rows were read by that one product only, and the residual
+// stream reads x itself.
+func (b *builder) normedProduct(ps *plan.Pass, r prodRows, ln string, x plan.Binding, a plan.MatVecArgs) {
+	if r.kern != plan.MatVec || !plan.LayerNormMatVecType(a.Type) {
+		b.layerNorm(ps, ln, a.K, r.m, r.ntok, x, a.X)
+		addProduct(ps, r, a)
+		return
+	}
+	d := plan.LayerNormMatVecArgs{Type: a.Type, W: a.W, X: x, Out: a.Out, Bias: a.Bias, Res: a.Res,
+		G: b.weightF32(ln+".weight", int64(a.K)), B: b.weightF32(ln+".bias", int64(a.K)),
+		N: a.N, K: a.K, M: a.M, Ldx: a.Ldx, Ldo: a.Ldo, Ldr: a.Ldr, Flags: a.Flags, Eps: 1e-5}.Dispatch()
+	if r.ntok {
+		d.AddPatch(plan.PatchLayerNormMatVecM, plan.VarNTok, 1, 0)
+	}
+	ps.Add(d)
 }
 
 // addProduct emits a as the pass's product kernel, its rows patched from
@@ -183,12 +210,14 @@ func addProduct(ps *plan.Pass, r prodRows, a plan.MatVecArgs) {
 	ps.Add(d)
 }
 
-// selfQKV projects h into the decoder's Q|K|V row (qkv, row stride 3·ns):
-// one product over the query, key and value matrices stacked at load, with
-// the query's and value's biases and zeros for the key, which has none
-// (issue #34: two launches a layer fewer; the rows' dot products are the
-// separate products'). Matrices of different types keep three products.
-func (b *builder) selfQKV(ps *plan.Pass, r prodRows, pre string, h, qkv plan.Binding) {
+// selfQKV projects attn_ln(x), through h, into the decoder's Q|K|V row
+// (qkv, row stride 3·ns): one product over the query, key and value
+// matrices stacked at load, with the query's and value's biases and zeros
+// for the key, which has none (issue #34: two launches a layer fewer; the
+// rows' dot products are the separate products'), the norm taken by
+// normedProduct. Matrices of different types keep three products after
+// the norm's own launch.
+func (b *builder) selfQKV(ps *plan.Pass, r prodRows, pre string, x, h, qkv plan.Binding) {
 	ns := b.h.NTextState
 	names := [3]string{pre + "attn.query", pre + "attn.key", pre + "attn.value"}
 	var parts [3][]byte
@@ -206,6 +235,7 @@ func (b *builder) selfQKV(ps *plan.Pass, r prodRows, pre string, h, qkv plan.Bin
 		return
 	}
 	if !stack {
+		b.layerNorm(ps, pre+"attn_ln", ns, r.m, r.ntok, x, h)
 		for i, n := range names {
 			b.linear(ps, r, lin{prefix: n, noBias: i == 1, nOut: ns, nIn: ns, x: h, ldx: ns, out: plan.F32At(qkv.Buf, i*ns), ldo: 3 * ns})
 		}
@@ -220,7 +250,7 @@ func (b *builder) selfQKV(ps *plan.Pass, r prodRows, pre string, h, qkv plan.Bin
 	}
 	w := b.wts.Stack(pre+"attn.qkv.weight", parts[:]...)
 	bias := b.wts.Stack(pre+"attn.qkv.bias", qb.Data, make([]byte, 4*ns), vb.Data)
-	addProduct(ps, r, plan.MatVecArgs{Type: typ, W: w, X: h, Out: qkv, Bias: bias, Res: none,
+	b.normedProduct(ps, r, pre+"attn_ln", x, plan.MatVecArgs{Type: typ, W: w, X: h, Out: qkv, Bias: bias, Res: none,
 		N: 3 * ns, K: ns, M: r.m, Ldx: ns, Ldo: 3 * ns})
 }
 
@@ -457,14 +487,13 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 	}
 	for l := range h.NTextLayer {
 		pre := fmt.Sprintf("decoder.blocks.%d.", l)
-		b.layerNorm(ps, pre+"attn_ln", ns, m, ntok, at(x, 0), at(hb, 0))
-		b.selfQKV(ps, r, pre, at(hb, 0), at(qkv, 0))
+		b.selfQKV(ps, r, pre, at(x, 0), at(hb, 0), at(qkv, 0))
 
 		b.selfAttention(ps, lay, l, qkv, att, m, ntok, beams, seqStride)
 		b.linear(ps, r, lin{prefix: pre + "attn.out", nOut: ns, nIn: ns, x: at(att, 0), ldx: ns, out: at(x, 0), ldo: ns, residual: true})
 
-		b.layerNorm(ps, pre+"cross_attn_ln", ns, m, ntok, at(x, 0), at(hb, 0))
-		b.linear(ps, r, lin{prefix: pre + "cross_attn.query", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 0), ldo: ns})
+		b.normedProduct(ps, r, pre+"cross_attn_ln", at(x, 0),
+			b.linearArgs(r, lin{prefix: pre + "cross_attn.query", nOut: ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(qkv, 0), ldo: ns}))
 		probs := none
 		if pc.align {
 			probs = at(lay.alignment, l*h.NTextHead*alignRows(h)*nctx)
@@ -474,11 +503,11 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 			probs: probs, probsStride: nctx})
 		b.linear(ps, r, lin{prefix: pre + "cross_attn.out", nOut: ns, nIn: ns, x: at(att, 0), ldx: ns, out: at(x, 0), ldo: ns, residual: true})
 
-		b.layerNorm(ps, pre+"mlp_ln", ns, m, ntok, at(x, 0), at(hb, 0))
 		// a step's or the beams' up product applies GELU itself (issue
 		// #34: a launch a layer fewer); MatMul keeps the gelu launch
 		fused := r.kern == plan.MatVec
-		b.linear(ps, r, lin{prefix: pre + "mlp.0", nOut: 4 * ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(ff, 0), ldo: 4 * ns, gelu: fused})
+		b.normedProduct(ps, r, pre+"mlp_ln", at(x, 0),
+			b.linearArgs(r, lin{prefix: pre + "mlp.0", nOut: 4 * ns, nIn: ns, x: at(hb, 0), ldx: ns, out: at(ff, 0), ldo: 4 * ns, gelu: fused}))
 		if !fused {
 			gelu(ps, 4*ns, m, ntok, at(ff, 0))
 		}
@@ -493,8 +522,7 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 		return
 	}
 	if !ntok {
-		b.layerNorm(ps, "decoder.ln", ns, m, false, at(x, 0), at(hb, 0))
-		b.logits(ps, emb, et, m, false, at(hb, 0), at(lay.logits, 0))
+		b.normedProduct(ps, r, "decoder.ln", at(x, 0), logitsArgs(emb, et, ns, nv, m, at(hb, 0), at(lay.logits, 0)))
 		return
 	}
 	last := plan.LayerNormArgs{X: at(x, 0), W: b.weightF32("decoder.ln.weight", int64(ns)), B: b.weightF32("decoder.ln.bias", int64(ns)),
@@ -550,11 +578,17 @@ func (b *builder) logits(ps *plan.Pass, emb plan.Binding, et ggml.Type, m int, n
 	if ntok {
 		k = plan.MatMul
 	}
-	d := product(k, plan.MatVecArgs{Type: et, W: emb, X: x, Out: out, Bias: none, Res: none, N: nv, K: ns, M: m, Ldx: ns, Ldo: nv})
+	d := product(k, logitsArgs(emb, et, ns, nv, m, x, out))
 	if ntok {
 		d.AddPatch(plan.PatchProductM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
+}
+
+// logitsArgs is the logits product's record: x's m rows of ns by the
+// token embedding's nv rows (Whisper ties the output to it).
+func logitsArgs(emb plan.Binding, et ggml.Type, ns, nv, m int, x, out plan.Binding) plan.MatVecArgs {
+	return plan.MatVecArgs{Type: et, W: emb, X: x, Out: out, Bias: none, Res: none, N: nv, K: ns, M: m, Ldx: ns, Ldo: nv}
 }
 
 // beamCopy adds PassBeamCopy: beam search reorders the beams' caches on

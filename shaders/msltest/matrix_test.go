@@ -239,10 +239,11 @@ func checkOn(t *testing.T, be plan.Backend, name string, typ ggml.Type, c *mxCas
 	require.LessOrEqual(t, eCPU, mxCPUBound[typ], "%s: MSL vs CPU backend", name)
 }
 
-// productCase builds a MatVec/MatMul/RMSNormMatVec/SiLUMulMatVec dispatch
-// and its exact result: n weight rows, m activation rows, strides ldx
-// (also ldg), ldo, ldr, ldu; bias and res when withBR; res aliasing out
-// when alias.
+// productCase builds a MatVec/MatMul/RMSNormMatVec/LayerNormMatVec/
+// SiLUMulMatVec dispatch and its exact result: n weight rows, m activation
+// rows, strides ldx (also ldg), ldo, ldr, ldu; bias and res when withBR;
+// res aliasing out when alias. LayerNormMatVec's x rows are off zero mean
+// (its norm must take the mean off) and its norm bias is at binding 6.
 func productCase(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Type, n, m int, withBR, alias bool) (*mxCase, []float64) {
 	return productCaseK(t, r, kern, typ, n, mxK(typ), m, withBR, alias)
 }
@@ -267,6 +268,11 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 	}
 	q, w := randWeights(t, r, typ, n, k)
 	x := randF32(r, (m-1)*ldx+k+3, 1)
+	if kern == plan.LayerNormMatVec { // rows off zero mean
+		for i := range x {
+			x[i] += 3
+		}
+	}
 	x2 := randF32(r, max((m-1)*ldu+k, k)+2, 1)
 	bias := randF32(r, n, 1)
 	res := randF32(r, m*ldr, 1)
@@ -307,6 +313,13 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 		c.bind(5, c.add(ggml.F32Bytes(x2), false), uint64(4*offX2))
 		c.d.P = plan.GELUMulMatVecArgs{N: n, K: k, M: m, Ldg: ldx, Ldo: ldo, Ldr: ldr, Ldu: ldu}.Dispatch().P
 	}
+	var x3 []float32 // LayerNormMatVec's norm bias
+	if kern == plan.LayerNormMatVec {
+		x3 = randF32(r, k+2, 1)
+		c.bind(5, c.add(ggml.F32Bytes(x2), false), uint64(4*offX2))
+		c.bind(6, c.add(ggml.F32Bytes(x3), false), uint64(4*offX2))
+		c.d.P = plan.LayerNormMatVecArgs{N: n, K: k, M: m, Ldx: ldx, Ldo: ldo, Ldr: ldr, Eps: eps}.Dispatch().P
+	}
 
 	exact := make([]float64, len(out))
 	for i, v := range out {
@@ -326,6 +339,19 @@ func productCaseLayout(t *testing.T, r *rand.Rand, kern plan.Kernel, typ ggml.Ty
 			inv := 1 / math.Sqrt(ss/float64(k)+eps)
 			for j, v := range row {
 				xr[j] = float64(v) * inv * float64(x2s[j])
+			}
+		case plan.LayerNormMatVec:
+			var s, q float64
+			for _, v := range row {
+				s += float64(v)
+			}
+			mean := s / float64(k)
+			for _, v := range row {
+				q += (float64(v) - mean) * (float64(v) - mean)
+			}
+			inv := 1 / math.Sqrt(q/float64(k)+eps)
+			for j, v := range row {
+				xr[j] = (float64(v)-mean)*inv*float64(x2s[j]) + float64(x3[offX2+j])
 			}
 		case plan.SiLUMulMatVec:
 			for j, v := range row {
@@ -371,8 +397,11 @@ func TestMatVecAllTypes(t *testing.T) {
 
 func TestFusedMatVecAllTypes(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, kern := range []plan.Kernel{plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
+	for _, kern := range []plan.Kernel{plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.LayerNormMatVec} {
 		for _, typ := range shaders.MatrixTypes() {
+			if kern == plan.LayerNormMatVec && !plan.LayerNormMatVecType(typ) {
+				continue
+			}
 			for _, tc := range []struct {
 				m      int
 				withBR bool
@@ -607,10 +636,15 @@ func TestMatrixFunctionsExist(t *testing.T) {
 		t.Skip("executor library check; on a device the backend's load finds every function a plan reaches")
 	}
 	lib := TestBackend(t).Library()
-	for _, k := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.MatMul, plan.Conv1D, plan.Embed} {
+	for _, k := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.LayerNormMatVec, plan.SiLUMulMatVec, plan.MatMul, plan.Conv1D, plan.Embed} {
 		for _, typ := range shaders.MatrixTypes() {
+			if k == plan.LayerNormMatVec && !plan.LayerNormMatVecType(typ) {
+				continue
+			}
 			var d plan.Dispatch
 			switch k {
+			case plan.LayerNormMatVec:
+				d = plan.LayerNormMatVecArgs{Type: typ, Bias: plan.None, Res: plan.None, N: 64, K: 256, M: 2, Ldx: 256, Ldo: 64, Ldr: 64}.Dispatch()
 			case plan.MatVec:
 				d = plan.MatVecArgs{Type: typ, Bias: plan.None, Res: plan.None, N: 64, K: 256, M: 2, Ldx: 256, Ldo: 64, Ldr: 64}.Dispatch()
 			case plan.MatMul:

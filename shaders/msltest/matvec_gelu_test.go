@@ -50,16 +50,23 @@ func TestMatVecGELUOut(t *testing.T) {
 	}
 }
 
-// geluOut turns c (a MatVec with neither bias nor residual, exact its
-// float64 result) into FlagGELUOut's with a bias: exact becomes
-// gelu_erf(exact + bias) on the n columns of each row, the sentinels
-// between rows untouched.
+// geluOut turns c (a MatVec or LayerNormMatVec with neither bias nor
+// residual, exact its float64 result) into FlagGELUOut's with a bias:
+// exact becomes gelu_erf(exact + bias) on the n columns of each row, the
+// sentinels between rows untouched.
 func geluOut(r *rand.Rand, c *mxCase, exact []float64) {
-	a := plan.DecodeMatVec(&c.d)
+	a := plan.DecodeProduct(&c.d)
 	bias := randF32(r, a.N, 1)
 	c.bind(3, c.add(ggml.F32Bytes(bias), false), 0)
-	a.Flags = plan.FlagGELUOut
-	c.d.P = a.Dispatch().P
+	if c.d.Kernel == plan.LayerNormMatVec {
+		ln := plan.DecodeLayerNormMatVec(&c.d)
+		ln.Flags = plan.FlagGELUOut
+		c.d.P = ln.Dispatch().P
+	} else {
+		mv := plan.DecodeMatVec(&c.d)
+		mv.Flags = plan.FlagGELUOut
+		c.d.P = mv.Dispatch().P
+	}
 	for i := range a.M {
 		for j := range a.N {
 			v := exact[i*a.Ldo+j] + float64(bias[j])

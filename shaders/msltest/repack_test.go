@@ -14,7 +14,7 @@ import (
 )
 
 // TestRepackedWeights runs every kernel with a repacked-weights instance
-// (shaders/repack.go: mat_vec's five forms, mat_mul, embed) on q8_0 and
+// (shaders/repack.go: mat_vec's five forms, LayerNormMatVec's q8_0, mat_mul, embed) on q8_0 and
 // q4_0 weights uploaded repacked, as the CUDA host does (the cuda family's
 // Tuning.Repack), against the exact product and the CPU backend. Row widths
 // of 5, 9 and 18 blocks give scale runs of 10, 18 and 36 bytes, each padded
@@ -39,7 +39,10 @@ func TestRepackedWeights(t *testing.T) {
 					exact []float64
 				}{fmt.Sprintf("%s %s k=%d", name, typ, k), c, exact})
 			}
-			for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
+			for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.LayerNormMatVec} {
+				if kern == plan.LayerNormMatVec && !plan.LayerNormMatVecType(typ) {
+					continue
+				}
 				c, exact := productCaseK(t, r, kern, typ, 29, k, 3, true, false)
 				add(kern.String()+" m=3", c, exact)
 			}
@@ -82,7 +85,10 @@ func TestAligned16Loads(t *testing.T) {
 			if k%typ.BlockSize() != 0 {
 				continue
 			}
-			for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
+			for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec, plan.LayerNormMatVec} {
+				if kern == plan.LayerNormMatVec && !plan.LayerNormMatVecType(typ) {
+					continue
+				}
 				for _, m := range []int{1, 3} {
 					for _, aligned := range []bool{false, true} {
 						c, exact := productCaseLayout(t, r, kern, typ, 29, k, m, m > 1, false, aligned)

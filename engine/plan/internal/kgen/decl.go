@@ -684,4 +684,15 @@ var Kernels = []Kernel{
 			{Fail: "a.M > 1 && a.Ldx < a.N", Msg: "row stride %d smaller than n %d", Args: "a.Ldx, a.N"},
 		},
 	},
+	{Name: "LayerNormMatVec", Fn: "layer_norm_mat_vec", Typed: true, Families: []string{"Product"},
+		Doc: "out = (layernorm(x) ⊙ g + b)·Wᵀ + bias + res, one pass: LayerNorm's arithmetic (biased variance around the mean) on each x row, then MatVec's product, FlagGELUOut included. Weights f32, f16 or q8_0 (LayerNormMatVecType: the types GPU backends carry an instance for; model code keeps LayerNorm and MatVec for the others).",
+		Binds: func() []Bind {
+			return productBinds(Bind{Name: "G", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm weight f32[k]"},
+				Bind{Name: "B", Elem: F32, Span: "f32Vec(a.K)", Doc: "norm bias f32[k]"})
+		}(),
+		Params: productParams(productFlags, Param{Name: "Eps", Kind: F32v}), Grid: rowsNM,
+		Checks: []Check{{Fail: "!LayerNormMatVecType(a.Type)", Msg: "weight type %s (f32, f16 or q8_0)", Args: "a.Type"},
+			{Fail: "a.M > 1 && a.Ldx < a.K", Msg: "row stride %d smaller than k %d", Args: "a.Ldx, a.K"},
+			{Fail: "a.Flags&^FlagGELUOut != 0", Msg: "unknown flags %#x", Args: "a.Flags"},
+			{Fail: "a.Flags&FlagGELUOut != 0 && a.Res.Buf != NoBuf", Msg: "FlagGELUOut with a residual (flags %#x)", Args: "a.Flags"}}},
 }
