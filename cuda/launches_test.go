@@ -66,10 +66,11 @@ func TestFakeLaunchesPerToken(t *testing.T) {
 // the cross query with its LayerNorm, cross-attention, its output product,
 // the MLP's up product with its LayerNorm and GELU in its epilogue
 // (MatVec's FlagGELUOut), the down product), then the embedding with the
-// positional embedding added in its launch and the logits product with the
-// final LayerNorm: 34, where the step launched 47 with each LayerNorm a
-// launch of its own (issue #34), 51 with a GELU launch, and 52 with the
-// positional embedding's add.
+// positional embedding added in its launch, the final LayerNorm and the
+// logits product (whose ~26,000 SIMD-groups would each take the row's
+// statistics: it measured slower fused): 35, where the step launched 47
+// with each LayerNorm a launch of its own (issue #34), 51 with a GELU
+// launch, and 52 with the positional embedding's add.
 func TestFakeWhisperStepLaunches(t *testing.T) {
 	f, err := whisper.OpenFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"))
 	require.NoError(t, err)
@@ -93,8 +94,8 @@ func TestFakeWhisperStepLaunches(t *testing.T) {
 	}
 	n := len(fake.launches) - before
 	t.Logf("%d launches for %d decoder tokens, %.1f a token: %v", n, tokens, float64(n)/tokens, names)
-	require.Equal(t, (8*4+2)*tokens, n, "launches per token %v", names)
-	require.Zero(t, names["hark_layer_norm"], "a decoder step's LayerNorms are in its products: %v", names)
+	require.Equal(t, (8*4+3)*tokens, n, "launches per token %v", names)
+	require.Equal(t, tokens, names["hark_layer_norm"], "a decoder step's LayerNorms but the last are in its products: %v", names)
 	require.Zero(t, names["hark_add"], "a decoder step adds the positions in the embedding's launch: %v", names)
 	require.Zero(t, names["hark_gelu"], "a decoder step's up products apply GELU: %v", names)
 }

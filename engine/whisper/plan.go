@@ -180,13 +180,18 @@ func (b *builder) linearArgs(r prodRows, l lin) plan.MatVecArgs {
 
 // normedProduct emits product a of LayerNorm ln's output, the norm taken
 // over x's rows (a.K wide) and written to a.X for the product to read.
-// Where the pass multiplies by MatVec (a step, the beams) and the weights'
-// type has the fused form, it is one LayerNormMatVec over x instead (issue
-// #34: on a GPU a launch a norm fewer, 13 a tiny model's token); the
+// In a one-token step (MatVec over one row) whose weights' type has the
+// fused form, it is one LayerNormMatVec over x instead: on a GPU a launch
+// a norm fewer (issue #34: 47 → 35 graph nodes a tiny model's token,
+// 0.309-0.312 → 0.292-0.299 ms a chained greedy token on the H200); the
 // normalised rows were read by that one product only, and the residual
-// stream reads x itself.
+// stream reads x itself. The beams pass keeps the launches: each of its
+// products would take the statistics of its five rows one after another
+// in every SIMD-group (1.48 → 1.90 ms a beam-5 token measured), as would
+// the logits product (decoderPass) in each of its ~26,000 SIMD-groups
+// (0.306 → 0.365 ms a token with all 13 fused: bench/cuda/20261202-wd35).
 func (b *builder) normedProduct(ps *plan.Pass, r prodRows, ln string, x plan.Binding, a plan.MatVecArgs) {
-	if r.kern != plan.MatVec || !plan.LayerNormMatVecType(a.Type) {
+	if r.kern != plan.MatVec || r.m != 1 || !plan.LayerNormMatVecType(a.Type) {
 		b.layerNorm(ps, ln, a.K, r.m, r.ntok, x, a.X)
 		addProduct(ps, r, a)
 		return
@@ -521,8 +526,9 @@ func (b *builder) decoderPass(ps *plan.Pass, lay *layout, crossK, crossV []plan.
 		b.logits(ps, emb, et, m, true, at(hb, 0), at(lay.alignLog, 0))
 		return
 	}
-	if !ntok {
-		b.normedProduct(ps, r, "decoder.ln", at(x, 0), logitsArgs(emb, et, ns, nv, m, at(hb, 0), at(lay.logits, 0)))
+	if !ntok { // the logits' LayerNorm stays a launch (normedProduct)
+		b.layerNorm(ps, "decoder.ln", ns, m, false, at(x, 0), at(hb, 0))
+		b.logits(ps, emb, et, m, false, at(hb, 0), at(lay.logits, 0))
 		return
 	}
 	last := plan.LayerNormArgs{X: at(x, 0), W: b.weightF32("decoder.ln.weight", int64(ns)), B: b.weightF32("decoder.ln.bias", int64(ns)),
@@ -578,17 +584,11 @@ func (b *builder) logits(ps *plan.Pass, emb plan.Binding, et ggml.Type, m int, n
 	if ntok {
 		k = plan.MatMul
 	}
-	d := product(k, logitsArgs(emb, et, ns, nv, m, x, out))
+	d := product(k, plan.MatVecArgs{Type: et, W: emb, X: x, Out: out, Bias: none, Res: none, N: nv, K: ns, M: m, Ldx: ns, Ldo: nv})
 	if ntok {
 		d.AddPatch(plan.PatchProductM, plan.VarNTok, 1, 0)
 	}
 	ps.Add(d)
-}
-
-// logitsArgs is the logits product's record: x's m rows of ns by the
-// token embedding's nv rows (Whisper ties the output to it).
-func logitsArgs(emb plan.Binding, et ggml.Type, ns, nv, m int, x, out plan.Binding) plan.MatVecArgs {
-	return plan.MatVecArgs{Type: et, W: emb, X: x, Out: out, Bias: none, Res: none, N: nv, K: ns, M: m, Ldx: ns, Ldo: nv}
 }
 
 // beamCopy adds PassBeamCopy: beam search reorders the beams' caches on
