@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "5009947baa192efa0055bf8ebd9505b663376746b9e6c028b49b44fabf007715"
+const sourcesHash = "b67f4ad25e2d119e367e8ebca711f40241eec3624223f356947aff4ce69426e6"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -112,35 +112,22 @@ static inline __attribute__((always_inline)) float mv_x16(device const float* xr
     return ss;
 }
 
-// mv_ln_prologue fills x0 and x1 with layernorm(x)⊙g + b over the lane's
-// first two chunks of one activation row (lane and lane + 32: all of the
-// lane's chunks where the row is up to 1024 wide, as all of Whisper's
-// are) and returns the row's mean and 1/sqrt(var + eps) to every lane of
-// the SIMD-group, computed as layer_norm computes them: the mean, then the
-// biased variance around it in a second pass, then ((x - mean)·rs)·g + b.
-// x, g and b of both chunks are loaded together once, so the prologue is
-// one round trip and two reductions, and the product takes x' from
-// registers. (Issue #34: where a LayerNorm launch was a graph node of its
-// own. The seventeenth session's form re-read x for each pass and x, g and
-// b again in the product, 4-5 times a plain mat-vec's activation loads,
-// and its logits product, 51,864 rows, ran slower than the two launches.)
-// Wider rows read their further chunks again in each pass; mv_ln16
-// normalises those.
-static inline __attribute__((always_inline)) float2 mv_ln_prologue(device const float* xr, device const float* g,
-                                                                   device const float* bn, int k, int nc, int lane,
-                                                                   bool xal, float eps, thread float* x0,
-                                                                   thread float* x1) {
-    float g0[16], g1[16], b0[16], b1[16];
-    const int e0 = 16 * lane, e1 = 16 * (lane + 32);
-    mv_x16<MV_PLAIN>(xr, xr, e0, k, xal, x0); // zeros past k
-    mv_x16<MV_PLAIN>(xr, xr, e1, k, xal, x1);
-    mv_x16<MV_PLAIN>(g, g, e0, k, xal, g0);
-    mv_x16<MV_PLAIN>(g, g, e1, k, xal, g1);
-    mv_x16<MV_PLAIN>(bn, bn, e0, k, xal, b0);
-    mv_x16<MV_PLAIN>(bn, bn, e1, k, xal, b1);
+// mv_ln_stats returns one activation row's LayerNorm mean and 1/sqrt(var +
+// eps) to every lane of a SIMD-group, computed as layer_norm computes them:
+// the mean, then the biased variance around it in a second pass. The
+// lane's chunks are the ones the product takes (c, c + 32, ...); the first
+// two (rows up to 1024 wide: all of Whisper's) stay in registers between
+// the passes, so the prologue is one round trip for x and two reductions,
+// where a LayerNorm launch was a graph node of its own (issue #34). Wider
+// rows read their further chunks again in the second pass.
+static inline __attribute__((always_inline)) float2 mv_ln_stats(device const float* xr, int k, int nc, int lane,
+                                                                bool xal, float eps) {
+    float v0[16], v1[16];
+    mv_x16<MV_PLAIN>(xr, xr, 16 * lane, k, xal, v0); // zeros past k
+    mv_x16<MV_PLAIN>(xr, xr, 16 * (lane + 32), k, xal, v1);
     float s = 0.0f;
     #pragma unroll
-    for (int i = 0; i < 16; ++i) s += x0[i] + x1[i];
+    for (int i = 0; i < 16; ++i) s += v0[i] + v1[i];
     for (int c = lane + 64; c < nc; c += 32) {
         float t[16];
         mv_x16<MV_PLAIN>(xr, xr, 16 * c, k, xal, t);
@@ -151,8 +138,8 @@ static inline __attribute__((always_inline)) float2 mv_ln_prologue(device const 
     float q = 0.0f;
     #pragma unroll
     for (int i = 0; i < 16; ++i) { // elements past k are not the row's
-        const float d0 = e0 + i < k ? x0[i] - mean : 0.0f;
-        const float d1 = e1 + i < k ? x1[i] - mean : 0.0f;
+        const float d0 = 16 * lane + i < k ? v0[i] - mean : 0.0f;
+        const float d1 = 16 * (lane + 32) + i < k ? v1[i] - mean : 0.0f;
         q += d0 * d0 + d1 * d1;
     }
     for (int c = lane + 64; c < nc; c += 32) {
@@ -164,19 +151,14 @@ static inline __attribute__((always_inline)) float2 mv_ln_prologue(device const 
             q += d * d;
         }
     }
-    const float rs = rsqrt(simd_sum(q) / float(k) + eps);
-    #pragma unroll
-    for (int i = 0; i < 16; ++i) { // past k: (0 - mean)·rs·0 + 0
-        x0[i] = (x0[i] - mean) * rs * g0[i] + b0[i];
-        x1[i] = (x1[i] - mean) * rs * g1[i] + b1[i];
-    }
-    return float2(mean, rs);
+    return float2(mean, rsqrt(simd_sum(q) / float(k) + eps));
 }
 
 // mv_ln16 fills xv with layernorm(x)⊙g + b over elements [e0, e0+16) of
-// one row past its first 1024 (st: mv_ln_prologue), in layer_norm's order
-// of operations; past k x, g and b load as zeros, so xv is zero there as
-// the other forms' is.
+// one row (st: mv_ln_stats), in layer_norm's order of operations: x, g and
+// b loaded again as the product takes each chunk (from the cache after the
+// statistics' load); past k they load as zeros, so xv is zero there as the
+// other forms' is.
 static inline __attribute__((always_inline)) void mv_ln16(device const float* xr, device const float* g,
                                                           device const float* bn, int e0, int k, bool xa, float2 st,
                                                           thread float* xv) {
@@ -295,9 +277,8 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
         device const float* xr = x + (b0 + b) * ldx;
         device const float* x2r = MODE == MV_RMS || MODE == MV_LN ? x2 : x2 + (b0 + b) * ld2;
         float2 st = float2(0.0f);
-        float xl0[16], xl1[16]; // layer_norm_mat_vec: x' of the lane's first two chunks
         if (MODE == MV_LN) {
-            st = mv_ln_prologue(xr, x2r, x3, k, nc, int(lane), xal, sh.eps, xl0, xl1);
+            st = mv_ln_stats(xr, k, nc, int(lane), xal, sh.eps);
         }
         float4 acc = float4(0.0f);
         float ss = 0.0f;
@@ -308,20 +289,13 @@ static inline __attribute__((always_inline)) void mat_vec_body(device const ucha
             const int c2 = two ? c + 32 : c;
             float xa[16], xb[16];
             float sa = 0.0f, sb = 0.0f;
-            const bool held = MODE == MV_LN && c < 32; // the first step's chunks: the prologue's
-            if (held) {
-                #pragma unroll
-                for (int i = 0; i < 16; ++i) xa[i] = xl0[i];
-            } else if (MODE == MV_LN) {
+            if (MODE == MV_LN) {
                 mv_ln16(xr, x2r, x3, 16 * c, k, xal, st, xa);
             } else {
                 sa = mv_x16<MODE>(xr, x2r, 16 * c, k, xal, xa);
             }
             if (two) { // (the gated forms' activations cost exps: not for a dropped chunk)
-                if (held) {
-                    #pragma unroll
-                    for (int i = 0; i < 16; ++i) xb[i] = xl1[i];
-                } else if (MODE == MV_LN) {
+                if (MODE == MV_LN) {
                     mv_ln16(xr, x2r, x3, 16 * c2, k, xal, st, xb);
                 } else {
                     sb = mv_x16<MODE>(xr, x2r, 16 * c2, k, xal, xb);
