@@ -7,12 +7,15 @@ import (
 	"os"
 
 	"github.com/mewkiz/flac"
+	"github.com/mewkiz/flac/frame"
 )
 
-// flacStream decodes FLAC frame by frame with mewkiz/flac.
+// flacStream decodes FLAC frame by frame with mewkiz/flac, the frames of
+// a batch on several cores where it can (flac_parallel.go).
 type flacStream struct {
 	f     *os.File
 	s     *flac.Stream
+	par   *flacFrames // nil: the serial decode
 	scale float32
 	ch    int
 	pend  []float32 // interleaved samples of the current frame not yet read
@@ -33,6 +36,7 @@ func newFLAC(f *os.File) (*flacStream, error) {
 	return &flacStream{
 		f:     f,
 		s:     s,
+		par:   newFLACFrames(f, flacWorkers()),
 		scale: float32(1 / float64(uint64(1)<<(info.BitsPerSample-1))),
 		ch:    int(info.NChannels),
 	}, nil
@@ -48,7 +52,7 @@ func (s *flacStream) Read(p []float32) (int, error) {
 		return 0, errors.New("audio: Read buffer smaller than one frame")
 	}
 	for len(s.pend) == 0 {
-		fr, err := s.s.ParseNext()
+		fr, err := s.nextFrame()
 		if err == io.EOF {
 			return 0, io.EOF
 		}
@@ -78,4 +82,12 @@ func (s *flacStream) Read(p []float32) (int, error) {
 	copy(p, s.pend[:n*s.ch])
 	s.pend = s.pend[n*s.ch:]
 	return n, nil
+}
+
+// nextFrame is the next frame, from the parallel decoder where there is one.
+func (s *flacStream) nextFrame() (*frame.Frame, error) {
+	if s.par != nil {
+		return s.par.next()
+	}
+	return s.s.ParseNext()
 }

@@ -8,7 +8,8 @@ does both). Writes, under --out:
   eval.jsonl   the 200 evaluation sentences, in passage order
 Each line: {"id", "text" (what the model should write), "spoken" (what espeak-ng
 says), "term", "sounds"}; term and sounds are set when the sentence holds a
-vocabulary term, spoken as its "sounds like" spelling.
+vocabulary term, spoken as its "sounds like" spelling; "madeup": true marks a
+made-up term (madeup.py), which training always pairs with its glossary.
 
 No sentence whose normalized form matches a sentence of the shared clips or the
 kit's reference texts is kept, and no evaluation sentence is in training.
@@ -20,6 +21,8 @@ import json
 import os
 import random
 import re
+
+import madeup
 
 ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
 TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
@@ -205,6 +208,10 @@ def main():
     ap.add_argument("--carriers", choices=["first", "all", "last"], default="last",
                     help="training carriers of the vocabulary terms (first: the 15 of the first corpus; "
                          "all: 60, the third to fifth sessions' corpus; last: those and 40 ending on the term)")
+    ap.add_argument("--madeup", type=int, default=2000,
+                    help="made-up terms (madeup.py) given to --madeup-share of the training items with a term "
+                         "(0: the sixth session's corpus)")
+    ap.add_argument("--madeup-share", type=float, default=0.25)
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     vocab = []
@@ -298,12 +305,17 @@ def main():
     if a.glosses > 0:
         extra = extra[:a.glosses]
     train += [item("g%06d" % i, s) for i, s in enumerate(extra)]
+    nmade = 0
+    if a.madeup:
+        mrnd = random.Random(a.seed + 2)   # its own stream: the rest of the corpus is as without it
+        nmade = madeup.apply(mrnd, train, madeup.make_terms(mrnd, a.madeup), a.madeup_share)
     os.makedirs(a.out, exist_ok=True)
     for name, items in (("train.jsonl", train), ("eval.jsonl", eval_items)):
         with open(os.path.join(a.out, name), "w") as f:
             for it in items:
                 f.write(json.dumps(it) + "\n")
-    print(f"pool {len(pool)} glosses {len(extra)} train {len(train)} eval {len(eval_items)} names {len(names)} banned {len(banned)}")
+    print(f"pool {len(pool)} glosses {len(extra)} train {len(train)} eval {len(eval_items)} names {len(names)} "
+          f"banned {len(banned)} madeup {nmade}")
 
 
 if __name__ == "__main__":

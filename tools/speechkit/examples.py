@@ -86,6 +86,8 @@ class Data:
         self.len = lens
         self.off = np.concatenate([[0], np.cumsum(lens)[:-1]])
         self.terms = vocab_terms
+        # made-up terms (madeup.py): always in their windows' glossaries, and distractors in others
+        self.made = sorted({it["term"] for it in items if it.get("madeup")})
         self.cache = {}
         used = set()
         for it in items:
@@ -158,10 +160,14 @@ class Data:
                 break
         content = min(limit, max(p + t for _, p, t in place) + rnd.randint(0, int(0.5 * SR)))
         gl_terms = []
-        if rnd.random() < m["glossary"]:
-            win_terms = [self.items[self.owner[u]]["term"] for u, *_ in texts if self.items[self.owner[u]]["term"]]
-            keep = [t for t in win_terms if rnd.random() < 0.85]
+        made = [self.items[self.owner[u]]["term"] for u, *_ in texts if self.items[self.owner[u]].get("madeup")]
+        if made or rnd.random() < m["glossary"]:
+            win_terms = [self.items[self.owner[u]]["term"] for u, *_ in texts
+                         if self.items[self.owner[u]]["term"] and not self.items[self.owner[u]].get("madeup")]
+            keep = made + [t for t in win_terms if rnd.random() < 0.85]
             gl_terms = keep + rnd.sample(self.terms, rnd.randint(0, 12))
+            if self.made:
+                gl_terms += rnd.sample(self.made, rnd.randint(0, 3))
             rnd.shuffle(gl_terms)
             gl_terms = list(dict.fromkeys(gl_terms))
         prompt = []

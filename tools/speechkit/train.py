@@ -138,7 +138,8 @@ def main():
         ctc_head.load_state_dict({k: v.float() for k, v in src["ctc"].items()})
         if src["model"]["encoder.positional_embedding"].dtype == torch.float16:  # older checkpoints rounded them
             model.encoder.positional_embedding.copy_(sinusoids(*model.encoder.positional_embedding.shape).to(device))
-        used, total = src["used"], src["total"]
+        # rows the corpus now uses (the made-up terms' spellings) train too; the rest stay frozen
+        used, total = src["used"] | used, src["total"]
         log(f"resumed from the {'state' if state else 'checkpoint'}: call {call}, "
             f"{src['train_seconds']:.0f} s of {total:.0f} trained, step {src['step']}")
     frozen = (~used).to(device)
