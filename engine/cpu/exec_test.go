@@ -97,6 +97,9 @@ func decodePlan(t testing.TB) (*harness, plan.BufID) {
 	h.add(gm)
 	h.add(plan.GELUMulArgs{Gate: bind(gu), Up: bind(gu), Out: bind(tmp), N: dim, M: 1}.Dispatch())
 	h.add(plan.LayerNormArgs{X: bind(x), W: bind(lnW), B: bind(lnB), Out: bind(tmp), Dim: int(dim), Rows: 1, Ldx: int(dim), Ldo: int(dim), Eps: 1e-5}.Dispatch())
+	// the same norm in a product's prologue (Wo square), GELU on its output
+	h.add(plan.LayerNormMatVecArgs{Type: ggml.F32, W: bind(wo), X: bind(x), Out: bind(tmp2), Bias: bind(lnB), Res: plan.None, G: bind(lnW), B: bind(lnB),
+		N: int(dim), K: int(dim), M: 1, Ldx: int(dim), Ldo: int(dim), Flags: plan.FlagGELUOut, Eps: 1e-5}.Dispatch())
 	h.add(plan.GELUArgs{X: bind(tmp), Out: bind(tmp), N: int(dim), M: 1, Ldx: int(dim), Ldo: int(dim)}.Dispatch())
 	h.add(plan.AddArgs{A: bind(tmp), B: bind(x), Out: bind(tmp), N: int(dim), M: 1, Lda: int(dim), Ldo: int(dim)}.Dispatch())
 	h.add(plan.ScaleArgs{X: bind(tmp), Out: bind(tmp), N: int(dim), M: 1, Ldx: int(dim), Ldo: int(dim), Scale: 0.5}.Dispatch())
