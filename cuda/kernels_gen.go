@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "b67f4ad25e2d119e367e8ebca711f40241eec3624223f356947aff4ce69426e6"
+const sourcesHash = "5a0029c32e2585be488d4c27cf3648a87e01ae470f4883f202d9ba72795044dd"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -86,6 +86,7 @@ var kernelNames = []string{
 	"gelu_mul_mat_vec_q8_0_q8x",
 	"gelu_mul_mat_vec_q8_0_q8x_rp",
 	"gelu_mul_mat_vec_q8_0_rp",
+	"gelu_mul_quantize_q8x",
 	"layer_norm",
 	"layer_norm_mat_vec_f16",
 	"layer_norm_mat_vec_f16_a16",
@@ -124,6 +125,8 @@ var kernelNames = []string{
 	"mat_vec_q2_k",
 	"mat_vec_q3_k",
 	"mat_vec_q4_0",
+	"mat_vec_q4_0_q8p",
+	"mat_vec_q4_0_q8p_rp",
 	"mat_vec_q4_0_q8x",
 	"mat_vec_q4_0_q8x_rp",
 	"mat_vec_q4_0_rp",
@@ -134,10 +137,13 @@ var kernelNames = []string{
 	"mat_vec_q5_k",
 	"mat_vec_q6_k",
 	"mat_vec_q8_0",
+	"mat_vec_q8_0_q8p",
+	"mat_vec_q8_0_q8p_rp",
 	"mat_vec_q8_0_q8x",
 	"mat_vec_q8_0_q8x_rp",
 	"mat_vec_q8_0_rp",
 	"quantize_q8a",
+	"quantize_q8x",
 	"rms_norm",
 	"rms_norm_mat_vec_bf16",
 	"rms_norm_mat_vec_f16",
@@ -160,6 +166,7 @@ var kernelNames = []string{
 	"rms_norm_mat_vec_q8_0_q8x",
 	"rms_norm_mat_vec_q8_0_q8x_rp",
 	"rms_norm_mat_vec_q8_0_rp",
+	"rms_norm_quantize_q8x",
 	"rope",
 	"rope_attention_f16",
 	"rope_attention_f16_a16",
@@ -211,6 +218,7 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q8_0_q8x",
 	"silu_mul_mat_vec_q8_0_q8x_rp",
 	"silu_mul_mat_vec_q8_0_rp",
+	"silu_mul_quantize_q8x",
 	"softmax",
 	"token_logprob",
 	"whisper_align_dtw",
