@@ -48,15 +48,13 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 
 	// with them (its default for q4_0; q8_0 by MatVecQ8KQ8_0): from
 	// MatVecQ8K wide, one aligned activation row; 2 rows a warp, 4 warps,
-	// one activation row a group
-	// x' quantized once by a pre-pass (MatVecQ8PreK: the cuda family's from
-	// MatVecQ8LongK; here from MatVecQ8K): a warp a 32-block, 8 a group,
-	// the scratch shared; the product at 2 rows a warp only (q8pRows)
-	cudaPre, err := Override(cuda, fmt.Sprintf("MatVecQ8PreK=%d", cuda.MatVecQ8K))
-	require.NoError(t, err)
+	// one activation row a group; x' quantized once by a pre-pass
+	// (MatVecQ8PreK: the cuda family's from MatVecQ8K), a warp a 32-block,
+	// 8 a group, the scratch shared; the product at 2 rows a warp only
+	// (q8pRows)
 	for typ, want := range map[ggml.Type]string{ggml.Q8_0: "mat_vec_q8_0_q8p", ggml.Q4_0: "mat_vec_q4_0_q8p"} {
 		d = plan.RMSNormMatVecArgs{Type: typ, N: 3072, K: 2048, M: 1, Ldx: 2048}.Dispatch()
-		lns, err = LaunchFor(&d, &cudaPre, nil)
+		lns, err = LaunchFor(&d, &cuda, nil)
 		require.NoError(t, err)
 		require.Len(t, lns, 2, "%s", typ)
 		require.Equal(t, Launch{Function: "rms_norm_quantize_q8x", Groups: [3]uint32{8, 1, 1}, Threads: [3]uint32{256, 1, 1},
@@ -64,10 +62,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		require.Equal(t, want, lns[1].Function, "%s", typ)
 		require.Equal(t, lns[0].Scratch, lns[1].Scratch)
 		require.Equal(t, [3]uint32{3072 / 8, 1, 1}, lns[1].Groups, "the q8x geometry (2 rows a warp, 4 warps)")
-		lns, err = LaunchFor(&d, &cuda, nil)
-		require.NoError(t, err)
-		require.Equal(t, []string{"rms_norm_mat_vec_" + typeSuffix[typ] + "_q8x"}, []string{lns[0].Function}, "the cuda family's default below MatVecQ8LongK")
-		cudaR4 := cudaPre
+		cudaR4 := cuda
 		cudaR4.MatVecQ8Rows = 4
 		lns, err = LaunchFor(&d, &cudaR4, nil)
 		require.NoError(t, err)
@@ -97,7 +92,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		typ  ggml.Type
 		k, m int
 		want string
-	}{{ggml.Q8_0, 2048, 1, "rms_norm_mat_vec_q8_0_q8x"}, {ggml.Q4_0, 8192, 1, "mat_vec_q4_0_q8p"},
+	}{{ggml.Q8_0, 2048, 1, "mat_vec_q8_0_q8p"}, {ggml.Q4_0, 8192, 1, "mat_vec_q4_0_q8p"},
 		{ggml.Q8_0, 2016, 1, "rms_norm_mat_vec_q8_0"}, {ggml.Q8_0, 2048, 2, "rms_norm_mat_vec_q8_0"},
 		{ggml.Q8_0, MatVecQ8MaxK + 32, 1, "rms_norm_mat_vec_q8_0"}, {ggml.F16, 2048, 1, "rms_norm_mat_vec_f16_a16"}} {
 		d = plan.RMSNormMatVecArgs{Type: c.typ, N: 3072, K: c.k, M: c.m, Ldx: c.k}.Dispatch()

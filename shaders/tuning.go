@@ -97,7 +97,10 @@ type Tuning struct {
 	// the dispatch's scratch), instead of in every threadgroup
 	// (mat_vec_q8p; matvec_q8.metal, "The pre-quantized path"); the same
 	// codes and scales, so the same result but for RMSNorm's Σx² summed
-	// in another order. Default: MatVecQ8Off (never).
+	// in another order. Default: MatVecQ8Off (never). The cuda family:
+	// 2048, every such product (an H200, the 1B shape's tg128 q8_0 / q4_0
+	// +8% / +14% against the in-kernel quantization, the pre-pass at
+	// 4096, the down product alone, +5% / +10%; bench/cuda/20261202-q34).
 	MatVecQ8PreK uint32
 	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
 	// weight type with a tensor-core variant launches mat_mul_mma_<type>
@@ -393,7 +396,7 @@ var Families = []Tuning{
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, MatVecBatchMany: 4,
 		MatVecQ8K: MatVecWideK, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, MatVecQ8Groups: 2,
-		MatVecQ8SIMDGroupsLong: 8, MatVecQ8GroupsLong: 1, MatVecQ8PreK: MatVecQ8LongK, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
+		MatVecQ8SIMDGroupsLong: 8, MatVecQ8GroupsLong: 1, MatVecQ8PreK: MatVecWideK, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
 		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, AttnPagedChunk: PagedSplitOff, AttnPagedValues: PagedValuesBatched, SampleSegment: 1024, WhisperSegment: 1024},
 }
 
