@@ -260,7 +260,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request, g generation) 
 	}
 	fin := finishReason(res.Reason)
 	lps := answerLogprobs(res)
-	u := &usage{cs.PromptLen, len(res.Tokens), cs.PromptLen + len(res.Tokens)}
+	u := &usage{res.PromptTokens, len(res.Tokens), res.PromptTokens + len(res.Tokens)}
 	if g.chat {
 		c := chatChoice{Message: &chatDelta{Role: "assistant", Content: &res.Text}, FinishReason: &fin}
 		if g.opts.Sampler.Logprobs {

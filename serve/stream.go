@@ -145,7 +145,7 @@ func (s *Server) stream(w http.ResponseWriter, ctx context.Context, l *runtime.L
 		return
 	}
 	if g.params.StreamOptions != nil && g.params.StreamOptions.IncludeUsage {
-		u := &usage{cs.PromptLen, len(res.Tokens), cs.PromptLen + len(res.Tokens)}
+		u := &usage{res.PromptTokens, len(res.Tokens), res.PromptTokens + len(res.Tokens)}
 		if g.chat {
 			_ = ev.send(completion[chatChoice]{ID: id, Object: object, Created: created, Model: g.params.Model, Choices: []chatChoice{}, Usage: u})
 		} else {

@@ -39,7 +39,7 @@ func TestChatTurnIsTheSession(t *testing.T) {
 		got := chatCall(t, url+"/v1/chat/completions", string(body))
 		require.Equal(t, want.Text, got.Choices[0].Message.Content, "after %d messages", len(conv))
 		require.Equal(t, len(want.Tokens), got.Usage.CompletionTokens)
-		require.Equal(t, s.PromptLen, got.Usage.PromptTokens)
+		require.Equal(t, want.PromptTokens, got.Usage.PromptTokens)
 		conv = append(conv, msg{"assistant", got.Choices[0].Message.Content})
 	}
 }

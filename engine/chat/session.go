@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/harkapp/hark/engine/llm"
 )
@@ -35,10 +36,14 @@ type Session struct {
 	// ErrConversationTooLong.
 	Fit      bool
 	messages []Message
-	// Reused is how many prompt tokens the last turn took from the cache,
-	// PromptLen how many the prompt had.
-	Reused, PromptLen int
-	longest           int // bytes of the vocabulary's longest token (0: not yet known)
+	// Reused is how many prompt tokens the last turn took from the cache
+	// (the prompt's length is the turn's llm.Result.PromptTokens).
+	Reused int
+	// longest is the bytes of the vocabulary's longest token, found once:
+	// ReplyPrompt and CompletePrompt may run at once on one session (the
+	// batched engine's requests render their prompts side by side).
+	longest     int
+	longestOnce sync.Once
 }
 
 // FitRoom is the answer room Fit keeps: a useful answer's length, at most
@@ -112,14 +117,14 @@ func (s *Session) tokens(text string, bos bool) ([]int32, error) {
 }
 
 func (s *Session) longestToken() int {
-	if s.longest == 0 {
+	s.longestOnce.Do(func() {
 		s.longest = 1
 		for id := range s.Gen.Tk.VocabSize() {
 			if t, ok := s.Gen.Tk.Token(int32(id)); ok && len(t) > s.longest {
 				s.longest = len(t)
 			}
 		}
-	}
+	})
 	return s.longest
 }
 
@@ -152,8 +157,8 @@ func (s *Session) Reply(ctx context.Context, msgs []Message, o llm.GenerateOptio
 }
 
 // ReplyPrompt is the prompt Reply answers msgs with: rendered, fitted to
-// the context (Fit), checked (PromptLen is set), for a caller that
-// generates it elsewhere (the batched engine).
+// the context (Fit), checked, for a caller that generates it elsewhere
+// (the batched engine). It changes nothing in s, so calls may overlap.
 func (s *Session) ReplyPrompt(ctx context.Context, msgs []Message) ([]int32, error) {
 	n := s.Gen.M.Context()
 	for {
@@ -198,10 +203,9 @@ func (s *Session) CompletePrompt(text string) ([]int32, error) {
 	return prompt, s.check(prompt)
 }
 
-// check sets PromptLen and refuses a prompt with nothing to continue or
-// no room left in the context for an answer.
+// check refuses a prompt with nothing to continue or no room left in the
+// context for an answer.
 func (s *Session) check(prompt []int32) error {
-	s.PromptLen = len(prompt)
 	if len(prompt) == 0 {
 		return fmt.Errorf("chat: %w", ErrEmptyPrompt)
 	}

@@ -141,12 +141,12 @@ func TestSessionFit(t *testing.T) {
 	s.Fit = true
 	got, err := s.Reply(context.Background(), conv, o, nil)
 	require.NoError(t, err)
-	require.LessOrEqual(t, s.PromptLen+FitRoom(64), 64)
+	require.LessOrEqual(t, got.PromptTokens+FitRoom(64), 64)
 
 	g.M.Reset()
 	plain := &Session{Gen: g, Template: tpl, AddBOS: true}
 	want, err := plain.Reply(context.Background(), []Message{conv[0], conv[4], conv[5]}, o, nil)
 	require.NoError(t, err)
-	require.Equal(t, 27, plain.PromptLen)
+	require.Equal(t, 27, want.PromptTokens)
 	require.Equal(t, want.Tokens, got.Tokens, "the three oldest turns dropped, the system message kept")
 }

@@ -48,6 +48,11 @@ type Result struct {
 	Tokens []int32 // generated tokens (a stop token included)
 	Text   string  // the streamed text
 	Reason StopReason
+	// PromptTokens is how many tokens the answer continued: the whole
+	// prompt, those taken from the KV cache included (an API's
+	// usage.prompt_tokens). It is the result's own, where a session's
+	// fields are shared by the requests a batch decodes together.
+	PromptTokens int
 	// Logprobs has one entry per token of Tokens when Sampler.Logprobs
 	// is set.
 	Logprobs []TokenLogprob

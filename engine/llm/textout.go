@@ -23,6 +23,7 @@ type TextOut struct {
 // decided.
 func NewTextOut(tk *tokenizer.Tokenizer, ctx []int32, o GenerateOptions, emit func(string) error) *TextOut {
 	t := &TextOut{o: o, stops: map[int32]bool{}, st: &stopper{stops: o.Stop}, dec: tk.NewStreamDecoder(true), emit: emit}
+	t.res.PromptTokens = len(ctx)
 	for _, id := range ctx {
 		t.dec.Add(id)
 	}
