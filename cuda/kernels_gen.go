@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "b67f4ad25e2d119e367e8ebca711f40241eec3624223f356947aff4ce69426e6"
+const sourcesHash = "b10bb1d9408f311973edaa6b1e4902a03cfdb4c5f11712b8f87869fc626abff4"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -22,6 +22,7 @@ var kernelNames = []string{
 	"attention_mma_f16",
 	"attention_mma_f32",
 	"attention_paged_f16",
+	"attention_paged_f16_a16",
 	"attention_paged_f32",
 	"attention_ticket_f16",
 	"attention_ticket_f32",

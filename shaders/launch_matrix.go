@@ -107,8 +107,10 @@ func init() {
 	}
 	// LayerNormMatVec's instances: plan.LayerNormMatVecType's types
 	fnNames[plan.LayerNormMatVec] = map[ggml.Type]string{}
-	for _, t := range []ggml.Type{ggml.F32, ggml.F16, ggml.Q8_0} {
-		fnNames[plan.LayerNormMatVec][t] = plan.LayerNormMatVec.String() + "_" + typeSuffix[t]
+	for t, s := range typeSuffix {
+		if plan.LayerNormMatVecType(t) {
+			fnNames[plan.LayerNormMatVec][t] = plan.LayerNormMatVec.String() + "_" + s
+		}
 	}
 	register(plan.MatVec, launchMatVec)
 	register(plan.RMSNormMatVec, launchMatVec)

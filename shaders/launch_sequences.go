@@ -3,6 +3,7 @@ package shaders
 import (
 	"fmt"
 
+	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
 
@@ -74,6 +75,9 @@ func launchAttentionPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, 
 	if err != nil {
 		return dst, err
 	}
+	if pagedAligned(d, &a, t) {
+		suf += "_a16"
+	}
 	l := Launch{
 		Function:  "attention_paged" + suf,
 		Groups:    [3]uint32{1, uint32(a.NHead), uint32(a.M)},
@@ -91,6 +95,25 @@ func launchAttentionPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, 
 		l.Tickets = uint32(a.NHead * a.M)
 	}
 	return append(dst, l), nil
+}
+
+// pagedAligned reports whether an f16 AttentionPaged's K rows and q rows
+// start 16-byte aligned for attention_paged_f16_a16 (attn_dot_a16's loads):
+// the host promises its buffers' starts (t.Align16), the Q and K bindings'
+// offsets and every patch of them keep it, and the head size is whole
+// 16-element chunks, the q row stride whole float4s and the cache strides
+// whole 8-half words.
+func pagedAligned(d *plan.Dispatch, a *plan.AttentionPagedArgs, t *Tuning) bool {
+	if t.Align16 != Aligned16 || d.Type != ggml.F16 || a.HeadDim%16 != 0 || a.Q.Off%16 != 0 || a.K.Off%16 != 0 {
+		return false
+	}
+	for _, p := range d.Patch[:d.NPatch] {
+		if (p.Target == plan.PatchOffset0+plan.SlotAttentionPagedQ || p.Target == plan.PatchOffset0+plan.SlotAttentionPagedK) &&
+			(p.Base%16 != 0 || p.Mul%16 != 0) {
+			return false
+		}
+	}
+	return (a.M <= 1 || a.Ldq%4 == 0) && a.PosStride%8 == 0 && a.HeadStride%8 == 0 && a.BlockStride%8 == 0
 }
 
 // pagedChunks is attention_paged's chunks a row (the grid's x): enough

@@ -9,25 +9,9 @@
 // (attention) rather than touching memory it does not own; the CPU
 // backend reports those rows as errors.
 
-// paged_row_ok checks row t's position and every block it can reach.
-static inline bool paged_row_ok(device const int* pos, device const int* table, uint t, uint bs, uint ts,
-                                uint nBlocks) {
-    const int p = pos[t];
-    if (p < 0 || uint(p) / bs >= ts) {
-        return false;
-    }
-    for (uint i = 0; i <= uint(p) / bs; i++) {
-        const int b = table[(ulong)t * ts + i];
-        if (b < 0 || uint(b) >= nBlocks) {
-            return false;
-        }
-    }
-    return true;
-}
-
-// paged_row_ok_simd is paged_row_ok with the table's blocks checked 32 at a
-// time by a SIMD-group's lanes (every lane gets the answer): one load round
-// for a row of up to 32 blocks, where paged_row_ok walks them one by one.
+// paged_row_ok_simd checks row t's position and every block it can reach,
+// 32 at a time by a SIMD-group's lanes (every lane gets the answer): one
+// load round for a row of up to 32 blocks.
 static inline bool paged_row_ok_simd(device const int* pos, device const int* table, uint t, uint bs, uint ts,
                                      uint nBlocks, uint lane) {
     const int p = pos[t];
@@ -63,7 +47,8 @@ kernel void rope_kv_paged(device float* qkv [[buffer(0)]],
                           constant Args& args [[buffer(8)]],
                           uint2 tg [[threadgroup_position_in_grid]],
                           uint tid [[thread_position_in_threadgroup]],
-                          uint ntg [[threads_per_threadgroup]]) {
+                          uint ntg [[threads_per_threadgroup]],
+                          uint lane [[thread_index_in_simdgroup]]) {
     const uint hd = args.rope_kv_paged.head_dim;
     const uint nHead = args.rope_kv_paged.n_head;
     const uint nKV = args.rope_kv_paged.nkv;
@@ -71,7 +56,11 @@ kernel void rope_kv_paged(device float* qkv [[buffer(0)]],
     const uint ts = args.rope_kv_paged.table_stride;
     const uint t = tg.x;
     const uint hh = tg.y;
-    if (!paged_row_ok(pos, table, t, bs, ts, args.rope_kv_paged.n_blocks)) {
+    // a SIMD-group's lanes check the table together (every thread's
+    // threadgroup is whole SIMD-groups: simdThreads); one thread walking a
+    // 4,000-key prompt row's 250 blocks took ~15 µs a launch (an H200,
+    // BENCHMARKS.md, b38)
+    if (!paged_row_ok_simd(pos, table, t, bs, ts, args.rope_kv_paged.n_blocks, lane)) {
         return;
     }
     const uint p = uint(pos[t]);
@@ -185,7 +174,14 @@ static inline __attribute__((always_inline)) void paged_values(thread float* acc
     }
 }
 
-template <typename T>
+// A16 (attention_paged_f16_a16): the K rows and q rows 16-byte aligned
+// (the launch rule's pagedAligned), so a key's dot takes attn_dot_a16's
+// 16-byte loads, the same sums in the same order. attn_dot's packed
+// vectors load element by element on CUDA: every lane reading its own key
+// row 2 bytes at a time put 32 cache lines behind each of 64 loads a key,
+// which bound a step with a deep prompt chunk (L1 wavefronts, not the
+// walk's length: no split of the keys shortened it; BENCHMARKS.md, b38).
+template <typename T, bool A16 = false>
 kernel void attention_paged(device const float* q [[buffer(0)]],
                             device const T* K [[buffer(1)]],
                             device const T* V [[buffer(2)]],
@@ -262,7 +258,7 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
         // its K row here and, shuffled, every lane's load of its V row
         const ulong at = j < nvis ? paged_at(table, t, ts, bs, bstride, hs, ps, kvh, j) : 0ul;
         if (j >= first && j < nvis) {
-            s = attn_dot(qr, K + at, hd) * scale;
+            s = (A16 ? attn_dot_a16(qr, K + at, hd) : attn_dot(qr, K + at, hd)) * scale;
         }
         const float nm = max(M, simd_max(s));
         const float corr = exp(M - nm);
@@ -360,5 +356,7 @@ kernel void attention_paged(device const float* q [[buffer(0)]],
 
 typedef decltype(attention_paged<float>) attention_paged_f32_t;
 typedef decltype(attention_paged<half>) attention_paged_f16_t;
+typedef decltype(attention_paged<half, true>) attention_paged_f16_a16_t;
 template [[host_name("attention_paged_f32")]] kernel attention_paged_f32_t attention_paged<float>;
 template [[host_name("attention_paged_f16")]] kernel attention_paged_f16_t attention_paged<half>;
+template [[host_name("attention_paged_f16_a16")]] kernel attention_paged_f16_a16_t attention_paged<half, true>;

@@ -37,13 +37,12 @@ var batchMatMulRows = map[string]int{"cuda": 17}
 
 // promptBeside is the most prompt tokens a batch step takes while streams
 // decode (batch.Config.PromptBeside): $HARK_BATCH_PROMPT_BESIDE, for
-// measuring; unset, the whole token budget. No backend sets one yet: on an
-// H200 (SmolLM2 shape, 4 streams beside a 4,000-token prompt's last chunk)
-// a step with even 4 prompt rows took 14.0 ms against the streams' 2.6 ms
-// alone, 12 rows 16.7, 28 rows 22.5, 124 rows 58.6 (BENCHMARKS.md, "A long
-// prompt beside running streams"): each such row walks its ~4,000 keys as a
-// chain, so no chunk size keeps the streams within 2x of their step, and a
-// smaller one delays every prompt admitted beside streams.
+// measuring; unset, the whole token budget. No backend sets one: on an
+// H200 (SmolLM2 shape, 4 streams, a 4,000-token prompt; BENCHMARKS.md,
+// b38) a step with 4 prompt rows is within 2x of the streams' step with
+// the paged split on, but the streams' longest gap stays ~20 ms at every
+// chunk size, and a fixed small chunk delays every prompt admitted beside
+// streams (16 streams arriving together: TTFT p95 1.3 s at 4 tokens).
 func promptBeside() int {
 	n, err := strconv.Atoi(os.Getenv("HARK_BATCH_PROMPT_BESIDE"))
 	if err != nil || n < 0 {

@@ -127,6 +127,40 @@ func TestAttentionPagedSplit(t *testing.T) {
 	t.Logf("rows split %d, rows in one chunk %d", splitRows, wholeRows)
 }
 
+// attention_paged_f16_a16 (the K and q rows read 16 bytes a load) on pools
+// whose strides keep every row 16-byte aligned, the split's cases of head
+// sizes 16, 64 and 128, against the CPU, split and not: the launch rule
+// picks the instance, and its sums are attn_dot's.
+func TestAttentionPagedAligned(t *testing.T) {
+	defer func() { kitTune = nil }()
+	whole := shaders.TuningFor("cuda")
+	for _, tu := range []shaders.Tuning{pagedSplitCUDA(), whole} {
+		kitTune = &tu
+		r := rand.New(rand.NewPCG(38, 26))
+		n := 0
+		for _, c := range pagedSplitCases {
+			if c.hd%16 != 0 {
+				continue
+			}
+			n++
+			p := newPagedPoolHoles(r, c.hd, c.nKV, c.bs, c.ts, c.pos, 3)
+			p.ps = c.hd + 8
+			p.hs = c.bs*p.ps + 16
+			p.bstride = c.nKV*p.hs + 8
+			ldq := c.nHead*c.hd + 4
+			d := plan.AttentionPagedArgs{Type: ggml.F16, HeadDim: c.hd, NHead: c.nHead, NKV: c.nKV, M: len(c.pos), Ldq: ldq,
+				Ldo: c.nHead*c.hd + 1, BlockSize: c.bs, TableStride: c.ts, HeadStride: p.hs, PosStride: p.ps,
+				BlockStride: p.bstride, NBlocks: p.nBlocks}.Dispatch()
+			ls, err := shaders.LaunchFor(&d, &tu, nil)
+			require.NoError(t, err)
+			require.Equal(t, "attention_paged_f16_a16", ls[0].Function)
+			worst := checkAttentionPagedPool(t, r, p, c.nHead, c.window, ggml.F16, ldq)
+			t.Logf("chunk %d, head size %d, %d rows: worst relative error %.3g", tu.AttnPagedChunk, c.hd, len(c.pos), worst)
+		}
+		require.Equal(t, 4, n)
+	}
+}
+
 // The split's grid as the server's steps have it (the SmolLM2 shape: 9
 // heads, tables of 8,192 keys, an H200's 132 multiprocessors): 4 to 16
 // rows get chunks of 512-608 keys, so a decode row of up to 512 keys

@@ -135,9 +135,16 @@ func TestAttentionPagedKernel(t *testing.T) {
 // relative error of the output against the CPU's float64 reference.
 func checkAttentionPaged(t *testing.T, r *rand.Rand, hd, nHead, nKV, bs, ts, window int, pos []int32, ty ggml.Type, holes int) float64 {
 	t.Helper()
-	p := newPagedPoolHoles(r, hd, nKV, bs, ts, pos, holes)
+	return checkAttentionPagedPool(t, r, newPagedPoolHoles(r, hd, nKV, bs, ts, pos, holes), nHead, window, ty, nHead*hd+5)
+}
+
+// checkAttentionPagedPool is checkAttentionPaged over pool p, q rows ldq
+// floats apart.
+func checkAttentionPagedPool(t *testing.T, r *rand.Rand, p *pagedPool, nHead, window int, ty ggml.Type, ldq int) float64 {
+	t.Helper()
+	hd, nKV, bs, ts, pos := p.hd, p.nKV, p.bs, p.ts, p.pos
 	m := len(pos)
-	ldq, ldo := nHead*hd+5, nHead*hd+1
+	ldo := nHead*hd + 1
 	d := plan.AttentionPagedArgs{Type: ty, HeadDim: hd, NHead: nHead, NKV: nKV, M: m, Ldq: ldq, Ldo: ldo,
 		Scale: float32(1 / math.Sqrt(float64(hd))), HeadStride: p.hs, PosStride: p.ps, BlockSize: bs,
 		BlockStride: p.bstride, NBlocks: p.nBlocks, TableStride: ts, Window: window}.Dispatch()
