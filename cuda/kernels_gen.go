@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "b10bb1d9408f311973edaa6b1e4902a03cfdb4c5f11712b8f87869fc626abff4"
+const sourcesHash = "ec8a0a5fde5cf23720517dcd36b187a48290c36ecba8c1830b25f453b68a9ce9"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).
@@ -87,6 +87,7 @@ var kernelNames = []string{
 	"gelu_mul_mat_vec_q8_0_q8x",
 	"gelu_mul_mat_vec_q8_0_q8x_rp",
 	"gelu_mul_mat_vec_q8_0_rp",
+	"gelu_mul_quantize_q8x",
 	"layer_norm",
 	"layer_norm_mat_vec_f16",
 	"layer_norm_mat_vec_f16_a16",
@@ -125,6 +126,8 @@ var kernelNames = []string{
 	"mat_vec_q2_k",
 	"mat_vec_q3_k",
 	"mat_vec_q4_0",
+	"mat_vec_q4_0_q8p",
+	"mat_vec_q4_0_q8p_rp",
 	"mat_vec_q4_0_q8x",
 	"mat_vec_q4_0_q8x_rp",
 	"mat_vec_q4_0_rp",
@@ -135,10 +138,13 @@ var kernelNames = []string{
 	"mat_vec_q5_k",
 	"mat_vec_q6_k",
 	"mat_vec_q8_0",
+	"mat_vec_q8_0_q8p",
+	"mat_vec_q8_0_q8p_rp",
 	"mat_vec_q8_0_q8x",
 	"mat_vec_q8_0_q8x_rp",
 	"mat_vec_q8_0_rp",
 	"quantize_q8a",
+	"quantize_q8x",
 	"rms_norm",
 	"rms_norm_mat_vec_bf16",
 	"rms_norm_mat_vec_f16",
@@ -161,6 +167,7 @@ var kernelNames = []string{
 	"rms_norm_mat_vec_q8_0_q8x",
 	"rms_norm_mat_vec_q8_0_q8x_rp",
 	"rms_norm_mat_vec_q8_0_rp",
+	"rms_norm_quantize_q8x",
 	"rope",
 	"rope_attention_f16",
 	"rope_attention_f16_a16",
@@ -212,6 +219,7 @@ var kernelNames = []string{
 	"silu_mul_mat_vec_q8_0_q8x",
 	"silu_mul_mat_vec_q8_0_q8x_rp",
 	"silu_mul_mat_vec_q8_0_rp",
+	"silu_mul_quantize_q8x",
 	"softmax",
 	"token_logprob",
 	"whisper_align_dtw",

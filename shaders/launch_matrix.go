@@ -152,6 +152,12 @@ func knob(v, def, hi uint32) uint32 {
 }
 
 func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
+	return matVecLaunches(d, t, dst, true)
+}
+
+// matVecLaunches is mat_vec's launch rule; pre allows Tuning.MatVecQ8PreK's
+// pre-pass (not where x is made inside the product's own launch).
+func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Launch, error) {
 	name, err := fnName(d)
 	if err != nil {
 		return dst, err
@@ -183,12 +189,23 @@ func launchMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 		if t.Cores > 0 && capG > 0 {
 			groups = uint32(min(uint64(groups), uint64(t.Cores)*uint64(capG)))
 		}
-		return append(dst, Launch{
+		l := Launch{
 			Function:  q8,
 			Groups:    [3]uint32{groups, m, 1},
 			Threads:   [3]uint32{32 * sg, 1, 1},
 			Constants: mvConstants[rows-1][0][1],
-		}), nil
+		}
+		if !pre || k < t.MatVecQ8PreK || rows != q8pRows {
+			return append(dst, l), nil
+		}
+		// x' quantized once, then the product on its blocks
+		l.Function, l.Scratch = q8pNames[d.Type], q8pScratch(k)
+		return append(dst, Launch{
+			Function: q8pQuantize[d.Kernel],
+			Groups:   [3]uint32{ceilDiv(k/32, 8), 1, 1},
+			Threads:  [3]uint32{256, 1, 1},
+			Scratch:  l.Scratch,
+		}, l), nil
 	}
 	rows := knob(t.MatVecRows, defMatVecRows, 4)
 	if k >= MatVecWideK {
@@ -244,6 +261,25 @@ var q8xNames = func() map[plan.Kernel]map[ggml.Type]string {
 	}
 	return names
 }()
+
+// q8pQuantize are the pre-passes of Tuning.MatVecQ8PreK per form, and
+// q8pNames the products on their blocks per weight type (the file's
+// layout; "_rp": repack.go). matvec_q8.metal, "The pre-quantized path".
+var (
+	q8pQuantize = map[plan.Kernel]string{plan.MatVec: "quantize_q8x", plan.RMSNormMatVec: "rms_norm_quantize_q8x",
+		plan.SiLUMulMatVec: "silu_mul_quantize_q8x", plan.GELUMulMatVec: "gelu_mul_quantize_q8x"}
+	q8pNames = map[ggml.Type]string{ggml.Q8_0: "mat_vec_q8_0_q8p", ggml.Q4_0: "mat_vec_q4_0_q8p"}
+)
+
+// q8pRows is mat_vec_q8p's weight rows a SIMD-group, fixed at compile time
+// (MQ_P_ROWS) so that its row arrays hold no more (202 registers a thread
+// with them sized for 4); at other MatVecQ8Rows the in-kernel path runs.
+const q8pRows = 2
+
+// q8pScratch is the scratch of one quantized activation row of k
+// elements: the 16-byte head, k codes, and three words a 32-block (scale,
+// code sum, Σx²).
+func q8pScratch(k uint32) uint32 { return 16 + k + 12*(k/32) }
 
 // Aligned16 is the Tuning.Align16 value of a host whose weights buffers
 // start 16-byte aligned.

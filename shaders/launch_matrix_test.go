@@ -48,26 +48,57 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 
 	// with them (its default for q4_0; q8_0 by MatVecQ8KQ8_0): from
 	// MatVecQ8K wide, one aligned activation row; 2 rows a warp, 4 warps,
-	// one activation row a group
-	for typ, want := range map[ggml.Type]string{ggml.Q8_0: "rms_norm_mat_vec_q8_0_q8x", ggml.Q4_0: "rms_norm_mat_vec_q4_0_q8x"} {
+	// one activation row a group; x' quantized once by a pre-pass
+	// (MatVecQ8PreK: the cuda family's from MatVecQ8K), a warp a 32-block,
+	// 8 a group, the scratch shared; the product at 2 rows a warp only
+	// (q8pRows)
+	for typ, want := range map[ggml.Type]string{ggml.Q8_0: "mat_vec_q8_0_q8p", ggml.Q4_0: "mat_vec_q4_0_q8p"} {
 		d = plan.RMSNormMatVecArgs{Type: typ, N: 3072, K: 2048, M: 1, Ldx: 2048}.Dispatch()
 		lns, err = LaunchFor(&d, &cuda, nil)
 		require.NoError(t, err)
-		require.Equal(t, want, lns[0].Function, "the cuda family's default, %s", typ)
+		require.Len(t, lns, 2, "%s", typ)
+		require.Equal(t, Launch{Function: "rms_norm_quantize_q8x", Groups: [3]uint32{8, 1, 1}, Threads: [3]uint32{256, 1, 1},
+			Scratch: 16 + 2048 + 12*64}, lns[0], "%s", typ)
+		require.Equal(t, want, lns[1].Function, "%s", typ)
+		require.Equal(t, lns[0].Scratch, lns[1].Scratch)
+		require.Equal(t, [3]uint32{3072 / 8, 1, 1}, lns[1].Groups, "the q8x geometry (2 rows a warp, 4 warps)")
+		cudaR4 := cuda
+		cudaR4.MatVecQ8Rows = 4
+		lns, err = LaunchFor(&d, &cudaR4, nil)
+		require.NoError(t, err)
+		require.Equal(t, []string{"rms_norm_mat_vec_" + typeSuffix[typ] + "_q8x"}, []string{lns[0].Function}, "4 rows a warp: in-kernel")
 	}
+	for _, c := range []struct {
+		kern plan.Kernel
+		pre  string
+	}{{plan.MatVec, "quantize_q8x"}, {plan.SiLUMulMatVec, "silu_mul_quantize_q8x"}, {plan.GELUMulMatVec, "gelu_mul_quantize_q8x"}} {
+		d = plan.MatVecArgs{Type: ggml.Q4_0, N: 2048, K: 8192, M: 1, Ldx: 8192}.Dispatch()
+		d.Kernel = c.kern
+		lns, err = LaunchFor(&d, &cuda, nil)
+		require.NoError(t, err)
+		require.Equal(t, []string{c.pre, "mat_vec_q4_0_q8p"}, []string{lns[0].Function, lns[1].Function}, "%s", c.kern)
+		require.Equal(t, uint32(32), lns[0].Groups[0], "%s: 256 blocks", c.kern)
+	}
+	cudaIn, err := Override(cuda, fmt.Sprintf("MatVecQ8PreK=%d", MatVecQ8Off))
+	require.NoError(t, err)
+	d = plan.RMSNormMatVecArgs{Type: ggml.Q4_0, N: 3072, K: 2048, M: 1, Ldx: 2048}.Dispatch()
+	lns, err = LaunchFor(&d, &cudaIn, nil)
+	require.NoError(t, err)
+	require.Len(t, lns, 1)
+	require.Equal(t, "rms_norm_mat_vec_q4_0_q8x", lns[0].Function, "x' quantized in every threadgroup")
 	cudaQ8, err := Override(cuda, fmt.Sprintf("MatVecQ8KQ8_0=%d", cuda.MatVecQ8K))
 	require.NoError(t, err)
 	for _, c := range []struct {
 		typ  ggml.Type
 		k, m int
 		want string
-	}{{ggml.Q8_0, 2048, 1, "rms_norm_mat_vec_q8_0_q8x"}, {ggml.Q4_0, 8192, 1, "rms_norm_mat_vec_q4_0_q8x"},
+	}{{ggml.Q8_0, 2048, 1, "mat_vec_q8_0_q8p"}, {ggml.Q4_0, 8192, 1, "mat_vec_q4_0_q8p"},
 		{ggml.Q8_0, 2016, 1, "rms_norm_mat_vec_q8_0"}, {ggml.Q8_0, 2048, 2, "rms_norm_mat_vec_q8_0"},
 		{ggml.Q8_0, MatVecQ8MaxK + 32, 1, "rms_norm_mat_vec_q8_0"}, {ggml.F16, 2048, 1, "rms_norm_mat_vec_f16_a16"}} {
 		d = plan.RMSNormMatVecArgs{Type: c.typ, N: 3072, K: c.k, M: c.m, Ldx: c.k}.Dispatch()
 		lns, err = LaunchFor(&d, &cudaQ8, nil)
 		require.NoError(t, err)
-		require.Equal(t, c.want, lns[0].Function, "%s k=%d m=%d", c.typ, c.k, c.m)
+		require.Equal(t, c.want, lns[len(lns)-1].Function, "%s k=%d m=%d", c.typ, c.k, c.m)
 		if strings.HasSuffix(c.want, "_q8x") { // from MatVecQ8LongK wide: 8 warps
 			rows, threads := uint32(8), uint32(128)
 			if c.k >= MatVecQ8LongK {
@@ -84,7 +115,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	// 384 on 264; a small product's 25 as they are); from MatVecQ8LongK
 	// wide 8 warps and MatVecQ8GroupsLong (1) a multiprocessor (the down
 	// product's 128 row sets of 16 as they are, 4096 of them on 132)
-	h200 := cuda
+	h200 := cudaIn // (x' quantized in-kernel: one launch; the pre-pass keeps the same product geometry)
 	h200.Cores = 132
 	for _, c := range []struct{ n, k, groups, threads uint32 }{{49152, 2048, 264, 128}, {3072, 2048, 264, 128},
 		{2048, 8192, 128, 256}, {65536, 4096, 132, 256}, {2048, 4064, 256, 128}, {200, 2048, 25, 128}} {

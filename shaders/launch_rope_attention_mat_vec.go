@@ -76,8 +76,9 @@ func launchRopeAttentionMatVec(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Lau
 	mv := a.MatVec().Dispatch()
 	first := len(dst)
 	// mat_vec's launch rule, its 8-bit-activation instances included
-	// (rope_attention_mat_vec_o_<type>_q8x)
-	dst, err = launchMatVec(&mv, t, dst)
+	// (rope_attention_mat_vec_o_<type>_q8x; no pre-pass: x, the attention
+	// output, is made in this launch)
+	dst, err = matVecLaunches(&mv, t, dst, false)
 	if err != nil {
 		return dst, err
 	}

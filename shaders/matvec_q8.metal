@@ -25,6 +25,24 @@
 
 #define MQ_MAX_K 16384
 
+// The pre-quantized path (Tuning.MatVecQ8PreK; llama.cpp's quantize_q8_1 +
+// mmvq design): quantize_q8x_<form> writes x' once, as the quantization
+// below does it element for element, into the dispatch's scratch, and
+// mat_vec_q8p_<type> copies those blocks into threadgroup memory instead of
+// quantizing x' in every threadgroup (the down product's quantization was
+// most of its instructions: BENCHMARKS.md, round 16). Scratch: a 16-byte
+// head, then k int8 codes, nb scales (f16-rounded, as floats), nb code sums,
+// nb sums of x² (RMSNorm's partials; nb = k/32). The head carries what the
+// form decides, so one product serves the four: eps (RMSNorm's; -1: x' is
+// not normalized) and ge (MatVec's GELU-out flag).
+struct q8p_head {
+    float eps;
+    uint ge;
+    uint pad0, pad1;
+};
+#define Q8P_HEAD 16
+#define MQ_P_ROWS 2
+
 // dot4_i8 is c plus the dot product of the four signed bytes of a and b.
 #ifndef MSL_DOT4_I8
 static inline int dot4_i8(uint a, uint b, int c) {
@@ -191,13 +209,19 @@ static inline __attribute__((always_inline)) void mq_rows(device const uchar* W,
 // rows instead of once for its nsg·R. A SIMD-group's first rows' first
 // blocks are loaded before the quantization, so their latency overlaps
 // it, and each next rows' first blocks as soon as a row set is summed.
-template <typename B, int MODE>
+//
+// PRE (mat_vec_q8p): x' comes quantized in scr (quantize_q8x) and is only
+// copied; the head's eps and ge stand for the form's. RC, when not 0, is
+// R fixed at compile time (the 4-row arrays then keep only R rows'
+// registers).
+template <typename B, int MODE, bool PRE = false, int RC = 0>
 static inline __attribute__((always_inline)) void mat_vec_q8x_body(
         device const uchar* W, device const float* x, device float* out, device const float* bias,
         device const float* res, device const float* x2, mv_shape sh, uint3 tgpig, uint ntg, uint sgitg, uint nsg,
-        uint lane, threadgroup uint4* qx, threadgroup float* dx, threadgroup int* sx, threadgroup float* tss) {
+        uint lane, threadgroup uint4* qx, threadgroup float* dx, threadgroup int* sx, threadgroup float* tss,
+        device const uchar* scr = nullptr) {
     const int n = sh.n, k = sh.k;
-    const int R = clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);
+    const int R = RC > 0 ? RC : clamp(int(fc_mv_rows), 1, MV_MAX_ROWS);
     const int xrow = int(tgpig.y);
     device const float* xr = x + xrow * sh.ldx;
     device const float* x2r = MODE == MV_RMS ? x2 : x2 + xrow * sh.ld2;
@@ -215,20 +239,40 @@ static inline __attribute__((always_inline)) void mat_vec_q8x_body(
     if (row0 < n && b0 < nb) mq_rows<B>(W, rb, row0, n, R, b0, c0i, k, a0, a1, c0, c1, da, dc);
 
     const int nt = 32 * int(nsg);
-    const float ss = mq_quantize<MODE>(xr, x2r, k, int(sgitg) * 32 + int(lane), nt, (threadgroup uint*)qx, dx, sx);
+    const int tid = int(sgitg) * 32 + int(lane);
+    float ss = 0.0f, eps = sh.eps;
+    bool norm = MODE == MV_RMS;
+    if (PRE) {
+        device const q8p_head* h = (device const q8p_head*)scr;
+        eps = h->eps;
+        norm = eps >= 0.0f;
+        sh.ge = h->ge != 0u;
+        device const uint4* gq = (device const uint4*)(scr + Q8P_HEAD);
+        device const float* gd = (device const float*)(scr + Q8P_HEAD + k);
+        device const int* gs = (device const int*)(gd + nb);
+        device const float* gss = (device const float*)(gs + nb);
+        for (int i = tid; i < k / 16; i += nt) qx[i] = gq[i];
+        for (int i = tid; i < nb; i += nt) {
+            dx[i] = gd[i];
+            sx[i] = gs[i];
+            if (norm) ss += gss[i];
+        }
+    } else {
+        ss = mq_quantize<MODE>(xr, x2r, k, tid, nt, (threadgroup uint*)qx, dx, sx);
+    }
     float inv = 1.0f;
-    if (MODE == MV_RMS) {
+    if (norm) {
         const float s = simd_sum(ss);
         if (lane == 0) tss[sgitg] = s;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    if (MODE == MV_RMS) {
+    if (norm) {
         float t = 0.0f;
         for (int i = 0; i < 32; ++i) {
             if (i >= int(nsg)) break;
             t += tss[i];
         }
-        inv = 1.0f / sqrt(t / float(k) + sh.eps);
+        inv = 1.0f / sqrt(t / float(k) + eps);
     }
 
     // no barrier follows: SIMD-groups leave the loop on their own
@@ -258,6 +302,9 @@ static inline __attribute__((always_inline)) void mat_vec_q8x_body(
         float4 s;
         if (R == 1) {
             s = float4(simd_sum(acc.x), 0.0f, 0.0f, 0.0f);
+        } else if (RC == 2) {
+            const float2 s2 = simd_sum(float2(acc.x, acc.y));
+            s = float4(s2.x, s2.y, 0.0f, 0.0f);
         } else {
             s = simd_sum(acc);
         }
@@ -295,7 +342,7 @@ kernel void mat_vec_q8x_impl(
     mv_shape sh = mv_product_shape<MODE>(args);
     sh.k = min(sh.k, MQ_MAX_K);
     if (int(tgpig.y) >= sh.m) return;
-    mat_vec_q8x_body<B, MODE>(W, x, out, bias, res, x2, sh, tgpig, ntgs.x, sgitg, nsg, lane, qx, dx, sx, tss);
+    mat_vec_q8x_body<B, MODE, false>(W, x, out, bias, res, x2, sh, tgpig, ntgs.x, sgitg, nsg, lane, qx, dx, sx, tss);
 }
 
 typedef decltype(mat_vec_q8x_impl<rp_q8_0, MV_PLAIN>) mat_vec_q8x_t;
@@ -316,3 +363,96 @@ template [[host_name("gelu_mul_mat_vec_q8_0_q8x")]] kernel mat_vec_q8x_t mat_vec
 template [[host_name("gelu_mul_mat_vec_q4_0_q8x")]] kernel mat_vec_q8x_t mat_vec_q8x_impl<block_q4_0, MV_GELU>;
 template [[host_name("gelu_mul_mat_vec_q8_0_q8x_rp")]] kernel mat_vec_q8x_t mat_vec_q8x_impl<rp_q8_0, MV_GELU>;
 template [[host_name("gelu_mul_mat_vec_q4_0_q8x_rp")]] kernel mat_vec_q8x_t mat_vec_q8x_impl<rp_q4_0, MV_GELU>;
+
+// quantize_q8x_<form>: x' of one activation row (m = 1: the launch rule)
+// into the scratch head's layout (above), a SIMD-group a 32-block and a
+// lane an element; grid ceil(nb/8) × 256 threads. Per element the same
+// operations as mq_quantize (the block's max is exact in any order, the
+// code sum an integer), so the codes and scales are the in-kernel path's
+// bit for bit; Σx² is summed by blocks, so RMSNorm's 1/rms may differ from
+// it in the last bits.
+template <int MODE>
+kernel void quantize_q8x_impl(
+        device const float* x [[buffer(1)]],
+        device const float* x2 [[buffer(5)]],
+        constant Args& args [[buffer(8)]],
+        device uchar* scratch [[buffer(10)]],
+        uint3 tgpig [[threadgroup_position_in_grid]],
+        uint sgitg [[simdgroup_index_in_threadgroup]],
+        uint lane [[thread_index_in_simdgroup]]) {
+    const mv_shape sh = mv_product_shape<MODE>(args);
+    const int k = min(sh.k, MQ_MAX_K), nb = k / 32;
+    const int b = int(tgpig.x) * 8 + int(sgitg);
+    if (tgpig.x == 0 && sgitg == 0 && lane == 0) {
+        device q8p_head* h = (device q8p_head*)scratch;
+        h->eps = MODE == MV_RMS ? sh.eps : -1.0f;
+        h->ge = sh.ge ? 1u : 0u;
+    }
+    if (b >= nb) return; // the whole SIMD-group
+    const int i = b * 32 + int(lane);
+    float a = x[i], ss = 0.0f;
+    if (MODE == MV_RMS) {
+        ss = a * a;
+        a *= x2[i];
+    } else if (MODE == MV_SILU) {
+        a = mv_silu(a) * x2[i];
+    } else if (MODE == MV_GELU) {
+        a = gelu_tanh(a) * x2[i];
+    }
+    const float d = simd_max(fabs(a)) / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    const int q = int(round(a * id));
+    int s = q;
+    for (uint o = 1; o < 32; o <<= 1) s += simd_shuffle_xor(s, o);
+    if (MODE == MV_RMS) ss = simd_sum(ss);
+    ((device char*)(scratch + Q8P_HEAD))[i] = char(q);
+    if (lane == 0) {
+        device float* gd = (device float*)(scratch + Q8P_HEAD + k);
+        gd[b] = float(half(d));
+        ((device int*)(gd + nb))[b] = s;
+        ((device float*)(gd + 2 * nb))[b] = ss;
+    }
+}
+
+typedef decltype(quantize_q8x_impl<MV_PLAIN>) quantize_q8x_t;
+
+template [[host_name("quantize_q8x")]] kernel quantize_q8x_t quantize_q8x_impl<MV_PLAIN>;
+template [[host_name("rms_norm_quantize_q8x")]] kernel quantize_q8x_t quantize_q8x_impl<MV_RMS>;
+template [[host_name("silu_mul_quantize_q8x")]] kernel quantize_q8x_t quantize_q8x_impl<MV_SILU>;
+template [[host_name("gelu_mul_quantize_q8x")]] kernel quantize_q8x_t quantize_q8x_impl<MV_GELU>;
+
+// mat_vec_q8p_<type>: the product of any form on quantize_q8x's x' (the
+// Product family's sizes, the same in every form; bindings 0-4 and P:
+// mat_vec_impl's; the scratch at 10), MQ_P_ROWS rows a SIMD-group, fixed
+// (the launch rule takes it only at that many: shaders.q8pRows).
+template <typename B>
+kernel void mat_vec_q8p_impl(
+        device const uchar* W [[buffer(0)]],
+        device const float* x [[buffer(1)]],
+        device float* out [[buffer(2)]],
+        device const float* bias [[buffer(3)]],
+        device const float* res [[buffer(4)]],
+        constant Args& args [[buffer(8)]],
+        device const uchar* scratch [[buffer(10)]],
+        uint3 tgpig [[threadgroup_position_in_grid]],
+        uint3 ntgs [[threadgroups_per_grid]],
+        uint sgitg [[simdgroup_index_in_threadgroup]],
+        uint nsg [[simdgroups_per_threadgroup]],
+        uint lane [[thread_index_in_simdgroup]]) {
+    threadgroup uint4 qx[MQ_MAX_K / 16];
+    threadgroup float dx[MQ_MAX_K / 32];
+    threadgroup int sx[MQ_MAX_K / 32];
+    threadgroup float tss[32];
+    mv_shape sh = mv_product_shape<MV_SILU>(args); // (no form's own word: eps and ge come from the head)
+    sh.k = min(sh.k, MQ_MAX_K);
+    if (int(tgpig.y) >= sh.m) return;
+    mat_vec_q8x_body<B, MV_PLAIN, true, MQ_P_ROWS>(W, x, out, bias, res, x, sh, tgpig, ntgs.x, sgitg, nsg, lane, qx, dx,
+                                                   sx, tss, scratch);
+}
+
+typedef decltype(mat_vec_q8p_impl<rp_q8_0>) mat_vec_q8p_t;
+
+template [[host_name("mat_vec_q8_0_q8p")]] kernel mat_vec_q8p_t mat_vec_q8p_impl<block_q8_0>;
+template [[host_name("mat_vec_q4_0_q8p")]] kernel mat_vec_q8p_t mat_vec_q8p_impl<block_q4_0>;
+template [[host_name("mat_vec_q8_0_q8p_rp")]] kernel mat_vec_q8p_t mat_vec_q8p_impl<rp_q8_0>;
+template [[host_name("mat_vec_q4_0_q8p_rp")]] kernel mat_vec_q8p_t mat_vec_q8p_impl<rp_q4_0>;

@@ -222,8 +222,17 @@ func init() {
 	}
 }
 
-// quantize_q8a reads no weights: the same function either way.
-func init() { rpNames["quantize_q8a"] = "quantize_q8a" }
+// quantize_q8a and quantize_q8x's forms read no weights: the same function
+// either way.
+func init() {
+	rpNames["quantize_q8a"] = "quantize_q8a"
+	for _, fn := range q8pQuantize {
+		rpNames[fn] = fn
+	}
+	for _, fn := range q8pNames {
+		rpNames[fn] = fn + "_rp"
+	}
+}
 
 // RepackedFunction is the function that runs launch function fn on
 // weights in a repacked layout. Every launch of a dispatch whose weights

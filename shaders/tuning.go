@@ -92,6 +92,16 @@ type Tuning struct {
 	MatVecQ8RowsLong       uint32
 	MatVecQ8SIMDGroupsLong uint32
 	MatVecQ8GroupsLong     uint32
+	// MatVecQ8PreK is the product width from which those instances take
+	// x' quantized once, by a pre-pass launch (quantize_q8x's forms into
+	// the dispatch's scratch), instead of in every threadgroup
+	// (mat_vec_q8p; matvec_q8.metal, "The pre-quantized path"); the same
+	// codes and scales, so the same result but for RMSNorm's Σx² summed
+	// in another order. Default: MatVecQ8Off (never). The cuda family:
+	// 2048, every such product (an H200, the 1B shape's tg128 q8_0 / q4_0
+	// +8% / +14% against the in-kernel quantization, the pre-pass at
+	// 4096, the down product alone, +5% / +10%; bench/cuda/20261202-q34).
+	MatVecQ8PreK uint32
 	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
 	// weight type with a tensor-core variant launches mat_mul_mma_<type>
 	// (native CUDA, cuda/native; the same grid and blocking as mat_mul)
@@ -317,6 +327,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecBatchMany: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	MatVecQ8K: MatVecQ8Off, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
 	MatVecQ8Groups: 1 << 16, MatVecQ8RowsLong: defMatVecQ8Rows, MatVecQ8SIMDGroupsLong: defMatVecQ8SIMDGroups, MatVecQ8GroupsLong: 1 << 16,
+	MatVecQ8PreK: MatVecQ8Off,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8,
@@ -385,7 +396,7 @@ var Families = []Tuning{
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, MatVecBatchMany: 4,
 		MatVecQ8K: MatVecWideK, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, MatVecQ8Groups: 2,
-		MatVecQ8SIMDGroupsLong: 8, MatVecQ8GroupsLong: 1, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
+		MatVecQ8SIMDGroupsLong: 8, MatVecQ8GroupsLong: 1, MatVecQ8PreK: MatVecWideK, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
 		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, AttnPagedChunk: PagedSplitOff, AttnPagedValues: PagedValuesBatched, SampleSegment: 1024, WhisperSegment: 1024},
 }
 
@@ -426,6 +437,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MatVecQ8RowsLong, t.MatVecQ8Rows)
 	fill(&t.MatVecQ8SIMDGroupsLong, t.MatVecQ8SIMDGroups)
 	fill(&t.MatVecQ8GroupsLong, t.MatVecQ8Groups)
+	fill(&t.MatVecQ8PreK, d.MatVecQ8PreK)
 	fill(&t.EmbedThreads, d.EmbedThreads)
 	fill(&t.Repack, d.Repack)
 	fill(&t.Align16, d.Align16)

@@ -36,14 +36,17 @@ const mxQ8Tight = 2e-3
 // one activation row aligned;
 // three rows, or unaligned activations, keep mat_vec; and with the grid
 // capped at two threadgroups (Tuning.MatVecQ8Groups), each looping over
-// row sets. On a device
-// (HARK_MSLTEST_DEVICE) it runs the device's own tuning.
+// row sets. Both ways of quantizing x': in every threadgroup (_q8x) and
+// once by a pre-pass launch (Tuning.MatVecQ8PreK: quantize_q8x's form,
+// then mat_vec_q8p). On a device (HARK_MSLTEST_DEVICE) it runs the
+// device's own tuning.
 func TestMatVecQ8Activations(t *testing.T) {
 	be, tun := cudaTuning(t)
 	tun.MatVecQ8KQ8_0 = tun.MatVecQ8K // q8_0 weights take them by choice (the cuda family keeps float activations for them)
 	require.LessOrEqual(t, tun.MatVecQ8K, uint32(2048), "the tuning under test takes the 8-bit-activation mat-vecs")
 	r := rand.New(rand.NewPCG(34, 8))
-	for _, cf := range []struct{ repack, capped bool }{{true, false}, {false, false}, {true, true}} {
+	for _, cf := range []struct{ repack, capped, pre bool }{
+		{true, false, false}, {false, false, false}, {true, true, false}, {true, false, true}, {false, false, true}, {true, true, true}} {
 		repack := cf.repack
 		tn := tun
 		if !repack {
@@ -51,6 +54,10 @@ func TestMatVecQ8Activations(t *testing.T) {
 		}
 		if cf.capped { // two threadgroups, each looping over the row sets (Tuning.MatVecQ8Groups)
 			tn.Cores, tn.MatVecQ8Groups = 2, 1
+		}
+		tn.MatVecQ8PreK = shaders.MatVecQ8Off
+		if cf.pre {
+			tn.MatVecQ8PreK = tn.MatVecQ8K
 		}
 		bt := be.WithTuning(tn)
 		for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
@@ -63,17 +70,26 @@ func TestMatVecQ8Activations(t *testing.T) {
 						if cf.capped && !(tc.m == 1 && tc.aligned) {
 							continue
 						}
-						name := fmt.Sprintf("%s %s k=%d m=%d aligned=%v repack=%v capped=%v", kern, typ, k, tc.m, tc.aligned, repack, cf.capped)
+						name := fmt.Sprintf("%s %s k=%d m=%d aligned=%v repack=%v capped=%v pre=%v", kern, typ, k, tc.m, tc.aligned, repack, cf.capped, cf.pre)
 						c, exact := productCaseLayout(t, r, kern, typ, 37, k, tc.m, true, false, tc.aligned)
 						ls, err := shaders.LaunchFor(&c.d, &tn, nil)
 						require.NoError(t, err, name)
 						q8x := tc.m == 1 && tc.aligned
-						require.Equal(t, q8x, strings.HasSuffix(ls[0].Function, "_q8x"), "%s: %s", name, ls[0].Function)
+						pl := ls[len(ls)-1] // the product
+						if q8x && cf.pre {
+							require.Len(t, ls, 2, name)
+							require.True(t, strings.HasSuffix(ls[0].Function, "quantize_q8x"), "%s: %s", name, ls[0].Function)
+							require.Equal(t, "mat_vec_"+q8Suffix[typ]+"_q8p", pl.Function, name)
+							require.Equal(t, ls[0].Scratch, pl.Scratch, name)
+						} else {
+							require.Len(t, ls, 1, name)
+							require.Equal(t, q8x, strings.HasSuffix(pl.Function, "_q8x"), "%s: %s", name, pl.Function)
+						}
 						if cf.capped {
-							require.Equal(t, uint32(2), ls[0].Groups[0], name)
+							require.Equal(t, uint32(2), pl.Groups[0], name)
 						}
 						if q8x && k >= shaders.MatVecQ8LongK {
-							require.Equal(t, 32*tn.MatVecQ8SIMDGroupsLong, ls[0].Threads[0], name)
+							require.Equal(t, 32*tn.MatVecQ8SIMDGroupsLong, pl.Threads[0], name)
 						}
 						if !q8x {
 							checkOn(t, bt, name, typ, c, exact)
@@ -100,6 +116,64 @@ func TestMatVecQ8Activations(t *testing.T) {
 						require.LessOrEqual(t, eCPU, mxCPUBound[typ], "%s: vs the CPU backend", name)
 					}
 				}
+			}
+		}
+	}
+}
+
+// q8Suffix names the 8-bit-activation mat-vecs' weight types.
+var q8Suffix = map[ggml.Type]string{ggml.Q8_0: "q8_0", ggml.Q4_0: "q4_0"}
+
+// TestMatVecQ8PreQuantizedSame: x' quantized once by the pre-pass
+// (Tuning.MatVecQ8PreK, quantize_q8x's forms, then mat_vec_q8p) gives the
+// in-kernel quantization's (_q8x) result bit for bit where x' needs no
+// reduction across the row: mat_vec (also with its GELU-out flag, which
+// the pre-pass hands the product), SiLU·mul and GELU·mul. RMSNorm's Σx²
+// is summed by blocks there and by threads here, so 1/rms may differ in
+// its last bits: within 1e-6. k = 2048 and 8192 (the 1B shape's down
+// product), repacked and in the file's layout.
+func TestMatVecQ8PreQuantizedSame(t *testing.T) {
+	be, tun := cudaTuning(t)
+	tun.MatVecQ8KQ8_0 = tun.MatVecQ8K
+	r := rand.New(rand.NewPCG(34, 26))
+	for _, repack := range []bool{true, false} {
+		off, on := tun, tun
+		off.MatVecQ8PreK, on.MatVecQ8PreK = shaders.MatVecQ8Off, tun.MatVecQ8K
+		if !repack {
+			off.Repack, on.Repack = 1, 1
+		}
+		bOff, bOn := be.WithTuning(off), be.WithTuning(on)
+		check := func(c *mxCase, name string) {
+			lOff, err := shaders.LaunchFor(&c.d, &off, nil)
+			require.NoError(t, err, name)
+			lOn, err := shaders.LaunchFor(&c.d, &on, nil)
+			require.NoError(t, err, name)
+			require.Len(t, lOff, 1, name)
+			require.True(t, strings.HasSuffix(lOff[0].Function, "_q8x"), "%s: %s", name, lOff[0].Function)
+			require.Len(t, lOn, 2, name)
+			a, b := runOn(t, bOff, c), runOn(t, bOn, c)
+			if c.d.Kernel == plan.RMSNormMatVec {
+				e := relErr(b, float64s(a))
+				t.Logf("%-50s pre-pass vs in-kernel %.2e", name, e)
+				require.LessOrEqual(t, e, 1e-6, name)
+				return
+			}
+			for i := range a {
+				if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+					require.Failf(t, "not the same bits", "%s: element %d: pre-pass %g, in-kernel %g", name, i, b[i], a[i])
+				}
+			}
+		}
+		for _, typ := range []ggml.Type{ggml.Q8_0, ggml.Q4_0} {
+			for _, k := range []int{int(max(tun.MatVecQ8K, 2048)), 8192} {
+				for _, kern := range []plan.Kernel{plan.MatVec, plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.GELUMulMatVec} {
+					c, _ := productCaseLayout(t, r, kern, typ, 37, k, 1, true, false, true)
+					check(c, fmt.Sprintf("%s %s k=%d repack=%v", kern, typ, k, repack))
+				}
+				// mat_vec with its GELU-out flag (a bias, no residual)
+				c, exact := productCaseLayout(t, r, plan.MatVec, typ, 37, k, 1, false, false, true)
+				geluOut(r, c, exact)
+				check(c, fmt.Sprintf("mat_vec gelu-out %s k=%d repack=%v", typ, k, repack))
 			}
 		}
 	}
