@@ -24,6 +24,11 @@ import (
 // the faults cost a pp512 ~10% (BENCHMARKS.md, "Memory after prefill
 // released").
 //
+// A pass the plan marks Recurring (a Whisper encoder window, which
+// alternates with the decoder's steps) gives nothing back: at 16 workers
+// its re-faulted pages cost a transcription ~5% (BENCHMARKS.md, issue
+// #37's fourth round); its pages stay until the model closes.
+//
 // Only what no other pass needs goes: the pages the other passes touch
 // (decode's rows, the sampler's scratch) stay, as do those of a buffer
 // whose bytes outlive a pass (one no pass binds, the host's; one a pass

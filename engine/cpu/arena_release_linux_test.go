@@ -7,6 +7,8 @@ import (
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/llm"
 	"github.com/harkapp/hark/engine/plan"
+	"github.com/harkapp/hark/engine/whisper"
+	"github.com/harkapp/hark/internal/shared"
 	"github.com/stretchr/testify/require"
 )
 
@@ -131,4 +133,38 @@ func TestDroppedScratchExact(t *testing.T) {
 	require.Equal(t, drops+4, ex.nDrops)
 	pos = batch + 1 // after the last cycle's prefill and decode
 	require.Zero(t, testing.AllocsPerRun(4, decode), "a decode step after it")
+}
+
+// TestRecurringPassKeepsPages loads the kit tiny.en q8_0 Whisper model,
+// whose encode pass the plan marks Recurring: that pass gives nothing back
+// (the decoder's passes still may), so the pages an encoder window touched
+// are all resident after the decoder's prompt that follows it. Before, the
+// prompt gave them back and the next window faulted them in again.
+func TestRecurringPassKeepsPages(t *testing.T) {
+	f, err := whisper.OpenFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-q8_0.bin"))
+	require.NoError(t, err)
+	defer f.Close()
+	be := &recordingBackend{Backend: New(Options{Threads: 2})}
+	defer be.Close()
+	m, err := f.Load(be, whisper.Options{})
+	require.NoError(t, err)
+	defer m.Close()
+	ex := be.ex
+	require.Nil(t, ex.drops[whisper.PassEncode], "the encode pass gives nothing back") // 16.6 MB before
+	mel := make([]float32, m.H.NMels*m.H.NFrames())
+	for i := range mel {
+		mel[i] = float32(i%89)/89 - 0.5
+	}
+	sp, err := whisper.SpecialsFor(m.H.NVocab)
+	require.NoError(t, err)
+	sot := []int32{sp.SOT}
+	for w := range 2 {
+		require.NoError(t, m.Encode(mel))
+		enc := resident(ex.arena.b)
+		_, err = m.Prompt(sot, 0)
+		require.NoError(t, err)
+		after := resident(ex.arena.b)
+		t.Logf("window %d: %d arena bytes resident after the encoder, %d after the prompt", w, enc, after)
+		require.GreaterOrEqual(t, after, enc, "window %d: the encoder's pages stay through the prompt", w)
+	}
 }

@@ -191,8 +191,8 @@ func (e *Exec) ensureAttn(n int) []float32 {
 
 // attnGEMMNeeds is the product path's scratch for a dispatch's static
 // shape (0 when it takes the direct path); kvCap is the keys its cache
-// holds. Causal dispatches may take the blocked path instead, so theirs is
-// the larger of the two.
+// holds. Dispatches may take the blocked path instead, so theirs is the
+// larger of the two.
 func attnGEMMNeeds(d *plan.Dispatch, kvCap, workers int, chunked bool) int {
 	a := plan.DecodeAttention(d)
 	m, hd := a.M, a.HeadDim
@@ -200,10 +200,9 @@ func attnGEMMNeeds(d *plan.Dispatch, kvCap, workers int, chunked bool) int {
 		return 0
 	}
 	n := satAdd(satMul(2*kvCap, hd), satMul(min(m, attnRowBlock(kvCap, chunked && a.Flags&plan.FlagCausal != 0)), kvCap))
-	if a.Flags&plan.FlagCausal != 0 {
-		n = max(n, attnBlocksNeeds(kvCap, hd, a.NKV, workers))
-	}
-	return n
+	// non-causal f32 products read the cache in place (attnInPlace)
+	inPlace := a.Flags&plan.FlagCausal == 0 && a.Type == ggml.F32
+	return max(n, attnBlocksNeeds(kvCap, hd, a.NKV, workers, inPlace))
 }
 
 // attnRowBlock is the query rows of one score block over kv keys. Where

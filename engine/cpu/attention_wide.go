@@ -3,12 +3,17 @@ package cpu
 // attnWideTask runs single-query attention whose (row, head) items are
 // fewer than the pool's workers — the Whisper decoder's cross-attention:
 // 6 heads over 1,500 encoder keys, which attnTask left to 6 of 16
-// workers — in three jobs: the scores by runs of keys, the softmax by
-// item, the values by 32-wide slices of the head. Each score is one key's
-// kernel call as attnTask makes it (runs start a multiple of 4 keys in,
-// where keyScoresF32's groups of 4 do) and each output element adds the
-// same products in the same order (addValuesF32 keeps its 32-wide slices
-// apart), so the results are attnTask's bit for bit.
+// workers — in two jobs: the scores by runs of keys, then the softmax and
+// the values by 32-wide slices of the head, each slice's item taking the
+// softmax of its head's row into its worker's own row (a decoder token
+// waits at one barrier fewer a layer: issue #37). Where the probabilities
+// are bound (written out) the softmax runs in place as a job of its own
+// between the two. Each score is one key's kernel call as attnTask makes
+// it (runs start a multiple of 4 keys in, where keyScoresF32's groups of
+// 4 do), the softmax is the same function of the same row, and each
+// output element adds the same products in the same order (addValuesF32
+// keeps its 32-wide slices apart), so the results are attnTask's bit for
+// bit.
 type attnWideTask struct {
 	a      *attnTask
 	phase  int
@@ -22,6 +27,7 @@ const (
 	wideScores = iota
 	wideSoftmax
 	wideValues
+	wideSoftValues // wideSoftmax into the worker's row, then wideValues
 )
 
 // wideSlice is the values job's share of a head: addValuesF32's register
@@ -63,14 +69,17 @@ func (e *Exec) attendWide(a *attnTask) {
 	}
 	t.phase = wideScores
 	e.pool.Run(items*t.runs, 1, t)
-	t.phase = wideSoftmax
-	e.pool.Run(items, 1, t)
-	t.phase = wideValues
+	t.phase = wideSoftValues
+	if a.probs != nil {
+		t.phase = wideSoftmax
+		e.pool.Run(items, 1, t)
+		t.phase = wideValues
+	}
 	e.pool.Run(items*a.hd/wideSlice, 1, t)
 	t.a = nil
 }
 
-func (t *attnWideTask) Do(_, lo, hi int) {
+func (t *attnWideTask) Do(w, lo, hi int) {
 	a := t.a
 	for i := lo; i < hi; i++ {
 		switch t.phase {
@@ -93,6 +102,17 @@ func (t *attnWideTask) Do(_, lo, hi int) {
 			_, o, first, nvis, off := a.itemView(it)
 			if first < nvis {
 				addValuesF32(o[c:c+wideSlice], t.s[it][first:nvis], a.v.f[off+c:], a.ps)
+			}
+		case wideSoftValues:
+			per := a.hd / wideSlice
+			it, c := i/per, (i%per)*wideSlice
+			_, o, first, nvis, off := a.itemView(it)
+			clear(o[c : c+wideSlice])
+			if first < nvis {
+				p := a.scores[w][first:nvis] // the worker's row (attnTask's scores)
+				copy(p, t.s[it][first:nvis])
+				softmaxScaled(p, 1)
+				addValuesF32(o[c:c+wideSlice], p, a.v.f[off+c:], a.ps)
 			}
 		}
 	}

@@ -49,6 +49,10 @@ func checkAttnWide(t *testing.T, e *Exec, r *rand.Rand, m, nHead, nKV, hd, kv, w
 		narrow.probs, wide.probs = make([]float32, nHead*m*kv), make([]float32, nHead*m*kv)
 	}
 	narrow.scores = [][]float32{make([]float32, kv)}
+	wide.scores = make([][]float32, e.pool.Workers()) // the executor's per-worker rows (the softmax's, without probs)
+	for w := range wide.scores {
+		wide.scores[w] = make([]float32, kv)
+	}
 	narrow.kvs = [][]kvSpan{make([]kvSpan, 1)}
 	narrow.Do(0, 0, m*nHead)
 	if m*nHead < e.pool.Workers() && !e.useAttnWide(&wide) {

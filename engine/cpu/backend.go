@@ -106,6 +106,11 @@ func (b *Backend) Load(p *plan.Plan) (plan.Executable, error) {
 		ops[i] = ps.Ops
 	}
 	offs, span, touched, runs, drops := scratchLayout(p.Buffers, ops, e.rowExact, b.chunkRows)
+	for i, ps := range p.Passes {
+		if ps.Recurring {
+			drops[i] = nil // its pages stay (arena_release.go)
+		}
+	}
 	e.arena, e.arenaTouched, e.drops, e.pending = newSpare(span), touched, drops, -1 // untouched pages cost nothing
 	arena := e.arena.b
 	places := make([]arenaPlace, len(p.Buffers))

@@ -142,6 +142,12 @@ type Buffer struct {
 type Pass struct {
 	Name string
 	Ops  []Dispatch
+	// Recurring marks a pass that runs again and again with others between
+	// its runs (a Whisper encoder window between the decoder's steps): a
+	// backend keeps what it alone needs resident across the other passes
+	// instead of giving it back when they run, so that each run does not
+	// fault its memory in again.
+	Recurring bool
 }
 
 // Add appends a dispatch.
