@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/harkapp/hark/engine/gguf"
@@ -47,6 +48,9 @@ type Config struct {
 	// MatMulRows is the row count from which a step's products run as
 	// GEMMs (llm.BatchOptions.MatMulRows; 0: llm.MatMulRows).
 	MatMulRows int
+	// Trace, when set, gets a line a step (Runner.Trace's): where a
+	// running stream's gaps go, for measuring.
+	Trace io.Writer
 }
 
 // Defaults.
@@ -138,6 +142,7 @@ func start(s *Scheduler, b *llm.Batch, tk *tokenizer.Tokenizer, c Config, turn T
 	if err != nil {
 		return nil, err
 	}
+	r.Trace = c.Trace
 	if turn == nil {
 		turn = ownTurn{}
 	}
@@ -197,7 +202,7 @@ func (e *Engine) loop() {
 
 // run takes the model and steps until nothing is left, yielding it
 // between steps to whoever ranks with the engine or above (a dictation's
-// clean-up, a request waiting to render its prompt).
+// clean-up, a request waiting for the model).
 func (e *Engine) run() {
 	if !e.r.s.Pending() {
 		return

@@ -1,9 +1,11 @@
 package batch
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -353,4 +355,38 @@ func TestEngineEqualsSequentialQ8_0(t *testing.T) {
 			require.Equal(t, want.Logprobs[j].Logprob, got[i].Logprobs[j].Logprob, "request %d token %d", i, j)
 		}
 	}
+}
+
+// Config.Trace gets a line a step: two requests' prompts (9 and 20
+// tokens, a budget of 8 a step, so they come in chunks) and their decode
+// rows add up to what they computed, and the steps follow one another.
+func TestEngineTrace(t *testing.T) {
+	var buf bytes.Buffer
+	e, _ := storiesEngine(t, Config{Context: 64, Seqs: 2, TokenBudget: 8, Trace: &buf})
+	cases := []genCase{{make([]int32, 9), llm.GenerateOptions{MaxTokens: 5, IgnoreEOS: true}},
+		{make([]int32, 20), llm.GenerateOptions{MaxTokens: 3, IgnoreEOS: true}}}
+	for i, c := range cases {
+		for j := range c.prompt {
+			c.prompt[j] = int32(1 + (7*i+3*j)%200)
+		}
+	}
+	runConcurrently(t, e, cases)
+	decode, prompt, deepest := 0, 0, 0
+	var last int64
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	for _, l := range lines {
+		var start, dur int64
+		var d, p, s, deep int
+		_, err := fmt.Sscanf(l, "step %d %d decode=%d prompt=%d seqs=%d deepest=%d", &start, &dur, &d, &p, &s, &deep)
+		require.NoError(t, err, l)
+		require.GreaterOrEqual(t, start, last, "steps in order: %s", l)
+		require.LessOrEqual(t, d+p, 8, "within the token budget: %s", l)
+		require.LessOrEqual(t, s, 2, l)
+		last = start + dur
+		decode, prompt, deepest = decode+d, prompt+p, max(deepest, deep)
+	}
+	require.Equal(t, 9+20, prompt, "the prompts' tokens")
+	require.Equal(t, 5-1+3-1, decode, "a decode row for each token after the first")
+	require.Equal(t, 20+3-2, deepest, "the longer request's last fed position")
+	require.GreaterOrEqual(t, len(lines), 4, "29 prompt tokens at 8 a step")
 }

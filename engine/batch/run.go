@@ -3,7 +3,9 @@ package batch
 import (
 	"errors"
 	"fmt"
+	"io"
 	"sync"
+	"time"
 
 	"github.com/harkapp/hark/engine/llm"
 )
@@ -40,6 +42,12 @@ type Runner struct {
 	// afterNext, when set (tests), runs between a step's Next and its
 	// rows' slots: where a request may end under the step.
 	afterNext func(Step)
+	// Trace, when set, gets a line a step that ran, written on the
+	// stepping goroutine after it: its start (Unix µs), its length (µs),
+	// its decode rows, prompt tokens (a chunk's, or a resumed request's
+	// recomputed ones) and sequences, and its deepest position. The time between one step's end and the next one's
+	// start is the engine's wait for its turn of the model.
+	Trace io.Writer
 }
 
 // NewRunner drives s on m, which holds seqs sampler slots (at least the
@@ -104,10 +112,14 @@ func (r *Runner) Peak() int {
 
 // Step runs one scheduler step; false when nothing was left to run.
 func (r *Runner) Step() (bool, error) {
+	t0 := time.Now()
 	st := r.s.Next()
 	if len(st.Rows) == 0 {
 		r.reap()
 		return r.s.Pending(), nil
+	}
+	if r.Trace != nil {
+		defer r.trace(t0, st)
 	}
 	if r.afterNext != nil {
 		r.afterNext(st)
@@ -200,6 +212,22 @@ func (r *Runner) Step() (bool, error) {
 	}
 	r.reapLocked()
 	return true, nil
+}
+
+// trace writes st's line (Trace): a failed write is left alone, a trace
+// never fails a step.
+func (r *Runner) trace(t0 time.Time, st Step) {
+	decode, prompt, deepest := 0, 0, 0
+	for _, row := range st.Rows {
+		if len(row.Tokens) == 1 && row.Pos >= len(row.Req.Prompt) {
+			decode++
+		} else {
+			prompt += len(row.Tokens)
+		}
+		deepest = max(deepest, row.Pos+len(row.Tokens)-1)
+	}
+	fmt.Fprintf(r.Trace, "step %d %d decode=%d prompt=%d seqs=%d deepest=%d\n",
+		t0.UnixMicro(), time.Since(t0).Microseconds(), decode, prompt, len(st.Rows), deepest)
 }
 
 // Fail ends every request with err (the model failed a step): none is

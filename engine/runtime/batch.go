@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"sync"
@@ -14,9 +15,10 @@ import (
 // batched is an LLM's continuous-batching engine, made on first use and
 // closed with the model.
 type batched struct {
-	mu  sync.Mutex
-	eng *batch.Engine
-	err error
+	mu    sync.Mutex
+	eng   *batch.Engine
+	err   error
+	trace *os.File // $HARK_BATCH_TRACE's file, closed once the engine stops
 }
 
 // BatchBackends are the backends whose models generate API requests
@@ -51,6 +53,22 @@ func promptBeside() int {
 	return n
 }
 
+// batchTrace opens $HARK_BATCH_TRACE (a path, appended to) for the batch
+// engine's step lines (batch.Config.Trace), for measuring where a running
+// stream's gaps go; unset, none. A file that cannot be opened is said in
+// the error the engine's load returns.
+func batchTrace() (*os.File, error) {
+	p := os.Getenv("HARK_BATCH_TRACE")
+	if p == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: HARK_BATCH_TRACE: %w", err)
+	}
+	return f, nil
+}
+
 // batches says whether models on backend batch their API requests.
 func batches(backend string, o Options) bool { return BatchBackends[backend] || o.BatchGPU }
 
@@ -70,9 +88,18 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 	defer m.batch.mu.Unlock()
 	if m.batch.eng == nil && m.batch.err == nil {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
-		m.batch.eng, m.batch.err = batch.Load(m.be, m.o.File, m.o.Tk,
-			batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()],
-				PromptBeside: promptBeside()}, turn)
+		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()],
+			PromptBeside: promptBeside()}
+		if m.batch.trace, m.batch.err = batchTrace(); m.batch.trace != nil {
+			c.Trace = m.batch.trace
+		}
+		if m.batch.err == nil {
+			m.batch.eng, m.batch.err = batch.Load(m.be, m.o.File, m.o.Tk, c, turn)
+		}
+		if m.batch.eng == nil && m.batch.trace != nil {
+			m.batch.trace.Close()
+			m.batch.trace = nil
+		}
 	}
 	return m.batch.eng, m.batch.err
 }
@@ -83,6 +110,9 @@ func (b *batched) close() {
 	defer b.mu.Unlock()
 	if b.eng != nil {
 		b.eng.Close()
+		if f, eng := b.trace, b.eng; f != nil {
+			go func() { <-eng.Done(); f.Close() }()
+		}
 	}
 }
 
@@ -91,7 +121,7 @@ var errReloaded = errors.New("runtime: the model was unloaded while requests wai
 
 // llmTurn is a batch engine's place in its model's queue, at interactive
 // priority: it holds the model while requests run and lets anyone as
-// urgent (a dictation, an API request rendering its prompt) use it
+// urgent (a dictation, an API request taking the model) use it
 // between steps.
 type llmTurn struct {
 	r *Runtime

@@ -2,9 +2,14 @@ package runtime
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/harkapp/hark/engine/llm"
 )
 
 // A batch engine's turn of the model yields it between steps: a
@@ -57,4 +62,35 @@ func TestBatchesOnWhichBackends(t *testing.T) {
 	require.False(t, batches("metal", Options{}))
 	require.True(t, batches("cuda", Options{BatchGPU: true}))
 	require.True(t, batches("cpu", Options{BatchGPU: true}))
+}
+
+// $HARK_BATCH_TRACE names a file the batch engine appends its step lines
+// to; one it cannot open fails the engine's load with the variable named.
+func TestBatchTraceFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "steps.log")
+	t.Setenv("HARK_BATCH_TRACE", path)
+	r := newRT(t, Options{Backend: "cpu"})
+	ctx := context.Background()
+	l, err := r.LLM(ctx, storiesPath(t), Interactive)
+	require.NoError(t, err)
+	eng, err := l.Batch()
+	require.NoError(t, err)
+	l.Release()
+	res, err := eng.Generate(ctx, []int32{1, 400, 59}, llm.GenerateOptions{MaxTokens: 4, IgnoreEOS: true}, 0, nil)
+	require.NoError(t, err)
+	require.Len(t, res.Tokens, 4)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 4, "a prompt step and three decode steps: %q", b)
+	require.Contains(t, lines[0], "decode=0 prompt=3 seqs=1")
+	require.Contains(t, lines[3], "decode=1 prompt=0 seqs=1 deepest=5")
+
+	t.Setenv("HARK_BATCH_TRACE", filepath.Join(t.TempDir(), "no-such-dir", "steps.log"))
+	r2 := newRT(t, Options{Backend: "cpu"})
+	l2, err := r2.LLM(ctx, storiesPath(t), Interactive)
+	require.NoError(t, err)
+	defer l2.Release()
+	_, err = l2.Batch()
+	require.ErrorContains(t, err, "HARK_BATCH_TRACE")
 }
