@@ -33,8 +33,8 @@ func TestSpeechkitVocabulary(t *testing.T) {
 	f, m := sk.Load(t, 2)
 	ctx := context.Background()
 	var n, without, with int
-	for i, s := range ev.Sentences {
-		if s.Term == nil || !inCI(i, inVocabularySubset) {
+	for _, s := range ev.Sentences {
+		if s.Term == nil {
 			continue
 		}
 		term := *s.Term
@@ -70,9 +70,11 @@ func TestSpeechkitVocabulary(t *testing.T) {
 	require.GreaterOrEqual(t, float64(with)/float64(n), vocabRecallBound, "recall with the vocabulary prompt")
 }
 
-// inVocabularySubset picks the 13 term sentences TestSpeechkitVocabulary
-// decodes in CI (FullEnv: all 50): 0, 16, 32, ...
-func inVocabularySubset(i int) bool { return i%16 == 0 }
+// TestSpeechkitVocabulary decodes all 50 term sentences (~14 s here): on
+// the 13 of a subset the committed model's recall was 0-1/13 without and
+// 1/13 with the prompt, so a change of summation order (the CPU encoder's
+// blocked attention, 26th session) that let one plain decode hear its term
+// tied the two; over the 50 it is 5/50 without and 7/50 with.
 
 // vocabRecallBound is what the committed model (the sixth session's)
 // measured on the CI subset, 1/13 with the prompt (0/13 without; all 50:
@@ -87,4 +89,4 @@ func inVocabularySubset(i int) bool { return i%16 == 0 }
 // the glossary seldom turns that into the term (README.md, "The sixth
 // session"). Was 1/13 under the fourth session's model (2/13 with, 0/13
 // without).
-const vocabRecallBound = 1.0 / 13
+const vocabRecallBound = 6.0 / 50
