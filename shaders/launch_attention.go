@@ -2,6 +2,7 @@ package shaders
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
@@ -145,13 +146,8 @@ func launchAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error
 // bindings' offsets and every patch of them keep it, and the head size,
 // the q row stride (past one row) and the cache strides are whole float4s.
 func attentionAligned(d *plan.Dispatch, a *plan.AttentionArgs, t *Tuning) bool {
-	if t.Align16 != Aligned16 || d.Type != ggml.F32 || a.HeadDim%16 != 0 || a.Q.Off%16 != 0 || a.K.Off%16 != 0 {
+	if !rowsAligned16(d, t, ggml.F32, a.HeadDim, []plan.Binding{a.Q, a.K}, plan.PatchAttentionQOff, plan.PatchAttentionKOff) {
 		return false
-	}
-	for _, p := range d.Patch[:d.NPatch] {
-		if (p.Target == plan.PatchAttentionQOff || p.Target == plan.PatchAttentionKOff) && (p.Base%16 != 0 || p.Mul%16 != 0) {
-			return false
-		}
 	}
 	const elems = 4 // f32 elements a 16-byte word
 	return (a.M <= 1 || a.Ldq%elems == 0) && a.PosStride%elems == 0 && a.HeadStride%elems == 0 && a.SeqStride%elems == 0
@@ -173,16 +169,33 @@ func launchRopeAttention(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, e
 // every patch of it and the cache strides keep it, and the head size is
 // whole 16-element chunks. f16 caches only.
 func ropeAttentionAligned(d *plan.Dispatch, a *plan.RopeAttentionArgs, t *Tuning) bool {
-	if t.Align16 != Aligned16 || d.Type != ggml.F16 || a.HeadDim%16 != 0 || a.K.Off%16 != 0 {
+	if !rowsAligned16(d, t, ggml.F16, a.HeadDim, []plan.Binding{a.K}, plan.PatchOffset0+plan.SlotRopeAttentionK) {
 		return false
-	}
-	for _, p := range d.Patch[:d.NPatch] {
-		if p.Target == plan.PatchOffset0+plan.SlotRopeAttentionK && (p.Base%16 != 0 || p.Mul%16 != 0) {
-			return false
-		}
 	}
 	const elems = 8 // f16 elements a 16-byte word
 	return a.PosStride%elems == 0 && a.HeadStride%elems == 0 && a.SeqStride%elems == 0
+}
+
+// rowsAligned16 is what the "_a16" attention instances (attn_dot_a16's
+// 16-byte loads) ask of every dispatch before their own strides: the host
+// promises its buffers' starts (t.Align16), the cache is of type ty, the
+// head size is whole 16-element chunks, and the bindings refs start, and
+// every patch of the targets moves them, by whole 16 bytes.
+func rowsAligned16(d *plan.Dispatch, t *Tuning, ty ggml.Type, headDim int, refs []plan.Binding, targets ...plan.PatchTarget) bool {
+	if t.Align16 != Aligned16 || d.Type != ty || headDim%16 != 0 {
+		return false
+	}
+	for _, r := range refs {
+		if r.Off%16 != 0 {
+			return false
+		}
+	}
+	for _, p := range d.Patch[:d.NPatch] {
+		if slices.Contains(targets, p.Target) && (p.Base%16 != 0 || p.Mul%16 != 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // attnShape is what the attention launch rules read of a dispatch; rope:

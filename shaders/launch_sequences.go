@@ -104,14 +104,9 @@ func launchAttentionPaged(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, 
 // 16-element chunks, the q row stride whole float4s and the cache strides
 // whole 8-half words.
 func pagedAligned(d *plan.Dispatch, a *plan.AttentionPagedArgs, t *Tuning) bool {
-	if t.Align16 != Aligned16 || d.Type != ggml.F16 || a.HeadDim%16 != 0 || a.Q.Off%16 != 0 || a.K.Off%16 != 0 {
+	if !rowsAligned16(d, t, ggml.F16, a.HeadDim, []plan.Binding{a.Q, a.K},
+		plan.PatchOffset0+plan.SlotAttentionPagedQ, plan.PatchOffset0+plan.SlotAttentionPagedK) {
 		return false
-	}
-	for _, p := range d.Patch[:d.NPatch] {
-		if (p.Target == plan.PatchOffset0+plan.SlotAttentionPagedQ || p.Target == plan.PatchOffset0+plan.SlotAttentionPagedK) &&
-			(p.Base%16 != 0 || p.Mul%16 != 0) {
-			return false
-		}
 	}
 	return (a.M <= 1 || a.Ldq%4 == 0) && a.PosStride%8 == 0 && a.HeadStride%8 == 0 && a.BlockStride%8 == 0
 }
