@@ -256,30 +256,45 @@ func TestEngineAdmission(t *testing.T) {
 	submitted := make(chan struct{})
 	e.onSubmit = func() { submitted <- struct{}{} }
 	cases := storiesCases(t)
+	// The order is the steps' (a request's first row), not the order in
+	// which the requests' goroutines take their first tokens: the engine
+	// puts tokens without waiting, so a finished request's goroutine can
+	// read its tokens after the next request's (a flake of the first
+	// form of this test). Requests are told apart by their max tokens.
+	names := map[int]string{20: "running", 21: "low", 22: "high"}
 	var mu sync.Mutex
 	var order []string
+	seen := map[*Request]bool{}
+	e.r.afterNext = func(st Step) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, row := range st.Rows {
+			if !seen[row.Req] {
+				seen[row.Req] = true
+				order = append(order, names[row.Req.MaxTokens])
+			}
+		}
+	}
 	started := make(chan struct{})
-	opts := func(name string) llm.GenerateOptions {
-		seen := false
-		return llm.GenerateOptions{MaxTokens: 20, IgnoreEOS: true, OnToken: func(llm.TokenLogprob) error {
-			if !seen {
-				seen = true
-				mu.Lock()
-				order = append(order, name)
-				mu.Unlock()
-				if name == "running" {
-					close(started)
-				}
+	var once sync.Once
+	var wg sync.WaitGroup
+	run := func(name string, pri int) {
+		n := 0
+		for k, v := range names {
+			if v == name {
+				n = k
+			}
+		}
+		o := llm.GenerateOptions{MaxTokens: n, IgnoreEOS: true, OnToken: func(llm.TokenLogprob) error {
+			if name == "running" {
+				once.Do(func() { close(started) })
 			}
 			return nil
 		}}
-	}
-	var wg sync.WaitGroup
-	run := func(name string, pri int) {
 		wg.Go(func() {
-			res, err := e.Generate(context.Background(), cases[0].prompt, opts(name), pri, nil)
+			res, err := e.Generate(context.Background(), cases[0].prompt, o, pri, nil)
 			require.NoError(t, err)
-			require.Len(t, res.Tokens, 20)
+			require.Len(t, res.Tokens, n)
 		})
 		<-submitted
 	}
