@@ -43,6 +43,10 @@ type Options struct {
 	// (Level.Long).
 	LongPrompt int
 	LongAfter  int // 0: 16, at most MaxTokens/2
+	// Trace, when set, gets a line a finished request: "tokens SEED
+	// FIRST END..." (Unix µs of its first token and of each later one's
+	// arrival), to place a stream's gaps in a server's step trace.
+	Trace io.Writer
 }
 
 // longAfter is how many tokens every stream has before the long prompt
@@ -92,6 +96,10 @@ type LongPromptEffect struct {
 	// long prompt was sent (0: it came after they had all finished, and
 	// LongestGap says nothing).
 	Gaps int
+	// Sent is when the long prompt went out, and LongestGapEnd when the
+	// longest gap ended (to place them in a server's step trace,
+	// $HARK_BATCH_TRACE).
+	Sent, LongestGapEnd time.Time
 }
 
 // GapRatio is LongestGap over the level's median token gap.
@@ -304,6 +312,9 @@ func Run(ctx context.Context, o Options, p Prompt, c int, long *Long) (Level, er
 					return
 				}
 				mu.Lock()
+				if o.Trace != nil {
+					traceTokens(o.Trace, seed, r)
+				}
 				lv.Generated += r.generated
 				lv.PromptTokens = r.promptTokens
 				ttft = append(ttft, r.ttft)
@@ -320,14 +331,29 @@ func Run(ctx context.Context, o Options, p Prompt, c int, long *Long) (Level, er
 	}
 	lv.TTFT, lv.TokenLatency = percentiles(ttft), percentiles(itl)
 	if long != nil {
+		lv.Long.Sent = longSent
 		for i, e := range ends {
 			if e.After(longSent) {
 				lv.Long.Gaps++
-				lv.Long.LongestGap = max(lv.Long.LongestGap, itl[i])
+				if itl[i] > lv.Long.LongestGap {
+					lv.Long.LongestGap, lv.Long.LongestGapEnd = itl[i], e
+				}
 			}
 		}
 	}
 	return lv, nil
+}
+
+// traceTokens writes r's line to Options.Trace (a failed write is left
+// alone: a trace never fails a level).
+func traceTokens(w io.Writer, seed uint64, r result) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tokens %d %d", seed, r.first.UnixMicro())
+	for _, e := range r.ends {
+		fmt.Fprintf(&b, " %d", e.UnixMicro())
+	}
+	b.WriteByte('\n')
+	io.WriteString(w, b.String())
 }
 
 // Chunk is what a load generator reads of a streamed chat completion's
@@ -353,6 +379,7 @@ type result struct {
 	ttft                    time.Duration
 	gaps                    []time.Duration // between successive content chunks
 	ends                    []time.Time     // when each gap ended
+	first                   time.Time       // the first content chunk's arrival
 }
 
 // maxLine bounds one server-sent event line.
@@ -426,7 +453,7 @@ func (o Options) request(ctx context.Context, text string, maxTokens int, seed u
 			continue // the role chunk, the finish chunk, the usage chunk
 		}
 		if last.IsZero() {
-			r.ttft = now.Sub(sent)
+			r.ttft, r.first = now.Sub(sent), now
 		} else {
 			r.gaps = append(r.gaps, now.Sub(last))
 			r.ends = append(r.ends, now)
