@@ -42,10 +42,13 @@ var batchMatMulRows = map[string]int{"cuda": 17}
 // decode (batch.Config.PromptBeside); elsewhere the whole token budget.
 // CUDA: 4. On an H200 (SmolLM2 shape, 4 streams, a 4,000-token prompt;
 // BENCHMARKS.md, b38s27) a step of the whole budget's 124 prompt rows at
-// ~3,900 keys took 19.7 ms against the streams' 2.3 (8.6x), the streams'
-// longest gap; 4 rows a step beside them 2.7-3.3 ms, their deep rows
-// split over their keys (cuda's Options.NoDeepSplit). Short prompts
-// (16 streams arriving together) still take the whole budget.
+// ~3,900 keys took 19.7 ms against the streams' 2.3, the streams' longest
+// wait (8.4-9.0x their median token gap); with 4 rows a step beside them
+// (deep rows split over their keys: cuda's Options.NoDeepSplit) steps
+// take 3.0-3.3 ms and the longest wait is 1.2-1.5x, at the cost of the
+// long prompt's first token (~710 ms against ~440); 8 rows 1.5-1.6x.
+// Short prompts (16 streams arriving together) still take the whole
+// budget: that level's tok/s is unchanged.
 var batchPromptBeside = map[string]int{"cuda": 4}
 
 // batchLongPrompt is the prompt length past which batchPromptBeside
