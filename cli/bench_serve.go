@@ -39,6 +39,12 @@ was sent, against their median gap (issue #38: a long prompt arriving beside
 running streams should not stall them).
 The gaps are between streamed chunks as they arrive: run hark serve with
 --stream-interval 0, or they measure its write interval, not the decode.
+A token whose text the server holds back (a partial character) comes in the
+next chunk, whose gap then spans two tokens: --per-token asks for logprobs,
+whose entries count each chunk's tokens, and counts a gap a token (the
+chunk's wait shared among them). --token-trace FILE appends each request's
+token arrival times (Unix µs), to place its gaps in the server's step trace
+($HARK_BATCH_TRACE).
 The API key is --api-key, else $` + serve.EnvAPIKey + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -77,6 +83,7 @@ The API key is --api-key, else $` + serve.EnvAPIKey + `.`,
 	fl.IntVar(&o.LongPrompt, "long-prompt", 0, "also send one request of this many prompt tokens while each level's streams run (0: none)")
 	fl.IntVar(&o.LongAfter, "long-after", 16, "tokens every stream has before the long prompt goes out (at most --max-tokens/2)")
 	fl.StringVar(&o.TokenTrace, "token-trace", "", "append each request's token arrival times (Unix µs) to this file")
+	fl.BoolVar(&o.PerToken, "per-token", false, "ask for logprobs and count each chunk's tokens, so a chunk carrying several (text held back) counts a gap a token")
 	return cmd
 }
 

@@ -43,6 +43,14 @@ type Options struct {
 	// (Level.Long).
 	LongPrompt int
 	LongAfter  int // 0: 16, at most MaxTokens/2
+	// PerToken asks every request for logprobs, whose entries say how
+	// many tokens each streamed chunk carries (a token whose text the
+	// server holds back, a partial character, comes with the next): a
+	// chunk of n tokens after a gap g counts n gaps of g/n, so the gaps
+	// are the tokens' and not the chunks' (the long prompt's effect on
+	// the engine, without the text's). The server then also computes the
+	// logprobs.
+	PerToken bool
 	// Trace, when set, gets a line a finished request: "tokens SEED
 	// FIRST END..." (Unix µs of its first token and of each later one's
 	// arrival), to place a stream's gaps in a server's step trace.
@@ -363,6 +371,11 @@ type Chunk struct {
 		Delta struct {
 			Content *string `json:"content"`
 		} `json:"delta"`
+		// Logprobs has an entry a token of the chunk (asked for by
+		// Options.PerToken)
+		Logprobs *struct {
+			Content []json.RawMessage `json:"content"`
+		} `json:"logprobs"`
 	} `json:"choices"`
 	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -395,11 +408,15 @@ func (o Options) request(ctx context.Context, text string, maxTokens int, seed u
 	if temperature != nil {
 		temp = *temperature
 	}
-	body, err := json.Marshal(map[string]any{
+	fields := map[string]any{
 		"model": o.Model, "stream": true, "max_tokens": maxTokens, "ignore_eos": true,
 		"temperature": temp, "seed": seed, "stream_options": map[string]bool{"include_usage": true},
 		"messages": []map[string]string{{"role": "user", "content": text}},
-	})
+	}
+	if o.PerToken {
+		fields["logprobs"] = true
+	}
+	body, err := json.Marshal(fields)
 	if err != nil {
 		return r, err
 	}
@@ -429,6 +446,7 @@ func (o Options) request(ctx context.Context, text string, maxTokens int, seed u
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var last time.Time
 	done := false
+	tokens := 0 // content tokens so far (chunks, or their logprobs entries: PerToken)
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {
@@ -452,15 +470,28 @@ func (o Options) request(ctx context.Context, text string, maxTokens int, seed u
 		if len(c.Choices) == 0 || c.Choices[0].Delta.Content == nil || *c.Choices[0].Delta.Content == "" {
 			continue // the role chunk, the finish chunk, the usage chunk
 		}
+		n := 1 // the tokens the chunk carries
+		if o.PerToken {
+			lp := c.Choices[0].Logprobs
+			if lp == nil || len(lp.Content) == 0 {
+				return r, errors.New("loadgen: a chunk without logprobs: the server does not count its tokens (PerToken)")
+			}
+			n = len(lp.Content)
+		}
 		if last.IsZero() {
+			// the first chunk's wait is the TTFT (any other token of it
+			// came with the first: no gap)
 			r.ttft, r.first = now.Sub(sent), now
 		} else {
-			r.gaps = append(r.gaps, now.Sub(last))
-			r.ends = append(r.ends, now)
+			for range n {
+				r.gaps = append(r.gaps, now.Sub(last)/time.Duration(n))
+				r.ends = append(r.ends, now)
+			}
 		}
 		last = now
+		tokens += n
 		if onToken != nil {
-			onToken(len(r.gaps) + 1)
+			onToken(tokens)
 		}
 	}
 	if err := sc.Err(); err != nil {
