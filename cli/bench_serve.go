@@ -16,6 +16,7 @@ import (
 type BenchServeOptions struct {
 	loadgen.Options
 	Concurrency []int
+	TokenTrace  string // a file each request's token times are appended to (loadgen.Options.Trace)
 }
 
 func newBenchServeCmd() *cobra.Command {
@@ -38,6 +39,12 @@ was sent, against their median gap (issue #38: a long prompt arriving beside
 running streams should not stall them).
 The gaps are between streamed chunks as they arrive: run hark serve with
 --stream-interval 0, or they measure its write interval, not the decode.
+A token whose text the server holds back (a partial character) comes in the
+next chunk, whose gap then spans two tokens: --per-token asks for logprobs,
+whose entries count each chunk's tokens, and counts a gap a token (the
+chunk's wait shared among them). --token-trace FILE appends each request's
+token arrival times (Unix µs), to place its gaps in the server's step trace
+($HARK_BATCH_TRACE).
 The API key is --api-key, else $` + serve.EnvAPIKey + `.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -75,6 +82,8 @@ The API key is --api-key, else $` + serve.EnvAPIKey + `.`,
 	fl.Float64Var(&o.Temperature, "temperature", 0.7, "sampling temperature (each request has its own seed)")
 	fl.IntVar(&o.LongPrompt, "long-prompt", 0, "also send one request of this many prompt tokens while each level's streams run (0: none)")
 	fl.IntVar(&o.LongAfter, "long-after", 16, "tokens every stream has before the long prompt goes out (at most --max-tokens/2)")
+	fl.StringVar(&o.TokenTrace, "token-trace", "", "append each request's token arrival times (Unix µs) to this file")
+	fl.BoolVar(&o.PerToken, "per-token", false, "ask for logprobs and count each chunk's tokens, so a chunk carrying several (text held back) counts a gap a token")
 	return cmd
 }
 
@@ -82,6 +91,14 @@ The API key is --api-key, else $` + serve.EnvAPIKey + `.`,
 // one table row per level to out; the load average goes to errOut.
 func runBenchServe(e Env, o *BenchServeOptions) error {
 	ctx, out, errOut := e.Ctx, e.Out, e.ErrOut
+	if o.TokenTrace != "" {
+		f, err := os.OpenFile(o.TokenTrace, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return fmt.Errorf("bench serve: --token-trace: %w", err)
+		}
+		defer f.Close()
+		o.Trace = f
+	}
 	p, err := loadgen.Calibrate(ctx, o.Options)
 	if err != nil {
 		return err
@@ -140,4 +157,12 @@ func printLong(out io.Writer, levels []loadgen.Level) {
 		fmt.Fprintf(out, "| %d | %d | %s | %d | %s | %s | %.2f |\n", lv.Concurrency, lv.Long.PromptTokens, ms(lv.Long.TTFT),
 			lv.Long.Gaps, ms(lv.Long.LongestGap), ms(lv.TokenLatency.P50), lv.GapRatio())
 	}
+	// when, to place them in the server's step trace ($HARK_BATCH_TRACE)
+	for _, lv := range levels {
+		if lv.Long.Gaps > 0 {
+			fmt.Fprintf(out, "\n%d streams: long prompt sent at %d µs (Unix), longest gap ended at %d µs", lv.Concurrency,
+				lv.Long.Sent.UnixMicro(), lv.Long.LongestGapEnd.UnixMicro())
+		}
+	}
+	fmt.Fprintln(out)
 }

@@ -69,3 +69,26 @@ func serveStories(t *testing.T, model string, threads int) string {
 	t.Cleanup(func() { hs.Close(); s.Close() })
 	return hs.URL
 }
+
+// --per-token against a real server: the requests ask for logprobs, every
+// chunk carries them (a chunk without fails the level), and each request's
+// --token-trace line holds its 20 tokens' arrivals (its first, then one a
+// token). stories260K's chunks carry a token each here; loadgen's
+// TestPerTokenGaps covers a chunk of two.
+func TestBenchServePerToken(t *testing.T) {
+	url := serveStories(t, shared.Path(t, "models", "stories260K.gguf"), 1)
+	trace := filepath.Join(t.TempDir(), "tokens.log")
+	out, errOut, err := runHark(t, "bench", "serve", "--url", url, "--model", "stories", "--concurrency", "2",
+		"--prompt-tokens", "24", "--max-tokens", "20", "--per-token", "--token-trace", trace)
+	require.NoError(t, err, errOut)
+	require.Len(t, strings.Split(strings.TrimSpace(out), "\n"), 3, out)
+	b, err := os.ReadFile(trace)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 2, "a line a request")
+	for _, l := range lines {
+		f := strings.Fields(l)
+		require.Equal(t, "tokens", f[0])
+		require.Len(t, f[2:], 20, "an arrival a token: %s", l)
+	}
+}

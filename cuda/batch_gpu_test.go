@@ -22,6 +22,22 @@ import (
 // $HARK_CUDA_POISON).
 func TestGPUBatchEqualsSequential(t *testing.T) {
 	b := gpuWith(t, Options{})
+	batchEqualsSequential(t, b)
+	require.Zero(t, b.Stats().DeepSplits, "no row deeper than a split chunk (512 keys)")
+}
+
+// TestGPUBatchDeepSplit is TestGPUBatchEqualsSequential with the steps
+// whose deepest row reads more than 32 keys launching their paged
+// attention split over its keys in chunks of 32 (Options.DeepSplitKeys;
+// 512 as shipped, past stories260K's prompts and answers): the same
+// tokens, greedy and sampled, and the split taken.
+func TestGPUBatchDeepSplit(t *testing.T) {
+	b := gpuWith(t, Options{DeepSplitKeys: 32})
+	batchEqualsSequential(t, b)
+	require.Positive(t, b.Stats().DeepSplits, "steps with rows past 32 keys split")
+}
+
+func batchEqualsSequential(t *testing.T, b *Backend) {
 	golden := shared.LoadStoriesGolden(t)
 	o, err := llm.OpenFile(shared.Path(t, "models", "stories260K.gguf"), b, llm.Options{Context: 256})
 	require.NoError(t, err)

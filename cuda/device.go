@@ -85,6 +85,15 @@ type Options struct {
 	// instead of overlapping its launch with that kernel's tail on GPUs
 	// of compute capability 9.0 and newer (pdl.go; $HARK_CUDA_PDL=0).
 	NoPDL bool
+	// NoDeepSplit keeps attention_paged unsplit in every step where the
+	// tuning turns its split off (the cuda family), instead of splitting
+	// the steps whose deepest row reads more keys than a split chunk
+	// (Exec.splitsDeep; $HARK_CUDA_PAGED_SPLIT=0).
+	NoDeepSplit bool
+	// DeepSplitKeys is that split's chunk, and the keys past which a step's
+	// deepest row splits (0: shaders.Default's AttnPagedChunk, 512; tests
+	// set less, to split the rows of a small model's context).
+	DeepSplitKeys int
 	// NoNative loads only the base module (kernels.ptx), not the native
 	// modules (modules.go), so every kernel is the translated Metal one
 	// ($HARK_CUDA_NATIVE=0).
@@ -449,7 +458,7 @@ func tuningFor(v *device) shaders.Tuning {
 
 // envOptions reads the test switches: $HARK_CUDA_POISON=1,
 // $HARK_CUDA_PERMUTE=<seed>, $HARK_CUDA_GRAPHS=0, $HARK_CUDA_CHAIN=0,
-// $HARK_CUDA_NATIVE=0, $HARK_CUDA_CONSTS=all,
+// $HARK_CUDA_NATIVE=0, $HARK_CUDA_PAGED_SPLIT=0, $HARK_CUDA_CONSTS=all,
 // $HARK_CUDA_PROFILE=1, $HARK_CUDA_PDL=0 and $HARK_CUDA_TUNE.
 func envOptions(o Options) Options {
 	if os.Getenv("HARK_CUDA_GRAPHS") == "0" {
@@ -460,6 +469,9 @@ func envOptions(o Options) Options {
 	}
 	if os.Getenv("HARK_CUDA_NATIVE") == "0" {
 		o.NoNative = true
+	}
+	if os.Getenv("HARK_CUDA_PAGED_SPLIT") == "0" {
+		o.NoDeepSplit = true
 	}
 	if os.Getenv("HARK_CUDA_STARTUP") == "1" {
 		o.ReportStartup = true

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -152,16 +153,24 @@ type Exec struct {
 	tickets dptr // shaders.TicketWords zeroed words; each ticket launch leaves its words zero
 	passes  []plan.Pass
 	tuning  shaders.Tuning
-	arena   dptr
-	arenaN  uint64
-	staging unsafe.Pointer // page-locked host memory for Read/Write
-	stageN  uint64
+	// splitDeep is tuning with attention_paged's split over a row's keys
+	// on, for the steps whose deepest row reads more than one split chunk
+	// of keys (splitsDeep); nil where tuning splits already or
+	// Options.NoDeepSplit.
+	splitDeep *shaders.Tuning
+	arena     dptr
+	arenaN    uint64
+	staging   unsafe.Pointer // page-locked host memory for Read/Write
+	stageN    uint64
 	// stageOff is the staging bytes the copies queued since the last wait
 	// still use (queueCopy, stage): a Write queues its copy and returns (the
 	// stream runs it before anything queued after it), so a step's writes
 	// cost no wait of their own; the next wait frees their bytes.
 	stageOff uint64
-	closed   bool
+	// grown counts the scratch arena's and the staging buffer's growths,
+	// and the waits a write's staging took (TraceCounts)
+	arenaGrown, stageGrown, stageWaits int
+	closed                             bool
 	// per-dispatch state, kept here so running allocates little
 	acc      []plan.Access
 	launches []shaders.Launch
@@ -215,6 +224,11 @@ func (b *Backend) LoadTuned(p *plan.Plan, t shaders.Tuning) (plan.Executable, er
 		return nil, errors.New("cuda: backend is closed")
 	}
 	e := &Exec{b: b, name: p.Name, plan: p, tuning: t}
+	if t.AttnPagedChunk == shaders.PagedSplitOff && !b.opt.NoDeepSplit {
+		deep := t
+		deep.AttnPagedChunk = uint32(cmp.Or(b.opt.DeepSplitKeys, int(shaders.Default.AttnPagedChunk)))
+		e.splitDeep = &deep
+	}
 	e.prmPtr = unsafe.Pointer(&e.prm)
 	e.pdl = b.pdlOn()
 	err := b.dev.do(func() error { return e.load(p) })
@@ -263,6 +277,19 @@ func (e *Exec) Stats() backends.CUDAStats {
 	e.b.dev.mu.Lock()
 	defer e.b.dev.mu.Unlock()
 	return e.stats
+}
+
+// TraceCounts is the executable's running counts for a step trace
+// (llm.Batch.TraceCounts): graphs recorded, kernel and graph launches,
+// waits, scratch and staging growths, waits for staging room.
+func (e *Exec) TraceCounts() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.b.dev.mu.Lock()
+	st := e.stats
+	e.b.dev.mu.Unlock()
+	return fmt.Sprintf("graphs=%d kernels=%d replays=%d syncs=%d arena=%d/%d staging=%d/%d/%d splits=%d", st.GraphsBuilt, st.KernelLaunches,
+		st.GraphLaunches, st.Syncs, e.arenaGrown, e.arenaN, e.stageGrown, e.stageN, e.stageWaits, st.DeepSplits)
 }
 
 // upload copies a weights buffer's Size bytes to dst: Data, or each of
@@ -610,6 +637,7 @@ func (e *Exec) ensureArena(n uint64) error {
 		return fmt.Errorf("per-dispatch scratch of %d bytes: %w", size, err)
 	}
 	e.arenaN = size
+	e.arenaGrown++
 	return nil
 }
 
@@ -714,6 +742,7 @@ func (e *Exec) queueCopy(buf plan.BufID, off int64, mem []byte, write bool) ([]b
 func (e *Exec) stage(n uint64) (unsafe.Pointer, error) {
 	if e.stageOff+n > e.stageN {
 		if e.stageOff > 0 {
+			e.stageWaits++
 			if err := e.sync("staging"); err != nil { // resets stageOff
 				return nil, err
 			}
@@ -742,6 +771,7 @@ func (e *Exec) ensureStaging(n uint64) error {
 		return fmt.Errorf("cuda: page-locked staging of %d bytes: %w", size, err)
 	}
 	e.stageN = size
+	e.stageGrown++
 	return nil
 }
 

@@ -59,6 +59,7 @@ func (e *Exec) useGraphs() bool {
 // holds the device and waits for the stream.
 func (e *Exec) run(b *batch) error {
 	e.stats.Steps += len(b.vars)
+	e.stats.DeepSplits += b.deepSplits
 	if err := e.ensureArena(b.scratch); err != nil {
 		return err
 	}
@@ -110,6 +111,7 @@ func (e *Exec) run(b *batch) error {
 // replay) kernel by kernel.
 func (e *Exec) runLead(b *batch) error {
 	e.stats.Steps += len(b.vars)
+	e.stats.DeepSplits += b.deepSplits
 	if err := e.ensureArena(b.scratch); err != nil {
 		return err
 	}

@@ -35,6 +35,9 @@ type batch struct {
 	// a pass's launches follows from the pass). Two batches with equal
 	// keys replay the same graph. Built only where graphs are on.
 	key []byte
+	// deepSplits counts its paged attention dispatches split for a deep
+	// row (Exec.splitsDeep; CUDAStats.DeepSplits once issued)
+	deepSplits int
 }
 
 // launchRec is one prepared launch.
@@ -61,7 +64,7 @@ type constSet struct {
 
 func (b *batch) reset() {
 	b.passes, b.vars, b.recs, b.consts, b.key, b.scratch = b.passes[:0], b.vars[:0], b.recs[:0], b.consts[:0], b.key[:0], 0
-	b.halt, b.running, b.haltFrom = 0, 0, 0
+	b.halt, b.running, b.haltFrom, b.deepSplits = 0, 0, 0, 0
 }
 
 // prepare adds step vars of pass to b (keyed: its key too). Errors name
@@ -91,6 +94,19 @@ func (e *Exec) prepare(b *batch, pass int, vars *plan.Vars, keyed bool) error {
 	return nil
 }
 
+// splitsDeep reports whether r launches with splitDeep rather than
+// e.tuning: a batch step's paged attention when the step's deepest row
+// reads more keys than a split chunk (plan.VarKVLen: llm.Batch.Step sets
+// it to the deepest row's position + 1). The split's grid is sized for
+// the table's keys, so it costs a step of short rows (decode streams: 7%
+// at 16 rows) the launch of chunks that return at once, while a row
+// thousands of keys deep (a long prompt's chunk beside the streams)
+// walks its keys on 8-16 threadgroups instead of one (BENCHMARKS.md,
+// b38: 4 such rows beside 4 streams 6.28 -> 3.79 ms a step on an H200).
+func (e *Exec) splitsDeep(r *plan.Dispatch, vars *plan.Vars) bool {
+	return e.splitDeep != nil && r.Kernel == plan.AttentionPaged && vars[plan.VarKVLen] > int64(e.splitDeep.AttnPagedChunk)
+}
+
 // prepareOp checks and records one dispatch with patches at step vars:
 // the patches, then what addLaunches checks.
 func (e *Exec) prepareOp(b *batch, t *opTable, op *plan.Dispatch, opIdx, step int, vars *plan.Vars, keyed bool) error {
@@ -102,7 +118,12 @@ func (e *Exec) prepareOp(b *batch, t *opTable, op *plan.Dispatch, opIdx, step in
 	}
 	r := op.Resolved(vars)
 	var err error
-	if e.launches, err = shaders.LaunchFor(&r, &e.tuning, e.launches[:0]); err != nil {
+	tn := &e.tuning
+	if e.splitsDeep(&r, vars) {
+		tn = e.splitDeep
+		b.deepSplits++
+	}
+	if e.launches, err = shaders.LaunchFor(&r, tn, e.launches[:0]); err != nil {
 		return err
 	}
 	if err := shaders.ForLayouts(e.layouts, &r, e.launches); err != nil {

@@ -265,6 +265,10 @@ type Tuning struct {
 	// grid, sized for the table, cost 16 decode streams 7% (2,543-2,731
 	// against 2,774-2,927 tok/s) and gains only where a step carries a few
 	// deep prompt rows, which the server's full prompt budget never does.
+	// The cuda executor turns it on (512) for the steps whose deepest row
+	// reads more keys than that (cuda's Options.NoDeepSplit): a long
+	// prompt's rows beside streams, 4 rows at ~3,970 keys 6.28 -> 3.79 ms
+	// a step on the H200 (BENCHMARKS.md, b38s27).
 	AttnPagedChunk uint32
 	// AttnPagedSplitGroups caps that split from the GPU's size: at most
 	// Cores·AttnPagedSplitGroups threadgroups in the grid (a row's chunks

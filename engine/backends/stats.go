@@ -41,6 +41,10 @@ type CUDAStats struct {
 	// from then on, and RecordError is the first such error.
 	RecordFailures int
 	RecordError    string
+	// DeepSplits counts paged attention dispatches prepared split over
+	// their rows' keys because the step's deepest row is deep (cuda's
+	// Options.NoDeepSplit says more)
+	DeepSplits int
 }
 
 // HostLaunches are the launches the host makes: kernels and graphs.
@@ -56,6 +60,7 @@ func (s *CUDAStats) Add(o CUDAStats) {
 	s.Syncs += o.Syncs
 	s.Overlapped += o.Overlapped
 	s.RecordFailures += o.RecordFailures
+	s.DeepSplits += o.DeepSplits
 	if s.RecordError == "" {
 		s.RecordError = o.RecordError
 	}

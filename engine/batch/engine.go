@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/kvpage"
@@ -35,6 +36,9 @@ type Config struct {
 	// PromptBeside is the most prompt tokens a step takes beside running
 	// streams' decode rows (Options.PromptBeside; 0: TokenBudget).
 	PromptBeside int
+	// LongPrompt limits PromptBeside to prompts of more than LongPrompt
+	// tokens (Options.LongPrompt; 0: every prompt).
+	LongPrompt int
 	// BlockSize is the positions a KV block holds (DefaultBlockSize).
 	BlockSize int
 	// Context is the most positions one sequence holds (its prompt and
@@ -59,6 +63,11 @@ const (
 	DefaultTokenBudget = 128
 	DefaultBlockSize   = 16
 )
+
+// yieldTraced is the shortest wait for the model between two steps that
+// Trace gets a "yield START µs" line for: another user held it (a request
+// taking the model, a dictation's clean-up).
+const yieldTraced = 50 * time.Microsecond
 
 // ErrClosed ends the requests of an engine that was closed (its model
 // unloaded).
@@ -119,7 +128,7 @@ func Load(be plan.Backend, f *gguf.File, tk *tokenizer.Tokenizer, c Config, turn
 	if err != nil {
 		return nil, err
 	}
-	s, err := New(pool, Options{TokenBudget: c.TokenBudget, MaxSeqs: c.Seqs, PromptBeside: c.PromptBeside})
+	s, err := New(pool, Options{TokenBudget: c.TokenBudget, MaxSeqs: c.Seqs, PromptBeside: c.PromptBeside, LongPrompt: c.LongPrompt})
 	if err == nil {
 		var e *Engine
 		if e, err = start(s, b, tk, c, turn); err == nil {
@@ -220,9 +229,13 @@ func (e *Engine) run() {
 		if !more || e.ctx.Err() != nil {
 			break
 		}
+		t0 := time.Now()
 		if err := e.turn.Yield(e.ctx); err != nil {
 			e.r.Fail(closedOr(e.ctx, err))
 			return // no longer held
+		}
+		if d := time.Since(t0); e.r.Trace != nil && d >= yieldTraced {
+			e.r.tracef("yield %d %d\n", t0.UnixMicro(), d.Microseconds())
 		}
 	}
 	e.turn.Give()
@@ -276,6 +289,10 @@ func (e *Engine) Generate(ctx context.Context, prompt []int32, o llm.GenerateOpt
 	if err := e.r.submit(req, o.Sampler, box); err != nil {
 		return llm.Result{}, err
 	}
+	id := e.r.s.arrivalOf(req)
+	if e.r.Trace != nil {
+		e.r.tracef("submit %d prompt=%d priority=%d id=%d\n", time.Now().UnixMicro(), len(prompt), pri, id)
+	}
 	if e.onSubmit != nil {
 		e.onSubmit()
 	}
@@ -288,6 +305,9 @@ func (e *Engine) Generate(ctx context.Context, prompt []int32, o llm.GenerateOpt
 		case <-box.ready:
 		}
 		toks, ended, err := box.take()
+		if e.r.Trace != nil && len(toks) > 0 {
+			e.r.tracef("recv %d %d n=%d\n", id, time.Now().UnixMicro(), len(toks))
+		}
 		for _, lp := range toks {
 			done, reason, terr := out.Take(lp.Token, lp)
 			if terr != nil || done {

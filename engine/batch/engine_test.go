@@ -388,12 +388,36 @@ func TestEngineTrace(t *testing.T) {
 	runConcurrently(t, e, cases)
 	decode, prompt, deepest := 0, 0, 0
 	var last int64
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	var lines []string
+	submits, recv := 0, 0
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if strings.HasPrefix(l, "submit ") {
+			var at int64
+			var n, pri, id int
+			_, err := fmt.Sscanf(l, "submit %d prompt=%d priority=%d id=%d", &at, &n, &pri, &id)
+			require.NoError(t, err, l)
+			submits++
+			continue
+		}
+		if strings.HasPrefix(l, "recv ") {
+			var id, at int64
+			var n int
+			_, err := fmt.Sscanf(l, "recv %d %d n=%d", &id, &at, &n)
+			require.NoError(t, err, l)
+			recv += n
+			continue
+		}
+		lines = append(lines, l)
+	}
+	require.Equal(t, 2, submits, "a submit line a request")
+	require.Equal(t, 5+3, recv, "every token taken by its request")
 	for _, l := range lines {
-		var start, dur int64
+		var start, dur, next, prep, run, sample int64
 		var d, p, s, deep int
-		_, err := fmt.Sscanf(l, "step %d %d decode=%d prompt=%d seqs=%d deepest=%d", &start, &dur, &d, &p, &s, &deep)
+		_, err := fmt.Sscanf(l, "step %d %d decode=%d prompt=%d seqs=%d deepest=%d next=%d prep=%d run=%d sample=%d",
+			&start, &dur, &d, &p, &s, &deep, &next, &prep, &run, &sample)
 		require.NoError(t, err, l)
+		require.LessOrEqual(t, next+prep+run+sample, dur, "the phases within the step: %s", l)
 		require.GreaterOrEqual(t, start, last, "steps in order: %s", l)
 		require.LessOrEqual(t, d+p, 8, "within the token budget: %s", l)
 		require.LessOrEqual(t, s, 2, l)

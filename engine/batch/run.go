@@ -47,7 +47,8 @@ type Runner struct {
 	// its decode rows, prompt tokens (a chunk's, or a resumed request's
 	// recomputed ones) and sequences, and its deepest position. The time between one step's end and the next one's
 	// start is the engine's wait for its turn of the model.
-	Trace io.Writer
+	Trace   io.Writer
+	traceMu sync.Mutex // Trace's lines come from the stepping goroutine and from requests'
 }
 
 // NewRunner drives s on m, which holds seqs sampler slots (at least the
@@ -112,14 +113,16 @@ func (r *Runner) Peak() int {
 
 // Step runs one scheduler step; false when nothing was left to run.
 func (r *Runner) Step() (bool, error) {
-	t0 := time.Now()
+	var ph phases
+	ph.t0 = time.Now()
 	st := r.s.Next()
 	if len(st.Rows) == 0 {
 		r.reap()
 		return r.s.Pending(), nil
 	}
 	if r.Trace != nil {
-		defer r.trace(t0, st)
+		ph.next = time.Now()
+		defer r.trace(&ph, st)
 	}
 	if r.afterNext != nil {
 		r.afterNext(st)
@@ -172,9 +175,11 @@ func (r *Runner) Step() (bool, error) {
 	}
 	r.rows = rows
 	r.peak = max(r.peak, len(st.Rows))
+	ph.mark(r.Trace, &ph.prep)
 	if err := r.m.Step(rows); err != nil {
 		return false, err
 	}
+	ph.mark(r.Trace, &ph.run)
 	sampled := make([]int32, len(draws))
 	lps := make([]llm.TokenLogprob, len(draws))
 	// every draw of the step at once: one wait for all on a GPU
@@ -196,6 +201,7 @@ func (r *Runner) Step() (bool, error) {
 	if err := r.m.SampleAll(ds, toks); err != nil {
 		return false, err
 	}
+	ph.mark(r.Trace, &ph.sample)
 	for k, i := range at {
 		sampled[i] = toks[k]
 		lps[i].Token = toks[k]
@@ -214,9 +220,32 @@ func (r *Runner) Step() (bool, error) {
 	return true, nil
 }
 
+// phases are a traced step's times (Trace): its start, and when Next,
+// the rows' slots, the model's step and the draws ended.
+type phases struct{ t0, next, prep, run, sample time.Time }
+
+// mark sets *at to now when the step is traced.
+func (*phases) mark(trace io.Writer, at *time.Time) {
+	if trace != nil {
+		*at = time.Now()
+	}
+}
+
+// since is the µs from a to b (0 when b was not reached).
+func since(a, b time.Time) int64 {
+	if b.IsZero() {
+		return 0
+	}
+	return b.Sub(a).Microseconds()
+}
+
 // trace writes st's line (Trace): a failed write is left alone, a trace
-// never fails a step.
-func (r *Runner) trace(t0 time.Time, st Step) {
+// never fails a step. After the step's fields come its phases' µs (next:
+// the scheduler's Next, prep: block copies and sampler slots, run: the
+// model's step as issued, sample: the draws, a GPU's wait for the step
+// included) and the model's counts (a backend's, where it has them:
+// graphs recorded, launches, waits, buffers grown).
+func (r *Runner) trace(ph *phases, st Step) {
 	decode, prompt, deepest := 0, 0, 0
 	for _, row := range st.Rows {
 		if len(row.Tokens) == 1 && row.Pos >= len(row.Req.Prompt) {
@@ -226,8 +255,20 @@ func (r *Runner) trace(t0 time.Time, st Step) {
 		}
 		deepest = max(deepest, row.Pos+len(row.Tokens)-1)
 	}
-	fmt.Fprintf(r.Trace, "step %d %d decode=%d prompt=%d seqs=%d deepest=%d\n",
-		t0.UnixMicro(), time.Since(t0).Microseconds(), decode, prompt, len(st.Rows), deepest)
+	counts := ""
+	if c, ok := r.m.(interface{ TraceCounts() string }); ok {
+		counts = " " + c.TraceCounts()
+	}
+	r.tracef("step %d %d decode=%d prompt=%d seqs=%d deepest=%d next=%d prep=%d run=%d sample=%d%s\n",
+		ph.t0.UnixMicro(), time.Since(ph.t0).Microseconds(), decode, prompt, len(st.Rows), deepest,
+		since(ph.t0, ph.next), since(ph.next, ph.prep), since(ph.prep, ph.run), since(ph.run, ph.sample), counts)
+}
+
+// tracef writes a line to Trace (set), one writer at a time.
+func (r *Runner) tracef(format string, args ...any) {
+	r.traceMu.Lock()
+	defer r.traceMu.Unlock()
+	fmt.Fprintf(r.Trace, format, args...)
 }
 
 // Fail ends every request with err (the model failed a step): none is

@@ -68,6 +68,19 @@ type Options struct {
 	// also carries decode rows (0: TokenBudget): a step's cost grows with
 	// its prompt rows, and the running streams wait for the whole step.
 	PromptBeside int
+	// LongPrompt, when positive, limits PromptBeside to the prompts of
+	// more than LongPrompt tokens (a resumed request's generated tokens
+	// counted with its prompt, as it computes them): a shorter prompt still takes the whole
+	// budget beside decode rows (many short prompts arriving together are
+	// admitted as fast as without PromptBeside), a long one takes
+	// PromptBeside tokens a step while streams run.
+	LongPrompt int
+}
+
+// besideBound reports whether PromptBeside bounds r's chunks beside
+// decode rows.
+func (o Options) besideBound(r *Request) bool {
+	return o.PromptBeside > 0 && (o.LongPrompt <= 0 || len(r.Prompt)+len(r.Generated) > o.LongPrompt)
 }
 
 // Scheduler runs requests over one model's pool. Its methods are safe for
@@ -103,6 +116,13 @@ func (s *Scheduler) Submit(r *Request) error {
 	r.arrival = s.arrival
 	s.wait(r)
 	return nil
+}
+
+// arrivalOf is r's arrival number (Submit's order), naming it in a trace.
+func (s *Scheduler) arrivalOf(r *Request) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return r.arrival
 }
 
 // rank orders requests: higher priority, then earlier arrival.
@@ -177,11 +197,28 @@ func (s *Scheduler) Next() Step {
 	defer s.mu.Unlock()
 	var st Step
 	budget := s.opt.TokenBudget
+	// beside is what the prompts PromptBeside bounds may still take this
+	// step, once it carries decode rows
+	beside := budget
 	slices.SortFunc(s.running, rank)
+	// take is the tokens r's chunk may take now
+	take := func(r *Request) int {
+		if s.opt.besideBound(r) {
+			return min(budget, beside)
+		}
+		return budget
+	}
+	// took counts n tokens of r's chunk against the budgets
+	took := func(r *Request, n int) {
+		budget -= n
+		if s.opt.besideBound(r) {
+			beside -= n
+		}
+	}
 	// Decodes first: a stream's next token never waits for a prompt.
 	for _, decode := range []bool{true, false} {
 		if !decode && len(st.Rows) > 0 && s.opt.PromptBeside > 0 {
-			budget = min(budget, s.opt.PromptBeside)
+			beside = min(budget, s.opt.PromptBeside)
 		}
 		for _, r := range slices.Clone(s.running) {
 			if r.Done || r.seq.Preempted() || (r.seq.Len()-r.seq.Computed() == 1) != decode {
@@ -190,13 +227,18 @@ func (s *Scheduler) Next() Step {
 			if budget == 0 {
 				break
 			}
-			budget -= s.row(&st, r, budget)
+			if n := take(r); n > 0 {
+				took(r, s.row(&st, r, n))
+			}
 		}
 	}
 	for budget > 0 && len(s.waiting) > 0 && len(s.running) < s.opt.MaxSeqs {
 		r := s.waiting[0]
 		if s.prefixPending(r) {
 			break // its prefix is being computed: take it from the cache after
+		}
+		if take(r) == 0 {
+			break // a long prompt with no room beside this step's streams: it keeps its place
 		}
 		s.waiting = s.waiting[1:]
 		if r.seq == nil {
@@ -206,11 +248,11 @@ func (s *Scheduler) Next() Step {
 			continue
 		}
 		s.running = append(s.running, r)
-		n := s.row(&st, r, budget)
+		n := s.row(&st, r, take(r))
 		if n == 0 {
 			break // no room: it went back to waiting
 		}
-		budget -= n
+		took(r, n)
 	}
 	return st
 }

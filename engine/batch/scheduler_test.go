@@ -162,6 +162,70 @@ func TestPromptBesideStreams(t *testing.T) {
 	require.Len(t, long.Generated, 2)
 }
 
+// With LongPrompt, PromptBeside bounds only the prompts longer than it:
+// beside running streams a short prompt still takes the whole budget (16
+// streams arriving together are admitted as fast as without the bound),
+// two long prompts share PromptBeside's tokens, and a long prompt that
+// finds no room beside the streams keeps its place in the queue, ahead of
+// later requests.
+func TestPromptBesideLongOnly(t *testing.T) {
+	p, err := kvpage.New(kvpage.Config{BlockSize: 16, Budget: 1024, BlockBytes: 1})
+	require.NoError(t, err)
+	s, err := New(p, Options{TokenBudget: 64, MaxSeqs: 8, PromptBeside: 12, LongPrompt: 64})
+	require.NoError(t, err)
+	for i := range 2 {
+		require.NoError(t, s.Submit(&Request{Prompt: tokens(10, int32(100*i)), MaxTokens: 40}))
+	}
+	st := s.Next()
+	require.Equal(t, 20, st.Tokens(), "no stream runs yet: the whole budget")
+	require.NoError(t, s.Done(st, []int32{5, 5}))
+	long1 := &Request{Prompt: tokens(300, 7), MaxTokens: 2}
+	long2 := &Request{Prompt: tokens(200, 9), MaxTokens: 2}
+	short := &Request{Prompt: tokens(64, 11), MaxTokens: 20}
+	for _, r := range []*Request{long1, long2, short} {
+		require.NoError(t, s.Submit(r))
+	}
+	st = s.Next()
+	got := map[*Request]int{}
+	for _, r := range st.Rows {
+		got[r.Req] = len(r.Tokens)
+	}
+	// 2 decode rows, long1's 12 beside them; long2 finds none left and
+	// waits, and short, behind it in the queue, waits with it
+	require.Equal(t, map[*Request]int{st.Rows[0].Req: 1, st.Rows[1].Req: 1, long1: 12}, got)
+	require.NoError(t, s.Done(st, []int32{5, 5}))
+	long1Done := false
+	shortAdmitted := false
+	drive(t, s, 64, func(st Step) {
+		decodes, longs := 0, 0
+		for _, r := range st.Rows {
+			switch {
+			case r.Req == short && r.Pos < len(short.Prompt):
+				if !shortAdmitted {
+					shortAdmitted = true
+					require.Positive(t, decodes, "short comes in beside the streams")
+					require.Equal(t, min(64-decodes-longs, 64), len(r.Tokens), "short takes what the budget leaves, not PromptBeside's 12")
+				}
+			case (r.Req == long1 || r.Req == long2) && r.Pos < len(r.Req.Prompt):
+				longs += len(r.Tokens)
+			default:
+				decodes++
+			}
+		}
+		if decodes > 0 && longs > 0 {
+			require.LessOrEqual(t, longs, 12, "the long prompts share PromptBeside beside the streams")
+		}
+		if long1.seq != nil && long1.seq.Computed() >= len(long1.Prompt) {
+			long1Done = true
+		}
+	})
+	require.True(t, long1Done)
+	require.True(t, shortAdmitted)
+	require.Len(t, long1.Generated, 2)
+	require.Len(t, long2.Generated, 2)
+	require.Len(t, short.Generated, 20)
+}
+
 // Higher priority is admitted first, whatever the arrival order.
 func TestPriorityAdmission(t *testing.T) {
 	s, _ := newSched(t, 1024, 256, 1)

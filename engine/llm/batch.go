@@ -120,6 +120,16 @@ func LoadBatch(backend plan.Backend, f *gguf.File, opt BatchOptions) (*Batch, er
 // Close releases the backend's buffers.
 func (b *Batch) Close() error { return b.exec.Close() }
 
+// TraceCounts is the backend's running counts (graphs recorded,
+// launches, waits, buffers grown), for a step trace
+// (engine/batch's Runner.Trace); empty where the backend keeps none.
+func (b *Batch) TraceCounts() string {
+	if c, ok := b.exec.(interface{ TraceCounts() string }); ok {
+		return c.TraceCounts()
+	}
+	return ""
+}
+
 // TableLen is how many blocks a sequence's table holds.
 func (b *Batch) TableLen() int { return b.pg.tableStride }
 
@@ -192,6 +202,7 @@ func (b *Batch) Step(rows []Row) error {
 	}
 	ids, pos, ts := b.ids[:m], b.pos[:m], b.pg.tableStride
 	table := b.table[:m*ts]
+	keys := 0 // the deepest row's keys
 	for i, r := range rows {
 		if r.Token < 0 || int(r.Token) >= b.H.NVocab {
 			return fmt.Errorf("llm: token id %d outside the vocabulary of %d", r.Token, b.H.NVocab)
@@ -209,6 +220,7 @@ func (b *Batch) Step(rows []Row) error {
 			}
 		}
 		ids[i], pos[i] = r.Token, int32(r.Pos)
+		keys = max(keys, r.Pos+1)
 		row := table[i*ts : (i+1)*ts]
 		n := copy(row, r.Table)
 		clear(row[n:])
@@ -228,7 +240,10 @@ func (b *Batch) Step(rows []Row) error {
 	case m >= cmp.Or(b.opt.MatMulRows, MatMulRows):
 		pass = BatchPassMatMul
 	}
-	vars := plan.Vars{plan.VarPos: 0, plan.VarNTok: int64(m)}
+	// VarKVLen, which no dispatch of the batch plan reads, is the deepest
+	// row's keys: a backend may launch the step's attention for it
+	// (cuda's split over a deep row's keys)
+	vars := plan.Vars{plan.VarPos: 0, plan.VarNTok: int64(m), plan.VarKVLen: int64(keys)}
 	return b.exec.Run(pass, &vars)
 }
 

@@ -37,20 +37,38 @@ var BatchBackends = map[string]bool{"cpu": true}
 // steps (prompt chunks) keep the GEMM.
 var batchMatMulRows = map[string]int{"cuda": 17}
 
-// promptBeside is the most prompt tokens a batch step takes while streams
-// decode (batch.Config.PromptBeside): $HARK_BATCH_PROMPT_BESIDE, for
-// measuring; unset, the whole token budget. No backend sets one: on an
-// H200 (SmolLM2 shape, 4 streams, a 4,000-token prompt; BENCHMARKS.md,
-// b38) a step with 4 prompt rows is within 2x of the streams' step with
-// the paged split on, but the streams' longest gap stays ~20 ms at every
-// chunk size, and a fixed small chunk delays every prompt admitted beside
-// streams (16 streams arriving together: TTFT p95 1.3 s at 4 tokens).
-func promptBeside() int {
-	n, err := strconv.Atoi(os.Getenv("HARK_BATCH_PROMPT_BESIDE"))
-	if err != nil || n < 0 {
-		return 0
+// batchPromptBeside is, per backend, the most tokens of a long prompt
+// (more than batchLongPrompt tokens) a batch step takes while streams
+// decode (batch.Config.PromptBeside); elsewhere the whole token budget.
+// CUDA: 4. On an H200 (SmolLM2 shape, 4 streams, a 4,000-token prompt;
+// BENCHMARKS.md, b38s27) a step of the whole budget's 124 prompt rows at
+// ~3,900 keys took 19.7 ms against the streams' 2.3, the streams' longest
+// wait (8.4-9.0x their median token gap); with 4 rows a step beside them
+// (deep rows split over their keys: cuda's Options.NoDeepSplit) steps
+// take 3.0-3.3 ms and the longest wait is 1.2-1.5x, at the cost of the
+// long prompt's first token (~710 ms against ~440); 8 rows 1.5-1.6x.
+// Short prompts (16 streams arriving together) still take the whole
+// budget: that level's tok/s is unchanged.
+var batchPromptBeside = map[string]int{"cuda": 4}
+
+// batchLongPrompt is the prompt length past which batchPromptBeside
+// applies: prompts of more than one step's token budget.
+const batchLongPrompt = batch.DefaultTokenBudget
+
+// promptBeside is backend's batch.Config.PromptBeside and LongPrompt:
+// batchPromptBeside's, or $HARK_BATCH_PROMPT_BESIDE's when set (0: the
+// whole budget, for measuring), bounding the prompts of more than
+// batchLongPrompt tokens, or $HARK_BATCH_LONG_PROMPT's when set (0: every
+// prompt).
+func promptBeside(backend string) (beside, long int) {
+	beside, long = batchPromptBeside[backend], batchLongPrompt
+	if n, err := strconv.Atoi(os.Getenv("HARK_BATCH_PROMPT_BESIDE")); err == nil && n >= 0 {
+		beside = n
 	}
-	return n
+	if n, err := strconv.Atoi(os.Getenv("HARK_BATCH_LONG_PROMPT")); err == nil && n >= 0 {
+		long = n
+	}
+	return beside, long
 }
 
 // batchTrace opens $HARK_BATCH_TRACE (a path, appended to) for the batch
@@ -88,8 +106,8 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 	defer m.batch.mu.Unlock()
 	if m.batch.eng == nil && m.batch.err == nil {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
-		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()],
-			PromptBeside: promptBeside()}
+		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()]}
+		c.PromptBeside, c.LongPrompt = promptBeside(m.be.Name())
 		if m.batch.trace, m.batch.err = batchTrace(); m.batch.trace != nil {
 			c.Trace = m.batch.trace
 		}

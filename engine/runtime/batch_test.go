@@ -81,7 +81,13 @@ func TestBatchTraceFile(t *testing.T) {
 	require.Len(t, res.Tokens, 4)
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var lines []string // the step lines (a submit line comes first)
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if strings.HasPrefix(l, "step ") {
+			lines = append(lines, l)
+		}
+	}
+	require.Contains(t, string(b), "submit ")
 	require.Len(t, lines, 4, "a prompt step and three decode steps: %q", b)
 	require.Contains(t, lines[0], "decode=0 prompt=3 seqs=1")
 	require.Contains(t, lines[3], "decode=1 prompt=0 seqs=1 deepest=5")
@@ -93,4 +99,25 @@ func TestBatchTraceFile(t *testing.T) {
 	defer l2.Release()
 	_, err = l2.Batch()
 	require.ErrorContains(t, err, "HARK_BATCH_TRACE")
+}
+
+// CUDA bounds a long prompt's chunks beside running streams (4 tokens a
+// step, prompts of more than one step's budget); other backends take the
+// whole budget; $HARK_BATCH_PROMPT_BESIDE and $HARK_BATCH_LONG_PROMPT
+// replace either (0: off, every prompt).
+func TestBatchPromptBeside(t *testing.T) {
+	t.Setenv("HARK_BATCH_PROMPT_BESIDE", "")
+	t.Setenv("HARK_BATCH_LONG_PROMPT", "")
+	b, l := promptBeside("cuda")
+	require.Equal(t, [2]int{4, 128}, [2]int{b, l})
+	b, l = promptBeside("cpu")
+	require.Equal(t, [2]int{0, 128}, [2]int{b, l})
+	t.Setenv("HARK_BATCH_PROMPT_BESIDE", "0")
+	t.Setenv("HARK_BATCH_LONG_PROMPT", "0")
+	b, l = promptBeside("cuda")
+	require.Equal(t, [2]int{0, 0}, [2]int{b, l})
+	t.Setenv("HARK_BATCH_PROMPT_BESIDE", "12")
+	t.Setenv("HARK_BATCH_LONG_PROMPT", "x")
+	b, l = promptBeside("cpu")
+	require.Equal(t, [2]int{12, 128}, [2]int{b, l})
 }

@@ -43,6 +43,18 @@ type Options struct {
 	// (Level.Long).
 	LongPrompt int
 	LongAfter  int // 0: 16, at most MaxTokens/2
+	// PerToken asks every request for logprobs, whose entries say how
+	// many tokens each streamed chunk carries (a token whose text the
+	// server holds back, a partial character, comes with the next): a
+	// chunk of n tokens after a gap g counts n gaps of g/n, so the gaps
+	// are the tokens' and not the chunks' (the long prompt's effect on
+	// the engine, without the text's). The server then also computes the
+	// logprobs.
+	PerToken bool
+	// Trace, when set, gets a line a finished request: "tokens SEED
+	// FIRST END..." (Unix µs of its first token and of each later one's
+	// arrival), to place a stream's gaps in a server's step trace.
+	Trace io.Writer
 }
 
 // longAfter is how many tokens every stream has before the long prompt
@@ -92,6 +104,10 @@ type LongPromptEffect struct {
 	// long prompt was sent (0: it came after they had all finished, and
 	// LongestGap says nothing).
 	Gaps int
+	// Sent is when the long prompt went out, and LongestGapEnd when the
+	// longest gap ended (to place them in a server's step trace,
+	// $HARK_BATCH_TRACE).
+	Sent, LongestGapEnd time.Time
 }
 
 // GapRatio is LongestGap over the level's median token gap.
@@ -304,6 +320,9 @@ func Run(ctx context.Context, o Options, p Prompt, c int, long *Long) (Level, er
 					return
 				}
 				mu.Lock()
+				if o.Trace != nil {
+					traceTokens(o.Trace, seed, r)
+				}
 				lv.Generated += r.generated
 				lv.PromptTokens = r.promptTokens
 				ttft = append(ttft, r.ttft)
@@ -320,14 +339,29 @@ func Run(ctx context.Context, o Options, p Prompt, c int, long *Long) (Level, er
 	}
 	lv.TTFT, lv.TokenLatency = percentiles(ttft), percentiles(itl)
 	if long != nil {
+		lv.Long.Sent = longSent
 		for i, e := range ends {
 			if e.After(longSent) {
 				lv.Long.Gaps++
-				lv.Long.LongestGap = max(lv.Long.LongestGap, itl[i])
+				if itl[i] > lv.Long.LongestGap {
+					lv.Long.LongestGap, lv.Long.LongestGapEnd = itl[i], e
+				}
 			}
 		}
 	}
 	return lv, nil
+}
+
+// traceTokens writes r's line to Options.Trace (a failed write is left
+// alone: a trace never fails a level).
+func traceTokens(w io.Writer, seed uint64, r result) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tokens %d %d", seed, r.first.UnixMicro())
+	for _, e := range r.ends {
+		fmt.Fprintf(&b, " %d", e.UnixMicro())
+	}
+	b.WriteByte('\n')
+	io.WriteString(w, b.String())
 }
 
 // Chunk is what a load generator reads of a streamed chat completion's
@@ -337,6 +371,11 @@ type Chunk struct {
 		Delta struct {
 			Content *string `json:"content"`
 		} `json:"delta"`
+		// Logprobs has an entry a token of the chunk (asked for by
+		// Options.PerToken)
+		Logprobs *struct {
+			Content []json.RawMessage `json:"content"`
+		} `json:"logprobs"`
 	} `json:"choices"`
 	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -353,6 +392,7 @@ type result struct {
 	ttft                    time.Duration
 	gaps                    []time.Duration // between successive content chunks
 	ends                    []time.Time     // when each gap ended
+	first                   time.Time       // the first content chunk's arrival
 }
 
 // maxLine bounds one server-sent event line.
@@ -368,11 +408,15 @@ func (o Options) request(ctx context.Context, text string, maxTokens int, seed u
 	if temperature != nil {
 		temp = *temperature
 	}
-	body, err := json.Marshal(map[string]any{
+	fields := map[string]any{
 		"model": o.Model, "stream": true, "max_tokens": maxTokens, "ignore_eos": true,
 		"temperature": temp, "seed": seed, "stream_options": map[string]bool{"include_usage": true},
 		"messages": []map[string]string{{"role": "user", "content": text}},
-	})
+	}
+	if o.PerToken {
+		fields["logprobs"] = true
+	}
+	body, err := json.Marshal(fields)
 	if err != nil {
 		return r, err
 	}
@@ -402,6 +446,7 @@ func (o Options) request(ctx context.Context, text string, maxTokens int, seed u
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	var last time.Time
 	done := false
+	tokens := 0 // content tokens so far (chunks, or their logprobs entries: PerToken)
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
 		if !ok {
@@ -425,15 +470,28 @@ func (o Options) request(ctx context.Context, text string, maxTokens int, seed u
 		if len(c.Choices) == 0 || c.Choices[0].Delta.Content == nil || *c.Choices[0].Delta.Content == "" {
 			continue // the role chunk, the finish chunk, the usage chunk
 		}
+		n := 1 // the tokens the chunk carries
+		if o.PerToken {
+			lp := c.Choices[0].Logprobs
+			if lp == nil || len(lp.Content) == 0 {
+				return r, errors.New("loadgen: a chunk without logprobs: the server does not count its tokens (PerToken)")
+			}
+			n = len(lp.Content)
+		}
 		if last.IsZero() {
-			r.ttft = now.Sub(sent)
+			// the first chunk's wait is the TTFT (any other token of it
+			// came with the first: no gap)
+			r.ttft, r.first = now.Sub(sent), now
 		} else {
-			r.gaps = append(r.gaps, now.Sub(last))
-			r.ends = append(r.ends, now)
+			for range n {
+				r.gaps = append(r.gaps, now.Sub(last)/time.Duration(n))
+				r.ends = append(r.ends, now)
+			}
 		}
 		last = now
+		tokens += n
 		if onToken != nil {
-			onToken(len(r.gaps) + 1)
+			onToken(tokens)
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -103,3 +103,60 @@ func TestRunLongPromptBesideStreams(t *testing.T) {
 	require.Positive(t, lv.Long.LongestGap)
 	require.GreaterOrEqual(t, lv.Long.LongestGap, lv.TokenLatency.P50)
 }
+
+// With PerToken the requests ask for logprobs, and a chunk carrying two
+// tokens' text (a token the server held back, sent with the next) counts
+// two gaps of half its wait, where the chunk count sees one gap fewer.
+func TestPerTokenGaps(t *testing.T) {
+	var asked sync.Map
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Logprobs bool `json:"logprobs"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		asked.Store(req.Logprobs, true)
+		w.Header().Set("Content-Type", "text/event-stream")
+		// 5 tokens in 4 chunks: the third chunk carries tokens 3 and 4
+		for _, n := range []int{1, 1, 2, 1} {
+			entries := `{"token":"x","logprob":-1}`
+			if n == 2 {
+				entries += `,{"token":"y","logprob":-1}`
+			}
+			fmt.Fprintf(w, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"},\"logprobs\":{\"content\":[%s]}}]}\n\n", entries)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":5}}\n\n")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer hs.Close()
+	o := Options{URL: hs.URL, Model: "m", MaxTokens: 5}
+	p := Prompt{Words: []string{"a"}}
+	r, err := o.request(context.Background(), p.Text(1), 5, 1, nil, nil)
+	require.NoError(t, err)
+	require.Len(t, r.gaps, 3, "chunks: 4, so 3 gaps")
+	_, plain := asked.Load(false)
+	require.True(t, plain, "no logprobs asked without PerToken")
+	o.PerToken = true
+	var counts []int
+	r, err = o.request(context.Background(), p.Text(1), 5, 1, nil, func(n int) { counts = append(counts, n) })
+	require.NoError(t, err)
+	_, lp := asked.Load(true)
+	require.True(t, lp, "logprobs asked with PerToken")
+	require.Len(t, r.gaps, 4, "tokens: 5, so 4 gaps")
+	require.Equal(t, r.gaps[1], r.gaps[2], "the two-token chunk's wait, halved for each")
+	require.Equal(t, r.ends[1], r.ends[2])
+	require.Equal(t, []int{1, 2, 4, 5}, counts, "onToken counts tokens, not chunks")
+
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer bare.Close()
+	o.URL = bare.URL
+	_, err = o.request(context.Background(), p.Text(1), 5, 1, nil, nil)
+	require.ErrorContains(t, err, "without logprobs", "a server that sends none cannot be counted by token")
+}
