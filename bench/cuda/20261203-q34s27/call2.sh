@@ -3,8 +3,7 @@
 # starts. Main 2fdb9c0's committed cubins only (the branch's binary, -tags hark_nocubin, with the tree's cuda/cubin
 # and its SOURCE's kernels hash set to the branch's PTX, so nothing is JIT-compiled: the host code is main's, ptxpdl
 # does not apply to cubins): the 2048-wide 8-bit-activation products' geometry by HARK_CUDA_TUNE on the 1B shape's
-# q8_0 tg128, alternated twice, then Nsight Compute's stall reasons of layer 10's q8p launches at the default and at
-# 4 threadgroups a core. From the lead's checkout root: K=.gpu/q34s27/c1 bash $K/call2.sh (call 1's folder).
+# q8_0 tg128, once each, then Nsight Compute's stall reasons of layer 10's q8p launches at the default. From the lead's checkout root: K=.gpu/q34s27/c1 bash $K/call2.sh (call 1's folder).
 set -u
 R=$(pwd); K=${K:-.gpu/q34s27/c1}; K=$(cd "$K" && pwd); OUT=${OUT:-/tmp/out}; S=$(date +%s); W=/w/q34s27
 el() { echo $(( $(date +%s) - S )); }
@@ -18,15 +17,15 @@ TOK=$W/shared/llm-kit/tokenizers/smollm2; F=$W/m/llama-1b-shape-v1-L16-q8_0.gguf
   ./hark bench llm --backend cpu --shape llama-1b --dir $W/m --type q8_0 --tokenizer $TOK --pp 8 --tg 0 -r 1 -t 16 > /dev/null 2>&1
   echo "q8_0 written at $(el) s"
   HARK_CUDA_STARTUP=1 ./hark bench llm --backend cuda --model $F -r 1 --pp 0 --tg 8 2>&1 | grep -E 'prepar|ready|rror|tg8|cubin'
-  for r in 1 2; do
+  for r in 1; do
     C="default MatVecQ8Groups=4 MatVecQ8Groups=65536 MatVecQ8SIMDGroups=8,MatVecQ8Groups=2 MatVecQ8Groups=3"
     [ $r = 2 ] && C="MatVecQ8Groups=3 MatVecQ8SIMDGroups=8,MatVecQ8Groups=2 MatVecQ8Groups=65536 MatVecQ8Groups=4 default"
     for t in $C; do v=$t; [ $t = default ] && v=
       echo "== q8_0 $t r$r at $(el) s"; HARK_CUDA_TUNE=$v ./hark bench llm --backend cuda --model $F -r 3 --pp 0 --tg 128 2>&1 | grep -E '^\| |rror'
     done; done; } > $OUT/sweep.log 2>&1
 M='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio|dram__throughput.avg.pct_of_peak_sustained_elapsed|gpu__time_duration.sum|launch__registers_per_thread|sm__warps_active.avg.pct_of_peak_sustained_active|launch__grid_size|launch__occupancy_limit_.*'
-{ for t in default MatVecQ8Groups=4; do v=$t; [ $t = default ] && v=
-    [ $(el) -lt 75 ] || break
+{ for t in default; do v=$t; [ $t = default ] && v=
+    [ $(el) -lt 60 ] || break
     echo "== ncu $t at $(el) s"
     HARK_CUDA_TUNE=$v HARK_CUDA_GRAPHS=0 timeout 30 ncu --clock-control none --metrics "$M" -k 'regex:q8p_rp|quantize_q8x' -s 60 -c 6 \
       ./hark bench llm --backend cuda --model $F -r 1 --pp 0 --tg 4 > ncu-$t.log 2>&1; echo "exit $?"
