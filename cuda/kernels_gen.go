@@ -3,7 +3,7 @@
 package cuda
 
 // sourcesHash is the SHA-256 of the .metal sources kernels.ptx was made from.
-const sourcesHash = "ec8a0a5fde5cf23720517dcd36b187a48290c36ecba8c1830b25f453b68a9ce9"
+const sourcesHash = "770d5deb7628aa1ebe13586e80ab2960aed4ebdba3bf1a19e1bbe3648500121b"
 
 // kernelNames are the MSL function names of kernels.ptx's entry points (each is
 // entryPrefix+name there).

@@ -51,6 +51,16 @@ static inline int dot4_i8(uint a, uint b, int c) {
 }
 #endif
 
+// pdl_wait: from here on the kernel reads what the grids before it wrote
+// (on CUDA with programmatic dependent launch, ptxpdl's griddepcontrol.wait
+// moves here from the entry's first instruction); pdl_launch_dependents
+// lets the next grid's blocks start (and run up to their pdl_wait). No-ops
+// elsewhere.
+#ifndef MSL_PDL
+static inline void pdl_wait() {}
+static inline void pdl_launch_dependents() {}
+#endif
+
 // mq_nib says whether B holds 4-bit quants (16 bytes a block) or 8-bit.
 template <typename B> struct mq_nib { enum { v = 0 }; };
 template <> struct mq_nib<rp_q4_0> { enum { v = 1 }; };
@@ -237,6 +247,9 @@ static inline __attribute__((always_inline)) void mat_vec_q8x_body(
     uint4 a0[MV_MAX_ROWS], a1[MV_MAX_ROWS], c0[MV_MAX_ROWS], c1[MV_MAX_ROWS];
     float da[MV_MAX_ROWS], dc[MV_MAX_ROWS];
     if (row0 < n && b0 < nb) mq_rows<B>(W, rb, row0, n, R, b0, c0i, k, a0, a1, c0, c1, da, dc);
+    // (mat_vec_q8p: the first rows' weights are in flight while the
+    // pre-pass runs; nothing a grid before writes is read above)
+    if (PRE) pdl_wait();
 
     const int nt = 32 * int(nsg);
     const int tid = int(sgitg) * 32 + int(lane);
@@ -380,6 +393,10 @@ kernel void quantize_q8x_impl(
         uint3 tgpig [[threadgroup_position_in_grid]],
         uint sgitg [[simdgroup_index_in_threadgroup]],
         uint lane [[thread_index_in_simdgroup]]) {
+    // the product on these blocks may start now, up to its pdl_wait (its
+    // first weights' loads); this grid's wait for the one before it is
+    // still the entry's first instruction, so that one has finished
+    pdl_launch_dependents();
     const mv_shape sh = mv_product_shape<MODE>(args);
     const int k = min(sh.k, MQ_MAX_K), nb = k / 32;
     const int b = int(tgpig.x) * 8 + int(sgitg);

@@ -547,3 +547,20 @@ inline int dot4_i8(uint a, uint b, int c) {
     asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
     return r;
 }
+
+// pdl_wait and pdl_launch_dependents (issue #34, round 18): where a kernel
+// calls them, cuda/ptxpdl puts griddepcontrol.wait and
+// griddepcontrol.launch_dependents (sm_90 and newer, the PDL form of the
+// PTX) in place of these marker comments; an entry that has the wait's
+// marker gets no wait at its first instruction, so what it does before the
+// call (loads of weights no kernel writes) overlaps the grid before it.
+// In the plain PTX (older GPUs, HARK_CUDA_PDL=0) they are comments: the
+// launches are serialized then. Such an entry reads its halt word and
+// step variables before its wait: sound only where the grid before it let
+// it start after its own wait (quantize_q8x's pdl_launch_dependents comes
+// after its entry's wait, and the launch rule puts it right before
+// mat_vec_q8p), so every grid before that one has finished. MSL_PDL tells the shader source, whose
+// empty versions the executor and Metal compile, that they are defined.
+#define MSL_PDL 1
+inline void pdl_wait() { asm volatile("// hark:pdl-wait" ::: "memory"); }
+inline void pdl_launch_dependents() { asm volatile("// hark:pdl-launch" ::: "memory"); }

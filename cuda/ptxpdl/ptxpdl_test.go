@@ -59,6 +59,23 @@ func TestPatchSmall(t *testing.T) {
 		strings.ReplaceAll(s, wait, ""), "nothing else changes")
 }
 
+// An entry with the wait's marker waits there and not at its start; the
+// launch marker becomes the trigger; the other entries are as before.
+func TestPatchMarkers(t *testing.T) {
+	marked := strings.Replace(small, "\tmov.u32 \t%r1, %tid.x;\n",
+		"\t// begin inline asm\n\t"+LaunchMarker+"\n\t// end inline asm\n\tmov.u32 \t%r1, %tid.x;\n\t// begin inline asm\n\t"+WaitMarker+"\n\t// end inline asm\n", 1)
+	require.NotEqual(t, small, marked)
+	out, err := Patch([]byte(marked))
+	require.NoError(t, err)
+	s := string(out)
+	require.Contains(t, s, "\t.shared .align 4 .b8 s[80];\n\n\t// begin inline asm\n\tgriddepcontrol.launch_dependents;\n\t// end inline asm\n\tmov.u32 \t%r1, %tid.x;\n\t// begin inline asm\n\tgriddepcontrol.wait;\n",
+		"the marked entry: the trigger and the wait where the markers were, none at the start")
+	require.Contains(t, s, ")\n{\n"+wait+"\tret;\n}\n", "the other entry waits at its start")
+	require.Equal(t, 2, strings.Count(s, "griddepcontrol.wait"))
+	require.Equal(t, 1, strings.Count(s, "griddepcontrol.launch_dependents"))
+	require.NotContains(t, s, "hark:pdl")
+}
+
 func TestPatchKeepsNewerTargets(t *testing.T) {
 	in := strings.Replace(strings.Replace(small, "6.4", "8.0", 1), "sm_75", "sm_90a", 1)
 	out, err := Patch([]byte(in))
@@ -88,13 +105,22 @@ func TestPatchModules(t *testing.T) {
 		require.NoError(t, err, f)
 		entries := bytes.Count(ptx, []byte(".entry "))
 		require.Positive(t, entries, f)
+		// each entry waits once: at its start or at its marker
 		require.Equal(t, entries, bytes.Count(out, []byte("griddepcontrol.wait;")), f)
-		require.Zero(t, bytes.Count(out, []byte("griddepcontrol.launch_dependents")), f)
+		require.Equal(t, bytes.Count(ptx, []byte(LaunchMarker)), bytes.Count(out, []byte("griddepcontrol.launch_dependents;")), f)
+		require.Zero(t, bytes.Count(out, []byte("hark:pdl")), f)
 		in, got := lines(ptx), lines(bytes.ReplaceAll(out, []byte(wait), nil))
 		require.Equal(t, len(in), len(got), f)
 		for i := range in {
 			if in[i] != got[i] {
-				require.Regexp(t, `^\.(version|target) `, in[i], "%s line %d", f, i+1)
+				switch {
+				case strings.Contains(in[i], WaitMarker):
+					require.Equal(t, strings.Replace(in[i], WaitMarker, "griddepcontrol.wait;", 1), got[i])
+				case strings.Contains(in[i], LaunchMarker):
+					require.Equal(t, strings.Replace(in[i], LaunchMarker, "griddepcontrol.launch_dependents;", 1), got[i])
+				default:
+					require.Regexp(t, `^\.(version|target) `, in[i], "%s line %d", f, i+1)
+				}
 			}
 		}
 	}
