@@ -33,13 +33,8 @@ func newFLAC(f *os.File) (*flacStream, error) {
 	if r := int(info.SampleRate); r < minSampleRate || r > maxSampleRate {
 		return nil, fmt.Errorf("unsupported sample rate %d Hz", r)
 	}
-	return &flacStream{
-		f:     f,
-		s:     s,
-		par:   newFLACFrames(f, flacWorkers()),
-		scale: float32(1 / float64(uint64(1)<<(info.BitsPerSample-1))),
-		ch:    int(info.NChannels),
-	}, nil
+	scale, ch := float32(1/float64(uint64(1)<<(info.BitsPerSample-1))), int(info.NChannels)
+	return &flacStream{f: f, s: s, par: newFLACFrames(f, flacWorkers(), ch, scale), scale: scale, ch: ch}, nil
 }
 
 func (s *flacStream) SampleRate() int { return int(s.s.Info.SampleRate) }
@@ -52,12 +47,16 @@ func (s *flacStream) Read(p []float32) (int, error) {
 		return 0, errors.New("audio: Read buffer smaller than one frame")
 	}
 	for len(s.pend) == 0 {
-		fr, err := s.nextFrame()
+		fr, pcm, err := s.nextFrame()
 		if err == io.EOF {
 			return 0, io.EOF
 		}
 		if err != nil {
 			return 0, fmt.Errorf("flac: %w", err)
+		}
+		if pcm != nil { // converted on a worker
+			s.pend = pcm
+			continue
 		}
 		if len(fr.Subframes) != s.ch {
 			return 0, fmt.Errorf("flac: frame has %d channels, stream %d", len(fr.Subframes), s.ch)
@@ -84,10 +83,12 @@ func (s *flacStream) Read(p []float32) (int, error) {
 	return n, nil
 }
 
-// nextFrame is the next frame, from the parallel decoder where there is one.
-func (s *flacStream) nextFrame() (*frame.Frame, error) {
+// nextFrame is the next frame, from the parallel decoder where there is
+// one, with its converted samples where that decoder made them.
+func (s *flacStream) nextFrame() (*frame.Frame, []float32, error) {
 	if s.par != nil {
 		return s.par.next()
 	}
-	return s.s.ParseNext()
+	fr, err := s.s.ParseNext()
+	return fr, nil, err
 }

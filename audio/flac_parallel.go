@@ -24,31 +24,60 @@ import (
 // (a false sync code costs a serial decode, never a wrong sample).
 
 // flacSegment is the bytes of a batch per worker (a frame of 16-bit audio
-// at 16-48 kHz is 2-20 KB: every segment holds many).
-const flacSegment = 256 << 10
+// at 16-48 kHz is 2-20 KB: every segment holds many), at most: with many
+// workers a batch is kept near flacBatchBytes, so that a file has several and
+// the spectrogram of one runs while the next decodes (at 16 workers the
+// 3.7-MB excerpt of issue #37 was one batch, and its log-mel could only
+// start once the whole file was decoded).
+const (
+	flacSegment    = 256 << 10
+	flacBatchBytes = 1 << 20
+	flacMinSegment = 32 << 10
+)
+
+// flacSegmentFor is the segment of workers' batches.
+func flacSegmentFor(workers int) int {
+	return max(flacMinSegment, min(flacSegment, flacBatchBytes/workers))
+}
 
 // flacMaxBatch bounds a batch grown to hold one frame: past it a frame that
 // fails to decode is corrupt, not cut by the batch's end. The format's
 // largest frame (65,535 samples × 8 channels × 32 bits, verbatim) is 2 MiB.
 const flacMaxBatch = 16 << 20
 
-// flacFrames yields a FLAC file's frames in order, decoded in parallel.
+// flacFrames yields a FLAC file's frames in order, decoded in parallel,
+// each with its samples as float32s where the stream's Read takes them
+// (converted on the workers). While the caller reads a batch, the next one
+// decodes.
 type flacFrames struct {
 	f       *os.File
 	pos     int64 // file offset of the next frame not decoded
 	size    int64
 	workers int
-	segment int // flacSegment; tests make it small
-	buf     []byte
-	ready   []*frame.Frame // decoded, not yet returned
+	segment int // flacSegmentFor(workers); tests set it
+	ch      int
+	scale   float32
+	ready   []flacSpan     // decoded, not yet returned
 	err     error          // what follows ready: io.EOF or the decode's error
+	ahead   chan flacBatch // the next batch, decoding; nil: none
+	bufs    [2][]byte      // the batches' bytes, one decoding while one is read
+	turn    int
+}
+
+// flacBatch is a decoded batch: its frames, the offset after them, and
+// the error that ends the stream there (nil: more batches follow).
+type flacBatch struct {
+	frames []flacSpan
+	pos    int64
+	err    error
 }
 
 // newFLACFrames returns the parallel decoder of f's frames, or nil where
 // the serial one must stay: one worker, a file that does not start with
 // the FLAC signature (an ID3v2 tag: mewkiz/flac skips it itself), or
-// metadata it cannot walk.
-func newFLACFrames(f *os.File, workers int) *flacFrames {
+// metadata it cannot walk. ch and scale are the stream's: a frame of ch
+// channels is converted to interleaved samples × scale on the workers.
+func newFLACFrames(f *os.File, workers, ch int, scale float32) *flacFrames {
 	if workers < 2 {
 		return nil
 	}
@@ -60,7 +89,7 @@ func newFLACFrames(f *os.File, workers int) *flacFrames {
 	if !ok {
 		return nil
 	}
-	return &flacFrames{f: f, pos: start, size: st.Size(), workers: workers, segment: flacSegment}
+	return &flacFrames{f: f, pos: start, size: st.Size(), workers: workers, segment: flacSegmentFor(workers), ch: ch, scale: scale}
 }
 
 // flacWorkers is how many goroutines decode a FLAC file: the cores the
@@ -90,54 +119,78 @@ func flacDataStart(f *os.File, size int64) (int64, bool) {
 	}
 }
 
-// next returns the next frame, or io.EOF after the last, or the error the
-// serial decode would give at the same frame.
-func (d *flacFrames) next() (*frame.Frame, error) {
+// next returns the next frame and, where the workers converted it, its
+// interleaved samples (else nil: the caller converts and checks the
+// frame), or io.EOF after the last, or the error the serial decode would
+// give at the same frame.
+func (d *flacFrames) next() (*frame.Frame, []float32, error) {
 	for len(d.ready) == 0 {
 		if d.err != nil {
-			return nil, d.err
+			return nil, nil, d.err
 		}
 		d.fill()
 	}
-	fr := d.ready[0]
-	d.ready[0] = nil
+	s := d.ready[0]
+	d.ready[0] = flacSpan{}
 	d.ready = d.ready[1:]
-	return fr, nil
+	return s.fr, s.pcm, nil
 }
 
-// fill decodes the next batch into ready, or sets err.
+// fill takes the next batch into ready, or sets err, and starts decoding
+// the one after it.
 func (d *flacFrames) fill() {
+	var b flacBatch
+	if d.ahead != nil {
+		b = <-d.ahead
+		d.ahead = nil
+	} else {
+		b = d.batchAt(d.pos, &d.bufs[d.turn])
+	}
+	d.ready, d.pos, d.err = b.frames, b.pos, b.err
+	if d.err == nil {
+		d.turn ^= 1
+		c, pos, buf := make(chan flacBatch, 1), d.pos, &d.bufs[d.turn]
+		d.ahead = c
+		go func() { c <- d.batchAt(pos, buf) }()
+	}
+}
+
+// batchAt decodes the batch of frames from pos, reading into *buf. It
+// touches no field of d but the constant ones, so it runs beside the
+// caller's reading of the previous batch.
+func (d *flacFrames) batchAt(pos int64, buf *[]byte) flacBatch {
 	size := d.workers * d.segment
 	for {
-		n := int(min(int64(size), d.size-d.pos))
-		if cap(d.buf) < n {
-			d.buf = make([]byte, n)
+		n := int(min(int64(size), d.size-pos))
+		if cap(*buf) < n {
+			*buf = make([]byte, n)
 		}
-		buf := d.buf[:n]
-		if _, err := d.f.ReadAt(buf, d.pos); err != nil && n > 0 {
-			d.err = err
-			return
+		b := (*buf)[:n]
+		if _, err := d.f.ReadAt(b, pos); err != nil && n > 0 {
+			return flacBatch{pos: pos, err: err}
 		}
-		last := d.pos+int64(n) == d.size
-		frames, used, err := decodeFLACBatch(buf, d.workers, size/d.workers)
-		d.ready, d.pos = frames, d.pos+int64(used)
+		last := pos+int64(n) == d.size
+		frames, used, err := decodeFLACBatch(b, d.workers, size/d.workers, d.ch, d.scale)
+		out := flacBatch{frames: frames, pos: pos + int64(used)}
 		switch {
 		case last:
-			d.err = err // what the serial decode meets at the file's end
-			return
+			out.err = err // what the serial decode meets at the file's end
+			return out
 		case len(frames) > 0:
-			return // the next batch starts at the frame the batch's end cut
+			return out // the next batch starts at the frame the batch's end cut
 		case n >= flacMaxBatch:
-			d.err = err // a frame that fails with megabytes after it
-			return
+			out.err = err // a frame that fails with megabytes after it
+			return out
 		}
 		size *= 2 // a frame longer than the batch
 	}
 }
 
-// flacSpan is a frame a worker decoded and the bytes it took.
+// flacSpan is a frame a worker decoded and the bytes it took; where the
+// worker converted its samples, pcm holds them and fr is dropped.
 type flacSpan struct {
 	fr       *frame.Frame
+	pcm      []float32
 	from, to int
 }
 
@@ -145,7 +198,7 @@ type flacSpan struct {
 // them at offset 0, with workers goroutines over segments of seg bytes. It
 // returns the chained frames, the bytes they take, and the error of the
 // decode at the chain's end (io.EOF where the chain ends with buf).
-func decodeFLACBatch(buf []byte, workers, seg int) ([]*frame.Frame, int, error) {
+func decodeFLACBatch(buf []byte, workers, seg, ch int, scale float32) ([]flacSpan, int, error) {
 	found := make([][]flacSpan, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -157,6 +210,12 @@ func decodeFLACBatch(buf []byte, workers, seg int) ([]*frame.Frame, int, error) 
 		go func() {
 			defer wg.Done()
 			found[w] = scanFLACSegment(buf, lo, hi)
+			for i := range found[w] {
+				sp := &found[w][i]
+				if sp.pcm = flacSamples(sp.fr, ch, scale); sp.pcm != nil {
+					sp.fr = nil
+				}
+			}
 		}()
 	}
 	wg.Wait()
@@ -166,7 +225,7 @@ func decodeFLACBatch(buf []byte, workers, seg int) ([]*frame.Frame, int, error) 
 			at[s.from] = s
 		}
 	}
-	var frames []*frame.Frame
+	var frames []flacSpan
 	off := 0
 	for {
 		s, ok := at[off]
@@ -175,9 +234,9 @@ func decodeFLACBatch(buf []byte, workers, seg int) ([]*frame.Frame, int, error) 
 			if err != nil {
 				return frames, off, err
 			}
-			s = flacSpan{fr, off, to}
+			s = flacSpan{fr: fr, from: off, to: to}
 		}
-		frames = append(frames, s.fr)
+		frames = append(frames, s)
 		off = s.to
 	}
 }
@@ -200,7 +259,7 @@ func scanFLACSegment(buf []byte, lo, hi int) (spans []flacSpan) {
 		}
 		fr, to, err := parseFLACAt(buf, off)
 		if err == nil {
-			spans = append(spans, flacSpan{fr, off, to})
+			spans = append(spans, flacSpan{fr: fr, from: off, to: to})
 			off = to
 			break
 		}
@@ -213,7 +272,7 @@ func scanFLACSegment(buf []byte, lo, hi int) (spans []flacSpan) {
 		if err != nil {
 			break
 		}
-		spans = append(spans, flacSpan{fr, off, to})
+		spans = append(spans, flacSpan{fr: fr, from: off, to: to})
 		off = to
 	}
 	return spans
@@ -229,4 +288,26 @@ func parseFLACAt(buf []byte, off int) (*frame.Frame, int, error) {
 		return nil, off, err
 	}
 	return fr, len(buf) - r.Len(), nil
+}
+
+// flacSamples is fr's samples interleaved and scaled as flacStream.Read
+// converts them, or nil where fr is not a frame of ch channels with a
+// whole block in each (Read then converts it, or says what is wrong).
+func flacSamples(fr *frame.Frame, ch int, scale float32) []float32 {
+	n := int(fr.BlockSize)
+	if len(fr.Subframes) != ch {
+		return nil
+	}
+	for _, sub := range fr.Subframes {
+		if len(sub.Samples) < n {
+			return nil
+		}
+	}
+	out := make([]float32, n*ch)
+	for c, sub := range fr.Subframes {
+		for i, v := range sub.Samples[:n] {
+			out[i*ch+c] = float32(v) * scale
+		}
+	}
+	return out
 }

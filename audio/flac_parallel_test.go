@@ -56,7 +56,7 @@ func decodeAllFLAC(t *testing.T, path string, workers, segment int) ([]float32, 
 	s, err := newFLAC(f)
 	require.NoError(t, err)
 	defer s.Close()
-	s.par = newFLACFrames(f, workers)
+	s.par = newFLACFrames(f, workers, s.ch, s.scale)
 	if workers > 1 {
 		require.NotNil(t, s.par, "the parallel decoder must be chosen")
 		s.par.segment = segment
@@ -168,7 +168,7 @@ func TestFLACParallelMatchesSerial(t *testing.T) {
 		want, wantErr := decodeAllFLAC(t, p, 1, 0)
 		require.NotEmpty(t, want, name)
 		for _, workers := range []int{2, 3, 5, 16} {
-			for _, seg := range []int{1 << 10, 7001, flacSegment} {
+			for _, seg := range []int{1 << 10, 7001, flacSegment, flacSegmentFor(16)} {
 				t.Run(fmt.Sprintf("%s/w%d/seg%d", name, workers, seg), func(t *testing.T) {
 					got, gotErr := decodeAllFLAC(t, p, workers, seg)
 					require.Equal(t, len(want), len(got))
@@ -194,8 +194,8 @@ func TestFLACParallelFallsBack(t *testing.T) {
 	f, err := os.Open(p)
 	require.NoError(t, err)
 	defer f.Close()
-	require.Nil(t, newFLACFrames(f, 1))
-	require.NotNil(t, newFLACFrames(f, 2))
+	require.Nil(t, newFLACFrames(f, 1, 1, 1))
+	require.NotNil(t, newFLACFrames(f, 2, 1, 1))
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	q := filepath.Join(dir, "id3.flac")
@@ -203,5 +203,5 @@ func TestFLACParallelFallsBack(t *testing.T) {
 	g, err := os.Open(q)
 	require.NoError(t, err)
 	defer g.Close()
-	require.Nil(t, newFLACFrames(g, 4))
+	require.Nil(t, newFLACFrames(g, 4, 1, 1))
 }

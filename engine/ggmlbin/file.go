@@ -126,27 +126,27 @@ func Parse(b []byte) (*File, error) {
 	return f, nil
 }
 
-func parse(b []byte) (*File, error) {
-	d := &decoder{binread.Reader{B: b}}
-	magic, err := d.U32("magic")
+// OpenHead reads path's header and mel filters alone: a File with
+// HParams and Mel, no vocabulary and no tensors (what a spectrogram
+// needs, without the vocabulary's 51,864 strings).
+func OpenHead(path string) (*File, error) {
+	f, m, err := mapfile.OpenParsed(path, func(b []byte) (*File, error) {
+		f, _, err := parseHead(b)
+		if err != nil {
+			return nil, fmt.Errorf("ggml: %w", err)
+		}
+		return f, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if magic != Magic {
-		return nil, fmt.Errorf("not a whisper.cpp GGML file (magic 0x%08x)", magic)
-	}
-	f := &File{index: map[string]int{}}
-	for i, p := range f.HParams.fields() {
-		if *p, err = d.I32("hyper-parameter " + HParamNames[i]); err != nil {
-			return nil, err
-		}
-		// Beyond 2^24 no Whisper dimension is plausible, and the bound
-		// keeps later products far from overflow.
-		if *p < 0 || *p > 1<<24 {
-			return nil, fmt.Errorf("hyper-parameter %s = %d is out of range", HParamNames[i], *p)
-		}
-	}
-	if err := f.readMel(d); err != nil {
+	m.Close() // nothing aliases the map: the filters are copied
+	return f, nil
+}
+
+func parse(b []byte) (*File, error) {
+	f, d, err := parseHead(b)
+	if err != nil {
 		return nil, err
 	}
 	if err := f.readVocab(d); err != nil {
@@ -158,6 +158,34 @@ func parse(b []byte) (*File, error) {
 		}
 	}
 	return f, nil
+}
+
+// parseHead reads the magic, the hyper-parameters and the mel filters,
+// and returns the decoder at the vocabulary.
+func parseHead(b []byte) (*File, *decoder, error) {
+	d := &decoder{binread.Reader{B: b}}
+	magic, err := d.U32("magic")
+	if err != nil {
+		return nil, nil, err
+	}
+	if magic != Magic {
+		return nil, nil, fmt.Errorf("not a whisper.cpp GGML file (magic 0x%08x)", magic)
+	}
+	f := &File{index: map[string]int{}}
+	for i, p := range f.HParams.fields() {
+		if *p, err = d.I32("hyper-parameter " + HParamNames[i]); err != nil {
+			return nil, nil, err
+		}
+		// Beyond 2^24 no Whisper dimension is plausible, and the bound
+		// keeps later products far from overflow.
+		if *p < 0 || *p > 1<<24 {
+			return nil, nil, fmt.Errorf("hyper-parameter %s = %d is out of range", HParamNames[i], *p)
+		}
+	}
+	if err := f.readMel(d); err != nil {
+		return nil, nil, err
+	}
+	return f, d, nil
 }
 
 func (f *File) readMel(d *decoder) error {
@@ -199,8 +227,10 @@ func (f *File) readVocab(d *decoder) error {
 		if err != nil {
 			return err
 		}
-		s, err := d.Take(int(min(l, math.MaxInt32)), fmt.Sprintf("token %d", i))
-		if err != nil {
+		n := int(min(l, math.MaxInt32))
+		s, err := d.Take(n, "token")
+		if err != nil { // named by its index only here: a Sprintf a token was a third of the parse
+			_, err = d.Take(n, fmt.Sprintf("token %d", i))
 			return err
 		}
 		f.Vocab = append(f.Vocab, string(s))

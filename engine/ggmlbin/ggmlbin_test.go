@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/harkapp/hark/engine/ggml"
@@ -178,6 +179,35 @@ func TestHostile(t *testing.T) {
 			_, err := Parse(c.b)
 			require.ErrorContains(t, err, c.want)
 		})
+	}
+}
+
+// TestOpenHead: the header and filters alone are Open's, and a file cut
+// after them still gives them; a file cut inside them is refused as
+// Parse refuses it.
+func TestOpenHead(t *testing.T) {
+	b := small(t)
+	full, err := Parse(b)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	melEnd := 48 + 8 + 4*int(full.Mel.NMel)*int(full.Mel.NFFT)
+	for name, c := range map[string]struct {
+		b    []byte
+		want string
+	}{"whole": {b, ""}, "cut after the filters": {b[:melEnd], ""}, "cut in the filters": {b[:melEnd-1], "mel filters"}} {
+		p := filepath.Join(dir, "m.bin")
+		require.NoError(t, os.WriteFile(p, c.b, 0o644))
+		h, err := OpenHead(p)
+		if c.want != "" {
+			require.ErrorContains(t, err, c.want, name)
+			continue
+		}
+		require.NoError(t, err, name)
+		require.Equal(t, full.HParams, h.HParams, name)
+		require.Equal(t, full.Mel, h.Mel, name)
+		require.Empty(t, h.Vocab, name)
+		require.Empty(t, h.Tensors, name)
+		require.NoError(t, h.Close())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"time"
+	"unsafe"
 
 	"github.com/harkapp/hark/audio"
 )
@@ -66,11 +67,7 @@ func LogMelSpool(s audio.Stream, f *MelFilters, padding, maxSamples int) (*Spool
 	out := &SpooledSpectrogram{NMels: f.NMels, file: tmp}
 	var raw []byte
 	top, peakV, n, err := melStream(s, f, padding, maxSamples, func(cols []float32) error {
-		raw = raw[:0]
-		for _, v := range cols {
-			raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(v))
-		}
-		_, err := tmp.Write(raw)
+		_, err := tmp.Write(littleEndianBytes(cols, &raw))
 		return err
 	})
 	if err != nil {
@@ -110,6 +107,27 @@ func (s *SpooledSpectrogram) ReadWindow(dst []float32, start, n, width int) erro
 	return nil
 }
 
+// nativeLittle: the machine stores a float32's bytes as the spool does.
+var nativeLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// littleEndianBytes is the bytes of v as little-endian float32s: v's own
+// memory on a little-endian machine (every one Hark ships for), else
+// encoded into *scratch.
+func littleEndianBytes(v []float32, scratch *[]byte) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	if nativeLittle {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v))
+	}
+	b := (*scratch)[:0]
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	*scratch = b
+	return b
+}
+
 // Close removes the spool.
 func (s *SpooledSpectrogram) Close() error { return s.file.Close() }
 
@@ -135,31 +153,24 @@ func melStream(s audio.Stream, f *MelFilters, padding, maxSamples int, emit func
 		sig  = &signal{n: -1}
 		next int // first frame not computed yet
 		buf  = make([]float32, 16384)
-		part = &Spectrogram{NMels: f.NMels}
 		cols []float32
 	)
 	top = math.Inf(-1)
-	// compute emits frames [next, hi).
+	// compute emits frames [next, hi), computed straight into the
+	// frame-major layout emit takes (no transposing on this goroutine).
 	compute := func(hi int) error {
 		for next < hi {
 			b := min(hi, next+spoolFrames)
-			part.NFrames = b - next
-			if need := f.NMels * part.NFrames; cap(part.Data) < need {
-				part.Data = make([]float32, need)
+			if need := f.NMels * (b - next); cap(cols) < need {
+				cols = make([]float32, need)
 			} else {
-				part.Data = part.Data[:need]
+				cols = cols[:need]
 			}
-			t, err := computeFrames(part, next, sig, f, next, b)
+			t, err := computeFrames(grid{data: cols, mStride: 1, tStride: f.NMels, off: next}, sig, f, next, b)
 			if err != nil {
 				return err
 			}
 			top = math.Max(top, t)
-			cols = cols[:0]
-			for i := range b - next {
-				for m := range f.NMels {
-					cols = append(cols, part.Data[m*part.NFrames+i])
-				}
-			}
 			if err := emit(cols); err != nil {
 				return err
 			}

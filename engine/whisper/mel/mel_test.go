@@ -118,7 +118,7 @@ func TestLogMelWorkersAgree(t *testing.T) {
 	// Compute frame ranges serially in one worker and compare the raw log10
 	// values before the clamp.
 	serial := &Spectrogram{NMels: 80, NFrames: a.NFrames, Data: make([]float32, 80*a.NFrames)}
-	top := melFrames(serial, 0, &signal{seg: x, head: x[:NFFT/2+1], n: len(x), total: len(x)}, f, 0, a.NFrames)
+	top := melFrames(serial.grid(0), &signal{seg: x, head: x[:NFFT/2+1], n: len(x), total: len(x)}, f, 0, a.NFrames)
 	floor := float32(top - 8)
 	for i, v := range serial.Data {
 		serial.Data[i] = (max(v, floor) + 4) / 4
@@ -161,14 +161,18 @@ func TestLogMelSpoolEqualsWhole(t *testing.T) {
 	f := kitFilters(t, 80)
 	x, err := audio.Load16k(shared.Path(t, "audio", "jfk.wav"))
 	require.NoError(t, err)
-	for _, n := range []int{1000, streamChunk - 7, streamChunk + 123, len(x)} {
-		want, err := LogMel(x[:n], f, 480000)
-		require.NoError(t, err)
-		got, err := LogMelSpool(audio.FromSamples(x[:n], audio.WhisperRate, 1), f, 480000, 0)
-		require.NoError(t, err)
-		requireSameWindows(t, want, got)
-		require.Equal(t, want.Peak, got.Peak)
-		require.NoError(t, got.Close())
+	defer func(v bool) { nativeLittle = v }(nativeLittle)
+	for _, little := range []bool{nativeLittle, false} { // false: the spool's bytes encoded one by one
+		nativeLittle = little
+		for _, n := range []int{1000, streamChunk - 7, streamChunk + 123, len(x)} {
+			want, err := LogMel(x[:n], f, 480000)
+			require.NoError(t, err)
+			got, err := LogMelSpool(audio.FromSamples(x[:n], audio.WhisperRate, 1), f, 480000, 0)
+			require.NoError(t, err)
+			requireSameWindows(t, want, got)
+			require.Equal(t, want.Peak, got.Peak)
+			require.NoError(t, got.Close())
+		}
 	}
 	_, err = LogMelSpool(audio.FromSamples(nil, audio.WhisperRate, 1), f, 480000, 0)
 	require.ErrorIs(t, err, audio.ErrNoAudio)
@@ -207,4 +211,27 @@ func requireSameWindows(t *testing.T, want *Spectrogram, got *SpooledSpectrogram
 		require.Equal(t, w, g, "window at %d", start)
 	}
 	require.Error(t, got.ReadWindow(g, want.NFrames-10, 20, width))
+}
+
+// peak is max(p, v, -v) over the samples, compared by bits: the same
+// float for signed zeros, subnormals, infinities, and NaN wherever one is.
+func TestPeakMatchesMax(t *testing.T) {
+	nan := float32(math.NaN())
+	inf := float32(math.Inf(1))
+	sub := math.Float32frombits(3)
+	for _, x := range [][]float32{
+		nil, {0}, {float32(math.Copysign(0, -1))}, {-sub, sub / 3}, {0.5, -0.75, 0.25},
+		{-inf, 1}, {1, nan, -2}, {-nan}, {inf, nan}, {-1e-30, 3e38, -3.4e38},
+	} {
+		var want float32
+		for _, v := range x {
+			want = max(want, v, -v)
+		}
+		got := peak(x)
+		if math.IsNaN(float64(want)) {
+			require.True(t, math.IsNaN(float64(got)), "%v", x)
+			continue
+		}
+		require.Equal(t, math.Float32bits(want), math.Float32bits(got), "%v", x)
+	}
 }

@@ -37,7 +37,7 @@ const sgemmChunk = 256 // frames per product
 // melFramesSgemm is melFrames computing the spectra with sgemm. It is
 // called from one goroutine (BLAS calls are serialised and multi-threaded
 // inside the library).
-func melFramesSgemm(out *Spectrogram, colOff int, sig *signal, f *MelFilters, lo, hi int) (float64, error) {
+func melFramesSgemm(g grid, sig *signal, f *MelFilters, lo, hi int) (float64, error) {
 	basis := dftBasis()
 	frames := make([]float32, sgemmChunk*NFFT)
 	spec := make([]float32, sgemmChunk*2*NFreq)
@@ -61,7 +61,7 @@ func melFramesSgemm(out *Spectrogram, colOff int, sig *signal, f *MelFilters, lo
 			for k := range power {
 				power[k] = float64(re[k])*float64(re[k]) + float64(im[k])*float64(im[k])
 			}
-			top = math.Max(top, melColumn(out, f, t-colOff, power[:]))
+			top = math.Max(top, melColumn(g, f, t, power[:]))
 		}
 	}
 	return top, nil
