@@ -46,6 +46,9 @@ func exp32(x float32) float32 {
 	return p * math.Float32frombits(uint32(ni+127)<<23)
 }
 
+// maxRow is maxScaled; amd64 replaces it with maxScaledFast.
+var maxRow = maxScaled
+
 // maxScaled is the largest of scale·s[i] (s non-empty; NaNs are skipped
 // unless all are NaN). Plain comparisons: the builtin max's NaN and
 // signed-zero handling made it the slowest part of the softmaxes.

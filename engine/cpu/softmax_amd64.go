@@ -9,6 +9,7 @@ func scaleAVX2(s *float32, n int, c float32)
 func init() {
 	if hasAVX2 {
 		softmaxScaled = softmaxScaledFast
+		maxRow = maxScaledFast
 	}
 }
 

@@ -3,12 +3,14 @@ package whisper
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/cpu"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/internal/shared"
 )
@@ -85,47 +87,19 @@ func TestKitEncoderAndLogits(t *testing.T) {
 func TestKitDecodeWindow(t *testing.T) {
 	t.Parallel()
 	f, m := loadKit(t, "ggml-kit-tiny.en-f16.bin")
-	var ref struct {
-		WithoutTimestamps struct {
-			Tokens       []int32 `json:"tokens"`
-			Text         string  `json:"text"`
-			AvgLogprob   float64 `json:"avg_logprob"`
-			NoSpeechProb float64 `json:"no_speech_prob"`
-		} `json:"without_timestamps"`
-		WithTimestamps struct {
-			Tokens     []int32 `json:"tokens"`
-			AvgLogprob float64 `json:"avg_logprob"`
-		} `json:"with_timestamps"`
-	}
-	readJSON(t, shared.Path(t, "whisper-kit", "reference", "decode", "jfk.json"), &ref)
-	require.NoError(t, m.Encode(readF32(t, shared.Path(t, "whisper-kit", "reference", "tensors", "jfk.mel.f32"))))
+	opt := checkKitJFKWindow(t, f, m)
 	sp := f.Vocab.Specials()
-	opt := DecodeOptions{MaxInitialTimestamp: 1, SuppressBlank: []int32{220, sp.EOT},
-		Suppress: []int32{sp.Translate, sp.Transcribe, sp.SOT, sp.SOTPrev, sp.SOTLM, sp.NoSpeech}}
-
-	opt.WithoutTimestamps = true
-	r, err := m.DecodeWindow(opt)
-	require.NoError(t, err)
-	require.Equal(t, ref.WithoutTimestamps.Tokens, r.Tokens)
-	require.Equal(t, ref.WithoutTimestamps.Text, f.Vocab.Decode(r.Tokens)[1:])
-	require.InDelta(t, ref.WithoutTimestamps.AvgLogprob, r.AvgLogprob, 1e-4)
-	require.InDelta(t, ref.WithoutTimestamps.NoSpeechProb, r.NoSpeechProb, 1e-6)
-
-	opt.WithoutTimestamps = false
-	r, err = m.DecodeWindow(opt)
-	require.NoError(t, err)
-	require.Equal(t, ref.WithTimestamps.Tokens, r.Tokens)
-	require.InDelta(t, ref.WithTimestamps.AvgLogprob, r.AvgLogprob, 1e-4)
 
 	// A canceled context stops decoding before the next token.
 	// With an end timestamp (the audio's end, TranscribeOptions.StopAtAudioEnd)
 	// the sequence stops at the first timestamp at or past it, that
 	// timestamp kept: here the reference's opening <|0.00|>. A later end
 	// changes nothing (the reference's last timestamp is its last token).
+	ref := readKitJFKDecode(t)
 	first := ref.WithTimestamps.Tokens[0]
 	require.True(t, sp.IsTimestamp(first))
 	opt.EndTimestamp = first
-	r, err = m.DecodeWindow(opt)
+	r, err := m.DecodeWindow(opt)
 	require.NoError(t, err)
 	require.Equal(t, []int32{first}, r.Tokens)
 	opt.EndTimestamp = first + 1
@@ -207,5 +181,74 @@ func TestKitDecodeWindowBeams(t *testing.T) {
 			require.NoError(t, err, name)
 			require.Equal(t, want, r, "%s: %d steps a read-back", name, n)
 		}
+	}
+}
+
+// kitJFKDecode is the reference's greedy decoding of jfk's window.
+type kitJFKDecode struct {
+	WithoutTimestamps struct {
+		Tokens       []int32 `json:"tokens"`
+		Text         string  `json:"text"`
+		AvgLogprob   float64 `json:"avg_logprob"`
+		NoSpeechProb float64 `json:"no_speech_prob"`
+	} `json:"without_timestamps"`
+	WithTimestamps struct {
+		Tokens     []int32 `json:"tokens"`
+		AvgLogprob float64 `json:"avg_logprob"`
+	} `json:"with_timestamps"`
+}
+
+func readKitJFKDecode(t *testing.T) kitJFKDecode {
+	var ref kitJFKDecode
+	readJSON(t, shared.Path(t, "whisper-kit", "reference", "decode", "jfk.json"), &ref)
+	return ref
+}
+
+// checkKitJFKWindow encodes the reference mel of jfk and checks m's greedy
+// window, without and then with timestamps, against the reference; it
+// returns the options of the second (timestamps on).
+func checkKitJFKWindow(t *testing.T, f *File, m *Model) DecodeOptions {
+	t.Helper()
+	ref := readKitJFKDecode(t)
+	require.NoError(t, m.Encode(readF32(t, shared.Path(t, "whisper-kit", "reference", "tensors", "jfk.mel.f32"))))
+	sp := f.Vocab.Specials()
+	opt := DecodeOptions{MaxInitialTimestamp: 1, SuppressBlank: []int32{220, sp.EOT},
+		Suppress: []int32{sp.Translate, sp.Transcribe, sp.SOT, sp.SOTPrev, sp.SOTLM, sp.NoSpeech}}
+
+	opt.WithoutTimestamps = true
+	r, err := m.DecodeWindow(opt)
+	require.NoError(t, err)
+	require.Equal(t, ref.WithoutTimestamps.Tokens, r.Tokens)
+	require.Equal(t, ref.WithoutTimestamps.Text, f.Vocab.Decode(r.Tokens)[1:])
+	require.InDelta(t, ref.WithoutTimestamps.AvgLogprob, r.AvgLogprob, 1e-4)
+	require.InDelta(t, ref.WithoutTimestamps.NoSpeechProb, r.NoSpeechProb, 1e-6)
+
+	opt.WithoutTimestamps = false
+	r, err = m.DecodeWindow(opt)
+	require.NoError(t, err)
+	require.Equal(t, ref.WithTimestamps.Tokens, r.Tokens)
+	require.InDelta(t, ref.WithTimestamps.AvgLogprob, r.AvgLogprob, 1e-4)
+	return opt
+}
+
+// TestKitDecodeWindowWorkers is TestKitDecodeWindow's reference check on 8
+// and 16 workers, where a token's 6 cross-attention heads are fewer than
+// the workers and take the one-job split (engine/cpu attendWide's runs,
+// issue #37), whose output is the softmax's to rounding, not the 1-worker
+// path's bits: the tokens, the text and the log-probabilities stay the
+// reference's.
+func TestKitDecodeWindowWorkers(t *testing.T) {
+	for _, workers := range []int{8, 16} {
+		t.Run(fmt.Sprint(workers), func(t *testing.T) {
+			f, err := OpenFile(shared.Path(t, "whisper-kit", "models", "ggml-kit-tiny.en-f16.bin"))
+			require.NoError(t, err)
+			defer f.Close()
+			be := cpu.New(cpu.Options{Threads: workers})
+			defer be.Close()
+			m, err := f.Load(be, Options{})
+			require.NoError(t, err)
+			defer m.Close()
+			checkKitJFKWindow(t, f, m)
+		})
 	}
 }
