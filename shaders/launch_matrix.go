@@ -185,6 +185,10 @@ func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Laun
 				capG = t.MatVecQ8GroupsLong
 			}
 		}
+		prePass := pre && k >= t.MatVecQ8PreK && rows == q8pRows
+		if prePass && k < MatVecQ8LongK && t.MatVecQ8GroupsPre > 0 {
+			capG = t.MatVecQ8GroupsPre
+		}
 		groups := ceilDiv(n, rows*sg)
 		if t.Cores > 0 && capG > 0 {
 			groups = uint32(min(uint64(groups), uint64(t.Cores)*uint64(capG)))
@@ -195,7 +199,7 @@ func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Laun
 			Threads:   [3]uint32{32 * sg, 1, 1},
 			Constants: mvConstants[rows-1][0][1],
 		}
-		if !pre || k < t.MatVecQ8PreK || rows != q8pRows {
+		if !prePass {
 			return append(dst, l), nil
 		}
 		// x' quantized once, then the product on its blocks

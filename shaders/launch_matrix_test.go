@@ -126,6 +126,31 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 			Constants: []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0], "n=%d k=%d", c.n, c.k)
 	}
 
+	// with the pre-pass (the cuda family's default): the products narrower
+	// than MatVecQ8LongK capped at MatVecQ8GroupsPre (4) a multiprocessor
+	// instead (mat_vec_q8p's 127 registers: four threadgroups of 4 warps
+	// fit), the long ones still at MatVecQ8GroupsLong; the override puts
+	// round 17's 2 back
+	h200pre := cuda
+	h200pre.Cores = 132
+	h200pre2, err := Override(h200pre, "MatVecQ8GroupsPre=2")
+	require.NoError(t, err)
+	for _, c := range []struct{ n, k, groups, groups2, threads uint32 }{{49152, 2048, 528, 264, 128}, {16384, 2048, 528, 264, 128},
+		{3072, 2048, 384, 264, 128}, {2048, 8192, 128, 128, 256}, {65536, 4096, 132, 132, 256}, {200, 2048, 25, 25, 128}} {
+		d = plan.SiLUMulMatVecArgs{Type: ggml.Q4_0, N: int(c.n), K: int(c.k), M: 1, Ldg: int(c.k), Ldu: int(c.k)}.Dispatch()
+		for _, tc := range []struct {
+			tn     *Tuning
+			groups uint32
+		}{{&h200pre, c.groups}, {&h200pre2, c.groups2}} {
+			lns, err = LaunchFor(&d, tc.tn, nil)
+			require.NoError(t, err)
+			require.Len(t, lns, 2)
+			require.Equal(t, Launch{Function: "mat_vec_q4_0_q8p", Groups: [3]uint32{tc.groups, 1, 1}, Threads: [3]uint32{c.threads, 1, 1},
+				Constants: []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}, Scratch: q8pScratch(c.k)}, lns[1],
+				"%s n=%d k=%d", tc.tn.Family, c.n, c.k)
+		}
+	}
+
 	d = plan.SiLUMulMatVecArgs{Type: ggml.F16, N: 10, K: 37, M: 1}.Dispatch()
 	lns, err = LaunchFor(&d, &Default, nil)
 	require.NoError(t, err)

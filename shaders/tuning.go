@@ -92,6 +92,18 @@ type Tuning struct {
 	MatVecQ8RowsLong       uint32
 	MatVecQ8SIMDGroupsLong uint32
 	MatVecQ8GroupsLong     uint32
+	// MatVecQ8GroupsPre is MatVecQ8Groups for the products that take the
+	// pre-pass (MatVecQ8PreK: mat_vec_q8p, 127 registers a thread against
+	// the in-kernel quantization's 199, so twice as many threadgroups fit
+	// a core) narrower than MatVecQ8LongK (0 in a family: MatVecQ8Groups;
+	// the long ones keep MatVecQ8GroupsLong, the in-kernel ones such as
+	// the folded output product MatVecQ8Groups). The cuda family: 4, four
+	// threadgroups of 4 warps a multiprocessor (an H200, the 1B shape's
+	// tg128 q8_0 / q4_0 with PDL: 1,107 / 1,245 tok/s at 2, 1,150 / 1,319
+	// at 4, 1,142 / 1,306 at 3, 1,092 / 1,226 uncapped, the means of 4
+	// alternated rounds; gate|up 16.5 → 14.8 µs in Nsight Compute;
+	// bench/cuda/20261203-q34s28).
+	MatVecQ8GroupsPre uint32
 	// MatVecQ8PreK is the product width from which those instances take
 	// x' quantized once, by a pre-pass launch (quantize_q8x's forms into
 	// the dispatch's scratch), instead of in every threadgroup
@@ -331,7 +343,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecBatchMany: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	MatVecQ8K: MatVecQ8Off, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
 	MatVecQ8Groups: 1 << 16, MatVecQ8RowsLong: defMatVecQ8Rows, MatVecQ8SIMDGroupsLong: defMatVecQ8SIMDGroups, MatVecQ8GroupsLong: 1 << 16,
-	MatVecQ8PreK: MatVecQ8Off,
+	MatVecQ8GroupsPre: 1 << 16, MatVecQ8PreK: MatVecQ8Off,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8,
@@ -400,7 +412,7 @@ var Families = []Tuning{
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, MatVecBatchMany: 4,
 		MatVecQ8K: MatVecWideK, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, MatVecQ8Groups: 2,
-		MatVecQ8SIMDGroupsLong: 8, MatVecQ8GroupsLong: 1, MatVecQ8PreK: MatVecWideK, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
+		MatVecQ8SIMDGroupsLong: 8, MatVecQ8GroupsLong: 1, MatVecQ8GroupsPre: 4, MatVecQ8PreK: MatVecWideK, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
 		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, AttnPagedChunk: PagedSplitOff, AttnPagedValues: PagedValuesBatched, SampleSegment: 1024, WhisperSegment: 1024},
 }
 
@@ -441,6 +453,7 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MatVecQ8RowsLong, t.MatVecQ8Rows)
 	fill(&t.MatVecQ8SIMDGroupsLong, t.MatVecQ8SIMDGroups)
 	fill(&t.MatVecQ8GroupsLong, t.MatVecQ8Groups)
+	fill(&t.MatVecQ8GroupsPre, t.MatVecQ8Groups)
 	fill(&t.MatVecQ8PreK, d.MatVecQ8PreK)
 	fill(&t.EmbedThreads, d.EmbedThreads)
 	fill(&t.Repack, d.Repack)

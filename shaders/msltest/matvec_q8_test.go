@@ -35,8 +35,8 @@ const mxQ8Tight = 2e-3
 // geometry, Tuning.MatVecQ8SIMDGroupsLong), 37 rows (ragged row groups),
 // one activation row aligned;
 // three rows, or unaligned activations, keep mat_vec; and with the grid
-// capped at two threadgroups (Tuning.MatVecQ8Groups), each looping over
-// row sets. Both ways of quantizing x': in every threadgroup (_q8x) and
+// capped at two threadgroups (Tuning.MatVecQ8Groups, MatVecQ8GroupsPre),
+// each looping over row sets. Both ways of quantizing x': in every threadgroup (_q8x) and
 // once by a pre-pass launch (Tuning.MatVecQ8PreK: quantize_q8x's form,
 // then mat_vec_q8p). On a device (HARK_MSLTEST_DEVICE) it runs the
 // device's own tuning.
@@ -52,8 +52,8 @@ func TestMatVecQ8Activations(t *testing.T) {
 		if !repack {
 			tn.Repack = 1
 		}
-		if cf.capped { // two threadgroups, each looping over the row sets (Tuning.MatVecQ8Groups)
-			tn.Cores, tn.MatVecQ8Groups = 2, 1
+		if cf.capped { // two threadgroups, each looping over the row sets (Tuning.MatVecQ8Groups, ...GroupsPre)
+			tn.Cores, tn.MatVecQ8Groups, tn.MatVecQ8GroupsPre = 2, 1, 1
 		}
 		tn.MatVecQ8PreK = shaders.MatVecQ8Off
 		if cf.pre {
