@@ -70,9 +70,10 @@ for (let r = 0; r <= reps; r++) { // run 0 warms the model and is not counted
   if (r > 0) runs.push(tps);
   const cpuMs = (cpu.user + cpu.system) / 1000;
   console.log(`run ${r}${r ? '' : ' (warm-up)'}: ${tokens} tokens, first to last ${(last - first).toFixed(1)} ms, ` +
-    `client CPU ${cpuMs.toFixed(1)} ms (${(cpuMs / Math.max(tokens - 1, 1)).toFixed(3)} ms a token), ${tps.toFixed(2)} tok/s` +
-    `, client GCs ${gcIn(first, last)}` +
-    (serverPid ? `; server ${schedDelta(s0, s1)}; client ${schedDelta(c0, c1)}` : ''));
+    `client CPU ${cpuMs.toFixed(1)} ms (${(cpuMs / Math.max(tokens - 1, 1)).toFixed(3)} ms a token), ` +
+    `client GCs ${gcIn(first, last)}, ` +
+    (serverPid ? `server ${schedDelta(s0, s1)}, client ${schedDelta(c0, c1)}, ` : '') +
+    `${tps.toFixed(2)} tok/s`); // last: speed-cpu.sh and split.sh read the field before it
 }
 const mean = runs.reduce((a, b) => a + b, 0) / runs.length;
 const sd = Math.sqrt(runs.reduce((a, b) => a + (b - mean) ** 2, 0) / Math.max(runs.length - 1, 1));
