@@ -31,3 +31,27 @@ func TestCPUProfileEnv(t *testing.T) {
 		t.Fatalf("an unwritable path is not reported: %q", stderr.String())
 	}
 }
+
+func TestTraceEnv(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.out")
+	t.Setenv(traceEnv, path)
+	var stderr bytes.Buffer
+	startCPUProfile(&stderr)()
+	if stderr.Len() != 0 {
+		t.Fatalf("stderr: %s", stderr.String())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("go 1.")) { // a trace starts with its version line
+		t.Fatalf("trace is %d bytes, starting %q", len(b), b[:min(len(b), 16)])
+	}
+
+	t.Setenv(traceEnv, filepath.Join(t.TempDir(), "missing", "trace.out"))
+	stderr.Reset()
+	startCPUProfile(&stderr)()
+	if !bytes.Contains(stderr.Bytes(), []byte("running without a trace")) {
+		t.Fatalf("an unwritable path is not reported: %q", stderr.String())
+	}
+}

@@ -10,12 +10,17 @@ const chunkQueueLen = 64
 // DefaultStreamInterval is the least time between two flushes of a
 // stream's text chunks. Every token is still its own event; the events of
 // one interval reach the client in one write. A client pays for each read
-// it wakes for (the official Node client about 0.3-0.45 ms, measured in
-// BENCHMARKS.md's serve section), and on a machine whose cores the model
-// fills that time is taken from the decode; 20 ms is below what a reader
-// of the text can see, and at CPU speeds (5-10 ms a token) it groups 2-4
-// tokens a write.
-const DefaultStreamInterval = 20 * time.Millisecond
+// it wakes for (the official Node client about 0.3-0.45 ms), and on a
+// machine whose cores the model fills that time is taken from the decode,
+// several times over (a worker it preempts holds the others at the next
+// barrier). On the 2-core machine, streamed chat through the official
+// client against two servers side by side, 100 ms against 20 ms: 1.05x
+// and 1.03x by the medians of paired rounds (ahead in 26 of 40 and 23 of
+// 35), the client's CPU 0.09-0.10 against 0.22-0.27 ms a token
+// (BENCHMARKS.md, "Serve on the CPU, the two speed levels"). A tenth of a
+// second keeps the text moving at reading pace; the first token and the
+// end of the stream go out at once.
+const DefaultStreamInterval = 100 * time.Millisecond
 
 // chunkWriter runs a stream's chunk writes, in order, on a goroutine of
 // their own, and flushes them at most once an interval: the first chunk at

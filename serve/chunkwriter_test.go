@@ -54,6 +54,22 @@ func TestChunkWriterGroupsFlushes(t *testing.T) {
 	require.Equal(t, []int{1, 6}, l.flushes(), "one flush for the first chunk, one for the five after it")
 }
 
+// Within an interval the writer keeps taking chunks off the queue (only
+// the flush waits), so a decode faster than the queue's length a flush
+// (a GPU's ~1,000 tokens a second against the 100-ms default: ~100 chunks)
+// is never held back by it.
+func TestChunkWriterDrainsTheQueueWithinAnInterval(t *testing.T) {
+	var l flushLog
+	c := newChunkWriter(chunkQueueLen, l.flush, time.Hour)
+	n := 3*chunkQueueLen + 1
+	for i := range n {
+		require.NoError(t, c.put(l.write(i))) // would block for an hour if the queue waited for the flush
+	}
+	require.NoError(t, c.wait())
+	require.Len(t, l.writes, n)
+	require.Equal(t, []int{1, n}, l.flushes(), "one flush for the first chunk, one at the end")
+}
+
 // Once the interval has passed, the chunks written within it are flushed
 // without waiting for more.
 func TestChunkWriterFlushesAfterTheInterval(t *testing.T) {
