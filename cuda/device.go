@@ -18,8 +18,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/harkapp/hark/cuda/ptxstore"
 	"github.com/harkapp/hark/cuda/ptxpdl"
+	"github.com/harkapp/hark/cuda/ptxstore"
 	"github.com/harkapp/hark/shaders"
 )
 
