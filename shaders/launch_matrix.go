@@ -22,7 +22,8 @@ import (
 // quantization error, measured up to 2.2e-2 of the output's magnitude on
 // random data (q2_K, fused SiLU), 1.3e-2 for plain mat_vec.
 // The exception: under Tuning.MatVecQ8K, decode's q8_0/q4_0 mat-vecs
-// quantize the activations as the CPU does (matvec_q8.metal).
+// quantize the activations as the CPU does (matvec_q8.metal), and so do
+// the products of up to Tuning.MatVecQ8MaxM rows under MatVecQ8KMany.
 
 // Function-constant indices of the matrix kernels (20..29 are reserved for
 // them).
@@ -174,7 +175,10 @@ func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Laun
 	if d.Type == ggml.Q8_0 {
 		q8k = t.MatVecQ8KQ8_0
 	}
-	if q8, ok := q8xNames[d.Kernel][d.Type]; ok && q8k != 0 && k >= q8k && k <= MatVecQ8MaxK && m == 1 && alignedInputs(d, t, k) {
+	if m > 1 {
+		q8k = t.MatVecQ8KMany
+	}
+	if q8, ok := q8xNames[d.Kernel][d.Type]; ok && q8k != 0 && k >= q8k && k <= MatVecQ8MaxK && m <= max(1, t.MatVecQ8MaxM) && alignedInputs(d, t, k) {
 		rows := knob(t.MatVecQ8Rows, defMatVecQ8Rows, 4)
 		sg := knob(t.MatVecQ8SIMDGroups, defMatVecQ8SIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
 		capG := t.MatVecQ8Groups
@@ -186,7 +190,10 @@ func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Laun
 			}
 		}
 		groups := ceilDiv(n, rows*sg)
-		if t.Cores > 0 && capG > 0 {
+		switch {
+		case m > 1 && t.Cores > 0 && t.MatVecQ8GroupsMany > 0: // the cap over all m rows (at least one a row)
+			groups = min(groups, max(1, t.Cores*t.MatVecQ8GroupsMany/m))
+		case t.Cores > 0 && capG > 0:
 			groups = uint32(min(uint64(groups), uint64(t.Cores)*uint64(capG)))
 		}
 		l := Launch{
@@ -195,7 +202,7 @@ func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Laun
 			Threads:   [3]uint32{32 * sg, 1, 1},
 			Constants: mvConstants[rows-1][0][1],
 		}
-		if !pre || k < t.MatVecQ8PreK || rows != q8pRows {
+		if !pre || m > 1 || k < t.MatVecQ8PreK || rows != q8pRows { // (the pre-pass quantizes one row)
 			return append(dst, l), nil
 		}
 		// x' quantized once, then the product on its blocks

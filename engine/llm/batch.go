@@ -60,6 +60,17 @@ type BatchOptions struct {
 	// MatMulRows, when positive, replaces MatMulRows as the row count from
 	// which a step runs GEMMs (to measure the two paths at one size).
 	MatMulRows int
+	// FuseRows: the mat-vec step (2 to MatMulRows-1 rows) fuses each
+	// sublayer's norm into the products after it, the gated activation
+	// into the down product and the final norm into the logits, as the
+	// one-row step does (decode's dispatches): 91 dispatches fewer a step
+	// on a 30-layer model. Worth it where the backend's fused products
+	// make a row's x' once, not once per weight row (cuda's 8-bit-activation
+	// mat-vecs over several rows, shaders.Tuning.MatVecQ8MaxM); where each
+	// warp recomputes the norm or activation for its rows (the float
+	// mat-vec at 16 rows: BENCHMARKS.md, paged38) it costs more than it
+	// saves.
+	FuseRows bool
 }
 
 // Batch is a model loaded for many sequences at once (continuous
@@ -160,7 +171,8 @@ func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.
 	}
 	for _, mat := range []plan.Kernel{plan.MatVec, plan.MatMul} {
 		ps, _ := b.p.AddPass("step." + mat.String())
-		fw := &forward{builder: b, ps: ps, prefill: true, lay: lay, s: s, w: w, rope: rope, kc: kc, vc: vc, m: rows, mat: mat, paged: pg}
+		fw := &forward{builder: b, ps: ps, prefill: true, lay: lay, s: s, w: w, rope: rope, kc: kc, vc: vc, m: rows, mat: mat, paged: pg,
+			fuse: opt.FuseRows && mat == plan.MatVec}
 		fw.emit()
 	}
 	one, _ := b.p.AddPass("step.one")
