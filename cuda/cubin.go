@@ -20,7 +20,7 @@ import (
 // covers loads at once instead of the driver JIT-compiling ~12 MB of PTX
 // (40-50 s on a fresh H200). Files are MODULE.sm_CC.cubin.xz (xz: the
 // cubins are ~20x smaller so, gzip only ~4x, and they travel with every
-// checkout); SOURCE lists "MODULE SHA-256" of the .ptx.gz each module's
+// checkout); SOURCE lists "MODULE SHA-256" of the .ptx.xz each module's
 // cubins were made from. A module whose PTX has changed since
 // (a kernel change not yet rebuilt) JIT-compiles its PTX again, and
 // TestCubinGuard fails until the cubins are rebuilt or removed (SOURCE
@@ -37,17 +37,17 @@ var cubinTargets = map[string][]string{
 	"sm90a":   {"sm_90a"},
 }
 
-// moduleGz is the embedded, compressed PTX of a module named in
-// cubinTargets (cuda/gen writes it with a fixed header, so its bytes
-// change exactly when the PTX does).
-func moduleGz(module string) []byte {
+// moduleStored is the embedded, compressed PTX of a module named in
+// cubinTargets (cuda/gen writes it with fixed settings, so its bytes
+// change exactly when the PTX does, for one xz version).
+func moduleStored(module string) []byte {
 	switch module {
 	case "kernels":
-		return kernelsPTXGz
+		return kernelsPTXStored
 	case "sm80":
-		return kernelsSM80PTXGz
+		return kernelsSM80PTXStored
 	case "sm90a":
-		return kernelsSM90aPTXGz
+		return kernelsSM90aPTXStored
 	}
 	panic("cuda: no module " + module)
 }
@@ -56,16 +56,16 @@ func moduleGz(module string) []byte {
 // notice's key).
 func ptxHash() string { return sha256Hex([]byte(kernelsPTX())) }
 
-// moduleHash is the SHA-256 of a module's embedded .ptx.gz: what SOURCE
-// holds, so a GPU the cubins cover never inflates the 12 MB base PTX.
-func moduleHash(module string) string { return sha256Hex(moduleGz(module)) }
+// moduleHash is the SHA-256 of a module's embedded .ptx.xz: what SOURCE
+// holds, so a GPU the cubins cover never decodes the 15 MB base PTX.
+func moduleHash(module string) string { return sha256Hex(moduleStored(module)) }
 
 func sha256Hex(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }
 
-// cubinSource is one SOURCE line: the hash of the .ptx.gz a module's
+// cubinSource is one SOURCE line: the hash of the .ptx.xz a module's
 // cubins were made from, and whether its cubins for sm_90 and newer were
 // made from the PTX's PDL form (cuda/ptxpdl: "pdl" after the hash), so
 // their kernels wait for their predecessors and may be launched early.

@@ -18,21 +18,21 @@ import (
 // loaded beside it on GPUs of at least its compute capability, and its
 // entries are looked up before the base module's.
 
-//go:embed kernels_sm80.ptx.gz
-var kernelsSM80PTXGz []byte
+//go:embed kernels_sm80.ptx.xz
+var kernelsSM80PTXStored []byte
 
-//go:embed kernels_sm90a.ptx.gz
-var kernelsSM90aPTXGz []byte
+//go:embed kernels_sm90a.ptx.xz
+var kernelsSM90aPTXStored []byte
 
-// The native modules' PTX, inflated at first use.
+// The native modules' PTX, decoded at first use.
 var (
-	kernelsSM80PTX  = inflated("kernels_sm80.ptx.gz", kernelsSM80PTXGz)
-	kernelsSM90aPTX = inflated("kernels_sm90a.ptx.gz", kernelsSM90aPTXGz)
+	kernelsSM80PTX  = decoded("kernels_sm80.ptx.xz", kernelsSM80PTXStored)
+	kernelsSM90aPTX = decoded("kernels_sm90a.ptx.xz", kernelsSM90aPTXStored)
 )
 
 // nativeModule is one native module.
 type nativeModule struct {
-	name       string // kernels_<name>.ptx.gz
+	name       string // kernels_<name>.ptx.xz
 	minCompute int    // the oldest compute capability it runs on
 	maxCompute int    // the newest, or 0: an architecture-specific target (sm_90a) runs on its own capability only
 	ptx        func() string
@@ -44,9 +44,9 @@ var nativeModules = []nativeModule{
 	{name: "sm90a", minCompute: 90, maxCompute: 90, ptx: kernelsSM90aPTX},
 }
 
-// inflated returns an embedded module's PTX, inflated at its first use.
-func inflated(name string, gz []byte) func() string {
-	return sync.OnceValue(func() string { return mustInflate(name, gz) })
+// decoded returns an embedded module's PTX, decoded at its first use.
+func decoded(name string, stored []byte) func() string {
+	return sync.OnceValue(func() string { return mustDecode(name, stored) })
 }
 
 // modulesFor returns the native modules a GPU of compute capability cc

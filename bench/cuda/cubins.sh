@@ -1,8 +1,8 @@
 #!/bin/bash
 # Makes cuda/cubin/ on a GPU machine (ptxas from its CUDA toolkit; no Go needed), from the repository root of the
-# checkout the device tool carries: every module's embedded PTX (cuda/kernels*.ptx.gz: plain gzip) compiled by ptxas
+# checkout the device tool carries: every module's embedded PTX (cuda/kernels*.ptx.xz: xz) compiled by ptxas
 # -O3 for the architectures cuda/cubin.go's cubinTargets lists, xz -9e'd, and SOURCE ("MODULE SHA-256" of each
-# module's .ptx.gz as embedded, then "pdl": the cubins for sm_90 and newer are made from the PTX's programmatic-
+# module's .ptx.xz as embedded, then "pdl": the cubins for sm_90 and newer are made from the PTX's programmatic-
 # dependent-launch form, which $PTXPDL writes: build it here, `CGO_ENABLED=0 go build -o .gpu/NAME/ptxpdl
 # ./cuda/ptxpdl/ptxpdl`, carry it and set PTXPDL=.gpu/NAME/ptxpdl). Writes $OUT/cubin/ (copy it over cuda/cubin/ and
 # commit; TestCubinGuard checks it) and $OUT/cubins.log (ptxas's version, times and sizes).
@@ -12,10 +12,10 @@ OUT=${OUT:-/tmp/out}; T=$(mktemp -d); export PATH=$PATH:/usr/local/cuda/bin
 mkdir -p "$OUT/cubin"
 { ptxas --version | tail -2
   declare -A arch=([kernels]="sm_75 sm_80 sm_86 sm_89 sm_90" [sm80]="sm_80 sm_86 sm_89 sm_90" [sm90a]="sm_90a")
-  declare -A file=([kernels]=kernels.ptx.gz [sm80]=kernels_sm80.ptx.gz [sm90a]=kernels_sm90a.ptx.gz)
+  declare -A file=([kernels]=kernels.ptx.xz [sm80]=kernels_sm80.ptx.xz [sm90a]=kernels_sm90a.ptx.xz)
   : > "$OUT/cubin/SOURCE"
   for m in kernels sm80 sm90a; do
-    gzip -dc "cuda/${file[$m]}" > "$T/$m.ptx"
+    xz -dc "cuda/${file[$m]}" > "$T/$m.ptx"
     "$PTXPDL" < "$T/$m.ptx" > "$T/$m.pdl.ptx"
     echo "$m $(sha256sum "cuda/${file[$m]}" | cut -d' ' -f1) pdl" >> "$OUT/cubin/SOURCE"
     for a in ${arch[$m]}; do

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/cuda/ptxgz"
+	"github.com/harkapp/hark/cuda/ptxstore"
 	"github.com/harkapp/hark/shaders/msl"
 )
 
@@ -16,7 +16,7 @@ func mslParam(attr string, index int) msl.Param {
 }
 
 // TestGenerated regenerates the CUDA translation and its PTX from the
-// .metal sources and requires the checked-in cuda/kernels.ptx.gz (its
+// .metal sources and requires the checked-in cuda/kernels.ptx.xz (its
 // content) and cuda/kernels_gen.go to be byte for byte what it makes: a kernel edit
 // without `go generate ./cuda` fails here. Needs clang (CI installs it);
 // ~30-60 s on the 2-core dev machine.
@@ -29,10 +29,10 @@ func TestGenerated(t *testing.T) {
 	wantTable, err := os.ReadFile(filepath.Join(root, "cuda", "kernels_gen.go"))
 	require.NoError(t, err)
 	require.Equal(t, string(wantTable), string(table), "cuda/kernels_gen.go is stale: run go generate ./cuda")
-	wantPTX, err := ptxgz.Read(filepath.Join(root, "cuda", BaseFile))
+	wantPTX, err := ptxstore.Read(filepath.Join(root, "cuda", BaseFile))
 	require.NoError(t, err)
 	if string(wantPTX) != string(ptx) {
-		t.Fatalf("cuda/kernels.ptx.gz is stale (or another clang made it: %d bytes checked in, %d made): run go generate ./cuda", len(wantPTX), len(ptx))
+		t.Fatalf("cuda/kernels.ptx.xz is stale (or another clang made it: %d bytes checked in, %d made): run go generate ./cuda", len(wantPTX), len(ptx))
 	}
 }
 
@@ -53,7 +53,7 @@ func TestParamForms(t *testing.T) {
 	require.Error(t, err)
 }
 
-// TestGeneratedNative: every native module (cuda/kernels_<name>.ptx.gz) is
+// TestGeneratedNative: every native module (cuda/kernels_<name>.ptx.xz) is
 // byte for byte what clang 19 makes from cuda/native (CI installs
 // clang-19 through scripts/setup), at its architecture and PTX ISA.
 func TestGeneratedNative(t *testing.T) {
@@ -65,7 +65,7 @@ func TestGeneratedNative(t *testing.T) {
 		s := string(ptx)
 		require.Contains(t, s, "\n.target "+m.Arch+"\n", m.Name)
 		require.Contains(t, s, "\n.version "+m.ISA[3:4]+"."+m.ISA[4:]+"\n", m.Name)
-		want, err := ptxgz.Read(filepath.Join(root, "cuda", m.File()))
+		want, err := ptxstore.Read(filepath.Join(root, "cuda", m.File()))
 		require.NoError(t, err, "%s: run go generate ./cuda", m.File())
 		if string(want) != s {
 			t.Fatalf("cuda/%s is stale (or another clang made it: %d bytes checked in, %d made): run go generate ./cuda", m.File(), len(want), len(s))

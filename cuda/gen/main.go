@@ -1,8 +1,8 @@
 // Command gen translates Hark's Metal kernels (../../shaders/*.metal) into
 // CUDA C++ through the executor's MSL front end (msl.Translate) and
 // ../cxx/msl_cuda.h, compiles them to PTX with clang (CUDA device code; no
-// CUDA toolkit: -nocudainc -nocudalib), and writes ../kernels.ptx.gz (the
-// PTX, stored compressed: cuda/ptxgz) and
+// CUDA toolkit: -nocudainc -nocudalib), and writes ../kernels.ptx.xz (the
+// PTX, stored compressed: cuda/ptxstore) and
 // ../kernels_gen.go. Run it with `go generate ./cuda`; TestGenerated checks
 // that the checked-in files are what it makes.
 package main
@@ -20,7 +20,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/harkapp/hark/cuda/ptxgz"
+	"github.com/harkapp/hark/cuda/ptxstore"
 	"github.com/harkapp/hark/shaders"
 	"github.com/harkapp/hark/shaders/msl"
 )
@@ -34,7 +34,7 @@ const (
 )
 
 // BaseFile is the base module's stored PTX in the cuda package.
-const BaseFile = "kernels" + ptxgz.Ext
+const BaseFile = "kernels" + ptxstore.Ext
 
 // clangFlags are the device compile flags (also part of the recorded
 // hash). No FP contraction: the executor and the CPU backend do not fuse
@@ -45,7 +45,7 @@ var clangFlags = []string{"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch="
 	"-Xclang", "-fnative-half-arguments-and-returns", "-w"}
 
 func main() {
-	dir := flag.String("dir", ".", "the cuda package directory (kernels.ptx.gz and kernels_gen.go are written there)")
+	dir := flag.String("dir", ".", "the cuda package directory (kernels.ptx.xz and kernels_gen.go are written there)")
 	cu := flag.String("cu", "", "also write the CUDA translation unit to this file (for reading compile errors)")
 	native := flag.Bool("native", false, "only the native modules (seconds; the base module takes a minute)")
 	flag.Parse()
@@ -72,7 +72,7 @@ func run(dir, cu string, nativeOnly bool) error {
 	if err != nil {
 		return err
 	}
-	if err := ptxgz.Write(filepath.Join(dir, BaseFile), ptx); err != nil {
+	if err := ptxstore.Write(filepath.Join(dir, BaseFile), ptx); err != nil {
 		return err
 	}
 	if err := writeNative(dir); err != nil {

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/harkapp/hark/cuda/ptxgz"
+	"github.com/harkapp/hark/cuda/ptxstore"
 )
 
 // Module is a per-architecture PTX module of native CUDA kernels (written
@@ -18,15 +18,15 @@ import (
 // every byte of the 9 MB of PTX the GPU tests validated, and an sm_75
 // GPU runs nothing else.
 type Module struct {
-	Name    string // cuda/kernels_<Name>.ptx.gz
+	Name    string // cuda/kernels_<Name>.ptx.xz
 	Arch    string // --cuda-gpu-arch
 	ISA     string // PTX ISA target feature
 	Clang   string // the compiler, from Debian ($HARK_CLANG19 overrides)
 	Sources []string
 }
 
-// File is the module's stored PTX in the cuda package (ptxgz).
-func (m Module) File() string { return "kernels_" + m.Name + ptxgz.Ext }
+// File is the module's stored PTX in the cuda package (ptxstore).
+func (m Module) File() string { return "kernels_" + m.Name + ptxstore.Ext }
 
 // Modules are the native modules, oldest architecture first.
 var Modules = []Module{
@@ -67,7 +67,7 @@ func writeNative(dir string) error {
 		if err != nil {
 			return err
 		}
-		if err := ptxgz.Write(filepath.Join(dir, m.File()), b); err != nil {
+		if err := ptxstore.Write(filepath.Join(dir, m.File()), b); err != nil {
 			return err
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/harkapp/hark/cuda/ptxgz"
+	"github.com/harkapp/hark/cuda/ptxstore"
 )
 
 const small = `//
@@ -98,8 +98,8 @@ func TestPatchRefuses(t *testing.T) {
 // Every stored module: one wait per entry, and nothing else changed but
 // the header.
 func TestPatchModules(t *testing.T) {
-	for _, f := range []string{"kernels.ptx.gz", "kernels_sm80.ptx.gz", "kernels_sm90a.ptx.gz"} {
-		ptx, err := ptxgz.Read(filepath.Join("..", f))
+	for _, f := range []string{"kernels.ptx.xz", "kernels_sm80.ptx.xz", "kernels_sm90a.ptx.xz"} {
+		ptx, err := ptxstore.Read(filepath.Join("..", f))
 		require.NoError(t, err, f)
 		out, err := Patch(ptx)
 		require.NoError(t, err, f)

@@ -1,8 +1,7 @@
-package ptxgz
+package ptxstore
 
 import (
 	"bytes"
-	"compress/gzip"
 	"path/filepath"
 	"testing"
 
@@ -29,22 +28,29 @@ func TestRoundTripAndStable(t *testing.T) {
 }
 
 func TestDecodeRefusesBadData(t *testing.T) {
-	_, err := Decode([]byte("not gzip"))
+	_, err := Decode([]byte("not xz"))
 	require.Error(t, err)
-	gz, err := Encode([]byte("abc"))
+	stored, err := Encode(bytes.Repeat([]byte("abc\n"), 100))
 	require.NoError(t, err)
-	_, err = Decode(gz[:len(gz)-4]) // cut: checksum and size missing
+	_, err = Decode(stored[:len(stored)-8]) // cut: index and footer missing
 	require.Error(t, err)
+	bad := bytes.Clone(stored)
+	bad[len(bad)/2] ^= 0x40 // a flipped bit in the compressed data or its check
+	_, err = Decode(bad)
+	require.Error(t, err)
+	empty, err := Encode(nil)
+	require.NoError(t, err)
+	_, err = Decode(empty)
+	require.ErrorContains(t, err, "empty")
 }
 
 func TestDecodeBoundsTheSize(t *testing.T) {
-	var b bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-	zero := make([]byte, 1<<20)
-	for i := 0; i <= maxPTX>>20; i++ {
-		_, _ = w.Write(zero)
-	}
-	require.NoError(t, w.Close())
-	_, err := Decode(b.Bytes())
+	ptx := bytes.Repeat([]byte("x"), 1<<16)
+	stored, err := Encode(ptx)
+	require.NoError(t, err)
+	_, err = decode(stored, len(ptx)-1)
 	require.ErrorContains(t, err, "over")
+	got, err := decode(stored, len(ptx))
+	require.NoError(t, err)
+	require.Len(t, got, len(ptx))
 }
