@@ -22,8 +22,7 @@ import (
 // quantization error, measured up to 2.2e-2 of the output's magnitude on
 // random data (q2_K, fused SiLU), 1.3e-2 for plain mat_vec.
 // The exception: under Tuning.MatVecQ8K, decode's q8_0/q4_0 mat-vecs
-// quantize the activations as the CPU does (matvec_q8.metal), and so do
-// the products of up to Tuning.MatVecQ8MaxM rows under MatVecQ8KMany.
+// quantize the activations as the CPU does (matvec_q8.metal).
 
 // Function-constant indices of the matrix kernels (20..29 are reserved for
 // them).
@@ -175,10 +174,7 @@ func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Laun
 	if d.Type == ggml.Q8_0 {
 		q8k = t.MatVecQ8KQ8_0
 	}
-	if m > 1 {
-		q8k = t.MatVecQ8KMany
-	}
-	if q8, ok := q8xNames[d.Kernel][d.Type]; ok && q8k != 0 && k >= q8k && k <= MatVecQ8MaxK && m <= max(1, t.MatVecQ8MaxM) && alignedInputs(d, t, k) {
+	if q8, ok := q8xNames[d.Kernel][d.Type]; ok && q8k != 0 && k >= q8k && k <= MatVecQ8MaxK && m == 1 && alignedInputs(d, t, k) {
 		rows := knob(t.MatVecQ8Rows, defMatVecQ8Rows, 4)
 		sg := knob(t.MatVecQ8SIMDGroups, defMatVecQ8SIMDGroups, max(1, min(t.MaxThreads, MatVecMaxThreads)/32))
 		capG := t.MatVecQ8Groups
@@ -190,10 +186,7 @@ func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Laun
 			}
 		}
 		groups := ceilDiv(n, rows*sg)
-		switch {
-		case m > 1 && t.Cores > 0 && t.MatVecQ8GroupsMany > 0: // the cap over all m rows (at least one a row)
-			groups = min(groups, max(1, t.Cores*t.MatVecQ8GroupsMany/m))
-		case t.Cores > 0 && capG > 0:
+		if t.Cores > 0 && capG > 0 {
 			groups = uint32(min(uint64(groups), uint64(t.Cores)*uint64(capG)))
 		}
 		l := Launch{
@@ -202,7 +195,7 @@ func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Laun
 			Threads:   [3]uint32{32 * sg, 1, 1},
 			Constants: mvConstants[rows-1][0][1],
 		}
-		if !pre || m > 1 || k < t.MatVecQ8PreK || rows != q8pRows { // (the pre-pass quantizes one row)
+		if !pre || k < t.MatVecQ8PreK || rows != q8pRows {
 			return append(dst, l), nil
 		}
 		// x' quantized once, then the product on its blocks
@@ -213,6 +206,9 @@ func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Laun
 			Threads:  [3]uint32{256, 1, 1},
 			Scratch:  l.Scratch,
 		}, l), nil
+	}
+	if l, ok := launchMatVecRows(d, t, n, k, m); ok {
+		return append(dst, l), nil
 	}
 	rows := knob(t.MatVecRows, defMatVecRows, 4)
 	if k >= MatVecWideK {
@@ -411,4 +407,40 @@ func launchEmbed(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 		Groups:   [3]uint32{n, 1, 1},
 		Threads:  [3]uint32{max(th, 32), 1, 1},
 	}), nil
+}
+
+// MatVecRowsNativeRows is the CUDA host's Tuning.MatVecRowsNative with
+// the sm_80 module: every batch step on the mat-vec path (engine/runtime:
+// GEMMs from 17 rows on CUDA).
+const MatVecRowsNativeRows = 16
+
+// mvRowsTypes are the weight types of the native multi-row mat-vecs
+// (cuda/native/mat_vec_rows.cu): mat_vec_rows4_<type> and
+// mat_vec_rows8_<type> (4 or 8 activation rows a block,
+// Tuning.MatVecRowsNativeBatch), "_rp" their repacked instances
+// (repack.go); mvRowsPerBlock is their weight rows a block (two a warp,
+// four warps).
+var mvRowsTypes = map[ggml.Type]bool{ggml.Q8_0: true}
+
+const mvRowsPerBlock = 8
+
+// mvRowsName is the native multi-row mat-vec of batch rows a block.
+func mvRowsName(batch uint32, t ggml.Type) string {
+	return fmt.Sprintf("mat_vec_rows%d_%s", batch, typeSuffix[t])
+}
+
+// launchMatVecRows is the native multi-row mat-vec's launch (Tuning.MatVecRowsNative):
+// a plain q8_0 product of 2 to MatVecRowsNative rows, narrower than
+// MatVecWideK, with aligned activation rows.
+func launchMatVecRows(d *plan.Dispatch, t *Tuning, n, k, m uint32) (Launch, bool) {
+	if !mvRowsTypes[d.Type] || d.Kernel != plan.MatVec || m < 2 || m > t.MatVecRowsNative || k >= MatVecWideK || k%32 != 0 ||
+		plan.DecodeMatVec(d).Flags&plan.FlagGELUOut != 0 || !alignedInputs(d, t, k) {
+		return Launch{}, false
+	}
+	batch := uint32(4)
+	if t.MatVecRowsNativeBatch >= 8 {
+		batch = 8
+	}
+	return Launch{Function: mvRowsName(batch, d.Type), Groups: [3]uint32{ceilDiv(n, mvRowsPerBlock), ceilDiv(m, batch), 1},
+		Threads: [3]uint32{32 * mvRowsPerBlock / 2, 1, 1}}, true
 }

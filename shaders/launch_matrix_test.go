@@ -25,7 +25,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	// the cuda family without the 8-bit-activation mat-vecs: 2 rows per
 	// warp, 4 from MatVecWideK on; 4 warps
 	cuda := TuningFor("cuda")
-	cuda0, err := Override(cuda, "MatVecQ8K=1000000,MatVecQ8KQ8_0=1000000,MatVecQ8KMany=1000000")
+	cuda0, err := Override(cuda, "MatVecQ8K=1000000,MatVecQ8KQ8_0=1000000")
 	require.NoError(t, err)
 	for _, c := range []struct{ k, rows uint32 }{{576, 2}, {MatVecWideK - 32, 2}, {MatVecWideK, 4}, {8192, 4}} {
 		d = plan.RMSNormMatVecArgs{Type: ggml.Q8_0, N: 3072, K: int(c.k), M: 1}.Dispatch()
@@ -46,42 +46,50 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		require.Equal(t, []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, c.batch}, {fcMatVecXAlign, 1}}, lns[0].Constants, "m=%d", c.m)
 	}
 
-	// several rows (the batch plan's mat-vec steps) from MatVecQ8KMany
-	// (256) wide, up to MatVecQ8MaxM (16): a threadgroup a row (grid y),
-	// x' quantized in each (no pre-pass), 2 rows a warp, 4 warps, the
-	// grid capped at MatVecQ8GroupsMany (32) a core over all the rows;
-	// 17 rows, or narrower products, keep the float mat_vec
-	cuda.Cores = 132
+	// the native multi-row q8_0 mat-vec where the CUDA host sets
+	// MatVecRowsNative (the sm_80 module): plain products of 2 to 16
+	// aligned rows, narrower than MatVecWideK; 4 activation rows a block
+	// (8 with MatVecRowsNativeBatch), 8 weight rows (4 warps of 2)
+	native := cuda
+	native.MatVecRowsNative = MatVecRowsNativeRows
+	native8 := native
+	native8.MatVecRowsNativeBatch = 8
 	for _, c := range []struct {
-		kern     plan.Kernel
-		n, k, m  int
-		fn       string
-		groups   uint32
-		q8xGroup bool
+		tun  *Tuning
+		kern plan.Kernel
+		typ  ggml.Type
+		k, m int
+		ldx  int
+		fl   uint32
+		want string
+		gy   uint32
 	}{
-		{plan.RMSNormMatVec, 960, 576, 16, "rms_norm_mat_vec_q8_0_q8x", 960 / 8, true},
-		{plan.RMSNormMatVec, 3072, 576, 16, "rms_norm_mat_vec_q8_0_q8x", 132 * 32 / 16, true},
-		{plan.SiLUMulMatVec, 576, 1536, 2, "silu_mul_mat_vec_q8_0_q8x", 576 / 8, true},
-		{plan.MatVec, 576, 576, 17, "mat_vec_q8_0", 576 / 8, false},
-		{plan.MatVec, 576, 224, 4, "mat_vec_q8_0", 576 / 8, false},
+		{&native, plan.MatVec, ggml.Q8_0, 576, 16, 576, 0, "mat_vec_rows4_q8_0", 4},
+		{&native, plan.MatVec, ggml.Q8_0, 1536, 2, 1536, 0, "mat_vec_rows4_q8_0", 1},
+		{&native8, plan.MatVec, ggml.Q8_0, 576, 16, 576, 0, "mat_vec_rows8_q8_0", 2},
+		{&native8, plan.MatVec, ggml.Q8_0, 576, 9, 576, 0, "mat_vec_rows8_q8_0", 2},
+		{&native, plan.MatVec, ggml.Q8_0, 576, 1, 576, 0, "mat_vec_q8_0", 1},
+		{&native, plan.MatVec, ggml.Q8_0, 576, 17, 576, 0, "mat_vec_q8_0", 5},
+		{&native, plan.MatVec, ggml.Q8_0, 576, 16, 578, 0, "mat_vec_q8_0", 4},
+		{&native, plan.MatVec, ggml.Q8_0, 576, 16, 576, plan.FlagGELUOut, "mat_vec_q8_0", 4},
+		{&native, plan.MatVec, ggml.Q8_0, MatVecWideK, 16, MatVecWideK, 0, "mat_vec_q8_0", 4},
+		{&native, plan.MatVec, ggml.Q4_0, 576, 16, 576, 0, "mat_vec_q4_0", 4},
+		{&cuda, plan.MatVec, ggml.Q8_0, 576, 16, 576, 0, "mat_vec_q8_0", 4},
 	} {
-		d = plan.MatVecArgs{Type: ggml.Q8_0, N: c.n, K: c.k, M: c.m, Ldx: c.k, Ldo: c.n, Ldr: c.n}.Dispatch()
-		d.Kernel = c.kern
-		if c.kern == plan.SiLUMulMatVec {
-			d = plan.SiLUMulMatVecArgs{Type: ggml.Q8_0, N: c.n, K: c.k, M: c.m, Ldg: 2 * c.k, Ldo: c.n, Ldr: c.n, Ldu: 2 * c.k}.Dispatch()
-		} else if c.kern == plan.RMSNormMatVec {
-			d = plan.RMSNormMatVecArgs{Type: ggml.Q8_0, N: c.n, K: c.k, M: c.m, Ldx: c.k, Ldo: c.n, Ldr: c.n}.Dispatch()
-		}
-		lns, err = LaunchFor(&d, &cuda, nil)
+		d = plan.MatVecArgs{Type: c.typ, Bias: plan.None, Res: plan.None, N: 576, K: c.k, M: c.m, Ldx: c.ldx, Ldo: 576, Ldr: 576, Flags: c.fl}.Dispatch()
+		lns, err = LaunchFor(&d, c.tun, nil)
 		require.NoError(t, err)
-		require.Len(t, lns, 1, "%v m=%d", c.kern, c.m)
-		require.Equal(t, c.fn, lns[0].Function, "%v n=%d k=%d m=%d", c.kern, c.n, c.k, c.m)
-		if c.q8xGroup {
-			require.Equal(t, [3]uint32{c.groups, uint32(c.m), 1}, lns[0].Groups, "%v n=%d m=%d", c.kern, c.n, c.m)
-			require.Equal(t, uint32(128), lns[0].Threads[0])
+		require.Len(t, lns, 1)
+		require.Equal(t, c.want, lns[0].Function, "%+v", c)
+		require.Equal(t, c.gy, lns[0].Groups[1], "%+v", c)
+		if strings.HasPrefix(c.want, "mat_vec_rows") {
+			require.Equal(t, [3]uint32{576 / 8, c.gy, 1}, lns[0].Groups, "%+v", c)
+			require.Equal(t, [3]uint32{128, 1, 1}, lns[0].Threads, "%+v", c)
+			rp, err := RepackedFunction(c.want)
+			require.NoError(t, err)
+			require.Equal(t, c.want+"_rp", rp)
 		}
 	}
-	cuda.Cores = 0
 
 	// with them (its default for q4_0; q8_0 by MatVecQ8KQ8_0): from
 	// MatVecQ8K wide, one aligned activation row; 2 rows a warp, 4 warps,
@@ -130,7 +138,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		k, m int
 		want string
 	}{{ggml.Q8_0, 2048, 1, "mat_vec_q8_0_q8p"}, {ggml.Q4_0, 8192, 1, "mat_vec_q4_0_q8p"},
-		{ggml.Q8_0, 2016, 1, "rms_norm_mat_vec_q8_0"}, {ggml.Q8_0, 2048, 2, "rms_norm_mat_vec_q8_0_q8x"}, {ggml.Q8_0, 2048, 17, "rms_norm_mat_vec_q8_0"},
+		{ggml.Q8_0, 2016, 1, "rms_norm_mat_vec_q8_0"}, {ggml.Q8_0, 2048, 2, "rms_norm_mat_vec_q8_0"},
 		{ggml.Q8_0, MatVecQ8MaxK + 32, 1, "rms_norm_mat_vec_q8_0"}, {ggml.F16, 2048, 1, "rms_norm_mat_vec_f16_a16"}} {
 		d = plan.RMSNormMatVecArgs{Type: c.typ, N: 3072, K: c.k, M: c.m, Ldx: c.k}.Dispatch()
 		lns, err = LaunchFor(&d, &cudaQ8, nil)
@@ -141,7 +149,7 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 			if c.k >= MatVecQ8LongK {
 				rows, threads = 16, 256
 			}
-			require.Equal(t, Launch{Function: c.want, Groups: [3]uint32{3072 / rows, uint32(c.m), 1}, Threads: [3]uint32{threads, 1, 1},
+			require.Equal(t, Launch{Function: c.want, Groups: [3]uint32{3072 / rows, 1, 1}, Threads: [3]uint32{threads, 1, 1},
 				Constants: []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, 1}, {fcMatVecXAlign, 1}}}, lns[0])
 		}
 	}

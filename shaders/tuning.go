@@ -102,27 +102,20 @@ type Tuning struct {
 	// +8% / +14% against the in-kernel quantization, the pre-pass at
 	// 4096, the down product alone, +5% / +10%; bench/cuda/20261202-q34).
 	MatVecQ8PreK uint32
-	// MatVecQ8MaxM is the most activation rows (m) a product takes the
-	// 8-bit-activation instances for: a threadgroup a row (grid y), each
-	// quantizing its row's x' once, the in-kernel quantization (the
-	// pre-pass is one row's). Default: 1, decode's one row only. Above one
-	// row the width bound is MatVecQ8KMany. The cuda family: 16, the
-	// batch plan's mat-vec steps (issue #38): the float mat_vec reads
-	// every x row as floats in every SIMD-group and, with a batch plan's
-	// fused norms and gated activations (llm.BatchOptions.FuseRows),
-	// recomputes them there too.
-	MatVecQ8MaxM uint32
-	// MatVecQ8KMany is MatVecQ8K (and MatVecQ8KQ8_0) for products of 2 to
-	// MatVecQ8MaxM rows. Default: MatVecQ8Off. The cuda family: 256,
-	// every product of the SmolLM2 shape (576 and 1,536 wide), whose
-	// one-row decode keeps the float mat_vec below 2,048.
-	MatVecQ8KMany uint32
-	// MatVecQ8GroupsMany caps a product of 2 to MatVecQ8MaxM rows at
-	// this many threadgroups a core over all its rows together (each row
-	// at least one), in place of MatVecQ8Groups' cap a row. Default's
-	// caps nothing. The cuda family: 32 (at 16 rows, MatVecQ8Groups' 2 a
-	// core for each).
-	MatVecQ8GroupsMany uint32
+	// MatVecRowsNative, when 2 or more, is the most activation rows (m)
+	// from 2 up a plain q8_0 mat-vec (no GELU-out flag, 16-byte aligned
+	// activations, less than MatVecWideK wide) runs as the native
+	// mat_vec_rows_q8_0 (cuda/native/mat_vec_rows.cu: each warp decodes
+	// its weight chunks once for all its threadgroup's rows) instead of
+	// mat_vec_impl. Zero (or 1): never. Only the CUDA host sets it, with
+	// the sm_80 module (MatVecRowsNativeRows); HARK_CUDA_TUNE=MatVecRowsNative=1
+	// turns it off there.
+	MatVecRowsNative uint32
+	// MatVecRowsNativeBatch is those products' activation rows a block:
+	// 4 (below 8, and where zero) or 8. Not yet measured on a GPU: 4 is
+	// what mat_vec_impl measured best at 16 rows (MatVecBatchMany) and
+	// paged38's multi-row mat-vecs too (BENCHMARKS.md).
+	MatVecRowsNativeBatch uint32
 	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
 	// weight type with a tensor-core variant launches mat_mul_mma_<type>
 	// (native CUDA, cuda/native; the same grid and blocking as mat_mul)
@@ -352,7 +345,7 @@ var Default = Tuning{Family: "default", SIMDWidth: 32, MaxThreads: 1024, ChainLe
 	MatVecRows: defMatVecRows, MatVecRowsWide: defMatVecRows, MatVecBatch: defMatVecBatch, MatVecBatchMany: defMatVecBatch, MatVecSIMDGroups: defMatVecSIMDGroups,
 	MatVecQ8K: MatVecQ8Off, MatVecQ8KQ8_0: MatVecQ8Off, MatVecQ8Rows: defMatVecQ8Rows, MatVecQ8SIMDGroups: defMatVecQ8SIMDGroups,
 	MatVecQ8Groups: 1 << 16, MatVecQ8RowsLong: defMatVecQ8Rows, MatVecQ8SIMDGroupsLong: defMatVecQ8SIMDGroups, MatVecQ8GroupsLong: 1 << 16,
-	MatVecQ8PreK: MatVecQ8Off, MatVecQ8MaxM: 1, MatVecQ8KMany: MatVecQ8Off, MatVecQ8GroupsMany: 1 << 16,
+	MatVecQ8PreK: MatVecQ8Off,
 	EmbedThreads: defEmbedThreads, Repack: 1, Align16: 1,
 	NormThreads: 256, RopeThreads: 64, AttnRows: 4, AttnChunk: 256, AttnSplitBelow: 256,
 	AttnSplitGroups: 1 << 16, AttnMaxChunks: 1 << 17, AttnGroupKeys: 1, AttnTicket: 1, AttnFoldO: 1, AttnFoldSlices: 1, AttnPagedSIMDGroups: 8,
@@ -421,8 +414,7 @@ var Families = []Tuning{
 	{Family: "mac2", ChainLength: 32, MatVecRows: 2},
 	{Family: "cuda", Repack: RepackRows, Align16: Aligned16, MatVecRows: 2, MatVecRowsWide: 4, MatVecSIMDGroups: 4, MatVecBatchMany: 4,
 		MatVecQ8K: MatVecWideK, MatVecQ8Rows: 2, MatVecQ8SIMDGroups: 4, MatVecQ8Groups: 2,
-		MatVecQ8SIMDGroupsLong: 8, MatVecQ8GroupsLong: 1, MatVecQ8PreK: MatVecWideK, MatVecQ8MaxM: 16, MatVecQ8KMany: 256, MatVecQ8GroupsMany: 32,
-		AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
+		MatVecQ8SIMDGroupsLong: 8, MatVecQ8GroupsLong: 1, MatVecQ8PreK: MatVecWideK, AttnChunk: 32, AttnSplitGroups: 16, AttnMaxChunks: 64, AttnGroupKeys: 1024,
 		AttnTicket: TicketMerge, AttnFoldO: FoldO, AttnFoldSlices: 8, AttnPagedChunk: PagedSplitOff, AttnPagedValues: PagedValuesBatched, SampleSegment: 1024, WhisperSegment: 1024},
 }
 
@@ -464,9 +456,6 @@ func (t Tuning) withDefaults() Tuning {
 	fill(&t.MatVecQ8SIMDGroupsLong, t.MatVecQ8SIMDGroups)
 	fill(&t.MatVecQ8GroupsLong, t.MatVecQ8Groups)
 	fill(&t.MatVecQ8PreK, d.MatVecQ8PreK)
-	fill(&t.MatVecQ8MaxM, d.MatVecQ8MaxM)
-	fill(&t.MatVecQ8KMany, d.MatVecQ8KMany)
-	fill(&t.MatVecQ8GroupsMany, d.MatVecQ8GroupsMany)
 	fill(&t.EmbedThreads, d.EmbedThreads)
 	fill(&t.Repack, d.Repack)
 	fill(&t.Align16, d.Align16)

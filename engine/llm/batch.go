@@ -64,12 +64,10 @@ type BatchOptions struct {
 	// sublayer's norm into the products after it, the gated activation
 	// into the down product and the final norm into the logits, as the
 	// one-row step does (decode's dispatches): 91 dispatches fewer a step
-	// on a 30-layer model. Worth it where the backend's fused products
-	// make a row's x' once, not once per weight row (cuda's 8-bit-activation
-	// mat-vecs over several rows, shaders.Tuning.MatVecQ8MaxM); where each
-	// warp recomputes the norm or activation for its rows (the float
-	// mat-vec at 16 rows: BENCHMARKS.md, paged38) it costs more than it
-	// saves.
+	// on a 30-layer model. Worth it only where the backend's fused
+	// products make a row's norm or activation once, not once per weight
+	// row: the GPU mat-vecs recompute it in every warp, and measured
+	// slower fused (H200, 16 rows: BENCHMARKS.md, paged38 and b38s28).
 	FuseRows bool
 }
 

@@ -40,10 +40,11 @@ var batchMatMulRows = map[string]int{"cuda": 17}
 // batchFuseRows is, per backend, whether a batch plan's mat-vec step
 // fuses its norms and gated activation into its products
 // (llm.BatchOptions.FuseRows); $HARK_BATCH_FUSE (0 or 1) replaces it.
-// CUDA: yes, its products of up to 16 rows quantizing each row's x' once
-// (shaders.Tuning.MatVecQ8MaxM): 91 launches fewer a 16-row step on the
-// SmolLM2 shape (BENCHMARKS.md, b38s28).
-var batchFuseRows = map[string]bool{"cuda": true}
+// None yet: on CUDA (H200, SmolLM2-shape q8_0, 16 rows) the fused float
+// mat-vecs made the step 3.80 ms against 3.14-3.21 apart (each warp
+// recomputes a row's norm or activation), and the 8-bit-activation ones
+// a threadgroup a row 6.9 ms (BENCHMARKS.md, b38s28).
+var batchFuseRows = map[string]bool{}
 
 // fuseRows is backend's batch.Config.FuseRows.
 func fuseRows(backend string) bool {
