@@ -24,7 +24,8 @@ const MatMulRows = 16
 // decode's dispatches (norms fused into the products after them, the
 // gated activation into the down product) over the paged cache, where the
 // multi-row steps keep norms and activations as dispatches of their own
-// (on the CPU a third more pool jobs, each with its barrier).
+// (on the CPU a third more pool jobs, each with its barrier), unless
+// BatchOptions.FuseRows.
 const (
 	BatchPassMatVec = iota
 	BatchPassMatMul

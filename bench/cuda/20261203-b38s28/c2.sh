@@ -1,6 +1,7 @@
 #!/bin/bash
-# b38s28 call 2: the native multi-row q8_0 mat-vec (cuda/native/mat_vec_rows.cu, sm_80 module: Tuning.MatVecRowsNative
-# 16; HARK_CUDA_TUNE=MatVecRowsNative=1 is main's mat_vec_impl) in the 16-row batch step. Branch b38s28; its base
+# b38s28 call 2 (prepared; its first try was refused at the machine's start): the native multi-row q8_0 mat-vec
+# (cuda/native/mat_vec_rows.cu, sm_80 module: Tuning.MatVecRowsNative 16, 4 rows a block; HARK_CUDA_TUNE=
+# MatVecRowsNative=1 is main's mat_vec_impl, MatVecRowsNativeBatch=8 its 8-row blocks) in the 16-row batch step. Branch b38s28; its base
 # and sm90a PTX are main's (their cubins load), its sm80 module is JIT-compiled. Tests (3 modes), the step
 # alternated, a profile, then served once each.
 set -u
@@ -27,6 +28,7 @@ bs() { echo "== $1 ($E) at $(el) s"
   E="X=1" bs "branch r1" GPUBatchStep 256x
   E="$MAIN" bs "main r2" 'GPUBatchStep/rows=(4|16)' 256x
   E="X=1" bs "branch r2" 'GPUBatchStep/rows=(4|16)' 256x
+  E="HARK_CUDA_TUNE=MatVecRowsNativeBatch=8" bs "branch, 8 rows a block" 'GPUBatchStep/rows=(4|16)' 256x
   E="HARK_CUDA_PROFILE=1" bs "branch profile" GPUBatchStep/rows=16 64x
   echo "== done at $(el) s"; } > $OUT/c2-bench.log 2>&1
 serve() { echo "== $1 ($E) at $(el) s"
