@@ -37,8 +37,8 @@ serve() { echo "== $1 ($E) at $(el) s"
   for i in $(seq 600); do (echo > /dev/tcp/127.0.0.1/$2) 2>/dev/null && break; sleep 0.2; done
   timeout 40 ./hark bench serve --url http://127.0.0.1:$2 --model smollm2-shape-q8_0 --concurrency 1,16,1,16 --prompt-tokens 128 --max-tokens 128 --temperature 0.7 2>&1
   kill $P; wait $P; }
-{ [ $(el) -lt 75 ] && { E="X=1" serve branch 18801; }
-  [ $(el) -lt 82 ] && { E="$MAIN" serve main 18802; }
+{ [ $(el) -lt 330 ] && { E="X=1" serve branch 18801; }
+  [ $(el) -lt 420 ] && { E="$MAIN" serve main 18802; }
   echo "== done at $(el) s"; } > $OUT/c2-serve.log 2>&1
 (cd $W/v && tar -cf - *.log | xz -6 > $OUT/c2-logs.tar.xz)
 cat $OUT/c2-tests.log; grep -E "==|ms/step|us/launch|kernels a step" $OUT/c2-bench.log; grep -v "^$" $OUT/c2-serve.log | grep "==\||" | grep -v -- "---"
