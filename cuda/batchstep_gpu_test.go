@@ -24,7 +24,9 @@ import (
 // $HARK_CUDA_PROFILE=1 (graphs off) the GPU time of each kernel is logged,
 // and the step's kernel time beside it tells host time from GPU time.
 // $HARK_BENCH_MATMUL_ROWS=17 runs 16 rows on the mat-vec path instead of
-// the GEMMs (llm.BatchOptions.MatMulRows).
+// the GEMMs (llm.BatchOptions.MatMulRows); $HARK_BATCH_FUSE=1 fuses the
+// mat-vec step's norms and activation into its products
+// (llm.BatchOptions.FuseRows).
 //
 //	HARK_BENCH_MODEL=F.gguf ./cuda.test -test.run '^$' -test.bench GPUBatchStep -test.benchtime 256x
 func BenchmarkGPUBatchStep(b *testing.B) {
@@ -59,8 +61,9 @@ func benchBatch(b *testing.B, ctx int) (*Backend, *llm.Batch) {
 	}
 	b.Cleanup(func() { f.Close() })
 	gemm, _ := strconv.Atoi(os.Getenv("HARK_BENCH_MATMUL_ROWS"))
+	fuse := os.Getenv("HARK_BATCH_FUSE") == "1" // (engine/runtime's batchFuseRows: off on cuda)
 	bt, err := llm.LoadBatch(be, f, llm.BatchOptions{Rows: 128, Seqs: benchSeqs, BlockSize: benchBlock,
-		Blocks: benchSeqs * ctx / benchBlock, Context: ctx, MatMulRows: gemm})
+		Blocks: benchSeqs * ctx / benchBlock, Context: ctx, MatMulRows: gemm, FuseRows: fuse})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -441,7 +441,9 @@ func Tuning() shaders.Tuning { return shaders.TuningFor("cuda") }
 // tuningFor is Tuning for the opened GPU: with the sm_80 module loaded,
 // mat_mul of shaders.MatMulMMARows rows or more and unsplit attention
 // over rows of one sequence run on tensor cores (q8_0, q4_0 and q5_0
-// products from shaders.MatMulMMQRows on int8 ones, 8-bit activations); with the sm_90a module
+// products from shaders.MatMulMMQRows on int8 ones, 8-bit activations),
+// and q8_0 mat-vecs of 2 to shaders.MatVecRowsNativeRows rows on the
+// native multi-row kernel (cuda/native/mat_vec_rows.cu); with the sm_90a module
 // (compute capability 9.0) the large f16 products run on wgmma.
 func tuningFor(v *device) shaders.Tuning {
 	t := Tuning()
@@ -450,6 +452,7 @@ func tuningFor(v *device) shaders.Tuning {
 		t.MatMulBig = shaders.MatMulBigTiles
 		t.MatMulMMQ = shaders.MatMulMMQRows
 		t.AttnMMA = 1
+		t.MatVecRowsNative = shaders.MatVecRowsNativeRows
 	}
 	if v.hasNative("sm90a") {
 		t.MatMulWGMMA = 1

@@ -211,6 +211,9 @@ func matVecLaunches(d *plan.Dispatch, t *Tuning, dst []Launch, pre bool) ([]Laun
 			Scratch:  l.Scratch,
 		}, l), nil
 	}
+	if l, ok := launchMatVecRows(d, t, n, k, m); ok {
+		return append(dst, l), nil
+	}
 	rows := knob(t.MatVecRows, defMatVecRows, 4)
 	if k >= MatVecWideK {
 		rows = knob(t.MatVecRowsWide, rows, 4)
@@ -408,4 +411,40 @@ func launchEmbed(d *plan.Dispatch, t *Tuning, dst []Launch) ([]Launch, error) {
 		Groups:   [3]uint32{n, 1, 1},
 		Threads:  [3]uint32{max(th, 32), 1, 1},
 	}), nil
+}
+
+// MatVecRowsNativeRows is the CUDA host's Tuning.MatVecRowsNative with
+// the sm_80 module: every batch step on the mat-vec path (engine/runtime:
+// GEMMs from 17 rows on CUDA).
+const MatVecRowsNativeRows = 16
+
+// mvRowsTypes are the weight types of the native multi-row mat-vecs
+// (cuda/native/mat_vec_rows.cu): mat_vec_rows4_<type> and
+// mat_vec_rows8_<type> (4 or 8 activation rows a block,
+// Tuning.MatVecRowsNativeBatch), "_rp" their repacked instances
+// (repack.go); mvRowsPerBlock is their weight rows a block (two a warp,
+// four warps).
+var mvRowsTypes = map[ggml.Type]bool{ggml.Q8_0: true}
+
+const mvRowsPerBlock = 8
+
+// mvRowsName is the native multi-row mat-vec of batch rows a block.
+func mvRowsName(batch uint32, t ggml.Type) string {
+	return fmt.Sprintf("mat_vec_rows%d_%s", batch, typeSuffix[t])
+}
+
+// launchMatVecRows is the native multi-row mat-vec's launch (Tuning.MatVecRowsNative):
+// a plain q8_0 product of 2 to MatVecRowsNative rows, narrower than
+// MatVecWideK, with aligned activation rows.
+func launchMatVecRows(d *plan.Dispatch, t *Tuning, n, k, m uint32) (Launch, bool) {
+	if !mvRowsTypes[d.Type] || d.Kernel != plan.MatVec || m < 2 || m > t.MatVecRowsNative || k >= MatVecWideK || k%32 != 0 ||
+		plan.DecodeMatVec(d).Flags&plan.FlagGELUOut != 0 || !alignedInputs(d, t, k) {
+		return Launch{}, false
+	}
+	batch := uint32(4)
+	if t.MatVecRowsNativeBatch >= 8 {
+		batch = 8
+	}
+	return Launch{Function: mvRowsName(batch, d.Type), Groups: [3]uint32{ceilDiv(n, mvRowsPerBlock), ceilDiv(m, batch), 1},
+		Threads: [3]uint32{32 * mvRowsPerBlock / 2, 1, 1}}, true
 }

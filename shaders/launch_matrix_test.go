@@ -46,6 +46,51 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		require.Equal(t, []Constant{{fcMatVecRows, 2}, {fcMatVecBatch, c.batch}, {fcMatVecXAlign, 1}}, lns[0].Constants, "m=%d", c.m)
 	}
 
+	// the native multi-row q8_0 mat-vec where the CUDA host sets
+	// MatVecRowsNative (the sm_80 module): plain products of 2 to 16
+	// aligned rows, narrower than MatVecWideK; 4 activation rows a block
+	// (8 with MatVecRowsNativeBatch), 8 weight rows (4 warps of 2)
+	native := cuda
+	native.MatVecRowsNative = MatVecRowsNativeRows
+	native8 := native
+	native8.MatVecRowsNativeBatch = 8
+	for _, c := range []struct {
+		tun  *Tuning
+		kern plan.Kernel
+		typ  ggml.Type
+		k, m int
+		ldx  int
+		fl   uint32
+		want string
+		gy   uint32
+	}{
+		{&native, plan.MatVec, ggml.Q8_0, 576, 16, 576, 0, "mat_vec_rows4_q8_0", 4},
+		{&native, plan.MatVec, ggml.Q8_0, 1536, 2, 1536, 0, "mat_vec_rows4_q8_0", 1},
+		{&native8, plan.MatVec, ggml.Q8_0, 576, 16, 576, 0, "mat_vec_rows8_q8_0", 2},
+		{&native8, plan.MatVec, ggml.Q8_0, 576, 9, 576, 0, "mat_vec_rows8_q8_0", 2},
+		{&native, plan.MatVec, ggml.Q8_0, 576, 1, 576, 0, "mat_vec_q8_0", 1},
+		{&native, plan.MatVec, ggml.Q8_0, 576, 17, 576, 0, "mat_vec_q8_0", 5},
+		{&native, plan.MatVec, ggml.Q8_0, 576, 16, 578, 0, "mat_vec_q8_0", 4},
+		{&native, plan.MatVec, ggml.Q8_0, 576, 16, 576, plan.FlagGELUOut, "mat_vec_q8_0", 4},
+		{&native, plan.MatVec, ggml.Q8_0, MatVecWideK, 16, MatVecWideK, 0, "mat_vec_q8_0", 4},
+		{&native, plan.MatVec, ggml.Q4_0, 576, 16, 576, 0, "mat_vec_q4_0", 4},
+		{&cuda, plan.MatVec, ggml.Q8_0, 576, 16, 576, 0, "mat_vec_q8_0", 4},
+	} {
+		d = plan.MatVecArgs{Type: c.typ, Bias: plan.None, Res: plan.None, N: 576, K: c.k, M: c.m, Ldx: c.ldx, Ldo: 576, Ldr: 576, Flags: c.fl}.Dispatch()
+		lns, err = LaunchFor(&d, c.tun, nil)
+		require.NoError(t, err)
+		require.Len(t, lns, 1)
+		require.Equal(t, c.want, lns[0].Function, "%+v", c)
+		require.Equal(t, c.gy, lns[0].Groups[1], "%+v", c)
+		if strings.HasPrefix(c.want, "mat_vec_rows") {
+			require.Equal(t, [3]uint32{576 / 8, c.gy, 1}, lns[0].Groups, "%+v", c)
+			require.Equal(t, [3]uint32{128, 1, 1}, lns[0].Threads, "%+v", c)
+			rp, err := RepackedFunction(c.want)
+			require.NoError(t, err)
+			require.Equal(t, c.want+"_rp", rp)
+		}
+	}
+
 	// with them (its default for q4_0; q8_0 by MatVecQ8KQ8_0): from
 	// MatVecQ8K wide, one aligned activation row; 2 rows a warp, 4 warps,
 	// one activation row a group; x' quantized once by a pre-pass

@@ -213,6 +213,11 @@ func init() {
 		}
 	}
 	rpNames["layer_norm_mat_vec_q8_0"] = "layer_norm_mat_vec_q8_0_rp" // (q4_0 is not a LayerNormMatVec type)
+	for t := range mvRowsTypes {
+		for _, b := range []uint32{4, 8} {
+			rpNames[mvRowsName(b, t)] = mvRowsName(b, t) + "_rp"
+		}
+	}
 	for t := range repackTypes {
 		rpNames[mmaNames[t]] = mmaNames[t] + "_rp"
 		rpNames[q8aNames[t]] = q8aNames[t] + "_rp"

@@ -114,6 +114,20 @@ type Tuning struct {
 	// +8% / +14% against the in-kernel quantization, the pre-pass at
 	// 4096, the down product alone, +5% / +10%; bench/cuda/20261202-q34).
 	MatVecQ8PreK uint32
+	// MatVecRowsNative, when 2 or more, is the most activation rows (m)
+	// from 2 up a plain q8_0 mat-vec (no GELU-out flag, 16-byte aligned
+	// activations, less than MatVecWideK wide) runs as the native
+	// mat_vec_rows_q8_0 (cuda/native/mat_vec_rows.cu: each warp decodes
+	// its weight chunks once for all its threadgroup's rows) instead of
+	// mat_vec_impl. Zero (or 1): never. Only the CUDA host sets it, with
+	// the sm_80 module (MatVecRowsNativeRows); HARK_CUDA_TUNE=MatVecRowsNative=1
+	// turns it off there.
+	MatVecRowsNative uint32
+	// MatVecRowsNativeBatch is those products' activation rows a block:
+	// 4 (below 8, and where zero) or 8. Not yet measured on a GPU: 4 is
+	// what mat_vec_impl measured best at 16 rows (MatVecBatchMany) and
+	// paged38's multi-row mat-vecs too (BENCHMARKS.md).
+	MatVecRowsNativeBatch uint32
 	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
 	// weight type with a tensor-core variant launches mat_mul_mma_<type>
 	// (native CUDA, cuda/native; the same grid and blocking as mat_mul)

@@ -30,7 +30,7 @@ func (m Module) File() string { return "kernels_" + m.Name + ptxstore.Ext }
 
 // Modules are the native modules, oldest architecture first.
 var Modules = []Module{
-	{Name: "sm80", Arch: "sm_80", ISA: "ptx70", Clang: "clang-19", Sources: []string{"native/mat_mul_mma.cu", "native/mat_mul_big.cu", "native/attention_mma.cu", "native/mat_mul_mmq.cu"}},
+	{Name: "sm80", Arch: "sm_80", ISA: "ptx70", Clang: "clang-19", Sources: []string{"native/mat_mul_mma.cu", "native/mat_mul_big.cu", "native/attention_mma.cu", "native/mat_mul_mmq.cu", "native/mat_vec_rows.cu"}},
 	// wgmma (warpgroup products) needs the architecture-specific sm_90a
 	// target: its PTX runs on compute capability 9.0 only.
 	{Name: "sm90a", Arch: "sm_90a", ISA: "ptx80", Clang: "clang-19", Sources: []string{"native/mat_mul_wgmma.cu"}},

@@ -52,6 +52,9 @@ type Config struct {
 	// MatMulRows is the row count from which a step's products run as
 	// GEMMs (llm.BatchOptions.MatMulRows; 0: llm.MatMulRows).
 	MatMulRows int
+	// FuseRows fuses the mat-vec step's norms and gated activation into
+	// its products (llm.BatchOptions.FuseRows).
+	FuseRows bool
 	// Trace, when set, gets a line a step (Runner.Trace's): where a
 	// running stream's gaps go, for measuring.
 	Trace io.Writer
@@ -124,7 +127,7 @@ func Load(be plan.Backend, f *gguf.File, tk *tokenizer.Tokenizer, c Config, turn
 		return nil, err
 	}
 	b, err := llm.LoadBatch(be, f, llm.BatchOptions{Rows: c.TokenBudget, Seqs: c.Seqs, BlockSize: c.BlockSize,
-		Blocks: pool.Blocks(), Context: c.Context, F32Cache: c.F32Cache, MatMulRows: c.MatMulRows})
+		Blocks: pool.Blocks(), Context: c.Context, F32Cache: c.F32Cache, MatMulRows: c.MatMulRows, FuseRows: c.FuseRows})
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,8 @@ const MatMulRows = 16
 // decode's dispatches (norms fused into the products after them, the
 // gated activation into the down product) over the paged cache, where the
 // multi-row steps keep norms and activations as dispatches of their own
-// (on the CPU a third more pool jobs, each with its barrier).
+// (on the CPU a third more pool jobs, each with its barrier), unless
+// BatchOptions.FuseRows.
 const (
 	BatchPassMatVec = iota
 	BatchPassMatMul
@@ -60,6 +61,15 @@ type BatchOptions struct {
 	// MatMulRows, when positive, replaces MatMulRows as the row count from
 	// which a step runs GEMMs (to measure the two paths at one size).
 	MatMulRows int
+	// FuseRows: the mat-vec step (2 to MatMulRows-1 rows) fuses each
+	// sublayer's norm into the products after it, the gated activation
+	// into the down product and the final norm into the logits, as the
+	// one-row step does (decode's dispatches): 91 dispatches fewer a step
+	// on a 30-layer model. Worth it only where the backend's fused
+	// products make a row's norm or activation once, not once per weight
+	// row: the GPU mat-vecs recompute it in every warp, and measured
+	// slower fused (H200, 16 rows: BENCHMARKS.md, paged38 and b38s28).
+	FuseRows bool
 }
 
 // Batch is a model loaded for many sequences at once (continuous
@@ -160,7 +170,8 @@ func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.
 	}
 	for _, mat := range []plan.Kernel{plan.MatVec, plan.MatMul} {
 		ps, _ := b.p.AddPass("step." + mat.String())
-		fw := &forward{builder: b, ps: ps, prefill: true, lay: lay, s: s, w: w, rope: rope, kc: kc, vc: vc, m: rows, mat: mat, paged: pg}
+		fw := &forward{builder: b, ps: ps, prefill: true, lay: lay, s: s, w: w, rope: rope, kc: kc, vc: vc, m: rows, mat: mat, paged: pg,
+			fuse: opt.FuseRows && mat == plan.MatVec}
 		fw.emit()
 	}
 	one, _ := b.p.AddPass("step.one")

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -142,10 +143,6 @@ func TestBatchMatchesSequential(t *testing.T) {
 	m, err := Load(be, f, Options{})
 	require.NoError(t, err)
 	defer m.Close()
-	b, err := LoadBatch(be, f, BatchOptions{Rows: 40, Seqs: 4, BlockSize: 16, Blocks: 64, Context: 256})
-	require.NoError(t, err)
-	defer b.Close()
-
 	sampled := Sampler{Temperature: 0.9, TopK: 40, TopP: 0.95, RepeatPenalty: 1.1, Seed: 38}
 	var reqs []batchReq
 	for i, r := range g.Results {
@@ -164,9 +161,19 @@ func TestBatchMatchesSequential(t *testing.T) {
 	for i, r := range reqs {
 		want[i] = sequential(t, m, r)
 	}
+	for _, fuse := range []bool{false, true} {
+		// FuseRows: the mat-vec step's norms and activation in its products
+		b, err := LoadBatch(be, f, BatchOptions{Rows: 40, Seqs: 4, BlockSize: 16, Blocks: 64, Context: 256, FuseRows: fuse})
+		require.NoError(t, err)
+		defer b.Close()
+		batchMatchesSequential(t, b, reqs, want, fuse)
+	}
+}
+
+func batchMatchesSequential(t *testing.T, b *Batch, reqs []batchReq, want [][]int32, fuse bool) {
 	for _, n := range []int{1, 2, 4} {
 		for _, chunk := range []int{5, 32} {
-			t.Run(fmt.Sprintf("seqs%d_chunk%d", n, chunk), func(t *testing.T) {
+			t.Run(fmt.Sprintf("fuse%v_seqs%d_chunk%d", fuse, n, chunk), func(t *testing.T) {
 				// the n requests: golden greedy ones and sampled ones
 				pick := []int{0, len(reqs) - 2, 1, len(reqs) - 1}[:n]
 				var rs []batchReq
@@ -248,4 +255,26 @@ func TestBatchOneRowStepIsDecode(t *testing.T) {
 	require.Equal(t, "step.one", batch.Passes[BatchPassOne].Name)
 	require.Equal(t, want, kernels(batch.Passes[BatchPassOne]))
 	require.Greater(t, len(batch.Passes[BatchPassMatVec].Ops), len(want), "the multi-row step's norms and activations")
+
+	// FuseRows: the mat-vec step runs the one-row step's dispatches over
+	// its m rows (M patched from the step's rows), the logits' norm fused
+	// too: a norm a sublayer, the gated activation a layer and the final
+	// norm fewer; the GEMM step keeps them apart
+	fused, _, _, _, err := buildBatchPlan(a, h, f, BatchOptions{Rows: 40, Seqs: 4, BlockSize: 16, Blocks: 64, Context: 256, FuseRows: true}, ggml.F16)
+	require.NoError(t, err)
+	wantFused := append(slices.Clone(want[:len(want)-2]), plan.RMSNormMatVec)
+	require.Equal(t, wantFused, kernels(fused.Passes[BatchPassMatVec]))
+	require.Equal(t, len(batch.Passes[BatchPassMatVec].Ops)-3*h.NLayer-1, len(fused.Passes[BatchPassMatVec].Ops))
+	require.Equal(t, kernels(batch.Passes[BatchPassMatMul]), kernels(fused.Passes[BatchPassMatMul]))
+	require.Equal(t, kernels(batch.Passes[BatchPassOne]), kernels(fused.Passes[BatchPassOne]))
+	for _, d := range fused.Passes[BatchPassMatVec].Ops {
+		switch d.Kernel {
+		case plan.RMSNormMatVec, plan.SiLUMulMatVec, plan.MatVec:
+			a := plan.DecodeProduct(&d)
+			require.Equal(t, 40, a.M, "%s over the plan's rows", d.Kernel)
+			require.True(t, slices.ContainsFunc(d.Patch[:d.NPatch], func(p plan.Patch) bool {
+				return p.Target == plan.PatchProductM && p.Var == plan.VarNTok
+			}), "%s: its rows patched from the step's", d.Kernel)
+		}
+	}
 }

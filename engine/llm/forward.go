@@ -24,6 +24,10 @@ type forward struct {
 	// paged (batch plans): rows are tokens of many sequences, each at its
 	// own position over its own blocks of the KV pools kc, vc
 	paged *pagedKV
+	// fuse (a batch plan's mat-vec step with BatchOptions.FuseRows): the
+	// m rows' norms fused into the products after them and the gated
+	// activation into the down product, as decode's one row has them
+	fuse bool
 }
 
 // emit: the embedding, the blocks, the final norm and the logits of the
@@ -136,7 +140,7 @@ func (f *forward) inputNorm(w tensor) (in, g plan.Binding) {
 	switch {
 	case !w.ok():
 		return x, none
-	case f.prefill:
+	case f.prefill && !f.fuse:
 		f.rmsNorm(w, f.h.NEmbd, f.m, 1, f.h.NEmbd, x, f.at(f.s.h, 0))
 		return f.at(f.s.h, 0), none
 	}
@@ -290,11 +294,12 @@ func (f *forward) ropeAttendO(l int, w *layerWeights) {
 }
 
 // gatedDown: out = (act(gate) ⊙ up)·downᵀ + res, the activation a kernel
-// of its own in prefill and fused into the product in decode.
+// of its own in prefill and fused into the product in decode (and in a
+// fused batch step, over its m rows).
 func (f *forward) gatedDown(down tensor, out, res plan.Binding) {
 	ne, ff := f.h.NEmbd, f.h.NFF
 	gate, up, ld := f.gateUp()
-	if f.prefill {
+	if f.prefill && !f.fuse {
 		a := plan.SiLUMulArgs{Gate: gate, Up: up, Out: gate, N: ff, M: f.m, Ldg: ld, Ldu: ld, Ldo: ld}
 		d, rows := a.Dispatch(), plan.PatchSiLUMulM
 		if f.a.FFN == FFNGELUGated {
@@ -306,12 +311,13 @@ func (f *forward) gatedDown(down tensor, out, res plan.Binding) {
 		return
 	}
 	a := plan.SiLUMulMatVecArgs{Type: down.typ, W: down.bind(), Gate: gate, Out: out, Bias: none, Res: res, Up: up,
-		N: ne, K: ff, M: 1, Ldg: ld, Ldo: ne, Ldr: ne, Ldu: ld}
+		N: ne, K: ff, M: f.m, Ldg: ld, Ldo: ne, Ldr: ne, Ldu: ld}
+	d := a.Dispatch()
 	if f.a.FFN == FFNGELUGated {
-		f.ps.Add(plan.GELUMulMatVecArgs(a).Dispatch())
-		return
+		d = plan.GELUMulMatVecArgs(a).Dispatch()
 	}
-	f.ps.Add(a.Dispatch())
+	f.rows(&d, plan.PatchGatedM, 1)
+	f.ps.Add(d)
 }
 
 // logits of the last token only, after the final norm: its row is found
@@ -321,6 +327,10 @@ func (f *forward) logits() {
 	ne := h.NEmbd
 	if f.paged != nil {
 		// every row's logits: each row may end its sequence's chunk
+		if f.fuse && f.w.outputNorm.ok() {
+			f.linear(f.w.output, h.NVocab, ne, f.at(f.s.x, 0), ne, f.at(f.lay.logits, 0), h.NVocab, none, none, f.w.outputNorm.bind())
+			return
+		}
 		f.rmsNorm(f.w.outputNorm, ne, f.m, 1, ne, f.at(f.s.x, 0), f.at(f.s.h, 0))
 		f.linear(f.w.output, h.NVocab, ne, f.at(f.s.h, 0), ne, f.at(f.lay.logits, 0), h.NVocab, none, none, none)
 		return

@@ -37,6 +37,23 @@ var BatchBackends = map[string]bool{"cpu": true}
 // steps (prompt chunks) keep the GEMM.
 var batchMatMulRows = map[string]int{"cuda": 17}
 
+// batchFuseRows is, per backend, whether a batch plan's mat-vec step
+// fuses its norms and gated activation into its products
+// (llm.BatchOptions.FuseRows); $HARK_BATCH_FUSE (0 or 1) replaces it.
+// None yet: on CUDA (H200, SmolLM2-shape q8_0, 16 rows) the fused float
+// mat-vecs made the step 3.80 ms against 3.14-3.21 apart (each warp
+// recomputes a row's norm or activation), and the 8-bit-activation ones
+// a threadgroup a row 6.9 ms (BENCHMARKS.md, b38s28).
+var batchFuseRows = map[string]bool{}
+
+// fuseRows is backend's batch.Config.FuseRows.
+func fuseRows(backend string) bool {
+	if v, err := strconv.ParseBool(os.Getenv("HARK_BATCH_FUSE")); err == nil {
+		return v
+	}
+	return batchFuseRows[backend]
+}
+
 // batchPromptBeside is, per backend, the most tokens of a long prompt
 // (more than batchLongPrompt tokens) a batch step takes while streams
 // decode (batch.Config.PromptBeside); elsewhere the whole token budget.
@@ -106,7 +123,8 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 	defer m.batch.mu.Unlock()
 	if m.batch.eng == nil && m.batch.err == nil {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
-		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()]}
+		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()],
+			FuseRows: fuseRows(m.be.Name())}
 		c.PromptBeside, c.LongPrompt = promptBeside(m.be.Name())
 		if m.batch.trace, m.batch.err = batchTrace(); m.batch.trace != nil {
 			c.Trace = m.batch.trace
