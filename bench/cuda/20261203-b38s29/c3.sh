@@ -1,6 +1,6 @@
 #!/bin/bash
 # b38s29 call 3 (staged, not run in session 29): issue #38's first-level p95. In the 16-stream level's first
-# half the 16 prompts (128 tokens) are admitted one a step beside the running streams (128 rows, ~5.4-6.5 ms a
+# half the 16 prompts (128 tokens) are admitted one a step beside the running streams (128 rows, 5.0-8.7 ms a
 # step on the H200 against 2.1-2.2 for 16 decode rows): that is the level's token p95 (5.6 ms). Here the existing
 # knobs bound every prompt's chunk beside streams (HARK_BATCH_LONG_PROMPT=0 HARK_BATCH_PROMPT_BESIDE=N) at
 # N = 16 / 32 / 64 against the whole budget (the default for prompts of at most 128 tokens), each server once;
