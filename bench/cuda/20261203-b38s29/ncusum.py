@@ -4,6 +4,7 @@
 # any other metric's launch-weighted mean). Usage:
 #   python3 ncusum.py FILE.csv [labels...]   (labels name the last groups of 4 steps, oldest first)
 #   python3 ncusum.py FILE.csv --skip        (prints "SKIP COUNT" of the last step: launch-skip and -count for a detailed run)
+#   python3 ncusum.py FILE.csv --step N [label]  (step N alone, 0 the first)
 import csv, sys, collections
 rows = list(csv.reader(open(sys.argv[1], errors='replace')))
 hi = next(i for i, r in enumerate(rows) if r and r[0] == 'ID')
@@ -14,6 +15,9 @@ emb = [i for i, r in enumerate(data) if name(r).startswith('embed')]
 steps = [data[a:b] for a, b in zip(emb, emb[1:] + [len(data)])]
 if len(sys.argv) > 2 and sys.argv[2] == '--skip':
     print(emb[-1], len(data) - emb[-1]); sys.exit()
+if len(sys.argv) > 3 and sys.argv[2] == '--step':  # one step by its index (0: the first cut at embed)
+    steps = steps[:int(sys.argv[3]) + 1][-1:]
+    sys.argv[2:] = sys.argv[4:] or ['step']
 labels = sys.argv[2:] or ['last']
 KEEP = ['gpu__time_duration.sum', 'dram__throughput.avg.pct_of_peak_sustained_elapsed', 'sm__throughput.avg.pct_of_peak_sustained_elapsed',
         'sm__warps_active.avg.pct_of_peak_sustained_active', 'dram__bytes_read.sum', 'lts__t_bytes.sum', 'launch__grid_size', 'launch__block_size',
