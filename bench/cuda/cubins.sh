@@ -5,7 +5,8 @@
 # module's .ptx.xz as embedded, then "pdl": the cubins for sm_90 and newer are made from the PTX's programmatic-
 # dependent-launch form, which $PTXPDL writes: build it here, `CGO_ENABLED=0 go build -o .gpu/NAME/ptxpdl
 # ./cuda/ptxpdl/ptxpdl`, carry it and set PTXPDL=.gpu/NAME/ptxpdl). Writes $OUT/cubin/ (copy it over cuda/cubin/ and
-# commit; TestCubinGuard checks it) and $OUT/cubins.log (ptxas's version, times and sizes).
+# commit; TestCubinGuard checks it) and $OUT/cubins.log (ptxas's version, times and sizes). MODULES="sm80" (say)
+# compiles only those modules: SOURCE then names only them (complete it from the committed one for the others).
 set -eu
 OUT=${OUT:-/tmp/out}; T=$(mktemp -d); export PATH=$PATH:/usr/local/cuda/bin
 [ -x "${PTXPDL:-}" ] || { echo "cubins.sh: set PTXPDL to the ptxpdl binary (cuda/ptxpdl/ptxpdl, built for linux/amd64)" >&2; exit 2; }
@@ -14,7 +15,7 @@ mkdir -p "$OUT/cubin"
   declare -A arch=([kernels]="sm_75 sm_80 sm_86 sm_89 sm_90" [sm80]="sm_80 sm_86 sm_89 sm_90" [sm90a]="sm_90a")
   declare -A file=([kernels]=kernels.ptx.xz [sm80]=kernels_sm80.ptx.xz [sm90a]=kernels_sm90a.ptx.xz)
   : > "$OUT/cubin/SOURCE"
-  for m in kernels sm80 sm90a; do
+  for m in ${MODULES:-kernels sm80 sm90a}; do
     xz -dc "cuda/${file[$m]}" > "$T/$m.ptx"
     "$PTXPDL" < "$T/$m.ptx" > "$T/$m.pdl.ptx"
     echo "$m $(sha256sum "cuda/${file[$m]}" | cut -d' ' -f1) pdl" >> "$OUT/cubin/SOURCE"
