@@ -26,8 +26,10 @@ import (
 var attnBlockRows = 64
 
 // attnBlockScores bounds one worker's score block (256 KiB, in L2 beside
-// the head's keys and values); longer key ranges take fewer rows.
-const attnBlockScores = 1 << 16
+// the head's keys and values); longer key ranges take fewer rows. A
+// variable so benchmarks can sweep the Whisper encoder's block
+// (BenchmarkAttentionEncoderBlocks: 43 rows of its 1,500 keys).
+var attnBlockScores = 1 << 16
 
 // attnPackFloats bounds the packed f32 keys and values of one job's KV
 // heads (8 MiB); more KV heads than fit run as several jobs.

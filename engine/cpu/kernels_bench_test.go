@@ -3,8 +3,11 @@ package cpu
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"syscall"
 	"testing"
 
+	"github.com/harkapp/hark/engine/blas"
 	"github.com/harkapp/hark/engine/ggml"
 	"github.com/harkapp/hark/engine/plan"
 )
@@ -149,4 +152,64 @@ func BenchmarkToyDecodeStep(b *testing.B) {
 		p++
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(h.pass.Ops)), "ns/dispatch")
+}
+
+// BenchmarkAttentionEncoderBlocks is BenchmarkAttentionEncoder on the
+// blocked path with the query rows of an item swept, on one worker (w1:
+// ns/op is one thread's time) and on a pool of GOMAXPROCS workers (wN, as
+// a transcription runs it). The default is attnBlockScores/1500 = 43 rows,
+// and each item's two sgemm calls pack the head's 1,500 keys or values
+// again, so larger blocks pack less a query row, but at 16 workers fewer,
+// larger items balance worse (issue #37, round 7: the encoder's attention
+// products were 20% of a 16-thread transcription's samples). cpuns/op is
+// the process's CPU time an op (getrusage), steadier than the wall on a
+// loaded machine, but on wN it counts the workers' spinning too.
+func BenchmarkAttentionEncoderBlocks(b *testing.B) {
+	const T, nHead, hd = 1500, 6, 64
+	if !blas.Available() {
+		b.Skip("no system BLAS: the blocked path needs one")
+	}
+	pools := []struct {
+		name string
+		p    *Pool
+	}{{"w1", benchPool}, {"wN", NewPool(runtime.GOMAXPROCS(0))}}
+	defer pools[1].p.Close()
+	for _, pl := range pools {
+		for _, rows := range []int{16, 43, 64, 86, 128, 172, 375} {
+			b.Run(fmt.Sprintf("%s/rows%d", pl.name, rows), func(b *testing.B) {
+				oldRows, oldScores := attnBlockRows, attnBlockScores
+				attnBlockRows, attnBlockScores = rows, rows*T
+				defer func() { attnBlockRows, attnBlockScores = oldRows, oldScores }()
+				r := rand.New(rand.NewPCG(1, 1))
+				h := &harness{t: b, be: New(Options{Pool: pl.p}), init: map[plan.BufID][]byte{}}
+				h.p.Name = b.Name()
+				h.pass, _ = h.p.AddPass("main")
+				q, k, v := h.f32("q", randVec(r, T*nHead*hd, 1)), h.f32("k", randVec(r, T*nHead*hd, 1)), h.f32("v", randVec(r, T*nHead*hd, 1))
+				o := h.nan("o", T*nHead*hd)
+				h.add(plan.AttentionArgs{Type: ggml.F32, Q: bind(q), K: bind(k), V: bind(v), Out: bind(o), Probs: plan.None, HeadDim: hd, NHead: nHead, NKV: nHead, M: T, Ldq: nHead * hd, Ldo: nHead * hd, KVLen: T, Scale: 0.125, HeadStride: hd, PosStride: nHead * hd}.Dispatch())
+				ex := h.load()
+				vars := plan.Vars{}
+				if err := ex.Run(0, &vars); err != nil {
+					b.Fatal(err)
+				}
+				c0 := processCPU()
+				for b.Loop() {
+					if err := ex.Run(0, &vars); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(processCPU()-c0)/float64(b.N), "cpuns/op")
+				b.ReportMetric(4*T*T*hd*nHead*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+// processCPU is the process's user and system CPU time so far, in ns.
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
