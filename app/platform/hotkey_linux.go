@@ -131,6 +131,26 @@ func (h *x11Hotkey) loop(c *xgb.Conn, kc xproto.Keycode, down, up func(), done c
 			}
 		}
 	}()
+	held := func() bool {
+		r, err := xproto.QueryKeymap(c).Reply()
+		return err == nil && keyDown(r.Keys, kc)
+	}
+	filterRepeat(events, kc, down, up, held)
+}
+
+// keyDown reads keycode kc's bit in a QueryKeymap bit vector.
+func keyDown(keys []byte, kc xproto.Keycode) bool {
+	i := int(kc) / 8
+	return i < len(keys) && keys[i]&(1<<(kc%8)) != 0
+}
+
+// filterRepeat calls down on the key's press and up on its release, and
+// drops the release+press pairs of auto-repeat. A release waits
+// repeatWindow for its twin press; when the window passes first (the
+// process was not scheduled in time, as on a loaded machine), held asks
+// the server whether the key is still down before calling it released,
+// so a held key is never reported up by a late event.
+func filterRepeat(events <-chan xgb.Event, kc xproto.Keycode, down, up func(), held func() bool) {
 	pressed := false
 	var pending *time.Timer
 	var pendingTime xproto.Timestamp
@@ -169,6 +189,9 @@ func (h *x11Hotkey) loop(c *xgb.Conn, kc xproto.Keycode, down, up func(), done c
 			}
 		case <-fire:
 			fire = nil
+			if held() {
+				continue // the repeat's press is on its way: still pressed
+			}
 			pressed = false
 			if up != nil {
 				up()

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/harkapp/hark/app/platform/x11test"
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
 	"github.com/stretchr/testify/require"
 
 	"github.com/harkapp/hark/internal/shared"
@@ -46,6 +48,51 @@ func TestHotkeyNoDisplay(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	err := newHotkey().Register("Ctrl+Alt+Space", func() {}, nil)
 	require.ErrorIs(t, err, ErrNoDisplay)
+}
+
+// A loaded machine can deliver an auto-repeat's press after the release's
+// window has passed: the server's key state decides, so the held key is
+// not reported up (this failed CI's Xvfb test under load before).
+func TestHotkeyLateRepeatPressIsNotARelease(t *testing.T) {
+	const kc = 42
+	events := make(chan xgb.Event)
+	asked := make(chan struct{})
+	answer := make(chan bool)
+	held := func() bool { asked <- struct{}{}; return <-answer }
+	var downs, ups atomic.Int32
+	upped := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		filterRepeat(events, kc, func() { downs.Add(1) }, func() { ups.Add(1); upped <- struct{}{} }, held)
+	}()
+
+	events <- xproto.KeyPressEvent{Detail: kc, Time: 1}
+	events <- xproto.KeyReleaseEvent{Detail: kc + 1, Time: 2} // another key: ignored
+	events <- xproto.KeyReleaseEvent{Detail: kc, Time: 3}     // auto-repeat's release...
+	select {                                                  // ...its window passed first
+	case <-asked:
+	case <-upped:
+		t.Fatal("the held key was reported up without asking the server")
+	}
+	answer <- true                                        // the server: still down
+	events <- xproto.KeyPressEvent{Detail: kc, Time: 3}   // the twin press, late
+	events <- xproto.KeyReleaseEvent{Detail: kc, Time: 9} // the real release
+	<-asked
+	answer <- false
+	<-upped
+	close(events)
+	<-done
+	require.EqualValues(t, 1, downs.Load(), "one press")
+	require.EqualValues(t, 1, ups.Load(), "one release, the real one")
+}
+
+func TestKeyDown(t *testing.T) {
+	keys := make([]byte, 32)
+	keys[42/8] = 1 << (42 % 8)
+	require.True(t, keyDown(keys, 42))
+	require.False(t, keyDown(keys, 43))
+	require.False(t, keyDown(keys[:4], 42), "a short vector says up")
 }
 
 func TestHotkeyDownUpUnderXvfb(t *testing.T) {
