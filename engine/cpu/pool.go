@@ -116,9 +116,11 @@ const (
 // bookkeeping (the scheduler, a request's mailbox) before the next, and
 // helpers that parked at once (the earlier rule when workers filled the
 // CPUs) had to be woken twice a token, each wake a futex and, in a VM, a
-// sleeping vCPU's wake-up: on the loaded 2-core VM, streamed chat through
-// `hark serve` went from 0.88 to 0.96 of the greedy bench of its own
-// build, and 1.26x faster (BENCHMARKS.md, "Serve on the CPU, round 29").
+// sleeping vCPU's wake-up, and on a busy machine a wait for a CPU: on the
+// 2-core VM loaded by other work, streamed chat through `hark serve` ran
+// 1.18-1.32x faster and at 0.96 of its build's greedy bench where it had
+// been 0.88-0.89; on the quiet VM within noise (1.04x, 0.97 -> 0.99)
+// (BENCHMARKS.md, "Serve on the CPU, round 29").
 var spinHold = 100 * time.Microsecond
 
 // passHold is how long a waiter polls inside a pass before it parks. A
