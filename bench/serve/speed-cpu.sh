@@ -35,10 +35,14 @@ else
 		if [ $((r % 2)) -eq 1 ]; then bench; chat 1; else chat 1; bench; fi
 	done | tee "$dir/rounds.log"
 	# medians of each side's timed samples, and their ratio
-	awk '/^samples.*chained/ {b[nb++]=$NF} /^run 1:/ {c[nc++]=$(NF-1); if ((i = index($0, " ms a token)"))) { v = substr($0, 1, i - 1); sub(/.*\(/, "", v); u[nu++] = v + 0 } }
+	awk '/^== round/ {r++} /^samples.*chained/ {b[nb++]=$NF; rb[r]=$NF} /^run 1:/ {c[nc++]=$(NF-1); rc[r]=$(NF-1); if ((i = index($0, " ms a token)"))) { v = substr($0, 1, i - 1); sub(/.*\(/, "", v); u[nu++] = v + 0 } }
 		function med(a, n,   i, j, t) { for (i=0;i<n;i++) for (j=i+1;j<n;j++) if (a[j]<a[i]) {t=a[i];a[i]=a[j];a[j]=t}
 			return n%2 ? a[(n-1)/2] : (a[n/2-1]+a[n/2])/2 }
 		END { mb=med(b,nb); mc=med(c,nc); printf "== medians: bench tg128 chained %.2f tok/s (%d), chat %.2f tok/s (%d), ratio %.3f\n", mb, nb, mc, nc, mc/mb
+			# the chat of each round against its own bench, taken seconds apart: the speed of this VM drifts by 10-20% within
+			# a minute (BENCHMARKS.md, "Serve on the CPU, round 29"), so the paired ratio is the steadier figure
+			for (k = 1; k <= r; k++) if (rb[k] > 0 && rc[k] > 0) p[np++] = rc[k] / rb[k]
+			if (np) printf "== per-round chat / bench (the two samples of each round): median %.3f (%d rounds)\n", med(p, np), np
 			if (nu) printf "== median client CPU a streamed token (the client process, first token to last): %.3f ms (%d)\n", med(u,nu), nu }' "$dir/rounds.log"
 fi
 echo "== load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -62,7 +62,7 @@ type Pool struct {
 	gen      uint64 // last generation published (under mu)
 	slots    [ringSize]slot
 	yield    bool          // more workers than Ps: spinners must let the others run
-	spin     time.Duration // spinHold, or 0 when the workers fill every CPU
+	spin     time.Duration // spinHold (tests change it)
 	passHold time.Duration // passHold (tests change it)
 
 	// barrier counting (barriers.go), under mu
@@ -103,14 +103,24 @@ const (
 // spinHold is how long an idle worker keeps polling for the next job outside
 // a pass, and Run's caller for the helpers' last chunks, before parking: short
 // enough that on an oversubscribed machine a spinner soon hands its core to
-// the descheduled thread it waits for.
+// the descheduled thread it waits for, long enough to bridge the host's work
+// between two passes of one generation.
 //
-// When the workers take every CPU the process may use, they only spin for a
-// few PAUSEs outside a pass. Inside one they poll with a Gosched every
-// passYield+1 polls: on a 16-core Xeon (BENCHMARKS.md) 16 workers polling
-// that way decoded 3.7x faster than parked ones, while an earlier pool whose
-// 16 spinners never yielded halved it (likely: a goroutine preempted mid-chunk
-// waited for a P that no spinner gave up).
+// Inside a pass waiters poll with a Gosched every passYield+1 polls: on a
+// 16-core Xeon (BENCHMARKS.md) 16 workers polling that way decoded 3.7x
+// faster than parked ones, while an earlier pool whose 16 spinners never
+// yielded halved it (likely: a goroutine preempted mid-chunk waited for a P
+// that no spinner gave up). Outside a pass they poll the same way, for
+// spinHold, also when the workers take every CPU: a batched decode step
+// ends its pass, draws its tokens in another and does the host's
+// bookkeeping (the scheduler, a request's mailbox) before the next, and
+// helpers that parked at once (the earlier rule when workers filled the
+// CPUs) had to be woken twice a token, each wake a futex and, in a VM, a
+// sleeping vCPU's wake-up, and on a busy machine a wait for a CPU: on the
+// 2-core VM loaded by other work, streamed chat through `hark serve` ran
+// 1.18-1.32x faster and at 0.96 of its build's greedy bench where it had
+// been 0.88-0.89; on the quiet VM within noise (1.04x, 0.97 -> 0.99)
+// (BENCHMARKS.md, "Serve on the CPU, round 29").
 var spinHold = 100 * time.Microsecond
 
 // passHold is how long a waiter polls inside a pass before it parks. A
@@ -128,11 +138,7 @@ func NewPool(workers int) *Pool {
 	if workers <= 0 {
 		workers = DefaultThreads()
 	}
-	spin := spinHold
-	if workers >= runtime.NumCPU() {
-		spin = 0
-	}
-	return newPool(workers, spin)
+	return newPool(workers, spinHold)
 }
 
 // newPool starts a pool whose idle workers poll for spin before parking.

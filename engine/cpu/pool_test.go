@@ -172,6 +172,19 @@ func TestPoolParksWhenIdle(t *testing.T) {
 	}
 }
 
+// TestPoolPollsBetweenPassesWhenItFillsTheCPUs: a pool whose workers take
+// every CPU still polls for spinHold after a pass before parking, so the
+// host's work between two passes of one generation (a batched step, its
+// draws, the scheduler) does not park and wake the helpers every time; it
+// parks after that (TestPoolParksWhenIdle).
+func TestPoolPollsBetweenPassesWhenItFillsTheCPUs(t *testing.T) {
+	for _, n := range []int{runtime.NumCPU(), runtime.NumCPU() + 1} {
+		p := NewPool(n)
+		require.Equal(t, spinHold, p.spin, "workers=%d on %d CPUs", n, runtime.NumCPU())
+		p.Close()
+	}
+}
+
 func cpuTime(t *testing.T) time.Duration {
 	var ru syscall.Rusage
 	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))

@@ -36,6 +36,10 @@ const sched = (pid) => {
   return { run, wait };
 };
 const serverPid = process.env.HARK_PID;
+// the server's minor page faults (/proc/PID/stat's minflt, all threads)
+const minflt = (pid) => {
+  try { return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[7]); } catch { return NaN; }
+};
 const schedDelta = (a, b) => a && b ? `${((b.run - a.run) / 1e6).toFixed(1)} ms on CPU, ${((b.wait - a.wait) / 1e6).toFixed(1)} ms waiting` : 'n/a';
 
 const [base, model, repsArg, maxArg] = process.argv.slice(2);
@@ -49,14 +53,14 @@ for (let r = 0; r <= reps; r++) { // run 0 warms the model and is not counted
     stream_options: { include_usage: true },
   });
   let first = 0, last = 0, tokens = 0, cpu0, cpu = { user: 0, system: 0 };
-  let s0, s1, c0, c1; // schedstat of the server and the client at the first token and the stream's end
+  let s0, s1, c0, c1, f0, f1; // schedstat of the server and the client at the first token and the stream's end
   for await (const c of stream) {
     if (c.usage) tokens = c.usage.completion_tokens;
     if (c.choices?.[0]?.delta?.content || c.choices?.[0]?.delta?.content === '') {
       const t = performance.now();
       if (!first) {
         first = t; cpu0 = process.cpuUsage();
-        if (serverPid) { s0 = sched(serverPid); c0 = sched(process.pid); }
+        if (serverPid) { s0 = sched(serverPid); c0 = sched(process.pid); f0 = minflt(serverPid); }
       }
       last = t;
       cpu = process.cpuUsage(cpu0);
@@ -64,7 +68,7 @@ for (let r = 0; r <= reps; r++) { // run 0 warms the model and is not counted
   }
   // read after the stream (not at each token, which would add to the
   // client's work): the usage chunk and [DONE] come within a millisecond
-  if (serverPid) { s1 = sched(serverPid); c1 = sched(process.pid); }
+  if (serverPid) { s1 = sched(serverPid); c1 = sched(process.pid); f1 = minflt(serverPid); }
   await new Promise((resolve) => setImmediate(resolve)); // the observer's entries of this run
   const tps = (tokens - 1) / ((last - first) / 1000);
   if (r > 0) runs.push(tps);
@@ -72,7 +76,7 @@ for (let r = 0; r <= reps; r++) { // run 0 warms the model and is not counted
   console.log(`run ${r}${r ? '' : ' (warm-up)'}: ${tokens} tokens, first to last ${(last - first).toFixed(1)} ms, ` +
     `client CPU ${cpuMs.toFixed(1)} ms (${(cpuMs / Math.max(tokens - 1, 1)).toFixed(3)} ms a token), ` +
     `client GCs ${gcIn(first, last)}, ` +
-    (serverPid ? `server ${schedDelta(s0, s1)}, client ${schedDelta(c0, c1)}, ` : '') +
+    (serverPid ? `server ${schedDelta(s0, s1)}, ${f1 - f0} page faults, client ${schedDelta(c0, c1)}, ` : '') +
     `${tps.toFixed(2)} tok/s`); // last: speed-cpu.sh and split.sh read the field before it
 }
 const mean = runs.reduce((a, b) => a + b, 0) / runs.length;
