@@ -119,6 +119,10 @@ type chatLoop struct {
 	cancel context.CancelFunc // the running answer's, nil at the prompt
 }
 
+// chatInterrupted runs after Ctrl-C has canceled an answer; tests hold the
+// answer's output until then, so the stop never races the signal's delivery.
+var chatInterrupted = func() {}
+
 func (c *chatLoop) run(ctx context.Context) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
@@ -134,6 +138,7 @@ func (c *chatLoop) run(ctx context.Context) error {
 				c.mu.Lock()
 				if c.cancel != nil {
 					c.cancel()
+					chatInterrupted()
 				} else {
 					fmt.Fprintln(c.errOut, "\n(/exit or Ctrl-D quits)")
 				}

@@ -36,12 +36,21 @@ func (l *lockedBuffer) String() string {
 
 // TestChatInterrupt sends a real SIGINT while an answer streams: the
 // answer stops, the program does not, and the next message is answered.
-// stdout is a pipe the test drains slowly, so the answer is still being
-// written when the signal arrives. The answers are bounded at 60 tokens:
+// stdout is a pipe the test stops reading until the signal has canceled
+// the answer (at 3,000 tokens/s a loaded machine's signal delivery could
+// otherwise come after all 60 tokens). The answers are bounded at 60 tokens:
 // the second must run to the bound, and at 400 it outlasted the exit wait
 // on a loaded CI machine (the CPU pool's workers starve each other there).
 func TestChatInterrupt(t *testing.T) {
 	model := shared.Path(t, "models", "stories260K.gguf")
+	canceled := make(chan struct{}, 1)
+	chatInterrupted = func() {
+		select {
+		case canceled <- struct{}{}:
+		default:
+		}
+	}
+	t.Cleanup(func() { chatInterrupted = func() {} })
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	var errOut lockedBuffer
@@ -58,6 +67,11 @@ func TestChatInterrupt(t *testing.T) {
 	_, err = io.ReadFull(rd, buf) // the answer has started
 	require.NoError(t, err)
 	require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGINT))
+	select {
+	case <-canceled:
+	case <-time.After(shared.Wait(t, 60*time.Second)):
+		t.Fatal("Ctrl-C did not cancel the answer")
+	}
 	var out lockedBuffer
 	drained := make(chan struct{})
 	go func() { io.Copy(&out, rd); close(drained) }()
