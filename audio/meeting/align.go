@@ -8,6 +8,13 @@
 // channel that fell silent is filled with zeros, and a channel whose clock
 // runs fast or slow is corrected by dropping or interpolating single
 // samples (at most one in 200, inaudible to a listener and to Whisper).
+//
+// A loaded machine holds a capture thread up for a while and then lets it
+// deliver everything it missed at once. The wall clock alone cannot tell
+// that from a device that stopped: a delivery that comes late is put on
+// the timeline by the device's own frame count once its burst is over
+// (the newest sample is "now", the rest contiguous before it), and zeros
+// go in only for time the device really did not cover.
 package meeting
 
 import (
@@ -54,6 +61,14 @@ type AlignConfig struct {
 	// Window is how long the lag's floor is taken over: callbacks arrive
 	// late by scheduling jitter, never early (default 1 s).
 	Window time.Duration
+	// Settle: a channel whose delivery comes more than Gap late (or after
+	// zeros went in for it) is held until its deliveries have stopped
+	// catching up for Settle (default 200 ms), and then placed by its
+	// frame count: a starved capture thread's backlog comes as a burst of
+	// periods, each one catching up, and only what the burst does not
+	// cover is a gap. A burst is placed after SettleMax (default 3 s, the
+	// capture's Backlog) whatever it does.
+	Settle, SettleMax time.Duration
 }
 
 func (c AlignConfig) withDefaults() AlignConfig {
@@ -76,6 +91,13 @@ func (c AlignConfig) withDefaults() AlignConfig {
 	if c.Window <= 0 {
 		c.Window = time.Second
 	}
+	if c.Settle <= 0 {
+		c.Settle = 200 * time.Millisecond
+	}
+	if c.SettleMax <= 0 {
+		c.SettleMax = 3 * time.Second
+	}
+	c.SettleMax = max(c.SettleMax, c.Settle)
 	return c
 }
 
@@ -89,6 +111,11 @@ type TrackStats struct {
 	Filled   int64 `json:"filled"`   // zeros inserted for gaps
 	Stretch  int64 `json:"stretch"`  // samples interpolated (a slow clock)
 	Dropped  int64 `json:"dropped"`  // samples dropped (a fast clock)
+	// Late is samples dropped because they came after zeros had been
+	// handed on in their place (a device held up beyond StallActive).
+	Late int64 `json:"late,omitempty"`
+	// MaxGapMs is the longest wait between two deliveries.
+	MaxGapMs float64 `json:"max_gap_ms,omitempty"`
 	// LagMs is the channel's last measured lag behind the wall clock,
 	// beyond its device's own latency.
 	LagMs float64 `json:"lag_ms"`
@@ -116,6 +143,14 @@ type track struct {
 	stats    TrackStats
 	received bool
 	lastE    float64 // the wall clock (samples) of the last delivery
+	// zeros put in by the other channel's stall rule since the last
+	// delivery (a late burst's first samples belong in their place)
+	stalled int64
+	// A delivery that came late is held in pend until its burst is over.
+	settling            bool
+	pend                []float32
+	settleFrom, settleE float64 // when the burst began; when it last caught up
+	settleMin, mark     float64 // its least lag (beyond base); at settleE
 }
 
 // Aligner puts two channels on one clock. It is not safe for concurrent
@@ -124,6 +159,7 @@ type Aligner struct {
 	cfg                                 AlignConfig
 	t0                                  time.Time
 	tol, gap, stall, stallActive, rateF float64
+	settle, settleMax                   float64
 	tr                                  [Channels]track
 }
 
@@ -133,7 +169,7 @@ func NewAligner(start time.Time, cfg AlignConfig) *Aligner {
 	r := float64(cfg.Rate)
 	a := &Aligner{cfg: cfg, t0: start, rateF: r,
 		tol: cfg.Tolerance.Seconds() * r, gap: cfg.Gap.Seconds() * r, stall: cfg.Stall.Seconds() * r,
-		stallActive: cfg.StallActive.Seconds() * r}
+		stallActive: cfg.StallActive.Seconds() * r, settle: cfg.Settle.Seconds() * r, settleMax: cfg.SettleMax.Seconds() * r}
 	for i := range a.tr {
 		a.tr[i].floor = [2]float64{math.Inf(1), math.Inf(1)}
 		a.tr[i].window, a.tr[i].from = -1, -1
@@ -151,6 +187,9 @@ func (a *Aligner) expected(now time.Time) float64 {
 func (a *Aligner) Push(ch int, x []float32, now time.Time) {
 	t := &a.tr[ch]
 	e := a.expected(now)
+	if t.received {
+		t.stats.MaxGapMs = max(t.stats.MaxGapMs, (e-t.lastE)/a.rateF*1000)
+	}
 	t.in += int64(len(x))
 	t.stats.Received += int64(len(x))
 	t.received = true
@@ -177,7 +216,23 @@ func (a *Aligner) Push(ch int, x []float32, now time.Time) {
 	}
 	rel := min(t.floor[0], t.floor[1]) - t.base
 	t.stats.LagMs = rel / a.rateF * 1000
+	// This delivery's own lag: late by more than Gap, or after zeros
+	// went in for it, it may be the start of a burst.
+	cur := lag - t.base
+	if !t.settling && (cur > a.gap || t.stalled > 0) {
+		t.settling, t.settleFrom, t.settleE = true, e, e
+		t.settleMin, t.mark = cur, cur
+	}
 	switch {
+	case t.settling:
+		t.pend = append(t.pend, x...)
+		t.settleMin = min(t.settleMin, cur)
+		if cur < t.mark-a.tol/2 { // still catching up
+			t.mark, t.settleE = cur, e
+		}
+		if e-t.settleE >= a.settle || e-t.settleFrom >= a.settleMax {
+			a.place(t)
+		}
 	case rel > a.gap:
 		a.fill(t, int64(rel))
 		t.append(x, 0, 0)
@@ -188,11 +243,22 @@ func (a *Aligner) Push(ch int, x []float32, now time.Time) {
 	default:
 		t.append(x, 0, 0)
 	}
-	// A channel that delivers nothing must not hold the other back.
+	// A channel that delivers nothing must not hold the other back. A
+	// channel in a burst does not judge the other: the whole process may
+	// have been held up, and the other's burst may come next.
+	if t.settling {
+		return
+	}
 	for i := range a.tr {
 		o := &a.tr[i]
 		if i == ch {
 			continue
+		}
+		if o.settling {
+			if e-o.settleE < a.settle {
+				continue // its burst is still coming in
+			}
+			a.place(o)
 		}
 		limit := a.stall
 		if o.received && e-o.lastE < a.stallActive {
@@ -200,8 +266,31 @@ func (a *Aligner) Push(ch int, x []float32, now time.Time) {
 		}
 		if behind := e - float64(o.in+o.fix) - o.base; behind > limit {
 			a.fill(o, int64(behind))
+			o.stalled += int64(behind)
 		}
 	}
+}
+
+// place puts a settled burst on t's timeline by its frame count: its
+// newest sample at its least lag. Time the burst does not reach back to
+// is a gap (zeros before it); samples that reach back over zeros already
+// put in for the stall are late, and dropped.
+func (a *Aligner) place(t *track) {
+	g := t.settleMin
+	switch {
+	case g > a.gap:
+		a.fill(t, int64(g))
+	case g < -a.tol && t.stalled > 0:
+		d := min(int64(-g), t.stalled, int64(len(t.pend)))
+		t.pend = t.pend[d:]
+		t.fix -= d
+		t.floor[0] += float64(d)
+		t.floor[1] += float64(d)
+		t.stats.Late += d
+	}
+	t.append(t.pend, 0, 0)
+	t.pend = t.pend[:0]
+	t.settling, t.stalled = false, 0
 }
 
 // fill inserts n zeros on t's timeline.
@@ -270,6 +359,11 @@ func (a *Aligner) Frames(dst []float32) []float32 {
 // Flush fills every channel to the longest one and returns the rest of
 // the frames (at the end of a recording).
 func (a *Aligner) Flush(dst []float32) []float32 {
+	for i := range a.tr {
+		if a.tr[i].settling {
+			a.place(&a.tr[i])
+		}
+	}
 	n := 0
 	for i := range a.tr {
 		n = max(n, len(a.tr[i].q))
@@ -280,11 +374,12 @@ func (a *Aligner) Flush(dst []float32) []float32 {
 	return a.Frames(dst)
 }
 
-// Pending is how many samples wait on the channel furthest ahead.
+// Pending is how many samples wait on the channel furthest ahead (a
+// burst being settled included).
 func (a *Aligner) Pending() int {
 	n := 0
 	for i := range a.tr {
-		n = max(n, len(a.tr[i].q))
+		n = max(n, len(a.tr[i].q)+len(a.tr[i].pend))
 	}
 	return n
 }

@@ -179,6 +179,67 @@ func TestAlignerWaitsForLateChannel(t *testing.T) {
 	require.Less(t, maxPending, 2*16000)
 }
 
+// TestAlignerPlacesBurstByFrameCount: the system channel's capture thread
+// is held up for 2.5 s, longer than StallActive, and then delivers the
+// whole backlog at once. Zeros had to go in for it after 1.5 s (the
+// microphone is not held back longer); the burst's first samples are the
+// ones those zeros stand for, and are dropped, so what follows is where it
+// was played. (Before, the burst went in after the zeros: the channel ran
+// 2 s behind the microphone and dropped one sample in 200 for minutes to
+// catch up, splitting and warping whatever was said.)
+func TestAlignerPlacesBurstByFrameCount(t *testing.T) {
+	total := 60 * time.Second
+	m := markers(5*time.Second, 10*time.Second, total-time.Second)
+	late := [2]time.Duration{24500 * time.Millisecond, 27 * time.Second} // the marker at 25 s inside
+	edges, a, maxPending := run(t, total,
+		source{ch: You, latency: 5 * time.Millisecond, markers: m},
+		source{ch: Others, latency: 5 * time.Millisecond, markers: m, late: late})
+	st := a.Stats()
+	t.Logf("stats %+v, max backlog %d", st, maxPending)
+	require.Len(t, edges[You], len(m))
+	require.Len(t, edges[Others], len(m)-1, "the marker at 25 s is under the zeros")
+	for i, e := range edges[Others] {
+		j := i
+		if i >= 2 {
+			j = i + 1
+		}
+		require.InDelta(t, edges[You][j], e, 21*16, "marker %d", j)
+		require.InDelta(t, int(m[j].Seconds()*16000), e, 21*16, "marker %d is not where it was played", j)
+	}
+	require.Greater(t, st[Others].Filled, int64(16000*3/2), "filled after StallActive")
+	require.InDelta(t, st[Others].Filled, st[Others].Late, 2*period, "the burst's samples under the zeros dropped")
+	require.Less(t, st[Others].Dropped+st[Others].Stretch, int64(2*period), "no drift correction for a late burst")
+	require.InDelta(t, 2500, st[Others].MaxGapMs, 20)
+	require.Less(t, maxPending, 3*16000, "the backlog (the burst, held while it settles) stays bounded")
+}
+
+// TestAlignerProcessHeldUp: the whole process is held up for 2 s (both
+// capture threads, across two of the lag's windows and beyond StallActive)
+// and then both deliver their backlog. Nothing was missing: no zeros go in,
+// no marker is lost, and every marker stays where it was played. (Before,
+// the first delivery after the hold-up, in a window of its own, read as a
+// 2-s gap: both channels got 2 s of zeros in the middle of their audio and
+// then dropped samples for minutes.)
+func TestAlignerProcessHeldUp(t *testing.T) {
+	total := 60 * time.Second
+	m := markers(5*time.Second, 10*time.Second, total-time.Second)
+	late := [2]time.Duration{24500 * time.Millisecond, 26500 * time.Millisecond} // the marker at 25 s inside
+	edges, a, maxPending := run(t, total,
+		source{ch: You, latency: 5 * time.Millisecond, markers: m, late: late},
+		source{ch: Others, latency: 5 * time.Millisecond, markers: m, late: late})
+	st := a.Stats()
+	t.Logf("stats %+v, max backlog %d", st, maxPending)
+	for ch := range Channels {
+		require.Len(t, edges[ch], len(m), "%s", Names[ch])
+		for i := range m {
+			require.InDelta(t, int(m[i].Seconds()*16000), edges[ch][i], 21*16, "%s: marker %d is not where it was played", Names[ch], i)
+		}
+		require.Zero(t, st[ch].Filled, "%s: zeros went in for audio that was only late", Names[ch])
+		require.Zero(t, st[ch].Late, "%s", Names[ch])
+	}
+	require.Less(t, maxPending, 3*16000, "the backlog (the bursts, held while they settle) stays bounded")
+}
+
 func abs(x int) int {
 	if x < 0 {
 		return -x
