@@ -107,11 +107,11 @@ func (q *queueLog) len() int {
 const dictationClip = loopbackClip
 
 // dictateLoopback dictates clip through the hotkey's path (Dictation's
-// Start and Stop) while it plays into the microphone, with the call's
-// clip others (when set) playing on the system side from a second before
-// it; it returns the text inserted and the time from the release (Stop)
-// to the text in the output.
-func dictateLoopback(t *testing.T, pa *pulsetest.Server, a *App, out *timedOutput, others string) (string, time.Duration) {
+// Start and Stop, cr the recorder) while it plays into the microphone,
+// with the call's clip others (when set) playing on the system side from
+// a second before it; it returns the text inserted and the time from the
+// release (Stop) to the text in the output.
+func dictateLoopback(t *testing.T, pa *pulsetest.Server, a *App, cr *CaptureRecorder, out *timedOutput, others string) (string, time.Duration) {
 	t.Helper()
 	var call *pulsetestPlay
 	if others != "" {
@@ -121,6 +121,7 @@ func dictateLoopback(t *testing.T, pa *pulsetest.Server, a *App, out *timedOutpu
 	require.NoError(t, a.Dictation.Start())
 	user := playClip(t, pa, dictationClip, pulsetest.MicSink)
 	user.wait(t)
+	heardToTheEnd(t, cr)
 	time.Sleep(300 * time.Millisecond) // the key comes up after the last word
 	released := time.Now()
 	_, err := a.Dictation.Stop()
@@ -190,7 +191,7 @@ func TestDictationDuringMeeting(t *testing.T) {
 	want := kitText(t, dictationClip)
 
 	// Alone: the figure to compare with.
-	alone, aloneTime := dictateLoopback(t, pa, a, out, "")
+	alone, aloneTime := dictateLoopback(t, pa, a, cr, out, "")
 	require.NotNil(t, rec.got, "streamed")
 	t.Logf("alone: release to text %v: %q", aloneTime.Round(time.Millisecond), alone)
 	require.LessOrEqual(t, shared.WER(want, alone), 0.1, "the dictation alone: %q", alone)
@@ -225,7 +226,7 @@ func TestDictationDuringMeeting(t *testing.T) {
 	// The dictation, the call talking over it.
 	from := q.len()
 	mark("the dictation (the call over it)")
-	inMeeting, meetTime := dictateLoopback(t, pa, a, out, "librivox-sense-and-sensibility-0890")
+	inMeeting, meetTime := dictateLoopback(t, pa, a, cr, out, "librivox-sense-and-sensibility-0890")
 	t.Logf("in the meeting: release to text %v, the longest wait for the model %v: %q",
 		meetTime.Round(time.Millisecond), q.longestDictationWait(from).Round(time.Millisecond), inMeeting)
 	require.LessOrEqual(t, shared.WER(want, inMeeting), 0.1, "the dictation in the meeting: %q", inMeeting)

@@ -55,6 +55,7 @@ func TestDictationSpeechkitLoopback(t *testing.T) {
 	require.NoError(t, a.Dictation.Start())
 	play := pa.Play(t, wavPath, "")
 	require.NoError(t, play.Wait())
+	heardToTheEnd(t, cr)
 	time.Sleep(300 * time.Millisecond)
 	released := time.Now()
 	it, err := a.Dictation.Stop()

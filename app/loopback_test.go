@@ -84,6 +84,7 @@ func TestDictationLoopback(t *testing.T) {
 	t0 := time.Now()
 	require.NoError(t, a.Dictation.Start())
 	require.NoError(t, play.Wait())
+	heardToTheEnd(t, cr)
 	time.Sleep(300 * time.Millisecond)
 	t1 := time.Now()
 	it, err := a.Dictation.Stop()
@@ -230,6 +231,7 @@ func TestDictationStreamLoopback(t *testing.T) {
 	play := pa.Play(t, wavPath, "")
 	require.NoError(t, play.Wait())
 	played = time.Now()
+	heardToTheEnd(t, cr)
 	time.Sleep(500 * time.Millisecond)
 	released := time.Now()
 	it, err := a.Dictation.Stop()
@@ -266,4 +268,16 @@ func TestDictationStreamLoopback(t *testing.T) {
 	require.True(t, strings.HasPrefix(it.Text, want[0]), "the first utterance is its clip's text: %q", it.Text)
 	nw, nref := len(strings.Fields(it.Text)), len(strings.Fields(ref))
 	require.InDelta(t, nref, nw, 0.5*float64(nref), "every utterance is transcribed: %d words for the clips' %d", nw, nref)
+}
+
+// heardToTheEnd waits until the capture has delivered the silence after a
+// clip whose playback has ended (exact silence from the null sink: every
+// kit clip's quietest 10 ms peaks above 9e-4). On a loaded machine the
+// capture's callbacks come hundreds of milliseconds late, and a recording
+// stopped a fixed time after the playback ended could miss the clip's
+// last words.
+func heardToTheEnd(t *testing.T, cr *CaptureRecorder) {
+	t.Helper()
+	require.Eventually(t, func() bool { return cr.rec.Level().Peak < 1e-4 }, shared.Wait(t, 10*time.Second), time.Millisecond,
+		"the capture did not deliver the silence after the clip")
 }
