@@ -23,12 +23,49 @@ import (
 type recorder struct {
 	mu  sync.Mutex
 	buf []float32
+	// origin is when the first sample arrived, as near as the callbacks
+	// tell: the least of each one's arrival less the audio before it
+	// (callbacks come late, never early). Zero until a callback after the
+	// last reset.
+	origin time.Time
 }
 
 func (r *recorder) onData(x []float32) {
+	now := time.Now()
 	r.mu.Lock()
 	r.buf = append(r.buf, x...)
+	if o := now.Add(-samplesDur(len(r.buf))); r.origin.IsZero() || o.Before(r.origin) {
+		r.origin = o
+	}
 	r.mu.Unlock()
+}
+
+func samplesDur(n int) time.Duration { return time.Duration(n) * time.Second / SampleRate }
+
+// reset starts the origin afresh (a reopened device has a timeline of
+// its own) and waits for the device's first callback.
+func (r *recorder) reset(t *testing.T) {
+	t.Helper()
+	r.mu.Lock()
+	r.origin = time.Time{}
+	r.mu.Unlock()
+	require.Eventually(t, func() bool { r.mu.Lock(); defer r.mu.Unlock(); return !r.origin.IsZero() },
+		shared.Wait(t, 10*time.Second), 5*time.Millisecond, "the device delivered nothing")
+}
+
+// heard waits until the device has delivered its audio up to after from
+// now, by its frame count: on a loaded machine callbacks come hundreds of
+// milliseconds late, and a fixed sleep after a clip played could stop
+// the stream (or lose the device) before the clip's end came in. The
+// monitors here deliver silence when nothing plays.
+func (r *recorder) heard(t *testing.T, after time.Duration) {
+	t.Helper()
+	until := time.Now().Add(after)
+	require.Eventually(t, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return !r.origin.IsZero() && r.origin.Add(samplesDur(len(r.buf))).After(until)
+	}, shared.Wait(t, 10*time.Second), 5*time.Millisecond, "the device did not deliver its audio up to %v on", after)
 }
 
 func (r *recorder) samples() []float32 {
@@ -51,16 +88,7 @@ func TestCaptureLoopback(t *testing.T) {
 	require.NoError(t, s.Start())
 	time.Sleep(200 * time.Millisecond)
 	require.NoError(t, pa.Play(t, clip, "").Wait())
-	// The monitor goes quiet once the sink has played everything out; on
-	// a loaded machine that can lag paplay's exit.
-	for n, deadline := -1, time.Now().Add(shared.Wait(t, 1500*time.Millisecond)); time.Now().Before(deadline); {
-		time.Sleep(300 * time.Millisecond)
-		m := len(rec.samples())
-		if m == n {
-			break
-		}
-		n = m
-	}
+	rec.heard(t, 300*time.Millisecond)
 	require.NoError(t, s.Stop())
 
 	got := rec.samples()
@@ -109,7 +137,7 @@ func TestCaptureHeldUp(t *testing.T) {
 	require.NoError(t, s.Start())
 	time.Sleep(200 * time.Millisecond)
 	require.NoError(t, pa.Play(t, clip, "").Wait())
-	time.Sleep(shared.Wait(t, 1500*time.Millisecond)) // the monitor lags paplay's exit
+	rec.heard(t, 300*time.Millisecond)
 	require.NoError(t, s.Stop())
 	require.True(t, held, "the audio thread was never held up")
 
@@ -162,7 +190,7 @@ func TestDevices(t *testing.T) {
 	require.NoError(t, s.Start())
 	require.NoError(t, pa.Play(t, writeTone(t, 440, 0.5), "vsink").Wait()) // the default: must NOT be heard
 	require.NoError(t, pa.Play(t, writeTone(t, 880, 0.5), "other").Wait())
-	time.Sleep(200 * time.Millisecond)
+	rec.heard(t, 200*time.Millisecond)
 	require.NoError(t, s.Stop())
 	got := rec.samples()
 	require.Less(t, goertzel(got, 440), 0.01, "audio from the default sink leaked into the picked device")
@@ -198,7 +226,7 @@ func TestDeviceLostMidRecording(t *testing.T) {
 	defer s.Close()
 	require.NoError(t, s.Start())
 	require.NoError(t, pa.Play(t, writeTone(t, 600, 0.6), "headset").Wait())
-	time.Sleep(100 * time.Millisecond)
+	rec.heard(t, 100*time.Millisecond) // what the headset's stream holds goes with it
 	_, err = pa.Pactl("unload-module", strings.TrimSpace(mod))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
@@ -212,9 +240,9 @@ func TestDeviceLostMidRecording(t *testing.T) {
 		return false
 	}, shared.Wait(t, 5*time.Second), 20*time.Millisecond, "capture was not reopened on the default device")
 	require.Contains(t, s.Device().Name, "vsink")
-	time.Sleep(100 * time.Millisecond)
+	rec.reset(t)
 	require.NoError(t, pa.Play(t, writeTone(t, 1000, 0.6), "vsink").Wait())
-	time.Sleep(200 * time.Millisecond)
+	rec.heard(t, 200*time.Millisecond)
 	require.NoError(t, s.Stop())
 	got := rec.samples()
 	evMu.Lock()
