@@ -66,8 +66,9 @@ type AlignConfig struct {
 	// catching up for Settle (default 200 ms), and then placed by its
 	// frame count: a starved capture thread's backlog comes as a burst of
 	// periods, each one catching up, and only what the burst does not
-	// cover is a gap. A burst is placed after SettleMax (default 3 s, the
-	// capture's Backlog) whatever it does.
+	// cover is a gap. A burst is placed after SettleMax (default 1 s:
+	// a backlog drains in milliseconds of CPU) whatever it does, so a
+	// recording killed meanwhile loses little.
 	Settle, SettleMax time.Duration
 }
 
@@ -95,7 +96,7 @@ func (c AlignConfig) withDefaults() AlignConfig {
 		c.Settle = 200 * time.Millisecond
 	}
 	if c.SettleMax <= 0 {
-		c.SettleMax = 3 * time.Second
+		c.SettleMax = time.Second
 	}
 	c.SettleMax = max(c.SettleMax, c.Settle)
 	return c
