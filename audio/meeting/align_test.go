@@ -2,6 +2,7 @@ package meeting
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -141,12 +142,9 @@ func TestAlignerFillsSilentChannel(t *testing.T) {
 		source{ch: Others, latency: 5 * time.Millisecond, markers: m, quiet: [2]time.Duration{12 * time.Second, 32 * time.Second}})
 	require.Len(t, edges[You], len(m))
 	require.Len(t, edges[Others], len(m)-2, "the two markers in the quiet part are not there")
+	you := without(edges[You], 1, 2)
 	for i, e := range edges[Others] {
-		j := i
-		if i >= 1 {
-			j = i + 2
-		}
-		require.InDelta(t, edges[You][j], e, 21*16, "marker %d", j)
+		require.InDelta(t, you[i], e, 21*16, "marker %d after the quiet part's", i)
 	}
 	st := a.Stats()
 	t.Logf("stats %+v, max backlog %d", st, maxPending)
@@ -162,12 +160,8 @@ func TestAlignerFillsSilentChannel(t *testing.T) {
 // after the 500 ms Stall, the marker landed 1.2 s late and the channel had
 // 1.2 s of silence inside its audio.)
 func TestAlignerWaitsForLateChannel(t *testing.T) {
-	total := 40 * time.Second
-	m := markers(5*time.Second, 10*time.Second, total-time.Second)
 	late := [2]time.Duration{24500 * time.Millisecond, 25700 * time.Millisecond} // the marker at 25 s inside
-	edges, a, maxPending := run(t, total,
-		source{ch: You, latency: 5 * time.Millisecond, markers: m},
-		source{ch: Others, latency: 5 * time.Millisecond, markers: m, late: late})
+	m, edges, a, maxPending := runLate(t, 40*time.Second, [2]time.Duration{}, late)
 	require.Len(t, edges[You], len(m))
 	require.Len(t, edges[Others], len(m))
 	for i := range m {
@@ -188,23 +182,16 @@ func TestAlignerWaitsForLateChannel(t *testing.T) {
 // 2 s behind the microphone and dropped one sample in 200 for minutes to
 // catch up, splitting and warping whatever was said.)
 func TestAlignerPlacesBurstByFrameCount(t *testing.T) {
-	total := 60 * time.Second
-	m := markers(5*time.Second, 10*time.Second, total-time.Second)
 	late := [2]time.Duration{24500 * time.Millisecond, 27 * time.Second} // the marker at 25 s inside
-	edges, a, maxPending := run(t, total,
-		source{ch: You, latency: 5 * time.Millisecond, markers: m},
-		source{ch: Others, latency: 5 * time.Millisecond, markers: m, late: late})
+	m, edges, a, maxPending := runLate(t, 60*time.Second, [2]time.Duration{}, late)
 	st := a.Stats()
 	t.Logf("stats %+v, max backlog %d", st, maxPending)
 	require.Len(t, edges[You], len(m))
 	require.Len(t, edges[Others], len(m)-1, "the marker at 25 s is under the zeros")
+	you, played := without(edges[You], 2, 1), without(m, 2, 1)
 	for i, e := range edges[Others] {
-		j := i
-		if i >= 2 {
-			j = i + 1
-		}
-		require.InDelta(t, edges[You][j], e, 21*16, "marker %d", j)
-		require.InDelta(t, int(m[j].Seconds()*16000), e, 21*16, "marker %d is not where it was played", j)
+		require.InDelta(t, you[i], e, 21*16, "marker %d but the one at 25 s", i)
+		require.InDelta(t, int(played[i].Seconds()*16000), e, 21*16, "marker %d but the one at 25 s is not where it was played", i)
 	}
 	require.Greater(t, st[Others].Filled, int64(16000*3/2), "filled after StallActive")
 	require.InDelta(t, st[Others].Filled, st[Others].Late, 2*period, "the burst's samples under the zeros dropped")
@@ -221,12 +208,8 @@ func TestAlignerPlacesBurstByFrameCount(t *testing.T) {
 // 2-s gap: both channels got 2 s of zeros in the middle of their audio and
 // then dropped samples for minutes.)
 func TestAlignerProcessHeldUp(t *testing.T) {
-	total := 60 * time.Second
-	m := markers(5*time.Second, 10*time.Second, total-time.Second)
 	late := [2]time.Duration{24500 * time.Millisecond, 26500 * time.Millisecond} // the marker at 25 s inside
-	edges, a, maxPending := run(t, total,
-		source{ch: You, latency: 5 * time.Millisecond, markers: m, late: late},
-		source{ch: Others, latency: 5 * time.Millisecond, markers: m, late: late})
+	m, edges, a, maxPending := runLate(t, 60*time.Second, late, late)
 	st := a.Stats()
 	t.Logf("stats %+v, max backlog %d", st, maxPending)
 	for ch := range Channels {
@@ -238,6 +221,23 @@ func TestAlignerProcessHeldUp(t *testing.T) {
 		require.Zero(t, st[ch].Late, "%s", Names[ch])
 	}
 	require.Less(t, maxPending, 3*16000, "the backlog (the bursts, held while they settle) stays bounded")
+}
+
+// runLate runs both channels (5 ms latency, markers every 10 s from
+// 5 s) for total, each held up over its late span, and returns the
+// markers and what run returns.
+func runLate(t *testing.T, total time.Duration, lateYou, lateOthers [2]time.Duration) ([]time.Duration, [Channels][]int, *Aligner, int) {
+	m := markers(5*time.Second, 10*time.Second, total-time.Second)
+	edges, a, maxPending := run(t, total,
+		source{ch: You, latency: 5 * time.Millisecond, markers: m, late: lateYou},
+		source{ch: Others, latency: 5 * time.Millisecond, markers: m, late: lateOthers})
+	return m, edges, a, maxPending
+}
+
+// without is x less its n elements from the first-th (markers a channel
+// did not hear).
+func without[T any](x []T, first, n int) []T {
+	return slices.Delete(slices.Clone(x), first, first+n)
 }
 
 func abs(x int) int {
