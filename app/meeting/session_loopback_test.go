@@ -33,6 +33,7 @@ func TestSessionLoopback(t *testing.T) {
 	tr := kitTranscriber(t)
 	live := NewLive([am.Channels]whisper.WindowTranscriber{tr, tr}, LiveConfig{Stream: whisper.StreamConfig{NoPrompt: true}})
 	root := t.TempDir()
+	began := time.Now()
 	s, err := StartSession(context.Background(), SessionConfig{Recorder: RecorderConfig{Root: root}, Live: live})
 	require.NoError(t, err)
 	pO := pa.Play(t, shared.Path(t, "audio", "librivox-sense-and-sensibility-0930.wav"), "")
@@ -40,7 +41,7 @@ func TestSessionLoopback(t *testing.T) {
 	pY := pa.Play(t, shared.Path(t, "audio", "librivox-sense-and-sensibility-0880.wav"), pulsetest.MicSink)
 	require.NoError(t, pO.Wait())
 	require.NoError(t, pY.Wait())
-	time.Sleep(shared.Wait(t, 500*time.Millisecond))
+	heardUntil(t, s, began, 500*time.Millisecond)
 	m, words, err := s.Stop()
 	require.NoError(t, err)
 	gotO, gotY := speakerText(words, am.Others), speakerText(words, am.You)
@@ -59,6 +60,23 @@ func TestSessionLoopback(t *testing.T) {
 	un, err := Unfinished(root)
 	require.NoError(t, err)
 	require.Empty(t, un)
+}
+
+// heardUntil waits until both of s's channels reach, on the capture's
+// timeline, margin past now (s began after began): on a loaded machine
+// capture callbacks come hundreds of milliseconds late, and a stop a
+// fixed time after the clips ended could cut their last words.
+func heardUntil(t *testing.T, s *Session, began time.Time, margin time.Duration) {
+	t.Helper()
+	want := int64((time.Since(began) + margin).Seconds() * rate)
+	require.Eventually(t, func() bool {
+		for _, c := range s.Stats() {
+			if c.Received+c.Filled+c.Stretch-c.Dropped-c.Late < want {
+				return false
+			}
+		}
+		return true
+	}, shared.Wait(t, 10*time.Second), 10*time.Millisecond, "the capture did not reach %d frames: %+v", want, s.Stats())
 }
 
 // TestSessionKilled records a meeting from a child process (through the
