@@ -104,9 +104,9 @@ func (d *Dictation) cleanBounded(ctx context.Context, c cleaner, text, instructi
 	}()
 	var expire <-chan time.Time
 	if limit > 0 {
-		t := time.NewTimer(limit)
-		defer t.Stop()
-		expire = t.C
+		var stop func() bool
+		expire, stop = cleanupLimit(limit)
+		defer stop()
 	}
 	select {
 	case r := <-done:
@@ -122,6 +122,14 @@ func (d *Dictation) cleanBounded(ctx context.Context, c cleaner, text, instructi
 		d.deps.emit.Emit(EventDictationCleanup, CleanupEvent{State: CleanupTimeout, Ms: ms()})
 		return text, false
 	}
+}
+
+// cleanupLimit starts the clean-up's time limit: its channel fires when
+// the limit is up. A test holds it until the answer has streamed, so the
+// limit never races the cleaner's goroutine on a loaded machine.
+var cleanupLimit = func(limit time.Duration) (<-chan time.Time, func() bool) {
+	t := time.NewTimer(limit)
+	return t.C, t.Stop
 }
 
 // preloadChat loads the chat model in the background when a recording

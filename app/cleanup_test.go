@@ -23,6 +23,7 @@ type slowCleaner struct {
 	canceled atomic.Bool
 	calls    atomic.Int32
 	lastInst atomic.Pointer[string]
+	streamed chan struct{} // closed once its pieces are out (nil: not told)
 }
 
 func (c *slowCleaner) clean(ctx context.Context, text, instruction string, onText func(string)) (string, error) {
@@ -34,6 +35,9 @@ func (c *slowCleaner) clean(ctx context.Context, text, instruction string, onTex
 		if onText != nil {
 			onText(sofar)
 		}
+	}
+	if c.streamed != nil {
+		close(c.streamed)
 	}
 	var done <-chan time.Time
 	if c.finish > 0 {
@@ -47,6 +51,9 @@ func (c *slowCleaner) clean(ctx context.Context, text, instruction string, onTex
 		return sofar, c.err
 	}
 }
+
+// defaultCleanupLimit is cleanupLimit as the app has it.
+var defaultCleanupLimit = cleanupLimit
 
 func useCleaner(a *App, c cleaner) { a.Dictation.cleanWith.Store(&c) }
 
@@ -65,7 +72,15 @@ func TestCleanupBounded(t *testing.T) {
 	ev := newEvents()
 	a := openApp(t, t.TempDir(), testModelsDir(t), ev)
 
-	never := &slowCleaner{pieces: []string{"And so", ", my"}}
+	never := &slowCleaner{pieces: []string{"And so", ", my"}, streamed: make(chan struct{})}
+	// The limit is up once the answer has streamed (on a loaded machine
+	// the cleaner's goroutine could otherwise start after it).
+	cleanupLimit = func(limit time.Duration) (<-chan time.Time, func() bool) {
+		c := make(chan time.Time, 1)
+		timer := time.AfterFunc(limit, func() { <-never.streamed; c <- time.Now() })
+		return c, timer.Stop
+	}
+	t.Cleanup(func() { cleanupLimit = defaultCleanupLimit })
 	start := time.Now()
 	got, ok := a.Dictation.cleanBounded(t.Context(), never, "raw text", "Fix.", 200*time.Millisecond)
 	took := time.Since(start)
