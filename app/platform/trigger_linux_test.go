@@ -130,19 +130,20 @@ func (x *xtester) code(t *testing.T, ks xproto.Keysym) byte {
 	return byte(kc)
 }
 
-// send fakes one input (type 2-5: key press/release, button
-// press/release) and waits until the server has processed it.
-func (x *xtester) send(t *testing.T, typ, detail byte) {
-	require.NoError(t, xtest.FakeInputChecked(x.c, typ, detail, 0, x.root, 0, 0, 0).Check())
+// play sends a sequence of {type, detail} inputs back to back, and then
+// waits for the server to have taken them: a tap's press and release reach
+// it together, as a quick tap does. (A round trip after each input, as
+// send does, could space them past the 250-ms tap on a loaded machine.)
+func (x *xtester) play(t *testing.T, steps [][2]byte) {
+	cookies := make([]xtest.FakeInputCookie, len(steps))
+	for i, s := range steps {
+		cookies[i] = xtest.FakeInputChecked(x.c, s[0], s[1], 0, x.root, 0, 0, 0)
+	}
+	for _, c := range cookies {
+		require.NoError(t, c.Check())
+	}
 	_, err := xproto.GetInputFocus(x.c).Reply()
 	require.NoError(t, err)
-}
-
-// play sends a sequence of {type, detail} inputs.
-func (x *xtester) play(t *testing.T, steps [][2]byte) {
-	for _, s := range steps {
-		x.send(t, s[0], s[1])
-	}
 }
 
 // expect waits for want to be fed, and nothing else.
