@@ -189,6 +189,19 @@
 // func dotQ8_0VNNIP(w, x *byte, nb, groups int, out *float32)
 // groups groups of eight rows, nb blocks each, packed; out gets 8·groups.
 
+// VNNIP_Q8CODES: a packed Q8_0 block's code images (rows 0-3 bytes 0-15 to
+// Z6, 16-31 to Z7; rows 4-7 to Z18, Z19), and the block four ahead
+// prefetched.
+#define VNNIP_Q8CODES \
+	VMOVDQU32  16(SI), Z6 \
+	VMOVDQU32  80(SI), Z18 \
+	VMOVDQU32  144(SI), Z7 \
+	VMOVDQU32  208(SI), Z19 \
+	PREFETCHT0 1088(SI) \
+	PREFETCHT0 1152(SI) \
+	PREFETCHT0 1216(SI) \
+	PREFETCHT0 1280(SI)
+
 // VNNIP_SETUP(offbyte): as VNNI_SETUP for the packed stream SI.
 #define VNNIP_SETUP(offbyte) \
 	MOVQ         w+0(FP), SI \
@@ -349,14 +362,7 @@ q80prow:
 
 q80ploop:
 	VNNI_XBLOCK
-	VMOVDQU32  16(SI), Z6
-	VMOVDQU32  80(SI), Z18
-	VMOVDQU32  144(SI), Z7
-	VMOVDQU32  208(SI), Z19
-	PREFETCHT0 1088(SI)
-	PREFETCHT0 1152(SI)
-	PREFETCHT0 1216(SI)
-	PREFETCHT0 1280(SI)
+	VNNIP_Q8CODES
 	VNNIP_BLOCK($272, q80ploop)
 	VNNIP_END(q80prow)
 
@@ -447,14 +453,7 @@ q80xloop:
 	VBROADCASTI32X4 32(DI), Z8
 	VBROADCASTI32X4 32(DI), Z20
 	VBROADCASTSS    48(DI), Y10
-	VMOVDQU32       16(SI), Z6
-	VMOVDQU32       80(SI), Z18
-	VMOVDQU32       144(SI), Z7
-	VMOVDQU32       208(SI), Z19
-	PREFETCHT0      1088(SI)
-	PREFETCHT0      1152(SI)
-	PREFETCHT0      1216(SI)
-	PREFETCHT0      1280(SI)
+	VNNIP_Q8CODES
 	VPDPBUSD        Z1, Z6, Z8
 	VPDPBUSD        Z2, Z7, Z8
 	VPDPBUSD        Z1, Z18, Z20
