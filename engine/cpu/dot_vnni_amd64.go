@@ -29,6 +29,12 @@ func dotQ5_0VNNIP(w, x *byte, nb, groups int, out *float32)
 //go:noescape
 func dotQ8_0VNNIP(w, x *byte, nb, groups int, out *float32)
 
+// dotQ8_0VNNIPX is dotQ8_0VNNIP against the activation row as prepQ8_0X
+// prepares it, bit for bit.
+//
+//go:noescape
+func dotQ8_0VNNIPX(w, xp *byte, nb, groups int, out *float32)
+
 // hasVNNI gates the AVX-512 VNNI kernels. x/sys/cpu reports the AVX-512
 // flags only when the OS saves the ZMM and mask registers; the kernels use
 // 512-bit VPDPBUSD (VNNI), byte masks (BW) and 128/256-bit EVEX forms (VL).
@@ -107,6 +113,19 @@ func packedQ8_0VNNI(p []byte, nb int, x []byte, out []float32) {
 	packedVNNI(dotQ8_0VNNIP, 34, p, nb, x, out)
 }
 
+// packedQ8_0VNNIX is packedQ8_0VNNI with xp from prepQ8_0X: the per-block
+// activation work done once per product instead of once per group of
+// eight rows (a 576-row product has 72 groups).
+func packedQ8_0VNNIX(p []byte, nb int, xp []byte, out []float32) {
+	g := len(out) / packGroup
+	if g == 0 || nb == 0 {
+		clear(out)
+		return
+	}
+	_, _, _ = p[g*packGroup*nb*34-1], xp[nb*q8PrepBytes-1], out[g*packGroup-1]
+	dotQ8_0VNNIPX(&p[0], &xp[0], nb, g, &out[0])
+}
+
 func packedQ4_0VNNI(p []byte, nb int, x []byte, out []float32) {
 	packedVNNI(dotQ4_0VNNIP, 18, p, nb, x, out)
 }
@@ -125,6 +144,10 @@ func useVNNI(on bool) {
 		setRows(ggml.Q5_0, rowsQ5_0VNNI)
 		setRows(ggml.Q8_0, rowsQ8_0VNNI)
 		kinds[ggml.Q8_0].dotPacked = packedQ8_0VNNI
+		kinds[ggml.Q8_0].dotPackedX, kinds[ggml.Q8_0].prepPacked = nil, nil
+		if packPrepX {
+			kinds[ggml.Q8_0].dotPackedX, kinds[ggml.Q8_0].prepPacked = packedQ8_0VNNIX, prepQ8_0X
+		}
 		kinds[ggml.Q4_0].dotPacked = packedQ4_0VNNI
 		kinds[ggml.Q5_0].dotPacked = packedQ5_0VNNI
 		kinds[ggml.Q8_0].dotQRowsM = nil // no multi-row VNNI kernel equals its rows yet
@@ -132,7 +155,7 @@ func useVNNI(on bool) {
 		return
 	}
 	for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
-		kinds[t].dotPacked = nil
+		kinds[t].dotPacked, kinds[t].dotPackedX, kinds[t].prepPacked = nil, nil, nil
 	}
 	setRows(ggml.Q8_0, rowsQ8_0Fast)
 	kinds[ggml.Q8_0].dotQRowsM = rowsMQ8_0Fast

@@ -189,6 +189,19 @@
 // func dotQ8_0VNNIP(w, x *byte, nb, groups int, out *float32)
 // groups groups of eight rows, nb blocks each, packed; out gets 8·groups.
 
+// VNNIP_Q8CODES: a packed Q8_0 block's code images (rows 0-3 bytes 0-15 to
+// Z6, 16-31 to Z7; rows 4-7 to Z18, Z19), and the block four ahead
+// prefetched.
+#define VNNIP_Q8CODES \
+	VMOVDQU32  16(SI), Z6 \
+	VMOVDQU32  80(SI), Z18 \
+	VMOVDQU32  144(SI), Z7 \
+	VMOVDQU32  208(SI), Z19 \
+	PREFETCHT0 1088(SI) \
+	PREFETCHT0 1152(SI) \
+	PREFETCHT0 1216(SI) \
+	PREFETCHT0 1280(SI)
+
 // VNNIP_SETUP(offbyte): as VNNI_SETUP for the packed stream SI.
 #define VNNIP_SETUP(offbyte) \
 	MOVQ         w+0(FP), SI \
@@ -349,14 +362,7 @@ q80prow:
 
 q80ploop:
 	VNNI_XBLOCK
-	VMOVDQU32  16(SI), Z6
-	VMOVDQU32  80(SI), Z18
-	VMOVDQU32  144(SI), Z7
-	VMOVDQU32  208(SI), Z19
-	PREFETCHT0 1088(SI)
-	PREFETCHT0 1152(SI)
-	PREFETCHT0 1216(SI)
-	PREFETCHT0 1280(SI)
+	VNNIP_Q8CODES
 	VNNIP_BLOCK($272, q80ploop)
 	VNNIP_END(q80prow)
 
@@ -418,3 +424,43 @@ DATA vnniLane<>+104(SB)/8, $0x0000000600000006
 DATA vnniLane<>+112(SB)/8, $0x0000000700000007
 DATA vnniLane<>+120(SB)/8, $0x0000000700000007
 GLOBL vnniLane<>(SB), RODATA|NOPTR, $128
+
+// func dotQ8_0VNNIPX(w, xp *byte, nb, groups int, out *float32)
+// dotQ8_0VNNIP against the activation row prepared once per product
+// (prepQ8_0X: per block 64 bytes, the 32 codes, the four int32 offset terms
+// that VNNI_XBLOCK computes, −128·Σx per 4-byte group of either half, and
+// d_x as a float32). VNNI_XBLOCK's seven vector operations per block and
+// group become four broadcast loads, and VNNI_DOT's copies of Z3 two more:
+// the accumulators are loaded with the offset terms. The integer sums and
+// the float operations are dotQ8_0VNNIP's, so the results equal it bit for
+// bit.
+TEXT ·dotQ8_0VNNIPX(SB), NOSPLIT, $0-40
+	MOVQ      w+0(FP), SI
+	MOVQ      out+32(FP), AX
+	MOVQ      groups+24(FP), R13
+	VMOVDQU32 vnniLane<>(SB), Z12
+	VMOVDQU32 vnniLane<>+64(SB), Z22
+
+q80xrow:
+	MOVQ   xp+8(FP), DI
+	MOVQ   nb+16(FP), CX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z17, Z17, Z17
+
+q80xloop:
+	VBROADCASTI32X4 (DI), Z1
+	VBROADCASTI32X4 16(DI), Z2
+	VBROADCASTI32X4 32(DI), Z8
+	VBROADCASTI32X4 32(DI), Z20
+	VBROADCASTSS    48(DI), Y10
+	VNNIP_Q8CODES
+	VPDPBUSD        Z1, Z6, Z8
+	VPDPBUSD        Z2, Z7, Z8
+	VPDPBUSD        Z1, Z18, Z20
+	VPDPBUSD        Z2, Z19, Z20
+	VNNIP_SCALE
+	ADDQ            $272, SI
+	ADDQ            $64, DI
+	DECQ            CX
+	JNZ             q80xloop
+	VNNIP_END(q80xrow)

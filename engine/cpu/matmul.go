@@ -157,6 +157,8 @@ type mulArgs struct {
 	ldr       int
 	act       []byte // quantized x rows, actRB bytes each
 	actRB     int
+	xp        []byte // with packed and kd.prepPacked: act's rows prepared, xpRB bytes each
+	xpRB      int
 	packed    *packed // w's interleaved copy for kd.dotPacked, or nil
 	rowb      []byte  // with packed: rb bytes per worker for wrow
 }
@@ -213,10 +215,15 @@ func grainFor(n, workers, minGrain int) int {
 func (mm *MatMul) quantizeActs(a *mulArgs, buf *[]byte) {
 	a.actRB = a.k / a.kd.blockSize * a.kd.actBytes
 	need := a.m * a.actRB
-	if cap(*buf) < need {
-		*buf = make([]byte, need)
+	a.xpRB = 0
+	if a.packed != nil && a.kd.prepPacked != nil {
+		a.xpRB = a.k / a.kd.blockSize * q8PrepBytes
+	}
+	if cap(*buf) < need+a.m*a.xpRB {
+		*buf = make([]byte, need+a.m*a.xpRB)
 	}
 	a.act = (*buf)[:need]
+	a.xp = (*buf)[need : need+a.m*a.xpRB]
 	mm.quant.a = a
 	mm.pool.Run(a.m, grainFor(a.m, mm.pool.Workers(), max(1, 4096/a.k)), &mm.quant)
 	mm.quant.a = nil
@@ -228,6 +235,9 @@ func (t *quantTask) Do(_, lo, hi int) {
 	a := t.a
 	for i := lo; i < hi; i++ {
 		a.kd.quantize(a.x[i*a.ldx:i*a.ldx+a.k], a.act[i*a.actRB:(i+1)*a.actRB])
+		if a.xpRB > 0 {
+			a.kd.prepPacked(a.act[i*a.actRB:(i+1)*a.actRB], a.k/a.kd.blockSize, a.xp[i*a.xpRB:(i+1)*a.xpRB])
+		}
 	}
 }
 

@@ -28,6 +28,12 @@ type kind struct {
 	// packGroup) rows from their packed copy (repack.go) against one
 	// activation row; nil otherwise.
 	dotPacked func(p []byte, nb int, x []byte, out []float32)
+	// prepPacked, where set, turns an activation row (nb blocks) into what
+	// dotPackedX reads in its place (q8PrepBytes a block), once per product
+	// (quantizeActs): the work on the activations that dotPacked redoes
+	// for every group of eight rows. dotPackedX equals dotPacked bit for bit.
+	prepPacked func(x []byte, nb int, dst []byte)
+	dotPackedX func(p []byte, nb int, xp []byte, out []float32)
 
 	// Float types: the dot reads x as float32 directly.
 	dotF func(w []byte, x []float32) float32

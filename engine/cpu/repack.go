@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"encoding/binary"
+	"math"
 	"unsafe"
 
 	"github.com/harkapp/hark/engine/ggml"
@@ -250,7 +251,11 @@ func (a *mulArgs) packedRows(lo, hi int, buf []float32) {
 		j1 := min(hi, n8, j0+run)
 		d := buf[:j1-j0]
 		for i := 0; i < a.m; i++ {
-			a.kd.dotPacked(p.b[j0/packGroup*gb:j1/packGroup*gb], nb, a.act[i*a.actRB:(i+1)*a.actRB], d)
+			if a.xpRB > 0 {
+				a.kd.dotPackedX(p.b[j0/packGroup*gb:j1/packGroup*gb], nb, a.xp[i*a.xpRB:(i+1)*a.xpRB], d)
+			} else {
+				a.kd.dotPacked(p.b[j0/packGroup*gb:j1/packGroup*gb], nb, a.act[i*a.actRB:(i+1)*a.actRB], d)
+			}
 			a.store(i, j0, d)
 		}
 	}
@@ -261,5 +266,34 @@ func (a *mulArgs) packedRows(lo, hi int, buf []float32) {
 			a.kd.dotQRows(p.b[j0*a.rb:hi*a.rb], a.rb, a.act[i*a.actRB:(i+1)*a.actRB], nb, d)
 			a.store(i, j0, d)
 		}
+	}
+}
+
+// q8PrepBytes is a Q8_0 activation block as prepQ8_0X lays it out.
+const q8PrepBytes = 64
+
+// packPrepX installs the Q8_0 packed kernel that reads prepared
+// activations (a variable for the A/B benchmark and the tests).
+var packPrepX = true
+
+// prepQ8_0X lays out x's nb Q8_0 blocks for dotQ8_0VNNIPX, 64 bytes a
+// block: the 32 codes; the four int32 terms −128·(Σx[4j:4j+4] +
+// Σx[16+4j:16+4j+4]) that take the codes' +128 bias out of the VPDPBUSD
+// sums (VNNI_XBLOCK's Z3); d_x as a float32 (exact); zeros. Integer sums,
+// so the kernel's results equal the unprepared kernel's bit for bit.
+func prepQ8_0X(x []byte, nb int, dst []byte) {
+	_, _ = x[nb*q8_0Bytes-1], dst[nb*q8PrepBytes-1]
+	for b := range nb {
+		s, d := x[b*q8_0Bytes:(b+1)*q8_0Bytes], dst[b*q8PrepBytes:(b+1)*q8PrepBytes]
+		copy(d[:32], s[2:34])
+		for j := range 4 {
+			var sum int32
+			for i := range 4 {
+				sum += int32(int8(s[2+4*j+i])) + int32(int8(s[18+4*j+i]))
+			}
+			binary.LittleEndian.PutUint32(d[32+4*j:], uint32(-128*sum))
+		}
+		binary.LittleEndian.PutUint32(d[48:], math.Float32bits(ggml.FP16ToFP32(binary.LittleEndian.Uint16(s))))
+		clear(d[52:])
 	}
 }

@@ -44,6 +44,20 @@ func TestPackedVNNIExact(t *testing.T) {
 					require.Equal(t, math.Float32bits(want[j]), math.Float32bits(a.out[j]),
 						"%s %dx%d row %d: %v != %v", typ, n, k, j, a.out[j], want[j])
 				}
+				if kd.prepPacked == nil {
+					continue
+				}
+				// The kernel on activations prepared once (prepQ8_0X), as
+				// quantizeActs makes them for a packed product.
+				a.xpRB = nb * q8PrepBytes
+				a.xp = make([]byte, a.xpRB)
+				kd.prepPacked(xq, nb, a.xp)
+				clear(a.out)
+				a.packedRows(0, n, make([]float32, 16))
+				for j := range n {
+					require.Equal(t, math.Float32bits(want[j]), math.Float32bits(a.out[j]),
+						"%s %dx%d row %d, prepared: %v != %v", typ, n, k, j, a.out[j], want[j])
+				}
 			}
 		}
 	}
@@ -155,18 +169,20 @@ func TestLoadPacksProducts(t *testing.T) {
 // BenchmarkMatVecPacked: SmolLM2-135M decode shapes on the executor's
 // path (asynchronous, fenced), 1 and 2 workers: the unpacked VNNI kernels
 // with one chunk per worker (before), with asyncChunks per worker, and the
-// packed kernels with asyncChunks per worker.
+// packed kernels with asyncChunks per worker, reading the activations as
+// they are (packed) or prepared once a product (packedx, prepQ8_0X).
 func BenchmarkMatVecPacked(b *testing.B) {
 	if !hasVNNI {
 		b.Skip("the CPU has no AVX-512 VNNI: there is no packed kernel")
 	}
-	saved := asyncChunks
-	defer func() { asyncChunks = saved }()
+	saved, savedX := asyncChunks, packPrepX
+	defer func() { asyncChunks, packPrepX = saved, savedX; useVNNI(hasVNNI) }()
 	variants := []struct {
-		name   string
-		chunks int
-		pack   bool
-	}{{"old", 1, false}, {"chunks", saved, false}, {"packed", saved, true}}
+		name       string
+		chunks     int
+		pack, prep bool
+	}{{"old", 1, false, false}, {"chunks", saved, false, false}, {"packed", saved, true, false},
+		{"packedx", saved, true, true}}
 	for _, workers := range []int{1, 2} {
 		pool := NewPool(workers)
 		for _, t := range []ggml.Type{ggml.Q8_0, ggml.Q4_0, ggml.Q5_0} {
@@ -178,7 +194,8 @@ func BenchmarkMatVecPacked(b *testing.B) {
 				out := make([]float32, n)
 				for _, v := range variants {
 					b.Run(fmt.Sprintf("%s/%dx%d/w%d/%s", t, n, k, workers, v.name), func(b *testing.B) {
-						asyncChunks = v.chunks
+						asyncChunks, packPrepX = v.chunks, v.prep
+						useVNNI(true)
 						mm := NewMatMul(pool)
 						mm.async = true
 						if v.pack {
