@@ -12,15 +12,16 @@ import (
 
 // Model is the M-sequence step a Runner drives (llm.Batch).
 type Model interface {
-	Step(rows []llm.Row) error
+	// StepSample feeds rows, then makes ds's draws from their logits
+	// (on the CPU in one pool pass: llm.Batch.StepSample).
+	StepSample(rows []llm.Row, ds []llm.Draw, tokens []int32) error
 	SetSampler(slot int, s llm.Sampler, ctx []int32, generated ...int32) error
-	SampleAll(ds []llm.Draw, tokens []int32) error
 	CopyBlock(src, dst int32, positions int) error
 }
 
 // Runner runs a Scheduler's steps on a model: block copies, then one
-// batched step over every row, then each sampling row's token drawn with
-// its request's own sampler (a slot of the model's per-sequence sampler
+// batched step over every row with, in the same call, each sampling
+// row's token drawn with its request's own sampler (a slot of the model's per-sequence sampler
 // state, held while the request runs; a preempted request gives its slot
 // back and takes one again, its counts rebuilt, when it resumes).
 type Runner struct {
@@ -175,14 +176,10 @@ func (r *Runner) Step() (bool, error) {
 	}
 	r.rows = rows
 	r.peak = max(r.peak, len(st.Rows))
-	ph.mark(r.Trace, &ph.prep)
-	if err := r.m.Step(rows); err != nil {
-		return false, err
-	}
-	ph.mark(r.Trace, &ph.run)
 	sampled := make([]int32, len(draws))
 	lps := make([]llm.TokenLogprob, len(draws))
-	// every draw of the step at once: one wait for all on a GPU
+	// every draw of the step at once, with the step: one wait for all on
+	// a GPU, one pool pass for the step and its draws on the CPU
 	ds := make([]llm.Draw, 0, len(draws))
 	at := make([]int, 0, len(draws)) // ds[k] is draws[at[k]]
 	for i, d := range draws {
@@ -198,9 +195,11 @@ func (r *Runner) Step() (bool, error) {
 		at = append(at, i)
 	}
 	toks := make([]int32, len(ds))
-	if err := r.m.SampleAll(ds, toks); err != nil {
+	ph.mark(r.Trace, &ph.prep)
+	if err := r.m.StepSample(rows, ds, toks); err != nil {
 		return false, err
 	}
+	ph.mark(r.Trace, &ph.run)
 	ph.mark(r.Trace, &ph.sample)
 	for k, i := range at {
 		sampled[i] = toks[k]
@@ -221,7 +220,9 @@ func (r *Runner) Step() (bool, error) {
 }
 
 // phases are a traced step's times (Trace): its start, and when Next,
-// the rows' slots, the model's step and the draws ended.
+// the rows' slots and draws, and the model's step with its draws ended
+// (sample, kept for the trace's readers, is 0: the draws run in the
+// step's call).
 type phases struct{ t0, next, prep, run, sample time.Time }
 
 // mark sets *at to now when the step is traced.
@@ -241,9 +242,10 @@ func since(a, b time.Time) int64 {
 
 // trace writes st's line (Trace): a failed write is left alone, a trace
 // never fails a step. After the step's fields come its phases' µs (next:
-// the scheduler's Next, prep: block copies and sampler slots, run: the
-// model's step as issued, sample: the draws, a GPU's wait for the step
-// included) and the model's counts (a backend's, where it has them:
+// the scheduler's Next, prep: block copies, sampler slots and the draws'
+// list, run: the model's step and its draws, a GPU's wait for them
+// included, sample: 0 since the draws joined the step's call) and the
+// model's counts (a backend's, where it has them:
 // graphs recorded, launches, waits, buffers grown).
 func (r *Runner) trace(ph *phases, st Step) {
 	decode, prompt, deepest := 0, 0, 0

@@ -17,7 +17,8 @@ import (
 // positions, a token budget of 48 per step.
 type storiesRunner struct {
 	*Runner
-	pool *kvpage.Pool
+	pool    *kvpage.Pool
+	workers *cpu.Pool // the CPU backend's, for counting its passes
 }
 
 const runBlocks = 96
@@ -38,7 +39,7 @@ func newStoriesRunner(t *testing.T, seqs int) storiesRunner {
 	require.NoError(t, err)
 	r, err := NewRunner(s, b, seqs)
 	require.NoError(t, err)
-	return storiesRunner{r, pool}
+	return storiesRunner{r, pool, be.Pool()}
 }
 
 // run steps until nothing is pending (each returns in bounded work).
@@ -88,6 +89,40 @@ func TestRunnerConcurrentEqualsAlone(t *testing.T) {
 	require.NoError(t, sreq.Err)
 	require.Equal(t, alone(t, sreq.Prompt, 40, sampled), sreq.Generated, "the sampled request")
 	require.Equal(t, runBlocks, r.pool.Available(), "every block back")
+}
+
+// A step and its draws take the CPU pool once (llm.Batch.StepSample
+// through plan.Joiner): a step whose draws ran in a pass of their own
+// after it, with the host's work between (the engine before round 30,
+// whose helpers then parked and were woken twice a token), counts two.
+// Counted on the pool, not timed; the tokens are the golden ones and the
+// sampled request's lone run's.
+func TestRunnerStepIsOnePoolPass(t *testing.T) {
+	g := shared.LoadStoriesGolden(t)
+	r := newStoriesRunner(t, 2)
+	sampled := llm.Sampler{Temperature: 0.7, TopK: 40, TopP: 0.95, Seed: 7}
+	greedy := &Request{Prompt: g.Results[0].PromptTokens, MaxTokens: len(g.Results[0].GeneratedTokens)}
+	sreq := &Request{Prompt: g.Results[0].PromptTokens, MaxTokens: 40}
+	require.NoError(t, r.Submit(greedy, llm.Sampler{}))
+	require.NoError(t, r.Submit(sreq, sampled))
+	passes := uint64(0)
+	for i := 0; ; i++ {
+		require.Less(t, i, 5000, "the runner makes progress")
+		before := r.workers.Passes()
+		more, err := r.Step()
+		require.NoError(t, err)
+		n := r.workers.Passes() - before
+		require.LessOrEqual(t, n, uint64(1), "step %d: the step and its draws in one pool pass", i)
+		passes += n
+		if !more {
+			break
+		}
+	}
+	require.GreaterOrEqual(t, passes, uint64(40), "a pass for every sampled token at least")
+	require.NoError(t, greedy.Err)
+	require.NoError(t, sreq.Err)
+	require.Equal(t, g.Results[0].GeneratedTokens, greedy.Generated)
+	require.Equal(t, alone(t, sreq.Prompt, 40, sampled), sreq.Generated)
 }
 
 // A cancelled request's blocks go back to the pool at once, and the

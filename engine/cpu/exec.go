@@ -147,18 +147,66 @@ func (e *Exec) runPass(pass int, vars *plan.Vars) error {
 	return e.runOps(pass, vars)
 }
 
+// RunJoined implements plan.Joiner: the passes run back to back as one
+// pool pass (one admission, one Begin and End), so the workers go from
+// one pass's last dispatch to the next pass's first without parking or
+// being woken, and no other plan's pass comes between: a batch step and
+// its draws (llm.Batch.StepSample) cost the pool what one pass does, as
+// a single-sequence decode's would if it had no host work between its
+// decode and sample passes. A pass checked out (closed executable, pass
+// out of range) fails before any runs.
+func (e *Exec) RunJoined(passes []int, vars []plan.Vars) error {
+	if len(passes) != len(vars) {
+		return fmt.Errorf("cpu: %d passes for %d step variables", len(passes), len(vars))
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range passes {
+		if err := e.ready(p); err != nil {
+			return err
+		}
+	}
+	e.enterPool()
+	defer e.leavePool()
+	for i, p := range passes {
+		e.dropBefore(p)
+		if err := e.ops(p, &vars[i]); err != nil {
+			return fmt.Errorf("joined pass %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// runOps runs pass's dispatches as one pool pass.
 func (e *Exec) runOps(pass int, vars *plan.Vars) error {
+	e.enterPool()
+	defer e.leavePool()
+	return e.ops(pass, vars)
+}
+
+// enterPool starts a pool pass: the pool's gate admits it (by the
+// backend's priority) and the workers are kept polling until leavePool.
+func (e *Exec) enterPool() {
+	e.pool.gate.admit(priorityOf(e.pri))
+	e.pool.Begin()
+}
+
+// leavePool ends a pool pass: its last jobs fenced before the host
+// reads, the pool handed to the next pass waiting.
+func (e *Exec) leavePool() {
+	e.pool.tagBarriers(0)
+	e.pool.End()
+	e.pool.gate.leave()
+}
+
+// ops runs pass's dispatches inside a pool pass (enterPool).
+func (e *Exec) ops(pass int, vars *plan.Vars) error {
 	var zero plan.Vars
 	if vars == nil {
 		vars = &zero
 	}
 	ops, fence := e.passes[pass].ops, e.passes[pass].fence
 	e.curPass = pass
-	e.pool.gate.admit(priorityOf(e.pri))
-	defer e.pool.gate.leave()
-	e.pool.Begin()
-	defer e.pool.End() // fences the last jobs before the host reads
-	defer e.pool.tagBarriers(0)
 	e.memo = rowMemo{} // the host may have written the row
 	runs := e.passes[pass].runs
 	for i := 0; i < len(ops); i++ {

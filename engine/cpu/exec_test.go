@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -306,4 +307,40 @@ func TestBuffersAlignedAndWeightsZeroCopy(t *testing.T) {
 	odd := make([]byte, 17)
 	w2 := h2.weights("w", odd[1:])
 	require.Zero(t, uintptrOf(h2.load().BufferBytes(w2))%4)
+}
+
+// RunJoined runs its passes in order with each one's variables, as Runs
+// one after the other would, as one pass of the pool (counted, not
+// timed); a pass that cannot run fails the call before any runs.
+func TestRunJoinedIsOnePoolPass(t *testing.T) {
+	h := newHarness(t)
+	h.be = New(Options{Threads: 2}) // a pool of its own: its passes are this test's
+	t.Cleanup(h.be.Close)
+	x := h.f32("x", []float32{1, 2, 3, 4})
+	y := h.nan("y", 4)
+	z := h.nan("z", 4)
+	double := plan.ScaleArgs{X: bind(x), Out: bind(y), N: 2, M: 1, Ldx: 2, Ldo: 2, Scale: 2}.Dispatch()
+	double.NPatch = 2
+	double.Patch[0] = plan.Patch{Target: plan.PatchScaleM, Var: plan.VarNTok, Mul: 1}
+	double.Patch[1] = plan.Patch{Target: plan.PatchScaleOutOff, Var: plan.VarPos, Mul: 4}
+	h.add(double)
+	second, _ := h.p.AddPass("second")
+	second.Add(plan.ScaleArgs{X: bind(y), Out: bind(z), N: 4, M: 1, Ldx: 4, Ldo: 4, Scale: 3}.Dispatch())
+	ex := h.load()
+	var _ plan.Joiner = ex
+	pool := h.be.Pool()
+	before := pool.Passes()
+	require.NoError(t, ex.RunJoined([]int{0, 0, 1}, []plan.Vars{{plan.VarNTok: 1}, {plan.VarNTok: 1, plan.VarPos: 2}, {}}))
+	require.Equal(t, uint64(1), pool.Passes()-before, "three passes joined: one pool pass")
+	require.Equal(t, []float32{2, 4, 2, 4}, h.readF32(y))
+	require.Equal(t, []float32{6, 12, 6, 12}, h.readF32(z))
+	require.NoError(t, ex.Run(1, nil))
+	require.Equal(t, uint64(2), pool.Passes()-before, "a Run is a pool pass")
+
+	require.NoError(t, ex.Write(z, 0, ggml.F32Bytes(nans(4))))
+	require.ErrorContains(t, ex.RunJoined([]int{1, 2}, []plan.Vars{{}, {}}), "pass 2 out of range")
+	require.True(t, math.IsNaN(float64(h.readF32(z)[0])), "nothing ran")
+	require.ErrorContains(t, ex.RunJoined([]int{1}, nil), "1 passes for 0 step variables")
+	require.ErrorContains(t, ex.RunJoined([]int{0, 1}, []plan.Vars{{plan.VarNTok: 9}, {}}), "joined pass 0")
+	require.Equal(t, uint64(3), pool.Passes()-before, "only the joined run that started took the pool")
 }

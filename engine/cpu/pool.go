@@ -55,9 +55,10 @@ type Pool struct {
 	wake    []chan struct{}
 	closed  atomic.Bool
 	exited  sync.WaitGroup
-	passes  atomic.Int32 // Begins not yet Ended (plans sharing the pool)
-	gate    admission    // one pass at a time, by priority (admit.go)
-	quieted atomic.Int32 // quiet sections running: parking allowed again
+	passes  atomic.Int32  // Begins not yet Ended (plans sharing the pool)
+	begun   atomic.Uint64 // Begins so far (Passes)
+	gate    admission     // one pass at a time, by priority (admit.go)
+	quieted atomic.Int32  // quiet sections running: parking allowed again
 
 	gen      uint64 // last generation published (under mu)
 	slots    [ringSize]slot
@@ -424,6 +425,7 @@ func (p *Pool) unpark(w int) {
 // the next job instead of parking, so a plan's dispatches cost no wake-ups.
 // Parked workers are woken now, while the caller prepares the first job.
 func (p *Pool) Begin() {
+	p.begun.Add(1)
 	if p.workers == 1 {
 		return
 	}
@@ -441,6 +443,11 @@ func (p *Pool) End() {
 		p.passes.Add(-1)
 	}
 }
+
+// Passes is how many passes (Begins) the pool has run, for tests and
+// measurements: a plan pass is one, and so are passes run joined
+// (Exec.RunJoined).
+func (p *Pool) Passes() uint64 { return p.begun.Load() }
 
 // quiet lets the workers park, even during a pass, until loud: the caller
 // is about to run code that brings its own threads (a BLAS library's team).

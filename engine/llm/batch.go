@@ -204,9 +204,19 @@ func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.
 // positions before it that earlier steps or earlier rows of this step
 // wrote.
 func (b *Batch) Step(rows []Row) error {
+	pass, vars, err := b.stage(rows)
+	if err != nil {
+		return err
+	}
+	return b.exec.Run(pass, &vars)
+}
+
+// stage checks rows and writes their tokens, positions and tables to the
+// plan's inputs, and returns the step's pass and variables.
+func (b *Batch) stage(rows []Row) (int, plan.Vars, error) {
 	m := len(rows)
 	if m == 0 || m > b.opt.Rows {
-		return fmt.Errorf("llm: a batch step of %d rows (1 to %d)", m, b.opt.Rows)
+		return 0, plan.Vars{}, fmt.Errorf("llm: a batch step of %d rows (1 to %d)", m, b.opt.Rows)
 	}
 	if cap(b.ids) < m {
 		b.ids, b.pos = make([]int32, m), make([]int32, m)
@@ -216,18 +226,18 @@ func (b *Batch) Step(rows []Row) error {
 	keys := 0 // the deepest row's keys
 	for i, r := range rows {
 		if r.Token < 0 || int(r.Token) >= b.H.NVocab {
-			return fmt.Errorf("llm: token id %d outside the vocabulary of %d", r.Token, b.H.NVocab)
+			return 0, plan.Vars{}, fmt.Errorf("llm: token id %d outside the vocabulary of %d", r.Token, b.H.NVocab)
 		}
 		if r.Pos < 0 || r.Pos >= b.opt.Context {
-			return fmt.Errorf("%w: position %d, the context holds %d", ErrContextFull, r.Pos, b.opt.Context)
+			return 0, plan.Vars{}, fmt.Errorf("%w: position %d, the context holds %d", ErrContextFull, r.Pos, b.opt.Context)
 		}
 		need := r.Pos/b.pg.blockSize + 1
 		if len(r.Table) < need || len(r.Table) > ts {
-			return fmt.Errorf("llm: row %d at position %d has a table of %d blocks (needs %d, at most %d)", i, r.Pos, len(r.Table), need, ts)
+			return 0, plan.Vars{}, fmt.Errorf("llm: row %d at position %d has a table of %d blocks (needs %d, at most %d)", i, r.Pos, len(r.Table), need, ts)
 		}
 		for _, blk := range r.Table[:need] {
 			if blk < 0 || int(blk) >= b.pg.blocks {
-				return fmt.Errorf("llm: row %d names block %d outside the pool of %d", i, blk, b.pg.blocks)
+				return 0, plan.Vars{}, fmt.Errorf("llm: row %d names block %d outside the pool of %d", i, blk, b.pg.blocks)
 			}
 		}
 		ids[i], pos[i] = r.Token, int32(r.Pos)
@@ -241,7 +251,7 @@ func (b *Batch) Step(rows []Row) error {
 		v   []int32
 	}{{b.lay.tokens, ids}, {b.pg.pos, pos}, {b.pg.table, table}} {
 		if err := plan.WriteI32(b.exec, w.buf, 0, w.v); err != nil {
-			return err
+			return 0, plan.Vars{}, err
 		}
 	}
 	pass := BatchPassMatVec
@@ -254,8 +264,7 @@ func (b *Batch) Step(rows []Row) error {
 	// VarKVLen, which no dispatch of the batch plan reads, is the deepest
 	// row's keys: a backend may launch the step's attention for it
 	// (cuda's split over a deep row's keys)
-	vars := plan.Vars{plan.VarPos: 0, plan.VarNTok: int64(m), plan.VarKVLen: int64(keys)}
-	return b.exec.Run(pass, &vars)
+	return pass, plan.Vars{plan.VarPos: 0, plan.VarNTok: int64(m), plan.VarKVLen: int64(keys)}, nil
 }
 
 // Logits reads row's logits after the last Step (the slice is reused).
@@ -329,42 +338,93 @@ func (b *Batch) Sample(slot, row int, step uint64, top int, lp *TokenLogprob) (i
 // once for all of them), and the drawn tokens are read in one go, so a GPU
 // waits once for a step's draws. Each draw has a slot of its own.
 func (b *Batch) SampleAll(ds []Draw, tokens []int32) error {
+	if len(ds) == 0 {
+		return b.checkDraws(ds, tokens)
+	}
+	vars, err := b.stageDraws(ds, tokens)
+	if err != nil {
+		return err
+	}
+	if err := b.exec.Run(BatchPassSample, &vars); err != nil {
+		return err
+	}
+	return b.readDraws(ds, tokens)
+}
+
+// StepSample is Step(rows), then SampleAll(ds, tokens) from its logits,
+// in one call: where the backend runs passes joined (plan.Joiner: the
+// CPU) the step and its draws run as one pass of the backend's work (one
+// pool pass: the workers go from the step's last dispatch to the draws
+// without parking, and the host stages both before either runs), else as
+// the two calls. The tokens are SampleAll's.
+func (b *Batch) StepSample(rows []Row, ds []Draw, tokens []int32) error {
+	j, ok := b.exec.(plan.Joiner)
+	if !ok || len(ds) == 0 {
+		if err := b.Step(rows); err != nil {
+			return err
+		}
+		return b.SampleAll(ds, tokens)
+	}
+	pass, vars, err := b.stage(rows)
+	if err != nil {
+		return err
+	}
+	dv, err := b.stageDraws(ds, tokens)
+	if err != nil {
+		return err
+	}
+	if err := j.RunJoined([]int{pass, BatchPassSample}, []plan.Vars{vars, dv}); err != nil {
+		return err
+	}
+	return b.readDraws(ds, tokens)
+}
+
+// checkDraws checks that ds fit tokens and the batch's sampler slots.
+func (b *Batch) checkDraws(ds []Draw, tokens []int32) error {
 	if len(tokens) < len(ds) {
 		return fmt.Errorf("llm: %d draws into %d tokens", len(ds), len(tokens))
 	}
-	if len(ds) == 0 {
-		return nil
-	}
 	if len(ds) > b.opt.Seqs {
 		return fmt.Errorf("llm: %d draws in one step, the batch has %d sampler slots", len(ds), b.opt.Seqs)
+	}
+	return nil
+}
+
+// stageDraws checks ds (one draw a slot, rows in the batch) and writes
+// them to the plan's draws buffer; it returns the sample pass's
+// variables.
+func (b *Batch) stageDraws(ds []Draw, tokens []int32) (plan.Vars, error) {
+	if err := b.checkDraws(ds, tokens); err != nil {
+		return plan.Vars{}, err
 	}
 	used := make([]bool, b.opt.Seqs)
 	dw := b.dw[:0]
 	for _, d := range ds {
 		if err := b.checkSlot(d.Slot); err != nil {
-			return err
+			return plan.Vars{}, err
 		}
 		if used[d.Slot] {
-			return fmt.Errorf("llm: two draws in sampler slot %d in one step", d.Slot)
+			return plan.Vars{}, fmt.Errorf("llm: two draws in sampler slot %d in one step", d.Slot)
 		}
 		used[d.Slot] = true
 		if d.Row < 0 || d.Row >= b.opt.Rows {
-			return fmt.Errorf("llm: row %d outside the batch of %d", d.Row, b.opt.Rows)
+			return plan.Vars{}, fmt.Errorf("llm: row %d outside the batch of %d", d.Row, b.opt.Rows)
 		}
 		if d.Step > math.MaxInt64 {
-			return errors.New("llm: sample step out of range")
+			return plan.Vars{}, errors.New("llm: sample step out of range")
 		}
 		// the step as the Step param carries it (its low 32 bits)
 		dw = append(dw, int32(d.Slot), int32(d.Row), int32(uint32(d.Step)))
 	}
 	b.dw = dw
 	if err := plan.WriteI32(b.exec, b.draws, 0, dw); err != nil {
-		return err
+		return plan.Vars{}, err
 	}
-	vars := plan.Vars{plan.VarNTok: int64(len(ds))}
-	if err := b.exec.Run(BatchPassSample, &vars); err != nil {
-		return err
-	}
+	return plan.Vars{plan.VarNTok: int64(len(ds))}, nil
+}
+
+// readDraws reads the tokens (and logprobs) of ds after the sample pass.
+func (b *Batch) readDraws(ds []Draw, tokens []int32) error {
 	if cap(b.drawn) < b.opt.Seqs {
 		b.drawn = make([]int32, b.opt.Seqs)
 	}

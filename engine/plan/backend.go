@@ -38,6 +38,17 @@ type Chainer interface {
 	RunPasses(passes []int, vars []Vars, chunk int, done func(completed int) bool) (int, error)
 }
 
+// Joiner is implemented by executables that can run several passes as
+// one unit of their work: RunJoined runs passes[i] with vars[i] in order,
+// with the results of running them one by one, and returns once all are
+// done. The CPU backend runs them as one pool pass (its workers awake
+// from one pass to the next, no other plan's pass between them); a batch
+// step and its draws go through it (llm.Batch.StepSample). Executables
+// without it run the passes one Run each.
+type Joiner interface {
+	RunJoined(passes []int, vars []Vars) error
+}
+
 // ChainIO are the host transfers of a chain (IOChainer): len(Src) bytes
 // written to In from byte InOff before the first step, and len(Dst) bytes
 // read from Out at byte OutOff into Dst (and each of Also's) after every
