@@ -73,6 +73,11 @@ type RecorderConfig struct {
 	// ErrDeviceSlow instead of holding the dictation, and is closed
 	// whenever it does start.
 	StartTimeout time.Duration
+	// DrainMax bounds how long Stop waits for audio the device captured
+	// before the release but has not delivered yet (default 1 s): a
+	// loaded machine runs the capture thread late, and the dictation's
+	// last word would be cut off.
+	DrainMax time.Duration
 }
 
 // ErrRecordingFile: the recording's file could not be created.
@@ -119,6 +124,14 @@ type Recorder struct {
 	startAt   time.Time
 	firstAt   time.Time
 	preRoll   int
+	// The delivery timeline since Start: the least lag of a delivery
+	// behind the wall clock (samples; the device's own latency), and what
+	// Stop waits for.
+	minLag    float64
+	timed     bool
+	drainNeed int
+	drained   chan struct{}
+	now       func() time.Time // the clock (tests set it)
 
 	level  atomic.Uint64 // rms and peak float32 bits
 	notify chan struct{}
@@ -139,10 +152,13 @@ func NewRecorder(cfg RecorderConfig, open Opener) *Recorder {
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = 10 * time.Second
 	}
+	if cfg.DrainMax <= 0 {
+		cfg.DrainMax = time.Second
+	}
 	if open == nil {
 		open = CaptureOpener
 	}
-	return &Recorder{cfg: cfg, open: open, armed: cfg.Armed,
+	return &Recorder{cfg: cfg, open: open, armed: cfg.Armed, now: time.Now,
 		ring: make([]float32, int(cfg.PreRoll.Seconds()*capture.SampleRate))}
 }
 
@@ -159,11 +175,20 @@ func (r *Recorder) onData(x []float32) {
 
 	r.mu.Lock()
 	if r.recording {
+		now := r.now()
 		if r.firstAt.IsZero() {
-			r.firstAt = time.Now()
+			r.firstAt = now
 		}
 		if len(r.rec)+len(x) <= int(r.cfg.MaxDuration.Seconds()*capture.SampleRate) {
 			r.rec = append(r.rec, x...)
+			lag := now.Sub(r.startAt).Seconds()*capture.SampleRate - float64(len(r.rec)-r.preRoll)
+			if !r.timed || lag < r.minLag {
+				r.minLag, r.timed = lag, true
+			}
+			if r.drained != nil && len(r.rec) >= r.drainNeed {
+				close(r.drained)
+				r.drained = nil
+			}
 		} else if !r.limited {
 			r.limited = true
 			if r.cfg.OnLimit != nil {
@@ -172,7 +197,7 @@ func (r *Recorder) onData(x []float32) {
 		}
 	} else if len(r.ring) > 0 {
 		if r.ringAt.IsZero() {
-			r.ringAt = time.Now()
+			r.ringAt = r.now()
 		}
 		for len(x) > 0 {
 			n := copy(r.ring[r.ringPos:], x)
@@ -316,7 +341,7 @@ func (r *Recorder) Captured() time.Duration {
 // opened before the recording begins, so a device that fails to open (or
 // hangs) leaves nothing running: no writer, no recording state.
 func (r *Recorder) Start(path string) error {
-	startAt := time.Now()
+	startAt := r.now()
 	r.mu.Lock()
 	if r.recording || r.starting {
 		r.mu.Unlock()
@@ -366,7 +391,7 @@ func (r *Recorder) Start(path string) error {
 		r.firstAt = r.ringAt
 	}
 	r.ringPos, r.ringFull, r.ringAt = 0, false, time.Time{}
-	r.recording, r.starting, r.limited = true, false, false
+	r.recording, r.starting, r.limited, r.timed = true, false, false, false
 	r.w, r.path = w, path
 	r.notify, r.stop, r.done = make(chan struct{}, 1), make(chan struct{}), make(chan error, 1)
 	go r.writer(w, r.notify, r.stop, r.done)
@@ -420,12 +445,13 @@ func (r *Recorder) writer(w *audio.WAVWriter, notify, stop chan struct{}, done c
 // Stop ends the recording, finishes its file and returns it. The device
 // stays armed (or is closed when not armed).
 func (r *Recorder) Stop() (*Recording, error) {
+	r.drain()
 	r.mu.Lock()
 	if !r.recording {
 		r.mu.Unlock()
 		return nil, errors.New("dictation: not recording")
 	}
-	r.recording = false
+	r.recording, r.drained = false, nil
 	stop, done, w := r.stop, r.done, r.w
 	r.mu.Unlock()
 	close(stop)
@@ -461,6 +487,38 @@ func (r *Recorder) Stop() (*Recording, error) {
 		}
 	}
 	return rec, nil
+}
+
+// drainSlack is the audio at the release that Stop does not wait for: a
+// device delivers a period at a time, and waiting for the period in
+// flight would add its length to every dictation for a few milliseconds
+// of sound after the words.
+const drainSlack = 0.02 * capture.SampleRate
+
+// drain waits, at most DrainMax, until the recording holds the audio the
+// device captured up to now by the device's own latency (the least lag
+// of its deliveries since Start): a capture thread the machine ran late
+// delivers the end of the dictation after the release.
+func (r *Recorder) drain() {
+	r.mu.Lock()
+	if !r.recording || !r.timed || r.limited {
+		r.mu.Unlock()
+		return
+	}
+	need := r.preRoll + int(r.now().Sub(r.startAt).Seconds()*capture.SampleRate-r.minLag-drainSlack)
+	if len(r.rec) >= need {
+		r.mu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	r.drainNeed, r.drained = need, done
+	r.mu.Unlock()
+	t := time.NewTimer(r.cfg.DrainMax)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
 
 // Close stops any recording and closes the device.

@@ -96,3 +96,86 @@ func TestRecorderUnarmedOpensAtStart(t *testing.T) {
 	_, err = r.Stop()
 	require.Error(t, err)
 }
+
+// stepClock is a clock the test moves by hand.
+type stepClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *stepClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *stepClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// TestStopWaitsForAudioCapturedBeforeTheRelease: the device delivers 10-ms
+// periods on time, then the machine holds its capture thread up for
+// 400 ms and the hotkey is released meanwhile. Stop waits for the backlog
+// (the 400 ms said before the release) instead of cutting it off.
+func TestStopWaitsForAudioCapturedBeforeTheRelease(t *testing.T) {
+	src := &pushSource{}
+	clk := &stepClock{t: time.Unix(1000, 0)}
+	r := NewRecorder(RecorderConfig{DrainMax: shared.Wait(t, time.Minute)}, src.open)
+	r.now = clk.now
+	require.NoError(t, r.Start(filepath.Join(t.TempDir(), "a.wav")))
+	for i := range 50 { // 500 ms on time, 15 ms of device latency
+		clk.add(10 * time.Millisecond)
+		if i == 0 {
+			clk.add(15 * time.Millisecond)
+		}
+		src.Push(shared.Ramp(i*160, 160))
+	}
+	clk.add(400 * time.Millisecond) // held up: nothing delivered
+	type stopped struct {
+		rec *Recording
+		err error
+	}
+	ch := make(chan stopped, 1)
+	go func() { rec, err := r.Stop(); ch <- stopped{rec, err} }()
+	deadline := time.Now().Add(shared.Wait(t, time.Minute))
+	for {
+		r.mu.Lock()
+		waiting := r.drained != nil
+		r.mu.Unlock()
+		if waiting {
+			break
+		}
+		select {
+		case s := <-ch:
+			t.Fatalf("Stop returned without waiting for the backlog: %d samples, %v", len(s.rec.Samples), s.err)
+		default:
+		}
+		require.True(t, time.Now().Before(deadline), "Stop did not wait")
+		time.Sleep(time.Millisecond)
+	}
+	for i := 50; i < 90; i++ { // the backlog, at once
+		src.Push(shared.Ramp(i*160, 160))
+	}
+	select {
+	case s := <-ch:
+		require.NoError(t, s.err)
+		require.Equal(t, shared.Ramp(0, 90*160), s.rec.Samples, "the audio up to the release, backlog included")
+	case <-time.After(shared.Wait(t, time.Minute)):
+		t.Fatal("Stop kept waiting after the backlog came")
+	}
+}
+
+// TestStopDrainIsBounded: a device that never delivers the rest (it
+// stopped) holds Stop for at most DrainMax.
+func TestStopDrainIsBounded(t *testing.T) {
+	src := &pushSource{}
+	clk := &stepClock{t: time.Unix(1000, 0)}
+	r := NewRecorder(RecorderConfig{DrainMax: 10 * time.Millisecond}, src.open)
+	r.now = clk.now
+	require.NoError(t, r.Start(filepath.Join(t.TempDir(), "a.wav")))
+	for i := range 20 {
+		clk.add(10 * time.Millisecond)
+		src.Push(shared.Ramp(i*160, 160))
+	}
+	clk.add(5 * time.Second)
+	rec, err := r.Stop()
+	require.NoError(t, err)
+	require.Equal(t, shared.Ramp(0, 20*160), rec.Samples)
+}
