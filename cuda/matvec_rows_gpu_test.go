@@ -18,7 +18,9 @@ import (
 // steps of 2 to 16 rows) against the exact product of the dequantized
 // weights in float64 (within 1e-5 of the output's largest magnitude) and
 // against mat_vec_impl on the same GPU (Tuning.MatVecRowsNative=1), within
-// 1e-6, 4 and 8 activation rows a block (Tuning.MatVecRowsNativeBatch):
+// 1e-6, 4 and 8 activation rows a block (Tuning.MatVecRowsNativeBatch)
+// and the tensor-core form (mat_vec_rows_mma, Tuning.MatVecRowsMMA, here
+// from 2 rows; its activations enter as f16 hi + lo):
 // 37 weight rows (the last pair ragged), k = 96 (six chunks: most
 // lanes idle), 576 and 1,536 (the SmolLM2 shape's products: one and two
 // chunk steps), 2 to 16 activation rows (one and two blocks of 8), row
@@ -31,15 +33,21 @@ func TestGPUMatVecRows(t *testing.T) {
 	if off.tuning.MatVecRowsNative != 1 {
 		t.Skipf("%s loads no sm_80 module", off.Info().Name)
 	}
-	for _, batch := range []int{4, 8} {
-		t.Run(fmt.Sprintf("rows%d", batch), func(t *testing.T) {
-			matVecRows(t, gpuWith(t, Options{Tune: fmt.Sprintf("MatVecRowsNativeBatch=%d", batch)}), off, batch)
+	for _, c := range []struct {
+		name, tune, fn string
+	}{
+		{"rows4", "MatVecRowsNativeBatch=4,MatVecRowsMMA=1", "mat_vec_rows4_q8_0"},
+		{"rows8", "MatVecRowsNativeBatch=8,MatVecRowsMMA=1", "mat_vec_rows8_q8_0"},
+		{"mma", "MatVecRowsMMA=2", "mat_vec_rows_mma_q8_0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			matVecRows(t, gpuWith(t, Options{Tune: c.tune}), off, c.fn)
 		})
 	}
 }
 
-func matVecRows(t *testing.T, b, off *Backend, batch int) {
-	r := rand.New(rand.NewPCG(38, uint64(batch)))
+func matVecRows(t *testing.T, b, off *Backend, fn string) {
+	r := rand.New(rand.NewPCG(38, uint64(len(fn))))
 	const n = 37
 	for _, k := range []int{96, 576, 1536} {
 		for _, m := range []int{2, 7, 8, 9, 16} {
@@ -77,7 +85,7 @@ func matVecRows(t *testing.T, b, off *Backend, batch int) {
 				ps.Add(d)
 				ls, err := shaders.LaunchFor(&d, &b.tuning, nil)
 				require.NoError(t, err, name)
-				require.Equal(t, fmt.Sprintf("mat_vec_rows%d_q8_0", batch), ls[0].Function, name)
+				require.Equal(t, fn, ls[0].Function, name)
 				run := func(be *Backend) []float32 {
 					ex, err := be.Load(p)
 					require.NoError(t, err, name)

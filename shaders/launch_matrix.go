@@ -428,6 +428,19 @@ var mvRowsTypes = map[ggml.Type]bool{ggml.Q8_0: true}
 
 const mvRowsPerBlock = 8
 
+// MatVecRowsMMARows is the CUDA host's Tuning.MatVecRowsMMA with the
+// sm_80 module: from 4 rows the tensor-core form beat mat_vec_rows4 on
+// the SmolLM2 shape's products (an H200, graph replays of the 16-row
+// step's 121 products: 0.52 ms against 1.46 at 16 rows, against 0.64 ms
+// for mat_vec_rows4 at 4 rows; bench/cuda/20261203-b38s29).
+const MatVecRowsMMARows = 4
+
+// mvRowsMMAName is the tensor-core multi-row mat-vec (one n8 tile of
+// weight rows a block of mvRowsMMAThreads, up to 16 activation rows).
+func mvRowsMMAName(t ggml.Type) string { return "mat_vec_rows_mma_" + typeSuffix[t] }
+
+const mvRowsMMAThreads = 256
+
 // mvRowsName is the native multi-row mat-vec of batch rows a block.
 func mvRowsName(batch uint32, t ggml.Type) string {
 	return fmt.Sprintf("mat_vec_rows%d_%s", batch, typeSuffix[t])
@@ -435,11 +448,16 @@ func mvRowsName(batch uint32, t ggml.Type) string {
 
 // launchMatVecRows is the native multi-row mat-vec's launch (Tuning.MatVecRowsNative):
 // a plain q8_0 product of 2 to MatVecRowsNative rows, narrower than
-// MatVecWideK, with aligned activation rows.
+// MatVecWideK, with aligned activation rows; from Tuning.MatVecRowsMMA
+// rows (up to 16) its tensor-core form.
 func launchMatVecRows(d *plan.Dispatch, t *Tuning, n, k, m uint32) (Launch, bool) {
 	if !mvRowsTypes[d.Type] || d.Kernel != plan.MatVec || m < 2 || m > t.MatVecRowsNative || k >= MatVecWideK || k%32 != 0 ||
 		plan.DecodeMatVec(d).Flags&plan.FlagGELUOut != 0 || !alignedInputs(d, t, k) {
 		return Launch{}, false
+	}
+	if t.MatVecRowsMMA >= 2 && m >= t.MatVecRowsMMA && m <= 16 {
+		return Launch{Function: mvRowsMMAName(d.Type), Groups: [3]uint32{ceilDiv(n, 8), 1, 1},
+			Threads: [3]uint32{mvRowsMMAThreads, 1, 1}}, true
 	}
 	batch := uint32(4)
 	if t.MatVecRowsNativeBatch >= 8 {

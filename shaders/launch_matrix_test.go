@@ -54,6 +54,10 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	native.MatVecRowsNative = MatVecRowsNativeRows
 	native8 := native
 	native8.MatVecRowsNativeBatch = 8
+	// from MatVecRowsMMA rows (the CUDA host's 4), its tensor-core form:
+	// one n8 tile of weight rows a block of 256 threads, every row of it
+	nativeMMA := native
+	nativeMMA.MatVecRowsMMA = MatVecRowsMMARows
 	for _, c := range []struct {
 		tun  *Tuning
 		kern plan.Kernel
@@ -75,6 +79,15 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		{&native, plan.MatVec, ggml.Q8_0, MatVecWideK, 16, MatVecWideK, 0, "mat_vec_q8_0", 4},
 		{&native, plan.MatVec, ggml.Q4_0, 576, 16, 576, 0, "mat_vec_q4_0", 4},
 		{&cuda, plan.MatVec, ggml.Q8_0, 576, 16, 576, 0, "mat_vec_q8_0", 4},
+		{&nativeMMA, plan.MatVec, ggml.Q8_0, 576, 16, 576, 0, "mat_vec_rows_mma_q8_0", 1},
+		{&nativeMMA, plan.MatVec, ggml.Q8_0, 1536, 4, 1536, 0, "mat_vec_rows_mma_q8_0", 1},
+		{&nativeMMA, plan.MatVec, ggml.Q8_0, 576, 3, 576, 0, "mat_vec_rows4_q8_0", 1},
+		{&nativeMMA, plan.MatVec, ggml.Q8_0, 576, 1, 576, 0, "mat_vec_q8_0", 1},
+		{&nativeMMA, plan.MatVec, ggml.Q8_0, 576, 17, 576, 0, "mat_vec_q8_0", 5},
+		{&nativeMMA, plan.MatVec, ggml.Q8_0, 576, 16, 578, 0, "mat_vec_q8_0", 4},
+		{&nativeMMA, plan.MatVec, ggml.Q8_0, 576, 16, 576, plan.FlagGELUOut, "mat_vec_q8_0", 4},
+		{&nativeMMA, plan.MatVec, ggml.Q8_0, MatVecWideK, 16, MatVecWideK, 0, "mat_vec_q8_0", 4},
+		{&nativeMMA, plan.MatVec, ggml.Q4_0, 576, 16, 576, 0, "mat_vec_q4_0", 4},
 	} {
 		d = plan.MatVecArgs{Type: c.typ, Bias: plan.None, Res: plan.None, N: 576, K: c.k, M: c.m, Ldx: c.ldx, Ldo: 576, Ldr: 576, Flags: c.fl}.Dispatch()
 		lns, err = LaunchFor(&d, c.tun, nil)
@@ -84,7 +97,11 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		require.Equal(t, c.gy, lns[0].Groups[1], "%+v", c)
 		if strings.HasPrefix(c.want, "mat_vec_rows") {
 			require.Equal(t, [3]uint32{576 / 8, c.gy, 1}, lns[0].Groups, "%+v", c)
-			require.Equal(t, [3]uint32{128, 1, 1}, lns[0].Threads, "%+v", c)
+			threads := uint32(128)
+			if strings.HasPrefix(c.want, "mat_vec_rows_mma") {
+				threads = 256
+			}
+			require.Equal(t, [3]uint32{threads, 1, 1}, lns[0].Threads, "%+v", c)
 			rp, err := RepackedFunction(c.want)
 			require.NoError(t, err)
 			require.Equal(t, c.want+"_rp", rp)

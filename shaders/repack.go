@@ -217,6 +217,7 @@ func init() {
 		for _, b := range []uint32{4, 8} {
 			rpNames[mvRowsName(b, t)] = mvRowsName(b, t) + "_rp"
 		}
+		rpNames[mvRowsMMAName(t)] = mvRowsMMAName(t) + "_rp"
 	}
 	for t := range repackTypes {
 		rpNames[mmaNames[t]] = mmaNames[t] + "_rp"

@@ -128,6 +128,14 @@ type Tuning struct {
 	// what mat_vec_impl measured best at 16 rows (MatVecBatchMany) and
 	// paged38's multi-row mat-vecs too (BENCHMARKS.md).
 	MatVecRowsNativeBatch uint32
+	// MatVecRowsMMA, when 2 or more, is the activation rows from which
+	// those products (the ones MatVecRowsNative takes) run on tensor
+	// cores instead: mat_vec_rows_mma_q8_0 (cuda/native/mat_vec_rows.cu),
+	// one m16n8k16 product over up to 16 rows, the weights read once at
+	// any m. Zero (or 1): never. Only the CUDA host sets it
+	// (MatVecRowsMMARows, with the sm_80 module); HARK_CUDA_TUNE=
+	// MatVecRowsMMA=1 turns it off there.
+	MatVecRowsMMA uint32
 	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
 	// weight type with a tensor-core variant launches mat_mul_mma_<type>
 	// (native CUDA, cuda/native; the same grid and blocking as mat_mul)
