@@ -126,9 +126,8 @@ type Recorder struct {
 	preRoll   int
 	// The delivery timeline since Start: the least lag of a delivery
 	// behind the wall clock (samples; the device's own latency), and what
-	// Stop waits for.
+	// Stop waits for; +Inf until the first delivery.
 	minLag    float64
-	timed     bool
 	drainNeed int
 	drained   chan struct{}
 	now       func() time.Time // the clock (tests set it)
@@ -182,9 +181,7 @@ func (r *Recorder) onData(x []float32) {
 		if len(r.rec)+len(x) <= int(r.cfg.MaxDuration.Seconds()*capture.SampleRate) {
 			r.rec = append(r.rec, x...)
 			lag := now.Sub(r.startAt).Seconds()*capture.SampleRate - float64(len(r.rec)-r.preRoll)
-			if !r.timed || lag < r.minLag {
-				r.minLag, r.timed = lag, true
-			}
+			r.minLag = min(r.minLag, lag)
 			if r.drained != nil && len(r.rec) >= r.drainNeed {
 				close(r.drained)
 				r.drained = nil
@@ -391,7 +388,7 @@ func (r *Recorder) Start(path string) error {
 		r.firstAt = r.ringAt
 	}
 	r.ringPos, r.ringFull, r.ringAt = 0, false, time.Time{}
-	r.recording, r.starting, r.limited, r.timed = true, false, false, false
+	r.recording, r.starting, r.limited, r.minLag = true, false, false, math.Inf(1)
 	r.w, r.path = w, path
 	r.notify, r.stop, r.done = make(chan struct{}, 1), make(chan struct{}), make(chan error, 1)
 	go r.writer(w, r.notify, r.stop, r.done)
@@ -501,7 +498,7 @@ const drainSlack = 0.02 * capture.SampleRate
 // delivers the end of the dictation after the release.
 func (r *Recorder) drain() {
 	r.mu.Lock()
-	if !r.recording || !r.timed || r.limited {
+	if !r.recording || math.IsInf(r.minLag, 1) || r.limited {
 		r.mu.Unlock()
 		return
 	}
