@@ -104,6 +104,13 @@ type chatDeps struct {
 	maxTokens int
 }
 
+// AnswerTextHook, when set, runs after each piece of a chat answer is
+// emitted, with the answer's context (canceled by Stop). Only tests set
+// it: the browser test holds its first answer there until the page's Stop
+// lands, where a fast model would otherwise finish before the click. Set
+// it before the app starts; nil in the app.
+var AnswerTextHook func(ctx context.Context)
+
 func newChat(deps chatDeps) *Chat {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Chat{deps: deps, running: map[int64]*answer{}, ctx: ctx, cancel: cancel}
@@ -256,6 +263,9 @@ func (c *Chat) answer(ctx context.Context, conv, msgID int64, path string) ChatD
 			}, func(s string) error {
 				text.WriteString(s)
 				c.deps.emit.Emit(EventChatToken, ChatToken{ConversationID: conv, MessageID: msgID, Text: s})
+				if AnswerTextHook != nil {
+					AnswerTextHook(ctx)
+				}
 				if time.Since(lastSave) > chatSaveEvery {
 					// A failure here is not final: the closing save below
 					// reports one that lasts.

@@ -12,11 +12,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/app"
 	"github.com/harkapp/hark/cli"
 	"github.com/harkapp/hark/internal/shared"
 )
@@ -28,9 +30,8 @@ const (
 	chatFile = "stories260K.gguf"
 	// chatMaxTokens bounds each chat answer of the smallest model (else
 	// up to its context's end): on a busy 2-core machine an unbounded one
-	// took over 90 s. Not small either: the first answer is stopped at its
-	// first streamed text, which needs the rest still to come (at 128
-	// tokens an idle machine could finish before the click lands). The models
+	// took over 90 s. The first answer, stopped at its first streamed text,
+	// is held there until the stop lands (app.AnswerTextHook). The models
 	// run on one thread each (--threads 1): on a busy machine a worker
 	// team waits at every operation's barrier for a descheduled peer, 48
 	// times per token of this model.
@@ -68,6 +69,16 @@ func TestBrowser(t *testing.T) {
 	}
 	caseJSON, err := json.Marshal(tc)
 	require.NoError(t, err)
+
+	// The first answer is held after its first streamed text until the
+	// page's Stop cancels it, so the stop never races the model's end.
+	var held atomic.Bool
+	app.AnswerTextHook = func(ctx context.Context) {
+		if held.CompareAndSwap(false, true) {
+			<-ctx.Done()
+		}
+	}
+	t.Cleanup(func() { app.AnswerTextHook = nil })
 
 	shots := screenshotDir(t, root)
 	data := t.TempDir()
