@@ -257,7 +257,7 @@ func TestPrepQ8_0XVNNI(t *testing.T) {
 		for b := range nb { // the extremes: all −128, all +127, alternating
 			c := x[b*q8_0Bytes+2 : (b+1)*q8_0Bytes]
 			for i := range c {
-				c[i] = [3]byte{0x80, 0x7f, byte(0x80 ^ (i & 1) * 0xff)}[b%3]
+				c[i] = [3]byte{0x80, 0x7f, byte(0x80 ^ (i&1)*0xff)}[b%3]
 			}
 		}
 		check(x, nb, fmt.Sprintf("extreme nb=%d", nb))
