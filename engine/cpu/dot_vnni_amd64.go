@@ -35,6 +35,29 @@ func dotQ8_0VNNIP(w, x *byte, nb, groups int, out *float32)
 //go:noescape
 func dotQ8_0VNNIPX(w, xp *byte, nb, groups int, out *float32)
 
+// prepQ8_0XVNNI is prepQ8_0XGo in AVX-512 VNNI and F16C, byte for byte
+// for every scale that is not a NaN (F16C quiets signalling NaNs).
+//
+//go:noescape
+func prepQ8_0XVNNI(x, dst *byte, nb int)
+
+// prepXVNNI picks prepQ8_0XVNNI over the Go version in prepQ8_0X (a
+// variable for the tests, which run both).
+var prepXVNNI = true
+
+// prepQ8_0X prepares x's nb Q8_0 blocks for dotQ8_0VNNIPX. It runs on the
+// caller between two products of a decode step, while the other workers
+// wait for the next job: at 16 workers the Go version was 0.7% of all
+// threads' time and about a tenth of the caller's (BENCHMARKS.md, round 31).
+func prepQ8_0X(x []byte, nb int, dst []byte) {
+	if !prepXVNNI || nb <= 0 {
+		prepQ8_0XGo(x, nb, dst)
+		return
+	}
+	_, _ = x[nb*q8_0Bytes-1], dst[nb*q8PrepBytes-1]
+	prepQ8_0XVNNI(&x[0], &dst[0], nb)
+}
+
 // hasVNNI gates the AVX-512 VNNI kernels. x/sys/cpu reports the AVX-512
 // flags only when the OS saves the ZMM and mask registers; the kernels use
 // 512-bit VPDPBUSD (VNNI), byte masks (BW) and 128/256-bit EVEX forms (VL).

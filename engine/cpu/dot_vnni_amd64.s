@@ -464,3 +464,38 @@ q80xloop:
 	DECQ            CX
 	JNZ             q80xloop
 	VNNIP_END(q80xrow)
+
+// func prepQ8_0XVNNI(x, dst *byte, nb int)
+// prepQ8_0X's layout, a block at a time: the 32 codes copied; VPDPBUSD of
+// the codes (signed) by ones (unsigned) gives the eight sums of four
+// codes, whose halves added give Σx[4j:4j+4] + Σx[16+4j:16+4j+4], times
+// −128 (a shift and a negation: the same int32 bits as the Go version's
+// product); d_x by VCVTPH2PS (exact), the three lanes above it zero.
+TEXT ·prepQ8_0XVNNI(SB), NOSPLIT, $0-24
+	MOVQ         x+0(FP), SI
+	MOVQ         dst+8(FP), DI
+	MOVQ         nb+16(FP), CX
+	MOVL         $0x01010101, AX
+	VPBROADCASTD AX, Y15
+	VPXOR        X14, X14, X14
+
+prepxloop:
+	VMOVDQU      2(SI), Y0
+	VPXOR        Y1, Y1, Y1
+	VPDPBUSD     Y0, Y15, Y1
+	VEXTRACTI128 $1, Y1, X2
+	VPADDD       X2, X1, X1
+	VPSLLD       $7, X1, X1
+	VPSUBD       X1, X14, X1
+	MOVWLZX      (SI), AX
+	VMOVD        AX, X3
+	VCVTPH2PS    X3, X3
+	VMOVDQU      Y0, (DI)
+	VMOVDQU      X1, 32(DI)
+	VMOVDQU      X3, 48(DI)
+	ADDQ         $34, SI
+	ADDQ         $64, DI
+	DECQ         CX
+	JNZ          prepxloop
+	VZEROUPPER
+	RET

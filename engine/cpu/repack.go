@@ -276,12 +276,12 @@ const q8PrepBytes = 64
 // activations (a variable for the A/B benchmark and the tests).
 var packPrepX = true
 
-// prepQ8_0X lays out x's nb Q8_0 blocks for dotQ8_0VNNIPX, 64 bytes a
+// prepQ8_0XGo lays out x's nb Q8_0 blocks for dotQ8_0VNNIPX, 64 bytes a
 // block: the 32 codes; the four int32 terms −128·(Σx[4j:4j+4] +
 // Σx[16+4j:16+4j+4]) that take the codes' +128 bias out of the VPDPBUSD
 // sums (VNNI_XBLOCK's Z3); d_x as a float32 (exact); zeros. Integer sums,
 // so the kernel's results equal the unprepared kernel's bit for bit.
-func prepQ8_0X(x []byte, nb int, dst []byte) {
+func prepQ8_0XGo(x []byte, nb int, dst []byte) {
 	_, _ = x[nb*q8_0Bytes-1], dst[nb*q8PrepBytes-1]
 	for b := range nb {
 		s, d := x[b*q8_0Bytes:(b+1)*q8_0Bytes], dst[b*q8PrepBytes:(b+1)*q8PrepBytes]

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -213,5 +214,105 @@ func BenchmarkMatVecPacked(b *testing.B) {
 			}
 		}
 		pool.Close()
+	}
+}
+
+// prepQ8_0XVNNI lays the activation blocks out byte for byte as the Go
+// version does: random and extreme codes (every block's eight sums at
+// −1024 and +1016 included) at odd block counts, and every f16 scale (a
+// NaN's payload may differ: F16C quiets signalling NaNs, so there both
+// must be NaN).
+func TestPrepQ8_0XVNNI(t *testing.T) {
+	if !hasVNNI {
+		t.Skip("the CPU has no AVX-512 VNNI: prepQ8_0XVNNI is not used")
+	}
+	r := rand.New(rand.NewPCG(31, 37))
+	check := func(x []byte, nb int, what string) {
+		t.Helper()
+		want := make([]byte, nb*q8PrepBytes+7)
+		got := make([]byte, nb*q8PrepBytes+7)
+		for i := range got { // the bytes past the last block stay as they are
+			got[i], want[i] = 0xa5, 0xa5
+		}
+		prepQ8_0XGo(x, nb, want)
+		prepQ8_0XVNNI(&x[0], &got[0], nb)
+		for b := range nb {
+			w, g := want[b*q8PrepBytes:(b+1)*q8PrepBytes], got[b*q8PrepBytes:(b+1)*q8PrepBytes]
+			if h := binary.LittleEndian.Uint16(x[b*q8_0Bytes:]); h&0x7c00 == 0x7c00 && h&0x3ff != 0 {
+				require.Equal(t, w[:48], g[:48], "%s block %d", what, b)
+				require.True(t, math.IsNaN(float64(math.Float32frombits(binary.LittleEndian.Uint32(g[48:])))), "%s block %d: NaN scale", what, b)
+				require.Equal(t, w[52:], g[52:], "%s block %d", what, b)
+				continue
+			}
+			require.Equal(t, w, g, "%s block %d of %d", what, b, nb)
+		}
+		require.Equal(t, want[nb*q8PrepBytes:], got[nb*q8PrepBytes:], "%s: past the last block", what)
+	}
+	for _, nb := range []int{1, 2, 3, 5, 17, 18, 31, 48, 67} {
+		x := make([]byte, nb*q8_0Bytes)
+		for i := range x {
+			x[i] = byte(r.Uint32())
+		}
+		check(x, nb, fmt.Sprintf("random nb=%d", nb))
+		for b := range nb { // the extremes: all −128, all +127, alternating
+			c := x[b*q8_0Bytes+2 : (b+1)*q8_0Bytes]
+			for i := range c {
+				c[i] = [3]byte{0x80, 0x7f, byte(0x80 ^ (i&1)*0xff)}[b%3]
+			}
+		}
+		check(x, nb, fmt.Sprintf("extreme nb=%d", nb))
+	}
+	// every scale, 48 blocks at a time (a 1536-wide row)
+	x := make([]byte, 48*q8_0Bytes)
+	for i := range x {
+		x[i] = byte(r.Uint32())
+	}
+	for h := 0; h < 1<<16; h += 48 {
+		for b := range 48 {
+			binary.LittleEndian.PutUint16(x[b*q8_0Bytes:], uint16(min(h+b, 1<<16-1)))
+		}
+		check(x, 48, fmt.Sprintf("scales from %#04x", h))
+	}
+}
+
+// withPrepX runs f with prepQ8_0X's assembly (on) and its Go version (off).
+func withPrepX(t *testing.T, f func(t *testing.T)) {
+	defer func() { prepXVNNI = true }()
+	for _, on := range []bool{true, false} {
+		prepXVNNI = on
+		t.Run(fmt.Sprintf("prepXVNNI=%v", on), f)
+	}
+}
+
+// The packed products with the activations prepared by either version:
+// bit for bit the unpacked kernels (TestPackedVNNIExact, TestPackedMulExact)
+// and the float64 reference (TestPackedMul).
+func TestPackedPrepBothPaths(t *testing.T) {
+	withPrepX(t, TestPackedVNNIExact)
+	withPrepX(t, TestPackedMulExact)
+	withPrepX(t, TestPackedMul)
+}
+
+// BenchmarkPrepQ8_0X: a decode step's activation rows (576 and 1536 wide)
+// prepared by the assembly and by the Go version.
+func BenchmarkPrepQ8_0X(b *testing.B) {
+	if !hasVNNI {
+		b.Skip("the CPU has no AVX-512 VNNI: prepQ8_0XVNNI is not used")
+	}
+	defer func() { prepXVNNI = true }()
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, k := range []int{576, 1536} {
+		nb := k / 32
+		xq := make([]byte, nb*q8_0Bytes)
+		kinds[ggml.Q8_0].quantize(randF32(r, k), xq)
+		dst := make([]byte, nb*q8PrepBytes)
+		for _, on := range []bool{true, false} {
+			b.Run(fmt.Sprintf("k%d/vnni=%v", k, on), func(b *testing.B) {
+				prepXVNNI = on
+				for b.Loop() {
+					prepQ8_0X(xq, nb, dst)
+				}
+			})
+		}
 	}
 }
