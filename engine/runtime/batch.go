@@ -33,9 +33,54 @@ var BatchBackends = map[string]bool{"cpu": true}
 // products run as GEMMs where llm.MatMulRows (16) is not the better side.
 // CUDA: 16 sequences step faster on the mat-vec products (H200,
 // SmolLM2-shape q8_0: 4.67-4.77 ms a step against 5.94-5.96 with the
-// tensor-core GEMM, bench/cuda/20261130-batch38/batchstep.log); larger
-// steps (prompt chunks) keep the GEMM.
-var batchMatMulRows = map[string]int{"cuda": 17}
+// tensor-core GEMM, bench/cuda/20261130-batch38/batchstep.log), and since
+// the tensor-core mat-vec (mat_vec_rows_mma_q8_0) takes up to 64 rows
+// (shaders.MatVecRowsMMAMaxRows) so do steps of 16 streams and 48 prompt
+// rows beside them (the GEMM's step: 4.9 ms at any row count against 2.0
+// for 16 rows on the mat-vec, bench/cuda/20261203-s31); larger steps (a
+// prompt admitted alone) keep the GEMM. $HARK_BATCH_MATMUL_ROWS replaces
+// it (17: the mat-vec to 16 rows only).
+var batchMatMulRows = map[string]int{"cuda": 65}
+
+// matMulRows is backend's batch.Config.MatMulRows.
+func matMulRows(backend string) int {
+	if n, err := strconv.Atoi(os.Getenv("HARK_BATCH_MATMUL_ROWS")); err == nil && n >= 0 {
+		return n
+	}
+	return batchMatMulRows[backend]
+}
+
+// batchStepCost is, per backend, a batch step's cost against its rows
+// (batch.Config.StepCost), measured on the backend's tuning, and
+// batchBesideCost the most a step with decode rows may cost against
+// theirs alone (batch.Config.BesideCost): prompts beside running streams
+// come in chunks a step's cost allows, so a stream's token waits at most
+// ~1.8x its step while 16 prompts are admitted, where a whole 128-row
+// prompt step took 5.0-8.7 ms beside 2.2-ms decode steps (H200, issue
+// #38's first 16-stream level, bench/cuda/20261203-s31). CUDA: ms a step
+// on an H200, SmolLM2-shape q8_0 (BenchmarkGPUStepRows: 16 streams' decode
+// rows and a shallow prompt chunk beside them; up to 64 rows on the
+// tensor-core mat-vec, from 65 the GEMM); bench/cuda/20261203-b38s31.
+var (
+	batchStepCost   = map[string]string{"cuda": "1:1.32,4:1.87,16:1.99,24:2.15,32:2.3,48:2.65,64:3.0,65:5.0,128:5.4"}
+	batchBesideCost = map[string]float64{"cuda": 1.8}
+)
+
+// stepCost is backend's batch.Config.StepCost and BesideCost:
+// batchStepCost's and batchBesideCost's, or $HARK_BATCH_STEP_COST's
+// (batch.ParseStepCost's form; "0" or malformed: none) and
+// $HARK_BATCH_BESIDE_COST's (0: no bound) when set, for measuring.
+func stepCost(backend string) (batch.StepCost, float64) {
+	v, r := batchStepCost[backend], batchBesideCost[backend]
+	if e := os.Getenv("HARK_BATCH_STEP_COST"); e != "" {
+		v = e
+	}
+	if f, err := strconv.ParseFloat(os.Getenv("HARK_BATCH_BESIDE_COST"), 64); err == nil && f >= 0 {
+		r = f
+	}
+	c, _ := batch.ParseStepCost(v)
+	return c, r
+}
 
 // batchFuseRows is, per backend, whether a batch plan's mat-vec step
 // fuses its norms and gated activation into its products
@@ -123,9 +168,10 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 	defer m.batch.mu.Unlock()
 	if m.batch.eng == nil && m.batch.err == nil {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
-		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()],
+		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: matMulRows(m.be.Name()),
 			FuseRows: fuseRows(m.be.Name())}
 		c.PromptBeside, c.LongPrompt = promptBeside(m.be.Name())
+		c.StepCost, c.BesideCost = stepCost(m.be.Name())
 		if m.batch.trace, m.batch.err = batchTrace(); m.batch.trace != nil {
 			c.Trace = m.batch.trace
 		}

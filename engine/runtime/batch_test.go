@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/batch"
 	"github.com/harkapp/hark/engine/llm"
 )
 
@@ -120,4 +121,34 @@ func TestBatchPromptBeside(t *testing.T) {
 	t.Setenv("HARK_BATCH_LONG_PROMPT", "x")
 	b, l = promptBeside("cpu")
 	require.Equal(t, [2]int{12, 128}, [2]int{b, l})
+}
+
+// CUDA's batch steps: the mat-vec products to 64 rows, a step-cost model
+// bounding prompt rows beside streams at 1.8x their step; other backends
+// neither; the variables replace them (a malformed cost: none).
+func TestBatchStepCost(t *testing.T) {
+	for _, k := range []string{"HARK_BATCH_STEP_COST", "HARK_BATCH_BESIDE_COST", "HARK_BATCH_MATMUL_ROWS"} {
+		t.Setenv(k, "")
+	}
+	require.Equal(t, 65, matMulRows("cuda"))
+	require.Equal(t, 0, matMulRows("cpu"))
+	c, r := stepCost("cuda")
+	require.Equal(t, 1.8, r)
+	require.Greater(t, c.At(65), 1.8*c.At(16), "past 64 rows (the GEMM) over the bound beside 16 streams")
+	require.LessOrEqual(t, c.At(64), 1.8*c.At(16))
+	c, r = stepCost("cpu")
+	require.Nil(t, c)
+	require.Zero(t, r)
+	t.Setenv("HARK_BATCH_MATMUL_ROWS", "17")
+	t.Setenv("HARK_BATCH_STEP_COST", "1:1.5, 16:2,128:6")
+	t.Setenv("HARK_BATCH_BESIDE_COST", "2.5")
+	require.Equal(t, 17, matMulRows("cuda"))
+	c, r = stepCost("cpu")
+	require.Equal(t, batch.StepCost{{Rows: 1, Cost: 1.5}, {Rows: 16, Cost: 2}, {Rows: 128, Cost: 6}}, c)
+	require.Equal(t, 2.5, r)
+	for _, bad := range []string{"0", "16:2,1:1", "1:0", "x", "4:2,"} {
+		t.Setenv("HARK_BATCH_STEP_COST", bad)
+		c, _ = stepCost("cuda")
+		require.Nil(t, c, bad)
+	}
 }
