@@ -436,12 +436,14 @@ const mvRowsPerBlock = 8
 const MatVecRowsMMARows = 4
 
 // MatVecRowsMMAMaxRows is the CUDA host's Tuning.MatVecRowsMMAMax with
-// the sm_80 module: a batch step of up to 64 rows (16 streams decoding
-// and 48 prompt rows beside them) keeps its products on the tensor-core
-// mat-vec, whose weights are read once a tile, where the GEMM's step
-// costs ~2.4x a 16-row decode step at any row count (H200, SmolLM2 shape:
-// 4.9 ms from 16 rows against 2.0; bench/cuda/20261203-s31).
-const MatVecRowsMMAMaxRows = 64
+// the sm_80 module: a batch step of up to 128 rows (the batch plan's
+// budget: 16 streams decoding and prompt chunks beside them, or a prompt
+// admitted alone) keeps its products on the tensor-core mat-vec, whose
+// weights are read once a tile and then from L2 for each further column
+// of 16 rows: the SmolLM2-shape q8_0 step took 2.62 ms at 64 rows against
+// the GEMM's 4.8-5.0 at any row count from 17 (H200,
+// bench/cuda/20261203-b38s31).
+const MatVecRowsMMAMaxRows = 128
 
 // mvRowsMMAName is the tensor-core multi-row mat-vec (one n8 tile of
 // weight rows a block of mvRowsMMAThreads, up to 16 activation rows).

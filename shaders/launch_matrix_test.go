@@ -58,10 +58,12 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	// one n8 tile of weight rows a block of 256 threads, every row of it
 	nativeMMA := native
 	nativeMMA.MatVecRowsMMA = MatVecRowsMMARows
-	// to MatVecRowsMMAMax rows (the CUDA host's 64): a column of 16 rows a
-	// block past 16, ceil(n/8) · ceil(m/16) blocks
+	// to MatVecRowsMMAMax rows (here 64; the CUDA host's 128): a column of
+	// 16 rows a block past 16, ceil(n/8) · ceil(m/16) blocks
 	nativeMMA64 := nativeMMA
-	nativeMMA64.MatVecRowsMMAMax = MatVecRowsMMAMaxRows
+	nativeMMA64.MatVecRowsMMAMax = 64
+	nativeMMA128 := nativeMMA
+	nativeMMA128.MatVecRowsMMAMax = MatVecRowsMMAMaxRows
 	for _, c := range []struct {
 		tun  *Tuning
 		kern plan.Kernel
@@ -100,6 +102,9 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		{&nativeMMA64, plan.MatVec, ggml.Q8_0, 576, 3, 576, 0, "mat_vec_rows4_q8_0", 1},
 		{&nativeMMA64, plan.MatVec, ggml.Q8_0, 576, 40, 578, 0, "mat_vec_q8_0", 10},
 		{&nativeMMA64, plan.MatVec, ggml.Q4_0, 576, 40, 576, 0, "mat_vec_q4_0", 10},
+		{&nativeMMA128, plan.MatVec, ggml.Q8_0, 576, 128, 576, 0, "mat_vec_rows_mma_q8_0", 1},
+		{&nativeMMA128, plan.MatVec, ggml.Q8_0, 576, 100, 576, 0, "mat_vec_rows_mma_q8_0", 1},
+		{&nativeMMA128, plan.MatVec, ggml.Q8_0, 576, 129, 576, 0, "mat_vec_q8_0", 33},
 	} {
 		d = plan.MatVecArgs{Type: c.typ, Bias: plan.None, Res: plan.None, N: 576, K: c.k, M: c.m, Ldx: c.ldx, Ldo: 576, Ldr: 576, Flags: c.fl}.Dispatch()
 		lns, err = LaunchFor(&d, c.tun, nil)

@@ -31,16 +31,17 @@ var BatchBackends = map[string]bool{"cpu": true}
 
 // batchMatMulRows is, per backend, the rows from which a batch step's
 // products run as GEMMs where llm.MatMulRows (16) is not the better side.
-// CUDA: 16 sequences step faster on the mat-vec products (H200,
-// SmolLM2-shape q8_0: 4.67-4.77 ms a step against 5.94-5.96 with the
-// tensor-core GEMM, bench/cuda/20261130-batch38/batchstep.log), and since
-// the tensor-core mat-vec (mat_vec_rows_mma_q8_0) takes up to 64 rows
-// (shaders.MatVecRowsMMAMaxRows) so do steps of 16 streams and 48 prompt
-// rows beside them (the GEMM's step: 4.9 ms at any row count against 2.0
-// for 16 rows on the mat-vec, bench/cuda/20261203-s31); larger steps (a
-// prompt admitted alone) keep the GEMM. $HARK_BATCH_MATMUL_ROWS replaces
-// it (17: the mat-vec to 16 rows only).
-var batchMatMulRows = map[string]int{"cuda": 65}
+// CUDA: none in the batch plan's 128 rows. 16 sequences stepped faster on
+// the mat-vec products (H200, SmolLM2-shape q8_0: 4.67-4.77 ms a step
+// against 5.94-5.96 with the tensor-core GEMM,
+// bench/cuda/20261130-batch38/batchstep.log), and since the tensor-core
+// mat-vec (mat_vec_rows_mma_q8_0) takes up to 128 rows
+// (shaders.MatVecRowsMMAMaxRows) so do prompt chunks beside streams and
+// prompts admitted alone (the GEMM's step: 4.8-5.0 ms at any row count
+// from 17, against 2.62 for 64 rows on the mat-vec,
+// bench/cuda/20261203-b38s31). $HARK_BATCH_MATMUL_ROWS replaces it (17:
+// the mat-vec to 16 rows only, as before).
+var batchMatMulRows = map[string]int{"cuda": 129}
 
 // matMulRows is backend's batch.Config.MatMulRows.
 func matMulRows(backend string) int {
@@ -58,11 +59,11 @@ func matMulRows(backend string) int {
 // ~1.8x its step while 16 prompts are admitted, where a whole 128-row
 // prompt step took 5.0-8.7 ms beside 2.2-ms decode steps (H200, issue
 // #38's first 16-stream level, bench/cuda/20261203-s31). CUDA: ms a step
-// on an H200, SmolLM2-shape q8_0 (BenchmarkGPUStepRows: 16 streams' decode
-// rows and a shallow prompt chunk beside them; up to 64 rows on the
-// tensor-core mat-vec, from 65 the GEMM); bench/cuda/20261203-b38s31.
+// on an H200, SmolLM2-shape q8_0 (BenchmarkGPUStepRows: up to 12 streams'
+// decode rows and a shallow prompt chunk beside them, every row count on
+// the tensor-core mat-vec; bench/cuda/20261203-b38s31).
 var (
-	batchStepCost   = map[string]string{"cuda": "1:1.32,4:1.87,16:1.99,24:2.15,32:2.3,48:2.65,64:3.0,65:5.0,128:5.4"}
+	batchStepCost   = map[string]string{"cuda": "1:1.29,4:1.84,8:1.82,12:1.99,16:1.9,24:2.06,32:2.17,40:2.37,48:2.33,56:2.53,64:2.62,96:3.1,128:3.6"}
 	batchBesideCost = map[string]float64{"cuda": 1.8}
 )
 

@@ -123,19 +123,20 @@ func TestBatchPromptBeside(t *testing.T) {
 	require.Equal(t, [2]int{12, 128}, [2]int{b, l})
 }
 
-// CUDA's batch steps: the mat-vec products to 64 rows, a step-cost model
+// CUDA's batch steps: the mat-vec products to 128 rows, a step-cost model
 // bounding prompt rows beside streams at 1.8x their step; other backends
 // neither; the variables replace them (a malformed cost: none).
 func TestBatchStepCost(t *testing.T) {
 	for _, k := range []string{"HARK_BATCH_STEP_COST", "HARK_BATCH_BESIDE_COST", "HARK_BATCH_MATMUL_ROWS"} {
 		t.Setenv(k, "")
 	}
-	require.Equal(t, 65, matMulRows("cuda"))
+	require.Equal(t, 129, matMulRows("cuda"))
 	require.Equal(t, 0, matMulRows("cpu"))
 	c, r := stepCost("cuda")
 	require.Equal(t, 1.8, r)
-	require.Greater(t, c.At(65), 1.8*c.At(16), "past 64 rows (the GEMM) over the bound beside 16 streams")
-	require.LessOrEqual(t, c.At(64), 1.8*c.At(16))
+	require.Len(t, c, 13)
+	require.LessOrEqual(t, c.At(64), 1.8*c.At(16), "16 streams take 48 prompt rows beside them at least")
+	require.Greater(t, c.At(128), 1.8*c.At(1), "a lone stream never waits for a whole budget of prompt rows")
 	c, r = stepCost("cpu")
 	require.Nil(t, c)
 	require.Zero(t, r)
