@@ -61,9 +61,12 @@ func matMulRows(backend string) int {
 // #38's first 16-stream level, bench/cuda/20261203-s31). CUDA: ms a step
 // on an H200, SmolLM2-shape q8_0 (BenchmarkGPUStepRows: up to 12 streams'
 // decode rows and a shallow prompt chunk beside them, every row count on
-// the tensor-core mat-vec; bench/cuda/20261203-b38s31).
+// the tensor-core mat-vec; bench/cuda/20261203-b38s31, call 2). Served,
+// 16 streams' 16 prompts were admitted in 19 steps of at most 4.6 ms (70
+// ms) against 15 of up to 7.5 (89 ms), the level's token p95 3.2-3.6 ms
+// against 4.9-5.3.
 var (
-	batchStepCost   = map[string]string{"cuda": "1:1.29,4:1.84,8:1.82,12:1.99,16:1.9,24:2.06,32:2.17,40:2.37,48:2.33,56:2.53,64:2.62,96:3.1,128:3.6"}
+	batchStepCost   = map[string]string{"cuda": "1:1.267,4:1.768,8:1.82,12:1.821,16:1.919,24:2.04,32:2.068,40:2.247,48:2.31,56:2.471,64:2.618,65:2.825,96:3.179,128:3.998"}
 	batchBesideCost = map[string]float64{"cuda": 1.8}
 )
 

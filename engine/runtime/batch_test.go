@@ -134,7 +134,7 @@ func TestBatchStepCost(t *testing.T) {
 	require.Equal(t, 0, matMulRows("cpu"))
 	c, r := stepCost("cuda")
 	require.Equal(t, 1.8, r)
-	require.Len(t, c, 13)
+	require.Len(t, c, 14)
 	require.LessOrEqual(t, c.At(64), 1.8*c.At(16), "16 streams take 48 prompt rows beside them at least")
 	require.Greater(t, c.At(128), 1.8*c.At(1), "a lone stream never waits for a whole budget of prompt rows")
 	c, r = stepCost("cpu")
