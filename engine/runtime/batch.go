@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/harkapp/hark/engine/batch"
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/gguf"
 )
 
 // batched is an LLM's continuous-batching engine, made on first use and
@@ -39,14 +41,33 @@ var BatchBackends = map[string]bool{"cpu": true}
 // (shaders.MatVecRowsMMAMaxRows) so do prompt chunks beside streams and
 // prompts admitted alone (the GEMM's step: 4.8-5.0 ms at any row count
 // from 17, against 2.62 for 64 rows on the mat-vec,
-// bench/cuda/20261203-b38s31). $HARK_BATCH_MATMUL_ROWS replaces it (17:
-// the mat-vec to 16 rows only, as before).
-var batchMatMulRows = map[string]int{"cuda": 129}
+// bench/cuda/20261203-b38s31). Only for models whose products are all
+// q8_0 (the tensor-core mat-vec's type): other models keep
+// batchMatMulRowsOther's GEMMs from 17 rows and no step-cost bound
+// (batchStepCost is q8_0's), as before. $HARK_BATCH_MATMUL_ROWS replaces
+// either (17: the mat-vec to 16 rows only).
+var (
+	batchMatMulRows      = map[string]int{"cuda": 129}
+	batchMatMulRowsOther = map[string]int{"cuda": 17}
+)
 
-// matMulRows is backend's batch.Config.MatMulRows.
-func matMulRows(backend string) int {
+// allQ8 reports whether every matrix of f is q8_0.
+func allQ8(f *gguf.File) bool {
+	for _, t := range f.Tensors {
+		if len(t.Shape) >= 2 && t.Type != ggml.Q8_0 {
+			return false
+		}
+	}
+	return true
+}
+
+// matMulRows is backend's batch.Config.MatMulRows for f.
+func matMulRows(backend string, f *gguf.File) int {
 	if n, err := strconv.Atoi(os.Getenv("HARK_BATCH_MATMUL_ROWS")); err == nil && n >= 0 {
 		return n
+	}
+	if r, ok := batchMatMulRowsOther[backend]; ok && !allQ8(f) {
+		return r
 	}
 	return batchMatMulRows[backend]
 }
@@ -70,12 +91,16 @@ var (
 	batchBesideCost = map[string]float64{"cuda": 1.8}
 )
 
-// stepCost is backend's batch.Config.StepCost and BesideCost:
-// batchStepCost's and batchBesideCost's, or $HARK_BATCH_STEP_COST's
-// (batch.ParseStepCost's form; "0" or malformed: none) and
-// $HARK_BATCH_BESIDE_COST's (0: no bound) when set, for measuring.
-func stepCost(backend string) (batch.StepCost, float64) {
+// stepCost is backend's batch.Config.StepCost and BesideCost for f:
+// batchStepCost's and batchBesideCost's (none where f is not all q8_0),
+// or $HARK_BATCH_STEP_COST's (batch.ParseStepCost's form; "0" or
+// malformed: none) and $HARK_BATCH_BESIDE_COST's (0: no bound) when set,
+// for measuring.
+func stepCost(backend string, f *gguf.File) (batch.StepCost, float64) {
 	v, r := batchStepCost[backend], batchBesideCost[backend]
+	if !allQ8(f) {
+		v = ""
+	}
 	if e := os.Getenv("HARK_BATCH_STEP_COST"); e != "" {
 		v = e
 	}
@@ -172,10 +197,10 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 	defer m.batch.mu.Unlock()
 	if m.batch.eng == nil && m.batch.err == nil {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
-		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: matMulRows(m.be.Name()),
+		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: matMulRows(m.be.Name(), m.o.File),
 			FuseRows: fuseRows(m.be.Name())}
 		c.PromptBeside, c.LongPrompt = promptBeside(m.be.Name())
-		c.StepCost, c.BesideCost = stepCost(m.be.Name())
+		c.StepCost, c.BesideCost = stepCost(m.be.Name(), m.o.File)
 		if m.batch.trace, m.batch.err = batchTrace(); m.batch.trace != nil {
 			c.Trace = m.batch.trace
 		}
