@@ -22,8 +22,24 @@ import (
 // $HARK_CUDA_POISON).
 func TestGPUBatchEqualsSequential(t *testing.T) {
 	b := gpuWith(t, Options{})
-	batchEqualsSequential(t, b)
+	batchEqualsSequential(t, b, nil)
 	require.Zero(t, b.Stats().DeepSplits, "no row deeper than a split chunk (512 keys)")
+}
+
+// TestGPUBatchStepCost is TestGPUBatchEqualsSequential with steps of up to
+// 48 rows on the mat-vec path (MatMulRows 65, as engine/runtime's CUDA
+// plan) and prompts admitted beside running streams in the chunks a
+// step-cost model allows (a made-up cost, steep past 24 rows, BesideCost
+// 1.8: chunks of 1 to 23 rows that vary with the streams beside them): the
+// same tokens, greedy and sampled.
+func TestGPUBatchStepCost(t *testing.T) {
+	b := gpuWith(t, Options{})
+	batchEqualsSequential(t, b, func(c *batchengine.Config) {
+		c.MatMulRows = 65
+		cost, err := batchengine.ParseStepCost("1:1,24:1.5,25:4,48:4.5")
+		require.NoError(t, err)
+		c.StepCost, c.BesideCost = cost, 1.8
+	})
 }
 
 // TestGPUBatchDeepSplit is TestGPUBatchEqualsSequential with the steps
@@ -33,18 +49,22 @@ func TestGPUBatchEqualsSequential(t *testing.T) {
 // tokens, greedy and sampled, and the split taken.
 func TestGPUBatchDeepSplit(t *testing.T) {
 	b := gpuWith(t, Options{DeepSplitKeys: 32})
-	batchEqualsSequential(t, b)
+	batchEqualsSequential(t, b, nil)
 	require.Positive(t, b.Stats().DeepSplits, "steps with rows past 32 keys split")
 }
 
-func batchEqualsSequential(t *testing.T, b *Backend) {
+func batchEqualsSequential(t *testing.T, b *Backend, set func(*batchengine.Config)) {
 	golden := shared.LoadStoriesGolden(t)
 	o, err := llm.OpenFile(shared.Path(t, "models", "stories260K.gguf"), b, llm.Options{Context: 256})
 	require.NoError(t, err)
 	defer o.Close()
 	// 16 sequences on the mat-vec path, as the runtime steps them on CUDA
 	// (engine/runtime's batchMatMulRows: GEMMs from 17 rows).
-	e, err := batchengine.Load(b, o.File, o.Tk, batchengine.Config{Context: 256, Seqs: 16, TokenBudget: 48, BlockSize: 16, MatMulRows: 17}, nil)
+	c := batchengine.Config{Context: 256, Seqs: 16, TokenBudget: 48, BlockSize: 16, MatMulRows: 17}
+	if set != nil {
+		set(&c)
+	}
+	e, err := batchengine.Load(b, o.File, o.Tk, c, nil)
 	require.NoError(t, err)
 	defer func() { e.Close(); <-e.Done() }()
 

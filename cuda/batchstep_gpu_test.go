@@ -197,3 +197,32 @@ func BenchmarkGPUPromptBeside(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGPUStepRows is the cost of a batch step against its rows, what
+// engine/runtime's batchStepCost (batch.Config.StepCost) is measured from:
+// for m rows, up to 12 streams decoding as BenchmarkGPUBatchStep's (at
+// 128-255 keys) and the rest a shallow prompt chunk beside them (a 16th
+// sequence's positions 0 to m-13, recomputed each step), as a 128-token
+// prompt admitted beside running streams. $HARK_BENCH_MATMUL_ROWS=65 runs
+// steps of up to 64 rows on the mat-vec path, as the runtime's CUDA plan.
+func BenchmarkGPUStepRows(b *testing.B) {
+	const ctx, prompt, answer, streams = 4096, 128, 128, 12
+	be, bt := benchBatch(b, ctx)
+	tables := make([][]int32, streams)
+	for i := range tables {
+		tables[i] = benchTable(i, ctx, prompt+answer)
+		benchPrefill(b, bt, i, tables[i], 0, prompt)
+	}
+	pt := benchTable(benchSeqs-1, ctx, prompt)
+	for _, m := range []int{1, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 65, 96, 128} {
+		b.Run(fmt.Sprintf("rows=%d", m), func(b *testing.B) {
+			d := min(m, streams)
+			var extra func(int) []llm.Row
+			if m > d {
+				chunk := benchTokens(bt, benchSeqs-1, pt, 0, m-d)
+				extra = func(int) []llm.Row { return chunk }
+			}
+			benchSteps(b, be, d, benchStreams(b, bt, tables[:d], prompt, answer, extra))
+		})
+	}
+}

@@ -444,7 +444,8 @@ func Tuning() shaders.Tuning { return shaders.TuningFor("cuda") }
 // products from shaders.MatMulMMQRows on int8 ones, 8-bit activations),
 // and q8_0 mat-vecs of 2 to shaders.MatVecRowsNativeRows rows on the
 // native multi-row kernel (cuda/native/mat_vec_rows.cu), from
-// shaders.MatVecRowsMMARows rows its tensor-core form; with the sm_90a module
+// shaders.MatVecRowsMMARows rows its tensor-core form (to
+// shaders.MatVecRowsMMAMaxRows rows); with the sm_90a module
 // (compute capability 9.0) the large f16 products run on wgmma.
 func tuningFor(v *device) shaders.Tuning {
 	t := Tuning()
@@ -455,6 +456,7 @@ func tuningFor(v *device) shaders.Tuning {
 		t.AttnMMA = 1
 		t.MatVecRowsNative = shaders.MatVecRowsNativeRows
 		t.MatVecRowsMMA = shaders.MatVecRowsMMARows
+		t.MatVecRowsMMAMax = shaders.MatVecRowsMMAMaxRows
 	}
 	if v.hasNative("sm90a") {
 		t.MatMulWGMMA = 1

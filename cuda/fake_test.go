@@ -574,6 +574,7 @@ func TestFakeTune(t *testing.T) {
 	want.AttnMMA = 1
 	want.MatVecRowsNative = shaders.MatVecRowsNativeRows
 	want.MatVecRowsMMA = shaders.MatVecRowsMMARows
+	want.MatVecRowsMMAMax = shaders.MatVecRowsMMAMaxRows
 	want.MatMulWGMMA = 1 // and, on 9.0, the sm_90a module
 	require.Equal(t, want, b.tuning)
 	b.Close()

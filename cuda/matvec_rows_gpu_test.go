@@ -23,7 +23,9 @@ import (
 // from 2 rows; its activations enter as f16 hi + lo):
 // 37 weight rows (the last pair ragged), k = 96 (six chunks: most
 // lanes idle), 576 and 1,536 (the SmolLM2 shape's products: one and two
-// chunk steps), 2 to 16 activation rows (one and two blocks of 8), row
+// chunk steps), 2 to 16 activation rows (one and two blocks of 8; the
+// tensor-core form also 17, 40, 64, 100 and 128: columns of 16 rows, the
+// last one ragged, Tuning.MatVecRowsMMAMax), row
 // strides wider than k, bias and residual; weights repacked (the host's
 // layout) and in the file's (a binding past the buffer's start, which
 // shaders.Layouts leaves unrepacked). Run in the normal, permuted and
@@ -38,19 +40,23 @@ func TestGPUMatVecRows(t *testing.T) {
 	}{
 		{"rows4", "MatVecRowsNativeBatch=4,MatVecRowsMMA=1", "mat_vec_rows4_q8_0"},
 		{"rows8", "MatVecRowsNativeBatch=8,MatVecRowsMMA=1", "mat_vec_rows8_q8_0"},
-		{"mma", "MatVecRowsMMA=2", "mat_vec_rows_mma_q8_0"},
+		{"mma", "MatVecRowsMMA=2,MatVecRowsMMAMax=128", "mat_vec_rows_mma_q8_0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			matVecRows(t, gpuWith(t, Options{Tune: c.tune}), off, c.fn)
+			ms := []int{2, 7, 8, 9, 16}
+			if c.name == "mma" { // past 16 rows: columns of 16 (Tuning.MatVecRowsMMAMax)
+				ms = append(ms, 17, 40, 64, 100, 128)
+			}
+			matVecRows(t, gpuWith(t, Options{Tune: c.tune}), off, c.fn, ms)
 		})
 	}
 }
 
-func matVecRows(t *testing.T, b, off *Backend, fn string) {
+func matVecRows(t *testing.T, b, off *Backend, fn string, ms []int) {
 	r := rand.New(rand.NewPCG(38, uint64(len(fn))))
 	const n = 37
 	for _, k := range []int{96, 576, 1536} {
-		for _, m := range []int{2, 7, 8, 9, 16} {
+		for _, m := range ms {
 			for _, file := range []bool{false, true} {
 				name := fmt.Sprintf("k=%d m=%d file=%v", k, m, file)
 				ldx, ldo := k+16, n+3

@@ -435,6 +435,16 @@ const mvRowsPerBlock = 8
 // for mat_vec_rows4 at 4 rows; bench/cuda/20261203-b38s29).
 const MatVecRowsMMARows = 4
 
+// MatVecRowsMMAMaxRows is the CUDA host's Tuning.MatVecRowsMMAMax with
+// the sm_80 module: a batch step of up to 128 rows (the batch plan's
+// budget: 16 streams decoding and prompt chunks beside them, or a prompt
+// admitted alone) keeps its products on the tensor-core mat-vec, whose
+// weights are read once a tile and then from L2 for each further column
+// of 16 rows: the SmolLM2-shape q8_0 step took 2.62 ms at 64 rows against
+// the GEMM's 4.8-5.0 at any row count from 17 (H200,
+// bench/cuda/20261203-b38s31).
+const MatVecRowsMMAMaxRows = 128
+
 // mvRowsMMAName is the tensor-core multi-row mat-vec (one n8 tile of
 // weight rows a block of mvRowsMMAThreads, up to 16 activation rows).
 func mvRowsMMAName(t ggml.Type) string { return "mat_vec_rows_mma_" + typeSuffix[t] }
@@ -449,15 +459,22 @@ func mvRowsName(batch uint32, t ggml.Type) string {
 // launchMatVecRows is the native multi-row mat-vec's launch (Tuning.MatVecRowsNative):
 // a plain q8_0 product of 2 to MatVecRowsNative rows, narrower than
 // MatVecWideK, with aligned activation rows; from Tuning.MatVecRowsMMA
-// rows (up to 16) its tensor-core form.
+// rows (up to 16, or Tuning.MatVecRowsMMAMax) its tensor-core form.
 func launchMatVecRows(d *plan.Dispatch, t *Tuning, n, k, m uint32) (Launch, bool) {
-	if !mvRowsTypes[d.Type] || d.Kernel != plan.MatVec || m < 2 || m > t.MatVecRowsNative || k >= MatVecWideK || k%32 != 0 ||
+	mmaMax := uint32(0)
+	if t.MatVecRowsMMA >= 2 && t.MatVecRowsNative >= 2 {
+		mmaMax = max(16, t.MatVecRowsMMAMax)
+	}
+	if !mvRowsTypes[d.Type] || d.Kernel != plan.MatVec || m < 2 || m > max(t.MatVecRowsNative, mmaMax) || k >= MatVecWideK || k%32 != 0 ||
 		plan.DecodeMatVec(d).Flags&plan.FlagGELUOut != 0 || !alignedInputs(d, t, k) {
 		return Launch{}, false
 	}
-	if t.MatVecRowsMMA >= 2 && m >= t.MatVecRowsMMA && m <= 16 {
-		return Launch{Function: mvRowsMMAName(d.Type), Groups: [3]uint32{ceilDiv(n, 8), 1, 1},
+	if mmaMax > 0 && m >= t.MatVecRowsMMA && m <= mmaMax {
+		return Launch{Function: mvRowsMMAName(d.Type), Groups: [3]uint32{ceilDiv(n, 8) * ceilDiv(m, 16), 1, 1},
 			Threads: [3]uint32{mvRowsMMAThreads, 1, 1}}, true
+	}
+	if m > t.MatVecRowsNative {
+		return Launch{}, false
 	}
 	batch := uint32(4)
 	if t.MatVecRowsNativeBatch >= 8 {

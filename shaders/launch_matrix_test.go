@@ -58,6 +58,12 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 	// one n8 tile of weight rows a block of 256 threads, every row of it
 	nativeMMA := native
 	nativeMMA.MatVecRowsMMA = MatVecRowsMMARows
+	// to MatVecRowsMMAMax rows (here 64; the CUDA host's 128): a column of
+	// 16 rows a block past 16, ceil(n/8) · ceil(m/16) blocks
+	nativeMMA64 := nativeMMA
+	nativeMMA64.MatVecRowsMMAMax = 64
+	nativeMMA128 := nativeMMA
+	nativeMMA128.MatVecRowsMMAMax = MatVecRowsMMAMaxRows
 	for _, c := range []struct {
 		tun  *Tuning
 		kern plan.Kernel
@@ -88,6 +94,17 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		{&nativeMMA, plan.MatVec, ggml.Q8_0, 576, 16, 576, plan.FlagGELUOut, "mat_vec_q8_0", 4},
 		{&nativeMMA, plan.MatVec, ggml.Q8_0, MatVecWideK, 16, MatVecWideK, 0, "mat_vec_q8_0", 4},
 		{&nativeMMA, plan.MatVec, ggml.Q4_0, 576, 16, 576, 0, "mat_vec_q4_0", 4},
+		{&nativeMMA64, plan.MatVec, ggml.Q8_0, 576, 16, 576, 0, "mat_vec_rows_mma_q8_0", 1},
+		{&nativeMMA64, plan.MatVec, ggml.Q8_0, 576, 17, 576, 0, "mat_vec_rows_mma_q8_0", 1},
+		{&nativeMMA64, plan.MatVec, ggml.Q8_0, 1536, 40, 1536, 0, "mat_vec_rows_mma_q8_0", 1},
+		{&nativeMMA64, plan.MatVec, ggml.Q8_0, 576, 64, 576, 0, "mat_vec_rows_mma_q8_0", 1},
+		{&nativeMMA64, plan.MatVec, ggml.Q8_0, 576, 65, 576, 0, "mat_vec_q8_0", 17},
+		{&nativeMMA64, plan.MatVec, ggml.Q8_0, 576, 3, 576, 0, "mat_vec_rows4_q8_0", 1},
+		{&nativeMMA64, plan.MatVec, ggml.Q8_0, 576, 40, 578, 0, "mat_vec_q8_0", 10},
+		{&nativeMMA64, plan.MatVec, ggml.Q4_0, 576, 40, 576, 0, "mat_vec_q4_0", 10},
+		{&nativeMMA128, plan.MatVec, ggml.Q8_0, 576, 128, 576, 0, "mat_vec_rows_mma_q8_0", 1},
+		{&nativeMMA128, plan.MatVec, ggml.Q8_0, 576, 100, 576, 0, "mat_vec_rows_mma_q8_0", 1},
+		{&nativeMMA128, plan.MatVec, ggml.Q8_0, 576, 129, 576, 0, "mat_vec_q8_0", 33},
 	} {
 		d = plan.MatVecArgs{Type: c.typ, Bias: plan.None, Res: plan.None, N: 576, K: c.k, M: c.m, Ldx: c.ldx, Ldo: 576, Ldr: 576, Flags: c.fl}.Dispatch()
 		lns, err = LaunchFor(&d, c.tun, nil)
@@ -96,7 +113,11 @@ func TestMatrixLaunchGeometry(t *testing.T) {
 		require.Equal(t, c.want, lns[0].Function, "%+v", c)
 		require.Equal(t, c.gy, lns[0].Groups[1], "%+v", c)
 		if strings.HasPrefix(c.want, "mat_vec_rows") {
-			require.Equal(t, [3]uint32{576 / 8, c.gy, 1}, lns[0].Groups, "%+v", c)
+			cols := uint32(1)
+			if strings.HasPrefix(c.want, "mat_vec_rows_mma") {
+				cols = uint32(c.m+15) / 16
+			}
+			require.Equal(t, [3]uint32{576 / 8 * cols, c.gy, 1}, lns[0].Groups, "%+v", c)
 			threads := uint32(128)
 			if strings.HasPrefix(c.want, "mat_vec_rows_mma") {
 				threads = 256

@@ -136,6 +136,13 @@ type Tuning struct {
 	// (MatVecRowsMMARows, with the sm_80 module); HARK_CUDA_TUNE=
 	// MatVecRowsMMA=1 turns it off there.
 	MatVecRowsMMA uint32
+	// MatVecRowsMMAMax, past 16, is the most activation rows the
+	// tensor-core form takes (a column of 16 rows a block past 16: a batch
+	// step's prompt rows beside running streams, issue #38); the native
+	// products stop at MatVecRowsNative rows otherwise. Zero (or up to
+	// 16): 16. Only the CUDA host sets it (MatVecRowsMMAMaxRows, with the
+	// sm_80 module); HARK_CUDA_TUNE=MatVecRowsMMAMax=16 turns it off there.
+	MatVecRowsMMAMax uint32
 	// MatMulMMA, when not zero, is the rows (m) from which mat_mul of a
 	// weight type with a tensor-core variant launches mat_mul_mma_<type>
 	// (native CUDA, cuda/native; the same grid and blocking as mat_mul)

@@ -23,7 +23,7 @@ func TestFamilies(t *testing.T) {
 			switch v.Type().Field(i).Name {
 			case "Cores":
 				continue // the device's, set by the backend (zero: unknown)
-			case "MatMulMMA", "MatMulBig", "MatMulBigHalf", "MatMulWGMMA", "MatMulMMQ", "AttnMMA", "MatVecRowsNative", "MatVecRowsNativeBatch", "MatVecRowsMMA": // zero is off: only the CUDA host sets them
+			case "MatMulMMA", "MatMulBig", "MatMulBigHalf", "MatMulWGMMA", "MatMulMMQ", "AttnMMA", "MatVecRowsNative", "MatVecRowsNativeBatch", "MatVecRowsMMA", "MatVecRowsMMAMax": // zero is off: only the CUDA host sets them
 				require.True(t, v.Field(i).IsZero(), f.Family)
 				continue
 			}

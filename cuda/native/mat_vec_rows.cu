@@ -173,8 +173,13 @@ HARK_MVR_ENTRY(mat_vec_rows8_q8_0_rp, mvr::rp8, 8)
 // Geometry: a block of MMA_WARPS warps takes 8 weight rows (one n8 tile);
 // its warps split k's 32-wide q8_0 blocks round-robin (warp w: blocks w,
 // w + MMA_WARPS, ...) and warp 0 adds the others' partial sums from shared
-// memory in warp order. Grid ceil(n/8) × 1 × 1; m ≤ 16 (rows past m read
-// row m-1 and are not stored).
+// memory in warp order. Grid ceil(n/8) · ceil(m/16) × 1 × 1: past 16 rows
+// (a prompt chunk beside running streams, issue #38) block i takes tile
+// i / ceil(m/16) and that tile's column of 16 activation rows i %
+// ceil(m/16), so the blocks of one tile run together and its weights come
+// from L2 after the first; at m ≤ 16 one column, the grid and each block's
+// arithmetic as before. In a column, rows past m read row m-1 and are not
+// stored.
 //
 // Arithmetic: inside a 32-block the k order is permuted, alike for both
 // operands, so lane (g = lane/4, q = lane%4) reads weight row g's 8 codes
@@ -215,7 +220,8 @@ __device__ __attribute__((always_inline)) inline void matVecRowsMMA(const __hark
     __hark::patch(P, bufs, __hark_args);
     const __hark::Ids id = __hark::ids(P);
     const unsigned* a = __hark_args;
-    const int n = (int)a[0], k = (int)a[1], m = (int)a[2], ldx = (int)a[3], ldo = (int)a[4], ldr = (int)a[5];
+    const int n = (int)a[0], k = (int)a[1], ldx = (int)a[3], ldo = (int)a[4], ldr = (int)a[5];
+    int m = (int)a[2];
     const bool hb = (a[16] >> 3) & 1u, hr = (a[16] >> 4) & 1u;
     const unsigned char* Wb = (const unsigned char*)bufs[0];
     const float* x = (const float*)bufs[1];
@@ -223,8 +229,12 @@ __device__ __attribute__((always_inline)) inline void matVecRowsMMA(const __hark
     const float* bias = (const float*)bufs[3];
     const float* res = (const float*)bufs[4];
     const int t = (int)id.linear, warp = t / 32, lane = t % 32, g = lane >> 2, q = lane & 3;
-    const int tile = (int)id.group[0] * 8;
-    if (tile >= n || m <= 0) return; // (the whole block: no barrier skipped by some warps)
+    if (m <= 0) return;
+    const int ncol = (m + 15) / 16, gi = (int)id.group[0];
+    const int tile = (gi / ncol) * 8, c0 = (gi % ncol) * 16;
+    if (tile >= n) return; // (the whole block: no barrier skipped by some warps)
+    m = m - c0 < 16 ? m - c0 : 16;
+    x += (long)c0 * ldx, out += (long)c0 * ldo, res += (long)c0 * ldr;
     const unsigned long rb = W::rowBytes(k);
     const int rw = tile + g < n ? tile + g : n - 1, ra = tile + 2 * q < n ? tile + 2 * q : n - 1, rc = tile + 2 * q + 1 < n ? tile + 2 * q + 1 : n - 1;
     const unsigned char* w = Wb + (unsigned long)rw * rb;

@@ -39,6 +39,11 @@ type Config struct {
 	// LongPrompt limits PromptBeside to prompts of more than LongPrompt
 	// tokens (Options.LongPrompt; 0: every prompt).
 	LongPrompt int
+	// StepCost and BesideCost bound the prompt rows a step takes beside
+	// running streams' decode rows by the step's cost (Options.StepCost,
+	// Options.BesideCost; unset: no bound but PromptBeside's).
+	StepCost   StepCost
+	BesideCost float64
 	// BlockSize is the positions a KV block holds (DefaultBlockSize).
 	BlockSize int
 	// Context is the most positions one sequence holds (its prompt and
@@ -131,7 +136,8 @@ func Load(be plan.Backend, f *gguf.File, tk *tokenizer.Tokenizer, c Config, turn
 	if err != nil {
 		return nil, err
 	}
-	s, err := New(pool, Options{TokenBudget: c.TokenBudget, MaxSeqs: c.Seqs, PromptBeside: c.PromptBeside, LongPrompt: c.LongPrompt})
+	s, err := New(pool, Options{TokenBudget: c.TokenBudget, MaxSeqs: c.Seqs, PromptBeside: c.PromptBeside, LongPrompt: c.LongPrompt,
+		StepCost: c.StepCost, BesideCost: c.BesideCost})
 	if err == nil {
 		var e *Engine
 		if e, err = start(s, b, tk, c, turn); err == nil {

@@ -14,7 +14,10 @@ package batch
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/harkapp/hark/engine/kvpage"
@@ -75,6 +78,79 @@ type Options struct {
 	// admitted as fast as without PromptBeside), a long one takes
 	// PromptBeside tokens a step while streams run.
 	LongPrompt int
+	// StepCost, when set, is what a step of n rows costs (a cost model
+	// measured per backend and tuning: StepCost.At), and BesideCost bounds
+	// a step that carries decode rows: its prompt rows, any prompt's, are
+	// the most whose step costs at most BesideCost times the decode rows'
+	// own step (at least one row), so a running stream's token waits at
+	// most ~BesideCost times its normal time while prompts are admitted
+	// (issue #38). PromptBeside still bounds the long prompts within that.
+	StepCost   StepCost
+	BesideCost float64
+}
+
+// StepCost is a step's cost against its rows: points (Rows ascending),
+// linear between them, the first point's cost below it and the last's
+// slope past it.
+type StepCost []CostPoint
+
+// CostPoint is one measured step: Rows rows took Cost (any unit).
+type CostPoint struct {
+	Rows int
+	Cost float64
+}
+
+// At is a step of n rows' cost.
+func (c StepCost) At(n int) float64 {
+	i, _ := slices.BinarySearchFunc(c, n, func(p CostPoint, n int) int { return cmp.Compare(p.Rows, n) })
+	switch {
+	case len(c) == 0:
+		return 0
+	case i < len(c) && c[i].Rows == n:
+		return c[i].Cost
+	case i == 0:
+		return c[0].Cost
+	case i == len(c) && len(c) == 1:
+		return c[0].Cost
+	case i == len(c):
+		i-- // past the last point: its segment's slope
+	}
+	a, b := c[i-1], c[i]
+	return a.Cost + (b.Cost-a.Cost)*float64(n-a.Rows)/float64(b.Rows-a.Rows)
+}
+
+// ParseStepCost reads a StepCost written "rows:cost,rows:cost,..." (rows
+// ascending from 1, costs positive); "" is none.
+func ParseStepCost(v string) (StepCost, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var c StepCost
+	for _, f := range strings.Split(v, ",") {
+		rs, cs, ok := strings.Cut(strings.TrimSpace(f), ":")
+		n, err1 := strconv.Atoi(rs)
+		x, err2 := strconv.ParseFloat(cs, 64)
+		if !ok || err1 != nil || err2 != nil || n < 1 || !(x > 0) || (len(c) > 0 && n <= c[len(c)-1].Rows) {
+			return nil, fmt.Errorf("batch: step cost %q: want rows:cost, rows ascending from 1, costs positive", f)
+		}
+		c = append(c, CostPoint{Rows: n, Cost: x})
+	}
+	return c, nil
+}
+
+// besideRows is the most prompt rows (at least 1, at most limit) a step
+// with decode rows takes under StepCost and BesideCost (limit without
+// them).
+func (o Options) besideRows(decode, limit int) int {
+	if len(o.StepCost) == 0 || o.BesideCost <= 0 || decode == 0 {
+		return limit
+	}
+	most := o.BesideCost * o.StepCost.At(decode)
+	p := 1
+	for p < limit && o.StepCost.At(decode+p+1) <= most {
+		p++
+	}
+	return min(p, limit)
 }
 
 // besideBound reports whether PromptBeside bounds r's chunks beside
@@ -191,7 +267,8 @@ func (s *Scheduler) Pending() bool {
 // Next builds the next step: the running requests' rows in rank order
 // (decodes, then the rest of prefills), then newly admitted requests'
 // first chunks, within the token budget (and, after decode rows, within
-// PromptBeside). An empty step: nothing to run.
+// the rows StepCost and BesideCost allow, and PromptBeside). An empty
+// step: nothing to run.
 func (s *Scheduler) Next() Step {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -217,8 +294,12 @@ func (s *Scheduler) Next() Step {
 	}
 	// Decodes first: a stream's next token never waits for a prompt.
 	for _, decode := range []bool{true, false} {
-		if !decode && len(st.Rows) > 0 && s.opt.PromptBeside > 0 {
-			beside = min(budget, s.opt.PromptBeside)
+		if !decode && len(st.Rows) > 0 {
+			// beside the decode rows: the prompt rows the step's cost allows
+			budget = s.opt.besideRows(len(st.Rows), budget)
+			if s.opt.PromptBeside > 0 {
+				beside = min(budget, s.opt.PromptBeside)
+			}
 		}
 		for _, r := range slices.Clone(s.running) {
 			if r.Done || r.seq.Preempted() || (r.seq.Len()-r.seq.Computed() == 1) != decode {

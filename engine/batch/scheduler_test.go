@@ -291,3 +291,102 @@ func TestPreemptionNeverFailsSilently(t *testing.T) {
 	require.ErrorIs(t, big.Err, kvpage.ErrNoRoom)
 	require.Equal(t, 12, p.Available())
 }
+
+// StepCost.At: the points, linear between them, the first cost below them
+// and the last segment's slope past them.
+func TestStepCostAt(t *testing.T) {
+	c := StepCost{{1, 1.3}, {16, 2.0}, {64, 3.2}, {65, 4.9}, {128, 5.5}}
+	for _, w := range []struct {
+		n    int
+		cost float64
+	}{{0, 1.3}, {1, 1.3}, {16, 2.0}, {40, 2.6}, {64, 3.2}, {65, 4.9}, {128, 5.5}, {191, 6.1}} {
+		require.InDelta(t, w.cost, c.At(w.n), 1e-9, "%d rows", w.n)
+	}
+	require.Zero(t, StepCost(nil).At(5))
+	require.Equal(t, 2.0, StepCost{{4, 2}}.At(9))
+	o := Options{StepCost: c, BesideCost: 1.8}
+	require.Equal(t, 28, o.besideRows(1, 128), "1.8 × 1.3 = 2.34: 29 rows cost 2.325")
+	require.Equal(t, 48, o.besideRows(16, 128), "the GEMM past 64 rows costs 4.9 > 3.6")
+	require.Equal(t, 10, o.besideRows(16, 10), "the budget bounds it")
+	require.Equal(t, 1, Options{StepCost: StepCost{{1, 1}, {2, 5}}, BesideCost: 1.8}.besideRows(1, 128), "at least one row")
+	require.Equal(t, 128, Options{StepCost: c}.besideRows(4, 128), "no BesideCost: no bound")
+}
+
+// Issue #38's first 16-stream level under a cost model: 16 prompts of 112
+// tokens arrive together (budget 128, 16 sequences). The first step, with
+// no stream running, takes the whole budget; every later step that
+// carries decode rows takes the most prompt rows whose step costs at most
+// BesideCost times its decode rows' own step (here 48 rows in all: the
+// made-up cost is flat to 16 rows, a quarter a row to 64, then a cliff),
+// several prompts' chunks together, and never a prompt row past it.
+func TestPromptAdmissionBoundedByStepCost(t *testing.T) {
+	p, err := kvpage.New(kvpage.Config{BlockSize: 16, Budget: 4096, BlockBytes: 1})
+	require.NoError(t, err)
+	cost := StepCost{{1, 10}, {16, 10}, {64, 22}, {65, 25}, {128, 27}}
+	s, err := New(p, Options{TokenBudget: 128, MaxSeqs: 16, StepCost: cost, BesideCost: 1.8})
+	require.NoError(t, err)
+	reqs := make([]*Request, 16)
+	for i := range reqs {
+		reqs[i] = &Request{Prompt: tokens(112, int32(1000*i+1)), MaxTokens: 24}
+		require.NoError(t, s.Submit(reqs[i]))
+	}
+	first, beside, multi := true, 0, 0
+	drive(t, s, 128, func(st Step) {
+		decodes, prompt, prompts := 0, 0, 0
+		for _, r := range st.Rows {
+			if r.Pos+len(r.Tokens) <= len(r.Req.Prompt) || (r.Pos < len(r.Req.Prompt) && len(r.Tokens) > 1) {
+				prompt += len(r.Tokens)
+				prompts++
+			} else {
+				decodes++
+			}
+		}
+		if first {
+			first = false
+			require.Equal(t, 0, decodes)
+			require.Equal(t, 128, prompt, "no stream runs: the whole budget, two prompts' chunks")
+			return
+		}
+		if decodes == 0 || prompt == 0 {
+			return
+		}
+		beside++
+		require.LessOrEqual(t, cost.At(decodes+prompt), 1.8*cost.At(decodes)+1e-9, "a step beside streams within 1.8 × their own step")
+		left := 0
+		for _, r := range reqs {
+			if r.Done {
+				continue
+			}
+			if r.seq == nil {
+				left += len(r.Prompt)
+			} else {
+				left += max(0, len(r.Prompt)-r.seq.Computed())
+			}
+		}
+		if left > prompt { // more prompt rows waited: the step took all the cost allows
+			require.Equal(t, 48-decodes, prompt, "%d decode rows", decodes)
+		}
+		if prompts > 1 {
+			multi++
+		}
+	})
+	require.Positive(t, beside)
+	require.Positive(t, multi, "several prompts' chunks in one step")
+	for i, r := range reqs {
+		require.Len(t, r.Generated, 24, "request %d", i)
+	}
+}
+
+// ParseStepCost: rows ascending from 1, costs positive; "" is none.
+func TestParseStepCost(t *testing.T) {
+	c, err := ParseStepCost("1:1.3, 16:2,65:4.9")
+	require.NoError(t, err)
+	require.Equal(t, StepCost{{Rows: 1, Cost: 1.3}, {Rows: 16, Cost: 2}, {Rows: 65, Cost: 4.9}}, c)
+	c, err = ParseStepCost("")
+	require.NoError(t, err)
+	require.Nil(t, c)
+	for _, bad := range []string{"0", "16:2,1:1", "1:0", "x", "4:2,", "0:1", "2:NaN"} {
+		_, err = ParseStepCost(bad)
+		require.Error(t, err, bad)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/harkapp/hark/engine/batch"
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/gguf"
 )
 
 // batched is an LLM's continuous-batching engine, made on first use and
@@ -31,11 +33,83 @@ var BatchBackends = map[string]bool{"cpu": true}
 
 // batchMatMulRows is, per backend, the rows from which a batch step's
 // products run as GEMMs where llm.MatMulRows (16) is not the better side.
-// CUDA: 16 sequences step faster on the mat-vec products (H200,
-// SmolLM2-shape q8_0: 4.67-4.77 ms a step against 5.94-5.96 with the
-// tensor-core GEMM, bench/cuda/20261130-batch38/batchstep.log); larger
-// steps (prompt chunks) keep the GEMM.
-var batchMatMulRows = map[string]int{"cuda": 17}
+// CUDA: none in the batch plan's 128 rows. 16 sequences stepped faster on
+// the mat-vec products (H200, SmolLM2-shape q8_0: 4.67-4.77 ms a step
+// against 5.94-5.96 with the tensor-core GEMM,
+// bench/cuda/20261130-batch38/batchstep.log), and since the tensor-core
+// mat-vec (mat_vec_rows_mma_q8_0) takes up to 128 rows
+// (shaders.MatVecRowsMMAMaxRows) so do prompt chunks beside streams and
+// prompts admitted alone (the GEMM's step: 4.8-5.0 ms at any row count
+// from 17, against 2.62 for 64 rows on the mat-vec,
+// bench/cuda/20261203-b38s31). Only for models whose products are all
+// q8_0 (the tensor-core mat-vec's type): other models keep
+// batchMatMulRowsOther's GEMMs from 17 rows and no step-cost bound
+// (batchStepCost is q8_0's), as before. $HARK_BATCH_MATMUL_ROWS replaces
+// either (17: the mat-vec to 16 rows only).
+var (
+	batchMatMulRows      = map[string]int{"cuda": 129}
+	batchMatMulRowsOther = map[string]int{"cuda": 17}
+)
+
+// allQ8 reports whether every matrix of f is q8_0.
+func allQ8(f *gguf.File) bool {
+	for _, t := range f.Tensors {
+		if len(t.Shape) >= 2 && t.Type != ggml.Q8_0 {
+			return false
+		}
+	}
+	return true
+}
+
+// matMulRows is backend's batch.Config.MatMulRows for f.
+func matMulRows(backend string, f *gguf.File) int {
+	if n, err := strconv.Atoi(os.Getenv("HARK_BATCH_MATMUL_ROWS")); err == nil && n >= 0 {
+		return n
+	}
+	if r, ok := batchMatMulRowsOther[backend]; ok && !allQ8(f) {
+		return r
+	}
+	return batchMatMulRows[backend]
+}
+
+// batchStepCost is, per backend, a batch step's cost against its rows
+// (batch.Config.StepCost), measured on the backend's tuning, and
+// batchBesideCost the most a step with decode rows may cost against
+// theirs alone (batch.Config.BesideCost): prompts beside running streams
+// come in chunks a step's cost allows, so a stream's token waits at most
+// ~1.8x its step while 16 prompts are admitted, where a whole 128-row
+// prompt step took 5.0-8.7 ms beside 2.2-ms decode steps (H200, issue
+// #38's first 16-stream level, bench/cuda/20261203-s31). CUDA: ms a step
+// on an H200, SmolLM2-shape q8_0 (BenchmarkGPUStepRows: up to 12 streams'
+// decode rows and a shallow prompt chunk beside them, every row count on
+// the tensor-core mat-vec; bench/cuda/20261203-b38s31, call 2). Served,
+// 16 streams' 16 prompts were admitted in 19 steps of at most 4.6 ms (70
+// ms) against 15 of up to 7.5 (89 ms), the level's token p95 3.2-3.6 ms
+// against 4.9-5.3.
+var (
+	batchStepCost   = map[string]string{"cuda": "1:1.267,4:1.768,8:1.82,12:1.821,16:1.919,24:2.04,32:2.068,40:2.247,48:2.31,56:2.471,64:2.618,65:2.825,96:3.179,128:3.998"}
+	batchBesideCost = map[string]float64{"cuda": 1.8}
+)
+
+// stepCost is backend's batch.Config.StepCost and BesideCost for f:
+// batchStepCost's and batchBesideCost's (none where f is not all q8_0),
+// or $HARK_BATCH_STEP_COST's (batch.ParseStepCost's form; "0" or
+// malformed: none) and $HARK_BATCH_BESIDE_COST's (0: no bound) when set,
+// for measuring.
+func stepCost(backend string, f *gguf.File) (batch.StepCost, float64) {
+	v, r := batchStepCost[backend], batchBesideCost[backend]
+	if !allQ8(f) {
+		v = ""
+	}
+	if e := os.Getenv("HARK_BATCH_STEP_COST"); e != "" {
+		v = e
+	}
+	if f, err := strconv.ParseFloat(os.Getenv("HARK_BATCH_BESIDE_COST"), 64); err == nil && f >= 0 {
+		r = f
+	}
+	c, _ := batch.ParseStepCost(v)
+	return c, r
+}
 
 // batchFuseRows is, per backend, whether a batch plan's mat-vec step
 // fuses its norms and gated activation into its products
@@ -123,9 +197,10 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 	defer m.batch.mu.Unlock()
 	if m.batch.eng == nil && m.batch.err == nil {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
-		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: batchMatMulRows[m.be.Name()],
+		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: matMulRows(m.be.Name(), m.o.File),
 			FuseRows: fuseRows(m.be.Name())}
 		c.PromptBeside, c.LongPrompt = promptBeside(m.be.Name())
+		c.StepCost, c.BesideCost = stepCost(m.be.Name(), m.o.File)
 		if m.batch.trace, m.batch.err = batchTrace(); m.batch.trace != nil {
 			c.Trace = m.batch.trace
 		}

@@ -4,11 +4,15 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/harkapp/hark/engine/batch"
+	"github.com/harkapp/hark/engine/ggml"
+	"github.com/harkapp/hark/engine/gguf"
 	"github.com/harkapp/hark/engine/llm"
 )
 
@@ -120,4 +124,43 @@ func TestBatchPromptBeside(t *testing.T) {
 	t.Setenv("HARK_BATCH_LONG_PROMPT", "x")
 	b, l = promptBeside("cpu")
 	require.Equal(t, [2]int{12, 128}, [2]int{b, l})
+}
+
+// CUDA's batch steps for an all-q8_0 model: the mat-vec products to 128
+// rows, a step-cost model bounding prompt rows beside streams at 1.8x their
+// step; for a model with other matrices the GEMMs from 17 rows and no
+// bound, as before; other backends neither; the variables replace them (a
+// malformed cost: none).
+func TestBatchStepCost(t *testing.T) {
+	for _, k := range []string{"HARK_BATCH_STEP_COST", "HARK_BATCH_BESIDE_COST", "HARK_BATCH_MATMUL_ROWS"} {
+		t.Setenv(k, "")
+	}
+	q8 := &gguf.File{Tensors: []gguf.Tensor{{Name: "token_embd.weight", Type: ggml.Q8_0, Shape: []int64{576, 100}},
+		{Name: "output_norm.weight", Type: ggml.F32, Shape: []int64{576}}}}
+	mixed := &gguf.File{Tensors: append(slices.Clone(q8.Tensors), gguf.Tensor{Name: "output.weight", Type: ggml.Q6_K, Shape: []int64{576, 100}})}
+	require.Equal(t, 129, matMulRows("cuda", q8))
+	require.Equal(t, 17, matMulRows("cuda", mixed))
+	require.Equal(t, 0, matMulRows("cpu", q8))
+	c, r := stepCost("cuda", q8)
+	require.Equal(t, 1.8, r)
+	require.Len(t, c, 14)
+	require.LessOrEqual(t, c.At(64), 1.8*c.At(16), "16 streams take 48 prompt rows beside them at least")
+	require.Greater(t, c.At(128), 1.8*c.At(1), "a lone stream never waits for a whole budget of prompt rows")
+	c, _ = stepCost("cuda", mixed)
+	require.Nil(t, c, "the table is q8_0's")
+	c, r = stepCost("cpu", q8)
+	require.Nil(t, c)
+	require.Zero(t, r)
+	t.Setenv("HARK_BATCH_MATMUL_ROWS", "17")
+	t.Setenv("HARK_BATCH_STEP_COST", "1:1.5, 16:2,128:6")
+	t.Setenv("HARK_BATCH_BESIDE_COST", "2.5")
+	require.Equal(t, 17, matMulRows("cuda", q8))
+	c, r = stepCost("cpu", mixed)
+	require.Equal(t, batch.StepCost{{Rows: 1, Cost: 1.5}, {Rows: 16, Cost: 2}, {Rows: 128, Cost: 6}}, c)
+	require.Equal(t, 2.5, r)
+	for _, bad := range []string{"0", "16:2,1:1", "1:0", "x", "4:2,"} {
+		t.Setenv("HARK_BATCH_STEP_COST", bad)
+		c, _ = stepCost("cuda", q8)
+		require.Nil(t, c, bad)
+	}
 }
