@@ -22,8 +22,29 @@ import (
 // $HARK_CUDA_POISON).
 func TestGPUBatchEqualsSequential(t *testing.T) {
 	b := gpuWith(t, Options{})
-	batchEqualsSequential(t, b, nil)
+	batchEqualsSequential(t, b, nil, nil)
 	require.Zero(t, b.Stats().DeepSplits, "no row deeper than a split chunk (512 keys)")
+}
+
+// TestGPUBatchBuckets is TestGPUBatchEqualsSequential with every step's
+// rows padded to a bucket (batch.Config.Buckets, engine/runtime's CUDA
+// buckets to the test's 48-row budget; the padding rows on the pool's
+// spare block) and the engine's shapes warmed at its load
+// (llm.Batch.Warm): the same tokens, greedy and sampled, so the padding
+// changes no real row; and where graphs are on, the two rounds of 17
+// requests joining and leaving record no graph: every step and draw
+// count replays one recorded at load.
+func TestGPUBatchBuckets(t *testing.T) {
+	b := gpuWith(t, Options{})
+	var graphs [2]int
+	batchEqualsSequential(t, b, func(c *batchengine.Config) {
+		c.Buckets = []int{2, 4, 8, 12, 16, 24, 32, 40, 48}
+	}, &graphs)
+	t.Logf("graphs recorded: %d by the warm-up, %d after the rounds", graphs[0], graphs[1])
+	require.Equal(t, graphs[0], graphs[1], "no graph recorded while requests ran")
+	if b.dev.d.graphs && !b.opt.NoGraphs && b.opt.PermuteSeed == 0 && !b.opt.Profile {
+		require.GreaterOrEqual(t, graphs[0], 1+9+16, "the one-row step, 9 buckets and 1-16 draws warmed")
+	}
 }
 
 // TestGPUBatchStepCost is TestGPUBatchEqualsSequential with steps of up to
@@ -39,7 +60,7 @@ func TestGPUBatchStepCost(t *testing.T) {
 		cost, err := batchengine.ParseStepCost("1:1,24:1.5,25:4,48:4.5")
 		require.NoError(t, err)
 		c.StepCost, c.BesideCost = cost, 1.8
-	})
+	}, nil)
 }
 
 // TestGPUBatchDeepSplit is TestGPUBatchEqualsSequential with the steps
@@ -49,11 +70,14 @@ func TestGPUBatchStepCost(t *testing.T) {
 // tokens, greedy and sampled, and the split taken.
 func TestGPUBatchDeepSplit(t *testing.T) {
 	b := gpuWith(t, Options{DeepSplitKeys: 32})
-	batchEqualsSequential(t, b, nil)
+	batchEqualsSequential(t, b, nil, nil)
 	require.Positive(t, b.Stats().DeepSplits, "steps with rows past 32 keys split")
 }
 
-func batchEqualsSequential(t *testing.T, b *Backend, set func(*batchengine.Config)) {
+// batchEqualsSequential: graphs, when set, gets the backend's graphs
+// recorded before the batched rounds (the engine loaded and warmed, the
+// sequential references generated) and after them.
+func batchEqualsSequential(t *testing.T, b *Backend, set func(*batchengine.Config), graphs *[2]int) {
 	golden := shared.LoadStoriesGolden(t)
 	o, err := llm.OpenFile(shared.Path(t, "models", "stories260K.gguf"), b, llm.Options{Context: 256})
 	require.NoError(t, err)
@@ -94,6 +118,9 @@ func batchEqualsSequential(t *testing.T, b *Backend, set func(*batchengine.Confi
 			reqs[i].want = res.Tokens
 		}
 	}
+	if graphs != nil {
+		graphs[0] = b.Stats().GraphsBuilt
+	}
 	for round := range 2 { // the second on recorded graphs, where shapes repeat
 		got := make([]llm.Result, len(reqs))
 		errs := make([]error, len(reqs))
@@ -110,5 +137,8 @@ func batchEqualsSequential(t *testing.T, b *Backend, set func(*batchengine.Confi
 	// The prompts are 1-19 tokens and the generations 60-80, so every
 	// sequence is admitted long before the first ends: steps of 16 rows.
 	require.Equal(t, 16, e.Peak(), "16 requests decoded together")
+	if graphs != nil {
+		graphs[1] = b.Stats().GraphsBuilt
+	}
 	t.Logf("peak %d sequences a step; %+v", e.Peak(), b.Stats())
 }

@@ -737,17 +737,23 @@ func (e *Exec) queueCopy(buf plan.BufID, off int64, mem []byte, write bool) ([]b
 
 // stage reserves n bytes of the staging buffer after those of the copies
 // queued since the last wait; when they would not fit, it waits for those
-// copies (their bytes are then free) and grows the buffer. 256-byte steps
-// keep every copy's host address aligned.
+// copies (their bytes are then free) and grows the buffer to hold them
+// and n together (at least doubled), so the same writes between two waits
+// fit from then on: a sequence joining a batch writes its sampler's counts
+// (2 x vocabulary words) beside its settings and the step's tables, and
+// each wait stalled that step's host. 256-byte steps keep every copy's
+// host address aligned.
 func (e *Exec) stage(n uint64) (unsafe.Pointer, error) {
 	if e.stageOff+n > e.stageN {
+		want := n
 		if e.stageOff > 0 {
+			want = max(e.stageOff+n, 2*e.stageN)
 			e.stageWaits++
 			if err := e.sync("staging"); err != nil { // resets stageOff
 				return nil, err
 			}
 		}
-		if err := e.ensureStaging(n); err != nil {
+		if err := e.ensureStaging(want); err != nil {
 			return nil, err
 		}
 	}

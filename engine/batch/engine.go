@@ -60,6 +60,11 @@ type Config struct {
 	// FuseRows fuses the mat-vec step's norms and gated activation into
 	// its products (llm.BatchOptions.FuseRows).
 	FuseRows bool
+	// Buckets pads a step's rows up to these row counts
+	// (llm.BatchOptions.Buckets; the scheduler's step costs follow), and
+	// Load warms every step and draw shape the engine meets
+	// (llm.Batch.Warm) before the first request.
+	Buckets []int
 	// Trace, when set, gets a line a step (Runner.Trace's): where a
 	// running stream's gaps go, for measuring.
 	Trace io.Writer
@@ -132,12 +137,17 @@ func Load(be plan.Backend, f *gguf.File, tk *tokenizer.Tokenizer, c Config, turn
 		return nil, err
 	}
 	b, err := llm.LoadBatch(be, f, llm.BatchOptions{Rows: c.TokenBudget, Seqs: c.Seqs, BlockSize: c.BlockSize,
-		Blocks: pool.Blocks(), Context: c.Context, F32Cache: c.F32Cache, MatMulRows: c.MatMulRows, FuseRows: c.FuseRows})
+		Blocks: pool.Blocks(), Context: c.Context, F32Cache: c.F32Cache, MatMulRows: c.MatMulRows, FuseRows: c.FuseRows,
+		Buckets: c.Buckets})
 	if err != nil {
 		return nil, err
 	}
+	if err := b.Warm(); err != nil {
+		b.Close()
+		return nil, err
+	}
 	s, err := New(pool, Options{TokenBudget: c.TokenBudget, MaxSeqs: c.Seqs, PromptBeside: c.PromptBeside, LongPrompt: c.LongPrompt,
-		StepCost: c.StepCost, BesideCost: c.BesideCost})
+		StepCost: c.StepCost, BesideCost: c.BesideCost, Buckets: c.Buckets})
 	if err == nil {
 		var e *Engine
 		if e, err = start(s, b, tk, c, turn); err == nil {

@@ -112,7 +112,8 @@ func storiesCases(t *testing.T) []genCase {
 // neighbouring f16 (2^-11 relative), seen up to 5.6e-4. With PromptBeside
 // the prompts admitted beside running streams come in chunks of 5; with
 // StepCost (a made-up cost, steep past 8 rows) in chunks that vary with
-// the decode rows beside them.
+// the decode rows beside them; with Buckets every step padded to a bucket
+// of rows (padding rows on a spare block) after the engine warmed them.
 func TestEngineEqualsSequential(t *testing.T) {
 	steep := StepCost{{1, 10}, {8, 12}, {9, 30}, {48, 40}}
 	for _, c := range []struct {
@@ -121,11 +122,13 @@ func TestEngineEqualsSequential(t *testing.T) {
 		beside int
 		cost   StepCost
 		bound  float64
-	}{{"f16 cache", false, 0, nil, 2e-3}, {"f32 cache", true, 0, nil, 2e-5}, {"f32 cache, 5 prompt tokens beside streams", true, 5, nil, 2e-5},
-		{"f32 cache, prompt rows bounded by the step's cost", true, 0, steep, 2e-5}} {
+		bucket []int
+	}{{"f16 cache", false, 0, nil, 2e-3, nil}, {"f32 cache", true, 0, nil, 2e-5, nil}, {"f32 cache, 5 prompt tokens beside streams", true, 5, nil, 2e-5, nil},
+		{"f32 cache, prompt rows bounded by the step's cost", true, 0, steep, 2e-5, nil},
+		{"f32 cache, steps padded to row buckets", true, 0, steep, 2e-5, []int{2, 4, 8, 12, 16, 32, 48}}} {
 		t.Run(c.name, func(t *testing.T) {
 			e, g := storiesEngine(t, Config{Context: 256, Seqs: 4, TokenBudget: 48, BlockSize: 16, F32Cache: c.f32, PromptBeside: c.beside,
-				StepCost: c.cost, BesideCost: 1.8})
+				StepCost: c.cost, BesideCost: 1.8, Buckets: c.bucket})
 			cases := storiesCases(t)
 			got := runConcurrently(t, e, cases)
 			for i, gc := range cases {

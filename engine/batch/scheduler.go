@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/harkapp/hark/engine/kvpage"
+	"github.com/harkapp/hark/engine/llm"
 )
 
 // Request is one generation the scheduler runs.
@@ -87,6 +88,11 @@ type Options struct {
 	// (issue #38). PromptBeside still bounds the long prompts within that.
 	StepCost   StepCost
 	BesideCost float64
+	// Buckets are the row counts the model pads a step's rows up to
+	// (llm.BatchOptions.Buckets): a step of n rows costs StepCost at
+	// llm.BucketRows(Buckets, n), so the prompt rows beside decode rows
+	// fill the bucket the bound allows.
+	Buckets []int
 }
 
 // StepCost is a step's cost against its rows: points (Rows ascending),
@@ -145,9 +151,10 @@ func (o Options) besideRows(decode, limit int) int {
 	if len(o.StepCost) == 0 || o.BesideCost <= 0 || decode == 0 {
 		return limit
 	}
-	most := o.BesideCost * o.StepCost.At(decode)
+	cost := func(n int) float64 { return o.StepCost.At(llm.BucketRows(o.Buckets, n)) }
+	most := o.BesideCost * cost(decode)
 	p := 1
-	for p < limit && o.StepCost.At(decode+p+1) <= most {
+	for p < limit && cost(decode+p+1) <= most {
 		p++
 	}
 	return min(p, limit)

@@ -390,3 +390,16 @@ func TestParseStepCost(t *testing.T) {
 		require.Error(t, err, bad)
 	}
 }
+
+// With Buckets the prompt rows beside decode rows are priced at the
+// bucket their step is padded to (llm.BucketRows): 13 decode rows (a
+// 16-row step, cost 10) take 19 prompt rows, a 32-row step (cost 14) within
+// 1.8 × 10, not the 35 the unpadded cost allows (48 rows, padded to 64:
+// cost 22).
+func TestBesideRowsPricedAtBuckets(t *testing.T) {
+	o := Options{StepCost: StepCost{{1, 10}, {16, 10}, {64, 22}, {65, 25}, {128, 27}}, BesideCost: 1.8}
+	require.Equal(t, 35, o.besideRows(13, 128))
+	o.Buckets = []int{2, 4, 8, 16, 32, 64, 128}
+	require.Equal(t, 19, o.besideRows(13, 128))
+	require.Equal(t, 16, o.besideRows(13, 16), "the limit still bounds")
+}

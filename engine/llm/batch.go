@@ -37,7 +37,7 @@ const (
 type pagedKV struct {
 	pos, table  plan.BufID // i32[rows], i32[rows][tableStride]
 	blockSize   int
-	blocks      int
+	blocks      int // the pool's: BatchOptions.Blocks, and the padding rows' spare with Buckets
 	tableStride int
 	pools       []plan.BufID // every layer's K and V pools
 	elem        int          // bytes per cache element
@@ -70,6 +70,27 @@ type BatchOptions struct {
 	// row: the GPU mat-vecs recompute it in every warp, and measured
 	// slower fused (H200, 16 rows: BENCHMARKS.md, paged38 and b38s28).
 	FuseRows bool
+	// Buckets, when set, are the row counts (ascending, 2 to Rows) a
+	// step's rows are padded up to: a step of m rows, 1 < m <= the last
+	// bucket, runs as the smallest bucket of at least m rows, the rows
+	// past m padding rows (token 0 at position 0 of a spare block of the
+	// pool that no sequence's table names; their logits are never read).
+	// A backend that records a step's launches per shape (cuda's graphs)
+	// then meets a few shapes, which Warm records ahead of the streams.
+	Buckets []int
+}
+
+// BucketRows is the rows a step of m rows runs as under buckets
+// (BatchOptions.Buckets): the smallest bucket of at least m rows; m
+// itself when m is 1, past the last bucket, or buckets is empty.
+func BucketRows(buckets []int, m int) int {
+	if m <= 1 {
+		return m
+	}
+	if i, _ := slices.BinarySearch(buckets, m); i < len(buckets) {
+		return buckets[i]
+	}
+	return m
 }
 
 // Batch is a model loaded for many sequences at once (continuous
@@ -91,6 +112,8 @@ type Batch struct {
 	dw              []int32 // SampleAll's draws
 	drawn           []int32 // SampleAll's read of every slot's token
 	logits          []float32
+	settings        []uint32 // SetSampler's, reused
+	counts          []int32
 }
 
 // Row is one token of a step: its sequence's block table (positions
@@ -111,6 +134,11 @@ func LoadBatch(backend plan.Backend, f *gguf.File, opt BatchOptions) (*Batch, er
 		return nil, fmt.Errorf("llm: batch of %d rows, %d sequences, %d blocks of %d, context %d", opt.Rows, opt.Seqs, opt.Blocks, opt.BlockSize, opt.Context)
 	}
 	opt.Context = min(opt.Context, h.NCtx)
+	for i, n := range opt.Buckets {
+		if n < 2 || n > opt.Rows || (i > 0 && n <= opt.Buckets[i-1]) {
+			return nil, fmt.Errorf("llm: batch row buckets %v: want ascending row counts from 2 to %d", opt.Buckets, opt.Rows)
+		}
+	}
 	kvt := ggml.F16
 	if opt.F32Cache {
 		kvt = ggml.F32
@@ -156,6 +184,9 @@ func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.
 	lay.tokens = b.buffer("tokens", plan.IO, 4*rows)
 	lay.logits = b.buffer("logits", plan.IO, 4*rows*h.NVocab)
 	pg := &pagedKV{blockSize: opt.BlockSize, blocks: opt.Blocks, tableStride: (opt.Context + opt.BlockSize - 1) / opt.BlockSize}
+	if len(opt.Buckets) > 0 {
+		pg.blocks++ // the padding rows' block, opt.Blocks: no caller names it
+	}
 	pg.pos = b.buffer("pos", plan.IO, 4*rows)
 	pg.table = b.buffer("tables", plan.IO, 4*rows*pg.tableStride)
 	s := b.scratch(rows, w.gateUpRow)
@@ -204,7 +235,7 @@ func buildBatchPlan(a Arch, h HParams, f *gguf.File, opt BatchOptions, kvt ggml.
 // positions before it that earlier steps or earlier rows of this step
 // wrote.
 func (b *Batch) Step(rows []Row) error {
-	pass, vars, err := b.stage(rows)
+	pass, vars, err := b.stage(rows, 0)
 	if err != nil {
 		return err
 	}
@@ -212,17 +243,19 @@ func (b *Batch) Step(rows []Row) error {
 }
 
 // stage checks rows and writes their tokens, positions and tables to the
-// plan's inputs, and returns the step's pass and variables.
-func (b *Batch) stage(rows []Row) (int, plan.Vars, error) {
+// plan's inputs, padded to pad rows (0: to BucketRows of the rows) with
+// rows on the spare block, and returns the step's pass and variables.
+func (b *Batch) stage(rows []Row, pad int) (int, plan.Vars, error) {
 	m := len(rows)
-	if m == 0 || m > b.opt.Rows {
+	if pad == 0 && (m == 0 || m > b.opt.Rows) {
 		return 0, plan.Vars{}, fmt.Errorf("llm: a batch step of %d rows (1 to %d)", m, b.opt.Rows)
 	}
-	if cap(b.ids) < m {
-		b.ids, b.pos = make([]int32, m), make([]int32, m)
+	mp := max(pad, BucketRows(b.opt.Buckets, m))
+	if cap(b.ids) < mp {
+		b.ids, b.pos = make([]int32, b.opt.Rows), make([]int32, b.opt.Rows)
 	}
-	ids, pos, ts := b.ids[:m], b.pos[:m], b.pg.tableStride
-	table := b.table[:m*ts]
+	ids, pos, ts := b.ids[:mp], b.pos[:mp], b.pg.tableStride
+	table := b.table[:mp*ts]
 	keys := 0 // the deepest row's keys
 	for i, r := range rows {
 		if r.Token < 0 || int(r.Token) >= b.H.NVocab {
@@ -236,8 +269,8 @@ func (b *Batch) stage(rows []Row) (int, plan.Vars, error) {
 			return 0, plan.Vars{}, fmt.Errorf("llm: row %d at position %d has a table of %d blocks (needs %d, at most %d)", i, r.Pos, len(r.Table), need, ts)
 		}
 		for _, blk := range r.Table[:need] {
-			if blk < 0 || int(blk) >= b.pg.blocks {
-				return 0, plan.Vars{}, fmt.Errorf("llm: row %d names block %d outside the pool of %d", i, blk, b.pg.blocks)
+			if blk < 0 || int(blk) >= b.opt.Blocks {
+				return 0, plan.Vars{}, fmt.Errorf("llm: row %d names block %d outside the pool of %d", i, blk, b.opt.Blocks)
 			}
 		}
 		ids[i], pos[i] = r.Token, int32(r.Pos)
@@ -246,6 +279,14 @@ func (b *Batch) stage(rows []Row) (int, plan.Vars, error) {
 		n := copy(row, r.Table)
 		clear(row[n:])
 	}
+	for i := m; i < mp; i++ { // padding: position 0 of the spare block
+		ids[i], pos[i] = 0, 0
+		row := table[i*ts : (i+1)*ts]
+		clear(row)
+		row[0] = int32(b.opt.Blocks) // the spare block
+	}
+	keys = max(keys, 1)
+	m = mp
 	for _, w := range []struct {
 		buf plan.BufID
 		v   []int32
@@ -296,14 +337,20 @@ func (b *Batch) SetSampler(slot int, s Sampler, ctx []int32, generated ...int32)
 	if err := s.Check(b.H.NVocab); err != nil {
 		return err
 	}
-	w := make([]uint32, plan.SampleSettingsWords)
+	// the buffers are the Batch's (a joining sequence's setup is on its
+	// first step's path: no 2n+1 words allocated a join)
+	n := b.H.NVocab
+	if b.settings == nil {
+		b.settings, b.counts = make([]uint32, plan.SampleSettingsWords), make([]int32, 2*n+1)
+	}
+	w, c := b.settings, b.counts
+	clear(w)
+	clear(c)
 	st := s.settings()
 	st.Encode(w)
 	if err := plan.WriteU32(b.exec, b.lay.settings, slot*plan.SampleSettingsWords, w); err != nil {
 		return err
 	}
-	n := b.H.NVocab
-	c := make([]int32, 2*n+1)
 	for _, id := range ctx[len(ctx)-s.promptWindow(len(ctx)):] {
 		plan.CountSampled(c, n, id)
 	}
@@ -365,7 +412,7 @@ func (b *Batch) StepSample(rows []Row, ds []Draw, tokens []int32) error {
 		}
 		return b.SampleAll(ds, tokens)
 	}
-	pass, vars, err := b.stage(rows)
+	pass, vars, err := b.stage(rows, 0)
 	if err != nil {
 		return err
 	}
@@ -377,6 +424,60 @@ func (b *Batch) StepSample(rows []Row, ds []Draw, tokens []int32) error {
 		return err
 	}
 	return b.readDraws(ds, tokens)
+}
+
+// Warm runs, twice each, every step shape a run of the batch meets under
+// Buckets (a step of each bucket's rows, largest first, and the one-row
+// step) and the sample pass for every draw count from Seqs down to 1, on
+// padding rows only, so that a backend recording launches per shape
+// (cuda: a graph on a shape's second run, and a scratch arena grown to
+// the largest step's at once) has them before any sequence joins: the
+// steps that admit prompts beside running streams then replay recorded
+// graphs instead of launching and recording one. Every sampler slot is
+// left greedy with empty counts (SetSampler starts a sequence's). A no-op
+// without Buckets.
+func (b *Batch) Warm() error {
+	if len(b.opt.Buckets) == 0 {
+		return nil
+	}
+	for slot := range b.opt.Seqs {
+		if err := b.SetSampler(slot, Sampler{}, nil); err != nil {
+			return err
+		}
+	}
+	for i := len(b.opt.Buckets); i >= 0; i-- {
+		n := 1
+		if i > 0 {
+			n = b.opt.Buckets[i-1]
+		}
+		for range 2 {
+			pass, vars, err := b.stage(nil, n)
+			if err != nil {
+				return err
+			}
+			if err := b.exec.Run(pass, &vars); err != nil {
+				return fmt.Errorf("llm: warming the batch step of %d rows: %w", n, err)
+			}
+		}
+	}
+	ds := make([]Draw, b.opt.Seqs)
+	for i := range ds {
+		ds[i] = Draw{Slot: i, Row: i % b.opt.Rows}
+	}
+	toks := make([]int32, len(ds))
+	for k := len(ds); k > 0; k-- {
+		for range 2 {
+			if err := b.SampleAll(ds[:k], toks); err != nil {
+				return fmt.Errorf("llm: warming %d draws: %w", k, err)
+			}
+		}
+	}
+	for slot := range b.opt.Seqs {
+		if err := b.SetSampler(slot, Sampler{}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkDraws checks that ds fit tokens and the batch's sampler slots.
@@ -450,8 +551,8 @@ func (b *Batch) readDraws(ds []Draw, tokens []int32) error {
 // writing into a prompt block another holds).
 func (b *Batch) CopyBlock(src, dst int32, positions int) error {
 	pg := b.pg
-	if src < 0 || dst < 0 || int(src) >= pg.blocks || int(dst) >= pg.blocks || positions < 0 || positions > pg.blockSize {
-		return fmt.Errorf("llm: copy of %d positions from block %d to %d in a pool of %d blocks of %d", positions, src, dst, pg.blocks, pg.blockSize)
+	if src < 0 || dst < 0 || int(src) >= b.opt.Blocks || int(dst) >= b.opt.Blocks || positions < 0 || positions > pg.blockSize {
+		return fmt.Errorf("llm: copy of %d positions from block %d to %d in a pool of %d blocks of %d", positions, src, dst, b.opt.Blocks, pg.blockSize)
 	}
 	hs, bs := int64(pg.headStride(b.H)*pg.elem), int64(pg.blockStride(b.H)*pg.elem)
 	buf := make([]byte, positions*b.H.HeadDim*pg.elem)

@@ -65,7 +65,7 @@ func runBatched(t *testing.T, b *Batch, reqs []batchReq, chunk int) [][]int32 {
 		for len(s.table)*b.pg.blockSize <= upto {
 			s.table = append(s.table, nextBlock)
 			nextBlock++
-			require.Less(t, int(nextBlock), b.pg.blocks+1, "pool exhausted")
+			require.Less(t, int(nextBlock), b.opt.Blocks+1, "pool exhausted")
 		}
 	}
 	for step := 0; ; step++ {
@@ -277,4 +277,107 @@ func TestBatchOneRowStepIsDecode(t *testing.T) {
 			}), "%s: its rows patched from the step's", d.Kernel)
 		}
 	}
+}
+
+// shapeRecorder is an executable that records the shape of every pass it
+// runs (the pass and its rows or draws, VarNTok): what a backend that
+// records a launch sequence per shape (cuda's graphs) keys them by.
+type shapeRecorder struct {
+	plan.Executable
+	runs []batchShape
+}
+
+type batchShape struct{ pass, n int }
+
+func (r *shapeRecorder) Run(pass int, vars *plan.Vars) error {
+	r.runs = append(r.runs, batchShape{pass, int(vars[plan.VarNTok])})
+	return r.Executable.Run(pass, vars)
+}
+
+// TestBatchBucketsWarm: with BatchOptions.Buckets, Warm runs every step
+// and draw shape a run meets, twice each (a graph is recorded on a
+// shape's second run), before any sequence; then a run where 4 sequences
+// join at different steps, with prompts in chunks of 5 beside the others'
+// decoding (steps of 1 to 9 rows), meets no shape Warm did not run, where
+// the same run without buckets (as before Buckets) meets 13 (9 row counts
+// and 1 to 4 draws), each a graph recorded on the streams' path on CUDA;
+// and the padding rows
+// change no real row: the tokens are sequential decoding's, greedy
+// (stories260K's golden) and sampled.
+func TestBatchBucketsWarm(t *testing.T) {
+	g, _ := loadGolden(t)
+	f := openStories(t)
+	be := newCPU(t)
+	m, err := Load(be, f, Options{})
+	require.NoError(t, err)
+	defer m.Close()
+	var reqs []batchReq
+	for i, r := range g.Results[:2] {
+		reqs = append(reqs, batchReq{prompt: r.PromptTokens, n: len(r.GeneratedTokens), start: 3 * i})
+	}
+	long := append(append([]int32(nil), reqs[0].prompt...), reqs[1].prompt...)
+	reqs = append(reqs, batchReq{prompt: reqs[1].prompt, sampler: Sampler{Temperature: 0.9, TopK: 40, TopP: 0.95, RepeatPenalty: 1.1, Seed: 38}, n: 48, start: 1},
+		batchReq{prompt: long, sampler: Sampler{Temperature: 0.7, Seed: 7}, n: 30, start: 5})
+	want := make([][]int32, len(reqs))
+	for i, r := range reqs {
+		want[i] = sequential(t, m, r)
+	}
+	require.Equal(t, g.Results[0].GeneratedTokens, want[0], "golden")
+
+	buckets := []int{2, 4, 8, 16, 24, 40}
+	shapes := map[bool]map[batchShape]int{}
+	for _, bucketed := range []bool{false, true} {
+		o := BatchOptions{Rows: 40, Seqs: 4, BlockSize: 16, Blocks: 64, Context: 256}
+		if bucketed {
+			o.Buckets = buckets
+		}
+		b, err := LoadBatch(be, f, o)
+		require.NoError(t, err)
+		defer b.Close()
+		rec := &shapeRecorder{Executable: b.exec}
+		b.exec = rec
+		require.NoError(t, b.Warm())
+		warm := map[batchShape]int{}
+		for _, s := range rec.runs {
+			warm[s]++
+		}
+		rec.runs = nil
+		got := runBatched(t, b, reqs, 5)
+		for i := range reqs {
+			require.Equal(t, want[i], got[i], "bucketed %v, request %d", bucketed, i)
+		}
+		fresh := map[batchShape]int{}
+		for _, s := range rec.runs {
+			if warm[s] == 0 {
+				fresh[s]++
+			}
+		}
+		shapes[bucketed] = fresh
+		if !bucketed {
+			require.Empty(t, warm, "Warm is a no-op without buckets")
+			continue
+		}
+		// the one-row step, each bucket's, and 1 to 4 draws: twice each
+		require.Len(t, warm, 1+len(buckets)+4)
+		for s, n := range warm {
+			require.Equal(t, 2, n, "%+v", s)
+		}
+		require.Contains(t, warm, batchShape{BatchPassOne, 1})
+		require.Contains(t, warm, batchShape{BatchPassMatMul, 40})
+		require.Contains(t, warm, batchShape{BatchPassSample, 4})
+	}
+	require.Empty(t, shapes[true], "a bucketed run meets only warmed shapes")
+	require.Len(t, shapes[false], 13, "unbucketed, the joins' row counts are shapes of their own: %v", shapes[false])
+}
+
+// TestBucketRows: a step's rows padded to the smallest bucket that holds
+// them; one row, rows past the last bucket and no buckets unpadded.
+func TestBucketRows(t *testing.T) {
+	b := []int{2, 4, 16, 24}
+	for _, c := range [][2]int{{1, 1}, {2, 2}, {3, 4}, {4, 4}, {5, 16}, {16, 16}, {17, 24}, {24, 24}, {25, 25}} {
+		require.Equal(t, c[1], BucketRows(b, c[0]), "%d rows", c[0])
+	}
+	require.Equal(t, 7, BucketRows(nil, 7))
+	_, err := LoadBatch(newCPU(t), openStories(t), BatchOptions{Rows: 8, Seqs: 2, BlockSize: 8, Blocks: 4, Context: 32, Buckets: []int{4, 16}})
+	require.ErrorContains(t, err, "from 2 to 8")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -111,6 +112,34 @@ func stepCost(backend string, f *gguf.File) (batch.StepCost, float64) {
 	return c, r
 }
 
+// batchBuckets is, per backend, the row counts a batch step's rows are
+// padded up to (batch.Config.Buckets), so that the steps that admit
+// prompts beside running streams, and those of a level's last streams,
+// replay graphs the engine recorded at load (llm.Batch.Warm) instead of
+// launching their ~275 kernels one by one and recording a graph for each
+// new row count on the streams' path (CUDA, H200, issue #38's first
+// 16-stream level: 2.7-2.9 ms for 13-15 decode rows so launched against
+// 1.9-2.0 replayed, bench/cuda/20261203-b38s31's traces). Between 2 and
+// 16 rows the mat-vec step costs within 8% of 16's, past it the buckets
+// follow batchStepCost's points. $HARK_BATCH_BUCKETS ("n,n,...";
+// "0": none) replaces it.
+var batchBuckets = map[string][]int{"cuda": {2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128}}
+
+// buckets is backend's batch.Config.Buckets.
+func buckets(backend string) []int {
+	v, ok := os.LookupEnv("HARK_BATCH_BUCKETS")
+	if !ok {
+		return batchBuckets[backend]
+	}
+	var b []int
+	for f := range strings.SplitSeq(v, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 1 {
+			b = append(b, n)
+		}
+	}
+	return b
+}
+
 // batchFuseRows is, per backend, whether a batch plan's mat-vec step
 // fuses its norms and gated activation into its products
 // (llm.BatchOptions.FuseRows); $HARK_BATCH_FUSE (0 or 1) replaces it.
@@ -198,7 +227,7 @@ func (l *LLMModel) Batch() (*batch.Engine, error) {
 	if m.batch.eng == nil && m.batch.err == nil {
 		turn := &llmTurn{r: l.r, e: l.e, m: m}
 		c := batch.Config{Context: m.o.M.Context(), F32Cache: l.r.opt.LLM.F32Cache, MatMulRows: matMulRows(m.be.Name(), m.o.File),
-			FuseRows: fuseRows(m.be.Name())}
+			FuseRows: fuseRows(m.be.Name()), Buckets: buckets(m.be.Name())}
 		c.PromptBeside, c.LongPrompt = promptBeside(m.be.Name())
 		c.StepCost, c.BesideCost = stepCost(m.be.Name(), m.o.File)
 		if m.batch.trace, m.batch.err = batchTrace(); m.batch.trace != nil {
