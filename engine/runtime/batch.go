@@ -127,8 +127,8 @@ var batchBuckets = map[string][]int{"cuda": {2, 4, 8, 12, 16, 24, 32, 40, 48, 56
 
 // buckets is backend's batch.Config.Buckets.
 func buckets(backend string) []int {
-	v, ok := os.LookupEnv("HARK_BATCH_BUCKETS")
-	if !ok {
+	v := os.Getenv("HARK_BATCH_BUCKETS")
+	if v == "" {
 		return batchBuckets[backend]
 	}
 	var b []int

@@ -164,3 +164,18 @@ func TestBatchStepCost(t *testing.T) {
 		require.Nil(t, c, bad)
 	}
 }
+
+// CUDA's batch steps are padded to row buckets up to the 128-row budget;
+// other backends' are not; $HARK_BATCH_BUCKETS replaces them ("0": none).
+func TestBatchBuckets(t *testing.T) {
+	t.Setenv("HARK_BATCH_BUCKETS", "")
+	b := buckets("cuda")
+	require.True(t, slices.IsSorted(b))
+	require.Equal(t, 2, b[0])
+	require.Equal(t, batch.DefaultTokenBudget, b[len(b)-1])
+	require.Nil(t, buckets("cpu"))
+	t.Setenv("HARK_BATCH_BUCKETS", "16, 64,128")
+	require.Equal(t, []int{16, 64, 128}, buckets("cpu"))
+	t.Setenv("HARK_BATCH_BUCKETS", "0")
+	require.Empty(t, buckets("cuda"))
+}
