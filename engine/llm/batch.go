@@ -429,9 +429,10 @@ func (b *Batch) StepSample(rows []Row, ds []Draw, tokens []int32) error {
 // Warm runs, twice each, every step shape a run of the batch meets under
 // Buckets (a step of each bucket's rows, largest first, and the one-row
 // step) and the sample pass for every draw count from Seqs down to 1, on
-// padding rows only, so that a backend recording launches per shape
-// (cuda: a graph on a shape's second run, and a scratch arena grown to
-// the largest step's at once) has them before any sequence joins: the
+// padding rows only: all of them once, then all again, so that a backend
+// recording launches per shape (cuda: a graph on a shape's second run,
+// after the first round grew the scratch arena to the largest step's)
+// has them before any sequence joins: the
 // steps that admit prompts beside running streams then replay recorded
 // graphs instead of launching and recording one. Every sampler slot is
 // left greedy with empty counts (SetSampler starts a sequence's). A no-op
@@ -445,12 +446,20 @@ func (b *Batch) Warm() error {
 			return err
 		}
 	}
-	for i := len(b.opt.Buckets); i >= 0; i-- {
-		n := 1
-		if i > 0 {
-			n = b.opt.Buckets[i-1]
-		}
-		for range 2 {
+	ds := make([]Draw, b.opt.Seqs)
+	for i := range ds {
+		ds[i] = Draw{Slot: i, Row: i % b.opt.Rows}
+	}
+	toks := make([]int32, len(ds))
+	// every shape once, then every shape again: whatever the first round
+	// grows (cuda's scratch arena, whose growth drops recorded graphs)
+	// has grown before the second records anything
+	for range 2 {
+		for i := len(b.opt.Buckets); i >= 0; i-- {
+			n := 1
+			if i > 0 {
+				n = b.opt.Buckets[i-1]
+			}
 			pass, vars, err := b.stage(nil, n)
 			if err != nil {
 				return err
@@ -459,14 +468,7 @@ func (b *Batch) Warm() error {
 				return fmt.Errorf("llm: warming the batch step of %d rows: %w", n, err)
 			}
 		}
-	}
-	ds := make([]Draw, b.opt.Seqs)
-	for i := range ds {
-		ds[i] = Draw{Slot: i, Row: i % b.opt.Rows}
-	}
-	toks := make([]int32, len(ds))
-	for k := len(ds); k > 0; k-- {
-		for range 2 {
+		for k := len(ds); k > 0; k-- {
 			if err := b.SampleAll(ds[:k], toks); err != nil {
 				return fmt.Errorf("llm: warming %d draws: %w", k, err)
 			}
