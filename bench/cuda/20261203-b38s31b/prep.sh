@@ -5,7 +5,7 @@
 # cubins come from the checkout's cuda/cubin: the branch changes no PTX), the test data from $HARK_TESTDATA, and
 # this folder's call.sh. Then: run with carry [".gpu/b38s31b"], command `K=.gpu/b38s31b bash .gpu/b38s31b/call.sh`.
 set -eu
-BR=${BR:-4685fabe7731a93d74b8bee6c0868f3bbf34efa2}
+BR=${BR:-ae984764d7ce2b7a8e21e10383d6a9e47c627fca}
 MAIN=${MAIN:-f9d45f1070972eaf84f8f6179767ba4b90a41d57}
 R=$(pwd); K=${KIT:-$R/.gpu/b38s31b}; T=$(mktemp -d)  # KIT: another kit folder
 : "${HARK_TESTDATA:?set HARK_TESTDATA (the shared test data)}"
