@@ -7,17 +7,20 @@
 # 1. GPU tests, normal / permuted / poisoned: TestCubinGuard, TestGPUBatchEqualsSequential, TestGPUBatchStepCost,
 #    TestGPUBatchDeepSplit, TestGPUBatchBuckets (padded rows change no real row; no graph recorded while requests run).
 # 2. Servers alternated, twice: main (hark-main: the branch's base), the branch (defaults, bound 1.8), the branch at
-#    HARK_BATCH_BESIDE_COST=1.5, the branch with HARK_BATCH_BUCKETS=0 (its host fixes only); `hark bench serve
+#    HARK_BATCH_BESIDE_COST=1.6 and 1.5 (with buckets the bound picks a bucket: 96 / 80 / 64 rows beside 16
+#    streams, predicted ~3.2 / ~3.05 / ~2.7 ms a step from batchStepCost), the branch with HARK_BATCH_BUCKETS=0 (its host fixes only); `hark bench serve
 #    --concurrency 1,16,1,16 --prompt-tokens 128 --max-tokens 128 --temperature 0.7` as bench/cuda/20261203-s31's
 #    call1.sh; then the 4,000-token prompt beside 4 streams on main and the branch if time is left.
 # Kit: bench/cuda/20261203-b38s31b/prep.sh builds it into .gpu/b38s31b/ (hark.xz, hark-main.xz, cuda.test.xz, all
 # -tags hark_nocubin; data.tar.xz); the cubins are the checkout's cuda/cubin (no PTX change).
-# From the checkout's root: K=.gpu/b38s31b bash .gpu/b38s31b/call.sh (carry [".gpu/b38s31b"]); <= ~120 s of script.
+# From the checkout's root: K=.gpu/b38s31b bash .gpu/b38s31b/call.sh (carry [".gpu/b38s31b"]); <= ~150 s of script.
 set -u
 K=${K:-.gpu/b38s31b}; K=$(cd "$K" && pwd); OUT=${OUT:-/tmp/out}; S=$(date +%s); W=/w/b38s31b
 el() { echo $(( $(date +%s) - S )); }
 mkdir -p $OUT $W/shared $W/cubin $W/m $W/models $W/v
-for f in hark hark-main cuda.test; do xz -T4 -dc $K/$f.xz > $W/$f && chmod +x $W/$f; done
+for f in hark hark-main cuda.test; do [ -f $K/$f.xz ] && xz -T4 -dc $K/$f.xz > $W/$f && chmod +x $W/$f; done
+# without hark-main.xz (left out for the carry's size), "main" is the branch without buckets (its host fixes kept)
+MB=hark-main; ME="X=1"; [ -x $W/hark-main ] || { MB=hark; ME="HARK_BATCH_BUCKETS=0"; echo "no hark-main: main = the branch, $ME"; }
 tar -C $W/shared -xJf $K/data.tar.xz
 export HARK_TESTDATA=$W/shared
 TOK=$W/shared/llm-kit/tokenizers/smollm2; F=$W/m/smollm2-135m-shape-v1-L30-q8_0.gguf
@@ -44,13 +47,14 @@ serve() { # $1 name, $2 port, $3 binary; env in $E; bench flags in $BF
   kill $P; wait $P; }
 C16="--concurrency 1,16,1,16 --prompt-tokens 128 --max-tokens 128 --temperature 0.7"
 LP="--per-token --concurrency 4,4 --prompt-tokens 128 --max-tokens 128 --temperature 0.7 --long-prompt 4000 --long-after 16"
-{ p=18930; for r in a b; do
-    p=$((p + 1)); E="X=1" BF="$C16" serve main-$r $p hark-main
+{ p=18920; for r in a b; do
+    p=$((p + 1)); E="$ME" BF="$C16" serve main-$r $p $MB
     p=$((p + 1)); E="X=1" BF="$C16" serve branch-$r $p hark
+    p=$((p + 1)); E="HARK_BATCH_BESIDE_COST=1.6" BF="$C16" serve b16-$r $p hark
     p=$((p + 1)); E="HARK_BATCH_BESIDE_COST=1.5" BF="$C16" serve b15-$r $p hark
     p=$((p + 1)); E="HARK_BATCH_BUCKETS=0" BF="$C16" serve nobuckets-$r $p hark
   done
-  [ $(el) -lt 150 ] && { E="X=1" BF="$LP" serve main-long 18941 hark-main; E="X=1" BF="$LP" serve branch-long 18942 hark; }
+  [ $(el) -lt 150 ] && { E="$ME" BF="$LP" serve main-long 18945 $MB; E="X=1" BF="$LP" serve branch-long 18946 hark; }
   echo "== done at $(el) s"; } > $OUT/serve.log 2>&1
 (cd $W/v && tar -cf - *.log | xz -6 > $OUT/logs.tar.xz)
 cat $OUT/tests.log; grep -v "^$" $OUT/serve.log | grep "==\||\|sent at\|longest" | grep -v -- "---"; echo "end at $(el) s"

@@ -21,7 +21,7 @@ xz -T2 -9e -c $T/hark-MAIN > $K/hark-main.xz
 xz -T2 -9e -c $T/cuda.test > $K/cuda.test.xz
 tar -C $HARK_TESTDATA -cf - models/stories260K.gguf llm-kit/golden/stories260K.logits_f32.bin \
   llm-kit/golden/stories260K.golden.json llm-kit/tokenizers/smollm2 llm-kit/MANIFEST.json | xz -T2 -6 > $K/data.tar.xz
-cp $T/BR/bench/cuda/20261203-b38s31b/call.sh $K/call.sh 2>/dev/null || cp bench/cuda/20261203-b38s31b/call.sh $K/call.sh
+cp $R/bench/cuda/20261203-b38s31b/call.sh $K/call.sh  # the checkout's (run from its root)
 printf 'branch %s\nmain %s\n' "$(git rev-parse $BR)" "$(git rev-parse $MAIN)" > $K/SOURCE.txt
 for c in BR MAIN; do git worktree remove --force $T/$c; done
 rm -rf $T
