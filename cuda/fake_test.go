@@ -683,3 +683,45 @@ func TestFakeSharedOptIn(t *testing.T) {
 	require.Len(t, f.launches, 1)
 	require.Equal(t, uint32(128<<10), f.launches[0].shared)
 }
+
+// The staging buffer: writes queued between two waits that do not fit it
+// wait once, and the buffer grows to hold them together, so the same
+// writes (a joining sequence's sampler settings and 2n+1 counts, then the
+// step's tables) fit from then on without a wait; their bytes arrive.
+func TestFakeStagingGrowsToTheWritesBetweenWaits(t *testing.T) {
+	f := withFake(t, 90)
+	b, err := New(Options{})
+	require.NoError(t, err)
+	defer b.Close()
+	p := &plan.Plan{Name: "staging"}
+	small := p.AddBuffer(plan.Buffer{Name: "settings", Kind: plan.IO, Size: 256})
+	big := p.AddBuffer(plan.Buffer{Name: "counts", Kind: plan.IO, Size: 400 << 10})
+	ex, err := b.Load(p)
+	require.NoError(t, err)
+	defer ex.Close()
+	e := ex.(*Exec)
+	s, c := make([]byte, 256), make([]byte, 400<<10)
+	for i := range c {
+		c[i] = byte(i * 7)
+	}
+	waits := func() int { return e.stageWaits }
+	for round := range 3 {
+		s[0] = byte(round)
+		w0 := waits()
+		require.NoError(t, ex.Write(small, 0, s))
+		require.NoError(t, ex.Write(big, 0, c))
+		require.NoError(t, ex.Write(small, 0, s))
+		if round == 0 {
+			require.Equal(t, 1, waits()-w0, "the first time: one wait, then the buffer grows")
+		} else {
+			require.Zero(t, waits()-w0, "round %d: the writes fit, no wait", round)
+		}
+		got := make([]byte, len(c))
+		require.NoError(t, ex.Read(big, 0, got)) // a wait: the queued bytes are free again
+		require.Equal(t, c, got)
+		require.NoError(t, ex.Read(small, 0, got[:256]))
+		require.Equal(t, s, got[:256])
+	}
+	require.GreaterOrEqual(t, e.stageN, uint64(256+(400<<10)+256))
+	require.Positive(t, f.count_("cuMemAllocHost"))
+}
