@@ -7,8 +7,8 @@
 # 1. GPU tests, normal / permuted / poisoned: TestCubinGuard, TestGPUBatchEqualsSequential, TestGPUBatchStepCost,
 #    TestGPUBatchDeepSplit, TestGPUBatchBuckets (padded rows change no real row; no graph recorded while requests run).
 # 2. Servers alternated, twice: main (hark-main: the branch's base), the branch (defaults, bound 1.8), the branch at
-#    HARK_BATCH_BESIDE_COST=1.6 and 1.5 (with buckets the bound picks a bucket: 96 / 80 / 64 rows beside 16
-#    streams, predicted ~3.2 / ~3.05 / ~2.7 ms a step from batchStepCost), the branch with HARK_BATCH_BUCKETS=0 (its host fixes only); `hark bench serve
+#    HARK_BATCH_BESIDE_COST=1.7, 1.6 and 1.5 (README: the first level's p95 predicted 3.23 / 3.05 / 2.67 / 2.67 ms
+#    at 1.8 / 1.7 / 1.6 / 1.5 from batchStepCost), the branch with HARK_BATCH_BUCKETS=0 (its host fixes only); `hark bench serve
 #    --concurrency 1,16,1,16 --prompt-tokens 128 --max-tokens 128 --temperature 0.7` as bench/cuda/20261203-s31's
 #    call1.sh; then the 4,000-token prompt beside 4 streams on main and the branch if time is left.
 # Kit: bench/cuda/20261203-b38s31b/prep.sh builds it into .gpu/b38s31b/ (hark.xz, hark-main.xz, cuda.test.xz, all
@@ -50,11 +50,12 @@ LP="--per-token --concurrency 4,4 --prompt-tokens 128 --max-tokens 128 --tempera
 { p=18920; for r in a b; do
     p=$((p + 1)); E="$ME" BF="$C16" serve main-$r $p $MB
     p=$((p + 1)); E="X=1" BF="$C16" serve branch-$r $p hark
+    p=$((p + 1)); E="HARK_BATCH_BESIDE_COST=1.7" BF="$C16" serve b17-$r $p hark
     p=$((p + 1)); E="HARK_BATCH_BESIDE_COST=1.6" BF="$C16" serve b16-$r $p hark
     p=$((p + 1)); E="HARK_BATCH_BESIDE_COST=1.5" BF="$C16" serve b15-$r $p hark
     p=$((p + 1)); E="HARK_BATCH_BUCKETS=0" BF="$C16" serve nobuckets-$r $p hark
   done
-  [ $(el) -lt 150 ] && { E="$ME" BF="$LP" serve main-long 18945 $MB; E="X=1" BF="$LP" serve branch-long 18946 hark; }
+  [ $(el) -lt 150 ] && { E="$ME" BF="$LP" serve main-long 18947 $MB; E="X=1" BF="$LP" serve branch-long 18948 hark; }
   echo "== done at $(el) s"; } > $OUT/serve.log 2>&1
 (cd $W/v && tar -cf - *.log | xz -6 > $OUT/logs.tar.xz)
 cat $OUT/tests.log; grep -v "^$" $OUT/serve.log | grep "==\||\|sent at\|longest" | grep -v -- "---"; echo "end at $(el) s"
