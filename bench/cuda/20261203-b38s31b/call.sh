@@ -48,6 +48,7 @@ serve() { # $1 name, $2 port, $3 binary; env in $E; bench flags in $BF
 C16="--concurrency 1,16,1,16 --prompt-tokens 128 --max-tokens 128 --temperature 0.7"
 LP="--per-token --concurrency 4,4 --prompt-tokens 128 --max-tokens 128 --temperature 0.7 --long-prompt 4000 --long-after 16"
 { p=18920; for r in a b; do
+    [ $(el) -lt 130 ] || { echo "== round $r skipped at $(el) s"; break; }
     p=$((p + 1)); E="$ME" BF="$C16" serve main-$r $p $MB
     p=$((p + 1)); E="X=1" BF="$C16" serve branch-$r $p hark
     p=$((p + 1)); E="HARK_BATCH_BESIDE_COST=1.7" BF="$C16" serve b17-$r $p hark
