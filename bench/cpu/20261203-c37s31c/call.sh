@@ -33,17 +33,17 @@ mkdir -p $OUT $W
 KIT_SHA=75a856360437cbcbdb8cdc02e280dcebbe32ca45b3045725e473894edea9ea97
 if [ "$PART" = put ]; then
   K=$(cd "$KA" && pwd) || exit 3
-  rm -rf $W/src $W/peers $W/*.rc $W/q8.bin $W/put.ok; mkdir -p $W/src $W/logs
+  rm -rf $W/src $W/peers $W/*.rc $W/q8.bin $W/put.ok $W/plogs; mkdir -p $W/src $W/plogs
   { date -u; nproc; cat /proc/loadavg; cat $K/commit.txt 2>/dev/null
     tar -C $W/src -xJf $K/peers-src.tar.xz || { echo "peers-src.tar.xz did not unpack"; exit 3; }
     for t in whisper llama; do
-      ( s=$(date +%s); bash $K/build-peers.sh build $W/src $W/peers --cpu $t > $W/logs/build-$t.log 2>&1
+      ( s=$(date +%s); bash $K/build-peers.sh build $W/src $W/peers --cpu $t > $W/plogs/build-$t.log 2>&1
         echo "$? $(( $(date +%s) - s ))" > $W/build-$t.rc ) &
     done
     xz -dc $K/model.xz > $W/q8s.bin && python3 $R/bench/cpu/q8split.py join $W/q8s.bin $W/q8.bin && rm $W/q8s.bin
     echo "model: $(sha256sum $W/q8.bin | cut -c1-64) (kit $KIT_SHA) at $(el) s"
     wait
-    for t in whisper llama; do echo "$t build: exit and seconds $(cat $W/build-$t.rc)"; tail -2 $W/logs/build-$t.log; done
+    for t in whisper llama; do echo "$t build: exit and seconds $(cat $W/build-$t.rc)"; tail -2 $W/plogs/build-$t.log; done
     ls -l $W/peers/bin
     ok=1; [ "$(sha256sum $W/q8.bin | cut -c1-64)" = $KIT_SHA ] || { ok=0; echo "MODEL BAD"; }
     for b in whisper-cli llama-bench; do [ -x $W/peers/bin/$b ] || { ok=0; echo "NO $b"; }; done
@@ -114,5 +114,6 @@ fits() { [ $(( $(el) + $1 )) -le $LIMIT ]; }
 python3 table.py logs/run.log logs/memory.log > logs/table.txt 2>&1
 cat logs/table.txt >> logs/run.log
 grep -E '^(RESULT|RUN|STOPPED|NOPEER)' logs/run.log | cut -c1-160 | tail -12; cat logs/table.txt
+cp $W/plogs/build-*.log logs/ 2>/dev/null # the put call's peer builds
 tar -C $W -cJf $OUT/logs.tar.xz logs
 echo "run ended at $(el) s"
