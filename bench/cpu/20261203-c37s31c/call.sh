@@ -22,12 +22,15 @@
 #      (default 500 s from the script's start; estimates: a Whisper pair 6 + 40/T s, an LLM pair 12 s). Then, when
 #      time is left, one CPU profile of Hark's 16-thread decode (tg128 -r 5). table.py prints the table in the
 #      issue's format, the scaling rows, the memory row and each target's verdict.
-# Output ($OUT): put: put.log; run: logs.tar.xz (run.log with the table at its end, memory.log, table.txt, prof-*).
-# KA, KB: the two folders (default .gpu/c37table/a and b); RN, LIMIT, PROF=0 to skip the profile.
+# Output ($OUT): put: put.log; run: logs.tar.xz (run.log with the table at its end, memory.log, table.txt, prof-*, the
+# peers' build logs) and run-live.log (run.log as it is written: what comes back if the call is killed).
+# KA, KB: the two folders (default .gpu/c37table/a and b); RN, LIMIT, TS (thread counts), PARTS (w, l or wl), PROF=0
+# to skip the profile.
 set -u
 PART=${1:-}; R=$(pwd); OUT=${OUT:-/tmp/out}; S=$(date +%s); W=/tmp/c37table
 KA=${KA:-.gpu/c37table/a}; KB=${KB:-.gpu/c37table/b}; RN=${RN:-8}; LIMIT=${LIMIT:-500}; PROF=${PROF:-1}
-TS=${TS:-"2 4 8 16"}
+TS=${TS:-"2 4 8 16"}; PARTS=${PARTS:-wl} # w: the Whisper pairs, l: the LLM pairs
+TO=${TO:-120} # no timed process runs longer (a hung one would cost the call)
 el() { echo $(( $(date +%s) - S )); }
 mkdir -p $OUT $W
 KIT_SHA=75a856360437cbcbdb8cdc02e280dcebbe32ca45b3045725e473894edea9ea97
@@ -75,15 +78,15 @@ PY
 pin() { [ "$1" -ge 16 ] || echo "taskset -c 0-$(( $1 - 1 ))"; }
 TIMEFORMAT=%R
 WH() { local T=$1 r=$2 t
-  t=$( { time HARK_TIMINGS=1 $(pin $T) ./hark transcribe --backend cpu --model q8.bin --beam 1 --threads $T --format txt excerpt.flac > o/h.txt 2>o/h.err; } 2>&1 )
+  t=$( { time HARK_TIMINGS=1 timeout $TO $(pin $T) ./hark transcribe --backend cpu --model q8.bin --beam 1 --threads $T --format txt excerpt.flac > o/h.txt 2>o/h.err; } 2>&1 )
   echo "RESULT hark T=$T round=$r ${t}s $(check o/h.txt) | $(grep timings o/h.err)"; }
 WW() { local T=$1 r=$2 t; [ -x $WC ] || { echo "NOPEER whisper.cpp T=$T round=$r"; return; }
-  t=$( { time $(pin $T) $WC -m q8.bin -f excerpt.flac -t $T -bs 1 -np -nt > o/w.txt 2>o/w.err; } 2>&1 )
+  t=$( { time timeout $TO $(pin $T) $WC -m q8.bin -f excerpt.flac -t $T -bs 1 -np -nt > o/w.txt 2>o/w.err; } 2>&1 )
   echo "RESULT whisper.cpp T=$T round=$r ${t}s $(check o/w.txt) | $(grep -E 'total time' o/w.err | tr -s ' ')"; }
 LH() { local T=$1 r=$2
-  echo "RUN T=$T F=0 round=$r hark: $($(pin $T) ./hark bench llm --backend cpu --model $M -t $T -r 3 --pp 512 --tg 128 2>&1 | grep -E '^samples' | tr '\n' '|') load $(cut -d' ' -f1 /proc/loadavg)"; }
+  echo "RUN T=$T F=0 round=$r hark: $(timeout $TO $(pin $T) ./hark bench llm --backend cpu --model $M -t $T -r 3 --pp 512 --tg 128 2>&1 | grep -E '^samples' | tr '\n' '|') load $(cut -d' ' -f1 /proc/loadavg)"; }
 LL() { local T=$1 r=$2; [ -x $LB ] || { echo "NOPEER llama.cpp T=$T round=$r"; return; }
-  echo "RUN T=$T F=0 round=$r llama: $($(pin $T) $LB -m $M -t $T -r 3 -p 512 -n 128 -o json 2>/dev/null | python3 -c '
+  echo "RUN T=$T F=0 round=$r llama: $(timeout $TO $(pin $T) $LB -m $M -t $T -r 3 -p 512 -n 128 -o json 2>/dev/null | python3 -c '
 import json,sys
 for r in json.load(sys.stdin):
     t="pp512" if r["n_prompt"] else "tg128"
@@ -93,15 +96,17 @@ fits() { [ $(( $(el) + $1 )) -le $LIMIT ]; }
   grep -o -E 'avx512[a-z_0-9]*|amx[a-z_0-9]*|avx_vnni' /proc/cpuinfo | sort -u | tr '\n' ' '; echo; cat /proc/loadavg; head -1 /proc/stat
   cat $K/commit.txt; sha256sum hark cpu.test q8.bin excerpt.flac $M $WC $LB 2>&1; ls -l $M
   for t in whisper llama; do echo "$t build (put call): exit and seconds $(cat $W/build-$t.rc 2>/dev/null)"; done
-  echo "== timed at $(el) s (RN=$RN LIMIT=$LIMIT TS=$TS)"
+  echo "== timed at $(el) s (RN=$RN LIMIT=$LIMIT TS=$TS PARTS=$PARTS)"
   set -- $TS; n=$#
   for r in $(seq 1 $RN); do
     rot=(); for i in $(seq 0 $((n - 1))); do j=$(( (i + r - 1) % n + 1 )); rot+=(${!j}); done
     for T in "${rot[@]}"; do
+      [[ $PARTS == *w* ]] || break
       fits $(( 6 + 40 / T )) || { echo "STOPPED before Whisper T=$T round $r at $(el) s"; break 2; }
       if [ $((r % 2)) = 1 ]; then WH $T $r; WW $T $r; else WW $T $r; WH $T $r; fi
     done
     for T in "${rot[@]}"; do
+      [[ $PARTS == *l* ]] || break
       fits 12 || { echo "STOPPED before LLM T=$T round $r at $(el) s"; break 2; }
       if [ $((r % 2)) = 1 ]; then LH $T $r; LL $T $r; else LL $T $r; LH $T $r; fi
     done
@@ -110,7 +115,7 @@ fits() { [ $(( $(el) + $1 )) -le $LIMIT ]; }
   if [ $PROF = 1 ] && fits 10; then
     HARK_CPUPROFILE=$W/logs/prof-tg-t16.pb.gz ./hark bench llm --backend cpu --model $M -t 16 -r 5 --pp 0 --tg 128 2>&1 | grep -E '^samples'
   fi
-  cat /proc/loadavg; head -1 /proc/stat; echo "== done at $(el) s"; } > logs/run.log 2>&1
+  cat /proc/loadavg; head -1 /proc/stat; echo "== done at $(el) s"; } 2>&1 | tee $OUT/run-live.log > logs/run.log # a call killed at its limit still returns the rows
 python3 table.py logs/run.log logs/memory.log > logs/table.txt 2>&1
 cat logs/table.txt >> logs/run.log
 grep -E '^(RESULT|RUN|STOPPED|NOPEER)' logs/run.log | cut -c1-160 | tail -12; cat logs/table.txt
