@@ -39,8 +39,8 @@ func sampleExpFxSumAVX2Go(ev []uint64, l []float32, lmax float32, todo []int32) 
 	if main > 0 {
 		todo = todo[:main]
 		k := sampleExpFxSumAVX2(&ev[0], &l[0], main, lmax, sampleExpFxTie, &todo[0], &s)
-		for _, i := range todo[:k] {
-			m := plan.SampleExpFx(l[i] - lmax)
+		for _, i := range todo[:k] { // within 0.01 of a half
+			m := plan.SampleExpFxNearHalf(l[i] - lmax)
 			ev[i] = m
 			s += m
 		}
