@@ -104,6 +104,28 @@ func BenchmarkSampleNoTopK(b *testing.B) {
 	}
 }
 
+// BenchmarkSampleSettings is one SmolLM2-sized draw (49,152 logits, flat
+// N(0, 0.3) as the random-weight bench file's, and N(0, 3)) at the settings
+// issue 33's serve comparison meets: greedy (the bench's argmax through
+// the Sample kernel), the chat request's (temperature 0.7, nothing
+// truncating: drawIndex), and a client's usual truncation (top-k 40,
+// top-p 0.95, min-p 0.05), on one thread. Run under callgrind for
+// instruction counts (bench/serve/20261203-a33s31).
+func BenchmarkSampleSettings(b *testing.B) {
+	for _, sd := range []float64{0.3, 3} {
+		for _, c := range []struct {
+			name string
+			sp   sampleParams
+		}{
+			{"greedy", sampleParams{seed: 1}},
+			{"chat", sampleParams{topP: 1, temp: 0.7, seed: 1}},
+			{"topk40", sampleParams{topK: 40, topP: 0.95, minP: 0.05, temp: 0.7, seed: 1}},
+		} {
+			b.Run(fmt.Sprintf("sd=%g/%s", sd, c.name), func(b *testing.B) { benchSample(b, 49152, sd, c.sp) })
+		}
+	}
+}
+
 // benchSample draws from n logits of N(0, sd) with sp on one thread, the
 // step advancing every iteration.
 func benchSample(b *testing.B, n int, sd float64, sp sampleParams) {

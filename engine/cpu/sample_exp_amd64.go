@@ -1,5 +1,7 @@
 package cpu
 
+import "github.com/harkapp/hark/engine/plan"
+
 //go:noescape
 func sampleExpFxAVX2(ev *uint64, l *float32, n int, lmax float32, tie float64) int
 
@@ -14,9 +16,13 @@ func sampleExpFxAVX2(ev *uint64, l *float32, n int, lmax float32, tie float64) i
 // it was 0.05 wide: 2% of the lanes now, 10% then.
 const sampleExpFxTie = 0.49
 
+//go:noescape
+func sampleExpFxSumAVX2(ev *uint64, l *float32, n int, lmax float32, tie float64, todo *int32, sum *uint64) int
+
 func init() {
 	if hasAVX2 {
 		sampleExpFxs = sampleExpFxsAVX2
+		sampleExpFxSum = sampleExpFxSumAVX2Go
 	}
 }
 
@@ -25,4 +31,19 @@ func sampleExpFxsAVX2(ev []uint64, l []float32, lmax float32) bool {
 	todo := main > 0 && sampleExpFxAVX2(&ev[0], &l[0], main, lmax, sampleExpFxTie) > 0
 	sampleExpFxsGeneric(ev[main:len(l)], l[main:], lmax)
 	return todo
+}
+
+func sampleExpFxSumAVX2Go(ev []uint64, l []float32, lmax float32, todo []int32) uint64 {
+	main := len(l) &^ 3
+	var s uint64
+	if main > 0 {
+		todo = todo[:main]
+		k := sampleExpFxSumAVX2(&ev[0], &l[0], main, lmax, sampleExpFxTie, &todo[0], &s)
+		for _, i := range todo[:k] { // within 0.01 of a half
+			m := plan.SampleExpFxNearHalf(l[i] - lmax)
+			ev[i] = m
+			s += m
+		}
+	}
+	return s + sampleExpFxSumGeneric(ev[main:len(l)], l[main:], lmax, nil)
 }

@@ -39,6 +39,9 @@ func (o *sampleOrder) drawIndex(p *Pool, u24 uint32) int32 {
 	}
 	for i := range o.parts {
 		o.parts[i].did = 0
+		if cap(o.parts[i].todo) < massGrain {
+			o.parts[i].todo = make([]int32, massGrain)
+		}
 	}
 	p.Run(n, massGrain, (*indexMasses)(o))
 	o.exps, o.walked = n, 0
@@ -72,19 +75,10 @@ func (o *sampleOrder) drawIndex(p *Pool, u24 uint32) int32 {
 // massGrain stretch is summed into its own slot.
 func (t *indexMasses) Do(w, lo, hi int) {
 	o := (*sampleOrder)(t)
+	todo := o.parts[w].todo
 	for c := lo; c < hi; c += massGrain {
 		e := min(c+massGrain, hi)
-		ev, l := o.ev[c:e], o.l[c:e]
-		todo := sampleExpFxs(ev, l, o.lmax)
-		var s uint64
-		for i, m := range ev {
-			if todo && m == sampleExpFxTodo {
-				m = plan.SampleExpFx(l[i] - o.lmax)
-				ev[i] = m
-			}
-			s += m
-		}
-		o.chunkSums[c/massGrain] = s
+		o.chunkSums[c/massGrain] = sampleExpFxSum(o.ev[c:e], o.l[c:e], o.lmax, todo)
 	}
 	o.parts[w].did += hi - lo
 }

@@ -97,6 +97,8 @@ type sampleOrder struct {
 type massPart struct {
 	bins      locBins
 	keep, did int // tokens of mass >= minPFx; tokens it took (tests)
+	// todo is drawIndex's scratch for sampleExpFxSum (massGrain)
+	todo []int32
 }
 
 // massGrain is the tokens a pool chunk of sampleOrder.masses (and of

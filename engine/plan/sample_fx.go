@@ -62,6 +62,19 @@ func SampleExpFx(d float32) uint64 {
 	return uint64(r)
 }
 
+// SampleExpFxNearHalf is SampleExpFx(d) by the kernel's integer series
+// alone, the path SampleExpFx takes near a half: for a caller that knows
+// d's product exp(d)·2^43 lies near a half (the CPU's assembly lists the
+// lanes whose product it computed within 0.01 of one), where math.Exp
+// would be computed first for nothing. The two agree for every d (the
+// series is the definition; TestSampleExpFx).
+func SampleExpFxNearHalf(d float32) uint64 {
+	if !(d > -32) || d >= 0 {
+		return SampleExpFx(d)
+	}
+	return expFxInt(d)
+}
+
 // expFxTie is the distance from a half (in units of 2^−43) within which
 // SampleExpFx takes the kernel's series: over ten times the error.
 const expFxTie = 0.04

@@ -30,6 +30,20 @@ func TestSampleExpFx(t *testing.T) {
 	for range 300000 {
 		d := -float32(r.Float64() * 32)
 		require.Equal(t, expFxInt(d), SampleExpFx(d), "d=%v", d)
+		require.Equal(t, SampleExpFx(d), SampleExpFxNearHalf(d), "d=%v", d)
+	}
+	// products near a half, the ones the CPU's assembly hands it
+	near := 0
+	for near < 2000 {
+		d := -float32(r.Float64() * 32)
+		v := math.Exp(float64(d)) * (1 << 43)
+		if math.Abs(v-math.Floor(v)-0.5) < 0.02 {
+			require.Equal(t, SampleExpFx(d), SampleExpFxNearHalf(d), "d=%v", d)
+			near++
+		}
+	}
+	for _, d := range []float32{0, float32(math.Copysign(0, -1)), -32, -40, float32(math.Inf(-1)), float32(math.NaN())} {
+		require.Equal(t, SampleExpFx(d), SampleExpFxNearHalf(d), "d=%v", d)
 	}
 	for _, lo := range []float32{-1e-6, -0.25, -1, -7.5, -30.49, -31.99} {
 		d := lo
