@@ -441,10 +441,8 @@ func (b *Batch) Warm() error {
 	if len(b.opt.Buckets) == 0 {
 		return nil
 	}
-	for slot := range b.opt.Seqs {
-		if err := b.SetSampler(slot, Sampler{}, nil); err != nil {
-			return err
-		}
+	if err := b.greedySlots(); err != nil {
+		return err
 	}
 	ds := make([]Draw, b.opt.Seqs)
 	for i := range ds {
@@ -474,6 +472,11 @@ func (b *Batch) Warm() error {
 			}
 		}
 	}
+	return b.greedySlots()
+}
+
+// greedySlots sets every sampler slot greedy with empty counts.
+func (b *Batch) greedySlots() error {
 	for slot := range b.opt.Seqs {
 		if err := b.SetSampler(slot, Sampler{}, nil); err != nil {
 			return err

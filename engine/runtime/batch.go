@@ -105,8 +105,8 @@ func stepCost(backend string, f *gguf.File) (batch.StepCost, float64) {
 	if e := os.Getenv("HARK_BATCH_STEP_COST"); e != "" {
 		v = e
 	}
-	if f, err := strconv.ParseFloat(os.Getenv("HARK_BATCH_BESIDE_COST"), 64); err == nil && f >= 0 {
-		r = f
+	if x, err := strconv.ParseFloat(os.Getenv("HARK_BATCH_BESIDE_COST"), 64); err == nil && x >= 0 {
+		r = x
 	}
 	c, _ := batch.ParseStepCost(v)
 	return c, r
